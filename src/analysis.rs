@@ -1,0 +1,235 @@
+//! The questions both the CLI and the TUI ask of a session: the plan at a request,
+//! the timeline, the fate of one result, the wire of a request. Plain functions.
+
+use crate::policy::engine::{Candidate, Engine, Status, Step};
+use crate::policy::protect::{PathMap, Protector, RootKind};
+use crate::policy::{Delivery, PlanKind, Policy};
+use crate::session::{Harness, Request, Session};
+use crate::wire::{self, Clearings, Side};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// A loaded session with the parameters to plan it with.
+#[derive(Debug)]
+pub struct Setup {
+    pub session: Session,
+    pub policy: Policy,
+    pub roots: Vec<(RootKind, PathBuf)>,
+    pub path_map: PathMap,
+}
+
+impl Setup {
+    pub fn protector(&self) -> Protector {
+        Protector::new(&self.roots, self.path_map.clone())
+    }
+
+    /// An engine whose `forced` plan acts at request `k`.
+    pub fn engine(&self, k: usize) -> Engine<'_> {
+        Engine::new(&self.session, self.policy.clone(), self.protector(), k)
+    }
+
+    pub fn last_request(&self) -> usize {
+        self.session.requests.len()
+    }
+}
+
+/// Cache effects of a request's wire (SPEC §6).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CacheEffect {
+    /// `rewrite`: the first message whose content differs from what the previous
+    /// request sent for it (where the cached prefix stops matching).
+    pub prefix_broken_at_message: Option<usize>,
+    pub tokens_after_break: u64,
+    /// `cache-edits`: the ids deleted by this request's new block.
+    pub cache_edits_deleted: Vec<String>,
+}
+
+/// The plan at one request, with everything the report shows.
+#[derive(Debug, Clone)]
+pub struct PlanAt {
+    pub request: Request,
+    pub step: Step,
+    pub candidates: Vec<Candidate>,
+    pub cache: CacheEffect,
+    pub evicted_read_paths: Vec<String>,
+    pub unresolved_evicted_reads: usize,
+}
+
+impl PlanAt {
+    pub fn ids_with(&self, s: &Session, status: Status) -> Vec<String> {
+        self.candidates
+            .iter()
+            .filter(|c| c.status == status)
+            .map(|c| s.results[c.result].id.clone())
+            .collect()
+    }
+}
+
+/// The plan at request `k` (1-based; `forced` acts there).
+pub fn plan_at(setup: &Setup, k: usize) -> std::io::Result<PlanAt> {
+    let s = &setup.session;
+    let mut engine = setup.engine(k);
+    let prev = if k > 1 { engine.run_to(k - 1) } else { None };
+    let prev_cleared: Option<HashSet<usize>> = prev
+        .filter(|_| s.requests[k - 2].segment == s.requests[k - 1].segment)
+        .map(|p| p.cleared.into_iter().collect());
+    let step = engine
+        .step()
+        .ok_or_else(|| std::io::Error::other("no such request"))?;
+    let request = s.requests[k - 1].clone();
+    let candidates = engine.candidates().to_vec();
+    let newly: HashSet<usize> = step.newly_cleared.iter().copied().collect();
+
+    let mut cache = CacheEffect::default();
+    if setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude {
+        cache.cache_edits_deleted = engine
+            .edits()
+            .iter()
+            .filter(|e| e.at == k)
+            .flat_map(|e| e.results.iter().map(|&r| s.results[r].id.clone()))
+            .collect();
+    } else {
+        let now: HashSet<usize> = step.cleared.iter().copied().collect();
+        let before = prev_cleared.unwrap_or_default();
+        let changed = now.symmetric_difference(&before);
+        let first = changed.map(|&r| s.results[r].msg).min();
+        if let Some(msg) = first.filter(|&m| m >= request.view_start) {
+            let at = msg - request.view_start;
+            cache.prefix_broken_at_message = Some(at);
+            let body = build_wire(setup, &engine, &request, Side::Wire)?;
+            cache.tokens_after_break = wire::tokens_from(&body, at);
+        }
+    }
+
+    // Paths still vouched for by a result that stays in the wire with one path.
+    let vouched: HashSet<String> = candidates
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.status,
+                Status::Kept | Status::Protected | Status::ErrorKept
+            )
+        })
+        .filter(|c| c.paths.len() == 1)
+        .map(|c| abs_path(&c.paths[0]))
+        .collect();
+    let mut evicted_read_paths = Vec::new();
+    let mut unresolved_evicted_reads = 0;
+    for c in candidates
+        .iter()
+        .filter(|c| newly.contains(&c.result) && c.file_path_tool)
+    {
+        if c.paths.is_empty() {
+            unresolved_evicted_reads += 1;
+        }
+        for p in &c.paths {
+            let p = abs_path(p);
+            if !vouched.contains(&p) && !evicted_read_paths.contains(&p) {
+                evicted_read_paths.push(p);
+            }
+        }
+    }
+    Ok(PlanAt {
+        request,
+        step,
+        candidates,
+        cache,
+        evicted_read_paths,
+        unresolved_evicted_reads,
+    })
+}
+
+fn abs_path(p: &crate::policy::protect::RecordedPath) -> String {
+    crate::policy::protect::absolutize(&p.path, p.cwd.as_deref())
+        .display()
+        .to_string()
+}
+
+/// One step per request; `forced` acts at request `forced_at`.
+pub fn timeline(setup: &Setup, forced_at: usize) -> Vec<Step> {
+    let mut engine = setup.engine(forced_at);
+    std::iter::from_fn(|| engine.step()).collect()
+}
+
+/// The fate of the result(s) with one id at every request whose view holds it.
+#[derive(Debug, Clone)]
+pub struct Explain {
+    pub tool_use_id: String,
+    pub tool: Option<String>,
+    pub path: Option<String>,
+    pub first_cleared_at: Option<usize>,
+    pub rows: Vec<ExplainRow>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ExplainRow {
+    pub index: usize,
+    pub status: Status,
+    pub reason: String,
+}
+
+pub fn explain(setup: &Setup, id: &str, forced_at: usize) -> Option<Explain> {
+    let s = &setup.session;
+    if !s.results.iter().any(|r| r.id == id) {
+        return None;
+    }
+    let mut engine = setup.engine(forced_at);
+    let mut out = Explain {
+        tool_use_id: id.to_string(),
+        tool: None,
+        path: None,
+        first_cleared_at: None,
+        rows: Vec::new(),
+    };
+    while let Some(step) = engine.step() {
+        let Some(c) = engine
+            .candidates()
+            .iter()
+            .find(|c| s.results[c.result].id == id)
+        else {
+            continue;
+        };
+        out.tool = out.tool.take().or(c.tool.clone());
+        out.path = out.path.take().or(c.path.clone()).or(c.summary.clone());
+        if c.status == Status::Cleared && out.first_cleared_at.is_none() {
+            out.first_cleared_at = Some(step.index);
+        }
+        out.rows.push(ExplainRow {
+            index: step.index,
+            status: c.status,
+            reason: c.reason.clone(),
+        });
+    }
+    Some(out)
+}
+
+/// The body of request `k` as sent (`Side::Wire`) or as recorded (`Side::Local`).
+pub fn wire_at(setup: &Setup, k: usize, side: Side) -> std::io::Result<serde_json::Value> {
+    let mut engine = setup.engine(k);
+    engine.run_to(k);
+    let request = setup.session.requests[k - 1].clone();
+    build_wire(setup, &engine, &request, side)
+}
+
+fn build_wire(
+    setup: &Setup,
+    engine: &Engine<'_>,
+    request: &Request,
+    side: Side,
+) -> std::io::Result<serde_json::Value> {
+    let fired_forced = setup.policy.kind == PlanKind::Forced
+        && engine
+            .candidates()
+            .iter()
+            .any(|c| c.cleared_at == Some(request.index));
+    let result_cleared = |r: usize| engine.is_cleared(r);
+    let media_cleared = |m: usize| engine.media_is_cleared(m);
+    let c = Clearings {
+        delivery: setup.policy.delivery,
+        result_cleared: &result_cleared,
+        media_cleared: &media_cleared,
+        edits: engine.edits(),
+        drop_thoughts: fired_forced,
+    };
+    wire::build(&setup.session, request, side, &c)
+}

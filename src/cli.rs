@@ -1,0 +1,421 @@
+//! The command line (SPEC §7): subcommands, shared policy flags, and the merge of
+//! preset defaults ← sidecar ← flags.
+
+use crate::analysis::Setup;
+use crate::load::{self, LoadError};
+use crate::policy::protect::{self, PathMap, RootKind};
+use crate::policy::{Delivery, PlanKind, Policy};
+use crate::session::{Format, Harness, Session};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mcscope",
+    version,
+    about = "See what microcompaction did to a coding agent's conversation",
+    long_about = "mcscope loads a Claude Code or Qwen Code session transcript (or one Messages API body), \
+simulates the harness's microcompaction plans (idle gap, forced, size budget, count with cache_edits), \
+and shows which tool results were cleared, which were protected, and what the wire payload sent."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// A session file or a folder of sessions (no subcommand: list them).
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// The plan at one request: every candidate with its status and the reason.
+    Plan {
+        path: PathBuf,
+        #[command(flatten)]
+        opts: Opts,
+    },
+    /// One plan summary per request.
+    Timeline {
+        path: PathBuf,
+        #[command(flatten)]
+        opts: Opts,
+    },
+    /// The fate of one tool result at every request, with reasons.
+    Explain {
+        path: PathBuf,
+        tool_id: String,
+        #[command(flatten)]
+        opts: Opts,
+    },
+    /// The wire payload of a request, as JSON.
+    Wire {
+        path: PathBuf,
+        /// `wire` (what the harness sends) or `local` (the request as recorded).
+        #[arg(long, value_enum, default_value_t = SideArg::Wire)]
+        side: SideArg,
+        #[command(flatten)]
+        opts: Opts,
+    },
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SideArg {
+    Wire,
+    Local,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KindArg {
+    Auto,
+    Idle,
+    Forced,
+    Size,
+    Count,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PresetArg {
+    Claude,
+    Qwen,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeliveryArg {
+    Rewrite,
+    CacheEdits,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormatArg {
+    ClaudeJsonl,
+    QwenJsonl,
+    MessagesJson,
+}
+
+/// The flags shared by every subcommand.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Opts {
+    /// The request to look at: a number from 1, or `last`.
+    #[arg(long, value_name = "K|last")]
+    pub at: Option<String>,
+    /// The plan kind.
+    #[arg(long, value_enum)]
+    pub policy: Option<KindArg>,
+    /// Harness rules to apply (default: the session's harness).
+    #[arg(long, value_enum)]
+    pub preset: Option<PresetArg>,
+    #[arg(long, value_name = "N")]
+    pub keep_recent: Option<u32>,
+    /// Idle gap threshold in minutes (negative disables).
+    #[arg(long, value_name = "M", allow_negative_numbers = true)]
+    pub gap_minutes: Option<f64>,
+    /// Size threshold in chars (negative disables).
+    #[arg(long, value_name = "C", allow_negative_numbers = true)]
+    pub size_threshold: Option<i64>,
+    /// Clear down to the threshold instead of half of it.
+    #[arg(long)]
+    pub no_low_watermark: bool,
+    /// Count plan: active results before deletions start.
+    #[arg(long, value_name = "N")]
+    pub trigger: Option<u32>,
+    #[arg(long, value_enum)]
+    pub delivery: Option<DeliveryArg>,
+    /// Protect managed-memory reads (default on for qwen, off for claude).
+    #[arg(long, overrides_with = "no_protect")]
+    pub protect: bool,
+    #[arg(long, overrides_with = "protect")]
+    pub no_protect: bool,
+    /// Claude preset: error results may be cleared (default on).
+    #[arg(long, overrides_with = "no_clear_errors")]
+    pub clear_errors: bool,
+    #[arg(long, overrides_with = "clear_errors")]
+    pub no_clear_errors: bool,
+    /// A memory root, e.g. `project=/home/me/.qwen/projects/x/memory` (repeatable).
+    #[arg(long, value_name = "KIND=DIR")]
+    pub memory_root: Vec<String>,
+    /// Rewrite a recorded path prefix before resolution (repeatable).
+    #[arg(long, value_name = "FROM=TO")]
+    pub path_map: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+    /// Override format detection.
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormatArg>,
+}
+
+/// A session sidecar: the JSON `policy` keys plus preset, roots and path map.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Sidecar {
+    pub kind: Option<String>,
+    pub preset: Option<String>,
+    pub keep_recent: Option<u32>,
+    pub gap_threshold_minutes: Option<f64>,
+    pub size_threshold: Option<i64>,
+    pub low_watermark: Option<bool>,
+    pub trigger_threshold: Option<u32>,
+    pub delivery: Option<String>,
+    pub protect: Option<bool>,
+    pub clear_errors: Option<bool>,
+    #[serde(default)]
+    pub memory_roots: BTreeMap<String, String>,
+    #[serde(default)]
+    pub path_map: BTreeMap<String, String>,
+}
+
+/// `claude-demo.jsonl` → `claude-demo.mcscope.json`.
+pub fn sidecar_path(session: &Path) -> PathBuf {
+    let stem = session
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let stem = stem
+        .strip_suffix(".jsonl")
+        .or_else(|| stem.strip_suffix(".json"))
+        .unwrap_or(&stem)
+        .to_string();
+    session.with_file_name(format!("{stem}.mcscope.json"))
+}
+
+/// A user-facing error: one line naming the path and the cause; exit status 2.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{0}")]
+    Message(String),
+}
+
+fn err(msg: impl Into<String>) -> UsageError {
+    UsageError::Message(msg.into())
+}
+
+pub fn read_sidecar(session: &Path) -> Result<Option<(Sidecar, PathBuf)>, UsageError> {
+    let path = sidecar_path(session);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(err(format!("{}: {e}", path.display()))),
+    };
+    let sidecar: Sidecar = serde_json::from_str(&text)
+        .map_err(|e| err(format!("{}: bad sidecar: {e}", path.display())))?;
+    // Relative directories in a sidecar are relative to the sidecar's folder.
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = std::path::absolute(dir).map_err(|e| err(format!("{}: {e}", path.display())))?;
+    Ok(Some((sidecar, dir)))
+}
+
+/// Loads the session and merges preset ← sidecar ← flags into a [`Setup`].
+pub fn setup(path: &Path, opts: &Opts) -> Result<Setup, UsageError> {
+    if path.is_dir() {
+        return Err(directory_error(path));
+    }
+    let format = opts.input_format.map(|f| match f {
+        InputFormatArg::ClaudeJsonl => Format::ClaudeJsonl,
+        InputFormatArg::QwenJsonl => Format::QwenJsonl,
+        InputFormatArg::MessagesJson => Format::MessagesJson,
+    });
+    let session = load::load(path, format)?;
+    let sidecar = read_sidecar(path)?;
+    let (side, side_dir) = match &sidecar {
+        Some((s, d)) => (Some(s), d.clone()),
+        None => (None, PathBuf::from(".")),
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let preset = match (opts.preset, side.and_then(|s| s.preset.as_deref())) {
+        (Some(PresetArg::Claude), _) => Harness::Claude,
+        (Some(PresetArg::Qwen), _) => Harness::Qwen,
+        (None, Some("claude")) => Harness::Claude,
+        (None, Some("qwen")) => Harness::Qwen,
+        (None, Some(other)) => return Err(err(format!("sidecar: unknown preset {other:?}"))),
+        (None, None) => session.harness,
+    };
+    let mut p = Policy::preset(preset);
+    let mut delivery_set = false;
+    if let Some(s) = side {
+        if let Some(k) = &s.kind {
+            p.kind =
+                PlanKind::parse(k).ok_or_else(|| err(format!("sidecar: unknown kind {k:?}")))?;
+        }
+        p.keep_recent = s.keep_recent.unwrap_or(p.keep_recent);
+        p.gap_threshold_minutes = s.gap_threshold_minutes.unwrap_or(p.gap_threshold_minutes);
+        p.size_threshold = s.size_threshold.unwrap_or(p.size_threshold);
+        p.low_watermark = s.low_watermark.unwrap_or(p.low_watermark);
+        p.trigger_threshold = s.trigger_threshold.unwrap_or(p.trigger_threshold);
+        p.protect = s.protect.unwrap_or(p.protect);
+        p.clear_errors = s.clear_errors.unwrap_or(p.clear_errors);
+        if let Some(d) = &s.delivery {
+            p.delivery = Delivery::parse(d)
+                .ok_or_else(|| err(format!("sidecar: unknown delivery {d:?}")))?;
+            delivery_set = true;
+        }
+    }
+    if let Some(k) = opts.policy {
+        p.kind = match k {
+            KindArg::Auto => PlanKind::Auto,
+            KindArg::Idle => PlanKind::Idle,
+            KindArg::Forced => PlanKind::Forced,
+            KindArg::Size => PlanKind::Size,
+            KindArg::Count => PlanKind::Count,
+        };
+    }
+    p.keep_recent = opts.keep_recent.unwrap_or(p.keep_recent);
+    p.gap_threshold_minutes = opts.gap_minutes.unwrap_or(p.gap_threshold_minutes);
+    p.size_threshold = opts.size_threshold.unwrap_or(p.size_threshold);
+    if opts.no_low_watermark {
+        p.low_watermark = false;
+    }
+    p.trigger_threshold = opts.trigger.unwrap_or(p.trigger_threshold);
+    if opts.protect {
+        p.protect = true;
+    }
+    if opts.no_protect {
+        p.protect = false;
+    }
+    if opts.clear_errors {
+        p.clear_errors = true;
+    }
+    if opts.no_clear_errors {
+        p.clear_errors = false;
+    }
+    match opts.delivery {
+        Some(DeliveryArg::Rewrite) => p.delivery = Delivery::Rewrite,
+        Some(DeliveryArg::CacheEdits) => p.delivery = Delivery::CacheEdits,
+        None if !delivery_set => {
+            // cache_edits is Claude's mechanism: the default for count on Claude.
+            p.delivery = if p.kind == PlanKind::Count && session.harness == Harness::Claude {
+                Delivery::CacheEdits
+            } else {
+                Delivery::Rewrite
+            };
+        }
+        None => {}
+    }
+    if p.delivery == Delivery::CacheEdits && session.harness != Harness::Claude {
+        return Err(err(format!(
+            "{}: cache-edits delivery is Claude's cached microcompact; a {} session is sent with rewrite",
+            path.display(),
+            session.harness.name()
+        )));
+    }
+
+    let mut map = Vec::new();
+    if let Some(s) = side {
+        for (from, to) in &s.path_map {
+            map.push((PathBuf::from(from), protect::normalize(&side_dir.join(to))));
+        }
+    }
+    for m in &opts.path_map {
+        let (from, to) = m
+            .split_once('=')
+            .ok_or_else(|| err(format!("--path-map {m:?}: expected FROM=TO")))?;
+        map.retain(|(f, _)| f != Path::new(from));
+        map.push((PathBuf::from(from), protect::normalize(&cwd.join(to))));
+    }
+    let path_map = PathMap(map);
+
+    let session_cwd = session.calls.iter().find_map(|c| c.cwd.clone());
+    let mut roots = protect::default_roots(preset, session_cwd.as_deref(), &path_map);
+    let mut set_root = |kind: RootKind, dir: PathBuf| {
+        roots.retain(|(k, _)| *k != kind);
+        roots.push((kind, dir));
+    };
+    if let Some(s) = side {
+        for (kind, dir) in &s.memory_roots {
+            let kind = RootKind::parse(kind).ok_or_else(|| {
+                err(format!(
+                    "sidecar: unknown memory root {kind:?} (project, user, team)"
+                ))
+            })?;
+            set_root(kind, protect::normalize(&side_dir.join(dir)));
+        }
+    }
+    for r in &opts.memory_root {
+        let (kind, dir) = r.split_once('=').ok_or_else(|| {
+            err(format!(
+                "--memory-root {r:?}: expected project|user|team=DIR"
+            ))
+        })?;
+        let kind = RootKind::parse(kind).ok_or_else(|| {
+            err(format!(
+                "--memory-root {r:?}: unknown root {kind:?} (project, user, team)"
+            ))
+        })?;
+        set_root(kind, protect::normalize(&cwd.join(dir)));
+    }
+    roots.sort_by_key(|(k, _)| RootKind::ALL.iter().position(|x| x == k));
+    Ok(Setup {
+        session,
+        policy: p,
+        roots,
+        path_map,
+    })
+}
+
+/// The request index `--at` names, checked against the session.
+pub fn request_index(session: &Session, at: Option<&str>) -> Result<usize, UsageError> {
+    let n = session.requests.len();
+    let k = match at {
+        None | Some("last") => n,
+        Some(s) => s
+            .parse::<usize>()
+            .map_err(|_| err(format!("--at {s:?}: expected a request number or `last`")))?,
+    };
+    if n == 0 {
+        return Err(err(format!(
+            "{}: the session has no requests (no main-thread messages)",
+            session.path.display()
+        )));
+    }
+    if k == 0 || k > n {
+        return Err(err(format!("--at {k}: the session has requests 1..={n}")));
+    }
+    Ok(k)
+}
+
+/// A directory given where one session is needed: say so and list the newest.
+pub fn directory_error(path: &Path) -> UsageError {
+    let listing = load::list_sessions(path).unwrap_or_default();
+    if listing.is_empty() {
+        return err(format!(
+            "{}: is a directory without sessions (*.jsonl)",
+            path.display()
+        ));
+    }
+    let names: Vec<String> = listing
+        .iter()
+        .take(5)
+        .map(|(p, _, _)| p.display().to_string())
+        .collect();
+    err(format!(
+        "{}: is a directory; give one session file, e.g. {}",
+        path.display(),
+        names.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sidecar_replaces_the_extension() {
+        assert_eq!(
+            sidecar_path(Path::new("a/claude-demo.jsonl")),
+            PathBuf::from("a/claude-demo.mcscope.json")
+        );
+        assert_eq!(
+            sidecar_path(Path::new("body.json")),
+            PathBuf::from("body.mcscope.json")
+        );
+    }
+}

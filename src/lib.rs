@@ -1,0 +1,13 @@
+//! mcscope: what microcompaction did to a coding agent's conversation.
+//!
+//! The flow is `load` → [`session::Session`] → `policy` (plans along the timeline)
+//! → `wire` (request bodies) → `diff` rows → TUI / CLI. Every step but loading and
+//! drawing is a plain function.
+
+pub mod analysis;
+pub mod cli;
+pub mod load;
+pub mod policy;
+pub mod report;
+pub mod session;
+pub mod wire;

@@ -1,0 +1,220 @@
+//! Groups records into messages, responses and requests (SPEC §2), shared by all
+//! loaders so that every format follows the same rules.
+
+use crate::session::{
+    Diagnostic, Format, Harness, Media, Message, Part, Request, Role, Session, ToolCall,
+    ToolResult, Usage,
+};
+use std::path::Path;
+
+/// What both harnesses write in place of a cleared tool result.
+pub const PLACEHOLDER: &str = "[Old tool result content cleared]";
+
+pub struct Builder {
+    pub s: Session,
+    segment: usize,
+    view_start: usize,
+    /// Timestamp of the last assistant record in the current view (Claude) / anywhere (Qwen).
+    last_assistant_in_view: Option<i64>,
+    last_assistant_any: Option<i64>,
+    /// Whether the last non-meta user-role record held a tool result.
+    last_user_had_result: Option<bool>,
+    /// The message index of the most recent real response, with its id.
+    last_response: Option<(usize, Option<String>)>,
+}
+
+pub struct UserRecord<'a> {
+    pub part: Part,
+    pub ts: Option<&'a str>,
+    pub line: usize,
+    pub is_meta: bool,
+    pub has_tool_result: bool,
+}
+
+pub struct AssistantRecord<'a> {
+    pub part: Part,
+    pub ts: Option<&'a str>,
+    pub line: usize,
+    pub response_id: Option<String>,
+    pub model: Option<String>,
+    pub usage: Option<Usage>,
+}
+
+impl Builder {
+    pub fn new(path: &Path, format: Format) -> Builder {
+        Builder {
+            s: Session::empty(path.to_path_buf(), format),
+            segment: 0,
+            view_start: 0,
+            last_assistant_in_view: None,
+            last_assistant_any: None,
+            last_user_had_result: None,
+            last_response: None,
+        }
+    }
+
+    /// A compaction boundary: the view of later requests starts here.
+    pub fn begin_segment(&mut self) {
+        self.segment += 1;
+        self.view_start = self.s.messages.len();
+        self.last_assistant_in_view = None;
+        self.last_response = None;
+    }
+
+    /// Index the next user-role record goes to (creating the message if needed).
+    pub fn user(&mut self, r: UserRecord<'_>) -> usize {
+        let ts_ms = r.ts.and_then(super::raw::timestamp_ms);
+        let idx = match self.s.messages.last() {
+            Some(m)
+                if m.role == Role::User
+                    && m.segment == self.segment
+                    && self.s.messages.len() > self.view_start =>
+            {
+                self.s.messages.len() - 1
+            }
+            _ => {
+                self.s.messages.push(Message {
+                    role: Role::User,
+                    parts: Vec::new(),
+                    segment: self.segment,
+                    first_line: r.line,
+                    last_ts: None,
+                    last_ts_text: None,
+                    response_id: None,
+                    model: None,
+                    usage: None,
+                    synthetic: false,
+                });
+                self.s.messages.len() - 1
+            }
+        };
+        let m = &mut self.s.messages[idx];
+        m.parts.push(r.part);
+        if ts_ms.is_some() {
+            m.last_ts = ts_ms;
+            m.last_ts_text = r.ts.map(str::to_string);
+        }
+        if !r.is_meta {
+            self.last_user_had_result = Some(r.has_tool_result);
+        }
+        idx
+    }
+
+    /// An assistant record: a new response unless it shares the last response's id.
+    pub fn assistant(&mut self, r: AssistantRecord<'_>) -> usize {
+        let ts_ms = r.ts.and_then(super::raw::timestamp_ms);
+        let merge = match (&self.last_response, &r.response_id) {
+            (Some((_, Some(last))), Some(id)) => last == id,
+            _ => false,
+        };
+        let idx = if merge {
+            self.last_response.as_ref().map(|x| x.0).unwrap_or_default()
+        } else {
+            self.new_request(Some(self.s.messages.len()));
+            self.s.messages.push(Message {
+                role: Role::Assistant,
+                parts: Vec::new(),
+                segment: self.segment,
+                first_line: r.line,
+                last_ts: None,
+                last_ts_text: None,
+                response_id: r.response_id.clone(),
+                model: None,
+                usage: None,
+                synthetic: false,
+            });
+            let idx = self.s.messages.len() - 1;
+            self.last_response = Some((idx, r.response_id.clone()));
+            idx
+        };
+        let m = &mut self.s.messages[idx];
+        m.parts.push(r.part);
+        if ts_ms.is_some() {
+            m.last_ts = ts_ms;
+            m.last_ts_text = r.ts.map(str::to_string);
+            self.last_assistant_in_view = ts_ms;
+            self.last_assistant_any = ts_ms;
+        }
+        // Usage is taken once, from the last line of the group (SPEC §2).
+        if r.usage.is_some() {
+            m.usage = r.usage;
+        }
+        if r.model.is_some() {
+            m.model = r.model;
+        }
+        idx
+    }
+
+    /// A message rebuilt from Qwen's `compressedHistory`: in the view, not a response.
+    pub fn inline(&mut self, role: Role, part: Part, ts: Option<&str>, line: usize) -> usize {
+        self.s.messages.push(Message {
+            role,
+            parts: vec![part],
+            segment: self.segment,
+            first_line: line,
+            last_ts: ts.and_then(super::raw::timestamp_ms),
+            last_ts_text: ts.map(str::to_string),
+            response_id: None,
+            model: None,
+            usage: None,
+            synthetic: true,
+        });
+        self.s.messages.len() - 1
+    }
+
+    pub fn call(&mut self, call: ToolCall) {
+        self.s.calls.push(call);
+    }
+
+    pub fn result(&mut self, result: ToolResult) {
+        self.s.results.push(result);
+    }
+
+    pub fn media(&mut self, msg: usize, mime: String) {
+        self.s.media.push(Media { msg, mime });
+    }
+
+    fn new_request(&mut self, response: Option<usize>) {
+        let end = self.s.messages.len();
+        let before = end
+            .checked_sub(1)
+            .filter(|&i| i >= self.view_start)
+            .map(|i| &self.s.messages[i]);
+        let now_ms = before.and_then(|m| m.last_ts);
+        let at = before.and_then(|m| m.last_ts_text.clone());
+        let last_assistant = match self.s.harness {
+            Harness::Claude => self.last_assistant_in_view,
+            Harness::Qwen => self.last_assistant_any,
+        };
+        let gap_minutes = match (now_ms, last_assistant) {
+            (Some(now), Some(prev)) => Some((now - prev) as f64 / 60_000.0),
+            _ => None,
+        };
+        self.s.requests.push(Request {
+            index: self.s.requests.len() + 1,
+            response,
+            view_start: self.view_start,
+            end,
+            segment: self.segment,
+            at,
+            now_ms,
+            gap_minutes,
+            begins_turn: self.last_user_had_result != Some(true),
+        });
+    }
+
+    /// Ends the load: user content after the last response is one more request.
+    pub fn finish(mut self, diagnostics: Vec<Diagnostic>) -> Session {
+        let trailing = self
+            .s
+            .messages
+            .last()
+            .is_some_and(|m| m.role == Role::User && self.s.messages.len() > self.view_start);
+        if trailing {
+            self.new_request(None);
+        }
+        self.s.model = self.s.responses().filter_map(|m| m.model.clone()).last();
+        self.s.diagnostics = diagnostics;
+        self.s
+    }
+}

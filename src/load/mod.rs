@@ -1,0 +1,225 @@
+//! Loaders: one module per input format, each turning a file into a [`Session`].
+//!
+//! The file is streamed line by line; a line that cannot be used becomes a
+//! [`Diagnostic`] and loading goes on (SPEC §1). Only the fields that plans need
+//! are parsed, and big strings are measured in place (see `raw`).
+
+mod builder;
+mod claude;
+mod messages;
+mod qwen;
+pub mod raw;
+
+use crate::session::{Diagnostic, Format, Session};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+pub use builder::PLACEHOLDER;
+pub use claude::MEDIA_TOKENS as CLAUDE_MEDIA_TOKENS;
+pub use qwen::MEDIA_TOKENS as QWEN_MEDIA_TOKENS;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: is a directory; give one session file")]
+    Directory { path: PathBuf },
+    #[error("{path}: unknown format: {why}")]
+    UnknownFormat { path: PathBuf, why: String },
+}
+
+/// What a format module does with each usable line.
+trait RecordSink {
+    /// Handles one line's text. An Err becomes a diagnostic for that line.
+    fn record(&mut self, text: &str, line: usize, offset: u64) -> Result<(), String>;
+    fn finish(self: Box<Self>, diagnostics: Vec<Diagnostic>) -> Session;
+}
+
+/// Loads a session file, detecting its format unless one is given.
+pub fn load(path: &Path, format: Option<Format>) -> Result<Session, LoadError> {
+    let io = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        return Err(LoadError::Directory {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut file = File::open(path).map_err(io)?;
+    let format = match format {
+        Some(f) => f,
+        None => detect(path, &mut file).map_err(io)??,
+    };
+    let file = File::open(path).map_err(io)?;
+    match format {
+        Format::MessagesJson => messages::load(path, file),
+        Format::ClaudeJsonl => stream(path, file, Box::new(claude::Sink::new(path))),
+        Format::QwenJsonl => stream(path, file, Box::new(qwen::Sink::new(path))),
+    }
+}
+
+/// Reads JSONL line by line without a fixed line buffer (lines over 1 MB exist).
+fn stream(path: &Path, file: File, mut sink: Box<dyn RecordSink>) -> Result<Session, LoadError> {
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut buf = Vec::with_capacity(1 << 16);
+    let mut diagnostics = Vec::new();
+    let mut offset = 0u64;
+    let mut line = 0usize;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| LoadError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if n == 0 {
+            break;
+        }
+        line += 1;
+        let complete = buf.last() == Some(&b'\n');
+        if let Err(message) = line_record(&buf, complete, line, offset, sink.as_mut()) {
+            diagnostics.push(Diagnostic {
+                line,
+                byte_offset: offset,
+                message,
+            });
+        }
+        offset += n as u64;
+    }
+    Ok(sink.finish(diagnostics))
+}
+
+fn line_record(
+    bytes: &[u8],
+    complete: bool,
+    line: usize,
+    offset: u64,
+    sink: &mut dyn RecordSink,
+) -> Result<(), String> {
+    let mut body = bytes;
+    while let [rest @ .., b'\n' | b'\r'] = body {
+        body = rest;
+    }
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
+    if let Some(at) = memchr::memchr(0, body) {
+        let run = body[at..].iter().take_while(|&&b| b == 0).count();
+        return Err(format!(
+            "line skipped: {run} NUL byte(s) at byte {at} of the line (crash damage?)"
+        ));
+    }
+    let text = std::str::from_utf8(body).map_err(|e| {
+        format!(
+            "line skipped: invalid UTF-8 at byte {} of the line",
+            e.valid_up_to()
+        )
+    })?;
+    sink.record(text, line, offset).map_err(|e| {
+        if complete {
+            format!("line skipped: {e}")
+        } else {
+            format!("line skipped: truncated last line (no newline; still being written?): {e}")
+        }
+    })
+}
+
+/// Detects the format from the first bytes: a JSON object with `messages` is a
+/// Messages API body; JSONL with `message.parts` is Qwen; anything else JSONL is
+/// Claude (an empty or summary-only file is an empty Claude session, SPEC §1).
+fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadError>> {
+    let mut head = Vec::new();
+    file.take(1 << 20).read_to_end(&mut head)?;
+    let unknown = |why: &str| {
+        Ok(Err(LoadError::UnknownFormat {
+            path: path.to_path_buf(),
+            why: why.to_string(),
+        }))
+    };
+    let first = head.iter().position(|b| !b.is_ascii_whitespace());
+    let Some(first) = first else {
+        return Ok(Ok(Format::ClaudeJsonl));
+    };
+    if head[first] != b'{' {
+        return unknown(
+            "expected JSON Lines (Claude Code or Qwen Code) or a Messages API body (JSON)",
+        );
+    }
+    let mut saw_object = false;
+    for line in head.split(|&b| b == b'\n').take(200) {
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        let Some(obj) = v.as_object() else { continue };
+        saw_object = true;
+        if obj.get("messages").is_some_and(|m| m.is_array()) && obj.get("type").is_none() {
+            return Ok(Ok(Format::MessagesJson));
+        }
+        if let Some(m) = obj.get("message") {
+            if m.get("parts").is_some_and(|p| p.is_array()) {
+                return Ok(Ok(Format::QwenJsonl));
+            }
+            if m.get("content").is_some() {
+                return Ok(Ok(Format::ClaudeJsonl));
+            }
+        }
+    }
+    if !saw_object && is_json_extension(path) {
+        // A pretty-printed body spans many lines.
+        return Ok(Ok(Format::MessagesJson));
+    }
+    Ok(Ok(Format::ClaudeJsonl))
+}
+
+fn is_json_extension(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+/// Parses a format name as given to `--input-format`.
+pub fn parse_format(name: &str) -> Option<Format> {
+    match name {
+        "claude-jsonl" => Some(Format::ClaudeJsonl),
+        "qwen-jsonl" => Some(Format::QwenJsonl),
+        "messages-json" => Some(Format::MessagesJson),
+        _ => None,
+    }
+}
+
+/// Re-reads the bytes of one record for the wire builder.
+pub fn read_span(path: &Path, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let file = File::open(path)?;
+    let mut buf = vec![0; len];
+    file.read_exact_at(&mut buf, offset)?;
+    Ok(buf)
+}
+
+/// The session files in a directory (recursively one level into sub-folders), newest first.
+pub fn list_sessions(dir: &Path) -> std::io::Result<Vec<(PathBuf, u64, std::time::SystemTime)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), 0)];
+    while let Some((d, depth)) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let entry = entry?;
+            let p = entry.path();
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                if depth < 3 {
+                    stack.push((p, depth + 1));
+                }
+            } else if p.extension().is_some_and(|e| e == "jsonl") {
+                let mtime = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
+                out.push((p, meta.len(), mtime));
+            }
+        }
+    }
+    out.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    Ok(out)
+}

@@ -1,0 +1,306 @@
+//! Qwen Code chat records (`~/.qwen/projects/<root>/chats/<session>.jsonl`).
+//! See `shared/reference/qwen-code-jsonl.md`.
+
+use super::RecordSink;
+use super::builder::{AssistantRecord, Builder, PLACEHOLDER, UserRecord};
+use super::raw::{self, Raw};
+use crate::session::{Diagnostic, Format, Part, Role, Session, ToolCall, ToolResult, Usage};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::path::Path;
+
+/// Qwen counts 1600 tokens per inline media part.
+pub const MEDIA_TOKENS: u64 = 1600;
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Raw<'a>,
+    #[serde(borrow, default)]
+    subtype: Raw<'a>,
+    #[serde(rename = "isSidechain", borrow, default)]
+    sidechain: Raw<'a>,
+    #[serde(borrow, default)]
+    timestamp: Raw<'a>,
+    #[serde(borrow, default)]
+    cwd: Raw<'a>,
+    #[serde(borrow, default)]
+    model: Raw<'a>,
+    #[serde(borrow, default)]
+    message: Raw<'a>,
+    #[serde(rename = "usageMetadata", borrow, default)]
+    usage: Raw<'a>,
+    #[serde(rename = "systemPayload", borrow, default)]
+    payload: Raw<'a>,
+}
+
+#[derive(Deserialize)]
+struct Content<'a> {
+    #[serde(borrow, default)]
+    role: Raw<'a>,
+    #[serde(borrow, default)]
+    parts: Raw<'a>,
+}
+
+#[derive(Deserialize)]
+struct PartFields<'a> {
+    #[serde(rename = "functionCall", borrow, default)]
+    call: Raw<'a>,
+    #[serde(rename = "functionResponse", borrow, default)]
+    response: Raw<'a>,
+    #[serde(rename = "inlineData", borrow, default)]
+    inline_data: Raw<'a>,
+}
+
+#[derive(Deserialize)]
+struct Call<'a> {
+    #[serde(borrow, default)]
+    id: Raw<'a>,
+    #[serde(borrow, default)]
+    name: Raw<'a>,
+    #[serde(borrow, default)]
+    args: Raw<'a>,
+}
+
+#[derive(Deserialize)]
+struct Args<'a> {
+    #[serde(borrow, default)]
+    file_path: Raw<'a>,
+    #[serde(borrow, default)]
+    absolute_path: Raw<'a>,
+    #[serde(borrow, default)]
+    command: Raw<'a>,
+    #[serde(borrow, default)]
+    pattern: Raw<'a>,
+    #[serde(borrow, default)]
+    url: Raw<'a>,
+    #[serde(borrow, default)]
+    query: Raw<'a>,
+    #[serde(borrow, default)]
+    path: Raw<'a>,
+}
+
+#[derive(Deserialize)]
+struct Response<'a> {
+    #[serde(borrow, default)]
+    id: Raw<'a>,
+    #[serde(borrow, default)]
+    name: Raw<'a>,
+    #[serde(borrow, default)]
+    response: Raw<'a>,
+    #[serde(borrow, default)]
+    parts: Raw<'a>,
+}
+
+#[derive(Deserialize)]
+struct ResponseBody<'a> {
+    #[serde(borrow, default)]
+    output: Raw<'a>,
+    #[serde(borrow, default)]
+    error: Raw<'a>,
+}
+
+#[derive(Deserialize)]
+struct InlineData<'a> {
+    #[serde(rename = "mimeType", borrow, default)]
+    mime: Raw<'a>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawUsage {
+    #[serde(rename = "promptTokenCount", default)]
+    prompt: Option<u64>,
+    #[serde(rename = "candidatesTokenCount", default)]
+    candidates: Option<u64>,
+    #[serde(rename = "cachedContentTokenCount", default)]
+    cached: Option<u64>,
+}
+
+pub struct Sink {
+    b: Builder,
+    what_if: Option<bool>,
+}
+
+impl Sink {
+    pub fn new(path: &Path) -> Sink {
+        Sink {
+            b: Builder::new(path, Format::QwenJsonl),
+            what_if: None,
+        }
+    }
+}
+
+impl RecordSink for Sink {
+    fn record(&mut self, text: &str, line: usize, offset: u64) -> Result<(), String> {
+        let rec: Line = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        self.b.s.records += 1;
+        let kind = raw::string(rec.kind);
+        let kind = kind.as_deref().unwrap_or("");
+        let sidechain = raw::is_true(rec.sidechain);
+        if matches!(kind, "user" | "assistant" | "tool_result") && self.what_if.is_none() {
+            self.what_if = Some(sidechain);
+        }
+        let main = sidechain == self.what_if.unwrap_or(false);
+        if !main {
+            if matches!(kind, "user" | "assistant" | "tool_result") {
+                self.b.s.sidechain_records += 1;
+            }
+            return Ok(());
+        }
+        let ts = raw::string(rec.timestamp);
+        let cwd = raw::owned(rec.cwd);
+        let part = Part::Record {
+            offset,
+            len: text.len(),
+        };
+        match kind {
+            "user" | "tool_result" => {
+                let content: Content =
+                    raw::object(rec.message).ok_or("record without a message object")?;
+                let parts = raw::elements(content.parts);
+                let has_tool_result = parts.iter().any(|p| {
+                    serde_json::from_str::<PartFields>(p.get()).is_ok_and(|f| f.response.is_some())
+                });
+                let idx = self.b.user(UserRecord {
+                    part,
+                    ts: ts.as_deref(),
+                    line,
+                    is_meta: false,
+                    has_tool_result,
+                });
+                self.parts(idx, &parts, cwd.as_deref(), line);
+            }
+            "assistant" => {
+                let content: Content =
+                    raw::object(rec.message).ok_or("assistant record without a message object")?;
+                let idx = self.b.assistant(AssistantRecord {
+                    part,
+                    ts: ts.as_deref(),
+                    line,
+                    // Each Qwen assistant record is one response (SPEC §2).
+                    response_id: None,
+                    model: raw::owned(rec.model),
+                    usage: usage(rec.usage),
+                });
+                self.parts(idx, &raw::elements(content.parts), cwd.as_deref(), line);
+            }
+            "system" if raw::string(rec.subtype).as_deref() == Some("chat_compression") => {
+                self.compression(&rec, ts.as_deref(), cwd.as_deref(), line);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>, diagnostics: Vec<Diagnostic>) -> Session {
+        let what_if = self.what_if == Some(true);
+        let mut s = self.b.finish(diagnostics);
+        s.subagent_what_if = what_if;
+        s
+    }
+}
+
+impl Sink {
+    /// The view restarts with the record's `compressedHistory` (SPEC §2).
+    fn compression(&mut self, rec: &Line<'_>, ts: Option<&str>, cwd: Option<&str>, line: usize) {
+        #[derive(Deserialize)]
+        struct Payload<'a> {
+            #[serde(rename = "compressedHistory", borrow, default)]
+            history: Raw<'a>,
+        }
+        self.b.begin_segment();
+        let Some(payload) = raw::object::<Payload>(rec.payload) else {
+            return;
+        };
+        for entry in raw::elements(payload.history) {
+            let Ok(content) = serde_json::from_str::<Content>(entry.get()) else {
+                continue;
+            };
+            let role = match raw::string(content.role).as_deref() {
+                Some("model") => Role::Assistant,
+                _ => Role::User,
+            };
+            let Ok(value) = serde_json::from_str::<serde_json::Value>(entry.get()) else {
+                continue;
+            };
+            let idx = self.b.inline(role, Part::Inline(value), ts, line);
+            self.parts(idx, &raw::elements(content.parts), cwd, line);
+        }
+    }
+
+    /// Registers the calls, results and top-level media of one message's parts.
+    fn parts(&mut self, idx: usize, parts: &[&RawValue], cwd: Option<&str>, line: usize) {
+        for p in parts {
+            let Ok(f) = serde_json::from_str::<PartFields>(p.get()) else {
+                continue;
+            };
+            if let Some(call) = raw::object::<Call>(f.call) {
+                let (Some(id), Some(name)) = (raw::owned(call.id), raw::owned(call.name)) else {
+                    continue;
+                };
+                let args: Option<Args> = raw::object(call.args);
+                let (file_path, legacy_path, summary) = match &args {
+                    Some(a) => (
+                        raw::owned(a.file_path),
+                        raw::owned(a.absolute_path),
+                        [a.command, a.pattern, a.url, a.query, a.path]
+                            .into_iter()
+                            .find_map(raw::owned),
+                    ),
+                    None => (None, None, None),
+                };
+                self.b.call(ToolCall {
+                    id,
+                    name,
+                    msg: idx,
+                    file_path,
+                    legacy_path,
+                    summary,
+                    cwd: cwd.map(str::to_string),
+                });
+            } else if let Some(resp) = raw::object::<Response>(f.response) {
+                let Some(id) = raw::owned(resp.id) else {
+                    continue;
+                };
+                let body: Option<ResponseBody> = raw::object(resp.response);
+                let output = body.as_ref().and_then(|b| b.output);
+                let chars = raw::utf16_len(output).unwrap_or(0);
+                let media = raw::elements(resp.parts)
+                    .iter()
+                    .filter(|p| {
+                        serde_json::from_str::<PartFields>(p.get())
+                            .is_ok_and(|f| f.inline_data.is_some())
+                    })
+                    .count() as u32;
+                self.b.result(ToolResult {
+                    id,
+                    name: raw::owned(resp.name),
+                    msg: idx,
+                    chars,
+                    media,
+                    est_tokens: chars.div_ceil(4) + MEDIA_TOKENS * media as u64,
+                    is_error: body
+                        .as_ref()
+                        .is_some_and(|b| !raw::is_null_or_absent(b.error)),
+                    already_cleared: raw::string(output).as_deref() == Some(PLACEHOLDER),
+                    line,
+                });
+            } else if let Some(data) = raw::object::<InlineData>(f.inline_data) {
+                let mime =
+                    raw::owned(data.mime).unwrap_or_else(|| "application/octet-stream".into());
+                self.b.media(idx, mime);
+            }
+        }
+    }
+}
+
+fn usage(v: Raw<'_>) -> Option<Usage> {
+    let u: RawUsage = serde_json::from_str(v?.get()).ok()?;
+    let cached = u.cached.unwrap_or(0);
+    Some(Usage {
+        input_tokens: u.prompt.unwrap_or(0).saturating_sub(cached),
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: cached,
+        output_tokens: u.candidates.unwrap_or(0),
+    })
+}

@@ -1,0 +1,128 @@
+//! mcscope: parse the command line, run one subcommand, print, exit 0 or 2.
+
+use clap::Parser;
+use mcscope::analysis;
+use mcscope::cli::{self, Cli, Command, OutputFormat, SideArg, UsageError};
+use mcscope::report;
+use mcscope::wire::Side;
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    // Backtraces only when asked for: users get one line naming the path and cause.
+    if std::env::var_os("RUST_BACKTRACE").is_none() {
+        let _ = color_eyre::config::HookBuilder::default()
+            .display_env_section(false)
+            .install();
+    } else {
+        let _ = color_eyre::install();
+    }
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(text) => {
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a message.
+            let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("mcscope: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<String, UsageError> {
+    let Some(command) = cli.command else {
+        return browse(cli.path.as_deref());
+    };
+    let json = |v: serde_json::Value| {
+        let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+        s.push('\n');
+        s
+    };
+    Ok(match command {
+        Command::Plan { path, opts } => {
+            let setup = cli::setup(&path, &opts)?;
+            let k = cli::request_index(&setup.session, opts.at.as_deref())?;
+            let plan = analysis::plan_at(&setup, k).map_err(|e| io_error(&path, e))?;
+            match opts.format {
+                OutputFormat::Json => json(report::plan_json(&setup, &plan)),
+                OutputFormat::Text => report::plan_text(&setup, &plan),
+            }
+        }
+        Command::Timeline { path, opts } => {
+            let setup = cli::setup(&path, &opts)?;
+            let forced_at = match setup.session.requests.len() {
+                0 => 0,
+                _ => cli::request_index(&setup.session, opts.at.as_deref())?,
+            };
+            let steps = analysis::timeline(&setup, forced_at);
+            match opts.format {
+                OutputFormat::Json => json(report::timeline_json(&setup, &steps)),
+                OutputFormat::Text => report::timeline_text(&setup, &steps),
+            }
+        }
+        Command::Explain {
+            path,
+            tool_id,
+            opts,
+        } => {
+            let setup = cli::setup(&path, &opts)?;
+            let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
+            let e = analysis::explain(&setup, &tool_id, forced_at).ok_or_else(|| {
+                UsageError::Message(format!(
+                    "{}: no tool result with id {tool_id:?}",
+                    path.display()
+                ))
+            })?;
+            match opts.format {
+                OutputFormat::Json => json(report::explain_json(&e)),
+                OutputFormat::Text => report::explain_text(&setup, &e),
+            }
+        }
+        Command::Wire { path, side, opts } => {
+            let setup = cli::setup(&path, &opts)?;
+            let k = cli::request_index(&setup.session, opts.at.as_deref())?;
+            let side = match side {
+                SideArg::Wire => Side::Wire,
+                SideArg::Local => Side::Local,
+            };
+            json(analysis::wire_at(&setup, k, side).map_err(|e| io_error(&path, e))?)
+        }
+    })
+}
+
+fn io_error(path: &std::path::Path, e: std::io::Error) -> UsageError {
+    UsageError::Message(format!("{}: {e}", path.display()))
+}
+
+/// No subcommand: list the sessions of a folder (or the harness folders).
+fn browse(path: Option<&std::path::Path>) -> Result<String, UsageError> {
+    let dirs: Vec<std::path::PathBuf> = match path {
+        Some(p) if p.is_dir() => vec![p.to_path_buf()],
+        Some(p) => {
+            return Err(UsageError::Message(format!(
+                "{}: the TUI is not built yet; try `mcscope plan {}`",
+                p.display(),
+                p.display()
+            )));
+        }
+        None => vec![
+            mcscope::policy::protect::claude_base().join("projects"),
+            mcscope::policy::protect::qwen_base().join("projects"),
+        ],
+    };
+    let mut out = String::new();
+    for d in dirs.iter().filter(|d| d.is_dir()) {
+        for (p, size, _) in mcscope::load::list_sessions(d).map_err(|e| io_error(d, e))? {
+            out.push_str(&format!("{:>12}  {}\n", size, p.display()));
+        }
+    }
+    if out.is_empty() {
+        return Err(UsageError::Message(
+            "no sessions found; give a session file".into(),
+        ));
+    }
+    Ok(out)
+}

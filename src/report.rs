@@ -1,0 +1,521 @@
+//! What the CLI prints: the JSON schemas of SPEC §7 (field names are a contract)
+//! and the text forms people paste into bug reports.
+
+use crate::analysis::{Explain, PlanAt, Setup};
+use crate::policy::Policy;
+use crate::policy::engine::{Status, Step, fmt_gap, fmt_int, fmt_num};
+use crate::policy::protect::Protection;
+use crate::session::{Diagnostic, Session};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+
+#[derive(Serialize)]
+pub struct SessionJson<'a> {
+    pub path: String,
+    pub format: &'static str,
+    pub harness: &'static str,
+    pub records: usize,
+    pub requests: usize,
+    pub responses: usize,
+    pub sidechain_records: usize,
+    pub subagent_what_if: bool,
+    pub diagnostics: &'a [Diagnostic],
+}
+
+pub fn session_json(s: &Session) -> SessionJson<'_> {
+    SessionJson {
+        path: s.path.display().to_string(),
+        format: s.format.name(),
+        harness: s.harness.name(),
+        records: s.records,
+        requests: s.requests.len(),
+        responses: s.responses().count(),
+        sidechain_records: s.sidechain_records,
+        subagent_what_if: s.subagent_what_if,
+        diagnostics: &s.diagnostics,
+    }
+}
+
+/// The `policy` object: gap thresholds print as integers when they are whole.
+pub fn policy_json(p: &Policy) -> Value {
+    json!({
+        "kind": p.kind.name(),
+        "preset": p.preset.name(),
+        "keep_recent": p.keep_recent,
+        "gap_threshold_minutes": number(p.gap_threshold_minutes),
+        "size_threshold": p.size_threshold,
+        "low_watermark": p.low_watermark,
+        "trigger_threshold": p.trigger_threshold,
+        "delivery": p.delivery.name(),
+        "protect": p.protect,
+        "clear_errors": p.clear_errors,
+    })
+}
+
+fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        json!(x as i64)
+    } else {
+        json!(x)
+    }
+}
+
+fn gap_json(g: Option<f64>) -> Value {
+    g.map(|g| number((g * 1000.0).round() / 1000.0))
+        .unwrap_or(Value::Null)
+}
+
+fn protection_json(p: &Option<Protection>) -> Value {
+    match p {
+        None => Value::Null,
+        Some(p) => json!({
+            "outcome": p.outcome.name(),
+            "root": p.root.map(|r| r.name()),
+            "resolved": p.resolved,
+        }),
+    }
+}
+
+fn roots_json(setup: &Setup) -> Value {
+    let protector = setup.protector();
+    let roots: Vec<Value> = protector
+        .roots()
+        .map(|(kind, dir, exists)| json!({"root": kind.name(), "dir": dir.display().to_string(), "exists": exists}))
+        .collect();
+    let map: Vec<Value> = setup
+        .path_map
+        .0
+        .iter()
+        .map(|(f, t)| json!({"from": f.display().to_string(), "to": t.display().to_string()}))
+        .collect();
+    json!({"memory_roots": roots, "path_map": map})
+}
+
+/// `plan --format json` (schema `mcscope.plan/1`).
+pub fn plan_json(setup: &Setup, plan: &PlanAt) -> Value {
+    let s = &setup.session;
+    let candidates: Vec<Value> = plan
+        .candidates
+        .iter()
+        .map(|c| {
+            let r = &s.results[c.result];
+            json!({
+                "tool_use_id": r.id,
+                "tool": c.tool,
+                "rank": c.rank,
+                "chars": r.chars,
+                "est_tokens": r.est_tokens,
+                "media": r.media,
+                "path": c.path,
+                "input": c.summary,
+                "is_error": r.is_error,
+                "pending": c.pending,
+                "status": c.status.name(),
+                "reason": c.reason,
+                "cleared_at": c.cleared_at,
+                "protection": protection_json(&c.protection),
+            })
+        })
+        .collect();
+    let step = &plan.step;
+    let count = |st: Status| plan.candidates.iter().filter(|c| c.status == st).count();
+    json!({
+        "schema": "mcscope.plan/1",
+        "session": session_json(s),
+        "request": {
+            "index": plan.request.index,
+            "at": plan.request.at,
+            "gap_minutes": gap_json(plan.request.gap_minutes),
+            "begins_turn": plan.request.begins_turn,
+            "messages": plan.request.end - plan.request.view_start,
+        },
+        "policy": policy_json(&setup.policy),
+        "protection": roots_json(setup),
+        "fired": step.fired,
+        "trigger": step.trigger.map(|t| t.name()),
+        "note": step.note,
+        "candidates": candidates,
+        "cleared": plan.ids_with(s, Status::Cleared),
+        "kept": plan.ids_with(s, Status::Kept),
+        "protected": plan.ids_with(s, Status::Protected),
+        "metadata": {
+            "tool_result_chars_before": step.chars_before,
+            "tool_result_chars_after": step.chars_after,
+            "target_chars": step.target_chars,
+            "tools_cleared": step.newly_cleared.len(),
+            "tools_kept": count(Status::Kept),
+            "media_cleared": step.media_cleared,
+            "media_kept": step.media_kept,
+            "tokens_saved": step.tokens_saved,
+            "evicted_read_paths": plan.evicted_read_paths,
+            "unresolved_evicted_reads": plan.unresolved_evicted_reads,
+            "cache": {
+                "prefix_broken_at_message": plan.cache.prefix_broken_at_message,
+                "tokens_after_break": plan.cache.tokens_after_break,
+                "cache_edits_deleted": plan.cache.cache_edits_deleted,
+            },
+        },
+    })
+}
+
+/// `timeline --format json` (schema `mcscope.timeline/1`).
+pub fn timeline_json(setup: &Setup, steps: &[Step]) -> Value {
+    let s = &setup.session;
+    let ids = |v: &[usize]| -> Vec<String> { v.iter().map(|&r| s.results[r].id.clone()).collect() };
+    let requests: Vec<Value> = steps
+        .iter()
+        .map(|st| {
+            let req = &s.requests[st.index - 1];
+            let evidence: Vec<&Vec<String>> = s
+                .evidence
+                .iter()
+                .filter(|e| e.before_request == st.index)
+                .map(|e| &e.compacted_tool_ids)
+                .collect();
+            json!({
+                "index": st.index,
+                "at": req.at,
+                "gap_minutes": gap_json(req.gap_minutes),
+                "begins_turn": req.begins_turn,
+                "fired": st.fired,
+                "trigger": st.trigger.map(|t| t.name()),
+                "newly_cleared": ids(&st.newly_cleared),
+                "cleared": ids(&st.cleared),
+                "tokens_saved": st.tokens_saved,
+                "tool_result_chars_after": st.chars_after,
+                "note": st.note,
+                "harness_evidence": evidence,
+            })
+        })
+        .collect();
+    json!({
+        "schema": "mcscope.timeline/1",
+        "session": session_json(s),
+        "policy": policy_json(&setup.policy),
+        "requests": requests,
+    })
+}
+
+/// `explain --format json` (schema `mcscope.explain/1`).
+pub fn explain_json(e: &Explain) -> Value {
+    let rows: Vec<Value> = e
+        .rows
+        .iter()
+        .map(|r| json!({"index": r.index, "status": r.status.name(), "reason": r.reason}))
+        .collect();
+    json!({
+        "schema": "mcscope.explain/1",
+        "tool_use_id": e.tool_use_id,
+        "tool": e.tool,
+        "path": e.path,
+        "first_cleared_at": e.first_cleared_at,
+        "requests": rows,
+    })
+}
+
+// ---- text forms -------------------------------------------------------------
+
+fn header(setup: &Setup, out: &mut String) {
+    let s = &setup.session;
+    let p = &setup.policy;
+    let _ = writeln!(
+        out,
+        "{}  ({}, {} records, {} requests{})",
+        s.path.display(),
+        s.format.name(),
+        s.records,
+        s.requests.len(),
+        if s.diagnostics.is_empty() {
+            String::new()
+        } else {
+            format!(", {} diagnostics", s.diagnostics.len())
+        }
+    );
+    if s.subagent_what_if {
+        let _ = writeln!(
+            out,
+            "note: a sub-agent transcript, planned as a what-if: the harnesses never microcompact sub-agents"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "policy: {} (preset {})  keep_recent {}  gap >= {} min  size > {}{}  trigger {}  delivery {}  protect {}",
+        p.kind.name(),
+        p.preset.name(),
+        p.keep_recent,
+        fmt_num(p.gap_threshold_minutes),
+        p.size_threshold,
+        if p.low_watermark {
+            " (low watermark)"
+        } else {
+            ""
+        },
+        p.trigger_threshold,
+        p.delivery.name(),
+        if p.protect { "on" } else { "off" },
+    );
+    for d in &s.diagnostics {
+        let _ = writeln!(
+            out,
+            "diagnostic: line {} (byte {}): {}",
+            d.line, d.byte_offset, d.message
+        );
+    }
+}
+
+/// A table with aligned columns; the last column is left unpadded.
+fn table(rows: &[Vec<String>], right: &[bool]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut widths = vec![0; cols];
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (i, c) in r.iter().enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            let pad = widths[i] - c.chars().count();
+            if i + 1 == r.len() {
+                line.push_str(c);
+            } else if right.get(i).copied().unwrap_or(false) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(c);
+            } else {
+                line.push_str(c);
+                line.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The glyph that marks a status, readable without colour.
+pub fn glyph(st: Status) -> &'static str {
+    match st {
+        Status::Kept => "·",
+        Status::Cleared => "✗",
+        Status::Protected => "◆",
+        Status::AlreadyCleared => "○",
+        Status::ErrorKept => "!",
+        Status::NotCompactable => "-",
+    }
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.replace('\n', " ");
+    }
+    let tail: String = s
+        .chars()
+        .rev()
+        .take(max - 1)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    format!("…{}", tail.replace('\n', " "))
+}
+
+pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
+    let s = &setup.session;
+    let mut out = String::new();
+    header(setup, &mut out);
+    let req = &plan.request;
+    let _ = writeln!(
+        out,
+        "request {}/{}  at {}  gap {} min  {}",
+        req.index,
+        s.requests.len(),
+        req.at.as_deref().unwrap_or("?"),
+        fmt_gap(req.gap_minutes),
+        if req.begins_turn {
+            "begins a turn"
+        } else {
+            "continues a tool loop"
+        }
+    );
+    let st = &plan.step;
+    let _ = writeln!(
+        out,
+        "fired: {}  {}",
+        match st.trigger {
+            Some(t) if st.fired => t.name(),
+            _ => "no",
+        },
+        st.note
+    );
+    let _ = writeln!(out);
+    let mut rows = vec![vec![
+        "RANK".to_string(),
+        "ID".into(),
+        "TOOL".into(),
+        "CHARS".into(),
+        "~TOKENS".into(),
+        "STATUS".into(),
+        "PATH / INPUT".into(),
+        "REASON".into(),
+    ]];
+    for c in &plan.candidates {
+        let r = &s.results[c.result];
+        let mut status = format!("{} {}", glyph(c.status), c.status.name());
+        if let Some(pr) = &c.protection
+            && pr.outcome.name() != c.status.name()
+        {
+            status.push_str(&format!(" ({})", pr.outcome.name()));
+        }
+        rows.push(vec![
+            c.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
+            r.id.clone(),
+            c.tool.clone().unwrap_or_else(|| "?".into()),
+            fmt_int(r.chars),
+            fmt_int(r.est_tokens),
+            status,
+            shorten(c.path.as_deref().or(c.summary.as_deref()).unwrap_or(""), 48),
+            c.reason.clone(),
+        ]);
+    }
+    out.push_str(&table(&rows, &[true, false, false, true, true]));
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "newly cleared {} (~{} tokens saved, an estimate)  tool result chars {} -> {}{}",
+        st.newly_cleared.len(),
+        fmt_int(st.tokens_saved),
+        fmt_int(st.chars_before),
+        fmt_int(st.chars_after),
+        st.target_chars
+            .map(|t| format!("  (size target {})", fmt_int(t)))
+            .unwrap_or_default()
+    );
+    let ids = |status| plan.ids_with(s, status).join(", ");
+    let _ = writeln!(out, "cleared in the wire: [{}]", ids(Status::Cleared));
+    let _ = writeln!(out, "kept: [{}]", ids(Status::Kept));
+    let _ = writeln!(out, "protected: [{}]", ids(Status::Protected));
+    match (
+        &plan.cache.prefix_broken_at_message,
+        plan.cache.cache_edits_deleted.is_empty(),
+    ) {
+        (Some(m), _) => {
+            let _ = writeln!(
+                out,
+                "cache: prefix broken at message {m} (~{} tokens re-written)",
+                fmt_int(plan.cache.tokens_after_break)
+            );
+        }
+        (None, false) => {
+            let _ = writeln!(
+                out,
+                "cache: prefix intact; cache_edits deletes [{}]",
+                plan.cache.cache_edits_deleted.join(", ")
+            );
+        }
+        (None, true) => {
+            let _ = writeln!(out, "cache: prefix intact");
+        }
+    }
+    if !plan.evicted_read_paths.is_empty() {
+        let _ = writeln!(
+            out,
+            "evicted read paths: {}",
+            plan.evicted_read_paths.join(", ")
+        );
+    }
+    if plan.unresolved_evicted_reads > 0 {
+        let _ = writeln!(
+            out,
+            "evicted reads without a path: {}",
+            plan.unresolved_evicted_reads
+        );
+    }
+    out
+}
+
+pub fn timeline_text(setup: &Setup, steps: &[Step]) -> String {
+    let s = &setup.session;
+    let mut out = String::new();
+    header(setup, &mut out);
+    let _ = writeln!(out);
+    let mut rows = vec![vec![
+        "REQ".to_string(),
+        "AT".into(),
+        "GAP MIN".into(),
+        "TURN".into(),
+        "FIRED".into(),
+        "NEW".into(),
+        "IN WIRE".into(),
+        "~SAVED".into(),
+        "CHARS AFTER".into(),
+        "WHY".into(),
+    ]];
+    for st in steps {
+        let req = &s.requests[st.index - 1];
+        rows.push(vec![
+            st.index.to_string(),
+            req.at.clone().unwrap_or_else(|| "?".into()),
+            fmt_gap(req.gap_minutes),
+            if req.begins_turn { "new" } else { "loop" }.into(),
+            match st.trigger {
+                Some(t) if st.fired => t.name().into(),
+                _ => "-".into(),
+            },
+            st.newly_cleared.len().to_string(),
+            st.cleared.len().to_string(),
+            fmt_int(st.tokens_saved),
+            fmt_int(st.chars_after),
+            st.note.clone(),
+        ]);
+    }
+    out.push_str(&table(
+        &rows,
+        &[true, false, true, false, false, true, true, true, true],
+    ));
+    for e in &s.evidence {
+        let _ = writeln!(
+            out,
+            "harness evidence: microcompact_boundary at line {} before request {} cleared [{}]",
+            e.line,
+            e.before_request,
+            e.compacted_tool_ids.join(", ")
+        );
+    }
+    out
+}
+
+pub fn explain_text(setup: &Setup, e: &Explain) -> String {
+    let mut out = String::new();
+    header(setup, &mut out);
+    let _ = writeln!(
+        out,
+        "{}  {}  {}",
+        e.tool_use_id,
+        e.tool.as_deref().unwrap_or("?"),
+        e.path.as_deref().unwrap_or("")
+    );
+    let _ = writeln!(
+        out,
+        "{}",
+        match e.first_cleared_at {
+            Some(k) => format!("first vanished from the wire at request {k}"),
+            None => "never cleared from the wire".into(),
+        }
+    );
+    let _ = writeln!(out);
+    let mut rows = vec![vec!["REQ".to_string(), "STATUS".into(), "REASON".into()]];
+    for r in &e.rows {
+        rows.push(vec![
+            r.index.to_string(),
+            format!("{} {}", glyph(r.status), r.status.name()),
+            r.reason.clone(),
+        ]);
+    }
+    out.push_str(&table(&rows, &[true]));
+    out
+}

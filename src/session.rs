@@ -1,0 +1,247 @@
+//! The normalized session (SPEC §2): main-thread messages, responses grouped by
+//! `message.id`, requests, view segments, tool calls and tool results.
+//!
+//! The model keeps only what plans need (ids, names, paths, sizes, timestamps)
+//! plus where each message's records live in the file, so that the wire builder
+//! can re-read just the records it shows. Nothing here holds a whole transcript.
+
+use serde::Serialize;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    ClaudeJsonl,
+    QwenJsonl,
+    MessagesJson,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::ClaudeJsonl => "claude-jsonl",
+            Format::QwenJsonl => "qwen-jsonl",
+            Format::MessagesJson => "messages-json",
+        }
+    }
+
+    pub fn harness(self) -> Harness {
+        match self {
+            Format::QwenJsonl => Harness::Qwen,
+            _ => Harness::Claude,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Harness {
+    Claude,
+    Qwen,
+}
+
+impl Harness {
+    pub fn name(self) -> &'static str {
+        match self {
+            Harness::Claude => "claude",
+            Harness::Qwen => "qwen",
+        }
+    }
+}
+
+/// A line that could not be used, with where it was. Loading always goes on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub line: usize,
+    pub byte_offset: u64,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// Where a piece of a message's content comes from, so the wire can be rebuilt.
+#[derive(Debug, Clone)]
+pub enum Part {
+    /// A whole JSONL record: its `message` holds the content.
+    Record { offset: u64, len: usize },
+    /// Content given inline (Qwen `compressedHistory` entries, messages-json bodies):
+    /// a `{role, content}` or `{role, parts}` object.
+    Inline(serde_json::Value),
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Message {
+    pub role: Role,
+    pub parts: Vec<Part>,
+    /// View segment: 0 before the first compaction boundary, +1 after each.
+    pub segment: usize,
+    pub first_line: usize,
+    /// Timestamp (ms since the epoch) of the message's last record that had one.
+    pub last_ts: Option<i64>,
+    pub last_ts_text: Option<String>,
+    /// Assistant only: `message.id` (Claude) that grouped its lines.
+    pub response_id: Option<String>,
+    pub model: Option<String>,
+    pub usage: Option<Usage>,
+    /// True for messages rebuilt from a Qwen `compressedHistory` (not responses).
+    pub synthetic: bool,
+}
+
+/// A `tool_use` block / `functionCall` part.
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub msg: usize,
+    /// `input.file_path` / `args.file_path`, as recorded.
+    pub file_path: Option<String>,
+    /// Pre-0.13 Qwen `absolute_path`: shown, never protects.
+    pub legacy_path: Option<String>,
+    /// A short summary of the input for people: command, pattern, url, query.
+    pub summary: Option<String>,
+    pub cwd: Option<String>,
+}
+
+/// A `tool_result` block / `functionResponse` part.
+#[derive(Debug, Clone)]
+pub struct ToolResult {
+    pub id: String,
+    /// Qwen: the response's own `name`. Claude: None (the call names the tool).
+    pub name: Option<String>,
+    pub msg: usize,
+    /// UTF-16 code units of its text (SPEC §2).
+    pub chars: u64,
+    /// Images and documents (Claude) / inline media parts (Qwen).
+    pub media: u32,
+    pub est_tokens: u64,
+    pub is_error: bool,
+    pub already_cleared: bool,
+    pub line: usize,
+}
+
+/// Top-level inline media in a Qwen message (not inside a functionResponse).
+#[derive(Debug, Clone)]
+pub struct Media {
+    pub msg: usize,
+    pub mime: String,
+}
+
+/// The point just before a response (or the trailing unanswered user content).
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub index: usize,
+    /// The response this request produced; None for the trailing request.
+    pub response: Option<usize>,
+    /// Messages `view_start..end` are sent.
+    pub view_start: usize,
+    pub end: usize,
+    pub segment: usize,
+    pub at: Option<String>,
+    pub now_ms: Option<i64>,
+    pub gap_minutes: Option<f64>,
+    pub begins_turn: bool,
+}
+
+/// A Claude `microcompact_boundary` record: what the harness itself cleared.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evidence {
+    pub line: usize,
+    /// The request this record precedes (1-based), if any.
+    pub before_request: usize,
+    pub compacted_tool_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub path: PathBuf,
+    pub format: Format,
+    pub harness: Harness,
+    /// Lines that parsed as JSON records (every type).
+    pub records: usize,
+    pub sidechain_records: usize,
+    /// A sub-agent transcript opened on its own, planned as a what-if.
+    pub subagent_what_if: bool,
+    pub diagnostics: Vec<Diagnostic>,
+    pub messages: Vec<Message>,
+    pub calls: Vec<ToolCall>,
+    pub results: Vec<ToolResult>,
+    pub media: Vec<Media>,
+    pub requests: Vec<Request>,
+    pub evidence: Vec<Evidence>,
+    /// The model named by the body (messages-json) or the last response.
+    pub model: Option<String>,
+    /// Claude `content-replacement` records: tool_use_id → the text the model saw.
+    pub replacements: std::collections::HashMap<String, String>,
+}
+
+impl Session {
+    pub fn empty(path: PathBuf, format: Format) -> Session {
+        Session {
+            path,
+            format,
+            harness: format.harness(),
+            records: 0,
+            sidechain_records: 0,
+            subagent_what_if: false,
+            diagnostics: Vec::new(),
+            messages: Vec::new(),
+            calls: Vec::new(),
+            results: Vec::new(),
+            media: Vec::new(),
+            requests: Vec::new(),
+            evidence: Vec::new(),
+            model: None,
+            replacements: Default::default(),
+        }
+    }
+
+    /// Responses: the assistant messages that were real responses, in order.
+    pub fn responses(&self) -> impl Iterator<Item = &Message> {
+        self.messages
+            .iter()
+            .filter(|m| m.role == Role::Assistant && !m.synthetic)
+    }
+
+    /// Index range into `results` of the results in messages `start..end`.
+    pub fn results_in(&self, start: usize, end: usize) -> std::ops::Range<usize> {
+        range_by_msg(&self.results, |r| r.msg, start, end)
+    }
+
+    /// Index range into `calls` of the calls in messages `start..end`.
+    pub fn calls_in(&self, start: usize, end: usize) -> std::ops::Range<usize> {
+        range_by_msg(&self.calls, |c| c.msg, start, end)
+    }
+
+    pub fn media_in(&self, start: usize, end: usize) -> std::ops::Range<usize> {
+        range_by_msg(&self.media, |m| m.msg, start, end)
+    }
+
+    /// Resolve a request selector: None / "last" → the last request.
+    pub fn request(&self, index: usize) -> Option<&Request> {
+        index.checked_sub(1).and_then(|i| self.requests.get(i))
+    }
+}
+
+/// Items are stored in message order, so a view is a contiguous range.
+fn range_by_msg<T>(
+    items: &[T],
+    msg: impl Fn(&T) -> usize,
+    start: usize,
+    end: usize,
+) -> std::ops::Range<usize> {
+    let lo = items.partition_point(|x| msg(x) < start);
+    let hi = items.partition_point(|x| msg(x) < end);
+    lo..hi.max(lo)
+}

@@ -1,0 +1,304 @@
+//! Request bodies (SPEC §6): the local request as recorded, and the wire payload
+//! after microcompaction, delivered by `rewrite` or by `cache-edits`.
+//!
+//! Records are re-read from the file here, one message at a time, so the session
+//! model never holds their content.
+
+use crate::load::{self, PLACEHOLDER};
+use crate::policy::Delivery;
+use crate::policy::engine::EditBlock;
+use crate::session::{Harness, Part, Request, Role, Session};
+use serde_json::{Map, Value, json};
+use std::collections::HashSet;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The request as the transcript holds it: no clearing at all.
+    Local,
+    /// What the harness sends.
+    Wire,
+}
+
+/// What the wire builder needs from a plan at one request.
+pub struct Clearings<'a> {
+    pub delivery: Delivery,
+    /// Whether result `i` (index into `Session::results`) is cleared in this wire.
+    pub result_cleared: &'a dyn Fn(usize) -> bool,
+    pub media_cleared: &'a dyn Fn(usize) -> bool,
+    /// `cache_edits` blocks created up to this request.
+    pub edits: &'a [EditBlock],
+    /// Qwen `/compress-fast` drops thought parts from the wire.
+    pub drop_thoughts: bool,
+}
+
+/// Builds the body of request `req`.
+pub fn build(s: &Session, req: &Request, side: Side, c: &Clearings<'_>) -> std::io::Result<Value> {
+    let mut messages = Vec::with_capacity(req.end - req.view_start);
+    for m in req.view_start..req.end {
+        messages.push(message(s, m)?);
+    }
+    if side == Side::Wire {
+        apply(s, req, &mut messages, c);
+    }
+    let model = s.model.clone().map(Value::String).unwrap_or(Value::Null);
+    Ok(match s.harness {
+        Harness::Claude => json!({"model": model, "messages": messages}),
+        Harness::Qwen => json!({"model": model, "contents": messages}),
+    })
+}
+
+/// One message as the API sees it: Claude `{role, content}`, Qwen `{role, parts}`.
+pub fn message(s: &Session, m: usize) -> std::io::Result<Value> {
+    let msg = &s.messages[m];
+    let mut pieces: Vec<Value> = Vec::new();
+    let key = match s.harness {
+        Harness::Claude => "content",
+        Harness::Qwen => "parts",
+    };
+    for part in &msg.parts {
+        let value = match part {
+            Part::Record { offset, len } => {
+                let bytes = load::read_span(&s.path, *offset, *len)?;
+                let mut v: Value = serde_json::from_slice(&bytes).map_err(std::io::Error::other)?;
+                v.get_mut("message").map(Value::take).unwrap_or(Value::Null)
+            }
+            Part::Inline(v) => v.clone(),
+        };
+        pieces.push(value.get(key).cloned().unwrap_or(Value::Null));
+    }
+    let role = match (s.harness, msg.role) {
+        (Harness::Claude, Role::User) | (Harness::Qwen, Role::User) => "user",
+        (Harness::Claude, Role::Assistant) => "assistant",
+        (Harness::Qwen, Role::Assistant) => "model",
+    };
+    let content = if pieces.len() == 1 && pieces[0].is_string() {
+        pieces.pop().unwrap_or(Value::Null)
+    } else {
+        let mut blocks = Vec::new();
+        for p in pieces {
+            match p {
+                Value::Array(a) => blocks.extend(a),
+                Value::String(text) if s.harness == Harness::Claude => {
+                    blocks.push(json!({"type": "text", "text": text}))
+                }
+                Value::Null => {}
+                other => blocks.push(other),
+            }
+        }
+        Value::Array(blocks)
+    };
+    let mut out = Map::new();
+    out.insert("role".into(), Value::String(role.into()));
+    out.insert(key.into(), content);
+    Ok(Value::Object(out))
+}
+
+/// Whether a content block is a tool result as the loaders count them.
+pub fn is_tool_result(harness: Harness, block: &Value) -> bool {
+    match harness {
+        Harness::Claude => {
+            block.get("type").and_then(Value::as_str) == Some("tool_result")
+                && block.get("tool_use_id").is_some_and(Value::is_string)
+        }
+        Harness::Qwen => {
+            !block.get("functionCall").is_some_and(Value::is_object)
+                && block
+                    .get("functionResponse")
+                    .is_some_and(|r| r.is_object() && r.get("id").is_some_and(Value::is_string))
+        }
+    }
+}
+
+fn is_top_level_media(block: &Value) -> bool {
+    !block.get("functionCall").is_some_and(Value::is_object)
+        && !block.get("functionResponse").is_some_and(Value::is_object)
+        && block.get("inlineData").is_some_and(Value::is_object)
+}
+
+fn blocks_mut(harness: Harness, msg: &mut Value) -> Option<&mut Vec<Value>> {
+    let key = match harness {
+        Harness::Claude => "content",
+        Harness::Qwen => "parts",
+    };
+    msg.get_mut(key).and_then(Value::as_array_mut)
+}
+
+fn apply(s: &Session, req: &Request, messages: &mut [Value], c: &Clearings<'_>) {
+    let rewrite = c.delivery == Delivery::Rewrite || s.harness == Harness::Qwen;
+    if rewrite {
+        for (i, msg) in messages.iter_mut().enumerate() {
+            let m = req.view_start + i;
+            let mut results = s.results_in(m, m + 1);
+            let mut media = s.media_in(m, m + 1);
+            let Some(blocks) = blocks_mut(s.harness, msg) else {
+                continue;
+            };
+            for block in blocks.iter_mut() {
+                if is_tool_result(s.harness, block) {
+                    if let Some(r) = results.next()
+                        && (c.result_cleared)(r)
+                    {
+                        clear_block(s.harness, block);
+                    }
+                } else if s.harness == Harness::Qwen
+                    && is_top_level_media(block)
+                    && let Some(k) = media.next()
+                    && (c.media_cleared)(k)
+                {
+                    let mime = block["inlineData"]
+                        .get("mimeType")
+                        .and_then(Value::as_str)
+                        .unwrap_or("application/octet-stream")
+                        .to_string();
+                    *block = json!({"text": format!("[Old inline media cleared: {mime}]")});
+                }
+            }
+        }
+    }
+    if c.drop_thoughts && s.harness == Harness::Qwen {
+        drop_thoughts(messages);
+    }
+    if c.delivery == Delivery::CacheEdits && s.harness == Harness::Claude {
+        cache_edits(s, req, messages, c.edits);
+    }
+}
+
+fn clear_block(harness: Harness, block: &mut Value) {
+    match harness {
+        Harness::Claude => {
+            block["content"] = Value::String(PLACEHOLDER.into());
+        }
+        Harness::Qwen => {
+            block["functionResponse"]["response"] = json!({"output": PLACEHOLDER});
+        }
+    }
+}
+
+/// `/compress-fast` drops thought parts; a model turn left empty goes too.
+fn drop_thoughts(messages: &mut [Value]) {
+    for msg in messages.iter_mut() {
+        if msg.get("role").and_then(Value::as_str) != Some("model") {
+            continue;
+        }
+        if let Some(parts) = blocks_mut(Harness::Qwen, msg) {
+            parts.retain(|p| p.get("thought").and_then(Value::as_bool) != Some(true));
+        }
+    }
+}
+
+/// Claude's cached microcompact (claude.ts `addCacheBreakpoints`): one cache_control
+/// on the last message, pinned and new `cache_edits` blocks, then `cache_reference`
+/// on every tool_result strictly before the last cache_control message.
+fn cache_edits(s: &Session, req: &Request, messages: &mut [Value], edits: &[EditBlock]) {
+    let Some(last) = messages.len().checked_sub(1) else {
+        return;
+    };
+    let content = &mut messages[last]["content"];
+    if let Value::String(text) = content {
+        *content = json!([{"type": "text", "text": text.clone()}]);
+    }
+    if let Some(block) = content.as_array_mut().and_then(|a| a.last_mut()) {
+        block["cache_control"] = json!({"type": "ephemeral"});
+    }
+    let mut seen: HashSet<String> = HashSet::new();
+    for e in edits
+        .iter()
+        .filter(|e| e.at <= req.index && e.msg >= req.view_start && e.msg < req.end)
+    {
+        let refs: Vec<Value> = e
+            .results
+            .iter()
+            .map(|&r| s.results[r].id.clone())
+            .filter(|id| seen.insert(id.clone()))
+            .map(|id| json!({"type": "delete", "cache_reference": id}))
+            .collect();
+        if refs.is_empty() {
+            continue;
+        }
+        let msg = &mut messages[e.msg - req.view_start];
+        if let Value::String(text) = &msg["content"] {
+            msg["content"] = json!([{"type": "text", "text": text.clone()}]);
+        }
+        if let Some(blocks) = msg["content"].as_array_mut() {
+            insert_after_tool_results(blocks, json!({"type": "cache_edits", "edits": refs}));
+        }
+    }
+    for msg in messages[..last].iter_mut() {
+        if msg.get("role").and_then(Value::as_str) != Some("user") {
+            continue;
+        }
+        if let Some(blocks) = msg["content"].as_array_mut() {
+            for b in blocks
+                .iter_mut()
+                .filter(|b| is_tool_result(Harness::Claude, b))
+            {
+                let id = b["tool_use_id"].clone();
+                b["cache_reference"] = id;
+            }
+        }
+    }
+}
+
+/// contentArray.ts `insertBlockAfterToolResults`.
+pub fn insert_after_tool_results(content: &mut Vec<Value>, block: Value) {
+    let last_result = content
+        .iter()
+        .rposition(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+    match last_result {
+        Some(i) => {
+            content.insert(i + 1, block);
+            if i + 1 == content.len() - 1 {
+                // Some APIs require the prompt not to end with non-text content.
+                content.push(json!({"type": "text", "text": "."}));
+            }
+        }
+        None => {
+            let at = content.len().saturating_sub(1);
+            content.insert(at, block);
+        }
+    }
+}
+
+/// Estimated tokens of messages `from..` of a body: a quarter of their JSON length.
+pub fn tokens_from(body: &Value, from: usize) -> u64 {
+    let list = body
+        .get("messages")
+        .or_else(|| body.get("contents"))
+        .and_then(Value::as_array);
+    list.map(|l| {
+        l.iter()
+            .skip(from)
+            .map(|m| crate::load::raw::utf16_len_str(&m.to_string()).div_ceil(4))
+            .sum()
+    })
+    .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edits_go_after_the_last_tool_result_with_a_dot_when_last() {
+        let mut c = vec![json!({"type": "tool_result", "tool_use_id": "a"})];
+        insert_after_tool_results(&mut c, json!({"type": "cache_edits"}));
+        assert_eq!(c[1]["type"], "cache_edits");
+        assert_eq!(c[2], json!({"type": "text", "text": "."}));
+
+        let mut c = vec![
+            json!({"type": "tool_result", "tool_use_id": "a"}),
+            json!({"type": "text", "text": "go on"}),
+        ];
+        insert_after_tool_results(&mut c, json!({"type": "cache_edits"}));
+        assert_eq!(c.len(), 3);
+        assert_eq!(c[1]["type"], "cache_edits");
+
+        let mut c = vec![
+            json!({"type": "text", "text": "a"}),
+            json!({"type": "text", "text": "b"}),
+        ];
+        insert_after_tool_results(&mut c, json!({"type": "cache_edits"}));
+        assert_eq!(c[1]["type"], "cache_edits");
+        assert_eq!(c[2]["text"], "b");
+    }
+}
