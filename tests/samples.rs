@@ -279,10 +279,10 @@ fn memory_sample_wire_is_gemini_contents_with_placeholders() {
     let mut cleared = Vec::new();
     for m in contents {
         for p in m["parts"].as_array().unwrap() {
-            if let Some(r) = p.get("functionResponse") {
-                if r["response"]["output"] == "[Old tool result content cleared]" {
-                    cleared.push(r["id"].as_str().unwrap().to_string());
-                }
+            if let Some(r) = p.get("functionResponse")
+                && r["response"]["output"] == "[Old tool result content cleared]"
+            {
+                cleared.push(r["id"].as_str().unwrap().to_string());
             }
             // /compress-fast drops thought parts.
             assert_ne!(p.get("thought"), Some(&Value::Bool(true)));
