@@ -56,6 +56,41 @@ pub struct PlanAt {
 }
 
 impl PlanAt {
+    /// The plan of a session without requests: nothing to send, nothing cleared.
+    pub fn empty() -> PlanAt {
+        PlanAt {
+            request: Request {
+                index: 0,
+                response: None,
+                view_start: 0,
+                end: 0,
+                segment: 0,
+                at: None,
+                now_ms: None,
+                gap_minutes: None,
+                begins_turn: true,
+            },
+            step: Step {
+                index: 0,
+                fired: false,
+                trigger: None,
+                newly_cleared: Vec::new(),
+                cleared: Vec::new(),
+                tokens_saved: 0,
+                chars_before: 0,
+                chars_after: 0,
+                target_chars: None,
+                media_cleared: 0,
+                media_kept: 0,
+                note: "the session has no requests".into(),
+            },
+            candidates: Vec::new(),
+            cache: CacheEffect::default(),
+            evicted_read_paths: Vec::new(),
+            unresolved_evicted_reads: 0,
+        }
+    }
+
     pub fn ids_with(&self, s: &Session, status: Status) -> Vec<String> {
         self.candidates
             .iter()
@@ -68,6 +103,9 @@ impl PlanAt {
 /// The plan at request `k` (1-based; `forced` acts there).
 pub fn plan_at(setup: &Setup, k: usize) -> std::io::Result<PlanAt> {
     let s = &setup.session;
+    if k == 0 {
+        return Ok(PlanAt::empty());
+    }
     let mut engine = setup.engine(k);
     let prev = if k > 1 { engine.run_to(k - 1) } else { None };
     let prev_cleared: Option<HashSet<usize>> = prev
@@ -205,6 +243,11 @@ pub fn explain(setup: &Setup, id: &str, forced_at: usize) -> Option<Explain> {
 
 /// The body of request `k` as sent (`Side::Wire`) or as recorded (`Side::Local`).
 pub fn wire_at(setup: &Setup, k: usize, side: Side) -> std::io::Result<serde_json::Value> {
+    if k == 0 {
+        let empty = PlanAt::empty().request;
+        let engine = setup.engine(0);
+        return build_wire(setup, &engine, &empty, side);
+    }
     let mut engine = setup.engine(k);
     engine.run_to(k);
     let request = setup.session.requests[k - 1].clone();

@@ -361,7 +361,7 @@ pub fn setup(path: &Path, opts: &Opts) -> Result<Setup, UsageError> {
     })
 }
 
-/// The request index `--at` names, checked against the session.
+/// The request index `--at` names, checked against the session (0: it has none).
 pub fn request_index(session: &Session, at: Option<&str>) -> Result<usize, UsageError> {
     let n = session.requests.len();
     let k = match at {
@@ -371,10 +371,8 @@ pub fn request_index(session: &Session, at: Option<&str>) -> Result<usize, Usage
             .map_err(|_| err(format!("--at {s:?}: expected a request number or `last`")))?,
     };
     if n == 0 {
-        return Err(err(format!(
-            "{}: the session has no requests (no main-thread messages)",
-            session.path.display()
-        )));
+        // An empty session is valid (SPEC §1): request 0 stands for "none".
+        return Ok(0);
     }
     if k == 0 || k > n {
         return Err(err(format!("--at {k}: the session has requests 1..={n}")));

@@ -53,10 +53,7 @@ fn run(cli: Cli) -> Result<String, UsageError> {
         }
         Command::Timeline { path, opts } => {
             let setup = cli::setup(&path, &opts)?;
-            let forced_at = match setup.session.requests.len() {
-                0 => 0,
-                _ => cli::request_index(&setup.session, opts.at.as_deref())?,
-            };
+            let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
             let steps = analysis::timeline(&setup, forced_at);
             match opts.format {
                 OutputFormat::Json => json(report::timeline_json(&setup, &steps)),

@@ -123,13 +123,13 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt) -> Value {
     json!({
         "schema": "mcscope.plan/1",
         "session": session_json(s),
-        "request": {
+        "request": (plan.request.index > 0).then(|| json!({
             "index": plan.request.index,
             "at": plan.request.at,
             "gap_minutes": gap_json(plan.request.gap_minutes),
             "begins_turn": plan.request.begins_turn,
             "messages": plan.request.end - plan.request.view_start,
-        },
+        })),
         "policy": policy_json(&setup.policy),
         "protection": roots_json(setup),
         "fired": step.fired,
@@ -329,6 +329,10 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
     let mut out = String::new();
     header(setup, &mut out);
     let req = &plan.request;
+    if req.index == 0 {
+        let _ = writeln!(out, "no requests: the session has no main-thread messages");
+        return out;
+    }
     let _ = writeln!(
         out,
         "request {}/{}  at {}  gap {} min  {}",

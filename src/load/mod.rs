@@ -116,6 +116,10 @@ fn line_record(
             "line skipped: {run} NUL byte(s) at byte {at} of the line (crash damage?)"
         ));
     }
+    let first = body.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'{') {
+        return Err("line skipped: not a JSON object (every record is one)".into());
+    }
     let text = std::str::from_utf8(body).map_err(|e| {
         format!(
             "line skipped: invalid UTF-8 at byte {} of the line",
@@ -131,6 +135,24 @@ fn line_record(
     })
 }
 
+/// A parser error in words about the line (serde's "line 1" means the record).
+pub(crate) fn json_error(e: serde_json::Error) -> String {
+    let text = e.to_string();
+    let msg = text
+        .rfind(" at line ")
+        .map_or(text.as_str(), |i| &text[..i]);
+    if msg == "trailing characters" {
+        format!(
+            "two records glued on one line (more JSON after column {})",
+            e.column()
+        )
+    } else if e.is_eof() {
+        format!("the record ends early at column {} (cut off)", e.column())
+    } else {
+        format!("invalid JSON at column {}: {msg}", e.column())
+    }
+}
+
 /// Detects the format from the first bytes: a JSON object with `messages` is a
 /// Messages API body; JSONL with `message.parts` is Qwen; anything else JSONL is
 /// Claude (an empty or summary-only file is an empty Claude session, SPEC §1).
@@ -143,11 +165,17 @@ fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadEr
             why: why.to_string(),
         }))
     };
-    let first = head.iter().position(|b| !b.is_ascii_whitespace());
-    let Some(first) = first else {
+    // Damaged lines (NUL runs, cut-off records) are diagnostics later, not a reason
+    // to refuse the file: only a head without a single `{`-line is not JSON at all.
+    let looks_json = head.split(|&b| b == b'\n').any(|l| {
+        l.iter()
+            .find(|b| !b.is_ascii_whitespace() && **b != 0)
+            .is_some_and(|&b| b == b'{')
+    });
+    if head.iter().all(u8::is_ascii_whitespace) {
         return Ok(Ok(Format::ClaudeJsonl));
-    };
-    if head[first] != b'{' {
+    }
+    if !looks_json {
         return unknown(
             "expected JSON Lines (Claude Code or Qwen Code) or a Messages API body (JSON)",
         );
@@ -171,7 +199,11 @@ fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadEr
             }
         }
     }
-    if !saw_object && is_json_extension(path) {
+    let whole_body = || {
+        serde_json::from_slice::<serde_json::Value>(&head)
+            .is_ok_and(|v| v.get("messages").is_some_and(|m| m.is_array()))
+    };
+    if !saw_object && (is_json_extension(path) || whole_body()) {
         // A pretty-printed body spans many lines.
         return Ok(Ok(Format::MessagesJson));
     }

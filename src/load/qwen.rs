@@ -132,7 +132,7 @@ impl Sink {
 
 impl RecordSink for Sink {
     fn record(&mut self, text: &str, line: usize, offset: u64) -> Result<(), String> {
-        let rec: Line = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let rec: Line = serde_json::from_str(text).map_err(super::json_error)?;
         self.b.s.records += 1;
         let kind = raw::string(rec.kind);
         let kind = kind.as_deref().unwrap_or("");
