@@ -846,10 +846,11 @@ pub fn fmt_gap(g: Option<f64>) -> String {
     g.map(fmt_num).unwrap_or_else(|| "none".into())
 }
 
-/// A number with at most one decimal, trailing zeros dropped.
+/// A number with at most two decimals, trailing zeros dropped.
 pub fn fmt_num(x: f64) -> String {
-    let s = format!("{:.1}", x);
-    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+    let s = format!("{x:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.to_string() }
 }
 
 pub fn fmt_int(n: u64) -> String {
