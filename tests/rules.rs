@@ -641,3 +641,116 @@ fn preset_can_differ_from_the_harness() {
     assert_eq!(s.policy.preset, mcscope::session::Harness::Qwen);
     assert!(s.policy.protect);
 }
+
+#[test]
+fn claude_idle_resets_at_a_turn_start_whatever_the_delivery() {
+    let t = tempfile::tempdir().unwrap();
+    let mut c = Claude::default();
+    c.prompt("go", 0.0)
+        .bash("a", 100)
+        .bash("b", 100)
+        .bash("c", 100)
+        .answer("ok");
+    c.prompt("later", 70.0).bash("d", 100).answer("ok");
+    c.prompt("soon", 1.0).answer("ok");
+    let mut o = opts(KindArg::Idle, 2);
+    o.delivery = Some(DeliveryArg::CacheEdits);
+    let s = setup(&c.write(t.path(), "s.jsonl"), o);
+    let p = last(&s);
+    assert!(p.request.begins_turn);
+    assert!(ids(&s, &p, Status::Cleared).is_empty());
+}
+
+#[test]
+fn a_reused_id_ranks_by_its_own_call() {
+    let t = tempfile::tempdir().unwrap();
+    let mut c = Claude::default();
+    c.prompt("go", 0.0)
+        .bash("X", 100)
+        .bash("Y", 100)
+        .bash("X", 100)
+        .bash("Z", 100)
+        .answer("ok")
+        .prompt("later", 90.0);
+    let s = setup(&c.write(t.path(), "s.jsonl"), opts(KindArg::Idle, 1));
+    let p = last(&s);
+    let ranks: Vec<(String, Option<usize>)> = p
+        .candidates
+        .iter()
+        .map(|c| (s.session.results[c.result].id.clone(), c.rank))
+        .collect();
+    assert_eq!(
+        ranks,
+        [
+            ("X".to_string(), Some(1)),
+            ("Y".to_string(), Some(2)),
+            ("X".to_string(), Some(3)),
+            ("Z".to_string(), Some(4))
+        ]
+    );
+    assert_eq!(ids(&s, &p, Status::Cleared), ["X", "Y", "X"]);
+}
+
+#[test]
+fn count_honours_clear_errors_under_claude() {
+    let t = tempfile::tempdir().unwrap();
+    let mut c = Claude::default();
+    c.prompt("go", 0.0);
+    c.call("E", "Bash", json!({"command": "false"}))
+        .result_full("E", json!("boom"), true, 0.0);
+    for id in ["a", "b", "c", "d"] {
+        c.bash(id, 10);
+    }
+    c.answer("ok");
+    let path = c.write(t.path(), "s.jsonl");
+    let mut o = opts(KindArg::Count, 2);
+    o.trigger = Some(2);
+    let s = setup(&path, o.clone());
+    assert!(ids(&s, &last(&s), Status::Cleared).contains(&"E".to_string()));
+    o.no_clear_errors = true;
+    let s = setup(&path, o);
+    let p = last(&s);
+    assert!(!ids(&s, &p, Status::Cleared).contains(&"E".to_string()));
+    assert_eq!(status(&s, &p, "E"), Status::Kept);
+}
+
+#[test]
+fn qwen_compressed_history_entries_are_their_own_messages() {
+    let t = tempfile::tempdir().unwrap();
+    let mut q = Qwen::default();
+    q.prompt("go", 0.0).shell("old", 100).answer("ok");
+    let compression = json!({"uuid": "c", "parentUuid": null, "sessionId": "s", "timestamp": "2026-05-20T11:02:44.771Z",
+    "type": "system", "cwd": "/repo", "version": "0.15.6", "subtype": "chat_compression",
+    "systemPayload": {"info": {"compressionStatus": 1}, "compressedHistory": [
+        {"role": "user", "parts": [{"text": "summary"}]},
+        {"role": "model", "parts": [{"functionCall": {"id": "h1", "name": "run_shell_command", "args": {"command": "a"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "h1", "name": "run_shell_command", "response": {"output": "hhhh"}}}]}
+    ]}});
+    q.lines.push(compression.to_string());
+    q.prompt("next", 1.0)
+        .shell("n1", 100)
+        .shell("n2", 100)
+        .answer("ok");
+    let mut o = opts(KindArg::Count, 1);
+    o.trigger = Some(1);
+    let s = setup(&q.write(t.path(), "s.jsonl"), o);
+    // The first request after the compression sends h1 (from the history) and the prompt.
+    let first_after = s
+        .session
+        .requests
+        .iter()
+        .find(|r| r.segment == 1)
+        .unwrap()
+        .index;
+    let p = plan(&s, first_after + 1);
+    assert_eq!(
+        ids(&s, &p, Status::Cleared),
+        ["h1"],
+        "h1 was sent before: not pending"
+    );
+    assert!(
+        !p.candidates
+            .iter()
+            .any(|c| s.session.results[c.result].id == "old")
+    );
+}

@@ -65,8 +65,10 @@ impl Builder {
     pub fn user(&mut self, r: UserRecord<'_>) -> usize {
         let ts_ms = r.ts.and_then(super::raw::timestamp_ms);
         let idx = match self.s.messages.last() {
+            // compressedHistory entries are messages of their own, not records.
             Some(m)
                 if m.role == Role::User
+                    && !m.synthetic
                     && m.segment == self.segment
                     && self.s.messages.len() > self.view_start =>
             {

@@ -214,10 +214,11 @@ impl<'s> Engine<'s> {
             self.edits.clear();
         }
         // Claude rewrites only the request: at a new turn the originals go out
-        // again. Count deletions and cache edits live on the server: cumulative.
-        let cumulative =
-            self.policy.kind == PlanKind::Count || self.policy.delivery == Delivery::CacheEdits;
-        if self.policy.preset == Harness::Claude && req.begins_turn && !cumulative {
+        // again. Count deletions are cumulative within the view (SPEC §5).
+        if self.policy.preset == Harness::Claude
+            && req.begins_turn
+            && self.policy.kind != PlanKind::Count
+        {
             self.cleared.iter_mut().for_each(|c| *c = None);
         }
         self.candidates = self.build_candidates(req);
@@ -290,16 +291,14 @@ impl<'s> Engine<'s> {
         let s = self.s;
         let calls = s.calls_in(req.view_start, req.end);
         let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut call_rank: HashMap<&str, usize> = HashMap::new();
-        let mut n_compactable_calls = 0;
+        // Rank: the call's position among the view's compactable calls.
+        let mut call_rank: HashMap<usize, usize> = HashMap::new();
         for c in calls.clone() {
             let call = &s.calls[c];
             by_id.entry(call.id.as_str()).or_default().push(c);
             if self.tools.is_compactable(&call.name) {
-                n_compactable_calls += 1;
-                call_rank
-                    .entry(call.id.as_str())
-                    .or_insert(n_compactable_calls);
+                let n = call_rank.len() + 1;
+                call_rank.insert(c, n);
             }
         }
         let last_user = last_user_message(s, req).filter(|&m| m + 1 == req.end);
@@ -309,12 +308,19 @@ impl<'s> Engine<'s> {
         for r in s.results_in(req.view_start, req.end) {
             let res = &s.results[r];
             let ids = by_id.get(res.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+            // A reused id: the result answers the latest call with its id before it.
+            let own_call = ids
+                .iter()
+                .rev()
+                .find(|&&c| s.calls[c].msg < res.msg)
+                .or(ids.first())
+                .copied();
             let tool = match s.harness {
-                Harness::Claude => ids.first().map(|&c| s.calls[c].name.clone()),
+                Harness::Claude => own_call.map(|c| s.calls[c].name.clone()),
                 Harness::Qwen => res
                     .name
                     .clone()
-                    .or_else(|| ids.first().map(|&c| s.calls[c].name.clone())),
+                    .or_else(|| own_call.map(|c| s.calls[c].name.clone())),
             };
             let compactable = tool
                 .as_deref()
@@ -333,10 +339,10 @@ impl<'s> Engine<'s> {
                     })
                 })
                 .collect();
-            let first_call = ids.first().map(|&c| &s.calls[c]);
+            let first_call = own_call.map(|c| &s.calls[c]);
             let rank = match (compactable, s.harness) {
                 (false, _) => None,
-                (true, Harness::Claude) => call_rank.get(res.id.as_str()).copied(),
+                (true, Harness::Claude) => own_call.and_then(|c| call_rank.get(&c).copied()),
                 (true, Harness::Qwen) => {
                     qwen_rank += 1;
                     Some(qwen_rank)
@@ -346,8 +352,8 @@ impl<'s> Engine<'s> {
                 (self.policy.protect && tool.as_deref() == Some(self.tools.read) && !res.is_error)
                     .then(|| self.protector.decide(&paths));
             // Sort key: the call's place in the view (rank order), else the result's.
-            let key = match (s.harness, ids.first()) {
-                (Harness::Claude, Some(&c)) => (c, r),
+            let key = match (s.harness, own_call) {
+                (Harness::Claude, Some(c)) => (c, r),
                 (Harness::Claude, None) => (s.calls.partition_point(|c| c.msg < res.msg), r),
                 (Harness::Qwen, _) => (r, r),
             };
@@ -705,7 +711,7 @@ impl<'s> Engine<'s> {
                     && !self.in_force(c)
                     && !c.protected()
                     && !r.already_cleared
-                    && (p.preset != Harness::Qwen || !r.is_error)
+                    && (!r.is_error || p.errors_clearable())
             })
             .collect();
         // Registration order: the order the results appear.
@@ -761,17 +767,17 @@ impl<'s> Engine<'s> {
             let c = &self.candidates[p];
             let r = &self.s.results[c.result];
             let clearing = self.cleared[c.result].as_ref();
-            let (status, mut reason) = if r.already_cleared {
-                (
-                    Status::AlreadyCleared,
-                    "already cleared in the transcript".to_string(),
-                )
-            } else if !c.compactable {
+            let (status, mut reason) = if !c.compactable {
                 let why = match &c.tool {
                     Some(t) => format!("{t} results are not compactable"),
                     None => "no tool call with this id in the view".into(),
                 };
                 (Status::NotCompactable, why)
+            } else if r.already_cleared {
+                (
+                    Status::AlreadyCleared,
+                    "already cleared in the transcript".to_string(),
+                )
             } else if c.protected() {
                 (Status::Protected, protection_text(c.protection.as_ref()))
             } else if let Some(cl) = clearing {

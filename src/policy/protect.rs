@@ -333,7 +333,7 @@ impl Protector {
         let lexical_root = self
             .roots
             .iter()
-            .find(|root| mapped.starts_with(&root.lexical))
+            .find(|root| mapped.starts_with(&root.lexical) || mapped.starts_with(&root.resolved))
             .map(|r| r.kind);
         Check {
             inside,
@@ -420,7 +420,7 @@ pub fn default_roots(
         ],
         Harness::Qwen => {
             let project = if std::env::var("QWEN_CODE_MEMORY_LOCAL").as_deref() == Ok("1") {
-                map.apply(Path::new(&git)).join(".qwen").join("memory")
+                map.apply(Path::new(cwd)).join(".qwen").join("memory")
             } else {
                 qwen_base()
                     .join("projects")
