@@ -20,11 +20,15 @@ use std::path::{Path, PathBuf};
 simulates the harness's microcompaction plans (idle gap, forced, size budget, count with cache_edits), \
 and shows which tool results were cleared, which were protected, and what the wire payload sent."
 )]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// A session file or a folder of sessions (no subcommand: list them).
+    /// A session file or a folder of sessions to open in the TUI (none: the
+    /// sessions under ~/.claude/projects and ~/.qwen/projects).
     pub path: Option<PathBuf>,
+    #[command(flatten)]
+    pub opts: Opts,
 }
 
 #[derive(Subcommand, Debug)]
@@ -57,6 +61,20 @@ pub enum Command {
         #[command(flatten)]
         opts: Opts,
     },
+    /// A shell completion script, printed to stdout.
+    Completions {
+        #[arg(value_enum)]
+        shell: ShellArg,
+    },
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShellArg {
+    Bash,
+    Zsh,
+    Fish,
+    Elvish,
+    Powershell,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -216,6 +234,15 @@ pub fn read_sidecar(session: &Path) -> Result<Option<(Sidecar, PathBuf)>, UsageE
 
 /// Loads the session and merges preset ← sidecar ← flags into a [`Setup`].
 pub fn setup(path: &Path, opts: &Opts) -> Result<Setup, UsageError> {
+    setup_with_progress(path, opts, &std::sync::atomic::AtomicU64::new(0))
+}
+
+/// As [`setup`], reporting the bytes loaded so far in `progress`.
+pub fn setup_with_progress(
+    path: &Path,
+    opts: &Opts,
+    progress: &std::sync::atomic::AtomicU64,
+) -> Result<Setup, UsageError> {
     if path.is_dir() {
         return Err(directory_error(path));
     }
@@ -224,7 +251,7 @@ pub fn setup(path: &Path, opts: &Opts) -> Result<Setup, UsageError> {
         InputFormatArg::QwenJsonl => Format::QwenJsonl,
         InputFormatArg::MessagesJson => Format::MessagesJson,
     });
-    let session = load::load(path, format)?;
+    let session = load::load_with_progress(path, format, progress)?;
     let sidecar = read_sidecar(path)?;
     let (side, side_dir) = match &sidecar {
         Some((s, d)) => (Some(s), d.clone()),

@@ -6,8 +6,10 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod diff;
 pub mod load;
 pub mod policy;
 pub mod report;
 pub mod session;
+pub mod tui;
 pub mod wire;

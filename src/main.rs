@@ -34,7 +34,8 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<String, UsageError> {
     let Some(command) = cli.command else {
-        return browse(cli.path.as_deref());
+        mcscope::tui::run(cli.path.as_deref(), &cli.opts)?;
+        return Ok(String::new());
     };
     let json = |v: serde_json::Value| {
         let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
@@ -78,6 +79,20 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                 OutputFormat::Text => report::explain_text(&setup, &e),
             }
         }
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            use clap_complete::Shell;
+            let shell = match shell {
+                cli::ShellArg::Bash => Shell::Bash,
+                cli::ShellArg::Zsh => Shell::Zsh,
+                cli::ShellArg::Fish => Shell::Fish,
+                cli::ShellArg::Elvish => Shell::Elvish,
+                cli::ShellArg::Powershell => Shell::PowerShell,
+            };
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "mcscope", &mut out);
+            String::from_utf8_lossy(&out).into_owned()
+        }
         Command::Wire { path, side, opts } => {
             let setup = cli::setup(&path, &opts)?;
             let k = cli::request_index(&setup.session, opts.at.as_deref())?;
@@ -92,34 +107,4 @@ fn run(cli: Cli) -> Result<String, UsageError> {
 
 fn io_error(path: &std::path::Path, e: std::io::Error) -> UsageError {
     UsageError::Message(format!("{}: {e}", path.display()))
-}
-
-/// No subcommand: list the sessions of a folder (or the harness folders).
-fn browse(path: Option<&std::path::Path>) -> Result<String, UsageError> {
-    let dirs: Vec<std::path::PathBuf> = match path {
-        Some(p) if p.is_dir() => vec![p.to_path_buf()],
-        Some(p) => {
-            return Err(UsageError::Message(format!(
-                "{}: the TUI is not built yet; try `mcscope plan {}`",
-                p.display(),
-                p.display()
-            )));
-        }
-        None => vec![
-            mcscope::policy::protect::claude_base().join("projects"),
-            mcscope::policy::protect::qwen_base().join("projects"),
-        ],
-    };
-    let mut out = String::new();
-    for d in dirs.iter().filter(|d| d.is_dir()) {
-        for (p, size, _) in mcscope::load::list_sessions(d).map_err(|e| io_error(d, e))? {
-            out.push_str(&format!("{:>12}  {}\n", size, p.display()));
-        }
-    }
-    if out.is_empty() {
-        return Err(UsageError::Message(
-            "no sessions found; give a session file".into(),
-        ));
-    }
-    Ok(out)
 }

@@ -14,6 +14,7 @@ use crate::session::{Diagnostic, Format, Session};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use builder::PLACEHOLDER;
 pub use claude::MEDIA_TOKENS as CLAUDE_MEDIA_TOKENS;
@@ -41,6 +42,15 @@ trait RecordSink {
 
 /// Loads a session file, detecting its format unless one is given.
 pub fn load(path: &Path, format: Option<Format>) -> Result<Session, LoadError> {
+    load_with_progress(path, format, &AtomicU64::new(0))
+}
+
+/// As [`load`], storing the bytes read so far in `progress` (for a progress bar).
+pub fn load_with_progress(
+    path: &Path,
+    format: Option<Format>,
+    progress: &AtomicU64,
+) -> Result<Session, LoadError> {
     let io = |source| LoadError::Io {
         path: path.to_path_buf(),
         source,
@@ -59,13 +69,18 @@ pub fn load(path: &Path, format: Option<Format>) -> Result<Session, LoadError> {
     let file = File::open(path).map_err(io)?;
     match format {
         Format::MessagesJson => messages::load(path, file),
-        Format::ClaudeJsonl => stream(path, file, Box::new(claude::Sink::new(path))),
-        Format::QwenJsonl => stream(path, file, Box::new(qwen::Sink::new(path))),
+        Format::ClaudeJsonl => stream(path, file, Box::new(claude::Sink::new(path)), progress),
+        Format::QwenJsonl => stream(path, file, Box::new(qwen::Sink::new(path)), progress),
     }
 }
 
 /// Reads JSONL line by line without a fixed line buffer (lines over 1 MB exist).
-fn stream(path: &Path, file: File, mut sink: Box<dyn RecordSink>) -> Result<Session, LoadError> {
+fn stream(
+    path: &Path,
+    file: File,
+    mut sink: Box<dyn RecordSink>,
+    progress: &AtomicU64,
+) -> Result<Session, LoadError> {
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut buf = Vec::with_capacity(1 << 16);
     let mut diagnostics = Vec::new();
@@ -92,6 +107,7 @@ fn stream(path: &Path, file: File, mut sink: Box<dyn RecordSink>) -> Result<Sess
             });
         }
         offset += n as u64;
+        progress.store(offset, Ordering::Relaxed);
     }
     Ok(sink.finish(diagnostics))
 }

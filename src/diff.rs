@@ -1,0 +1,234 @@
+//! Side-by-side diff rows of the local request vs the wire payload (no ratatui types).
+//!
+//! Rows are aligned `(left, right)` pairs over the pretty-printed JSON of both bodies;
+//! a changed pair carries the changed span of each side; long unchanged runs fold.
+
+use similar::{Algorithm, DiffOp, TextDiff};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Equal,
+    /// Only on the left: the local request had it, the wire does not.
+    Delete,
+    /// Only on the right: the wire added it (cache_edits, "." …).
+    Insert,
+    /// Both sides, different text.
+    Change,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Side {
+    /// 1-based line number in that side's JSON.
+    pub no: usize,
+    pub text: String,
+    /// The changed span, as a char range, when the row is a `Change`.
+    pub emph: Option<(usize, usize)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub kind: Kind,
+    pub left: Option<Side>,
+    pub right: Option<Side>,
+}
+
+/// What the diff view shows: a row, or a run of unchanged rows folded into one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Item {
+    Row(usize),
+    Fold { start: usize, len: usize },
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Diff {
+    pub rows: Vec<Row>,
+    /// The first row of each run of changes, in order (`n` / `N` jump between them).
+    pub changes: Vec<usize>,
+    /// True when the deadline cut the diff short (the result is still correct, coarser).
+    pub coarse: bool,
+}
+
+/// Diffs two texts line by line, within a time budget.
+pub fn diff(local: &str, wire: &str, budget: Duration) -> Diff {
+    let started = Instant::now();
+    let d = TextDiff::configure()
+        .algorithm(Algorithm::Patience)
+        .deadline(started + budget)
+        .diff_lines(local, wire);
+    let old: Vec<&str> = d.iter_old_slices().collect();
+    let new: Vec<&str> = d.iter_new_slices().collect();
+    let line = |s: &str| s.trim_end_matches(['\n', '\r']).to_string();
+    let mut rows = Vec::new();
+    let mut changes = Vec::new();
+    for op in d.ops() {
+        let first = rows.len();
+        match *op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => {
+                for i in 0..len {
+                    rows.push(Row {
+                        kind: Kind::Equal,
+                        left: Some(side(old_index + i, line(old[old_index + i]))),
+                        right: Some(side(new_index + i, line(new[new_index + i]))),
+                    });
+                }
+                continue;
+            }
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => {
+                for (i, text) in old.iter().enumerate().skip(old_index).take(old_len) {
+                    rows.push(Row {
+                        kind: Kind::Delete,
+                        left: Some(side(i, line(text))),
+                        right: None,
+                    });
+                }
+            }
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => {
+                for (i, text) in new.iter().enumerate().skip(new_index).take(new_len) {
+                    rows.push(Row {
+                        kind: Kind::Insert,
+                        left: None,
+                        right: Some(side(i, line(text))),
+                    });
+                }
+            }
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                for i in 0..old_len.max(new_len) {
+                    let l = (i < old_len).then(|| side(old_index + i, line(old[old_index + i])));
+                    let r = (i < new_len).then(|| side(new_index + i, line(new[new_index + i])));
+                    let kind = match (&l, &r) {
+                        (Some(_), Some(_)) => Kind::Change,
+                        (Some(_), None) => Kind::Delete,
+                        _ => Kind::Insert,
+                    };
+                    let mut row = Row {
+                        kind,
+                        left: l,
+                        right: r,
+                    };
+                    if let (Some(a), Some(b)) = (&mut row.left, &mut row.right) {
+                        let (ea, eb) = changed_span(&a.text, &b.text);
+                        a.emph = Some(ea);
+                        b.emph = Some(eb);
+                    }
+                    rows.push(row);
+                }
+            }
+        }
+        if changes
+            .last()
+            .is_none_or(|&c: &usize| rows[c..first].iter().any(|r| r.kind == Kind::Equal))
+        {
+            changes.push(first);
+        }
+    }
+    Diff {
+        rows,
+        changes,
+        coarse: started.elapsed() >= budget,
+    }
+}
+
+fn side(i: usize, text: String) -> Side {
+    Side {
+        no: i + 1,
+        text,
+        emph: None,
+    }
+}
+
+/// The differing middle of two lines (common prefix and suffix removed), in chars.
+pub fn changed_span(a: &str, b: &str) -> ((usize, usize), (usize, usize)) {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let max_suffix = a.len().min(b.len()) - prefix;
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(max_suffix)
+        .take_while(|(x, y)| x == y)
+        .count();
+    ((prefix, a.len() - suffix), (prefix, b.len() - suffix))
+}
+
+/// Folds unchanged runs longer than `2 * context + 1`, except those in `expanded`
+/// (keyed by the first row the fold would hide).
+pub fn fold(rows: &[Row], context: usize, expanded: &HashSet<usize>) -> Vec<Item> {
+    let mut items = Vec::new();
+    let mut i = 0;
+    while i < rows.len() {
+        if rows[i].kind != Kind::Equal {
+            items.push(Item::Row(i));
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < rows.len() && rows[i].kind == Kind::Equal {
+            i += 1;
+        }
+        let len = i - start;
+        let head = if start == 0 { 0 } else { context };
+        let tail = if i == rows.len() { 0 } else { context };
+        if len > head + tail + 1 && !expanded.contains(&(start + head)) {
+            items.extend((start..start + head).map(Item::Row));
+            items.push(Item::Fold {
+                start: start + head,
+                len: len - head - tail,
+            });
+            items.extend((i - tail..i).map(Item::Row));
+        } else {
+            items.extend((start..i).map(Item::Row));
+        }
+    }
+    items
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_align_and_mark_the_changed_span() {
+        let a = "a\n\"content\": \"long text\"\nc\n";
+        let b = "a\n\"content\": \"[cleared]\"\nc\nd\n";
+        let d = diff(a, b, Duration::from_secs(1));
+        let kinds: Vec<Kind> = d.rows.iter().map(|r| r.kind).collect();
+        assert_eq!(
+            kinds,
+            [Kind::Equal, Kind::Change, Kind::Equal, Kind::Insert]
+        );
+        let r = &d.rows[1];
+        assert_eq!(r.left.as_ref().unwrap().emph, Some((12, 21)));
+        assert_eq!(r.right.as_ref().unwrap().emph, Some((12, 21)));
+        assert_eq!(d.changes, [1, 3]);
+    }
+
+    #[test]
+    fn long_unchanged_runs_fold_with_context() {
+        let a: String = (0..20).map(|i| format!("{i}\n")).collect();
+        let b = a.replace("10\n", "ten\n");
+        let d = diff(&a, &b, Duration::from_secs(1));
+        let items = fold(&d.rows, 2, &HashSet::new());
+        assert_eq!(items.first(), Some(&Item::Fold { start: 0, len: 8 }));
+        assert!(items.contains(&Item::Row(10)));
+        assert_eq!(items.last(), Some(&Item::Fold { start: 13, len: 7 }));
+        let all = fold(&d.rows, 2, &[0, 13].into_iter().collect());
+        assert_eq!(all.len(), 20);
+    }
+}

@@ -1,0 +1,608 @@
+//! TUI state and `update(Action)`: no drawing, no terminal. Tests drive it directly.
+
+use super::keymap::Action;
+use crate::analysis::{self, Explain, PlanAt, Setup};
+use crate::diff::{self, Diff, Item};
+use crate::policy::engine::Step;
+use crate::policy::{Delivery, PlanKind, Policy};
+use crate::session::Harness;
+use crate::wire::Side;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// How long one diff may take before it settles for a coarser result.
+pub const DIFF_BUDGET: Duration = Duration::from_millis(100);
+/// Unchanged lines shown around each change before a run folds.
+pub const CONTEXT: usize = 3;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    List,
+    Diff,
+}
+
+/// A panel over the session view.
+#[derive(Debug, Clone)]
+pub enum Overlay {
+    Help,
+    Explain { explain: Explain, scroll: usize },
+    Search(String),
+    Export(String),
+}
+
+/// The session list (a directory, or the harness folders).
+#[derive(Debug, Clone)]
+pub struct Picker {
+    pub title: String,
+    pub sessions: Vec<(PathBuf, u64, SystemTime)>,
+    pub selected: usize,
+}
+
+/// One open session: its plan at the current request and everything shown.
+pub struct SessionView {
+    pub setup: Setup,
+    /// The parameters it was opened with: the header marks what changed.
+    pub opened_with: Policy,
+    pub k: usize,
+    pub plan: PlanAt,
+    pub steps: Vec<Step>,
+    pub diff: Diff,
+    pub items: Vec<Item>,
+    pub expanded: HashSet<usize>,
+    pub unfold_all: bool,
+    pub diff_top: usize,
+    pub hscroll: usize,
+    pub selected: usize,
+    pub focus: Focus,
+    pub overlay: Option<Overlay>,
+    pub status: Option<String>,
+    pub local_json: String,
+    pub wire_json: String,
+}
+
+pub enum Screen {
+    Picker(Picker),
+    Session(Box<SessionView>),
+}
+
+pub struct App {
+    pub screen: Screen,
+    /// The picker to go back to with Esc, when the session was opened from one.
+    pub back: Option<Picker>,
+    pub quit: bool,
+}
+
+impl App {
+    pub fn session(setup: Setup) -> App {
+        App {
+            screen: Screen::Session(Box::new(SessionView::new(setup))),
+            back: None,
+            quit: false,
+        }
+    }
+
+    pub fn picker(title: String, sessions: Vec<(PathBuf, u64, SystemTime)>) -> App {
+        App {
+            screen: Screen::Picker(Picker {
+                title,
+                sessions,
+                selected: 0,
+            }),
+            back: None,
+            quit: false,
+        }
+    }
+
+    pub fn view(&self) -> Option<&SessionView> {
+        match &self.screen {
+            Screen::Session(v) => Some(v),
+            Screen::Picker(_) => None,
+        }
+    }
+
+    pub fn view_mut(&mut self) -> Option<&mut SessionView> {
+        match &mut self.screen {
+            Screen::Session(v) => Some(v),
+            Screen::Picker(_) => None,
+        }
+    }
+
+    /// The one place state changes.
+    pub fn update(&mut self, action: Action) {
+        if action == Action::Quit {
+            self.quit = true;
+            return;
+        }
+        match &mut self.screen {
+            Screen::Picker(p) => match action {
+                Action::Up => p.selected = p.selected.saturating_sub(1),
+                Action::Down => {
+                    p.selected = (p.selected + 1).min(p.sessions.len().saturating_sub(1))
+                }
+                Action::PageUp => p.selected = p.selected.saturating_sub(10),
+                Action::PageDown => {
+                    p.selected = (p.selected + 10).min(p.sessions.len().saturating_sub(1))
+                }
+                Action::FirstRequest => p.selected = 0,
+                Action::LastRequest => p.selected = p.sessions.len().saturating_sub(1),
+                Action::Back => self.quit = true,
+                _ => {}
+            },
+            Screen::Session(v) => {
+                if action == Action::Back && v.overlay.is_none() {
+                    match self.back.take() {
+                        Some(p) => self.screen = Screen::Picker(p),
+                        None => self.quit = true,
+                    }
+                    return;
+                }
+                v.update(action);
+            }
+        }
+    }
+
+    /// The picker's selection, to be opened by the caller (loading may take a while).
+    pub fn picked(&self) -> Option<PathBuf> {
+        match &self.screen {
+            Screen::Picker(p) => p.sessions.get(p.selected).map(|s| s.0.clone()),
+            Screen::Session(_) => None,
+        }
+    }
+
+    /// Opens a loaded session from the picker; Esc comes back to it.
+    pub fn open(&mut self, setup: Setup) {
+        if let Screen::Picker(p) = &self.screen {
+            self.back = Some(p.clone());
+        }
+        self.screen = Screen::Session(Box::new(SessionView::new(setup)));
+    }
+
+    /// Typed text for an input panel (search, export path). True when consumed.
+    pub fn input(&mut self, c: char) -> bool {
+        self.view_mut().is_some_and(|v| v.input(c))
+    }
+
+    pub fn backspace(&mut self) -> bool {
+        self.view_mut().is_some_and(|v| v.backspace())
+    }
+
+    pub fn submit(&mut self) -> bool {
+        self.view_mut().is_some_and(|v| v.submit())
+    }
+
+    pub fn in_text_input(&self) -> bool {
+        self.view()
+            .is_some_and(|v| matches!(v.overlay, Some(Overlay::Search(_) | Overlay::Export(_))))
+    }
+}
+
+impl SessionView {
+    pub fn new(setup: Setup) -> SessionView {
+        let k = setup.last_request();
+        let mut v = SessionView {
+            opened_with: setup.policy.clone(),
+            setup,
+            k,
+            plan: PlanAt::empty(),
+            steps: Vec::new(),
+            diff: Diff::default(),
+            items: Vec::new(),
+            expanded: HashSet::new(),
+            unfold_all: false,
+            diff_top: 0,
+            hscroll: 0,
+            selected: 0,
+            focus: Focus::List,
+            overlay: None,
+            status: None,
+            local_json: String::new(),
+            wire_json: String::new(),
+        };
+        v.replan(true);
+        v
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.setup.policy
+    }
+
+    /// Recomputes the plan, the diff and (when needed) the timeline.
+    fn replan(&mut self, timeline: bool) {
+        let k = self.k;
+        self.plan = analysis::plan_at(&self.setup, k).unwrap_or_else(|_| PlanAt::empty());
+        if timeline || self.setup.policy.kind == PlanKind::Forced {
+            self.steps = analysis::timeline(&self.setup, k);
+        }
+        let pretty = |side| {
+            analysis::wire_at(&self.setup, k, side)
+                .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
+                .unwrap_or_else(|e| format!("cannot read the records: {e}"))
+        };
+        self.local_json = pretty(Side::Local);
+        self.wire_json = pretty(Side::Wire);
+        self.diff = diff::diff(&self.local_json, &self.wire_json, DIFF_BUDGET);
+        self.refold();
+        self.selected = self
+            .selected
+            .min(self.plan.candidates.len().saturating_sub(1));
+        self.diff_top = self.diff_top.min(self.items.len().saturating_sub(1));
+    }
+
+    fn refold(&mut self) {
+        self.items = if self.unfold_all {
+            (0..self.diff.rows.len()).map(Item::Row).collect()
+        } else {
+            diff::fold(&self.diff.rows, CONTEXT, &self.expanded)
+        };
+    }
+
+    fn tune(&mut self, f: impl FnOnce(&mut Policy) -> Option<String>) {
+        let msg = f(&mut self.setup.policy);
+        self.status = msg;
+        self.replan(true);
+    }
+
+    fn update(&mut self, action: Action) {
+        if let Some(o) = &mut self.overlay {
+            match (o, action) {
+                (_, Action::Back) => self.overlay = None,
+                (Overlay::Help, _) => self.overlay = None,
+                (Overlay::Explain { scroll, .. }, Action::Down) => *scroll += 1,
+                (Overlay::Explain { scroll, .. }, Action::Up) => *scroll = scroll.saturating_sub(1),
+                (Overlay::Explain { .. }, Action::Explain) => self.overlay = None,
+                _ => {}
+            }
+            return;
+        }
+        let n = self.setup.session.requests.len();
+        match action {
+            Action::NextRequest if self.k < n => self.step_to(self.k + 1),
+            Action::PrevRequest if self.k > 1 => self.step_to(self.k - 1),
+            Action::FirstRequest if n > 0 => self.step_to(1),
+            Action::LastRequest => self.step_to(n),
+            Action::CyclePlan => self.tune(|p| {
+                p.kind = match p.kind {
+                    PlanKind::Idle => PlanKind::Forced,
+                    PlanKind::Forced => PlanKind::Size,
+                    PlanKind::Size => PlanKind::Count,
+                    PlanKind::Count | PlanKind::Auto => PlanKind::Idle,
+                };
+                None
+            }),
+            Action::ToggleDelivery => {
+                let qwen = self.setup.session.harness == Harness::Qwen;
+                self.tune(|p| {
+                    if qwen {
+                        return Some(
+                            "cache-edits is Claude's cached microcompact; Qwen sends rewrites"
+                                .into(),
+                        );
+                    }
+                    p.delivery = match p.delivery {
+                        Delivery::Rewrite => Delivery::CacheEdits,
+                        Delivery::CacheEdits => Delivery::Rewrite,
+                    };
+                    None
+                })
+            }
+            Action::KeepMore => self.tune(|p| {
+                p.keep_recent = p.keep_recent.max(1) + 1;
+                None
+            }),
+            Action::KeepLess => self.tune(|p| {
+                p.keep_recent = p.keep_recent.saturating_sub(1).max(1);
+                None
+            }),
+            Action::GapUp => self.tune(|p| {
+                p.gap_threshold_minutes = (p.gap_threshold_minutes.max(0.0) + 5.0).floor();
+                None
+            }),
+            Action::GapDown => self.tune(|p| {
+                p.gap_threshold_minutes = (p.gap_threshold_minutes - 5.0).max(0.0).floor();
+                None
+            }),
+            Action::SizeUp => self.tune(|p| {
+                p.size_threshold = p.size_threshold.max(0) + 50_000;
+                None
+            }),
+            Action::SizeDown => self.tune(|p| {
+                p.size_threshold = (p.size_threshold - 50_000).max(0);
+                None
+            }),
+            Action::ToggleProtect => self.tune(|p| {
+                p.protect = !p.protect;
+                None
+            }),
+            Action::Explain => self.explain_selected(),
+            Action::Search => self.overlay = Some(Overlay::Search(String::new())),
+            Action::Export => self.overlay = Some(Overlay::Export(self.default_export_path())),
+            Action::Help => self.overlay = Some(Overlay::Help),
+            Action::FocusNext => {
+                self.focus = match self.focus {
+                    Focus::List => Focus::Diff,
+                    Focus::Diff => Focus::List,
+                }
+            }
+            Action::Up => self.move_by(-1),
+            Action::Down => self.move_by(1),
+            Action::PageUp => self.move_by(-10),
+            Action::PageDown => self.move_by(10),
+            Action::NextChange => self.jump_change(true),
+            Action::PrevChange => self.jump_change(false),
+            Action::ScrollLeft => self.hscroll = self.hscroll.saturating_sub(8),
+            Action::ScrollRight => self.hscroll += 8,
+            Action::ToggleFolds => {
+                self.unfold_all = !self.unfold_all;
+                self.refold();
+            }
+            _ => {}
+        }
+    }
+
+    fn step_to(&mut self, k: usize) {
+        if k == self.k || k == 0 {
+            return;
+        }
+        let id = self.selected_id();
+        self.k = k;
+        self.replan(false);
+        // Keep the same result selected when it is still in the view.
+        if let Some(id) = id
+            && let Some(i) = self.candidate_index(&id)
+        {
+            self.selected = i;
+        }
+        self.scroll_diff_to_selected();
+    }
+
+    fn move_by(&mut self, delta: isize) {
+        match self.focus {
+            Focus::List => {
+                let n = self.plan.candidates.len();
+                if n == 0 {
+                    return;
+                }
+                self.selected = (self.selected as isize + delta).clamp(0, n as isize - 1) as usize;
+                self.scroll_diff_to_selected();
+            }
+            Focus::Diff => {
+                let n = self.items.len();
+                self.diff_top = (self.diff_top as isize + delta)
+                    .clamp(0, n.saturating_sub(1) as isize)
+                    as usize;
+            }
+        }
+    }
+
+    fn jump_change(&mut self, forward: bool) {
+        let current_row = match self.items.get(self.diff_top) {
+            Some(Item::Row(r)) => *r,
+            Some(Item::Fold { start, .. }) => *start,
+            None => 0,
+        };
+        let target = if forward {
+            self.diff.changes.iter().find(|&&c| c > current_row)
+        } else {
+            self.diff.changes.iter().rev().find(|&&c| c < current_row)
+        };
+        match target {
+            Some(&row) => self.show_row(row),
+            None => self.status = Some("no more changes".into()),
+        }
+    }
+
+    /// Scrolls the diff so `row` is at the top, unfolding it if it was folded.
+    pub fn show_row(&mut self, row: usize) {
+        if let Some(fold_start) = self.items.iter().find_map(|it| match *it {
+            Item::Fold { start, len } if (start..start + len).contains(&row) => Some(start),
+            _ => None,
+        }) {
+            self.expanded.insert(fold_start);
+            self.refold();
+        }
+        if let Some(i) = self.items.iter().position(|it| *it == Item::Row(row)) {
+            self.diff_top = i.saturating_sub(2);
+        }
+    }
+
+    pub fn selected_id(&self) -> Option<String> {
+        self.plan
+            .candidates
+            .get(self.selected)
+            .map(|c| self.setup.session.results[c.result].id.clone())
+    }
+
+    fn candidate_index(&self, id: &str) -> Option<usize> {
+        self.plan
+            .candidates
+            .iter()
+            .position(|c| self.setup.session.results[c.result].id == id)
+    }
+
+    /// Selecting a result scrolls the diff to it (its result block on the wire side).
+    pub fn scroll_diff_to_selected(&mut self) {
+        let Some(id) = self.selected_id() else { return };
+        let key = match self.setup.session.harness {
+            Harness::Claude => format!("\"tool_use_id\": \"{id}\""),
+            Harness::Qwen => format!("\"id\": \"{id}\""),
+        };
+        let rows = self.diff.rows.iter().enumerate().filter(|(_, r)| {
+            r.right
+                .as_ref()
+                .or(r.left.as_ref())
+                .is_some_and(|s| s.text.contains(&key))
+        });
+        // Claude names the id once per result; Qwen's call comes before its response.
+        let row = match self.setup.session.harness {
+            Harness::Claude => rows.map(|(i, _)| i).next(),
+            Harness::Qwen => rows.map(|(i, _)| i).next_back(),
+        };
+        if let Some(row) = row {
+            self.show_row(row);
+        }
+    }
+
+    fn explain_selected(&mut self) {
+        let Some(id) = self.selected_id() else {
+            self.status = Some("no result selected".into());
+            return;
+        };
+        if let Some(explain) = analysis::explain(&self.setup, &id, self.k) {
+            self.overlay = Some(Overlay::Explain { explain, scroll: 0 });
+        }
+    }
+
+    fn default_export_path(&self) -> String {
+        let stem = self
+            .setup
+            .session
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| "session".into());
+        format!("{stem}-request{}-wire.json", self.k)
+    }
+
+    fn input(&mut self, c: char) -> bool {
+        match &mut self.overlay {
+            Some(Overlay::Search(q)) | Some(Overlay::Export(q)) => {
+                q.push(c);
+                if let Some(Overlay::Search(q)) = &self.overlay {
+                    let q = q.clone();
+                    self.search(&q, false);
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn backspace(&mut self) -> bool {
+        match &mut self.overlay {
+            Some(Overlay::Search(q)) | Some(Overlay::Export(q)) => {
+                q.pop();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Enter in an input panel: next match, or write the export.
+    fn submit(&mut self) -> bool {
+        match self.overlay.clone() {
+            Some(Overlay::Search(q)) => {
+                self.search(&q, true);
+                self.overlay = None;
+                true
+            }
+            Some(Overlay::Export(path)) => {
+                self.overlay = None;
+                self.status = Some(match self.export(Path::new(&path)) {
+                    Ok(p) => format!(
+                        "wrote the wire payload of request {} to {}",
+                        self.k,
+                        p.display()
+                    ),
+                    Err(e) => format!("export failed: {e}"),
+                });
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Selects the first result at or after the selection (after, when `next`) that
+    /// matches `q` in its id, tool, path or input.
+    pub fn search(&mut self, q: &str, next: bool) {
+        if q.is_empty() {
+            return;
+        }
+        let q = q.to_lowercase();
+        let n = self.plan.candidates.len();
+        let start = if next {
+            self.selected + 1
+        } else {
+            self.selected
+        };
+        let hit = (0..n).map(|i| (start + i) % n.max(1)).find(|&i| {
+            let c = &self.plan.candidates[i];
+            let r = &self.setup.session.results[c.result];
+            [
+                Some(&r.id),
+                c.tool.as_ref(),
+                c.path.as_ref(),
+                c.summary.as_ref(),
+            ]
+            .into_iter()
+            .flatten()
+            .any(|s| s.to_lowercase().contains(&q))
+        });
+        match hit {
+            Some(i) => {
+                self.selected = i;
+                self.status = None;
+                self.scroll_diff_to_selected();
+            }
+            None => self.status = Some(format!("no result matches {q:?}")),
+        }
+    }
+
+    /// Writes the wire payload atomically (temp file + rename); never over the input
+    /// or into the harness folders.
+    pub fn export(&self, path: &Path) -> std::io::Result<PathBuf> {
+        let path = std::path::absolute(path)?;
+        let input = std::fs::canonicalize(&self.setup.session.path)?;
+        let dir = path
+            .parent()
+            .ok_or_else(|| std::io::Error::other("no folder to write into"))?;
+        let dir_real = std::fs::canonicalize(dir)?;
+        let target = dir_real.join(path.file_name().unwrap_or_default());
+        if target == input || std::fs::canonicalize(&target).is_ok_and(|t| t == input) {
+            return Err(std::io::Error::other(
+                "refusing to overwrite the session being read",
+            ));
+        }
+        for base in [
+            crate::policy::protect::claude_base(),
+            crate::policy::protect::qwen_base(),
+        ] {
+            if std::fs::canonicalize(&base).is_ok_and(|b| dir_real.starts_with(b)) {
+                return Err(std::io::Error::other(format!(
+                    "refusing to write under the harness folder {}",
+                    base.display()
+                )));
+            }
+        }
+        let mut tmp = tempfile::NamedTempFile::new_in(&dir_real)?;
+        std::io::Write::write_all(&mut tmp, self.wire_json.as_bytes())?;
+        std::io::Write::write_all(&mut tmp, b"\n")?;
+        tmp.persist(&target).map_err(|e| e.error)?;
+        Ok(target)
+    }
+
+    /// Which parameters differ from those the session was opened with.
+    pub fn changed(&self) -> Vec<&'static str> {
+        let (a, b) = (&self.opened_with, &self.setup.policy);
+        let mut out = Vec::new();
+        if a.kind != b.kind {
+            out.push("kind");
+        }
+        if a.keep_recent != b.keep_recent {
+            out.push("keep_recent");
+        }
+        if a.gap_threshold_minutes != b.gap_threshold_minutes {
+            out.push("gap");
+        }
+        if a.size_threshold != b.size_threshold {
+            out.push("size");
+        }
+        if a.delivery != b.delivery {
+            out.push("delivery");
+        }
+        if a.protect != b.protect {
+            out.push("protect");
+        }
+        out
+    }
+}

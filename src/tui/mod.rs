@@ -1,0 +1,188 @@
+//! The terminal UI: `app` holds state and maps actions, `keymap` is the one table
+//! of keys, `ui` draws. This module owns the terminal and the event loop.
+
+pub mod app;
+pub mod keymap;
+pub mod ui;
+
+use crate::analysis::Setup;
+use crate::cli::{self, Opts, UsageError};
+use app::{App, Screen};
+use keymap::Action;
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, MouseEventKind,
+};
+use ratatui::crossterm::execute;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// A session loading in the background, with the bytes read so far.
+struct Loading {
+    path: PathBuf,
+    total: u64,
+    progress: Arc<AtomicU64>,
+    handle: JoinHandle<Result<Setup, UsageError>>,
+}
+
+impl Loading {
+    fn start(path: &Path, opts: &Opts) -> Loading {
+        let progress = Arc::new(AtomicU64::new(0));
+        let p = progress.clone();
+        let path_owned = path.to_path_buf();
+        let opts = opts.clone();
+        let handle = std::thread::spawn(move || cli::setup_with_progress(&path_owned, &opts, &p));
+        Loading {
+            path: path.to_path_buf(),
+            total: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+            progress,
+            handle,
+        }
+    }
+}
+
+/// `mcscope [PATH]`: a session, a folder of sessions, or the harness folders.
+pub fn run(path: Option<&Path>, opts: &Opts) -> Result<(), UsageError> {
+    // Decide what to show before touching the terminal, so errors are one plain line.
+    let (mut app, mut loading) = match path {
+        Some(p) if p.is_dir() => {
+            let sessions = crate::load::list_sessions(p)
+                .map_err(|e| UsageError::Message(format!("{}: {e}", p.display())))?;
+            if sessions.is_empty() {
+                return Err(cli::directory_error(p));
+            }
+            (App::picker(p.display().to_string(), sessions), None)
+        }
+        Some(p) => {
+            std::fs::metadata(p)
+                .map_err(|e| UsageError::Message(format!("{}: {e}", p.display())))?;
+            (
+                App::picker(String::new(), Vec::new()),
+                Some(Loading::start(p, opts)),
+            )
+        }
+        None => {
+            let mut sessions = Vec::new();
+            let mut roots = Vec::new();
+            for base in [
+                crate::policy::protect::claude_base(),
+                crate::policy::protect::qwen_base(),
+            ] {
+                let dir = base.join("projects");
+                roots.push(dir.display().to_string());
+                if dir.is_dir() {
+                    sessions.extend(crate::load::list_sessions(&dir).unwrap_or_default());
+                }
+            }
+            sessions.sort_by_key(|s| std::cmp::Reverse(s.2));
+            if sessions.is_empty() {
+                return Err(UsageError::Message(format!(
+                    "no sessions under {}; give a session file or folder",
+                    roots.join(" or ")
+                )));
+            }
+            (App::picker(roots.join(" + "), sessions), None)
+        }
+    };
+    let from_picker = loading.is_none();
+    let theme = ui::Theme::from_env();
+    let mut terminal = ratatui::init();
+    let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    let result = event_loop(
+        &mut terminal,
+        &mut app,
+        &mut loading,
+        opts,
+        theme,
+        from_picker,
+    );
+    let _ = execute!(std::io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    result
+}
+
+fn event_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    loading: &mut Option<Loading>,
+    opts: &Opts,
+    theme: ui::Theme,
+    mut from_picker: bool,
+) -> Result<(), UsageError> {
+    loop {
+        if loading.as_ref().is_some_and(|l| l.handle.is_finished()) {
+            let l = loading.take().expect("checked above");
+            let setup = l.handle.join().map_err(|_| {
+                UsageError::Message(format!("{}: the loader panicked", l.path.display()))
+            })??;
+            if from_picker {
+                app.open(setup);
+            } else {
+                *app = App::session(setup);
+            }
+        }
+        terminal
+            .draw(|f| match loading {
+                Some(l) => ui::draw_loading(
+                    f,
+                    &l.path.display().to_string(),
+                    l.progress.load(Ordering::Relaxed),
+                    l.total,
+                ),
+                None => ui::draw(f, app, theme),
+            })
+            .map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
+        if app.quit {
+            return Ok(());
+        }
+        if !event::poll(Duration::from_millis(50))
+            .map_err(|e| UsageError::Message(format!("terminal: {e}")))?
+        {
+            continue;
+        }
+        let ev = event::read().map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
+        if loading.is_some() {
+            if let Event::Key(k) = ev
+                && matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)
+            {
+                return Ok(());
+            }
+            continue;
+        }
+        match ev {
+            Event::Key(k) if k.kind != KeyEventKind::Release => {
+                if app.in_text_input() {
+                    let consumed = match k.code {
+                        KeyCode::Char(c) if !k.modifiers.contains(event::KeyModifiers::CONTROL) => {
+                            app.input(c)
+                        }
+                        KeyCode::Backspace => app.backspace(),
+                        KeyCode::Enter => app.submit(),
+                        _ => false,
+                    };
+                    if consumed {
+                        continue;
+                    }
+                }
+                if matches!(app.screen, Screen::Picker(_)) && k.code == KeyCode::Enter {
+                    if let Some(p) = app.picked() {
+                        *loading = Some(Loading::start(&p, opts));
+                        from_picker = true;
+                    }
+                    continue;
+                }
+                if let Some(a) = keymap::action_for(k) {
+                    app.update(a);
+                }
+            }
+            Event::Mouse(m) => match m.kind {
+                MouseEventKind::ScrollDown => (0..3).for_each(|_| app.update(Action::Down)),
+                MouseEventKind::ScrollUp => (0..3).for_each(|_| app.update(Action::Up)),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+}

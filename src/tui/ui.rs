@@ -1,0 +1,697 @@
+//! Drawing: one function per region, reading the state, never changing it.
+
+use super::app::{App, Focus, Overlay, Picker, Screen, SessionView};
+use super::keymap::{self, KEYMAP};
+use crate::diff::{Item, Kind, Row, Side};
+use crate::policy::engine::{Candidate, Status, fmt_gap, fmt_int, fmt_num};
+use crate::policy::protect::Outcome;
+use crate::policy::{Delivery, PlanKind};
+use crate::report::glyph;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Row as TRow, Table, Wrap};
+
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 16;
+
+/// Colours, or none at all when `NO_COLOR` is set (glyphs carry the meaning).
+#[derive(Debug, Clone, Copy)]
+pub struct Theme {
+    pub color: bool,
+}
+
+impl Theme {
+    pub fn from_env() -> Theme {
+        Theme {
+            color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        }
+    }
+
+    fn fg(&self, c: Color) -> Style {
+        if self.color {
+            Style::default().fg(c)
+        } else {
+            Style::default()
+        }
+    }
+
+    fn emph(&self, c: Color) -> Style {
+        if self.color {
+            Style::default().bg(c).fg(Color::Black)
+        } else {
+            Style::default().add_modifier(Modifier::REVERSED)
+        }
+    }
+
+    fn status(&self, st: Status) -> Style {
+        self.fg(match st {
+            Status::Kept => Color::Green,
+            Status::Cleared => Color::Red,
+            Status::Protected => Color::Cyan,
+            Status::AlreadyCleared => Color::DarkGray,
+            Status::ErrorKept => Color::Yellow,
+            Status::NotCompactable => Color::Gray,
+        })
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &App, theme: Theme) {
+    let area = f.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let msg = format!(
+            "terminal too small: {}x{} (mcscope needs {}x{})",
+            area.width, area.height, MIN_WIDTH, MIN_HEIGHT
+        );
+        f.render_widget(Paragraph::new(msg), Rect { height: 1, ..area });
+        return;
+    }
+    match &app.screen {
+        Screen::Picker(p) => draw_picker(f, p, theme),
+        Screen::Session(v) => draw_session(f, v, theme),
+    }
+}
+
+/// A progress screen for a session still loading.
+pub fn draw_loading(f: &mut Frame, path: &str, done: u64, total: u64) {
+    let area = f.area();
+    let pct = (done * 100).checked_div(total).unwrap_or(0).min(100);
+    let width = area.width.saturating_sub(4).min(60) as u64;
+    let filled = (width * pct / 100) as usize;
+    let bar = format!(
+        "[{}{}] {pct}%",
+        "#".repeat(filled),
+        " ".repeat(width as usize - filled)
+    );
+    let text = vec![
+        Line::from(format!("loading {path}")),
+        Line::from(format!("{} of {} MB", done / 1_000_000, total / 1_000_000)),
+        Line::from(bar),
+        Line::from("q quits"),
+    ];
+    f.render_widget(Paragraph::new(text), area);
+}
+
+fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
+    let area = f.area();
+    let [head, list, foot] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    f.render_widget(
+        Paragraph::new(format!(
+            "mcscope — {} ({} sessions, newest first)",
+            p.title,
+            p.sessions.len()
+        )),
+        head,
+    );
+    let height = list.height as usize;
+    let top = p.selected.saturating_sub(height.saturating_sub(1));
+    let lines: Vec<Line> = p
+        .sessions
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(height)
+        .map(|(i, (path, size, mtime))| {
+            let date = chrono::DateTime::<chrono::Utc>::from(*mtime).format("%Y-%m-%d %H:%M");
+            let text = format!(
+                "{} {date}  {:>10}  {}",
+                if i == p.selected { "▶" } else { " " },
+                fmt_int(*size),
+                path.display()
+            );
+            let style = if i == p.selected {
+                theme.emph(Color::Cyan)
+            } else {
+                Style::default()
+            };
+            Line::styled(text, style)
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), list);
+    f.render_widget(Paragraph::new("↑/↓ select  Enter open  q quit"), foot);
+}
+
+fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
+    let area = f.area();
+    let list_rows = (v.plan.candidates.len() as u16 + 3)
+        .min(area.height * 2 / 5)
+        .max(5);
+    let [header, list, diff, footer] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(list_rows),
+        Constraint::Min(4),
+        Constraint::Length(5),
+    ])
+    .areas(area);
+    draw_header(f, v, header, theme);
+    draw_list(f, v, list, theme);
+    draw_diff(f, v, diff, theme);
+    draw_footer(f, v, footer, theme);
+    match &v.overlay {
+        Some(Overlay::Help) => draw_help(f, area),
+        Some(Overlay::Explain { explain, scroll }) => {
+            draw_explain(f, v, explain, *scroll, area, theme)
+        }
+        Some(Overlay::Search(q)) => draw_input(
+            f,
+            area,
+            "search ids, tools, paths (Enter: next, Esc: close)",
+            q,
+        ),
+        Some(Overlay::Export(p)) => draw_input(
+            f,
+            area,
+            "export the wire payload to (Enter: write, Esc: cancel)",
+            p,
+        ),
+        None => {}
+    }
+}
+
+pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
+    let s = &v.setup.session;
+    let p = v.policy();
+    let changed = v.changed();
+    let mark = |name: &str, text: String| -> Span<'static> {
+        if changed.contains(&name) {
+            Span::styled(format!("{text}*"), theme.emph(Color::Yellow))
+        } else {
+            Span::raw(text)
+        }
+    };
+    let name = s
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let req = &v.plan.request;
+    let mut line1 = vec![
+        Span::styled(name, Style::default().add_modifier(Modifier::BOLD)),
+        Span::raw(format!("  {} ({})", s.format.name(), s.harness.name())),
+        Span::raw(format!(
+            "  request {}/{}  {}  gap {} min  {}",
+            v.k,
+            s.requests.len(),
+            req.at.as_deref().unwrap_or("-"),
+            fmt_gap(req.gap_minutes),
+            if req.begins_turn {
+                "new turn"
+            } else {
+                "tool loop"
+            }
+        )),
+    ];
+    if !s.diagnostics.is_empty() {
+        line1.push(Span::styled(
+            format!("  {} diagnostics", s.diagnostics.len()),
+            theme.fg(Color::Yellow),
+        ));
+    }
+    let mut line2 = vec![
+        Span::raw("plan "),
+        mark("kind", p.kind.name().into()),
+        Span::raw(format!(" ({})  keep ", p.preset.name())),
+        mark("keep_recent", p.keep_recent.to_string()),
+        Span::raw("  gap ≥ "),
+        mark("gap", format!("{} min", fmt_num(p.gap_threshold_minutes))),
+        Span::raw("  size > "),
+        mark("size", fmt_int(p.size_threshold.max(0) as u64)),
+        Span::raw(format!("  trigger {}  ", p.trigger_threshold)),
+        mark("delivery", p.delivery.name().into()),
+        Span::raw("  protect "),
+        mark(
+            "protect",
+            if p.protect { "on".into() } else { "off".into() },
+        ),
+    ];
+    if p.kind == PlanKind::Count && s.harness.name() == "claude" {
+        line2.push(Span::styled(
+            "  (Claude's real count thresholds are not public)",
+            theme.fg(Color::DarkGray),
+        ));
+    }
+    if s.subagent_what_if {
+        line2.push(Span::styled(
+            "  sub-agent what-if: harnesses never microcompact sub-agents",
+            theme.fg(Color::Magenta),
+        ));
+    }
+    f.render_widget(
+        Paragraph::new(vec![Line::from(line1), Line::from(line2)]),
+        area,
+    );
+}
+
+/// The status cell of a candidate: glyph, word, and the protection detail.
+pub fn status_label(c: &Candidate) -> String {
+    let mut s = format!("{} {}", glyph(c.status), c.status.name());
+    if let Some(p) = &c.protection {
+        let root = p.root.map(|r| r.name()).unwrap_or("");
+        match p.outcome {
+            Outcome::Protected => s.push_str(&format!(" ({root})")),
+            Outcome::Unverified => s.push_str(&format!(" ({root}, unverified)")),
+            Outcome::SymlinkEscape => s.push_str(&format!(
+                " ↗ symlink escape → {}",
+                p.resolved.as_deref().unwrap_or("?")
+            )),
+            Outcome::UnresolvedId => s.push_str(" ? unresolved id"),
+            Outcome::AmbiguousId => s.push_str(" ? ambiguous id"),
+            Outcome::Outside => {}
+        }
+    }
+    s
+}
+
+pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
+    let s = &v.setup.session;
+    let focused = v.focus == Focus::List;
+    let title = format!(
+        " tool results by age ({}) — {} ",
+        v.plan.candidates.len(),
+        if v.plan.step.fired {
+            format!(
+                "{} fired: {}",
+                v.plan.step.trigger.map(|t| t.name()).unwrap_or("?"),
+                v.plan.step.note
+            )
+        } else {
+            format!("no plan fired: {}", v.plan.step.note)
+        }
+    );
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(title)
+        .border_style(if focused {
+            theme.fg(Color::Cyan)
+        } else {
+            Style::default()
+        });
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let height = inner.height.saturating_sub(1) as usize;
+    let top = v.selected.saturating_sub(height.saturating_sub(1));
+    let rows: Vec<TRow> = v
+        .plan
+        .candidates
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(height)
+        .map(|(i, c)| {
+            let r = &s.results[c.result];
+            let mut style = theme.status(c.status);
+            if c.protection
+                .as_ref()
+                .is_some_and(|p| p.outcome == Outcome::SymlinkEscape)
+            {
+                style = theme.fg(Color::Magenta);
+            }
+            if i == v.selected {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
+            TRow::new(vec![
+                c.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
+                r.id.clone(),
+                c.tool.clone().unwrap_or_else(|| "?".into()),
+                c.path
+                    .clone()
+                    .or(c.summary.clone())
+                    .unwrap_or_default()
+                    .replace('\n', " "),
+                format!("{}/{}", fmt_int(r.chars), fmt_int(r.est_tokens)),
+                status_label(c),
+            ])
+            .style(style)
+        })
+        .collect();
+    let widths = [
+        Constraint::Length(4),
+        Constraint::Length(14),
+        Constraint::Length(10),
+        Constraint::Min(16),
+        Constraint::Length(14),
+        Constraint::Percentage(38),
+    ];
+    let header = TRow::new(vec![
+        "rank",
+        "id",
+        "tool",
+        "path / command",
+        "chars/~tok",
+        "status",
+    ])
+    .style(Style::default().add_modifier(Modifier::BOLD));
+    f.render_widget(
+        Table::new(rows, widths).header(header).column_spacing(1),
+        inner,
+    );
+}
+
+pub fn draw_diff(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
+    let focused = v.focus == Focus::Diff;
+    let changes = v.diff.changes.len();
+    let title = format!(
+        " local request (left) vs wire payload (right) — {changes} change{}{} — n/N jump, </> scroll, z fold ",
+        if changes == 1 { "" } else { "s" },
+        if v.diff.coarse {
+            ", coarse (time budget)"
+        } else {
+            ""
+        }
+    );
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(title)
+        .border_style(if focused {
+            theme.fg(Color::Cyan)
+        } else {
+            Style::default()
+        });
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let half = inner.width.saturating_sub(1) / 2;
+    let lines: Vec<Line> = v
+        .items
+        .iter()
+        .skip(v.diff_top)
+        .take(inner.height as usize)
+        .map(|item| match *item {
+            Item::Fold { len, .. } => Line::styled(
+                format!(
+                    "{:^width$}",
+                    format!("⋯ {len} unchanged lines ⋯"),
+                    width = inner.width as usize
+                ),
+                theme.fg(Color::DarkGray),
+            ),
+            Item::Row(r) => diff_line(&v.diff.rows[r], half as usize, v.hscroll, theme),
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+fn diff_line(row: &Row, half: usize, hscroll: usize, theme: Theme) -> Line<'static> {
+    let (lstyle, rstyle, lmark, rmark) = match row.kind {
+        Kind::Equal => (Style::default(), Style::default(), ' ', ' '),
+        Kind::Delete => (theme.fg(Color::Red), Style::default(), '-', ' '),
+        Kind::Insert => (Style::default(), theme.fg(Color::Green), ' ', '+'),
+        Kind::Change => (theme.fg(Color::Red), theme.fg(Color::Green), '~', '~'),
+    };
+    let mut spans = side_spans(
+        row.left.as_ref(),
+        half,
+        hscroll,
+        lmark,
+        lstyle,
+        theme.emph(Color::Red),
+    );
+    spans.push(Span::raw("│"));
+    spans.extend(side_spans(
+        row.right.as_ref(),
+        half,
+        hscroll,
+        rmark,
+        rstyle,
+        theme.emph(Color::Green),
+    ));
+    Line::from(spans)
+}
+
+/// One half of a diff row: gutter (line number + mark) and the text window.
+fn side_spans(
+    side: Option<&Side>,
+    width: usize,
+    hscroll: usize,
+    mark: char,
+    style: Style,
+    emph: Style,
+) -> Vec<Span<'static>> {
+    let gutter = 6;
+    let text_w = width.saturating_sub(gutter);
+    let Some(side) = side else {
+        return vec![Span::raw(" ".repeat(width))];
+    };
+    let chars: Vec<char> = side.text.chars().collect();
+    let start = hscroll.min(chars.len());
+    let end = (start + text_w).min(chars.len());
+    let mut spans = vec![Span::styled(
+        format!("{:>4}{mark} ", side.no % 100_000),
+        style,
+    )];
+    let (es, ee) = side.emph.unwrap_or((usize::MAX, usize::MAX));
+    let mut cur = String::new();
+    let mut cur_emph = false;
+    for (i, ch) in chars[start..end].iter().enumerate() {
+        let at = start + i;
+        let is_emph = at >= es && at < ee;
+        if is_emph != cur_emph && !cur.is_empty() {
+            spans.push(Span::styled(
+                std::mem::take(&mut cur),
+                if cur_emph { emph } else { style },
+            ));
+        }
+        cur_emph = is_emph;
+        cur.push(*ch);
+    }
+    if !cur.is_empty() {
+        spans.push(Span::styled(cur, if cur_emph { emph } else { style }));
+    }
+    let used = gutter + (end - start);
+    if used < width {
+        spans.push(Span::raw(" ".repeat(width - used)));
+    }
+    spans
+}
+
+pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
+    let st = &v.plan.step;
+    let cache = &v.plan.cache;
+    let cache_text = match (&cache.prefix_broken_at_message, v.policy().delivery) {
+        (Some(m), _) => format!(
+            "cache prefix broken at message {m} (~{} tokens re-written)",
+            fmt_int(cache.tokens_after_break)
+        ),
+        (None, Delivery::CacheEdits) if !cache.cache_edits_deleted.is_empty() => {
+            format!(
+                "cache prefix kept; cache_edits deletes {}",
+                cache.cache_edits_deleted.join(", ")
+            )
+        }
+        _ => "cache prefix kept".into(),
+    };
+    let meta = format!(
+        "chars {} → {}{}  ·  newly cleared {} (~{} tokens saved, estimate)  ·  {}",
+        fmt_int(st.chars_before),
+        fmt_int(st.chars_after),
+        st.target_chars
+            .map(|t| format!(" (target {})", fmt_int(t)))
+            .unwrap_or_default(),
+        st.newly_cleared.len(),
+        fmt_int(st.tokens_saved),
+        cache_text
+    );
+    let width = area.width.saturating_sub(10) as usize;
+    let s = &v.setup.session;
+    let context: Vec<u64> = s
+        .requests
+        .iter()
+        .map(|r| {
+            r.response
+                .and_then(|m| s.messages[m].usage.as_ref())
+                .map(|u| u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens)
+                .unwrap_or(0)
+        })
+        .collect();
+    let cache_read: Vec<u64> = s
+        .requests
+        .iter()
+        .map(|r| {
+            r.response
+                .and_then(|m| s.messages[m].usage.as_ref())
+                .map(|u| u.cache_read_input_tokens)
+                .unwrap_or(0)
+        })
+        .collect();
+    let fired: Vec<bool> = (0..s.requests.len())
+        .map(|i| v.steps.get(i).is_some_and(|st| st.fired))
+        .collect();
+    let mut lines = vec![Line::from(meta)];
+    lines.push(spark_line(
+        "context ",
+        &context,
+        width,
+        v.k,
+        theme.fg(Color::Blue),
+        theme,
+    ));
+    lines.push(spark_line(
+        "cache rd",
+        &cache_read,
+        width,
+        v.k,
+        theme.fg(Color::Cyan),
+        theme,
+    ));
+    lines.push(Line::from(format!("fired   {}", marks(&fired, width, v.k))));
+    let hint = v
+        .status
+        .clone()
+        .unwrap_or_else(|| keymap::hints().to_string());
+    lines.push(Line::styled(hint, theme.fg(Color::DarkGray)));
+    f.render_widget(Paragraph::new(lines), area);
+}
+
+/// Buckets of requests → one column each (the max of the bucket).
+fn buckets(n: usize, width: usize) -> Vec<std::ops::Range<usize>> {
+    if n == 0 || width == 0 {
+        return Vec::new();
+    }
+    let cols = n.min(width);
+    (0..cols)
+        .map(|c| (c * n / cols)..((c + 1) * n / cols).max(c * n / cols + 1))
+        .collect()
+}
+
+fn spark_line(
+    label: &str,
+    values: &[u64],
+    width: usize,
+    k: usize,
+    style: Style,
+    theme: Theme,
+) -> Line<'static> {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let max = values.iter().copied().max().unwrap_or(0).max(1);
+    let mut spans = vec![Span::raw(format!("{label} "))];
+    for b in buckets(values.len(), width) {
+        let v = values[b.clone()].iter().copied().max().unwrap_or(0);
+        let ch = if v == 0 {
+            ' '
+        } else {
+            BARS[((v * 7) / max) as usize]
+        };
+        let here = b.contains(&(k.saturating_sub(1)));
+        spans.push(Span::styled(
+            ch.to_string(),
+            if here {
+                theme.emph(Color::Yellow)
+            } else {
+                style
+            },
+        ));
+    }
+    Line::from(spans)
+}
+
+fn marks(fired: &[bool], width: usize, k: usize) -> String {
+    buckets(fired.len(), width)
+        .into_iter()
+        .map(|b| {
+            if fired[b.clone()].iter().any(|&f| f) {
+                '▲'
+            } else if b.contains(&(k.saturating_sub(1))) {
+                '^'
+            } else {
+                ' '
+            }
+        })
+        .collect()
+}
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+fn draw_help(f: &mut Frame, area: Rect) {
+    let lines: Vec<Line> = KEYMAP
+        .iter()
+        .map(|b| Line::from(format!("{:>6}  {}", b.label, b.help)))
+        .collect();
+    let r = centered(area, 64, lines.len() as u16 + 2);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(" keys (any key closes) "),
+        ),
+        r,
+    );
+}
+
+fn draw_explain(
+    f: &mut Frame,
+    v: &SessionView,
+    e: &crate::analysis::Explain,
+    scroll: usize,
+    area: Rect,
+    theme: Theme,
+) {
+    let mut lines = vec![
+        Line::from(format!(
+            "{}  {}  {}",
+            e.tool_use_id,
+            e.tool.as_deref().unwrap_or("?"),
+            e.path.as_deref().unwrap_or("")
+        )),
+        Line::styled(
+            match e.first_cleared_at {
+                Some(k) => format!("first vanished from the wire at request {k}"),
+                None => "never cleared from the wire".into(),
+            },
+            Style::default().add_modifier(Modifier::BOLD),
+        ),
+        Line::from(""),
+    ];
+    for r in e.rows.iter().skip(scroll) {
+        let here = if r.index == v.k { "▶" } else { " " };
+        lines.push(Line::from(vec![
+            Span::raw(format!("{here}{:>4}  ", r.index)),
+            Span::styled(
+                format!("{:<18}", format!("{} {}", glyph(r.status), r.status.name())),
+                theme.status(r.status),
+            ),
+            Span::raw(r.reason.clone()),
+        ]));
+    }
+    let r = centered(
+        area,
+        area.width.saturating_sub(6),
+        area.height.saturating_sub(4),
+    );
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(" explain — its fate at every request (Esc closes) "),
+        ),
+        r,
+    );
+}
+
+fn draw_input(f: &mut Frame, area: Rect, title: &str, text: &str) {
+    let r = centered(area, area.width.saturating_sub(10).min(90), 3);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(format!("{text}▏")).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(format!(" {title} ")),
+        ),
+        r,
+    );
+}
