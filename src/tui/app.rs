@@ -404,6 +404,17 @@ impl SessionView {
         if let Some(i) = self.items.iter().position(|it| *it == Item::Row(row)) {
             self.diff_top = i.saturating_sub(2);
         }
+        // Bring the changed span into view when it starts far to the right.
+        let emph = self
+            .diff
+            .rows
+            .get(row)
+            .and_then(|r| r.right.as_ref().or(r.left.as_ref()))
+            .and_then(|s| s.emph);
+        self.hscroll = match emph {
+            Some((start, _)) if start > 40 => start - 24,
+            _ => 0,
+        };
     }
 
     pub fn selected_id(&self) -> Option<String> {

@@ -143,7 +143,7 @@ fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
         .min(area.height * 2 / 5)
         .max(5);
     let [header, list, diff, footer] = Layout::vertical([
-        Constraint::Length(2),
+        Constraint::Length(2 + header_notes(v).len() as u16),
         Constraint::Length(list_rows),
         Constraint::Min(4),
         Constraint::Length(5),
@@ -213,7 +213,7 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             theme.fg(Color::Yellow),
         ));
     }
-    let mut line2 = vec![
+    let line2 = vec![
         Span::raw("plan "),
         mark("kind", p.kind.name().into()),
         Span::raw(format!(" ({})  keep ", p.preset.name())),
@@ -230,36 +230,44 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             if p.protect { "on".into() } else { "off".into() },
         ),
     ];
-    if p.kind == PlanKind::Count && s.harness.name() == "claude" {
-        line2.push(Span::styled(
-            "  (Claude's real count thresholds are not public)",
-            theme.fg(Color::DarkGray),
-        ));
+    let mut lines = vec![Line::from(line1), Line::from(line2)];
+    for note in header_notes(v) {
+        lines.push(Line::styled(note, theme.fg(Color::Magenta)));
     }
-    if s.subagent_what_if {
-        line2.push(Span::styled(
-            "  sub-agent what-if: harnesses never microcompact sub-agents",
-            theme.fg(Color::Magenta),
-        ));
-    }
-    f.render_widget(
-        Paragraph::new(vec![Line::from(line1), Line::from(line2)]),
-        area,
-    );
+    f.render_widget(Paragraph::new(lines), area);
 }
 
-/// The status cell of a candidate: glyph, word, and the protection detail.
-pub fn status_label(c: &Candidate) -> String {
+/// Warnings the header carries on a line of their own.
+pub fn header_notes(v: &SessionView) -> Vec<&'static str> {
+    let mut notes = Vec::new();
+    if v.policy().kind == PlanKind::Count
+        && v.setup.session.harness == crate::session::Harness::Claude
+    {
+        notes.push(
+            "count plan: Claude's real trigger and keep values are not public; these are guesses",
+        );
+    }
+    if v.setup.session.subagent_what_if {
+        notes.push("sub-agent transcript, planned as a what-if: the harnesses never microcompact sub-agents");
+    }
+    notes
+}
+
+/// The status cell of a candidate: glyph, word, and the protection detail, the
+/// escape target shortened from the left to fit `width`.
+pub fn status_label(c: &Candidate, width: usize) -> String {
     let mut s = format!("{} {}", glyph(c.status), c.status.name());
     if let Some(p) = &c.protection {
         let root = p.root.map(|r| r.name()).unwrap_or("");
         match p.outcome {
             Outcome::Protected => s.push_str(&format!(" ({root})")),
             Outcome::Unverified => s.push_str(&format!(" ({root}, unverified)")),
-            Outcome::SymlinkEscape => s.push_str(&format!(
-                " ↗ symlink escape → {}",
-                p.resolved.as_deref().unwrap_or("?")
-            )),
+            Outcome::SymlinkEscape => {
+                s.push_str(" ↗ symlink escape → ");
+                let target = p.resolved.as_deref().unwrap_or("?");
+                let room = width.saturating_sub(s.chars().count()).max(12);
+                s.push_str(&shorten_left(target, room));
+            }
             Outcome::UnresolvedId => s.push_str(" ? unresolved id"),
             Outcome::AmbiguousId => s.push_str(" ? ambiguous id"),
             Outcome::Outside => {}
@@ -296,6 +304,16 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     f.render_widget(block, area);
     let height = inner.height.saturating_sub(1) as usize;
     let top = v.selected.saturating_sub(height.saturating_sub(1));
+    let id_w = v
+        .plan
+        .candidates
+        .iter()
+        .map(|c| s.results[c.result].id.chars().count())
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 32) as u16;
+    let fixed = 4 + id_w + 10 + 14 + 5;
+    let status_w = (inner.width.saturating_sub(fixed) as usize) * 3 / 5;
     let rows: Vec<TRow> = v
         .plan
         .candidates
@@ -325,18 +343,18 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
                     .unwrap_or_default()
                     .replace('\n', " "),
                 format!("{}/{}", fmt_int(r.chars), fmt_int(r.est_tokens)),
-                status_label(c),
+                status_label(c, status_w),
             ])
             .style(style)
         })
         .collect();
     let widths = [
         Constraint::Length(4),
-        Constraint::Length(14),
+        Constraint::Length(id_w),
         Constraint::Length(10),
-        Constraint::Min(16),
+        Constraint::Fill(2),
         Constraint::Length(14),
-        Constraint::Percentage(38),
+        Constraint::Fill(3),
     ];
     let header = TRow::new(vec![
         "rank",
@@ -694,4 +712,14 @@ fn draw_input(f: &mut Frame, area: Rect, title: &str, text: &str) {
         ),
         r,
     );
+}
+
+/// `…` and the last `max - 1` chars of `s` when it is longer than `max`.
+pub fn shorten_left(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let tail: String = s.chars().skip(n + 1 - max.max(1)).collect();
+    format!("…{tail}")
 }

@@ -1,0 +1,455 @@
+//! The TUI, region by region on ratatui's TestBackend, and driven by actions.
+
+use mcscope::cli::{self, KindArg, Opts};
+use mcscope::tui::app::{App, Overlay};
+use mcscope::tui::keymap::{Action, KEYMAP};
+use mcscope::tui::ui::{self, Theme};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::Value;
+use std::path::Path;
+
+const DEMO: &str = "sample-sessions/claude-demo.jsonl";
+const MEMORY: &str = "sample-sessions/qwen-memory/session.jsonl";
+const SIZE: &str = "sample-sessions/claude-size.jsonl";
+
+fn sample(p: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
+}
+
+fn app(path: &str, kind: Option<KindArg>) -> App {
+    let opts = Opts {
+        policy: kind,
+        ..Default::default()
+    };
+    App::session(cli::setup(&sample(path), &opts).unwrap())
+}
+
+fn screen(app: &App, w: u16, h: u16, color: bool) -> Vec<String> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| ui::draw(f, app, Theme { color })).unwrap();
+    let buf = t.backend().buffer().clone();
+    (0..h)
+        .map(|y| {
+            (0..w)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+        })
+        .collect()
+}
+
+fn row<'a>(lines: &'a [String], needle: &str) -> &'a str {
+    lines
+        .iter()
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?}:\n{}", lines.join("\n")))
+}
+
+/// The age list region: from its title to the diff's title.
+fn list_region(lines: &[String]) -> Vec<String> {
+    let start = lines
+        .iter()
+        .position(|l| l.contains("tool results by age"))
+        .unwrap();
+    let end = lines
+        .iter()
+        .position(|l| l.contains("local request (left)"))
+        .unwrap();
+    lines[start + 2..end]
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .cloned()
+        .collect()
+}
+
+fn view_mut(app: &mut App) -> &mut mcscope::tui::app::SessionView {
+    app.view_mut().unwrap()
+}
+
+#[test]
+fn demo_count_marks_a_and_b_deleted_and_shows_cache_edits_on_the_right_only() {
+    let mut a = app(DEMO, Some(KindArg::Count));
+    let lines = screen(&a, 120, 40, true);
+    // Header: session, request, plan with the sidecar's parameters.
+    assert!(lines[0].contains("claude-demo.jsonl") && lines[0].contains("request 6/6"));
+    assert!(
+        lines[1].contains("plan count")
+            && lines[1].contains("keep 2")
+            && lines[1].contains("cache-edits")
+    );
+    assert!(
+        lines[2].contains("not public"),
+        "count thresholds are guesses: {}",
+        lines[2]
+    );
+    let list = list_region(&lines);
+    assert_eq!(list.len(), 4);
+    assert!(row(&list, "toolu_A").contains("✗ cleared"));
+    assert!(row(&list, "toolu_B").contains("✗ cleared"));
+    assert!(row(&list, "toolu_C").contains("· kept"));
+    assert!(row(&list, "toolu_D").contains("· kept"));
+    // The cache_edits block is in the wire payload only: scroll the diff to it.
+    let v = view_mut(&mut a);
+    let r = v
+        .diff
+        .rows
+        .iter()
+        .position(|r| {
+            r.right
+                .as_ref()
+                .is_some_and(|s| s.text.contains("cache_edits"))
+        })
+        .expect("a cache_edits row");
+    assert!(
+        v.diff.rows[r].left.is_none(),
+        "inserted: nothing on the left"
+    );
+    v.show_row(r);
+    let lines = screen(&a, 120, 40, true);
+    let l = row(&lines, "\"cache_edits\"");
+    let col = l.chars().position(|c| c == '│').unwrap();
+    let cut = l.chars().take(col).collect::<String>();
+    assert!(!cut.contains("cache_edits"), "left half: {cut}");
+    // cache_reference is visible too, on the right.
+    let v = view_mut(&mut a);
+    let r = v
+        .diff
+        .rows
+        .iter()
+        .position(|r| {
+            r.right
+                .as_ref()
+                .is_some_and(|s| s.text.contains("cache_reference"))
+        })
+        .unwrap();
+    v.show_row(r);
+    let lines = screen(&a, 120, 40, true);
+    assert!(row(&lines, "\"cache_reference\"").contains('+'));
+    // Footer: metadata and the sparkline marks where the plan fired.
+    let lines = screen(&a, 120, 40, true);
+    assert!(lines.iter().any(|l| l.starts_with("context ")));
+    assert!(row(&lines, "fired ").contains('▲'));
+}
+
+#[test]
+fn memory_forced_shows_roots_and_the_escape_target() {
+    let a = app(MEMORY, Some(KindArg::Forced));
+    let lines = screen(&a, 200, 40, true);
+    let list = list_region(&lines);
+    assert!(row(&list, "call_proj").contains("◆ protected (project)"));
+    assert!(row(&list, "call_user").contains("◆ protected (user)"));
+    assert!(row(&list, "call_team").contains("◆ protected (team)"));
+    let leak = row(&list, "call_leak");
+    assert!(
+        leak.contains("✗ cleared") && leak.contains("symlink escape →"),
+        "{leak}"
+    );
+    assert!(leak.contains("tree/home/dev/secrets/notes.md"), "{leak}");
+    assert!(row(&list, "call_src").contains("✗ cleared"));
+}
+
+#[test]
+fn stepping_cycling_and_tuning_replan_at_once() {
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    let cleared = |a: &App| -> Vec<String> {
+        let v = a.view().unwrap();
+        v.plan
+            .ids_with(&v.setup.session, mcscope::policy::Status::Cleared)
+    };
+    assert_eq!(cleared(&a), ["toolu_A", "toolu_B"]);
+    // keep_recent 2 → 3: toolu_B comes back, and the header marks the change.
+    a.update(Action::KeepMore);
+    assert_eq!(cleared(&a), ["toolu_A"]);
+    let lines = screen(&a, 120, 40, true);
+    assert!(lines[1].contains("keep 3*"), "{}", lines[1]);
+    a.update(Action::KeepLess);
+    assert_eq!(cleared(&a), ["toolu_A", "toolu_B"]);
+    // The gap threshold past 75.5 minutes: nothing fires.
+    for _ in 0..4 {
+        a.update(Action::GapUp);
+    }
+    assert_eq!(a.view().unwrap().policy().gap_threshold_minutes, 80.0);
+    assert!(cleared(&a).is_empty());
+    for _ in 0..4 {
+        a.update(Action::GapDown);
+    }
+    // Step back: request 5 is in the tool loop, 3 s after the last answer.
+    a.update(Action::PrevRequest);
+    assert_eq!(a.view().unwrap().k, 5);
+    assert!(cleared(&a).is_empty());
+    a.update(Action::LastRequest);
+    a.update(Action::FirstRequest);
+    assert_eq!(a.view().unwrap().k, 1);
+    a.update(Action::NextRequest);
+    assert_eq!(a.view().unwrap().k, 2);
+    a.update(Action::LastRequest);
+    // p cycles idle → forced → size → count → idle.
+    let kinds: Vec<&str> = (0..4)
+        .map(|_| {
+            a.update(Action::CyclePlan);
+            a.view().unwrap().policy().kind.name()
+        })
+        .collect();
+    assert_eq!(kinds, ["forced", "size", "count", "idle"]);
+    // d switches delivery: the cache_edits block appears under count.
+    a.update(Action::CyclePlan);
+    a.update(Action::CyclePlan);
+    a.update(Action::CyclePlan);
+    assert!(
+        a.view().unwrap().wire_json.contains("cache_edits")
+            == (a.view().unwrap().policy().delivery.name() == "cache-edits")
+    );
+    a.update(Action::ToggleDelivery);
+    let v = a.view().unwrap();
+    assert_eq!(v.policy().delivery.name(), "cache-edits");
+    assert!(v.wire_json.contains("\"cache_edits\""));
+    assert!(!v.local_json.contains("cache_edits"));
+    a.update(Action::ToggleDelivery);
+    assert!(!a.view().unwrap().wire_json.contains("cache_edits"));
+    assert!(
+        a.view()
+            .unwrap()
+            .wire_json
+            .contains("[Old tool result content cleared]")
+    );
+    // m toggles protection.
+    let before = a.view().unwrap().policy().protect;
+    a.update(Action::ToggleProtect);
+    assert_ne!(a.view().unwrap().policy().protect, before);
+    // Size threshold steps.
+    a.update(Action::SizeDown);
+    assert_eq!(a.view().unwrap().policy().size_threshold, 450_000);
+    a.update(Action::SizeUp);
+    assert_eq!(a.view().unwrap().policy().size_threshold, 500_000);
+}
+
+#[test]
+fn qwen_delivery_toggle_explains_instead() {
+    let mut a = app(MEMORY, Some(KindArg::Forced));
+    a.update(Action::ToggleDelivery);
+    let v = a.view().unwrap();
+    assert_eq!(v.policy().delivery.name(), "rewrite");
+    assert!(v.status.as_deref().unwrap().contains("Claude"));
+}
+
+#[test]
+fn explain_shows_the_fate_at_every_request() {
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    a.update(Action::Explain);
+    let lines = screen(&a, 120, 40, true);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("first vanished from the wire at request 6"))
+    );
+    assert!(row(&lines, "▶   6").contains("idle: gap 75.5 min >= 60; rank 1 of 4, not in last 2"));
+    a.update(Action::Back);
+    assert!(a.view().unwrap().overlay.is_none());
+    assert!(!a.quit, "Esc closes the panel first");
+}
+
+#[test]
+fn selecting_a_result_scrolls_the_diff_to_it() {
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    a.update(Action::Down);
+    a.update(Action::Down);
+    let lines = screen(&a, 120, 40, true);
+    let diff_start = lines
+        .iter()
+        .position(|l| l.contains("local request (left)"))
+        .unwrap();
+    assert!(
+        lines[diff_start..]
+            .iter()
+            .take(6)
+            .any(|l| l.contains("\"tool_use_id\": \"toolu_C\""))
+    );
+}
+
+#[test]
+fn search_selects_by_id_tool_or_path() {
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    a.update(Action::Search);
+    for c in "server".chars() {
+        assert!(a.input(c));
+    }
+    assert!(a.submit(), "Enter closes the search panel");
+    assert!(a.view().unwrap().overlay.is_none());
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_D"));
+    a.update(Action::Search);
+    for c in "grep".chars() {
+        a.input(c);
+    }
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_B"));
+    a.update(Action::Back);
+    a.update(Action::Search);
+    for c in "nothing-like-this".chars() {
+        a.input(c);
+    }
+    assert!(
+        a.view()
+            .unwrap()
+            .status
+            .as_deref()
+            .unwrap()
+            .contains("no result matches")
+    );
+}
+
+#[test]
+fn export_writes_the_wire_atomically_and_never_over_the_input() {
+    let t = tempfile::tempdir().unwrap();
+    let copy = t.path().join("s.jsonl");
+    std::fs::copy(sample(DEMO), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    let opts = Opts {
+        policy: Some(KindArg::Count),
+        keep_recent: Some(2),
+        trigger: Some(3),
+        ..Default::default()
+    };
+    let mut a = App::session(cli::setup(&copy, &opts).unwrap());
+    a.update(Action::Export);
+    assert!(matches!(
+        a.view().unwrap().overlay,
+        Some(Overlay::Export(_))
+    ));
+    let target = t.path().join("out.json");
+    if let Some(Overlay::Export(p)) = &mut view_mut(&mut a).overlay {
+        *p = target.display().to_string();
+    }
+    assert!(a.submit());
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert!(written.to_string().contains("cache_edits"));
+    assert!(
+        a.view()
+            .unwrap()
+            .status
+            .as_deref()
+            .unwrap()
+            .starts_with("wrote")
+    );
+    // Refuses the input itself.
+    let e = a.view().unwrap().export(&copy).unwrap_err();
+    assert!(e.to_string().contains("refusing"));
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+    // No temp files left behind.
+    let names: Vec<String> = std::fs::read_dir(t.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+#[test]
+fn help_is_generated_from_the_keymap() {
+    let mut a = app(DEMO, None);
+    a.update(Action::Help);
+    let lines = screen(&a, 120, 40, true);
+    for b in KEYMAP {
+        assert!(
+            lines.iter().any(|l| l.contains(b.help)),
+            "help lacks {:?}",
+            b.help
+        );
+    }
+    a.update(Action::Down);
+    assert!(
+        a.view().unwrap().overlay.is_none(),
+        "any key closes the help"
+    );
+}
+
+#[test]
+fn a_small_terminal_gets_one_line() {
+    let a = app(DEMO, None);
+    let lines = screen(&a, 59, 20, true);
+    assert!(lines[0].starts_with("terminal too small: 59x20"));
+    assert!(lines[1..].iter().all(|l| l.trim().is_empty()));
+    let lines = screen(&a, 80, 15, true);
+    assert!(lines[0].starts_with("terminal too small"));
+    let lines = screen(&a, 60, 16, true);
+    assert!(lines[0].contains("claude-demo.jsonl"));
+}
+
+#[test]
+fn no_color_keeps_the_meaning_in_glyphs() {
+    let a = app(DEMO, Some(KindArg::Idle));
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    t.draw(|f| ui::draw(f, &a, Theme { color: false })).unwrap();
+    let buf = t.backend().buffer();
+    for cell in buf.content() {
+        assert_eq!(
+            cell.fg,
+            ratatui::style::Color::Reset,
+            "a colour with NO_COLOR"
+        );
+        assert_eq!(cell.bg, ratatui::style::Color::Reset);
+    }
+    let lines = screen(&a, 120, 40, false);
+    assert!(row(&lines, "toolu_A").contains("✗ cleared"));
+}
+
+#[test]
+fn picker_opens_and_esc_goes_back() {
+    let dir = sample("sample-sessions");
+    let sessions = mcscope::load::list_sessions(&dir).unwrap();
+    assert!(sessions.len() >= 3);
+    let mut a = App::picker(dir.display().to_string(), sessions);
+    let lines = screen(&a, 120, 30, true);
+    assert!(lines[0].contains("newest first"));
+    let picked = a.picked().unwrap();
+    a.open(cli::setup(&picked, &Opts::default()).unwrap());
+    assert!(a.view().is_some());
+    a.update(Action::Back);
+    assert!(a.view().is_none() && !a.quit, "back to the picker");
+    a.update(Action::Back);
+    assert!(a.quit, "Esc at the top level quits");
+}
+
+/// The TUI shows the very plan `mcscope plan` prints, for every sample, plan and request.
+#[test]
+fn tui_agrees_with_the_cli_on_every_sample_and_request() {
+    for path in [DEMO, MEMORY, SIZE] {
+        for (kind, name) in [
+            (KindArg::Idle, "idle"),
+            (KindArg::Forced, "forced"),
+            (KindArg::Size, "size"),
+            (KindArg::Count, "count"),
+        ] {
+            let mut a = app(path, Some(kind));
+            a.update(Action::FirstRequest);
+            let n = a.view().unwrap().setup.session.requests.len();
+            for k in 1..=n {
+                let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcscope"))
+                    .args([
+                        "plan",
+                        path,
+                        "--policy",
+                        name,
+                        "--at",
+                        &k.to_string(),
+                        "--format",
+                        "json",
+                    ])
+                    .current_dir(env!("CARGO_MANIFEST_DIR"))
+                    .output()
+                    .unwrap();
+                let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+                let lines = screen(&a, 200, 60, false);
+                let list = list_region(&lines);
+                let cands = cli["candidates"].as_array().unwrap();
+                assert_eq!(list.len(), cands.len(), "{path} {name} @{k}");
+                for (line, c) in list.iter().zip(cands) {
+                    let id = c["tool_use_id"].as_str().unwrap();
+                    let status = c["status"].as_str().unwrap();
+                    assert!(
+                        line.contains(id) && line.contains(status),
+                        "{path} {name} @{k}: {line} vs {id} {status}"
+                    );
+                }
+                a.update(Action::NextRequest);
+            }
+        }
+    }
+}
