@@ -61,6 +61,8 @@ pub enum Command {
         #[command(flatten)]
         opts: Opts,
     },
+    /// A guided tour of cached microcompaction on the bundled demo session.
+    Demo,
     /// A shell completion script, printed to stdout.
     Completions {
         #[arg(value_enum)]

@@ -79,6 +79,10 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                 OutputFormat::Text => report::explain_text(&setup, &e),
             }
         }
+        Command::Demo => {
+            mcscope::tui::run_demo()?;
+            String::new()
+        }
         Command::Completions { shell } => {
             use clap::CommandFactory;
             use clap_complete::Shell;

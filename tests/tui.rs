@@ -453,3 +453,41 @@ fn tui_agrees_with_the_cli_on_every_sample_and_request() {
         }
     }
 }
+
+#[test]
+fn demo_walks_through_the_stages_and_points_at_each_region() {
+    use mcscope::tui::demo::{Region, STAGES};
+    let t = tempfile::tempdir().unwrap();
+    let mut a = mcscope::tui::demo_app(t.path()).unwrap();
+    let mut seen = Vec::new();
+    for (i, st) in STAGES.iter().enumerate() {
+        let lines = screen(&a, 120, 40, true);
+        let text = lines.join("\n");
+        assert!(text.contains(st.title), "stage {i}: {text}");
+        assert!(text.contains(&format!("({}/{})", i + 1, STAGES.len())));
+        let pointer = match st.region {
+            Region::List => "▲ the age list above",
+            Region::Diff => "▼ the wire payload below, right side",
+            Region::Footer => "▼ the footer below",
+        };
+        assert!(
+            text.contains(pointer),
+            "stage {i} points at {:?}",
+            st.region
+        );
+        seen.push(text);
+        a.update(Action::NextRequest);
+    }
+    // Stage 2 is request 5, where count deleted A and B.
+    assert!(seen[1].contains("request 5/6"));
+    // Stage 4 shows the cache_edits block; stage 5 the placeholder and the broken prefix.
+    assert!(seen[3].contains("\"type\": \"cache_edits\""));
+    assert!(seen[4].contains("[Old tool result content cleare"));
+    assert!(seen[4].contains("cache prefix broken at message 2"));
+    // After the last stage the demo ends and every key works.
+    let v = a.view().unwrap();
+    assert!(v.demo.is_none());
+    assert!(v.status.as_deref().unwrap().contains("end of the demo"));
+    a.update(Action::PrevRequest);
+    assert_eq!(a.view().unwrap().k, 5);
+}

@@ -59,6 +59,8 @@ pub struct SessionView {
     pub status: Option<String>,
     pub local_json: String,
     pub wire_json: String,
+    /// The guided demo's current stage (`mcscope demo`).
+    pub demo: Option<usize>,
 }
 
 pub enum Screen {
@@ -198,6 +200,7 @@ impl SessionView {
             status: None,
             local_json: String::new(),
             wire_json: String::new(),
+            demo: None,
         };
         v.replan(true);
         v
@@ -244,6 +247,20 @@ impl SessionView {
     }
 
     fn update(&mut self, action: Action) {
+        if let Some(stage) = self.demo {
+            match action {
+                Action::NextRequest if stage + 1 < super::demo::STAGES.len() => {
+                    return super::demo::apply(self, stage + 1);
+                }
+                Action::NextRequest | Action::Back => {
+                    self.demo = None;
+                    self.status = Some("end of the demo: every key works now (? for help)".into());
+                    return;
+                }
+                Action::PrevRequest => return super::demo::apply(self, stage.saturating_sub(1)),
+                _ => {}
+            }
+        }
         if let Some(o) = &mut self.overlay {
             match (o, action) {
                 (_, Action::Back) => self.overlay = None,
@@ -337,6 +354,33 @@ impl SessionView {
                 self.refold();
             }
             _ => {}
+        }
+    }
+
+    /// Sets the plan kind, delivery and request at once (the demo's stages).
+    pub fn set_plan(&mut self, kind: PlanKind, delivery: Delivery, k: usize) {
+        self.setup.policy.kind = kind;
+        self.setup.policy.delivery = delivery;
+        self.k = k;
+        self.replan(true);
+    }
+
+    pub fn select_id(&mut self, id: &str) {
+        if let Some(i) = self.candidate_index(id) {
+            self.selected = i;
+            self.scroll_diff_to_selected();
+        }
+    }
+
+    /// Scrolls the diff to the first wire-side line containing `text`.
+    pub fn show_wire_text(&mut self, text: &str) {
+        let row = self
+            .diff
+            .rows
+            .iter()
+            .position(|r| r.right.as_ref().is_some_and(|s| s.text.contains(text)));
+        if let Some(row) = row {
+            self.show_row(row);
         }
     }
 

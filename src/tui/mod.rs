@@ -2,6 +2,7 @@
 //! of keys, `ui` draws. This module owns the terminal and the event loop.
 
 pub mod app;
+pub mod demo;
 pub mod keymap;
 pub mod ui;
 
@@ -41,6 +42,36 @@ impl Loading {
             handle,
         }
     }
+}
+
+/// `mcscope demo`: the bundled session with its guided captions.
+pub fn run_demo() -> Result<(), UsageError> {
+    let dir = tempfile::tempdir().map_err(|e| UsageError::Message(format!("demo: {e}")))?;
+    let mut app = demo_app(dir.path())?;
+    let opts = Opts::default();
+    let theme = ui::Theme::from_env();
+    let mut terminal = ratatui::init();
+    let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    let result = event_loop(&mut terminal, &mut app, &mut None, &opts, theme, false);
+    let _ = execute!(std::io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    result
+}
+
+/// The demo app at its first stage, its session written into `dir` (a temp folder).
+pub fn demo_app(dir: &Path) -> Result<App, UsageError> {
+    let path = dir.join("claude-demo.jsonl");
+    std::fs::write(&path, demo::SESSION).map_err(|e| UsageError::Message(format!("demo: {e}")))?;
+    let opts = Opts {
+        keep_recent: Some(2),
+        trigger: Some(3),
+        ..Default::default()
+    };
+    let mut app = App::session(cli::setup(&path, &opts)?);
+    if let Some(v) = app.view_mut() {
+        demo::apply(v, 0);
+    }
+    Ok(app)
 }
 
 /// `mcscope [PATH]`: a session, a folder of sessions, or the harness folders.

@@ -1,0 +1,114 @@
+//! `mcscope demo`: the bundled claude-demo session with captions that walk through
+//! cached microcompaction, then the idle/rewrite contrast. `→` advances.
+
+use super::app::SessionView;
+use crate::policy::{Delivery, PlanKind};
+
+/// The screen region a caption talks about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    List,
+    Diff,
+    Footer,
+}
+
+pub struct Stage {
+    pub title: &'static str,
+    pub pain: &'static str,
+    pub text: &'static str,
+    pub region: Region,
+    kind: PlanKind,
+    delivery: Delivery,
+    /// Request to show: 0 = the last.
+    request: usize,
+    select: &'static str,
+    /// Scroll the diff to the first wire line containing this text.
+    show: Option<&'static str>,
+}
+
+/// The bundled session (also `sample-sessions/claude-demo.jsonl`).
+pub const SESSION: &str = include_str!("../../sample-sessions/claude-demo.jsonl");
+
+pub const STAGES: &[Stage] = &[
+    Stage {
+        title: "1. Collect the candidates, in call order",
+        pain: "which tools can be cleared?",
+        text: "Every tool result of the request is listed. Results of compactable tools (Read, Bash, Grep, Glob, \
+               WebFetch, WebSearch, Edit, Write) are candidates, ranked by the order of their calls: rank 1 is the oldest.",
+        region: Region::List,
+        kind: PlanKind::Count,
+        delivery: Delivery::CacheEdits,
+        request: 0,
+        select: "toolu_A",
+        show: None,
+    },
+    Stage {
+        title: "2. Register them and decide which sent results to delete",
+        pain: "age is order, not time",
+        text: "At request 5 four results are active, more than the trigger (3): every one outside the last 2 goes — \
+               toolu_A and toolu_B. The count plan never looks at the clock.",
+        region: Region::List,
+        kind: PlanKind::Count,
+        delivery: Delivery::CacheEdits,
+        request: 5,
+        select: "toolu_B",
+        show: None,
+    },
+    Stage {
+        title: "3. The local transcript is unchanged: only the deletion intent is recorded",
+        pain: "only results already sent can be deleted",
+        text: "toolu_D's result is still pending at request 5 (the server has not cached it yet), so it could not \
+               be deleted even outside the keep window. The left side, the local request, keeps every result.",
+        region: Region::List,
+        kind: PlanKind::Count,
+        delivery: Delivery::CacheEdits,
+        request: 5,
+        select: "toolu_D",
+        show: None,
+    },
+    Stage {
+        title: "4. The wire payload: cache_edits and cache_reference",
+        pain: "the UI shows no change but tokens went away",
+        text: "On the right, the request as sent: a cache_edits block deletes toolu_A and toolu_B from the server's \
+               cache, pinned in the message where it was first sent; every earlier tool_result carries a \
+               cache_reference. The content itself is unchanged, so the cached prefix stays intact.",
+        region: Region::Diff,
+        kind: PlanKind::Count,
+        delivery: Delivery::CacheEdits,
+        request: 0,
+        select: "toolu_A",
+        show: Some("\"cache_edits\""),
+    },
+    Stage {
+        title: "5. The contrast: idle clearing by rewrite",
+        pain: "a 75-minute pause rewrote the prompt and broke the cache",
+        text: "Claude's time-based clearing fires after 75.5 idle minutes: toolu_A and toolu_B become \
+               [Old tool result content cleared] in the wire. The prompt changed at message 2, so the cached prefix \
+               breaks there and everything after it is written to the cache again (footer).",
+        region: Region::Footer,
+        kind: PlanKind::Idle,
+        delivery: Delivery::Rewrite,
+        request: 0,
+        select: "toolu_A",
+        show: Some("[Old tool result content cleared]"),
+    },
+];
+
+/// Puts the view in the state a stage talks about.
+pub fn apply(v: &mut SessionView, stage: usize) {
+    let Some(st) = STAGES.get(stage) else { return };
+    let n = v.setup.session.requests.len();
+    let k = if st.request == 0 {
+        n
+    } else {
+        st.request.min(n)
+    };
+    v.set_plan(st.kind, st.delivery, k);
+    // The header's "changed" marks are for tuning, not for the tour's own steps.
+    v.opened_with = v.setup.policy.clone();
+    v.select_id(st.select);
+    if let Some(text) = st.show {
+        v.show_wire_text(text);
+    }
+    v.demo = Some(stage);
+}
