@@ -49,10 +49,32 @@ pub fn run_demo() -> Result<(), UsageError> {
     let dir = tempfile::tempdir().map_err(|e| UsageError::Message(format!("demo: {e}")))?;
     let mut app = demo_app(dir.path())?;
     let opts = Opts::default();
-    let theme = ui::Theme::from_env();
+    with_terminal(|terminal| {
+        event_loop(
+            terminal,
+            &mut app,
+            &mut None,
+            &opts,
+            ui::Theme::from_env(),
+            false,
+        )
+    })
+}
+
+/// Runs `f` on the terminal in raw mode and the alternate screen, with mouse
+/// capture; restores all three afterwards, on error, and on panic.
+fn with_terminal(
+    f: impl FnOnce(&mut ratatui::DefaultTerminal) -> Result<(), UsageError>,
+) -> Result<(), UsageError> {
+    // ratatui::init's panic hook restores raw mode and the screen; the mouse too.
     let mut terminal = ratatui::init();
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = execute!(std::io::stdout(), DisableMouseCapture);
+        previous(info);
+    }));
     let _ = execute!(std::io::stdout(), EnableMouseCapture);
-    let result = event_loop(&mut terminal, &mut app, &mut None, &opts, theme, false);
+    let result = f(&mut terminal);
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
     result
@@ -118,20 +140,16 @@ pub fn run(path: Option<&Path>, opts: &Opts) -> Result<(), UsageError> {
         }
     };
     let from_picker = loading.is_none();
-    let theme = ui::Theme::from_env();
-    let mut terminal = ratatui::init();
-    let _ = execute!(std::io::stdout(), EnableMouseCapture);
-    let result = event_loop(
-        &mut terminal,
-        &mut app,
-        &mut loading,
-        opts,
-        theme,
-        from_picker,
-    );
-    let _ = execute!(std::io::stdout(), DisableMouseCapture);
-    ratatui::restore();
-    result
+    with_terminal(|terminal| {
+        event_loop(
+            terminal,
+            &mut app,
+            &mut loading,
+            opts,
+            ui::Theme::from_env(),
+            from_picker,
+        )
+    })
 }
 
 fn event_loop(
