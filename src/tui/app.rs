@@ -173,6 +173,15 @@ impl App {
         self.view_mut().is_some_and(|v| v.submit())
     }
 
+    /// A key no binding names: it still closes the help ("any key closes").
+    pub fn unbound_key(&mut self) {
+        if let Some(v) = self.view_mut()
+            && matches!(v.overlay, Some(Overlay::Help))
+        {
+            v.overlay = None;
+        }
+    }
+
     pub fn in_text_input(&self) -> bool {
         self.view()
             .is_some_and(|v| matches!(v.overlay, Some(Overlay::Search(_) | Overlay::Export(_))))

@@ -183,7 +183,7 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
 
 /// The short hint line of the footer.
 pub fn hints() -> &'static str {
-    "←/→ request  p plan  d delivery  +/- keep  [/] gap  {/} size  m protect  Enter explain  / search  e export  ? help  q quit"
+    "←/→ request  p plan  d delivery  +/- keep  [/] gap  {/} size  m protect  Enter explain  / search  ? help  q quit"
 }
 
 #[cfg(test)]

@@ -222,8 +222,9 @@ fn event_loop(
                     }
                     continue;
                 }
-                if let Some(a) = keymap::action_for(k) {
-                    app.update(a);
+                match keymap::action_for(k) {
+                    Some(a) => app.update(a),
+                    None => app.unbound_key(),
                 }
             }
             Event::Mouse(m) => match m.kind {
