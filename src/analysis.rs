@@ -185,8 +185,13 @@ fn abs_path(p: &crate::policy::protect::RecordedPath) -> String {
 
 /// One step per request; `forced` acts at request `forced_at`.
 pub fn timeline(setup: &Setup, forced_at: usize) -> Vec<Step> {
-    let mut engine = setup.engine(forced_at);
-    std::iter::from_fn(|| engine.step()).collect()
+    timeline_steps(setup, forced_at).collect()
+}
+
+/// The timeline's steps one at a time (no reasons in words: it prints none).
+pub fn timeline_steps(setup: &Setup, forced_at: usize) -> impl Iterator<Item = Step> + '_ {
+    let mut engine = setup.engine(forced_at).without_reasons();
+    std::iter::from_fn(move || engine.step())
 }
 
 /// The fate of the result(s) with one id at every request whose view holds it.

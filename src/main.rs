@@ -55,10 +55,19 @@ fn run(cli: Cli) -> Result<String, UsageError> {
         Command::Timeline { path, opts } => {
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
-            let steps = analysis::timeline(&setup, forced_at);
             match opts.format {
-                OutputFormat::Json => json(report::timeline_json(&setup, &steps)),
-                OutputFormat::Text => report::timeline_text(&setup, &steps),
+                OutputFormat::Json => {
+                    // Streamed: a long session's timeline never sits in memory whole.
+                    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                    let steps = analysis::timeline_steps(&setup, forced_at);
+                    let _ = report::write_timeline_json(&setup, steps, &mut out)
+                        .and_then(|_| out.write_all(b"\n"))
+                        .and_then(|_| out.flush());
+                    String::new()
+                }
+                OutputFormat::Text => {
+                    report::timeline_text(&setup, &analysis::timeline(&setup, forced_at))
+                }
             }
         }
         Command::Explain {

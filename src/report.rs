@@ -159,41 +159,64 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt) -> Value {
     })
 }
 
-/// `timeline --format json` (schema `mcscope.timeline/1`).
-pub fn timeline_json(setup: &Setup, steps: &[Step]) -> Value {
+/// `timeline --format json` (schema `mcscope.timeline/1`), written as the steps
+/// are computed: one request's row in memory at a time.
+pub fn write_timeline_json(
+    setup: &Setup,
+    steps: impl Iterator<Item = Step>,
+    out: impl std::io::Write,
+) -> std::io::Result<()> {
+    use serde::ser::{SerializeMap, Serializer};
+    use std::cell::RefCell;
+
+    struct Rows<'a, I> {
+        setup: &'a Setup,
+        steps: RefCell<Option<I>>,
+    }
+    impl<I: Iterator<Item = Step>> Serialize for Rows<'_, I> {
+        fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+            let steps = self.steps.borrow_mut().take().into_iter().flatten();
+            ser.collect_seq(steps.map(|st| timeline_row(self.setup, &st)))
+        }
+    }
+    let mut ser = serde_json::Serializer::pretty(out);
+    let mut map = ser.serialize_map(Some(4))?;
+    map.serialize_entry("schema", "mcscope.timeline/1")?;
+    map.serialize_entry("session", &session_json(&setup.session))?;
+    map.serialize_entry("policy", &policy_json(&setup.policy))?;
+    let rows = Rows {
+        setup,
+        steps: RefCell::new(Some(steps)),
+    };
+    map.serialize_entry("requests", &rows)?;
+    map.end()?;
+    Ok(())
+}
+
+/// One request of the timeline JSON.
+fn timeline_row(setup: &Setup, st: &Step) -> Value {
     let s = &setup.session;
-    let ids = |v: &[usize]| -> Vec<String> { v.iter().map(|&r| s.results[r].id.clone()).collect() };
-    let requests: Vec<Value> = steps
+    let ids = |v: &[usize]| -> Vec<&str> { v.iter().map(|&r| s.results[r].id.as_str()).collect() };
+    let req = &s.requests[st.index - 1];
+    let evidence: Vec<&Vec<String>> = s
+        .evidence
         .iter()
-        .map(|st| {
-            let req = &s.requests[st.index - 1];
-            let evidence: Vec<&Vec<String>> = s
-                .evidence
-                .iter()
-                .filter(|e| e.before_request == st.index)
-                .map(|e| &e.compacted_tool_ids)
-                .collect();
-            json!({
-                "index": st.index,
-                "at": req.at,
-                "gap_minutes": gap_json(req.gap_minutes),
-                "begins_turn": req.begins_turn,
-                "fired": st.fired,
-                "trigger": st.trigger.map(|t| t.name()),
-                "newly_cleared": ids(&st.newly_cleared),
-                "cleared": ids(&st.cleared),
-                "tokens_saved": st.tokens_saved,
-                "tool_result_chars_after": st.chars_after,
-                "note": st.note,
-                "harness_evidence": evidence,
-            })
-        })
+        .filter(|e| e.before_request == st.index)
+        .map(|e| &e.compacted_tool_ids)
         .collect();
     json!({
-        "schema": "mcscope.timeline/1",
-        "session": session_json(s),
-        "policy": policy_json(&setup.policy),
-        "requests": requests,
+        "index": st.index,
+        "at": req.at,
+        "gap_minutes": gap_json(req.gap_minutes),
+        "begins_turn": req.begins_turn,
+        "fired": st.fired,
+        "trigger": st.trigger.map(|t| t.name()),
+        "newly_cleared": ids(&st.newly_cleared),
+        "cleared": ids(&st.cleared),
+        "tokens_saved": st.tokens_saved,
+        "tool_result_chars_after": st.chars_after,
+        "note": st.note,
+        "harness_evidence": evidence,
     })
 }
 

@@ -70,7 +70,7 @@ pub enum Part {
     Record { offset: u64, len: usize },
     /// Content given inline (Qwen `compressedHistory` entries, messages-json bodies):
     /// a `{role, content}` or `{role, parts}` object.
-    Inline(serde_json::Value),
+    Inline(Box<serde_json::Value>),
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -62,7 +62,7 @@ pub fn message(s: &Session, m: usize) -> std::io::Result<Value> {
                 let mut v: Value = serde_json::from_slice(&bytes).map_err(std::io::Error::other)?;
                 v.get_mut("message").map(Value::take).unwrap_or(Value::Null)
             }
-            Part::Inline(v) => v.clone(),
+            Part::Inline(v) => (**v).clone(),
         };
         pieces.push(value.get(key).cloned().unwrap_or(Value::Null));
     }

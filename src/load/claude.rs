@@ -1,18 +1,32 @@
 //! Claude Code session transcripts (`~/.claude/projects/<cwd>/<session>.jsonl`).
 //! See `shared/reference/claude-code-jsonl.md` for the record shapes.
+//!
+//! Each line is read in one pass: typed structs borrow what they keep, and tool
+//! outputs are measured by visitors as the parser meets them, never copied.
 
 use super::RecordSink;
 use super::builder::{AssistantRecord, Builder, PLACEHOLDER, UserRecord};
 use super::raw::{self, Raw};
 use crate::session::{Diagnostic, Evidence, Format, Part, Session, ToolCall, ToolResult, Usage};
 use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt;
 use std::path::Path;
+
+/// Claude counts 2000 tokens per image or document in a tool result.
+pub const MEDIA_TOKENS: u64 = 2000;
+
+/// `Math.round(len / 4)`, as Claude Code's `roughTokenCountEstimation`.
+pub fn js_round_quarter(len: u64) -> u64 {
+    (len + 2) / 4
+}
 
 #[derive(Deserialize)]
 struct Line<'a> {
     #[serde(rename = "type", borrow, default)]
-    kind: Raw<'a>,
+    kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     subtype: Raw<'a>,
     #[serde(rename = "isSidechain", borrow, default)]
@@ -24,7 +38,7 @@ struct Line<'a> {
     #[serde(borrow, default)]
     cwd: Raw<'a>,
     #[serde(borrow, default)]
-    message: Raw<'a>,
+    message: Option<Msg<'a>>,
     #[serde(rename = "agentId", borrow, default)]
     agent_id: Raw<'a>,
     #[serde(borrow, default)]
@@ -40,45 +54,44 @@ pub(super) struct Msg<'a> {
     #[serde(borrow, default)]
     pub model: Raw<'a>,
     #[serde(borrow, default)]
-    pub content: Raw<'a>,
+    pub content: Option<Content<'a>>,
     #[serde(borrow, default)]
     pub usage: Raw<'a>,
 }
 
+/// `message.content` or `tool_result.content`: a string (measured) or blocks.
+pub(super) enum Content<'a> {
+    Text(Measure),
+    Blocks(Vec<Block<'a>>),
+    Other,
+}
+
 #[derive(Deserialize)]
-struct Block<'a> {
+pub(super) struct Block<'a> {
     #[serde(rename = "type", borrow, default)]
-    kind: Raw<'a>,
+    kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     id: Raw<'a>,
     #[serde(borrow, default)]
     name: Raw<'a>,
     #[serde(borrow, default)]
-    input: Raw<'a>,
+    input: Option<Input<'a>>,
     #[serde(borrow, default)]
     tool_use_id: Raw<'a>,
     #[serde(borrow, default)]
-    content: Raw<'a>,
+    content: Option<Content<'a>>,
     #[serde(borrow, default)]
     is_error: Raw<'a>,
-    #[serde(borrow, default)]
-    text: Raw<'a>,
+    #[serde(default)]
+    text: Option<Measure>,
 }
 
-#[derive(Deserialize)]
-struct Input<'a> {
-    #[serde(borrow, default)]
+/// `tool_use.input`: only what plans and people need; an input of another shape
+/// (not an object) is simply no input.
+#[derive(Default)]
+pub(super) struct Input<'a> {
     file_path: Raw<'a>,
-    #[serde(borrow, default)]
-    command: Raw<'a>,
-    #[serde(borrow, default)]
-    pattern: Raw<'a>,
-    #[serde(borrow, default)]
-    url: Raw<'a>,
-    #[serde(borrow, default)]
-    query: Raw<'a>,
-    #[serde(borrow, default)]
-    path: Raw<'a>,
+    summary: Raw<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -97,8 +110,192 @@ struct RawUsage {
 struct Replacement<'a> {
     #[serde(rename = "toolUseId", borrow, default)]
     tool_use_id: Raw<'a>,
-    #[serde(borrow, default)]
-    replacement: Raw<'a>,
+    #[serde(rename = "replacement", borrow, default)]
+    text: Raw<'a>,
+}
+
+/// The size of a text, taken while parsing: UTF-16 units, and whether it is the
+/// placeholder (SPEC §2).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Measure {
+    pub chars: u64,
+    pub media: u32,
+    pub est_tokens: u64,
+    pub placeholder: bool,
+}
+
+impl Measure {
+    fn of_text(s: &str) -> Measure {
+        let chars = raw::utf16_len_str(s);
+        Measure {
+            chars,
+            media: 0,
+            est_tokens: js_round_quarter(chars),
+            placeholder: s == PLACEHOLDER,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Measure {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Measure;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Measure, E> {
+                Ok(Measure::of_text(s))
+            }
+            fn visit_unit<E>(self) -> Result<Measure, E> {
+                Ok(Measure::default())
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Content<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or an array of blocks")
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Content<'de>, E> {
+                Ok(Content::Text(Measure::of_text(s)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content<'de>, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(b) = seq.next_element::<Block<'de>>()? {
+                    blocks.push(b);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Content<'de>, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Content<'de>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Content<'de>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Content<'de>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Content<'de>, E> {
+                Ok(Content::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Content<'de>, E> {
+                Ok(Content::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Input<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Input<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a tool input")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Input<'de>, A::Error> {
+                let mut input = Input::default();
+                let mut summary_rank = usize::MAX;
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    // For people: the command, else the pattern, url, query or path.
+                    let rank = ["command", "pattern", "url", "query", "path"]
+                        .iter()
+                        .position(|k| *k == key);
+                    match (key.as_ref(), rank) {
+                        ("file_path", _) => input.file_path = map.next_value()?,
+                        (_, Some(r)) if r < summary_rank => {
+                            input.summary = map.next_value()?;
+                            summary_rank = r;
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(input)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Input<'de>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Input::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Input<'de>, E> {
+                Ok(Input::default())
+            }
+            fn visit_unit<E>(self) -> Result<Input<'de>, E> {
+                Ok(Input::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Input<'de>, E> {
+                Ok(Input::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Input<'de>, E> {
+                Ok(Input::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Input<'de>, E> {
+                Ok(Input::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Input<'de>, E> {
+                Ok(Input::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// What one line contributes, owned, so lines can be parsed in parallel.
+pub enum Rec {
+    User {
+        sidechain: bool,
+        meta: bool,
+        ts: Option<String>,
+        results: Vec<ResultRec>,
+        has_tool_result: bool,
+    },
+    Assistant {
+        sidechain: bool,
+        ts: Option<String>,
+        id: Option<String>,
+        model: Option<String>,
+        usage: Option<Usage>,
+        cwd: Option<String>,
+        calls: Vec<CallRec>,
+    },
+    Boundary {
+        sidechain: bool,
+    },
+    Evidence {
+        sidechain: bool,
+        ids: Vec<String>,
+    },
+    Replacements {
+        agent: bool,
+        items: Vec<(String, String)>,
+    },
+    Other,
+}
+
+pub struct ResultRec {
+    id: String,
+    measure: Measure,
+    is_error: bool,
+}
+
+pub struct CallRec {
+    id: String,
+    name: String,
+    file_path: Option<String>,
+    summary: Option<String>,
 }
 
 pub struct Sink {
@@ -117,63 +314,136 @@ impl Sink {
             replacements: HashMap::new(),
         }
     }
-}
 
-impl RecordSink for Sink {
-    fn record(&mut self, text: &str, line: usize, offset: u64) -> Result<(), String> {
-        let rec: Line = serde_json::from_str(text).map_err(super::json_error)?;
-        self.b.s.records += 1;
-        let kind = raw::string(rec.kind);
-        let kind = kind.as_deref().unwrap_or("");
-        let sidechain = raw::is_true(rec.sidechain);
-        if matches!(kind, "user" | "assistant") && self.what_if.is_none() {
+    /// A sink for the messages of a Messages API body.
+    pub fn new_messages(path: &Path) -> Sink {
+        Sink {
+            b: Builder::new(path, Format::MessagesJson),
+            what_if: None,
+            replacements: HashMap::new(),
+        }
+    }
+
+    fn is_main(&mut self, sidechain: bool, message: bool) -> bool {
+        if message && self.what_if.is_none() {
             // A sub-agent file holds only sidechain records: plan it as a what-if.
             self.what_if = Some(sidechain);
         }
-        let main = sidechain == self.what_if.unwrap_or(false);
-        match kind {
-            "user" | "assistant" if !main => self.b.s.sidechain_records += 1,
-            "user" => self.user(&rec, text.len(), line, offset)?,
-            "assistant" => self.assistant(&rec, text.len(), line, offset)?,
-            "system" if main => {
-                let subtype = raw::string(rec.subtype);
-                match subtype.as_deref() {
-                    Some("compact_boundary") => self.b.begin_segment(),
-                    Some("microcompact_boundary") => self.evidence(&rec, line),
-                    _ => {}
-                }
-            }
-            "content-replacement" => {
-                let for_main =
-                    raw::is_null_or_absent(rec.agent_id) != self.what_if.unwrap_or(false);
-                if for_main {
-                    for r in raw::elements(rec.replacements) {
-                        let Ok(r) = serde_json::from_str::<Replacement>(r.get()) else {
+        sidechain == self.what_if.unwrap_or(false)
+    }
+}
+
+impl RecordSink for Sink {
+    type Rec = Rec;
+
+    fn parse(text: &str) -> Result<Rec, String> {
+        let rec: Line = serde_json::from_str(text).map_err(super::json_error)?;
+        let sidechain = raw::is_true(rec.sidechain);
+        let ts = raw::owned(rec.timestamp);
+        Ok(match rec.kind.as_deref().unwrap_or("") {
+            "user" => {
+                let msg = rec.message.ok_or("user record without a message object")?;
+                let mut results = Vec::new();
+                let mut has_tool_result = false;
+                if let Some(Content::Blocks(blocks)) = msg.content {
+                    for b in blocks {
+                        if b.kind.as_deref() != Some("tool_result") {
+                            continue;
+                        }
+                        let Some(id) = raw::owned(b.tool_use_id) else {
                             continue;
                         };
-                        if let (Some(id), Some(text)) =
-                            (raw::owned(r.tool_use_id), raw::owned(r.replacement))
-                        {
-                            self.replacements.insert(id, text);
-                        }
+                        has_tool_result = true;
+                        results.push(ResultRec {
+                            id,
+                            measure: measure(b.content),
+                            is_error: raw::is_true(b.is_error),
+                        });
                     }
                 }
+                Rec::User {
+                    sidechain,
+                    meta: raw::is_true(rec.meta),
+                    ts,
+                    results,
+                    has_tool_result,
+                }
             }
-            _ => {}
-        }
-        Ok(())
+            "assistant" => {
+                let msg = rec
+                    .message
+                    .ok_or("assistant record without a message object")?;
+                let mut calls = Vec::new();
+                if let Some(Content::Blocks(blocks)) = msg.content {
+                    for b in blocks {
+                        if b.kind.as_deref() != Some("tool_use") {
+                            continue;
+                        }
+                        let (Some(id), Some(name)) = (raw::owned(b.id), raw::owned(b.name)) else {
+                            continue;
+                        };
+                        let input = b.input.unwrap_or_default();
+                        calls.push(CallRec {
+                            id,
+                            name,
+                            file_path: raw::owned(input.file_path),
+                            summary: raw::owned(input.summary),
+                        });
+                    }
+                }
+                Rec::Assistant {
+                    sidechain,
+                    ts,
+                    id: raw::owned(msg.id),
+                    model: raw::owned(msg.model),
+                    usage: usage(msg.usage),
+                    cwd: raw::owned(rec.cwd),
+                    calls,
+                }
+            }
+            "system" => match raw::string(rec.subtype).as_deref() {
+                Some("compact_boundary") => Rec::Boundary { sidechain },
+                Some("microcompact_boundary") => {
+                    #[derive(Deserialize)]
+                    struct Meta {
+                        #[serde(rename = "compactedToolIds", default)]
+                        compacted_tool_ids: Vec<String>,
+                    }
+                    let ids = rec
+                        .microcompact
+                        .and_then(|m| serde_json::from_str::<Meta>(m.get()).ok())
+                        .map(|m| m.compacted_tool_ids)
+                        .unwrap_or_default();
+                    Rec::Evidence { sidechain, ids }
+                }
+                _ => Rec::Other,
+            },
+            "content-replacement" => Rec::Replacements {
+                agent: !raw::is_null_or_absent(rec.agent_id),
+                items: raw::elements(rec.replacements)
+                    .iter()
+                    .filter_map(|r| serde_json::from_str::<Replacement>(r.get()).ok())
+                    .filter_map(|r| Some((raw::owned(r.tool_use_id)?, raw::owned(r.text)?)))
+                    .collect(),
+            },
+            _ => Rec::Other,
+        })
     }
 
-    fn finish(mut self: Box<Self>, diagnostics: Vec<Diagnostic>) -> Session {
+    fn apply(&mut self, rec: Rec, line: usize, offset: u64, len: usize) {
+        self.apply_part(rec, line, Part::Record { offset, len });
+    }
+
+    fn finish(mut self, diagnostics: Vec<Diagnostic>) -> Session {
         // A replacement stands for the whole content of every result with that id.
         if !self.replacements.is_empty() {
             for r in &mut self.b.s.results {
                 if let Some(text) = self.replacements.get(&r.id) {
-                    let chars = raw::utf16_len_str(text);
-                    r.chars = chars;
+                    let m = Measure::of_text(text);
+                    r.chars = m.chars;
                     r.media = 0;
-                    r.est_tokens = js_round_quarter(chars);
-                    r.already_cleared = text == PLACEHOLDER;
+                    r.est_tokens = m.est_tokens;
+                    r.already_cleared = m.placeholder;
                 }
             }
         }
@@ -185,115 +455,97 @@ impl RecordSink for Sink {
 }
 
 impl Sink {
-    fn user(&mut self, rec: &Line<'_>, len: usize, line: usize, offset: u64) -> Result<(), String> {
-        let msg: Msg = raw::object(rec.message).ok_or("user record without a message object")?;
-        let ts = raw::string(rec.timestamp);
-        let blocks = raw::elements(msg.content);
-        let parsed: Vec<Block> = blocks
-            .iter()
-            .filter_map(|b| serde_json::from_str::<Block>(b.get()).ok())
-            .collect();
-        let has_tool_result = parsed.iter().any(is_tool_result);
-        let idx = self.b.user(UserRecord {
-            part: Part::Record { offset, len },
-            ts: ts.as_deref(),
-            line,
-            is_meta: raw::is_true(rec.meta),
-            has_tool_result,
-        });
-        for block in parsed.iter().filter(|b| is_tool_result(b)) {
-            let Some(id) = raw::owned(block.tool_use_id) else {
-                continue;
-            };
-            let m = measure(block.content);
-            self.b.result(ToolResult {
-                id,
-                name: None,
-                msg: idx,
-                chars: m.chars,
-                media: m.media,
-                est_tokens: m.est_tokens,
-                is_error: raw::is_true(block.is_error),
-                already_cleared: m.placeholder,
-                line,
-            });
-        }
-        Ok(())
-    }
-
-    fn assistant(
-        &mut self,
-        rec: &Line<'_>,
-        len: usize,
-        line: usize,
-        offset: u64,
-    ) -> Result<(), String> {
-        let msg: Msg =
-            raw::object(rec.message).ok_or("assistant record without a message object")?;
-        let ts = raw::string(rec.timestamp);
-        let idx = self.b.assistant(AssistantRecord {
-            part: Part::Record { offset, len },
-            ts: ts.as_deref(),
-            line,
-            response_id: raw::owned(msg.id),
-            model: raw::owned(msg.model),
-            usage: usage(msg.usage),
-        });
-        let cwd = raw::owned(rec.cwd);
-        for b in raw::elements(msg.content) {
-            let Ok(block) = serde_json::from_str::<Block>(b.get()) else {
-                continue;
-            };
-            if raw::string(block.kind).as_deref() != Some("tool_use") {
-                continue;
+    /// Applies a parsed record whose content lives in `part`.
+    pub fn apply_part(&mut self, rec: Rec, line: usize, part: Part) {
+        self.b.s.records += 1;
+        match rec {
+            Rec::User {
+                sidechain,
+                meta,
+                ts,
+                results,
+                has_tool_result,
+            } => {
+                if !self.is_main(sidechain, true) {
+                    self.b.s.sidechain_records += 1;
+                    return;
+                }
+                let idx = self.b.user(UserRecord {
+                    part,
+                    ts: ts.as_deref(),
+                    line,
+                    is_meta: meta,
+                    has_tool_result,
+                });
+                for r in results {
+                    self.b.result(ToolResult {
+                        id: r.id,
+                        name: None,
+                        msg: idx,
+                        chars: r.measure.chars,
+                        media: r.measure.media,
+                        est_tokens: r.measure.est_tokens,
+                        is_error: r.is_error,
+                        already_cleared: r.measure.placeholder,
+                        line,
+                    });
+                }
             }
-            let (Some(id), Some(name)) = (raw::owned(block.id), raw::owned(block.name)) else {
-                continue;
-            };
-            let input: Option<Input> = raw::object(block.input);
-            let (file_path, summary) = match &input {
-                Some(i) => (
-                    raw::owned(i.file_path),
-                    [i.command, i.pattern, i.url, i.query, i.path]
-                        .into_iter()
-                        .find_map(raw::owned),
-                ),
-                None => (None, None),
-            };
-            self.b.call(ToolCall {
+            Rec::Assistant {
+                sidechain,
+                ts,
                 id,
-                name,
-                msg: idx,
-                file_path,
-                legacy_path: None,
-                summary,
-                cwd: cwd.clone(),
-            });
+                model,
+                usage,
+                cwd,
+                calls,
+            } => {
+                if !self.is_main(sidechain, true) {
+                    self.b.s.sidechain_records += 1;
+                    return;
+                }
+                let idx = self.b.assistant(AssistantRecord {
+                    part,
+                    ts: ts.as_deref(),
+                    line,
+                    response_id: id,
+                    model,
+                    usage,
+                });
+                for c in calls {
+                    self.b.call(ToolCall {
+                        id: c.id,
+                        name: c.name,
+                        msg: idx,
+                        file_path: c.file_path,
+                        legacy_path: None,
+                        summary: c.summary,
+                        cwd: cwd.clone(),
+                    });
+                }
+            }
+            Rec::Boundary { sidechain } => {
+                if self.is_main(sidechain, false) {
+                    self.b.begin_segment();
+                }
+            }
+            Rec::Evidence { sidechain, ids } => {
+                if self.is_main(sidechain, false) {
+                    self.b.s.evidence.push(Evidence {
+                        line,
+                        before_request: self.b.s.requests.len() + 1,
+                        compacted_tool_ids: ids,
+                    });
+                }
+            }
+            Rec::Replacements { agent, items } => {
+                if agent == self.what_if.unwrap_or(false) {
+                    self.replacements.extend(items);
+                }
+            }
+            Rec::Other => {}
         }
-        Ok(())
     }
-
-    fn evidence(&mut self, rec: &Line<'_>, line: usize) {
-        #[derive(Deserialize)]
-        struct Meta {
-            #[serde(rename = "compactedToolIds", default)]
-            compacted_tool_ids: Vec<String>,
-        }
-        let ids = rec
-            .microcompact
-            .and_then(|m| serde_json::from_str::<Meta>(m.get()).ok())
-            .map(|m| m.compacted_tool_ids)
-            .unwrap_or_default();
-        self.b.s.evidence.push(Evidence {
-            line,
-            before_request: self.b.s.requests.len() + 1,
-            compacted_tool_ids: ids,
-        });
-    }
-}
-
-fn is_tool_result(b: &Block<'_>) -> bool {
-    raw::string(b.kind).as_deref() == Some("tool_result") && raw::is_string(b.tool_use_id)
 }
 
 pub(super) fn usage(v: Raw<'_>) -> Option<Usage> {
@@ -306,68 +558,43 @@ pub(super) fn usage(v: Raw<'_>) -> Option<Usage> {
     })
 }
 
-/// `Math.round(len / 4)`, as Claude Code's `roughTokenCountEstimation`.
-pub fn js_round_quarter(len: u64) -> u64 {
-    (len + 2) / 4
-}
-
-/// Claude counts 2000 tokens per image or document in a tool result.
-pub const MEDIA_TOKENS: u64 = 2000;
-
-pub(super) struct Measure {
-    pub chars: u64,
-    pub media: u32,
-    pub est_tokens: u64,
-    pub placeholder: bool,
-}
-
 /// Measures a `tool_result.content`: a string, or text / image / document blocks.
-pub(super) fn measure(content: Raw<'_>) -> Measure {
-    let mut m = Measure {
-        chars: 0,
-        media: 0,
-        est_tokens: 0,
-        placeholder: false,
-    };
-    if let Some(n) = raw::utf16_len(content) {
-        m.chars = n;
-        m.est_tokens = js_round_quarter(n);
-        m.placeholder = raw::string(content).as_deref() == Some(PLACEHOLDER);
-        return m;
-    }
-    let mut texts = 0;
-    let mut only_text_is_placeholder = true;
-    for b in raw::elements(content) {
-        let Ok(block) = serde_json::from_str::<Block>(b.get()) else {
-            continue;
-        };
-        match raw::string(block.kind).as_deref() {
-            Some("text") => {
-                let n = raw::utf16_len(block.text).unwrap_or(0);
-                m.chars += n;
-                m.est_tokens += js_round_quarter(n);
-                texts += 1;
-                only_text_is_placeholder &= raw::string(block.text).as_deref() == Some(PLACEHOLDER);
+pub(super) fn measure(content: Option<Content<'_>>) -> Measure {
+    match content {
+        Some(Content::Text(m)) => m,
+        Some(Content::Blocks(blocks)) => {
+            let mut m = Measure::default();
+            let mut texts = 0;
+            let mut all_placeholders = true;
+            for b in blocks {
+                match b.kind.as_deref() {
+                    Some("text") => {
+                        let t = b.text.unwrap_or_default();
+                        m.chars += t.chars;
+                        m.est_tokens += t.est_tokens;
+                        texts += 1;
+                        all_placeholders &= t.placeholder;
+                    }
+                    Some("image") | Some("document") => {
+                        m.media += 1;
+                        m.est_tokens += MEDIA_TOKENS;
+                    }
+                    _ => {}
+                }
             }
-            Some("image") | Some("document") => {
-                m.media += 1;
-                m.est_tokens += MEDIA_TOKENS;
-            }
-            _ => {}
+            m.placeholder = texts == 1 && all_placeholders && m.media == 0;
+            m
         }
+        _ => Measure::default(),
     }
-    m.placeholder = texts == 1 && only_text_is_placeholder && m.media == 0;
-    m
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::value::RawValue;
 
     fn m(json: &str) -> Measure {
-        let r = RawValue::from_string(json.to_string()).unwrap();
-        measure(Some(&r))
+        measure(serde_json::from_str::<Option<Content>>(json).unwrap())
     }
 
     #[test]
@@ -382,5 +609,22 @@ mod tests {
         assert!(m(r#""[Old tool result content cleared]""#).placeholder);
         assert!(m(r#"[{"type":"text","text":"[Old tool result content cleared]"}]"#).placeholder);
         assert!(!m(r#""something else""#).placeholder);
+        // Escapes and astral characters count as JavaScript does.
+        assert_eq!(m(r#""a\n😀\u00e9""#).chars, 5);
+    }
+
+    #[test]
+    fn inputs_keep_the_path_and_a_summary() {
+        let b: Block = serde_json::from_str(
+            r#"{"type":"tool_use","id":"x","name":"Grep","input":{"path":"/r","pattern":"p","old_string":"big"}}"#,
+        )
+        .unwrap();
+        let i = b.input.unwrap();
+        assert!(i.file_path.is_none());
+        assert_eq!(raw::owned(i.summary).as_deref(), Some("p"));
+        let b: Block =
+            serde_json::from_str(r#"{"type":"tool_use","id":"x","name":"X","input":"odd"}"#)
+                .unwrap();
+        assert!(b.input.unwrap().summary.is_none());
     }
 }

@@ -11,8 +11,9 @@ mod qwen;
 pub mod raw;
 
 use crate::session::{Diagnostic, Format, Session};
+use rayon::prelude::*;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -33,11 +34,14 @@ pub enum LoadError {
     UnknownFormat { path: PathBuf, why: String },
 }
 
-/// What a format module does with each usable line.
+/// A format's two halves: `parse` is pure and runs on many lines at once;
+/// `apply` sees the parsed records in file order and builds the session.
 trait RecordSink {
-    /// Handles one line's text. An Err becomes a diagnostic for that line.
-    fn record(&mut self, text: &str, line: usize, offset: u64) -> Result<(), String>;
-    fn finish(self: Box<Self>, diagnostics: Vec<Diagnostic>) -> Session;
+    type Rec: Send;
+    /// Parses one line's text. An Err becomes a diagnostic for that line.
+    fn parse(text: &str) -> Result<Self::Rec, String>;
+    fn apply(&mut self, rec: Self::Rec, line: usize, offset: u64, len: usize);
+    fn finish(self, diagnostics: Vec<Diagnostic>) -> Session;
 }
 
 /// Loads a session file, detecting its format unless one is given.
@@ -69,62 +73,100 @@ pub fn load_with_progress(
     let file = File::open(path).map_err(io)?;
     match format {
         Format::MessagesJson => messages::load(path, file),
-        Format::ClaudeJsonl => stream(path, file, Box::new(claude::Sink::new(path)), progress),
-        Format::QwenJsonl => stream(path, file, Box::new(qwen::Sink::new(path)), progress),
+        Format::ClaudeJsonl => stream(path, file, claude::Sink::new(path), progress),
+        Format::QwenJsonl => stream(path, file, qwen::Sink::new(path), progress),
     }
 }
 
-/// Reads JSONL line by line without a fixed line buffer (lines over 1 MB exist).
-fn stream(
+/// Bytes read per batch: lines are split sequentially (memchr) and parsed in parallel.
+const BATCH: usize = 8 << 20;
+
+/// One line of a batch: where it is, and its bytes (newline included).
+struct RawLine<'b> {
+    line: usize,
+    offset: u64,
+    bytes: &'b [u8],
+}
+
+/// Reads JSONL in batches of whole lines (a line longer than a batch grows it),
+/// parses each batch's lines in parallel and applies them in file order.
+fn stream<S: RecordSink>(
     path: &Path,
-    file: File,
-    mut sink: Box<dyn RecordSink>,
+    mut file: File,
+    mut sink: S,
     progress: &AtomicU64,
 ) -> Result<Session, LoadError> {
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut buf = Vec::with_capacity(1 << 16);
+    let io = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut buf: Vec<u8> = Vec::with_capacity(BATCH);
     let mut diagnostics = Vec::new();
     let mut offset = 0u64;
     let mut line = 0usize;
-    loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|source| LoadError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        if n == 0 {
-            break;
+    let mut eof = false;
+    while !eof || !buf.is_empty() {
+        // Fill the buffer to a batch (more when one line is longer than that).
+        let want = buf.len().max(BATCH / 2) + BATCH / 2;
+        while !eof && buf.len() < want {
+            let start = buf.len();
+            buf.resize(want, 0);
+            let n = file.read(&mut buf[start..]).map_err(io)?;
+            buf.truncate(start + n);
+            eof = n == 0;
         }
-        line += 1;
-        let complete = buf.last() == Some(&b'\n');
-        if let Err(message) = line_record(&buf, complete, line, offset, sink.as_mut()) {
-            diagnostics.push(Diagnostic {
+        let end = match memchr::memrchr(b'\n', &buf) {
+            Some(i) => i + 1,
+            None if eof => buf.len(),
+            None => continue, // one line longer than the buffer: read on
+        };
+        let mut lines = Vec::new();
+        let mut at = 0;
+        while at < end {
+            let stop = memchr::memchr(b'\n', &buf[at..end]).map_or(end, |i| at + i + 1);
+            line += 1;
+            lines.push(RawLine {
                 line,
-                byte_offset: offset,
-                message,
+                offset: offset + at as u64,
+                bytes: &buf[at..stop],
             });
+            at = stop;
         }
-        offset += n as u64;
+        let parsed: Vec<Result<Option<S::Rec>, String>> =
+            lines.par_iter().map(|l| parse_line::<S>(l.bytes)).collect();
+        for (l, p) in lines.iter().zip(parsed) {
+            match p {
+                Ok(Some(rec)) => sink.apply(rec, l.line, l.offset, trimmed_len(l.bytes)),
+                Ok(None) => {}
+                Err(message) => diagnostics.push(Diagnostic {
+                    line: l.line,
+                    byte_offset: l.offset,
+                    message,
+                }),
+            }
+        }
+        offset += end as u64;
         progress.store(offset, Ordering::Relaxed);
+        buf.drain(..end);
     }
     Ok(sink.finish(diagnostics))
 }
 
-fn line_record(
-    bytes: &[u8],
-    complete: bool,
-    line: usize,
-    offset: u64,
-    sink: &mut dyn RecordSink,
-) -> Result<(), String> {
-    let mut body = bytes;
-    while let [rest @ .., b'\n' | b'\r'] = body {
-        body = rest;
+/// The length of a line without its line end.
+fn trimmed_len(bytes: &[u8]) -> usize {
+    let mut n = bytes.len();
+    while n > 0 && matches!(bytes[n - 1], b'\n' | b'\r') {
+        n -= 1;
     }
+    n
+}
+
+/// Checks a line and parses it: Ok(None) for a blank line, Err for a damaged one.
+fn parse_line<S: RecordSink>(bytes: &[u8]) -> Result<Option<S::Rec>, String> {
+    let complete = bytes.last() == Some(&b'\n');
+    let body = &bytes[..trimmed_len(bytes)];
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(());
+        return Ok(None);
     }
     if let Some(at) = memchr::memchr(0, body) {
         let run = body[at..].iter().take_while(|&&b| b == 0).count();
@@ -142,7 +184,7 @@ fn line_record(
             e.valid_up_to()
         )
     })?;
-    sink.record(text, line, offset).map_err(|e| {
+    S::parse(text).map(Some).map_err(|e| {
         if complete {
             format!("line skipped: {e}")
         } else {

@@ -2,7 +2,7 @@
 //! See `shared/reference/qwen-code-jsonl.md`.
 
 use super::RecordSink;
-use super::builder::{AssistantRecord, Builder, PLACEHOLDER, UserRecord};
+use super::builder::{AssistantRecord, Builder, UserRecord};
 use super::raw::{self, Raw};
 use crate::session::{Diagnostic, Format, Part, Role, Session, ToolCall, ToolResult, Usage};
 use serde::Deserialize;
@@ -130,69 +130,141 @@ impl Sink {
     }
 }
 
+/// One part of a message, as plans see it.
+pub enum PartRec {
+    Call(ToolCall),
+    Result(ToolResult),
+    Media(String),
+}
+
+/// What one line contributes, owned, so lines can be parsed in parallel.
+pub enum Rec {
+    Message {
+        kind: Kind,
+        sidechain: bool,
+        ts: Option<String>,
+        model: Option<String>,
+        usage: Option<Usage>,
+        parts: Vec<PartRec>,
+        has_tool_result: bool,
+    },
+    Compression {
+        sidechain: bool,
+        ts: Option<String>,
+        entries: Vec<(Role, serde_json::Value, Vec<PartRec>)>,
+    },
+    Other,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    User,
+    Assistant,
+}
+
 impl RecordSink for Sink {
-    fn record(&mut self, text: &str, line: usize, offset: u64) -> Result<(), String> {
+    type Rec = Rec;
+
+    fn parse(text: &str) -> Result<Rec, String> {
         let rec: Line = serde_json::from_str(text).map_err(super::json_error)?;
-        self.b.s.records += 1;
         let kind = raw::string(rec.kind);
-        let kind = kind.as_deref().unwrap_or("");
         let sidechain = raw::is_true(rec.sidechain);
-        if matches!(kind, "user" | "assistant" | "tool_result") && self.what_if.is_none() {
-            self.what_if = Some(sidechain);
-        }
-        let main = sidechain == self.what_if.unwrap_or(false);
-        if !main {
-            if matches!(kind, "user" | "assistant" | "tool_result") {
-                self.b.s.sidechain_records += 1;
-            }
-            return Ok(());
-        }
-        let ts = raw::string(rec.timestamp);
+        let ts = raw::owned(rec.timestamp);
         let cwd = raw::owned(rec.cwd);
-        let part = Part::Record {
-            offset,
-            len: text.len(),
-        };
-        match kind {
-            "user" | "tool_result" => {
+        Ok(match kind.as_deref().unwrap_or("") {
+            k @ ("user" | "tool_result" | "assistant") => {
                 let content: Content =
                     raw::object(rec.message).ok_or("record without a message object")?;
-                let parts = raw::elements(content.parts);
-                let has_tool_result = parts.iter().any(|p| {
-                    serde_json::from_str::<PartFields>(p.get()).is_ok_and(|f| f.response.is_some())
-                });
-                let idx = self.b.user(UserRecord {
-                    part,
-                    ts: ts.as_deref(),
-                    line,
-                    is_meta: false,
-                    has_tool_result,
-                });
-                self.parts(idx, &parts, cwd.as_deref(), line);
-            }
-            "assistant" => {
-                let content: Content =
-                    raw::object(rec.message).ok_or("assistant record without a message object")?;
-                let idx = self.b.assistant(AssistantRecord {
-                    part,
-                    ts: ts.as_deref(),
-                    line,
-                    // Each Qwen assistant record is one response (SPEC §2).
-                    response_id: None,
+                let parts = parts(&raw::elements(content.parts), cwd.as_deref());
+                let has_tool_result = parts.iter().any(|p| matches!(p, PartRec::Result(_)));
+                let assistant = k == "assistant";
+                Rec::Message {
+                    kind: if assistant {
+                        Kind::Assistant
+                    } else {
+                        Kind::User
+                    },
+                    sidechain,
+                    ts,
                     model: raw::owned(rec.model),
-                    usage: usage(rec.usage),
-                });
-                self.parts(idx, &raw::elements(content.parts), cwd.as_deref(), line);
+                    usage: if assistant { usage(rec.usage) } else { None },
+                    parts,
+                    has_tool_result,
+                }
             }
             "system" if raw::string(rec.subtype).as_deref() == Some("chat_compression") => {
-                self.compression(&rec, ts.as_deref(), cwd.as_deref(), line);
+                Rec::Compression {
+                    sidechain,
+                    ts,
+                    entries: compressed_history(rec.payload, cwd.as_deref()),
+                }
             }
-            _ => {}
-        }
-        Ok(())
+            _ => Rec::Other,
+        })
     }
 
-    fn finish(self: Box<Self>, diagnostics: Vec<Diagnostic>) -> Session {
+    fn apply(&mut self, rec: Rec, line: usize, offset: u64, len: usize) {
+        self.b.s.records += 1;
+        match rec {
+            Rec::Message {
+                kind,
+                sidechain,
+                ts,
+                model,
+                usage,
+                parts,
+                has_tool_result,
+            } => {
+                if self.what_if.is_none() {
+                    self.what_if = Some(sidechain);
+                }
+                if sidechain != self.what_if.unwrap_or(false) {
+                    self.b.s.sidechain_records += 1;
+                    return;
+                }
+                let part = Part::Record { offset, len };
+                let idx = match kind {
+                    Kind::User => self.b.user(UserRecord {
+                        part,
+                        ts: ts.as_deref(),
+                        line,
+                        is_meta: false,
+                        has_tool_result,
+                    }),
+                    // Each Qwen assistant record is one response (SPEC §2).
+                    Kind::Assistant => self.b.assistant(AssistantRecord {
+                        part,
+                        ts: ts.as_deref(),
+                        line,
+                        response_id: None,
+                        model,
+                        usage,
+                    }),
+                };
+                self.push_parts(idx, parts, line);
+            }
+            Rec::Compression {
+                sidechain,
+                ts,
+                entries,
+            } => {
+                if sidechain != self.what_if.unwrap_or(false) {
+                    return;
+                }
+                // The view restarts with the record's compressedHistory (SPEC §2).
+                self.b.begin_segment();
+                for (role, value, parts) in entries {
+                    let idx =
+                        self.b
+                            .inline(role, Part::Inline(Box::new(value)), ts.as_deref(), line);
+                    self.push_parts(idx, parts, line);
+                }
+            }
+            Rec::Other => {}
+        }
+    }
+
+    fn finish(self, diagnostics: Vec<Diagnostic>) -> Session {
         let what_if = self.what_if == Some(true);
         let mut s = self.b.finish(diagnostics);
         s.subagent_what_if = what_if;
@@ -201,97 +273,118 @@ impl RecordSink for Sink {
 }
 
 impl Sink {
-    /// The view restarts with the record's `compressedHistory` (SPEC §2).
-    fn compression(&mut self, rec: &Line<'_>, ts: Option<&str>, cwd: Option<&str>, line: usize) {
-        #[derive(Deserialize)]
-        struct Payload<'a> {
-            #[serde(rename = "compressedHistory", borrow, default)]
-            history: Raw<'a>,
-        }
-        self.b.begin_segment();
-        let Some(payload) = raw::object::<Payload>(rec.payload) else {
-            return;
-        };
-        for entry in raw::elements(payload.history) {
-            let Ok(content) = serde_json::from_str::<Content>(entry.get()) else {
-                continue;
-            };
-            let role = match raw::string(content.role).as_deref() {
-                Some("model") => Role::Assistant,
-                _ => Role::User,
-            };
-            let Ok(value) = serde_json::from_str::<serde_json::Value>(entry.get()) else {
-                continue;
-            };
-            let idx = self.b.inline(role, Part::Inline(value), ts, line);
-            self.parts(idx, &raw::elements(content.parts), cwd, line);
-        }
-    }
-
-    /// Registers the calls, results and top-level media of one message's parts.
-    fn parts(&mut self, idx: usize, parts: &[&RawValue], cwd: Option<&str>, line: usize) {
+    fn push_parts(&mut self, idx: usize, parts: Vec<PartRec>, line: usize) {
         for p in parts {
-            let Ok(f) = serde_json::from_str::<PartFields>(p.get()) else {
-                continue;
-            };
-            if let Some(call) = raw::object::<Call>(f.call) {
-                let (Some(id), Some(name)) = (raw::owned(call.id), raw::owned(call.name)) else {
-                    continue;
-                };
-                let args: Option<Args> = raw::object(call.args);
-                let (file_path, legacy_path, summary) = match &args {
-                    Some(a) => (
-                        raw::owned(a.file_path),
-                        raw::owned(a.absolute_path),
-                        [a.command, a.pattern, a.url, a.query, a.path]
-                            .into_iter()
-                            .find_map(raw::owned),
-                    ),
-                    None => (None, None, None),
-                };
-                self.b.call(ToolCall {
-                    id,
-                    name,
-                    msg: idx,
-                    file_path,
-                    legacy_path,
-                    summary,
-                    cwd: cwd.map(str::to_string),
-                });
-            } else if let Some(resp) = raw::object::<Response>(f.response) {
-                let Some(id) = raw::owned(resp.id) else {
-                    continue;
-                };
-                let body: Option<ResponseBody> = raw::object(resp.response);
-                let output = body.as_ref().and_then(|b| b.output);
-                let chars = raw::utf16_len(output).unwrap_or(0);
-                let media = raw::elements(resp.parts)
-                    .iter()
-                    .filter(|p| {
-                        serde_json::from_str::<PartFields>(p.get())
-                            .is_ok_and(|f| f.inline_data.is_some())
-                    })
-                    .count() as u32;
-                self.b.result(ToolResult {
-                    id,
-                    name: raw::owned(resp.name),
-                    msg: idx,
-                    chars,
-                    media,
-                    est_tokens: chars.div_ceil(4) + MEDIA_TOKENS * media as u64,
-                    is_error: body
-                        .as_ref()
-                        .is_some_and(|b| !raw::is_null_or_absent(b.error)),
-                    already_cleared: raw::string(output).as_deref() == Some(PLACEHOLDER),
-                    line,
-                });
-            } else if let Some(data) = raw::object::<InlineData>(f.inline_data) {
-                let mime =
-                    raw::owned(data.mime).unwrap_or_else(|| "application/octet-stream".into());
-                self.b.media(idx, mime);
+            match p {
+                PartRec::Call(mut c) => {
+                    c.msg = idx;
+                    self.b.call(c);
+                }
+                PartRec::Result(mut r) => {
+                    r.msg = idx;
+                    r.line = line;
+                    self.b.result(r);
+                }
+                PartRec::Media(mime) => self.b.media(idx, mime),
             }
         }
     }
+}
+
+fn compressed_history(
+    payload: Raw<'_>,
+    cwd: Option<&str>,
+) -> Vec<(Role, serde_json::Value, Vec<PartRec>)> {
+    #[derive(Deserialize)]
+    struct Payload<'a> {
+        #[serde(rename = "compressedHistory", borrow, default)]
+        history: Raw<'a>,
+    }
+    let Some(payload) = raw::object::<Payload>(payload) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for entry in raw::elements(payload.history) {
+        let Ok(content) = serde_json::from_str::<Content>(entry.get()) else {
+            continue;
+        };
+        let role = match raw::string(content.role).as_deref() {
+            Some("model") => Role::Assistant,
+            _ => Role::User,
+        };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(entry.get()) else {
+            continue;
+        };
+        out.push((role, value, parts(&raw::elements(content.parts), cwd)));
+    }
+    out
+}
+
+/// The calls, results and top-level media of one message's parts (message index
+/// and line are filled in when applied).
+fn parts(parts: &[&RawValue], cwd: Option<&str>) -> Vec<PartRec> {
+    let mut out = Vec::new();
+    for p in parts {
+        let Ok(f) = serde_json::from_str::<PartFields>(p.get()) else {
+            continue;
+        };
+        if let Some(call) = raw::object::<Call>(f.call) {
+            let (Some(id), Some(name)) = (raw::owned(call.id), raw::owned(call.name)) else {
+                continue;
+            };
+            let args: Option<Args> = raw::object(call.args);
+            let (file_path, legacy_path, summary) = match &args {
+                Some(a) => (
+                    raw::owned(a.file_path),
+                    raw::owned(a.absolute_path),
+                    [a.command, a.pattern, a.url, a.query, a.path]
+                        .into_iter()
+                        .find_map(raw::owned),
+                ),
+                None => (None, None, None),
+            };
+            out.push(PartRec::Call(ToolCall {
+                id,
+                name,
+                msg: 0,
+                file_path,
+                legacy_path,
+                summary,
+                cwd: cwd.map(str::to_string),
+            }));
+        } else if let Some(resp) = raw::object::<Response>(f.response) {
+            let Some(id) = raw::owned(resp.id) else {
+                continue;
+            };
+            let body: Option<ResponseBody> = raw::object(resp.response);
+            let output = body.as_ref().and_then(|b| b.output);
+            let chars = raw::utf16_len(output).unwrap_or(0);
+            let media = raw::elements(resp.parts)
+                .iter()
+                .filter(|p| {
+                    serde_json::from_str::<PartFields>(p.get())
+                        .is_ok_and(|f| f.inline_data.is_some())
+                })
+                .count() as u32;
+            out.push(PartRec::Result(ToolResult {
+                id,
+                name: raw::owned(resp.name),
+                msg: 0,
+                chars,
+                media,
+                est_tokens: chars.div_ceil(4) + MEDIA_TOKENS * media as u64,
+                is_error: body
+                    .as_ref()
+                    .is_some_and(|b| !raw::is_null_or_absent(b.error)),
+                already_cleared: raw::is_placeholder(output),
+                line: 0,
+            }));
+        } else if let Some(data) = raw::object::<InlineData>(f.inline_data) {
+            let mime = raw::owned(data.mime).unwrap_or_else(|| "application/octet-stream".into());
+            out.push(PartRec::Media(mime));
+        }
+    }
+    out
 }
 
 fn usage(v: Raw<'_>) -> Option<Usage> {

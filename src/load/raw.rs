@@ -13,10 +13,20 @@ pub fn string<'a>(v: Raw<'a>) -> Option<Cow<'a, str>> {
     if !text.starts_with('"') {
         return None;
     }
-    if let Ok(s) = serde_json::from_str::<&'a str>(text) {
-        return Some(Cow::Borrowed(s));
+    // Without a backslash the literal is its own text (borrow it; no error path,
+    // which would format the whole string into a message).
+    if text.len() >= 2 && memchr::memchr(b'\\', text.as_bytes()).is_none() {
+        return Some(Cow::Borrowed(&text[1..text.len() - 1]));
     }
     serde_json::from_str::<String>(text).ok().map(Cow::Owned)
+}
+
+/// Whether a raw value is the placeholder string, compared without decoding.
+pub fn is_placeholder(v: Raw<'_>) -> bool {
+    v.is_some_and(|v| {
+        let t = v.get();
+        t.len() == super::PLACEHOLDER.len() + 2 && &t[1..t.len() - 1] == super::PLACEHOLDER
+    })
 }
 
 pub fn owned(v: Raw<'_>) -> Option<String> {

@@ -126,7 +126,37 @@ struct Verdict {
     target: Option<u64>,
     note: String,
     /// Why particular candidates stay (in the window, pending, …).
-    kept: HashMap<usize, String>,
+    kept: Why,
+}
+
+/// Reasons a candidate stays, in words; written only when reasons are wanted.
+#[derive(Default)]
+struct Why {
+    on: bool,
+    map: HashMap<usize, String>,
+}
+
+impl Why {
+    fn new(on: bool) -> Why {
+        Why {
+            on,
+            map: HashMap::new(),
+        }
+    }
+
+    fn add(&mut self, p: usize, why: impl FnOnce() -> String) {
+        if self.on {
+            self.map.insert(p, why());
+        }
+    }
+
+    fn contains_key(&self, p: &usize) -> bool {
+        self.map.contains_key(p)
+    }
+
+    fn get(&self, p: &usize) -> Option<&String> {
+        self.map.get(p)
+    }
 }
 
 impl Verdict {
@@ -138,7 +168,7 @@ impl Verdict {
             media: Vec::new(),
             target: None,
             note,
-            kept: HashMap::new(),
+            kept: Why::default(),
         }
     }
 }
@@ -151,11 +181,31 @@ pub struct Engine<'s> {
     /// The request `forced` acts at (the viewed request K).
     forced_at: usize,
     next: usize,
-    segment: usize,
+    /// Reasons in words for every candidate (plan, explain, TUI); the timeline
+    /// needs none and skips them.
+    detail: bool,
     cleared: Vec<Option<Clearing>>,
+    /// The results with a clearing in force (so a reset touches only them).
+    in_force_list: Vec<usize>,
     media_cleared: Vec<bool>,
     edits: Vec<EditBlock>,
-    candidates: Vec<Candidate>,
+    view: View<'s>,
+}
+
+/// The current view's candidates, grown incrementally as requests add messages.
+#[derive(Default)]
+struct View<'s> {
+    segment: usize,
+    started: bool,
+    calls_end: usize,
+    results_end: usize,
+    by_id: HashMap<&'s str, Vec<usize>>,
+    /// Compactable call → its rank (position among the view's compactable calls).
+    call_rank: HashMap<usize, usize>,
+    compactable_calls: Vec<&'s str>,
+    qwen_rank: usize,
+    cands: Vec<Candidate>,
+    keys: Vec<(usize, usize)>,
 }
 
 impl<'s> Engine<'s> {
@@ -167,12 +217,19 @@ impl<'s> Engine<'s> {
             protector,
             forced_at,
             next: 1,
-            segment: 0,
+            detail: true,
             cleared: vec![None; s.results.len()],
+            in_force_list: Vec::new(),
             media_cleared: vec![false; s.media.len()],
             edits: Vec::new(),
-            candidates: Vec::new(),
+            view: View::default(),
         }
+    }
+
+    /// Skips the reasons in words (for the timeline, which prints none).
+    pub fn without_reasons(mut self) -> Self {
+        self.detail = false;
+        self
     }
 
     pub fn policy(&self) -> &Policy {
@@ -181,7 +238,7 @@ impl<'s> Engine<'s> {
 
     /// The candidates of the last evaluated request, in rank order.
     pub fn candidates(&self) -> &[Candidate] {
-        &self.candidates
+        &self.view.cands
     }
 
     /// The `cache_edits` blocks sent up to the last evaluated request.
@@ -202,16 +259,30 @@ impl<'s> Engine<'s> {
         self.media_cleared.get(m).copied().unwrap_or(false)
     }
 
+    fn reset_clearings(&mut self) {
+        for r in self.in_force_list.drain(..) {
+            self.cleared[r] = None;
+        }
+    }
+
     /// Evaluates the next request; None after the last.
     pub fn step(&mut self) -> Option<Step> {
         let req = self.s.requests.get(self.next - 1)?;
         self.next += 1;
-        if req.segment != self.segment {
+        if !self.view.started || req.segment != self.view.segment {
             // Nothing planned before a compaction boundary carries over it.
-            self.segment = req.segment;
-            self.cleared.iter_mut().for_each(|c| *c = None);
-            self.media_cleared.iter_mut().for_each(|c| *c = false);
+            self.reset_clearings();
+            for m in self.s.media_in(0, self.s.messages.len()) {
+                self.media_cleared[m] = false;
+            }
             self.edits.clear();
+            self.view = View {
+                segment: req.segment,
+                started: true,
+                calls_end: self.s.calls_in(req.view_start, req.view_start).start,
+                results_end: self.s.results_in(req.view_start, req.view_start).start,
+                ..View::default()
+            };
         }
         // Claude rewrites only the request: at a new turn the originals go out
         // again. Count deletions are cumulative within the view (SPEC §5).
@@ -219,20 +290,21 @@ impl<'s> Engine<'s> {
             && req.begins_turn
             && self.policy.kind != PlanKind::Count
         {
-            self.cleared.iter_mut().for_each(|c| *c = None);
+            self.reset_clearings();
         }
-        self.candidates = self.build_candidates(req);
+        self.sync_view(req);
         let chars_before = self.size_total();
         let verdict = self.evaluate(req, chars_before);
         let trigger = verdict.trigger.unwrap_or(Trigger::Idle);
         let mut newly: Vec<usize> = Vec::new();
         for (pos, reason) in &verdict.clear {
-            let r = self.candidates[*pos].result;
+            let r = self.view.cands[*pos].result;
             self.cleared[r] = Some(Clearing {
                 at: req.index,
                 trigger,
                 reason: reason.clone(),
             });
+            self.in_force_list.push(r);
             newly.push(*pos);
         }
         for &m in &verdict.media {
@@ -246,25 +318,25 @@ impl<'s> Engine<'s> {
             self.edits.push(EditBlock {
                 at: req.index,
                 msg,
-                results: newly.iter().map(|&p| self.candidates[p].result).collect(),
+                results: newly.iter().map(|&p| self.view.cands[p].result).collect(),
             });
         }
         self.finish_statuses(req, &verdict);
         let chars_after = self.size_total();
         let media = self.s.media_in(req.view_start, req.end);
         let media_kept = media.clone().filter(|&m| !self.media_cleared[m]).count();
+        let cands = &self.view.cands;
         Some(Step {
             index: req.index,
             fired: verdict.fired,
             trigger: verdict.trigger,
             tokens_saved: newly
                 .iter()
-                .map(|&p| self.s.results[self.candidates[p].result].est_tokens)
+                .map(|&p| self.s.results[cands[p].result].est_tokens)
                 .sum::<u64>()
                 + verdict.media.len() as u64 * crate::load::QWEN_MEDIA_TOKENS,
-            newly_cleared: newly.iter().map(|&p| self.candidates[p].result).collect(),
-            cleared: self
-                .candidates
+            newly_cleared: newly.iter().map(|&p| cands[p].result).collect(),
+            cleared: cands
                 .iter()
                 .filter(|c| c.status == Status::Cleared)
                 .map(|c| c.result)
@@ -287,99 +359,148 @@ impl<'s> Engine<'s> {
         last
     }
 
-    fn build_candidates(&self, req: &Request) -> Vec<Candidate> {
+    /// Grows the view to the request's messages: new calls, new results, and the
+    /// candidates whose id gained a call again (rare: a reused id).
+    fn sync_view(&mut self, req: &Request) {
         let s = self.s;
         let calls = s.calls_in(req.view_start, req.end);
-        let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
-        // Rank: the call's position among the view's compactable calls.
-        let mut call_rank: HashMap<usize, usize> = HashMap::new();
-        for c in calls.clone() {
+        let mut dirty: Vec<&'s str> = Vec::new();
+        for c in self.view.calls_end..calls.end {
             let call = &s.calls[c];
-            by_id.entry(call.id.as_str()).or_default().push(c);
+            let entry = self.view.by_id.entry(call.id.as_str()).or_default();
+            entry.push(c);
+            if entry.len() > 1
+                || self
+                    .view
+                    .cands
+                    .iter()
+                    .any(|k| s.results[k.result].id == call.id)
+            {
+                dirty.push(call.id.as_str());
+            }
             if self.tools.is_compactable(&call.name) {
-                let n = call_rank.len() + 1;
-                call_rank.insert(c, n);
+                let n = self.view.call_rank.len() + 1;
+                self.view.call_rank.insert(c, n);
+                self.view.compactable_calls.push(call.id.as_str());
             }
         }
-        let last_user = last_user_message(s, req).filter(|&m| m + 1 == req.end);
-        let mut out = Vec::new();
-        let mut qwen_rank = 0;
-        let mut keys = Vec::new();
-        for r in s.results_in(req.view_start, req.end) {
-            let res = &s.results[r];
-            let ids = by_id.get(res.id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-            // A reused id: the result answers the latest call with its id before it.
-            let own_call = ids
-                .iter()
-                .rev()
-                .find(|&&c| s.calls[c].msg < res.msg)
-                .or(ids.first())
-                .copied();
-            let tool = match s.harness {
-                Harness::Claude => own_call.map(|c| s.calls[c].name.clone()),
-                Harness::Qwen => res
-                    .name
-                    .clone()
-                    .or_else(|| own_call.map(|c| s.calls[c].name.clone())),
-            };
-            let compactable = tool
-                .as_deref()
-                .is_some_and(|t| self.tools.is_compactable(t));
-            let file_path_tool = tool
-                .as_deref()
-                .is_some_and(|t| self.tools.is_file_path_tool(t));
-            let paths: Vec<RecordedPath> = ids
-                .iter()
-                .map(|&c| &s.calls[c])
-                .filter(|c| self.tools.is_file_path_tool(&c.name))
-                .filter_map(|c| {
-                    c.file_path.as_ref().map(|p| RecordedPath {
-                        path: p.clone(),
-                        cwd: c.cwd.clone(),
-                    })
-                })
-                .collect();
-            let first_call = own_call.map(|c| &s.calls[c]);
-            let rank = match (compactable, s.harness) {
-                (false, _) => None,
-                (true, Harness::Claude) => own_call.and_then(|c| call_rank.get(&c).copied()),
-                (true, Harness::Qwen) => {
-                    qwen_rank += 1;
-                    Some(qwen_rank)
-                }
-            };
-            let protection =
-                (self.policy.protect && tool.as_deref() == Some(self.tools.read) && !res.is_error)
-                    .then(|| self.protector.decide(&paths));
-            // Sort key: the call's place in the view (rank order), else the result's.
-            let key = match (s.harness, own_call) {
-                (Harness::Claude, Some(c)) => (c, r),
-                (Harness::Claude, None) => (s.calls.partition_point(|c| c.msg < res.msg), r),
-                (Harness::Qwen, _) => (r, r),
-            };
-            keys.push(key);
-            out.push(Candidate {
-                result: r,
-                path: paths.first().map(|p| p.path.clone()).or_else(|| {
-                    first_call.and_then(|c| c.file_path.clone().or(c.legacy_path.clone()))
-                }),
-                summary: first_call.and_then(|c| c.summary.clone()),
-                tool,
-                compactable,
-                rank,
-                paths,
-                file_path_tool,
-                protection,
-                pending: !req.begins_turn && Some(res.msg) == last_user,
-                status: Status::Kept,
-                reason: String::new(),
-                cleared_at: None,
-            });
+        self.view.calls_end = calls.end;
+        let results = s.results_in(req.view_start, req.end);
+        let mut unsorted = false;
+        for r in self.view.results_end..results.end {
+            let (key, cand) = self.make_candidate(r);
+            unsorted |= self.view.keys.last().is_some_and(|&k| k > key);
+            self.view.keys.push(key);
+            self.view.cands.push(cand);
         }
-        let mut order: Vec<usize> = (0..out.len()).collect();
-        order.sort_by_key(|&i| keys[i]);
-        let mut slots: Vec<Option<Candidate>> = out.into_iter().map(Some).collect();
-        order.into_iter().filter_map(|i| slots[i].take()).collect()
+        self.view.results_end = results.end;
+        if !dirty.is_empty() {
+            for i in 0..self.view.cands.len() {
+                let r = self.view.cands[i].result;
+                if dirty.contains(&s.results[r].id.as_str()) {
+                    let rank = self.view.cands[i].rank;
+                    let (key, mut cand) = self.make_candidate(r);
+                    if s.harness == Harness::Qwen {
+                        cand.rank = rank;
+                    }
+                    self.view.keys[i] = key;
+                    self.view.cands[i] = cand;
+                    unsorted = true;
+                }
+            }
+        }
+        if unsorted {
+            let mut pairs: Vec<((usize, usize), Candidate)> = std::mem::take(&mut self.view.keys)
+                .into_iter()
+                .zip(std::mem::take(&mut self.view.cands))
+                .collect();
+            pairs.sort_by_key(|p| p.0);
+            (self.view.keys, self.view.cands) = pairs.into_iter().unzip();
+        }
+        let last_user = last_user_message(s, req).filter(|&m| m + 1 == req.end);
+        for c in &mut self.view.cands {
+            c.pending = !req.begins_turn && Some(s.results[c.result].msg) == last_user;
+        }
+    }
+
+    /// A result's candidate: its call, tool, rank, paths and protection.
+    fn make_candidate(&mut self, r: usize) -> ((usize, usize), Candidate) {
+        let s = self.s;
+        let res = &s.results[r];
+        let ids = self
+            .view
+            .by_id
+            .get(res.id.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        // A reused id: the result answers the latest call with its id before it.
+        let own_call = ids
+            .iter()
+            .rev()
+            .find(|&&c| s.calls[c].msg < res.msg)
+            .or(ids.first())
+            .copied();
+        let tool = match s.harness {
+            Harness::Claude => own_call.map(|c| s.calls[c].name.clone()),
+            Harness::Qwen => res
+                .name
+                .clone()
+                .or_else(|| own_call.map(|c| s.calls[c].name.clone())),
+        };
+        let compactable = tool
+            .as_deref()
+            .is_some_and(|t| self.tools.is_compactable(t));
+        let file_path_tool = tool
+            .as_deref()
+            .is_some_and(|t| self.tools.is_file_path_tool(t));
+        let paths: Vec<RecordedPath> = ids
+            .iter()
+            .map(|&c| &s.calls[c])
+            .filter(|c| self.tools.is_file_path_tool(&c.name))
+            .filter_map(|c| {
+                c.file_path.as_ref().map(|p| RecordedPath {
+                    path: p.clone(),
+                    cwd: c.cwd.clone(),
+                })
+            })
+            .collect();
+        let first_call = own_call.map(|c| &s.calls[c]);
+        let rank = match (compactable, s.harness) {
+            (false, _) => None,
+            (true, Harness::Claude) => own_call.and_then(|c| self.view.call_rank.get(&c).copied()),
+            (true, Harness::Qwen) => {
+                self.view.qwen_rank += 1;
+                Some(self.view.qwen_rank)
+            }
+        };
+        let protection =
+            (self.policy.protect && tool.as_deref() == Some(self.tools.read) && !res.is_error)
+                .then(|| self.protector.decide(&paths));
+        // Sort key: the call's place in the view (rank order), else the result's.
+        let key = match (s.harness, own_call) {
+            (Harness::Claude, Some(c)) => (c, r),
+            (Harness::Claude, None) => (s.calls.partition_point(|c| c.msg < res.msg), r),
+            (Harness::Qwen, _) => (r, r),
+        };
+        let cand = Candidate {
+            result: r,
+            path: paths
+                .first()
+                .map(|p| p.path.clone())
+                .or_else(|| first_call.and_then(|c| c.file_path.clone().or(c.legacy_path.clone()))),
+            summary: first_call.and_then(|c| c.summary.clone()),
+            tool,
+            compactable,
+            rank,
+            paths,
+            file_path_tool,
+            protection,
+            pending: false,
+            status: Status::Kept,
+            reason: String::new(),
+            cleared_at: None,
+        };
+        (key, cand)
     }
 
     fn in_force(&self, c: &Candidate) -> bool {
@@ -392,7 +513,8 @@ impl<'s> Engine<'s> {
 
     /// The size total (SPEC §5): compactable, non-error, not cleared results.
     fn size_total(&self) -> u64 {
-        self.candidates
+        self.view
+            .cands
             .iter()
             .filter(|c| {
                 c.compactable
@@ -406,9 +528,9 @@ impl<'s> Engine<'s> {
 
     /// Clearable (SPEC §3): unprotected, not error, not cleared, chars > 0, not pending.
     fn clearable(&self) -> Vec<usize> {
-        (0..self.candidates.len())
+        (0..self.view.cands.len())
             .filter(|&p| {
-                let c = &self.candidates[p];
+                let c = &self.view.cands[p];
                 let r = &self.s.results[c.result];
                 c.compactable
                     && !c.protected()
@@ -422,13 +544,11 @@ impl<'s> Engine<'s> {
     }
 
     fn rank_text(&self, p: usize) -> String {
-        let total = self
-            .candidates
-            .iter()
-            .filter_map(|c| c.rank)
-            .max()
-            .unwrap_or(0);
-        match self.candidates[p].rank {
+        let total = match self.s.harness {
+            Harness::Claude => self.view.call_rank.len(),
+            Harness::Qwen => self.view.qwen_rank,
+        };
+        match self.view.cands[p].rank {
             Some(r) => format!("rank {r} of {total}"),
             None => "unranked".into(),
         }
@@ -491,19 +611,20 @@ impl<'s> Engine<'s> {
     fn time_based(&self, req: &Request, trigger: Trigger, why: String) -> Verdict {
         let keep = self.policy.keep();
         let mut clear = Vec::new();
-        let mut kept = HashMap::new();
+        let mut kept = Why::new(self.detail);
         match self.policy.preset {
             Harness::Claude => {
                 // The window is over call ids (calls without a result included),
                 // protected ids removed: collectCompactableToolIds.
                 let protected: HashSet<&str> = self
-                    .candidates
+                    .view
+                    .cands
                     .iter()
                     .filter(|c| c.protected())
                     .map(|c| self.s.results[c.result].id.as_str())
                     .collect();
                 let mut ids: Vec<&str> = Vec::new();
-                for c in self.compactable_calls(req) {
+                for &c in &self.view.compactable_calls {
                     if !protected.contains(c) {
                         ids.push(c);
                     }
@@ -512,21 +633,20 @@ impl<'s> Engine<'s> {
                     .iter()
                     .copied()
                     .collect();
-                for (p, c) in self.candidates.iter().enumerate() {
+                for (p, c) in self.view.cands.iter().enumerate() {
                     let r = &self.s.results[c.result];
                     if !c.compactable || c.protected() || r.already_cleared || self.in_force(c) {
                         continue;
                     }
                     if window.contains(r.id.as_str()) {
-                        kept.insert(
-                            p,
+                        kept.add(p, || {
                             format!(
                                 "in the last {keep} compactable calls ({})",
                                 self.rank_text(p)
-                            ),
-                        );
+                            )
+                        });
                     } else if r.is_error && !self.policy.errors_clearable() {
-                        kept.insert(p, "error result (clear_errors off)".into());
+                        kept.add(p, || "error result (clear_errors off)".into());
                     } else {
                         clear.push((
                             p,
@@ -539,13 +659,12 @@ impl<'s> Engine<'s> {
                 let clearable = self.clearable();
                 let split = clearable.len().saturating_sub(keep);
                 for &p in &clearable[split..] {
-                    kept.insert(
-                        p,
+                    kept.add(p, || {
                         format!(
                             "in the last {keep} clearable results ({})",
                             self.rank_text(p)
-                        ),
-                    );
+                        )
+                    });
                 }
                 for &p in &clearable[..split] {
                     clear.push((
@@ -559,7 +678,7 @@ impl<'s> Engine<'s> {
         let media = self.media_to_clear(req);
         let tokens: u64 = clear
             .iter()
-            .map(|(p, _)| self.s.results[self.candidates[*p].result].est_tokens)
+            .map(|(p, _)| self.s.results[self.view.cands[*p].result].est_tokens)
             .sum::<u64>()
             + media.len() as u64 * crate::load::QWEN_MEDIA_TOKENS;
         if tokens == 0 {
@@ -595,17 +714,8 @@ impl<'s> Engine<'s> {
         live[..split].to_vec()
     }
 
-    fn compactable_calls(&self, req: &Request) -> Vec<&str> {
-        self.s
-            .calls_in(req.view_start, req.end)
-            .map(|c| &self.s.calls[c])
-            .filter(|c| self.tools.is_compactable(&c.name))
-            .map(|c| c.id.as_str())
-            .collect()
-    }
-
-    fn explain_unclearable(&self, kept: &mut HashMap<usize, String>) {
-        for (p, c) in self.candidates.iter().enumerate() {
+    fn explain_unclearable(&self, kept: &mut Why) {
+        for (p, c) in self.view.cands.iter().enumerate() {
             let r = &self.s.results[c.result];
             if !c.compactable || kept.contains_key(&p) || self.in_force(c) {
                 continue;
@@ -619,7 +729,7 @@ impl<'s> Engine<'s> {
             } else {
                 continue;
             };
-            kept.insert(p, why.into());
+            kept.add(p, || why.into());
         }
     }
 
@@ -647,15 +757,14 @@ impl<'s> Engine<'s> {
         let keep = p.keep();
         let clearable = self.clearable();
         let split = clearable.len().saturating_sub(keep);
-        let mut kept = HashMap::new();
+        let mut kept = Why::new(self.detail);
         for &q in &clearable[split..] {
-            kept.insert(
-                q,
+            kept.add(q, || {
                 format!(
                     "in the last {keep} clearable results ({})",
                     self.rank_text(q)
-                ),
-            );
+                )
+            });
         }
         let why = format!(
             "size: {} chars > {}; clearing oldest first down to {}",
@@ -667,10 +776,10 @@ impl<'s> Engine<'s> {
         let mut clear = Vec::new();
         for &q in &clearable[..split] {
             if left <= target {
-                kept.insert(q, format!("size target {} reached", fmt_int(target)));
+                kept.add(q, || format!("size target {} reached", fmt_int(target)));
                 continue;
             }
-            left -= self.s.results[self.candidates[q].result].chars;
+            left -= self.s.results[self.view.cands[q].result].chars;
             clear.push((
                 q,
                 format!(
@@ -703,9 +812,9 @@ impl<'s> Engine<'s> {
     fn count(&self, req: &Request) -> Verdict {
         let p = &self.policy;
         let keep = p.keep();
-        let mut active: Vec<usize> = (0..self.candidates.len())
+        let mut active: Vec<usize> = (0..self.view.cands.len())
             .filter(|&q| {
-                let c = &self.candidates[q];
+                let c = &self.view.cands[q];
                 let r = &self.s.results[c.result];
                 c.compactable
                     && !self.in_force(c)
@@ -715,7 +824,7 @@ impl<'s> Engine<'s> {
             })
             .collect();
         // Registration order: the order the results appear.
-        active.sort_by_key(|&q| self.candidates[q].result);
+        active.sort_by_key(|&q| self.view.cands[q].result);
         let n = active.len();
         let trigger = p.trigger_threshold as usize;
         if n <= trigger {
@@ -723,18 +832,17 @@ impl<'s> Engine<'s> {
         }
         let last_user = last_user_message(self.s, req).filter(|&m| m + 1 == req.end);
         let split = n.saturating_sub(keep);
-        let mut kept = HashMap::new();
+        let mut kept = Why::new(self.detail);
         for &q in &active[split..] {
-            kept.insert(q, format!("in the last {keep} active results"));
+            kept.add(q, || format!("in the last {keep} active results"));
         }
         let why = format!("count: {n} active > trigger {trigger}");
         let mut clear = Vec::new();
         for &q in &active[..split] {
-            if Some(self.s.results[self.candidates[q].result].msg) == last_user {
-                kept.insert(
-                    q,
-                    "not yet sent: only results already sent can be deleted".into(),
-                );
+            if Some(self.s.results[self.view.cands[q].result].msg) == last_user {
+                kept.add(q, || {
+                    "not yet sent: only results already sent can be deleted".into()
+                });
             } else {
                 clear.push((
                     q,
@@ -763,61 +871,67 @@ impl<'s> Engine<'s> {
 
     fn finish_statuses(&mut self, req: &Request, v: &Verdict) {
         let qwen = self.policy.preset == Harness::Qwen;
-        for p in 0..self.candidates.len() {
-            let c = &self.candidates[p];
+        for p in 0..self.view.cands.len() {
+            let c = &self.view.cands[p];
             let r = &self.s.results[c.result];
             let clearing = self.cleared[c.result].as_ref();
-            let (status, mut reason) = if !c.compactable {
-                let why = match &c.tool {
-                    Some(t) => format!("{t} results are not compactable"),
-                    None => "no tool call with this id in the view".into(),
-                };
-                (Status::NotCompactable, why)
+            let status = if !c.compactable {
+                Status::NotCompactable
             } else if r.already_cleared {
-                (
-                    Status::AlreadyCleared,
-                    "already cleared in the transcript".to_string(),
-                )
+                Status::AlreadyCleared
             } else if c.protected() {
-                (Status::Protected, protection_text(c.protection.as_ref()))
-            } else if let Some(cl) = clearing {
-                let reason = if cl.at == req.index {
-                    cl.reason.clone()
-                } else {
-                    format!("cleared at request {}: {}", cl.at, cl.reason)
-                };
-                (Status::Cleared, reason)
+                Status::Protected
+            } else if clearing.is_some() {
+                Status::Cleared
             } else if qwen && r.is_error {
-                (
-                    Status::ErrorKept,
-                    "error result: qwen never clears errors".into(),
-                )
+                Status::ErrorKept
             } else {
-                let why = v.kept.get(&p).cloned().unwrap_or_else(|| {
-                    if v.fired {
-                        format!("kept: {}", v.note)
-                    } else {
-                        format!("no plan fired: {}", v.note)
-                    }
-                });
-                (Status::Kept, why)
+                Status::Kept
             };
-            if let Some(pr) = &c.protection
-                && !pr.outcome.protects()
-            {
-                reason.push_str("; ");
-                reason.push_str(&protection_text(Some(pr)));
-            }
-            let cleared_at = clearing.map(|c| c.at);
-            let c = &mut self.candidates[p];
+            let reason = if self.detail {
+                self.reason(p, status, req, v)
+            } else {
+                String::new()
+            };
+            let cleared_at = clearing.map(|c| c.at).filter(|_| status == Status::Cleared);
+            let c = &mut self.view.cands[p];
             c.status = status;
             c.reason = reason;
-            c.cleared_at = if status == Status::Cleared {
-                cleared_at
-            } else {
-                None
-            };
+            c.cleared_at = cleared_at;
         }
+    }
+
+    /// The reason for a candidate's status, in words.
+    fn reason(&self, p: usize, status: Status, req: &Request, v: &Verdict) -> String {
+        let c = &self.view.cands[p];
+        let mut reason = match status {
+            Status::NotCompactable => match &c.tool {
+                Some(t) => format!("{t} results are not compactable"),
+                None => "no tool call with this id in the view".into(),
+            },
+            Status::AlreadyCleared => "already cleared in the transcript".into(),
+            Status::Protected => protection_text(c.protection.as_ref()),
+            Status::Cleared => match self.cleared[c.result].as_ref() {
+                Some(cl) if cl.at == req.index => cl.reason.clone(),
+                Some(cl) => format!("cleared at request {}: {}", cl.at, cl.reason),
+                None => String::new(),
+            },
+            Status::ErrorKept => "error result: qwen never clears errors".into(),
+            Status::Kept => v.kept.get(&p).cloned().unwrap_or_else(|| {
+                if v.fired {
+                    format!("kept: {}", v.note)
+                } else {
+                    format!("no plan fired: {}", v.note)
+                }
+            }),
+        };
+        if let Some(pr) = &c.protection
+            && !pr.outcome.protects()
+        {
+            reason.push_str("; ");
+            reason.push_str(&protection_text(Some(pr)));
+        }
+        reason
     }
 }
 
