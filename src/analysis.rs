@@ -28,6 +28,19 @@ impl Setup {
         Engine::new(&self.session, self.policy.clone(), self.protector(), k)
     }
 
+    /// An engine for request `k` that starts at the first request of k's view:
+    /// nothing planned before a compaction boundary carries over it, so the
+    /// requests before it need not be evaluated.
+    pub fn engine_for(&self, k: usize) -> Engine<'_> {
+        let s = &self.session;
+        let segment = s.request(k).map(|r| r.segment);
+        let first = s
+            .requests
+            .partition_point(|r| Some(r.segment) < segment)
+            + 1;
+        self.engine(k).starting_at(first)
+    }
+
     pub fn last_request(&self) -> usize {
         self.session.requests.len()
     }
@@ -106,7 +119,7 @@ pub fn plan_at(setup: &Setup, k: usize) -> std::io::Result<PlanAt> {
     if k == 0 {
         return Ok(PlanAt::empty());
     }
-    let mut engine = setup.engine(k);
+    let mut engine = setup.engine_for(k);
     let prev = if k > 1 { engine.run_to(k - 1) } else { None };
     let prev_cleared: Option<HashSet<usize>> = prev
         .filter(|_| s.requests[k - 2].segment == s.requests[k - 1].segment)
@@ -253,7 +266,7 @@ pub fn wire_at(setup: &Setup, k: usize, side: Side) -> std::io::Result<serde_jso
         let engine = setup.engine(0);
         return build_wire(setup, &engine, &empty, side);
     }
-    let mut engine = setup.engine(k);
+    let mut engine = setup.engine_for(k);
     engine.run_to(k);
     let request = setup.session.requests[k - 1].clone();
     build_wire(setup, &engine, &request, side)

@@ -226,6 +226,13 @@ impl<'s> Engine<'s> {
         }
     }
 
+    /// Starts at request `first` (1-based): the caller knows nothing before it
+    /// matters (the start of a view).
+    pub fn starting_at(mut self, first: usize) -> Self {
+        self.next = first.max(1);
+        self
+    }
+
     /// Skips the reasons in words (for the timeline, which prints none).
     pub fn without_reasons(mut self) -> Self {
         self.detail = false;
