@@ -9,10 +9,11 @@ use crate::wire::{self, Clearings, Side};
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-/// A loaded session with the parameters to plan it with.
-#[derive(Debug)]
+/// A loaded session with the parameters to plan it with. Cloning shares the
+/// session (a background job can plan it while the TUI goes on).
+#[derive(Debug, Clone)]
 pub struct Setup {
-    pub session: Session,
+    pub session: std::sync::Arc<Session>,
     pub policy: Policy,
     pub roots: Vec<(RootKind, PathBuf)>,
     pub path_map: PathMap,
@@ -34,10 +35,7 @@ impl Setup {
     pub fn engine_for(&self, k: usize) -> Engine<'_> {
         let s = &self.session;
         let segment = s.request(k).map(|r| r.segment);
-        let first = s
-            .requests
-            .partition_point(|r| Some(r.segment) < segment)
-            + 1;
+        let first = s.requests.partition_point(|r| Some(r.segment) < segment) + 1;
         self.engine(k).starting_at(first)
     }
 
@@ -115,10 +113,15 @@ impl PlanAt {
 
 /// The plan at request `k` (1-based; `forced` acts there).
 pub fn plan_at(setup: &Setup, k: usize) -> std::io::Result<PlanAt> {
-    let s = &setup.session;
     if k == 0 {
         return Ok(PlanAt::empty());
     }
+    plan_engine(setup, k).map(|(plan, _)| plan)
+}
+
+/// The plan at `k` (k >= 1) and the engine left at `k` (for its wire).
+fn plan_engine(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Engine<'_>)> {
+    let s = &setup.session;
     let mut engine = setup.engine_for(k);
     let prev = if k > 1 { engine.run_to(k - 1) } else { None };
     let prev_cleared: Option<HashSet<usize>> = prev
@@ -180,14 +183,15 @@ pub fn plan_at(setup: &Setup, k: usize) -> std::io::Result<PlanAt> {
             }
         }
     }
-    Ok(PlanAt {
+    let plan = PlanAt {
         request,
         step,
         candidates,
         cache,
         evicted_read_paths,
         unresolved_evicted_reads,
-    })
+    };
+    Ok((plan, engine))
 }
 
 fn abs_path(p: &crate::policy::protect::RecordedPath) -> String {
@@ -278,6 +282,18 @@ fn build_wire(
     request: &Request,
     side: Side,
 ) -> std::io::Result<serde_json::Value> {
+    with_clearings(setup, engine, request, |c| {
+        wire::build(&setup.session, request, side, c)
+    })
+}
+
+/// What the wire builder needs from the engine's state at `request`.
+fn with_clearings<T>(
+    setup: &Setup,
+    engine: &Engine<'_>,
+    request: &Request,
+    f: impl FnOnce(&Clearings<'_>) -> T,
+) -> T {
     let fired_forced = setup.policy.kind == PlanKind::Forced
         && engine
             .candidates()
@@ -285,12 +301,33 @@ fn build_wire(
             .any(|c| c.cleared_at == Some(request.index));
     let result_cleared = |r: usize| engine.is_cleared(r);
     let media_cleared = |m: usize| engine.media_is_cleared(m);
-    let c = Clearings {
+    f(&Clearings {
         delivery: setup.policy.delivery,
         result_cleared: &result_cleared,
         media_cleared: &media_cleared,
         edits: engine.edits(),
         drop_thoughts: fired_forced,
-    };
-    wire::build(&setup.session, request, side, &c)
+    })
+}
+
+/// The plan at request `k` with both of its bodies (local, wire), in one run of
+/// the engine and one read of the records: what the TUI shows at each step.
+pub fn plan_with_bodies(
+    setup: &Setup,
+    k: usize,
+    mut cache: Option<&mut wire::MessageCache>,
+) -> std::io::Result<(PlanAt, serde_json::Value, serde_json::Value)> {
+    if k == 0 {
+        let empty = PlanAt::empty();
+        let engine = setup.engine(0);
+        let (l, w) = with_clearings(setup, &engine, &empty.request, |c| {
+            wire::build_both(&setup.session, &empty.request, c, None)
+        })?;
+        return Ok((empty, l, w));
+    }
+    let (plan, engine) = plan_engine(setup, k)?;
+    let (l, w) = with_clearings(setup, &engine, &plan.request, |c| {
+        wire::build_both(&setup.session, &plan.request, c, cache.take())
+    })?;
+    Ok((plan, l, w))
 }

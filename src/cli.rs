@@ -383,7 +383,7 @@ pub fn setup_with_progress(
     }
     roots.sort_by_key(|(k, _)| RootKind::ALL.iter().position(|x| x == k));
     Ok(Setup {
-        session,
+        session: std::sync::Arc::new(session),
         policy: p,
         roots,
         path_map,

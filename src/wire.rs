@@ -33,22 +33,77 @@ pub struct Clearings<'a> {
 
 /// Builds the body of request `req`.
 pub fn build(s: &Session, req: &Request, side: Side, c: &Clearings<'_>) -> std::io::Result<Value> {
-    let mut messages = Vec::with_capacity(req.end - req.view_start);
-    for m in req.view_start..req.end {
-        messages.push(message(s, m)?);
-    }
+    let mut messages = read_messages(s, req)?;
     if side == Side::Wire {
         apply(s, req, &mut messages, c);
     }
+    Ok(body(s, messages))
+}
+
+/// Both bodies of request `req`, local and wire, reading its records once; with a
+/// cache, messages read for an earlier request of the same view are not read again.
+pub fn build_both(
+    s: &Session,
+    req: &Request,
+    c: &Clearings<'_>,
+    cache: Option<&mut MessageCache>,
+) -> std::io::Result<(Value, Value)> {
+    let local = match cache {
+        Some(cache) => cache.messages(s, req)?,
+        None => read_messages(s, req)?,
+    };
+    let mut wire = local.clone();
+    apply(s, req, &mut wire, c);
+    Ok((body(s, local), body(s, wire)))
+}
+
+/// The local messages of one view, as read so far (stepping through a session
+/// reads each record once).
+#[derive(Debug, Default)]
+pub struct MessageCache {
+    view_start: usize,
+    messages: Vec<Value>,
+}
+
+impl MessageCache {
+    fn messages(&mut self, s: &Session, req: &Request) -> std::io::Result<Vec<Value>> {
+        if self.view_start != req.view_start {
+            self.view_start = req.view_start;
+            self.messages.clear();
+        }
+        let have = self.view_start + self.messages.len();
+        if have < req.end {
+            let file = std::fs::File::open(&s.path)?;
+            for m in have..req.end {
+                self.messages.push(message_from(&file, s, m)?);
+            }
+        }
+        Ok(self.messages[..req.end - req.view_start].to_vec())
+    }
+}
+
+fn body(s: &Session, messages: Vec<Value>) -> Value {
     let model = s.model.clone().map(Value::String).unwrap_or(Value::Null);
-    Ok(match s.harness {
+    match s.harness {
         Harness::Claude => json!({"model": model, "messages": messages}),
         Harness::Qwen => json!({"model": model, "contents": messages}),
-    })
+    }
+}
+
+/// The messages of a request's view, read from the file (kept open) in order.
+fn read_messages(s: &Session, req: &Request) -> std::io::Result<Vec<Value>> {
+    let file = std::fs::File::open(&s.path)?;
+    (req.view_start..req.end)
+        .map(|m| message_from(&file, s, m))
+        .collect()
 }
 
 /// One message as the API sees it: Claude `{role, content}`, Qwen `{role, parts}`.
 pub fn message(s: &Session, m: usize) -> std::io::Result<Value> {
+    message_from(&std::fs::File::open(&s.path)?, s, m)
+}
+
+fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::io::Result<Value> {
     let msg = &s.messages[m];
     let mut pieces: Vec<Value> = Vec::new();
     let key = match s.harness {
@@ -58,7 +113,7 @@ pub fn message(s: &Session, m: usize) -> std::io::Result<Value> {
     for part in &msg.parts {
         let value = match part {
             Part::Record { offset, len } => {
-                let bytes = load::read_span(&s.path, *offset, *len)?;
+                let bytes = load::read_span(file, *offset, *len)?;
                 let mut v: Value = serde_json::from_slice(&bytes).map_err(std::io::Error::other)?;
                 v.get_mut("message").map(Value::take).unwrap_or(Value::Null)
             }

@@ -125,7 +125,9 @@ fn demo_count_marks_a_and_b_deleted_and_shows_cache_edits_on_the_right_only() {
     v.show_row(r);
     let lines = screen(&a, 120, 40, true);
     assert!(row(&lines, "\"cache_reference\"").contains('+'));
-    // Footer: metadata and the sparkline marks where the plan fired.
+    // Footer: metadata and the sparkline marks where the plan fired (computed in
+    // the background).
+    view_mut(&mut a).wait_background();
     let lines = screen(&a, 120, 40, true);
     assert!(lines.iter().any(|l| l.starts_with("context ")));
     assert!(row(&lines, "fired ").contains('▲'));

@@ -283,9 +283,8 @@ pub fn parse_format(name: &str) -> Option<Format> {
 }
 
 /// Re-reads the bytes of one record for the wire builder.
-pub fn read_span(path: &Path, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+pub fn read_span(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
-    let file = File::open(path)?;
     let mut buf = vec![0; len];
     file.read_exact_at(&mut buf, offset)?;
     Ok(buf)

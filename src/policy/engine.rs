@@ -206,6 +206,8 @@ struct View<'s> {
     qwen_rank: usize,
     cands: Vec<Candidate>,
     keys: Vec<(usize, usize)>,
+    /// The ids of the results in the view (a new call with one makes them dirty).
+    result_ids: HashSet<&'s str>,
 }
 
 impl<'s> Engine<'s> {
@@ -376,13 +378,7 @@ impl<'s> Engine<'s> {
             let call = &s.calls[c];
             let entry = self.view.by_id.entry(call.id.as_str()).or_default();
             entry.push(c);
-            if entry.len() > 1
-                || self
-                    .view
-                    .cands
-                    .iter()
-                    .any(|k| s.results[k.result].id == call.id)
-            {
+            if entry.len() > 1 || self.view.result_ids.contains(call.id.as_str()) {
                 dirty.push(call.id.as_str());
             }
             if self.tools.is_compactable(&call.name) {
@@ -396,6 +392,7 @@ impl<'s> Engine<'s> {
         let mut unsorted = false;
         for r in self.view.results_end..results.end {
             let (key, cand) = self.make_candidate(r);
+            self.view.result_ids.insert(s.results[r].id.as_str());
             unsorted |= self.view.keys.last().is_some_and(|&k| k > key);
             self.view.keys.push(key);
             self.view.cands.push(cand);

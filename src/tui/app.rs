@@ -3,16 +3,18 @@
 use super::keymap::Action;
 use crate::analysis::{self, Explain, PlanAt, Setup};
 use crate::diff::{self, Diff, Item};
-use crate::policy::engine::Step;
 use crate::policy::{Delivery, PlanKind, Policy};
 use crate::session::Harness;
-use crate::wire::Side;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+/// Fired marks of a whole timeline, computed on another thread, tagged with the
+/// generation of the parameters they were computed for.
+type TimelineJob = std::sync::mpsc::Receiver<(u64, Vec<bool>)>;
+
 /// How long one diff may take before it settles for a coarser result.
-pub const DIFF_BUDGET: Duration = Duration::from_millis(100);
+pub const DIFF_BUDGET: Duration = Duration::from_millis(8);
 /// Unchanged lines shown around each change before a run folds.
 pub const CONTEXT: usize = 3;
 
@@ -46,7 +48,11 @@ pub struct SessionView {
     pub opened_with: Policy,
     pub k: usize,
     pub plan: PlanAt,
-    pub steps: Vec<Step>,
+    /// Whether a plan fired at each request (the footer's marks), computed in
+    /// the background after each change: empty until it arrives.
+    pub fired: Vec<bool>,
+    timeline_job: Option<(u64, TimelineJob)>,
+    generation: u64,
     pub diff: Diff,
     pub items: Vec<Item>,
     pub expanded: HashSet<usize>,
@@ -59,6 +65,8 @@ pub struct SessionView {
     pub status: Option<String>,
     pub local_json: String,
     pub wire_json: String,
+    /// The local messages read so far for the current view.
+    messages: crate::wire::MessageCache,
     /// The guided demo's current stage (`mcscope demo`).
     pub demo: Option<usize>,
 }
@@ -196,7 +204,9 @@ impl SessionView {
             setup,
             k,
             plan: PlanAt::empty(),
-            steps: Vec::new(),
+            fired: Vec::new(),
+            timeline_job: None,
+            generation: 0,
             diff: Diff::default(),
             items: Vec::new(),
             expanded: HashSet::new(),
@@ -209,6 +219,7 @@ impl SessionView {
             status: None,
             local_json: String::new(),
             wire_json: String::new(),
+            messages: Default::default(),
             demo: None,
         };
         v.replan(true);
@@ -222,23 +233,75 @@ impl SessionView {
     /// Recomputes the plan, the diff and (when needed) the timeline.
     fn replan(&mut self, timeline: bool) {
         let k = self.k;
-        self.plan = analysis::plan_at(&self.setup, k).unwrap_or_else(|_| PlanAt::empty());
         if timeline || self.setup.policy.kind == PlanKind::Forced {
-            self.steps = analysis::timeline(&self.setup, k);
+            self.start_timeline();
         }
-        let pretty = |side| {
-            analysis::wire_at(&self.setup, k, side)
-                .map(|v| serde_json::to_string_pretty(&v).unwrap_or_default())
-                .unwrap_or_else(|e| format!("cannot read the records: {e}"))
-        };
-        self.local_json = pretty(Side::Local);
-        self.wire_json = pretty(Side::Wire);
+        let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
+        match analysis::plan_with_bodies(&self.setup, k, Some(&mut self.messages)) {
+            Ok((plan, local, wire)) => {
+                self.plan = plan;
+                self.local_json = pretty(&local);
+                self.wire_json = pretty(&wire);
+            }
+            Err(e) => {
+                // The file changed or vanished under us: say so, keep the plan.
+                self.plan = analysis::plan_at(&self.setup, k).unwrap_or_else(|_| PlanAt::empty());
+                self.local_json = format!("cannot read the records: {e}");
+                self.wire_json = self.local_json.clone();
+            }
+        }
         self.diff = diff::diff(&self.local_json, &self.wire_json, DIFF_BUDGET);
         self.refold();
         self.selected = self
             .selected
             .min(self.plan.candidates.len().saturating_sub(1));
         self.diff_top = self.diff_top.min(self.items.len().saturating_sub(1));
+    }
+
+    /// Recomputes the footer's fired marks on another thread: a whole timeline
+    /// may take longer than a keystroke may.
+    fn start_timeline(&mut self) {
+        self.generation += 1;
+        let generation = self.generation;
+        let (tx, rx) = std::sync::mpsc::channel();
+        let setup = self.setup.clone();
+        let k = self.k;
+        std::thread::spawn(move || {
+            let fired = analysis::timeline_steps(&setup, k)
+                .map(|s| s.fired)
+                .collect();
+            let _ = tx.send((generation, fired));
+        });
+        self.timeline_job = Some((generation, rx));
+    }
+
+    /// Takes the background timeline when it is ready; true when something changed.
+    pub fn poll_background(&mut self) -> bool {
+        let Some((generation, rx)) = &self.timeline_job else {
+            return false;
+        };
+        match rx.try_recv() {
+            Ok((g, fired)) if g == *generation => {
+                self.fired = fired;
+                self.timeline_job = None;
+                true
+            }
+            Ok(_) | Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                self.timeline_job = None;
+                false
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => false,
+        }
+    }
+
+    /// Waits for the background timeline (tests and benchmarks).
+    pub fn wait_background(&mut self) {
+        if let Some((generation, rx)) = self.timeline_job.take()
+            && let Ok((g, fired)) = rx.recv()
+            && g == generation
+        {
+            self.fired = fired;
+        }
     }
 
     fn refold(&mut self) {

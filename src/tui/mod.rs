@@ -172,6 +172,9 @@ fn event_loop(
                 *app = App::session(setup);
             }
         }
+        if let Some(v) = app.view_mut() {
+            v.poll_background();
+        }
         terminal
             .draw(|f| match loading {
                 Some(l) => ui::draw_loading(

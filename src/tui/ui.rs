@@ -611,7 +611,7 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         })
         .collect();
     let fired: Vec<bool> = (0..s.requests.len())
-        .map(|i| v.steps.get(i).is_some_and(|st| st.fired))
+        .map(|i| v.fired.get(i).copied().unwrap_or(false))
         .collect();
     let mut lines = vec![Line::from(meta)];
     lines.push(spark_line(
