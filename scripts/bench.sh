@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Benchmarks mcscope against plain baselines on the same files, in one run, and
+# writes BENCHMARKS.md (median of RUNS runs, ratios, peak RSS).
+#
+#   scripts/bench.sh            # 50 MB and 200 MB sessions grown from the largest corpus file
+#   RUNS=3 scripts/bench.sh     # fewer runs
+#
+# Needs python3, jq, tmux and /usr/bin/time (GNU time); claude-code-log (PyPI) is
+# measured when installed (`pip install claude-code-log`), else its row says so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+RUNS=${RUNS:-5}
+SHARED=${MCSCOPE_SHARED:-$ROOT/../shared}
+SRC="$SHARED/corpus/claude-code/marot__spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+OUT=$ROOT/target/bench
+mkdir -p "$OUT"
+
+cargo build --release --quiet
+BIN=$ROOT/target/release/mcscope
+for mb in 50 200; do
+  [ -s "$OUT/big$mb.jsonl" ] || python3 "$SHARED/bench/make-big-session.py" "$SRC" "$mb" "$OUT/big$mb.jsonl" >/dev/null
+done
+
+cat > "$OUT/pyloop.py" <<'PY'
+import json, sys
+n = 0
+with open(sys.argv[1], encoding="utf-8") as f:
+    for line in f:
+        json.loads(line)
+        n += 1
+print(n)
+PY
+
+# run NAME CMD...: RUNS timed runs with GNU time; one "name seconds maxrss_kb" line each.
+run() {
+  local name=$1; shift
+  for _ in $(seq "$RUNS"); do
+    /usr/bin/time -f "$name %e %M" -o "$OUT/time.txt" "$@" >/dev/null 2>"$OUT/stderr.txt" || true
+    cat "$OUT/time.txt" >> "$OUT/times.txt"
+  done
+}
+
+: > "$OUT/times.txt"
+for mb in 50 200; do
+  F=$OUT/big$mb.jsonl
+  run "mcscope-timeline-$mb" "$BIN" timeline "$F" --format json
+done
+F=$OUT/big200.jsonl
+run "python-json-loads-200" python3 "$OUT/pyloop.py" "$F"
+run "jq-200" jq -c 'select(.type=="user") | .uuid' "$F"
+if command -v claude-code-log >/dev/null 2>&1; then
+  # One run: it takes tens of seconds.
+  RUNS=1 run "claude-code-log-200" claude-code-log convert "$F" -o "$OUT/ccl.html"
+fi
+
+# First frame of the TUI: time until the pane shows anything of mcscope.
+first_frame() {
+  local sock=mcscope-bench-$$
+  local t0 t1
+  tmux -L "$sock" -f /dev/null new-session -d -s b -x 200 -y 50 "sleep 30"
+  t0=$(date +%s%N)
+  tmux -L "$sock" send-keys -t b "$BIN $F" Enter
+  for _ in $(seq 500); do
+    if tmux -L "$sock" capture-pane -p -t b | grep -q -e "loading" -e "request "; then break; fi
+    sleep 0.005
+  done
+  t1=$(date +%s%N)
+  tmux -L "$sock" send-keys -t b q
+  sleep 0.2
+  tmux -L "$sock" kill-server 2>/dev/null || true
+  echo "tui-first-frame-200 $(python3 -c "print(($t1-$t0)/1e9)") 0" >> "$OUT/times.txt"
+}
+if command -v tmux >/dev/null 2>&1; then
+  for _ in $(seq "$RUNS"); do first_frame; done
+fi
+
+cargo bench --quiet --bench keystrokes -- "$F" > "$OUT/keystrokes.txt" 2>/dev/null || true
+
+python3 - "$OUT" "$RUNS" <<'PY'
+import statistics, sys, os, platform, subprocess, datetime
+out, runs = sys.argv[1], int(sys.argv[2])
+rows = {}
+for line in open(os.path.join(out, "times.txt")):
+    name, secs, rss = line.split()
+    rows.setdefault(name, []).append((float(secs), int(rss)))
+med = {k: statistics.median(s for s, _ in v) for k, v in rows.items()}
+rss = {k: max(r for _, r in v) for k, v in rows.items()}
+size = {mb: os.path.getsize(os.path.join(out, f"big{mb}.jsonl")) for mb in (50, 200)}
+m200 = med["mcscope-timeline-200"]
+def ratio(name):
+    return f"{m200 / med[name]:.2f}x" if name in med else "-"
+lines = []
+w = lines.append
+w("# Benchmarks\n")
+w(f"Made by `scripts/bench.sh` on {datetime.date.today()} ({platform.machine()}, {os.cpu_count()} cores); "
+  f"median of {runs} runs, every command on the same files in the same invocation. "
+  f"Inputs: the largest corpus session grown by `make-big-session.py` to {size[50]/1e6:.0f} MB and {size[200]/1e6:.0f} MB.\n")
+w("| command (200 MB file) | median s | peak RSS MB | mcscope timeline as a fraction of it |")
+w("|---|---:|---:|---:|")
+labels = [
+    ("mcscope-timeline-200", "`mcscope timeline big200.jsonl --format json > /dev/null`"),
+    ("python-json-loads-200", "Python loop: `json.loads` every line"),
+    ("jq-200", "`jq -c 'select(.type==\"user\") | .uuid'`"),
+    ("claude-code-log-200", "`claude-code-log convert big200.jsonl -o out.html` (1 run)"),
+]
+for key, label in labels:
+    if key in med:
+        w(f"| {label} | {med[key]:.2f} | {rss[key]/1024:.0f} | {ratio(key) if key != 'mcscope-timeline-200' else '1'} |")
+    else:
+        w(f"| {label} | not installed here: `pip install claude-code-log` | | |")
+w("")
+w(f"- Peak RSS of mcscope timeline on 200 MB: {rss['mcscope-timeline-200']/1024:.0f} MB = "
+  f"{rss['mcscope-timeline-200']*1024/size[200]:.2f}x the file size (target <= 0.5x).")
+w(f"- Linear growth: timeline on 50 MB {med['mcscope-timeline-50']:.2f} s, on 200 MB {m200:.2f} s: "
+  f"{m200/med['mcscope-timeline-50']:.1f}x for {size[200]/size[50]:.1f}x the bytes.")
+if "tui-first-frame-200" in med:
+    w(f"- TUI first frame (the progress screen) on the 200 MB file, measured in tmux from the Enter key: "
+      f"median {med['tui-first-frame-200']*1000:.0f} ms (target <= 300 ms).")
+ks = open(os.path.join(out, "keystrokes.txt")).read().strip()
+if ks:
+    w("\nKeystrokes once loaded (`cargo bench --bench keystrokes -- big200.jsonl`: 1,000 actions, each a "
+      "re-plan and a full redraw on a 200x50 TestBackend; the footer's fired marks are computed on another "
+      "thread after a change of parameters):\n")
+    w("```")
+    w(ks)
+    w("```")
+open("BENCHMARKS.md", "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
