@@ -42,6 +42,12 @@ pub enum Command {
     /// One plan summary per request.
     Timeline {
         path: PathBuf,
+        /// Keep reading the file as it grows and print each new request.
+        #[arg(long)]
+        follow: bool,
+        /// How often to look at a followed file.
+        #[arg(long, value_name = "MS", default_value_t = 500)]
+        interval_ms: u64,
         #[command(flatten)]
         opts: Opts,
     },
@@ -248,12 +254,21 @@ pub fn setup_with_progress(
     if path.is_dir() {
         return Err(directory_error(path));
     }
-    let format = opts.input_format.map(|f| match f {
+    let session = load::load_with_progress(path, input_format(opts), progress)?;
+    setup_from(session, path, opts)
+}
+
+/// The format `--input-format` names, if any.
+pub fn input_format(opts: &Opts) -> Option<Format> {
+    opts.input_format.map(|f| match f {
         InputFormatArg::ClaudeJsonl => Format::ClaudeJsonl,
         InputFormatArg::QwenJsonl => Format::QwenJsonl,
         InputFormatArg::MessagesJson => Format::MessagesJson,
-    });
-    let session = load::load_with_progress(path, format, progress)?;
+    })
+}
+
+/// Merges preset ← sidecar ← flags for a session already loaded from `path`.
+pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, UsageError> {
     let sidecar = read_sidecar(path)?;
     let (side, side_dir) = match &sidecar {
         Some((s, d)) => (Some(s), d.clone()),

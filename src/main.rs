@@ -52,7 +52,16 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                 OutputFormat::Text => report::plan_text(&setup, &plan),
             }
         }
-        Command::Timeline { path, opts } => {
+        Command::Timeline {
+            path,
+            follow: true,
+            interval_ms,
+            opts,
+        } => {
+            follow_timeline(&path, &opts, interval_ms)?;
+            String::new()
+        }
+        Command::Timeline { path, opts, .. } => {
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
             match opts.format {
@@ -120,4 +129,50 @@ fn run(cli: Cli) -> Result<String, UsageError> {
 
 fn io_error(path: &std::path::Path, e: std::io::Error) -> UsageError {
     UsageError::Message(format!("{}: {e}", path.display()))
+}
+
+/// `timeline --follow`: print the timeline, then each request as the file grows.
+fn follow_timeline(
+    path: &std::path::Path,
+    opts: &cli::Opts,
+    interval_ms: u64,
+) -> Result<(), UsageError> {
+    use mcscope::load::{Change, Follower};
+    let mut follower = Follower::open(path, cli::input_format(opts))?;
+    let mut printed = 0;
+    let mut out = std::io::stdout();
+    loop {
+        let setup = cli::setup_from(follower.session(), path, opts)?;
+        let n = setup.session.requests.len();
+        if n > printed || printed == 0 {
+            let steps = analysis::timeline(&setup, n);
+            let text = report::timeline_text(&setup, &steps);
+            // The header, the column titles and the rows not printed yet.
+            let mut lines: Vec<&str> = text.lines().collect();
+            if printed > 0 {
+                lines.retain(|l| {
+                    l.split_whitespace()
+                        .next()
+                        .and_then(|w| w.parse::<usize>().ok())
+                        .is_some_and(|i| i > printed)
+                });
+            }
+            for l in lines {
+                if writeln!(out, "{l}").is_err() {
+                    return Ok(());
+                }
+            }
+            let _ = out.flush();
+            printed = n;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(interval_ms));
+        match follower.poll() {
+            Ok(Change::Restarted(why)) => {
+                eprintln!("mcscope: {}: {why}", path.display());
+                printed = 0;
+            }
+            Ok(_) => {}
+            Err(e) => return Err(UsageError::Message(format!("{}: {e}", path.display()))),
+        }
+    }
 }

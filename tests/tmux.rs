@@ -92,6 +92,7 @@ impl Tmux {
             .env_remove("TMUX")
             .env_remove("TMUX_PANE")
             .env_remove("PROMPT_COMMAND")
+            .env_remove("RUST_BACKTRACE")
             .output()
             .expect("run tmux new-session");
         assert!(
@@ -457,5 +458,46 @@ fn missing_file_is_one_error_line_and_exit_2_without_touching_the_screen() {
         !log.contains(ENTER_ALT_SCREEN) && !log.contains("\x1b[?1000h"),
         "the screen was switched (alternate screen or mouse reporting): {log:?}"
     );
+    t.assert_shell_back();
+}
+
+#[test]
+fn a_panic_restores_the_terminal_and_the_message_is_readable() {
+    if !cfg!(debug_assertions) {
+        return; // the trigger exists only in debug builds
+    }
+    let Some(t) = Tmux::start("panic", 120, 40) else {
+        return;
+    };
+    t.type_line(&format!("mcscope {DEMO}"));
+    t.wait_header("6/6");
+    t.key("F12");
+    // The message reaches the (restored) main screen, not the alternate one.
+    t.wait_log("debug panic trigger (F12)");
+    t.assert_shell_back();
+    let screen = t.capture();
+    assert!(
+        has(&screen, "debug panic trigger (F12)"),
+        "the message is readable on the screen: {screen:?}"
+    );
+}
+
+#[test]
+fn ctrl_c_quits_and_ctrl_z_suspends_until_fg() {
+    let Some(t) = Tmux::start("jobs", 120, 40) else {
+        return;
+    };
+    t.type_line(&format!("mcscope {DEMO}"));
+    t.wait_header("6/6");
+    t.key("C-z");
+    // The shell is back with the job stopped, the terminal usable.
+    let s = t.wait_text("Stopped");
+    assert!(!has(&s, AGE_LIST), "suspended but still drawn: {s:?}");
+    t.assert_shell_back();
+    t.type_line("fg");
+    t.wait_header("6/6");
+    t.key("Left");
+    t.wait_header("5/6");
+    t.key("C-c");
     t.assert_shell_back();
 }

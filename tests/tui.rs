@@ -493,3 +493,43 @@ fn demo_walks_through_the_stages_and_points_at_each_region() {
     a.update(Action::PrevRequest);
     assert_eq!(a.view().unwrap().k, 5);
 }
+
+#[test]
+fn following_a_growing_file_keeps_the_place_and_the_parameters() {
+    use std::io::Write;
+    let t = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(sample(DEMO)).unwrap();
+    let lines: Vec<&str> = src.lines().collect();
+    let path = t.path().join("live.jsonl");
+    // All but the last two records (the last prompt's answer comes later).
+    std::fs::write(&path, lines[..lines.len() - 1].join("\n") + "\n").unwrap();
+    let opts = Opts {
+        policy: Some(KindArg::Idle),
+        keep_recent: Some(2),
+        ..Default::default()
+    };
+    let mut a = App::session(cli::setup(&path, &opts).unwrap());
+    a.update(Action::PrevRequest);
+    a.update(Action::KeepMore);
+    let n = a.view().unwrap().setup.session.requests.len();
+    let k = a.view().unwrap().k;
+    a.update(Action::ToggleFollow);
+    assert!(a.view().unwrap().following());
+    let lines_screen = screen(&a, 120, 40, true);
+    assert!(lines_screen[0].contains("following"));
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    writeln!(f, "{}", lines[lines.len() - 1]).unwrap();
+    drop(f);
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    assert!(view_mut(&mut a).poll_follow());
+    let v = a.view().unwrap();
+    assert_eq!(v.k, k, "the place is kept");
+    assert_eq!(v.policy().keep_recent, 3, "the parameters are kept");
+    assert!(v.setup.session.requests.len() >= n);
+    assert!(v.status.as_deref().unwrap().contains("new line"));
+    a.update(Action::ToggleFollow);
+    assert!(!a.view().unwrap().following());
+}

@@ -10,6 +10,7 @@ use std::path::Path;
 /// What both harnesses write in place of a cleared tool result.
 pub const PLACEHOLDER: &str = "[Old tool result content cleared]";
 
+#[derive(Clone)]
 pub struct Builder {
     pub s: Session,
     segment: usize,

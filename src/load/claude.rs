@@ -298,6 +298,7 @@ pub struct CallRec {
     summary: Option<String>,
 }
 
+#[derive(Clone)]
 pub struct Sink {
     b: Builder,
     /// None until the first user/assistant record says which thread is "main".

@@ -93,42 +93,83 @@ struct RawLine<'b> {
 fn stream<S: RecordSink>(
     path: &Path,
     mut file: File,
-    mut sink: S,
+    sink: S,
     progress: &AtomicU64,
 ) -> Result<Session, LoadError> {
-    let io = |source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut buf: Vec<u8> = Vec::with_capacity(BATCH);
-    let mut diagnostics = Vec::new();
-    let mut offset = 0u64;
-    let mut line = 0usize;
-    let mut eof = false;
-    while !eof || !buf.is_empty() {
-        // Fill the buffer to a batch (more when one line is longer than that).
-        let want = buf.len().max(BATCH / 2) + BATCH / 2;
-        while !eof && buf.len() < want {
-            let start = buf.len();
-            buf.resize(want, 0);
-            let n = file.read(&mut buf[start..]).map_err(io)?;
-            buf.truncate(start + n);
-            eof = n == 0;
+    let mut r = Reader::new(sink);
+    r.read(&mut file, true, progress)
+        .map_err(|source| LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(r.sink.finish(r.diagnostics))
+}
+
+/// The state of a JSONL read: where it is, and what it has built so far.
+#[derive(Clone)]
+struct Reader<S> {
+    sink: S,
+    diagnostics: Vec<Diagnostic>,
+    /// Bytes consumed (whole lines only).
+    offset: u64,
+    line: usize,
+}
+
+impl<S: RecordSink> Reader<S> {
+    fn new(sink: S) -> Self {
+        Reader {
+            sink,
+            diagnostics: Vec::new(),
+            offset: 0,
+            line: 0,
         }
-        let end = match memchr::memrchr(b'\n', &buf) {
-            Some(i) => i + 1,
-            None if eof => buf.len(),
-            None => continue, // one line longer than the buffer: read on
-        };
+    }
+
+    /// Reads `file` from its current position to its end. With `final_read`, a last
+    /// line without a newline is taken (and reported as truncated); otherwise it
+    /// is held back until it is complete (a file still being written).
+    fn read(
+        &mut self,
+        file: &mut File,
+        final_read: bool,
+        progress: &AtomicU64,
+    ) -> std::io::Result<()> {
+        let mut buf: Vec<u8> = Vec::with_capacity(BATCH);
+        let mut eof = false;
+        while !eof || !buf.is_empty() {
+            // Fill the buffer to a batch (more when one line is longer than that).
+            let want = buf.len().max(BATCH / 2) + BATCH / 2;
+            while !eof && buf.len() < want {
+                let start = buf.len();
+                buf.resize(want, 0);
+                let n = file.read(&mut buf[start..])?;
+                buf.truncate(start + n);
+                eof = n == 0;
+            }
+            let end = match memchr::memrchr(b'\n', &buf) {
+                Some(i) => i + 1,
+                None if eof && final_read => buf.len(),
+                None if eof => break, // a partial last line: wait for the rest
+                None => continue,     // one line longer than the buffer: read on
+            };
+            self.batch(&buf[..end]);
+            progress.store(self.offset, Ordering::Relaxed);
+            buf.drain(..end);
+        }
+        Ok(())
+    }
+
+    /// Parses a run of whole lines in parallel and applies them in order.
+    fn batch(&mut self, bytes: &[u8]) {
         let mut lines = Vec::new();
         let mut at = 0;
-        while at < end {
-            let stop = memchr::memchr(b'\n', &buf[at..end]).map_or(end, |i| at + i + 1);
-            line += 1;
+        while at < bytes.len() {
+            let stop = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1);
+            self.line += 1;
             lines.push(RawLine {
-                line,
-                offset: offset + at as u64,
-                bytes: &buf[at..stop],
+                line: self.line,
+                offset: self.offset + at as u64,
+                bytes: &bytes[at..stop],
             });
             at = stop;
         }
@@ -136,20 +177,142 @@ fn stream<S: RecordSink>(
             lines.par_iter().map(|l| parse_line::<S>(l.bytes)).collect();
         for (l, p) in lines.iter().zip(parsed) {
             match p {
-                Ok(Some(rec)) => sink.apply(rec, l.line, l.offset, trimmed_len(l.bytes)),
+                Ok(Some(rec)) => self.sink.apply(rec, l.line, l.offset, trimmed_len(l.bytes)),
                 Ok(None) => {}
-                Err(message) => diagnostics.push(Diagnostic {
+                Err(message) => self.diagnostics.push(Diagnostic {
                     line: l.line,
                     byte_offset: l.offset,
                     message,
                 }),
             }
         }
-        offset += end as u64;
-        progress.store(offset, Ordering::Relaxed);
-        buf.drain(..end);
+        self.offset += bytes.len() as u64;
     }
-    Ok(sink.finish(diagnostics))
+}
+
+/// What a [`Follower`] found when it looked at the file again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Unchanged,
+    /// New complete lines were read (how many).
+    Grew(usize),
+    /// The file got shorter or was replaced: it was read again from the start.
+    Restarted(String),
+}
+
+/// A session file that may still be growing: `poll` reads only what was appended,
+/// holds back a partial last line until it is complete, and starts over when the
+/// file is truncated or replaced (rotated).
+pub struct Follower {
+    path: PathBuf,
+    format: Format,
+    state: FollowState,
+    identity: (u64, u64),
+}
+
+enum FollowState {
+    Claude(Reader<claude::Sink>),
+    Qwen(Reader<qwen::Sink>),
+}
+
+impl Follower {
+    /// Opens a JSONL session for following (messages-json bodies do not grow).
+    pub fn open(path: &Path, format: Option<Format>) -> Result<Follower, LoadError> {
+        let io = |source| LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut file = File::open(path).map_err(io)?;
+        let format = match format {
+            Some(f) => f,
+            None => detect(path, &mut file).map_err(io)??,
+        };
+        let state = match format {
+            Format::QwenJsonl => FollowState::Qwen(Reader::new(qwen::Sink::new(path))),
+            Format::ClaudeJsonl => FollowState::Claude(Reader::new(claude::Sink::new(path))),
+            Format::MessagesJson => {
+                return Err(LoadError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    why: "a Messages API body is one request; it cannot be followed".into(),
+                });
+            }
+        };
+        let mut f = Follower {
+            path: path.to_path_buf(),
+            format,
+            state,
+            identity: (0, 0),
+        };
+        f.poll().map_err(io)?;
+        Ok(f)
+    }
+
+    /// Reads what was appended since the last poll.
+    pub fn poll(&mut self) -> std::io::Result<Change> {
+        use std::io::{Seek, SeekFrom};
+        use std::os::unix::fs::MetadataExt;
+        let mut file = File::open(&self.path)?;
+        let meta = file.metadata()?;
+        let identity = (meta.dev(), meta.ino());
+        let offset = self.offset();
+        let mut change = Change::Unchanged;
+        if (self.identity != (0, 0) && identity != self.identity) || meta.len() < offset {
+            let why = if identity != self.identity {
+                "the file was replaced (rotated): reading it again from the start"
+            } else {
+                "the file got shorter (truncated): reading it again from the start"
+            };
+            let path = self.path.clone();
+            *self = Follower {
+                path: path.clone(),
+                format: self.format,
+                state: match self.format {
+                    Format::QwenJsonl => FollowState::Qwen(Reader::new(qwen::Sink::new(&path))),
+                    _ => FollowState::Claude(Reader::new(claude::Sink::new(&path))),
+                },
+                identity,
+            };
+            change = Change::Restarted(why.into());
+        } else if meta.len() == offset {
+            self.identity = identity;
+            return Ok(Change::Unchanged);
+        }
+        self.identity = identity;
+        file.seek(SeekFrom::Start(self.offset()))?;
+        let before = self.lines();
+        let progress = AtomicU64::new(0);
+        match &mut self.state {
+            FollowState::Claude(r) => r.read(&mut file, false, &progress)?,
+            FollowState::Qwen(r) => r.read(&mut file, false, &progress)?,
+        }
+        let grew = self.lines() - before;
+        if change == Change::Unchanged && grew > 0 {
+            change = Change::Grew(grew);
+        }
+        Ok(change)
+    }
+
+    fn offset(&self) -> u64 {
+        match &self.state {
+            FollowState::Claude(r) => r.offset,
+            FollowState::Qwen(r) => r.offset,
+        }
+    }
+
+    fn lines(&self) -> usize {
+        match &self.state {
+            FollowState::Claude(r) => r.line,
+            FollowState::Qwen(r) => r.line,
+        }
+    }
+
+    /// The session as read so far (the held-back partial line not included).
+    pub fn session(&self) -> Session {
+        match &self.state {
+            FollowState::Claude(r) => r.sink.clone().finish(r.diagnostics.clone()),
+            FollowState::Qwen(r) => r.sink.clone().finish(r.diagnostics.clone()),
+        }
+    }
 }
 
 /// The length of a line without its line end.

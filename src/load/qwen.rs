@@ -116,6 +116,7 @@ struct RawUsage {
     cached: Option<u64>,
 }
 
+#[derive(Clone)]
 pub struct Sink {
     b: Builder,
     what_if: Option<bool>,

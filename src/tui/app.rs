@@ -67,6 +67,8 @@ pub struct SessionView {
     pub wire_json: String,
     /// The local messages read so far for the current view.
     messages: crate::wire::MessageCache,
+    /// Following the file as it grows (`f`), and when it was last looked at.
+    follow: Option<(crate::load::Follower, std::time::Instant)>,
     /// The guided demo's current stage (`mcscope demo`).
     pub demo: Option<usize>,
 }
@@ -220,6 +222,7 @@ impl SessionView {
             local_json: String::new(),
             wire_json: String::new(),
             messages: Default::default(),
+            follow: None,
             demo: None,
         };
         v.replan(true);
@@ -256,6 +259,59 @@ impl SessionView {
             .selected
             .min(self.plan.candidates.len().saturating_sub(1));
         self.diff_top = self.diff_top.min(self.items.len().saturating_sub(1));
+    }
+
+    fn toggle_follow(&mut self) {
+        if self.follow.take().is_some() {
+            self.status = Some("stopped following the file".into());
+            return;
+        }
+        let s = &self.setup.session;
+        match crate::load::Follower::open(&s.path, Some(s.format)) {
+            Ok(f) => {
+                self.follow = Some((f, std::time::Instant::now()));
+                self.status =
+                    Some("following: appended lines are read as they arrive (f stops)".into());
+            }
+            Err(e) => self.status = Some(format!("cannot follow: {e}")),
+        }
+    }
+
+    pub fn following(&self) -> bool {
+        self.follow.is_some()
+    }
+
+    /// Looks at a followed file (at most every 500 ms); true when it changed.
+    /// The place (request, selection) and the parameters are kept.
+    pub fn poll_follow(&mut self) -> bool {
+        let Some((f, last)) = &mut self.follow else {
+            return false;
+        };
+        if last.elapsed() < std::time::Duration::from_millis(500) {
+            return false;
+        }
+        *last = std::time::Instant::now();
+        let change = match f.poll() {
+            Ok(c) => c,
+            Err(e) => {
+                self.status = Some(format!("following stopped: {e}"));
+                self.follow = None;
+                return true;
+            }
+        };
+        let notice = match change {
+            crate::load::Change::Unchanged => return false,
+            crate::load::Change::Grew(n) => format!("{n} new line(s) read"),
+            crate::load::Change::Restarted(why) => why,
+        };
+        let session = f.session();
+        self.setup.session = std::sync::Arc::new(session);
+        self.messages = Default::default();
+        let n = self.setup.session.requests.len();
+        self.k = self.k.min(n).max(n.min(1));
+        self.replan(true);
+        self.status = Some(format!("{notice}; {n} requests"));
+        true
     }
 
     /// Recomputes the footer's fired marks on another thread: a whole timeline
@@ -421,6 +477,7 @@ impl SessionView {
             Action::PrevChange => self.jump_change(false),
             Action::ScrollLeft => self.hscroll = self.hscroll.saturating_sub(8),
             Action::ScrollRight => self.hscroll += 8,
+            Action::ToggleFollow => self.toggle_follow(),
             Action::ToggleFolds => {
                 self.unfold_all = !self.unfold_all;
                 self.refold();

@@ -31,6 +31,7 @@ pub enum Action {
     ScrollLeft,
     ScrollRight,
     ToggleFolds,
+    ToggleFollow,
     Back,
     Quit,
 }

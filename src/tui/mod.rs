@@ -174,6 +174,7 @@ fn event_loop(
         }
         if let Some(v) = app.view_mut() {
             v.poll_background();
+            v.poll_follow();
         }
         terminal
             .draw(|f| match loading {
@@ -218,6 +219,18 @@ fn event_loop(
                         continue;
                     }
                 }
+                if k.code == KeyCode::Char('z')
+                    && k.modifiers.contains(event::KeyModifiers::CONTROL)
+                {
+                    suspend(terminal)?;
+                    continue;
+                }
+                // A hidden trigger in debug builds, so tests can check the terminal
+                // is restored after a panic.
+                #[cfg(debug_assertions)]
+                if k.code == KeyCode::F(12) {
+                    panic!("mcscope: debug panic trigger (F12)");
+                }
                 if matches!(app.screen, Screen::Picker(_)) && k.code == KeyCode::Enter {
                     if let Some(p) = app.picked() {
                         *loading = Some(Loading::start(&p, opts));
@@ -238,4 +251,25 @@ fn event_loop(
             _ => {}
         }
     }
+}
+
+/// Ctrl-Z: give the terminal back, stop (as the shell's job control expects), and
+/// take the terminal again when continued with `fg`.
+fn suspend(terminal: &mut ratatui::DefaultTerminal) -> Result<(), UsageError> {
+    let _ = execute!(
+        std::io::stdout(),
+        DisableMouseCapture,
+        ratatui::crossterm::cursor::Show
+    );
+    ratatui::restore();
+    // SAFETY: raise has no memory-safety preconditions; SIGTSTP stops the process
+    // until SIGCONT, then execution resumes here.
+    unsafe {
+        libc::raise(libc::SIGTSTP);
+    }
+    *terminal = ratatui::try_init().map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
+    let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    terminal
+        .clear()
+        .map_err(|e| UsageError::Message(format!("terminal: {e}")))
 }

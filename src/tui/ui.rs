@@ -281,6 +281,9 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             }
         )),
     ];
+    if v.following() {
+        line1.push(Span::styled("  following", theme.fg(Color::Green)));
+    }
     if !s.diagnostics.is_empty() {
         line1.push(Span::styled(
             format!("  {} diagnostics", s.diagnostics.len()),

@@ -1,0 +1,152 @@
+//! Files that grow while open: only appended bytes are read, a partial last line
+//! waits for its end, truncation or replacement starts over with a notice.
+
+mod common;
+
+use common::Claude;
+use mcscope::load::{Change, Follower};
+use std::io::Write;
+
+fn lines(c: &Claude) -> Vec<String> {
+    c.lines.clone()
+}
+
+#[test]
+fn appended_lines_are_read_and_a_partial_line_waits() {
+    let t = tempfile::tempdir().unwrap();
+    let mut c = Claude::default();
+    c.prompt("go", 0.0)
+        .bash("A", 100)
+        .bash("B", 100)
+        .answer("ok");
+    let all = lines(&c);
+    let path = t.path().join("s.jsonl");
+    // The first three records, then half of the fourth (still being written).
+    let (head, rest) = all.split_at(3);
+    let mut f = std::fs::File::create(&path).unwrap();
+    for l in head {
+        writeln!(f, "{l}").unwrap();
+    }
+    let fourth = &rest[0];
+    let (a, b) = fourth.split_at(fourth.len() / 2);
+    write!(f, "{a}").unwrap();
+    f.flush().unwrap();
+
+    let mut follow = Follower::open(&path, None).unwrap();
+    let s = follow.session();
+    assert_eq!(s.records, 3);
+    assert!(
+        s.diagnostics.is_empty(),
+        "a partial line is not damage: {:?}",
+        s.diagnostics
+    );
+    assert_eq!(follow.poll().unwrap(), Change::Unchanged);
+
+    // The rest of the fourth line and the remaining records arrive.
+    writeln!(f, "{b}").unwrap();
+    for l in &rest[1..] {
+        writeln!(f, "{l}").unwrap();
+    }
+    f.flush().unwrap();
+    assert_eq!(follow.poll().unwrap(), Change::Grew(rest.len()));
+    let grown = follow.session();
+    let full = mcscope::load::load(&path, None).unwrap();
+    assert_eq!(grown.records, full.records);
+    assert_eq!(grown.requests.len(), full.requests.len());
+    assert_eq!(grown.results.len(), full.results.len());
+    assert!(grown.diagnostics.is_empty());
+}
+
+#[test]
+fn truncation_and_replacement_start_over_with_a_notice() {
+    let t = tempfile::tempdir().unwrap();
+    let mut c = Claude::default();
+    c.prompt("go", 0.0).bash("A", 100).answer("ok");
+    let path = t.path().join("s.jsonl");
+    c.write(t.path(), "s.jsonl");
+    let mut follow = Follower::open(&path, None).unwrap();
+    let before = follow.session().records;
+
+    // Truncated to its first line.
+    std::fs::write(&path, format!("{}\n", c.lines[0])).unwrap();
+    match follow.poll().unwrap() {
+        Change::Restarted(why) => assert!(why.contains("shorter"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(follow.session().records, 1);
+
+    // Replaced by another file (log rotation: a new inode under the same name).
+    let other = t.path().join("new.jsonl");
+    let mut d = Claude::default();
+    d.prompt("hello", 0.0)
+        .answer("hi")
+        .prompt("more", 1.0)
+        .answer("ok");
+    std::fs::write(&other, d.lines.join("\n") + "\n").unwrap();
+    std::fs::rename(&other, &path).unwrap();
+    match follow.poll().unwrap() {
+        Change::Restarted(why) => assert!(why.contains("replaced"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    let s = follow.session();
+    assert_eq!(s.records, 4);
+    assert_eq!(s.requests.len(), 2, "the new file's two answers");
+    assert!(
+        s.results.is_empty(),
+        "nothing of the old file ({before} records) is left"
+    );
+}
+
+#[test]
+fn the_cli_follows_a_growing_timeline() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let t = tempfile::tempdir().unwrap();
+    let mut c = Claude::default();
+    c.prompt("go", 0.0).bash("A", 100).answer("ok");
+    let path = c.write(t.path(), "s.jsonl");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .args([
+            "timeline",
+            path.to_str().unwrap(),
+            "--follow",
+            "--interval-ms",
+            "50",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut seen = Vec::new();
+    let mut line = String::new();
+    // The first rows: requests 1 and 2.
+    while !seen
+        .iter()
+        .any(|l: &String| l.trim_start().starts_with("2 "))
+    {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "{seen:?}");
+        seen.push(line.clone());
+    }
+    let mut more = Claude::default();
+    more.prompt("again", 1.0).answer("done");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    for l in &more.lines {
+        writeln!(f, "{l}").unwrap();
+    }
+    drop(f);
+    // Request 3 arrives as a new row.
+    loop {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "{seen:?}");
+        seen.push(line.clone());
+        if line.trim_start().starts_with("3 ") {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+}
