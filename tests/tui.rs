@@ -332,7 +332,7 @@ fn export_writes_the_wire_atomically_and_never_over_the_input() {
             .starts_with("wrote")
     );
     // Refuses the input itself.
-    let e = a.view().unwrap().export(&copy).unwrap_err();
+    let e = view_mut(&mut a).export(&copy).unwrap_err();
     assert!(e.to_string().contains("refusing"));
     assert_eq!(std::fs::read(&copy).unwrap(), before);
     // No temp files left behind.
@@ -532,4 +532,44 @@ fn following_a_growing_file_keeps_the_place_and_the_parameters() {
     assert!(v.status.as_deref().unwrap().contains("new line"));
     a.update(Action::ToggleFollow);
     assert!(!a.view().unwrap().following());
+}
+
+#[test]
+fn a_big_request_is_diffed_in_the_background() {
+    let t = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(sample(DEMO)).unwrap();
+    // The demo with toolu_A's result grown to 1.5 MB.
+    let big = "x".repeat(1_500_000);
+    let grown: Vec<String> = src
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if v["message"]["content"][0]["tool_use_id"] == "toolu_A" {
+                v["message"]["content"][0]["content"] = Value::String(big.clone());
+            }
+            v.to_string()
+        })
+        .collect();
+    let path = t.path().join("big.jsonl");
+    std::fs::write(&path, grown.join("\n") + "\n").unwrap();
+    let opts = Opts {
+        policy: Some(KindArg::Idle),
+        keep_recent: Some(2),
+        ..Default::default()
+    };
+    let mut a = App::session(cli::setup(&path, &opts).unwrap());
+    assert!(a.view().unwrap().diff_pending());
+    let lines = screen(&a, 120, 40, true);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("computing the diff in the background"))
+    );
+    // The list is there at once; the diff follows.
+    assert!(row(&list_region(&lines), "toolu_A").contains("cleared"));
+    view_mut(&mut a).wait_background();
+    let v = a.view().unwrap();
+    assert!(!v.diff_pending());
+    assert!(v.wire_json.contains("[Old tool result content cleared]"));
+    assert!(!v.diff.changes.is_empty());
 }

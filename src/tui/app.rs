@@ -13,6 +13,14 @@ use std::time::{Duration, SystemTime};
 /// generation of the parameters they were computed for.
 type TimelineJob = std::sync::mpsc::Receiver<(u64, Vec<bool>)>;
 
+/// A diff being printed and computed on another thread: the two JSON texts and
+/// their rows, tagged with the generation they belong to.
+type DiffJob = std::sync::mpsc::Receiver<(u64, String, String, Diff)>;
+
+/// Requests whose records add up to more than this are diffed in the background,
+/// so that no keystroke waits for a big diff.
+pub const BACKGROUND_DIFF_BYTES: usize = 1 << 20;
+
 /// How long one diff may take before it settles for a coarser result.
 pub const DIFF_BUDGET: Duration = Duration::from_millis(8);
 /// Unchanged lines shown around each change before a run folds.
@@ -52,6 +60,7 @@ pub struct SessionView {
     /// the background after each change: empty until it arrives.
     pub fired: Vec<bool>,
     timeline_job: Option<(u64, TimelineJob)>,
+    diff_job: Option<(u64, DiffJob)>,
     generation: u64,
     pub diff: Diff,
     pub items: Vec<Item>,
@@ -208,6 +217,7 @@ impl SessionView {
             plan: PlanAt::empty(),
             fired: Vec::new(),
             timeline_job: None,
+            diff_job: None,
             generation: 0,
             diff: Diff::default(),
             items: Vec::new(),
@@ -239,21 +249,25 @@ impl SessionView {
         if timeline || self.setup.policy.kind == PlanKind::Forced {
             self.start_timeline();
         }
-        let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
+        self.diff_job = None;
         match analysis::plan_with_bodies(&self.setup, k, Some(&mut self.messages)) {
             Ok((plan, local, wire)) => {
                 self.plan = plan;
-                self.local_json = pretty(&local);
-                self.wire_json = pretty(&wire);
+                if self.view_bytes() > BACKGROUND_DIFF_BYTES {
+                    self.start_diff(local, wire);
+                } else {
+                    let (l, w, d) = print_and_diff(&local, &wire);
+                    (self.local_json, self.wire_json, self.diff) = (l, w, d);
+                }
             }
             Err(e) => {
                 // The file changed or vanished under us: say so, keep the plan.
                 self.plan = analysis::plan_at(&self.setup, k).unwrap_or_else(|_| PlanAt::empty());
                 self.local_json = format!("cannot read the records: {e}");
                 self.wire_json = self.local_json.clone();
+                self.diff = diff::diff(&self.local_json, &self.wire_json, DIFF_BUDGET);
             }
         }
-        self.diff = diff::diff(&self.local_json, &self.wire_json, DIFF_BUDGET);
         self.refold();
         self.selected = self
             .selected
@@ -331,8 +345,65 @@ impl SessionView {
         self.timeline_job = Some((generation, rx));
     }
 
-    /// Takes the background timeline when it is ready; true when something changed.
+    /// The bytes of the records the current request sends.
+    fn view_bytes(&self) -> usize {
+        let s = &self.setup.session;
+        let Some(req) = s.request(self.k) else {
+            return 0;
+        };
+        s.messages[req.view_start..req.end]
+            .iter()
+            .flat_map(|m| &m.parts)
+            .map(|p| match p {
+                crate::session::Part::Record { len, .. } => *len,
+                crate::session::Part::Inline(_) => 0,
+            })
+            .sum()
+    }
+
+    fn start_diff(&mut self, local: serde_json::Value, wire: serde_json::Value) {
+        self.generation += 1;
+        let generation = self.generation;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (l, w, d) = print_and_diff(&local, &wire);
+            let _ = tx.send((generation, l, w, d));
+        });
+        self.diff_job = Some((generation, rx));
+        self.diff = Diff::default();
+        self.local_json.clear();
+        self.wire_json.clear();
+    }
+
+    /// Whether the diff is still being computed in the background.
+    pub fn diff_pending(&self) -> bool {
+        self.diff_job.is_some()
+    }
+
+    fn install_diff(&mut self, l: String, w: String, d: Diff) {
+        (self.local_json, self.wire_json, self.diff) = (l, w, d);
+        self.refold();
+        self.scroll_diff_to_selected();
+    }
+
+    /// Takes background results when they are ready; true when something changed.
     pub fn poll_background(&mut self) -> bool {
+        let mut changed = false;
+        if let Some((generation, rx)) = &self.diff_job {
+            match rx.try_recv() {
+                Ok((g, l, w, d)) if g == *generation => {
+                    self.diff_job = None;
+                    self.install_diff(l, w, d);
+                    changed = true;
+                }
+                Ok(_) | Err(std::sync::mpsc::TryRecvError::Disconnected) => self.diff_job = None,
+                Err(std::sync::mpsc::TryRecvError::Empty) => {}
+            }
+        }
+        changed | self.poll_timeline()
+    }
+
+    fn poll_timeline(&mut self) -> bool {
         let Some((generation, rx)) = &self.timeline_job else {
             return false;
         };
@@ -350,8 +421,14 @@ impl SessionView {
         }
     }
 
-    /// Waits for the background timeline (tests and benchmarks).
+    /// Waits for the background jobs (tests and benchmarks).
     pub fn wait_background(&mut self) {
+        if let Some((generation, rx)) = self.diff_job.take()
+            && let Ok((g, l, w, d)) = rx.recv()
+            && g == generation
+        {
+            self.install_diff(l, w, d);
+        }
         if let Some((generation, rx)) = self.timeline_job.take()
             && let Ok((g, fired)) = rx.recv()
             && g == generation
@@ -734,7 +811,9 @@ impl SessionView {
 
     /// Writes the wire payload atomically (temp file + rename); never over the input
     /// or into the harness folders.
-    pub fn export(&self, path: &Path) -> std::io::Result<PathBuf> {
+    pub fn export(&mut self, path: &Path) -> std::io::Result<PathBuf> {
+        // A diff still computing in the background holds the wire text.
+        self.wait_background();
         let path = std::path::absolute(path)?;
         let input = std::fs::canonicalize(&self.setup.session.path)?;
         let dir = path
@@ -789,4 +868,12 @@ impl SessionView {
         }
         out
     }
+}
+
+/// Pretty-prints both bodies and diffs them (within the time budget).
+fn print_and_diff(local: &serde_json::Value, wire: &serde_json::Value) -> (String, String, Diff) {
+    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    let (l, w) = (pretty(local), pretty(wire));
+    let d = diff::diff(&l, &w, DIFF_BUDGET);
+    (l, w, d)
 }

@@ -450,6 +450,13 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
 
 pub fn draw_diff(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let focused = v.focus == Focus::Diff;
+    if v.diff_pending() {
+        let block = Block::default()
+            .borders(Borders::TOP)
+            .title(" local request (left) vs wire payload (right) — computing the diff in the background… ");
+        f.render_widget(block, area);
+        return;
+    }
     let changes = v.diff.changes.len();
     let title = format!(
         " local request (left) vs wire payload (right) — {changes} change{}{} — n/N jump, </> scroll, z fold ",
