@@ -113,9 +113,19 @@ fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::io::Result<
     for part in &msg.parts {
         let value = match part {
             Part::Record { offset, len } => {
+                // Only `message` is read: the rest (toolUseResult…) is skipped unparsed.
+                #[derive(serde::Deserialize)]
+                struct Record {
+                    #[serde(default)]
+                    message: Value,
+                }
                 let bytes = load::read_span(file, *offset, *len)?;
-                let mut v: Value = serde_json::from_slice(&bytes).map_err(std::io::Error::other)?;
-                v.get_mut("message").map(Value::take).unwrap_or(Value::Null)
+                match serde_json::from_slice::<Record>(&bytes) {
+                    Ok(r) => r.message,
+                    // Deeper than serde's recursion limit, or changed since loading:
+                    // show the message as unreadable rather than fail the request.
+                    Err(e) => unreadable_message(s.harness, msg.first_line, &e),
+                }
             }
             Part::Inline(v) => (**v).clone(),
         };
@@ -327,6 +337,18 @@ pub fn tokens_from(body: &Value, from: usize) -> u64 {
             .sum()
     })
     .unwrap_or(0)
+}
+
+/// A stand-in for a record the wire builder could not read back.
+fn unreadable_message(harness: Harness, line: usize, e: &serde_json::Error) -> Value {
+    let text = format!(
+        "[mcscope: the record near line {line} could not be read back: {}]",
+        crate::load::json_error_text(e)
+    );
+    match harness {
+        Harness::Claude => json!({"content": [{"type": "text", "text": text}]}),
+        Harness::Qwen => json!({"parts": [{"text": text}]}),
+    }
 }
 
 #[cfg(test)]

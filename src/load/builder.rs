@@ -93,10 +93,9 @@ impl Builder {
         };
         let m = &mut self.s.messages[idx];
         m.parts.push(r.part);
-        if ts_ms.is_some() {
-            m.last_ts = ts_ms;
-            m.last_ts_text = r.ts.map(str::to_string);
-        }
+        // The last record decides: one without a usable timestamp makes it unknown.
+        m.last_ts = ts_ms;
+        m.last_ts_text = ts_ms.and(r.ts.map(str::to_string));
         if !r.is_meta {
             self.last_user_had_result = Some(r.has_tool_result);
         }
@@ -132,12 +131,12 @@ impl Builder {
         };
         let m = &mut self.s.messages[idx];
         m.parts.push(r.part);
-        if ts_ms.is_some() {
-            m.last_ts = ts_ms;
-            m.last_ts_text = r.ts.map(str::to_string);
-            self.last_assistant_in_view = ts_ms;
-            self.last_assistant_any = ts_ms;
-        }
+        // The gap is measured from the last assistant record: unknown if its
+        // timestamp is (Claude Code's `new Date(...)` gives NaN, which never fires).
+        m.last_ts = ts_ms;
+        m.last_ts_text = ts_ms.and(r.ts.map(str::to_string));
+        self.last_assistant_in_view = ts_ms;
+        self.last_assistant_any = ts_ms;
         // Usage is taken once, from the last line of the group (SPEC §2).
         if r.usage.is_some() {
             m.usage = r.usage;

@@ -358,6 +358,10 @@ fn parse_line<S: RecordSink>(bytes: &[u8]) -> Result<Option<S::Rec>, String> {
 
 /// A parser error in words about the line (serde's "line 1" means the record).
 pub(crate) fn json_error(e: serde_json::Error) -> String {
+    json_error_text(&e)
+}
+
+pub(crate) fn json_error_text(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let msg = text
         .rfind(" at line ")

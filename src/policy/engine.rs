@@ -686,10 +686,7 @@ impl<'s> Engine<'s> {
             .sum::<u64>()
             + media.len() as u64 * crate::load::QWEN_MEDIA_TOKENS;
         if tokens == 0 {
-            let mut v = Verdict::none(format!(
-                "{}: {why}, but nothing to clear saves tokens",
-                trigger.name()
-            ));
+            let mut v = Verdict::none(format!("{why}, but nothing to clear saves tokens"));
             v.kept = kept;
             return v;
         }

@@ -122,6 +122,9 @@ pub struct Resolved {
     pub path: PathBuf,
     /// More than [`MAX_HOPS`] links (a loop or a long chain): the path is unknown.
     pub too_many_links: bool,
+    /// A folder on the way could not be read (permission denied): the rest of the
+    /// path was appended lexically, so containment is not verified.
+    pub unreadable: bool,
 }
 
 /// realpath that tolerates missing tails: the nearest existing ancestor is resolved
@@ -147,6 +150,7 @@ fn resolve_uncached(p: &Path) -> Resolved {
     let mut out = PathBuf::from("/");
     let mut hops = 0;
     let mut missing = false;
+    let mut unreadable = false;
     while let Some(c) = queue.pop() {
         if c.as_os_str() == ".." {
             out.pop();
@@ -167,6 +171,7 @@ fn resolve_uncached(p: &Path) -> Resolved {
                     return Resolved {
                         path: normalize(p),
                         too_many_links: true,
+                        unreadable: false,
                     };
                 }
                 let Ok(target) = std::fs::read_link(&next) else {
@@ -180,8 +185,9 @@ fn resolve_uncached(p: &Path) -> Resolved {
                 queue.extend(components_rev(&target));
             }
             Ok(_) => out = next,
-            // Missing (or unreadable) from here on: append the rest lexically.
-            Err(_) => {
+            // Missing from here on: append the rest lexically (SPEC §4).
+            Err(e) => {
+                unreadable |= e.kind() != std::io::ErrorKind::NotFound;
                 out = next;
                 missing = true;
             }
@@ -190,6 +196,7 @@ fn resolve_uncached(p: &Path) -> Resolved {
     Resolved {
         path: out,
         too_many_links: false,
+        unreadable,
     }
 }
 
@@ -322,6 +329,8 @@ impl Protector {
             if root.exists {
                 if !r.too_many_links && r.path.starts_with(&root.resolved) {
                     inside = Some(root.kind);
+                    // Behind an unreadable folder: decided lexically, unverified.
+                    lexical_only = r.unreadable;
                     break;
                 }
             } else if mapped.starts_with(&root.lexical) {

@@ -22,7 +22,7 @@ type DiffJob = std::sync::mpsc::Receiver<(u64, String, String, Diff)>;
 pub const BACKGROUND_DIFF_BYTES: usize = 1 << 20;
 
 /// How long one diff may take before it settles for a coarser result.
-pub const DIFF_BUDGET: Duration = Duration::from_millis(8);
+pub const DIFF_BUDGET: Duration = Duration::from_millis(50);
 /// Unchanged lines shown around each change before a run folds.
 pub const CONTEXT: usize = 3;
 
