@@ -659,6 +659,18 @@ fn claude_idle_resets_at_a_turn_start_whatever_the_delivery() {
     let p = last(&s);
     assert!(p.request.begins_turn);
     assert!(ids(&s, &p, Status::Cleared).is_empty());
+    // ... and the wire deletes nothing either (the request is rebuilt from the originals).
+    let k = s.session.requests.len();
+    let wire = mcscope::analysis::wire_at(&s, k, mcscope::wire::Side::Wire).unwrap();
+    assert!(!wire.to_string().contains("cache_edits"));
+    // While the clearing was in force, its block was in the wire.
+    let fired = mcscope::analysis::timeline(&s, k)
+        .iter()
+        .position(|st| st.fired)
+        .unwrap()
+        + 1;
+    let wire = mcscope::analysis::wire_at(&s, fired, mcscope::wire::Side::Wire).unwrap();
+    assert!(wire.to_string().contains("cache_edits"));
 }
 
 #[test]

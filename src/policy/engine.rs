@@ -299,7 +299,10 @@ impl<'s> Engine<'s> {
             && req.begins_turn
             && self.policy.kind != PlanKind::Count
         {
+            // The request is rebuilt from the originals: no deletion is re-sent
+            // either, so the wire deletes exactly what the plan clears.
             self.reset_clearings();
+            self.edits.clear();
         }
         self.sync_view(req);
         let chars_before = self.size_total();
