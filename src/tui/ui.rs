@@ -330,6 +330,21 @@ pub fn header_notes(v: &SessionView) -> Vec<&'static str> {
     notes
 }
 
+/// A region's top border with its title (cyan when focused); returns its inside.
+fn region(f: &mut Frame, area: Rect, title: String, focused: bool, theme: Theme) -> Rect {
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(title)
+        .border_style(if focused {
+            theme.fg(Color::Cyan)
+        } else {
+            Style::default()
+        });
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    inner
+}
+
 /// The status cell of a candidate: glyph, word, and the protection detail, the
 /// escape target shortened from the left to fit `width`.
 pub fn status_label(c: &Candidate, width: usize) -> String {
@@ -369,16 +384,7 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             format!("no plan fired: {}", v.plan.step.note)
         }
     );
-    let block = Block::default()
-        .borders(Borders::TOP)
-        .title(title)
-        .border_style(if focused {
-            theme.fg(Color::Cyan)
-        } else {
-            Style::default()
-        });
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = region(f, area, title, focused, theme);
     let height = inner.height.saturating_sub(1) as usize;
     let top = v.selected.saturating_sub(height.saturating_sub(1));
     let id_w = v
@@ -467,16 +473,7 @@ pub fn draw_diff(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             ""
         }
     );
-    let block = Block::default()
-        .borders(Borders::TOP)
-        .title(title)
-        .border_style(if focused {
-            theme.fg(Color::Cyan)
-        } else {
-            Style::default()
-        });
-    let inner = block.inner(area);
-    f.render_widget(block, area);
+    let inner = region(f, area, title, focused, theme);
     let half = inner.width.saturating_sub(1) / 2;
     let lines: Vec<Line> = v
         .items
