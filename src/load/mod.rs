@@ -140,11 +140,9 @@ impl<S: RecordSink> Reader<S> {
             // Fill the buffer to a batch (more when one line is longer than that).
             let want = buf.len().max(BATCH / 2) + BATCH / 2;
             while !eof && buf.len() < want {
-                let start = buf.len();
-                buf.resize(want, 0);
-                let n = file.read(&mut buf[start..])?;
-                buf.truncate(start + n);
-                eof = n == 0;
+                // read_to_end fills spare capacity without zeroing a whole batch first.
+                let room = (want - buf.len()) as u64;
+                eof = Read::take(&mut *file, room).read_to_end(&mut buf)? == 0;
             }
             let end = match memchr::memrchr(b'\n', &buf) {
                 Some(i) => i + 1,
