@@ -46,6 +46,12 @@ fn main() {
         app.update(a);
         term.draw(|f| ui::draw(f, &app, theme)).unwrap();
         let d = t.elapsed();
+        if std::env::var_os("MCSCOPE_BENCH_SLOW").is_some() && d.as_millis() >= 16 {
+            eprintln!(
+                "slow: {a:?} at request {} took {d:?}",
+                app.view().map_or(0, |v| v.k)
+            );
+        }
         times.push(d);
         by_kind.entry(format!("{a:?}")).or_default().push(d);
     }

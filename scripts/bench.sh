@@ -54,20 +54,18 @@ if command -v claude-code-log >/dev/null 2>&1; then
   RUNS=1 run "claude-code-log-200" claude-code-log convert "$F" -o "$OUT/ccl.html"
 fi
 
-# First frame of the TUI: time until the pane shows anything of mcscope.
+# First frame of the TUI: from starting it in a fresh tmux pane until the pane
+# shows its first screen (the progress bar while the file loads).
 first_frame() {
-  local sock=mcscope-bench-$$
+  local sock=mcscope-bench-$$-$RANDOM
   local t0 t1
-  tmux -L "$sock" -f /dev/null new-session -d -s b -x 200 -y 50 "sleep 30"
   t0=$(date +%s%N)
-  tmux -L "$sock" send-keys -t b "$BIN $F" Enter
-  for _ in $(seq 500); do
-    if tmux -L "$sock" capture-pane -p -t b | grep -q -e "loading" -e "request "; then break; fi
-    sleep 0.005
+  tmux -L "$sock" -f /dev/null new-session -d -s b -x 200 -y 50 "$BIN $F; sleep 5"
+  for _ in $(seq 2000); do
+    if tmux -L "$sock" capture-pane -p -t b 2>/dev/null | grep -q -e "loading" -e "request "; then break; fi
+    sleep 0.002
   done
   t1=$(date +%s%N)
-  tmux -L "$sock" send-keys -t b q
-  sleep 0.2
   tmux -L "$sock" kill-server 2>/dev/null || true
   echo "tui-first-frame-200 $(python3 -c "print(($t1-$t0)/1e9)") 0" >> "$OUT/times.txt"
 }
@@ -115,8 +113,8 @@ w(f"- Peak RSS of mcscope timeline on 200 MB: {rss['mcscope-timeline-200']/1024:
 w(f"- Linear growth: timeline on 50 MB {med['mcscope-timeline-50']:.2f} s, on 200 MB {m200:.2f} s: "
   f"{m200/med['mcscope-timeline-50']:.1f}x for {size[200]/size[50]:.1f}x the bytes.")
 if "tui-first-frame-200" in med:
-    w(f"- TUI first frame (the progress screen) on the 200 MB file, measured in tmux from the Enter key: "
-      f"median {med['tui-first-frame-200']*1000:.0f} ms (target <= 300 ms).")
+    w(f"- TUI first frame (the progress screen) on the 200 MB file, measured in tmux from starting the pane "
+      f"(tmux's own start-up included): median {med['tui-first-frame-200']*1000:.0f} ms (target <= 300 ms).")
 ks = open(os.path.join(out, "keystrokes.txt")).read().strip()
 if ks:
     w("\nKeystrokes once loaded (`cargo bench --bench keystrokes -- big200.jsonl`: 1,000 actions, each a "

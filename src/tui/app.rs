@@ -13,13 +13,36 @@ use std::time::{Duration, SystemTime};
 /// generation of the parameters they were computed for.
 type TimelineJob = std::sync::mpsc::Receiver<(u64, Vec<bool>)>;
 
-/// A diff being printed and computed on another thread: the two JSON texts and
-/// their rows, tagged with the generation they belong to.
-type DiffJob = std::sync::mpsc::Receiver<(u64, String, String, Diff)>;
+/// One thread that prints and diffs big requests, newest job only: a job that a
+/// newer one replaced before it started is dropped, so jobs never pile up.
+struct DiffWorker {
+    jobs: std::sync::mpsc::Sender<(u64, serde_json::Value, serde_json::Value)>,
+    done: std::sync::mpsc::Receiver<(u64, String, String, Diff)>,
+}
 
-/// Requests whose records add up to more than this are diffed in the background,
+impl DiffWorker {
+    fn spawn() -> DiffWorker {
+        let (jobs, job_rx) =
+            std::sync::mpsc::channel::<(u64, serde_json::Value, serde_json::Value)>();
+        let (done_tx, done) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            while let Ok(mut job) = job_rx.recv() {
+                while let Ok(newer) = job_rx.try_recv() {
+                    job = newer;
+                }
+                let (l, w, d) = print_and_diff(&job.1, &job.2);
+                if done_tx.send((job.0, l, w, d)).is_err() {
+                    return;
+                }
+            }
+        });
+        DiffWorker { jobs, done }
+    }
+}
+
+/// Requests whose records add up to more than this (256 KB) are diffed in the background,
 /// so that no keystroke waits for a big diff.
-pub const BACKGROUND_DIFF_BYTES: usize = 1 << 20;
+pub const BACKGROUND_DIFF_BYTES: usize = 256 << 10;
 
 /// How long one diff may take before it settles for a coarser result.
 pub const DIFF_BUDGET: Duration = Duration::from_millis(50);
@@ -60,7 +83,11 @@ pub struct SessionView {
     /// the background after each change: empty until it arrives.
     pub fired: Vec<bool>,
     timeline_job: Option<(u64, TimelineJob)>,
-    diff_job: Option<(u64, DiffJob)>,
+    diff_worker: Option<DiffWorker>,
+    /// The generation whose diff the worker is computing, if any.
+    diff_job: Option<u64>,
+    /// The generation of the newest timeline job: older ones stop early.
+    latest: std::sync::Arc<std::sync::atomic::AtomicU64>,
     generation: u64,
     pub diff: Diff,
     pub items: Vec<Item>,
@@ -217,7 +244,9 @@ impl SessionView {
             plan: PlanAt::empty(),
             fired: Vec::new(),
             timeline_job: None,
+            diff_worker: None,
             diff_job: None,
+            latest: Default::default(),
             generation: 0,
             diff: Diff::default(),
             items: Vec::new(),
@@ -333,13 +362,23 @@ impl SessionView {
     fn start_timeline(&mut self) {
         self.generation += 1;
         let generation = self.generation;
+        // A newer change makes this job pointless: it stops at the next request
+        // (so jobs never pile up and take the cores from the keystrokes).
+        self.latest
+            .store(generation, std::sync::atomic::Ordering::Relaxed);
+        let latest = self.latest.clone();
         let (tx, rx) = std::sync::mpsc::channel();
         let setup = self.setup.clone();
         let k = self.k;
         std::thread::spawn(move || {
-            let fired = analysis::timeline_steps(&setup, k)
-                .map(|s| s.fired)
-                .collect();
+            let current = || latest.load(std::sync::atomic::Ordering::Relaxed) == generation;
+            let mut fired = Vec::new();
+            for step in analysis::timeline_steps(&setup, k) {
+                if !current() {
+                    return;
+                }
+                fired.push(step.fired);
+            }
             let _ = tx.send((generation, fired));
         });
         self.timeline_job = Some((generation, rx));
@@ -364,12 +403,9 @@ impl SessionView {
     fn start_diff(&mut self, local: serde_json::Value, wire: serde_json::Value) {
         self.generation += 1;
         let generation = self.generation;
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let (l, w, d) = print_and_diff(&local, &wire);
-            let _ = tx.send((generation, l, w, d));
-        });
-        self.diff_job = Some((generation, rx));
+        let worker = self.diff_worker.get_or_insert_with(DiffWorker::spawn);
+        let _ = worker.jobs.send((generation, local, wire));
+        self.diff_job = Some(generation);
         self.diff = Diff::default();
         self.local_json.clear();
         self.wire_json.clear();
@@ -389,15 +425,14 @@ impl SessionView {
     /// Takes background results when they are ready; true when something changed.
     pub fn poll_background(&mut self) -> bool {
         let mut changed = false;
-        if let Some((generation, rx)) = &self.diff_job {
-            match rx.try_recv() {
-                Ok((g, l, w, d)) if g == *generation => {
+        if let (Some(awaited), Some(worker)) = (self.diff_job, &self.diff_worker) {
+            while let Ok((g, l, w, d)) = worker.done.try_recv() {
+                if g == awaited {
                     self.diff_job = None;
                     self.install_diff(l, w, d);
                     changed = true;
+                    break;
                 }
-                Ok(_) | Err(std::sync::mpsc::TryRecvError::Disconnected) => self.diff_job = None,
-                Err(std::sync::mpsc::TryRecvError::Empty) => {}
             }
         }
         changed | self.poll_timeline()
@@ -423,11 +458,13 @@ impl SessionView {
 
     /// Waits for the background jobs (tests and benchmarks).
     pub fn wait_background(&mut self) {
-        if let Some((generation, rx)) = self.diff_job.take()
-            && let Ok((g, l, w, d)) = rx.recv()
-            && g == generation
-        {
-            self.install_diff(l, w, d);
+        if let (Some(awaited), Some(worker)) = (self.diff_job.take(), &self.diff_worker) {
+            while let Ok((g, l, w, d)) = worker.done.recv() {
+                if g == awaited {
+                    self.install_diff(l, w, d);
+                    break;
+                }
+            }
         }
         if let Some((generation, rx)) = self.timeline_job.take()
             && let Ok((g, fired)) = rx.recv()
