@@ -246,7 +246,12 @@ fn drop_thoughts(messages: &mut [Value]) {
             continue;
         }
         if let Some(parts) = blocks_mut(Harness::Qwen, msg) {
-            parts.retain(|p| p.get("thought").and_then(Value::as_bool) != Some(true));
+            // Only thought text goes; a call or a response is never a thought.
+            parts.retain(|p| {
+                p.get("thought").and_then(Value::as_bool) != Some(true)
+                    || p.get("functionCall").is_some()
+                    || p.get("functionResponse").is_some()
+            });
         }
     }
 }

@@ -326,66 +326,81 @@ fn compressed_history(
 fn parts(parts: &[&RawValue], cwd: Option<&str>) -> Vec<PartRec> {
     let mut out = Vec::new();
     for p in parts {
-        let Ok(f) = serde_json::from_str::<PartFields>(p.get()) else {
-            continue;
-        };
-        if let Some(call) = raw::object::<Call>(f.call) {
-            let (Some(id), Some(name)) = (raw::owned(call.id), raw::owned(call.name)) else {
-                continue;
-            };
-            let args: Option<Args> = raw::object(call.args);
-            let (file_path, legacy_path, summary) = match &args {
-                Some(a) => (
-                    raw::owned(a.file_path),
-                    raw::owned(a.absolute_path),
-                    [a.command, a.pattern, a.url, a.query, a.path]
-                        .into_iter()
-                        .find_map(raw::owned),
-                ),
-                None => (None, None, None),
-            };
-            out.push(PartRec::Call(ToolCall {
-                id,
-                name,
-                msg: 0,
-                file_path,
-                legacy_path,
-                summary,
-                cwd: cwd.map(str::to_string),
-            }));
-        } else if let Some(resp) = raw::object::<Response>(f.response) {
-            let Some(id) = raw::owned(resp.id) else {
-                continue;
-            };
-            let body: Option<ResponseBody> = raw::object(resp.response);
-            let output = body.as_ref().and_then(|b| b.output);
-            let chars = raw::utf16_len(output).unwrap_or(0);
-            let media = raw::elements(resp.parts)
-                .iter()
-                .filter(|p| {
-                    serde_json::from_str::<PartFields>(p.get())
-                        .is_ok_and(|f| f.inline_data.is_some())
-                })
-                .count() as u32;
-            out.push(PartRec::Result(ToolResult {
-                id,
-                name: raw::owned(resp.name),
-                msg: 0,
-                chars,
-                media,
-                est_tokens: chars.div_ceil(4) + MEDIA_TOKENS * media as u64,
-                is_error: body
-                    .as_ref()
-                    .is_some_and(|b| !raw::is_null_or_absent(b.error)),
-                already_cleared: raw::is_placeholder(output),
-                line: 0,
-            }));
-        } else if let Some(data) = raw::object::<InlineData>(f.inline_data) {
-            let mime = raw::owned(data.mime).unwrap_or_else(|| "application/octet-stream".into());
-            out.push(PartRec::Media(mime));
-        }
+        let text = p.get();
+        let rec = part(text, cwd).or_else(|| {
+            // A part that repeats a key is read as the wire builder reads it (the
+            // last value wins), so that both count the same parts.
+            let keyed = ["\"functionCall\"", "\"functionResponse\"", "\"inlineData\""];
+            if !keyed.iter().any(|k| text.contains(k)) {
+                return None;
+            }
+            let v = serde_json::from_str::<serde_json::Value>(text).ok()?;
+            part(&v.to_string(), cwd)
+        });
+        out.extend(rec);
     }
     out
+}
+
+/// One part as plans see it: a call, a result, top-level media, or nothing.
+fn part(text: &str, cwd: Option<&str>) -> Option<PartRec> {
+    let f = serde_json::from_str::<PartFields>(text).ok()?;
+    if let Some(call) = raw::object::<Call>(f.call) {
+        let (Some(id), Some(name)) = (raw::owned(call.id), raw::owned(call.name)) else {
+            return None;
+        };
+        let args: Option<Args> = raw::object(call.args);
+        let (file_path, legacy_path, summary) = match &args {
+            Some(a) => (
+                raw::owned(a.file_path),
+                raw::owned(a.absolute_path),
+                [a.command, a.pattern, a.url, a.query, a.path]
+                    .into_iter()
+                    .find_map(raw::owned),
+            ),
+            None => (None, None, None),
+        };
+        return Some(PartRec::Call(ToolCall {
+            id,
+            name,
+            msg: 0,
+            file_path,
+            legacy_path,
+            summary,
+            cwd: cwd.map(str::to_string),
+        }));
+    } else if let Some(resp) = raw::object::<Response>(f.response) {
+        let Some(id) = raw::owned(resp.id) else {
+            return None;
+        };
+        let body: Option<ResponseBody> = raw::object(resp.response);
+        let output = body.as_ref().and_then(|b| b.output);
+        let chars = raw::utf16_len(output).unwrap_or(0);
+        let media = raw::elements(resp.parts)
+            .iter()
+            .filter(|p| {
+                serde_json::from_str::<PartFields>(p.get())
+                    .is_ok_and(|f| f.inline_data.is_some())
+            })
+            .count() as u32;
+        return Some(PartRec::Result(ToolResult {
+            id,
+            name: raw::owned(resp.name),
+            msg: 0,
+            chars,
+            media,
+            est_tokens: chars.div_ceil(4) + MEDIA_TOKENS * media as u64,
+            is_error: body
+                .as_ref()
+                .is_some_and(|b| !raw::is_null_or_absent(b.error)),
+            already_cleared: raw::is_placeholder(output),
+            line: 0,
+        }));
+    } else if let Some(data) = raw::object::<InlineData>(f.inline_data) {
+        let mime = raw::owned(data.mime).unwrap_or_else(|| "application/octet-stream".into());
+        return Some(PartRec::Media(mime));
+    }
+    None
 }
 
 fn usage(v: Raw<'_>) -> Option<Usage> {

@@ -305,6 +305,13 @@ impl<'s> Engine<'s> {
             self.edits.clear();
         }
         self.sync_view(req);
+        // A result that has become protected (a later call with its id reads
+        // memory) is never cleared: its clearing lapses, in the plan and the wire.
+        for c in &self.view.cands {
+            if c.protected() && self.cleared[c.result].is_some() {
+                self.cleared[c.result] = None;
+            }
+        }
         let chars_before = self.size_total();
         let verdict = self.evaluate(req, chars_before);
         let trigger = verdict.trigger.unwrap_or(Trigger::Idle);
