@@ -5,6 +5,7 @@
 #     their first 50 lines,
 #   - shared/corpus/qwen-code/*.jsonl,
 #   - tests/fixtures/hostile/* (minus make.py),
+#   - tests/fixtures/fuzz/*.bin (the minimised findings),
 #   - fuzz/seeds/handmade/* (committed: every record kind the loaders know).
 # Usage: fuzz/seed.sh [SHARED_CORPUS_DIR]   (default /work/shared/corpus)
 set -eu
@@ -35,6 +36,9 @@ done
 for f in "$root"/tests/fixtures/hostile/*; do
   case "$f" in *.py) continue ;; esac
   add "$f" "hostile-$(basename "$f")"
+done
+for f in "$root"/tests/fixtures/fuzz/*.bin; do
+  [ -e "$f" ] && add "$f" "fuzz-fixture-$(basename "$f")"
 done
 for f in "$here"/seeds/handmade/*; do
   add "$f" "handmade-$(basename "$f")"

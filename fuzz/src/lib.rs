@@ -9,7 +9,7 @@ use mcscope::cli::{self, DeliveryArg, KindArg, Opts};
 use mcscope::load::{self, LoadError, PLACEHOLDER};
 use mcscope::policy::engine::{Status, Step};
 use mcscope::policy::{Delivery, PlanKind};
-use mcscope::session::{Format, Harness, Role, Session};
+use mcscope::session::{Format, Harness, Part, Role, Session};
 use mcscope::wire::{self, Side};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -186,6 +186,99 @@ pub fn pipeline(path: &Path, data: &[u8]) {
     }
 }
 
+/// `MCSCOPE_FUZZ_STRICT=1` makes the known findings (see fuzz/README.md) fatal
+/// again; by default they are recognised and skipped, so that a run can find
+/// new ones.
+fn strict() -> bool {
+    std::env::var_os("MCSCOPE_FUZZ_STRICT").is_some()
+}
+
+/// Known finding pipeline-2 / pipeline-3: the loader accepts a record whose
+/// ignored fields nest deeper than serde_json's recursion limit or hold a lone
+/// surrogate escape, and the wire builder's re-parse of that record fails.
+fn known_reparse_error(e: &std::io::Error) -> bool {
+    let m = e.to_string();
+    !strict()
+        && (m.contains("recursion limit exceeded")
+            || m.contains("hex escape")
+            || m.contains("surrogate"))
+}
+
+/// Whether some JSON object in `text` repeats a key (serde_json keeps the last).
+pub fn has_duplicate_keys(text: &[u8]) -> bool {
+    use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    struct Check;
+    impl<'de> Deserialize<'de> for Check {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Check, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Check;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("JSON")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Check, A::Error> {
+                    let mut keys = HashSet::new();
+                    while let Some(k) = map.next_key::<String>()? {
+                        if !keys.insert(k) {
+                            return Err(serde::de::Error::custom("duplicate key"));
+                        }
+                        map.next_value::<Check>()?;
+                    }
+                    Ok(Check)
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Check, A::Error> {
+                    while seq.next_element::<Check>()?.is_some() {}
+                    Ok(Check)
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<Check, E> { Ok(Check) }
+                fn visit_i64<E>(self, _: i64) -> Result<Check, E> { Ok(Check) }
+                fn visit_u64<E>(self, _: u64) -> Result<Check, E> { Ok(Check) }
+                fn visit_f64<E>(self, _: f64) -> Result<Check, E> { Ok(Check) }
+                fn visit_str<E>(self, _: &str) -> Result<Check, E> { Ok(Check) }
+                fn visit_unit<E>(self) -> Result<Check, E> { Ok(Check) }
+            }
+            d.deserialize_any(V)
+        }
+    }
+    serde_json::from_slice::<Check>(text).is_err_and(|e| e.to_string().starts_with("duplicate key"))
+}
+
+/// Known finding pipeline-4: a message whose record repeats a key inside a
+/// part. The loader skips that part, the wire builder sees the last value.
+fn known_duplicate_keys(s: &Session, m: usize) -> bool {
+    !strict()
+        && s.messages[m].parts.iter().any(|p| match p {
+            Part::Record { offset, len } => load::read_span(&s.path, *offset, *len)
+                .is_ok_and(|b| has_duplicate_keys(&b)),
+            Part::Inline(v) => has_duplicate_keys(v.to_string().as_bytes()),
+        })
+}
+
+/// Known finding pipeline-5: Qwen `forced` drops `thought: true` parts of model
+/// turns from the wire, function responses included, which the plan keeps.
+fn known_thought_response(setup: &Setup, local_msg: &Value) -> bool {
+    !strict()
+        && setup.session.harness == Harness::Qwen
+        && setup.policy.kind == PlanKind::Forced
+        && local_msg["parts"].as_array().is_some_and(|a| {
+            a.iter().any(|p| {
+                wire::is_tool_result(Harness::Qwen, p) && p["thought"] == Value::Bool(true)
+            })
+        })
+}
+
+/// Known finding pipeline-6: with a reused call id, a Qwen result cleared at an
+/// earlier request becomes `protected` when a later call with its id reads a
+/// memory path; the plan reports it protected, the wire still sends the
+/// placeholder (Qwen clearings persist).
+fn known_protected_but_cleared(plan: &PlanAt, r: usize) -> bool {
+    !strict()
+        && plan
+            .candidates
+            .iter()
+            .any(|c| c.result == r && c.status == Status::Protected)
+}
+
 fn ctx(setup: &Setup) -> String {
     format!("[{} {} {}]", setup.session.harness.name(), setup.policy.kind.name(), setup.policy.delivery.name())
 }
@@ -204,8 +297,11 @@ fn run_variant(setup: &Setup) {
         ks.push(1);
     }
     for k in ks {
-        let plan = analysis::plan_at(setup, k)
-            .unwrap_or_else(|e| panic!("{} plan_at({k}) failed on a loaded session: {e}", ctx(setup)));
+        let plan = match analysis::plan_at(setup, k) {
+            Ok(p) => p,
+            Err(e) if known_reparse_error(&e) => return,
+            Err(e) => panic!("{} plan_at({k}) failed on a loaded session: {e}", ctx(setup)),
+        };
         check_plan(setup, &plan);
         // The plan at k is the timeline's step k (forced acts at n in the timeline).
         if k >= 1 && (k == n || setup.policy.kind != PlanKind::Forced) {
@@ -217,8 +313,11 @@ fn run_variant(setup: &Setup) {
                 ctx(setup)
             );
         }
-        let wire = analysis::wire_at(setup, k, Side::Wire)
-            .unwrap_or_else(|e| panic!("{} wire_at({k}) failed on a loaded session: {e}", ctx(setup)));
+        let wire = match analysis::wire_at(setup, k, Side::Wire) {
+            Ok(w) => w,
+            Err(e) if known_reparse_error(&e) => return,
+            Err(e) => panic!("{} wire_at({k}) failed on a loaded session: {e}", ctx(setup)),
+        };
         let local = analysis::wire_at(setup, k, Side::Local)
             .unwrap_or_else(|e| panic!("{} wire_at({k}, local) failed on a loaded session: {e}", ctx(setup)));
         for body in [&wire, &local] {
@@ -309,8 +408,11 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
         let m = req.view_start + i;
         let lt = tool_results(s.harness, &lm[i]);
         let wt = tool_results(s.harness, &wm[i]);
-        assert_eq!(lt.len(), wt.len(), "{c} request {k} message {i}: tool results added or lost in the wire");
         let results: Vec<usize> = s.results_in(m, m + 1).collect();
+        if known_duplicate_keys(s, m) || known_thought_response(setup, &lm[i]) {
+            continue;
+        }
+        assert_eq!(lt.len(), wt.len(), "{c} request {k} message {i}: tool results added or lost in the wire");
         if s.messages[m].role == Role::User {
             assert_eq!(
                 results.len(),
@@ -331,7 +433,7 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
                     Harness::Claude => assert_eq!(w["content"], Value::String(PLACEHOLDER.into()), "{c} request {k}: a cleared result is not the placeholder"),
                     Harness::Qwen => assert_eq!(w["functionResponse"]["response"]["output"], Value::String(PLACEHOLDER.into()), "{c} request {k}: a cleared result is not the placeholder"),
                 }
-            } else {
+            } else if !r.is_some_and(|r| known_protected_but_cleared(plan, r)) {
                 assert_eq!(l, w, "{c} request {k} message {i}: a result that is not cleared changed in the wire");
             }
         }
@@ -349,7 +451,7 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
             }
         }
         let want: HashSet<String> = plan.step.cleared.iter().map(|&r| s.results[r].id.clone()).collect();
-        if setup.policy.kind == PlanKind::Count || std::env::var_os("MCSCOPE_FUZZ_STRICT_EDITS").is_some() {
+        if setup.policy.kind == PlanKind::Count || strict() {
             // Count deletions are cumulative within the view: the wire deletes
             // exactly what the plan says is cleared.
             assert_eq!(refs, want, "{c} request {k}: cache_edits deletions differ from the results cleared");
