@@ -1,0 +1,9 @@
+#![no_main]
+//! Loads the input as an explicit `MessagesJson` file and checks the session.
+
+use libfuzzer_sys::fuzz_target;
+use mcscope::session::Format;
+
+fuzz_target!(|data: &[u8]| {
+    mcscope_fuzz::fuzz_load(data, Format::MessagesJson);
+});
