@@ -99,7 +99,12 @@ fn every_fuzz_input_loads_plans_and_builds_wires_without_panic() {
             Harness::Claude => &[Delivery::Rewrite, Delivery::CacheEdits],
             Harness::Qwen => &[Delivery::Rewrite],
         };
-        for kind in [PlanKind::Idle, PlanKind::Forced, PlanKind::Size, PlanKind::Count] {
+        for kind in [
+            PlanKind::Idle,
+            PlanKind::Forced,
+            PlanKind::Size,
+            PlanKind::Count,
+        ] {
             for &d in deliveries {
                 let setup = with(&base, kind, d);
                 let n = setup.last_request();
@@ -198,7 +203,6 @@ fn assert_cache_edits_match_plan(input: &Path, opts: &Opts) {
 /// []`, `kept: [toolu_D]`; wire `{"type":"cache_edits","edits":[{"type":"delete",
 /// "cache_reference":"toolu_D"}]}`.
 #[test]
-#[ignore = "known bug, fuzz finding pipeline-1: idle/forced/size + cache-edits wire deletes results the plan reports kept"]
 fn pipeline_1_cache_edits_wire_deletes_only_what_the_plan_clears() {
     let (_d, input) = as_input(&fixture("pipeline-1.bin"));
     let opts = Opts {
@@ -214,9 +218,9 @@ fn pipeline_1_cache_edits_wire_deletes_only_what_the_plan_clears() {
 /// negative and idle does not fire: the plan keeps all four results, while the
 /// wire of request 6 still carries the three pinned `cache_edits` deletions.
 #[test]
-#[ignore = "known bug, fuzz finding pipeline-1: idle/forced/size + cache-edits wire deletes results the plan reports kept"]
 fn pipeline_1_on_the_demo_session() {
-    let demo = std::fs::read_to_string(manifest().join("sample-sessions/claude-demo.jsonl")).unwrap();
+    let demo =
+        std::fs::read_to_string(manifest().join("sample-sessions/claude-demo.jsonl")).unwrap();
     let moved = demo.replace(
         "\"timestamp\":\"2026-04-02T10:29:55.476Z\"",
         "\"timestamp\":\"2026-04-02T08:00:00.000Z\"",
@@ -260,7 +264,6 @@ fn pipeline_2_loads_with_one_diagnostic() {
 }
 
 #[test]
-#[ignore = "known bug, fuzz finding pipeline-2: wire exits 2 'recursion limit exceeded' on a record that loaded"]
 fn pipeline_2_every_request_has_a_wire() {
     assert_every_request_has_a_wire("pipeline-2.bin");
 }
@@ -278,7 +281,6 @@ fn pipeline_3_loads_without_diagnostics() {
 }
 
 #[test]
-#[ignore = "known bug, fuzz finding pipeline-3: wire exits 2 'unexpected end of hex escape' on a record that loaded"]
 fn pipeline_3_every_request_has_a_wire() {
     assert_every_request_has_a_wire("pipeline-3.bin");
 }
@@ -291,8 +293,16 @@ fn assert_loader_and_wire_agree_on_results(input: &Path) {
     let n = setup.last_request();
     let wire = analysis::wire_at(&setup, n, Side::Local).unwrap();
     let req = &s.requests[n - 1];
-    let key = if s.harness == Harness::Claude { "messages" } else { "contents" };
-    let parts = if s.harness == Harness::Claude { "content" } else { "parts" };
+    let key = if s.harness == Harness::Claude {
+        "messages"
+    } else {
+        "contents"
+    };
+    let parts = if s.harness == Harness::Claude {
+        "content"
+    } else {
+        "parts"
+    };
     for (i, msg) in wire[key].as_array().unwrap().iter().enumerate() {
         let m = req.view_start + i;
         let in_wire = msg[parts]
@@ -318,7 +328,6 @@ fn pipeline_4_loads() {
 }
 
 #[test]
-#[ignore = "known bug, fuzz finding pipeline-4: a part with a repeated key is no result for the loader but one for the wire builder"]
 fn pipeline_4_loader_and_wire_agree_on_results() {
     let (_d, input) = as_input(&fixture("pipeline-4.bin"));
     assert_loader_and_wire_agree_on_results(&input);
@@ -349,11 +358,10 @@ fn qwen_outputs(body: &Value) -> Vec<(String, String)> {
     out
 }
 
-/// pipeline-4 made visible: parts [c1 (key repeated), c2], then c3. `forced`
-/// with keep 1 clears c2 — and the wire replaces c1's output instead, sending c2
-/// whole.
+/// pipeline-4 made visible: parts [c1 (key repeated), c2], then c3. The loader
+/// reads c1's part as the wire builder does (the last value wins), so `forced`
+/// with keep 1 clears c1 and c2, and the wire replaces exactly those two.
 #[test]
-#[ignore = "known bug, fuzz finding pipeline-4: rewrite clears the wrong block after a part with a repeated key"]
 fn pipeline_4_rewrite_clears_the_block_the_plan_clears() {
     use serde_json::json;
     let resp = |id: &str, o: &str| json!({"functionResponse": {"id": id, "name": "read_file", "response": {"output": o}}});
@@ -378,16 +386,30 @@ fn pipeline_4_rewrite_clears_the_block_the_plan_clears() {
         json!({"type": "user", "timestamp": "2026-01-01T00:09:00.000Z", "message": {"role": "user", "parts": [{"text": "again"}]}}),
     ])).unwrap());
     let (_d, input) = as_input(text.as_bytes());
-    let opts = Opts { policy: Some(KindArg::Forced), keep_recent: Some(1), ..Opts::default() };
+    let opts = Opts {
+        policy: Some(KindArg::Forced),
+        keep_recent: Some(1),
+        ..Opts::default()
+    };
     let setup = cli::setup(&input, &opts).unwrap();
     let n = setup.last_request();
     let plan = analysis::plan_at(&setup, n).unwrap();
-    assert_eq!(plan.ids_with(&setup.session, Status::Cleared), vec!["c2".to_string()]);
+    assert_eq!(plan.ids_with(&setup.session, Status::Cleared), ["c1", "c2"]);
     let wire = analysis::wire_at(&setup, n, Side::Wire).unwrap();
     let outputs = qwen_outputs(&wire);
     let placeholder = mcscope::load::PLACEHOLDER;
-    assert!(outputs.iter().any(|(id, o)| id == "c2" && o == placeholder), "{outputs:?}");
-    assert!(!outputs.iter().any(|(id, o)| id == "c1" && o == placeholder), "{outputs:?}");
+    assert!(
+        outputs.iter().any(|(id, o)| id == "c2" && o == placeholder),
+        "{outputs:?}"
+    );
+    assert!(
+        outputs.iter().any(|(id, o)| id == "c1" && o == placeholder),
+        "{outputs:?}"
+    );
+    assert!(
+        !outputs.iter().any(|(id, o)| id == "c3" && o == placeholder),
+        "{outputs:?}"
+    );
 }
 
 /// pipeline-5: a Qwen model turn holds a function response marked
@@ -395,10 +417,13 @@ fn pipeline_4_rewrite_clears_the_block_the_plan_clears() {
 /// the wire drops c3's part with the thoughts, so a result the plan keeps is
 /// not sent at all.
 #[test]
-#[ignore = "known bug, fuzz finding pipeline-5: forced drops a kept function response marked thought from the wire"]
 fn pipeline_5_forced_sends_every_result_it_keeps() {
     let (_d, input) = as_input(&fixture("pipeline-5.bin"));
-    let opts = Opts { policy: Some(KindArg::Forced), keep_recent: Some(2), ..Opts::default() };
+    let opts = Opts {
+        policy: Some(KindArg::Forced),
+        keep_recent: Some(2),
+        ..Opts::default()
+    };
     let setup = cli::setup(&input, &opts).unwrap();
     let n = setup.last_request();
     let plan = analysis::plan_at(&setup, n).unwrap();
@@ -407,7 +432,10 @@ fn pipeline_5_forced_sends_every_result_it_keeps() {
     let wire = analysis::wire_at(&setup, n, Side::Wire).unwrap();
     let sent: Vec<String> = qwen_outputs(&wire).into_iter().map(|(id, _)| id).collect();
     for id in kept {
-        assert!(sent.contains(&id), "{id} is kept but not in the wire: {sent:?}");
+        assert!(
+            sent.contains(&id),
+            "{id} is kept but not in the wire: {sent:?}"
+        );
     }
 }
 
@@ -435,7 +463,9 @@ fn assert_wire_placeholders_are_cleared(input: &Path, opts: &Opts) {
         let w = qwen_outputs(&wire);
         let l = qwen_outputs(&local);
         // Result i of the view, in order: the wire and the local side list the same.
-        let view: Vec<usize> = s.results_in(plan.request.view_start, plan.request.end).collect();
+        let view: Vec<usize> = s
+            .results_in(plan.request.view_start, plan.request.end)
+            .collect();
         assert_eq!(w.len(), view.len());
         for ((r, (id, out)), (_, orig)) in view.iter().zip(&w).zip(&l) {
             if out == placeholder && orig != placeholder {
@@ -452,14 +482,16 @@ fn assert_wire_placeholders_are_cleared(input: &Path, opts: &Opts) {
 }
 
 #[test]
-#[ignore = "known bug, fuzz finding pipeline-6: a cleared Qwen result turns protected by a later call reusing its id, and stays cleared in the wire"]
 fn pipeline_6_fixture_protected_results_are_not_cleared_in_the_wire() {
     let (_d, input) = as_input(&fixture("pipeline-6.bin"));
     assert_wire_placeholders_are_cleared(&input, &pipeline_opts_with(KindArg::Size));
 }
 
 fn pipeline_opts_with(kind: KindArg) -> Opts {
-    Opts { policy: Some(kind), ..pipeline_opts() }
+    Opts {
+        policy: Some(kind),
+        ..pipeline_opts()
+    }
 }
 
 /// pipeline-6, readable: call_0 is a `read_file` recorded with the legacy
@@ -469,19 +501,41 @@ fn pipeline_opts_with(kind: KindArg) -> Opts {
 /// `protected` (and counts its 40 chars as present), while the wire still sends
 /// it as `[Old tool result content cleared]` (Qwen clearings persist).
 #[test]
-#[ignore = "known bug, fuzz finding pipeline-6: a cleared Qwen result turns protected by a later call reusing its id, and stays cleared in the wire"]
 fn pipeline_6_reused_call_id() {
     use serde_json::json;
-    let mut recs = vec![json!({"type": "user", "message": {"role": "user", "parts": [{"text": "go"}]}})];
+    let mut recs =
+        vec![json!({"type": "user", "message": {"role": "user", "parts": [{"text": "go"}]}})];
     let mut add = |id: &str, tool: &str, args: Value, out: String| {
         recs.push(json!({"type": "assistant", "message": {"role": "model", "parts": [{"functionCall": {"id": id, "name": tool, "args": args}}]}}));
         recs.push(json!({"type": "tool_result", "message": {"role": "user", "parts": [{"functionResponse": {"id": id, "name": tool, "response": {"output": out}}}]}}));
     };
-    add("call_0", "read_file", json!({"absolute_path": "/mem/project/notes.md"}), "a".repeat(40));
-    add("call_1", "run_shell_command", json!({"command": "ls"}), "b".repeat(40));
-    add("call_2", "run_shell_command", json!({"command": "pwd"}), "c".repeat(40));
-    add("call_0", "read_file", json!({"file_path": "/mem/project/notes.md"}), "d".repeat(4));
-    recs.push(json!({"type": "assistant", "message": {"role": "model", "parts": [{"text": "done"}]}}));
+    add(
+        "call_0",
+        "read_file",
+        json!({"absolute_path": "/mem/project/notes.md"}),
+        "a".repeat(40),
+    );
+    add(
+        "call_1",
+        "run_shell_command",
+        json!({"command": "ls"}),
+        "b".repeat(40),
+    );
+    add(
+        "call_2",
+        "run_shell_command",
+        json!({"command": "pwd"}),
+        "c".repeat(40),
+    );
+    add(
+        "call_0",
+        "read_file",
+        json!({"file_path": "/mem/project/notes.md"}),
+        "d".repeat(4),
+    );
+    recs.push(
+        json!({"type": "assistant", "message": {"role": "model", "parts": [{"text": "done"}]}}),
+    );
     for (i, r) in recs.iter_mut().enumerate() {
         r["timestamp"] = json!(format!("2026-01-01T00:{:02}:00.000Z", i + 1));
     }
