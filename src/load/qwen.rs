@@ -370,17 +370,14 @@ fn part(text: &str, cwd: Option<&str>) -> Option<PartRec> {
             cwd: cwd.map(str::to_string),
         }));
     } else if let Some(resp) = raw::object::<Response>(f.response) {
-        let Some(id) = raw::owned(resp.id) else {
-            return None;
-        };
+        let id = raw::owned(resp.id)?;
         let body: Option<ResponseBody> = raw::object(resp.response);
         let output = body.as_ref().and_then(|b| b.output);
         let chars = raw::utf16_len(output).unwrap_or(0);
         let media = raw::elements(resp.parts)
             .iter()
             .filter(|p| {
-                serde_json::from_str::<PartFields>(p.get())
-                    .is_ok_and(|f| f.inline_data.is_some())
+                serde_json::from_str::<PartFields>(p.get()).is_ok_and(|f| f.inline_data.is_some())
             })
             .count() as u32;
         return Some(PartRec::Result(ToolResult {
