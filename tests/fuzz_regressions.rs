@@ -99,7 +99,12 @@ fn every_fuzz_input_loads_plans_and_builds_wires_without_panic() {
             Harness::Claude => &[Delivery::Rewrite, Delivery::CacheEdits],
             Harness::Qwen => &[Delivery::Rewrite],
         };
-        for kind in [PlanKind::Idle, PlanKind::Forced, PlanKind::Size, PlanKind::Count] {
+        for kind in [
+            PlanKind::Idle,
+            PlanKind::Forced,
+            PlanKind::Size,
+            PlanKind::Count,
+        ] {
             for &d in deliveries {
                 let setup = with(&base, kind, d);
                 let n = setup.last_request();
@@ -216,7 +221,8 @@ fn pipeline_1_cache_edits_wire_deletes_only_what_the_plan_clears() {
 #[test]
 #[ignore = "known bug, fuzz finding pipeline-1: idle/forced/size + cache-edits wire deletes results the plan reports kept"]
 fn pipeline_1_on_the_demo_session() {
-    let demo = std::fs::read_to_string(manifest().join("sample-sessions/claude-demo.jsonl")).unwrap();
+    let demo =
+        std::fs::read_to_string(manifest().join("sample-sessions/claude-demo.jsonl")).unwrap();
     let moved = demo.replace(
         "\"timestamp\":\"2026-04-02T10:29:55.476Z\"",
         "\"timestamp\":\"2026-04-02T08:00:00.000Z\"",
@@ -291,8 +297,16 @@ fn assert_loader_and_wire_agree_on_results(input: &Path) {
     let n = setup.last_request();
     let wire = analysis::wire_at(&setup, n, Side::Local).unwrap();
     let req = &s.requests[n - 1];
-    let key = if s.harness == Harness::Claude { "messages" } else { "contents" };
-    let parts = if s.harness == Harness::Claude { "content" } else { "parts" };
+    let key = if s.harness == Harness::Claude {
+        "messages"
+    } else {
+        "contents"
+    };
+    let parts = if s.harness == Harness::Claude {
+        "content"
+    } else {
+        "parts"
+    };
     for (i, msg) in wire[key].as_array().unwrap().iter().enumerate() {
         let m = req.view_start + i;
         let in_wire = msg[parts]
@@ -378,16 +392,29 @@ fn pipeline_4_rewrite_clears_the_block_the_plan_clears() {
         json!({"type": "user", "timestamp": "2026-01-01T00:09:00.000Z", "message": {"role": "user", "parts": [{"text": "again"}]}}),
     ])).unwrap());
     let (_d, input) = as_input(text.as_bytes());
-    let opts = Opts { policy: Some(KindArg::Forced), keep_recent: Some(1), ..Opts::default() };
+    let opts = Opts {
+        policy: Some(KindArg::Forced),
+        keep_recent: Some(1),
+        ..Opts::default()
+    };
     let setup = cli::setup(&input, &opts).unwrap();
     let n = setup.last_request();
     let plan = analysis::plan_at(&setup, n).unwrap();
-    assert_eq!(plan.ids_with(&setup.session, Status::Cleared), vec!["c2".to_string()]);
+    assert_eq!(
+        plan.ids_with(&setup.session, Status::Cleared),
+        vec!["c2".to_string()]
+    );
     let wire = analysis::wire_at(&setup, n, Side::Wire).unwrap();
     let outputs = qwen_outputs(&wire);
     let placeholder = mcscope::load::PLACEHOLDER;
-    assert!(outputs.iter().any(|(id, o)| id == "c2" && o == placeholder), "{outputs:?}");
-    assert!(!outputs.iter().any(|(id, o)| id == "c1" && o == placeholder), "{outputs:?}");
+    assert!(
+        outputs.iter().any(|(id, o)| id == "c2" && o == placeholder),
+        "{outputs:?}"
+    );
+    assert!(
+        !outputs.iter().any(|(id, o)| id == "c1" && o == placeholder),
+        "{outputs:?}"
+    );
 }
 
 /// pipeline-5: a Qwen model turn holds a function response marked
@@ -398,7 +425,11 @@ fn pipeline_4_rewrite_clears_the_block_the_plan_clears() {
 #[ignore = "known bug, fuzz finding pipeline-5: forced drops a kept function response marked thought from the wire"]
 fn pipeline_5_forced_sends_every_result_it_keeps() {
     let (_d, input) = as_input(&fixture("pipeline-5.bin"));
-    let opts = Opts { policy: Some(KindArg::Forced), keep_recent: Some(2), ..Opts::default() };
+    let opts = Opts {
+        policy: Some(KindArg::Forced),
+        keep_recent: Some(2),
+        ..Opts::default()
+    };
     let setup = cli::setup(&input, &opts).unwrap();
     let n = setup.last_request();
     let plan = analysis::plan_at(&setup, n).unwrap();
@@ -407,7 +438,10 @@ fn pipeline_5_forced_sends_every_result_it_keeps() {
     let wire = analysis::wire_at(&setup, n, Side::Wire).unwrap();
     let sent: Vec<String> = qwen_outputs(&wire).into_iter().map(|(id, _)| id).collect();
     for id in kept {
-        assert!(sent.contains(&id), "{id} is kept but not in the wire: {sent:?}");
+        assert!(
+            sent.contains(&id),
+            "{id} is kept but not in the wire: {sent:?}"
+        );
     }
 }
 
@@ -435,7 +469,9 @@ fn assert_wire_placeholders_are_cleared(input: &Path, opts: &Opts) {
         let w = qwen_outputs(&wire);
         let l = qwen_outputs(&local);
         // Result i of the view, in order: the wire and the local side list the same.
-        let view: Vec<usize> = s.results_in(plan.request.view_start, plan.request.end).collect();
+        let view: Vec<usize> = s
+            .results_in(plan.request.view_start, plan.request.end)
+            .collect();
         assert_eq!(w.len(), view.len());
         for ((r, (id, out)), (_, orig)) in view.iter().zip(&w).zip(&l) {
             if out == placeholder && orig != placeholder {
@@ -459,7 +495,10 @@ fn pipeline_6_fixture_protected_results_are_not_cleared_in_the_wire() {
 }
 
 fn pipeline_opts_with(kind: KindArg) -> Opts {
-    Opts { policy: Some(kind), ..pipeline_opts() }
+    Opts {
+        policy: Some(kind),
+        ..pipeline_opts()
+    }
 }
 
 /// pipeline-6, readable: call_0 is a `read_file` recorded with the legacy
@@ -472,16 +511,39 @@ fn pipeline_opts_with(kind: KindArg) -> Opts {
 #[ignore = "known bug, fuzz finding pipeline-6: a cleared Qwen result turns protected by a later call reusing its id, and stays cleared in the wire"]
 fn pipeline_6_reused_call_id() {
     use serde_json::json;
-    let mut recs = vec![json!({"type": "user", "message": {"role": "user", "parts": [{"text": "go"}]}})];
+    let mut recs =
+        vec![json!({"type": "user", "message": {"role": "user", "parts": [{"text": "go"}]}})];
     let mut add = |id: &str, tool: &str, args: Value, out: String| {
         recs.push(json!({"type": "assistant", "message": {"role": "model", "parts": [{"functionCall": {"id": id, "name": tool, "args": args}}]}}));
         recs.push(json!({"type": "tool_result", "message": {"role": "user", "parts": [{"functionResponse": {"id": id, "name": tool, "response": {"output": out}}}]}}));
     };
-    add("call_0", "read_file", json!({"absolute_path": "/mem/project/notes.md"}), "a".repeat(40));
-    add("call_1", "run_shell_command", json!({"command": "ls"}), "b".repeat(40));
-    add("call_2", "run_shell_command", json!({"command": "pwd"}), "c".repeat(40));
-    add("call_0", "read_file", json!({"file_path": "/mem/project/notes.md"}), "d".repeat(4));
-    recs.push(json!({"type": "assistant", "message": {"role": "model", "parts": [{"text": "done"}]}}));
+    add(
+        "call_0",
+        "read_file",
+        json!({"absolute_path": "/mem/project/notes.md"}),
+        "a".repeat(40),
+    );
+    add(
+        "call_1",
+        "run_shell_command",
+        json!({"command": "ls"}),
+        "b".repeat(40),
+    );
+    add(
+        "call_2",
+        "run_shell_command",
+        json!({"command": "pwd"}),
+        "c".repeat(40),
+    );
+    add(
+        "call_0",
+        "read_file",
+        json!({"file_path": "/mem/project/notes.md"}),
+        "d".repeat(4),
+    );
+    recs.push(
+        json!({"type": "assistant", "message": {"role": "model", "parts": [{"text": "done"}]}}),
+    );
     for (i, r) in recs.iter_mut().enumerate() {
         r["timestamp"] = json!(format!("2026-01-01T00:{:02}:00.000Z", i + 1));
     }
