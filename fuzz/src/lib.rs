@@ -60,7 +60,11 @@ pub fn line_starts(bytes: &[u8]) -> Vec<u64> {
 
 /// Loads `data` with an explicit format and checks the session.
 pub fn fuzz_load(data: &[u8], format: Format) {
-    let ext = if format == Format::MessagesJson { "json" } else { "jsonl" };
+    let ext = if format == Format::MessagesJson {
+        "json"
+    } else {
+        "jsonl"
+    };
     let path = write_input(data, ext);
     match load::load(&path, Some(format)) {
         Ok(s) => {
@@ -72,9 +76,15 @@ pub fn fuzz_load(data: &[u8], format: Format) {
         {
             // A body that is not JSON, not UTF-8 or without a `messages` array:
             // one error line naming the path (exit 2), as documented.
-            assert!(e.to_string().contains(&*path.to_string_lossy()), "the error names the path: {e}");
+            assert!(
+                e.to_string().contains(&*path.to_string_lossy()),
+                "the error names the path: {e}"
+            );
         }
-        Err(e) => panic!("{} refused a readable file (SPEC §1: bad input never stops a load): {e}", format.name()),
+        Err(e) => panic!(
+            "{} refused a readable file (SPEC §1: bad input never stops a load): {e}",
+            format.name()
+        ),
     }
 }
 
@@ -82,18 +92,42 @@ pub fn fuzz_load(data: &[u8], format: Format) {
 pub fn check_session(s: &Session, data: &[u8]) {
     let nm = s.messages.len();
     // Counts a UI would show.
-    let _ = (s.records, s.sidechain_records, s.subagent_what_if, s.responses().count());
+    let _ = (
+        s.records,
+        s.sidechain_records,
+        s.subagent_what_if,
+        s.responses().count(),
+    );
     for (i, r) in s.requests.iter().enumerate() {
         assert_eq!(r.index, i + 1, "requests are numbered from 1 in order");
-        assert!(r.view_start <= r.end && r.end <= nm, "request {} view {}..{} of {nm} messages", r.index, r.view_start, r.end);
+        assert!(
+            r.view_start <= r.end && r.end <= nm,
+            "request {} view {}..{} of {nm} messages",
+            r.index,
+            r.view_start,
+            r.end
+        );
         if let Some(resp) = r.response {
-            assert!(resp < nm, "request {} response {resp} of {nm} messages", r.index);
-            assert_eq!(s.messages[resp].role, Role::Assistant, "a response is an assistant message");
+            assert!(
+                resp < nm,
+                "request {} response {resp} of {nm} messages",
+                r.index
+            );
+            assert_eq!(
+                s.messages[resp].role,
+                Role::Assistant,
+                "a response is an assistant message"
+            );
         }
     }
     let sorted = |what: &str, msgs: Vec<usize>| {
         for w in msgs.windows(2) {
-            assert!(w[0] <= w[1], "{what} are not in message order: {} then {}", w[0], w[1]);
+            assert!(
+                w[0] <= w[1],
+                "{what} are not in message order: {} then {}",
+                w[0],
+                w[1]
+            );
         }
         for m in msgs {
             assert!(m < nm, "{what}: message {m} of {nm}");
@@ -110,10 +144,23 @@ pub fn check_session(s: &Session, data: &[u8]) {
             let starts = line_starts(data);
             let mut last = 0;
             for d in &s.diagnostics {
-                assert!(d.line > last, "diagnostics in file order, one per line: {:?}", s.diagnostics);
+                assert!(
+                    d.line > last,
+                    "diagnostics in file order, one per line: {:?}",
+                    s.diagnostics
+                );
                 last = d.line;
-                assert!(d.line >= 1 && d.line <= starts.len(), "diagnostic line {} of {}", d.line, starts.len());
-                assert_eq!(d.byte_offset, starts[d.line - 1], "diagnostic {d:?}: byte offset of its line");
+                assert!(
+                    d.line >= 1 && d.line <= starts.len(),
+                    "diagnostic line {} of {}",
+                    d.line,
+                    starts.len()
+                );
+                assert_eq!(
+                    d.byte_offset,
+                    starts[d.line - 1],
+                    "diagnostic {d:?}: byte offset of its line"
+                );
             }
         }
         Format::MessagesJson => {}
@@ -152,7 +199,10 @@ pub fn pipeline(path: &Path, data: &[u8]) {
         Err(e) => {
             // Only an unknown format can refuse a readable file.
             let msg = e.to_string();
-            assert!(msg.contains("unknown format"), "setup refused the file: {msg}");
+            assert!(
+                msg.contains("unknown format"),
+                "setup refused the file: {msg}"
+            );
             return;
         }
     };
@@ -164,13 +214,21 @@ pub fn pipeline(path: &Path, data: &[u8]) {
             delivery: Some(DeliveryArg::CacheEdits),
             ..base_opts()
         };
-        assert!(cli::setup(path, &opts).is_err(), "cache-edits accepted for a qwen session");
+        assert!(
+            cli::setup(path, &opts).is_err(),
+            "cache-edits accepted for a qwen session"
+        );
     }
     let deliveries: &[Delivery] = match harness {
         Harness::Claude => &[Delivery::Rewrite, Delivery::CacheEdits],
         Harness::Qwen => &[Delivery::Rewrite],
     };
-    for kind in [PlanKind::Idle, PlanKind::Forced, PlanKind::Size, PlanKind::Count] {
+    for kind in [
+        PlanKind::Idle,
+        PlanKind::Forced,
+        PlanKind::Size,
+        PlanKind::Count,
+    ] {
         for &delivery in deliveries {
             let mut policy = base.policy.clone();
             policy.kind = kind;
@@ -230,12 +288,24 @@ pub fn has_duplicate_keys(text: &[u8]) -> bool {
                     while seq.next_element::<Check>()?.is_some() {}
                     Ok(Check)
                 }
-                fn visit_bool<E>(self, _: bool) -> Result<Check, E> { Ok(Check) }
-                fn visit_i64<E>(self, _: i64) -> Result<Check, E> { Ok(Check) }
-                fn visit_u64<E>(self, _: u64) -> Result<Check, E> { Ok(Check) }
-                fn visit_f64<E>(self, _: f64) -> Result<Check, E> { Ok(Check) }
-                fn visit_str<E>(self, _: &str) -> Result<Check, E> { Ok(Check) }
-                fn visit_unit<E>(self) -> Result<Check, E> { Ok(Check) }
+                fn visit_bool<E>(self, _: bool) -> Result<Check, E> {
+                    Ok(Check)
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<Check, E> {
+                    Ok(Check)
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<Check, E> {
+                    Ok(Check)
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<Check, E> {
+                    Ok(Check)
+                }
+                fn visit_str<E>(self, _: &str) -> Result<Check, E> {
+                    Ok(Check)
+                }
+                fn visit_unit<E>(self) -> Result<Check, E> {
+                    Ok(Check)
+                }
             }
             d.deserialize_any(V)
         }
@@ -248,8 +318,9 @@ pub fn has_duplicate_keys(text: &[u8]) -> bool {
 fn known_duplicate_keys(s: &Session, m: usize) -> bool {
     !strict()
         && s.messages[m].parts.iter().any(|p| match p {
-            Part::Record { offset, len } => load::read_span(&s.path, *offset, *len)
-                .is_ok_and(|b| has_duplicate_keys(&b)),
+            Part::Record { offset, len } => {
+                load::read_span(&s.path, *offset, *len).is_ok_and(|b| has_duplicate_keys(&b))
+            }
             Part::Inline(v) => has_duplicate_keys(v.to_string().as_bytes()),
         })
 }
@@ -280,7 +351,12 @@ fn known_protected_but_cleared(plan: &PlanAt, r: usize) -> bool {
 }
 
 fn ctx(setup: &Setup) -> String {
-    format!("[{} {} {}]", setup.session.harness.name(), setup.policy.kind.name(), setup.policy.delivery.name())
+    format!(
+        "[{} {} {}]",
+        setup.session.harness.name(),
+        setup.policy.kind.name(),
+        setup.policy.delivery.name()
+    )
 }
 
 fn run_variant(setup: &Setup) {
@@ -300,14 +376,22 @@ fn run_variant(setup: &Setup) {
         let plan = match analysis::plan_at(setup, k) {
             Ok(p) => p,
             Err(e) if known_reparse_error(&e) => return,
-            Err(e) => panic!("{} plan_at({k}) failed on a loaded session: {e}", ctx(setup)),
+            Err(e) => panic!(
+                "{} plan_at({k}) failed on a loaded session: {e}",
+                ctx(setup)
+            ),
         };
         check_plan(setup, &plan);
         // The plan at k is the timeline's step k (forced acts at n in the timeline).
         if k >= 1 && (k == n || setup.policy.kind != PlanKind::Forced) {
             let t = &tl[k - 1];
             assert_eq!(
-                (plan.step.fired, plan.step.trigger, &plan.step.newly_cleared, &plan.step.cleared),
+                (
+                    plan.step.fired,
+                    plan.step.trigger,
+                    &plan.step.newly_cleared,
+                    &plan.step.cleared
+                ),
                 (t.fired, t.trigger, &t.newly_cleared, &t.cleared),
                 "{} plan_at({k}) and timeline step {k} disagree",
                 ctx(setup)
@@ -316,14 +400,22 @@ fn run_variant(setup: &Setup) {
         let wire = match analysis::wire_at(setup, k, Side::Wire) {
             Ok(w) => w,
             Err(e) if known_reparse_error(&e) => return,
-            Err(e) => panic!("{} wire_at({k}) failed on a loaded session: {e}", ctx(setup)),
+            Err(e) => panic!(
+                "{} wire_at({k}) failed on a loaded session: {e}",
+                ctx(setup)
+            ),
         };
-        let local = analysis::wire_at(setup, k, Side::Local)
-            .unwrap_or_else(|e| panic!("{} wire_at({k}, local) failed on a loaded session: {e}", ctx(setup)));
+        let local = analysis::wire_at(setup, k, Side::Local).unwrap_or_else(|e| {
+            panic!(
+                "{} wire_at({k}, local) failed on a loaded session: {e}",
+                ctx(setup)
+            )
+        });
         for body in [&wire, &local] {
             let text = serde_json::to_string(body).expect("the wire serializes");
-            let back: Value = serde_json::from_str(&text)
-                .unwrap_or_else(|e| panic!("{} the wire of {k} is not valid JSON: {e}", ctx(setup)));
+            let back: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
+                panic!("{} the wire of {k} is not valid JSON: {e}", ctx(setup))
+            });
             assert!(back.is_object());
         }
         if k >= 1 {
@@ -333,16 +425,31 @@ fn run_variant(setup: &Setup) {
     // The fate of one result, as `explain` reports it.
     if setup.policy.kind == PlanKind::Idle && setup.policy.delivery == Delivery::Rewrite {
         if let Some(r) = s.results.first() {
-            assert!(analysis::explain(setup, &r.id, n).is_some(), "explain lost a result id");
+            assert!(
+                analysis::explain(setup, &r.id, n).is_some(),
+                "explain lost a result id"
+            );
         }
     }
 }
 
 fn check_step(setup: &Setup, step: &Step) {
     let cleared: HashSet<usize> = step.cleared.iter().copied().collect();
-    assert_eq!(cleared.len(), step.cleared.len(), "{} step {}: a result cleared twice: {:?}", ctx(setup), step.index, step.cleared);
+    assert_eq!(
+        cleared.len(),
+        step.cleared.len(),
+        "{} step {}: a result cleared twice: {:?}",
+        ctx(setup),
+        step.index,
+        step.cleared
+    );
     for r in &step.newly_cleared {
-        assert!(cleared.contains(r), "{} step {}: newly cleared {r} not in force", ctx(setup), step.index);
+        assert!(
+            cleared.contains(r),
+            "{} step {}: newly cleared {r} not in force",
+            ctx(setup),
+            step.index
+        );
     }
     for &r in &step.cleared {
         assert!(r < setup.session.results.len());
@@ -357,10 +464,25 @@ fn check_plan(setup: &Setup, plan: &PlanAt) {
     let mut status: HashMap<usize, Status> = HashMap::new();
     for cand in &plan.candidates {
         if let Some(prev) = status.insert(cand.result, cand.status) {
-            panic!("{c} request {k}: result {} ({}) has two statuses: {} and {}", cand.result, s.results[cand.result].id, prev.name(), cand.status.name());
+            panic!(
+                "{c} request {k}: result {} ({}) has two statuses: {} and {}",
+                cand.result,
+                s.results[cand.result].id,
+                prev.name(),
+                cand.status.name()
+            );
         }
-        if cand.protection.as_ref().is_some_and(|p| p.outcome.protects()) {
-            assert_ne!(cand.status, Status::Cleared, "{c} request {k}: protected result {} cleared", s.results[cand.result].id);
+        if cand
+            .protection
+            .as_ref()
+            .is_some_and(|p| p.outcome.protects())
+        {
+            assert_ne!(
+                cand.status,
+                Status::Cleared,
+                "{c} request {k}: protected result {} cleared",
+                s.results[cand.result].id
+            );
         }
     }
     let cleared: HashSet<usize> = plan.step.cleared.iter().copied().collect();
@@ -373,21 +495,39 @@ fn check_plan(setup: &Setup, plan: &PlanAt) {
             st.name(),
             if cleared.contains(&r) { "" } else { "not " }
         );
-        if matches!(st, Status::Protected | Status::ErrorKept | Status::AlreadyCleared | Status::NotCompactable) {
-            assert!(!cleared.contains(&r), "{c} request {k}: {} result {r} in `cleared`", st.name());
+        if matches!(
+            st,
+            Status::Protected | Status::ErrorKept | Status::AlreadyCleared | Status::NotCompactable
+        ) {
+            assert!(
+                !cleared.contains(&r),
+                "{c} request {k}: {} result {r} in `cleared`",
+                st.name()
+            );
         }
     }
     for r in &plan.step.cleared {
-        assert!(status.contains_key(r), "{c} request {k}: cleared result {r} is not a candidate of the view");
+        assert!(
+            status.contains_key(r),
+            "{c} request {k}: cleared result {r} is not a candidate of the view"
+        );
     }
 }
 
 /// Tool-result blocks of a message, as the wire builder recognizes them.
 fn tool_results<'v>(harness: Harness, msg: &'v Value) -> Vec<&'v Value> {
-    let key = if harness == Harness::Claude { "content" } else { "parts" };
+    let key = if harness == Harness::Claude {
+        "content"
+    } else {
+        "parts"
+    };
     msg.get(key)
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter(|b| wire::is_tool_result(harness, b)).collect())
+        .map(|a| {
+            a.iter()
+                .filter(|b| wire::is_tool_result(harness, b))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -396,12 +536,28 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
     let c = ctx(setup);
     let req = &plan.request;
     let k = req.index;
-    let key = if s.harness == Harness::Claude { "messages" } else { "contents" };
-    let wm = wire[key].as_array().unwrap_or_else(|| panic!("{c} wire {k} without `{key}`"));
-    let lm = local[key].as_array().unwrap_or_else(|| panic!("{c} local {k} without `{key}`"));
+    let key = if s.harness == Harness::Claude {
+        "messages"
+    } else {
+        "contents"
+    };
+    let wm = wire[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("{c} wire {k} without `{key}`"));
+    let lm = local[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("{c} local {k} without `{key}`"));
     let len = req.end - req.view_start;
-    assert_eq!(wm.len(), len, "{c} wire {k}: one message per message of the view");
-    assert_eq!(lm.len(), len, "{c} local {k}: one message per message of the view");
+    assert_eq!(
+        wm.len(),
+        len,
+        "{c} wire {k}: one message per message of the view"
+    );
+    assert_eq!(
+        lm.len(),
+        len,
+        "{c} local {k}: one message per message of the view"
+    );
     let cleared: HashSet<usize> = plan.step.cleared.iter().copied().collect();
     let cache_edits = setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude;
     for i in 0..len {
@@ -412,7 +568,11 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
         if known_duplicate_keys(s, m) || known_thought_response(setup, &lm[i]) {
             continue;
         }
-        assert_eq!(lt.len(), wt.len(), "{c} request {k} message {i}: tool results added or lost in the wire");
+        assert_eq!(
+            lt.len(),
+            wt.len(),
+            "{c} request {k} message {i}: tool results added or lost in the wire"
+        );
         if s.messages[m].role == Role::User {
             assert_eq!(
                 results.len(),
@@ -426,15 +586,30 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
             let r = results.get(j).copied();
             if cache_edits {
                 // The local content is never changed by cache_edits.
-                assert_eq!(l.get("content"), w.get("content"), "{c} request {k} message {i}: cache-edits changed a tool_result's content");
+                assert_eq!(
+                    l.get("content"),
+                    w.get("content"),
+                    "{c} request {k} message {i}: cache-edits changed a tool_result's content"
+                );
                 assert_eq!(l.get("tool_use_id"), w.get("tool_use_id"));
             } else if r.is_some_and(|r| cleared.contains(&r)) {
                 match s.harness {
-                    Harness::Claude => assert_eq!(w["content"], Value::String(PLACEHOLDER.into()), "{c} request {k}: a cleared result is not the placeholder"),
-                    Harness::Qwen => assert_eq!(w["functionResponse"]["response"]["output"], Value::String(PLACEHOLDER.into()), "{c} request {k}: a cleared result is not the placeholder"),
+                    Harness::Claude => assert_eq!(
+                        w["content"],
+                        Value::String(PLACEHOLDER.into()),
+                        "{c} request {k}: a cleared result is not the placeholder"
+                    ),
+                    Harness::Qwen => assert_eq!(
+                        w["functionResponse"]["response"]["output"],
+                        Value::String(PLACEHOLDER.into()),
+                        "{c} request {k}: a cleared result is not the placeholder"
+                    ),
                 }
             } else if !r.is_some_and(|r| known_protected_but_cleared(plan, r)) {
-                assert_eq!(l, w, "{c} request {k} message {i}: a result that is not cleared changed in the wire");
+                assert_eq!(
+                    l, w,
+                    "{c} request {k} message {i}: a result that is not cleared changed in the wire"
+                );
             }
         }
     }
@@ -445,22 +620,38 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
             for b in msg["content"].as_array().into_iter().flatten() {
                 if b["type"] == "cache_edits" {
                     for e in b["edits"].as_array().into_iter().flatten() {
-                        refs.insert(e["cache_reference"].as_str().unwrap_or_default().to_string());
+                        refs.insert(
+                            e["cache_reference"]
+                                .as_str()
+                                .unwrap_or_default()
+                                .to_string(),
+                        );
                     }
                 }
             }
         }
-        let want: HashSet<String> = plan.step.cleared.iter().map(|&r| s.results[r].id.clone()).collect();
+        let want: HashSet<String> = plan
+            .step
+            .cleared
+            .iter()
+            .map(|&r| s.results[r].id.clone())
+            .collect();
         if setup.policy.kind == PlanKind::Count || strict() {
             // Count deletions are cumulative within the view: the wire deletes
             // exactly what the plan says is cleared.
-            assert_eq!(refs, want, "{c} request {k}: cache_edits deletions differ from the results cleared");
+            assert_eq!(
+                refs, want,
+                "{c} request {k}: cache_edits deletions differ from the results cleared"
+            );
         } else {
             // Known (fuzz finding pipeline-1): idle/forced/size clearings lapse at
             // a new turn while their pinned cache_edits blocks are re-sent, so the
             // wire may delete more than the plan reports. Still: everything the
             // plan clears must be deleted in the wire.
-            assert!(want.is_subset(&refs), "{c} request {k}: cleared results {want:?} not all deleted by cache_edits {refs:?}");
+            assert!(
+                want.is_subset(&refs),
+                "{c} request {k}: cleared results {want:?} not all deleted by cache_edits {refs:?}"
+            );
         }
     }
 }
