@@ -36,7 +36,7 @@ impl Setup {
         let s = &self.session;
         let segment = s.request(k).map(|r| r.segment);
         let first = s.requests.partition_point(|r| Some(r.segment) < segment) + 1;
-        self.engine(k).starting_at(first)
+        self.engine(k).starting_at(first).reasons_at(k)
     }
 
     pub fn last_request(&self) -> usize {

@@ -184,6 +184,8 @@ pub struct Engine<'s> {
     /// Reasons in words for every candidate (plan, explain, TUI); the timeline
     /// needs none and skips them.
     detail: bool,
+    /// With `detail`, only at this request (the one shown), when set.
+    detail_at: Option<usize>,
     cleared: Vec<Option<Clearing>>,
     /// The results with a clearing in force (so a reset touches only them).
     in_force_list: Vec<usize>,
@@ -220,6 +222,7 @@ impl<'s> Engine<'s> {
             forced_at,
             next: 1,
             detail: true,
+            detail_at: None,
             cleared: vec![None; s.results.len()],
             in_force_list: Vec::new(),
             media_cleared: vec![false; s.media.len()],
@@ -236,6 +239,17 @@ impl<'s> Engine<'s> {
     }
 
     /// Skips the reasons in words (for the timeline, which prints none).
+    /// Reasons in words only at request `k` (what a plan at `k` shows).
+    pub fn reasons_at(mut self, k: usize) -> Self {
+        self.detail_at = Some(k);
+        self
+    }
+
+    /// Whether the request being evaluated gets reasons in words.
+    fn wants_reasons(&self) -> bool {
+        self.detail && self.detail_at.is_none_or(|k| k + 1 == self.next)
+    }
+
     pub fn without_reasons(mut self) -> Self {
         self.detail = false;
         self
@@ -625,7 +639,7 @@ impl<'s> Engine<'s> {
     fn time_based(&self, req: &Request, trigger: Trigger, why: String) -> Verdict {
         let keep = self.policy.keep();
         let mut clear = Vec::new();
-        let mut kept = Why::new(self.detail);
+        let mut kept = Why::new(self.wants_reasons());
         match self.policy.preset {
             Harness::Claude => {
                 // The window is over call ids (calls without a result included),
@@ -768,7 +782,7 @@ impl<'s> Engine<'s> {
         let keep = p.keep();
         let clearable = self.clearable();
         let split = clearable.len().saturating_sub(keep);
-        let mut kept = Why::new(self.detail);
+        let mut kept = Why::new(self.wants_reasons());
         for &q in &clearable[split..] {
             kept.add(q, || {
                 format!(
@@ -843,7 +857,7 @@ impl<'s> Engine<'s> {
         }
         let last_user = last_user_message(self.s, req).filter(|&m| m + 1 == req.end);
         let split = n.saturating_sub(keep);
-        let mut kept = Why::new(self.detail);
+        let mut kept = Why::new(self.wants_reasons());
         for &q in &active[split..] {
             kept.add(q, || format!("in the last {keep} active results"));
         }
@@ -899,7 +913,7 @@ impl<'s> Engine<'s> {
             } else {
                 Status::Kept
             };
-            let reason = if self.detail {
+            let reason = if self.wants_reasons() {
                 self.reason(p, status, req, v)
             } else {
                 String::new()
