@@ -35,7 +35,16 @@ impl Setup {
     pub fn engine_for(&self, k: usize) -> Engine<'_> {
         let s = &self.session;
         let segment = s.request(k).map(|r| r.segment);
-        let first = s.requests.partition_point(|r| Some(r.segment) < segment) + 1;
+        let mut first = s.requests.partition_point(|r| Some(r.segment) < segment) + 1;
+        // Claude's clearings (but count's) all lapse at a request that begins a
+        // turn: the last such request before k is as good a start (k - 1 is still
+        // evaluated, for the cache-break comparison).
+        if self.policy.preset == crate::session::Harness::Claude
+            && self.policy.kind != PlanKind::Count
+            && let Some(turn) = (first..k).rev().find(|&i| s.requests[i - 1].begins_turn)
+        {
+            first = turn;
+        }
         self.engine(k).starting_at(first).reasons_at(k)
     }
 

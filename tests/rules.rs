@@ -766,3 +766,43 @@ fn qwen_compressed_history_entries_are_their_own_messages() {
             .any(|c| s.session.results[c.result].id == "old")
     );
 }
+
+/// A plan at any request equals the timeline's step there (the plan may start its
+/// engine later than request 1: it must not matter).
+#[test]
+fn plan_at_every_request_matches_the_timeline() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for sample in [
+        "claude-demo.jsonl",
+        "claude-size.jsonl",
+        "qwen-memory/session.jsonl",
+    ] {
+        for kind in [KindArg::Idle, KindArg::Size, KindArg::Count, KindArg::Auto] {
+            let o = Opts {
+                policy: Some(kind),
+                keep_recent: Some(1),
+                gap_minutes: Some(0.0),
+                size_threshold: Some(2000),
+                trigger: Some(1),
+                ..Default::default()
+            };
+            let s = setup(&root.join("sample-sessions").join(sample), o);
+            let n = s.session.requests.len();
+            let steps = mcscope::analysis::timeline(&s, n);
+            for k in 1..=n {
+                let p = plan(&s, k);
+                assert_eq!(
+                    p.step.cleared,
+                    steps[k - 1].cleared,
+                    "{sample} {kind:?} @{k}"
+                );
+                assert_eq!(
+                    p.step.newly_cleared,
+                    steps[k - 1].newly_cleared,
+                    "{sample} {kind:?} @{k}"
+                );
+                assert_eq!(p.step.fired, steps[k - 1].fired, "{sample} {kind:?} @{k}");
+            }
+        }
+    }
+}
