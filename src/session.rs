@@ -228,7 +228,7 @@ impl Session {
         range_by_msg(&self.media, |m| m.msg, start, end)
     }
 
-    /// Resolve a request selector: None / "last" → the last request.
+    /// Request `index` (1-based), if the session has it.
     pub fn request(&self, index: usize) -> Option<&Request> {
         index.checked_sub(1).and_then(|i| self.requests.get(i))
     }

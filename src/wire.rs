@@ -99,10 +99,6 @@ fn read_messages(s: &Session, req: &Request) -> std::io::Result<Vec<Value>> {
 }
 
 /// One message as the API sees it: Claude `{role, content}`, Qwen `{role, parts}`.
-pub fn message(s: &Session, m: usize) -> std::io::Result<Value> {
-    message_from(&std::fs::File::open(&s.path)?, s, m)
-}
-
 fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::io::Result<Value> {
     let msg = &s.messages[m];
     let mut pieces: Vec<Value> = Vec::new();

@@ -437,16 +437,6 @@ fn is_json_extension(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "json")
 }
 
-/// Parses a format name as given to `--input-format`.
-pub fn parse_format(name: &str) -> Option<Format> {
-    match name {
-        "claude-jsonl" => Some(Format::ClaudeJsonl),
-        "qwen-jsonl" => Some(Format::QwenJsonl),
-        "messages-json" => Some(Format::MessagesJson),
-        _ => None,
-    }
-}
-
 /// Re-reads the bytes of one record for the wire builder.
 pub fn read_span(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;

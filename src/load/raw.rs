@@ -37,14 +37,6 @@ pub fn is_true(v: Raw<'_>) -> bool {
     v.is_some_and(|v| v.get() == "true")
 }
 
-pub fn is_array(v: Raw<'_>) -> bool {
-    v.is_some_and(|v| v.get().starts_with('['))
-}
-
-pub fn is_string(v: Raw<'_>) -> bool {
-    v.is_some_and(|v| v.get().starts_with('"'))
-}
-
 pub fn is_null_or_absent(v: Raw<'_>) -> bool {
     v.is_none_or(|v| v.get() == "null")
 }

@@ -274,10 +274,6 @@ impl<'s> Engine<'s> {
         self.cleared.get(r).is_some_and(Option::is_some)
     }
 
-    pub fn clearing(&self, r: usize) -> Option<&Clearing> {
-        self.cleared.get(r).and_then(Option::as_ref)
-    }
-
     pub fn media_is_cleared(&self, m: usize) -> bool {
         self.media_cleared.get(m).copied().unwrap_or(false)
     }
