@@ -2,7 +2,15 @@
 //! followed by a full redraw on a 200x50 TestBackend, with p50 / p99 / max.
 //! Criterion reports no percentiles, so this is a plain timing loop (harness = false).
 //!
+//! Two passes over the same script, as the event loop runs them (action, take
+//! finished background work, draw):
+//! - back to back: the next key comes at once (a held-down key);
+//! - paced: the next key comes after the background diff of big requests has
+//!   arrived; the frame that installs it (take + redraw) is timed on its own,
+//!   since a key pressed meanwhile waits for it too.
+//!
 //! `cargo bench --bench keystrokes -- PATH` (default: the bundled size sample).
+//! `MCSCOPE_BENCH_SLOW=1` prints every frame of 16 ms or more.
 
 use mcscope::cli::{self, Opts};
 use mcscope::tui::app::App;
@@ -10,7 +18,106 @@ use mcscope::tui::keymap::Action;
 use mcscope::tui::ui::{self, Theme};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
+
+// A realistic mix: mostly stepping, with tuning and plan switches.
+const SCRIPT: [Action; 10] = [
+    Action::PrevRequest,
+    Action::PrevRequest,
+    Action::KeepMore,
+    Action::NextRequest,
+    Action::CyclePlan,
+    Action::PrevRequest,
+    Action::KeepLess,
+    Action::GapDown,
+    Action::NextRequest,
+    Action::GapUp,
+];
+
+struct Run {
+    /// Action + take background work + redraw.
+    keys: Vec<Duration>,
+    by_kind: BTreeMap<String, Vec<Duration>>,
+    /// Take an arrived background diff + redraw (paced pass only).
+    installs: Vec<Duration>,
+    /// From the key to the background diff on screen (paced pass only).
+    shown: Vec<Duration>,
+}
+
+fn run(path: &str, paced: bool) -> Run {
+    let setup = cli::setup(path.as_ref(), &Opts::default()).expect("load");
+    let mut app = App::session(setup);
+    let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
+    let theme = Theme { color: true };
+    term.draw(|f| ui::draw(f, &app, theme)).unwrap();
+    let slow = std::env::var_os("MCSCOPE_BENCH_SLOW").is_some();
+    let mut out = Run {
+        keys: Vec::with_capacity(1000),
+        by_kind: BTreeMap::new(),
+        installs: Vec::new(),
+        shown: Vec::new(),
+    };
+    for i in 0..1000 {
+        let a = SCRIPT[i % SCRIPT.len()];
+        let t = Instant::now();
+        app.update(a);
+        if let Some(v) = app.view_mut() {
+            v.poll_background();
+        }
+        term.draw(|f| ui::draw(f, &app, theme)).unwrap();
+        let d = t.elapsed();
+        if slow && d.as_millis() >= 16 {
+            let k = app.view().map_or(0, |v| v.k);
+            eprintln!("slow: {a:?} at request {k} took {d:?}");
+        }
+        out.keys.push(d);
+        out.by_kind.entry(format!("{a:?}")).or_default().push(d);
+        if paced {
+            let start = t;
+            while app.view().is_some_and(|v| v.diff_pending()) {
+                let t = Instant::now();
+                let arrived = app.view_mut().is_some_and(|v| v.poll_background());
+                if arrived && !app.view().is_some_and(|v| v.diff_pending()) {
+                    term.draw(|f| ui::draw(f, &app, theme)).unwrap();
+                    let d = t.elapsed();
+                    if slow && d.as_millis() >= 16 {
+                        let k = app.view().map_or(0, |v| v.k);
+                        eprintln!("slow: diff arrival at request {k} took {d:?}");
+                    }
+                    out.installs.push(d);
+                    out.shown.push(start.elapsed());
+                } else {
+                    std::thread::sleep(Duration::from_micros(500));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn pct(v: &mut [Duration], p: f64) -> Duration {
+    v.sort();
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn line(label: &str, v: &mut [Duration]) -> String {
+    if v.is_empty() {
+        return format!("{label}: none");
+    }
+    let (p50, p99) = (pct(v, 0.50), pct(v, 0.99));
+    format!(
+        "{label}: n={} p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms",
+        v.len(),
+        ms(p50),
+        ms(p99),
+        ms(*v.last().unwrap())
+    )
+}
 
 fn main() {
     let path = std::env::args()
@@ -20,62 +127,30 @@ fn main() {
     let t0 = Instant::now();
     let setup = cli::setup(path.as_ref(), &Opts::default()).expect("load");
     let loaded = t0.elapsed();
-    let mut app = App::session(setup);
-    let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
-    let theme = Theme { color: true };
-    term.draw(|f| ui::draw(f, &app, theme)).unwrap();
-    let first = t0.elapsed();
-    // A realistic mix: mostly stepping, with tuning and plan switches.
-    let script = [
-        Action::PrevRequest,
-        Action::PrevRequest,
-        Action::KeepMore,
-        Action::NextRequest,
-        Action::CyclePlan,
-        Action::PrevRequest,
-        Action::KeepLess,
-        Action::GapDown,
-        Action::NextRequest,
-        Action::GapUp,
-    ];
-    let mut times: Vec<Duration> = Vec::with_capacity(1000);
-    let mut by_kind: std::collections::BTreeMap<String, Vec<Duration>> = Default::default();
-    for i in 0..1000 {
-        let a = script[i % script.len()];
-        let t = Instant::now();
-        app.update(a);
-        term.draw(|f| ui::draw(f, &app, theme)).unwrap();
-        let d = t.elapsed();
-        if std::env::var_os("MCSCOPE_BENCH_SLOW").is_some() && d.as_millis() >= 16 {
-            eprintln!(
-                "slow: {a:?} at request {} took {d:?}",
-                app.view().map_or(0, |v| v.k)
+    drop(setup);
+    println!("session: {path}");
+    println!("load {:.0} ms", ms(loaded));
+    for (name, paced) in [("back to back", false), ("paced", true)] {
+        let mut r = run(&path, paced);
+        println!(
+            "{}",
+            line(
+                &format!("{name}: 1000 actions + redraw at 200x50"),
+                &mut r.keys
+            )
+        );
+        for (k, v) in &mut r.by_kind {
+            println!("  {}", line(&format!("{k:<12}"), v));
+        }
+        if paced {
+            println!(
+                "  {}",
+                line("background diff arrival + redraw", &mut r.installs)
+            );
+            println!(
+                "  {}",
+                line("key to background diff on screen", &mut r.shown)
             );
         }
-        times.push(d);
-        by_kind.entry(format!("{a:?}")).or_default().push(d);
-    }
-    let pct = |v: &mut Vec<Duration>, p: f64| {
-        v.sort();
-        v[((v.len() as f64 - 1.0) * p).round() as usize]
-    };
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!("session: {path}");
-    println!("load {:.0} ms, first frame {:.0} ms", ms(loaded), ms(first));
-    let (p50, p99) = (pct(&mut times, 0.50), pct(&mut times, 0.99));
-    println!(
-        "1000 actions + redraw at 200x50: p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms",
-        ms(p50),
-        ms(p99),
-        ms(*times.last().unwrap())
-    );
-    for (k, mut v) in by_kind {
-        let (p50, p99) = (pct(&mut v, 0.5), pct(&mut v, 0.99));
-        println!(
-            "  {k:<12} n={:<4} p50 {:.2} ms  p99 {:.2} ms",
-            v.len(),
-            ms(p50),
-            ms(p99)
-        );
     }
 }

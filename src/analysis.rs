@@ -1,7 +1,7 @@
 //! The questions both the CLI and the TUI ask of a session: the plan at a request,
 //! the timeline, the fate of one result, the wire of a request. Plain functions.
 
-use crate::policy::engine::{Candidate, Engine, Status, Step};
+use crate::policy::engine::{Candidate, EditBlock, Engine, Status, Step};
 use crate::policy::protect::{PathMap, Protector, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
 use crate::session::{Harness, Request, Session};
@@ -125,11 +125,113 @@ pub fn plan_at(setup: &Setup, k: usize) -> std::io::Result<PlanAt> {
     if k == 0 {
         return Ok(PlanAt::empty());
     }
-    plan_engine(setup, k).map(|(plan, _)| plan)
+    let (mut plan, inputs) = plan_and_inputs(setup, k)?;
+    if plan.cache.prefix_broken_at_message.is_some() {
+        let body = inputs.body(&setup.session, Side::Wire)?;
+        plan.fill_tokens(&body);
+    }
+    Ok(plan)
 }
 
-/// The plan at `k` (k >= 1) and the engine left at `k` (for its wire).
-fn plan_engine(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Engine<'_>)> {
+impl PlanAt {
+    /// `tokens_after_break` from the wire body of this request: the one part of
+    /// a plan that needs the records read back (the TUI does it off its thread).
+    pub fn fill_tokens(&mut self, wire_body: &serde_json::Value) {
+        if let Some(at) = self.cache.prefix_broken_at_message {
+            self.cache.tokens_after_break = wire::tokens_from(wire_body, at);
+        }
+    }
+}
+
+/// What the wire of one request needs from its plan, owned: it can be built
+/// later, or on another thread, without the engine.
+#[derive(Debug, Clone)]
+pub struct WireInputs {
+    pub request: Request,
+    pub delivery: Delivery,
+    /// Results (indices into `Session::results`) cleared in this request's wire.
+    pub cleared: HashSet<usize>,
+    /// Qwen inline media cleared in this request's wire.
+    pub media_cleared: HashSet<usize>,
+    pub edits: Vec<EditBlock>,
+    pub drop_thoughts: bool,
+}
+
+impl WireInputs {
+    /// The inputs of request 0 (a session without requests): nothing to send.
+    pub fn of_nothing() -> WireInputs {
+        WireInputs::empty(Delivery::Rewrite)
+    }
+
+    fn empty(delivery: Delivery) -> WireInputs {
+        WireInputs {
+            request: PlanAt::empty().request,
+            delivery,
+            cleared: HashSet::new(),
+            media_cleared: HashSet::new(),
+            edits: Vec::new(),
+            drop_thoughts: false,
+        }
+    }
+
+    /// The engine's state at `request`, taken out of it.
+    fn of(setup: &Setup, engine: &Engine<'_>, request: &Request) -> WireInputs {
+        let s = &setup.session;
+        let fired_forced = setup.policy.kind == PlanKind::Forced
+            && engine
+                .candidates()
+                .iter()
+                .any(|c| c.cleared_at == Some(request.index));
+        WireInputs {
+            request: request.clone(),
+            delivery: setup.policy.delivery,
+            cleared: s
+                .results_in(request.view_start, request.end)
+                .filter(|&r| engine.is_cleared(r))
+                .collect(),
+            media_cleared: s
+                .media_in(request.view_start, request.end)
+                .filter(|&m| engine.media_is_cleared(m))
+                .collect(),
+            edits: engine.edits().to_vec(),
+            drop_thoughts: fired_forced,
+        }
+    }
+
+    fn with_clearings<T>(&self, f: impl FnOnce(&Clearings<'_>) -> T) -> T {
+        let result_cleared = |r: usize| self.cleared.contains(&r);
+        let media_cleared = |m: usize| self.media_cleared.contains(&m);
+        f(&Clearings {
+            delivery: self.delivery,
+            result_cleared: &result_cleared,
+            media_cleared: &media_cleared,
+            edits: &self.edits,
+            drop_thoughts: self.drop_thoughts,
+        })
+    }
+
+    /// The body as sent (`Side::Wire`) or as recorded (`Side::Local`).
+    pub fn body(&self, s: &Session, side: Side) -> std::io::Result<serde_json::Value> {
+        self.with_clearings(|c| wire::build(s, &self.request, side, c))
+    }
+
+    /// Both bodies (local, wire), reading the records once (or not again, with a
+    /// cache that holds the view).
+    pub fn bodies(
+        &self,
+        s: &Session,
+        cache: Option<&mut wire::MessageCache>,
+    ) -> std::io::Result<(serde_json::Value, serde_json::Value)> {
+        self.with_clearings(|c| wire::build_both(s, &self.request, c, cache))
+    }
+}
+
+/// The plan at `k` (k >= 1), all but `tokens_after_break` (which needs the wire
+/// body: see `PlanAt::fill_tokens`), and what its wire needs.
+pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, WireInputs)> {
+    if k == 0 {
+        return Ok((PlanAt::empty(), WireInputs::empty(setup.policy.delivery)));
+    }
     let s = &setup.session;
     let mut engine = setup.engine_for(k);
     let prev = if k > 1 { engine.run_to(k - 1) } else { None };
@@ -157,10 +259,7 @@ fn plan_engine(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Engine<'_>)>
         let changed = now.symmetric_difference(&before);
         let first = changed.map(|&r| s.results[r].msg).min();
         if let Some(msg) = first.filter(|&m| m >= request.view_start) {
-            let at = msg - request.view_start;
-            cache.prefix_broken_at_message = Some(at);
-            let body = build_wire(setup, &engine, &request, Side::Wire)?;
-            cache.tokens_after_break = wire::tokens_from(&body, at);
+            cache.prefix_broken_at_message = Some(msg - request.view_start);
         }
     }
 
@@ -192,6 +291,7 @@ fn plan_engine(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Engine<'_>)>
             }
         }
     }
+    let inputs = WireInputs::of(setup, &engine, &request);
     let plan = PlanAt {
         request,
         step,
@@ -200,7 +300,7 @@ fn plan_engine(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Engine<'_>)>
         evicted_read_paths,
         unresolved_evicted_reads,
     };
-    Ok((plan, engine))
+    Ok((plan, inputs))
 }
 
 fn abs_path(p: &crate::policy::protect::RecordedPath) -> String {
@@ -275,48 +375,12 @@ pub fn explain(setup: &Setup, id: &str, forced_at: usize) -> Option<Explain> {
 /// The body of request `k` as sent (`Side::Wire`) or as recorded (`Side::Local`).
 pub fn wire_at(setup: &Setup, k: usize, side: Side) -> std::io::Result<serde_json::Value> {
     if k == 0 {
-        let empty = PlanAt::empty().request;
-        let engine = setup.engine(0);
-        return build_wire(setup, &engine, &empty, side);
+        return WireInputs::empty(setup.policy.delivery).body(&setup.session, side);
     }
     let mut engine = setup.engine_for(k);
     engine.run_to(k);
-    let request = setup.session.requests[k - 1].clone();
-    build_wire(setup, &engine, &request, side)
-}
-
-fn build_wire(
-    setup: &Setup,
-    engine: &Engine<'_>,
-    request: &Request,
-    side: Side,
-) -> std::io::Result<serde_json::Value> {
-    with_clearings(setup, engine, request, |c| {
-        wire::build(&setup.session, request, side, c)
-    })
-}
-
-/// What the wire builder needs from the engine's state at `request`.
-fn with_clearings<T>(
-    setup: &Setup,
-    engine: &Engine<'_>,
-    request: &Request,
-    f: impl FnOnce(&Clearings<'_>) -> T,
-) -> T {
-    let fired_forced = setup.policy.kind == PlanKind::Forced
-        && engine
-            .candidates()
-            .iter()
-            .any(|c| c.cleared_at == Some(request.index));
-    let result_cleared = |r: usize| engine.is_cleared(r);
-    let media_cleared = |m: usize| engine.media_is_cleared(m);
-    f(&Clearings {
-        delivery: setup.policy.delivery,
-        result_cleared: &result_cleared,
-        media_cleared: &media_cleared,
-        edits: engine.edits(),
-        drop_thoughts: fired_forced,
-    })
+    let request = &setup.session.requests[k - 1];
+    WireInputs::of(setup, &engine, request).body(&setup.session, side)
 }
 
 /// The plan at request `k` with both of its bodies (local, wire), in one run of
@@ -324,19 +388,10 @@ fn with_clearings<T>(
 pub fn plan_with_bodies(
     setup: &Setup,
     k: usize,
-    mut cache: Option<&mut wire::MessageCache>,
+    cache: Option<&mut wire::MessageCache>,
 ) -> std::io::Result<(PlanAt, serde_json::Value, serde_json::Value)> {
-    if k == 0 {
-        let empty = PlanAt::empty();
-        let engine = setup.engine(0);
-        let (l, w) = with_clearings(setup, &engine, &empty.request, |c| {
-            wire::build_both(&setup.session, &empty.request, c, None)
-        })?;
-        return Ok((empty, l, w));
-    }
-    let (plan, engine) = plan_engine(setup, k)?;
-    let (l, w) = with_clearings(setup, &engine, &plan.request, |c| {
-        wire::build_both(&setup.session, &plan.request, c, cache.take())
-    })?;
+    let (mut plan, inputs) = plan_and_inputs(setup, k)?;
+    let (l, w) = inputs.bodies(&setup.session, cache)?;
+    plan.fill_tokens(&w);
     Ok((plan, l, w))
 }

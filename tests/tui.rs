@@ -573,3 +573,69 @@ fn a_big_request_is_diffed_in_the_background() {
     assert!(v.wire_json.contains("[Old tool result content cleared]"));
     assert!(!v.diff.changes.is_empty());
 }
+
+/// A big request's plan is shown at once; the tokens its cache break re-writes come
+/// with the diff from the background, and then agree with `mcscope plan`.
+#[test]
+fn a_big_request_counts_the_rewritten_tokens_in_the_background() {
+    let t = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(sample(DEMO)).unwrap();
+    let big = "y".repeat(400_000);
+    let grown: Vec<String> = src
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if v["message"]["content"][0]["tool_use_id"] == "toolu_A" {
+                v["message"]["content"][0]["content"] = Value::String(big.clone());
+            }
+            v.to_string()
+        })
+        .collect();
+    let path = t.path().join("big.jsonl");
+    std::fs::write(&path, grown.join("\n") + "\n").unwrap();
+    let opts = Opts {
+        policy: Some(KindArg::Idle),
+        keep_recent: Some(1),
+        ..Default::default()
+    };
+    let setup = cli::setup(&path, &opts).unwrap();
+    let n = setup.session.requests.len();
+    let mut a = App::session(setup.clone());
+    a.update(Action::FirstRequest);
+    let (mut broken, mut counting) = (0, 0);
+    for k in 1..=n {
+        let cli = mcscope::analysis::plan_at(&setup, k).unwrap();
+        let v = view_mut(&mut a);
+        assert_eq!(v.k, k);
+        if let Some(m) = cli.cache.prefix_broken_at_message {
+            broken += 1;
+            if v.diff_pending() {
+                counting += 1;
+                let footer = screen(&a, 200, 60, false).join("\n");
+                assert!(
+                    footer.contains(&format!(
+                        "cache prefix broken at message {m} (tokens re-written: counting…)"
+                    )),
+                    "@{k}: {footer}"
+                );
+            }
+        }
+        view_mut(&mut a).wait_background();
+        let v = a.view().unwrap();
+        assert_eq!(v.plan.cache, cli.cache, "@{k}");
+        if let Some(m) = cli.cache.prefix_broken_at_message {
+            let footer = screen(&a, 200, 60, false).join("\n");
+            let want = format!(
+                "cache prefix broken at message {m} (~{} tokens re-written)",
+                mcscope::policy::engine::fmt_int(cli.cache.tokens_after_break)
+            );
+            assert!(footer.contains(&want), "@{k}: {want}\n{footer}");
+        }
+        a.update(Action::NextRequest);
+    }
+    assert!(broken > 0, "the scenario breaks the cache prefix somewhere");
+    assert!(
+        counting > 0,
+        "and on a request big enough for the background"
+    );
+}

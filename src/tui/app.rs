@@ -1,42 +1,114 @@
 //! TUI state and `update(Action)`: no drawing, no terminal. Tests drive it directly.
 
 use super::keymap::Action;
-use crate::analysis::{self, Explain, PlanAt, Setup};
+use crate::analysis::{self, Explain, PlanAt, Setup, WireInputs};
 use crate::diff::{self, Diff, Item};
 use crate::policy::{Delivery, PlanKind, Policy};
-use crate::session::Harness;
+use crate::session::{Harness, Session};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 /// Fired marks of a whole timeline, computed on another thread, tagged with the
 /// generation of the parameters they were computed for.
 type TimelineJob = std::sync::mpsc::Receiver<(u64, Vec<bool>)>;
 
-/// One thread that prints and diffs big requests, newest job only: a job that a
-/// newer one replaced before it started is dropped, so jobs never pile up.
+/// A request's bodies, printed and diffed, with the tokens the plan needs from
+/// them: what the diff worker hands back.
+struct Drawn {
+    local: String,
+    wire: String,
+    diff: Diff,
+    /// `tokens_after_break`, when the bodies could be read.
+    tokens: Option<u64>,
+}
+
+/// Reads, builds, prints and diffs a request's bodies (with the view's records
+/// cached between requests): the expensive half of a step.
+fn draw_bodies(
+    s: &Session,
+    broken_at: Option<usize>,
+    inputs: &WireInputs,
+    cache: &mut crate::wire::MessageCache,
+) -> Drawn {
+    match inputs.bodies(s, Some(cache)) {
+        Ok((local, wire)) => {
+            let tokens = broken_at.map(|at| crate::wire::tokens_from(&wire, at));
+            let (local, wire, diff) = print_and_diff(&local, &wire);
+            Drawn {
+                local,
+                wire,
+                diff,
+                tokens,
+            }
+        }
+        Err(e) => {
+            // The file changed or vanished under us: say so, keep the plan.
+            let text = format!("cannot read the records: {e}");
+            Drawn {
+                diff: diff::diff(&text, &text, DIFF_BUDGET),
+                local: text.clone(),
+                wire: text,
+                tokens: None,
+            }
+        }
+    }
+}
+
+/// One thread that builds, prints and diffs big requests, newest job only: a job
+/// that a newer one replaced before it started is dropped, so jobs never pile up.
+/// It runs at a lower priority than the keystrokes.
 struct DiffWorker {
-    jobs: std::sync::mpsc::Sender<(u64, serde_json::Value, serde_json::Value)>,
-    done: std::sync::mpsc::Receiver<(u64, String, String, Diff)>,
+    jobs: std::sync::mpsc::Sender<DiffJob>,
+    done: std::sync::mpsc::Receiver<(u64, Drawn)>,
+}
+
+struct DiffJob {
+    generation: u64,
+    session: Arc<Session>,
+    /// Where the plan says the cache prefix breaks (for `tokens_after_break`).
+    broken_at: Option<usize>,
+    inputs: WireInputs,
 }
 
 impl DiffWorker {
     fn spawn() -> DiffWorker {
-        let (jobs, job_rx) =
-            std::sync::mpsc::channel::<(u64, serde_json::Value, serde_json::Value)>();
+        let (jobs, job_rx) = std::sync::mpsc::channel::<DiffJob>();
         let (done_tx, done) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
+            lower_priority();
+            // The records of the view last shown, for the session they came from.
+            let mut cache = crate::wire::MessageCache::default();
+            let mut cached_for: Option<Arc<Session>> = None;
             while let Ok(mut job) = job_rx.recv() {
                 while let Ok(newer) = job_rx.try_recv() {
                     job = newer;
                 }
-                let (l, w, d) = print_and_diff(&job.1, &job.2);
-                if done_tx.send((job.0, l, w, d)).is_err() {
+                if !cached_for
+                    .as_ref()
+                    .is_some_and(|s| Arc::ptr_eq(s, &job.session))
+                {
+                    cache = Default::default();
+                    cached_for = Some(job.session.clone());
+                }
+                let drawn = draw_bodies(&job.session, job.broken_at, &job.inputs, &mut cache);
+                if done_tx.send((job.generation, drawn)).is_err() {
                     return;
                 }
             }
         });
         DiffWorker { jobs, done }
+    }
+}
+
+/// Background work (the diff worker, the footer's timeline) yields the cores to
+/// the thread that answers keystrokes.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority on the calling thread's own id only changes its nice value.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
     }
 }
 
@@ -279,23 +351,21 @@ impl SessionView {
             self.start_timeline();
         }
         self.diff_job = None;
-        match analysis::plan_with_bodies(&self.setup, k, Some(&mut self.messages)) {
-            Ok((plan, local, wire)) => {
-                self.plan = plan;
-                if self.view_bytes() > BACKGROUND_DIFF_BYTES {
-                    self.start_diff(local, wire);
-                } else {
-                    let (l, w, d) = print_and_diff(&local, &wire);
-                    (self.local_json, self.wire_json, self.diff) = (l, w, d);
-                }
-            }
-            Err(e) => {
-                // The file changed or vanished under us: say so, keep the plan.
-                self.plan = analysis::plan_at(&self.setup, k).unwrap_or_else(|_| PlanAt::empty());
-                self.local_json = format!("cannot read the records: {e}");
-                self.wire_json = self.local_json.clone();
-                self.diff = diff::diff(&self.local_json, &self.wire_json, DIFF_BUDGET);
-            }
+        // The plan needs no records read: only the bodies do, and big ones are
+        // built on the diff worker so that no keystroke waits for them.
+        let (plan, inputs) = analysis::plan_and_inputs(&self.setup, k)
+            .unwrap_or_else(|_| (PlanAt::empty(), analysis::WireInputs::of_nothing()));
+        self.plan = plan;
+        if self.view_bytes() > BACKGROUND_DIFF_BYTES {
+            self.start_diff(inputs);
+        } else {
+            let drawn = draw_bodies(
+                &self.setup.session,
+                self.plan.cache.prefix_broken_at_message,
+                &inputs,
+                &mut self.messages,
+            );
+            self.take_drawn(drawn);
         }
         self.refold();
         self.selected = self
@@ -371,6 +441,7 @@ impl SessionView {
         let setup = self.setup.clone();
         let k = self.k;
         std::thread::spawn(move || {
+            lower_priority();
             let current = || latest.load(std::sync::atomic::Ordering::Relaxed) == generation;
             let mut fired = Vec::new();
             for step in analysis::timeline_steps(&setup, k) {
@@ -400,11 +471,16 @@ impl SessionView {
             .sum()
     }
 
-    fn start_diff(&mut self, local: serde_json::Value, wire: serde_json::Value) {
+    fn start_diff(&mut self, inputs: WireInputs) {
         self.generation += 1;
         let generation = self.generation;
         let worker = self.diff_worker.get_or_insert_with(DiffWorker::spawn);
-        let _ = worker.jobs.send((generation, local, wire));
+        let _ = worker.jobs.send(DiffJob {
+            generation,
+            session: self.setup.session.clone(),
+            broken_at: self.plan.cache.prefix_broken_at_message,
+            inputs,
+        });
         self.diff_job = Some(generation);
         self.diff = Diff::default();
         self.local_json.clear();
@@ -416,8 +492,15 @@ impl SessionView {
         self.diff_job.is_some()
     }
 
-    fn install_diff(&mut self, l: String, w: String, d: Diff) {
-        (self.local_json, self.wire_json, self.diff) = (l, w, d);
+    fn take_drawn(&mut self, drawn: Drawn) {
+        (self.local_json, self.wire_json, self.diff) = (drawn.local, drawn.wire, drawn.diff);
+        if let Some(t) = drawn.tokens {
+            self.plan.cache.tokens_after_break = t;
+        }
+    }
+
+    fn install_diff(&mut self, drawn: Drawn) {
+        self.take_drawn(drawn);
         self.refold();
         self.scroll_diff_to_selected();
     }
@@ -426,10 +509,10 @@ impl SessionView {
     pub fn poll_background(&mut self) -> bool {
         let mut changed = false;
         if let (Some(awaited), Some(worker)) = (self.diff_job, &self.diff_worker) {
-            while let Ok((g, l, w, d)) = worker.done.try_recv() {
+            while let Ok((g, drawn)) = worker.done.try_recv() {
                 if g == awaited {
                     self.diff_job = None;
-                    self.install_diff(l, w, d);
+                    self.install_diff(drawn);
                     changed = true;
                     break;
                 }
@@ -459,9 +542,9 @@ impl SessionView {
     /// Waits for the background jobs (tests and benchmarks).
     pub fn wait_background(&mut self) {
         if let (Some(awaited), Some(worker)) = (self.diff_job.take(), &self.diff_worker) {
-            while let Ok((g, l, w, d)) = worker.done.recv() {
+            while let Ok((g, drawn)) = worker.done.recv() {
                 if g == awaited {
-                    self.install_diff(l, w, d);
+                    self.install_diff(drawn);
                     break;
                 }
             }

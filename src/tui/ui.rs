@@ -572,6 +572,10 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let st = &v.plan.step;
     let cache = &v.plan.cache;
     let cache_text = match (&cache.prefix_broken_at_message, v.policy().delivery) {
+        // The tokens come from the wire body, built with the diff.
+        (Some(m), _) if v.diff_pending() => {
+            format!("cache prefix broken at message {m} (tokens re-written: counting…)")
+        }
         (Some(m), _) => format!(
             "cache prefix broken at message {m} (~{} tokens re-written)",
             fmt_int(cache.tokens_after_break)
