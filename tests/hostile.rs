@@ -576,3 +576,65 @@ fn messages_do_not_contradict_the_line_number() {
     }
     assert!(bad.is_empty(), "\n{}", bad.join("\n"));
 }
+
+/// A file of many read batches (8 MB each): the demo's records spread through 30 MB
+/// of summary lines, with damaged lines in several batches. Line numbers, byte
+/// offsets, results and the bodies read back are the same as in one small batch.
+#[test]
+fn damaged_lines_across_many_read_batches() {
+    let demo_bytes = std::fs::read(demo()).unwrap();
+    let demo_lines: Vec<&[u8]> = demo_bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    let filler = format!(
+        "{{\"type\":\"summary\",\"summary\":\"{}\",\"leafUuid\":\"x\"}}\n",
+        "s".repeat(1_000)
+    );
+    let mut out: Vec<u8> = Vec::new();
+    let mut line = 0;
+    let mut damaged = Vec::new();
+    for (i, l) in demo_lines.iter().enumerate() {
+        // About 2 MB of filler before each demo record: 15 records, 30 MB.
+        for _ in 0..2_000 {
+            out.extend_from_slice(filler.as_bytes());
+            line += 1;
+        }
+        if i % 4 == 1 {
+            out.extend_from_slice(b"{\"type\":\"user\",\"message\":\0\0\0\n");
+            line += 1;
+            damaged.push(Expect { line, any_of: NUL });
+            out.extend_from_slice(b"{\"type\":\"summary\",\"summary\":\"\xff\xfe\"}\n");
+            line += 1;
+            damaged.push(Expect { line, any_of: UTF8 });
+        }
+        out.extend_from_slice(l);
+        out.push(b'\n');
+        line += 1;
+    }
+    assert!(out.len() > 3 * (8 << 20));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spread.jsonl");
+    std::fs::write(&path, &out).unwrap();
+
+    let s = load_ok(&path);
+    check_diagnostics(&s, &path, &damaged);
+    check_calls(&s, &["toolu_A", "toolu_B", "toolu_C", "toolu_D"]);
+    check_results(&s, &["toolu_A", "toolu_B", "toolu_C", "toolu_D"]);
+    check_result_lines(&s, &path);
+    let small = load_ok(&demo());
+    assert_eq!(s.requests.len(), small.requests.len());
+    // Every record is read back from its offset: the bodies equal the demo's.
+    let opts = mcscope::cli::Opts::default();
+    let small = mcscope::cli::setup(&demo(), &opts).unwrap();
+    let mut big = mcscope::cli::setup(&path, &opts).unwrap();
+    // The same parameters (the demo has a sidecar with its own).
+    big.policy = small.policy.clone();
+    for k in 1..=small.session.requests.len() {
+        for side in [mcscope::wire::Side::Local, mcscope::wire::Side::Wire] {
+            let a = mcscope::analysis::wire_at(&big, k, side).unwrap();
+            let b = mcscope::analysis::wire_at(&small, k, side).unwrap();
+            assert_eq!(a, b, "request {k} {side:?}");
+        }
+    }
+}

@@ -36,7 +36,7 @@ pub enum LoadError {
 
 /// A format's two halves: `parse` is pure and runs on many lines at once;
 /// `apply` sees the parsed records in file order and builds the session.
-trait RecordSink {
+trait RecordSink: Send {
     type Rec: Send;
     /// Parses one line's text. An Err becomes a diagnostic for that line.
     fn parse(text: &str) -> Result<Self::Rec, String>;
@@ -81,13 +81,6 @@ pub fn load_with_progress(
 /// Bytes read per batch: lines are split sequentially (memchr) and parsed in parallel.
 const BATCH: usize = 8 << 20;
 
-/// One line of a batch: where it is, and its bytes (newline included).
-struct RawLine<'b> {
-    line: usize,
-    offset: u64,
-    bytes: &'b [u8],
-}
-
 /// Reads JSONL in batches of whole lines (a line longer than a batch grows it),
 /// parses each batch's lines in parallel and applies them in file order.
 fn stream<S: RecordSink>(
@@ -128,6 +121,10 @@ impl<S: RecordSink> Reader<S> {
     /// Reads `file` from its current position to its end. With `final_read`, a last
     /// line without a newline is taken (and reported as truncated); otherwise it
     /// is held back until it is complete (a file still being written).
+    ///
+    /// A pipeline over batches of whole lines: while the pool splits and parses
+    /// batch N, this reader applies batch N-1 (in file order) and reads batch N+1,
+    /// so no core waits for the sequential half.
     fn read(
         &mut self,
         file: &mut File,
@@ -136,46 +133,49 @@ impl<S: RecordSink> Reader<S> {
     ) -> std::io::Result<()> {
         let mut buf: Vec<u8> = Vec::with_capacity(BATCH);
         let mut eof = false;
-        while !eof || !buf.is_empty() {
-            // Fill the buffer to a batch (more when one line is longer than that).
-            let want = buf.len().max(BATCH / 2) + BATCH / 2;
-            while !eof && buf.len() < want {
-                // read_to_end fills spare capacity without zeroing a whole batch first.
-                let room = (want - buf.len()) as u64;
-                eof = Read::take(&mut *file, room).read_to_end(&mut buf)? == 0;
-            }
+        let mut pending: Option<Parsed<S::Rec>> = None;
+        fill(file, &mut buf, &mut eof)?;
+        while !buf.is_empty() {
             let end = match memchr::memrchr(b'\n', &buf) {
                 Some(i) => i + 1,
                 None if eof && final_read => buf.len(),
                 None if eof => break, // a partial last line: wait for the rest
-                None => continue,     // one line longer than the buffer: read on
+                None => {
+                    // One line longer than the buffer: read on.
+                    fill(file, &mut buf, &mut eof)?;
+                    continue;
+                }
             };
-            self.batch(&buf[..end]);
-            progress.store(self.offset, Ordering::Relaxed);
-            buf.drain(..end);
+            let mut next = Vec::with_capacity(BATCH.max(buf.len() - end + BATCH / 2));
+            next.extend_from_slice(&buf[end..]);
+            let (first_line, offset) = (self.line + 1, self.offset);
+            let (parsed, filled) = rayon::join(
+                || parse_batch::<S>(&buf[..end], first_line, offset),
+                || {
+                    if let Some(p) = pending.take() {
+                        self.apply(p, progress);
+                    }
+                    fill(file, &mut next, &mut eof)
+                },
+            );
+            self.line += parsed.lines.len();
+            self.offset += end as u64;
+            pending = Some(parsed);
+            filled?;
+            buf = next;
+        }
+        if let Some(p) = pending {
+            self.apply(p, progress);
         }
         Ok(())
     }
 
-    /// Parses a run of whole lines in parallel and applies them in order.
-    fn batch(&mut self, bytes: &[u8]) {
-        let mut lines = Vec::new();
-        let mut at = 0;
-        while at < bytes.len() {
-            let stop = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1);
-            self.line += 1;
-            lines.push(RawLine {
-                line: self.line,
-                offset: self.offset + at as u64,
-                bytes: &bytes[at..stop],
-            });
-            at = stop;
-        }
-        let parsed: Vec<Result<Option<S::Rec>, String>> =
-            lines.par_iter().map(|l| parse_line::<S>(l.bytes)).collect();
-        for (l, p) in lines.iter().zip(parsed) {
+    /// Applies a parsed batch in file order: records to the sink, damaged lines
+    /// to the diagnostics.
+    fn apply(&mut self, batch: Parsed<S::Rec>, progress: &AtomicU64) {
+        for (l, p) in batch.lines {
             match p {
-                Ok(Some(rec)) => self.sink.apply(rec, l.line, l.offset, trimmed_len(l.bytes)),
+                Ok(Some(rec)) => self.sink.apply(rec, l.line, l.offset, l.len),
                 Ok(None) => {}
                 Err(message) => self.diagnostics.push(Diagnostic {
                     line: l.line,
@@ -184,8 +184,65 @@ impl<S: RecordSink> Reader<S> {
                 }),
             }
         }
-        self.offset += bytes.len() as u64;
+        progress.store(batch.end, Ordering::Relaxed);
     }
+}
+
+/// Where one line of a batch is: its number, offset and length without the line end.
+struct LineAt {
+    line: usize,
+    offset: u64,
+    len: usize,
+}
+
+/// A batch of lines, parsed, in file order; `end` is the offset after its last line.
+struct Parsed<R> {
+    lines: Vec<(LineAt, Result<Option<R>, String>)>,
+    end: u64,
+}
+
+/// Splits a run of whole lines (memchr) and parses them in parallel.
+fn parse_batch<S: RecordSink>(bytes: &[u8], first_line: usize, offset: u64) -> Parsed<S::Rec> {
+    let mut spans = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let stop = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1);
+        spans.push((at, stop));
+        at = stop;
+    }
+    let parsed: Vec<_> = spans
+        .par_iter()
+        .map(|&(a, b)| parse_line::<S>(&bytes[a..b]))
+        .collect();
+    let lines = spans
+        .iter()
+        .zip(parsed)
+        .enumerate()
+        .map(|(i, (&(a, b), p))| {
+            let at = LineAt {
+                line: first_line + i,
+                offset: offset + a as u64,
+                len: trimmed_len(&bytes[a..b]),
+            };
+            (at, p)
+        })
+        .collect();
+    Parsed {
+        lines,
+        end: offset + bytes.len() as u64,
+    }
+}
+
+/// Reads on until `buf` holds a batch (half a batch more than it had, at least),
+/// or the file ends.
+fn fill(file: &mut File, buf: &mut Vec<u8>, eof: &mut bool) -> std::io::Result<()> {
+    let want = buf.len().max(BATCH / 2) + BATCH / 2;
+    while !*eof && buf.len() < want {
+        // read_to_end fills spare capacity without zeroing a whole batch first.
+        let room = (want - buf.len()) as u64;
+        *eof = Read::take(&mut *file, room).read_to_end(buf)? == 0;
+    }
+    Ok(())
 }
 
 /// What a [`Follower`] found when it looked at the file again.
@@ -329,28 +386,36 @@ fn parse_line<S: RecordSink>(bytes: &[u8]) -> Result<Option<S::Rec>, String> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    if let Some(at) = memchr::memchr(0, body) {
-        let run = body[at..].iter().take_while(|&&b| b == 0).count();
-        return Err(format!(
-            "line skipped: {run} NUL byte(s) at byte {at} of the line (crash damage?)"
-        ));
-    }
+    // No line with a NUL byte parses (JSON allows none, in a string or out of
+    // one), so the scan for it is made only for a line that failed.
+    let nul = || {
+        memchr::memchr(0, body).map(|at| {
+            let run = body[at..].iter().take_while(|&&b| b == 0).count();
+            format!("line skipped: {run} NUL byte(s) at byte {at} of the line (crash damage?)")
+        })
+    };
     let first = body.iter().find(|b| !b.is_ascii_whitespace());
     if first != Some(&b'{') {
-        return Err("line skipped: not a JSON object (every record is one)".into());
+        return Err(
+            nul().unwrap_or_else(|| "line skipped: not a JSON object (every record is one)".into())
+        );
     }
     let text = std::str::from_utf8(body).map_err(|e| {
-        format!(
-            "line skipped: invalid UTF-8 at byte {} of the line",
-            e.valid_up_to()
-        )
+        nul().unwrap_or_else(|| {
+            format!(
+                "line skipped: invalid UTF-8 at byte {} of the line",
+                e.valid_up_to()
+            )
+        })
     })?;
     S::parse(text).map(Some).map_err(|e| {
-        if complete {
-            format!("line skipped: {e}")
-        } else {
-            format!("line skipped: truncated last line (no newline; still being written?): {e}")
-        }
+        nul().unwrap_or_else(|| {
+            if complete {
+                format!("line skipped: {e}")
+            } else {
+                format!("line skipped: truncated last line (no newline; still being written?): {e}")
+            }
+        })
     })
 }
 
