@@ -2,6 +2,7 @@
 //! followed by a full redraw on a 200x50 TestBackend, with p50 / p99 / max.
 //! Criterion reports no percentiles, so this is a plain timing loop (harness = false).
 //!
+//! 250 actions at each of four places in the session (the end, 3/4, 1/2, 1/4).
 //! Two passes over the same script, as the event loop runs them (action, take
 //! finished background work, draw):
 //! - back to back: the next key comes at once (a held-down key);
@@ -58,7 +59,17 @@ fn run(path: &str, paced: bool) -> Run {
         installs: Vec::new(),
         shown: Vec::new(),
     };
+    let n = app.view().map_or(0, |v| v.setup.session.requests.len());
     for i in 0..1000 {
+        // 250 actions at each of four places: the end, 3/4, 1/2 and 1/4 of the way.
+        if i % 250 == 0
+            && let Some(v) = app.view_mut()
+        {
+            let (kind, delivery) = (v.policy().kind, v.policy().delivery);
+            v.set_plan(kind, delivery, (n * (4 - i / 250) / 4).max(1));
+            v.wait_background();
+            term.draw(|f| ui::draw(f, &app, theme)).unwrap();
+        }
         let a = SCRIPT[i % SCRIPT.len()];
         let t = Instant::now();
         app.update(a);

@@ -276,6 +276,7 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
         .map(|c| abs_path(&c.paths[0]))
         .collect();
     let mut evicted_read_paths = Vec::new();
+    let mut listed: HashSet<String> = HashSet::new();
     let mut unresolved_evicted_reads = 0;
     for c in candidates
         .iter()
@@ -286,7 +287,7 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
         }
         for p in &c.paths {
             let p = abs_path(p);
-            if !vouched.contains(&p) && !evicted_read_paths.contains(&p) {
+            if !vouched.contains(&p) && listed.insert(p.clone()) {
                 evicted_read_paths.push(p);
             }
         }
@@ -318,6 +319,13 @@ pub fn timeline(setup: &Setup, forced_at: usize) -> Vec<Step> {
 pub fn timeline_steps(setup: &Setup, forced_at: usize) -> impl Iterator<Item = Step> + '_ {
     let mut engine = setup.engine(forced_at).without_reasons();
     std::iter::from_fn(move || engine.step())
+}
+
+/// Whether a plan fired at each request, and nothing else: each step carries the
+/// state only, so this costs little more than the clearings themselves.
+pub fn fired_marks(setup: &Setup, forced_at: usize) -> impl Iterator<Item = bool> + '_ {
+    let mut engine = setup.engine(forced_at).only_fired();
+    std::iter::from_fn(move || engine.step().map(|s| s.fired))
 }
 
 /// The fate of the result(s) with one id at every request whose view holds it.

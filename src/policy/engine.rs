@@ -186,7 +186,19 @@ pub struct Engine<'s> {
     detail: bool,
     /// With `detail`, only at this request (the one shown), when set.
     detail_at: Option<usize>,
+    /// Requests before this one only carry the state forward: their steps skip
+    /// what only a report of them needs (statuses, sizes after, lists).
+    quiet_before: usize,
+    /// Candidate positions marked pending at the last step.
+    pending: Vec<usize>,
     cleared: Vec<Option<Clearing>>,
+    /// Per result in the view: its chars in the size total and whether it counts
+    /// as active (count plan) while no clearing is in force on it.
+    base: Vec<(u64, bool)>,
+    /// The size total and the number of active results, kept as clearings come
+    /// and go (so a step that does not fire costs no pass over the view).
+    total: u64,
+    active: usize,
     /// The results with a clearing in force (so a reset touches only them).
     in_force_list: Vec<usize>,
     media_cleared: Vec<bool>,
@@ -223,7 +235,12 @@ impl<'s> Engine<'s> {
             next: 1,
             detail: true,
             detail_at: None,
+            quiet_before: 0,
+            pending: Vec::new(),
             cleared: vec![None; s.results.len()],
+            base: vec![(0, false); s.results.len()],
+            total: 0,
+            active: 0,
             in_force_list: Vec::new(),
             media_cleared: vec![false; s.media.len()],
             edits: Vec::new(),
@@ -238,10 +255,12 @@ impl<'s> Engine<'s> {
         self
     }
 
-    /// Skips the reasons in words (for the timeline, which prints none).
-    /// Reasons in words only at request `k` (what a plan at `k` shows).
+    /// Reasons in words only at request `k` (what a plan at `k` shows); the
+    /// steps before `k - 1` are quiet: they carry the state and report nothing
+    /// but whether they fired (a plan at `k` looks at k - 1 and k only).
     pub fn reasons_at(mut self, k: usize) -> Self {
         self.detail_at = Some(k);
+        self.quiet_before = k.saturating_sub(1);
         self
     }
 
@@ -250,6 +269,14 @@ impl<'s> Engine<'s> {
         self.detail && self.detail_at.is_none_or(|k| k + 1 == self.next)
     }
 
+    /// Every step quiet: only whether each request fired (the TUI's footer marks).
+    pub fn only_fired(mut self) -> Self {
+        self.detail = false;
+        self.quiet_before = usize::MAX;
+        self
+    }
+
+    /// Skips the reasons in words (for the timeline, which prints none).
     pub fn without_reasons(mut self) -> Self {
         self.detail = false;
         self
@@ -279,9 +306,45 @@ impl<'s> Engine<'s> {
     }
 
     fn reset_clearings(&mut self) {
-        for r in self.in_force_list.drain(..) {
-            self.cleared[r] = None;
+        for r in std::mem::take(&mut self.in_force_list) {
+            self.set_clearing(r, None);
         }
+    }
+
+    /// What result `r` adds to the size total and the active count now.
+    fn contribution(&self, r: usize) -> (u64, usize) {
+        match self.cleared[r] {
+            Some(_) => (0, 0),
+            None => (self.base[r].0, self.base[r].1 as usize),
+        }
+    }
+
+    /// The one place a clearing is put in force or lifted.
+    fn set_clearing(&mut self, r: usize, clearing: Option<Clearing>) {
+        let (c, a) = self.contribution(r);
+        self.cleared[r] = clearing;
+        let (c2, a2) = self.contribution(r);
+        self.total = self.total - c + c2;
+        self.active = self.active - a + a2;
+    }
+
+    /// Records what a (new or re-made) candidate adds while not cleared.
+    fn set_base(&mut self, c: &Candidate) {
+        let r = &self.s.results[c.result];
+        let chars = if c.compactable && !r.is_error && !r.already_cleared {
+            r.chars
+        } else {
+            0
+        };
+        let active = c.compactable
+            && !c.protected()
+            && !r.already_cleared
+            && (!r.is_error || self.policy.errors_clearable());
+        let (old_c, old_a) = self.contribution(c.result);
+        self.base[c.result] = (chars, active);
+        let (c2, a2) = self.contribution(c.result);
+        self.total = self.total - old_c + c2;
+        self.active = self.active - old_a + a2;
     }
 
     /// Evaluates the next request; None after the last.
@@ -295,6 +358,8 @@ impl<'s> Engine<'s> {
                 self.media_cleared[m] = false;
             }
             self.edits.clear();
+            self.pending.clear();
+            (self.total, self.active) = (0, 0);
             self.view = View {
                 segment: req.segment,
                 started: true,
@@ -317,22 +382,31 @@ impl<'s> Engine<'s> {
         self.sync_view(req);
         // A result that has become protected (a later call with its id reads
         // memory) is never cleared: its clearing lapses, in the plan and the wire.
-        for c in &self.view.cands {
-            if c.protected() && self.cleared[c.result].is_some() {
-                self.cleared[c.result] = None;
+        if !self.in_force_list.is_empty() {
+            for p in 0..self.view.cands.len() {
+                let c = &self.view.cands[p];
+                if c.protected() && self.cleared[c.result].is_some() {
+                    self.set_clearing(c.result, None);
+                }
             }
         }
-        let chars_before = self.size_total();
+        let quiet = req.index < self.quiet_before;
+        let chars_before = if quiet && !self.needs_size_total() {
+            0
+        } else {
+            self.size_total()
+        };
         let verdict = self.evaluate(req, chars_before);
         let trigger = verdict.trigger.unwrap_or(Trigger::Idle);
         let mut newly: Vec<usize> = Vec::new();
         for (pos, reason) in &verdict.clear {
             let r = self.view.cands[*pos].result;
-            self.cleared[r] = Some(Clearing {
+            let clearing = Clearing {
                 at: req.index,
                 trigger,
                 reason: reason.clone(),
-            });
+            };
+            self.set_clearing(r, Some(clearing));
             self.in_force_list.push(r);
             newly.push(*pos);
         }
@@ -348,6 +422,22 @@ impl<'s> Engine<'s> {
                 at: req.index,
                 msg,
                 results: newly.iter().map(|&p| self.view.cands[p].result).collect(),
+            });
+        }
+        if quiet {
+            return Some(Step {
+                index: req.index,
+                fired: verdict.fired,
+                trigger: verdict.trigger,
+                newly_cleared: Vec::new(),
+                cleared: Vec::new(),
+                tokens_saved: 0,
+                chars_before,
+                chars_after: 0,
+                target_chars: verdict.target,
+                media_cleared: verdict.media.len(),
+                media_kept: 0,
+                note: verdict.note,
             });
         }
         self.finish_statuses(req, &verdict);
@@ -412,6 +502,7 @@ impl<'s> Engine<'s> {
         let mut unsorted = false;
         for r in self.view.results_end..results.end {
             let (key, cand) = self.make_candidate(r);
+            self.set_base(&cand);
             self.view.result_ids.insert(s.results[r].id.as_str());
             unsorted |= self.view.keys.last().is_some_and(|&k| k > key);
             self.view.keys.push(key);
@@ -427,6 +518,7 @@ impl<'s> Engine<'s> {
                     if s.harness == Harness::Qwen {
                         cand.rank = rank;
                     }
+                    self.set_base(&cand);
                     self.view.keys[i] = key;
                     self.view.cands[i] = cand;
                     unsorted = true;
@@ -441,9 +533,32 @@ impl<'s> Engine<'s> {
             pairs.sort_by_key(|p| p.0);
             (self.view.keys, self.view.cands) = pairs.into_iter().unzip();
         }
+        // Pending: the results of the request's last message, when it is the user
+        // message that answers the calls (not a new turn). Only those change.
+        for p in self.pending.drain(..) {
+            if let Some(c) = self.view.cands.get_mut(p) {
+                c.pending = false;
+            }
+        }
+        if unsorted {
+            // Positions moved: clear every mark (rare: a reused id or an orphan).
+            for c in &mut self.view.cands {
+                c.pending = false;
+            }
+        }
         let last_user = last_user_message(s, req).filter(|&m| m + 1 == req.end);
-        for c in &mut self.view.cands {
-            c.pending = !req.begins_turn && Some(s.results[c.result].msg) == last_user;
+        if let Some(m) = last_user.filter(|_| !req.begins_turn) {
+            let mine = s.results_in(m, m + 1);
+            // The message's results are among the newest: look from the end.
+            for (p, c) in self.view.cands.iter_mut().enumerate().rev() {
+                if mine.contains(&c.result) {
+                    c.pending = true;
+                    self.pending.push(p);
+                }
+                if c.result < mine.start && self.pending.len() == mine.len() {
+                    break;
+                }
+            }
         }
     }
 
@@ -535,8 +650,23 @@ impl<'s> Engine<'s> {
         self.s.results[c.result].is_error
     }
 
+    /// Whether evaluating a request needs the size total (the size plan, or auto
+    /// on qwen, which may pick it).
+    fn needs_size_total(&self) -> bool {
+        matches!(
+            (self.policy.kind, self.policy.preset),
+            (PlanKind::Size, _) | (PlanKind::Auto, Harness::Qwen)
+        )
+    }
+
     /// The size total (SPEC §5): compactable, non-error, not cleared results.
     fn size_total(&self) -> u64 {
+        debug_assert_eq!(self.total, self.size_total_by_pass(), "size total");
+        self.total
+    }
+
+    /// The size total by a pass over the view (what `total` must equal).
+    fn size_total_by_pass(&self) -> u64 {
         self.view
             .cands
             .iter()
@@ -829,10 +959,10 @@ impl<'s> Engine<'s> {
         }
     }
 
-    /// `count`: past the trigger, delete sent results outside the last keep_recent.
-    fn count(&self, req: &Request) -> Verdict {
+    /// The active results (count plan) by a pass over the view, in registration
+    /// order (the order the results appear).
+    fn active_by_pass(&self) -> Vec<usize> {
         let p = &self.policy;
-        let keep = p.keep();
         let mut active: Vec<usize> = (0..self.view.cands.len())
             .filter(|&q| {
                 let c = &self.view.cands[q];
@@ -844,13 +974,22 @@ impl<'s> Engine<'s> {
                     && (!r.is_error || p.errors_clearable())
             })
             .collect();
-        // Registration order: the order the results appear.
         active.sort_by_key(|&q| self.view.cands[q].result);
-        let n = active.len();
+        active
+    }
+
+    /// `count`: past the trigger, delete sent results outside the last keep_recent.
+    fn count(&self, req: &Request) -> Verdict {
+        let p = &self.policy;
+        let keep = p.keep();
         let trigger = p.trigger_threshold as usize;
+        let n = self.active;
         if n <= trigger {
+            debug_assert_eq!(n, self.active_by_pass().len(), "active count");
             return Verdict::none(format!("count: {n} active <= trigger {trigger}"));
         }
+        let active = self.active_by_pass();
+        debug_assert_eq!(n, active.len(), "active count");
         let last_user = last_user_message(self.s, req).filter(|&m| m + 1 == req.end);
         let split = n.saturating_sub(keep);
         let mut kept = Why::new(self.wants_reasons());

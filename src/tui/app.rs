@@ -444,11 +444,11 @@ impl SessionView {
             lower_priority();
             let current = || latest.load(std::sync::atomic::Ordering::Relaxed) == generation;
             let mut fired = Vec::new();
-            for step in analysis::timeline_steps(&setup, k) {
+            for mark in analysis::fired_marks(&setup, k) {
                 if !current() {
                     return;
                 }
-                fired.push(step.fired);
+                fired.push(mark);
             }
             let _ = tx.send((generation, fired));
         });

@@ -190,9 +190,13 @@ fn event_loop(
         if app.quit {
             return Ok(());
         }
-        if !event::poll(Duration::from_millis(50))
-            .map_err(|e| UsageError::Message(format!("terminal: {e}")))?
-        {
+        // A diff on its way is drawn as soon as it lands, not at the next tick.
+        let tick = if app.view().is_some_and(|v| v.diff_pending()) {
+            Duration::from_millis(5)
+        } else {
+            Duration::from_millis(50)
+        };
+        if !event::poll(tick).map_err(|e| UsageError::Message(format!("terminal: {e}")))? {
             continue;
         }
         let ev = event::read().map_err(|e| UsageError::Message(format!("terminal: {e}")))?;

@@ -1,0 +1,244 @@
+//! The shortcuts a plan at one request takes (starting at the view or turn start,
+//! quiet steps before k - 1, running totals instead of passes over the view, the
+//! footer's fired marks from quiet steps) change nothing: at every request the
+//! plan equals the timeline's step, on long synthetic turns (both harnesses, with
+//! reused ids, errors, memory reads and a compaction boundary) and on the corpus.
+//! Debug builds also check every running total against a pass over the view.
+
+mod common;
+
+use common::*;
+use mcscope::analysis::{self, Setup};
+use mcscope::cli::{DeliveryArg, KindArg, Opts};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+const KINDS: [KindArg; 5] = [
+    KindArg::Auto,
+    KindArg::Idle,
+    KindArg::Forced,
+    KindArg::Size,
+    KindArg::Count,
+];
+
+fn opts(kind: KindArg, delivery: DeliveryArg, keep: u32) -> Opts {
+    Opts {
+        protect: true,
+        policy: Some(kind),
+        delivery: Some(delivery),
+        keep_recent: Some(keep),
+        gap_minutes: Some(3.0),
+        size_threshold: Some(6_000),
+        trigger: Some(keep + 2),
+        ..Default::default()
+    }
+}
+
+/// Every request's plan against the timeline (for `forced`, the timeline that
+/// acts at that request), and the fired marks against the timeline's.
+fn check(setup: &Setup, what: &str) {
+    let n = setup.session.requests.len();
+    let forced = setup.policy.kind == mcscope::policy::PlanKind::Forced;
+    let steps = analysis::timeline(setup, n);
+    let marks: Vec<bool> = analysis::fired_marks(setup, n).collect();
+    let fired: Vec<bool> = steps.iter().map(|s| s.fired).collect();
+    assert_eq!(marks, fired, "{what}: fired marks");
+    for k in 1..=n {
+        if forced && k % 5 != 0 && k != n {
+            continue; // a whole timeline per request: every fifth is enough
+        }
+        let want = if forced {
+            analysis::timeline(setup, k)[k - 1].clone()
+        } else {
+            steps[k - 1].clone()
+        };
+        let got = plan(setup, k).step;
+        let key = |s: &mcscope::policy::engine::Step| {
+            (
+                s.fired,
+                s.trigger,
+                s.newly_cleared.clone(),
+                s.cleared.clone(),
+                s.tokens_saved,
+                s.chars_before,
+                s.chars_after,
+                s.target_chars,
+                s.media_cleared,
+                s.media_kept,
+                s.note.clone(),
+            )
+        };
+        assert_eq!(key(&got), key(&want), "{what} @{k}");
+    }
+}
+
+/// A long Claude session: turns of many calls with short and long gaps, reused
+/// ids, an error, memory reads and a compaction boundary in the middle.
+fn long_claude(dir: &Path) -> PathBuf {
+    let mut c = Claude::default();
+    let mem = dir.join("memory");
+    std::fs::create_dir_all(&mem).unwrap();
+    let mut id = 0;
+    for turn in 0..6 {
+        c.prompt(
+            &format!("turn {turn}"),
+            if turn % 2 == 0 { 10.0 } else { 0.5 },
+        );
+        for i in 0..40 {
+            id += 1;
+            let t = format!("t{id}");
+            // One id read three times: with no path (cleared mid-turn), then in
+            // memory (protected: its clearing lapses), then elsewhere (ambiguous:
+            // no longer protected, and the lapse stands).
+            let r = format!("r{turn}");
+            match i {
+                7 => {
+                    c.call(&r, "Read", json!({})).result(&r, &"p".repeat(700));
+                }
+                22 => {
+                    c.read(&r, &format!("{}/kept.md", mem.display()));
+                }
+                28 => {
+                    c.read(&r, "/repo/elsewhere.rs");
+                }
+                _ => {}
+            }
+            if i % 13 == 6 {
+                // A long-running tool: the next request comes after an idle gap
+                // in the middle of the turn.
+                c.call(&t, "Bash", json!({"command": "sleep 240"}))
+                    .result_full(&t, json!("z".repeat(500)), false, 4.0);
+                continue;
+            }
+            match i % 7 {
+                0 => c.read(&t, &format!("{}/notes-{i}.md", mem.display())),
+                1 => c.read(&t, &format!("/repo/src/f{i}.rs")),
+                2 => c.call(&t, "Bash", json!({"command": "make"})).result_full(
+                    &t,
+                    json!("e".repeat(300)),
+                    true,
+                    0.0,
+                ),
+                // Reused ids: a Bash id called again, and a memory read's id
+                // reading another file (its protection becomes ambiguous).
+                3 if i > 10 => c.bash(&format!("t{}", id - 7), 900),
+                5 if i > 20 => c.read(&format!("t{}", id - 5), "/repo/other.rs"),
+                _ => c.bash(&t, 200 + 97 * (i % 5)),
+            };
+        }
+        c.answer("done");
+        if turn == 2 {
+            c.boundary();
+        }
+    }
+    c.write(dir, "long.jsonl")
+}
+
+fn long_qwen(dir: &Path) -> PathBuf {
+    let mut q = Qwen::default();
+    let mut id = 0;
+    for turn in 0..5 {
+        q.prompt(
+            &format!("turn {turn}"),
+            if turn % 2 == 0 { 10.0 } else { 0.5 },
+        );
+        for i in 0..40 {
+            id += 1;
+            let t = format!("q{id}");
+            match i % 5 {
+                0 => q.read(&t, &format!("/repo/src/f{i}.rs")),
+                1 => q.error(&t, "run_shell_command", "boom"),
+                _ => q.shell(&t, 150 + 80 * (i % 4)),
+            };
+        }
+        q.answer("done");
+    }
+    q.write(dir, "long.jsonl")
+}
+
+/// The scenario really has what the shortcuts must get right: plans firing in
+/// the middle of a turn, and (Claude) protected reads whose protection lapses.
+fn exercised(s: &Setup, name: &str) {
+    use mcscope::policy::protect::Outcome;
+    let steps = analysis::timeline(s, s.session.requests.len());
+    let mid_turn = steps
+        .iter()
+        .filter(|st| st.fired && !s.session.requests[st.index - 1].begins_turn)
+        .count();
+    if name == "claude" && matches!(s.policy.kind, mcscope::policy::PlanKind::Idle) {
+        assert!(mid_turn > 0, "{name}: idle fires in the middle of a turn");
+    }
+    if name == "claude" {
+        let p = plan(s, s.session.requests.len());
+        let outcomes: Vec<Outcome> = p
+            .candidates
+            .iter()
+            .filter_map(|c| c.protection.as_ref().map(|p| p.outcome))
+            .collect();
+        assert!(outcomes.contains(&Outcome::Protected), "{outcomes:?}");
+        assert!(outcomes.contains(&Outcome::AmbiguousId), "{outcomes:?}");
+    }
+}
+
+#[test]
+fn plans_equal_the_timeline_on_long_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = long_claude(dir.path());
+    let qwen_dir = dir.path().join("q");
+    std::fs::create_dir_all(&qwen_dir).unwrap();
+    let qwen = long_qwen(&qwen_dir);
+    let root = format!("project={}", dir.path().join("memory").display());
+    for (path, name) in [(&claude, "claude"), (&qwen, "qwen")] {
+        for kind in KINDS {
+            for delivery in [DeliveryArg::Rewrite, DeliveryArg::CacheEdits] {
+                if name == "qwen" && delivery == DeliveryArg::CacheEdits {
+                    continue; // Claude's alone
+                }
+                for keep in [1, 4] {
+                    let mut o = opts(kind, delivery, keep);
+                    o.memory_root = vec![root.clone()];
+                    let s = setup(path, o);
+                    assert!(s.session.requests.len() > 150);
+                    exercised(&s, name);
+                    check(&s, &format!("{name} {kind:?} {delivery:?} keep {keep}"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn plans_equal_the_timeline_on_the_corpus() {
+    let dir = match std::env::var_os("MCSCOPE_CORPUS") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+    };
+    if !dir.join("claude-code").is_dir() {
+        assert!(
+            std::env::var("MCSCOPE_REQUIRE_CORPUS").as_deref() != Ok("1"),
+            "corpus not found at {} (MCSCOPE_REQUIRE_CORPUS=1)",
+            dir.display()
+        );
+        eprintln!("note: corpus not found at {}; skipped", dir.display());
+        return;
+    }
+    let mut files = 0;
+    for sub in std::fs::read_dir(&dir).unwrap() {
+        let sub = sub.unwrap().path();
+        if !sub.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&sub).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().is_none_or(|e| e != "jsonl") {
+                continue;
+            }
+            files += 1;
+            for kind in [KindArg::Idle, KindArg::Size, KindArg::Count] {
+                let s = setup(&f, opts(kind, DeliveryArg::Rewrite, 2));
+                check(&s, &format!("{} {kind:?}", f.display()));
+            }
+        }
+    }
+    assert!(files >= 20, "{files} corpus files");
+}
