@@ -263,9 +263,14 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
         }
     }
 
-    // Paths still vouched for by a result that stays in the wire with one path.
+    // Paths still vouched for by a result that stays in the wire with one path
+    // (only looked at when a read was evicted here).
+    let evicted_reads = candidates
+        .iter()
+        .any(|c| newly.contains(&c.result) && c.file_path_tool && !c.paths.is_empty());
     let vouched: HashSet<String> = candidates
         .iter()
+        .filter(|_| evicted_reads)
         .filter(|c| {
             matches!(
                 c.status,

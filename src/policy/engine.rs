@@ -708,6 +708,15 @@ impl<'s> Engine<'s> {
         }
     }
 
+    /// A note in words for a step that reports (a quiet step's goes unread).
+    fn note(&self, req: &Request, words: impl FnOnce() -> String) -> String {
+        if req.index < self.quiet_before {
+            String::new()
+        } else {
+            words()
+        }
+    }
+
     fn evaluate(&self, req: &Request, chars_before: u64) -> Verdict {
         let p = &self.policy;
         let gap_holds = p.gap_threshold_minutes >= 0.0
@@ -727,16 +736,19 @@ impl<'s> Engine<'s> {
                         "idle: qwen looks at the gap only when a turn begins".into(),
                     );
                 }
-                let gap = fmt_gap(req.gap_minutes);
                 if p.gap_threshold_minutes < 0.0 {
                     return Verdict::none("idle: disabled (negative gap threshold)".into());
                 }
                 if !gap_holds {
-                    return Verdict::none(format!(
-                        "idle: gap {gap} < {} min",
-                        fmt_num(p.gap_threshold_minutes)
-                    ));
+                    return Verdict::none(self.note(req, || {
+                        format!(
+                            "idle: gap {} < {} min",
+                            fmt_gap(req.gap_minutes),
+                            fmt_num(p.gap_threshold_minutes)
+                        )
+                    }));
                 }
+                let gap = fmt_gap(req.gap_minutes);
                 let why = format!(
                     "idle: gap {gap} min >= {}",
                     fmt_num(p.gap_threshold_minutes)
@@ -745,10 +757,9 @@ impl<'s> Engine<'s> {
             }
             PlanKind::Forced => {
                 if req.index != self.forced_at {
-                    return Verdict::none(format!(
-                        "forced: acts at request {} only",
-                        self.forced_at
-                    ));
+                    return Verdict::none(self.note(req, || {
+                        format!("forced: acts at request {} only", self.forced_at)
+                    }));
                 }
                 self.time_based(
                     req,
@@ -756,7 +767,7 @@ impl<'s> Engine<'s> {
                     format!("forced at request {}", req.index),
                 )
             }
-            PlanKind::Size => self.size(chars_before),
+            PlanKind::Size => self.size(req, chars_before),
             PlanKind::Count => self.count(req),
         }
     }
@@ -885,7 +896,7 @@ impl<'s> Engine<'s> {
     }
 
     /// `size`: over the threshold, clear oldest first down to the target (SPEC §5).
-    fn size(&self, total: u64) -> Verdict {
+    fn size(&self, req: &Request, total: u64) -> Verdict {
         let p = &self.policy;
         if p.size_threshold < 0 {
             return Verdict::none("size: disabled (negative threshold)".into());
@@ -897,11 +908,9 @@ impl<'s> Engine<'s> {
             threshold
         };
         if total <= threshold {
-            let mut v = Verdict::none(format!(
-                "size: {} chars <= {}",
-                fmt_int(total),
-                fmt_int(threshold)
-            ));
+            let mut v = Verdict::none(self.note(req, || {
+                format!("size: {} chars <= {}", fmt_int(total), fmt_int(threshold))
+            }));
             v.target = Some(target);
             return v;
         }
@@ -986,7 +995,9 @@ impl<'s> Engine<'s> {
         let n = self.active;
         if n <= trigger {
             debug_assert_eq!(n, self.active_by_pass().len(), "active count");
-            return Verdict::none(format!("count: {n} active <= trigger {trigger}"));
+            return Verdict::none(
+                self.note(req, || format!("count: {n} active <= trigger {trigger}")),
+            );
         }
         let active = self.active_by_pass();
         debug_assert_eq!(n, active.len(), "active count");

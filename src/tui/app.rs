@@ -70,6 +70,9 @@ struct DiffJob {
     /// Where the plan says the cache prefix breaks (for `tokens_after_break`).
     broken_at: Option<usize>,
     inputs: WireInputs,
+    /// The diff this job replaces: freeing a big one (a string per line) takes
+    /// longer than a keystroke may, so the worker does it.
+    replaced: Diff,
 }
 
 impl DiffWorker {
@@ -85,6 +88,7 @@ impl DiffWorker {
                 while let Ok(newer) = job_rx.try_recv() {
                     job = newer;
                 }
+                drop(std::mem::take(&mut job.replaced));
                 if !cached_for
                     .as_ref()
                     .is_some_and(|s| Arc::ptr_eq(s, &job.session))
@@ -480,9 +484,9 @@ impl SessionView {
             session: self.setup.session.clone(),
             broken_at: self.plan.cache.prefix_broken_at_message,
             inputs,
+            replaced: std::mem::take(&mut self.diff),
         });
         self.diff_job = Some(generation);
-        self.diff = Diff::default();
         self.local_json.clear();
         self.wire_json.clear();
     }
