@@ -4,6 +4,7 @@
 #
 #   scripts/bench.sh            # 50 MB and 200 MB sessions grown from the largest corpus file
 #   RUNS=3 scripts/bench.sh     # fewer runs
+#   scripts/bench.sh --report   # rewrite BENCHMARKS.md from the last run's measurements
 #
 # Needs python3, jq, tmux and /usr/bin/time (GNU time); claude-code-log (PyPI) is
 # measured when installed (`pip install claude-code-log`), else its row says so.
@@ -16,6 +17,7 @@ SRC="$SHARED/corpus/claude-code/marot__spotter__258c7280-ae70-4798-800f-63464d01
 OUT=$ROOT/target/bench
 mkdir -p "$OUT"
 
+if [ "${1:-}" != "--report" ]; then
 cargo build --release --quiet
 BIN=$ROOT/target/release/mcscope
 for mb in 50 200; do
@@ -74,6 +76,11 @@ if command -v tmux >/dev/null 2>&1; then
 fi
 
 cargo bench --quiet --bench keystrokes -- "$F" > "$OUT/keystrokes.txt" 2>/dev/null || true
+# The stress case: one turn of 3,000 tool calls (plans cost more the longer the turn).
+[ -s "$OUT/long-turn.jsonl" ] || python3 scripts/make-long-turn.py 3000 "$OUT/long-turn.jsonl"
+cargo bench --quiet --bench keystrokes -- "$OUT/long-turn.jsonl" > "$OUT/keystrokes-long.txt" 2>/dev/null || true
+
+fi
 
 python3 - "$OUT" "$RUNS" <<'PY'
 import statistics, sys, os, platform, subprocess, datetime
@@ -87,7 +94,10 @@ rss = {k: max(r for _, r in v) for k, v in rows.items()}
 size = {mb: os.path.getsize(os.path.join(out, f"big{mb}.jsonl")) for mb in (50, 200)}
 m200 = med["mcscope-timeline-200"]
 def ratio(name):
-    return f"{m200 / med[name]:.2f}x" if name in med else "-"
+    if name not in med:
+        return "-"
+    r = m200 / med[name]
+    return f"{r:.2f}x" if r >= 0.1 else f"1/{1 / r:.0f}"
 lines = []
 w = lines.append
 w("# Benchmarks\n")
@@ -99,7 +109,7 @@ w("|---|---:|---:|---:|")
 labels = [
     ("mcscope-timeline-200", "`mcscope timeline big200.jsonl --format json > /dev/null`"),
     ("python-json-loads-200", "Python loop: `json.loads` every line"),
-    ("jq-200", "`jq -c 'select(.type==\"user\") | .uuid'`"),
+    ("jq-200", "`jq -c 'select(.type==\"user\") \\| .uuid'`"),
     ("claude-code-log-200", "`claude-code-log convert big200.jsonl -o out.html` (1 run)"),
 ]
 for key, label in labels:
@@ -123,6 +133,14 @@ if ks:
       "diffed on a worker thread and the footer's fired marks on another, both at a lower priority. "
       "'back to back' sends the next key at once; 'paced' waits for the background diff first and times the "
       "frame that shows it on its own, and how long after the key it appears:\n")
+    w("```")
+    w(ks)
+    w("```")
+ks = open(os.path.join(out, "keystrokes-long.txt")).read().strip()
+if ks:
+    w("\nThe stress case, not a target: one turn of 3,000 tool calls (`scripts/make-long-turn.py 3000`, "
+      "8 MB). A plan at request k runs the engine from the turn's start, so its cost grows with the turn, and "
+      "the last requests' views hold every call (6 MB bodies to diff in the background):\n")
     w("```")
     w(ks)
     w("```")
