@@ -534,12 +534,10 @@ fn following_a_growing_file_keeps_the_place_and_the_parameters() {
     assert!(!a.view().unwrap().following());
 }
 
-#[test]
-fn a_big_request_is_diffed_in_the_background() {
-    let t = tempfile::tempdir().unwrap();
+/// The demo with toolu_A's result grown to `chars` characters, written in `dir`.
+fn grown_demo(dir: &Path, chars: usize) -> std::path::PathBuf {
     let src = std::fs::read_to_string(sample(DEMO)).unwrap();
-    // The demo with toolu_A's result grown to 1.5 MB.
-    let big = "x".repeat(1_500_000);
+    let big = "x".repeat(chars);
     let grown: Vec<String> = src
         .lines()
         .map(|l| {
@@ -550,8 +548,15 @@ fn a_big_request_is_diffed_in_the_background() {
             v.to_string()
         })
         .collect();
-    let path = t.path().join("big.jsonl");
+    let path = dir.join("big.jsonl");
     std::fs::write(&path, grown.join("\n") + "\n").unwrap();
+    path
+}
+
+#[test]
+fn a_big_request_is_diffed_in_the_background() {
+    let t = tempfile::tempdir().unwrap();
+    let path = grown_demo(t.path(), 1_500_000);
     let opts = Opts {
         policy: Some(KindArg::Idle),
         keep_recent: Some(2),
@@ -579,20 +584,7 @@ fn a_big_request_is_diffed_in_the_background() {
 #[test]
 fn a_big_request_counts_the_rewritten_tokens_in_the_background() {
     let t = tempfile::tempdir().unwrap();
-    let src = std::fs::read_to_string(sample(DEMO)).unwrap();
-    let big = "y".repeat(400_000);
-    let grown: Vec<String> = src
-        .lines()
-        .map(|l| {
-            let mut v: Value = serde_json::from_str(l).unwrap();
-            if v["message"]["content"][0]["tool_use_id"] == "toolu_A" {
-                v["message"]["content"][0]["content"] = Value::String(big.clone());
-            }
-            v.to_string()
-        })
-        .collect();
-    let path = t.path().join("big.jsonl");
-    std::fs::write(&path, grown.join("\n") + "\n").unwrap();
+    let path = grown_demo(t.path(), 400_000);
     let opts = Opts {
         policy: Some(KindArg::Idle),
         keep_recent: Some(1),
