@@ -57,6 +57,9 @@ pub fn diff(local: &str, wire: &str, budget: Duration) -> Diff {
         .algorithm(Algorithm::Patience)
         .deadline(started + budget)
         .diff_lines(local, wire);
+    // Whether the deadline cut the line diff short (building rows after it is
+    // not the diff's doing: a big exact diff is not coarse).
+    let coarse = started.elapsed() >= budget;
     let old: Vec<&str> = d.iter_old_slices().collect();
     let new: Vec<&str> = d.iter_new_slices().collect();
     let line = |s: &str| s.trim_end_matches(['\n', '\r']).to_string();
@@ -139,7 +142,7 @@ pub fn diff(local: &str, wire: &str, budget: Duration) -> Diff {
     Diff {
         rows,
         changes,
-        coarse: started.elapsed() >= budget,
+        coarse,
     }
 }
 
