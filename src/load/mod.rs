@@ -127,7 +127,7 @@ impl<S: RecordSink> Reader<S> {
     /// so no core waits for the sequential half.
     fn read(
         &mut self,
-        file: &mut File,
+        file: &mut (impl Read + Send),
         final_read: bool,
         progress: &AtomicU64,
     ) -> std::io::Result<()> {
@@ -160,8 +160,13 @@ impl<S: RecordSink> Reader<S> {
             );
             self.line += parsed.lines.len();
             self.offset += end as u64;
+            if let Err(e) = filled {
+                // What was read is applied before the error goes up: the reader's
+                // place (line, offset) always matches what it has applied.
+                self.apply(parsed, progress);
+                return Err(e);
+            }
             pending = Some(parsed);
-            filled?;
             buf = next;
         }
         if let Some(p) = pending {
@@ -235,7 +240,7 @@ fn parse_batch<S: RecordSink>(bytes: &[u8], first_line: usize, offset: u64) -> P
 
 /// Reads on until `buf` holds a batch (half a batch more than it had, at least),
 /// or the file ends.
-fn fill(file: &mut File, buf: &mut Vec<u8>, eof: &mut bool) -> std::io::Result<()> {
+fn fill(file: &mut impl Read, buf: &mut Vec<u8>, eof: &mut bool) -> std::io::Result<()> {
     let want = buf.len().max(BATCH / 2) + BATCH / 2;
     while !*eof && buf.len() < want {
         // read_to_end fills spare capacity without zeroing a whole batch first.
@@ -531,4 +536,55 @@ pub fn list_sessions(dir: &Path) -> std::io::Result<Vec<(PathBuf, u64, std::time
     }
     out.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Gives `data` in pieces, then fails.
+    struct FailsAfter {
+        data: Vec<u8>,
+        at: usize,
+    }
+
+    impl Read for FailsAfter {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            if self.at == self.data.len() {
+                return Err(std::io::Error::other("the disk went away"));
+            }
+            let n = out.len().min(self.data.len() - self.at).min(1 << 20);
+            out[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    /// A read error in the middle of a file: everything before it that was read
+    /// is applied, and the reader's place is the end of what it applied.
+    #[test]
+    fn a_read_error_leaves_the_reader_at_what_it_applied() {
+        // Damaged lines (each a diagnostic) over more than one batch.
+        let line = format!("{{\"type\":\"user\",\"message\":{}\n", "x".repeat(60));
+        let count = (BATCH + BATCH / 2) / line.len();
+        let data = line.repeat(count).into_bytes();
+        let mut r = Reader::new(claude::Sink::new(Path::new("t.jsonl")));
+        let mut src = FailsAfter { data, at: 0 };
+        let err = r.read(&mut src, true, &AtomicU64::new(0));
+        assert!(err.is_err());
+        assert!(
+            r.line > 0 && r.line < count,
+            "some lines, not all: {}",
+            r.line
+        );
+        assert_eq!(
+            r.diagnostics.len(),
+            r.line,
+            "every line counted was applied"
+        );
+        assert_eq!(r.offset, (r.line * line.len()) as u64);
+        let last = r.diagnostics.last().unwrap();
+        assert_eq!(last.line, r.line);
+        assert_eq!(last.byte_offset, r.offset - line.len() as u64);
+    }
 }

@@ -79,32 +79,40 @@ impl DiffWorker {
     fn spawn() -> DiffWorker {
         let (jobs, job_rx) = std::sync::mpsc::channel::<DiffJob>();
         let (done_tx, done) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            lower_priority();
-            // The records of the view last shown, for the session they came from.
-            let mut cache = crate::wire::MessageCache::default();
-            let mut cached_for: Option<Arc<Session>> = None;
-            while let Ok(mut job) = job_rx.recv() {
-                while let Ok(newer) = job_rx.try_recv() {
-                    job = newer;
+        let spawned = std::thread::Builder::new()
+            .name(format!("{BACKGROUND}diff"))
+            .spawn(move || {
+                lower_priority();
+                // The records of the view last shown, for the session they came from.
+                let mut cache = crate::wire::MessageCache::default();
+                let mut cached_for: Option<Arc<Session>> = None;
+                while let Ok(mut job) = job_rx.recv() {
+                    while let Ok(newer) = job_rx.try_recv() {
+                        job = newer;
+                    }
+                    drop(std::mem::take(&mut job.replaced));
+                    if !cached_for
+                        .as_ref()
+                        .is_some_and(|s| Arc::ptr_eq(s, &job.session))
+                    {
+                        cache = Default::default();
+                        cached_for = Some(job.session.clone());
+                    }
+                    let drawn = draw_bodies(&job.session, job.broken_at, &job.inputs, &mut cache);
+                    if done_tx.send((job.generation, drawn)).is_err() {
+                        return;
+                    }
                 }
-                drop(std::mem::take(&mut job.replaced));
-                if !cached_for
-                    .as_ref()
-                    .is_some_and(|s| Arc::ptr_eq(s, &job.session))
-                {
-                    cache = Default::default();
-                    cached_for = Some(job.session.clone());
-                }
-                let drawn = draw_bodies(&job.session, job.broken_at, &job.inputs, &mut cache);
-                if done_tx.send((job.generation, drawn)).is_err() {
-                    return;
-                }
-            }
-        });
+            });
+        // A thread that cannot start drops its channel: the view says so.
+        drop(spawned);
         DiffWorker { jobs, done }
     }
 }
+
+/// The name prefix of the TUI's background threads (their panics leave the
+/// terminal to the UI).
+pub const BACKGROUND: &str = "mcscope-bg-";
 
 /// Background work (the diff worker, the footer's timeline) yields the cores to
 /// the thread that answers keystrokes.
@@ -444,18 +452,21 @@ impl SessionView {
         let (tx, rx) = std::sync::mpsc::channel();
         let setup = self.setup.clone();
         let k = self.k;
-        std::thread::spawn(move || {
-            lower_priority();
-            let current = || latest.load(std::sync::atomic::Ordering::Relaxed) == generation;
-            let mut fired = Vec::new();
-            for mark in analysis::fired_marks(&setup, k) {
-                if !current() {
-                    return;
+        // A thread that cannot start drops `tx`: the marks stay as they were.
+        let _ = std::thread::Builder::new()
+            .name(format!("{BACKGROUND}timeline"))
+            .spawn(move || {
+                lower_priority();
+                let current = || latest.load(std::sync::atomic::Ordering::Relaxed) == generation;
+                let mut fired = Vec::new();
+                for mark in analysis::fired_marks(&setup, k) {
+                    if !current() {
+                        return;
+                    }
+                    fired.push(mark);
                 }
-                fired.push(mark);
-            }
-            let _ = tx.send((generation, fired));
-        });
+                let _ = tx.send((generation, fired));
+            });
         self.timeline_job = Some((generation, rx));
     }
 
@@ -513,12 +524,21 @@ impl SessionView {
     pub fn poll_background(&mut self) -> bool {
         let mut changed = false;
         if let (Some(awaited), Some(worker)) = (self.diff_job, &self.diff_worker) {
-            while let Ok((g, drawn)) = worker.done.try_recv() {
-                if g == awaited {
-                    self.diff_job = None;
-                    self.install_diff(drawn);
-                    changed = true;
-                    break;
+            loop {
+                match worker.done.try_recv() {
+                    Ok((g, drawn)) if g == awaited => {
+                        self.diff_job = None;
+                        self.install_diff(drawn);
+                        changed = true;
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                        self.worker_lost();
+                        changed = true;
+                        break;
+                    }
                 }
             }
         }
@@ -543,13 +563,36 @@ impl SessionView {
         }
     }
 
+    /// The diff worker is gone (it panicked): say so where the diff goes, and
+    /// start a new one with the next big request.
+    fn worker_lost(&mut self) {
+        self.diff_job = None;
+        self.diff_worker = None;
+        let text = "the diff could not be computed: its worker thread stopped".to_string();
+        self.install_diff(Drawn {
+            diff: diff::diff(&text, &text, DIFF_BUDGET),
+            local: text.clone(),
+            wire: text,
+            tokens: None,
+        });
+        self.status = Some("the background diff stopped; step again to retry".into());
+    }
+
     /// Waits for the background jobs (tests and benchmarks).
     pub fn wait_background(&mut self) {
-        if let (Some(awaited), Some(worker)) = (self.diff_job.take(), &self.diff_worker) {
-            while let Ok((g, drawn)) = worker.done.recv() {
-                if g == awaited {
-                    self.install_diff(drawn);
-                    break;
+        if let (Some(awaited), Some(worker)) = (self.diff_job, &self.diff_worker) {
+            loop {
+                match worker.done.recv() {
+                    Ok((g, drawn)) if g == awaited => {
+                        self.diff_job = None;
+                        self.install_diff(drawn);
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(_) => {
+                        self.worker_lost();
+                        break;
+                    }
                 }
             }
         }

@@ -70,6 +70,14 @@ fn with_terminal(
     let mut terminal = ratatui::init();
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        // A background thread's panic must not take the terminal from the UI,
+        // which goes on and says that the job stopped (app::BACKGROUND).
+        if std::thread::current()
+            .name()
+            .is_some_and(|n| n.starts_with(app::BACKGROUND))
+        {
+            return;
+        }
         let _ = execute!(std::io::stdout(), DisableMouseCapture);
         previous(info);
     }));
