@@ -5,7 +5,7 @@ use super::protect::{Outcome, Protection, Protector, RecordedPath};
 use super::{Delivery, PlanKind, Policy, Tools};
 use crate::session::{Harness, Request, Role, Session};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -199,6 +199,10 @@ pub struct Engine<'s> {
     /// and go (so a step that does not fire costs no pass over the view).
     total: u64,
     active: usize,
+    /// The active results themselves, by result index (registration order), and
+    /// each view result's candidate position: the count plan reads only these.
+    active_set: BTreeSet<usize>,
+    pos_of: Vec<usize>,
     /// The results with a clearing in force (so a reset touches only them).
     in_force_list: Vec<usize>,
     media_cleared: Vec<bool>,
@@ -241,6 +245,8 @@ impl<'s> Engine<'s> {
             base: vec![(0, false); s.results.len()],
             total: 0,
             active: 0,
+            active_set: BTreeSet::new(),
+            pos_of: vec![0; s.results.len()],
             in_force_list: Vec::new(),
             media_cleared: vec![false; s.media.len()],
             edits: Vec::new(),
@@ -323,9 +329,19 @@ impl<'s> Engine<'s> {
     fn set_clearing(&mut self, r: usize, clearing: Option<Clearing>) {
         let (c, a) = self.contribution(r);
         self.cleared[r] = clearing;
-        let (c2, a2) = self.contribution(r);
-        self.total = self.total - c + c2;
-        self.active = self.active - a + a2;
+        self.update_totals(r, c, a);
+    }
+
+    /// Moves the running totals from `r`'s old contribution to its current one.
+    fn update_totals(&mut self, r: usize, old_chars: u64, old_active: usize) {
+        let (c, a) = self.contribution(r);
+        self.total = self.total - old_chars + c;
+        self.active = self.active - old_active + a;
+        if a == 1 {
+            self.active_set.insert(r);
+        } else {
+            self.active_set.remove(&r);
+        }
     }
 
     /// Records what a (new or re-made) candidate adds while not cleared.
@@ -342,9 +358,7 @@ impl<'s> Engine<'s> {
             && (!r.is_error || self.policy.errors_clearable());
         let (old_c, old_a) = self.contribution(c.result);
         self.base[c.result] = (chars, active);
-        let (c2, a2) = self.contribution(c.result);
-        self.total = self.total - old_c + c2;
-        self.active = self.active - old_a + a2;
+        self.update_totals(c.result, old_c, old_a);
     }
 
     /// Evaluates the next request; None after the last.
@@ -360,6 +374,7 @@ impl<'s> Engine<'s> {
             self.edits.clear();
             self.pending.clear();
             (self.total, self.active) = (0, 0);
+            self.active_set.clear();
             self.view = View {
                 segment: req.segment,
                 started: true,
@@ -503,6 +518,7 @@ impl<'s> Engine<'s> {
         for r in self.view.results_end..results.end {
             let (key, cand) = self.make_candidate(r);
             self.set_base(&cand);
+            self.pos_of[r] = self.view.cands.len();
             self.view.result_ids.insert(s.results[r].id.as_str());
             unsorted |= self.view.keys.last().is_some_and(|&k| k > key);
             self.view.keys.push(key);
@@ -532,6 +548,9 @@ impl<'s> Engine<'s> {
                 .collect();
             pairs.sort_by_key(|p| p.0);
             (self.view.keys, self.view.cands) = pairs.into_iter().unzip();
+            for (p, c) in self.view.cands.iter().enumerate() {
+                self.pos_of[c.result] = p;
+            }
         }
         // Pending: the results of the request's last message, when it is the user
         // message that answers the calls (not a new turn). Only those change.
@@ -999,8 +1018,9 @@ impl<'s> Engine<'s> {
                 self.note(req, || format!("count: {n} active <= trigger {trigger}")),
             );
         }
-        let active = self.active_by_pass();
-        debug_assert_eq!(n, active.len(), "active count");
+        // Positions of the active results, in registration order.
+        let active: Vec<usize> = self.active_set.iter().map(|&r| self.pos_of[r]).collect();
+        debug_assert_eq!(active, self.active_by_pass(), "active results");
         let last_user = last_user_message(self.s, req).filter(|&m| m + 1 == req.end);
         let split = n.saturating_sub(keep);
         let mut kept = Why::new(self.wants_reasons());
