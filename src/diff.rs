@@ -22,7 +22,9 @@ pub enum Kind {
 pub struct Side {
     /// 1-based line number in that side's JSON.
     pub no: usize,
-    pub text: String,
+    /// Where the line is (its end excluded) in that side's text: rows hold no copy
+    /// of the lines, so a diff of two big bodies is quick to build and to free.
+    pub span: std::ops::Range<usize>,
     /// The changed span, as a char range, when the row is a `Change`.
     pub emph: Option<(usize, usize)>,
 }
@@ -43,6 +45,9 @@ pub enum Item {
 
 #[derive(Debug, Clone, Default)]
 pub struct Diff {
+    /// The two texts: the local request (left) and the wire payload (right).
+    pub left: String,
+    pub right: String,
     pub rows: Vec<Row>,
     /// The first row of each run of changes, in order (`n` / `N` jump between them).
     pub changes: Vec<usize>,
@@ -50,8 +55,31 @@ pub struct Diff {
     pub coarse: bool,
 }
 
-/// Diffs two texts line by line, within a time budget.
-pub fn diff(local: &str, wire: &str, budget: Duration) -> Diff {
+impl Diff {
+    /// The left (local) line of a row.
+    pub fn left_line(&self, row: &Row) -> Option<&str> {
+        row.left.as_ref().map(|s| &self.left[s.span.clone()])
+    }
+
+    /// The right (wire) line of a row.
+    pub fn right_line(&self, row: &Row) -> Option<&str> {
+        row.right.as_ref().map(|s| &self.right[s.span.clone()])
+    }
+}
+
+/// Diffs two texts line by line, within a time budget; the diff keeps the texts.
+pub fn diff(local: String, wire: String, budget: Duration) -> Diff {
+    let (rows, changes, coarse) = rows(&local, &wire, budget);
+    Diff {
+        left: local,
+        right: wire,
+        rows,
+        changes,
+        coarse,
+    }
+}
+
+fn rows(local: &str, wire: &str, budget: Duration) -> (Vec<Row>, Vec<usize>, bool) {
     let started = Instant::now();
     let d = TextDiff::configure()
         .algorithm(Algorithm::Patience)
@@ -62,7 +90,13 @@ pub fn diff(local: &str, wire: &str, budget: Duration) -> Diff {
     let coarse = started.elapsed() >= budget;
     let old: Vec<&str> = d.iter_old_slices().collect();
     let new: Vec<&str> = d.iter_new_slices().collect();
-    let line = |s: &str| s.trim_end_matches(['\n', '\r']).to_string();
+    // A line's place in its text, its end excluded (the slices are the texts').
+    let span = |text: &str, line: &str| {
+        let start = line.as_ptr() as usize - text.as_ptr() as usize;
+        start..start + line.trim_end_matches(['\n', '\r']).len()
+    };
+    let line = |s: &str| span(local, s);
+    let wline = |s: &str| span(wire, s);
     let mut rows = Vec::new();
     let mut changes = Vec::new();
     for op in d.ops() {
@@ -77,7 +111,7 @@ pub fn diff(local: &str, wire: &str, budget: Duration) -> Diff {
                     rows.push(Row {
                         kind: Kind::Equal,
                         left: Some(side(old_index + i, line(old[old_index + i]))),
-                        right: Some(side(new_index + i, line(new[new_index + i]))),
+                        right: Some(side(new_index + i, wline(new[new_index + i]))),
                     });
                 }
                 continue;
@@ -100,7 +134,7 @@ pub fn diff(local: &str, wire: &str, budget: Duration) -> Diff {
                     rows.push(Row {
                         kind: Kind::Insert,
                         left: None,
-                        right: Some(side(i, line(text))),
+                        right: Some(side(i, wline(text))),
                     });
                 }
             }
@@ -112,7 +146,7 @@ pub fn diff(local: &str, wire: &str, budget: Duration) -> Diff {
             } => {
                 for i in 0..old_len.max(new_len) {
                     let l = (i < old_len).then(|| side(old_index + i, line(old[old_index + i])));
-                    let r = (i < new_len).then(|| side(new_index + i, line(new[new_index + i])));
+                    let r = (i < new_len).then(|| side(new_index + i, wline(new[new_index + i])));
                     let kind = match (&l, &r) {
                         (Some(_), Some(_)) => Kind::Change,
                         (Some(_), None) => Kind::Delete,
@@ -124,7 +158,7 @@ pub fn diff(local: &str, wire: &str, budget: Duration) -> Diff {
                         right: r,
                     };
                     if let (Some(a), Some(b)) = (&mut row.left, &mut row.right) {
-                        let (ea, eb) = changed_span(&a.text, &b.text);
+                        let (ea, eb) = changed_span(&local[a.span.clone()], &wire[b.span.clone()]);
                         a.emph = Some(ea);
                         b.emph = Some(eb);
                     }
@@ -139,17 +173,13 @@ pub fn diff(local: &str, wire: &str, budget: Duration) -> Diff {
             changes.push(first);
         }
     }
-    Diff {
-        rows,
-        changes,
-        coarse,
-    }
+    (rows, changes, coarse)
 }
 
-fn side(i: usize, text: String) -> Side {
+fn side(i: usize, span: std::ops::Range<usize>) -> Side {
     Side {
         no: i + 1,
-        text,
+        span,
         emph: None,
     }
 }
@@ -210,7 +240,7 @@ mod tests {
     fn rows_align_and_mark_the_changed_span() {
         let a = "a\n\"content\": \"long text\"\nc\n";
         let b = "a\n\"content\": \"[cleared]\"\nc\nd\n";
-        let d = diff(a, b, Duration::from_secs(1));
+        let d = diff(a.into(), b.into(), Duration::from_secs(1));
         let kinds: Vec<Kind> = d.rows.iter().map(|r| r.kind).collect();
         assert_eq!(
             kinds,
@@ -220,13 +250,16 @@ mod tests {
         assert_eq!(r.left.as_ref().unwrap().emph, Some((12, 21)));
         assert_eq!(r.right.as_ref().unwrap().emph, Some((12, 21)));
         assert_eq!(d.changes, [1, 3]);
+        assert_eq!(d.left_line(r), Some("\"content\": \"long text\""));
+        assert_eq!(d.right_line(&d.rows[3]), Some("d"));
+        assert_eq!(d.left_line(&d.rows[3]), None);
     }
 
     #[test]
     fn long_unchanged_runs_fold_with_context() {
         let a: String = (0..20).map(|i| format!("{i}\n")).collect();
         let b = a.replace("10\n", "ten\n");
-        let d = diff(&a, &b, Duration::from_secs(1));
+        let d = diff(a, b, Duration::from_secs(1));
         let items = fold(&d.rows, 2, &HashSet::new());
         assert_eq!(items.first(), Some(&Item::Fold { start: 0, len: 8 }));
         assert!(items.contains(&Item::Row(10)));

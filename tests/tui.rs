@@ -95,9 +95,9 @@ fn demo_count_marks_a_and_b_deleted_and_shows_cache_edits_on_the_right_only() {
         .rows
         .iter()
         .position(|r| {
-            r.right
-                .as_ref()
-                .is_some_and(|s| s.text.contains("cache_edits"))
+            v.diff
+                .right_line(r)
+                .is_some_and(|t| t.contains("cache_edits"))
         })
         .expect("a cache_edits row");
     assert!(
@@ -117,9 +117,9 @@ fn demo_count_marks_a_and_b_deleted_and_shows_cache_edits_on_the_right_only() {
         .rows
         .iter()
         .position(|r| {
-            r.right
-                .as_ref()
-                .is_some_and(|s| s.text.contains("cache_reference"))
+            v.diff
+                .right_line(r)
+                .is_some_and(|t| t.contains("cache_reference"))
         })
         .unwrap();
     v.show_row(r);
@@ -198,20 +198,20 @@ fn stepping_cycling_and_tuning_replan_at_once() {
     a.update(Action::CyclePlan);
     a.update(Action::CyclePlan);
     assert!(
-        a.view().unwrap().wire_json.contains("cache_edits")
+        a.view().unwrap().wire_json().contains("cache_edits")
             == (a.view().unwrap().policy().delivery.name() == "cache-edits")
     );
     a.update(Action::ToggleDelivery);
     let v = a.view().unwrap();
     assert_eq!(v.policy().delivery.name(), "cache-edits");
-    assert!(v.wire_json.contains("\"cache_edits\""));
-    assert!(!v.local_json.contains("cache_edits"));
+    assert!(v.wire_json().contains("\"cache_edits\""));
+    assert!(!v.local_json().contains("cache_edits"));
     a.update(Action::ToggleDelivery);
-    assert!(!a.view().unwrap().wire_json.contains("cache_edits"));
+    assert!(!a.view().unwrap().wire_json().contains("cache_edits"));
     assert!(
         a.view()
             .unwrap()
-            .wire_json
+            .wire_json()
             .contains("[Old tool result content cleared]")
     );
     // m toggles protection.
@@ -575,7 +575,7 @@ fn a_big_request_is_diffed_in_the_background() {
     view_mut(&mut a).wait_background();
     let v = a.view().unwrap();
     assert!(!v.diff_pending());
-    assert!(v.wire_json.contains("[Old tool result content cleared]"));
+    assert!(v.wire_json().contains("[Old tool result content cleared]"));
     assert!(!v.diff.changes.is_empty());
 }
 

@@ -17,11 +17,20 @@ type TimelineJob = std::sync::mpsc::Receiver<(u64, Vec<bool>)>;
 /// A request's bodies, printed and diffed, with the tokens the plan needs from
 /// them: what the diff worker hands back.
 struct Drawn {
-    local: String,
-    wire: String,
+    /// The diff, holding both printed bodies.
     diff: Diff,
     /// `tokens_after_break`, when the bodies could be read.
     tokens: Option<u64>,
+}
+
+impl Drawn {
+    /// Both sides say `text` (instead of a diff that could not be made).
+    fn message(text: String) -> Drawn {
+        Drawn {
+            diff: diff::diff(text.clone(), text, DIFF_BUDGET),
+            tokens: None,
+        }
+    }
 }
 
 /// Reads, builds, prints and diffs a request's bodies (with the view's records
@@ -35,24 +44,13 @@ fn draw_bodies(
     match inputs.bodies(s, Some(cache)) {
         Ok((local, wire)) => {
             let tokens = broken_at.map(|at| crate::wire::tokens_from(&wire, at));
-            let (local, wire, diff) = print_and_diff(&local, &wire);
-            Drawn {
-                local,
-                wire,
-                diff,
-                tokens,
-            }
+            let pretty =
+                |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
+            let diff = diff::diff(pretty(&local), pretty(&wire), DIFF_BUDGET);
+            Drawn { diff, tokens }
         }
-        Err(e) => {
-            // The file changed or vanished under us: say so, keep the plan.
-            let text = format!("cannot read the records: {e}");
-            Drawn {
-                diff: diff::diff(&text, &text, DIFF_BUDGET),
-                local: text.clone(),
-                wire: text,
-                tokens: None,
-            }
-        }
+        // The file changed or vanished under us: say so, keep the plan.
+        Err(e) => Drawn::message(format!("cannot read the records: {e}")),
     }
 }
 
@@ -183,8 +181,6 @@ pub struct SessionView {
     pub focus: Focus,
     pub overlay: Option<Overlay>,
     pub status: Option<String>,
-    pub local_json: String,
-    pub wire_json: String,
     /// The local messages read so far for the current view.
     messages: crate::wire::MessageCache,
     /// Following the file as it grows (`f`), and when it was last looked at.
@@ -342,8 +338,6 @@ impl SessionView {
             focus: Focus::List,
             overlay: None,
             status: None,
-            local_json: String::new(),
-            wire_json: String::new(),
             messages: Default::default(),
             follow: None,
             demo: None,
@@ -498,8 +492,16 @@ impl SessionView {
             replaced: std::mem::take(&mut self.diff),
         });
         self.diff_job = Some(generation);
-        self.local_json.clear();
-        self.wire_json.clear();
+    }
+
+    /// The local request as printed (empty while the background prints it).
+    pub fn local_json(&self) -> &str {
+        &self.diff.left
+    }
+
+    /// The wire payload as printed (empty while the background prints it).
+    pub fn wire_json(&self) -> &str {
+        &self.diff.right
     }
 
     /// Whether the diff is still being computed in the background.
@@ -508,7 +510,7 @@ impl SessionView {
     }
 
     fn take_drawn(&mut self, drawn: Drawn) {
-        (self.local_json, self.wire_json, self.diff) = (drawn.local, drawn.wire, drawn.diff);
+        self.diff = drawn.diff;
         if let Some(t) = drawn.tokens {
             self.plan.cache.tokens_after_break = t;
         }
@@ -568,13 +570,9 @@ impl SessionView {
     fn worker_lost(&mut self) {
         self.diff_job = None;
         self.diff_worker = None;
-        let text = "the diff could not be computed: its worker thread stopped".to_string();
-        self.install_diff(Drawn {
-            diff: diff::diff(&text, &text, DIFF_BUDGET),
-            local: text.clone(),
-            wire: text,
-            tokens: None,
-        });
+        self.install_diff(Drawn::message(
+            "the diff could not be computed: its worker thread stopped".into(),
+        ));
         self.status = Some("the background diff stopped; step again to retry".into());
     }
 
@@ -751,7 +749,7 @@ impl SessionView {
             .diff
             .rows
             .iter()
-            .position(|r| r.right.as_ref().is_some_and(|s| s.text.contains(text)));
+            .position(|r| self.diff.right_line(r).is_some_and(|t| t.contains(text)));
         if let Some(row) = row {
             self.show_row(row);
         }
@@ -855,11 +853,11 @@ impl SessionView {
             Harness::Claude => format!("\"tool_use_id\": \"{id}\""),
             Harness::Qwen => format!("\"id\": \"{id}\""),
         };
-        let rows = self.diff.rows.iter().enumerate().filter(|(_, r)| {
-            r.right
-                .as_ref()
-                .or(r.left.as_ref())
-                .is_some_and(|s| s.text.contains(&key))
+        let d = &self.diff;
+        let rows = d.rows.iter().enumerate().filter(|(_, r)| {
+            d.right_line(r)
+                .or(d.left_line(r))
+                .is_some_and(|t| t.contains(&key))
         });
         // Claude names the id once per result; Qwen's call comes before its response.
         let row = match self.setup.session.harness {
@@ -1005,7 +1003,7 @@ impl SessionView {
             }
         }
         let mut tmp = tempfile::NamedTempFile::new_in(&dir_real)?;
-        std::io::Write::write_all(&mut tmp, self.wire_json.as_bytes())?;
+        std::io::Write::write_all(&mut tmp, self.wire_json().as_bytes())?;
         std::io::Write::write_all(&mut tmp, b"\n")?;
         tmp.persist(&target).map_err(|e| e.error)?;
         Ok(target)
@@ -1035,12 +1033,4 @@ impl SessionView {
         }
         out
     }
-}
-
-/// Pretty-prints both bodies and diffs them (within the time budget).
-fn print_and_diff(local: &serde_json::Value, wire: &serde_json::Value) -> (String, String, Diff) {
-    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
-    let (l, w) = (pretty(local), pretty(wire));
-    let d = diff::diff(&l, &w, DIFF_BUDGET);
-    (l, w, d)
 }

@@ -2,7 +2,7 @@
 
 use super::app::{App, Focus, Overlay, Picker, Screen, SessionView};
 use super::keymap::{self, KEYMAP};
-use crate::diff::{Item, Kind, Row, Side};
+use crate::diff::{Diff, Item, Kind, Row, Side};
 use crate::policy::engine::{Candidate, Status, fmt_gap, fmt_int, fmt_num};
 use crate::policy::protect::Outcome;
 use crate::policy::{Delivery, PlanKind};
@@ -489,13 +489,13 @@ pub fn draw_diff(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
                 ),
                 theme.fg(Color::DarkGray),
             ),
-            Item::Row(r) => diff_line(&v.diff.rows[r], half as usize, v.hscroll, theme),
+            Item::Row(r) => diff_line(&v.diff, &v.diff.rows[r], half as usize, v.hscroll, theme),
         })
         .collect();
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn diff_line(row: &Row, half: usize, hscroll: usize, theme: Theme) -> Line<'static> {
+fn diff_line(diff: &Diff, row: &Row, half: usize, hscroll: usize, theme: Theme) -> Line<'static> {
     let (lstyle, rstyle, lmark, rmark) = match row.kind {
         Kind::Equal => (Style::default(), Style::default(), ' ', ' '),
         Kind::Delete => (theme.fg(Color::Red), Style::default(), '-', ' '),
@@ -503,7 +503,7 @@ fn diff_line(row: &Row, half: usize, hscroll: usize, theme: Theme) -> Line<'stat
         Kind::Change => (theme.fg(Color::Red), theme.fg(Color::Green), '~', '~'),
     };
     let mut spans = side_spans(
-        row.left.as_ref(),
+        row.left.as_ref().zip(diff.left_line(row)),
         half,
         hscroll,
         lmark,
@@ -512,7 +512,7 @@ fn diff_line(row: &Row, half: usize, hscroll: usize, theme: Theme) -> Line<'stat
     );
     spans.push(Span::raw("│"));
     spans.extend(side_spans(
-        row.right.as_ref(),
+        row.right.as_ref().zip(diff.right_line(row)),
         half,
         hscroll,
         rmark,
@@ -524,7 +524,7 @@ fn diff_line(row: &Row, half: usize, hscroll: usize, theme: Theme) -> Line<'stat
 
 /// One half of a diff row: gutter (line number + mark) and the text window.
 fn side_spans(
-    side: Option<&Side>,
+    side: Option<(&Side, &str)>,
     width: usize,
     hscroll: usize,
     mark: char,
@@ -533,10 +533,10 @@ fn side_spans(
 ) -> Vec<Span<'static>> {
     let gutter = 6;
     let text_w = width.saturating_sub(gutter);
-    let Some(side) = side else {
+    let Some((side, text)) = side else {
         return vec![Span::raw(" ".repeat(width))];
     };
-    let chars: Vec<char> = side.text.chars().collect();
+    let chars: Vec<char> = text.chars().collect();
     let start = hscroll.min(chars.len());
     let end = (start + text_w).min(chars.len());
     let mut spans = vec![Span::styled(
