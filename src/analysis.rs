@@ -226,6 +226,19 @@ impl WireInputs {
     }
 }
 
+impl WireInputs {
+    /// Both bodies printed as pretty JSON, and the wire's estimated tokens from
+    /// message `from` (`tokens_after_break` when the cache prefix breaks there).
+    pub fn print(
+        &self,
+        s: &Session,
+        cache: &mut wire::MessageCache,
+        from: Option<usize>,
+    ) -> std::io::Result<(String, String, Option<u64>)> {
+        self.with_clearings(|c| wire::print_both(s, &self.request, c, cache, from))
+    }
+}
+
 /// The plan at `k` (k >= 1), all but `tokens_after_break` (which needs the wire
 /// body: see `PlanAt::fill_tokens`), and what its wire needs.
 pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, WireInputs)> {

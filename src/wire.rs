@@ -67,6 +67,11 @@ pub struct MessageCache {
 
 impl MessageCache {
     fn messages(&mut self, s: &Session, req: &Request) -> std::io::Result<Vec<Value>> {
+        Ok(self.slice(s, req)?.to_vec())
+    }
+
+    /// The request's local messages, read as needed and lent out.
+    fn slice(&mut self, s: &Session, req: &Request) -> std::io::Result<&[Value]> {
         if self.view_start != req.view_start {
             self.view_start = req.view_start;
             self.messages.clear();
@@ -78,7 +83,54 @@ impl MessageCache {
                 self.messages.push(message_from(&file, s, m)?);
             }
         }
-        Ok(self.messages[..req.end - req.view_start].to_vec())
+        Ok(&self.messages[..req.end - req.view_start])
+    }
+}
+
+/// Both bodies of `req` printed as pretty JSON (as `to_string_pretty` prints the
+/// bodies `build_both` gives), and the wire's estimated tokens from message `from`:
+/// what the TUI shows. The local side is printed from the cache, not copied.
+pub fn print_both(
+    s: &Session,
+    req: &Request,
+    c: &Clearings<'_>,
+    cache: &mut MessageCache,
+    tokens_from_message: Option<usize>,
+) -> std::io::Result<(String, String, Option<u64>)> {
+    let local = cache.slice(s, req)?;
+    let mut wire = local.to_vec();
+    apply(s, req, &mut wire, c);
+    let tokens = tokens_from_message.map(|at| tokens_of(wire.get(at..).unwrap_or(&[])));
+    let model = s.model.clone().map(Value::String).unwrap_or(Value::Null);
+    let pretty = |messages: &[Value]| {
+        serde_json::to_string_pretty(&BodyRef {
+            harness: s.harness,
+            model: &model,
+            messages,
+        })
+        .unwrap_or_default()
+    };
+    Ok((pretty(local), pretty(&wire), tokens))
+}
+
+/// A body over borrowed messages; serializes as `body` builds it.
+struct BodyRef<'a> {
+    harness: Harness,
+    model: &'a Value,
+    messages: &'a [Value],
+}
+
+impl serde::Serialize for BodyRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = ser.serialize_map(Some(2))?;
+        map.serialize_entry("model", self.model)?;
+        let key = match self.harness {
+            Harness::Claude => "messages",
+            Harness::Qwen => "contents",
+        };
+        map.serialize_entry(key, self.messages)?;
+        map.end()
     }
 }
 
@@ -331,13 +383,16 @@ pub fn tokens_from(body: &Value, from: usize) -> u64 {
         .get("messages")
         .or_else(|| body.get("contents"))
         .and_then(Value::as_array);
-    list.map(|l| {
-        l.iter()
-            .skip(from)
-            .map(|m| crate::load::raw::utf16_len_str(&m.to_string()).div_ceil(4))
-            .sum()
-    })
-    .unwrap_or(0)
+    list.map(|l| tokens_of(l.get(from..).unwrap_or(&[])))
+        .unwrap_or(0)
+}
+
+/// Estimated tokens of messages: a quarter of each one's JSON length, rounded up.
+fn tokens_of(messages: &[Value]) -> u64 {
+    messages
+        .iter()
+        .map(|m| crate::load::raw::utf16_len_str(&m.to_string()).div_ceil(4))
+        .sum()
 }
 
 /// A stand-in for a record the wire builder could not read back.

@@ -186,3 +186,69 @@ fn qwen_inline_media_has_its_own_keep_window() {
     );
     assert_eq!(parts[2]["inlineData"]["mimeType"], "image/jpeg");
 }
+
+/// What the TUI prints (the local side straight from the message cache) is what
+/// `to_string_pretty` prints of the bodies `build_both` gives, and its token count
+/// is `tokens_from` of the wire body: on every sample and corpus session, at every
+/// request, under each plan and delivery, with one cache stepping through.
+#[test]
+fn printed_bodies_equal_the_built_ones() {
+    use mcscope::analysis::plan_and_inputs;
+    use mcscope::cli::DeliveryArg;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<std::path::PathBuf> = [
+        "claude-demo.jsonl",
+        "claude-size.jsonl",
+        "qwen-memory/session.jsonl",
+    ]
+    .iter()
+    .map(|f| root.join("sample-sessions").join(f))
+    .collect();
+    let corpus = std::env::var_os("MCSCOPE_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared/corpus"));
+    for sub in std::fs::read_dir(&corpus).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(sub.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if f.path().extension().is_some_and(|e| e == "jsonl") {
+                files.push(f.path());
+            }
+        }
+    }
+    for path in &files {
+        for (kind, delivery) in [
+            (KindArg::Forced, DeliveryArg::Rewrite),
+            (KindArg::Count, DeliveryArg::CacheEdits),
+        ] {
+            let o = Opts {
+                policy: Some(kind),
+                delivery: Some(delivery),
+                keep_recent: Some(1),
+                trigger: Some(2),
+                ..Default::default()
+            };
+            let Ok(s) = mcscope::cli::setup(path, &o) else {
+                continue; // cache-edits on a qwen session is refused
+            };
+            let (mut cache, mut other) = Default::default();
+            let n = s.session.requests.len();
+            // Every request of the samples; every tenth of the corpus (debug builds).
+            let step = if path.starts_with(&corpus) { 10 } else { 1 };
+            for k in (1..=n).filter(|k| k % step == 0 || *k == n) {
+                let (plan, inputs) = plan_and_inputs(&s, k).unwrap();
+                let at = plan.cache.prefix_broken_at_message.or(Some(k % 3));
+                let (l, w, tokens) = inputs.print(&s.session, &mut cache, at).unwrap();
+                let (bl, bw) = inputs.bodies(&s.session, Some(&mut other)).unwrap();
+                let what = format!("{} {kind:?} @{k}", path.display());
+                assert_eq!(l, serde_json::to_string_pretty(&bl).unwrap(), "{what}");
+                assert_eq!(w, serde_json::to_string_pretty(&bw).unwrap(), "{what}");
+                let want = at.map(|a| mcscope::wire::tokens_from(&bw, a));
+                assert_eq!(tokens, want, "{what}");
+            }
+        }
+    }
+    assert!(files.len() > 3);
+}

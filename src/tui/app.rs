@@ -41,14 +41,11 @@ fn draw_bodies(
     inputs: &WireInputs,
     cache: &mut crate::wire::MessageCache,
 ) -> Drawn {
-    match inputs.bodies(s, Some(cache)) {
-        Ok((local, wire)) => {
-            let tokens = broken_at.map(|at| crate::wire::tokens_from(&wire, at));
-            let pretty =
-                |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
-            let diff = diff::diff(pretty(&local), pretty(&wire), DIFF_BUDGET);
-            Drawn { diff, tokens }
-        }
+    match inputs.print(s, cache, broken_at) {
+        Ok((local, wire, tokens)) => Drawn {
+            diff: diff::diff(local, wire, DIFF_BUDGET),
+            tokens,
+        },
         // The file changed or vanished under us: say so, keep the plan.
         Err(e) => Drawn::message(format!("cannot read the records: {e}")),
     }
