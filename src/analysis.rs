@@ -408,16 +408,3 @@ pub fn wire_at(setup: &Setup, k: usize, side: Side) -> std::io::Result<serde_jso
     let request = &setup.session.requests[k - 1];
     WireInputs::of(setup, &engine, request).body(&setup.session, side)
 }
-
-/// The plan at request `k` with both of its bodies (local, wire), in one run of
-/// the engine and one read of the records: what the TUI shows at each step.
-pub fn plan_with_bodies(
-    setup: &Setup,
-    k: usize,
-    cache: Option<&mut wire::MessageCache>,
-) -> std::io::Result<(PlanAt, serde_json::Value, serde_json::Value)> {
-    let (mut plan, inputs) = plan_and_inputs(setup, k)?;
-    let (l, w) = inputs.bodies(&setup.session, cache)?;
-    plan.fill_tokens(&w);
-    Ok((plan, l, w))
-}

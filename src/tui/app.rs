@@ -65,8 +65,8 @@ struct DiffJob {
     /// Where the plan says the cache prefix breaks (for `tokens_after_break`).
     broken_at: Option<usize>,
     inputs: WireInputs,
-    /// The diff this job replaces: freeing a big one (a string per line) takes
-    /// longer than a keystroke may, so the worker does it.
+    /// The diff this job replaces, freed by the worker (two big texts to unmap,
+    /// off the thread that answers keys).
     replaced: Diff,
 }
 
