@@ -318,9 +318,9 @@ pub fn has_duplicate_keys(text: &[u8]) -> bool {
 fn known_duplicate_keys(s: &Session, m: usize) -> bool {
     !strict()
         && s.messages[m].parts.iter().any(|p| match p {
-            Part::Record { offset, len } => {
-                load::read_span(&s.path, *offset, *len).is_ok_and(|b| has_duplicate_keys(&b))
-            }
+            Part::Record { offset, len } => std::fs::File::open(&s.path)
+                .and_then(|f| load::read_span(&f, *offset, *len))
+                .is_ok_and(|b| has_duplicate_keys(&b)),
             Part::Inline(v) => has_duplicate_keys(v.to_string().as_bytes()),
         })
 }
