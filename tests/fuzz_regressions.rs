@@ -7,16 +7,22 @@
 //! A test that asserts a behaviour the program does not have yet is `#[ignore]`d
 //! with the finding's name; `cargo test -- --ignored` runs it.
 
-use mcscope::analysis::{self, Setup};
+use mcscope::analysis;
 use mcscope::cli::{self, DeliveryArg, KindArg, Opts};
+use mcscope::policy::Delivery;
 use mcscope::policy::engine::Status;
-use mcscope::policy::{Delivery, PlanKind};
 use mcscope::session::Harness;
 use mcscope::wire::Side;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The fuzz harness (it depends on mcscope and serde_json only): the replay uses
+/// the target's own parameters.
+#[allow(dead_code)]
+#[path = "../fuzz/src/lib.rs"]
+mod harness;
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -34,34 +40,9 @@ fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(manifest().join("tests/fixtures/fuzz").join(name)).unwrap()
 }
 
-/// The options of the `pipeline` target (`fuzz/src/lib.rs` `base_opts`).
+/// The `pipeline` target's options, from the fuzz harness itself.
 fn pipeline_opts() -> Opts {
-    Opts {
-        policy: Some(KindArg::Idle),
-        keep_recent: Some(2),
-        gap_minutes: Some(0.0),
-        size_threshold: Some(64),
-        trigger: Some(2),
-        protect: true,
-        memory_root: vec![
-            "project=/mem/project".into(),
-            "user=/mem/user".into(),
-            "team=/mem/team".into(),
-        ],
-        ..Opts::default()
-    }
-}
-
-fn with(base: &Setup, kind: PlanKind, delivery: Delivery) -> Setup {
-    let mut policy = base.policy.clone();
-    policy.kind = kind;
-    policy.delivery = delivery;
-    Setup {
-        session: base.session.clone(),
-        policy,
-        roots: base.roots.clone(),
-        path_map: base.path_map.clone(),
-    }
+    harness::base_opts()
 }
 
 /// The ids the `cache_edits` blocks of a Claude wire delete.
@@ -79,9 +60,9 @@ fn deleted_in_wire(wire: &Value) -> BTreeSet<String> {
     out
 }
 
-/// Every saved fuzz input loads, and every plan kind and delivery plans it and
-/// builds its wires at the first and last request without a panic. (Whether
-/// they succeed is each finding's own test below.)
+/// Every saved fuzz input goes through the `pipeline` target's own checks: it
+/// loads, and every plan kind and delivery plans it, runs its timeline and builds
+/// its wires at the first and last request, with the target's invariants.
 #[test]
 fn every_fuzz_input_loads_plans_and_builds_wires_without_panic() {
     let dir = manifest().join("tests/fixtures/fuzz");
@@ -92,30 +73,11 @@ fn every_fuzz_input_loads_plans_and_builds_wires_without_panic() {
             continue;
         }
         seen += 1;
-        let (_d, input) = as_input(&std::fs::read(&path).unwrap());
-        let base = cli::setup(&input, &pipeline_opts())
+        let bytes = std::fs::read(&path).unwrap();
+        let (_d, input) = as_input(&bytes);
+        cli::setup(&input, &pipeline_opts())
             .unwrap_or_else(|e| panic!("{}: did not load: {e}", path.display()));
-        let deliveries: &[Delivery] = match base.session.harness {
-            Harness::Claude => &[Delivery::Rewrite, Delivery::CacheEdits],
-            Harness::Qwen => &[Delivery::Rewrite],
-        };
-        for kind in [
-            PlanKind::Idle,
-            PlanKind::Forced,
-            PlanKind::Size,
-            PlanKind::Count,
-        ] {
-            for &d in deliveries {
-                let setup = with(&base, kind, d);
-                let n = setup.last_request();
-                assert_eq!(analysis::timeline(&setup, n).len(), n);
-                for k in [1, n] {
-                    let _ = analysis::plan_at(&setup, k);
-                    let _ = analysis::wire_at(&setup, k, Side::Wire);
-                    let _ = analysis::wire_at(&setup, k, Side::Local);
-                }
-            }
-        }
+        harness::pipeline(&input, &bytes);
     }
     assert!(seen >= 6, "fixtures missing in {}", dir.display());
 }

@@ -423,13 +423,14 @@ fn run_variant(setup: &Setup) {
         }
     }
     // The fate of one result, as `explain` reports it.
-    if setup.policy.kind == PlanKind::Idle && setup.policy.delivery == Delivery::Rewrite {
-        if let Some(r) = s.results.first() {
-            assert!(
-                analysis::explain(setup, &r.id, n).is_some(),
-                "explain lost a result id"
-            );
-        }
+    if setup.policy.kind == PlanKind::Idle
+        && setup.policy.delivery == Delivery::Rewrite
+        && let Some(r) = s.results.first()
+    {
+        assert!(
+            analysis::explain(setup, &r.id, n).is_some(),
+            "explain lost a result id"
+        );
     }
 }
 
@@ -515,7 +516,7 @@ fn check_plan(setup: &Setup, plan: &PlanAt) {
 }
 
 /// Tool-result blocks of a message, as the wire builder recognizes them.
-fn tool_results<'v>(harness: Harness, msg: &'v Value) -> Vec<&'v Value> {
+fn tool_results(harness: Harness, msg: &Value) -> Vec<&Value> {
     let key = if harness == Harness::Claude {
         "content"
     } else {
