@@ -521,27 +521,37 @@ impl SessionView {
 
     /// Takes background results when they are ready; true when something changed.
     pub fn poll_background(&mut self) -> bool {
-        let mut changed = false;
-        if let (Some(awaited), Some(worker)) = (self.diff_job, &self.diff_worker) {
-            loop {
-                match worker.done.try_recv() {
-                    Ok((g, drawn)) if g == awaited => {
-                        self.diff_job = None;
-                        self.install_diff(drawn);
-                        changed = true;
-                        break;
-                    }
-                    Ok(_) => {}
-                    Err(std::sync::mpsc::TryRecvError::Empty) => break,
-                    Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-                        self.worker_lost();
-                        changed = true;
-                        break;
-                    }
-                }
+        self.take_diff(false) | self.poll_timeline()
+    }
+
+    /// Installs the awaited diff when the worker has it (waiting for it with
+    /// `wait`), or says the worker is gone; true when either happened.
+    fn take_diff(&mut self, wait: bool) -> bool {
+        use std::sync::mpsc::TryRecvError;
+        let (Some(awaited), Some(worker)) = (self.diff_job, &self.diff_worker) else {
+            return false;
+        };
+        let got = loop {
+            let next = if wait {
+                worker.done.recv().map_err(|_| TryRecvError::Disconnected)
+            } else {
+                worker.done.try_recv()
+            };
+            match next {
+                Ok((g, drawn)) if g == awaited => break Ok(drawn),
+                Ok(_) => {}
+                Err(e) => break Err(e),
             }
+        };
+        match got {
+            Ok(drawn) => {
+                self.diff_job = None;
+                self.install_diff(drawn);
+            }
+            Err(TryRecvError::Empty) => return false,
+            Err(TryRecvError::Disconnected) => self.worker_lost(),
         }
-        changed | self.poll_timeline()
+        true
     }
 
     fn poll_timeline(&mut self) -> bool {
@@ -575,22 +585,7 @@ impl SessionView {
 
     /// Waits for the background jobs (tests and benchmarks).
     pub fn wait_background(&mut self) {
-        if let (Some(awaited), Some(worker)) = (self.diff_job, &self.diff_worker) {
-            loop {
-                match worker.done.recv() {
-                    Ok((g, drawn)) if g == awaited => {
-                        self.diff_job = None;
-                        self.install_diff(drawn);
-                        break;
-                    }
-                    Ok(_) => {}
-                    Err(_) => {
-                        self.worker_lost();
-                        break;
-                    }
-                }
-            }
-        }
+        self.take_diff(true);
         if let Some((generation, rx)) = self.timeline_job.take()
             && let Ok((g, fired)) = rx.recv()
             && g == generation
