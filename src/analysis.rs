@@ -214,16 +214,6 @@ impl WireInputs {
     pub fn body(&self, s: &Session, side: Side) -> std::io::Result<serde_json::Value> {
         self.with_clearings(|c| wire::build(s, &self.request, side, c))
     }
-
-    /// Both bodies (local, wire), reading the records once (or not again, with a
-    /// cache that holds the view).
-    pub fn bodies(
-        &self,
-        s: &Session,
-        cache: Option<&mut wire::MessageCache>,
-    ) -> std::io::Result<(serde_json::Value, serde_json::Value)> {
-        self.with_clearings(|c| wire::build_both(s, &self.request, c, cache))
-    }
 }
 
 impl WireInputs {

@@ -40,23 +40,6 @@ pub fn build(s: &Session, req: &Request, side: Side, c: &Clearings<'_>) -> std::
     Ok(body(s, messages))
 }
 
-/// Both bodies of request `req`, local and wire, reading its records once; with a
-/// cache, messages read for an earlier request of the same view are not read again.
-pub fn build_both(
-    s: &Session,
-    req: &Request,
-    c: &Clearings<'_>,
-    cache: Option<&mut MessageCache>,
-) -> std::io::Result<(Value, Value)> {
-    let local = match cache {
-        Some(cache) => cache.messages(s, req)?,
-        None => read_messages(s, req)?,
-    };
-    let mut wire = local.clone();
-    apply(s, req, &mut wire, c);
-    Ok((body(s, local), body(s, wire)))
-}
-
 /// The local messages of one view, as read so far (stepping through a session
 /// reads each record once).
 #[derive(Debug, Default)]
@@ -66,10 +49,6 @@ pub struct MessageCache {
 }
 
 impl MessageCache {
-    fn messages(&mut self, s: &Session, req: &Request) -> std::io::Result<Vec<Value>> {
-        Ok(self.slice(s, req)?.to_vec())
-    }
-
     /// The request's local messages, read as needed and lent out.
     fn slice(&mut self, s: &Session, req: &Request) -> std::io::Result<&[Value]> {
         if self.view_start != req.view_start {
@@ -88,7 +67,7 @@ impl MessageCache {
 }
 
 /// Both bodies of `req` printed as pretty JSON (as `to_string_pretty` prints the
-/// bodies `build_both` gives), and the wire's estimated tokens from message `from`:
+/// bodies `build` gives), and the wire's estimated tokens from message `from`:
 /// what the TUI shows. The local side is printed from the cache, not copied.
 pub fn print_both(
     s: &Session,

@@ -188,7 +188,7 @@ fn qwen_inline_media_has_its_own_keep_window() {
 }
 
 /// What the TUI prints (the local side straight from the message cache) is what
-/// `to_string_pretty` prints of the bodies `build_both` gives, and its token count
+/// `to_string_pretty` prints of the bodies `mcscope wire` builds, and its token count
 /// is `tokens_from` of the wire body: on every sample and corpus session, at every
 /// request, under each plan and delivery, with one cache stepping through.
 #[test]
@@ -233,7 +233,7 @@ fn printed_bodies_equal_the_built_ones() {
             let Ok(s) = mcscope::cli::setup(path, &o) else {
                 continue; // cache-edits on a qwen session is refused
             };
-            let (mut cache, mut other) = Default::default();
+            let mut cache = Default::default();
             let n = s.session.requests.len();
             // Every request of the samples; every tenth of the corpus (debug builds).
             let step = if path.starts_with(&corpus) { 10 } else { 1 };
@@ -241,7 +241,8 @@ fn printed_bodies_equal_the_built_ones() {
                 let (plan, inputs) = plan_and_inputs(&s, k).unwrap();
                 let at = plan.cache.prefix_broken_at_message.or(Some(k % 3));
                 let (l, w, tokens) = inputs.print(&s.session, &mut cache, at).unwrap();
-                let (bl, bw) = inputs.bodies(&s.session, Some(&mut other)).unwrap();
+                let bl = inputs.body(&s.session, Side::Local).unwrap();
+                let bw = inputs.body(&s.session, Side::Wire).unwrap();
                 let what = format!("{} {kind:?} @{k}", path.display());
                 assert_eq!(l, serde_json::to_string_pretty(&bl).unwrap(), "{what}");
                 assert_eq!(w, serde_json::to_string_pretty(&bw).unwrap(), "{what}");
