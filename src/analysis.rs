@@ -159,11 +159,7 @@ pub struct WireInputs {
 
 impl WireInputs {
     /// The inputs of request 0 (a session without requests): nothing to send.
-    pub fn of_nothing() -> WireInputs {
-        WireInputs::empty(Delivery::Rewrite)
-    }
-
-    fn empty(delivery: Delivery) -> WireInputs {
+    pub fn empty(delivery: Delivery) -> WireInputs {
         WireInputs {
             request: PlanAt::empty().request,
             delivery,

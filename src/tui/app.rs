@@ -356,8 +356,12 @@ impl SessionView {
         self.diff_job = None;
         // The plan needs no records read: only the bodies do, and big ones are
         // built on the diff worker so that no keystroke waits for them.
-        let (plan, inputs) = analysis::plan_and_inputs(&self.setup, k)
-            .unwrap_or_else(|_| (PlanAt::empty(), analysis::WireInputs::of_nothing()));
+        let (plan, inputs) = analysis::plan_and_inputs(&self.setup, k).unwrap_or_else(|_| {
+            (
+                PlanAt::empty(),
+                WireInputs::empty(self.setup.policy.delivery),
+            )
+        });
         self.plan = plan;
         if self.view_bytes() > BACKGROUND_DIFF_BYTES {
             self.start_diff(inputs);
