@@ -104,21 +104,20 @@ impl serde::Serialize for BodyRef<'_> {
         use serde::ser::SerializeMap;
         let mut map = ser.serialize_map(Some(2))?;
         map.serialize_entry("model", self.model)?;
-        let key = match self.harness {
-            Harness::Claude => "messages",
-            Harness::Qwen => "contents",
-        };
-        map.serialize_entry(key, self.messages)?;
+        map.serialize_entry(self.harness.rules().wire.messages, self.messages)?;
         map.end()
     }
 }
 
 fn body(s: &Session, messages: Vec<Value>) -> Value {
     let model = s.model.clone().map(Value::String).unwrap_or(Value::Null);
-    match s.harness {
-        Harness::Claude => json!({"model": model, "messages": messages}),
-        Harness::Qwen => json!({"model": model, "contents": messages}),
-    }
+    let mut out = Map::new();
+    out.insert("model".into(), model);
+    out.insert(
+        s.harness.rules().wire.messages.into(),
+        Value::Array(messages),
+    );
+    Value::Object(out)
 }
 
 /// The messages of a request's view, read from the file (kept open) in order.
@@ -133,10 +132,8 @@ fn read_messages(s: &Session, req: &Request) -> std::io::Result<Vec<Value>> {
 fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::io::Result<Value> {
     let msg = &s.messages[m];
     let mut pieces: Vec<Value> = Vec::new();
-    let key = match s.harness {
-        Harness::Claude => "content",
-        Harness::Qwen => "parts",
-    };
+    let shape = s.harness.rules().wire;
+    let key = shape.content;
     for part in &msg.parts {
         let value = match part {
             Part::Record { offset, len } => {
@@ -158,10 +155,9 @@ fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::io::Result<
         };
         pieces.push(value.get(key).cloned().unwrap_or(Value::Null));
     }
-    let role = match (s.harness, msg.role) {
-        (Harness::Claude, Role::User) | (Harness::Qwen, Role::User) => "user",
-        (Harness::Claude, Role::Assistant) => "assistant",
-        (Harness::Qwen, Role::Assistant) => "model",
+    let role = match msg.role {
+        Role::User => shape.user_role,
+        Role::Assistant => shape.assistant_role,
     };
     let content = if pieces.len() == 1 && pieces[0].is_string() {
         pieces.pop().unwrap_or(Value::Null)
@@ -208,11 +204,8 @@ fn is_top_level_media(block: &Value) -> bool {
 }
 
 fn blocks_mut(harness: Harness, msg: &mut Value) -> Option<&mut Vec<Value>> {
-    let key = match harness {
-        Harness::Claude => "content",
-        Harness::Qwen => "parts",
-    };
-    msg.get_mut(key).and_then(Value::as_array_mut)
+    msg.get_mut(harness.rules().wire.content)
+        .and_then(Value::as_array_mut)
 }
 
 fn apply(s: &Session, req: &Request, messages: &mut [Value], c: &Clearings<'_>) {

@@ -8,7 +8,7 @@ use crate::session::{
 use std::path::Path;
 
 /// What both harnesses write in place of a cleared tool result.
-pub const PLACEHOLDER: &str = "[Old tool result content cleared]";
+pub const PLACEHOLDER: &str = crate::harness::CLEARED;
 
 #[derive(Clone)]
 pub struct Builder {

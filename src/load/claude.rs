@@ -15,13 +15,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
-/// Claude counts 2000 tokens per image or document in a tool result.
-pub const MEDIA_TOKENS: u64 = 2000;
-
-/// `Math.round(len / 4)`, as Claude Code's `roughTokenCountEstimation`.
-pub fn js_round_quarter(len: u64) -> u64 {
-    (len + 2) / 4
-}
+use crate::harness::CLAUDE;
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -130,7 +124,7 @@ impl Measure {
         Measure {
             chars,
             media: 0,
-            est_tokens: js_round_quarter(chars),
+            est_tokens: CLAUDE.text_tokens.of(chars),
             placeholder: s == PLACEHOLDER,
         }
     }
@@ -578,7 +572,7 @@ pub(super) fn measure(content: Option<Content<'_>>) -> Measure {
                     }
                     Some("image") | Some("document") => {
                         m.media += 1;
-                        m.est_tokens += MEDIA_TOKENS;
+                        m.est_tokens += CLAUDE.media_tokens;
                     }
                     _ => {}
                 }

@@ -18,8 +18,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use builder::PLACEHOLDER;
-pub use claude::MEDIA_TOKENS as CLAUDE_MEDIA_TOKENS;
-pub use qwen::MEDIA_TOKENS as QWEN_MEDIA_TOKENS;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {

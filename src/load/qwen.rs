@@ -9,8 +9,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::path::Path;
 
-/// Qwen counts 1600 tokens per inline media part.
-pub const MEDIA_TOKENS: u64 = 1600;
+use crate::harness::QWEN;
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -386,7 +385,7 @@ fn part(text: &str, cwd: Option<&str>) -> Option<PartRec> {
             msg: 0,
             chars,
             media,
-            est_tokens: chars.div_ceil(4) + MEDIA_TOKENS * media as u64,
+            est_tokens: QWEN.est_tokens(QWEN.text_tokens.of(chars), media as u64),
             is_error: body
                 .as_ref()
                 .is_some_and(|b| !raw::is_null_or_absent(b.error)),

@@ -2,7 +2,8 @@
 //! carrying the clearings still in force (SPEC §5 persistence).
 
 use super::protect::{Outcome, Protection, Protector, RecordedPath};
-use super::{Delivery, PlanKind, Policy, Tools};
+use super::{Delivery, PlanKind, Policy};
+use crate::harness::Preset;
 use crate::session::{Harness, Request, Role, Session};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -176,7 +177,8 @@ impl Verdict {
 pub struct Engine<'s> {
     s: &'s Session,
     policy: Policy,
-    tools: Tools,
+    /// Tool names follow the transcript's harness, whatever preset is applied.
+    tools: &'static Preset,
     protector: Protector,
     /// The request `forced` acts at (the viewed request K).
     forced_at: usize,
@@ -232,7 +234,7 @@ impl<'s> Engine<'s> {
     pub fn new(s: &'s Session, policy: Policy, protector: Protector, forced_at: usize) -> Self {
         Engine {
             s,
-            tools: Tools::of(s.harness),
+            tools: s.harness.rules(),
             policy,
             protector,
             forced_at,
@@ -468,7 +470,7 @@ impl<'s> Engine<'s> {
                 .iter()
                 .map(|&p| self.s.results[cands[p].result].est_tokens)
                 .sum::<u64>()
-                + verdict.media.len() as u64 * crate::load::QWEN_MEDIA_TOKENS,
+                + verdict.media.len() as u64 * self.s.harness.rules().media_tokens,
             newly_cleared: newly.iter().map(|&p| cands[p].result).collect(),
             cleared: cands
                 .iter()
@@ -632,7 +634,7 @@ impl<'s> Engine<'s> {
             }
         };
         let protection =
-            (self.policy.protect && tool.as_deref() == Some(self.tools.read) && !res.is_error)
+            (self.policy.protect && tool.as_deref() == Some(self.tools.read_tool) && !res.is_error)
                 .then(|| self.protector.decide(&paths));
         // Sort key: the call's place in the view (rank order), else the result's.
         let key = match (s.harness, own_call) {
@@ -864,7 +866,7 @@ impl<'s> Engine<'s> {
             .iter()
             .map(|(p, _)| self.s.results[self.view.cands[*p].result].est_tokens)
             .sum::<u64>()
-            + media.len() as u64 * crate::load::QWEN_MEDIA_TOKENS;
+            + media.len() as u64 * self.s.harness.rules().media_tokens;
         if tokens == 0 {
             let mut v = Verdict::none(format!("{why}, but nothing to clear saves tokens"));
             v.kept = kept;

@@ -1,6 +1,6 @@
 //! Plans (SPEC §3–§5): which tool results a harness would clear before each request.
 //!
-//! `presets` holds every harness fact in one table; `protect` decides managed-memory
+//! `crate::harness` holds every harness fact in one table; `protect` decides managed-memory
 //! protection through one `Resolver`; `engine` walks the timeline once, carrying
 //! the clearings that are still in force from request to request.
 
@@ -88,19 +88,18 @@ pub struct Policy {
 impl Policy {
     /// The defaults of a preset (SPEC §5 table).
     pub fn preset(preset: Harness) -> Policy {
+        let d = preset.rules().defaults;
         Policy {
             kind: PlanKind::Auto,
             preset,
-            keep_recent: 5,
-            gap_threshold_minutes: 60.0,
-            size_threshold: 500_000,
-            low_watermark: true,
-            trigger_threshold: 10,
+            keep_recent: d.keep_recent,
+            gap_threshold_minutes: d.gap_threshold_minutes,
+            size_threshold: d.size_threshold,
+            low_watermark: d.low_watermark,
+            trigger_threshold: d.trigger_threshold,
             delivery: Delivery::Rewrite,
-            // Qwen protects managed memory; Claude Code has no such rule (what-if).
-            protect: preset == Harness::Qwen,
-            // Claude's time-based clearing clears errors too; Qwen never does.
-            clear_errors: preset == Harness::Claude,
+            protect: d.protect,
+            clear_errors: d.clear_errors,
         }
     }
 
@@ -111,61 +110,6 @@ impl Policy {
 
     /// Whether error results may be cleared under this preset (never by `size`).
     pub fn errors_clearable(&self) -> bool {
-        self.preset == Harness::Claude && self.clear_errors
-    }
-}
-
-/// The tool names a harness writes, and which of them plans may clear.
-#[derive(Debug, Clone)]
-pub struct Tools {
-    pub compactable: &'static [&'static str],
-    pub read: &'static str,
-    pub file_path: &'static [&'static str],
-}
-
-impl Tools {
-    /// Tool names follow the transcript's harness, whatever preset is applied.
-    pub fn of(harness: Harness) -> Tools {
-        match harness {
-            // Claude Code 2.1.88 services/compact/microCompact.ts COMPACTABLE_TOOLS.
-            Harness::Claude => Tools {
-                compactable: &[
-                    "Read",
-                    "Bash",
-                    "PowerShell",
-                    "Grep",
-                    "Glob",
-                    "WebSearch",
-                    "WebFetch",
-                    "Edit",
-                    "Write",
-                ],
-                read: "Read",
-                file_path: &["Read", "Edit", "Write"],
-            },
-            // Qwen Code services/microcompaction/microcompact.ts.
-            Harness::Qwen => Tools {
-                compactable: &[
-                    "read_file",
-                    "run_shell_command",
-                    "grep_search",
-                    "glob",
-                    "web_fetch",
-                    "read_mcp_resource",
-                    "edit",
-                    "write_file",
-                ],
-                read: "read_file",
-                file_path: &["read_file", "edit", "write_file"],
-            },
-        }
-    }
-
-    pub fn is_compactable(&self, name: &str) -> bool {
-        self.compactable.contains(&name)
-    }
-
-    pub fn is_file_path_tool(&self, name: &str) -> bool {
-        self.file_path.contains(&name)
+        self.preset.rules().errors_clearable && self.clear_errors
     }
 }

@@ -370,23 +370,11 @@ pub fn sanitize(path: &str) -> String {
 
 /// The harness base folders (SPEC §4).
 pub fn claude_base() -> PathBuf {
-    env_dir("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home().join(".claude"))
+    crate::harness::CLAUDE.home.base()
 }
 
 pub fn qwen_base() -> PathBuf {
-    env_dir("QWEN_RUNTIME_DIR").unwrap_or_else(|| home().join(".qwen"))
-}
-
-fn env_dir(var: &str) -> Option<PathBuf> {
-    std::env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-}
-
-fn home() -> PathBuf {
-    std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/"))
+    crate::harness::QWEN.home.base()
 }
 
 /// The git root of a recorded cwd, looked for on this machine through the map:
@@ -411,38 +399,33 @@ pub fn default_roots(
     cwd: Option<&str>,
     map: &PathMap,
 ) -> Vec<(RootKind, PathBuf)> {
-    use crate::session::Harness;
+    let home = harness.rules().home;
     let cwd = cwd.unwrap_or("/");
     let git = git_root(cwd, map);
-    let local_team = |dir: &str| map.apply(Path::new(&git)).join(dir).join("team-memory");
-    match harness {
-        Harness::Claude => vec![
-            (
-                RootKind::Project,
-                claude_base()
-                    .join("projects")
-                    .join(sanitize(cwd))
-                    .join("memory"),
-            ),
-            (RootKind::User, claude_base().join("memory")),
-            (RootKind::Team, local_team(".claude")),
-        ],
-        Harness::Qwen => {
-            let project = if std::env::var("QWEN_CODE_MEMORY_LOCAL").as_deref() == Ok("1") {
-                map.apply(Path::new(cwd)).join(".qwen").join("memory")
-            } else {
-                qwen_base()
-                    .join("projects")
-                    .join(sanitize(&git))
-                    .join("memory")
-            };
-            vec![
-                (RootKind::Project, project),
-                (RootKind::User, qwen_base().join("memories")),
-                (RootKind::Team, local_team(".qwen")),
-            ]
-        }
-    }
+    let local = home
+        .local_memory_env
+        .is_some_and(|var| std::env::var(var).as_deref() == Ok("1"));
+    let project = if local {
+        map.apply(Path::new(cwd))
+            .join(home.project_dir)
+            .join("memory")
+    } else {
+        let named_after = if home.project_by_git_root { &git } else { cwd };
+        home.base()
+            .join("projects")
+            .join(sanitize(named_after))
+            .join("memory")
+    };
+    vec![
+        (RootKind::Project, project),
+        (RootKind::User, home.base().join(home.user_memory)),
+        (
+            RootKind::Team,
+            map.apply(Path::new(&git))
+                .join(home.project_dir)
+                .join("team-memory"),
+        ),
+    ]
 }
 
 #[cfg(test)]

@@ -15,7 +15,8 @@ pub enum Region {
 pub struct Stage {
     pub title: &'static str,
     pub pain: &'static str,
-    pub text: &'static str,
+    /// The caption; `{compactable}` stands for the preset table's list.
+    text: &'static str,
     pub region: Region,
     kind: PlanKind,
     delivery: Delivery,
@@ -33,8 +34,7 @@ pub const STAGES: &[Stage] = &[
     Stage {
         title: "1. Collect the candidates, in call order",
         pain: "which tools can be cleared?",
-        text: "Every tool result of the request is listed. Results of compactable tools (Read, Bash, Grep, Glob, \
-               WebFetch, WebSearch, Edit, Write) are candidates, ranked by the order of their calls: rank 1 is the oldest.",
+        text: "Every tool result of the request is listed. Results of compactable tools ({compactable}) are candidates, ranked by the order of their calls: rank 1 is the oldest.",
         region: Region::List,
         kind: PlanKind::Count,
         delivery: Delivery::CacheEdits,
@@ -94,6 +94,16 @@ pub const STAGES: &[Stage] = &[
     },
 ];
 
+impl Stage {
+    /// The caption, with the harness facts it names read from the preset table.
+    pub fn text(&self) -> String {
+        self.text.replace(
+            "{compactable}",
+            &crate::harness::CLAUDE.compactable.join(", "),
+        )
+    }
+}
+
 /// Puts the view in the state a stage talks about.
 pub fn apply(v: &mut SessionView, stage: usize) {
     let Some(st) = STAGES.get(stage) else { return };
@@ -111,4 +121,17 @@ pub fn apply(v: &mut SessionView, stage: usize) {
         v.show_wire_text(text);
     }
     v.demo = Some(stage);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_caption_names_every_compactable_tool() {
+        let text = STAGES[0].text();
+        for tool in crate::harness::CLAUDE.compactable {
+            assert!(text.contains(tool), "{tool} missing from {text}");
+        }
+    }
 }

@@ -207,7 +207,7 @@ fn draw_caption(f: &mut Frame, stage: usize, [list, diff, footer]: [Rect; 3], th
             format!("pain point: “{}”", st.pain),
             theme.fg(Color::Magenta),
         ),
-        Line::from(st.text),
+        Line::from(st.text()),
         Line::styled(
             format!(
                 "→ next  ← back  Esc leave the demo   ({}/{})",
