@@ -99,6 +99,12 @@ pub struct Preset {
     pub file_path_tools: &'static [&'static str],
     /// Legacy tool names and what they stand for now (exact, case-sensitive).
     pub aliases: &'static [(&'static str, &'static str)],
+    /// Whether names match the known tools case-insensitively (`Read_File` is
+    /// `read_file`); the harness then compares canonical names only.
+    pub names_fold_case: bool,
+    /// The model-facing tool that bridges a deferred tool: its call names the
+    /// target in `args.name` and `args.arguments`.
+    pub bridge_tool: Option<&'static str>,
     /// Whether error results can be cleared at all (Claude's `clear_errors`
     /// option); Qwen never clears an error (`microcompact.ts`).
     pub errors_clearable: bool,
@@ -117,6 +123,29 @@ impl Preset {
 
     pub fn is_file_path_tool(&self, tool: &str) -> bool {
         self.file_path_tools.contains(&tool)
+    }
+
+    /// The canonical name of a recorded tool name (SPEC §3): legacy aliases
+    /// first (exact), then a case-insensitive match against the known tools and
+    /// the bridge; anything else (display names, the empty string) stays as it is
+    /// and is never compactable.
+    pub fn canonical<'a>(&self, name: &'a str) -> &'a str
+    where
+        'static: 'a,
+    {
+        if name.is_empty() {
+            return name;
+        }
+        if let Some((_, to)) = self.aliases.iter().find(|(from, _)| *from == name) {
+            return to;
+        }
+        if self.names_fold_case {
+            let known = self.compactable.iter().chain(self.bridge_tool.iter());
+            if let Some(k) = known.into_iter().find(|k| k.eq_ignore_ascii_case(name)) {
+                return k;
+            }
+        }
+        name
     }
 
     /// The estimated tokens of a result: its text plus its media (SPEC §2).
@@ -144,6 +173,8 @@ pub static CLAUDE: Preset = Preset {
     read_tool: "Read",
     file_path_tools: &["Read", "Edit", "Write"],
     aliases: &[],
+    names_fold_case: false,
+    bridge_tool: None,
     errors_clearable: true,
     media_tokens: 2000,
     text_tokens: TextTokens::RoundQuarter,
@@ -178,19 +209,31 @@ pub static CLAUDE: Preset = Preset {
 pub static QWEN: Preset = Preset {
     harness: Harness::Qwen,
     name: "qwen",
+    // microcompact.ts (main, September 2026): eleven tools.
     compactable: &[
         "read_file",
         "run_shell_command",
         "grep_search",
         "glob",
         "web_fetch",
+        "web_search",
         "read_mcp_resource",
         "edit",
         "write_file",
+        "skill",
+        "search_memory",
     ],
     read_tool: "read_file",
     file_path_tools: &["read_file", "edit", "write_file"],
-    aliases: &[],
+    // tools/tool-names.ts legacy aliases.
+    aliases: &[
+        ("search_file_content", "grep_search"),
+        ("replace", "edit"),
+        ("task", "agent"),
+    ],
+    names_fold_case: true,
+    // client.ts: deferred tools are called through `tool_call`.
+    bridge_tool: Some("tool_call"),
     errors_clearable: false,
     media_tokens: 1600,
     text_tokens: TextTokens::CeilQuarter,
@@ -244,6 +287,26 @@ mod tests {
         assert_eq!(TextTokens::CeilQuarter.of(5), 2);
         assert_eq!(CLAUDE.est_tokens(3, 1), 2003);
         assert_eq!(QWEN.est_tokens(3, 2), 3203);
+    }
+
+    #[test]
+    fn qwen_names_are_canonical_aliases_then_any_case() {
+        assert_eq!(QWEN.canonical("search_file_content"), "grep_search");
+        assert_eq!(QWEN.canonical("replace"), "edit");
+        assert_eq!(QWEN.canonical("task"), "agent");
+        assert_eq!(QWEN.canonical("Read_File"), "read_file");
+        assert_eq!(QWEN.canonical("TOOL_CALL"), "tool_call");
+        // Aliases are exact: another case is no alias (and no known tool).
+        assert_eq!(QWEN.canonical("Replace"), "Replace");
+        // Display names are not tool names.
+        assert_eq!(QWEN.canonical("ReadFile"), "ReadFile");
+        assert_eq!(QWEN.canonical(""), "");
+        // Claude compares names as recorded.
+        assert_eq!(CLAUDE.canonical("read"), "read");
+        for t in ["web_search", "skill", "search_memory"] {
+            assert!(QWEN.is_compactable(t), "{t}");
+        }
+        assert_eq!(QWEN.compactable.len(), 11);
     }
 
     #[test]

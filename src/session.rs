@@ -112,6 +112,9 @@ pub struct ToolCall {
     /// A short summary of the input for people: command, pattern, url, query.
     pub summary: Option<String>,
     pub cwd: Option<String>,
+    /// Qwen: a bridged `tool_call` whose `args.name` is not a string (SPEC §3):
+    /// a result answering it is never compactable.
+    pub unparseable: bool,
 }
 
 /// A `tool_result` block / `functionResponse` part.

@@ -67,9 +67,12 @@ const QWEN_COMPACTABLE: &[&str] = &[
     "grep_search",
     "glob",
     "web_fetch",
+    "web_search",
     "read_mcp_resource",
     "edit",
     "write_file",
+    "skill",
+    "search_memory",
 ];
 const CLAUDE_FILE_PATH: &[&str] = &["Read", "Edit", "Write"];
 const QWEN_FILE_PATH: &[&str] = &["read_file", "edit", "write_file"];

@@ -516,6 +516,7 @@ impl Sink {
                         legacy_path: None,
                         summary: c.summary,
                         cwd: cwd.clone(),
+                        unparseable: false,
                     });
                 }
             }

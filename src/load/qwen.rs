@@ -63,6 +63,11 @@ struct Call<'a> {
 
 #[derive(Deserialize)]
 struct Args<'a> {
+    /// A bridged call's target tool, and its arguments (`tool_call`).
+    #[serde(borrow, default)]
+    name: Raw<'a>,
+    #[serde(borrow, default)]
+    arguments: Raw<'a>,
     #[serde(borrow, default)]
     file_path: Raw<'a>,
     #[serde(borrow, default)]
@@ -95,8 +100,10 @@ struct Response<'a> {
 struct ResponseBody<'a> {
     #[serde(borrow, default)]
     output: Raw<'a>,
-    #[serde(borrow, default)]
-    error: Raw<'a>,
+    /// Any `error` key makes an error, `"error": null` included (microcompact.ts
+    /// tests `'error' in response`).
+    #[serde(default)]
+    error: raw::Present,
 }
 
 #[derive(Deserialize)]
@@ -348,7 +355,23 @@ fn part(text: &str, cwd: Option<&str>) -> Option<PartRec> {
         let (Some(id), Some(name)) = (raw::owned(call.id), raw::owned(call.name)) else {
             return None;
         };
-        let args: Option<Args> = raw::object(call.args);
+        let mut name = QWEN.canonical(&name).to_string();
+        let mut args: Option<Args> = raw::object(call.args);
+        let mut unparseable = false;
+        if Some(name.as_str()) == QWEN.bridge_tool {
+            // A bridged deferred tool (SPEC §3): the call is its target, with the
+            // target's arguments (none when they are not an object).
+            match args.as_ref().and_then(|a| raw::string(a.name)) {
+                Some(target) => {
+                    name = QWEN.canonical(&target).to_string();
+                    args = args.and_then(|a| raw::object(a.arguments));
+                }
+                None => {
+                    unparseable = true;
+                    args = None;
+                }
+            }
+        }
         let (file_path, legacy_path, summary) = match &args {
             Some(a) => (
                 raw::owned(a.file_path),
@@ -363,10 +386,12 @@ fn part(text: &str, cwd: Option<&str>) -> Option<PartRec> {
             id,
             name,
             msg: 0,
-            file_path,
+            // Qwen reads only a non-empty `file_path`.
+            file_path: file_path.filter(|p| !p.is_empty()),
             legacy_path,
             summary,
             cwd: cwd.map(str::to_string),
+            unparseable,
         }));
     } else if let Some(resp) = raw::object::<Response>(f.response) {
         let id = raw::owned(resp.id)?;
@@ -381,14 +406,12 @@ fn part(text: &str, cwd: Option<&str>) -> Option<PartRec> {
             .count() as u32;
         return Some(PartRec::Result(ToolResult {
             id,
-            name: raw::owned(resp.name),
+            name: raw::string(resp.name).map(|n| QWEN.canonical(&n).to_string()),
             msg: 0,
             chars,
             media,
             est_tokens: QWEN.est_tokens(QWEN.text_tokens.of(chars), media as u64),
-            is_error: body
-                .as_ref()
-                .is_some_and(|b| !raw::is_null_or_absent(b.error)),
+            is_error: body.as_ref().is_some_and(|b| b.error.0),
             already_cleared: raw::is_placeholder(output),
             line: 0,
         }));

@@ -29,6 +29,18 @@ pub fn is_placeholder(v: Raw<'_>) -> bool {
     })
 }
 
+/// A key that was there, whatever its value (`null` included): serde reads a
+/// `null` into `Option` as `None`, which would make it look absent.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Present(pub bool);
+
+impl<'de> serde::Deserialize<'de> for Present {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d)?;
+        Ok(Present(true))
+    }
+}
+
 pub fn owned(v: Raw<'_>) -> Option<String> {
     string(v).map(Cow::into_owned)
 }

@@ -602,10 +602,15 @@ impl<'s> Engine<'s> {
             .copied();
         let tool = match s.harness {
             Harness::Claude => own_call.map(|c| s.calls[c].name.clone()),
-            Harness::Qwen => res
-                .name
-                .clone()
-                .or_else(|| own_call.map(|c| s.calls[c].name.clone())),
+            // A response names its own tool (canonical); one named after the
+            // bridge takes the tool its calls name (SPEC §3).
+            Harness::Qwen => res.name.as_deref().map(|name| {
+                if Some(name) == self.tools.bridge_tool {
+                    bridged_tool(s, ids).unwrap_or(name).to_string()
+                } else {
+                    name.to_string()
+                }
+            }),
         };
         let compactable = tool
             .as_deref()
@@ -613,7 +618,7 @@ impl<'s> Engine<'s> {
         let file_path_tool = tool
             .as_deref()
             .is_some_and(|t| self.tools.is_file_path_tool(t));
-        let paths: Vec<RecordedPath> = ids
+        let mut paths: Vec<RecordedPath> = ids
             .iter()
             .map(|&c| &s.calls[c])
             .filter(|c| self.tools.is_file_path_tool(&c.name))
@@ -624,6 +629,11 @@ impl<'s> Engine<'s> {
                 })
             })
             .collect();
+        if s.harness == Harness::Qwen {
+            // Qwen collects a set of paths per id (SPEC §3: in order, deduplicated).
+            let mut seen = HashSet::new();
+            paths.retain(|p| seen.insert(p.path.clone()));
+        }
         let first_call = own_call.map(|c| &s.calls[c]);
         let rank = match (compactable, s.harness) {
             (false, _) => None,
@@ -1126,6 +1136,16 @@ impl<'s> Engine<'s> {
         }
         reason
     }
+}
+
+/// The tool a bridged response answers: the one tool that every call with its id
+/// names. No call, calls that disagree, or an unparseable one: none (fail closed).
+fn bridged_tool<'s>(s: &'s Session, calls: &[usize]) -> Option<&'s str> {
+    let first = &s.calls[*calls.first()?];
+    let agree = calls
+        .iter()
+        .all(|&c| !s.calls[c].unparseable && s.calls[c].name == first.name);
+    agree.then_some(first.name.as_str())
 }
 
 /// The last user message of a request's view (where new edits and pending results are).

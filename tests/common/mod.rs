@@ -160,6 +160,8 @@ pub struct Qwen {
     t: i64,
     n: usize,
     pub cwd: String,
+    /// The `version` written on the next records (a change is a restart).
+    pub version: String,
 }
 
 impl Default for Qwen {
@@ -169,19 +171,47 @@ impl Default for Qwen {
             t: T0,
             n: 0,
             cwd: "/repo".into(),
+            version: "0.15.6".into(),
         }
     }
 }
 
 impl Qwen {
     fn rec(&mut self, kind: &str, minutes: f64, message: Value) -> &mut Self {
+        self.record(kind, minutes, json!({"message": message}))
+    }
+
+    /// Any record `minutes` after the previous one: the base fields, then `fields`
+    /// (`subtype`, `message`, `systemPayload`, … in the order given).
+    pub fn record(&mut self, kind: &str, minutes: f64, fields: Value) -> &mut Self {
         self.t += (minutes * 60_000.0) as i64 + 1000;
         self.n += 1;
-        let r = json!({"uuid": format!("q-{}", self.n), "parentUuid": null, "sessionId": "s",
-                       "timestamp": iso(self.t), "type": kind, "cwd": self.cwd, "version": "0.15.6",
-                       "message": message});
+        let mut r = json!({"uuid": format!("q-{}", self.n), "parentUuid": null, "sessionId": "s",
+                       "timestamp": iso(self.t), "type": kind, "cwd": self.cwd,
+                       "version": self.version});
+        for (k, v) in fields.as_object().cloned().unwrap_or_default() {
+            r[k] = v;
+        }
         self.lines.push(r.to_string());
         self
+    }
+
+    /// A user-role record of a subtype (`cron`, `notification`, `goal_runtime`, …).
+    pub fn input(&mut self, subtype: &str, text: &str, minutes: f64) -> &mut Self {
+        self.record(
+            "user",
+            minutes,
+            json!({"subtype": subtype, "message": {"role": "user", "parts": [{"text": text}]}}),
+        )
+    }
+
+    /// A tool_result record holding this `functionResponse` object.
+    pub fn response(&mut self, response: Value) -> &mut Self {
+        self.rec(
+            "tool_result",
+            0.0,
+            json!({"role": "user", "parts": [{"functionResponse": response}]}),
+        )
     }
 
     pub fn prompt(&mut self, text: &str, minutes: f64) -> &mut Self {
