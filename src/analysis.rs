@@ -45,6 +45,18 @@ impl Setup {
         {
             first = turn;
         }
+        // Qwen's hook checkpoint outlives a compression within a process: start
+        // where it is known, at a prompt (which sets it) or where the process began.
+        if self.policy.preset == crate::session::Harness::Qwen {
+            let process = |i: usize| s.requests[i - 1].send.as_ref().map(|x| x.process);
+            while first > 1
+                && process(first - 1) == process(first)
+                && s.requests[first - 1].send.as_ref().map(|x| x.kind)
+                    != Some(crate::session::SendKind::UserQuery)
+            {
+                first -= 1;
+            }
+        }
         self.engine(k).starting_at(first).reasons_at(k)
     }
 
@@ -89,6 +101,7 @@ impl PlanAt {
                 now_ms: None,
                 gap_minutes: None,
                 begins_turn: true,
+                send: None,
             },
             step: Step {
                 index: 0,
@@ -102,6 +115,7 @@ impl PlanAt {
                 target_chars: None,
                 media_cleared: 0,
                 media_kept: 0,
+                gap_minutes: None,
                 note: "the session has no requests".into(),
             },
             candidates: Vec::new(),
@@ -240,7 +254,9 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
     let step = engine
         .step()
         .ok_or_else(|| std::io::Error::other("no such request"))?;
-    let request = s.requests[k - 1].clone();
+    let mut request = s.requests[k - 1].clone();
+    // The gap the plan read (a Qwen hook's runs from its checkpoint).
+    request.gap_minutes = step.gap_minutes;
     let candidates = engine.candidates().to_vec();
     let newly: HashSet<usize> = step.newly_cleared.iter().copied().collect();
 

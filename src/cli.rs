@@ -293,6 +293,7 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
         p.keep_recent = s.keep_recent.unwrap_or(p.keep_recent);
         p.gap_threshold_minutes = s.gap_threshold_minutes.unwrap_or(p.gap_threshold_minutes);
         p.size_threshold = s.size_threshold.unwrap_or(p.size_threshold);
+        p.size_explicit |= s.size_threshold.is_some();
         p.low_watermark = s.low_watermark.unwrap_or(p.low_watermark);
         p.trigger_threshold = s.trigger_threshold.unwrap_or(p.trigger_threshold);
         p.protect = s.protect.unwrap_or(p.protect);
@@ -315,6 +316,7 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
     p.keep_recent = opts.keep_recent.unwrap_or(p.keep_recent);
     p.gap_threshold_minutes = opts.gap_minutes.unwrap_or(p.gap_threshold_minutes);
     p.size_threshold = opts.size_threshold.unwrap_or(p.size_threshold);
+    p.size_explicit |= opts.size_threshold.is_some();
     if opts.no_low_watermark {
         p.low_watermark = false;
     }

@@ -127,6 +127,7 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt) -> Value {
             "index": plan.request.index,
             "at": plan.request.at,
             "gap_minutes": gap_json(plan.request.gap_minutes),
+            "send_kind": send_kind(&plan.request),
             "begins_turn": plan.request.begins_turn,
             "messages": plan.request.end - plan.request.view_start,
         })),
@@ -193,6 +194,13 @@ pub fn write_timeline_json(
     Ok(())
 }
 
+/// A Qwen request's send kind (SPEC §2); null for other sessions.
+fn send_kind(req: &crate::session::Request) -> Value {
+    req.send
+        .as_ref()
+        .map_or(Value::Null, |s| json!(s.kind.name()))
+}
+
 /// One request of the timeline JSON.
 fn timeline_row(setup: &Setup, st: &Step) -> Value {
     let s = &setup.session;
@@ -207,7 +215,8 @@ fn timeline_row(setup: &Setup, st: &Step) -> Value {
     json!({
         "index": st.index,
         "at": req.at,
-        "gap_minutes": gap_json(req.gap_minutes),
+        "gap_minutes": gap_json(st.gap_minutes),
+        "send_kind": send_kind(req),
         "begins_turn": req.begins_turn,
         "fired": st.fired,
         "trigger": st.trigger.map(|t| t.name()),
@@ -347,6 +356,15 @@ fn shorten(s: &str, max: usize) -> String {
     format!("…{}", tail.replace('\n', " "))
 }
 
+/// What kind of request this is, in words: a Qwen send kind, else turn or loop.
+pub fn turn_words(req: &crate::session::Request) -> String {
+    match &req.send {
+        Some(send) => format!("{}: {}", send.kind.name(), send.kind.words()),
+        None if req.begins_turn => "begins a turn".into(),
+        None => "continues a tool loop".into(),
+    }
+}
+
 pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
     let s = &setup.session;
     let mut out = String::new();
@@ -363,12 +381,11 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
         s.requests.len(),
         req.at.as_deref().unwrap_or("?"),
         fmt_gap(req.gap_minutes),
-        if req.begins_turn {
-            "begins a turn"
-        } else {
-            "continues a tool loop"
-        }
+        turn_words(req)
     );
+    if let Some(note) = req.send.as_ref().and_then(|s| s.note.as_deref()) {
+        let _ = writeln!(out, "note: {note}");
+    }
     let st = &plan.step;
     let _ = writeln!(
         out,
@@ -487,8 +504,12 @@ pub fn timeline_text(setup: &Setup, steps: &[Step]) -> String {
         rows.push(vec![
             st.index.to_string(),
             req.at.clone().unwrap_or_else(|| "?".into()),
-            fmt_gap(req.gap_minutes),
-            if req.begins_turn { "new" } else { "loop" }.into(),
+            fmt_gap(st.gap_minutes),
+            match &req.send {
+                Some(send) => send.kind.name().into(),
+                None if req.begins_turn => "new".into(),
+                None => "loop".into(),
+            },
             match st.trigger {
                 Some(t) if st.fired => t.name().into(),
                 _ => "-".into(),

@@ -141,6 +141,75 @@ pub struct Media {
     pub mime: String,
 }
 
+/// What kind of send a Qwen request is (Qwen's `SendMessageType`, SPEC §2): it
+/// decides which plans run there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SendKind {
+    ToolResult,
+    UserQuery,
+    Cron,
+    Notification,
+    Goal,
+    Steer,
+    Hook,
+    AgentMessage,
+}
+
+impl SendKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SendKind::ToolResult => "tool_result",
+            SendKind::UserQuery => "user_query",
+            SendKind::Cron => "cron",
+            SendKind::Notification => "notification",
+            SendKind::Goal => "goal",
+            SendKind::Steer => "steer",
+            SendKind::Hook => "hook",
+            SendKind::AgentMessage => "agent_message",
+        }
+    }
+
+    /// The kinds that begin a turn (`begins_turn` in the JSON).
+    pub fn begins_turn(self) -> bool {
+        !matches!(self, SendKind::ToolResult | SendKind::AgentMessage)
+    }
+
+    /// In words, for people: what the transcript shows and what Qwen runs there.
+    pub fn words(self) -> &'static str {
+        match self {
+            SendKind::ToolResult => "tool results: Qwen runs only the size check here",
+            SendKind::UserQuery => "a prompt: Qwen runs idle, then size",
+            SendKind::Cron => "a cron job: Qwen runs idle, then size",
+            SendKind::Notification => {
+                "notification or teammate message: Qwen runs no microcompaction here"
+            }
+            SendKind::Goal => "a goal turn: Qwen runs no microcompaction here",
+            SendKind::Steer => {
+                "steering input: Qwen runs no microcompaction here (if a Stop hook blocked here, Qwen ran the hook rule)"
+            }
+            SendKind::Hook => {
+                "no input recorded: assumed a hook continuation; Qwen runs idle and size from the hook checkpoint"
+            }
+            SendKind::AgentMessage => "agent messages: Qwen runs no microcompaction here",
+        }
+    }
+}
+
+/// A Qwen request's send (SPEC §2): its kind and what the idle rule reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Send {
+    pub kind: SendKind,
+    /// A hook whose nearest earlier non-hook request is a goal turn: no plan runs.
+    pub after_goal: bool,
+    /// The last completion before now(k) in this process segment (ms).
+    pub completion_ms: Option<i64>,
+    /// Process segment (a `version` change starts one: a restart).
+    pub process: usize,
+    /// Something the transcript cannot settle, in words (an unknown subtype).
+    pub note: Option<String>,
+}
+
 /// The point just before a response (or the trailing unanswered user content).
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -155,6 +224,8 @@ pub struct Request {
     pub now_ms: Option<i64>,
     pub gap_minutes: Option<f64>,
     pub begins_turn: bool,
+    /// Qwen sessions: the kind of send; None for Claude and messages-json.
+    pub send: Option<Send>,
 }
 
 /// A Claude `microcompact_boundary` record: what the harness itself cleared.

@@ -781,8 +781,9 @@ fn wrong_json_types_are_a_diagnostic_or_ignored_never_a_panic() {
         .collect();
     // functionCall "id": 7 → no call; "file_path": 3 → no path.
     assert_eq!(qcalls, [("call_1", None), ("call_3", Some("src/a.ts"))]);
-    // functionResponse "id": 7 → no result; "name": 7 → the call's name;
-    // "output": 5 → 0 chars.
+    // functionResponse "id": 7 → no result; "name": 7 → no name (SPEC §3: a
+    // response uses its own name, and one that is not a string is never
+    // compactable); "output": 5 → 0 chars.
     let qres: Vec<(&str, Option<&str>, u64)> = q
         .results
         .iter()
@@ -795,14 +796,13 @@ fn wrong_json_types_are_a_diagnostic_or_ignored_never_a_panic() {
     let setup = setup_ok(&qpath, Opts::default());
     exercise(&setup, true);
     let p = common::last(&setup);
-    assert_eq!(common::status(&setup, &p, "call_3"), Status::Kept);
+    assert_eq!(common::status(&setup, &p, "call_3"), Status::NotCompactable);
     assert_eq!(
         p.candidates
             .iter()
             .find(|c| setup.session.results[c.result].id == "call_3")
-            .and_then(|c| c.tool.clone())
-            .as_deref(),
-        Some("read_file")
+            .and_then(|c| c.tool.clone()),
+        None
     );
     assert_eq!(
         protection(&setup, &p, "call_1").outcome,

@@ -202,6 +202,7 @@ impl Builder {
             now_ms,
             gap_minutes,
             begins_turn: self.last_user_had_result != Some(true),
+            send: None,
         });
     }
 

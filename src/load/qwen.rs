@@ -4,7 +4,9 @@
 use super::RecordSink;
 use super::builder::{AssistantRecord, Builder, UserRecord};
 use super::raw::{self, Raw};
-use crate::session::{Diagnostic, Format, Part, Role, Session, ToolCall, ToolResult, Usage};
+use crate::session::{
+    Diagnostic, Format, Part, Role, Send, SendKind, Session, ToolCall, ToolResult, Usage,
+};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::path::Path;
@@ -31,6 +33,34 @@ struct Line<'a> {
     usage: Raw<'a>,
     #[serde(rename = "systemPayload", borrow, default)]
     payload: Raw<'a>,
+    #[serde(borrow, default)]
+    version: Raw<'a>,
+    /// Records copied by `/branch`: never the start of a process segment.
+    #[serde(rename = "forkedFrom", borrow, default)]
+    forked: Raw<'a>,
+    #[serde(rename = "deliveredTurn", borrow, default)]
+    delivered: Raw<'a>,
+}
+
+/// `systemPayload` of a `ui_telemetry` record: only the event's name matters.
+#[derive(Deserialize)]
+struct Telemetry<'a> {
+    #[serde(rename = "uiEvent", borrow, default)]
+    ui_event: Raw<'a>,
+}
+
+#[derive(Deserialize)]
+struct UiEvent<'a> {
+    #[serde(rename = "event.name", borrow, default)]
+    dotted: Raw<'a>,
+    #[serde(borrow, default)]
+    event: Raw<'a>,
+}
+
+#[derive(Deserialize)]
+struct EventName<'a> {
+    #[serde(borrow, default)]
+    name: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -126,6 +156,40 @@ struct RawUsage {
 pub struct Sink {
     b: Builder,
     what_if: Option<bool>,
+    send: SendState,
+}
+
+/// What the send kind, now(k) and the idle gap of the next request read (SPEC §2).
+#[derive(Clone, Default)]
+struct SendState {
+    last_version: Option<String>,
+    process: usize,
+    /// The last assistant record or API response / error telemetry in this
+    /// process segment (ms).
+    last_completion: Option<i64>,
+    /// The last record of any type: its timestamp, and the completion before it.
+    last_record: Option<(Option<i64>, Option<String>, Option<i64>)>,
+    /// The user-role records since the last assistant record, in the view.
+    inputs: Vec<SeenInput>,
+    /// Whether the last response held a functionCall.
+    last_response_called: bool,
+    last_non_hook: Option<SendKind>,
+}
+
+#[derive(Clone)]
+struct SeenInput {
+    input: Input,
+    ts_ms: Option<i64>,
+    ts: Option<String>,
+    completion_before: Option<i64>,
+}
+
+/// A user-role record as the send rules see it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    pub tool_result: bool,
+    pub subtype: Option<String>,
+    pub delivered: bool,
 }
 
 impl Sink {
@@ -133,8 +197,17 @@ impl Sink {
         Sink {
             b: Builder::new(path, Format::QwenJsonl),
             what_if: None,
+            send: SendState::default(),
         }
     }
+}
+
+/// The base fields every record carries that the send rules read.
+pub struct Head {
+    sidechain: bool,
+    ts: Option<String>,
+    version: Option<String>,
+    forked: bool,
 }
 
 /// One part of a message, as plans see it.
@@ -148,19 +221,22 @@ pub enum PartRec {
 pub enum Rec {
     Message {
         kind: Kind,
-        sidechain: bool,
-        ts: Option<String>,
+        head: Head,
         model: Option<String>,
         usage: Option<Usage>,
         parts: Vec<PartRec>,
         has_tool_result: bool,
+        input: Input,
     },
     Compression {
-        sidechain: bool,
-        ts: Option<String>,
+        head: Head,
         entries: Vec<(Role, serde_json::Value, Vec<PartRec>)>,
     },
-    Other,
+    /// Any other record: its time counts for a hook's now(k); an API response or
+    /// error telemetry record is a completion.
+    Other { head: Head, completion: bool },
+    /// `realtime_message` records are never in model history, nor a time (SPEC §2).
+    Dropped,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -175,9 +251,17 @@ impl RecordSink for Sink {
     fn parse(text: &str) -> Result<Rec, String> {
         let rec: Line = serde_json::from_str(text).map_err(super::json_error)?;
         let kind = raw::string(rec.kind);
-        let sidechain = raw::is_true(rec.sidechain);
-        let ts = raw::owned(rec.timestamp);
+        let subtype = raw::owned(rec.subtype);
+        let head = Head {
+            sidechain: raw::is_true(rec.sidechain),
+            ts: raw::owned(rec.timestamp),
+            version: raw::owned(rec.version),
+            forked: !raw::is_null_or_absent(rec.forked),
+        };
         let cwd = raw::owned(rec.cwd);
+        if subtype.as_deref() == Some("realtime_message") {
+            return Ok(Rec::Dropped);
+        }
         Ok(match kind.as_deref().unwrap_or("") {
             k @ ("user" | "tool_result" | "assistant") => {
                 let content: Content =
@@ -191,92 +275,274 @@ impl RecordSink for Sink {
                     } else {
                         Kind::User
                     },
-                    sidechain,
-                    ts,
+                    head,
                     model: raw::owned(rec.model),
                     usage: if assistant { usage(rec.usage) } else { None },
                     parts,
                     has_tool_result,
+                    input: Input {
+                        tool_result: k == "tool_result",
+                        subtype,
+                        delivered: raw::is_true(rec.delivered),
+                    },
                 }
             }
-            "system" if raw::string(rec.subtype).as_deref() == Some("chat_compression") => {
-                Rec::Compression {
-                    sidechain,
-                    ts,
-                    entries: compressed_history(rec.payload, cwd.as_deref()),
-                }
-            }
-            _ => Rec::Other,
+            "system" if subtype.as_deref() == Some("chat_compression") => Rec::Compression {
+                head,
+                entries: compressed_history(rec.payload, cwd.as_deref()),
+            },
+            "system" if subtype.as_deref() == Some("ui_telemetry") => Rec::Other {
+                head,
+                completion: is_api_completion(rec.payload),
+            },
+            _ => Rec::Other {
+                head,
+                completion: false,
+            },
         })
     }
 
     fn apply(&mut self, rec: Rec, line: usize, offset: u64, len: usize) {
         self.b.s.records += 1;
+        let head = match &rec {
+            Rec::Message { head, .. } | Rec::Compression { head, .. } | Rec::Other { head, .. } => {
+                head
+            }
+            Rec::Dropped => return,
+        };
+        if matches!(rec, Rec::Message { .. }) && self.what_if.is_none() {
+            self.what_if = Some(head.sidechain);
+        }
+        if head.sidechain != self.what_if.unwrap_or(false) {
+            if matches!(rec, Rec::Message { .. }) {
+                self.b.s.sidechain_records += 1;
+            }
+            return;
+        }
+        let ts_ms = head.ts.as_deref().and_then(raw::timestamp_ms);
+        let ts_text = ts_ms.and(head.ts.clone());
+        self.send.enter(head);
+        let completion_before = self.send.last_completion;
         match rec {
             Rec::Message {
                 kind,
-                sidechain,
-                ts,
+                head,
                 model,
                 usage,
                 parts,
                 has_tool_result,
+                input,
             } => {
-                if self.what_if.is_none() {
-                    self.what_if = Some(sidechain);
-                }
-                if sidechain != self.what_if.unwrap_or(false) {
-                    self.b.s.sidechain_records += 1;
-                    return;
-                }
+                let ts = head.ts;
                 let part = Part::Record { offset, len };
                 let idx = match kind {
-                    Kind::User => self.b.user(UserRecord {
-                        part,
-                        ts: ts.as_deref(),
-                        line,
-                        is_meta: false,
-                        has_tool_result,
-                    }),
+                    Kind::User => {
+                        self.send.inputs.push(SeenInput {
+                            input,
+                            ts_ms,
+                            ts: ts.clone(),
+                            completion_before,
+                        });
+                        self.b.user(UserRecord {
+                            part,
+                            ts: ts.as_deref(),
+                            line,
+                            is_meta: false,
+                            has_tool_result,
+                        })
+                    }
                     // Each Qwen assistant record is one response (SPEC §2).
-                    Kind::Assistant => self.b.assistant(AssistantRecord {
-                        part,
-                        ts: ts.as_deref(),
-                        line,
-                        response_id: None,
-                        model,
-                        usage,
-                    }),
+                    Kind::Assistant => {
+                        let send = self.send.next_request();
+                        let called = parts.iter().any(|p| matches!(p, PartRec::Call(_)));
+                        let idx = self.b.assistant(AssistantRecord {
+                            part,
+                            ts: ts.as_deref(),
+                            line,
+                            response_id: None,
+                            model,
+                            usage,
+                        });
+                        self.send.stamp(self.b.s.requests.last_mut(), send);
+                        self.send.last_response_called = called;
+                        self.send.last_completion = ts_ms;
+                        idx
+                    }
                 };
                 self.push_parts(idx, parts, line);
             }
-            Rec::Compression {
-                sidechain,
-                ts,
-                entries,
-            } => {
-                if sidechain != self.what_if.unwrap_or(false) {
-                    return;
-                }
+            Rec::Compression { head, entries } => {
                 // The view restarts with the record's compressedHistory (SPEC §2).
                 self.b.begin_segment();
+                self.send.inputs.clear();
                 for (role, value, parts) in entries {
-                    let idx =
-                        self.b
-                            .inline(role, Part::Inline(Box::new(value)), ts.as_deref(), line);
+                    let idx = self.b.inline(
+                        role,
+                        Part::Inline(Box::new(value)),
+                        head.ts.as_deref(),
+                        line,
+                    );
                     self.push_parts(idx, parts, line);
                 }
             }
-            Rec::Other => {}
+            Rec::Other { completion, .. } => {
+                if completion {
+                    self.send.last_completion = ts_ms;
+                }
+            }
+            Rec::Dropped => {}
         }
+        self.send.last_record = Some((ts_ms, ts_text, completion_before));
     }
 
-    fn finish(self, diagnostics: Vec<Diagnostic>) -> Session {
+    fn finish(mut self, diagnostics: Vec<Diagnostic>) -> Session {
         let what_if = self.what_if == Some(true);
+        let before = self.b.s.requests.len();
+        let send = self.send.next_request();
         let mut s = self.b.finish(diagnostics);
+        if s.requests.len() > before {
+            self.send.stamp(s.requests.last_mut(), send);
+        }
         s.subagent_what_if = what_if;
         s
     }
+}
+
+impl SendState {
+    /// A record arrives: a `version` change (not on a `/branch` copy) is a restart,
+    /// which starts a process segment with no completion.
+    fn enter(&mut self, head: &Head) {
+        if let Some(v) = &head.version {
+            if !head.forked && self.last_version.as_ref().is_some_and(|last| last != v) {
+                self.process += 1;
+                self.last_completion = None;
+            }
+            self.last_version = Some(v.clone());
+        }
+    }
+
+    /// The send of the request that the next response answers (SPEC §2).
+    fn next_request(&mut self) -> (Send, Option<i64>, Option<String>) {
+        let (kind, note) = send_kind(
+            &self.inputs.iter().map(|i| &i.input).collect::<Vec<_>>(),
+            self.last_response_called,
+        );
+        let after_goal = kind == SendKind::Hook && self.last_non_hook == Some(SendKind::Goal);
+        if kind != SendKind::Hook {
+            self.last_non_hook = Some(kind);
+        }
+        // now(k): the deciding input (a prompt, a cron job), the last record of any
+        // type (a hook), else the last input; the completion is the one before it.
+        let deciding = deciding_input(&self.inputs.iter().map(|i| &i.input).collect::<Vec<_>>());
+        let (now, text, completion) = match kind {
+            SendKind::UserQuery | SendKind::Cron => {
+                let i = &self.inputs[deciding.unwrap_or(0)];
+                (i.ts_ms, i.ts.clone(), i.completion_before)
+            }
+            SendKind::Hook => self.last_record.clone().unwrap_or_default(),
+            _ => match self.inputs.last() {
+                Some(i) => (i.ts_ms, i.ts.clone(), i.completion_before),
+                None => (None, None, None),
+            },
+        };
+        self.inputs.clear();
+        (
+            Send {
+                kind,
+                after_goal,
+                completion_ms: completion,
+                process: self.process,
+                note,
+            },
+            now,
+            text,
+        )
+    }
+
+    /// Puts a send on the request just made.
+    fn stamp(
+        &self,
+        req: Option<&mut crate::session::Request>,
+        (send, now, text): (Send, Option<i64>, Option<String>),
+    ) {
+        let Some(req) = req else { return };
+        req.now_ms = now;
+        req.at = now.and(text);
+        req.gap_minutes = match (now, send.completion_ms) {
+            (Some(now), Some(prev)) => Some((now - prev) as f64 / 60_000.0),
+            _ => None,
+        };
+        req.begins_turn = send.kind.begins_turn();
+        req.send = Some(send);
+    }
+}
+
+/// Subtypes that never decide a send (they ride along with another input).
+fn rides_along(i: &Input) -> bool {
+    matches!(
+        i.subtype.as_deref(),
+        Some("mid_turn_user_message" | "agent_mention" | "agent_message")
+    ) || (i.subtype.as_deref() == Some("notification") && !i.delivered)
+}
+
+/// The deciding input: the last one that is not a rider (SPEC §2).
+fn deciding_input(inputs: &[&Input]) -> Option<usize> {
+    inputs.iter().rposition(|i| !rides_along(i))
+}
+
+/// The send kind of a request from its inputs (SPEC §2 table, first rule that
+/// matches), with a note when the transcript cannot settle it.
+pub fn send_kind(inputs: &[&Input], last_response_called: bool) -> (SendKind, Option<String>) {
+    if let Some(d) = deciding_input(inputs).map(|p| inputs[p]) {
+        if d.tool_result {
+            return (SendKind::ToolResult, None);
+        }
+        return match d.subtype.as_deref() {
+            None => (SendKind::UserQuery, None),
+            Some("cron") => (SendKind::Cron, None),
+            Some("notification") => (SendKind::Notification, None),
+            Some("goal_runtime") => (SendKind::Goal, None),
+            Some(other) => (
+                SendKind::UserQuery,
+                Some(format!(
+                    "unknown input subtype {other}: treated as a prompt"
+                )),
+            ),
+        };
+    }
+    if inputs.is_empty() {
+        return (SendKind::Hook, None);
+    }
+    let only = |subtypes: &[&str]| {
+        inputs
+            .iter()
+            .all(|i| i.subtype.as_deref().is_some_and(|s| subtypes.contains(&s)))
+    };
+    if only(&["mid_turn_user_message"]) {
+        // Text queued during tool execution goes out with the tool results.
+        return if last_response_called {
+            (SendKind::ToolResult, None)
+        } else {
+            (SendKind::Steer, None)
+        };
+    }
+    (SendKind::AgentMessage, None)
+}
+
+/// Whether a `ui_telemetry` payload records an API response or an API error.
+fn is_api_completion(payload: Raw<'_>) -> bool {
+    let Some(t) = raw::object::<Telemetry>(payload) else {
+        return false;
+    };
+    let Some(ev) = raw::object::<UiEvent>(t.ui_event) else {
+        return false;
+    };
+    let name = raw::string(ev.dotted)
+        .or_else(|| raw::object::<EventName>(ev.event).and_then(|e| raw::string(e.name)));
+    matches!(
+        name.as_deref(),
+        Some("qwen-code.api_response" | "qwen-code.api_error")
+    )
 }
 
 impl Sink {

@@ -4,7 +4,7 @@
 use super::protect::{Outcome, Protection, Protector, RecordedPath};
 use super::{Delivery, PlanKind, Policy};
 use crate::harness::Preset;
-use crate::session::{Harness, Request, Role, Session};
+use crate::session::{Harness, Request, Role, SendKind, Session};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -113,6 +113,9 @@ pub struct Step {
     pub target_chars: Option<u64>,
     pub media_cleared: usize,
     pub media_kept: usize,
+    /// The idle gap the plan read here: the request's, or at a Qwen hook the
+    /// time since the hook checkpoint (SPEC §2).
+    pub gap_minutes: Option<f64>,
     /// Why the plan fired or not, in words.
     pub note: String,
 }
@@ -210,6 +213,10 @@ pub struct Engine<'s> {
     media_cleared: Vec<bool>,
     edits: Vec<EditBlock>,
     view: View<'s>,
+    /// Qwen: the process segment of the last request, and the hook checkpoint
+    /// (idle state that lives in the process, SPEC §2).
+    process: Option<usize>,
+    hook_checkpoint: Option<i64>,
 }
 
 /// The current view's candidates, grown incrementally as requests add messages.
@@ -253,6 +260,8 @@ impl<'s> Engine<'s> {
             media_cleared: vec![false; s.media.len()],
             edits: Vec::new(),
             view: View::default(),
+            process: None,
+            hook_checkpoint: None,
         }
     }
 
@@ -396,6 +405,22 @@ impl<'s> Engine<'s> {
             self.reset_clearings();
             self.edits.clear();
         }
+        if let Some(send) = &req.send
+            && self.process != Some(send.process)
+        {
+            // A restart: Qwen rebuilds the history from the records, so every
+            // clearing not stored by a compression is undone (SPEC §2).
+            if self.process.is_some() {
+                self.reset_clearings();
+                for m in self.s.media_in(0, self.s.messages.len()) {
+                    self.media_cleared[m] = false;
+                }
+                self.edits.clear();
+            }
+            self.process = Some(send.process);
+            self.hook_checkpoint = None;
+        }
+        let gap = self.gap_at(req);
         self.sync_view(req);
         // A result that has become protected (a later call with its id reads
         // memory) is never cleared: its clearing lapses, in the plan and the wire.
@@ -413,7 +438,7 @@ impl<'s> Engine<'s> {
         } else {
             self.size_total()
         };
-        let verdict = self.evaluate(req, chars_before);
+        let verdict = self.evaluate(req, chars_before, gap);
         let trigger = verdict.trigger.unwrap_or(Trigger::Idle);
         let mut newly: Vec<usize> = Vec::new();
         for (pos, reason) in &verdict.clear {
@@ -431,6 +456,12 @@ impl<'s> Engine<'s> {
             self.media_cleared[m] = true;
         }
         newly.sort_unstable();
+        let tokens_saved = newly
+            .iter()
+            .map(|&p| self.s.results[self.view.cands[p].result].est_tokens)
+            .sum::<u64>()
+            + verdict.media.len() as u64 * self.s.harness.rules().media_tokens;
+        self.move_hook_checkpoint(req, verdict.trigger, tokens_saved);
         if self.policy.delivery == Delivery::CacheEdits
             && !newly.is_empty()
             && let Some(msg) = last_user_message(self.s, req)
@@ -454,6 +485,7 @@ impl<'s> Engine<'s> {
                 target_chars: verdict.target,
                 media_cleared: verdict.media.len(),
                 media_kept: 0,
+                gap_minutes: gap,
                 note: verdict.note,
             });
         }
@@ -466,11 +498,7 @@ impl<'s> Engine<'s> {
             index: req.index,
             fired: verdict.fired,
             trigger: verdict.trigger,
-            tokens_saved: newly
-                .iter()
-                .map(|&p| self.s.results[cands[p].result].est_tokens)
-                .sum::<u64>()
-                + verdict.media.len() as u64 * self.s.harness.rules().media_tokens,
+            tokens_saved,
             newly_cleared: newly.iter().map(|&p| cands[p].result).collect(),
             cleared: cands
                 .iter()
@@ -482,8 +510,40 @@ impl<'s> Engine<'s> {
             target_chars: verdict.target,
             media_cleared: verdict.media.len(),
             media_kept,
+            gap_minutes: gap,
             note: verdict.note,
         })
+    }
+
+    /// The gap the idle rule reads at `req`: at a Qwen hook, the time since the
+    /// hook checkpoint, which starts at the last completion (SPEC §2).
+    fn gap_at(&mut self, req: &Request) -> Option<f64> {
+        match &req.send {
+            Some(send) if send.kind == SendKind::Hook && self.policy.preset == Harness::Qwen => {
+                let checkpoint = self.hook_checkpoint.or(send.completion_ms).or(req.now_ms);
+                self.hook_checkpoint = checkpoint;
+                Some((req.now_ms? - checkpoint?) as f64 / 60_000.0)
+            }
+            _ => req.gap_minutes,
+        }
+    }
+
+    /// After a Qwen send: a prompt always moves the hook checkpoint to now; a cron
+    /// job or a hook only when its idle or size plan saved tokens (client.ts).
+    fn move_hook_checkpoint(&mut self, req: &Request, trigger: Option<Trigger>, saved: u64) {
+        let Some(send) = req
+            .send
+            .as_ref()
+            .filter(|_| self.policy.preset == Harness::Qwen)
+        else {
+            return;
+        };
+        let plan_saved = matches!(trigger, Some(Trigger::Idle | Trigger::Size)) && saved > 0;
+        match send.kind {
+            SendKind::UserQuery => self.hook_checkpoint = req.now_ms,
+            SendKind::Cron | SendKind::Hook if plan_saved => self.hook_checkpoint = req.now_ms,
+            _ => {}
+        }
     }
 
     /// Runs to request `k` (1-based) and returns its step.
@@ -568,7 +628,12 @@ impl<'s> Engine<'s> {
             }
         }
         let last_user = last_user_message(s, req).filter(|&m| m + 1 == req.end);
-        if let Some(m) = last_user.filter(|_| !req.begins_turn) {
+        // Claude: a request that continues a tool loop; Qwen: a tool_result send.
+        let continues = match &req.send {
+            Some(send) => send.kind == SendKind::ToolResult,
+            None => !req.begins_turn,
+        };
+        if let Some(m) = last_user.filter(|_| continues) {
             let mine = s.results_in(m, m + 1);
             // The message's results are among the newest: look from the end.
             for (p, c) in self.view.cands.iter_mut().enumerate().rev() {
@@ -748,24 +813,22 @@ impl<'s> Engine<'s> {
         }
     }
 
-    fn evaluate(&self, req: &Request, chars_before: u64) -> Verdict {
+    fn evaluate(&self, req: &Request, chars_before: u64, gap: Option<f64>) -> Verdict {
         let p = &self.policy;
-        let gap_holds = p.gap_threshold_minutes >= 0.0
-            && req
-                .gap_minutes
-                .is_some_and(|g| g >= p.gap_threshold_minutes);
-        let kind = match (p.kind, p.preset) {
-            (PlanKind::Auto, Harness::Claude) => PlanKind::Idle,
-            (PlanKind::Auto, Harness::Qwen) if req.begins_turn && gap_holds => PlanKind::Idle,
-            (PlanKind::Auto, Harness::Qwen) => PlanKind::Size,
+        let gap_holds =
+            p.gap_threshold_minutes >= 0.0 && gap.is_some_and(|g| g >= p.gap_threshold_minutes);
+        let runs = (p.preset == Harness::Qwen).then(|| super::send::qwen_runs(req));
+        let kind = match (p.kind, runs) {
+            (PlanKind::Auto, None) => PlanKind::Idle,
+            (PlanKind::Auto, Some(r)) if r.idle && gap_holds => PlanKind::Idle,
+            (PlanKind::Auto, Some(r)) if r.size => PlanKind::Size,
+            (PlanKind::Auto, Some(r)) => return Verdict::none(r.why_none.into()),
             (k, _) => k,
         };
         match kind {
             PlanKind::Idle | PlanKind::Auto => {
-                if p.preset == Harness::Qwen && !req.begins_turn {
-                    return Verdict::none(
-                        "idle: qwen looks at the gap only when a turn begins".into(),
-                    );
+                if let Some(r) = runs.filter(|r| !r.idle) {
+                    return Verdict::none(format!("idle: {}", r.why_none));
                 }
                 if p.gap_threshold_minutes < 0.0 {
                     return Verdict::none("idle: disabled (negative gap threshold)".into());
@@ -774,12 +837,12 @@ impl<'s> Engine<'s> {
                     return Verdict::none(self.note(req, || {
                         format!(
                             "idle: gap {} < {} min",
-                            fmt_gap(req.gap_minutes),
+                            fmt_gap(gap),
                             fmt_num(p.gap_threshold_minutes)
                         )
                     }));
                 }
-                let gap = fmt_gap(req.gap_minutes);
+                let gap = fmt_gap(gap);
                 let why = format!(
                     "idle: gap {gap} min >= {}",
                     fmt_num(p.gap_threshold_minutes)
@@ -798,7 +861,18 @@ impl<'s> Engine<'s> {
                     format!("forced at request {}", req.index),
                 )
             }
-            PlanKind::Size => self.size(req, chars_before),
+            PlanKind::Size => {
+                if let Some(r) = runs.filter(|r| !r.size) {
+                    return Verdict::none(format!("size: {}", r.why_none));
+                }
+                if p.preset == Harness::Qwen && p.gap_threshold_minutes < 0.0 && !p.size_explicit {
+                    return Verdict::none(
+                        "size: off with idle (negative gap and no size threshold set: Qwen's settings coupling)"
+                            .into(),
+                    );
+                }
+                self.size(req, chars_before)
+            }
             PlanKind::Count => self.count(req),
         }
     }

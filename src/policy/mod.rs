@@ -6,6 +6,7 @@
 
 pub mod engine;
 pub mod protect;
+pub mod send;
 
 use crate::session::Harness;
 use serde::Serialize;
@@ -83,6 +84,10 @@ pub struct Policy {
     pub delivery: Delivery,
     pub protect: bool,
     pub clear_errors: bool,
+    /// Whether `size_threshold` was set (flag, sidecar, config): with the qwen
+    /// preset, a negative gap without one turns size off too (SPEC §5).
+    #[serde(skip)]
+    pub size_explicit: bool,
 }
 
 impl Policy {
@@ -100,6 +105,7 @@ impl Policy {
             delivery: Delivery::Rewrite,
             protect: d.protect,
             clear_errors: d.clear_errors,
+            size_explicit: false,
         }
     }
 
