@@ -85,6 +85,24 @@ pub struct PlanAt {
     pub cache: CacheEffect,
     pub evicted_read_paths: Vec<String>,
     pub unresolved_evicted_reads: usize,
+    /// Qwen media entries of the request, in message order (SPEC §5 media).
+    pub media: Vec<MediaEntry>,
+    /// Memory bodies evicted by newly cleared `search_memory` results (SPEC §3).
+    pub evicted_memory_bodies: Vec<(String, serde_json::Value)>,
+}
+
+/// A media entry of a Qwen request: a top-level media part, or a result of a
+/// tool that is not compactable with media nested in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MediaEntry {
+    /// Place in the wire's message list, and among the message's parts.
+    pub message_index: usize,
+    pub part_index: usize,
+    /// `media` or `nested`.
+    pub list: &'static str,
+    pub tool_use_id: Option<String>,
+    pub mime: String,
+    pub cleared: bool,
 }
 
 impl PlanAt {
@@ -122,6 +140,8 @@ impl PlanAt {
             cache: CacheEffect::default(),
             evicted_read_paths: Vec::new(),
             unresolved_evicted_reads: 0,
+            media: Vec::new(),
+            evicted_memory_bodies: Vec::new(),
         }
     }
 
@@ -132,6 +152,75 @@ impl PlanAt {
             .map(|c| s.results[c.result].id.clone())
             .collect()
     }
+}
+
+/// The media entries of a request under the qwen preset, in message order.
+fn media_entries(
+    setup: &Setup,
+    engine: &Engine<'_>,
+    req: &Request,
+    candidates: &[Candidate],
+) -> Vec<MediaEntry> {
+    let s = &setup.session;
+    if setup.policy.preset != Harness::Qwen {
+        return Vec::new();
+    }
+    let top = s.media_in(req.view_start, req.end).map(|m| MediaEntry {
+        message_index: s.media[m].msg - req.view_start,
+        part_index: s.media[m].part,
+        list: "media",
+        tool_use_id: None,
+        mime: s.media[m].mime.clone(),
+        cleared: engine.media_is_cleared(m),
+    });
+    let nested = candidates
+        .iter()
+        .filter(|c| !c.compactable && s.results[c.result].media > 0)
+        .map(|c| {
+            let r = &s.results[c.result];
+            MediaEntry {
+                message_index: r.msg - req.view_start,
+                part_index: r.part,
+                list: "nested",
+                tool_use_id: Some(r.id.clone()),
+                mime: r.media_mime.clone().unwrap_or_default(),
+                cleared: engine.is_stripped(c.result),
+            }
+        });
+    let mut all: Vec<MediaEntry> = top.chain(nested).collect();
+    all.sort_by_key(|e| (e.message_index, e.part_index));
+    all
+}
+
+/// The `{memoryRef, mtimeMs}` bodies that newly cleared memory-search results
+/// carried, minus those a result still in the wire covers (SPEC §3).
+fn evicted_memory_bodies(
+    setup: &Setup,
+    candidates: &[Candidate],
+    newly: &HashSet<usize>,
+) -> Vec<(String, serde_json::Value)> {
+    let s = &setup.session;
+    let Some(tool) = setup.policy.preset.rules().memory_search_tool else {
+        return Vec::new();
+    };
+    let searches = || {
+        candidates
+            .iter()
+            .filter(move |c| c.tool.as_deref() == Some(tool))
+    };
+    let covered: Vec<&(String, serde_json::Value)> = searches()
+        .filter(|c| c.status != Status::Cleared && !s.results[c.result].already_cleared)
+        .flat_map(|c| &s.results[c.result].memory_bodies)
+        .collect();
+    let mut out: Vec<(String, serde_json::Value)> = Vec::new();
+    for c in searches().filter(|c| newly.contains(&c.result)) {
+        for b in &s.results[c.result].memory_bodies {
+            if !covered.contains(&b) && !out.contains(b) {
+                out.push(b.clone());
+            }
+        }
+    }
+    out
 }
 
 /// The plan at request `k` (1-based; `forced` acts there).
@@ -167,6 +256,8 @@ pub struct WireInputs {
     pub cleared: HashSet<usize>,
     /// Qwen inline media cleared in this request's wire.
     pub media_cleared: HashSet<usize>,
+    /// Qwen results whose nested media is stripped in this request's wire.
+    pub stripped: HashSet<usize>,
     pub edits: Vec<EditBlock>,
     pub drop_thoughts: bool,
 }
@@ -179,6 +270,7 @@ impl WireInputs {
             delivery,
             cleared: HashSet::new(),
             media_cleared: HashSet::new(),
+            stripped: HashSet::new(),
             edits: Vec::new(),
             drop_thoughts: false,
         }
@@ -203,6 +295,10 @@ impl WireInputs {
                 .media_in(request.view_start, request.end)
                 .filter(|&m| engine.media_is_cleared(m))
                 .collect(),
+            stripped: s
+                .results_in(request.view_start, request.end)
+                .filter(|&r| engine.is_stripped(r))
+                .collect(),
             edits: engine.edits().to_vec(),
             drop_thoughts: fired_forced,
         }
@@ -211,9 +307,11 @@ impl WireInputs {
     fn with_clearings<T>(&self, f: impl FnOnce(&Clearings<'_>) -> T) -> T {
         let result_cleared = |r: usize| self.cleared.contains(&r);
         let media_cleared = |m: usize| self.media_cleared.contains(&m);
+        let result_stripped = |r: usize| self.stripped.contains(&r);
         f(&Clearings {
             delivery: self.delivery,
             result_cleared: &result_cleared,
+            result_stripped: &result_stripped,
             media_cleared: &media_cleared,
             edits: &self.edits,
             drop_thoughts: self.drop_thoughts,
@@ -248,9 +346,28 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
     let s = &setup.session;
     let mut engine = setup.engine_for(k);
     let prev = if k > 1 { engine.run_to(k - 1) } else { None };
+    let same_view = k > 1 && s.requests[k - 2].segment == s.requests[k - 1].segment;
     let prev_cleared: Option<HashSet<usize>> = prev
-        .filter(|_| s.requests[k - 2].segment == s.requests[k - 1].segment)
+        .filter(|_| same_view)
         .map(|p| p.cleared.into_iter().collect());
+    // Qwen media cleared or stripped in k-1's wire change the prefix too.
+    // Items as (message, media index or result index + media count).
+    let media_state = |engine: &Engine<'_>, req: &Request| -> HashSet<(usize, usize)> {
+        let media = s
+            .media_in(req.view_start, req.end)
+            .filter(|&m| engine.media_is_cleared(m))
+            .map(|m| (s.media[m].msg, m));
+        let nested = s
+            .results_in(req.view_start, req.end)
+            .filter(|&r| engine.is_stripped(r))
+            .map(|r| (s.results[r].msg, s.media.len() + r));
+        media.chain(nested).collect()
+    };
+    let prev_media: HashSet<(usize, usize)> = if same_view {
+        media_state(&engine, &s.requests[k - 2])
+    } else {
+        HashSet::new()
+    };
     let step = engine
         .step()
         .ok_or_else(|| std::io::Error::other("no such request"))?;
@@ -272,7 +389,12 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
         let now: HashSet<usize> = step.cleared.iter().copied().collect();
         let before = prev_cleared.unwrap_or_default();
         let changed = now.symmetric_difference(&before);
-        let first = changed.map(|&r| s.results[r].msg).min();
+        let media_now = media_state(&engine, &s.requests[k - 1]);
+        let media_changed = media_now.symmetric_difference(&prev_media).map(|x| x.0);
+        let first = changed
+            .map(|&r| s.results[r].msg)
+            .chain(media_changed)
+            .min();
         if let Some(msg) = first.filter(|&m| m >= request.view_start) {
             cache.prefix_broken_at_message = Some(msg - request.view_start);
         }
@@ -283,14 +405,20 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
     let evicted_reads = candidates
         .iter()
         .any(|c| newly.contains(&c.result) && c.file_path_tool && !c.paths.is_empty());
+    let rules = setup.policy.preset.rules();
     let vouched: HashSet<String> = candidates
         .iter()
         .filter(|_| evicted_reads)
-        .filter(|c| {
-            matches!(
+        .filter(|c| match rules.vouchers {
+            crate::harness::Vouchers::AnyStaying => matches!(
                 c.status,
                 Status::Kept | Status::Protected | Status::ErrorKept
-            )
+            ),
+            crate::harness::Vouchers::KeptTools(tools) => {
+                c.status == Status::Kept
+                    && !c.pending
+                    && c.tool.as_deref().is_some_and(|t| tools.contains(&t))
+            }
         })
         .filter(|c| c.paths.len() == 1)
         .map(|c| abs_path(&c.paths[0]))
@@ -312,6 +440,8 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
             }
         }
     }
+    let media = media_entries(setup, &engine, &request, &candidates);
+    let evicted_memory_bodies = evicted_memory_bodies(setup, &candidates, &newly);
     let inputs = WireInputs::of(setup, &engine, &request);
     let plan = PlanAt {
         request,
@@ -320,6 +450,8 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
         cache,
         evicted_read_paths,
         unresolved_evicted_reads,
+        media,
+        evicted_memory_bodies,
     };
     Ok((plan, inputs))
 }

@@ -86,6 +86,16 @@ pub struct Defaults {
     pub clear_errors: bool,
 }
 
+/// Which results still vouch for a path whose read was evicted (SPEC §7
+/// `evicted_read_paths`): the path is not reported as lost while one stays.
+#[derive(Debug, Clone, Copy)]
+pub enum Vouchers {
+    /// Any file-path result that stays (kept, protected, error kept).
+    AnyStaying,
+    /// Only a kept, already sent result of these tools (Qwen: a `write_file`).
+    KeptTools(&'static [&'static str]),
+}
+
 /// Everything mcscope knows about one harness.
 #[derive(Debug)]
 pub struct Preset {
@@ -108,6 +118,10 @@ pub struct Preset {
     /// Whether error results can be cleared at all (Claude's `clear_errors`
     /// option); Qwen never clears an error (`microcompact.ts`).
     pub errors_clearable: bool,
+    pub vouchers: Vouchers,
+    /// The tool whose results carry managed-memory bodies (`{memoryRef,
+    /// mtimeMs}`): clearing one evicts them (SPEC §3).
+    pub memory_search_tool: Option<&'static str>,
     /// Tokens counted per image or document in a result.
     pub media_tokens: u64,
     pub text_tokens: TextTokens,
@@ -176,6 +190,8 @@ pub static CLAUDE: Preset = Preset {
     names_fold_case: false,
     bridge_tool: None,
     errors_clearable: true,
+    vouchers: Vouchers::AnyStaying,
+    memory_search_tool: None,
     media_tokens: 2000,
     text_tokens: TextTokens::RoundQuarter,
     wire: WireShape {
@@ -235,6 +251,9 @@ pub static QWEN: Preset = Preset {
     // client.ts: deferred tools are called through `tool_call`.
     bridge_tool: Some("tool_call"),
     errors_clearable: false,
+    // microcompact.ts: only a kept write_file re-establishes a path.
+    vouchers: Vouchers::KeptTools(&["write_file"]),
+    memory_search_tool: Some("search_memory"),
     media_tokens: 1600,
     text_tokens: TextTokens::CeilQuarter,
     wire: WireShape {

@@ -151,6 +151,17 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt) -> Value {
             "tokens_saved": step.tokens_saved,
             "evicted_read_paths": plan.evicted_read_paths,
             "unresolved_evicted_reads": plan.unresolved_evicted_reads,
+            "media": plan.media.iter().map(|m| json!({
+                "message_index": m.message_index,
+                "part_index": m.part_index,
+                "list": m.list,
+                "tool_use_id": m.tool_use_id,
+                "mime": m.mime,
+                "status": if m.cleared { "media_cleared" } else { "kept" },
+            })).collect::<Vec<_>>(),
+            "evicted_memory_bodies": plan.evicted_memory_bodies.iter()
+                .map(|(r, t)| json!({"memoryRef": r, "mtimeMs": t}))
+                .collect::<Vec<_>>(),
             "cache": {
                 "prefix_broken_at_message": plan.cache.prefix_broken_at_message,
                 "tokens_after_break": plan.cache.tokens_after_break,

@@ -132,12 +132,21 @@ pub struct ToolResult {
     pub is_error: bool,
     pub already_cleared: bool,
     pub line: usize,
+    /// Qwen: the part's place among its message's parts, and the mime type of the
+    /// first media part nested in it (`functionResponse.parts`).
+    pub part: usize,
+    pub media_mime: Option<String>,
+    /// Qwen `search_memory`-style outputs (`mode` `fetch` or `search`): the
+    /// `{memoryRef, mtimeMs}` bodies they carry, in order.
+    pub memory_bodies: Vec<(String, serde_json::Value)>,
 }
 
 /// Top-level inline media in a Qwen message (not inside a functionResponse).
 #[derive(Debug, Clone)]
 pub struct Media {
     pub msg: usize,
+    /// The part's place among the message's parts (as the wire sends them).
+    pub part: usize,
     pub mime: String,
 }
 

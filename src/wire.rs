@@ -24,6 +24,8 @@ pub struct Clearings<'a> {
     pub delivery: Delivery,
     /// Whether result `i` (index into `Session::results`) is cleared in this wire.
     pub result_cleared: &'a dyn Fn(usize) -> bool,
+    /// Whether result `i`'s nested media (`functionResponse.parts`) is stripped.
+    pub result_stripped: &'a dyn Fn(usize) -> bool,
     pub media_cleared: &'a dyn Fn(usize) -> bool,
     /// `cache_edits` blocks created up to this request.
     pub edits: &'a [EditBlock],
@@ -200,7 +202,44 @@ pub fn is_tool_result(harness: Harness, block: &Value) -> bool {
 fn is_top_level_media(block: &Value) -> bool {
     !block.get("functionCall").is_some_and(Value::is_object)
         && !block.get("functionResponse").is_some_and(Value::is_object)
-        && block.get("inlineData").is_some_and(Value::is_object)
+        && (block.get("inlineData").is_some_and(Value::is_object)
+            || block.get("fileData").is_some_and(Value::is_object))
+}
+
+/// What Qwen writes over a cleared media part (microcompact.ts): the mime type
+/// with runs of CR/LF/TAB made one space, brackets removed, trimmed, and cut to
+/// 128 UTF-16 units.
+pub fn media_placeholder(block: &Value) -> String {
+    let mime = ["inlineData", "fileData"]
+        .iter()
+        .find_map(|k| block.get(k)?.get("mimeType")?.as_str())
+        .unwrap_or("application/octet-stream");
+    let mut clean = String::new();
+    let mut in_run = false;
+    for ch in mime.chars() {
+        match ch {
+            '\r' | '\n' | '\t' => {
+                if !in_run {
+                    clean.push(' ');
+                }
+                in_run = true;
+                continue;
+            }
+            '[' | ']' => {}
+            c => clean.push(c),
+        }
+        in_run = false;
+    }
+    let mut out = String::new();
+    let mut units = 0;
+    for ch in clean.trim().chars() {
+        units += ch.len_utf16();
+        if units > 128 {
+            break;
+        }
+        out.push(ch);
+    }
+    format!("[Old inline media cleared: {out}]")
 }
 
 fn blocks_mut(harness: Harness, msg: &mut Value) -> Option<&mut Vec<Value>> {
@@ -220,22 +259,23 @@ fn apply(s: &Session, req: &Request, messages: &mut [Value], c: &Clearings<'_>) 
             };
             for block in blocks.iter_mut() {
                 if is_tool_result(s.harness, block) {
-                    if let Some(r) = results.next()
-                        && (c.result_cleared)(r)
-                    {
-                        clear_block(s.harness, block);
+                    if let Some(r) = results.next() {
+                        if (c.result_cleared)(r) {
+                            clear_block(s.harness, block);
+                        } else if (c.result_stripped)(r)
+                            && let Some(resp) = block
+                                .get_mut("functionResponse")
+                                .and_then(Value::as_object_mut)
+                        {
+                            resp.remove("parts");
+                        }
                     }
                 } else if s.harness == Harness::Qwen
                     && is_top_level_media(block)
                     && let Some(k) = media.next()
                     && (c.media_cleared)(k)
                 {
-                    let mime = block["inlineData"]
-                        .get("mimeType")
-                        .and_then(Value::as_str)
-                        .unwrap_or("application/octet-stream")
-                        .to_string();
-                    *block = json!({"text": format!("[Old inline media cleared: {mime}]")});
+                    *block = json!({"text": media_placeholder(block)});
                 }
             }
         }
@@ -254,7 +294,11 @@ fn clear_block(harness: Harness, block: &mut Value) {
             block["content"] = Value::String(PLACEHOLDER.into());
         }
         Harness::Qwen => {
+            // The whole response goes, nested media included.
             block["functionResponse"]["response"] = json!({"output": PLACEHOLDER});
+            if let Some(resp) = block["functionResponse"].as_object_mut() {
+                resp.remove("parts");
+            }
         }
     }
 }
@@ -382,6 +426,28 @@ fn unreadable_message(harness: Harness, line: usize, e: &serde_json::Error) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn media_placeholders_clean_the_mime_as_qwen_does() {
+        let ph = |v: Value| media_placeholder(&v);
+        assert_eq!(
+            ph(json!({"inlineData": {"mimeType": " image/\r\n\tpng [x] "}})),
+            "[Old inline media cleared: image/ png x]"
+        );
+        assert_eq!(
+            ph(json!({"fileData": {"mimeType": "application/pdf"}})),
+            "[Old inline media cleared: application/pdf]"
+        );
+        assert_eq!(
+            ph(json!({"inlineData": {}})),
+            "[Old inline media cleared: application/octet-stream]"
+        );
+        let long = "a".repeat(200);
+        assert_eq!(
+            ph(json!({"inlineData": {"mimeType": long}})),
+            format!("[Old inline media cleared: {}]", "a".repeat(128))
+        );
+    }
 
     #[test]
     fn edits_go_after_the_last_tool_result_with_a_dot_when_last() {

@@ -661,6 +661,8 @@ fn policy_of(pol: &GenPolicy, qwen: bool) -> Policy {
     p.keep_recent = pol.keep;
     p.gap_threshold_minutes = pol.gap as f64;
     p.size_threshold = pol.size;
+    // The size threshold is always given as a flag here.
+    p.size_explicit = true;
     p.low_watermark = pol.low_watermark;
     p.trigger_threshold = pol.trigger;
     p.delivery = if pol.cache_edits && !qwen {

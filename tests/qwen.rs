@@ -569,3 +569,199 @@ fn s2_hook_checkpoint_outlives_a_compression() {
     }
     assert!(timeline.iter().any(|st| st.fired));
 }
+
+fn image(mime: &str) -> serde_json::Value {
+    json!({"inlineData": {"mimeType": mime, "data": "iVBORw0KGgo="}})
+}
+
+/// §5 "Qwen media": three lists with their own keep windows — an image read
+/// (output "") keeps a slot in the tool list and is cleared with its parts; an
+/// MCP screenshot loses its nested parts and keeps its response; pasted images
+/// (inlineData or fileData) become a text placeholder.
+#[test]
+fn s5_media_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut q = Qwen::default();
+    q.record(
+        "user",
+        0.0,
+        json!({"message": {"role": "user", "parts": [
+            {"text": "look at these"}, image("image/png"),
+            {"fileData": {"mimeType": "image/jpeg", "fileUri": "file:///tmp/b.jpg"}}]}}),
+    );
+    q.calls(&[("r1", "read_file", json!({"file_path": "/repo/pic.png"}))])
+        .response(
+            json!({"id": "r1", "name": "read_file", "response": {"output": ""},
+                         "parts": [image("image/png")]}),
+        );
+    for id in ["m1", "m2"] {
+        q.calls(&[(id, "mcp__browser__screenshot", json!({}))])
+            .response(json!({"id": id, "name": "mcp__browser__screenshot",
+                             "response": {"output": "screenshot taken"},
+                             "parts": [image("image/jpeg")]}));
+    }
+    q.read("r2", "/repo/a.ts");
+    q.answer("done").prompt("and now?", 0.0);
+    let path = q.write(dir.path(), "s.jsonl");
+    let s = setup(&path, forced());
+    let p = last(&s);
+    assert_eq!(ids(&s, &p, Status::Cleared), ["r1"]);
+    assert_eq!(ids(&s, &p, Status::Kept), ["r2"]);
+    assert_eq!(status(&s, &p, "m1"), Status::NotCompactable);
+    // Tokens: r1 is 0 chars + 1600 for its image; m1's strip 1600; the first
+    // pasted image 1600 (keep 1 of the two pasted ones).
+    assert_eq!(p.step.tokens_saved, 1600 * 3);
+    assert_eq!(p.step.media_kept, 1);
+    let entries: Vec<(&str, Option<&str>, bool)> = p
+        .media
+        .iter()
+        .map(|m| (m.list, m.tool_use_id.as_deref(), m.cleared))
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("media", None, true),
+            ("media", None, false),
+            ("nested", Some("m1"), true),
+            ("nested", Some("m2"), false)
+        ]
+    );
+    assert_eq!((p.media[0].message_index, p.media[0].part_index), (0, 1));
+    assert_eq!((p.media[1].message_index, p.media[1].part_index), (0, 2));
+    // The wire.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .args([
+            "wire",
+            path.to_str().unwrap(),
+            "--policy",
+            "forced",
+            "--keep-recent",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let parts = |m: usize| body["contents"][m]["parts"].clone();
+    assert_eq!(
+        parts(0)[1],
+        json!({"text": "[Old inline media cleared: image/png]"})
+    );
+    assert_eq!(parts(0)[2]["fileData"]["mimeType"], "image/jpeg");
+    let r1 = &parts(2)[0]["functionResponse"];
+    assert_eq!(
+        r1["response"],
+        json!({"output": "[Old tool result content cleared]"})
+    );
+    assert!(r1.get("parts").is_none());
+    let m1 = &parts(4)[0]["functionResponse"];
+    assert_eq!(m1["response"], json!({"output": "screenshot taken"}));
+    assert!(m1.get("parts").is_none());
+    let m2 = &parts(6)[0]["functionResponse"];
+    assert!(m2.get("parts").is_some());
+    // Size never counts, keeps or clears media.
+    let s = setup(
+        &path,
+        Opts {
+            policy: Some(mcscope::cli::KindArg::Size),
+            size_threshold: Some(1),
+            ..opts()
+        },
+    );
+    let p = last(&s);
+    assert!(p.media.iter().all(|m| !m.cleared));
+    assert_eq!(p.step.media_kept, 0);
+    assert_eq!(status(&s, &p, "r1"), Status::Kept);
+}
+
+/// §5 "media alone can make idle fire".
+#[test]
+fn s5_media_alone_fires_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut q = Qwen::default();
+    for _ in 0..2 {
+        q.record(
+            "user",
+            0.0,
+            json!({"message": {"role": "user", "parts": [{"text": "see"}, image("image/png")]}}),
+        )
+        .answer("seen");
+    }
+    q.prompt("later", 90.0).answer("ok");
+    let s = setup(&q.write(dir.path(), "s.jsonl"), idle(60.0));
+    let p = last(&s);
+    assert!(p.step.fired, "{}", p.step.note);
+    assert_eq!(p.step.tokens_saved, 1600);
+    assert_eq!(p.media.iter().filter(|m| m.cleared).count(), 1);
+    // The prefix breaks at the first message that changed.
+    assert_eq!(p.cache.prefix_broken_at_message, Some(0));
+}
+
+/// §3 "search_memory results ... clearing one evicts the memory bodies it
+/// carried, minus bodies that remaining results still cover". The output shape
+/// is not in the recorded examples: it is built from the SPEC's rule.
+#[test]
+fn s3_search_memory_evicts_bodies() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut q = Qwen::default();
+    let out = |mode: &str, refs: &[(&str, i64)]| {
+        json!({"mode": mode, "results": refs.iter()
+            .map(|(r, t)| json!({"memoryRef": r, "mtimeMs": t, "body": "..."}))
+            .collect::<Vec<_>>()})
+        .to_string()
+    };
+    q.prompt("recall", 0.0);
+    q.calls(&[("s1", "search_memory", json!({"query": "a"}))])
+        .result(
+            "s1",
+            "search_memory",
+            &out("search", &[("mem/a.md", 1), ("mem/b.md", 2)]),
+        );
+    q.calls(&[("s2", "search_memory", json!({"query": "b"}))])
+        .result("s2", "search_memory", &out("list", &[("mem/c.md", 3)]));
+    q.calls(&[("s3", "search_memory", json!({"query": "b"}))])
+        .result("s3", "search_memory", &out("fetch", &[("mem/b.md", 2)]));
+    q.answer("ok").prompt("next", 0.0);
+    let s = setup(&q.write(dir.path(), "s.jsonl"), forced());
+    let p = last(&s);
+    assert_eq!(ids(&s, &p, Status::Cleared), ["s1", "s2"]);
+    // s1's b.md is still covered by s3 (kept); s2's mode is "list".
+    assert_eq!(
+        p.evicted_memory_bodies,
+        [("mem/a.md".to_string(), json!(1))]
+    );
+    let protection = p
+        .candidates
+        .iter()
+        .find(|c| s.session.results[c.result].id == "s1")
+        .unwrap()
+        .protection
+        .clone();
+    assert!(protection.is_none(), "search_memory is never protected");
+}
+
+/// §7 `evicted_read_paths` (qwen): only a kept write_file vouches for a path; a
+/// kept read_file of the same path does not.
+#[test]
+fn s7_only_a_kept_write_file_vouches() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |last_tool: &str| {
+        let mut q = Qwen::default();
+        q.prompt("go", 0.0).read("r1", "/repo/a.ts");
+        q.calls(&[(
+            "w1",
+            last_tool,
+            json!({"file_path": "/repo/a.ts", "content": "x"}),
+        )])
+        .result("w1", last_tool, &"ok ".repeat(100));
+        q.answer("done").prompt("next", 0.0);
+        let s = setup(
+            &q.write(dir.path(), &format!("{last_tool}.jsonl")),
+            forced(),
+        );
+        last(&s).evicted_read_paths
+    };
+    assert!(run("write_file").is_empty());
+    assert_eq!(run("read_file"), ["/repo/a.ts"]);
+    assert_eq!(run("edit"), ["/repo/a.ts"]);
+}

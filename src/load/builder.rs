@@ -172,8 +172,8 @@ impl Builder {
         self.s.results.push(result);
     }
 
-    pub fn media(&mut self, msg: usize, mime: String) {
-        self.s.media.push(Media { msg, mime });
+    pub fn media(&mut self, msg: usize, part: usize, mime: String) {
+        self.s.media.push(Media { msg, part, mime });
     }
 
     fn new_request(&mut self, response: Option<usize>) {

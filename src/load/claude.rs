@@ -483,6 +483,9 @@ impl Sink {
                         is_error: r.is_error,
                         already_cleared: r.measure.placeholder,
                         line,
+                        part: 0,
+                        media_mime: None,
+                        memory_bodies: Vec::new(),
                     });
                 }
             }

@@ -79,6 +79,8 @@ struct PartFields<'a> {
     response: Raw<'a>,
     #[serde(rename = "inlineData", borrow, default)]
     inline_data: Raw<'a>,
+    #[serde(rename = "fileData", borrow, default)]
+    file_data: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -142,6 +144,13 @@ struct InlineData<'a> {
     mime: Raw<'a>,
 }
 
+/// The mime type of a media part (`inlineData` or `fileData`), if it is one.
+fn media_mime(f: &PartFields<'_>) -> Option<String> {
+    let data = raw::object::<InlineData>(f.inline_data)
+        .or_else(|| raw::object::<InlineData>(f.file_data))?;
+    Some(raw::owned(data.mime).unwrap_or_else(|| "application/octet-stream".into()))
+}
+
 #[derive(Deserialize, Default)]
 struct RawUsage {
     #[serde(rename = "promptTokenCount", default)]
@@ -157,6 +166,8 @@ pub struct Sink {
     b: Builder,
     what_if: Option<bool>,
     send: SendState,
+    /// The message the last user-role record went to, and its parts so far.
+    msg_parts: (usize, usize),
 }
 
 /// What the send kind, now(k) and the idle gap of the next request read (SPEC §2).
@@ -198,6 +209,7 @@ impl Sink {
             b: Builder::new(path, Format::QwenJsonl),
             what_if: None,
             send: SendState::default(),
+            msg_parts: (usize::MAX, 0),
         }
     }
 }
@@ -214,7 +226,8 @@ pub struct Head {
 pub enum PartRec {
     Call(ToolCall),
     Result(ToolResult),
-    Media(String),
+    /// Top-level media: its place among the record's parts, and its mime type.
+    Media(usize, String),
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
@@ -225,6 +238,8 @@ pub enum Rec {
         model: Option<String>,
         usage: Option<Usage>,
         parts: Vec<PartRec>,
+        /// How many parts the record's message holds (for the parts' places).
+        part_count: usize,
         has_tool_result: bool,
         input: Input,
     },
@@ -266,7 +281,8 @@ impl RecordSink for Sink {
             k @ ("user" | "tool_result" | "assistant") => {
                 let content: Content =
                     raw::object(rec.message).ok_or("record without a message object")?;
-                let parts = parts(&raw::elements(content.parts), cwd.as_deref());
+                let elements = raw::elements(content.parts);
+                let parts = parts(&elements, cwd.as_deref());
                 let has_tool_result = parts.iter().any(|p| matches!(p, PartRec::Result(_)));
                 let assistant = k == "assistant";
                 Rec::Message {
@@ -279,6 +295,7 @@ impl RecordSink for Sink {
                     model: raw::owned(rec.model),
                     usage: if assistant { usage(rec.usage) } else { None },
                     parts,
+                    part_count: elements.len(),
                     has_tool_result,
                     input: Input {
                         tool_result: k == "tool_result",
@@ -330,6 +347,7 @@ impl RecordSink for Sink {
                 model,
                 usage,
                 parts,
+                part_count,
                 has_tool_result,
                 input,
             } => {
@@ -369,7 +387,13 @@ impl RecordSink for Sink {
                         idx
                     }
                 };
-                self.push_parts(idx, parts, line);
+                // A message's parts follow on from its earlier records' parts.
+                let offset = match self.msg_parts {
+                    (m, n) if m == idx => n,
+                    _ => 0,
+                };
+                self.msg_parts = (idx, offset + part_count);
+                self.push_parts(idx, parts, line, offset);
             }
             Rec::Compression { head, entries } => {
                 // The view restarts with the record's compressedHistory (SPEC §2).
@@ -382,7 +406,7 @@ impl RecordSink for Sink {
                         head.ts.as_deref(),
                         line,
                     );
-                    self.push_parts(idx, parts, line);
+                    self.push_parts(idx, parts, line, 0);
                 }
             }
             Rec::Other { completion, .. } => {
@@ -546,7 +570,7 @@ fn is_api_completion(payload: Raw<'_>) -> bool {
 }
 
 impl Sink {
-    fn push_parts(&mut self, idx: usize, parts: Vec<PartRec>, line: usize) {
+    fn push_parts(&mut self, idx: usize, parts: Vec<PartRec>, line: usize, offset: usize) {
         for p in parts {
             match p {
                 PartRec::Call(mut c) => {
@@ -556,9 +580,10 @@ impl Sink {
                 PartRec::Result(mut r) => {
                     r.msg = idx;
                     r.line = line;
+                    r.part += offset;
                     self.b.result(r);
                 }
-                PartRec::Media(mime) => self.b.media(idx, mime),
+                PartRec::Media(at, mime) => self.b.media(idx, offset + at, mime),
             }
         }
     }
@@ -597,19 +622,31 @@ fn compressed_history(
 /// and line are filled in when applied).
 fn parts(parts: &[&RawValue], cwd: Option<&str>) -> Vec<PartRec> {
     let mut out = Vec::new();
-    for p in parts {
+    for (at, p) in parts.iter().enumerate() {
         let text = p.get();
         let rec = part(text, cwd).or_else(|| {
             // A part that repeats a key is read as the wire builder reads it (the
             // last value wins), so that both count the same parts.
-            let keyed = ["\"functionCall\"", "\"functionResponse\"", "\"inlineData\""];
+            let keyed = [
+                "\"functionCall\"",
+                "\"functionResponse\"",
+                "\"inlineData\"",
+                "\"fileData\"",
+            ];
             if !keyed.iter().any(|k| text.contains(k)) {
                 return None;
             }
             let v = serde_json::from_str::<serde_json::Value>(text).ok()?;
             part(&v.to_string(), cwd)
         });
-        out.extend(rec);
+        out.extend(rec.map(|r| match r {
+            PartRec::Result(mut res) => {
+                res.part = at;
+                PartRec::Result(res)
+            }
+            PartRec::Media(_, mime) => PartRec::Media(at, mime),
+            call => call,
+        }));
     }
     out
 }
@@ -664,12 +701,12 @@ fn part(text: &str, cwd: Option<&str>) -> Option<PartRec> {
         let body: Option<ResponseBody> = raw::object(resp.response);
         let output = body.as_ref().and_then(|b| b.output);
         let chars = raw::utf16_len(output).unwrap_or(0);
-        let media = raw::elements(resp.parts)
+        // Media nested in the response (an image read, an MCP screenshot).
+        let nested: Vec<String> = raw::elements(resp.parts)
             .iter()
-            .filter(|p| {
-                serde_json::from_str::<PartFields>(p.get()).is_ok_and(|f| f.inline_data.is_some())
-            })
-            .count() as u32;
+            .filter_map(|p| media_mime(&serde_json::from_str::<PartFields>(p.get()).ok()?))
+            .collect();
+        let media = nested.len() as u32;
         return Some(PartRec::Result(ToolResult {
             id,
             name: raw::string(resp.name).map(|n| QWEN.canonical(&n).to_string()),
@@ -680,12 +717,57 @@ fn part(text: &str, cwd: Option<&str>) -> Option<PartRec> {
             is_error: body.as_ref().is_some_and(|b| b.error.0),
             already_cleared: raw::is_placeholder(output),
             line: 0,
+            part: 0,
+            media_mime: nested.into_iter().next(),
+            memory_bodies: memory_bodies(output),
         }));
-    } else if let Some(data) = raw::object::<InlineData>(f.inline_data) {
-        let mime = raw::owned(data.mime).unwrap_or_else(|| "application/octet-stream".into());
-        return Some(PartRec::Media(mime));
+    } else if let Some(mime) = media_mime(&f) {
+        return Some(PartRec::Media(0, mime));
     }
     None
+}
+
+/// The memory bodies an output names: when the output is JSON with `mode`
+/// `fetch` or `search`, every `{memoryRef, mtimeMs}` object in it. (The output's
+/// shape is not in the recorded examples; this follows SPEC §3's rule.)
+fn memory_bodies(output: Raw<'_>) -> Vec<(String, serde_json::Value)> {
+    let Some(text) = output.map(|o| o.get()) else {
+        return Vec::new();
+    };
+    if memchr::memmem::find(text.as_bytes(), b"memoryRef").is_none() {
+        return Vec::new();
+    }
+    let Some(inner) = raw::string(output) else {
+        return Vec::new();
+    };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&inner) else {
+        return Vec::new();
+    };
+    if !matches!(
+        v.get("mode").and_then(|m| m.as_str()),
+        Some("fetch" | "search")
+    ) {
+        return Vec::new();
+    }
+    fn walk(v: &serde_json::Value, out: &mut Vec<(String, serde_json::Value)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                if let (Some(r), Some(t)) = (
+                    m.get("memoryRef").and_then(|r| r.as_str()),
+                    m.get("mtimeMs"),
+                ) && t.is_number()
+                {
+                    out.push((r.to_string(), t.clone()));
+                }
+                m.values().for_each(|x| walk(x, out));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(&v, &mut out);
+    out
 }
 
 fn usage(v: Raw<'_>) -> Option<Usage> {

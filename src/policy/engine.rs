@@ -127,6 +127,10 @@ struct Verdict {
     /// Candidate positions to clear, with the reason for each.
     clear: Vec<(usize, String)>,
     media: Vec<usize>,
+    /// Qwen: results (not compactable) whose nested media is stripped.
+    strip: Vec<usize>,
+    /// Qwen idle/forced: `min(#media + #nested-media, keep_recent)`.
+    media_kept: usize,
     target: Option<u64>,
     note: String,
     /// Why particular candidates stay (in the window, pending, …).
@@ -170,6 +174,8 @@ impl Verdict {
             trigger: None,
             clear: Vec::new(),
             media: Vec::new(),
+            strip: Vec::new(),
+            media_kept: 0,
             target: None,
             note,
             kept: Why::default(),
@@ -211,6 +217,8 @@ pub struct Engine<'s> {
     /// The results with a clearing in force (so a reset touches only them).
     in_force_list: Vec<usize>,
     media_cleared: Vec<bool>,
+    /// Per result: its nested media stripped in the wire (Qwen's nested list).
+    stripped: Vec<bool>,
     edits: Vec<EditBlock>,
     view: View<'s>,
     /// Qwen: the process segment of the last request, and the hook checkpoint
@@ -258,6 +266,7 @@ impl<'s> Engine<'s> {
             pos_of: vec![0; s.results.len()],
             in_force_list: Vec::new(),
             media_cleared: vec![false; s.media.len()],
+            stripped: vec![false; s.results.len()],
             edits: Vec::new(),
             view: View::default(),
             process: None,
@@ -322,6 +331,19 @@ impl<'s> Engine<'s> {
         self.media_cleared.get(m).copied().unwrap_or(false)
     }
 
+    /// Whether result `r`'s nested media is stripped in the last request's wire.
+    pub fn is_stripped(&self, r: usize) -> bool {
+        self.stripped.get(r).copied().unwrap_or(false)
+    }
+
+    /// Undoes every media clearing (a new view, a restart).
+    fn reset_media(&mut self) {
+        for m in self.s.media_in(0, self.s.messages.len()) {
+            self.media_cleared[m] = false;
+        }
+        self.stripped.iter_mut().for_each(|x| *x = false);
+    }
+
     fn reset_clearings(&mut self) {
         for r in std::mem::take(&mut self.in_force_list) {
             self.set_clearing(r, None);
@@ -379,9 +401,7 @@ impl<'s> Engine<'s> {
         if !self.view.started || req.segment != self.view.segment {
             // Nothing planned before a compaction boundary carries over it.
             self.reset_clearings();
-            for m in self.s.media_in(0, self.s.messages.len()) {
-                self.media_cleared[m] = false;
-            }
+            self.reset_media();
             self.edits.clear();
             self.pending.clear();
             (self.total, self.active) = (0, 0);
@@ -412,9 +432,7 @@ impl<'s> Engine<'s> {
             // clearing not stored by a compression is undone (SPEC §2).
             if self.process.is_some() {
                 self.reset_clearings();
-                for m in self.s.media_in(0, self.s.messages.len()) {
-                    self.media_cleared[m] = false;
-                }
+                self.reset_media();
                 self.edits.clear();
             }
             self.process = Some(send.process);
@@ -455,12 +473,15 @@ impl<'s> Engine<'s> {
         for &m in &verdict.media {
             self.media_cleared[m] = true;
         }
+        for &r in &verdict.strip {
+            self.stripped[r] = true;
+        }
         newly.sort_unstable();
         let tokens_saved = newly
             .iter()
             .map(|&p| self.s.results[self.view.cands[p].result].est_tokens)
             .sum::<u64>()
-            + verdict.media.len() as u64 * self.s.harness.rules().media_tokens;
+            + self.media_tokens(&verdict);
         self.move_hook_checkpoint(req, verdict.trigger, tokens_saved);
         if self.policy.delivery == Delivery::CacheEdits
             && !newly.is_empty()
@@ -483,16 +504,14 @@ impl<'s> Engine<'s> {
                 chars_before,
                 chars_after: 0,
                 target_chars: verdict.target,
-                media_cleared: verdict.media.len(),
-                media_kept: 0,
+                media_cleared: verdict.media.len() + verdict.strip.len(),
+                media_kept: verdict.media_kept,
                 gap_minutes: gap,
                 note: verdict.note,
             });
         }
         self.finish_statuses(req, &verdict);
         let chars_after = self.size_total();
-        let media = self.s.media_in(req.view_start, req.end);
-        let media_kept = media.clone().filter(|&m| !self.media_cleared[m]).count();
         let cands = &self.view.cands;
         Some(Step {
             index: req.index,
@@ -508,8 +527,8 @@ impl<'s> Engine<'s> {
             chars_before,
             chars_after,
             target_chars: verdict.target,
-            media_cleared: verdict.media.len(),
-            media_kept,
+            media_cleared: verdict.media.len() + verdict.strip.len(),
+            media_kept: verdict.media_kept,
             gap_minutes: gap,
             note: verdict.note,
         })
@@ -776,8 +795,9 @@ impl<'s> Engine<'s> {
             .sum()
     }
 
-    /// Clearable (SPEC §3): unprotected, not error, not cleared, chars > 0, not pending.
-    fn clearable(&self) -> Vec<usize> {
+    /// Clearable (SPEC §3): unprotected, not error, not cleared, chars > 0, not
+    /// pending; with `media`, nested media counts as content (idle and forced).
+    fn clearable(&self, media: bool) -> Vec<usize> {
         (0..self.view.cands.len())
             .filter(|&p| {
                 let c = &self.view.cands[p];
@@ -787,7 +807,7 @@ impl<'s> Engine<'s> {
                     && !r.is_error
                     && !self.in_force(c)
                     && !r.already_cleared
-                    && r.chars > 0
+                    && (r.chars > 0 || (media && r.media > 0))
                     && !c.pending
             })
             .collect()
@@ -926,7 +946,9 @@ impl<'s> Engine<'s> {
                 }
             }
             Harness::Qwen => {
-                let clearable = self.clearable();
+                // The tool list keeps a slot for a result whose only content is
+                // nested media (an image read with output ""): SPEC §5 media.
+                let clearable = self.clearable(true);
                 let split = clearable.len().saturating_sub(keep);
                 for &p in &clearable[split..] {
                     kept.add(p, || {
@@ -945,40 +967,75 @@ impl<'s> Engine<'s> {
                 self.explain_unclearable(&mut kept);
             }
         }
-        let media = self.media_to_clear(req);
-        let tokens: u64 = clear
-            .iter()
-            .map(|(p, _)| self.s.results[self.view.cands[*p].result].est_tokens)
-            .sum::<u64>()
-            + media.len() as u64 * self.s.harness.rules().media_tokens;
-        if tokens == 0 {
-            let mut v = Verdict::none(format!("{why}, but nothing to clear saves tokens"));
-            v.kept = kept;
-            return v;
-        }
-        Verdict {
+        let mut v = Verdict {
             fired: true,
             trigger: Some(trigger),
             clear,
-            media,
             target: None,
-            note: why,
+            note: why.clone(),
             kept,
+            ..Verdict::none(String::new())
+        };
+        self.media_to_clear(req, &mut v);
+        let tokens: u64 = v
+            .clear
+            .iter()
+            .map(|(p, _)| self.s.results[self.view.cands[*p].result].est_tokens)
+            .sum::<u64>()
+            + self.media_tokens(&v);
+        if tokens == 0 {
+            v.fired = false;
+            v.trigger = None;
+            v.clear.clear();
+            v.media.clear();
+            v.strip.clear();
+            v.note = format!("{why}, but nothing to clear saves tokens");
         }
+        v
     }
 
-    /// Qwen's separate keep window for top-level inline media.
-    fn media_to_clear(&self, req: &Request) -> Vec<usize> {
+    /// The tokens of the media a verdict clears or strips (SPEC §2 est_tokens).
+    fn media_tokens(&self, v: &Verdict) -> u64 {
+        let per = self.s.harness.rules().media_tokens;
+        let stripped: u64 = v
+            .strip
+            .iter()
+            .map(|&r| self.s.results[r].media as u64)
+            .sum();
+        (v.media.len() as u64 + stripped) * per
+    }
+
+    /// Qwen's two media lists, each with its own keep window (SPEC §5 media):
+    /// top-level media parts, and the nested media of results that are not
+    /// compactable (an MCP screenshot). Errors keep their media.
+    fn media_to_clear(&self, req: &Request, v: &mut Verdict) {
         if self.policy.preset != Harness::Qwen {
-            return Vec::new();
+            return;
         }
+        let keep = self.policy.keep();
         let live: Vec<usize> = self
             .s
             .media_in(req.view_start, req.end)
             .filter(|&m| !self.media_cleared[m])
             .collect();
-        let split = live.len().saturating_sub(self.policy.keep());
-        live[..split].to_vec()
+        let nested: Vec<usize> = self
+            .view
+            .cands
+            .iter()
+            .map(|c| c.result)
+            .filter(|&r| {
+                !self.view.cands[self.pos_of[r]].compactable
+                    && self.s.results[r].media > 0
+                    && !self.stripped[r]
+            })
+            .collect();
+        v.media_kept = (live.len() + nested.len()).min(keep);
+        v.media = live[..live.len().saturating_sub(keep)].to_vec();
+        v.strip = nested[..nested.len().saturating_sub(keep)]
+            .iter()
+            .copied()
+            .filter(|&r| !self.s.results[r].is_error)
+            .collect();
     }
 
     fn explain_unclearable(&self, kept: &mut Why) {
@@ -1020,7 +1077,7 @@ impl<'s> Engine<'s> {
             return v;
         }
         let keep = p.keep();
-        let clearable = self.clearable();
+        let clearable = self.clearable(false);
         let split = clearable.len().saturating_sub(keep);
         let mut kept = Why::new(self.wants_reasons());
         for &q in &clearable[split..] {
@@ -1067,6 +1124,8 @@ impl<'s> Engine<'s> {
             trigger: Some(Trigger::Size),
             clear,
             media: Vec::new(),
+            strip: Vec::new(),
+            media_kept: 0,
             target: Some(target),
             note,
             kept,
@@ -1140,6 +1199,8 @@ impl<'s> Engine<'s> {
             trigger: Some(Trigger::Count),
             clear,
             media: Vec::new(),
+            strip: Vec::new(),
+            media_kept: 0,
             target: None,
             note: why,
             kept,
