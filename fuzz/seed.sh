@@ -5,6 +5,7 @@
 #     their first 50 lines,
 #   - shared/corpus/qwen-code/*.jsonl,
 #   - tests/fixtures/hostile/* (minus make.py),
+#   - tests/fixtures/qwen/*.jsonl (send kinds, bridged calls, media, restarts),
 #   - tests/fixtures/fuzz/*.bin (the minimised findings),
 #   - fuzz/seeds/handmade/* (committed: every record kind the loaders know).
 # Usage: fuzz/seed.sh [SHARED_CORPUS_DIR]   (default /work/shared/corpus)
@@ -36,6 +37,9 @@ done
 for f in "$root"/tests/fixtures/hostile/*; do
   case "$f" in *.py) continue ;; esac
   add "$f" "hostile-$(basename "$f")"
+done
+for f in "$root"/tests/fixtures/qwen/*.jsonl; do
+  add "$f" "qwen-fixture-$(basename "$f")"
 done
 for f in "$root"/tests/fixtures/fuzz/*.bin; do
   [ -e "$f" ] && add "$f" "fuzz-fixture-$(basename "$f")"
