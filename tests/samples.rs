@@ -356,3 +356,59 @@ fn bad_usage_exits_2_with_one_line() {
         "lists the newest sessions: {err}"
     );
 }
+
+const TODAY: &str = "sample-sessions/qwen-memory/today.jsonl";
+
+#[test]
+fn qwen_today_notification_clears_nothing_and_the_prompt_after_it_does() {
+    let t = json(&["timeline", TODAY, "--format", "json"]);
+    let rows = t["requests"].as_array().unwrap();
+    let kinds: Vec<&str> = rows
+        .iter()
+        .map(|r| r["send_kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_query",
+            "tool_result",
+            "tool_result",
+            "tool_result",
+            "notification",
+            "user_query"
+        ]
+    );
+    // Two hours later, but a notification: nothing runs.
+    assert!(rows[4]["gap_minutes"].as_f64().unwrap() > 60.0);
+    assert_eq!(rows[4]["fired"], false);
+    let p = json(&["plan", TODAY, "--format", "json"]);
+    assert_eq!(p["fired"], true);
+    assert_eq!(p["trigger"], "idle");
+    assert_eq!(strings(&p["cleared"]), ["call_main", "call_shot"]);
+    assert_eq!(strings(&p["protected"]), ["call_mem"]);
+    assert_eq!(strings(&p["kept"]), ["call_grep"]);
+    let tool = |id: &str| {
+        p["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["tool_use_id"] == id)
+            .unwrap()["tool"]
+            .clone()
+    };
+    // The bridged reads are read_file results.
+    assert_eq!(tool("call_main"), "read_file");
+    assert_eq!(tool("call_mem"), "read_file");
+    // The image read: 0 chars, 1,600 tokens for its image.
+    let shot = p["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["tool_use_id"] == "call_shot")
+        .unwrap();
+    assert_eq!(shot["chars"], 0);
+    assert_eq!(shot["est_tokens"], 1600);
+    let (code, text, _) = mcscope(&["timeline", TODAY]);
+    assert_eq!(code, 0);
+    assert!(text.contains("notification or teammate message: Qwen runs no microcompaction here"));
+}
