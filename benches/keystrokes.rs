@@ -12,6 +12,7 @@
 //!
 //! `cargo bench --bench keystrokes -- PATH` (default: the bundled size sample).
 //! `MCSCOPE_BENCH_SLOW=1` prints every frame of 16 ms or more.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test and bench code: a failed unwrap is a failed run
 
 use mcscope::cli::{self, Opts};
 use mcscope::tui::app::App;

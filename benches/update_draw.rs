@@ -1,6 +1,7 @@
 //! The TUI's update + draw path, by criterion: a step to the next request and a
 //! change of keep_recent, each followed by a full redraw on a 200x50 TestBackend.
 //! (Percentiles over 1,000 keystrokes on a big session: `benches/keystrokes.rs`.)
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test and bench code: a failed unwrap is a failed run
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcscope::cli::{self, Opts};

@@ -265,8 +265,6 @@ pub struct Session {
     pub evidence: Vec<Evidence>,
     /// The model named by the body (messages-json) or the last response.
     pub model: Option<String>,
-    /// Claude `content-replacement` records: tool_use_id → the text the model saw.
-    pub replacements: std::collections::HashMap<String, String>,
 }
 
 impl Session {
@@ -286,7 +284,6 @@ impl Session {
             requests: Vec::new(),
             evidence: Vec::new(),
             model: None,
-            replacements: Default::default(),
         }
     }
 

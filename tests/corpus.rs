@@ -6,6 +6,7 @@
 //!
 //! The corpus is found at `$MCSCOPE_CORPUS`, else at `<CARGO_MANIFEST_DIR>/../shared/corpus`.
 //! When it is absent the tests print a note and pass, unless `MCSCOPE_REQUIRE_CORPUS=1`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use mcscope::session::{Format, Request, Role, Session};
 use serde_json::Value;

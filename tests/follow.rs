@@ -1,5 +1,6 @@
 //! Files that grow while open: only appended bytes are read, a partial last line
 //! waits for its end, truncation or replacement starts over with a notice.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
 

@@ -6,6 +6,7 @@
 //!
 //! A test that asserts a behaviour the program does not have yet is `#[ignore]`d
 //! with the finding's name; `cargo test -- --ignored` runs it.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use mcscope::analysis;
 use mcscope::cli::{self, DeliveryArg, KindArg, Opts};

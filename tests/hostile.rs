@@ -3,6 +3,7 @@
 //!
 //! The fixtures in `tests/fixtures/hostile/` are built by `make.py` there from
 //! `sample-sessions/claude-demo.jsonl` (15 lines, tool results toolu_A..toolu_D).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use mcscope::load::{LoadError, load};
 use mcscope::session::Session;

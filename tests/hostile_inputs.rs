@@ -7,6 +7,7 @@
 //! the test instead of blocking the suite. Small fixtures live in
 //! `tests/fixtures/hostile2/` (built by `make.py` there); big inputs are generated
 //! into temp dirs. Nothing here writes outside a temp dir.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
 

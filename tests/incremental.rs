@@ -4,6 +4,7 @@
 //! plan equals the timeline's step, on long synthetic turns (both harnesses, with
 //! reused ids, errors, memory reads and a compaction boundary) and on the corpus.
 //! Debug builds also check every running total against a pass over the view.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
 

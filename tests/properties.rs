@@ -29,6 +29,7 @@
 //! builders) and its JSONL lines (long strings abbreviated, builder boilerplate
 //! keys dropped). `PROPTEST_CASES=N` searches N sessions per property instead of
 //! 16.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Qwen Code as it is today (SPEC §2, §3, §5): one test per rule, named after the
 //! SPEC bullet it checks, on sessions written with the real record shapes
 //! (`shared/reference/qwen-code-jsonl.md`, "Additions").
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The Qwen send kinds through the real binary, one test per kind (SPEC §2), on
 //! the fixtures of `tests/fixtures/qwen/` (written by its `make.py`).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use serde_json::Value;
 use std::path::PathBuf;

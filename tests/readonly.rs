@@ -1,6 +1,7 @@
 //! mcscope never changes what it reads: every command and the TUI leave each sample
 //! and corpus session's size, mtime and bytes as they were. And the CLI behaves in
 //! pipes: no escape codes, quiet on a closed pipe.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use mcscope::cli::{self, KindArg, Opts};
 use mcscope::tui::app::App;

@@ -1,5 +1,6 @@
 //! Every rule of SPEC §2–§5 on small synthetic sessions, through the library API
 //! that both the CLI and the TUI use.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The bundled sample sessions give exactly the outcomes the README promises, through
 //! the real binary, in JSON and in text.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use serde_json::Value;
 use std::process::Command;

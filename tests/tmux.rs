@@ -7,6 +7,7 @@
 //!
 //! When `tmux` is not on PATH the tests print a note and pass, unless
 //! `MCSCOPE_REQUIRE_TMUX=1`, in which case they fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test and bench code: a failed unwrap is a failed run
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

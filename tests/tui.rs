@@ -1,4 +1,5 @@
 //! The TUI, region by region on ratatui's TestBackend, and driven by actions.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use mcscope::cli::{self, KindArg, Opts};
 use mcscope::tui::app::{App, Overlay};

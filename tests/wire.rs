@@ -1,5 +1,6 @@
 //! Wire payloads (SPEC §6): rewrite and cache-edits delivery, pinned blocks, the
 //! "." rule, the local side, and Messages API bodies as input.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
 

@@ -444,7 +444,6 @@ impl RecordSink for Sink {
         }
         let mut s = self.b.finish(diagnostics);
         s.subagent_what_if = self.what_if == Some(true);
-        s.replacements = self.replacements;
         s
     }
 }

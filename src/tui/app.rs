@@ -114,6 +114,7 @@ pub const BACKGROUND: &str = "mcscope-bg-";
 fn lower_priority() {
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority on the calling thread's own id only changes its nice value.
+    #[allow(unsafe_code)]
     unsafe {
         libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
     }

@@ -169,8 +169,7 @@ fn event_loop(
     mut from_picker: bool,
 ) -> Result<(), UsageError> {
     loop {
-        if loading.as_ref().is_some_and(|l| l.handle.is_finished()) {
-            let l = loading.take().expect("checked above");
+        if let Some(l) = loading.take_if(|l| l.handle.is_finished()) {
             let setup = l.handle.join().map_err(|_| {
                 UsageError::Message(format!("{}: the loader panicked", l.path.display()))
             })??;
@@ -276,6 +275,7 @@ fn suspend(terminal: &mut ratatui::DefaultTerminal) -> Result<(), UsageError> {
     ratatui::restore();
     // SAFETY: raise has no memory-safety preconditions; SIGTSTP stops the process
     // until SIGCONT, then execution resumes here.
+    #[allow(unsafe_code)]
     unsafe {
         libc::raise(libc::SIGTSTP);
     }
