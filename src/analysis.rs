@@ -1,6 +1,7 @@
 //! The questions both the CLI and the TUI ask of a session: the plan at a request,
 //! the timeline, the fate of one result, the wire of a request. Plain functions.
 
+use crate::evidence::{SessionEvidence, SimAt, Writer};
 use crate::policy::engine::{Candidate, EditBlock, Engine, Status, Step};
 use crate::policy::protect::{PathMap, Protector, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
@@ -234,9 +235,9 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
     let s = &setup.session;
     let mut engine = setup.engine_for(k);
     let prev = if k > 1 { engine.run_to(k - 1) } else { None };
-    let prev_cleared: Option<HashSet<usize>> = prev
+    let prev_cleared: Option<Vec<usize>> = prev
         .filter(|_| s.requests[k - 2].segment == s.requests[k - 1].segment)
-        .map(|p| p.cleared.into_iter().collect());
+        .map(|p| p.cleared);
     let step = engine
         .step()
         .ok_or_else(|| std::io::Error::other("no such request"))?;
@@ -253,13 +254,8 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
             .flat_map(|e| e.results.iter().map(|&r| s.results[r].id.clone()))
             .collect();
     } else {
-        let now: HashSet<usize> = step.cleared.iter().copied().collect();
         let before = prev_cleared.unwrap_or_default();
-        let changed = now.symmetric_difference(&before);
-        let first = changed.map(|&r| s.results[r].msg).min();
-        if let Some(msg) = first.filter(|&m| m >= request.view_start) {
-            cache.prefix_broken_at_message = Some(msg - request.view_start);
-        }
+        cache.prefix_broken_at_message = prefix_break(s, &request, &before, &step.cleared);
     }
 
     // Paths still vouched for by a result that stays in the wire with one path
@@ -306,6 +302,148 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
         unresolved_evicted_reads,
     };
     Ok((plan, inputs))
+}
+
+/// Where request `request`'s wire stops matching what the request before it sent
+/// (SPEC §6 `rewrite`, §9 `break[k]`): the first message, counted from the view's
+/// start, holding a result cleared in one and not the other. `before` is what was
+/// cleared in the previous request's wire (empty when it lay in another view).
+pub fn prefix_break(
+    s: &Session,
+    request: &Request,
+    before: &[usize],
+    now: &[usize],
+) -> Option<usize> {
+    let before: HashSet<usize> = before.iter().copied().collect();
+    let now: HashSet<usize> = now.iter().copied().collect();
+    let first = now
+        .symmetric_difference(&before)
+        .map(|&r| s.results[r].msg)
+        .min();
+    first
+        .filter(|&m| m >= request.view_start)
+        .map(|m| m - request.view_start)
+}
+
+/// What the plans a `microcompact_boundary`'s writer implies newly cleared where
+/// the record belongs (SPEC §10): `cached` records against the `count` plan, run
+/// with the other options given, evaluated once over the whole timeline when a
+/// record first asks. The `budget` plan is not part of this build: it answers
+/// None (no comparison is made up); wiring it in is one arm of `simulate`.
+pub struct Simulator<'a> {
+    setup: &'a Setup,
+    count: Option<Vec<Vec<String>>>,
+}
+
+impl<'a> Simulator<'a> {
+    pub fn new(setup: &'a Setup) -> Simulator<'a> {
+        Simulator { setup, count: None }
+    }
+
+    pub fn simulate(&mut self, writer: Writer, at: SimAt) -> Option<Vec<String>> {
+        match (writer, at) {
+            (Writer::Cached, SimAt::Request(k)) => {
+                let setup = self.setup;
+                let count = self
+                    .count
+                    .get_or_insert_with(|| newly_cleared_by_count(setup));
+                count.get(k.checked_sub(1)?).cloned()
+            }
+            (Writer::Cached, SimAt::BeforeCompaction(_)) => None,
+            (Writer::Budget, _) => None,
+        }
+    }
+}
+
+/// The ids the `count` plan newly clears at each request (index k − 1).
+fn newly_cleared_by_count(setup: &Setup) -> Vec<Vec<String>> {
+    let s = &setup.session;
+    let mut policy = setup.policy.clone();
+    policy.kind = PlanKind::Count;
+    let mut engine =
+        Engine::new(s, policy, setup.protector(), setup.last_request()).without_reasons();
+    std::iter::from_fn(|| engine.step())
+        .map(|st| {
+            st.newly_cleared
+                .iter()
+                .map(|&r| s.results[r].id.clone())
+                .collect()
+        })
+        .collect()
+}
+
+/// The session's evidence (SPEC §10) without the selected plan's part: the
+/// boundary comparisons are made; `plan_rewrite` is added by the caller, who
+/// knows the plan's prefix breaks.
+pub fn evidence(setup: &Setup) -> SessionEvidence {
+    let mut sim = Simulator::new(setup);
+    crate::evidence::collect(&setup.session, &mut |w, at| sim.simulate(w, at))
+}
+
+/// Request K's evidence beside its plan: `plan_rewrite` from the plan's own
+/// prefix break (None for a session without requests).
+pub fn evidence_at(setup: &Setup, plan: &PlanAt) -> Option<crate::evidence::RequestEvidence> {
+    let mut ev = evidence(setup)
+        .requests
+        .get(plan.request.index.checked_sub(1)?)?
+        .clone();
+    if let Some(b) = ev.observed_break.take() {
+        let brk = setup.policy.delivery == Delivery::Rewrite
+            && plan.cache.prefix_broken_at_message.is_some();
+        ev.observed_break = Some(b.with_plan_rewrite(brk));
+    }
+    Some(ev)
+}
+
+/// Evidence with the selected plan beside it, for `mcscope evidence`.
+#[derive(Debug, Clone)]
+pub struct EvidenceReport {
+    pub evidence: SessionEvidence,
+    /// The selected plan's newly cleared ids at each request that holds a record.
+    pub selected_newly: std::collections::BTreeMap<usize, Vec<String>>,
+}
+
+/// The session's evidence with `plan_rewrite` from the selected plan (one pass
+/// of its timeline, made only when a break or a record needs it).
+pub fn evidence_report(setup: &Setup, forced_at: usize) -> EvidenceReport {
+    let s = &setup.session;
+    let mut ev = evidence(setup);
+    let mut selected_newly = std::collections::BTreeMap::new();
+    let needed = ev
+        .requests
+        .iter()
+        .any(|r| r.observed_break.is_some() || r.microcompact.is_some());
+    if needed {
+        let mut prev: Option<Step> = None;
+        for st in timeline_steps(setup, forced_at) {
+            let k = st.index;
+            let req = &s.requests[k - 1];
+            let r = &mut ev.requests[k - 1];
+            if let Some(b) = r.observed_break.take() {
+                let before = prev
+                    .as_ref()
+                    .filter(|p| s.requests[p.index - 1].segment == req.segment)
+                    .map_or(&[][..], |p| &p.cleared[..]);
+                let brk = setup.policy.delivery == Delivery::Rewrite
+                    && prefix_break(s, req, before, &st.cleared).is_some();
+                r.observed_break = Some(b.with_plan_rewrite(brk));
+            }
+            if r.microcompact.is_some() {
+                selected_newly.insert(
+                    k,
+                    st.newly_cleared
+                        .iter()
+                        .map(|&i| s.results[i].id.clone())
+                        .collect(),
+                );
+            }
+            prev = Some(st);
+        }
+    }
+    EvidenceReport {
+        evidence: ev,
+        selected_newly,
+    }
 }
 
 fn abs_path(p: &crate::policy::protect::RecordedPath) -> String {
