@@ -103,7 +103,7 @@ pub(super) struct Input<'a> {
 }
 
 #[derive(Deserialize, Default)]
-struct RawUsage {
+struct RawUsage<'a> {
     #[serde(default)]
     input_tokens: Option<u64>,
     #[serde(default)]
@@ -112,8 +112,8 @@ struct RawUsage {
     cache_read_input_tokens: Option<u64>,
     #[serde(default)]
     output_tokens: Option<u64>,
-    #[serde(default)]
-    cache_creation: Option<RawCacheCreation>,
+    #[serde(borrow, default)]
+    cache_creation: Raw<'a>,
     #[serde(default)]
     cache_deleted_input_tokens: Option<u64>,
     #[serde(default)]
@@ -149,6 +149,10 @@ impl<'de> Deserialize<'de> for AnyPositive {
                     any |= v.0;
                 }
                 Ok(AnyPositive(any))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AnyPositive, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(AnyPositive(false))
             }
             fn visit_unit<E>(self) -> Result<AnyPositive, E> {
                 Ok(AnyPositive(false))
@@ -250,6 +254,10 @@ impl<'de> Deserialize<'de> for HasCompaction {
                         .is_some_and(|i| i.kind.as_deref() == Some("compaction"));
                 }
                 Ok(HasCompaction(any))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HasCompaction, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(HasCompaction(false))
             }
             fn visit_unit<E>(self) -> Result<HasCompaction, E> {
                 Ok(HasCompaction(false))
@@ -759,7 +767,7 @@ pub(super) fn usage(v: Raw<'_>) -> Option<Usage> {
         cache_creation_input_tokens: u.cache_creation_input_tokens.unwrap_or(0),
         cache_read_input_tokens: u.cache_read_input_tokens.unwrap_or(0),
         output_tokens: u.output_tokens.unwrap_or(0),
-        cache_creation: u.cache_creation.map(|c| CacheCreation {
+        cache_creation: raw::object::<RawCacheCreation>(u.cache_creation).map(|c| CacheCreation {
             ephemeral_5m_input_tokens: c.ephemeral_5m_input_tokens.unwrap_or(0),
             ephemeral_1h_input_tokens: c.ephemeral_1h_input_tokens.unwrap_or(0),
         }),
@@ -835,6 +843,76 @@ mod tests {
         assert!(!m(r#""something else""#).placeholder);
         // Escapes and astral characters count as JavaScript does.
         assert_eq!(m(r#""a\n😀\u00e9""#).chars, 5);
+    }
+
+    fn u(json: &str) -> Usage {
+        let raw = serde_json::value::RawValue::from_string(json.to_string()).unwrap();
+        usage(Some(&raw)).expect("usage")
+    }
+
+    #[test]
+    fn usage_keeps_cache_detail_aggregation_and_server_compaction() {
+        let x = u(
+            r#"{"input_tokens":3,"cache_creation_input_tokens":1200,"cache_read_input_tokens":50000,
+            "output_tokens":7,"cache_creation":{"ephemeral_5m_input_tokens":200,"ephemeral_1h_input_tokens":1000},
+            "cache_deleted_input_tokens":4000,
+            "server_tool_use":{"web_search_requests":0,"web_fetch_requests":2},
+            "iterations":[{"type":"message","input_tokens":1},{"type":"compaction"}]}"#,
+        );
+        assert_eq!(
+            (
+                x.input_tokens,
+                x.cache_creation_input_tokens,
+                x.cache_read_input_tokens
+            ),
+            (3, 1200, 50000)
+        );
+        assert_eq!(
+            x.cache_creation,
+            Some(CacheCreation {
+                ephemeral_5m_input_tokens: 200,
+                ephemeral_1h_input_tokens: 1000
+            })
+        );
+        assert_eq!(x.cache_deleted_input_tokens, Some(4000));
+        assert!(x.aggregated, "a web fetch count of 2");
+        assert!(x.server_compaction);
+        // Zero counts, message-only iterations, no cache_creation object.
+        let x =
+            u(r#"{"input_tokens":1,"server_tool_use":{"web_search_requests":0},"iterations":[]}"#);
+        assert!(!x.aggregated && !x.server_compaction);
+        assert_eq!(
+            (x.cache_creation, x.cache_deleted_input_tokens),
+            (None, None)
+        );
+        // Odd shapes are no counts, and never cost the line its usage.
+        let x = u(
+            r#"{"input_tokens":9,"server_tool_use":"n/a","iterations":[1,null,{"type":"compaction"}]}"#,
+        );
+        assert_eq!(x.input_tokens, 9);
+        assert!(!x.aggregated && x.server_compaction);
+        let x = u(
+            r#"{"input_tokens":9,"server_tool_use":{"a":"5","b":[1],"c":{"d":3}},"iterations":{}}"#,
+        );
+        assert!(!x.aggregated && !x.server_compaction);
+    }
+
+    #[test]
+    fn applied_edits_are_kept_verbatim_and_absent_is_none() {
+        let raw = |s: &str| serde_json::value::RawValue::from_string(s.to_string()).unwrap();
+        let v = raw(
+            r#"{"applied_edits":[{"type":"clear_thinking_20251015","cleared_thinking_turns":2,"cleared_input_tokens":900},{"type":"future","x":[1]}]}"#,
+        );
+        let e = applied_edits(Some(&v)).unwrap();
+        assert_eq!(e.len(), 2);
+        assert_eq!(e[1], serde_json::json!({"type": "future", "x": [1]}));
+        assert_eq!(
+            applied_edits(Some(&raw(r#"{"applied_edits":[]}"#))),
+            Some(vec![])
+        );
+        assert_eq!(applied_edits(Some(&raw("{}"))), None);
+        assert_eq!(applied_edits(Some(&raw("null"))), None);
+        assert_eq!(applied_edits(None), None);
     }
 
     #[test]
