@@ -344,11 +344,31 @@ pub struct RequestEvidence {
     pub microcompact: Option<Microcompact>,
     pub compactions: Vec<Microcompact>,
     pub applied_edits: Option<Vec<Value>>,
+    /// The budget plan fired here without a record: the ids it newly cleared.
+    pub unrecorded_budget: Option<Vec<String>>,
 }
 
 impl RequestEvidence {
+    /// SPEC §10: the plan that ran here is `budget` and it fired, newly clearing
+    /// `ids`. With a record attached nothing changes. Without one, at a request
+    /// that begins a turn Claude Code's prompt-suggestion fork usually ran it
+    /// first, so no record is expected: returns true (`silent`) and `microcompact`
+    /// stays null; elsewhere the missing record is shown as `microcompact` with
+    /// `writer: null` and the ids as `extra`.
+    pub fn budget_fired(&mut self, begins_turn: bool, ids: Vec<String>) -> bool {
+        if self.microcompact.is_some() {
+            return false;
+        }
+        if begins_turn {
+            return true;
+        }
+        self.unrecorded_budget = Some(ids);
+        false
+    }
+
     pub fn is_empty(&self) -> bool {
         self.usage.is_none()
+            && self.unrecorded_budget.is_none()
             && self.observed_break.is_none()
             && self.microcompact.is_none()
             && self.compactions.is_empty()
@@ -359,7 +379,13 @@ impl RequestEvidence {
         json!({
             "usage": self.usage.as_ref().map(UsageEvidence::json),
             "observed_break": self.observed_break.as_ref().map(ObservedBreak::json),
-            "microcompact": self.microcompact.as_ref().map(Microcompact::json),
+            "microcompact": match (&self.microcompact, &self.unrecorded_budget) {
+                (Some(m), _) => m.json(),
+                (None, Some(ids)) => json!({"writer": null, "compacted_tool_ids": [],
+                    "pre_tokens": null, "tokens_saved": null, "agrees": false,
+                    "missing": [], "extra": ids}),
+                (None, None) => Value::Null,
+            },
             "compactions": self.compactions.iter().map(Microcompact::json).collect::<Vec<_>>(),
             "applied_edits": self.applied_edits,
         })
@@ -1195,6 +1221,35 @@ mod tests {
         assert_eq!(c.extra, ids(&["d", "e"]));
         // Order alone does not matter.
         assert!(compare(&ids(&["b", "a"]), &ids(&["a", "b"])).agrees);
+    }
+
+    #[test]
+    fn a_budget_firing_without_a_record_is_silent_at_a_turn_and_extra_elsewhere() {
+        let ids = vec!["t1".to_string(), "t2".to_string()];
+        let mut at_turn = RequestEvidence::default();
+        assert!(at_turn.budget_fired(true, ids.clone()), "silent");
+        assert_eq!(at_turn.json()["microcompact"], Value::Null);
+        let mut in_loop = RequestEvidence::default();
+        assert!(!in_loop.budget_fired(false, ids.clone()));
+        assert_eq!(
+            in_loop.json()["microcompact"],
+            json!({"writer": null, "compacted_tool_ids": [], "pre_tokens": null,
+                   "tokens_saved": null, "agrees": false, "missing": [], "extra": ["t1", "t2"]})
+        );
+        // A record is there: it is what the JSON shows, and nothing is silent.
+        let mut recorded = RequestEvidence {
+            microcompact: Some(Microcompact {
+                writer: Writer::Budget,
+                line: 9,
+                compacted_tool_ids: ids.clone(),
+                pre_tokens: Some(140_000),
+                tokens_saved: Some(30_000),
+                comparison: None,
+            }),
+            ..Default::default()
+        };
+        assert!(!recorded.budget_fired(true, ids));
+        assert_eq!(recorded.json()["microcompact"]["writer"], "budget");
     }
 
     #[test]
