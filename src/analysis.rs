@@ -1,6 +1,7 @@
 //! The questions both the CLI and the TUI ask of a session: the plan at a request,
 //! the timeline, the fate of one result, the wire of a request. Plain functions.
 
+use crate::evidence::{SessionEvidence, SimAt, Writer};
 use crate::policy::engine::{Candidate, EditBlock, Engine, Status, Step};
 use crate::policy::protect::{PathMap, Protector, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
@@ -127,6 +128,7 @@ impl PlanAt {
                 trigger: None,
                 newly_cleared: Vec::new(),
                 cleared: Vec::new(),
+                media_in_wire: Vec::new(),
                 tokens_saved: 0,
                 chars_before: 0,
                 chars_after: 0,
@@ -347,27 +349,7 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
     let mut engine = setup.engine_for(k);
     let prev = if k > 1 { engine.run_to(k - 1) } else { None };
     let same_view = k > 1 && s.requests[k - 2].segment == s.requests[k - 1].segment;
-    let prev_cleared: Option<HashSet<usize>> = prev
-        .filter(|_| same_view)
-        .map(|p| p.cleared.into_iter().collect());
-    // Qwen media cleared or stripped in k-1's wire change the prefix too.
-    // Items as (message, media index or result index + media count).
-    let media_state = |engine: &Engine<'_>, req: &Request| -> HashSet<(usize, usize)> {
-        let media = s
-            .media_in(req.view_start, req.end)
-            .filter(|&m| engine.media_is_cleared(m))
-            .map(|m| (s.media[m].msg, m));
-        let nested = s
-            .results_in(req.view_start, req.end)
-            .filter(|&r| engine.is_stripped(r))
-            .map(|r| (s.results[r].msg, s.media.len() + r));
-        media.chain(nested).collect()
-    };
-    let prev_media: HashSet<(usize, usize)> = if same_view {
-        media_state(&engine, &s.requests[k - 2])
-    } else {
-        HashSet::new()
-    };
+    let prev = prev.filter(|_| same_view);
     let step = engine
         .step()
         .ok_or_else(|| std::io::Error::other("no such request"))?;
@@ -386,18 +368,12 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
             .flat_map(|e| e.results.iter().map(|&r| s.results[r].id.clone()))
             .collect();
     } else {
-        let now: HashSet<usize> = step.cleared.iter().copied().collect();
-        let before = prev_cleared.unwrap_or_default();
-        let changed = now.symmetric_difference(&before);
-        let media_now = media_state(&engine, &s.requests[k - 1]);
-        let media_changed = media_now.symmetric_difference(&prev_media).map(|x| x.0);
-        let first = changed
-            .map(|&r| s.results[r].msg)
-            .chain(media_changed)
-            .min();
-        if let Some(msg) = first.filter(|&m| m >= request.view_start) {
-            cache.prefix_broken_at_message = Some(msg - request.view_start);
-        }
+        cache.prefix_broken_at_message = prefix_break(
+            s,
+            &request,
+            prev.as_ref().map_or(Wired::NONE, Step::wired),
+            step.wired(),
+        );
     }
 
     // Paths still vouched for by a result that stays in the wire with one path
@@ -454,6 +430,174 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
         evicted_memory_bodies,
     };
     Ok((plan, inputs))
+}
+
+/// What a request's wire changed from the transcript: the results cleared and the
+/// Qwen media items cleared or stripped, as `(message, item)`.
+#[derive(Debug, Clone, Copy)]
+pub struct Wired<'a> {
+    pub cleared: &'a [usize],
+    pub media: &'a [(usize, usize)],
+}
+
+impl Wired<'_> {
+    /// Nothing changed (the request before the first of a view).
+    pub const NONE: Wired<'static> = Wired {
+        cleared: &[],
+        media: &[],
+    };
+}
+
+impl Step {
+    pub fn wired(&self) -> Wired<'_> {
+        Wired {
+            cleared: &self.cleared,
+            media: &self.media_in_wire,
+        }
+    }
+}
+
+/// Where request `request`'s wire stops matching what the request before it sent
+/// (SPEC §6 `rewrite`, §9 `break[k]`): the first message, counted from the view's
+/// start, holding a result cleared in one and not the other. `before` is what was
+/// cleared in the previous request's wire (empty when it lay in another view).
+pub fn prefix_break(
+    s: &Session,
+    request: &Request,
+    before: Wired<'_>,
+    now: Wired<'_>,
+) -> Option<usize> {
+    let results = |w: Wired<'_>| -> HashSet<usize> { w.cleared.iter().copied().collect() };
+    let media = |w: Wired<'_>| -> HashSet<(usize, usize)> { w.media.iter().copied().collect() };
+    let first = results(now)
+        .symmetric_difference(&results(before))
+        .map(|&r| s.results[r].msg)
+        .chain(media(now).symmetric_difference(&media(before)).map(|m| m.0))
+        .min();
+    first
+        .filter(|&m| m >= request.view_start)
+        .map(|m| m - request.view_start)
+}
+
+/// What the plans a `microcompact_boundary`'s writer implies newly cleared where
+/// the record belongs (SPEC §10): `cached` records against the `count` plan, run
+/// with the other options given, evaluated once over the whole timeline when a
+/// record first asks. The `budget` plan is not part of this build: it answers
+/// None (no comparison is made up); wiring it in is one arm of `simulate`.
+pub struct Simulator<'a> {
+    setup: &'a Setup,
+    count: Option<Vec<Vec<String>>>,
+}
+
+impl<'a> Simulator<'a> {
+    pub fn new(setup: &'a Setup) -> Simulator<'a> {
+        Simulator { setup, count: None }
+    }
+
+    pub fn simulate(&mut self, writer: Writer, at: SimAt) -> Option<Vec<String>> {
+        match (writer, at) {
+            (Writer::Cached, SimAt::Request(k)) => {
+                let setup = self.setup;
+                let count = self
+                    .count
+                    .get_or_insert_with(|| newly_cleared_by_count(setup));
+                count.get(k.checked_sub(1)?).cloned()
+            }
+            (Writer::Cached, SimAt::BeforeCompaction(_)) => None,
+            (Writer::Budget, _) => None,
+        }
+    }
+}
+
+/// The ids the `count` plan newly clears at each request (index k − 1).
+fn newly_cleared_by_count(setup: &Setup) -> Vec<Vec<String>> {
+    let s = &setup.session;
+    let mut policy = setup.policy.clone();
+    policy.kind = PlanKind::Count;
+    let mut engine =
+        Engine::new(s, policy, setup.protector(), setup.last_request()).without_reasons();
+    std::iter::from_fn(|| engine.step())
+        .map(|st| {
+            st.newly_cleared
+                .iter()
+                .map(|&r| s.results[r].id.clone())
+                .collect()
+        })
+        .collect()
+}
+
+/// The session's evidence (SPEC §10) without the selected plan's part: the
+/// boundary comparisons are made; `plan_rewrite` is added by the caller, who
+/// knows the plan's prefix breaks.
+pub fn evidence(setup: &Setup) -> SessionEvidence {
+    let mut sim = Simulator::new(setup);
+    crate::evidence::collect(&setup.session, &mut |w, at| sim.simulate(w, at))
+}
+
+/// Request K's evidence beside its plan: `plan_rewrite` from the plan's own
+/// prefix break (None for a session without requests).
+pub fn evidence_at(setup: &Setup, plan: &PlanAt) -> Option<crate::evidence::RequestEvidence> {
+    let mut ev = evidence(setup)
+        .requests
+        .get(plan.request.index.checked_sub(1)?)?
+        .clone();
+    if let Some(b) = ev.observed_break.take() {
+        let brk = setup.policy.delivery == Delivery::Rewrite
+            && plan.cache.prefix_broken_at_message.is_some();
+        ev.observed_break = Some(b.with_plan_rewrite(brk));
+    }
+    Some(ev)
+}
+
+/// Evidence with the selected plan beside it, for `mcscope evidence`.
+#[derive(Debug, Clone)]
+pub struct EvidenceReport {
+    pub evidence: SessionEvidence,
+    /// The selected plan's newly cleared ids at each request that holds a record.
+    pub selected_newly: std::collections::BTreeMap<usize, Vec<String>>,
+}
+
+/// The session's evidence with `plan_rewrite` from the selected plan (one pass
+/// of its timeline, made only when a break or a record needs it).
+pub fn evidence_report(setup: &Setup, forced_at: usize) -> EvidenceReport {
+    let s = &setup.session;
+    let mut ev = evidence(setup);
+    let mut selected_newly = std::collections::BTreeMap::new();
+    let needed = ev
+        .requests
+        .iter()
+        .any(|r| r.observed_break.is_some() || r.microcompact.is_some());
+    if needed {
+        let mut prev: Option<Step> = None;
+        for st in timeline_steps(setup, forced_at) {
+            let k = st.index;
+            let req = &s.requests[k - 1];
+            let r = &mut ev.requests[k - 1];
+            if let Some(b) = r.observed_break.take() {
+                let before = prev
+                    .as_ref()
+                    .filter(|p| s.requests[p.index - 1].segment == req.segment)
+                    .map_or(Wired::NONE, Step::wired);
+                let brk = setup.policy.delivery == Delivery::Rewrite
+                    && prefix_break(s, req, before, st.wired()).is_some();
+                r.observed_break = Some(b.with_plan_rewrite(brk));
+            }
+            if r.microcompact.is_some() {
+                selected_newly.insert(
+                    k,
+                    st.newly_cleared
+                        .iter()
+                        .map(|&i| s.results[i].id.clone())
+                        .collect(),
+                );
+            }
+            prev = Some(st);
+        }
+    }
+    EvidenceReport {
+        evidence: ev,
+        selected_newly,
+    }
 }
 
 fn abs_path(p: &crate::policy::protect::RecordedPath) -> String {

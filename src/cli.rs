@@ -67,6 +67,14 @@ pub enum Command {
         #[command(flatten)]
         opts: Opts,
     },
+    /// What the transcript says really happened (SPEC §10): usage per response,
+    /// observed cache breaks and what explains them, the harness's
+    /// microcompact_boundary records against the plans, the server's applied edits.
+    Evidence {
+        path: PathBuf,
+        #[command(flatten)]
+        opts: Opts,
+    },
     /// A guided tour of cached microcompaction on the bundled demo session.
     Demo,
     /// A shell completion script, printed to stdout.

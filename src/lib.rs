@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod diff;
+pub mod evidence;
 pub mod harness;
 pub mod load;
 pub mod policy;

@@ -48,7 +48,10 @@ fn run(cli: Cli) -> Result<String, UsageError> {
             let k = cli::request_index(&setup.session, opts.at.as_deref())?;
             let plan = analysis::plan_at(&setup, k).map_err(|e| io_error(&path, e))?;
             match opts.format {
-                OutputFormat::Json => json(report::plan_json(&setup, &plan)),
+                OutputFormat::Json => {
+                    let evidence = analysis::evidence_at(&setup, &plan);
+                    json(report::plan_json(&setup, &plan, evidence.as_ref()))
+                }
                 OutputFormat::Text => report::plan_text(&setup, &plan),
             }
         }
@@ -69,7 +72,8 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                     // Streamed: a long session's timeline never sits in memory whole.
                     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
                     let steps = analysis::timeline_steps(&setup, forced_at);
-                    let _ = report::write_timeline_json(&setup, steps, &mut out)
+                    let evidence = analysis::evidence(&setup);
+                    let _ = report::write_timeline_json(&setup, steps, &evidence, &mut out)
                         .and_then(|_| out.write_all(b"\n"))
                         .and_then(|_| out.flush());
                     String::new()
@@ -95,6 +99,15 @@ fn run(cli: Cli) -> Result<String, UsageError> {
             match opts.format {
                 OutputFormat::Json => json(report::explain_json(&e)),
                 OutputFormat::Text => report::explain_text(&setup, &e),
+            }
+        }
+        Command::Evidence { path, opts } => {
+            let setup = cli::setup(&path, &opts)?;
+            let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
+            let r = analysis::evidence_report(&setup, forced_at);
+            match opts.format {
+                OutputFormat::Json => json(report::evidence_json(&setup, &r)),
+                OutputFormat::Text => report::evidence_text(&setup, &r),
             }
         }
         Command::Demo => {

@@ -1,10 +1,11 @@
 //! What the CLI prints: the JSON schemas of SPEC §7 (field names are a contract)
 //! and the text forms people paste into bug reports.
 
-use crate::analysis::{Explain, PlanAt, Setup};
-use crate::policy::Policy;
+use crate::analysis::{self, EvidenceReport, Explain, PlanAt, Setup};
+use crate::evidence::{Explanation, RequestEvidence, SessionEvidence, Writer};
 use crate::policy::engine::{Status, Step, fmt_gap, fmt_int, fmt_num};
 use crate::policy::protect::Protection;
+use crate::policy::{Delivery, Policy};
 use crate::session::{Diagnostic, Session};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -92,8 +93,8 @@ fn roots_json(setup: &Setup) -> Value {
     json!({"memory_roots": roots, "path_map": map})
 }
 
-/// `plan --format json` (schema `mcscope.plan/1`).
-pub fn plan_json(setup: &Setup, plan: &PlanAt) -> Value {
+/// `plan --format json` (schema `mcscope.plan/1`), with request K's evidence (§10).
+pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence>) -> Value {
     let s = &setup.session;
     let candidates: Vec<Value> = plan
         .candidates
@@ -135,6 +136,7 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt) -> Value {
         "protection": roots_json(setup),
         "fired": step.fired,
         "trigger": step.trigger.map(|t| t.name()),
+        "evidence": evidence.map_or_else(RequestEvidence::empty_json, RequestEvidence::json),
         "note": step.note,
         "candidates": candidates,
         "cleared": plan.ids_with(s, Status::Cleared),
@@ -173,9 +175,13 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt) -> Value {
 
 /// `timeline --format json` (schema `mcscope.timeline/1`), written as the steps
 /// are computed: one request's row in memory at a time.
+///
+/// `evidence` is the session's evidence without `plan_rewrite`, which each row
+/// adds from its own step and the one before it (SPEC §10, §9 `break[k]`).
 pub fn write_timeline_json(
     setup: &Setup,
     steps: impl Iterator<Item = Step>,
+    evidence: &SessionEvidence,
     out: impl std::io::Write,
 ) -> std::io::Result<()> {
     use serde::ser::{SerializeMap, Serializer};
@@ -183,12 +189,31 @@ pub fn write_timeline_json(
 
     struct Rows<'a, I> {
         setup: &'a Setup,
+        evidence: &'a SessionEvidence,
         steps: RefCell<Option<I>>,
     }
     impl<I: Iterator<Item = Step>> Serialize for Rows<'_, I> {
         fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
             let steps = self.steps.borrow_mut().take().into_iter().flatten();
-            ser.collect_seq(steps.map(|st| timeline_row(self.setup, &st)))
+            let s = &self.setup.session;
+            // The previous step's segment and wire clearings, for the prefix break.
+            let mut prev: Option<(usize, Step)> = None;
+            ser.collect_seq(steps.map(|st| {
+                let req = &s.requests[st.index - 1];
+                let mut ev = self.evidence.at(st.index).cloned().unwrap_or_default();
+                if let Some(b) = ev.observed_break.take() {
+                    let before = prev
+                        .as_ref()
+                        .filter(|p| p.0 == req.segment)
+                        .map_or(analysis::Wired::NONE, |p| p.1.wired());
+                    let brk = self.setup.policy.delivery == Delivery::Rewrite
+                        && analysis::prefix_break(s, req, before, st.wired()).is_some();
+                    ev.observed_break = Some(b.with_plan_rewrite(brk));
+                }
+                let row = timeline_row(self.setup, &st, &ev);
+                prev = Some((req.segment, st));
+                row
+            }))
         }
     }
     let mut ser = serde_json::Serializer::pretty(out);
@@ -198,6 +223,7 @@ pub fn write_timeline_json(
     map.serialize_entry("policy", &policy_json(&setup.policy))?;
     let rows = Rows {
         setup,
+        evidence,
         steps: RefCell::new(Some(steps)),
     };
     map.serialize_entry("requests", &rows)?;
@@ -213,7 +239,7 @@ fn send_kind(req: &crate::session::Request) -> Value {
 }
 
 /// One request of the timeline JSON.
-fn timeline_row(setup: &Setup, st: &Step) -> Value {
+fn timeline_row(setup: &Setup, st: &Step, ev: &RequestEvidence) -> Value {
     let s = &setup.session;
     let ids = |v: &[usize]| -> Vec<&str> { v.iter().map(|&r| s.results[r].id.as_str()).collect() };
     let req = &s.requests[st.index - 1];
@@ -237,7 +263,176 @@ fn timeline_row(setup: &Setup, st: &Step) -> Value {
         "tool_result_chars_after": st.chars_after,
         "note": st.note,
         "harness_evidence": evidence,
+        "evidence": ev.json(),
     })
+}
+
+/// The requests of a session that hold evidence, with their index.
+fn evidence_rows(r: &EvidenceReport) -> Vec<(usize, &RequestEvidence)> {
+    r.evidence
+        .requests
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !e.is_empty())
+        .map(|(i, e)| (i + 1, e))
+        .collect()
+}
+
+/// `evidence --format json` (schema `mcscope.evidence/1`, SPEC §10).
+pub fn evidence_json(setup: &Setup, r: &EvidenceReport) -> Value {
+    let rows = evidence_rows(r);
+    let requests: Vec<Value> = rows
+        .iter()
+        .map(|(k, e)| {
+            let mut v = json!({"index": k});
+            if let (Value::Object(m), Value::Object(body)) = (&mut v, e.json()) {
+                m.extend(body);
+            }
+            v
+        })
+        .collect();
+    let warnings: Vec<Value> = r
+        .evidence
+        .warnings
+        .iter()
+        .map(|w| json!({"line": w.line, "message": w.message}))
+        .collect();
+    json!({
+        "schema": "mcscope.evidence/1",
+        "session": session_json(&setup.session),
+        "policy": policy_json(&setup.policy),
+        "caveats": [],
+        "requests": requests,
+        "counts": crate::evidence::counts(&rows),
+        "warnings": warnings,
+    })
+}
+
+/// `evidence` as text: the observed breaks with their explanations in words, the
+/// harness's boundary records with their comparisons, the server's edits.
+pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
+    let s = &setup.session;
+    let mut out = String::new();
+    header(setup, &mut out);
+    let rows = evidence_rows(r);
+    let responses = rows.iter().filter(|(_, e)| e.usage.is_some()).count();
+    let breaks = rows
+        .iter()
+        .filter(|(_, e)| e.observed_break.is_some())
+        .count();
+    let records = rows
+        .iter()
+        .map(|(_, e)| e.microcompact.iter().count() + e.compactions.len())
+        .sum::<usize>();
+    let _ = writeln!(
+        out,
+        "evidence: {responses} responses with usage, {breaks} observed cache break(s), {records} microcompact_boundary record(s)"
+    );
+    let at = |k: usize| {
+        s.request(k)
+            .and_then(|q| q.at.clone())
+            .unwrap_or_else(|| "?".into())
+    };
+    for (k, e) in &rows {
+        if let Some(b) = &e.observed_break {
+            let _ = writeln!(out);
+            let _ = writeln!(
+                out,
+                "! request {k} at {}: cache read {} where {} were expected (drop {} tokens)",
+                at(*k),
+                fmt_int(b.observed),
+                fmt_int(b.expected),
+                fmt_int(b.drop())
+            );
+            for x in b.explanations() {
+                let _ = writeln!(out, "    {}: {}", x.name(), x.words());
+            }
+        }
+        let records = e.microcompact.iter().map(|m| (m, false));
+        for (m, before_compaction) in records.chain(e.compactions.iter().map(|m| (m, true))) {
+            let _ = writeln!(out);
+            let place = if before_compaction {
+                format!("the compaction before request {k}")
+            } else {
+                format!("request {k}")
+            };
+            let _ = writeln!(
+                out,
+                "◇ microcompact_boundary at line {} ({} writer) belongs to {place}: cleared [{}]; pre_tokens {}, tokens_saved {}",
+                m.line,
+                m.writer.name(),
+                m.compacted_tool_ids.join(", "),
+                m.pre_tokens.map_or("none".into(), fmt_int),
+                m.tokens_saved.map_or("none".into(), fmt_int),
+            );
+            let _ = writeln!(
+                out,
+                "    against the {} plan: {}",
+                m.writer.plan(),
+                match &m.comparison {
+                    Some(c) => comparison_words(c),
+                    None if m.writer == Writer::Budget =>
+                        "not compared: the budget plan is not part of this build".into(),
+                    None => "not compared: no simulation at this place".into(),
+                }
+            );
+            let selected = setup.policy.kind.name();
+            if !before_compaction
+                && selected != m.writer.plan()
+                && let Some(ids) = r.selected_newly.get(k)
+            {
+                let c = crate::evidence::compare(&m.compacted_tool_ids, ids);
+                let _ = writeln!(
+                    out,
+                    "    against the selected plan ({selected}): {}",
+                    comparison_words(&c)
+                );
+            }
+        }
+        if let Some(edits) = e.applied_edits.as_ref().filter(|v| !v.is_empty()) {
+            let list: Vec<String> = edits.iter().map(Value::to_string).collect();
+            let _ = writeln!(out);
+            let _ = writeln!(
+                out,
+                "request {k}: the server applied context edits: {}",
+                list.join(", ")
+            );
+        }
+    }
+    if breaks > 0 {
+        let _ = writeln!(out);
+        let counts = crate::evidence::counts(&rows);
+        let tally: Vec<String> = Explanation::ALL
+            .iter()
+            .filter(|x| counts[x.name()].as_u64().unwrap_or(0) > 0)
+            .map(|x| format!("{} {}", x.name(), counts[x.name()]))
+            .collect();
+        let _ = writeln!(out, "breaks by explanation: {}", tally.join(", "));
+    }
+    for w in &r.evidence.warnings {
+        let _ = writeln!(out, "warning: line {}: {}", w.line, w.message);
+    }
+    out
+}
+
+fn comparison_words(c: &crate::evidence::Comparison) -> String {
+    if c.agrees {
+        return "agrees".into();
+    }
+    let mut parts = Vec::new();
+    if !c.missing.is_empty() {
+        parts.push(format!(
+            "missing [{}] (named by the record, not cleared by the plan)",
+            c.missing.join(", ")
+        ));
+    }
+    if !c.extra.is_empty() {
+        parts.push(format!(
+            "extra [{}] (cleared by the plan, not named by the record)",
+            c.extra.join(", ")
+        ));
+    }
+    parts.join("; ")
 }
 
 /// `explain --format json` (schema `mcscope.explain/1`).

@@ -79,6 +79,20 @@ pub struct Usage {
     pub cache_creation_input_tokens: u64,
     pub cache_read_input_tokens: u64,
     pub output_tokens: u64,
+    /// Claude `cache_creation`: the 5-minute and 1-hour writes (None without the object).
+    pub cache_creation: Option<CacheCreation>,
+    /// Claude `cache_deleted_input_tokens` (cumulative; cached microcompact), when recorded.
+    pub cache_deleted_input_tokens: Option<u64>,
+    /// Claude `server_tool_use` with a count > 0: the usage sums internal calls (SPEC §10).
+    pub aggregated: bool,
+    /// Claude `iterations` holds a `"compaction"` entry: the server compacted the prompt.
+    pub server_compaction: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CacheCreation {
+    pub ephemeral_5m_input_tokens: u64,
+    pub ephemeral_1h_input_tokens: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -95,6 +109,11 @@ pub struct Message {
     pub response_id: Option<String>,
     pub model: Option<String>,
     pub usage: Option<Usage>,
+    /// Claude `message.context_management.applied_edits` of the last line of the
+    /// response that had it, verbatim (SPEC §10); None when no line had it.
+    pub applied_edits: Option<Vec<serde_json::Value>>,
+    /// `parentUuid` of the message's first record (checks a budget boundary, §10).
+    pub first_parent_uuid: Option<String>,
     /// True for messages rebuilt from a Qwen `compressedHistory` (not responses).
     pub synthetic: bool,
 }
@@ -238,12 +257,23 @@ pub struct Request {
 }
 
 /// A Claude `microcompact_boundary` record: what the harness itself cleared.
+/// Where it belongs (SPEC §10) is decided by `evidence::attach` from where it sits.
 #[derive(Debug, Clone, Serialize)]
 pub struct Evidence {
     pub line: usize,
     /// The request this record precedes (1-based), if any.
     pub before_request: usize,
     pub compacted_tool_ids: Vec<String>,
+    /// `microcompactMetadata.preTokens` (> 0: the budget plan wrote it; 0: cached
+    /// microcompact) and `tokensSaved`, as recorded.
+    pub pre_tokens: Option<u64>,
+    pub tokens_saved: Option<u64>,
+    /// The record's own `uuid` (the next response's first record names it as parent).
+    pub uuid: Option<String>,
+    /// The last request whose response began before the record (0: none).
+    pub after_request: usize,
+    /// The view segment the record sits in (a later compaction boundary starts another).
+    pub segment: usize,
 }
 
 #[derive(Debug, Clone)]

@@ -120,7 +120,7 @@ fn pipeline_1_loads_with_two_diagnostics_and_exit_0() {
         "--delivery",
         "cache-edits",
     ];
-    for sub in ["plan", "timeline", "wire"] {
+    for sub in ["plan", "timeline", "wire", "evidence"] {
         let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
             .arg(sub)
             .arg(&input)

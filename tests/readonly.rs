@@ -86,6 +86,8 @@ fn no_command_and_no_tui_action_changes_a_session() {
             vec!["wire", p],
             vec!["wire", p, "--side", "local"],
             vec!["explain", p, "toolu_A"],
+            vec!["evidence", p, "--format", "json"],
+            vec!["evidence", p],
         ] {
             let out = mcscope(&args);
             assert!(matches!(out.status.code(), Some(0 | 2)), "{args:?}");

@@ -39,6 +39,8 @@ pub struct AssistantRecord<'a> {
     pub response_id: Option<String>,
     pub model: Option<String>,
     pub usage: Option<Usage>,
+    pub applied_edits: Option<Vec<serde_json::Value>>,
+    pub parent_uuid: Option<String>,
 }
 
 impl Builder {
@@ -52,6 +54,11 @@ impl Builder {
             last_user_had_result: None,
             last_response: None,
         }
+    }
+
+    /// The view segment records are going to now.
+    pub fn segment(&self) -> usize {
+        self.segment
     }
 
     /// A compaction boundary: the view of later requests starts here.
@@ -86,6 +93,8 @@ impl Builder {
                     response_id: None,
                     model: None,
                     usage: None,
+                    applied_edits: None,
+                    first_parent_uuid: None,
                     synthetic: false,
                 });
                 self.s.messages.len() - 1
@@ -123,6 +132,8 @@ impl Builder {
                 response_id: r.response_id.clone(),
                 model: None,
                 usage: None,
+                applied_edits: None,
+                first_parent_uuid: r.parent_uuid,
                 synthetic: false,
             });
             let idx = self.s.messages.len() - 1;
@@ -144,6 +155,9 @@ impl Builder {
         if r.model.is_some() {
             m.model = r.model;
         }
+        if r.applied_edits.is_some() {
+            m.applied_edits = r.applied_edits;
+        }
         idx
     }
 
@@ -159,6 +173,8 @@ impl Builder {
             response_id: None,
             model: None,
             usage: None,
+            applied_edits: None,
+            first_parent_uuid: None,
             synthetic: true,
         });
         self.s.messages.len() - 1

@@ -7,7 +7,9 @@
 use super::RecordSink;
 use super::builder::{AssistantRecord, Builder, PLACEHOLDER, UserRecord};
 use super::raw::{self, Raw};
-use crate::session::{Diagnostic, Evidence, Format, Part, Session, ToolCall, ToolResult, Usage};
+use crate::session::{
+    CacheCreation, Diagnostic, Evidence, Format, Part, Session, ToolCall, ToolResult, Usage,
+};
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
@@ -39,6 +41,10 @@ struct Line<'a> {
     replacements: Raw<'a>,
     #[serde(rename = "microcompactMetadata", borrow, default)]
     microcompact: Raw<'a>,
+    #[serde(borrow, default)]
+    uuid: Raw<'a>,
+    #[serde(rename = "parentUuid", borrow, default)]
+    parent_uuid: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -51,6 +57,8 @@ pub(super) struct Msg<'a> {
     pub content: Option<Content<'a>>,
     #[serde(borrow, default)]
     pub usage: Raw<'a>,
+    #[serde(borrow, default)]
+    pub context_management: Raw<'a>,
 }
 
 /// `message.content` or `tool_result.content`: a string (measured) or blocks.
@@ -89,7 +97,7 @@ pub(super) struct Input<'a> {
 }
 
 #[derive(Deserialize, Default)]
-struct RawUsage {
+struct RawUsage<'a> {
     #[serde(default)]
     input_tokens: Option<u64>,
     #[serde(default)]
@@ -98,6 +106,175 @@ struct RawUsage {
     cache_read_input_tokens: Option<u64>,
     #[serde(default)]
     output_tokens: Option<u64>,
+    #[serde(borrow, default)]
+    cache_creation: Raw<'a>,
+    #[serde(default)]
+    cache_deleted_input_tokens: Option<u64>,
+    #[serde(default)]
+    server_tool_use: AnyPositive,
+    #[serde(default)]
+    iterations: HasCompaction,
+}
+
+#[derive(Deserialize, Default)]
+struct RawCacheCreation {
+    #[serde(default)]
+    ephemeral_5m_input_tokens: Option<u64>,
+    #[serde(default)]
+    ephemeral_1h_input_tokens: Option<u64>,
+}
+
+/// `usage.server_tool_use`: whether any count in it is above 0 (read without
+/// building a map; a value of another shape is no count).
+#[derive(Default)]
+struct AnyPositive(bool);
+
+impl<'de> Deserialize<'de> for AnyPositive {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = AnyPositive;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object of counts")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AnyPositive, A::Error> {
+                let mut any = false;
+                while let Some((_, v)) = map.next_entry::<IgnoredAny, Count>()? {
+                    any |= v.0;
+                }
+                Ok(AnyPositive(any))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<AnyPositive, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(AnyPositive(false))
+            }
+            fn visit_unit<E>(self) -> Result<AnyPositive, E> {
+                Ok(AnyPositive(false))
+            }
+            // Any other shape is no count: it never costs the line its usage.
+            fn visit_str<E>(self, _: &str) -> Result<AnyPositive, E> {
+                Ok(AnyPositive(false))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<AnyPositive, E> {
+                Ok(AnyPositive(false))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<AnyPositive, E> {
+                Ok(AnyPositive(false))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<AnyPositive, E> {
+                Ok(AnyPositive(false))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<AnyPositive, E> {
+                Ok(AnyPositive(false))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One value of `server_tool_use`: true when it is a number above 0.
+struct Count(bool);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = IgnoredOrNumber::deserialize(d)?;
+        Ok(Count(v.0 > 0.0))
+    }
+}
+
+struct IgnoredOrNumber(f64);
+
+impl<'de> Deserialize<'de> for IgnoredOrNumber {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = IgnoredOrNumber;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<IgnoredOrNumber, E> {
+                Ok(IgnoredOrNumber(n as f64))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<IgnoredOrNumber, E> {
+                Ok(IgnoredOrNumber(n as f64))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<IgnoredOrNumber, E> {
+                Ok(IgnoredOrNumber(n))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<IgnoredOrNumber, E> {
+                Ok(IgnoredOrNumber(0.0))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<IgnoredOrNumber, E> {
+                Ok(IgnoredOrNumber(0.0))
+            }
+            fn visit_unit<E>(self) -> Result<IgnoredOrNumber, E> {
+                Ok(IgnoredOrNumber(0.0))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<IgnoredOrNumber, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(IgnoredOrNumber(0.0))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<IgnoredOrNumber, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(IgnoredOrNumber(0.0))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `usage.iterations`: whether an entry has `type: "compaction"` (server-side
+/// compaction ran for this response, SPEC §10).
+#[derive(Default)]
+struct HasCompaction(bool);
+
+impl<'de> Deserialize<'de> for HasCompaction {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Iteration<'a> {
+            #[serde(rename = "type", borrow, default)]
+            kind: Option<Cow<'a, str>>,
+        }
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = HasCompaction;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of iterations")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<HasCompaction, A::Error> {
+                let mut any = false;
+                while let Some(it) = seq.next_element::<&'de serde_json::value::RawValue>()? {
+                    any |= raw::object::<Iteration>(Some(it))
+                        .is_some_and(|i| i.kind.as_deref() == Some("compaction"));
+                }
+                Ok(HasCompaction(any))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HasCompaction, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(HasCompaction(false))
+            }
+            fn visit_unit<E>(self) -> Result<HasCompaction, E> {
+                Ok(HasCompaction(false))
+            }
+            // Any other shape is no count: it never costs the line its usage.
+            fn visit_str<E>(self, _: &str) -> Result<HasCompaction, E> {
+                Ok(HasCompaction(false))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<HasCompaction, E> {
+                Ok(HasCompaction(false))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<HasCompaction, E> {
+                Ok(HasCompaction(false))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<HasCompaction, E> {
+                Ok(HasCompaction(false))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<HasCompaction, E> {
+                Ok(HasCompaction(false))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Deserialize)]
@@ -262,6 +439,8 @@ pub enum Rec {
         id: Option<String>,
         model: Option<String>,
         usage: Option<Usage>,
+        applied_edits: Option<Vec<serde_json::Value>>,
+        parent_uuid: Option<String>,
         cwd: Option<String>,
         calls: Vec<CallRec>,
     },
@@ -271,6 +450,9 @@ pub enum Rec {
     Evidence {
         sidechain: bool,
         ids: Vec<String>,
+        pre_tokens: Option<u64>,
+        tokens_saved: Option<u64>,
+        uuid: Option<String>,
     },
     Replacements {
         agent: bool,
@@ -392,6 +574,8 @@ impl RecordSink for Sink {
                     id: raw::owned(msg.id),
                     model: raw::owned(msg.model),
                     usage: usage(msg.usage),
+                    applied_edits: applied_edits(msg.context_management),
+                    parent_uuid: raw::owned(rec.parent_uuid),
                     cwd: raw::owned(rec.cwd),
                     calls,
                 }
@@ -399,17 +583,26 @@ impl RecordSink for Sink {
             "system" => match raw::string(rec.subtype).as_deref() {
                 Some("compact_boundary") => Rec::Boundary { sidechain },
                 Some("microcompact_boundary") => {
-                    #[derive(Deserialize)]
+                    #[derive(Deserialize, Default)]
                     struct Meta {
                         #[serde(rename = "compactedToolIds", default)]
                         compacted_tool_ids: Vec<String>,
+                        #[serde(rename = "preTokens", default)]
+                        pre_tokens: Option<u64>,
+                        #[serde(rename = "tokensSaved", default)]
+                        tokens_saved: Option<u64>,
                     }
-                    let ids = rec
+                    let meta = rec
                         .microcompact
                         .and_then(|m| serde_json::from_str::<Meta>(m.get()).ok())
-                        .map(|m| m.compacted_tool_ids)
                         .unwrap_or_default();
-                    Rec::Evidence { sidechain, ids }
+                    Rec::Evidence {
+                        sidechain,
+                        ids: meta.compacted_tool_ids,
+                        pre_tokens: meta.pre_tokens,
+                        tokens_saved: meta.tokens_saved,
+                        uuid: raw::owned(rec.uuid),
+                    }
                 }
                 _ => Rec::Other,
             },
@@ -494,6 +687,8 @@ impl Sink {
                 id,
                 model,
                 usage,
+                applied_edits,
+                parent_uuid,
                 cwd,
                 calls,
             } => {
@@ -508,6 +703,8 @@ impl Sink {
                     response_id: id,
                     model,
                     usage,
+                    applied_edits,
+                    parent_uuid,
                 });
                 for c in calls {
                     self.b.call(ToolCall {
@@ -527,12 +724,26 @@ impl Sink {
                     self.b.begin_segment();
                 }
             }
-            Rec::Evidence { sidechain, ids } => {
+            Rec::Evidence {
+                sidechain,
+                ids,
+                pre_tokens,
+                tokens_saved,
+                uuid,
+            } => {
                 if self.is_main(sidechain, false) {
+                    // While loading, every request made so far has a response
+                    // (the trailing one is added at the end).
+                    let after_request = self.b.s.requests.len();
                     self.b.s.evidence.push(Evidence {
                         line,
-                        before_request: self.b.s.requests.len() + 1,
+                        before_request: after_request + 1,
                         compacted_tool_ids: ids,
+                        pre_tokens,
+                        tokens_saved,
+                        uuid,
+                        after_request,
+                        segment: self.b.segment(),
                     });
                 }
             }
@@ -553,7 +764,27 @@ pub(super) fn usage(v: Raw<'_>) -> Option<Usage> {
         cache_creation_input_tokens: u.cache_creation_input_tokens.unwrap_or(0),
         cache_read_input_tokens: u.cache_read_input_tokens.unwrap_or(0),
         output_tokens: u.output_tokens.unwrap_or(0),
+        cache_creation: raw::object::<RawCacheCreation>(u.cache_creation).map(|c| CacheCreation {
+            ephemeral_5m_input_tokens: c.ephemeral_5m_input_tokens.unwrap_or(0),
+            ephemeral_1h_input_tokens: c.ephemeral_1h_input_tokens.unwrap_or(0),
+        }),
+        cache_deleted_input_tokens: u.cache_deleted_input_tokens,
+        aggregated: u.server_tool_use.0,
+        server_compaction: u.iterations.0,
     })
+}
+
+/// `message.context_management.applied_edits`, verbatim (unknown edit types
+/// included); None when the response does not record it.
+fn applied_edits(v: Raw<'_>) -> Option<Vec<serde_json::Value>> {
+    #[derive(Deserialize)]
+    struct Cm<'a> {
+        #[serde(borrow, default)]
+        applied_edits: Raw<'a>,
+    }
+    let cm: Cm = raw::object(v)?;
+    let edits = cm.applied_edits?;
+    serde_json::from_str::<Vec<serde_json::Value>>(edits.get()).ok()
 }
 
 /// Measures a `tool_result.content`: a string, or text / image / document blocks.
@@ -609,6 +840,76 @@ mod tests {
         assert!(!m(r#""something else""#).placeholder);
         // Escapes and astral characters count as JavaScript does.
         assert_eq!(m(r#""a\n😀\u00e9""#).chars, 5);
+    }
+
+    fn u(json: &str) -> Usage {
+        let raw = serde_json::value::RawValue::from_string(json.to_string()).unwrap();
+        usage(Some(&raw)).expect("usage")
+    }
+
+    #[test]
+    fn usage_keeps_cache_detail_aggregation_and_server_compaction() {
+        let x = u(
+            r#"{"input_tokens":3,"cache_creation_input_tokens":1200,"cache_read_input_tokens":50000,
+            "output_tokens":7,"cache_creation":{"ephemeral_5m_input_tokens":200,"ephemeral_1h_input_tokens":1000},
+            "cache_deleted_input_tokens":4000,
+            "server_tool_use":{"web_search_requests":0,"web_fetch_requests":2},
+            "iterations":[{"type":"message","input_tokens":1},{"type":"compaction"}]}"#,
+        );
+        assert_eq!(
+            (
+                x.input_tokens,
+                x.cache_creation_input_tokens,
+                x.cache_read_input_tokens
+            ),
+            (3, 1200, 50000)
+        );
+        assert_eq!(
+            x.cache_creation,
+            Some(CacheCreation {
+                ephemeral_5m_input_tokens: 200,
+                ephemeral_1h_input_tokens: 1000
+            })
+        );
+        assert_eq!(x.cache_deleted_input_tokens, Some(4000));
+        assert!(x.aggregated, "a web fetch count of 2");
+        assert!(x.server_compaction);
+        // Zero counts, message-only iterations, no cache_creation object.
+        let x =
+            u(r#"{"input_tokens":1,"server_tool_use":{"web_search_requests":0},"iterations":[]}"#);
+        assert!(!x.aggregated && !x.server_compaction);
+        assert_eq!(
+            (x.cache_creation, x.cache_deleted_input_tokens),
+            (None, None)
+        );
+        // Odd shapes are no counts, and never cost the line its usage.
+        let x = u(
+            r#"{"input_tokens":9,"server_tool_use":"n/a","iterations":[1,null,{"type":"compaction"}]}"#,
+        );
+        assert_eq!(x.input_tokens, 9);
+        assert!(!x.aggregated && x.server_compaction);
+        let x = u(
+            r#"{"input_tokens":9,"server_tool_use":{"a":"5","b":[1],"c":{"d":3}},"iterations":{}}"#,
+        );
+        assert!(!x.aggregated && !x.server_compaction);
+    }
+
+    #[test]
+    fn applied_edits_are_kept_verbatim_and_absent_is_none() {
+        let raw = |s: &str| serde_json::value::RawValue::from_string(s.to_string()).unwrap();
+        let v = raw(
+            r#"{"applied_edits":[{"type":"clear_thinking_20251015","cleared_thinking_turns":2,"cleared_input_tokens":900},{"type":"future","x":[1]}]}"#,
+        );
+        let e = applied_edits(Some(&v)).unwrap();
+        assert_eq!(e.len(), 2);
+        assert_eq!(e[1], serde_json::json!({"type": "future", "x": [1]}));
+        assert_eq!(
+            applied_edits(Some(&raw(r#"{"applied_edits":[]}"#))),
+            Some(vec![])
+        );
+        assert_eq!(applied_edits(Some(&raw("{}"))), None);
+        assert_eq!(applied_edits(Some(&raw("null"))), None);
+        assert_eq!(applied_edits(None), None);
     }
 
     #[test]

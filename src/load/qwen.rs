@@ -380,6 +380,8 @@ impl RecordSink for Sink {
                             response_id: None,
                             model,
                             usage,
+                            applied_edits: None,
+                            parent_uuid: None,
                         });
                         self.send.stamp(self.b.s.requests.last_mut(), send);
                         self.send.last_response_called = called;
@@ -778,5 +780,6 @@ fn usage(v: Raw<'_>) -> Option<Usage> {
         cache_creation_input_tokens: 0,
         cache_read_input_tokens: cached,
         output_tokens: u.candidates.unwrap_or(0),
+        ..Usage::default()
     })
 }

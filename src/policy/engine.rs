@@ -107,6 +107,9 @@ pub struct Step {
     pub newly_cleared: Vec<usize>,
     /// Result indices cleared in this request's wire (in force), in rank order.
     pub cleared: Vec<usize>,
+    /// Qwen media items cleared or stripped in this request's wire, as
+    /// `(message, media index)` / `(message, media count + result index)`.
+    pub media_in_wire: Vec<(usize, usize)>,
     pub tokens_saved: u64,
     pub chars_before: u64,
     pub chars_after: u64,
@@ -219,6 +222,9 @@ pub struct Engine<'s> {
     media_cleared: Vec<bool>,
     /// Per result: its nested media stripped in the wire (Qwen's nested list).
     stripped: Vec<bool>,
+    /// Whether any media is cleared or stripped now (so that sessions without
+    /// media never pass over the view for it).
+    media_touched: bool,
     edits: Vec<EditBlock>,
     view: View<'s>,
     /// Qwen: the process segment of the last request, and the hook checkpoint
@@ -267,6 +273,7 @@ impl<'s> Engine<'s> {
             in_force_list: Vec::new(),
             media_cleared: vec![false; s.media.len()],
             stripped: vec![false; s.results.len()],
+            media_touched: false,
             edits: Vec::new(),
             view: View::default(),
             process: None,
@@ -336,8 +343,28 @@ impl<'s> Engine<'s> {
         self.stripped.get(r).copied().unwrap_or(false)
     }
 
+    /// The media items cleared or stripped in `req`'s wire (see `Step`).
+    fn media_in_wire(&self, req: &Request) -> Vec<(usize, usize)> {
+        if !self.media_touched {
+            return Vec::new();
+        }
+        let s = self.s;
+        let media = s
+            .media_in(req.view_start, req.end)
+            .filter(|&m| self.media_cleared[m])
+            .map(|m| (s.media[m].msg, m));
+        let nested = s
+            .results_in(req.view_start, req.end)
+            .filter(|&r| self.stripped[r])
+            .map(|r| (s.results[r].msg, s.media.len() + r));
+        media.chain(nested).collect()
+    }
+
     /// Undoes every media clearing (a new view, a restart).
     fn reset_media(&mut self) {
+        if !std::mem::take(&mut self.media_touched) {
+            return;
+        }
         for m in self.s.media_in(0, self.s.messages.len()) {
             self.media_cleared[m] = false;
         }
@@ -476,6 +503,7 @@ impl<'s> Engine<'s> {
         for &r in &verdict.strip {
             self.stripped[r] = true;
         }
+        self.media_touched |= !verdict.media.is_empty() || !verdict.strip.is_empty();
         newly.sort_unstable();
         let tokens_saved = newly
             .iter()
@@ -500,6 +528,7 @@ impl<'s> Engine<'s> {
                 trigger: verdict.trigger,
                 newly_cleared: Vec::new(),
                 cleared: Vec::new(),
+                media_in_wire: Vec::new(),
                 tokens_saved: 0,
                 chars_before,
                 chars_after: 0,
@@ -524,6 +553,7 @@ impl<'s> Engine<'s> {
                 .filter(|c| c.status == Status::Cleared)
                 .map(|c| c.result)
                 .collect(),
+            media_in_wire: self.media_in_wire(req),
             chars_before,
             chars_after,
             target_chars: verdict.target,

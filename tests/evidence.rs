@@ -1,0 +1,366 @@
+//! `mcscope evidence` (SPEC §10) through the real binary: what the transcript says
+//! happened — usage, observed cache breaks with their explanations, the harness's
+//! `microcompact_boundary` records compared with the plan their writer implies, the
+//! server's applied edits — in text and JSON, and the same evidence in `timeline` and
+//! `plan` JSON.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const T0: i64 = 1_780_000_000_000;
+
+fn iso(min: f64) -> String {
+    chrono::DateTime::from_timestamp_millis(T0 + (min * 60_000.0) as i64)
+        .unwrap()
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
+}
+
+#[derive(Default)]
+struct Tx {
+    lines: Vec<Value>,
+}
+
+impl Tx {
+    fn rec(&mut self, kind: &str, min: f64, extra: Value) -> &mut Self {
+        let n = self.lines.len() + 1;
+        // Each record is the child of the one before it, as Claude Code writes them.
+        let parent = self.lines.last().map(|l| l["uuid"].clone());
+        let mut r = json!({"parentUuid": parent, "isSidechain": false, "type": kind,
+            "uuid": format!("u-{n}"), "timestamp": iso(min), "sessionId": "s",
+            "version": "2.1.17", "cwd": "/r"});
+        for (k, v) in extra.as_object().unwrap() {
+            r[k] = v.clone();
+        }
+        self.lines.push(r);
+        self
+    }
+    fn prompt(&mut self, min: f64) -> &mut Self {
+        self.rec(
+            "user",
+            min,
+            json!({"message": {"role": "user", "content": "go on"}}),
+        )
+    }
+    fn result(&mut self, id: &str, min: f64) -> &mut Self {
+        self.rec(
+            "user",
+            min,
+            json!({"message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "content": "x".repeat(4000)}]}}),
+        )
+    }
+    fn response(
+        &mut self,
+        id: &str,
+        min: f64,
+        usage: Value,
+        call: Option<&str>,
+        extra: Value,
+    ) -> &mut Self {
+        let content = match call {
+            Some(c) => {
+                json!([{"type": "tool_use", "id": c, "name": "Bash", "input": {"command": "ls"}}])
+            }
+            None => json!([{"type": "text", "text": "done"}]),
+        };
+        let mut message = json!({"id": id, "type": "message", "role": "assistant",
+            "model": "claude-opus-4-5", "content": content, "usage": usage});
+        for (k, v) in extra.as_object().unwrap() {
+            message[k] = v.clone();
+        }
+        self.rec("assistant", min, json!({ "message": message }))
+    }
+    fn boundary(&mut self, min: f64, pre: u64, saved: u64, ids: &[&str]) -> &mut Self {
+        self.rec(
+            "system",
+            min,
+            json!({"subtype": "microcompact_boundary", "content": "Context microcompacted",
+            "microcompactMetadata": {"trigger": "auto", "preTokens": pre, "tokensSaved": saved,
+                "compactedToolIds": ids, "clearedAttachmentUUIDs": []}}),
+        )
+    }
+    fn write(&self, dir: &Path) -> PathBuf {
+        let p = dir.join("evidence.jsonl");
+        let text: Vec<String> = self.lines.iter().map(Value::to_string).collect();
+        std::fs::write(&p, text.join("\n") + "\n").unwrap();
+        p
+    }
+}
+
+fn usage(write: u64, read: u64, deleted: u64) -> Value {
+    json!({"input_tokens": 5, "cache_creation_input_tokens": write, "cache_read_input_tokens": read,
+           "output_tokens": 50, "cache_deleted_input_tokens": deleted,
+           "cache_creation": {"ephemeral_5m_input_tokens": write, "ephemeral_1h_input_tokens": 0}})
+}
+
+/// Four requests:
+/// 1. m1 writes 40,000 (5-minute cache) and calls a.
+/// 2. a budget record (preTokens 140,000) precedes m2, its child; m2 reads 40,000
+///    (E = 0 + 40,000: no break), writes 1,000, calls b.
+/// 3. m3 reads 11,000 where E = 40,000 + 1,000 = 41,000 (below 38,950, drop 30,000):
+///    a break; cache deletions grew 0 → 2,000 and a cached record (preTokens 0) after
+///    m3 names [a]: the count plan (trigger 1, keep 1) newly clears a there (a and b
+///    active, a sent and outside the last 1). m3 writes 30,000, calls c.
+/// 4. a prompt 9.5 minutes after m3 (≥ 5 minutes: the cache expired); m4 reads 0
+///    where E = 11,000 + 30,000 = 41,000: a break; a cached record after m4 names [c],
+///    but count newly clears b there (c is in the request's last message: not sent);
+///    the server applied one clear_tool_uses edit.
+fn session(dir: &Path) -> PathBuf {
+    let mut tx = Tx::default();
+    tx.prompt(0.0)
+        .response("m1", 0.1, usage(40_000, 0, 0), Some("a"), json!({}))
+        .result("a", 0.2)
+        .boundary(0.25, 140_000, 30_000, &["x"])
+        .response("m2", 0.3, usage(1000, 40_000, 0), Some("b"), json!({}))
+        .result("b", 0.4)
+        .response("m3", 0.5, usage(30_000, 11_000, 2000), Some("c"), json!({}))
+        .boundary(0.55, 0, 2000, &["a"])
+        .result("c", 0.6)
+        .prompt(10.0)
+        .response(
+            "m4",
+            10.1,
+            usage(41_000, 0, 2000),
+            None,
+            json!({"context_management": {"applied_edits": [
+                {"type": "clear_tool_uses_20250919", "cleared_tool_uses": 1, "cleared_input_tokens": 500}]}}),
+        )
+        .boundary(10.2, 0, 1000, &["c"]);
+    tx.write(dir)
+}
+
+fn mcscope(args: &[&str], path: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .args(args)
+        .arg(path)
+        .output()
+        .expect("run mcscope");
+    assert!(
+        out.status.success(),
+        "mcscope {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn json_of(args: &[&str], path: &Path) -> Value {
+    serde_json::from_str(&mcscope(args, path)).unwrap()
+}
+
+const COUNT: [&str; 4] = ["--trigger", "1", "--keep-recent", "1"];
+
+#[test]
+fn evidence_json_reports_usage_breaks_records_and_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = session(dir.path());
+    let mut args = vec!["evidence", "--format", "json"];
+    args.extend(COUNT);
+    let v = json_of(&args, &path);
+    assert_eq!(v["schema"], "mcscope.evidence/1");
+    assert_eq!(v["caveats"], json!([]));
+    assert_eq!(v["session"]["requests"], 4);
+    let reqs = v["requests"].as_array().unwrap();
+    let indices: Vec<u64> = reqs.iter().map(|r| r["index"].as_u64().unwrap()).collect();
+    assert_eq!(indices, [1, 2, 3, 4], "every request has usage");
+
+    assert_eq!(
+        reqs[0]["usage"],
+        json!({"input": 5, "cache_write": 40000, "cache_read": 0, "cache_write_1h": 0,
+               "cache_deleted": 0, "aggregated": false})
+    );
+    assert_eq!(reqs[0]["observed_break"], Value::Null);
+    assert_eq!(
+        reqs[1]["observed_break"],
+        Value::Null,
+        "40,000 read of 40,000"
+    );
+    // The budget record: attached to request 2, not compared (no budget plan here).
+    assert_eq!(
+        reqs[1]["microcompact"],
+        json!({"writer": "budget", "compacted_tool_ids": ["x"], "pre_tokens": 140000,
+               "tokens_saved": 30000, "agrees": null, "missing": null, "extra": null})
+    );
+    assert_eq!(
+        reqs[2]["observed_break"],
+        json!({"expected": 41000, "observed": 11000, "drop": 30000, "explanations": ["cache_edits"]})
+    );
+    assert_eq!(
+        reqs[2]["microcompact"],
+        json!({"writer": "cached", "compacted_tool_ids": ["a"], "pre_tokens": 0,
+               "tokens_saved": 2000, "agrees": true, "missing": [], "extra": []})
+    );
+    assert_eq!(
+        reqs[3]["observed_break"],
+        json!({"expected": 41000, "observed": 0, "drop": 41000,
+               "explanations": ["ttl", "cache_edits", "context_edits"]})
+    );
+    assert_eq!(reqs[3]["microcompact"]["agrees"], false);
+    assert_eq!(reqs[3]["microcompact"]["missing"], json!(["c"]));
+    assert_eq!(reqs[3]["microcompact"]["extra"], json!(["b"]));
+    assert_eq!(
+        reqs[3]["applied_edits"],
+        json!([{"type": "clear_tool_uses_20250919", "cleared_tool_uses": 1, "cleared_input_tokens": 500}])
+    );
+    assert_eq!(reqs[3]["compactions"], json!([]));
+    assert_eq!(v["counts"]["ttl"], 1);
+    assert_eq!(v["counts"]["cache_edits"], 2);
+    assert_eq!(v["counts"]["context_edits"], 1);
+    assert_eq!(v["counts"]["unexplained"], 0);
+    assert_eq!(v["counts"]["plan_rewrite"], 0);
+    assert_eq!(v["counts"]["boundaries"], 3);
+    assert_eq!(v["counts"]["agrees"], 1);
+    assert_eq!(v["warnings"], json!([]));
+}
+
+#[test]
+fn evidence_text_says_each_break_and_record_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = session(dir.path());
+    let mut args = vec!["evidence"];
+    args.extend(COUNT);
+    let text = mcscope(&args, &path);
+    assert!(
+        text.contains(
+            "4 responses with usage, 2 observed cache break(s), 3 microcompact_boundary record(s)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("! request 3 at ")
+            && text.contains("cache read 11,000 where 41,000 were expected (drop 30,000 tokens)"),
+        "{text}"
+    );
+    assert!(text.contains("ttl: the cache had expired"), "{text}");
+    assert!(
+        text.contains("context_edits: the server applied context edits"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "against the budget plan: not compared: the budget plan is not part of this build"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("against the count plan: agrees"), "{text}");
+    assert!(
+        text.contains("against the count plan: missing [c] (named by the record, not cleared by the plan); extra [b]"),
+        "{text}"
+    );
+    // The selected plan (auto) is not count: its comparison is shown too.
+    assert!(text.contains("against the selected plan (auto):"), "{text}");
+    assert!(
+        text.contains("breaks by explanation: ttl 1, cache_edits 2, context_edits 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_break_nothing_explains_is_said_to_be_unexplained() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tx = Tx::default();
+    tx.prompt(0.0)
+        .response("m1", 0.1, usage(50_000, 0, 0), Some("a"), json!({}))
+        .result("a", 0.2)
+        .response("m2", 0.3, usage(0, 3000, 0), None, json!({}));
+    let path = tx.write(dir.path());
+    let text = mcscope(&["evidence"], &path);
+    assert!(
+        text.contains("unexplained: not explained by the transcript (system prompt, tools, betas or server-side eviction are not recorded)"),
+        "{text}"
+    );
+    let v = json_of(&["evidence", "--format", "json"], &path);
+    assert_eq!(v["counts"]["unexplained"], 1);
+}
+
+#[test]
+fn timeline_and_plan_json_carry_the_same_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = session(dir.path());
+    let mut args = vec!["timeline", "--format", "json"];
+    args.extend(COUNT);
+    let t = json_of(&args, &path);
+    let mut args = vec!["evidence", "--format", "json"];
+    args.extend(COUNT);
+    let e = json_of(&args, &path);
+    for (row, ev) in t["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(e["requests"].as_array().unwrap())
+    {
+        let mut ev = ev.clone();
+        ev.as_object_mut().unwrap().remove("index");
+        assert_eq!(row["evidence"], ev, "request {}", row["index"]);
+    }
+    let mut args = vec!["plan", "--format", "json", "--at", "3"];
+    args.extend(COUNT);
+    let p = json_of(&args, &path);
+    let mut three = e["requests"][2].clone();
+    three.as_object_mut().unwrap().remove("index");
+    assert_eq!(p["evidence"], three);
+    assert!(p.get("fired").is_some());
+}
+
+/// The selected plan's simulated prefix break at k is an explanation, under rewrite
+/// delivery only: idle (gap 1 minute, keep 1) clears a at request 3 (the prompt
+/// comes 2 minutes after m2), which rewrites a result request 2 sent.
+#[test]
+fn the_selected_plans_rewrite_explains_a_break_only_under_rewrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tx = Tx::default();
+    tx.prompt(0.0)
+        .response("m1", 0.05, usage(20_000, 0, 0), Some("a"), json!({}))
+        .result("a", 0.1)
+        .response("m2", 0.15, usage(1000, 20_000, 0), Some("b"), json!({}))
+        .result("b", 0.2)
+        .prompt(2.0)
+        // E = 21,000; R = 5,000: a break 2 minutes (< 5) after m2.
+        .response("m3", 2.1, usage(16_000, 5000, 0), None, json!({}));
+    let path = tx.write(dir.path());
+    let idle = [
+        "evidence",
+        "--format",
+        "json",
+        "--policy",
+        "idle",
+        "--gap-minutes",
+        "1",
+        "--keep-recent",
+        "1",
+    ];
+    let v = json_of(&idle, &path);
+    assert_eq!(
+        v["requests"][2]["observed_break"]["explanations"],
+        json!(["plan_rewrite"])
+    );
+    let p = json_of(
+        &[
+            "plan",
+            "--format",
+            "json",
+            "--policy",
+            "idle",
+            "--gap-minutes",
+            "1",
+            "--keep-recent",
+            "1",
+        ],
+        &path,
+    );
+    assert_eq!(p["fired"], true);
+    assert_eq!(
+        p["evidence"]["observed_break"]["explanations"],
+        json!(["plan_rewrite"])
+    );
+    // The same clearing delivered as cache edits keeps the prefix: not an explanation.
+    let mut edits = idle.to_vec();
+    edits.extend(["--delivery", "cache-edits"]);
+    let v = json_of(&edits, &path);
+    assert_eq!(
+        v["requests"][2]["observed_break"]["explanations"],
+        json!(["unexplained"])
+    );
+}
