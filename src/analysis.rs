@@ -36,16 +36,45 @@ impl Setup {
         let s = &self.session;
         let segment = s.request(k).map(|r| r.segment);
         let mut first = s.requests.partition_point(|r| Some(r.segment) < segment) + 1;
-        // Claude's clearings (but count's) all lapse at a request that begins a
-        // turn: the last such request before k is as good a start (k - 1 is still
-        // evaluated, for the cache-break comparison).
+        // Claude's clearings (but count's and budget's) all lapse at a request
+        // that begins a turn: the last such request before k is as good a start
+        // (k - 1 is still evaluated, for the cache-break comparison).
+        let lapsing = |i: usize| {
+            !matches!(
+                self.policy.kind_at(&s.requests[i - 1]),
+                PlanKind::Count | PlanKind::Budget
+            )
+        };
+        let all_lapse = match self.policy.kind {
+            PlanKind::Count | PlanKind::Budget => false,
+            PlanKind::Auto => (first..=k.min(s.requests.len())).all(lapsing),
+            _ => true,
+        };
         if self.policy.preset == crate::session::Harness::Claude
-            && self.policy.kind != PlanKind::Count
+            && all_lapse
             && let Some(turn) = (first..k).rev().find(|&i| s.requests[i - 1].begins_turn)
         {
             first = turn;
         }
         self.engine(k).starting_at(first).reasons_at(k)
+    }
+
+    /// The plan kinds in force over the session's requests (what `auto` chose at
+    /// each, or the kind asked for), each once, in `PlanKind::ALL` order.
+    pub fn kinds_chosen(&self) -> Vec<PlanKind> {
+        if self.policy.kind != PlanKind::Auto {
+            return vec![self.policy.kind];
+        }
+        let mut seen = [false; PlanKind::ALL.len()];
+        for r in &self.session.requests {
+            let k = self.policy.kind_at(r);
+            seen[PlanKind::ALL.iter().position(|&x| x == k).unwrap_or(0)] = true;
+        }
+        PlanKind::ALL
+            .into_iter()
+            .zip(seen)
+            .filter_map(|(k, on)| on.then_some(k))
+            .collect()
     }
 
     pub fn last_request(&self) -> usize {
@@ -89,9 +118,11 @@ impl PlanAt {
                 now_ms: None,
                 gap_minutes: None,
                 begins_turn: true,
+                version: None,
             },
             step: Step {
                 index: 0,
+                kind: PlanKind::Auto,
                 fired: false,
                 trigger: None,
                 newly_cleared: Vec::new(),
@@ -102,6 +133,7 @@ impl PlanAt {
                 target_chars: None,
                 media_cleared: 0,
                 media_kept: 0,
+                pre_tokens: None,
                 note: "the session has no requests".into(),
             },
             candidates: Vec::new(),

@@ -152,6 +152,9 @@ pub struct Request {
     pub now_ms: Option<i64>,
     pub gap_minutes: Option<f64>,
     pub begins_turn: bool,
+    /// The `version` of the last main-thread record that carries one before
+    /// this request (SPEC §7 `request.version`; `auto` and `budget` read it).
+    pub version: Option<String>,
 }
 
 /// A Claude `microcompact_boundary` record: what the harness itself cleared.

@@ -654,8 +654,9 @@ fn policy_of(pol: &GenPolicy, qwen: bool) -> Policy {
         KindArg::Forced => PlanKind::Forced,
         KindArg::Size => PlanKind::Size,
         KindArg::Count => PlanKind::Count,
+        KindArg::Budget => PlanKind::Budget,
     };
-    p.keep_recent = pol.keep;
+    p.keep_recent = Some(pol.keep);
     p.gap_threshold_minutes = pol.gap as f64;
     p.size_threshold = pol.size;
     p.low_watermark = pol.low_watermark;
@@ -1585,6 +1586,9 @@ impl Case {
             // nothing), else size.
             KindArg::Auto if self.req(k).begins_turn && self.gap_holds(k) => self.idle(k, before),
             KindArg::Auto => self.size(k, before),
+            // Generated claude sessions are 2.1.88 (auto: idle); budget has its
+            // own tests (tests/budget.rs, policy::budget).
+            KindArg::Budget => unreachable!("the generator makes no budget policies"),
         }
     }
 }

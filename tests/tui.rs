@@ -185,14 +185,14 @@ fn stepping_cycling_and_tuning_replan_at_once() {
     a.update(Action::NextRequest);
     assert_eq!(a.view().unwrap().k, 2);
     a.update(Action::LastRequest);
-    // p cycles idle → forced → size → count → idle.
-    let kinds: Vec<&str> = (0..4)
+    // p cycles (claude) auto → idle → forced → size → count → budget → auto.
+    let kinds: Vec<&str> = (0..6)
         .map(|_| {
             a.update(Action::CyclePlan);
             a.view().unwrap().policy().kind.name()
         })
         .collect();
-    assert_eq!(kinds, ["forced", "size", "count", "idle"]);
+    assert_eq!(kinds, ["forced", "size", "count", "budget", "auto", "idle"]);
     // d switches delivery: the cache_edits block appears under count.
     a.update(Action::CyclePlan);
     a.update(Action::CyclePlan);
@@ -527,7 +527,7 @@ fn following_a_growing_file_keeps_the_place_and_the_parameters() {
     assert!(view_mut(&mut a).poll_follow());
     let v = a.view().unwrap();
     assert_eq!(v.k, k, "the place is kept");
-    assert_eq!(v.policy().keep_recent, 3, "the parameters are kept");
+    assert_eq!(v.policy().keep_recent, Some(3), "the parameters are kept");
     assert!(v.setup.session.requests.len() >= n);
     assert!(v.status.as_deref().unwrap().contains("new line"));
     a.update(Action::ToggleFollow);

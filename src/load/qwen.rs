@@ -32,6 +32,8 @@ struct Line<'a> {
     usage: Raw<'a>,
     #[serde(rename = "systemPayload", borrow, default)]
     payload: Raw<'a>,
+    #[serde(borrow, default)]
+    version: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -138,6 +140,14 @@ pub enum PartRec {
     Media(String),
 }
 
+/// A parsed line with the Qwen Code `version` that wrote it (SPEC §7
+/// `request.version`) and whether it is a sidechain's.
+pub struct Tagged {
+    pub rec: Rec,
+    version: Option<String>,
+    sidechain: bool,
+}
+
 /// What one line contributes, owned, so lines can be parsed in parallel.
 pub enum Rec {
     Message {
@@ -164,15 +174,16 @@ pub enum Kind {
 }
 
 impl RecordSink for Sink {
-    type Rec = Rec;
+    type Rec = Tagged;
 
-    fn parse(text: &str) -> Result<Rec, String> {
+    fn parse(text: &str) -> Result<Tagged, String> {
         let rec: Line = serde_json::from_str(text).map_err(super::json_error)?;
         let kind = raw::string(rec.kind);
         let sidechain = raw::is_true(rec.sidechain);
         let ts = raw::owned(rec.timestamp);
         let cwd = raw::owned(rec.cwd);
-        Ok(match kind.as_deref().unwrap_or("") {
+        let version = raw::owned(rec.version);
+        let parsed = match kind.as_deref().unwrap_or("") {
             k @ ("user" | "tool_result" | "assistant") => {
                 let content: Content =
                     raw::object(rec.message).ok_or("record without a message object")?;
@@ -201,10 +212,37 @@ impl RecordSink for Sink {
                 }
             }
             _ => Rec::Other,
+        };
+        Ok(Tagged {
+            rec: parsed,
+            version,
+            sidechain,
         })
     }
 
-    fn apply(&mut self, rec: Rec, line: usize, offset: u64, len: usize) {
+    fn apply(&mut self, tagged: Tagged, line: usize, offset: u64, len: usize) {
+        let Tagged {
+            rec,
+            version,
+            sidechain,
+        } = tagged;
+        self.apply_rec(rec, line, offset, len);
+        // After the record: a response's own version is not "before" its request.
+        if version.is_some() && sidechain == self.what_if.unwrap_or(false) {
+            self.b.version(version);
+        }
+    }
+
+    fn finish(self, diagnostics: Vec<Diagnostic>) -> Session {
+        let what_if = self.what_if == Some(true);
+        let mut s = self.b.finish(diagnostics);
+        s.subagent_what_if = what_if;
+        s
+    }
+}
+
+impl Sink {
+    fn apply_rec(&mut self, rec: Rec, line: usize, offset: u64, len: usize) {
         self.b.s.records += 1;
         match rec {
             Rec::Message {
@@ -263,13 +301,6 @@ impl RecordSink for Sink {
             }
             Rec::Other => {}
         }
-    }
-
-    fn finish(self, diagnostics: Vec<Diagnostic>) -> Session {
-        let what_if = self.what_if == Some(true);
-        let mut s = self.b.finish(diagnostics);
-        s.subagent_what_if = what_if;
-        s
     }
 }
 
