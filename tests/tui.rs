@@ -631,3 +631,69 @@ fn a_big_request_counts_the_rewritten_tokens_in_the_background() {
         "and on a request big enough for the background"
     );
 }
+
+#[test]
+fn p_reaches_budget_and_the_header_says_what_auto_chose_and_its_caveats() {
+    const BUDGET: &str = "sample-sessions/claude-budget.jsonl";
+    let mut a = app(BUDGET, None);
+    a.update(Action::LastRequest);
+    for _ in 0..3 {
+        a.update(Action::PrevRequest);
+    }
+    assert_eq!(a.view().unwrap().k, 7);
+    let cleared = |a: &App| -> Vec<String> {
+        let v = a.view().unwrap();
+        v.plan
+            .ids_with(&v.setup.session, mcscope::policy::Status::Cleared)
+    };
+    // auto on a 2.1.17 session runs budget: the header names it, with budget's keep 3
+    // and the kill-switch caveat in short.
+    let lines = screen(&a, 160, 40, true);
+    assert!(lines[1].contains("plan auto → budget"), "{}", lines[1]);
+    assert!(lines[1].contains("keep 3"), "{}", lines[1]);
+    assert!(
+        row(&lines, "may not have run:").contains("budget: off under DISABLE_MICROCOMPACT"),
+        "{}",
+        lines.join("\n")
+    );
+    let by_auto = cleared(&a);
+    assert_eq!(by_auto.len(), 3);
+    // p: idle (keep 5, its own caveat), forced, size, count, then budget again.
+    a.update(Action::CyclePlan);
+    let lines = screen(&a, 160, 40, true);
+    assert!(
+        lines[1].contains("plan idle*") && lines[1].contains("keep 5"),
+        "{}",
+        lines[1]
+    );
+    assert!(row(&lines, "may not have run:").contains("idle: remote flag"));
+    let kinds: Vec<&str> = (0..4)
+        .map(|_| {
+            a.update(Action::CyclePlan);
+            a.view().unwrap().policy().kind.name()
+        })
+        .collect();
+    assert_eq!(kinds, ["forced", "size", "count", "budget"]);
+    view_mut(&mut a).wait_background();
+    let v = a.view().unwrap();
+    assert_eq!(
+        v.policy().delivery.name(),
+        "rewrite",
+        "budget is rewrite only"
+    );
+    assert_eq!(cleared(&a), by_auto);
+    assert_eq!(
+        v.wire_json()
+            .matches("[Old tool result content cleared]")
+            .count(),
+        3
+    );
+    // d refuses under budget, with a word why.
+    a.update(Action::ToggleDelivery);
+    let v = a.view().unwrap();
+    assert_eq!(v.policy().delivery.name(), "rewrite");
+    assert!(v.status.as_deref().unwrap().contains("rewrite only"));
+    // + from budget's default 3 makes it an explicit 4.
+    a.update(Action::KeepMore);
+    assert_eq!(a.view().unwrap().policy().keep_recent, Some(4));
+}
