@@ -39,15 +39,22 @@ impl Setup {
         // Claude's clearings (but count's and budget's) all lapse at a request
         // that begins a turn: the last such request before k is as good a start
         // (k - 1 is still evaluated, for the cache-break comparison).
-        let lapsing = |i: usize| {
-            !matches!(
-                self.policy.kind_at(&s.requests[i - 1]),
-                PlanKind::Count | PlanKind::Budget
-            )
-        };
         let all_lapse = match self.policy.kind {
             PlanKind::Count | PlanKind::Budget => false,
-            PlanKind::Auto => (first..=k.min(s.requests.len())).all(lapsing),
+            // auto runs budget by version: one version string is read once.
+            PlanKind::Auto => {
+                let mut last: Option<(Option<&str>, bool)> = None;
+                s.requests[first - 1..k.min(s.requests.len())]
+                    .iter()
+                    .all(|r| match last {
+                        Some((v, lapses)) if v == r.version.as_deref() => lapses,
+                        _ => {
+                            let lapses = self.policy.kind_at(r) != PlanKind::Budget;
+                            last = Some((r.version.as_deref(), lapses));
+                            lapses
+                        }
+                    })
+            }
             _ => true,
         };
         if self.policy.preset == crate::session::Harness::Claude
