@@ -741,3 +741,115 @@ fn text_forms_say_the_caveats() {
         q.contains("caveat (qwen_memory_pressure)") && q.contains("caveat (qwen_unseen_restart)")
     );
 }
+
+#[test]
+fn protected_reads_and_powershell_are_not_eligible() {
+    // M: a Read of a memory file (2,000 tokens, protected with --protect); P: PowerShell
+    // (2,000 tokens, never eligible); A–D: Bash, 1,000 tokens each. Gate 100, budget 1,500,
+    // min saving 500, keep 2. Were M counted, request 2 would already see 2,000 > 1,500.
+    //  2 M → [] · 3 P → [] · 4 A → [A] 1,000 · 5 B → [A B] both kept · 6 C → keep B C, A goes
+    //  7 D → [B C D] = 3,000, keep C D: B goes (2,000 left; the walk stops at C, in the window).
+    let t = tempfile::tempdir().unwrap();
+    let mem = t.path().join("mem");
+    std::fs::create_dir(&mem).unwrap();
+    let notes = mem.join("notes.md");
+    std::fs::write(&notes, "remember").unwrap();
+    let mut c = Claude::default();
+    c.prompt("go", 0.0);
+    c.call("M", "Read", json!({"file_path": notes.to_str().unwrap()}))
+        .result("M", &"m".repeat(8_000));
+    c.call("P", "PowerShell", json!({"command": "Get-ChildItem"}))
+        .result("P", &"p".repeat(8_000));
+    for id in ["A", "B", "C", "D"] {
+        c.bash(id, 4_000);
+    }
+    c.answer("done");
+    let path = c.write(t.path(), "s.jsonl");
+    let root = format!("project={}", mem.display());
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "timeline",
+            path.to_str().unwrap(),
+            "--policy",
+            "budget",
+            "--budget-tokens",
+            "1500",
+            "--budget-min-saving",
+            "500",
+            "--budget-warning",
+            "100",
+            "--keep-recent",
+            "2",
+            "--format",
+            "json",
+        ];
+        a.extend_from_slice(extra);
+        json(&a)
+    };
+    let tl = args(&["--protect", "--memory-root", &root]);
+    let newly: Vec<Vec<String>> = tl["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| strs(&r["newly_cleared"]))
+        .collect();
+    let e: Vec<String> = Vec::new();
+    assert_eq!(
+        newly,
+        [
+            e.clone(),
+            e.clone(),
+            e.clone(),
+            e.clone(),
+            e.clone(),
+            vec!["A".to_string()],
+            vec!["B".to_string()]
+        ]
+    );
+    let mut plan_args = vec![
+        "plan",
+        path.to_str().unwrap(),
+        "--policy",
+        "budget",
+        "--budget-tokens",
+        "1500",
+        "--budget-min-saving",
+        "500",
+        "--budget-warning",
+        "100",
+        "--keep-recent",
+        "2",
+        "--protect",
+        "--memory-root",
+        &root,
+        "--format",
+        "json",
+    ];
+    let p = json(&plan_args);
+    assert_eq!(
+        p["metadata"]["pre_tokens"], 3_000,
+        "B + C + D; not M, not P"
+    );
+    assert_eq!(strs(&p["protected"]), ["M"]);
+    let ps = p["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["tool_use_id"] == "P")
+        .unwrap();
+    assert_eq!(ps["status"], "kept");
+    assert!(
+        ps["reason"].as_str().unwrap().contains("PowerShell"),
+        "{ps}"
+    );
+    // Without protection M is eligible: at request 2 its 2,000 tokens are over the budget
+    // (but it is in the keep window), and at the end it is the oldest and goes first.
+    plan_args.retain(|a| *a != "--protect");
+    plan_args.push("--no-protect");
+    let p = json(&plan_args);
+    assert!(
+        strs(&p["cleared"]).contains(&"M".to_string()),
+        "{}",
+        p["cleared"]
+    );
+}
