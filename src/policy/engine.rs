@@ -840,6 +840,13 @@ impl<'s> Engine<'s> {
         let keep = p.keep_for(PlanKind::Budget);
         let warning = p.budget_warning_at(req);
         let usage = self.view.last_usage;
+        // Below the usage gate nothing fires: a step that reports nothing but
+        // whether it fired (quiet, or the timeline's) needs no pass over the view.
+        if usage.is_none_or(|u| u < warning) && (req.index < self.quiet_before || !self.detail) {
+            return Verdict::none(
+                self.note(req, || format!("budget: {}", gate_text(usage, warning))),
+            );
+        }
         let eligible_tool =
             |c: &Candidate| c.compactable && c.tool.as_deref() != Some(budget::NOT_ELIGIBLE_TOOL);
         // Ids out of the plan's reach: protected, or already cleared by it
@@ -906,11 +913,7 @@ impl<'s> Engine<'s> {
             warning,
         };
         let d = budget::decide(&items, usage, &params);
-        let gate = match usage {
-            Some(u) if u >= warning => format!("usage {} ≥ {}", fmt_int(u), fmt_int(warning)),
-            Some(u) => format!("usage {} < {}", fmt_int(u), fmt_int(warning)),
-            None => format!("no recorded usage in the view (gate {})", fmt_int(warning)),
-        };
+        let gate = gate_text(usage, warning);
         let total = if d.pre_tokens > p.budget_tokens {
             format!(
                 "{} tokens of results > {}",
@@ -1320,6 +1323,15 @@ impl<'s> Engine<'s> {
             reason.push_str(&protection_text(Some(pr)));
         }
         reason
+    }
+}
+
+/// The budget plan's usage gate in words.
+fn gate_text(usage: Option<u64>, warning: u64) -> String {
+    match usage {
+        Some(u) if u >= warning => format!("usage {} ≥ {}", fmt_int(u), fmt_int(warning)),
+        Some(u) => format!("usage {} < {}", fmt_int(u), fmt_int(warning)),
+        None => format!("no recorded usage in the view (gate {})", fmt_int(warning)),
     }
 }
 
