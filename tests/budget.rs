@@ -853,3 +853,28 @@ fn protected_reads_and_powershell_are_not_eligible() {
         p["cleared"]
     );
 }
+
+#[test]
+fn qwen_requests_carry_their_version_and_qwen_caveats() {
+    // Every record of the qwen sample says 0.15.6 (counted here from the file itself).
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(MEMORY)).unwrap();
+    let versions: std::collections::BTreeSet<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v["version"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(versions.len(), 1);
+    let v = versions.into_iter().next().unwrap();
+    let t = json(&["timeline", MEMORY, "--format", "json"]);
+    for r in t["requests"].as_array().unwrap() {
+        assert_eq!(r["version"], v.as_str());
+        assert_eq!(r["silent"], false);
+    }
+    assert_eq!(
+        caveat_ids(&t),
+        ["qwen_memory_pressure", "qwen_unseen_restart"]
+    );
+    let p = json(&["plan", MEMORY, "--format", "json"]);
+    assert_eq!(p["request"]["version"], v.as_str());
+    assert_eq!(p["metadata"]["pre_tokens"], Value::Null);
+}
