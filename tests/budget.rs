@@ -878,3 +878,39 @@ fn qwen_requests_carry_their_version_and_qwen_caveats() {
     assert_eq!(p["request"]["version"], v.as_str());
     assert_eq!(p["metadata"]["pre_tokens"], Value::Null);
 }
+
+#[test]
+fn auto_with_cache_edits_keeps_deleting_budget_clearings_after_a_turn_start() {
+    // A what-if (README): auto picks budget on 2.1.17; with cache-edits delivery its
+    // clearings at request 7 go out as one cache_edits block, which stays pinned at its
+    // message through the new turn at request 8, because the clearings stay in force.
+    let p = json(&[
+        "plan",
+        SAMPLE,
+        "--delivery",
+        "cache-edits",
+        "--at",
+        "10",
+        "--format",
+        "json",
+    ]);
+    let cleared = strs(&p["cleared"]);
+    assert_eq!(cleared.len(), 3);
+    assert_eq!(
+        caveat_ids(&p),
+        ["claude_budget_kill_switch", "claude_cached_internal"]
+    );
+    let (code, wire, err) = mcscope(&["wire", SAMPLE, "--delivery", "cache-edits", "--at", "10"]);
+    assert_eq!(code, 0, "{err}");
+    let body: Value = serde_json::from_str(&wire).unwrap();
+    let deleted: Vec<String> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "cache_edits")
+        .flat_map(|b| b["edits"].as_array().cloned().unwrap_or_default())
+        .map(|e| e["cache_reference"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(deleted, cleared);
+}

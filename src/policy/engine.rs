@@ -417,9 +417,12 @@ impl<'s> Engine<'s> {
         if self.policy.preset == Harness::Claude && req.begins_turn {
             self.reset_lapsing();
             if self.policy.kind != PlanKind::Count {
-                // The request is rebuilt from the originals: no deletion is re-sent
-                // either, so the wire deletes exactly what the plan clears.
-                self.edits.clear();
+                // The request is rebuilt from the originals: only the deletions
+                // still in force (budget's, under auto) are re-sent, so the wire
+                // deletes exactly what the plan clears.
+                let cleared = &self.cleared;
+                self.edits
+                    .retain(|e| e.results.iter().all(|&r| cleared[r].is_some()));
             }
         }
         self.sync_view(req);
