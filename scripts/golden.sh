@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-kinds=${GOLDEN_KINDS:-"auto idle forced size count"}
+kinds=${GOLDEN_KINDS:-"auto idle forced size count budget"}
 deliveries=${GOLDEN_DELIVERIES:-"rewrite cache-edits"}
 corpus=${MCSCOPE_CORPUS:-../shared/corpus}
 

@@ -37,11 +37,30 @@ impl Setup {
         let s = &self.session;
         let segment = s.request(k).map(|r| r.segment);
         let mut first = s.requests.partition_point(|r| Some(r.segment) < segment) + 1;
-        // Claude's clearings (but count's) all lapse at a request that begins a
-        // turn: the last such request before k is as good a start (k - 1 is still
-        // evaluated, for the cache-break comparison).
+        // Claude's clearings (but count's and budget's) all lapse at a request
+        // that begins a turn: the last such request before k is as good a start
+        // (k - 1 is still evaluated, for the cache-break comparison).
+        let all_lapse = match self.policy.kind {
+            PlanKind::Count | PlanKind::Budget => false,
+            // auto runs budget by version: one version string is read once.
+            PlanKind::Auto => {
+                let mut last: Option<(Option<&str>, bool)> = None;
+                s.requests[first - 1..k.min(s.requests.len())]
+                    .iter()
+                    .all(|r| match last {
+                        Some((v, lapses)) if v == r.version.as_deref() => lapses,
+                        _ => {
+                            let lapses =
+                                self.policy.kind_at(r, r.gap_minutes) != Some(PlanKind::Budget);
+                            last = Some((r.version.as_deref(), lapses));
+                            lapses
+                        }
+                    })
+            }
+            _ => true,
+        };
         if self.policy.preset == crate::session::Harness::Claude
-            && self.policy.kind != PlanKind::Count
+            && all_lapse
             && let Some(turn) = (first..k).rev().find(|&i| s.requests[i - 1].begins_turn)
         {
             first = turn;
@@ -59,6 +78,25 @@ impl Setup {
             }
         }
         self.engine(k).starting_at(first).reasons_at(k)
+    }
+
+    /// The plan kinds in force over the session's requests (what `auto` chose at
+    /// each, or the kind asked for), each once, in `PlanKind::ALL` order.
+    pub fn kinds_chosen(&self) -> Vec<PlanKind> {
+        if self.policy.kind != PlanKind::Auto {
+            return vec![self.policy.kind];
+        }
+        let mut seen = [false; PlanKind::ALL.len()];
+        for r in &self.session.requests {
+            if let Some(k) = self.policy.kind_at(r, r.gap_minutes) {
+                seen[PlanKind::ALL.iter().position(|&x| x == k).unwrap_or(0)] = true;
+            }
+        }
+        PlanKind::ALL
+            .into_iter()
+            .zip(seen)
+            .filter_map(|(k, on)| on.then_some(k))
+            .collect()
     }
 
     pub fn last_request(&self) -> usize {
@@ -121,9 +159,11 @@ impl PlanAt {
                 gap_minutes: None,
                 begins_turn: true,
                 send: None,
+                version: None,
             },
             step: Step {
                 index: 0,
+                kind: None,
                 fired: false,
                 trigger: None,
                 newly_cleared: Vec::new(),
@@ -136,6 +176,7 @@ impl PlanAt {
                 media_cleared: 0,
                 media_kept: 0,
                 gap_minutes: None,
+                pre_tokens: None,
                 note: "the session has no requests".into(),
             },
             candidates: Vec::new(),
@@ -480,50 +521,109 @@ pub fn prefix_break(
 }
 
 /// What the plans a `microcompact_boundary`'s writer implies newly cleared where
-/// the record belongs (SPEC §10): `cached` records against the `count` plan, run
-/// with the other options given, evaluated once over the whole timeline when a
-/// record first asks. The `budget` plan is not part of this build: it answers
-/// None (no comparison is made up); wiring it in is one arm of `simulate`.
+/// the record belongs (SPEC §10): `cached` records against the `count` plan,
+/// `budget` records against the `budget` plan (on the compaction's summarizing
+/// request for a record before a `compact_boundary`), each run with the other
+/// options given and evaluated once over the whole timeline when a record first
+/// asks. Where there is nothing to simulate on, it answers None.
 pub struct Simulator<'a> {
     setup: &'a Setup,
     count: Option<Vec<Vec<String>>>,
+    budget: Option<Vec<Vec<String>>>,
 }
 
 impl<'a> Simulator<'a> {
     pub fn new(setup: &'a Setup) -> Simulator<'a> {
-        Simulator { setup, count: None }
+        Simulator {
+            setup,
+            count: None,
+            budget: None,
+        }
     }
 
     pub fn simulate(&mut self, writer: Writer, at: SimAt) -> Option<Vec<String>> {
+        let setup = self.setup;
         match (writer, at) {
             (Writer::Cached, SimAt::Request(k)) => {
-                let setup = self.setup;
                 let count = self
                     .count
-                    .get_or_insert_with(|| newly_cleared_by_count(setup));
+                    .get_or_insert_with(|| newly_cleared_by(setup, PlanKind::Count));
                 count.get(k.checked_sub(1)?).cloned()
             }
             (Writer::Cached, SimAt::BeforeCompaction(_)) => None,
-            (Writer::Budget, _) => None,
+            (Writer::Budget, SimAt::Request(k)) => {
+                let budget = self
+                    .budget
+                    .get_or_insert_with(|| newly_cleared_by(setup, PlanKind::Budget));
+                budget.get(k.checked_sub(1)?).cloned()
+            }
+            (Writer::Budget, SimAt::BeforeCompaction(k)) => budget_before_compaction(setup, k),
         }
     }
 }
 
-/// The ids the `count` plan newly clears at each request (index k − 1).
-fn newly_cleared_by_count(setup: &Setup) -> Vec<Vec<String>> {
+/// The plan `kind` (with the other options given; budget runs by rewrite) at
+/// every request: the ids it newly clears (index k − 1).
+fn newly_cleared_by(setup: &Setup, kind: PlanKind) -> Vec<Vec<String>> {
     let s = &setup.session;
-    let mut policy = setup.policy.clone();
-    policy.kind = PlanKind::Count;
-    let mut engine =
-        Engine::new(s, policy, setup.protector(), setup.last_request()).without_reasons();
+    let mut engine = Engine::new(
+        s,
+        simulated(setup, kind),
+        setup.protector(),
+        setup.last_request(),
+    )
+    .without_reasons();
     std::iter::from_fn(|| engine.step())
-        .map(|st| {
-            st.newly_cleared
-                .iter()
-                .map(|&r| s.results[r].id.clone())
-                .collect()
-        })
+        .map(|st| ids_of(s, &st.newly_cleared))
         .collect()
+}
+
+fn simulated(setup: &Setup, kind: PlanKind) -> Policy {
+    let mut policy = setup.policy.clone();
+    policy.kind = kind;
+    if kind == PlanKind::Budget {
+        policy.delivery = Delivery::Rewrite;
+    }
+    policy
+}
+
+fn ids_of(s: &Session, results: &[usize]) -> Vec<String> {
+    results.iter().map(|&r| s.results[r].id.clone()).collect()
+}
+
+/// The budget plan on the compaction's summarizing request: the view of the
+/// request before the `compact_boundary` that precedes request `k`, grown to the
+/// boundary (its last response and any results after it).
+fn budget_before_compaction(setup: &Setup, k: usize) -> Option<Vec<String>> {
+    let s = &setup.session;
+    let after = s.request(k)?;
+    let before = s.request(k.checked_sub(1)?)?;
+    if before.segment == after.segment {
+        return None;
+    }
+    // The boundary lies right before the first message of k's view.
+    let end = s
+        .messages
+        .iter()
+        .position(|m| m.segment == after.segment)
+        .unwrap_or(after.view_start);
+    let summarizing = Request {
+        index: before.index,
+        response: None,
+        end,
+        send: None,
+        ..before.clone()
+    };
+    let mut engine = Engine::new(
+        s,
+        simulated(setup, PlanKind::Budget),
+        setup.protector(),
+        before.index,
+    )
+    .without_reasons();
+    engine.run_to(before.index)?;
+    let step = engine.step_virtual(&summarizing);
+    Some(ids_of(s, &step.newly_cleared))
 }
 
 /// The session's evidence (SPEC §10) without the selected plan's part: the
@@ -541,12 +641,30 @@ pub fn evidence_at(setup: &Setup, plan: &PlanAt) -> Option<crate::evidence::Requ
         .requests
         .get(plan.request.index.checked_sub(1)?)?
         .clone();
+    let brk = || plan.cache.prefix_broken_at_message.is_some();
+    beside_plan(setup, &mut ev, &plan.request, &plan.step, brk);
+    Some(ev)
+}
+
+/// Sets a request's evidence beside the selected plan's step there (SPEC §10):
+/// `plan_rewrite` when its wire broke the prefix by rewriting (`brk`, asked
+/// only where a break was observed), and a
+/// `budget` firing without a record (silent at a turn start, else shown as a
+/// record with `writer: null`).
+pub fn beside_plan(
+    setup: &Setup,
+    ev: &mut crate::evidence::RequestEvidence,
+    req: &Request,
+    st: &Step,
+    brk: impl FnOnce() -> bool,
+) {
     if let Some(b) = ev.observed_break.take() {
-        let brk = setup.policy.delivery == Delivery::Rewrite
-            && plan.cache.prefix_broken_at_message.is_some();
+        let brk = setup.policy.delivery == Delivery::Rewrite && brk();
         ev.observed_break = Some(b.with_plan_rewrite(brk));
     }
-    Some(ev)
+    if st.fired && st.kind == Some(PlanKind::Budget) {
+        ev.budget_fired(req.begins_turn, ids_of(&setup.session, &st.newly_cleared));
+    }
 }
 
 /// Evidence with the selected plan beside it, for `mcscope evidence`.
@@ -563,25 +681,25 @@ pub fn evidence_report(setup: &Setup, forced_at: usize) -> EvidenceReport {
     let s = &setup.session;
     let mut ev = evidence(setup);
     let mut selected_newly = std::collections::BTreeMap::new();
-    let needed = ev
-        .requests
-        .iter()
-        .any(|r| r.observed_break.is_some() || r.microcompact.is_some());
+    let may_budget = matches!(setup.policy.kind, PlanKind::Budget)
+        || (setup.policy.kind == PlanKind::Auto && setup.policy.preset == Harness::Claude);
+    let needed = may_budget
+        || ev
+            .requests
+            .iter()
+            .any(|r| r.observed_break.is_some() || r.microcompact.is_some());
     if needed {
         let mut prev: Option<Step> = None;
         for st in timeline_steps(setup, forced_at) {
             let k = st.index;
             let req = &s.requests[k - 1];
             let r = &mut ev.requests[k - 1];
-            if let Some(b) = r.observed_break.take() {
-                let before = prev
-                    .as_ref()
-                    .filter(|p| s.requests[p.index - 1].segment == req.segment)
-                    .map_or(Wired::NONE, Step::wired);
-                let brk = setup.policy.delivery == Delivery::Rewrite
-                    && prefix_break(s, req, before, st.wired()).is_some();
-                r.observed_break = Some(b.with_plan_rewrite(brk));
-            }
+            let before = prev
+                .as_ref()
+                .filter(|p| s.requests[p.index - 1].segment == req.segment)
+                .map_or(Wired::NONE, Step::wired);
+            let brk = || prefix_break(s, req, before, st.wired()).is_some();
+            beside_plan(setup, r, req, &st, brk);
             if r.microcompact.is_some() {
                 selected_newly.insert(
                     k,

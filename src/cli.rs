@@ -113,6 +113,7 @@ pub enum KindArg {
     Forced,
     Size,
     Count,
+    Budget,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,6 +163,16 @@ pub struct Opts {
     pub trigger: Option<u32>,
     #[arg(long, value_enum)]
     pub delivery: Option<DeliveryArg>,
+    /// Budget plan: the tool-result tokens it clears down to (default 40000).
+    #[arg(long, value_name = "N")]
+    pub budget_tokens: Option<u64>,
+    /// Budget plan: the least saving that lets it fire (default 20000).
+    #[arg(long, value_name = "N")]
+    pub budget_min_saving: Option<u64>,
+    /// Budget plan: the recorded usage it waits for (default by version:
+    /// 135000 up to Claude Code 2.1.20, 147000 from 2.1.21 or with no version).
+    #[arg(long = "budget-warning", value_name = "N")]
+    pub budget_warning: Option<u64>,
     /// Protect managed-memory reads (default on for qwen, off for claude).
     #[arg(long, overrides_with = "no_protect")]
     pub protect: bool,
@@ -200,6 +211,10 @@ pub struct Sidecar {
     pub delivery: Option<String>,
     pub protect: Option<bool>,
     pub clear_errors: Option<bool>,
+    pub budget_tokens: Option<u64>,
+    pub budget_min_saving: Option<u64>,
+    /// null (or absent): by version.
+    pub budget_warning_tokens: Option<u64>,
     #[serde(default)]
     pub memory_roots: BTreeMap<String, String>,
     #[serde(default)]
@@ -298,7 +313,7 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
             p.kind =
                 PlanKind::parse(k).ok_or_else(|| err(format!("sidecar: unknown kind {k:?}")))?;
         }
-        p.keep_recent = s.keep_recent.unwrap_or(p.keep_recent);
+        p.keep_recent = s.keep_recent.or(p.keep_recent);
         p.gap_threshold_minutes = s.gap_threshold_minutes.unwrap_or(p.gap_threshold_minutes);
         p.size_threshold = s.size_threshold.unwrap_or(p.size_threshold);
         p.size_explicit |= s.size_threshold.is_some();
@@ -306,6 +321,9 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
         p.trigger_threshold = s.trigger_threshold.unwrap_or(p.trigger_threshold);
         p.protect = s.protect.unwrap_or(p.protect);
         p.clear_errors = s.clear_errors.unwrap_or(p.clear_errors);
+        p.budget_tokens = s.budget_tokens.unwrap_or(p.budget_tokens);
+        p.budget_min_saving = s.budget_min_saving.unwrap_or(p.budget_min_saving);
+        p.budget_warning_tokens = s.budget_warning_tokens.or(p.budget_warning_tokens);
         if let Some(d) = &s.delivery {
             p.delivery = Delivery::parse(d)
                 .ok_or_else(|| err(format!("sidecar: unknown delivery {d:?}")))?;
@@ -319,9 +337,13 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
             KindArg::Forced => PlanKind::Forced,
             KindArg::Size => PlanKind::Size,
             KindArg::Count => PlanKind::Count,
+            KindArg::Budget => PlanKind::Budget,
         };
     }
-    p.keep_recent = opts.keep_recent.unwrap_or(p.keep_recent);
+    p.budget_tokens = opts.budget_tokens.unwrap_or(p.budget_tokens);
+    p.budget_min_saving = opts.budget_min_saving.unwrap_or(p.budget_min_saving);
+    p.budget_warning_tokens = opts.budget_warning.or(p.budget_warning_tokens);
+    p.keep_recent = opts.keep_recent.or(p.keep_recent);
     p.gap_threshold_minutes = opts.gap_minutes.unwrap_or(p.gap_threshold_minutes);
     p.size_threshold = opts.size_threshold.unwrap_or(p.size_threshold);
     p.size_explicit |= opts.size_threshold.is_some();
@@ -353,6 +375,16 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
             };
         }
         None => {}
+    }
+    if p.kind == PlanKind::Budget
+        && (p.preset != Harness::Claude || p.delivery != Delivery::Rewrite)
+    {
+        return Err(err(format!(
+            "{}: the budget plan is Claude Code's token-budget microcompact: it takes the claude preset and rewrite delivery (got preset {}, delivery {})",
+            path.display(),
+            p.preset.name(),
+            p.delivery.name()
+        )));
     }
     if p.delivery == Delivery::CacheEdits && session.harness != Harness::Claude {
         return Err(err(format!(

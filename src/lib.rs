@@ -5,6 +5,7 @@
 //! drawing is a plain function.
 
 pub mod analysis;
+pub mod caveats;
 pub mod cli;
 pub mod diff;
 pub mod evidence;

@@ -97,7 +97,7 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                 ))
             })?;
             match opts.format {
-                OutputFormat::Json => json(report::explain_json(&e)),
+                OutputFormat::Json => json(report::explain_json(&setup, &e)),
                 OutputFormat::Text => report::explain_text(&setup, &e),
             }
         }

@@ -2,10 +2,11 @@
 //! and the text forms people paste into bug reports.
 
 use crate::analysis::{self, EvidenceReport, Explain, PlanAt, Setup};
-use crate::evidence::{Explanation, RequestEvidence, SessionEvidence, Writer};
+use crate::caveats::{self, Caveat};
+use crate::evidence::{Explanation, RequestEvidence, SessionEvidence};
 use crate::policy::engine::{Status, Step, fmt_gap, fmt_int, fmt_num};
 use crate::policy::protect::Protection;
-use crate::policy::{Delivery, Policy};
+use crate::policy::{PlanKind, Policy};
 use crate::session::{Diagnostic, Session};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -38,12 +39,13 @@ pub fn session_json(s: &Session) -> SessionJson<'_> {
     }
 }
 
-/// The `policy` object: gap thresholds print as integers when they are whole.
-pub fn policy_json(p: &Policy) -> Value {
+/// The `policy` object: gap thresholds print as integers when they are whole;
+/// `keep_recent` as [`keep_recent_of`] says.
+pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> Value {
     json!({
         "kind": p.kind.name(),
         "preset": p.preset.name(),
-        "keep_recent": p.keep_recent,
+        "keep_recent": keep_recent,
         "gap_threshold_minutes": number(p.gap_threshold_minutes),
         "size_threshold": p.size_threshold,
         "low_watermark": p.low_watermark,
@@ -51,7 +53,39 @@ pub fn policy_json(p: &Policy) -> Value {
         "delivery": p.delivery.name(),
         "protect": p.protect,
         "clear_errors": p.clear_errors,
+        "budget_tokens": p.budget_tokens,
+        "budget_min_saving": p.budget_min_saving,
+        "budget_warning_tokens": p.budget_warning_tokens,
     })
+}
+
+/// `policy.keep_recent` (SPEC §5): the explicit value, else the default shared by
+/// the kinds in force (`plan`: the one at K; `timeline`: all of them); null when
+/// there is none or they differ.
+pub fn keep_recent_of(p: &Policy, kinds: &[PlanKind]) -> Option<u32> {
+    if p.keep_recent.is_some() {
+        return p.keep_recent;
+    }
+    let first = kinds.first()?.default_keep();
+    kinds
+        .iter()
+        .all(|k| k.default_keep() == first)
+        .then_some(first)
+}
+
+/// The kind in force at the plan's request (none for a session without requests
+/// under `auto`).
+fn plan_kinds(setup: &Setup, plan: &PlanAt) -> Vec<PlanKind> {
+    if plan.request.index == 0 {
+        return setup.kinds_chosen();
+    }
+    plan.step.kind.into_iter().collect()
+}
+
+/// Whether the plan that ran at a request is `budget` and fired at a turn start:
+/// the harness's prompt-suggestion fork usually cleared first, without a record.
+pub fn silent(step: &Step, begins_turn: bool) -> bool {
+    step.fired && step.trigger == Some(crate::policy::Trigger::Budget) && begins_turn
 }
 
 fn number(x: f64) -> Value {
@@ -121,6 +155,7 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence
         .collect();
     let step = &plan.step;
     let count = |st: Status| plan.candidates.iter().filter(|c| c.status == st).count();
+    let kinds = plan_kinds(setup, plan);
     json!({
         "schema": "mcscope.plan/1",
         "session": session_json(s),
@@ -131,8 +166,11 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence
             "send_kind": send_kind(&plan.request),
             "begins_turn": plan.request.begins_turn,
             "messages": plan.request.end - plan.request.view_start,
+            "version": plan.request.version,
+            "silent": silent(step, plan.request.begins_turn),
         })),
-        "policy": policy_json(&setup.policy),
+        "policy": policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
+        "caveats": caveats::json(&caveats::caveats(&setup.policy, &kinds)),
         "protection": roots_json(setup),
         "fired": step.fired,
         "trigger": step.trigger.map(|t| t.name()),
@@ -151,6 +189,7 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence
             "media_cleared": step.media_cleared,
             "media_kept": step.media_kept,
             "tokens_saved": step.tokens_saved,
+            "pre_tokens": step.pre_tokens,
             "evicted_read_paths": plan.evicted_read_paths,
             "unresolved_evicted_reads": plan.unresolved_evicted_reads,
             "media": plan.media.iter().map(|m| json!({
@@ -201,15 +240,12 @@ pub fn write_timeline_json(
             ser.collect_seq(steps.map(|st| {
                 let req = &s.requests[st.index - 1];
                 let mut ev = self.evidence.at(st.index).cloned().unwrap_or_default();
-                if let Some(b) = ev.observed_break.take() {
-                    let before = prev
-                        .as_ref()
-                        .filter(|p| p.0 == req.segment)
-                        .map_or(analysis::Wired::NONE, |p| p.1.wired());
-                    let brk = self.setup.policy.delivery == Delivery::Rewrite
-                        && analysis::prefix_break(s, req, before, st.wired()).is_some();
-                    ev.observed_break = Some(b.with_plan_rewrite(brk));
-                }
+                let before = prev
+                    .as_ref()
+                    .filter(|p| p.0 == req.segment)
+                    .map_or(analysis::Wired::NONE, |p| p.1.wired());
+                let brk = || analysis::prefix_break(s, req, before, st.wired()).is_some();
+                analysis::beside_plan(self.setup, &mut ev, req, &st, brk);
                 let row = timeline_row(self.setup, &st, &ev);
                 prev = Some((req.segment, st));
                 row
@@ -217,10 +253,18 @@ pub fn write_timeline_json(
         }
     }
     let mut ser = serde_json::Serializer::pretty(out);
-    let mut map = ser.serialize_map(Some(4))?;
+    let mut map = ser.serialize_map(Some(5))?;
+    let kinds = setup.kinds_chosen();
     map.serialize_entry("schema", "mcscope.timeline/1")?;
     map.serialize_entry("session", &session_json(&setup.session))?;
-    map.serialize_entry("policy", &policy_json(&setup.policy))?;
+    map.serialize_entry(
+        "policy",
+        &policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
+    )?;
+    map.serialize_entry(
+        "caveats",
+        &caveats::json(&caveats::caveats(&setup.policy, &kinds)),
+    )?;
     let rows = Rows {
         setup,
         evidence,
@@ -255,6 +299,8 @@ fn timeline_row(setup: &Setup, st: &Step, ev: &RequestEvidence) -> Value {
         "gap_minutes": gap_json(st.gap_minutes),
         "send_kind": send_kind(req),
         "begins_turn": req.begins_turn,
+        "version": req.version,
+        "silent": silent(st, req.begins_turn),
         "fired": st.fired,
         "trigger": st.trigger.map(|t| t.name()),
         "newly_cleared": ids(&st.newly_cleared),
@@ -300,8 +346,8 @@ pub fn evidence_json(setup: &Setup, r: &EvidenceReport) -> Value {
     json!({
         "schema": "mcscope.evidence/1",
         "session": session_json(&setup.session),
-        "policy": policy_json(&setup.policy),
-        "caveats": [],
+        "policy": policy_json(&setup.policy, keep_recent_of(&setup.policy, &setup.kinds_chosen())),
+        "caveats": caveats::json(&caveats::caveats(&setup.policy, &setup.kinds_chosen())),
         "requests": requests,
         "counts": crate::evidence::counts(&rows),
         "warnings": warnings,
@@ -313,7 +359,7 @@ pub fn evidence_json(setup: &Setup, r: &EvidenceReport) -> Value {
 pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
     let s = &setup.session;
     let mut out = String::new();
-    header(setup, &mut out);
+    header(setup, &setup.kinds_chosen(), &mut out);
     let rows = evidence_rows(r);
     let responses = rows.iter().filter(|(_, e)| e.usage.is_some()).count();
     let breaks = rows
@@ -371,9 +417,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                 m.writer.plan(),
                 match &m.comparison {
                     Some(c) => comparison_words(c),
-                    None if m.writer == Writer::Budget =>
-                        "not compared: the budget plan is not part of this build".into(),
-                    None => "not compared: no simulation at this place".into(),
+                    None => "not compared: no request to simulate it on".into(),
                 }
             );
             let selected = setup.policy.kind.name();
@@ -436,7 +480,7 @@ fn comparison_words(c: &crate::evidence::Comparison) -> String {
 }
 
 /// `explain --format json` (schema `mcscope.explain/1`).
-pub fn explain_json(e: &Explain) -> Value {
+pub fn explain_json(setup: &Setup, e: &Explain) -> Value {
     let rows: Vec<Value> = e
         .rows
         .iter()
@@ -448,13 +492,16 @@ pub fn explain_json(e: &Explain) -> Value {
         "tool": e.tool,
         "path": e.path,
         "first_cleared_at": e.first_cleared_at,
+        "caveats": caveats::json(&caveats::caveats(&setup.policy, &setup.kinds_chosen())),
         "requests": rows,
     })
 }
 
 // ---- text forms -------------------------------------------------------------
 
-fn header(setup: &Setup, out: &mut String) {
+/// The header of every text form; `kinds` are the plan kinds in force (the
+/// caveats and the default keep_recent follow them).
+fn header(setup: &Setup, kinds: &[PlanKind], out: &mut String) {
     let s = &setup.session;
     let p = &setup.policy;
     let _ = writeln!(
@@ -478,10 +525,21 @@ fn header(setup: &Setup, out: &mut String) {
     }
     let _ = writeln!(
         out,
-        "policy: {} (preset {})  keep_recent {}  gap >= {} min  size > {}{}  trigger {}  delivery {}  protect {}",
+        "policy: {}{} (preset {})  keep_recent {}  gap >= {} min  size > {}{}  trigger {}  delivery {}  protect {}",
         p.kind.name(),
+        match kinds {
+            [k] if p.kind == PlanKind::Auto => format!(" -> {}", k.name()),
+            [_, ..] if p.kind == PlanKind::Auto => format!(
+                " -> {}",
+                kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join("/")
+            ),
+            _ => String::new(),
+        },
         p.preset.name(),
-        p.keep_recent,
+        match keep_recent_of(p, kinds) {
+            Some(k) => k.to_string(),
+            None => "by kind (idle 5, budget 3)".into(),
+        },
         fmt_num(p.gap_threshold_minutes),
         p.size_threshold,
         if p.low_watermark {
@@ -493,12 +551,33 @@ fn header(setup: &Setup, out: &mut String) {
         p.delivery.name(),
         if p.protect { "on" } else { "off" },
     );
+    if kinds.contains(&PlanKind::Budget) {
+        let warning = match p.budget_warning_tokens {
+            Some(w) => fmt_int(w),
+            None => "by version (135,000 up to 2.1.20, else 147,000)".into(),
+        };
+        let _ = writeln!(
+            out,
+            "budget: {} tokens, min saving {}, usage gate {}",
+            fmt_int(p.budget_tokens),
+            fmt_int(p.budget_min_saving),
+            warning
+        );
+    }
+    caveats_text(&caveats::caveats(p, kinds), out);
     for d in &s.diagnostics {
         let _ = writeln!(
             out,
             "diagnostic: line {} (byte {}): {}",
             d.line, d.byte_offset, d.message
         );
+    }
+}
+
+/// The caveats in words, one a line.
+fn caveats_text(list: &[Caveat], out: &mut String) {
+    for c in list {
+        let _ = writeln!(out, "caveat ({}): {}", c.id, c.text);
     }
 }
 
@@ -574,7 +653,7 @@ pub fn turn_words(req: &crate::session::Request) -> String {
 pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
     let s = &setup.session;
     let mut out = String::new();
-    header(setup, &mut out);
+    header(setup, &plan_kinds(setup, plan), &mut out);
     let req = &plan.request;
     if req.index == 0 {
         let _ = writeln!(out, "no requests: the session has no main-thread messages");
@@ -589,6 +668,9 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
         fmt_gap(req.gap_minutes),
         turn_words(req)
     );
+    if let Some(v) = &req.version {
+        let _ = writeln!(out, "version {v}");
+    }
     if let Some(note) = req.send.as_ref().and_then(|s| s.note.as_deref()) {
         let _ = writeln!(out, "note: {note}");
     }
@@ -645,6 +727,25 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
             .map(|t| format!("  (size target {})", fmt_int(t)))
             .unwrap_or_default()
     );
+    if let Some(pre) = st.pre_tokens {
+        let _ = writeln!(
+            out,
+            "budget: {} tokens of eligible results before (pre_tokens, an estimate)",
+            fmt_int(pre)
+        );
+    }
+    if silent(st, req.begins_turn) {
+        let _ = writeln!(
+            out,
+            "silent: budget fired at a turn start; Claude Code's prompt-suggestion fork usually ran it at the end of the previous turn, so no microcompact_boundary record is expected"
+        );
+    }
+    if st.kind == Some(PlanKind::Budget) && !st.cleared.is_empty() {
+        let _ = writeln!(
+            out,
+            "note: Claude Code sent a <persisted-output> pointer to a saved file in place of a result cleared by budget ([Old tool result content cleared] when saving failed); the placeholder is shown"
+        );
+    }
     let ids = |status| plan.ids_with(s, status).join(", ");
     let _ = writeln!(out, "cleared in the wire: [{}]", ids(Status::Cleared));
     let _ = writeln!(out, "kept: [{}]", ids(Status::Kept));
@@ -691,7 +792,7 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
 pub fn timeline_text(setup: &Setup, steps: &[Step]) -> String {
     let s = &setup.session;
     let mut out = String::new();
-    header(setup, &mut out);
+    header(setup, &setup.kinds_chosen(), &mut out);
     let _ = writeln!(out);
     let mut rows = vec![vec![
         "REQ".to_string(),
@@ -717,6 +818,7 @@ pub fn timeline_text(setup: &Setup, steps: &[Step]) -> String {
                 None => "loop".into(),
             },
             match st.trigger {
+                Some(t) if silent(st, req.begins_turn) => format!("{} (silent)", t.name()),
                 Some(t) if st.fired => t.name().into(),
                 _ => "-".into(),
             },
@@ -745,7 +847,7 @@ pub fn timeline_text(setup: &Setup, steps: &[Step]) -> String {
 
 pub fn explain_text(setup: &Setup, e: &Explain) -> String {
     let mut out = String::new();
-    header(setup, &mut out);
+    header(setup, &setup.kinds_chosen(), &mut out);
     let _ = writeln!(
         out,
         "{}  {}  {}",

@@ -254,6 +254,9 @@ pub struct Request {
     pub begins_turn: bool,
     /// Qwen sessions: the kind of send; None for Claude and messages-json.
     pub send: Option<Send>,
+    /// The `version` of the last main-thread record that carries one before
+    /// this request (SPEC §7 `request.version`; `auto` and `budget` read it).
+    pub version: Option<String>,
 }
 
 /// A Claude `microcompact_boundary` record: what the harness itself cleared.

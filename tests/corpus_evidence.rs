@@ -243,10 +243,15 @@ fn the_real_budget_record_attaches_to_request_48() {
         mc["compacted_tool_ids"][0],
         "toolu_01Fj8LHRfhQzYgx2JqnZRRdo"
     );
+    // auto runs budget on 2.1.17: the simulated rewrite explains the break too,
+    // and the record agrees with the budget plan id for id.
     assert_eq!(
         r48["observed_break"]["explanations"],
-        serde_json::json!(["cache_edits"])
+        serde_json::json!(["plan_rewrite", "cache_edits"])
     );
+    assert_eq!(mc["agrees"], true);
+    assert_eq!(mc["missing"], serde_json::json!([]));
+    assert_eq!(mc["extra"], serde_json::json!([]));
     assert_eq!(
         v["warnings"],
         serde_json::json!([]),

@@ -160,7 +160,8 @@ fn evidence_json_reports_usage_breaks_records_and_edits() {
     args.extend(COUNT);
     let v = json_of(&args, &path);
     assert_eq!(v["schema"], "mcscope.evidence/1");
-    assert_eq!(v["caveats"], json!([]));
+    // auto runs budget on this version: its caveat is said.
+    assert_eq!(v["caveats"][0]["id"], "claude_budget_kill_switch");
     assert_eq!(v["session"]["requests"], 4);
     let reqs = v["requests"].as_array().unwrap();
     let indices: Vec<u64> = reqs.iter().map(|r| r["index"].as_u64().unwrap()).collect();
@@ -177,11 +178,13 @@ fn evidence_json_reports_usage_breaks_records_and_edits() {
         Value::Null,
         "40,000 read of 40,000"
     );
-    // The budget record: attached to request 2, not compared (no budget plan here).
+    // The budget record: attached to request 2 and compared with the budget plan,
+    // whose results here are far below its budget: it clears nothing, so the
+    // record's id is missing from the simulation.
     assert_eq!(
         reqs[1]["microcompact"],
         json!({"writer": "budget", "compacted_tool_ids": ["x"], "pre_tokens": 140000,
-               "tokens_saved": 30000, "agrees": null, "missing": null, "extra": null})
+               "tokens_saved": 30000, "agrees": false, "missing": ["x"], "extra": []})
     );
     assert_eq!(
         reqs[2]["observed_break"],
@@ -240,7 +243,7 @@ fn evidence_text_says_each_break_and_record_in_words() {
     );
     assert!(
         text.contains(
-            "against the budget plan: not compared: the budget plan is not part of this build"
+            "against the budget plan: missing [x] (named by the record, not cleared by the plan)"
         ),
         "{text}"
     );

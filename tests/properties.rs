@@ -658,8 +658,9 @@ fn policy_of(pol: &GenPolicy, qwen: bool) -> Policy {
         KindArg::Forced => PlanKind::Forced,
         KindArg::Size => PlanKind::Size,
         KindArg::Count => PlanKind::Count,
+        KindArg::Budget => PlanKind::Budget,
     };
-    p.keep_recent = pol.keep;
+    p.keep_recent = Some(pol.keep);
     p.gap_threshold_minutes = pol.gap as f64;
     p.size_threshold = pol.size;
     // The size threshold is always given as a flag here.
@@ -1591,6 +1592,9 @@ impl Case {
             // nothing), else size.
             KindArg::Auto if self.req(k).begins_turn && self.gap_holds(k) => self.idle(k, before),
             KindArg::Auto => self.size(k, before),
+            // Generated claude sessions are 2.1.88 (auto: idle); budget has its
+            // own tests (tests/budget.rs, policy::budget).
+            KindArg::Budget => unreachable!("the generator makes no budget policies"),
         }
     }
 }

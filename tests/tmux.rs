@@ -342,11 +342,14 @@ fn demo_session_keys_and_a_clean_exit() {
     t.wait("\"rewrite*\" in the header", |s| {
         header(s).is_some_and(|h| has(h, "rewrite*"))
     });
-    // p: count → idle (the cycle is idle → forced → size → count).
-    t.key("p");
-    t.wait("\"plan idle*\" in the header", |s| {
-        header(s).is_some_and(|h| has(h, "plan idle*"))
-    });
+    // p: count → budget → auto → idle (the cycle is auto → idle → forced → size → count
+    // → budget).
+    for want in ["plan budget*", "plan auto*", "plan idle*"] {
+        t.key("p");
+        t.wait(&format!("{want:?} in the header"), |s| {
+            header(s).is_some_and(|h| has(h, want))
+        });
+    }
 
     t.key("Enter");
     t.wait_text("first vanished from the wire at request");

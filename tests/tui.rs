@@ -186,14 +186,14 @@ fn stepping_cycling_and_tuning_replan_at_once() {
     a.update(Action::NextRequest);
     assert_eq!(a.view().unwrap().k, 2);
     a.update(Action::LastRequest);
-    // p cycles idle → forced → size → count → idle.
-    let kinds: Vec<&str> = (0..4)
+    // p cycles (claude) auto → idle → forced → size → count → budget → auto.
+    let kinds: Vec<&str> = (0..6)
         .map(|_| {
             a.update(Action::CyclePlan);
             a.view().unwrap().policy().kind.name()
         })
         .collect();
-    assert_eq!(kinds, ["forced", "size", "count", "idle"]);
+    assert_eq!(kinds, ["forced", "size", "count", "budget", "auto", "idle"]);
     // d switches delivery: the cache_edits block appears under count.
     a.update(Action::CyclePlan);
     a.update(Action::CyclePlan);
@@ -528,7 +528,7 @@ fn following_a_growing_file_keeps_the_place_and_the_parameters() {
     assert!(view_mut(&mut a).poll_follow());
     let v = a.view().unwrap();
     assert_eq!(v.k, k, "the place is kept");
-    assert_eq!(v.policy().keep_recent, 3, "the parameters are kept");
+    assert_eq!(v.policy().keep_recent, Some(3), "the parameters are kept");
     assert!(v.setup.session.requests.len() >= n);
     assert!(v.status.as_deref().unwrap().contains("new line"));
     a.update(Action::ToggleFollow);
@@ -631,4 +631,70 @@ fn a_big_request_counts_the_rewritten_tokens_in_the_background() {
         counting > 0,
         "and on a request big enough for the background"
     );
+}
+
+#[test]
+fn p_reaches_budget_and_the_header_says_what_auto_chose_and_its_caveats() {
+    const BUDGET: &str = "sample-sessions/claude-budget.jsonl";
+    let mut a = app(BUDGET, None);
+    a.update(Action::LastRequest);
+    for _ in 0..3 {
+        a.update(Action::PrevRequest);
+    }
+    assert_eq!(a.view().unwrap().k, 7);
+    let cleared = |a: &App| -> Vec<String> {
+        let v = a.view().unwrap();
+        v.plan
+            .ids_with(&v.setup.session, mcscope::policy::Status::Cleared)
+    };
+    // auto on a 2.1.17 session runs budget: the header names it, with budget's keep 3
+    // and the kill-switch caveat in short.
+    let lines = screen(&a, 160, 40, true);
+    assert!(lines[1].contains("plan auto → budget"), "{}", lines[1]);
+    assert!(lines[1].contains("keep 3"), "{}", lines[1]);
+    assert!(
+        row(&lines, "may not have run:").contains("budget: off under DISABLE_MICROCOMPACT"),
+        "{}",
+        lines.join("\n")
+    );
+    let by_auto = cleared(&a);
+    assert_eq!(by_auto.len(), 3);
+    // p: idle (keep 5, its own caveat), forced, size, count, then budget again.
+    a.update(Action::CyclePlan);
+    let lines = screen(&a, 160, 40, true);
+    assert!(
+        lines[1].contains("plan idle*") && lines[1].contains("keep 5"),
+        "{}",
+        lines[1]
+    );
+    assert!(row(&lines, "may not have run:").contains("idle: remote flag"));
+    let kinds: Vec<&str> = (0..4)
+        .map(|_| {
+            a.update(Action::CyclePlan);
+            a.view().unwrap().policy().kind.name()
+        })
+        .collect();
+    assert_eq!(kinds, ["forced", "size", "count", "budget"]);
+    view_mut(&mut a).wait_background();
+    let v = a.view().unwrap();
+    assert_eq!(
+        v.policy().delivery.name(),
+        "rewrite",
+        "budget is rewrite only"
+    );
+    assert_eq!(cleared(&a), by_auto);
+    assert_eq!(
+        v.wire_json()
+            .matches("[Old tool result content cleared]")
+            .count(),
+        3
+    );
+    // d refuses under budget, with a word why.
+    a.update(Action::ToggleDelivery);
+    let v = a.view().unwrap();
+    assert_eq!(v.policy().delivery.name(), "rewrite");
+    assert!(v.status.as_deref().unwrap().contains("rewrite only"));
+    // + from budget's default 3 makes it an explicit 4.
+    a.update(Action::KeepMore);
+    assert_eq!(a.view().unwrap().policy().keep_recent, Some(4));
 }

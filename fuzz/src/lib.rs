@@ -228,8 +228,15 @@ pub fn pipeline(path: &Path, data: &[u8]) {
         PlanKind::Forced,
         PlanKind::Size,
         PlanKind::Count,
+        PlanKind::Budget,
     ] {
         for &delivery in deliveries {
+            // budget: Claude Code's own plan, claude preset and rewrite only.
+            if kind == PlanKind::Budget
+                && (base.policy.preset != Harness::Claude || delivery != Delivery::Rewrite)
+            {
+                continue;
+            }
             let mut policy = base.policy.clone();
             policy.kind = kind;
             policy.delivery = delivery;

@@ -22,6 +22,8 @@ pub struct Builder {
     last_user_had_result: Option<bool>,
     /// The message index of the most recent real response, with its id.
     last_response: Option<(usize, Option<String>)>,
+    /// The `version` of the last main-thread record that carried one.
+    last_version: Option<String>,
 }
 
 pub struct UserRecord<'a> {
@@ -53,6 +55,14 @@ impl Builder {
             last_assistant_any: None,
             last_user_had_result: None,
             last_response: None,
+            last_version: None,
+        }
+    }
+
+    /// A main-thread record carried `version`: later requests report it.
+    pub fn version(&mut self, version: Option<String>) {
+        if version.is_some() {
+            self.last_version = version;
         }
     }
 
@@ -219,6 +229,7 @@ impl Builder {
             gap_minutes,
             begins_turn: self.last_user_had_result != Some(true),
             send: None,
+            version: self.last_version.clone(),
         });
     }
 

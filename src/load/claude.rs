@@ -45,6 +45,8 @@ struct Line<'a> {
     uuid: Raw<'a>,
     #[serde(rename = "parentUuid", borrow, default)]
     parent_uuid: Raw<'a>,
+    #[serde(borrow, default)]
+    version: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -424,6 +426,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for Input<'a> {
     }
 }
 
+/// A parsed line with what every record may carry: the Claude Code `version`
+/// that wrote it (SPEC §7 `request.version`) and whether it is a sidechain's.
+pub struct Tagged {
+    pub rec: Rec,
+    version: Option<String>,
+    sidechain: bool,
+}
+
 /// What one line contributes, owned, so lines can be parsed in parallel.
 pub enum Rec {
     User {
@@ -511,13 +521,14 @@ impl Sink {
 }
 
 impl RecordSink for Sink {
-    type Rec = Rec;
+    type Rec = Tagged;
 
-    fn parse(text: &str) -> Result<Rec, String> {
+    fn parse(text: &str) -> Result<Tagged, String> {
         let rec: Line = serde_json::from_str(text).map_err(super::json_error)?;
         let sidechain = raw::is_true(rec.sidechain);
         let ts = raw::owned(rec.timestamp);
-        Ok(match rec.kind.as_deref().unwrap_or("") {
+        let version = raw::owned(rec.version);
+        let parsed = match rec.kind.as_deref().unwrap_or("") {
             "user" => {
                 let msg = rec.message.ok_or("user record without a message object")?;
                 let mut results = Vec::new();
@@ -615,10 +626,15 @@ impl RecordSink for Sink {
                     .collect(),
             },
             _ => Rec::Other,
+        };
+        Ok(Tagged {
+            rec: parsed,
+            version,
+            sidechain,
         })
     }
 
-    fn apply(&mut self, rec: Rec, line: usize, offset: u64, len: usize) {
+    fn apply(&mut self, rec: Tagged, line: usize, offset: u64, len: usize) {
         self.apply_part(rec, line, Part::Record { offset, len });
     }
 
@@ -643,7 +659,20 @@ impl RecordSink for Sink {
 
 impl Sink {
     /// Applies a parsed record whose content lives in `part`.
-    pub fn apply_part(&mut self, rec: Rec, line: usize, part: Part) {
+    pub fn apply_part(&mut self, tagged: Tagged, line: usize, part: Part) {
+        let Tagged {
+            rec,
+            version,
+            sidechain,
+        } = tagged;
+        self.apply_rec(rec, line, part);
+        // After the record: a response's own version is not "before" its request.
+        if version.is_some() && self.is_main(sidechain, false) {
+            self.b.version(version);
+        }
+    }
+
+    fn apply_rec(&mut self, rec: Rec, line: usize, part: Part) {
         self.b.s.records += 1;
         match rec {
             Rec::User {

@@ -338,6 +338,7 @@ impl RecordSink for Sink {
         }
         let ts_ms = head.ts.as_deref().and_then(raw::timestamp_ms);
         let ts_text = ts_ms.and(head.ts.clone());
+        let version = head.version.clone();
         self.send.enter(head);
         let completion_before = self.send.last_completion;
         match rec {
@@ -419,6 +420,8 @@ impl RecordSink for Sink {
             Rec::Dropped => {}
         }
         self.send.last_record = Some((ts_ms, ts_text, completion_before));
+        // After the record: a response's own version is not "before" its request.
+        self.b.version(version);
     }
 
     fn finish(mut self, diagnostics: Vec<Diagnostic>) -> Session {

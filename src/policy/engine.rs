@@ -1,6 +1,7 @@
 //! The timeline: one pass over the requests, evaluating the plan at each and
 //! carrying the clearings still in force (SPEC §5 persistence).
 
+use super::budget;
 use super::protect::{Outcome, Protection, Protector, RecordedPath};
 use super::{Delivery, PlanKind, Policy};
 use crate::harness::Preset;
@@ -39,6 +40,7 @@ pub enum Trigger {
     Forced,
     Size,
     Count,
+    Budget,
 }
 
 impl Trigger {
@@ -48,6 +50,7 @@ impl Trigger {
             Trigger::Forced => "forced",
             Trigger::Size => "size",
             Trigger::Count => "count",
+            Trigger::Budget => "budget",
         }
     }
 }
@@ -101,6 +104,9 @@ impl Candidate {
 #[derive(Debug, Clone)]
 pub struct Step {
     pub index: usize,
+    /// The plan kind in force here (what `auto` chose, or the kind asked for);
+    /// None where `auto` runs nothing (a Qwen notification, goal turn…).
+    pub kind: Option<PlanKind>,
     pub fired: bool,
     pub trigger: Option<Trigger>,
     /// Result indices newly cleared here, in rank order.
@@ -119,6 +125,8 @@ pub struct Step {
     /// The idle gap the plan read here: the request's, or at a Qwen hook the
     /// time since the hook checkpoint (SPEC §2).
     pub gap_minutes: Option<f64>,
+    /// `budget`: Σ tokens of the eligible results (SPEC §7 `metadata.pre_tokens`).
+    pub pre_tokens: Option<u64>,
     /// Why the plan fired or not, in words.
     pub note: String,
 }
@@ -138,6 +146,7 @@ struct Verdict {
     note: String,
     /// Why particular candidates stay (in the window, pending, …).
     kept: Why,
+    pre_tokens: Option<u64>,
 }
 
 /// Reasons a candidate stays, in words; written only when reasons are wanted.
@@ -182,6 +191,7 @@ impl Verdict {
             target: None,
             note,
             kept: Why::default(),
+            pre_tokens: None,
         }
     }
 }
@@ -244,6 +254,12 @@ struct View<'s> {
     /// Compactable call → its rank (position among the view's compactable calls).
     call_rank: HashMap<usize, usize>,
     compactable_calls: Vec<&'s str>,
+    /// The call indices behind `compactable_calls` (the budget plan reads names).
+    compactable_call_ix: Vec<usize>,
+    /// Messages of the view seen so far, and the recorded usage (input +
+    /// cache_creation + cache_read + output) of the last response among them.
+    msgs_end: usize,
+    last_usage: Option<u64>,
     qwen_rank: usize,
     cands: Vec<Candidate>,
     keys: Vec<(usize, usize)>,
@@ -377,6 +393,18 @@ impl<'s> Engine<'s> {
         }
     }
 
+    /// A claude turn start: the clearings that lapse there (idle, forced, size)
+    /// are lifted; count deletions and budget clearings stay (SPEC §5).
+    fn reset_lapsing(&mut self) {
+        for r in std::mem::take(&mut self.in_force_list) {
+            match self.cleared[r].as_ref().map(|c| c.trigger) {
+                Some(Trigger::Count | Trigger::Budget) => self.in_force_list.push(r),
+                Some(_) => self.set_clearing(r, None),
+                None => {}
+            }
+        }
+    }
+
     /// What result `r` adds to the size total and the active count now.
     fn contribution(&self, r: usize) -> (u64, usize) {
         match self.cleared[r] {
@@ -425,6 +453,16 @@ impl<'s> Engine<'s> {
     pub fn step(&mut self) -> Option<Step> {
         let req = self.s.requests.get(self.next - 1)?;
         self.next += 1;
+        Some(self.step_request(req))
+    }
+
+    /// Evaluates a request that is not one of the session's: the compaction's
+    /// summarizing request, whose view ends at a `compact_boundary` (SPEC §10).
+    pub fn step_virtual(&mut self, req: &Request) -> Step {
+        self.step_request(req)
+    }
+
+    fn step_request(&mut self, req: &Request) -> Step {
         if !self.view.started || req.segment != self.view.segment {
             // Nothing planned before a compaction boundary carries over it.
             self.reset_clearings();
@@ -438,19 +476,23 @@ impl<'s> Engine<'s> {
                 started: true,
                 calls_end: self.s.calls_in(req.view_start, req.view_start).start,
                 results_end: self.s.results_in(req.view_start, req.view_start).start,
+                msgs_end: req.view_start,
                 ..View::default()
             };
         }
         // Claude rewrites only the request: at a new turn the originals go out
-        // again. Count deletions are cumulative within the view (SPEC §5).
-        if self.policy.preset == Harness::Claude
-            && req.begins_turn
-            && self.policy.kind != PlanKind::Count
-        {
-            // The request is rebuilt from the originals: no deletion is re-sent
-            // either, so the wire deletes exactly what the plan clears.
-            self.reset_clearings();
-            self.edits.clear();
+        // again. Count deletions and budget clearings are cumulative within the
+        // view (SPEC §5).
+        if self.policy.preset == Harness::Claude && req.begins_turn {
+            self.reset_lapsing();
+            if self.policy.kind != PlanKind::Count {
+                // The request is rebuilt from the originals: only the deletions
+                // still in force (budget's, under auto) are re-sent, so the wire
+                // deletes exactly what the plan clears.
+                let cleared = &self.cleared;
+                self.edits
+                    .retain(|e| e.results.iter().all(|&r| cleared[r].is_some()));
+            }
         }
         if let Some(send) = &req.send
             && self.process != Some(send.process)
@@ -483,7 +525,11 @@ impl<'s> Engine<'s> {
         } else {
             self.size_total()
         };
-        let verdict = self.evaluate(req, chars_before, gap);
+        let kind = self.policy.kind_at(req, gap);
+        let verdict = match kind {
+            Some(kind) => self.evaluate(req, kind, chars_before, gap),
+            None => Verdict::none(super::send::qwen_runs(req).why_none.into()),
+        };
         let trigger = verdict.trigger.unwrap_or(Trigger::Idle);
         let mut newly: Vec<usize> = Vec::new();
         for (pos, reason) in &verdict.clear {
@@ -522,8 +568,9 @@ impl<'s> Engine<'s> {
             });
         }
         if quiet {
-            return Some(Step {
+            return Step {
                 index: req.index,
+                kind,
                 fired: verdict.fired,
                 trigger: verdict.trigger,
                 newly_cleared: Vec::new(),
@@ -536,14 +583,16 @@ impl<'s> Engine<'s> {
                 media_cleared: verdict.media.len() + verdict.strip.len(),
                 media_kept: verdict.media_kept,
                 gap_minutes: gap,
+                pre_tokens: verdict.pre_tokens,
                 note: verdict.note,
-            });
+            };
         }
         self.finish_statuses(req, &verdict);
         let chars_after = self.size_total();
         let cands = &self.view.cands;
-        Some(Step {
+        Step {
             index: req.index,
+            kind,
             fired: verdict.fired,
             trigger: verdict.trigger,
             tokens_saved,
@@ -560,8 +609,9 @@ impl<'s> Engine<'s> {
             media_cleared: verdict.media.len() + verdict.strip.len(),
             media_kept: verdict.media_kept,
             gap_minutes: gap,
+            pre_tokens: verdict.pre_tokens,
             note: verdict.note,
-        })
+        }
     }
 
     /// The gap the idle rule reads at `req`: at a Qwen hook, the time since the
@@ -621,9 +671,25 @@ impl<'s> Engine<'s> {
                 let n = self.view.call_rank.len() + 1;
                 self.view.call_rank.insert(c, n);
                 self.view.compactable_calls.push(call.id.as_str());
+                self.view.compactable_call_ix.push(c);
             }
         }
         self.view.calls_end = calls.end;
+        for m in &s.messages[self.view.msgs_end.max(req.view_start)..req.end] {
+            if let Some(u) = &m.usage
+                && m.role == Role::Assistant
+                && !m.synthetic
+                && m.model.as_deref() != Some("<synthetic>")
+            {
+                self.view.last_usage = Some(
+                    u.input_tokens
+                        + u.cache_creation_input_tokens
+                        + u.cache_read_input_tokens
+                        + u.output_tokens,
+                );
+            }
+        }
+        self.view.msgs_end = self.view.msgs_end.max(req.end);
         let results = s.results_in(req.view_start, req.end);
         let mut unsorted = false;
         for r in self.view.results_end..results.end {
@@ -863,18 +929,16 @@ impl<'s> Engine<'s> {
         }
     }
 
-    fn evaluate(&self, req: &Request, chars_before: u64, gap: Option<f64>) -> Verdict {
+    fn evaluate(
+        &self,
+        req: &Request,
+        kind: PlanKind,
+        chars_before: u64,
+        gap: Option<f64>,
+    ) -> Verdict {
         let p = &self.policy;
-        let gap_holds =
-            p.gap_threshold_minutes >= 0.0 && gap.is_some_and(|g| g >= p.gap_threshold_minutes);
+        let gap_holds = p.gap_holds(gap);
         let runs = (p.preset == Harness::Qwen).then(|| super::send::qwen_runs(req));
-        let kind = match (p.kind, runs) {
-            (PlanKind::Auto, None) => PlanKind::Idle,
-            (PlanKind::Auto, Some(r)) if r.idle && gap_holds => PlanKind::Idle,
-            (PlanKind::Auto, Some(r)) if r.size => PlanKind::Size,
-            (PlanKind::Auto, Some(r)) => return Verdict::none(r.why_none.into()),
-            (k, _) => k,
-        };
         match kind {
             PlanKind::Idle | PlanKind::Auto => {
                 if let Some(r) = runs.filter(|r| !r.idle) {
@@ -924,12 +988,169 @@ impl<'s> Engine<'s> {
                 self.size(req, chars_before)
             }
             PlanKind::Count => self.count(req),
+            PlanKind::Budget => self.budget(req),
         }
+    }
+
+    /// `budget`: past the usage gate, clear the oldest eligible results outside
+    /// the last keep_recent eligible calls until the rest fits the budget
+    /// (SPEC §5; the walk itself is `budget::decide`).
+    fn budget(&self, req: &Request) -> Verdict {
+        let p = &self.policy;
+        let keep = p.keep_for(PlanKind::Budget);
+        let warning = p.budget_warning_at(req);
+        let usage = self.view.last_usage;
+        // Below the usage gate nothing fires: a step that reports nothing but
+        // whether it fired (quiet, or the timeline's) needs no pass over the view.
+        if usage.is_none_or(|u| u < warning) && (req.index < self.quiet_before || !self.detail) {
+            return Verdict::none(
+                self.note(req, || format!("budget: {}", gate_text(usage, warning))),
+            );
+        }
+        let eligible_tool =
+            |c: &Candidate| c.compactable && c.tool.as_deref() != Some(budget::NOT_ELIGIBLE_TOOL);
+        // Ids out of the plan's reach: protected, or already cleared by it
+        // (its memory: a cleared id is no longer collected).
+        let gone: HashSet<&str> = self
+            .view
+            .cands
+            .iter()
+            .filter(|c| c.protected() || self.in_force(c))
+            .map(|c| self.s.results[c.result].id.as_str())
+            .collect();
+        let ids: Vec<&str> = self
+            .view
+            .compactable_call_ix
+            .iter()
+            .map(|&c| &self.s.calls[c])
+            .filter(|c| c.name != budget::NOT_ELIGIBLE_TOOL && !gone.contains(c.id.as_str()))
+            .map(|c| c.id.as_str())
+            .collect();
+        let window: HashSet<&str> = ids[ids.len().saturating_sub(keep)..]
+            .iter()
+            .copied()
+            .collect();
+        let mut positions = Vec::new();
+        let mut items = Vec::new();
+        let mut kept = Why::new(self.wants_reasons());
+        for (pos, c) in self.view.cands.iter().enumerate() {
+            let r = &self.s.results[c.result];
+            if !c.compactable || c.protected() || r.already_cleared || self.in_force(c) {
+                continue;
+            }
+            if !eligible_tool(c) {
+                kept.add(pos, || {
+                    format!(
+                        "{} results are never cleared by the budget plan",
+                        budget::NOT_ELIGIBLE_TOOL
+                    )
+                });
+                continue;
+            }
+            if r.is_error && !p.errors_clearable() {
+                kept.add(pos, || "error result (clear_errors off)".into());
+                continue;
+            }
+            let in_window = window.contains(r.id.as_str());
+            if in_window {
+                kept.add(pos, || {
+                    format!(
+                        "in the last {keep} eligible calls ({})",
+                        self.rank_text(pos)
+                    )
+                });
+            }
+            positions.push(pos);
+            items.push(budget::Item {
+                tokens: r.est_tokens,
+                in_window,
+            });
+        }
+        let params = budget::Params {
+            keep,
+            budget_tokens: p.budget_tokens,
+            min_saving: p.budget_min_saving,
+            warning,
+        };
+        let d = budget::decide(&items, usage, &params);
+        let gate = gate_text(usage, warning);
+        let total = if d.pre_tokens > p.budget_tokens {
+            format!(
+                "{} tokens of results > {}",
+                fmt_int(d.pre_tokens),
+                fmt_int(p.budget_tokens)
+            )
+        } else {
+            format!(
+                "{} tokens of results ≤ {}",
+                fmt_int(d.pre_tokens),
+                fmt_int(p.budget_tokens)
+            )
+        };
+        let why = format!("budget: {gate}; {total}");
+        let walked: HashSet<usize> = d.walk.iter().map(|&i| positions[i]).collect();
+        for (i, &pos) in positions.iter().enumerate() {
+            if !items[i].in_window && !walked.contains(&pos) {
+                kept.add(pos, || {
+                    format!(
+                        "budget: the rest fits in {} once older results are cleared ({})",
+                        fmt_int(p.budget_tokens),
+                        self.rank_text(pos)
+                    )
+                });
+            }
+        }
+        let mut v = match d.failed {
+            None => Verdict {
+                fired: true,
+                trigger: Some(Trigger::Budget),
+                clear: d
+                    .walk
+                    .iter()
+                    .map(|&i| {
+                        let pos = positions[i];
+                        (
+                            pos,
+                            format!("{why}; {}, not in last {keep}", self.rank_text(pos)),
+                        )
+                    })
+                    .collect(),
+                media: Vec::new(),
+                strip: Vec::new(),
+                media_kept: 0,
+                target: None,
+                note: format!("{why}; clearing saves {}", fmt_int(d.saved)),
+                kept: Why::default(),
+                pre_tokens: None,
+            },
+            Some(failed) => {
+                let note = match failed {
+                    budget::Failed::NoUsage | budget::Failed::Usage => format!("budget: {gate}"),
+                    budget::Failed::WithinBudget => format!("{why}: nothing to clear"),
+                    budget::Failed::MinSaving => format!(
+                        "{why}, but clearing saves only {} < {} minimum",
+                        fmt_int(d.saved),
+                        fmt_int(p.budget_min_saving)
+                    ),
+                };
+                Verdict::none(self.note(req, || note))
+            }
+        };
+        if v.fired {
+            v.kept = kept;
+        }
+        v.pre_tokens = Some(d.pre_tokens);
+        v
     }
 
     /// `idle` and `forced`: clear what lies outside the keep window (SPEC §3).
     fn time_based(&self, req: &Request, trigger: Trigger, why: String) -> Verdict {
-        let keep = self.policy.keep();
+        let kind = if trigger == Trigger::Forced {
+            PlanKind::Forced
+        } else {
+            PlanKind::Idle
+        };
+        let keep = self.policy.keep_for(kind);
         let mut clear = Vec::new();
         let mut kept = Why::new(self.wants_reasons());
         match self.policy.preset {
@@ -1042,7 +1263,7 @@ impl<'s> Engine<'s> {
         if self.policy.preset != Harness::Qwen {
             return;
         }
-        let keep = self.policy.keep();
+        let keep = self.policy.keep_for(PlanKind::Idle);
         let live: Vec<usize> = self
             .s
             .media_in(req.view_start, req.end)
@@ -1106,7 +1327,7 @@ impl<'s> Engine<'s> {
             v.target = Some(target);
             return v;
         }
-        let keep = p.keep();
+        let keep = p.keep_for(PlanKind::Size);
         let clearable = self.clearable(false);
         let split = clearable.len().saturating_sub(keep);
         let mut kept = Why::new(self.wants_reasons());
@@ -1159,6 +1380,7 @@ impl<'s> Engine<'s> {
             target: Some(target),
             note,
             kept,
+            pre_tokens: None,
         }
     }
 
@@ -1184,7 +1406,7 @@ impl<'s> Engine<'s> {
     /// `count`: past the trigger, delete sent results outside the last keep_recent.
     fn count(&self, req: &Request) -> Verdict {
         let p = &self.policy;
-        let keep = p.keep();
+        let keep = p.keep_for(PlanKind::Count);
         let trigger = p.trigger_threshold as usize;
         let n = self.active;
         if n <= trigger {
@@ -1234,6 +1456,7 @@ impl<'s> Engine<'s> {
             target: None,
             note: why,
             kept,
+            pre_tokens: None,
         }
     }
 
@@ -1311,6 +1534,15 @@ fn bridged_tool<'s>(s: &'s Session, calls: &[usize]) -> Option<&'s str> {
         .iter()
         .all(|&c| !s.calls[c].unparseable && s.calls[c].name == first.name);
     agree.then_some(first.name.as_str())
+}
+
+/// The budget plan's usage gate in words.
+fn gate_text(usage: Option<u64>, warning: u64) -> String {
+    match usage {
+        Some(u) if u >= warning => format!("usage {} ≥ {}", fmt_int(u), fmt_int(warning)),
+        Some(u) => format!("usage {} < {}", fmt_int(u), fmt_int(warning)),
+        None => format!("no recorded usage in the view (gate {})", fmt_int(warning)),
+    }
 }
 
 /// The last user message of a request's view (where new edits and pending results are).

@@ -4,11 +4,12 @@
 //! protection through one `Resolver`; `engine` walks the timeline once, carrying
 //! the clearings that are still in force from request to request.
 
+pub mod budget;
 pub mod engine;
 pub mod protect;
 pub mod send;
 
-use crate::session::Harness;
+use crate::session::{Harness, Request};
 use serde::Serialize;
 
 pub use engine::{Candidate, Engine, Status, Step, Trigger};
@@ -21,15 +22,17 @@ pub enum PlanKind {
     Forced,
     Size,
     Count,
+    Budget,
 }
 
 impl PlanKind {
-    pub const ALL: [PlanKind; 5] = [
+    pub const ALL: [PlanKind; 6] = [
         PlanKind::Auto,
         PlanKind::Idle,
         PlanKind::Forced,
         PlanKind::Size,
         PlanKind::Count,
+        PlanKind::Budget,
     ];
 
     pub fn name(self) -> &'static str {
@@ -39,6 +42,15 @@ impl PlanKind {
             PlanKind::Forced => "forced",
             PlanKind::Size => "size",
             PlanKind::Count => "count",
+            PlanKind::Budget => "budget",
+        }
+    }
+
+    /// The `keep_recent` a kind uses when none is given (SPEC §5: budget 3, else 5).
+    pub fn default_keep(self) -> u32 {
+        match self {
+            PlanKind::Budget => budget::DEFAULT_KEEP,
+            _ => 5,
         }
     }
 
@@ -76,7 +88,9 @@ impl Delivery {
 pub struct Policy {
     pub kind: PlanKind,
     pub preset: Harness,
-    pub keep_recent: u32,
+    /// The explicit value (flag, sidecar, config); None: the default of the kind
+    /// that runs (SPEC §5 "Defaults are per plan kind").
+    pub keep_recent: Option<u32>,
     pub gap_threshold_minutes: f64,
     pub size_threshold: i64,
     pub low_watermark: bool,
@@ -88,6 +102,12 @@ pub struct Policy {
     /// preset, a negative gap without one turns size off too (SPEC §5).
     #[serde(skip)]
     pub size_explicit: bool,
+    /// `budget`: the tool-result tokens the plan clears down to.
+    pub budget_tokens: u64,
+    /// `budget`: the least saving that lets it fire.
+    pub budget_min_saving: u64,
+    /// `budget`: the usage gate; None = by the request's version (SPEC §5).
+    pub budget_warning_tokens: Option<u64>,
 }
 
 impl Policy {
@@ -97,7 +117,7 @@ impl Policy {
         Policy {
             kind: PlanKind::Auto,
             preset,
-            keep_recent: d.keep_recent,
+            keep_recent: None,
             gap_threshold_minutes: d.gap_threshold_minutes,
             size_threshold: d.size_threshold,
             low_watermark: d.low_watermark,
@@ -106,12 +126,55 @@ impl Policy {
             protect: d.protect,
             clear_errors: d.clear_errors,
             size_explicit: false,
+            budget_tokens: budget::DEFAULT_BUDGET_TOKENS,
+            budget_min_saving: budget::DEFAULT_MIN_SAVING,
+            budget_warning_tokens: None,
         }
     }
 
-    /// `keep_recent` is floored to 1 by both harnesses.
-    pub fn keep(&self) -> usize {
-        self.keep_recent.max(1) as usize
+    /// The `keep_recent` plan `kind` uses: the explicit value, else the kind's
+    /// default; floored to 1 by both harnesses.
+    pub fn keep_for(&self, kind: PlanKind) -> usize {
+        self.keep_recent.unwrap_or(kind.default_keep()).max(1) as usize
+    }
+
+    /// The plan kind in force at `req` with idle gap `gap`: the kind asked for,
+    /// or what `auto` chooses there (SPEC §5): claude, `budget` on Claude Code
+    /// 2.0.0–2.1.87 (by the request's version), else `idle`; qwen, `idle` where
+    /// Qwen runs it and the gap holds, else `size` where Qwen runs that, else
+    /// none (a notification, a goal turn…).
+    pub fn kind_at(&self, req: &Request, gap: Option<f64>) -> Option<PlanKind> {
+        match (self.kind, self.preset) {
+            (PlanKind::Auto, Harness::Claude) => {
+                if budget::auto_picks_budget(req.version.as_deref()) {
+                    Some(PlanKind::Budget)
+                } else {
+                    Some(PlanKind::Idle)
+                }
+            }
+            (PlanKind::Auto, Harness::Qwen) => {
+                let runs = send::qwen_runs(req);
+                if runs.idle && self.gap_holds(gap) {
+                    Some(PlanKind::Idle)
+                } else if runs.size {
+                    Some(PlanKind::Size)
+                } else {
+                    None
+                }
+            }
+            (k, _) => Some(k),
+        }
+    }
+
+    /// Whether the idle gap condition holds for `gap` (a null gap never does).
+    pub fn gap_holds(&self, gap: Option<f64>) -> bool {
+        self.gap_threshold_minutes >= 0.0 && gap.is_some_and(|g| g >= self.gap_threshold_minutes)
+    }
+
+    /// The budget warning threshold at `req`: the explicit value, else by version.
+    pub fn budget_warning_at(&self, req: &Request) -> u64 {
+        self.budget_warning_tokens
+            .unwrap_or_else(|| budget::warning_for_version(req.version.as_deref()))
     }
 
     /// Whether error results may be cleared under this preset (never by `size`).

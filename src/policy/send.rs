@@ -62,6 +62,7 @@ mod tests {
             now_ms: None,
             gap_minutes: None,
             begins_turn,
+            version: None,
             send: kind.map(|kind| Send {
                 kind,
                 after_goal,

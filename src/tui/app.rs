@@ -348,6 +348,12 @@ impl SessionView {
         &self.setup.policy
     }
 
+    /// The `keep_recent` the plan in force at K uses (explicit, else its kind's default).
+    pub fn keep_in_force(&self) -> usize {
+        let kind = self.plan.step.kind.unwrap_or(PlanKind::Idle);
+        self.setup.policy.keep_for(kind)
+    }
+
     /// Recomputes the plan, the diff and (when needed) the timeline.
     fn replan(&mut self, timeline: bool) {
         let k = self.k;
@@ -646,13 +652,12 @@ impl SessionView {
             Action::FirstRequest if n > 0 => self.step_to(1),
             Action::LastRequest => self.step_to(n),
             Action::CyclePlan => self.tune(|p| {
-                p.kind = match p.kind {
-                    PlanKind::Idle => PlanKind::Forced,
-                    PlanKind::Forced => PlanKind::Size,
-                    PlanKind::Size => PlanKind::Count,
-                    PlanKind::Count | PlanKind::Auto => PlanKind::Idle,
-                };
-                None
+                p.kind = next_kind(p.kind, p.preset);
+                // budget is rewrite only (SPEC §5).
+                (p.kind == PlanKind::Budget && p.delivery != Delivery::Rewrite).then(|| {
+                    p.delivery = Delivery::Rewrite;
+                    "budget rewrites the request: delivery set to rewrite".into()
+                })
             }),
             Action::ToggleDelivery => {
                 let qwen = self.setup.session.harness == Harness::Qwen;
@@ -663,6 +668,9 @@ impl SessionView {
                                 .into(),
                         );
                     }
+                    if p.kind == PlanKind::Budget {
+                        return Some("the budget plan rewrites the request (rewrite only)".into());
+                    }
                     p.delivery = match p.delivery {
                         Delivery::Rewrite => Delivery::CacheEdits,
                         Delivery::CacheEdits => Delivery::Rewrite,
@@ -670,14 +678,21 @@ impl SessionView {
                     None
                 })
             }
-            Action::KeepMore => self.tune(|p| {
-                p.keep_recent = p.keep_recent.max(1) + 1;
-                None
-            }),
-            Action::KeepLess => self.tune(|p| {
-                p.keep_recent = p.keep_recent.saturating_sub(1).max(1);
-                None
-            }),
+            Action::KeepMore => {
+                // From the value in force at K: an explicit value from now on.
+                let keep = self.keep_in_force() as u32;
+                self.tune(|p| {
+                    p.keep_recent = Some(keep + 1);
+                    None
+                })
+            }
+            Action::KeepLess => {
+                let keep = self.keep_in_force() as u32;
+                self.tune(|p| {
+                    p.keep_recent = Some(keep.saturating_sub(1).max(1));
+                    None
+                })
+            }
             Action::GapUp => self.tune(|p| {
                 p.gap_threshold_minutes = (p.gap_threshold_minutes.max(0.0) + 5.0).floor();
                 None
@@ -1029,5 +1044,18 @@ impl SessionView {
             out.push("protect");
         }
         out
+    }
+}
+
+/// `p`: claude auto → idle → forced → size → count → budget → auto; qwen the same
+/// without budget (SPEC §5).
+pub fn next_kind(kind: PlanKind, preset: Harness) -> PlanKind {
+    match kind {
+        PlanKind::Auto => PlanKind::Idle,
+        PlanKind::Idle => PlanKind::Forced,
+        PlanKind::Forced => PlanKind::Size,
+        PlanKind::Size => PlanKind::Count,
+        PlanKind::Count if preset == Harness::Claude => PlanKind::Budget,
+        PlanKind::Count | PlanKind::Budget => PlanKind::Auto,
     }
 }

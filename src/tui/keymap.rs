@@ -78,7 +78,7 @@ pub const KEYMAP: &[Binding] = &[
         &[Char('p')],
         "p",
         Action::CyclePlan,
-        "cycle plan: idle → forced → size → count",
+        "cycle plan kind (auto … budget)",
     ),
     b(
         &[Char('d')],

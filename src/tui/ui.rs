@@ -290,11 +290,17 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             theme.fg(Color::Yellow),
         ));
     }
-    let line2 = vec![
+    // Under auto, the kind it chose at K.
+    let chosen = if p.kind == PlanKind::Auto && v.plan.request.index > 0 {
+        format!(" → {}", v.plan.step.kind.map_or("none", |k| k.name()))
+    } else {
+        String::new()
+    };
+    let mut line2 = vec![
         Span::raw("plan "),
         mark("kind", p.kind.name().into()),
-        Span::raw(format!(" ({})  keep ", p.preset.name())),
-        mark("keep_recent", p.keep_recent.to_string()),
+        Span::raw(format!("{chosen} ({})  keep ", p.preset.name())),
+        mark("keep_recent", v.keep_in_force().to_string()),
         Span::raw("  gap ≥ "),
         mark("gap", format!("{} min", fmt_num(p.gap_threshold_minutes))),
         Span::raw("  size > "),
@@ -307,6 +313,14 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             if p.protect { "on".into() } else { "off".into() },
         ),
     ];
+    if v.plan.step.kind == Some(PlanKind::Budget) {
+        line2.push(Span::raw(format!(
+            "  budget {} (min {}, gate {})",
+            fmt_int(p.budget_tokens),
+            fmt_int(p.budget_min_saving),
+            fmt_int(p.budget_warning_at(&v.plan.request))
+        )));
+    }
     let mut lines = vec![Line::from(line1), Line::from(line2)];
     for note in header_notes(v) {
         lines.push(Line::styled(note, theme.fg(Color::Magenta)));
@@ -315,17 +329,31 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
 }
 
 /// Warnings the header carries on a line of their own.
-pub fn header_notes(v: &SessionView) -> Vec<&'static str> {
+pub fn header_notes(v: &SessionView) -> Vec<String> {
     let mut notes = Vec::new();
     if v.policy().kind == PlanKind::Count
         && v.setup.session.harness == crate::session::Harness::Claude
     {
         notes.push(
-            "count plan: Claude's real trigger and keep values are not public; these are guesses",
+            "count plan: Claude's real trigger and keep values are not public; these are guesses"
+                .into(),
         );
     }
     if v.setup.session.subagent_what_if {
-        notes.push("sub-agent transcript, planned as a what-if: the harnesses never microcompact sub-agents");
+        notes.push("sub-agent transcript, planned as a what-if: the harnesses never microcompact sub-agents".into());
+    }
+    // What the harness may not have run (SPEC §5), in short.
+    let kinds = if v.plan.request.index == 0 {
+        v.setup.kinds_chosen()
+    } else {
+        v.plan.step.kind.into_iter().collect()
+    };
+    let caveats: Vec<&str> = crate::caveats::caveats(v.policy(), &kinds)
+        .iter()
+        .map(|c| c.short)
+        .collect();
+    if !caveats.is_empty() {
+        notes.push(format!("may not have run: {}", caveats.join(" · ")));
     }
     notes
 }

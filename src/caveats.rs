@@ -1,0 +1,134 @@
+//! What the harness may not have run (SPEC §5 "What the harness may not have run"):
+//! the caveats `plan`, `timeline` and `explain` carry in JSON and say in words, and
+//! the TUI header shows in short. The texts live here, as data, and nowhere else.
+
+use crate::policy::{Delivery, PlanKind, Policy};
+use crate::session::Harness;
+
+/// One caveat: its JSON id, the header's short form, and the full text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caveat {
+    pub id: &'static str,
+    pub short: &'static str,
+    pub text: &'static str,
+}
+
+pub const CLAUDE_IDLE_FLAG: Caveat = Caveat {
+    id: "claude_idle_flag",
+    short: "idle: remote flag, off by default",
+    text: "Claude Code's time-based microcompact is switched remotely (GrowthBook \
+tengu_slate_heron, default {enabled: false, gapThresholdMinutes: 60, keepRecent: 5}) and runs only \
+on the interactive main thread (headless / SDK sessions never fire; an entrypoint other than cli is \
+a hint); later builds (>= 2.1.156, per third-party notes) replaced it with a server-negotiated \
+scheme that mcscope does not model.",
+};
+
+pub const CLAUDE_BUDGET_KILL_SWITCH: Caveat = Caveat {
+    id: "claude_budget_kill_switch",
+    short: "budget: off under DISABLE_MICROCOMPACT or the kill switch",
+    text: "Claude Code's token-budget microcompact was off when DISABLE_MICROCOMPACT was set or the \
+remote kill switch tengu_cache_plum_violet was on (on for every machine sampled in April 2026); the \
+warning threshold assumes a 200k window with auto-compact on.",
+};
+
+pub const CLAUDE_CACHED_INTERNAL: Caveat = Caveat {
+    id: "claude_cached_internal",
+    short: "count/cache-edits: internal builds only",
+    text: "Cached microcompact (count, cache-edits) exists only in Anthropic-internal builds, with \
+thresholds that are not public; when claude idle fires it also resets the cached-microcompact \
+state.",
+};
+
+pub const QWEN_MEMORY_PRESSURE: Caveat = Caveat {
+    id: "qwen_memory_pressure",
+    short: "memory-pressure pass not simulated",
+    text: "A memory-pressure pass (heap monitor) may clear at any moment with a zero gap and without \
+memory protection; it writes no record and is not simulated: a possible cause of clearings the plans \
+do not explain.",
+};
+
+pub const QWEN_UNSEEN_RESTART: Caveat = Caveat {
+    id: "qwen_unseen_restart",
+    short: "an unseen restart leaves no record",
+    text: "A restart leaves no record; idle clearing may not have happened after an unseen restart.",
+};
+
+/// Every caveat, in the order they are listed.
+pub const ALL: [Caveat; 5] = [
+    CLAUDE_IDLE_FLAG,
+    CLAUDE_BUDGET_KILL_SWITCH,
+    CLAUDE_CACHED_INTERNAL,
+    QWEN_MEMORY_PRESSURE,
+    QWEN_UNSEEN_RESTART,
+];
+
+/// The caveats of a policy whose plans in force (what `auto` chose, or the kind
+/// asked for) are `kinds`: claude idle → the remote flag; budget → its kill
+/// switch; count or cache-edits → internal builds; any qwen plan → the
+/// memory-pressure pass and unseen restarts.
+pub fn caveats(policy: &Policy, kinds: &[PlanKind]) -> Vec<Caveat> {
+    let has = |k: PlanKind| kinds.contains(&k);
+    let wanted = |c: &Caveat| match c.id {
+        "claude_idle_flag" => policy.preset == Harness::Claude && has(PlanKind::Idle),
+        "claude_budget_kill_switch" => policy.preset == Harness::Claude && has(PlanKind::Budget),
+        "claude_cached_internal" => {
+            policy.preset == Harness::Claude
+                && (has(PlanKind::Count) || policy.delivery == Delivery::CacheEdits)
+        }
+        _ => policy.preset == Harness::Qwen,
+    };
+    ALL.into_iter().filter(wanted).collect()
+}
+
+/// The JSON form: `[{"id", "text"}]`.
+pub fn json(caveats: &[Caveat]) -> serde_json::Value {
+    caveats
+        .iter()
+        .map(|c| serde_json::json!({"id": c.id, "text": c.text}))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(p: &Policy, kinds: &[PlanKind]) -> Vec<&'static str> {
+        caveats(p, kinds).iter().map(|c| c.id).collect()
+    }
+
+    #[test]
+    fn each_plan_names_its_caveat() {
+        let claude = Policy::preset(Harness::Claude);
+        assert_eq!(ids(&claude, &[PlanKind::Idle]), ["claude_idle_flag"]);
+        assert_eq!(
+            ids(&claude, &[PlanKind::Budget]),
+            ["claude_budget_kill_switch"]
+        );
+        assert_eq!(
+            ids(&claude, &[PlanKind::Idle, PlanKind::Budget]),
+            ["claude_idle_flag", "claude_budget_kill_switch"]
+        );
+        assert_eq!(ids(&claude, &[PlanKind::Count]), ["claude_cached_internal"]);
+        assert!(ids(&claude, &[PlanKind::Size]).is_empty());
+        assert!(ids(&claude, &[]).is_empty());
+        let mut edits = claude.clone();
+        edits.delivery = Delivery::CacheEdits;
+        assert_eq!(
+            ids(&edits, &[PlanKind::Idle]),
+            ["claude_idle_flag", "claude_cached_internal"]
+        );
+        let qwen = Policy::preset(Harness::Qwen);
+        assert_eq!(
+            ids(&qwen, &[PlanKind::Idle]),
+            ["qwen_memory_pressure", "qwen_unseen_restart"]
+        );
+    }
+
+    #[test]
+    fn ids_are_unique_and_texts_say_something() {
+        for (i, c) in ALL.iter().enumerate() {
+            assert!(ALL[i + 1..].iter().all(|d| d.id != c.id));
+            assert!(c.text.len() > 40 && !c.short.is_empty());
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! Claude Code's token-budget microcompact (SPEC §5 `budget`), as plain functions:
+//! the version rules and the clearing walk. The engine feeds it the eligible
+//! results of a view (which ones, and which sit in the keep window) and the
+//! recorded usage; it answers what is cleared and which gate held or failed.
+//!
+//! Reconstructed from the Claude Code 2.1.7 and 2.1.38 bundles: it reproduces the
+//! real `microcompact_boundary` records of 2.1.14–2.1.22 sessions id for id.
+
+/// `keep_recent` of the budget plan when none is given.
+pub const DEFAULT_KEEP: u32 = 3;
+/// The tool-result tokens the plan clears down to.
+pub const DEFAULT_BUDGET_TOKENS: u64 = 40_000;
+/// The least saving that lets it fire.
+pub const DEFAULT_MIN_SAVING: u64 = 20_000;
+/// The usage gate up to Claude Code 2.1.20.
+pub const WARNING_UP_TO_2_1_20: u64 = 135_000;
+/// The usage gate from 2.1.21, and when no version is recorded.
+pub const WARNING_FROM_2_1_21: u64 = 147_000;
+/// The one compactable tool the budget plan never clears.
+pub const NOT_ELIGIBLE_TOOL: &str = "PowerShell";
+
+/// `major.minor.patch` of a recorded `version` (a suffix after the patch digits,
+/// e.g. `-beta`, is ignored); None when it does not start with three numbers.
+pub fn parse_version(v: &str) -> Option<(u32, u32, u32)> {
+    let mut it = v.trim().splitn(3, '.');
+    let major = it.next()?.parse().ok()?;
+    let minor = it.next()?.parse().ok()?;
+    let rest = it.next()?;
+    let digits: &str = &rest[..rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len())];
+    let patch = digits.parse().ok()?;
+    Some((major, minor, patch))
+}
+
+/// The usage gate by version: 135,000 up to 2.1.20, 147,000 from 2.1.21 or with
+/// no (readable) version.
+pub fn warning_for_version(v: Option<&str>) -> u64 {
+    match v.and_then(parse_version) {
+        Some(ver) if ver <= (2, 1, 20) => WARNING_UP_TO_2_1_20,
+        _ => WARNING_FROM_2_1_21,
+    }
+}
+
+/// Whether claude `auto` runs `budget` (2.0.0 ≤ version < 2.1.88) rather than `idle`.
+pub fn auto_picks_budget(v: Option<&str>) -> bool {
+    v.and_then(parse_version)
+        .is_some_and(|ver| ((2, 0, 0)..(2, 1, 88)).contains(&ver))
+}
+
+/// The plan's parameters at one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Params {
+    pub keep: usize,
+    pub budget_tokens: u64,
+    pub min_saving: u64,
+    pub warning: u64,
+}
+
+/// One eligible result, in `tool_use` order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Item {
+    /// Its est_tokens (SPEC §2).
+    pub tokens: u64,
+    /// In the last `keep` eligible call ids: never cleared.
+    pub in_window: bool,
+}
+
+/// Why the plan did not fire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failed {
+    /// No main-thread response with usage in the view.
+    NoUsage,
+    /// The recorded usage is below the warning threshold.
+    Usage,
+    /// The eligible total is within the budget: nothing to clear.
+    WithinBudget,
+    /// Clearing would save less than the minimum.
+    MinSaving,
+}
+
+/// The outcome at one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// Σ tokens of the eligible results.
+    pub pre_tokens: u64,
+    /// Positions (into the items) the walk takes, oldest first; cleared only
+    /// when the plan fires.
+    pub walk: Vec<usize>,
+    /// Σ tokens of `walk`.
+    pub saved: u64,
+    /// None: it fires.
+    pub failed: Option<Failed>,
+}
+
+impl Decision {
+    pub fn fired(&self) -> bool {
+        self.failed.is_none()
+    }
+}
+
+/// The budget plan at one request: outside the keep window, oldest first, an
+/// item is taken while `pre_tokens − saved > budget_tokens` (the last one may
+/// overshoot); it fires only when `usage >= warning` and `saved >= min_saving`.
+pub fn decide(items: &[Item], usage: Option<u64>, p: &Params) -> Decision {
+    let pre_tokens: u64 = items.iter().map(|i| i.tokens).sum();
+    let mut saved = 0;
+    let mut walk = Vec::new();
+    for (pos, item) in items.iter().enumerate() {
+        if item.in_window {
+            continue;
+        }
+        if pre_tokens - saved <= p.budget_tokens {
+            break;
+        }
+        walk.push(pos);
+        saved += item.tokens;
+    }
+    let failed = match usage {
+        None => Some(Failed::NoUsage),
+        Some(u) if u < p.warning => Some(Failed::Usage),
+        _ if pre_tokens <= p.budget_tokens => Some(Failed::WithinBudget),
+        _ if saved < p.min_saving => Some(Failed::MinSaving),
+        _ => None,
+    };
+    Decision {
+        pre_tokens,
+        walk,
+        saved,
+        failed,
+    }
+}
+
+/// Marks the last `keep` of `n` eligible calls as the keep window.
+pub fn window(n: usize, keep: usize) -> impl Fn(usize) -> bool {
+    let from = n.saturating_sub(keep);
+    move |i| i >= from
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> Params {
+        Params {
+            keep: 3,
+            budget_tokens: DEFAULT_BUDGET_TOKENS,
+            min_saving: DEFAULT_MIN_SAVING,
+            warning: WARNING_UP_TO_2_1_20,
+        }
+    }
+
+    /// Items of these token counts, the last `keep` in the window.
+    fn items(tokens: &[u64], keep: usize) -> Vec<Item> {
+        let w = window(tokens.len(), keep);
+        tokens
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| Item {
+                tokens: t,
+                in_window: w(i),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn usage_gate_holds_at_exactly_the_threshold() {
+        // 30k × 4 = 120,000 tokens; keep the last 3: only the first is outside.
+        // Clearing it leaves 90,000 > 40,000 still, but the walk ends there: saves 30,000.
+        let it = items(&[30_000, 30_000, 30_000, 30_000], 3);
+        let d = decide(&it, Some(135_000), &params());
+        assert_eq!(d.failed, None, "135,000 >= 135,000 fires");
+        assert_eq!(
+            (d.pre_tokens, d.walk.clone(), d.saved),
+            (120_000, vec![0], 30_000)
+        );
+        let d = decide(&it, Some(134_999), &params());
+        assert_eq!(d.failed, Some(Failed::Usage), "one token under does not");
+        let d = decide(&it, None, &params());
+        assert_eq!(d.failed, Some(Failed::NoUsage));
+    }
+
+    #[test]
+    fn minimum_saving_just_below_and_at() {
+        // pre = 19,999 + 3 × 10,000 = 49,999 > 40,000: the walk takes the first (19,999),
+        // one short of the 20,000 minimum: no fire.
+        let it = items(&[19_999, 10_000, 10_000, 10_000], 3);
+        let d = decide(&it, Some(200_000), &params());
+        assert_eq!((d.pre_tokens, d.saved), (49_999, 19_999));
+        assert_eq!(d.failed, Some(Failed::MinSaving));
+        // 20,000 + 30,000 = 50,000: saving exactly 20,000 fires.
+        let it = items(&[20_000, 10_000, 10_000, 10_000], 3);
+        let d = decide(&it, Some(200_000), &params());
+        assert_eq!((d.pre_tokens, d.saved), (50_000, 20_000));
+        assert_eq!(d.failed, None);
+        assert_eq!(d.walk, vec![0]);
+    }
+
+    #[test]
+    fn keeps_the_last_three_even_when_over_budget() {
+        // Five results of 25,000: pre 125,000. Outside the window: the first two.
+        // 125,000 > 40,000 → take #0 (100,000 left) → 100,000 > 40,000 → take #1 (75,000 left).
+        // The last three stay although 75,000 is still over the budget.
+        let it = items(&[25_000; 5], 3);
+        let d = decide(&it, Some(150_000), &params());
+        assert_eq!(d.walk, vec![0, 1]);
+        assert_eq!(d.saved, 50_000);
+        assert_eq!(d.failed, None);
+        // keep 1: #0 → 100,000 left, #1 → 75,000, #2 → 50,000, and 50,000 > 40,000 takes #3
+        // too (25,000 left); #4 is the window.
+        let mut p = params();
+        p.keep = 1;
+        let it = items(&[25_000; 5], 1);
+        assert_eq!(decide(&it, Some(150_000), &p).walk, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn the_last_one_cleared_may_overshoot() {
+        // pre = 5,000 + 60,000 + 1,000 + 1,000 + 1,000 = 68,000.
+        // #0: 68,000 > 40,000 → take (63,000 left). #1: 63,000 > 40,000 → take (3,000 left:
+        // far under the budget — the overshoot). Nothing else is outside the window.
+        let it = items(&[5_000, 60_000, 1_000, 1_000, 1_000], 3);
+        let d = decide(&it, Some(140_000), &params());
+        assert_eq!(d.pre_tokens, 68_000);
+        assert_eq!(d.walk, vec![0, 1]);
+        assert_eq!(d.saved, 65_000);
+        // The walk stops as soon as the rest fits: 30,000 + 15,000 + … :
+        // pre = 30,000 + 15,000 + 15,000 + 3 × 1,000 = 63,000; take #0 → 33,000 ≤ 40,000: stop.
+        let it = items(&[30_000, 15_000, 15_000, 1_000, 1_000, 1_000], 3);
+        let d = decide(&it, Some(140_000), &params());
+        assert_eq!((d.walk.clone(), d.saved), (vec![0], 30_000));
+    }
+
+    #[test]
+    fn within_budget_clears_nothing() {
+        // 3 × 13,000 + 1,000 = 40,000: not > 40,000.
+        let it = items(&[1_000, 13_000, 13_000, 13_000], 3);
+        let d = decide(&it, Some(300_000), &params());
+        assert_eq!(d.walk, Vec::<usize>::new());
+        assert_eq!(d.failed, Some(Failed::WithinBudget));
+    }
+
+    #[test]
+    fn warning_by_version() {
+        assert_eq!(warning_for_version(Some("2.1.20")), 135_000);
+        assert_eq!(warning_for_version(Some("2.1.21")), 147_000);
+        assert_eq!(warning_for_version(Some("2.1.17")), 135_000);
+        assert_eq!(warning_for_version(Some("2.0.0")), 135_000);
+        assert_eq!(warning_for_version(None), 147_000);
+        assert_eq!(warning_for_version(Some("nightly")), 147_000);
+    }
+
+    #[test]
+    fn auto_picks_budget_from_2_0_0_below_2_1_88() {
+        assert!(auto_picks_budget(Some("2.0.0")));
+        assert!(auto_picks_budget(Some("2.1.17")));
+        assert!(auto_picks_budget(Some("2.1.87")));
+        assert!(!auto_picks_budget(Some("2.1.88")));
+        assert!(!auto_picks_budget(Some("2.1.90")));
+        assert!(!auto_picks_budget(Some("1.0.128")));
+        assert!(!auto_picks_budget(None));
+        assert!(auto_picks_budget(Some("2.1.30-beta.1")));
+    }
+
+    #[test]
+    fn versions_parse_as_numbers_not_strings() {
+        assert_eq!(parse_version("2.1.9"), Some((2, 1, 9)));
+        assert!(parse_version("2.1.9") < parse_version("2.1.10"));
+        assert_eq!(parse_version("2.1"), None);
+        assert_eq!(parse_version(""), None);
+    }
+}
