@@ -235,7 +235,11 @@ pub fn read_sidecar(session: &Path) -> Result<Option<(Sidecar, PathBuf)>, UsageE
     let sidecar: Sidecar = serde_json::from_str(&text)
         .map_err(|e| err(format!("{}: bad sidecar: {e}", path.display())))?;
     // Relative directories in a sidecar are relative to the sidecar's folder.
-    let dir = path.parent().unwrap_or(Path::new("."));
+    // A bare file name's parent is the empty path: the current folder.
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
     let dir = std::path::absolute(dir).map_err(|e| err(format!("{}: {e}", path.display())))?;
     Ok(Some((sidecar, dir)))
 }
