@@ -2,9 +2,16 @@
 //! name with a sidecar, output errors, the TUI off a terminal, `timeline --follow`
 //! on a session that has no requests yet.
 
+mod common;
+
+use common::Claude;
 use serde_json::Value;
+use std::io::{Read, Write};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const DEMO: &str = "sample-sessions/claude-demo.jsonl";
 
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_mcscope"));
@@ -29,4 +36,141 @@ fn a_bare_file_name_reads_its_sidecar() {
     // claude preset's own values are 5 and 10): the sidecar was read.
     assert_eq!(v["policy"]["keep_recent"], 2, "{v}");
     assert_eq!(v["policy"]["trigger_threshold"], 3, "{v}");
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_failed_write_is_an_error_and_a_closed_pipe_is_not() {
+    // `>/dev/full`: every write fails with "no space left on device".
+    for args in [
+        &["timeline", DEMO, "--format", "json"][..],
+        &["timeline", DEMO][..],
+        &["plan", DEMO, "--format", "json"][..],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = bin().args(args).stdout(full).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("mcscope: cannot write the output:") && err.lines().count() == 1,
+            "{args:?}: one line saying why: {err:?}"
+        );
+    }
+    // `| head` that stopped reading: quiet success.
+    for args in [
+        &["timeline", DEMO, "--format", "json"][..],
+        &["plan", DEMO][..],
+    ] {
+        let mut child = bin()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            out.stderr.is_empty(),
+            "{:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Reads a child's stdout on a thread; the text so far on demand.
+fn collect(mut r: impl Read + Send + 'static) -> std::sync::Arc<std::sync::Mutex<String>> {
+    let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let t = text.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = r.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            t.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    text
+}
+
+fn wait_for(what: &str, ok: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !ok() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "timed out: {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn follow_prints_the_header_once_and_rebuilds_only_when_the_file_grew() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Claude::default();
+    c.prompt("go", 0.0);
+    let path = c.write(dir.path(), "s.jsonl");
+    let mut child = bin()
+        .args(["timeline", path.to_str().unwrap(), "--follow"])
+        .args(["--interval-ms", "10"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let text = collect(child.stdout.take().unwrap());
+    let header = "REQ  AT";
+    wait_for("the header", || text.lock().unwrap().contains(header));
+    // Thirty ticks and more with nothing appended: the header stays alone.
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(
+        text.lock().unwrap().matches(header).count(),
+        1,
+        "{}",
+        text.lock().unwrap()
+    );
+    // Nothing appended, nothing rebuilt: a sidecar that appears now (broken) is not
+    // read until the file grows.
+    std::fs::write(dir.path().join("s.mcscope.json"), "{").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the session was rebuilt although nothing was appended"
+    );
+    // The file grows: the session is rebuilt, the sidecar read, and its error reported.
+    let before = c.lines.len();
+    c.bash("A", 100).answer("ok");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    for l in &c.lines[before..] {
+        writeln!(f, "{l}").unwrap();
+    }
+    f.flush().unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("the grown file was not read");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(err.contains("bad sidecar"), "{err}");
 }
