@@ -174,3 +174,36 @@ fn follow_prints_the_header_once_and_rebuilds_only_when_the_file_grew() {
     assert_eq!(status.code(), Some(2), "{err}");
     assert!(err.contains("bad sidecar"), "{err}");
 }
+
+#[test]
+fn off_a_terminal_the_tui_prints_one_line_and_exits_2() {
+    // `mcscope FILE </dev/null`, `mcscope FILE | head`, `mcscope demo </dev/null`,
+    // `mcscope sample-sessions | cat`: stdin or stdout (here both) is no terminal.
+    for args in [&[DEMO][..], &["demo"][..], &["sample-sessions"][..]] {
+        let out = bin()
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err:?}");
+        assert!(
+            err.starts_with("mcscope: not a terminal: use `mcscope plan`")
+                && err.contains("timeline")
+                && err.contains("explain"),
+            "{args:?}: {err:?}"
+        );
+        // Nothing reaches the pipe: no escape codes, no alternate screen.
+        assert!(out.stdout.is_empty(), "{args:?}: {:?}", out.stdout);
+    }
+    // A missing file is still reported as such first.
+    let out = bin()
+        .arg("sample-sessions/nope.jsonl")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope.jsonl"));
+}

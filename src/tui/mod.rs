@@ -44,8 +44,23 @@ impl Loading {
     }
 }
 
+/// The TUI needs a terminal on both ends: off one (`</dev/null`, `| head`) it does
+/// not start, and names the subcommands that print instead.
+pub fn require_terminal() -> Result<(), UsageError> {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return Ok(());
+    }
+    Err(UsageError::Message(
+        "not a terminal: use `mcscope plan`, `timeline`, `explain` or `wire` to print \
+         (the TUI needs a terminal on stdin and stdout)"
+            .into(),
+    ))
+}
+
 /// `mcscope demo`: the bundled session with its guided captions.
 pub fn run_demo() -> Result<(), UsageError> {
+    require_terminal()?;
     let dir = tempfile::tempdir().map_err(|e| UsageError::Message(format!("demo: {e}")))?;
     let mut app = demo_app(dir.path())?;
     let opts = Opts::default();
@@ -147,6 +162,7 @@ pub fn run(path: Option<&Path>, opts: &Opts) -> Result<(), UsageError> {
             (App::picker(roots.join(" + "), sessions), None)
         }
     };
+    require_terminal()?;
     let from_picker = loading.is_none();
     with_terminal(|terminal| {
         event_loop(
