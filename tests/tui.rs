@@ -401,7 +401,9 @@ fn picker_opens_and_esc_goes_back() {
     let lines = screen(&a, 120, 30, true);
     assert!(lines[0].contains("newest first"));
     let picked = a.picked().unwrap();
-    a.open(cli::setup(&picked, &Opts::default()).unwrap());
+    let setup = cli::setup(&picked, &Opts::default()).unwrap();
+    let k = setup.last_request();
+    a.open(setup, k);
     assert!(a.view().is_some());
     a.update(Action::Back);
     assert!(a.view().is_none() && !a.quit, "back to the picker");
@@ -629,5 +631,43 @@ fn a_big_request_counts_the_rewritten_tokens_in_the_background() {
     assert!(
         counting > 0,
         "and on a request big enough for the background"
+    );
+}
+
+/// `mcscope FILE --at 3 --keep-recent 1 --policy count`: the TUI loads through
+/// `tui::load_session`, as the binary does, and every plan flag applies.
+#[test]
+fn every_plan_flag_applies_to_the_tui_at_included() {
+    let opts = Opts {
+        at: Some("3".into()),
+        keep_recent: Some(1),
+        policy: Some(KindArg::Count),
+        ..Default::default()
+    };
+    let progress = std::sync::atomic::AtomicU64::new(0);
+    let (setup, at) = mcscope::tui::load_session(&sample(DEMO), &opts, &progress).unwrap();
+    let k = at.unwrap();
+    assert_eq!(k, 3);
+    let cli_plan = mcscope::analysis::plan_at(&setup, 3).unwrap();
+    let a = App::session_at(setup, k);
+    let lines = screen(&a, 120, 40, true);
+    assert!(lines[0].contains("request 3/6"), "{}", lines[0]);
+    assert!(
+        lines[1].contains("plan count") && lines[1].contains("keep 1"),
+        "{}",
+        lines[1]
+    );
+    let v = a.view().unwrap();
+    assert_eq!(v.plan.step.newly_cleared, cli_plan.step.newly_cleared);
+    assert_eq!(v.plan.step.cleared, cli_plan.step.cleared);
+    // An --at the session does not have is the CLI's error, word for word.
+    let opts = Opts {
+        at: Some("57".into()),
+        ..Default::default()
+    };
+    let (_, at) = mcscope::tui::load_session(&sample(DEMO), &opts, &progress).unwrap();
+    assert_eq!(
+        at.unwrap_err().to_string(),
+        "--at 57: the session has requests 1..=6"
     );
 }

@@ -200,8 +200,14 @@ pub struct App {
 
 impl App {
     pub fn session(setup: Setup) -> App {
+        let k = setup.last_request();
+        App::session_at(setup, k)
+    }
+
+    /// A session shown at request `k` (`--at`).
+    pub fn session_at(setup: Setup, k: usize) -> App {
         App {
-            screen: Screen::Session(Box::new(SessionView::new(setup))),
+            screen: Screen::Session(Box::new(SessionView::at(setup, k))),
             back: None,
             quit: false,
         }
@@ -275,12 +281,12 @@ impl App {
         }
     }
 
-    /// Opens a loaded session from the picker; Esc comes back to it.
-    pub fn open(&mut self, setup: Setup) {
+    /// Opens a loaded session from the picker at request `k`; Esc comes back to it.
+    pub fn open(&mut self, setup: Setup, k: usize) {
         if let Screen::Picker(p) = &self.screen {
             self.back = Some(p.clone());
         }
-        self.screen = Screen::Session(Box::new(SessionView::new(setup)));
+        self.screen = Screen::Session(Box::new(SessionView::at(setup, k)));
     }
 
     /// Typed text for an input panel (search, export path). True when consumed.
@@ -314,6 +320,12 @@ impl App {
 impl SessionView {
     pub fn new(setup: Setup) -> SessionView {
         let k = setup.last_request();
+        SessionView::at(setup, k)
+    }
+
+    /// The view at request `k` (1-based; 0 for a session without requests).
+    pub fn at(setup: Setup, k: usize) -> SessionView {
+        let k = k.min(setup.last_request());
         let mut v = SessionView {
             opened_with: setup.policy.clone(),
             setup,

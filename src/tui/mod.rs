@@ -25,7 +25,19 @@ struct Loading {
     path: PathBuf,
     total: u64,
     progress: Arc<AtomicU64>,
-    handle: JoinHandle<Result<Setup, UsageError>>,
+    handle: JoinHandle<Result<Loaded, UsageError>>,
+}
+
+/// A session loaded as the TUI opens it, with the request `--at` names (or why it
+/// names none of the session's requests).
+pub type Loaded = (Setup, Result<usize, UsageError>);
+
+/// Loads a session for the TUI: every plan flag applies as it does to `plan`,
+/// `--at` included.
+pub fn load_session(path: &Path, opts: &Opts, progress: &AtomicU64) -> Result<Loaded, UsageError> {
+    let setup = cli::setup_with_progress(path, opts, progress)?;
+    let at = cli::request_index(&setup.session, opts.at.as_deref());
+    Ok((setup, at))
 }
 
 impl Loading {
@@ -34,7 +46,7 @@ impl Loading {
         let p = progress.clone();
         let path_owned = path.to_path_buf();
         let opts = opts.clone();
-        let handle = std::thread::spawn(move || cli::setup_with_progress(&path_owned, &opts, &p));
+        let handle = std::thread::spawn(move || load_session(&path_owned, &opts, &p));
         Loading {
             path: path.to_path_buf(),
             total: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
@@ -187,13 +199,18 @@ fn event_loop(
     loop {
         if loading.as_ref().is_some_and(|l| l.handle.is_finished()) {
             let l = loading.take().expect("checked above");
-            let setup = l.handle.join().map_err(|_| {
+            let (setup, at) = l.handle.join().map_err(|_| {
                 UsageError::Message(format!("{}: the loader panicked", l.path.display()))
             })??;
             if from_picker {
-                app.open(setup);
+                // One `--at` for a folder of sessions: those too short open at their last.
+                let k = at.as_ref().map_or(setup.last_request(), |k| *k);
+                app.open(setup, k);
+                if let (Err(e), Some(v)) = (at, app.view_mut()) {
+                    v.status = Some(format!("{e}; showing the last request"));
+                }
             } else {
-                *app = App::session(setup);
+                *app = App::session_at(setup, at?);
             }
         }
         if let Some(v) = app.view_mut() {
