@@ -54,6 +54,8 @@ pub enum Command {
     /// The fate of one tool result at every request, with reasons.
     Explain {
         path: PathBuf,
+        /// A tool result id, or a unique prefix of one (`toolu_01KuPA`, or `KuPA`
+        /// without the harness's `toolu_01`).
         tool_id: String,
         #[command(flatten)]
         opts: Opts,
@@ -426,6 +428,53 @@ pub fn request_index(session: &Session, at: Option<&str>) -> Result<usize, Usage
         return Err(err(format!("--at {k}: the session has requests 1..={n}")));
     }
     Ok(k)
+}
+
+/// The prefixes harnesses give every id (`toolu_01…`, `call_…`): an id may be
+/// named without them.
+const ID_PREFIXES: &[&str] = &["toolu_01", "toolu_", "call_"];
+
+/// The tool result id `q` names: the id itself, or a prefix of exactly one id —
+/// of the id as written or without its harness prefix (`KuPA` for
+/// `toolu_01KuPA…`). An ambiguous prefix is an error listing the matches.
+pub fn resolve_id(session: &Session, q: &str) -> Result<String, UsageError> {
+    if q.is_empty() {
+        return Err(err("give a tool result id (a unique prefix is enough)"));
+    }
+    if session.results.iter().any(|r| r.id == q) {
+        return Ok(q.to_string());
+    }
+    let matches = |id: &str| {
+        id.starts_with(q)
+            || ID_PREFIXES
+                .iter()
+                .any(|p| id.strip_prefix(p).is_some_and(|rest| rest.starts_with(q)))
+    };
+    let mut found: Vec<&str> = session
+        .results
+        .iter()
+        .map(|r| r.id.as_str())
+        .filter(|id| matches(id))
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    match found.as_slice() {
+        [] => Err(err(format!("no tool result with id {q:?}"))),
+        [one] => Ok(one.to_string()),
+        many => {
+            let shown: Vec<&str> = many.iter().take(8).copied().collect();
+            Err(err(format!(
+                "id prefix {q:?} is ambiguous: {} match ({}{})",
+                many.len(),
+                shown.join(", "),
+                if many.len() > shown.len() {
+                    ", …"
+                } else {
+                    ""
+                }
+            )))
+        }
+    }
 }
 
 /// A directory given where one session is needed: say so and list the newest.

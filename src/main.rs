@@ -92,6 +92,8 @@ fn run(cli: Cli) -> Result<String, UsageError> {
         } => {
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
+            let tool_id = cli::resolve_id(&setup.session, &tool_id)
+                .map_err(|e| UsageError::Message(format!("{}: {e}", path.display())))?;
             let e = analysis::explain(&setup, &tool_id, forced_at).ok_or_else(|| {
                 UsageError::Message(format!(
                     "{}: no tool result with id {tool_id:?}",

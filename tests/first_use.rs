@@ -207,3 +207,41 @@ fn off_a_terminal_the_tui_prints_one_line_and_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope.jsonl"));
 }
+
+fn explain_json(id: &str) -> (Option<i32>, String, String) {
+    let out = bin()
+        .args(["explain", DEMO, id, "--format", "json"])
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn explain_takes_a_unique_id_prefix_and_lists_the_matches_of_an_ambiguous_one() {
+    let (code, full, err) = explain_json("toolu_B");
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&full).unwrap();
+    assert_eq!(v["tool_use_id"], "toolu_B");
+    // `B` alone: a prefix of the id without the harness's `toolu_`; the very same output.
+    let (code, short, err) = explain_json("B");
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(short, full);
+    // `toolu_` names all four: an error that lists them, exit 2.
+    let (code, out, err) = explain_json("toolu_");
+    assert_eq!(code, Some(2));
+    assert!(out.is_empty());
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "mcscope: {DEMO}: id prefix \"toolu_\" is ambiguous: 4 match (toolu_A, toolu_B, toolu_C, toolu_D)"
+        )
+    );
+    // No match: the error it always was.
+    let (code, _, err) = explain_json("toolu_Z");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no tool result with id \"toolu_Z\""), "{err}");
+}

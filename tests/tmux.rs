@@ -341,10 +341,10 @@ fn demo_session_keys_and_a_clean_exit() {
     t.wait("\"rewrite*\" in the header", |s| {
         header(s).is_some_and(|h| has(h, "rewrite*"))
     });
-    // p: count → idle (the cycle is idle → forced → size → count).
+    // p: count → auto (the cycle is auto → idle → forced → size → count).
     t.key("p");
-    t.wait("\"plan idle*\" in the header", |s| {
-        header(s).is_some_and(|h| has(h, "plan idle*"))
+    t.wait("\"plan auto*\" in the header", |s| {
+        header(s).is_some_and(|h| has(h, "plan auto*"))
     });
 
     t.key("Enter");
@@ -357,16 +357,16 @@ fn demo_session_keys_and_a_clean_exit() {
     // The help panel's title says "any key closes": use a key bound to nothing.
     let mut failures = Vec::new();
     t.key("?");
-    t.wait_text("cycle plan");
+    t.wait_text("previous request");
     t.key("x");
     if let Err(e) = t.try_wait("the help panel to close on an unbound key (x)", |s| {
-        !has(s, "cycle plan") && has(s, AGE_LIST)
+        !has(s, "previous request") && has(s, AGE_LIST)
     }) {
         failures.push(e);
         // Close it the way that works, to check the rest.
         t.key("Escape");
         t.wait("the help panel to close on Escape", |s| {
-            !has(s, "cycle plan") && has(s, AGE_LIST)
+            !has(s, "previous request") && has(s, AGE_LIST)
         });
     }
 
@@ -400,8 +400,11 @@ fn too_small_terminal_and_resize() {
     assert!(!has(&s, "terminal too small"), "{}", s.join("\n"));
     assert!(has(&s, "toolu_D"), "{}", s.join("\n"));
 
-    // Esc with no panel open and no session list behind: quit.
+    // Esc with no panel open and no session list behind: nothing (q quits).
     t.key("Escape");
+    t.key("Left");
+    t.wait_header("5/6");
+    t.key("q");
     t.assert_shell_back();
 }
 
@@ -499,5 +502,95 @@ fn ctrl_c_quits_and_ctrl_z_suspends_until_fg() {
     t.key("Left");
     t.wait_header("5/6");
     t.key("C-c");
+    t.assert_shell_back();
+}
+
+/// At 80×24 the help scrolls (↓ and PgDn) to its last line; Esc and q close it; Esc at
+/// the top level keeps the program running; `:3` jumps; `--at` applies.
+#[test]
+fn at_80x24_help_scrolls_to_the_end_esc_never_quits_and_the_command_line_jumps() {
+    let Some(t) = Tmux::start("keys80", 80, 24) else {
+        return;
+    };
+    t.type_line(&format!("mcscope {DEMO} --policy count --at 4"));
+    t.wait_header("4/6");
+    t.key("?");
+    t.wait_text("previous request");
+    // The legend's last line, reached by scrolling.
+    let last = mcscope::tui::ui::help_lines()
+        .last()
+        .unwrap()
+        .trim()
+        .to_string();
+    let mut reached = false;
+    for _ in 0..80 {
+        if has(&t.capture(), &last) {
+            reached = true;
+            break;
+        }
+        t.key("Down");
+    }
+    assert!(
+        reached,
+        "the help's last line {last:?} was never shown:\n{}",
+        t.capture().join("\n")
+    );
+    for needle in ["▲ a plan fired", "✕ the simulated cache prefix broke"] {
+        t.key("g");
+        t.wait_text("previous request");
+        t.key("PageDown");
+        let mut found = false;
+        for _ in 0..10 {
+            if has(&t.capture(), needle) {
+                found = true;
+                break;
+            }
+            t.key("PageDown");
+        }
+        assert!(found, "{needle:?} not reached with PgDn");
+    }
+    // q closes the help, it does not quit.
+    t.key("q");
+    t.wait("the help to close", |s| {
+        !has(s, "previous request") && has(s, AGE_LIST)
+    });
+    // Esc at the top level: still running.
+    t.key("Escape");
+    t.key(":");
+    t.wait_text(":▏");
+    t.type_line("2");
+    t.wait_header("2/6");
+    t.key(":");
+    t.wait_text(":▏");
+    t.type_line("gap soon");
+    t.wait_text("expected minutes");
+    t.key("q");
+    t.assert_shell_back();
+}
+
+#[test]
+fn off_a_terminal_the_tui_prints_one_line_and_exits_2() {
+    let Some(t) = Tmux::start("notty", 120, 40) else {
+        return;
+    };
+    t.type_line(&format!("mcscope {DEMO} </dev/null; echo \"rc=$?\""));
+    let s = t.wait_line("rc=2");
+    assert!(
+        s.iter()
+            .any(|l| l.starts_with("mcscope: not a terminal: use `mcscope plan`")),
+        "{}",
+        s.join("\n")
+    );
+    t.type_line(&format!(
+        "mcscope {DEMO} | head -3; echo \"rc=${{PIPESTATUS[0]}}\""
+    ));
+    t.wait("the second rc=2", |s| {
+        s.iter().filter(|l| *l == "rc=2").count() == 2
+    });
+    let log = t.log();
+    assert!(
+        !log.contains(ENTER_ALT_SCREEN),
+        "the screen was switched: {log:?}"
+    );
     t.assert_shell_back();
 }

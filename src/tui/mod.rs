@@ -213,6 +213,9 @@ fn event_loop(
                 *app = App::session_at(setup, at?);
             }
         }
+        if let Ok(size) = terminal.size() {
+            app.resize(size.width, size.height);
+        }
         if let Some(v) = app.view_mut() {
             v.poll_background();
             v.poll_follow();
@@ -243,7 +246,9 @@ fn event_loop(
         let ev = event::read().map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
         if loading.is_some() {
             if let Event::Key(k) = ev
-                && matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)
+                && (matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)
+                    || (k.code == KeyCode::Char('c')
+                        && k.modifiers.contains(event::KeyModifiers::CONTROL)))
             {
                 return Ok(());
             }
@@ -251,22 +256,12 @@ fn event_loop(
         }
         match ev {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
-                if app.in_text_input() {
-                    let consumed = match k.code {
-                        KeyCode::Char(c) if !k.modifiers.contains(event::KeyModifiers::CONTROL) => {
-                            app.input(c)
-                        }
-                        KeyCode::Backspace => app.backspace(),
-                        KeyCode::Enter => app.submit(),
-                        _ => false,
-                    };
-                    if consumed {
-                        continue;
-                    }
+                let ctrl = k.modifiers.contains(event::KeyModifiers::CONTROL);
+                // Ctrl-C quits from anywhere, a panel open or not.
+                if ctrl && k.code == KeyCode::Char('c') {
+                    return Ok(());
                 }
-                if k.code == KeyCode::Char('z')
-                    && k.modifiers.contains(event::KeyModifiers::CONTROL)
-                {
+                if ctrl && k.code == KeyCode::Char('z') {
                     suspend(terminal)?;
                     continue;
                 }
@@ -283,7 +278,7 @@ fn event_loop(
                     }
                     continue;
                 }
-                match keymap::action_for(k) {
+                match keymap::action_for(k, app.in_text_input()) {
                     Some(a) => app.update(a),
                     None => app.unbound_key(),
                 }

@@ -1,6 +1,6 @@
 //! Drawing: one function per region, reading the state, never changing it.
 
-use super::app::{App, Focus, Overlay, Picker, Screen, SessionView};
+use super::app::{App, Filter, Focus, Overlay, Picker, Screen, SessionView};
 use super::keymap::{self, KEYMAP};
 use crate::diff::{Diff, Item, Kind, Row, Side};
 use crate::policy::engine::{Candidate, Status, fmt_gap, fmt_int, fmt_num};
@@ -154,15 +154,21 @@ fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
     draw_diff(f, v, diff, theme);
     draw_footer(f, v, footer, theme);
     match &v.overlay {
-        Some(Overlay::Help) => draw_help(f, area),
+        Some(Overlay::Help { scroll }) => draw_help(f, area, *scroll),
         Some(Overlay::Explain { explain, scroll }) => {
             draw_explain(f, v, explain, *scroll, area, theme)
         }
         Some(Overlay::Search(q)) => draw_input(
             f,
             area,
-            "search ids, tools, paths (Enter: next, Esc: close)",
+            "search ids, tools, paths, commands (Enter: keep, then n/N; Esc: clear)",
             q,
+        ),
+        Some(Overlay::Command(c)) => draw_input(
+            f,
+            area,
+            "command: 57, gap 7.5, keep 3, size 300000, trigger 4, policy count, explain ID (Tab completes)",
+            &format!(":{c}"),
         ),
         Some(Overlay::Export(p)) => draw_input(
             f,
@@ -371,9 +377,19 @@ pub fn status_label(c: &Candidate, width: usize) -> String {
 pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let s = &v.setup.session;
     let focused = v.focus == Focus::List;
+    let visible = v.visible();
+    let shown = if v.filter == Filter::All {
+        v.plan.candidates.len().to_string()
+    } else {
+        format!(
+            "{} of {}, {}, Esc clears",
+            visible.len(),
+            v.plan.candidates.len(),
+            v.filter.name()
+        )
+    };
     let title = format!(
-        " tool results by age ({}) — {} ",
-        v.plan.candidates.len(),
+        " tool results by age ({shown}) — {} ",
         if v.plan.step.fired {
             format!(
                 "{} fired: {}",
@@ -386,7 +402,8 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     );
     let inner = region(f, area, title, focused, theme);
     let height = inner.height.saturating_sub(1) as usize;
-    let top = v.selected.saturating_sub(height.saturating_sub(1));
+    let at = visible.iter().position(|&i| i == v.selected).unwrap_or(0);
+    let top = at.saturating_sub(height.saturating_sub(1));
     let id_w = v
         .plan
         .candidates
@@ -397,11 +414,9 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         .clamp(8, 32) as u16;
     let fixed = 4 + id_w + 10 + 14 + 5;
     let status_w = (inner.width.saturating_sub(fixed) as usize) * 3 / 5;
-    let rows: Vec<TRow> = v
-        .plan
-        .candidates
+    let rows: Vec<TRow> = visible
         .iter()
-        .enumerate()
+        .map(|&i| (i, &v.plan.candidates[i]))
         .skip(top)
         .take(height)
         .map(|(i, c)| {
@@ -624,6 +639,9 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let fired: Vec<bool> = (0..s.requests.len())
         .map(|i| v.fired.get(i).copied().unwrap_or(false))
         .collect();
+    let breaks: Vec<bool> = (0..s.requests.len())
+        .map(|i| v.breaks.get(i).copied().unwrap_or(false))
+        .collect();
     let mut lines = vec![Line::from(meta)];
     lines.push(spark_line(
         "context ",
@@ -641,11 +659,14 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         theme.fg(Color::Cyan),
         theme,
     ));
-    lines.push(Line::from(format!("fired   {}", marks(&fired, width, v.k))));
-    let hint = v
-        .status
-        .clone()
-        .unwrap_or_else(|| keymap::hints().to_string());
+    lines.push(Line::from(format!(
+        "fired   {}",
+        marks(&fired, &breaks, width, v.k)
+    )));
+    let hint = v.status.clone().unwrap_or_else(|| match &v.search {
+        Some(q) => format!("search {q:?}: n/N next/previous match, Esc clears"),
+        None => keymap::hints(),
+    });
     lines.push(Line::styled(hint, theme.fg(Color::DarkGray)));
     f.render_widget(Paragraph::new(lines), area);
 }
@@ -692,11 +713,15 @@ fn spark_line(
     Line::from(spans)
 }
 
-fn marks(fired: &[bool], width: usize, k: usize) -> String {
+/// ✕ where the simulated cache broke, ▲ where a plan fired without breaking it,
+/// ^ under the request shown.
+fn marks(fired: &[bool], breaks: &[bool], width: usize, k: usize) -> String {
     buckets(fired.len(), width)
         .into_iter()
         .map(|b| {
-            if fired[b.clone()].iter().any(|&f| f) {
+            if breaks[b.clone()].iter().any(|&f| f) {
+                '✕'
+            } else if fired[b.clone()].iter().any(|&f| f) {
                 '▲'
             } else if b.contains(&(k.saturating_sub(1))) {
                 '^'
@@ -718,18 +743,101 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
     }
 }
 
-fn draw_help(f: &mut Frame, area: Rect) {
-    let lines: Vec<Line> = KEYMAP
+/// The help: every binding of the keymap, the `:` commands, then a legend of the
+/// glyphs and marks.
+pub fn help_lines() -> Vec<String> {
+    let mut lines: Vec<String> = KEYMAP
         .iter()
-        .map(|b| Line::from(format!("{:>6}  {}", b.label, b.help)))
+        .map(|b| format!("{:>6}  {}", b.label, b.help))
         .collect();
-    let r = centered(area, 64, lines.len() as u16 + 2);
+    lines.push(format!(
+        "{:>6}  quit from anywhere; Ctrl-Z suspends",
+        "Ctrl-C"
+    ));
+    lines.push(String::new());
+    lines.push("Commands (:), a unique prefix of an id is enough:".into());
+    lines.push("  :57  :gap 7.5  :keep 3  :size 300000  :trigger 4".into());
+    lines.push("  :policy auto|idle|forced|size|count  :delivery rewrite".into());
+    lines.push("  :explain KuPA   (Tab completes a command name)".into());
+    lines.push(String::new());
+    lines.push("Plan kinds (p):".into());
+    lines.push("  auto: the harness's own choice (claude: idle;".into());
+    lines.push("        qwen: idle when a turn begins after the gap,".into());
+    lines.push("        else size)".into());
+    lines.push(String::new());
+    lines.push("Legend: statuses in the age list".into());
+    use crate::policy::Status;
+    for (st, what) in [
+        (Status::Kept, "sent as recorded"),
+        (Status::Cleared, "replaced by the placeholder"),
+        (Status::Protected, "managed memory, never cleared"),
+        (Status::AlreadyCleared, "the transcript already cleared it"),
+        (Status::ErrorKept, "an error result, kept"),
+        (Status::NotCompactable, "a tool the plans never clear"),
+    ] {
+        lines.push(format!("  {} {:<16} {what}", glyph(st), st.name()));
+    }
+    lines.push("  ↗ symlink escape: the path leaves the root".into());
+    lines.push("  ? unresolved or ambiguous id".into());
+    lines.push(String::new());
+    lines.push("Legend: marks on the footer's lines".into());
+    lines.push("  ▲ a plan fired at this request".into());
+    lines.push("  ✕ the simulated cache prefix broke here".into());
+    lines.push("  ◇ harness evidence in the transcript".into());
+    lines.push("  ! an observed cache break".into());
+    lines.push("  ^ the request shown".into());
+    lines.push(String::new());
+    lines.push("Legend: the diff and the header".into());
+    lines.push("  - removed  + added  ~ changed (left: local,".into());
+    lines.push("    right: wire); ⋯ n unchanged lines ⋯ is a fold".into());
+    lines.push("  * a parameter changed since the session opened".into());
+    lines
+}
+
+/// The help panel's place on a screen of `size` (columns, rows).
+fn help_rect(area: Rect) -> Rect {
+    centered(
+        area,
+        area.width.saturating_sub(2).min(66),
+        (help_lines().len() as u16 + 2).min(area.height.saturating_sub(2)),
+    )
+}
+
+/// Rows of help text visible at once on a screen of `size`.
+pub fn help_page(size: (u16, u16)) -> usize {
+    let r = help_rect(Rect::new(0, 0, size.0, size.1));
+    r.height.saturating_sub(2).max(1) as usize
+}
+
+/// How far the help scrolls on a screen of `size`: its last line at the bottom.
+pub fn help_max_scroll(size: (u16, u16)) -> usize {
+    help_lines().len().saturating_sub(help_page(size))
+}
+
+fn draw_help(f: &mut Frame, area: Rect, scroll: usize) {
+    let all = help_lines();
+    let r = help_rect(area);
+    let page = r.height.saturating_sub(2) as usize;
+    let scroll = scroll.min(all.len().saturating_sub(page));
+    let lines: Vec<Line> = all
+        .iter()
+        .skip(scroll)
+        .take(page)
+        .map(|l| Line::from(l.as_str()))
+        .collect();
+    let shown = format!(
+        " {}–{} of {} ",
+        scroll + 1,
+        (scroll + page).min(all.len()),
+        all.len()
+    );
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(lines).block(
             Block::default()
                 .borders(Borders::ALL)
-                .title(" keys (any key closes) "),
+                .title(" keys — ↑/↓ PgUp/PgDn g/G scroll, Esc/q close ")
+                .title_bottom(Line::from(shown).right_aligned()),
         ),
         r,
     );
