@@ -1176,3 +1176,14 @@ fn the_command_line_jumps_tunes_and_explains() {
     assert_eq!(keymap::action_for(colon, true), Some(Action::Type('q')));
     assert_eq!(keymap::action_for(colon, false), Some(Action::Quit));
 }
+
+#[test]
+fn in_the_demo_esc_leaves_the_tour_and_q_quits() {
+    let t = tempfile::tempdir().unwrap();
+    let mut a = mcscope::tui::demo_app(t.path()).unwrap();
+    a.update(Action::Back);
+    assert!(a.view().unwrap().demo.is_none() && !a.quit);
+    let mut a = mcscope::tui::demo_app(t.path()).unwrap();
+    a.update(Action::Quit);
+    assert!(a.quit);
+}

@@ -403,7 +403,7 @@ impl App {
                 _ => {}
             },
             Screen::Session(v) => {
-                if v.overlay.is_none() && v.demo.is_none() {
+                if v.overlay.is_none() {
                     match action {
                         Action::Quit => {
                             self.quit = true;
@@ -411,7 +411,11 @@ impl App {
                         }
                         // Esc with nothing to close or clear: back to the session list,
                         // if there is one; at the top level nothing.
-                        Action::Back if v.search.is_none() && v.filter == Filter::All => {
+                        Action::Back
+                            if v.demo.is_none()
+                                && v.search.is_none()
+                                && v.filter == Filter::All =>
+                        {
                             if let Some(p) = self.back.take() {
                                 self.screen = Screen::Picker(p);
                             }
@@ -853,7 +857,7 @@ impl SessionView {
                 Action::NextRequest if stage + 1 < super::demo::STAGES.len() => {
                     return super::demo::apply(self, stage + 1);
                 }
-                Action::NextRequest | Action::Back | Action::Quit => {
+                Action::NextRequest | Action::Back => {
                     self.demo = None;
                     self.status = Some("end of the demo: every key works now (? for help)".into());
                     return;

@@ -245,8 +245,9 @@ fn event_loop(
         }
         let ev = event::read().map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
         if loading.is_some() {
+            // q (or Ctrl-C) gives up waiting; Esc never quits.
             if let Event::Key(k) = ev
-                && (matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)
+                && (k.code == KeyCode::Char('q')
                     || (k.code == KeyCode::Char('c')
                         && k.modifiers.contains(event::KeyModifiers::CONTROL)))
             {
