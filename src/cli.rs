@@ -27,6 +27,10 @@ pub struct Cli {
     /// A session file or a folder of sessions to open in the TUI (none: the
     /// sessions under ~/.claude/projects and ~/.qwen/projects).
     pub path: Option<PathBuf>,
+    /// TUI: leave the mouse to the terminal (its own selection and copy work;
+    /// clicks and the wheel do not reach mcscope). Default: mouse captured.
+    #[arg(long)]
+    pub no_mouse: bool,
     #[command(flatten)]
     pub opts: Opts,
 }

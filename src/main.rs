@@ -38,7 +38,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<String, UsageError> {
     let Some(command) = cli.command else {
-        mcscope::tui::run(cli.path.as_deref(), &cli.opts)?;
+        mcscope::tui::run(cli.path.as_deref(), &cli.opts, !cli.no_mouse)?;
         return Ok(String::new());
     };
     let json = |v: serde_json::Value| {

@@ -594,3 +594,24 @@ fn off_a_terminal_the_tui_prints_one_line_and_exits_2() {
     );
     t.assert_shell_back();
 }
+
+#[test]
+fn no_mouse_leaves_the_mouse_to_the_terminal() {
+    let Some(t) = Tmux::start("nomouse", 100, 30) else {
+        return;
+    };
+    t.type_line(&format!("mcscope {DEMO}"));
+    t.wait_header("6/6");
+    assert_eq!(t.format("#{mouse_any_flag}"), "1", "captured by default");
+    t.key("q");
+    t.assert_shell_back();
+    t.type_line(&format!("mcscope {DEMO} --no-mouse"));
+    t.wait_header("6/6");
+    assert_eq!(
+        t.format("#{mouse_any_flag}"),
+        "0",
+        "--no-mouse: not captured"
+    );
+    t.key("q");
+    t.assert_shell_back();
+}

@@ -76,7 +76,7 @@ pub fn run_demo() -> Result<(), UsageError> {
     let dir = tempfile::tempdir().map_err(|e| UsageError::Message(format!("demo: {e}")))?;
     let mut app = demo_app(dir.path())?;
     let opts = Opts::default();
-    with_terminal(|terminal| {
+    with_terminal(true, |terminal| {
         event_loop(
             terminal,
             &mut app,
@@ -89,8 +89,9 @@ pub fn run_demo() -> Result<(), UsageError> {
 }
 
 /// Runs `f` on the terminal in raw mode and the alternate screen, with mouse
-/// capture; restores all three afterwards, on error, and on panic.
+/// capture when `mouse`; restores all three afterwards, on error, and on panic.
 fn with_terminal(
+    mouse: bool,
     f: impl FnOnce(&mut ratatui::DefaultTerminal) -> Result<(), UsageError>,
 ) -> Result<(), UsageError> {
     // ratatui::init's panic hook restores raw mode and the screen; the mouse too.
@@ -108,7 +109,10 @@ fn with_terminal(
         let _ = execute!(std::io::stdout(), DisableMouseCapture);
         previous(info);
     }));
-    let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    if mouse {
+        let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    }
+    MOUSE.store(mouse, Ordering::Relaxed);
     let result = f(&mut terminal);
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
@@ -131,8 +135,13 @@ pub fn demo_app(dir: &Path) -> Result<App, UsageError> {
     Ok(app)
 }
 
-/// `mcscope [PATH]`: a session, a folder of sessions, or the harness folders.
-pub fn run(path: Option<&Path>, opts: &Opts) -> Result<(), UsageError> {
+/// Whether the mouse is captured (`--no-mouse` leaves it to the terminal): Ctrl-Z
+/// gives it back and takes it again only then.
+static MOUSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// `mcscope [PATH]`: a session, a folder of sessions, or the harness folders;
+/// `mouse`: capture the mouse.
+pub fn run(path: Option<&Path>, opts: &Opts, mouse: bool) -> Result<(), UsageError> {
     // Decide what to show before touching the terminal, so errors are one plain line.
     let (mut app, mut loading) = match path {
         Some(p) if p.is_dir() => {
@@ -176,7 +185,7 @@ pub fn run(path: Option<&Path>, opts: &Opts) -> Result<(), UsageError> {
     };
     require_terminal()?;
     let from_picker = loading.is_none();
-    with_terminal(|terminal| {
+    with_terminal(mouse, |terminal| {
         event_loop(
             terminal,
             &mut app,
@@ -309,7 +318,9 @@ fn suspend(terminal: &mut ratatui::DefaultTerminal) -> Result<(), UsageError> {
         libc::raise(libc::SIGTSTP);
     }
     *terminal = ratatui::try_init().map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
-    let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    if MOUSE.load(Ordering::Relaxed) {
+        let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    }
     terminal
         .clear()
         .map_err(|e| UsageError::Message(format!("terminal: {e}")))
