@@ -615,3 +615,36 @@ fn no_mouse_leaves_the_mouse_to_the_terminal() {
     t.key("q");
     t.assert_shell_back();
 }
+
+#[test]
+fn y_puts_the_selected_id_in_tmux_s_buffer() {
+    let Some(t) = Tmux::start("copy", 120, 40) else {
+        return;
+    };
+    t.tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    t.type_line(&format!("mcscope {DEMO} --policy idle"));
+    t.wait_header("6/6");
+    t.key("Down");
+    t.key("y");
+    t.wait_text("copied toolu_B");
+    let start = Instant::now();
+    loop {
+        let out = Command::new("tmux")
+            .args(["-f", "/dev/null", "-u", "-L", &t.socket, "show-buffer"])
+            .env_remove("TMUX")
+            .output()
+            .unwrap();
+        if String::from_utf8_lossy(&out.stdout) == "toolu_B" {
+            break;
+        }
+        assert!(
+            start.elapsed() < TIMEOUT,
+            "tmux's buffer: {:?} {:?}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::thread::sleep(POLL);
+    }
+    t.key("q");
+    t.assert_shell_back();
+}

@@ -382,7 +382,9 @@ fn after(a: Action) -> Option<Action> {
         ScrollLeft => ScrollRight,
         ScrollRight => ToggleFolds,
         ToggleFolds => ToggleFollow,
-        ToggleFollow => Back,
+        ToggleFollow => Copy,
+        Copy => ViewContent,
+        ViewContent => Back,
         Back => Quit,
         Quit => return None,
         // Typed text: made by any key while an input line is open, not by the table.
@@ -422,7 +424,7 @@ fn every_action_has_a_key_and_a_line_in_the_help() {
     while let Some(next) = after(*actions.last().unwrap()) {
         actions.push(next);
     }
-    assert!(actions.len() >= 38, "{actions:?}");
+    assert!(actions.len() >= 40, "{actions:?}");
     let seen = help_seen(120, 40);
     for a in actions {
         let b = keymap::binding(a).unwrap_or_else(|| panic!("{a:?} has no key"));
@@ -1186,4 +1188,60 @@ fn in_the_demo_esc_leaves_the_tour_and_q_quits() {
     let mut a = mcscope::tui::demo_app(t.path()).unwrap();
     a.update(Action::Quit);
     assert!(a.quit);
+}
+
+#[test]
+fn y_copies_the_id_or_the_explain_text_through_osc_52() {
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    a.update(Action::Down);
+    a.update(Action::Copy);
+    let v = view_mut(&mut a);
+    assert_eq!(v.clipboard.take().as_deref(), Some("toolu_B"));
+    assert!(v.status.as_deref().unwrap().contains("copied toolu_B"));
+    // In the explain panel: the explain text, as `mcscope explain` prints it.
+    a.update(Action::Explain);
+    a.update(Action::Copy);
+    let text = view_mut(&mut a).clipboard.take().unwrap();
+    let setup = cli::setup(
+        &sample(DEMO),
+        &Opts {
+            policy: Some(KindArg::Idle),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let e = mcscope::analysis::explain(&setup, "toolu_B", 6).unwrap();
+    assert_eq!(text, mcscope::report::explain_text(&setup, &e));
+    assert!(a.view().unwrap().overlay.is_some(), "the panel stays open");
+    // The sequence: ESC ] 52 ; c ; base64 BEL ("toolu_A" is dG9vbHVfQQ==).
+    assert_eq!(mcscope::tui::osc52("toolu_A"), "\x1b]52;c;dG9vbHVfQQ==\x07");
+    assert_eq!(mcscope::tui::osc52("ab"), "\x1b]52;c;YWI=\x07");
+    assert_eq!(mcscope::tui::osc52(""), "\x1b]52;c;\x07");
+}
+
+#[test]
+fn v_shows_the_full_content_the_wire_lost() {
+    // Idle at request 6 cleared toolu_A (a 40-line Read of src/config.ts).
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_A"));
+    a.update(Action::ViewContent);
+    let lines = screen(&a, 100, 30, true);
+    assert!(has(&lines, "toolu_A  Read"), "{}", lines.join("\n"));
+    assert!(has(&lines, "1→import path from \"node:path\";"));
+    assert!(has(&lines, "line 1 of 40"), "{}", lines.join("\n"));
+    a.update(Action::Bottom);
+    let lines = screen(&a, 100, 30, true);
+    assert!(has(&lines, "line 40 of 40"));
+    assert!(has(&lines, "40→"));
+    a.update(Action::Back);
+    assert!(a.view().unwrap().overlay.is_none() && !a.quit);
+    // Qwen: the functionResponse's output.
+    let mut m = app(MEMORY, Some(KindArg::Forced));
+    m.update(Action::ViewContent);
+    let lines = screen(&m, 120, 40, true);
+    assert!(
+        has(&lines, "name: App architecture"),
+        "{}",
+        lines.join("\n")
+    );
 }

@@ -155,6 +155,12 @@ pub enum Overlay {
     Search(String),
     /// The `:` command line.
     Command(String),
+    /// A result's full original content (`v`), by lines.
+    Content {
+        title: String,
+        lines: Vec<String>,
+        scroll: usize,
+    },
     Export(String),
 }
 
@@ -261,6 +267,8 @@ pub struct SessionView {
     pub filter: Filter,
     /// The terminal's size (columns, rows): how far the help scrolls.
     pub size: (u16, u16),
+    /// Text for the terminal's clipboard (`y`), taken by the event loop.
+    pub clipboard: Option<String>,
     landing: Landing,
     /// The local messages read so far for the current view.
     messages: crate::wire::MessageCache,
@@ -297,6 +305,45 @@ pub fn timeline_marks(setup: &Setup, forced_at: usize) -> impl Iterator<Item = M
             fired: step.fired,
             broke,
         }
+    })
+}
+
+/// The content of the tool result `id` as request `k`'s local body holds it
+/// (text; other blocks as their JSON).
+pub fn result_content(setup: &Setup, k: usize, id: &str) -> Result<String, String> {
+    let body = analysis::wire_at(setup, k, crate::wire::Side::Local).map_err(|e| e.to_string())?;
+    fn find<'a>(v: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
+        match v {
+            serde_json::Value::Object(m) => {
+                if m.get("type").and_then(|t| t.as_str()) == Some("tool_result")
+                    && m.get("tool_use_id").and_then(|t| t.as_str()) == Some(id)
+                {
+                    return Some(m.get("content").unwrap_or(&serde_json::Value::Null));
+                }
+                if let Some(fr) = m.get("functionResponse")
+                    && fr.get("id").and_then(|t| t.as_str()) == Some(id)
+                {
+                    let r = fr.get("response").unwrap_or(&serde_json::Value::Null);
+                    return Some(r.get("output").unwrap_or(r));
+                }
+                m.values().find_map(|x| find(x, id))
+            }
+            serde_json::Value::Array(a) => a.iter().find_map(|x| find(x, id)),
+            _ => None,
+        }
+    }
+    let content = find(&body, id).ok_or("not in this request's body")?;
+    Ok(match content {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(blocks) => blocks
+            .iter()
+            .map(|b| match b.get("text").and_then(|t| t.as_str()) {
+                Some(t) => t.to_string(),
+                None => serde_json::to_string_pretty(b).unwrap_or_default(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
     })
 }
 
@@ -527,6 +574,7 @@ impl SessionView {
             search: None,
             filter: Filter::All,
             size: (80, 24),
+            clipboard: None,
             landing: Landing::FirstChange,
             messages: Default::default(),
             follow: None,
@@ -965,6 +1013,11 @@ impl SessionView {
             Action::ScrollLeft => self.hscroll = self.hscroll.saturating_sub(8),
             Action::ScrollRight => self.hscroll += 8,
             Action::ToggleFollow => self.toggle_follow(),
+            Action::Copy => match self.selected_id() {
+                Some(id) => self.copy(id),
+                None => self.status = Some("no result selected".into()),
+            },
+            Action::ViewContent => self.view_content(),
             Action::ToggleFolds => {
                 self.unfold_all = !self.unfold_all;
                 self.refold();
@@ -1009,6 +1062,26 @@ impl SessionView {
                     }
                 }
                 .min(max);
+            }
+            (Overlay::Explain { explain, .. }, Action::Copy) => {
+                let text = crate::report::explain_text(&self.setup, explain);
+                self.copy(text);
+            }
+            (Overlay::Content { lines, scroll, .. }, a) => {
+                let max = lines.len().saturating_sub(1);
+                *scroll = match a {
+                    Action::Down => *scroll + 1,
+                    Action::Up => scroll.saturating_sub(1),
+                    Action::PageDown => *scroll + 20,
+                    Action::PageUp => scroll.saturating_sub(20),
+                    Action::Top => 0,
+                    Action::Bottom => max,
+                    _ => *scroll,
+                }
+                .min(max);
+                if a == Action::ViewContent {
+                    self.overlay = None;
+                }
             }
             (Overlay::Explain { scroll, explain }, a) => match a {
                 Action::Down => *scroll = (*scroll + 1).min(explain.rows.len()),
@@ -1414,6 +1487,44 @@ impl SessionView {
     /// matches `q`.
     pub fn search(&mut self, q: &str, next: bool) {
         self.find(q, next as isize);
+    }
+
+    /// Puts `text` on the clipboard (the event loop sends it with OSC 52).
+    fn copy(&mut self, text: String) {
+        let what = if text.contains('\n') {
+            format!("{} lines", text.lines().count())
+        } else {
+            text.clone()
+        };
+        self.status = Some(format!(
+            "copied {what} (OSC 52: to the terminal's clipboard)"
+        ));
+        self.clipboard = Some(text);
+    }
+
+    /// Opens the selected result's full content as the local request holds it:
+    /// what the model lost when it was cleared.
+    fn view_content(&mut self) {
+        let Some(id) = self.selected_id() else {
+            self.status = Some("no result selected".into());
+            return;
+        };
+        match result_content(&self.setup, self.k, &id) {
+            Ok(text) => {
+                let c = &self.plan.candidates[self.selected];
+                let title = format!(
+                    "{id}  {}  {}",
+                    c.tool.as_deref().unwrap_or("?"),
+                    c.path.as_deref().or(c.summary.as_deref()).unwrap_or("")
+                );
+                self.overlay = Some(Overlay::Content {
+                    title,
+                    lines: text.lines().map(str::to_string).collect(),
+                    scroll: 0,
+                });
+            }
+            Err(e) => self.status = Some(format!("cannot show {id}: {e}")),
+        }
     }
 
     /// The candidates the age list shows (indices into `plan.candidates`).

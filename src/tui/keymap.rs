@@ -40,6 +40,8 @@ pub enum Action {
     ScrollRight,
     ToggleFolds,
     ToggleFollow,
+    Copy,
+    ViewContent,
     Back,
     Quit,
     /// Typed text in an input line (search, `:` command, export path): not in the
@@ -237,6 +239,18 @@ pub const KEYMAP: &[Binding] = &[
         "z",
         Action::ToggleFolds,
         "diff: fold / unfold unchanged runs",
+    ),
+    b(
+        &[Char('v')],
+        "v",
+        Action::ViewContent,
+        "view the selected result's full content",
+    ),
+    b(
+        &[Char('y')],
+        "y",
+        Action::Copy,
+        "copy the id (explain: its text), OSC 52",
     ),
     b(
         &[Char('f')],

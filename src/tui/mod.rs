@@ -292,6 +292,11 @@ fn event_loop(
                     Some(a) => app.update(a),
                     None => app.unbound_key(),
                 }
+                if let Some(text) = app.view_mut().and_then(|v| v.clipboard.take()) {
+                    use std::io::Write;
+                    let mut out = std::io::stdout();
+                    let _ = write!(out, "{}", osc52(&text)).and_then(|_| out.flush());
+                }
             }
             Event::Mouse(m) => match m.kind {
                 MouseEventKind::ScrollDown => (0..3).for_each(|_| app.update(Action::Down)),
@@ -301,6 +306,27 @@ fn event_loop(
             _ => {}
         }
     }
+}
+
+/// The OSC 52 sequence that puts `text` on the terminal's clipboard (it works
+/// over ssh, and in tmux with `set-clipboard on`).
+pub fn osc52(text: &str) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut b64 = String::with_capacity(text.len().div_ceil(3) * 4);
+    for chunk in text.as_bytes().chunks(3) {
+        let n = chunk.len();
+        let v = (chunk[0] as u32) << 16
+            | (chunk.get(1).copied().unwrap_or(0) as u32) << 8
+            | chunk.get(2).copied().unwrap_or(0) as u32;
+        for i in 0..4 {
+            if i <= n {
+                b64.push(ABC[(v >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                b64.push('=');
+            }
+        }
+    }
+    format!("\x1b]52;c;{b64}\x07")
 }
 
 /// Ctrl-Z: give the terminal back, stop (as the shell's job control expects), and

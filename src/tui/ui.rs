@@ -164,6 +164,11 @@ fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
             "search ids, tools, paths, commands (Enter: keep, then n/N; Esc: clear)",
             q,
         ),
+        Some(Overlay::Content {
+            title,
+            lines,
+            scroll,
+        }) => draw_content(f, area, title, lines, *scroll),
         Some(Overlay::Command(c)) => draw_input(
             f,
             area,
@@ -889,6 +894,38 @@ fn draw_explain(
             Block::default()
                 .borders(Borders::ALL)
                 .title(" explain — its fate at every request (Esc closes) "),
+        ),
+        r,
+    );
+}
+
+fn draw_content(f: &mut Frame, area: Rect, title: &str, lines: &[String], scroll: usize) {
+    let r = centered(
+        area,
+        area.width.saturating_sub(4),
+        area.height.saturating_sub(2),
+    );
+    let page = r.height.saturating_sub(2) as usize;
+    let shown: Vec<Line> = lines
+        .iter()
+        .skip(scroll)
+        .take(page)
+        .map(|l| Line::from(l.as_str()))
+        .collect();
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(shown).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(format!(" {title} — full content (Esc closes) "))
+                .title_bottom(
+                    Line::from(format!(
+                        " line {} of {} ",
+                        (scroll + 1).min(lines.len()),
+                        lines.len()
+                    ))
+                    .right_aligned(),
+                ),
         ),
         r,
     );
