@@ -1245,3 +1245,41 @@ fn v_shows_the_full_content_the_wire_lost() {
         lines.join("\n")
     );
 }
+
+#[test]
+fn a_click_selects_a_row_or_focuses_a_region_and_the_wheel_scrolls_what_is_under_it() {
+    use mcscope::tui::app::{Focus, Pointer};
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    let size = (120, 40);
+    let lines = screen(&a, size.0, size.1, true);
+    let y = lines.iter().position(|l| l.contains("toolu_C")).unwrap() as u16;
+    a.mouse(Pointer::Click, 10, y, size);
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_C"));
+    assert_eq!(a.view().unwrap().focus, Focus::List);
+    // The wheel over the diff scrolls the diff, the list keeps focus and selection.
+    let diff_y = lines
+        .iter()
+        .position(|l| l.contains("local request (left)"))
+        .unwrap() as u16
+        + 3;
+    let top = a.view().unwrap().diff_top;
+    a.mouse(Pointer::WheelDown, 10, diff_y, size);
+    let v = a.view().unwrap();
+    assert_eq!(v.diff_top, top + 3);
+    assert_eq!(v.focus, Focus::List);
+    assert_eq!(v.selected_id().as_deref(), Some("toolu_C"));
+    // The wheel over the list moves the selection.
+    a.mouse(Pointer::WheelUp, 10, y, size);
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_A"));
+    // A click in the diff focuses it.
+    a.mouse(Pointer::Click, 10, diff_y, size);
+    assert_eq!(a.view().unwrap().focus, Focus::Diff);
+    // With the help open, the wheel scrolls the help.
+    a.resize(80, 24);
+    a.update(Action::Help);
+    a.mouse(Pointer::WheelDown, 40, 12, (80, 24));
+    match a.view().unwrap().overlay {
+        Some(Overlay::Help { scroll }) => assert_eq!(scroll, 3),
+        ref other => panic!("{other:?}"),
+    }
+}

@@ -376,6 +376,14 @@ pub fn complete(line: &str) -> (String, Option<String>) {
     }
 }
 
+/// What the mouse did (`App::mouse`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pointer {
+    Click,
+    WheelUp,
+    WheelDown,
+}
+
 pub enum Screen {
     Picker(Picker),
     Session(Box<SessionView>),
@@ -472,6 +480,75 @@ impl App {
                     }
                 }
                 v.update(action);
+            }
+        }
+    }
+
+    /// A mouse event at (`col`, `row`) on a screen of `size`: a click selects the
+    /// row under it or focuses the region; the wheel scrolls the region under it
+    /// (or the open panel).
+    pub fn mouse(&mut self, m: Pointer, col: u16, row: u16, size: (u16, u16)) {
+        use ratatui::layout::{Position, Rect};
+        let area = Rect::new(0, 0, size.0, size.1);
+        let at = Position::new(col, row);
+        let steps = |a: Action| -> Vec<Action> { vec![a; 3] };
+        match &mut self.screen {
+            Screen::Picker(p) => match m {
+                Pointer::WheelUp => steps(Action::Up).into_iter().for_each(|a| self.update(a)),
+                Pointer::WheelDown => steps(Action::Down).into_iter().for_each(|a| self.update(a)),
+                Pointer::Click => {
+                    // The title line, then the sessions, then the hint line.
+                    let height = size.1.saturating_sub(2) as usize;
+                    let top = super::ui::picker_top(p, height);
+                    if row >= 1 && (row as usize) <= height {
+                        let i = top + row as usize - 1;
+                        if i < p.sessions.len() {
+                            p.selected = i;
+                        }
+                    }
+                }
+            },
+            Screen::Session(v) => {
+                if v.overlay.is_some() {
+                    match m {
+                        Pointer::WheelUp => steps(Action::Up).into_iter().for_each(|a| v.update(a)),
+                        Pointer::WheelDown => {
+                            steps(Action::Down).into_iter().for_each(|a| v.update(a))
+                        }
+                        Pointer::Click => {}
+                    }
+                    return;
+                }
+                let [_, list, diff, _] = super::ui::regions(area, v);
+                let region = if list.contains(at) {
+                    Focus::List
+                } else if diff.contains(at) {
+                    Focus::Diff
+                } else {
+                    return;
+                };
+                match m {
+                    Pointer::Click => {
+                        v.focus = region;
+                        // The list: its title, its column titles, then the rows.
+                        let first = list.y + 2;
+                        if region == Focus::List && row >= first {
+                            let height = list.height.saturating_sub(2) as usize;
+                            let top = super::ui::list_top(v, height);
+                            if let Some(&i) = v.visible().get(top + (row - first) as usize) {
+                                v.selected = i;
+                                v.scroll_diff_to_selected();
+                            }
+                        }
+                    }
+                    Pointer::WheelUp | Pointer::WheelDown => {
+                        // Scroll the region under the pointer, whatever has the focus.
+                        let focus = std::mem::replace(&mut v.focus, region);
+                        let delta = if m == Pointer::WheelUp { -3 } else { 3 };
+                        v.move_by(delta);
+                        v.focus = focus;
+                    }
+                }
             }
         }
     }

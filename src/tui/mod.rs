@@ -8,8 +8,7 @@ pub mod ui;
 
 use crate::analysis::Setup;
 use crate::cli::{self, Opts, UsageError};
-use app::{App, Screen};
-use keymap::Action;
+use app::{App, Pointer, Screen};
 use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, MouseEventKind,
 };
@@ -298,11 +297,17 @@ fn event_loop(
                     let _ = write!(out, "{}", osc52(&text)).and_then(|_| out.flush());
                 }
             }
-            Event::Mouse(m) => match m.kind {
-                MouseEventKind::ScrollDown => (0..3).for_each(|_| app.update(Action::Down)),
-                MouseEventKind::ScrollUp => (0..3).for_each(|_| app.update(Action::Up)),
-                _ => {}
-            },
+            Event::Mouse(m) => {
+                let pointer = match m.kind {
+                    MouseEventKind::ScrollDown => Some(Pointer::WheelDown),
+                    MouseEventKind::ScrollUp => Some(Pointer::WheelUp),
+                    MouseEventKind::Down(event::MouseButton::Left) => Some(Pointer::Click),
+                    _ => None,
+                };
+                if let (Some(p), Ok(size)) = (pointer, terminal.size()) {
+                    app.mouse(p, m.column, m.row, (size.width, size.height));
+                }
+            }
             _ => {}
         }
     }

@@ -110,7 +110,7 @@ fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
         head,
     );
     let height = list.height as usize;
-    let top = p.selected.saturating_sub(height.saturating_sub(1));
+    let top = picker_top(p, height);
     let lines: Vec<Line> = p
         .sessions
         .iter()
@@ -137,18 +137,40 @@ fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
     f.render_widget(Paragraph::new("↑/↓ select  Enter open  q quit"), foot);
 }
 
-fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
-    let area = f.area();
+/// The session screen's four regions (header, age list, diff, footer) on `area`:
+/// where they are drawn, and where the mouse finds them.
+pub fn regions(area: Rect, v: &SessionView) -> [Rect; 4] {
     let list_rows = (v.plan.candidates.len() as u16 + 3)
         .min(area.height * 2 / 5)
         .max(5);
-    let [header, list, diff, footer] = Layout::vertical([
+    Layout::vertical([
         Constraint::Length(2 + header_notes(v).len() as u16),
         Constraint::Length(list_rows),
         Constraint::Min(4),
         Constraint::Length(5),
     ])
-    .areas(area);
+    .areas(area)
+}
+
+/// The first row the age list shows when `height` rows fit (the selection stays
+/// on screen).
+pub fn list_top(v: &SessionView, height: usize) -> usize {
+    let at = v
+        .visible()
+        .iter()
+        .position(|&i| i == v.selected)
+        .unwrap_or(0);
+    at.saturating_sub(height.saturating_sub(1))
+}
+
+/// The first row the picker shows when `height` rows fit.
+pub fn picker_top(p: &Picker, height: usize) -> usize {
+    p.selected.saturating_sub(height.saturating_sub(1))
+}
+
+fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
+    let area = f.area();
+    let [header, list, diff, footer] = regions(area, v);
     draw_header(f, v, header, theme);
     draw_list(f, v, list, theme);
     draw_diff(f, v, diff, theme);
@@ -407,8 +429,7 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     );
     let inner = region(f, area, title, focused, theme);
     let height = inner.height.saturating_sub(1) as usize;
-    let at = visible.iter().position(|&i| i == v.selected).unwrap_or(0);
-    let top = at.saturating_sub(height.saturating_sub(1));
+    let top = list_top(v, height);
     let id_w = v
         .plan
         .candidates
