@@ -836,7 +836,7 @@ fn diff_region(lines: &[String]) -> Vec<String> {
         .unwrap();
     let end = lines
         .iter()
-        .position(|l| l.starts_with("chars "))
+        .position(|l| l.starts_with("✓ cache") || l.starts_with("✕ cache"))
         .unwrap_or(lines.len());
     lines[start + 1..end].to_vec()
 }
@@ -1282,4 +1282,51 @@ fn a_click_selects_a_row_or_focuses_a_region_and_the_wheel_scrolls_what_is_under
         Some(Overlay::Help { scroll }) => assert_eq!(scroll, 3),
         ref other => panic!("{other:?}"),
     }
+}
+
+/// At 80×24 the key verdicts keep their place: the header's request, gap and turn
+/// kind, the file name of a path (cut from the left), the cache verdict first in
+/// the footer, with a glyph that keeps it under NO_COLOR.
+#[test]
+fn at_80x24_the_verdicts_stay_on_screen() {
+    let a = app(DEMO, Some(KindArg::Idle));
+    let lines = screen(&a, 80, 24, false);
+    assert!(
+        lines[0].contains("request 6/6")
+            && lines[0].contains("gap 75.5 min")
+            && lines[0].contains("new turn"),
+        "{}",
+        lines[0]
+    );
+    let list = list_region(&lines);
+    assert!(
+        row(&list, "toolu_A").contains("…/src/config.ts"),
+        "{list:?}"
+    );
+    assert!(
+        row(&list, "toolu_D").contains("…/src/server.ts"),
+        "{list:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("✕ cache prefix broken at message 2")),
+        "{}",
+        lines.join("\n")
+    );
+    // Kept, in green with colour: count through cache_edits keeps the prefix.
+    let a = app(DEMO, Some(KindArg::Count));
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    t.draw(|f| ui::draw(f, &a, Theme { color: true })).unwrap();
+    let buf = t.backend().buffer().clone();
+    let y = (0..24)
+        .find(|&y| buf[(0, y)].symbol() == "✓")
+        .expect("a kept verdict");
+    assert_eq!(buf[(0, y)].fg, ratatui::style::Color::Green);
+    assert!(
+        (0..20)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect::<String>()
+            .starts_with("✓ cache prefix kept")
+    );
 }

@@ -298,21 +298,22 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
     let req = &v.plan.request;
+    // What a narrow screen must keep comes first: request, gap and turn kind.
     let mut line1 = vec![
         Span::styled(name, Style::default().add_modifier(Modifier::BOLD)),
-        Span::raw(format!("  {} ({})", s.format.name(), s.harness.name())),
         Span::raw(format!(
-            "  request {}/{}  {}  gap {} min  {}",
+            "  request {}/{}  gap {} min  {}  {}",
             v.k,
             s.requests.len(),
-            req.at.as_deref().unwrap_or("-"),
             fmt_gap(req.gap_minutes),
             if req.begins_turn {
                 "new turn"
             } else {
                 "tool loop"
-            }
+            },
+            req.at.as_deref().unwrap_or("-"),
         )),
+        Span::raw(format!("  {} ({})", s.format.name(), s.harness.name())),
     ];
     if v.following() {
         line1.push(Span::styled("  following", theme.fg(Color::Green)));
@@ -440,6 +441,8 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         .clamp(8, 32) as u16;
     let fixed = 4 + id_w + 10 + 14 + 5;
     let status_w = (inner.width.saturating_sub(fixed) as usize) * 3 / 5;
+    // Paths are cut from the left, so the file name shows (`…/src/config.ts`).
+    let path_w = (inner.width.saturating_sub(fixed) as usize) * 2 / 5;
     let rows: Vec<TRow> = visible
         .iter()
         .map(|&i| (i, &v.plan.candidates[i]))
@@ -461,11 +464,10 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
                 c.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
                 r.id.clone(),
                 c.tool.clone().unwrap_or_else(|| "?".into()),
-                c.path
-                    .clone()
-                    .or(c.summary.clone())
-                    .unwrap_or_default()
-                    .replace('\n', " "),
+                match &c.path {
+                    Some(p) => shorten_left(p, path_w),
+                    None => c.summary.clone().unwrap_or_default().replace('\n', " "),
+                },
                 format!("{}/{}", fmt_int(r.chars), fmt_int(r.est_tokens)),
                 status_label(c, status_w),
             ])
@@ -629,8 +631,15 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         }
         _ => "cache prefix kept".into(),
     };
+    // The cache verdict comes first (SPEC §8: it survives 80×24), coloured and
+    // with a glyph that carries it under NO_COLOR.
+    let verdict = if cache.prefix_broken_at_message.is_some() {
+        Span::styled(format!("✕ {cache_text}"), theme.fg(Color::Red))
+    } else {
+        Span::styled(format!("✓ {cache_text}"), theme.fg(Color::Green))
+    };
     let meta = format!(
-        "chars {} → {}{}  ·  newly cleared {} (~{} tokens saved, estimate)  ·  {}",
+        "  ·  chars {} → {}{}  ·  newly cleared {} (~{} tokens saved, estimate)",
         fmt_int(st.chars_before),
         fmt_int(st.chars_after),
         st.target_chars
@@ -638,7 +647,6 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             .unwrap_or_default(),
         st.newly_cleared.len(),
         fmt_int(st.tokens_saved),
-        cache_text
     );
     let width = area.width.saturating_sub(10) as usize;
     let s = &v.setup.session;
@@ -668,7 +676,7 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let breaks: Vec<bool> = (0..s.requests.len())
         .map(|i| v.breaks.get(i).copied().unwrap_or(false))
         .collect();
-    let mut lines = vec![Line::from(meta)];
+    let mut lines = vec![Line::from(vec![verdict, Span::raw(meta)])];
     lines.push(spark_line(
         "context ",
         &context,
