@@ -18,7 +18,11 @@ use std::path::{Path, PathBuf};
     about = "See what microcompaction did to a coding agent's conversation",
     long_about = "mcscope loads a Claude Code or Qwen Code session transcript (or one Messages API body), \
 simulates the harness's microcompaction plans (idle gap, forced, size budget, count with cache_edits), \
-and shows which tool results were cleared, which were protected, and what the wire payload sent."
+and shows which tool results were cleared, which were protected, and what the wire payload sent.",
+    after_help = "Examples:\n  \
+mcscope ~/.claude/projects/-home-me-app/SESSION.jsonl     the TUI on one session (? for its keys)\n  \
+mcscope plan SESSION.jsonl --at 57 --policy count          what request 57 sent, and why\n  \
+mcscope explain SESSION.jsonl KuPA                         why one result vanished (a unique id prefix)"
 )]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
@@ -138,12 +142,14 @@ pub struct Opts {
     /// The request to look at: a number from 1, or `last`.
     #[arg(long, value_name = "K|last")]
     pub at: Option<String>,
-    /// The plan kind.
+    /// The plan kind (default: auto, the harness's own choice at each request:
+    /// claude idle; qwen idle at a new turn after the gap, else size).
     #[arg(long, value_enum)]
     pub policy: Option<KindArg>,
     /// Harness rules to apply (default: the session's harness).
     #[arg(long, value_enum)]
     pub preset: Option<PresetArg>,
+    /// Results kept outside the plan: the most recent N (default 5 for both presets).
     #[arg(long, value_name = "N")]
     pub keep_recent: Option<u32>,
     /// Idle gap threshold in minutes (negative disables).
@@ -158,16 +164,20 @@ pub struct Opts {
     /// Count plan: active results before deletions start.
     #[arg(long, value_name = "N")]
     pub trigger: Option<u32>,
+    /// How clearings reach the API (default: cache-edits for claude count, else
+    /// rewrite).
     #[arg(long, value_enum)]
     pub delivery: Option<DeliveryArg>,
     /// Protect managed-memory reads (default on for qwen, off for claude).
     #[arg(long, overrides_with = "no_protect")]
     pub protect: bool,
+    /// Do not protect managed-memory reads.
     #[arg(long, overrides_with = "protect")]
     pub no_protect: bool,
     /// Claude preset: error results may be cleared (default on).
     #[arg(long, overrides_with = "no_clear_errors")]
     pub clear_errors: bool,
+    /// Claude preset: keep error results.
     #[arg(long, overrides_with = "clear_errors")]
     pub no_clear_errors: bool,
     /// A memory root, e.g. `project=/home/me/.qwen/projects/x/memory` (repeatable).

@@ -245,3 +245,34 @@ fn explain_takes_a_unique_id_prefix_and_lists_the_matches_of_an_ambiguous_one() 
     assert_eq!(code, Some(2));
     assert!(err.contains("no tool result with id \"toolu_Z\""), "{err}");
 }
+
+#[test]
+fn help_says_what_every_option_does_and_ends_with_three_examples() {
+    let out = bin().arg("--help").output().unwrap();
+    let top = String::from_utf8_lossy(&out.stdout).into_owned();
+    let tail: Vec<&str> = top.trim_end().lines().rev().take(4).collect();
+    assert_eq!(tail[3], "Examples:", "{top}");
+    assert!(
+        tail[..3]
+            .iter()
+            .all(|l| l.trim_start().starts_with("mcscope "))
+    );
+    for sub in ["plan", "timeline", "explain", "wire"] {
+        let out = bin().args([sub, "--help"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        for line in text.lines().filter(|l| l.trim_start().starts_with('-')) {
+            let words = line.trim().split_once("  ").map(|(_, w)| w.trim());
+            assert!(
+                words.is_some_and(|w| !w.is_empty()),
+                "{sub} --help: an option without a word: {line:?}"
+            );
+        }
+    }
+    let out = bin().args(["plan", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("default: auto, the harness's own choice"),
+        "{text}"
+    );
+    assert!(text.contains("the most recent N (default 5"), "{text}");
+}
