@@ -648,3 +648,53 @@ fn y_puts_the_selected_id_in_tmux_s_buffer() {
     t.key("q");
     t.assert_shell_back();
 }
+
+/// At 80×24 and 200×50 the footer's cache verdict is on screen; after `f` a file
+/// that grows is followed (the header counts the new requests).
+#[test]
+fn the_verdict_shows_at_both_sizes_and_f_follows_a_growing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(manifest().join(DEMO)).unwrap();
+    let lines: Vec<&str> = src.lines().collect();
+    let live = dir.path().join("live.jsonl");
+    // All but the last prompt and its answer: 5 requests of 6.
+    let cut = lines.len() - 2;
+    std::fs::write(&live, lines[..cut].join("\n") + "\n").unwrap();
+    for (w, h) in [(80, 24), (200, 50)] {
+        let Some(t) = Tmux::start(&format!("verdict{w}"), w, h) else {
+            return;
+        };
+        t.type_line(&format!(
+            "mcscope {} --policy idle --keep-recent 2",
+            live.display()
+        ));
+        let s = t.wait_header("5/5");
+        assert!(
+            s.iter().any(|l| l.starts_with("✓ cache prefix kept")),
+            "{w}×{h}:\n{}",
+            s.join("\n")
+        );
+        t.key("f");
+        t.wait_text("following");
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&live)
+            .unwrap();
+        use std::io::Write;
+        writeln!(f, "{}", lines[cut..].join("\n")).unwrap();
+        drop(f);
+        // Followed: the new request is counted, and the view stays where it was.
+        t.wait_header("5/6");
+        t.key("End");
+        // Request 6 comes after a 75.5-minute gap: idle clears, the prefix breaks.
+        let s = t.wait_header("6/6");
+        let verdict = t.wait("the broken verdict", |s| {
+            s.iter()
+                .any(|l| l.starts_with("✕ cache prefix broken at message"))
+        });
+        assert!(!verdict.is_empty(), "{}", s.join("\n"));
+        t.key("q");
+        t.assert_shell_back();
+        std::fs::write(&live, lines[..cut].join("\n") + "\n").unwrap();
+    }
+}
