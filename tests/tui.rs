@@ -1,5 +1,7 @@
 //! The TUI, region by region on ratatui's TestBackend, and driven by actions.
 
+mod common;
+
 use mcscope::cli::{self, KindArg, Opts};
 use mcscope::tui::app::{App, Overlay};
 use mcscope::tui::keymap::{self, Action};
@@ -1300,11 +1302,11 @@ fn at_80x24_the_verdicts_stay_on_screen() {
     );
     let list = list_region(&lines);
     assert!(
-        row(&list, "toolu_A").contains("…/src/config.ts"),
+        row(&list, "toolu_A").contains("/src/config.ts "),
         "{list:?}"
     );
     assert!(
-        row(&list, "toolu_D").contains("…/src/server.ts"),
+        row(&list, "toolu_D").contains("/src/server.ts "),
         "{list:?}"
     );
     assert!(
@@ -1328,5 +1330,56 @@ fn at_80x24_the_verdicts_stay_on_screen() {
             .map(|x| buf[(x, y)].symbol().to_string())
             .collect::<String>()
             .starts_with("✓ cache prefix kept")
+    );
+}
+
+/// Long ids (`toolu_01…`, 30 chars) at 80 columns: each shows its unique tail, so
+/// the path keeps room for its file name.
+#[test]
+fn at_80_columns_an_id_shrinks_to_its_unique_tail_before_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = common::Claude::default();
+    c.prompt("look", 0.0)
+        .read(
+            "toolu_01AbCdEfGhIjKlMnOpQrSt11",
+            "/home/dev/project/src/server/handlers/orders.rs",
+        )
+        .read(
+            "toolu_01AbCdEfGhIjKlMnOpQrSt22",
+            "/home/dev/project/src/server/handlers/users.rs",
+        )
+        .answer("ok");
+    let path = c.write(dir.path(), "s.jsonl");
+    let a = App::session(cli::setup(&path, &Opts::default()).unwrap());
+    let lines = screen(&a, 80, 24, true);
+    let list = list_region(&lines);
+    // The last char tells them apart; six are shown at least (with "…").
+    // The path, too long for the room, is cut from the left: its file name shows.
+    let orders = row(&list, "…QrSt11");
+    assert!(
+        orders.contains("…") && orders.contains("/handlers/orders.rs "),
+        "{list:?}"
+    );
+    assert!(!orders.contains("/home/dev"), "{list:?}");
+    assert!(
+        row(&list, "…QrSt22").contains("/handlers/users.rs "),
+        "{list:?}"
+    );
+    assert!(!has(&lines, "toolu_01AbCd"), "{list:?}");
+    // Wide, the whole id.
+    let lines = screen(&a, 200, 40, true);
+    assert!(has(&list_region(&lines), "toolu_01AbCdEfGhIjKlMnOpQrSt11"));
+    assert_eq!(
+        ui::unique_tail(&[
+            "toolu_01AbCdEfGhIjKlMnOpQrSt11",
+            "toolu_01AbCdEfGhIjKlMnOpQrSt22"
+        ]),
+        1
+    );
+    assert_eq!(ui::unique_tail(&["ab12", "cd22", "ef32"]), 2);
+    assert_eq!(
+        ui::unique_tail(&["x_A", "x_B", "x_A"]),
+        1,
+        "a repeated id is one id"
     );
 }

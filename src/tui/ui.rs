@@ -431,18 +431,37 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let inner = region(f, area, title, focused, theme);
     let height = inner.height.saturating_sub(1) as usize;
     let top = list_top(v, height);
-    let id_w = v
+    let ids: Vec<&str> = v
         .plan
         .candidates
         .iter()
-        .map(|c| s.results[c.result].id.chars().count())
-        .max()
-        .unwrap_or(8)
-        .clamp(8, 32) as u16;
+        .map(|c| s.results[c.result].id.as_str())
+        .collect();
+    let longest = ids.iter().map(|id| id.chars().count()).max().unwrap_or(8);
+    // On a narrow screen an id shrinks to its unique tail before the path does.
+    let tail = (inner.width < 120 && longest > 12).then(|| unique_tail(&ids).max(6));
+    let id_w = match tail {
+        Some(t) => (t + 1).min(longest),
+        None => longest.clamp(8, 32),
+    } as u16;
     let fixed = 4 + id_w + 10 + 14 + 5;
-    let status_w = (inner.width.saturating_sub(fixed) as usize) * 3 / 5;
-    // Paths are cut from the left, so the file name shows (`…/src/config.ts`).
-    let path_w = (inner.width.saturating_sub(fixed) as usize) * 2 / 5;
+    let room = inner.width.saturating_sub(fixed) as usize;
+    // The status takes what its longest shown label needs (at most 3/5 of the
+    // room), the path the rest, cut from the left so the file name shows
+    // (`…/src/config.ts`).
+    let status_w = visible
+        .iter()
+        .skip(top)
+        .take(height)
+        .map(|&i| {
+            status_label(&v.plan.candidates[i], room * 3 / 5)
+                .chars()
+                .count()
+        })
+        .max()
+        .unwrap_or(6)
+        .clamp(6, (room * 3 / 5).max(6));
+    let path_w = room.saturating_sub(status_w);
     let rows: Vec<TRow> = visible
         .iter()
         .map(|&i| (i, &v.plan.candidates[i]))
@@ -462,7 +481,10 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             }
             TRow::new(vec![
                 c.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
-                r.id.clone(),
+                match tail {
+                    Some(t) => shorten_left(&r.id, t + 1),
+                    None => r.id.clone(),
+                },
                 c.tool.clone().unwrap_or_else(|| "?".into()),
                 match &c.path {
                     Some(p) => shorten_left(p, path_w),
@@ -478,9 +500,9 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         Constraint::Length(4),
         Constraint::Length(id_w),
         Constraint::Length(10),
-        Constraint::Fill(2),
+        Constraint::Length(path_w as u16),
         Constraint::Length(14),
-        Constraint::Fill(3),
+        Constraint::Fill(1),
     ];
     let header = TRow::new(vec![
         "rank",
@@ -971,6 +993,29 @@ fn draw_input(f: &mut Frame, area: Rect, title: &str, text: &str) {
         ),
         r,
     );
+}
+
+/// The fewest last chars that tell every id of `ids` apart (the whole of the
+/// longest when none do; ids repeat when a transcript reuses one).
+pub fn unique_tail(ids: &[&str]) -> usize {
+    let longest = ids.iter().map(|id| id.chars().count()).max().unwrap_or(0);
+    let distinct: std::collections::HashSet<&str> = ids.iter().copied().collect();
+    (1..=longest)
+        .find(|&k| {
+            let tails: std::collections::HashSet<&str> = distinct
+                .iter()
+                .map(|id| {
+                    let n = id.chars().count();
+                    let start = id
+                        .char_indices()
+                        .nth(n.saturating_sub(k))
+                        .map_or(0, |(i, _)| i);
+                    &id[start..]
+                })
+                .collect();
+            tails.len() == distinct.len()
+        })
+        .unwrap_or(longest)
 }
 
 /// `…` and the last `max - 1` chars of `s` when it is longer than `max`.
