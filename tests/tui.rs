@@ -1129,7 +1129,7 @@ fn the_command_line_jumps_tunes_and_explains() {
             .status
             .as_deref()
             .unwrap()
-            .contains("expected auto, idle, forced, size or count")
+            .contains("expected one of auto, idle, forced, size, count")
     );
     command(&mut a, "frobnicate 3");
     assert!(

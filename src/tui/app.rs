@@ -1000,14 +1000,12 @@ impl SessionView {
             Action::PrevRequest if self.k > 1 => self.step_to(self.k - 1),
             Action::FirstRequest if n > 0 => self.step_to(1),
             Action::LastRequest => self.step_to(n),
+            // Through every kind in the table's order (auto → idle → forced → size →
+            // count), back to the first.
             Action::CyclePlan => self.tune(|p| {
-                p.kind = match p.kind {
-                    PlanKind::Auto => PlanKind::Idle,
-                    PlanKind::Idle => PlanKind::Forced,
-                    PlanKind::Forced => PlanKind::Size,
-                    PlanKind::Size => PlanKind::Count,
-                    PlanKind::Count => PlanKind::Auto,
-                };
+                let all = PlanKind::ALL;
+                let at = all.iter().position(|k| *k == p.kind).unwrap_or(0);
+                p.kind = all[(at + 1) % all.len()];
                 None
             }),
             Action::ToggleDelivery => {
@@ -1405,6 +1403,7 @@ impl SessionView {
                     self.step_to(k);
                     self.status = None;
                 }
+                _ if n == 0 => self.status = Some(format!(":{line}: the session has no requests")),
                 _ => self.status = Some(format!(":{line}: the session has requests 1..={n}")),
             }
             return;
@@ -1481,7 +1480,10 @@ impl SessionView {
                     });
                     return;
                 }
-                None => bad("expected auto, idle, forced, size or count"),
+                None => Some(format!(
+                    ":{cmd} {value:?}: expected one of {}",
+                    PlanKind::ALL.map(|k| k.name()).join(", ")
+                )),
             },
             "delivery" => match Delivery::parse(value) {
                 Some(_) if self.setup.session.harness == Harness::Qwen => {
