@@ -18,7 +18,11 @@ use std::path::{Path, PathBuf};
     about = "See what microcompaction did to a coding agent's conversation",
     long_about = "mcscope loads a Claude Code or Qwen Code session transcript (or one Messages API body), \
 simulates the harness's microcompaction plans (idle gap, forced, size budget, count with cache_edits), \
-and shows which tool results were cleared, which were protected, and what the wire payload sent."
+and shows which tool results were cleared, which were protected, and what the wire payload sent.",
+    after_help = "Examples:\n  \
+mcscope ~/.claude/projects/-home-me-app/SESSION.jsonl     the TUI on one session (? for its keys)\n  \
+mcscope plan SESSION.jsonl --at 57 --policy count          what request 57 sent, and why\n  \
+mcscope explain SESSION.jsonl KuPA                         why one result vanished (a unique id prefix)"
 )]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
@@ -27,6 +31,10 @@ pub struct Cli {
     /// A session file or a folder of sessions to open in the TUI (none: the
     /// sessions under ~/.claude/projects and ~/.qwen/projects).
     pub path: Option<PathBuf>,
+    /// TUI: leave the mouse to the terminal (its own selection and copy work;
+    /// clicks and the wheel do not reach mcscope). Default: mouse captured.
+    #[arg(long)]
+    pub no_mouse: bool,
     #[command(flatten)]
     pub opts: Opts,
 }
@@ -54,6 +62,8 @@ pub enum Command {
     /// The fate of one tool result at every request, with reasons.
     Explain {
         path: PathBuf,
+        /// A tool result id, or a unique prefix of one (`toolu_01KuPA`, or `KuPA`
+        /// without the harness's `toolu_01`).
         tool_id: String,
         #[command(flatten)]
         opts: Opts,
@@ -141,12 +151,17 @@ pub struct Opts {
     /// The request to look at: a number from 1, or `last`.
     #[arg(long, value_name = "K|last")]
     pub at: Option<String>,
-    /// The plan kind.
+    /// The plan kind (default: auto, the harness's own choice at each request:
+    /// claude budget on Claude Code 2.0.0–2.1.87 by the recorded version, else
+    /// idle; qwen by the kind of send: idle after the gap at a prompt, cron job or
+    /// hook, else size where Qwen runs it, nothing at notifications and goal turns).
     #[arg(long, value_enum)]
     pub policy: Option<KindArg>,
     /// Harness rules to apply (default: the session's harness).
     #[arg(long, value_enum)]
     pub preset: Option<PresetArg>,
+    /// Results kept outside the plan: the most recent N (default per plan kind: 5,
+    /// budget 3).
     #[arg(long, value_name = "N")]
     pub keep_recent: Option<u32>,
     /// Idle gap threshold in minutes (negative disables).
@@ -161,6 +176,8 @@ pub struct Opts {
     /// Count plan: active results before deletions start.
     #[arg(long, value_name = "N")]
     pub trigger: Option<u32>,
+    /// How clearings reach the API (default: cache-edits for claude count, else
+    /// rewrite).
     #[arg(long, value_enum)]
     pub delivery: Option<DeliveryArg>,
     /// Budget plan: the tool-result tokens it clears down to (default 40000).
@@ -176,11 +193,13 @@ pub struct Opts {
     /// Protect managed-memory reads (default on for qwen, off for claude).
     #[arg(long, overrides_with = "no_protect")]
     pub protect: bool,
+    /// Do not protect managed-memory reads.
     #[arg(long, overrides_with = "protect")]
     pub no_protect: bool,
     /// Claude preset: error results may be cleared (default on).
     #[arg(long, overrides_with = "no_clear_errors")]
     pub clear_errors: bool,
+    /// Claude preset: keep error results.
     #[arg(long, overrides_with = "clear_errors")]
     pub no_clear_errors: bool,
     /// A memory root, e.g. `project=/home/me/.qwen/projects/x/memory` (repeatable).
@@ -258,7 +277,11 @@ pub fn read_sidecar(session: &Path) -> Result<Option<(Sidecar, PathBuf)>, UsageE
     let sidecar: Sidecar = serde_json::from_str(&text)
         .map_err(|e| err(format!("{}: bad sidecar: {e}", path.display())))?;
     // Relative directories in a sidecar are relative to the sidecar's folder.
-    let dir = path.parent().unwrap_or(Path::new("."));
+    // A bare file name's parent is the empty path: the current folder.
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
     let dir = std::path::absolute(dir).map_err(|e| err(format!("{}: {e}", path.display())))?;
     Ok(Some((sidecar, dir)))
 }
@@ -464,6 +487,53 @@ pub fn request_index(session: &Session, at: Option<&str>) -> Result<usize, Usage
         return Err(err(format!("--at {k}: the session has requests 1..={n}")));
     }
     Ok(k)
+}
+
+/// The prefixes harnesses give every id (`toolu_01…`, `call_…`): an id may be
+/// named without them.
+const ID_PREFIXES: &[&str] = &["toolu_01", "toolu_", "call_"];
+
+/// The tool result id `q` names: the id itself, or a prefix of exactly one id —
+/// of the id as written or without its harness prefix (`KuPA` for
+/// `toolu_01KuPA…`). An ambiguous prefix is an error listing the matches.
+pub fn resolve_id(session: &Session, q: &str) -> Result<String, UsageError> {
+    if q.is_empty() {
+        return Err(err("give a tool result id (a unique prefix is enough)"));
+    }
+    if session.results.iter().any(|r| r.id == q) {
+        return Ok(q.to_string());
+    }
+    let matches = |id: &str| {
+        id.starts_with(q)
+            || ID_PREFIXES
+                .iter()
+                .any(|p| id.strip_prefix(p).is_some_and(|rest| rest.starts_with(q)))
+    };
+    let mut found: Vec<&str> = session
+        .results
+        .iter()
+        .map(|r| r.id.as_str())
+        .filter(|id| matches(id))
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    match found.as_slice() {
+        [] => Err(err(format!("no tool result with id {q:?}"))),
+        [one] => Ok(one.to_string()),
+        many => {
+            let shown: Vec<&str> = many.iter().take(8).copied().collect();
+            Err(err(format!(
+                "id prefix {q:?} is ambiguous: {} match ({}{})",
+                many.len(),
+                shown.join(", "),
+                if many.len() > shown.len() {
+                    ", …"
+                } else {
+                    ""
+                }
+            )))
+        }
+    }
 }
 
 /// A directory given where one session is needed: say so and list the newest.

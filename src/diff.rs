@@ -148,6 +148,14 @@ fn rows(local: &str, wire: &str, budget: Duration) -> (Vec<Row>, Vec<usize>, boo
                     let l = (i < old_len).then(|| side(old_index + i, line(old[old_index + i])));
                     let r = (i < new_len).then(|| side(new_index + i, wline(new[new_index + i])));
                     let kind = match (&l, &r) {
+                        // A comma added or dropped where an element was appended after
+                        // it is no change of that line.
+                        (Some(a), Some(b))
+                            if local[a.span.clone()].trim_end_matches(',')
+                                == wire[b.span.clone()].trim_end_matches(',') =>
+                        {
+                            Kind::Equal
+                        }
                         (Some(_), Some(_)) => Kind::Change,
                         (Some(_), None) => Kind::Delete,
                         _ => Kind::Insert,
@@ -157,7 +165,8 @@ fn rows(local: &str, wire: &str, budget: Duration) -> (Vec<Row>, Vec<usize>, boo
                         left: l,
                         right: r,
                     };
-                    if let (Some(a), Some(b)) = (&mut row.left, &mut row.right) {
+                    if let (Kind::Change, Some(a), Some(b)) = (kind, &mut row.left, &mut row.right)
+                    {
                         let (ea, eb) = changed_span(&local[a.span.clone()], &wire[b.span.clone()]);
                         a.emph = Some(ea);
                         b.emph = Some(eb);
@@ -166,6 +175,10 @@ fn rows(local: &str, wire: &str, budget: Duration) -> (Vec<Row>, Vec<usize>, boo
                 }
             }
         }
+        // The run starts at its first changed row (not at a comma-only one).
+        let Some(first) = (first..rows.len()).find(|&i| rows[i].kind != Kind::Equal) else {
+            continue;
+        };
         if changes
             .last()
             .is_none_or(|&c: &usize| rows[c..first].iter().any(|r| r.kind == Kind::Equal))
@@ -253,6 +266,22 @@ mod tests {
         assert_eq!(d.left_line(r), Some("\"content\": \"long text\""));
         assert_eq!(d.right_line(&d.rows[3]), Some("d"));
         assert_eq!(d.left_line(&d.rows[3]), None);
+    }
+
+    #[test]
+    fn a_trailing_comma_is_not_a_change_of_the_line_above_an_insert() {
+        // The wire appends an element: the last one before it gains a comma.
+        let a = "[\n  {\"a\": 1}\n]\n";
+        let b = "[\n  {\"a\": 1},\n  {\"b\": 2}\n]\n";
+        let d = diff(a.into(), b.into(), Duration::from_secs(1));
+        let kinds: Vec<Kind> = d.rows.iter().map(|r| r.kind).collect();
+        assert_eq!(kinds, [Kind::Equal, Kind::Equal, Kind::Insert, Kind::Equal]);
+        assert_eq!(d.rows[1].right.as_ref().unwrap().emph, None);
+        assert_eq!(d.changes, [2], "one change: the appended element");
+        // A real change next to a comma is still one.
+        let d = diff("x\n1\n".into(), "x\n2,\n3\n".into(), Duration::from_secs(1));
+        assert_eq!(d.rows[1].kind, Kind::Change);
+        assert_eq!(d.changes, [1]);
     }
 
     #[test]

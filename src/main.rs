@@ -21,9 +21,13 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(text) => {
             let mut out = std::io::stdout().lock();
-            // A closed pipe (`| head`) is not an error worth a message.
-            let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
-            ExitCode::SUCCESS
+            match quiet_pipe(out.write_all(text.as_bytes()).and_then(|_| out.flush())) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("mcscope: {e}");
+                    ExitCode::from(2)
+                }
+            }
         }
         Err(e) => {
             eprintln!("mcscope: {e}");
@@ -34,7 +38,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<String, UsageError> {
     let Some(command) = cli.command else {
-        mcscope::tui::run(cli.path.as_deref(), &cli.opts)?;
+        mcscope::tui::run(cli.path.as_deref(), &cli.opts, !cli.no_mouse)?;
         return Ok(String::new());
     };
     let json = |v: serde_json::Value| {
@@ -73,9 +77,11 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
                     let steps = analysis::timeline_steps(&setup, forced_at);
                     let evidence = analysis::evidence(&setup);
-                    let _ = report::write_timeline_json(&setup, steps, &evidence, &mut out)
-                        .and_then(|_| out.write_all(b"\n"))
-                        .and_then(|_| out.flush());
+                    quiet_pipe(
+                        report::write_timeline_json(&setup, steps, &evidence, &mut out)
+                            .and_then(|_| out.write_all(b"\n"))
+                            .and_then(|_| out.flush()),
+                    )?;
                     String::new()
                 }
                 OutputFormat::Text => {
@@ -90,6 +96,8 @@ fn run(cli: Cli) -> Result<String, UsageError> {
         } => {
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
+            let tool_id = cli::resolve_id(&setup.session, &tool_id)
+                .map_err(|e| UsageError::Message(format!("{}: {e}", path.display())))?;
             let e = analysis::explain(&setup, &tool_id, forced_at).ok_or_else(|| {
                 UsageError::Message(format!(
                     "{}: no tool result with id {tool_id:?}",
@@ -140,11 +148,32 @@ fn run(cli: Cli) -> Result<String, UsageError> {
     })
 }
 
+/// A write to stdout: a closed pipe (`| head`) is quiet success, any other
+/// failure (a full disk, `>/dev/full`) is an error to report, as ripgrep does.
+fn quiet_pipe(r: std::io::Result<()>) -> Result<(), UsageError> {
+    match r {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(UsageError::Message(format!("cannot write the output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Like [`quiet_pipe`], but says whether the reader is still there.
+fn still_read(r: std::io::Result<()>) -> Result<bool, UsageError> {
+    match r {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        r => quiet_pipe(r).map(|_| true),
+    }
+}
+
 fn io_error(path: &std::path::Path, e: std::io::Error) -> UsageError {
     UsageError::Message(format!("{}: {e}", path.display()))
 }
 
 /// `timeline --follow`: print the timeline, then each request as the file grows.
+/// The session is rebuilt only when the file changed, and the header printed once
+/// (again only when the file starts over).
 fn follow_timeline(
     path: &std::path::Path,
     opts: &cli::Opts,
@@ -152,40 +181,48 @@ fn follow_timeline(
 ) -> Result<(), UsageError> {
     use mcscope::load::{Change, Follower};
     let mut follower = Follower::open(path, cli::input_format(opts))?;
-    let mut printed = 0;
+    // Rows printed so far; None until the header is out.
+    let mut printed: Option<usize> = None;
+    let mut changed = true;
     let mut out = std::io::stdout();
     loop {
-        let setup = cli::setup_from(follower.session(), path, opts)?;
-        let n = setup.session.requests.len();
-        if n > printed || printed == 0 {
-            let steps = analysis::timeline(&setup, n);
-            let text = report::timeline_text(&setup, &steps);
-            // The header, the column titles and the rows not printed yet.
-            let mut lines: Vec<&str> = text.lines().collect();
-            if printed > 0 {
-                lines.retain(|l| {
-                    l.split_whitespace()
-                        .next()
-                        .and_then(|w| w.parse::<usize>().ok())
-                        .is_some_and(|i| i > printed)
-                });
-            }
-            for l in lines {
-                if writeln!(out, "{l}").is_err() {
+        if changed {
+            let setup = cli::setup_from(follower.session(), path, opts)?;
+            let n = setup.session.requests.len();
+            if printed.is_none_or(|p| n > p) {
+                let steps = analysis::timeline(&setup, n);
+                let text = report::timeline_text(&setup, &steps);
+                // The header, the column titles and the rows not printed yet.
+                let mut lines: Vec<&str> = text.lines().collect();
+                if let Some(p) = printed {
+                    lines.retain(|l| {
+                        l.split_whitespace()
+                            .next()
+                            .and_then(|w| w.parse::<usize>().ok())
+                            .is_some_and(|i| i > p)
+                    });
+                }
+                for l in lines {
+                    if !still_read(writeln!(out, "{l}"))? {
+                        return Ok(());
+                    }
+                }
+                if !still_read(out.flush())? {
                     return Ok(());
                 }
+                printed = Some(n);
             }
-            let _ = out.flush();
-            printed = n;
         }
         std::thread::sleep(std::time::Duration::from_millis(interval_ms));
-        match follower.poll() {
+        changed = match follower.poll() {
             Ok(Change::Restarted(why)) => {
                 eprintln!("mcscope: {}: {why}", path.display());
-                printed = 0;
+                printed = None;
+                true
             }
-            Ok(_) => {}
+            Ok(Change::Grew(_)) => true,
+            Ok(Change::Unchanged) => false,
             Err(e) => return Err(UsageError::Message(format!("{}: {e}", path.display()))),
-        }
+        };
     }
 }

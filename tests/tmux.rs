@@ -361,16 +361,16 @@ fn demo_session_keys_and_a_clean_exit() {
     // The help panel's title says "any key closes": use a key bound to nothing.
     let mut failures = Vec::new();
     t.key("?");
-    t.wait_text("cycle plan");
+    t.wait_text("previous request");
     t.key("x");
     if let Err(e) = t.try_wait("the help panel to close on an unbound key (x)", |s| {
-        !has(s, "cycle plan") && has(s, AGE_LIST)
+        !has(s, "previous request") && has(s, AGE_LIST)
     }) {
         failures.push(e);
         // Close it the way that works, to check the rest.
         t.key("Escape");
         t.wait("the help panel to close on Escape", |s| {
-            !has(s, "cycle plan") && has(s, AGE_LIST)
+            !has(s, "previous request") && has(s, AGE_LIST)
         });
     }
 
@@ -404,8 +404,11 @@ fn too_small_terminal_and_resize() {
     assert!(!has(&s, "terminal too small"), "{}", s.join("\n"));
     assert!(has(&s, "toolu_D"), "{}", s.join("\n"));
 
-    // Esc with no panel open and no session list behind: quit.
+    // Esc with no panel open and no session list behind: nothing (q quits).
     t.key("Escape");
+    t.key("Left");
+    t.wait_header("5/6");
+    t.key("q");
     t.assert_shell_back();
 }
 
@@ -504,4 +507,198 @@ fn ctrl_c_quits_and_ctrl_z_suspends_until_fg() {
     t.wait_header("5/6");
     t.key("C-c");
     t.assert_shell_back();
+}
+
+/// At 80×24 the help scrolls (↓ and PgDn) to its last line; Esc and q close it; Esc at
+/// the top level keeps the program running; `:3` jumps; `--at` applies.
+#[test]
+fn at_80x24_help_scrolls_to_the_end_esc_never_quits_and_the_command_line_jumps() {
+    let Some(t) = Tmux::start("keys80", 80, 24) else {
+        return;
+    };
+    t.type_line(&format!("mcscope {DEMO} --policy count --at 4"));
+    t.wait_header("4/6");
+    t.key("?");
+    t.wait_text("previous request");
+    // The legend's last line, reached by scrolling.
+    let last = mcscope::tui::ui::help_lines()
+        .last()
+        .unwrap()
+        .trim()
+        .to_string();
+    let mut reached = false;
+    for _ in 0..80 {
+        if has(&t.capture(), &last) {
+            reached = true;
+            break;
+        }
+        t.key("Down");
+    }
+    assert!(
+        reached,
+        "the help's last line {last:?} was never shown:\n{}",
+        t.capture().join("\n")
+    );
+    for needle in ["▲ a plan fired", "✕ the simulated cache prefix broke"] {
+        t.key("g");
+        t.wait_text("previous request");
+        t.key("PageDown");
+        let mut found = false;
+        for _ in 0..10 {
+            if has(&t.capture(), needle) {
+                found = true;
+                break;
+            }
+            t.key("PageDown");
+        }
+        assert!(found, "{needle:?} not reached with PgDn");
+    }
+    // q closes the help, it does not quit.
+    t.key("q");
+    t.wait("the help to close", |s| {
+        !has(s, "previous request") && has(s, AGE_LIST)
+    });
+    // Esc at the top level: still running.
+    t.key("Escape");
+    t.key(":");
+    t.wait_text(":▏");
+    t.type_line("2");
+    t.wait_header("2/6");
+    t.key(":");
+    t.wait_text(":▏");
+    t.type_line("gap soon");
+    t.wait_text("expected minutes");
+    t.key("q");
+    t.assert_shell_back();
+}
+
+#[test]
+fn off_a_terminal_the_tui_prints_one_line_and_exits_2() {
+    let Some(t) = Tmux::start("notty", 120, 40) else {
+        return;
+    };
+    t.type_line(&format!("mcscope {DEMO} </dev/null; echo \"rc=$?\""));
+    let s = t.wait_line("rc=2");
+    assert!(
+        s.iter()
+            .any(|l| l.starts_with("mcscope: not a terminal: use `mcscope plan`")),
+        "{}",
+        s.join("\n")
+    );
+    t.type_line(&format!(
+        "mcscope {DEMO} | head -3; echo \"rc=${{PIPESTATUS[0]}}\""
+    ));
+    t.wait("the second rc=2", |s| {
+        s.iter().filter(|l| *l == "rc=2").count() == 2
+    });
+    let log = t.log();
+    assert!(
+        !log.contains(ENTER_ALT_SCREEN),
+        "the screen was switched: {log:?}"
+    );
+    t.assert_shell_back();
+}
+
+#[test]
+fn no_mouse_leaves_the_mouse_to_the_terminal() {
+    let Some(t) = Tmux::start("nomouse", 100, 30) else {
+        return;
+    };
+    t.type_line(&format!("mcscope {DEMO}"));
+    t.wait_header("6/6");
+    assert_eq!(t.format("#{mouse_any_flag}"), "1", "captured by default");
+    t.key("q");
+    t.assert_shell_back();
+    t.type_line(&format!("mcscope {DEMO} --no-mouse"));
+    t.wait_header("6/6");
+    assert_eq!(
+        t.format("#{mouse_any_flag}"),
+        "0",
+        "--no-mouse: not captured"
+    );
+    t.key("q");
+    t.assert_shell_back();
+}
+
+#[test]
+fn y_puts_the_selected_id_in_tmux_s_buffer() {
+    let Some(t) = Tmux::start("copy", 120, 40) else {
+        return;
+    };
+    t.tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    t.type_line(&format!("mcscope {DEMO} --policy idle"));
+    t.wait_header("6/6");
+    t.key("Down");
+    t.key("y");
+    t.wait_text("copied toolu_B");
+    let start = Instant::now();
+    loop {
+        let out = Command::new("tmux")
+            .args(["-f", "/dev/null", "-u", "-L", &t.socket, "show-buffer"])
+            .env_remove("TMUX")
+            .output()
+            .unwrap();
+        if String::from_utf8_lossy(&out.stdout) == "toolu_B" {
+            break;
+        }
+        assert!(
+            start.elapsed() < TIMEOUT,
+            "tmux's buffer: {:?} {:?}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::thread::sleep(POLL);
+    }
+    t.key("q");
+    t.assert_shell_back();
+}
+
+/// At 80×24 and 200×50 the footer's cache verdict is on screen; after `f` a file
+/// that grows is followed (the header counts the new requests).
+#[test]
+fn the_verdict_shows_at_both_sizes_and_f_follows_a_growing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(manifest().join(DEMO)).unwrap();
+    let lines: Vec<&str> = src.lines().collect();
+    let live = dir.path().join("live.jsonl");
+    // All but the last prompt and its answer: 5 requests of 6.
+    let cut = lines.len() - 2;
+    std::fs::write(&live, lines[..cut].join("\n") + "\n").unwrap();
+    for (w, h) in [(80, 24), (200, 50)] {
+        let Some(t) = Tmux::start(&format!("verdict{w}"), w, h) else {
+            return;
+        };
+        t.type_line(&format!(
+            "mcscope {} --policy idle --keep-recent 2",
+            live.display()
+        ));
+        let s = t.wait_header("5/5");
+        assert!(
+            s.iter().any(|l| l.starts_with("✓ cache prefix kept")),
+            "{w}×{h}:\n{}",
+            s.join("\n")
+        );
+        t.key("f");
+        t.wait_text("following");
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&live)
+            .unwrap();
+        use std::io::Write;
+        writeln!(f, "{}", lines[cut..].join("\n")).unwrap();
+        drop(f);
+        // Followed: the new request is counted, and the view stays where it was.
+        t.wait_header("5/6");
+        t.key("End");
+        // Request 6 comes after a 75.5-minute gap: idle clears, the prefix breaks.
+        let s = t.wait_header("6/6");
+        let verdict = t.wait("the broken verdict", |s| {
+            s.iter()
+                .any(|l| l.starts_with("✕ cache prefix broken at message"))
+        });
+        assert!(!verdict.is_empty(), "{}", s.join("\n"));
+        t.key("q");
+        t.assert_shell_back();
+        std::fs::write(&live, lines[..cut].join("\n") + "\n").unwrap();
+    }
 }

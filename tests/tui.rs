@@ -1,9 +1,11 @@
 //! The TUI, region by region on ratatui's TestBackend, and driven by actions.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+mod common;
+
 use mcscope::cli::{self, KindArg, Opts};
 use mcscope::tui::app::{App, Overlay};
-use mcscope::tui::keymap::{Action, KEYMAP};
+use mcscope::tui::keymap::{self, Action};
 use mcscope::tui::ui::{self, Theme};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -344,23 +346,177 @@ fn export_writes_the_wire_atomically_and_never_over_the_input() {
     assert_eq!(names.len(), 2, "{names:?}");
 }
 
-#[test]
-fn help_is_generated_from_the_keymap() {
+/// Every action in turn: a new variant does not compile here until it is listed.
+fn after(a: Action) -> Option<Action> {
+    use Action::*;
+    Some(match a {
+        NextRequest => PrevRequest,
+        PrevRequest => FirstRequest,
+        FirstRequest => LastRequest,
+        LastRequest => CyclePlan,
+        CyclePlan => ToggleDelivery,
+        ToggleDelivery => KeepMore,
+        KeepMore => KeepLess,
+        KeepLess => GapUp,
+        GapUp => GapDown,
+        GapDown => SizeUp,
+        SizeUp => SizeDown,
+        SizeDown => ToggleProtect,
+        ToggleProtect => Explain,
+        Explain => Search,
+        Search => Command,
+        Command => CycleFilter,
+        CycleFilter => FocusNext,
+        FocusNext => Export,
+        Export => Help,
+        Help => Up,
+        Up => Down,
+        Down => PageUp,
+        PageUp => PageDown,
+        PageDown => Top,
+        Top => Bottom,
+        Bottom => NextChange,
+        NextChange => PrevChange,
+        PrevChange => NextFired,
+        NextFired => PrevFired,
+        PrevFired => NextBreak,
+        NextBreak => PrevBreak,
+        PrevBreak => ScrollLeft,
+        ScrollLeft => ScrollRight,
+        ScrollRight => ToggleFolds,
+        ToggleFolds => ToggleFollow,
+        ToggleFollow => Copy,
+        Copy => ViewContent,
+        ViewContent => Back,
+        Back => Quit,
+        Quit => return None,
+        // Typed text: made by any key while an input line is open, not by the table.
+        Type(_) | Erase | Submit | Complete => return None,
+    })
+}
+
+/// The help at `w`×`h`, scrolled from top to bottom with ↓: every line it shows.
+fn help_seen(w: u16, h: u16) -> Vec<String> {
     let mut a = app(DEMO, None);
+    a.resize(w, h);
     a.update(Action::Help);
-    let lines = screen(&a, 120, 40, true);
-    for b in KEYMAP {
+    let mut seen: Vec<String> = Vec::new();
+    for _ in 0..200 {
+        let lines = screen(&a, w, h, true);
+        // The panel fits: its top and bottom borders are on screen.
+        assert!(lines.iter().any(|l| l.contains("┌") && l.contains("keys")));
         assert!(
-            lines.iter().any(|l| l.contains(b.help)),
-            "help lacks {:?}",
+            lines.iter().any(|l| l.contains("└")),
+            "{}",
+            lines.join("\n")
+        );
+        for l in lines {
+            if !seen.contains(&l) {
+                seen.push(l);
+            }
+        }
+        a.update(Action::Down);
+        assert!(a.view().unwrap().overlay.is_some(), "↓ scrolls, not closes");
+    }
+    seen
+}
+
+#[test]
+fn every_action_has_a_key_and_a_line_in_the_help() {
+    let mut actions = vec![Action::NextRequest];
+    while let Some(next) = after(*actions.last().unwrap()) {
+        actions.push(next);
+    }
+    assert!(actions.len() >= 40, "{actions:?}");
+    let seen = help_seen(120, 40);
+    for a in actions {
+        let b = keymap::binding(a).unwrap_or_else(|| panic!("{a:?} has no key"));
+        assert!(!b.keys.is_empty(), "{a:?}");
+        assert!(
+            seen.iter()
+                .any(|l| l.contains(b.help) && l.contains(b.label)),
+            "the help lacks {a:?} ({:?})",
             b.help
         );
+        // The key dispatches that very action.
+        let key = ratatui::crossterm::event::KeyEvent::from(b.keys[0]);
+        assert_eq!(keymap::action_for(key, false), Some(a));
     }
-    a.update(Action::Down);
+    // f follows the file (it was bound to nothing).
+    let f =
+        ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('f'));
+    assert_eq!(keymap::action_for(f, false), Some(Action::ToggleFollow));
+}
+
+#[test]
+fn help_scrolls_to_its_end_and_fits_every_accepted_size() {
+    let all = ui::help_lines();
+    // The legend of glyphs and of §8's marks is part of it.
+    for needle in [
+        "✗ cleared",
+        "◆ protected",
+        "▲ a plan fired",
+        "✕ the simulated cache prefix broke",
+        "◇ harness evidence",
+        "! an observed cache break",
+        "Esc",
+        "q",
+        "next search match",
+    ] {
+        assert!(
+            all.iter().any(|l| l.contains(needle)),
+            "help lacks {needle:?}"
+        );
+    }
+    // 80×24 (the issue's size) and the smallest screen the TUI draws.
+    for (w, h) in [(80, 24), (ui::MIN_WIDTH, ui::MIN_HEIGHT)] {
+        let seen = help_seen(w, h);
+        for line in &all {
+            let line = line.trim_end();
+            assert!(
+                line.is_empty() || seen.iter().any(|l| l.contains(line)),
+                "at {w}×{h} the help never shows {line:?}"
+            );
+        }
+    }
+    // PgDn, G and g; Esc and q close the help without quitting; any other key closes it.
+    let mut a = app(DEMO, None);
+    a.resize(80, 24);
+    a.update(Action::Help);
+    a.update(Action::Bottom);
+    let bottom = screen(&a, 80, 24, true);
+    assert!(has(&bottom, all.last().unwrap()), "G shows the last line");
+    assert!(has(&bottom, &format!("of {} ", all.len())));
+    a.update(Action::Top);
+    assert!(has(&screen(&a, 80, 24, true), "1–"));
+    a.update(Action::PageDown);
+    assert!(!has(&screen(&a, 80, 24, true), " 1–"));
+    a.update(Action::Quit);
+    assert!(
+        a.view().unwrap().overlay.is_none() && !a.quit,
+        "q closes the help"
+    );
+    a.update(Action::Help);
+    a.update(Action::Back);
+    assert!(a.view().unwrap().overlay.is_none() && !a.quit);
+    a.update(Action::Help);
+    a.unbound_key();
     assert!(
         a.view().unwrap().overlay.is_none(),
-        "any key closes the help"
+        "any other key closes it"
     );
+    // Every help line fits the narrowest panel (MIN_WIDTH - 2 wide, borders inside).
+    for l in &all {
+        assert!(
+            l.chars().count() <= ui::MIN_WIDTH as usize - 4,
+            "too wide for {}: {l:?}",
+            ui::MIN_WIDTH
+        );
+    }
+}
+
+fn has(lines: &[String], needle: &str) -> bool {
+    lines.iter().any(|l| l.contains(needle))
 }
 
 #[test]
@@ -402,12 +558,16 @@ fn picker_opens_and_esc_goes_back() {
     let lines = screen(&a, 120, 30, true);
     assert!(lines[0].contains("newest first"));
     let picked = a.picked().unwrap();
-    a.open(cli::setup(&picked, &Opts::default()).unwrap());
+    let setup = cli::setup(&picked, &Opts::default()).unwrap();
+    let k = setup.last_request();
+    a.open(setup, k);
     assert!(a.view().is_some());
     a.update(Action::Back);
     assert!(a.view().is_none() && !a.quit, "back to the picker");
     a.update(Action::Back);
-    assert!(a.quit, "Esc at the top level quits");
+    assert!(!a.quit, "Esc at the top level does nothing");
+    a.update(Action::Quit);
+    assert!(a.quit, "q quits");
 }
 
 /// The TUI shows the very plan `mcscope plan` prints, for every sample, plan and request.
@@ -697,4 +857,596 @@ fn p_reaches_budget_and_the_header_says_what_auto_chose_and_its_caveats() {
     // + from budget's default 3 makes it an explicit 4.
     a.update(Action::KeepMore);
     assert_eq!(a.view().unwrap().policy().keep_recent, Some(4));
+}
+
+/// `mcscope FILE --at 3 --keep-recent 1 --policy count`: the TUI loads through
+/// `tui::load_session`, as the binary does, and every plan flag applies.
+#[test]
+fn every_plan_flag_applies_to_the_tui_at_included() {
+    let opts = Opts {
+        at: Some("3".into()),
+        keep_recent: Some(1),
+        policy: Some(KindArg::Count),
+        ..Default::default()
+    };
+    let progress = std::sync::atomic::AtomicU64::new(0);
+    let (setup, at) = mcscope::tui::load_session(&sample(DEMO), &opts, &progress).unwrap();
+    let k = at.unwrap();
+    assert_eq!(k, 3);
+    let cli_plan = mcscope::analysis::plan_at(&setup, 3).unwrap();
+    let a = App::session_at(setup, k);
+    let lines = screen(&a, 120, 40, true);
+    assert!(lines[0].contains("request 3/6"), "{}", lines[0]);
+    assert!(
+        lines[1].contains("plan count") && lines[1].contains("keep 1"),
+        "{}",
+        lines[1]
+    );
+    let v = a.view().unwrap();
+    assert_eq!(v.plan.step.newly_cleared, cli_plan.step.newly_cleared);
+    assert_eq!(v.plan.step.cleared, cli_plan.step.cleared);
+    // An --at the session does not have is the CLI's error, word for word.
+    let opts = Opts {
+        at: Some("57".into()),
+        ..Default::default()
+    };
+    let (_, at) = mcscope::tui::load_session(&sample(DEMO), &opts, &progress).unwrap();
+    assert_eq!(
+        at.unwrap_err().to_string(),
+        "--at 57: the session has requests 1..=6"
+    );
+}
+
+/// The diff region's rows on screen: from its title to the footer.
+fn diff_region(lines: &[String]) -> Vec<String> {
+    let start = lines
+        .iter()
+        .position(|l| l.contains("local request (left)"))
+        .unwrap();
+    let end = lines
+        .iter()
+        .position(|l| l.starts_with("✓ cache") || l.starts_with("✕ cache"))
+        .unwrap_or(lines.len());
+    lines[start + 1..end].to_vec()
+}
+
+#[test]
+fn switching_to_count_opens_the_diff_on_the_cache_edits_block() {
+    // Opened under idle (rewrite), then p p p to count: the sidecar-free delivery
+    // default for count on Claude is cache-edits, but a tune keeps the delivery, so
+    // d switches it. The diff must open on the block, not at line 1.
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    let lines = screen(&a, 80, 24, true);
+    assert!(
+        diff_region(&lines)
+            .iter()
+            .any(|l| l.contains("~") && l.contains("\"content\": \"[Old tool r")),
+        "idle opens on a placeholder:\n{}",
+        lines.join("\n")
+    );
+    for _ in 0..3 {
+        a.update(Action::CyclePlan);
+    }
+    assert_eq!(a.view().unwrap().policy().kind.name(), "count");
+    a.update(Action::ToggleDelivery);
+    assert_eq!(a.view().unwrap().policy().delivery.name(), "cache-edits");
+    let lines = screen(&a, 80, 24, true);
+    assert!(
+        has(&diff_region(&lines), "\"cache_edits\""),
+        "{}",
+        lines.join("\n")
+    );
+    // Opening a session under count / cache-edits lands there too.
+    let a = app(DEMO, Some(KindArg::Count));
+    let lines = screen(&a, 80, 24, true);
+    assert!(
+        has(&diff_region(&lines), "\"cache_edits\""),
+        "{}",
+        lines.join("\n")
+    );
+}
+
+#[test]
+fn esc_closes_clears_and_goes_back_but_never_quits_and_q_closes_a_panel_first() {
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    // Top level, nothing to close: Esc does nothing.
+    a.update(Action::Back);
+    assert!(!a.quit && a.view().is_some());
+    // A panel: q closes it, the program stays.
+    a.update(Action::Explain);
+    assert!(matches!(
+        a.view().unwrap().overlay,
+        Some(Overlay::Explain { .. })
+    ));
+    a.update(Action::Quit);
+    assert!(a.view().unwrap().overlay.is_none() && !a.quit);
+    // A search kept with Enter: Esc clears it (n/N go back to diff changes).
+    a.update(Action::Search);
+    for c in "toolu".chars() {
+        a.input(c);
+    }
+    a.submit();
+    assert_eq!(a.view().unwrap().search.as_deref(), Some("toolu"));
+    a.update(Action::Back);
+    assert_eq!(a.view().unwrap().search, None);
+    assert!(!a.quit);
+    // A filter: Esc clears it.
+    a.update(Action::CycleFilter);
+    assert_ne!(a.view().unwrap().filter, mcscope::tui::app::Filter::All);
+    a.update(Action::Back);
+    assert_eq!(a.view().unwrap().filter, mcscope::tui::app::Filter::All);
+    assert!(!a.quit);
+    // Nothing left: q quits.
+    a.update(Action::Quit);
+    assert!(a.quit);
+}
+
+#[test]
+fn status_filters_show_only_their_results_and_say_how_many() {
+    // Idle at request 6: toolu_A and toolu_B cleared, C and D kept (4 results).
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    a.update(Action::CycleFilter);
+    let lines = screen(&a, 120, 40, true);
+    assert!(
+        has(&lines, "tool results by age (2 of 4, cleared only"),
+        "{}",
+        lines.join("\n")
+    );
+    let list = list_region(&lines);
+    assert_eq!(list.len(), 2, "{list:?}");
+    assert!(list.iter().all(|l| l.contains("✗ cleared")), "{list:?}");
+    // The selection stays on a shown result and moves among them only.
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_A"));
+    a.update(Action::Down);
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_B"));
+    a.update(Action::Down);
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_B"));
+    // Protected / escapes: none here. Not kept: the two cleared ones again.
+    a.update(Action::CycleFilter);
+    let lines = screen(&a, 120, 40, true);
+    assert!(has(&lines, "(0 of 4, protected / escapes only"));
+    a.update(Action::CycleFilter);
+    assert!(has(&screen(&a, 120, 40, true), "(2 of 4, not kept only"));
+    a.update(Action::CycleFilter);
+    assert!(has(&screen(&a, 120, 40, true), "tool results by age (4)"));
+    // On the memory sample, protected / escapes shows the three roots and the leak.
+    let mut m = app(MEMORY, Some(KindArg::Forced));
+    m.update(Action::CycleFilter);
+    m.update(Action::CycleFilter);
+    let v = m.view().unwrap();
+    let shown: Vec<String> = v
+        .visible()
+        .iter()
+        .map(|&i| {
+            v.setup.session.results[v.plan.candidates[i].result]
+                .id
+                .clone()
+        })
+        .collect();
+    assert_eq!(shown, ["call_proj", "call_user", "call_team", "call_leak"]);
+}
+
+#[test]
+fn n_and_shift_n_step_through_search_matches_while_a_search_is_active() {
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    a.update(Action::Search);
+    for c in "toolu_".chars() {
+        a.input(c);
+    }
+    a.submit();
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_A"));
+    let lines = screen(&a, 120, 40, true);
+    assert!(
+        has(&lines, "search \"toolu_\": n/N next/previous match"),
+        "the footer says what n/N do: {}",
+        lines.join("\n")
+    );
+    a.update(Action::NextChange);
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_B"));
+    a.update(Action::NextChange);
+    a.update(Action::NextChange);
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_D"));
+    a.update(Action::NextChange);
+    assert_eq!(
+        a.view().unwrap().selected_id().as_deref(),
+        Some("toolu_A"),
+        "wraps"
+    );
+    a.update(Action::PrevChange);
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_D"));
+    // Cleared: n jumps between diff changes again and the selection stays.
+    a.update(Action::Back);
+    let top = a.view().unwrap().diff_top;
+    a.update(Action::NextChange);
+    let v = a.view().unwrap();
+    assert_eq!(v.selected_id().as_deref(), Some("toolu_D"));
+    assert!(v.diff_top != top || v.status.is_some());
+    assert!(!has(&screen(&a, 120, 40, true), "search \"toolu_\""));
+}
+
+#[test]
+fn jumps_go_to_the_requests_where_the_plan_fired_or_the_cache_broke() {
+    // Count on the demo fires at request 5 only; through cache_edits the prefix
+    // never breaks, through rewrite it breaks at 5.
+    let mut a = app(DEMO, Some(KindArg::Count));
+    assert_eq!(a.view().unwrap().k, 6);
+    a.update(Action::PrevFired);
+    assert_eq!(a.view().unwrap().k, 5);
+    a.update(Action::PrevFired);
+    assert_eq!(a.view().unwrap().k, 5);
+    assert!(
+        a.view()
+            .unwrap()
+            .status
+            .as_deref()
+            .unwrap()
+            .contains("no earlier request where the plan fired")
+    );
+    a.update(Action::Top);
+    a.update(Action::FirstRequest);
+    a.update(Action::NextBreak);
+    assert_eq!(a.view().unwrap().k, 1, "cache-edits keeps the prefix");
+    a.update(Action::NextFired);
+    assert_eq!(a.view().unwrap().k, 5);
+    a.update(Action::ToggleDelivery);
+    a.update(Action::FirstRequest);
+    a.update(Action::NextBreak);
+    assert_eq!(a.view().unwrap().k, 5, "rewrite breaks it where it fired");
+    a.update(Action::LastRequest);
+    a.update(Action::PrevBreak);
+    assert_eq!(a.view().unwrap().k, 5);
+    // The footer marks the break with ✕.
+    view_mut(&mut a).wait_background();
+    assert!(row(&screen(&a, 120, 40, true), "fired ").contains('✕'));
+}
+
+/// The footer's marks are the plan's own verdicts at every request.
+#[test]
+fn timeline_marks_agree_with_the_plan_at_every_request() {
+    for path in [DEMO, MEMORY, SIZE] {
+        for kind in [
+            KindArg::Idle,
+            KindArg::Forced,
+            KindArg::Size,
+            KindArg::Count,
+        ] {
+            for delivery in [cli::DeliveryArg::Rewrite, cli::DeliveryArg::CacheEdits] {
+                let opts = Opts {
+                    policy: Some(kind),
+                    delivery: Some(delivery),
+                    ..Default::default()
+                };
+                let Ok(setup) = cli::setup(&sample(path), &opts) else {
+                    continue; // cache-edits on qwen
+                };
+                let n = setup.session.requests.len();
+                for k in 1..=n {
+                    let marks: Vec<_> = mcscope::tui::app::timeline_marks(&setup, k).collect();
+                    let plan = mcscope::analysis::plan_at(&setup, k).unwrap();
+                    let m = marks[k - 1];
+                    assert_eq!(m.fired, plan.step.fired, "{path} {kind:?} {k}");
+                    assert_eq!(
+                        m.broke,
+                        plan.cache.prefix_broken_at_message.is_some(),
+                        "{path} {kind:?} {delivery:?} {k}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn command(a: &mut App, line: &str) {
+    a.update(Action::Command);
+    for c in line.chars() {
+        a.update(Action::Type(c));
+    }
+    a.update(Action::Submit);
+}
+
+#[test]
+fn the_command_line_jumps_tunes_and_explains() {
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    command(&mut a, "3");
+    assert_eq!(a.view().unwrap().k, 3);
+    assert!(screen(&a, 120, 40, true)[0].contains("request 3/6"));
+    command(&mut a, "57");
+    assert_eq!(a.view().unwrap().k, 3);
+    assert_eq!(
+        a.view().unwrap().status.as_deref(),
+        Some(":57: the session has requests 1..=6")
+    );
+    command(&mut a, "gap 7.5");
+    assert_eq!(a.view().unwrap().policy().gap_threshold_minutes, 7.5);
+    command(&mut a, "keep 3");
+    assert_eq!(a.view().unwrap().policy().keep_recent, Some(3));
+    command(&mut a, "size 300000");
+    assert_eq!(a.view().unwrap().policy().size_threshold, 300_000);
+    command(&mut a, "trigger 4");
+    assert_eq!(a.view().unwrap().policy().trigger_threshold, 4);
+    command(&mut a, "policy count");
+    assert_eq!(a.view().unwrap().policy().kind.name(), "count");
+    let lines = screen(&a, 120, 40, true);
+    assert!(
+        lines[1].contains("plan count*") && lines[1].contains("keep 3*"),
+        "{}",
+        lines[1]
+    );
+    // Bad values say what was expected and change nothing.
+    command(&mut a, "gap soon");
+    let v = a.view().unwrap();
+    assert_eq!(v.policy().gap_threshold_minutes, 7.5);
+    assert_eq!(
+        v.status.as_deref(),
+        Some(":gap \"soon\": expected minutes, e.g. :gap 7.5 (negative disables)")
+    );
+    command(&mut a, "keep 0");
+    assert!(
+        a.view()
+            .unwrap()
+            .status
+            .as_deref()
+            .unwrap()
+            .contains("1 or more")
+    );
+    command(&mut a, "policy sometimes");
+    assert!(
+        a.view()
+            .unwrap()
+            .status
+            .as_deref()
+            .unwrap()
+            .contains("expected one of auto, idle, forced, size, count")
+    );
+    command(&mut a, "frobnicate 3");
+    assert!(
+        a.view()
+            .unwrap()
+            .status
+            .as_deref()
+            .unwrap()
+            .contains("no such command")
+    );
+    // A unique id prefix, with or without the harness's `toolu_` (at request 6,
+    // where toolu_C is in the list).
+    command(&mut a, "6");
+    command(&mut a, "explain C");
+    let v = a.view().unwrap();
+    match &v.overlay {
+        Some(Overlay::Explain { explain, .. }) => assert_eq!(explain.tool_use_id, "toolu_C"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(v.selected_id().as_deref(), Some("toolu_C"));
+    a.update(Action::Back);
+    command(&mut a, "explain toolu_");
+    let status = a.view().unwrap().status.clone().unwrap();
+    assert!(
+        status.contains("ambiguous") && status.contains("toolu_A, toolu_B, toolu_C, toolu_D"),
+        "{status}"
+    );
+    // Completion of command names.
+    a.update(Action::Command);
+    a.update(Action::Type('e'));
+    a.update(Action::Complete);
+    match &a.view().unwrap().overlay {
+        Some(Overlay::Command(c)) => assert_eq!(c, "explain "),
+        other => panic!("{other:?}"),
+    }
+    assert!(has(&screen(&a, 120, 40, true), ":explain ▏"));
+    a.update(Action::Back);
+    assert_eq!(
+        mcscope::tui::app::complete("t"),
+        ("trigger ".to_string(), None)
+    );
+    let (text, note) = mcscope::tui::app::complete("");
+    assert_eq!(text, "");
+    assert!(note.unwrap().contains("gap  keep  size"));
+    // Typed text goes through the keymap as actions while the line is open.
+    let colon =
+        ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('q'));
+    assert_eq!(keymap::action_for(colon, true), Some(Action::Type('q')));
+    assert_eq!(keymap::action_for(colon, false), Some(Action::Quit));
+}
+
+#[test]
+fn in_the_demo_esc_leaves_the_tour_and_q_quits() {
+    let t = tempfile::tempdir().unwrap();
+    let mut a = mcscope::tui::demo_app(t.path()).unwrap();
+    a.update(Action::Back);
+    assert!(a.view().unwrap().demo.is_none() && !a.quit);
+    let mut a = mcscope::tui::demo_app(t.path()).unwrap();
+    a.update(Action::Quit);
+    assert!(a.quit);
+}
+
+#[test]
+fn y_copies_the_id_or_the_explain_text_through_osc_52() {
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    a.update(Action::Down);
+    a.update(Action::Copy);
+    let v = view_mut(&mut a);
+    assert_eq!(v.clipboard.take().as_deref(), Some("toolu_B"));
+    assert!(v.status.as_deref().unwrap().contains("copied toolu_B"));
+    // In the explain panel: the explain text, as `mcscope explain` prints it.
+    a.update(Action::Explain);
+    a.update(Action::Copy);
+    let text = view_mut(&mut a).clipboard.take().unwrap();
+    let setup = cli::setup(
+        &sample(DEMO),
+        &Opts {
+            policy: Some(KindArg::Idle),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let e = mcscope::analysis::explain(&setup, "toolu_B", 6).unwrap();
+    assert_eq!(text, mcscope::report::explain_text(&setup, &e));
+    assert!(a.view().unwrap().overlay.is_some(), "the panel stays open");
+    // The sequence: ESC ] 52 ; c ; base64 BEL ("toolu_A" is dG9vbHVfQQ==).
+    assert_eq!(mcscope::tui::osc52("toolu_A"), "\x1b]52;c;dG9vbHVfQQ==\x07");
+    assert_eq!(mcscope::tui::osc52("ab"), "\x1b]52;c;YWI=\x07");
+    assert_eq!(mcscope::tui::osc52(""), "\x1b]52;c;\x07");
+}
+
+#[test]
+fn v_shows_the_full_content_the_wire_lost() {
+    // Idle at request 6 cleared toolu_A (a 40-line Read of src/config.ts).
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_A"));
+    a.update(Action::ViewContent);
+    let lines = screen(&a, 100, 30, true);
+    assert!(has(&lines, "toolu_A  Read"), "{}", lines.join("\n"));
+    assert!(has(&lines, "1→import path from \"node:path\";"));
+    assert!(has(&lines, "line 1 of 40"), "{}", lines.join("\n"));
+    a.update(Action::Bottom);
+    let lines = screen(&a, 100, 30, true);
+    assert!(has(&lines, "line 40 of 40"));
+    assert!(has(&lines, "40→"));
+    a.update(Action::Back);
+    assert!(a.view().unwrap().overlay.is_none() && !a.quit);
+    // Qwen: the functionResponse's output.
+    let mut m = app(MEMORY, Some(KindArg::Forced));
+    m.update(Action::ViewContent);
+    let lines = screen(&m, 120, 40, true);
+    assert!(
+        has(&lines, "name: App architecture"),
+        "{}",
+        lines.join("\n")
+    );
+}
+
+#[test]
+fn a_click_selects_a_row_or_focuses_a_region_and_the_wheel_scrolls_what_is_under_it() {
+    use mcscope::tui::app::{Focus, Pointer};
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    let size = (120, 40);
+    let lines = screen(&a, size.0, size.1, true);
+    let y = lines.iter().position(|l| l.contains("toolu_C")).unwrap() as u16;
+    a.mouse(Pointer::Click, 10, y, size);
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_C"));
+    assert_eq!(a.view().unwrap().focus, Focus::List);
+    // The wheel over the diff scrolls the diff, the list keeps focus and selection.
+    let diff_y = lines
+        .iter()
+        .position(|l| l.contains("local request (left)"))
+        .unwrap() as u16
+        + 3;
+    let top = a.view().unwrap().diff_top;
+    a.mouse(Pointer::WheelDown, 10, diff_y, size);
+    let v = a.view().unwrap();
+    assert_eq!(v.diff_top, top + 3);
+    assert_eq!(v.focus, Focus::List);
+    assert_eq!(v.selected_id().as_deref(), Some("toolu_C"));
+    // The wheel over the list moves the selection.
+    a.mouse(Pointer::WheelUp, 10, y, size);
+    assert_eq!(a.view().unwrap().selected_id().as_deref(), Some("toolu_A"));
+    // A click in the diff focuses it.
+    a.mouse(Pointer::Click, 10, diff_y, size);
+    assert_eq!(a.view().unwrap().focus, Focus::Diff);
+    // With the help open, the wheel scrolls the help.
+    a.resize(80, 24);
+    a.update(Action::Help);
+    a.mouse(Pointer::WheelDown, 40, 12, (80, 24));
+    match a.view().unwrap().overlay {
+        Some(Overlay::Help { scroll }) => assert_eq!(scroll, 3),
+        ref other => panic!("{other:?}"),
+    }
+}
+
+/// At 80×24 the key verdicts keep their place: the header's request, gap and turn
+/// kind, the file name of a path (cut from the left), the cache verdict first in
+/// the footer, with a glyph that keeps it under NO_COLOR.
+#[test]
+fn at_80x24_the_verdicts_stay_on_screen() {
+    let a = app(DEMO, Some(KindArg::Idle));
+    let lines = screen(&a, 80, 24, false);
+    assert!(
+        lines[0].contains("request 6/6")
+            && lines[0].contains("gap 75.5 min")
+            && lines[0].contains("new turn"),
+        "{}",
+        lines[0]
+    );
+    let list = list_region(&lines);
+    assert!(
+        row(&list, "toolu_A").contains("/src/config.ts "),
+        "{list:?}"
+    );
+    assert!(
+        row(&list, "toolu_D").contains("/src/server.ts "),
+        "{list:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("✕ cache prefix broken at message 2")),
+        "{}",
+        lines.join("\n")
+    );
+    // Kept, in green with colour: count through cache_edits keeps the prefix.
+    let a = app(DEMO, Some(KindArg::Count));
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    t.draw(|f| ui::draw(f, &a, Theme { color: true })).unwrap();
+    let buf = t.backend().buffer().clone();
+    let y = (0..24)
+        .find(|&y| buf[(0, y)].symbol() == "✓")
+        .expect("a kept verdict");
+    assert_eq!(buf[(0, y)].fg, ratatui::style::Color::Green);
+    assert!(
+        (0..20)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect::<String>()
+            .starts_with("✓ cache prefix kept")
+    );
+}
+
+/// Long ids (`toolu_01…`, 30 chars) at 80 columns: each shows its unique tail, so
+/// the path keeps room for its file name.
+#[test]
+fn at_80_columns_an_id_shrinks_to_its_unique_tail_before_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = common::Claude::default();
+    c.prompt("look", 0.0)
+        .read(
+            "toolu_01AbCdEfGhIjKlMnOpQrSt11",
+            "/home/dev/project/src/server/handlers/orders.rs",
+        )
+        .read(
+            "toolu_01AbCdEfGhIjKlMnOpQrSt22",
+            "/home/dev/project/src/server/handlers/users.rs",
+        )
+        .answer("ok");
+    let path = c.write(dir.path(), "s.jsonl");
+    let a = App::session(cli::setup(&path, &Opts::default()).unwrap());
+    let lines = screen(&a, 80, 24, true);
+    let list = list_region(&lines);
+    // The last char tells them apart; six are shown at least (with "…").
+    // The path, too long for the room, is cut from the left: its file name shows.
+    let orders = row(&list, "…QrSt11");
+    assert!(
+        orders.contains("…") && orders.contains("/handlers/orders.rs "),
+        "{list:?}"
+    );
+    assert!(!orders.contains("/home/dev"), "{list:?}");
+    assert!(
+        row(&list, "…QrSt22").contains("/handlers/users.rs "),
+        "{list:?}"
+    );
+    assert!(!has(&lines, "toolu_01AbCd"), "{list:?}");
+    // Wide, the whole id.
+    let lines = screen(&a, 200, 40, true);
+    assert!(has(&list_region(&lines), "toolu_01AbCdEfGhIjKlMnOpQrSt11"));
+    assert_eq!(
+        ui::unique_tail(&[
+            "toolu_01AbCdEfGhIjKlMnOpQrSt11",
+            "toolu_01AbCdEfGhIjKlMnOpQrSt22"
+        ]),
+        1
+    );
+    assert_eq!(ui::unique_tail(&["ab12", "cd22", "ef32"]), 2);
+    assert_eq!(
+        ui::unique_tail(&["x_A", "x_B", "x_A"]),
+        1,
+        "a repeated id is one id"
+    );
 }

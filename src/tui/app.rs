@@ -12,7 +12,15 @@ use std::time::{Duration, SystemTime};
 
 /// Fired marks of a whole timeline, computed on another thread, tagged with the
 /// generation of the parameters they were computed for.
-type TimelineJob = std::sync::mpsc::Receiver<(u64, Vec<bool>)>;
+type TimelineJob = std::sync::mpsc::Receiver<(u64, Vec<Mark>)>;
+
+/// What the footer marks at one request: a plan fired (▲), the simulated cache
+/// prefix broke (✕).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mark {
+    pub fired: bool,
+    pub broke: bool,
+}
 
 /// A request's bodies, printed and diffed, with the tokens the plan needs from
 /// them: what the diff worker hands back.
@@ -138,10 +146,84 @@ pub enum Focus {
 /// A panel over the session view.
 #[derive(Debug, Clone)]
 pub enum Overlay {
-    Help,
-    Explain { explain: Explain, scroll: usize },
+    Help {
+        scroll: usize,
+    },
+    Explain {
+        explain: Explain,
+        scroll: usize,
+    },
     Search(String),
+    /// The `:` command line.
+    Command(String),
+    /// A result's full original content (`v`), by lines.
+    Content {
+        title: String,
+        lines: Vec<String>,
+        scroll: usize,
+    },
     Export(String),
+}
+
+/// Which results the age list shows (`s` cycles, Esc clears).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Filter {
+    #[default]
+    All,
+    Cleared,
+    /// Protected, or a symlink escape (cleared although its path looked protected).
+    Protected,
+    /// Everything but a plain kept result.
+    NotKept,
+}
+
+impl Filter {
+    pub fn name(self) -> &'static str {
+        match self {
+            Filter::All => "all",
+            Filter::Cleared => "cleared only",
+            Filter::Protected => "protected / escapes only",
+            Filter::NotKept => "not kept only",
+        }
+    }
+
+    fn next(self) -> Filter {
+        match self {
+            Filter::All => Filter::Cleared,
+            Filter::Cleared => Filter::Protected,
+            Filter::Protected => Filter::NotKept,
+            Filter::NotKept => Filter::All,
+        }
+    }
+
+    pub fn shows(self, c: &crate::policy::engine::Candidate) -> bool {
+        use crate::policy::Status;
+        match self {
+            Filter::All => true,
+            Filter::Cleared => c.status == Status::Cleared,
+            Filter::Protected => {
+                c.status == Status::Protected
+                    || c.protection.as_ref().is_some_and(|p| {
+                        p.outcome == crate::policy::protect::Outcome::SymlinkEscape
+                    })
+            }
+            Filter::NotKept => c.status != Status::Kept,
+        }
+    }
+}
+
+/// The `:` commands, for completion and the help.
+pub const COMMANDS: &[&str] = &[
+    "gap", "keep", "size", "trigger", "policy", "delivery", "explain",
+];
+
+/// Where the diff scrolls to when its text (re)arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Landing {
+    /// The selected result's block.
+    Selected,
+    /// The first change that matters (a `cache_edits` block, a placeholder).
+    FirstChange,
 }
 
 /// The session list (a directory, or the harness folders).
@@ -162,6 +244,8 @@ pub struct SessionView {
     /// Whether a plan fired at each request (the footer's marks), computed in
     /// the background after each change: empty until it arrives.
     pub fired: Vec<bool>,
+    /// Whether the simulated cache prefix broke at each request (with `fired`).
+    pub breaks: Vec<bool>,
     timeline_job: Option<(u64, TimelineJob)>,
     diff_worker: Option<DiffWorker>,
     /// The generation whose diff the worker is computing, if any.
@@ -179,12 +263,126 @@ pub struct SessionView {
     pub focus: Focus,
     pub overlay: Option<Overlay>,
     pub status: Option<String>,
+    /// The search that `n`/`N` repeat, until Esc clears it.
+    pub search: Option<String>,
+    pub filter: Filter,
+    /// The terminal's size (columns, rows): how far the help scrolls.
+    pub size: (u16, u16),
+    /// Text for the terminal's clipboard (`y`), taken by the event loop.
+    pub clipboard: Option<String>,
+    landing: Landing,
     /// The local messages read so far for the current view.
     messages: crate::wire::MessageCache,
     /// Following the file as it grows (`f`), and when it was last looked at.
     follow: Option<(crate::load::Follower, std::time::Instant)>,
     /// The guided demo's current stage (`mcscope demo`).
     pub demo: Option<usize>,
+}
+
+/// The footer's marks at every request: where a plan fired, and where the
+/// simulated cache prefix broke (SPEC §6: under `rewrite`, the first message whose
+/// clearings differ from the previous request's, when it is in the view — the
+/// rule `analysis::plan_and_inputs` applies to one request).
+pub fn timeline_marks(setup: &Setup, forced_at: usize) -> impl Iterator<Item = Mark> + '_ {
+    let s = &setup.session;
+    let edits = setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude;
+    let mut before: Option<(usize, HashSet<usize>)> = None;
+    analysis::timeline_steps(setup, forced_at).map(move |step| {
+        let req = &s.requests[step.index - 1];
+        let now: HashSet<usize> = step.cleared.iter().copied().collect();
+        let prev = before
+            .as_ref()
+            .filter(|(segment, _)| *segment == req.segment)
+            .map(|(_, c)| c);
+        let broke = !edits && {
+            let empty = HashSet::new();
+            now.symmetric_difference(prev.unwrap_or(&empty))
+                .map(|&r| s.results[r].msg)
+                .min()
+                .is_some_and(|m| m >= req.view_start)
+        };
+        before = Some((req.segment, now));
+        Mark {
+            fired: step.fired,
+            broke,
+        }
+    })
+}
+
+/// The content of the tool result `id` as request `k`'s local body holds it
+/// (text; other blocks as their JSON).
+pub fn result_content(setup: &Setup, k: usize, id: &str) -> Result<String, String> {
+    let body = analysis::wire_at(setup, k, crate::wire::Side::Local).map_err(|e| e.to_string())?;
+    fn find<'a>(v: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
+        match v {
+            serde_json::Value::Object(m) => {
+                if m.get("type").and_then(|t| t.as_str()) == Some("tool_result")
+                    && m.get("tool_use_id").and_then(|t| t.as_str()) == Some(id)
+                {
+                    return Some(m.get("content").unwrap_or(&serde_json::Value::Null));
+                }
+                if let Some(fr) = m.get("functionResponse")
+                    && fr.get("id").and_then(|t| t.as_str()) == Some(id)
+                {
+                    let r = fr.get("response").unwrap_or(&serde_json::Value::Null);
+                    return Some(r.get("output").unwrap_or(r));
+                }
+                m.values().find_map(|x| find(x, id))
+            }
+            serde_json::Value::Array(a) => a.iter().find_map(|x| find(x, id)),
+            _ => None,
+        }
+    }
+    let content = find(&body, id).ok_or("not in this request's body")?;
+    Ok(match content {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(blocks) => blocks
+            .iter()
+            .map(|b| match b.get("text").and_then(|t| t.as_str()) {
+                Some(t) => t.to_string(),
+                None => serde_json::to_string_pretty(b).unwrap_or_default(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    })
+}
+
+/// Tab on the `:` line: the command name completed when one fits (with a space),
+/// else as far as the candidates agree, and a note naming them.
+pub fn complete(line: &str) -> (String, Option<String>) {
+    if line.contains(char::is_whitespace) {
+        return (line.to_string(), None);
+    }
+    let found: Vec<&str> = COMMANDS
+        .iter()
+        .copied()
+        .filter(|c| c.starts_with(line))
+        .collect();
+    match found.as_slice() {
+        [] => (
+            line.to_string(),
+            Some(format!("no command starts with {line:?}")),
+        ),
+        [one] => (format!("{one} "), None),
+        many => {
+            let mut common = many[0].to_string();
+            for c in &many[1..] {
+                while !c.starts_with(&common) {
+                    common.pop();
+                }
+            }
+            (common, Some(many.join("  ")))
+        }
+    }
+}
+
+/// What the mouse did (`App::mouse`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pointer {
+    Click,
+    WheelUp,
+    WheelDown,
 }
 
 pub enum Screen {
@@ -201,8 +399,14 @@ pub struct App {
 
 impl App {
     pub fn session(setup: Setup) -> App {
+        let k = setup.last_request();
+        App::session_at(setup, k)
+    }
+
+    /// A session shown at request `k` (`--at`).
+    pub fn session_at(setup: Setup, k: usize) -> App {
         App {
-            screen: Screen::Session(Box::new(SessionView::new(setup))),
+            screen: Screen::Session(Box::new(SessionView::at(setup, k))),
             back: None,
             quit: false,
         }
@@ -236,12 +440,9 @@ impl App {
 
     /// The one place state changes.
     pub fn update(&mut self, action: Action) {
-        if action == Action::Quit {
-            self.quit = true;
-            return;
-        }
         match &mut self.screen {
             Screen::Picker(p) => match action {
+                Action::Quit => self.quit = true,
                 Action::Up => p.selected = p.selected.saturating_sub(1),
                 Action::Down => {
                     p.selected = (p.selected + 1).min(p.sessions.len().saturating_sub(1))
@@ -250,21 +451,113 @@ impl App {
                 Action::PageDown => {
                     p.selected = (p.selected + 10).min(p.sessions.len().saturating_sub(1))
                 }
-                Action::FirstRequest => p.selected = 0,
-                Action::LastRequest => p.selected = p.sessions.len().saturating_sub(1),
-                Action::Back => self.quit = true,
+                Action::FirstRequest | Action::Top => p.selected = 0,
+                Action::LastRequest | Action::Bottom => {
+                    p.selected = p.sessions.len().saturating_sub(1)
+                }
+                // Esc at the top level does nothing: only q quits.
                 _ => {}
             },
             Screen::Session(v) => {
-                if action == Action::Back && v.overlay.is_none() {
-                    match self.back.take() {
-                        Some(p) => self.screen = Screen::Picker(p),
-                        None => self.quit = true,
+                if v.overlay.is_none() {
+                    match action {
+                        Action::Quit => {
+                            self.quit = true;
+                            return;
+                        }
+                        // Esc with nothing to close or clear: back to the session list,
+                        // if there is one; at the top level nothing.
+                        Action::Back
+                            if v.demo.is_none()
+                                && v.search.is_none()
+                                && v.filter == Filter::All =>
+                        {
+                            if let Some(p) = self.back.take() {
+                                self.screen = Screen::Picker(p);
+                            }
+                            return;
+                        }
+                        _ => {}
                     }
-                    return;
                 }
                 v.update(action);
             }
+        }
+    }
+
+    /// A mouse event at (`col`, `row`) on a screen of `size`: a click selects the
+    /// row under it or focuses the region; the wheel scrolls the region under it
+    /// (or the open panel).
+    pub fn mouse(&mut self, m: Pointer, col: u16, row: u16, size: (u16, u16)) {
+        use ratatui::layout::{Position, Rect};
+        let area = Rect::new(0, 0, size.0, size.1);
+        let at = Position::new(col, row);
+        let steps = |a: Action| -> Vec<Action> { vec![a; 3] };
+        match &mut self.screen {
+            Screen::Picker(p) => match m {
+                Pointer::WheelUp => steps(Action::Up).into_iter().for_each(|a| self.update(a)),
+                Pointer::WheelDown => steps(Action::Down).into_iter().for_each(|a| self.update(a)),
+                Pointer::Click => {
+                    // The title line, then the sessions, then the hint line.
+                    let height = size.1.saturating_sub(2) as usize;
+                    let top = super::ui::picker_top(p, height);
+                    if row >= 1 && (row as usize) <= height {
+                        let i = top + row as usize - 1;
+                        if i < p.sessions.len() {
+                            p.selected = i;
+                        }
+                    }
+                }
+            },
+            Screen::Session(v) => {
+                if v.overlay.is_some() {
+                    match m {
+                        Pointer::WheelUp => steps(Action::Up).into_iter().for_each(|a| v.update(a)),
+                        Pointer::WheelDown => {
+                            steps(Action::Down).into_iter().for_each(|a| v.update(a))
+                        }
+                        Pointer::Click => {}
+                    }
+                    return;
+                }
+                let [_, list, diff, _] = super::ui::regions(area, v);
+                let region = if list.contains(at) {
+                    Focus::List
+                } else if diff.contains(at) {
+                    Focus::Diff
+                } else {
+                    return;
+                };
+                match m {
+                    Pointer::Click => {
+                        v.focus = region;
+                        // The list: its title, its column titles, then the rows.
+                        let first = list.y + 2;
+                        if region == Focus::List && row >= first {
+                            let height = list.height.saturating_sub(2) as usize;
+                            let top = super::ui::list_top(v, height);
+                            if let Some(&i) = v.visible().get(top + (row - first) as usize) {
+                                v.selected = i;
+                                v.scroll_diff_to_selected();
+                            }
+                        }
+                    }
+                    Pointer::WheelUp | Pointer::WheelDown => {
+                        // Scroll the region under the pointer, whatever has the focus.
+                        let focus = std::mem::replace(&mut v.focus, region);
+                        let delta = if m == Pointer::WheelUp { -3 } else { 3 };
+                        v.move_by(delta);
+                        v.focus = focus;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The terminal's size, for what scrolls by pages.
+    pub fn resize(&mut self, width: u16, height: u16) {
+        if let Some(v) = self.view_mut() {
+            v.size = (width, height);
         }
     }
 
@@ -276,51 +569,71 @@ impl App {
         }
     }
 
-    /// Opens a loaded session from the picker; Esc comes back to it.
-    pub fn open(&mut self, setup: Setup) {
+    /// Opens a loaded session from the picker at request `k`; Esc comes back to it.
+    pub fn open(&mut self, setup: Setup, k: usize) {
         if let Screen::Picker(p) = &self.screen {
             self.back = Some(p.clone());
         }
-        self.screen = Screen::Session(Box::new(SessionView::new(setup)));
+        self.screen = Screen::Session(Box::new(SessionView::at(setup, k)));
     }
 
-    /// Typed text for an input panel (search, export path). True when consumed.
+    /// Typed text for an input panel (search, command, export path). True when
+    /// consumed.
     pub fn input(&mut self, c: char) -> bool {
-        self.view_mut().is_some_and(|v| v.input(c))
+        self.typed(Action::Type(c))
     }
 
     pub fn backspace(&mut self) -> bool {
-        self.view_mut().is_some_and(|v| v.backspace())
+        self.typed(Action::Erase)
     }
 
     pub fn submit(&mut self) -> bool {
-        self.view_mut().is_some_and(|v| v.submit())
+        self.typed(Action::Submit)
     }
 
-    /// A key no binding names: it still closes the help ("any key closes").
+    fn typed(&mut self, a: Action) -> bool {
+        if !self.in_text_input() {
+            return false;
+        }
+        self.update(a);
+        true
+    }
+
+    /// A key no binding names: it still closes the help ("any other key closes").
     pub fn unbound_key(&mut self) {
         if let Some(v) = self.view_mut()
-            && matches!(v.overlay, Some(Overlay::Help))
+            && matches!(v.overlay, Some(Overlay::Help { .. }))
         {
             v.overlay = None;
         }
     }
 
     pub fn in_text_input(&self) -> bool {
-        self.view()
-            .is_some_and(|v| matches!(v.overlay, Some(Overlay::Search(_) | Overlay::Export(_))))
+        self.view().is_some_and(|v| {
+            matches!(
+                v.overlay,
+                Some(Overlay::Search(_) | Overlay::Export(_) | Overlay::Command(_))
+            )
+        })
     }
 }
 
 impl SessionView {
     pub fn new(setup: Setup) -> SessionView {
         let k = setup.last_request();
+        SessionView::at(setup, k)
+    }
+
+    /// The view at request `k` (1-based; 0 for a session without requests).
+    pub fn at(setup: Setup, k: usize) -> SessionView {
+        let k = k.min(setup.last_request());
         let mut v = SessionView {
             opened_with: setup.policy.clone(),
             setup,
             k,
             plan: PlanAt::empty(),
             fired: Vec::new(),
+            breaks: Vec::new(),
             timeline_job: None,
             diff_worker: None,
             diff_job: None,
@@ -336,11 +649,17 @@ impl SessionView {
             focus: Focus::List,
             overlay: None,
             status: None,
+            search: None,
+            filter: Filter::All,
+            size: (80, 24),
+            clipboard: None,
+            landing: Landing::FirstChange,
             messages: Default::default(),
             follow: None,
             demo: None,
         };
         v.replan(true);
+        v.land();
         v
     }
 
@@ -460,14 +779,14 @@ impl SessionView {
             .spawn(move || {
                 lower_priority();
                 let current = || latest.load(std::sync::atomic::Ordering::Relaxed) == generation;
-                let mut fired = Vec::new();
-                for mark in analysis::fired_marks(&setup, k) {
+                let mut marks = Vec::new();
+                for mark in timeline_marks(&setup, k) {
                     if !current() {
                         return;
                     }
-                    fired.push(mark);
+                    marks.push(mark);
                 }
-                let _ = tx.send((generation, fired));
+                let _ = tx.send((generation, marks));
             });
         self.timeline_job = Some((generation, rx));
     }
@@ -527,7 +846,7 @@ impl SessionView {
     fn install_diff(&mut self, drawn: Drawn) {
         self.take_drawn(drawn);
         self.refold();
-        self.scroll_diff_to_selected();
+        self.land();
     }
 
     /// Takes background results when they are ready; true when something changed.
@@ -570,8 +889,8 @@ impl SessionView {
             return false;
         };
         match rx.try_recv() {
-            Ok((g, fired)) if g == *generation => {
-                self.fired = fired;
+            Ok((g, marks)) if g == *generation => {
+                self.set_marks(marks);
                 self.timeline_job = None;
                 true
             }
@@ -597,12 +916,22 @@ impl SessionView {
     /// Waits for the background jobs (tests and benchmarks).
     pub fn wait_background(&mut self) {
         self.take_diff(true);
+        self.wait_timeline();
+    }
+
+    /// Waits for the footer's marks.
+    fn wait_timeline(&mut self) {
         if let Some((generation, rx)) = self.timeline_job.take()
-            && let Ok((g, fired)) = rx.recv()
+            && let Ok((g, marks)) = rx.recv()
             && g == generation
         {
-            self.fired = fired;
+            self.set_marks(marks);
         }
+    }
+
+    fn set_marks(&mut self, marks: Vec<Mark>) {
+        self.fired = marks.iter().map(|m| m.fired).collect();
+        self.breaks = marks.iter().map(|m| m.broke).collect();
     }
 
     fn refold(&mut self) {
@@ -617,6 +946,41 @@ impl SessionView {
         let msg = f(&mut self.setup.policy);
         self.status = msg;
         self.replan(true);
+        self.fix_selection();
+        self.land_on(Landing::FirstChange);
+    }
+
+    /// Scrolls the diff where `landing` says, now or when the diff arrives.
+    fn land_on(&mut self, landing: Landing) {
+        self.landing = landing;
+        self.land();
+    }
+
+    fn land(&mut self) {
+        if self.diff_pending() {
+            return;
+        }
+        match self.landing {
+            Landing::Selected => self.scroll_diff_to_selected(),
+            Landing::FirstChange => match self.first_change_that_matters() {
+                Some(row) => self.show_row(row),
+                None => self.scroll_diff_to_selected(),
+            },
+        }
+    }
+
+    /// The first changed row showing a `cache_edits` block, else the first with a
+    /// placeholder, else the first change.
+    pub fn first_change_that_matters(&self) -> Option<usize> {
+        let d = &self.diff;
+        let changed = |needle: &'static str| {
+            d.rows.iter().position(|r| {
+                r.kind != diff::Kind::Equal && d.right_line(r).is_some_and(|t| t.contains(needle))
+            })
+        };
+        changed("\"cache_edits\"")
+            .or_else(|| changed(crate::load::PLACEHOLDER))
+            .or_else(|| d.changes.first().copied())
     }
 
     fn update(&mut self, action: Action) {
@@ -634,16 +998,8 @@ impl SessionView {
                 _ => {}
             }
         }
-        if let Some(o) = &mut self.overlay {
-            match (o, action) {
-                (_, Action::Back) => self.overlay = None,
-                (Overlay::Help, _) => self.overlay = None,
-                (Overlay::Explain { scroll, .. }, Action::Down) => *scroll += 1,
-                (Overlay::Explain { scroll, .. }, Action::Up) => *scroll = scroll.saturating_sub(1),
-                (Overlay::Explain { .. }, Action::Explain) => self.overlay = None,
-                _ => {}
-            }
-            return;
+        if self.overlay.is_some() {
+            return self.update_overlay(action);
         }
         let n = self.setup.session.requests.len();
         match action {
@@ -651,6 +1007,8 @@ impl SessionView {
             Action::PrevRequest if self.k > 1 => self.step_to(self.k - 1),
             Action::FirstRequest if n > 0 => self.step_to(1),
             Action::LastRequest => self.step_to(n),
+            // Through every kind in the table's order (auto → idle → forced → size →
+            // count), back to the first.
             Action::CyclePlan => self.tune(|p| {
                 p.kind = next_kind(p.kind, p.preset);
                 // budget is rewrite only (SPEC §5).
@@ -703,10 +1061,12 @@ impl SessionView {
             }),
             Action::SizeUp => self.tune(|p| {
                 p.size_threshold = p.size_threshold.max(0) + 50_000;
+                p.size_explicit = true;
                 None
             }),
             Action::SizeDown => self.tune(|p| {
                 p.size_threshold = (p.size_threshold - 50_000).max(0);
+                p.size_explicit = true;
                 None
             }),
             Action::ToggleProtect => self.tune(|p| {
@@ -715,28 +1075,141 @@ impl SessionView {
             }),
             Action::Explain => self.explain_selected(),
             Action::Search => self.overlay = Some(Overlay::Search(String::new())),
+            Action::Command => self.overlay = Some(Overlay::Command(String::new())),
             Action::Export => self.overlay = Some(Overlay::Export(self.default_export_path())),
-            Action::Help => self.overlay = Some(Overlay::Help),
+            Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
             Action::FocusNext => {
                 self.focus = match self.focus {
                     Focus::List => Focus::Diff,
                     Focus::Diff => Focus::List,
                 }
             }
+            Action::CycleFilter => {
+                self.filter = self.filter.next();
+                self.fix_selection();
+                self.scroll_diff_to_selected();
+            }
             Action::Up => self.move_by(-1),
             Action::Down => self.move_by(1),
             Action::PageUp => self.move_by(-10),
             Action::PageDown => self.move_by(10),
-            Action::NextChange => self.jump_change(true),
-            Action::PrevChange => self.jump_change(false),
+            Action::Top => self.move_by(isize::MIN / 2),
+            Action::Bottom => self.move_by(isize::MAX / 2),
+            Action::NextChange | Action::PrevChange => {
+                let forward = action == Action::NextChange;
+                match self.search.clone() {
+                    Some(q) => self.find(&q, if forward { 1 } else { -1 }),
+                    None => self.jump_change(forward),
+                }
+            }
+            Action::NextFired => self.jump_mark(true, |m| m.fired, "the plan fired"),
+            Action::PrevFired => self.jump_mark(false, |m| m.fired, "the plan fired"),
+            Action::NextBreak => self.jump_mark(true, |m| m.broke, "the simulated cache broke"),
+            Action::PrevBreak => self.jump_mark(false, |m| m.broke, "the simulated cache broke"),
             Action::ScrollLeft => self.hscroll = self.hscroll.saturating_sub(8),
             Action::ScrollRight => self.hscroll += 8,
             Action::ToggleFollow => self.toggle_follow(),
+            Action::Copy => match self.selected_id() {
+                Some(id) => self.copy(id),
+                None => self.status = Some("no result selected".into()),
+            },
+            Action::ViewContent => self.view_content(),
             Action::ToggleFolds => {
                 self.unfold_all = !self.unfold_all;
                 self.refold();
             }
+            // Esc with no panel: clear the search, then the filter (App::update
+            // handles the rest: back to the session list, or nothing).
+            Action::Back => {
+                if self.search.take().is_some() {
+                    self.status = Some("search cleared: n/N step through diff changes".into());
+                } else if self.filter != Filter::All {
+                    self.filter = Filter::All;
+                    self.fix_selection();
+                }
+            }
             _ => {}
+        }
+    }
+
+    /// A key while a panel is open: Esc and q close it; the rest is the panel's.
+    fn update_overlay(&mut self, action: Action) {
+        let Some(o) = &mut self.overlay else { return };
+        match (o, action) {
+            (Overlay::Search(_), Action::Back) => {
+                self.overlay = None;
+                self.search = None;
+            }
+            (_, Action::Back | Action::Quit) => self.overlay = None,
+            (Overlay::Help { scroll }, a) => {
+                let max = super::ui::help_max_scroll(self.size);
+                let page = super::ui::help_page(self.size);
+                *scroll = match a {
+                    Action::Up => scroll.saturating_sub(1),
+                    Action::Down => *scroll + 1,
+                    Action::PageUp => scroll.saturating_sub(page),
+                    Action::PageDown => *scroll + page,
+                    Action::Top | Action::FirstRequest => 0,
+                    Action::Bottom | Action::LastRequest => max,
+                    // Any other key closes the help.
+                    _ => {
+                        self.overlay = None;
+                        return;
+                    }
+                }
+                .min(max);
+            }
+            (Overlay::Explain { explain, .. }, Action::Copy) => {
+                let text = crate::report::explain_text(&self.setup, explain);
+                self.copy(text);
+            }
+            (Overlay::Content { lines, scroll, .. }, a) => {
+                let max = lines.len().saturating_sub(1);
+                *scroll = match a {
+                    Action::Down => *scroll + 1,
+                    Action::Up => scroll.saturating_sub(1),
+                    Action::PageDown => *scroll + 20,
+                    Action::PageUp => scroll.saturating_sub(20),
+                    Action::Top => 0,
+                    Action::Bottom => max,
+                    _ => *scroll,
+                }
+                .min(max);
+                if a == Action::ViewContent {
+                    self.overlay = None;
+                }
+            }
+            (Overlay::Explain { scroll, explain }, a) => match a {
+                Action::Down => *scroll = (*scroll + 1).min(explain.rows.len()),
+                Action::Up => *scroll = scroll.saturating_sub(1),
+                Action::PageDown => *scroll = (*scroll + 10).min(explain.rows.len()),
+                Action::PageUp => *scroll = scroll.saturating_sub(10),
+                Action::Top => *scroll = 0,
+                Action::Bottom => *scroll = explain.rows.len().saturating_sub(1),
+                Action::Explain => self.overlay = None,
+                _ => {}
+            },
+            (Overlay::Search(q) | Overlay::Command(q) | Overlay::Export(q), a) => match a {
+                Action::Type(c) => {
+                    q.push(c);
+                    if let Some(Overlay::Search(q)) = &self.overlay {
+                        let q = q.clone();
+                        self.find(&q, 0);
+                    }
+                }
+                Action::Erase => {
+                    q.pop();
+                }
+                Action::Complete => {
+                    if let Some(Overlay::Command(q)) = &mut self.overlay {
+                        let (text, note) = complete(q);
+                        *q = text;
+                        self.status = note;
+                    }
+                }
+                Action::Submit => self.submit(),
+                _ => {}
+            },
         }
     }
 
@@ -773,6 +1246,7 @@ impl SessionView {
         }
         let id = self.selected_id();
         self.k = k;
+        self.landing = Landing::Selected;
         self.replan(false);
         // Keep the same result selected when it is still in the view.
         if let Some(id) = id
@@ -786,16 +1260,24 @@ impl SessionView {
     fn move_by(&mut self, delta: isize) {
         match self.focus {
             Focus::List => {
-                let n = self.plan.candidates.len();
-                if n == 0 {
+                let visible = self.visible();
+                if visible.is_empty() {
                     return;
                 }
-                self.selected = (self.selected as isize + delta).clamp(0, n as isize - 1) as usize;
+                let here = visible
+                    .iter()
+                    .position(|&i| i == self.selected)
+                    .unwrap_or(0) as isize;
+                let to = here
+                    .saturating_add(delta)
+                    .clamp(0, visible.len() as isize - 1);
+                self.selected = visible[to as usize];
                 self.scroll_diff_to_selected();
             }
             Focus::Diff => {
                 let n = self.items.len();
-                self.diff_top = (self.diff_top as isize + delta)
+                self.diff_top = (self.diff_top as isize)
+                    .saturating_add(delta)
                     .clamp(0, n.saturating_sub(1) as isize)
                     as usize;
             }
@@ -902,40 +1384,20 @@ impl SessionView {
         format!("{stem}-request{}-wire.json", self.k)
     }
 
-    fn input(&mut self, c: char) -> bool {
-        match &mut self.overlay {
-            Some(Overlay::Search(q)) | Some(Overlay::Export(q)) => {
-                q.push(c);
-                if let Some(Overlay::Search(q)) = &self.overlay {
-                    let q = q.clone();
-                    self.search(&q, false);
-                }
-                true
-            }
-            _ => false,
-        }
-    }
-
-    fn backspace(&mut self) -> bool {
-        match &mut self.overlay {
-            Some(Overlay::Search(q)) | Some(Overlay::Export(q)) => {
-                q.pop();
-                true
-            }
-            _ => false,
-        }
-    }
-
-    /// Enter in an input panel: next match, or write the export.
-    fn submit(&mut self) -> bool {
-        match self.overlay.clone() {
+    /// Enter in an input line: keep the search (n/N repeat it), run the command,
+    /// or write the export.
+    fn submit(&mut self) {
+        match self.overlay.take() {
             Some(Overlay::Search(q)) => {
-                self.search(&q, true);
-                self.overlay = None;
-                true
+                if q.is_empty() {
+                    self.search = None;
+                } else {
+                    self.find(&q, 0);
+                    self.search = Some(q);
+                }
             }
+            Some(Overlay::Command(c)) => self.run_command(&c),
             Some(Overlay::Export(path)) => {
-                self.overlay = None;
                 self.status = Some(match self.export(Path::new(&path)) {
                     Ok(p) => format!(
                         "wrote the wire payload of request {} to {}",
@@ -944,38 +1406,181 @@ impl SessionView {
                     ),
                     Err(e) => format!("export failed: {e}"),
                 });
-                true
             }
-            _ => false,
+            other => self.overlay = other,
         }
     }
 
-    /// Selects the first result at or after the selection (after, when `next`) that
-    /// matches `q` in its id, tool, path or input.
-    pub fn search(&mut self, q: &str, next: bool) {
+    /// Runs a `:` command: a request number, or a name and a value.
+    pub fn run_command(&mut self, line: &str) {
+        let line = line.trim().trim_start_matches(':').trim();
+        if line.is_empty() {
+            return;
+        }
+        let n = self.setup.session.requests.len();
+        if line.chars().all(|c| c.is_ascii_digit()) {
+            match line.parse::<usize>() {
+                Ok(k) if (1..=n).contains(&k) => {
+                    self.step_to(k);
+                    self.status = None;
+                }
+                _ if n == 0 => self.status = Some(format!(":{line}: the session has no requests")),
+                _ => self.status = Some(format!(":{line}: the session has requests 1..={n}")),
+            }
+            return;
+        }
+        let (name, value) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let value = value.trim();
+        let matches: Vec<&str> = COMMANDS
+            .iter()
+            .copied()
+            .filter(|c| c.starts_with(name))
+            .collect();
+        let cmd = match matches.as_slice() {
+            [c] => *c,
+            _ if COMMANDS.contains(&name) => name,
+            [] => {
+                self.status = Some(format!(
+                    ":{name}: no such command (a request number, or {})",
+                    COMMANDS.join(", ")
+                ));
+                return;
+            }
+            many => {
+                self.status = Some(format!(":{name}: which one? {}", many.join(", ")));
+                return;
+            }
+        };
+        let bad = |what: &str| Some(format!(":{cmd} {value:?}: {what}"));
+        let msg: Option<String> = match cmd {
+            "gap" => match value.parse::<f64>() {
+                Ok(m) if m.is_finite() => {
+                    self.tune(|p| {
+                        p.gap_threshold_minutes = m;
+                        None
+                    });
+                    return;
+                }
+                _ => bad("expected minutes, e.g. :gap 7.5 (negative disables)"),
+            },
+            "keep" => match value.parse::<u32>() {
+                Ok(k) if k >= 1 => {
+                    self.tune(|p| {
+                        p.keep_recent = Some(k);
+                        None
+                    });
+                    return;
+                }
+                _ => bad("expected a count of 1 or more, e.g. :keep 3"),
+            },
+            "size" => match value.replace(['_', ','], "").parse::<i64>() {
+                Ok(c) => {
+                    self.tune(|p| {
+                        p.size_threshold = c;
+                        p.size_explicit = true;
+                        None
+                    });
+                    return;
+                }
+                _ => bad("expected chars, e.g. :size 300000 (negative disables)"),
+            },
+            "trigger" => match value.parse::<u32>() {
+                Ok(t) => {
+                    self.tune(|p| {
+                        p.trigger_threshold = t;
+                        None
+                    });
+                    return;
+                }
+                _ => bad("expected a count, e.g. :trigger 4"),
+            },
+            "policy" => match PlanKind::parse(value) {
+                Some(PlanKind::Budget) if self.setup.policy.preset != Harness::Claude => {
+                    bad("budget is Claude Code's plan: the claude preset only")
+                }
+                Some(kind) => {
+                    self.tune(|p| {
+                        p.kind = kind;
+                        // budget is rewrite only (SPEC §5).
+                        (kind == PlanKind::Budget && p.delivery != Delivery::Rewrite).then(|| {
+                            p.delivery = Delivery::Rewrite;
+                            "budget rewrites the request: delivery set to rewrite".into()
+                        })
+                    });
+                    return;
+                }
+                None => Some(format!(
+                    ":{cmd} {value:?}: expected one of {}",
+                    PlanKind::ALL.map(|k| k.name()).join(", ")
+                )),
+            },
+            "delivery" => match Delivery::parse(value) {
+                Some(_) if self.setup.session.harness == Harness::Qwen => {
+                    Some("cache-edits is Claude's cached microcompact; Qwen sends rewrites".into())
+                }
+                Some(d) => {
+                    self.tune(|p| {
+                        p.delivery = d;
+                        None
+                    });
+                    return;
+                }
+                None => bad("expected rewrite or cache-edits"),
+            },
+            "explain" => match crate::cli::resolve_id(&self.setup.session, value) {
+                Ok(id) => {
+                    self.select_id(&id);
+                    match analysis::explain(&self.setup, &id, self.k) {
+                        Some(explain) => {
+                            self.overlay = Some(Overlay::Explain { explain, scroll: 0 });
+                            None
+                        }
+                        None => Some(format!("no tool result with id {id:?}")),
+                    }
+                }
+                Err(e) => Some(format!(":explain: {e}")),
+            },
+            _ => None,
+        };
+        self.status = msg;
+    }
+
+    /// Selects the next result (in the list as filtered) that matches `q` in its id,
+    /// tool, path or command: from the selection itself (`dir` 0, as you type),
+    /// after it (1) or before it (-1), wrapping around.
+    pub fn find(&mut self, q: &str, dir: isize) {
         if q.is_empty() {
             return;
         }
         let q = q.to_lowercase();
-        let n = self.plan.candidates.len();
-        let start = if next {
-            self.selected + 1
-        } else {
-            self.selected
-        };
-        let hit = (0..n).map(|i| (start + i) % n.max(1)).find(|&i| {
-            let c = &self.plan.candidates[i];
-            let r = &self.setup.session.results[c.result];
-            [
-                Some(&r.id),
-                c.tool.as_ref(),
-                c.path.as_ref(),
-                c.summary.as_ref(),
-            ]
-            .into_iter()
-            .flatten()
-            .any(|s| s.to_lowercase().contains(&q))
-        });
+        let visible = self.visible();
+        let n = visible.len();
+        if n == 0 {
+            self.status = Some(format!("no result matches {q:?}"));
+            return;
+        }
+        let here = visible
+            .iter()
+            .position(|&i| i == self.selected)
+            .unwrap_or(0) as isize;
+        let hit = (0..n as isize)
+            .map(|step| {
+                let off = if dir < 0 { -step - 1 } else { step + dir };
+                visible[(here + off).rem_euclid(n as isize) as usize]
+            })
+            .find(|&i| {
+                let c = &self.plan.candidates[i];
+                let r = &self.setup.session.results[c.result];
+                [
+                    Some(&r.id),
+                    c.tool.as_ref(),
+                    c.path.as_ref(),
+                    c.summary.as_ref(),
+                ]
+                .into_iter()
+                .flatten()
+                .any(|s| s.to_lowercase().contains(&q))
+            });
         match hit {
             Some(i) => {
                 self.selected = i;
@@ -983,6 +1588,97 @@ impl SessionView {
                 self.scroll_diff_to_selected();
             }
             None => self.status = Some(format!("no result matches {q:?}")),
+        }
+    }
+
+    /// Selects the first result at or after the selection (after, when `next`) that
+    /// matches `q`.
+    pub fn search(&mut self, q: &str, next: bool) {
+        self.find(q, next as isize);
+    }
+
+    /// Puts `text` on the clipboard (the event loop sends it with OSC 52).
+    fn copy(&mut self, text: String) {
+        let what = if text.contains('\n') {
+            format!("{} lines", text.lines().count())
+        } else {
+            text.clone()
+        };
+        self.status = Some(format!(
+            "copied {what} (OSC 52: to the terminal's clipboard)"
+        ));
+        self.clipboard = Some(text);
+    }
+
+    /// Opens the selected result's full content as the local request holds it:
+    /// what the model lost when it was cleared.
+    fn view_content(&mut self) {
+        let Some(id) = self.selected_id() else {
+            self.status = Some("no result selected".into());
+            return;
+        };
+        match result_content(&self.setup, self.k, &id) {
+            Ok(text) => {
+                let c = &self.plan.candidates[self.selected];
+                let title = format!(
+                    "{id}  {}  {}",
+                    c.tool.as_deref().unwrap_or("?"),
+                    c.path.as_deref().or(c.summary.as_deref()).unwrap_or("")
+                );
+                self.overlay = Some(Overlay::Content {
+                    title,
+                    lines: text.lines().map(str::to_string).collect(),
+                    scroll: 0,
+                });
+            }
+            Err(e) => self.status = Some(format!("cannot show {id}: {e}")),
+        }
+    }
+
+    /// The candidates the age list shows (indices into `plan.candidates`).
+    pub fn visible(&self) -> Vec<usize> {
+        (0..self.plan.candidates.len())
+            .filter(|&i| self.filter.shows(&self.plan.candidates[i]))
+            .collect()
+    }
+
+    /// Keeps the selection on a shown result (the first, when it is filtered out).
+    fn fix_selection(&mut self) {
+        let visible = self.visible();
+        if !visible.contains(&self.selected) {
+            self.selected = visible.first().copied().unwrap_or(0);
+        }
+    }
+
+    /// The next (or previous) request whose mark `pick` holds; the marks are
+    /// computed in the background, and waited for here.
+    fn jump_mark(&mut self, forward: bool, pick: fn(&Mark) -> bool, what: &str) {
+        self.wait_timeline();
+        let marks: Vec<Mark> = (0..self.setup.session.requests.len())
+            .map(|i| Mark {
+                fired: self.fired.get(i).copied().unwrap_or(false),
+                broke: self.breaks.get(i).copied().unwrap_or(false),
+            })
+            .collect();
+        // Request k is marks[k - 1].
+        let target = if forward {
+            (self.k..marks.len()).find(|&i| pick(&marks[i]))
+        } else {
+            (0..self.k.saturating_sub(1))
+                .rev()
+                .find(|&i| pick(&marks[i]))
+        };
+        match target {
+            Some(i) => {
+                self.step_to(i + 1);
+                self.status = None;
+            }
+            None => {
+                self.status = Some(format!(
+                    "no {} request where {what}",
+                    if forward { "later" } else { "earlier" }
+                ))
+            }
         }
     }
 

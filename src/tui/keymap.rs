@@ -19,6 +19,8 @@ pub enum Action {
     ToggleProtect,
     Explain,
     Search,
+    Command,
+    CycleFilter,
     FocusNext,
     Export,
     Help,
@@ -26,14 +28,31 @@ pub enum Action {
     Down,
     PageUp,
     PageDown,
+    Top,
+    Bottom,
     NextChange,
     PrevChange,
+    NextFired,
+    PrevFired,
+    NextBreak,
+    PrevBreak,
     ScrollLeft,
     ScrollRight,
     ToggleFolds,
     ToggleFollow,
+    Copy,
+    ViewContent,
     Back,
     Quit,
+    /// Typed text in an input line (search, `:` command, export path): not in the
+    /// table, every printable key makes one while an input line is open.
+    Type(char),
+    /// Backspace in an input line.
+    Erase,
+    /// Enter in an input line.
+    Submit,
+    /// Tab in an input line: complete the command name.
+    Complete,
 }
 
 pub struct Binding {
@@ -60,6 +79,19 @@ const fn b(
 use KeyCode::*;
 
 pub const KEYMAP: &[Binding] = &[
+    b(&[Char('?')], "?", Action::Help, "this help (↑/↓ scroll)"),
+    b(
+        &[Char('q')],
+        "q",
+        Action::Quit,
+        "quit (inside a panel: close it)",
+    ),
+    b(
+        &[Esc],
+        "Esc",
+        Action::Back,
+        "close panel, clear search/filter, back to list",
+    ),
     b(
         &[Right, Char('l')],
         "→/l",
@@ -75,10 +107,40 @@ pub const KEYMAP: &[Binding] = &[
     b(&[Home], "Home", Action::FirstRequest, "first request"),
     b(&[End], "End", Action::LastRequest, "last request"),
     b(
+        &[Char('t')],
+        "t",
+        Action::NextFired,
+        "next request where the plan fired ▲",
+    ),
+    b(
+        &[Char('T')],
+        "T",
+        Action::PrevFired,
+        "previous request where the plan fired ▲",
+    ),
+    b(
+        &[Char('b')],
+        "b",
+        Action::NextBreak,
+        "next simulated cache break ✕",
+    ),
+    b(
+        &[Char('B')],
+        "B",
+        Action::PrevBreak,
+        "previous simulated cache break ✕",
+    ),
+    b(
+        &[Char(':')],
+        ":",
+        Action::Command,
+        "command: :57 :gap 7.5 :keep 3 :explain ID",
+    ),
+    b(
         &[Char('p')],
         "p",
         Action::CyclePlan,
-        "cycle plan kind (auto … budget)",
+        "plan: auto→idle→forced→size→count→budget",
     ),
     b(
         &[Char('d')],
@@ -128,16 +190,27 @@ pub const KEYMAP: &[Binding] = &[
         &[Char('/')],
         "/",
         Action::Search,
-        "search ids, tools, paths",
+        "search ids, tools, paths, commands",
+    ),
+    b(
+        &[Char('n')],
+        "n",
+        Action::NextChange,
+        "next search match, else next diff change",
+    ),
+    b(
+        &[Char('N')],
+        "N",
+        Action::PrevChange,
+        "previous match, else previous change",
+    ),
+    b(
+        &[Char('s')],
+        "s",
+        Action::CycleFilter,
+        "filter: cleared / protected / not kept",
     ),
     b(&[Tab], "Tab", Action::FocusNext, "focus: age list ↔ diff"),
-    b(
-        &[Char('e')],
-        "e",
-        Action::Export,
-        "export the wire payload as JSON",
-    ),
-    b(&[Char('?')], "?", Action::Help, "this help"),
     b(&[Up, Char('k')], "↑/k", Action::Up, "select / scroll up"),
     b(
         &[Down, Char('j')],
@@ -147,12 +220,17 @@ pub const KEYMAP: &[Binding] = &[
     ),
     b(&[PageUp], "PgUp", Action::PageUp, "page up"),
     b(&[PageDown], "PgDn", Action::PageDown, "page down"),
-    b(&[Char('n')], "n", Action::NextChange, "diff: next change"),
     b(
-        &[Char('N')],
-        "N",
-        Action::PrevChange,
-        "diff: previous change",
+        &[Char('g')],
+        "g",
+        Action::Top,
+        "top of the list, diff or panel",
+    ),
+    b(
+        &[Char('G')],
+        "G",
+        Action::Bottom,
+        "bottom of the list, diff or panel",
     ),
     b(&[Char('<')], "<", Action::ScrollLeft, "diff: scroll left"),
     b(&[Char('>')], ">", Action::ScrollRight, "diff: scroll right"),
@@ -163,18 +241,64 @@ pub const KEYMAP: &[Binding] = &[
         "diff: fold / unfold unchanged runs",
     ),
     b(
-        &[Esc],
-        "Esc",
-        Action::Back,
-        "close panel / back to the session list / quit",
+        &[Char('v')],
+        "v",
+        Action::ViewContent,
+        "view the selected result's full content",
     ),
-    b(&[Char('q')], "q", Action::Quit, "quit"),
+    b(
+        &[Char('y')],
+        "y",
+        Action::Copy,
+        "copy the id (explain: its text), OSC 52",
+    ),
+    b(
+        &[Char('f')],
+        "f",
+        Action::ToggleFollow,
+        "follow the file as it grows (f again: stop)",
+    ),
+    b(
+        &[Char('e')],
+        "e",
+        Action::Export,
+        "export the wire payload as JSON",
+    ),
 ];
 
-/// The action a key press maps to, if any.
-pub fn action_for(key: KeyEvent) -> Option<Action> {
-    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == Char('c') {
-        return Some(Action::Quit);
+/// The footer's hint line, most wanted first: actions and a word each, their keys
+/// taken from [`KEYMAP`].
+pub const HINTS: &[(Action, &str)] = &[
+    (Action::Help, "help"),
+    (Action::Quit, "quit"),
+    (Action::Explain, "explain"),
+    (Action::CyclePlan, "plan"),
+    (Action::Command, "command"),
+    (Action::Search, "search"),
+    (Action::NextFired, "fired"),
+    (Action::NextBreak, "break"),
+    (Action::CycleFilter, "filter"),
+    (Action::ToggleDelivery, "delivery"),
+];
+
+/// The binding of an action in [`KEYMAP`].
+pub fn binding(action: Action) -> Option<&'static Binding> {
+    KEYMAP.iter().find(|b| b.action == action)
+}
+
+/// The action a key press maps to, if any. While an input line is open
+/// (`typing`), printable keys, Backspace, Enter and Tab edit it.
+pub fn action_for(key: KeyEvent, typing: bool) -> Option<Action> {
+    if typing {
+        match key.code {
+            Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                return Some(Action::Type(c));
+            }
+            Backspace => return Some(Action::Erase),
+            Enter => return Some(Action::Submit),
+            Tab => return Some(Action::Complete),
+            _ => {}
+        }
     }
     KEYMAP
         .iter()
@@ -182,9 +306,13 @@ pub fn action_for(key: KeyEvent) -> Option<Action> {
         .map(|b| b.action)
 }
 
-/// The short hint line of the footer.
-pub fn hints() -> &'static str {
-    "←/→ request  p plan  d delivery  +/- keep  [/] gap  {/} size  m protect  Enter explain  / search  ? help  q quit"
+/// The short hint line of the footer, generated from [`HINTS`] and [`KEYMAP`].
+pub fn hints() -> String {
+    HINTS
+        .iter()
+        .filter_map(|(a, word)| binding(*a).map(|b| format!("{} {word}", b.label)))
+        .collect::<Vec<_>>()
+        .join("  ")
 }
 
 #[cfg(test)]

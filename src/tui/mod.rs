@@ -8,8 +8,7 @@ pub mod ui;
 
 use crate::analysis::Setup;
 use crate::cli::{self, Opts, UsageError};
-use app::{App, Screen};
-use keymap::Action;
+use app::{App, Pointer, Screen};
 use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, MouseEventKind,
 };
@@ -25,7 +24,19 @@ struct Loading {
     path: PathBuf,
     total: u64,
     progress: Arc<AtomicU64>,
-    handle: JoinHandle<Result<Setup, UsageError>>,
+    handle: JoinHandle<Result<Loaded, UsageError>>,
+}
+
+/// A session loaded as the TUI opens it, with the request `--at` names (or why it
+/// names none of the session's requests).
+pub type Loaded = (Setup, Result<usize, UsageError>);
+
+/// Loads a session for the TUI: every plan flag applies as it does to `plan`,
+/// `--at` included.
+pub fn load_session(path: &Path, opts: &Opts, progress: &AtomicU64) -> Result<Loaded, UsageError> {
+    let setup = cli::setup_with_progress(path, opts, progress)?;
+    let at = cli::request_index(&setup.session, opts.at.as_deref());
+    Ok((setup, at))
 }
 
 impl Loading {
@@ -34,7 +45,7 @@ impl Loading {
         let p = progress.clone();
         let path_owned = path.to_path_buf();
         let opts = opts.clone();
-        let handle = std::thread::spawn(move || cli::setup_with_progress(&path_owned, &opts, &p));
+        let handle = std::thread::spawn(move || load_session(&path_owned, &opts, &p));
         Loading {
             path: path.to_path_buf(),
             total: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
@@ -44,12 +55,27 @@ impl Loading {
     }
 }
 
+/// The TUI needs a terminal on both ends: off one (`</dev/null`, `| head`) it does
+/// not start, and names the subcommands that print instead.
+pub fn require_terminal() -> Result<(), UsageError> {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return Ok(());
+    }
+    Err(UsageError::Message(
+        "not a terminal: use `mcscope plan`, `timeline`, `explain` or `wire` to print \
+         (the TUI needs a terminal on stdin and stdout)"
+            .into(),
+    ))
+}
+
 /// `mcscope demo`: the bundled session with its guided captions.
 pub fn run_demo() -> Result<(), UsageError> {
+    require_terminal()?;
     let dir = tempfile::tempdir().map_err(|e| UsageError::Message(format!("demo: {e}")))?;
     let mut app = demo_app(dir.path())?;
     let opts = Opts::default();
-    with_terminal(|terminal| {
+    with_terminal(true, |terminal| {
         event_loop(
             terminal,
             &mut app,
@@ -62,8 +88,9 @@ pub fn run_demo() -> Result<(), UsageError> {
 }
 
 /// Runs `f` on the terminal in raw mode and the alternate screen, with mouse
-/// capture; restores all three afterwards, on error, and on panic.
+/// capture when `mouse`; restores all three afterwards, on error, and on panic.
 fn with_terminal(
+    mouse: bool,
     f: impl FnOnce(&mut ratatui::DefaultTerminal) -> Result<(), UsageError>,
 ) -> Result<(), UsageError> {
     // ratatui::init's panic hook restores raw mode and the screen; the mouse too.
@@ -81,7 +108,10 @@ fn with_terminal(
         let _ = execute!(std::io::stdout(), DisableMouseCapture);
         previous(info);
     }));
-    let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    if mouse {
+        let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    }
+    MOUSE.store(mouse, Ordering::Relaxed);
     let result = f(&mut terminal);
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
@@ -104,8 +134,13 @@ pub fn demo_app(dir: &Path) -> Result<App, UsageError> {
     Ok(app)
 }
 
-/// `mcscope [PATH]`: a session, a folder of sessions, or the harness folders.
-pub fn run(path: Option<&Path>, opts: &Opts) -> Result<(), UsageError> {
+/// Whether the mouse is captured (`--no-mouse` leaves it to the terminal): Ctrl-Z
+/// gives it back and takes it again only then.
+static MOUSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// `mcscope [PATH]`: a session, a folder of sessions, or the harness folders;
+/// `mouse`: capture the mouse.
+pub fn run(path: Option<&Path>, opts: &Opts, mouse: bool) -> Result<(), UsageError> {
     // Decide what to show before touching the terminal, so errors are one plain line.
     let (mut app, mut loading) = match path {
         Some(p) if p.is_dir() => {
@@ -147,8 +182,9 @@ pub fn run(path: Option<&Path>, opts: &Opts) -> Result<(), UsageError> {
             (App::picker(roots.join(" + "), sessions), None)
         }
     };
+    require_terminal()?;
     let from_picker = loading.is_none();
-    with_terminal(|terminal| {
+    with_terminal(mouse, |terminal| {
         event_loop(
             terminal,
             &mut app,
@@ -170,14 +206,22 @@ fn event_loop(
 ) -> Result<(), UsageError> {
     loop {
         if let Some(l) = loading.take_if(|l| l.handle.is_finished()) {
-            let setup = l.handle.join().map_err(|_| {
+            let (setup, at) = l.handle.join().map_err(|_| {
                 UsageError::Message(format!("{}: the loader panicked", l.path.display()))
             })??;
             if from_picker {
-                app.open(setup);
+                // One `--at` for a folder of sessions: those too short open at their last.
+                let k = at.as_ref().map_or(setup.last_request(), |k| *k);
+                app.open(setup, k);
+                if let (Err(e), Some(v)) = (at, app.view_mut()) {
+                    v.status = Some(format!("{e}; showing the last request"));
+                }
             } else {
-                *app = App::session(setup);
+                *app = App::session_at(setup, at?);
             }
+        }
+        if let Ok(size) = terminal.size() {
+            app.resize(size.width, size.height);
         }
         if let Some(v) = app.view_mut() {
             v.poll_background();
@@ -208,8 +252,11 @@ fn event_loop(
         }
         let ev = event::read().map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
         if loading.is_some() {
+            // q (or Ctrl-C) gives up waiting; Esc never quits.
             if let Event::Key(k) = ev
-                && matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)
+                && (k.code == KeyCode::Char('q')
+                    || (k.code == KeyCode::Char('c')
+                        && k.modifiers.contains(event::KeyModifiers::CONTROL)))
             {
                 return Ok(());
             }
@@ -217,22 +264,12 @@ fn event_loop(
         }
         match ev {
             Event::Key(k) if k.kind != KeyEventKind::Release => {
-                if app.in_text_input() {
-                    let consumed = match k.code {
-                        KeyCode::Char(c) if !k.modifiers.contains(event::KeyModifiers::CONTROL) => {
-                            app.input(c)
-                        }
-                        KeyCode::Backspace => app.backspace(),
-                        KeyCode::Enter => app.submit(),
-                        _ => false,
-                    };
-                    if consumed {
-                        continue;
-                    }
+                let ctrl = k.modifiers.contains(event::KeyModifiers::CONTROL);
+                // Ctrl-C quits from anywhere, a panel open or not.
+                if ctrl && k.code == KeyCode::Char('c') {
+                    return Ok(());
                 }
-                if k.code == KeyCode::Char('z')
-                    && k.modifiers.contains(event::KeyModifiers::CONTROL)
-                {
+                if ctrl && k.code == KeyCode::Char('z') {
                     suspend(terminal)?;
                     continue;
                 }
@@ -249,19 +286,51 @@ fn event_loop(
                     }
                     continue;
                 }
-                match keymap::action_for(k) {
+                match keymap::action_for(k, app.in_text_input()) {
                     Some(a) => app.update(a),
                     None => app.unbound_key(),
                 }
+                if let Some(text) = app.view_mut().and_then(|v| v.clipboard.take()) {
+                    use std::io::Write;
+                    let mut out = std::io::stdout();
+                    let _ = write!(out, "{}", osc52(&text)).and_then(|_| out.flush());
+                }
             }
-            Event::Mouse(m) => match m.kind {
-                MouseEventKind::ScrollDown => (0..3).for_each(|_| app.update(Action::Down)),
-                MouseEventKind::ScrollUp => (0..3).for_each(|_| app.update(Action::Up)),
-                _ => {}
-            },
+            Event::Mouse(m) => {
+                let pointer = match m.kind {
+                    MouseEventKind::ScrollDown => Some(Pointer::WheelDown),
+                    MouseEventKind::ScrollUp => Some(Pointer::WheelUp),
+                    MouseEventKind::Down(event::MouseButton::Left) => Some(Pointer::Click),
+                    _ => None,
+                };
+                if let (Some(p), Ok(size)) = (pointer, terminal.size()) {
+                    app.mouse(p, m.column, m.row, (size.width, size.height));
+                }
+            }
             _ => {}
         }
     }
+}
+
+/// The OSC 52 sequence that puts `text` on the terminal's clipboard (it works
+/// over ssh, and in tmux with `set-clipboard on`).
+pub fn osc52(text: &str) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut b64 = String::with_capacity(text.len().div_ceil(3) * 4);
+    for chunk in text.as_bytes().chunks(3) {
+        let n = chunk.len();
+        let v = (chunk[0] as u32) << 16
+            | (chunk.get(1).copied().unwrap_or(0) as u32) << 8
+            | chunk.get(2).copied().unwrap_or(0) as u32;
+        for i in 0..4 {
+            if i <= n {
+                b64.push(ABC[(v >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                b64.push('=');
+            }
+        }
+    }
+    format!("\x1b]52;c;{b64}\x07")
 }
 
 /// Ctrl-Z: give the terminal back, stop (as the shell's job control expects), and
@@ -280,7 +349,9 @@ fn suspend(terminal: &mut ratatui::DefaultTerminal) -> Result<(), UsageError> {
         libc::raise(libc::SIGTSTP);
     }
     *terminal = ratatui::try_init().map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
-    let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    if MOUSE.load(Ordering::Relaxed) {
+        let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    }
     terminal
         .clear()
         .map_err(|e| UsageError::Message(format!("terminal: {e}")))

@@ -1,6 +1,6 @@
 //! Drawing: one function per region, reading the state, never changing it.
 
-use super::app::{App, Focus, Overlay, Picker, Screen, SessionView};
+use super::app::{App, Filter, Focus, Overlay, Picker, Screen, SessionView};
 use super::keymap::{self, KEYMAP};
 use crate::diff::{Diff, Item, Kind, Row, Side};
 use crate::policy::engine::{Candidate, Status, fmt_gap, fmt_int, fmt_num};
@@ -110,7 +110,7 @@ fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
         head,
     );
     let height = list.height as usize;
-    let top = p.selected.saturating_sub(height.saturating_sub(1));
+    let top = picker_top(p, height);
     let lines: Vec<Line> = p
         .sessions
         .iter()
@@ -137,32 +137,65 @@ fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
     f.render_widget(Paragraph::new("↑/↓ select  Enter open  q quit"), foot);
 }
 
-fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
-    let area = f.area();
+/// The session screen's four regions (header, age list, diff, footer) on `area`:
+/// where they are drawn, and where the mouse finds them.
+pub fn regions(area: Rect, v: &SessionView) -> [Rect; 4] {
     let list_rows = (v.plan.candidates.len() as u16 + 3)
         .min(area.height * 2 / 5)
         .max(5);
-    let [header, list, diff, footer] = Layout::vertical([
+    Layout::vertical([
         Constraint::Length(2 + header_notes(v).len() as u16),
         Constraint::Length(list_rows),
         Constraint::Min(4),
         Constraint::Length(5),
     ])
-    .areas(area);
+    .areas(area)
+}
+
+/// The first row the age list shows when `height` rows fit (the selection stays
+/// on screen).
+pub fn list_top(v: &SessionView, height: usize) -> usize {
+    let at = v
+        .visible()
+        .iter()
+        .position(|&i| i == v.selected)
+        .unwrap_or(0);
+    at.saturating_sub(height.saturating_sub(1))
+}
+
+/// The first row the picker shows when `height` rows fit.
+pub fn picker_top(p: &Picker, height: usize) -> usize {
+    p.selected.saturating_sub(height.saturating_sub(1))
+}
+
+fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
+    let area = f.area();
+    let [header, list, diff, footer] = regions(area, v);
     draw_header(f, v, header, theme);
     draw_list(f, v, list, theme);
     draw_diff(f, v, diff, theme);
     draw_footer(f, v, footer, theme);
     match &v.overlay {
-        Some(Overlay::Help) => draw_help(f, area),
+        Some(Overlay::Help { scroll }) => draw_help(f, area, *scroll),
         Some(Overlay::Explain { explain, scroll }) => {
             draw_explain(f, v, explain, *scroll, area, theme)
         }
         Some(Overlay::Search(q)) => draw_input(
             f,
             area,
-            "search ids, tools, paths (Enter: next, Esc: close)",
+            "search ids, tools, paths, commands (Enter: keep, then n/N; Esc: clear)",
             q,
+        ),
+        Some(Overlay::Content {
+            title,
+            lines,
+            scroll,
+        }) => draw_content(f, area, title, lines, *scroll),
+        Some(Overlay::Command(c)) => draw_input(
+            f,
+            area,
+            "command: 57, gap 7.5, keep 3, size 300000, trigger 4, policy count, explain ID (Tab completes)",
+            &format!(":{c}"),
         ),
         Some(Overlay::Export(p)) => draw_input(
             f,
@@ -265,21 +298,22 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
     let req = &v.plan.request;
+    // What a narrow screen must keep comes first: request, gap and turn kind.
     let mut line1 = vec![
         Span::styled(name, Style::default().add_modifier(Modifier::BOLD)),
-        Span::raw(format!("  {} ({})", s.format.name(), s.harness.name())),
         Span::raw(format!(
-            "  request {}/{}  {}  gap {} min  {}",
+            "  request {}/{}  gap {} min  {}  {}",
             v.k,
             s.requests.len(),
-            req.at.as_deref().unwrap_or("-"),
             fmt_gap(req.gap_minutes),
             if req.begins_turn {
                 "new turn"
             } else {
                 "tool loop"
-            }
+            },
+            req.at.as_deref().unwrap_or("-"),
         )),
+        Span::raw(format!("  {} ({})", s.format.name(), s.harness.name())),
     ];
     if v.following() {
         line1.push(Span::styled("  following", theme.fg(Color::Green)));
@@ -399,9 +433,19 @@ pub fn status_label(c: &Candidate, width: usize) -> String {
 pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let s = &v.setup.session;
     let focused = v.focus == Focus::List;
+    let visible = v.visible();
+    let shown = if v.filter == Filter::All {
+        v.plan.candidates.len().to_string()
+    } else {
+        format!(
+            "{} of {}, {}, Esc clears",
+            visible.len(),
+            v.plan.candidates.len(),
+            v.filter.name()
+        )
+    };
     let title = format!(
-        " tool results by age ({}) — {} ",
-        v.plan.candidates.len(),
+        " tool results by age ({shown}) — {} ",
         if v.plan.step.fired {
             format!(
                 "{} fired: {}",
@@ -414,22 +458,41 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     );
     let inner = region(f, area, title, focused, theme);
     let height = inner.height.saturating_sub(1) as usize;
-    let top = v.selected.saturating_sub(height.saturating_sub(1));
-    let id_w = v
+    let top = list_top(v, height);
+    let ids: Vec<&str> = v
         .plan
         .candidates
         .iter()
-        .map(|c| s.results[c.result].id.chars().count())
-        .max()
-        .unwrap_or(8)
-        .clamp(8, 32) as u16;
+        .map(|c| s.results[c.result].id.as_str())
+        .collect();
+    let longest = ids.iter().map(|id| id.chars().count()).max().unwrap_or(8);
+    // On a narrow screen an id shrinks to its unique tail before the path does.
+    let tail = (inner.width < 120 && longest > 12).then(|| unique_tail(&ids).max(6));
+    let id_w = match tail {
+        Some(t) => (t + 1).min(longest),
+        None => longest.clamp(8, 32),
+    } as u16;
     let fixed = 4 + id_w + 10 + 14 + 5;
-    let status_w = (inner.width.saturating_sub(fixed) as usize) * 3 / 5;
-    let rows: Vec<TRow> = v
-        .plan
-        .candidates
+    let room = inner.width.saturating_sub(fixed) as usize;
+    // The status takes what its longest shown label needs (at most 3/5 of the
+    // room), the path the rest, cut from the left so the file name shows
+    // (`…/src/config.ts`).
+    let status_w = visible
         .iter()
-        .enumerate()
+        .skip(top)
+        .take(height)
+        .map(|&i| {
+            status_label(&v.plan.candidates[i], room * 3 / 5)
+                .chars()
+                .count()
+        })
+        .max()
+        .unwrap_or(6)
+        .clamp(6, (room * 3 / 5).max(6));
+    let path_w = room.saturating_sub(status_w);
+    let rows: Vec<TRow> = visible
+        .iter()
+        .map(|&i| (i, &v.plan.candidates[i]))
         .skip(top)
         .take(height)
         .map(|(i, c)| {
@@ -446,13 +509,15 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             }
             TRow::new(vec![
                 c.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
-                r.id.clone(),
+                match tail {
+                    Some(t) => shorten_left(&r.id, t + 1),
+                    None => r.id.clone(),
+                },
                 c.tool.clone().unwrap_or_else(|| "?".into()),
-                c.path
-                    .clone()
-                    .or(c.summary.clone())
-                    .unwrap_or_default()
-                    .replace('\n', " "),
+                match &c.path {
+                    Some(p) => shorten_left(p, path_w),
+                    None => c.summary.clone().unwrap_or_default().replace('\n', " "),
+                },
                 format!("{}/{}", fmt_int(r.chars), fmt_int(r.est_tokens)),
                 status_label(c, status_w),
             ])
@@ -463,9 +528,9 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         Constraint::Length(4),
         Constraint::Length(id_w),
         Constraint::Length(10),
-        Constraint::Fill(2),
+        Constraint::Length(path_w as u16),
         Constraint::Length(14),
-        Constraint::Fill(3),
+        Constraint::Fill(1),
     ];
     let header = TRow::new(vec![
         "rank",
@@ -616,8 +681,15 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         }
         _ => "cache prefix kept".into(),
     };
+    // The cache verdict comes first (SPEC §8: it survives 80×24), coloured and
+    // with a glyph that carries it under NO_COLOR.
+    let verdict = if cache.prefix_broken_at_message.is_some() {
+        Span::styled(format!("✕ {cache_text}"), theme.fg(Color::Red))
+    } else {
+        Span::styled(format!("✓ {cache_text}"), theme.fg(Color::Green))
+    };
     let meta = format!(
-        "chars {} → {}{}  ·  newly cleared {} (~{} tokens saved, estimate)  ·  {}",
+        "  ·  chars {} → {}{}  ·  newly cleared {} (~{} tokens saved, estimate)",
         fmt_int(st.chars_before),
         fmt_int(st.chars_after),
         st.target_chars
@@ -625,7 +697,6 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             .unwrap_or_default(),
         st.newly_cleared.len(),
         fmt_int(st.tokens_saved),
-        cache_text
     );
     let width = area.width.saturating_sub(10) as usize;
     let s = &v.setup.session;
@@ -652,7 +723,10 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let fired: Vec<bool> = (0..s.requests.len())
         .map(|i| v.fired.get(i).copied().unwrap_or(false))
         .collect();
-    let mut lines = vec![Line::from(meta)];
+    let breaks: Vec<bool> = (0..s.requests.len())
+        .map(|i| v.breaks.get(i).copied().unwrap_or(false))
+        .collect();
+    let mut lines = vec![Line::from(vec![verdict, Span::raw(meta)])];
     lines.push(spark_line(
         "context ",
         &context,
@@ -669,11 +743,14 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         theme.fg(Color::Cyan),
         theme,
     ));
-    lines.push(Line::from(format!("fired   {}", marks(&fired, width, v.k))));
-    let hint = v
-        .status
-        .clone()
-        .unwrap_or_else(|| keymap::hints().to_string());
+    lines.push(Line::from(format!(
+        "fired   {}",
+        marks(&fired, &breaks, width, v.k)
+    )));
+    let hint = v.status.clone().unwrap_or_else(|| match &v.search {
+        Some(q) => format!("search {q:?}: n/N next/previous match, Esc clears"),
+        None => keymap::hints(),
+    });
     lines.push(Line::styled(hint, theme.fg(Color::DarkGray)));
     f.render_widget(Paragraph::new(lines), area);
 }
@@ -720,11 +797,15 @@ fn spark_line(
     Line::from(spans)
 }
 
-fn marks(fired: &[bool], width: usize, k: usize) -> String {
+/// ✕ where the simulated cache broke, ▲ where a plan fired without breaking it,
+/// ^ under the request shown.
+fn marks(fired: &[bool], breaks: &[bool], width: usize, k: usize) -> String {
     buckets(fired.len(), width)
         .into_iter()
         .map(|b| {
-            if fired[b.clone()].iter().any(|&f| f) {
+            if breaks[b.clone()].iter().any(|&f| f) {
+                '✕'
+            } else if fired[b.clone()].iter().any(|&f| f) {
                 '▲'
             } else if b.contains(&(k.saturating_sub(1))) {
                 '^'
@@ -746,18 +827,102 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
     }
 }
 
-fn draw_help(f: &mut Frame, area: Rect) {
-    let lines: Vec<Line> = KEYMAP
+/// The help: every binding of the keymap, the `:` commands, then a legend of the
+/// glyphs and marks.
+pub fn help_lines() -> Vec<String> {
+    let mut lines: Vec<String> = KEYMAP
         .iter()
-        .map(|b| Line::from(format!("{:>6}  {}", b.label, b.help)))
+        .map(|b| format!("{:>6}  {}", b.label, b.help))
         .collect();
-    let r = centered(area, 64, lines.len() as u16 + 2);
+    lines.push(format!(
+        "{:>6}  quit from anywhere; Ctrl-Z suspends",
+        "Ctrl-C"
+    ));
+    lines.push(String::new());
+    lines.push("Commands (:), a unique prefix of an id is enough:".into());
+    lines.push("  :57  :gap 7.5  :keep 3  :size 300000  :trigger 4".into());
+    lines.push("  :policy auto|idle|…|budget  :delivery rewrite".into());
+    lines.push("  :explain KuPA   (Tab completes a command name)".into());
+    lines.push(String::new());
+    lines.push("Plan kinds (p):".into());
+    lines.push("  auto: the harness's own choice (claude: budget".into());
+    lines.push("        on 2.0.0–2.1.87 by version, else idle; qwen".into());
+    lines.push("        by send kind: idle after the gap, else size,".into());
+    lines.push("        nothing at notifications or goal turns)".into());
+    lines.push(String::new());
+    lines.push("Legend: statuses in the age list".into());
+    use crate::policy::Status;
+    for (st, what) in [
+        (Status::Kept, "sent as recorded"),
+        (Status::Cleared, "replaced by the placeholder"),
+        (Status::Protected, "managed memory, never cleared"),
+        (Status::AlreadyCleared, "the transcript already cleared it"),
+        (Status::ErrorKept, "an error result, kept"),
+        (Status::NotCompactable, "a tool the plans never clear"),
+    ] {
+        lines.push(format!("  {} {:<16} {what}", glyph(st), st.name()));
+    }
+    lines.push("  ↗ symlink escape: the path leaves the root".into());
+    lines.push("  ? unresolved or ambiguous id".into());
+    lines.push(String::new());
+    lines.push("Legend: marks on the footer's lines".into());
+    lines.push("  ▲ a plan fired at this request".into());
+    lines.push("  ✕ the simulated cache prefix broke here".into());
+    lines.push("  ◇ harness evidence in the transcript".into());
+    lines.push("  ! an observed cache break".into());
+    lines.push("  ^ the request shown".into());
+    lines.push(String::new());
+    lines.push("Legend: the diff and the header".into());
+    lines.push("  - removed  + added  ~ changed (left: local,".into());
+    lines.push("    right: wire); ⋯ n unchanged lines ⋯ is a fold".into());
+    lines.push("  * a parameter changed since the session opened".into());
+    lines
+}
+
+/// The help panel's place on a screen of `size` (columns, rows).
+fn help_rect(area: Rect) -> Rect {
+    centered(
+        area,
+        area.width.saturating_sub(2).min(66),
+        (help_lines().len() as u16 + 2).min(area.height.saturating_sub(2)),
+    )
+}
+
+/// Rows of help text visible at once on a screen of `size`.
+pub fn help_page(size: (u16, u16)) -> usize {
+    let r = help_rect(Rect::new(0, 0, size.0, size.1));
+    r.height.saturating_sub(2).max(1) as usize
+}
+
+/// How far the help scrolls on a screen of `size`: its last line at the bottom.
+pub fn help_max_scroll(size: (u16, u16)) -> usize {
+    help_lines().len().saturating_sub(help_page(size))
+}
+
+fn draw_help(f: &mut Frame, area: Rect, scroll: usize) {
+    let all = help_lines();
+    let r = help_rect(area);
+    let page = r.height.saturating_sub(2) as usize;
+    let scroll = scroll.min(all.len().saturating_sub(page));
+    let lines: Vec<Line> = all
+        .iter()
+        .skip(scroll)
+        .take(page)
+        .map(|l| Line::from(l.as_str()))
+        .collect();
+    let shown = format!(
+        " {}–{} of {} ",
+        scroll + 1,
+        (scroll + page).min(all.len()),
+        all.len()
+    );
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(lines).block(
             Block::default()
                 .borders(Borders::ALL)
-                .title(" keys (any key closes) "),
+                .title(" keys — ↑/↓ PgUp/PgDn g/G scroll, Esc/q close ")
+                .title_bottom(Line::from(shown).right_aligned()),
         ),
         r,
     );
@@ -814,6 +979,38 @@ fn draw_explain(
     );
 }
 
+fn draw_content(f: &mut Frame, area: Rect, title: &str, lines: &[String], scroll: usize) {
+    let r = centered(
+        area,
+        area.width.saturating_sub(4),
+        area.height.saturating_sub(2),
+    );
+    let page = r.height.saturating_sub(2) as usize;
+    let shown: Vec<Line> = lines
+        .iter()
+        .skip(scroll)
+        .take(page)
+        .map(|l| Line::from(l.as_str()))
+        .collect();
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(shown).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(format!(" {title} — full content (Esc closes) "))
+                .title_bottom(
+                    Line::from(format!(
+                        " line {} of {} ",
+                        (scroll + 1).min(lines.len()),
+                        lines.len()
+                    ))
+                    .right_aligned(),
+                ),
+        ),
+        r,
+    );
+}
+
 fn draw_input(f: &mut Frame, area: Rect, title: &str, text: &str) {
     let r = centered(area, area.width.saturating_sub(10).min(90), 3);
     f.render_widget(Clear, r);
@@ -825,6 +1022,29 @@ fn draw_input(f: &mut Frame, area: Rect, title: &str, text: &str) {
         ),
         r,
     );
+}
+
+/// The fewest last chars that tell every id of `ids` apart (the whole of the
+/// longest when none do; ids repeat when a transcript reuses one).
+pub fn unique_tail(ids: &[&str]) -> usize {
+    let longest = ids.iter().map(|id| id.chars().count()).max().unwrap_or(0);
+    let distinct: std::collections::HashSet<&str> = ids.iter().copied().collect();
+    (1..=longest)
+        .find(|&k| {
+            let tails: std::collections::HashSet<&str> = distinct
+                .iter()
+                .map(|id| {
+                    let n = id.chars().count();
+                    let start = id
+                        .char_indices()
+                        .nth(n.saturating_sub(k))
+                        .map_or(0, |(i, _)| i);
+                    &id[start..]
+                })
+                .collect();
+            tails.len() == distinct.len()
+        })
+        .unwrap_or(longest)
 }
 
 /// `…` and the last `max - 1` chars of `s` when it is longer than `max`.

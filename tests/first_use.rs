@@ -1,0 +1,282 @@
+//! What a new user trips on first (issue 14), through the real binary: a bare file
+//! name with a sidecar, output errors, the TUI off a terminal, `timeline --follow`
+//! on a session that has no requests yet.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+mod common;
+
+use common::Claude;
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const DEMO: &str = "sample-sessions/claude-demo.jsonl";
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mcscope"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("RUST_BACKTRACE");
+    c
+}
+
+#[test]
+fn a_bare_file_name_reads_its_sidecar() {
+    // `cd sample-sessions && mcscope plan claude-demo.jsonl`: the sidecar's folder is
+    // the current one (its parent is the empty path).
+    let out = bin()
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions"))
+        .args(["plan", "claude-demo.jsonl", "--format", "json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // claude-demo.mcscope.json says keep_recent 2 and trigger_threshold 3 (the
+    // claude preset's own values are 5 and 10): the sidecar was read.
+    assert_eq!(v["policy"]["keep_recent"], 2, "{v}");
+    assert_eq!(v["policy"]["trigger_threshold"], 3, "{v}");
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_failed_write_is_an_error_and_a_closed_pipe_is_not() {
+    // `>/dev/full`: every write fails with "no space left on device".
+    for args in [
+        &["timeline", DEMO, "--format", "json"][..],
+        &["timeline", DEMO][..],
+        &["plan", DEMO, "--format", "json"][..],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = bin().args(args).stdout(full).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("mcscope: cannot write the output:") && err.lines().count() == 1,
+            "{args:?}: one line saying why: {err:?}"
+        );
+    }
+    // `| head` that stopped reading: quiet success.
+    for args in [
+        &["timeline", DEMO, "--format", "json"][..],
+        &["plan", DEMO][..],
+    ] {
+        let mut child = bin()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            out.stderr.is_empty(),
+            "{:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Reads a child's stdout on a thread; the text so far on demand.
+fn collect(mut r: impl Read + Send + 'static) -> std::sync::Arc<std::sync::Mutex<String>> {
+    let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let t = text.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = r.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            t.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    text
+}
+
+fn wait_for(what: &str, ok: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !ok() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "timed out: {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn follow_prints_the_header_once_and_rebuilds_only_when_the_file_grew() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Claude::default();
+    c.prompt("go", 0.0);
+    let path = c.write(dir.path(), "s.jsonl");
+    let mut child = bin()
+        .args(["timeline", path.to_str().unwrap(), "--follow"])
+        .args(["--interval-ms", "10"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let text = collect(child.stdout.take().unwrap());
+    let header = "REQ  AT";
+    wait_for("the header", || text.lock().unwrap().contains(header));
+    // Thirty ticks and more with nothing appended: the header stays alone.
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(
+        text.lock().unwrap().matches(header).count(),
+        1,
+        "{}",
+        text.lock().unwrap()
+    );
+    // Nothing appended, nothing rebuilt: a sidecar that appears now (broken) is not
+    // read until the file grows.
+    std::fs::write(dir.path().join("s.mcscope.json"), "{").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the session was rebuilt although nothing was appended"
+    );
+    // The file grows: the session is rebuilt, the sidecar read, and its error reported.
+    let before = c.lines.len();
+    c.bash("A", 100).answer("ok");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    for l in &c.lines[before..] {
+        writeln!(f, "{l}").unwrap();
+    }
+    f.flush().unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("the grown file was not read");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(err.contains("bad sidecar"), "{err}");
+}
+
+#[test]
+fn off_a_terminal_the_tui_prints_one_line_and_exits_2() {
+    // `mcscope FILE </dev/null`, `mcscope FILE | head`, `mcscope demo </dev/null`,
+    // `mcscope sample-sessions | cat`: stdin or stdout (here both) is no terminal.
+    for args in [&[DEMO][..], &["demo"][..], &["sample-sessions"][..]] {
+        let out = bin()
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err:?}");
+        assert!(
+            err.starts_with("mcscope: not a terminal: use `mcscope plan`")
+                && err.contains("timeline")
+                && err.contains("explain"),
+            "{args:?}: {err:?}"
+        );
+        // Nothing reaches the pipe: no escape codes, no alternate screen.
+        assert!(out.stdout.is_empty(), "{args:?}: {:?}", out.stdout);
+    }
+    // A missing file is still reported as such first.
+    let out = bin()
+        .arg("sample-sessions/nope.jsonl")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope.jsonl"));
+}
+
+fn explain_json(id: &str) -> (Option<i32>, String, String) {
+    let out = bin()
+        .args(["explain", DEMO, id, "--format", "json"])
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn explain_takes_a_unique_id_prefix_and_lists_the_matches_of_an_ambiguous_one() {
+    let (code, full, err) = explain_json("toolu_B");
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&full).unwrap();
+    assert_eq!(v["tool_use_id"], "toolu_B");
+    // `B` alone: a prefix of the id without the harness's `toolu_`; the very same output.
+    let (code, short, err) = explain_json("B");
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(short, full);
+    // `toolu_` names all four: an error that lists them, exit 2.
+    let (code, out, err) = explain_json("toolu_");
+    assert_eq!(code, Some(2));
+    assert!(out.is_empty());
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "mcscope: {DEMO}: id prefix \"toolu_\" is ambiguous: 4 match (toolu_A, toolu_B, toolu_C, toolu_D)"
+        )
+    );
+    // No match: the error it always was.
+    let (code, _, err) = explain_json("toolu_Z");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no tool result with id \"toolu_Z\""), "{err}");
+}
+
+#[test]
+fn help_says_what_every_option_does_and_ends_with_three_examples() {
+    let out = bin().arg("--help").output().unwrap();
+    let top = String::from_utf8_lossy(&out.stdout).into_owned();
+    let tail: Vec<&str> = top.trim_end().lines().rev().take(4).collect();
+    assert_eq!(tail[3], "Examples:", "{top}");
+    assert!(
+        tail[..3]
+            .iter()
+            .all(|l| l.trim_start().starts_with("mcscope "))
+    );
+    for sub in ["plan", "timeline", "explain", "wire"] {
+        let out = bin().args([sub, "--help"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        for line in text.lines().filter(|l| l.trim_start().starts_with('-')) {
+            let words = line.trim().split_once("  ").map(|(_, w)| w.trim());
+            assert!(
+                words.is_some_and(|w| !w.is_empty()),
+                "{sub} --help: an option without a word: {line:?}"
+            );
+        }
+    }
+    let out = bin().args(["plan", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("default: auto, the harness's own choice"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the most recent N (default per plan kind: 5"),
+        "{text}"
+    );
+}
