@@ -1,0 +1,24 @@
+//! Numbers in words: gaps, decimals and thousands as the reports print them.
+
+pub fn fmt_gap(g: Option<f64>) -> String {
+    g.map(fmt_num).unwrap_or_else(|| "none".into())
+}
+
+/// A number with at most two decimals, trailing zeros dropped.
+pub fn fmt_num(x: f64) -> String {
+    let s = format!("{x:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.to_string() }
+}
+
+pub fn fmt_int(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}

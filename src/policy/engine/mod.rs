@@ -1,0 +1,725 @@
+//! The timeline: one pass over the requests, evaluating the plan at each and
+//! carrying the clearings still in force (SPEC §5 persistence).
+
+use super::budget;
+use super::protect::{Outcome, Protection, Protector, RecordedPath};
+use super::{Delivery, PlanKind, Policy};
+use crate::harness::Preset;
+use crate::session::{Harness, Request, Role, SendKind, Session};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+mod budget_plan;
+mod count;
+mod fmt;
+mod idle;
+mod size;
+mod status;
+mod types;
+mod view;
+
+pub use fmt::{fmt_gap, fmt_int, fmt_num};
+pub use status::protection_text;
+pub use types::{Candidate, Clearing, EditBlock, Status, Step, Trigger};
+
+/// The plan's verdict at one request, before it is applied.
+struct Verdict {
+    fired: bool,
+    trigger: Option<Trigger>,
+    /// Candidate positions to clear, with the reason for each.
+    clear: Vec<(usize, String)>,
+    media: Vec<usize>,
+    /// Qwen: results (not compactable) whose nested media is stripped.
+    strip: Vec<usize>,
+    /// Qwen idle/forced: `min(#media + #nested-media, keep_recent)`.
+    media_kept: usize,
+    target: Option<u64>,
+    note: String,
+    /// Why particular candidates stay (in the window, pending, …).
+    kept: Why,
+    pre_tokens: Option<u64>,
+}
+
+/// Reasons a candidate stays, in words; written only when reasons are wanted.
+#[derive(Default)]
+struct Why {
+    on: bool,
+    map: HashMap<usize, String>,
+}
+
+impl Why {
+    fn new(on: bool) -> Why {
+        Why {
+            on,
+            map: HashMap::new(),
+        }
+    }
+
+    fn add(&mut self, p: usize, why: impl FnOnce() -> String) {
+        if self.on {
+            self.map.insert(p, why());
+        }
+    }
+
+    fn contains_key(&self, p: &usize) -> bool {
+        self.map.contains_key(p)
+    }
+
+    fn get(&self, p: &usize) -> Option<&String> {
+        self.map.get(p)
+    }
+}
+
+impl Verdict {
+    fn none(note: String) -> Verdict {
+        Verdict {
+            fired: false,
+            trigger: None,
+            clear: Vec::new(),
+            media: Vec::new(),
+            strip: Vec::new(),
+            media_kept: 0,
+            target: None,
+            note,
+            kept: Why::default(),
+            pre_tokens: None,
+        }
+    }
+}
+
+pub struct Engine<'s> {
+    s: &'s Session,
+    policy: Policy,
+    /// Tool names follow the transcript's harness, whatever preset is applied.
+    tools: &'static Preset,
+    protector: Protector,
+    /// The request `forced` acts at (the viewed request K).
+    forced_at: usize,
+    next: usize,
+    /// Reasons in words for every candidate (plan, explain, TUI); the timeline
+    /// needs none and skips them.
+    detail: bool,
+    /// With `detail`, only at this request (the one shown), when set.
+    detail_at: Option<usize>,
+    /// Requests before this one only carry the state forward: their steps skip
+    /// what only a report of them needs (statuses, sizes after, lists).
+    quiet_before: usize,
+    /// Candidate positions marked pending at the last step.
+    pending: Vec<usize>,
+    cleared: Vec<Option<Clearing>>,
+    /// Per result in the view: its chars in the size total and whether it counts
+    /// as active (count plan) while no clearing is in force on it.
+    base: Vec<(u64, bool)>,
+    /// The size total and the number of active results, kept as clearings come
+    /// and go (so a step that does not fire costs no pass over the view).
+    total: u64,
+    active: usize,
+    /// The active results themselves, by result index (registration order), and
+    /// each view result's candidate position: the count plan reads only these.
+    active_set: BTreeSet<usize>,
+    pos_of: Vec<usize>,
+    /// The results with a clearing in force (so a reset touches only them).
+    in_force_list: Vec<usize>,
+    media_cleared: Vec<bool>,
+    /// Per result: its nested media stripped in the wire (Qwen's nested list).
+    stripped: Vec<bool>,
+    /// Whether any media is cleared or stripped now (so that sessions without
+    /// media never pass over the view for it).
+    media_touched: bool,
+    edits: Vec<EditBlock>,
+    view: View<'s>,
+    /// Qwen: the process segment of the last request, and the hook checkpoint
+    /// (idle state that lives in the process, SPEC §2).
+    process: Option<usize>,
+    hook_checkpoint: Option<i64>,
+}
+
+/// The current view's candidates, grown incrementally as requests add messages.
+#[derive(Default)]
+struct View<'s> {
+    segment: usize,
+    started: bool,
+    calls_end: usize,
+    results_end: usize,
+    by_id: HashMap<&'s str, Vec<usize>>,
+    /// Compactable call → its rank (position among the view's compactable calls).
+    call_rank: HashMap<usize, usize>,
+    compactable_calls: Vec<&'s str>,
+    /// The call indices behind `compactable_calls` (the budget plan reads names).
+    compactable_call_ix: Vec<usize>,
+    /// Messages of the view seen so far, and the recorded usage (input +
+    /// cache_creation + cache_read + output) of the last response among them.
+    msgs_end: usize,
+    last_usage: Option<u64>,
+    qwen_rank: usize,
+    cands: Vec<Candidate>,
+    keys: Vec<(usize, usize)>,
+    /// The ids of the results in the view (a new call with one makes them dirty).
+    result_ids: HashSet<&'s str>,
+}
+
+impl<'s> Engine<'s> {
+    pub fn new(s: &'s Session, policy: Policy, protector: Protector, forced_at: usize) -> Self {
+        Engine {
+            s,
+            tools: s.harness.rules(),
+            policy,
+            protector,
+            forced_at,
+            next: 1,
+            detail: true,
+            detail_at: None,
+            quiet_before: 0,
+            pending: Vec::new(),
+            cleared: vec![None; s.results.len()],
+            base: vec![(0, false); s.results.len()],
+            total: 0,
+            active: 0,
+            active_set: BTreeSet::new(),
+            pos_of: vec![0; s.results.len()],
+            in_force_list: Vec::new(),
+            media_cleared: vec![false; s.media.len()],
+            stripped: vec![false; s.results.len()],
+            media_touched: false,
+            edits: Vec::new(),
+            view: View::default(),
+            process: None,
+            hook_checkpoint: None,
+        }
+    }
+
+    /// Starts at request `first` (1-based): the caller knows nothing before it
+    /// matters (the start of a view).
+    pub fn starting_at(mut self, first: usize) -> Self {
+        self.next = first.max(1);
+        self
+    }
+
+    /// Reasons in words only at request `k` (what a plan at `k` shows); the
+    /// steps before `k - 1` are quiet: they carry the state and report nothing
+    /// but whether they fired (a plan at `k` looks at k - 1 and k only).
+    pub fn reasons_at(mut self, k: usize) -> Self {
+        self.detail_at = Some(k);
+        self.quiet_before = k.saturating_sub(1);
+        self
+    }
+
+    /// Whether the request being evaluated gets reasons in words.
+    fn wants_reasons(&self) -> bool {
+        self.detail && self.detail_at.is_none_or(|k| k + 1 == self.next)
+    }
+
+    /// Every step quiet: only whether each request fired (the TUI's footer marks).
+    pub fn only_fired(mut self) -> Self {
+        self.detail = false;
+        self.quiet_before = usize::MAX;
+        self
+    }
+
+    /// Skips the reasons in words (for the timeline, which prints none).
+    pub fn without_reasons(mut self) -> Self {
+        self.detail = false;
+        self
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The candidates of the last evaluated request, in rank order.
+    pub fn candidates(&self) -> &[Candidate] {
+        &self.view.cands
+    }
+
+    /// The `cache_edits` blocks sent up to the last evaluated request.
+    pub fn edits(&self) -> &[EditBlock] {
+        &self.edits
+    }
+
+    /// Whether result `r` is cleared in the last evaluated request's wire.
+    pub fn is_cleared(&self, r: usize) -> bool {
+        self.cleared.get(r).is_some_and(Option::is_some)
+    }
+
+    pub fn media_is_cleared(&self, m: usize) -> bool {
+        self.media_cleared.get(m).copied().unwrap_or(false)
+    }
+
+    /// Whether result `r`'s nested media is stripped in the last request's wire.
+    pub fn is_stripped(&self, r: usize) -> bool {
+        self.stripped.get(r).copied().unwrap_or(false)
+    }
+
+    /// The media items cleared or stripped in `req`'s wire (see `Step`).
+    fn media_in_wire(&self, req: &Request) -> Vec<(usize, usize)> {
+        if !self.media_touched {
+            return Vec::new();
+        }
+        let s = self.s;
+        let media = s
+            .media_in(req.view_start, req.end)
+            .filter(|&m| self.media_cleared[m])
+            .map(|m| (s.media[m].msg, m));
+        let nested = s
+            .results_in(req.view_start, req.end)
+            .filter(|&r| self.stripped[r])
+            .map(|r| (s.results[r].msg, s.media.len() + r));
+        media.chain(nested).collect()
+    }
+
+    /// Undoes every media clearing (a new view, a restart).
+    fn reset_media(&mut self) {
+        if !std::mem::take(&mut self.media_touched) {
+            return;
+        }
+        for m in self.s.media_in(0, self.s.messages.len()) {
+            self.media_cleared[m] = false;
+        }
+        self.stripped.iter_mut().for_each(|x| *x = false);
+    }
+
+    fn reset_clearings(&mut self) {
+        for r in std::mem::take(&mut self.in_force_list) {
+            self.set_clearing(r, None);
+        }
+    }
+
+    /// A claude turn start: the clearings that lapse there (idle, forced, size)
+    /// are lifted; count deletions and budget clearings stay (SPEC §5).
+    fn reset_lapsing(&mut self) {
+        for r in std::mem::take(&mut self.in_force_list) {
+            match self.cleared[r].as_ref().map(|c| c.trigger) {
+                Some(Trigger::Count | Trigger::Budget) => self.in_force_list.push(r),
+                Some(_) => self.set_clearing(r, None),
+                None => {}
+            }
+        }
+    }
+
+    /// What result `r` adds to the size total and the active count now.
+    fn contribution(&self, r: usize) -> (u64, usize) {
+        match self.cleared[r] {
+            Some(_) => (0, 0),
+            None => (self.base[r].0, self.base[r].1 as usize),
+        }
+    }
+
+    /// The one place a clearing is put in force or lifted.
+    fn set_clearing(&mut self, r: usize, clearing: Option<Clearing>) {
+        let (c, a) = self.contribution(r);
+        self.cleared[r] = clearing;
+        self.update_totals(r, c, a);
+    }
+
+    /// Moves the running totals from `r`'s old contribution to its current one.
+    fn update_totals(&mut self, r: usize, old_chars: u64, old_active: usize) {
+        let (c, a) = self.contribution(r);
+        self.total = self.total - old_chars + c;
+        self.active = self.active - old_active + a;
+        if a == 1 {
+            self.active_set.insert(r);
+        } else {
+            self.active_set.remove(&r);
+        }
+    }
+
+    /// Records what a (new or re-made) candidate adds while not cleared.
+    fn set_base(&mut self, c: &Candidate) {
+        let r = &self.s.results[c.result];
+        let chars = if c.compactable && !r.is_error && !r.already_cleared {
+            r.chars
+        } else {
+            0
+        };
+        let active = c.compactable
+            && !c.protected()
+            && !r.already_cleared
+            && (!r.is_error || self.policy.errors_clearable());
+        let (old_c, old_a) = self.contribution(c.result);
+        self.base[c.result] = (chars, active);
+        self.update_totals(c.result, old_c, old_a);
+    }
+
+    /// Evaluates the next request; None after the last.
+    pub fn step(&mut self) -> Option<Step> {
+        let req = self.s.requests.get(self.next - 1)?;
+        self.next += 1;
+        Some(self.step_request(req))
+    }
+
+    /// Evaluates a request that is not one of the session's: the compaction's
+    /// summarizing request, whose view ends at a `compact_boundary` (SPEC §10).
+    pub fn step_virtual(&mut self, req: &Request) -> Step {
+        self.step_request(req)
+    }
+
+    fn step_request(&mut self, req: &Request) -> Step {
+        if !self.view.started || req.segment != self.view.segment {
+            // Nothing planned before a compaction boundary carries over it.
+            self.reset_clearings();
+            self.reset_media();
+            self.edits.clear();
+            self.pending.clear();
+            (self.total, self.active) = (0, 0);
+            self.active_set.clear();
+            self.view = View {
+                segment: req.segment,
+                started: true,
+                calls_end: self.s.calls_in(req.view_start, req.view_start).start,
+                results_end: self.s.results_in(req.view_start, req.view_start).start,
+                msgs_end: req.view_start,
+                ..View::default()
+            };
+        }
+        // Claude rewrites only the request: at a new turn the originals go out
+        // again. Count deletions and budget clearings are cumulative within the
+        // view (SPEC §5).
+        if self.policy.preset == Harness::Claude && req.begins_turn {
+            self.reset_lapsing();
+            if self.policy.kind != PlanKind::Count {
+                // The request is rebuilt from the originals: only the deletions
+                // still in force (budget's, under auto) are re-sent, so the wire
+                // deletes exactly what the plan clears.
+                let cleared = &self.cleared;
+                self.edits
+                    .retain(|e| e.results.iter().all(|&r| cleared[r].is_some()));
+            }
+        }
+        if let Some(send) = &req.send
+            && self.process != Some(send.process)
+        {
+            // A restart: Qwen rebuilds the history from the records, so every
+            // clearing not stored by a compression is undone (SPEC §2).
+            if self.process.is_some() {
+                self.reset_clearings();
+                self.reset_media();
+                self.edits.clear();
+            }
+            self.process = Some(send.process);
+            self.hook_checkpoint = None;
+        }
+        let gap = self.gap_at(req);
+        self.sync_view(req);
+        // A result that has become protected (a later call with its id reads
+        // memory) is never cleared: its clearing lapses, in the plan and the wire.
+        if !self.in_force_list.is_empty() {
+            for p in 0..self.view.cands.len() {
+                let c = &self.view.cands[p];
+                if c.protected() && self.cleared[c.result].is_some() {
+                    self.set_clearing(c.result, None);
+                }
+            }
+        }
+        let quiet = req.index < self.quiet_before;
+        let chars_before = if quiet && !self.needs_size_total() {
+            0
+        } else {
+            self.size_total()
+        };
+        let kind = self.policy.kind_at(req, gap);
+        let verdict = match kind {
+            Some(kind) => self.evaluate(req, kind, chars_before, gap),
+            None => Verdict::none(super::send::qwen_runs(req).why_none.into()),
+        };
+        let trigger = verdict.trigger.unwrap_or(Trigger::Idle);
+        let mut newly: Vec<usize> = Vec::new();
+        for (pos, reason) in &verdict.clear {
+            let r = self.view.cands[*pos].result;
+            let clearing = Clearing {
+                at: req.index,
+                trigger,
+                reason: reason.clone(),
+            };
+            self.set_clearing(r, Some(clearing));
+            self.in_force_list.push(r);
+            newly.push(*pos);
+        }
+        for &m in &verdict.media {
+            self.media_cleared[m] = true;
+        }
+        for &r in &verdict.strip {
+            self.stripped[r] = true;
+        }
+        self.media_touched |= !verdict.media.is_empty() || !verdict.strip.is_empty();
+        newly.sort_unstable();
+        let tokens_saved = newly
+            .iter()
+            .map(|&p| self.s.results[self.view.cands[p].result].est_tokens)
+            .sum::<u64>()
+            + self.media_tokens(&verdict);
+        self.move_hook_checkpoint(req, verdict.trigger, tokens_saved);
+        if self.policy.delivery == Delivery::CacheEdits
+            && !newly.is_empty()
+            && let Some(msg) = last_user_message(self.s, req)
+        {
+            self.edits.push(EditBlock {
+                at: req.index,
+                msg,
+                results: newly.iter().map(|&p| self.view.cands[p].result).collect(),
+            });
+        }
+        if quiet {
+            return Step {
+                index: req.index,
+                kind,
+                fired: verdict.fired,
+                trigger: verdict.trigger,
+                newly_cleared: Vec::new(),
+                cleared: Vec::new(),
+                media_in_wire: Vec::new(),
+                tokens_saved: 0,
+                chars_before,
+                chars_after: 0,
+                target_chars: verdict.target,
+                media_cleared: verdict.media.len() + verdict.strip.len(),
+                media_kept: verdict.media_kept,
+                gap_minutes: gap,
+                pre_tokens: verdict.pre_tokens,
+                note: verdict.note,
+            };
+        }
+        self.finish_statuses(req, &verdict);
+        let chars_after = self.size_total();
+        let cands = &self.view.cands;
+        Step {
+            index: req.index,
+            kind,
+            fired: verdict.fired,
+            trigger: verdict.trigger,
+            tokens_saved,
+            newly_cleared: newly.iter().map(|&p| cands[p].result).collect(),
+            cleared: cands
+                .iter()
+                .filter(|c| c.status == Status::Cleared)
+                .map(|c| c.result)
+                .collect(),
+            media_in_wire: self.media_in_wire(req),
+            chars_before,
+            chars_after,
+            target_chars: verdict.target,
+            media_cleared: verdict.media.len() + verdict.strip.len(),
+            media_kept: verdict.media_kept,
+            gap_minutes: gap,
+            pre_tokens: verdict.pre_tokens,
+            note: verdict.note,
+        }
+    }
+
+    /// The gap the idle rule reads at `req`: at a Qwen hook, the time since the
+    /// hook checkpoint, which starts at the last completion (SPEC §2).
+    fn gap_at(&mut self, req: &Request) -> Option<f64> {
+        match &req.send {
+            Some(send) if send.kind == SendKind::Hook && self.policy.preset == Harness::Qwen => {
+                let checkpoint = self.hook_checkpoint.or(send.completion_ms).or(req.now_ms);
+                self.hook_checkpoint = checkpoint;
+                Some((req.now_ms? - checkpoint?) as f64 / 60_000.0)
+            }
+            _ => req.gap_minutes,
+        }
+    }
+
+    /// After a Qwen send: a prompt always moves the hook checkpoint to now; a cron
+    /// job or a hook only when its idle or size plan saved tokens (client.ts).
+    fn move_hook_checkpoint(&mut self, req: &Request, trigger: Option<Trigger>, saved: u64) {
+        let Some(send) = req
+            .send
+            .as_ref()
+            .filter(|_| self.policy.preset == Harness::Qwen)
+        else {
+            return;
+        };
+        let plan_saved = matches!(trigger, Some(Trigger::Idle | Trigger::Size)) && saved > 0;
+        match send.kind {
+            SendKind::UserQuery => self.hook_checkpoint = req.now_ms,
+            SendKind::Cron | SendKind::Hook if plan_saved => self.hook_checkpoint = req.now_ms,
+            _ => {}
+        }
+    }
+
+    /// Runs to request `k` (1-based) and returns its step.
+    pub fn run_to(&mut self, k: usize) -> Option<Step> {
+        let mut last = None;
+        while self.next <= k {
+            last = Some(self.step()?);
+        }
+        last
+    }
+
+    /// A note in words for a step that reports (a quiet step's goes unread).
+    fn note(&self, req: &Request, words: impl FnOnce() -> String) -> String {
+        if req.index < self.quiet_before {
+            String::new()
+        } else {
+            words()
+        }
+    }
+
+    fn evaluate(
+        &self,
+        req: &Request,
+        kind: PlanKind,
+        chars_before: u64,
+        gap: Option<f64>,
+    ) -> Verdict {
+        let p = &self.policy;
+        let gap_holds = p.gap_holds(gap);
+        let runs = (p.preset == Harness::Qwen).then(|| super::send::qwen_runs(req));
+        match kind {
+            PlanKind::Idle | PlanKind::Auto => {
+                if let Some(r) = runs.filter(|r| !r.idle) {
+                    return Verdict::none(format!("idle: {}", r.why_none));
+                }
+                if p.gap_threshold_minutes < 0.0 {
+                    return Verdict::none("idle: disabled (negative gap threshold)".into());
+                }
+                if !gap_holds {
+                    return Verdict::none(self.note(req, || {
+                        format!(
+                            "idle: gap {} < {} min",
+                            fmt_gap(gap),
+                            fmt_num(p.gap_threshold_minutes)
+                        )
+                    }));
+                }
+                let gap = fmt_gap(gap);
+                let why = format!(
+                    "idle: gap {gap} min >= {}",
+                    fmt_num(p.gap_threshold_minutes)
+                );
+                self.time_based(req, Trigger::Idle, why)
+            }
+            PlanKind::Forced => {
+                if req.index != self.forced_at {
+                    return Verdict::none(self.note(req, || {
+                        format!("forced: acts at request {} only", self.forced_at)
+                    }));
+                }
+                self.time_based(
+                    req,
+                    Trigger::Forced,
+                    format!("forced at request {}", req.index),
+                )
+            }
+            PlanKind::Size => {
+                if let Some(r) = runs.filter(|r| !r.size) {
+                    return Verdict::none(format!("size: {}", r.why_none));
+                }
+                if p.preset == Harness::Qwen && p.gap_threshold_minutes < 0.0 && !p.size_explicit {
+                    return Verdict::none(
+                        "size: off with idle (negative gap and no size threshold set: Qwen's settings coupling)"
+                            .into(),
+                    );
+                }
+                self.size(req, chars_before)
+            }
+            PlanKind::Count => self.count(req),
+            PlanKind::Budget => self.budget(req),
+        }
+    }
+}
+
+/// The last user message of a request's view (where new edits and pending results are).
+pub fn last_user_message(s: &Session, req: &Request) -> Option<usize> {
+    (req.view_start..req.end)
+        .rev()
+        .find(|&m| s.messages[m].role == Role::User)
+}
+
+/// A small Claude Code session for the plan kinds' unit tests: records written
+/// as the harness writes them, loaded by the real loader.
+#[cfg(test)]
+pub(crate) mod testkit {
+    use crate::analysis::{PlanAt, Setup};
+    use crate::policy::protect::PathMap;
+    use crate::policy::{PlanKind, Policy};
+    use crate::session::Harness;
+    use serde_json::{Value, json};
+
+    pub struct Transcript {
+        lines: Vec<String>,
+        minute: i64,
+        n: usize,
+    }
+
+    impl Transcript {
+        pub fn new() -> Transcript {
+            Transcript {
+                lines: Vec::new(),
+                minute: 0,
+                n: 0,
+            }
+        }
+
+        fn rec(&mut self, kind: &str, minutes: i64, message: Value) -> &mut Self {
+            self.minute += minutes;
+            self.n += 1;
+            let ts = format!(
+                "2026-07-01T{:02}:{:02}:{:02}.000Z",
+                self.minute / 60,
+                self.minute % 60,
+                self.n % 60
+            );
+            let r = json!({"type": kind, "uuid": format!("u{}", self.n), "isSidechain": false,
+                "cwd": "/repo", "version": "2.1.90", "timestamp": ts, "message": message});
+            self.lines.push(r.to_string());
+            self
+        }
+
+        pub fn prompt(&mut self, minutes: i64) -> &mut Self {
+            self.rec("user", minutes, json!({"role": "user", "content": "go on"}))
+        }
+
+        /// A call of `tool` and its result of `chars` characters; `usage` is the
+        /// response's recorded input tokens.
+        pub fn call(&mut self, id: &str, tool: &str, chars: usize, usage: u64) -> &mut Self {
+            self.rec(
+                "assistant",
+                0,
+                json!({"id": format!("m{id}"), "role": "assistant", "model": "claude-test",
+                    "content": [{"type": "tool_use", "id": id, "name": tool,
+                                 "input": {"file_path": format!("/repo/{id}")}}],
+                    "usage": {"input_tokens": usage, "output_tokens": 1}}),
+            );
+            self.rec(
+                "user",
+                0,
+                json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id,
+                                                     "content": "x".repeat(chars)}]}),
+            )
+        }
+
+        pub fn answer(&mut self) -> &mut Self {
+            let id = format!("a{}", self.n);
+            self.rec(
+                "assistant",
+                0,
+                json!({"id": id, "role": "assistant", "model": "claude-test",
+                    "content": [{"type": "text", "text": "done"}],
+                    "usage": {"input_tokens": 10, "output_tokens": 1}}),
+            )
+        }
+
+        /// The plan at the last request under `kind` with `tune` applied.
+        pub fn plan(&self, kind: PlanKind, tune: impl FnOnce(&mut Policy)) -> (Setup, PlanAt) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("s.jsonl");
+            std::fs::write(&path, self.lines.join("\n") + "\n").unwrap();
+            let session = crate::load::load(&path, None).unwrap();
+            let mut policy = Policy::preset(Harness::Claude);
+            policy.kind = kind;
+            tune(&mut policy);
+            let setup = Setup {
+                session: std::sync::Arc::new(session),
+                policy,
+                roots: Vec::new(),
+                path_map: PathMap(Vec::new()),
+            };
+            let k = setup.last_request();
+            let plan = crate::analysis::plan_at(&setup, k).unwrap();
+            (setup, plan)
+        }
+    }
+
+    pub fn cleared(setup: &Setup, plan: &PlanAt) -> Vec<String> {
+        plan.ids_with(&setup.session, crate::policy::Status::Cleared)
+    }
+}

@@ -1,0 +1,113 @@
+//! `size` (SPEC §5): over the threshold, clear oldest first down to the target.
+
+use super::*;
+
+impl Engine<'_> {
+    /// `size`: over the threshold, clear oldest first down to the target (SPEC §5).
+    pub(super) fn size(&self, req: &Request, total: u64) -> Verdict {
+        let p = &self.policy;
+        if p.size_threshold < 0 {
+            return Verdict::none("size: disabled (negative threshold)".into());
+        }
+        let threshold = p.size_threshold as u64;
+        let target = if p.low_watermark {
+            threshold / 2
+        } else {
+            threshold
+        };
+        if total <= threshold {
+            let mut v = Verdict::none(self.note(req, || {
+                format!("size: {} chars <= {}", fmt_int(total), fmt_int(threshold))
+            }));
+            v.target = Some(target);
+            return v;
+        }
+        let keep = p.keep_for(PlanKind::Size);
+        let clearable = self.clearable(false);
+        let split = clearable.len().saturating_sub(keep);
+        let mut kept = Why::new(self.wants_reasons());
+        for &q in &clearable[split..] {
+            kept.add(q, || {
+                format!(
+                    "in the last {keep} clearable results ({})",
+                    self.rank_text(q)
+                )
+            });
+        }
+        let why = format!(
+            "size: {} chars > {}; clearing oldest first down to {}",
+            fmt_int(total),
+            fmt_int(threshold),
+            fmt_int(target)
+        );
+        let mut left = total;
+        let mut clear = Vec::new();
+        for &q in &clearable[..split] {
+            if left <= target {
+                kept.add(q, || format!("size target {} reached", fmt_int(target)));
+                continue;
+            }
+            left -= self.s.results[self.view.cands[q].result].chars;
+            clear.push((
+                q,
+                format!(
+                    "{why} ({}, not in last {keep} clearable)",
+                    self.rank_text(q)
+                ),
+            ));
+        }
+        self.explain_unclearable(&mut kept);
+        let note = if left > target {
+            format!(
+                "{why}; overage: only {} chars could go",
+                fmt_int(total - left)
+            )
+        } else {
+            why
+        };
+        Verdict {
+            fired: true,
+            trigger: Some(Trigger::Size),
+            clear,
+            media: Vec::new(),
+            strip: Vec::new(),
+            media_kept: 0,
+            target: Some(target),
+            note,
+            kept,
+            pre_tokens: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{Transcript, cleared};
+    use crate::policy::PlanKind;
+
+    #[test]
+    fn size_clears_oldest_first_down_to_half_the_threshold() {
+        let mut t = Transcript::new();
+        t.prompt(0);
+        for id in ["A", "B", "C", "D"] {
+            t.call(id, "Read", 3000, 10);
+        }
+        t.answer().prompt(1).answer();
+        // 12,000 chars > 10,000: clear oldest first to 5,000 (keep the last 1).
+        let (s, p) = t.plan(PlanKind::Size, |p| {
+            p.size_threshold = 10_000;
+            p.keep_recent = Some(1);
+        });
+        assert_eq!(p.step.trigger.map(|t| t.name()), Some("size"));
+        assert_eq!(cleared(&s, &p), ["A", "B", "C"]);
+        assert_eq!((p.step.chars_before, p.step.chars_after), (12_000, 3_000));
+        assert_eq!(p.step.target_chars, Some(5_000));
+        // Without the low watermark the target is the threshold: one goes.
+        let (s, p) = t.plan(PlanKind::Size, |p| {
+            p.size_threshold = 10_000;
+            p.low_watermark = false;
+            p.keep_recent = Some(1);
+        });
+        assert_eq!(cleared(&s, &p), ["A"]);
+    }
+}

@@ -1,0 +1,128 @@
+//! What the engine reports: each candidate's status and why, the clearings in
+//! force, the `cache_edits` blocks, and the step of one request.
+
+use super::super::protect::{Protection, RecordedPath};
+use super::PlanKind;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Kept,
+    Cleared,
+    Protected,
+    AlreadyCleared,
+    ErrorKept,
+    NotCompactable,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Kept => "kept",
+            Status::Cleared => "cleared",
+            Status::Protected => "protected",
+            Status::AlreadyCleared => "already_cleared",
+            Status::ErrorKept => "error_kept",
+            Status::NotCompactable => "not_compactable",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Trigger {
+    Idle,
+    Forced,
+    Size,
+    Count,
+    Budget,
+}
+
+impl Trigger {
+    pub fn name(self) -> &'static str {
+        match self {
+            Trigger::Idle => "idle",
+            Trigger::Forced => "forced",
+            Trigger::Size => "size",
+            Trigger::Count => "count",
+            Trigger::Budget => "budget",
+        }
+    }
+}
+
+/// A clearing still in force: when, by what, and why.
+#[derive(Debug, Clone)]
+pub struct Clearing {
+    pub at: usize,
+    pub trigger: Trigger,
+    pub reason: String,
+}
+
+/// One `cache_edits` block: created at request `at`, pinned at message `msg`.
+#[derive(Debug, Clone)]
+pub struct EditBlock {
+    pub at: usize,
+    pub msg: usize,
+    pub results: Vec<usize>,
+}
+
+/// A tool result in the view of a request, with its fate there.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// Index into `Session::results`.
+    pub result: usize,
+    pub tool: Option<String>,
+    pub compactable: bool,
+    pub rank: Option<usize>,
+    /// The first recorded path (file-path tools), for people.
+    pub path: Option<String>,
+    /// Command, pattern, url… for tools without a path.
+    pub summary: Option<String>,
+    pub paths: Vec<RecordedPath>,
+    pub file_path_tool: bool,
+    pub protection: Option<Protection>,
+    pub pending: bool,
+    pub status: Status,
+    pub reason: String,
+    pub cleared_at: Option<usize>,
+}
+
+impl Candidate {
+    pub(super) fn protected(&self) -> bool {
+        self.protection
+            .as_ref()
+            .is_some_and(|p| p.outcome.protects())
+    }
+}
+
+/// What happened at one request.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub index: usize,
+    /// The plan kind in force here (what `auto` chose, or the kind asked for);
+    /// None where `auto` runs nothing (a Qwen notification, goal turn…).
+    pub kind: Option<PlanKind>,
+    pub fired: bool,
+    pub trigger: Option<Trigger>,
+    /// Result indices newly cleared here, in rank order.
+    pub newly_cleared: Vec<usize>,
+    /// Result indices cleared in this request's wire (in force), in rank order.
+    pub cleared: Vec<usize>,
+    /// Qwen media items cleared or stripped in this request's wire, as
+    /// `(message, media index)` / `(message, media count + result index)`.
+    pub media_in_wire: Vec<(usize, usize)>,
+    pub tokens_saved: u64,
+    pub chars_before: u64,
+    pub chars_after: u64,
+    pub target_chars: Option<u64>,
+    pub media_cleared: usize,
+    pub media_kept: usize,
+    /// The idle gap the plan read here: the request's, or at a Qwen hook the
+    /// time since the hook checkpoint (SPEC §2).
+    pub gap_minutes: Option<f64>,
+    /// `budget`: Σ tokens of the eligible results (SPEC §7 `metadata.pre_tokens`).
+    pub pre_tokens: Option<u64>,
+    /// Why the plan fired or not, in words.
+    pub note: String,
+}

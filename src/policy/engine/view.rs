@@ -1,0 +1,282 @@
+//! The view of a request: its candidates (tool, rank, paths, protection), grown
+//! as requests add messages, and the running totals the plans read.
+
+use super::*;
+
+impl<'s> Engine<'s> {
+    /// Grows the view to the request's messages: new calls, new results, and the
+    /// candidates whose id gained a call again (rare: a reused id).
+    pub(super) fn sync_view(&mut self, req: &Request) {
+        let s = self.s;
+        let calls = s.calls_in(req.view_start, req.end);
+        let mut dirty: Vec<&'s str> = Vec::new();
+        for c in self.view.calls_end..calls.end {
+            let call = &s.calls[c];
+            let entry = self.view.by_id.entry(call.id.as_str()).or_default();
+            entry.push(c);
+            if entry.len() > 1 || self.view.result_ids.contains(call.id.as_str()) {
+                dirty.push(call.id.as_str());
+            }
+            if self.tools.is_compactable(&call.name) {
+                let n = self.view.call_rank.len() + 1;
+                self.view.call_rank.insert(c, n);
+                self.view.compactable_calls.push(call.id.as_str());
+                self.view.compactable_call_ix.push(c);
+            }
+        }
+        self.view.calls_end = calls.end;
+        for m in &s.messages[self.view.msgs_end.max(req.view_start)..req.end] {
+            if let Some(u) = &m.usage
+                && m.role == Role::Assistant
+                && !m.synthetic
+                && m.model.as_deref() != Some("<synthetic>")
+            {
+                self.view.last_usage = Some(
+                    u.input_tokens
+                        + u.cache_creation_input_tokens
+                        + u.cache_read_input_tokens
+                        + u.output_tokens,
+                );
+            }
+        }
+        self.view.msgs_end = self.view.msgs_end.max(req.end);
+        let results = s.results_in(req.view_start, req.end);
+        let mut unsorted = false;
+        for r in self.view.results_end..results.end {
+            let (key, cand) = self.make_candidate(r);
+            self.set_base(&cand);
+            self.pos_of[r] = self.view.cands.len();
+            self.view.result_ids.insert(s.results[r].id.as_str());
+            unsorted |= self.view.keys.last().is_some_and(|&k| k > key);
+            self.view.keys.push(key);
+            self.view.cands.push(cand);
+        }
+        self.view.results_end = results.end;
+        if !dirty.is_empty() {
+            for i in 0..self.view.cands.len() {
+                let r = self.view.cands[i].result;
+                if dirty.contains(&s.results[r].id.as_str()) {
+                    let rank = self.view.cands[i].rank;
+                    let (key, mut cand) = self.make_candidate(r);
+                    if s.harness == Harness::Qwen {
+                        cand.rank = rank;
+                    }
+                    self.set_base(&cand);
+                    self.view.keys[i] = key;
+                    self.view.cands[i] = cand;
+                    unsorted = true;
+                }
+            }
+        }
+        if unsorted {
+            let mut pairs: Vec<((usize, usize), Candidate)> = std::mem::take(&mut self.view.keys)
+                .into_iter()
+                .zip(std::mem::take(&mut self.view.cands))
+                .collect();
+            pairs.sort_by_key(|p| p.0);
+            (self.view.keys, self.view.cands) = pairs.into_iter().unzip();
+            for (p, c) in self.view.cands.iter().enumerate() {
+                self.pos_of[c.result] = p;
+            }
+        }
+        // Pending: the results of the request's last message, when it is the user
+        // message that answers the calls (not a new turn). Only those change.
+        for p in self.pending.drain(..) {
+            if let Some(c) = self.view.cands.get_mut(p) {
+                c.pending = false;
+            }
+        }
+        if unsorted {
+            // Positions moved: clear every mark (rare: a reused id or an orphan).
+            for c in &mut self.view.cands {
+                c.pending = false;
+            }
+        }
+        let last_user = last_user_message(s, req).filter(|&m| m + 1 == req.end);
+        // Claude: a request that continues a tool loop; Qwen: a tool_result send.
+        let continues = match &req.send {
+            Some(send) => send.kind == SendKind::ToolResult,
+            None => !req.begins_turn,
+        };
+        if let Some(m) = last_user.filter(|_| continues) {
+            let mine = s.results_in(m, m + 1);
+            // The message's results are among the newest: look from the end.
+            for (p, c) in self.view.cands.iter_mut().enumerate().rev() {
+                if mine.contains(&c.result) {
+                    c.pending = true;
+                    self.pending.push(p);
+                }
+                if c.result < mine.start && self.pending.len() == mine.len() {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// A result's candidate: its call, tool, rank, paths and protection.
+    pub(super) fn make_candidate(&mut self, r: usize) -> ((usize, usize), Candidate) {
+        let s = self.s;
+        let res = &s.results[r];
+        let ids = self
+            .view
+            .by_id
+            .get(res.id.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        // A reused id: the result answers the latest call with its id before it.
+        let own_call = ids
+            .iter()
+            .rev()
+            .find(|&&c| s.calls[c].msg < res.msg)
+            .or(ids.first())
+            .copied();
+        let tool = match s.harness {
+            Harness::Claude => own_call.map(|c| s.calls[c].name.clone()),
+            // A response names its own tool (canonical); one named after the
+            // bridge takes the tool its calls name (SPEC §3).
+            Harness::Qwen => res.name.as_deref().map(|name| {
+                if Some(name) == self.tools.bridge_tool {
+                    bridged_tool(s, ids).unwrap_or(name).to_string()
+                } else {
+                    name.to_string()
+                }
+            }),
+        };
+        let compactable = tool
+            .as_deref()
+            .is_some_and(|t| self.tools.is_compactable(t));
+        let file_path_tool = tool
+            .as_deref()
+            .is_some_and(|t| self.tools.is_file_path_tool(t));
+        let mut paths: Vec<RecordedPath> = ids
+            .iter()
+            .map(|&c| &s.calls[c])
+            .filter(|c| self.tools.is_file_path_tool(&c.name))
+            .filter_map(|c| {
+                c.file_path.as_ref().map(|p| RecordedPath {
+                    path: p.clone(),
+                    cwd: c.cwd.clone(),
+                })
+            })
+            .collect();
+        if s.harness == Harness::Qwen {
+            // Qwen collects a set of paths per id (SPEC §3: in order, deduplicated).
+            let mut seen = HashSet::new();
+            paths.retain(|p| seen.insert(p.path.clone()));
+        }
+        let first_call = own_call.map(|c| &s.calls[c]);
+        let rank = match (compactable, s.harness) {
+            (false, _) => None,
+            (true, Harness::Claude) => own_call.and_then(|c| self.view.call_rank.get(&c).copied()),
+            (true, Harness::Qwen) => {
+                self.view.qwen_rank += 1;
+                Some(self.view.qwen_rank)
+            }
+        };
+        let protection =
+            (self.policy.protect && tool.as_deref() == Some(self.tools.read_tool) && !res.is_error)
+                .then(|| self.protector.decide(&paths));
+        // Sort key: the call's place in the view (rank order), else the result's.
+        let key = match (s.harness, own_call) {
+            (Harness::Claude, Some(c)) => (c, r),
+            (Harness::Claude, None) => (s.calls.partition_point(|c| c.msg < res.msg), r),
+            (Harness::Qwen, _) => (r, r),
+        };
+        let cand = Candidate {
+            result: r,
+            path: paths
+                .first()
+                .map(|p| p.path.clone())
+                .or_else(|| first_call.and_then(|c| c.file_path.clone().or(c.legacy_path.clone()))),
+            summary: first_call.and_then(|c| c.summary.clone()),
+            tool,
+            compactable,
+            rank,
+            paths,
+            file_path_tool,
+            protection,
+            pending: false,
+            status: Status::Kept,
+            reason: String::new(),
+            cleared_at: None,
+        };
+        (key, cand)
+    }
+
+    pub(super) fn in_force(&self, c: &Candidate) -> bool {
+        self.cleared[c.result].is_some()
+    }
+
+    pub(super) fn is_error(&self, c: &Candidate) -> bool {
+        self.s.results[c.result].is_error
+    }
+
+    /// Whether evaluating a request needs the size total (the size plan, or auto
+    /// on qwen, which may pick it).
+    pub(super) fn needs_size_total(&self) -> bool {
+        matches!(
+            (self.policy.kind, self.policy.preset),
+            (PlanKind::Size, _) | (PlanKind::Auto, Harness::Qwen)
+        )
+    }
+
+    /// The size total (SPEC §5): compactable, non-error, not cleared results.
+    pub(super) fn size_total(&self) -> u64 {
+        debug_assert_eq!(self.total, self.size_total_by_pass(), "size total");
+        self.total
+    }
+
+    /// The size total by a pass over the view (what `total` must equal).
+    pub(super) fn size_total_by_pass(&self) -> u64 {
+        self.view
+            .cands
+            .iter()
+            .filter(|c| {
+                c.compactable
+                    && !self.is_error(c)
+                    && !self.in_force(c)
+                    && !self.s.results[c.result].already_cleared
+            })
+            .map(|c| self.s.results[c.result].chars)
+            .sum()
+    }
+
+    /// Clearable (SPEC §3): unprotected, not error, not cleared, chars > 0, not
+    /// pending; with `media`, nested media counts as content (idle and forced).
+    pub(super) fn clearable(&self, media: bool) -> Vec<usize> {
+        (0..self.view.cands.len())
+            .filter(|&p| {
+                let c = &self.view.cands[p];
+                let r = &self.s.results[c.result];
+                c.compactable
+                    && !c.protected()
+                    && !r.is_error
+                    && !self.in_force(c)
+                    && !r.already_cleared
+                    && (r.chars > 0 || (media && r.media > 0))
+                    && !c.pending
+            })
+            .collect()
+    }
+
+    pub(super) fn rank_text(&self, p: usize) -> String {
+        let total = match self.s.harness {
+            Harness::Claude => self.view.call_rank.len(),
+            Harness::Qwen => self.view.qwen_rank,
+        };
+        match self.view.cands[p].rank {
+            Some(r) => format!("rank {r} of {total}"),
+            None => "unranked".into(),
+        }
+    }
+}
+
+/// The tool a bridged response answers: the one tool that every call with its id
+/// names. No call, calls that disagree, or an unparseable one: none (fail closed).
+pub(super) fn bridged_tool<'s>(s: &'s Session, calls: &[usize]) -> Option<&'s str> {
+    let first = &s.calls[*calls.first()?];
+    let agree = calls
+        .iter()
+        .all(|&c| !s.calls[c].unparseable && s.calls[c].name == first.name);
+    agree.then_some(first.name.as_str())
+}
