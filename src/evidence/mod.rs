@@ -1,0 +1,681 @@
+//! Evidence (SPEC §10): what the transcript says really happened — usage per
+//! response, observed prompt-cache breaks and what explains them, the
+//! `microcompact_boundary` records and the request (or compaction) each describes,
+//! and the server's `applied_edits` — set beside the simulation, never mixed into it.
+//!
+//! Everything here is a plain function of the loaded [`Session`]. The two inputs
+//! that need a plan are passed in: whether the selected plan breaks the cache
+//! prefix at a request (`ObservedBreak::with_plan_rewrite`), and what a plan newly
+//! cleared where a record says the harness cleared (the `simulate` hook of
+//! [`collect`]).
+
+use crate::session::{Harness, Message, Request, Role, Session, Usage};
+use serde_json::{Value, json};
+
+/// Claude Code's own detector (services/api/promptCacheBreakDetection.ts): a break
+/// is a read below 95 % of what was expected, by at least 2,000 tokens.
+pub const BREAK_RATIO_PERCENT: u64 = 95;
+pub const BREAK_MIN_DROP: u64 = 2000;
+
+/// The model Claude Code writes on responses it made up itself (errors).
+pub const SYNTHETIC_MODEL: &str = "<synthetic>";
+
+/// Which harness code wrote a `microcompact_boundary`, told apart by `preTokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    /// `preTokens > 0`: the token-budget plan, written before the request it changed.
+    Budget,
+    /// `preTokens == 0`: cached microcompact, written after the response.
+    Cached,
+}
+
+impl Writer {
+    pub fn name(self) -> &'static str {
+        match self {
+            Writer::Budget => "budget",
+            Writer::Cached => "cached",
+        }
+    }
+
+    /// The plan kind whose clearings a record of this writer is compared with.
+    pub fn plan(self) -> &'static str {
+        match self {
+            Writer::Budget => "budget",
+            Writer::Cached => "count",
+        }
+    }
+
+    pub fn of(pre_tokens: Option<u64>) -> Writer {
+        if pre_tokens.unwrap_or(0) > 0 {
+            Writer::Budget
+        } else {
+            Writer::Cached
+        }
+    }
+}
+
+/// The prompt cache's lifetime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ttl {
+    FiveMinutes,
+    OneHour,
+}
+
+impl Ttl {
+    pub fn minutes(self) -> f64 {
+        match self {
+            Ttl::FiveMinutes => 5.0,
+            Ttl::OneHour => 60.0,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Ttl::FiveMinutes => "5m",
+            Ttl::OneHour => "1h",
+        }
+    }
+}
+
+/// The `usage` object of the evidence JSON (SPEC §10).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageEvidence {
+    pub input: u64,
+    /// W: Claude `cache_creation_input_tokens`; null for Qwen (it records no writes).
+    pub cache_write: Option<u64>,
+    /// R.
+    pub cache_read: u64,
+    pub cache_write_1h: Option<u64>,
+    pub cache_deleted: Option<u64>,
+    pub aggregated: bool,
+}
+
+impl UsageEvidence {
+    pub fn of(harness: Harness, u: &Usage) -> UsageEvidence {
+        match harness {
+            Harness::Claude => UsageEvidence {
+                input: u.input_tokens,
+                cache_write: Some(u.cache_creation_input_tokens),
+                cache_read: u.cache_read_input_tokens,
+                cache_write_1h: u.cache_creation.map(|c| c.ephemeral_1h_input_tokens),
+                cache_deleted: u.cache_deleted_input_tokens,
+                aggregated: u.aggregated,
+            },
+            // The loader keeps input = P − R and R (SPEC §10).
+            Harness::Qwen => UsageEvidence {
+                input: u.input_tokens,
+                cache_write: None,
+                cache_read: u.cache_read_input_tokens,
+                cache_write_1h: None,
+                cache_deleted: None,
+                aggregated: false,
+            },
+        }
+    }
+
+    /// The prompt size P = input + W + R.
+    pub fn prompt(&self) -> u64 {
+        self.input + self.cache_write.unwrap_or(0) + self.cache_read
+    }
+
+    /// What the next response may expect to read from the cache: R + W (Claude),
+    /// R (Qwen, whose W is null).
+    pub fn expected_next(&self) -> u64 {
+        self.cache_read + self.cache_write.unwrap_or(0)
+    }
+
+    pub fn json(&self) -> Value {
+        json!({
+            "input": self.input,
+            "cache_write": self.cache_write,
+            "cache_read": self.cache_read,
+            "cache_write_1h": self.cache_write_1h,
+            "cache_deleted": self.cache_deleted,
+            "aggregated": self.aggregated,
+        })
+    }
+}
+
+/// Why an observed break may have happened, in the SPEC's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Explanation {
+    Compaction,
+    ServerCompaction,
+    ModelChange,
+    Ttl,
+    PlanRewrite,
+    CacheEdits,
+    ContextEdits,
+    Unexplained,
+}
+
+impl Explanation {
+    /// Every explanation, in the order they are listed (`restart`, a Qwen process
+    /// segment, is not read by this build).
+    pub const ALL: [Explanation; 8] = [
+        Explanation::Compaction,
+        Explanation::ServerCompaction,
+        Explanation::ModelChange,
+        Explanation::Ttl,
+        Explanation::PlanRewrite,
+        Explanation::CacheEdits,
+        Explanation::ContextEdits,
+        Explanation::Unexplained,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Explanation::Compaction => "compaction",
+            Explanation::ServerCompaction => "server_compaction",
+            Explanation::ModelChange => "model_change",
+            Explanation::Ttl => "ttl",
+            Explanation::PlanRewrite => "plan_rewrite",
+            Explanation::CacheEdits => "cache_edits",
+            Explanation::ContextEdits => "context_edits",
+            Explanation::Unexplained => "unexplained",
+        }
+    }
+
+    pub fn words(self) -> &'static str {
+        match self {
+            Explanation::Compaction => "the conversation was compacted before this request",
+            Explanation::ServerCompaction => "the server compacted the prompt (usage.iterations)",
+            Explanation::ModelChange => "the model changed",
+            Explanation::Ttl => "the cache had expired (gap at or above its TTL)",
+            Explanation::PlanRewrite => {
+                "the selected plan rewrote old results here (simulated prefix break)"
+            }
+            Explanation::CacheEdits => {
+                "the harness cleared tool results (microcompact_boundary or cache deletions)"
+            }
+            Explanation::ContextEdits => "the server applied context edits (applied_edits)",
+            Explanation::Unexplained => {
+                "not explained by the transcript (system prompt, tools, betas or server-side eviction are not recorded)"
+            }
+        }
+    }
+}
+
+/// What the transcript holds around one observed break, one flag per explanation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BreakFacts {
+    pub compaction: bool,
+    pub server_compaction: bool,
+    pub model_change: bool,
+    pub ttl: bool,
+    pub plan_rewrite: bool,
+    pub cache_edits: bool,
+    pub context_edits: bool,
+}
+
+impl BreakFacts {
+    /// Every explanation that applies, in order; `[unexplained]` when none does.
+    pub fn explanations(&self) -> Vec<Explanation> {
+        let flags = [
+            (self.compaction, Explanation::Compaction),
+            (self.server_compaction, Explanation::ServerCompaction),
+            (self.model_change, Explanation::ModelChange),
+            (self.ttl, Explanation::Ttl),
+            (self.plan_rewrite, Explanation::PlanRewrite),
+            (self.cache_edits, Explanation::CacheEdits),
+            (self.context_edits, Explanation::ContextEdits),
+        ];
+        let out: Vec<Explanation> = flags.iter().filter(|f| f.0).map(|f| f.1).collect();
+        if out.is_empty() {
+            vec![Explanation::Unexplained]
+        } else {
+            out
+        }
+    }
+}
+
+/// A drop in cache reads the harness's own detector would call a break.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObservedBreak {
+    pub expected: u64,
+    pub observed: u64,
+    pub facts: BreakFacts,
+}
+
+impl ObservedBreak {
+    pub fn drop(&self) -> u64 {
+        self.expected - self.observed
+    }
+
+    /// The same break with the selected plan's simulated prefix break at this
+    /// request (SPEC §9 `break[k]`; never under cache-edits delivery).
+    pub fn with_plan_rewrite(mut self, plan_break: bool) -> ObservedBreak {
+        self.facts.plan_rewrite = plan_break;
+        self
+    }
+
+    pub fn explanations(&self) -> Vec<Explanation> {
+        self.facts.explanations()
+    }
+
+    pub fn json(&self) -> Value {
+        let names: Vec<&str> = self.explanations().iter().map(|e| e.name()).collect();
+        json!({
+            "expected": self.expected,
+            "observed": self.observed,
+            "drop": self.drop(),
+            "explanations": names,
+        })
+    }
+}
+
+/// Whether reading `observed` tokens where `expected` were expected is a break:
+/// R < 0.95·E and E − R ≥ 2000.
+pub fn is_break(expected: u64, observed: u64) -> bool {
+    observed * 100 < expected * BREAK_RATIO_PERCENT && expected - observed >= BREAK_MIN_DROP
+}
+
+/// A record's ids against what a simulation newly cleared at the same place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comparison {
+    pub agrees: bool,
+    /// Ids the record names that the simulation did not newly clear (record order).
+    pub missing: Vec<String>,
+    /// Ids the simulation newly cleared that the record does not name (its order).
+    pub extra: Vec<String>,
+}
+
+pub fn compare(record: &[String], simulated: &[String]) -> Comparison {
+    let missing: Vec<String> = record
+        .iter()
+        .filter(|id| !simulated.contains(id))
+        .cloned()
+        .collect();
+    let extra: Vec<String> = simulated
+        .iter()
+        .filter(|id| !record.contains(id))
+        .cloned()
+        .collect();
+    Comparison {
+        agrees: missing.is_empty() && extra.is_empty(),
+        missing,
+        extra,
+    }
+}
+
+/// Where a simulation is asked what it newly cleared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SimAt {
+    /// At request k.
+    Request(usize),
+    /// On the view just before the compaction boundary that precedes request k
+    /// (the compaction's summarizing request, which is not a main-thread request).
+    BeforeCompaction(usize),
+}
+
+/// One `microcompact_boundary` record where it belongs, with its comparison.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Microcompact {
+    pub writer: Writer,
+    pub line: usize,
+    pub compacted_tool_ids: Vec<String>,
+    pub pre_tokens: Option<u64>,
+    pub tokens_saved: Option<u64>,
+    /// Against the plan the writer implies; None when that plan is not available
+    /// to this build (the `simulate` hook answered None).
+    pub comparison: Option<Comparison>,
+}
+
+impl Microcompact {
+    pub fn json(&self) -> Value {
+        let c = self.comparison.as_ref();
+        json!({
+            "writer": self.writer.name(),
+            "compacted_tool_ids": self.compacted_tool_ids,
+            "pre_tokens": self.pre_tokens,
+            "tokens_saved": self.tokens_saved,
+            "agrees": c.map(|c| c.agrees),
+            "missing": c.map(|c| &c.missing),
+            "extra": c.map(|c| &c.extra),
+        })
+    }
+}
+
+/// The evidence of one request (SPEC §10 `evidence` object).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestEvidence {
+    pub usage: Option<UsageEvidence>,
+    pub observed_break: Option<ObservedBreak>,
+    pub microcompact: Option<Microcompact>,
+    pub compactions: Vec<Microcompact>,
+    pub applied_edits: Option<Vec<Value>>,
+    /// The budget plan fired here without a record: the ids it newly cleared.
+    pub unrecorded_budget: Option<Vec<String>>,
+}
+
+impl RequestEvidence {
+    /// SPEC §10: the plan that ran here is `budget` and it fired, newly clearing
+    /// `ids`. With a record attached nothing changes. Without one, at a request
+    /// that begins a turn Claude Code's prompt-suggestion fork usually ran it
+    /// first, so no record is expected: returns true (`silent`) and `microcompact`
+    /// stays null; elsewhere the missing record is shown as `microcompact` with
+    /// `writer: null` and the ids as `extra`.
+    pub fn budget_fired(&mut self, begins_turn: bool, ids: Vec<String>) -> bool {
+        if self.microcompact.is_some() {
+            return false;
+        }
+        if begins_turn {
+            return true;
+        }
+        self.unrecorded_budget = Some(ids);
+        false
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.usage.is_none()
+            && self.unrecorded_budget.is_none()
+            && self.observed_break.is_none()
+            && self.microcompact.is_none()
+            && self.compactions.is_empty()
+            && self.applied_edits.is_none()
+    }
+
+    pub fn json(&self) -> Value {
+        json!({
+            "usage": self.usage.as_ref().map(UsageEvidence::json),
+            "observed_break": self.observed_break.as_ref().map(ObservedBreak::json),
+            "microcompact": match (&self.microcompact, &self.unrecorded_budget) {
+                (Some(m), _) => m.json(),
+                (None, Some(ids)) => json!({"writer": null, "compacted_tool_ids": [],
+                    "pre_tokens": null, "tokens_saved": null, "agrees": false,
+                    "missing": [], "extra": ids}),
+                (None, None) => Value::Null,
+            },
+            "compactions": self.compactions.iter().map(Microcompact::json).collect::<Vec<_>>(),
+            "applied_edits": self.applied_edits,
+        })
+    }
+
+    /// The empty evidence object (a session without requests).
+    pub fn empty_json() -> Value {
+        RequestEvidence::default().json()
+    }
+}
+
+/// Something about a record that did not check out (not a damaged line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub line: usize,
+    pub message: String,
+}
+
+/// The evidence of every request of a session.
+#[derive(Debug, Clone, Default)]
+pub struct SessionEvidence {
+    /// Index k − 1 holds request k's evidence.
+    pub requests: Vec<RequestEvidence>,
+    pub warnings: Vec<Warning>,
+}
+
+impl SessionEvidence {
+    pub fn at(&self, k: usize) -> Option<&RequestEvidence> {
+        k.checked_sub(1).and_then(|i| self.requests.get(i))
+    }
+}
+
+// ---- per response -------------------------------------------------------------
+
+/// Response k's message, when request k has one.
+fn response<'s>(s: &'s Session, req: &Request) -> Option<&'s Message> {
+    req.response.map(|m| &s.messages[m])
+}
+
+/// Response k's usage as evidence, unless the response is `<synthetic>` or
+/// recorded none.
+pub fn usage(s: &Session, k: usize) -> Option<UsageEvidence> {
+    let m = response(s, s.request(k)?)?;
+    countable(m).map(|u| UsageEvidence::of(s.harness, u))
+}
+
+fn countable(m: &Message) -> Option<&Usage> {
+    if m.model.as_deref() == Some(SYNTHETIC_MODEL) {
+        return None;
+    }
+    m.usage.as_ref()
+}
+
+/// `ttl_auto(k)`: the TTL of the last cache write at or before response k − 1
+/// (1h when that response wrote 1-hour tokens, else 5m; none → 5m).
+pub fn ttl_auto(s: &Session, k: usize) -> Ttl {
+    if s.harness == Harness::Qwen {
+        return Ttl::FiveMinutes;
+    }
+    s.requests[..k.saturating_sub(1).min(s.requests.len())]
+        .iter()
+        .rev()
+        .filter_map(|r| response(s, r).and_then(countable))
+        .find(|u| u.cache_creation_input_tokens > 0)
+        .map_or(Ttl::FiveMinutes, ttl_of_write)
+}
+
+fn ttl_of_write(u: &Usage) -> Ttl {
+    match u.cache_creation {
+        Some(c) if c.ephemeral_1h_input_tokens > 0 => Ttl::OneHour,
+        _ => Ttl::FiveMinutes,
+    }
+}
+
+/// `cache_gap(k)` in minutes (SPEC §9): now(k) minus the timestamp of the last
+/// main-thread assistant record before request k anywhere in the file
+/// (compaction boundaries do not matter); None when either is unknown.
+pub fn cache_gap(s: &Session, k: usize) -> Option<f64> {
+    let req = s.request(k)?;
+    let now = req.now_ms?;
+    let last = s.messages[..req.end]
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Assistant && !m.synthetic)?
+        .last_ts?;
+    Some((now - last) as f64 / 60_000.0)
+}
+
+// ---- the whole session --------------------------------------------------------
+
+/// Where a record belongs (SPEC §10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// `evidence.microcompact` of request k.
+    Request(usize),
+    /// `evidence.compactions` of request k (the first after the compaction).
+    Compaction(usize),
+}
+
+/// Each `microcompact_boundary` of the session (by index into
+/// `Session::evidence`) with its writer and target; records that belong nowhere
+/// are warned about instead.
+pub fn attach(s: &Session) -> (Vec<(usize, Writer, Target)>, Vec<Warning>) {
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    for (i, e) in s.evidence.iter().enumerate() {
+        let writer = Writer::of(e.pre_tokens);
+        let warn = |message: String| Warning {
+            line: e.line,
+            message,
+        };
+        match writer {
+            Writer::Budget => {
+                // Written before the request it changed: the next response's.
+                let Some(req) = s.request(e.before_request) else {
+                    warnings.push(warn(format!(
+                        "microcompact_boundary (budget) at line {}: no request follows it; not attached",
+                        e.line
+                    )));
+                    continue;
+                };
+                if req.segment != e.segment {
+                    // A compaction came first: the record changed its summarizing request.
+                    out.push((i, writer, Target::Compaction(req.index)));
+                    continue;
+                }
+                let Some(m) = response(s, req) else {
+                    warnings.push(warn(format!(
+                        "microcompact_boundary (budget) at line {}: no response follows it; not attached",
+                        e.line
+                    )));
+                    continue;
+                };
+                if m.first_parent_uuid.is_none() || m.first_parent_uuid != e.uuid {
+                    warnings.push(warn(format!(
+                        "microcompact_boundary (budget) at line {}: the response of request {} (line {}) has parentUuid {}, not the record's uuid {}",
+                        e.line,
+                        req.index,
+                        m.first_line,
+                        m.first_parent_uuid.as_deref().unwrap_or("(none)"),
+                        e.uuid.as_deref().unwrap_or("(none)"),
+                    )));
+                }
+                out.push((i, writer, Target::Request(req.index)));
+            }
+            Writer::Cached => {
+                // Written after the response to the request that carried the deletions.
+                if e.after_request == 0 {
+                    warnings.push(warn(format!(
+                        "microcompact_boundary (cached) at line {}: no response before it; not attached",
+                        e.line
+                    )));
+                    continue;
+                }
+                out.push((i, writer, Target::Request(e.after_request)));
+            }
+        }
+    }
+    (out, warnings)
+}
+
+/// The evidence of every request. `simulate(writer, at)` answers the ids the
+/// plan the writer implies (`budget`, `count`) newly cleared at `at`, or None when
+/// that plan is not available. Observed breaks come without `plan_rewrite`: add it
+/// with [`ObservedBreak::with_plan_rewrite`] where the selected plan is known.
+pub fn collect(
+    s: &Session,
+    simulate: &mut dyn FnMut(Writer, SimAt) -> Option<Vec<String>>,
+) -> SessionEvidence {
+    let n = s.requests.len();
+    let mut out = SessionEvidence {
+        requests: vec![RequestEvidence::default(); n],
+        warnings: Vec::new(),
+    };
+    let (attached, warnings) = attach(s);
+    out.warnings = warnings;
+    for (i, writer, target) in attached {
+        let e = &s.evidence[i];
+        let at = match target {
+            Target::Request(k) => SimAt::Request(k),
+            Target::Compaction(k) => SimAt::BeforeCompaction(k),
+        };
+        let mc = Microcompact {
+            writer,
+            line: e.line,
+            compacted_tool_ids: e.compacted_tool_ids.clone(),
+            pre_tokens: e.pre_tokens,
+            tokens_saved: e.tokens_saved,
+            comparison: simulate(writer, at).map(|ids| compare(&e.compacted_tool_ids, &ids)),
+        };
+        match target {
+            Target::Compaction(k) => out.requests[k - 1].compactions.push(mc),
+            Target::Request(k) => {
+                let slot = &mut out.requests[k - 1].microcompact;
+                if let Some(first) = slot {
+                    out.warnings.push(Warning {
+                        line: e.line,
+                        message: format!(
+                            "microcompact_boundary at line {} also belongs to request {k}, which shows the one at line {}",
+                            e.line, first.line
+                        ),
+                    });
+                } else {
+                    *slot = Some(mc);
+                }
+            }
+        }
+    }
+
+    // One pass over the responses: k − 1, the last cache write (for ttl_auto)
+    // and the cumulative deletions carry forward.
+    let mut prev: Option<(usize, UsageEvidence)> = None;
+    let mut last_write: Option<Ttl> = None;
+    let mut deleted: Option<u64> = None;
+    for (i, req) in s.requests.iter().enumerate() {
+        let k = i + 1;
+        let Some(m) = response(s, req) else { continue };
+        out.requests[i].applied_edits = m.applied_edits.clone();
+        let Some(raw) = countable(m) else { continue };
+        let u = UsageEvidence::of(s.harness, raw);
+        let ttl = last_write.unwrap_or(Ttl::FiveMinutes);
+        let deleted_grew = match (u.cache_deleted, deleted) {
+            (Some(now), before) => now > before.unwrap_or(0),
+            _ => false,
+        };
+        if u.cache_deleted.is_some() {
+            deleted = u.cache_deleted;
+        }
+        if raw.cache_creation_input_tokens > 0 && s.harness == Harness::Claude {
+            last_write = Some(ttl_of_write(raw));
+        }
+        if !u.aggregated {
+            if let Some((p, pu)) = &prev {
+                let expected = pu.expected_next();
+                if is_break(expected, u.cache_read) {
+                    let ev = &out.requests[i];
+                    let pm = response(s, &s.requests[p - 1]);
+                    let facts = BreakFacts {
+                        compaction: s.requests[p - 1].segment != req.segment,
+                        server_compaction: raw.server_compaction,
+                        model_change: match (pm.and_then(|m| m.model.as_deref()), &m.model) {
+                            (Some(a), Some(b)) => a != b,
+                            _ => false,
+                        },
+                        ttl: cache_gap(s, k).is_some_and(|g| g >= ttl.minutes()),
+                        plan_rewrite: false,
+                        cache_edits: ev.microcompact.is_some() || deleted_grew,
+                        context_edits: m.applied_edits.as_ref().is_some_and(|e| !e.is_empty()),
+                    };
+                    out.requests[i].observed_break = Some(ObservedBreak {
+                        expected,
+                        observed: u.cache_read,
+                        facts,
+                    });
+                }
+            }
+            prev = Some((k, u.clone()));
+        }
+        out.requests[i].usage = Some(u);
+    }
+    out
+}
+
+/// `counts` of `mcscope evidence`: breaks per explanation, records, agreements.
+pub fn counts(requests: &[(usize, &RequestEvidence)]) -> Value {
+    let mut map = serde_json::Map::new();
+    for e in Explanation::ALL {
+        let n = requests
+            .iter()
+            .filter_map(|(_, r)| r.observed_break.as_ref())
+            .filter(|b| b.explanations().contains(&e))
+            .count();
+        map.insert(e.name().into(), json!(n));
+    }
+    let records = || {
+        requests
+            .iter()
+            .flat_map(|(_, r)| r.microcompact.iter().chain(r.compactions.iter()))
+    };
+    map.insert("boundaries".into(), json!(records().count()));
+    map.insert(
+        "agrees".into(),
+        json!(
+            records()
+                .filter(|m| m.comparison.as_ref().is_some_and(|c| c.agrees))
+                .count()
+        ),
+    );
+    Value::Object(map)
+}
+
+#[cfg(test)]
+mod tests;
