@@ -719,9 +719,7 @@ pub fn evidence_report(setup: &Setup, forced_at: usize) -> EvidenceReport {
 }
 
 fn abs_path(p: &crate::policy::protect::RecordedPath) -> String {
-    crate::policy::protect::absolutize(&p.path, p.cwd.as_deref())
-        .display()
-        .to_string()
+    crate::policy::protect::lexical(&p.path, p.cwd.as_deref()).display()
 }
 
 /// One step per request; `forced` acts at request `forced_at`.
