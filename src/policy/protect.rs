@@ -973,6 +973,9 @@ mod tests {
         let r = p.decide(&[win("C:\\x.md", WCWD)]);
         assert_eq!(r.outcome, Outcome::Outside);
         assert_eq!(r.resolved.as_deref(), Some("C:\\x.md"));
+        // `\foo` in a Windows cwd starts at the drive's root; `/foo` is this machine's
+        assert_eq!(lexical("\\x.md", Some(WCWD)).display(), "C:\\x.md");
+        assert_eq!(lexical("/x.md", Some(WCWD)), Lexical::Posix("/x.md".into()));
         // `..` never climbs above the drive
         assert_eq!(lexical("..\\..\\..\\..\\y", Some(WCWD)).display(), "C:\\y");
     }
