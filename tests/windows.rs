@@ -7,6 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+mod common;
+
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -371,4 +373,26 @@ fn sidecar_windows_roots_and_maps_are_not_joined_to_its_folder() {
         fate(&v, ABS).1,
         prot("outside", None, "/srv/app/src/main.rs")
     );
+}
+
+#[test]
+fn evicted_read_paths_take_two_spellings_of_a_windows_file_as_one() {
+    // cwd C:\w; Reads of a.rs, b.rs, b.rs again spelled c:/W/B.rs, then a.rs
+    // spelled c:/w/./A.RS (kept by --keep-recent 1); a 120-minute gap.
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().canonicalize().unwrap();
+    let mut c = common::Claude::default();
+    c.cwd = "C:\\w".into();
+    c.prompt("read", 0.0)
+        .read("toolu_a", "C:\\w\\a.rs")
+        .read("toolu_b", "C:\\w\\b.rs")
+        .read("toolu_B", "c:/W/B.rs")
+        .read("toolu_A", "c:/w/./A.RS")
+        .answer("done")
+        .prompt("again", 120.0);
+    let session = c.write(&dir, "s.jsonl");
+    let v: Value = serde_json::from_str(&plan_in(&dir, &dir, &session, &[])).unwrap();
+    assert_eq!(v["cleared"], json!(["toolu_a", "toolu_b", "toolu_B"]));
+    // a.rs is vouched for by the kept A.RS; b.rs is listed once, as first spelled.
+    assert_eq!(v["metadata"]["evicted_read_paths"], json!(["C:\\w\\b.rs"]));
 }
