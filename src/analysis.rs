@@ -438,7 +438,7 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
             }
         })
         .filter(|c| c.paths.len() == 1)
-        .map(|c| abs_path(&c.paths[0]))
+        .map(|c| path_key(&c.paths[0]))
         .collect();
     let mut evicted_read_paths = Vec::new();
     let mut listed: HashSet<String> = HashSet::new();
@@ -451,9 +451,9 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
             unresolved_evicted_reads += 1;
         }
         for p in &c.paths {
-            let p = abs_path(p);
-            if !vouched.contains(&p) && listed.insert(p.clone()) {
-                evicted_read_paths.push(p);
+            let key = path_key(p);
+            if !vouched.contains(&key) && listed.insert(key) {
+                evicted_read_paths.push(abs_path(p));
             }
         }
     }
@@ -719,9 +719,12 @@ pub fn evidence_report(setup: &Setup, forced_at: usize) -> EvidenceReport {
 }
 
 fn abs_path(p: &crate::policy::protect::RecordedPath) -> String {
-    crate::policy::protect::absolutize(&p.path, p.cwd.as_deref())
-        .display()
-        .to_string()
+    crate::policy::protect::lexical(&p.path, p.cwd.as_deref()).display()
+}
+
+/// The same for comparing: two spellings of one Windows path are one path.
+fn path_key(p: &crate::policy::protect::RecordedPath) -> String {
+    crate::policy::protect::lexical(&p.path, p.cwd.as_deref()).key()
 }
 
 /// One step per request; `forced` acts at request `forced_at`.

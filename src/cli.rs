@@ -420,15 +420,16 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
     let mut map = Vec::new();
     if let Some(s) = side {
         for (from, to) in &s.path_map {
-            map.push((PathBuf::from(from), protect::normalize(&side_dir.join(to))));
+            map.push((map_from(from), given(to, &side_dir)));
         }
     }
     for m in &opts.path_map {
         let (from, to) = m
             .split_once('=')
             .ok_or_else(|| err(format!("--path-map {m:?}: expected FROM=TO")))?;
-        map.retain(|(f, _)| f != Path::new(from));
-        map.push((PathBuf::from(from), protect::normalize(&cwd.join(to))));
+        let from = map_from(from);
+        map.retain(|(f, _)| !same_from(f, &from));
+        map.push((from, given(to, &cwd)));
     }
     let path_map = PathMap(map);
 
@@ -445,7 +446,7 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
                     "sidecar: unknown memory root {kind:?} (project, user, team)"
                 ))
             })?;
-            set_root(kind, protect::normalize(&side_dir.join(dir)));
+            set_root(kind, given(dir, &side_dir));
         }
     }
     for r in &opts.memory_root {
@@ -459,7 +460,7 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
                 "--memory-root {r:?}: unknown root {kind:?} (project, user, team)"
             ))
         })?;
-        set_root(kind, protect::normalize(&cwd.join(dir)));
+        set_root(kind, given(dir, &cwd));
     }
     roots.sort_by_key(|(k, _)| RootKind::ALL.iter().position(|x| x == k));
     Ok(Setup {
@@ -468,6 +469,33 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
         roots,
         path_map,
     })
+}
+
+/// A directory given by a flag or the sidecar: a Windows path as its normalized
+/// Windows form (never joined to `base`), else absolute on this machine, a
+/// relative one taken against `base` (SPEC §4).
+fn given(dir: &str, base: &Path) -> PathBuf {
+    protect::Lexical::given(dir, base).to_path_buf()
+}
+
+/// The FROM side of a path map: a Windows path normalized (so `d:/x/` and
+/// `D:\x` are one FROM), anything else as written.
+fn map_from(from: &str) -> PathBuf {
+    match protect::WinPath::parse(from) {
+        Some(w) => PathBuf::from(w.display()),
+        None => PathBuf::from(from),
+    }
+}
+
+/// Whether two FROM sides name one prefix (a flag replaces the sidecar's).
+fn same_from(a: &Path, b: &Path) -> bool {
+    match (
+        a.to_str().and_then(protect::WinPath::parse),
+        b.to_str().and_then(protect::WinPath::parse),
+    ) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
 }
 
 /// The request index `--at` names, checked against the session (0: it has none).

@@ -823,8 +823,9 @@ fn windows_and_dotdot_paths_follow_the_lexical_rules() {
     exercise(&setup, true);
     let p = common::last(&setup);
     let expect = [
-        // Recorded on Windows: not absolute here, so joined to the (Windows,
-        // also relative) cwd under "/": outside every root.
+        // Recorded on Windows (SPEC §4): normalized with Windows rules, never
+        // joined to a working directory; the map and the root are POSIX, so
+        // no Windows path is inside: outside every root.
         ("toolu_W1", Outcome::Outside),
         ("toolu_W2", Outcome::Outside),
         ("toolu_W3", Outcome::Outside),
@@ -859,6 +860,27 @@ fn windows_and_dotdot_paths_follow_the_lexical_rules() {
                 "{id}: {pr:?}"
             );
         }
+    }
+    // The Windows paths are shown in their normalized Windows form; the
+    // relative `..\..\..\home\…` of W4 folds against the Windows cwd
+    // C:\Users\dev\shop up to the drive, not into this machine's /home.
+    for (id, resolved) in [
+        ("toolu_W1", "C:\\Users\\dev\\shop\\src\\a.ts"),
+        (
+            "toolu_W2",
+            "C:\\Users\\dev\\.claude\\projects\\-home-dev-shop\\memory\\MEMORY.md",
+        ),
+        ("toolu_W3", "\\\\server\\share\\memory\\MEMORY.md"),
+        (
+            "toolu_W4",
+            "C:\\home\\dev\\.claude\\projects\\-home-dev-shop\\memory\\MEMORY.md",
+        ),
+    ] {
+        assert_eq!(
+            protection(&setup, &p, id).resolved.as_deref(),
+            Some(resolved),
+            "{id}"
+        );
     }
     assert_eq!(
         protection(&setup, &p, "toolu_D1").resolved.as_deref(),
