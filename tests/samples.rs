@@ -413,3 +413,22 @@ fn qwen_today_notification_clears_nothing_and_the_prompt_after_it_does() {
     assert_eq!(code, 0);
     assert!(text.contains("notification or teammate message: Qwen runs no microcompaction here"));
 }
+
+#[test]
+fn budget_sample_evidence_agrees_with_the_budget_plan() {
+    let v = json(&[
+        "evidence",
+        "sample-sessions/claude-budget.jsonl",
+        "--format",
+        "json",
+    ]);
+    let r7 = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["index"] == 7)
+        .unwrap();
+    assert_eq!(r7["microcompact"]["writer"], "budget");
+    assert_eq!(r7["microcompact"]["agrees"], true);
+    assert_eq!(v["counts"]["agrees"], 1);
+}
