@@ -18,6 +18,8 @@ pub struct Setup {
     pub policy: Policy,
     pub roots: Vec<(RootKind, PathBuf)>,
     pub path_map: PathMap,
+    /// Where each setting came from, and the configuration file's other keys.
+    pub settings: crate::config::Settings,
 }
 
 impl Setup {

@@ -2,6 +2,7 @@
 //! preset defaults ← sidecar ← flags.
 
 use crate::analysis::Setup;
+use crate::config::{self, Config, Source};
 use crate::load::{self, LoadError};
 use crate::policy::protect::{self, PathMap, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
@@ -82,6 +83,17 @@ pub enum Command {
     /// microcompact_boundary records against the plans, the server's applied edits.
     Evidence {
         path: PathBuf,
+        #[command(flatten)]
+        opts: Opts,
+    },
+    /// The settings mcscope runs with, merged (flags > sidecar > config file >
+    /// preset defaults), each with where it came from. With PATH, that session's
+    /// (its sidecar and the flags given); without, each preset's from the config.
+    Config {
+        /// Print the merged settings (the only action).
+        #[arg(long)]
+        print: bool,
+        path: Option<PathBuf>,
         #[command(flatten)]
         opts: Opts,
     },
@@ -240,6 +252,27 @@ pub struct Sidecar {
     pub path_map: BTreeMap<String, String>,
 }
 
+impl Sidecar {
+    /// The sidecar's policy keys, as a layer of settings.
+    pub fn keys(&self) -> config::PolicyKeys {
+        config::PolicyKeys {
+            kind: self.kind.clone(),
+            preset: self.preset.clone(),
+            keep_recent: self.keep_recent,
+            gap_threshold_minutes: self.gap_threshold_minutes,
+            size_threshold: self.size_threshold,
+            low_watermark: self.low_watermark,
+            trigger_threshold: self.trigger_threshold,
+            delivery: self.delivery.clone(),
+            protect: self.protect,
+            clear_errors: self.clear_errors,
+            budget_tokens: self.budget_tokens,
+            budget_min_saving: self.budget_min_saving,
+            budget_warning_tokens: self.budget_warning_tokens,
+        }
+    }
+}
+
 /// `claude-demo.jsonl` → `claude-demo.mcscope.json`.
 pub fn sidecar_path(session: &Path) -> PathBuf {
     let stem = session
@@ -315,42 +348,80 @@ pub fn input_format(opts: &Opts) -> Option<Format> {
 
 /// Merges preset ← sidecar ← flags for a session already loaded from `path`.
 pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, UsageError> {
+    let config = config::load().map_err(|e| err(e.to_string()))?;
+    setup_with_config(session, path, opts, config)
+}
+
+/// As [`setup_from`], with the configuration file already read (the TUI goes on
+/// with the defaults when it cannot use the file, and says so).
+pub fn setup_with_config(
+    session: Session,
+    path: &Path,
+    opts: &Opts,
+    config: Config,
+) -> Result<Setup, UsageError> {
     let sidecar = read_sidecar(path)?;
     let (side, side_dir) = match &sidecar {
         Some((s, d)) => (Some(s), d.clone()),
         None => (None, PathBuf::from(".")),
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let preset = match (opts.preset, side.and_then(|s| s.preset.as_deref())) {
+    let recorded = side
+        .and_then(|s| s.preset.as_deref())
+        .map(|p| ("sidecar", p))
+        .or_else(|| config.policy.preset.as_deref().map(|p| ("config", p)));
+    let preset = match (opts.preset, recorded) {
         (Some(PresetArg::Claude), _) => Harness::Claude,
         (Some(PresetArg::Qwen), _) => Harness::Qwen,
-        (None, Some("claude")) => Harness::Claude,
-        (None, Some("qwen")) => Harness::Qwen,
-        (None, Some(other)) => return Err(err(format!("sidecar: unknown preset {other:?}"))),
+        (None, Some((_, "claude"))) => Harness::Claude,
+        (None, Some((_, "qwen"))) => Harness::Qwen,
+        (None, Some((from, other))) => {
+            return Err(err(format!("{from}: unknown preset {other:?}")));
+        }
         (None, None) => session.harness,
     };
     let mut p = Policy::preset(preset);
+    // Layers, lowest first: the config file's [policy], its [policy.<preset>],
+    // the sidecar (flags come last, below).
+    let mut sources = std::collections::BTreeMap::new();
     let mut delivery_set = false;
+    let config_where = config
+        .path
+        .as_ref()
+        .map_or("config".to_string(), |c| c.display().to_string());
+    let mut layers = vec![(config.policy.common(), Source::Config)];
+    if let Some(k) = config.policy.for_preset(preset.name()) {
+        layers.push((k.clone(), Source::Config));
+    }
     if let Some(s) = side {
-        if let Some(k) = &s.kind {
-            p.kind =
-                PlanKind::parse(k).ok_or_else(|| err(format!("sidecar: unknown kind {k:?}")))?;
-        }
-        p.keep_recent = s.keep_recent.or(p.keep_recent);
-        p.gap_threshold_minutes = s.gap_threshold_minutes.unwrap_or(p.gap_threshold_minutes);
-        p.size_threshold = s.size_threshold.unwrap_or(p.size_threshold);
-        p.size_explicit |= s.size_threshold.is_some();
-        p.low_watermark = s.low_watermark.unwrap_or(p.low_watermark);
-        p.trigger_threshold = s.trigger_threshold.unwrap_or(p.trigger_threshold);
-        p.protect = s.protect.unwrap_or(p.protect);
-        p.clear_errors = s.clear_errors.unwrap_or(p.clear_errors);
-        p.budget_tokens = s.budget_tokens.unwrap_or(p.budget_tokens);
-        p.budget_min_saving = s.budget_min_saving.unwrap_or(p.budget_min_saving);
-        p.budget_warning_tokens = s.budget_warning_tokens.or(p.budget_warning_tokens);
-        if let Some(d) = &s.delivery {
-            p.delivery = Delivery::parse(d)
-                .ok_or_else(|| err(format!("sidecar: unknown delivery {d:?}")))?;
-            delivery_set = true;
+        layers.push((s.keys(), Source::Sidecar));
+    }
+    for (keys, source) in &layers {
+        delivery_set |= config::apply(&mut p, keys, *source, &mut sources).map_err(|e| {
+            let at = match source {
+                Source::Sidecar => "sidecar".to_string(),
+                _ => config_where.clone(),
+            };
+            err(format!("{at}: {e}"))
+        })?;
+    }
+    let flagged = [
+        ("kind", opts.policy.is_some()),
+        ("budget_tokens", opts.budget_tokens.is_some()),
+        ("budget_min_saving", opts.budget_min_saving.is_some()),
+        ("budget_warning_tokens", opts.budget_warning.is_some()),
+        ("keep_recent", opts.keep_recent.is_some()),
+        ("gap_threshold_minutes", opts.gap_minutes.is_some()),
+        ("size_threshold", opts.size_threshold.is_some()),
+        ("low_watermark", opts.no_low_watermark),
+        ("trigger_threshold", opts.trigger.is_some()),
+        ("protect", opts.protect || opts.no_protect),
+        ("clear_errors", opts.clear_errors || opts.no_clear_errors),
+        ("delivery", opts.delivery.is_some()),
+    ];
+    for (key, set) in flagged {
+        if set {
+            sources.insert(key, Source::Flag);
         }
     }
     if let Some(k) = opts.policy {
@@ -417,7 +488,23 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
         )));
     }
 
+    // The config file's relative directories are relative to its folder, `~/` to home.
+    let config_dir = config
+        .path
+        .as_ref()
+        .and_then(|p| p.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| cwd.clone());
+    let home_of = |dir: &str| -> String {
+        match (dir.strip_prefix("~/"), std::env::var_os("HOME")) {
+            (Some(rest), Some(home)) => Path::new(&home).join(rest).display().to_string(),
+            _ => dir.to_string(),
+        }
+    };
     let mut map = Vec::new();
+    for (from, to) in &config.path_map {
+        map.push((map_from(from), given(&home_of(to), &config_dir)));
+    }
     if let Some(s) = side {
         for (from, to) in &s.path_map {
             map.push((map_from(from), given(to, &side_dir)));
@@ -439,6 +526,11 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
         roots.retain(|(k, _)| *k != kind);
         roots.push((kind, dir));
     };
+    for (kind, dir) in &config.memory_roots {
+        if let Some(kind) = RootKind::parse(kind) {
+            set_root(kind, given(&home_of(dir), &config_dir));
+        }
+    }
     if let Some(s) = side {
         for (kind, dir) in &s.memory_roots {
             let kind = RootKind::parse(kind).ok_or_else(|| {
@@ -468,6 +560,12 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
         policy: p,
         roots,
         path_map,
+        settings: config::Settings {
+            sources,
+            config,
+            sidecar_path: sidecar.map(|_| sidecar_path(path)),
+            config_notice: None,
+        },
     })
 }
 

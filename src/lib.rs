@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod caveats;
 pub mod cli;
+pub mod config;
 pub mod diff;
 pub mod evidence;
 pub mod harness;

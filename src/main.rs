@@ -38,7 +38,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<String, UsageError> {
     let Some(command) = cli.command else {
-        mcscope::tui::run(cli.path.as_deref(), &cli.opts, !cli.no_mouse)?;
+        // `--no-mouse`, else the config file's `mouse` (a bad file: the TUI says so).
+        let config_mouse = mcscope::config::load().ok().and_then(|c| c.mouse);
+        let mouse = !cli.no_mouse && config_mouse != Some(false);
+        mcscope::tui::run(cli.path.as_deref(), &cli.opts, mouse)?;
         return Ok(String::new());
     };
     let json = |v: serde_json::Value| {
@@ -118,6 +121,21 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                 OutputFormat::Text => report::evidence_text(&setup, &r),
             }
         }
+        Command::Config {
+            print: _,
+            path,
+            opts,
+        } => match path {
+            Some(path) => {
+                let setup = cli::setup(&path, &opts)?;
+                mcscope::config::describe(&setup.policy, &setup.settings)
+            }
+            None => {
+                let config =
+                    mcscope::config::load().map_err(|e| UsageError::Message(e.to_string()))?;
+                mcscope::config::describe_presets(&config)
+            }
+        },
         Command::Demo => {
             mcscope::tui::run_demo()?;
             String::new()

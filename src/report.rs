@@ -564,6 +564,16 @@ fn header(setup: &Setup, kinds: &[PlanKind], out: &mut String) {
             warning
         );
     }
+    let files: Vec<String> = [
+        ("sidecar", &setup.settings.sidecar_path),
+        ("config", &setup.settings.config.path),
+    ]
+    .iter()
+    .filter_map(|(what, p)| p.as_ref().map(|p| format!("{what} {}", p.display())))
+    .collect();
+    if !files.is_empty() {
+        let _ = writeln!(out, "settings read from: {}", files.join(", "));
+    }
     caveats_text(&caveats::caveats(p, kinds), out);
     for d in &s.diagnostics {
         let _ = writeln!(

@@ -245,6 +245,7 @@ pub fn pipeline(path: &Path, data: &[u8]) {
                 policy,
                 roots: base.roots.clone(),
                 path_map: base.path_map.clone(),
+                settings: base.settings.clone(),
             };
             run_variant(&setup);
         }

@@ -658,6 +658,7 @@ impl SessionView {
             follow: None,
             demo: None,
         };
+        v.status = v.setup.settings.config_notice.clone();
         v.replan(true);
         v.land();
         v

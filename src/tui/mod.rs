@@ -34,7 +34,28 @@ pub type Loaded = (Setup, Result<usize, UsageError>);
 /// Loads a session for the TUI: every plan flag applies as it does to `plan`,
 /// `--at` included.
 pub fn load_session(path: &Path, opts: &Opts, progress: &AtomicU64) -> Result<Loaded, UsageError> {
-    let setup = cli::setup_with_progress(path, opts, progress)?;
+    load_session_with(path, opts, progress, crate::config::load())
+}
+
+/// As [`load_session`], with the configuration file as read.
+pub fn load_session_with(
+    path: &Path,
+    opts: &Opts,
+    progress: &AtomicU64,
+    config: Result<crate::config::Config, crate::config::ConfigError>,
+) -> Result<Loaded, UsageError> {
+    // A configuration file the TUI cannot use is said on screen; the defaults
+    // serve meanwhile (the CLI stops instead).
+    let (config, notice) = match config {
+        Ok(c) => (c, None),
+        Err(e) => (Default::default(), Some(format!("{e}: defaults used"))),
+    };
+    if path.is_dir() {
+        return Err(cli::directory_error(path));
+    }
+    let session = crate::load::load_with_progress(path, cli::input_format(opts), progress)?;
+    let mut setup = cli::setup_with_config(session, path, opts, config)?;
+    setup.settings.config_notice = notice;
     let at = cli::request_index(&setup.session, opts.at.as_deref());
     Ok((setup, at))
 }

@@ -285,9 +285,18 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let s = &v.setup.session;
     let p = v.policy();
     let changed = v.changed();
+    // Tuned here or set by a flag: `*`; from the sidecar `s`, the config file `c`.
     let mark = |name: &str, text: String| -> Span<'static> {
+        let key = match name {
+            "gap" => "gap_threshold_minutes",
+            "size" => "size_threshold",
+            other => other,
+        };
+        let source = v.setup.settings.source(key).mark();
         if changed.contains(&name) {
             Span::styled(format!("{text}*"), theme.emph(Color::Yellow))
+        } else if !source.is_empty() {
+            Span::styled(format!("{text}{source}"), theme.emph(Color::Yellow))
         } else {
             Span::raw(text)
         }

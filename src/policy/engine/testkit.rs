@@ -85,6 +85,7 @@ impl Transcript {
             policy,
             roots: Vec::new(),
             path_map: PathMap(Vec::new()),
+            settings: Default::default(),
         };
         let k = setup.last_request();
         let plan = crate::analysis::plan_at(&setup, k).unwrap();

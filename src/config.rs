@@ -1,0 +1,520 @@
+//! The configuration file (SPEC §8): defaults for the policy keys, `cache_ttl`,
+//! prices, memory roots, path maps, theme colours and mouse capture. Clap-free:
+//! the CLI, the TUI and tests read it alike. Precedence: flags > sidecar >
+//! config file > preset defaults; a `[policy.<preset>]` table overrides
+//! `[policy]` for that preset.
+
+use crate::policy::{Delivery, PlanKind, Policy};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The keys of the JSON `policy` object (SPEC §7), each optional: a sidecar's,
+/// a config table's. Names are the JSON's, so one spelling serves all three.
+#[derive(Deserialize, Debug, Default, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyKeys {
+    pub kind: Option<String>,
+    pub preset: Option<String>,
+    pub keep_recent: Option<u32>,
+    pub gap_threshold_minutes: Option<f64>,
+    pub size_threshold: Option<i64>,
+    pub low_watermark: Option<bool>,
+    pub trigger_threshold: Option<u32>,
+    pub delivery: Option<String>,
+    pub protect: Option<bool>,
+    pub clear_errors: Option<bool>,
+    pub budget_tokens: Option<u64>,
+    pub budget_min_saving: Option<u64>,
+    pub budget_warning_tokens: Option<u64>,
+}
+
+/// `[policy]`: the keys for every preset, and a table per preset that wins.
+#[derive(Deserialize, Debug, Default, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyTable {
+    pub kind: Option<String>,
+    pub preset: Option<String>,
+    pub keep_recent: Option<u32>,
+    pub gap_threshold_minutes: Option<f64>,
+    pub size_threshold: Option<i64>,
+    pub low_watermark: Option<bool>,
+    pub trigger_threshold: Option<u32>,
+    pub delivery: Option<String>,
+    pub protect: Option<bool>,
+    pub clear_errors: Option<bool>,
+    pub budget_tokens: Option<u64>,
+    pub budget_min_saving: Option<u64>,
+    pub budget_warning_tokens: Option<u64>,
+    pub claude: Option<PolicyKeys>,
+    pub qwen: Option<PolicyKeys>,
+    pub api: Option<PolicyKeys>,
+}
+
+impl PolicyTable {
+    /// The keys that apply to every preset.
+    pub fn common(&self) -> PolicyKeys {
+        PolicyKeys {
+            kind: self.kind.clone(),
+            preset: self.preset.clone(),
+            keep_recent: self.keep_recent,
+            gap_threshold_minutes: self.gap_threshold_minutes,
+            size_threshold: self.size_threshold,
+            low_watermark: self.low_watermark,
+            trigger_threshold: self.trigger_threshold,
+            delivery: self.delivery.clone(),
+            protect: self.protect,
+            clear_errors: self.clear_errors,
+            budget_tokens: self.budget_tokens,
+            budget_min_saving: self.budget_min_saving,
+            budget_warning_tokens: self.budget_warning_tokens,
+        }
+    }
+
+    /// The table of one preset, if the file has one.
+    pub fn for_preset(&self, preset: &str) -> Option<&PolicyKeys> {
+        match preset {
+            "claude" => self.claude.as_ref(),
+            "qwen" => self.qwen.as_ref(),
+            "api" => self.api.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+/// One `[prices."<model prefix>"]` row: USD per million tokens (SPEC §9).
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub write_5m: f64,
+    pub write_1h: f64,
+    pub read: f64,
+}
+
+/// The whole file.
+#[derive(Deserialize, Debug, Default, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub cache_ttl: Option<String>,
+    pub mouse: Option<bool>,
+    #[serde(default)]
+    pub policy: PolicyTable,
+    #[serde(default)]
+    pub prices: BTreeMap<String, Price>,
+    #[serde(default)]
+    pub memory_roots: BTreeMap<String, String>,
+    #[serde(default)]
+    pub path_map: BTreeMap<String, String>,
+    #[serde(default)]
+    pub theme: BTreeMap<String, String>,
+    /// Where it was read from (None: no file).
+    #[serde(skip)]
+    pub path: Option<PathBuf>,
+}
+
+/// Where a setting came from, for the header's marks and `config --print`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Preset,
+    Config,
+    Sidecar,
+    Flag,
+}
+
+impl Source {
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Preset => "preset",
+            Source::Config => "config",
+            Source::Sidecar => "sidecar",
+            Source::Flag => "flag",
+        }
+    }
+
+    /// The header's mark: `*` flag, `s` sidecar, `c` config, none for a default.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Source::Preset => "",
+            Source::Config => "c",
+            Source::Sidecar => "s",
+            Source::Flag => "*",
+        }
+    }
+}
+
+/// The settings a session was opened with, beyond the policy: where each value
+/// came from, the files read, and the configuration's other keys.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    pub sources: BTreeMap<&'static str, Source>,
+    pub config: Config,
+    pub sidecar_path: Option<PathBuf>,
+    /// A configuration file that could not be used (the TUI says so and goes on
+    /// with the defaults; the CLI stops).
+    pub config_notice: Option<String>,
+}
+
+impl Settings {
+    /// Where `key` came from (the preset's default when nothing set it).
+    pub fn source(&self, key: &str) -> Source {
+        self.sources.get(key).copied().unwrap_or(Source::Preset)
+    }
+}
+
+/// `mcscope config --print PATH`: a session's merged settings, one per line, each
+/// with where it came from.
+pub fn describe(p: &Policy, settings: &Settings) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let file = |p: &Option<PathBuf>| {
+        p.as_ref()
+            .map_or("none".into(), |p| p.display().to_string())
+    };
+    let _ = writeln!(out, "config file: {}", file(&settings.config.path));
+    let _ = writeln!(out, "sidecar: {}", file(&settings.sidecar_path));
+    let _ = writeln!(out, "preset: {}", p.preset.name());
+    let keep = p
+        .keep_recent
+        .map_or("by plan kind (5, budget 3)".into(), |k| k.to_string());
+    let warning = p
+        .budget_warning_tokens
+        .map_or("by version".into(), |w| w.to_string());
+    let rows: [(&str, String); 12] = [
+        ("kind", p.kind.name().into()),
+        ("keep_recent", keep),
+        ("gap_threshold_minutes", p.gap_threshold_minutes.to_string()),
+        ("size_threshold", p.size_threshold.to_string()),
+        ("low_watermark", p.low_watermark.to_string()),
+        ("trigger_threshold", p.trigger_threshold.to_string()),
+        ("delivery", p.delivery.name().into()),
+        ("protect", p.protect.to_string()),
+        ("clear_errors", p.clear_errors.to_string()),
+        ("budget_tokens", p.budget_tokens.to_string()),
+        ("budget_min_saving", p.budget_min_saving.to_string()),
+        ("budget_warning_tokens", warning),
+    ];
+    for (key, value) in rows {
+        let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
+    }
+    let c = &settings.config;
+    let from_config = |set: bool| if set { "config" } else { "default" };
+    let _ = writeln!(
+        out,
+        "cache_ttl = {}  ({})",
+        c.cache_ttl.as_deref().unwrap_or("auto"),
+        from_config(c.cache_ttl.is_some())
+    );
+    let _ = writeln!(
+        out,
+        "mouse = {}  ({})",
+        c.mouse.unwrap_or(true),
+        from_config(c.mouse.is_some())
+    );
+    for (prefix, price) in &c.prices {
+        let _ = writeln!(
+            out,
+            "prices.{prefix:?} = input {} write_5m {} write_1h {} read {}  (config)",
+            price.input, price.write_5m, price.write_1h, price.read
+        );
+    }
+    for (k, v) in &c.theme {
+        let _ = writeln!(out, "theme.{k} = {v}  (config)");
+    }
+    out
+}
+
+/// `mcscope config --print` without a session: each preset's settings from the
+/// configuration file alone.
+pub fn describe_presets(config: &Config) -> String {
+    let mut out = String::new();
+    for harness in [
+        crate::session::Harness::Claude,
+        crate::session::Harness::Qwen,
+    ] {
+        let mut p = Policy::preset(harness);
+        let mut sources = BTreeMap::new();
+        let mut layers = vec![config.policy.common()];
+        layers.extend(config.policy.for_preset(harness.name()).cloned());
+        for keys in &layers {
+            // The file was checked when it was read: its values parse.
+            let _ = apply(&mut p, keys, Source::Config, &mut sources);
+        }
+        let settings = Settings {
+            sources,
+            config: config.clone(),
+            ..Default::default()
+        };
+        out.push_str(&format!("[{}]\n", harness.name()));
+        out.push_str(&describe(&p, &settings));
+        out.push('\n');
+    }
+    out
+}
+
+/// A bad configuration file: one line naming the path, the key or value and its line.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// The file mcscope reads: `$MCSCOPE_CONFIG`, else
+/// `$XDG_CONFIG_HOME/mcscope/config.toml`, else `~/.config/mcscope/config.toml`.
+pub fn default_path() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(p) = var("MCSCOPE_CONFIG") {
+        return Some(PathBuf::from(p));
+    }
+    let base = var("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("mcscope").join("config.toml"))
+}
+
+/// Reads the configuration at `path`; a missing file is an empty configuration.
+pub fn read(path: &Path) -> Result<Config, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(e) => {
+            return Err(ConfigError {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            });
+        }
+    };
+    let mut config = parse(&text).map_err(|message| ConfigError {
+        path: path.to_path_buf(),
+        message,
+    })?;
+    config.path = Some(path.to_path_buf());
+    Ok(config)
+}
+
+/// The configuration mcscope runs with: the default path's, if any.
+pub fn load() -> Result<Config, ConfigError> {
+    match default_path() {
+        Some(p) => read(&p),
+        None => Ok(Config::default()),
+    }
+}
+
+/// Parses a configuration; the error names the key or value and its line.
+pub fn parse(text: &str) -> Result<Config, String> {
+    let config: Config = toml::from_str(text).map_err(|e| in_one_line(text, &e))?;
+    config.check()?;
+    Ok(config)
+}
+
+/// toml's message, made one line with the line number of its span.
+fn in_one_line(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => {
+            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            format!("line {line}: {message}")
+        }
+        None => message,
+    }
+}
+
+impl Config {
+    /// Values serde cannot check: plan kinds, deliveries, presets, TTLs, roots.
+    fn check(&self) -> Result<(), String> {
+        let mut tables = vec![("policy", self.policy.common())];
+        for p in ["claude", "qwen", "api"] {
+            if let Some(k) = self.policy.for_preset(p) {
+                tables.push((p, k.clone()));
+            }
+        }
+        for (table, keys) in &tables {
+            if let Some(k) = &keys.kind
+                && PlanKind::parse(k).is_none()
+            {
+                return Err(format!("[{table}] kind = {k:?}: not a plan kind"));
+            }
+            if let Some(d) = &keys.delivery
+                && Delivery::parse(d).is_none()
+            {
+                return Err(format!(
+                    "[{table}] delivery = {d:?}: not a delivery (rewrite, cache-edits)"
+                ));
+            }
+            if let Some(p) = &keys.preset
+                && !["claude", "qwen"].contains(&p.as_str())
+            {
+                return Err(format!("[{table}] preset = {p:?}: not a preset"));
+            }
+        }
+        if let Some(t) = &self.cache_ttl
+            && !["auto", "5m", "1h"].contains(&t.as_str())
+        {
+            return Err(format!("cache_ttl = {t:?}: expected auto, 5m or 1h"));
+        }
+        for kind in self.memory_roots.keys() {
+            if crate::policy::protect::RootKind::parse(kind).is_none() {
+                return Err(format!(
+                    "[memory_roots] {kind}: unknown root (project, user, team)"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Applies one layer of policy keys, recording where each value came from.
+/// Returns whether the layer set the delivery.
+pub fn apply(
+    p: &mut Policy,
+    keys: &PolicyKeys,
+    source: Source,
+    sources: &mut BTreeMap<&'static str, Source>,
+) -> Result<bool, String> {
+    let mut set = |name: &'static str, present: bool| {
+        if present {
+            sources.insert(name, source);
+        }
+    };
+    if let Some(k) = &keys.kind {
+        p.kind = PlanKind::parse(k).ok_or_else(|| format!("unknown kind {k:?}"))?;
+        set("kind", true);
+    }
+    if keys.keep_recent.is_some() {
+        p.keep_recent = keys.keep_recent;
+    }
+    set("keep_recent", keys.keep_recent.is_some());
+    if let Some(g) = keys.gap_threshold_minutes {
+        p.gap_threshold_minutes = g;
+    }
+    set(
+        "gap_threshold_minutes",
+        keys.gap_threshold_minutes.is_some(),
+    );
+    if let Some(s) = keys.size_threshold {
+        p.size_threshold = s;
+        p.size_explicit = true;
+    }
+    set("size_threshold", keys.size_threshold.is_some());
+    if let Some(w) = keys.low_watermark {
+        p.low_watermark = w;
+    }
+    set("low_watermark", keys.low_watermark.is_some());
+    if let Some(t) = keys.trigger_threshold {
+        p.trigger_threshold = t;
+    }
+    set("trigger_threshold", keys.trigger_threshold.is_some());
+    if let Some(v) = keys.protect {
+        p.protect = v;
+    }
+    set("protect", keys.protect.is_some());
+    if let Some(v) = keys.clear_errors {
+        p.clear_errors = v;
+    }
+    set("clear_errors", keys.clear_errors.is_some());
+    if let Some(v) = keys.budget_tokens {
+        p.budget_tokens = v;
+    }
+    set("budget_tokens", keys.budget_tokens.is_some());
+    if let Some(v) = keys.budget_min_saving {
+        p.budget_min_saving = v;
+    }
+    set("budget_min_saving", keys.budget_min_saving.is_some());
+    if keys.budget_warning_tokens.is_some() {
+        p.budget_warning_tokens = keys.budget_warning_tokens;
+    }
+    set(
+        "budget_warning_tokens",
+        keys.budget_warning_tokens.is_some(),
+    );
+    if let Some(d) = &keys.delivery {
+        p.delivery = Delivery::parse(d).ok_or_else(|| format!("unknown delivery {d:?}"))?;
+        set("delivery", true);
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Harness;
+
+    const EXAMPLE: &str = r#"
+cache_ttl = "1h"    # top-level keys come before any [table]
+mouse = false
+[policy]
+gap_threshold_minutes = 45
+[policy.qwen]
+keep_recent = 3
+[prices."claude-opus-4-5"]
+input = 5.0
+write_5m = 6.25
+write_1h = 10.0
+read = 0.5
+[memory_roots]
+project = "~/.qwen/projects/-home-me-app/memory"
+[path_map]
+"D:\\work" = "/home/me/work"
+[theme]
+cleared = "red"
+protected = "cyan"
+"#;
+
+    #[test]
+    fn the_specs_example_parses_key_by_key() {
+        let c = parse(EXAMPLE).unwrap();
+        assert_eq!(c.cache_ttl.as_deref(), Some("1h"));
+        assert_eq!(c.mouse, Some(false));
+        assert_eq!(c.policy.gap_threshold_minutes, Some(45.0));
+        assert_eq!(c.policy.qwen.as_ref().unwrap().keep_recent, Some(3));
+        assert_eq!(c.prices["claude-opus-4-5"].write_1h, 10.0);
+        assert_eq!(
+            c.memory_roots["project"],
+            "~/.qwen/projects/-home-me-app/memory"
+        );
+        assert_eq!(c.path_map["D:\\work"], "/home/me/work");
+        assert_eq!(c.theme["cleared"], "red");
+    }
+
+    #[test]
+    fn a_bad_key_or_value_is_named_with_its_line() {
+        let e = parse("mouse = true\n[policy]\nkeep_recnt = 3\n").unwrap_err();
+        assert!(e.starts_with("line 3:") && e.contains("keep_recnt"), "{e}");
+        let e = parse("[policy]\nkeep_recent = \"three\"\n").unwrap_err();
+        assert!(e.starts_with("line 2:"), "{e}");
+        let e = parse("[policy]\nkind = \"sometimes\"\n").unwrap_err();
+        assert!(e.contains("\"sometimes\": not a plan kind"), "{e}");
+        let e = parse("cache_ttl = \"2h\"\n").unwrap_err();
+        assert!(e.contains("expected auto, 5m or 1h"), "{e}");
+        let e = parse("[memory_roots]\nhome = \"/x\"\n").unwrap_err();
+        assert!(e.contains("unknown root"), "{e}");
+    }
+
+    #[test]
+    fn layers_apply_in_order_and_remember_their_source() {
+        let c = parse(EXAMPLE).unwrap();
+        let mut p = Policy::preset(Harness::Qwen);
+        let mut sources = BTreeMap::new();
+        apply(&mut p, &c.policy.common(), Source::Config, &mut sources).unwrap();
+        apply(
+            &mut p,
+            c.policy.for_preset("qwen").unwrap(),
+            Source::Config,
+            &mut sources,
+        )
+        .unwrap();
+        assert_eq!(p.gap_threshold_minutes, 45.0);
+        assert_eq!(p.keep_recent, Some(3));
+        let sidecar = PolicyKeys {
+            keep_recent: Some(2),
+            ..Default::default()
+        };
+        apply(&mut p, &sidecar, Source::Sidecar, &mut sources).unwrap();
+        assert_eq!(p.keep_recent, Some(2));
+        assert_eq!(sources["keep_recent"], Source::Sidecar);
+        assert_eq!(sources["gap_threshold_minutes"], Source::Config);
+        assert!(!sources.contains_key("size_threshold"));
+    }
+}

@@ -1,0 +1,265 @@
+//! The configuration file (SPEC §8) through the real binary: each policy key, the
+//! precedence flags > sidecar > config > preset, the preset tables, roots and
+//! path maps, and a bad file (one line, exit 2; the TUI goes on with defaults).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `mcscope ARGS` with `MCSCOPE_CONFIG` set to `config` (every child gets its own).
+fn run(config: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .args(args)
+        .current_dir(root())
+        .env("MCSCOPE_CONFIG", config)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn policy(config: &Path, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "plan",
+        "sample-sessions/claude-size.jsonl",
+        "--format",
+        "json",
+    ];
+    args.extend(extra);
+    let (code, out, err) = run(config, &args);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str::<Value>(&out).unwrap()["policy"].clone()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn each_policy_key_of_the_config_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    // claude-size's sidecar sets kind and keep_recent: the other keys come from here.
+    let c = write(
+        dir.path(),
+        "c.toml",
+        "[policy]\ngap_threshold_minutes = 45\nsize_threshold = 300000\nlow_watermark = false\n\
+         trigger_threshold = 7\nprotect = true\nclear_errors = false\nbudget_tokens = 30000\n\
+         budget_min_saving = 10000\nbudget_warning_tokens = 120000\n",
+    );
+    let p = policy(&c, &[]);
+    assert_eq!(p["gap_threshold_minutes"], 45);
+    assert_eq!(p["size_threshold"], 300000);
+    assert_eq!(p["low_watermark"], false);
+    assert_eq!(p["trigger_threshold"], 7);
+    assert_eq!(p["protect"], true);
+    assert_eq!(p["clear_errors"], false);
+    assert_eq!(p["budget_tokens"], 30000);
+    assert_eq!(p["budget_min_saving"], 10000);
+    assert_eq!(p["budget_warning_tokens"], 120000);
+    // kind, keep_recent, delivery: the sidecar wins over the config for these.
+    let c = write(
+        dir.path(),
+        "k.toml",
+        "[policy]\nkind = \"count\"\nkeep_recent = 4\ndelivery = \"rewrite\"\n",
+    );
+    let p = policy(&c, &[]);
+    assert_eq!(p["kind"], "size", "from the sidecar");
+    assert_eq!(p["keep_recent"], 2, "from the sidecar");
+    assert_eq!(p["delivery"], "rewrite");
+    // On a session without a sidecar the config's kind and keep apply.
+    let (code, out, err) = run(
+        &c,
+        &[
+            "plan",
+            "tests/fixtures/qwen/names-and-bridges.jsonl",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["policy"]["kind"], "count");
+    assert_eq!(v["policy"]["keep_recent"], 4);
+}
+
+#[test]
+fn flags_beat_the_sidecar_which_beats_the_config_which_beats_the_preset() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(
+        dir.path(),
+        "c.toml",
+        "[policy]\nkeep_recent = 9\ngap_threshold_minutes = 30\n",
+    );
+    let p = policy(&c, &[]);
+    assert_eq!(p["keep_recent"], 2, "sidecar over config");
+    assert_eq!(p["gap_threshold_minutes"], 30, "config over preset");
+    let p = policy(&c, &["--keep-recent", "6", "--gap-minutes", "20"]);
+    assert_eq!(p["keep_recent"], 6, "flag over sidecar");
+    assert_eq!(p["gap_threshold_minutes"], 20, "flag over config");
+    let none = dir.path().join("absent.toml");
+    assert_eq!(
+        policy(&none, &[])["gap_threshold_minutes"],
+        60,
+        "preset default"
+    );
+    // `config --print` names each value's source.
+    let (code, out, _) = run(
+        &c,
+        &[
+            "config",
+            "--print",
+            "sample-sessions/claude-size.jsonl",
+            "--trigger",
+            "4",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("keep_recent = 2  (sidecar)"), "{out}");
+    assert!(
+        out.contains("gap_threshold_minutes = 30  (config)"),
+        "{out}"
+    );
+    assert!(out.contains("trigger_threshold = 4  (flag)"), "{out}");
+    assert!(out.contains("size_threshold = 500000  (preset)"), "{out}");
+    // plan text names the files it read.
+    let (_, text, _) = run(&c, &["plan", "sample-sessions/claude-size.jsonl"]);
+    assert!(
+        text.contains(
+            "settings read from: sidecar sample-sessions/claude-size.mcscope.json, config "
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_preset_table_overrides_policy_for_that_preset_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(
+        dir.path(),
+        "c.toml",
+        "[policy]\ntrigger_threshold = 7\n[policy.qwen]\ntrigger_threshold = 3\n",
+    );
+    assert_eq!(policy(&c, &[])["trigger_threshold"], 7, "claude");
+    let (_, out, _) = run(
+        &c,
+        &[
+            "plan",
+            "tests/fixtures/qwen/media.jsonl",
+            "--format",
+            "json",
+        ],
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["policy"]["trigger_threshold"], 3, "qwen");
+    // [policy] preset: the preset to apply when no flag or sidecar says.
+    let c = write(dir.path(), "p.toml", "[policy]\npreset = \"qwen\"\n");
+    let (_, out, _) = run(
+        &c,
+        &[
+            "plan",
+            "sample-sessions/claude-demo.jsonl",
+            "--format",
+            "json",
+        ],
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["policy"]["preset"], "qwen");
+}
+
+#[test]
+fn memory_roots_and_path_maps_of_the_config_are_relative_to_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(
+        dir.path(),
+        "c.toml",
+        "[memory_roots]\nuser = \"mem/user\"\n[path_map]\n\"/home/dev/shop\" = \"shop\"\n",
+    );
+    let (code, out, err) = run(
+        &c,
+        &[
+            "plan",
+            "sample-sessions/claude-demo.jsonl",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let roots = v["protection"]["memory_roots"].as_array().unwrap();
+    let user = roots.iter().find(|r| r["root"] == "user").unwrap();
+    assert_eq!(
+        user["dir"],
+        json!(dir.path().join("mem/user").display().to_string())
+    );
+    let map = v["protection"]["path_map"].as_array().unwrap();
+    assert_eq!(map[0]["from"], "/home/dev/shop");
+    assert_eq!(
+        map[0]["to"],
+        json!(dir.path().join("shop").display().to_string())
+    );
+}
+
+#[test]
+fn a_bad_file_is_one_line_and_exit_2_for_the_cli_and_a_notice_in_the_tui() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(
+        dir.path(),
+        "c.toml",
+        "mouse = true\n[policy]\nkeep_recnt = 3\n",
+    );
+    let (code, out, err) = run(&c, &["plan", "sample-sessions/claude-demo.jsonl"]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "mcscope: {}: line 3: unknown field `keep_recnt`",
+            c.display()
+        )),
+        "{err}"
+    );
+    let c = write(dir.path(), "v.toml", "[policy]\ndelivery = \"pigeon\"\n");
+    let (code, _, err) = run(&c, &["timeline", "sample-sessions/claude-demo.jsonl"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("delivery = \"pigeon\": not a delivery"),
+        "{err}"
+    );
+}
+
+/// The TUI goes on with the defaults and says why.
+#[test]
+fn the_tui_uses_the_defaults_and_says_so_when_the_config_is_bad() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(dir.path(), "c.toml", "[policy]\nkeep_recent = \"x\"\n");
+    let progress = std::sync::atomic::AtomicU64::new(0);
+    let (setup, _) = mcscope::tui::load_session_with(
+        &root().join("sample-sessions/claude-demo.jsonl"),
+        &Default::default(),
+        &progress,
+        mcscope::config::read(&c),
+    )
+    .unwrap();
+    assert_eq!(
+        setup.policy.keep_recent,
+        Some(2),
+        "the sidecar still applies"
+    );
+    let notice = setup.settings.config_notice.clone().unwrap();
+    assert!(
+        notice.contains("line 2") && notice.ends_with("defaults used"),
+        "{notice}"
+    );
+    let app = mcscope::tui::app::App::session(setup);
+    assert_eq!(app.view().unwrap().status.as_deref(), Some(notice.as_str()));
+}
