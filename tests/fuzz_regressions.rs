@@ -80,7 +80,7 @@ fn every_fuzz_input_loads_plans_and_builds_wires_without_panic() {
             .unwrap_or_else(|e| panic!("{}: did not load: {e}", path.display()));
         harness::pipeline(&input, &bytes);
     }
-    assert!(seen >= 6, "fixtures missing in {}", dir.display());
+    assert!(seen >= 7, "fixtures missing in {}", dir.display());
 }
 
 /// Runs the CLI; returns (exit status, stdout, stderr).
