@@ -8,7 +8,6 @@ use crate::policy::protect::{self, PathMap, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
 use crate::session::{Format, Harness, Session};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -228,48 +227,36 @@ pub struct Opts {
     pub input_format: Option<InputFormatArg>,
 }
 
-/// A session sidecar: the JSON `policy` keys plus preset, roots and path map.
-#[derive(Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields)]
+/// A session sidecar: the JSON `policy` keys plus roots and path map.
+#[derive(Debug, Default)]
 pub struct Sidecar {
-    pub kind: Option<String>,
-    pub preset: Option<String>,
-    pub keep_recent: Option<u32>,
-    pub gap_threshold_minutes: Option<f64>,
-    pub size_threshold: Option<i64>,
-    pub low_watermark: Option<bool>,
-    pub trigger_threshold: Option<u32>,
-    pub delivery: Option<String>,
-    pub protect: Option<bool>,
-    pub clear_errors: Option<bool>,
-    pub budget_tokens: Option<u64>,
-    pub budget_min_saving: Option<u64>,
-    /// null (or absent): by version.
-    pub budget_warning_tokens: Option<u64>,
-    #[serde(default)]
+    pub keys: config::PolicyKeys,
     pub memory_roots: BTreeMap<String, String>,
-    #[serde(default)]
     pub path_map: BTreeMap<String, String>,
 }
 
 impl Sidecar {
-    /// The sidecar's policy keys, as a layer of settings.
-    pub fn keys(&self) -> config::PolicyKeys {
-        config::PolicyKeys {
-            kind: self.kind.clone(),
-            preset: self.preset.clone(),
-            keep_recent: self.keep_recent,
-            gap_threshold_minutes: self.gap_threshold_minutes,
-            size_threshold: self.size_threshold,
-            low_watermark: self.low_watermark,
-            trigger_threshold: self.trigger_threshold,
-            delivery: self.delivery.clone(),
-            protect: self.protect,
-            clear_errors: self.clear_errors,
-            budget_tokens: self.budget_tokens,
-            budget_min_saving: self.budget_min_saving,
-            budget_warning_tokens: self.budget_warning_tokens,
-        }
+    /// Reads a sidecar's JSON: the roots and the path map, and every other key a
+    /// policy key (an unknown one is an error naming it).
+    pub fn parse(text: &str) -> Result<Sidecar, String> {
+        let mut v: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let mut table = |key: &str| -> Result<BTreeMap<String, String>, String> {
+            v.remove(key)
+                .map(serde_json::from_value)
+                .transpose()
+                .map(Option::unwrap_or_default)
+                .map_err(|e| format!("{key}: {e}"))
+        };
+        let memory_roots = table("memory_roots")?;
+        let path_map = table("path_map")?;
+        let keys: config::PolicyKeys =
+            serde_json::from_value(serde_json::Value::Object(v)).map_err(|e| e.to_string())?;
+        Ok(Sidecar {
+            keys,
+            memory_roots,
+            path_map,
+        })
     }
 }
 
@@ -307,8 +294,8 @@ pub fn read_sidecar(session: &Path) -> Result<Option<(Sidecar, PathBuf)>, UsageE
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(err(format!("{}: {e}", path.display()))),
     };
-    let sidecar: Sidecar = serde_json::from_str(&text)
-        .map_err(|e| err(format!("{}: bad sidecar: {e}", path.display())))?;
+    let sidecar =
+        Sidecar::parse(&text).map_err(|e| err(format!("{}: bad sidecar: {e}", path.display())))?;
     // Relative directories in a sidecar are relative to the sidecar's folder.
     // A bare file name's parent is the empty path: the current folder.
     let dir = match path.parent() {
@@ -367,7 +354,7 @@ pub fn setup_with_config(
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let recorded = side
-        .and_then(|s| s.preset.as_deref())
+        .and_then(|s| s.keys.preset.as_deref())
         .map(|p| ("sidecar", p))
         .or_else(|| config.policy.preset.as_deref().map(|p| ("config", p)));
     let preset = match (opts.preset, recorded) {
@@ -389,15 +376,15 @@ pub fn setup_with_config(
         .path
         .as_ref()
         .map_or("config".to_string(), |c| c.display().to_string());
-    let mut layers = vec![(config.policy.common(), Source::Config)];
+    let mut layers = vec![(&config.policy, Source::Config)];
     if let Some(k) = config.policy.for_preset(preset.name()) {
-        layers.push((k.clone(), Source::Config));
+        layers.push((k, Source::Config));
     }
     if let Some(s) = side {
-        layers.push((s.keys(), Source::Sidecar));
+        layers.push((&s.keys, Source::Sidecar));
     }
-    for (keys, source) in &layers {
-        delivery_set |= config::apply(&mut p, keys, *source, &mut sources).map_err(|e| {
+    for (keys, source) in layers {
+        delivery_set |= config::apply(&mut p, keys, source, &mut sources).map_err(|e| {
             let at = match source {
                 Source::Sidecar => "sidecar".to_string(),
                 _ => config_where.clone(),

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The keys of the JSON `policy` object (SPEC §7), each optional: a sidecar's,
-/// a config table's. Names are the JSON's, so one spelling serves all three.
+/// a config table's. Names are the JSON's, so one spelling serves all three. The
+/// config file's `[policy]` may hold a table per preset that wins for it.
 #[derive(Deserialize, Debug, Default, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PolicyKeys {
@@ -27,58 +28,24 @@ pub struct PolicyKeys {
     pub budget_tokens: Option<u64>,
     pub budget_min_saving: Option<u64>,
     pub budget_warning_tokens: Option<u64>,
+    pub claude: Option<Box<PolicyKeys>>,
+    pub qwen: Option<Box<PolicyKeys>>,
+    pub api: Option<Box<PolicyKeys>>,
 }
 
-/// `[policy]`: the keys for every preset, and a table per preset that wins.
-#[derive(Deserialize, Debug, Default, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct PolicyTable {
-    pub kind: Option<String>,
-    pub preset: Option<String>,
-    pub keep_recent: Option<u32>,
-    pub gap_threshold_minutes: Option<f64>,
-    pub size_threshold: Option<i64>,
-    pub low_watermark: Option<bool>,
-    pub trigger_threshold: Option<u32>,
-    pub delivery: Option<String>,
-    pub protect: Option<bool>,
-    pub clear_errors: Option<bool>,
-    pub budget_tokens: Option<u64>,
-    pub budget_min_saving: Option<u64>,
-    pub budget_warning_tokens: Option<u64>,
-    pub claude: Option<PolicyKeys>,
-    pub qwen: Option<PolicyKeys>,
-    pub api: Option<PolicyKeys>,
-}
-
-impl PolicyTable {
-    /// The keys that apply to every preset.
-    pub fn common(&self) -> PolicyKeys {
-        PolicyKeys {
-            kind: self.kind.clone(),
-            preset: self.preset.clone(),
-            keep_recent: self.keep_recent,
-            gap_threshold_minutes: self.gap_threshold_minutes,
-            size_threshold: self.size_threshold,
-            low_watermark: self.low_watermark,
-            trigger_threshold: self.trigger_threshold,
-            delivery: self.delivery.clone(),
-            protect: self.protect,
-            clear_errors: self.clear_errors,
-            budget_tokens: self.budget_tokens,
-            budget_min_saving: self.budget_min_saving,
-            budget_warning_tokens: self.budget_warning_tokens,
+impl PolicyKeys {
+    /// The table of one preset, if there is one.
+    pub fn for_preset(&self, preset: &str) -> Option<&PolicyKeys> {
+        match preset {
+            "claude" => self.claude.as_deref(),
+            "qwen" => self.qwen.as_deref(),
+            "api" => self.api.as_deref(),
+            _ => None,
         }
     }
 
-    /// The table of one preset, if the file has one.
-    pub fn for_preset(&self, preset: &str) -> Option<&PolicyKeys> {
-        match preset {
-            "claude" => self.claude.as_ref(),
-            "qwen" => self.qwen.as_ref(),
-            "api" => self.api.as_ref(),
-            _ => None,
-        }
+    fn has_tables(&self) -> bool {
+        self.claude.is_some() || self.qwen.is_some() || self.api.is_some()
     }
 }
 
@@ -99,7 +66,7 @@ pub struct Config {
     pub cache_ttl: Option<String>,
     pub mouse: Option<bool>,
     #[serde(default)]
-    pub policy: PolicyTable,
+    pub policy: PolicyKeys,
     #[serde(default)]
     pub prices: BTreeMap<String, Price>,
     #[serde(default)]
@@ -234,9 +201,9 @@ pub fn describe_presets(config: &Config) -> String {
     ] {
         let mut p = Policy::preset(harness);
         let mut sources = BTreeMap::new();
-        let mut layers = vec![config.policy.common()];
-        layers.extend(config.policy.for_preset(harness.name()).cloned());
-        for keys in &layers {
+        let mut layers = vec![&config.policy];
+        layers.extend(config.policy.for_preset(harness.name()));
+        for keys in layers {
             // The file was checked when it was read: its values parse.
             let _ = apply(&mut p, keys, Source::Config, &mut sources);
         }
@@ -323,10 +290,15 @@ fn in_one_line(text: &str, e: &toml::de::Error) -> String {
 impl Config {
     /// Values serde cannot check: plan kinds, deliveries, presets, TTLs, roots.
     fn check(&self) -> Result<(), String> {
-        let mut tables = vec![("policy", self.policy.common())];
+        let mut tables = vec![("policy", &self.policy)];
         for p in ["claude", "qwen", "api"] {
             if let Some(k) = self.policy.for_preset(p) {
-                tables.push((p, k.clone()));
+                if k.has_tables() {
+                    return Err(format!(
+                        "[policy.{p}]: a preset table holds no preset tables"
+                    ));
+                }
+                tables.push((p, k));
             }
         }
         for (table, keys) in &tables {
@@ -497,7 +469,7 @@ protected = "cyan"
         let c = parse(EXAMPLE).unwrap();
         let mut p = Policy::preset(Harness::Qwen);
         let mut sources = BTreeMap::new();
-        apply(&mut p, &c.policy.common(), Source::Config, &mut sources).unwrap();
+        apply(&mut p, &c.policy, Source::Config, &mut sources).unwrap();
         apply(
             &mut p,
             c.policy.for_preset("qwen").unwrap(),
