@@ -393,6 +393,39 @@ pub fn insert_after_tool_results(content: &mut Vec<Value>, block: Value) {
     }
 }
 
+/// Estimated tokens of every message of the session as recorded (no clearing),
+/// read in one pass: `tokens_from` of a body is the sum of its messages' figures.
+pub fn local_message_tokens(s: &Session) -> std::io::Result<Vec<u64>> {
+    if s.messages.is_empty() {
+        return Ok(Vec::new());
+    }
+    let file = std::fs::File::open(&s.path)?;
+    (0..s.messages.len())
+        .map(|m| message_from(&file, s, m).map(|v| tokens_of(std::slice::from_ref(&v))))
+        .collect()
+}
+
+/// Estimated tokens of message `m` in the wire of a `rewrite` request (SPEC §6):
+/// what `tokens_from` counts for it when `c` is that request's clearings. A
+/// rewritten message depends only on its own results and media (and on thoughts
+/// dropped), so one message is built alone.
+pub fn wire_message_tokens(
+    s: &Session,
+    req: &Request,
+    m: usize,
+    c: &Clearings<'_>,
+) -> std::io::Result<u64> {
+    let file = std::fs::File::open(&s.path)?;
+    let mut one = vec![message_from(&file, s, m)?];
+    let alone = Request {
+        view_start: m,
+        end: m + 1,
+        ..req.clone()
+    };
+    apply(s, &alone, &mut one, c);
+    Ok(tokens_of(&one))
+}
+
 /// Estimated tokens of messages `from..` of a body: a quarter of their JSON length.
 pub fn tokens_from(body: &Value, from: usize) -> u64 {
     let list = body
