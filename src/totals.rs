@@ -282,7 +282,11 @@ pub fn figures(
     let req = &s.requests[k - 1];
     let in_wire_tokens = st.cleared.iter().map(|&r| s.results[r].est_tokens).sum();
     let cache_edits = setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude;
-    let break_at = if cache_edits {
+    // The same lists as k − 1's (most requests): nothing differs, no break.
+    let unchanged = prev
+        .is_some_and(|p| p.cleared == st.cleared && p.media_in_wire == st.media_in_wire)
+        || (prev.is_none() && st.cleared.is_empty() && st.media_in_wire.is_empty());
+    let break_at = if cache_edits || unchanged {
         None
     } else {
         analysis::prefix_break(s, req, prev.map_or(Wired::NONE, Step::wired), st.wired())
