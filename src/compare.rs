@@ -315,120 +315,182 @@ pub struct Request<'a> {
     pub progress: &'a (dyn Fn(u64, u64) + Sync),
 }
 
-/// Compares the settings over `files` (one file, or a folder's sessions: then
-/// sub-agent threads, empty and summary-only files are skipped).
-pub fn compare(files: &[PathBuf], folder: bool, req: &Request<'_>) -> Result<Comparison, String> {
-    let mut cmp = Comparison {
-        cache_ttl: req.cache_ttl,
-        ..Default::default()
+/// One session's outcome: its facts for the output and each setting's totals
+/// (grid index of its preset, policy, totals, dollars).
+struct Outcome {
+    info: SessionInfo,
+    caveats: Vec<(String, String)>,
+    runs: Vec<(usize, Policy, Totals, Option<f64>)>,
+}
+
+/// Loads one session and runs its preset's settings over it in parallel;
+/// Ok(Err(why)) when a folder's file is skipped.
+fn run_session(
+    path: &Path,
+    folder: bool,
+    grids: &[(Harness, Vec<Params>)],
+    req: &Request<'_>,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Result<Outcome, String>, String> {
+    let shown = path.display().to_string();
+    let session = match crate::load::load(path, None) {
+        Ok(s) => s,
+        Err(e) if folder => return Ok(Err(e.to_string())),
+        Err(e) => return Err(e.to_string()),
     };
-    // Rows per preset, made when a session of that preset first comes.
-    let mut rows: Vec<Row> = Vec::new();
-    let mut caveat_ids: Vec<&'static str> = Vec::new();
-    let done = std::sync::atomic::AtomicU64::new(0);
-    let total = files.len() as u64 * 100;
-    for (i, path) in files.iter().enumerate() {
-        let shown = path.display().to_string();
-        let session = match crate::load::load(path, None) {
-            Ok(s) => s,
-            Err(e) if folder => {
-                cmp.skipped.push((shown, e.to_string()));
-                continue;
+    if folder && (session.requests.is_empty() || session.subagent_what_if) {
+        return Ok(Err(if session.subagent_what_if {
+            "a sub-agent thread".into()
+        } else {
+            "no requests (empty or summary-only)".into()
+        }));
+    }
+    let setup = match (req.setup)(session, path) {
+        Ok(s) => s,
+        Err(e) if folder => return Ok(Err(e)),
+        Err(e) => return Err(e),
+    };
+    let s = &setup.session;
+    let preset = setup.policy.preset;
+    let grid: &[Params] = grids
+        .iter()
+        .find(|(p, _)| *p == preset)
+        .map_or(&[], |(_, g)| g.as_slice());
+    let model = totals::session_model(s);
+    let mut caveats = Vec::new();
+    let price = match prices::price_for(model.as_deref(), &req.prices) {
+        Ok(p) => {
+            if let Some(text) = prices::caveat(&p) {
+                caveats.push(("price_long_prompts".into(), text.into()));
             }
-            Err(e) => return Err(e.to_string()),
-        };
-        if folder && (session.requests.is_empty() || session.subagent_what_if) {
-            let why = if session.subagent_what_if {
-                "a sub-agent thread"
-            } else {
-                "no requests (empty or summary-only)"
-            };
-            cmp.skipped.push((shown, why.into()));
-            continue;
+            Some(p)
         }
-        let setup = match (req.setup)(session, path) {
-            Ok(s) => s,
-            Err(e) if folder => {
-                cmp.skipped.push((shown, e));
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
-        let s = &setup.session;
-        let preset = setup.policy.preset;
-        if !rows.iter().any(|r| r.params.preset == preset) {
-            rows.extend(grid(preset, req.lists).into_iter().map(|params| Row {
-                params,
-                policy: None,
-                totals: Totals::default(),
-                delta_usd: None,
-                per_session: Vec::new(),
-            }));
+        Err(note) => {
+            caveats.push(("price_unknown".into(), format!("{shown}: {note}")));
+            None
         }
-        let model = totals::session_model(s);
-        let price = prices::price_for(model.as_deref(), &req.prices);
-        let price = match price {
-            Ok(p) => {
-                if let Some(text) = prices::caveat(&p) {
-                    cmp.caveats.push(("price_long_prompts".into(), text.into()));
-                }
-                Some(p)
-            }
-            Err(note) => {
-                cmp.caveats
-                    .push(("price_unknown".into(), format!("{shown}: {note}")));
-                None
-            }
-        };
-        let facts = SessionFacts::new(s, req.cache_ttl);
-        let mine: Vec<usize> = (0..rows.len())
-            .filter(|&r| rows[r].params.preset == preset)
-            .collect();
-        let n = mine.len().max(1) as u64;
-        let base = i as u64 * 100;
-        let results: Vec<std::io::Result<(Policy, Totals, Option<f64>)>> = mine
-            .par_iter()
-            .map(|&r| {
-                let mut one = setup.clone();
-                one.policy = rows[r].params.apply(&setup.policy);
-                let out =
-                    run_setting(&one, &facts, price.as_ref()).map(|(t, u)| (one.policy, t, u));
-                let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                (req.progress)(base + d * 100 / n, total);
-                out
-            })
-            .collect();
-        done.store(0, std::sync::atomic::Ordering::Relaxed);
-        for (&r, res) in mine.iter().zip(results) {
-            let (policy, t, usd) = res.map_err(|e| format!("{shown}: {e}"))?;
-            let row = &mut rows[r];
-            let first = row.per_session.is_empty();
-            if first {
-                let kinds = [policy.kind];
-                row.policy = Some(crate::report::policy_json(
-                    &policy,
-                    crate::report::keep_recent_of(&policy, &kinds),
-                ));
-            }
-            for c in crate::caveats::caveats(&policy, &[policy.kind]) {
-                if !caveat_ids.contains(&c.id) {
-                    caveat_ids.push(c.id);
-                    cmp.caveats.push((c.id.into(), c.text.into()));
-                }
-            }
-            add_to(row, &shown, t, usd, first);
-        }
-        cmp.sessions.push(SessionInfo {
+    };
+    let facts = SessionFacts::new(s, req.cache_ttl);
+    let runs = grid
+        .par_iter()
+        .enumerate()
+        .map(|(i, params)| {
+            let mut one = setup.clone();
+            one.policy = params.apply(&setup.policy);
+            let out = run_setting(&one, &facts, price.as_ref()).map(|(t, u)| (i, one.policy, t, u));
+            tick();
+            out
+        })
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(|e| format!("{shown}: {e}"))?;
+    Ok(Ok(Outcome {
+        info: SessionInfo {
             path: shown,
             harness: s.harness,
             model,
             requests: s.requests.len(),
             price,
-        });
-        (req.progress)((i as u64 + 1) * 100, total);
+        },
+        caveats,
+        runs,
+    }))
+}
+
+/// Compares the settings over `files` (one file, or a folder's sessions: then
+/// sub-agent threads, empty and summary-only files are skipped). Sessions run
+/// in parallel too, in batches, so a folder is streamed, not held.
+pub fn compare(files: &[PathBuf], folder: bool, req: &Request<'_>) -> Result<Comparison, String> {
+    let mut cmp = Comparison {
+        cache_ttl: req.cache_ttl,
+        ..Default::default()
+    };
+    let grids: Vec<(Harness, Vec<Params>)> = [Harness::Claude, Harness::Qwen]
+        .into_iter()
+        .map(|h| (h, grid(h, req.lists)))
+        .collect();
+    let mut rows: Vec<Vec<Row>> = grids
+        .iter()
+        .map(|(_, g)| {
+            g.iter()
+                .map(|params| Row {
+                    params: params.clone(),
+                    policy: None,
+                    totals: Totals::default(),
+                    delta_usd: None,
+                    per_session: Vec::new(),
+                })
+                .collect()
+        })
+        .collect();
+    let mut caveat_ids: Vec<String> = Vec::new();
+    // One file: a unit per setting; a folder: a unit per session.
+    let single = files.len() == 1;
+    let total = if single {
+        grids.iter().map(|(_, g)| g.len()).max().unwrap_or(1) as u64
+    } else {
+        files.len() as u64
+    };
+    let ticks = std::sync::atomic::AtomicU64::new(0);
+    let tick = || {
+        if single {
+            let d = ticks.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            (req.progress)(d, total);
+        }
+    };
+    let batch = rayon::current_num_threads().max(1) * 2;
+    let mut done = 0;
+    for chunk in files.chunks(batch) {
+        let outcomes: Vec<Result<Result<Outcome, String>, String>> = chunk
+            .par_iter()
+            .map(|p| run_session(p, folder, &grids, req, &tick))
+            .collect();
+        for (path, out) in chunk.iter().zip(outcomes) {
+            done += 1;
+            if !single {
+                (req.progress)(done, total);
+            }
+            let o = match out? {
+                Ok(o) => o,
+                Err(why) => {
+                    cmp.skipped.push((path.display().to_string(), why));
+                    continue;
+                }
+            };
+            let g = grids
+                .iter()
+                .position(|(h, _)| Some(*h) == o.runs.first().map(|r| r.1.preset))
+                .unwrap_or(0);
+            for (i, policy, t, usd) in o.runs {
+                let row = &mut rows[g][i];
+                let first = row.per_session.is_empty();
+                if first {
+                    row.policy = Some(crate::report::policy_json(
+                        &policy,
+                        crate::report::keep_recent_of(&policy, &[policy.kind]),
+                    ));
+                }
+                for c in crate::caveats::caveats(&policy, &[policy.kind]) {
+                    if !caveat_ids.iter().any(|x| x == c.id) {
+                        caveat_ids.push(c.id.into());
+                        cmp.caveats.push((c.id.into(), c.text.into()));
+                    }
+                }
+                add_to(row, &o.info.path, t, usd, first);
+            }
+            for c in o.caveats {
+                if !cmp.caveats.contains(&c) {
+                    cmp.caveats.push(c);
+                }
+            }
+            cmp.sessions.push(o.info);
+        }
     }
-    cmp.caveats.dedup();
     cmp.sessions.sort_by(|a, b| a.path.cmp(&b.path));
+    let rows: Vec<Row> = rows
+        .into_iter()
+        .flatten()
+        .filter(|r| !r.per_session.is_empty())
+        .collect();
     let (rows, recommended, median) = sort_and_recommend(rows);
     cmp.rows = rows;
     cmp.recommended = recommended;
