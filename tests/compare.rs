@@ -569,3 +569,91 @@ fn an_unknown_model_has_null_dollars_and_says_so() {
     assert_eq!(v["sessions"][0]["price"]["write_5m"], 1.25);
     assert!(v["rows"][0]["delta_usd"].is_number());
 }
+
+#[test]
+fn the_sidecar_sets_the_cache_ttl_and_timeline_text_shows_the_cache_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("demo.jsonl");
+    std::fs::copy(root().join("sample-sessions/claude-demo.jsonl"), &copy).unwrap();
+    std::fs::write(
+        dir.path().join("demo.mcscope.json"),
+        r#"{"cache_ttl": "5m"}"#,
+    )
+    .unwrap();
+    let p = copy.display().to_string();
+    let v = json_of(&[
+        "compare",
+        &p,
+        "--policy",
+        "idle",
+        "--keep-recent",
+        "1",
+        "--gap-minutes",
+        "60",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["cache_ttl"], "5m");
+    // 836 tokens not sent at a cold request, 5-minute write rate 6.25 → -0.005225.
+    assert_eq!(v["rows"][0]["delta_usd"].as_f64().unwrap(), -0.005225);
+    // The flag wins over the sidecar.
+    let v = json_of(&[
+        "compare",
+        &p,
+        "--policy",
+        "idle",
+        "--cache-ttl",
+        "1h",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["cache_ttl"], "1h");
+
+    let (code, text, err) = mcscope(&[
+        "timeline",
+        "sample-sessions/claude-demo.jsonl",
+        "--policy",
+        "idle",
+        "--keep-recent",
+        "1",
+        "--gap-minutes",
+        "60",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("CACHE"), "{text}");
+    // Request 1 is cold, 2..5 follow within seconds (kept), 6 after 75 minutes is cold.
+    let cache: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            l.trim_start()
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+        })
+        .map(|l| l.split_whitespace().nth(9).unwrap())
+        .collect();
+    assert_eq!(
+        cache,
+        vec!["cold", "kept", "kept", "kept", "kept", "cold"],
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "totals: 1 fires, 3 results cleared, 836 tokens not sent, 0 cache breaks while warm"
+        ),
+        "{text}"
+    );
+    let plan = json_of(&[
+        "plan",
+        "sample-sessions/claude-demo.jsonl",
+        "--policy",
+        "idle",
+        "--keep-recent",
+        "1",
+        "--gap-minutes",
+        "60",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(plan["metadata"]["in_wire_tokens"], 836);
+}
