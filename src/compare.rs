@@ -654,9 +654,15 @@ pub fn text(c: &Comparison) -> String {
     match (c.recommended, c.median_later_used) {
         (Some(i), Some(m)) => {
             let r = &c.rows[i];
+            let why = match r.delta_usd {
+                Some(_) => "it has the largest saving",
+                None => {
+                    "dollars unknown, it comes first by results used again, then by tokens not sent"
+                }
+            };
             let _ = writeln!(
                 out,
-                "Recommended: row {i} ({} {}): of the settings whose results were reached for again no more often than the median of all rows ({m}), it has the largest saving ({} USD; later used {}, {} tokens not sent, {} cache breaks while warm).",
+                "Recommended: row {i} ({} {}): of the settings whose cleared results were reached for again no more often than the median of all rows ({m}), {why} (Δ {} USD, later used {}, {} tokens not sent, {} cache breaks while warm).",
                 r.params.preset.name(),
                 r.params.words(),
                 usd_text(r.delta_usd),
