@@ -96,6 +96,8 @@ pub enum Command {
         #[command(flatten)]
         opts: Opts,
     },
+    /// Totals of a grid of settings over a session or a folder of sessions (SPEC §9): what each saved, what it cost in cache writes, what it took that the model needed later.
+    Compare(CompareArgs),
     /// A guided tour of cached microcompaction on the bundled demo session.
     Demo,
     /// A shell completion script, printed to stdout.
@@ -225,12 +227,194 @@ pub struct Opts {
     /// Override format detection.
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormatArg>,
+    /// The prompt cache's TTL for SPEC §9 `warm` (auto: what the transcript's last cache write used).
+    #[arg(long, value_name = "auto|5m|1h", value_parser = ["auto", "5m", "1h"])]
+    pub cache_ttl: Option<String>,
+}
+
+/// `mcscope compare PATH`: the setting flags take comma-separated lists.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CompareArgs {
+    pub path: PathBuf,
+    /// Plan kinds, e.g. idle,size,count (default: the SPEC §9 grid).
+    #[arg(long, value_name = "KIND,…")]
+    pub policy: Option<String>,
+    #[arg(long, value_name = "N,…")]
+    pub keep_recent: Option<String>,
+    #[arg(long, value_name = "M,…", allow_hyphen_values = true)]
+    pub gap_minutes: Option<String>,
+    #[arg(long, value_name = "C,…", allow_hyphen_values = true)]
+    pub size_threshold: Option<String>,
+    #[arg(long, value_name = "N,…")]
+    pub trigger: Option<String>,
+    #[arg(long, value_name = "rewrite|cache-edits,…")]
+    pub delivery: Option<String>,
+    #[arg(long, value_enum)]
+    pub preset: Option<PresetArg>,
+    #[arg(long)]
+    pub no_low_watermark: bool,
+    #[arg(long, value_name = "N")]
+    pub budget_tokens: Option<u64>,
+    #[arg(long, value_name = "N")]
+    pub budget_min_saving: Option<u64>,
+    #[arg(long = "budget-warning", value_name = "N")]
+    pub budget_warning: Option<u64>,
+    #[arg(long, overrides_with = "no_protect")]
+    pub protect: bool,
+    #[arg(long, overrides_with = "protect")]
+    pub no_protect: bool,
+    #[arg(long, overrides_with = "no_clear_errors")]
+    pub clear_errors: bool,
+    #[arg(long, overrides_with = "clear_errors")]
+    pub no_clear_errors: bool,
+    #[arg(long, value_name = "KIND=DIR")]
+    pub memory_root: Vec<String>,
+    #[arg(long, value_name = "FROM=TO")]
+    pub path_map: Vec<String>,
+    #[arg(long, value_name = "auto|5m|1h", value_parser = ["auto", "5m", "1h"])]
+    pub cache_ttl: Option<String>,
+    /// USD per million input tokens (overrides the price table's row).
+    #[arg(long, value_name = "USD")]
+    pub price_input: Option<f64>,
+    #[arg(long = "price-write-5m", value_name = "USD")]
+    pub price_write_5m: Option<f64>,
+    #[arg(long = "price-write-1h", value_name = "USD")]
+    pub price_write_1h: Option<f64>,
+    #[arg(long, value_name = "USD")]
+    pub price_read: Option<f64>,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+    /// No progress bar and no notes on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl CompareArgs {
+    /// The options every compared session is set up with (no lists).
+    fn opts(&self) -> Opts {
+        Opts {
+            preset: self.preset,
+            no_low_watermark: self.no_low_watermark,
+            budget_tokens: self.budget_tokens,
+            budget_min_saving: self.budget_min_saving,
+            budget_warning: self.budget_warning,
+            protect: self.protect,
+            no_protect: self.no_protect,
+            clear_errors: self.clear_errors,
+            no_clear_errors: self.no_clear_errors,
+            memory_root: self.memory_root.clone(),
+            path_map: self.path_map.clone(),
+            cache_ttl: self.cache_ttl.clone(),
+            format: self.format,
+            ..Default::default()
+        }
+    }
+
+    fn lists(&self) -> Result<crate::compare::Lists, UsageError> {
+        use crate::compare::parse_list;
+        fn list<T>(
+            flag: &str,
+            v: &Option<String>,
+            one: impl Fn(&str) -> Option<T>,
+        ) -> Result<Option<Vec<T>>, UsageError> {
+            v.as_deref()
+                .map(|t| parse_list(flag, t, one))
+                .transpose()
+                .map_err(UsageError::Message)
+        }
+        Ok(crate::compare::Lists {
+            policy: list("policy", &self.policy, PlanKind::parse)?,
+            keep_recent: list("keep-recent", &self.keep_recent, |x| x.parse().ok())?,
+            gap_minutes: list("gap-minutes", &self.gap_minutes, |x| x.parse().ok())?,
+            size_threshold: list("size-threshold", &self.size_threshold, |x| x.parse().ok())?,
+            trigger: list("trigger", &self.trigger, |x| x.parse().ok())?,
+            delivery: list("delivery", &self.delivery, Delivery::parse)?,
+        })
+    }
+}
+
+/// `mcscope compare`: the comparison printed as text or JSON; a progress bar on
+/// stderr when it runs longer than half a second on a terminal.
+pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
+    use crate::compare;
+    use std::io::IsTerminal;
+    let lists = args.lists()?;
+    let opts = args.opts();
+    let folder = args.path.is_dir();
+    let files = if folder {
+        compare::session_files(&args.path)
+            .map_err(|e| err(format!("{}: {e}", args.path.display())))?
+    } else {
+        vec![args.path.clone()]
+    };
+    let cache_ttl = match &args.cache_ttl {
+        Some(_) => cache_ttl(&args.path, &opts)?,
+        None if folder => crate::totals::CacheTtl::Auto,
+        None => cache_ttl(&args.path, &opts)?,
+    };
+    let setup = |s: Session, p: &Path| setup_from(s, p, &opts).map_err(|e| e.to_string());
+    let started = std::time::Instant::now();
+    let bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
+    let show = !args.quiet && std::io::stderr().is_terminal();
+    let progress = |done: u64, total: u64| {
+        if !show || started.elapsed() < std::time::Duration::from_millis(500) {
+            return;
+        }
+        let b = bar.get_or_init(|| {
+            let b = indicatif::ProgressBar::new(total);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "comparing {bar:30} {percent:>3}% {elapsed} (eta {eta})",
+            ) {
+                b.set_style(style);
+            }
+            b
+        });
+        b.set_position(done.min(total));
+    };
+    let req = compare::Request {
+        lists: &lists,
+        cache_ttl,
+        prices: crate::prices::PriceFlags {
+            input: args.price_input,
+            write_5m: args.price_write_5m,
+            write_1h: args.price_write_1h,
+            read: args.price_read,
+        },
+        setup: &setup,
+        progress: &progress,
+    };
+    let result = compare::compare(&files, folder, &req);
+    if let Some(b) = bar.get() {
+        b.finish_and_clear();
+    }
+    let c = result.map_err(UsageError::Message)?;
+    if !args.quiet {
+        for (p, why) in &c.skipped {
+            eprintln!("mcscope: skipped {p}: {why}");
+        }
+    }
+    if folder && c.sessions.is_empty() {
+        return Err(err(format!(
+            "{}: no main-thread session with requests under this folder",
+            args.path.display()
+        )));
+    }
+    Ok(match args.format {
+        OutputFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&compare::json(&c)).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        OutputFormat::Text => compare::text(&c),
+    })
 }
 
 /// A session sidecar: the JSON `policy` keys plus roots and path map.
 #[derive(Debug, Default)]
 pub struct Sidecar {
     pub keys: config::PolicyKeys,
+    /// SPEC §9: `auto`, `5m` or `1h` (not part of `policy`).
+    pub cache_ttl: Option<String>,
     pub memory_roots: BTreeMap<String, String>,
     pub path_map: BTreeMap<String, String>,
 }
@@ -250,12 +434,18 @@ impl Sidecar {
         };
         let memory_roots = table("memory_roots")?;
         let path_map = table("path_map")?;
+        let cache_ttl = match v.remove("cache_ttl") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(s)) => Some(s),
+            Some(other) => return Err(format!("cache_ttl: expected a string, got {other}")),
+        };
         let keys: config::PolicyKeys =
             serde_json::from_value(serde_json::Value::Object(v)).map_err(|e| e.to_string())?;
         Ok(Sidecar {
             keys,
             memory_roots,
             path_map,
+            cache_ttl,
         })
     }
 }
@@ -584,6 +774,30 @@ fn same_from(a: &Path, b: &Path) -> bool {
 }
 
 /// The request index `--at` names, checked against the session (0: it has none).
+/// The cache TTL for SPEC §9 `warm`: the flag, else the sidecar's `cache_ttl`,
+/// else `auto`.
+pub fn cache_ttl(path: &Path, opts: &Opts) -> Result<crate::totals::CacheTtl, UsageError> {
+    use crate::totals::CacheTtl;
+    if let Some(t) = &opts.cache_ttl {
+        return CacheTtl::parse(t)
+            .ok_or_else(|| err(format!("--cache-ttl {t:?}: expected auto, 5m or 1h")));
+    }
+    if path.is_dir() {
+        return Ok(CacheTtl::Auto);
+    }
+    if let Some(t) = read_sidecar(path)?.and_then(|(s, _)| s.cache_ttl) {
+        return CacheTtl::parse(&t)
+            .ok_or_else(|| err(format!("sidecar: cache_ttl {t:?}: expected auto, 5m or 1h")));
+    }
+    // The config file's (checked when it was read), else auto.
+    let config = config::load().map_err(|e| err(e.to_string()))?;
+    Ok(config
+        .cache_ttl
+        .as_deref()
+        .and_then(CacheTtl::parse)
+        .unwrap_or(CacheTtl::Auto))
+}
+
 pub fn request_index(session: &Session, at: Option<&str>) -> Result<usize, UsageError> {
     let n = session.requests.len();
     let k = match at {

@@ -107,6 +107,9 @@ pub struct Preset {
     pub read_tool: &'static str,
     /// Tools whose calls name a file in `file_path`.
     pub file_path_tools: &'static [&'static str],
+    /// Shell tools: their calls name a command (`input.command` / `args.command`),
+    /// what SPEC §9 `later_used` compares for them.
+    pub shell_tools: &'static [&'static str],
     /// Legacy tool names and what they stand for now (exact, case-sensitive).
     pub aliases: &'static [(&'static str, &'static str)],
     /// Whether names match the known tools case-insensitively (`Read_File` is
@@ -186,6 +189,7 @@ pub static CLAUDE: Preset = Preset {
     ],
     read_tool: "Read",
     file_path_tools: &["Read", "Edit", "Write"],
+    shell_tools: &["Bash", "PowerShell"],
     aliases: &[],
     names_fold_case: false,
     bridge_tool: None,
@@ -241,6 +245,7 @@ pub static QWEN: Preset = Preset {
     ],
     read_tool: "read_file",
     file_path_tools: &["read_file", "edit", "write_file"],
+    shell_tools: &["run_shell_command"],
     // tools/tool-names.ts legacy aliases.
     aliases: &[
         ("search_file_content", "grep_search"),

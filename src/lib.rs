@@ -7,13 +7,16 @@
 pub mod analysis;
 pub mod caveats;
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod diff;
 pub mod evidence;
 pub mod harness;
 pub mod load;
 pub mod policy;
+pub mod prices;
 pub mod report;
 pub mod session;
+pub mod totals;
 pub mod tui;
 pub mod wire;

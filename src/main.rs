@@ -4,6 +4,7 @@ use clap::Parser;
 use mcscope::analysis;
 use mcscope::cli::{self, Cli, Command, OutputFormat, SideArg, UsageError};
 use mcscope::report;
+use mcscope::totals::SessionFacts;
 use mcscope::wire::Side;
 use std::io::Write;
 use std::process::ExitCode;
@@ -80,15 +81,17 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
                     let steps = analysis::timeline_steps(&setup, forced_at);
                     let evidence = analysis::evidence(&setup);
+                    let facts = SessionFacts::new(&setup.session, cli::cache_ttl(&path, &opts)?);
                     quiet_pipe(
-                        report::write_timeline_json(&setup, steps, &evidence, &mut out)
+                        report::write_timeline_json(&setup, steps, &evidence, &facts, &mut out)
                             .and_then(|_| out.write_all(b"\n"))
                             .and_then(|_| out.flush()),
                     )?;
                     String::new()
                 }
                 OutputFormat::Text => {
-                    report::timeline_text(&setup, &analysis::timeline(&setup, forced_at))
+                    let facts = SessionFacts::new(&setup.session, cli::cache_ttl(&path, &opts)?);
+                    report::timeline_text(&setup, &analysis::timeline(&setup, forced_at), &facts)
                 }
             }
         }
@@ -136,6 +139,7 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                 mcscope::config::describe_presets(&config)
             }
         },
+        Command::Compare(args) => cli::run_compare(&args)?,
         Command::Demo => {
             mcscope::tui::run_demo()?;
             String::new()
@@ -209,7 +213,8 @@ fn follow_timeline(
             let n = setup.session.requests.len();
             if printed.is_none_or(|p| n > p) {
                 let steps = analysis::timeline(&setup, n);
-                let text = report::timeline_text(&setup, &steps);
+                let facts = SessionFacts::new(&setup.session, cli::cache_ttl(path, opts)?);
+                let text = report::timeline_text(&setup, &steps, &facts);
                 // The header, the column titles and the rows not printed yet.
                 let mut lines: Vec<&str> = text.lines().collect();
                 if let Some(p) = printed {

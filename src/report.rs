@@ -8,6 +8,7 @@ use crate::policy::engine::{Status, Step, fmt_gap, fmt_int, fmt_num};
 use crate::policy::protect::Protection;
 use crate::policy::{PlanKind, Policy};
 use crate::session::{Diagnostic, Session};
+use crate::totals::{self, RequestFigures, SessionFacts};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -189,6 +190,10 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence
             "media_cleared": step.media_cleared,
             "media_kept": step.media_kept,
             "tokens_saved": step.tokens_saved,
+            "in_wire_tokens": plan.candidates.iter()
+                .filter(|c| c.status == Status::Cleared)
+                .map(|c| s.results[c.result].est_tokens)
+                .sum::<u64>(),
             "pre_tokens": step.pre_tokens,
             "evicted_read_paths": plan.evicted_read_paths,
             "unresolved_evicted_reads": plan.unresolved_evicted_reads,
@@ -221,6 +226,7 @@ pub fn write_timeline_json(
     setup: &Setup,
     steps: impl Iterator<Item = Step>,
     evidence: &SessionEvidence,
+    facts: &SessionFacts,
     out: impl std::io::Write,
 ) -> std::io::Result<()> {
     use serde::ser::{SerializeMap, Serializer};
@@ -229,6 +235,7 @@ pub fn write_timeline_json(
     struct Rows<'a, I> {
         setup: &'a Setup,
         evidence: &'a SessionEvidence,
+        facts: &'a SessionFacts,
         steps: RefCell<Option<I>>,
     }
     impl<I: Iterator<Item = Step>> Serialize for Rows<'_, I> {
@@ -237,19 +244,25 @@ pub fn write_timeline_json(
             let s = &self.setup.session;
             // The previous step's segment and wire clearings, for the prefix break.
             let mut prev: Option<(usize, Step)> = None;
-            ser.collect_seq(steps.map(|st| {
+            use serde::ser::SerializeSeq;
+            let mut seq = ser.serialize_seq(None)?;
+            for st in steps {
                 let req = &s.requests[st.index - 1];
                 let mut ev = self.evidence.at(st.index).cloned().unwrap_or_default();
-                let before = prev
-                    .as_ref()
-                    .filter(|p| p.0 == req.segment)
-                    .map_or(analysis::Wired::NONE, |p| p.1.wired());
-                let brk = || analysis::prefix_break(s, req, before, st.wired()).is_some();
+                let before = prev.as_ref().filter(|p| p.0 == req.segment).map(|p| &p.1);
+                let brk = || {
+                    let wired = before.map_or(analysis::Wired::NONE, Step::wired);
+                    analysis::prefix_break(s, req, wired, st.wired()).is_some()
+                };
                 analysis::beside_plan(self.setup, &mut ev, req, &st, brk);
-                let row = timeline_row(self.setup, &st, &ev);
+                let mut row = timeline_row(self.setup, &st, &ev);
+                let f = totals::figures(self.setup, self.facts, before, &st)
+                    .map_err(serde::ser::Error::custom)?;
+                figures_json(&mut row, &f);
+                seq.serialize_element(&row)?;
                 prev = Some((req.segment, st));
-                row
-            }))
+            }
+            seq.end()
         }
     }
     let mut ser = serde_json::Serializer::pretty(out);
@@ -268,11 +281,23 @@ pub fn write_timeline_json(
     let rows = Rows {
         setup,
         evidence,
+        facts,
         steps: RefCell::new(Some(steps)),
     };
     map.serialize_entry("requests", &rows)?;
     map.end()?;
     Ok(())
+}
+
+/// The §9 fields of a timeline row.
+fn figures_json(row: &mut Value, f: &RequestFigures) {
+    if let Value::Object(m) = row {
+        m.insert("in_wire_tokens".into(), json!(f.in_wire_tokens));
+        m.insert("cache_break".into(), json!(f.cache_break()));
+        m.insert("tokens_rewritten".into(), json!(f.tokens_rewritten));
+        m.insert("warm".into(), json!(f.warm));
+        m.insert("cache_gap".into(), gap_json(f.cache_gap));
+    }
 }
 
 /// A Qwen request's send kind (SPEC §2); null for other sessions.
@@ -592,7 +617,7 @@ fn caveats_text(list: &[Caveat], out: &mut String) {
 }
 
 /// A table with aligned columns; the last column is left unpadded.
-fn table(rows: &[Vec<String>], right: &[bool]) -> String {
+pub fn table(rows: &[Vec<String>], right: &[bool]) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let mut widths = vec![0; cols];
     for r in rows {
@@ -799,7 +824,9 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
     out
 }
 
-pub fn timeline_text(setup: &Setup, steps: &[Step]) -> String {
+/// `timeline --format text`: one line per request with its cache column (SPEC
+/// §9: `broken` while warm, `kept`, `cold`), then the setting's totals.
+pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> String {
     let s = &setup.session;
     let mut out = String::new();
     header(setup, &setup.kinds_chosen(), &mut out);
@@ -814,10 +841,27 @@ pub fn timeline_text(setup: &Setup, steps: &[Step]) -> String {
         "IN WIRE".into(),
         "~SAVED".into(),
         "CHARS AFTER".into(),
+        "CACHE".into(),
         "WHY".into(),
     ]];
-    for st in steps {
+    let mut acc = totals::Accumulator::new(s);
+    let mut failed: Option<std::io::Error> = None;
+    for (i, st) in steps.iter().enumerate() {
         let req = &s.requests[st.index - 1];
+        let before = i
+            .checked_sub(1)
+            .map(|j| &steps[j])
+            .filter(|p| p.index + 1 == st.index && s.requests[p.index - 1].segment == req.segment);
+        let cache = match totals::figures(setup, facts, before, st) {
+            Ok(f) => {
+                acc.add(setup, facts, st, &f);
+                f.cache_word().to_string()
+            }
+            Err(e) => {
+                failed.get_or_insert(e);
+                "?".into()
+            }
+        };
         rows.push(vec![
             st.index.to_string(),
             req.at.clone().unwrap_or_else(|| "?".into()),
@@ -836,13 +880,34 @@ pub fn timeline_text(setup: &Setup, steps: &[Step]) -> String {
             st.cleared.len().to_string(),
             fmt_int(st.tokens_saved),
             fmt_int(st.chars_after),
+            cache,
             st.note.clone(),
         ]);
     }
     out.push_str(&table(
         &rows,
-        &[true, false, true, false, false, true, true, true, true],
+        &[
+            true, false, true, false, false, true, true, true, true, false,
+        ],
     ));
+    let t = &acc.totals;
+    let _ = writeln!(
+        out,
+        "totals: {} fires, {} results cleared, {} tokens not sent, {} cache breaks while warm re-writing {} tokens, {} cleared results used again later (cache TTL {})",
+        t.fires,
+        t.cleared_results,
+        fmt_int(t.tokens_not_sent),
+        t.cache_breaks,
+        fmt_int(t.tokens_rewritten),
+        t.later_used,
+        facts.cache_ttl.name(),
+    );
+    if let Some(e) = failed {
+        let _ = writeln!(
+            out,
+            "cache figures incomplete: the records could not be read back: {e}"
+        );
+    }
     for e in &s.evidence {
         let _ = writeln!(
             out,

@@ -393,6 +393,53 @@ pub fn insert_after_tool_results(content: &mut Vec<Value>, block: Value) {
     }
 }
 
+/// Estimated tokens of every message of the session as recorded (no clearing),
+/// read in one pass: `tokens_from` of a body is the sum of its messages' figures.
+pub fn local_message_tokens(s: &Session) -> std::io::Result<Vec<u64>> {
+    if s.messages.is_empty() {
+        return Ok(Vec::new());
+    }
+    use rayon::prelude::*;
+    // Chunks of messages on every core, each reading with its own handle.
+    let ids: Vec<usize> = (0..s.messages.len()).collect();
+    let chunks: Vec<std::io::Result<Vec<u64>>> = ids
+        .par_chunks(256)
+        .map(|chunk| {
+            let file = std::fs::File::open(&s.path)?;
+            chunk
+                .iter()
+                .map(|&m| message_from(&file, s, m).map(|v| tokens_of(std::slice::from_ref(&v))))
+                .collect()
+        })
+        .collect();
+    let mut out = Vec::with_capacity(s.messages.len());
+    for c in chunks {
+        out.extend(c?);
+    }
+    Ok(out)
+}
+
+/// Estimated tokens of message `m` in the wire of a `rewrite` request (SPEC §6):
+/// what `tokens_from` counts for it when `c` is that request's clearings. A
+/// rewritten message depends only on its own results and media (and on thoughts
+/// dropped), so one message is built alone.
+pub fn wire_message_tokens(
+    s: &Session,
+    req: &Request,
+    m: usize,
+    c: &Clearings<'_>,
+) -> std::io::Result<u64> {
+    let file = std::fs::File::open(&s.path)?;
+    let mut one = vec![message_from(&file, s, m)?];
+    let alone = Request {
+        view_start: m,
+        end: m + 1,
+        ..req.clone()
+    };
+    apply(s, &alone, &mut one, c);
+    Ok(tokens_of(&one))
+}
+
 /// Estimated tokens of messages `from..` of a body: a quarter of their JSON length.
 pub fn tokens_from(body: &Value, from: usize) -> u64 {
     let list = body
@@ -405,10 +452,32 @@ pub fn tokens_from(body: &Value, from: usize) -> u64 {
 
 /// Estimated tokens of messages: a quarter of each one's JSON length, rounded up.
 fn tokens_of(messages: &[Value]) -> u64 {
-    messages
-        .iter()
-        .map(|m| crate::load::raw::utf16_len_str(&m.to_string()).div_ceil(4))
-        .sum()
+    messages.iter().map(|m| json_utf16_len(m).div_ceil(4)).sum()
+}
+
+/// UTF-16 units of a value's compact JSON (what `to_string` gives), counted as
+/// it is written: no string is built.
+fn json_utf16_len(v: &Value) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            // serde_json writes whole UTF-8 sequences: a lead byte is one unit,
+            // a 4-byte sequence two.
+            self.0 += buf
+                .iter()
+                .map(|&b| u64::from(b & 0xC0 != 0x80) + u64::from(b >= 0xF0))
+                .sum::<u64>();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    match serde_json::to_writer(&mut c, v) {
+        Ok(()) => c.0,
+        Err(_) => crate::load::raw::utf16_len_str(&v.to_string()),
+    }
 }
 
 /// A stand-in for a record the wire builder could not read back.
@@ -426,6 +495,18 @@ fn unreadable_message(harness: Harness, line: usize, e: &serde_json::Error) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tokens_count_utf16_units_of_the_compact_json() {
+        // {"a":"é😀"}: 6 ASCII + é (1 unit) + 😀 (2 units) + 2 = 11 units → 3 tokens.
+        let v = json!({"a": "é😀"});
+        assert_eq!(
+            json_utf16_len(&v),
+            crate::load::raw::utf16_len_str(&v.to_string())
+        );
+        assert_eq!(json_utf16_len(&v), 11);
+        assert_eq!(tokens_of(&[v.clone(), v]), 6);
+    }
 
     #[test]
     fn media_placeholders_clean_the_mime_as_qwen_does() {

@@ -2101,4 +2101,95 @@ proptest! {
             prop_persistence(&case)?;
         }
     }
+
+    #[test]
+    fn p8_session_totals_are_the_sums_of_the_plans(
+        sess in arb_session(None),
+        pols in vec(arb_policy(None, ALL_KINDS), POLICIES),
+    ) {
+        for case in cases(sess, pols)? {
+            prop_totals_are_sums_of_plans(&case)?;
+        }
+    }
+}
+
+/// SPEC §9: every request's figures as `compare` and `timeline` compute them
+/// equal `plan --at k`'s, and the setting's totals are their sums. `forced`
+/// acts at the last request in a timeline and at K in `plan --at K`: its
+/// figures agree at the last request only, so only there are they compared.
+fn prop_totals_are_sums_of_plans(case: &Case) -> Result<(), TestCaseError> {
+    use mcscope::totals::{self, CacheTtl, SessionFacts};
+    let setup = &case.setup;
+    let s = &setup.session;
+    let facts = SessionFacts::new(s, CacheTtl::Auto);
+    let mut rows = Vec::new();
+    totals::each_request(setup, &facts, setup.last_request(), |st, f| {
+        rows.push((st.clone(), f.clone()));
+        Ok(())
+    })
+    .unwrap();
+    let (mut fires, mut not_sent, mut breaks, mut rewritten) = (0, 0, 0, 0);
+    let mut ever: HashSet<usize> = HashSet::new();
+    for (st, f) in &rows {
+        let k = st.index;
+        if setup.policy.kind == PlanKind::Forced && k != setup.last_request() {
+            continue;
+        }
+        let plan = analysis::plan_at(setup, k).unwrap();
+        let cleared: Vec<usize> = plan
+            .candidates
+            .iter()
+            .filter(|c| c.status == Status::Cleared)
+            .map(|c| c.result)
+            .collect();
+        let in_wire: u64 = cleared.iter().map(|&r| s.results[r].est_tokens).sum();
+        check!(
+            case,
+            k,
+            f.in_wire_tokens == in_wire,
+            "in_wire_tokens {} != plan's {in_wire}",
+            f.in_wire_tokens
+        );
+        check!(
+            case,
+            k,
+            f.break_at == plan.cache.prefix_broken_at_message,
+            "break {:?} != plan's {:?}",
+            f.break_at,
+            plan.cache.prefix_broken_at_message
+        );
+        check!(
+            case,
+            k,
+            f.tokens_rewritten == plan.cache.tokens_after_break,
+            "tokens_rewritten {} != plan's tokens_after_break {}",
+            f.tokens_rewritten,
+            plan.cache.tokens_after_break
+        );
+        fires += u64::from(plan.step.fired);
+        not_sent += in_wire;
+        if f.break_at.is_some() && f.warm {
+            breaks += 1;
+            rewritten += plan.cache.tokens_after_break;
+        }
+        ever.extend(cleared);
+    }
+    if setup.policy.kind != PlanKind::Forced {
+        let t = totals::session_totals(setup, &facts).unwrap();
+        let got = (
+            t.fires,
+            t.cleared_results,
+            t.tokens_not_sent,
+            t.cache_breaks,
+            t.tokens_rewritten,
+        );
+        let want = (fires, ever.len() as u64, not_sent, breaks, rewritten);
+        check!(
+            case,
+            0,
+            got == want,
+            "totals {got:?} != sums over plan --at k {want:?}"
+        );
+    }
+    Ok(())
 }
