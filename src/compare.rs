@@ -358,18 +358,19 @@ fn run_session(
         .map_or(&[], |(_, g)| g.as_slice());
     let model = totals::session_model(s);
     let mut caveats = Vec::new();
-    let price = match prices::price_for(model.as_deref(), &req.prices) {
-        Ok(p) => {
-            if let Some(text) = prices::caveat(&p) {
-                caveats.push(("price_long_prompts".into(), text.into()));
+    let price =
+        match prices::price_with(model.as_deref(), &req.prices, &setup.settings.config.prices) {
+            Ok(p) => {
+                if let Some(text) = prices::caveat(&p) {
+                    caveats.push(("price_long_prompts".into(), text.into()));
+                }
+                Some(p)
             }
-            Some(p)
-        }
-        Err(note) => {
-            caveats.push(("price_unknown".into(), format!("{shown}: {note}")));
-            None
-        }
-    };
+            Err(note) => {
+                caveats.push(("price_unknown".into(), format!("{shown}: {note}")));
+                None
+            }
+        };
     let facts = SessionFacts::new(s, req.cache_ttl);
     let runs = grid
         .par_iter()

@@ -115,7 +115,36 @@ pub fn lookup(model: &str) -> Option<Price> {
 /// for a model the table does not know, all four make a row. Otherwise the note
 /// says why there is no price (never a made-up one).
 pub fn price_for(model: Option<&str>, flags: &PriceFlags) -> Result<Price, String> {
-    if let Some(mut p) = model.and_then(lookup) {
+    price_with(model, flags, &Default::default())
+}
+
+/// As [`price_for`], with the config file's `[prices."<prefix>"]` rows added to
+/// the table (a row of theirs wins over the table's for the same prefix; the
+/// longest prefix still decides).
+pub fn price_with(
+    model: Option<&str>,
+    flags: &PriceFlags,
+    config: &std::collections::BTreeMap<String, crate::config::Price>,
+) -> Result<Price, String> {
+    let from_config = model.and_then(|m| {
+        config
+            .iter()
+            .filter(|(p, _)| m.starts_with(p.as_str()))
+            .max_by_key(|(p, _)| p.len())
+            .map(|(p, r)| Price {
+                prefix: p.clone(),
+                input: r.input,
+                write_5m: r.write_5m,
+                write_1h: r.write_1h,
+                read: r.read,
+            })
+    });
+    let row = match (from_config, model.and_then(lookup)) {
+        (Some(c), Some(t)) if t.prefix.len() > c.prefix.len() => Some(t),
+        (Some(c), _) => Some(c),
+        (None, t) => t,
+    };
+    if let Some(mut p) = row {
         p.input = flags.input.unwrap_or(p.input);
         p.write_5m = flags.write_5m.unwrap_or(p.write_5m);
         p.write_1h = flags.write_1h.unwrap_or(p.write_1h);
@@ -244,6 +273,24 @@ mod tests {
     #[test]
     fn an_unknown_model_has_no_price_unless_all_four_are_given() {
         assert!(lookup("qwen3-coder-plus").is_none());
+        // A config row adds a model and overrides the table's row for its prefix.
+        let mut config = std::collections::BTreeMap::new();
+        let row = |x: f64| crate::config::Price {
+            input: x,
+            write_5m: x,
+            write_1h: x,
+            read: x,
+        };
+        config.insert("qwen3".to_string(), row(1.0));
+        config.insert("claude-opus-4-5".to_string(), row(2.0));
+        let p = price_with(Some("qwen3-coder-plus"), &PriceFlags::default(), &config).unwrap();
+        assert_eq!((p.prefix.as_str(), p.read), ("qwen3", 1.0));
+        let p = price_with(Some("claude-opus-4-5-x"), &PriceFlags::default(), &config).unwrap();
+        assert_eq!(p.read, 2.0);
+        // The table's longer prefix still wins over a shorter config row.
+        config.insert("claude".to_string(), row(3.0));
+        let p = price_with(Some("claude-haiku-4-5"), &PriceFlags::default(), &config).unwrap();
+        assert_eq!(p.prefix, "claude-haiku-4-5");
         let none = price_for(Some("qwen3-coder-plus"), &PriceFlags::default());
         assert!(none.unwrap_err().contains("qwen3-coder-plus"));
         let some = PriceFlags {

@@ -263,3 +263,36 @@ fn the_tui_uses_the_defaults_and_says_so_when_the_config_is_bad() {
     let app = mcscope::tui::app::App::session(setup);
     assert_eq!(app.view().unwrap().status.as_deref(), Some(notice.as_str()));
 }
+
+#[test]
+fn config_prices_give_dollars_to_a_model_the_table_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let none = dir.path().join("absent.toml");
+    let args = [
+        "compare",
+        "sample-sessions/qwen-memory/today.jsonl",
+        "--format",
+        "json",
+        "--quiet",
+    ];
+    let (code, out, err) = run(&none, &args);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(v["sessions"][0]["price"].is_null());
+    let c = write(
+        dir.path(),
+        "c.toml",
+        "[prices.\"qwen3-coder\"]\ninput = 1.0\nwrite_5m = 1.25\nwrite_1h = 2.0\nread = 0.1\n",
+    );
+    let (code, out, err) = run(&c, &args);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["sessions"][0]["price"]["prefix"], "qwen3-coder");
+    assert!(
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["delta_usd"].is_number())
+    );
+}
