@@ -749,3 +749,30 @@ fn qwen_media_entries_are_listed_with_their_own_status_in_message_order() {
             .all(|r| matches!(r, ListRow::Result(_)))
     );
 }
+
+/// On the smallest screen the TUI draws, the footer keeps the verdict, the observed
+/// break, one sparkline and the hints; the mark lines go first.
+#[test]
+fn a_short_screen_drops_the_mark_lines_before_the_verdict_and_the_hints() {
+    let a = open(
+        &sample(BUDGET),
+        Opts {
+            at: Some("7".into()),
+            ..Default::default()
+        },
+    );
+    let lines = screen(&a, ui::MIN_WIDTH, ui::MIN_HEIGHT, false);
+    let foot = footer(&lines);
+    assert!(foot[0].starts_with("✕ cache prefix broken"), "{foot:?}");
+    assert!(foot[1].starts_with("! observed cache break"), "{foot:?}");
+    assert!(foot.iter().any(|l| l.starts_with("context ")), "{foot:?}");
+    assert!(foot.last().unwrap().starts_with("? help"), "{foot:?}");
+    // At 80×24 every line is there.
+    let foot = footer(&screen(&a, 80, 24, false));
+    for start in ["context ", "cache rd", "fired ", "records ", "? help"] {
+        assert!(
+            foot.iter().any(|l| l.starts_with(start)),
+            "{start}: {foot:?}"
+        );
+    }
+}

@@ -33,6 +33,8 @@ pub struct Mark {
 pub struct Marked {
     pub marks: Vec<Mark>,
     pub evidence: Arc<analysis::EvidenceReport>,
+    /// The requests whose records (or unrecorded budget firing) name each id.
+    pub named: Arc<std::collections::HashMap<String, Vec<usize>>>,
     /// The evidence before the selected plan's part, for the parameters it was
     /// made with: the next job reuses it while they stay the same.
     base: (Policy, Arc<crate::evidence::SessionEvidence>),
@@ -282,6 +284,9 @@ pub struct SessionView {
     /// The session's evidence beside the selected plan (SPEC §10), computed with
     /// the marks: None until it arrives.
     pub evidence: Option<Arc<analysis::EvidenceReport>>,
+    /// The requests whose records name each tool id (with `evidence`): the
+    /// explain panel looks its id up instead of going through every request.
+    pub named: Arc<std::collections::HashMap<String, Vec<usize>>>,
     /// The evidence without the plan's part, and the parameters it was made with.
     evidence_base: Option<(Policy, Arc<crate::evidence::SessionEvidence>)>,
     timeline_job: Option<(u64, TimelineJob)>,
@@ -360,6 +365,29 @@ pub fn holds_evidence(ev: &crate::evidence::RequestEvidence) -> bool {
     ev.microcompact.is_some()
         || !ev.compactions.is_empty()
         || ev.applied_edits.as_ref().is_some_and(|e| !e.is_empty())
+}
+
+/// The requests whose `microcompact_boundary` records (attached to them or to
+/// the compaction before them) or unrecorded budget firing name each id, in order.
+pub fn named_ids(
+    ev: &crate::evidence::SessionEvidence,
+) -> std::collections::HashMap<String, Vec<usize>> {
+    let mut out: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    for (i, r) in ev.requests.iter().enumerate() {
+        let ids = r
+            .microcompact
+            .iter()
+            .chain(&r.compactions)
+            .flat_map(|m| &m.compacted_tool_ids)
+            .chain(r.unrecorded_budget.iter().flatten());
+        for id in ids {
+            let ks = out.entry(id.clone()).or_default();
+            if ks.last() != Some(&(i + 1)) {
+                ks.push(i + 1);
+            }
+        }
+    }
+    out
 }
 
 /// Every mark of the footer and the session's evidence beside the selected plan,
@@ -742,6 +770,7 @@ impl SessionView {
             plan: PlanAt::empty(),
             marks: Vec::new(),
             evidence: None,
+            named: Default::default(),
             evidence_base: None,
             timeline_job: None,
             diff_worker: None,
@@ -904,11 +933,13 @@ impl SessionView {
                 let Some((marks, report)) = evidence_marks(&setup, k, &base.1, current) else {
                     return;
                 };
+                let named = Arc::new(named_ids(&report.evidence));
                 let _ = tx.send((
                     generation,
                     Marked {
                         marks,
                         evidence: Arc::new(report),
+                        named,
                         base,
                     },
                 ));
@@ -1057,6 +1088,7 @@ impl SessionView {
     fn set_marks(&mut self, marked: Marked) {
         self.marks = marked.marks;
         self.evidence = Some(marked.evidence);
+        self.named = marked.named;
         self.evidence_base = Some(marked.base);
     }
 

@@ -841,44 +841,72 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
                 .unwrap_or(0)
         })
         .collect();
-    let marks: Vec<super::app::Mark> = (1..=s.requests.len()).map(|k| v.mark(k)).collect();
-    let mut lines = vec![Line::from(vec![verdict, Span::raw(meta)])];
+    // The marks, none while they are computed in the background.
+    let none;
+    let marks: &[super::app::Mark] = if v.marks.len() == s.requests.len() {
+        &v.marks
+    } else {
+        none = vec![super::app::Mark::default(); s.requests.len()];
+        &none
+    };
+    // Each line with its rank: when the screen is too short for all, the
+    // lowest go first (SPEC §8: the verdict, then one sparkline, the hints).
+    let mut lines: Vec<(u8, Line)> = vec![(0, Line::from(vec![verdict, Span::raw(meta)]))];
     if let Some(line) = observed_line(v) {
-        lines.push(Line::styled(line, theme.fg(Color::Red)));
+        lines.push((3, Line::styled(line, theme.fg(Color::Red))));
     }
-    lines.push(spark_line(
-        "context ",
-        &context,
-        width,
-        v.k,
-        theme.fg(Color::Blue),
-        &[],
-        theme,
+    lines.push((
+        2,
+        spark_line(
+            "context ",
+            &context,
+            width,
+            v.k,
+            theme.fg(Color::Blue),
+            &[],
+            theme,
+        ),
     ));
     // An observed cache break (!) sits on the cache reads' own line.
     let observed: Vec<bool> = marks.iter().map(|m| m.observed).collect();
-    lines.push(spark_line(
-        "cache rd",
-        &cache_read,
-        width,
-        v.k,
-        theme.fg(Color::Cyan),
-        &observed,
-        theme,
+    lines.push((
+        4,
+        spark_line(
+            "cache rd",
+            &cache_read,
+            width,
+            v.k,
+            theme.fg(Color::Cyan),
+            &observed,
+            theme,
+        ),
     ));
-    lines.push(Line::from(format!(
-        "fired   {}",
-        plan_marks(&marks, width, v.k)
-    )));
-    lines.push(Line::styled(
-        format!("records {}", evidence_marks(&marks, width, v.k)),
-        theme.fg(Color::Magenta),
+    lines.push((
+        5,
+        Line::from(format!("fired   {}", plan_marks(marks, width, v.k))),
+    ));
+    lines.push((
+        6,
+        Line::styled(
+            format!("records {}", evidence_marks(marks, width, v.k)),
+            theme.fg(Color::Magenta),
+        ),
     ));
     let hint = v.status.clone().unwrap_or_else(|| match &v.search {
         Some(q) => format!("search {q:?}: n/N next/previous match, Esc clears"),
         None => keymap::hints(),
     });
-    lines.push(Line::styled(hint, theme.fg(Color::DarkGray)));
+    lines.push((1, Line::styled(hint, theme.fg(Color::DarkGray))));
+    while lines.len() > area.height as usize
+        && let Some(worst) = lines
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, (rank, _))| *rank)
+            .map(|(i, _)| i)
+    {
+        lines.remove(worst);
+    }
+    let lines: Vec<Line> = lines.into_iter().map(|(_, l)| l).collect();
     f.render_widget(Paragraph::new(lines), area);
 }
 
@@ -1192,8 +1220,10 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
             .join(", ")
     };
     let mut out = Vec::new();
-    for (i, ev) in report.evidence.requests.iter().enumerate() {
-        let k = i + 1;
+    for &k in v.named.get(id).into_iter().flatten() {
+        let Some(ev) = report.evidence.at(k) else {
+            continue;
+        };
         let records = ev.microcompact.iter().map(|m| (m, false));
         for (m, before_compaction) in records.chain(ev.compactions.iter().map(|m| (m, true))) {
             if !m.compacted_tool_ids.iter().any(|x| x == id) {
