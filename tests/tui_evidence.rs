@@ -776,3 +776,39 @@ fn a_short_screen_drops_the_mark_lines_before_the_verdict_and_the_hints() {
         );
     }
 }
+
+/// The records are compared with plans run with the other options given: a change
+/// of keep_recent is seen by the comparison (the evidence is made again), a step is
+/// not a change (it is kept).
+#[test]
+fn a_parameter_change_remakes_the_comparison_and_a_step_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = open(&evidence_session(dir.path()), count_opts());
+    let before = a.view().unwrap().evidence.clone().unwrap();
+    key(&mut a, Action::PrevRequest);
+    key(&mut a, Action::NextRequest);
+    // Stepping reuses the evidence without the plan's part: same comparisons.
+    assert_eq!(
+        a.view()
+            .unwrap()
+            .evidence
+            .as_ref()
+            .unwrap()
+            .evidence
+            .requests,
+        before.evidence.requests
+    );
+    // keep 2 (+): at request 3 the count plan keeps a and b, so the record's a is
+    // missing from it.
+    key(&mut a, Action::KeepMore);
+    assert_eq!(a.view().unwrap().keep_in_force(), 2);
+    let lines = explain(&mut a, "a");
+    assert!(
+        has(
+            &lines,
+            "against the count plan: missing [a] (named by the record, not cleared by the plan)"
+        ),
+        "{}",
+        lines.join("\n")
+    );
+}

@@ -912,12 +912,14 @@ impl SessionView {
         let (tx, rx) = std::sync::mpsc::channel();
         let setup = self.setup.clone();
         let k = self.k;
-        // The evidence without the plan's part depends on the parameters only:
-        // made once per session and set of parameters, not at every step.
+        // The evidence without the plan's part depends on the parameters only
+        // through the plans its records are compared with: made once per session
+        // (and set of parameters, when it has records), not at every step.
+        let records = !setup.session.evidence.is_empty();
         let base = self
             .evidence_base
             .clone()
-            .filter(|(p, _)| *p == setup.policy);
+            .filter(|(p, _)| !records || *p == setup.policy);
         // A thread that cannot start drops `tx`: the marks stay as they were.
         let _ = std::thread::Builder::new()
             .name(format!("{BACKGROUND}timeline"))

@@ -868,7 +868,6 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         ),
     ));
     // An observed cache break (!) sits on the cache reads' own line.
-    let observed: Vec<bool> = marks.iter().map(|m| m.observed).collect();
     lines.push((
         4,
         spark_line(
@@ -877,7 +876,7 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             width,
             v.k,
             theme.fg(Color::Cyan),
-            &observed,
+            marks,
             theme,
         ),
     ));
@@ -922,14 +921,14 @@ fn buckets(n: usize, width: usize) -> Vec<std::ops::Range<usize>> {
 }
 
 /// A sparkline of `values`, one column per bucket of requests; a bucket where
-/// `bang` holds shows `!` (an observed cache break) instead of its bar.
+/// `bang` marks an observed cache break shows `!` instead of its bar.
 fn spark_line(
     label: &str,
     values: &[u64],
     width: usize,
     k: usize,
     style: Style,
-    bang: &[bool],
+    bang: &[super::app::Mark],
     theme: Theme,
 ) -> Line<'static> {
     const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
@@ -937,7 +936,7 @@ fn spark_line(
     let mut spans = vec![Span::raw(format!("{label} "))];
     for b in buckets(values.len(), width) {
         let v = values[b.clone()].iter().copied().max().unwrap_or(0);
-        let marked = b.clone().any(|i| bang.get(i).copied().unwrap_or(false));
+        let marked = b.clone().any(|i| bang.get(i).is_some_and(|m| m.observed));
         let ch = if marked {
             '!'
         } else if v == 0 {
