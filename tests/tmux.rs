@@ -702,3 +702,100 @@ fn the_verdict_shows_at_both_sizes_and_f_follows_a_growing_file() {
         std::fs::write(&live, lines[..cut].join("\n") + "\n").unwrap();
     }
 }
+
+/// The footer's line of harness-evidence marks (`records ` and its marks).
+fn records_line(screen: &[String]) -> Option<&String> {
+    screen.iter().find(|l| l.starts_with("records "))
+}
+
+#[test]
+fn r_jumps_to_the_budget_record_and_the_explain_panel_shows_it() {
+    let Some(t) = Tmux::start("evidence", 120, 40) else {
+        return;
+    };
+    t.type_line("mcscope sample-sessions/claude-budget.jsonl --at 1");
+    t.wait_header("1/10");
+    // The evidence arrives from the background: ◇ under request 7 (one column each).
+    let s = t.wait("the ◇ mark", |s| {
+        records_line(s).is_some_and(|l| l.contains('◇'))
+    });
+    let marks = records_line(&s).unwrap();
+    assert_eq!(
+        marks.chars().skip("records ".len()).position(|c| c == '◇'),
+        Some(6),
+        "{marks:?}"
+    );
+    // r: the next request with evidence, 7, where a break was observed too.
+    t.key("r");
+    let s = t.wait_header("7/10");
+    assert!(
+        has(
+            &s,
+            "! observed cache break: read 30,000 of 138,300 expected (drop 108,300)"
+        ),
+        "{}",
+        s.join("\n")
+    );
+    // Enter on the first result (toolu_…d3PBLK, the oldest, cleared by budget): the
+    // record that names it.
+    t.key("g");
+    t.key("Enter");
+    let s = t.wait_text("◇ microcompact_boundary at line 19 (budget writer) belongs to request 7");
+    assert!(
+        has(&s, "pre_tokens 122,000  tokens_saved 62,000"),
+        "{}",
+        s.join("\n")
+    );
+    assert!(
+        has(&s, "against the budget plan: agrees"),
+        "{}",
+        s.join("\n")
+    );
+    t.key("Escape");
+    t.wait("the panel to close", |s| !has(s, "◇ microcompact_boundary"));
+    // R from 7: nothing earlier holds evidence.
+    t.key("R");
+    t.wait_text("no earlier request where the transcript holds evidence");
+    t.key("q");
+    t.assert_shell_back();
+}
+
+/// The real budget record of the corpus (Claude Code 2.1.17, line 343, request 48).
+#[test]
+fn on_the_corpus_r_reaches_the_real_budget_record() {
+    let corpus =
+        manifest().join("../shared/corpus/claude-code/entireio__cli__38-ecf75f2f1d-0-full.jsonl");
+    if !corpus.exists() {
+        assert!(
+            std::env::var("MCSCOPE_REQUIRE_CORPUS").as_deref() != Ok("1"),
+            "no corpus at {} (MCSCOPE_REQUIRE_CORPUS=1)",
+            corpus.display()
+        );
+        eprintln!("no corpus at {}, skipping", corpus.display());
+        return;
+    }
+    let Some(t) = Tmux::start("corpusev", 120, 40) else {
+        return;
+    };
+    t.type_line(&format!("mcscope {} --at 1", corpus.display()));
+    t.wait_header("1/142");
+    t.wait("the ◇ mark", |s| {
+        records_line(s).is_some_and(|l| l.contains('◇'))
+    });
+    t.key("r");
+    t.wait_header("48/142");
+    t.key(":");
+    t.wait_text(":▏");
+    t.type_line("explain toolu_01Fj8LHRfhQzYgx2JqnZRRdo");
+    let s =
+        t.wait_text("◇ microcompact_boundary at line 343 (budget writer) belongs to request 48");
+    assert!(
+        has(&s, "pre_tokens 65,398  tokens_saved 45,149"),
+        "{}",
+        s.join("\n")
+    );
+    t.key("q");
+    t.wait("the panel to close", |s| !has(s, "◇ microcompact_boundary"));
+    t.key("q");
+    t.assert_shell_back();
+}

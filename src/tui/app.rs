@@ -10,16 +10,34 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-/// Fired marks of a whole timeline, computed on another thread, tagged with the
-/// generation of the parameters they were computed for.
-type TimelineJob = std::sync::mpsc::Receiver<(u64, Vec<Mark>)>;
+/// The marks and the evidence of a whole timeline, computed on another thread,
+/// tagged with the generation of the parameters they were computed for.
+type TimelineJob = std::sync::mpsc::Receiver<(u64, Marked)>;
 
 /// What the footer marks at one request: a plan fired (▲), the simulated cache
-/// prefix broke (✕).
+/// prefix broke (✕), the transcript holds harness evidence (◇: a
+/// `microcompact_boundary` attached to it or to the compaction before it, or
+/// non-empty `applied_edits`), a cache break was observed (!).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Mark {
     pub fired: bool,
     pub broke: bool,
+    pub evidence: bool,
+    pub observed: bool,
+    /// The budget plan fired at a turn start: no record is expected (SPEC §10 `silent`).
+    pub silent: bool,
+}
+
+/// What the background timeline job hands back: the marks of every request and
+/// the session's evidence set beside the selected plan (SPEC §10).
+pub struct Marked {
+    pub marks: Vec<Mark>,
+    pub evidence: Arc<analysis::EvidenceReport>,
+    /// The requests whose records (or unrecorded budget firing) name each id.
+    pub named: Arc<std::collections::HashMap<String, Vec<usize>>>,
+    /// The evidence before the selected plan's part, for the parameters it was
+    /// made with: the next job reuses it while they stay the same.
+    base: (Policy, Arc<crate::evidence::SessionEvidence>),
 }
 
 /// A request's bodies, printed and diffed, with the tokens the plan needs from
@@ -212,6 +230,25 @@ impl Filter {
     }
 }
 
+impl Filter {
+    /// Whether a Qwen media entry shows: its status is `media_cleared` or `kept`.
+    pub fn shows_media(self, e: &analysis::MediaEntry) -> bool {
+        match self {
+            Filter::All => true,
+            Filter::Cleared | Filter::NotKept => e.cleared,
+            Filter::Protected => false,
+        }
+    }
+}
+
+/// A row of the age list: a result (an index into `plan.candidates`), or a Qwen
+/// media entry (an index into `plan.media`) in its place in message order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListRow {
+    Result(usize),
+    Media(usize),
+}
+
 /// The `:` commands, for completion and the help.
 pub const COMMANDS: &[&str] = &[
     "gap", "keep", "size", "trigger", "policy", "delivery", "explain",
@@ -241,11 +278,17 @@ pub struct SessionView {
     pub opened_with: Policy,
     pub k: usize,
     pub plan: PlanAt,
-    /// Whether a plan fired at each request (the footer's marks), computed in
-    /// the background after each change: empty until it arrives.
-    pub fired: Vec<bool>,
-    /// Whether the simulated cache prefix broke at each request (with `fired`).
-    pub breaks: Vec<bool>,
+    /// The footer's marks at each request (request k is `marks[k - 1]`),
+    /// computed in the background after each change: empty until they arrive.
+    pub marks: Vec<Mark>,
+    /// The session's evidence beside the selected plan (SPEC §10), computed with
+    /// the marks: None until it arrives.
+    pub evidence: Option<Arc<analysis::EvidenceReport>>,
+    /// The requests whose records name each tool id (with `evidence`): the
+    /// explain panel looks its id up instead of going through every request.
+    pub named: Arc<std::collections::HashMap<String, Vec<usize>>>,
+    /// The evidence without the plan's part, and the parameters it was made with.
+    evidence_base: Option<(Policy, Arc<crate::evidence::SessionEvidence>)>,
     timeline_job: Option<(u64, TimelineJob)>,
     diff_worker: Option<DiffWorker>,
     /// The generation whose diff the worker is computing, if any.
@@ -279,34 +322,125 @@ pub struct SessionView {
     pub demo: Option<usize>,
 }
 
-/// The footer's marks at every request: where a plan fired, and where the
-/// simulated cache prefix broke (SPEC §6: under `rewrite`, the first message whose
-/// clearings differ from the previous request's, when it is in the view — the
-/// rule `analysis::plan_and_inputs` applies to one request).
-pub fn timeline_marks(setup: &Setup, forced_at: usize) -> impl Iterator<Item = Mark> + '_ {
+/// Whether request `st`'s wire breaks the simulated cache prefix (SPEC §6: under
+/// `rewrite`, the first message whose clearings differ from the previous
+/// request's, when it is in the view — the rule `analysis::plan_and_inputs`
+/// applies to one request); `prev` is the step before it.
+fn broke_at(
+    setup: &Setup,
+    prev: Option<&crate::policy::engine::Step>,
+    st: &crate::policy::engine::Step,
+) -> bool {
     let s = &setup.session;
-    let edits = setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude;
-    let mut before: Option<(usize, HashSet<usize>)> = None;
-    analysis::timeline_steps(setup, forced_at).map(move |step| {
-        let req = &s.requests[step.index - 1];
-        let now: HashSet<usize> = step.cleared.iter().copied().collect();
-        let prev = before
-            .as_ref()
-            .filter(|(segment, _)| *segment == req.segment)
-            .map(|(_, c)| c);
-        let broke = !edits && {
-            let empty = HashSet::new();
-            now.symmetric_difference(prev.unwrap_or(&empty))
-                .map(|&r| s.results[r].msg)
-                .min()
-                .is_some_and(|m| m >= req.view_start)
-        };
-        before = Some((req.segment, now));
-        Mark {
-            fired: step.fired,
+    if setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude {
+        return false;
+    }
+    let req = &s.requests[st.index - 1];
+    let before = prev
+        .filter(|p| s.requests[p.index - 1].segment == req.segment)
+        .map_or(analysis::Wired::NONE, |p| p.wired());
+    analysis::prefix_break(s, req, before, st.wired()).is_some()
+}
+
+/// The footer's plan marks at every request: where a plan fired, and where the
+/// simulated cache prefix broke.
+pub fn timeline_marks(setup: &Setup, forced_at: usize) -> impl Iterator<Item = Mark> + '_ {
+    let mut prev: Option<crate::policy::engine::Step> = None;
+    analysis::timeline_steps(setup, forced_at).map(move |st| {
+        let broke = broke_at(setup, prev.as_ref(), &st);
+        let mark = Mark {
+            fired: st.fired,
             broke,
-        }
+            ..Default::default()
+        };
+        prev = Some(st);
+        mark
     })
+}
+
+/// Whether a request's evidence holds harness evidence (◇): a
+/// `microcompact_boundary` attached to it or to the compaction before it, or
+/// non-empty `applied_edits`.
+pub fn holds_evidence(ev: &crate::evidence::RequestEvidence) -> bool {
+    ev.microcompact.is_some()
+        || !ev.compactions.is_empty()
+        || ev.applied_edits.as_ref().is_some_and(|e| !e.is_empty())
+}
+
+/// The requests whose `microcompact_boundary` records (attached to them or to
+/// the compaction before them) or unrecorded budget firing name each id, in order.
+pub fn named_ids(
+    ev: &crate::evidence::SessionEvidence,
+) -> std::collections::HashMap<String, Vec<usize>> {
+    let mut out: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    for (i, r) in ev.requests.iter().enumerate() {
+        let ids = r
+            .microcompact
+            .iter()
+            .chain(&r.compactions)
+            .flat_map(|m| &m.compacted_tool_ids)
+            .chain(r.unrecorded_budget.iter().flatten());
+        for id in ids {
+            let ks = out.entry(id.clone()).or_default();
+            if ks.last() != Some(&(i + 1)) {
+                ks.push(i + 1);
+            }
+        }
+    }
+    out
+}
+
+/// Every mark of the footer and the session's evidence beside the selected plan,
+/// in one pass of its timeline (`base`: the evidence without the plan's part,
+/// `analysis::evidence`). None when `current` says a newer job replaced this one.
+pub fn evidence_marks(
+    setup: &Setup,
+    forced_at: usize,
+    base: &crate::evidence::SessionEvidence,
+    current: impl Fn() -> bool,
+) -> Option<(Vec<Mark>, analysis::EvidenceReport)> {
+    let s = &setup.session;
+    let mut ev = base.clone();
+    let mut selected_newly = std::collections::BTreeMap::new();
+    let mut marks = Vec::with_capacity(s.requests.len());
+    let mut prev: Option<crate::policy::engine::Step> = None;
+    for st in analysis::timeline_steps(setup, forced_at) {
+        if !current() {
+            return None;
+        }
+        let k = st.index;
+        let req = &s.requests[k - 1];
+        let broke = broke_at(setup, prev.as_ref(), &st);
+        let mut mark = Mark {
+            fired: st.fired,
+            broke,
+            silent: crate::report::silent(&st, req.begins_turn),
+            ..Default::default()
+        };
+        if let Some(r) = ev.requests.get_mut(k - 1) {
+            analysis::beside_plan(setup, r, req, &st, || broke);
+            if r.microcompact.is_some() {
+                selected_newly.insert(
+                    k,
+                    st.newly_cleared
+                        .iter()
+                        .map(|&i| s.results[i].id.clone())
+                        .collect(),
+                );
+            }
+            mark.evidence = holds_evidence(r);
+            mark.observed = r.observed_break.is_some();
+        }
+        marks.push(mark);
+        prev = Some(st);
+    }
+    Some((
+        marks,
+        analysis::EvidenceReport {
+            evidence: ev,
+            selected_newly,
+        },
+    ))
 }
 
 /// The content of the tool result `id` as request `k`'s local body holds it
@@ -536,7 +670,9 @@ impl App {
                         if region == Focus::List && row >= first {
                             let height = list.height.saturating_sub(2) as usize;
                             let top = super::ui::list_top(v, height);
-                            if let Some(&i) = v.visible().get(top + (row - first) as usize) {
+                            if let Some(&ListRow::Result(i)) =
+                                v.rows().get(top + (row - first) as usize)
+                            {
                                 v.selected = i;
                                 v.scroll_diff_to_selected();
                             }
@@ -632,8 +768,10 @@ impl SessionView {
             setup,
             k,
             plan: PlanAt::empty(),
-            fired: Vec::new(),
-            breaks: Vec::new(),
+            marks: Vec::new(),
+            evidence: None,
+            named: Default::default(),
+            evidence_base: None,
             timeline_job: None,
             diff_worker: None,
             diff_job: None,
@@ -754,6 +892,7 @@ impl SessionView {
         let session = f.session();
         self.setup.session = std::sync::Arc::new(session);
         self.messages = Default::default();
+        self.evidence_base = None;
         let n = self.setup.session.requests.len();
         self.k = self.k.min(n).max(n.min(1));
         self.replan(true);
@@ -774,20 +913,39 @@ impl SessionView {
         let (tx, rx) = std::sync::mpsc::channel();
         let setup = self.setup.clone();
         let k = self.k;
+        // The evidence without the plan's part depends on the parameters only
+        // through the plans its records are compared with: made once per session
+        // (and set of parameters, when it has records), not at every step.
+        let records = !setup.session.evidence.is_empty();
+        let base = self
+            .evidence_base
+            .clone()
+            .filter(|(p, _)| !records || *p == setup.policy);
         // A thread that cannot start drops `tx`: the marks stay as they were.
         let _ = std::thread::Builder::new()
             .name(format!("{BACKGROUND}timeline"))
             .spawn(move || {
                 lower_priority();
                 let current = || latest.load(std::sync::atomic::Ordering::Relaxed) == generation;
-                let mut marks = Vec::new();
-                for mark in timeline_marks(&setup, k) {
-                    if !current() {
-                        return;
-                    }
-                    marks.push(mark);
+                let base = base.unwrap_or_else(|| {
+                    (setup.policy.clone(), Arc::new(analysis::evidence(&setup)))
+                });
+                if !current() {
+                    return;
                 }
-                let _ = tx.send((generation, marks));
+                let Some((marks, report)) = evidence_marks(&setup, k, &base.1, current) else {
+                    return;
+                };
+                let named = Arc::new(named_ids(&report.evidence));
+                let _ = tx.send((
+                    generation,
+                    Marked {
+                        marks,
+                        evidence: Arc::new(report),
+                        named,
+                        base,
+                    },
+                ));
             });
         self.timeline_job = Some((generation, rx));
     }
@@ -930,9 +1088,24 @@ impl SessionView {
         }
     }
 
-    fn set_marks(&mut self, marks: Vec<Mark>) {
-        self.fired = marks.iter().map(|m| m.fired).collect();
-        self.breaks = marks.iter().map(|m| m.broke).collect();
+    fn set_marks(&mut self, marked: Marked) {
+        self.marks = marked.marks;
+        self.evidence = Some(marked.evidence);
+        self.named = marked.named;
+        self.evidence_base = Some(marked.base);
+    }
+
+    /// Request `k`'s marks (none while they are computed).
+    pub fn mark(&self, k: usize) -> Mark {
+        k.checked_sub(1)
+            .and_then(|i| self.marks.get(i))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Request `k`'s evidence beside the selected plan, once it has arrived.
+    pub fn evidence_at(&self, k: usize) -> Option<&crate::evidence::RequestEvidence> {
+        self.evidence.as_ref().and_then(|e| e.evidence.at(k))
     }
 
     fn refold(&mut self) {
@@ -1107,6 +1280,18 @@ impl SessionView {
             Action::PrevFired => self.jump_mark(false, |m| m.fired, "the plan fired"),
             Action::NextBreak => self.jump_mark(true, |m| m.broke, "the simulated cache broke"),
             Action::PrevBreak => self.jump_mark(false, |m| m.broke, "the simulated cache broke"),
+            Action::NextEvidence => {
+                self.jump_mark(true, |m| m.evidence, "the transcript holds evidence")
+            }
+            Action::PrevEvidence => {
+                self.jump_mark(false, |m| m.evidence, "the transcript holds evidence")
+            }
+            Action::NextObserved => {
+                self.jump_mark(true, |m| m.observed, "a cache break was observed")
+            }
+            Action::PrevObserved => {
+                self.jump_mark(false, |m| m.observed, "a cache break was observed")
+            }
             Action::ScrollLeft => self.hscroll = self.hscroll.saturating_sub(8),
             Action::ScrollRight => self.hscroll += 8,
             Action::ToggleFollow => self.toggle_follow(),
@@ -1643,6 +1828,39 @@ impl SessionView {
             .collect()
     }
 
+    /// The age list's rows as filtered: the results in their order, with the Qwen
+    /// media entries (SPEC §5: top-level media, and the nested media of tools
+    /// that are not compactable, right after their result) in message order.
+    pub fn rows(&self) -> Vec<ListRow> {
+        let s = &self.setup.session;
+        let start = self.plan.request.view_start;
+        let media: Vec<(usize, (usize, usize))> = self
+            .plan
+            .media
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| self.filter.shows_media(e))
+            .map(|(i, e)| (i, (e.message_index, e.part_index)))
+            .collect();
+        let mut out = Vec::with_capacity(self.plan.candidates.len() + media.len());
+        let mut next = 0;
+        for i in self.visible() {
+            let r = &s.results[self.plan.candidates[i].result];
+            let at = (r.msg.saturating_sub(start), r.part);
+            while next < media.len() && media[next].1 < at {
+                out.push(ListRow::Media(media[next].0));
+                next += 1;
+            }
+            out.push(ListRow::Result(i));
+            while next < media.len() && media[next].1 == at {
+                out.push(ListRow::Media(media[next].0));
+                next += 1;
+            }
+        }
+        out.extend(media[next..].iter().map(|m| ListRow::Media(m.0)));
+        out
+    }
+
     /// Keeps the selection on a shown result (the first, when it is filtered out).
     fn fix_selection(&mut self) {
         let visible = self.visible();
@@ -1655,11 +1873,8 @@ impl SessionView {
     /// computed in the background, and waited for here.
     fn jump_mark(&mut self, forward: bool, pick: fn(&Mark) -> bool, what: &str) {
         self.wait_timeline();
-        let marks: Vec<Mark> = (0..self.setup.session.requests.len())
-            .map(|i| Mark {
-                fired: self.fired.get(i).copied().unwrap_or(false),
-                broke: self.breaks.get(i).copied().unwrap_or(false),
-            })
+        let marks: Vec<Mark> = (1..=self.setup.session.requests.len())
+            .map(|k| self.mark(k))
             .collect();
         // Request k is marks[k - 1].
         let target = if forward {

@@ -1,6 +1,6 @@
 //! Drawing: one function per region, reading the state, never changing it.
 
-use super::app::{App, Filter, Focus, Overlay, Picker, Screen, SessionView};
+use super::app::{App, Filter, Focus, ListRow, Overlay, Picker, Screen, SessionView};
 use super::keymap::{self, KEYMAP};
 use crate::diff::{Diff, Item, Kind, Row, Side};
 use crate::policy::engine::{Candidate, Status, fmt_gap, fmt_int, fmt_num};
@@ -140,14 +140,14 @@ fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
 /// The session screen's four regions (header, age list, diff, footer) on `area`:
 /// where they are drawn, and where the mouse finds them.
 pub fn regions(area: Rect, v: &SessionView) -> [Rect; 4] {
-    let list_rows = (v.plan.candidates.len() as u16 + 3)
+    let list_rows = ((v.plan.candidates.len() + v.plan.media.len()) as u16 + 3)
         .min(area.height * 2 / 5)
         .max(5);
     Layout::vertical([
-        Constraint::Length(2 + header_notes(v).len() as u16),
+        Constraint::Length(2 + header_note_lines(v, area.width).len() as u16),
         Constraint::Length(list_rows),
         Constraint::Min(4),
-        Constraint::Length(5),
+        Constraint::Length(6 + observed_line(v).is_some() as u16),
     ])
     .areas(area)
 }
@@ -156,9 +156,9 @@ pub fn regions(area: Rect, v: &SessionView) -> [Rect; 4] {
 /// on screen).
 pub fn list_top(v: &SessionView, height: usize) -> usize {
     let at = v
-        .visible()
+        .rows()
         .iter()
-        .position(|&i| i == v.selected)
+        .position(|r| *r == ListRow::Result(v.selected))
         .unwrap_or(0);
     at.saturating_sub(height.saturating_sub(1))
 }
@@ -315,10 +315,11 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             v.k,
             s.requests.len(),
             fmt_gap(req.gap_minutes),
-            if req.begins_turn {
-                "new turn"
-            } else {
-                "tool loop"
+            match &req.send {
+                // A Qwen request: its send kind (its words are a note below).
+                Some(send) => send.kind.name(),
+                None if req.begins_turn => "new turn",
+                None => "tool loop",
             },
             req.at.as_deref().unwrap_or("-"),
         )),
@@ -365,11 +366,56 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         )));
     }
     let mut lines = vec![Line::from(line1), Line::from(line2)];
-    for note in header_notes(v) {
+    for note in header_note_lines(v, area.width) {
         lines.push(Line::styled(note, theme.fg(Color::Magenta)));
     }
     f.render_widget(Paragraph::new(lines), area);
 }
+
+/// The header's notes wrapped to `width` columns: what `regions` makes room for.
+pub fn header_note_lines(v: &SessionView, width: u16) -> Vec<String> {
+    header_notes(v)
+        .iter()
+        .flat_map(|n| wrap(n, width.max(20) as usize))
+        .collect()
+}
+
+/// `text` cut into lines of at most `width` chars, at spaces where it can (a
+/// continuation is indented by two).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let room = if out.is_empty() { width } else { width - 2 };
+        let len = line.chars().count();
+        let wlen = word.chars().count();
+        if len > 0 && len + 1 + wlen > room {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        // A word longer than a line is cut.
+        while line.chars().count() > if out.is_empty() { width } else { width - 2 } {
+            let at = if out.is_empty() { width } else { width - 2 };
+            let head: String = line.chars().take(at).collect();
+            let tail: String = line.chars().skip(at).collect();
+            out.push(head);
+            line = tail;
+        }
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line);
+    }
+    out.into_iter()
+        .enumerate()
+        .map(|(i, l)| if i == 0 { l } else { format!("  {l}") })
+        .collect()
+}
+
+/// The `silent` budget note (SPEC §10), in short.
+pub const SILENT: &str = "silent: budget fired at a turn start; Claude Code's prompt-suggestion fork usually ran it at the end of the previous turn, so no microcompact_boundary record is expected";
 
 /// Warnings the header carries on a line of their own.
 pub fn header_notes(v: &SessionView) -> Vec<String> {
@@ -384,6 +430,24 @@ pub fn header_notes(v: &SessionView) -> Vec<String> {
     }
     if v.setup.session.subagent_what_if {
         notes.push("sub-agent transcript, planned as a what-if: the harnesses never microcompact sub-agents".into());
+    }
+    let s = &v.setup.session;
+    if s.sidechain_records > 0 {
+        notes.push(format!(
+            "{} sub-agent record{} left out of the simulation: the harnesses never microcompact sub-agents",
+            fmt_int(s.sidechain_records as u64),
+            if s.sidechain_records == 1 { "" } else { "s" }
+        ));
+    }
+    // A Qwen request: what its send kind runs, and what the transcript cannot settle.
+    if let Some(send) = &v.plan.request.send {
+        notes.push(format!("{}: {}", send.kind.name(), send.kind.words()));
+        if let Some(note) = &send.note {
+            notes.push(format!("note: {note}"));
+        }
+    }
+    if crate::report::silent(&v.plan.step, v.plan.request.begins_turn) {
+        notes.push(SILENT.into());
     }
     // What the harness may not have run (SPEC §5), in short.
     let kinds = if v.plan.request.index == 0 {
@@ -439,15 +503,36 @@ pub fn status_label(c: &Candidate, width: usize) -> String {
     s
 }
 
+/// A media entry's status cell: `✗ media_cleared` or `· kept` (glyph and word,
+/// so it reads without colour).
+pub fn media_status(e: &crate::analysis::MediaEntry) -> String {
+    if e.cleared {
+        format!("{} media_cleared", glyph(Status::Cleared))
+    } else {
+        format!("{} kept", glyph(Status::Kept))
+    }
+}
+
 pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let s = &v.setup.session;
     let focused = v.focus == Focus::List;
     let visible = v.visible();
+    let rows_shown = v.rows();
+    let media_total = v.plan.media.len();
+    let media_shown = rows_shown
+        .iter()
+        .filter(|r| matches!(r, ListRow::Media(_)))
+        .count();
+    let media = match media_total {
+        0 => String::new(),
+        n if v.filter == Filter::All => format!(" + {n} media"),
+        n => format!(" + {media_shown} of {n} media"),
+    };
     let shown = if v.filter == Filter::All {
-        v.plan.candidates.len().to_string()
+        format!("{}{media}", v.plan.candidates.len())
     } else {
         format!(
-            "{} of {}, {}, Esc clears",
+            "{} of {}{media}, {}, Esc clears",
             visible.len(),
             v.plan.candidates.len(),
             v.filter.name()
@@ -486,25 +571,64 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     // The status takes what its longest shown label needs (at most 3/5 of the
     // room), the path the rest, cut from the left so the file name shows
     // (`…/src/config.ts`).
-    let status_w = visible
+    let status_w = rows_shown
         .iter()
         .skip(top)
         .take(height)
-        .map(|&i| {
-            status_label(&v.plan.candidates[i], room * 3 / 5)
+        .map(|r| match *r {
+            ListRow::Result(i) => status_label(&v.plan.candidates[i], room * 3 / 5)
                 .chars()
-                .count()
+                .count(),
+            ListRow::Media(m) => media_status(&v.plan.media[m]).chars().count(),
         })
         .max()
         .unwrap_or(6)
         .clamp(6, (room * 3 / 5).max(6));
     let path_w = room.saturating_sub(status_w);
-    let rows: Vec<TRow> = visible
+    let short_id = |id: &str| match tail {
+        Some(t) => shorten_left(id, t + 1),
+        None => id.to_string(),
+    };
+    let rows: Vec<TRow> = rows_shown
         .iter()
-        .map(|&i| (i, &v.plan.candidates[i]))
         .skip(top)
         .take(height)
-        .map(|(i, c)| {
+        .map(|row| {
+            let i = match *row {
+                ListRow::Result(i) => i,
+                ListRow::Media(m) => {
+                    let e = &v.plan.media[m];
+                    let (id, tool, place) = match &e.tool_use_id {
+                        Some(id) => (
+                            format!("↳{}", short_id(id)),
+                            "nested",
+                            format!("{} in {id}'s result", e.mime),
+                        ),
+                        None => (
+                            String::new(),
+                            "media",
+                            format!(
+                                "{} (message {}, part {})",
+                                e.mime, e.message_index, e.part_index
+                            ),
+                        ),
+                    };
+                    return TRow::new(vec![
+                        "▣".to_string(),
+                        id,
+                        tool.to_string(),
+                        shorten_left(&place, path_w),
+                        format!("-/{}", fmt_int(s.harness.rules().media_tokens)),
+                        media_status(e),
+                    ])
+                    .style(theme.status(if e.cleared {
+                        Status::Cleared
+                    } else {
+                        Status::Kept
+                    }));
+                }
+            };
+            let c = &v.plan.candidates[i];
             let r = &s.results[c.result];
             let mut style = theme.status(c.status);
             if c.protection
@@ -518,10 +642,7 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             }
             TRow::new(vec![
                 c.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
-                match tail {
-                    Some(t) => shorten_left(&r.id, t + 1),
-                    None => r.id.clone(),
-                },
+                short_id(&r.id),
                 c.tool.clone().unwrap_or_else(|| "?".into()),
                 match &c.path {
                     Some(p) => shorten_left(p, path_w),
@@ -729,38 +850,71 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
                 .unwrap_or(0)
         })
         .collect();
-    let fired: Vec<bool> = (0..s.requests.len())
-        .map(|i| v.fired.get(i).copied().unwrap_or(false))
-        .collect();
-    let breaks: Vec<bool> = (0..s.requests.len())
-        .map(|i| v.breaks.get(i).copied().unwrap_or(false))
-        .collect();
-    let mut lines = vec![Line::from(vec![verdict, Span::raw(meta)])];
-    lines.push(spark_line(
-        "context ",
-        &context,
-        width,
-        v.k,
-        theme.fg(Color::Blue),
-        theme,
+    // The marks, none while they are computed in the background.
+    let none;
+    let marks: &[super::app::Mark] = if v.marks.len() == s.requests.len() {
+        &v.marks
+    } else {
+        none = vec![super::app::Mark::default(); s.requests.len()];
+        &none
+    };
+    // Each line with its rank: when the screen is too short for all, the
+    // lowest go first (SPEC §8: the verdict, then one sparkline, the hints).
+    let mut lines: Vec<(u8, Line)> = vec![(0, Line::from(vec![verdict, Span::raw(meta)]))];
+    if let Some(line) = observed_line(v) {
+        lines.push((3, Line::styled(line, theme.fg(Color::Red))));
+    }
+    lines.push((
+        2,
+        spark_line(
+            "context ",
+            &context,
+            width,
+            v.k,
+            theme.fg(Color::Blue),
+            &[],
+            theme,
+        ),
     ));
-    lines.push(spark_line(
-        "cache rd",
-        &cache_read,
-        width,
-        v.k,
-        theme.fg(Color::Cyan),
-        theme,
+    // An observed cache break (!) sits on the cache reads' own line.
+    lines.push((
+        4,
+        spark_line(
+            "cache rd",
+            &cache_read,
+            width,
+            v.k,
+            theme.fg(Color::Cyan),
+            marks,
+            theme,
+        ),
     ));
-    lines.push(Line::from(format!(
-        "fired   {}",
-        marks(&fired, &breaks, width, v.k)
-    )));
+    lines.push((
+        5,
+        Line::from(format!("fired   {}", plan_marks(marks, width, v.k))),
+    ));
+    lines.push((
+        6,
+        Line::styled(
+            format!("records {}", evidence_marks(marks, width, v.k)),
+            theme.fg(Color::Magenta),
+        ),
+    ));
     let hint = v.status.clone().unwrap_or_else(|| match &v.search {
         Some(q) => format!("search {q:?}: n/N next/previous match, Esc clears"),
         None => keymap::hints(),
     });
-    lines.push(Line::styled(hint, theme.fg(Color::DarkGray)));
+    lines.push((1, Line::styled(hint, theme.fg(Color::DarkGray))));
+    while lines.len() > area.height as usize
+        && let Some(worst) = lines
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, (rank, _))| *rank)
+            .map(|(i, _)| i)
+    {
+        lines.remove(worst);
+    }
+    let lines: Vec<Line> = lines.into_iter().map(|(_, l)| l).collect();
     f.render_widget(Paragraph::new(lines), area);
 }
 
@@ -775,12 +929,15 @@ fn buckets(n: usize, width: usize) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
+/// A sparkline of `values`, one column per bucket of requests; a bucket where
+/// `bang` marks an observed cache break shows `!` instead of its bar.
 fn spark_line(
     label: &str,
     values: &[u64],
     width: usize,
     k: usize,
     style: Style,
+    bang: &[super::app::Mark],
     theme: Theme,
 ) -> Line<'static> {
     const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
@@ -788,7 +945,10 @@ fn spark_line(
     let mut spans = vec![Span::raw(format!("{label} "))];
     for b in buckets(values.len(), width) {
         let v = values[b.clone()].iter().copied().max().unwrap_or(0);
-        let ch = if v == 0 {
+        let marked = b.clone().any(|i| bang.get(i).is_some_and(|m| m.observed));
+        let ch = if marked {
+            '!'
+        } else if v == 0 {
             ' '
         } else {
             BARS[((v * 7) / max) as usize]
@@ -798,6 +958,8 @@ fn spark_line(
             ch.to_string(),
             if here {
                 theme.emph(Color::Yellow)
+            } else if marked {
+                theme.fg(Color::Red).add_modifier(Modifier::BOLD)
             } else {
                 style
             },
@@ -808,13 +970,13 @@ fn spark_line(
 
 /// ✕ where the simulated cache broke, ▲ where a plan fired without breaking it,
 /// ^ under the request shown.
-fn marks(fired: &[bool], breaks: &[bool], width: usize, k: usize) -> String {
-    buckets(fired.len(), width)
+fn plan_marks(marks: &[super::app::Mark], width: usize, k: usize) -> String {
+    buckets(marks.len(), width)
         .into_iter()
         .map(|b| {
-            if breaks[b.clone()].iter().any(|&f| f) {
+            if marks[b.clone()].iter().any(|m| m.broke) {
                 '✕'
-            } else if fired[b.clone()].iter().any(|&f| f) {
+            } else if marks[b.clone()].iter().any(|m| m.fired) {
                 '▲'
             } else if b.contains(&(k.saturating_sub(1))) {
                 '^'
@@ -823,6 +985,37 @@ fn marks(fired: &[bool], breaks: &[bool], width: usize, k: usize) -> String {
             }
         })
         .collect()
+}
+
+/// ◇ where the transcript holds harness evidence (SPEC §10), ^ under the request
+/// shown.
+fn evidence_marks(marks: &[super::app::Mark], width: usize, k: usize) -> String {
+    buckets(marks.len(), width)
+        .into_iter()
+        .map(|b| {
+            if marks[b.clone()].iter().any(|m| m.evidence) {
+                '◇'
+            } else if b.contains(&(k.saturating_sub(1))) {
+                '^'
+            } else {
+                ' '
+            }
+        })
+        .collect()
+}
+
+/// The observed cache break at the request shown, in short: expected, observed,
+/// drop and the explanations' names (SPEC §10).
+pub fn observed_line(v: &SessionView) -> Option<String> {
+    let b = v.evidence_at(v.k)?.observed_break.as_ref()?;
+    let why: Vec<&str> = b.explanations().iter().map(|x| x.name()).collect();
+    Some(format!(
+        "! observed cache break: read {} of {} expected (drop {}): {}",
+        fmt_int(b.observed),
+        fmt_int(b.expected),
+        fmt_int(b.drop()),
+        why.join(", ")
+    ))
 }
 
 fn centered(area: Rect, w: u16, h: u16) -> Rect {
@@ -961,7 +1154,24 @@ fn draw_explain(
         ),
         Line::from(""),
     ];
-    for r in e.rows.iter().skip(scroll) {
+    // The harness's own records that name this result (SPEC §10), above its fate.
+    for (i, l) in explain_evidence_lines(v, &e.tool_use_id)
+        .into_iter()
+        .enumerate()
+    {
+        lines.push(if i == 0 || l.starts_with('◇') {
+            Line::styled(l, theme.fg(Color::Magenta).add_modifier(Modifier::BOLD))
+        } else {
+            Line::styled(l, theme.fg(Color::Magenta))
+        });
+    }
+    let mut was_cleared = false;
+    for (i, r) in e.rows.iter().enumerate() {
+        let newly = r.status == crate::policy::Status::Cleared && !was_cleared;
+        was_cleared = r.status == crate::policy::Status::Cleared;
+        if i < scroll {
+            continue;
+        }
         let here = if r.index == v.k { "▶" } else { " " };
         lines.push(Line::from(vec![
             Span::raw(format!("{here}{:>4}  ", r.index)),
@@ -971,6 +1181,12 @@ fn draw_explain(
             ),
             Span::raw(r.reason.clone()),
         ]));
+        for note in explain_row_notes(v, r, newly) {
+            lines.push(Line::styled(
+                format!("{:>25}{note}", ""),
+                theme.fg(Color::DarkGray),
+            ));
+        }
     }
     let r = centered(
         area,
@@ -986,6 +1202,142 @@ fn draw_explain(
         ),
         r,
     );
+}
+
+/// The `microcompact_boundary` records that name result `id`, each with its
+/// comparison with its writer's plan and, when it differs, with the selected
+/// plan (SPEC §10); a budget firing without a record that cleared it; empty
+/// when none does. Says so while the evidence is still being computed.
+pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
+    let Some(report) = &v.evidence else {
+        return vec![
+            "harness evidence: computing in the background…".into(),
+            String::new(),
+        ];
+    };
+    let short = |ids: &[String]| -> String {
+        ids.iter()
+            .map(|x| {
+                if x == id {
+                    format!("{x} (this)")
+                } else {
+                    x.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = Vec::new();
+    for &k in v.named.get(id).into_iter().flatten() {
+        let Some(ev) = report.evidence.at(k) else {
+            continue;
+        };
+        let records = ev.microcompact.iter().map(|m| (m, false));
+        for (m, before_compaction) in records.chain(ev.compactions.iter().map(|m| (m, true))) {
+            if !m.compacted_tool_ids.iter().any(|x| x == id) {
+                continue;
+            }
+            let place = if before_compaction {
+                format!("the compaction before request {k}")
+            } else {
+                format!("request {k}")
+            };
+            out.push(format!(
+                "◇ microcompact_boundary at line {} ({} writer) belongs to {place}",
+                m.line,
+                m.writer.name()
+            ));
+            out.push(format!("  cleared [{}]", short(&m.compacted_tool_ids)));
+            out.push(format!(
+                "  pre_tokens {}  tokens_saved {}",
+                m.pre_tokens.map_or("none".into(), fmt_int),
+                m.tokens_saved.map_or("none".into(), fmt_int)
+            ));
+            out.push(format!(
+                "  against the {} plan: {}",
+                m.writer.plan(),
+                match &m.comparison {
+                    Some(c) => comparison_words(c),
+                    None => "not compared: no request to simulate it on".into(),
+                }
+            ));
+            let selected = v.policy().kind.name();
+            if !before_compaction
+                && selected != m.writer.plan()
+                && let Some(ids) = report.selected_newly.get(&k)
+            {
+                let c = crate::evidence::compare(&m.compacted_tool_ids, ids);
+                out.push(format!(
+                    "  against the selected plan ({selected}): {}",
+                    comparison_words(&c)
+                ));
+            }
+        }
+        if let Some(ids) = &ev.unrecorded_budget
+            && ids.iter().any(|x| x == id)
+        {
+            out.push(format!(
+                "◇ no record: the budget plan cleared it at request {k} (not a turn start) and no microcompact_boundary names it: extra"
+            ));
+        }
+    }
+    if !out.is_empty() {
+        out.push(String::new());
+    }
+    out
+}
+
+/// A comparison in short: `agrees`, or the ids `missing` and `extra`.
+fn comparison_words(c: &crate::evidence::Comparison) -> String {
+    if c.agrees {
+        return "agrees".into();
+    }
+    let mut parts = Vec::new();
+    if !c.missing.is_empty() {
+        parts.push(format!(
+            "missing [{}] (named by the record, not cleared by the plan)",
+            c.missing.join(", ")
+        ));
+    }
+    if !c.extra.is_empty() {
+        parts.push(format!(
+            "extra [{}] (cleared by the plan, not named by the record)",
+            c.extra.join(", ")
+        ));
+    }
+    parts.join("; ")
+}
+
+/// What an explain row needs beside its reason: a Qwen request's send kind in
+/// words where it decides the result's fate (a kind that runs fewer plans, and
+/// the result stayed), the transcript's note about the send, and the `silent`
+/// budget note where budget newly cleared it at a turn start.
+pub fn explain_row_notes(
+    v: &SessionView,
+    r: &crate::analysis::ExplainRow,
+    newly_cleared: bool,
+) -> Vec<String> {
+    use crate::session::SendKind;
+    let mut out = Vec::new();
+    let Some(req) = v.setup.session.request(r.index) else {
+        return out;
+    };
+    if let Some(send) = &req.send {
+        let limits = !matches!(send.kind, SendKind::UserQuery | SendKind::Cron);
+        if limits
+            && r.status != crate::policy::Status::Cleared
+            && !r.reason.contains(send.kind.words())
+        {
+            out.push(format!("{}: {}", send.kind.name(), send.kind.words()));
+        }
+        if let Some(note) = &send.note {
+            out.push(format!("note: {note}"));
+        }
+    }
+    if newly_cleared && v.mark(r.index).silent {
+        out.push(SILENT.into());
+    }
+    out
 }
 
 fn draw_content(f: &mut Frame, area: Rect, title: &str, lines: &[String], scroll: usize) {
