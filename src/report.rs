@@ -441,7 +441,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                 "    against the {} plan: {}",
                 m.writer.plan(),
                 match &m.comparison {
-                    Some(c) => comparison_words(c),
+                    Some(c) => c.words(),
                     None => "not compared: no request to simulate it on".into(),
                 }
             );
@@ -454,7 +454,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                 let _ = writeln!(
                     out,
                     "    against the selected plan ({selected}): {}",
-                    comparison_words(&c)
+                    c.words()
                 );
             }
         }
@@ -482,26 +482,6 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
         let _ = writeln!(out, "warning: line {}: {}", w.line, w.message);
     }
     out
-}
-
-fn comparison_words(c: &crate::evidence::Comparison) -> String {
-    if c.agrees {
-        return "agrees".into();
-    }
-    let mut parts = Vec::new();
-    if !c.missing.is_empty() {
-        parts.push(format!(
-            "missing [{}] (named by the record, not cleared by the plan)",
-            c.missing.join(", ")
-        ));
-    }
-    if !c.extra.is_empty() {
-        parts.push(format!(
-            "extra [{}] (cleared by the plan, not named by the record)",
-            c.extra.join(", ")
-        ));
-    }
-    parts.join("; ")
 }
 
 /// `explain --format json` (schema `mcscope.explain/1`).

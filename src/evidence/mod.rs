@@ -280,6 +280,29 @@ pub struct Comparison {
     pub extra: Vec<String>,
 }
 
+impl Comparison {
+    /// In words, for people: `agrees`, or the ids `missing` and `extra`.
+    pub fn words(&self) -> String {
+        if self.agrees {
+            return "agrees".into();
+        }
+        let mut parts = Vec::new();
+        if !self.missing.is_empty() {
+            parts.push(format!(
+                "missing [{}] (named by the record, not cleared by the plan)",
+                self.missing.join(", ")
+            ));
+        }
+        if !self.extra.is_empty() {
+            parts.push(format!(
+                "extra [{}] (cleared by the plan, not named by the record)",
+                self.extra.join(", ")
+            ));
+        }
+        parts.join("; ")
+    }
+}
+
 pub fn compare(record: &[String], simulated: &[String]) -> Comparison {
     let missing: Vec<String> = record
         .iter()

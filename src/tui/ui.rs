@@ -1257,7 +1257,7 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
                 "  against the {} plan: {}",
                 m.writer.plan(),
                 match &m.comparison {
-                    Some(c) => comparison_words(c),
+                    Some(c) => c.words(),
                     None => "not compared: no request to simulate it on".into(),
                 }
             ));
@@ -1269,7 +1269,7 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
                 let c = crate::evidence::compare(&m.compacted_tool_ids, ids);
                 out.push(format!(
                     "  against the selected plan ({selected}): {}",
-                    comparison_words(&c)
+                    c.words()
                 ));
             }
         }
@@ -1285,27 +1285,6 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
         out.push(String::new());
     }
     out
-}
-
-/// A comparison in short: `agrees`, or the ids `missing` and `extra`.
-fn comparison_words(c: &crate::evidence::Comparison) -> String {
-    if c.agrees {
-        return "agrees".into();
-    }
-    let mut parts = Vec::new();
-    if !c.missing.is_empty() {
-        parts.push(format!(
-            "missing [{}] (named by the record, not cleared by the plan)",
-            c.missing.join(", ")
-        ));
-    }
-    if !c.extra.is_empty() {
-        parts.push(format!(
-            "extra [{}] (cleared by the plan, not named by the record)",
-            c.extra.join(", ")
-        ));
-    }
-    parts.join("; ")
 }
 
 /// What an explain row needs beside its reason: a Qwen request's send kind in
