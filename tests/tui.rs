@@ -1454,3 +1454,39 @@ fn at_80_columns_an_id_shrinks_to_its_unique_tail_before_the_path() {
         "a repeated id is one id"
     );
 }
+
+/// The footer's second line: the session totals of the current setting (SPEC §8,
+/// §9), the same figures `mcscope compare` gives for it, counted again after a
+/// change; at 80×24 the verdict, the totals, one sparkline and the hints stay.
+#[test]
+fn the_footer_shows_the_session_totals_of_the_setting() {
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    view_mut(&mut a).wait_background();
+    let t = a.view().unwrap().totals.clone().expect("totals counted");
+    // Idle on the demo (keep 2 from the sidecar): fires once, clears A and B.
+    assert_eq!((t.totals.fires, t.totals.cleared_results), (1, 2));
+    let lines = screen(&a, 200, 50, true);
+    let line = lines
+        .iter()
+        .find(|l| l.starts_with("session: "))
+        .unwrap_or_else(|| panic!("{}", lines.join("\n")));
+    assert!(line.contains("1 fires · 2 cleared"), "{line}");
+    assert!(line.contains("Δ $"), "{line}");
+    // A change: counting until the background job reports, then the new figures.
+    a.update(Action::KeepLess);
+    assert!(has(&screen(&a, 200, 50, true), "session: counting…"));
+    view_mut(&mut a).wait_background();
+    let t = a.view().unwrap().totals.clone().unwrap();
+    assert_eq!(t.totals.cleared_results, 3, "keep 1 clears A, B and C");
+    // The same as the compare row of this setting.
+    let setup = a.view().unwrap().setup.clone();
+    assert_eq!(mcscope::tui::app::setting_totals(&setup), Some(t));
+    // 80×24: the verdict first, the totals second.
+    let lines = screen(&a, 80, 24, false);
+    let footer: Vec<&String> = lines
+        .iter()
+        .skip_while(|l| !(l.starts_with("✓ cache") || l.starts_with("✕ cache")))
+        .collect();
+    assert!(footer.len() >= 3, "{}", lines.join("\n"));
+    assert!(footer[1].starts_with("session: "), "{}", lines.join("\n"));
+}

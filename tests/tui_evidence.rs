@@ -260,9 +260,11 @@ fn evidence_and_observed_breaks_are_marked_on_the_footer() {
         row(&foot, "cache rd").starts_with("cache rd  █!!"),
         "{foot:?}"
     );
-    // Request 4 (shown): its observed break in short, below the verdict.
+    // Request 4 (shown): its observed break in short, below the verdict and the
+    // session totals.
+    assert!(foot[1].starts_with("session: "), "{foot:?}");
     assert_eq!(
-        foot[1].trim_end(),
+        foot[2].trim_end(),
         "! observed cache break: read 0 of 41,000 expected (drop 41,000): ttl, cache_edits, context_edits"
     );
     // The legend says what the marks mean.
@@ -763,8 +765,10 @@ fn a_short_screen_drops_the_mark_lines_before_the_verdict_and_the_hints() {
     );
     let lines = screen(&a, ui::MIN_WIDTH, ui::MIN_HEIGHT, false);
     let foot = footer(&lines);
+    // SPEC §8's order: the verdict, the session totals, one sparkline, the hints
+    // (the observed break gives way before the sparkline).
     assert!(foot[0].starts_with("✕ cache prefix broken"), "{foot:?}");
-    assert!(foot[1].starts_with("! observed cache break"), "{foot:?}");
+    assert!(foot[1].starts_with("session: "), "{foot:?}");
     assert!(foot.iter().any(|l| l.starts_with("context ")), "{foot:?}");
     assert!(foot.last().unwrap().starts_with("? help"), "{foot:?}");
     // At 80×24 every line is there.

@@ -38,6 +38,38 @@ pub struct Marked {
     /// The evidence before the selected plan's part, for the parameters it was
     /// made with: the next job reuses it while they stay the same.
     base: (Policy, Arc<crate::evidence::SessionEvidence>),
+    /// The session totals of the setting (SPEC §9), with its dollars when the
+    /// model has a price.
+    pub totals: Option<SettingTotals>,
+}
+
+/// The whole session under the current setting (SPEC §9), for the footer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingTotals {
+    pub totals: crate::totals::Totals,
+    pub delta_usd: Option<f64>,
+}
+
+/// The session totals of `setup`'s setting (computed in the background).
+pub fn setting_totals(setup: &Setup) -> Option<SettingTotals> {
+    let ttl = setup
+        .settings
+        .config
+        .cache_ttl
+        .as_deref()
+        .and_then(crate::totals::CacheTtl::parse)
+        .unwrap_or(crate::totals::CacheTtl::Auto);
+    let facts = crate::totals::SessionFacts::new(&setup.session, ttl);
+    let totals = crate::totals::session_totals(setup, &facts).ok()?;
+    let model = crate::totals::session_model(&setup.session);
+    let price = crate::prices::price_with(
+        model.as_deref(),
+        &Default::default(),
+        &setup.settings.config.prices,
+    )
+    .ok();
+    let delta_usd = price.map(|p| crate::prices::delta_usd(&p, &totals.cost));
+    Some(SettingTotals { totals, delta_usd })
 }
 
 /// A request's bodies, printed and diffed, with the tokens the plan needs from
@@ -289,6 +321,8 @@ pub struct SessionView {
     pub named: Arc<std::collections::HashMap<String, Vec<usize>>>,
     /// The evidence without the plan's part, and the parameters it was made with.
     evidence_base: Option<(Policy, Arc<crate::evidence::SessionEvidence>)>,
+    /// The session totals of the current setting (None while they are counted).
+    pub totals: Option<SettingTotals>,
     timeline_job: Option<(u64, TimelineJob)>,
     diff_worker: Option<DiffWorker>,
     /// The generation whose diff the worker is computing, if any.
@@ -770,6 +804,7 @@ impl SessionView {
             plan: PlanAt::empty(),
             marks: Vec::new(),
             evidence: None,
+            totals: None,
             named: Default::default(),
             evidence_base: None,
             timeline_job: None,
@@ -903,6 +938,8 @@ impl SessionView {
     /// Recomputes the footer's fired marks on another thread: a whole timeline
     /// may take longer than a keystroke may.
     fn start_timeline(&mut self) {
+        // The totals are the setting's: counted again after every change.
+        self.totals = None;
         self.generation += 1;
         let generation = self.generation;
         // A newer change makes this job pointless: it stops at the next request
@@ -937,6 +974,11 @@ impl SessionView {
                     return;
                 };
                 let named = Arc::new(named_ids(&report.evidence));
+                let totals = if current() {
+                    setting_totals(&setup)
+                } else {
+                    None
+                };
                 let _ = tx.send((
                     generation,
                     Marked {
@@ -944,6 +986,7 @@ impl SessionView {
                         evidence: Arc::new(report),
                         named,
                         base,
+                        totals,
                     },
                 ));
             });
@@ -1093,6 +1136,7 @@ impl SessionView {
         self.evidence = Some(marked.evidence);
         self.named = marked.named;
         self.evidence_base = Some(marked.base);
+        self.totals = marked.totals;
     }
 
     /// Request `k`'s marks (none while they are computed).

@@ -147,7 +147,7 @@ pub fn regions(area: Rect, v: &SessionView) -> [Rect; 4] {
         Constraint::Length(2 + header_note_lines(v, area.width).len() as u16),
         Constraint::Length(list_rows),
         Constraint::Min(4),
-        Constraint::Length(6 + observed_line(v).is_some() as u16),
+        Constraint::Length(7 + observed_line(v).is_some() as u16),
     ])
     .areas(area)
 }
@@ -791,6 +791,27 @@ fn side_spans(
     spans
 }
 
+/// The session totals of the current setting in one line (SPEC §9).
+pub fn totals_line(v: &SessionView) -> String {
+    let Some(t) = &v.totals else {
+        return "session: counting…".into();
+    };
+    let s = &t.totals;
+    let usd = match t.delta_usd {
+        Some(x) => format!("Δ ${x:+.4}"),
+        None => "Δ $? (no price for this model)".into(),
+    };
+    format!(
+        "session: {} fires · {} cleared · {} tok not sent · {} warm breaks ({} re-written) · {} used later · {usd}",
+        s.fires,
+        s.cleared_results,
+        fmt_int(s.tokens_not_sent),
+        s.cache_breaks,
+        fmt_int(s.tokens_rewritten),
+        s.later_used,
+    )
+}
+
 pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let st = &v.plan.step;
     let cache = &v.plan.cache;
@@ -861,6 +882,8 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     // Each line with its rank: when the screen is too short for all, the
     // lowest go first (SPEC §8: the verdict, then one sparkline, the hints).
     let mut lines: Vec<(u8, Line)> = vec![(0, Line::from(vec![verdict, Span::raw(meta)]))];
+    // The whole session under this setting (SPEC §9), second at 80×24.
+    lines.push((1, Line::styled(totals_line(v), theme.fg(Color::Yellow))));
     if let Some(line) = observed_line(v) {
         lines.push((3, Line::styled(line, theme.fg(Color::Red))));
     }
