@@ -528,6 +528,9 @@ fn header(setup: &Setup, kinds: &[PlanKind], out: &mut String) {
             "note: a sub-agent transcript, planned as a what-if: the harnesses never microcompact sub-agents"
         );
     }
+    if s.sidechain_records > 0 {
+        let _ = writeln!(out, "note: {}", left_out(s));
+    }
     let _ = writeln!(
         out,
         "policy: {}{} (preset {})  keep_recent {}  gap >= {} min  size > {}{}  trigger {}  delivery {}  protect {}",
@@ -663,6 +666,19 @@ pub fn turn_words(req: &crate::session::Request) -> String {
         None if req.begins_turn => "begins a turn".into(),
         None => "continues a tool loop".into(),
     }
+}
+
+/// Sub-agent records are never silently absent (SPEC §2): how many records and
+/// tool calls the simulation left out, and why.
+pub fn left_out(s: &Session) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    format!(
+        "{} sub-agent record{} ({} tool call{}) left out of the simulation: the harnesses never microcompact sub-agents",
+        fmt_int(s.sidechain_records as u64),
+        plural(s.sidechain_records),
+        fmt_int(s.sidechain_calls as u64),
+        plural(s.sidechain_calls)
+    )
 }
 
 pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {

@@ -287,6 +287,8 @@ pub struct Session {
     /// Lines that parsed as JSON records (every type).
     pub records: usize,
     pub sidechain_records: usize,
+    /// Tool calls in those records: left out of the simulation too.
+    pub sidechain_calls: usize,
     /// A sub-agent transcript opened on its own, planned as a what-if.
     pub subagent_what_if: bool,
     pub diagnostics: Vec<Diagnostic>,
@@ -308,6 +310,7 @@ impl Session {
             harness: format.harness(),
             records: 0,
             sidechain_records: 0,
+            sidechain_calls: 0,
             subagent_what_if: false,
             diagnostics: Vec::new(),
             messages: Vec::new(),

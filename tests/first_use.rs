@@ -280,3 +280,41 @@ fn help_says_what_every_option_does_and_ends_with_three_examples() {
         "{text}"
     );
 }
+
+/// Sub-agent records are never silently absent: the plan text (and the TUI
+/// header, tests/tui_evidence.rs) say how many records and tool calls were left out.
+#[test]
+fn the_plan_text_says_what_sub_agent_work_was_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = |v: serde_json::Value| v.to_string();
+    let lines = [
+        rec(
+            serde_json::json!({"type": "user", "isSidechain": false, "uuid": "u1",
+            "timestamp": "2026-07-01T10:00:00.000Z", "message": {"role": "user", "content": "go"}}),
+        ),
+        rec(
+            serde_json::json!({"type": "assistant", "isSidechain": true, "uuid": "s1",
+            "timestamp": "2026-07-01T10:00:01.000Z", "message": {"id": "ms", "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/a"}},
+                        {"type": "tool_use", "id": "t2", "name": "Grep", "input": {"pattern": "x"}}]}}),
+        ),
+        rec(
+            serde_json::json!({"type": "user", "isSidechain": true, "uuid": "s2",
+            "timestamp": "2026-07-01T10:00:02.000Z", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "a"}]}}),
+        ),
+        rec(
+            serde_json::json!({"type": "assistant", "isSidechain": false, "uuid": "a1",
+            "timestamp": "2026-07-01T10:00:03.000Z", "message": {"id": "m1", "role": "assistant",
+            "content": [{"type": "text", "text": "done"}]}}),
+        ),
+    ];
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = bin().arg("plan").arg(&path).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("2 sub-agent records (2 tool calls) left out of the simulation"),
+        "{text}"
+    );
+}

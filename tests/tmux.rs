@@ -618,6 +618,22 @@ fn no_mouse_leaves_the_mouse_to_the_terminal() {
     );
     t.key("q");
     t.assert_shell_back();
+    // The config file's `mouse = false` does the same (SPEC §8).
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "mouse = false\n").unwrap();
+    t.type_line(&format!(
+        "MCSCOPE_CONFIG={} mcscope {DEMO}",
+        config.display()
+    ));
+    t.wait_header("6/6");
+    assert_eq!(
+        t.format("#{mouse_any_flag}"),
+        "0",
+        "mouse = false in the config: not captured"
+    );
+    t.key("q");
+    t.assert_shell_back();
 }
 
 #[test]

@@ -642,7 +642,7 @@ fn sub_agent_records_left_out_are_counted_in_the_header() {
     assert_eq!(a.view().unwrap().setup.session.sidechain_records, 2);
     let head = header(&screen(&a, 120, 40, false)).join(" ");
     assert!(
-        head.contains("2 sub-agent records left out of the simulation"),
+        head.contains("2 sub-agent records (0 tool calls) left out of the simulation"),
         "{head}"
     );
     // Without any, nothing is said.

@@ -433,11 +433,7 @@ pub fn header_notes(v: &SessionView) -> Vec<String> {
     }
     let s = &v.setup.session;
     if s.sidechain_records > 0 {
-        notes.push(format!(
-            "{} sub-agent record{} left out of the simulation: the harnesses never microcompact sub-agents",
-            fmt_int(s.sidechain_records as u64),
-            if s.sidechain_records == 1 { "" } else { "s" }
-        ));
+        notes.push(crate::report::left_out(s));
     }
     // A Qwen request: what its send kind runs, and what the transcript cannot settle.
     if let Some(send) = &v.plan.request.send {

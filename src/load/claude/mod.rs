@@ -540,6 +540,7 @@ impl Sink {
             } => {
                 if !self.is_main(sidechain, true) {
                     self.b.s.sidechain_records += 1;
+                    self.b.s.sidechain_calls += calls.len();
                     return;
                 }
                 let idx = self.b.assistant(AssistantRecord {

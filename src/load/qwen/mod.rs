@@ -314,8 +314,12 @@ impl RecordSink for Sink {
             self.what_if = Some(head.sidechain);
         }
         if head.sidechain != self.what_if.unwrap_or(false) {
-            if matches!(rec, Rec::Message { .. }) {
+            if let Rec::Message { parts, .. } = &rec {
                 self.b.s.sidechain_records += 1;
+                self.b.s.sidechain_calls += parts
+                    .iter()
+                    .filter(|p| matches!(p, PartRec::Call(_)))
+                    .count();
             }
             return;
         }
