@@ -1,0 +1,253 @@
+//! The footer: the cache verdict, the session totals, sparklines with their marks, the hints.
+
+use super::*;
+
+/// The session totals of the current setting in one line (SPEC §9).
+pub fn totals_line(v: &SessionView) -> String {
+    let Some(t) = &v.totals else {
+        return "session: counting…".into();
+    };
+    let s = &t.totals;
+    let usd = match t.delta_usd {
+        Some(x) => format!("Δ ${x:+.4}"),
+        None => "Δ $? (no price for this model)".into(),
+    };
+    format!(
+        "session: {} fires · {} cleared · {} tok not sent · {} warm breaks ({} re-written) · {} used later · {usd}",
+        s.fires,
+        s.cleared_results,
+        fmt_int(s.tokens_not_sent),
+        s.cache_breaks,
+        fmt_int(s.tokens_rewritten),
+        s.later_used,
+    )
+}
+
+pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
+    let st = &v.plan.step;
+    let cache = &v.plan.cache;
+    let cache_text = match (&cache.prefix_broken_at_message, v.policy().delivery) {
+        // The tokens come from the wire body, built with the diff.
+        (Some(m), _) if v.diff_pending() => {
+            format!("cache prefix broken at message {m} (tokens re-written: counting…)")
+        }
+        (Some(m), _) => format!(
+            "cache prefix broken at message {m} (~{} tokens re-written)",
+            fmt_int(cache.tokens_after_break)
+        ),
+        (None, Delivery::CacheEdits) if !cache.cache_edits_deleted.is_empty() => {
+            format!(
+                "cache prefix kept; cache_edits deletes {}",
+                cache.cache_edits_deleted.join(", ")
+            )
+        }
+        _ => "cache prefix kept".into(),
+    };
+    // The cache verdict comes first (SPEC §8: it survives 80×24), coloured and
+    // with a glyph that carries it under NO_COLOR.
+    let verdict = if cache.prefix_broken_at_message.is_some() {
+        Span::styled(format!("✕ {cache_text}"), theme.fg(Color::Red))
+    } else {
+        Span::styled(format!("✓ {cache_text}"), theme.fg(Color::Green))
+    };
+    let meta = format!(
+        "  ·  chars {} → {}{}  ·  newly cleared {} (~{} tokens saved, estimate)",
+        fmt_int(st.chars_before),
+        fmt_int(st.chars_after),
+        st.target_chars
+            .map(|t| format!(" (target {})", fmt_int(t)))
+            .unwrap_or_default(),
+        st.newly_cleared.len(),
+        fmt_int(st.tokens_saved),
+    );
+    let width = area.width.saturating_sub(10) as usize;
+    let s = &v.setup.session;
+    let context: Vec<u64> = s
+        .requests
+        .iter()
+        .map(|r| {
+            r.response
+                .and_then(|m| s.messages[m].usage.as_ref())
+                .map(|u| u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens)
+                .unwrap_or(0)
+        })
+        .collect();
+    let cache_read: Vec<u64> = s
+        .requests
+        .iter()
+        .map(|r| {
+            r.response
+                .and_then(|m| s.messages[m].usage.as_ref())
+                .map(|u| u.cache_read_input_tokens)
+                .unwrap_or(0)
+        })
+        .collect();
+    // The marks, none while they are computed in the background.
+    let none;
+    let marks: &[crate::tui::app::Mark] = if v.marks.len() == s.requests.len() {
+        &v.marks
+    } else {
+        none = vec![crate::tui::app::Mark::default(); s.requests.len()];
+        &none
+    };
+    // Each line with its rank: when the screen is too short for all, the
+    // lowest go first (SPEC §8: the verdict, then one sparkline, the hints).
+    let mut lines: Vec<(u8, Line)> = vec![(0, Line::from(vec![verdict, Span::raw(meta)]))];
+    // The whole session under this setting (SPEC §9), second at 80×24.
+    lines.push((1, Line::styled(totals_line(v), theme.fg(Color::Yellow))));
+    if let Some(line) = observed_line(v) {
+        lines.push((3, Line::styled(line, theme.fg(Color::Red))));
+    }
+    lines.push((
+        2,
+        spark_line(
+            "context ",
+            &context,
+            width,
+            v.k,
+            theme.fg(Color::Blue),
+            &[],
+            theme,
+        ),
+    ));
+    // An observed cache break (!) sits on the cache reads' own line.
+    lines.push((
+        4,
+        spark_line(
+            "cache rd",
+            &cache_read,
+            width,
+            v.k,
+            theme.fg(Color::Cyan),
+            marks,
+            theme,
+        ),
+    ));
+    lines.push((
+        5,
+        Line::from(format!("fired   {}", plan_marks(marks, width, v.k))),
+    ));
+    lines.push((
+        6,
+        Line::styled(
+            format!("records {}", evidence_marks(marks, width, v.k)),
+            theme.fg(Color::Magenta),
+        ),
+    ));
+    let hint = v.status.clone().unwrap_or_else(|| match &v.search {
+        Some(q) => format!("search {q:?}: n/N next/previous match, Esc clears"),
+        None => keymap::hints(),
+    });
+    lines.push((1, Line::styled(hint, theme.fg(Color::DarkGray))));
+    while lines.len() > area.height as usize
+        && let Some(worst) = lines
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, (rank, _))| *rank)
+            .map(|(i, _)| i)
+    {
+        lines.remove(worst);
+    }
+    let lines: Vec<Line> = lines.into_iter().map(|(_, l)| l).collect();
+    f.render_widget(Paragraph::new(lines), area);
+}
+
+/// Buckets of requests → one column each (the max of the bucket).
+pub(super) fn buckets(n: usize, width: usize) -> Vec<std::ops::Range<usize>> {
+    if n == 0 || width == 0 {
+        return Vec::new();
+    }
+    let cols = n.min(width);
+    (0..cols)
+        .map(|c| (c * n / cols)..((c + 1) * n / cols).max(c * n / cols + 1))
+        .collect()
+}
+
+/// A sparkline of `values`, one column per bucket of requests; a bucket where
+/// `bang` marks an observed cache break shows `!` instead of its bar.
+pub(super) fn spark_line(
+    label: &str,
+    values: &[u64],
+    width: usize,
+    k: usize,
+    style: Style,
+    bang: &[crate::tui::app::Mark],
+    theme: Theme,
+) -> Line<'static> {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let max = values.iter().copied().max().unwrap_or(0).max(1);
+    let mut spans = vec![Span::raw(format!("{label} "))];
+    for b in buckets(values.len(), width) {
+        let v = values[b.clone()].iter().copied().max().unwrap_or(0);
+        let marked = b.clone().any(|i| bang.get(i).is_some_and(|m| m.observed));
+        let ch = if marked {
+            '!'
+        } else if v == 0 {
+            ' '
+        } else {
+            BARS[((v * 7) / max) as usize]
+        };
+        let here = b.contains(&(k.saturating_sub(1)));
+        spans.push(Span::styled(
+            ch.to_string(),
+            if here {
+                theme.emph(Color::Yellow)
+            } else if marked {
+                theme.fg(Color::Red).add_modifier(Modifier::BOLD)
+            } else {
+                style
+            },
+        ));
+    }
+    Line::from(spans)
+}
+
+/// ✕ where the simulated cache broke, ▲ where a plan fired without breaking it,
+/// ^ under the request shown.
+pub(super) fn plan_marks(marks: &[crate::tui::app::Mark], width: usize, k: usize) -> String {
+    buckets(marks.len(), width)
+        .into_iter()
+        .map(|b| {
+            if marks[b.clone()].iter().any(|m| m.broke) {
+                '✕'
+            } else if marks[b.clone()].iter().any(|m| m.fired) {
+                '▲'
+            } else if b.contains(&(k.saturating_sub(1))) {
+                '^'
+            } else {
+                ' '
+            }
+        })
+        .collect()
+}
+
+/// ◇ where the transcript holds harness evidence (SPEC §10), ^ under the request
+/// shown.
+pub(super) fn evidence_marks(marks: &[crate::tui::app::Mark], width: usize, k: usize) -> String {
+    buckets(marks.len(), width)
+        .into_iter()
+        .map(|b| {
+            if marks[b.clone()].iter().any(|m| m.evidence) {
+                '◇'
+            } else if b.contains(&(k.saturating_sub(1))) {
+                '^'
+            } else {
+                ' '
+            }
+        })
+        .collect()
+}
+
+/// The observed cache break at the request shown, in short: expected, observed,
+/// drop and the explanations' names (SPEC §10).
+pub fn observed_line(v: &SessionView) -> Option<String> {
+    let b = v.evidence_at(v.k)?.observed_break.as_ref()?;
+    let why: Vec<&str> = b.explanations().iter().map(|x| x.name()).collect();
+    Some(format!(
+        "! observed cache break: read {} of {} expected (drop {}): {}",
+        fmt_int(b.observed),
+        fmt_int(b.expected),
+        fmt_int(b.drop()),
+        why.join(", ")
+    ))
+}

@@ -1,0 +1,149 @@
+//! The header: session, request, gap and send kind, policy with the source of each value, notes and caveats.
+
+use super::*;
+
+pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
+    let s = &v.setup.session;
+    let p = v.policy();
+    let changed = v.changed();
+    // Tuned here or set by a flag: `*`; from the sidecar `s`, the config file `c`.
+    let mark = |name: &str, text: String| -> Span<'static> {
+        let key = match name {
+            "gap" => "gap_threshold_minutes",
+            "size" => "size_threshold",
+            other => other,
+        };
+        let source = v.setup.settings.source(key).mark();
+        if changed.contains(&name) {
+            Span::styled(format!("{text}*"), theme.emph(Color::Yellow))
+        } else if !source.is_empty() {
+            Span::styled(format!("{text}{source}"), theme.emph(Color::Yellow))
+        } else {
+            Span::raw(text)
+        }
+    };
+    let name = s
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let req = &v.plan.request;
+    // What a narrow screen must keep comes first: request, gap and turn kind.
+    let mut line1 = vec![
+        Span::styled(name, Style::default().add_modifier(Modifier::BOLD)),
+        Span::raw(format!(
+            "  request {}/{}  gap {} min  {}  {}",
+            v.k,
+            s.requests.len(),
+            fmt_gap(req.gap_minutes),
+            match &req.send {
+                // A Qwen request: its send kind (its words are a note below).
+                Some(send) => send.kind.name(),
+                None if req.begins_turn => "new turn",
+                None => "tool loop",
+            },
+            req.at.as_deref().unwrap_or("-"),
+        )),
+        Span::raw(format!("  {} ({})", s.format.name(), s.harness.name())),
+    ];
+    if v.following() {
+        line1.push(Span::styled("  following", theme.fg(Color::Green)));
+    }
+    if !s.diagnostics.is_empty() {
+        line1.push(Span::styled(
+            format!("  {} diagnostics", s.diagnostics.len()),
+            theme.fg(Color::Yellow),
+        ));
+    }
+    // Under auto, the kind it chose at K.
+    let chosen = if p.kind == PlanKind::Auto && v.plan.request.index > 0 {
+        format!(" → {}", v.plan.step.kind.map_or("none", |k| k.name()))
+    } else {
+        String::new()
+    };
+    let mut line2 = vec![
+        Span::raw("plan "),
+        mark("kind", p.kind.name().into()),
+        Span::raw(format!("{chosen} ({})  keep ", p.preset.name())),
+        mark("keep_recent", v.keep_in_force().to_string()),
+        Span::raw("  gap ≥ "),
+        mark("gap", format!("{} min", fmt_num(p.gap_threshold_minutes))),
+        Span::raw("  size > "),
+        mark("size", fmt_int(p.size_threshold.max(0) as u64)),
+        Span::raw(format!("  trigger {}  ", p.trigger_threshold)),
+        mark("delivery", p.delivery.name().into()),
+        Span::raw("  protect "),
+        mark(
+            "protect",
+            if p.protect { "on".into() } else { "off".into() },
+        ),
+    ];
+    if v.plan.step.kind == Some(PlanKind::Budget) {
+        line2.push(Span::raw(format!(
+            "  budget {} (min {}, gate {})",
+            fmt_int(p.budget_tokens),
+            fmt_int(p.budget_min_saving),
+            fmt_int(p.budget_warning_at(&v.plan.request))
+        )));
+    }
+    let mut lines = vec![Line::from(line1), Line::from(line2)];
+    for note in header_note_lines(v, area.width) {
+        lines.push(Line::styled(note, theme.fg(Color::Magenta)));
+    }
+    f.render_widget(Paragraph::new(lines), area);
+}
+
+/// The header's notes wrapped to `width` columns: what `regions` makes room for.
+pub fn header_note_lines(v: &SessionView, width: u16) -> Vec<String> {
+    header_notes(v)
+        .iter()
+        .flat_map(|n| wrap(n, width.max(20) as usize))
+        .collect()
+}
+
+/// The `silent` budget note (SPEC §10), in short.
+pub const SILENT: &str = "silent: budget fired at a turn start; Claude Code's prompt-suggestion fork usually ran it at the end of the previous turn, so no microcompact_boundary record is expected";
+
+/// Warnings the header carries on a line of their own.
+pub fn header_notes(v: &SessionView) -> Vec<String> {
+    let mut notes = Vec::new();
+    if v.policy().kind == PlanKind::Count
+        && v.setup.session.harness == crate::session::Harness::Claude
+    {
+        notes.push(
+            "count plan: Claude's real trigger and keep values are not public; these are guesses"
+                .into(),
+        );
+    }
+    if v.setup.session.subagent_what_if {
+        notes.push("sub-agent transcript, planned as a what-if: the harnesses never microcompact sub-agents".into());
+    }
+    let s = &v.setup.session;
+    if s.sidechain_records > 0 {
+        notes.push(crate::report::left_out(s));
+    }
+    // A Qwen request: what its send kind runs, and what the transcript cannot settle.
+    if let Some(send) = &v.plan.request.send {
+        notes.push(format!("{}: {}", send.kind.name(), send.kind.words()));
+        if let Some(note) = &send.note {
+            notes.push(format!("note: {note}"));
+        }
+    }
+    if crate::report::silent(&v.plan.step, v.plan.request.begins_turn) {
+        notes.push(SILENT.into());
+    }
+    // What the harness may not have run (SPEC §5), in short.
+    let kinds = if v.plan.request.index == 0 {
+        v.setup.kinds_chosen()
+    } else {
+        v.plan.step.kind.into_iter().collect()
+    };
+    let caveats: Vec<&str> = crate::caveats::caveats(v.policy(), &kinds)
+        .iter()
+        .map(|c| c.short)
+        .collect();
+    if !caveats.is_empty() {
+        notes.push(format!("may not have run: {}", caveats.join(" · ")));
+    }
+    notes
+}

@@ -1,0 +1,400 @@
+//! Drawing: one function per region, reading the state, never changing it.
+
+use super::app::{App, Filter, Focus, ListRow, Overlay, Picker, Screen, SessionView};
+use super::keymap::{self, KEYMAP};
+use crate::diff::{Diff, Item, Kind, Row, Side};
+use crate::policy::engine::{Candidate, Status, fmt_gap, fmt_int, fmt_num};
+use crate::policy::protect::Outcome;
+use crate::policy::{Delivery, PlanKind};
+use crate::report::glyph;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Row as TRow, Table, Wrap};
+
+mod diffview;
+mod footer;
+mod header;
+mod list;
+mod panels;
+
+pub use diffview::*;
+pub use footer::*;
+pub use header::*;
+pub use list::*;
+pub use panels::*;
+
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 16;
+
+/// Colours, or none at all when `NO_COLOR` is set (glyphs carry the meaning).
+#[derive(Debug, Clone, Copy)]
+pub struct Theme {
+    pub color: bool,
+}
+
+impl Theme {
+    pub fn from_env() -> Theme {
+        Theme {
+            color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        }
+    }
+
+    fn fg(&self, c: Color) -> Style {
+        if self.color {
+            Style::default().fg(c)
+        } else {
+            Style::default()
+        }
+    }
+
+    fn emph(&self, c: Color) -> Style {
+        if self.color {
+            Style::default().bg(c).fg(Color::Black)
+        } else {
+            Style::default().add_modifier(Modifier::REVERSED)
+        }
+    }
+
+    fn status(&self, st: Status) -> Style {
+        self.fg(match st {
+            Status::Kept => Color::Green,
+            Status::Cleared => Color::Red,
+            Status::Protected => Color::Cyan,
+            Status::AlreadyCleared => Color::DarkGray,
+            Status::ErrorKept => Color::Yellow,
+            Status::NotCompactable => Color::Gray,
+        })
+    }
+}
+
+pub fn draw(f: &mut Frame, app: &App, theme: Theme) {
+    let area = f.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let msg = format!(
+            "terminal too small: {}x{} (mcscope needs {}x{})",
+            area.width, area.height, MIN_WIDTH, MIN_HEIGHT
+        );
+        f.render_widget(Paragraph::new(msg), Rect { height: 1, ..area });
+        return;
+    }
+    match &app.screen {
+        Screen::Picker(p) => draw_picker(f, p, theme),
+        Screen::Session(v) => draw_session(f, v, theme),
+    }
+}
+
+/// A progress screen for a session still loading.
+pub fn draw_loading(f: &mut Frame, path: &str, done: u64, total: u64) {
+    let area = f.area();
+    let pct = (done * 100).checked_div(total).unwrap_or(0).min(100);
+    let width = area.width.saturating_sub(4).min(60) as u64;
+    let filled = (width * pct / 100) as usize;
+    let bar = format!(
+        "[{}{}] {pct}%",
+        "#".repeat(filled),
+        " ".repeat(width as usize - filled)
+    );
+    let text = vec![
+        Line::from(format!("loading {path}")),
+        Line::from(format!("{} of {} MB", done / 1_000_000, total / 1_000_000)),
+        Line::from(bar),
+        Line::from("q quits"),
+    ];
+    f.render_widget(Paragraph::new(text), area);
+}
+
+fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
+    let area = f.area();
+    let [head, list, foot] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    f.render_widget(
+        Paragraph::new(format!(
+            "mcscope — {} ({} sessions, newest first)",
+            p.title,
+            p.sessions.len()
+        )),
+        head,
+    );
+    let height = list.height as usize;
+    let top = picker_top(p, height);
+    let lines: Vec<Line> = p
+        .sessions
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(height)
+        .map(|(i, (path, size, mtime))| {
+            let date = chrono::DateTime::<chrono::Utc>::from(*mtime).format("%Y-%m-%d %H:%M");
+            let text = format!(
+                "{} {date}  {:>10}  {}",
+                if i == p.selected { "▶" } else { " " },
+                fmt_int(*size),
+                path.display()
+            );
+            let style = if i == p.selected {
+                theme.emph(Color::Cyan)
+            } else {
+                Style::default()
+            };
+            Line::styled(text, style)
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), list);
+    f.render_widget(Paragraph::new("↑/↓ select  Enter open  q quit"), foot);
+}
+
+/// The session screen's four regions (header, age list, diff, footer) on `area`:
+/// where they are drawn, and where the mouse finds them.
+pub fn regions(area: Rect, v: &SessionView) -> [Rect; 4] {
+    let list_rows = ((v.plan.candidates.len() + v.plan.media.len()) as u16 + 3)
+        .min(area.height * 2 / 5)
+        .max(5);
+    Layout::vertical([
+        Constraint::Length(2 + header_note_lines(v, area.width).len() as u16),
+        Constraint::Length(list_rows),
+        Constraint::Min(4),
+        Constraint::Length(7 + observed_line(v).is_some() as u16),
+    ])
+    .areas(area)
+}
+
+/// The first row the age list shows when `height` rows fit (the selection stays
+/// on screen).
+pub fn list_top(v: &SessionView, height: usize) -> usize {
+    let at = v
+        .rows()
+        .iter()
+        .position(|r| *r == ListRow::Result(v.selected))
+        .unwrap_or(0);
+    at.saturating_sub(height.saturating_sub(1))
+}
+
+/// The first row the picker shows when `height` rows fit.
+pub fn picker_top(p: &Picker, height: usize) -> usize {
+    p.selected.saturating_sub(height.saturating_sub(1))
+}
+
+fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
+    let area = f.area();
+    let [header, list, diff, footer] = regions(area, v);
+    draw_header(f, v, header, theme);
+    draw_list(f, v, list, theme);
+    draw_diff(f, v, diff, theme);
+    draw_footer(f, v, footer, theme);
+    match &v.overlay {
+        Some(Overlay::Help { scroll }) => draw_help(f, area, *scroll),
+        Some(Overlay::Explain { explain, scroll }) => {
+            draw_explain(f, v, explain, *scroll, area, theme)
+        }
+        Some(Overlay::Search(q)) => draw_input(
+            f,
+            area,
+            "search ids, tools, paths, commands (Enter: keep, then n/N; Esc: clear)",
+            q,
+        ),
+        Some(Overlay::Content {
+            title,
+            lines,
+            scroll,
+        }) => draw_content(f, area, title, lines, *scroll),
+        Some(Overlay::Command(c)) => draw_input(
+            f,
+            area,
+            "command: 57, gap 7.5, keep 3, size 300000, trigger 4, policy count, explain ID (Tab completes)",
+            &format!(":{c}"),
+        ),
+        Some(Overlay::Export(p)) => draw_input(
+            f,
+            area,
+            "export the wire payload to (Enter: write, Esc: cancel)",
+            p,
+        ),
+        None => {}
+    }
+    if let Some(stage) = v.demo {
+        draw_caption(f, stage, [list, diff, footer], theme);
+    }
+}
+
+/// The demo's caption, placed next to the region it talks about, with a pointer.
+fn draw_caption(f: &mut Frame, stage: usize, [list, diff, footer]: [Rect; 3], theme: Theme) {
+    use super::demo::{Region, STAGES};
+    let Some(st) = STAGES.get(stage) else { return };
+    let (pointer, target, place) = match st.region {
+        Region::List => ("▲ the age list above", list, diff),
+        Region::Diff => ("▼ the wire payload below, right side", diff, list),
+        Region::Footer => ("▼ the footer below: cache prefix and tokens", footer, diff),
+    };
+    // Mark the region talked about: its first row stands out.
+    let mark = if theme.color {
+        Style::default()
+            .fg(Color::Yellow)
+            .add_modifier(Modifier::BOLD)
+    } else {
+        Style::default().add_modifier(Modifier::REVERSED)
+    };
+    for x in target.x..target.x + target.width {
+        f.buffer_mut()[(x, target.y)].set_style(mark);
+    }
+    let lines = vec![
+        Line::styled(
+            pointer,
+            theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        ),
+        Line::styled(st.title, Style::default().add_modifier(Modifier::BOLD)),
+        Line::styled(
+            format!("pain point: “{}”", st.pain),
+            theme.fg(Color::Magenta),
+        ),
+        Line::from(st.text()),
+        Line::styled(
+            format!(
+                "→ next  ← back  Esc leave the demo   ({}/{})",
+                stage + 1,
+                STAGES.len()
+            ),
+            theme.fg(Color::DarkGray),
+        ),
+    ];
+    let width = place.width.saturating_sub(4).min(100);
+    let inner_w = width.saturating_sub(2).max(1) as usize;
+    let needed: u16 = lines
+        .iter()
+        .map(|l| l.width().div_ceil(inner_w).max(1) as u16)
+        .sum::<u16>()
+        + 2;
+    // A caption about the diff sits above it (over the header and list), others
+    // at the bottom of their placement, never over the region they point at.
+    let (top, room) = match st.region {
+        Region::Diff => (0, target.y),
+        _ => (place.y, place.height),
+    };
+    let height = needed.min(room.max(3));
+    let r = Rect {
+        x: place.x + (place.width - width) / 2,
+        y: top + room.saturating_sub(height),
+        width,
+        height,
+    };
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: true }).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(" mcscope demo "),
+        ),
+        r,
+    );
+}
+
+/// `text` cut into lines of at most `width` chars, at spaces where it can (a
+/// continuation is indented by two).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let room = if out.is_empty() { width } else { width - 2 };
+        let len = line.chars().count();
+        let wlen = word.chars().count();
+        if len > 0 && len + 1 + wlen > room {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        // A word longer than a line is cut.
+        while line.chars().count() > if out.is_empty() { width } else { width - 2 } {
+            let at = if out.is_empty() { width } else { width - 2 };
+            let head: String = line.chars().take(at).collect();
+            let tail: String = line.chars().skip(at).collect();
+            out.push(head);
+            line = tail;
+        }
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line);
+    }
+    out.into_iter()
+        .enumerate()
+        .map(|(i, l)| if i == 0 { l } else { format!("  {l}") })
+        .collect()
+}
+
+/// A region's top border with its title (cyan when focused); returns its inside.
+fn region(f: &mut Frame, area: Rect, title: String, focused: bool, theme: Theme) -> Rect {
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(title)
+        .border_style(if focused {
+            theme.fg(Color::Cyan)
+        } else {
+            Style::default()
+        });
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    inner
+}
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+fn draw_input(f: &mut Frame, area: Rect, title: &str, text: &str) {
+    let r = centered(area, area.width.saturating_sub(10).min(90), 3);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(format!("{text}▏")).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(format!(" {title} ")),
+        ),
+        r,
+    );
+}
+
+/// The fewest last chars that tell every id of `ids` apart (the whole of the
+/// longest when none do; ids repeat when a transcript reuses one).
+pub fn unique_tail(ids: &[&str]) -> usize {
+    let longest = ids.iter().map(|id| id.chars().count()).max().unwrap_or(0);
+    let distinct: std::collections::HashSet<&str> = ids.iter().copied().collect();
+    (1..=longest)
+        .find(|&k| {
+            let tails: std::collections::HashSet<&str> = distinct
+                .iter()
+                .map(|id| {
+                    let n = id.chars().count();
+                    let start = id
+                        .char_indices()
+                        .nth(n.saturating_sub(k))
+                        .map_or(0, |(i, _)| i);
+                    &id[start..]
+                })
+                .collect();
+            tails.len() == distinct.len()
+        })
+        .unwrap_or(longest)
+}
+
+/// `…` and the last `max - 1` chars of `s` when it is longer than `max`.
+pub fn shorten_left(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let tail: String = s.chars().skip(n + 1 - max.max(1)).collect();
+    format!("…{tail}")
+}

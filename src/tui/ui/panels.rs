@@ -1,0 +1,331 @@
+//! The panels over the session: help (with the legend), explain, full content.
+
+use super::*;
+
+/// The help: every binding of the keymap, the `:` commands, then a legend of the
+/// glyphs and marks.
+pub fn help_lines() -> Vec<String> {
+    let mut lines: Vec<String> = KEYMAP
+        .iter()
+        .map(|b| format!("{:>6}  {}", b.label, b.help))
+        .collect();
+    lines.push(format!(
+        "{:>6}  quit from anywhere; Ctrl-Z suspends",
+        "Ctrl-C"
+    ));
+    lines.push(String::new());
+    lines.push("Commands (:), a unique prefix of an id is enough:".into());
+    lines.push("  :57  :gap 7.5  :keep 3  :size 300000  :trigger 4".into());
+    lines.push("  :policy auto|idle|…|budget  :delivery rewrite".into());
+    lines.push("  :explain KuPA   (Tab completes a command name)".into());
+    lines.push(String::new());
+    lines.push("Plan kinds (p):".into());
+    lines.push("  auto: the harness's own choice (claude: budget".into());
+    lines.push("        on 2.0.0–2.1.87 by version, else idle; qwen".into());
+    lines.push("        by send kind: idle after the gap, else size,".into());
+    lines.push("        nothing at notifications or goal turns)".into());
+    lines.push(String::new());
+    lines.push("Legend: statuses in the age list".into());
+    use crate::policy::Status;
+    for (st, what) in [
+        (Status::Kept, "sent as recorded"),
+        (Status::Cleared, "replaced by the placeholder"),
+        (Status::Protected, "managed memory, never cleared"),
+        (Status::AlreadyCleared, "the transcript already cleared it"),
+        (Status::ErrorKept, "an error result, kept"),
+        (Status::NotCompactable, "a tool the plans never clear"),
+    ] {
+        lines.push(format!("  {} {:<16} {what}", glyph(st), st.name()));
+    }
+    lines.push("  ↗ symlink escape: the path leaves the root".into());
+    lines.push("  ? unresolved or ambiguous id".into());
+    lines.push(String::new());
+    lines.push("Legend: marks on the footer's lines".into());
+    lines.push("  ▲ a plan fired at this request".into());
+    lines.push("  ✕ the simulated cache prefix broke here".into());
+    lines.push("  ◇ harness evidence in the transcript".into());
+    lines.push("  ! an observed cache break".into());
+    lines.push("  ^ the request shown".into());
+    lines.push(String::new());
+    lines.push("Legend: the diff and the header".into());
+    lines.push("  - removed  + added  ~ changed (left: local,".into());
+    lines.push("    right: wire); ⋯ n unchanged lines ⋯ is a fold".into());
+    lines.push("  * a parameter changed since the session opened".into());
+    lines
+}
+
+/// The help panel's place on a screen of `size` (columns, rows).
+pub(super) fn help_rect(area: Rect) -> Rect {
+    centered(
+        area,
+        area.width.saturating_sub(2).min(66),
+        (help_lines().len() as u16 + 2).min(area.height.saturating_sub(2)),
+    )
+}
+
+/// Rows of help text visible at once on a screen of `size`.
+pub fn help_page(size: (u16, u16)) -> usize {
+    let r = help_rect(Rect::new(0, 0, size.0, size.1));
+    r.height.saturating_sub(2).max(1) as usize
+}
+
+/// How far the help scrolls on a screen of `size`: its last line at the bottom.
+pub fn help_max_scroll(size: (u16, u16)) -> usize {
+    help_lines().len().saturating_sub(help_page(size))
+}
+
+pub(super) fn draw_help(f: &mut Frame, area: Rect, scroll: usize) {
+    let all = help_lines();
+    let r = help_rect(area);
+    let page = r.height.saturating_sub(2) as usize;
+    let scroll = scroll.min(all.len().saturating_sub(page));
+    let lines: Vec<Line> = all
+        .iter()
+        .skip(scroll)
+        .take(page)
+        .map(|l| Line::from(l.as_str()))
+        .collect();
+    let shown = format!(
+        " {}–{} of {} ",
+        scroll + 1,
+        (scroll + page).min(all.len()),
+        all.len()
+    );
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(" keys — ↑/↓ PgUp/PgDn g/G scroll, Esc/q close ")
+                .title_bottom(Line::from(shown).right_aligned()),
+        ),
+        r,
+    );
+}
+
+pub(super) fn draw_explain(
+    f: &mut Frame,
+    v: &SessionView,
+    e: &crate::analysis::Explain,
+    scroll: usize,
+    area: Rect,
+    theme: Theme,
+) {
+    let mut lines = vec![
+        Line::from(format!(
+            "{}  {}  {}",
+            e.tool_use_id,
+            e.tool.as_deref().unwrap_or("?"),
+            e.path.as_deref().unwrap_or("")
+        )),
+        Line::styled(
+            match e.first_cleared_at {
+                Some(k) => format!("first vanished from the wire at request {k}"),
+                None => "never cleared from the wire".into(),
+            },
+            Style::default().add_modifier(Modifier::BOLD),
+        ),
+        Line::from(""),
+    ];
+    // The harness's own records that name this result (SPEC §10), above its fate.
+    for (i, l) in explain_evidence_lines(v, &e.tool_use_id)
+        .into_iter()
+        .enumerate()
+    {
+        lines.push(if i == 0 || l.starts_with('◇') {
+            Line::styled(l, theme.fg(Color::Magenta).add_modifier(Modifier::BOLD))
+        } else {
+            Line::styled(l, theme.fg(Color::Magenta))
+        });
+    }
+    let mut was_cleared = false;
+    for (i, r) in e.rows.iter().enumerate() {
+        let newly = r.status == crate::policy::Status::Cleared && !was_cleared;
+        was_cleared = r.status == crate::policy::Status::Cleared;
+        if i < scroll {
+            continue;
+        }
+        let here = if r.index == v.k { "▶" } else { " " };
+        lines.push(Line::from(vec![
+            Span::raw(format!("{here}{:>4}  ", r.index)),
+            Span::styled(
+                format!("{:<18}", format!("{} {}", glyph(r.status), r.status.name())),
+                theme.status(r.status),
+            ),
+            Span::raw(r.reason.clone()),
+        ]));
+        for note in explain_row_notes(v, r, newly) {
+            lines.push(Line::styled(
+                format!("{:>25}{note}", ""),
+                theme.fg(Color::DarkGray),
+            ));
+        }
+    }
+    let r = centered(
+        area,
+        area.width.saturating_sub(6),
+        area.height.saturating_sub(4),
+    );
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(" explain — its fate at every request (Esc closes) "),
+        ),
+        r,
+    );
+}
+
+/// The `microcompact_boundary` records that name result `id`, each with its
+/// comparison with its writer's plan and, when it differs, with the selected
+/// plan (SPEC §10); a budget firing without a record that cleared it; empty
+/// when none does. Says so while the evidence is still being computed.
+pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
+    let Some(report) = &v.evidence else {
+        return vec![
+            "harness evidence: computing in the background…".into(),
+            String::new(),
+        ];
+    };
+    let short = |ids: &[String]| -> String {
+        ids.iter()
+            .map(|x| {
+                if x == id {
+                    format!("{x} (this)")
+                } else {
+                    x.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = Vec::new();
+    for &k in v.named.get(id).into_iter().flatten() {
+        let Some(ev) = report.evidence.at(k) else {
+            continue;
+        };
+        let records = ev.microcompact.iter().map(|m| (m, false));
+        for (m, before_compaction) in records.chain(ev.compactions.iter().map(|m| (m, true))) {
+            if !m.compacted_tool_ids.iter().any(|x| x == id) {
+                continue;
+            }
+            let place = if before_compaction {
+                format!("the compaction before request {k}")
+            } else {
+                format!("request {k}")
+            };
+            out.push(format!(
+                "◇ microcompact_boundary at line {} ({} writer) belongs to {place}",
+                m.line,
+                m.writer.name()
+            ));
+            out.push(format!("  cleared [{}]", short(&m.compacted_tool_ids)));
+            out.push(format!(
+                "  pre_tokens {}  tokens_saved {}",
+                m.pre_tokens.map_or("none".into(), fmt_int),
+                m.tokens_saved.map_or("none".into(), fmt_int)
+            ));
+            out.push(format!(
+                "  against the {} plan: {}",
+                m.writer.plan(),
+                match &m.comparison {
+                    Some(c) => c.words(),
+                    None => "not compared: no request to simulate it on".into(),
+                }
+            ));
+            let selected = v.policy().kind.name();
+            if !before_compaction
+                && selected != m.writer.plan()
+                && let Some(ids) = report.selected_newly.get(&k)
+            {
+                let c = crate::evidence::compare(&m.compacted_tool_ids, ids);
+                out.push(format!(
+                    "  against the selected plan ({selected}): {}",
+                    c.words()
+                ));
+            }
+        }
+        if let Some(ids) = &ev.unrecorded_budget
+            && ids.iter().any(|x| x == id)
+        {
+            out.push(format!(
+                "◇ no record: the budget plan cleared it at request {k} (not a turn start) and no microcompact_boundary names it: extra"
+            ));
+        }
+    }
+    if !out.is_empty() {
+        out.push(String::new());
+    }
+    out
+}
+
+/// What an explain row needs beside its reason: a Qwen request's send kind in
+/// words where it decides the result's fate (a kind that runs fewer plans, and
+/// the result stayed), the transcript's note about the send, and the `silent`
+/// budget note where budget newly cleared it at a turn start.
+pub fn explain_row_notes(
+    v: &SessionView,
+    r: &crate::analysis::ExplainRow,
+    newly_cleared: bool,
+) -> Vec<String> {
+    use crate::session::SendKind;
+    let mut out = Vec::new();
+    let Some(req) = v.setup.session.request(r.index) else {
+        return out;
+    };
+    if let Some(send) = &req.send {
+        let limits = !matches!(send.kind, SendKind::UserQuery | SendKind::Cron);
+        if limits
+            && r.status != crate::policy::Status::Cleared
+            && !r.reason.contains(send.kind.words())
+        {
+            out.push(format!("{}: {}", send.kind.name(), send.kind.words()));
+        }
+        if let Some(note) = &send.note {
+            out.push(format!("note: {note}"));
+        }
+    }
+    if newly_cleared && v.mark(r.index).silent {
+        out.push(SILENT.into());
+    }
+    out
+}
+
+pub(super) fn draw_content(
+    f: &mut Frame,
+    area: Rect,
+    title: &str,
+    lines: &[String],
+    scroll: usize,
+) {
+    let r = centered(
+        area,
+        area.width.saturating_sub(4),
+        area.height.saturating_sub(2),
+    );
+    let page = r.height.saturating_sub(2) as usize;
+    let shown: Vec<Line> = lines
+        .iter()
+        .skip(scroll)
+        .take(page)
+        .map(|l| Line::from(l.as_str()))
+        .collect();
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(shown).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(format!(" {title} — full content (Esc closes) "))
+                .title_bottom(
+                    Line::from(format!(
+                        " line {} of {} ",
+                        (scroll + 1).min(lines.len()),
+                        lines.len()
+                    ))
+                    .right_aligned(),
+                ),
+        ),
+        r,
+    );
+}
