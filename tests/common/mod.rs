@@ -1,6 +1,8 @@
 //! Small transcript builders for rule tests: real record shapes, made-up content.
 #![allow(dead_code)]
 
+pub mod evidence;
+
 use mcscope::analysis::{self, PlanAt, Setup};
 use mcscope::cli::{self, Opts};
 use mcscope::policy::engine::Status;
