@@ -10,16 +10,17 @@ pub fn totals_line(v: &SessionView) -> String {
     let s = &t.totals;
     let usd = match t.delta_usd {
         Some(x) => format!("Δ ${x:+.4}"),
-        None => "Δ $? (no price for this model)".into(),
+        None => "Δ $? (no price)".into(),
     };
+    // Most telling first: at 80 columns the line is cut from the right.
     format!(
-        "session: {} fires · {} cleared · {} tok not sent · {} warm breaks ({} re-written) · {} used later · {usd}",
-        s.fires,
-        s.cleared_results,
+        "session: {usd} · {} tok not sent · {} warm breaks ({} re-written) · {} used later · {} fires · {} cleared",
         fmt_int(s.tokens_not_sent),
         s.cache_breaks,
         fmt_int(s.tokens_rewritten),
         s.later_used,
+        s.fires,
+        s.cleared_results,
     )
 }
 
