@@ -738,6 +738,11 @@ pub fn setup_with_config(
         roots,
         path_map,
         settings: config::Settings {
+            cache_ttl: resolve_cache_ttl(
+                opts.cache_ttl.as_deref(),
+                side.and_then(|s| s.cache_ttl.as_deref()),
+                config.cache_ttl.as_deref(),
+            )?,
             sources,
             config,
             sidecar_path: sidecar.map(|_| sidecar_path(path)),
@@ -773,31 +778,40 @@ fn same_from(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The request index `--at` names, checked against the session (0: it has none).
-/// The cache TTL for SPEC §9 `warm`: the flag, else the sidecar's `cache_ttl`,
-/// else `auto`.
+/// The cache TTL for SPEC §9 `warm` of the session at `path` (a folder: the flag,
+/// else auto). Set up sessions carry theirs in `Setup::settings`.
 pub fn cache_ttl(path: &Path, opts: &Opts) -> Result<crate::totals::CacheTtl, UsageError> {
-    use crate::totals::CacheTtl;
-    if let Some(t) = &opts.cache_ttl {
-        return CacheTtl::parse(t)
-            .ok_or_else(|| err(format!("--cache-ttl {t:?}: expected auto, 5m or 1h")));
-    }
-    if path.is_dir() {
-        return Ok(CacheTtl::Auto);
-    }
-    if let Some(t) = read_sidecar(path)?.and_then(|(s, _)| s.cache_ttl) {
-        return CacheTtl::parse(&t)
-            .ok_or_else(|| err(format!("sidecar: cache_ttl {t:?}: expected auto, 5m or 1h")));
-    }
-    // The config file's (checked when it was read), else auto.
+    let sidecar = match path.is_dir() {
+        true => None,
+        false => read_sidecar(path)?.and_then(|(s, _)| s.cache_ttl),
+    };
     let config = config::load().map_err(|e| err(e.to_string()))?;
-    Ok(config
-        .cache_ttl
-        .as_deref()
-        .and_then(CacheTtl::parse)
-        .unwrap_or(CacheTtl::Auto))
+    resolve_cache_ttl(
+        opts.cache_ttl.as_deref(),
+        sidecar.as_deref(),
+        config.cache_ttl.as_deref().filter(|_| !path.is_dir()),
+    )
 }
 
+/// `cache_ttl`: the flag, else the sidecar's, else the config file's, else auto.
+fn resolve_cache_ttl(
+    flag: Option<&str>,
+    sidecar: Option<&str>,
+    config: Option<&str>,
+) -> Result<crate::totals::CacheTtl, UsageError> {
+    use crate::totals::CacheTtl;
+    let parse = |from: &str, t: &str| {
+        CacheTtl::parse(t).ok_or_else(|| err(format!("{from} {t:?}: expected auto, 5m or 1h")))
+    };
+    match (flag, sidecar, config) {
+        (Some(t), _, _) => parse("--cache-ttl", t),
+        (None, Some(t), _) => parse("sidecar: cache_ttl", t),
+        (None, None, Some(t)) => parse("config: cache_ttl", t),
+        (None, None, None) => Ok(CacheTtl::Auto),
+    }
+}
+
+/// The request index `--at` names, checked against the session (0: it has none).
 pub fn request_index(session: &Session, at: Option<&str>) -> Result<usize, UsageError> {
     let n = session.requests.len();
     let k = match at {

@@ -114,6 +114,8 @@ impl Source {
 /// came from, the files read, and the configuration's other keys.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
+    /// SPEC §9: the flag, else the sidecar's, else the config file's, else auto.
+    pub cache_ttl: crate::totals::CacheTtl,
     pub sources: BTreeMap<&'static str, Source>,
     pub config: Config,
     pub sidecar_path: Option<PathBuf>,

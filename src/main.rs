@@ -81,7 +81,7 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
                     let steps = analysis::timeline_steps(&setup, forced_at);
                     let evidence = analysis::evidence(&setup);
-                    let facts = SessionFacts::new(&setup.session, cli::cache_ttl(&path, &opts)?);
+                    let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
                     quiet_pipe(
                         report::write_timeline_json(&setup, steps, &evidence, &facts, &mut out)
                             .and_then(|_| out.write_all(b"\n"))
@@ -90,7 +90,7 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                     String::new()
                 }
                 OutputFormat::Text => {
-                    let facts = SessionFacts::new(&setup.session, cli::cache_ttl(&path, &opts)?);
+                    let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
                     report::timeline_text(&setup, &analysis::timeline(&setup, forced_at), &facts)
                 }
             }
@@ -213,7 +213,7 @@ fn follow_timeline(
             let n = setup.session.requests.len();
             if printed.is_none_or(|p| n > p) {
                 let steps = analysis::timeline(&setup, n);
-                let facts = SessionFacts::new(&setup.session, cli::cache_ttl(path, opts)?);
+                let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
                 let text = report::timeline_text(&setup, &steps, &facts);
                 // The header, the column titles and the rows not printed yet.
                 let mut lines: Vec<&str> = text.lines().collect();

@@ -296,3 +296,32 @@ fn config_prices_give_dollars_to_a_model_the_table_lacks() {
             .all(|r| r["delta_usd"].is_number())
     );
 }
+
+/// `cache_ttl` follows the same precedence, and the TUI's footer totals use it: the
+/// flag, else the sidecar's, else the config file's, else auto.
+#[test]
+fn cache_ttl_takes_the_flag_then_the_sidecar_then_the_config() {
+    use mcscope::totals::CacheTtl;
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(dir.path(), "c.toml", "cache_ttl = \"1h\"\n");
+    let progress = std::sync::atomic::AtomicU64::new(0);
+    let ttl = |opts: mcscope::cli::Opts, session: &Path| {
+        mcscope::tui::load_session_with(session, &opts, &progress, mcscope::config::read(&c))
+            .unwrap()
+            .0
+            .settings
+            .cache_ttl
+    };
+    let demo = root().join("sample-sessions/claude-demo.jsonl");
+    assert_eq!(ttl(Default::default(), &demo), CacheTtl::OneHour);
+    let flag = mcscope::cli::Opts {
+        cache_ttl: Some("5m".into()),
+        ..Default::default()
+    };
+    assert_eq!(ttl(flag, &demo), CacheTtl::FiveMinutes);
+    // A sidecar's cache_ttl wins over the config's.
+    let session = dir.path().join("s.jsonl");
+    std::fs::copy(&demo, &session).unwrap();
+    write(dir.path(), "s.mcscope.json", "{\"cache_ttl\": \"5m\"}");
+    assert_eq!(ttl(Default::default(), &session), CacheTtl::FiveMinutes);
+}

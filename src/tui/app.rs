@@ -52,14 +52,7 @@ pub struct SettingTotals {
 
 /// The session totals of `setup`'s setting (computed in the background).
 pub fn setting_totals(setup: &Setup) -> Option<SettingTotals> {
-    let ttl = setup
-        .settings
-        .config
-        .cache_ttl
-        .as_deref()
-        .and_then(crate::totals::CacheTtl::parse)
-        .unwrap_or(crate::totals::CacheTtl::Auto);
-    let facts = crate::totals::SessionFacts::new(&setup.session, ttl);
+    let facts = crate::totals::SessionFacts::new(&setup.session, setup.settings.cache_ttl);
     let totals = crate::totals::session_totals(setup, &facts).ok()?;
     let model = crate::totals::session_model(&setup.session);
     let price = crate::prices::price_with(
