@@ -224,13 +224,18 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence
 /// adds from its own step and the one before it (SPEC §10, §9 `break[k]`).
 pub fn write_timeline_json(
     setup: &Setup,
-    steps: impl Iterator<Item = Step>,
+    steps: impl Iterator<Item = Step> + Send,
     evidence: &SessionEvidence,
     facts: &SessionFacts,
     out: impl std::io::Write,
 ) -> std::io::Result<()> {
-    use serde::ser::{SerializeMap, Serializer};
+    use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+    use serde_json::value::RawValue;
     use std::cell::RefCell;
+
+    /// Steps rendered per batch: enough to keep every core busy, few enough
+    /// that memory stays flat on a long session.
+    const BATCH: usize = 512;
 
     struct Rows<'a, I> {
         setup: &'a Setup,
@@ -238,32 +243,62 @@ pub fn write_timeline_json(
         facts: &'a SessionFacts,
         steps: RefCell<Option<I>>,
     }
-    impl<I: Iterator<Item = Step>> Serialize for Rows<'_, I> {
+    impl<I: Iterator<Item = Step> + Send> Serialize for Rows<'_, I> {
         fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-            let steps = self.steps.borrow_mut().take().into_iter().flatten();
-            let s = &self.setup.session;
-            // The previous step's segment and wire clearings, for the prefix break.
-            let mut prev: Option<(usize, Step)> = None;
-            use serde::ser::SerializeSeq;
+            let Some(mut steps) = self.steps.borrow_mut().take() else {
+                return ser.serialize_seq(Some(0))?.end();
+            };
             let mut seq = ser.serialize_seq(None)?;
-            for st in steps {
+            // The step before the batch (its predecessor's wire, for the prefix break).
+            let mut prev: Option<Step> = None;
+            let mut batch: Vec<Step> = steps.by_ref().take(BATCH).collect();
+            while !batch.is_empty() {
+                // The engine steps on while the batch's rows are rendered in parallel.
+                let (next, rows) = rayon::join(
+                    || steps.by_ref().take(BATCH).collect::<Vec<Step>>(),
+                    || render_rows(self.setup, self.evidence, self.facts, prev.as_ref(), &batch),
+                );
+                for row in rows.map_err(serde::ser::Error::custom)? {
+                    seq.serialize_element(&row)?;
+                }
+                prev = batch.pop();
+                batch = next;
+            }
+            seq.end()
+        }
+    }
+    /// The rows of `batch` as pretty JSON text indented for their place in the
+    /// document (two levels down), so the output is what serializing each row
+    /// in place writes.
+    fn render_rows(
+        setup: &Setup,
+        evidence: &SessionEvidence,
+        facts: &SessionFacts,
+        prev: Option<&Step>,
+        batch: &[Step],
+    ) -> std::io::Result<Vec<Box<RawValue>>> {
+        use rayon::prelude::*;
+        let s = &setup.session;
+        (0..batch.len())
+            .into_par_iter()
+            .map(|i| {
+                let st = &batch[i];
                 let req = &s.requests[st.index - 1];
-                let mut ev = self.evidence.at(st.index).cloned().unwrap_or_default();
-                let before = prev.as_ref().filter(|p| p.0 == req.segment).map(|p| &p.1);
+                let before = if i == 0 { prev } else { batch.get(i - 1) }
+                    .filter(|p| s.requests[p.index - 1].segment == req.segment);
+                let mut ev = evidence.at(st.index).cloned().unwrap_or_default();
                 let brk = || {
                     let wired = before.map_or(analysis::Wired::NONE, Step::wired);
                     analysis::prefix_break(s, req, wired, st.wired()).is_some()
                 };
-                analysis::beside_plan(self.setup, &mut ev, req, &st, brk);
-                let mut row = timeline_row(self.setup, &st, &ev);
-                let f = totals::figures(self.setup, self.facts, before, &st)
-                    .map_err(serde::ser::Error::custom)?;
+                analysis::beside_plan(setup, &mut ev, req, st, brk);
+                let mut row = timeline_row(setup, st, &ev);
+                let f = totals::figures(setup, facts, before, st)?;
                 figures_json(&mut row, &f);
-                seq.serialize_element(&row)?;
-                prev = Some((req.segment, st));
-            }
-            seq.end()
-        }
+                let text = serde_json::to_string_pretty(&row)?.replace('\n', "\n    ");
+                RawValue::from_string(text).map_err(std::io::Error::other)
+            })
+            .collect()
     }
     let mut ser = serde_json::Serializer::pretty(out);
     let mut map = ser.serialize_map(Some(5))?;
@@ -285,7 +320,7 @@ pub fn write_timeline_json(
         steps: RefCell::new(Some(steps)),
     };
     map.serialize_entry("requests", &rows)?;
-    map.end()?;
+    SerializeMap::end(map)?;
     Ok(())
 }
 

@@ -63,11 +63,31 @@ pub enum Role {
     Assistant,
 }
 
+/// What the content value of one record is, for joining records into a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PieceLen {
+    /// No content key, a `null`, or a `message` that is not an object.
+    Missing,
+    /// A string: its written length, quotes included.
+    Str(u64),
+    /// An array: how many elements, and the written length of all of them
+    /// (brackets and commas excluded).
+    Arr { count: u64, elements: u64 },
+    /// Anything else (an object, a number, a boolean): its written length.
+    Other(u64),
+}
+
 /// Where a piece of a message's content comes from, so the wire can be rebuilt.
 #[derive(Debug, Clone)]
 pub enum Part {
     /// A whole JSONL record: its `message` holds the content.
-    Record { offset: u64, len: usize },
+    Record {
+        offset: u64,
+        len: usize,
+        /// The written size of the record's content, measured while loading
+        /// (`None`: the wire builder measures it the exact way).
+        piece: Option<PieceLen>,
+    },
     /// Content given inline (Qwen `compressedHistory` entries, messages-json bodies):
     /// a `{role, content}` or `{role, parts}` object.
     Inline(Box<serde_json::Value>),

@@ -7,7 +7,7 @@
 use crate::load::{self, PLACEHOLDER};
 use crate::policy::Delivery;
 use crate::policy::engine::EditBlock;
-use crate::session::{Harness, Part, Request, Role, Session};
+use crate::session::{Harness, Part, PieceLen, Request, Role, Session};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 
@@ -138,7 +138,7 @@ fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::io::Result<
     let key = shape.content;
     for part in &msg.parts {
         let value = match part {
-            Part::Record { offset, len } => {
+            Part::Record { offset, len, .. } => {
                 // Only `message` is read: the rest (toolUseResult…) is skipped unparsed.
                 #[derive(serde::Deserialize)]
                 struct Record {
@@ -396,27 +396,79 @@ pub fn insert_after_tool_results(content: &mut Vec<Value>, block: Value) {
 /// Estimated tokens of every message of the session as recorded (no clearing),
 /// read in one pass: `tokens_from` of a body is the sum of its messages' figures.
 pub fn local_message_tokens(s: &Session) -> std::io::Result<Vec<u64>> {
+    message_tokens(s, true)
+}
+
+/// As [`local_message_tokens`]; with `measured` false every message is built and
+/// written (the exact way the sizes measured while loading must agree with).
+pub fn message_tokens(s: &Session, measured: bool) -> std::io::Result<Vec<u64>> {
     if s.messages.is_empty() {
         return Ok(Vec::new());
     }
     use rayon::prelude::*;
     // Chunks of messages on every core, each reading with its own handle.
     let ids: Vec<usize> = (0..s.messages.len()).collect();
-    let chunks: Vec<std::io::Result<Vec<u64>>> = ids
-        .par_chunks(256)
-        .map(|chunk| {
-            let file = std::fs::File::open(&s.path)?;
-            chunk
-                .iter()
-                .map(|&m| message_from(&file, s, m).map(|v| tokens_of(std::slice::from_ref(&v))))
-                .collect()
-        })
-        .collect();
+    let chunks: Vec<std::io::Result<Vec<u64>>> =
+        ids.par_chunks(256)
+            .map(|chunk| {
+                let file = std::fs::File::open(&s.path)?;
+                chunk
+                    .iter()
+                    .map(
+                        |&m| match measured.then(|| measured_tokens(s, m)).flatten() {
+                            Some(t) => Ok(t),
+                            None => message_from(&file, s, m)
+                                .map(|v| tokens_of(std::slice::from_ref(&v))),
+                        },
+                    )
+                    .collect()
+            })
+            .collect();
     let mut out = Vec::with_capacity(s.messages.len());
     for c in chunks {
         out.extend(c?);
     }
     Ok(out)
+}
+
+/// The estimated tokens of message `m` as `message_from` would write it, from
+/// the sizes the loader measured (`None` when one of its records was not
+/// measured: the caller builds it).
+fn measured_tokens(s: &Session, m: usize) -> Option<u64> {
+    let msg = &s.messages[m];
+    let shape = s.harness.rules().wire;
+    let mut pieces = Vec::with_capacity(msg.parts.len());
+    for part in &msg.parts {
+        match part {
+            Part::Record { piece, .. } => pieces.push((*piece)?),
+            Part::Inline(_) => return None,
+        }
+    }
+    let content = match pieces.as_slice() {
+        [PieceLen::Str(len)] => *len,
+        _ => {
+            let (mut count, mut elements) = (0u64, 0u64);
+            for p in pieces {
+                let (c, e) = match p {
+                    PieceLen::Arr { count, elements } => (count, elements),
+                    // `{"type":"text","text":` + the string + `}`
+                    PieceLen::Str(len) if s.harness == Harness::Claude => (1, 23 + len),
+                    PieceLen::Str(len) | PieceLen::Other(len) => (1, len),
+                    PieceLen::Missing => (0, 0),
+                };
+                count += c;
+                elements += e;
+            }
+            2 + elements + count.saturating_sub(1)
+        }
+    };
+    let role = match msg.role {
+        Role::User => shape.user_role,
+        Role::Assistant => shape.assistant_role,
+    };
+    // `{"role":"` + role + `","` + key + `":` + content + `}`
+    let written = 9 + role.len() as u64 + 3 + shape.content.len() as u64 + 2 + content + 1;
+    Some(written.div_ceil(4))
 }
 
 /// Estimated tokens of message `m` in the wire of a `rewrite` request (SPEC §6):

@@ -609,3 +609,48 @@ fn timeline_json_runs_on_every_corpus_file() {
         failures.join("\n")
     );
 }
+
+/// The message sizes the loader measures on the lines' bytes (for `tokens_rewritten`)
+/// agree with building and writing every message, in every corpus file and sample.
+#[test]
+fn measured_message_sizes_agree_with_the_built_messages() {
+    let mut files: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = corpus_dir() {
+        for sub in ["claude-code", "qwen-code"] {
+            if dir.join(sub).is_dir() {
+                files.extend(jsonl_files(&dir.join(sub)));
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    files.extend(jsonl_files(&root.join("sample-sessions")));
+    // Every fixture, hostile ones included: those the loader refuses are skipped.
+    let mut dirs = vec![root.join("tests/fixtures")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|e| e == "jsonl") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() > 20, "found only {} files", files.len());
+    for path in files {
+        let Ok(s) = mcscope::load::load(&path, None) else {
+            continue;
+        };
+        let fast = mcscope::wire::message_tokens(&s, true).unwrap();
+        let exact = mcscope::wire::message_tokens(&s, false).unwrap();
+        for (m, (a, b)) in fast.iter().zip(&exact).enumerate() {
+            assert_eq!(
+                a,
+                b,
+                "{} message {m} (line {}): measured {a}, built {b}",
+                path.display(),
+                s.messages[m].first_line
+            );
+        }
+    }
+}

@@ -207,6 +207,16 @@ pub fn pipeline(path: &Path, data: &[u8]) {
         }
     };
     check_session(&base.session, data);
+    // The sizes measured on the lines' bytes agree with the built messages.
+    if let (Ok(fast), Ok(exact)) = (
+        mcscope::wire::message_tokens(&base.session, true),
+        mcscope::wire::message_tokens(&base.session, false),
+    ) {
+        assert_eq!(
+            fast, exact,
+            "measured message sizes differ from the built ones"
+        );
+    }
     let harness = base.session.harness;
     if harness == Harness::Qwen {
         // cache-edits is Claude's mechanism: asked for a qwen session, an error.
@@ -326,7 +336,7 @@ pub fn has_duplicate_keys(text: &[u8]) -> bool {
 fn known_duplicate_keys(s: &Session, m: usize) -> bool {
     !strict()
         && s.messages[m].parts.iter().any(|p| match p {
-            Part::Record { offset, len } => std::fs::File::open(&s.path)
+            Part::Record { offset, len, .. } => std::fs::File::open(&s.path)
                 .and_then(|f| load::read_span(&f, *offset, *len))
                 .is_ok_and(|b| has_duplicate_keys(&b)),
             Part::Inline(v) => has_duplicate_keys(v.to_string().as_bytes()),

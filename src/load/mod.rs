@@ -6,6 +6,7 @@
 
 mod builder;
 mod claude;
+pub(crate) mod jsonlen;
 mod messages;
 mod qwen;
 pub mod raw;

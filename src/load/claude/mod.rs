@@ -7,7 +7,9 @@
 use super::RecordSink;
 use super::builder::{AssistantRecord, Builder, PLACEHOLDER, UserRecord};
 use super::raw::{self, Raw};
-use crate::session::{Diagnostic, Evidence, Format, Part, Session, ToolCall, ToolResult, Usage};
+use crate::session::{
+    Diagnostic, Evidence, Format, Part, PieceLen, Session, ToolCall, ToolResult, Usage,
+};
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
@@ -247,6 +249,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Input<'a> {
 /// that wrote it (SPEC §7 `request.version`) and whether it is a sidechain's.
 pub struct Tagged {
     pub rec: Rec,
+    /// The written size of `message.content` (user and assistant records).
+    piece: Option<PieceLen>,
     version: Option<String>,
     sidechain: bool,
 }
@@ -444,15 +448,23 @@ impl RecordSink for Sink {
             },
             _ => Rec::Other,
         };
+        let piece = match parsed {
+            Rec::User { .. } | Rec::Assistant { .. } => {
+                super::jsonlen::content_piece(text, CLAUDE.wire.content)
+            }
+            _ => None,
+        };
         Ok(Tagged {
             rec: parsed,
+            piece,
             version,
             sidechain,
         })
     }
 
     fn apply(&mut self, rec: Tagged, line: usize, offset: u64, len: usize) {
-        self.apply_part(rec, line, Part::Record { offset, len });
+        let piece = rec.piece;
+        self.apply_part(rec, line, Part::Record { offset, len, piece });
     }
 
     fn finish(mut self, diagnostics: Vec<Diagnostic>) -> Session {
@@ -481,6 +493,7 @@ impl Sink {
             rec,
             version,
             sidechain,
+            ..
         } = tagged;
         self.apply_rec(rec, line, part);
         // After the record: a response's own version is not "before" its request.

@@ -224,6 +224,8 @@ pub enum Rec {
         /// How many parts the record's message holds (for the parts' places).
         part_count: usize,
         has_tool_result: bool,
+        /// The written size of `message.parts`.
+        piece: Option<crate::session::PieceLen>,
         input: Input,
     },
     Compression {
@@ -280,6 +282,7 @@ impl RecordSink for Sink {
                     parts,
                     part_count: elements.len(),
                     has_tool_result,
+                    piece: super::jsonlen::content_piece(text, crate::harness::QWEN.wire.content),
                     input: Input {
                         tool_result: k == "tool_result",
                         subtype,
@@ -337,10 +340,11 @@ impl RecordSink for Sink {
                 parts,
                 part_count,
                 has_tool_result,
+                piece,
                 input,
             } => {
                 let ts = head.ts;
-                let part = Part::Record { offset, len };
+                let part = Part::Record { offset, len, piece };
                 let idx = match kind {
                     Kind::User => {
                         self.send.inputs.push(SeenInput {
