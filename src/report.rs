@@ -224,114 +224,125 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence
 /// adds from its own step and the one before it (SPEC §10, §9 `break[k]`).
 pub fn write_timeline_json(
     setup: &Setup,
-    steps: impl Iterator<Item = Step> + Send,
+    mut steps: impl Iterator<Item = Step> + Send,
     evidence: &SessionEvidence,
     facts: &SessionFacts,
     out: impl std::io::Write,
 ) -> std::io::Result<()> {
-    use serde::ser::{SerializeMap, SerializeSeq, Serializer};
-    use serde_json::value::RawValue;
-    use std::cell::RefCell;
-
     /// Steps rendered per batch: enough to keep every core busy, few enough
     /// that memory stays flat on a long session.
     const BATCH: usize = 512;
-
-    struct Rows<'a, I> {
-        setup: &'a Setup,
-        evidence: &'a SessionEvidence,
-        facts: &'a SessionFacts,
-        steps: RefCell<Option<I>>,
-    }
-    impl<I: Iterator<Item = Step> + Send> Serialize for Rows<'_, I> {
-        fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-            let Some(mut steps) = self.steps.borrow_mut().take() else {
-                return ser.serialize_seq(Some(0))?.end();
-            };
-            let mut seq = ser.serialize_seq(None)?;
-            // The step before the batch (its predecessor's wire, for the prefix break).
-            let mut prev: Option<Step> = None;
-            let mut batch: Vec<Step> = steps.by_ref().take(BATCH).collect();
-            while !batch.is_empty() {
-                // The engine steps on while the batch's rows are rendered in parallel.
-                let (next, rows) = rayon::join(
-                    || steps.by_ref().take(BATCH).collect::<Vec<Step>>(),
-                    || render_rows(self.setup, self.evidence, self.facts, prev.as_ref(), &batch),
-                );
-                for row in rows.map_err(serde::ser::Error::custom)? {
-                    seq.serialize_element(&row)?;
-                }
-                prev = batch.pop();
-                batch = next;
-            }
-            seq.end()
-        }
-    }
-    /// The rows of `batch` as pretty JSON text indented for their place in the
-    /// document (two levels down), so the output is what serializing each row
-    /// in place writes.
-    fn render_rows(
-        setup: &Setup,
-        evidence: &SessionEvidence,
-        facts: &SessionFacts,
-        prev: Option<&Step>,
-        batch: &[Step],
-    ) -> std::io::Result<Vec<Box<RawValue>>> {
-        use rayon::prelude::*;
-        let s = &setup.session;
-        (0..batch.len())
-            .into_par_iter()
-            .map(|i| {
-                let st = &batch[i];
-                let req = &s.requests[st.index - 1];
-                let before = if i == 0 { prev } else { batch.get(i - 1) }
-                    .filter(|p| s.requests[p.index - 1].segment == req.segment);
-                let mut ev = evidence.at(st.index).cloned().unwrap_or_default();
-                let brk = || {
-                    let wired = before.map_or(analysis::Wired::NONE, Step::wired);
-                    analysis::prefix_break(s, req, wired, st.wired()).is_some()
-                };
-                analysis::beside_plan(setup, &mut ev, req, st, brk);
-                let mut row = timeline_row(setup, st, &ev);
-                let f = totals::figures(setup, facts, before, st)?;
-                figures_json(&mut row, &f);
-                let text = serde_json::to_string_pretty(&row)?.replace('\n', "\n    ");
-                RawValue::from_string(text).map_err(std::io::Error::other)
-            })
-            .collect()
-    }
-    let mut ser = serde_json::Serializer::pretty(out);
-    let mut map = ser.serialize_map(Some(5))?;
+    // Written as serde_json's pretty printer writes the whole document: each
+    // value is printed alone and indented for its depth.
+    let mut out = out;
     let kinds = setup.kinds_chosen();
-    map.serialize_entry("schema", "mcscope.timeline/1")?;
-    map.serialize_entry("session", &session_json(&setup.session))?;
-    map.serialize_entry(
-        "policy",
-        &policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
-    )?;
-    map.serialize_entry(
-        "caveats",
-        &caveats::json(&caveats::caveats(&setup.policy, &kinds)),
-    )?;
-    let rows = Rows {
-        setup,
-        evidence,
-        facts,
-        steps: RefCell::new(Some(steps)),
-    };
-    map.serialize_entry("requests", &rows)?;
-    SerializeMap::end(map)?;
+    let head = [
+        ("schema", json!("mcscope.timeline/1")),
+        (
+            "session",
+            serde_json::to_value(session_json(&setup.session))?,
+        ),
+        (
+            "policy",
+            policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
+        ),
+        (
+            "caveats",
+            caveats::json(&caveats::caveats(&setup.policy, &kinds)),
+        ),
+    ];
+    out.write_all(b"{")?;
+    for (key, value) in &head {
+        write!(out, "\n  {}: ", Value::from(*key))?;
+        serde_json::to_writer_pretty(Indented::new(&mut out, b"\n  "), value)?;
+        out.write_all(b",")?;
+    }
+    out.write_all(b"\n  \"requests\": [")?;
+    // The step before the batch (its predecessor's wire, for the prefix break).
+    let mut prev: Option<Step> = None;
+    let mut batch: Vec<Step> = steps.by_ref().take(BATCH).collect();
+    let mut first = true;
+    while !batch.is_empty() {
+        // The engine steps on while the batch's rows are rendered in parallel.
+        let (next, rows) = rayon::join(
+            || steps.by_ref().take(BATCH).collect::<Vec<Step>>(),
+            || render_rows(setup, evidence, facts, prev.as_ref(), &batch),
+        );
+        for row in rows? {
+            out.write_all(if first { b"\n    " } else { b",\n    " })?;
+            out.write_all(&row)?;
+            first = false;
+        }
+        prev = batch.pop();
+        batch = next;
+    }
+    out.write_all(if first { b"]\n}" } else { b"\n  ]\n}" })?;
     Ok(())
 }
 
-/// The §9 fields of a timeline row.
-fn figures_json(row: &mut Value, f: &RequestFigures) {
-    if let Value::Object(m) = row {
-        m.insert("in_wire_tokens".into(), json!(f.in_wire_tokens));
-        m.insert("cache_break".into(), json!(f.cache_break()));
-        m.insert("tokens_rewritten".into(), json!(f.tokens_rewritten));
-        m.insert("warm".into(), json!(f.warm));
-        m.insert("cache_gap".into(), gap_json(f.cache_gap));
+/// The rows of `batch` as pretty JSON indented for their place in the timeline
+/// document (two levels down).
+fn render_rows(
+    setup: &Setup,
+    evidence: &SessionEvidence,
+    facts: &SessionFacts,
+    prev: Option<&Step>,
+    batch: &[Step],
+) -> std::io::Result<Vec<Vec<u8>>> {
+    use rayon::prelude::*;
+    let s = &setup.session;
+    (0..batch.len())
+        .into_par_iter()
+        .map(|i| {
+            let st = &batch[i];
+            let req = &s.requests[st.index - 1];
+            let before = if i == 0 { prev } else { batch.get(i - 1) }
+                .filter(|p| s.requests[p.index - 1].segment == req.segment);
+            let mut ev = evidence.at(st.index).cloned().unwrap_or_default();
+            let brk = || {
+                let wired = before.map_or(analysis::Wired::NONE, Step::wired);
+                analysis::prefix_break(s, req, wired, st.wired()).is_some()
+            };
+            analysis::beside_plan(setup, &mut ev, req, st, brk);
+            let f = totals::figures(setup, facts, before, st)?;
+            let mut text = Vec::with_capacity(1024);
+            serde_json::to_writer_pretty(
+                Indented::new(&mut text, b"\n    "),
+                &timeline_row(setup, st, &ev, &f),
+            )?;
+            Ok(text)
+        })
+        .collect()
+}
+
+/// A writer that indents pretty JSON by a fixed depth: every newline it is
+/// given becomes `newline` (a newline and the padding). JSON strings hold no
+/// raw newline, so only the printer's own line breaks are touched.
+struct Indented<'a, W> {
+    out: W,
+    newline: &'a [u8],
+}
+
+impl<'a, W: std::io::Write> Indented<'a, W> {
+    fn new(out: W, newline: &'a [u8]) -> Self {
+        Indented { out, newline }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Indented<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while let Some(i) = memchr::memchr(b'\n', rest) {
+            self.out.write_all(&rest[..i])?;
+            self.out.write_all(self.newline)?;
+            rest = &rest[i + 1..];
+        }
+        self.out.write_all(rest)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
     }
 }
 
@@ -342,35 +353,77 @@ fn send_kind(req: &crate::session::Request) -> Value {
         .map_or(Value::Null, |s| json!(s.kind.name()))
 }
 
-/// One request of the timeline JSON.
-fn timeline_row(setup: &Setup, st: &Step, ev: &RequestEvidence) -> Value {
+/// A list of result ids, written as the ids' strings.
+struct Ids<'a>(&'a Session, &'a [usize]);
+
+impl Serialize for Ids<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(self.1.iter().map(|&r| self.0.results[r].id.as_str()))
+    }
+}
+
+/// One request of the timeline JSON (SPEC §7, §9, §10), fields in schema order.
+#[derive(Serialize)]
+struct TimelineRow<'a> {
+    index: usize,
+    at: &'a Option<String>,
+    gap_minutes: Value,
+    send_kind: Value,
+    begins_turn: bool,
+    version: &'a Option<String>,
+    silent: bool,
+    fired: bool,
+    trigger: Option<&'static str>,
+    newly_cleared: Ids<'a>,
+    cleared: Ids<'a>,
+    tokens_saved: u64,
+    tool_result_chars_after: u64,
+    note: &'a str,
+    harness_evidence: Vec<&'a Vec<String>>,
+    evidence: Value,
+    in_wire_tokens: u64,
+    cache_break: bool,
+    tokens_rewritten: u64,
+    warm: bool,
+    cache_gap: Value,
+}
+
+fn timeline_row<'a>(
+    setup: &'a Setup,
+    st: &'a Step,
+    ev: &RequestEvidence,
+    f: &RequestFigures,
+) -> TimelineRow<'a> {
     let s = &setup.session;
-    let ids = |v: &[usize]| -> Vec<&str> { v.iter().map(|&r| s.results[r].id.as_str()).collect() };
     let req = &s.requests[st.index - 1];
-    let evidence: Vec<&Vec<String>> = s
-        .evidence
-        .iter()
-        .filter(|e| e.before_request == st.index)
-        .map(|e| &e.compacted_tool_ids)
-        .collect();
-    json!({
-        "index": st.index,
-        "at": req.at,
-        "gap_minutes": gap_json(st.gap_minutes),
-        "send_kind": send_kind(req),
-        "begins_turn": req.begins_turn,
-        "version": req.version,
-        "silent": silent(st, req.begins_turn),
-        "fired": st.fired,
-        "trigger": st.trigger.map(|t| t.name()),
-        "newly_cleared": ids(&st.newly_cleared),
-        "cleared": ids(&st.cleared),
-        "tokens_saved": st.tokens_saved,
-        "tool_result_chars_after": st.chars_after,
-        "note": st.note,
-        "harness_evidence": evidence,
-        "evidence": ev.json(),
-    })
+    TimelineRow {
+        index: st.index,
+        at: &req.at,
+        gap_minutes: gap_json(st.gap_minutes),
+        send_kind: send_kind(req),
+        begins_turn: req.begins_turn,
+        version: &req.version,
+        silent: silent(st, req.begins_turn),
+        fired: st.fired,
+        trigger: st.trigger.map(|t| t.name()),
+        newly_cleared: Ids(s, &st.newly_cleared),
+        cleared: Ids(s, &st.cleared),
+        tokens_saved: st.tokens_saved,
+        tool_result_chars_after: st.chars_after,
+        note: &st.note,
+        harness_evidence: s
+            .evidence
+            .iter()
+            .filter(|e| e.before_request == st.index)
+            .map(|e| &e.compacted_tool_ids)
+            .collect(),
+        evidence: ev.json(),
+        in_wire_tokens: f.in_wire_tokens,
+        cache_break: f.cache_break(),
+        tokens_rewritten: f.tokens_rewritten,
+        warm: f.warm,
+        cache_gap: gap_json(f.cache_gap),
+    }
 }
 
 /// The requests of a session that hold evidence, with their index.
