@@ -67,7 +67,7 @@ fn uses(kind: PlanKind) -> (bool, bool, bool, bool) {
         PlanKind::Count => (true, false, false, true),
         PlanKind::Forced => (true, false, false, false),
         PlanKind::Auto => (true, true, true, false),
-        PlanKind::Budget => (false, false, false, false),
+        PlanKind::Budget | PlanKind::Api => (false, false, false, false),
     }
 }
 

@@ -1243,6 +1243,9 @@ impl SessionView {
                     p.delivery = match p.delivery {
                         Delivery::Rewrite => Delivery::CacheEdits,
                         Delivery::CacheEdits => Delivery::Rewrite,
+                        Delivery::Server => {
+                            return Some("the api preset's edits are made by the server".into());
+                        }
                     };
                     None
                 })
@@ -2006,5 +2009,7 @@ pub fn next_kind(kind: PlanKind, preset: Harness) -> PlanKind {
         PlanKind::Size => PlanKind::Count,
         PlanKind::Count if preset == Harness::Claude => PlanKind::Budget,
         PlanKind::Count | PlanKind::Budget => PlanKind::Auto,
+        // The api preset has one kind (SPEC §5).
+        PlanKind::Api => PlanKind::Api,
     }
 }
