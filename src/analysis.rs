@@ -698,7 +698,7 @@ pub fn beside_plan(
     brk: impl FnOnce() -> bool,
 ) {
     if let Some(b) = ev.observed_break.take() {
-        let brk = setup.policy.delivery == Delivery::Rewrite && brk();
+        let brk = matches!(setup.policy.delivery, Delivery::Rewrite | Delivery::Server) && brk();
         ev.observed_break = Some(b.with_plan_rewrite(brk));
     }
     if st.fired && st.kind == Some(PlanKind::Budget) {

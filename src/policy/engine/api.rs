@@ -177,10 +177,12 @@ pub(super) enum Words<'a> {
         tool: &'a str,
     },
     TooLittle {
+        trigger: &'a str,
         tokens: u64,
         at_least: u64,
     },
     Applied {
+        trigger: &'a str,
         uses: usize,
         tokens: u64,
     },
@@ -200,9 +202,10 @@ pub(super) fn words(w: Words<'_>) -> String {
             source,
             uses,
         } => format!(
-            "{} input tokens ({}), {uses} tool uses",
+            "{} input tokens ({}), {}",
             fmt_int(tokens),
-            source.name()
+            source.name(),
+            plural(uses, "tool use")
         ),
         Words::Trigger {
             on,
@@ -223,7 +226,7 @@ pub(super) fn words(w: Words<'_>) -> String {
                     fmt_int(tokens),
                     fmt_int(v)
                 ),
-                TriggerOn::ToolUses(v) => format!("{uses} tool uses {op} trigger {v}"),
+                TriggerOn::ToolUses(v) => format!("{} {op} trigger {v}", plural(uses, "tool use")),
             }
         }
         Words::Cleared {
@@ -239,19 +242,31 @@ pub(super) fn words(w: Words<'_>) -> String {
         ),
         Words::InWindow { keep, counted } => format!("in the last {keep} {counted}"),
         Words::Excluded { tool } => format!("{tool} is in exclude_tools: never cleared"),
-        Words::TooLittle { tokens, at_least } => format!(
-            "would clear {} input tokens < clear_at_least {}: nothing applied",
+        Words::TooLittle {
+            trigger,
+            tokens,
+            at_least,
+        } => format!(
+            "{}: {trigger}, but would clear {} input tokens < clear_at_least {}: nothing applied",
+            crate::policy::api::CLEAR_TOOL_USES,
             fmt_int(tokens),
             fmt_int(at_least)
         ),
-        Words::Applied { uses, tokens } => format!(
-            "cleared {uses} tool uses, {} input tokens (estimate)",
+        Words::Applied {
+            trigger,
+            uses,
+            tokens,
+        } => format!(
+            "{}: {trigger}: cleared {}, {} input tokens (estimate)",
+            crate::policy::api::CLEAR_TOOL_USES,
+            plural(uses, "tool use"),
             fmt_int(tokens)
         ),
         Words::Thinking { turns, keep } => match keep {
             Some(k) => format!(
-                "{}: cleared the thinking of {turns} turns, keeping the last {k}",
-                crate::policy::api::CLEAR_THINKING
+                "{}: cleared the thinking of {}, keeping the last {k}",
+                crate::policy::api::CLEAR_THINKING,
+                plural(turns, "turn")
             ),
             None => format!(
                 "{}: keep all: nothing cleared",
@@ -264,6 +279,14 @@ pub(super) fn words(w: Words<'_>) -> String {
                 crate::policy::api::CLEAR_TOOL_USES
             )
         }
+    }
+}
+
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
     }
 }
 
@@ -425,11 +448,13 @@ impl Engine<'_> {
                         })
                     } else if let Some(least) = too_little {
                         words(Words::TooLittle {
+                            trigger: &trigger_text,
                             tokens: cleared_tokens,
                             at_least: least,
                         })
                     } else {
                         words(Words::Applied {
+                            trigger: &trigger_text,
                             uses: clear.len(),
                             tokens: cleared_tokens,
                         })
@@ -500,11 +525,7 @@ impl Engine<'_> {
             uses: uses.len(),
         });
         let edits: Vec<&str> = step.edits.iter().map(|e| e.note.as_str()).collect();
-        let note = if reasons {
-            format!("api: {prompt}; {}", edits.join("; "))
-        } else {
-            String::new()
-        };
+        let note = self.note(req, || format!("api: {prompt}; {}", edits.join("; ")));
         let verdict = Verdict {
             fired: trigger.is_some(),
             trigger,

@@ -1,0 +1,249 @@
+//! The `api` preset in the reports (SPEC §11): the per-request `api` object, the
+//! simulated edits beside the recorded `applied_edits` (§10), and their text.
+
+use crate::analysis::Setup;
+use crate::policy::engine::{ApiStep, EditOutcome, Step, fmt_int};
+use crate::policy::{PlanKind, Policy};
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+
+/// The `api` keys of the `policy` object (api preset only).
+pub fn policy_keys(p: &Policy, policy: &mut Value) {
+    if p.kind != PlanKind::Api {
+        return;
+    }
+    if let Value::Object(m) = policy {
+        m.insert("api_edits".into(), json!(p.api.edits_json()));
+        m.insert(
+            "api_excluded_count_toward_keep".into(),
+            json!(p.api.excluded_count_toward_keep),
+        );
+        m.insert(
+            "api_trigger_inclusive".into(),
+            json!(p.api.trigger_inclusive),
+        );
+        m.insert("api_placeholder".into(), json!(p.api.placeholder));
+    }
+}
+
+/// The recorded `applied_edits` of request `k`'s response, when it has one.
+pub fn recorded(setup: &Setup, k: usize) -> Option<&Vec<Value>> {
+    let s = &setup.session;
+    let m = s.request(k)?.response?;
+    s.messages[m].applied_edits.as_ref()
+}
+
+/// One edit type's figures, simulated beside recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Beside {
+    pub edit_type: String,
+    /// (simulated, recorded) cleared tool uses or thinking turns.
+    pub cleared: (u64, u64),
+    pub tokens: (u64, u64),
+    pub agrees: bool,
+}
+
+/// The simulated edits against the recorded ones (None when nothing was
+/// recorded): per edit type sent or recorded, the cleared count and tokens.
+/// They agree when the counts match (the tokens are an estimate beside a
+/// server count, so they are shown, not compared).
+pub fn beside(api: &ApiStep, recorded: Option<&Vec<Value>>) -> Option<Vec<Beside>> {
+    let recorded = recorded?;
+    let count = |e: &Value| {
+        e.get("cleared_tool_uses")
+            .or_else(|| e.get("cleared_thinking_turns"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    let mut types: Vec<String> = api.edits.iter().map(|e| e.edit_type.to_string()).collect();
+    for e in recorded {
+        if let Some(t) = e.get("type").and_then(Value::as_str)
+            && !types.iter().any(|x| x == t)
+        {
+            types.push(t.to_string());
+        }
+    }
+    let out = types
+        .into_iter()
+        .map(|t| {
+            let sim = api.edits.iter().find(|e| e.edit_type == t && e.fired);
+            let rec = recorded
+                .iter()
+                .find(|e| e.get("type").and_then(Value::as_str) == Some(t.as_str()));
+            let cleared = (sim.map_or(0, |e| sim_count(e) as u64), rec.map_or(0, count));
+            let tokens = (
+                sim.map_or(0, |e| e.cleared_input_tokens),
+                rec.and_then(|e| e.get("cleared_input_tokens")?.as_u64())
+                    .unwrap_or(0),
+            );
+            Beside {
+                edit_type: t,
+                cleared,
+                tokens,
+                agrees: cleared.0 == cleared.1,
+            }
+        })
+        .collect();
+    Some(out)
+}
+
+fn sim_count(e: &EditOutcome) -> usize {
+    e.cleared_tool_uses
+        .or(e.cleared_thinking_turns)
+        .unwrap_or(0)
+}
+
+/// Whether the simulation agrees with what the server recorded at a request
+/// (None when nothing was recorded).
+pub fn agrees(api: &ApiStep, recorded: Option<&Vec<Value>>) -> Option<bool> {
+    beside(api, recorded).map(|b| b.iter().all(|x| x.agrees))
+}
+
+/// The per-request `api` object: `{"edits", "recorded"}` plus the prompt read
+/// and the comparison.
+pub fn json(setup: &Setup, st: &Step) -> Option<Value> {
+    let api = st.api.as_ref()?;
+    let recorded = recorded(setup, st.index);
+    let edits: Vec<Value> = api
+        .edits
+        .iter()
+        .map(|e| {
+            json!({
+                "type": e.edit_type,
+                "fired": e.fired,
+                "cleared_tool_uses": e.cleared_tool_uses,
+                "cleared_input_tokens": e.cleared_input_tokens,
+                "cleared_thinking_turns": e.cleared_thinking_turns,
+            })
+        })
+        .collect();
+    let beside: Option<Vec<Value>> = beside(api, recorded).map(|b| {
+        b.iter()
+            .map(|x| {
+                json!({
+                    "type": x.edit_type,
+                    "simulated_cleared": x.cleared.0,
+                    "recorded_cleared": x.cleared.1,
+                    "simulated_cleared_input_tokens": x.tokens.0,
+                    "recorded_cleared_input_tokens": x.tokens.1,
+                    "agrees": x.agrees,
+                })
+            })
+            .collect()
+    });
+    Some(json!({
+        "edits": edits,
+        "recorded": recorded,
+        "input_tokens": api.input_tokens,
+        "input_tokens_source": api.source.name(),
+        "tool_uses": api.tool_uses,
+        "beside_recorded": beside,
+        "agrees": agrees(api, recorded),
+    }))
+}
+
+/// The header's policy lines for the api preset.
+pub fn header(p: &Policy, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "policy: api (preset api)  delivery server  placeholder {:?}",
+        p.api.placeholder
+    );
+    for e in p.api.edits_json() {
+        let _ = writeln!(out, "edit: {e}");
+    }
+    let _ = writeln!(
+        out,
+        "readings: excluded tools {} toward keep; trigger {}; clear_at_least against every token cleared at the request",
+        if p.api.excluded_count_toward_keep {
+            "count"
+        } else {
+            "do not count"
+        },
+        if p.api.trigger_inclusive {
+            ">= (inclusive)"
+        } else {
+            "> (strict)"
+        },
+    );
+}
+
+/// The plan text's lines: the prompt read, then each edit beside the record.
+pub fn plan_lines(setup: &Setup, st: &Step, out: &mut String) {
+    let Some(api) = &st.api else {
+        return;
+    };
+    let recorded = recorded(setup, st.index);
+    let _ = writeln!(
+        out,
+        "prompt: {} input tokens ({}), {} tool uses",
+        fmt_int(api.input_tokens),
+        api.source.name(),
+        api.tool_uses
+    );
+    let beside = beside(api, recorded);
+    for e in &api.edits {
+        let what = match (e.cleared_tool_uses, e.cleared_thinking_turns) {
+            (Some(n), _) => format!("{n} tool uses"),
+            (None, Some(n)) => format!("{n} thinking turns"),
+            _ => String::new(),
+        };
+        let rec = beside
+            .as_ref()
+            .and_then(|b| b.iter().find(|x| x.edit_type == e.edit_type))
+            .map_or("recorded: none".to_string(), |x| {
+                format!(
+                    "recorded: {} cleared, {} tokens ({})",
+                    x.cleared.1,
+                    fmt_int(x.tokens.1),
+                    if x.agrees { "agrees" } else { "differs" }
+                )
+            });
+        let _ = writeln!(
+            out,
+            "  {}  {}  simulated: {what}, ~{} tokens  |  {rec}",
+            e.edit_type,
+            if e.fired { "fired" } else { "not fired" },
+            fmt_int(e.cleared_input_tokens),
+        );
+    }
+    if let Some(r) = recorded.filter(|_| beside.is_none() || api.edits.is_empty()) {
+        let list: Vec<String> = r.iter().map(Value::to_string).collect();
+        let _ = writeln!(out, "  recorded applied_edits: [{}]", list.join(", "));
+    }
+}
+
+/// The timeline text's cell: simulated tool uses and tokens, `|` the record.
+pub fn timeline_cell(setup: &Setup, st: &Step) -> String {
+    let Some(api) = &st.api else {
+        return String::new();
+    };
+    let sim: (usize, u64) = api
+        .edits
+        .iter()
+        .filter(|e| e.fired)
+        .fold((0, 0), |(n, t), e| {
+            (
+                n + e.cleared_tool_uses.unwrap_or(0),
+                t + e.cleared_input_tokens,
+            )
+        });
+    let mut cell = format!("{} uses ~{} tok", sim.0, fmt_int(sim.1));
+    if let Some(b) = beside(api, recorded(setup, st.index)) {
+        let uses = b
+            .iter()
+            .find(|x| x.edit_type == crate::policy::api::CLEAR_TOOL_USES);
+        let (n, t) = uses.map_or((0, 0), |x| (x.cleared.1, x.tokens.1));
+        let _ = write!(
+            cell,
+            " | rec {n} uses {} tok{}",
+            fmt_int(t),
+            if b.iter().all(|x| x.agrees) {
+                " ="
+            } else {
+                " ≠"
+            }
+        );
+    }
+    cell
+}
