@@ -384,13 +384,15 @@ pub fn evidence_json(setup: &Setup, r: &EvidenceReport) -> Value {
         .iter()
         .map(|w| json!({"line": w.line, "message": w.message}))
         .collect();
+    let mut counts = crate::evidence::counts(&rows);
+    api::counts_json(setup, &mut counts);
     json!({
         "schema": "mcscope.evidence/1",
         "session": session_json(&setup.session),
         "policy": policy_json(&setup.policy, keep_recent_of(&setup.policy, &setup.kinds_chosen())),
         "caveats": caveats::json(&caveats::caveats(&setup.policy, &setup.kinds_chosen())),
         "requests": requests,
-        "counts": crate::evidence::counts(&rows),
+        "counts": counts,
         "warnings": warnings,
     })
 }
@@ -494,6 +496,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
             .collect();
         let _ = writeln!(out, "breaks by explanation: {}", tally.join(", "));
     }
+    api::counts_text(setup, &mut out);
     for w in &r.evidence.warnings {
         let _ = writeln!(out, "warning: line {}: {}", w.line, w.message);
     }

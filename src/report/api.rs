@@ -247,3 +247,45 @@ pub fn timeline_cell(setup: &Setup, st: &Step) -> String {
     }
     cell
 }
+
+/// `evidence`'s tally for the api preset: the requests whose response recorded
+/// `applied_edits`, and those where the simulation agrees with the record.
+pub fn agreement_counts(setup: &Setup) -> (usize, usize) {
+    if setup.policy.kind != PlanKind::Api {
+        return (0, 0);
+    }
+    let mut recorded_n = 0;
+    let mut agree_n = 0;
+    for st in crate::analysis::timeline_steps(setup, setup.last_request()) {
+        let Some(api) = &st.api else { continue };
+        if let Some(ok) = agrees(api, recorded(setup, st.index)) {
+            recorded_n += 1;
+            agree_n += usize::from(ok);
+        }
+    }
+    (recorded_n, agree_n)
+}
+
+/// The counts as `evidence --format json` adds them (api preset only).
+pub fn counts_json(setup: &Setup, counts: &mut Value) {
+    if setup.policy.kind != PlanKind::Api {
+        return;
+    }
+    let (n, ok) = agreement_counts(setup);
+    if let Value::Object(m) = counts {
+        m.insert("api_recorded".into(), json!(n));
+        m.insert("api_agrees".into(), json!(ok));
+    }
+}
+
+/// The same in words, for `evidence`'s text.
+pub fn counts_text(setup: &Setup, out: &mut String) {
+    if setup.policy.kind != PlanKind::Api {
+        return;
+    }
+    let (n, ok) = agreement_counts(setup);
+    let _ = writeln!(
+        out,
+        "api: {n} response(s) recorded applied_edits; the simulated edits agree with {ok} (cleared tool uses and thinking turns compared; tokens are an estimate beside the server's count)"
+    );
+}
