@@ -827,10 +827,19 @@ pub fn explain(setup: &Setup, id: &str, forced_at: usize) -> Option<Explain> {
         if c.status == Status::Cleared && out.first_cleared_at.is_none() {
             out.first_cleared_at = Some(step.index);
         }
+        // The api preset: the request's edits, simulated beside the record.
+        let reason = match &step.api {
+            Some(_) => format!(
+                "{} [edits here: {}]",
+                c.reason,
+                crate::evidence::api::cell(s, &step)
+            ),
+            None => c.reason.clone(),
+        };
         out.rows.push(ExplainRow {
             index: step.index,
             status: c.status,
-            reason: c.reason.clone(),
+            reason,
         });
     }
     Some(out)

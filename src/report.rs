@@ -908,7 +908,7 @@ pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Str
             st.note.clone(),
         ]);
         if api_col && let Some(row) = rows.last_mut() {
-            row.insert(10, api::timeline_cell(setup, st));
+            row.insert(10, crate::evidence::api::cell(s, st));
         }
     }
     out.push_str(&table(

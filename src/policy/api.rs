@@ -140,6 +140,14 @@ impl ApiSpec {
         })
     }
 
+    /// The first `clear_tool_uses` edit's keep, if there is one.
+    pub fn first_keep(&self) -> Option<u64> {
+        self.edits.iter().find_map(|e| match e {
+            Edit::ClearToolUses { keep, .. } => Some(*keep),
+            _ => None,
+        })
+    }
+
     /// `context_management.edits` as the client sends them.
     pub fn edits_json(&self) -> Vec<Value> {
         self.edits.iter().map(Edit::to_json).collect()

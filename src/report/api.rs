@@ -2,7 +2,8 @@
 //! simulated edits beside the recorded `applied_edits` (§10), and their text.
 
 use crate::analysis::Setup;
-use crate::policy::engine::{ApiStep, EditOutcome, Step, fmt_int};
+use crate::evidence::api::{agrees, beside, recorded};
+use crate::policy::engine::{Step, fmt_int};
 use crate::policy::{PlanKind, Policy};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -26,84 +27,11 @@ pub fn policy_keys(p: &Policy, policy: &mut Value) {
     }
 }
 
-/// The recorded `applied_edits` of request `k`'s response, when it has one.
-pub fn recorded(setup: &Setup, k: usize) -> Option<&Vec<Value>> {
-    let s = &setup.session;
-    let m = s.request(k)?.response?;
-    s.messages[m].applied_edits.as_ref()
-}
-
-/// One edit type's figures, simulated beside recorded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Beside {
-    pub edit_type: String,
-    /// (simulated, recorded) cleared tool uses or thinking turns.
-    pub cleared: (u64, u64),
-    pub tokens: (u64, u64),
-    pub agrees: bool,
-}
-
-/// The simulated edits against the recorded ones (None when nothing was
-/// recorded): per edit type sent or recorded, the cleared count and tokens.
-/// They agree when the counts match (the tokens are an estimate beside a
-/// server count, so they are shown, not compared).
-pub fn beside(api: &ApiStep, recorded: Option<&Vec<Value>>) -> Option<Vec<Beside>> {
-    let recorded = recorded?;
-    let count = |e: &Value| {
-        e.get("cleared_tool_uses")
-            .or_else(|| e.get("cleared_thinking_turns"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    let mut types: Vec<String> = api.edits.iter().map(|e| e.edit_type.to_string()).collect();
-    for e in recorded {
-        if let Some(t) = e.get("type").and_then(Value::as_str)
-            && !types.iter().any(|x| x == t)
-        {
-            types.push(t.to_string());
-        }
-    }
-    let out = types
-        .into_iter()
-        .map(|t| {
-            let sim = api.edits.iter().find(|e| e.edit_type == t && e.fired);
-            let rec = recorded
-                .iter()
-                .find(|e| e.get("type").and_then(Value::as_str) == Some(t.as_str()));
-            let cleared = (sim.map_or(0, |e| sim_count(e) as u64), rec.map_or(0, count));
-            let tokens = (
-                sim.map_or(0, |e| e.cleared_input_tokens),
-                rec.and_then(|e| e.get("cleared_input_tokens")?.as_u64())
-                    .unwrap_or(0),
-            );
-            Beside {
-                edit_type: t,
-                cleared,
-                tokens,
-                agrees: cleared.0 == cleared.1,
-            }
-        })
-        .collect();
-    Some(out)
-}
-
-fn sim_count(e: &EditOutcome) -> usize {
-    e.cleared_tool_uses
-        .or(e.cleared_thinking_turns)
-        .unwrap_or(0)
-}
-
-/// Whether the simulation agrees with what the server recorded at a request
-/// (None when nothing was recorded).
-pub fn agrees(api: &ApiStep, recorded: Option<&Vec<Value>>) -> Option<bool> {
-    beside(api, recorded).map(|b| b.iter().all(|x| x.agrees))
-}
-
 /// The per-request `api` object: `{"edits", "recorded"}` plus the prompt read
 /// and the comparison.
 pub fn json(setup: &Setup, st: &Step) -> Option<Value> {
     let api = st.api.as_ref()?;
-    let recorded = recorded(setup, st.index);
+    let recorded = recorded(&setup.session, st.index);
     let edits: Vec<Value> = api
         .edits
         .iter()
@@ -173,7 +101,7 @@ pub fn plan_lines(setup: &Setup, st: &Step, out: &mut String) {
     let Some(api) = &st.api else {
         return;
     };
-    let recorded = recorded(setup, st.index);
+    let recorded = recorded(&setup.session, st.index);
     let _ = writeln!(
         out,
         "prompt: {} input tokens ({}), {} tool uses",
@@ -213,41 +141,6 @@ pub fn plan_lines(setup: &Setup, st: &Step, out: &mut String) {
     }
 }
 
-/// The timeline text's cell: simulated tool uses and tokens, `|` the record.
-pub fn timeline_cell(setup: &Setup, st: &Step) -> String {
-    let Some(api) = &st.api else {
-        return String::new();
-    };
-    let sim: (usize, u64) = api
-        .edits
-        .iter()
-        .filter(|e| e.fired)
-        .fold((0, 0), |(n, t), e| {
-            (
-                n + e.cleared_tool_uses.unwrap_or(0),
-                t + e.cleared_input_tokens,
-            )
-        });
-    let mut cell = format!("{} uses ~{} tok", sim.0, fmt_int(sim.1));
-    if let Some(b) = beside(api, recorded(setup, st.index)) {
-        let uses = b
-            .iter()
-            .find(|x| x.edit_type == crate::policy::api::CLEAR_TOOL_USES);
-        let (n, t) = uses.map_or((0, 0), |x| (x.cleared.1, x.tokens.1));
-        let _ = write!(
-            cell,
-            " | rec {n} uses {} tok{}",
-            fmt_int(t),
-            if b.iter().all(|x| x.agrees) {
-                " ="
-            } else {
-                " ≠"
-            }
-        );
-    }
-    cell
-}
-
 /// `evidence`'s tally for the api preset: the requests whose response recorded
 /// `applied_edits`, and those where the simulation agrees with the record.
 pub fn agreement_counts(setup: &Setup) -> (usize, usize) {
@@ -258,7 +151,7 @@ pub fn agreement_counts(setup: &Setup) -> (usize, usize) {
     let mut agree_n = 0;
     for st in crate::analysis::timeline_steps(setup, setup.last_request()) {
         let Some(api) = &st.api else { continue };
-        if let Some(ok) = agrees(api, recorded(setup, st.index)) {
+        if let Some(ok) = agrees(api, recorded(&setup.session, st.index)) {
             recorded_n += 1;
             agree_n += usize::from(ok);
         }
