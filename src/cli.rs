@@ -281,6 +281,17 @@ pub struct CompareArgs {
     pub delivery: Option<String>,
     #[arg(long, value_enum)]
     pub preset: Option<PresetArg>,
+    /// api preset: trigger values of the first clear_tool_uses edit, e.g.
+    /// 50000,100000,150000 (implies --preset api; the grid is the cross product
+    /// with --api-keep).
+    #[arg(long, value_name = "N,…")]
+    pub api_trigger: Option<String>,
+    /// api preset: keep values of the first clear_tool_uses edit, e.g. 3,5,10.
+    #[arg(long, value_name = "N,…")]
+    pub api_keep: Option<String>,
+    /// api preset: the edits each setting starts from (as plan's --api-edit).
+    #[arg(long = "api-edit", value_name = "JSON")]
+    pub api_edit: Vec<String>,
     #[arg(long)]
     pub no_low_watermark: bool,
     #[arg(long, value_name = "N")]
@@ -322,8 +333,14 @@ pub struct CompareArgs {
 impl CompareArgs {
     /// The options every compared session is set up with (no lists).
     fn opts(&self) -> Opts {
+        let api_lists = self.api_trigger.is_some() || self.api_keep.is_some();
         Opts {
-            preset: self.preset,
+            preset: if api_lists {
+                Some(PresetArg::Api)
+            } else {
+                self.preset
+            },
+            api_edit: self.api_edit.clone(),
             no_low_watermark: self.no_low_watermark,
             budget_tokens: self.budget_tokens,
             budget_min_saving: self.budget_min_saving,
@@ -359,6 +376,8 @@ impl CompareArgs {
             size_threshold: list("size-threshold", &self.size_threshold, |x| x.parse().ok())?,
             trigger: list("trigger", &self.trigger, |x| x.parse().ok())?,
             delivery: list("delivery", &self.delivery, Delivery::parse)?,
+            api_trigger: list("api-trigger", &self.api_trigger, |x| x.parse().ok())?,
+            api_keep: list("api-keep", &self.api_keep, |x| x.parse().ok())?,
         })
     }
 }

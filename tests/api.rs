@@ -372,3 +372,50 @@ fn a_claude_code_session_is_a_what_if_with_the_record_beside_it() {
         "{tl}"
     );
 }
+
+#[test]
+fn compare_takes_api_lists_and_agrees_with_the_timeline() {
+    let c = json_of(&[
+        "compare",
+        SAMPLE,
+        "--api-trigger",
+        "20000,30000,35000",
+        "--api-keep",
+        "3,5,10",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    let rows = c["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 9);
+    let row = |trigger: u64, keep: u64| {
+        rows.iter()
+            .find(|r| {
+                let e = &r["policy"]["api_edits"][0];
+                e["trigger"]["value"] == trigger && e["keep"]["value"] == keep
+            })
+            .unwrap()
+    };
+    for r in rows {
+        assert_eq!(r["policy"]["kind"], "api");
+        // The sidecar's other fields stay: clear_at_least, exclude_tools.
+        assert_eq!(
+            r["policy"]["api_edits"][0]["exclude_tools"],
+            json!(["memory"])
+        );
+    }
+    // The sidecar's own setting (30,000 / 5) totals what its timeline shows.
+    let tl = json_of(&["timeline", SAMPLE, "--format", "json"]);
+    let reqs = tl["requests"].as_array().unwrap();
+    let not_sent: u64 = reqs
+        .iter()
+        .map(|r| r["in_wire_tokens"].as_u64().unwrap())
+        .sum();
+    let fires = reqs.iter().filter(|r| r["fired"] == true).count();
+    let same = row(30_000, 5);
+    assert_eq!(same["tokens_not_sent"], not_sent);
+    assert_eq!(same["fires"], fires);
+    // Keeping more clears less.
+    let n = |r: &Value| r["tokens_not_sent"].as_u64().unwrap();
+    assert!(n(row(30_000, 3)) > n(row(30_000, 5)) && n(row(30_000, 5)) > n(row(30_000, 10)));
+}

@@ -148,6 +148,34 @@ impl ApiSpec {
         })
     }
 
+    /// Sets the first `clear_tool_uses` edit's trigger value (of the type it
+    /// has) and keep value, adding the documented default edit when there is
+    /// none (`compare`'s api lists).
+    pub fn tune_first_tool_uses(&mut self, trigger_value: Option<u64>, keep_value: Option<u64>) {
+        if !self
+            .edits
+            .iter()
+            .any(|e| matches!(e, Edit::ClearToolUses { .. }))
+        {
+            self.edits.push(default_clear_tool_uses());
+        }
+        if let Some(Edit::ClearToolUses { trigger, keep, .. }) = self
+            .edits
+            .iter_mut()
+            .find(|e| matches!(e, Edit::ClearToolUses { .. }))
+        {
+            if let Some(v) = trigger_value {
+                *trigger = match trigger {
+                    TriggerOn::InputTokens(_) => TriggerOn::InputTokens(v),
+                    TriggerOn::ToolUses(_) => TriggerOn::ToolUses(v),
+                };
+            }
+            if let Some(k) = keep_value {
+                *keep = k;
+            }
+        }
+    }
+
     /// `context_management.edits` as the client sends them.
     pub fn edits_json(&self) -> Vec<Value> {
         self.edits.iter().map(Edit::to_json).collect()
