@@ -5,13 +5,13 @@ Deterministic: no randomness, fixed ids. Run from anywhere:
 
     python3 sample-sessions/make-api-agent.py
 
-The body is what an agent built on the Messages API sends at its 31st request: a system prompt, six tool
+The body is what an agent built on the Messages API sends at its 28th request: a system prompt, six tool
 definitions (the SDK-style Read, Grep, Glob, Bash, Edit and Anthropic's `memory` tool), the user's task, and
 the loop so far. Every assistant turn opens with a thinking block. There are 30 tool uses:
 
 - 1-9 small ones: the agent views its memory directory and reads its notes, lists the tree, greps, runs
   `git log` and reads a short config (a few hundred tokens each);
-- 10-14 five large source reads (about 5,500 tokens each), which push the prompt past 30,000 tokens while
+- 10-14 five large source reads (about 6,000 tokens each), which push the prompt past 30,000 tokens while
   the old results are still small: `clear_at_least` 5,000 blocks that first clearing;
 - 15-30 the investigation and the fix: reads, greps, test runs, two edits, and two `memory` writes (the
   sidecar excludes `memory`, so those results are never cleared).
