@@ -148,7 +148,7 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
     };
     let _ = writeln!(out, "config file: {}", file(&settings.config.path));
     let _ = writeln!(out, "sidecar: {}", file(&settings.sidecar_path));
-    let _ = writeln!(out, "preset: {}", p.preset.name());
+    let _ = writeln!(out, "preset: {}", p.preset_name());
     let keep = p
         .keep_recent
         .map_or("by plan kind (5, budget 3)".into(), |k| k.to_string());
@@ -171,6 +171,21 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
     ];
     for (key, value) in rows {
         let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
+    }
+    if p.kind == PlanKind::Api {
+        let edits = serde_json::Value::Array(p.api.edits_json()).to_string();
+        let api: [(&str, String); 4] = [
+            ("api_edits", edits),
+            (
+                "api_excluded_count_toward_keep",
+                p.api.excluded_count_toward_keep.to_string(),
+            ),
+            ("api_trigger_inclusive", p.api.trigger_inclusive.to_string()),
+            ("api_placeholder", format!("{:?}", p.api.placeholder)),
+        ];
+        for (key, value) in api {
+            let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
+        }
     }
     let c = &settings.config;
     let from_config = |set: bool| if set { "config" } else { "default" };

@@ -419,3 +419,60 @@ fn compare_takes_api_lists_and_agrees_with_the_timeline() {
     let n = |r: &Value| r["tokens_not_sent"].as_u64().unwrap();
     assert!(n(row(30_000, 3)) > n(row(30_000, 5)) && n(row(30_000, 5)) > n(row(30_000, 10)));
 }
+
+#[test]
+fn the_config_file_sets_api_keys_and_names_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[policy]\npreset = \"api\"\n[policy.api]\napi_trigger_inclusive = true\napi_placeholder = \"[gone]\"\n\
+         api_edits = [{type = \"clear_thinking_20251015\", keep = \"all\"},\n\
+         {type = \"clear_tool_uses_20250919\", trigger = {type = \"tool_uses\", value = 4}}]\n",
+    )
+    .unwrap();
+    let body = Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLE);
+    let copy = dir.path().join("body.json");
+    std::fs::copy(&body, &copy).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcscope"))
+            .args(args)
+            .env("MCSCOPE_CONFIG", &config)
+            .output()
+            .unwrap()
+    };
+    let c = copy.to_str().unwrap();
+    let out = run(&["config", "--print", c]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("preset: api"), "{text}");
+    assert!(
+        text.contains("api_trigger_inclusive = true  (config)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("api_placeholder = \"[gone]\"  (config)"),
+        "{text}"
+    );
+    let out = run(&["plan", c, "--format", "json", "--at", "6"]);
+    let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        p["policy"]["api_edits"][0],
+        json!({"type": "clear_thinking_20251015", "keep": "all"})
+    );
+    // Request 6 holds 7 tool uses; >= 4 fires; keep 3 (the default): 4 cleared.
+    assert_eq!(p["api"]["edits"][1]["cleared_tool_uses"], 4);
+    assert_eq!(p["api"]["edits"][0]["cleared_thinking_turns"], 0);
+    std::fs::write(
+        &config,
+        "[policy.api]\napi_edits = [{type = \"clear_tool_uses_20250919\", keep = {type = \"turns\", value = 2}}]\n",
+    )
+    .unwrap();
+    let out = run(&["plan", c, "--preset", "api"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("[api] api_edits[0]: keep.type: \"turns\" is not one of"),
+        "{err}"
+    );
+}
