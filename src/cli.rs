@@ -137,7 +137,7 @@ pub enum KindArg {
     Size,
     Count,
     Budget,
-    /// The api preset's kind (implies `--preset api`).
+    // The api preset's kind (implies `--preset api`).
     Api,
 }
 
@@ -145,7 +145,7 @@ pub enum KindArg {
 pub enum PresetArg {
     Claude,
     Qwen,
-    /// Anthropic's server-side context editing (SPEC §11).
+    // Anthropic's server-side context editing (SPEC §11).
     Api,
 }
 
@@ -153,7 +153,7 @@ pub enum PresetArg {
 pub enum DeliveryArg {
     Rewrite,
     CacheEdits,
-    /// The api preset: the client sends the edits, the server applies them.
+    // The api preset: the client sends the edits, the server applies them.
     Server,
 }
 
@@ -219,8 +219,8 @@ pub struct Opts {
     /// Count plan: active results before deletions start.
     #[arg(long, value_name = "N")]
     pub trigger: Option<u32>,
-    /// How clearings reach the API (default: cache-edits for claude count, else
-    /// rewrite).
+    /// How clearings reach the API (default: cache-edits for claude count,
+    /// server for the api preset, else rewrite).
     #[arg(long, value_enum)]
     pub delivery: Option<DeliveryArg>,
     /// Budget plan: the tool-result tokens it clears down to (default 40000).

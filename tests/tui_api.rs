@@ -72,6 +72,13 @@ fn the_right_side_is_the_server_view_and_keys_tune_keep() {
         "{}",
         lines[1]
     );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("client request (left) vs server view after the edits (right)")),
+        "{}",
+        lines.join("\n")
+    );
     // p stays on the api preset's one kind, and says so.
     assert_eq!(press(&mut a, 'p'), Action::CyclePlan);
     let v = a.view().unwrap();
