@@ -294,7 +294,12 @@ impl Engine<'_> {
     /// The prompt's input tokens at `req`: the recorded P(k) plus what the
     /// server recorded clearing, else the estimate over every block.
     fn api_input_tokens(&self, req: &Request, facts: &ApiFacts) -> (u64, TokenSource) {
+        // Aggregated usage sums internal calls and `<synthetic>` responses are
+        // not the API's (SPEC §10): those requests are estimated.
         let recorded = req.response.map(|m| &self.s.messages[m]).and_then(|m| {
+            if m.model.as_deref() == Some("<synthetic>") {
+                return None;
+            }
             let u = m.usage.as_ref().filter(|u| !u.aggregated)?;
             let cleared: u64 = m
                 .applied_edits
