@@ -234,6 +234,21 @@ fn bad_edits_and_a_qwen_session_are_one_line_errors() {
     assert_eq!(code, 2);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("a qwen session"), "{err}");
+    // A sidecar's bad edit is named with the sidecar.
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join("body.json");
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLE), &body).unwrap();
+    std::fs::write(
+        dir.path().join("body.mcscope.json"),
+        r#"{"preset": "api", "api_edits": [{"type": "clear_tool_uses_20250919", "exclude_tools": [3]}]}"#,
+    )
+    .unwrap();
+    let (code, _, err) = mcscope(&["plan", body.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("sidecar: api_edits[0]: exclude_tools[0]: expected a tool name, got 3"),
+        "{err}"
+    );
     // The api preset is delivered by the server only.
     let (code, _, err) = mcscope(&["plan", SAMPLE, "--preset", "api", "--delivery", "rewrite"]);
     assert_eq!(code, 2);

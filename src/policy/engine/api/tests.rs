@@ -371,3 +371,24 @@ fn stateless_edits_are_new_only_where_the_server_view_changed() {
     assert!(k11.plan.step.newly_cleared.is_empty());
     assert_eq!(k11.plan.cache.prefix_broken_at_message, None);
 }
+
+#[test]
+fn clearing_thinking_moves_the_cache_break_to_the_last_turn_that_kept_it() {
+    let mut body = Body::reads(4);
+    body.thinking = true;
+    let edits = || json!([{"type": "clear_thinking_20251015"}]);
+    // Request 4 (before the call t3) holds the turns at messages 1, 3, 5: the
+    // last one keeps its thinking. The trailing request 5 adds message 7, so
+    // message 5 loses its thinking there: the server view first differs at 5.
+    let k4 = body.plan(edits(), Some(4), |_| {});
+    assert_eq!(k4.plan.step.api.as_ref().unwrap().thinking_cleared, [1, 3]);
+    let k5 = body.plan(edits(), None, |_| {});
+    assert_eq!(
+        k5.plan.step.api.as_ref().unwrap().thinking_cleared,
+        [1, 3, 5]
+    );
+    assert_eq!(k5.plan.cache.prefix_broken_at_message, Some(5));
+    // The client re-sends every thinking block; the server view drops them.
+    assert_eq!(k5.client["messages"][5]["content"][0]["type"], "thinking");
+    assert_eq!(k5.server["messages"][5]["content"][0]["type"], "tool_use");
+}
