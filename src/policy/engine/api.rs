@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::harness::API;
-use crate::policy::api::{ApiSpec, Edit, TriggerOn};
+use crate::policy::api::{Edit, TriggerOn};
 use serde_json::Value;
 
 /// What the api plan reads of each message beyond the session model: SPEC §2's
@@ -282,6 +282,21 @@ pub(super) fn words(w: Words<'_>) -> String {
     }
 }
 
+/// What the edits of one request read and build, in the order they are sent.
+struct Pass<'a> {
+    /// The request's messages that have facts.
+    msgs: std::ops::Range<usize>,
+    facts: &'a ApiFacts,
+    uses: Vec<(usize, usize, &'a UseFact)>,
+    result_tokens: HashMap<&'a str, u64>,
+    step: ApiStep,
+    kept: Why,
+    /// Tool use ids whose results are cleared, with the reason.
+    cleared_ids: HashMap<&'a str, String>,
+    /// The first edit that applied.
+    trigger: Option<Trigger>,
+}
+
 fn plural(n: usize, what: &str) -> String {
     if n == 1 {
         format!("1 {what}")
@@ -330,15 +345,16 @@ impl Engine<'_> {
     pub(super) fn api(&self, req: &Request) -> (Verdict, ApiStep) {
         let empty = ApiFacts::default();
         let facts = self.api_facts.as_ref().unwrap_or(&empty);
-        let spec: &ApiSpec = &self.policy.api;
         let s = self.s;
         let (tokens, source) = if facts.msgs.len() >= req.end {
             self.api_input_tokens(req, facts)
         } else {
             (0, TokenSource::Estimate)
         };
+        let msgs = req.view_start..req.end.min(facts.msgs.len());
         // The request's tool uses, oldest first: (message, place among its uses).
-        let uses: Vec<(usize, usize, &UseFact)> = (req.view_start..req.end.min(facts.msgs.len()))
+        let uses: Vec<(usize, usize, &UseFact)> = msgs
+            .clone()
             .filter(|&m| s.messages[m].role == Role::Assistant)
             .flat_map(|m| {
                 facts.msgs[m]
@@ -353,197 +369,215 @@ impl Engine<'_> {
         for r in s.results_in(req.view_start, req.end) {
             *result_tokens.entry(s.results[r].id.as_str()).or_default() += s.results[r].est_tokens;
         }
-        let mut step = ApiStep {
-            input_tokens: tokens,
-            source,
-            tool_uses: uses.len(),
-            ..ApiStep::default()
+        let mut pass = Pass {
+            msgs,
+            facts,
+            step: ApiStep {
+                input_tokens: tokens,
+                source,
+                tool_uses: uses.len(),
+                ..ApiStep::default()
+            },
+            uses,
+            result_tokens,
+            kept: Why::new(self.wants_reasons()),
+            cleared_ids: HashMap::new(),
+            trigger: None,
         };
-        let reasons = self.wants_reasons();
-        let mut kept = Why::new(reasons);
-        let mut cleared_ids: HashMap<&str, String> = HashMap::new();
-        let mut trigger: Option<Trigger> = None;
-        for edit in &spec.edits {
+        for edit in &self.policy.api.edits {
             match edit {
-                Edit::ClearThinking { keep } => {
-                    let with: Vec<usize> = (req.view_start..req.end.min(facts.msgs.len()))
-                        .filter(|&m| {
-                            s.messages[m].role == Role::Assistant
-                                && facts.msgs[m].thinking_blocks > 0
-                                && !step.thinking_cleared.contains(&m)
-                        })
-                        .collect();
-                    let n = keep.map_or(with.len(), |k| k as usize).min(with.len());
-                    let gone = &with[..with.len() - n];
-                    let fired = !gone.is_empty();
-                    step.edits.push(EditOutcome {
-                        edit_type: edit.type_name(),
-                        fired,
-                        cleared_tool_uses: None,
-                        cleared_input_tokens: gone
-                            .iter()
-                            .map(|&m| facts.msgs[m].thinking_tokens)
-                            .sum(),
-                        cleared_thinking_turns: Some(gone.len()),
-                        note: words(Words::Thinking {
-                            turns: gone.len(),
-                            keep: *keep,
-                        }),
-                    });
-                    step.thinking_cleared.extend_from_slice(gone);
-                    step.changed.extend(gone.iter().map(|&m| (m, 0)));
-                    if fired && trigger.is_none() {
-                        trigger = Some(Trigger::ClearThinking);
-                    }
-                }
-                Edit::ClearToolUses {
-                    trigger: on,
-                    keep,
-                    clear_at_least,
-                    exclude_tools,
-                    clear_inputs,
-                } => {
-                    let measured = match on {
-                        TriggerOn::InputTokens(_) => tokens,
-                        TriggerOn::ToolUses(_) => uses.len() as u64,
-                    };
-                    let threshold = match on {
-                        TriggerOn::InputTokens(v) | TriggerOn::ToolUses(v) => *v,
-                    };
-                    let holds = spec.exceeds(measured, threshold);
-                    let trigger_text = words(Words::Trigger {
-                        on: *on,
-                        tokens,
-                        uses: uses.len(),
-                        holds,
-                        inclusive: spec.trigger_inclusive,
-                    });
-                    let excluded = |u: &UseFact| exclude_tools.contains(&u.name);
-                    // The keep window: the most recent `keep` uses, excluded
-                    // tools counted only when the reading says so.
-                    let counted: Vec<usize> = (0..uses.len())
-                        .filter(|&i| spec.excluded_count_toward_keep || !excluded(uses[i].2))
-                        .collect();
-                    let window: HashSet<usize> = counted
-                        [counted.len().saturating_sub(*keep as usize)..]
-                        .iter()
-                        .copied()
-                        .collect();
-                    let clear: Vec<usize> = (0..uses.len())
-                        .filter(|&i| {
-                            !window.contains(&i)
-                                && !excluded(uses[i].2)
-                                && !cleared_ids.contains_key(uses[i].2.id.as_str())
-                        })
-                        .collect();
-                    let input_cleared = |u: &UseFact| clear_inputs.covers(&u.name);
-                    let cleared_tokens: u64 = clear
-                        .iter()
-                        .map(|&i| {
-                            let u = uses[i].2;
-                            result_tokens.get(u.id.as_str()).copied().unwrap_or(0)
-                                + if input_cleared(u) { u.input_tokens } else { 0 }
-                        })
-                        .sum();
-                    let too_little = clear_at_least.filter(|&least| cleared_tokens < least);
-                    let applies = holds && !clear.is_empty() && too_little.is_none();
-                    let note = if !holds {
-                        words(Words::NotFired {
-                            trigger: &trigger_text,
-                        })
-                    } else if let Some(least) = too_little {
-                        words(Words::TooLittle {
-                            trigger: &trigger_text,
-                            tokens: cleared_tokens,
-                            at_least: least,
-                        })
-                    } else {
-                        words(Words::Applied {
-                            trigger: &trigger_text,
-                            uses: clear.len(),
-                            tokens: cleared_tokens,
-                        })
-                    };
-                    step.edits.push(EditOutcome {
-                        edit_type: edit.type_name(),
-                        fired: applies,
-                        cleared_tool_uses: Some(if applies { clear.len() } else { 0 }),
-                        cleared_input_tokens: if applies { cleared_tokens } else { 0 },
-                        cleared_thinking_turns: None,
-                        note: note.clone(),
-                    });
-                    let counted_words = if spec.excluded_count_toward_keep {
-                        "tool uses"
-                    } else {
-                        "tool uses (excluded tools not counted)"
-                    };
-                    for (i, &(m, place, u)) in uses.iter().enumerate() {
-                        if excluded(u) {
-                            self.keep_use(&mut kept, u, || {
-                                words(Words::Excluded { tool: &u.name })
-                            });
-                        } else if window.contains(&i) {
-                            self.keep_use(&mut kept, u, || {
-                                words(Words::InWindow {
-                                    keep: *keep,
-                                    counted: counted_words,
-                                })
-                            });
-                        } else if !applies {
-                            self.keep_use(&mut kept, u, || note.clone());
-                        } else if !cleared_ids.contains_key(u.id.as_str()) {
-                            let why = if reasons {
-                                words(Words::Cleared {
-                                    trigger: &trigger_text,
-                                    nth: i + 1,
-                                    of: uses.len(),
-                                    keep: *keep,
-                                    input_too: input_cleared(u),
-                                })
-                            } else {
-                                String::new()
-                            };
-                            cleared_ids.insert(u.id.as_str(), why);
-                            if input_cleared(u) {
-                                step.inputs_cleared.push((m, u.id.clone()));
-                                step.changed.push((m, 1 + place));
-                            }
-                        }
-                    }
-                    if applies && trigger.is_none() {
-                        trigger = Some(Trigger::ClearToolUses);
-                    }
-                }
+                Edit::ClearThinking { keep } => self.clear_thinking(&mut pass, *keep),
+                Edit::ClearToolUses { .. } => self.clear_tool_uses(&mut pass, edit),
             }
         }
         let clear: Vec<(usize, String)> = (0..self.view.cands.len())
             .filter_map(|p| {
                 let c = &self.view.cands[p];
                 let r = &s.results[c.result];
-                let why = cleared_ids.get(r.id.as_str())?;
+                let why = pass.cleared_ids.get(r.id.as_str())?;
                 (!c.protected() && !r.already_cleared).then(|| (p, why.clone()))
             })
             .collect();
         let prompt = words(Words::Prompt {
             tokens,
             source,
-            uses: uses.len(),
+            uses: pass.uses.len(),
         });
-        let edits: Vec<&str> = step.edits.iter().map(|e| e.note.as_str()).collect();
+        let edits: Vec<&str> = pass.step.edits.iter().map(|e| e.note.as_str()).collect();
         let note = self.note(req, || format!("api: {prompt}; {}", edits.join("; ")));
         let verdict = Verdict {
-            fired: trigger.is_some(),
-            trigger,
+            fired: pass.trigger.is_some(),
+            trigger: pass.trigger,
             clear,
             media: Vec::new(),
             strip: Vec::new(),
             media_kept: 0,
             target: None,
             note,
-            kept,
+            kept: pass.kept,
             pre_tokens: None,
         };
-        (verdict, step)
+        (verdict, pass.step)
+    }
+
+    /// `clear_thinking_20251015`: the thinking of every assistant turn before
+    /// the last `keep` turns that think is dropped (None: keep all).
+    fn clear_thinking(&self, pass: &mut Pass<'_>, keep: Option<u64>) {
+        let (s, facts) = (self.s, pass.facts);
+        let with: Vec<usize> = pass
+            .msgs
+            .clone()
+            .filter(|&m| {
+                s.messages[m].role == Role::Assistant
+                    && facts.msgs[m].thinking_blocks > 0
+                    && !pass.step.thinking_cleared.contains(&m)
+            })
+            .collect();
+        let n = keep.map_or(with.len(), |k| k as usize).min(with.len());
+        let gone = &with[..with.len() - n];
+        let fired = !gone.is_empty();
+        pass.step.edits.push(EditOutcome {
+            edit_type: crate::policy::api::CLEAR_THINKING,
+            fired,
+            cleared_tool_uses: None,
+            cleared_input_tokens: gone.iter().map(|&m| facts.msgs[m].thinking_tokens).sum(),
+            cleared_thinking_turns: Some(gone.len()),
+            note: words(Words::Thinking {
+                turns: gone.len(),
+                keep,
+            }),
+        });
+        pass.step.thinking_cleared.extend_from_slice(gone);
+        pass.step.changed.extend(gone.iter().map(|&m| (m, 0)));
+        if fired && pass.trigger.is_none() {
+            pass.trigger = Some(Trigger::ClearThinking);
+        }
+    }
+
+    /// `clear_tool_uses_20250919`: past the trigger, every use but the most
+    /// recent `keep` and the excluded tools' loses its result (and its input
+    /// when asked), unless that clears fewer tokens than `clear_at_least`.
+    fn clear_tool_uses(&self, pass: &mut Pass<'_>, edit: &Edit) {
+        let Edit::ClearToolUses {
+            trigger: on,
+            keep,
+            clear_at_least,
+            exclude_tools,
+            clear_inputs,
+        } = edit
+        else {
+            return;
+        };
+        let spec = &self.policy.api;
+        let uses = &pass.uses;
+        let tokens = pass.step.input_tokens;
+        let (measured, threshold) = match on {
+            TriggerOn::InputTokens(v) => (tokens, *v),
+            TriggerOn::ToolUses(v) => (uses.len() as u64, *v),
+        };
+        let holds = spec.exceeds(measured, threshold);
+        let trigger_text = words(Words::Trigger {
+            on: *on,
+            tokens,
+            uses: uses.len(),
+            holds,
+            inclusive: spec.trigger_inclusive,
+        });
+        let excluded = |u: &UseFact| exclude_tools.contains(&u.name);
+        // The keep window: the most recent `keep` uses, excluded tools counted
+        // only when the reading says so.
+        let counted: Vec<usize> = (0..uses.len())
+            .filter(|&i| spec.excluded_count_toward_keep || !excluded(uses[i].2))
+            .collect();
+        let window: HashSet<usize> = counted[counted.len().saturating_sub(*keep as usize)..]
+            .iter()
+            .copied()
+            .collect();
+        let clear: Vec<usize> = (0..uses.len())
+            .filter(|&i| {
+                !window.contains(&i)
+                    && !excluded(uses[i].2)
+                    && !pass.cleared_ids.contains_key(uses[i].2.id.as_str())
+            })
+            .collect();
+        let input_cleared = |u: &UseFact| clear_inputs.covers(&u.name);
+        let cleared_tokens: u64 = clear
+            .iter()
+            .map(|&i| {
+                let u = uses[i].2;
+                pass.result_tokens.get(u.id.as_str()).copied().unwrap_or(0)
+                    + if input_cleared(u) { u.input_tokens } else { 0 }
+            })
+            .sum();
+        let too_little = clear_at_least.filter(|&least| cleared_tokens < least);
+        let applies = holds && !clear.is_empty() && too_little.is_none();
+        let note = if !holds {
+            words(Words::NotFired {
+                trigger: &trigger_text,
+            })
+        } else if let Some(least) = too_little {
+            words(Words::TooLittle {
+                trigger: &trigger_text,
+                tokens: cleared_tokens,
+                at_least: least,
+            })
+        } else {
+            words(Words::Applied {
+                trigger: &trigger_text,
+                uses: clear.len(),
+                tokens: cleared_tokens,
+            })
+        };
+        pass.step.edits.push(EditOutcome {
+            edit_type: crate::policy::api::CLEAR_TOOL_USES,
+            fired: applies,
+            cleared_tool_uses: Some(if applies { clear.len() } else { 0 }),
+            cleared_input_tokens: if applies { cleared_tokens } else { 0 },
+            cleared_thinking_turns: None,
+            note: note.clone(),
+        });
+        let counted_words = if spec.excluded_count_toward_keep {
+            "tool uses"
+        } else {
+            "tool uses (excluded tools not counted)"
+        };
+        let reasons = pass.kept.on;
+        for (i, &(m, place, u)) in uses.iter().enumerate() {
+            if excluded(u) {
+                self.keep_use(&mut pass.kept, u, || {
+                    words(Words::Excluded { tool: &u.name })
+                });
+            } else if window.contains(&i) {
+                self.keep_use(&mut pass.kept, u, || {
+                    words(Words::InWindow {
+                        keep: *keep,
+                        counted: counted_words,
+                    })
+                });
+            } else if !applies {
+                self.keep_use(&mut pass.kept, u, || note.clone());
+            } else if !pass.cleared_ids.contains_key(u.id.as_str()) {
+                let why = if reasons {
+                    words(Words::Cleared {
+                        trigger: &trigger_text,
+                        nth: i + 1,
+                        of: uses.len(),
+                        keep: *keep,
+                        input_too: input_cleared(u),
+                    })
+                } else {
+                    String::new()
+                };
+                pass.cleared_ids.insert(u.id.as_str(), why);
+                if input_cleared(u) {
+                    pass.step.inputs_cleared.push((m, u.id.clone()));
+                    pass.step.changed.push((m, 1 + place));
+                }
+            }
+        }
+        if applies && pass.trigger.is_none() {
+            pass.trigger = Some(Trigger::ClearToolUses);
+        }
     }
 
     /// Gives every result of use `u` a reason to stay (the first one wins).
