@@ -5,39 +5,26 @@
 use super::*;
 use crate::harness::API;
 use crate::policy::api::{Edit, TriggerOn};
+pub use crate::session::{ApiFacts, MsgFacts, UseFact};
 use serde_json::Value;
-
-/// What the api plan reads of each message beyond the session model: SPEC §2's
-/// token estimate of its blocks, its thinking, and its tool uses' inputs.
-#[derive(Debug, Default, Clone)]
-pub struct ApiFacts {
-    pub msgs: Vec<MsgFacts>,
-}
-
-#[derive(Debug, Default, Clone)]
-pub struct MsgFacts {
-    /// Every block: text, thinking, `tool_use` input as JSON, `tool_result`,
-    /// images and documents at 2000.
-    pub tokens: u64,
-    pub thinking_tokens: u64,
-    pub thinking_blocks: usize,
-    pub uses: Vec<UseFact>,
-}
-
-#[derive(Debug, Clone)]
-pub struct UseFact {
-    pub id: String,
-    pub name: String,
-    pub input_tokens: u64,
-}
+use std::sync::Arc;
 
 impl ApiFacts {
     /// The facts of every message of the session, read back from its records
-    /// (a message that cannot be read counts nothing).
-    pub fn read(s: &Session) -> ApiFacts {
+    /// once and kept with the session, so that every plan of it shares them (a
+    /// message that cannot be read counts nothing).
+    pub fn of_session(s: &Session) -> Arc<ApiFacts> {
+        if let Some(f) = s.api_facts.get()
+            && f.msgs.len() == s.messages.len()
+        {
+            return f.clone();
+        }
         let mut msgs = vec![MsgFacts::default(); s.messages.len()];
         let _ = crate::wire::each_message(s, |m, v| msgs[m] = MsgFacts::of(&v));
-        ApiFacts { msgs }
+        let facts = Arc::new(ApiFacts { msgs });
+        // A session grown since (followed files are new sessions) keeps the first.
+        let _ = s.api_facts.set(facts.clone());
+        facts
     }
 }
 
@@ -344,7 +331,7 @@ impl Engine<'_> {
     /// `api`: every configured edit, in the order sent, on the request as sent.
     pub(super) fn api(&self, req: &Request) -> (Verdict, ApiStep) {
         let empty = ApiFacts::default();
-        let facts = self.api_facts.as_ref().unwrap_or(&empty);
+        let facts: &ApiFacts = self.api_facts.as_deref().unwrap_or(&empty);
         let s = self.s;
         let (tokens, source) = if facts.msgs.len() >= req.end {
             self.api_input_tokens(req, facts)

@@ -134,7 +134,7 @@ pub struct Engine<'s> {
     process: Option<usize>,
     hook_checkpoint: Option<i64>,
     /// The `api` plan's reading of the messages (SPEC §11), read once.
-    api_facts: Option<ApiFacts>,
+    api_facts: Option<std::sync::Arc<ApiFacts>>,
     /// The `api` plan at the last evaluated request.
     api_step: Option<ApiStep>,
 }
@@ -174,7 +174,7 @@ impl<'s> Engine<'s> {
             } else {
                 s.harness.rules()
             },
-            api_facts: api.then(|| ApiFacts::read(s)),
+            api_facts: api.then(|| ApiFacts::of_session(s)),
             api_step: None,
             policy,
             protector,

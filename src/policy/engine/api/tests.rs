@@ -392,3 +392,25 @@ fn clearing_thinking_moves_the_cache_break_to_the_last_turn_that_kept_it() {
     assert_eq!(k5.client["messages"][5]["content"][0]["type"], "thinking");
     assert_eq!(k5.server["messages"][5]["content"][0]["type"], "tool_use");
 }
+
+#[test]
+fn the_messages_are_read_once_per_session_and_measured_by_the_rule() {
+    use crate::policy::engine::ApiFacts;
+    let run = Body::reads(3).plan(
+        tool_uses(json!({"type": "tool_uses", "value": 9}), 3),
+        None,
+        |_| {},
+    );
+    // The plan has read them; every later plan of the session shares them.
+    let a = ApiFacts::of_session(&run.setup.session);
+    let b = ApiFacts::of_session(&run.setup.session);
+    assert!(std::sync::Arc::ptr_eq(&a, &b));
+    // "go" (2 chars) 1 token; a call's input {"file_path":"/r/0"} 20 chars, 5
+    // tokens; a result of 400 chars, 100.
+    assert_eq!(a.msgs.len(), 7);
+    assert_eq!(a.msgs[0].tokens, 1);
+    assert_eq!(a.msgs[1].tokens, 5);
+    assert_eq!(a.msgs[1].uses[0].input_tokens, 5);
+    assert_eq!(a.msgs[1].uses[0].name, "Read");
+    assert_eq!(a.msgs[2].tokens, 100);
+}
