@@ -17,8 +17,12 @@ fn mcscope(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        // No user configuration file: the sidecar and the flags only.
+        // No user configuration file: the sidecar and the flags only; a fixed
+        // home, so that the default memory roots in the JSON are the same on
+        // every machine.
         .env("MCSCOPE_CONFIG", "/nonexistent/mcscope-config.toml")
+        .env("HOME", "/home/dev")
+        .env_remove("CLAUDE_CONFIG_DIR")
         .output()
         .unwrap();
     (

@@ -829,8 +829,11 @@ fn the_api_preset_shows_the_server_view_and_plus_tunes_its_keep() {
     t.wait("\"keep 6*\" in the header", |s| {
         header(s).is_some_and(|h| has(h, "keep 6*"))
     });
+    // p stays on the api preset's one kind (its status line: tests/tui_api.rs).
     t.key("p");
-    t.wait_text("one plan kind, api");
+    t.wait("the api plan still in the header", |s| {
+        header(s).is_some_and(|h| has(h, "plan api (api)") && has(h, "keep 6*"))
+    });
     t.key("q");
     t.assert_shell_back();
 }
