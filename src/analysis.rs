@@ -180,6 +180,7 @@ impl PlanAt {
                 gap_minutes: None,
                 pre_tokens: None,
                 note: "the session has no requests".into(),
+                api: None,
             },
             candidates: Vec::new(),
             cache: CacheEffect::default(),
@@ -305,6 +306,8 @@ pub struct WireInputs {
     pub stripped: HashSet<usize>,
     pub edits: Vec<EditBlock>,
     pub drop_thoughts: bool,
+    /// Delivery `server` (the `api` preset): the edits sent and what they change.
+    pub server: Option<wire::ServerEdits>,
 }
 
 impl WireInputs {
@@ -318,6 +321,7 @@ impl WireInputs {
             stripped: HashSet::new(),
             edits: Vec::new(),
             drop_thoughts: false,
+            server: None,
         }
     }
 
@@ -346,6 +350,7 @@ impl WireInputs {
                 .collect(),
             edits: engine.edits().to_vec(),
             drop_thoughts: fired_forced,
+            server: server_edits(setup, engine.api_step()),
         }
     }
 
@@ -360,6 +365,7 @@ impl WireInputs {
             media_cleared: &media_cleared,
             edits: &self.edits,
             drop_thoughts: self.drop_thoughts,
+            server: self.server.as_ref(),
         })
     }
 
@@ -475,12 +481,35 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
     Ok((plan, inputs))
 }
 
+/// The server's edits at a request under delivery `server` (SPEC §11).
+fn server_edits(
+    setup: &Setup,
+    api: Option<&crate::policy::engine::ApiStep>,
+) -> Option<wire::ServerEdits> {
+    if setup.policy.delivery != Delivery::Server {
+        return None;
+    }
+    let spec = &setup.policy.api;
+    Some(wire::ServerEdits {
+        edits: spec.edits_json(),
+        placeholder: spec.placeholder.clone(),
+        thinking: api
+            .map(|a| a.thinking_cleared.iter().copied().collect())
+            .unwrap_or_default(),
+        inputs: api
+            .map(|a| a.inputs_cleared.iter().map(|(_, id)| id.clone()).collect())
+            .unwrap_or_default(),
+    })
+}
+
 /// What a request's wire changed from the transcript: the results cleared and the
 /// Qwen media items cleared or stripped, as `(message, item)`.
 #[derive(Debug, Clone, Copy)]
 pub struct Wired<'a> {
     pub cleared: &'a [usize],
     pub media: &'a [(usize, usize)],
+    /// The `api` server view's other changes (thinking, inputs), as (message, item).
+    pub server: &'a [(usize, usize)],
 }
 
 impl Wired<'_> {
@@ -488,6 +517,7 @@ impl Wired<'_> {
     pub const NONE: Wired<'static> = Wired {
         cleared: &[],
         media: &[],
+        server: &[],
     };
 }
 
@@ -496,6 +526,7 @@ impl Step {
         Wired {
             cleared: &self.cleared,
             media: &self.media_in_wire,
+            server: self.api.as_ref().map_or(&[], |a| &a.changed),
         }
     }
 }
@@ -512,10 +543,16 @@ pub fn prefix_break(
 ) -> Option<usize> {
     let results = |w: Wired<'_>| -> HashSet<usize> { w.cleared.iter().copied().collect() };
     let media = |w: Wired<'_>| -> HashSet<(usize, usize)> { w.media.iter().copied().collect() };
+    let server = |w: Wired<'_>| -> HashSet<(usize, usize)> { w.server.iter().copied().collect() };
     let first = results(now)
         .symmetric_difference(&results(before))
         .map(|&r| s.results[r].msg)
         .chain(media(now).symmetric_difference(&media(before)).map(|m| m.0))
+        .chain(
+            server(now)
+                .symmetric_difference(&server(before))
+                .map(|m| m.0),
+        )
         .min();
     first
         .filter(|&m| m >= request.view_start)
@@ -661,7 +698,7 @@ pub fn beside_plan(
     brk: impl FnOnce() -> bool,
 ) {
     if let Some(b) = ev.observed_break.take() {
-        let brk = setup.policy.delivery == Delivery::Rewrite && brk();
+        let brk = matches!(setup.policy.delivery, Delivery::Rewrite | Delivery::Server) && brk();
         ev.observed_break = Some(b.with_plan_rewrite(brk));
     }
     if st.fired && st.kind == Some(PlanKind::Budget) {
@@ -790,10 +827,19 @@ pub fn explain(setup: &Setup, id: &str, forced_at: usize) -> Option<Explain> {
         if c.status == Status::Cleared && out.first_cleared_at.is_none() {
             out.first_cleared_at = Some(step.index);
         }
+        // The api preset: the request's edits, simulated beside the record.
+        let reason = match &step.api {
+            Some(_) => format!(
+                "{} [edits here: {}]",
+                c.reason,
+                crate::evidence::api::cell(s, &step)
+            ),
+            None => c.reason.clone(),
+        };
         out.rows.push(ExplainRow {
             index: step.index,
             status: c.status,
-            reason: c.reason.clone(),
+            reason,
         });
     }
     Some(out)

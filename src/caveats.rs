@@ -53,13 +53,20 @@ pub const QWEN_UNSEEN_RESTART: Caveat = Caveat {
     text: "A restart leaves no record; idle clearing may not have happened after an unseen restart.",
 };
 
+pub const API_BETA_HEADER: Caveat = Caveat {
+    id: "api_beta_header",
+    short: "api: needs beta context-management-2025-06-27",
+    text: "Context editing is a beta of the Messages API: the request carries the header anthropic-beta: context-management-2025-06-27. The server's edits are simulated from the documentation; the input tokens the trigger reads are the recorded prompt (plus what the server recorded clearing) where a response recorded usage, else an estimate.",
+};
+
 /// Every caveat, in the order they are listed.
-pub const ALL: [Caveat; 5] = [
+pub const ALL: [Caveat; 6] = [
     CLAUDE_IDLE_FLAG,
     CLAUDE_BUDGET_KILL_SWITCH,
     CLAUDE_CACHED_INTERNAL,
     QWEN_MEMORY_PRESSURE,
     QWEN_UNSEEN_RESTART,
+    API_BETA_HEADER,
 ];
 
 /// The caveats of a policy whose plans in force (what `auto` chose, or the kind
@@ -75,6 +82,7 @@ pub fn caveats(policy: &Policy, kinds: &[PlanKind]) -> Vec<Caveat> {
             policy.preset == Harness::Claude
                 && (has(PlanKind::Count) || policy.delivery == Delivery::CacheEdits)
         }
+        "api_beta_header" => policy.kind == PlanKind::Api,
         _ => policy.preset == Harness::Qwen,
     };
     ALL.into_iter().filter(wanted).collect()
@@ -121,6 +129,11 @@ mod tests {
         assert_eq!(
             ids(&qwen, &[PlanKind::Idle]),
             ["qwen_memory_pressure", "qwen_unseen_restart"]
+        );
+        // The api preset names its beta header and nothing of Claude Code's.
+        assert_eq!(
+            ids(&Policy::api_preset(), &[PlanKind::Api]),
+            ["api_beta_header"]
         );
     }
 

@@ -137,18 +137,24 @@ pub enum KindArg {
     Size,
     Count,
     Budget,
+    // The api preset's kind (implies `--preset api`).
+    Api,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PresetArg {
     Claude,
     Qwen,
+    // Anthropic's server-side context editing (SPEC §11).
+    Api,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeliveryArg {
     Rewrite,
     CacheEdits,
+    // The api preset: the client sends the edits, the server applies them.
+    Server,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,9 +176,33 @@ pub struct Opts {
     /// hook, else size where Qwen runs it, nothing at notifications and goal turns).
     #[arg(long, value_enum)]
     pub policy: Option<KindArg>,
-    /// Harness rules to apply (default: the session's harness).
+    /// Harness rules to apply (default: the session's harness). `api`:
+    /// Anthropic's server-side context editing, for Messages API bodies and, as a
+    /// what-if, Claude Code sessions (see --api-edit).
     #[arg(long, value_enum)]
     pub preset: Option<PresetArg>,
+    /// api preset: one `context_management` edit, the API's own JSON object
+    /// (repeatable, in the order sent), e.g. '{"type":"clear_tool_uses_20250919",
+    /// "trigger":{"type":"input_tokens","value":30000},"keep":{"type":"tool_uses",
+    /// "value":5},"clear_at_least":{"type":"input_tokens","value":5000},
+    /// "exclude_tools":["memory"]}' or '{"type":"clear_thinking_20251015"}'
+    /// (default: one clear_tool_uses_20250919 with the documented defaults).
+    #[arg(long = "api-edit", value_name = "JSON")]
+    pub api_edit: Vec<String>,
+    /// api preset, a reading the documentation leaves open: excluded tools' uses
+    /// count toward `keep` (default: they do not).
+    #[arg(long)]
+    pub api_excluded_count_toward_keep: bool,
+    /// api preset, a reading the documentation leaves open: the trigger fires at
+    /// >= its value (default: strictly >).
+    #[arg(long)]
+    pub api_trigger_inclusive: bool,
+    /// api preset, a reading the documentation leaves open: what a cleared
+    /// result reads in the server view (default: [Old tool result content
+    /// cleared]). clear_at_least is always compared with every token the edit
+    /// clears at the request (the server is stateless).
+    #[arg(long, value_name = "TEXT")]
+    pub api_placeholder: Option<String>,
     /// Results kept outside the plan: the most recent N (default per plan kind: 5,
     /// budget 3).
     #[arg(long, value_name = "N")]
@@ -189,8 +219,8 @@ pub struct Opts {
     /// Count plan: active results before deletions start.
     #[arg(long, value_name = "N")]
     pub trigger: Option<u32>,
-    /// How clearings reach the API (default: cache-edits for claude count, else
-    /// rewrite).
+    /// How clearings reach the API (default: cache-edits for claude count,
+    /// server for the api preset, else rewrite).
     #[arg(long, value_enum)]
     pub delivery: Option<DeliveryArg>,
     /// Budget plan: the tool-result tokens it clears down to (default 40000).
@@ -251,6 +281,17 @@ pub struct CompareArgs {
     pub delivery: Option<String>,
     #[arg(long, value_enum)]
     pub preset: Option<PresetArg>,
+    /// api preset: trigger values of the first clear_tool_uses edit, e.g.
+    /// 50000,100000,150000 (implies --preset api; the grid is the cross product
+    /// with --api-keep).
+    #[arg(long, value_name = "N,…")]
+    pub api_trigger: Option<String>,
+    /// api preset: keep values of the first clear_tool_uses edit, e.g. 3,5,10.
+    #[arg(long, value_name = "N,…")]
+    pub api_keep: Option<String>,
+    /// api preset: the edits each setting starts from (as plan's --api-edit).
+    #[arg(long = "api-edit", value_name = "JSON")]
+    pub api_edit: Vec<String>,
     #[arg(long)]
     pub no_low_watermark: bool,
     #[arg(long, value_name = "N")]
@@ -292,8 +333,14 @@ pub struct CompareArgs {
 impl CompareArgs {
     /// The options every compared session is set up with (no lists).
     fn opts(&self) -> Opts {
+        let api_lists = self.api_trigger.is_some() || self.api_keep.is_some();
         Opts {
-            preset: self.preset,
+            preset: if api_lists {
+                Some(PresetArg::Api)
+            } else {
+                self.preset
+            },
+            api_edit: self.api_edit.clone(),
             no_low_watermark: self.no_low_watermark,
             budget_tokens: self.budget_tokens,
             budget_min_saving: self.budget_min_saving,
@@ -329,6 +376,8 @@ impl CompareArgs {
             size_threshold: list("size-threshold", &self.size_threshold, |x| x.parse().ok())?,
             trigger: list("trigger", &self.trigger, |x| x.parse().ok())?,
             delivery: list("delivery", &self.delivery, Delivery::parse)?,
+            api_trigger: list("api-trigger", &self.api_trigger, |x| x.parse().ok())?,
+            api_keep: list("api-keep", &self.api_keep, |x| x.parse().ok())?,
         })
     }
 }
@@ -547,17 +596,41 @@ pub fn setup_with_config(
         .and_then(|s| s.keys.preset.as_deref())
         .map(|p| ("sidecar", p))
         .or_else(|| config.policy.preset.as_deref().map(|p| ("config", p)));
+    // Flags win: a --policy or --delivery the api preset cannot take leaves a
+    // sidecar's or the config file's api preset for the session's own.
+    let flag_leaves_api = opts.policy.is_some_and(|k| k != KindArg::Api)
+        || opts.delivery.is_some_and(|d| d != DeliveryArg::Server);
+    let api = match (opts.preset, recorded) {
+        (Some(p), _) => p == PresetArg::Api,
+        (None, _) if opts.policy == Some(KindArg::Api) => true,
+        (None, Some((_, "api"))) => !flag_leaves_api,
+        _ => false,
+    };
     let preset = match (opts.preset, recorded) {
         (Some(PresetArg::Claude), _) => Harness::Claude,
         (Some(PresetArg::Qwen), _) => Harness::Qwen,
+        (Some(PresetArg::Api), _) => Harness::Claude,
+        (None, _) if api => Harness::Claude,
         (None, Some((_, "claude"))) => Harness::Claude,
         (None, Some((_, "qwen"))) => Harness::Qwen,
+        (None, Some((_, "api"))) => session.harness,
         (None, Some((from, other))) => {
             return Err(err(format!("{from}: unknown preset {other:?}")));
         }
         (None, None) => session.harness,
     };
-    let mut p = Policy::preset(preset);
+    if api && session.harness == Harness::Qwen {
+        return Err(err(format!(
+            "{}: the api preset simulates Anthropic's server-side context editing of Messages API requests; a qwen session is not sent that way (use --preset qwen)",
+            path.display()
+        )));
+    }
+    let mut p = if api {
+        Policy::api_preset()
+    } else {
+        Policy::preset(preset)
+    };
+    let preset_name = if api { "api" } else { preset.name() };
     // Layers, lowest first: the config file's [policy], its [policy.<preset>],
     // the sidecar (flags come last, below).
     let mut sources = std::collections::BTreeMap::new();
@@ -567,7 +640,7 @@ pub fn setup_with_config(
         .as_ref()
         .map_or("config".to_string(), |c| c.display().to_string());
     let mut layers = vec![(&config.policy, Source::Config)];
-    if let Some(k) = config.policy.for_preset(preset.name()) {
+    if let Some(k) = config.policy.for_preset(preset_name) {
         layers.push((k, Source::Config));
     }
     if let Some(s) = side {
@@ -595,6 +668,13 @@ pub fn setup_with_config(
         ("protect", opts.protect || opts.no_protect),
         ("clear_errors", opts.clear_errors || opts.no_clear_errors),
         ("delivery", opts.delivery.is_some()),
+        ("api_edits", !opts.api_edit.is_empty()),
+        (
+            "api_excluded_count_toward_keep",
+            opts.api_excluded_count_toward_keep,
+        ),
+        ("api_trigger_inclusive", opts.api_trigger_inclusive),
+        ("api_placeholder", opts.api_placeholder.is_some()),
     ];
     for (key, set) in flagged {
         if set {
@@ -609,7 +689,24 @@ pub fn setup_with_config(
             KindArg::Size => PlanKind::Size,
             KindArg::Count => PlanKind::Count,
             KindArg::Budget => PlanKind::Budget,
+            KindArg::Api => PlanKind::Api,
         };
+    }
+    if !opts.api_edit.is_empty() {
+        let list = opts
+            .api_edit
+            .iter()
+            .map(|t| {
+                serde_json::from_str(t).map_err(|e| err(format!("--api-edit {t:?}: not JSON: {e}")))
+            })
+            .collect::<Result<Vec<serde_json::Value>, _>>()?;
+        p.api.edits =
+            crate::policy::api::parse_edits(&list).map_err(|e| err(format!("--api-edit: {e}")))?;
+    }
+    p.api.excluded_count_toward_keep |= opts.api_excluded_count_toward_keep;
+    p.api.trigger_inclusive |= opts.api_trigger_inclusive;
+    if let Some(t) = &opts.api_placeholder {
+        p.api.placeholder = t.clone();
     }
     p.budget_tokens = opts.budget_tokens.unwrap_or(p.budget_tokens);
     p.budget_min_saving = opts.budget_min_saving.unwrap_or(p.budget_min_saving);
@@ -634,9 +731,39 @@ pub fn setup_with_config(
     if opts.no_clear_errors {
         p.clear_errors = false;
     }
+    if api {
+        // The api preset runs its own kind, delivered by the server (SPEC §11).
+        if p.kind != PlanKind::Api && opts.policy.is_some() {
+            return Err(err(format!(
+                "{}: the api preset runs the api plan only (got --policy {})",
+                path.display(),
+                p.kind.name()
+            )));
+        }
+        p.kind = PlanKind::Api;
+        if delivery_set && p.delivery != Delivery::Server || flag_leaves_api {
+            return Err(err(format!(
+                "{}: the api preset's edits are applied by the server: its delivery is server (got {})",
+                path.display(),
+                opts.delivery.map_or(p.delivery.name(), |d| match d {
+                    DeliveryArg::Rewrite => "rewrite",
+                    DeliveryArg::CacheEdits => "cache-edits",
+                    DeliveryArg::Server => "server",
+                })
+            )));
+        }
+        p.delivery = Delivery::Server;
+    } else if p.kind == PlanKind::Api {
+        return Err(err(format!(
+            "{}: plan kind api takes the api preset (--preset api, or \"preset\": \"api\" in the sidecar)",
+            path.display()
+        )));
+    }
     match opts.delivery {
+        _ if api => {}
         Some(DeliveryArg::Rewrite) => p.delivery = Delivery::Rewrite,
         Some(DeliveryArg::CacheEdits) => p.delivery = Delivery::CacheEdits,
+        Some(DeliveryArg::Server) => p.delivery = Delivery::Server,
         None if !delivery_set => {
             // cache_edits is Claude's mechanism: the default for count on Claude.
             p.delivery = if p.kind == PlanKind::Count && session.harness == Harness::Claude {
@@ -646,6 +773,12 @@ pub fn setup_with_config(
             };
         }
         None => {}
+    }
+    if !api && p.delivery == Delivery::Server {
+        return Err(err(format!(
+            "{}: delivery server is the api preset's (--preset api)",
+            path.display()
+        )));
     }
     if p.kind == PlanKind::Budget
         && (p.preset != Harness::Claude || p.delivery != Delivery::Rewrite)

@@ -22,11 +22,17 @@ pub struct Lists {
     pub size_threshold: Option<Vec<i64>>,
     pub trigger: Option<Vec<u32>>,
     pub delivery: Option<Vec<Delivery>>,
+    /// The api preset (SPEC §11): the first clear_tool_uses edit's trigger
+    /// value and keep value.
+    pub api_trigger: Option<Vec<u64>>,
+    pub api_keep: Option<Vec<u64>>,
 }
 
 impl Lists {
     fn any(&self) -> bool {
-        self.policy.is_some()
+        self.api_trigger.is_some()
+            || self.api_keep.is_some()
+            || self.policy.is_some()
             || self.keep_recent.is_some()
             || self.gap_minutes.is_some()
             || self.size_threshold.is_some()
@@ -57,6 +63,9 @@ pub struct Params {
     pub size_threshold: Option<i64>,
     pub trigger: Option<u32>,
     pub delivery: Delivery,
+    /// The api preset's first clear_tool_uses edit: trigger value, keep value.
+    pub api_trigger: Option<u64>,
+    pub api_keep: Option<u64>,
 }
 
 /// Which list parameters a kind reads: keep, gap, size, trigger.
@@ -67,7 +76,7 @@ fn uses(kind: PlanKind) -> (bool, bool, bool, bool) {
         PlanKind::Count => (true, false, false, true),
         PlanKind::Forced => (true, false, false, false),
         PlanKind::Auto => (true, true, true, false),
-        PlanKind::Budget => (false, false, false, false),
+        PlanKind::Budget | PlanKind::Api => (false, false, false, false),
     }
 }
 
@@ -78,6 +87,9 @@ fn uses(kind: PlanKind) -> (bool, bool, bool, bool) {
 /// off rewrite) are left out.
 pub fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
     let claude = preset == Harness::Claude;
+    if lists.api_trigger.is_some() || lists.api_keep.is_some() {
+        return if claude { api_grid(lists) } else { Vec::new() };
+    }
     let default = !lists.any();
     let kinds: Vec<PlanKind> = match &lists.policy {
         Some(k) => k.clone(),
@@ -152,6 +164,8 @@ pub fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
                                 size_threshold,
                                 trigger,
                                 delivery,
+                                api_trigger: None,
+                                api_keep: None,
                             });
                         }
                     }
@@ -162,10 +176,43 @@ pub fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
     out
 }
 
+/// The api preset's grid: its trigger values × its keep values (a list not
+/// given keeps the session's edit), each run on the claude-shaped sessions.
+fn api_grid(lists: &Lists) -> Vec<Params> {
+    let opt = |v: &Option<Vec<u64>>| -> Vec<Option<u64>> {
+        v.as_ref()
+            .map_or(vec![None], |v| v.iter().copied().map(Some).collect())
+    };
+    let mut out = Vec::new();
+    for api_trigger in opt(&lists.api_trigger) {
+        for api_keep in opt(&lists.api_keep) {
+            out.push(Params {
+                preset: Harness::Claude,
+                kind: PlanKind::Api,
+                keep_recent: None,
+                gap_minutes: None,
+                size_threshold: None,
+                trigger: None,
+                delivery: Delivery::Server,
+                api_trigger,
+                api_keep,
+            });
+        }
+    }
+    out
+}
+
 impl Params {
     /// The session's policy with this setting's parameters.
     pub fn apply(&self, base: &Policy) -> Policy {
         let mut p = base.clone();
+        if self.kind == PlanKind::Api {
+            p.kind = PlanKind::Api;
+            p.delivery = Delivery::Server;
+            p.protect = false;
+            p.api.tune_first_tool_uses(self.api_trigger, self.api_keep);
+            return p;
+        }
         p.kind = self.kind;
         p.delivery = self.delivery;
         if let Some(k) = self.keep_recent {
@@ -184,8 +231,28 @@ impl Params {
         p
     }
 
+    /// The preset's name as the text form shows it (`api` for its rows).
+    pub fn preset_name(&self) -> &'static str {
+        if self.kind == PlanKind::Api {
+            "api"
+        } else {
+            self.preset.name()
+        }
+    }
+
     /// The setting in words, for the text form.
     pub fn words(&self) -> String {
+        if self.kind == PlanKind::Api {
+            // The preset's name says api; its edit's values follow.
+            let mut w = Vec::new();
+            if let Some(t) = self.api_trigger {
+                w.push(format!("trigger {t}"));
+            }
+            if let Some(k) = self.api_keep {
+                w.push(format!("keep {k}"));
+            }
+            return w.join(" ");
+        }
         let mut w = self.kind.name().to_string();
         if let Some(k) = self.keep_recent {
             let _ = write!(w, " keep {k}");
@@ -637,7 +704,7 @@ pub fn text(c: &Comparison) -> String {
         let mark = if Some(i) == c.recommended { "*" } else { "" };
         table.push(vec![
             format!("{i}{mark}"),
-            format!("{} {}", r.params.preset.name(), r.params.words()),
+            format!("{} {}", r.params.preset_name(), r.params.words()),
             r.totals.fires.to_string(),
             r.totals.cleared_results.to_string(),
             fmt_int(r.totals.tokens_not_sent),
@@ -664,7 +731,7 @@ pub fn text(c: &Comparison) -> String {
             let _ = writeln!(
                 out,
                 "Recommended: row {i} ({} {}): of the settings whose cleared results were reached for again no more often than the median of all rows ({m}), {why} (Δ {} USD, later used {}, {} tokens not sent, {} cache breaks while warm).",
-                r.params.preset.name(),
+                r.params.preset_name(),
                 r.params.words(),
                 usd_text(r.delta_usd),
                 r.totals.later_used,
@@ -713,6 +780,8 @@ mod tests {
                 size_threshold: None,
                 trigger: None,
                 delivery: Delivery::Rewrite,
+                api_trigger: None,
+                api_keep: None,
             },
             policy: None,
             totals: Totals {
@@ -729,6 +798,36 @@ mod tests {
         rows.iter()
             .map(|r| r.params.keep_recent.unwrap_or(0))
             .collect()
+    }
+
+    #[test]
+    fn api_lists_make_their_cross_product_for_claude_shaped_sessions_only() {
+        let lists = Lists {
+            api_trigger: Some(vec![50_000, 100_000, 150_000]),
+            api_keep: Some(vec![3, 5, 10]),
+            ..Default::default()
+        };
+        let g = grid(Harness::Claude, &lists);
+        assert_eq!(g.len(), 9);
+        assert!(
+            g.iter()
+                .all(|p| p.kind == PlanKind::Api && p.delivery == Delivery::Server)
+        );
+        assert_eq!((g[1].api_trigger, g[1].api_keep), (Some(50_000), Some(5)));
+        assert_eq!(
+            format!("{} {}", g[1].preset_name(), g[1].words()),
+            "api trigger 50000 keep 5"
+        );
+        assert!(grid(Harness::Qwen, &lists).is_empty());
+        // Applied: the first clear_tool_uses edit takes both values.
+        let p = g[1].apply(&Policy::preset(Harness::Claude));
+        assert_eq!(p.kind, PlanKind::Api);
+        assert_eq!(
+            p.api.edits_json()[0],
+            json!({"type": "clear_tool_uses_20250919",
+                   "trigger": {"type": "input_tokens", "value": 50000},
+                   "keep": {"type": "tool_uses", "value": 5}})
+        );
     }
 
     #[test]

@@ -28,6 +28,12 @@ pub struct PolicyKeys {
     pub budget_tokens: Option<u64>,
     pub budget_min_saving: Option<u64>,
     pub budget_warning_tokens: Option<u64>,
+    /// SPEC §11 (`api` preset): the API's own edit objects, in the order sent,
+    /// and the readings mcscope takes where the documentation is silent.
+    pub api_edits: Option<Vec<serde_json::Value>>,
+    pub api_excluded_count_toward_keep: Option<bool>,
+    pub api_trigger_inclusive: Option<bool>,
+    pub api_placeholder: Option<String>,
     pub claude: Option<Box<PolicyKeys>>,
     pub qwen: Option<Box<PolicyKeys>>,
     pub api: Option<Box<PolicyKeys>>,
@@ -142,7 +148,7 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
     };
     let _ = writeln!(out, "config file: {}", file(&settings.config.path));
     let _ = writeln!(out, "sidecar: {}", file(&settings.sidecar_path));
-    let _ = writeln!(out, "preset: {}", p.preset.name());
+    let _ = writeln!(out, "preset: {}", p.preset_name());
     let keep = p
         .keep_recent
         .map_or("by plan kind (5, budget 3)".into(), |k| k.to_string());
@@ -165,6 +171,21 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
     ];
     for (key, value) in rows {
         let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
+    }
+    if p.kind == PlanKind::Api {
+        let edits = serde_json::Value::Array(p.api.edits_json()).to_string();
+        let api: [(&str, String); 4] = [
+            ("api_edits", edits),
+            (
+                "api_excluded_count_toward_keep",
+                p.api.excluded_count_toward_keep.to_string(),
+            ),
+            ("api_trigger_inclusive", p.api.trigger_inclusive.to_string()),
+            ("api_placeholder", format!("{:?}", p.api.placeholder)),
+        ];
+        for (key, value) in api {
+            let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
+        }
     }
     let c = &settings.config;
     let from_config = |set: bool| if set { "config" } else { "default" };
@@ -313,13 +334,16 @@ impl Config {
                 && Delivery::parse(d).is_none()
             {
                 return Err(format!(
-                    "[{table}] delivery = {d:?}: not a delivery (rewrite, cache-edits)"
+                    "[{table}] delivery = {d:?}: not a delivery (rewrite, cache-edits, server)"
                 ));
             }
             if let Some(p) = &keys.preset
-                && !["claude", "qwen"].contains(&p.as_str())
+                && !["claude", "qwen", "api"].contains(&p.as_str())
             {
                 return Err(format!("[{table}] preset = {p:?}: not a preset"));
+            }
+            if let Some(edits) = &keys.api_edits {
+                crate::policy::api::parse_edits(edits).map_err(|e| format!("[{table}] {e}"))?;
             }
         }
         if let Some(t) = &self.cache_ttl
@@ -402,6 +426,28 @@ pub fn apply(
         "budget_warning_tokens",
         keys.budget_warning_tokens.is_some(),
     );
+    if let Some(edits) = &keys.api_edits {
+        p.api.edits = crate::policy::api::parse_edits(edits)?;
+    }
+    set("api_edits", keys.api_edits.is_some());
+    if let Some(v) = keys.api_excluded_count_toward_keep {
+        p.api.excluded_count_toward_keep = v;
+    }
+    set(
+        "api_excluded_count_toward_keep",
+        keys.api_excluded_count_toward_keep.is_some(),
+    );
+    if let Some(v) = keys.api_trigger_inclusive {
+        p.api.trigger_inclusive = v;
+    }
+    set(
+        "api_trigger_inclusive",
+        keys.api_trigger_inclusive.is_some(),
+    );
+    if let Some(v) = &keys.api_placeholder {
+        p.api.placeholder = v.clone();
+    }
+    set("api_placeholder", keys.api_placeholder.is_some());
     if let Some(d) = &keys.delivery {
         p.delivery = Delivery::parse(d).ok_or_else(|| format!("unknown delivery {d:?}"))?;
         set("delivery", true);

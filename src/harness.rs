@@ -131,11 +131,18 @@ pub struct Preset {
     pub wire: WireShape,
     pub home: Home,
     pub defaults: Defaults,
+    /// What a cleared tool result reads in the wire.
+    pub placeholder: &'static str,
+    /// Every tool's results may be cleared (the API's server-side edits know no
+    /// compactable list; `exclude_tools` is a parameter, SPEC §11).
+    pub every_tool: bool,
+    /// The beta header a request needs for this preset's delivery, if any.
+    pub beta_header: Option<&'static str>,
 }
 
 impl Preset {
     pub fn is_compactable(&self, tool: &str) -> bool {
-        self.compactable.contains(&tool)
+        self.every_tool || self.compactable.contains(&tool)
     }
 
     pub fn is_file_path_tool(&self, tool: &str) -> bool {
@@ -173,7 +180,10 @@ impl Preset {
 
 /// Claude Code 2.1.88: `services/compact/microCompact.ts` (COMPACTABLE_TOOLS, token
 /// estimate, IMAGE_MAX_TOKEN_SIZE), `utils/messages.ts`, `services/api/claude.ts`.
-pub static CLAUDE: Preset = Preset {
+pub static CLAUDE: Preset = CLAUDE_FACTS;
+
+/// Claude's row as a constant, so that the `api` row can share its facts.
+const CLAUDE_FACTS: Preset = Preset {
     harness: Harness::Claude,
     name: "claude",
     compactable: &[
@@ -222,6 +232,9 @@ pub static CLAUDE: Preset = Preset {
         protect: false,
         clear_errors: true,
     },
+    placeholder: CLEARED,
+    every_tool: false,
+    beta_header: None,
 };
 
 /// Qwen Code: `packages/core/src/services/microcompaction/microcompact.ts`,
@@ -284,6 +297,23 @@ pub static QWEN: Preset = Preset {
         protect: true,
         clear_errors: false,
     },
+    placeholder: CLEARED,
+    every_tool: false,
+    beta_header: None,
+};
+
+/// Anthropic's server-side context editing (SPEC §11; Anthropic docs "Context
+/// editing"): the Messages API shape, every tool clearable, the result replaced
+/// by a placeholder, and the beta header the request carries. Loaded sessions
+/// stay Claude-shaped (`messages-json` bodies, Claude Code transcripts).
+pub static API: Preset = Preset {
+    harness: Harness::Claude,
+    name: "api",
+    compactable: &[],
+    every_tool: true,
+    placeholder: CLEARED,
+    beta_header: Some("context-management-2025-06-27"),
+    ..CLAUDE_FACTS
 };
 
 /// Every preset, in the order the UI lists them.

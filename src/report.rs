@@ -13,6 +13,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
+pub mod api;
+
 #[derive(Serialize)]
 pub struct SessionJson<'a> {
     pub path: String,
@@ -43,9 +45,9 @@ pub fn session_json(s: &Session) -> SessionJson<'_> {
 /// The `policy` object: gap thresholds print as integers when they are whole;
 /// `keep_recent` as [`keep_recent_of`] says.
 pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> Value {
-    json!({
+    let mut v = json!({
         "kind": p.kind.name(),
-        "preset": p.preset.name(),
+        "preset": p.preset_name(),
         "keep_recent": keep_recent,
         "gap_threshold_minutes": number(p.gap_threshold_minutes),
         "size_threshold": p.size_threshold,
@@ -57,13 +59,19 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> Value {
         "budget_tokens": p.budget_tokens,
         "budget_min_saving": p.budget_min_saving,
         "budget_warning_tokens": p.budget_warning_tokens,
-    })
+    });
+    api::policy_keys(p, &mut v);
+    v
 }
 
 /// `policy.keep_recent` (SPEC §5): the explicit value, else the default shared by
 /// the kinds in force (`plan`: the one at K; `timeline`: all of them); null when
 /// there is none or they differ.
 pub fn keep_recent_of(p: &Policy, kinds: &[PlanKind]) -> Option<u32> {
+    // The api preset keeps by its edits' `keep` (SPEC §11: null).
+    if p.kind == PlanKind::Api {
+        return None;
+    }
     if p.keep_recent.is_some() {
         return p.keep_recent;
     }
@@ -157,7 +165,7 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence
     let step = &plan.step;
     let count = |st: Status| plan.candidates.iter().filter(|c| c.status == st).count();
     let kinds = plan_kinds(setup, plan);
-    json!({
+    let mut out = json!({
         "schema": "mcscope.plan/1",
         "session": session_json(s),
         "request": (plan.request.index > 0).then(|| json!({
@@ -214,7 +222,11 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence
                 "cache_edits_deleted": plan.cache.cache_edits_deleted,
             },
         },
-    })
+    });
+    if let (Some(a), Value::Object(m)) = (api::json(setup, step), &mut out) {
+        m.insert("api".into(), a);
+    }
+    out
 }
 
 /// `timeline --format json` (schema `mcscope.timeline/1`), written as the steps
@@ -381,6 +393,9 @@ struct TimelineRow<'a> {
     note: &'a str,
     harness_evidence: Vec<&'a Vec<String>>,
     evidence: Value,
+    /// The api preset's edits at this request (SPEC §11); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api: Option<Value>,
     in_wire_tokens: u64,
     cache_break: bool,
     tokens_rewritten: u64,
@@ -418,6 +433,7 @@ fn timeline_row<'a>(
             .map(|e| &e.compacted_tool_ids)
             .collect(),
         evidence: ev.json(),
+        api: api::json(setup, st),
         in_wire_tokens: f.in_wire_tokens,
         cache_break: f.cache_break(),
         tokens_rewritten: f.tokens_rewritten,
@@ -456,13 +472,15 @@ pub fn evidence_json(setup: &Setup, r: &EvidenceReport) -> Value {
         .iter()
         .map(|w| json!({"line": w.line, "message": w.message}))
         .collect();
+    let mut counts = crate::evidence::counts(&rows);
+    api::counts_json(setup, &mut counts);
     json!({
         "schema": "mcscope.evidence/1",
         "session": session_json(&setup.session),
         "policy": policy_json(&setup.policy, keep_recent_of(&setup.policy, &setup.kinds_chosen())),
         "caveats": caveats::json(&caveats::caveats(&setup.policy, &setup.kinds_chosen())),
         "requests": requests,
-        "counts": crate::evidence::counts(&rows),
+        "counts": counts,
         "warnings": warnings,
     })
 }
@@ -566,6 +584,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
             .collect();
         let _ = writeln!(out, "breaks by explanation: {}", tally.join(", "));
     }
+    api::counts_text(setup, &mut out);
     for w in &r.evidence.warnings {
         let _ = writeln!(out, "warning: line {}: {}", w.line, w.message);
     }
@@ -619,34 +638,38 @@ fn header(setup: &Setup, kinds: &[PlanKind], out: &mut String) {
     if s.sidechain_records > 0 {
         let _ = writeln!(out, "note: {}", left_out(s));
     }
-    let _ = writeln!(
-        out,
-        "policy: {}{} (preset {})  keep_recent {}  gap >= {} min  size > {}{}  trigger {}  delivery {}  protect {}",
-        p.kind.name(),
-        match kinds {
-            [k] if p.kind == PlanKind::Auto => format!(" -> {}", k.name()),
-            [_, ..] if p.kind == PlanKind::Auto => format!(
-                " -> {}",
-                kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join("/")
-            ),
-            _ => String::new(),
-        },
-        p.preset.name(),
-        match keep_recent_of(p, kinds) {
-            Some(k) => k.to_string(),
-            None => "by kind (idle 5, budget 3)".into(),
-        },
-        fmt_num(p.gap_threshold_minutes),
-        p.size_threshold,
-        if p.low_watermark {
-            " (low watermark)"
-        } else {
-            ""
-        },
-        p.trigger_threshold,
-        p.delivery.name(),
-        if p.protect { "on" } else { "off" },
-    );
+    if p.kind == PlanKind::Api {
+        api::header(p, out);
+    } else {
+        let _ = writeln!(
+            out,
+            "policy: {}{} (preset {})  keep_recent {}  gap >= {} min  size > {}{}  trigger {}  delivery {}  protect {}",
+            p.kind.name(),
+            match kinds {
+                [k] if p.kind == PlanKind::Auto => format!(" -> {}", k.name()),
+                [_, ..] if p.kind == PlanKind::Auto => format!(
+                    " -> {}",
+                    kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join("/")
+                ),
+                _ => String::new(),
+            },
+            p.preset.name(),
+            match keep_recent_of(p, kinds) {
+                Some(k) => k.to_string(),
+                None => "by kind (idle 5, budget 3)".into(),
+            },
+            fmt_num(p.gap_threshold_minutes),
+            p.size_threshold,
+            if p.low_watermark {
+                " (low watermark)"
+            } else {
+                ""
+            },
+            p.trigger_threshold,
+            p.delivery.name(),
+            if p.protect { "on" } else { "off" },
+        );
+    }
     if kinds.contains(&PlanKind::Budget) {
         let warning = match p.budget_warning_tokens {
             Some(w) => fmt_int(w),
@@ -803,6 +826,7 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
         },
         st.note
     );
+    api::plan_lines(setup, st, &mut out);
     let _ = writeln!(out);
     let mut rows = vec![vec![
         "RANK".to_string(),
@@ -928,6 +952,10 @@ pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Str
         "CACHE".into(),
         "WHY".into(),
     ]];
+    let api_col = setup.policy.kind == PlanKind::Api;
+    if api_col {
+        rows[0].insert(10, "EDITS sim | recorded".into());
+    }
     let mut acc = totals::Accumulator::new(s);
     let mut failed: Option<std::io::Error> = None;
     for (i, st) in steps.iter().enumerate() {
@@ -967,6 +995,9 @@ pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Str
             cache,
             st.note.clone(),
         ]);
+        if api_col && let Some(row) = rows.last_mut() {
+            row.insert(10, crate::evidence::api::cell(s, st));
+        }
     }
     out.push_str(&table(
         &rows,

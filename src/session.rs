@@ -299,6 +299,31 @@ pub struct Evidence {
     pub segment: usize,
 }
 
+/// What the `api` preset (SPEC §11) reads of each message beyond the model:
+/// SPEC §2's token estimate of its blocks, its thinking, and its tool uses'
+/// inputs. Read back from the records on first use (`policy::engine`).
+#[derive(Debug, Default, Clone)]
+pub struct ApiFacts {
+    pub msgs: Vec<MsgFacts>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct MsgFacts {
+    /// Every block: text, thinking, `tool_use` input as JSON, `tool_result`,
+    /// images and documents at 2000.
+    pub tokens: u64,
+    pub thinking_tokens: u64,
+    pub thinking_blocks: usize,
+    pub uses: Vec<UseFact>,
+}
+
+#[derive(Debug, Clone)]
+pub struct UseFact {
+    pub id: String,
+    pub name: String,
+    pub input_tokens: u64,
+}
+
 #[derive(Debug, Clone)]
 pub struct Session {
     pub path: PathBuf,
@@ -320,6 +345,8 @@ pub struct Session {
     pub evidence: Vec<Evidence>,
     /// The model named by the body (messages-json) or the last response.
     pub model: Option<String>,
+    /// The `api` preset's reading of the messages, once asked for.
+    pub api_facts: std::sync::OnceLock<std::sync::Arc<ApiFacts>>,
 }
 
 impl Session {
@@ -340,6 +367,7 @@ impl Session {
             requests: Vec::new(),
             evidence: Vec::new(),
             model: None,
+            api_facts: std::sync::OnceLock::new(),
         }
     }
 

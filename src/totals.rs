@@ -196,6 +196,7 @@ impl TokenCache {
                 media_cleared: &media_cleared,
                 edits: &[],
                 drop_thoughts: *drop_thoughts,
+                server: None,
             },
         )?;
         if let Ok(mut memo) = self.changed.lock() {

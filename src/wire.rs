@@ -31,6 +31,27 @@ pub struct Clearings<'a> {
     pub edits: &'a [EditBlock],
     /// Qwen `/compress-fast` drops thought parts from the wire.
     pub drop_thoughts: bool,
+    /// Delivery `server` (the `api` preset): what the server's edits change.
+    pub server: Option<&'a ServerEdits>,
+}
+
+/// What the `api` preset sends and what the server does with it (SPEC §11).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerEdits {
+    /// `context_management.edits`, as the client sends them.
+    pub edits: Vec<Value>,
+    /// What a cleared result reads in the server view.
+    pub placeholder: String,
+    /// Assistant messages whose thinking blocks the server drops.
+    pub thinking: HashSet<usize>,
+    /// Tool uses whose input the server clears.
+    pub inputs: HashSet<String>,
+}
+
+impl ServerEdits {
+    fn context_management(&self) -> Value {
+        json!({"edits": self.edits})
+    }
 }
 
 /// Builds the body of request `req`.
@@ -39,7 +60,22 @@ pub fn build(s: &Session, req: &Request, side: Side, c: &Clearings<'_>) -> std::
     if side == Side::Wire {
         apply(s, req, &mut messages, c);
     }
-    Ok(body(s, messages))
+    let mut out = body(s, messages);
+    // The client's request carries the edits; the server view is what the
+    // model is given after them.
+    if let (Side::Local, Some(server)) = (side, c.server) {
+        out["context_management"] = server.context_management();
+    }
+    Ok(out)
+}
+
+/// Every message of the session as the API sees it, in order, one at a time.
+pub fn each_message(s: &Session, mut f: impl FnMut(usize, Value)) -> std::io::Result<()> {
+    let file = std::fs::File::open(&s.path)?;
+    for m in 0..s.messages.len() {
+        f(m, message_from(&file, s, m)?);
+    }
+    Ok(())
 }
 
 /// The local messages of one view, as read so far (stepping through a session
@@ -83,15 +119,21 @@ pub fn print_both(
     apply(s, req, &mut wire, c);
     let tokens = tokens_from_message.map(|at| tokens_of(wire.get(at..).unwrap_or(&[])));
     let model = s.model.clone().map(Value::String).unwrap_or(Value::Null);
-    let pretty = |messages: &[Value]| {
+    let context_management = c.server.map(ServerEdits::context_management);
+    let pretty = |messages: &[Value], extra: Option<&Value>| {
         serde_json::to_string_pretty(&BodyRef {
             harness: s.harness,
             model: &model,
             messages,
+            context_management: extra,
         })
         .unwrap_or_default()
     };
-    Ok((pretty(local), pretty(&wire), tokens))
+    Ok((
+        pretty(local, context_management.as_ref()),
+        pretty(&wire, None),
+        tokens,
+    ))
 }
 
 /// A body over borrowed messages; serializes as `body` builds it.
@@ -99,14 +141,19 @@ struct BodyRef<'a> {
     harness: Harness,
     model: &'a Value,
     messages: &'a [Value],
+    /// The `api` preset's local side: `context_management` after the messages.
+    context_management: Option<&'a Value>,
 }
 
 impl serde::Serialize for BodyRef<'_> {
     fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = ser.serialize_map(Some(2))?;
+        let mut map = ser.serialize_map(None)?;
         map.serialize_entry("model", self.model)?;
         map.serialize_entry(self.harness.rules().wire.messages, self.messages)?;
+        if let Some(cm) = self.context_management {
+            map.serialize_entry("context_management", cm)?;
+        }
         map.end()
     }
 }
@@ -248,6 +295,10 @@ fn blocks_mut(harness: Harness, msg: &mut Value) -> Option<&mut Vec<Value>> {
 }
 
 fn apply(s: &Session, req: &Request, messages: &mut [Value], c: &Clearings<'_>) {
+    if let (Some(server), Harness::Claude) = (c.server, s.harness) {
+        server_view(s, req, messages, c, server);
+        return;
+    }
     let rewrite = c.delivery == Delivery::Rewrite || s.harness == Harness::Qwen;
     if rewrite {
         for (i, msg) in messages.iter_mut().enumerate() {
@@ -285,6 +336,48 @@ fn apply(s: &Session, req: &Request, messages: &mut [Value], c: &Clearings<'_>) 
     }
     if c.delivery == Delivery::CacheEdits && s.harness == Harness::Claude {
         cache_edits(s, req, messages, c.edits);
+    }
+}
+
+/// The request after the server's edits (SPEC §11): cleared results read the
+/// placeholder, cleared inputs are emptied, cleared thinking is dropped.
+fn server_view(
+    s: &Session,
+    req: &Request,
+    messages: &mut [Value],
+    c: &Clearings<'_>,
+    server: &ServerEdits,
+) {
+    for (i, msg) in messages.iter_mut().enumerate() {
+        let m = req.view_start + i;
+        let mut results = s.results_in(m, m + 1);
+        let Some(blocks) = blocks_mut(Harness::Claude, msg) else {
+            continue;
+        };
+        if server.thinking.contains(&m) {
+            blocks.retain(|b| {
+                !matches!(
+                    b.get("type").and_then(Value::as_str),
+                    Some("thinking" | "redacted_thinking")
+                )
+            });
+        }
+        for block in blocks.iter_mut() {
+            if is_tool_result(Harness::Claude, block) {
+                if let Some(r) = results.next()
+                    && (c.result_cleared)(r)
+                {
+                    block["content"] = Value::String(server.placeholder.clone());
+                }
+            } else if block.get("type").and_then(Value::as_str) == Some("tool_use")
+                && block
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| server.inputs.contains(id))
+            {
+                block["input"] = json!({});
+            }
+        }
     }
 }
 

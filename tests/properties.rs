@@ -659,6 +659,7 @@ fn policy_of(pol: &GenPolicy, qwen: bool) -> Policy {
         KindArg::Size => PlanKind::Size,
         KindArg::Count => PlanKind::Count,
         KindArg::Budget => PlanKind::Budget,
+        KindArg::Api => PlanKind::Api,
     };
     p.keep_recent = Some(pol.keep);
     p.gap_threshold_minutes = pol.gap as f64;
@@ -1595,6 +1596,7 @@ impl Case {
             // Generated claude sessions are 2.1.88 (auto: idle); budget has its
             // own tests (tests/budget.rs, policy::budget).
             KindArg::Budget => unreachable!("the generator makes no budget policies"),
+            KindArg::Api => unreachable!("the generator makes no api policies"),
         }
     }
 }

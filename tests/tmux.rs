@@ -809,3 +809,31 @@ fn on_the_corpus_r_reaches_the_real_budget_record() {
     t.key("q");
     t.assert_shell_back();
 }
+
+#[test]
+fn the_api_preset_shows_the_server_view_and_plus_tunes_its_keep() {
+    let Some(t) = Tmux::start("api", 160, 45) else {
+        return;
+    };
+    // The sample's sidecar selects the api preset (SPEC §11).
+    t.type_line("mcscope sample-sessions/api-agent.json");
+    let s = t.wait_header("28/28");
+    let head = header(&s).unwrap();
+    assert!(
+        has(head, "plan api (api)") && has(head, "keep 5s"),
+        "header: {head:?}"
+    );
+    t.wait_text("server view after the edits (right)");
+    t.wait_text("[Old tool result content cleared]");
+    t.key("+");
+    t.wait("\"keep 6*\" in the header", |s| {
+        header(s).is_some_and(|h| has(h, "keep 6*"))
+    });
+    // p stays on the api preset's one kind (its status line: tests/tui_api.rs).
+    t.key("p");
+    t.wait("the api plan still in the header", |s| {
+        header(s).is_some_and(|h| has(h, "plan api (api)") && has(h, "keep 6*"))
+    });
+    t.key("q");
+    t.assert_shell_back();
+}

@@ -260,6 +260,25 @@ pub fn pipeline(path: &Path, data: &[u8]) {
             run_variant(&setup);
         }
     }
+    if harness == Harness::Claude {
+        // The api preset (SPEC §11): both strategies at every request, firing on
+        // the smallest inputs (more than one tool use, keep one, inputs too).
+        let mut policy = mcscope::policy::Policy::api_preset();
+        policy.api.edits = mcscope::policy::api::parse_edits(&[
+            serde_json::json!({"type": "clear_thinking_20251015"}),
+            serde_json::json!({"type": "clear_tool_uses_20250919",
+                "trigger": {"type": "tool_uses", "value": 1},
+                "keep": {"type": "tool_uses", "value": 1}, "clear_tool_inputs": true}),
+        ])
+        .expect("the fuzz edits parse");
+        run_variant(&Setup {
+            session: base.session.clone(),
+            policy,
+            roots: base.roots.clone(),
+            path_map: base.path_map.clone(),
+            settings: base.settings.clone(),
+        });
+    }
 }
 
 /// The findings of fuzz/README.md are fixed, so they are fatal by default;

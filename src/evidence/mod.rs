@@ -9,6 +9,8 @@
 //! cleared where a record says the harness cleared (the `simulate` hook of
 //! [`collect`]).
 
+pub mod api;
+
 use crate::session::{Harness, Message, Request, Role, Session, Usage};
 use serde_json::{Value, json};
 

@@ -4,6 +4,7 @@
 //! protection through one `Resolver`; `engine` walks the timeline once, carrying
 //! the clearings that are still in force from request to request.
 
+pub mod api;
 pub mod budget;
 pub mod engine;
 pub mod protect;
@@ -23,6 +24,8 @@ pub enum PlanKind {
     Size,
     Count,
     Budget,
+    /// The `api` preset's kind: Anthropic's server-side context editing (SPEC §11).
+    Api,
 }
 
 impl PlanKind {
@@ -43,6 +46,7 @@ impl PlanKind {
             PlanKind::Size => "size",
             PlanKind::Count => "count",
             PlanKind::Budget => "budget",
+            PlanKind::Api => "api",
         }
     }
 
@@ -54,7 +58,12 @@ impl PlanKind {
         }
     }
 
+    /// A kind by name; `api` is the `api` preset's own kind (not in `ALL`, which
+    /// lists the kinds the claude and qwen presets cycle through).
     pub fn parse(s: &str) -> Option<PlanKind> {
+        if s == "api" {
+            return Some(PlanKind::Api);
+        }
         PlanKind::ALL.into_iter().find(|k| k.name() == s)
     }
 }
@@ -64,6 +73,8 @@ impl PlanKind {
 pub enum Delivery {
     Rewrite,
     CacheEdits,
+    /// The `api` preset: the client sends `context_management`, the server edits.
+    Server,
 }
 
 impl Delivery {
@@ -71,6 +82,7 @@ impl Delivery {
         match self {
             Delivery::Rewrite => "rewrite",
             Delivery::CacheEdits => "cache-edits",
+            Delivery::Server => "server",
         }
     }
 
@@ -78,6 +90,7 @@ impl Delivery {
         match s {
             "rewrite" => Some(Delivery::Rewrite),
             "cache-edits" => Some(Delivery::CacheEdits),
+            "server" => Some(Delivery::Server),
             _ => None,
         }
     }
@@ -108,6 +121,8 @@ pub struct Policy {
     pub budget_min_saving: u64,
     /// `budget`: the usage gate; None = by the request's version (SPEC §5).
     pub budget_warning_tokens: Option<u64>,
+    /// The `api` preset's edits and readings (SPEC §11); read only by kind `api`.
+    pub api: api::ApiSpec,
 }
 
 impl Policy {
@@ -129,6 +144,27 @@ impl Policy {
             budget_tokens: budget::DEFAULT_BUDGET_TOKENS,
             budget_min_saving: budget::DEFAULT_MIN_SAVING,
             budget_warning_tokens: None,
+            api: api::ApiSpec::default(),
+        }
+    }
+
+    /// The `api` preset (SPEC §11): kind `api`, delivery `server`, the edits'
+    /// defaults; the session stays Claude-shaped.
+    pub fn api_preset() -> Policy {
+        Policy {
+            kind: PlanKind::Api,
+            delivery: Delivery::Server,
+            protect: false,
+            ..Policy::preset(Harness::Claude)
+        }
+    }
+
+    /// The preset's name as the JSON `policy.preset` gives it.
+    pub fn preset_name(&self) -> &'static str {
+        if self.kind == PlanKind::Api {
+            crate::harness::API.name
+        } else {
+            self.preset.name()
         }
     }
 

@@ -836,6 +836,11 @@ impl SessionView {
 
     /// The `keep_recent` the plan in force at K uses (explicit, else its kind's default).
     pub fn keep_in_force(&self) -> usize {
+        if let Some(keep) = self.setup.policy.api.first_keep()
+            && self.setup.policy.kind == PlanKind::Api
+        {
+            return keep as usize;
+        }
         let kind = self.plan.step.kind.unwrap_or(PlanKind::Idle);
         self.setup.policy.keep_for(kind)
     }
@@ -1221,6 +1226,12 @@ impl SessionView {
             // Through every kind in the table's order (auto → idle → forced → size →
             // count), back to the first.
             Action::CyclePlan => self.tune(|p| {
+                if p.kind == PlanKind::Api {
+                    return Some(
+                        "the api preset runs one plan kind, api: tune its edits with +/- (keep) or --api-edit"
+                            .into(),
+                    );
+                }
                 p.kind = next_kind(p.kind, p.preset);
                 // budget is rewrite only (SPEC §5).
                 (p.kind == PlanKind::Budget && p.delivery != Delivery::Rewrite).then(|| {
@@ -1243,8 +1254,26 @@ impl SessionView {
                     p.delivery = match p.delivery {
                         Delivery::Rewrite => Delivery::CacheEdits,
                         Delivery::CacheEdits => Delivery::Rewrite,
+                        Delivery::Server => {
+                            return Some("the api preset's edits are made by the server".into());
+                        }
                     };
                     None
+                })
+            }
+            Action::KeepMore | Action::KeepLess if self.setup.policy.kind == PlanKind::Api => {
+                // SPEC §11: +/- edit the first clear_tool_uses edit's keep.value.
+                let more = action == Action::KeepMore;
+                self.tune(|p| match p.api.first_tool_uses_keep() {
+                    Some(keep) => {
+                        *keep = if more {
+                            *keep + 1
+                        } else {
+                            keep.saturating_sub(1)
+                        };
+                        None
+                    }
+                    None => Some("no clear_tool_uses edit to tune (add one with --api-edit)".into()),
                 })
             }
             Action::KeepMore => {
@@ -1977,6 +2006,9 @@ impl SessionView {
         if a.kind != b.kind {
             out.push("kind");
         }
+        if a.api != b.api {
+            out.push("api_edits");
+        }
         if a.keep_recent != b.keep_recent {
             out.push("keep_recent");
         }
@@ -2006,5 +2038,7 @@ pub fn next_kind(kind: PlanKind, preset: Harness) -> PlanKind {
         PlanKind::Size => PlanKind::Count,
         PlanKind::Count if preset == Harness::Claude => PlanKind::Budget,
         PlanKind::Count | PlanKind::Budget => PlanKind::Auto,
+        // The api preset has one kind (SPEC §5).
+        PlanKind::Api => PlanKind::Api,
     }
 }

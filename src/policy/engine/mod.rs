@@ -8,6 +8,7 @@ use crate::harness::Preset;
 use crate::session::{Harness, Request, Role, SendKind, Session};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+mod api;
 mod budget_plan;
 mod count;
 mod fmt;
@@ -17,6 +18,7 @@ mod status;
 mod types;
 mod view;
 
+pub use api::{ApiFacts, ApiStep, EditOutcome, MsgFacts, TokenSource};
 pub use fmt::{fmt_gap, fmt_int, fmt_num};
 pub use status::protection_text;
 pub use types::{Candidate, Clearing, EditBlock, Status, Step, Trigger};
@@ -131,6 +133,10 @@ pub struct Engine<'s> {
     /// (idle state that lives in the process, SPEC §2).
     process: Option<usize>,
     hook_checkpoint: Option<i64>,
+    /// The `api` plan's reading of the messages (SPEC §11), read once.
+    api_facts: Option<std::sync::Arc<ApiFacts>>,
+    /// The `api` plan at the last evaluated request.
+    api_step: Option<ApiStep>,
 }
 
 /// The current view's candidates, grown incrementally as requests add messages.
@@ -159,9 +165,17 @@ struct View<'s> {
 
 impl<'s> Engine<'s> {
     pub fn new(s: &'s Session, policy: Policy, protector: Protector, forced_at: usize) -> Self {
+        let api = policy.kind == PlanKind::Api;
         Engine {
             s,
-            tools: s.harness.rules(),
+            // The api preset clears every tool's results (SPEC §11).
+            tools: if api {
+                &crate::harness::API
+            } else {
+                s.harness.rules()
+            },
+            api_facts: api.then(|| ApiFacts::of_session(s)),
+            api_step: None,
             policy,
             protector,
             forced_at,
@@ -223,6 +237,11 @@ impl<'s> Engine<'s> {
 
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// The `api` plan at the last evaluated request (None for other kinds).
+    pub fn api_step(&self) -> Option<&ApiStep> {
+        self.api_step.as_ref()
     }
 
     /// The candidates of the last evaluated request, in rank order.
@@ -397,6 +416,16 @@ impl<'s> Engine<'s> {
             self.process = Some(send.process);
             self.hook_checkpoint = None;
         }
+        // The server edits each request statelessly, on the full history (SPEC
+        // §11): what request k-1's server view cleared is not carried; it only
+        // tells which clearings are new here.
+        let was_cleared: HashSet<usize> = if self.policy.kind == PlanKind::Api {
+            let before = self.in_force_list.iter().copied().collect();
+            self.reset_clearings();
+            before
+        } else {
+            HashSet::new()
+        };
         let gap = self.gap_at(req);
         self.sync_view(req);
         // A result that has become protected (a later call with its id reads
@@ -416,10 +445,18 @@ impl<'s> Engine<'s> {
             self.size_total()
         };
         let kind = self.policy.kind_at(req, gap);
-        let verdict = match kind {
-            Some(kind) => self.evaluate(req, kind, chars_before, gap),
-            None => Verdict::none(super::send::qwen_runs(req).why_none.into()),
+        let (verdict, api) = match kind {
+            Some(PlanKind::Api) => {
+                let (v, a) = self.api(req);
+                (v, Some(a))
+            }
+            Some(kind) => (self.evaluate(req, kind, chars_before, gap), None),
+            None => (
+                Verdict::none(super::send::qwen_runs(req).why_none.into()),
+                None,
+            ),
         };
+        self.api_step = api.clone();
         let trigger = verdict.trigger.unwrap_or(Trigger::Idle);
         let mut newly: Vec<usize> = Vec::new();
         for (pos, reason) in &verdict.clear {
@@ -431,7 +468,9 @@ impl<'s> Engine<'s> {
             };
             self.set_clearing(r, Some(clearing));
             self.in_force_list.push(r);
-            newly.push(*pos);
+            if !was_cleared.contains(&r) {
+                newly.push(*pos);
+            }
         }
         for &m in &verdict.media {
             self.media_cleared[m] = true;
@@ -475,6 +514,7 @@ impl<'s> Engine<'s> {
                 gap_minutes: gap,
                 pre_tokens: verdict.pre_tokens,
                 note: verdict.note,
+                api,
             };
         }
         self.finish_statuses(req, &verdict);
@@ -501,6 +541,7 @@ impl<'s> Engine<'s> {
             gap_minutes: gap,
             pre_tokens: verdict.pre_tokens,
             note: verdict.note,
+            api,
         }
     }
 
@@ -613,6 +654,7 @@ impl<'s> Engine<'s> {
             }
             PlanKind::Count => self.count(req),
             PlanKind::Budget => self.budget(req),
+            PlanKind::Api => self.api(req).0,
         }
     }
 }

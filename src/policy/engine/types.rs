@@ -37,6 +37,10 @@ pub enum Trigger {
     Size,
     Count,
     Budget,
+    #[serde(rename = "clear_tool_uses_20250919")]
+    ClearToolUses,
+    #[serde(rename = "clear_thinking_20251015")]
+    ClearThinking,
 }
 
 impl Trigger {
@@ -47,6 +51,8 @@ impl Trigger {
             Trigger::Size => "size",
             Trigger::Count => "count",
             Trigger::Budget => "budget",
+            Trigger::ClearToolUses => crate::policy::api::CLEAR_TOOL_USES,
+            Trigger::ClearThinking => crate::policy::api::CLEAR_THINKING,
         }
     }
 }
@@ -125,4 +131,6 @@ pub struct Step {
     pub pre_tokens: Option<u64>,
     /// Why the plan fired or not, in words.
     pub note: String,
+    /// The `api` plan (SPEC §11): the prompt it read and each edit's outcome.
+    pub api: Option<super::ApiStep>,
 }

@@ -4,16 +4,22 @@ use super::*;
 
 pub fn draw_diff(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let focused = v.focus == Focus::Diff;
+    // The api preset (SPEC §11): the client sends the edits, the server edits.
+    let sides = if v.policy().kind == crate::policy::PlanKind::Api {
+        "client request (left) vs server view after the edits (right)"
+    } else {
+        "local request (left) vs wire payload (right)"
+    };
     if v.diff_pending() {
         let block = Block::default()
             .borders(Borders::TOP)
-            .title(" local request (left) vs wire payload (right) — computing the diff in the background… ");
+            .title(format!(" {sides} — computing the diff in the background… "));
         f.render_widget(block, area);
         return;
     }
     let changes = v.diff.changes.len();
     let title = format!(
-        " local request (left) vs wire payload (right) — {changes} change{}{} — n/N jump, </> scroll, z fold ",
+        " {sides} — {changes} change{}{} — n/N jump, </> scroll, z fold ",
         if changes == 1 { "" } else { "s" },
         if v.diff.coarse {
             ", coarse (time budget)"

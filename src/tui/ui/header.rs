@@ -61,23 +61,27 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     } else {
         String::new()
     };
-    let mut line2 = vec![
-        Span::raw("plan "),
-        mark("kind", p.kind.name().into()),
-        Span::raw(format!("{chosen} ({})  keep ", p.preset.name())),
-        mark("keep_recent", v.keep_in_force().to_string()),
-        Span::raw("  gap ≥ "),
-        mark("gap", format!("{} min", fmt_num(p.gap_threshold_minutes))),
-        Span::raw("  size > "),
-        mark("size", fmt_int(p.size_threshold.max(0) as u64)),
-        Span::raw(format!("  trigger {}  ", p.trigger_threshold)),
-        mark("delivery", p.delivery.name().into()),
-        Span::raw("  protect "),
-        mark(
-            "protect",
-            if p.protect { "on".into() } else { "off".into() },
-        ),
-    ];
+    let mut line2 = if p.kind == PlanKind::Api {
+        api_line(p, &mark)
+    } else {
+        vec![
+            Span::raw("plan "),
+            mark("kind", p.kind.name().into()),
+            Span::raw(format!("{chosen} ({})  keep ", p.preset.name())),
+            mark("keep_recent", v.keep_in_force().to_string()),
+            Span::raw("  gap ≥ "),
+            mark("gap", format!("{} min", fmt_num(p.gap_threshold_minutes))),
+            Span::raw("  size > "),
+            mark("size", fmt_int(p.size_threshold.max(0) as u64)),
+            Span::raw(format!("  trigger {}  ", p.trigger_threshold)),
+            mark("delivery", p.delivery.name().into()),
+            Span::raw("  protect "),
+            mark(
+                "protect",
+                if p.protect { "on".into() } else { "off".into() },
+            ),
+        ]
+    };
     if v.plan.step.kind == Some(PlanKind::Budget) {
         line2.push(Span::raw(format!(
             "  budget {} (min {}, gate {})",
@@ -91,6 +95,51 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         lines.push(Line::styled(note, theme.fg(Color::Magenta)));
     }
     f.render_widget(Paragraph::new(lines), area);
+}
+
+/// The api preset's plan line (SPEC §11): each edit in short, `keep` marked
+/// where it came from (the `+`/`-` keys tune the first clear_tool_uses edit's).
+fn api_line<'a>(
+    p: &crate::policy::Policy,
+    mark: &dyn Fn(&'static str, String) -> Span<'a>,
+) -> Vec<Span<'a>> {
+    use crate::policy::api::{Edit, TriggerOn};
+    let mut out = vec![
+        Span::raw("plan "),
+        mark("kind", "api".into()),
+        Span::raw(" (api)"),
+    ];
+    for e in &p.api.edits {
+        match e {
+            Edit::ClearToolUses {
+                trigger,
+                keep,
+                clear_at_least,
+                exclude_tools,
+                ..
+            } => {
+                let trigger = match trigger {
+                    TriggerOn::InputTokens(v) => format!("> {} tok", fmt_int(*v)),
+                    TriggerOn::ToolUses(v) => format!("> {v} uses"),
+                };
+                out.push(Span::raw(format!("  clear_tool_uses {trigger}  keep ")));
+                out.push(mark("api_edits", keep.to_string()));
+                if let Some(least) = clear_at_least {
+                    out.push(Span::raw(format!("  at least {}", fmt_int(*least))));
+                }
+                if !exclude_tools.is_empty() {
+                    out.push(Span::raw(format!("  exclude {}", exclude_tools.join(","))));
+                }
+            }
+            Edit::ClearThinking { keep } => out.push(Span::raw(match keep {
+                Some(k) => format!("  clear_thinking keep {k}"),
+                None => "  clear_thinking keep all".into(),
+            })),
+        }
+    }
+    out.push(Span::raw("  "));
+    out.push(mark("delivery", p.delivery.name().into()));
+    out
 }
 
 /// The header's notes wrapped to `width` columns: what `regions` makes room for.

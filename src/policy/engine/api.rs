@@ -1,0 +1,585 @@
+//! `api` (SPEC §11): Anthropic's server-side context editing. The server edits
+//! each request statelessly, on the full history the client re-sends: nothing
+//! carries from one request to the next.
+
+use super::*;
+use crate::harness::API;
+use crate::policy::api::{Edit, TriggerOn};
+pub use crate::session::{ApiFacts, MsgFacts, UseFact};
+use serde_json::Value;
+use std::sync::Arc;
+
+impl ApiFacts {
+    /// The facts of every message of the session, read back from its records
+    /// once and kept with the session, so that every plan of it shares them (a
+    /// message that cannot be read counts nothing).
+    pub fn of_session(s: &Session) -> Arc<ApiFacts> {
+        if let Some(f) = s.api_facts.get()
+            && f.msgs.len() == s.messages.len()
+        {
+            return f.clone();
+        }
+        let mut msgs = vec![MsgFacts::default(); s.messages.len()];
+        let _ = crate::wire::each_message(s, |m, v| msgs[m] = MsgFacts::of(&v));
+        let facts = Arc::new(ApiFacts { msgs });
+        // A session grown since (followed files are new sessions) keeps the first.
+        let _ = s.api_facts.set(facts.clone());
+        facts
+    }
+}
+
+impl MsgFacts {
+    /// The facts of one `{role, content}` message.
+    pub fn of(msg: &Value) -> MsgFacts {
+        let mut f = MsgFacts::default();
+        match msg.get("content") {
+            Some(Value::String(t)) => f.tokens = text_tokens(t),
+            Some(Value::Array(blocks)) => {
+                for b in blocks {
+                    let t = block_tokens(b);
+                    f.tokens += t;
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("thinking" | "redacted_thinking") => {
+                            f.thinking_tokens += t;
+                            f.thinking_blocks += 1;
+                        }
+                        Some("tool_use") => f.uses.push(UseFact {
+                            id: str_of(b, "id"),
+                            name: str_of(b, "name"),
+                            input_tokens: t,
+                        }),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+        f
+    }
+}
+
+fn str_of(b: &Value, key: &str) -> String {
+    b.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn text_tokens(t: &str) -> u64 {
+    API.text_tokens.of(crate::load::raw::utf16_len_str(t))
+}
+
+/// SPEC §2's rule for one block of a request.
+fn block_tokens(b: &Value) -> u64 {
+    let text = |k: &str| text_tokens(b.get(k).and_then(Value::as_str).unwrap_or_default());
+    match b.get("type").and_then(Value::as_str) {
+        Some("text") => text("text"),
+        Some("thinking") => text("thinking"),
+        Some("redacted_thinking") => text("data"),
+        Some("tool_use") => text_tokens(&b.get("input").map(Value::to_string).unwrap_or_default()),
+        Some("tool_result") => match b.get("content") {
+            Some(Value::String(t)) => text_tokens(t),
+            Some(Value::Array(parts)) => parts.iter().map(block_tokens).sum(),
+            _ => 0,
+        },
+        Some("image" | "document") => API.media_tokens,
+        _ => text_tokens(&b.to_string()),
+    }
+}
+
+/// Where a request's input tokens come from (SPEC §11: always labelled).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TokenSource {
+    /// The recorded prompt P(k) plus the recorded `cleared_input_tokens`.
+    Recorded,
+    #[default]
+    Estimate,
+}
+
+impl TokenSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            TokenSource::Recorded => "recorded",
+            TokenSource::Estimate => "estimate",
+        }
+    }
+}
+
+/// What one configured edit did at a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditOutcome {
+    pub edit_type: &'static str,
+    pub fired: bool,
+    /// `clear_tool_uses` only.
+    pub cleared_tool_uses: Option<usize>,
+    pub cleared_input_tokens: u64,
+    /// `clear_thinking` only.
+    pub cleared_thinking_turns: Option<usize>,
+    pub note: String,
+}
+
+/// The api plan at one request: the prompt it read and what each edit did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ApiStep {
+    pub input_tokens: u64,
+    pub source: TokenSource,
+    pub tool_uses: usize,
+    pub edits: Vec<EditOutcome>,
+    /// Assistant messages whose thinking the server drops.
+    pub thinking_cleared: Vec<usize>,
+    /// Tool uses whose input the server clears: (message, id).
+    pub inputs_cleared: Vec<(usize, String)>,
+    /// What the server view changes besides results, as (message, item), for
+    /// the cache prefix comparison: a message's thinking (item 0) and a use's
+    /// input (item 1 + its place among the message's uses).
+    pub changed: Vec<(usize, usize)>,
+}
+
+/// The api plan's wording, in one place (later: typed reasons).
+pub(super) enum Words<'a> {
+    Prompt {
+        tokens: u64,
+        source: TokenSource,
+        uses: usize,
+    },
+    Trigger {
+        on: TriggerOn,
+        tokens: u64,
+        uses: usize,
+        holds: bool,
+        inclusive: bool,
+    },
+    Cleared {
+        trigger: &'a str,
+        nth: usize,
+        of: usize,
+        keep: u64,
+        input_too: bool,
+    },
+    InWindow {
+        keep: u64,
+        counted: &'static str,
+    },
+    Excluded {
+        tool: &'a str,
+    },
+    TooLittle {
+        trigger: &'a str,
+        tokens: u64,
+        at_least: u64,
+    },
+    Applied {
+        trigger: &'a str,
+        uses: usize,
+        tokens: u64,
+    },
+    Thinking {
+        turns: usize,
+        keep: Option<u64>,
+    },
+    NotFired {
+        trigger: &'a str,
+    },
+}
+
+pub(super) fn words(w: Words<'_>) -> String {
+    match w {
+        Words::Prompt {
+            tokens,
+            source,
+            uses,
+        } => format!(
+            "{} input tokens ({}), {}",
+            fmt_int(tokens),
+            source.name(),
+            plural(uses, "tool use")
+        ),
+        Words::Trigger {
+            on,
+            tokens,
+            uses,
+            holds,
+            inclusive,
+        } => {
+            let op = match (holds, inclusive) {
+                (true, false) => ">",
+                (true, true) => ">=",
+                (false, false) => "<=",
+                (false, true) => "<",
+            };
+            match on {
+                TriggerOn::InputTokens(v) => format!(
+                    "{} input tokens {op} trigger {}",
+                    fmt_int(tokens),
+                    fmt_int(v)
+                ),
+                TriggerOn::ToolUses(v) => format!("{} {op} trigger {v}", plural(uses, "tool use")),
+            }
+        }
+        Words::Cleared {
+            trigger,
+            nth,
+            of,
+            keep,
+            input_too,
+        } => format!(
+            "{}: {trigger}; tool use {nth} of {of}, not in the last {keep}{}",
+            crate::policy::api::CLEAR_TOOL_USES,
+            if input_too { "; input cleared too" } else { "" }
+        ),
+        Words::InWindow { keep, counted } => format!("in the last {keep} {counted}"),
+        Words::Excluded { tool } => format!("{tool} is in exclude_tools: never cleared"),
+        Words::TooLittle {
+            trigger,
+            tokens,
+            at_least,
+        } => format!(
+            "{}: {trigger}, but would clear {} input tokens < clear_at_least {}: nothing applied",
+            crate::policy::api::CLEAR_TOOL_USES,
+            fmt_int(tokens),
+            fmt_int(at_least)
+        ),
+        Words::Applied {
+            trigger,
+            uses,
+            tokens,
+        } => format!(
+            "{}: {trigger}: cleared {}, {} input tokens (estimate)",
+            crate::policy::api::CLEAR_TOOL_USES,
+            plural(uses, "tool use"),
+            fmt_int(tokens)
+        ),
+        Words::Thinking { turns, keep } => match keep {
+            Some(k) => format!(
+                "{}: cleared the thinking of {}, keeping the last {k}",
+                crate::policy::api::CLEAR_THINKING,
+                plural(turns, "turn")
+            ),
+            None => format!(
+                "{}: keep all: nothing cleared",
+                crate::policy::api::CLEAR_THINKING
+            ),
+        },
+        Words::NotFired { trigger } => {
+            format!(
+                "{}: not fired: {trigger}",
+                crate::policy::api::CLEAR_TOOL_USES
+            )
+        }
+    }
+}
+
+/// What the edits of one request read and build, in the order they are sent.
+struct Pass<'a> {
+    /// The request's messages that have facts.
+    msgs: std::ops::Range<usize>,
+    facts: &'a ApiFacts,
+    uses: Vec<(usize, usize, &'a UseFact)>,
+    result_tokens: HashMap<&'a str, u64>,
+    step: ApiStep,
+    kept: Why,
+    /// Tool use ids whose results are cleared, with the reason.
+    cleared_ids: HashMap<&'a str, String>,
+    /// The first edit that applied.
+    trigger: Option<Trigger>,
+}
+
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+impl Engine<'_> {
+    /// The prompt's input tokens at `req`: the recorded P(k) plus what the
+    /// server recorded clearing, else the estimate over every block.
+    fn api_input_tokens(&self, req: &Request, facts: &ApiFacts) -> (u64, TokenSource) {
+        // Aggregated usage sums internal calls and `<synthetic>` responses are
+        // not the API's (SPEC §10): those requests are estimated.
+        let recorded = req.response.map(|m| &self.s.messages[m]).and_then(|m| {
+            if m.model.as_deref() == Some("<synthetic>") {
+                return None;
+            }
+            let u = m.usage.as_ref().filter(|u| !u.aggregated)?;
+            let cleared: u64 = m
+                .applied_edits
+                .iter()
+                .flatten()
+                .filter_map(|e| e.get("cleared_input_tokens")?.as_u64())
+                .sum();
+            Some(
+                u.input_tokens
+                    + u.cache_creation_input_tokens
+                    + u.cache_read_input_tokens
+                    + cleared,
+            )
+        });
+        match recorded {
+            Some(p) => (p, TokenSource::Recorded),
+            None => (
+                facts.msgs[req.view_start..req.end]
+                    .iter()
+                    .map(|f| f.tokens)
+                    .sum(),
+                TokenSource::Estimate,
+            ),
+        }
+    }
+
+    /// `api`: every configured edit, in the order sent, on the request as sent.
+    pub(super) fn api(&self, req: &Request) -> (Verdict, ApiStep) {
+        let empty = ApiFacts::default();
+        let facts: &ApiFacts = self.api_facts.as_deref().unwrap_or(&empty);
+        let s = self.s;
+        let (tokens, source) = if facts.msgs.len() >= req.end {
+            self.api_input_tokens(req, facts)
+        } else {
+            (0, TokenSource::Estimate)
+        };
+        let msgs = req.view_start..req.end.min(facts.msgs.len());
+        // The request's tool uses, oldest first: (message, place among its uses).
+        let uses: Vec<(usize, usize, &UseFact)> = msgs
+            .clone()
+            .filter(|&m| s.messages[m].role == Role::Assistant)
+            .flat_map(|m| {
+                facts.msgs[m]
+                    .uses
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, u)| (m, i, u))
+            })
+            .collect();
+        // Each result's tokens, by id (a reused id sums its results).
+        let mut result_tokens: HashMap<&str, u64> = HashMap::new();
+        for r in s.results_in(req.view_start, req.end) {
+            *result_tokens.entry(s.results[r].id.as_str()).or_default() += s.results[r].est_tokens;
+        }
+        let mut pass = Pass {
+            msgs,
+            facts,
+            step: ApiStep {
+                input_tokens: tokens,
+                source,
+                tool_uses: uses.len(),
+                ..ApiStep::default()
+            },
+            uses,
+            result_tokens,
+            kept: Why::new(self.wants_reasons()),
+            cleared_ids: HashMap::new(),
+            trigger: None,
+        };
+        for edit in &self.policy.api.edits {
+            match edit {
+                Edit::ClearThinking { keep } => self.clear_thinking(&mut pass, *keep),
+                Edit::ClearToolUses { .. } => self.clear_tool_uses(&mut pass, edit),
+            }
+        }
+        let clear: Vec<(usize, String)> = (0..self.view.cands.len())
+            .filter_map(|p| {
+                let c = &self.view.cands[p];
+                let r = &s.results[c.result];
+                let why = pass.cleared_ids.get(r.id.as_str())?;
+                (!c.protected() && !r.already_cleared).then(|| (p, why.clone()))
+            })
+            .collect();
+        let prompt = words(Words::Prompt {
+            tokens,
+            source,
+            uses: pass.uses.len(),
+        });
+        let edits: Vec<&str> = pass.step.edits.iter().map(|e| e.note.as_str()).collect();
+        let note = self.note(req, || format!("api: {prompt}; {}", edits.join("; ")));
+        let verdict = Verdict {
+            fired: pass.trigger.is_some(),
+            trigger: pass.trigger,
+            clear,
+            media: Vec::new(),
+            strip: Vec::new(),
+            media_kept: 0,
+            target: None,
+            note,
+            kept: pass.kept,
+            pre_tokens: None,
+        };
+        (verdict, pass.step)
+    }
+
+    /// `clear_thinking_20251015`: the thinking of every assistant turn before
+    /// the last `keep` turns that think is dropped (None: keep all).
+    fn clear_thinking(&self, pass: &mut Pass<'_>, keep: Option<u64>) {
+        let (s, facts) = (self.s, pass.facts);
+        let with: Vec<usize> = pass
+            .msgs
+            .clone()
+            .filter(|&m| {
+                s.messages[m].role == Role::Assistant
+                    && facts.msgs[m].thinking_blocks > 0
+                    && !pass.step.thinking_cleared.contains(&m)
+            })
+            .collect();
+        let n = keep.map_or(with.len(), |k| k as usize).min(with.len());
+        let gone = &with[..with.len() - n];
+        let fired = !gone.is_empty();
+        pass.step.edits.push(EditOutcome {
+            edit_type: crate::policy::api::CLEAR_THINKING,
+            fired,
+            cleared_tool_uses: None,
+            cleared_input_tokens: gone.iter().map(|&m| facts.msgs[m].thinking_tokens).sum(),
+            cleared_thinking_turns: Some(gone.len()),
+            note: words(Words::Thinking {
+                turns: gone.len(),
+                keep,
+            }),
+        });
+        pass.step.thinking_cleared.extend_from_slice(gone);
+        pass.step.changed.extend(gone.iter().map(|&m| (m, 0)));
+        if fired && pass.trigger.is_none() {
+            pass.trigger = Some(Trigger::ClearThinking);
+        }
+    }
+
+    /// `clear_tool_uses_20250919`: past the trigger, every use but the most
+    /// recent `keep` and the excluded tools' loses its result (and its input
+    /// when asked), unless that clears fewer tokens than `clear_at_least`.
+    fn clear_tool_uses(&self, pass: &mut Pass<'_>, edit: &Edit) {
+        let Edit::ClearToolUses {
+            trigger: on,
+            keep,
+            clear_at_least,
+            exclude_tools,
+            clear_inputs,
+        } = edit
+        else {
+            return;
+        };
+        let spec = &self.policy.api;
+        let uses = &pass.uses;
+        let tokens = pass.step.input_tokens;
+        let (measured, threshold) = match on {
+            TriggerOn::InputTokens(v) => (tokens, *v),
+            TriggerOn::ToolUses(v) => (uses.len() as u64, *v),
+        };
+        let holds = spec.exceeds(measured, threshold);
+        let trigger_text = words(Words::Trigger {
+            on: *on,
+            tokens,
+            uses: uses.len(),
+            holds,
+            inclusive: spec.trigger_inclusive,
+        });
+        let excluded = |u: &UseFact| exclude_tools.contains(&u.name);
+        // The keep window: the most recent `keep` uses, excluded tools counted
+        // only when the reading says so.
+        let counted: Vec<usize> = (0..uses.len())
+            .filter(|&i| spec.excluded_count_toward_keep || !excluded(uses[i].2))
+            .collect();
+        let window: HashSet<usize> = counted[counted.len().saturating_sub(*keep as usize)..]
+            .iter()
+            .copied()
+            .collect();
+        let clear: Vec<usize> = (0..uses.len())
+            .filter(|&i| {
+                !window.contains(&i)
+                    && !excluded(uses[i].2)
+                    && !pass.cleared_ids.contains_key(uses[i].2.id.as_str())
+            })
+            .collect();
+        let input_cleared = |u: &UseFact| clear_inputs.covers(&u.name);
+        let cleared_tokens: u64 = clear
+            .iter()
+            .map(|&i| {
+                let u = uses[i].2;
+                pass.result_tokens.get(u.id.as_str()).copied().unwrap_or(0)
+                    + if input_cleared(u) { u.input_tokens } else { 0 }
+            })
+            .sum();
+        let too_little = clear_at_least.filter(|&least| cleared_tokens < least);
+        let applies = holds && !clear.is_empty() && too_little.is_none();
+        let note = if !holds {
+            words(Words::NotFired {
+                trigger: &trigger_text,
+            })
+        } else if let Some(least) = too_little {
+            words(Words::TooLittle {
+                trigger: &trigger_text,
+                tokens: cleared_tokens,
+                at_least: least,
+            })
+        } else {
+            words(Words::Applied {
+                trigger: &trigger_text,
+                uses: clear.len(),
+                tokens: cleared_tokens,
+            })
+        };
+        pass.step.edits.push(EditOutcome {
+            edit_type: crate::policy::api::CLEAR_TOOL_USES,
+            fired: applies,
+            cleared_tool_uses: Some(if applies { clear.len() } else { 0 }),
+            cleared_input_tokens: if applies { cleared_tokens } else { 0 },
+            cleared_thinking_turns: None,
+            note: note.clone(),
+        });
+        let counted_words = if spec.excluded_count_toward_keep {
+            "tool uses"
+        } else {
+            "tool uses (excluded tools not counted)"
+        };
+        let reasons = pass.kept.on;
+        for (i, &(m, place, u)) in uses.iter().enumerate() {
+            if excluded(u) {
+                self.keep_use(&mut pass.kept, u, || {
+                    words(Words::Excluded { tool: &u.name })
+                });
+            } else if window.contains(&i) {
+                self.keep_use(&mut pass.kept, u, || {
+                    words(Words::InWindow {
+                        keep: *keep,
+                        counted: counted_words,
+                    })
+                });
+            } else if !applies {
+                self.keep_use(&mut pass.kept, u, || note.clone());
+            } else if !pass.cleared_ids.contains_key(u.id.as_str()) {
+                let why = if reasons {
+                    words(Words::Cleared {
+                        trigger: &trigger_text,
+                        nth: i + 1,
+                        of: uses.len(),
+                        keep: *keep,
+                        input_too: input_cleared(u),
+                    })
+                } else {
+                    String::new()
+                };
+                pass.cleared_ids.insert(u.id.as_str(), why);
+                if input_cleared(u) {
+                    pass.step.inputs_cleared.push((m, u.id.clone()));
+                    pass.step.changed.push((m, 1 + place));
+                }
+            }
+        }
+        if applies && pass.trigger.is_none() {
+            pass.trigger = Some(Trigger::ClearToolUses);
+        }
+    }
+
+    /// Gives every result of use `u` a reason to stay (the first one wins).
+    fn keep_use(&self, kept: &mut Why, u: &UseFact, why: impl Fn() -> String) {
+        if !kept.on {
+            return;
+        }
+        for p in 0..self.view.cands.len() {
+            let r = &self.s.results[self.view.cands[p].result];
+            if r.id == u.id && !kept.contains_key(&p) {
+                kept.add(p, &why);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
