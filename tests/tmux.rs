@@ -418,11 +418,13 @@ fn directory_picker_opens_a_session_and_comes_back() {
         return;
     };
     t.type_line("mcscope sample-sessions");
-    let s = t.wait_text("newest first");
+    t.wait_text("newest first");
+    // The demo's row, once the background scan has read it: its first prompt.
+    let s = t.wait_text("Does src/config.ts hard-code the port");
     assert!(
         s.iter()
-            .any(|l| l.contains("claude-demo.jsonl") && !l.starts_with(PROMPT)),
-        "claude-demo.jsonl not listed:\n{}",
+            .any(|l| l.contains("/home/dev/shop") && l.contains("Does src/config.ts")),
+        "claude-demo.jsonl not listed with its project:\n{}",
         s.join("\n")
     );
 
