@@ -326,7 +326,7 @@ pub const PICKER_KEYMAP: &[Binding] = &[
         &[Char('/')],
         "/",
         Action::Search,
-        "filter as you type (fuzzy: date, harness, project, prompt, file)",
+        "filter as you type (fuzzy, on every column)",
     ),
     b(
         &[Esc],

@@ -177,6 +177,9 @@ pub struct Picker {
     pub help: Option<usize>,
     /// Files summarised so far.
     pub scanned: usize,
+    /// The user moved the selection: it follows its row as rows arrive and move
+    /// (until then it stays on the first row).
+    follow: bool,
     scanner: Option<Scanner>,
     haystacks: Vec<String>,
     matcher: Matcher,
@@ -218,6 +221,7 @@ impl Picker {
             reverse: false,
             help: None,
             scanned: 0,
+            follow: false,
             scanner: None,
             haystacks,
             matcher: Matcher::new(Config::DEFAULT),
@@ -299,7 +303,11 @@ impl Picker {
 
     /// Filters and sorts the rows again, keeping the selection on its row.
     fn rebuild(&mut self) {
-        let keep = self.rows.get(self.selected).map(|&r| self.key(r));
+        let keep = self
+            .rows
+            .get(self.selected)
+            .filter(|_| self.follow)
+            .map(|&r| self.key(r));
         let pattern = (!self.filter.trim().is_empty())
             .then(|| Pattern::parse(&self.filter, CaseMatching::Smart, Normalization::Smart));
         let mut buf = Vec::new();
@@ -396,6 +404,7 @@ impl Picker {
 
     fn set_filter(&mut self, f: String) {
         self.filter = f;
+        self.follow = false;
         self.rebuild();
         // The best match first.
         self.selected = 0;
@@ -416,6 +425,19 @@ impl Picker {
             return None;
         }
         let last = self.rows.len().saturating_sub(1);
+        if matches!(
+            action,
+            Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Top
+                | Action::Bottom
+                | Action::FirstRequest
+                | Action::LastRequest
+        ) {
+            self.follow = true;
+        }
         match action {
             Action::Type(c) if self.typing => {
                 let mut f = std::mem::take(&mut self.filter);
@@ -468,6 +490,7 @@ impl Picker {
         let i = self.top(height) + (row - first) as usize;
         if i < self.rows.len() {
             self.selected = i;
+            self.follow = true;
         }
     }
 }
