@@ -352,6 +352,7 @@ fn columns_at_80_shorten_the_date_project_and_prompt() {
     assert!(!plain.contains("2030-"), "{plain}");
     assert!(plain.trim_end().ends_with('…'), "{plain}");
     assert!(!plain.contains("billing service?"), "{plain}");
+    // The project cut from the left, on a folder boundary when one fits.
     assert!(row(&lines, "Add retries").contains("…lling-service"));
     assert!(plain.contains("/srv/work/app"));
     // Counts and marks still there at 80.

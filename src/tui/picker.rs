@@ -449,7 +449,9 @@ impl Picker {
                 f.pop();
                 self.set_filter(f);
             }
+            // Enter opens the selection; the filter stays, its line closes.
             Action::Submit | Action::Open | Action::Explain => {
+                self.typing = false;
                 return self.target().map(Outcome::Open);
             }
             Action::Search => self.typing = true,

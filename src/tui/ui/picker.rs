@@ -67,6 +67,32 @@ fn cut(s: &str, max: usize) -> String {
     out
 }
 
+/// A project in `w` columns: whole if it fits, else its last folders that fit
+/// after `…/` (the project's own name shows), else the name's tail.
+pub fn project_cell(project: &str, w: usize) -> String {
+    if project.chars().count() <= w {
+        return project.to_string();
+    }
+    let parts: Vec<&str> = project.split('/').collect();
+    let mut tail = String::new();
+    for part in parts.iter().rev() {
+        let next = if tail.is_empty() {
+            part.to_string()
+        } else {
+            format!("{part}/{tail}")
+        };
+        if next.chars().count() + 2 > w {
+            break;
+        }
+        tail = next;
+    }
+    if tail.is_empty() {
+        shorten_left(project, w)
+    } else {
+        format!("…/{tail}")
+    }
+}
+
 fn pad(s: &str, w: usize) -> String {
     let n = s.chars().count();
     format!("{s}{}", " ".repeat(w.saturating_sub(n)))
@@ -120,7 +146,7 @@ pub fn picker_line(p: &Picker, row: Row, selected: bool, width: u16) -> String {
                 Some(s) => s.harness.name(),
                 None => "",
             };
-            let project = shorten_left(&short_project(&e.project(), home().as_deref()), c.project);
+            let project = project_cell(&short_project(&e.project(), home().as_deref()), c.project);
             let (req, res) = match &e.summary {
                 Some(s) => (count(s.requests), count(s.results)),
                 None => ("…".into(), "…".into()),
@@ -342,6 +368,13 @@ mod tests {
         assert_eq!(size(200_795_994), "200M");
         assert_eq!(size(1_500_000_000), "1.5G");
         assert_eq!(count(9999), "9999");
+        assert_eq!(project_cell("/srv/work/app", 14), "/srv/work/app");
+        assert_eq!(project_cell("/home/USER/projects/spotter", 14), "…/spotter");
+        assert_eq!(
+            project_cell("/srv/work/billing-service", 14),
+            "…lling-service"
+        );
+        assert_eq!(project_cell("~/code/a/b", 8), "…/a/b");
         assert_eq!(count(13_392), "13k");
         // 80 columns: 53 fixed, 27 for the prompt; 200: 74 fixed.
         assert_eq!(columns(80).prompt, 27);
