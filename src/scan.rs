@@ -84,6 +84,8 @@ pub struct Summary {
     pub results: usize,
     pub kind: Kind,
     pub threads: Vec<Thread>,
+    /// The first `sessionId` the records carry (a sub-agent file: its parent's).
+    pub session_id: Option<String>,
     /// The file could not be read (the row says why).
     pub error: Option<String>,
 }
@@ -187,6 +189,7 @@ struct State {
     summaries: usize,
     qwen: bool,
     cwd: Option<String>,
+    session_id: Option<String>,
     /// The first message record's `isSidechain`: which thread is "main".
     main_is_sidechain: Option<bool>,
     main: Counter,
@@ -210,6 +213,11 @@ impl State {
             && let Some(cwd) = str_of(rec.cwd).filter(|c| !c.is_empty())
         {
             self.cwd = Some(cwd.into_owned());
+        }
+        if self.session_id.is_none()
+            && let Some(id) = str_of(rec.session_id).filter(|c| !c.is_empty())
+        {
+            self.session_id = Some(id.into_owned());
         }
         let sidechain = rec.sidechain.is_some_and(|v| v.get() == "true");
         let subtype = str_of(rec.subtype);
@@ -355,6 +363,7 @@ impl State {
             results: self.main.results,
             kind,
             threads,
+            session_id: self.session_id,
             error,
         }
     }
@@ -449,6 +458,32 @@ pub fn is_subagent_path(path: &Path) -> bool {
         || path.components().any(|c| c.as_os_str() == "subagents")
 }
 
+/// The session file a sub-agent file belongs to, where its place says it:
+/// `<project>/<session>/subagents/agent-*.jsonl` (Claude Code 2.1) →
+/// `<project>/<session>.jsonl`; `<project>/subagents/<session>/agent-*.jsonl` (Qwen)
+/// → `<project>/chats/<session>.jsonl`; a sibling `agent-*.jsonl` (Claude Code 2.0)
+/// → `<project>/<session_id>.jsonl`, the id its records carry.
+pub fn parent_session(path: &Path, session_id: Option<&str>) -> Option<PathBuf> {
+    let dir = path.parent()?;
+    if dir.file_name()? == "subagents" {
+        let session = dir.parent()?;
+        let name = session.file_name()?.to_str()?;
+        return Some(session.parent()?.join(format!("{name}.jsonl")));
+    }
+    let up = dir.parent()?;
+    if up.file_name().is_some_and(|n| n == "subagents") {
+        let name = dir.file_name()?.to_str()?;
+        return Some(up.parent()?.join("chats").join(format!("{name}.jsonl")));
+    }
+    let own = path.file_name()?.to_str()?;
+    match session_id {
+        Some(id) if own.starts_with("agent-") && !id.is_empty() => {
+            Some(dir.join(format!("{id}.jsonl")))
+        }
+        _ => None,
+    }
+}
+
 fn in_qwen_tree(path: &Path) -> bool {
     path.components().any(|c| c.as_os_str() == ".qwen")
 }
@@ -514,6 +549,8 @@ struct Rec<'a> {
     compact: Raw<'a>,
     #[serde(borrow, default)]
     cwd: Raw<'a>,
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: Raw<'a>,
     #[serde(borrow, default)]
     uuid: Raw<'a>,
     #[serde(rename = "parentUuid", borrow, default)]
@@ -779,6 +816,39 @@ mod tests {
         assert_eq!(
             project_dir(Path::new("/q/projects/-a-b/chats/s.jsonl")),
             Some("-a-b")
+        );
+    }
+
+    #[test]
+    fn a_sub_agent_file_names_its_parent_session() {
+        let p = |s: &str| Some(PathBuf::from(s));
+        assert_eq!(
+            parent_session(Path::new("/c/-a/258c/subagents/agent-a881341.jsonl"), None),
+            p("/c/-a/258c.jsonl")
+        );
+        assert_eq!(
+            parent_session(Path::new("/q/-a/subagents/sid/agent-1.jsonl"), None),
+            p("/q/-a/chats/sid.jsonl")
+        );
+        assert_eq!(
+            parent_session(Path::new("/c/-a/agent-c8d9b115.jsonl"), Some("a7da")),
+            p("/c/-a/a7da.jsonl")
+        );
+        assert_eq!(
+            parent_session(Path::new("/c/-a/agent-c8d9b115.jsonl"), None),
+            None
+        );
+        assert_eq!(
+            parent_session(Path::new("/c/-a/s1.jsonl"), Some("s1")),
+            None
+        );
+        let sub =
+            r#"{"type":"assistant","isSidechain":true,"sessionId":"a7da","message":{"id":"m1"}}"#;
+        assert_eq!(
+            scan_text("/c/-a/agent-c8d9b115.jsonl", sub)
+                .session_id
+                .as_deref(),
+            Some("a7da")
         );
     }
 

@@ -235,7 +235,11 @@ fn projects() -> (tempfile::TempDir, Vec<(PathBuf, u64, SystemTime)>) {
         )
         + &assistant("m3", "\"uuid\":\"c\",\"parentUuid\":\"b\",");
     write(&app, "threaded.jsonl", &threaded, 3);
-    let sub = assistant("m9", "\"isSidechain\":true,\"agentId\":\"c8d9\",");
+    // A Claude Code 2.0 sub-agent file: its records carry its session's id.
+    let sub = assistant(
+        "m9",
+        "\"isSidechain\":true,\"agentId\":\"c8d9\",\"sessionId\":\"threaded\",",
+    );
     write(&app, "agent-c8d9b115.jsonl", &sub, 4);
     let billing = user(
         "Add retries to the invoice job",
@@ -294,6 +298,10 @@ fn columns_at_200_show_everything_a_row_knows() {
     assert!(row(&lines, "Add retries").contains("/srv/work/billing-service"));
     // Marks.
     assert!(row(&lines, "[sub-agent]").contains("(no prompt)"));
+    assert!(
+        row(&lines, "[sub-agent]").contains("claude"),
+        "date, harness and size stay"
+    );
     assert!(row(&lines, "Summarise the repo").contains("[1 sub-agent thread]"));
     let thread = row(&lines, "↳ sub-agent 1");
     assert!(
@@ -321,12 +329,17 @@ fn columns_at_200_show_everything_a_row_knows() {
     );
     assert!(listed[5].contains("[empty]"), "{}", listed[5]);
     assert!(listed[6].contains("[summary only]"), "{}", listed[6]);
-    // The thread sits right under its session.
+    // The thread sits right under its session, then the session's sub-agent file.
     let at = listed
         .iter()
         .position(|l| l.contains("Summarise the repo"))
         .unwrap();
     assert!(listed[at + 1].contains("↳ sub-agent 1"));
+    assert!(
+        listed[at + 2].contains("↳ agent-c8d9b115") && listed[at + 2].contains("[sub-agent]"),
+        "{}",
+        listed[at + 2]
+    );
     // The selection's path is shown once, under the list.
     assert!(
         lines[lines.len() - 2].contains("-srv-work-app/plain.jsonl"),
@@ -451,4 +464,27 @@ fn sort_keys_reorder_and_blank_files_stay_last() {
         f[6].contains("[empty]") || f[6].contains("[summary only]"),
         "{f:?}"
     );
+}
+
+#[test]
+fn a_filter_that_matches_a_sub_agent_file_shows_it_under_its_session() {
+    let (_dir, files) = projects();
+    let mut app = scanned_app(files);
+    press(&mut app, KeyCode::Char('/'));
+    typed(&mut app, "c8d9b115");
+    let lines = screen(&app, 200, 20);
+    let listed: Vec<&String> = lines[2..18]
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(listed.len(), 2, "{}", lines.join("\n"));
+    assert!(
+        listed[0].contains("Summarise the repo"),
+        "its session, for context"
+    );
+    assert!(listed[1].contains("↳ agent-c8d9b115"));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Enter);
+    let t = app.take_open().unwrap();
+    assert!(t.path.ends_with("agent-c8d9b115.jsonl") && t.thread.is_none());
 }

@@ -183,6 +183,9 @@ pub struct Picker {
     scanner: Option<Scanner>,
     haystacks: Vec<String>,
     matcher: Matcher,
+    /// Each file's session, for a sub-agent file listed under it.
+    parents: Vec<Option<usize>>,
+    index: std::collections::HashMap<PathBuf, usize>,
 }
 
 impl std::fmt::Debug for Picker {
@@ -225,7 +228,19 @@ impl Picker {
             scanner: None,
             haystacks,
             matcher: Matcher::new(Config::DEFAULT),
+            parents: Vec::new(),
+            index: Default::default(),
         };
+        p.index = p
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.path.clone(), i))
+            .collect();
+        p.parents = vec![None; p.entries.len()];
+        for i in 0..p.entries.len() {
+            p.link(i);
+        }
         p.rebuild();
         p
     }
@@ -282,6 +297,7 @@ impl Picker {
                 e.summary = Some(summary);
                 self.haystacks[i] = e.haystack();
                 self.scanned += 1;
+                self.link(i);
             }
         }
         self.rebuild();
@@ -311,21 +327,24 @@ impl Picker {
         let pattern = (!self.filter.trim().is_empty())
             .then(|| Pattern::parse(&self.filter, CaseMatching::Smart, Normalization::Smart));
         let mut buf = Vec::new();
-        // (entry, best score, the threads shown)
-        let mut shown: Vec<(usize, u32, Vec<usize>)> = Vec::new();
+        let n = self.entries.len();
+        // Each file's own score, the threads it shows, and its best score with them
+        // (every score Some(0) without a filter).
+        let mut own: Vec<Option<u32>> = vec![Some(0); n];
+        let mut threads: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut best: Vec<Option<u32>> = vec![Some(0); n];
         for (i, e) in self.entries.iter().enumerate() {
-            let threads = e.summary.as_ref().map_or(&[][..], |s| &s.threads[..]);
+            let listed = e.summary.as_ref().map_or(&[][..], |s| &s.threads[..]);
             let Some(pattern) = &pattern else {
-                shown.push((i, 0, (0..threads.len()).collect()));
+                threads[i] = (0..listed.len()).collect();
                 continue;
             };
-            let own = pattern.score(
+            own[i] = pattern.score(
                 Utf32Str::new(&self.haystacks[i], &mut buf),
                 &mut self.matcher,
             );
-            let mut best = own;
-            let mut ts = Vec::new();
-            for (t, th) in threads.iter().enumerate() {
+            best[i] = own[i];
+            for (t, th) in listed.iter().enumerate() {
                 let hay = format!(
                     "{} sub-agent thread {} {}",
                     self.haystacks[i],
@@ -333,13 +352,37 @@ impl Picker {
                     th.prompt.as_deref().unwrap_or("")
                 );
                 let score = pattern.score(Utf32Str::new(&hay, &mut buf), &mut self.matcher);
-                if score.is_some() || own.is_some() {
-                    ts.push(t);
+                if score.is_some() || own[i].is_some() {
+                    threads[i].push(t);
                 }
-                best = best.max(score);
+                best[i] = best[i].max(score);
             }
-            if let Some(best) = best {
-                shown.push((i, best, ts));
+        }
+        // Sub-agent files under their session: all of them when the session
+        // matches, else those that match (the session then shown for context).
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, p) in self.parents.iter().enumerate() {
+            if let Some(p) = *p {
+                children[p].push(i);
+            }
+        }
+        let mut shown: Vec<(usize, u32, Vec<usize>)> = Vec::new();
+        for i in 0..n {
+            if self.parents[i].is_some() {
+                continue;
+            }
+            let mut kids: Vec<usize> = children[i]
+                .iter()
+                .copied()
+                .filter(|&c| own[i].is_some() || best[c].is_some())
+                .collect();
+            kids.sort_by(|&a, &b| {
+                let (ea, eb) = (&self.entries[a], &self.entries[b]);
+                eb.modified.cmp(&ea.modified).then(ea.path.cmp(&eb.path))
+            });
+            let top = kids.iter().map(|&c| best[c]).fold(best[i], Option::max);
+            if let Some(top) = top {
+                shown.push((i, top, kids));
             }
         }
         let entries = &self.entries;
@@ -367,16 +410,33 @@ impl Picker {
                 .then(by_key)
                 .then(ea.path.cmp(&eb.path))
         });
-        self.rows = shown
-            .into_iter()
-            .flat_map(|(i, _, ts)| {
-                std::iter::once(Row::File(i)).chain(ts.into_iter().map(move |t| Row::Thread(i, t)))
-            })
-            .collect();
+        let mut rows = Vec::with_capacity(n);
+        for (i, _, kids) in shown {
+            for f in std::iter::once(i).chain(kids) {
+                rows.push(Row::File(f));
+                rows.extend(threads[f].iter().map(|&t| Row::Thread(f, t)));
+            }
+        }
+        self.rows = rows;
         self.selected = keep
             .and_then(|k| self.rows.iter().position(|&r| self.key(r) == k))
             .unwrap_or(0)
             .min(self.rows.len().saturating_sub(1));
+    }
+
+    /// Links entry `i` to its session's entry, when its place or its records
+    /// name one that is listed (and is no sub-agent file itself).
+    fn link(&mut self, i: usize) {
+        let e = &self.entries[i];
+        let id = e.summary.as_ref().and_then(|s| s.session_id.as_deref());
+        self.parents[i] = scan::parent_session(&e.path, id)
+            .and_then(|p| self.index.get(&p).copied())
+            .filter(|&p| p != i && !scan::is_subagent_path(&self.entries[p].path));
+    }
+
+    /// The session a sub-agent file is listed under, if any.
+    pub fn parent_of(&self, i: usize) -> Option<usize> {
+        self.parents.get(i).copied().flatten()
     }
 
     /// The first row shown when `height` rows fit (the selection stays on screen).
@@ -531,9 +591,11 @@ mod tests {
 
     fn scanned(files: Vec<(PathBuf, u64, SystemTime)>) -> Picker {
         let mut p = Picker::new("t".into(), files);
-        for (i, e) in p.entries.iter_mut().enumerate() {
+        for i in 0..p.entries.len() {
+            let e = &mut p.entries[i];
             e.summary = Some(scan::scan(&e.path));
             p.haystacks[i] = e.haystack();
+            p.link(i);
         }
         p.rebuild();
         p

@@ -146,7 +146,14 @@ pub fn picker_line(p: &Picker, row: Row, selected: bool, width: u16) -> String {
                 Some(s) => s.harness.name(),
                 None => "",
             };
-            let project = project_cell(&short_project(&e.project(), home().as_deref()), c.project);
+            // A sub-agent file under its session: its own name instead of the project.
+            let project = match p.parent_of(i) {
+                Some(_) => {
+                    let stem = e.path.file_stem().unwrap_or_default().to_string_lossy();
+                    cut(&format!("↳ {stem}"), c.project)
+                }
+                None => project_cell(&short_project(&e.project(), home().as_deref()), c.project),
+            };
             let (req, res) = match &e.summary {
                 Some(s) => (count(s.requests), count(s.results)),
                 None => ("…".into(), "…".into()),
