@@ -336,7 +336,7 @@ fn columns_at_200_show_everything_a_row_knows() {
         .unwrap();
     assert!(listed[at + 1].contains("↳ sub-agent 1"));
     assert!(
-        listed[at + 2].contains("↳ agent-c8d9b115") && listed[at + 2].contains("[sub-agent]"),
+        listed[at + 2].contains("↳ c8d9b115") && listed[at + 2].contains("[sub-agent]"),
         "{}",
         listed[at + 2]
     );
@@ -482,7 +482,7 @@ fn a_filter_that_matches_a_sub_agent_file_shows_it_under_its_session() {
         listed[0].contains("Summarise the repo"),
         "its session, for context"
     );
-    assert!(listed[1].contains("↳ agent-c8d9b115"));
+    assert!(listed[1].contains("↳ c8d9b115"));
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Enter);
     let t = app.take_open().unwrap();

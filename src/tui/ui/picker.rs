@@ -149,8 +149,10 @@ pub fn picker_line(p: &Picker, row: Row, selected: bool, width: u16) -> String {
             // A sub-agent file under its session: its own name instead of the project.
             let project = match p.parent_of(i) {
                 Some(_) => {
+                    // Its id: `agent-a881341` → `a881341` ([sub-agent] says the rest).
                     let stem = e.path.file_stem().unwrap_or_default().to_string_lossy();
-                    cut(&format!("↳ {stem}"), c.project)
+                    let id = stem.strip_prefix("agent-").unwrap_or(&stem);
+                    cut(&format!("↳ {id}"), c.project)
                 }
                 None => project_cell(&short_project(&e.project(), home().as_deref()), c.project),
             };
