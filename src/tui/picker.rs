@@ -177,6 +177,8 @@ pub struct Picker {
     pub help: Option<usize>,
     /// Files summarised so far.
     pub scanned: usize,
+    /// The worker stopped before the last file.
+    pub stopped: bool,
     /// The user moved the selection: it follows its row as rows arrive and move
     /// (until then it stays on the first row).
     follow: bool,
@@ -224,6 +226,7 @@ impl Picker {
             reverse: false,
             help: None,
             scanned: 0,
+            stopped: false,
             follow: false,
             scanner: None,
             haystacks,
@@ -286,12 +289,7 @@ impl Picker {
                 Err(TryRecvError::Disconnected) => break true,
             }
         };
-        if finished {
-            self.scanner = None;
-        }
-        if got.is_empty() {
-            return false;
-        }
+        let changed = !got.is_empty();
         for (i, summary) in got {
             if let Some(e) = self.entries.get_mut(i) {
                 e.summary = Some(summary);
@@ -300,8 +298,15 @@ impl Picker {
                 self.link(i);
             }
         }
-        self.rebuild();
-        true
+        if finished {
+            self.scanner = None;
+            // The worker ended before the last file (it panicked): say so.
+            self.stopped = self.scanned < self.entries.len();
+        }
+        if changed {
+            self.rebuild();
+        }
+        changed || finished
     }
 
     /// Whether the worker still has files to read.
@@ -475,9 +480,9 @@ impl Picker {
         if let Some(scroll) = &mut self.help {
             match action {
                 Action::Up => *scroll = scroll.saturating_sub(1),
-                Action::Down => *scroll += 1,
+                Action::Down => *scroll = (*scroll + 1).min(help_len()),
                 Action::PageUp => *scroll = scroll.saturating_sub(10),
-                Action::PageDown => *scroll += 10,
+                Action::PageDown => *scroll = (*scroll + 10).min(help_len()),
                 Action::Top => *scroll = 0,
                 // Esc, q, ? and any other key close the help.
                 _ => self.help = None,
@@ -555,6 +560,11 @@ impl Picker {
             self.follow = true;
         }
     }
+}
+
+/// Lines of the picker's help: how far it can scroll.
+fn help_len() -> usize {
+    super::ui::picker_help_lines().len()
 }
 
 #[cfg(test)]
@@ -696,5 +706,28 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         assert_eq!(p.scanned, 5);
+        assert!(!p.stopped);
+    }
+
+    #[test]
+    fn a_worker_that_ends_early_is_said_to_have_stopped() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let files: Vec<_> = (0..5)
+            .map(|i| write(dir.path(), &format!("s{i}.jsonl"), &session("hi", 1), i))
+            .collect();
+        let gate = Gate::pause_after(2);
+        let mut p = Picker::scanning("t".into(), files, gate.clone());
+        if let Some(s) = &p.scanner {
+            s.stop.store(true, Ordering::Relaxed);
+        }
+        gate.release();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while p.scanner.is_some() && std::time::Instant::now() < deadline {
+            p.poll();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(p.stopped, "read {} of 5", p.scanned);
+        assert!(p.scanned < 5);
+        assert!(!p.scanning_now());
     }
 }

@@ -231,6 +231,8 @@ pub(super) fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
     );
     if p.scanning_now() {
         top_line += &format!(", reading {}/{files}", p.scanned);
+    } else if p.stopped {
+        top_line += &format!(", reading stopped at {}/{files}", p.scanned);
     }
     top_line += &format!(
         "  sort: {} {}",
