@@ -488,3 +488,20 @@ fn a_filter_that_matches_a_sub_agent_file_shows_it_under_its_session() {
     let t = app.take_open().unwrap();
     assert!(t.path.ends_with("agent-c8d9b115.jsonl") && t.thread.is_none());
 }
+
+#[test]
+fn a_click_selects_the_row_under_it_and_the_wheel_scrolls() {
+    use mcscope::tui::app::Pointer;
+    let (_dir, files) = projects();
+    let mut app = scanned_app(files);
+    let lines = screen(&app, 120, 30);
+    // Screen row 4 is the third row of the list (title, column titles, then rows).
+    app.mouse(Pointer::Click, 10, 4, (120, 30));
+    assert_eq!(picker(&app).selected, 2);
+    assert!(row(&screen(&app, 120, 30), "▶ ").contains(lines[4][2..].trim_end()));
+    app.mouse(Pointer::WheelDown, 10, 10, (120, 30));
+    assert_eq!(picker(&app).selected, 5, "the wheel moves 3 rows");
+    // The column titles are no row.
+    app.mouse(Pointer::Click, 10, 1, (120, 30));
+    assert_eq!(picker(&app).selected, 5);
+}
