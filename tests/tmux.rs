@@ -418,11 +418,13 @@ fn directory_picker_opens_a_session_and_comes_back() {
         return;
     };
     t.type_line("mcscope sample-sessions");
-    let s = t.wait_text("newest first");
+    t.wait_text("newest first");
+    // The demo's row, once the background scan has read it: its first prompt.
+    let s = t.wait_text("Does src/config.ts hard-code the port");
     assert!(
         s.iter()
-            .any(|l| l.contains("claude-demo.jsonl") && !l.starts_with(PROMPT)),
-        "claude-demo.jsonl not listed:\n{}",
+            .any(|l| l.contains("/home/dev/shop") && l.contains("Does src/config.ts")),
+        "claude-demo.jsonl not listed with its project:\n{}",
         s.join("\n")
     );
 
@@ -435,6 +437,65 @@ fn directory_picker_opens_a_session_and_comes_back() {
     t.key("Escape");
     let s = t.wait_text("newest first");
     assert!(!has(&s, AGE_LIST), "{}", s.join("\n"));
+
+    t.key("q");
+    t.assert_shell_back();
+}
+
+/// The picker's fuzzy filter in the real binary: `/`, then each typed key narrows the
+/// rows at once; Enter opens the match, Esc comes back to the filtered list, and Esc
+/// again clears the filter.
+#[test]
+fn typing_a_filter_in_the_picker_narrows_the_rows_as_you_type() {
+    let Some(t) = Tmux::start("pickfilter", 100, 30) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("-srv-work-app");
+    std::fs::create_dir_all(&proj).unwrap();
+    for (name, prompt) in [
+        ("a.jsonl", "Rename the zebra module"),
+        ("b.jsonl", "Fix the flaky login test"),
+        ("c.jsonl", "Write the release notes"),
+    ] {
+        let text = format!(
+            "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"{prompt}\"}}}}\n\
+             {{\"type\":\"assistant\",\"message\":{{\"id\":\"m1\",\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"ok\"}}]}}}}\n"
+        );
+        std::fs::write(proj.join(name), text).unwrap();
+    }
+    let path = dir.path().display().to_string();
+    assert!(!path.contains('\''), "temp path with a quote: {path}");
+    t.type_line(&format!("mcscope '{path}'"));
+    let s = t.wait_text("Write the release notes");
+    assert!(has(&s, "Rename the zebra module") && has(&s, "Fix the flaky login test"));
+
+    t.key("/");
+    t.wait_text("filter: ▏");
+    // Each key narrows the list as it is typed: "zeb" already leaves one row.
+    for k in ["z", "e", "b"] {
+        t.key(k);
+    }
+    let s = t.wait_text("filter: zeb▏  1 of 3");
+    assert!(has(&s, "Rename the zebra module"), "{}", s.join("\n"));
+    assert!(
+        !has(&s, "Fix the flaky login test") && !has(&s, "Write the release notes"),
+        "{}",
+        s.join("\n")
+    );
+    // Backspace widens it again ("ze" still only matches the zebra).
+    t.key("BSpace");
+    t.wait_text("filter: ze▏");
+
+    // Enter opens the match; Esc comes back to the picker, the filter kept.
+    t.key("Enter");
+    t.wait("the session screen", |s| header(s).is_some());
+    t.key("Escape");
+    let s = t.wait_text("filter: ze (1 of 3, Esc clears)");
+    assert!(!has(&s, "Write the release notes"), "{}", s.join("\n"));
+    t.key("Escape");
+    let s = t.wait_text("Write the release notes");
+    assert!(has(&s, "Fix the flaky login test") && !has(&s, "filter:"));
 
     t.key("q");
     t.assert_shell_back();

@@ -396,6 +396,8 @@ fn after(a: Action) -> Option<Action> {
         Quit => return None,
         // Typed text: made by any key while an input line is open, not by the table.
         Type(_) | Erase | Submit | Complete => return None,
+        // The picker's own (its table, `keymap::PICKER_KEYMAP`).
+        Open | CycleSort | ReverseSort => return None,
     })
 }
 

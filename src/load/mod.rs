@@ -77,6 +77,22 @@ pub fn load_with_progress(
     }
 }
 
+/// Loads one inline sub-agent thread of a Claude Code file: only `lines` (1-based,
+/// as [`crate::scan::Thread::lines`] lists them) are read, so its sidechain
+/// records are planned as a what-if (SPEC §2) and the main thread is not read.
+pub fn load_thread(
+    path: &Path,
+    lines: std::collections::HashSet<usize>,
+    progress: &AtomicU64,
+) -> Result<Session, LoadError> {
+    let io = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io)?;
+    stream(path, file, claude::Sink::only_lines(path, lines), progress)
+}
+
 /// Bytes read per batch: lines are split sequentially (memchr) and parsed in parallel.
 const BATCH: usize = 8 << 20;
 

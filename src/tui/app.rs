@@ -288,13 +288,7 @@ enum Landing {
     FirstChange,
 }
 
-/// The session list (a directory, or the harness folders).
-#[derive(Debug, Clone)]
-pub struct Picker {
-    pub title: String,
-    pub sessions: Vec<(PathBuf, u64, SystemTime)>,
-    pub selected: usize,
-}
+pub use super::picker::Picker;
 
 /// One open session: its plan at the current request and everything shown.
 pub struct SessionView {
@@ -547,15 +541,17 @@ pub enum Pointer {
 }
 
 pub enum Screen {
-    Picker(Picker),
+    Picker(Box<Picker>),
     Session(Box<SessionView>),
 }
 
 pub struct App {
     pub screen: Screen,
     /// The picker to go back to with Esc, when the session was opened from one.
-    pub back: Option<Picker>,
+    pub back: Option<Box<Picker>>,
     pub quit: bool,
+    /// What the picker asked to open, for the caller to load ([`App::take_open`]).
+    pub open_request: Option<super::picker::Target>,
 }
 
 impl App {
@@ -570,19 +566,36 @@ impl App {
             screen: Screen::Session(Box::new(SessionView::at(setup, k))),
             back: None,
             quit: false,
+            open_request: None,
         }
     }
 
+    /// The session list, summarised in the background.
     pub fn picker(title: String, sessions: Vec<(PathBuf, u64, SystemTime)>) -> App {
+        App::with_picker(Picker::scanning(title, sessions, Default::default()))
+    }
+
+    pub fn with_picker(picker: Picker) -> App {
         App {
-            screen: Screen::Picker(Picker {
-                title,
-                sessions,
-                selected: 0,
-            }),
+            screen: Screen::Picker(Box::new(picker)),
             back: None,
             quit: false,
+            open_request: None,
         }
+    }
+
+    /// The picker's rows that the background scan has summarised since the last
+    /// tick (also while a session is open over it).
+    pub fn poll_picker(&mut self) -> bool {
+        match &mut self.screen {
+            Screen::Picker(p) => p.poll(),
+            Screen::Session(_) => self.back.as_mut().is_some_and(|p| p.poll()),
+        }
+    }
+
+    /// What the picker asked to open, once.
+    pub fn take_open(&mut self) -> Option<super::picker::Target> {
+        self.open_request.take()
     }
 
     pub fn view(&self) -> Option<&SessionView> {
@@ -602,22 +615,10 @@ impl App {
     /// The one place state changes.
     pub fn update(&mut self, action: Action) {
         match &mut self.screen {
-            Screen::Picker(p) => match action {
-                Action::Quit => self.quit = true,
-                Action::Up => p.selected = p.selected.saturating_sub(1),
-                Action::Down => {
-                    p.selected = (p.selected + 1).min(p.sessions.len().saturating_sub(1))
-                }
-                Action::PageUp => p.selected = p.selected.saturating_sub(10),
-                Action::PageDown => {
-                    p.selected = (p.selected + 10).min(p.sessions.len().saturating_sub(1))
-                }
-                Action::FirstRequest | Action::Top => p.selected = 0,
-                Action::LastRequest | Action::Bottom => {
-                    p.selected = p.sessions.len().saturating_sub(1)
-                }
-                // Esc at the top level does nothing: only q quits.
-                _ => {}
+            Screen::Picker(p) => match p.update(action) {
+                Some(super::picker::Outcome::Quit) => self.quit = true,
+                Some(super::picker::Outcome::Open(t)) => self.open_request = Some(t),
+                None => {}
             },
             Screen::Session(v) => {
                 if v.overlay.is_none() {
@@ -658,17 +659,9 @@ impl App {
             Screen::Picker(p) => match m {
                 Pointer::WheelUp => steps(Action::Up).into_iter().for_each(|a| self.update(a)),
                 Pointer::WheelDown => steps(Action::Down).into_iter().for_each(|a| self.update(a)),
-                Pointer::Click => {
-                    // The title line, then the sessions, then the hint line.
-                    let height = size.1.saturating_sub(2) as usize;
-                    let top = super::ui::picker_top(p, height);
-                    if row >= 1 && (row as usize) <= height {
-                        let i = top + row as usize - 1;
-                        if i < p.sessions.len() {
-                            p.selected = i;
-                        }
-                    }
-                }
+                // The title line and the column titles, the rows, the selection's
+                // path and the hint line.
+                Pointer::Click => p.click(row, size.1.saturating_sub(4) as usize),
             },
             Screen::Session(v) => {
                 if v.overlay.is_some() {
@@ -727,17 +720,17 @@ impl App {
     /// The picker's selection, to be opened by the caller (loading may take a while).
     pub fn picked(&self) -> Option<PathBuf> {
         match &self.screen {
-            Screen::Picker(p) => p.sessions.get(p.selected).map(|s| s.0.clone()),
+            Screen::Picker(p) => p.target().map(|t| t.path),
             Screen::Session(_) => None,
         }
     }
 
     /// Opens a loaded session from the picker at request `k`; Esc comes back to it.
     pub fn open(&mut self, setup: Setup, k: usize) {
-        if let Screen::Picker(p) = &self.screen {
-            self.back = Some(p.clone());
+        let view = Screen::Session(Box::new(SessionView::at(setup, k)));
+        if let Screen::Picker(p) = std::mem::replace(&mut self.screen, view) {
+            self.back = Some(p);
         }
-        self.screen = Screen::Session(Box::new(SessionView::at(setup, k)));
     }
 
     /// Typed text for an input panel (search, command, export path). True when
@@ -764,6 +757,9 @@ impl App {
 
     /// A key no binding names: it still closes the help ("any other key closes").
     pub fn unbound_key(&mut self) {
+        if let Screen::Picker(p) = &mut self.screen {
+            p.help = None;
+        }
         if let Some(v) = self.view_mut()
             && matches!(v.overlay, Some(Overlay::Help { .. }))
         {
@@ -772,6 +768,9 @@ impl App {
     }
 
     pub fn in_text_input(&self) -> bool {
+        if let Screen::Picker(p) = &self.screen {
+            return p.typing && p.help.is_none();
+        }
         self.view().is_some_and(|v| {
             matches!(
                 v.overlay,

@@ -48,6 +48,12 @@ pub enum Action {
     ViewContent,
     Back,
     Quit,
+    /// The picker: open the selected session (a thread: as a what-if).
+    Open,
+    /// The picker: sort by the next key (date → size → requests).
+    CycleSort,
+    /// The picker: reverse the order.
+    ReverseSort,
     /// Typed text in an input line (search, `:` command, export path): not in the
     /// table, every printable key makes one while an input line is open.
     Type(char),
@@ -311,6 +317,88 @@ pub const HINTS: &[(Action, &str)] = &[
     (Action::ToggleDelivery, "delivery"),
 ];
 
+/// The picker's keys: its own table, dispatched while the session list is shown
+/// and written by its `?` help.
+pub const PICKER_KEYMAP: &[Binding] = &[
+    b(&[Char('?')], "?", Action::Help, "this help (↑/↓ scroll)"),
+    b(&[Char('q')], "q", Action::Quit, "quit"),
+    b(
+        &[Char('/')],
+        "/",
+        Action::Search,
+        "filter as you type (fuzzy, on every column)",
+    ),
+    b(
+        &[Esc],
+        "Esc",
+        Action::Back,
+        "clear the filter, close the help (never quits)",
+    ),
+    b(
+        &[Enter],
+        "Enter",
+        Action::Open,
+        "open the session (a sub-agent thread: as a what-if)",
+    ),
+    b(
+        &[Char('s')],
+        "s",
+        Action::CycleSort,
+        "sort by date → size → requests",
+    ),
+    b(&[Char('S')], "S", Action::ReverseSort, "reverse the order"),
+    b(&[Up, Char('k')], "↑/k", Action::Up, "select up"),
+    b(&[Down, Char('j')], "↓/j", Action::Down, "select down"),
+    b(&[PageUp], "PgUp", Action::PageUp, "page up"),
+    b(&[PageDown], "PgDn", Action::PageDown, "page down"),
+    b(&[Home, Char('g')], "Home/g", Action::Top, "first session"),
+    b(&[End, Char('G')], "End/G", Action::Bottom, "last session"),
+];
+
+/// The picker's hint line, most wanted first.
+pub const PICKER_HINTS: &[(Action, &str)] = &[
+    (Action::Search, "filter"),
+    (Action::Open, "open"),
+    (Action::CycleSort, "sort"),
+    (Action::ReverseSort, "reverse"),
+    (Action::Help, "help"),
+    (Action::Quit, "quit"),
+];
+
+/// The action a key press maps to in the picker. While its filter line is open
+/// (`typing`), printable keys, Backspace and Enter edit or submit it; arrows,
+/// pages and Esc keep their bindings.
+pub fn picker_action_for(key: KeyEvent, typing: bool) -> Option<Action> {
+    if typing {
+        match key.code {
+            Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                return Some(Action::Type(c));
+            }
+            Backspace => return Some(Action::Erase),
+            Enter => return Some(Action::Submit),
+            _ => {}
+        }
+    }
+    PICKER_KEYMAP
+        .iter()
+        .find(|b| b.keys.contains(&key.code))
+        .map(|b| b.action)
+}
+
+/// The picker's hint line, generated from [`PICKER_HINTS`] and [`PICKER_KEYMAP`].
+pub fn picker_hints() -> String {
+    PICKER_HINTS
+        .iter()
+        .filter_map(|(a, word)| {
+            PICKER_KEYMAP
+                .iter()
+                .find(|b| b.action == *a)
+                .map(|b| format!("{} {word}", b.label))
+        })
+        .collect::<Vec<_>>()
+        .join("  ")
+}
+
 /// The binding of an action in [`KEYMAP`].
 pub fn binding(action: Action) -> Option<&'static Binding> {
     KEYMAP.iter().find(|b| b.action == action)
@@ -351,11 +439,35 @@ mod tests {
 
     #[test]
     fn every_key_maps_to_one_action() {
-        let mut seen = std::collections::HashSet::new();
-        for binding in KEYMAP {
-            for k in binding.keys {
-                assert!(seen.insert(format!("{k:?}")), "{k:?} bound twice");
+        for table in [KEYMAP, PICKER_KEYMAP] {
+            let mut seen = std::collections::HashSet::new();
+            for binding in table {
+                for k in binding.keys {
+                    assert!(seen.insert(format!("{k:?}")), "{k:?} bound twice");
+                }
             }
         }
+    }
+
+    #[test]
+    fn the_picker_types_into_its_filter_only_after_slash() {
+        let key = |c| KeyEvent::new(c, KeyModifiers::NONE);
+        assert_eq!(picker_action_for(key(Char('q')), false), Some(Action::Quit));
+        assert_eq!(
+            picker_action_for(key(Char('q')), true),
+            Some(Action::Type('q'))
+        );
+        assert_eq!(
+            picker_action_for(key(Char('s')), false),
+            Some(Action::CycleSort)
+        );
+        assert_eq!(picker_action_for(key(Enter), false), Some(Action::Open));
+        assert_eq!(picker_action_for(key(Enter), true), Some(Action::Submit));
+        assert_eq!(picker_action_for(key(Esc), true), Some(Action::Back));
+        assert_eq!(picker_action_for(key(Down), true), Some(Action::Down));
+        assert_eq!(
+            picker_hints(),
+            "/ filter  Enter open  s sort  S reverse  ? help  q quit"
+        );
     }
 }

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod demo;
 pub mod keymap;
+pub mod picker;
 pub mod ui;
 
 use crate::analysis::Setup;
@@ -30,6 +31,29 @@ struct Loading {
 /// A session loaded as the TUI opens it, with the request `--at` names (or why it
 /// names none of the session's requests).
 pub type Loaded = (Setup, Result<usize, UsageError>);
+
+/// Loads what the picker opens: a session, or one inline sub-agent thread of it
+/// (only its lines read, planned as a what-if).
+pub fn load_target(
+    target: &picker::Target,
+    opts: &Opts,
+    progress: &AtomicU64,
+) -> Result<Loaded, UsageError> {
+    let Some((_, lines)) = &target.thread else {
+        return load_session(&target.path, opts, progress);
+    };
+    let (config, notice) = match crate::config::load() {
+        Ok(c) => (c, None),
+        Err(e) => (Default::default(), Some(format!("{e}: defaults used"))),
+    };
+    let path = &target.path;
+    let session = crate::load::load_thread(path, lines.iter().copied().collect(), progress)
+        .map_err(|e| UsageError::Message(e.to_string()))?;
+    let mut setup = cli::setup_with_config(session, path, opts, config)?;
+    setup.settings.config_notice = notice;
+    let at = cli::request_index(&setup.session, opts.at.as_deref());
+    Ok((setup, at))
+}
 
 /// Loads a session for the TUI: every plan flag applies as it does to `plan`,
 /// `--at` included.
@@ -62,11 +86,22 @@ pub fn load_session_with(
 
 impl Loading {
     fn start(path: &Path, opts: &Opts) -> Loading {
+        Loading::start_target(
+            &picker::Target {
+                path: path.to_path_buf(),
+                thread: None,
+            },
+            opts,
+        )
+    }
+
+    fn start_target(target: &picker::Target, opts: &Opts) -> Loading {
         let progress = Arc::new(AtomicU64::new(0));
         let p = progress.clone();
-        let path_owned = path.to_path_buf();
+        let path = target.path.as_path();
+        let target = target.clone();
         let opts = opts.clone();
-        let handle = std::thread::spawn(move || load_session(&path_owned, &opts, &p));
+        let handle = std::thread::spawn(move || load_target(&target, &opts, &p));
         Loading {
             path: path.to_path_buf(),
             total: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
@@ -244,6 +279,7 @@ fn event_loop(
         if let Ok(size) = terminal.size() {
             app.resize(size.width, size.height);
         }
+        app.poll_picker();
         if let Some(v) = app.view_mut() {
             v.poll_background();
             v.poll_follow();
@@ -300,16 +336,19 @@ fn event_loop(
                 if k.code == KeyCode::F(12) {
                     panic!("mcscope: debug panic trigger (F12)");
                 }
-                if matches!(app.screen, Screen::Picker(_)) && k.code == KeyCode::Enter {
-                    if let Some(p) = app.picked() {
-                        *loading = Some(Loading::start(&p, opts));
-                        from_picker = true;
-                    }
-                    continue;
-                }
-                match keymap::action_for(k, app.in_text_input()) {
+                let action = if matches!(app.screen, Screen::Picker(_)) {
+                    keymap::picker_action_for(k, app.in_text_input())
+                } else {
+                    keymap::action_for(k, app.in_text_input())
+                };
+                match action {
                     Some(a) => app.update(a),
                     None => app.unbound_key(),
+                }
+                if let Some(t) = app.take_open() {
+                    *loading = Some(Loading::start_target(&t, opts));
+                    from_picker = true;
+                    continue;
                 }
                 if let Some(text) = app.view_mut().and_then(|v| v.clipboard.take()) {
                     use std::io::Write;

@@ -312,6 +312,9 @@ pub struct Sink {
     what_if: Option<bool>,
     /// `content-replacement` records: the text the model saw instead (SPEC §2).
     replacements: HashMap<String, String>,
+    /// Only these lines (1-based) are read: one inline sub-agent thread, opened
+    /// from the picker as a what-if.
+    only: Option<std::sync::Arc<std::collections::HashSet<usize>>>,
 }
 
 impl Sink {
@@ -320,6 +323,7 @@ impl Sink {
             b: Builder::new(path, Format::ClaudeJsonl),
             what_if: None,
             replacements: HashMap::new(),
+            only: None,
         }
     }
 
@@ -329,6 +333,16 @@ impl Sink {
             b: Builder::new(path, Format::MessagesJson),
             what_if: None,
             replacements: HashMap::new(),
+            only: None,
+        }
+    }
+
+    /// A sink that reads only `lines` of the file: an inline sub-agent thread, whose
+    /// sidechain records then make it a what-if.
+    pub fn only_lines(path: &Path, lines: std::collections::HashSet<usize>) -> Sink {
+        Sink {
+            only: Some(std::sync::Arc::new(lines)),
+            ..Sink::new(path)
         }
     }
 
@@ -463,6 +477,9 @@ impl RecordSink for Sink {
     }
 
     fn apply(&mut self, rec: Tagged, line: usize, offset: u64, len: usize) {
+        if self.only.as_ref().is_some_and(|only| !only.contains(&line)) {
+            return;
+        }
         let piece = rec.piece;
         self.apply_part(rec, line, Part::Record { offset, len, piece });
     }

@@ -1,6 +1,6 @@
 //! Drawing: one function per region, reading the state, never changing it.
 
-use super::app::{App, Filter, Focus, ListRow, Overlay, Picker, Screen, SessionView};
+use super::app::{App, Filter, Focus, ListRow, Overlay, Screen, SessionView};
 use super::keymap::{self, KEYMAP};
 use crate::diff::{Diff, Item, Kind, Row, Side};
 use crate::policy::engine::{Candidate, Status, fmt_gap, fmt_int, fmt_num};
@@ -18,12 +18,14 @@ mod footer;
 mod header;
 mod list;
 mod panels;
+mod picker;
 
 pub use diffview::*;
 pub use footer::*;
 pub use header::*;
 pub use list::*;
 pub use panels::*;
+pub use picker::*;
 
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 16;
@@ -105,50 +107,6 @@ pub fn draw_loading(f: &mut Frame, path: &str, done: u64, total: u64) {
     f.render_widget(Paragraph::new(text), area);
 }
 
-fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
-    let area = f.area();
-    let [head, list, foot] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(1),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    f.render_widget(
-        Paragraph::new(format!(
-            "mcscope — {} ({} sessions, newest first)",
-            p.title,
-            p.sessions.len()
-        )),
-        head,
-    );
-    let height = list.height as usize;
-    let top = picker_top(p, height);
-    let lines: Vec<Line> = p
-        .sessions
-        .iter()
-        .enumerate()
-        .skip(top)
-        .take(height)
-        .map(|(i, (path, size, mtime))| {
-            let date = chrono::DateTime::<chrono::Utc>::from(*mtime).format("%Y-%m-%d %H:%M");
-            let text = format!(
-                "{} {date}  {:>10}  {}",
-                if i == p.selected { "▶" } else { " " },
-                fmt_int(*size),
-                path.display()
-            );
-            let style = if i == p.selected {
-                theme.emph(Color::Cyan)
-            } else {
-                Style::default()
-            };
-            Line::styled(text, style)
-        })
-        .collect();
-    f.render_widget(Paragraph::new(lines), list);
-    f.render_widget(Paragraph::new("↑/↓ select  Enter open  q quit"), foot);
-}
-
 /// The session screen's four regions (header, age list, diff, footer) on `area`:
 /// where they are drawn, and where the mouse finds them.
 pub fn regions(area: Rect, v: &SessionView) -> [Rect; 4] {
@@ -173,11 +131,6 @@ pub fn list_top(v: &SessionView, height: usize) -> usize {
         .position(|r| *r == ListRow::Result(v.selected))
         .unwrap_or(0);
     at.saturating_sub(height.saturating_sub(1))
-}
-
-/// The first row the picker shows when `height` rows fit.
-pub fn picker_top(p: &Picker, height: usize) -> usize {
-    p.selected.saturating_sub(height.saturating_sub(1))
 }
 
 fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {

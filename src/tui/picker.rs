@@ -1,0 +1,733 @@
+//! The session list (a folder, or the harness folders): its state and its keys.
+//!
+//! Files are listed at once from their metadata; a worker thread then summarises
+//! them one by one (`crate::scan`, newest first) and sends each summary down a
+//! channel that [`Picker::poll`] drains on every tick, so rows fill in while keys
+//! keep working. The filter is fuzzy (`nucleo-matcher`), over what a row shows.
+
+use super::keymap::Action;
+use crate::scan::{self, Kind, Summary};
+use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::SystemTime;
+
+/// One file of the list, with its summary once the worker has read it.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub path: PathBuf,
+    pub size: u64,
+    pub modified: SystemTime,
+    pub summary: Option<Summary>,
+}
+
+impl Entry {
+    /// What the file is, as far as known: a 0-byte file is empty before any scan.
+    pub fn kind(&self) -> Option<Kind> {
+        match &self.summary {
+            Some(s) => Some(s.kind),
+            None if self.size == 0 && !scan::is_subagent_path(&self.path) => Some(Kind::Empty),
+            None if scan::is_subagent_path(&self.path) => Some(Kind::SubAgent),
+            None => None,
+        }
+    }
+
+    fn blank(&self) -> bool {
+        self.kind().is_some_and(Kind::is_blank)
+    }
+
+    /// The project as far as known: the records' cwd once scanned, else the folder.
+    pub fn project(&self) -> String {
+        match &self.summary {
+            Some(s) => s.project.clone(),
+            None => scan::project_dir(&self.path)
+                .map(scan::decode_project)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The text the filter matches: what the row shows, and the file's name.
+    fn haystack(&self) -> String {
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match &self.summary {
+            Some(s) => format!(
+                "{} {} {} {} {}",
+                s.harness.name(),
+                s.project,
+                s.prompt.as_deref().unwrap_or(""),
+                s.kind.mark(),
+                name
+            ),
+            None => format!("{} {name}", self.project()),
+        }
+    }
+}
+
+/// What the list is sorted by (`s` cycles; blank files stay last whatever the key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    Date,
+    Size,
+    Requests,
+}
+
+impl SortKey {
+    pub fn name(self) -> &'static str {
+        match self {
+            SortKey::Date => "date",
+            SortKey::Size => "size",
+            SortKey::Requests => "requests",
+        }
+    }
+
+    fn next(self) -> SortKey {
+        match self {
+            SortKey::Date => SortKey::Size,
+            SortKey::Size => SortKey::Requests,
+            SortKey::Requests => SortKey::Date,
+        }
+    }
+}
+
+/// A row on screen: a file, or an inline sub-agent thread under its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Row {
+    File(usize),
+    /// Entry, index into its summary's threads.
+    Thread(usize, usize),
+}
+
+/// What Enter asks the caller to load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub path: PathBuf,
+    /// An inline sub-agent thread: its number and its lines in the file.
+    pub thread: Option<(usize, Vec<usize>)>,
+}
+
+/// What a key did that the app must carry out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Quit,
+    Open(Target),
+}
+
+/// A test's hold on the background scan: the worker waits before file `n` while
+/// the limit is `n` or less, until [`Gate::release`].
+#[derive(Debug, Clone, Default)]
+pub struct Gate(Arc<(Mutex<Option<usize>>, Condvar)>);
+
+impl Gate {
+    /// A gate that lets the first `n` files through, then holds the worker.
+    pub fn pause_after(n: usize) -> Gate {
+        Gate(Arc::new((Mutex::new(Some(n)), Condvar::new())))
+    }
+
+    /// Lets the worker go on to the end.
+    pub fn release(&self) {
+        let (m, c) = &*self.0;
+        *m.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        c.notify_all();
+    }
+
+    fn wait_before(&self, file: usize) {
+        let (m, c) = &*self.0;
+        let mut limit = m.lock().unwrap_or_else(|e| e.into_inner());
+        while limit.is_some_and(|n| file >= n) {
+            limit = c.wait(limit).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// The worker's end of the list: summaries as they come, and a stop flag the
+/// worker checks before each file (set when the picker goes away).
+struct Scanner {
+    rx: Receiver<(usize, Summary)>,
+    stop: Arc<AtomicBool>,
+    gate: Gate,
+}
+
+impl Drop for Scanner {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.gate.release();
+    }
+}
+
+pub struct Picker {
+    pub title: String,
+    pub entries: Vec<Entry>,
+    /// What is shown, in order (filtered and sorted).
+    pub rows: Vec<Row>,
+    /// Index into `rows`.
+    pub selected: usize,
+    pub filter: String,
+    /// The filter line has the keys (after `/`).
+    pub typing: bool,
+    pub sort: SortKey,
+    pub reverse: bool,
+    /// The help panel, at this scroll.
+    pub help: Option<usize>,
+    /// Files summarised so far.
+    pub scanned: usize,
+    /// The worker stopped before the last file.
+    pub stopped: bool,
+    /// The user moved the selection: it follows its row as rows arrive and move
+    /// (until then it stays on the first row).
+    follow: bool,
+    scanner: Option<Scanner>,
+    haystacks: Vec<String>,
+    matcher: Matcher,
+    /// Each file's session, for a sub-agent file listed under it.
+    parents: Vec<Option<usize>>,
+    index: std::collections::HashMap<PathBuf, usize>,
+}
+
+impl std::fmt::Debug for Picker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Picker")
+            .field("title", &self.title)
+            .field("entries", &self.entries.len())
+            .field("rows", &self.rows.len())
+            .field("selected", &self.selected)
+            .field("filter", &self.filter)
+            .finish()
+    }
+}
+
+impl Picker {
+    /// A list of `files` (path, size, modified), newest first, not yet summarised.
+    pub fn new(title: String, files: Vec<(PathBuf, u64, SystemTime)>) -> Picker {
+        let entries: Vec<Entry> = files
+            .into_iter()
+            .map(|(path, size, modified)| Entry {
+                path,
+                size,
+                modified,
+                summary: None,
+            })
+            .collect();
+        let haystacks = entries.iter().map(Entry::haystack).collect();
+        let mut p = Picker {
+            title,
+            entries,
+            rows: Vec::new(),
+            selected: 0,
+            filter: String::new(),
+            typing: false,
+            sort: SortKey::Date,
+            reverse: false,
+            help: None,
+            scanned: 0,
+            stopped: false,
+            follow: false,
+            scanner: None,
+            haystacks,
+            matcher: Matcher::new(Config::DEFAULT),
+            parents: Vec::new(),
+            index: Default::default(),
+        };
+        p.index = p
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.path.clone(), i))
+            .collect();
+        p.parents = vec![None; p.entries.len()];
+        for i in 0..p.entries.len() {
+            p.link(i);
+        }
+        p.rebuild();
+        p
+    }
+
+    /// As [`Picker::new`], summarising the files on a worker thread, newest first;
+    /// `gate` lets a test hold the worker.
+    pub fn scanning(title: String, files: Vec<(PathBuf, u64, SystemTime)>, gate: Gate) -> Picker {
+        let mut p = Picker::new(title, files);
+        let paths: Vec<PathBuf> = p.entries.iter().map(|e| e.path.clone()).collect();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let worker_stop = stop.clone();
+        let worker_gate = gate.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("{}picker-scan", super::app::BACKGROUND))
+            .spawn(move || {
+                for (i, path) in paths.iter().enumerate() {
+                    worker_gate.wait_before(i);
+                    if worker_stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    if tx.send((i, scan::scan(path))).is_err() {
+                        return;
+                    }
+                }
+            });
+        if spawned.is_ok() {
+            p.scanner = Some(Scanner { rx, stop, gate });
+        }
+        p
+    }
+
+    /// Takes the summaries the worker has sent; true when rows changed.
+    pub fn poll(&mut self) -> bool {
+        let Some(s) = &self.scanner else {
+            return false;
+        };
+        let mut got = Vec::new();
+        let finished = loop {
+            match s.rx.try_recv() {
+                Ok(x) => got.push(x),
+                Err(TryRecvError::Empty) => break false,
+                Err(TryRecvError::Disconnected) => break true,
+            }
+        };
+        let changed = !got.is_empty();
+        for (i, summary) in got {
+            if let Some(e) = self.entries.get_mut(i) {
+                e.summary = Some(summary);
+                self.haystacks[i] = e.haystack();
+                self.scanned += 1;
+                self.link(i);
+            }
+        }
+        if finished {
+            self.scanner = None;
+            // The worker ended before the last file (it panicked): say so.
+            self.stopped = self.scanned < self.entries.len();
+        }
+        if changed {
+            self.rebuild();
+        }
+        changed || finished
+    }
+
+    /// Whether the worker still has files to read.
+    pub fn scanning_now(&self) -> bool {
+        self.scanner.is_some() && self.scanned < self.entries.len()
+    }
+
+    /// The row's file and thread: what the selection follows across rebuilds.
+    fn key(&self, r: Row) -> (usize, Option<usize>) {
+        match r {
+            Row::File(i) => (i, None),
+            Row::Thread(i, t) => (i, Some(t)),
+        }
+    }
+
+    /// Filters and sorts the rows again, keeping the selection on its row.
+    fn rebuild(&mut self) {
+        let keep = self
+            .rows
+            .get(self.selected)
+            .filter(|_| self.follow)
+            .map(|&r| self.key(r));
+        let pattern = (!self.filter.trim().is_empty())
+            .then(|| Pattern::parse(&self.filter, CaseMatching::Smart, Normalization::Smart));
+        let mut buf = Vec::new();
+        let n = self.entries.len();
+        // Each file's own score, the threads it shows, and its best score with them
+        // (every score Some(0) without a filter).
+        let mut own: Vec<Option<u32>> = vec![Some(0); n];
+        let mut threads: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut best: Vec<Option<u32>> = vec![Some(0); n];
+        for (i, e) in self.entries.iter().enumerate() {
+            let listed = e.summary.as_ref().map_or(&[][..], |s| &s.threads[..]);
+            let Some(pattern) = &pattern else {
+                threads[i] = (0..listed.len()).collect();
+                continue;
+            };
+            own[i] = pattern.score(
+                Utf32Str::new(&self.haystacks[i], &mut buf),
+                &mut self.matcher,
+            );
+            best[i] = own[i];
+            for (t, th) in listed.iter().enumerate() {
+                let hay = format!(
+                    "{} sub-agent thread {} {}",
+                    self.haystacks[i],
+                    th.n,
+                    th.prompt.as_deref().unwrap_or("")
+                );
+                let score = pattern.score(Utf32Str::new(&hay, &mut buf), &mut self.matcher);
+                if score.is_some() || own[i].is_some() {
+                    threads[i].push(t);
+                }
+                best[i] = best[i].max(score);
+            }
+        }
+        // Sub-agent files under their session: all of them when the session
+        // matches, else those that match (the session then shown for context).
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, p) in self.parents.iter().enumerate() {
+            if let Some(p) = *p {
+                children[p].push(i);
+            }
+        }
+        let mut shown: Vec<(usize, u32, Vec<usize>)> = Vec::new();
+        for i in 0..n {
+            if self.parents[i].is_some() {
+                continue;
+            }
+            let mut kids: Vec<usize> = children[i]
+                .iter()
+                .copied()
+                .filter(|&c| own[i].is_some() || best[c].is_some())
+                .collect();
+            kids.sort_by(|&a, &b| {
+                let (ea, eb) = (&self.entries[a], &self.entries[b]);
+                eb.modified.cmp(&ea.modified).then(ea.path.cmp(&eb.path))
+            });
+            let top = kids.iter().map(|&c| best[c]).fold(best[i], Option::max);
+            if let Some(top) = top {
+                shown.push((i, top, kids));
+            }
+        }
+        let entries = &self.entries;
+        let (sort, reverse) = (self.sort, self.reverse);
+        shown.sort_by(|a, b| {
+            let (ea, eb) = (&entries[a.0], &entries[b.0]);
+            let by_key = match sort {
+                SortKey::Date => eb.modified.cmp(&ea.modified),
+                SortKey::Size => eb.size.cmp(&ea.size),
+                // Not yet counted: after the counted ones.
+                SortKey::Requests => {
+                    let r = |e: &Entry| e.summary.as_ref().map(|s| s.requests);
+                    match (r(ea), r(eb)) {
+                        (Some(x), Some(y)) => y.cmp(&x),
+                        (Some(_), None) => std::cmp::Ordering::Less,
+                        (None, Some(_)) => std::cmp::Ordering::Greater,
+                        (None, None) => std::cmp::Ordering::Equal,
+                    }
+                }
+            };
+            let by_key = if reverse { by_key.reverse() } else { by_key };
+            ea.blank()
+                .cmp(&eb.blank())
+                .then(b.1.cmp(&a.1))
+                .then(by_key)
+                .then(ea.path.cmp(&eb.path))
+        });
+        let mut rows = Vec::with_capacity(n);
+        for (i, _, kids) in shown {
+            for f in std::iter::once(i).chain(kids) {
+                rows.push(Row::File(f));
+                rows.extend(threads[f].iter().map(|&t| Row::Thread(f, t)));
+            }
+        }
+        self.rows = rows;
+        self.selected = keep
+            .and_then(|k| self.rows.iter().position(|&r| self.key(r) == k))
+            .unwrap_or(0)
+            .min(self.rows.len().saturating_sub(1));
+    }
+
+    /// Links entry `i` to its session's entry, when its place or its records
+    /// name one that is listed (and is no sub-agent file itself).
+    fn link(&mut self, i: usize) {
+        let e = &self.entries[i];
+        let id = e.summary.as_ref().and_then(|s| s.session_id.as_deref());
+        self.parents[i] = scan::parent_session(&e.path, id)
+            .and_then(|p| self.index.get(&p).copied())
+            .filter(|&p| p != i && !scan::is_subagent_path(&self.entries[p].path));
+    }
+
+    /// The session a sub-agent file is listed under, if any.
+    pub fn parent_of(&self, i: usize) -> Option<usize> {
+        self.parents.get(i).copied().flatten()
+    }
+
+    /// The first row shown when `height` rows fit (the selection stays on screen).
+    pub fn top(&self, height: usize) -> usize {
+        self.selected.saturating_sub(height.saturating_sub(1))
+    }
+
+    /// The selected row's file or thread.
+    pub fn target(&self) -> Option<Target> {
+        match *self.rows.get(self.selected)? {
+            Row::File(i) => Some(Target {
+                path: self.entries[i].path.clone(),
+                thread: None,
+            }),
+            Row::Thread(i, t) => {
+                let e = &self.entries[i];
+                let th = e.summary.as_ref()?.threads.get(t)?;
+                Some(Target {
+                    path: e.path.clone(),
+                    thread: Some((th.n, th.lines.clone())),
+                })
+            }
+        }
+    }
+
+    fn set_filter(&mut self, f: String) {
+        self.filter = f;
+        self.follow = false;
+        self.rebuild();
+        // The best match first.
+        self.selected = 0;
+    }
+
+    /// The one place the picker's state changes.
+    pub fn update(&mut self, action: Action) -> Option<Outcome> {
+        if let Some(scroll) = &mut self.help {
+            match action {
+                Action::Up => *scroll = scroll.saturating_sub(1),
+                Action::Down => *scroll = (*scroll + 1).min(help_len()),
+                Action::PageUp => *scroll = scroll.saturating_sub(10),
+                Action::PageDown => *scroll = (*scroll + 10).min(help_len()),
+                Action::Top => *scroll = 0,
+                // Esc, q, ? and any other key close the help.
+                _ => self.help = None,
+            }
+            return None;
+        }
+        let last = self.rows.len().saturating_sub(1);
+        if matches!(
+            action,
+            Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Top
+                | Action::Bottom
+                | Action::FirstRequest
+                | Action::LastRequest
+        ) {
+            self.follow = true;
+        }
+        match action {
+            Action::Type(c) if self.typing => {
+                let mut f = std::mem::take(&mut self.filter);
+                f.push(c);
+                self.set_filter(f);
+            }
+            Action::Erase if self.typing => {
+                let mut f = std::mem::take(&mut self.filter);
+                f.pop();
+                self.set_filter(f);
+            }
+            // Enter opens the selection; the filter stays, its line closes.
+            Action::Submit | Action::Open | Action::Explain => {
+                self.typing = false;
+                return self.target().map(Outcome::Open);
+            }
+            Action::Search => self.typing = true,
+            Action::Back => {
+                self.typing = false;
+                if !self.filter.is_empty() {
+                    self.set_filter(String::new());
+                }
+            }
+            Action::CycleSort => {
+                self.sort = self.sort.next();
+                self.rebuild();
+            }
+            Action::ReverseSort => {
+                self.reverse = !self.reverse;
+                self.rebuild();
+            }
+            Action::Help => self.help = Some(0),
+            Action::Quit => return Some(Outcome::Quit),
+            Action::Up => self.selected = self.selected.saturating_sub(1),
+            Action::Down => self.selected = (self.selected + 1).min(last),
+            Action::PageUp => self.selected = self.selected.saturating_sub(10),
+            Action::PageDown => self.selected = (self.selected + 10).min(last),
+            Action::FirstRequest | Action::Top => self.selected = 0,
+            Action::LastRequest | Action::Bottom => self.selected = last,
+            _ => {}
+        }
+        None
+    }
+
+    /// A click on screen row `row` (the list starts at row 2, under the title and
+    /// the column titles) of a list `height` rows high.
+    pub fn click(&mut self, row: u16, height: usize) {
+        let first = 2u16;
+        if row < first || (row - first) as usize >= height {
+            return;
+        }
+        let i = self.top(height) + (row - first) as usize;
+        if i < self.rows.len() {
+            self.selected = i;
+            self.follow = true;
+        }
+    }
+}
+
+/// Lines of the picker's help: how far it can scroll.
+fn help_len() -> usize {
+    super::ui::picker_help_lines().len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn write(
+        dir: &std::path::Path,
+        name: &str,
+        text: &str,
+        age_s: u64,
+    ) -> (PathBuf, u64, SystemTime) {
+        let p = dir.join(name);
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).unwrap_or_default();
+        }
+        std::fs::write(&p, text).unwrap_or_default();
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000_000_000 - age_s);
+        (p, text.len() as u64, t)
+    }
+
+    fn session(prompt: &str, responses: usize) -> String {
+        let mut s = format!(
+            "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"{prompt}\"}}}}\n"
+        );
+        for i in 0..responses {
+            s += &format!(
+                "{{\"type\":\"assistant\",\"message\":{{\"id\":\"m{i}\",\"content\":[]}}}}\n"
+            );
+        }
+        s
+    }
+
+    fn scanned(files: Vec<(PathBuf, u64, SystemTime)>) -> Picker {
+        let mut p = Picker::new("t".into(), files);
+        for i in 0..p.entries.len() {
+            let e = &mut p.entries[i];
+            e.summary = Some(scan::scan(&e.path));
+            p.haystacks[i] = e.haystack();
+            p.link(i);
+        }
+        p.rebuild();
+        p
+    }
+
+    fn names(p: &Picker) -> Vec<String> {
+        p.rows
+            .iter()
+            .map(|r| match *r {
+                Row::File(i) => p.entries[i]
+                    .path
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
+                Row::Thread(i, t) => format!("thread {} of {}", t + 1, i),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn blank_files_sort_last_under_every_key_and_filter_and_sort_keys_work() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let d = &dir.path().join("-home-me-app");
+        let files = vec![
+            write(d, "empty.jsonl", "", 0), // the newest, but empty
+            write(
+                d,
+                "summary.jsonl",
+                "{\"type\":\"summary\",\"summary\":\"x\"}\n",
+                1,
+            ),
+            write(d, "small.jsonl", &session("fix the parser", 1), 2),
+            write(d, "big.jsonl", &session("write the readme please", 3), 3),
+        ];
+        let mut p = scanned(files);
+        assert_eq!(
+            names(&p),
+            ["small.jsonl", "big.jsonl", "empty.jsonl", "summary.jsonl"]
+        );
+        p.update(Action::CycleSort);
+        assert_eq!(p.sort, SortKey::Size);
+        assert_eq!(names(&p)[..2], ["big.jsonl", "small.jsonl"]);
+        p.update(Action::CycleSort);
+        assert_eq!(p.sort, SortKey::Requests);
+        assert_eq!(names(&p)[..2], ["big.jsonl", "small.jsonl"]);
+        p.update(Action::ReverseSort);
+        assert_eq!(names(&p)[..2], ["small.jsonl", "big.jsonl"]);
+        assert_eq!(
+            names(&p)[2..],
+            ["empty.jsonl", "summary.jsonl"],
+            "still last"
+        );
+
+        // Typing only filters after `/`; Esc clears.
+        assert_eq!(p.update(Action::Type('x')), None);
+        assert_eq!(p.filter, "");
+        p.update(Action::Search);
+        for c in "parser".chars() {
+            p.update(Action::Type(c));
+        }
+        assert_eq!(names(&p), ["small.jsonl"], "'fix the parser'");
+        p.update(Action::Erase);
+        p.update(Action::Erase);
+        p.update(Action::Type('z'));
+        assert!(p.rows.is_empty(), "'parsz' matches nothing");
+        p.update(Action::Back);
+        assert!(p.filter.is_empty() && !p.typing);
+        assert_eq!(p.rows.len(), 4);
+        match p.update(Action::Open) {
+            Some(Outcome::Open(t)) => {
+                assert!(t.path.ends_with("small.jsonl") && t.thread.is_none())
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(p.update(Action::Quit), Some(Outcome::Quit));
+    }
+
+    #[test]
+    fn the_gate_holds_the_worker_after_n_files() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let files: Vec<_> = (0..5)
+            .map(|i| write(dir.path(), &format!("s{i}.jsonl"), &session("hi", 1), i))
+            .collect();
+        let gate = Gate::pause_after(2);
+        let mut p = Picker::scanning("t".into(), files, gate.clone());
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while p.scanned < 2 && std::time::Instant::now() < deadline {
+            p.poll();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        p.poll();
+        assert_eq!(p.scanned, 2, "held after 2");
+        gate.release();
+        while p.scanning_now() && std::time::Instant::now() < deadline {
+            p.poll();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(p.scanned, 5);
+        assert!(!p.stopped);
+    }
+
+    #[test]
+    fn a_worker_that_ends_early_is_said_to_have_stopped() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let files: Vec<_> = (0..5)
+            .map(|i| write(dir.path(), &format!("s{i}.jsonl"), &session("hi", 1), i))
+            .collect();
+        let gate = Gate::pause_after(2);
+        let mut p = Picker::scanning("t".into(), files, gate.clone());
+        if let Some(s) = &p.scanner {
+            s.stop.store(true, Ordering::Relaxed);
+        }
+        gate.release();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while p.scanner.is_some() && std::time::Instant::now() < deadline {
+            p.poll();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(p.stopped, "read {} of 5", p.scanned);
+        assert!(p.scanned < 5);
+        assert!(!p.scanning_now());
+    }
+}
