@@ -87,6 +87,9 @@ pub enum Part {
         /// The written size of the record's content, measured while loading
         /// (`None`: the wire builder measures it the exact way).
         piece: Option<PieceLen>,
+        /// The written size of each `tool_result` block's `content` (Claude),
+        /// in block order, measured with `piece`.
+        result_sizes: Box<[Option<u64>]>,
     },
     /// Content given inline (Qwen `compressedHistory` entries, messages-json bodies):
     /// a `{role, content}` or `{role, parts}` object.

@@ -185,20 +185,28 @@ impl TokenCache {
         let result_cleared = |r: usize| cleared.contains(&r);
         let result_stripped = |r: usize| stripped.contains(&r);
         let media_cleared = |x: usize| media.contains(&x);
-        let t = wire::wire_message_tokens(
-            s,
-            req,
-            *m,
-            &Clearings {
-                delivery: Delivery::Rewrite,
-                result_cleared: &result_cleared,
-                result_stripped: &result_stripped,
-                media_cleared: &media_cleared,
-                edits: &[],
-                drop_thoughts: *drop_thoughts,
-                server: None,
-            },
-        )?;
+        // Claude's rewrite only clears results: measured, not built.
+        let measured = (stripped.is_empty() && media.is_empty() && !drop_thoughts)
+            .then(|| wire::measured_rewrite_tokens(s, *m, &result_cleared))
+            .flatten();
+        let t = if let Some(t) = measured {
+            t
+        } else {
+            wire::wire_message_tokens(
+                s,
+                req,
+                *m,
+                &Clearings {
+                    delivery: Delivery::Rewrite,
+                    result_cleared: &result_cleared,
+                    result_stripped: &result_stripped,
+                    media_cleared: &media_cleared,
+                    edits: &[],
+                    drop_thoughts: *drop_thoughts,
+                    server: None,
+                },
+            )?
+        };
         if let Ok(mut memo) = self.changed.lock() {
             memo.insert(st, t);
         }

@@ -528,6 +528,27 @@ pub fn message_tokens(s: &Session, measured: bool) -> std::io::Result<Vec<u64>> 
 /// the sizes the loader measured (`None` when one of its records was not
 /// measured: the caller builds it).
 fn measured_tokens(s: &Session, m: usize) -> Option<u64> {
+    measured_written(s, m, &|_| false).map(|w| w.div_ceil(4))
+}
+
+/// The estimated tokens of Claude message `m` in a `rewrite` wire that clears
+/// the results `cleared` says, from the measured sizes: each cleared result's
+/// content reads the placeholder instead. `None`: not measured, or not Claude.
+pub fn measured_rewrite_tokens(
+    s: &Session,
+    m: usize,
+    cleared: &dyn Fn(usize) -> bool,
+) -> Option<u64> {
+    if s.harness != Harness::Claude {
+        return None;
+    }
+    measured_written(s, m, cleared).map(|w| w.div_ceil(4))
+}
+
+/// The written UTF-16 length of message `m` with the results `cleared` says
+/// cleared as `apply` clears a Claude result (its `content` set to the
+/// placeholder, added at the end when absent).
+fn measured_written(s: &Session, m: usize, cleared: &dyn Fn(usize) -> bool) -> Option<u64> {
     let msg = &s.messages[m];
     let shape = s.harness.rules().wire;
     let mut pieces = Vec::with_capacity(msg.parts.len());
@@ -560,8 +581,28 @@ fn measured_tokens(s: &Session, m: usize) -> Option<u64> {
         Role::Assistant => shape.assistant_role,
     };
     // `{"role":"` + role + `","` + key + `":` + content + `}`
-    let written = 9 + role.len() as u64 + 3 + shape.content.len() as u64 + 2 + content + 1;
-    Some(written.div_ceil(4))
+    let mut written = 9 + role.len() as u64 + 3 + shape.content.len() as u64 + 2 + content + 1;
+    // The placeholder is plain ASCII: its written form is itself and two quotes.
+    let placeholder = PLACEHOLDER.len() as u64 + 2;
+    let mut results = s.results_in(m, m + 1);
+    'blocks: for part in &msg.parts {
+        let Part::Record { result_sizes, .. } = part else {
+            continue;
+        };
+        for size in result_sizes {
+            let Some(r) = results.next() else {
+                break 'blocks;
+            };
+            if cleared(r) {
+                // An absent `content` is added as `,"content":` and the placeholder.
+                written = written + placeholder - size.unwrap_or(0);
+                if size.is_none() {
+                    written += 11;
+                }
+            }
+        }
+    }
+    Some(written)
 }
 
 /// Estimated tokens of message `m` in the wire of a `rewrite` request (SPEC §6):

@@ -652,5 +652,40 @@ fn measured_message_sizes_agree_with_the_built_messages() {
                 s.messages[m].first_line
             );
         }
+        // With results cleared (every other one, then all): the placeholder's size.
+        let Some(req) = s.requests.last() else {
+            continue;
+        };
+        for keep_odd in [true, false] {
+            let cleared = |r: usize| !keep_odd || r % 2 == 0;
+            let never = |_: usize| false;
+            for m in 0..s.messages.len() {
+                let Some(measured) = mcscope::wire::measured_rewrite_tokens(&s, m, &cleared) else {
+                    continue;
+                };
+                let built = mcscope::wire::wire_message_tokens(
+                    &s,
+                    req,
+                    m,
+                    &mcscope::wire::Clearings {
+                        delivery: mcscope::policy::Delivery::Rewrite,
+                        result_cleared: &cleared,
+                        result_stripped: &never,
+                        media_cleared: &never,
+                        edits: &[],
+                        drop_thoughts: false,
+                        server: None,
+                    },
+                )
+                .unwrap();
+                assert_eq!(
+                    measured,
+                    built,
+                    "{} message {m} (line {}) with results cleared",
+                    path.display(),
+                    s.messages[m].first_line
+                );
+            }
+        }
     }
 }

@@ -217,6 +217,28 @@ pub fn pipeline(path: &Path, data: &[u8]) {
             "measured message sizes differ from the built ones"
         );
     }
+    // And with every result cleared, as a Claude rewrite clears them.
+    if let Some(req) = base.session.requests.last() {
+        let all = |_: usize| true;
+        let never = |_: usize| false;
+        for m in 0..base.session.messages.len() {
+            let Some(measured) = wire::measured_rewrite_tokens(&base.session, m, &all) else {
+                continue;
+            };
+            let c = wire::Clearings {
+                delivery: Delivery::Rewrite,
+                result_cleared: &all,
+                result_stripped: &never,
+                media_cleared: &never,
+                edits: &[],
+                drop_thoughts: false,
+                server: None,
+            };
+            if let Ok(built) = wire::wire_message_tokens(&base.session, req, m, &c) {
+                assert_eq!(measured, built, "measured rewrite of message {m} differs");
+            }
+        }
+    }
     let harness = base.session.harness;
     if harness == Harness::Qwen {
         // cache-edits is Claude's mechanism: asked for a qwen session, an error.

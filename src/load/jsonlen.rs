@@ -21,11 +21,24 @@ const MAX_DEPTH: usize = 100;
 /// Measures `message.<key>` of one JSONL line (a JSON object). `None` when the
 /// line holds something this scan does not reproduce exactly.
 pub fn content_piece(line: &str, key: &str) -> Option<Piece> {
+    content_sizes(line, key).map(|(p, _)| p)
+}
+
+/// As [`content_piece`], with the written size of each Claude `tool_result`
+/// block's `content` in block order (`None`: the block has no `content`), so a
+/// rewrite that clears some of them is measured without building the message.
+pub fn content_sizes(line: &str, key: &str) -> Option<(Piece, Vec<Option<u64>>)> {
     let mut s = Scan {
         b: line.as_bytes(),
         i: 0,
         keys: Vec::new(),
+        results: Vec::new(),
     };
+    let piece = scan_line(&mut s, key)?;
+    Some((piece, s.results))
+}
+
+fn scan_line(s: &mut Scan<'_>, key: &str) -> Option<Piece> {
     s.ws();
     s.expect(b'{')?;
     s.ws();
@@ -62,6 +75,16 @@ struct Scan<'a> {
     i: usize,
     /// Hashes of the keys of each open object, to spot duplicates.
     keys: Vec<Vec<u64>>,
+    /// The written size of each `tool_result` block's `content`, in order.
+    results: Vec<Option<u64>>,
+}
+
+/// What a content block says about itself, noted while it is measured.
+#[derive(Default)]
+struct Block {
+    tool_result: bool,
+    id_is_string: bool,
+    content: Option<u64>,
 }
 
 impl<'a> Scan<'a> {
@@ -135,7 +158,11 @@ impl<'a> Scan<'a> {
                     return Some(Piece::Arr { count, elements });
                 }
                 loop {
-                    elements += self.value(3)?;
+                    let mut block = Block::default();
+                    elements += self.value_noting(3, Some(&mut block))?;
+                    if block.tool_result && block.id_is_string {
+                        self.results.push(block.content);
+                    }
                     count += 1;
                     self.ws();
                     match self.next()? {
@@ -151,6 +178,11 @@ impl<'a> Scan<'a> {
 
     /// The written length of any value.
     fn value(&mut self, depth: usize) -> Option<u64> {
+        self.value_noting(depth, None)
+    }
+
+    /// The written length of any value; of an object, what `note` asks is noted.
+    fn value_noting(&mut self, depth: usize, mut note: Option<&mut Block>) -> Option<u64> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -189,9 +221,22 @@ impl<'a> Scan<'a> {
                         break None;
                     }
                     self.ws();
+                    let at = self.i;
                     let Some(v) = self.value(depth + 1) else {
                         break None;
                     };
+                    if let Some(block) = note.as_deref_mut() {
+                        let raw = &self.b[at..self.i];
+                        match k {
+                            b"type" if raw.starts_with(b"\"") && raw.contains(&b'\\') => {
+                                break None;
+                            }
+                            b"type" => block.tool_result = raw == b"\"tool_result\"",
+                            b"tool_use_id" => block.id_is_string = raw.starts_with(b"\""),
+                            b"content" => block.content = Some(v),
+                            _ => {}
+                        }
+                    }
                     len += v;
                     self.ws();
                     match self.next() {
@@ -432,6 +477,17 @@ mod tests {
             r#"{"message":{"role":"user","parts":[{"text":"x"}]},"content":"no"}"#,
             "parts",
         );
+    }
+
+    #[test]
+    fn notes_each_tool_results_content_size() {
+        let line = r#"{"message":{"content":[{"type":"text","text":"a"},{"type":"tool_result","tool_use_id":"t1","content":"ab\n"},{"tool_use_id":"t2","type":"tool_result"},{"type":"tool_result","tool_use_id":3,"content":"x"},{"content":[{"type":"text","text":"é"}],"type":"tool_result","tool_use_id":"t4"}]}}"#;
+        let (_, sizes) = content_sizes(line, "content").unwrap();
+        // "ab\n" is 6 units written; t2 has no content; id 3 is no result;
+        // [{"type":"text","text":"é"}] is 28: 1 + 1 + 6 + 1 + 6 + 1 + 6 + 1 + 3 + 1 + 1.
+        assert_eq!(sizes, vec![Some(6), None, Some(28)]);
+        let escaped = r#"{"message":{"content":[{"type":"tool_r\u0065sult","tool_use_id":"t","content":"x"}]}}"#;
+        assert_eq!(content_sizes(escaped, "content"), None);
     }
 
     #[test]

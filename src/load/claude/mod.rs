@@ -249,8 +249,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Input<'a> {
 /// that wrote it (SPEC §7 `request.version`) and whether it is a sidechain's.
 pub struct Tagged {
     pub rec: Rec,
-    /// The written size of `message.content` (user and assistant records).
+    /// The written size of `message.content` (user and assistant records),
+    /// and of each tool result's content in it.
     piece: Option<PieceLen>,
+    result_sizes: Box<[Option<u64>]>,
     version: Option<String>,
     sidechain: bool,
 }
@@ -462,26 +464,40 @@ impl RecordSink for Sink {
             },
             _ => Rec::Other,
         };
-        let piece = match parsed {
+        let (piece, result_sizes) = match parsed {
             Rec::User { .. } | Rec::Assistant { .. } => {
-                super::jsonlen::content_piece(text, CLAUDE.wire.content)
+                match super::jsonlen::content_sizes(text, CLAUDE.wire.content) {
+                    Some((p, sizes)) => (Some(p), sizes.into_boxed_slice()),
+                    None => (None, Box::default()),
+                }
             }
-            _ => None,
+            _ => (None, Box::default()),
         };
         Ok(Tagged {
             rec: parsed,
             piece,
+            result_sizes,
             version,
             sidechain,
         })
     }
 
-    fn apply(&mut self, rec: Tagged, line: usize, offset: u64, len: usize) {
+    fn apply(&mut self, mut rec: Tagged, line: usize, offset: u64, len: usize) {
         if self.only.as_ref().is_some_and(|only| !only.contains(&line)) {
             return;
         }
         let piece = rec.piece;
-        self.apply_part(rec, line, Part::Record { offset, len, piece });
+        let result_sizes = std::mem::take(&mut rec.result_sizes);
+        self.apply_part(
+            rec,
+            line,
+            Part::Record {
+                offset,
+                len,
+                piece,
+                result_sizes,
+            },
+        );
     }
 
     fn finish(mut self, diagnostics: Vec<Diagnostic>) -> Session {

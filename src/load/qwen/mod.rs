@@ -344,7 +344,12 @@ impl RecordSink for Sink {
                 input,
             } => {
                 let ts = head.ts;
-                let part = Part::Record { offset, len, piece };
+                let part = Part::Record {
+                    offset,
+                    len,
+                    piece,
+                    result_sizes: Box::default(),
+                };
                 let idx = match kind {
                     Kind::User => {
                         self.send.inputs.push(SeenInput {
