@@ -16,6 +16,7 @@ pub mod load;
 pub mod policy;
 pub mod prices;
 pub mod report;
+pub mod series;
 pub mod session;
 pub mod totals;
 pub mod tui;
