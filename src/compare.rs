@@ -163,6 +163,20 @@ pub fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
 }
 
 impl Params {
+    /// The setting a policy is, with the parameters its kind reads.
+    pub fn of(p: &Policy) -> Params {
+        let (uk, ug, us, ut) = uses(p.kind);
+        Params {
+            preset: p.preset,
+            kind: p.kind,
+            keep_recent: p.keep_recent.filter(|_| uk),
+            gap_minutes: ug.then_some(p.gap_threshold_minutes),
+            size_threshold: us.then_some(p.size_threshold),
+            trigger: ut.then_some(p.trigger_threshold),
+            delivery: p.delivery,
+        }
+    }
+
     /// The session's policy with this setting's parameters.
     pub fn apply(&self, base: &Policy) -> Policy {
         let mut p = base.clone();

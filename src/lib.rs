@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod caveats;
 pub mod cli;
 pub mod compare;
+pub mod compare_html;
 pub mod config;
 pub mod diff;
 pub mod evidence;
