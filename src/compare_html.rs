@@ -75,7 +75,7 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px;color:#1b1b1b;background:#fff;max-width:1100px}
+const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px;color:#1b1b1b;background:#fff;max-width:1200px}
 h1{font-size:1.5em;margin:0 0 .3em}h2{font-size:1.15em;margin:1.4em 0 .4em}
 p,li{line-height:1.45}.muted{color:#666}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:.92em}
