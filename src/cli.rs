@@ -416,7 +416,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
             .map_err(|e| e.to_string())
             .and_then(|s| setup(s, &args.path))
             .and_then(|one| {
-                let c = compare::compare_loaded(&one, &req)?;
+                let c = compare::compare_loaded(&one, &req, None)?;
                 charts = Some(crate::compare_html::charts(&one, &c)?);
                 Ok(c)
             })

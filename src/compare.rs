@@ -364,7 +364,7 @@ fn run_session(
         Err(e) if folder => return Ok(Err(e)),
         Err(e) => return Err(e),
     };
-    run_setup(&setup, shown, grids, req, tick).map(Ok)
+    run_setup(&setup, shown, grids, req, tick, None).map(Ok)
 }
 
 /// Runs a loaded session's preset's settings over it in parallel.
@@ -374,6 +374,7 @@ fn run_setup(
     grids: &[(Harness, Vec<Params>)],
     req: &Request<'_>,
     tick: &(dyn Fn() + Sync),
+    pause: Option<totals::Pause>,
 ) -> Result<Outcome, String> {
     let s = &setup.session;
     let preset = setup.policy.preset;
@@ -396,7 +397,8 @@ fn run_setup(
                 None
             }
         };
-    let facts = SessionFacts::new(s, req.cache_ttl);
+    let mut facts = SessionFacts::new(s, req.cache_ttl);
+    facts.pause = pause;
     let runs = grid
         .par_iter()
         .enumerate()
@@ -433,11 +435,17 @@ pub fn compare(files: &[PathBuf], folder: bool, req: &Request<'_>) -> Result<Com
 }
 
 /// Compares the settings over one session already loaded and set up (the TUI's
-/// compare panel, `compare --format html`): the same rows as [`compare`] on its file.
-pub fn compare_loaded(setup: &Setup, req: &Request<'_>) -> Result<Comparison, String> {
+/// compare panel, `compare --format html`): the same rows as [`compare`] on its
+/// file. `pause` is called before each request of each setting (the TUI's
+/// panel waits there while keys arrive).
+pub fn compare_loaded(
+    setup: &Setup,
+    req: &Request<'_>,
+    pause: Option<totals::Pause>,
+) -> Result<Comparison, String> {
     let shown = setup.session.path.display().to_string();
     compare_units(std::slice::from_ref(&shown), req, &|_, grids, tick| {
-        run_setup(setup, shown.clone(), grids, req, tick).map(Ok)
+        run_setup(setup, shown.clone(), grids, req, tick, pause.clone()).map(Ok)
     })
 }
 

@@ -1208,6 +1208,8 @@ impl SessionView {
     }
 
     fn update(&mut self, action: Action) {
+        // The compare panel's background work waits while keys arrive.
+        self.compare.key_pressed();
         if let Some(stage) = self.demo {
             match action {
                 Action::NextRequest if stage + 1 < super::demo::STAGES.len() => {

@@ -6,7 +6,10 @@
 //! The rows come from [`compare::compare_loaded`] (the CLI's own grid, sort and
 //! recommendation) on a rayon pool of one thread fewer than the machine has cores
 //! (at least one), each thread at a lower priority (the TUI's other background
-//! threads' `lower_priority`), so the thread that answers keys keeps a core.
+//! threads' `lower_priority`), so the thread that answers keys keeps a core;
+//! and it waits while keys arrive (until [`QUIET`] after the last one), so a
+//! typing user shares no core with it at all (on two cores that are one
+//! physical core's hyper-threads, a lower priority alone is not enough).
 
 use super::app::{BACKGROUND, Overlay, SessionView};
 use super::keymap::Action;
@@ -19,6 +22,56 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::{Duration, Instant};
+
+/// How long after the last key the comparison goes on.
+pub const QUIET: Duration = Duration::from_millis(150);
+
+/// When the last key was pressed, shared with the comparison's threads.
+#[derive(Debug)]
+pub struct Typing {
+    epoch: Instant,
+    /// Milliseconds from `epoch` to the last key, plus one (0: none yet).
+    last: AtomicU64,
+}
+
+impl Default for Typing {
+    fn default() -> Typing {
+        Typing {
+            epoch: Instant::now(),
+            last: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Typing {
+    pub fn pressed(&self) {
+        let ms = self.epoch.elapsed().as_millis() as u64 + 1;
+        self.last.store(ms, AtomicOrdering::Relaxed);
+    }
+
+    /// How long since the last key (forever when none was pressed).
+    pub fn quiet_for(&self) -> Duration {
+        match self.last.load(AtomicOrdering::Relaxed) {
+            0 => Duration::MAX,
+            ms => self
+                .epoch
+                .elapsed()
+                .saturating_sub(Duration::from_millis(ms - 1)),
+        }
+    }
+
+    /// Blocks until no key came for [`QUIET`].
+    pub fn wait_quiet(&self) {
+        loop {
+            let quiet = self.quiet_for();
+            if quiet >= QUIET {
+                return;
+            }
+            std::thread::sleep((QUIET - quiet).min(Duration::from_millis(25)));
+        }
+    }
+}
 
 /// A column of the panel, in [`compare::COLUMNS`] order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -126,6 +179,8 @@ pub struct ComparePanel {
     pub selected: usize,
     /// The threads the computation runs on.
     pub threads: usize,
+    /// The last key: the computation waits while keys arrive.
+    pub typing: Arc<Typing>,
 }
 
 /// One fewer than the cores, at least one.
@@ -138,7 +193,12 @@ pub fn threads() -> usize {
 
 /// Every row of the default grid over `setup`'s session, and the recommended
 /// row's points; `done`/`total` count the settings as they finish.
-pub fn compute(setup: &Setup, done: &AtomicU64, total: &AtomicU64) -> Result<Computed, String> {
+pub fn compute(
+    setup: &Setup,
+    done: &AtomicU64,
+    total: &AtomicU64,
+    pause: Option<crate::totals::Pause>,
+) -> Result<Computed, String> {
     let lists = compare::Lists::default();
     let unused = |_: Session, _: &std::path::Path| -> Result<Setup, String> {
         Err("the compare panel compares the loaded session only".into())
@@ -154,12 +214,13 @@ pub fn compute(setup: &Setup, done: &AtomicU64, total: &AtomicU64) -> Result<Com
         setup: &unused,
         progress: &progress,
     };
-    let comparison = compare::compare_loaded(setup, &req)?;
+    let comparison = compare::compare_loaded(setup, &req, pause.clone())?;
     let recommended = match comparison.recommended {
         Some(i) => {
             let mut one = setup.clone();
             one.policy = comparison.rows[i].params.apply(&setup.policy);
-            let facts = crate::totals::SessionFacts::new(&one.session, one.settings.cache_ttl);
+            let mut facts = crate::totals::SessionFacts::new(&one.session, one.settings.cache_ttl);
+            facts.pause = pause;
             Some(
                 crate::series::series(&one, &facts)
                     .map_err(|e| e.to_string())?
@@ -197,6 +258,8 @@ impl ComparePanel {
         let (d, t) = (done.clone(), total.clone());
         let setup = setup.clone();
         let threads = self.threads;
+        let typing = self.typing.clone();
+        let pause = crate::totals::Pause(Arc::new(move || typing.wait_quiet()));
         let spawned = std::thread::Builder::new()
             .name(format!("{BACKGROUND}compare"))
             .spawn(move || {
@@ -207,7 +270,7 @@ impl ComparePanel {
                     .start_handler(|_| super::app::lower_priority())
                     .build();
                 let out = match pool {
-                    Ok(pool) => pool.install(|| compute(&setup, &d, &t)),
+                    Ok(pool) => pool.install(|| compute(&setup, &d, &t, Some(pause))),
                     Err(e) => Err(format!("no thread pool: {e}")),
                 };
                 let _ = tx.send(out);
@@ -216,6 +279,16 @@ impl ComparePanel {
             Ok(_) => State::Computing { done, total, rx },
             Err(e) => State::Failed(format!("cannot start the comparison: {e}")),
         };
+    }
+
+    /// A key was pressed: the computation waits until keys stop for [`QUIET`].
+    pub fn key_pressed(&self) {
+        self.typing.pressed();
+    }
+
+    /// Whether the computation is waiting for the keys to stop.
+    pub fn waiting_for_keys(&self) -> bool {
+        matches!(self.state, State::Computing { .. }) && self.typing.quiet_for() < QUIET
     }
 
     /// Takes the finished rows; true when something changed.
@@ -398,6 +471,22 @@ mod tests {
             })),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn the_computation_waits_until_keys_stop() {
+        let t = Typing::default();
+        assert_eq!(t.quiet_for(), Duration::MAX, "no key yet: no wait");
+        let start = Instant::now();
+        t.wait_quiet();
+        assert!(start.elapsed() < QUIET);
+        t.pressed();
+        assert!(t.quiet_for() < QUIET);
+        let start = Instant::now();
+        t.wait_quiet();
+        // It returned only once QUIET had passed since the key.
+        assert!(start.elapsed() >= QUIET - Duration::from_millis(2));
+        assert!(t.quiet_for() >= QUIET);
     }
 
     #[test]

@@ -52,9 +52,14 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
             let lines = vec![
                 Line::styled(
                     format!(
-                        "computing {done}/{total} settings on {} background thread{} at a lower priority…",
+                        "computing {done}/{total} settings on {} background thread{} at a lower priority{}",
                         p.threads,
-                        if p.threads == 1 { "" } else { "s" }
+                        if p.threads == 1 { "" } else { "s" },
+                        if p.waiting_for_keys() {
+                            " (waiting while keys arrive)"
+                        } else {
+                            "…"
+                        }
                     ),
                     theme.fg(Color::Yellow),
                 ),
