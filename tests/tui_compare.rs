@@ -345,3 +345,45 @@ fn c_shift_draws_the_chart_of_the_current_and_the_recommended_setting() {
     assert!(a.view().unwrap().overlay.is_none());
     assert!(!a.quit);
 }
+
+/// At 80×24 on a Qwen session: short column titles, the settings readable, the
+/// same rows as `mcscope compare` (Qwen's grid: no count rows, no price).
+#[test]
+fn at_80x24_the_panel_keeps_the_settings_readable_on_a_qwen_session() {
+    let q = "sample-sessions/qwen-memory/session.jsonl";
+    let mut a = app(q, None);
+    press(&mut a, 'c');
+    a.view_mut().unwrap().compare.wait();
+    let lines = screen(&a, 80, 24);
+    let all = lines.join("\n");
+    assert!(all.contains("69 settings"), "{all}");
+    assert!(all.contains("no price: dollars unknown (?)"), "{all}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("# ▲") && l.contains("NOTSENT") && l.contains("ΔUSD")),
+        "{all}"
+    );
+    let text = mcscope(&["compare", q]);
+    let cli: Vec<Vec<String>> = text
+        .lines()
+        .skip_while(|l| !l.contains("SETTING"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(words)
+        .collect();
+    let start = lines.iter().position(|l| l.contains("NOTSENT")).unwrap();
+    let shown: Vec<Vec<String>> = lines[start + 1..]
+        .iter()
+        .take_while(|l| !l.contains("recommended: row"))
+        .map(|l| {
+            let a = l.find('│').unwrap() + '│'.len_utf8();
+            let b = l.rfind('│').unwrap();
+            words(&l[a..b])
+        })
+        .collect();
+    assert!(shown.len() >= 10, "{all}");
+    for (i, row) in shown.iter().enumerate() {
+        assert_eq!(row, &cli[i], "row {i}:\n{all}");
+    }
+}

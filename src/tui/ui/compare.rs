@@ -119,27 +119,57 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
             row
         })
         .collect();
-    let header: Vec<String> = Column::ALL
-        .iter()
-        .map(|&col| {
-            if col == p.sort {
-                format!("{} {dir}", col.title())
-            } else {
-                col.title().to_string()
-            }
-        })
-        .collect();
-    let widths: Vec<Constraint> = (0..header.len())
-        .map(|j| {
-            let w = cells
-                .iter()
-                .map(|r| r[j].chars().count())
-                .chain([header[j].chars().count()])
-                .max()
-                .unwrap_or(1);
-            Constraint::Length(w as u16)
-        })
-        .collect();
+    // Full titles when they fit; on a narrow screen short ones, and the
+    // setting takes what the figures leave.
+    const SHORT: [&str; 9] = [
+        "#", "SETTING", "FIRE", "CLR", "NOTSENT", "BRK", "REWR", "USED", "ΔUSD",
+    ];
+    let title = |short: bool, col: Column| -> String {
+        let t = if short {
+            SHORT[col.index()]
+        } else {
+            col.title()
+        };
+        if col == p.sort {
+            format!("{t} {dir}")
+        } else {
+            t.to_string()
+        }
+    };
+    let width_of = |short: bool| -> Vec<usize> {
+        Column::ALL
+            .iter()
+            .enumerate()
+            .map(|(j, &col)| {
+                cells
+                    .iter()
+                    .map(|r| r[j].chars().count())
+                    .chain([title(short, col).chars().count()])
+                    .max()
+                    .unwrap_or(1)
+            })
+            .collect()
+    };
+    let room = table.width as usize;
+    let fits =
+        |w: &[usize], spacing: usize| w.iter().sum::<usize>() + spacing * (w.len() - 1) <= room;
+    let full = width_of(false);
+    let (short, spacing, mut w) = if fits(&full, 2) {
+        (false, 2, full)
+    } else {
+        (true, 1, width_of(true))
+    };
+    if !fits(&w, spacing) {
+        let others: usize = w
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != 1)
+            .map(|(_, x)| x)
+            .sum();
+        w[1] = room.saturating_sub(others + spacing * (w.len() - 1)).max(8);
+    }
+    let header: Vec<String> = Column::ALL.iter().map(|&col| title(short, col)).collect();
+    let widths: Vec<Constraint> = w.iter().map(|&x| Constraint::Length(x as u16)).collect();
     let rows: Vec<TRow> = cells
         .drain(..)
         .enumerate()
@@ -160,7 +190,7 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
     f.render_widget(
         Table::new(rows, widths)
             .header(TRow::new(header).style(Style::default().add_modifier(Modifier::BOLD)))
-            .column_spacing(2),
+            .column_spacing(spacing as u16),
         table,
     );
     let rec = match c.recommended {
