@@ -203,10 +203,13 @@ pub fn compute(
     let unused = |_: Session, _: &std::path::Path| -> Result<Setup, String> {
         Err("the compare panel compares the loaded session only".into())
     };
-    let progress = |d: u64, t: u64| {
-        total.store(t, AtomicOrdering::Relaxed);
-        done.store(d, AtomicOrdering::Relaxed);
-    };
+    // One unit per setting of the session's own grid (compare's own total is
+    // the larger of the two presets' grids).
+    total.store(
+        compare::grid(setup.policy.preset, &lists).len() as u64,
+        AtomicOrdering::Relaxed,
+    );
+    let progress = |d: u64, _: u64| done.store(d, AtomicOrdering::Relaxed);
     let req = compare::Request {
         lists: &lists,
         cache_ttl: setup.settings.cache_ttl,
