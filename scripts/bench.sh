@@ -134,7 +134,7 @@ if ks:
       "'back to back' sends the next key at once; 'paced' waits for the background diff first and times the "
       "frame that shows it on its own, and how long after the key it appears; 'while the compare panel computes' "
       "opens and closes the compare panel (`c`, Esc) first and times only the keys pressed while its rows are "
-      "still being computed in the background:\n")
+      "still being computed in the background (which waits while keys arrive; the last pass turns that wait off):\n")
     w("```")
     w(ks)
     w("```")
