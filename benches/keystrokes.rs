@@ -10,6 +10,13 @@
 //!   arrived; the frame that installs it (take + redraw) is timed on its own,
 //!   since a key pressed meanwhile waits for it too.
 //!
+//! - while the compare panel computes: `c` opens the panel and Esc closes it at
+//!   the start, so its rows are computed in the background (on cores − 1
+//!   low-priority threads) while the back-to-back script runs; only the keys
+//!   pressed while it is still computing are counted. It waits while keys
+//!   arrive, so back-to-back keys hold it still: a fourth pass sets that wait
+//!   to 0, so it computes all along, at its lower priority alone.
+//!
 //! `cargo bench --bench keystrokes -- PATH` (default: the bundled size sample).
 //! `MCSCOPE_BENCH_SLOW=1` prints every frame of 16 ms or more.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test and bench code: a failed unwrap is a failed run
@@ -45,9 +52,11 @@ struct Run {
     installs: Vec<Duration>,
     /// From the key to the background diff on screen (paced pass only).
     shown: Vec<Duration>,
+    /// The compare panel's settings done and in all when the last key was timed.
+    compare: Option<(u64, u64)>,
 }
 
-fn run(path: &str, paced: bool) -> Run {
+fn run(path: &str, paced: bool, compare: Option<Duration>) -> Run {
     let setup = cli::setup(path.as_ref(), &Opts::default()).expect("load");
     let mut app = App::session(setup);
     let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
@@ -59,7 +68,15 @@ fn run(path: &str, paced: bool) -> Run {
         by_kind: BTreeMap::new(),
         installs: Vec::new(),
         shown: Vec::new(),
+        compare: None,
     };
+    if let Some(quiet) = compare {
+        if let Some(v) = app.view() {
+            v.compare.typing.set_quiet(quiet);
+        }
+        app.update(Action::ComparePanel);
+        app.update(Action::Back);
+    }
     let n = app.view().map_or(0, |v| v.setup.session.requests.len());
     for i in 0..1000 {
         // 250 actions at each of four places: the end, 3/4, 1/2 and 1/4 of the way.
@@ -82,6 +99,13 @@ fn run(path: &str, paced: bool) -> Run {
         if slow && d.as_millis() >= 16 {
             let k = app.view().map_or(0, |v| v.k);
             eprintln!("slow: {a:?} at request {k} took {d:?}");
+        }
+        if compare.is_some() {
+            match app.view().and_then(|v| v.compare.progress()) {
+                Some(p) => out.compare = Some(p),
+                // The rows arrived: the keys from here on are not under load.
+                None => continue,
+            }
         }
         out.keys.push(d);
         out.by_kind.entry(format!("{a:?}")).or_default().push(d);
@@ -142,12 +166,31 @@ fn main() {
     drop(setup);
     println!("session: {path}");
     println!("load {:.0} ms", ms(loaded));
-    for (name, paced) in [("back to back", false), ("paced", true)] {
-        let mut r = run(&path, paced);
+    for (name, paced, compare) in [
+        ("back to back", false, None),
+        ("paced", true, None),
+        (
+            "while the compare panel computes",
+            false,
+            Some(mcscope::tui::compare_panel::QUIET),
+        ),
+        (
+            "while the compare panel computes, not waiting for the keys",
+            false,
+            Some(Duration::ZERO),
+        ),
+    ] {
+        let mut r = run(&path, paced, compare);
+        if let Some((done, total)) = r.compare {
+            println!(
+                "{name}: {} keys timed while the panel computed ({done}/{total} settings done by the last one)",
+                r.keys.len()
+            );
+        }
         println!(
             "{}",
             line(
-                &format!("{name}: 1000 actions + redraw at 200x50"),
+                &format!("{name}: {} actions + redraw at 200x50", r.keys.len()),
                 &mut r.keys
             )
         );

@@ -132,7 +132,9 @@ if ks:
       "background work, draw; target p99 <= 16 ms). Requests over 256 KB get their bodies read, printed and "
       "diffed on a worker thread and the footer's fired marks on another, both at a lower priority. "
       "'back to back' sends the next key at once; 'paced' waits for the background diff first and times the "
-      "frame that shows it on its own, and how long after the key it appears:\n")
+      "frame that shows it on its own, and how long after the key it appears; 'while the compare panel computes' "
+      "opens and closes the compare panel (`c`, Esc) first and times only the keys pressed while its rows are "
+      "still being computed in the background (which waits while keys arrive; the last pass turns that wait off):\n")
     w("```")
     w(ks)
     w("```")

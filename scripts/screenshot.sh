@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Renders the guided demo (`mcscope demo`) of the real release binary to PNGs for the README:
-#   assets/demo.png       stage 4/5, the wire payload (cache_edits / cache_reference)
-#   assets/demo-idle.png  stage 5/5, the idle-clearing-by-rewrite contrast
+# Renders the real release binary to PNGs for the README:
+#   assets/demo.png          the guided demo (`mcscope demo`), stage 4/5, the wire payload
+#   assets/demo-idle.png     stage 5/5, the idle-clearing-by-rewrite contrast
+#   assets/compare-panel.png the compare panel (`c`) on the demo session
+#   assets/compare-html.png  `mcscope compare --format html` of the demo session, in headless Chromium
 # The binary runs in a detached 120x40 tmux session; the coloured screen is captured with
 # `tmux capture-pane -e`, converted to HTML by aha (or PyPI's ansi2html) and shot by headless Chromium.
 # Usage: scripts/screenshot.sh   (from anywhere; installs tmux, aha, chromium and fonts if missing)
@@ -212,3 +214,26 @@ tmx send-keys -t shot Right
 wait_for "(5/5)"
 wait_for "5. The contrast: idle clearing by rewrite"
 shoot assets/demo-idle.png
+
+tmx kill-server 2>/dev/null || true
+
+# The compare panel: the demo session opened with count, `c`, the rows arrived.
+tmx new-session -d -s shot -x "$COLS" -y "$ROWS" \
+    "env -u NO_COLOR TERM=xterm-256color '$BIN' '$ROOT/sample-sessions/claude-demo.jsonl' --policy count"
+wait_for "request 6/6"
+tmx send-keys -t shot c
+wait_for "recommended: row 0"
+for _ in 1 2 3 4 5 6; do
+    tmx send-keys -t shot Down
+done
+shoot assets/compare-panel.png
+
+# The HTML report, as a browser shows it (the top of the page: the chart and the first rows).
+(cd "$ROOT" && "$BIN" compare sample-sessions/claude-demo.jsonl --format html -o "$WORK/compare.html" --quiet)
+chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$WORK/profile-html" --hide-scrollbars \
+    --window-size=1250,1000 --screenshot="$ROOT/assets/compare-html.png" "file://$WORK/compare.html" 2>"$WORK/chromium.log" ||
+    { cat "$WORK/chromium.log" >&2; exit 1; }
+[ -s "$ROOT/assets/compare-html.png" ] || { echo "screenshot.sh: chromium wrote no compare-html.png" >&2; exit 1; }
+echo "wrote assets/compare-html.png ($(stat -c %s "$ROOT/assets/compare-html.png") bytes, 1250x1000)"

@@ -262,6 +262,15 @@ pub struct Opts {
     pub cache_ttl: Option<String>,
 }
 
+/// `compare --format`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CompareFormat {
+    #[default]
+    Text,
+    Json,
+    Html,
+}
+
 /// `mcscope compare PATH`: the setting flags take comma-separated lists.
 #[derive(Args, Debug, Clone, Default)]
 pub struct CompareArgs {
@@ -323,8 +332,13 @@ pub struct CompareArgs {
     pub price_write_1h: Option<f64>,
     #[arg(long, value_name = "USD")]
     pub price_read: Option<f64>,
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
-    pub format: OutputFormat,
+    /// html: one self-contained page (the table, and for one session the chart
+    /// of recorded vs simulated context per request).
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
+    /// Write the output to FILE instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// No progress bar and no notes on stderr.
     #[arg(long, short)]
     pub quiet: bool,
@@ -352,7 +366,10 @@ impl CompareArgs {
             memory_root: self.memory_root.clone(),
             path_map: self.path_map.clone(),
             cache_ttl: self.cache_ttl.clone(),
-            format: self.format,
+            format: match self.format {
+                CompareFormat::Json => OutputFormat::Json,
+                CompareFormat::Text | CompareFormat::Html => OutputFormat::Text,
+            },
             ..Default::default()
         }
     }
@@ -390,6 +407,15 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     let lists = args.lists()?;
     let opts = args.opts();
     let folder = args.path.is_dir();
+    if let Some(out) = &args.output
+        && std::fs::canonicalize(out).ok() == std::fs::canonicalize(&args.path).ok()
+        && out.exists()
+    {
+        return Err(err(format!(
+            "{}: -o names the session itself; give another file",
+            out.display()
+        )));
+    }
     let files = if folder {
         compare::session_files(&args.path)
             .map_err(|e| err(format!("{}: {e}", args.path.display())))?
@@ -432,7 +458,20 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         setup: &setup,
         progress: &progress,
     };
-    let result = compare::compare(&files, folder, &req);
+    // The HTML page of one session charts it: loaded once for the rows and the chart.
+    let mut charts = None;
+    let result = if args.format == CompareFormat::Html && !folder {
+        crate::load::load(&args.path, None)
+            .map_err(|e| e.to_string())
+            .and_then(|s| setup(s, &args.path))
+            .and_then(|one| {
+                let c = compare::compare_loaded(&one, &req, None)?;
+                charts = Some(crate::compare_html::charts(&one, &c)?);
+                Ok(c)
+            })
+    } else {
+        compare::compare(&files, folder, &req)
+    };
     if let Some(b) = bar.get() {
         b.finish_and_clear();
     }
@@ -448,14 +487,25 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
             args.path.display()
         )));
     }
-    Ok(match args.format {
-        OutputFormat::Json => {
+    let out = match args.format {
+        CompareFormat::Json => {
             let mut s = serde_json::to_string_pretty(&compare::json(&c)).unwrap_or_default();
             s.push('\n');
             s
         }
-        OutputFormat::Text => compare::text(&c),
-    })
+        CompareFormat::Text => compare::text(&c),
+        CompareFormat::Html => crate::compare_html::html(&c, charts.as_ref()),
+    };
+    match &args.output {
+        Some(file) => {
+            std::fs::write(file, out).map_err(|e| err(format!("{}: {e}", file.display())))?;
+            if !args.quiet {
+                eprintln!("mcscope: wrote {}", file.display());
+            }
+            Ok(String::new())
+        }
+        None => Ok(out),
+    }
 }
 
 /// A session sidecar: the JSON `policy` keys plus roots and path map.

@@ -203,6 +203,26 @@ fn api_grid(lists: &Lists) -> Vec<Params> {
 }
 
 impl Params {
+    /// The setting a policy is, with the parameters its kind reads.
+    pub fn of(p: &Policy) -> Params {
+        let (uk, ug, us, ut) = uses(p.kind);
+        Params {
+            preset: p.preset,
+            kind: p.kind,
+            keep_recent: p.keep_recent.filter(|_| uk),
+            gap_minutes: ug.then_some(p.gap_threshold_minutes),
+            size_threshold: us.then_some(p.size_threshold),
+            trigger: ut.then_some(p.trigger_threshold),
+            delivery: p.delivery,
+            api_trigger: (p.kind == PlanKind::Api)
+                .then(|| p.api.first_trigger())
+                .flatten(),
+            api_keep: (p.kind == PlanKind::Api)
+                .then(|| p.api.first_keep())
+                .flatten(),
+        }
+    }
+
     /// The session's policy with this setting's parameters.
     pub fn apply(&self, base: &Policy) -> Policy {
         let mut p = base.clone();
@@ -417,6 +437,18 @@ fn run_session(
         Err(e) if folder => return Ok(Err(e)),
         Err(e) => return Err(e),
     };
+    run_setup(&setup, shown, grids, req, tick, None).map(Ok)
+}
+
+/// Runs a loaded session's preset's settings over it in parallel.
+fn run_setup(
+    setup: &Setup,
+    shown: String,
+    grids: &[(Harness, Vec<Params>)],
+    req: &Request<'_>,
+    tick: &(dyn Fn() + Sync),
+    pause: Option<totals::Pause>,
+) -> Result<Outcome, String> {
     let s = &setup.session;
     let preset = setup.policy.preset;
     let grid: &[Params] = grids
@@ -438,7 +470,8 @@ fn run_session(
                 None
             }
         };
-    let facts = SessionFacts::new(s, req.cache_ttl);
+    let mut facts = SessionFacts::new(s, req.cache_ttl);
+    facts.pause = pause;
     let runs = grid
         .par_iter()
         .enumerate()
@@ -451,7 +484,7 @@ fn run_session(
         })
         .collect::<std::io::Result<Vec<_>>>()
         .map_err(|e| format!("{shown}: {e}"))?;
-    Ok(Ok(Outcome {
+    Ok(Outcome {
         info: SessionInfo {
             path: shown,
             harness: s.harness,
@@ -461,13 +494,49 @@ fn run_session(
         },
         caveats,
         runs,
-    }))
+    })
 }
 
 /// Compares the settings over `files` (one file, or a folder's sessions: then
 /// sub-agent threads, empty and summary-only files are skipped). Sessions run
 /// in parallel too, in batches, so a folder is streamed, not held.
 pub fn compare(files: &[PathBuf], folder: bool, req: &Request<'_>) -> Result<Comparison, String> {
+    let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    compare_units(&names, req, &|i, grids, tick| {
+        run_session(&files[i], folder, grids, req, tick)
+    })
+}
+
+/// Compares the settings over one session already loaded and set up (the TUI's
+/// compare panel, `compare --format html`): the same rows as [`compare`] on its
+/// file. `pause` is called before each request of each setting (the TUI's
+/// panel waits there while keys arrive).
+pub fn compare_loaded(
+    setup: &Setup,
+    req: &Request<'_>,
+    pause: Option<totals::Pause>,
+) -> Result<Comparison, String> {
+    let shown = setup.session.path.display().to_string();
+    compare_units(std::slice::from_ref(&shown), req, &|_, grids, tick| {
+        run_setup(setup, shown.clone(), grids, req, tick, pause.clone()).map(Ok)
+    })
+}
+
+/// One unit of [`compare_units`]: runs session `i` of the list.
+type RunUnit<'a> = dyn Fn(
+        usize,
+        &[(Harness, Vec<Params>)],
+        &(dyn Fn() + Sync),
+    ) -> Result<Result<Outcome, String>, String>
+    + Sync
+    + 'a;
+
+/// The rows over the sessions `run` yields, one per name.
+fn compare_units(
+    names: &[String],
+    req: &Request<'_>,
+    run: &RunUnit<'_>,
+) -> Result<Comparison, String> {
     let mut cmp = Comparison {
         cache_ttl: req.cache_ttl,
         ..Default::default()
@@ -492,11 +561,11 @@ pub fn compare(files: &[PathBuf], folder: bool, req: &Request<'_>) -> Result<Com
         .collect();
     let mut caveat_ids: Vec<String> = Vec::new();
     // One file: a unit per setting; a folder: a unit per session.
-    let single = files.len() == 1;
+    let single = names.len() == 1;
     let total = if single {
         grids.iter().map(|(_, g)| g.len()).max().unwrap_or(1) as u64
     } else {
-        files.len() as u64
+        names.len() as u64
     };
     let ticks = std::sync::atomic::AtomicU64::new(0);
     let tick = || {
@@ -507,12 +576,12 @@ pub fn compare(files: &[PathBuf], folder: bool, req: &Request<'_>) -> Result<Com
     };
     let batch = rayon::current_num_threads().max(1) * 2;
     let mut done = 0;
-    for chunk in files.chunks(batch) {
-        let outcomes: Vec<Result<Result<Outcome, String>, String>> = chunk
-            .par_iter()
-            .map(|p| run_session(p, folder, &grids, req, &tick))
-            .collect();
-        for (path, out) in chunk.iter().zip(outcomes) {
+    let units: Vec<usize> = (0..names.len()).collect();
+    for chunk in units.chunks(batch) {
+        let outcomes: Vec<Result<Result<Outcome, String>, String>> =
+            chunk.par_iter().map(|&i| run(i, &grids, &tick)).collect();
+        for (&i, out) in chunk.iter().zip(outcomes) {
+            let path = &names[i];
             done += 1;
             if !single {
                 (req.progress)(done, total);
@@ -520,7 +589,7 @@ pub fn compare(files: &[PathBuf], folder: bool, req: &Request<'_>) -> Result<Com
             let o = match out? {
                 Ok(o) => o,
                 Err(why) => {
-                    cmp.skipped.push((path.display().to_string(), why));
+                    cmp.skipped.push((path.clone(), why));
                     continue;
                 }
             };
@@ -648,12 +717,43 @@ pub fn json(c: &Comparison) -> Value {
     })
 }
 
-fn usd_text(x: Option<f64>) -> String {
+pub fn usd_text(x: Option<f64>) -> String {
     match x {
         Some(x) if (x * 1e6).round() == 0.0 => "0.000000".into(),
         Some(x) => format!("{:+.6}", (x * 1e6).round() / 1e6),
         None => "?".into(),
     }
+}
+
+/// The columns of the text table (the TUI's panel and the HTML page show the same).
+pub const COLUMNS: [&str; 9] = [
+    "#",
+    "SETTING",
+    "FIRES",
+    "CLEARED",
+    "NOT SENT",
+    "WARM BREAKS",
+    "RE-WRITTEN",
+    "LATER USED",
+    "Δ USD",
+];
+
+/// Row `i`'s cells under [`COLUMNS`] (`*` marks the recommended row).
+pub fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
+    use crate::policy::engine::fmt_int;
+    let r = &c.rows[i];
+    let mark = if Some(i) == c.recommended { "*" } else { "" };
+    vec![
+        format!("{i}{mark}"),
+        format!("{} {}", r.params.preset_name(), r.params.words()),
+        r.totals.fires.to_string(),
+        r.totals.cleared_results.to_string(),
+        fmt_int(r.totals.tokens_not_sent),
+        r.totals.cache_breaks.to_string(),
+        fmt_int(r.totals.tokens_rewritten),
+        r.totals.later_used.to_string(),
+        usd_text(r.delta_usd),
+    ]
 }
 
 /// `compare --format text`: one line per setting, the recommendation in words.
@@ -689,31 +789,8 @@ pub fn text(c: &Comparison) -> String {
         let _ = writeln!(out, "  skipped {p}: {why}");
     }
     let _ = writeln!(out);
-    let mut table = vec![vec![
-        "#".to_string(),
-        "SETTING".into(),
-        "FIRES".into(),
-        "CLEARED".into(),
-        "NOT SENT".into(),
-        "WARM BREAKS".into(),
-        "RE-WRITTEN".into(),
-        "LATER USED".into(),
-        "Δ USD".into(),
-    ]];
-    for (i, r) in c.rows.iter().enumerate() {
-        let mark = if Some(i) == c.recommended { "*" } else { "" };
-        table.push(vec![
-            format!("{i}{mark}"),
-            format!("{} {}", r.params.preset_name(), r.params.words()),
-            r.totals.fires.to_string(),
-            r.totals.cleared_results.to_string(),
-            fmt_int(r.totals.tokens_not_sent),
-            r.totals.cache_breaks.to_string(),
-            fmt_int(r.totals.tokens_rewritten),
-            r.totals.later_used.to_string(),
-            usd_text(r.delta_usd),
-        ]);
-    }
+    let mut table = vec![COLUMNS.map(String::from).to_vec()];
+    table.extend((0..c.rows.len()).map(|i| row_cells(c, i)));
     out.push_str(&crate::report::table(
         &table,
         &[true, false, true, true, true, true, true, true],

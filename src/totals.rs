@@ -224,6 +224,19 @@ pub struct SessionFacts {
     pub warm: Vec<bool>,
     later: OnceLock<LaterIndex>,
     tokens: TokenCache,
+    /// Called before each request of a setting is figured: background work
+    /// (the TUI's compare panel) waits there while the user is typing.
+    pub pause: Option<Pause>,
+}
+
+/// A hook that may block a background computation for a while.
+#[derive(Clone)]
+pub struct Pause(pub std::sync::Arc<dyn Fn() + Send + Sync>);
+
+impl std::fmt::Debug for Pause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Pause")
+    }
 }
 
 impl SessionFacts {
@@ -241,6 +254,7 @@ impl SessionFacts {
             warm,
             later: OnceLock::new(),
             tokens: TokenCache::default(),
+            pause: None,
         }
     }
 
@@ -451,6 +465,9 @@ pub fn each_request(
     let s = &setup.session;
     let mut prev: Option<Step> = None;
     for st in analysis::timeline_steps(setup, forced_at) {
+        if let Some(p) = &facts.pause {
+            (p.0)();
+        }
         let req = &s.requests[st.index - 1];
         let before = prev
             .as_ref()

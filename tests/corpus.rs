@@ -657,7 +657,7 @@ fn measured_message_sizes_agree_with_the_built_messages() {
             continue;
         };
         for keep_odd in [true, false] {
-            let cleared = |r: usize| !keep_odd || r % 2 == 0;
+            let cleared = |r: usize| !keep_odd || r.is_multiple_of(2);
             let never = |_: usize| false;
             for m in 0..s.messages.len() {
                 let Some(measured) = mcscope::wire::measured_rewrite_tokens(&s, m, &cleared) else {

@@ -898,3 +898,34 @@ fn the_api_preset_shows_the_server_view_and_plus_tunes_its_keep() {
     t.key("q");
     t.assert_shell_back();
 }
+
+/// The compare panel in the real binary: `c` opens it (the rows of `mcscope
+/// compare`, computed in the background), ↓ and Enter apply a row, and the
+/// header shows the new values marked as changed.
+#[test]
+fn c_opens_the_compare_panel_and_enter_applies_a_row_to_the_header() {
+    let Some(t) = Tmux::start("compare", 140, 50) else {
+        return;
+    };
+    t.type_line(&format!("mcscope {DEMO} --policy count"));
+    let s = t.wait_header("6/6");
+    assert!(has(header(&s).unwrap(), "plan count"), "{s:?}");
+    t.key("c");
+    // Row 0 is the recommended one on the demo; row 6 is idle keep 2 gap 5m.
+    let s = t.wait_text("recommended: row 0 (claude idle keep 1 gap 5m)");
+    assert!(has(&s, "93 settings"), "{}", s.join("\n"));
+    assert!(has(&s, "claude idle keep 2 gap 5m"), "{}", s.join("\n"));
+    for _ in 0..6 {
+        t.key("Down");
+    }
+    t.key("Enter");
+    let s = t.wait("the applied setting in the header", |s| {
+        header(s).is_some_and(|h| has(h, "plan idle*") && has(h, "gap ≥ 5 min*"))
+    });
+    let head = header(&s).unwrap().join("\n");
+    assert!(head.contains("keep 2"), "{head}");
+    assert!(has(&s, "applied compare row 6"), "{}", s.join("\n"));
+    assert!(!has(&s, "recommended: row 0"), "the panel closed");
+    t.key("q");
+    t.assert_shell_back();
+}

@@ -393,7 +393,11 @@ fn after(a: Action) -> Option<Action> {
         Copy => ViewContent,
         ViewContent => Back,
         Back => Quit,
-        Quit => return None,
+        Quit => ComparePanel,
+        ComparePanel => ChartView,
+        ChartView => SortNext,
+        SortNext => SortReverse,
+        SortReverse => return None,
         // Typed text: made by any key while an input line is open, not by the table.
         Type(_) | Erase | Submit | Complete => return None,
         // The picker's own (its table, `keymap::PICKER_KEYMAP`).

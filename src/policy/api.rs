@@ -148,6 +148,17 @@ impl ApiSpec {
         })
     }
 
+    /// The first `clear_tool_uses` edit's trigger value, if there is one.
+    pub fn first_trigger(&self) -> Option<u64> {
+        self.edits.iter().find_map(|e| match e {
+            Edit::ClearToolUses {
+                trigger: TriggerOn::InputTokens(v) | TriggerOn::ToolUses(v),
+                ..
+            } => Some(*v),
+            _ => None,
+        })
+    }
+
     /// Sets the first `clear_tool_uses` edit's trigger value (of the type it
     /// has) and keep value, adding the documented default edit when there is
     /// none (`compare`'s api lists).

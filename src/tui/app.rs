@@ -48,12 +48,14 @@ pub struct Marked {
 pub struct SettingTotals {
     pub totals: crate::totals::Totals,
     pub delta_usd: Option<f64>,
+    /// Every request's recorded and simulated context (the footer's sparklines, the chart).
+    pub series: Vec<crate::series::Point>,
 }
 
 /// The session totals of `setup`'s setting (computed in the background).
 pub fn setting_totals(setup: &Setup) -> Option<SettingTotals> {
     let facts = crate::totals::SessionFacts::new(&setup.session, setup.settings.cache_ttl);
-    let totals = crate::totals::session_totals(setup, &facts).ok()?;
+    let (series, totals) = crate::series::series(setup, &facts).ok()?;
     let model = crate::totals::session_model(&setup.session);
     let price = crate::prices::price_with(
         model.as_deref(),
@@ -62,7 +64,11 @@ pub fn setting_totals(setup: &Setup) -> Option<SettingTotals> {
     )
     .ok();
     let delta_usd = price.map(|p| crate::prices::delta_usd(&p, &totals.cost));
-    Some(SettingTotals { totals, delta_usd })
+    Some(SettingTotals {
+        totals,
+        delta_usd,
+        series,
+    })
 }
 
 /// A request's bodies, printed and diffed, with the tokens the plan needs from
@@ -162,7 +168,7 @@ pub const BACKGROUND: &str = "mcscope-bg-";
 
 /// Background work (the diff worker, the footer's timeline) yields the cores to
 /// the thread that answers keystrokes.
-fn lower_priority() {
+pub(crate) fn lower_priority() {
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority on the calling thread's own id only changes its nice value.
     #[allow(unsafe_code)]
@@ -206,6 +212,10 @@ pub enum Overlay {
         scroll: usize,
     },
     Export(String),
+    /// The compare panel (`c`); its state is `SessionView::compare`.
+    Compare,
+    /// Recorded vs simulated context per request (`C`).
+    Chart,
 }
 
 /// Which results the age list shows (`s` cycles, Esc clears).
@@ -341,6 +351,8 @@ pub struct SessionView {
     follow: Option<(crate::load::Follower, std::time::Instant)>,
     /// The guided demo's current stage (`mcscope demo`).
     pub demo: Option<usize>,
+    /// The compare panel's rows, computed in the background (`c`).
+    pub compare: super::compare_panel::ComparePanel,
 }
 
 /// Whether request `st`'s wire breaks the simulated cache prefix (SPEC §6: under
@@ -822,6 +834,7 @@ impl SessionView {
             messages: Default::default(),
             follow: None,
             demo: None,
+            compare: Default::default(),
         };
         v.status = v.setup.settings.config_notice.clone();
         v.replan(true);
@@ -1050,7 +1063,7 @@ impl SessionView {
 
     /// Takes background results when they are ready; true when something changed.
     pub fn poll_background(&mut self) -> bool {
-        self.take_diff(false) | self.poll_timeline()
+        self.take_diff(false) | self.poll_timeline() | self.compare.poll()
     }
 
     /// Installs the awaited diff when the worker has it (waiting for it with
@@ -1157,7 +1170,7 @@ impl SessionView {
         };
     }
 
-    fn tune(&mut self, f: impl FnOnce(&mut Policy) -> Option<String>) {
+    pub(crate) fn tune(&mut self, f: impl FnOnce(&mut Policy) -> Option<String>) {
         let msg = f(&mut self.setup.policy);
         self.status = msg;
         self.replan(true);
@@ -1199,6 +1212,8 @@ impl SessionView {
     }
 
     fn update(&mut self, action: Action) {
+        // The compare panel's background work waits while keys arrive.
+        self.compare.key_pressed();
         if let Some(stage) = self.demo {
             match action {
                 Action::NextRequest if stage + 1 < super::demo::STAGES.len() => {
@@ -1317,6 +1332,8 @@ impl SessionView {
             Action::Command => self.overlay = Some(Overlay::Command(String::new())),
             Action::Export => self.overlay = Some(Overlay::Export(self.default_export_path())),
             Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
+            Action::ComparePanel => super::compare_panel::open(self),
+            Action::ChartView => super::compare_panel::open_chart(self),
             Action::FocusNext => {
                 self.focus = match self.focus {
                     Focus::List => Focus::Diff,
@@ -1392,6 +1409,8 @@ impl SessionView {
                 self.search = None;
             }
             (_, Action::Back | Action::Quit) => self.overlay = None,
+            (Overlay::Compare, a) => super::compare_panel::on_key(self, a),
+            (Overlay::Chart, a) => super::compare_panel::on_chart_key(self, a),
             (Overlay::Help { scroll }, a) => {
                 let max = super::ui::help_max_scroll(self.size);
                 let page = super::ui::help_page(self.size);

@@ -54,6 +54,14 @@ pub enum Action {
     CycleSort,
     /// The picker: reverse the order.
     ReverseSort,
+    /// The compare panel (SPEC §9): every setting's session totals.
+    ComparePanel,
+    /// Recorded vs simulated context per request, as a chart.
+    ChartView,
+    /// Compare panel: sort by the next column.
+    SortNext,
+    /// Compare panel: reverse the sort.
+    SortReverse,
     /// Typed text in an input line (search, `:` command, export path): not in the
     /// table, every printable key makes one while an input line is open.
     Type(char),
@@ -298,6 +306,30 @@ pub const KEYMAP: &[Binding] = &[
         Action::Export,
         "export the wire payload as JSON",
     ),
+    b(
+        &[Char('c')],
+        "c",
+        Action::ComparePanel,
+        "compare panel: every setting (Enter applies one)",
+    ),
+    b(
+        &[Char('C')],
+        "C",
+        Action::ChartView,
+        "chart: recorded vs simulated context",
+    ),
+    b(
+        &[Char('S')],
+        "S",
+        Action::SortNext,
+        "compare panel: sort by the next column",
+    ),
+    b(
+        &[Char('A')],
+        "A",
+        Action::SortReverse,
+        "compare panel: reverse the sort",
+    ),
 ];
 
 /// The footer's hint line, most wanted first: actions and a word each, their keys
@@ -315,6 +347,8 @@ pub const HINTS: &[(Action, &str)] = &[
     (Action::NextObserved, "observed"),
     (Action::CycleFilter, "filter"),
     (Action::ToggleDelivery, "delivery"),
+    (Action::ComparePanel, "compare"),
+    (Action::ChartView, "chart"),
 ];
 
 /// The picker's keys: its own table, dispatched while the session list is shown

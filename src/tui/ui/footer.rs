@@ -97,13 +97,16 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     // The whole session under this setting (SPEC §9), second at 80×24.
     lines.push((1, Line::styled(totals_line(v), theme.fg(Color::Yellow))));
     if let Some(line) = observed_line(v) {
-        lines.push((3, Line::styled(line, theme.fg(Color::Red))));
+        lines.push((4, Line::styled(line, theme.fg(Color::Red))));
     }
+    // Both context lines on the recorded scale: tuning lowers the simulated one.
+    let scale = context.iter().copied().max().unwrap_or(0);
     lines.push((
         2,
-        spark_line(
+        spark_line_scaled(
             "context ",
             &context,
+            scale,
             width,
             v.k,
             theme.fg(Color::Blue),
@@ -111,9 +114,25 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             theme,
         ),
     ));
+    lines.push((
+        3,
+        match simulated_context(v) {
+            Some(sim) => spark_line_scaled(
+                "sim ctx~",
+                &sim,
+                scale,
+                width,
+                v.k,
+                theme.fg(Color::Green),
+                &[],
+                theme,
+            ),
+            None => Line::styled("sim ctx~ counting…", theme.fg(Color::DarkGray)),
+        },
+    ));
     // An observed cache break (!) sits on the cache reads' own line.
     lines.push((
-        4,
+        5,
         spark_line(
             "cache rd",
             &cache_read,
@@ -125,11 +144,11 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         ),
     ));
     lines.push((
-        5,
+        6,
         Line::from(format!("fired   {}", plan_marks(marks, width, v.k))),
     ));
     lines.push((
-        6,
+        7,
         Line::styled(
             format!("records {}", evidence_marks(marks, width, v.k)),
             theme.fg(Color::Magenta),
@@ -164,6 +183,19 @@ pub(super) fn buckets(n: usize, width: usize) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
+/// The simulated context of the current setting at every request (SPEC §9:
+/// recorded P(k) − `in_wire_tokens[k]`, an estimate; 0 without usage); None
+/// while the totals are counted.
+pub fn simulated_context(v: &SessionView) -> Option<Vec<u64>> {
+    let t = v.totals.as_ref()?;
+    Some(
+        t.series
+            .iter()
+            .map(|p| p.simulated().unwrap_or(0))
+            .collect(),
+    )
+}
+
 /// A sparkline of `values`, one column per bucket of requests; a bucket where
 /// `bang` marks an observed cache break shows `!` instead of its bar.
 pub(super) fn spark_line(
@@ -175,8 +207,24 @@ pub(super) fn spark_line(
     bang: &[crate::tui::app::Mark],
     theme: Theme,
 ) -> Line<'static> {
+    let max = values.iter().copied().max().unwrap_or(0);
+    spark_line_scaled(label, values, max, width, k, style, bang, theme)
+}
+
+/// [`spark_line`] with the full bar at `max` (so two lines share a scale).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn spark_line_scaled(
+    label: &str,
+    values: &[u64],
+    max: u64,
+    width: usize,
+    k: usize,
+    style: Style,
+    bang: &[crate::tui::app::Mark],
+    theme: Theme,
+) -> Line<'static> {
     const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
-    let max = values.iter().copied().max().unwrap_or(0).max(1);
+    let max = max.max(1);
     let mut spans = vec![Span::raw(format!("{label} "))];
     for b in buckets(values.len(), width) {
         let v = values[b.clone()].iter().copied().max().unwrap_or(0);
@@ -186,7 +234,7 @@ pub(super) fn spark_line(
         } else if v == 0 {
             ' '
         } else {
-            BARS[((v * 7) / max) as usize]
+            BARS[((v.min(max) * 7) / max) as usize]
         };
         let here = b.contains(&(k.saturating_sub(1)));
         spans.push(Span::styled(

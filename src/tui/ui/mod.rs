@@ -13,6 +13,8 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Row as TRow, Table, Wrap};
 
+mod chart;
+mod compare;
 mod diffview;
 mod footer;
 mod header;
@@ -20,6 +22,8 @@ mod list;
 mod panels;
 mod picker;
 
+pub use chart::*;
+pub use compare::*;
 pub use diffview::*;
 pub use footer::*;
 pub use header::*;
@@ -117,7 +121,7 @@ pub fn regions(area: Rect, v: &SessionView) -> [Rect; 4] {
         Constraint::Length(2 + header_note_lines(v, area.width).len() as u16),
         Constraint::Length(list_rows),
         Constraint::Min(4),
-        Constraint::Length(7 + observed_line(v).is_some() as u16),
+        Constraint::Length(8 + observed_line(v).is_some() as u16),
     ])
     .areas(area)
 }
@@ -168,6 +172,8 @@ fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
             "export the wire payload to (Enter: write, Esc: cancel)",
             p,
         ),
+        Some(Overlay::Compare) => draw_compare(f, v, area, theme),
+        Some(Overlay::Chart) => draw_chart(f, v, area, theme),
         None => {}
     }
     if let Some(stage) = v.demo {

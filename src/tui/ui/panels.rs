@@ -45,6 +45,8 @@ pub fn help_lines() -> Vec<String> {
     lines.push("  ✕ the simulated cache prefix broke here".into());
     lines.push("  ◇ harness evidence in the transcript".into());
     lines.push("  ! an observed cache break".into());
+    lines.push("  sim ctx~ the simulated context: recorded prompt".into());
+    lines.push("           size − tokens cleared (an estimate)".into());
     lines.push("  ^ the request shown".into());
     lines.push(String::new());
     lines.push("Legend: the diff and the header".into());

@@ -1,0 +1,91 @@
+//! The per-request picture of one setting (SPEC §9): the recorded prompt size
+//! P(k), the tokens the setting keeps out of the wire, and the simulated context
+//! P(k) − `in_wire_tokens[k]` (an estimate), with where the plan fired and where
+//! the simulated cache prefix broke. What the footer's sparklines, the chart view
+//! and `compare --format html` draw.
+
+use crate::analysis::Setup;
+use crate::session::Session;
+use crate::totals::{self, Accumulator, SessionFacts, Totals};
+
+/// Request `k`'s figures for the pictures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Point {
+    /// 1-based request index.
+    pub k: usize,
+    /// P(k) = input + W + R of k's response (SPEC §10); None without usage.
+    pub recorded: Option<u64>,
+    /// `in_wire_tokens[k]`.
+    pub in_wire: u64,
+    /// The plan fired at k.
+    pub fired: bool,
+    /// `break[k]`: the simulated cache prefix broke at k (warm or not).
+    pub broke: bool,
+    /// `warm[k]`.
+    pub warm: bool,
+}
+
+impl Point {
+    /// The simulated context: P(k) − `in_wire_tokens[k]` (never below 0); None
+    /// when k's response recorded no usage.
+    pub fn simulated(&self) -> Option<u64> {
+        self.recorded.map(|p| p.saturating_sub(self.in_wire))
+    }
+}
+
+/// P(k): the prompt size request `k`'s response recorded (input + cache writes
+/// + cache reads; for Qwen the loader keeps input = P − R and no writes).
+pub fn recorded_prompt(s: &Session, k: usize) -> Option<u64> {
+    let req = s.request(k)?;
+    let u = s.messages.get(req.response?)?.usage.as_ref()?;
+    Some(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
+}
+
+/// Every request's point under `setup`'s setting, and the setting's session
+/// totals (the same ones `compare` sums), in one pass of the timeline.
+pub fn series(setup: &Setup, facts: &SessionFacts) -> std::io::Result<(Vec<Point>, Totals)> {
+    let s = &setup.session;
+    let mut acc = Accumulator::new(s);
+    let mut points = Vec::with_capacity(s.requests.len());
+    totals::each_request(setup, facts, setup.last_request(), |st, f| {
+        acc.add(setup, facts, st, f);
+        points.push(Point {
+            k: st.index,
+            recorded: recorded_prompt(s, st.index),
+            in_wire: f.in_wire_tokens,
+            fired: st.fired,
+            broke: f.cache_break(),
+            warm: f.warm,
+        });
+        Ok(())
+    })?;
+    Ok((points, acc.totals))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_simulated_context_is_the_recorded_one_less_what_the_wire_leaves_out() {
+        let p = Point {
+            k: 3,
+            recorded: Some(50_000),
+            in_wire: 12_000,
+            ..Default::default()
+        };
+        assert_eq!(p.simulated(), Some(38_000));
+        // An estimate larger than the prompt stops at 0; no usage, no point.
+        let p = Point {
+            recorded: Some(1_000),
+            in_wire: 1_500,
+            ..p
+        };
+        assert_eq!(p.simulated(), Some(0));
+        let p = Point {
+            recorded: None,
+            ..p
+        };
+        assert_eq!(p.simulated(), None);
+    }
+}

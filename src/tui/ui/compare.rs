@@ -1,0 +1,212 @@
+//! The compare panel (`c`): `mcscope compare`'s rows for the loaded session,
+//! a progress bar while they are computed, the sort, the selection.
+
+use super::*;
+use crate::tui::compare_panel::{Column, State};
+
+/// A text progress bar `[####    ] 40%` of `width` cells inside the brackets.
+pub fn progress_bar(done: u64, total: u64, width: usize) -> String {
+    let pct = (done * 100).checked_div(total).unwrap_or(0).min(100);
+    let filled = (width as u64 * pct / 100) as usize;
+    format!(
+        "[{}{}] {pct}%",
+        "#".repeat(filled),
+        " ".repeat(width - filled)
+    )
+}
+
+/// The index of the row whose setting is the main view's, if any.
+pub fn current_row(v: &SessionView) -> Option<usize> {
+    let c = v.compare.computed()?;
+    c.comparison
+        .rows
+        .iter()
+        .position(|r| r.params.apply(&c.base) == v.setup.policy)
+}
+
+pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
+    let r = Rect {
+        x: area.x + 1,
+        y: area.y + 1,
+        width: area.width.saturating_sub(2),
+        height: area.height.saturating_sub(2),
+    };
+    f.render_widget(Clear, r);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" compare: every setting over this session (SPEC §9) — Esc/q close ");
+    let inner = block.inner(r);
+    f.render_widget(block, r);
+    let p = &v.compare;
+    let [status, table, foot] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Min(1),
+        Constraint::Length(2),
+    ])
+    .areas(inner);
+    let keys =
+        "↑/↓ select  Enter apply the row  S sort by the next column  A reverse  C chart  Esc close";
+    let c = match &p.state {
+        State::Computing { .. } | State::Idle => {
+            let (done, total) = p.progress().unwrap_or((0, 0));
+            let lines = vec![
+                Line::styled(
+                    format!(
+                        "computing {done}/{total} settings on {} background thread{} at a lower priority{}",
+                        p.threads,
+                        if p.threads == 1 { "" } else { "s" },
+                        if p.waiting_for_keys() {
+                            " (waiting while keys arrive)"
+                        } else {
+                            "…"
+                        }
+                    ),
+                    theme.fg(Color::Yellow),
+                ),
+                Line::from(progress_bar(
+                    done,
+                    total,
+                    (inner.width as usize).saturating_sub(8).min(60),
+                )),
+            ];
+            f.render_widget(Paragraph::new(lines), status);
+            f.render_widget(
+                Paragraph::new("the keys work meanwhile; Esc closes, c opens it again"),
+                foot,
+            );
+            return;
+        }
+        State::Failed(e) => {
+            f.render_widget(
+                Paragraph::new(format!("the comparison failed: {e}")).wrap(Wrap { trim: true }),
+                status,
+            );
+            return;
+        }
+        State::Ready(c) => &c.comparison,
+    };
+    let current = current_row(v);
+    let dir = if p.descending { "▼" } else { "▲" };
+    let price = match c.sessions.first().and_then(|s| s.price.as_ref()) {
+        Some(pr) => format!("prices of {}", pr.prefix),
+        None => "no price: dollars unknown (?)".into(),
+    };
+    f.render_widget(
+        Paragraph::new(vec![
+            Line::from(format!(
+                "{} settings · sorted by {} {dir} · cache TTL {} · {price}",
+                c.rows.len(),
+                p.sort.title(),
+                c.cache_ttl.name()
+            )),
+            Line::styled(
+                "* recommended   ● the main view's setting   Δ USD < 0: a saving",
+                theme.fg(Color::DarkGray),
+            ),
+        ]),
+        status,
+    );
+    let order = p.order();
+    let height = table.height.saturating_sub(1) as usize;
+    let top = p.selected.saturating_sub(height.saturating_sub(1));
+    let mut cells: Vec<Vec<String>> = order
+        .iter()
+        .map(|&i| {
+            let mut row = crate::compare::row_cells(c, i);
+            if Some(i) == current {
+                row[0].push('●');
+            }
+            row
+        })
+        .collect();
+    // Full titles when they fit; on a narrow screen short ones, and the
+    // setting takes what the figures leave.
+    const SHORT: [&str; 9] = [
+        "#", "SETTING", "FIRE", "CLR", "NOTSENT", "BRK", "REWR", "USED", "ΔUSD",
+    ];
+    let title = |short: bool, col: Column| -> String {
+        let t = if short {
+            SHORT[col.index()]
+        } else {
+            col.title()
+        };
+        if col == p.sort {
+            format!("{t} {dir}")
+        } else {
+            t.to_string()
+        }
+    };
+    let width_of = |short: bool| -> Vec<usize> {
+        Column::ALL
+            .iter()
+            .enumerate()
+            .map(|(j, &col)| {
+                cells
+                    .iter()
+                    .map(|r| r[j].chars().count())
+                    .chain([title(short, col).chars().count()])
+                    .max()
+                    .unwrap_or(1)
+            })
+            .collect()
+    };
+    let room = table.width as usize;
+    let fits =
+        |w: &[usize], spacing: usize| w.iter().sum::<usize>() + spacing * (w.len() - 1) <= room;
+    let full = width_of(false);
+    let (short, spacing, mut w) = if fits(&full, 2) {
+        (false, 2, full)
+    } else {
+        (true, 1, width_of(true))
+    };
+    if !fits(&w, spacing) {
+        let others: usize = w
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != 1)
+            .map(|(_, x)| x)
+            .sum();
+        w[1] = room.saturating_sub(others + spacing * (w.len() - 1)).max(8);
+    }
+    let header: Vec<String> = Column::ALL.iter().map(|&col| title(short, col)).collect();
+    let widths: Vec<Constraint> = w.iter().map(|&x| Constraint::Length(x as u16)).collect();
+    let rows: Vec<TRow> = cells
+        .drain(..)
+        .enumerate()
+        .skip(top)
+        .take(height)
+        .map(|(line, row)| {
+            let i = order[line];
+            let style = if line == p.selected {
+                theme.emph(Color::Cyan)
+            } else if Some(i) == c.recommended {
+                theme.fg(Color::Green)
+            } else {
+                Style::default()
+            };
+            TRow::new(row).style(style)
+        })
+        .collect();
+    f.render_widget(
+        Table::new(rows, widths)
+            .header(TRow::new(header).style(Style::default().add_modifier(Modifier::BOLD)))
+            .column_spacing(spacing as u16),
+        table,
+    );
+    let rec = match c.recommended {
+        Some(i) => format!(
+            "* recommended: row {i} ({} {}), the largest saving among the rows whose results were reached for again no more than the median ({})",
+            c.rows[i].params.preset.name(),
+            c.rows[i].params.words(),
+            c.median_later_used.unwrap_or(0)
+        ),
+        None => "no recommendation: no setting ran".into(),
+    };
+    f.render_widget(
+        Paragraph::new(vec![
+            Line::styled(rec, theme.fg(Color::Green)),
+            Line::styled(keys, theme.fg(Color::DarkGray)),
+        ]),
+        foot,
+    );
+}

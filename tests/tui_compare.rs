@@ -1,0 +1,389 @@
+//! Tuning you can see: the compare panel (`c`), the footer's simulated context
+//! and the chart view (`C`), on ratatui's TestBackend, driven by the real keymap.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use mcscope::cli::{self, KindArg, Opts};
+use mcscope::tui::app::{App, Overlay};
+use mcscope::tui::keymap;
+use mcscope::tui::ui::{self, Theme};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use std::path::{Path, PathBuf};
+
+const DEMO: &str = "sample-sessions/claude-demo.jsonl";
+
+fn sample(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
+}
+
+fn app(path: &str, kind: Option<KindArg>) -> App {
+    let opts = Opts {
+        policy: kind,
+        ..Default::default()
+    };
+    App::session(cli::setup(&sample(path), &opts).unwrap())
+}
+
+fn screen(app: &App, w: u16, h: u16) -> Vec<String> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| ui::draw(f, app, Theme { color: false }))
+        .unwrap();
+    let buf = t.backend().buffer().clone();
+    (0..h)
+        .map(|y| {
+            (0..w)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+        })
+        .collect()
+}
+
+/// A key press through the real keymap.
+fn press(a: &mut App, c: char) {
+    let key = KeyEvent::from(KeyCode::Char(c));
+    let action = keymap::action_for(key, a.in_text_input()).unwrap();
+    a.update(action);
+}
+
+fn key(a: &mut App, code: KeyCode) {
+    let action = keymap::action_for(KeyEvent::from(code), a.in_text_input()).unwrap();
+    a.update(action);
+}
+
+fn mcscope(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace()
+        .map(|w| w.trim_matches('│').to_string())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// The panel's table lines (between its column titles and the recommendation).
+fn panel_rows(lines: &[String]) -> Vec<Vec<String>> {
+    let start = lines
+        .iter()
+        .position(|l| l.contains("SETTING") && l.contains("LATER USED"))
+        .unwrap_or_else(|| panic!("no panel header:\n{}", lines.join("\n")));
+    lines[start + 1..]
+        .iter()
+        .take_while(|l| !l.contains("recommended: row"))
+        .map(|l| {
+            // Inside the panel's borders.
+            let inside = match (l.find('│'), l.rfind('│')) {
+                (Some(a), Some(b)) if a < b => &l[a + '│'.len_utf8()..b],
+                _ => l.as_str(),
+            };
+            words(inside)
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// `c` opens the panel, which says it is computing, then shows the very rows
+/// `mcscope compare` prints for the file, in its order, the recommended one
+/// marked; `c` again (or Esc) closes it.
+#[test]
+fn c_opens_the_compare_panel_with_the_rows_of_mcscope_compare() {
+    let mut a = app(DEMO, None);
+    press(&mut a, 'c');
+    assert!(matches!(a.view().unwrap().overlay, Some(Overlay::Compare)));
+    let v = a.view_mut().unwrap();
+    // The progress line, before or while the rows are counted.
+    if v.compare.progress().is_some() {
+        let lines = screen(&a, 160, 50);
+        assert!(
+            lines.iter().any(|l| l.contains("computing")
+                && l.contains("settings on")
+                && l.contains("lower priority")),
+            "{}",
+            lines.join("\n")
+        );
+    }
+    a.view_mut().unwrap().compare.wait();
+    let lines = screen(&a, 160, 50);
+    let shown = panel_rows(&lines);
+    // The CLI's table: the lines after its header, up to the blank line.
+    let text = mcscope(&["compare", DEMO]);
+    let cli: Vec<Vec<String>> = text
+        .lines()
+        .skip_while(|l| !l.contains("SETTING"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(words)
+        .collect();
+    assert!(cli.len() > 40, "{text}");
+    assert!(shown.len() >= 20, "{}", lines.join("\n"));
+    // Every line on screen is the CLI's line of the same rank (93 rows, the
+    // first 40-odd fit).
+    for (i, row) in shown.iter().enumerate() {
+        assert_eq!(row, &cli[i], "row {i}:\n{}", lines.join("\n"));
+    }
+    assert_eq!(shown[0][0], "0*", "row 0 is recommended on the demo");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains(&format!("{} settings", cli.len()))),
+        "{}",
+        lines.join("\n")
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("recommended: row 0 (claude idle keep 1 gap 5m)"))
+    );
+    press(&mut a, 'c');
+    assert!(a.view().unwrap().overlay.is_none());
+    // Opened again: the rows at once, not computed again.
+    press(&mut a, 'c');
+    assert!(a.view().unwrap().compare.computed().is_some());
+    key(&mut a, KeyCode::Esc);
+    assert!(a.view().unwrap().overlay.is_none());
+    assert!(!a.quit);
+}
+
+/// `S` sorts by the next column (its title says ▲), `A` reverses (▼); the
+/// selected row stays selected.
+#[test]
+fn s_sorts_by_any_column_and_a_reverses() {
+    let mut a = app(DEMO, None);
+    press(&mut a, 'c');
+    a.view_mut().unwrap().compare.wait();
+    // Select row 6 (keep 2, 523 tokens not sent).
+    for _ in 0..6 {
+        key(&mut a, KeyCode::Down);
+    }
+    assert_eq!(a.view().unwrap().compare.selected_row(), Some(6));
+    // # → SETTING → FIRES → CLEARED → NOT SENT.
+    for _ in 0..4 {
+        press(&mut a, 'S');
+    }
+    let lines = screen(&a, 160, 50);
+    assert!(
+        lines.iter().any(|l| l.contains("NOT SENT ▲")),
+        "{}",
+        lines.join("\n")
+    );
+    let col = |rows: &[Vec<String>]| -> Vec<u64> {
+        // NOT SENT is the 4th figure from the end of a line's words.
+        rows.iter()
+            .map(|r| r[r.len() - 5].replace(',', "").parse().unwrap())
+            .collect()
+    };
+    let up = col(&panel_rows(&lines));
+    assert!(up.windows(2).all(|w| w[0] <= w[1]), "{up:?}");
+    assert_eq!(up[0], 0);
+    press(&mut a, 'A');
+    let lines = screen(&a, 160, 50);
+    assert!(lines.iter().any(|l| l.contains("NOT SENT ▼")));
+    let down = col(&panel_rows(&lines));
+    assert!(down.windows(2).all(|w| w[0] >= w[1]), "{down:?}");
+    // keep 1 clears the most: 836 tokens (A, B and C).
+    assert_eq!(down[0], 836);
+    assert_eq!(a.view().unwrap().compare.selected_row(), Some(6));
+}
+
+/// Enter applies the selected row to the main view: the header shows its
+/// values marked as changed, and the footer's totals become the row's.
+#[test]
+fn enter_applies_a_row_and_the_header_and_footer_follow() {
+    let mut a = app(DEMO, Some(KindArg::Count));
+    press(&mut a, 'c');
+    a.view_mut().unwrap().compare.wait();
+    // Row 6: claude idle keep 2 gap 5m (the rows of the first test).
+    for _ in 0..6 {
+        key(&mut a, KeyCode::Down);
+    }
+    key(&mut a, KeyCode::Enter);
+    let v = a.view_mut().unwrap();
+    assert!(v.overlay.is_none());
+    assert_eq!(v.policy().kind, mcscope::policy::PlanKind::Idle);
+    assert_eq!(v.policy().keep_recent, Some(2));
+    assert_eq!(v.policy().gap_threshold_minutes, 5.0);
+    v.wait_background();
+    let lines = screen(&a, 200, 50);
+    let header = &lines[1];
+    assert!(header.contains("plan idle*"), "{header}");
+    assert!(header.contains("gap ≥ 5 min*"), "{header}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("applied compare row 6: claude idle keep 2 gap 5m")),
+        "{}",
+        lines.join("\n")
+    );
+    // The row's figures: 1 fire, 2 cleared, 523 tokens not sent.
+    let totals = lines.iter().find(|l| l.starts_with("session: ")).unwrap();
+    assert!(totals.contains("523 tok not sent"), "{totals}");
+    assert!(totals.contains("1 fires · 2 cleared"), "{totals}");
+    // The panel marks the main view's setting now.
+    press(&mut a, 'c');
+    let lines = screen(&a, 160, 50);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("6●") && l.contains("idle keep 2 gap 5m")),
+        "{}",
+        lines.join("\n")
+    );
+}
+
+/// The footer's context sparkline has the simulated context beside the recorded
+/// one, on the same scale: it drops where the setting keeps results out of the
+/// wire, and drops further when tuning clears more.
+#[test]
+fn the_footer_draws_the_simulated_context_under_the_recorded_one() {
+    // Idle keep 2 (the sidecar) on the demo: fires at request 6 only, 523 tokens
+    // out of the wire there. Recorded P(6) = 3 + 23,391 + 0 = 23,394 (the
+    // largest, so a full bar); simulated 23,394 − 523 = 22,871 → 7·22,871 /
+    // 23,394 = 6.8 → the 7th of 8 bars.
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    a.view_mut().unwrap().wait_background();
+    let lines = screen(&a, 200, 50);
+    let bars = |name: &str, lines: &[String]| -> Vec<char> {
+        let l = lines
+            .iter()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name}:\n{}", lines.join("\n")));
+        l[name.len()..].trim_end().chars().skip(1).collect()
+    };
+    let rec = bars("context ", &lines);
+    let sim = bars("sim ctx~", &lines);
+    assert_eq!(rec.len(), 6, "{rec:?}");
+    assert_eq!(rec[5], '█');
+    assert_eq!(sim[5], '▇', "{sim:?}");
+    // Requests 1–5 keep everything: the same bars.
+    assert_eq!(rec[..5], sim[..5]);
+    // keep 1 clears A, B and C: 836 tokens → 22,558 → 7·22,558/23,394 = 6.75 → ▇
+    // still; the figures say it, and the recorded line does not move.
+    press(&mut a, '-');
+    assert!(
+        screen(&a, 200, 50)
+            .iter()
+            .any(|l| l.starts_with("sim ctx~ counting…"))
+    );
+    a.view_mut().unwrap().wait_background();
+    let t = a.view().unwrap().totals.clone().unwrap();
+    assert_eq!(t.series[5].in_wire, 836);
+    assert_eq!(t.series[5].simulated(), Some(23_394 - 836));
+    assert_eq!(bars("context ", &screen(&a, 200, 50)), rec);
+}
+
+/// `C` draws recorded vs simulated context per request for the current
+/// setting and the recommended one, with the §8 marks of each.
+#[test]
+fn c_shift_draws_the_chart_of_the_current_and_the_recommended_setting() {
+    let mut a = app(DEMO, Some(KindArg::Idle));
+    a.view_mut().unwrap().wait_background();
+    press(&mut a, 'C');
+    assert!(matches!(a.view().unwrap().overlay, Some(Overlay::Chart)));
+    a.view_mut().unwrap().compare.wait();
+    let lines = screen(&a, 120, 40);
+    let all = lines.join("\n");
+    if std::env::var_os("SHOW").is_some() {
+        println!("{all}");
+    }
+    assert!(all.contains("context tokens per request"), "{all}");
+    assert!(all.contains("recorded P(k)"), "{all}");
+    assert!(all.contains("simulated, current ~"), "{all}");
+    assert!(all.contains("simulated, recommended ~"), "{all}");
+    assert!(
+        all.contains("current: idle keep 2 gap 60m"),
+        "the sidecar's keep 2, idle's default gap:\n{all}"
+    );
+    assert!(
+        all.contains("recommended: claude idle keep 1 gap 5m"),
+        "{all}"
+    );
+    // The marks: both fire at request 6 (the last of six columns), where the
+    // simulated cache prefix breaks too (✕ wins over ▲).
+    let strip = |name: &str| -> String {
+        let l = lines
+            .iter()
+            .find(|l| l.contains(&format!("│{name}  ")))
+            .unwrap_or_else(|| panic!("no {name} strip:\n{all}"));
+        l.split_once(name)
+            .unwrap()
+            .1
+            .trim_end()
+            .trim_end_matches('│')
+            .trim_end()
+            .to_string()
+    };
+    assert_eq!(strip("current").trim_start(), "✕");
+    assert_eq!(strip("recommended").trim_start(), "✕");
+    // The y axis spans the values drawn: from below P(1) = 3 + 4,127 + 16,894 =
+    // 21,024 (the smallest) to above P(6) = 23,394 (the largest).
+    let labels: Vec<u64> = lines
+        .iter()
+        .filter_map(|l| {
+            let cell = l.split('│').nth(1)?.trim();
+            (!cell.is_empty() && cell.chars().all(|c| c.is_ascii_digit() || c == ','))
+                .then(|| cell.replace(',', "").parse().unwrap())
+        })
+        .collect();
+    assert_eq!(labels.len(), 3, "{labels:?}\n{all}");
+    assert!(labels[0] > 23_394 && labels[2] < 21_024, "{labels:?}");
+    assert!(all.contains("request"), "{all}");
+    // Braille dots of the lines are drawn.
+    assert!(all.chars().any(|c| ('\u{2801}'..='\u{28FF}').contains(&c)));
+    // c from the chart opens the panel; C from the panel the chart.
+    press(&mut a, 'c');
+    assert!(matches!(a.view().unwrap().overlay, Some(Overlay::Compare)));
+    press(&mut a, 'C');
+    assert!(matches!(a.view().unwrap().overlay, Some(Overlay::Chart)));
+    press(&mut a, 'q');
+    assert!(a.view().unwrap().overlay.is_none());
+    assert!(!a.quit);
+}
+
+/// At 80×24 on a Qwen session: short column titles, the settings readable, the
+/// same rows as `mcscope compare` (Qwen's grid: no count rows, no price).
+#[test]
+fn at_80x24_the_panel_keeps_the_settings_readable_on_a_qwen_session() {
+    let q = "sample-sessions/qwen-memory/session.jsonl";
+    let mut a = app(q, None);
+    press(&mut a, 'c');
+    a.view_mut().unwrap().compare.wait();
+    let lines = screen(&a, 80, 24);
+    let all = lines.join("\n");
+    assert!(all.contains("69 settings"), "{all}");
+    assert!(all.contains("no price: dollars unknown (?)"), "{all}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("# ▲") && l.contains("NOTSENT") && l.contains("ΔUSD")),
+        "{all}"
+    );
+    let text = mcscope(&["compare", q]);
+    let cli: Vec<Vec<String>> = text
+        .lines()
+        .skip_while(|l| !l.contains("SETTING"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(words)
+        .collect();
+    let start = lines.iter().position(|l| l.contains("NOTSENT")).unwrap();
+    let shown: Vec<Vec<String>> = lines[start + 1..]
+        .iter()
+        .take_while(|l| !l.contains("recommended: row"))
+        .map(|l| {
+            let a = l.find('│').unwrap() + '│'.len_utf8();
+            let b = l.rfind('│').unwrap();
+            words(&l[a..b])
+        })
+        .collect();
+    assert!(shown.len() >= 10, "{all}");
+    for (i, row) in shown.iter().enumerate() {
+        assert_eq!(row, &cli[i], "row {i}:\n{all}");
+    }
+}
