@@ -420,14 +420,19 @@ fn parse_line<S: RecordSink>(bytes: &[u8]) -> Result<Option<S::Rec>, String> {
             nul().unwrap_or_else(|| "line skipped: not a JSON object (every record is one)".into())
         );
     }
-    let text = std::str::from_utf8(body).map_err(|e| {
-        nul().unwrap_or_else(|| {
-            format!(
-                "line skipped: invalid UTF-8 at byte {} of the line",
-                e.valid_up_to()
-            )
-        })
-    })?;
+    // simdutf8 checks the common, valid case several times faster than std;
+    // std's error says where a bad line goes wrong.
+    let valid = simdutf8::basic::from_utf8(body).ok();
+    let text = valid
+        .map_or_else(|| std::str::from_utf8(body), Ok)
+        .map_err(|e| {
+            nul().unwrap_or_else(|| {
+                format!(
+                    "line skipped: invalid UTF-8 at byte {} of the line",
+                    e.valid_up_to()
+                )
+            })
+        })?;
     S::parse(text).map(Some).map_err(|e| {
         nul().unwrap_or_else(|| {
             if complete {
