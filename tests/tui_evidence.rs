@@ -35,7 +35,7 @@ fn open(path: &Path, opts: Opts) -> App {
 
 fn screen(app: &App, w: u16, h: u16, color: bool) -> Vec<String> {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ui::draw(f, app, Theme { color })).unwrap();
+    t.draw(|f| ui::draw(f, app, Theme::new(color))).unwrap();
     let buf = t.backend().buffer().clone();
     (0..h)
         .map(|y| {

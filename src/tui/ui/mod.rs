@@ -2,6 +2,7 @@
 
 use super::app::{App, Filter, Focus, ListRow, Overlay, Screen, SessionView};
 use super::keymap::{self, KEYMAP};
+use super::theme::Palette;
 use crate::diff::{Diff, Item, Kind, Row, Side};
 use crate::policy::engine::{Candidate, Status, fmt_gap, fmt_int, fmt_num};
 use crate::policy::protect::Outcome;
@@ -34,17 +35,33 @@ pub use picker::*;
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 16;
 
-/// Colours, or none at all when `NO_COLOR` is set (glyphs carry the meaning).
+/// Colours (the configuration's `[theme]`, else the defaults), or none at all
+/// when `NO_COLOR` is set (glyphs carry the meaning).
 #[derive(Debug, Clone, Copy)]
 pub struct Theme {
     pub color: bool,
+    pub palette: Palette,
 }
 
 impl Theme {
-    pub fn from_env() -> Theme {
+    /// The default colours, or none.
+    pub fn new(color: bool) -> Theme {
+        Theme {
+            color,
+            palette: Palette::default(),
+        }
+    }
+
+    /// `NO_COLOR` decides whether there is colour; `palette` which.
+    pub fn from_env_with(palette: Palette) -> Theme {
         Theme {
             color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            palette,
         }
+    }
+
+    pub fn from_env() -> Theme {
+        Theme::from_env_with(Palette::default())
     }
 
     fn fg(&self, c: Color) -> Style {
@@ -64,14 +81,28 @@ impl Theme {
     }
 
     fn status(&self, st: Status) -> Style {
+        let p = &self.palette;
         self.fg(match st {
-            Status::Kept => Color::Green,
-            Status::Cleared => Color::Red,
-            Status::Protected => Color::Cyan,
-            Status::AlreadyCleared => Color::DarkGray,
-            Status::ErrorKept => Color::Yellow,
-            Status::NotCompactable => Color::Gray,
+            Status::Kept => p.kept,
+            Status::Cleared => p.cleared,
+            Status::Protected => p.protected,
+            Status::AlreadyCleared => p.already_cleared,
+            Status::ErrorKept => p.error,
+            Status::NotCompactable => p.not_compactable,
         })
+    }
+
+    /// A candidate's row: its status's colour, unless protection found a
+    /// symlink escape or could not resolve the id.
+    fn candidate(&self, c: &Candidate) -> Style {
+        let p = &self.palette;
+        match c.protection.as_ref().map(|p| p.outcome) {
+            Some(Outcome::SymlinkEscape) => self.fg(p.symlink_escape),
+            Some(Outcome::UnresolvedId | Outcome::AmbiguousId) if p.unresolved.is_some() => {
+                self.fg(p.unresolved.unwrap_or_default())
+            }
+            _ => self.status(c.status),
+        }
     }
 }
 
