@@ -388,3 +388,79 @@ pub fn shorten_left(s: &str, max: usize) -> String {
     let tail: String = s.chars().skip(n + 1 - max.max(1)).collect();
     format!("…{tail}")
 }
+
+#[cfg(test)]
+mod theme_tests {
+    use super::*;
+    use crate::policy::protect::Protection;
+
+    fn candidate(status: Status, outcome: Option<Outcome>) -> Candidate {
+        Candidate {
+            result: 0,
+            tool: None,
+            compactable: true,
+            rank: None,
+            path: None,
+            summary: None,
+            paths: Vec::new(),
+            file_path_tool: true,
+            protection: outcome.map(|outcome| Protection {
+                outcome,
+                root: None,
+                resolved: None,
+            }),
+            pending: false,
+            status,
+            reason: String::new(),
+            cleared_at: None,
+        }
+    }
+
+    /// Every status takes its own key; an unresolved or ambiguous id keeps its
+    /// status's colour until `unresolved` is set; NO_COLOR draws none of them.
+    #[test]
+    fn each_status_and_outcome_takes_its_key() {
+        let p = Palette::from_entries([
+            ("kept", "#000001"),
+            ("cleared", "#000002"),
+            ("protected", "#000003"),
+            ("already_cleared", "#000004"),
+            ("error", "#000005"),
+            ("not_compactable", "#000006"),
+            ("symlink_escape", "#000007"),
+        ])
+        .unwrap();
+        let t = Theme {
+            color: true,
+            palette: p,
+        };
+        let fg = |c: Candidate| t.candidate(&c).fg;
+        for (st, b) in [
+            (Status::Kept, 1),
+            (Status::Cleared, 2),
+            (Status::Protected, 3),
+            (Status::AlreadyCleared, 4),
+            (Status::ErrorKept, 5),
+            (Status::NotCompactable, 6),
+        ] {
+            assert_eq!(fg(candidate(st, None)), Some(Color::Rgb(0, 0, b)), "{st:?}");
+        }
+        let escape = candidate(Status::Cleared, Some(Outcome::SymlinkEscape));
+        assert_eq!(fg(escape), Some(Color::Rgb(0, 0, 7)));
+        let unresolved = || candidate(Status::Cleared, Some(Outcome::UnresolvedId));
+        assert_eq!(
+            fg(unresolved()),
+            Some(Color::Rgb(0, 0, 2)),
+            "unset: cleared"
+        );
+        let t = Theme {
+            color: true,
+            palette: Palette::from_entries([("unresolved", "lightmagenta")]).unwrap(),
+        };
+        assert_eq!(t.candidate(&unresolved()).fg, Some(Color::LightMagenta));
+        let ambiguous = candidate(Status::Kept, Some(Outcome::AmbiguousId));
+        assert_eq!(t.candidate(&ambiguous).fg, Some(Color::LightMagenta));
+        let plain = Theme { color: false, ..t };
+        assert_eq!(plain.candidate(&unresolved()), Style::default());
+    }
+}
