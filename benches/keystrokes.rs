@@ -60,7 +60,7 @@ fn run(path: &str, paced: bool, compare: Option<Duration>) -> Run {
     let setup = cli::setup(path.as_ref(), &Opts::default()).expect("load");
     let mut app = App::session(setup);
     let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
-    let theme = Theme { color: true };
+    let theme = Theme::new(true);
     term.draw(|f| ui::draw(f, &app, theme)).unwrap();
     let slow = std::env::var_os("MCSCOPE_BENCH_SLOW").is_some();
     let mut out = Run {

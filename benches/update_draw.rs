@@ -19,7 +19,7 @@ fn bench(c: &mut Criterion) {
         let setup = cli::setup(path.as_ref(), &Opts::default()).unwrap();
         let mut app = App::session(setup);
         let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
-        let theme = Theme { color: true };
+        let theme = Theme::new(true);
         let name = path.rsplit('/').next().unwrap_or(path);
         let mut back = false;
         c.bench_function(&format!("step+draw {name}"), |b| {

@@ -79,8 +79,9 @@ pub struct Config {
     pub memory_roots: BTreeMap<String, String>,
     #[serde(default)]
     pub path_map: BTreeMap<String, String>,
+    /// Colour names by `[theme]` key (checked by [`parse`]; spans give lines).
     #[serde(default)]
-    pub theme: BTreeMap<String, String>,
+    pub theme: BTreeMap<String, toml::Spanned<String>>,
     /// Where it was read from (None: no file).
     #[serde(skip)]
     pub path: Option<PathBuf>,
@@ -209,7 +210,7 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
         );
     }
     for (k, v) in &c.theme {
-        let _ = writeln!(out, "theme.{k} = {v}  (config)");
+        let _ = writeln!(out, "theme.{k} = {}  (config)", v.get_ref());
     }
     out
 }
@@ -295,6 +296,7 @@ pub fn load() -> Result<Config, ConfigError> {
 pub fn parse(text: &str) -> Result<Config, String> {
     let config: Config = toml::from_str(text).map_err(|e| in_one_line(text, &e))?;
     config.check()?;
+    config.palette_at(text)?;
     Ok(config)
 }
 
@@ -311,6 +313,26 @@ fn in_one_line(text: &str, e: &toml::de::Error) -> String {
 }
 
 impl Config {
+    /// The TUI's colours: the defaults with the `[theme]` table's entries set.
+    /// A file [`parse`] accepted always gives one.
+    pub fn palette(&self) -> crate::tui::theme::Palette {
+        self.palette_at("").unwrap_or_default()
+    }
+
+    /// The `[theme]` table checked: an unknown key or a bad colour names its
+    /// line in `text` (the file's text).
+    fn palette_at(&self, text: &str) -> Result<crate::tui::theme::Palette, String> {
+        let mut palette = crate::tui::theme::Palette::default();
+        for (key, value) in &self.theme {
+            palette.set(key, value.get_ref()).map_err(|e| {
+                let at = value.span().start.min(text.len());
+                let line = text[..at].matches('\n').count() + 1;
+                format!("line {line}: [theme] {key}: {e}")
+            })?;
+        }
+        Ok(palette)
+    }
+
     /// Values serde cannot check: plan kinds, deliveries, presets, TTLs, roots.
     fn check(&self) -> Result<(), String> {
         let mut tables = vec![("policy", &self.policy)];
@@ -495,7 +517,8 @@ protected = "cyan"
             "~/.qwen/projects/-home-me-app/memory"
         );
         assert_eq!(c.path_map["D:\\work"], "/home/me/work");
-        assert_eq!(c.theme["cleared"], "red");
+        assert_eq!(c.theme["cleared"].get_ref(), "red");
+        assert_eq!(c.palette().protected, ratatui::style::Color::Cyan);
     }
 
     #[test]
@@ -510,6 +533,35 @@ protected = "cyan"
         assert!(e.contains("expected auto, 5m or 1h"), "{e}");
         let e = parse("[memory_roots]\nhome = \"/x\"\n").unwrap_err();
         assert!(e.contains("unknown root"), "{e}");
+    }
+
+    #[test]
+    fn theme_colours_are_names_or_hex_and_a_bad_one_names_key_and_line() {
+        let c =
+            parse("mouse = true\n[theme]\ncleared = \"magenta\"\nkept = \"#10ff20\"\n").unwrap();
+        let p = c.palette();
+        assert_eq!(p.cleared, ratatui::style::Color::Magenta);
+        assert_eq!(p.kept, ratatui::style::Color::Rgb(0x10, 0xff, 0x20));
+        assert_eq!(p.protected, ratatui::style::Color::Cyan, "unset: default");
+        let e = parse("[theme]\nkept = \"green\"\n\ncleared = \"blood\"\n").unwrap_err();
+        assert!(
+            e.starts_with("line 4: [theme] cleared: \"blood\": not a colour"),
+            "{e}"
+        );
+        let e = parse("mouse = true\n[theme]\nclered = \"red\"\n").unwrap_err();
+        assert!(
+            e.starts_with("line 3: [theme] clered: unknown theme key"),
+            "{e}"
+        );
+        let e = parse("[theme]\ncleared = 3\n").unwrap_err();
+        assert!(e.starts_with("line 2:"), "{e}");
+    }
+
+    #[test]
+    fn config_print_shows_theme_entries() {
+        let c = parse("[theme]\ncleared = \"magenta\"\n").unwrap();
+        let out = describe_presets(&c);
+        assert!(out.contains("theme.cleared = magenta  (config)"), "{out}");
     }
 
     #[test]

@@ -325,3 +325,116 @@ fn cache_ttl_takes_the_flag_then_the_sidecar_then_the_config() {
     write(dir.path(), "s.mcscope.json", "{\"cache_ttl\": \"5m\"}");
     assert_eq!(ttl(Default::default(), &session), CacheTtl::FiveMinutes);
 }
+
+/// `[theme] cleared = "magenta"` through the TUI's own reading of the file: the
+/// cleared rows' status cells turn magenta, the kept ones stay green; without the
+/// table (or with a bad file) cleared is today's red; under NO_COLOR no colour,
+/// the glyph stays.
+#[test]
+fn the_theme_of_the_config_colours_the_age_list() {
+    use mcscope::cli::{self, KindArg, Opts};
+    use mcscope::tui::ui::{self, Theme};
+    use ratatui::style::Color;
+    let dir = tempfile::tempdir().unwrap();
+    let themed = write(dir.path(), "t.toml", "[theme]\ncleared = \"magenta\"\n");
+    let plain = write(dir.path(), "p.toml", "mouse = true\n");
+    let bad = write(dir.path(), "b.toml", "[theme]\ncleared = \"blood\"\n");
+    // The fg of the first cell of `word` in the row of `id`, and the cell before
+    // it (the status glyph).
+    let status = |config: &Path, color: bool, id: &str, word: &str| -> (Color, String) {
+        let palette = mcscope::tui::palette_of(&mcscope::config::read(config));
+        let opts = Opts {
+            policy: Some(KindArg::Count),
+            ..Default::default()
+        };
+        let path = root().join("sample-sessions/claude-demo.jsonl");
+        let app = mcscope::tui::app::App::session(cli::setup(&path, &opts).unwrap());
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+        t.draw(|f| ui::draw(f, &app, Theme { color, palette }))
+            .unwrap();
+        let buf = t.backend().buffer().clone();
+        for y in 0..40 {
+            let cells: Vec<String> = (0..120).map(|x| buf[(x, y)].symbol().to_string()).collect();
+            let line = cells.concat();
+            if !line.contains(id) {
+                continue;
+            }
+            let n = word.chars().count();
+            if let Some(x) = (0..=120 - n).find(|&x| cells[x..x + n].concat() == word) {
+                return (buf[(x as u16, y)].fg, cells[x - 2].clone());
+            }
+        }
+        panic!(
+            "no row {id} with {word}: {}",
+            (0..40)
+                .map(|y| (0..120)
+                    .map(|x| buf[(x, y)].symbol().to_string())
+                    .collect::<String>())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    };
+    assert_eq!(
+        status(&themed, true, "toolu_A", "cleared"),
+        (Color::Magenta, "✗".into())
+    );
+    assert_eq!(
+        status(&themed, true, "toolu_C", "kept"),
+        (Color::Green, "·".into())
+    );
+    assert_eq!(
+        status(&plain, true, "toolu_A", "cleared"),
+        (Color::Red, "✗".into())
+    );
+    assert_eq!(
+        status(&bad, true, "toolu_A", "cleared"),
+        (Color::Red, "✗".into())
+    );
+    assert_eq!(
+        status(&themed, false, "toolu_A", "cleared"),
+        (Color::Reset, "✗".into())
+    );
+}
+
+/// A bad `[theme]` colour or key stops a CLI command that reads the config: one
+/// line naming the file, the line and the key, exit 2. `config --print` lists
+/// the theme's entries.
+#[test]
+fn a_bad_theme_colour_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(
+        dir.path(),
+        "c.toml",
+        "mouse = true\n[theme]\nkept = \"green\"\ncleared = \"blood\"\n",
+    );
+    let (code, out, err) = run(&c, &["plan", "sample-sessions/claude-demo.jsonl"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "mcscope: {}: line 4: [theme] cleared: \"blood\": not a colour",
+            c.display()
+        )),
+        "{err}"
+    );
+    let c = write(dir.path(), "k.toml", "[theme]\nclered = \"red\"\n");
+    let (code, _, err) = run(&c, &["timeline", "sample-sessions/claude-demo.jsonl"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("line 2: [theme] clered: unknown theme key"),
+        "{err}"
+    );
+    let c = write(
+        dir.path(),
+        "g.toml",
+        "[theme]\ncleared = \"#ff00ff\"\nprotected = \"lightcyan\"\n",
+    );
+    let (code, out, err) = run(&c, &["config", "--print"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("theme.cleared = #ff00ff  (config)"), "{out}");
+    assert!(
+        out.contains("theme.protected = lightcyan  (config)"),
+        "{out}"
+    );
+}

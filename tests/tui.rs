@@ -30,7 +30,7 @@ fn app(path: &str, kind: Option<KindArg>) -> App {
 
 fn screen(app: &App, w: u16, h: u16, color: bool) -> Vec<String> {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ui::draw(f, app, Theme { color })).unwrap();
+    t.draw(|f| ui::draw(f, app, Theme::new(color))).unwrap();
     let buf = t.backend().buffer().clone();
     (0..h)
         .map(|y| {
@@ -545,7 +545,7 @@ fn a_small_terminal_gets_one_line() {
 fn no_color_keeps_the_meaning_in_glyphs() {
     let a = app(DEMO, Some(KindArg::Idle));
     let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
-    t.draw(|f| ui::draw(f, &a, Theme { color: false })).unwrap();
+    t.draw(|f| ui::draw(f, &a, Theme::new(false))).unwrap();
     let buf = t.backend().buffer();
     for cell in buf.content() {
         assert_eq!(
@@ -1396,7 +1396,7 @@ fn at_80x24_the_verdicts_stay_on_screen() {
     // Kept, in green with colour: count through cache_edits keeps the prefix.
     let a = app(DEMO, Some(KindArg::Count));
     let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
-    t.draw(|f| ui::draw(f, &a, Theme { color: true })).unwrap();
+    t.draw(|f| ui::draw(f, &a, Theme::new(true))).unwrap();
     let buf = t.backend().buffer().clone();
     let y = (0..24)
         .find(|&y| buf[(0, y)].symbol() == "✓")

@@ -35,8 +35,7 @@ fn press_code(a: &mut App, code: KeyCode) -> Action {
 
 fn screen(app: &App, w: u16, h: u16) -> Vec<String> {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ui::draw(f, app, Theme { color: false }))
-        .unwrap();
+    t.draw(|f| ui::draw(f, app, Theme::new(false))).unwrap();
     let buf = t.backend().buffer().clone();
     (0..h)
         .map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect())

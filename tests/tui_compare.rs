@@ -27,8 +27,7 @@ fn app(path: &str, kind: Option<KindArg>) -> App {
 
 fn screen(app: &App, w: u16, h: u16) -> Vec<String> {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ui::draw(f, app, Theme { color: false }))
-        .unwrap();
+    t.draw(|f| ui::draw(f, app, Theme::new(false))).unwrap();
     let buf = t.backend().buffer().clone();
     (0..h)
         .map(|y| {

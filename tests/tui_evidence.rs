@@ -35,7 +35,7 @@ fn open(path: &Path, opts: Opts) -> App {
 
 fn screen(app: &App, w: u16, h: u16, color: bool) -> Vec<String> {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ui::draw(f, app, Theme { color })).unwrap();
+    t.draw(|f| ui::draw(f, app, Theme::new(color))).unwrap();
     let buf = t.backend().buffer().clone();
     (0..h)
         .map(|y| {
@@ -696,4 +696,105 @@ fn a_parameter_change_remakes_the_comparison_and_a_step_keeps_it() {
         "{}",
         lines.join("\n")
     );
+}
+
+/// Each `[theme]` key colours its own status or mark (SPEC §8): set to
+/// `#010203`, the first cell of its glyph on its line carries it (as the text
+/// colour, or the background where the mark is reversed); the default palette
+/// puts it nowhere on that line.
+#[test]
+fn each_theme_key_colours_its_own_status_or_mark() {
+    use mcscope::tui::theme::Palette;
+    use ratatui::style::Color;
+    let dir = tempfile::tempdir().unwrap();
+    let evidence = open(&evidence_session(dir.path()), count_opts());
+    let demo = |kind| {
+        open(
+            &sample("sample-sessions/claude-demo.jsonl"),
+            Opts {
+                policy: Some(kind),
+                ..Default::default()
+            },
+        )
+    };
+    let (count, idle) = (demo(KindArg::Count), demo(KindArg::Idle));
+    let memory = open(
+        &sample("sample-sessions/qwen-memory/session.jsonl"),
+        Opts {
+            policy: Some(KindArg::Forced),
+            ..Default::default()
+        },
+    );
+    // count with trigger 1 fires through cache_edits: ▲, the prefix kept.
+    let fires = open(
+        &sample("sample-sessions/claude-demo.jsonl"),
+        Opts {
+            policy: Some(KindArg::Count),
+            ..count_opts()
+        },
+    );
+    // key, session, a text on its line, the glyph whose cells take the colour
+    // (None: some cell of the line).
+    let cases: [(&str, &App, &str, Option<&str>); 15] = [
+        ("protected", &memory, "call_proj", Some("◆")),
+        ("symlink_escape", &memory, "call_leak", Some("✗")),
+        ("cleared", &count, "toolu_A", Some("✗")),
+        ("kept", &count, "toolu_C", Some("·")),
+        ("prefix_kept", &count, "cache prefix kept", Some("✓")),
+        ("prefix_broken", &idle, "cache prefix broken", Some("✕")),
+        ("changed", &count, "plan count*", Some("*")),
+        (
+            "inserted",
+            &count,
+            "\"cache_reference\": \"toolu_A\"",
+            Some("+"),
+        ),
+        ("deleted", &idle, "~ ", Some("~")),
+        ("evidence", &evidence, "records ", Some("◇")),
+        ("observed_break", &evidence, "cache rd", Some("!")),
+        ("fired", &fires, "fired ", Some("▲")),
+        ("cache_break", &idle, "fired ", Some("✕")),
+        ("current", &evidence, "context ", None),
+        ("current", &evidence, "cache rd", None),
+    ];
+    let mark = Color::Rgb(1, 2, 3);
+    for (key, app, needle, glyph) in cases {
+        for (palette, want) in [
+            (Palette::from_entries([(key, "#010203")]).unwrap(), true),
+            (Palette::default(), false),
+        ] {
+            let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+            t.draw(|f| {
+                ui::draw(
+                    f,
+                    app,
+                    Theme {
+                        color: true,
+                        palette,
+                    },
+                )
+            })
+            .unwrap();
+            let buf = t.backend().buffer().clone();
+            let text = |y: u16| (0..120).map(|x| buf[(x, y)].symbol()).collect::<String>();
+            let y = (0..40)
+                .find(|&y| text(y).contains(needle))
+                .unwrap_or_else(|| {
+                    let all: Vec<String> = (0..40).map(text).collect();
+                    panic!("{key}: no line with {needle:?}:\n{}", all.join("\n"))
+                });
+            let cells: Vec<_> = (0..120)
+                .map(|x| &buf[(x, y)])
+                .filter(|c| glyph.is_none_or(|g| c.symbol() == g))
+                .collect();
+            assert!(!cells.is_empty(), "{key}: no {glyph:?} in {:?}", text(y));
+            let coloured = |c: &&ratatui::buffer::Cell| c.fg == mark || c.bg == mark;
+            if want && glyph.is_some() {
+                // The first (for `~`: the local side's).
+                assert!(coloured(&cells[0]), "{key}: {:?}", text(y));
+            } else {
+                assert_eq!(cells.iter().any(coloured), want, "{key}: {:?}", text(y));
+            }
+        }
+    }
 }

@@ -6,6 +6,7 @@ pub mod compare_panel;
 pub mod demo;
 pub mod keymap;
 pub mod picker;
+pub mod theme;
 pub mod ui;
 
 use crate::analysis::Setup;
@@ -138,10 +139,24 @@ pub fn run_demo() -> Result<(), UsageError> {
             &mut app,
             &mut None,
             &opts,
-            ui::Theme::from_env(),
+            theme_from_config(),
             false,
         )
     })
+}
+
+/// The TUI's colours: `NO_COLOR`, and the configuration file's `[theme]` (a
+/// file that cannot be read: the defaults, and the session's notice says why).
+fn theme_from_config() -> ui::Theme {
+    ui::Theme::from_env_with(palette_of(&crate::config::load()))
+}
+
+/// The colours of a configuration as read: its `[theme]`, or the defaults for a
+/// file that could not be used.
+pub fn palette_of(
+    config: &Result<crate::config::Config, crate::config::ConfigError>,
+) -> theme::Palette {
+    config.as_ref().map(|c| c.palette()).unwrap_or_default()
 }
 
 /// Runs `f` on the terminal in raw mode and the alternate screen, with mouse
@@ -247,7 +262,7 @@ pub fn run(path: Option<&Path>, opts: &Opts, mouse: bool) -> Result<(), UsageErr
             &mut app,
             &mut loading,
             opts,
-            ui::Theme::from_env(),
+            theme_from_config(),
             from_picker,
         )
     })

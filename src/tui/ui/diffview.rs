@@ -56,11 +56,12 @@ pub(super) fn diff_line(
     hscroll: usize,
     theme: Theme,
 ) -> Line<'static> {
+    let (del, ins) = (theme.palette.deleted, theme.palette.inserted);
     let (lstyle, rstyle, lmark, rmark) = match row.kind {
         Kind::Equal => (Style::default(), Style::default(), ' ', ' '),
-        Kind::Delete => (theme.fg(Color::Red), Style::default(), '-', ' '),
-        Kind::Insert => (Style::default(), theme.fg(Color::Green), ' ', '+'),
-        Kind::Change => (theme.fg(Color::Red), theme.fg(Color::Green), '~', '~'),
+        Kind::Delete => (theme.fg(del), Style::default(), '-', ' '),
+        Kind::Insert => (Style::default(), theme.fg(ins), ' ', '+'),
+        Kind::Change => (theme.fg(del), theme.fg(ins), '~', '~'),
     };
     let mut spans = side_spans(
         row.left.as_ref().zip(diff.left_line(row)),
@@ -68,7 +69,7 @@ pub(super) fn diff_line(
         hscroll,
         lmark,
         lstyle,
-        theme.emph(Color::Red),
+        theme.emph(del),
     );
     spans.push(Span::raw("│"));
     spans.extend(side_spans(
@@ -77,7 +78,7 @@ pub(super) fn diff_line(
         hscroll,
         rmark,
         rstyle,
-        theme.emph(Color::Green),
+        theme.emph(ins),
     ));
     Line::from(spans)
 }

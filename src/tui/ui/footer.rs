@@ -47,9 +47,15 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     // The cache verdict comes first (SPEC §8: it survives 80×24), coloured and
     // with a glyph that carries it under NO_COLOR.
     let verdict = if cache.prefix_broken_at_message.is_some() {
-        Span::styled(format!("✕ {cache_text}"), theme.fg(Color::Red))
+        Span::styled(
+            format!("✕ {cache_text}"),
+            theme.fg(theme.palette.prefix_broken),
+        )
     } else {
-        Span::styled(format!("✓ {cache_text}"), theme.fg(Color::Green))
+        Span::styled(
+            format!("✓ {cache_text}"),
+            theme.fg(theme.palette.prefix_kept),
+        )
     };
     let meta = format!(
         "  ·  chars {} → {}{}  ·  newly cleared {} (~{} tokens saved, estimate)",
@@ -143,15 +149,12 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             theme,
         ),
     ));
-    lines.push((
-        6,
-        Line::from(format!("fired   {}", plan_marks(marks, width, v.k))),
-    ));
+    lines.push((6, fired_line(&plan_marks(marks, width, v.k), theme)));
     lines.push((
         7,
         Line::styled(
             format!("records {}", evidence_marks(marks, width, v.k)),
-            theme.fg(Color::Magenta),
+            theme.fg(theme.palette.evidence),
         ),
     ));
     let hint = v.status.clone().unwrap_or_else(|| match &v.search {
@@ -240,13 +243,30 @@ pub(super) fn spark_line_scaled(
         spans.push(Span::styled(
             ch.to_string(),
             if here {
-                theme.emph(Color::Yellow)
+                theme.emph(theme.palette.current)
             } else if marked {
-                theme.fg(Color::Red).add_modifier(Modifier::BOLD)
+                theme
+                    .fg(theme.palette.observed_break)
+                    .add_modifier(Modifier::BOLD)
             } else {
                 style
             },
         ));
+    }
+    Line::from(spans)
+}
+
+/// The footer's `fired` line: `▲` in the theme's `fired` colour, `✕` in its
+/// `cache_break` colour.
+fn fired_line(marks: &str, theme: Theme) -> Line<'static> {
+    let mut spans = vec![Span::raw("fired   ")];
+    for ch in marks.chars() {
+        let style = match ch {
+            '▲' => theme.fg(theme.palette.fired),
+            '✕' => theme.fg(theme.palette.cache_break),
+            _ => Style::default(),
+        };
+        spans.push(Span::styled(ch.to_string(), style));
     }
     Line::from(spans)
 }

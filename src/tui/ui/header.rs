@@ -15,9 +15,9 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         };
         let source = v.setup.settings.source(key).mark();
         if changed.contains(&name) {
-            Span::styled(format!("{text}*"), theme.emph(Color::Yellow))
+            Span::styled(format!("{text}*"), theme.emph(theme.palette.changed))
         } else if !source.is_empty() {
-            Span::styled(format!("{text}{source}"), theme.emph(Color::Yellow))
+            Span::styled(format!("{text}{source}"), theme.emph(theme.palette.changed))
         } else {
             Span::raw(text)
         }

@@ -152,13 +152,7 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             };
             let c = &v.plan.candidates[i];
             let r = &s.results[c.result];
-            let mut style = theme.status(c.status);
-            if c.protection
-                .as_ref()
-                .is_some_and(|p| p.outcome == Outcome::SymlinkEscape)
-            {
-                style = theme.fg(Color::Magenta);
-            }
+            let mut style = theme.candidate(c);
             if i == v.selected {
                 style = style.add_modifier(Modifier::REVERSED);
             }

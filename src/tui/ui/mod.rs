@@ -2,6 +2,7 @@
 
 use super::app::{App, Filter, Focus, ListRow, Overlay, Screen, SessionView};
 use super::keymap::{self, KEYMAP};
+use super::theme::Palette;
 use crate::diff::{Diff, Item, Kind, Row, Side};
 use crate::policy::engine::{Candidate, Status, fmt_gap, fmt_int, fmt_num};
 use crate::policy::protect::Outcome;
@@ -34,17 +35,33 @@ pub use picker::*;
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 16;
 
-/// Colours, or none at all when `NO_COLOR` is set (glyphs carry the meaning).
+/// Colours (the configuration's `[theme]`, else the defaults), or none at all
+/// when `NO_COLOR` is set (glyphs carry the meaning).
 #[derive(Debug, Clone, Copy)]
 pub struct Theme {
     pub color: bool,
+    pub palette: Palette,
 }
 
 impl Theme {
-    pub fn from_env() -> Theme {
+    /// The default colours, or none.
+    pub fn new(color: bool) -> Theme {
+        Theme {
+            color,
+            palette: Palette::default(),
+        }
+    }
+
+    /// `NO_COLOR` decides whether there is colour; `palette` which.
+    pub fn from_env_with(palette: Palette) -> Theme {
         Theme {
             color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            palette,
         }
+    }
+
+    pub fn from_env() -> Theme {
+        Theme::from_env_with(Palette::default())
     }
 
     fn fg(&self, c: Color) -> Style {
@@ -64,14 +81,28 @@ impl Theme {
     }
 
     fn status(&self, st: Status) -> Style {
+        let p = &self.palette;
         self.fg(match st {
-            Status::Kept => Color::Green,
-            Status::Cleared => Color::Red,
-            Status::Protected => Color::Cyan,
-            Status::AlreadyCleared => Color::DarkGray,
-            Status::ErrorKept => Color::Yellow,
-            Status::NotCompactable => Color::Gray,
+            Status::Kept => p.kept,
+            Status::Cleared => p.cleared,
+            Status::Protected => p.protected,
+            Status::AlreadyCleared => p.already_cleared,
+            Status::ErrorKept => p.error,
+            Status::NotCompactable => p.not_compactable,
         })
+    }
+
+    /// A candidate's row: its status's colour, unless protection found a
+    /// symlink escape or could not resolve the id.
+    fn candidate(&self, c: &Candidate) -> Style {
+        let p = &self.palette;
+        match c.protection.as_ref().map(|p| p.outcome) {
+            Some(Outcome::SymlinkEscape) => self.fg(p.symlink_escape),
+            Some(Outcome::UnresolvedId | Outcome::AmbiguousId) if p.unresolved.is_some() => {
+                self.fg(p.unresolved.unwrap_or_default())
+            }
+            _ => self.status(c.status),
+        }
     }
 }
 
@@ -356,4 +387,80 @@ pub fn shorten_left(s: &str, max: usize) -> String {
     }
     let tail: String = s.chars().skip(n + 1 - max.max(1)).collect();
     format!("…{tail}")
+}
+
+#[cfg(test)]
+mod theme_tests {
+    use super::*;
+    use crate::policy::protect::Protection;
+
+    fn candidate(status: Status, outcome: Option<Outcome>) -> Candidate {
+        Candidate {
+            result: 0,
+            tool: None,
+            compactable: true,
+            rank: None,
+            path: None,
+            summary: None,
+            paths: Vec::new(),
+            file_path_tool: true,
+            protection: outcome.map(|outcome| Protection {
+                outcome,
+                root: None,
+                resolved: None,
+            }),
+            pending: false,
+            status,
+            reason: String::new(),
+            cleared_at: None,
+        }
+    }
+
+    /// Every status takes its own key; an unresolved or ambiguous id keeps its
+    /// status's colour until `unresolved` is set; NO_COLOR draws none of them.
+    #[test]
+    fn each_status_and_outcome_takes_its_key() {
+        let p = Palette::from_entries([
+            ("kept", "#000001"),
+            ("cleared", "#000002"),
+            ("protected", "#000003"),
+            ("already_cleared", "#000004"),
+            ("error", "#000005"),
+            ("not_compactable", "#000006"),
+            ("symlink_escape", "#000007"),
+        ])
+        .unwrap();
+        let t = Theme {
+            color: true,
+            palette: p,
+        };
+        let fg = |c: Candidate| t.candidate(&c).fg;
+        for (st, b) in [
+            (Status::Kept, 1),
+            (Status::Cleared, 2),
+            (Status::Protected, 3),
+            (Status::AlreadyCleared, 4),
+            (Status::ErrorKept, 5),
+            (Status::NotCompactable, 6),
+        ] {
+            assert_eq!(fg(candidate(st, None)), Some(Color::Rgb(0, 0, b)), "{st:?}");
+        }
+        let escape = candidate(Status::Cleared, Some(Outcome::SymlinkEscape));
+        assert_eq!(fg(escape), Some(Color::Rgb(0, 0, 7)));
+        let unresolved = || candidate(Status::Cleared, Some(Outcome::UnresolvedId));
+        assert_eq!(
+            fg(unresolved()),
+            Some(Color::Rgb(0, 0, 2)),
+            "unset: cleared"
+        );
+        let t = Theme {
+            color: true,
+            palette: Palette::from_entries([("unresolved", "lightmagenta")]).unwrap(),
+        };
+        assert_eq!(t.candidate(&unresolved()).fg, Some(Color::LightMagenta));
+        let ambiguous = candidate(Status::Kept, Some(Outcome::AmbiguousId));
+        assert_eq!(t.candidate(&ambiguous).fg, Some(Color::LightMagenta));
+        let plain = Theme { color: false, ..t };
+        assert_eq!(plain.candidate(&unresolved()), Style::default());
+    }
 }
