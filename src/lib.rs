@@ -20,6 +20,7 @@ pub mod report;
 pub mod scan;
 pub mod series;
 pub mod session;
+pub mod setup;
 pub mod totals;
 pub mod tui;
 pub mod wire;

@@ -1797,7 +1797,7 @@ impl SessionView {
                 }
                 None => bad("expected rewrite or cache-edits"),
             },
-            "explain" => match crate::cli::resolve_id(&self.setup.session, value) {
+            "explain" => match crate::setup::resolve_id(&self.setup.session, value) {
                 Ok(id) => {
                     self.select_id(&id);
                     match analysis::explain(&self.setup, &id, self.k) {

@@ -10,7 +10,7 @@ pub mod theme;
 pub mod ui;
 
 use crate::analysis::Setup;
-use crate::cli::{self, Opts, UsageError};
+use crate::setup::{self, Opts, UsageError};
 use app::{App, Pointer, Screen};
 use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, MouseEventKind,
@@ -51,9 +51,9 @@ pub fn load_target(
     let path = &target.path;
     let session = crate::load::load_thread(path, lines.iter().copied().collect(), progress)
         .map_err(|e| UsageError::Message(e.to_string()))?;
-    let mut setup = cli::setup_with_config(session, path, opts, config)?;
+    let mut setup = setup::setup_with_config(session, path, opts, config)?;
     setup.settings.config_notice = notice;
-    let at = cli::request_index(&setup.session, opts.at.as_deref());
+    let at = setup::request_index(&setup.session, opts.at.as_deref());
     Ok((setup, at))
 }
 
@@ -77,12 +77,12 @@ pub fn load_session_with(
         Err(e) => (Default::default(), Some(format!("{e}: defaults used"))),
     };
     if path.is_dir() {
-        return Err(cli::directory_error(path));
+        return Err(setup::directory_error(path));
     }
-    let session = crate::load::load_with_progress(path, cli::input_format(opts), progress)?;
-    let mut setup = cli::setup_with_config(session, path, opts, config)?;
+    let session = crate::load::load_with_progress(path, setup::input_format(opts), progress)?;
+    let mut setup = setup::setup_with_config(session, path, opts, config)?;
     setup.settings.config_notice = notice;
-    let at = cli::request_index(&setup.session, opts.at.as_deref());
+    let at = setup::request_index(&setup.session, opts.at.as_deref());
     Ok((setup, at))
 }
 
@@ -199,7 +199,7 @@ pub fn demo_app(dir: &Path) -> Result<App, UsageError> {
         trigger: Some(3),
         ..Default::default()
     };
-    let mut app = App::session(cli::setup(&path, &opts)?);
+    let mut app = App::session(setup::setup(&path, &opts)?);
     if let Some(v) = app.view_mut() {
         demo::apply(v, 0);
     }
@@ -219,7 +219,7 @@ pub fn run(path: Option<&Path>, opts: &Opts, mouse: bool) -> Result<(), UsageErr
             let sessions = crate::load::list_sessions(p)
                 .map_err(|e| UsageError::Message(format!("{}: {e}", p.display())))?;
             if sessions.is_empty() {
-                return Err(cli::directory_error(p));
+                return Err(setup::directory_error(p));
             }
             (App::picker(p.display().to_string(), sessions), None)
         }

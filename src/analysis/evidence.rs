@@ -1,0 +1,202 @@
+//! The transcript's evidence (SPEC §10) beside the plans: what a boundary
+//! record's writer implies was cleared, and the evidence report.
+
+use super::*;
+
+/// What the plans a `microcompact_boundary`'s writer implies newly cleared where
+/// the record belongs (SPEC §10): `cached` records against the `count` plan,
+/// `budget` records against the `budget` plan (on the compaction's summarizing
+/// request for a record before a `compact_boundary`), each run with the other
+/// options given and evaluated once over the whole timeline when a record first
+/// asks. Where there is nothing to simulate on, it answers None.
+pub struct Simulator<'a> {
+    setup: &'a Setup,
+    count: Option<Vec<Vec<String>>>,
+    budget: Option<Vec<Vec<String>>>,
+}
+
+impl<'a> Simulator<'a> {
+    pub fn new(setup: &'a Setup) -> Simulator<'a> {
+        Simulator {
+            setup,
+            count: None,
+            budget: None,
+        }
+    }
+
+    pub fn simulate(&mut self, writer: Writer, at: SimAt) -> Option<Vec<String>> {
+        let setup = self.setup;
+        match (writer, at) {
+            (Writer::Cached, SimAt::Request(k)) => {
+                let count = self
+                    .count
+                    .get_or_insert_with(|| newly_cleared_by(setup, PlanKind::Count));
+                count.get(k.checked_sub(1)?).cloned()
+            }
+            (Writer::Cached, SimAt::BeforeCompaction(_)) => None,
+            (Writer::Budget, SimAt::Request(k)) => {
+                let budget = self
+                    .budget
+                    .get_or_insert_with(|| newly_cleared_by(setup, PlanKind::Budget));
+                budget.get(k.checked_sub(1)?).cloned()
+            }
+            (Writer::Budget, SimAt::BeforeCompaction(k)) => budget_before_compaction(setup, k),
+        }
+    }
+}
+
+/// The plan `kind` (with the other options given; budget runs by rewrite) at
+/// every request: the ids it newly clears (index k − 1).
+fn newly_cleared_by(setup: &Setup, kind: PlanKind) -> Vec<Vec<String>> {
+    let s = &setup.session;
+    let mut engine = Engine::new(
+        s,
+        simulated(setup, kind),
+        setup.protector(),
+        setup.last_request(),
+    )
+    .without_reasons();
+    std::iter::from_fn(|| engine.step())
+        .map(|st| ids_of(s, &st.newly_cleared))
+        .collect()
+}
+
+fn simulated(setup: &Setup, kind: PlanKind) -> Policy {
+    let mut policy = setup.policy.clone();
+    policy.kind = kind;
+    if kind == PlanKind::Budget {
+        policy.delivery = Delivery::Rewrite;
+    }
+    policy
+}
+
+fn ids_of(s: &Session, results: &[usize]) -> Vec<String> {
+    results.iter().map(|&r| s.results[r].id.clone()).collect()
+}
+
+/// The budget plan on the compaction's summarizing request: the view of the
+/// request before the `compact_boundary` that precedes request `k`, grown to the
+/// boundary (its last response and any results after it).
+fn budget_before_compaction(setup: &Setup, k: usize) -> Option<Vec<String>> {
+    let s = &setup.session;
+    let after = s.request(k)?;
+    let before = s.request(k.checked_sub(1)?)?;
+    if before.segment == after.segment {
+        return None;
+    }
+    // The boundary lies right before the first message of k's view.
+    let end = s
+        .messages
+        .iter()
+        .position(|m| m.segment == after.segment)
+        .unwrap_or(after.view_start);
+    let summarizing = Request {
+        index: before.index,
+        response: None,
+        end,
+        send: None,
+        ..before.clone()
+    };
+    let mut engine = Engine::new(
+        s,
+        simulated(setup, PlanKind::Budget),
+        setup.protector(),
+        before.index,
+    )
+    .without_reasons();
+    engine.run_to(before.index)?;
+    let step = engine.step_virtual(&summarizing);
+    Some(ids_of(s, &step.newly_cleared))
+}
+
+/// The session's evidence (SPEC §10) without the selected plan's part: the
+/// boundary comparisons are made; `plan_rewrite` is added by the caller, who
+/// knows the plan's prefix breaks.
+pub fn evidence(setup: &Setup) -> SessionEvidence {
+    let mut sim = Simulator::new(setup);
+    crate::evidence::collect(&setup.session, &mut |w, at| sim.simulate(w, at))
+}
+
+/// Request K's evidence beside its plan: `plan_rewrite` from the plan's own
+/// prefix break (None for a session without requests).
+pub fn evidence_at(setup: &Setup, plan: &PlanAt) -> Option<crate::evidence::RequestEvidence> {
+    let mut ev = evidence(setup)
+        .requests
+        .get(plan.request.index.checked_sub(1)?)?
+        .clone();
+    let brk = || plan.cache.prefix_broken_at_message.is_some();
+    beside_plan(setup, &mut ev, &plan.request, &plan.step, brk);
+    Some(ev)
+}
+
+/// Sets a request's evidence beside the selected plan's step there (SPEC §10):
+/// `plan_rewrite` when its wire broke the prefix by rewriting (`brk`, asked
+/// only where a break was observed), and a
+/// `budget` firing without a record (silent at a turn start, else shown as a
+/// record with `writer: null`).
+pub fn beside_plan(
+    setup: &Setup,
+    ev: &mut crate::evidence::RequestEvidence,
+    req: &Request,
+    st: &Step,
+    brk: impl FnOnce() -> bool,
+) {
+    if let Some(b) = ev.observed_break.take() {
+        let brk = matches!(setup.policy.delivery, Delivery::Rewrite | Delivery::Server) && brk();
+        ev.observed_break = Some(b.with_plan_rewrite(brk));
+    }
+    if st.fired && st.kind == Some(PlanKind::Budget) {
+        ev.budget_fired(req.begins_turn, ids_of(&setup.session, &st.newly_cleared));
+    }
+}
+
+/// Evidence with the selected plan beside it, for `mcscope evidence`.
+#[derive(Debug, Clone)]
+pub struct EvidenceReport {
+    pub evidence: SessionEvidence,
+    /// The selected plan's newly cleared ids at each request that holds a record.
+    pub selected_newly: std::collections::BTreeMap<usize, Vec<String>>,
+}
+
+/// The session's evidence with `plan_rewrite` from the selected plan (one pass
+/// of its timeline, made only when a break or a record needs it).
+pub fn evidence_report(setup: &Setup, forced_at: usize) -> EvidenceReport {
+    let s = &setup.session;
+    let mut ev = evidence(setup);
+    let mut selected_newly = std::collections::BTreeMap::new();
+    let may_budget = matches!(setup.policy.kind, PlanKind::Budget)
+        || (setup.policy.kind == PlanKind::Auto && setup.policy.preset == Harness::Claude);
+    let needed = may_budget
+        || ev
+            .requests
+            .iter()
+            .any(|r| r.observed_break.is_some() || r.microcompact.is_some());
+    if needed {
+        let mut prev: Option<Step> = None;
+        for st in timeline_steps(setup, forced_at) {
+            let k = st.index;
+            let req = &s.requests[k - 1];
+            let r = &mut ev.requests[k - 1];
+            let before = prev
+                .as_ref()
+                .filter(|p| s.requests[p.index - 1].segment == req.segment)
+                .map_or(Wired::NONE, Step::wired);
+            let brk = || prefix_break(s, req, before, st.wired()).is_some();
+            beside_plan(setup, r, req, &st, brk);
+            if r.microcompact.is_some() {
+                selected_newly.insert(
+                    k,
+                    st.newly_cleared
+                        .iter()
+                        .map(|&i| s.results[i].id.clone())
+                        .collect(),
+                );
+            }
+            prev = Some(st);
+        }
+    }
+    EvidenceReport {
+        evidence: ev,
+        selected_newly,
+    }
+}

@@ -1,0 +1,394 @@
+//! The questions both the CLI and the TUI ask of a session: the plan at a request,
+//! the timeline, the fate of one result, the wire of a request. Plain functions.
+//! Here: the setup, the plan at a request, the timeline, explain; `wired` the
+//! wire of a request from its plan, `evidence` the transcript's evidence beside
+//! the plans.
+
+mod evidence;
+mod wired;
+
+pub use evidence::{
+    EvidenceReport, Simulator, beside_plan, evidence, evidence_at, evidence_report,
+};
+pub use wired::{WireInputs, Wired, plan_and_inputs, prefix_break};
+
+use crate::evidence::{SessionEvidence, SimAt, Writer};
+use crate::policy::engine::{Candidate, EditBlock, Engine, Status, Step};
+use crate::policy::protect::{PathMap, Protector, RootKind};
+use crate::policy::{Delivery, PlanKind, Policy};
+use crate::session::{Harness, Request, Session};
+use crate::wire::{self, Clearings, Side};
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+/// A loaded session with the parameters to plan it with. Cloning shares the
+/// session (a background job can plan it while the TUI goes on).
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub session: std::sync::Arc<Session>,
+    pub policy: Policy,
+    pub roots: Vec<(RootKind, PathBuf)>,
+    pub path_map: PathMap,
+    /// Where each setting came from, and the configuration file's other keys.
+    pub settings: crate::config::Settings,
+}
+
+impl Setup {
+    pub fn protector(&self) -> Protector {
+        Protector::new(&self.roots, self.path_map.clone())
+    }
+
+    /// An engine whose `forced` plan acts at request `k`.
+    pub fn engine(&self, k: usize) -> Engine<'_> {
+        Engine::new(&self.session, self.policy.clone(), self.protector(), k)
+    }
+
+    /// An engine for request `k` that starts at the first request of k's view:
+    /// nothing planned before a compaction boundary carries over it, so the
+    /// requests before it need not be evaluated.
+    pub fn engine_for(&self, k: usize) -> Engine<'_> {
+        let s = &self.session;
+        let segment = s.request(k).map(|r| r.segment);
+        let mut first = s.requests.partition_point(|r| Some(r.segment) < segment) + 1;
+        // Claude's clearings (but count's and budget's) all lapse at a request
+        // that begins a turn: the last such request before k is as good a start
+        // (k - 1 is still evaluated, for the cache-break comparison).
+        let all_lapse = match self.policy.kind {
+            PlanKind::Count | PlanKind::Budget => false,
+            // auto runs budget by version: one version string is read once.
+            PlanKind::Auto => {
+                let mut last: Option<(Option<&str>, bool)> = None;
+                s.requests[first - 1..k.min(s.requests.len())]
+                    .iter()
+                    .all(|r| match last {
+                        Some((v, lapses)) if v == r.version.as_deref() => lapses,
+                        _ => {
+                            let lapses =
+                                self.policy.kind_at(r, r.gap_minutes) != Some(PlanKind::Budget);
+                            last = Some((r.version.as_deref(), lapses));
+                            lapses
+                        }
+                    })
+            }
+            _ => true,
+        };
+        if self.policy.preset == crate::session::Harness::Claude
+            && all_lapse
+            && let Some(turn) = (first..k).rev().find(|&i| s.requests[i - 1].begins_turn)
+        {
+            first = turn;
+        }
+        // Qwen's hook checkpoint outlives a compression within a process: start
+        // where it is known, at a prompt (which sets it) or where the process began.
+        if self.policy.preset == crate::session::Harness::Qwen {
+            let process = |i: usize| s.requests[i - 1].send.as_ref().map(|x| x.process);
+            while first > 1
+                && process(first - 1) == process(first)
+                && s.requests[first - 1].send.as_ref().map(|x| x.kind)
+                    != Some(crate::session::SendKind::UserQuery)
+            {
+                first -= 1;
+            }
+        }
+        self.engine(k).starting_at(first).reasons_at(k)
+    }
+
+    /// The plan kinds in force over the session's requests (what `auto` chose at
+    /// each, or the kind asked for), each once, in `PlanKind::ALL` order.
+    pub fn kinds_chosen(&self) -> Vec<PlanKind> {
+        if self.policy.kind != PlanKind::Auto {
+            return vec![self.policy.kind];
+        }
+        let mut seen = [false; PlanKind::ALL.len()];
+        for r in &self.session.requests {
+            if let Some(k) = self.policy.kind_at(r, r.gap_minutes) {
+                seen[PlanKind::ALL.iter().position(|&x| x == k).unwrap_or(0)] = true;
+            }
+        }
+        PlanKind::ALL
+            .into_iter()
+            .zip(seen)
+            .filter_map(|(k, on)| on.then_some(k))
+            .collect()
+    }
+
+    pub fn last_request(&self) -> usize {
+        self.session.requests.len()
+    }
+}
+
+/// Cache effects of a request's wire (SPEC §6).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CacheEffect {
+    /// `rewrite`: the first message whose content differs from what the previous
+    /// request sent for it (where the cached prefix stops matching).
+    pub prefix_broken_at_message: Option<usize>,
+    pub tokens_after_break: u64,
+    /// `cache-edits`: the ids deleted by this request's new block.
+    pub cache_edits_deleted: Vec<String>,
+}
+
+/// The plan at one request, with everything the report shows.
+#[derive(Debug, Clone)]
+pub struct PlanAt {
+    pub request: Request,
+    pub step: Step,
+    pub candidates: Vec<Candidate>,
+    pub cache: CacheEffect,
+    pub evicted_read_paths: Vec<String>,
+    pub unresolved_evicted_reads: usize,
+    /// Qwen media entries of the request, in message order (SPEC §5 media).
+    pub media: Vec<MediaEntry>,
+    /// Memory bodies evicted by newly cleared `search_memory` results (SPEC §3).
+    pub evicted_memory_bodies: Vec<(String, serde_json::Value)>,
+}
+
+/// A media entry of a Qwen request: a top-level media part, or a result of a
+/// tool that is not compactable with media nested in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MediaEntry {
+    /// Place in the wire's message list, and among the message's parts.
+    pub message_index: usize,
+    pub part_index: usize,
+    /// `media` or `nested`.
+    pub list: &'static str,
+    pub tool_use_id: Option<String>,
+    pub mime: String,
+    pub cleared: bool,
+}
+
+impl PlanAt {
+    /// The plan of a session without requests: nothing to send, nothing cleared.
+    pub fn empty() -> PlanAt {
+        PlanAt {
+            request: Request {
+                index: 0,
+                response: None,
+                view_start: 0,
+                end: 0,
+                segment: 0,
+                at: None,
+                now_ms: None,
+                gap_minutes: None,
+                begins_turn: true,
+                send: None,
+                version: None,
+            },
+            step: Step {
+                index: 0,
+                kind: None,
+                fired: false,
+                trigger: None,
+                newly_cleared: Vec::new(),
+                cleared: Vec::new(),
+                media_in_wire: Vec::new(),
+                tokens_saved: 0,
+                chars_before: 0,
+                chars_after: 0,
+                target_chars: None,
+                media_cleared: 0,
+                media_kept: 0,
+                gap_minutes: None,
+                pre_tokens: None,
+                note: "the session has no requests".into(),
+                api: None,
+            },
+            candidates: Vec::new(),
+            cache: CacheEffect::default(),
+            evicted_read_paths: Vec::new(),
+            unresolved_evicted_reads: 0,
+            media: Vec::new(),
+            evicted_memory_bodies: Vec::new(),
+        }
+    }
+
+    pub fn ids_with(&self, s: &Session, status: Status) -> Vec<String> {
+        self.candidates
+            .iter()
+            .filter(|c| c.status == status)
+            .map(|c| s.results[c.result].id.clone())
+            .collect()
+    }
+}
+
+/// The media entries of a request under the qwen preset, in message order.
+fn media_entries(
+    setup: &Setup,
+    engine: &Engine<'_>,
+    req: &Request,
+    candidates: &[Candidate],
+) -> Vec<MediaEntry> {
+    let s = &setup.session;
+    if setup.policy.preset != Harness::Qwen {
+        return Vec::new();
+    }
+    let top = s.media_in(req.view_start, req.end).map(|m| MediaEntry {
+        message_index: s.media[m].msg - req.view_start,
+        part_index: s.media[m].part,
+        list: "media",
+        tool_use_id: None,
+        mime: s.media[m].mime.clone(),
+        cleared: engine.media_is_cleared(m),
+    });
+    let nested = candidates
+        .iter()
+        .filter(|c| !c.compactable && s.results[c.result].media > 0)
+        .map(|c| {
+            let r = &s.results[c.result];
+            MediaEntry {
+                message_index: r.msg - req.view_start,
+                part_index: r.part,
+                list: "nested",
+                tool_use_id: Some(r.id.clone()),
+                mime: r.media_mime.clone().unwrap_or_default(),
+                cleared: engine.is_stripped(c.result),
+            }
+        });
+    let mut all: Vec<MediaEntry> = top.chain(nested).collect();
+    all.sort_by_key(|e| (e.message_index, e.part_index));
+    all
+}
+
+/// The `{memoryRef, mtimeMs}` bodies that newly cleared memory-search results
+/// carried, minus those a result still in the wire covers (SPEC §3).
+fn evicted_memory_bodies(
+    setup: &Setup,
+    candidates: &[Candidate],
+    newly: &HashSet<usize>,
+) -> Vec<(String, serde_json::Value)> {
+    let s = &setup.session;
+    let Some(tool) = setup.policy.preset.rules().memory_search_tool else {
+        return Vec::new();
+    };
+    let searches = || {
+        candidates
+            .iter()
+            .filter(move |c| c.tool.as_deref() == Some(tool))
+    };
+    let covered: Vec<&(String, serde_json::Value)> = searches()
+        .filter(|c| c.status != Status::Cleared && !s.results[c.result].already_cleared)
+        .flat_map(|c| &s.results[c.result].memory_bodies)
+        .collect();
+    let mut out: Vec<(String, serde_json::Value)> = Vec::new();
+    for c in searches().filter(|c| newly.contains(&c.result)) {
+        for b in &s.results[c.result].memory_bodies {
+            if !covered.contains(&b) && !out.contains(b) {
+                out.push(b.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The plan at request `k` (1-based; `forced` acts there).
+pub fn plan_at(setup: &Setup, k: usize) -> std::io::Result<PlanAt> {
+    if k == 0 {
+        return Ok(PlanAt::empty());
+    }
+    let (mut plan, inputs) = plan_and_inputs(setup, k)?;
+    if plan.cache.prefix_broken_at_message.is_some() {
+        let body = inputs.body(&setup.session, Side::Wire)?;
+        plan.fill_tokens(&body);
+    }
+    Ok(plan)
+}
+
+impl PlanAt {
+    /// `tokens_after_break` from the wire body of this request: the one part of
+    /// a plan that needs the records read back (the TUI does it off its thread).
+    pub fn fill_tokens(&mut self, wire_body: &serde_json::Value) {
+        if let Some(at) = self.cache.prefix_broken_at_message {
+            self.cache.tokens_after_break = wire::tokens_from(wire_body, at);
+        }
+    }
+}
+
+/// One step per request; `forced` acts at request `forced_at`.
+pub fn timeline(setup: &Setup, forced_at: usize) -> Vec<Step> {
+    timeline_steps(setup, forced_at).collect()
+}
+
+/// The timeline's steps one at a time (no reasons in words: it prints none).
+pub fn timeline_steps(setup: &Setup, forced_at: usize) -> impl Iterator<Item = Step> + '_ {
+    let mut engine = setup.engine(forced_at).without_reasons();
+    std::iter::from_fn(move || engine.step())
+}
+
+/// Whether a plan fired at each request, and nothing else: each step carries the
+/// state only, so this costs little more than the clearings themselves.
+pub fn fired_marks(setup: &Setup, forced_at: usize) -> impl Iterator<Item = bool> + '_ {
+    let mut engine = setup.engine(forced_at).only_fired();
+    std::iter::from_fn(move || engine.step().map(|s| s.fired))
+}
+
+/// The fate of the result(s) with one id at every request whose view holds it.
+#[derive(Debug, Clone)]
+pub struct Explain {
+    pub tool_use_id: String,
+    pub tool: Option<String>,
+    pub path: Option<String>,
+    pub first_cleared_at: Option<usize>,
+    pub rows: Vec<ExplainRow>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ExplainRow {
+    pub index: usize,
+    pub status: Status,
+    pub reason: String,
+}
+
+pub fn explain(setup: &Setup, id: &str, forced_at: usize) -> Option<Explain> {
+    let s = &setup.session;
+    if !s.results.iter().any(|r| r.id == id) {
+        return None;
+    }
+    let mut engine = setup.engine(forced_at);
+    let mut out = Explain {
+        tool_use_id: id.to_string(),
+        tool: None,
+        path: None,
+        first_cleared_at: None,
+        rows: Vec::new(),
+    };
+    while let Some(step) = engine.step() {
+        let Some(c) = engine
+            .candidates()
+            .iter()
+            .find(|c| s.results[c.result].id == id)
+        else {
+            continue;
+        };
+        out.tool = out.tool.take().or(c.tool.clone());
+        out.path = out.path.take().or(c.path.clone()).or(c.summary.clone());
+        if c.status == Status::Cleared && out.first_cleared_at.is_none() {
+            out.first_cleared_at = Some(step.index);
+        }
+        // The api preset: the request's edits, simulated beside the record.
+        let reason = match &step.api {
+            Some(_) => format!(
+                "{} [edits here: {}]",
+                c.reason,
+                crate::evidence::api::cell(s, &step)
+            ),
+            None => c.reason.clone(),
+        };
+        out.rows.push(ExplainRow {
+            index: step.index,
+            status: c.status,
+            reason,
+        });
+    }
+    Some(out)
+}
+
+/// The body of request `k` as sent (`Side::Wire`) or as recorded (`Side::Local`).
+pub fn wire_at(setup: &Setup, k: usize, side: Side) -> std::io::Result<serde_json::Value> {
+    if k == 0 {
+        return WireInputs::empty(setup.policy.delivery).body(&setup.session, side);
+    }
+    let mut engine = setup.engine_for(k);
+    engine.run_to(k);
+    let request = &setup.session.requests[k - 1];
+    WireInputs::of(setup, &engine, request).body(&setup.session, side)
+}

@@ -1,0 +1,258 @@
+//! `mcscope compare`: its flags (each setting a comma-separated list) and the
+//! run that sets up every session, compares and prints.
+
+use super::{Opts, OutputFormat, PresetArg, UsageError, cache_ttl, setup_from};
+use crate::policy::{Delivery, PlanKind};
+use crate::session::Session;
+use clap::{Args, ValueEnum};
+use std::path::{Path, PathBuf};
+
+fn err(msg: impl Into<String>) -> UsageError {
+    UsageError::Message(msg.into())
+}
+
+/// `compare --format`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CompareFormat {
+    #[default]
+    Text,
+    Json,
+    Html,
+}
+
+/// `mcscope compare PATH`: the setting flags take comma-separated lists.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CompareArgs {
+    pub path: PathBuf,
+    /// Plan kinds, e.g. idle,size,count (default: the SPEC §9 grid).
+    #[arg(long, value_name = "KIND,…")]
+    pub policy: Option<String>,
+    #[arg(long, value_name = "N,…")]
+    pub keep_recent: Option<String>,
+    #[arg(long, value_name = "M,…", allow_hyphen_values = true)]
+    pub gap_minutes: Option<String>,
+    #[arg(long, value_name = "C,…", allow_hyphen_values = true)]
+    pub size_threshold: Option<String>,
+    #[arg(long, value_name = "N,…")]
+    pub trigger: Option<String>,
+    #[arg(long, value_name = "rewrite|cache-edits,…")]
+    pub delivery: Option<String>,
+    #[arg(long, value_enum)]
+    pub preset: Option<PresetArg>,
+    /// api preset: trigger values of the first clear_tool_uses edit, e.g.
+    /// 50000,100000,150000 (implies --preset api; the grid is the cross product
+    /// with --api-keep).
+    #[arg(long, value_name = "N,…")]
+    pub api_trigger: Option<String>,
+    /// api preset: keep values of the first clear_tool_uses edit, e.g. 3,5,10.
+    #[arg(long, value_name = "N,…")]
+    pub api_keep: Option<String>,
+    /// api preset: the edits each setting starts from (as plan's --api-edit).
+    #[arg(long = "api-edit", value_name = "JSON")]
+    pub api_edit: Vec<String>,
+    #[arg(long)]
+    pub no_low_watermark: bool,
+    #[arg(long, value_name = "N")]
+    pub budget_tokens: Option<u64>,
+    #[arg(long, value_name = "N")]
+    pub budget_min_saving: Option<u64>,
+    #[arg(long = "budget-warning", value_name = "N")]
+    pub budget_warning: Option<u64>,
+    #[arg(long, overrides_with = "no_protect")]
+    pub protect: bool,
+    #[arg(long, overrides_with = "protect")]
+    pub no_protect: bool,
+    #[arg(long, overrides_with = "no_clear_errors")]
+    pub clear_errors: bool,
+    #[arg(long, overrides_with = "clear_errors")]
+    pub no_clear_errors: bool,
+    #[arg(long, value_name = "KIND=DIR")]
+    pub memory_root: Vec<String>,
+    #[arg(long, value_name = "FROM=TO")]
+    pub path_map: Vec<String>,
+    #[arg(long, value_name = "auto|5m|1h", value_parser = ["auto", "5m", "1h"])]
+    pub cache_ttl: Option<String>,
+    /// USD per million input tokens (overrides the price table's row).
+    #[arg(long, value_name = "USD")]
+    pub price_input: Option<f64>,
+    #[arg(long = "price-write-5m", value_name = "USD")]
+    pub price_write_5m: Option<f64>,
+    #[arg(long = "price-write-1h", value_name = "USD")]
+    pub price_write_1h: Option<f64>,
+    #[arg(long, value_name = "USD")]
+    pub price_read: Option<f64>,
+    /// html: one self-contained page (the table, and for one session the chart
+    /// of recorded vs simulated context per request).
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
+    /// Write the output to FILE instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// No progress bar and no notes on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl CompareArgs {
+    /// The options every compared session is set up with (no lists).
+    fn opts(&self) -> Opts {
+        let api_lists = self.api_trigger.is_some() || self.api_keep.is_some();
+        Opts {
+            preset: if api_lists {
+                Some(PresetArg::Api)
+            } else {
+                self.preset
+            },
+            api_edit: self.api_edit.clone(),
+            no_low_watermark: self.no_low_watermark,
+            budget_tokens: self.budget_tokens,
+            budget_min_saving: self.budget_min_saving,
+            budget_warning: self.budget_warning,
+            protect: self.protect,
+            no_protect: self.no_protect,
+            clear_errors: self.clear_errors,
+            no_clear_errors: self.no_clear_errors,
+            memory_root: self.memory_root.clone(),
+            path_map: self.path_map.clone(),
+            cache_ttl: self.cache_ttl.clone(),
+            format: match self.format {
+                CompareFormat::Json => OutputFormat::Json,
+                CompareFormat::Text | CompareFormat::Html => OutputFormat::Text,
+            },
+            ..Default::default()
+        }
+    }
+
+    fn lists(&self) -> Result<crate::compare::Lists, UsageError> {
+        use crate::compare::parse_list;
+        fn list<T>(
+            flag: &str,
+            v: &Option<String>,
+            one: impl Fn(&str) -> Option<T>,
+        ) -> Result<Option<Vec<T>>, UsageError> {
+            v.as_deref()
+                .map(|t| parse_list(flag, t, one))
+                .transpose()
+                .map_err(UsageError::Message)
+        }
+        Ok(crate::compare::Lists {
+            policy: list("policy", &self.policy, PlanKind::parse)?,
+            keep_recent: list("keep-recent", &self.keep_recent, |x| x.parse().ok())?,
+            gap_minutes: list("gap-minutes", &self.gap_minutes, |x| x.parse().ok())?,
+            size_threshold: list("size-threshold", &self.size_threshold, |x| x.parse().ok())?,
+            trigger: list("trigger", &self.trigger, |x| x.parse().ok())?,
+            delivery: list("delivery", &self.delivery, Delivery::parse)?,
+            api_trigger: list("api-trigger", &self.api_trigger, |x| x.parse().ok())?,
+            api_keep: list("api-keep", &self.api_keep, |x| x.parse().ok())?,
+        })
+    }
+}
+
+/// `mcscope compare`: the comparison printed as text or JSON; a progress bar on
+/// stderr when it runs longer than half a second on a terminal.
+pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
+    use crate::compare;
+    use std::io::IsTerminal;
+    let lists = args.lists()?;
+    let opts = args.opts();
+    let folder = args.path.is_dir();
+    if let Some(out) = &args.output
+        && std::fs::canonicalize(out).ok() == std::fs::canonicalize(&args.path).ok()
+        && out.exists()
+    {
+        return Err(err(format!(
+            "{}: -o names the session itself; give another file",
+            out.display()
+        )));
+    }
+    let files = if folder {
+        compare::session_files(&args.path)
+            .map_err(|e| err(format!("{}: {e}", args.path.display())))?
+    } else {
+        vec![args.path.clone()]
+    };
+    let cache_ttl = match &args.cache_ttl {
+        Some(_) => cache_ttl(&args.path, &opts)?,
+        None if folder => crate::totals::CacheTtl::Auto,
+        None => cache_ttl(&args.path, &opts)?,
+    };
+    let setup = |s: Session, p: &Path| setup_from(s, p, &opts).map_err(|e| e.to_string());
+    let started = std::time::Instant::now();
+    let bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
+    let show = !args.quiet && std::io::stderr().is_terminal();
+    let progress = |done: u64, total: u64| {
+        if !show || started.elapsed() < std::time::Duration::from_millis(500) {
+            return;
+        }
+        let b = bar.get_or_init(|| {
+            let b = indicatif::ProgressBar::new(total);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "comparing {bar:30} {percent:>3}% {elapsed} (eta {eta})",
+            ) {
+                b.set_style(style);
+            }
+            b
+        });
+        b.set_position(done.min(total));
+    };
+    let req = compare::Request {
+        lists: &lists,
+        cache_ttl,
+        prices: crate::prices::PriceFlags {
+            input: args.price_input,
+            write_5m: args.price_write_5m,
+            write_1h: args.price_write_1h,
+            read: args.price_read,
+        },
+        setup: &setup,
+        progress: &progress,
+    };
+    // The HTML page of one session charts it: loaded once for the rows and the chart.
+    let mut charts = None;
+    let result = if args.format == CompareFormat::Html && !folder {
+        crate::load::load(&args.path, None)
+            .map_err(|e| e.to_string())
+            .and_then(|s| setup(s, &args.path))
+            .and_then(|one| {
+                let c = compare::compare_loaded(&one, &req, None)?;
+                charts = Some(crate::compare_html::charts(&one, &c)?);
+                Ok(c)
+            })
+    } else {
+        compare::compare(&files, folder, &req)
+    };
+    if let Some(b) = bar.get() {
+        b.finish_and_clear();
+    }
+    let c = result.map_err(UsageError::Message)?;
+    if !args.quiet {
+        for (p, why) in &c.skipped {
+            eprintln!("mcscope: skipped {p}: {why}");
+        }
+    }
+    if folder && c.sessions.is_empty() {
+        return Err(err(format!(
+            "{}: no main-thread session with requests under this folder",
+            args.path.display()
+        )));
+    }
+    let out = match args.format {
+        CompareFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&compare::json(&c)).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        CompareFormat::Text => compare::text(&c),
+        CompareFormat::Html => crate::compare_html::html(&c, charts.as_ref()),
+    };
+    match &args.output {
+        Some(file) => {
+            std::fs::write(file, out).map_err(|e| err(format!("{}: {e}", file.display())))?;
+            if !args.quiet {
+                eprintln!("mcscope: wrote {}", file.display());
+            }
+            Ok(String::new())
+        }
+        None => Ok(out),
+    }
+}

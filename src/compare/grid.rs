@@ -1,0 +1,284 @@
+//! The grid of settings a comparison runs: the command line's lists, and the
+//! cross product of what each plan kind reads.
+
+use super::*;
+
+/// The comma-separated lists of the command line; None: not given.
+#[derive(Debug, Clone, Default)]
+pub struct Lists {
+    pub policy: Option<Vec<PlanKind>>,
+    pub keep_recent: Option<Vec<u32>>,
+    pub gap_minutes: Option<Vec<f64>>,
+    pub size_threshold: Option<Vec<i64>>,
+    pub trigger: Option<Vec<u32>>,
+    pub delivery: Option<Vec<Delivery>>,
+    /// The api preset (SPEC §11): the first clear_tool_uses edit's trigger
+    /// value and keep value.
+    pub api_trigger: Option<Vec<u64>>,
+    pub api_keep: Option<Vec<u64>>,
+}
+
+impl Lists {
+    fn any(&self) -> bool {
+        self.api_trigger.is_some()
+            || self.api_keep.is_some()
+            || self.policy.is_some()
+            || self.keep_recent.is_some()
+            || self.gap_minutes.is_some()
+            || self.size_threshold.is_some()
+            || self.trigger.is_some()
+            || self.delivery.is_some()
+    }
+}
+
+/// Parses `a,b,c` with `one`; a bad item names itself.
+pub fn parse_list<T>(
+    flag: &str,
+    text: &str,
+    one: impl Fn(&str) -> Option<T>,
+) -> Result<Vec<T>, String> {
+    text.split(',')
+        .map(str::trim)
+        .map(|x| one(x).ok_or_else(|| format!("--{flag} {text:?}: cannot read {x:?}")))
+        .collect()
+}
+
+/// One setting of the grid: the parameters it sets (None: the session's own).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    pub preset: Harness,
+    pub kind: PlanKind,
+    pub keep_recent: Option<u32>,
+    pub gap_minutes: Option<f64>,
+    pub size_threshold: Option<i64>,
+    pub trigger: Option<u32>,
+    pub delivery: Delivery,
+    /// The api preset's first clear_tool_uses edit: trigger value, keep value.
+    pub api_trigger: Option<u64>,
+    pub api_keep: Option<u64>,
+}
+
+/// Which list parameters a kind reads: keep, gap, size, trigger.
+fn uses(kind: PlanKind) -> (bool, bool, bool, bool) {
+    match kind {
+        PlanKind::Idle => (true, true, false, false),
+        PlanKind::Size => (true, false, true, false),
+        PlanKind::Count => (true, false, false, true),
+        PlanKind::Forced => (true, false, false, false),
+        PlanKind::Auto => (true, true, true, false),
+        PlanKind::Budget | PlanKind::Api => (false, false, false, false),
+    }
+}
+
+/// The setting grid for sessions of `preset` (SPEC §9): the default grid when no
+/// list is given; otherwise the cross product of the lists, a kind multiplied
+/// only by the parameters it reads (a parameter without a list keeps the
+/// session's value). Settings a preset cannot run (cache-edits on qwen, budget
+/// off rewrite) are left out.
+pub fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
+    let claude = preset == Harness::Claude;
+    if lists.api_trigger.is_some() || lists.api_keep.is_some() {
+        return if claude { api_grid(lists) } else { Vec::new() };
+    }
+    let default = !lists.any();
+    let kinds: Vec<PlanKind> = match &lists.policy {
+        Some(k) => k.clone(),
+        None if claude => vec![PlanKind::Idle, PlanKind::Size, PlanKind::Count],
+        None => vec![PlanKind::Idle, PlanKind::Size],
+    };
+    let opt = |v: &Option<Vec<u32>>| -> Vec<Option<u32>> {
+        v.as_ref()
+            .map_or(vec![None], |v| v.iter().copied().map(Some).collect())
+    };
+    let mut out = Vec::new();
+    for kind in kinds {
+        if kind == PlanKind::Count && !claude && default {
+            continue;
+        }
+        let (uk, ug, us, ut) = uses(kind);
+        let keeps: Vec<Option<u32>> = match (default, kind) {
+            (true, PlanKind::Idle) => [1, 2, 3, 5, 8, 10, 15, 20].map(Some).to_vec(),
+            (true, PlanKind::Size) => vec![Some(5)],
+            (true, PlanKind::Count) => [2, 5, 10].map(Some).to_vec(),
+            _ if uk => opt(&lists.keep_recent),
+            _ => vec![None],
+        };
+        let gaps: Vec<Option<f64>> = match (default, ug) {
+            (true, true) => [5.0, 10.0, 15.0, 30.0, 45.0, 60.0, 90.0, 120.0]
+                .map(Some)
+                .to_vec(),
+            (false, true) => lists
+                .gap_minutes
+                .as_ref()
+                .map_or(vec![None], |v| v.iter().copied().map(Some).collect()),
+            _ => vec![None],
+        };
+        let sizes: Vec<Option<i64>> = match (default, us) {
+            (true, true) => [100_000, 200_000, 300_000, 500_000, 800_000]
+                .map(Some)
+                .to_vec(),
+            (false, true) => lists
+                .size_threshold
+                .as_ref()
+                .map_or(vec![None], |v| v.iter().copied().map(Some).collect()),
+            _ => vec![None],
+        };
+        let triggers: Vec<Option<u32>> = match (default, ut) {
+            (true, true) => [5, 10, 20, 40].map(Some).to_vec(),
+            (false, true) => opt(&lists.trigger),
+            _ => vec![None],
+        };
+        let deliveries: Vec<Delivery> = match &lists.delivery {
+            Some(d) => d.clone(),
+            None if kind == PlanKind::Count && claude => {
+                vec![Delivery::Rewrite, Delivery::CacheEdits]
+            }
+            None => vec![Delivery::Rewrite],
+        };
+        for &delivery in &deliveries {
+            if delivery == Delivery::CacheEdits && !claude {
+                continue;
+            }
+            if kind == PlanKind::Budget && (delivery != Delivery::Rewrite || !claude) {
+                continue;
+            }
+            for &keep_recent in &keeps {
+                for &gap_minutes in &gaps {
+                    for &size_threshold in &sizes {
+                        for &trigger in &triggers {
+                            out.push(Params {
+                                preset,
+                                kind,
+                                keep_recent,
+                                gap_minutes,
+                                size_threshold,
+                                trigger,
+                                delivery,
+                                api_trigger: None,
+                                api_keep: None,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The api preset's grid: its trigger values × its keep values (a list not
+/// given keeps the session's edit), each run on the claude-shaped sessions.
+fn api_grid(lists: &Lists) -> Vec<Params> {
+    let opt = |v: &Option<Vec<u64>>| -> Vec<Option<u64>> {
+        v.as_ref()
+            .map_or(vec![None], |v| v.iter().copied().map(Some).collect())
+    };
+    let mut out = Vec::new();
+    for api_trigger in opt(&lists.api_trigger) {
+        for api_keep in opt(&lists.api_keep) {
+            out.push(Params {
+                preset: Harness::Claude,
+                kind: PlanKind::Api,
+                keep_recent: None,
+                gap_minutes: None,
+                size_threshold: None,
+                trigger: None,
+                delivery: Delivery::Server,
+                api_trigger,
+                api_keep,
+            });
+        }
+    }
+    out
+}
+
+impl Params {
+    /// The setting a policy is, with the parameters its kind reads.
+    pub fn of(p: &Policy) -> Params {
+        let (uk, ug, us, ut) = uses(p.kind);
+        Params {
+            preset: p.preset,
+            kind: p.kind,
+            keep_recent: p.keep_recent.filter(|_| uk),
+            gap_minutes: ug.then_some(p.gap_threshold_minutes),
+            size_threshold: us.then_some(p.size_threshold),
+            trigger: ut.then_some(p.trigger_threshold),
+            delivery: p.delivery,
+            api_trigger: (p.kind == PlanKind::Api)
+                .then(|| p.api.first_trigger())
+                .flatten(),
+            api_keep: (p.kind == PlanKind::Api)
+                .then(|| p.api.first_keep())
+                .flatten(),
+        }
+    }
+
+    /// The session's policy with this setting's parameters.
+    pub fn apply(&self, base: &Policy) -> Policy {
+        let mut p = base.clone();
+        if self.kind == PlanKind::Api {
+            p.kind = PlanKind::Api;
+            p.delivery = Delivery::Server;
+            p.protect = false;
+            p.api.tune_first_tool_uses(self.api_trigger, self.api_keep);
+            return p;
+        }
+        p.kind = self.kind;
+        p.delivery = self.delivery;
+        if let Some(k) = self.keep_recent {
+            p.keep_recent = Some(k);
+        }
+        if let Some(g) = self.gap_minutes {
+            p.gap_threshold_minutes = g;
+        }
+        if let Some(s) = self.size_threshold {
+            p.size_threshold = s;
+            p.size_explicit = true;
+        }
+        if let Some(t) = self.trigger {
+            p.trigger_threshold = t;
+        }
+        p
+    }
+
+    /// The preset's name as the text form shows it (`api` for its rows).
+    pub fn preset_name(&self) -> &'static str {
+        if self.kind == PlanKind::Api {
+            "api"
+        } else {
+            self.preset.name()
+        }
+    }
+
+    /// The setting in words, for the text form.
+    pub fn words(&self) -> String {
+        if self.kind == PlanKind::Api {
+            // The preset's name says api; its edit's values follow.
+            let mut w = Vec::new();
+            if let Some(t) = self.api_trigger {
+                w.push(format!("trigger {t}"));
+            }
+            if let Some(k) = self.api_keep {
+                w.push(format!("keep {k}"));
+            }
+            return w.join(" ");
+        }
+        let mut w = self.kind.name().to_string();
+        if let Some(k) = self.keep_recent {
+            let _ = write!(w, " keep {k}");
+        }
+        if let Some(g) = self.gap_minutes {
+            let _ = write!(w, " gap {g}m");
+        }
+        if let Some(s) = self.size_threshold {
+            let _ = write!(w, " size {s}");
+        }
+        if let Some(t) = self.trigger {
+            let _ = write!(w, " trigger {t}");
+        }
+        if self.delivery != Delivery::Rewrite || self.kind == PlanKind::Count {
+            let _ = write!(w, " {}", self.delivery.name());
+        }
+        w
+    }
+}

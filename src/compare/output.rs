@@ -1,0 +1,185 @@
+//! A comparison as JSON (schema `mcscope.compare/1`) and as a text table.
+
+use super::*;
+
+fn totals_json(t: &Totals, usd: Option<f64>) -> serde_json::Map<String, Value> {
+    let v = json!({
+        "fires": t.fires,
+        "cleared_results": t.cleared_results,
+        "tokens_not_sent": t.tokens_not_sent,
+        "cache_breaks": t.cache_breaks,
+        "tokens_rewritten": t.tokens_rewritten,
+        "later_used": t.later_used,
+        "delta_usd": prices::usd_json(usd),
+    });
+    match v {
+        Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// `compare --format json` (schema `mcscope.compare/1`).
+pub fn json(c: &Comparison) -> Value {
+    let rows: Vec<Value> = c
+        .rows
+        .iter()
+        .map(|r| {
+            let mut m = serde_json::Map::new();
+            m.insert("policy".into(), r.policy.clone().unwrap_or(Value::Null));
+            m.extend(totals_json(&r.totals, r.delta_usd));
+            let per: Vec<Value> = r
+                .per_session
+                .iter()
+                .map(|p| {
+                    let mut m = serde_json::Map::new();
+                    m.insert("path".into(), json!(p.path));
+                    m.extend(totals_json(&p.totals, p.delta_usd));
+                    Value::Object(m)
+                })
+                .collect();
+            m.insert("per_session".into(), Value::Array(per));
+            Value::Object(m)
+        })
+        .collect();
+    json!({
+        "schema": "mcscope.compare/1",
+        "sessions": c.sessions.iter().map(|s| json!({
+            "path": s.path,
+            "harness": s.harness.name(),
+            "model": s.model,
+            "requests": s.requests,
+            "price": prices::price_json(s.price.as_ref()),
+        })).collect::<Vec<_>>(),
+        "cache_ttl": c.cache_ttl.name(),
+        "caveats": c.caveats.iter().map(|(id, text)| json!({"id": id, "text": text})).collect::<Vec<_>>(),
+        "rows": rows,
+        "recommended": c.recommended,
+        "skipped": c.skipped.iter().map(|(p, why)| json!({"path": p, "why": why})).collect::<Vec<_>>(),
+    })
+}
+
+pub fn usd_text(x: Option<f64>) -> String {
+    match x {
+        Some(x) if (x * 1e6).round() == 0.0 => "0.000000".into(),
+        Some(x) => format!("{:+.6}", (x * 1e6).round() / 1e6),
+        None => "?".into(),
+    }
+}
+
+/// The columns of the text table (the TUI's panel and the HTML page show the same).
+pub const COLUMNS: [&str; 9] = [
+    "#",
+    "SETTING",
+    "FIRES",
+    "CLEARED",
+    "NOT SENT",
+    "WARM BREAKS",
+    "RE-WRITTEN",
+    "LATER USED",
+    "Δ USD",
+];
+
+/// Row `i`'s cells under [`COLUMNS`] (`*` marks the recommended row).
+pub fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
+    use crate::policy::engine::fmt_int;
+    let r = &c.rows[i];
+    let mark = if Some(i) == c.recommended { "*" } else { "" };
+    vec![
+        format!("{i}{mark}"),
+        format!("{} {}", r.params.preset_name(), r.params.words()),
+        r.totals.fires.to_string(),
+        r.totals.cleared_results.to_string(),
+        fmt_int(r.totals.tokens_not_sent),
+        r.totals.cache_breaks.to_string(),
+        fmt_int(r.totals.tokens_rewritten),
+        r.totals.later_used.to_string(),
+        usd_text(r.delta_usd),
+    ]
+}
+
+/// `compare --format text`: one line per setting, the recommendation in words.
+pub fn text(c: &Comparison) -> String {
+    use crate::policy::engine::fmt_int;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} session{}, cache TTL {}",
+        c.sessions.len(),
+        if c.sessions.len() == 1 { "" } else { "s" },
+        c.cache_ttl.name()
+    );
+    for s in &c.sessions {
+        let price = match &s.price {
+            Some(p) => format!(
+                "prices of {} (per Mtok: write 5m {}, 1h {}, read {})",
+                p.prefix, p.write_5m, p.write_1h, p.read
+            ),
+            None => "no price: dollars unknown".into(),
+        };
+        let _ = writeln!(
+            out,
+            "  {} ({}, {}, {} requests): {}",
+            s.path,
+            s.harness.name(),
+            s.model.as_deref().unwrap_or("model unknown"),
+            s.requests,
+            price
+        );
+    }
+    for (p, why) in &c.skipped {
+        let _ = writeln!(out, "  skipped {p}: {why}");
+    }
+    let _ = writeln!(out);
+    let mut table = vec![COLUMNS.map(String::from).to_vec()];
+    table.extend((0..c.rows.len()).map(|i| row_cells(c, i)));
+    out.push_str(&crate::report::table(
+        &table,
+        &[true, false, true, true, true, true, true, true],
+    ));
+    let _ = writeln!(out);
+    match (c.recommended, c.median_later_used) {
+        (Some(i), Some(m)) => {
+            let r = &c.rows[i];
+            let why = match r.delta_usd {
+                Some(_) => "it has the largest saving",
+                None => {
+                    "dollars unknown, it comes first by results used again, then by tokens not sent"
+                }
+            };
+            let _ = writeln!(
+                out,
+                "Recommended: row {i} ({} {}): of the settings whose cleared results were reached for again no more often than the median of all rows ({m}), {why} (Δ {} USD, later used {}, {} tokens not sent, {} cache breaks while warm).",
+                r.params.preset_name(),
+                r.params.words(),
+                usd_text(r.delta_usd),
+                r.totals.later_used,
+                fmt_int(r.totals.tokens_not_sent),
+                r.totals.cache_breaks,
+            );
+        }
+        _ => {
+            let _ = writeln!(out, "No recommendation: no setting ran.");
+        }
+    }
+    let unknown: Vec<&str> = c
+        .sessions
+        .iter()
+        .filter(|s| s.price.is_none())
+        .map(|s| s.path.as_str())
+        .collect();
+    if !unknown.is_empty() {
+        let _ = writeln!(
+            out,
+            "Dollars are unknown (?) for rows over sessions without a price: {}",
+            unknown.join(", ")
+        );
+    }
+    for (_, text) in c.caveats.iter().filter(|(id, _)| id.starts_with("price")) {
+        let _ = writeln!(out, "note: {text}");
+    }
+    let _ = writeln!(
+        out,
+        "Δ USD is the cost change against no clearing (negative: a saving); WARM BREAKS count cache-prefix breaks while the cache was alive; LATER USED counts cleared results the model reached for again."
+    );
+    out
+}

@@ -1,0 +1,206 @@
+//! The evidence of the whole session: each `microcompact_boundary` record
+//! attached to the request (or compaction) it describes, the per-request
+//! evidence collected, and the counts the JSON reports.
+
+use super::*;
+
+/// Where a record belongs (SPEC §10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// `evidence.microcompact` of request k.
+    Request(usize),
+    /// `evidence.compactions` of request k (the first after the compaction).
+    Compaction(usize),
+}
+
+/// Each `microcompact_boundary` of the session (by index into
+/// `Session::evidence`) with its writer and target; records that belong nowhere
+/// are warned about instead.
+pub fn attach(s: &Session) -> (Vec<(usize, Writer, Target)>, Vec<Warning>) {
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    for (i, e) in s.evidence.iter().enumerate() {
+        let writer = Writer::of(e.pre_tokens);
+        let warn = |message: String| Warning {
+            line: e.line,
+            message,
+        };
+        match writer {
+            Writer::Budget => {
+                // Written before the request it changed: the next response's.
+                let Some(req) = s.request(e.before_request) else {
+                    warnings.push(warn(format!(
+                        "microcompact_boundary (budget) at line {}: no request follows it; not attached",
+                        e.line
+                    )));
+                    continue;
+                };
+                if req.segment != e.segment {
+                    // A compaction came first: the record changed its summarizing request.
+                    out.push((i, writer, Target::Compaction(req.index)));
+                    continue;
+                }
+                let Some(m) = response(s, req) else {
+                    warnings.push(warn(format!(
+                        "microcompact_boundary (budget) at line {}: no response follows it; not attached",
+                        e.line
+                    )));
+                    continue;
+                };
+                if m.first_parent_uuid.is_none() || m.first_parent_uuid != e.uuid {
+                    warnings.push(warn(format!(
+                        "microcompact_boundary (budget) at line {}: the response of request {} (line {}) has parentUuid {}, not the record's uuid {}",
+                        e.line,
+                        req.index,
+                        m.first_line,
+                        m.first_parent_uuid.as_deref().unwrap_or("(none)"),
+                        e.uuid.as_deref().unwrap_or("(none)"),
+                    )));
+                }
+                out.push((i, writer, Target::Request(req.index)));
+            }
+            Writer::Cached => {
+                // Written after the response to the request that carried the deletions.
+                if e.after_request == 0 {
+                    warnings.push(warn(format!(
+                        "microcompact_boundary (cached) at line {}: no response before it; not attached",
+                        e.line
+                    )));
+                    continue;
+                }
+                out.push((i, writer, Target::Request(e.after_request)));
+            }
+        }
+    }
+    (out, warnings)
+}
+
+/// The evidence of every request. `simulate(writer, at)` answers the ids the
+/// plan the writer implies (`budget`, `count`) newly cleared at `at`, or None when
+/// that plan is not available. Observed breaks come without `plan_rewrite`: add it
+/// with [`ObservedBreak::with_plan_rewrite`] where the selected plan is known.
+pub fn collect(
+    s: &Session,
+    simulate: &mut dyn FnMut(Writer, SimAt) -> Option<Vec<String>>,
+) -> SessionEvidence {
+    let n = s.requests.len();
+    let mut out = SessionEvidence {
+        requests: vec![RequestEvidence::default(); n],
+        warnings: Vec::new(),
+    };
+    let (attached, warnings) = attach(s);
+    out.warnings = warnings;
+    for (i, writer, target) in attached {
+        let e = &s.evidence[i];
+        let at = match target {
+            Target::Request(k) => SimAt::Request(k),
+            Target::Compaction(k) => SimAt::BeforeCompaction(k),
+        };
+        let mc = Microcompact {
+            writer,
+            line: e.line,
+            compacted_tool_ids: e.compacted_tool_ids.clone(),
+            pre_tokens: e.pre_tokens,
+            tokens_saved: e.tokens_saved,
+            comparison: simulate(writer, at).map(|ids| compare(&e.compacted_tool_ids, &ids)),
+        };
+        match target {
+            Target::Compaction(k) => out.requests[k - 1].compactions.push(mc),
+            Target::Request(k) => {
+                let slot = &mut out.requests[k - 1].microcompact;
+                if let Some(first) = slot {
+                    out.warnings.push(Warning {
+                        line: e.line,
+                        message: format!(
+                            "microcompact_boundary at line {} also belongs to request {k}, which shows the one at line {}",
+                            e.line, first.line
+                        ),
+                    });
+                } else {
+                    *slot = Some(mc);
+                }
+            }
+        }
+    }
+
+    // One pass over the responses: k − 1, the last cache write (for ttl_auto)
+    // and the cumulative deletions carry forward.
+    let mut prev: Option<(usize, UsageEvidence)> = None;
+    let mut last_write: Option<Ttl> = None;
+    let mut deleted: Option<u64> = None;
+    for (i, req) in s.requests.iter().enumerate() {
+        let k = i + 1;
+        let Some(m) = response(s, req) else { continue };
+        out.requests[i].applied_edits = m.applied_edits.clone();
+        let Some(raw) = countable(m) else { continue };
+        let u = UsageEvidence::of(s.harness, raw);
+        let ttl = last_write.unwrap_or(Ttl::FiveMinutes);
+        let deleted_grew = match (u.cache_deleted, deleted) {
+            (Some(now), before) => now > before.unwrap_or(0),
+            _ => false,
+        };
+        if u.cache_deleted.is_some() {
+            deleted = u.cache_deleted;
+        }
+        if raw.cache_creation_input_tokens > 0 && s.harness == Harness::Claude {
+            last_write = Some(ttl_of_write(raw));
+        }
+        if !u.aggregated {
+            if let Some((p, pu)) = &prev {
+                let expected = pu.expected_next();
+                if is_break(expected, u.cache_read) {
+                    let ev = &out.requests[i];
+                    let pm = response(s, &s.requests[p - 1]);
+                    let facts = BreakFacts {
+                        compaction: s.requests[p - 1].segment != req.segment,
+                        server_compaction: raw.server_compaction,
+                        model_change: match (pm.and_then(|m| m.model.as_deref()), &m.model) {
+                            (Some(a), Some(b)) => a != b,
+                            _ => false,
+                        },
+                        ttl: cache_gap(s, k).is_some_and(|g| g >= ttl.minutes()),
+                        plan_rewrite: false,
+                        cache_edits: ev.microcompact.is_some() || deleted_grew,
+                        context_edits: m.applied_edits.as_ref().is_some_and(|e| !e.is_empty()),
+                    };
+                    out.requests[i].observed_break = Some(ObservedBreak {
+                        expected,
+                        observed: u.cache_read,
+                        facts,
+                    });
+                }
+            }
+            prev = Some((k, u.clone()));
+        }
+        out.requests[i].usage = Some(u);
+    }
+    out
+}
+
+/// `counts` of `mcscope evidence`: breaks per explanation, records, agreements.
+pub fn counts(requests: &[(usize, &RequestEvidence)]) -> Value {
+    let mut map = serde_json::Map::new();
+    for e in Explanation::ALL {
+        let n = requests
+            .iter()
+            .filter_map(|(_, r)| r.observed_break.as_ref())
+            .filter(|b| b.explanations().contains(&e))
+            .count();
+        map.insert(e.name().into(), json!(n));
+    }
+    let records = || {
+        requests
+            .iter()
+            .flat_map(|(_, r)| r.microcompact.iter().chain(r.compactions.iter()))
+    };
+    map.insert("boundaries".into(), json!(records().count()));
+    map.insert(
+        "agrees".into(),
+        json!(
+            records()
+                .filter(|m| m.comparison.as_ref().is_some_and(|c| c.agrees))
+                .count()
+        ),
+    );
+    Value::Object(map)
+}

@@ -1,0 +1,152 @@
+//! `evidence`: what the transcript says happened (SPEC §10), as JSON and text.
+
+use super::*;
+
+/// The requests of a session that hold evidence, with their index.
+pub(super) fn evidence_rows(r: &EvidenceReport) -> Vec<(usize, &RequestEvidence)> {
+    r.evidence
+        .requests
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !e.is_empty())
+        .map(|(i, e)| (i + 1, e))
+        .collect()
+}
+
+/// `evidence --format json` (schema `mcscope.evidence/1`, SPEC §10).
+pub fn evidence_json(setup: &Setup, r: &EvidenceReport) -> Value {
+    let rows = evidence_rows(r);
+    let requests: Vec<Value> = rows
+        .iter()
+        .map(|(k, e)| {
+            let mut v = json!({"index": k});
+            if let (Value::Object(m), Value::Object(body)) = (&mut v, e.json()) {
+                m.extend(body);
+            }
+            v
+        })
+        .collect();
+    let warnings: Vec<Value> = r
+        .evidence
+        .warnings
+        .iter()
+        .map(|w| json!({"line": w.line, "message": w.message}))
+        .collect();
+    let mut counts = crate::evidence::counts(&rows);
+    api::counts_json(setup, &mut counts);
+    json!({
+        "schema": "mcscope.evidence/1",
+        "session": session_json(&setup.session),
+        "policy": policy_json(&setup.policy, keep_recent_of(&setup.policy, &setup.kinds_chosen())),
+        "caveats": caveats::json(&caveats::caveats(&setup.policy, &setup.kinds_chosen())),
+        "requests": requests,
+        "counts": counts,
+        "warnings": warnings,
+    })
+}
+
+/// `evidence` as text: the observed breaks with their explanations in words, the
+/// harness's boundary records with their comparisons, the server's edits.
+pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
+    let s = &setup.session;
+    let mut out = String::new();
+    header(setup, &setup.kinds_chosen(), &mut out);
+    let rows = evidence_rows(r);
+    let responses = rows.iter().filter(|(_, e)| e.usage.is_some()).count();
+    let breaks = rows
+        .iter()
+        .filter(|(_, e)| e.observed_break.is_some())
+        .count();
+    let records = rows
+        .iter()
+        .map(|(_, e)| e.microcompact.iter().count() + e.compactions.len())
+        .sum::<usize>();
+    let _ = writeln!(
+        out,
+        "evidence: {responses} responses with usage, {breaks} observed cache break(s), {records} microcompact_boundary record(s)"
+    );
+    let at = |k: usize| {
+        s.request(k)
+            .and_then(|q| q.at.clone())
+            .unwrap_or_else(|| "?".into())
+    };
+    for (k, e) in &rows {
+        if let Some(b) = &e.observed_break {
+            let _ = writeln!(out);
+            let _ = writeln!(
+                out,
+                "! request {k} at {}: cache read {} where {} were expected (drop {} tokens)",
+                at(*k),
+                fmt_int(b.observed),
+                fmt_int(b.expected),
+                fmt_int(b.drop())
+            );
+            for x in b.explanations() {
+                let _ = writeln!(out, "    {}: {}", x.name(), x.words());
+            }
+        }
+        let records = e.microcompact.iter().map(|m| (m, false));
+        for (m, before_compaction) in records.chain(e.compactions.iter().map(|m| (m, true))) {
+            let _ = writeln!(out);
+            let place = if before_compaction {
+                format!("the compaction before request {k}")
+            } else {
+                format!("request {k}")
+            };
+            let _ = writeln!(
+                out,
+                "◇ microcompact_boundary at line {} ({} writer) belongs to {place}: cleared [{}]; pre_tokens {}, tokens_saved {}",
+                m.line,
+                m.writer.name(),
+                m.compacted_tool_ids.join(", "),
+                m.pre_tokens.map_or("none".into(), fmt_int),
+                m.tokens_saved.map_or("none".into(), fmt_int),
+            );
+            let _ = writeln!(
+                out,
+                "    against the {} plan: {}",
+                m.writer.plan(),
+                match &m.comparison {
+                    Some(c) => c.words(),
+                    None => "not compared: no request to simulate it on".into(),
+                }
+            );
+            let selected = setup.policy.kind.name();
+            if !before_compaction
+                && selected != m.writer.plan()
+                && let Some(ids) = r.selected_newly.get(k)
+            {
+                let c = crate::evidence::compare(&m.compacted_tool_ids, ids);
+                let _ = writeln!(
+                    out,
+                    "    against the selected plan ({selected}): {}",
+                    c.words()
+                );
+            }
+        }
+        if let Some(edits) = e.applied_edits.as_ref().filter(|v| !v.is_empty()) {
+            let list: Vec<String> = edits.iter().map(Value::to_string).collect();
+            let _ = writeln!(out);
+            let _ = writeln!(
+                out,
+                "request {k}: the server applied context edits: {}",
+                list.join(", ")
+            );
+        }
+    }
+    if breaks > 0 {
+        let _ = writeln!(out);
+        let counts = crate::evidence::counts(&rows);
+        let tally: Vec<String> = Explanation::ALL
+            .iter()
+            .filter(|x| counts[x.name()].as_u64().unwrap_or(0) > 0)
+            .map(|x| format!("{} {}", x.name(), counts[x.name()]))
+            .collect();
+        let _ = writeln!(out, "breaks by explanation: {}", tally.join(", "));
+    }
+    api::counts_text(setup, &mut out);
+    for w in &r.evidence.warnings {
+        let _ = writeln!(out, "warning: line {}: {}", w.line, w.message);
+    }
+    out
+}

@@ -1,0 +1,52 @@
+//! `explain`: the fate of one tool result at every request, as JSON and text.
+
+use super::*;
+
+/// `explain --format json` (schema `mcscope.explain/1`).
+pub fn explain_json(setup: &Setup, e: &Explain) -> Value {
+    let rows: Vec<Value> = e
+        .rows
+        .iter()
+        .map(|r| json!({"index": r.index, "status": r.status.name(), "reason": r.reason}))
+        .collect();
+    json!({
+        "schema": "mcscope.explain/1",
+        "tool_use_id": e.tool_use_id,
+        "tool": e.tool,
+        "path": e.path,
+        "first_cleared_at": e.first_cleared_at,
+        "caveats": caveats::json(&caveats::caveats(&setup.policy, &setup.kinds_chosen())),
+        "requests": rows,
+    })
+}
+
+pub fn explain_text(setup: &Setup, e: &Explain) -> String {
+    let mut out = String::new();
+    header(setup, &setup.kinds_chosen(), &mut out);
+    let _ = writeln!(
+        out,
+        "{}  {}  {}",
+        e.tool_use_id,
+        e.tool.as_deref().unwrap_or("?"),
+        e.path.as_deref().unwrap_or("")
+    );
+    let _ = writeln!(
+        out,
+        "{}",
+        match e.first_cleared_at {
+            Some(k) => format!("first vanished from the wire at request {k}"),
+            None => "never cleared from the wire".into(),
+        }
+    );
+    let _ = writeln!(out);
+    let mut rows = vec![vec!["REQ".to_string(), "STATUS".into(), "REASON".into()]];
+    for r in &e.rows {
+        rows.push(vec![
+            r.index.to_string(),
+            format!("{} {}", glyph(r.status), r.status.name()),
+            r.reason.clone(),
+        ]);
+    }
+    out.push_str(&table(&rows, &[true]));
+    out
+}

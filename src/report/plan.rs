@@ -1,0 +1,236 @@
+//! `plan`: one request's plan as JSON (schema `mcscope.plan/1`) and as text.
+
+use super::*;
+
+/// `plan --format json` (schema `mcscope.plan/1`), with request K's evidence (§10).
+pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence>) -> Value {
+    let s = &setup.session;
+    let candidates: Vec<Value> = plan
+        .candidates
+        .iter()
+        .map(|c| {
+            let r = &s.results[c.result];
+            json!({
+                "tool_use_id": r.id,
+                "tool": c.tool,
+                "rank": c.rank,
+                "chars": r.chars,
+                "est_tokens": r.est_tokens,
+                "media": r.media,
+                "path": c.path,
+                "input": c.summary,
+                "is_error": r.is_error,
+                "pending": c.pending,
+                "status": c.status.name(),
+                "reason": c.reason,
+                "cleared_at": c.cleared_at,
+                "protection": protection_json(&c.protection),
+            })
+        })
+        .collect();
+    let step = &plan.step;
+    let count = |st: Status| plan.candidates.iter().filter(|c| c.status == st).count();
+    let kinds = plan_kinds(setup, plan);
+    let mut out = json!({
+        "schema": "mcscope.plan/1",
+        "session": session_json(s),
+        "request": (plan.request.index > 0).then(|| json!({
+            "index": plan.request.index,
+            "at": plan.request.at,
+            "gap_minutes": gap_json(plan.request.gap_minutes),
+            "send_kind": send_kind(&plan.request),
+            "begins_turn": plan.request.begins_turn,
+            "messages": plan.request.end - plan.request.view_start,
+            "version": plan.request.version,
+            "silent": silent(step, plan.request.begins_turn),
+        })),
+        "policy": policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
+        "caveats": caveats::json(&caveats::caveats(&setup.policy, &kinds)),
+        "protection": roots_json(setup),
+        "fired": step.fired,
+        "trigger": step.trigger.map(|t| t.name()),
+        "evidence": evidence.map_or_else(RequestEvidence::empty_json, RequestEvidence::json),
+        "note": step.note,
+        "candidates": candidates,
+        "cleared": plan.ids_with(s, Status::Cleared),
+        "kept": plan.ids_with(s, Status::Kept),
+        "protected": plan.ids_with(s, Status::Protected),
+        "metadata": {
+            "tool_result_chars_before": step.chars_before,
+            "tool_result_chars_after": step.chars_after,
+            "target_chars": step.target_chars,
+            "tools_cleared": step.newly_cleared.len(),
+            "tools_kept": count(Status::Kept),
+            "media_cleared": step.media_cleared,
+            "media_kept": step.media_kept,
+            "tokens_saved": step.tokens_saved,
+            "in_wire_tokens": plan.candidates.iter()
+                .filter(|c| c.status == Status::Cleared)
+                .map(|c| s.results[c.result].est_tokens)
+                .sum::<u64>(),
+            "pre_tokens": step.pre_tokens,
+            "evicted_read_paths": plan.evicted_read_paths,
+            "unresolved_evicted_reads": plan.unresolved_evicted_reads,
+            "media": plan.media.iter().map(|m| json!({
+                "message_index": m.message_index,
+                "part_index": m.part_index,
+                "list": m.list,
+                "tool_use_id": m.tool_use_id,
+                "mime": m.mime,
+                "status": if m.cleared { "media_cleared" } else { "kept" },
+            })).collect::<Vec<_>>(),
+            "evicted_memory_bodies": plan.evicted_memory_bodies.iter()
+                .map(|(r, t)| json!({"memoryRef": r, "mtimeMs": t}))
+                .collect::<Vec<_>>(),
+            "cache": {
+                "prefix_broken_at_message": plan.cache.prefix_broken_at_message,
+                "tokens_after_break": plan.cache.tokens_after_break,
+                "cache_edits_deleted": plan.cache.cache_edits_deleted,
+            },
+        },
+    });
+    if let (Some(a), Value::Object(m)) = (api::json(setup, step), &mut out) {
+        m.insert("api".into(), a);
+    }
+    out
+}
+
+pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
+    let s = &setup.session;
+    let mut out = String::new();
+    header(setup, &plan_kinds(setup, plan), &mut out);
+    let req = &plan.request;
+    if req.index == 0 {
+        let _ = writeln!(out, "no requests: the session has no main-thread messages");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "request {}/{}  at {}  gap {} min  {}",
+        req.index,
+        s.requests.len(),
+        req.at.as_deref().unwrap_or("?"),
+        fmt_gap(req.gap_minutes),
+        turn_words(req)
+    );
+    if let Some(v) = &req.version {
+        let _ = writeln!(out, "version {v}");
+    }
+    if let Some(note) = req.send.as_ref().and_then(|s| s.note.as_deref()) {
+        let _ = writeln!(out, "note: {note}");
+    }
+    let st = &plan.step;
+    let _ = writeln!(
+        out,
+        "fired: {}  {}",
+        match st.trigger {
+            Some(t) if st.fired => t.name(),
+            _ => "no",
+        },
+        st.note
+    );
+    api::plan_lines(setup, st, &mut out);
+    let _ = writeln!(out);
+    let mut rows = vec![vec![
+        "RANK".to_string(),
+        "ID".into(),
+        "TOOL".into(),
+        "CHARS".into(),
+        "~TOKENS".into(),
+        "STATUS".into(),
+        "PATH / INPUT".into(),
+        "REASON".into(),
+    ]];
+    for c in &plan.candidates {
+        let r = &s.results[c.result];
+        let mut status = format!("{} {}", glyph(c.status), c.status.name());
+        if let Some(pr) = &c.protection
+            && pr.outcome.name() != c.status.name()
+        {
+            status.push_str(&format!(" ({})", pr.outcome.name()));
+        }
+        rows.push(vec![
+            c.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
+            r.id.clone(),
+            c.tool.clone().unwrap_or_else(|| "?".into()),
+            fmt_int(r.chars),
+            fmt_int(r.est_tokens),
+            status,
+            shorten(c.path.as_deref().or(c.summary.as_deref()).unwrap_or(""), 48),
+            c.reason.clone(),
+        ]);
+    }
+    out.push_str(&table(&rows, &[true, false, false, true, true]));
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "newly cleared {} (~{} tokens saved, an estimate)  tool result chars {} -> {}{}",
+        st.newly_cleared.len(),
+        fmt_int(st.tokens_saved),
+        fmt_int(st.chars_before),
+        fmt_int(st.chars_after),
+        st.target_chars
+            .map(|t| format!("  (size target {})", fmt_int(t)))
+            .unwrap_or_default()
+    );
+    if let Some(pre) = st.pre_tokens {
+        let _ = writeln!(
+            out,
+            "budget: {} tokens of eligible results before (pre_tokens, an estimate)",
+            fmt_int(pre)
+        );
+    }
+    if silent(st, req.begins_turn) {
+        let _ = writeln!(
+            out,
+            "silent: budget fired at a turn start; Claude Code's prompt-suggestion fork usually ran it at the end of the previous turn, so no microcompact_boundary record is expected"
+        );
+    }
+    if st.kind == Some(PlanKind::Budget) && !st.cleared.is_empty() {
+        let _ = writeln!(
+            out,
+            "note: Claude Code sent a <persisted-output> pointer to a saved file in place of a result cleared by budget ([Old tool result content cleared] when saving failed); the placeholder is shown"
+        );
+    }
+    let ids = |status| plan.ids_with(s, status).join(", ");
+    let _ = writeln!(out, "cleared in the wire: [{}]", ids(Status::Cleared));
+    let _ = writeln!(out, "kept: [{}]", ids(Status::Kept));
+    let _ = writeln!(out, "protected: [{}]", ids(Status::Protected));
+    match (
+        &plan.cache.prefix_broken_at_message,
+        plan.cache.cache_edits_deleted.is_empty(),
+    ) {
+        (Some(m), _) => {
+            let _ = writeln!(
+                out,
+                "cache: prefix broken at message {m} (~{} tokens re-written)",
+                fmt_int(plan.cache.tokens_after_break)
+            );
+        }
+        (None, false) => {
+            let _ = writeln!(
+                out,
+                "cache: prefix intact; cache_edits deletes [{}]",
+                plan.cache.cache_edits_deleted.join(", ")
+            );
+        }
+        (None, true) => {
+            let _ = writeln!(out, "cache: prefix intact");
+        }
+    }
+    if !plan.evicted_read_paths.is_empty() {
+        let _ = writeln!(
+            out,
+            "evicted read paths: {}",
+            plan.evicted_read_paths.join(", ")
+        );
+    }
+    if plan.unresolved_evicted_reads > 0 {
+        let _ = writeln!(
+            out,
+            "evicted reads without a path: {}",
+            plan.unresolved_evicted_reads
+        );
+    }
+    out
+}

@@ -1,0 +1,185 @@
+//! The pieces every text form shares: the header with its caveats, aligned
+//! tables, status glyphs and the words for a request's kind.
+
+use super::*;
+
+/// The header of every text form; `kinds` are the plan kinds in force (the
+/// caveats and the default keep_recent follow them).
+pub(super) fn header(setup: &Setup, kinds: &[PlanKind], out: &mut String) {
+    let s = &setup.session;
+    let p = &setup.policy;
+    let _ = writeln!(
+        out,
+        "{}  ({}, {} records, {} requests{})",
+        s.path.display(),
+        s.format.name(),
+        s.records,
+        s.requests.len(),
+        if s.diagnostics.is_empty() {
+            String::new()
+        } else {
+            format!(", {} diagnostics", s.diagnostics.len())
+        }
+    );
+    if s.subagent_what_if {
+        let _ = writeln!(
+            out,
+            "note: a sub-agent transcript, planned as a what-if: the harnesses never microcompact sub-agents"
+        );
+    }
+    if s.sidechain_records > 0 {
+        let _ = writeln!(out, "note: {}", left_out(s));
+    }
+    if p.kind == PlanKind::Api {
+        api::header(p, out);
+    } else {
+        let _ = writeln!(
+            out,
+            "policy: {}{} (preset {})  keep_recent {}  gap >= {} min  size > {}{}  trigger {}  delivery {}  protect {}",
+            p.kind.name(),
+            match kinds {
+                [k] if p.kind == PlanKind::Auto => format!(" -> {}", k.name()),
+                [_, ..] if p.kind == PlanKind::Auto => format!(
+                    " -> {}",
+                    kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join("/")
+                ),
+                _ => String::new(),
+            },
+            p.preset.name(),
+            match keep_recent_of(p, kinds) {
+                Some(k) => k.to_string(),
+                None => "by kind (idle 5, budget 3)".into(),
+            },
+            fmt_num(p.gap_threshold_minutes),
+            p.size_threshold,
+            if p.low_watermark {
+                " (low watermark)"
+            } else {
+                ""
+            },
+            p.trigger_threshold,
+            p.delivery.name(),
+            if p.protect { "on" } else { "off" },
+        );
+    }
+    if kinds.contains(&PlanKind::Budget) {
+        let warning = match p.budget_warning_tokens {
+            Some(w) => fmt_int(w),
+            None => "by version (135,000 up to 2.1.20, else 147,000)".into(),
+        };
+        let _ = writeln!(
+            out,
+            "budget: {} tokens, min saving {}, usage gate {}",
+            fmt_int(p.budget_tokens),
+            fmt_int(p.budget_min_saving),
+            warning
+        );
+    }
+    let files: Vec<String> = [
+        ("sidecar", &setup.settings.sidecar_path),
+        ("config", &setup.settings.config.path),
+    ]
+    .iter()
+    .filter_map(|(what, p)| p.as_ref().map(|p| format!("{what} {}", p.display())))
+    .collect();
+    if !files.is_empty() {
+        let _ = writeln!(out, "settings read from: {}", files.join(", "));
+    }
+    caveats_text(&caveats::caveats(p, kinds), out);
+    for d in &s.diagnostics {
+        let _ = writeln!(
+            out,
+            "diagnostic: line {} (byte {}): {}",
+            d.line, d.byte_offset, d.message
+        );
+    }
+}
+
+/// The caveats in words, one a line.
+fn caveats_text(list: &[Caveat], out: &mut String) {
+    for c in list {
+        let _ = writeln!(out, "caveat ({}): {}", c.id, c.text);
+    }
+}
+
+/// A table with aligned columns; the last column is left unpadded.
+pub fn table(rows: &[Vec<String>], right: &[bool]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut widths = vec![0; cols];
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (i, c) in r.iter().enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            let pad = widths[i] - c.chars().count();
+            if i + 1 == r.len() {
+                line.push_str(c);
+            } else if right.get(i).copied().unwrap_or(false) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(c);
+            } else {
+                line.push_str(c);
+                line.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The glyph that marks a status, readable without colour.
+pub fn glyph(st: Status) -> &'static str {
+    match st {
+        Status::Kept => "·",
+        Status::Cleared => "✗",
+        Status::Protected => "◆",
+        Status::AlreadyCleared => "○",
+        Status::ErrorKept => "!",
+        Status::NotCompactable => "-",
+    }
+}
+
+pub(super) fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.replace('\n', " ");
+    }
+    let tail: String = s
+        .chars()
+        .rev()
+        .take(max - 1)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    format!("…{}", tail.replace('\n', " "))
+}
+
+/// What kind of request this is, in words: a Qwen send kind, else turn or loop.
+pub fn turn_words(req: &crate::session::Request) -> String {
+    match &req.send {
+        Some(send) => format!("{}: {}", send.kind.name(), send.kind.words()),
+        None if req.begins_turn => "begins a turn".into(),
+        None => "continues a tool loop".into(),
+    }
+}
+
+/// Sub-agent records are never silently absent (SPEC §2): how many records and
+/// tool calls the simulation left out, and why.
+pub fn left_out(s: &Session) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    format!(
+        "{} sub-agent record{} ({} tool call{}) left out of the simulation: the harnesses never microcompact sub-agents",
+        fmt_int(s.sidechain_records as u64),
+        plural(s.sidechain_records),
+        fmt_int(s.sidechain_calls as u64),
+        plural(s.sidechain_calls)
+    )
+}

@@ -1,0 +1,320 @@
+//! `timeline`: one row per request, streamed as JSON (schema
+//! `mcscope.timeline/1`) or as a text table with the setting's totals.
+
+use super::*;
+
+/// `timeline --format json` (schema `mcscope.timeline/1`), written as the steps
+/// are computed: one request's row in memory at a time.
+///
+/// `evidence` is the session's evidence without `plan_rewrite`, which each row
+/// adds from its own step and the one before it (SPEC §10, §9 `break[k]`).
+pub fn write_timeline_json(
+    setup: &Setup,
+    mut steps: impl Iterator<Item = Step> + Send,
+    evidence: &SessionEvidence,
+    facts: &SessionFacts,
+    out: impl std::io::Write,
+) -> std::io::Result<()> {
+    /// Steps rendered per batch: enough to keep every core busy, few enough
+    /// that memory stays flat on a long session.
+    const BATCH: usize = 512;
+    // Written as serde_json's pretty printer writes the whole document: each
+    // value is printed alone and indented for its depth.
+    let mut out = out;
+    let kinds = setup.kinds_chosen();
+    let head = [
+        ("schema", json!("mcscope.timeline/1")),
+        (
+            "session",
+            serde_json::to_value(session_json(&setup.session))?,
+        ),
+        (
+            "policy",
+            policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
+        ),
+        (
+            "caveats",
+            caveats::json(&caveats::caveats(&setup.policy, &kinds)),
+        ),
+    ];
+    out.write_all(b"{")?;
+    for (key, value) in &head {
+        write!(out, "\n  {}: ", Value::from(*key))?;
+        serde_json::to_writer_pretty(Indented::new(&mut out, b"\n  "), value)?;
+        out.write_all(b",")?;
+    }
+    out.write_all(b"\n  \"requests\": [")?;
+    // The step before the batch (its predecessor's wire, for the prefix break).
+    let mut prev: Option<Step> = None;
+    let mut batch: Vec<Step> = steps.by_ref().take(BATCH).collect();
+    let mut first = true;
+    while !batch.is_empty() {
+        // The engine steps on while the batch's rows are rendered in parallel.
+        let (next, rows) = rayon::join(
+            || steps.by_ref().take(BATCH).collect::<Vec<Step>>(),
+            || render_rows(setup, evidence, facts, prev.as_ref(), &batch),
+        );
+        for row in rows? {
+            out.write_all(if first { b"\n    " } else { b",\n    " })?;
+            out.write_all(&row)?;
+            first = false;
+        }
+        prev = batch.pop();
+        batch = next;
+    }
+    out.write_all(if first { b"]\n}" } else { b"\n  ]\n}" })?;
+    Ok(())
+}
+
+/// The rows of `batch` as pretty JSON indented for their place in the timeline
+/// document (two levels down).
+fn render_rows(
+    setup: &Setup,
+    evidence: &SessionEvidence,
+    facts: &SessionFacts,
+    prev: Option<&Step>,
+    batch: &[Step],
+) -> std::io::Result<Vec<Vec<u8>>> {
+    use rayon::prelude::*;
+    let s = &setup.session;
+    (0..batch.len())
+        .into_par_iter()
+        .map(|i| {
+            let st = &batch[i];
+            let req = &s.requests[st.index - 1];
+            let before = if i == 0 { prev } else { batch.get(i - 1) }
+                .filter(|p| s.requests[p.index - 1].segment == req.segment);
+            let mut ev = evidence.at(st.index).cloned().unwrap_or_default();
+            let brk = || {
+                let wired = before.map_or(analysis::Wired::NONE, Step::wired);
+                analysis::prefix_break(s, req, wired, st.wired()).is_some()
+            };
+            analysis::beside_plan(setup, &mut ev, req, st, brk);
+            let f = totals::figures(setup, facts, before, st)?;
+            let mut text = Vec::with_capacity(1024);
+            serde_json::to_writer_pretty(
+                Indented::new(&mut text, b"\n    "),
+                &timeline_row(setup, st, &ev, &f),
+            )?;
+            Ok(text)
+        })
+        .collect()
+}
+
+/// A writer that indents pretty JSON by a fixed depth: every newline it is
+/// given becomes `newline` (a newline and the padding). JSON strings hold no
+/// raw newline, so only the printer's own line breaks are touched.
+struct Indented<'a, W> {
+    out: W,
+    newline: &'a [u8],
+}
+
+impl<'a, W: std::io::Write> Indented<'a, W> {
+    fn new(out: W, newline: &'a [u8]) -> Self {
+        Indented { out, newline }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Indented<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while let Some(i) = memchr::memchr(b'\n', rest) {
+            self.out.write_all(&rest[..i])?;
+            self.out.write_all(self.newline)?;
+            rest = &rest[i + 1..];
+        }
+        self.out.write_all(rest)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// A Qwen request's send kind (SPEC §2); null for other sessions.
+fn send_kind(req: &crate::session::Request) -> Value {
+    req.send
+        .as_ref()
+        .map_or(Value::Null, |s| json!(s.kind.name()))
+}
+
+/// A list of result ids, written as the ids' strings.
+struct Ids<'a>(&'a Session, &'a [usize]);
+
+impl Serialize for Ids<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(self.1.iter().map(|&r| self.0.results[r].id.as_str()))
+    }
+}
+
+/// One request of the timeline JSON (SPEC §7, §9, §10), fields in schema order.
+#[derive(Serialize)]
+struct TimelineRow<'a> {
+    index: usize,
+    at: &'a Option<String>,
+    gap_minutes: Value,
+    send_kind: Value,
+    begins_turn: bool,
+    version: &'a Option<String>,
+    silent: bool,
+    fired: bool,
+    trigger: Option<&'static str>,
+    newly_cleared: Ids<'a>,
+    cleared: Ids<'a>,
+    tokens_saved: u64,
+    tool_result_chars_after: u64,
+    note: &'a str,
+    harness_evidence: Vec<&'a Vec<String>>,
+    evidence: Value,
+    /// The api preset's edits at this request (SPEC §11); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api: Option<Value>,
+    in_wire_tokens: u64,
+    cache_break: bool,
+    tokens_rewritten: u64,
+    warm: bool,
+    cache_gap: Value,
+}
+
+fn timeline_row<'a>(
+    setup: &'a Setup,
+    st: &'a Step,
+    ev: &RequestEvidence,
+    f: &RequestFigures,
+) -> TimelineRow<'a> {
+    let s = &setup.session;
+    let req = &s.requests[st.index - 1];
+    TimelineRow {
+        index: st.index,
+        at: &req.at,
+        gap_minutes: gap_json(st.gap_minutes),
+        send_kind: send_kind(req),
+        begins_turn: req.begins_turn,
+        version: &req.version,
+        silent: silent(st, req.begins_turn),
+        fired: st.fired,
+        trigger: st.trigger.map(|t| t.name()),
+        newly_cleared: Ids(s, &st.newly_cleared),
+        cleared: Ids(s, &st.cleared),
+        tokens_saved: st.tokens_saved,
+        tool_result_chars_after: st.chars_after,
+        note: &st.note,
+        harness_evidence: s
+            .evidence
+            .iter()
+            .filter(|e| e.before_request == st.index)
+            .map(|e| &e.compacted_tool_ids)
+            .collect(),
+        evidence: ev.json(),
+        api: api::json(setup, st),
+        in_wire_tokens: f.in_wire_tokens,
+        cache_break: f.cache_break(),
+        tokens_rewritten: f.tokens_rewritten,
+        warm: f.warm,
+        cache_gap: gap_json(f.cache_gap),
+    }
+}
+
+/// `timeline --format text`: one line per request with its cache column (SPEC
+/// §9: `broken` while warm, `kept`, `cold`), then the setting's totals.
+pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> String {
+    let s = &setup.session;
+    let mut out = String::new();
+    header(setup, &setup.kinds_chosen(), &mut out);
+    let _ = writeln!(out);
+    let mut rows = vec![vec![
+        "REQ".to_string(),
+        "AT".into(),
+        "GAP MIN".into(),
+        "TURN".into(),
+        "FIRED".into(),
+        "NEW".into(),
+        "IN WIRE".into(),
+        "~SAVED".into(),
+        "CHARS AFTER".into(),
+        "CACHE".into(),
+        "WHY".into(),
+    ]];
+    let api_col = setup.policy.kind == PlanKind::Api;
+    if api_col {
+        rows[0].insert(10, "EDITS sim | recorded".into());
+    }
+    let mut acc = totals::Accumulator::new(s);
+    let mut failed: Option<std::io::Error> = None;
+    for (i, st) in steps.iter().enumerate() {
+        let req = &s.requests[st.index - 1];
+        let before = i
+            .checked_sub(1)
+            .map(|j| &steps[j])
+            .filter(|p| p.index + 1 == st.index && s.requests[p.index - 1].segment == req.segment);
+        let cache = match totals::figures(setup, facts, before, st) {
+            Ok(f) => {
+                acc.add(setup, facts, st, &f);
+                f.cache_word().to_string()
+            }
+            Err(e) => {
+                failed.get_or_insert(e);
+                "?".into()
+            }
+        };
+        rows.push(vec![
+            st.index.to_string(),
+            req.at.clone().unwrap_or_else(|| "?".into()),
+            fmt_gap(st.gap_minutes),
+            match &req.send {
+                Some(send) => send.kind.name().into(),
+                None if req.begins_turn => "new".into(),
+                None => "loop".into(),
+            },
+            match st.trigger {
+                Some(t) if silent(st, req.begins_turn) => format!("{} (silent)", t.name()),
+                Some(t) if st.fired => t.name().into(),
+                _ => "-".into(),
+            },
+            st.newly_cleared.len().to_string(),
+            st.cleared.len().to_string(),
+            fmt_int(st.tokens_saved),
+            fmt_int(st.chars_after),
+            cache,
+            st.note.clone(),
+        ]);
+        if api_col && let Some(row) = rows.last_mut() {
+            row.insert(10, crate::evidence::api::cell(s, st));
+        }
+    }
+    out.push_str(&table(
+        &rows,
+        &[
+            true, false, true, false, false, true, true, true, true, false,
+        ],
+    ));
+    let t = &acc.totals;
+    let _ = writeln!(
+        out,
+        "totals: {} fires, {} results cleared, {} tokens not sent, {} cache breaks while warm re-writing {} tokens, {} cleared results used again later (cache TTL {})",
+        t.fires,
+        t.cleared_results,
+        fmt_int(t.tokens_not_sent),
+        t.cache_breaks,
+        fmt_int(t.tokens_rewritten),
+        t.later_used,
+        facts.cache_ttl.name(),
+    );
+    if let Some(e) = failed {
+        let _ = writeln!(
+            out,
+            "cache figures incomplete: the records could not be read back: {e}"
+        );
+    }
+    for e in &s.evidence {
+        let _ = writeln!(
+            out,
+            "harness evidence: microcompact_boundary at line {} before request {} cleared [{}]",
+            e.line,
+            e.before_request,
+            e.compacted_tool_ids.join(", ")
+        );
+    }
+    out
+}

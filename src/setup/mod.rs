@@ -1,0 +1,546 @@
+//! The setup of one run, clap-free (SPEC §7): the options every subcommand and
+//! the TUI share, and the merge of preset ← config file ← sidecar ← options into
+//! a [`Setup`]. The CLI fills [`Opts`] from its flags; the TUI, tests, benches and
+//! fuzz targets build it directly.
+
+mod select;
+mod sidecar;
+
+pub use select::{directory_error, request_index, resolve_id};
+pub use sidecar::{Sidecar, read_sidecar, sidecar_path};
+
+use crate::analysis::Setup;
+use crate::config::{self, Config, Source};
+use crate::load::{self, LoadError};
+use crate::policy::protect::{self, PathMap, RootKind};
+use crate::policy::{Delivery, PlanKind, Policy};
+use crate::session::{Format, Harness, Session};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KindArg {
+    Auto,
+    Idle,
+    Forced,
+    Size,
+    Count,
+    Budget,
+    // The api preset's kind (implies `--preset api`).
+    Api,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PresetArg {
+    Claude,
+    Qwen,
+    // Anthropic's server-side context editing (SPEC §11).
+    Api,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeliveryArg {
+    Rewrite,
+    CacheEdits,
+    // The api preset: the client sends the edits, the server applies them.
+    Server,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormatArg {
+    ClaudeJsonl,
+    QwenJsonl,
+    MessagesJson,
+}
+
+/// The options every subcommand and the TUI share, one field per shared flag
+/// (`cli` fills them from the command line; its help says each one).
+#[derive(Debug, Clone, Default)]
+pub struct Opts {
+    /// The request to look at: a number from 1, or `last`.
+    pub at: Option<String>,
+    /// The plan kind (default: auto, the harness's own choice at each request:
+    /// claude budget on Claude Code 2.0.0–2.1.87 by the recorded version, else
+    /// idle; qwen by the kind of send: idle after the gap at a prompt, cron job or
+    /// hook, else size where Qwen runs it, nothing at notifications and goal turns).
+    pub policy: Option<KindArg>,
+    /// Harness rules to apply (default: the session's harness). `api`:
+    /// Anthropic's server-side context editing, for Messages API bodies and, as a
+    /// what-if, Claude Code sessions (see --api-edit).
+    pub preset: Option<PresetArg>,
+    /// api preset: one `context_management` edit, the API's own JSON object
+    /// (repeatable, in the order sent), e.g. '{"type":"clear_tool_uses_20250919",
+    /// "trigger":{"type":"input_tokens","value":30000},"keep":{"type":"tool_uses",
+    /// "value":5},"clear_at_least":{"type":"input_tokens","value":5000},
+    /// "exclude_tools":["memory"]}' or '{"type":"clear_thinking_20251015"}'
+    /// (default: one clear_tool_uses_20250919 with the documented defaults).
+    pub api_edit: Vec<String>,
+    /// api preset, a reading the documentation leaves open: excluded tools' uses
+    /// count toward `keep` (default: they do not).
+    pub api_excluded_count_toward_keep: bool,
+    /// api preset, a reading the documentation leaves open: the trigger fires at
+    /// >= its value (default: strictly >).
+    pub api_trigger_inclusive: bool,
+    /// api preset, a reading the documentation leaves open: what a cleared
+    /// result reads in the server view (default: [Old tool result content
+    /// cleared]). clear_at_least is always compared with every token the edit
+    /// clears at the request (the server is stateless).
+    pub api_placeholder: Option<String>,
+    /// Results kept outside the plan: the most recent N (default per plan kind: 5,
+    /// budget 3).
+    pub keep_recent: Option<u32>,
+    /// Idle gap threshold in minutes (negative disables).
+    pub gap_minutes: Option<f64>,
+    /// Size threshold in chars (negative disables).
+    pub size_threshold: Option<i64>,
+    /// Clear down to the threshold instead of half of it.
+    pub no_low_watermark: bool,
+    /// Count plan: active results before deletions start.
+    pub trigger: Option<u32>,
+    /// How clearings reach the API (default: cache-edits for claude count,
+    /// server for the api preset, else rewrite).
+    pub delivery: Option<DeliveryArg>,
+    /// Budget plan: the tool-result tokens it clears down to (default 40000).
+    pub budget_tokens: Option<u64>,
+    /// Budget plan: the least saving that lets it fire (default 20000).
+    pub budget_min_saving: Option<u64>,
+    /// Budget plan: the recorded usage it waits for (default by version:
+    /// 135000 up to Claude Code 2.1.20, 147000 from 2.1.21 or with no version).
+    pub budget_warning: Option<u64>,
+    /// Protect managed-memory reads (default on for qwen, off for claude).
+    pub protect: bool,
+    /// Do not protect managed-memory reads.
+    pub no_protect: bool,
+    /// Claude preset: error results may be cleared (default on).
+    pub clear_errors: bool,
+    /// Claude preset: keep error results.
+    pub no_clear_errors: bool,
+    /// A memory root, e.g. `project=/home/me/.qwen/projects/x/memory` (repeatable).
+    pub memory_root: Vec<String>,
+    /// Rewrite a recorded path prefix before resolution (repeatable).
+    pub path_map: Vec<String>,
+    /// Output format.
+    pub format: OutputFormat,
+    /// Override format detection.
+    pub input_format: Option<InputFormatArg>,
+    /// The prompt cache's TTL for SPEC §9 `warm` (auto: what the transcript's last cache write used).
+    pub cache_ttl: Option<String>,
+}
+
+/// A user-facing error: one line naming the path and the cause; exit status 2.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{0}")]
+    Message(String),
+}
+
+pub(crate) fn err(msg: impl Into<String>) -> UsageError {
+    UsageError::Message(msg.into())
+}
+
+/// Loads the session and merges preset ← sidecar ← flags into a [`Setup`].
+pub fn setup(path: &Path, opts: &Opts) -> Result<Setup, UsageError> {
+    setup_with_progress(path, opts, &std::sync::atomic::AtomicU64::new(0))
+}
+
+/// As [`setup`], reporting the bytes loaded so far in `progress`.
+pub fn setup_with_progress(
+    path: &Path,
+    opts: &Opts,
+    progress: &std::sync::atomic::AtomicU64,
+) -> Result<Setup, UsageError> {
+    if path.is_dir() {
+        return Err(directory_error(path));
+    }
+    let session = load::load_with_progress(path, input_format(opts), progress)?;
+    setup_from(session, path, opts)
+}
+
+/// The format `--input-format` names, if any.
+pub fn input_format(opts: &Opts) -> Option<Format> {
+    opts.input_format.map(|f| match f {
+        InputFormatArg::ClaudeJsonl => Format::ClaudeJsonl,
+        InputFormatArg::QwenJsonl => Format::QwenJsonl,
+        InputFormatArg::MessagesJson => Format::MessagesJson,
+    })
+}
+
+/// Merges preset ← sidecar ← flags for a session already loaded from `path`.
+pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, UsageError> {
+    let config = config::load().map_err(|e| err(e.to_string()))?;
+    setup_with_config(session, path, opts, config)
+}
+
+/// As [`setup_from`], with the configuration file already read (the TUI goes on
+/// with the defaults when it cannot use the file, and says so).
+pub fn setup_with_config(
+    session: Session,
+    path: &Path,
+    opts: &Opts,
+    config: Config,
+) -> Result<Setup, UsageError> {
+    let sidecar = read_sidecar(path)?;
+    let (side, side_dir) = match &sidecar {
+        Some((s, d)) => (Some(s), d.clone()),
+        None => (None, PathBuf::from(".")),
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let recorded = side
+        .and_then(|s| s.keys.preset.as_deref())
+        .map(|p| ("sidecar", p))
+        .or_else(|| config.policy.preset.as_deref().map(|p| ("config", p)));
+    // Flags win: a --policy or --delivery the api preset cannot take leaves a
+    // sidecar's or the config file's api preset for the session's own.
+    let flag_leaves_api = opts.policy.is_some_and(|k| k != KindArg::Api)
+        || opts.delivery.is_some_and(|d| d != DeliveryArg::Server);
+    let api = match (opts.preset, recorded) {
+        (Some(p), _) => p == PresetArg::Api,
+        (None, _) if opts.policy == Some(KindArg::Api) => true,
+        (None, Some((_, "api"))) => !flag_leaves_api,
+        _ => false,
+    };
+    let preset = match (opts.preset, recorded) {
+        (Some(PresetArg::Claude), _) => Harness::Claude,
+        (Some(PresetArg::Qwen), _) => Harness::Qwen,
+        (Some(PresetArg::Api), _) => Harness::Claude,
+        (None, _) if api => Harness::Claude,
+        (None, Some((_, "claude"))) => Harness::Claude,
+        (None, Some((_, "qwen"))) => Harness::Qwen,
+        (None, Some((_, "api"))) => session.harness,
+        (None, Some((from, other))) => {
+            return Err(err(format!("{from}: unknown preset {other:?}")));
+        }
+        (None, None) => session.harness,
+    };
+    if api && session.harness == Harness::Qwen {
+        return Err(err(format!(
+            "{}: the api preset simulates Anthropic's server-side context editing of Messages API requests; a qwen session is not sent that way (use --preset qwen)",
+            path.display()
+        )));
+    }
+    let mut p = if api {
+        Policy::api_preset()
+    } else {
+        Policy::preset(preset)
+    };
+    let preset_name = if api { "api" } else { preset.name() };
+    // Layers, lowest first: the config file's [policy], its [policy.<preset>],
+    // the sidecar (flags come last, below).
+    let mut sources = std::collections::BTreeMap::new();
+    let mut delivery_set = false;
+    let config_where = config
+        .path
+        .as_ref()
+        .map_or("config".to_string(), |c| c.display().to_string());
+    let mut layers = vec![(&config.policy, Source::Config)];
+    if let Some(k) = config.policy.for_preset(preset_name) {
+        layers.push((k, Source::Config));
+    }
+    if let Some(s) = side {
+        layers.push((&s.keys, Source::Sidecar));
+    }
+    for (keys, source) in layers {
+        delivery_set |= config::apply(&mut p, keys, source, &mut sources).map_err(|e| {
+            let at = match source {
+                Source::Sidecar => "sidecar".to_string(),
+                _ => config_where.clone(),
+            };
+            err(format!("{at}: {e}"))
+        })?;
+    }
+    let flagged = [
+        ("kind", opts.policy.is_some()),
+        ("budget_tokens", opts.budget_tokens.is_some()),
+        ("budget_min_saving", opts.budget_min_saving.is_some()),
+        ("budget_warning_tokens", opts.budget_warning.is_some()),
+        ("keep_recent", opts.keep_recent.is_some()),
+        ("gap_threshold_minutes", opts.gap_minutes.is_some()),
+        ("size_threshold", opts.size_threshold.is_some()),
+        ("low_watermark", opts.no_low_watermark),
+        ("trigger_threshold", opts.trigger.is_some()),
+        ("protect", opts.protect || opts.no_protect),
+        ("clear_errors", opts.clear_errors || opts.no_clear_errors),
+        ("delivery", opts.delivery.is_some()),
+        ("api_edits", !opts.api_edit.is_empty()),
+        (
+            "api_excluded_count_toward_keep",
+            opts.api_excluded_count_toward_keep,
+        ),
+        ("api_trigger_inclusive", opts.api_trigger_inclusive),
+        ("api_placeholder", opts.api_placeholder.is_some()),
+    ];
+    for (key, set) in flagged {
+        if set {
+            sources.insert(key, Source::Flag);
+        }
+    }
+    if let Some(k) = opts.policy {
+        p.kind = match k {
+            KindArg::Auto => PlanKind::Auto,
+            KindArg::Idle => PlanKind::Idle,
+            KindArg::Forced => PlanKind::Forced,
+            KindArg::Size => PlanKind::Size,
+            KindArg::Count => PlanKind::Count,
+            KindArg::Budget => PlanKind::Budget,
+            KindArg::Api => PlanKind::Api,
+        };
+    }
+    if !opts.api_edit.is_empty() {
+        let list = opts
+            .api_edit
+            .iter()
+            .map(|t| {
+                serde_json::from_str(t).map_err(|e| err(format!("--api-edit {t:?}: not JSON: {e}")))
+            })
+            .collect::<Result<Vec<serde_json::Value>, _>>()?;
+        p.api.edits =
+            crate::policy::api::parse_edits(&list).map_err(|e| err(format!("--api-edit: {e}")))?;
+    }
+    p.api.excluded_count_toward_keep |= opts.api_excluded_count_toward_keep;
+    p.api.trigger_inclusive |= opts.api_trigger_inclusive;
+    if let Some(t) = &opts.api_placeholder {
+        p.api.placeholder = t.clone();
+    }
+    p.budget_tokens = opts.budget_tokens.unwrap_or(p.budget_tokens);
+    p.budget_min_saving = opts.budget_min_saving.unwrap_or(p.budget_min_saving);
+    p.budget_warning_tokens = opts.budget_warning.or(p.budget_warning_tokens);
+    p.keep_recent = opts.keep_recent.or(p.keep_recent);
+    p.gap_threshold_minutes = opts.gap_minutes.unwrap_or(p.gap_threshold_minutes);
+    p.size_threshold = opts.size_threshold.unwrap_or(p.size_threshold);
+    p.size_explicit |= opts.size_threshold.is_some();
+    if opts.no_low_watermark {
+        p.low_watermark = false;
+    }
+    p.trigger_threshold = opts.trigger.unwrap_or(p.trigger_threshold);
+    if opts.protect {
+        p.protect = true;
+    }
+    if opts.no_protect {
+        p.protect = false;
+    }
+    if opts.clear_errors {
+        p.clear_errors = true;
+    }
+    if opts.no_clear_errors {
+        p.clear_errors = false;
+    }
+    if api {
+        // The api preset runs its own kind, delivered by the server (SPEC §11).
+        if p.kind != PlanKind::Api && opts.policy.is_some() {
+            return Err(err(format!(
+                "{}: the api preset runs the api plan only (got --policy {})",
+                path.display(),
+                p.kind.name()
+            )));
+        }
+        p.kind = PlanKind::Api;
+        if delivery_set && p.delivery != Delivery::Server || flag_leaves_api {
+            return Err(err(format!(
+                "{}: the api preset's edits are applied by the server: its delivery is server (got {})",
+                path.display(),
+                opts.delivery.map_or(p.delivery.name(), |d| match d {
+                    DeliveryArg::Rewrite => "rewrite",
+                    DeliveryArg::CacheEdits => "cache-edits",
+                    DeliveryArg::Server => "server",
+                })
+            )));
+        }
+        p.delivery = Delivery::Server;
+    } else if p.kind == PlanKind::Api {
+        return Err(err(format!(
+            "{}: plan kind api takes the api preset (--preset api, or \"preset\": \"api\" in the sidecar)",
+            path.display()
+        )));
+    }
+    match opts.delivery {
+        _ if api => {}
+        Some(DeliveryArg::Rewrite) => p.delivery = Delivery::Rewrite,
+        Some(DeliveryArg::CacheEdits) => p.delivery = Delivery::CacheEdits,
+        Some(DeliveryArg::Server) => p.delivery = Delivery::Server,
+        None if !delivery_set => {
+            // cache_edits is Claude's mechanism: the default for count on Claude.
+            p.delivery = if p.kind == PlanKind::Count && session.harness == Harness::Claude {
+                Delivery::CacheEdits
+            } else {
+                Delivery::Rewrite
+            };
+        }
+        None => {}
+    }
+    if !api && p.delivery == Delivery::Server {
+        return Err(err(format!(
+            "{}: delivery server is the api preset's (--preset api)",
+            path.display()
+        )));
+    }
+    if p.kind == PlanKind::Budget
+        && (p.preset != Harness::Claude || p.delivery != Delivery::Rewrite)
+    {
+        return Err(err(format!(
+            "{}: the budget plan is Claude Code's token-budget microcompact: it takes the claude preset and rewrite delivery (got preset {}, delivery {})",
+            path.display(),
+            p.preset.name(),
+            p.delivery.name()
+        )));
+    }
+    if p.delivery == Delivery::CacheEdits && session.harness != Harness::Claude {
+        return Err(err(format!(
+            "{}: cache-edits delivery is Claude's cached microcompact; a {} session is sent with rewrite",
+            path.display(),
+            session.harness.name()
+        )));
+    }
+
+    // The config file's relative directories are relative to its folder, `~/` to home.
+    let config_dir = config
+        .path
+        .as_ref()
+        .and_then(|p| p.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| cwd.clone());
+    let home_of = |dir: &str| -> String {
+        match (dir.strip_prefix("~/"), std::env::var_os("HOME")) {
+            (Some(rest), Some(home)) => Path::new(&home).join(rest).display().to_string(),
+            _ => dir.to_string(),
+        }
+    };
+    let mut map = Vec::new();
+    for (from, to) in &config.path_map {
+        map.push((map_from(from), given(&home_of(to), &config_dir)));
+    }
+    if let Some(s) = side {
+        for (from, to) in &s.path_map {
+            map.push((map_from(from), given(to, &side_dir)));
+        }
+    }
+    for m in &opts.path_map {
+        let (from, to) = m
+            .split_once('=')
+            .ok_or_else(|| err(format!("--path-map {m:?}: expected FROM=TO")))?;
+        let from = map_from(from);
+        map.retain(|(f, _)| !same_from(f, &from));
+        map.push((from, given(to, &cwd)));
+    }
+    let path_map = PathMap(map);
+
+    let session_cwd = session.calls.iter().find_map(|c| c.cwd.clone());
+    let mut roots = protect::default_roots(preset, session_cwd.as_deref(), &path_map);
+    let mut set_root = |kind: RootKind, dir: PathBuf| {
+        roots.retain(|(k, _)| *k != kind);
+        roots.push((kind, dir));
+    };
+    for (kind, dir) in &config.memory_roots {
+        if let Some(kind) = RootKind::parse(kind) {
+            set_root(kind, given(&home_of(dir), &config_dir));
+        }
+    }
+    if let Some(s) = side {
+        for (kind, dir) in &s.memory_roots {
+            let kind = RootKind::parse(kind).ok_or_else(|| {
+                err(format!(
+                    "sidecar: unknown memory root {kind:?} (project, user, team)"
+                ))
+            })?;
+            set_root(kind, given(dir, &side_dir));
+        }
+    }
+    for r in &opts.memory_root {
+        let (kind, dir) = r.split_once('=').ok_or_else(|| {
+            err(format!(
+                "--memory-root {r:?}: expected project|user|team=DIR"
+            ))
+        })?;
+        let kind = RootKind::parse(kind).ok_or_else(|| {
+            err(format!(
+                "--memory-root {r:?}: unknown root {kind:?} (project, user, team)"
+            ))
+        })?;
+        set_root(kind, given(dir, &cwd));
+    }
+    roots.sort_by_key(|(k, _)| RootKind::ALL.iter().position(|x| x == k));
+    Ok(Setup {
+        session: std::sync::Arc::new(session),
+        policy: p,
+        roots,
+        path_map,
+        settings: config::Settings {
+            cache_ttl: resolve_cache_ttl(
+                opts.cache_ttl.as_deref(),
+                side.and_then(|s| s.cache_ttl.as_deref()),
+                config.cache_ttl.as_deref(),
+            )?,
+            sources,
+            config,
+            sidecar_path: sidecar.map(|_| sidecar_path(path)),
+            config_notice: None,
+        },
+    })
+}
+
+/// A directory given by a flag or the sidecar: a Windows path as its normalized
+/// Windows form (never joined to `base`), else absolute on this machine, a
+/// relative one taken against `base` (SPEC §4).
+fn given(dir: &str, base: &Path) -> PathBuf {
+    protect::Lexical::given(dir, base).to_path_buf()
+}
+
+/// The FROM side of a path map: a Windows path normalized (so `d:/x/` and
+/// `D:\x` are one FROM), anything else as written.
+fn map_from(from: &str) -> PathBuf {
+    match protect::WinPath::parse(from) {
+        Some(w) => PathBuf::from(w.display()),
+        None => PathBuf::from(from),
+    }
+}
+
+/// Whether two FROM sides name one prefix (a flag replaces the sidecar's).
+fn same_from(a: &Path, b: &Path) -> bool {
+    match (
+        a.to_str().and_then(protect::WinPath::parse),
+        b.to_str().and_then(protect::WinPath::parse),
+    ) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// The cache TTL for SPEC §9 `warm` of the session at `path` (a folder: the flag,
+/// else auto). Set up sessions carry theirs in `Setup::settings`.
+pub fn cache_ttl(path: &Path, opts: &Opts) -> Result<crate::totals::CacheTtl, UsageError> {
+    let sidecar = match path.is_dir() {
+        true => None,
+        false => read_sidecar(path)?.and_then(|(s, _)| s.cache_ttl),
+    };
+    let config = config::load().map_err(|e| err(e.to_string()))?;
+    resolve_cache_ttl(
+        opts.cache_ttl.as_deref(),
+        sidecar.as_deref(),
+        config.cache_ttl.as_deref().filter(|_| !path.is_dir()),
+    )
+}
+
+/// `cache_ttl`: the flag, else the sidecar's, else the config file's, else auto.
+fn resolve_cache_ttl(
+    flag: Option<&str>,
+    sidecar: Option<&str>,
+    config: Option<&str>,
+) -> Result<crate::totals::CacheTtl, UsageError> {
+    use crate::totals::CacheTtl;
+    let parse = |from: &str, t: &str| {
+        CacheTtl::parse(t).ok_or_else(|| err(format!("{from} {t:?}: expected auto, 5m or 1h")))
+    };
+    match (flag, sidecar, config) {
+        (Some(t), _, _) => parse("--cache-ttl", t),
+        (None, Some(t), _) => parse("sidecar: cache_ttl", t),
+        (None, None, Some(t)) => parse("config: cache_ttl", t),
+        (None, None, None) => Ok(CacheTtl::Auto),
+    }
+}

@@ -1,0 +1,94 @@
+//! What a user names on the command line or in the TUI: a request (`--at`), a
+//! tool result id (or a unique prefix of one), a session file rather than a folder.
+
+use super::{UsageError, err};
+use crate::load;
+use crate::session::Session;
+use std::path::Path;
+
+/// The request index `--at` names, checked against the session (0: it has none).
+pub fn request_index(session: &Session, at: Option<&str>) -> Result<usize, UsageError> {
+    let n = session.requests.len();
+    let k = match at {
+        None | Some("last") => n,
+        Some(s) => s
+            .parse::<usize>()
+            .map_err(|_| err(format!("--at {s:?}: expected a request number or `last`")))?,
+    };
+    if n == 0 {
+        // An empty session is valid (SPEC §1): request 0 stands for "none".
+        return Ok(0);
+    }
+    if k == 0 || k > n {
+        return Err(err(format!("--at {k}: the session has requests 1..={n}")));
+    }
+    Ok(k)
+}
+
+/// The prefixes harnesses give every id (`toolu_01…`, `call_…`): an id may be
+/// named without them.
+const ID_PREFIXES: &[&str] = &["toolu_01", "toolu_", "call_"];
+
+/// The tool result id `q` names: the id itself, or a prefix of exactly one id —
+/// of the id as written or without its harness prefix (`KuPA` for
+/// `toolu_01KuPA…`). An ambiguous prefix is an error listing the matches.
+pub fn resolve_id(session: &Session, q: &str) -> Result<String, UsageError> {
+    if q.is_empty() {
+        return Err(err("give a tool result id (a unique prefix is enough)"));
+    }
+    if session.results.iter().any(|r| r.id == q) {
+        return Ok(q.to_string());
+    }
+    let matches = |id: &str| {
+        id.starts_with(q)
+            || ID_PREFIXES
+                .iter()
+                .any(|p| id.strip_prefix(p).is_some_and(|rest| rest.starts_with(q)))
+    };
+    let mut found: Vec<&str> = session
+        .results
+        .iter()
+        .map(|r| r.id.as_str())
+        .filter(|id| matches(id))
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    match found.as_slice() {
+        [] => Err(err(format!("no tool result with id {q:?}"))),
+        [one] => Ok(one.to_string()),
+        many => {
+            let shown: Vec<&str> = many.iter().take(8).copied().collect();
+            Err(err(format!(
+                "id prefix {q:?} is ambiguous: {} match ({}{})",
+                many.len(),
+                shown.join(", "),
+                if many.len() > shown.len() {
+                    ", …"
+                } else {
+                    ""
+                }
+            )))
+        }
+    }
+}
+
+/// A directory given where one session is needed: say so and list the newest.
+pub fn directory_error(path: &Path) -> UsageError {
+    let listing = load::list_sessions(path).unwrap_or_default();
+    if listing.is_empty() {
+        return err(format!(
+            "{}: is a directory without sessions (*.jsonl)",
+            path.display()
+        ));
+    }
+    let names: Vec<String> = listing
+        .iter()
+        .take(5)
+        .map(|(p, _, _)| p.display().to_string())
+        .collect();
+    err(format!(
+        "{}: is a directory; give one session file, e.g. {}",
+        path.display(),
+        names.join(", ")
+    ))
+}

@@ -1,0 +1,201 @@
+//! What a plan does to the messages of a body: cleared results rewritten, cache
+//! edits placed, the server's view of its own edits, thinking dropped.
+
+use super::*;
+
+fn blocks_mut(harness: Harness, msg: &mut Value) -> Option<&mut Vec<Value>> {
+    msg.get_mut(harness.rules().wire.content)
+        .and_then(Value::as_array_mut)
+}
+
+pub(super) fn apply(s: &Session, req: &Request, messages: &mut [Value], c: &Clearings<'_>) {
+    if let (Some(server), Harness::Claude) = (c.server, s.harness) {
+        server_view(s, req, messages, c, server);
+        return;
+    }
+    let rewrite = c.delivery == Delivery::Rewrite || s.harness == Harness::Qwen;
+    if rewrite {
+        for (i, msg) in messages.iter_mut().enumerate() {
+            let m = req.view_start + i;
+            let mut results = s.results_in(m, m + 1);
+            let mut media = s.media_in(m, m + 1);
+            let Some(blocks) = blocks_mut(s.harness, msg) else {
+                continue;
+            };
+            for block in blocks.iter_mut() {
+                if is_tool_result(s.harness, block) {
+                    if let Some(r) = results.next() {
+                        if (c.result_cleared)(r) {
+                            clear_block(s.harness, block);
+                        } else if (c.result_stripped)(r)
+                            && let Some(resp) = block
+                                .get_mut("functionResponse")
+                                .and_then(Value::as_object_mut)
+                        {
+                            resp.remove("parts");
+                        }
+                    }
+                } else if s.harness == Harness::Qwen
+                    && is_top_level_media(block)
+                    && let Some(k) = media.next()
+                    && (c.media_cleared)(k)
+                {
+                    *block = json!({"text": media_placeholder(block)});
+                }
+            }
+        }
+    }
+    if c.drop_thoughts && s.harness == Harness::Qwen {
+        drop_thoughts(messages);
+    }
+    if c.delivery == Delivery::CacheEdits && s.harness == Harness::Claude {
+        cache_edits(s, req, messages, c.edits);
+    }
+}
+
+/// The request after the server's edits (SPEC §11): cleared results read the
+/// placeholder, cleared inputs are emptied, cleared thinking is dropped.
+fn server_view(
+    s: &Session,
+    req: &Request,
+    messages: &mut [Value],
+    c: &Clearings<'_>,
+    server: &ServerEdits,
+) {
+    for (i, msg) in messages.iter_mut().enumerate() {
+        let m = req.view_start + i;
+        let mut results = s.results_in(m, m + 1);
+        let Some(blocks) = blocks_mut(Harness::Claude, msg) else {
+            continue;
+        };
+        if server.thinking.contains(&m) {
+            blocks.retain(|b| {
+                !matches!(
+                    b.get("type").and_then(Value::as_str),
+                    Some("thinking" | "redacted_thinking")
+                )
+            });
+        }
+        for block in blocks.iter_mut() {
+            if is_tool_result(Harness::Claude, block) {
+                if let Some(r) = results.next()
+                    && (c.result_cleared)(r)
+                {
+                    block["content"] = Value::String(server.placeholder.clone());
+                }
+            } else if block.get("type").and_then(Value::as_str) == Some("tool_use")
+                && block
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| server.inputs.contains(id))
+            {
+                block["input"] = json!({});
+            }
+        }
+    }
+}
+
+fn clear_block(harness: Harness, block: &mut Value) {
+    match harness {
+        Harness::Claude => {
+            block["content"] = Value::String(PLACEHOLDER.into());
+        }
+        Harness::Qwen => {
+            // The whole response goes, nested media included.
+            block["functionResponse"]["response"] = json!({"output": PLACEHOLDER});
+            if let Some(resp) = block["functionResponse"].as_object_mut() {
+                resp.remove("parts");
+            }
+        }
+    }
+}
+
+/// `/compress-fast` drops thought parts; a model turn left empty goes too.
+fn drop_thoughts(messages: &mut [Value]) {
+    for msg in messages.iter_mut() {
+        if msg.get("role").and_then(Value::as_str) != Some("model") {
+            continue;
+        }
+        if let Some(parts) = blocks_mut(Harness::Qwen, msg) {
+            // Only thought text goes; a call or a response is never a thought.
+            parts.retain(|p| {
+                p.get("thought").and_then(Value::as_bool) != Some(true)
+                    || p.get("functionCall").is_some()
+                    || p.get("functionResponse").is_some()
+            });
+        }
+    }
+}
+
+/// Claude's cached microcompact (claude.ts `addCacheBreakpoints`): one cache_control
+/// on the last message, pinned and new `cache_edits` blocks, then `cache_reference`
+/// on every tool_result strictly before the last cache_control message.
+fn cache_edits(s: &Session, req: &Request, messages: &mut [Value], edits: &[EditBlock]) {
+    let Some(last) = messages.len().checked_sub(1) else {
+        return;
+    };
+    let content = &mut messages[last]["content"];
+    if let Value::String(text) = content {
+        *content = json!([{"type": "text", "text": text.clone()}]);
+    }
+    if let Some(block) = content.as_array_mut().and_then(|a| a.last_mut()) {
+        block["cache_control"] = json!({"type": "ephemeral"});
+    }
+    let mut seen: HashSet<String> = HashSet::new();
+    for e in edits
+        .iter()
+        .filter(|e| e.at <= req.index && e.msg >= req.view_start && e.msg < req.end)
+    {
+        let refs: Vec<Value> = e
+            .results
+            .iter()
+            .map(|&r| s.results[r].id.clone())
+            .filter(|id| seen.insert(id.clone()))
+            .map(|id| json!({"type": "delete", "cache_reference": id}))
+            .collect();
+        if refs.is_empty() {
+            continue;
+        }
+        let msg = &mut messages[e.msg - req.view_start];
+        if let Value::String(text) = &msg["content"] {
+            msg["content"] = json!([{"type": "text", "text": text.clone()}]);
+        }
+        if let Some(blocks) = msg["content"].as_array_mut() {
+            insert_after_tool_results(blocks, json!({"type": "cache_edits", "edits": refs}));
+        }
+    }
+    for msg in messages[..last].iter_mut() {
+        if msg.get("role").and_then(Value::as_str) != Some("user") {
+            continue;
+        }
+        if let Some(blocks) = msg["content"].as_array_mut() {
+            for b in blocks
+                .iter_mut()
+                .filter(|b| is_tool_result(Harness::Claude, b))
+            {
+                let id = b["tool_use_id"].clone();
+                b["cache_reference"] = id;
+            }
+        }
+    }
+}
+
+/// contentArray.ts `insertBlockAfterToolResults`.
+pub fn insert_after_tool_results(content: &mut Vec<Value>, block: Value) {
+    let last_result = content
+        .iter()
+        .rposition(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+    match last_result {
+        Some(i) => {
+            content.insert(i + 1, block);
+            if i + 1 == content.len() - 1 {
+                // Some APIs require the prompt not to end with non-text content.
+                content.push(json!({"type": "text", "text": "."}));
+            }
+        }
+        None => {
+            let at = content.len().saturating_sub(1);
+            content.insert(at, block);
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! Request bodies (SPEC §6): the local request as recorded, and the wire payload
+//! after microcompaction, delivered by `rewrite` or by `cache-edits`.
+//!
+//! Records are re-read from the file here, one message at a time, so the session
+//! model never holds their content.//!
+//! Here: building a body and reading its messages back; `edit` what a plan does
+//! to the messages (rewrite, cache edits, the server's view), `tokens` their
+//! estimated sizes.
+
+mod edit;
+mod tokens;
+
+use edit::apply;
+pub use edit::insert_after_tool_results;
+use tokens::tokens_of;
+pub use tokens::{
+    local_message_tokens, measured_rewrite_tokens, message_tokens, tokens_from, wire_message_tokens,
+};
+
+use crate::load::{self, PLACEHOLDER};
+use crate::policy::Delivery;
+use crate::policy::engine::EditBlock;
+use crate::session::{Harness, Part, PieceLen, Request, Role, Session};
+use serde_json::{Map, Value, json};
+use std::collections::HashSet;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The request as the transcript holds it: no clearing at all.
+    Local,
+    /// What the harness sends.
+    Wire,
+}
+
+/// What the wire builder needs from a plan at one request.
+pub struct Clearings<'a> {
+    pub delivery: Delivery,
+    /// Whether result `i` (index into `Session::results`) is cleared in this wire.
+    pub result_cleared: &'a dyn Fn(usize) -> bool,
+    /// Whether result `i`'s nested media (`functionResponse.parts`) is stripped.
+    pub result_stripped: &'a dyn Fn(usize) -> bool,
+    pub media_cleared: &'a dyn Fn(usize) -> bool,
+    /// `cache_edits` blocks created up to this request.
+    pub edits: &'a [EditBlock],
+    /// Qwen `/compress-fast` drops thought parts from the wire.
+    pub drop_thoughts: bool,
+    /// Delivery `server` (the `api` preset): what the server's edits change.
+    pub server: Option<&'a ServerEdits>,
+}
+
+/// What the `api` preset sends and what the server does with it (SPEC §11).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerEdits {
+    /// `context_management.edits`, as the client sends them.
+    pub edits: Vec<Value>,
+    /// What a cleared result reads in the server view.
+    pub placeholder: String,
+    /// Assistant messages whose thinking blocks the server drops.
+    pub thinking: HashSet<usize>,
+    /// Tool uses whose input the server clears.
+    pub inputs: HashSet<String>,
+}
+
+impl ServerEdits {
+    fn context_management(&self) -> Value {
+        json!({"edits": self.edits})
+    }
+}
+
+/// Builds the body of request `req`.
+pub fn build(s: &Session, req: &Request, side: Side, c: &Clearings<'_>) -> std::io::Result<Value> {
+    let mut messages = read_messages(s, req)?;
+    if side == Side::Wire {
+        apply(s, req, &mut messages, c);
+    }
+    let mut out = body(s, messages);
+    // The client's request carries the edits; the server view is what the
+    // model is given after them.
+    if let (Side::Local, Some(server)) = (side, c.server) {
+        out["context_management"] = server.context_management();
+    }
+    Ok(out)
+}
+
+/// Every message of the session as the API sees it, in order, one at a time.
+pub fn each_message(s: &Session, mut f: impl FnMut(usize, Value)) -> std::io::Result<()> {
+    let file = std::fs::File::open(&s.path)?;
+    for m in 0..s.messages.len() {
+        f(m, message_from(&file, s, m)?);
+    }
+    Ok(())
+}
+
+/// The local messages of one view, as read so far (stepping through a session
+/// reads each record once).
+#[derive(Debug, Default)]
+pub struct MessageCache {
+    view_start: usize,
+    messages: Vec<Value>,
+}
+
+impl MessageCache {
+    /// The request's local messages, read as needed and lent out.
+    fn slice(&mut self, s: &Session, req: &Request) -> std::io::Result<&[Value]> {
+        if self.view_start != req.view_start {
+            self.view_start = req.view_start;
+            self.messages.clear();
+        }
+        let have = self.view_start + self.messages.len();
+        if have < req.end {
+            let file = std::fs::File::open(&s.path)?;
+            for m in have..req.end {
+                self.messages.push(message_from(&file, s, m)?);
+            }
+        }
+        Ok(&self.messages[..req.end - req.view_start])
+    }
+}
+
+/// Both bodies of `req` printed as pretty JSON (as `to_string_pretty` prints the
+/// bodies `build` gives), and the wire's estimated tokens from message `from`:
+/// what the TUI shows. The local side is printed from the cache, not copied.
+pub fn print_both(
+    s: &Session,
+    req: &Request,
+    c: &Clearings<'_>,
+    cache: &mut MessageCache,
+    tokens_from_message: Option<usize>,
+) -> std::io::Result<(String, String, Option<u64>)> {
+    let local = cache.slice(s, req)?;
+    let mut wire = local.to_vec();
+    apply(s, req, &mut wire, c);
+    let tokens = tokens_from_message.map(|at| tokens_of(wire.get(at..).unwrap_or(&[])));
+    let model = s.model.clone().map(Value::String).unwrap_or(Value::Null);
+    let context_management = c.server.map(ServerEdits::context_management);
+    let pretty = |messages: &[Value], extra: Option<&Value>| {
+        serde_json::to_string_pretty(&BodyRef {
+            harness: s.harness,
+            model: &model,
+            messages,
+            context_management: extra,
+        })
+        .unwrap_or_default()
+    };
+    Ok((
+        pretty(local, context_management.as_ref()),
+        pretty(&wire, None),
+        tokens,
+    ))
+}
+
+/// A body over borrowed messages; serializes as `body` builds it.
+struct BodyRef<'a> {
+    harness: Harness,
+    model: &'a Value,
+    messages: &'a [Value],
+    /// The `api` preset's local side: `context_management` after the messages.
+    context_management: Option<&'a Value>,
+}
+
+impl serde::Serialize for BodyRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = ser.serialize_map(None)?;
+        map.serialize_entry("model", self.model)?;
+        map.serialize_entry(self.harness.rules().wire.messages, self.messages)?;
+        if let Some(cm) = self.context_management {
+            map.serialize_entry("context_management", cm)?;
+        }
+        map.end()
+    }
+}
+
+fn body(s: &Session, messages: Vec<Value>) -> Value {
+    let model = s.model.clone().map(Value::String).unwrap_or(Value::Null);
+    let mut out = Map::new();
+    out.insert("model".into(), model);
+    out.insert(
+        s.harness.rules().wire.messages.into(),
+        Value::Array(messages),
+    );
+    Value::Object(out)
+}
+
+/// The messages of a request's view, read from the file (kept open) in order.
+fn read_messages(s: &Session, req: &Request) -> std::io::Result<Vec<Value>> {
+    let file = std::fs::File::open(&s.path)?;
+    (req.view_start..req.end)
+        .map(|m| message_from(&file, s, m))
+        .collect()
+}
+
+/// One message as the API sees it: Claude `{role, content}`, Qwen `{role, parts}`.
+fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::io::Result<Value> {
+    let msg = &s.messages[m];
+    let mut pieces: Vec<Value> = Vec::new();
+    let shape = s.harness.rules().wire;
+    let key = shape.content;
+    for part in &msg.parts {
+        let value = match part {
+            Part::Record { offset, len, .. } => {
+                // Only `message` is read: the rest (toolUseResult…) is skipped unparsed.
+                #[derive(serde::Deserialize)]
+                struct Record {
+                    #[serde(default)]
+                    message: Value,
+                }
+                let bytes = load::read_span(file, *offset, *len)?;
+                match serde_json::from_slice::<Record>(&bytes) {
+                    Ok(r) => r.message,
+                    // Deeper than serde's recursion limit, or changed since loading:
+                    // show the message as unreadable rather than fail the request.
+                    Err(e) => unreadable_message(s.harness, msg.first_line, &e),
+                }
+            }
+            Part::Inline(v) => (**v).clone(),
+        };
+        pieces.push(value.get(key).cloned().unwrap_or(Value::Null));
+    }
+    let role = match msg.role {
+        Role::User => shape.user_role,
+        Role::Assistant => shape.assistant_role,
+    };
+    let content = if pieces.len() == 1 && pieces[0].is_string() {
+        pieces.pop().unwrap_or(Value::Null)
+    } else {
+        let mut blocks = Vec::new();
+        for p in pieces {
+            match p {
+                Value::Array(a) => blocks.extend(a),
+                Value::String(text) if s.harness == Harness::Claude => {
+                    blocks.push(json!({"type": "text", "text": text}))
+                }
+                Value::Null => {}
+                other => blocks.push(other),
+            }
+        }
+        Value::Array(blocks)
+    };
+    let mut out = Map::new();
+    out.insert("role".into(), Value::String(role.into()));
+    out.insert(key.into(), content);
+    Ok(Value::Object(out))
+}
+
+/// Whether a content block is a tool result as the loaders count them.
+pub fn is_tool_result(harness: Harness, block: &Value) -> bool {
+    match harness {
+        Harness::Claude => {
+            block.get("type").and_then(Value::as_str) == Some("tool_result")
+                && block.get("tool_use_id").is_some_and(Value::is_string)
+        }
+        Harness::Qwen => {
+            !block.get("functionCall").is_some_and(Value::is_object)
+                && block
+                    .get("functionResponse")
+                    .is_some_and(|r| r.is_object() && r.get("id").is_some_and(Value::is_string))
+        }
+    }
+}
+
+fn is_top_level_media(block: &Value) -> bool {
+    !block.get("functionCall").is_some_and(Value::is_object)
+        && !block.get("functionResponse").is_some_and(Value::is_object)
+        && (block.get("inlineData").is_some_and(Value::is_object)
+            || block.get("fileData").is_some_and(Value::is_object))
+}
+
+/// What Qwen writes over a cleared media part (microcompact.ts): the mime type
+/// with runs of CR/LF/TAB made one space, brackets removed, trimmed, and cut to
+/// 128 UTF-16 units.
+pub fn media_placeholder(block: &Value) -> String {
+    let mime = ["inlineData", "fileData"]
+        .iter()
+        .find_map(|k| block.get(k)?.get("mimeType")?.as_str())
+        .unwrap_or("application/octet-stream");
+    let mut clean = String::new();
+    let mut in_run = false;
+    for ch in mime.chars() {
+        match ch {
+            '\r' | '\n' | '\t' => {
+                if !in_run {
+                    clean.push(' ');
+                }
+                in_run = true;
+                continue;
+            }
+            '[' | ']' => {}
+            c => clean.push(c),
+        }
+        in_run = false;
+    }
+    let mut out = String::new();
+    let mut units = 0;
+    for ch in clean.trim().chars() {
+        units += ch.len_utf16();
+        if units > 128 {
+            break;
+        }
+        out.push(ch);
+    }
+    format!("[Old inline media cleared: {out}]")
+}
+
+/// A stand-in for a record the wire builder could not read back.
+fn unreadable_message(harness: Harness, line: usize, e: &serde_json::Error) -> Value {
+    let text = format!(
+        "[mcscope: the record near line {line} could not be read back: {}]",
+        crate::load::json_error_text(e)
+    );
+    match harness {
+        Harness::Claude => json!({"content": [{"type": "text", "text": text}]}),
+        Harness::Qwen => json!({"parts": [{"text": text}]}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tokens::json_utf16_len;
+    use super::*;
+
+    #[test]
+    fn tokens_count_utf16_units_of_the_compact_json() {
+        // {"a":"é😀"}: 6 ASCII + é (1 unit) + 😀 (2 units) + 2 = 11 units → 3 tokens.
+        let v = json!({"a": "é😀"});
+        assert_eq!(
+            json_utf16_len(&v),
+            crate::load::raw::utf16_len_str(&v.to_string())
+        );
+        assert_eq!(json_utf16_len(&v), 11);
+        assert_eq!(tokens_of(&[v.clone(), v]), 6);
+    }
+
+    #[test]
+    fn media_placeholders_clean_the_mime_as_qwen_does() {
+        let ph = |v: Value| media_placeholder(&v);
+        assert_eq!(
+            ph(json!({"inlineData": {"mimeType": " image/\r\n\tpng [x] "}})),
+            "[Old inline media cleared: image/ png x]"
+        );
+        assert_eq!(
+            ph(json!({"fileData": {"mimeType": "application/pdf"}})),
+            "[Old inline media cleared: application/pdf]"
+        );
+        assert_eq!(
+            ph(json!({"inlineData": {}})),
+            "[Old inline media cleared: application/octet-stream]"
+        );
+        let long = "a".repeat(200);
+        assert_eq!(
+            ph(json!({"inlineData": {"mimeType": long}})),
+            format!("[Old inline media cleared: {}]", "a".repeat(128))
+        );
+    }
+
+    #[test]
+    fn edits_go_after_the_last_tool_result_with_a_dot_when_last() {
+        let mut c = vec![json!({"type": "tool_result", "tool_use_id": "a"})];
+        insert_after_tool_results(&mut c, json!({"type": "cache_edits"}));
+        assert_eq!(c[1]["type"], "cache_edits");
+        assert_eq!(c[2], json!({"type": "text", "text": "."}));
+
+        let mut c = vec![
+            json!({"type": "tool_result", "tool_use_id": "a"}),
+            json!({"type": "text", "text": "go on"}),
+        ];
+        insert_after_tool_results(&mut c, json!({"type": "cache_edits"}));
+        assert_eq!(c.len(), 3);
+        assert_eq!(c[1]["type"], "cache_edits");
+
+        let mut c = vec![
+            json!({"type": "text", "text": "a"}),
+            json!({"type": "text", "text": "b"}),
+        ];
+        insert_after_tool_results(&mut c, json!({"type": "cache_edits"}));
+        assert_eq!(c[1]["type"], "cache_edits");
+        assert_eq!(c[2]["text"], "b");
+    }
+}
