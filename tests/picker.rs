@@ -3,36 +3,17 @@
 //! background scan held by its test hook (`picker::Gate`).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+#[path = "common/screen.rs"]
+mod screen;
+use screen::{row, screen};
+
 use mcscope::cli::Opts;
 use mcscope::tui::app::App;
 use mcscope::tui::keymap::{self, Action, PICKER_KEYMAP};
 use mcscope::tui::picker::{Gate, Picker, Row};
-use mcscope::tui::ui::{self, Theme};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
-
-fn screen(app: &App, w: u16, h: u16) -> Vec<String> {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ui::draw(f, app, Theme::new(false))).unwrap();
-    let buf = t.backend().buffer().clone();
-    (0..h)
-        .map(|y| {
-            (0..w)
-                .map(|x| buf[(x, y)].symbol().to_string())
-                .collect::<String>()
-        })
-        .collect()
-}
-
-fn row<'a>(lines: &'a [String], needle: &str) -> &'a str {
-    lines
-        .iter()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle:?}:\n{}", lines.join("\n")))
-}
 
 /// A key through the picker's keymap, as the event loop dispatches it.
 fn press(app: &mut App, code: KeyCode) {

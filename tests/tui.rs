@@ -1,6 +1,10 @@
 //! The TUI, region by region on ratatui's TestBackend, and driven by actions.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+#[path = "common/screen.rs"]
+mod screen;
+use screen::{has, row, screen_color as screen};
+
 mod common;
 
 use mcscope::cli::{self, KindArg, Opts};
@@ -26,26 +30,6 @@ fn app(path: &str, kind: Option<KindArg>) -> App {
         ..Default::default()
     };
     App::session(cli::setup(&sample(path), &opts).unwrap())
-}
-
-fn screen(app: &App, w: u16, h: u16, color: bool) -> Vec<String> {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ui::draw(f, app, Theme::new(color))).unwrap();
-    let buf = t.backend().buffer().clone();
-    (0..h)
-        .map(|y| {
-            (0..w)
-                .map(|x| buf[(x, y)].symbol().to_string())
-                .collect::<String>()
-        })
-        .collect()
-}
-
-fn row<'a>(lines: &'a [String], needle: &str) -> &'a str {
-    lines
-        .iter()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle:?}:\n{}", lines.join("\n")))
 }
 
 /// The age list region: from its title to the diff's title.
@@ -523,10 +507,6 @@ fn help_scrolls_to_its_end_and_fits_every_accepted_size() {
             ui::MIN_WIDTH
         );
     }
-}
-
-fn has(lines: &[String], needle: &str) -> bool {
-    lines.iter().any(|l| l.contains(needle))
 }
 
 #[test]

@@ -3,13 +3,14 @@
 //! clear_tool_uses edit's keep, and the explain panel with the edits beside.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+#[path = "common/screen.rs"]
+mod screen;
+use screen::screen;
+
 use mcscope::cli::{self, Opts};
 use mcscope::policy::Status;
 use mcscope::tui::app::App;
 use mcscope::tui::keymap::{self, Action};
-use mcscope::tui::ui::{self, Theme};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use std::path::Path;
 
@@ -31,15 +32,6 @@ fn press_code(a: &mut App, code: KeyCode) -> Action {
     a.update(action);
     a.view_mut().unwrap().wait_background();
     action
-}
-
-fn screen(app: &App, w: u16, h: u16) -> Vec<String> {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ui::draw(f, app, Theme::new(false))).unwrap();
-    let buf = t.backend().buffer().clone();
-    (0..h)
-        .map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect())
-        .collect()
 }
 
 fn cleared(a: &App) -> usize {

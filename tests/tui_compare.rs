@@ -2,12 +2,13 @@
 //! and the chart view (`C`), on ratatui's TestBackend, driven by the real keymap.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+#[path = "common/screen.rs"]
+mod screen;
+use screen::screen;
+
 use mcscope::cli::{self, KindArg, Opts};
 use mcscope::tui::app::{App, Overlay};
 use mcscope::tui::keymap;
-use mcscope::tui::ui::{self, Theme};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use std::path::{Path, PathBuf};
 
@@ -23,19 +24,6 @@ fn app(path: &str, kind: Option<KindArg>) -> App {
         ..Default::default()
     };
     App::session(cli::setup(&sample(path), &opts).unwrap())
-}
-
-fn screen(app: &App, w: u16, h: u16) -> Vec<String> {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ui::draw(f, app, Theme::new(false))).unwrap();
-    let buf = t.backend().buffer().clone();
-    (0..h)
-        .map(|y| {
-            (0..w)
-                .map(|x| buf[(x, y)].symbol().to_string())
-                .collect::<String>()
-        })
-        .collect()
 }
 
 /// A key press through the real keymap.

@@ -3,6 +3,10 @@
 //! cache breaks, driven through the keymap's actions.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+#[path = "common/screen.rs"]
+mod screen;
+use screen::{has, row, screen_color as screen};
+
 mod common;
 
 use mcscope::cli::{self, KindArg, Opts};
@@ -31,30 +35,6 @@ fn open(path: &Path, opts: Opts) -> App {
     let mut a = App::session_at(setup, k);
     a.view_mut().unwrap().wait_background();
     a
-}
-
-fn screen(app: &App, w: u16, h: u16, color: bool) -> Vec<String> {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| ui::draw(f, app, Theme::new(color))).unwrap();
-    let buf = t.backend().buffer().clone();
-    (0..h)
-        .map(|y| {
-            (0..w)
-                .map(|x| buf[(x, y)].symbol().to_string())
-                .collect::<String>()
-        })
-        .collect()
-}
-
-fn row<'a>(lines: &'a [String], needle: &str) -> &'a str {
-    lines
-        .iter()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle:?}:\n{}", lines.join("\n")))
-}
-
-fn has(lines: &[String], needle: &str) -> bool {
-    lines.iter().any(|l| l.contains(needle))
 }
 
 /// The header: the lines above the age list's title.

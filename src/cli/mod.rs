@@ -285,65 +285,6 @@ impl From<OptsArgs> for Opts {
     }
 }
 
-impl From<Opts> for OptsArgs {
-    fn from(o: Opts) -> OptsArgs {
-        let Opts {
-            at,
-            policy,
-            preset,
-            api_edit,
-            api_excluded_count_toward_keep,
-            api_trigger_inclusive,
-            api_placeholder,
-            keep_recent,
-            gap_minutes,
-            size_threshold,
-            no_low_watermark,
-            trigger,
-            delivery,
-            budget_tokens,
-            budget_min_saving,
-            budget_warning,
-            protect,
-            no_protect,
-            clear_errors,
-            no_clear_errors,
-            memory_root,
-            path_map,
-            format,
-            input_format,
-            cache_ttl,
-        } = o;
-        OptsArgs {
-            at,
-            policy,
-            preset,
-            api_edit,
-            api_excluded_count_toward_keep,
-            api_trigger_inclusive,
-            api_placeholder,
-            keep_recent,
-            gap_minutes,
-            size_threshold,
-            no_low_watermark,
-            trigger,
-            delivery,
-            budget_tokens,
-            budget_min_saving,
-            budget_warning,
-            protect,
-            no_protect,
-            clear_errors,
-            no_clear_errors,
-            memory_root,
-            path_map,
-            format,
-            input_format,
-            cache_ttl,
-        }
-    }
-}
-
 // `Opts` is clap-free; the command line reaches it through `OptsArgs`, so a
 // subcommand flattens `Opts` as before.
 impl clap::FromArgMatches for Opts {
@@ -351,10 +292,10 @@ impl clap::FromArgMatches for Opts {
         OptsArgs::from_arg_matches(m).map(Opts::from)
     }
 
+    /// mcscope parses each command line once, never on top of earlier values:
+    /// an update reads the options afresh.
     fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
-        let mut a = OptsArgs::from(self.clone());
-        a.update_from_arg_matches(m)?;
-        *self = a.into();
+        *self = Self::from_arg_matches(m)?;
         Ok(())
     }
 }
