@@ -403,34 +403,12 @@ pub const PICKER_HINTS: &[(Action, &str)] = &[
 /// (`typing`), printable keys, Backspace and Enter edit or submit it; arrows,
 /// pages and Esc keep their bindings.
 pub fn picker_action_for(key: KeyEvent, typing: bool) -> Option<Action> {
-    if typing {
-        match key.code {
-            Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                return Some(Action::Type(c));
-            }
-            Backspace => return Some(Action::Erase),
-            Enter => return Some(Action::Submit),
-            _ => {}
-        }
-    }
-    PICKER_KEYMAP
-        .iter()
-        .find(|b| b.keys.contains(&key.code))
-        .map(|b| b.action)
+    lookup(PICKER_KEYMAP, key, typing.then_some(false))
 }
 
 /// The picker's hint line, generated from [`PICKER_HINTS`] and [`PICKER_KEYMAP`].
 pub fn picker_hints() -> String {
-    PICKER_HINTS
-        .iter()
-        .filter_map(|(a, word)| {
-            PICKER_KEYMAP
-                .iter()
-                .find(|b| b.action == *a)
-                .map(|b| format!("{} {word}", b.label))
-        })
-        .collect::<Vec<_>>()
-        .join("  ")
+    hint_line(PICKER_HINTS, PICKER_KEYMAP)
 }
 
 /// The binding of an action in [`KEYMAP`].
@@ -441,28 +419,45 @@ pub fn binding(action: Action) -> Option<&'static Binding> {
 /// The action a key press maps to, if any. While an input line is open
 /// (`typing`), printable keys, Backspace, Enter and Tab edit it.
 pub fn action_for(key: KeyEvent, typing: bool) -> Option<Action> {
-    if typing {
+    lookup(KEYMAP, key, typing.then_some(true))
+}
+
+/// The short hint line of the footer, generated from [`HINTS`] and [`KEYMAP`].
+pub fn hints() -> String {
+    hint_line(HINTS, KEYMAP)
+}
+
+/// The action of a key in `table`. With an input line open (`typing` is
+/// `Some(tab_completes)`), printable keys, Backspace and Enter (and Tab, where
+/// the line completes) edit it first.
+fn lookup(table: &[Binding], key: KeyEvent, typing: Option<bool>) -> Option<Action> {
+    if let Some(tab_completes) = typing {
         match key.code {
             Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
                 return Some(Action::Type(c));
             }
             Backspace => return Some(Action::Erase),
             Enter => return Some(Action::Submit),
-            Tab => return Some(Action::Complete),
+            Tab if tab_completes => return Some(Action::Complete),
             _ => {}
         }
     }
-    KEYMAP
+    table
         .iter()
         .find(|b| b.keys.contains(&key.code))
         .map(|b| b.action)
 }
 
-/// The short hint line of the footer, generated from [`HINTS`] and [`KEYMAP`].
-pub fn hints() -> String {
-    HINTS
+/// A hint line: each hinted action's key label and word, from its table.
+fn hint_line(hints: &[(Action, &str)], table: &[Binding]) -> String {
+    hints
         .iter()
-        .filter_map(|(a, word)| binding(*a).map(|b| format!("{} {word}", b.label)))
+        .filter_map(|(a, word)| {
+            table
+                .iter()
+                .find(|b| b.action == *a)
+                .map(|b| format!("{} {word}", b.label))
+        })
         .collect::<Vec<_>>()
         .join("  ")
 }
