@@ -56,8 +56,8 @@ fn scan_line(s: &mut Scan<'_>, key: &str) -> Option<Piece> {
             }
             return s.message(key);
         }
-        if escaped && k.contains(&b'm') {
-            // An escaped key might spell `message`.
+        if escaped {
+            // An escaped key might spell `message` (`\u006dessage` too).
             return None;
         }
         s.skip_value(1)?;
@@ -508,6 +508,7 @@ mod tests {
             r#"{"message":{"content":[{"a":1,"a":2}]}}"#,
             r#"{"message":{"content":[{"\u0061":1}]}}"#,
             r#"{"m\u0065ssage":{"content":"x"}}"#,
+            r#"{"\u006dessage":{"content":"x"}}"#,
             r#"{"message":{"content":"\ud800"}}"#,
             r#"{"message":{"content":"\udc00x"}}"#,
             r#"{"message":{"content":"a"#,
