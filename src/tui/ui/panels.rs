@@ -77,8 +77,26 @@ pub fn help_max_scroll(size: (u16, u16)) -> usize {
 }
 
 pub(super) fn draw_help(f: &mut Frame, area: Rect, scroll: usize) {
-    let all = help_lines();
-    let r = help_rect(area);
+    draw_scrolled(
+        f,
+        help_rect(area),
+        &help_lines(),
+        scroll,
+        " keys — ↑/↓ PgUp/PgDn g/G scroll, Esc/q close ",
+        true,
+    );
+}
+
+/// A bordered panel over `r` showing `all` from line `scroll` (clamped so the
+/// last page stays full), with `title`; `position` adds "a–b of n" below.
+pub(super) fn draw_scrolled(
+    f: &mut Frame,
+    r: Rect,
+    all: &[String],
+    scroll: usize,
+    title: &str,
+    position: bool,
+) {
     let page = r.height.saturating_sub(2) as usize;
     let scroll = scroll.min(all.len().saturating_sub(page));
     let lines: Vec<Line> = all
@@ -87,22 +105,18 @@ pub(super) fn draw_help(f: &mut Frame, area: Rect, scroll: usize) {
         .take(page)
         .map(|l| Line::from(l.as_str()))
         .collect();
-    let shown = format!(
-        " {}–{} of {} ",
-        scroll + 1,
-        (scroll + page).min(all.len()),
-        all.len()
-    );
+    let mut block = Block::default().borders(Borders::ALL).title(title);
+    if position {
+        let shown = format!(
+            " {}–{} of {} ",
+            scroll + 1,
+            (scroll + page).min(all.len()),
+            all.len()
+        );
+        block = block.title_bottom(Line::from(shown).right_aligned());
+    }
     f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title(" keys — ↑/↓ PgUp/PgDn g/G scroll, Esc/q close ")
-                .title_bottom(Line::from(shown).right_aligned()),
-        ),
-        r,
-    );
+    f.render_widget(Paragraph::new(lines).block(block), r);
 }
 
 pub(super) fn draw_explain(

@@ -348,22 +348,13 @@ fn draw_picker_help(f: &mut Frame, area: Rect, scroll: usize) {
         area.width.saturating_sub(2).min(70),
         (all.len() as u16 + 2).min(area.height.saturating_sub(2)),
     );
-    let page = r.height.saturating_sub(2) as usize;
-    let scroll = scroll.min(all.len().saturating_sub(page));
-    let lines: Vec<Line> = all
-        .iter()
-        .skip(scroll)
-        .take(page)
-        .map(|l| Line::from(l.as_str()))
-        .collect();
-    f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title(" picker keys — any other key closes "),
-        ),
+    super::panels::draw_scrolled(
+        f,
         r,
+        &all,
+        scroll,
+        " picker keys — any other key closes ",
+        false,
     );
 }
 
