@@ -106,11 +106,11 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
     }
     let _ = writeln!(
         out,
-        "request {}/{}  at {}  gap {} min  {}",
+        "request {}/{}  at {}  {}  {}",
         req.index,
         s.requests.len(),
         req.at.as_deref().unwrap_or("?"),
-        fmt_gap(req.gap_minutes),
+        crate::policy::engine::gap_words(req.gap_minutes),
         turn_words(req)
     );
     if let Some(v) = &req.version {

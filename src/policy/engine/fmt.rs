@@ -1,5 +1,11 @@
 //! Numbers in words: gaps, decimals and thousands as the reports print them.
 
+/// `gap 12.5 min`, or `no gap` where the request has none (the first request,
+/// or a body without timestamps).
+pub fn gap_words(g: Option<f64>) -> String {
+    g.map_or_else(|| "no gap".into(), |g| format!("gap {} min", fmt_num(g)))
+}
+
 pub fn fmt_gap(g: Option<f64>) -> String {
     g.map(fmt_num).unwrap_or_else(|| "none".into())
 }

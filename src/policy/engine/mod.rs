@@ -19,7 +19,7 @@ mod types;
 mod view;
 
 pub use api::{ApiFacts, ApiStep, EditOutcome, MsgFacts, TokenSource};
-pub use fmt::{fmt_gap, fmt_int, fmt_num};
+pub use fmt::{fmt_gap, fmt_int, fmt_num, gap_words};
 pub use status::protection_text;
 pub use types::{Candidate, Clearing, EditBlock, Status, Step, Trigger};
 

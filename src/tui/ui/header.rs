@@ -32,10 +32,10 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let mut line1 = vec![
         Span::styled(name, Style::default().add_modifier(Modifier::BOLD)),
         Span::raw(format!(
-            "  request {}/{}  gap {} min  {}  {}",
+            "  request {}/{}  {}  {}  {}",
             v.k,
             s.requests.len(),
-            fmt_gap(req.gap_minutes),
+            crate::policy::engine::gap_words(req.gap_minutes),
             match &req.send {
                 // A Qwen request: its send kind (its words are a note below).
                 Some(send) => send.kind.name(),

@@ -4,7 +4,7 @@ use super::app::{App, Filter, Focus, ListRow, Overlay, Screen, SessionView};
 use super::keymap::{self, KEYMAP};
 use super::theme::Palette;
 use crate::diff::{Diff, Item, Kind, Row, Side};
-use crate::policy::engine::{Candidate, Status, fmt_gap, fmt_int, fmt_num};
+use crate::policy::engine::{Candidate, Status, fmt_int, fmt_num};
 use crate::policy::protect::Outcome;
 use crate::policy::{Delivery, PlanKind};
 use crate::report::glyph;
