@@ -278,6 +278,8 @@ pub fn pipeline(path: &Path, data: &[u8]) {
                 roots: base.roots.clone(),
                 path_map: base.path_map.clone(),
                 settings: base.settings.clone(),
+                resolver: base.resolver.clone(),
+                checkpoints: Default::default(),
             };
             run_variant(&setup);
         }
@@ -299,6 +301,8 @@ pub fn pipeline(path: &Path, data: &[u8]) {
             roots: base.roots.clone(),
             path_map: base.path_map.clone(),
             settings: base.settings.clone(),
+            resolver: base.resolver.clone(),
+            checkpoints: Default::default(),
         });
     }
 }

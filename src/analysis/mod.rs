@@ -4,8 +4,11 @@
 //! wire of a request from its plan, `evidence` the transcript's evidence beside
 //! the plans.
 
+mod checkpoints;
 mod evidence;
 mod wired;
+
+pub use checkpoints::Checkpoints;
 
 pub use evidence::{
     EvidenceReport, Simulator, beside_plan, evidence, evidence_at, evidence_report,
@@ -14,7 +17,7 @@ pub use wired::{WireInputs, Wired, plan_and_inputs, prefix_break};
 
 use crate::evidence::{SessionEvidence, SimAt, Writer};
 use crate::policy::engine::{Candidate, EditBlock, Engine, Status, Step};
-use crate::policy::protect::{PathMap, Protector, RootKind};
+use crate::policy::protect::{PathMap, Protector, Resolver, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
 use crate::session::{Harness, Request, Session};
 use crate::wire::{self, Clearings, Side};
@@ -31,11 +34,16 @@ pub struct Setup {
     pub path_map: PathMap,
     /// Where each setting came from, and the configuration file's other keys.
     pub settings: crate::config::Settings,
+    /// The disk's answers about paths, shared by every plan of this setup (and
+    /// its clones): a keystroke's plan does not ask about a path again.
+    pub resolver: Resolver,
+    /// Engine states saved along replays (the TUI turns them on).
+    pub checkpoints: Checkpoints,
 }
 
 impl Setup {
     pub fn protector(&self) -> Protector {
-        Protector::new(&self.roots, self.path_map.clone())
+        Protector::with_resolver(&self.roots, self.path_map.clone(), self.resolver.clone())
     }
 
     /// An engine whose `forced` plan acts at request `k`.
@@ -47,6 +55,11 @@ impl Setup {
     /// nothing planned before a compaction boundary carries over it, so the
     /// requests before it need not be evaluated.
     pub fn engine_for(&self, k: usize) -> Engine<'_> {
+        self.engine(k).starting_at(self.first_for(k)).reasons_at(k)
+    }
+
+    /// The request an engine for request `k` starts at (see `engine_for`).
+    pub fn first_for(&self, k: usize) -> usize {
         let s = &self.session;
         let segment = s.request(k).map(|r| r.segment);
         let mut first = s.requests.partition_point(|r| Some(r.segment) < segment) + 1;
@@ -90,7 +103,7 @@ impl Setup {
                 first -= 1;
             }
         }
-        self.engine(k).starting_at(first).reasons_at(k)
+        first
     }
 
     /// The plan kinds in force over the session's requests (what `auto` chose at

@@ -105,8 +105,27 @@ pub fn plan_and_inputs(setup: &Setup, k: usize) -> std::io::Result<(PlanAt, Wire
     if k == 0 {
         return Ok((PlanAt::empty(), WireInputs::empty(setup.policy.delivery)));
     }
-    let s = &setup.session;
-    let mut engine = setup.engine_for(k);
+    setup.checkpoints.with_engine(setup, k, |s, engine, save| {
+        plan_from(setup, s, engine, save, k)
+    })
+}
+
+/// `plan_and_inputs` from an engine standing at or before request k - 1 (a new
+/// one at the start of k's view, or a saved state), saving states on the way.
+fn plan_from<'s>(
+    setup: &Setup,
+    s: &'s Session,
+    mut engine: Engine<'s>,
+    save: &mut dyn FnMut(&Engine<'s>),
+    k: usize,
+) -> std::io::Result<(PlanAt, WireInputs)> {
+    // The quiet steps, up to k - 2, each a state a later plan may resume from.
+    while engine.next_request() + 1 < k {
+        if engine.step().is_none() {
+            break;
+        }
+        save(&engine);
+    }
     let prev = if k > 1 { engine.run_to(k - 1) } else { None };
     let same_view = k > 1 && s.requests[k - 2].segment == s.requests[k - 1].segment;
     let prev = prev.filter(|_| same_view);

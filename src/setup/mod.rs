@@ -482,6 +482,8 @@ pub fn setup_with_config(
             sidecar_path: sidecar.map(|_| sidecar_path(path)),
             config_notice: None,
         },
+        resolver: Default::default(),
+        checkpoints: Default::default(),
     })
 }
 

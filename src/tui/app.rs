@@ -799,8 +799,10 @@ impl SessionView {
     }
 
     /// The view at request `k` (1-based; 0 for a session without requests).
-    pub fn at(setup: Setup, k: usize) -> SessionView {
+    pub fn at(mut setup: Setup, k: usize) -> SessionView {
         let k = k.min(setup.last_request());
+        // Every key re-plans near the last one: resume from saved engine states.
+        setup.checkpoints = analysis::Checkpoints::on();
         let mut v = SessionView {
             opened_with: setup.policy.clone(),
             setup,

@@ -88,6 +88,7 @@ impl Verdict {
     }
 }
 
+#[derive(Clone)]
 pub struct Engine<'s> {
     s: &'s Session,
     policy: Policy,
@@ -140,7 +141,7 @@ pub struct Engine<'s> {
 }
 
 /// The current view's candidates, grown incrementally as requests add messages.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct View<'s> {
     segment: usize,
     started: bool,
@@ -215,6 +216,19 @@ impl<'s> Engine<'s> {
         self.detail_at = Some(k);
         self.quiet_before = k.saturating_sub(1);
         self
+    }
+
+    /// The same engine, now answering for request `k` (its `forced` plan acts
+    /// there, reasons in words at k): a state saved at a request before k - 1,
+    /// resumed (`analysis::Checkpoints`).
+    pub fn resumed_for(mut self, k: usize) -> Self {
+        self.forced_at = k;
+        self.reasons_at(k)
+    }
+
+    /// The request the next `step` evaluates (1-based).
+    pub fn next_request(&self) -> usize {
+        self.next
     }
 
     /// Whether the request being evaluated gets reasons in words.

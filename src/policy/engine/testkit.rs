@@ -86,6 +86,8 @@ impl Transcript {
             roots: Vec::new(),
             path_map: PathMap(Vec::new()),
             settings: Default::default(),
+            resolver: Default::default(),
+            checkpoints: Default::default(),
         };
         let k = setup.last_request();
         let plan = crate::analysis::plan_at(&setup, k).unwrap();

@@ -2,9 +2,9 @@
 //! following symlinks? All disk access goes through [`Resolver`].
 
 use serde::Serialize;
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 mod windows;
 
@@ -245,19 +245,26 @@ pub struct Resolved {
 }
 
 /// realpath that tolerates missing tails: the nearest existing ancestor is resolved
-/// and the missing segments appended. Results are cached per path.
-#[derive(Debug, Default)]
+/// and the missing segments appended. Results are cached per path, and a clone
+/// shares the cache: a `Setup` holds one, so that the protectors of every plan
+/// (each keystroke's, the background jobs') ask the disk about a path once.
+#[derive(Debug, Default, Clone)]
 pub struct Resolver {
-    cache: RefCell<HashMap<PathBuf, Resolved>>,
+    cache: Arc<RwLock<HashMap<PathBuf, Resolved>>>,
 }
 
 impl Resolver {
     pub fn resolve(&self, p: &Path) -> Resolved {
-        if let Some(r) = self.cache.borrow().get(p) {
+        // A poisoned lock only means another thread panicked mid-insert: the
+        // map itself is still whole, so its entries are read as they are.
+        if let Some(r) = self.cache.read().unwrap_or_else(|e| e.into_inner()).get(p) {
             return r.clone();
         }
         let r = resolve_uncached(p);
-        self.cache.borrow_mut().insert(p.to_path_buf(), r.clone());
+        self.cache
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(p.to_path_buf(), r.clone());
         r
     }
 }
@@ -342,7 +349,7 @@ struct Root {
 }
 
 /// Decides protection for read results, given the roots and the path map.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Protector {
     roots: Vec<Root>,
     map: PathMap,
@@ -359,7 +366,15 @@ pub struct RecordedPath {
 impl Protector {
     /// Roots in order project, user, team (the order they are tried).
     pub fn new(roots: &[(RootKind, PathBuf)], map: PathMap) -> Protector {
-        let resolver = Resolver::default();
+        Protector::with_resolver(roots, map, Resolver::default())
+    }
+
+    /// A protector whose disk look-ups go through `resolver` (and its cache).
+    pub fn with_resolver(
+        roots: &[(RootKind, PathBuf)],
+        map: PathMap,
+        resolver: Resolver,
+    ) -> Protector {
         let mut roots: Vec<Root> = roots
             .iter()
             .map(|(kind, dir)| match Lexical::of_path(dir) {

@@ -70,6 +70,8 @@ impl Body {
             roots: Vec::new(),
             path_map: PathMap(Vec::new()),
             settings: Default::default(),
+            resolver: Default::default(),
+            checkpoints: Default::default(),
         };
         let k = k.unwrap_or(setup.last_request());
         let (plan, inputs) = plan_and_inputs(&setup, k).unwrap();

@@ -1,0 +1,196 @@
+//! Saved engine states (`analysis::Checkpoints`, which the TUI turns on) give the
+//! very plans a replay from the view's start gives: at every request, stepping
+//! back and forth, jumping, and after a tune and back, under every plan kind.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Claude, Qwen};
+use mcscope::analysis::{self, Checkpoints, PlanAt, Setup, WireInputs};
+use mcscope::policy::PlanKind;
+use mcscope::setup::Opts;
+use serde_json::json;
+use std::path::Path;
+
+/// What a user could see of a plan and its wire, in a comparable form.
+fn seen(plan: &PlanAt, inputs: &WireInputs) -> String {
+    let sorted = |s: &std::collections::HashSet<usize>| {
+        let mut v: Vec<usize> = s.iter().copied().collect();
+        v.sort_unstable();
+        v
+    };
+    format!(
+        "{plan:?}\ncleared {:?} media {:?} stripped {:?} edits {:?} drop {} server {:?}",
+        sorted(&inputs.cleared),
+        sorted(&inputs.media_cleared),
+        sorted(&inputs.stripped),
+        inputs.edits,
+        inputs.drop_thoughts,
+        inputs.server
+    )
+}
+
+/// One turn of `n` calls (reads, big shell outputs, an error), with idle pauses
+/// of 70 minutes inside it so that idle, size, count and budget all fire.
+fn long_turn(dir: &Path, n: usize) -> std::path::PathBuf {
+    let mut c = Claude::default();
+    c.prompt("go through every file", 0.0);
+    for i in 0..n {
+        let id = format!("t{i}");
+        let minutes = if i % 97 == 50 { 70.0 } else { 0.0 };
+        match i % 5 {
+            0 => {
+                c.call(
+                    &id,
+                    "Read",
+                    json!({"file_path": format!("/repo/src/f{i}.rs")}),
+                );
+                c.result_full(&id, json!("line\n".repeat(200 + i)), false, minutes)
+            }
+            1 => {
+                c.call(&id, "Bash", json!({"command": "make"}));
+                c.result_full(&id, json!("x".repeat(4000 + 7 * i)), i % 31 == 1, minutes)
+            }
+            _ => {
+                c.call(&id, "Grep", json!({"pattern": format!("p{i}")}));
+                c.result_full(&id, json!("match\n".repeat(50)), false, minutes)
+            }
+        };
+    }
+    c.answer("done");
+    c.write(dir, "long-turn.jsonl")
+}
+
+fn with_checkpoints(setup: &Setup) -> Setup {
+    let mut on = setup.clone();
+    on.checkpoints = Checkpoints::on();
+    on
+}
+
+/// Plans `ks` in order on a setup with checkpoints and on one without, and
+/// asserts they agree; returns how many states were saved at the end.
+fn agree(off: &Setup, on: &Setup, ks: &[usize]) -> usize {
+    for &k in ks {
+        let (p0, i0) = analysis::plan_and_inputs(off, k).unwrap();
+        let (p1, i1) = analysis::plan_and_inputs(on, k).unwrap();
+        assert_eq!(
+            seen(&p1, &i1),
+            seen(&p0, &i0),
+            "plan at request {k} under {:?} differs when resumed from a saved state",
+            off.policy.kind
+        );
+    }
+    on.checkpoints.len()
+}
+
+/// Back from the end one request at a time, then a jump, forth, and a far jump.
+fn script(n: usize) -> Vec<usize> {
+    let mut ks: Vec<usize> = (n.saturating_sub(150)..=n).rev().collect();
+    ks.extend([
+        n / 2,
+        n / 2 + 1,
+        n / 2 - 1,
+        n / 2 + 70,
+        n,
+        3,
+        2,
+        1,
+        n - 64,
+        n - 63,
+    ]);
+    ks.retain(|&k| k >= 1);
+    ks
+}
+
+#[test]
+fn resumed_plans_equal_replayed_plans_under_every_plan_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = long_turn(dir.path(), 400);
+    let base = common::setup(&path, Opts::default());
+    let n = base.last_request();
+    assert!(n > 400, "one request per call: {n}");
+    for kind in PlanKind::ALL {
+        let mut off = base.clone();
+        off.policy.kind = kind;
+        off.policy.keep_recent = Some(3);
+        let on = with_checkpoints(&off);
+        let saved = agree(&off, &on, &script(n));
+        assert!(
+            saved > 0,
+            "{kind:?}: a 400-request view replayed, yet no state was saved"
+        );
+    }
+}
+
+#[test]
+fn qwen_resumed_plans_equal_replayed_plans() {
+    // Qwen's engine starts at the prompt that set the hook checkpoint: one
+    // prompt, then 300 calls, with an idle pause inside.
+    let dir = tempfile::tempdir().unwrap();
+    let mut q = Qwen::default();
+    q.prompt("go through every file", 0.0);
+    for i in 0..300 {
+        let id = format!("c{i}");
+        if i % 3 == 0 {
+            q.read(&id, &format!("/repo/src/f{i}.rs"));
+        } else {
+            q.shell(&id, 3000 + 11 * i);
+        }
+        if i == 150 {
+            q.record("system", 90.0, json!({"subtype": "ui_telemetry"}));
+        }
+    }
+    q.answer("done");
+    let path = q.write(dir.path(), "qwen-long.jsonl");
+    let base = common::setup(&path, Opts::default());
+    let n = base.last_request();
+    assert!(n > 300, "{n} requests");
+    for kind in PlanKind::ALL {
+        let mut off = base.clone();
+        off.policy.kind = kind;
+        let on = with_checkpoints(&off);
+        let saved = agree(&off, &on, &script(n));
+        assert!(saved > 0, "{kind:?}: nothing saved on a 300-request view");
+    }
+}
+
+#[test]
+fn a_tune_and_back_resumes_and_still_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = long_turn(dir.path(), 300);
+    let off = common::setup(&path, Opts::default());
+    let n = off.last_request();
+    let mut on = with_checkpoints(&off);
+    agree(&off, &on, &[n, n - 1]);
+    let saved = on.checkpoints.len();
+    assert_eq!(
+        saved, 2,
+        "the last two multiples of 64 before {n} are saved"
+    );
+
+    // A tune: a new policy replays (and saves its own states), the old stay.
+    let mut tuned = off.clone();
+    tuned.policy.keep_recent = Some(1);
+    on.policy = tuned.policy.clone();
+    agree(&tuned, &on, &[n, n - 2]);
+    assert_eq!(
+        on.checkpoints.len(),
+        4,
+        "the tuned policy's states beside the first's"
+    );
+
+    // And back: the first policy's states serve again, none added.
+    on.policy = off.policy.clone();
+    agree(&off, &on, &[n - 3, n]);
+    assert_eq!(on.checkpoints.len(), 4);
+}
+
+#[test]
+fn a_short_view_saves_nothing() {
+    // The bundled sample's views are short: no state is worth a copy.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-demo.jsonl");
+    let off = common::setup(&path, Opts::default());
+    let on = with_checkpoints(&off);
+    let ks: Vec<usize> = (1..=off.last_request()).rev().collect();
+    assert_eq!(agree(&off, &on, &ks), 0);
+}
