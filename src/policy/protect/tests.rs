@@ -120,6 +120,36 @@ fn link_loops_stop_after_forty_hops() {
     );
 }
 
+#[test]
+fn a_setups_plans_share_one_resolver_cache() {
+    // Each plan builds its own protector; through the setup's resolver they ask
+    // the disk about a path once: a link moved afterwards is not seen again.
+    let t = tempfile::tempdir().unwrap();
+    let base = t.path().canonicalize().unwrap();
+    std::fs::create_dir(base.join("one")).unwrap();
+    std::fs::create_dir(base.join("two")).unwrap();
+    symlink(base.join("one"), base.join("link")).unwrap();
+    let shared = Resolver::default();
+    let first = Protector::with_resolver(&[], PathMap::default(), shared.clone());
+    assert_eq!(
+        first.resolver.resolve(&base.join("link/f")).path,
+        base.join("one/f")
+    );
+    std::fs::remove_file(base.join("link")).unwrap();
+    symlink(base.join("two"), base.join("link")).unwrap();
+    let second = Protector::with_resolver(&[], PathMap::default(), shared.clone());
+    assert_eq!(
+        second.resolver.resolve(&base.join("link/f")).path,
+        base.join("one/f"),
+        "the second plan's protector reads the first's answer"
+    );
+    // A resolver of its own asks the disk.
+    assert_eq!(
+        Resolver::default().resolve(&base.join("link/f")).path,
+        base.join("two/f")
+    );
+}
+
 fn win(p: &str, cwd: &str) -> RecordedPath {
     RecordedPath {
         path: p.into(),
