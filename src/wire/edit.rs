@@ -2,13 +2,22 @@
 //! edits placed, the server's view of its own edits, thinking dropped.
 
 use super::*;
+use std::borrow::Cow;
 
 fn blocks_mut(harness: Harness, msg: &mut Value) -> Option<&mut Vec<Value>> {
     msg.get_mut(harness.rules().wire.content)
         .and_then(Value::as_array_mut)
 }
 
-pub(super) fn apply(s: &Session, req: &Request, messages: &mut [Value], c: &Clearings<'_>) {
+/// What a plan does to a request's messages, in place. A message is copied
+/// (`Cow::to_mut`) only when it changes, so a body printed from the local
+/// messages (`print_both`) does not copy the view.
+pub(super) fn apply(
+    s: &Session,
+    req: &Request,
+    messages: &mut [Cow<'_, Value>],
+    c: &Clearings<'_>,
+) {
     if let (Some(server), Harness::Claude) = (c.server, s.harness) {
         server_view(s, req, messages, c, server);
         return;
@@ -17,9 +26,17 @@ pub(super) fn apply(s: &Session, req: &Request, messages: &mut [Value], c: &Clea
     if rewrite {
         for (i, msg) in messages.iter_mut().enumerate() {
             let m = req.view_start + i;
+            let changes = s
+                .results_in(m, m + 1)
+                .any(|r| (c.result_cleared)(r) || (c.result_stripped)(r))
+                || (s.harness == Harness::Qwen
+                    && s.media_in(m, m + 1).any(|k| (c.media_cleared)(k)));
+            if !changes {
+                continue;
+            }
             let mut results = s.results_in(m, m + 1);
             let mut media = s.media_in(m, m + 1);
-            let Some(blocks) = blocks_mut(s.harness, msg) else {
+            let Some(blocks) = blocks_mut(s.harness, msg.to_mut()) else {
                 continue;
             };
             for block in blocks.iter_mut() {
@@ -58,14 +75,29 @@ pub(super) fn apply(s: &Session, req: &Request, messages: &mut [Value], c: &Clea
 fn server_view(
     s: &Session,
     req: &Request,
-    messages: &mut [Value],
+    messages: &mut [Cow<'_, Value>],
     c: &Clearings<'_>,
     server: &ServerEdits,
 ) {
     for (i, msg) in messages.iter_mut().enumerate() {
         let m = req.view_start + i;
+        let input_cleared = |b: &Value| {
+            b.get("type").and_then(Value::as_str) == Some("tool_use")
+                && b.get("id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| server.inputs.contains(id))
+        };
+        let changes = server.thinking.contains(&m)
+            || s.results_in(m, m + 1).any(|r| (c.result_cleared)(r))
+            || msg
+                .get(Harness::Claude.rules().wire.content)
+                .and_then(Value::as_array)
+                .is_some_and(|blocks| blocks.iter().any(input_cleared));
+        if !changes {
+            continue;
+        }
         let mut results = s.results_in(m, m + 1);
-        let Some(blocks) = blocks_mut(Harness::Claude, msg) else {
+        let Some(blocks) = blocks_mut(Harness::Claude, msg.to_mut()) else {
             continue;
         };
         if server.thinking.contains(&m) {
@@ -83,12 +115,7 @@ fn server_view(
                 {
                     block["content"] = Value::String(server.placeholder.clone());
                 }
-            } else if block.get("type").and_then(Value::as_str) == Some("tool_use")
-                && block
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .is_some_and(|id| server.inputs.contains(id))
-            {
+            } else if input_cleared(block) {
                 block["input"] = json!({});
             }
         }
@@ -111,18 +138,24 @@ fn clear_block(harness: Harness, block: &mut Value) {
 }
 
 /// `/compress-fast` drops thought parts; a model turn left empty goes too.
-fn drop_thoughts(messages: &mut [Value]) {
+fn drop_thoughts(messages: &mut [Cow<'_, Value>]) {
+    // Only thought text goes; a call or a response is never a thought.
+    let keep = |p: &Value| {
+        p.get("thought").and_then(Value::as_bool) != Some(true)
+            || p.get("functionCall").is_some()
+            || p.get("functionResponse").is_some()
+    };
     for msg in messages.iter_mut() {
-        if msg.get("role").and_then(Value::as_str) != Some("model") {
+        let has_thoughts = msg.get("role").and_then(Value::as_str) == Some("model")
+            && msg
+                .get(Harness::Qwen.rules().wire.content)
+                .and_then(Value::as_array)
+                .is_some_and(|parts| !parts.iter().all(keep));
+        if !has_thoughts {
             continue;
         }
-        if let Some(parts) = blocks_mut(Harness::Qwen, msg) {
-            // Only thought text goes; a call or a response is never a thought.
-            parts.retain(|p| {
-                p.get("thought").and_then(Value::as_bool) != Some(true)
-                    || p.get("functionCall").is_some()
-                    || p.get("functionResponse").is_some()
-            });
+        if let Some(parts) = blocks_mut(Harness::Qwen, msg.to_mut()) {
+            parts.retain(keep);
         }
     }
 }
@@ -130,11 +163,11 @@ fn drop_thoughts(messages: &mut [Value]) {
 /// Claude's cached microcompact (claude.ts `addCacheBreakpoints`): one cache_control
 /// on the last message, pinned and new `cache_edits` blocks, then `cache_reference`
 /// on every tool_result strictly before the last cache_control message.
-fn cache_edits(s: &Session, req: &Request, messages: &mut [Value], edits: &[EditBlock]) {
+fn cache_edits(s: &Session, req: &Request, messages: &mut [Cow<'_, Value>], edits: &[EditBlock]) {
     let Some(last) = messages.len().checked_sub(1) else {
         return;
     };
-    let content = &mut messages[last]["content"];
+    let content = &mut messages[last].to_mut()["content"];
     if let Value::String(text) = content {
         *content = json!([{"type": "text", "text": text.clone()}]);
     }
@@ -156,7 +189,7 @@ fn cache_edits(s: &Session, req: &Request, messages: &mut [Value], edits: &[Edit
         if refs.is_empty() {
             continue;
         }
-        let msg = &mut messages[e.msg - req.view_start];
+        let msg = messages[e.msg - req.view_start].to_mut();
         if let Value::String(text) = &msg["content"] {
             msg["content"] = json!([{"type": "text", "text": text.clone()}]);
         }
@@ -165,10 +198,14 @@ fn cache_edits(s: &Session, req: &Request, messages: &mut [Value], edits: &[Edit
         }
     }
     for msg in messages[..last].iter_mut() {
-        if msg.get("role").and_then(Value::as_str) != Some("user") {
+        let has_results = msg.get("role").and_then(Value::as_str) == Some("user")
+            && msg["content"]
+                .as_array()
+                .is_some_and(|b| b.iter().any(|b| is_tool_result(Harness::Claude, b)));
+        if !has_results {
             continue;
         }
-        if let Some(blocks) = msg["content"].as_array_mut() {
+        if let Some(blocks) = msg.to_mut()["content"].as_array_mut() {
             for b in blocks
                 .iter_mut()
                 .filter(|b| is_tool_result(Harness::Claude, b))

@@ -22,6 +22,7 @@ use crate::policy::Delivery;
 use crate::policy::engine::EditBlock;
 use crate::session::{Harness, Part, PieceLen, Request, Role, Session};
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,7 +72,9 @@ impl ServerEdits {
 pub fn build(s: &Session, req: &Request, side: Side, c: &Clearings<'_>) -> std::io::Result<Value> {
     let mut messages = read_messages(s, req)?;
     if side == Side::Wire {
-        apply(s, req, &mut messages, c);
+        let mut owned: Vec<Cow<'_, Value>> = messages.into_iter().map(Cow::Owned).collect();
+        apply(s, req, &mut owned, c);
+        messages = owned.into_iter().map(Cow::into_owned).collect();
     }
     let mut out = body(s, messages);
     // The client's request carries the edits; the server view is what the
@@ -128,37 +131,37 @@ pub fn print_both(
     tokens_from_message: Option<usize>,
 ) -> std::io::Result<(String, String, Option<u64>)> {
     let local = cache.slice(s, req)?;
-    let mut wire = local.to_vec();
+    // Borrowed: only the messages the plan changes are copied.
+    let mut wire: Vec<Cow<'_, Value>> = local.iter().map(Cow::Borrowed).collect();
     apply(s, req, &mut wire, c);
     let tokens = tokens_from_message.map(|at| tokens_of(wire.get(at..).unwrap_or(&[])));
     let model = s.model.clone().map(Value::String).unwrap_or(Value::Null);
     let context_management = c.server.map(ServerEdits::context_management);
-    let pretty = |messages: &[Value], extra: Option<&Value>| {
-        serde_json::to_string_pretty(&BodyRef {
-            harness: s.harness,
-            model: &model,
-            messages,
-            context_management: extra,
-        })
-        .unwrap_or_default()
-    };
-    Ok((
-        pretty(local, context_management.as_ref()),
-        pretty(&wire, None),
-        tokens,
-    ))
+    let local = serde_json::to_string_pretty(&BodyRef {
+        harness: s.harness,
+        model: &model,
+        messages: local,
+        context_management: context_management.as_ref(),
+    });
+    let wire = serde_json::to_string_pretty(&BodyRef {
+        harness: s.harness,
+        model: &model,
+        messages: &wire,
+        context_management: None,
+    });
+    Ok((local.unwrap_or_default(), wire.unwrap_or_default(), tokens))
 }
 
 /// A body over borrowed messages; serializes as `body` builds it.
-struct BodyRef<'a> {
+struct BodyRef<'a, M: serde::Serialize> {
     harness: Harness,
     model: &'a Value,
-    messages: &'a [Value],
+    messages: &'a [M],
     /// The `api` preset's local side: `context_management` after the messages.
     context_management: Option<&'a Value>,
 }
 
-impl serde::Serialize for BodyRef<'_> {
+impl<M: serde::Serialize> serde::Serialize for BodyRef<'_, M> {
     fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = ser.serialize_map(None)?;
@@ -351,6 +354,39 @@ mod tests {
             ph(json!({"inlineData": {"mimeType": long}})),
             format!("[Old inline media cleared: {}]", "a".repeat(128))
         );
+    }
+
+    #[test]
+    fn a_printed_wire_copies_only_the_messages_the_plan_changes() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("sample-sessions/claude-demo.jsonl");
+        let s = crate::load::load(&path, None).unwrap();
+        let req = s.requests.last().unwrap().clone();
+        let target = s.results_in(req.view_start, req.end).next().unwrap();
+        let cleared = |r: usize| r == target;
+        let never = |_: usize| false;
+        let c = Clearings {
+            delivery: Delivery::Rewrite,
+            result_cleared: &cleared,
+            result_stripped: &never,
+            media_cleared: &never,
+            edits: &[],
+            drop_thoughts: false,
+            server: None,
+        };
+        let local = read_messages(&s, &req).unwrap();
+        let mut wire: Vec<Cow<'_, Value>> = local.iter().map(Cow::Borrowed).collect();
+        apply(&s, &req, &mut wire, &c);
+        let owned: Vec<usize> = (0..wire.len())
+            .filter(|&i| matches!(wire[i], Cow::Owned(_)))
+            .collect();
+        assert_eq!(owned, vec![s.results[target].msg - req.view_start]);
+        assert!(wire[owned[0]].to_string().contains(PLACEHOLDER));
+        // And the printed body is the one `build` gives.
+        let mut cache = MessageCache::default();
+        let (_, printed, _) = print_both(&s, &req, &c, &mut cache, None).unwrap();
+        let built = build(&s, &req, Side::Wire, &c).unwrap();
+        assert_eq!(printed, serde_json::to_string_pretty(&built).unwrap());
     }
 
     #[test]

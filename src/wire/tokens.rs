@@ -133,7 +133,7 @@ pub fn wire_message_tokens(
     c: &Clearings<'_>,
 ) -> std::io::Result<u64> {
     let file = std::fs::File::open(&s.path)?;
-    let mut one = vec![message_from(&file, s, m)?];
+    let mut one = vec![std::borrow::Cow::Owned(message_from(&file, s, m)?)];
     let alone = Request {
         view_start: m,
         end: m + 1,
@@ -154,8 +154,11 @@ pub fn tokens_from(body: &Value, from: usize) -> u64 {
 }
 
 /// Estimated tokens of messages: a quarter of each one's JSON length, rounded up.
-pub(super) fn tokens_of(messages: &[Value]) -> u64 {
-    messages.iter().map(|m| json_utf16_len(m).div_ceil(4)).sum()
+pub(super) fn tokens_of<M: std::borrow::Borrow<Value>>(messages: &[M]) -> u64 {
+    messages
+        .iter()
+        .map(|m| json_utf16_len(m.borrow()).div_ceil(4))
+        .sum()
 }
 
 /// UTF-16 units of a value's compact JSON (what `to_string` gives), counted as
