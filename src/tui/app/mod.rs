@@ -1,0 +1,406 @@
+//! TUI state and `update(Action)`: no drawing, no terminal. Tests drive it directly.
+//!
+//! `mod.rs` holds the state (`App`, `SessionView`) and the app-level
+//! `update`; the view's behaviour is spread by concern: `view` (the plan at
+//! request k, stepping, scrolling), `update` (actions on the view and its
+//! panels), `tune` (parameters and `:` commands), `list` (the age list, its
+//! filter and search), `marks` (the footer's timeline), `bodies` (the
+//! printed request bodies and their diff), `panels` (explain, content, export).
+
+mod bodies;
+mod list;
+mod marks;
+mod panels;
+mod tune;
+mod update;
+mod view;
+
+use bodies::{DiffWorker, draw_bodies};
+pub use list::{Filter, ListRow};
+use marks::TimelineJob;
+pub use marks::{
+    Mark, Marked, SettingTotals, evidence_marks, holds_evidence, named_ids, setting_totals,
+    timeline_marks,
+};
+pub use panels::result_content;
+pub use tune::{COMMANDS, complete, next_kind};
+
+use super::keymap::Action;
+use crate::analysis::{self, Explain, PlanAt, Setup, WireInputs};
+use crate::diff::{self, Diff, Item};
+use crate::policy::{Delivery, PlanKind, Policy};
+use crate::session::{Harness, Session};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// The name prefix of the TUI's background threads (their panics leave the
+/// terminal to the UI).
+pub const BACKGROUND: &str = "mcscope-bg-";
+
+/// Background work (the diff worker, the footer's timeline) yields the cores to
+/// the thread that answers keystrokes.
+pub(crate) fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority on the calling thread's own id only changes its nice value.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+    }
+}
+
+/// Requests whose records add up to more than this (256 KB) are diffed in the background,
+/// so that no keystroke waits for a big diff.
+pub const BACKGROUND_DIFF_BYTES: usize = 256 << 10;
+
+/// How long one diff may take before it settles for a coarser result.
+pub const DIFF_BUDGET: Duration = Duration::from_millis(50);
+/// Unchanged lines shown around each change before a run folds.
+pub const CONTEXT: usize = 3;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    List,
+    Diff,
+}
+
+/// A panel over the session view.
+#[derive(Debug, Clone)]
+pub enum Overlay {
+    Help {
+        scroll: usize,
+    },
+    Explain {
+        explain: Explain,
+        scroll: usize,
+    },
+    Search(String),
+    /// The `:` command line.
+    Command(String),
+    /// A result's full original content (`v`), by lines.
+    Content {
+        title: String,
+        lines: Vec<String>,
+        scroll: usize,
+    },
+    Export(String),
+    /// The compare panel (`c`); its state is `SessionView::compare`.
+    Compare,
+    /// Recorded vs simulated context per request (`C`).
+    Chart,
+}
+
+/// Where the diff scrolls to when its text (re)arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Landing {
+    /// The selected result's block.
+    Selected,
+    /// The first change that matters (a `cache_edits` block, a placeholder).
+    FirstChange,
+}
+
+pub use super::picker::Picker;
+
+/// One open session: its plan at the current request and everything shown.
+pub struct SessionView {
+    pub setup: Setup,
+    /// The parameters it was opened with: the header marks what changed.
+    pub opened_with: Policy,
+    pub k: usize,
+    pub plan: PlanAt,
+    /// The footer's marks at each request (request k is `marks[k - 1]`),
+    /// computed in the background after each change: empty until they arrive.
+    pub marks: Vec<Mark>,
+    /// The session's evidence beside the selected plan (SPEC §10), computed with
+    /// the marks: None until it arrives.
+    pub evidence: Option<Arc<analysis::EvidenceReport>>,
+    /// The requests whose records name each tool id (with `evidence`): the
+    /// explain panel looks its id up instead of going through every request.
+    pub named: Arc<std::collections::HashMap<String, Vec<usize>>>,
+    /// The evidence without the plan's part, and the parameters it was made with.
+    evidence_base: Option<(Policy, Arc<crate::evidence::SessionEvidence>)>,
+    /// The session totals of the current setting (None while they are counted).
+    pub totals: Option<SettingTotals>,
+    timeline_job: Option<(u64, TimelineJob)>,
+    diff_worker: Option<DiffWorker>,
+    /// The generation whose diff the worker is computing, if any.
+    diff_job: Option<u64>,
+    /// The generation of the newest timeline job: older ones stop early.
+    latest: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    generation: u64,
+    pub diff: Diff,
+    pub items: Vec<Item>,
+    pub expanded: HashSet<usize>,
+    pub unfold_all: bool,
+    pub diff_top: usize,
+    pub hscroll: usize,
+    pub selected: usize,
+    pub focus: Focus,
+    pub overlay: Option<Overlay>,
+    pub status: Option<String>,
+    /// The search that `n`/`N` repeat, until Esc clears it.
+    pub search: Option<String>,
+    pub filter: Filter,
+    /// The terminal's size (columns, rows): how far the help scrolls.
+    pub size: (u16, u16),
+    /// Text for the terminal's clipboard (`y`), taken by the event loop.
+    pub clipboard: Option<String>,
+    landing: Landing,
+    /// The local messages read so far for the current view.
+    messages: crate::wire::MessageCache,
+    /// Following the file as it grows (`f`), and when it was last looked at.
+    follow: Option<(crate::load::Follower, std::time::Instant)>,
+    /// The guided demo's current stage (`mcscope demo`).
+    pub demo: Option<usize>,
+    /// The compare panel's rows, computed in the background (`c`).
+    pub compare: super::compare_panel::ComparePanel,
+}
+
+/// What the mouse did (`App::mouse`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pointer {
+    Click,
+    WheelUp,
+    WheelDown,
+}
+
+pub enum Screen {
+    Picker(Box<Picker>),
+    Session(Box<SessionView>),
+}
+
+pub struct App {
+    pub screen: Screen,
+    /// The picker to go back to with Esc, when the session was opened from one.
+    pub back: Option<Box<Picker>>,
+    pub quit: bool,
+    /// What the picker asked to open, for the caller to load ([`App::take_open`]).
+    pub open_request: Option<super::picker::Target>,
+}
+
+impl App {
+    pub fn session(setup: Setup) -> App {
+        let k = setup.last_request();
+        App::session_at(setup, k)
+    }
+
+    /// A session shown at request `k` (`--at`).
+    pub fn session_at(setup: Setup, k: usize) -> App {
+        App {
+            screen: Screen::Session(Box::new(SessionView::at(setup, k))),
+            back: None,
+            quit: false,
+            open_request: None,
+        }
+    }
+
+    /// The session list, summarised in the background.
+    pub fn picker(title: String, sessions: Vec<(PathBuf, u64, SystemTime)>) -> App {
+        App::with_picker(Picker::scanning(title, sessions, Default::default()))
+    }
+
+    pub fn with_picker(picker: Picker) -> App {
+        App {
+            screen: Screen::Picker(Box::new(picker)),
+            back: None,
+            quit: false,
+            open_request: None,
+        }
+    }
+
+    /// The picker's rows that the background scan has summarised since the last
+    /// tick (also while a session is open over it).
+    pub fn poll_picker(&mut self) -> bool {
+        match &mut self.screen {
+            Screen::Picker(p) => p.poll(),
+            Screen::Session(_) => self.back.as_mut().is_some_and(|p| p.poll()),
+        }
+    }
+
+    /// What the picker asked to open, once.
+    pub fn take_open(&mut self) -> Option<super::picker::Target> {
+        self.open_request.take()
+    }
+
+    pub fn view(&self) -> Option<&SessionView> {
+        match &self.screen {
+            Screen::Session(v) => Some(v),
+            Screen::Picker(_) => None,
+        }
+    }
+
+    pub fn view_mut(&mut self) -> Option<&mut SessionView> {
+        match &mut self.screen {
+            Screen::Session(v) => Some(v),
+            Screen::Picker(_) => None,
+        }
+    }
+
+    /// The one place state changes.
+    pub fn update(&mut self, action: Action) {
+        match &mut self.screen {
+            Screen::Picker(p) => match p.update(action) {
+                Some(super::picker::Outcome::Quit) => self.quit = true,
+                Some(super::picker::Outcome::Open(t)) => self.open_request = Some(t),
+                None => {}
+            },
+            Screen::Session(v) => {
+                if v.overlay.is_none() {
+                    match action {
+                        Action::Quit => {
+                            self.quit = true;
+                            return;
+                        }
+                        // Esc with nothing to close or clear: back to the session list,
+                        // if there is one; at the top level nothing.
+                        Action::Back
+                            if v.demo.is_none()
+                                && v.search.is_none()
+                                && v.filter == Filter::All =>
+                        {
+                            if let Some(p) = self.back.take() {
+                                self.screen = Screen::Picker(p);
+                            }
+                            return;
+                        }
+                        _ => {}
+                    }
+                }
+                v.update(action);
+            }
+        }
+    }
+
+    /// A mouse event at (`col`, `row`) on a screen of `size`: a click selects the
+    /// row under it or focuses the region; the wheel scrolls the region under it
+    /// (or the open panel).
+    pub fn mouse(&mut self, m: Pointer, col: u16, row: u16, size: (u16, u16)) {
+        use ratatui::layout::{Position, Rect};
+        let area = Rect::new(0, 0, size.0, size.1);
+        let at = Position::new(col, row);
+        let steps = |a: Action| -> Vec<Action> { vec![a; 3] };
+        match &mut self.screen {
+            Screen::Picker(p) => match m {
+                Pointer::WheelUp => steps(Action::Up).into_iter().for_each(|a| self.update(a)),
+                Pointer::WheelDown => steps(Action::Down).into_iter().for_each(|a| self.update(a)),
+                // The title line and the column titles, the rows, the selection's
+                // path and the hint line.
+                Pointer::Click => p.click(row, size.1.saturating_sub(4) as usize),
+            },
+            Screen::Session(v) => {
+                if v.overlay.is_some() {
+                    match m {
+                        Pointer::WheelUp => steps(Action::Up).into_iter().for_each(|a| v.update(a)),
+                        Pointer::WheelDown => {
+                            steps(Action::Down).into_iter().for_each(|a| v.update(a))
+                        }
+                        Pointer::Click => {}
+                    }
+                    return;
+                }
+                let [_, list, diff, _] = super::ui::regions(area, v);
+                let region = if list.contains(at) {
+                    Focus::List
+                } else if diff.contains(at) {
+                    Focus::Diff
+                } else {
+                    return;
+                };
+                match m {
+                    Pointer::Click => {
+                        v.focus = region;
+                        // The list: its title, its column titles, then the rows.
+                        let first = list.y + 2;
+                        if region == Focus::List && row >= first {
+                            let height = list.height.saturating_sub(2) as usize;
+                            let top = super::ui::list_top(v, height);
+                            if let Some(&ListRow::Result(i)) =
+                                v.rows().get(top + (row - first) as usize)
+                            {
+                                v.selected = i;
+                                v.scroll_diff_to_selected();
+                            }
+                        }
+                    }
+                    Pointer::WheelUp | Pointer::WheelDown => {
+                        // Scroll the region under the pointer, whatever has the focus.
+                        let focus = std::mem::replace(&mut v.focus, region);
+                        let delta = if m == Pointer::WheelUp { -3 } else { 3 };
+                        v.move_by(delta);
+                        v.focus = focus;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The terminal's size, for what scrolls by pages.
+    pub fn resize(&mut self, width: u16, height: u16) {
+        if let Some(v) = self.view_mut() {
+            v.size = (width, height);
+        }
+    }
+
+    /// The picker's selection, to be opened by the caller (loading may take a while).
+    pub fn picked(&self) -> Option<PathBuf> {
+        match &self.screen {
+            Screen::Picker(p) => p.target().map(|t| t.path),
+            Screen::Session(_) => None,
+        }
+    }
+
+    /// Opens a loaded session from the picker at request `k`; Esc comes back to it.
+    pub fn open(&mut self, setup: Setup, k: usize) {
+        let view = Screen::Session(Box::new(SessionView::at(setup, k)));
+        if let Screen::Picker(p) = std::mem::replace(&mut self.screen, view) {
+            self.back = Some(p);
+        }
+    }
+
+    /// Typed text for an input panel (search, command, export path). True when
+    /// consumed.
+    pub fn input(&mut self, c: char) -> bool {
+        self.typed(Action::Type(c))
+    }
+
+    pub fn backspace(&mut self) -> bool {
+        self.typed(Action::Erase)
+    }
+
+    pub fn submit(&mut self) -> bool {
+        self.typed(Action::Submit)
+    }
+
+    fn typed(&mut self, a: Action) -> bool {
+        if !self.in_text_input() {
+            return false;
+        }
+        self.update(a);
+        true
+    }
+
+    /// A key no binding names: it still closes the help ("any other key closes").
+    pub fn unbound_key(&mut self) {
+        if let Screen::Picker(p) = &mut self.screen {
+            p.help = None;
+        }
+        if let Some(v) = self.view_mut()
+            && matches!(v.overlay, Some(Overlay::Help { .. }))
+        {
+            v.overlay = None;
+        }
+    }
+
+    pub fn in_text_input(&self) -> bool {
+        if let Screen::Picker(p) = &self.screen {
+            return p.typing && p.help.is_none();
+        }
+        self.view().is_some_and(|v| {
+            matches!(
+                v.overlay,
+                Some(Overlay::Search(_) | Overlay::Export(_) | Overlay::Command(_))
+            )
+        })
+    }
+}
