@@ -2,6 +2,8 @@
 //! loaded session, computed in the background, sortable by any column; Enter
 //! applies a row's setting to the main view. Also the state of the chart view
 //! (`C`), which draws the recommended row's context next to the current one.
+//! The keys on the panel are the view's (`app::compare`): this module knows
+//! nothing of the app.
 //!
 //! The rows come from [`compare::compare_loaded`] (the CLI's own grid, sort and
 //! recommendation) on a rayon pool of one thread fewer than the machine has cores
@@ -11,8 +13,7 @@
 //! typing user shares no core with it at all (on two cores that are one
 //! physical core's hyper-threads, a lower priority alone is not enough).
 
-use super::app::{BACKGROUND, Overlay, SessionView};
-use super::keymap::Action;
+use super::app::BACKGROUND;
 use crate::analysis::Setup;
 use crate::compare::{self, Comparison, Row};
 use crate::policy::Policy;
@@ -125,7 +126,7 @@ impl Column {
         compare::COLUMNS[self.index()]
     }
 
-    fn next(self) -> Column {
+    pub fn next(self) -> Column {
         Column::ALL[(self.index() + 1) % Column::ALL.len()]
     }
 
@@ -373,7 +374,7 @@ impl ComparePanel {
         self.order().get(self.selected).copied()
     }
 
-    fn move_by(&mut self, delta: isize) {
+    pub fn move_by(&mut self, delta: isize) {
         let n = self.computed().map_or(0, |c| c.comparison.rows.len());
         self.selected = self
             .selected
@@ -382,71 +383,13 @@ impl ComparePanel {
     }
 
     /// Sorts by another column (or direction), keeping the selected row selected.
-    fn resort(&mut self, f: impl FnOnce(&mut ComparePanel)) {
+    pub fn resort(&mut self, f: impl FnOnce(&mut ComparePanel)) {
         let row = self.selected_row();
         f(self);
         if let Some(row) = row {
             self.selected = self.order().iter().position(|&r| r == row).unwrap_or(0);
         }
     }
-}
-
-/// `c`: opens the panel (computing its rows if needed).
-pub fn open(v: &mut SessionView) {
-    v.compare.start(&v.setup);
-    v.overlay = Some(Overlay::Compare);
-}
-
-/// `C`: opens the chart (the recommended row needs the comparison).
-pub fn open_chart(v: &mut SessionView) {
-    v.compare.start(&v.setup);
-    v.overlay = Some(Overlay::Chart);
-}
-
-/// A key while the panel is open (Esc and q closed it before).
-pub fn on_key(v: &mut SessionView, action: Action) {
-    let p = &mut v.compare;
-    match action {
-        Action::Up => p.move_by(-1),
-        Action::Down => p.move_by(1),
-        Action::PageUp => p.move_by(-10),
-        Action::PageDown => p.move_by(10),
-        Action::Top | Action::FirstRequest => p.move_by(isize::MIN / 2),
-        Action::Bottom | Action::LastRequest => p.move_by(isize::MAX / 2),
-        Action::SortNext => p.resort(|p| {
-            p.sort = p.sort.next();
-            p.descending = false;
-        }),
-        Action::SortReverse => p.resort(|p| p.descending = !p.descending),
-        Action::ComparePanel => v.overlay = None,
-        Action::ChartView => v.overlay = Some(Overlay::Chart),
-        Action::Explain | Action::Submit => apply_selected(v),
-        _ => {}
-    }
-}
-
-/// A key while the chart is open.
-pub fn on_chart_key(v: &mut SessionView, action: Action) {
-    match action {
-        Action::ChartView => v.overlay = None,
-        Action::ComparePanel => v.overlay = Some(Overlay::Compare),
-        _ => {}
-    }
-}
-
-/// Enter: the selected row's setting becomes the main view's; the panel closes.
-fn apply_selected(v: &mut SessionView) {
-    let (Some(i), Some(c)) = (v.compare.selected_row(), v.compare.computed()) else {
-        return;
-    };
-    let row = &c.comparison.rows[i];
-    let policy = row.params.apply(&c.base);
-    let words = format!("{} {}", row.params.preset.name(), row.params.words());
-    v.overlay = None;
-    v.tune(|p| {
-        *p = policy;
-        Some(format!("applied compare row {i}: {words}"))
-    });
 }
 
 #[cfg(test)]

@@ -201,7 +201,7 @@ pub fn demo_app(dir: &Path) -> Result<App, UsageError> {
     };
     let mut app = App::session(setup::setup(&path, &opts)?);
     if let Some(v) = app.view_mut() {
-        demo::apply(v, 0);
+        v.demo_stage(0);
     }
     Ok(app)
 }

@@ -8,6 +8,7 @@
 //! printed request bodies and their diff), `panels` (explain, content, export).
 
 mod bodies;
+mod compare;
 mod list;
 mod marks;
 mod panels;

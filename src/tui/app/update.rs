@@ -10,7 +10,7 @@ impl SessionView {
         if let Some(stage) = self.demo {
             match action {
                 Action::NextRequest if stage + 1 < crate::tui::demo::STAGES.len() => {
-                    return crate::tui::demo::apply(self, stage + 1);
+                    return self.demo_stage(stage + 1);
                 }
                 Action::NextRequest | Action::Back => {
                     self.demo = None;
@@ -18,7 +18,7 @@ impl SessionView {
                     return;
                 }
                 Action::PrevRequest => {
-                    return crate::tui::demo::apply(self, stage.saturating_sub(1));
+                    return self.demo_stage(stage.saturating_sub(1));
                 }
                 _ => {}
             }
@@ -127,8 +127,8 @@ impl SessionView {
             Action::Command => self.overlay = Some(Overlay::Command(String::new())),
             Action::Export => self.overlay = Some(Overlay::Export(self.default_export_path())),
             Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
-            Action::ComparePanel => crate::tui::compare_panel::open(self),
-            Action::ChartView => crate::tui::compare_panel::open_chart(self),
+            Action::ComparePanel => compare::open(self),
+            Action::ChartView => compare::open_chart(self),
             Action::FocusNext => {
                 self.focus = match self.focus {
                     Focus::List => Focus::Diff,
@@ -204,8 +204,8 @@ impl SessionView {
                 self.search = None;
             }
             (_, Action::Back | Action::Quit) => self.overlay = None,
-            (Overlay::Compare, a) => crate::tui::compare_panel::on_key(self, a),
-            (Overlay::Chart, a) => crate::tui::compare_panel::on_chart_key(self, a),
+            (Overlay::Compare, a) => compare::on_key(self, a),
+            (Overlay::Chart, a) => compare::on_chart_key(self, a),
             (Overlay::Help { scroll }, a) => {
                 let max = crate::tui::ui::help_max_scroll(self.size);
                 let page = crate::tui::ui::help_page(self.size);

@@ -197,6 +197,22 @@ impl SessionView {
             .or_else(|| d.changes.first().copied())
     }
 
+    /// Puts the view in the state the demo's `stage` talks about.
+    pub fn demo_stage(&mut self, stage: usize) {
+        let Some(st) = crate::tui::demo::STAGES.get(stage) else {
+            return;
+        };
+        let k = st.request_of(self.setup.session.requests.len());
+        self.set_plan(st.kind, st.delivery, k);
+        // The header's "changed" marks are for tuning, not for the tour's own steps.
+        self.opened_with = self.setup.policy.clone();
+        self.select_id(st.select);
+        if let Some(text) = st.show {
+            self.show_wire_text(text);
+        }
+        self.demo = Some(stage);
+    }
+
     /// Sets the plan kind, delivery and request at once (the demo's stages).
     pub fn set_plan(&mut self, kind: PlanKind, delivery: Delivery, k: usize) {
         self.setup.policy.kind = kind;
