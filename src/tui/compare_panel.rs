@@ -13,7 +13,7 @@
 //! typing user shares no core with it at all (on two cores that are one
 //! physical core's hyper-threads, a lower priority alone is not enough).
 
-use super::app::BACKGROUND;
+use super::background::{BACKGROUND, Current, Job, Lost, lower_priority};
 use crate::analysis::Setup;
 use crate::compare::{self, Comparison, Row};
 use crate::policy::Policy;
@@ -22,7 +22,6 @@ use crate::session::Session;
 use std::cmp::Ordering;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
-use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
 /// How long after the last key the comparison goes on.
@@ -175,15 +174,50 @@ pub enum State {
     Computing {
         done: Arc<AtomicU64>,
         total: Arc<AtomicU64>,
-        rx: Receiver<Result<Computed, String>>,
     },
     Ready(Box<Computed>),
     Failed(String),
 }
 
+/// What the comparison job computes from: the session and its setting, where to
+/// count the settings done, and when to pause for the keys.
+pub struct CompareInput {
+    setup: Setup,
+    done: Arc<AtomicU64>,
+    total: Arc<AtomicU64>,
+    threads: usize,
+    typing: Arc<Typing>,
+}
+
+/// The comparison, on a rayon pool of `threads` low-priority threads built for
+/// each request.
+fn compare_job() -> Job<CompareInput, Result<Computed, String>> {
+    Job::new("compare", || {
+        |input: CompareInput, _: &Current| {
+            let CompareInput {
+                setup,
+                done,
+                total,
+                threads,
+                typing,
+            } = input;
+            let pause = crate::totals::Pause(Arc::new(move || typing.wait_quiet()));
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("{BACKGROUND}compare-{i}"))
+                .start_handler(|_| lower_priority())
+                .build();
+            Some(match pool {
+                Ok(pool) => pool.install(|| compute(&setup, &done, &total, Some(pause))),
+                Err(e) => Err(format!("no thread pool: {e}")),
+            })
+        }
+    })
+}
+
 /// The compare panel's state (kept while the panel is closed: opening it again
 /// shows the rows at once).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ComparePanel {
     pub state: State,
     /// The session the rows are for: a followed file that grew is compared again.
@@ -196,6 +230,22 @@ pub struct ComparePanel {
     pub threads: usize,
     /// The last key: the computation waits while keys arrive.
     pub typing: Arc<Typing>,
+    job: Job<CompareInput, Result<Computed, String>>,
+}
+
+impl Default for ComparePanel {
+    fn default() -> ComparePanel {
+        ComparePanel {
+            state: State::Idle,
+            session: None,
+            sort: Column::default(),
+            descending: false,
+            selected: 0,
+            threads: 0,
+            typing: Default::default(),
+            job: compare_job(),
+        }
+    }
 }
 
 /// One fewer than the cores, at least one.
@@ -272,31 +322,14 @@ impl ComparePanel {
         let total = Arc::new(AtomicU64::new(
             compare::grid(setup.policy.preset, &Default::default()).len() as u64,
         ));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let (d, t) = (done.clone(), total.clone());
-        let setup = setup.clone();
-        let threads = self.threads;
-        let typing = self.typing.clone();
-        let pause = crate::totals::Pause(Arc::new(move || typing.wait_quiet()));
-        let spawned = std::thread::Builder::new()
-            .name(format!("{BACKGROUND}compare"))
-            .spawn(move || {
-                super::app::lower_priority();
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .thread_name(|i| format!("{BACKGROUND}compare-{i}"))
-                    .start_handler(|_| super::app::lower_priority())
-                    .build();
-                let out = match pool {
-                    Ok(pool) => pool.install(|| compute(&setup, &d, &t, Some(pause))),
-                    Err(e) => Err(format!("no thread pool: {e}")),
-                };
-                let _ = tx.send(out);
-            });
-        self.state = match spawned {
-            Ok(_) => State::Computing { done, total, rx },
-            Err(e) => State::Failed(format!("cannot start the comparison: {e}")),
-        };
+        self.job.request(CompareInput {
+            setup: setup.clone(),
+            done: done.clone(),
+            total: total.clone(),
+            threads: self.threads,
+            typing: self.typing.clone(),
+        });
+        self.state = State::Computing { done, total };
     }
 
     /// A key was pressed: the computation waits until keys stop for [`QUIET`].
@@ -312,29 +345,28 @@ impl ComparePanel {
 
     /// Takes the finished rows; true when something changed.
     pub fn poll(&mut self) -> bool {
-        let State::Computing { rx, .. } = &self.state else {
-            return false;
-        };
-        self.state = match rx.try_recv() {
-            Ok(Ok(c)) => State::Ready(Box::new(c)),
-            Ok(Err(e)) => State::Failed(e),
-            Err(TryRecvError::Empty) => return false,
-            Err(TryRecvError::Disconnected) => {
-                State::Failed("the comparison stopped: its thread ended".into())
-            }
-        };
-        true
+        let got = self.job.latest();
+        self.arrived(got)
     }
 
     /// Waits for the rows (tests and benchmarks).
     pub fn wait(&mut self) {
-        if let State::Computing { rx, .. } = &self.state {
-            self.state = match rx.recv() {
-                Ok(Ok(c)) => State::Ready(Box::new(c)),
-                Ok(Err(e)) => State::Failed(e),
-                Err(_) => State::Failed("the comparison stopped: its thread ended".into()),
-            };
+        let got = self.job.wait();
+        self.arrived(got);
+    }
+
+    fn arrived(&mut self, got: Option<Result<Result<Computed, String>, Lost>>) -> bool {
+        if !matches!(self.state, State::Computing { .. }) {
+            return false;
         }
+        self.state = match got {
+            Some(Ok(Ok(c))) => State::Ready(Box::new(c)),
+            Some(Ok(Err(e))) => State::Failed(e),
+            // The thread could not start, or it ended.
+            Some(Err(Lost)) => State::Failed("the comparison stopped: its thread ended".into()),
+            None => return false,
+        };
+        true
     }
 
     /// Settings done and in all, while computing.

@@ -2,6 +2,7 @@
 //! of keys, `ui` draws. This module owns the terminal and the event loop.
 
 pub mod app;
+pub mod background;
 pub mod compare_panel;
 pub mod demo;
 pub mod keymap;
@@ -170,10 +171,10 @@ fn with_terminal(
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         // A background thread's panic must not take the terminal from the UI,
-        // which goes on and says that the job stopped (app::BACKGROUND).
+        // which goes on and says that the job stopped (background::BACKGROUND).
         if std::thread::current()
             .name()
-            .is_some_and(|n| n.starts_with(app::BACKGROUND))
+            .is_some_and(|n| n.starts_with(background::BACKGROUND))
         {
             return;
         }

@@ -40,16 +40,8 @@ pub(super) fn draw_bodies(
     }
 }
 
-/// One thread that builds, prints and diffs big requests, newest job only: a job
-/// that a newer one replaced before it started is dropped, so jobs never pile up.
-/// It runs at a lower priority than the keystrokes.
-pub(super) struct DiffWorker {
-    jobs: std::sync::mpsc::Sender<DiffJob>,
-    done: std::sync::mpsc::Receiver<(u64, Drawn)>,
-}
-
+/// A big request's bodies to build, print and diff on the diff worker.
 pub(super) struct DiffJob {
-    generation: u64,
     session: Arc<Session>,
     /// Where the plan says the cache prefix breaks (for `tokens_after_break`).
     broken_at: Option<usize>,
@@ -59,40 +51,34 @@ pub(super) struct DiffJob {
     replaced: Diff,
 }
 
-impl DiffWorker {
-    fn spawn() -> DiffWorker {
-        let (jobs, job_rx) = std::sync::mpsc::channel::<DiffJob>();
-        let (done_tx, done) = std::sync::mpsc::channel();
-        let spawned = std::thread::Builder::new()
-            .name(format!("{BACKGROUND}diff"))
-            .spawn(move || {
-                lower_priority();
-                // The records of the view last shown, for the session they came from.
-                let mut cache = crate::wire::MessageCache::default();
-                let mut cached_for: Option<Arc<Session>> = None;
-                while let Ok(mut job) = job_rx.recv() {
-                    while let Ok(newer) = job_rx.try_recv() {
-                        job = newer;
-                    }
-                    drop(std::mem::take(&mut job.replaced));
-                    if !cached_for
-                        .as_ref()
-                        .is_some_and(|s| Arc::ptr_eq(s, &job.session))
-                    {
-                        cache = Default::default();
-                        cached_for = Some(job.session.clone());
-                    }
-                    let drawn = draw_bodies(&job.session, job.broken_at, &job.inputs, &mut cache);
-                    if done_tx.send((job.generation, drawn)).is_err() {
-                        return;
-                    }
-                }
-            });
-        // A thread that cannot start drops its channel: the view says so.
-        drop(spawned);
-        DiffWorker { jobs, done }
-    }
+/// The diff worker: builds, prints and diffs big requests, newest only (a job
+/// that a newer one replaced before it started is dropped, so jobs never pile
+/// up), at a lower priority than the keystrokes.
+pub(super) fn diff_job() -> Job<DiffJob, Drawn> {
+    Job::new("diff", || {
+        // The records of the view last shown, for the session they came from.
+        let mut cache = crate::wire::MessageCache::default();
+        let mut cached_for: Option<Arc<Session>> = None;
+        move |job: DiffJob, _: &Current| {
+            let DiffJob {
+                session,
+                broken_at,
+                inputs,
+                replaced,
+            } = job;
+            drop(replaced);
+            if !cached_for
+                .as_ref()
+                .is_some_and(|s| Arc::ptr_eq(s, &session))
+            {
+                cache = Default::default();
+                cached_for = Some(session.clone());
+            }
+            Some(draw_bodies(&session, broken_at, &inputs, &mut cache))
+        }
+    })
 }
+
 impl SessionView {
     /// The bytes of the records the current request sends.
     pub(super) fn view_bytes(&self) -> usize {
@@ -111,17 +97,12 @@ impl SessionView {
     }
 
     pub(super) fn start_diff(&mut self, inputs: WireInputs) {
-        self.generation += 1;
-        let generation = self.generation;
-        let worker = self.diff_worker.get_or_insert_with(DiffWorker::spawn);
-        let _ = worker.jobs.send(DiffJob {
-            generation,
+        self.diff_job.request(DiffJob {
             session: self.setup.session.clone(),
             broken_at: self.plan.cache.prefix_broken_at_message,
             inputs,
             replaced: std::mem::take(&mut self.diff),
         });
-        self.diff_job = Some(generation);
     }
 
     /// The local request as printed (empty while the background prints it).
@@ -136,7 +117,7 @@ impl SessionView {
 
     /// Whether the diff is still being computed in the background.
     pub fn diff_pending(&self) -> bool {
-        self.diff_job.is_some()
+        self.diff_job.is_pending()
     }
 
     pub(super) fn take_drawn(&mut self, drawn: Drawn) {
@@ -160,29 +141,15 @@ impl SessionView {
     /// Installs the awaited diff when the worker has it (waiting for it with
     /// `wait`), or says the worker is gone; true when either happened.
     pub(super) fn take_diff(&mut self, wait: bool) -> bool {
-        use std::sync::mpsc::TryRecvError;
-        let (Some(awaited), Some(worker)) = (self.diff_job, &self.diff_worker) else {
-            return false;
-        };
-        let got = loop {
-            let next = if wait {
-                worker.done.recv().map_err(|_| TryRecvError::Disconnected)
-            } else {
-                worker.done.try_recv()
-            };
-            match next {
-                Ok((g, drawn)) if g == awaited => break Ok(drawn),
-                Ok(_) => {}
-                Err(e) => break Err(e),
-            }
+        let got = if wait {
+            self.diff_job.wait()
+        } else {
+            self.diff_job.latest()
         };
         match got {
-            Ok(drawn) => {
-                self.diff_job = None;
-                self.install_diff(drawn);
-            }
-            Err(TryRecvError::Empty) => return false,
-            Err(TryRecvError::Disconnected) => self.worker_lost(),
+            Some(Ok(drawn)) => self.install_diff(drawn),
+            Some(Err(Lost)) => self.worker_lost(),
+            None => return false,
         }
         true
     }
@@ -190,8 +157,6 @@ impl SessionView {
     /// The diff worker is gone (it panicked): say so where the diff goes, and
     /// start a new one with the next big request.
     pub(super) fn worker_lost(&mut self) {
-        self.diff_job = None;
-        self.diff_worker = None;
         self.install_diff(Drawn::message(
             "the diff could not be computed: its worker thread stopped".into(),
         ));

@@ -3,9 +3,45 @@
 
 use super::*;
 
-/// The marks and the evidence of a whole timeline, computed on another thread,
-/// tagged with the generation of the parameters they were computed for.
-pub(super) type TimelineJob = std::sync::mpsc::Receiver<(u64, Marked)>;
+/// What the timeline job computes the marks from: the setup, the request
+/// (the forced plan fires there), and the evidence without the plan's part when
+/// it can be reused.
+pub(super) struct TimelineInput {
+    setup: Setup,
+    k: usize,
+    base: Option<(Policy, Arc<crate::evidence::SessionEvidence>)>,
+}
+
+/// The footer's timeline: the marks and the evidence of a whole timeline,
+/// computed on another thread. A newer change makes a job pointless: it stops
+/// at the next request (so jobs never pile up and take the cores from the
+/// keystrokes).
+pub(super) fn timeline_job() -> Job<TimelineInput, Marked> {
+    Job::new("timeline", || {
+        |input: TimelineInput, current: &Current| {
+            let TimelineInput { setup, k, base } = input;
+            let base = base
+                .unwrap_or_else(|| (setup.policy.clone(), Arc::new(analysis::evidence(&setup))));
+            if !current.still() {
+                return None;
+            }
+            let (marks, report) = evidence_marks(&setup, k, &base.1, || current.still())?;
+            let named = Arc::new(named_ids(&report.evidence));
+            let totals = if current.still() {
+                setting_totals(&setup)
+            } else {
+                None
+            };
+            Some(Marked {
+                marks,
+                evidence: Arc::new(report),
+                named,
+                base,
+                totals,
+            })
+        }
+    })
+}
 
 /// What the footer marks at one request: a plan fired (▲), the simulated cache
 /// prefix broke (✕), the transcript holds harness evidence (◇: a
@@ -191,16 +227,7 @@ impl SessionView {
     pub(super) fn start_timeline(&mut self) {
         // The totals are the setting's: counted again after every change.
         self.totals = None;
-        self.generation += 1;
-        let generation = self.generation;
-        // A newer change makes this job pointless: it stops at the next request
-        // (so jobs never pile up and take the cores from the keystrokes).
-        self.latest
-            .store(generation, std::sync::atomic::Ordering::Relaxed);
-        let latest = self.latest.clone();
-        let (tx, rx) = std::sync::mpsc::channel();
         let setup = self.setup.clone();
-        let k = self.k;
         // The evidence without the plan's part depends on the parameters only
         // through the plans its records are compared with: made once per session
         // (and set of parameters, when it has records), not at every step.
@@ -209,65 +236,28 @@ impl SessionView {
             .evidence_base
             .clone()
             .filter(|(p, _)| !records || *p == setup.policy);
-        // A thread that cannot start drops `tx`: the marks stay as they were.
-        let _ = std::thread::Builder::new()
-            .name(format!("{BACKGROUND}timeline"))
-            .spawn(move || {
-                lower_priority();
-                let current = || latest.load(std::sync::atomic::Ordering::Relaxed) == generation;
-                let base = base.unwrap_or_else(|| {
-                    (setup.policy.clone(), Arc::new(analysis::evidence(&setup)))
-                });
-                if !current() {
-                    return;
-                }
-                let Some((marks, report)) = evidence_marks(&setup, k, &base.1, current) else {
-                    return;
-                };
-                let named = Arc::new(named_ids(&report.evidence));
-                let totals = if current() {
-                    setting_totals(&setup)
-                } else {
-                    None
-                };
-                let _ = tx.send((
-                    generation,
-                    Marked {
-                        marks,
-                        evidence: Arc::new(report),
-                        named,
-                        base,
-                        totals,
-                    },
-                ));
-            });
-        self.timeline_job = Some((generation, rx));
+        // A thread that cannot start: the marks stay as they were.
+        self.timeline_job.request(TimelineInput {
+            setup,
+            k: self.k,
+            base,
+        });
     }
 
     pub(super) fn poll_timeline(&mut self) -> bool {
-        let Some((generation, rx)) = &self.timeline_job else {
-            return false;
-        };
-        match rx.try_recv() {
-            Ok((g, marks)) if g == *generation => {
+        match self.timeline_job.latest() {
+            Some(Ok(marks)) => {
                 self.set_marks(marks);
-                self.timeline_job = None;
                 true
             }
-            Ok(_) | Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-                self.timeline_job = None;
-                false
-            }
-            Err(std::sync::mpsc::TryRecvError::Empty) => false,
+            // The job stopped: the marks stay as they were.
+            Some(Err(Lost)) | None => false,
         }
     }
 
     /// Waits for the footer's marks.
     pub(super) fn wait_timeline(&mut self) {
-        if let Some((generation, rx)) = self.timeline_job.take()
-            && let Ok((g, marks)) = rx.recv()
-            && g == generation
-        {
+        if let Some(Ok(marks)) = self.timeline_job.wait() {
             self.set_marks(marks);
         }
     }

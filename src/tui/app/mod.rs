@@ -16,13 +16,13 @@ mod tune;
 mod update;
 mod view;
 
-use bodies::{DiffWorker, draw_bodies};
+use bodies::{DiffJob, Drawn, diff_job, draw_bodies};
 pub use list::{Filter, ListRow};
-use marks::TimelineJob;
 pub use marks::{
     Mark, Marked, SettingTotals, evidence_marks, holds_evidence, named_ids, setting_totals,
     timeline_marks,
 };
+use marks::{TimelineInput, timeline_job};
 pub use panels::result_content;
 pub use tune::{COMMANDS, complete, next_kind};
 
@@ -36,20 +36,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-/// The name prefix of the TUI's background threads (their panics leave the
-/// terminal to the UI).
-pub const BACKGROUND: &str = "mcscope-bg-";
-
-/// Background work (the diff worker, the footer's timeline) yields the cores to
-/// the thread that answers keystrokes.
-pub(crate) fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: setpriority on the calling thread's own id only changes its nice value.
-    #[allow(unsafe_code)]
-    unsafe {
-        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
-    }
-}
+pub use crate::tui::background::BACKGROUND;
+use crate::tui::background::{Current, Job, Lost};
 
 /// Requests whose records add up to more than this (256 KB) are diffed in the background,
 /// so that no keystroke waits for a big diff.
@@ -123,13 +111,10 @@ pub struct SessionView {
     evidence_base: Option<(Policy, Arc<crate::evidence::SessionEvidence>)>,
     /// The session totals of the current setting (None while they are counted).
     pub totals: Option<SettingTotals>,
-    timeline_job: Option<(u64, TimelineJob)>,
-    diff_worker: Option<DiffWorker>,
-    /// The generation whose diff the worker is computing, if any.
-    diff_job: Option<u64>,
-    /// The generation of the newest timeline job: older ones stop early.
-    latest: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    generation: u64,
+    /// The footer's marks, the evidence and the totals, on another thread.
+    timeline_job: Job<TimelineInput, Marked>,
+    /// Big requests' bodies, printed and diffed on another thread.
+    diff_job: Job<DiffJob, Drawn>,
     pub diff: Diff,
     pub items: Vec<Item>,
     pub expanded: HashSet<usize>,

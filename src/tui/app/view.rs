@@ -22,11 +22,8 @@ impl SessionView {
             totals: None,
             named: Default::default(),
             evidence_base: None,
-            timeline_job: None,
-            diff_worker: None,
-            diff_job: None,
-            latest: Default::default(),
-            generation: 0,
+            timeline_job: timeline_job(),
+            diff_job: diff_job(),
             diff: Diff::default(),
             items: Vec::new(),
             expanded: HashSet::new(),
@@ -74,7 +71,7 @@ impl SessionView {
         if timeline || self.setup.policy.kind == PlanKind::Forced {
             self.start_timeline();
         }
-        self.diff_job = None;
+        self.diff_job.forget();
         // The plan needs no records read: only the bodies do, and big ones are
         // built on the diff worker so that no keystroke waits for them.
         let (plan, inputs) = analysis::plan_and_inputs(&self.setup, k).unwrap_or_else(|_| {
