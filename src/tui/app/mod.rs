@@ -12,6 +12,8 @@ mod compare;
 mod list;
 mod marks;
 mod panels;
+mod pointer;
+mod redraw;
 mod tune;
 mod update;
 mod view;
@@ -27,6 +29,7 @@ pub use panels::result_content;
 pub use tune::{COMMANDS, complete, next_kind};
 
 use super::keymap::Action;
+pub use super::keymap::Pointer;
 use crate::analysis::{self, Explain, PlanAt, Setup, WireInputs};
 use crate::diff::{self, Diff, Item};
 use crate::policy::{Delivery, PlanKind, Policy};
@@ -42,6 +45,9 @@ use crate::tui::background::{Current, Job, Lost};
 /// Requests whose records add up to more than this (256 KB) are diffed in the background,
 /// so that no keystroke waits for a big diff.
 pub const BACKGROUND_DIFF_BYTES: usize = 256 << 10;
+
+/// The size a view assumes until the terminal says its own.
+pub const DEFAULT_SIZE: (u16, u16) = (80, 24);
 
 /// How long one diff may take before it settles for a coarser result.
 pub const DIFF_BUDGET: Duration = Duration::from_millis(50);
@@ -143,14 +149,6 @@ pub struct SessionView {
     pub compare: super::compare_panel::ComparePanel,
 }
 
-/// What the mouse did (`App::mouse`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pointer {
-    Click,
-    WheelUp,
-    WheelDown,
-}
-
 pub enum Screen {
     Picker(Box<Picker>),
     Session(Box<SessionView>),
@@ -163,6 +161,25 @@ pub struct App {
     pub quit: bool,
     /// What the picker asked to open, for the caller to load ([`App::take_open`]).
     pub open_request: Option<super::picker::Target>,
+    /// The terminal's size (columns, rows), from `Action::Resize`.
+    pub size: (u16, u16),
+    /// Ctrl-Z asked to give the terminal back (the event loop does it).
+    suspend: bool,
+    /// Something shown changed since the last frame ([`App::needs_redraw`]).
+    dirty: bool,
+    /// The background progress last seen by [`App::tick`].
+    progress: redraw::Progress,
+}
+
+/// What `update` asks of the terminal, which the event loop owns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Load what the picker opened.
+    Open(super::picker::Target),
+    /// Put the text on the terminal's clipboard (OSC 52).
+    Copy(String),
+    /// Give the terminal back and stop (Ctrl-Z).
+    Suspend,
 }
 
 impl App {
@@ -173,12 +190,7 @@ impl App {
 
     /// A session shown at request `k` (`--at`).
     pub fn session_at(setup: Setup, k: usize) -> App {
-        App {
-            screen: Screen::Session(Box::new(SessionView::at(setup, k))),
-            back: None,
-            quit: false,
-            open_request: None,
-        }
+        App::with_screen(Screen::Session(Box::new(SessionView::at(setup, k))))
     }
 
     /// The session list, summarised in the background.
@@ -187,11 +199,19 @@ impl App {
     }
 
     pub fn with_picker(picker: Picker) -> App {
+        App::with_screen(Screen::Picker(Box::new(picker)))
+    }
+
+    fn with_screen(screen: Screen) -> App {
         App {
-            screen: Screen::Picker(Box::new(picker)),
+            screen,
             back: None,
             quit: false,
             open_request: None,
+            size: DEFAULT_SIZE,
+            suspend: false,
+            dirty: true,
+            progress: Default::default(),
         }
     }
 
@@ -209,6 +229,29 @@ impl App {
         self.open_request.take()
     }
 
+    /// What the last actions asked of the terminal, once each.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        let mut out = Vec::new();
+        if std::mem::take(&mut self.suspend) {
+            out.push(Effect::Suspend);
+        }
+        if let Some(t) = self.take_open() {
+            out.push(Effect::Open(t));
+        }
+        if let Some(text) = self.view_mut().and_then(|v| v.clipboard.take()) {
+            out.push(Effect::Copy(text));
+        }
+        out
+    }
+
+    /// The terminal's size: the view scrolls its pages by it.
+    fn set_size(&mut self, width: u16, height: u16) {
+        self.size = (width, height);
+        if let Some(v) = self.view_mut() {
+            v.size = (width, height);
+        }
+    }
+
     pub fn view(&self) -> Option<&SessionView> {
         match &self.screen {
             Screen::Session(v) => Some(v),
@@ -223,8 +266,27 @@ impl App {
         }
     }
 
-    /// The one place state changes.
+    /// The one place state changes: every input the event loop reads comes here
+    /// as an action.
     pub fn update(&mut self, action: Action) {
+        // Whatever the action did, the next frame shows it (a resize to the same
+        // size changes nothing).
+        self.dirty |= !matches!(action, Action::Resize(w, h) if (w, h) == self.size);
+        match action {
+            Action::Interrupt => {
+                self.quit = true;
+                return;
+            }
+            Action::Suspend => {
+                self.suspend = true;
+                return;
+            }
+            Action::Unbound => return self.unbound_key(),
+            Action::Resize(w, h) => return self.set_size(w, h),
+            Action::Pointer(m, col, row) => return self.pointer(m, col, row),
+            Action::DebugPanic => panic!("mcscope: debug panic trigger (F12)"),
+            _ => {}
+        }
         match &mut self.screen {
             Screen::Picker(p) => match p.update(action) {
                 Some(super::picker::Outcome::Quit) => self.quit = true,
@@ -258,74 +320,16 @@ impl App {
         }
     }
 
-    /// A mouse event at (`col`, `row`) on a screen of `size`: a click selects the
-    /// row under it or focuses the region; the wheel scrolls the region under it
-    /// (or the open panel).
+    /// A mouse event at (`col`, `row`) on a screen of `size` (tests: the event
+    /// loop sends both as actions).
     pub fn mouse(&mut self, m: Pointer, col: u16, row: u16, size: (u16, u16)) {
-        use ratatui::layout::{Position, Rect};
-        let area = Rect::new(0, 0, size.0, size.1);
-        let at = Position::new(col, row);
-        let steps = |a: Action| -> Vec<Action> { vec![a; 3] };
-        match &mut self.screen {
-            Screen::Picker(p) => match m {
-                Pointer::WheelUp => steps(Action::Up).into_iter().for_each(|a| self.update(a)),
-                Pointer::WheelDown => steps(Action::Down).into_iter().for_each(|a| self.update(a)),
-                // The title line and the column titles, the rows, the selection's
-                // path and the hint line.
-                Pointer::Click => p.click(row, size.1.saturating_sub(4) as usize),
-            },
-            Screen::Session(v) => {
-                if v.overlay.is_some() {
-                    match m {
-                        Pointer::WheelUp => steps(Action::Up).into_iter().for_each(|a| v.update(a)),
-                        Pointer::WheelDown => {
-                            steps(Action::Down).into_iter().for_each(|a| v.update(a))
-                        }
-                        Pointer::Click => {}
-                    }
-                    return;
-                }
-                let [_, list, diff, _] = super::ui::regions(area, v);
-                let region = if list.contains(at) {
-                    Focus::List
-                } else if diff.contains(at) {
-                    Focus::Diff
-                } else {
-                    return;
-                };
-                match m {
-                    Pointer::Click => {
-                        v.focus = region;
-                        // The list: its title, its column titles, then the rows.
-                        let first = list.y + 2;
-                        if region == Focus::List && row >= first {
-                            let height = list.height.saturating_sub(2) as usize;
-                            let top = super::ui::list_top(v, height);
-                            if let Some(&ListRow::Result(i)) =
-                                v.rows().get(top + (row - first) as usize)
-                            {
-                                v.selected = i;
-                                v.scroll_diff_to_selected();
-                            }
-                        }
-                    }
-                    Pointer::WheelUp | Pointer::WheelDown => {
-                        // Scroll the region under the pointer, whatever has the focus.
-                        let focus = std::mem::replace(&mut v.focus, region);
-                        let delta = if m == Pointer::WheelUp { -3 } else { 3 };
-                        v.move_by(delta);
-                        v.focus = focus;
-                    }
-                }
-            }
-        }
+        self.update(Action::Resize(size.0, size.1));
+        self.update(Action::Pointer(m, col, row));
     }
 
-    /// The terminal's size, for what scrolls by pages.
+    /// The terminal's size, for what scrolls by pages (as `Action::Resize`).
     pub fn resize(&mut self, width: u16, height: u16) {
-        if let Some(v) = self.view_mut() {
-            v.size = (width, height);
-        }
+        self.update(Action::Resize(width, height));
     }
 
     /// The picker's selection, to be opened by the caller (loading may take a while).
@@ -338,7 +342,10 @@ impl App {
 
     /// Opens a loaded session from the picker at request `k`; Esc comes back to it.
     pub fn open(&mut self, setup: Setup, k: usize) {
-        let view = Screen::Session(Box::new(SessionView::at(setup, k)));
+        let mut view = SessionView::at(setup, k);
+        view.size = self.size;
+        self.dirty = true;
+        let view = Screen::Session(Box::new(view));
         if let Screen::Picker(p) = std::mem::replace(&mut self.screen, view) {
             self.back = Some(p);
         }
@@ -367,7 +374,7 @@ impl App {
     }
 
     /// A key no binding names: it still closes the help ("any other key closes").
-    pub fn unbound_key(&mut self) {
+    fn unbound_key(&mut self) {
         if let Screen::Picker(p) = &mut self.screen {
             p.help = None;
         }

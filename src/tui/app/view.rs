@@ -36,7 +36,7 @@ impl SessionView {
             status: None,
             search: None,
             filter: Filter::All,
-            size: (80, 24),
+            size: DEFAULT_SIZE,
             clipboard: None,
             landing: Landing::FirstChange,
             messages: Default::default(),
