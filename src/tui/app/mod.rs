@@ -5,7 +5,10 @@
 //! request k, stepping, scrolling), `update` (actions on the view and its
 //! panels), `tune` (parameters and `:` commands), `list` (the age list, its
 //! filter and search), `marks` (the footer's timeline), `bodies` (the
-//! printed request bodies and their diff), `panels` (explain, content, export).
+//! printed request bodies and their diff), `panels` (explain, content, export),
+//! `compare` (the compare panel's and the chart's keys), `pointer` (the mouse),
+//! `redraw` (whether a frame is needed). What needs the terminal (load a
+//! session, copy, suspend) comes back as [`Effect`]s for the event loop.
 
 mod bodies;
 mod compare;
