@@ -181,8 +181,10 @@ fn a_tune_and_back_resumes_and_still_agrees() {
 
     // And back: the first policy's states serve again, none added.
     on.policy = off.policy.clone();
+    let before = on.checkpoints.resumed();
     agree(&off, &on, &[n - 3, n]);
     assert_eq!(on.checkpoints.len(), 4);
+    assert_eq!(on.checkpoints.resumed(), before + 2, "both plans resumed");
 }
 
 #[test]
@@ -193,4 +195,54 @@ fn a_short_view_saves_nothing() {
     let on = with_checkpoints(&off);
     let ks: Vec<usize> = (1..=off.last_request()).rev().collect();
     assert_eq!(agree(&off, &on, &ks), 0);
+}
+
+#[test]
+fn the_tui_plans_resume_from_saved_states() {
+    use mcscope::tui::app::App;
+    use mcscope::tui::keymap::Action;
+    let dir = tempfile::tempdir().unwrap();
+    let path = long_turn(dir.path(), 300);
+    let setup = common::setup(&path, Opts::default());
+    let n = setup.last_request();
+    let mut app = App::session(setup.clone());
+    fn view(app: &App) -> &mcscope::tui::app::SessionView {
+        app.view().unwrap()
+    }
+    assert_eq!(view(&app).k, n);
+    assert_eq!(
+        view(&app).setup.checkpoints.len(),
+        2,
+        "the first plan saved two states"
+    );
+    for _ in 0..3 {
+        app.update(Action::PrevRequest);
+    }
+    assert_eq!(
+        view(&app).setup.checkpoints.resumed(),
+        3,
+        "each step back resumed"
+    );
+    // `+` then `-` sets an explicit keep (a policy of its own, though it keeps
+    // as many as the default): three policies, two states each.
+    app.update(Action::KeepMore);
+    app.update(Action::KeepLess);
+    assert_eq!(view(&app).setup.checkpoints.len(), 6);
+    // Tuning back and forth from here resumes every plan.
+    let before = view(&app).setup.checkpoints.resumed();
+    for _ in 0..3 {
+        app.update(Action::KeepMore);
+        app.update(Action::KeepLess);
+    }
+    let v = view(&app);
+    assert_eq!(v.k, n - 3);
+    assert_eq!(
+        v.setup.checkpoints.resumed(),
+        before + 6,
+        "each policy's states serve again"
+    );
+    assert_eq!(v.setup.checkpoints.len(), 6);
+    // What the view shows is the plan a replay gives.
+    let (replayed, _) = analysis::plan_and_inputs(&setup, n - 3).unwrap();
+    assert_eq!(format!("{:?}", v.plan), format!("{replayed:?}"));
 }

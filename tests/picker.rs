@@ -18,10 +18,8 @@ use std::time::{Duration, Instant, SystemTime};
 /// A key through the picker's keymap, as the event loop dispatches it.
 fn press(app: &mut App, code: KeyCode) {
     let key = KeyEvent::new(code, KeyModifiers::NONE);
-    match keymap::picker_action_for(key, app.in_text_input()) {
-        Some(a) => app.update(a),
-        None => app.unbound_key(),
-    }
+    let picker = matches!(app.screen, mcscope::tui::app::Screen::Picker(_));
+    app.update(keymap::key_action(key, picker, app.in_text_input()));
 }
 
 fn typed(app: &mut App, text: &str) {
@@ -484,4 +482,43 @@ fn a_click_selects_the_row_under_it_and_the_wheel_scrolls() {
     // The column titles are no row.
     app.mouse(Pointer::Click, 10, 1, (120, 30));
     assert_eq!(picker(&app).selected, 5);
+}
+
+/// Ticks until the picker's scan brings something (a deadline, no timing asserted).
+fn tick_until_changed(app: &mut App) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !app.tick() {
+        assert!(Instant::now() < deadline, "timed out waiting for the scan");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[test]
+fn the_picker_is_redrawn_when_its_scan_moves_on_and_not_while_it_is_held() {
+    let (_dir, files) = projects();
+    assert!(files.len() >= 2);
+    // The worker summarises the first file, then waits.
+    let gate = Gate::pause_after(1);
+    let mut app = App::with_picker(Picker::scanning("projects".into(), files, gate.clone()));
+    assert!(app.needs_redraw(), "the first frame");
+    app.drawn();
+    tick_until_changed(&mut app);
+    assert_eq!(picker(&app).scanned, 1);
+    assert!(app.needs_redraw(), "a summary arrived");
+    app.drawn();
+    // Held: ticks bring nothing, nothing is drawn.
+    for _ in 0..5 {
+        assert!(!app.tick());
+    }
+    assert!(!app.needs_redraw());
+    gate.release();
+    tick_until_changed(&mut app);
+    assert!(app.needs_redraw(), "the scan moved on");
+    // A key is drawn at once; an unbound key too (it may close the help).
+    app.drawn();
+    app.update(Action::Down);
+    assert!(app.needs_redraw());
+    app.drawn();
+    app.update(Action::Unbound);
+    assert!(app.needs_redraw());
 }

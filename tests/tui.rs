@@ -386,6 +386,9 @@ fn after(a: Action) -> Option<Action> {
         Type(_) | Erase | Submit | Complete => return None,
         // The picker's own (its table, `keymap::PICKER_KEYMAP`).
         Open | CycleSort | ReverseSort => return None,
+        // The event loop's, outside the tables: Ctrl-C, Ctrl-Z (named in the
+        // help's last lines), a key no table names, the terminal and the mouse.
+        Interrupt | Suspend | Unbound | Resize(..) | Pointer(..) | DebugPanic => return None,
     })
 }
 
@@ -494,7 +497,7 @@ fn help_scrolls_to_its_end_and_fits_every_accepted_size() {
     a.update(Action::Back);
     assert!(a.view().unwrap().overlay.is_none() && !a.quit);
     a.update(Action::Help);
-    a.unbound_key();
+    a.update(Action::Unbound);
     assert!(
         a.view().unwrap().overlay.is_none(),
         "any other key closes it"
@@ -1475,4 +1478,69 @@ fn the_footer_shows_the_session_totals_of_the_setting() {
         .collect();
     assert!(footer.len() >= 3, "{}", lines.join("\n"));
     assert!(footer[1].starts_with("session: "), "{}", lines.join("\n"));
+}
+
+/// Ticks until background work arrives (a deadline, no timing asserted).
+fn tick_until_changed(a: &mut App) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !a.tick() {
+        assert!(std::time::Instant::now() < deadline, "timed out");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+#[test]
+fn the_screen_is_redrawn_after_an_action_a_resize_or_background_work_not_on_a_tick() {
+    let mut a = app(DEMO, Some(KindArg::Count));
+    assert!(a.needs_redraw(), "the first frame");
+    view_mut(&mut a).wait_background();
+    a.drawn();
+    // A poll tick with nothing arrived draws nothing.
+    for _ in 0..3 {
+        assert!(!a.tick());
+        assert!(!a.needs_redraw());
+    }
+    // A handled key.
+    a.update(Action::Down);
+    assert!(a.needs_redraw());
+    a.drawn();
+    // A resize to the size the app has already changes nothing; another does.
+    let (w, h) = a.size;
+    a.update(Action::Resize(w, h));
+    assert!(!a.needs_redraw());
+    a.update(Action::Resize(w + 20, h + 6));
+    assert!(a.needs_redraw());
+    assert_eq!(a.view().unwrap().size, (w + 20, h + 6));
+    a.drawn();
+    // Tuning starts the footer's timeline in the background: drawn for the key,
+    // then again when the marks arrive, and then no more.
+    a.update(Action::KeepMore);
+    assert!(a.needs_redraw());
+    a.drawn();
+    tick_until_changed(&mut a);
+    assert!(a.needs_redraw(), "the marks arrived");
+    assert!(!a.view().unwrap().marks.is_empty());
+    a.drawn();
+    assert!(!a.tick());
+    assert!(!a.needs_redraw());
+    // The mouse, Ctrl-Z and a key no binding names are actions too.
+    a.update(Action::Pointer(
+        mcscope::tui::app::Pointer::WheelDown,
+        10,
+        12,
+    ));
+    assert!(a.needs_redraw());
+    a.drawn();
+    a.update(Action::Suspend);
+    assert_eq!(a.take_effects(), vec![mcscope::tui::app::Effect::Suspend]);
+    assert!(
+        a.needs_redraw(),
+        "the terminal comes back cleared: drawn again"
+    );
+    a.drawn();
+    a.update(Action::Unbound);
+    assert!(a.needs_redraw());
+    assert!(!a.quit);
+    a.update(Action::Interrupt);
+    assert!(a.quit, "Ctrl-C quits");
 }

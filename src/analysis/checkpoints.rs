@@ -49,7 +49,14 @@ self_cell!(
 /// Saved engine states shared by a setup and its clones; off by default (a
 /// one-shot CLI plan would only pay for copies it never reads back).
 #[derive(Clone, Default)]
-pub struct Checkpoints(Option<Arc<Mutex<Option<Cell>>>>);
+pub struct Checkpoints(Option<Arc<Mutex<Inner>>>);
+
+#[derive(Default)]
+struct Inner {
+    cell: Option<Cell>,
+    /// Plans that resumed from a saved state.
+    resumed: usize,
+}
 
 impl std::fmt::Debug for Checkpoints {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -64,7 +71,14 @@ impl std::fmt::Debug for Checkpoints {
 impl Checkpoints {
     /// Checkpoints that save and resume (the TUI's).
     pub fn on() -> Checkpoints {
-        Checkpoints(Some(Arc::new(Mutex::new(None))))
+        Checkpoints(Some(Arc::new(Mutex::new(Inner::default()))))
+    }
+
+    /// How many plans resumed from a saved state so far.
+    pub fn resumed(&self) -> usize {
+        self.0
+            .as_ref()
+            .map_or(0, |m| m.lock().unwrap_or_else(|e| e.into_inner()).resumed)
     }
 
     /// How many states are saved now (for tests and benchmarks).
@@ -72,6 +86,7 @@ impl Checkpoints {
         let Some(m) = &self.0 else { return 0 };
         let guard = m.lock().unwrap_or_else(|e| e.into_inner());
         guard
+            .cell
             .as_ref()
             .map_or(0, |c| c.with_dependent(|_, states| states.0.len()))
     }
@@ -96,16 +111,19 @@ impl Checkpoints {
             return f(&setup.session, engine, &mut |_| {});
         };
         let mut guard = m.lock().unwrap_or_else(|e| e.into_inner());
-        let fresh = guard
+        let inner = &mut *guard;
+        let fresh = inner
+            .cell
             .as_ref()
             .is_none_or(|c| !Arc::ptr_eq(c.borrow_owner(), &setup.session));
         if fresh {
-            *guard = Some(Cell::new(
+            inner.cell = Some(Cell::new(
                 setup.session.clone(),
                 |_| States(VecDeque::new()),
             ));
         }
-        let Some(cell) = guard.as_mut() else {
+        let resumed = &mut inner.resumed;
+        let Some(cell) = inner.cell.as_mut() else {
             unreachable!("filled just above")
         };
         cell.with_dependent_mut(|session, states| {
@@ -125,6 +143,7 @@ impl Checkpoints {
                         unreachable!("found in the list")
                     };
                     let engine = hit.engine.clone().resumed_for(k);
+                    *resumed += 1;
                     states.0.push_back(hit);
                     engine
                 }

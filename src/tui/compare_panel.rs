@@ -2,6 +2,8 @@
 //! loaded session, computed in the background, sortable by any column; Enter
 //! applies a row's setting to the main view. Also the state of the chart view
 //! (`C`), which draws the recommended row's context next to the current one.
+//! The keys on the panel are the view's (`app::compare`): this module knows
+//! nothing of the app.
 //!
 //! The rows come from [`compare::compare_loaded`] (the CLI's own grid, sort and
 //! recommendation) on a rayon pool of one thread fewer than the machine has cores
@@ -11,8 +13,7 @@
 //! typing user shares no core with it at all (on two cores that are one
 //! physical core's hyper-threads, a lower priority alone is not enough).
 
-use super::app::{BACKGROUND, Overlay, SessionView};
-use super::keymap::Action;
+use super::background::{BACKGROUND, Current, Job, Lost, lower_priority};
 use crate::analysis::Setup;
 use crate::compare::{self, Comparison, Row};
 use crate::policy::Policy;
@@ -21,7 +22,6 @@ use crate::session::Session;
 use std::cmp::Ordering;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
-use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
 
 /// How long after the last key the comparison goes on.
@@ -125,7 +125,7 @@ impl Column {
         compare::COLUMNS[self.index()]
     }
 
-    fn next(self) -> Column {
+    pub fn next(self) -> Column {
         Column::ALL[(self.index() + 1) % Column::ALL.len()]
     }
 
@@ -174,15 +174,50 @@ pub enum State {
     Computing {
         done: Arc<AtomicU64>,
         total: Arc<AtomicU64>,
-        rx: Receiver<Result<Computed, String>>,
     },
     Ready(Box<Computed>),
     Failed(String),
 }
 
+/// What the comparison job computes from: the session and its setting, where to
+/// count the settings done, and when to pause for the keys.
+pub struct CompareInput {
+    setup: Setup,
+    done: Arc<AtomicU64>,
+    total: Arc<AtomicU64>,
+    threads: usize,
+    typing: Arc<Typing>,
+}
+
+/// The comparison, on a rayon pool of `threads` low-priority threads built for
+/// each request.
+fn compare_job() -> Job<CompareInput, Result<Computed, String>> {
+    Job::new("compare", || {
+        |input: CompareInput, _: &Current| {
+            let CompareInput {
+                setup,
+                done,
+                total,
+                threads,
+                typing,
+            } = input;
+            let pause = crate::totals::Pause(Arc::new(move || typing.wait_quiet()));
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("{BACKGROUND}compare-{i}"))
+                .start_handler(|_| lower_priority())
+                .build();
+            Some(match pool {
+                Ok(pool) => pool.install(|| compute(&setup, &done, &total, Some(pause))),
+                Err(e) => Err(format!("no thread pool: {e}")),
+            })
+        }
+    })
+}
+
 /// The compare panel's state (kept while the panel is closed: opening it again
 /// shows the rows at once).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ComparePanel {
     pub state: State,
     /// The session the rows are for: a followed file that grew is compared again.
@@ -195,6 +230,22 @@ pub struct ComparePanel {
     pub threads: usize,
     /// The last key: the computation waits while keys arrive.
     pub typing: Arc<Typing>,
+    job: Job<CompareInput, Result<Computed, String>>,
+}
+
+impl Default for ComparePanel {
+    fn default() -> ComparePanel {
+        ComparePanel {
+            state: State::Idle,
+            session: None,
+            sort: Column::default(),
+            descending: false,
+            selected: 0,
+            threads: 0,
+            typing: Default::default(),
+            job: compare_job(),
+        }
+    }
 }
 
 /// One fewer than the cores, at least one.
@@ -271,31 +322,14 @@ impl ComparePanel {
         let total = Arc::new(AtomicU64::new(
             compare::grid(setup.policy.preset, &Default::default()).len() as u64,
         ));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let (d, t) = (done.clone(), total.clone());
-        let setup = setup.clone();
-        let threads = self.threads;
-        let typing = self.typing.clone();
-        let pause = crate::totals::Pause(Arc::new(move || typing.wait_quiet()));
-        let spawned = std::thread::Builder::new()
-            .name(format!("{BACKGROUND}compare"))
-            .spawn(move || {
-                super::app::lower_priority();
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .thread_name(|i| format!("{BACKGROUND}compare-{i}"))
-                    .start_handler(|_| super::app::lower_priority())
-                    .build();
-                let out = match pool {
-                    Ok(pool) => pool.install(|| compute(&setup, &d, &t, Some(pause))),
-                    Err(e) => Err(format!("no thread pool: {e}")),
-                };
-                let _ = tx.send(out);
-            });
-        self.state = match spawned {
-            Ok(_) => State::Computing { done, total, rx },
-            Err(e) => State::Failed(format!("cannot start the comparison: {e}")),
-        };
+        self.job.request(CompareInput {
+            setup: setup.clone(),
+            done: done.clone(),
+            total: total.clone(),
+            threads: self.threads,
+            typing: self.typing.clone(),
+        });
+        self.state = State::Computing { done, total };
     }
 
     /// A key was pressed: the computation waits until keys stop for [`QUIET`].
@@ -311,29 +345,28 @@ impl ComparePanel {
 
     /// Takes the finished rows; true when something changed.
     pub fn poll(&mut self) -> bool {
-        let State::Computing { rx, .. } = &self.state else {
-            return false;
-        };
-        self.state = match rx.try_recv() {
-            Ok(Ok(c)) => State::Ready(Box::new(c)),
-            Ok(Err(e)) => State::Failed(e),
-            Err(TryRecvError::Empty) => return false,
-            Err(TryRecvError::Disconnected) => {
-                State::Failed("the comparison stopped: its thread ended".into())
-            }
-        };
-        true
+        let got = self.job.latest();
+        self.arrived(got)
     }
 
     /// Waits for the rows (tests and benchmarks).
     pub fn wait(&mut self) {
-        if let State::Computing { rx, .. } = &self.state {
-            self.state = match rx.recv() {
-                Ok(Ok(c)) => State::Ready(Box::new(c)),
-                Ok(Err(e)) => State::Failed(e),
-                Err(_) => State::Failed("the comparison stopped: its thread ended".into()),
-            };
+        let got = self.job.wait();
+        self.arrived(got);
+    }
+
+    fn arrived(&mut self, got: Option<Result<Result<Computed, String>, Lost>>) -> bool {
+        if !matches!(self.state, State::Computing { .. }) {
+            return false;
         }
+        self.state = match got {
+            Some(Ok(Ok(c))) => State::Ready(Box::new(c)),
+            Some(Ok(Err(e))) => State::Failed(e),
+            // The thread could not start, or it ended.
+            Some(Err(Lost)) => State::Failed("the comparison stopped: its thread ended".into()),
+            None => return false,
+        };
+        true
     }
 
     /// Settings done and in all, while computing.
@@ -373,7 +406,7 @@ impl ComparePanel {
         self.order().get(self.selected).copied()
     }
 
-    fn move_by(&mut self, delta: isize) {
+    pub fn move_by(&mut self, delta: isize) {
         let n = self.computed().map_or(0, |c| c.comparison.rows.len());
         self.selected = self
             .selected
@@ -382,71 +415,13 @@ impl ComparePanel {
     }
 
     /// Sorts by another column (or direction), keeping the selected row selected.
-    fn resort(&mut self, f: impl FnOnce(&mut ComparePanel)) {
+    pub fn resort(&mut self, f: impl FnOnce(&mut ComparePanel)) {
         let row = self.selected_row();
         f(self);
         if let Some(row) = row {
             self.selected = self.order().iter().position(|&r| r == row).unwrap_or(0);
         }
     }
-}
-
-/// `c`: opens the panel (computing its rows if needed).
-pub fn open(v: &mut SessionView) {
-    v.compare.start(&v.setup);
-    v.overlay = Some(Overlay::Compare);
-}
-
-/// `C`: opens the chart (the recommended row needs the comparison).
-pub fn open_chart(v: &mut SessionView) {
-    v.compare.start(&v.setup);
-    v.overlay = Some(Overlay::Chart);
-}
-
-/// A key while the panel is open (Esc and q closed it before).
-pub fn on_key(v: &mut SessionView, action: Action) {
-    let p = &mut v.compare;
-    match action {
-        Action::Up => p.move_by(-1),
-        Action::Down => p.move_by(1),
-        Action::PageUp => p.move_by(-10),
-        Action::PageDown => p.move_by(10),
-        Action::Top | Action::FirstRequest => p.move_by(isize::MIN / 2),
-        Action::Bottom | Action::LastRequest => p.move_by(isize::MAX / 2),
-        Action::SortNext => p.resort(|p| {
-            p.sort = p.sort.next();
-            p.descending = false;
-        }),
-        Action::SortReverse => p.resort(|p| p.descending = !p.descending),
-        Action::ComparePanel => v.overlay = None,
-        Action::ChartView => v.overlay = Some(Overlay::Chart),
-        Action::Explain | Action::Submit => apply_selected(v),
-        _ => {}
-    }
-}
-
-/// A key while the chart is open.
-pub fn on_chart_key(v: &mut SessionView, action: Action) {
-    match action {
-        Action::ChartView => v.overlay = None,
-        Action::ComparePanel => v.overlay = Some(Overlay::Compare),
-        _ => {}
-    }
-}
-
-/// Enter: the selected row's setting becomes the main view's; the panel closes.
-fn apply_selected(v: &mut SessionView) {
-    let (Some(i), Some(c)) = (v.compare.selected_row(), v.compare.computed()) else {
-        return;
-    };
-    let row = &c.comparison.rows[i];
-    let policy = row.params.apply(&c.base);
-    let words = format!("{} {}", row.params.preset.name(), row.params.words());
-    v.overlay = None;
-    v.tune(|p| {
-        *p = policy;
-        Some(format!("applied compare row {i}: {words}"))
-    });
 }
 
 #[cfg(test)]

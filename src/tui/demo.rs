@@ -1,7 +1,10 @@
 //! `mcscope demo`: the bundled claude-demo session with captions that walk through
 //! cached microcompaction, then the idle/rewrite contrast. `→` advances.
+//!
+//! Data only: each stage says what the view should show ([`Stage::request_of`],
+//! its plan, selection and wire text); the view applies it
+//! (`SessionView::demo_stage`), so this module depends on nothing of the app.
 
-use super::app::SessionView;
 use crate::policy::{Delivery, PlanKind};
 
 /// The screen region a caption talks about.
@@ -18,13 +21,14 @@ pub struct Stage {
     /// The caption; `{compactable}` stands for the preset table's list.
     text: &'static str,
     pub region: Region,
-    kind: PlanKind,
-    delivery: Delivery,
+    pub kind: PlanKind,
+    pub delivery: Delivery,
     /// Request to show: 0 = the last.
     request: usize,
-    select: &'static str,
+    /// The result to select.
+    pub select: &'static str,
     /// Scroll the diff to the first wire line containing this text.
-    show: Option<&'static str>,
+    pub show: Option<&'static str>,
 }
 
 /// The bundled session (also `sample-sessions/claude-demo.jsonl`).
@@ -102,25 +106,15 @@ impl Stage {
             &crate::harness::CLAUDE.compactable.join(", "),
         )
     }
-}
 
-/// Puts the view in the state a stage talks about.
-pub fn apply(v: &mut SessionView, stage: usize) {
-    let Some(st) = STAGES.get(stage) else { return };
-    let n = v.setup.session.requests.len();
-    let k = if st.request == 0 {
-        n
-    } else {
-        st.request.min(n)
-    };
-    v.set_plan(st.kind, st.delivery, k);
-    // The header's "changed" marks are for tuning, not for the tour's own steps.
-    v.opened_with = v.setup.policy.clone();
-    v.select_id(st.select);
-    if let Some(text) = st.show {
-        v.show_wire_text(text);
+    /// The request the stage shows in a session of `n` requests.
+    pub fn request_of(&self, n: usize) -> usize {
+        if self.request == 0 {
+            n
+        } else {
+            self.request.min(n)
+        }
     }
-    v.demo = Some(stage);
 }
 
 #[cfg(test)]
@@ -133,5 +127,14 @@ mod tests {
         for tool in crate::harness::CLAUDE.compactable {
             assert!(text.contains(tool), "{tool} missing from {text}");
         }
+    }
+
+    #[test]
+    fn a_stage_shows_its_request_or_the_last() {
+        // Stage 1 shows the last request; stage 2 request 5, or the last of a
+        // shorter session.
+        assert_eq!(STAGES[0].request_of(7), 7);
+        assert_eq!(STAGES[1].request_of(7), 5);
+        assert_eq!(STAGES[1].request_of(3), 3);
     }
 }

@@ -1,6 +1,16 @@
-//! The one table of keys: it dispatches them and it writes the help.
+//! The one table of keys: it dispatches them and it writes the help. Every input
+//! the event loop reads becomes an [`Action`] here ([`key_action`], and the
+//! loop's mouse and resize events), handled by `App::update`.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// What the mouse did (`Action::Pointer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pointer {
+    Click,
+    WheelUp,
+    WheelDown,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -71,6 +81,18 @@ pub enum Action {
     Submit,
     /// Tab in an input line: complete the command name.
     Complete,
+    /// Ctrl-C: quit from anywhere, a panel open or not (and while a session loads).
+    Interrupt,
+    /// Ctrl-Z: give the terminal back and stop, until `fg`.
+    Suspend,
+    /// A key no binding names (it still closes the help).
+    Unbound,
+    /// The terminal's size changed to (columns, rows).
+    Resize(u16, u16),
+    /// The mouse at (column, row).
+    Pointer(Pointer, u16, u16),
+    /// F12 in debug builds: a panic, so tests can check the terminal is restored.
+    DebugPanic,
 }
 
 pub struct Binding {
@@ -399,6 +421,36 @@ pub const PICKER_HINTS: &[(Action, &str)] = &[
     (Action::Quit, "quit"),
 ];
 
+/// The action of a key press as the event loop reads it: on the picker's table
+/// (`picker`) or the session's, with an input line open (`typing`) or not; the
+/// keys outside the tables (Ctrl-C, Ctrl-Z) first, a key no table names last.
+pub fn key_action(key: KeyEvent, picker: bool, typing: bool) -> Action {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    match key.code {
+        Char('c') if ctrl => return Action::Interrupt,
+        Char('z') if ctrl => return Action::Suspend,
+        F(12) if cfg!(debug_assertions) => return Action::DebugPanic,
+        _ => {}
+    }
+    let found = if picker {
+        picker_action_for(key, typing)
+    } else {
+        action_for(key, typing)
+    };
+    found.unwrap_or(Action::Unbound)
+}
+
+/// The action of a key while a session loads: q or Ctrl-C give up waiting (Esc
+/// never quits); the rest wait.
+pub fn loading_action(key: KeyEvent) -> Option<Action> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    match key.code {
+        Char('q') => Some(Action::Interrupt),
+        Char('c') if ctrl => Some(Action::Interrupt),
+        _ => None,
+    }
+}
+
 /// The action a key press maps to in the picker. While its filter line is open
 /// (`typing`), printable keys, Backspace and Enter edit or submit it; arrows,
 /// pages and Esc keep their bindings.
@@ -476,6 +528,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn keys_outside_the_tables_become_actions_too() {
+        let key = |c, m| KeyEvent::new(c, m);
+        let (none, ctrl) = (KeyModifiers::NONE, KeyModifiers::CONTROL);
+        for (picker, typing) in [(false, false), (false, true), (true, false), (true, true)] {
+            let at = |k| key_action(k, picker, typing);
+            assert_eq!(at(key(Char('c'), ctrl)), Action::Interrupt);
+            assert_eq!(at(key(Char('z'), ctrl)), Action::Suspend);
+            assert_eq!(at(key(Insert, none)), Action::Unbound);
+        }
+        // A printable key types while an input line is open, else is its binding.
+        assert_eq!(
+            key_action(key(Char('q'), none), false, true),
+            Action::Type('q')
+        );
+        assert_eq!(key_action(key(Char('q'), none), false, false), Action::Quit);
+        assert_eq!(key_action(key(Enter, none), true, false), Action::Open);
+        assert_eq!(key_action(key(Enter, none), true, true), Action::Submit);
+        assert_eq!(
+            key_action(key(Char('x'), none), true, false),
+            Action::Unbound
+        );
+        // While a session loads only q and Ctrl-C do anything.
+        assert_eq!(
+            loading_action(key(Char('q'), none)),
+            Some(Action::Interrupt)
+        );
+        assert_eq!(
+            loading_action(key(Char('c'), ctrl)),
+            Some(Action::Interrupt)
+        );
+        assert_eq!(loading_action(key(Esc, none)), None);
     }
 
     #[test]

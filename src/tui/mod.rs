@@ -2,6 +2,7 @@
 //! of keys, `ui` draws. This module owns the terminal and the event loop.
 
 pub mod app;
+pub mod background;
 pub mod compare_panel;
 pub mod demo;
 pub mod keymap;
@@ -11,9 +12,10 @@ pub mod ui;
 
 use crate::analysis::Setup;
 use crate::setup::{self, Opts, UsageError};
-use app::{App, Pointer, Screen};
+use app::{App, Effect, Pointer, Screen};
+use keymap::Action;
 use ratatui::crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, MouseEventKind,
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseEventKind,
 };
 use ratatui::crossterm::execute;
 use std::path::{Path, PathBuf};
@@ -27,6 +29,8 @@ struct Loading {
     path: PathBuf,
     total: u64,
     progress: Arc<AtomicU64>,
+    /// The bytes read when the loading screen was last drawn.
+    shown: Option<u64>,
     handle: JoinHandle<Result<Loaded, UsageError>>,
 }
 
@@ -108,8 +112,15 @@ impl Loading {
             path: path.to_path_buf(),
             total: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
             progress,
+            shown: None,
             handle,
         }
+    }
+
+    /// Whether more was read since the loading screen was last drawn.
+    fn moved(&mut self) -> bool {
+        let now = Some(self.progress.load(Ordering::Relaxed));
+        now != std::mem::replace(&mut self.shown, now)
     }
 }
 
@@ -170,10 +181,10 @@ fn with_terminal(
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         // A background thread's panic must not take the terminal from the UI,
-        // which goes on and says that the job stopped (app::BACKGROUND).
+        // which goes on and says that the job stopped (background::BACKGROUND).
         if std::thread::current()
             .name()
-            .is_some_and(|n| n.starts_with(app::BACKGROUND))
+            .is_some_and(|n| n.starts_with(background::BACKGROUND))
         {
             return;
         }
@@ -201,7 +212,7 @@ pub fn demo_app(dir: &Path) -> Result<App, UsageError> {
     };
     let mut app = App::session(setup::setup(&path, &opts)?);
     if let Some(v) = app.view_mut() {
-        demo::apply(v, 0);
+        v.demo_stage(0);
     }
     Ok(app)
 }
@@ -292,25 +303,32 @@ fn event_loop(
                 *app = App::session_at(setup, at?);
             }
         }
-        if let Ok(size) = terminal.size() {
-            app.resize(size.width, size.height);
+        if let Ok(size) = terminal.size()
+            && (size.width, size.height) != app.size
+        {
+            app.update(Action::Resize(size.width, size.height));
         }
-        app.poll_picker();
-        if let Some(v) = app.view_mut() {
-            v.poll_background();
-            v.poll_follow();
+        app.tick();
+        // Drawn only when something shown changed (the loading screen: the bytes
+        // read so far).
+        let redraw = match loading.as_mut() {
+            Some(l) => l.moved() | app.needs_redraw(),
+            None => app.needs_redraw(),
+        };
+        if redraw {
+            terminal
+                .draw(|f| match loading {
+                    Some(l) => ui::draw_loading(
+                        f,
+                        &l.path.display().to_string(),
+                        l.progress.load(Ordering::Relaxed),
+                        l.total,
+                    ),
+                    None => ui::draw(f, app, theme),
+                })
+                .map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
+            app.drawn();
         }
-        terminal
-            .draw(|f| match loading {
-                Some(l) => ui::draw_loading(
-                    f,
-                    &l.path.display().to_string(),
-                    l.progress.load(Ordering::Relaxed),
-                    l.total,
-                ),
-                None => ui::draw(f, app, theme),
-            })
-            .map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
         if app.quit {
             return Ok(());
         }
@@ -324,66 +342,43 @@ fn event_loop(
             continue;
         }
         let ev = event::read().map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
-        if loading.is_some() {
-            // q (or Ctrl-C) gives up waiting; Esc never quits.
-            if let Event::Key(k) = ev
-                && (k.code == KeyCode::Char('q')
-                    || (k.code == KeyCode::Char('c')
-                        && k.modifiers.contains(event::KeyModifiers::CONTROL)))
-            {
-                return Ok(());
+        let action = match ev {
+            // While a session loads only giving up does anything.
+            Event::Key(k) if loading.is_some() => keymap::loading_action(k),
+            _ if loading.is_some() => None,
+            Event::Key(k) if k.kind != KeyEventKind::Release => Some(keymap::key_action(
+                k,
+                matches!(app.screen, Screen::Picker(_)),
+                app.in_text_input(),
+            )),
+            Event::Mouse(m) => match m.kind {
+                MouseEventKind::ScrollDown => Some(Pointer::WheelDown),
+                MouseEventKind::ScrollUp => Some(Pointer::WheelUp),
+                MouseEventKind::Down(event::MouseButton::Left) => Some(Pointer::Click),
+                _ => None,
             }
-            continue;
+            .map(|p| Action::Pointer(p, m.column, m.row)),
+            Event::Resize(w, h) => Some(Action::Resize(w, h)),
+            _ => None,
+        };
+        let Some(action) = action else { continue };
+        app.update(action);
+        if app.quit {
+            return Ok(());
         }
-        match ev {
-            Event::Key(k) if k.kind != KeyEventKind::Release => {
-                let ctrl = k.modifiers.contains(event::KeyModifiers::CONTROL);
-                // Ctrl-C quits from anywhere, a panel open or not.
-                if ctrl && k.code == KeyCode::Char('c') {
-                    return Ok(());
-                }
-                if ctrl && k.code == KeyCode::Char('z') {
-                    suspend(terminal)?;
-                    continue;
-                }
-                // A hidden trigger in debug builds, so tests can check the terminal
-                // is restored after a panic.
-                #[cfg(debug_assertions)]
-                if k.code == KeyCode::F(12) {
-                    panic!("mcscope: debug panic trigger (F12)");
-                }
-                let action = if matches!(app.screen, Screen::Picker(_)) {
-                    keymap::picker_action_for(k, app.in_text_input())
-                } else {
-                    keymap::action_for(k, app.in_text_input())
-                };
-                match action {
-                    Some(a) => app.update(a),
-                    None => app.unbound_key(),
-                }
-                if let Some(t) = app.take_open() {
+        for effect in app.take_effects() {
+            match effect {
+                Effect::Suspend => suspend(terminal)?,
+                Effect::Open(t) => {
                     *loading = Some(Loading::start_target(&t, opts));
                     from_picker = true;
-                    continue;
                 }
-                if let Some(text) = app.view_mut().and_then(|v| v.clipboard.take()) {
+                Effect::Copy(text) => {
                     use std::io::Write;
                     let mut out = std::io::stdout();
                     let _ = write!(out, "{}", osc52(&text)).and_then(|_| out.flush());
                 }
             }
-            Event::Mouse(m) => {
-                let pointer = match m.kind {
-                    MouseEventKind::ScrollDown => Some(Pointer::WheelDown),
-                    MouseEventKind::ScrollUp => Some(Pointer::WheelUp),
-                    MouseEventKind::Down(event::MouseButton::Left) => Some(Pointer::Click),
-                    _ => None,
-                };
-                if let (Some(p), Ok(size)) = (pointer, terminal.size()) {
-                    app.mouse(p, m.column, m.row, (size.width, size.height));
-                }
-            }
-            _ => {}
         }
     }
 }

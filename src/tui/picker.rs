@@ -258,7 +258,7 @@ impl Picker {
         let worker_stop = stop.clone();
         let worker_gate = gate.clone();
         let spawned = std::thread::Builder::new()
-            .name(format!("{}picker-scan", super::app::BACKGROUND))
+            .name(format!("{}picker-scan", super::background::BACKGROUND))
             .spawn(move || {
                 for (i, path) in paths.iter().enumerate() {
                     worker_gate.wait_before(i);

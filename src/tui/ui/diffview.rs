@@ -97,9 +97,8 @@ pub(super) fn side_spans(
     let Some((side, text)) = side else {
         return vec![Span::raw(" ".repeat(width))];
     };
-    let chars: Vec<char> = text.chars().collect();
-    let start = hscroll.min(chars.len());
-    let end = (start + text_w).min(chars.len());
+    // Only the window is copied (a line of a big request can be megabytes): the
+    // characters before it are skipped, none after it are read.
     let mut spans = vec![Span::styled(
         format!("{:>4}{mark} ", side.no % 100_000),
         style,
@@ -107,8 +106,9 @@ pub(super) fn side_spans(
     let (es, ee) = side.emph.unwrap_or((usize::MAX, usize::MAX));
     let mut cur = String::new();
     let mut cur_emph = false;
-    for (i, ch) in chars[start..end].iter().enumerate() {
-        let at = start + i;
+    let mut shown = 0;
+    for (i, ch) in text.chars().skip(hscroll).take(text_w).enumerate() {
+        let at = hscroll + i;
         let is_emph = at >= es && at < ee;
         if is_emph != cur_emph && !cur.is_empty() {
             spans.push(Span::styled(
@@ -117,14 +117,54 @@ pub(super) fn side_spans(
             ));
         }
         cur_emph = is_emph;
-        cur.push(*ch);
+        cur.push(ch);
+        shown += 1;
     }
     if !cur.is_empty() {
         spans.push(Span::styled(cur, if cur_emph { emph } else { style }));
     }
-    let used = gutter + (end - start);
+    let used = gutter + shown;
     if used < width {
         spans.push(Span::raw(" ".repeat(width - used)));
     }
     spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_of(spans: &[Span]) -> String {
+        spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn a_one_megabyte_line_yields_only_its_window() {
+        // 1 MB of digits 0-9 repeating; a half 46 columns wide: a gutter of 6
+        // (line number and mark), a window of 40 characters.
+        let line: String = (0..1 << 20)
+            .map(|i| char::from(b'0' + (i % 10) as u8))
+            .collect();
+        let side = Side {
+            no: 7,
+            span: 0..line.len(),
+            emph: Some((1_000_003, 1_000_005)),
+        };
+        let (style, emph) = (Style::default(), Style::default().bold());
+        let spans = side_spans(Some((&side, &line)), 46, 1_000_000, '~', style, emph);
+        // No span holds more than the window, and the row is exactly its width.
+        assert!(spans.iter().all(|s| s.content.chars().count() <= 40));
+        assert_eq!(text_of(&spans).chars().count(), 46);
+        // The gutter, then characters 1,000,000.. (1,000,000 % 10 = 0), the
+        // changed span 1,000,003..1,000,005 emphasised on its own.
+        assert_eq!(spans[0].content, "   7~ ");
+        assert_eq!(spans[1].content, "012");
+        assert_eq!((spans[2].content.as_ref(), spans[2].style), ("34", emph));
+        assert_eq!(spans[3].content.chars().count(), 35);
+        assert!(spans[3].content.starts_with("56789"));
+        assert_eq!(spans.len(), 4);
+        // Scrolled past the end: the gutter and blanks.
+        let spans = side_spans(Some((&side, &line)), 46, 2 << 20, ' ', style, emph);
+        assert_eq!(text_of(&spans), format!("   7  {}", " ".repeat(40)));
+    }
 }

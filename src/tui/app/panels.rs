@@ -1,0 +1,166 @@
+//! What the panels show and do: explain, a result's content, the clipboard,
+//! the input lines' Enter, the export.
+
+use super::*;
+
+/// The content of the tool result `id` as request `k`'s local body holds it
+/// (text; other blocks as their JSON).
+pub fn result_content(setup: &Setup, k: usize, id: &str) -> Result<String, String> {
+    let body = analysis::wire_at(setup, k, crate::wire::Side::Local).map_err(|e| e.to_string())?;
+    fn find<'a>(v: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
+        match v {
+            serde_json::Value::Object(m) => {
+                if m.get("type").and_then(|t| t.as_str()) == Some("tool_result")
+                    && m.get("tool_use_id").and_then(|t| t.as_str()) == Some(id)
+                {
+                    return Some(m.get("content").unwrap_or(&serde_json::Value::Null));
+                }
+                if let Some(fr) = m.get("functionResponse")
+                    && fr.get("id").and_then(|t| t.as_str()) == Some(id)
+                {
+                    let r = fr.get("response").unwrap_or(&serde_json::Value::Null);
+                    return Some(r.get("output").unwrap_or(r));
+                }
+                m.values().find_map(|x| find(x, id))
+            }
+            serde_json::Value::Array(a) => a.iter().find_map(|x| find(x, id)),
+            _ => None,
+        }
+    }
+    let content = find(&body, id).ok_or("not in this request's body")?;
+    Ok(match content {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(blocks) => blocks
+            .iter()
+            .map(|b| match b.get("text").and_then(|t| t.as_str()) {
+                Some(t) => t.to_string(),
+                None => serde_json::to_string_pretty(b).unwrap_or_default(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    })
+}
+
+impl SessionView {
+    pub(super) fn explain_selected(&mut self) {
+        let Some(id) = self.selected_id() else {
+            self.status = Some("no result selected".into());
+            return;
+        };
+        if let Some(explain) = analysis::explain(&self.setup, &id, self.k) {
+            self.overlay = Some(Overlay::Explain { explain, scroll: 0 });
+        }
+    }
+
+    pub(super) fn default_export_path(&self) -> String {
+        let stem = self
+            .setup
+            .session
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| "session".into());
+        format!("{stem}-request{}-wire.json", self.k)
+    }
+
+    /// Enter in an input line: keep the search (n/N repeat it), run the command,
+    /// or write the export.
+    pub(super) fn submit(&mut self) {
+        match self.overlay.take() {
+            Some(Overlay::Search(q)) => {
+                if q.is_empty() {
+                    self.search = None;
+                } else {
+                    self.find(&q, 0);
+                    self.search = Some(q);
+                }
+            }
+            Some(Overlay::Command(c)) => self.run_command(&c),
+            Some(Overlay::Export(path)) => {
+                self.status = Some(match self.export(Path::new(&path)) {
+                    Ok(p) => format!(
+                        "wrote the wire payload of request {} to {}",
+                        self.k,
+                        p.display()
+                    ),
+                    Err(e) => format!("export failed: {e}"),
+                });
+            }
+            other => self.overlay = other,
+        }
+    }
+
+    /// Puts `text` on the clipboard (the event loop sends it with OSC 52).
+    pub(super) fn copy(&mut self, text: String) {
+        let what = if text.contains('\n') {
+            format!("{} lines", text.lines().count())
+        } else {
+            text.clone()
+        };
+        self.status = Some(format!(
+            "copied {what} (OSC 52: to the terminal's clipboard)"
+        ));
+        self.clipboard = Some(text);
+    }
+
+    /// Opens the selected result's full content as the local request holds it:
+    /// what the model lost when it was cleared.
+    pub(super) fn view_content(&mut self) {
+        let Some(id) = self.selected_id() else {
+            self.status = Some("no result selected".into());
+            return;
+        };
+        match result_content(&self.setup, self.k, &id) {
+            Ok(text) => {
+                let c = &self.plan.candidates[self.selected];
+                let title = format!(
+                    "{id}  {}  {}",
+                    c.tool.as_deref().unwrap_or("?"),
+                    c.path.as_deref().or(c.summary.as_deref()).unwrap_or("")
+                );
+                self.overlay = Some(Overlay::Content {
+                    title,
+                    lines: text.lines().map(str::to_string).collect(),
+                    scroll: 0,
+                });
+            }
+            Err(e) => self.status = Some(format!("cannot show {id}: {e}")),
+        }
+    }
+
+    /// Writes the wire payload atomically (temp file + rename); never over the input
+    /// or into the harness folders.
+    pub fn export(&mut self, path: &Path) -> std::io::Result<PathBuf> {
+        // A diff still computing in the background holds the wire text.
+        self.wait_background();
+        let path = std::path::absolute(path)?;
+        let input = std::fs::canonicalize(&self.setup.session.path)?;
+        let dir = path
+            .parent()
+            .ok_or_else(|| std::io::Error::other("no folder to write into"))?;
+        let dir_real = std::fs::canonicalize(dir)?;
+        let target = dir_real.join(path.file_name().unwrap_or_default());
+        if target == input || std::fs::canonicalize(&target).is_ok_and(|t| t == input) {
+            return Err(std::io::Error::other(
+                "refusing to overwrite the session being read",
+            ));
+        }
+        for base in [
+            crate::policy::protect::claude_base(),
+            crate::policy::protect::qwen_base(),
+        ] {
+            if std::fs::canonicalize(&base).is_ok_and(|b| dir_real.starts_with(b)) {
+                return Err(std::io::Error::other(format!(
+                    "refusing to write under the harness folder {}",
+                    base.display()
+                )));
+            }
+        }
+        let mut tmp = tempfile::NamedTempFile::new_in(&dir_real)?;
+        std::io::Write::write_all(&mut tmp, self.wire_json().as_bytes())?;
+        std::io::Write::write_all(&mut tmp, b"\n")?;
+        tmp.persist(&target).map_err(|e| e.error)?;
+        Ok(target)
+    }
+}

@@ -1,0 +1,196 @@
+//! Tuning the parameters: `tune`, the plan kinds' order and the `:` command line.
+
+use super::*;
+
+/// The `:` commands, for completion and the help.
+pub const COMMANDS: &[&str] = &[
+    "gap", "keep", "size", "trigger", "policy", "delivery", "explain",
+];
+
+/// Tab on the `:` line: the command name completed when one fits (with a space),
+/// else as far as the candidates agree, and a note naming them.
+pub fn complete(line: &str) -> (String, Option<String>) {
+    if line.contains(char::is_whitespace) {
+        return (line.to_string(), None);
+    }
+    let found: Vec<&str> = COMMANDS
+        .iter()
+        .copied()
+        .filter(|c| c.starts_with(line))
+        .collect();
+    match found.as_slice() {
+        [] => (
+            line.to_string(),
+            Some(format!("no command starts with {line:?}")),
+        ),
+        [one] => (format!("{one} "), None),
+        many => {
+            let mut common = many[0].to_string();
+            for c in &many[1..] {
+                while !c.starts_with(&common) {
+                    common.pop();
+                }
+            }
+            (common, Some(many.join("  ")))
+        }
+    }
+}
+
+impl SessionView {
+    pub(crate) fn tune(&mut self, f: impl FnOnce(&mut Policy) -> Option<String>) {
+        let msg = f(&mut self.setup.policy);
+        self.status = msg;
+        self.replan(true);
+        self.fix_selection();
+        self.land_on(Landing::FirstChange);
+    }
+
+    /// Runs a `:` command: a request number, or a name and a value.
+    pub fn run_command(&mut self, line: &str) {
+        let line = line.trim().trim_start_matches(':').trim();
+        if line.is_empty() {
+            return;
+        }
+        let n = self.setup.session.requests.len();
+        if line.chars().all(|c| c.is_ascii_digit()) {
+            match line.parse::<usize>() {
+                Ok(k) if (1..=n).contains(&k) => {
+                    self.step_to(k);
+                    self.status = None;
+                }
+                _ if n == 0 => self.status = Some(format!(":{line}: the session has no requests")),
+                _ => self.status = Some(format!(":{line}: the session has requests 1..={n}")),
+            }
+            return;
+        }
+        let (name, value) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let value = value.trim();
+        let matches: Vec<&str> = COMMANDS
+            .iter()
+            .copied()
+            .filter(|c| c.starts_with(name))
+            .collect();
+        let cmd = match matches.as_slice() {
+            [c] => *c,
+            _ if COMMANDS.contains(&name) => name,
+            [] => {
+                self.status = Some(format!(
+                    ":{name}: no such command (a request number, or {})",
+                    COMMANDS.join(", ")
+                ));
+                return;
+            }
+            many => {
+                self.status = Some(format!(":{name}: which one? {}", many.join(", ")));
+                return;
+            }
+        };
+        let bad = |what: &str| Some(format!(":{cmd} {value:?}: {what}"));
+        let msg: Option<String> = match cmd {
+            "gap" => match value.parse::<f64>() {
+                Ok(m) if m.is_finite() => {
+                    self.tune(|p| {
+                        p.gap_threshold_minutes = m;
+                        None
+                    });
+                    return;
+                }
+                _ => bad("expected minutes, e.g. :gap 7.5 (negative disables)"),
+            },
+            "keep" => match value.parse::<u32>() {
+                Ok(k) if k >= 1 => {
+                    self.tune(|p| {
+                        p.keep_recent = Some(k);
+                        None
+                    });
+                    return;
+                }
+                _ => bad("expected a count of 1 or more, e.g. :keep 3"),
+            },
+            "size" => match value.replace(['_', ','], "").parse::<i64>() {
+                Ok(c) => {
+                    self.tune(|p| {
+                        p.size_threshold = c;
+                        p.size_explicit = true;
+                        None
+                    });
+                    return;
+                }
+                _ => bad("expected chars, e.g. :size 300000 (negative disables)"),
+            },
+            "trigger" => match value.parse::<u32>() {
+                Ok(t) => {
+                    self.tune(|p| {
+                        p.trigger_threshold = t;
+                        None
+                    });
+                    return;
+                }
+                _ => bad("expected a count, e.g. :trigger 4"),
+            },
+            "policy" => match PlanKind::parse(value) {
+                Some(PlanKind::Budget) if self.setup.policy.preset != Harness::Claude => {
+                    bad("budget is Claude Code's plan: the claude preset only")
+                }
+                Some(kind) => {
+                    self.tune(|p| {
+                        p.kind = kind;
+                        // budget is rewrite only (SPEC §5).
+                        (kind == PlanKind::Budget && p.delivery != Delivery::Rewrite).then(|| {
+                            p.delivery = Delivery::Rewrite;
+                            "budget rewrites the request: delivery set to rewrite".into()
+                        })
+                    });
+                    return;
+                }
+                None => Some(format!(
+                    ":{cmd} {value:?}: expected one of {}",
+                    PlanKind::ALL.map(|k| k.name()).join(", ")
+                )),
+            },
+            "delivery" => match Delivery::parse(value) {
+                Some(_) if self.setup.session.harness == Harness::Qwen => {
+                    Some("cache-edits is Claude's cached microcompact; Qwen sends rewrites".into())
+                }
+                Some(d) => {
+                    self.tune(|p| {
+                        p.delivery = d;
+                        None
+                    });
+                    return;
+                }
+                None => bad("expected rewrite or cache-edits"),
+            },
+            "explain" => match crate::setup::resolve_id(&self.setup.session, value) {
+                Ok(id) => {
+                    self.select_id(&id);
+                    match analysis::explain(&self.setup, &id, self.k) {
+                        Some(explain) => {
+                            self.overlay = Some(Overlay::Explain { explain, scroll: 0 });
+                            None
+                        }
+                        None => Some(format!("no tool result with id {id:?}")),
+                    }
+                }
+                Err(e) => Some(format!(":explain: {e}")),
+            },
+            _ => None,
+        };
+        self.status = msg;
+    }
+}
+
+/// `p`: claude auto → idle → forced → size → count → budget → auto; qwen the same
+/// without budget (SPEC §5).
+pub fn next_kind(kind: PlanKind, preset: Harness) -> PlanKind {
+    match kind {
+        PlanKind::Auto => PlanKind::Idle,
+        PlanKind::Idle => PlanKind::Forced,
+        PlanKind::Forced => PlanKind::Size,
+        PlanKind::Size => PlanKind::Count,
+        PlanKind::Count if preset == Harness::Claude => PlanKind::Budget,
+        PlanKind::Count | PlanKind::Budget => PlanKind::Auto,
+        // The api preset has one kind (SPEC §5).
+        PlanKind::Api => PlanKind::Api,
+    }
+}

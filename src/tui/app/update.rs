@@ -1,0 +1,280 @@
+//! The view's half of `update(Action)`: keys on the session, and keys while a
+//! panel is open.
+
+use super::*;
+
+impl SessionView {
+    pub(super) fn update(&mut self, action: Action) {
+        // The compare panel's background work waits while keys arrive.
+        self.compare.key_pressed();
+        if let Some(stage) = self.demo {
+            match action {
+                Action::NextRequest if stage + 1 < crate::tui::demo::STAGES.len() => {
+                    return self.demo_stage(stage + 1);
+                }
+                Action::NextRequest | Action::Back => {
+                    self.demo = None;
+                    self.status = Some("end of the demo: every key works now (? for help)".into());
+                    return;
+                }
+                Action::PrevRequest => {
+                    return self.demo_stage(stage.saturating_sub(1));
+                }
+                _ => {}
+            }
+        }
+        if self.overlay.is_some() {
+            return self.update_overlay(action);
+        }
+        let n = self.setup.session.requests.len();
+        match action {
+            Action::NextRequest if self.k < n => self.step_to(self.k + 1),
+            Action::PrevRequest if self.k > 1 => self.step_to(self.k - 1),
+            Action::FirstRequest if n > 0 => self.step_to(1),
+            Action::LastRequest => self.step_to(n),
+            // Through every kind in the table's order (auto → idle → forced → size →
+            // count), back to the first.
+            Action::CyclePlan => self.tune(|p| {
+                if p.kind == PlanKind::Api {
+                    return Some(
+                        "the api preset runs one plan kind, api: tune its edits with +/- (keep) or --api-edit"
+                            .into(),
+                    );
+                }
+                p.kind = next_kind(p.kind, p.preset);
+                // budget is rewrite only (SPEC §5).
+                (p.kind == PlanKind::Budget && p.delivery != Delivery::Rewrite).then(|| {
+                    p.delivery = Delivery::Rewrite;
+                    "budget rewrites the request: delivery set to rewrite".into()
+                })
+            }),
+            Action::ToggleDelivery => {
+                let qwen = self.setup.session.harness == Harness::Qwen;
+                self.tune(|p| {
+                    if qwen {
+                        return Some(
+                            "cache-edits is Claude's cached microcompact; Qwen sends rewrites"
+                                .into(),
+                        );
+                    }
+                    if p.kind == PlanKind::Budget {
+                        return Some("the budget plan rewrites the request (rewrite only)".into());
+                    }
+                    p.delivery = match p.delivery {
+                        Delivery::Rewrite => Delivery::CacheEdits,
+                        Delivery::CacheEdits => Delivery::Rewrite,
+                        Delivery::Server => {
+                            return Some("the api preset's edits are made by the server".into());
+                        }
+                    };
+                    None
+                })
+            }
+            Action::KeepMore | Action::KeepLess if self.setup.policy.kind == PlanKind::Api => {
+                // SPEC §11: +/- edit the first clear_tool_uses edit's keep.value.
+                let more = action == Action::KeepMore;
+                self.tune(|p| match p.api.first_tool_uses_keep() {
+                    Some(keep) => {
+                        *keep = if more {
+                            *keep + 1
+                        } else {
+                            keep.saturating_sub(1)
+                        };
+                        None
+                    }
+                    None => Some("no clear_tool_uses edit to tune (add one with --api-edit)".into()),
+                })
+            }
+            Action::KeepMore => {
+                // From the value in force at K: an explicit value from now on.
+                let keep = self.keep_in_force() as u32;
+                self.tune(|p| {
+                    p.keep_recent = Some(keep + 1);
+                    None
+                })
+            }
+            Action::KeepLess => {
+                let keep = self.keep_in_force() as u32;
+                self.tune(|p| {
+                    p.keep_recent = Some(keep.saturating_sub(1).max(1));
+                    None
+                })
+            }
+            Action::GapUp => self.tune(|p| {
+                p.gap_threshold_minutes = (p.gap_threshold_minutes.max(0.0) + 5.0).floor();
+                None
+            }),
+            Action::GapDown => self.tune(|p| {
+                p.gap_threshold_minutes = (p.gap_threshold_minutes - 5.0).max(0.0).floor();
+                None
+            }),
+            Action::SizeUp => self.tune(|p| {
+                p.size_threshold = p.size_threshold.max(0) + 50_000;
+                p.size_explicit = true;
+                None
+            }),
+            Action::SizeDown => self.tune(|p| {
+                p.size_threshold = (p.size_threshold - 50_000).max(0);
+                p.size_explicit = true;
+                None
+            }),
+            Action::ToggleProtect => self.tune(|p| {
+                p.protect = !p.protect;
+                None
+            }),
+            Action::Explain => self.explain_selected(),
+            Action::Search => self.overlay = Some(Overlay::Search(String::new())),
+            Action::Command => self.overlay = Some(Overlay::Command(String::new())),
+            Action::Export => self.overlay = Some(Overlay::Export(self.default_export_path())),
+            Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
+            Action::ComparePanel => compare::open(self),
+            Action::ChartView => compare::open_chart(self),
+            Action::FocusNext => {
+                self.focus = match self.focus {
+                    Focus::List => Focus::Diff,
+                    Focus::Diff => Focus::List,
+                }
+            }
+            Action::CycleFilter => {
+                self.filter = self.filter.next();
+                self.fix_selection();
+                self.scroll_diff_to_selected();
+            }
+            Action::Up => self.move_by(-1),
+            Action::Down => self.move_by(1),
+            Action::PageUp => self.move_by(-10),
+            Action::PageDown => self.move_by(10),
+            Action::Top => self.move_by(isize::MIN / 2),
+            Action::Bottom => self.move_by(isize::MAX / 2),
+            Action::NextChange | Action::PrevChange => {
+                let forward = action == Action::NextChange;
+                match self.search.clone() {
+                    Some(q) => self.find(&q, if forward { 1 } else { -1 }),
+                    None => self.jump_change(forward),
+                }
+            }
+            Action::NextFired => self.jump_mark(true, |m| m.fired, "the plan fired"),
+            Action::PrevFired => self.jump_mark(false, |m| m.fired, "the plan fired"),
+            Action::NextBreak => self.jump_mark(true, |m| m.broke, "the simulated cache broke"),
+            Action::PrevBreak => self.jump_mark(false, |m| m.broke, "the simulated cache broke"),
+            Action::NextEvidence => {
+                self.jump_mark(true, |m| m.evidence, "the transcript holds evidence")
+            }
+            Action::PrevEvidence => {
+                self.jump_mark(false, |m| m.evidence, "the transcript holds evidence")
+            }
+            Action::NextObserved => {
+                self.jump_mark(true, |m| m.observed, "a cache break was observed")
+            }
+            Action::PrevObserved => {
+                self.jump_mark(false, |m| m.observed, "a cache break was observed")
+            }
+            Action::ScrollLeft => self.hscroll = self.hscroll.saturating_sub(8),
+            Action::ScrollRight => self.hscroll += 8,
+            Action::ToggleFollow => self.toggle_follow(),
+            Action::Copy => match self.selected_id() {
+                Some(id) => self.copy(id),
+                None => self.status = Some("no result selected".into()),
+            },
+            Action::ViewContent => self.view_content(),
+            Action::ToggleFolds => {
+                self.unfold_all = !self.unfold_all;
+                self.refold();
+            }
+            // Esc with no panel: clear the search, then the filter (App::update
+            // handles the rest: back to the session list, or nothing).
+            Action::Back => {
+                if self.search.take().is_some() {
+                    self.status = Some("search cleared: n/N step through diff changes".into());
+                } else if self.filter != Filter::All {
+                    self.filter = Filter::All;
+                    self.fix_selection();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A key while a panel is open: Esc and q close it; the rest is the panel's.
+    pub(super) fn update_overlay(&mut self, action: Action) {
+        let Some(o) = &mut self.overlay else { return };
+        match (o, action) {
+            (Overlay::Search(_), Action::Back) => {
+                self.overlay = None;
+                self.search = None;
+            }
+            (_, Action::Back | Action::Quit) => self.overlay = None,
+            (Overlay::Compare, a) => compare::on_key(self, a),
+            (Overlay::Chart, a) => compare::on_chart_key(self, a),
+            (Overlay::Help { scroll }, a) => {
+                let max = crate::tui::ui::help_max_scroll(self.size);
+                let page = crate::tui::ui::help_page(self.size);
+                *scroll = match a {
+                    Action::Up => scroll.saturating_sub(1),
+                    Action::Down => *scroll + 1,
+                    Action::PageUp => scroll.saturating_sub(page),
+                    Action::PageDown => *scroll + page,
+                    Action::Top | Action::FirstRequest => 0,
+                    Action::Bottom | Action::LastRequest => max,
+                    // Any other key closes the help.
+                    _ => {
+                        self.overlay = None;
+                        return;
+                    }
+                }
+                .min(max);
+            }
+            (Overlay::Explain { explain, .. }, Action::Copy) => {
+                let text = crate::report::explain_text(&self.setup, explain);
+                self.copy(text);
+            }
+            (Overlay::Content { lines, scroll, .. }, a) => {
+                let max = lines.len().saturating_sub(1);
+                *scroll = match a {
+                    Action::Down => *scroll + 1,
+                    Action::Up => scroll.saturating_sub(1),
+                    Action::PageDown => *scroll + 20,
+                    Action::PageUp => scroll.saturating_sub(20),
+                    Action::Top => 0,
+                    Action::Bottom => max,
+                    _ => *scroll,
+                }
+                .min(max);
+                if a == Action::ViewContent {
+                    self.overlay = None;
+                }
+            }
+            (Overlay::Explain { scroll, explain }, a) => match a {
+                Action::Down => *scroll = (*scroll + 1).min(explain.rows.len()),
+                Action::Up => *scroll = scroll.saturating_sub(1),
+                Action::PageDown => *scroll = (*scroll + 10).min(explain.rows.len()),
+                Action::PageUp => *scroll = scroll.saturating_sub(10),
+                Action::Top => *scroll = 0,
+                Action::Bottom => *scroll = explain.rows.len().saturating_sub(1),
+                Action::Explain => self.overlay = None,
+                _ => {}
+            },
+            (Overlay::Search(q) | Overlay::Command(q) | Overlay::Export(q), a) => match a {
+                Action::Type(c) => {
+                    q.push(c);
+                    if let Some(Overlay::Search(q)) = &self.overlay {
+                        let q = q.clone();
+                        self.find(&q, 0);
+                    }
+                }
+                Action::Erase => {
+                    q.pop();
+                }
+                Action::Complete => {
+                    if let Some(Overlay::Command(q)) = &mut self.overlay {
+                        let (text, note) = complete(q);
+                        *q = text;
+                        self.status = note;
+                    }
+                }
+                Action::Submit => self.submit(),
+                _ => {}
+            },
+        }
+    }
+}
