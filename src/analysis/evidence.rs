@@ -145,7 +145,7 @@ pub fn beside_plan(
         let brk = matches!(setup.policy.delivery, Delivery::Rewrite | Delivery::Server) && brk();
         ev.observed_break = Some(b.with_plan_rewrite(brk));
     }
-    if st.fired && st.kind == Some(PlanKind::Budget) {
+    if st.fired() && st.kind == Some(PlanKind::Budget) {
         ev.budget_fired(req.begins_turn, ids_of(&setup.session, &st.newly_cleared));
     }
 }

@@ -177,7 +177,6 @@ impl PlanAt {
             step: Step {
                 index: 0,
                 kind: None,
-                fired: false,
                 trigger: None,
                 newly_cleared: Vec::new(),
                 cleared: Vec::new(),
@@ -318,7 +317,7 @@ pub fn timeline_steps(setup: &Setup, forced_at: usize) -> impl Iterator<Item = S
 /// state only, so this costs little more than the clearings themselves.
 pub fn fired_marks(setup: &Setup, forced_at: usize) -> impl Iterator<Item = bool> + '_ {
     let mut engine = setup.engine(forced_at).only_fired();
-    std::iter::from_fn(move || engine.step().map(|s| s.fired))
+    std::iter::from_fn(move || engine.step().map(|s| s.fired()))
 }
 
 /// The fate of the result(s) with one id at every request whose view holds it.

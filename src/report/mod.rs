@@ -109,7 +109,7 @@ fn plan_kinds(setup: &Setup, plan: &PlanAt) -> Vec<PlanKind> {
 /// Whether the plan that ran at a request is `budget` and fired at a turn start:
 /// the harness's prompt-suggestion fork usually cleared first, without a record.
 pub fn silent(step: &Step, begins_turn: bool) -> bool {
-    step.fired && step.trigger == Some(crate::policy::Trigger::Budget) && begins_turn
+    step.fired() && step.trigger == Some(crate::policy::Trigger::Budget) && begins_turn
 }
 
 fn number(x: f64) -> Value {

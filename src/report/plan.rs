@@ -47,7 +47,7 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence
         "policy": policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
         "caveats": caveats::json(&caveats::caveats(&setup.policy, &kinds)),
         "protection": roots_json(setup),
-        "fired": step.fired,
+        "fired": step.fired(),
         "trigger": step.trigger.map(|t| t.name()),
         "evidence": evidence.map_or_else(RequestEvidence::empty_json, RequestEvidence::json),
         "note": step.note,
@@ -124,7 +124,7 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
         out,
         "fired: {}  {}",
         match st.trigger {
-            Some(t) if st.fired => t.name(),
+            Some(t) if st.fired() => t.name(),
             _ => "no",
         },
         st.note

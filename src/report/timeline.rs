@@ -193,7 +193,7 @@ fn timeline_row<'a>(
         begins_turn: req.begins_turn,
         version: &req.version,
         silent: silent(st, req.begins_turn),
-        fired: st.fired,
+        fired: st.fired(),
         trigger: st.trigger.map(|t| t.name()),
         newly_cleared: Ids(s, &st.newly_cleared),
         cleared: Ids(s, &st.cleared),
@@ -269,7 +269,7 @@ pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Str
             },
             match st.trigger {
                 Some(t) if silent(st, req.begins_turn) => format!("{} (silent)", t.name()),
-                Some(t) if st.fired => t.name().into(),
+                Some(t) if st.fired() => t.name().into(),
                 _ => "-".into(),
             },
             st.newly_cleared.len().to_string(),

@@ -191,6 +191,6 @@ mod tests {
         let (s, p) = t.plan(PlanKind::Budget, |p| {
             p.budget_warning_tokens = Some(150_001)
         });
-        assert!(!p.step.fired && cleared(&s, &p).is_empty());
+        assert!(!p.step.fired() && cleared(&s, &p).is_empty());
     }
 }

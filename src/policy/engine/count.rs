@@ -100,7 +100,7 @@ mod tests {
             p.trigger_threshold = 2;
             p.keep_recent = Some(1);
         });
-        assert!(!p.step.fired);
+        assert!(!p.step.fired());
         assert_eq!(cleared(&s, &p), ["A", "B"]);
         // At the trigger, nothing.
         let (s, p) = t.plan(PlanKind::Count, |p| {

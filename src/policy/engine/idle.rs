@@ -192,7 +192,7 @@ mod tests {
         assert_eq!(p.step.tokens_saved, 200);
         // Under the gap, nothing.
         let (s, p) = t.plan(PlanKind::Idle, |p| p.gap_threshold_minutes = 90.0);
-        assert!(!p.step.fired && cleared(&s, &p).is_empty());
+        assert!(!p.step.fired() && cleared(&s, &p).is_empty());
     }
 
     #[test]

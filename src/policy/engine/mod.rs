@@ -500,7 +500,6 @@ impl<'s> Engine<'s> {
             return Step {
                 index: req.index,
                 kind,
-                fired: verdict.fired,
                 trigger: verdict.trigger,
                 newly_cleared: Vec::new(),
                 cleared: Vec::new(),
@@ -523,7 +522,6 @@ impl<'s> Engine<'s> {
         Step {
             index: req.index,
             kind,
-            fired: verdict.fired,
             trigger: verdict.trigger,
             tokens_saved,
             newly_cleared: newly.iter().map(|&p| cands[p].result).collect(),

@@ -109,7 +109,7 @@ pub struct Step {
     /// The plan kind in force here (what `auto` chose, or the kind asked for);
     /// None where `auto` runs nothing (a Qwen notification, goal turn…).
     pub kind: Option<PlanKind>,
-    pub fired: bool,
+    /// The trigger that fired here; None where no plan fired.
     pub trigger: Option<Trigger>,
     /// Result indices newly cleared here, in rank order.
     pub newly_cleared: Vec<usize>,
@@ -133,4 +133,11 @@ pub struct Step {
     pub note: String,
     /// The `api` plan (SPEC §11): the prompt it read and each edit's outcome.
     pub api: Option<super::ApiStep>,
+}
+
+impl Step {
+    /// Whether a plan fired here: it did exactly when it has a trigger.
+    pub fn fired(&self) -> bool {
+        self.trigger.is_some()
+    }
 }
