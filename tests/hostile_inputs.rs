@@ -240,7 +240,7 @@ fn fates(setup: &Setup, p: &PlanAt, id: &str) -> Vec<(Status, Option<Outcome>, S
             (
                 c.status,
                 c.protection.as_ref().map(|x| x.outcome),
-                c.reason.clone(),
+                mcscope::report::words::reason(c, &p.step.note),
             )
         })
         .collect()

@@ -329,7 +329,7 @@ fn s5_idle_runs_only_where_qwen_runs_it() {
         let p = plan(&s, k);
         assert!(!p.step.fired(), "request {k}: {}", p.step.note);
         assert!(
-            p.step.note.contains("runs no microcompaction"),
+            p.step.note.to_string().contains("runs no microcompaction"),
             "{}",
             p.step.note
         );
@@ -533,7 +533,11 @@ fn s5_settings_coupling() {
     let s = setup(&path, size(None));
     let p = last(&s);
     assert!(!p.step.fired());
-    assert!(p.step.note.contains("settings coupling"), "{}", p.step.note);
+    assert!(
+        p.step.note.to_string().contains("settings coupling"),
+        "{}",
+        p.step.note
+    );
     let s = setup(&path, size(Some(1000)));
     assert!(last(&s).step.fired());
 }

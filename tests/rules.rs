@@ -397,7 +397,7 @@ fn size_fires_as_an_overage_when_only_protected_results_remain() {
         p.step.chars_after, p.step.chars_before,
         "protected results still count"
     );
-    assert!(p.step.note.contains("overage"));
+    assert!(p.step.note.to_string().contains("overage"));
 }
 
 #[test]

@@ -54,8 +54,7 @@ fn newly_cleared_by(setup: &Setup, kind: PlanKind) -> Vec<Vec<String>> {
         simulated(setup, kind),
         setup.protector(),
         setup.last_request(),
-    )
-    .without_reasons();
+    );
     std::iter::from_fn(|| engine.step())
         .map(|st| ids_of(s, &st.newly_cleared))
         .collect()
@@ -102,8 +101,7 @@ fn budget_before_compaction(setup: &Setup, k: usize) -> Option<Vec<String>> {
         simulated(setup, PlanKind::Budget),
         setup.protector(),
         before.index,
-    )
-    .without_reasons();
+    );
     engine.run_to(before.index)?;
     let step = engine.step_virtual(&summarizing);
     Some(ids_of(s, &step.newly_cleared))

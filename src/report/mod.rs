@@ -22,6 +22,7 @@ mod explain;
 mod plan;
 mod text;
 mod timeline;
+pub mod words;
 
 pub use evidence::{evidence_json, evidence_text};
 pub use explain::{explain_json, explain_text};

@@ -164,7 +164,7 @@ struct TimelineRow<'a> {
     cleared: Ids<'a>,
     tokens_saved: u64,
     tool_result_chars_after: u64,
-    note: &'a str,
+    note: String,
     harness_evidence: Vec<&'a Vec<String>>,
     evidence: Value,
     /// The api preset's edits at this request (SPEC §11); absent otherwise.
@@ -199,7 +199,7 @@ fn timeline_row<'a>(
         cleared: Ids(s, &st.cleared),
         tokens_saved: st.tokens_saved,
         tool_result_chars_after: st.chars_after,
-        note: &st.note,
+        note: st.note.to_string(),
         harness_evidence: s
             .evidence
             .iter()
@@ -277,7 +277,7 @@ pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Str
             fmt_int(st.tokens_saved),
             fmt_int(st.chars_after),
             cache,
-            st.note.clone(),
+            st.note.to_string(),
         ]);
         if api_col && let Some(row) = rows.last_mut() {
             row.insert(10, crate::evidence::api::cell(s, st));

@@ -3,6 +3,7 @@
 
 use crate::analysis::{PlanAt, Setup, plan_and_inputs};
 use crate::policy::api::parse_edits;
+use crate::policy::engine::{EditNote, Kept, Reason};
 use crate::policy::protect::PathMap;
 use crate::policy::{Policy, Status};
 use crate::wire::Side;
@@ -216,10 +217,11 @@ fn excluded_tools_stay_and_by_default_do_not_count_toward_keep() {
         .find(|c| run.setup.session.results[c.result].id == "t8")
         .unwrap();
     assert_eq!(t8.status, Status::Kept);
-    assert!(
-        t8.reason.contains("memory is in exclude_tools"),
-        "{}",
-        t8.reason
+    assert_eq!(
+        t8.reason,
+        Reason::Kept(Kept::ApiExcluded {
+            tool: "memory".into()
+        })
     );
     // Counted toward keep: the window is t7, t8, t9, so t6 goes too.
     let run = body.plan(edits, None, |p| p.api.excluded_count_toward_keep = true);
@@ -240,11 +242,14 @@ fn clear_at_least_blocks_a_clearing_too_small() {
     assert!(!run.plan.step.fired());
     assert!(run.cleared().is_empty());
     assert_eq!(run.edit(0).cleared_tool_uses, Some(0));
-    assert!(
-        run.edit(0)
-            .note
-            .contains("would clear 700 input tokens < clear_at_least 701")
-    );
+    assert!(matches!(
+        run.edit(0).note,
+        EditNote::TooLittle {
+            tokens: 700,
+            at_least: 701,
+            ..
+        }
+    ));
     assert_eq!(body.plan(edits(700), None, |_| {}).cleared(), ids(0..7));
 }
 
