@@ -143,9 +143,8 @@ struct Pass<'a> {
     uses: Vec<(usize, usize, &'a UseFact)>,
     result_tokens: HashMap<&'a str, u64>,
     step: ApiStep,
-    kept: Why,
-    /// The candidate positions of each result id in the view.
-    positions: HashMap<&'a str, Vec<usize>>,
+    /// Why each tool use's results stay, by use id (the first reason wins).
+    kept: HashMap<&'a str, Kept>,
     /// Tool use ids whose results are cleared, with the reason.
     cleared_ids: HashMap<&'a str, ClearReason>,
     /// The first edit that applied.
@@ -227,17 +226,7 @@ impl Engine<'_> {
             },
             uses,
             result_tokens,
-            kept: Why::new(),
-            positions: {
-                let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
-                for (p, c) in self.view.cands.iter().enumerate() {
-                    by_id
-                        .entry(s.results[c.result].id.as_str())
-                        .or_default()
-                        .push(p);
-                }
-                by_id
-            },
+            kept: HashMap::new(),
             cleared_ids: HashMap::new(),
             trigger: None,
         };
@@ -247,14 +236,23 @@ impl Engine<'_> {
                 Edit::ClearToolUses { .. } => self.clear_tool_uses(&mut pass, edit),
             }
         }
-        let clear: Vec<(usize, ClearReason)> = (0..self.view.cands.len())
-            .filter_map(|p| {
-                let c = &self.view.cands[p];
+        let mut clear: Vec<(usize, ClearReason)> = Vec::new();
+        let mut kept = Why::new();
+        if !pass.cleared_ids.is_empty() || !pass.kept.is_empty() {
+            for (p, c) in self.view.cands.iter().enumerate() {
                 let r = &s.results[c.result];
-                let why = pass.cleared_ids.get(r.id.as_str())?;
-                (!c.protected() && !r.already_cleared).then_some((p, *why))
-            })
-            .collect();
+                if let Some(why) = pass.cleared_ids.get(r.id.as_str())
+                    && !c.protected()
+                    && !r.already_cleared
+                {
+                    clear.push((p, *why));
+                }
+                // Every result of a kept use stays for the use's reason.
+                if let Some(why) = pass.kept.get(r.id.as_str()) {
+                    kept.insert(p, why.clone());
+                }
+            }
+        }
         let note = Note::Api {
             prompt: Prompt {
                 tokens,
@@ -271,7 +269,7 @@ impl Engine<'_> {
             media_kept: 0,
             target: None,
             note,
-            kept: pass.kept,
+            kept,
             pre_tokens: None,
         };
         (verdict, pass.step)
@@ -394,16 +392,16 @@ impl Engine<'_> {
         let excluded_counted = spec.excluded_count_toward_keep;
         for (i, &(m, place, u)) in uses.iter().enumerate() {
             if excluded(u) {
-                keep_use(&pass.positions, &mut pass.kept, u, || Kept::ApiExcluded {
+                keep_use(&mut pass.kept, u, || Kept::ApiExcluded {
                     tool: u.name.clone(),
                 });
             } else if window.contains(&i) {
-                keep_use(&pass.positions, &mut pass.kept, u, || Kept::ApiInWindow {
+                keep_use(&mut pass.kept, u, || Kept::ApiInWindow {
                     keep: *keep,
                     excluded_counted,
                 });
             } else if !applies {
-                keep_use(&pass.positions, &mut pass.kept, u, || Kept::ApiEdit(note));
+                keep_use(&mut pass.kept, u, || Kept::ApiEdit(note));
             } else if !pass.cleared_ids.contains_key(u.id.as_str()) {
                 let why = ClearReason::Api {
                     trigger,
@@ -425,16 +423,9 @@ impl Engine<'_> {
     }
 }
 
-/// Gives every result of use `u` a reason to stay (the first one wins).
-fn keep_use(
-    positions: &HashMap<&str, Vec<usize>>,
-    kept: &mut Why,
-    u: &UseFact,
-    why: impl Fn() -> Kept,
-) {
-    for &p in positions.get(u.id.as_str()).into_iter().flatten() {
-        kept.entry(p).or_insert_with(&why);
-    }
+/// Gives use `u` (every result with its id) a reason to stay; the first wins.
+fn keep_use<'a>(kept: &mut HashMap<&'a str, Kept>, u: &'a UseFact, why: impl FnOnce() -> Kept) {
+    kept.entry(u.id.as_str()).or_insert_with(why);
 }
 
 #[cfg(test)]
