@@ -195,4 +195,55 @@ mod tests {
         });
         assert!(!p.step.fired() && cleared(&s, &p).is_empty());
     }
+
+    #[test]
+    fn below_the_gate_pre_tokens_is_the_running_total_and_a_carried_run_agrees() {
+        let mut t = Transcript::new();
+        t.prompt(0);
+        for (i, id) in ["A", "B", "C", "D", "E"].iter().enumerate() {
+            t.call(id, "Read", 40_000, if i == 4 { 150_000 } else { 10 });
+        }
+        let tune = |p: &mut crate::policy::Policy| {
+            p.budget_tokens = 20_000;
+            p.budget_min_saving = 10_000;
+        };
+        // Gate 200,000: nothing fires, and the eligible tokens are still read:
+        // five results of 10,000 tokens.
+        let (_, p) = t.plan(PlanKind::Budget, |p| {
+            tune(p);
+            p.budget_warning_tokens = Some(200_000);
+        });
+        assert!(!p.step.fired());
+        assert_eq!(p.step.pre_tokens, Some(50_000));
+        // Carrying the requests fires where stepping them in full does, and
+        // run_to(n) reads as the n-th full step.
+        let (s, _) = t.plan(PlanKind::Budget, tune);
+        let n = s.last_request();
+        let mut full = s.engine(n);
+        let steps: Vec<_> = std::iter::from_fn(|| full.step()).collect();
+        let mut carried = s.engine(n);
+        let triggers: Vec<_> = std::iter::from_fn(|| carried.carry()).collect();
+        assert_eq!(
+            triggers,
+            steps.iter().map(|st| st.trigger).collect::<Vec<_>>()
+        );
+        assert_eq!(triggers.last(), Some(&Some(crate::policy::Trigger::Budget)));
+        let last = s.engine(n).run_to(n).unwrap();
+        let want = &steps[n - 1];
+        assert_eq!(
+            (
+                &last.newly_cleared,
+                &last.cleared,
+                &last.note,
+                last.chars_after
+            ),
+            (
+                &want.newly_cleared,
+                &want.cleared,
+                &want.note,
+                want.chars_after
+            )
+        );
+        assert_eq!(last.newly_cleared.len(), 2, "A and B go");
+    }
 }
