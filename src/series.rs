@@ -53,7 +53,7 @@ pub fn series(setup: &Setup, facts: &SessionFacts) -> std::io::Result<(Vec<Point
             k: st.index,
             recorded: recorded_prompt(s, st.index),
             in_wire: f.in_wire_tokens,
-            fired: st.fired,
+            fired: st.fired(),
             broke: f.cache_break(),
             warm: f.warm,
         });

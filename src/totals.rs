@@ -431,7 +431,7 @@ impl Accumulator {
     pub fn add(&mut self, setup: &Setup, facts: &SessionFacts, st: &Step, f: &RequestFigures) {
         let s = &setup.session;
         let t = &mut self.totals;
-        t.fires += u64::from(st.fired);
+        t.fires += u64::from(st.fired());
         t.tokens_not_sent += f.in_wire_tokens;
         if f.cache_break() && f.warm {
             t.cache_breaks += 1;

@@ -108,7 +108,7 @@ fn agree(path: &Path) -> usize {
                 k > 1 && gap.is_some_and(|g| g < ttl.minutes()),
                 "warm {ctx}"
             );
-            by_plan.fires += u64::from(plan.step.fired);
+            by_plan.fires += u64::from(plan.step.fired());
             by_plan.tokens_not_sent += in_wire;
             if plan.cache.prefix_broken_at_message.is_some() && f.warm {
                 by_plan.cache_breaks += 1;

@@ -240,7 +240,7 @@ fn fates(setup: &Setup, p: &PlanAt, id: &str) -> Vec<(Status, Option<Outcome>, S
             (
                 c.status,
                 c.protection.as_ref().map(|x| x.outcome),
-                c.reason.clone(),
+                mcscope::report::words::reason(c, &p.step.note),
             )
         })
         .collect()
@@ -512,7 +512,7 @@ fn duplicated_tool_ids_list_both_results() {
     let setup = setup_ok(&path, opts);
     exercise(&setup, true);
     let p = plan(&setup, 5);
-    assert!(p.step.fired);
+    assert!(p.step.fired());
     assert_eq!(p.candidates.len(), 3, "one candidate per result");
     assert_eq!(
         common::ids(&setup, &p, Status::Cleared),
@@ -588,7 +588,7 @@ fn a_result_before_its_call_is_not_compactable_until_the_call_is_in_the_view() {
     // Request 5: the call is in the view now. The harness clears by id, so the
     // orphan follows its id: both results share one fate.
     let p = plan(&setup, 5);
-    assert!(p.step.fired);
+    assert!(p.step.fired());
     let f = fates(&setup, &p, "toolu_EARLY");
     assert_eq!(f.len(), 2);
     assert_eq!(f[0].0, f[1].0);
@@ -655,13 +655,13 @@ fn odd_timestamps_give_null_or_negative_gaps_that_never_fire() {
     };
     for k in [1, 2, 3, 4, 5, 7] {
         assert!(
-            !steps[k - 1].fired,
+            !steps[k - 1].fired(),
             "request {k} (gap {:?}) fired: {}",
             gaps[k - 1],
             steps[k - 1].note
         );
     }
-    assert!(steps[5].fired, "request 6: {}", steps[5].note);
+    assert!(steps[5].fired(), "request 6: {}", steps[5].note);
 
     let out = run_bin(&[
         OsStr::new("timeline"),
@@ -692,7 +692,7 @@ fn a_missing_last_assistant_timestamp_makes_the_gap_null() {
     assert_eq!(s.requests[7].gap_minutes, None);
     let setup = setup_ok(&path, opts_idle(1));
     let p = plan(&setup, 8);
-    assert!(!p.step.fired, "{}", p.step.note);
+    assert!(!p.step.fired(), "{}", p.step.note);
 }
 
 // ---- 7. Numbers where strings belong ----
@@ -1186,7 +1186,7 @@ fn a_missing_memory_root_is_decided_lexically_and_flagged_unverified() {
     let setup = setup_ok(&path, opts);
     exercise(&setup, true);
     let p = common::last(&setup);
-    assert!(p.step.fired, "{}", p.step.note);
+    assert!(p.step.fired(), "{}", p.step.note);
     for (id, root) in [
         ("toolu_IN", RootKind::Project),
         ("toolu_IN2", RootKind::Project),

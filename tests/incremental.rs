@@ -42,7 +42,7 @@ fn check(setup: &Setup, what: &str) {
     let forced = setup.policy.kind == mcscope::policy::PlanKind::Forced;
     let steps = analysis::timeline(setup, n);
     let marks: Vec<bool> = analysis::fired_marks(setup, n).collect();
-    let fired: Vec<bool> = steps.iter().map(|s| s.fired).collect();
+    let fired: Vec<bool> = steps.iter().map(|s| s.fired()).collect();
     assert_eq!(marks, fired, "{what}: fired marks");
     for k in 1..=n {
         if forced && k % 5 != 0 && k != n {
@@ -56,7 +56,7 @@ fn check(setup: &Setup, what: &str) {
         let got = plan(setup, k).step;
         let key = |s: &mcscope::policy::engine::Step| {
             (
-                s.fired,
+                s.fired(),
                 s.trigger,
                 s.newly_cleared.clone(),
                 s.cleared.clone(),
@@ -164,7 +164,7 @@ fn exercised(s: &Setup, name: &str) {
     let steps = analysis::timeline(s, s.session.requests.len());
     let mid_turn = steps
         .iter()
-        .filter(|st| st.fired && !s.session.requests[st.index - 1].begins_turn)
+        .filter(|st| st.fired() && !s.session.requests[st.index - 1].begins_turn)
         .count();
     if name == "claude" && matches!(s.policy.kind, mcscope::policy::PlanKind::Idle) {
         assert!(mid_turn > 0, "{name}: idle fires in the middle of a turn");

@@ -1623,12 +1623,12 @@ fn prop_exact_plans(case: &Case) -> Result<(), TestCaseError> {
         check!(
             case,
             k,
-            p.step.fired == want.fired && p.step.trigger == want.trigger,
+            p.step.fired() == want.fired && p.step.trigger == want.trigger,
             "{:?}: expected fired {} trigger {:?}, got fired {} trigger {:?}",
             case.pol.kind,
             want.fired,
             want.trigger,
-            p.step.fired,
+            p.step.fired(),
             p.step.trigger
         );
         if let Some(total) = want.total {
@@ -1964,7 +1964,7 @@ fn prop_persistence(case: &Case) -> Result<(), TestCaseError> {
         check!(
             case,
             k,
-            p.step.fired || newly.is_empty(),
+            p.step.fired() || newly.is_empty(),
             "the plan did not fire but newly cleared {:?}",
             case.ids(&newly)
         );
@@ -2168,7 +2168,7 @@ fn prop_totals_are_sums_of_plans(case: &Case) -> Result<(), TestCaseError> {
             f.tokens_rewritten,
             plan.cache.tokens_after_break
         );
-        fires += u64::from(plan.step.fired);
+        fires += u64::from(plan.step.fired());
         not_sent += in_wire;
         if f.break_at.is_some() && f.warm {
             breaks += 1;

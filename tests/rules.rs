@@ -81,14 +81,14 @@ fn claude_idle_clears_outside_the_call_window_and_needs_the_gap() {
     let path = c.write(t.path(), "s.jsonl");
     let s = setup(&path, opts(KindArg::Idle, 1));
     let p = last(&s);
-    assert!(!p.step.fired, "59 min is under the 60 min threshold");
+    assert!(!p.step.fired(), "59 min is under the 60 min threshold");
     assert_eq!(ids(&s, &p, Status::Cleared), Vec::<String>::new());
 
     let mut o = opts(KindArg::Idle, 1);
     o.gap_minutes = Some(30.0);
     let s = setup(&path, o);
     let p = last(&s);
-    assert!(p.step.fired);
+    assert!(p.step.fired());
     assert_eq!(p.step.trigger, Some(Trigger::Idle));
     assert_eq!(ids(&s, &p, Status::Cleared), ["A", "B"]);
     assert_eq!(ids(&s, &p, Status::Kept), ["C"]);
@@ -98,7 +98,7 @@ fn claude_idle_clears_outside_the_call_window_and_needs_the_gap() {
     // A negative threshold disables idle.
     let mut o = opts(KindArg::Idle, 1);
     o.gap_minutes = Some(-1.0);
-    assert!(!last(&setup(&path, o)).step.fired);
+    assert!(!last(&setup(&path, o)).step.fired());
 }
 
 #[test]
@@ -150,10 +150,10 @@ fn claude_rewrite_clearings_last_until_the_next_turn() {
     c.prompt("more", 1.0).answer("ok");
     let s = setup(&c.write(t.path(), "s.jsonl"), opts(KindArg::Idle, 1));
     let p4 = plan(&s, 4);
-    assert!(p4.step.fired);
+    assert!(p4.step.fired());
     assert_eq!(ids(&s, &p4, Status::Cleared), ["A"]);
     let p5 = plan(&s, 5);
-    assert!(!p5.step.fired);
+    assert!(!p5.step.fired());
     assert_eq!(
         ids(&s, &p5, Status::Cleared),
         ["A"],
@@ -176,10 +176,10 @@ fn qwen_clearings_last_for_the_rest_of_the_session() {
     q.prompt("more", 1.0).answer("ok");
     let s = setup(&q.write(t.path(), "s.jsonl"), opts(KindArg::Idle, 1));
     let p = plan(&s, 4);
-    assert!(p.step.fired);
+    assert!(p.step.fired());
     assert_eq!(ids(&s, &p, Status::Cleared), ["A"]);
     let p = plan(&s, 5);
-    assert!(!p.step.fired);
+    assert!(!p.step.fired());
     assert_eq!(ids(&s, &p, Status::Cleared), ["A"]);
 }
 
@@ -195,7 +195,7 @@ fn qwen_idle_is_evaluated_only_when_a_turn_begins() {
     let p = plan(&s, 4);
     assert!(!p.request.begins_turn);
     assert!(p.request.gap_minutes.unwrap() >= 90.0);
-    assert!(!p.step.fired);
+    assert!(!p.step.fired());
 }
 
 trait LateResult {
@@ -265,10 +265,14 @@ fn forced_acts_only_at_the_viewed_request() {
         .answer("y");
     let s = setup(&c.write(t.path(), "s.jsonl"), opts(KindArg::Forced, 1));
     let p = plan(&s, 3);
-    assert!(p.step.fired);
+    assert!(p.step.fired());
     assert_eq!(ids(&s, &p, Status::Cleared), ["A"]);
     let steps = mcscope::analysis::timeline(&s, 3);
-    let fired: Vec<usize> = steps.iter().filter(|s| s.fired).map(|s| s.index).collect();
+    let fired: Vec<usize> = steps
+        .iter()
+        .filter(|s| s.fired())
+        .map(|s| s.index)
+        .collect();
     assert_eq!(fired, [3]);
 }
 
@@ -352,7 +356,7 @@ fn size_clears_oldest_first_down_to_the_low_watermark_or_the_threshold() {
     o.size_threshold = Some(1000);
     let s = setup(&path, o.clone());
     let p = last(&s);
-    assert!(p.step.fired);
+    assert!(p.step.fired());
     assert_eq!(p.step.target_chars, Some(500));
     // 1200 > 1000; to reach 500: A, B, C go (D is the keep window).
     assert_eq!(ids(&s, &p, Status::Cleared), ["A", "B", "C"]);
@@ -385,7 +389,7 @@ fn size_fires_as_an_overage_when_only_protected_results_remain() {
     o.memory_root = vec![format!("user={}", mem.display())];
     let s = setup(&q.write(&base, "s.jsonl"), o);
     let p = last(&s);
-    assert!(p.step.fired, "an overage still fires");
+    assert!(p.step.fired(), "an overage still fires");
     assert_eq!(p.step.trigger, Some(Trigger::Size));
     assert!(p.step.newly_cleared.is_empty());
     assert_eq!(ids(&s, &p, Status::Protected), ["M0", "M1", "M2"]);
@@ -393,7 +397,7 @@ fn size_fires_as_an_overage_when_only_protected_results_remain() {
         p.step.chars_after, p.step.chars_before,
         "protected results still count"
     );
-    assert!(p.step.note.contains("overage"));
+    assert!(p.step.note.to_string().contains("overage"));
 }
 
 #[test]
@@ -411,12 +415,12 @@ fn count_deletes_only_sent_results_cumulatively() {
     assert_eq!(s.policy.delivery, mcscope::policy::Delivery::CacheEdits);
     // Request 5 sends D's result for the first time: A, B active and sent → deleted.
     let p = plan(&s, 5);
-    assert!(p.step.fired);
+    assert!(p.step.fired());
     assert_eq!(ids(&s, &p, Status::Cleared), ["A", "B"]);
     assert_eq!(p.cache.cache_edits_deleted, ["A", "B"]);
     // Request 6: C, D, E active (3, not > 3): nothing new, A and B stay deleted.
     let p = plan(&s, 6);
-    assert!(!p.step.fired);
+    assert!(!p.step.fired());
     assert_eq!(ids(&s, &p, Status::Cleared), ["A", "B"]);
     assert_eq!(ids(&s, &p, Status::Kept), ["C", "D", "E"]);
 }
@@ -441,7 +445,7 @@ fn count_never_deletes_a_result_not_yet_sent() {
     o.trigger = Some(1);
     let s = setup(&c.write(t.path(), "s.jsonl"), o);
     let p = plan(&s, 2);
-    assert!(!p.step.fired, "all three are in the last user message");
+    assert!(!p.step.fired(), "all three are in the last user message");
     assert!(ids(&s, &p, Status::Cleared).is_empty());
 }
 
@@ -508,7 +512,7 @@ fn compaction_boundaries_start_a_new_view() {
     assert_eq!(r.gap_minutes, None);
     let p = plan(&s, 4);
     assert!(p.candidates.is_empty(), "A and B are before the boundary");
-    assert!(!p.step.fired);
+    assert!(!p.step.fired());
 }
 
 #[test]
@@ -667,7 +671,7 @@ fn claude_idle_resets_at_a_turn_start_whatever_the_delivery() {
     // While the clearing was in force, its block was in the wire.
     let fired = mcscope::analysis::timeline(&s, k)
         .iter()
-        .position(|st| st.fired)
+        .position(|st| st.fired())
         .unwrap()
         + 1;
     let wire = mcscope::analysis::wire_at(&s, fired, mcscope::wire::Side::Wire).unwrap();
@@ -802,7 +806,11 @@ fn plan_at_every_request_matches_the_timeline() {
                     steps[k - 1].newly_cleared,
                     "{sample} {kind:?} @{k}"
                 );
-                assert_eq!(p.step.fired, steps[k - 1].fired, "{sample} {kind:?} @{k}");
+                assert_eq!(
+                    p.step.fired(),
+                    steps[k - 1].fired(),
+                    "{sample} {kind:?} @{k}"
+                );
             }
         }
     }

@@ -1117,7 +1117,7 @@ fn timeline_marks_agree_with_the_plan_at_every_request() {
                     let marks: Vec<_> = mcscope::tui::app::timeline_marks(&setup, k).collect();
                     let plan = mcscope::analysis::plan_at(&setup, k).unwrap();
                     let m = marks[k - 1];
-                    assert_eq!(m.fired, plan.step.fired, "{path} {kind:?} {k}");
+                    assert_eq!(m.fired, plan.step.fired(), "{path} {kind:?} {k}");
                     assert_eq!(
                         m.broke,
                         plan.cache.prefix_broken_at_message.is_some(),

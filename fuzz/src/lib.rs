@@ -450,12 +450,12 @@ fn run_variant(setup: &Setup) {
             let t = &tl[k - 1];
             assert_eq!(
                 (
-                    plan.step.fired,
+                    plan.step.fired(),
                     plan.step.trigger,
                     &plan.step.newly_cleared,
                     &plan.step.cleared
                 ),
-                (t.fired, t.trigger, &t.newly_cleared, &t.cleared),
+                (t.fired(), t.trigger, &t.newly_cleared, &t.cleared),
                 "{} plan_at({k}) and timeline step {k} disagree",
                 ctx(setup)
             );

@@ -107,7 +107,7 @@ impl Checkpoints {
     ) -> T {
         let first = setup.first_for(k);
         let Some(m) = &self.0 else {
-            let engine = setup.engine(k).starting_at(first).reasons_at(k);
+            let engine = setup.engine(k).starting_at(first);
             return f(&setup.session, engine, &mut |_| {});
         };
         let mut guard = m.lock().unwrap_or_else(|e| e.into_inner());
@@ -148,8 +148,7 @@ impl Checkpoints {
                     engine
                 }
                 None => Engine::new(session, setup.policy.clone(), setup.protector(), k)
-                    .starting_at(first)
-                    .reasons_at(k),
+                    .starting_at(first),
             };
             f(session, engine, &mut |e| save(states, e, setup, first, k))
         })

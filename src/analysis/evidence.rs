@@ -54,8 +54,7 @@ fn newly_cleared_by(setup: &Setup, kind: PlanKind) -> Vec<Vec<String>> {
         simulated(setup, kind),
         setup.protector(),
         setup.last_request(),
-    )
-    .without_reasons();
+    );
     std::iter::from_fn(|| engine.step())
         .map(|st| ids_of(s, &st.newly_cleared))
         .collect()
@@ -102,8 +101,7 @@ fn budget_before_compaction(setup: &Setup, k: usize) -> Option<Vec<String>> {
         simulated(setup, PlanKind::Budget),
         setup.protector(),
         before.index,
-    )
-    .without_reasons();
+    );
     engine.run_to(before.index)?;
     let step = engine.step_virtual(&summarizing);
     Some(ids_of(s, &step.newly_cleared))
@@ -145,7 +143,7 @@ pub fn beside_plan(
         let brk = matches!(setup.policy.delivery, Delivery::Rewrite | Delivery::Server) && brk();
         ev.observed_break = Some(b.with_plan_rewrite(brk));
     }
-    if st.fired && st.kind == Some(PlanKind::Budget) {
+    if st.fired() && st.kind == Some(PlanKind::Budget) {
         ev.budget_fired(req.begins_turn, ids_of(&setup.session, &st.newly_cleared));
     }
 }

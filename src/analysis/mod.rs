@@ -16,7 +16,7 @@ pub use evidence::{
 pub use wired::{WireInputs, Wired, plan_and_inputs, prefix_break};
 
 use crate::evidence::{SessionEvidence, SimAt, Writer};
-use crate::policy::engine::{Candidate, EditBlock, Engine, Status, Step};
+use crate::policy::engine::{Candidate, EditBlock, Engine, Note, Status, Step};
 use crate::policy::protect::{PathMap, Protector, Resolver, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
 use crate::session::{Harness, Request, Session};
@@ -55,7 +55,7 @@ impl Setup {
     /// nothing planned before a compaction boundary carries over it, so the
     /// requests before it need not be evaluated.
     pub fn engine_for(&self, k: usize) -> Engine<'_> {
-        self.engine(k).starting_at(self.first_for(k)).reasons_at(k)
+        self.engine(k).starting_at(self.first_for(k))
     }
 
     /// The request an engine for request `k` starts at (see `engine_for`).
@@ -190,7 +190,6 @@ impl PlanAt {
             step: Step {
                 index: 0,
                 kind: None,
-                fired: false,
                 trigger: None,
                 newly_cleared: Vec::new(),
                 cleared: Vec::new(),
@@ -203,7 +202,7 @@ impl PlanAt {
                 media_kept: 0,
                 gap_minutes: None,
                 pre_tokens: None,
-                note: "the session has no requests".into(),
+                note: Note::NoRequests,
                 api: None,
             },
             candidates: Vec::new(),
@@ -321,17 +320,17 @@ pub fn timeline(setup: &Setup, forced_at: usize) -> Vec<Step> {
     timeline_steps(setup, forced_at).collect()
 }
 
-/// The timeline's steps one at a time (no reasons in words: it prints none).
+/// The timeline's steps one at a time.
 pub fn timeline_steps(setup: &Setup, forced_at: usize) -> impl Iterator<Item = Step> + '_ {
-    let mut engine = setup.engine(forced_at).without_reasons();
+    let mut engine = setup.engine(forced_at);
     std::iter::from_fn(move || engine.step())
 }
 
 /// Whether a plan fired at each request, and nothing else: each step carries the
 /// state only, so this costs little more than the clearings themselves.
 pub fn fired_marks(setup: &Setup, forced_at: usize) -> impl Iterator<Item = bool> + '_ {
-    let mut engine = setup.engine(forced_at).only_fired();
-    std::iter::from_fn(move || engine.step().map(|s| s.fired))
+    let mut engine = setup.engine(forced_at);
+    std::iter::from_fn(move || engine.carry().map(|t| t.is_some()))
 }
 
 /// The fate of the result(s) with one id at every request whose view holds it.
@@ -348,7 +347,12 @@ pub struct Explain {
 pub struct ExplainRow {
     pub index: usize,
     pub status: Status,
-    pub reason: String,
+    /// The candidate here (its reason, tool and protection) and the step's
+    /// note: `report::words::explain_reason` says why in words.
+    pub candidate: Candidate,
+    pub note: Note,
+    /// The api preset: the request's edits, simulated beside the record.
+    pub edits_here: Option<String>,
 }
 
 pub fn explain(setup: &Setup, id: &str, forced_at: usize) -> Option<Explain> {
@@ -377,19 +381,15 @@ pub fn explain(setup: &Setup, id: &str, forced_at: usize) -> Option<Explain> {
         if c.status == Status::Cleared && out.first_cleared_at.is_none() {
             out.first_cleared_at = Some(step.index);
         }
-        // The api preset: the request's edits, simulated beside the record.
-        let reason = match &step.api {
-            Some(_) => format!(
-                "{} [edits here: {}]",
-                c.reason,
-                crate::evidence::api::cell(s, &step)
-            ),
-            None => c.reason.clone(),
-        };
         out.rows.push(ExplainRow {
             index: step.index,
             status: c.status,
-            reason,
+            candidate: c.clone(),
+            edits_here: step
+                .api
+                .as_ref()
+                .map(|_| crate::evidence::api::cell(s, &step)),
+            note: step.note,
         });
     }
     Some(out)

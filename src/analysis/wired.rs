@@ -121,7 +121,7 @@ fn plan_from<'s>(
 ) -> std::io::Result<(PlanAt, WireInputs)> {
     // The quiet steps, up to k - 2, each a state a later plan may resume from.
     while engine.next_request() + 1 < k {
-        if engine.step().is_none() {
+        if engine.carry().is_none() {
             break;
         }
         save(&engine);

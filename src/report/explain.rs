@@ -7,7 +7,7 @@ pub fn explain_json(setup: &Setup, e: &Explain) -> Value {
     let rows: Vec<Value> = e
         .rows
         .iter()
-        .map(|r| json!({"index": r.index, "status": r.status.name(), "reason": r.reason}))
+        .map(|r| json!({"index": r.index, "status": r.status.name(), "reason": words::explain_reason(r)}))
         .collect();
     json!({
         "schema": "mcscope.explain/1",
@@ -44,7 +44,7 @@ pub fn explain_text(setup: &Setup, e: &Explain) -> String {
         rows.push(vec![
             r.index.to_string(),
             format!("{} {}", glyph(r.status), r.status.name()),
-            r.reason.clone(),
+            words::explain_reason(r),
         ]);
     }
     out.push_str(&table(&rows, &[true]));

@@ -22,6 +22,7 @@ mod explain;
 mod plan;
 mod text;
 mod timeline;
+pub mod words;
 
 pub use evidence::{evidence_json, evidence_text};
 pub use explain::{explain_json, explain_text};
@@ -109,7 +110,7 @@ fn plan_kinds(setup: &Setup, plan: &PlanAt) -> Vec<PlanKind> {
 /// Whether the plan that ran at a request is `budget` and fired at a turn start:
 /// the harness's prompt-suggestion fork usually cleared first, without a record.
 pub fn silent(step: &Step, begins_turn: bool) -> bool {
-    step.fired && step.trigger == Some(crate::policy::Trigger::Budget) && begins_turn
+    step.fired() && step.trigger == Some(crate::policy::Trigger::Budget) && begins_turn
 }
 
 fn number(x: f64) -> Value {

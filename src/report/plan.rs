@@ -22,7 +22,7 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence
                 "is_error": r.is_error,
                 "pending": c.pending,
                 "status": c.status.name(),
-                "reason": c.reason,
+                "reason": words::reason(c, &plan.step.note),
                 "cleared_at": c.cleared_at,
                 "protection": protection_json(&c.protection),
             })
@@ -47,10 +47,10 @@ pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence
         "policy": policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
         "caveats": caveats::json(&caveats::caveats(&setup.policy, &kinds)),
         "protection": roots_json(setup),
-        "fired": step.fired,
+        "fired": step.fired(),
         "trigger": step.trigger.map(|t| t.name()),
         "evidence": evidence.map_or_else(RequestEvidence::empty_json, RequestEvidence::json),
-        "note": step.note,
+        "note": step.note.to_string(),
         "candidates": candidates,
         "cleared": plan.ids_with(s, Status::Cleared),
         "kept": plan.ids_with(s, Status::Kept),
@@ -124,7 +124,7 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
         out,
         "fired: {}  {}",
         match st.trigger {
-            Some(t) if st.fired => t.name(),
+            Some(t) if st.fired() => t.name(),
             _ => "no",
         },
         st.note
@@ -157,7 +157,7 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
             fmt_int(r.est_tokens),
             status,
             shorten(c.path.as_deref().or(c.summary.as_deref()).unwrap_or(""), 48),
-            c.reason.clone(),
+            words::reason(c, &st.note),
         ]);
     }
     out.push_str(&table(&rows, &[true, false, false, true, true]));

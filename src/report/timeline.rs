@@ -164,7 +164,7 @@ struct TimelineRow<'a> {
     cleared: Ids<'a>,
     tokens_saved: u64,
     tool_result_chars_after: u64,
-    note: &'a str,
+    note: String,
     harness_evidence: Vec<&'a Vec<String>>,
     evidence: Value,
     /// The api preset's edits at this request (SPEC §11); absent otherwise.
@@ -193,13 +193,13 @@ fn timeline_row<'a>(
         begins_turn: req.begins_turn,
         version: &req.version,
         silent: silent(st, req.begins_turn),
-        fired: st.fired,
+        fired: st.fired(),
         trigger: st.trigger.map(|t| t.name()),
         newly_cleared: Ids(s, &st.newly_cleared),
         cleared: Ids(s, &st.cleared),
         tokens_saved: st.tokens_saved,
         tool_result_chars_after: st.chars_after,
-        note: &st.note,
+        note: st.note.to_string(),
         harness_evidence: s
             .evidence
             .iter()
@@ -269,7 +269,7 @@ pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Str
             },
             match st.trigger {
                 Some(t) if silent(st, req.begins_turn) => format!("{} (silent)", t.name()),
-                Some(t) if st.fired => t.name().into(),
+                Some(t) if st.fired() => t.name().into(),
                 _ => "-".into(),
             },
             st.newly_cleared.len().to_string(),
@@ -277,7 +277,7 @@ pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Str
             fmt_int(st.tokens_saved),
             fmt_int(st.chars_after),
             cache,
-            st.note.clone(),
+            st.note.to_string(),
         ]);
         if api_col && let Some(row) = rows.last_mut() {
             row.insert(10, crate::evidence::api::cell(s, st));

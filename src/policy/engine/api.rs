@@ -115,7 +115,7 @@ pub struct EditOutcome {
     pub cleared_input_tokens: u64,
     /// `clear_thinking` only.
     pub cleared_thinking_turns: Option<usize>,
-    pub note: String,
+    pub note: EditNote,
 }
 
 /// The api plan at one request: the prompt it read and what each edit did.
@@ -135,140 +135,6 @@ pub struct ApiStep {
     pub changed: Vec<(usize, usize)>,
 }
 
-/// The api plan's wording, in one place (later: typed reasons).
-pub(super) enum Words<'a> {
-    Prompt {
-        tokens: u64,
-        source: TokenSource,
-        uses: usize,
-    },
-    Trigger {
-        on: TriggerOn,
-        tokens: u64,
-        uses: usize,
-        holds: bool,
-        inclusive: bool,
-    },
-    Cleared {
-        trigger: &'a str,
-        nth: usize,
-        of: usize,
-        keep: u64,
-        input_too: bool,
-    },
-    InWindow {
-        keep: u64,
-        counted: &'static str,
-    },
-    Excluded {
-        tool: &'a str,
-    },
-    TooLittle {
-        trigger: &'a str,
-        tokens: u64,
-        at_least: u64,
-    },
-    Applied {
-        trigger: &'a str,
-        uses: usize,
-        tokens: u64,
-    },
-    Thinking {
-        turns: usize,
-        keep: Option<u64>,
-    },
-    NotFired {
-        trigger: &'a str,
-    },
-}
-
-pub(super) fn words(w: Words<'_>) -> String {
-    match w {
-        Words::Prompt {
-            tokens,
-            source,
-            uses,
-        } => format!(
-            "{} input tokens ({}), {}",
-            fmt_int(tokens),
-            source.name(),
-            plural(uses, "tool use")
-        ),
-        Words::Trigger {
-            on,
-            tokens,
-            uses,
-            holds,
-            inclusive,
-        } => {
-            let op = match (holds, inclusive) {
-                (true, false) => ">",
-                (true, true) => ">=",
-                (false, false) => "<=",
-                (false, true) => "<",
-            };
-            match on {
-                TriggerOn::InputTokens(v) => format!(
-                    "{} input tokens {op} trigger {}",
-                    fmt_int(tokens),
-                    fmt_int(v)
-                ),
-                TriggerOn::ToolUses(v) => format!("{} {op} trigger {v}", plural(uses, "tool use")),
-            }
-        }
-        Words::Cleared {
-            trigger,
-            nth,
-            of,
-            keep,
-            input_too,
-        } => format!(
-            "{}: {trigger}; tool use {nth} of {of}, not in the last {keep}{}",
-            crate::policy::api::CLEAR_TOOL_USES,
-            if input_too { "; input cleared too" } else { "" }
-        ),
-        Words::InWindow { keep, counted } => format!("in the last {keep} {counted}"),
-        Words::Excluded { tool } => format!("{tool} is in exclude_tools: never cleared"),
-        Words::TooLittle {
-            trigger,
-            tokens,
-            at_least,
-        } => format!(
-            "{}: {trigger}, but would clear {} input tokens < clear_at_least {}: nothing applied",
-            crate::policy::api::CLEAR_TOOL_USES,
-            fmt_int(tokens),
-            fmt_int(at_least)
-        ),
-        Words::Applied {
-            trigger,
-            uses,
-            tokens,
-        } => format!(
-            "{}: {trigger}: cleared {}, {} input tokens (estimate)",
-            crate::policy::api::CLEAR_TOOL_USES,
-            plural(uses, "tool use"),
-            fmt_int(tokens)
-        ),
-        Words::Thinking { turns, keep } => match keep {
-            Some(k) => format!(
-                "{}: cleared the thinking of {}, keeping the last {k}",
-                crate::policy::api::CLEAR_THINKING,
-                plural(turns, "turn")
-            ),
-            None => format!(
-                "{}: keep all: nothing cleared",
-                crate::policy::api::CLEAR_THINKING
-            ),
-        },
-        Words::NotFired { trigger } => {
-            format!(
-                "{}: not fired: {trigger}",
-                crate::policy::api::CLEAR_TOOL_USES
-            )
-        }
-    }
-}
-
 /// What the edits of one request read and build, in the order they are sent.
 struct Pass<'a> {
     /// The request's messages that have facts.
@@ -277,19 +143,12 @@ struct Pass<'a> {
     uses: Vec<(usize, usize, &'a UseFact)>,
     result_tokens: HashMap<&'a str, u64>,
     step: ApiStep,
-    kept: Why,
+    /// Why each tool use's results stay, by use id (the first reason wins).
+    kept: HashMap<&'a str, Kept>,
     /// Tool use ids whose results are cleared, with the reason.
-    cleared_ids: HashMap<&'a str, String>,
+    cleared_ids: HashMap<&'a str, ClearReason>,
     /// The first edit that applied.
     trigger: Option<Trigger>,
-}
-
-fn plural(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
-    }
 }
 
 impl Engine<'_> {
@@ -367,7 +226,7 @@ impl Engine<'_> {
             },
             uses,
             result_tokens,
-            kept: Why::new(self.wants_reasons()),
+            kept: HashMap::new(),
             cleared_ids: HashMap::new(),
             trigger: None,
         };
@@ -377,23 +236,32 @@ impl Engine<'_> {
                 Edit::ClearToolUses { .. } => self.clear_tool_uses(&mut pass, edit),
             }
         }
-        let clear: Vec<(usize, String)> = (0..self.view.cands.len())
-            .filter_map(|p| {
-                let c = &self.view.cands[p];
+        let mut clear: Vec<(usize, ClearReason)> = Vec::new();
+        let mut kept = Why::new();
+        if !pass.cleared_ids.is_empty() || !pass.kept.is_empty() {
+            for (p, c) in self.view.cands.iter().enumerate() {
                 let r = &s.results[c.result];
-                let why = pass.cleared_ids.get(r.id.as_str())?;
-                (!c.protected() && !r.already_cleared).then(|| (p, why.clone()))
-            })
-            .collect();
-        let prompt = words(Words::Prompt {
-            tokens,
-            source,
-            uses: pass.uses.len(),
-        });
-        let edits: Vec<&str> = pass.step.edits.iter().map(|e| e.note.as_str()).collect();
-        let note = self.note(req, || format!("api: {prompt}; {}", edits.join("; ")));
+                if let Some(why) = pass.cleared_ids.get(r.id.as_str())
+                    && !c.protected()
+                    && !r.already_cleared
+                {
+                    clear.push((p, *why));
+                }
+                // Every result of a kept use stays for the use's reason.
+                if let Some(why) = pass.kept.get(r.id.as_str()) {
+                    kept.insert(p, why.clone());
+                }
+            }
+        }
+        let note = Note::Api {
+            prompt: Prompt {
+                tokens,
+                source,
+                uses: pass.uses.len(),
+            },
+            edits: pass.step.edits.iter().map(|e| e.note).collect(),
+        };
         let verdict = Verdict {
-            fired: pass.trigger.is_some(),
             trigger: pass.trigger,
             clear,
             media: Vec::new(),
@@ -401,7 +269,7 @@ impl Engine<'_> {
             media_kept: 0,
             target: None,
             note,
-            kept: pass.kept,
+            kept,
             pre_tokens: None,
         };
         (verdict, pass.step)
@@ -429,10 +297,10 @@ impl Engine<'_> {
             cleared_tool_uses: None,
             cleared_input_tokens: gone.iter().map(|&m| facts.msgs[m].thinking_tokens).sum(),
             cleared_thinking_turns: Some(gone.len()),
-            note: words(Words::Thinking {
+            note: EditNote::Thinking {
                 turns: gone.len(),
                 keep,
-            }),
+            },
         });
         pass.step.thinking_cleared.extend_from_slice(gone);
         pass.step.changed.extend(gone.iter().map(|&m| (m, 0)));
@@ -463,13 +331,13 @@ impl Engine<'_> {
             TriggerOn::ToolUses(v) => (uses.len() as u64, *v),
         };
         let holds = spec.exceeds(measured, threshold);
-        let trigger_text = words(Words::Trigger {
+        let trigger = ApiTrigger {
             on: *on,
             tokens,
             uses: uses.len(),
             holds,
             inclusive: spec.trigger_inclusive,
-        });
+        };
         let excluded = |u: &UseFact| exclude_tools.contains(&u.name);
         // The keep window: the most recent `keep` uses, excluded tools counted
         // only when the reading says so.
@@ -499,21 +367,19 @@ impl Engine<'_> {
         let too_little = clear_at_least.filter(|&least| cleared_tokens < least);
         let applies = holds && !clear.is_empty() && too_little.is_none();
         let note = if !holds {
-            words(Words::NotFired {
-                trigger: &trigger_text,
-            })
+            EditNote::NotFired { trigger }
         } else if let Some(least) = too_little {
-            words(Words::TooLittle {
-                trigger: &trigger_text,
+            EditNote::TooLittle {
+                trigger,
                 tokens: cleared_tokens,
                 at_least: least,
-            })
+            }
         } else {
-            words(Words::Applied {
-                trigger: &trigger_text,
+            EditNote::Applied {
+                trigger,
                 uses: clear.len(),
                 tokens: cleared_tokens,
-            })
+            }
         };
         pass.step.edits.push(EditOutcome {
             edit_type: crate::policy::api::CLEAR_TOOL_USES,
@@ -521,39 +387,28 @@ impl Engine<'_> {
             cleared_tool_uses: Some(if applies { clear.len() } else { 0 }),
             cleared_input_tokens: if applies { cleared_tokens } else { 0 },
             cleared_thinking_turns: None,
-            note: note.clone(),
+            note,
         });
-        let counted_words = if spec.excluded_count_toward_keep {
-            "tool uses"
-        } else {
-            "tool uses (excluded tools not counted)"
-        };
-        let reasons = pass.kept.on;
+        let excluded_counted = spec.excluded_count_toward_keep;
         for (i, &(m, place, u)) in uses.iter().enumerate() {
             if excluded(u) {
-                self.keep_use(&mut pass.kept, u, || {
-                    words(Words::Excluded { tool: &u.name })
+                keep_use(&mut pass.kept, u, || Kept::ApiExcluded {
+                    tool: u.name.clone(),
                 });
             } else if window.contains(&i) {
-                self.keep_use(&mut pass.kept, u, || {
-                    words(Words::InWindow {
-                        keep: *keep,
-                        counted: counted_words,
-                    })
+                keep_use(&mut pass.kept, u, || Kept::ApiInWindow {
+                    keep: *keep,
+                    excluded_counted,
                 });
             } else if !applies {
-                self.keep_use(&mut pass.kept, u, || note.clone());
+                keep_use(&mut pass.kept, u, || Kept::ApiEdit(note));
             } else if !pass.cleared_ids.contains_key(u.id.as_str()) {
-                let why = if reasons {
-                    words(Words::Cleared {
-                        trigger: &trigger_text,
-                        nth: i + 1,
-                        of: uses.len(),
-                        keep: *keep,
-                        input_too: input_cleared(u),
-                    })
-                } else {
-                    String::new()
+                let why = ClearReason::Api {
+                    trigger,
+                    nth: i + 1,
+                    of: uses.len(),
+                    keep: *keep,
+                    input_too: input_cleared(u),
                 };
                 pass.cleared_ids.insert(u.id.as_str(), why);
                 if input_cleared(u) {
@@ -566,19 +421,11 @@ impl Engine<'_> {
             pass.trigger = Some(Trigger::ClearToolUses);
         }
     }
+}
 
-    /// Gives every result of use `u` a reason to stay (the first one wins).
-    fn keep_use(&self, kept: &mut Why, u: &UseFact, why: impl Fn() -> String) {
-        if !kept.on {
-            return;
-        }
-        for p in 0..self.view.cands.len() {
-            let r = &self.s.results[self.view.cands[p].result];
-            if r.id == u.id && !kept.contains_key(&p) {
-                kept.add(p, &why);
-            }
-        }
-    }
+/// Gives use `u` (every result with its id) a reason to stay; the first wins.
+fn keep_use<'a>(kept: &mut HashMap<&'a str, Kept>, u: &'a UseFact, why: impl FnOnce() -> Kept) {
+    kept.entry(u.id.as_str()).or_insert_with(why);
 }
 
 #[cfg(test)]

@@ -12,12 +12,19 @@ impl Engine<'_> {
         let keep = p.keep_for(PlanKind::Budget);
         let warning = p.budget_warning_at(req);
         let usage = self.view.last_usage;
-        // Below the usage gate nothing fires: a step that reports nothing but
-        // whether it fired (quiet, or the timeline's) needs no pass over the view.
-        if usage.is_none_or(|u| u < warning) && (req.index < self.quiet_before || !self.detail) {
-            return Verdict::none(
-                self.note(req, || format!("budget: {}", gate_text(usage, warning))),
+        let gate = Gate { usage, warning };
+        // Below the usage gate nothing fires and nothing is kept for a reason of
+        // the plan's own: the eligible tokens are a running total, so such a step
+        // costs no pass over the view.
+        if usage.is_none_or(|u| u < warning) {
+            debug_assert_eq!(
+                self.eligible_tokens,
+                self.eligible_by_pass(),
+                "eligible tokens"
             );
+            let mut v = Verdict::none(Note::BudgetGate(gate));
+            v.pre_tokens = Some(self.eligible_tokens);
+            return v;
         }
         let eligible_tool =
             |c: &Candidate| c.compactable && c.tool.as_deref() != Some(budget::NOT_ELIGIBLE_TOOL);
@@ -44,33 +51,29 @@ impl Engine<'_> {
             .collect();
         let mut positions = Vec::new();
         let mut items = Vec::new();
-        let mut kept = Why::new(self.wants_reasons());
+        let mut kept = Why::new();
         for (pos, c) in self.view.cands.iter().enumerate() {
             let r = &self.s.results[c.result];
             if !c.compactable || c.protected() || r.already_cleared || self.in_force(c) {
                 continue;
             }
             if !eligible_tool(c) {
-                kept.add(pos, || {
-                    format!(
-                        "{} results are never cleared by the budget plan",
-                        budget::NOT_ELIGIBLE_TOOL
-                    )
-                });
+                kept.insert(pos, Kept::BudgetNotEligible);
                 continue;
             }
             if r.is_error && !p.errors_clearable() {
-                kept.add(pos, || "error result (clear_errors off)".into());
+                kept.insert(pos, Kept::ErrorClearErrorsOff);
                 continue;
             }
             let in_window = window.contains(r.id.as_str());
             if in_window {
-                kept.add(pos, || {
-                    format!(
-                        "in the last {keep} eligible calls ({})",
-                        self.rank_text(pos)
-                    )
-                });
+                kept.insert(
+                    pos,
+                    Kept::InLastEligible {
+                        keep,
+                        rank: self.rank(pos),
+                    },
+                );
             }
             positions.push(pos);
             items.push(budget::Item {
@@ -85,83 +88,82 @@ impl Engine<'_> {
             warning,
         };
         let d = budget::decide(&items, usage, &params);
-        let gate = gate_text(usage, warning);
-        let total = if d.pre_tokens > p.budget_tokens {
-            format!(
-                "{} tokens of results > {}",
-                fmt_int(d.pre_tokens),
-                fmt_int(p.budget_tokens)
-            )
-        } else {
-            format!(
-                "{} tokens of results ≤ {}",
-                fmt_int(d.pre_tokens),
-                fmt_int(p.budget_tokens)
-            )
+        let why = BudgetWhy {
+            gate,
+            pre_tokens: d.pre_tokens,
+            budget: p.budget_tokens,
         };
-        let why = format!("budget: {gate}; {total}");
         let walked: HashSet<usize> = d.walk.iter().map(|&i| positions[i]).collect();
         for (i, &pos) in positions.iter().enumerate() {
             if !items[i].in_window && !walked.contains(&pos) {
-                kept.add(pos, || {
-                    format!(
-                        "budget: the rest fits in {} once older results are cleared ({})",
-                        fmt_int(p.budget_tokens),
-                        self.rank_text(pos)
-                    )
-                });
+                let rank = self.rank(pos);
+                kept.insert(
+                    pos,
+                    Kept::BudgetRestFits {
+                        budget: p.budget_tokens,
+                        rank,
+                    },
+                );
             }
         }
         let mut v = match d.failed {
             None => Verdict {
-                fired: true,
                 trigger: Some(Trigger::Budget),
                 clear: d
                     .walk
                     .iter()
                     .map(|&i| {
                         let pos = positions[i];
-                        (
-                            pos,
-                            format!("{why}; {}, not in last {keep}", self.rank_text(pos)),
-                        )
+                        let rank = self.rank(pos);
+                        (pos, ClearReason::Budget { why, rank, keep })
                     })
                     .collect(),
                 media: Vec::new(),
                 strip: Vec::new(),
                 media_kept: 0,
                 target: None,
-                note: format!("{why}; clearing saves {}", fmt_int(d.saved)),
+                note: Note::Budget {
+                    why,
+                    saved: d.saved,
+                },
                 kept: Why::default(),
                 pre_tokens: None,
             },
-            Some(failed) => {
-                let note = match failed {
-                    budget::Failed::NoUsage | budget::Failed::Usage => format!("budget: {gate}"),
-                    budget::Failed::WithinBudget => format!("{why}: nothing to clear"),
-                    budget::Failed::MinSaving => format!(
-                        "{why}, but clearing saves only {} < {} minimum",
-                        fmt_int(d.saved),
-                        fmt_int(p.budget_min_saving)
-                    ),
-                };
-                Verdict::none(self.note(req, || note))
-            }
+            Some(failed) => Verdict::none(match failed {
+                budget::Failed::NoUsage | budget::Failed::Usage => Note::BudgetGate(gate),
+                budget::Failed::WithinBudget => Note::BudgetWithin(why),
+                budget::Failed::MinSaving => Note::BudgetMinSaving {
+                    why,
+                    saved: d.saved,
+                    min: p.budget_min_saving,
+                },
+            }),
         };
-        if v.fired {
+        if v.fired() {
             v.kept = kept;
         }
         v.pre_tokens = Some(d.pre_tokens);
         v
     }
-}
 
-/// The budget plan's usage gate in words.
-pub(super) fn gate_text(usage: Option<u64>, warning: u64) -> String {
-    match usage {
-        Some(u) if u >= warning => format!("usage {} ≥ {}", fmt_int(u), fmt_int(warning)),
-        Some(u) => format!("usage {} < {}", fmt_int(u), fmt_int(warning)),
-        None => format!("no recorded usage in the view (gate {})", fmt_int(warning)),
+    /// The budget plan's eligible tokens by a pass over the view (what the
+    /// running total must equal).
+    fn eligible_by_pass(&self) -> u64 {
+        let p = &self.policy;
+        self.view
+            .cands
+            .iter()
+            .filter(|c| {
+                let r = &self.s.results[c.result];
+                c.compactable
+                    && c.tool.as_deref() != Some(budget::NOT_ELIGIBLE_TOOL)
+                    && !c.protected()
+                    && !r.already_cleared
+                    && !self.in_force(c)
+                    && (!r.is_error || p.errors_clearable())
+            })
+            .map(|c| self.s.results[c.result].est_tokens)
+            .sum()
     }
 }
 
@@ -191,6 +193,57 @@ mod tests {
         let (s, p) = t.plan(PlanKind::Budget, |p| {
             p.budget_warning_tokens = Some(150_001)
         });
-        assert!(!p.step.fired && cleared(&s, &p).is_empty());
+        assert!(!p.step.fired() && cleared(&s, &p).is_empty());
+    }
+
+    #[test]
+    fn below_the_gate_pre_tokens_is_the_running_total_and_a_carried_run_agrees() {
+        let mut t = Transcript::new();
+        t.prompt(0);
+        for (i, id) in ["A", "B", "C", "D", "E"].iter().enumerate() {
+            t.call(id, "Read", 40_000, if i == 4 { 150_000 } else { 10 });
+        }
+        let tune = |p: &mut crate::policy::Policy| {
+            p.budget_tokens = 20_000;
+            p.budget_min_saving = 10_000;
+        };
+        // Gate 200,000: nothing fires, and the eligible tokens are still read:
+        // five results of 10,000 tokens.
+        let (_, p) = t.plan(PlanKind::Budget, |p| {
+            tune(p);
+            p.budget_warning_tokens = Some(200_000);
+        });
+        assert!(!p.step.fired());
+        assert_eq!(p.step.pre_tokens, Some(50_000));
+        // Carrying the requests fires where stepping them in full does, and
+        // run_to(n) reads as the n-th full step.
+        let (s, _) = t.plan(PlanKind::Budget, tune);
+        let n = s.last_request();
+        let mut full = s.engine(n);
+        let steps: Vec<_> = std::iter::from_fn(|| full.step()).collect();
+        let mut carried = s.engine(n);
+        let triggers: Vec<_> = std::iter::from_fn(|| carried.carry()).collect();
+        assert_eq!(
+            triggers,
+            steps.iter().map(|st| st.trigger).collect::<Vec<_>>()
+        );
+        assert_eq!(triggers.last(), Some(&Some(crate::policy::Trigger::Budget)));
+        let last = s.engine(n).run_to(n).unwrap();
+        let want = &steps[n - 1];
+        assert_eq!(
+            (
+                &last.newly_cleared,
+                &last.cleared,
+                &last.note,
+                last.chars_after
+            ),
+            (
+                &want.newly_cleared,
+                &want.cleared,
+                &want.note,
+                want.chars_after
+            )
+        );
+        assert_eq!(last.newly_cleared.len(), 2, "A and B go");
     }
 }

@@ -28,52 +28,42 @@ impl Engine<'_> {
         let keep = p.keep_for(PlanKind::Count);
         let trigger = p.trigger_threshold as usize;
         let n = self.active;
+        let why = CountWhy { active: n, trigger };
         if n <= trigger {
             debug_assert_eq!(n, self.active_by_pass().len(), "active count");
-            return Verdict::none(
-                self.note(req, || format!("count: {n} active <= trigger {trigger}")),
-            );
+            return Verdict::none(Note::CountUnder(why));
         }
         // Positions of the active results, in registration order.
         let active: Vec<usize> = self.active_set.iter().map(|&r| self.pos_of[r]).collect();
         debug_assert_eq!(active, self.active_by_pass(), "active results");
         let last_user = last_user_message(self.s, req).filter(|&m| m + 1 == req.end);
         let split = n.saturating_sub(keep);
-        let mut kept = Why::new(self.wants_reasons());
+        let mut kept = Why::new();
         for &q in &active[split..] {
-            kept.add(q, || format!("in the last {keep} active results"));
+            kept.insert(q, Kept::InLastActive { keep });
         }
-        let why = format!("count: {n} active > trigger {trigger}");
         let mut clear = Vec::new();
         for &q in &active[..split] {
             if Some(self.s.results[self.view.cands[q].result].msg) == last_user {
-                kept.add(q, || {
-                    "not yet sent: only results already sent can be deleted".into()
-                });
+                kept.insert(q, Kept::NotYetSent);
             } else {
-                clear.push((
-                    q,
-                    format!(
-                        "{why}; {}, not in last {keep}, already sent",
-                        self.rank_text(q)
-                    ),
-                ));
+                let rank = self.rank(q);
+                clear.push((q, ClearReason::Count { why, rank, keep }));
             }
         }
         if clear.is_empty() {
-            let mut v = Verdict::none(format!("{why}, but nothing sent can be deleted"));
+            let mut v = Verdict::none(Note::CountNothingSent(why));
             v.kept = kept;
             return v;
         }
         Verdict {
-            fired: true,
             trigger: Some(Trigger::Count),
             clear,
             media: Vec::new(),
             strip: Vec::new(),
             media_kept: 0,
             target: None,
-            note: why,
+            note: Note::Count(why),
             kept,
             pre_tokens: None,
         }
@@ -100,7 +90,7 @@ mod tests {
             p.trigger_threshold = 2;
             p.keep_recent = Some(1);
         });
-        assert!(!p.step.fired);
+        assert!(!p.step.fired());
         assert_eq!(cleared(&s, &p), ["A", "B"]);
         // At the trigger, nothing.
         let (s, p) = t.plan(PlanKind::Count, |p| {

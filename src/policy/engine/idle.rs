@@ -5,7 +5,7 @@ use super::*;
 
 impl Engine<'_> {
     /// `idle` and `forced`: clear what lies outside the keep window (SPEC §3).
-    pub(super) fn time_based(&self, req: &Request, trigger: Trigger, why: String) -> Verdict {
+    pub(super) fn time_based(&self, req: &Request, trigger: Trigger, why: TimeWhy) -> Verdict {
         let kind = if trigger == Trigger::Forced {
             PlanKind::Forced
         } else {
@@ -13,7 +13,7 @@ impl Engine<'_> {
         };
         let keep = self.policy.keep_for(kind);
         let mut clear = Vec::new();
-        let mut kept = Why::new(self.wants_reasons());
+        let mut kept = Why::new();
         match self.policy.preset {
             Harness::Claude => {
                 // The window is over call ids (calls without a result included),
@@ -41,18 +41,21 @@ impl Engine<'_> {
                         continue;
                     }
                     if window.contains(r.id.as_str()) {
-                        kept.add(p, || {
-                            format!(
-                                "in the last {keep} compactable calls ({})",
-                                self.rank_text(p)
-                            )
-                        });
+                        let rank = self.rank(p);
+                        kept.insert(p, Kept::InLastCalls { keep, rank });
                     } else if r.is_error && !self.policy.errors_clearable() {
-                        kept.add(p, || "error result (clear_errors off)".into());
+                        kept.insert(p, Kept::ErrorClearErrorsOff);
                     } else {
+                        let rank = self.rank(p);
+                        let clearable = false;
                         clear.push((
                             p,
-                            format!("{why}; {}, not in last {keep}", self.rank_text(p)),
+                            ClearReason::Time {
+                                why,
+                                rank,
+                                keep,
+                                clearable,
+                            },
                         ));
                     }
                 }
@@ -63,30 +66,35 @@ impl Engine<'_> {
                 let clearable = self.clearable(true);
                 let split = clearable.len().saturating_sub(keep);
                 for &p in &clearable[split..] {
-                    kept.add(p, || {
-                        format!(
-                            "in the last {keep} clearable results ({})",
-                            self.rank_text(p)
-                        )
-                    });
+                    kept.insert(
+                        p,
+                        Kept::InLastClearable {
+                            keep,
+                            rank: self.rank(p),
+                        },
+                    );
                 }
                 for &p in &clearable[..split] {
+                    let (rank, clearable) = (self.rank(p), true);
                     clear.push((
                         p,
-                        format!("{why}; {}, not in last {keep} clearable", self.rank_text(p)),
+                        ClearReason::Time {
+                            why,
+                            rank,
+                            keep,
+                            clearable,
+                        },
                     ));
                 }
                 self.explain_unclearable(&mut kept);
             }
         }
         let mut v = Verdict {
-            fired: true,
             trigger: Some(trigger),
             clear,
             target: None,
-            note: why.clone(),
             kept,
-            ..Verdict::none(String::new())
+            ..Verdict::none(Note::Time(why))
         };
         self.media_to_clear(req, &mut v);
         let tokens: u64 = v
@@ -96,12 +104,11 @@ impl Engine<'_> {
             .sum::<u64>()
             + self.media_tokens(&v);
         if tokens == 0 {
-            v.fired = false;
             v.trigger = None;
             v.clear.clear();
             v.media.clear();
             v.strip.clear();
-            v.note = format!("{why}, but nothing to clear saves tokens");
+            v.note = Note::TimeSavesNothing(why);
         }
         v
     }
@@ -157,15 +164,15 @@ impl Engine<'_> {
                 continue;
             }
             let why = if c.pending {
-                "pending: just returned, not yet sent"
+                Kept::Pending
             } else if r.is_error {
-                "error result: never cleared"
+                Kept::ErrorNeverCleared
             } else if r.chars == 0 {
-                "empty result (0 chars)"
+                Kept::Empty
             } else {
                 continue;
             };
-            kept.add(p, || why.into());
+            kept.insert(p, why);
         }
     }
 }
@@ -192,7 +199,7 @@ mod tests {
         assert_eq!(p.step.tokens_saved, 200);
         // Under the gap, nothing.
         let (s, p) = t.plan(PlanKind::Idle, |p| p.gap_threshold_minutes = 90.0);
-        assert!(!p.step.fired && cleared(&s, &p).is_empty());
+        assert!(!p.step.fired() && cleared(&s, &p).is_empty());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! carrying the clearings still in force (SPEC §5 persistence).
 
 use super::budget;
-use super::protect::{Outcome, Protection, Protector, RecordedPath};
+use super::protect::{Protector, RecordedPath};
 use super::{Delivery, PlanKind, Policy};
 use crate::harness::Preset;
 use crate::session::{Harness, Request, Role, SendKind, Session};
@@ -13,6 +13,7 @@ mod budget_plan;
 mod count;
 mod fmt;
 mod idle;
+mod reason;
 mod size;
 mod status;
 mod types;
@@ -20,61 +21,36 @@ mod view;
 
 pub use api::{ApiFacts, ApiStep, EditOutcome, MsgFacts, TokenSource};
 pub use fmt::{fmt_gap, fmt_int, fmt_num, gap_words};
-pub use status::protection_text;
+pub use reason::{
+    ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, Note, Prompt, Rank, Reason,
+    SizeWhy, TimeWhy,
+};
 pub use types::{Candidate, Clearing, EditBlock, Status, Step, Trigger};
 
 /// The plan's verdict at one request, before it is applied.
 struct Verdict {
-    fired: bool,
+    /// The trigger that fired; None: nothing fired.
     trigger: Option<Trigger>,
     /// Candidate positions to clear, with the reason for each.
-    clear: Vec<(usize, String)>,
+    clear: Vec<(usize, ClearReason)>,
     media: Vec<usize>,
     /// Qwen: results (not compactable) whose nested media is stripped.
     strip: Vec<usize>,
     /// Qwen idle/forced: `min(#media + #nested-media, keep_recent)`.
     media_kept: usize,
     target: Option<u64>,
-    note: String,
-    /// Why particular candidates stay (in the window, pending, …).
+    note: Note,
+    /// Why particular candidates stay (in the window, pending, …), by position.
     kept: Why,
     pre_tokens: Option<u64>,
 }
 
-/// Reasons a candidate stays, in words; written only when reasons are wanted.
-#[derive(Default)]
-struct Why {
-    on: bool,
-    map: HashMap<usize, String>,
-}
-
-impl Why {
-    fn new(on: bool) -> Why {
-        Why {
-            on,
-            map: HashMap::new(),
-        }
-    }
-
-    fn add(&mut self, p: usize, why: impl FnOnce() -> String) {
-        if self.on {
-            self.map.insert(p, why());
-        }
-    }
-
-    fn contains_key(&self, p: &usize) -> bool {
-        self.map.contains_key(p)
-    }
-
-    fn get(&self, p: &usize) -> Option<&String> {
-        self.map.get(p)
-    }
-}
+/// Reasons candidates stay, by candidate position.
+type Why = HashMap<usize, Kept>;
 
 impl Verdict {
-    fn none(note: String) -> Verdict {
+    fn none(note: Note) -> Verdict {
         Verdict {
-            fired: false,
             trigger: None,
             clear: Vec::new(),
             media: Vec::new(),
@@ -85,6 +61,10 @@ impl Verdict {
             kept: Why::default(),
             pre_tokens: None,
         }
+    }
+
+    fn fired(&self) -> bool {
+        self.trigger.is_some()
     }
 }
 
@@ -98,24 +78,19 @@ pub struct Engine<'s> {
     /// The request `forced` acts at (the viewed request K).
     forced_at: usize,
     next: usize,
-    /// Reasons in words for every candidate (plan, explain, TUI); the timeline
-    /// needs none and skips them.
-    detail: bool,
-    /// With `detail`, only at this request (the one shown), when set.
-    detail_at: Option<usize>,
-    /// Requests before this one only carry the state forward: their steps skip
-    /// what only a report of them needs (statuses, sizes after, lists).
-    quiet_before: usize,
     /// Candidate positions marked pending at the last step.
     pending: Vec<usize>,
     cleared: Vec<Option<Clearing>>,
-    /// Per result in the view: its chars in the size total and whether it counts
-    /// as active (count plan) while no clearing is in force on it.
-    base: Vec<(u64, bool)>,
-    /// The size total and the number of active results, kept as clearings come
-    /// and go (so a step that does not fire costs no pass over the view).
+    /// Per result in the view, while no clearing is in force on it: its chars in
+    /// the size total, whether it counts as active (count plan), and its tokens
+    /// among the budget plan's eligible results.
+    base: Vec<(u64, bool, u64)>,
+    /// The size total, the number of active results and the budget plan's
+    /// eligible tokens, kept as clearings come and go (so a step that does not
+    /// fire costs no pass over the view).
     total: u64,
     active: usize,
+    eligible_tokens: u64,
     /// The active results themselves, by result index (registration order), and
     /// each view result's candidate position: the count plan reads only these.
     active_set: BTreeSet<usize>,
@@ -181,14 +156,12 @@ impl<'s> Engine<'s> {
             protector,
             forced_at,
             next: 1,
-            detail: true,
-            detail_at: None,
-            quiet_before: 0,
             pending: Vec::new(),
             cleared: vec![None; s.results.len()],
-            base: vec![(0, false); s.results.len()],
+            base: vec![(0, false, 0); s.results.len()],
             total: 0,
             active: 0,
+            eligible_tokens: 0,
             active_set: BTreeSet::new(),
             pos_of: vec![0; s.results.len()],
             in_force_list: Vec::new(),
@@ -209,44 +182,17 @@ impl<'s> Engine<'s> {
         self
     }
 
-    /// Reasons in words only at request `k` (what a plan at `k` shows); the
-    /// steps before `k - 1` are quiet: they carry the state and report nothing
-    /// but whether they fired (a plan at `k` looks at k - 1 and k only).
-    pub fn reasons_at(mut self, k: usize) -> Self {
-        self.detail_at = Some(k);
-        self.quiet_before = k.saturating_sub(1);
-        self
-    }
-
     /// The same engine, now answering for request `k` (its `forced` plan acts
-    /// there, reasons in words at k): a state saved at a request before k - 1,
-    /// resumed (`analysis::Checkpoints`).
+    /// there): a state saved at a request before k - 1, resumed
+    /// (`analysis::Checkpoints`).
     pub fn resumed_for(mut self, k: usize) -> Self {
         self.forced_at = k;
-        self.reasons_at(k)
+        self
     }
 
     /// The request the next `step` evaluates (1-based).
     pub fn next_request(&self) -> usize {
         self.next
-    }
-
-    /// Whether the request being evaluated gets reasons in words.
-    fn wants_reasons(&self) -> bool {
-        self.detail && self.detail_at.is_none_or(|k| k + 1 == self.next)
-    }
-
-    /// Every step quiet: only whether each request fired (the TUI's footer marks).
-    pub fn only_fired(mut self) -> Self {
-        self.detail = false;
-        self.quiet_before = usize::MAX;
-        self
-    }
-
-    /// Skips the reasons in words (for the timeline, which prints none).
-    pub fn without_reasons(mut self) -> Self {
-        self.detail = false;
-        self
     }
 
     pub fn policy(&self) -> &Policy {
@@ -328,26 +274,28 @@ impl<'s> Engine<'s> {
         }
     }
 
-    /// What result `r` adds to the size total and the active count now.
-    fn contribution(&self, r: usize) -> (u64, usize) {
+    /// What result `r` adds to the size total, the active count and the
+    /// eligible tokens now.
+    fn contribution(&self, r: usize) -> (u64, usize, u64) {
         match self.cleared[r] {
-            Some(_) => (0, 0),
-            None => (self.base[r].0, self.base[r].1 as usize),
+            Some(_) => (0, 0, 0),
+            None => (self.base[r].0, self.base[r].1 as usize, self.base[r].2),
         }
     }
 
     /// The one place a clearing is put in force or lifted.
     fn set_clearing(&mut self, r: usize, clearing: Option<Clearing>) {
-        let (c, a) = self.contribution(r);
+        let old = self.contribution(r);
         self.cleared[r] = clearing;
-        self.update_totals(r, c, a);
+        self.update_totals(r, old);
     }
 
     /// Moves the running totals from `r`'s old contribution to its current one.
-    fn update_totals(&mut self, r: usize, old_chars: u64, old_active: usize) {
-        let (c, a) = self.contribution(r);
+    fn update_totals(&mut self, r: usize, (old_chars, old_active, old_tokens): (u64, usize, u64)) {
+        let (c, a, t) = self.contribution(r);
         self.total = self.total - old_chars + c;
         self.active = self.active - old_active + a;
+        self.eligible_tokens = self.eligible_tokens - old_tokens + t;
         if a == 1 {
             self.active_set.insert(r);
         } else {
@@ -367,32 +315,48 @@ impl<'s> Engine<'s> {
             && !c.protected()
             && !r.already_cleared
             && (!r.is_error || self.policy.errors_clearable());
-        let (old_c, old_a) = self.contribution(c.result);
-        self.base[c.result] = (chars, active);
-        self.update_totals(c.result, old_c, old_a);
+        // The budget plan's eligible results: the active ones but its one tool.
+        let tokens = if active && c.tool.as_deref() != Some(budget::NOT_ELIGIBLE_TOOL) {
+            r.est_tokens
+        } else {
+            0
+        };
+        let old = self.contribution(c.result);
+        self.base[c.result] = (chars, active, tokens);
+        self.update_totals(c.result, old);
     }
 
     /// Evaluates the next request; None after the last.
     pub fn step(&mut self) -> Option<Step> {
         let req = self.s.requests.get(self.next - 1)?;
         self.next += 1;
-        Some(self.step_request(req))
+        Some(self.step_request(req, false))
+    }
+
+    /// Evaluates the next request only to carry its state forward: what fired
+    /// there (None after the last). Nothing only a report of the step needs is
+    /// made (statuses, sizes after, lists).
+    pub fn carry(&mut self) -> Option<Option<Trigger>> {
+        let req = self.s.requests.get(self.next - 1)?;
+        self.next += 1;
+        Some(self.step_request(req, true).trigger)
     }
 
     /// Evaluates a request that is not one of the session's: the compaction's
     /// summarizing request, whose view ends at a `compact_boundary` (SPEC §10).
     pub fn step_virtual(&mut self, req: &Request) -> Step {
-        self.step_request(req)
+        self.step_request(req, false)
     }
 
-    fn step_request(&mut self, req: &Request) -> Step {
+    /// `quiet`: the step only carries the state (see `carry`).
+    fn step_request(&mut self, req: &Request, quiet: bool) -> Step {
         if !self.view.started || req.segment != self.view.segment {
             // Nothing planned before a compaction boundary carries over it.
             self.reset_clearings();
             self.reset_media();
             self.edits.clear();
             self.pending.clear();
-            (self.total, self.active) = (0, 0);
+            (self.total, self.active, self.eligible_tokens) = (0, 0, 0);
             self.active_set.clear();
             self.view = View {
                 segment: req.segment,
@@ -452,7 +416,6 @@ impl<'s> Engine<'s> {
                 }
             }
         }
-        let quiet = req.index < self.quiet_before;
         let chars_before = if quiet && !self.needs_size_total() {
             0
         } else {
@@ -466,7 +429,7 @@ impl<'s> Engine<'s> {
             }
             Some(kind) => (self.evaluate(req, kind, chars_before, gap), None),
             None => (
-                Verdict::none(super::send::qwen_runs(req).why_none.into()),
+                Verdict::none(Note::NotRun(super::send::qwen_runs(req).why_none)),
                 None,
             ),
         };
@@ -478,7 +441,7 @@ impl<'s> Engine<'s> {
             let clearing = Clearing {
                 at: req.index,
                 trigger,
-                reason: reason.clone(),
+                reason: *reason,
             };
             self.set_clearing(r, Some(clearing));
             self.in_force_list.push(r);
@@ -514,7 +477,6 @@ impl<'s> Engine<'s> {
             return Step {
                 index: req.index,
                 kind,
-                fired: verdict.fired,
                 trigger: verdict.trigger,
                 newly_cleared: Vec::new(),
                 cleared: Vec::new(),
@@ -537,7 +499,6 @@ impl<'s> Engine<'s> {
         Step {
             index: req.index,
             kind,
-            fired: verdict.fired,
             trigger: verdict.trigger,
             tokens_saved,
             newly_cleared: newly.iter().map(|&p| cands[p].result).collect(),
@@ -590,22 +551,14 @@ impl<'s> Engine<'s> {
         }
     }
 
-    /// Runs to request `k` (1-based) and returns its step.
+    /// Runs to request `k` (1-based) and returns its step: the requests before
+    /// it only carry the state (a plan at `k` reads `run_to(k - 1)` and then
+    /// `step()`, so it looks at k - 1 and k in full).
     pub fn run_to(&mut self, k: usize) -> Option<Step> {
-        let mut last = None;
-        while self.next <= k {
-            last = Some(self.step()?);
+        while self.next < k {
+            self.carry()?;
         }
-        last
-    }
-
-    /// A note in words for a step that reports (a quiet step's goes unread).
-    fn note(&self, req: &Request, words: impl FnOnce() -> String) -> String {
-        if req.index < self.quiet_before {
-            String::new()
-        } else {
-            words()
-        }
+        if self.next == k { self.step() } else { None }
     }
 
     fn evaluate(
@@ -621,50 +574,31 @@ impl<'s> Engine<'s> {
         match kind {
             PlanKind::Idle | PlanKind::Auto => {
                 if let Some(r) = runs.filter(|r| !r.idle) {
-                    return Verdict::none(format!("idle: {}", r.why_none));
+                    return Verdict::none(Note::IdleNotRun(r.why_none));
                 }
                 if p.gap_threshold_minutes < 0.0 {
-                    return Verdict::none("idle: disabled (negative gap threshold)".into());
+                    return Verdict::none(Note::IdleDisabled);
                 }
+                let threshold = p.gap_threshold_minutes;
                 if !gap_holds {
-                    return Verdict::none(self.note(req, || {
-                        format!(
-                            "idle: gap {} < {} min",
-                            fmt_gap(gap),
-                            fmt_num(p.gap_threshold_minutes)
-                        )
-                    }));
+                    return Verdict::none(Note::IdleUnderGap { gap, threshold });
                 }
-                let gap = fmt_gap(gap);
-                let why = format!(
-                    "idle: gap {gap} min >= {}",
-                    fmt_num(p.gap_threshold_minutes)
-                );
-                self.time_based(req, Trigger::Idle, why)
+                self.time_based(req, Trigger::Idle, TimeWhy::Idle { gap, threshold })
             }
             PlanKind::Forced => {
                 if req.index != self.forced_at {
-                    return Verdict::none(self.note(req, || {
-                        format!("forced: acts at request {} only", self.forced_at)
-                    }));
+                    return Verdict::none(Note::ForcedElsewhere { at: self.forced_at });
                 }
-                self.time_based(
-                    req,
-                    Trigger::Forced,
-                    format!("forced at request {}", req.index),
-                )
+                self.time_based(req, Trigger::Forced, TimeWhy::Forced { at: req.index })
             }
             PlanKind::Size => {
                 if let Some(r) = runs.filter(|r| !r.size) {
-                    return Verdict::none(format!("size: {}", r.why_none));
+                    return Verdict::none(Note::SizeNotRun(r.why_none));
                 }
                 if p.preset == Harness::Qwen && p.gap_threshold_minutes < 0.0 && !p.size_explicit {
-                    return Verdict::none(
-                        "size: off with idle (negative gap and no size threshold set: Qwen's settings coupling)"
-                            .into(),
-                    );
+                    return Verdict::none(Note::SizeOffWithIdle);
                 }
-                self.size(req, chars_before)
+                self.size(chars_before)
             }
             PlanKind::Count => self.count(req),
             PlanKind::Budget => self.budget(req),

@@ -4,10 +4,10 @@ use super::*;
 
 impl Engine<'_> {
     /// `size`: over the threshold, clear oldest first down to the target (SPEC §5).
-    pub(super) fn size(&self, req: &Request, total: u64) -> Verdict {
+    pub(super) fn size(&self, total: u64) -> Verdict {
         let p = &self.policy;
         if p.size_threshold < 0 {
-            return Verdict::none("size: disabled (negative threshold)".into());
+            return Verdict::none(Note::SizeDisabled);
         }
         let threshold = p.size_threshold as u64;
         let target = if p.low_watermark {
@@ -16,64 +16,49 @@ impl Engine<'_> {
             threshold
         };
         if total <= threshold {
-            let mut v = Verdict::none(self.note(req, || {
-                format!("size: {} chars <= {}", fmt_int(total), fmt_int(threshold))
-            }));
+            let mut v = Verdict::none(Note::SizeUnder { total, threshold });
             v.target = Some(target);
             return v;
         }
         let keep = p.keep_for(PlanKind::Size);
         let clearable = self.clearable(false);
         let split = clearable.len().saturating_sub(keep);
-        let mut kept = Why::new(self.wants_reasons());
+        let mut kept = Why::new();
         for &q in &clearable[split..] {
-            kept.add(q, || {
-                format!(
-                    "in the last {keep} clearable results ({})",
-                    self.rank_text(q)
-                )
-            });
+            kept.insert(
+                q,
+                Kept::InLastClearable {
+                    keep,
+                    rank: self.rank(q),
+                },
+            );
         }
-        let why = format!(
-            "size: {} chars > {}; clearing oldest first down to {}",
-            fmt_int(total),
-            fmt_int(threshold),
-            fmt_int(target)
-        );
+        let why = SizeWhy {
+            total,
+            threshold,
+            target,
+        };
         let mut left = total;
         let mut clear = Vec::new();
         for &q in &clearable[..split] {
             if left <= target {
-                kept.add(q, || format!("size target {} reached", fmt_int(target)));
+                kept.insert(q, Kept::SizeTargetReached { target });
                 continue;
             }
             left -= self.s.results[self.view.cands[q].result].chars;
-            clear.push((
-                q,
-                format!(
-                    "{why} ({}, not in last {keep} clearable)",
-                    self.rank_text(q)
-                ),
-            ));
+            let rank = self.rank(q);
+            clear.push((q, ClearReason::Size { why, rank, keep }));
         }
         self.explain_unclearable(&mut kept);
-        let note = if left > target {
-            format!(
-                "{why}; overage: only {} chars could go",
-                fmt_int(total - left)
-            )
-        } else {
-            why
-        };
+        let overage = (left > target).then_some(total - left);
         Verdict {
-            fired: true,
             trigger: Some(Trigger::Size),
             clear,
             media: Vec::new(),
             strip: Vec::new(),
             media_kept: 0,
             target: Some(target),
-            note,
+            note: Note::Size { why, overage },
             kept,
             pre_tokens: None,
         }

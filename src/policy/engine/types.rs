@@ -3,6 +3,7 @@
 
 use super::super::protect::{Protection, RecordedPath};
 use super::PlanKind;
+use super::reason::{ClearReason, Note, Reason};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -62,7 +63,7 @@ impl Trigger {
 pub struct Clearing {
     pub at: usize,
     pub trigger: Trigger,
-    pub reason: String,
+    pub reason: ClearReason,
 }
 
 /// One `cache_edits` block: created at request `at`, pinned at message `msg`.
@@ -90,7 +91,7 @@ pub struct Candidate {
     pub protection: Option<Protection>,
     pub pending: bool,
     pub status: Status,
-    pub reason: String,
+    pub reason: Reason,
     pub cleared_at: Option<usize>,
 }
 
@@ -109,7 +110,7 @@ pub struct Step {
     /// The plan kind in force here (what `auto` chose, or the kind asked for);
     /// None where `auto` runs nothing (a Qwen notification, goal turn…).
     pub kind: Option<PlanKind>,
-    pub fired: bool,
+    /// The trigger that fired here; None where no plan fired.
     pub trigger: Option<Trigger>,
     /// Result indices newly cleared here, in rank order.
     pub newly_cleared: Vec<usize>,
@@ -129,8 +130,15 @@ pub struct Step {
     pub gap_minutes: Option<f64>,
     /// `budget`: Σ tokens of the eligible results (SPEC §7 `metadata.pre_tokens`).
     pub pre_tokens: Option<u64>,
-    /// Why the plan fired or not, in words.
-    pub note: String,
+    /// Why the plan fired or not (`report::words` says it in words).
+    pub note: Note,
     /// The `api` plan (SPEC §11): the prompt it read and each edit's outcome.
     pub api: Option<super::ApiStep>,
+}
+
+impl Step {
+    /// Whether a plan fired here: it did exactly when it has a trigger.
+    pub fn fired(&self) -> bool {
+        self.trigger.is_some()
+    }
 }

@@ -197,7 +197,7 @@ impl<'s> Engine<'s> {
             protection,
             pending: false,
             status: Status::Kept,
-            reason: String::new(),
+            reason: Reason::Unset,
             cleared_at: None,
         };
         (key, cand)
@@ -259,14 +259,15 @@ impl<'s> Engine<'s> {
             .collect()
     }
 
-    pub(super) fn rank_text(&self, p: usize) -> String {
-        let total = match self.s.harness {
+    /// Candidate `p`'s rank among the view's ranked results.
+    pub(super) fn rank(&self, p: usize) -> Rank {
+        let of = match self.s.harness {
             Harness::Claude => self.view.call_rank.len(),
             Harness::Qwen => self.view.qwen_rank,
         };
-        match self.view.cands[p].rank {
-            Some(r) => format!("rank {r} of {total}"),
-            None => "unranked".into(),
+        Rank {
+            rank: self.view.cands[p].rank,
+            of,
         }
     }
 }

@@ -127,7 +127,7 @@ pub fn timeline_marks(setup: &Setup, forced_at: usize) -> impl Iterator<Item = M
     analysis::timeline_steps(setup, forced_at).map(move |st| {
         let broke = broke_at(setup, prev.as_ref(), &st);
         let mark = Mark {
-            fired: st.fired,
+            fired: st.fired(),
             broke,
             ..Default::default()
         };
@@ -190,7 +190,7 @@ pub fn evidence_marks(
         let req = &s.requests[k - 1];
         let broke = broke_at(setup, prev.as_ref(), &st);
         let mut mark = Mark {
-            fired: st.fired,
+            fired: st.fired(),
             broke,
             silent: crate::report::silent(&st, req.begins_turn),
             ..Default::default()

@@ -62,7 +62,7 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     };
     let title = format!(
         " tool results by age ({shown}) — {} ",
-        if v.plan.step.fired {
+        if v.plan.step.fired() {
             format!(
                 "{} fired: {}",
                 v.plan.step.trigger.map(|t| t.name()).unwrap_or("?"),

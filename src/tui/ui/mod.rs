@@ -411,7 +411,7 @@ mod theme_tests {
             }),
             pending: false,
             status,
-            reason: String::new(),
+            reason: crate::policy::engine::Reason::Unset,
             cleared_at: None,
         }
     }

@@ -168,7 +168,7 @@ pub(super) fn draw_explain(
                 format!("{:<18}", format!("{} {}", glyph(r.status), r.status.name())),
                 theme.status(r.status),
             ),
-            Span::raw(r.reason.clone()),
+            Span::raw(crate::report::words::explain_reason(r)),
         ]));
         for note in explain_row_notes(v, r, newly) {
             lines.push(Line::styled(
@@ -294,7 +294,7 @@ pub fn explain_row_notes(
         let limits = !matches!(send.kind, SendKind::UserQuery | SendKind::Cron);
         if limits
             && r.status != crate::policy::Status::Cleared
-            && !r.reason.contains(send.kind.words())
+            && !crate::report::words::explain_reason(r).contains(send.kind.words())
         {
             out.push(format!("{}: {}", send.kind.name(), send.kind.words()));
         }

@@ -3,6 +3,7 @@
 
 use crate::analysis::{PlanAt, Setup, plan_and_inputs};
 use crate::policy::api::parse_edits;
+use crate::policy::engine::{EditNote, Kept, Reason};
 use crate::policy::protect::PathMap;
 use crate::policy::{Policy, Status};
 use crate::wire::Side;
@@ -130,7 +131,7 @@ fn the_trigger_by_input_tokens_is_strict_and_keep_spares_the_newest() {
         |_| {},
     );
     assert_eq!(run.tokens(), (1051, "estimate"));
-    assert!(run.plan.step.fired);
+    assert!(run.plan.step.fired());
     assert_eq!(
         run.plan.step.trigger.map(|t| t.name()),
         Some("clear_tool_uses_20250919")
@@ -145,7 +146,7 @@ fn the_trigger_by_input_tokens_is_strict_and_keep_spares_the_newest() {
         None,
         |_| {},
     );
-    assert!(!at.plan.step.fired);
+    assert!(!at.plan.step.fired());
     assert!(at.cleared().is_empty());
     assert_eq!(at.edit(0).cleared_tool_uses, Some(0));
     // ...and --api-trigger-inclusive does.
@@ -166,7 +167,7 @@ fn the_trigger_by_tool_uses_counts_the_requests_uses() {
         None,
         |_| {},
     );
-    assert!(!run.plan.step.fired);
+    assert!(!run.plan.step.fired());
     // ...but more than 9: all but the last 2.
     let run = body.plan(
         tool_uses(json!({"type": "tool_uses", "value": 9}), 2),
@@ -196,7 +197,7 @@ fn keep_zero_clears_every_use_and_keep_all_clears_none() {
     let all = body.plan(tool_uses(trig(), 10), None, |_| {});
     assert!(all.cleared().is_empty());
     assert!(
-        !all.plan.step.fired,
+        !all.plan.step.fired(),
         "nothing to clear: the edit does not apply"
     );
 }
@@ -218,10 +219,11 @@ fn excluded_tools_stay_and_by_default_do_not_count_toward_keep() {
         .find(|c| run.setup.session.results[c.result].id == "t8")
         .unwrap();
     assert_eq!(t8.status, Status::Kept);
-    assert!(
-        t8.reason.contains("memory is in exclude_tools"),
-        "{}",
-        t8.reason
+    assert_eq!(
+        t8.reason,
+        Reason::Kept(Kept::ApiExcluded {
+            tool: "memory".into()
+        })
     );
     // Counted toward keep: the window is t7, t8, t9, so t6 goes too.
     let run = body.plan(edits, None, |p| p.api.excluded_count_toward_keep = true);
@@ -239,14 +241,17 @@ fn clear_at_least_blocks_a_clearing_too_small() {
     };
     // Seven results of 100 tokens: 700 < 701, nothing applied.
     let run = body.plan(edits(701), None, |_| {});
-    assert!(!run.plan.step.fired);
+    assert!(!run.plan.step.fired());
     assert!(run.cleared().is_empty());
     assert_eq!(run.edit(0).cleared_tool_uses, Some(0));
-    assert!(
-        run.edit(0)
-            .note
-            .contains("would clear 700 input tokens < clear_at_least 701")
-    );
+    assert!(matches!(
+        run.edit(0).note,
+        EditNote::TooLittle {
+            tokens: 700,
+            at_least: 701,
+            ..
+        }
+    ));
     assert_eq!(body.plan(edits(700), None, |_| {}).cleared(), ids(0..7));
 }
 
@@ -317,7 +322,7 @@ fn clear_thinking_drops_all_but_the_last_turns_that_think() {
         None,
         |_| {},
     );
-    assert!(!all.plan.step.fired);
+    assert!(!all.plan.step.fired());
     assert_eq!(all.edit(0).cleared_thinking_turns, Some(0));
 }
 
@@ -338,7 +343,7 @@ fn recorded_usage_and_cleared_tokens_are_the_prompt() {
     // results: t0 and t1 go (keep 2).
     assert_eq!(run.cleared(), ids(0..2));
     assert_eq!(run.edit(0).cleared_tool_uses, Some(2));
-    assert!(!body.plan(trig(1050), Some(5), |_| {}).plan.step.fired);
+    assert!(!body.plan(trig(1050), Some(5), |_| {}).plan.step.fired());
 }
 
 #[test]
@@ -369,7 +374,7 @@ fn stateless_edits_are_new_only_where_the_server_view_changed() {
         "keep": {"type": "tool_uses", "value": 3}, "exclude_tools": ["memory"]}]);
     let k11 = body.plan(edits, None, |_| {});
     assert_eq!(k11.cleared(), ids(0..6));
-    assert!(k11.plan.step.fired);
+    assert!(k11.plan.step.fired());
     assert!(k11.plan.step.newly_cleared.is_empty());
     assert_eq!(k11.plan.cache.prefix_broken_at_message, None);
 }

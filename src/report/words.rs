@@ -1,0 +1,385 @@
+//! The engine's reasons in words: the one place a `Note`, a `Reason`, a
+//! `ClearReason`, a `Kept` or an `EditNote` becomes a sentence. The reports and
+//! the TUI call these; the engine never does (it records only the numbers).
+
+use crate::analysis::ExplainRow;
+use crate::policy::api::{CLEAR_THINKING, CLEAR_TOOL_USES, TriggerOn};
+use crate::policy::budget::NOT_ELIGIBLE_TOOL;
+use crate::policy::engine::{
+    ApiTrigger, BudgetWhy, Candidate, ClearReason, CountWhy, EditNote, Gate, Kept, Note, Prompt,
+    Rank, Reason, SizeWhy, TimeWhy, fmt_gap, fmt_int, fmt_num,
+};
+use crate::policy::protect::{Outcome, Protection};
+use std::fmt::{self, Display, Formatter};
+
+/// A candidate's reason in words: `note` is the step's (a candidate kept for
+/// no reason of its own says what the plan did). A protection that does not
+/// protect is said after the reason.
+pub fn reason(c: &Candidate, note: &Note) -> String {
+    let mut out = match &c.reason {
+        Reason::Unset => String::new(),
+        Reason::NotCompactable => match &c.tool {
+            Some(t) => format!("{t} results are not compactable"),
+            None => "no tool call with this id in the view".into(),
+        },
+        Reason::AlreadyCleared => "already cleared in the transcript".into(),
+        Reason::Protected => protection_text(c.protection.as_ref()),
+        Reason::Cleared { earlier: None, why } => why.to_string(),
+        Reason::Cleared {
+            earlier: Some(at),
+            why,
+        } => format!("cleared at request {at}: {why}"),
+        Reason::ErrorKept => "error result: qwen never clears errors".into(),
+        Reason::Kept(k) => k.to_string(),
+        Reason::KeptByPlan { fired: true } => format!("kept: {note}"),
+        Reason::KeptByPlan { fired: false } => format!("no plan fired: {note}"),
+    };
+    if let Some(pr) = &c.protection
+        && !pr.outcome.protects()
+    {
+        out.push_str("; ");
+        out.push_str(&protection_text(Some(pr)));
+    }
+    out
+}
+
+/// An explain row's reason in words, with the api preset's edits beside it.
+pub fn explain_reason(r: &ExplainRow) -> String {
+    let why = reason(&r.candidate, &r.note);
+    match &r.edits_here {
+        Some(edits) => format!("{why} [edits here: {edits}]"),
+        None => why,
+    }
+}
+
+/// A protection decision in words (`protection off` without one).
+pub fn protection_text(p: Option<&Protection>) -> String {
+    let Some(p) = p else {
+        return "protection off".into();
+    };
+    let root = p.root.map(|r| r.name()).unwrap_or("?");
+    let resolved = p.resolved.as_deref().unwrap_or("?");
+    match p.outcome {
+        Outcome::Protected => format!("protected: inside the {root} memory root ({resolved})"),
+        Outcome::Unverified => {
+            format!("protected, unverified: the {root} root does not exist here; decided lexically")
+        }
+        Outcome::SymlinkEscape => {
+            format!("symlink escape: inside the {root} root by name, resolves to {resolved}")
+        }
+        Outcome::Outside => format!("outside every memory root ({resolved})"),
+        Outcome::UnresolvedId => "unresolved id: no file path recorded for this id".into(),
+        Outcome::AmbiguousId => "ambiguous id: several paths recorded for this id".into(),
+    }
+}
+
+impl Display for Note {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::NoRequests => f.write_str("the session has no requests"),
+            Note::NotRun(why) => f.write_str(why),
+            Note::IdleNotRun(why) => write!(f, "idle: {why}"),
+            Note::IdleDisabled => f.write_str("idle: disabled (negative gap threshold)"),
+            Note::IdleUnderGap { gap, threshold } => {
+                write!(f, "idle: gap {} < {} min", fmt_gap(*gap), fmt_num(*threshold))
+            }
+            Note::ForcedElsewhere { at } => write!(f, "forced: acts at request {at} only"),
+            Note::Time(why) => why.fmt(f),
+            Note::TimeSavesNothing(why) => write!(f, "{why}, but nothing to clear saves tokens"),
+            Note::SizeNotRun(why) => write!(f, "size: {why}"),
+            Note::SizeOffWithIdle => f.write_str(
+                "size: off with idle (negative gap and no size threshold set: Qwen's settings coupling)",
+            ),
+            Note::SizeDisabled => f.write_str("size: disabled (negative threshold)"),
+            Note::SizeUnder { total, threshold } => {
+                write!(f, "size: {} chars <= {}", fmt_int(*total), fmt_int(*threshold))
+            }
+            Note::Size {
+                why,
+                overage: None,
+            } => why.fmt(f),
+            Note::Size {
+                why,
+                overage: Some(gone),
+            } => write!(f, "{why}; overage: only {} chars could go", fmt_int(*gone)),
+            Note::CountUnder(CountWhy { active, trigger }) => {
+                write!(f, "count: {active} active <= trigger {trigger}")
+            }
+            Note::Count(why) => why.fmt(f),
+            Note::CountNothingSent(why) => write!(f, "{why}, but nothing sent can be deleted"),
+            Note::BudgetGate(gate) => write!(f, "budget: {gate}"),
+            Note::Budget { why, saved } => write!(f, "{why}; clearing saves {}", fmt_int(*saved)),
+            Note::BudgetWithin(why) => write!(f, "{why}: nothing to clear"),
+            Note::BudgetMinSaving { why, saved, min } => write!(
+                f,
+                "{why}, but clearing saves only {} < {} minimum",
+                fmt_int(*saved),
+                fmt_int(*min)
+            ),
+            Note::Api { prompt, edits } => {
+                write!(f, "api: {prompt}; ")?;
+                for (i, e) in edits.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    e.fmt(f)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Display for Rank {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self.rank {
+            Some(r) => write!(f, "rank {r} of {}", self.of),
+            None => f.write_str("unranked"),
+        }
+    }
+}
+
+impl Display for TimeWhy {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            TimeWhy::Idle { gap, threshold } => {
+                write!(
+                    f,
+                    "idle: gap {} min >= {}",
+                    fmt_gap(*gap),
+                    fmt_num(*threshold)
+                )
+            }
+            TimeWhy::Forced { at } => write!(f, "forced at request {at}"),
+        }
+    }
+}
+
+impl Display for SizeWhy {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "size: {} chars > {}; clearing oldest first down to {}",
+            fmt_int(self.total),
+            fmt_int(self.threshold),
+            fmt_int(self.target)
+        )
+    }
+}
+
+impl Display for CountWhy {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "count: {} active > trigger {}",
+            self.active, self.trigger
+        )
+    }
+}
+
+impl Display for Gate {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let w = fmt_int(self.warning);
+        match self.usage {
+            Some(u) if u >= self.warning => write!(f, "usage {} ≥ {w}", fmt_int(u)),
+            Some(u) => write!(f, "usage {} < {w}", fmt_int(u)),
+            None => write!(f, "no recorded usage in the view (gate {w})"),
+        }
+    }
+}
+
+impl Display for BudgetWhy {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let op = if self.pre_tokens > self.budget {
+            ">"
+        } else {
+            "≤"
+        };
+        write!(
+            f,
+            "budget: {}; {} tokens of results {op} {}",
+            self.gate,
+            fmt_int(self.pre_tokens),
+            fmt_int(self.budget)
+        )
+    }
+}
+
+impl Display for ClearReason {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            ClearReason::Time {
+                why,
+                rank,
+                keep,
+                clearable,
+            } => {
+                write!(f, "{why}; {rank}, not in last {keep}")?;
+                if *clearable {
+                    f.write_str(" clearable")?;
+                }
+                Ok(())
+            }
+            ClearReason::Size { why, rank, keep } => {
+                write!(f, "{why} ({rank}, not in last {keep} clearable)")
+            }
+            ClearReason::Count { why, rank, keep } => {
+                write!(f, "{why}; {rank}, not in last {keep}, already sent")
+            }
+            ClearReason::Budget { why, rank, keep } => {
+                write!(f, "{why}; {rank}, not in last {keep}")
+            }
+            ClearReason::Api {
+                trigger,
+                nth,
+                of,
+                keep,
+                input_too,
+            } => write!(
+                f,
+                "{CLEAR_TOOL_USES}: {trigger}; tool use {nth} of {of}, not in the last {keep}{}",
+                if *input_too {
+                    "; input cleared too"
+                } else {
+                    ""
+                }
+            ),
+        }
+    }
+}
+
+impl Display for Kept {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Kept::InLastCalls { keep, rank } => {
+                write!(f, "in the last {keep} compactable calls ({rank})")
+            }
+            Kept::ErrorClearErrorsOff => f.write_str("error result (clear_errors off)"),
+            Kept::InLastClearable { keep, rank } => {
+                write!(f, "in the last {keep} clearable results ({rank})")
+            }
+            Kept::Pending => f.write_str("pending: just returned, not yet sent"),
+            Kept::ErrorNeverCleared => f.write_str("error result: never cleared"),
+            Kept::Empty => f.write_str("empty result (0 chars)"),
+            Kept::SizeTargetReached { target } => {
+                write!(f, "size target {} reached", fmt_int(*target))
+            }
+            Kept::InLastActive { keep } => write!(f, "in the last {keep} active results"),
+            Kept::NotYetSent => {
+                f.write_str("not yet sent: only results already sent can be deleted")
+            }
+            Kept::BudgetNotEligible => write!(
+                f,
+                "{NOT_ELIGIBLE_TOOL} results are never cleared by the budget plan"
+            ),
+            Kept::InLastEligible { keep, rank } => {
+                write!(f, "in the last {keep} eligible calls ({rank})")
+            }
+            Kept::BudgetRestFits { budget, rank } => write!(
+                f,
+                "budget: the rest fits in {} once older results are cleared ({rank})",
+                fmt_int(*budget)
+            ),
+            Kept::ApiExcluded { tool } => write!(f, "{tool} is in exclude_tools: never cleared"),
+            Kept::ApiInWindow {
+                keep,
+                excluded_counted: true,
+            } => write!(f, "in the last {keep} tool uses"),
+            Kept::ApiInWindow {
+                keep,
+                excluded_counted: false,
+            } => write!(
+                f,
+                "in the last {keep} tool uses (excluded tools not counted)"
+            ),
+            Kept::ApiEdit(e) => e.fmt(f),
+        }
+    }
+}
+
+/// `1 tool use`, `2 tool uses`.
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+impl Display for Prompt {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} input tokens ({}), {}",
+            fmt_int(self.tokens),
+            self.source.name(),
+            plural(self.uses, "tool use")
+        )
+    }
+}
+
+impl Display for ApiTrigger {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let op = match (self.holds, self.inclusive) {
+            (true, false) => ">",
+            (true, true) => ">=",
+            (false, false) => "<=",
+            (false, true) => "<",
+        };
+        match self.on {
+            TriggerOn::InputTokens(v) => write!(
+                f,
+                "{} input tokens {op} trigger {}",
+                fmt_int(self.tokens),
+                fmt_int(v)
+            ),
+            TriggerOn::ToolUses(v) => {
+                write!(f, "{} {op} trigger {v}", plural(self.uses, "tool use"))
+            }
+        }
+    }
+}
+
+impl Display for EditNote {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            EditNote::NotFired { trigger } => {
+                write!(f, "{CLEAR_TOOL_USES}: not fired: {trigger}")
+            }
+            EditNote::TooLittle {
+                trigger,
+                tokens,
+                at_least,
+            } => write!(
+                f,
+                "{CLEAR_TOOL_USES}: {trigger}, but would clear {} input tokens < clear_at_least {}: nothing applied",
+                fmt_int(*tokens),
+                fmt_int(*at_least)
+            ),
+            EditNote::Applied {
+                trigger,
+                uses,
+                tokens,
+            } => write!(
+                f,
+                "{CLEAR_TOOL_USES}: {trigger}: cleared {}, {} input tokens (estimate)",
+                plural(*uses, "tool use"),
+                fmt_int(*tokens)
+            ),
+            EditNote::Thinking {
+                turns,
+                keep: Some(k),
+            } => write!(
+                f,
+                "{CLEAR_THINKING}: cleared the thinking of {}, keeping the last {k}",
+                plural(*turns, "turn")
+            ),
+            EditNote::Thinking { keep: None, .. } => {
+                write!(f, "{CLEAR_THINKING}: keep all: nothing cleared")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,567 @@
+//! Every reason the engine records reads as the sentence the reports printed
+//! when the engine wrote them itself (the golden outputs hold the same words).
+
+use super::*;
+use crate::policy::engine::{Status, TokenSource};
+use crate::policy::protect::RootKind;
+
+fn rank(r: usize, of: usize) -> Rank {
+    Rank { rank: Some(r), of }
+}
+
+const IDLE: TimeWhy = TimeWhy::Idle {
+    gap: Some(61.5),
+    threshold: 60.0,
+};
+const SIZE: SizeWhy = SizeWhy {
+    total: 12_000,
+    threshold: 10_000,
+    target: 5_000,
+};
+const COUNT: CountWhy = CountWhy {
+    active: 5,
+    trigger: 2,
+};
+const GATE: Gate = Gate {
+    usage: Some(150_000),
+    warning: 147_000,
+};
+const BUDGET: BudgetWhy = BudgetWhy {
+    gate: GATE,
+    pre_tokens: 50_000,
+    budget: 20_000,
+};
+const TOKENS: ApiTrigger = ApiTrigger {
+    on: TriggerOn::InputTokens(1000),
+    tokens: 1200,
+    uses: 7,
+    holds: true,
+    inclusive: false,
+};
+
+#[test]
+fn step_notes_read_as_before() {
+    let cases: Vec<(Note, &str)> = vec![
+        (Note::NoRequests, "the session has no requests"),
+        (
+            Note::NotRun("a hook continuing a goal turn: Qwen runs no microcompaction here"),
+            "a hook continuing a goal turn: Qwen runs no microcompaction here",
+        ),
+        (
+            Note::IdleNotRun("qwen looks at the gap only when a turn begins"),
+            "idle: qwen looks at the gap only when a turn begins",
+        ),
+        (
+            Note::IdleDisabled,
+            "idle: disabled (negative gap threshold)",
+        ),
+        (
+            Note::IdleUnderGap {
+                gap: Some(12.25),
+                threshold: 60.0,
+            },
+            "idle: gap 12.25 < 60 min",
+        ),
+        (
+            Note::IdleUnderGap {
+                gap: None,
+                threshold: 5.5,
+            },
+            "idle: gap none < 5.5 min",
+        ),
+        (
+            Note::ForcedElsewhere { at: 7 },
+            "forced: acts at request 7 only",
+        ),
+        (Note::Time(IDLE), "idle: gap 61.5 min >= 60"),
+        (Note::Time(TimeWhy::Forced { at: 3 }), "forced at request 3"),
+        (
+            Note::TimeSavesNothing(IDLE),
+            "idle: gap 61.5 min >= 60, but nothing to clear saves tokens",
+        ),
+        (
+            Note::SizeNotRun("qwen looks at the gap only when a turn begins"),
+            "size: qwen looks at the gap only when a turn begins",
+        ),
+        (
+            Note::SizeOffWithIdle,
+            "size: off with idle (negative gap and no size threshold set: Qwen's settings coupling)",
+        ),
+        (Note::SizeDisabled, "size: disabled (negative threshold)"),
+        (
+            Note::SizeUnder {
+                total: 9_500,
+                threshold: 10_000,
+            },
+            "size: 9,500 chars <= 10,000",
+        ),
+        (
+            Note::Size {
+                why: SIZE,
+                overage: None,
+            },
+            "size: 12,000 chars > 10,000; clearing oldest first down to 5,000",
+        ),
+        (
+            Note::Size {
+                why: SIZE,
+                overage: Some(3_000),
+            },
+            "size: 12,000 chars > 10,000; clearing oldest first down to 5,000; overage: only 3,000 chars could go",
+        ),
+        (
+            Note::CountUnder(CountWhy {
+                active: 2,
+                trigger: 2,
+            }),
+            "count: 2 active <= trigger 2",
+        ),
+        (Note::Count(COUNT), "count: 5 active > trigger 2"),
+        (
+            Note::CountNothingSent(COUNT),
+            "count: 5 active > trigger 2, but nothing sent can be deleted",
+        ),
+        (
+            Note::BudgetGate(Gate {
+                usage: Some(1_000),
+                warning: 147_000,
+            }),
+            "budget: usage 1,000 < 147,000",
+        ),
+        (
+            Note::BudgetGate(Gate {
+                usage: None,
+                warning: 147_000,
+            }),
+            "budget: no recorded usage in the view (gate 147,000)",
+        ),
+        (
+            Note::Budget {
+                why: BUDGET,
+                saved: 20_000,
+            },
+            "budget: usage 150,000 ≥ 147,000; 50,000 tokens of results > 20,000; clearing saves 20,000",
+        ),
+        (
+            Note::BudgetWithin(BudgetWhy {
+                pre_tokens: 20_000,
+                ..BUDGET
+            }),
+            "budget: usage 150,000 ≥ 147,000; 20,000 tokens of results ≤ 20,000: nothing to clear",
+        ),
+        (
+            Note::BudgetMinSaving {
+                why: BUDGET,
+                saved: 5_000,
+                min: 20_000,
+            },
+            "budget: usage 150,000 ≥ 147,000; 50,000 tokens of results > 20,000, but clearing saves only 5,000 < 20,000 minimum",
+        ),
+        (
+            Note::Api {
+                prompt: Prompt {
+                    tokens: 1200,
+                    source: TokenSource::Recorded,
+                    uses: 1,
+                },
+                edits: vec![
+                    EditNote::Thinking {
+                        turns: 2,
+                        keep: Some(1),
+                    },
+                    EditNote::NotFired {
+                        trigger: ApiTrigger {
+                            holds: false,
+                            ..TOKENS
+                        },
+                    },
+                ],
+            },
+            "api: 1,200 input tokens (recorded), 1 tool use; clear_thinking_20251015: cleared the thinking of 2 turns, keeping the last 1; clear_tool_uses_20250919: not fired: 1,200 input tokens <= trigger 1,000",
+        ),
+        (
+            Note::Api {
+                prompt: Prompt {
+                    tokens: 0,
+                    source: TokenSource::Estimate,
+                    uses: 0,
+                },
+                edits: Vec::new(),
+            },
+            "api: 0 input tokens (estimate), 0 tool uses; ",
+        ),
+    ];
+    for (note, want) in cases {
+        assert_eq!(note.to_string(), want, "{note:?}");
+    }
+}
+
+#[test]
+fn clearing_reasons_read_as_before() {
+    let cases: Vec<(ClearReason, &str)> = vec![
+        (
+            ClearReason::Time {
+                why: IDLE,
+                rank: rank(2, 9),
+                keep: 5,
+                clearable: false,
+            },
+            "idle: gap 61.5 min >= 60; rank 2 of 9, not in last 5",
+        ),
+        (
+            ClearReason::Time {
+                why: TimeWhy::Forced { at: 4 },
+                rank: rank(1, 3),
+                keep: 1,
+                clearable: true,
+            },
+            "forced at request 4; rank 1 of 3, not in last 1 clearable",
+        ),
+        (
+            ClearReason::Size {
+                why: SIZE,
+                rank: Rank { rank: None, of: 4 },
+                keep: 1,
+            },
+            "size: 12,000 chars > 10,000; clearing oldest first down to 5,000 (unranked, not in last 1 clearable)",
+        ),
+        (
+            ClearReason::Count {
+                why: COUNT,
+                rank: rank(1, 5),
+                keep: 2,
+            },
+            "count: 5 active > trigger 2; rank 1 of 5, not in last 2, already sent",
+        ),
+        (
+            ClearReason::Budget {
+                why: BUDGET,
+                rank: rank(1, 5),
+                keep: 3,
+            },
+            "budget: usage 150,000 ≥ 147,000; 50,000 tokens of results > 20,000; rank 1 of 5, not in last 3",
+        ),
+        (
+            ClearReason::Api {
+                trigger: TOKENS,
+                nth: 2,
+                of: 7,
+                keep: 3,
+                input_too: false,
+            },
+            "clear_tool_uses_20250919: 1,200 input tokens > trigger 1,000; tool use 2 of 7, not in the last 3",
+        ),
+        (
+            ClearReason::Api {
+                trigger: ApiTrigger {
+                    on: TriggerOn::ToolUses(5),
+                    inclusive: true,
+                    ..TOKENS
+                },
+                nth: 1,
+                of: 7,
+                keep: 3,
+                input_too: true,
+            },
+            "clear_tool_uses_20250919: 7 tool uses >= trigger 5; tool use 1 of 7, not in the last 3; input cleared too",
+        ),
+    ];
+    for (why, want) in cases {
+        assert_eq!(why.to_string(), want, "{why:?}");
+    }
+}
+
+#[test]
+fn kept_reasons_read_as_before() {
+    let cases: Vec<(Kept, &str)> = vec![
+        (
+            Kept::InLastCalls {
+                keep: 5,
+                rank: rank(7, 9),
+            },
+            "in the last 5 compactable calls (rank 7 of 9)",
+        ),
+        (Kept::ErrorClearErrorsOff, "error result (clear_errors off)"),
+        (
+            Kept::InLastClearable {
+                keep: 1,
+                rank: rank(3, 3),
+            },
+            "in the last 1 clearable results (rank 3 of 3)",
+        ),
+        (Kept::Pending, "pending: just returned, not yet sent"),
+        (Kept::ErrorNeverCleared, "error result: never cleared"),
+        (Kept::Empty, "empty result (0 chars)"),
+        (
+            Kept::SizeTargetReached { target: 5_000 },
+            "size target 5,000 reached",
+        ),
+        (
+            Kept::InLastActive { keep: 2 },
+            "in the last 2 active results",
+        ),
+        (
+            Kept::NotYetSent,
+            "not yet sent: only results already sent can be deleted",
+        ),
+        (
+            Kept::BudgetNotEligible,
+            "PowerShell results are never cleared by the budget plan",
+        ),
+        (
+            Kept::InLastEligible {
+                keep: 3,
+                rank: rank(4, 5),
+            },
+            "in the last 3 eligible calls (rank 4 of 5)",
+        ),
+        (
+            Kept::BudgetRestFits {
+                budget: 20_000,
+                rank: rank(2, 5),
+            },
+            "budget: the rest fits in 20,000 once older results are cleared (rank 2 of 5)",
+        ),
+        (
+            Kept::ApiExcluded {
+                tool: "memory".into(),
+            },
+            "memory is in exclude_tools: never cleared",
+        ),
+        (
+            Kept::ApiInWindow {
+                keep: 3,
+                excluded_counted: true,
+            },
+            "in the last 3 tool uses",
+        ),
+        (
+            Kept::ApiInWindow {
+                keep: 3,
+                excluded_counted: false,
+            },
+            "in the last 3 tool uses (excluded tools not counted)",
+        ),
+        (
+            Kept::ApiEdit(EditNote::TooLittle {
+                trigger: TOKENS,
+                tokens: 700,
+                at_least: 701,
+            }),
+            "clear_tool_uses_20250919: 1,200 input tokens > trigger 1,000, but would clear 700 input tokens < clear_at_least 701: nothing applied",
+        ),
+    ];
+    for (kept, want) in cases {
+        assert_eq!(kept.to_string(), want, "{kept:?}");
+    }
+}
+
+#[test]
+fn api_edit_notes_read_as_before() {
+    let cases: Vec<(EditNote, &str)> = vec![
+        (
+            EditNote::NotFired {
+                trigger: ApiTrigger {
+                    on: TriggerOn::ToolUses(3),
+                    uses: 1,
+                    holds: false,
+                    inclusive: true,
+                    ..TOKENS
+                },
+            },
+            "clear_tool_uses_20250919: not fired: 1 tool use < trigger 3",
+        ),
+        (
+            EditNote::Applied {
+                trigger: TOKENS,
+                uses: 4,
+                tokens: 2_400,
+            },
+            "clear_tool_uses_20250919: 1,200 input tokens > trigger 1,000: cleared 4 tool uses, 2,400 input tokens (estimate)",
+        ),
+        (
+            EditNote::Applied {
+                trigger: TOKENS,
+                uses: 1,
+                tokens: 100,
+            },
+            "clear_tool_uses_20250919: 1,200 input tokens > trigger 1,000: cleared 1 tool use, 100 input tokens (estimate)",
+        ),
+        (
+            EditNote::Thinking {
+                turns: 1,
+                keep: Some(2),
+            },
+            "clear_thinking_20251015: cleared the thinking of 1 turn, keeping the last 2",
+        ),
+        (
+            EditNote::Thinking {
+                turns: 0,
+                keep: None,
+            },
+            "clear_thinking_20251015: keep all: nothing cleared",
+        ),
+    ];
+    for (note, want) in cases {
+        assert_eq!(note.to_string(), want, "{note:?}");
+    }
+}
+
+fn candidate(tool: Option<&str>, reason: Reason, outcome: Option<Outcome>) -> Candidate {
+    Candidate {
+        result: 0,
+        tool: tool.map(str::to_string),
+        compactable: true,
+        rank: Some(1),
+        path: None,
+        summary: None,
+        paths: Vec::new(),
+        file_path_tool: true,
+        protection: outcome.map(|outcome| Protection {
+            outcome,
+            root: Some(RootKind::User),
+            resolved: Some("/home/u/.claude/memory/a.md".into()),
+        }),
+        pending: false,
+        status: Status::Kept,
+        reason,
+        cleared_at: None,
+    }
+}
+
+#[test]
+fn candidate_reasons_read_as_before() {
+    let note = Note::IdleUnderGap {
+        gap: Some(3.0),
+        threshold: 60.0,
+    };
+    let count = ClearReason::Count {
+        why: COUNT,
+        rank: rank(1, 5),
+        keep: 2,
+    };
+    let cases: Vec<(Candidate, &str)> = vec![
+        (candidate(Some("Read"), Reason::Unset, None), ""),
+        (
+            candidate(Some("Task"), Reason::NotCompactable, None),
+            "Task results are not compactable",
+        ),
+        (
+            candidate(None, Reason::NotCompactable, None),
+            "no tool call with this id in the view",
+        ),
+        (
+            candidate(Some("Read"), Reason::AlreadyCleared, None),
+            "already cleared in the transcript",
+        ),
+        (
+            candidate(Some("Read"), Reason::Protected, Some(Outcome::Protected)),
+            "protected: inside the user memory root (/home/u/.claude/memory/a.md)",
+        ),
+        (
+            candidate(
+                Some("Read"),
+                Reason::Cleared {
+                    earlier: None,
+                    why: count,
+                },
+                None,
+            ),
+            "count: 5 active > trigger 2; rank 1 of 5, not in last 2, already sent",
+        ),
+        (
+            candidate(
+                Some("Read"),
+                Reason::Cleared {
+                    earlier: Some(4),
+                    why: count,
+                },
+                None,
+            ),
+            "cleared at request 4: count: 5 active > trigger 2; rank 1 of 5, not in last 2, already sent",
+        ),
+        (
+            candidate(Some("read_file"), Reason::ErrorKept, None),
+            "error result: qwen never clears errors",
+        ),
+        (
+            candidate(Some("Read"), Reason::Kept(Kept::Pending), None),
+            "pending: just returned, not yet sent",
+        ),
+        (
+            candidate(Some("Read"), Reason::KeptByPlan { fired: true }, None),
+            "kept: idle: gap 3 < 60 min",
+        ),
+        (
+            candidate(Some("Read"), Reason::KeptByPlan { fired: false }, None),
+            "no plan fired: idle: gap 3 < 60 min",
+        ),
+        // A protection that does not protect is said after the reason.
+        (
+            candidate(
+                Some("Read"),
+                Reason::KeptByPlan { fired: false },
+                Some(Outcome::Outside),
+            ),
+            "no plan fired: idle: gap 3 < 60 min; outside every memory root (/home/u/.claude/memory/a.md)",
+        ),
+    ];
+    for (c, want) in cases {
+        assert_eq!(reason(&c, &note), want, "{:?}", c.reason);
+    }
+}
+
+#[test]
+fn protections_read_as_before() {
+    let p = |outcome| {
+        candidate(Some("Read"), Reason::Protected, Some(outcome))
+            .protection
+            .unwrap()
+    };
+    assert_eq!(protection_text(None), "protection off");
+    let cases = [
+        (
+            Outcome::Protected,
+            "protected: inside the user memory root (/home/u/.claude/memory/a.md)",
+        ),
+        (
+            Outcome::Unverified,
+            "protected, unverified: the user root does not exist here; decided lexically",
+        ),
+        (
+            Outcome::SymlinkEscape,
+            "symlink escape: inside the user root by name, resolves to /home/u/.claude/memory/a.md",
+        ),
+        (
+            Outcome::Outside,
+            "outside every memory root (/home/u/.claude/memory/a.md)",
+        ),
+        (
+            Outcome::UnresolvedId,
+            "unresolved id: no file path recorded for this id",
+        ),
+        (
+            Outcome::AmbiguousId,
+            "ambiguous id: several paths recorded for this id",
+        ),
+    ];
+    for (outcome, want) in cases {
+        assert_eq!(protection_text(Some(&p(outcome))), want);
+    }
+}
+
+#[test]
+fn an_explain_row_says_the_api_edits_beside_the_reason() {
+    let row = |edits_here: Option<&str>| ExplainRow {
+        index: 3,
+        status: Status::Kept,
+        candidate: candidate(Some("Read"), Reason::Kept(Kept::Empty), None),
+        note: Note::NoRequests,
+        edits_here: edits_here.map(str::to_string),
+    };
+    assert_eq!(explain_reason(&row(None)), "empty result (0 chars)");
+    assert_eq!(
+        explain_reason(&row(Some("sim 1 | rec 1"))),
+        "empty result (0 chars) [edits here: sim 1 | rec 1]"
+    );
+}
