@@ -44,11 +44,11 @@ fn run(cli: Cli) -> Result<String, UsageError> {
         mcscope::tui::run(cli.path.as_deref(), &cli.opts, mouse)?;
         return Ok(String::new());
     };
-    let json = |v: serde_json::Value| {
+    fn json(v: impl serde::Serialize) -> String {
         let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
         s.push('\n');
         s
-    };
+    }
     Ok(match command {
         Command::Plan { path, opts } => {
             let setup = cli::setup(&path, &opts)?;
