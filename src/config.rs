@@ -604,6 +604,25 @@ protected = "cyan"
     }
 
     #[test]
+    fn preset_names_are_the_preset_tables_and_messages_list_the_names() {
+        assert_eq!(Preset::Claude.name(), crate::harness::CLAUDE.name);
+        assert_eq!(Preset::Qwen.name(), crate::harness::QWEN.name);
+        assert_eq!(Preset::Api.name(), crate::harness::API.name);
+        assert_eq!(Harness::Claude.name(), Preset::Claude.name());
+        assert_eq!(Harness::Qwen.name(), Preset::Qwen.name());
+        assert_eq!(names::<Delivery>(), "rewrite, cache-edits, server");
+        assert_eq!(names_or::<crate::totals::CacheTtl>(), "auto, 5m or 1h");
+        assert_eq!(names::<RootKind>(), "project, user, team");
+        let e = parse("[policy]\ndelivery = \"fast\"\n").unwrap_err();
+        assert!(
+            e.ends_with("not a delivery (rewrite, cache-edits, server)"),
+            "{e}"
+        );
+        let e = parse("[policy.api]\npreset = \"gemini\"\n").unwrap_err();
+        assert!(e.contains("\"gemini\": not a preset"), "{e}");
+    }
+
+    #[test]
     fn layers_apply_in_order_and_remember_their_source() {
         let c = parse(EXAMPLE).unwrap();
         let mut p = Policy::preset(Harness::Qwen);

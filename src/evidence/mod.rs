@@ -43,8 +43,8 @@ impl Writer {
     /// The plan kind whose clearings a record of this writer is compared with.
     pub fn plan(self) -> &'static str {
         match self {
-            Writer::Budget => "budget",
-            Writer::Cached => "count",
+            Writer::Budget => crate::policy::PlanKind::Budget.name(),
+            Writer::Cached => crate::policy::PlanKind::Count.name(),
         }
     }
 

@@ -197,6 +197,40 @@ pub fn setup_with_config(
     opts: &Opts,
     config: Config,
 ) -> Result<Setup, UsageError> {
+    // Every option by name: a field added to `Opts` does not compile until the
+    // setup says what it does with it.
+    let Opts {
+        // The request is the caller's to pick (`request_index`).
+        at: _,
+        policy,
+        preset,
+        ref api_edit,
+        api_excluded_count_toward_keep,
+        api_trigger_inclusive,
+        ref api_placeholder,
+        keep_recent,
+        gap_minutes,
+        size_threshold,
+        no_low_watermark,
+        trigger,
+        delivery,
+        shared:
+            SharedOpts {
+                budget_tokens,
+                budget_min_saving,
+                budget_warning,
+                protect,
+                no_protect,
+                clear_errors,
+                no_clear_errors,
+                ref memory_root,
+                ref path_map,
+            },
+        // The output format is the CLI's; the input format was the loader's.
+        format: _,
+        input_format: _,
+        cache_ttl,
+    } = *opts;
     let sidecar = read_sidecar(path)?;
     let (side, side_dir) = match &sidecar {
         Some((s, d)) => (Some(s), d.clone()),
@@ -209,17 +243,17 @@ pub fn setup_with_config(
         .or_else(|| config.policy.preset.as_deref().map(|p| ("config", p)));
     // Flags win: a --policy or --delivery the api preset cannot take leaves a
     // sidecar's or the config file's api preset for the session's own.
-    let flag_leaves_api = opts.policy.is_some_and(|k| k != PlanKind::Api)
-        || opts.delivery.is_some_and(|d| d != Delivery::Server);
+    let flag_leaves_api = policy.is_some_and(|k| k != PlanKind::Api)
+        || delivery.is_some_and(|d| d != Delivery::Server);
     // A recorded preset by name: (where, the name, the preset if it is one).
     let recorded = recorded.map(|(from, name)| (from, name, name.parse::<PresetArg>().ok()));
-    let api = match (opts.preset, recorded) {
+    let api = match (preset, recorded) {
         (Some(p), _) => p == PresetArg::Api,
-        (None, _) if opts.policy == Some(PlanKind::Api) => true,
+        (None, _) if policy == Some(PlanKind::Api) => true,
         (None, Some((_, _, Some(PresetArg::Api)))) => !flag_leaves_api,
         _ => false,
     };
-    let preset = match (opts.preset, recorded) {
+    let preset = match (preset, recorded) {
         (Some(PresetArg::Claude), _) => Harness::Claude,
         (Some(PresetArg::Qwen), _) => Harness::Qwen,
         (Some(PresetArg::Api), _) => Harness::Claude,
@@ -269,43 +303,36 @@ pub fn setup_with_config(
         })?;
     }
     let flagged = [
-        ("kind", opts.policy.is_some()),
-        ("budget_tokens", opts.shared.budget_tokens.is_some()),
-        ("budget_min_saving", opts.shared.budget_min_saving.is_some()),
-        (
-            "budget_warning_tokens",
-            opts.shared.budget_warning.is_some(),
-        ),
-        ("keep_recent", opts.keep_recent.is_some()),
-        ("gap_threshold_minutes", opts.gap_minutes.is_some()),
-        ("size_threshold", opts.size_threshold.is_some()),
-        ("low_watermark", opts.no_low_watermark),
-        ("trigger_threshold", opts.trigger.is_some()),
-        ("protect", opts.shared.protect || opts.shared.no_protect),
-        (
-            "clear_errors",
-            opts.shared.clear_errors || opts.shared.no_clear_errors,
-        ),
-        ("delivery", opts.delivery.is_some()),
-        ("api_edits", !opts.api_edit.is_empty()),
+        ("kind", policy.is_some()),
+        ("budget_tokens", budget_tokens.is_some()),
+        ("budget_min_saving", budget_min_saving.is_some()),
+        ("budget_warning_tokens", budget_warning.is_some()),
+        ("keep_recent", keep_recent.is_some()),
+        ("gap_threshold_minutes", gap_minutes.is_some()),
+        ("size_threshold", size_threshold.is_some()),
+        ("low_watermark", no_low_watermark),
+        ("trigger_threshold", trigger.is_some()),
+        ("protect", protect || no_protect),
+        ("clear_errors", clear_errors || no_clear_errors),
+        ("delivery", delivery.is_some()),
+        ("api_edits", !api_edit.is_empty()),
         (
             "api_excluded_count_toward_keep",
-            opts.api_excluded_count_toward_keep,
+            api_excluded_count_toward_keep,
         ),
-        ("api_trigger_inclusive", opts.api_trigger_inclusive),
-        ("api_placeholder", opts.api_placeholder.is_some()),
+        ("api_trigger_inclusive", api_trigger_inclusive),
+        ("api_placeholder", api_placeholder.is_some()),
     ];
     for (key, set) in flagged {
         if set {
             sources.insert(key, Source::Flag);
         }
     }
-    if let Some(k) = opts.policy {
+    if let Some(k) = policy {
         p.kind = k;
     }
-    if !opts.api_edit.is_empty() {
-        let list = opts
-            .api_edit
+    if !api_edit.is_empty() {
+        let list = api_edit
             .iter()
             .map(|t| {
                 serde_json::from_str(t).map_err(|e| err(format!("--api-edit {t:?}: not JSON: {e}")))
@@ -314,37 +341,37 @@ pub fn setup_with_config(
         p.api.edits =
             crate::policy::api::parse_edits(&list).map_err(|e| err(format!("--api-edit: {e}")))?;
     }
-    p.api.excluded_count_toward_keep |= opts.api_excluded_count_toward_keep;
-    p.api.trigger_inclusive |= opts.api_trigger_inclusive;
-    if let Some(t) = &opts.api_placeholder {
+    p.api.excluded_count_toward_keep |= api_excluded_count_toward_keep;
+    p.api.trigger_inclusive |= api_trigger_inclusive;
+    if let Some(t) = api_placeholder {
         p.api.placeholder = t.clone();
     }
-    p.budget_tokens = opts.shared.budget_tokens.unwrap_or(p.budget_tokens);
-    p.budget_min_saving = opts.shared.budget_min_saving.unwrap_or(p.budget_min_saving);
-    p.budget_warning_tokens = opts.shared.budget_warning.or(p.budget_warning_tokens);
-    p.keep_recent = opts.keep_recent.or(p.keep_recent);
-    p.gap_threshold_minutes = opts.gap_minutes.unwrap_or(p.gap_threshold_minutes);
-    p.size_threshold = opts.size_threshold.unwrap_or(p.size_threshold);
-    p.size_explicit |= opts.size_threshold.is_some();
-    if opts.no_low_watermark {
+    p.budget_tokens = budget_tokens.unwrap_or(p.budget_tokens);
+    p.budget_min_saving = budget_min_saving.unwrap_or(p.budget_min_saving);
+    p.budget_warning_tokens = budget_warning.or(p.budget_warning_tokens);
+    p.keep_recent = keep_recent.or(p.keep_recent);
+    p.gap_threshold_minutes = gap_minutes.unwrap_or(p.gap_threshold_minutes);
+    p.size_threshold = size_threshold.unwrap_or(p.size_threshold);
+    p.size_explicit |= size_threshold.is_some();
+    if no_low_watermark {
         p.low_watermark = false;
     }
-    p.trigger_threshold = opts.trigger.unwrap_or(p.trigger_threshold);
-    if opts.shared.protect {
+    p.trigger_threshold = trigger.unwrap_or(p.trigger_threshold);
+    if protect {
         p.protect = true;
     }
-    if opts.shared.no_protect {
+    if no_protect {
         p.protect = false;
     }
-    if opts.shared.clear_errors {
+    if clear_errors {
         p.clear_errors = true;
     }
-    if opts.shared.no_clear_errors {
+    if no_clear_errors {
         p.clear_errors = false;
     }
     if api {
         // The api preset runs its own kind, delivered by the server (SPEC §11).
-        if p.kind != PlanKind::Api && opts.policy.is_some() {
+        if p.kind != PlanKind::Api && policy.is_some() {
             return Err(err(format!(
                 "{}: the api preset runs the api plan only (got --policy {})",
                 path.display(),
@@ -356,7 +383,7 @@ pub fn setup_with_config(
             return Err(err(format!(
                 "{}: the api preset's edits are applied by the server: its delivery is server (got {})",
                 path.display(),
-                opts.delivery.unwrap_or(p.delivery).name()
+                delivery.unwrap_or(p.delivery).name()
             )));
         }
         p.delivery = Delivery::Server;
@@ -366,7 +393,7 @@ pub fn setup_with_config(
             path.display()
         )));
     }
-    match opts.delivery {
+    match delivery {
         _ if api => {}
         Some(d) => p.delivery = d,
         None if !delivery_set => {
@@ -425,7 +452,7 @@ pub fn setup_with_config(
             map.push((map_from(from), given(to, &side_dir)));
         }
     }
-    for m in &opts.shared.path_map {
+    for m in path_map {
         let (from, to) = m
             .split_once('=')
             .ok_or_else(|| err(format!("--path-map {m:?}: expected FROM=TO")))?;
@@ -457,7 +484,7 @@ pub fn setup_with_config(
             set_root(kind, given(dir, &side_dir));
         }
     }
-    for r in &opts.shared.memory_root {
+    for r in memory_root {
         let (kind, dir) = r.split_once('=').ok_or_else(|| {
             err(format!(
                 "--memory-root {r:?}: expected {}=DIR",
@@ -480,7 +507,7 @@ pub fn setup_with_config(
         path_map,
         settings: config::Settings {
             cache_ttl: resolve_cache_ttl(
-                opts.cache_ttl,
+                cache_ttl,
                 side.and_then(|s| s.cache_ttl.as_deref()),
                 config.cache_ttl.as_deref(),
             )?,
