@@ -4,7 +4,6 @@
 use super::{Opts, OutputFormat, PresetArg, SharedOpts, UsageError, cache_ttl, setup_from};
 use crate::policy::{Delivery, PlanKind};
 use crate::session::Session;
-use crate::totals::CacheTtl;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -55,8 +54,6 @@ pub struct CompareArgs {
     pub no_low_watermark: bool,
     #[command(flatten)]
     pub shared: SharedOpts,
-    #[arg(long, value_name = "auto|5m|1h", value_enum)]
-    pub cache_ttl: Option<CacheTtl>,
     /// USD per million input tokens (overrides the price table's row).
     #[arg(long, value_name = "USD")]
     pub price_input: Option<f64>,
@@ -109,7 +106,6 @@ impl CompareArgs {
                 CompareFormat::Text | CompareFormat::Html => OutputFormat::Text,
             },
             input_format: None,
-            cache_ttl: self.cache_ttl,
         }
     }
 
@@ -161,7 +157,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     } else {
         vec![args.path.clone()]
     };
-    let cache_ttl = match &args.cache_ttl {
+    let cache_ttl = match &args.shared.cache_ttl {
         Some(_) => cache_ttl(&args.path, &opts)?,
         None if folder => crate::totals::CacheTtl::Auto,
         None => cache_ttl(&args.path, &opts)?,

@@ -99,7 +99,8 @@ pub struct Opts {
     /// server for the api preset, else rewrite).
     #[arg(long, value_enum)]
     pub delivery: Option<Delivery>,
-    /// The flags `compare` takes alike (budget, protection, roots, path maps).
+    /// The flags `compare` takes alike (budget, protection, roots, path maps,
+    /// cache TTL).
     #[command(flatten)]
     pub shared: SharedOpts,
     /// Output format.
@@ -108,13 +109,11 @@ pub struct Opts {
     /// Override format detection.
     #[arg(long, value_enum)]
     pub input_format: Option<Format>,
-    /// The prompt cache's TTL for SPEC §9 `warm` (auto: what the transcript's last cache write used).
-    #[arg(long, value_name = "auto|5m|1h", value_enum)]
-    pub cache_ttl: Option<CacheTtl>,
 }
 
 /// The flags of [`Opts`] that `compare` takes as they are (its other setting
-/// flags take lists): written once, flattened into both.
+/// flags take lists): written once, flattened into both (so `--cache-ttl`
+/// follows `--path-map` in the help of both).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct SharedOpts {
     /// Budget plan: the tool-result tokens it clears down to (default 40000).
@@ -145,6 +144,9 @@ pub struct SharedOpts {
     /// Rewrite a recorded path prefix before resolution (repeatable).
     #[arg(long, value_name = "FROM=TO")]
     pub path_map: Vec<String>,
+    /// The prompt cache's TTL for SPEC §9 `warm` (auto: what the transcript's last cache write used).
+    #[arg(long, value_name = "auto|5m|1h", value_enum)]
+    pub cache_ttl: Option<CacheTtl>,
 }
 
 /// A user-facing error: one line naming the path and the cause; exit status 2.
@@ -225,11 +227,11 @@ pub fn setup_with_config(
                 no_clear_errors,
                 ref memory_root,
                 ref path_map,
+                cache_ttl,
             },
         // The output format is the CLI's; the input format was the loader's.
         format: _,
         input_format: _,
-        cache_ttl,
     } = *opts;
     let sidecar = read_sidecar(path)?;
     let (side, side_dir) = match &sidecar {
@@ -555,7 +557,7 @@ pub fn cache_ttl(path: &Path, opts: &Opts) -> Result<crate::totals::CacheTtl, Us
     };
     let config = config::load().map_err(|e| err(e.to_string()))?;
     resolve_cache_ttl(
-        opts.cache_ttl,
+        opts.shared.cache_ttl,
         sidecar.as_deref(),
         config.cache_ttl.as_deref().filter(|_| !path.is_dir()),
     )
