@@ -4,8 +4,47 @@
 //! config file > preset defaults; a `[policy.<preset>]` table overrides
 //! `[policy]` for that preset.
 
+use crate::policy::protect::RootKind;
 use crate::policy::{Delivery, PlanKind, Policy};
 use serde::Deserialize;
+use strum::VariantArray;
+
+/// The rules a session is read with (`preset` in the config file and the
+/// sidecar, `--preset`): a harness's, or Anthropic's server-side context editing.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
+pub enum Preset {
+    Claude,
+    Qwen,
+    /// Anthropic's server-side context editing (SPEC §11).
+    Api,
+}
+
+impl Preset {
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// An enum's names in order, for messages: `a, b, c`.
+pub fn names<T: VariantArray + Copy + Into<&'static str>>() -> String {
+    T::VARIANTS
+        .iter()
+        .map(|&v| v.into())
+        .collect::<Vec<&str>>()
+        .join(", ")
+}
+
+/// An enum's names in order, for messages: `a, b or c`.
+pub fn names_or<T: VariantArray + Copy + Into<&'static str>>() -> String {
+    let all = names::<T>();
+    match all.rsplit_once(", ") {
+        Some((head, last)) => format!("{head} or {last}"),
+        None => all,
+    }
+}
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -42,11 +81,10 @@ pub struct PolicyKeys {
 impl PolicyKeys {
     /// The table of one preset, if there is one.
     pub fn for_preset(&self, preset: &str) -> Option<&PolicyKeys> {
-        match preset {
-            "claude" => self.claude.as_deref(),
-            "qwen" => self.qwen.as_deref(),
-            "api" => self.api.as_deref(),
-            _ => None,
+        match preset.parse().ok()? {
+            Preset::Claude => self.claude.as_deref(),
+            Preset::Qwen => self.qwen.as_deref(),
+            Preset::Api => self.api.as_deref(),
         }
     }
 
@@ -88,7 +126,8 @@ pub struct Config {
 }
 
 /// Where a setting came from, for the header's marks and `config --print`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Source {
     Preset,
     Config,
@@ -98,12 +137,7 @@ pub enum Source {
 
 impl Source {
     pub fn name(self) -> &'static str {
-        match self {
-            Source::Preset => "preset",
-            Source::Config => "config",
-            Source::Sidecar => "sidecar",
-            Source::Flag => "flag",
-        }
+        self.into()
     }
 
     /// The header's mark: `*` flag, `s` sidecar, `c` config, none for a default.
@@ -336,7 +370,7 @@ impl Config {
     /// Values serde cannot check: plan kinds, deliveries, presets, TTLs, roots.
     fn check(&self) -> Result<(), String> {
         let mut tables = vec![("policy", &self.policy)];
-        for p in ["claude", "qwen", "api"] {
+        for p in Preset::VARIANTS.iter().map(|p| p.name()) {
             if let Some(k) = self.policy.for_preset(p) {
                 if k.has_tables() {
                     return Err(format!(
@@ -356,11 +390,12 @@ impl Config {
                 && Delivery::parse(d).is_none()
             {
                 return Err(format!(
-                    "[{table}] delivery = {d:?}: not a delivery (rewrite, cache-edits, server)"
+                    "[{table}] delivery = {d:?}: not a delivery ({})",
+                    names::<Delivery>()
                 ));
             }
             if let Some(p) = &keys.preset
-                && !["claude", "qwen", "api"].contains(&p.as_str())
+                && p.parse::<Preset>().is_err()
             {
                 return Err(format!("[{table}] preset = {p:?}: not a preset"));
             }
@@ -369,14 +404,18 @@ impl Config {
             }
         }
         if let Some(t) = &self.cache_ttl
-            && !["auto", "5m", "1h"].contains(&t.as_str())
+            && crate::totals::CacheTtl::parse(t).is_none()
         {
-            return Err(format!("cache_ttl = {t:?}: expected auto, 5m or 1h"));
+            return Err(format!(
+                "cache_ttl = {t:?}: expected {}",
+                names_or::<crate::totals::CacheTtl>()
+            ));
         }
         for kind in self.memory_roots.keys() {
-            if crate::policy::protect::RootKind::parse(kind).is_none() {
+            if RootKind::parse(kind).is_none() {
                 return Err(format!(
-                    "[memory_roots] {kind}: unknown root (project, user, team)"
+                    "[memory_roots] {kind}: unknown root ({})",
+                    names::<RootKind>()
                 ));
             }
         }
@@ -562,6 +601,25 @@ protected = "cyan"
         let c = parse("[theme]\ncleared = \"magenta\"\n").unwrap();
         let out = describe_presets(&c);
         assert!(out.contains("theme.cleared = magenta  (config)"), "{out}");
+    }
+
+    #[test]
+    fn preset_names_are_the_preset_tables_and_messages_list_the_names() {
+        assert_eq!(Preset::Claude.name(), crate::harness::CLAUDE.name);
+        assert_eq!(Preset::Qwen.name(), crate::harness::QWEN.name);
+        assert_eq!(Preset::Api.name(), crate::harness::API.name);
+        assert_eq!(Harness::Claude.name(), Preset::Claude.name());
+        assert_eq!(Harness::Qwen.name(), Preset::Qwen.name());
+        assert_eq!(names::<Delivery>(), "rewrite, cache-edits, server");
+        assert_eq!(names_or::<crate::totals::CacheTtl>(), "auto, 5m or 1h");
+        assert_eq!(names::<RootKind>(), "project, user, team");
+        let e = parse("[policy]\ndelivery = \"fast\"\n").unwrap_err();
+        assert!(
+            e.ends_with("not a delivery (rewrite, cache-edits, server)"),
+            "{e}"
+        );
+        let e = parse("[policy.api]\npreset = \"gemini\"\n").unwrap_err();
+        assert!(e.contains("\"gemini\": not a preset"), "{e}");
     }
 
     #[test]

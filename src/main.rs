@@ -2,10 +2,9 @@
 
 use clap::Parser;
 use mcscope::analysis;
-use mcscope::cli::{self, Cli, Command, OutputFormat, SideArg, UsageError};
+use mcscope::cli::{self, Cli, Command, OutputFormat, UsageError};
 use mcscope::report;
 use mcscope::totals::SessionFacts;
-use mcscope::wire::Side;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -45,11 +44,11 @@ fn run(cli: Cli) -> Result<String, UsageError> {
         mcscope::tui::run(cli.path.as_deref(), &cli.opts, mouse)?;
         return Ok(String::new());
     };
-    let json = |v: serde_json::Value| {
+    fn json(v: impl serde::Serialize) -> String {
         let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
         s.push('\n');
         s
-    };
+    }
     Ok(match command {
         Command::Plan { path, opts } => {
             let setup = cli::setup(&path, &opts)?;
@@ -164,10 +163,6 @@ fn run(cli: Cli) -> Result<String, UsageError> {
         Command::Wire { path, side, opts } => {
             let setup = cli::setup(&path, &opts)?;
             let k = cli::request_index(&setup.session, opts.at.as_deref())?;
-            let side = match side {
-                SideArg::Wire => Side::Wire,
-                SideArg::Local => Side::Local,
-            };
             json(analysis::wire_at(&setup, k, side).map_err(|e| io_error(&path, e))?)
         }
     })

@@ -8,8 +8,19 @@
 use serde::Serialize;
 use std::path::PathBuf;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
+#[serde(into = "&'static str")]
 pub enum Format {
     ClaudeJsonl,
     QwenJsonl,
@@ -18,11 +29,7 @@ pub enum Format {
 
 impl Format {
     pub fn name(self) -> &'static str {
-        match self {
-            Format::ClaudeJsonl => "claude-jsonl",
-            Format::QwenJsonl => "qwen-jsonl",
-            Format::MessagesJson => "messages-json",
-        }
+        self.into()
     }
 
     pub fn harness(self) -> Harness {
@@ -33,8 +40,20 @@ impl Format {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
+#[serde(into = "&'static str")]
 pub enum Harness {
     Claude,
     Qwen,
@@ -42,10 +61,7 @@ pub enum Harness {
 
 impl Harness {
     pub fn name(self) -> &'static str {
-        match self {
-            Harness::Claude => "claude",
-            Harness::Qwen => "qwen",
-        }
+        self.into()
     }
 }
 
@@ -194,8 +210,9 @@ pub struct Media {
 
 /// What kind of send a Qwen request is (Qwen's `SendMessageType`, SPEC §2): it
 /// decides which plans run there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+#[serde(into = "&'static str")]
 pub enum SendKind {
     ToolResult,
     UserQuery,
@@ -209,16 +226,7 @@ pub enum SendKind {
 
 impl SendKind {
     pub fn name(self) -> &'static str {
-        match self {
-            SendKind::ToolResult => "tool_result",
-            SendKind::UserQuery => "user_query",
-            SendKind::Cron => "cron",
-            SendKind::Notification => "notification",
-            SendKind::Goal => "goal",
-            SendKind::Steer => "steer",
-            SendKind::Hook => "hook",
-            SendKind::AgentMessage => "agent_message",
-        }
+        self.into()
     }
 
     /// The kinds that begin a turn (`begins_turn` in the JSON).

@@ -17,30 +17,34 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 /// `--cache-ttl` / sidecar `cache_ttl`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 pub enum CacheTtl {
     #[default]
+    #[strum(serialize = "auto")]
     Auto,
+    #[strum(serialize = "5m")]
     FiveMinutes,
+    #[strum(serialize = "1h")]
     OneHour,
 }
 
 impl CacheTtl {
     pub fn parse(s: &str) -> Option<CacheTtl> {
-        match s {
-            "auto" => Some(CacheTtl::Auto),
-            "5m" => Some(CacheTtl::FiveMinutes),
-            "1h" => Some(CacheTtl::OneHour),
-            _ => None,
-        }
+        s.parse().ok()
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            CacheTtl::Auto => "auto",
-            CacheTtl::FiveMinutes => "5m",
-            CacheTtl::OneHour => "1h",
-        }
+        self.into()
     }
 
     /// The TTL at request k: as asked, or §10's `ttl_auto(k)`.

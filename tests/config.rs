@@ -315,7 +315,10 @@ fn cache_ttl_takes_the_flag_then_the_sidecar_then_the_config() {
     let demo = root().join("sample-sessions/claude-demo.jsonl");
     assert_eq!(ttl(Default::default(), &demo), CacheTtl::OneHour);
     let flag = mcscope::cli::Opts {
-        cache_ttl: Some("5m".into()),
+        shared: mcscope::cli::SharedOpts {
+            cache_ttl: Some(CacheTtl::FiveMinutes),
+            ..Default::default()
+        },
         ..Default::default()
     };
     assert_eq!(ttl(flag, &demo), CacheTtl::FiveMinutes);

@@ -281,6 +281,104 @@ fn help_says_what_every_option_does_and_ends_with_three_examples() {
     );
 }
 
+/// The flags compare shares with plan are declared once: compare's help says
+/// what each does in plan's words (it said nothing before).
+#[test]
+fn compare_help_explains_the_flags_it_shares_with_plan_in_the_same_words() {
+    let help = |sub: &str| {
+        let out = bin().args([sub, "--help"]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (plan, compare) = (help("plan"), help("compare"));
+    // The words clap prints after a flag: its line's tail, or the next line.
+    let words = |text: &str, flag: &str| -> String {
+        let lines: Vec<&str> = text.lines().collect();
+        let i = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with(flag))
+            .unwrap_or_else(|| panic!("{flag} missing:\n{text}"));
+        match lines[i].trim().split_once("  ") {
+            Some((_, w)) if !w.trim().is_empty() => w.trim().to_string(),
+            _ => lines[i + 1].trim().to_string(),
+        }
+    };
+    for flag in [
+        "--budget-tokens",
+        "--budget-min-saving",
+        "--budget-warning",
+        "--protect",
+        "--no-protect",
+        "--clear-errors",
+        "--no-clear-errors",
+        "--memory-root",
+        "--path-map",
+        "--cache-ttl",
+    ] {
+        let w = words(&compare, flag);
+        assert!(!w.is_empty(), "compare {flag} says nothing:\n{compare}");
+        assert!(
+            plan.contains(w.trim_end_matches(" [possible values: auto, 5m, 1h]")),
+            "compare {flag} says {w:?}, which plan --help does not:\n{plan}"
+        );
+    }
+    assert!(
+        words(&compare, "--budget-tokens").starts_with("Budget plan: the tool-result tokens"),
+        "{compare}"
+    );
+}
+
+/// A value clap refuses is answered with the valid names, the names the JSON,
+/// the sidecar and the config file use.
+#[test]
+fn a_bad_value_lists_the_names_the_json_uses() {
+    let demo = "sample-sessions/claude-demo.jsonl";
+    let run = |args: &[&str]| {
+        let out = bin()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = run(&["plan", demo, "--policy", "bogus"]);
+    assert!(
+        e.contains("[possible values: auto, idle, forced, size, count, budget, api]"),
+        "{e}"
+    );
+    let e = run(&["plan", demo, "--delivery", "fast"]);
+    assert!(
+        e.contains("[possible values: rewrite, cache-edits, server]"),
+        "{e}"
+    );
+    let e = run(&["wire", demo, "--side", "both"]);
+    assert!(e.contains("[possible values: wire, local]"), "{e}");
+    let e = run(&["plan", demo, "--input-format", "csv"]);
+    assert!(
+        e.contains("[possible values: claude-jsonl, qwen-jsonl, messages-json]"),
+        "{e}"
+    );
+    // The names serde writes: the JSON of the same session reads them back.
+    let out = bin()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "plan",
+            demo,
+            "--policy",
+            "count",
+            "--delivery",
+            "cache-edits",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["policy"]["kind"], "count");
+    assert_eq!(v["policy"]["delivery"], "cache-edits");
+    assert_eq!(v["session"]["format"], "claude-jsonl");
+}
+
 /// Sub-agent records are never silently absent: the plan text (and the TUI
 /// header, tests/tui_evidence.rs) say how many records and tool calls were left out.
 #[test]

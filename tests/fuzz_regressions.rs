@@ -507,7 +507,10 @@ fn pipeline_6_reused_call_id() {
         policy: Some(KindArg::Size),
         size_threshold: Some(60),
         keep_recent: Some(1),
-        memory_root: vec!["project=/mem/project".into()],
+        shared: cli::SharedOpts {
+            memory_root: vec!["project=/mem/project".into()],
+            ..Default::default()
+        },
         ..Opts::default()
     };
     assert_wire_placeholders_are_cleared(&input, &opts);

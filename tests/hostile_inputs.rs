@@ -483,12 +483,15 @@ fn memory_opts(dir: &Path, protect: bool) -> (PathBuf, Opts) {
     let opts = Opts {
         policy: Some(KindArg::Idle),
         keep_recent: Some(1),
-        protect,
-        memory_root: vec![format!("project={}", disp(&mem))],
-        path_map: vec![format!(
-            "/home/dev/.claude/projects/-home-dev-shop/memory={}",
-            disp(&mem)
-        )],
+        shared: mcscope::cli::SharedOpts {
+            protect,
+            memory_root: vec![format!("project={}", disp(&mem))],
+            path_map: vec![format!(
+                "/home/dev/.claude/projects/-home-dev-shop/memory={}",
+                disp(&mem)
+            )],
+            ..Default::default()
+        },
         ..Default::default()
     };
     (mem, opts)
@@ -964,8 +967,11 @@ fn symlink_loops_and_long_chains_never_protect_and_never_hang() {
     let opts = Opts {
         policy: Some(KindArg::Idle),
         keep_recent: Some(1),
-        protect: true,
-        memory_root: vec![format!("project={}", disp(&mem))],
+        shared: mcscope::cli::SharedOpts {
+            protect: true,
+            memory_root: vec![format!("project={}", disp(&mem))],
+            ..Default::default()
+        },
         ..Default::default()
     };
     let setup = setup_ok(&path, opts);
@@ -1176,11 +1182,14 @@ fn a_missing_memory_root_is_decided_lexically_and_flagged_unverified() {
     let opts = Opts {
         policy: Some(KindArg::Idle),
         keep_recent: Some(1),
-        protect: true,
-        memory_root: vec![
-            format!("project={}", disp(&missing)),
-            format!("user={}", disp(&looped)),
-        ],
+        shared: mcscope::cli::SharedOpts {
+            protect: true,
+            memory_root: vec![
+                format!("project={}", disp(&missing)),
+                format!("user={}", disp(&looped)),
+            ],
+            ..Default::default()
+        },
         ..Default::default()
     };
     let setup = setup_ok(&path, opts);

@@ -24,7 +24,10 @@ const KINDS: [KindArg; 5] = [
 
 fn opts(kind: KindArg, delivery: DeliveryArg, keep: u32) -> Opts {
     Opts {
-        protect: true,
+        shared: mcscope::cli::SharedOpts {
+            protect: true,
+            ..Default::default()
+        },
         policy: Some(kind),
         delivery: Some(delivery),
         keep_recent: Some(keep),
@@ -197,7 +200,7 @@ fn plans_equal_the_timeline_on_long_turns() {
                 }
                 for keep in [1, 4] {
                     let mut o = opts(kind, delivery, keep);
-                    o.memory_root = vec![root.clone()];
+                    o.shared.memory_root = vec![root.clone()];
                     let s = setup(path, o);
                     assert!(s.session.requests.len() > 150);
                     exercised(&s, name);

@@ -636,9 +636,12 @@ fn opts_of(pol: &GenPolicy, qwen: bool, mem: &Path) -> Opts {
         } else {
             DeliveryArg::Rewrite
         }),
-        protect: pol.protect,
-        no_protect: !pol.protect,
-        memory_root: vec![format!("project={}", mem.display())],
+        shared: mcscope::cli::SharedOpts {
+            protect: pol.protect,
+            no_protect: !pol.protect,
+            memory_root: vec![format!("project={}", mem.display())],
+            ..Default::default()
+        },
         ..Default::default()
     }
 }

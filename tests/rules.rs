@@ -230,7 +230,7 @@ fn qwen_forced_excludes_pending_and_protected_results_take_no_window_slot() {
         .shell("B", 100)
         .shell("P", 100);
     let mut o = opts(KindArg::Forced, 1);
-    o.memory_root = vec![format!("project={}", mem.display())];
+    o.shared.memory_root = vec![format!("project={}", mem.display())];
     let s = setup(&q.write(&base, "s.jsonl"), o);
     let p = last(&s);
     assert!(!p.request.begins_turn);
@@ -314,7 +314,7 @@ fn errors_qwen_never_clears_claude_by_config_size_never() {
         "claude clears errors by default"
     );
     let mut o = opts(KindArg::Idle, 1);
-    o.no_clear_errors = true;
+    o.shared.no_clear_errors = true;
     let s = setup(&path, o);
     let p = last(&s);
     assert_eq!(ids(&s, &p, Status::Cleared), ["A"]);
@@ -386,7 +386,7 @@ fn size_fires_as_an_overage_when_only_protected_results_remain() {
     q.answer("ok").prompt("next", 1.0).answer("ok");
     let mut o = opts(KindArg::Size, 1);
     o.size_threshold = Some(100);
-    o.memory_root = vec![format!("user={}", mem.display())];
+    o.shared.memory_root = vec![format!("user={}", mem.display())];
     let s = setup(&q.write(&base, "s.jsonl"), o);
     let p = last(&s);
     assert!(p.step.fired(), "an overage still fires");
@@ -528,7 +528,7 @@ fn ambiguous_and_unresolved_ids() {
         .bash("Z", 10)
         .answer("ok");
     let mut o = opts(KindArg::Forced, 1);
-    o.protect = true;
+    o.shared.protect = true;
     let s = setup(&c.write(t.path(), "s.jsonl"), o);
     let p = last(&s);
     let outcome = |id: &str| {
@@ -608,8 +608,8 @@ fn claude_preset_can_protect_as_a_what_if() {
     assert!(!s.policy.protect, "off by default for claude");
     assert_eq!(ids(&s, &last(&s), Status::Cleared), ["M", "A"]);
     let mut o = opts(KindArg::Idle, 1);
-    o.protect = true;
-    o.memory_root = vec![format!("team={}", mem.display())];
+    o.shared.protect = true;
+    o.shared.memory_root = vec![format!("team={}", mem.display())];
     let s = setup(&path, o);
     let p = last(&s);
     assert_eq!(ids(&s, &p, Status::Protected), ["M"]);
@@ -724,7 +724,7 @@ fn count_honours_clear_errors_under_claude() {
     o.trigger = Some(2);
     let s = setup(&path, o.clone());
     assert!(ids(&s, &last(&s), Status::Cleared).contains(&"E".to_string()));
-    o.no_clear_errors = true;
+    o.shared.no_clear_errors = true;
     let s = setup(&path, o);
     let p = last(&s);
     assert!(!ids(&s, &p, Status::Cleared).contains(&"E".to_string()));

@@ -177,12 +177,15 @@ pub fn base_opts() -> Opts {
         gap_minutes: Some(0.0),
         size_threshold: Some(64),
         trigger: Some(2),
-        protect: true,
-        memory_root: vec![
-            "project=/mem/project".into(),
-            "user=/mem/user".into(),
-            "team=/mem/team".into(),
-        ],
+        shared: cli::SharedOpts {
+            protect: true,
+            memory_root: vec![
+                "project=/mem/project".into(),
+                "user=/mem/user".into(),
+                "team=/mem/team".into(),
+            ],
+            ..Default::default()
+        },
         ..Opts::default()
     }
 }

@@ -1,7 +1,7 @@
 //! `mcscope compare`: its flags (each setting a comma-separated list) and the
 //! run that sets up every session, compares and prints.
 
-use super::{Opts, OutputFormat, PresetArg, UsageError, cache_ttl, setup_from};
+use super::{Opts, OutputFormat, PresetArg, SharedOpts, UsageError, cache_ttl, setup_from};
 use crate::policy::{Delivery, PlanKind};
 use crate::session::Session;
 use clap::{Args, ValueEnum};
@@ -52,26 +52,8 @@ pub struct CompareArgs {
     pub api_edit: Vec<String>,
     #[arg(long)]
     pub no_low_watermark: bool,
-    #[arg(long, value_name = "N")]
-    pub budget_tokens: Option<u64>,
-    #[arg(long, value_name = "N")]
-    pub budget_min_saving: Option<u64>,
-    #[arg(long = "budget-warning", value_name = "N")]
-    pub budget_warning: Option<u64>,
-    #[arg(long, overrides_with = "no_protect")]
-    pub protect: bool,
-    #[arg(long, overrides_with = "protect")]
-    pub no_protect: bool,
-    #[arg(long, overrides_with = "no_clear_errors")]
-    pub clear_errors: bool,
-    #[arg(long, overrides_with = "clear_errors")]
-    pub no_clear_errors: bool,
-    #[arg(long, value_name = "KIND=DIR")]
-    pub memory_root: Vec<String>,
-    #[arg(long, value_name = "FROM=TO")]
-    pub path_map: Vec<String>,
-    #[arg(long, value_name = "auto|5m|1h", value_parser = ["auto", "5m", "1h"])]
-    pub cache_ttl: Option<String>,
+    #[command(flatten)]
+    pub shared: SharedOpts,
     /// USD per million input tokens (overrides the price table's row).
     #[arg(long, value_name = "USD")]
     pub price_input: Option<f64>,
@@ -95,31 +77,35 @@ pub struct CompareArgs {
 
 impl CompareArgs {
     /// The options every compared session is set up with (no lists).
+    /// Every field is named (no `..Default::default()`): a flag added to
+    /// [`Opts`] does not compile until compare says what it does with it.
     fn opts(&self) -> Opts {
         let api_lists = self.api_trigger.is_some() || self.api_keep.is_some();
         Opts {
+            // The request and the plan settings come from the grid, per row.
+            at: None,
+            policy: None,
             preset: if api_lists {
                 Some(PresetArg::Api)
             } else {
                 self.preset
             },
             api_edit: self.api_edit.clone(),
+            api_excluded_count_toward_keep: false,
+            api_trigger_inclusive: false,
+            api_placeholder: None,
+            keep_recent: None,
+            gap_minutes: None,
+            size_threshold: None,
             no_low_watermark: self.no_low_watermark,
-            budget_tokens: self.budget_tokens,
-            budget_min_saving: self.budget_min_saving,
-            budget_warning: self.budget_warning,
-            protect: self.protect,
-            no_protect: self.no_protect,
-            clear_errors: self.clear_errors,
-            no_clear_errors: self.no_clear_errors,
-            memory_root: self.memory_root.clone(),
-            path_map: self.path_map.clone(),
-            cache_ttl: self.cache_ttl.clone(),
+            trigger: None,
+            delivery: None,
+            shared: self.shared.clone(),
             format: match self.format {
                 CompareFormat::Json => OutputFormat::Json,
                 CompareFormat::Text | CompareFormat::Html => OutputFormat::Text,
             },
-            ..Default::default()
+            input_format: None,
         }
     }
 
@@ -171,7 +157,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     } else {
         vec![args.path.clone()]
     };
-    let cache_ttl = match &args.cache_ttl {
+    let cache_ttl = match &args.shared.cache_ttl {
         Some(_) => cache_ttl(&args.path, &opts)?,
         None if folder => crate::totals::CacheTtl::Auto,
         None => cache_ttl(&args.path, &opts)?,

@@ -17,7 +17,7 @@ use crate::prices::{self, Price, PriceFlags};
 use crate::session::{Harness, Session};
 use crate::totals::{self, CacheTtl, SessionFacts, Totals};
 use rayon::prelude::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -34,7 +34,7 @@ pub struct PerSession {
 pub struct Row {
     pub params: Params,
     /// The §7 policy object (of the first session the setting ran on).
-    pub policy: Option<Value>,
+    pub policy: Option<crate::report::PolicyJson>,
     pub totals: Totals,
     /// None when any session's dollars are unknown.
     pub delta_usd: Option<f64>,
@@ -447,7 +447,7 @@ mod tests {
         assert_eq!(p.kind, PlanKind::Api);
         assert_eq!(
             p.api.edits_json()[0],
-            json!({"type": "clear_tool_uses_20250919",
+            serde_json::json!({"type": "clear_tool_uses_20250919",
                    "trigger": {"type": "input_tokens", "value": 50000},
                    "keep": {"type": "tool_uses", "value": 5}})
         );

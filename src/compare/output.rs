@@ -1,61 +1,126 @@
 //! A comparison as JSON (schema `mcscope.compare/1`) and as a text table.
 
 use super::*;
+use serde::Serialize;
 
-fn totals_json(t: &Totals, usd: Option<f64>) -> serde_json::Map<String, Value> {
-    let v = json!({
-        "fires": t.fires,
-        "cleared_results": t.cleared_results,
-        "tokens_not_sent": t.tokens_not_sent,
-        "cache_breaks": t.cache_breaks,
-        "tokens_rewritten": t.tokens_rewritten,
-        "later_used": t.later_used,
-        "delta_usd": prices::usd_json(usd),
-    });
-    match v {
-        Value::Object(m) => m,
-        _ => serde_json::Map::new(),
+/// A setting's totals (SPEC §9), fields in schema order.
+#[derive(Serialize)]
+struct TotalsJson {
+    fires: u64,
+    cleared_results: u64,
+    tokens_not_sent: u64,
+    cache_breaks: u64,
+    tokens_rewritten: u64,
+    later_used: u64,
+    delta_usd: Value,
+}
+
+fn totals_json(t: &Totals, usd: Option<f64>) -> TotalsJson {
+    TotalsJson {
+        fires: t.fires,
+        cleared_results: t.cleared_results,
+        tokens_not_sent: t.tokens_not_sent,
+        cache_breaks: t.cache_breaks,
+        tokens_rewritten: t.tokens_rewritten,
+        later_used: t.later_used,
+        delta_usd: prices::usd_json(usd),
     }
 }
 
+/// `compare --format json` (schema `mcscope.compare/1`), fields in schema order.
+#[derive(Serialize)]
+pub struct CompareJson<'a> {
+    schema: &'static str,
+    sessions: Vec<SessionJson<'a>>,
+    cache_ttl: &'static str,
+    caveats: Vec<CaveatJson<'a>>,
+    rows: Vec<RowJson<'a>>,
+    recommended: Option<usize>,
+    skipped: Vec<SkippedJson<'a>>,
+}
+
+/// One compared session.
+#[derive(Serialize)]
+struct SessionJson<'a> {
+    path: &'a str,
+    harness: Harness,
+    model: &'a Option<String>,
+    requests: usize,
+    price: Value,
+}
+
+#[derive(Serialize)]
+struct CaveatJson<'a> {
+    id: &'a str,
+    text: &'a str,
+}
+
+/// One setting: its policy object, its totals, then each session's.
+#[derive(Serialize)]
+struct RowJson<'a> {
+    policy: &'a Option<crate::report::PolicyJson>,
+    #[serde(flatten)]
+    totals: TotalsJson,
+    per_session: Vec<PerSessionJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct PerSessionJson<'a> {
+    path: &'a str,
+    #[serde(flatten)]
+    totals: TotalsJson,
+}
+
+#[derive(Serialize)]
+struct SkippedJson<'a> {
+    path: &'a str,
+    why: &'a str,
+}
+
 /// `compare --format json` (schema `mcscope.compare/1`).
-pub fn json(c: &Comparison) -> Value {
-    let rows: Vec<Value> = c
-        .rows
-        .iter()
-        .map(|r| {
-            let mut m = serde_json::Map::new();
-            m.insert("policy".into(), r.policy.clone().unwrap_or(Value::Null));
-            m.extend(totals_json(&r.totals, r.delta_usd));
-            let per: Vec<Value> = r
-                .per_session
-                .iter()
-                .map(|p| {
-                    let mut m = serde_json::Map::new();
-                    m.insert("path".into(), json!(p.path));
-                    m.extend(totals_json(&p.totals, p.delta_usd));
-                    Value::Object(m)
-                })
-                .collect();
-            m.insert("per_session".into(), Value::Array(per));
-            Value::Object(m)
-        })
-        .collect();
-    json!({
-        "schema": "mcscope.compare/1",
-        "sessions": c.sessions.iter().map(|s| json!({
-            "path": s.path,
-            "harness": s.harness.name(),
-            "model": s.model,
-            "requests": s.requests,
-            "price": prices::price_json(s.price.as_ref()),
-        })).collect::<Vec<_>>(),
-        "cache_ttl": c.cache_ttl.name(),
-        "caveats": c.caveats.iter().map(|(id, text)| json!({"id": id, "text": text})).collect::<Vec<_>>(),
-        "rows": rows,
-        "recommended": c.recommended,
-        "skipped": c.skipped.iter().map(|(p, why)| json!({"path": p, "why": why})).collect::<Vec<_>>(),
-    })
+pub fn json(c: &Comparison) -> CompareJson<'_> {
+    CompareJson {
+        schema: "mcscope.compare/1",
+        sessions: c
+            .sessions
+            .iter()
+            .map(|s| SessionJson {
+                path: &s.path,
+                harness: s.harness,
+                model: &s.model,
+                requests: s.requests,
+                price: prices::price_json(s.price.as_ref()),
+            })
+            .collect(),
+        cache_ttl: c.cache_ttl.name(),
+        caveats: c
+            .caveats
+            .iter()
+            .map(|(id, text)| CaveatJson { id, text })
+            .collect(),
+        rows: c
+            .rows
+            .iter()
+            .map(|r| RowJson {
+                policy: &r.policy,
+                totals: totals_json(&r.totals, r.delta_usd),
+                per_session: r
+                    .per_session
+                    .iter()
+                    .map(|p| PerSessionJson {
+                        path: &p.path,
+                        totals: totals_json(&p.totals, p.delta_usd),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        recommended: c.recommended,
+        skipped: c
+            .skipped
+            .iter()
+            .map(|(path, why)| SkippedJson { path, why })
+            .collect(),
+    }
 }
 
 pub fn usd_text(x: Option<f64>) -> String {

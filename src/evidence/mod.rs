@@ -26,7 +26,8 @@ pub const BREAK_MIN_DROP: u64 = 2000;
 pub const SYNTHETIC_MODEL: &str = "<synthetic>";
 
 /// Which harness code wrote a `microcompact_boundary`, told apart by `preTokens`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Writer {
     /// `preTokens > 0`: the token-budget plan, written before the request it changed.
     Budget,
@@ -36,17 +37,14 @@ pub enum Writer {
 
 impl Writer {
     pub fn name(self) -> &'static str {
-        match self {
-            Writer::Budget => "budget",
-            Writer::Cached => "cached",
-        }
+        self.into()
     }
 
     /// The plan kind whose clearings a record of this writer is compared with.
     pub fn plan(self) -> &'static str {
         match self {
-            Writer::Budget => "budget",
-            Writer::Cached => "count",
+            Writer::Budget => crate::policy::PlanKind::Budget.name(),
+            Writer::Cached => crate::policy::PlanKind::Count.name(),
         }
     }
 
@@ -60,9 +58,11 @@ impl Writer {
 }
 
 /// The prompt cache's lifetime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
 pub enum Ttl {
+    #[strum(serialize = "5m")]
     FiveMinutes,
+    #[strum(serialize = "1h")]
     OneHour,
 }
 
@@ -75,10 +75,7 @@ impl Ttl {
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Ttl::FiveMinutes => "5m",
-            Ttl::OneHour => "1h",
-        }
+        self.into()
     }
 }
 
@@ -142,7 +139,8 @@ impl UsageEvidence {
 }
 
 /// Why an observed break may have happened, in the SPEC's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Explanation {
     Compaction,
     ServerCompaction,
@@ -169,16 +167,7 @@ impl Explanation {
     ];
 
     pub fn name(self) -> &'static str {
-        match self {
-            Explanation::Compaction => "compaction",
-            Explanation::ServerCompaction => "server_compaction",
-            Explanation::ModelChange => "model_change",
-            Explanation::Ttl => "ttl",
-            Explanation::PlanRewrite => "plan_rewrite",
-            Explanation::CacheEdits => "cache_edits",
-            Explanation::ContextEdits => "context_edits",
-            Explanation::Unexplained => "unexplained",
-        }
+        self.into()
     }
 
     pub fn words(self) -> &'static str {

@@ -353,6 +353,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_triggers_of_the_api_edits_are_named_by_their_types() {
+        use crate::policy::Trigger;
+        assert_eq!(Trigger::ClearToolUses.name(), CLEAR_TOOL_USES);
+        assert_eq!(Trigger::ClearThinking.name(), CLEAR_THINKING);
+        assert_eq!(
+            serde_json::to_string(&Trigger::ClearThinking).unwrap(),
+            "\"clear_thinking_20251015\""
+        );
+    }
+
+    #[test]
     fn defaults_are_the_documented_ones() {
         let e = parse_edit(&json!({"type": CLEAR_TOOL_USES})).unwrap();
         assert_eq!(e, default_clear_tool_uses());

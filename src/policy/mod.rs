@@ -15,8 +15,21 @@ use serde::Serialize;
 
 pub use engine::{Candidate, Engine, Status, Step, Trigger};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+/// Names: strum's, written once (`serialize_all`); serde, clap, the sidecar and
+/// the config file read them through `name()`, `FromStr` and `VARIANTS`.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
+#[serde(into = "&'static str")]
 pub enum PlanKind {
     Auto,
     Idle,
@@ -39,15 +52,7 @@ impl PlanKind {
     ];
 
     pub fn name(self) -> &'static str {
-        match self {
-            PlanKind::Auto => "auto",
-            PlanKind::Idle => "idle",
-            PlanKind::Forced => "forced",
-            PlanKind::Size => "size",
-            PlanKind::Count => "count",
-            PlanKind::Budget => "budget",
-            PlanKind::Api => "api",
-        }
+        self.into()
     }
 
     /// The `keep_recent` a kind uses when none is given (SPEC §5: budget 3, else 5).
@@ -61,15 +66,23 @@ impl PlanKind {
     /// A kind by name; `api` is the `api` preset's own kind (not in `ALL`, which
     /// lists the kinds the claude and qwen presets cycle through).
     pub fn parse(s: &str) -> Option<PlanKind> {
-        if s == "api" {
-            return Some(PlanKind::Api);
-        }
-        PlanKind::ALL.into_iter().find(|k| k.name() == s)
+        s.parse().ok()
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
+#[serde(into = "&'static str")]
 pub enum Delivery {
     Rewrite,
     CacheEdits,
@@ -79,20 +92,11 @@ pub enum Delivery {
 
 impl Delivery {
     pub fn name(self) -> &'static str {
-        match self {
-            Delivery::Rewrite => "rewrite",
-            Delivery::CacheEdits => "cache-edits",
-            Delivery::Server => "server",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<Delivery> {
-        match s {
-            "rewrite" => Some(Delivery::Rewrite),
-            "cache-edits" => Some(Delivery::CacheEdits),
-            "server" => Some(Delivery::Server),
-            _ => None,
-        }
+        s.parse().ok()
     }
 }
 

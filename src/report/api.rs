@@ -5,69 +5,101 @@ use crate::analysis::Setup;
 use crate::evidence::api::{agrees, beside, recorded};
 use crate::policy::engine::{Step, fmt_int};
 use crate::policy::{PlanKind, Policy};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::fmt::Write as _;
 
+/// The `api` keys of the `policy` object (api preset only), in schema order.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct PolicyApiJson {
+    pub api_edits: Vec<Value>,
+    pub api_excluded_count_toward_keep: bool,
+    pub api_trigger_inclusive: bool,
+    pub api_placeholder: String,
+}
+
 /// The `api` keys of the `policy` object (api preset only).
-pub fn policy_keys(p: &Policy, policy: &mut Value) {
-    if p.kind != PlanKind::Api {
-        return;
-    }
-    if let Value::Object(m) = policy {
-        m.insert("api_edits".into(), json!(p.api.edits_json()));
-        m.insert(
-            "api_excluded_count_toward_keep".into(),
-            json!(p.api.excluded_count_toward_keep),
-        );
-        m.insert(
-            "api_trigger_inclusive".into(),
-            json!(p.api.trigger_inclusive),
-        );
-        m.insert("api_placeholder".into(), json!(p.api.placeholder));
-    }
+pub fn policy_keys(p: &Policy) -> Option<PolicyApiJson> {
+    (p.kind == PlanKind::Api).then(|| PolicyApiJson {
+        api_edits: p.api.edits_json(),
+        api_excluded_count_toward_keep: p.api.excluded_count_toward_keep,
+        api_trigger_inclusive: p.api.trigger_inclusive,
+        api_placeholder: p.api.placeholder.clone(),
+    })
+}
+
+/// The per-request `api` object (SPEC §11), fields in schema order.
+#[derive(Serialize)]
+pub struct ApiJson<'a> {
+    edits: Vec<EditJson<'a>>,
+    recorded: Option<&'a Vec<Value>>,
+    input_tokens: u64,
+    input_tokens_source: &'static str,
+    tool_uses: usize,
+    beside_recorded: Option<Vec<BesideJson>>,
+    agrees: Option<bool>,
+}
+
+/// What one configured edit did at the request.
+#[derive(Serialize)]
+struct EditJson<'a> {
+    #[serde(rename = "type")]
+    edit_type: &'a str,
+    fired: bool,
+    cleared_tool_uses: Option<usize>,
+    cleared_input_tokens: u64,
+    cleared_thinking_turns: Option<usize>,
+}
+
+/// One edit type simulated beside the response's recorded `applied_edits`.
+#[derive(Serialize)]
+struct BesideJson {
+    #[serde(rename = "type")]
+    edit_type: String,
+    simulated_cleared: u64,
+    recorded_cleared: u64,
+    simulated_cleared_input_tokens: u64,
+    recorded_cleared_input_tokens: u64,
+    agrees: bool,
 }
 
 /// The per-request `api` object: `{"edits", "recorded"}` plus the prompt read
 /// and the comparison.
-pub fn json(setup: &Setup, st: &Step) -> Option<Value> {
+pub fn json<'a>(setup: &'a Setup, st: &'a Step) -> Option<ApiJson<'a>> {
     let api = st.api.as_ref()?;
     let recorded = recorded(&setup.session, st.index);
-    let edits: Vec<Value> = api
+    let edits = api
         .edits
         .iter()
-        .map(|e| {
-            json!({
-                "type": e.edit_type,
-                "fired": e.fired,
-                "cleared_tool_uses": e.cleared_tool_uses,
-                "cleared_input_tokens": e.cleared_input_tokens,
-                "cleared_thinking_turns": e.cleared_thinking_turns,
-            })
+        .map(|e| EditJson {
+            edit_type: e.edit_type,
+            fired: e.fired,
+            cleared_tool_uses: e.cleared_tool_uses,
+            cleared_input_tokens: e.cleared_input_tokens,
+            cleared_thinking_turns: e.cleared_thinking_turns,
         })
         .collect();
-    let beside: Option<Vec<Value>> = beside(api, recorded).map(|b| {
-        b.iter()
-            .map(|x| {
-                json!({
-                    "type": x.edit_type,
-                    "simulated_cleared": x.cleared.0,
-                    "recorded_cleared": x.cleared.1,
-                    "simulated_cleared_input_tokens": x.tokens.0,
-                    "recorded_cleared_input_tokens": x.tokens.1,
-                    "agrees": x.agrees,
-                })
+    let beside_recorded = beside(api, recorded).map(|b| {
+        b.into_iter()
+            .map(|x| BesideJson {
+                edit_type: x.edit_type,
+                simulated_cleared: x.cleared.0,
+                recorded_cleared: x.cleared.1,
+                simulated_cleared_input_tokens: x.tokens.0,
+                recorded_cleared_input_tokens: x.tokens.1,
+                agrees: x.agrees,
             })
             .collect()
     });
-    Some(json!({
-        "edits": edits,
-        "recorded": recorded,
-        "input_tokens": api.input_tokens,
-        "input_tokens_source": api.source.name(),
-        "tool_uses": api.tool_uses,
-        "beside_recorded": beside,
-        "agrees": agrees(api, recorded),
-    }))
+    Some(ApiJson {
+        edits,
+        recorded,
+        input_tokens: api.input_tokens,
+        input_tokens_source: api.source.name(),
+        tool_uses: api.tool_uses,
+        beside_recorded,
+        agrees: agrees(api, recorded),
+    })
 }
 
 /// The header's policy lines for the api preset.
@@ -159,16 +191,24 @@ pub fn agreement_counts(setup: &Setup) -> (usize, usize) {
     (recorded_n, agree_n)
 }
 
+/// The counts `evidence --format json` adds for the api preset: responses that
+/// recorded `applied_edits`, and those the simulation agrees with.
+#[derive(Serialize)]
+pub struct CountsJson {
+    api_recorded: usize,
+    api_agrees: usize,
+}
+
 /// The counts as `evidence --format json` adds them (api preset only).
-pub fn counts_json(setup: &Setup, counts: &mut Value) {
+pub fn counts_json(setup: &Setup) -> Option<CountsJson> {
     if setup.policy.kind != PlanKind::Api {
-        return;
+        return None;
     }
-    let (n, ok) = agreement_counts(setup);
-    if let Value::Object(m) = counts {
-        m.insert("api_recorded".into(), json!(n));
-        m.insert("api_agrees".into(), json!(ok));
-    }
+    let (api_recorded, api_agrees) = agreement_counts(setup);
+    Some(CountsJson {
+        api_recorded,
+        api_agrees,
+    })
 }
 
 /// The same in words, for `evidence`'s text.

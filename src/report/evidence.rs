@@ -13,36 +13,73 @@ pub(super) fn evidence_rows(r: &EvidenceReport) -> Vec<(usize, &RequestEvidence)
         .collect()
 }
 
+/// `evidence --format json` (schema `mcscope.evidence/1`, SPEC §10), fields in
+/// schema order.
+#[derive(Serialize)]
+pub struct EvidenceJson<'a> {
+    schema: &'static str,
+    session: SessionJson<'a>,
+    policy: PolicyJson,
+    caveats: Vec<CaveatJson>,
+    requests: Vec<EvidenceRowJson>,
+    counts: CountsJson,
+    warnings: Vec<WarningJson<'a>>,
+}
+
+/// One request with evidence: its index, then the §10 `evidence` object's keys.
+#[derive(Serialize)]
+struct EvidenceRowJson {
+    index: usize,
+    #[serde(flatten)]
+    evidence: Value,
+}
+
+/// The tallies of the session, then the api preset's (absent otherwise).
+#[derive(Serialize)]
+struct CountsJson {
+    #[serde(flatten)]
+    counts: Value,
+    #[serde(flatten)]
+    api: Option<api::CountsJson>,
+}
+
+/// A line the evidence could not use.
+#[derive(Serialize)]
+struct WarningJson<'a> {
+    line: usize,
+    message: &'a str,
+}
+
 /// `evidence --format json` (schema `mcscope.evidence/1`, SPEC §10).
-pub fn evidence_json(setup: &Setup, r: &EvidenceReport) -> Value {
+pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJson<'a> {
     let rows = evidence_rows(r);
-    let requests: Vec<Value> = rows
-        .iter()
-        .map(|(k, e)| {
-            let mut v = json!({"index": k});
-            if let (Value::Object(m), Value::Object(body)) = (&mut v, e.json()) {
-                m.extend(body);
-            }
-            v
-        })
-        .collect();
-    let warnings: Vec<Value> = r
-        .evidence
-        .warnings
-        .iter()
-        .map(|w| json!({"line": w.line, "message": w.message}))
-        .collect();
-    let mut counts = crate::evidence::counts(&rows);
-    api::counts_json(setup, &mut counts);
-    json!({
-        "schema": "mcscope.evidence/1",
-        "session": session_json(&setup.session),
-        "policy": policy_json(&setup.policy, keep_recent_of(&setup.policy, &setup.kinds_chosen())),
-        "caveats": caveats::json(&caveats::caveats(&setup.policy, &setup.kinds_chosen())),
-        "requests": requests,
-        "counts": counts,
-        "warnings": warnings,
-    })
+    let kinds = setup.kinds_chosen();
+    EvidenceJson {
+        schema: "mcscope.evidence/1",
+        session: session_json(&setup.session),
+        policy: policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
+        caveats: caveats_json(&setup.policy, &kinds),
+        requests: rows
+            .iter()
+            .map(|(k, e)| EvidenceRowJson {
+                index: *k,
+                evidence: e.json(),
+            })
+            .collect(),
+        counts: CountsJson {
+            counts: crate::evidence::counts(&rows),
+            api: api::counts_json(setup),
+        },
+        warnings: r
+            .evidence
+            .warnings
+            .iter()
+            .map(|w| WarningJson {
+                line: w.line,
+                message: &w.message,
+            })
+            .collect(),
+    }
 }
 
 /// `evidence` as text: the observed breaks with their explanations in words, the

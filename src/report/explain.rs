@@ -2,22 +2,45 @@
 
 use super::*;
 
+/// `explain --format json` (schema `mcscope.explain/1`), fields in schema order.
+#[derive(Serialize)]
+pub struct ExplainJson<'a> {
+    schema: &'static str,
+    tool_use_id: &'a str,
+    tool: &'a Option<String>,
+    path: &'a Option<String>,
+    first_cleared_at: Option<usize>,
+    caveats: Vec<CaveatJson>,
+    requests: Vec<ExplainRowJson>,
+}
+
+/// The result's fate at one request.
+#[derive(Serialize)]
+struct ExplainRowJson {
+    index: usize,
+    status: &'static str,
+    reason: String,
+}
+
 /// `explain --format json` (schema `mcscope.explain/1`).
-pub fn explain_json(setup: &Setup, e: &Explain) -> Value {
-    let rows: Vec<Value> = e
-        .rows
-        .iter()
-        .map(|r| json!({"index": r.index, "status": r.status.name(), "reason": words::explain_reason(r)}))
-        .collect();
-    json!({
-        "schema": "mcscope.explain/1",
-        "tool_use_id": e.tool_use_id,
-        "tool": e.tool,
-        "path": e.path,
-        "first_cleared_at": e.first_cleared_at,
-        "caveats": caveats::json(&caveats::caveats(&setup.policy, &setup.kinds_chosen())),
-        "requests": rows,
-    })
+pub fn explain_json<'a>(setup: &Setup, e: &'a Explain) -> ExplainJson<'a> {
+    ExplainJson {
+        schema: "mcscope.explain/1",
+        tool_use_id: &e.tool_use_id,
+        tool: &e.tool,
+        path: &e.path,
+        first_cleared_at: e.first_cleared_at,
+        caveats: caveats_json(&setup.policy, &setup.kinds_chosen()),
+        requests: e
+            .rows
+            .iter()
+            .map(|r| ExplainRowJson {
+                index: r.index,
+                status: r.status.name(),
+                reason: words::explain_reason(r),
+            })
+            .collect(),
+    }
 }
 
 pub fn explain_text(setup: &Setup, e: &Explain) -> String {

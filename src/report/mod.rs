@@ -8,9 +8,9 @@ use crate::analysis::{self, EvidenceReport, Explain, PlanAt, Setup};
 use crate::caveats::{self, Caveat};
 use crate::evidence::{Explanation, RequestEvidence, SessionEvidence};
 use crate::policy::engine::{Status, Step, fmt_gap, fmt_int, fmt_num};
-use crate::policy::protect::Protection;
-use crate::policy::{PlanKind, Policy};
-use crate::session::{Diagnostic, Session};
+use crate::policy::protect::{Protection, RootKind};
+use crate::policy::{Delivery, PlanKind, Policy};
+use crate::session::{Diagnostic, SendKind, Session};
 use crate::totals::{self, RequestFigures, SessionFacts};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -58,26 +58,46 @@ pub fn session_json(s: &Session) -> SessionJson<'_> {
     }
 }
 
+/// The `policy` object (SPEC §7), fields in schema order; the api preset's
+/// keys follow (absent otherwise).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct PolicyJson {
+    pub kind: PlanKind,
+    pub preset: &'static str,
+    pub keep_recent: Option<u32>,
+    pub gap_threshold_minutes: Num,
+    pub size_threshold: i64,
+    pub low_watermark: bool,
+    pub trigger_threshold: u32,
+    pub delivery: Delivery,
+    pub protect: bool,
+    pub clear_errors: bool,
+    pub budget_tokens: u64,
+    pub budget_min_saving: u64,
+    pub budget_warning_tokens: Option<u64>,
+    #[serde(flatten)]
+    pub api: Option<api::PolicyApiJson>,
+}
+
 /// The `policy` object: gap thresholds print as integers when they are whole;
 /// `keep_recent` as [`keep_recent_of`] says.
-pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> Value {
-    let mut v = json!({
-        "kind": p.kind.name(),
-        "preset": p.preset_name(),
-        "keep_recent": keep_recent,
-        "gap_threshold_minutes": number(p.gap_threshold_minutes),
-        "size_threshold": p.size_threshold,
-        "low_watermark": p.low_watermark,
-        "trigger_threshold": p.trigger_threshold,
-        "delivery": p.delivery.name(),
-        "protect": p.protect,
-        "clear_errors": p.clear_errors,
-        "budget_tokens": p.budget_tokens,
-        "budget_min_saving": p.budget_min_saving,
-        "budget_warning_tokens": p.budget_warning_tokens,
-    });
-    api::policy_keys(p, &mut v);
-    v
+pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
+    PolicyJson {
+        kind: p.kind,
+        preset: p.preset_name(),
+        keep_recent,
+        gap_threshold_minutes: number(p.gap_threshold_minutes),
+        size_threshold: p.size_threshold,
+        low_watermark: p.low_watermark,
+        trigger_threshold: p.trigger_threshold,
+        delivery: p.delivery,
+        protect: p.protect,
+        clear_errors: p.clear_errors,
+        budget_tokens: p.budget_tokens,
+        budget_min_saving: p.budget_min_saving,
+        budget_warning_tokens: p.budget_warning_tokens,
+        api: api::policy_keys(p),
+    }
 }
 
 /// `policy.keep_recent` (SPEC §5): the explicit value, else the default shared by
@@ -113,48 +133,89 @@ pub fn silent(step: &Step, begins_turn: bool) -> bool {
     step.fired() && step.trigger == Some(crate::policy::Trigger::Budget) && begins_turn
 }
 
-fn number(x: f64) -> Value {
+/// A figure as the reports print it: a whole number as an integer.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+#[serde(untagged)]
+pub enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+fn number(x: f64) -> Num {
     if x.fract() == 0.0 && x.abs() < 1e15 {
-        json!(x as i64)
+        Num::Int(x as i64)
     } else {
-        json!(x)
+        Num::Float(x)
     }
 }
 
-fn gap_json(g: Option<f64>) -> Value {
+/// A gap in minutes, to the millisecond (null: none).
+fn gap_json(g: Option<f64>) -> Option<Num> {
     g.map(|g| number((g * 1000.0).round() / 1000.0))
-        .unwrap_or(Value::Null)
 }
 
-fn protection_json(p: &Option<Protection>) -> Value {
-    match p {
-        None => Value::Null,
-        Some(p) => json!({
-            "outcome": p.outcome.name(),
-            "root": p.root.map(|r| r.name()),
-            "resolved": p.resolved,
-        }),
-    }
+/// One caveat of the `caveats` list (SPEC §5).
+#[derive(Serialize)]
+struct CaveatJson {
+    id: &'static str,
+    text: &'static str,
 }
 
-fn roots_json(setup: &Setup) -> Value {
-    let protector = setup.protector();
-    let roots: Vec<Value> = protector
-        .roots()
-        .map(|(kind, dir, exists)| json!({"root": kind.name(), "dir": dir.display().to_string(), "exists": exists}))
-        .collect();
-    let map: Vec<Value> = setup
-        .path_map
-        .0
+/// The caveats of the kinds in force, as the JSON lists them.
+fn caveats_json(p: &Policy, kinds: &[PlanKind]) -> Vec<CaveatJson> {
+    caveats::caveats(p, kinds)
         .iter()
-        .map(|(f, t)| json!({"from": f.display().to_string(), "to": t.display().to_string()}))
-        .collect();
-    json!({"memory_roots": roots, "path_map": map})
+        .map(|c| CaveatJson {
+            id: c.id,
+            text: c.text,
+        })
+        .collect()
+}
+
+/// The `protection` object: the memory roots in force and the path map.
+#[derive(Serialize)]
+struct RootsJson {
+    memory_roots: Vec<RootJson>,
+    path_map: Vec<PathMapJson>,
+}
+
+#[derive(Serialize)]
+struct RootJson {
+    root: RootKind,
+    dir: String,
+    exists: bool,
+}
+
+#[derive(Serialize)]
+struct PathMapJson {
+    from: String,
+    to: String,
+}
+
+fn roots_json(setup: &Setup) -> RootsJson {
+    RootsJson {
+        memory_roots: setup
+            .protector()
+            .roots()
+            .map(|(root, dir, exists)| RootJson {
+                root,
+                dir: dir.display().to_string(),
+                exists,
+            })
+            .collect(),
+        path_map: setup
+            .path_map
+            .0
+            .iter()
+            .map(|(f, t)| PathMapJson {
+                from: f.display().to_string(),
+                to: t.display().to_string(),
+            })
+            .collect(),
+    }
 }
 
 /// A Qwen request's send kind (SPEC §2); null for other sessions.
-fn send_kind(req: &crate::session::Request) -> Value {
-    req.send
-        .as_ref()
-        .map_or(Value::Null, |s| json!(s.kind.name()))
+fn send_kind(req: &crate::session::Request) -> Option<SendKind> {
+    req.send.as_ref().map(|s| s.kind)
 }

@@ -2,97 +2,213 @@
 
 use super::*;
 
+/// `plan --format json` (schema `mcscope.plan/1`), fields in schema order.
+#[derive(Serialize)]
+pub struct PlanJson<'a> {
+    schema: &'static str,
+    session: SessionJson<'a>,
+    request: Option<PlanRequestJson<'a>>,
+    policy: PolicyJson,
+    caveats: Vec<CaveatJson>,
+    protection: RootsJson,
+    fired: bool,
+    trigger: Option<&'static str>,
+    evidence: Value,
+    note: String,
+    candidates: Vec<CandidateJson<'a>>,
+    cleared: Vec<String>,
+    kept: Vec<String>,
+    protected: Vec<String>,
+    metadata: MetadataJson<'a>,
+    /// The api preset's edits at this request (SPEC §11); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api: Option<api::ApiJson<'a>>,
+}
+
+/// The `request` object: the request K the plan is at.
+#[derive(Serialize)]
+struct PlanRequestJson<'a> {
+    index: usize,
+    at: &'a Option<String>,
+    gap_minutes: Option<Num>,
+    send_kind: Option<SendKind>,
+    begins_turn: bool,
+    messages: usize,
+    version: &'a Option<String>,
+    silent: bool,
+}
+
+/// One candidate of the plan: the result, its status and why.
+#[derive(Serialize)]
+struct CandidateJson<'a> {
+    tool_use_id: &'a str,
+    tool: &'a Option<String>,
+    rank: Option<usize>,
+    chars: u64,
+    est_tokens: u64,
+    media: u32,
+    path: &'a Option<String>,
+    input: &'a Option<String>,
+    is_error: bool,
+    pending: bool,
+    status: &'static str,
+    reason: String,
+    cleared_at: Option<usize>,
+    protection: &'a Option<Protection>,
+}
+
+/// The plan's `metadata` object.
+#[derive(Serialize)]
+struct MetadataJson<'a> {
+    tool_result_chars_before: u64,
+    tool_result_chars_after: u64,
+    target_chars: Option<u64>,
+    tools_cleared: usize,
+    tools_kept: usize,
+    media_cleared: usize,
+    media_kept: usize,
+    tokens_saved: u64,
+    in_wire_tokens: u64,
+    pre_tokens: Option<u64>,
+    evicted_read_paths: &'a [String],
+    unresolved_evicted_reads: usize,
+    media: Vec<MediaJson<'a>>,
+    evicted_memory_bodies: Vec<MemoryBodyJson<'a>>,
+    cache: CacheJson<'a>,
+}
+
+/// A Qwen media entry of the request (SPEC §5 media).
+#[derive(Serialize)]
+struct MediaJson<'a> {
+    message_index: usize,
+    part_index: usize,
+    list: &'static str,
+    tool_use_id: &'a Option<String>,
+    mime: &'a str,
+    status: &'static str,
+}
+
+/// A memory body a newly cleared `search_memory` result evicted (SPEC §3).
+#[derive(Serialize)]
+struct MemoryBodyJson<'a> {
+    #[serde(rename = "memoryRef")]
+    memory_ref: &'a str,
+    #[serde(rename = "mtimeMs")]
+    mtime_ms: &'a Value,
+}
+
+/// What the plan does to the prompt cache at the request.
+#[derive(Serialize)]
+struct CacheJson<'a> {
+    prefix_broken_at_message: Option<usize>,
+    tokens_after_break: u64,
+    cache_edits_deleted: &'a [String],
+}
+
 /// `plan --format json` (schema `mcscope.plan/1`), with request K's evidence (§10).
-pub fn plan_json(setup: &Setup, plan: &PlanAt, evidence: Option<&RequestEvidence>) -> Value {
+pub fn plan_json<'a>(
+    setup: &'a Setup,
+    plan: &'a PlanAt,
+    evidence: Option<&RequestEvidence>,
+) -> PlanJson<'a> {
     let s = &setup.session;
-    let candidates: Vec<Value> = plan
+    let candidates = plan
         .candidates
         .iter()
         .map(|c| {
             let r = &s.results[c.result];
-            json!({
-                "tool_use_id": r.id,
-                "tool": c.tool,
-                "rank": c.rank,
-                "chars": r.chars,
-                "est_tokens": r.est_tokens,
-                "media": r.media,
-                "path": c.path,
-                "input": c.summary,
-                "is_error": r.is_error,
-                "pending": c.pending,
-                "status": c.status.name(),
-                "reason": words::reason(c, &plan.step.note),
-                "cleared_at": c.cleared_at,
-                "protection": protection_json(&c.protection),
-            })
+            CandidateJson {
+                tool_use_id: &r.id,
+                tool: &c.tool,
+                rank: c.rank,
+                chars: r.chars,
+                est_tokens: r.est_tokens,
+                media: r.media,
+                path: &c.path,
+                input: &c.summary,
+                is_error: r.is_error,
+                pending: c.pending,
+                status: c.status.name(),
+                reason: words::reason(c, &plan.step.note),
+                cleared_at: c.cleared_at,
+                protection: &c.protection,
+            }
         })
         .collect();
     let step = &plan.step;
     let count = |st: Status| plan.candidates.iter().filter(|c| c.status == st).count();
     let kinds = plan_kinds(setup, plan);
-    let mut out = json!({
-        "schema": "mcscope.plan/1",
-        "session": session_json(s),
-        "request": (plan.request.index > 0).then(|| json!({
-            "index": plan.request.index,
-            "at": plan.request.at,
-            "gap_minutes": gap_json(plan.request.gap_minutes),
-            "send_kind": send_kind(&plan.request),
-            "begins_turn": plan.request.begins_turn,
-            "messages": plan.request.end - plan.request.view_start,
-            "version": plan.request.version,
-            "silent": silent(step, plan.request.begins_turn),
-        })),
-        "policy": policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
-        "caveats": caveats::json(&caveats::caveats(&setup.policy, &kinds)),
-        "protection": roots_json(setup),
-        "fired": step.fired(),
-        "trigger": step.trigger.map(|t| t.name()),
-        "evidence": evidence.map_or_else(RequestEvidence::empty_json, RequestEvidence::json),
-        "note": step.note.to_string(),
-        "candidates": candidates,
-        "cleared": plan.ids_with(s, Status::Cleared),
-        "kept": plan.ids_with(s, Status::Kept),
-        "protected": plan.ids_with(s, Status::Protected),
-        "metadata": {
-            "tool_result_chars_before": step.chars_before,
-            "tool_result_chars_after": step.chars_after,
-            "target_chars": step.target_chars,
-            "tools_cleared": step.newly_cleared.len(),
-            "tools_kept": count(Status::Kept),
-            "media_cleared": step.media_cleared,
-            "media_kept": step.media_kept,
-            "tokens_saved": step.tokens_saved,
-            "in_wire_tokens": plan.candidates.iter()
+    let req = &plan.request;
+    PlanJson {
+        schema: "mcscope.plan/1",
+        session: session_json(s),
+        request: (req.index > 0).then(|| PlanRequestJson {
+            index: req.index,
+            at: &req.at,
+            gap_minutes: gap_json(req.gap_minutes),
+            send_kind: send_kind(req),
+            begins_turn: req.begins_turn,
+            messages: req.end - req.view_start,
+            version: &req.version,
+            silent: silent(step, req.begins_turn),
+        }),
+        policy: policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
+        caveats: caveats_json(&setup.policy, &kinds),
+        protection: roots_json(setup),
+        fired: step.fired(),
+        trigger: step.trigger.map(|t| t.name()),
+        evidence: evidence.map_or_else(RequestEvidence::empty_json, RequestEvidence::json),
+        note: step.note.to_string(),
+        candidates,
+        cleared: plan.ids_with(s, Status::Cleared),
+        kept: plan.ids_with(s, Status::Kept),
+        protected: plan.ids_with(s, Status::Protected),
+        metadata: MetadataJson {
+            tool_result_chars_before: step.chars_before,
+            tool_result_chars_after: step.chars_after,
+            target_chars: step.target_chars,
+            tools_cleared: step.newly_cleared.len(),
+            tools_kept: count(Status::Kept),
+            media_cleared: step.media_cleared,
+            media_kept: step.media_kept,
+            tokens_saved: step.tokens_saved,
+            in_wire_tokens: plan
+                .candidates
+                .iter()
                 .filter(|c| c.status == Status::Cleared)
                 .map(|c| s.results[c.result].est_tokens)
-                .sum::<u64>(),
-            "pre_tokens": step.pre_tokens,
-            "evicted_read_paths": plan.evicted_read_paths,
-            "unresolved_evicted_reads": plan.unresolved_evicted_reads,
-            "media": plan.media.iter().map(|m| json!({
-                "message_index": m.message_index,
-                "part_index": m.part_index,
-                "list": m.list,
-                "tool_use_id": m.tool_use_id,
-                "mime": m.mime,
-                "status": if m.cleared { "media_cleared" } else { "kept" },
-            })).collect::<Vec<_>>(),
-            "evicted_memory_bodies": plan.evicted_memory_bodies.iter()
-                .map(|(r, t)| json!({"memoryRef": r, "mtimeMs": t}))
-                .collect::<Vec<_>>(),
-            "cache": {
-                "prefix_broken_at_message": plan.cache.prefix_broken_at_message,
-                "tokens_after_break": plan.cache.tokens_after_break,
-                "cache_edits_deleted": plan.cache.cache_edits_deleted,
+                .sum(),
+            pre_tokens: step.pre_tokens,
+            evicted_read_paths: &plan.evicted_read_paths,
+            unresolved_evicted_reads: plan.unresolved_evicted_reads,
+            media: plan
+                .media
+                .iter()
+                .map(|m| MediaJson {
+                    message_index: m.message_index,
+                    part_index: m.part_index,
+                    list: m.list,
+                    tool_use_id: &m.tool_use_id,
+                    mime: &m.mime,
+                    status: if m.cleared { "media_cleared" } else { "kept" },
+                })
+                .collect(),
+            evicted_memory_bodies: plan
+                .evicted_memory_bodies
+                .iter()
+                .map(|(r, t)| MemoryBodyJson {
+                    memory_ref: r,
+                    mtime_ms: t,
+                })
+                .collect(),
+            cache: CacheJson {
+                prefix_broken_at_message: plan.cache.prefix_broken_at_message,
+                tokens_after_break: plan.cache.tokens_after_break,
+                cache_edits_deleted: &plan.cache.cache_edits_deleted,
             },
         },
-    });
-    if let (Some(a), Value::Object(m)) = (api::json(setup, step), &mut out) {
-        m.insert("api".into(), a);
+        api: api::json(setup, step),
     }
-    out
 }
 
 pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {

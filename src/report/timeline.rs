@@ -30,11 +30,14 @@ pub fn write_timeline_json(
         ),
         (
             "policy",
-            policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
+            serde_json::to_value(policy_json(
+                &setup.policy,
+                keep_recent_of(&setup.policy, &kinds),
+            ))?,
         ),
         (
             "caveats",
-            caveats::json(&caveats::caveats(&setup.policy, &kinds)),
+            serde_json::to_value(caveats_json(&setup.policy, &kinds))?,
         ),
     ];
     out.write_all(b"{")?;
@@ -132,13 +135,6 @@ impl<W: std::io::Write> std::io::Write for Indented<'_, W> {
     }
 }
 
-/// A Qwen request's send kind (SPEC §2); null for other sessions.
-fn send_kind(req: &crate::session::Request) -> Value {
-    req.send
-        .as_ref()
-        .map_or(Value::Null, |s| json!(s.kind.name()))
-}
-
 /// A list of result ids, written as the ids' strings.
 struct Ids<'a>(&'a Session, &'a [usize]);
 
@@ -153,8 +149,8 @@ impl Serialize for Ids<'_> {
 struct TimelineRow<'a> {
     index: usize,
     at: &'a Option<String>,
-    gap_minutes: Value,
-    send_kind: Value,
+    gap_minutes: Option<Num>,
+    send_kind: Option<SendKind>,
     begins_turn: bool,
     version: &'a Option<String>,
     silent: bool,
@@ -169,12 +165,12 @@ struct TimelineRow<'a> {
     evidence: Value,
     /// The api preset's edits at this request (SPEC §11); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
-    api: Option<Value>,
+    api: Option<api::ApiJson<'a>>,
     in_wire_tokens: u64,
     cache_break: bool,
     tokens_rewritten: u64,
     warm: bool,
-    cache_gap: Value,
+    cache_gap: Option<Num>,
 }
 
 fn timeline_row<'a>(

@@ -15,64 +15,47 @@ use crate::load::{self, LoadError};
 use crate::policy::protect::{self, PathMap, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
 use crate::session::{Format, Harness, Session};
+use crate::totals::CacheTtl;
 use std::path::{Path, PathBuf};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// `--format` of the plan-like commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "lowercase")]
 pub enum OutputFormat {
     #[default]
     Text,
     Json,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KindArg {
-    Auto,
-    Idle,
-    Forced,
-    Size,
-    Count,
-    Budget,
-    // The api preset's kind (implies `--preset api`).
-    Api,
-}
+/// `--delivery`: [`Delivery`] by its one name.
+pub use crate::policy::Delivery as DeliveryArg;
+/// `--policy`: the plan kinds by their one name ([`PlanKind`]; `api` implies
+/// `--preset api`).
+pub use crate::policy::PlanKind as KindArg;
+/// `--input-format`: [`Format`] by its one name.
+pub use crate::session::Format as InputFormatArg;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PresetArg {
-    Claude,
-    Qwen,
-    // Anthropic's server-side context editing (SPEC §11).
-    Api,
-}
+/// `--preset`: [`config::Preset`] by its one name.
+pub use crate::config::Preset as PresetArg;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DeliveryArg {
-    Rewrite,
-    CacheEdits,
-    // The api preset: the client sends the edits, the server applies them.
-    Server,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InputFormatArg {
-    ClaudeJsonl,
-    QwenJsonl,
-    MessagesJson,
-}
-
-/// The options every subcommand and the TUI share, one field per shared flag
-/// (`cli` fills them from the command line; its help says each one).
-#[derive(Debug, Clone, Default)]
+/// The options every subcommand and the TUI share, one field per shared flag:
+/// each field's doc is its flag's `--help` (clap's derive reads it; `setup`
+/// never parses: the TUI, tests, benches and fuzz targets build `Opts` directly).
+#[derive(clap::Args, Debug, Clone, Default)]
 pub struct Opts {
     /// The request to look at: a number from 1, or `last`.
+    #[arg(long, value_name = "K|last")]
     pub at: Option<String>,
     /// The plan kind (default: auto, the harness's own choice at each request:
     /// claude budget on Claude Code 2.0.0–2.1.87 by the recorded version, else
     /// idle; qwen by the kind of send: idle after the gap at a prompt, cron job or
     /// hook, else size where Qwen runs it, nothing at notifications and goal turns).
-    pub policy: Option<KindArg>,
+    #[arg(long, value_enum)]
+    pub policy: Option<PlanKind>,
     /// Harness rules to apply (default: the session's harness). `api`:
     /// Anthropic's server-side context editing, for Messages API bodies and, as a
     /// what-if, Claude Code sessions (see --api-edit).
+    #[arg(long, value_enum)]
     pub preset: Option<PresetArg>,
     /// api preset: one `context_management` edit, the API's own JSON object
     /// (repeatable, in the order sent), e.g. '{"type":"clear_tool_uses_20250919",
@@ -80,57 +63,90 @@ pub struct Opts {
     /// "value":5},"clear_at_least":{"type":"input_tokens","value":5000},
     /// "exclude_tools":["memory"]}' or '{"type":"clear_thinking_20251015"}'
     /// (default: one clear_tool_uses_20250919 with the documented defaults).
+    #[arg(long = "api-edit", value_name = "JSON")]
     pub api_edit: Vec<String>,
     /// api preset, a reading the documentation leaves open: excluded tools' uses
     /// count toward `keep` (default: they do not).
+    #[arg(long)]
     pub api_excluded_count_toward_keep: bool,
     /// api preset, a reading the documentation leaves open: the trigger fires at
     /// >= its value (default: strictly >).
+    #[arg(long)]
     pub api_trigger_inclusive: bool,
     /// api preset, a reading the documentation leaves open: what a cleared
     /// result reads in the server view (default: [Old tool result content
     /// cleared]). clear_at_least is always compared with every token the edit
     /// clears at the request (the server is stateless).
+    #[arg(long, value_name = "TEXT")]
     pub api_placeholder: Option<String>,
     /// Results kept outside the plan: the most recent N (default per plan kind: 5,
     /// budget 3).
+    #[arg(long, value_name = "N")]
     pub keep_recent: Option<u32>,
     /// Idle gap threshold in minutes (negative disables).
+    #[arg(long, value_name = "M", allow_negative_numbers = true)]
     pub gap_minutes: Option<f64>,
     /// Size threshold in chars (negative disables).
+    #[arg(long, value_name = "C", allow_negative_numbers = true)]
     pub size_threshold: Option<i64>,
     /// Clear down to the threshold instead of half of it.
+    #[arg(long)]
     pub no_low_watermark: bool,
     /// Count plan: active results before deletions start.
+    #[arg(long, value_name = "N")]
     pub trigger: Option<u32>,
     /// How clearings reach the API (default: cache-edits for claude count,
     /// server for the api preset, else rewrite).
-    pub delivery: Option<DeliveryArg>,
+    #[arg(long, value_enum)]
+    pub delivery: Option<Delivery>,
+    /// The flags `compare` takes alike (budget, protection, roots, path maps,
+    /// cache TTL).
+    #[command(flatten)]
+    pub shared: SharedOpts,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+    /// Override format detection.
+    #[arg(long, value_enum)]
+    pub input_format: Option<Format>,
+}
+
+/// The flags of [`Opts`] that `compare` takes as they are (its other setting
+/// flags take lists): written once, flattened into both (so `--cache-ttl`
+/// follows `--path-map` in the help of both).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SharedOpts {
     /// Budget plan: the tool-result tokens it clears down to (default 40000).
+    #[arg(long, value_name = "N")]
     pub budget_tokens: Option<u64>,
     /// Budget plan: the least saving that lets it fire (default 20000).
+    #[arg(long, value_name = "N")]
     pub budget_min_saving: Option<u64>,
     /// Budget plan: the recorded usage it waits for (default by version:
     /// 135000 up to Claude Code 2.1.20, 147000 from 2.1.21 or with no version).
+    #[arg(long = "budget-warning", value_name = "N")]
     pub budget_warning: Option<u64>,
     /// Protect managed-memory reads (default on for qwen, off for claude).
+    #[arg(long, overrides_with = "no_protect")]
     pub protect: bool,
     /// Do not protect managed-memory reads.
+    #[arg(long, overrides_with = "protect")]
     pub no_protect: bool,
     /// Claude preset: error results may be cleared (default on).
+    #[arg(long, overrides_with = "no_clear_errors")]
     pub clear_errors: bool,
     /// Claude preset: keep error results.
+    #[arg(long, overrides_with = "clear_errors")]
     pub no_clear_errors: bool,
     /// A memory root, e.g. `project=/home/me/.qwen/projects/x/memory` (repeatable).
+    #[arg(long, value_name = "KIND=DIR")]
     pub memory_root: Vec<String>,
     /// Rewrite a recorded path prefix before resolution (repeatable).
+    #[arg(long, value_name = "FROM=TO")]
     pub path_map: Vec<String>,
-    /// Output format.
-    pub format: OutputFormat,
-    /// Override format detection.
-    pub input_format: Option<InputFormatArg>,
     /// The prompt cache's TTL for SPEC §9 `warm` (auto: what the transcript's last cache write used).
-    pub cache_ttl: Option<String>,
+    #[arg(long, value_name = "auto|5m|1h", value_enum)]
+    pub cache_ttl: Option<CacheTtl>,
 }
 
 /// A user-facing error: one line naming the path and the cause; exit status 2.
@@ -166,11 +182,7 @@ pub fn setup_with_progress(
 
 /// The format `--input-format` names, if any.
 pub fn input_format(opts: &Opts) -> Option<Format> {
-    opts.input_format.map(|f| match f {
-        InputFormatArg::ClaudeJsonl => Format::ClaudeJsonl,
-        InputFormatArg::QwenJsonl => Format::QwenJsonl,
-        InputFormatArg::MessagesJson => Format::MessagesJson,
-    })
+    opts.input_format
 }
 
 /// Merges preset ← sidecar ← flags for a session already loaded from `path`.
@@ -187,6 +199,40 @@ pub fn setup_with_config(
     opts: &Opts,
     config: Config,
 ) -> Result<Setup, UsageError> {
+    // Every option by name: a field added to `Opts` does not compile until the
+    // setup says what it does with it.
+    let Opts {
+        // The request is the caller's to pick (`request_index`).
+        at: _,
+        policy,
+        preset,
+        ref api_edit,
+        api_excluded_count_toward_keep,
+        api_trigger_inclusive,
+        ref api_placeholder,
+        keep_recent,
+        gap_minutes,
+        size_threshold,
+        no_low_watermark,
+        trigger,
+        delivery,
+        shared:
+            SharedOpts {
+                budget_tokens,
+                budget_min_saving,
+                budget_warning,
+                protect,
+                no_protect,
+                clear_errors,
+                no_clear_errors,
+                ref memory_root,
+                ref path_map,
+                cache_ttl,
+            },
+        // The output format is the CLI's; the input format was the loader's.
+        format: _,
+        input_format: _,
+    } = *opts;
     let sidecar = read_sidecar(path)?;
     let (side, side_dir) = match &sidecar {
         Some((s, d)) => (Some(s), d.clone()),
@@ -199,23 +245,25 @@ pub fn setup_with_config(
         .or_else(|| config.policy.preset.as_deref().map(|p| ("config", p)));
     // Flags win: a --policy or --delivery the api preset cannot take leaves a
     // sidecar's or the config file's api preset for the session's own.
-    let flag_leaves_api = opts.policy.is_some_and(|k| k != KindArg::Api)
-        || opts.delivery.is_some_and(|d| d != DeliveryArg::Server);
-    let api = match (opts.preset, recorded) {
+    let flag_leaves_api = policy.is_some_and(|k| k != PlanKind::Api)
+        || delivery.is_some_and(|d| d != Delivery::Server);
+    // A recorded preset by name: (where, the name, the preset if it is one).
+    let recorded = recorded.map(|(from, name)| (from, name, name.parse::<PresetArg>().ok()));
+    let api = match (preset, recorded) {
         (Some(p), _) => p == PresetArg::Api,
-        (None, _) if opts.policy == Some(KindArg::Api) => true,
-        (None, Some((_, "api"))) => !flag_leaves_api,
+        (None, _) if policy == Some(PlanKind::Api) => true,
+        (None, Some((_, _, Some(PresetArg::Api)))) => !flag_leaves_api,
         _ => false,
     };
-    let preset = match (opts.preset, recorded) {
+    let preset = match (preset, recorded) {
         (Some(PresetArg::Claude), _) => Harness::Claude,
         (Some(PresetArg::Qwen), _) => Harness::Qwen,
         (Some(PresetArg::Api), _) => Harness::Claude,
         (None, _) if api => Harness::Claude,
-        (None, Some((_, "claude"))) => Harness::Claude,
-        (None, Some((_, "qwen"))) => Harness::Qwen,
-        (None, Some((_, "api"))) => session.harness,
-        (None, Some((from, other))) => {
+        (None, Some((_, _, Some(PresetArg::Claude)))) => Harness::Claude,
+        (None, Some((_, _, Some(PresetArg::Qwen)))) => Harness::Qwen,
+        (None, Some((_, _, Some(PresetArg::Api)))) => session.harness,
+        (None, Some((from, other, None))) => {
             return Err(err(format!("{from}: unknown preset {other:?}")));
         }
         (None, None) => session.harness,
@@ -257,45 +305,36 @@ pub fn setup_with_config(
         })?;
     }
     let flagged = [
-        ("kind", opts.policy.is_some()),
-        ("budget_tokens", opts.budget_tokens.is_some()),
-        ("budget_min_saving", opts.budget_min_saving.is_some()),
-        ("budget_warning_tokens", opts.budget_warning.is_some()),
-        ("keep_recent", opts.keep_recent.is_some()),
-        ("gap_threshold_minutes", opts.gap_minutes.is_some()),
-        ("size_threshold", opts.size_threshold.is_some()),
-        ("low_watermark", opts.no_low_watermark),
-        ("trigger_threshold", opts.trigger.is_some()),
-        ("protect", opts.protect || opts.no_protect),
-        ("clear_errors", opts.clear_errors || opts.no_clear_errors),
-        ("delivery", opts.delivery.is_some()),
-        ("api_edits", !opts.api_edit.is_empty()),
+        ("kind", policy.is_some()),
+        ("budget_tokens", budget_tokens.is_some()),
+        ("budget_min_saving", budget_min_saving.is_some()),
+        ("budget_warning_tokens", budget_warning.is_some()),
+        ("keep_recent", keep_recent.is_some()),
+        ("gap_threshold_minutes", gap_minutes.is_some()),
+        ("size_threshold", size_threshold.is_some()),
+        ("low_watermark", no_low_watermark),
+        ("trigger_threshold", trigger.is_some()),
+        ("protect", protect || no_protect),
+        ("clear_errors", clear_errors || no_clear_errors),
+        ("delivery", delivery.is_some()),
+        ("api_edits", !api_edit.is_empty()),
         (
             "api_excluded_count_toward_keep",
-            opts.api_excluded_count_toward_keep,
+            api_excluded_count_toward_keep,
         ),
-        ("api_trigger_inclusive", opts.api_trigger_inclusive),
-        ("api_placeholder", opts.api_placeholder.is_some()),
+        ("api_trigger_inclusive", api_trigger_inclusive),
+        ("api_placeholder", api_placeholder.is_some()),
     ];
     for (key, set) in flagged {
         if set {
             sources.insert(key, Source::Flag);
         }
     }
-    if let Some(k) = opts.policy {
-        p.kind = match k {
-            KindArg::Auto => PlanKind::Auto,
-            KindArg::Idle => PlanKind::Idle,
-            KindArg::Forced => PlanKind::Forced,
-            KindArg::Size => PlanKind::Size,
-            KindArg::Count => PlanKind::Count,
-            KindArg::Budget => PlanKind::Budget,
-            KindArg::Api => PlanKind::Api,
-        };
+    if let Some(k) = policy {
+        p.kind = k;
     }
-    if !opts.api_edit.is_empty() {
-        let list = opts
-            .api_edit
+    if !api_edit.is_empty() {
+        let list = api_edit
             .iter()
             .map(|t| {
                 serde_json::from_str(t).map_err(|e| err(format!("--api-edit {t:?}: not JSON: {e}")))
@@ -304,37 +343,37 @@ pub fn setup_with_config(
         p.api.edits =
             crate::policy::api::parse_edits(&list).map_err(|e| err(format!("--api-edit: {e}")))?;
     }
-    p.api.excluded_count_toward_keep |= opts.api_excluded_count_toward_keep;
-    p.api.trigger_inclusive |= opts.api_trigger_inclusive;
-    if let Some(t) = &opts.api_placeholder {
+    p.api.excluded_count_toward_keep |= api_excluded_count_toward_keep;
+    p.api.trigger_inclusive |= api_trigger_inclusive;
+    if let Some(t) = api_placeholder {
         p.api.placeholder = t.clone();
     }
-    p.budget_tokens = opts.budget_tokens.unwrap_or(p.budget_tokens);
-    p.budget_min_saving = opts.budget_min_saving.unwrap_or(p.budget_min_saving);
-    p.budget_warning_tokens = opts.budget_warning.or(p.budget_warning_tokens);
-    p.keep_recent = opts.keep_recent.or(p.keep_recent);
-    p.gap_threshold_minutes = opts.gap_minutes.unwrap_or(p.gap_threshold_minutes);
-    p.size_threshold = opts.size_threshold.unwrap_or(p.size_threshold);
-    p.size_explicit |= opts.size_threshold.is_some();
-    if opts.no_low_watermark {
+    p.budget_tokens = budget_tokens.unwrap_or(p.budget_tokens);
+    p.budget_min_saving = budget_min_saving.unwrap_or(p.budget_min_saving);
+    p.budget_warning_tokens = budget_warning.or(p.budget_warning_tokens);
+    p.keep_recent = keep_recent.or(p.keep_recent);
+    p.gap_threshold_minutes = gap_minutes.unwrap_or(p.gap_threshold_minutes);
+    p.size_threshold = size_threshold.unwrap_or(p.size_threshold);
+    p.size_explicit |= size_threshold.is_some();
+    if no_low_watermark {
         p.low_watermark = false;
     }
-    p.trigger_threshold = opts.trigger.unwrap_or(p.trigger_threshold);
-    if opts.protect {
+    p.trigger_threshold = trigger.unwrap_or(p.trigger_threshold);
+    if protect {
         p.protect = true;
     }
-    if opts.no_protect {
+    if no_protect {
         p.protect = false;
     }
-    if opts.clear_errors {
+    if clear_errors {
         p.clear_errors = true;
     }
-    if opts.no_clear_errors {
+    if no_clear_errors {
         p.clear_errors = false;
     }
     if api {
         // The api preset runs its own kind, delivered by the server (SPEC §11).
-        if p.kind != PlanKind::Api && opts.policy.is_some() {
+        if p.kind != PlanKind::Api && policy.is_some() {
             return Err(err(format!(
                 "{}: the api preset runs the api plan only (got --policy {})",
                 path.display(),
@@ -346,11 +385,7 @@ pub fn setup_with_config(
             return Err(err(format!(
                 "{}: the api preset's edits are applied by the server: its delivery is server (got {})",
                 path.display(),
-                opts.delivery.map_or(p.delivery.name(), |d| match d {
-                    DeliveryArg::Rewrite => "rewrite",
-                    DeliveryArg::CacheEdits => "cache-edits",
-                    DeliveryArg::Server => "server",
-                })
+                delivery.unwrap_or(p.delivery).name()
             )));
         }
         p.delivery = Delivery::Server;
@@ -360,11 +395,9 @@ pub fn setup_with_config(
             path.display()
         )));
     }
-    match opts.delivery {
+    match delivery {
         _ if api => {}
-        Some(DeliveryArg::Rewrite) => p.delivery = Delivery::Rewrite,
-        Some(DeliveryArg::CacheEdits) => p.delivery = Delivery::CacheEdits,
-        Some(DeliveryArg::Server) => p.delivery = Delivery::Server,
+        Some(d) => p.delivery = d,
         None if !delivery_set => {
             // cache_edits is Claude's mechanism: the default for count on Claude.
             p.delivery = if p.kind == PlanKind::Count && session.harness == Harness::Claude {
@@ -421,7 +454,7 @@ pub fn setup_with_config(
             map.push((map_from(from), given(to, &side_dir)));
         }
     }
-    for m in &opts.path_map {
+    for m in path_map {
         let (from, to) = m
             .split_once('=')
             .ok_or_else(|| err(format!("--path-map {m:?}: expected FROM=TO")))?;
@@ -446,21 +479,24 @@ pub fn setup_with_config(
         for (kind, dir) in &s.memory_roots {
             let kind = RootKind::parse(kind).ok_or_else(|| {
                 err(format!(
-                    "sidecar: unknown memory root {kind:?} (project, user, team)"
+                    "sidecar: unknown memory root {kind:?} ({})",
+                    config::names::<RootKind>()
                 ))
             })?;
             set_root(kind, given(dir, &side_dir));
         }
     }
-    for r in &opts.memory_root {
+    for r in memory_root {
         let (kind, dir) = r.split_once('=').ok_or_else(|| {
             err(format!(
-                "--memory-root {r:?}: expected project|user|team=DIR"
+                "--memory-root {r:?}: expected {}=DIR",
+                config::names::<RootKind>().replace(", ", "|")
             ))
         })?;
         let kind = RootKind::parse(kind).ok_or_else(|| {
             err(format!(
-                "--memory-root {r:?}: unknown root {kind:?} (project, user, team)"
+                "--memory-root {r:?}: unknown root {kind:?} ({})",
+                config::names::<RootKind>()
             ))
         })?;
         set_root(kind, given(dir, &cwd));
@@ -473,7 +509,7 @@ pub fn setup_with_config(
         path_map,
         settings: config::Settings {
             cache_ttl: resolve_cache_ttl(
-                opts.cache_ttl.as_deref(),
+                cache_ttl,
                 side.and_then(|s| s.cache_ttl.as_deref()),
                 config.cache_ttl.as_deref(),
             )?,
@@ -523,7 +559,7 @@ pub fn cache_ttl(path: &Path, opts: &Opts) -> Result<crate::totals::CacheTtl, Us
     };
     let config = config::load().map_err(|e| err(e.to_string()))?;
     resolve_cache_ttl(
-        opts.cache_ttl.as_deref(),
+        opts.shared.cache_ttl,
         sidecar.as_deref(),
         config.cache_ttl.as_deref().filter(|_| !path.is_dir()),
     )
@@ -531,16 +567,20 @@ pub fn cache_ttl(path: &Path, opts: &Opts) -> Result<crate::totals::CacheTtl, Us
 
 /// `cache_ttl`: the flag, else the sidecar's, else the config file's, else auto.
 fn resolve_cache_ttl(
-    flag: Option<&str>,
+    flag: Option<CacheTtl>,
     sidecar: Option<&str>,
     config: Option<&str>,
 ) -> Result<crate::totals::CacheTtl, UsageError> {
-    use crate::totals::CacheTtl;
     let parse = |from: &str, t: &str| {
-        CacheTtl::parse(t).ok_or_else(|| err(format!("{from} {t:?}: expected auto, 5m or 1h")))
+        CacheTtl::parse(t).ok_or_else(|| {
+            err(format!(
+                "{from} {t:?}: expected {}",
+                config::names_or::<CacheTtl>()
+            ))
+        })
     };
     match (flag, sidecar, config) {
-        (Some(t), _, _) => parse("--cache-ttl", t),
+        (Some(t), _, _) => Ok(t),
         (None, Some(t), _) => parse("sidecar: cache_ttl", t),
         (None, None, Some(t)) => parse("config: cache_ttl", t),
         (None, None, None) => Ok(CacheTtl::Auto),

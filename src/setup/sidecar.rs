@@ -3,46 +3,74 @@
 
 use super::{UsageError, err};
 use crate::config;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// A session sidecar: the JSON `policy` keys plus roots and path map.
-#[derive(Debug, Default)]
+/// A session sidecar: the JSON `policy` keys plus roots and path map, read as
+/// typed fields (the keys are [`config::PolicyKeys`], flattened).
+#[derive(Deserialize, Debug, Default)]
 pub struct Sidecar {
-    pub keys: config::PolicyKeys,
     /// SPEC §9: `auto`, `5m` or `1h` (not part of `policy`).
+    #[serde(default, deserialize_with = "cache_ttl")]
     pub cache_ttl: Option<String>,
+    #[serde(default, deserialize_with = "memory_roots")]
     pub memory_roots: BTreeMap<String, String>,
+    #[serde(default, deserialize_with = "path_map")]
     pub path_map: BTreeMap<String, String>,
+    #[serde(flatten)]
+    pub keys: config::PolicyKeys,
+    /// What is neither of the above nor a policy key (an error naming it).
+    #[serde(flatten)]
+    unknown: BTreeMap<String, serde_json::Value>,
+}
+
+/// A table of names, its errors prefixed with its key.
+fn table<'de, D: Deserializer<'de>>(key: &str, d: D) -> Result<BTreeMap<String, String>, D::Error> {
+    BTreeMap::deserialize(d).map_err(|e| D::Error::custom(format!("{key}: {e}")))
+}
+
+fn memory_roots<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, String>, D::Error> {
+    table("memory_roots", d)
+}
+
+fn path_map<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, String>, D::Error> {
+    table("path_map", d)
+}
+
+/// `cache_ttl`: a string or null (its value is checked with the config's).
+fn cache_ttl<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Null => Ok(None),
+        serde_json::Value::String(s) => Ok(Some(s)),
+        other => Err(D::Error::custom(format!(
+            "cache_ttl: expected a string, got {other}"
+        ))),
+    }
 }
 
 impl Sidecar {
     /// Reads a sidecar's JSON: the roots and the path map, and every other key a
-    /// policy key (an unknown one is an error naming it).
+    /// policy key (an unknown one is an error naming it and the keys there are).
     pub fn parse(text: &str) -> Result<Sidecar, String> {
-        let mut v: serde_json::Map<String, serde_json::Value> =
+        // Read as an object first: a syntax error or a non-object says where.
+        let v: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let mut table = |key: &str| -> Result<BTreeMap<String, String>, String> {
-            v.remove(key)
-                .map(serde_json::from_value)
-                .transpose()
-                .map(Option::unwrap_or_default)
-                .map_err(|e| format!("{key}: {e}"))
-        };
-        let memory_roots = table("memory_roots")?;
-        let path_map = table("path_map")?;
-        let cache_ttl = match v.remove("cache_ttl") {
-            None | Some(serde_json::Value::Null) => None,
-            Some(serde_json::Value::String(s)) => Some(s),
-            Some(other) => return Err(format!("cache_ttl: expected a string, got {other}")),
-        };
-        let keys: config::PolicyKeys =
-            serde_json::from_value(serde_json::Value::Object(v)).map_err(|e| e.to_string())?;
+        let sidecar =
+            Sidecar::deserialize(serde_json::Value::Object(v)).map_err(|e| e.to_string())?;
+        if let Some((key, value)) = sidecar.unknown.into_iter().next() {
+            // serde's own message for the key, listing the policy keys.
+            let one = serde_json::Map::from_iter([(key, value)]);
+            return Err(
+                serde_json::from_value::<config::PolicyKeys>(serde_json::Value::Object(one))
+                    .err()
+                    .map_or_else(|| "unknown key".into(), |e| e.to_string()),
+            );
+        }
         Ok(Sidecar {
-            keys,
-            memory_roots,
-            path_map,
-            cache_ttl,
+            unknown: BTreeMap::new(),
+            ..sidecar
         })
     }
 }
@@ -83,6 +111,38 @@ pub fn read_sidecar(session: &Path) -> Result<Option<(Sidecar, PathBuf)>, UsageE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sidecar_reads_typed_keys_and_names_what_it_cannot_read() {
+        let s = Sidecar::parse(
+            r#"{"keep_recent": 2, "delivery": "rewrite", "cache_ttl": "5m",
+                "memory_roots": {"project": "mem"}, "path_map": {"D:\\w": "/w"},
+                "qwen": {"keep_recent": 1}}"#,
+        )
+        .unwrap();
+        assert_eq!(s.keys.keep_recent, Some(2));
+        assert_eq!(s.keys.delivery.as_deref(), Some("rewrite"));
+        assert_eq!(s.keys.qwen.as_ref().unwrap().keep_recent, Some(1));
+        assert_eq!(s.cache_ttl.as_deref(), Some("5m"));
+        assert_eq!(s.memory_roots["project"], "mem");
+        assert_eq!(s.path_map["D:\\w"], "/w");
+        let e = Sidecar::parse(r#"{"keep_recnt": 3}"#).unwrap_err();
+        assert!(
+            e.starts_with("unknown field `keep_recnt`, expected one of `kind`, `preset`"),
+            "{e}"
+        );
+        let e = Sidecar::parse(r#"{"keep_recent": "three"}"#).unwrap_err();
+        assert_eq!(e, "invalid type: string \"three\", expected u32");
+        let e = Sidecar::parse(r#"{"memory_roots": 5}"#).unwrap_err();
+        assert_eq!(e, "memory_roots: invalid type: integer `5`, expected a map");
+        let e = Sidecar::parse(r#"{"cache_ttl": 5}"#).unwrap_err();
+        assert_eq!(e, "cache_ttl: expected a string, got 5");
+        let e = Sidecar::parse("[]").unwrap_err();
+        assert!(
+            e.starts_with("invalid type: sequence, expected a map"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn sidecar_replaces_the_extension() {

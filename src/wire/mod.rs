@@ -25,12 +25,14 @@ use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// In the order `wire --side` lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "lowercase")]
 pub enum Side {
-    /// The request as the transcript holds it: no clearing at all.
-    Local,
     /// What the harness sends.
     Wire,
+    /// The request as the transcript holds it: no clearing at all.
+    Local,
 }
 
 /// What the wire builder needs from a plan at one request.

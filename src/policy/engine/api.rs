@@ -88,7 +88,8 @@ fn block_tokens(b: &Value) -> u64 {
 }
 
 /// Where a request's input tokens come from (SPEC §11: always labelled).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum TokenSource {
     /// The recorded prompt P(k) plus the recorded `cleared_input_tokens`.
     Recorded,
@@ -98,10 +99,7 @@ pub enum TokenSource {
 
 impl TokenSource {
     pub fn name(self) -> &'static str {
-        match self {
-            TokenSource::Recorded => "recorded",
-            TokenSource::Estimate => "estimate",
-        }
+        self.into()
     }
 }
 

@@ -6,8 +6,9 @@ use super::PlanKind;
 use super::reason::{ClearReason, Note, Reason};
 use serde::Serialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+#[serde(into = "&'static str")]
 pub enum Status {
     Kept,
     Cleared,
@@ -19,42 +20,30 @@ pub enum Status {
 
 impl Status {
     pub fn name(self) -> &'static str {
-        match self {
-            Status::Kept => "kept",
-            Status::Cleared => "cleared",
-            Status::Protected => "protected",
-            Status::AlreadyCleared => "already_cleared",
-            Status::ErrorKept => "error_kept",
-            Status::NotCompactable => "not_compactable",
-        }
+        self.into()
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+/// The api edits' names are the API's own type names (`crate::policy::api`'s
+/// `CLEAR_TOOL_USES`, `CLEAR_THINKING`, checked by a test there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
+#[serde(into = "&'static str")]
 pub enum Trigger {
     Idle,
     Forced,
     Size,
     Count,
     Budget,
-    #[serde(rename = "clear_tool_uses_20250919")]
+    #[strum(serialize = "clear_tool_uses_20250919")]
     ClearToolUses,
-    #[serde(rename = "clear_thinking_20251015")]
+    #[strum(serialize = "clear_thinking_20251015")]
     ClearThinking,
 }
 
 impl Trigger {
     pub fn name(self) -> &'static str {
-        match self {
-            Trigger::Idle => "idle",
-            Trigger::Forced => "forced",
-            Trigger::Size => "size",
-            Trigger::Count => "count",
-            Trigger::Budget => "budget",
-            Trigger::ClearToolUses => crate::policy::api::CLEAR_TOOL_USES,
-            Trigger::ClearThinking => crate::policy::api::CLEAR_THINKING,
-        }
+        self.into()
     }
 }
 

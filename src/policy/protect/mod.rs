@@ -13,8 +13,20 @@ pub use windows::WinPath;
 /// Linux's MAXSYMLINKS: the most links one resolution follows.
 pub const MAX_HOPS: usize = 40;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
+#[serde(into = "&'static str")]
 pub enum RootKind {
     Project,
     User,
@@ -25,20 +37,17 @@ impl RootKind {
     pub const ALL: [RootKind; 3] = [RootKind::Project, RootKind::User, RootKind::Team];
 
     pub fn name(self) -> &'static str {
-        match self {
-            RootKind::Project => "project",
-            RootKind::User => "user",
-            RootKind::Team => "team",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<RootKind> {
-        RootKind::ALL.into_iter().find(|k| k.name() == s)
+        s.parse().ok()
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+#[serde(into = "&'static str")]
 pub enum Outcome {
     Protected,
     Outside,
@@ -50,14 +59,7 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn name(self) -> &'static str {
-        match self {
-            Outcome::Protected => "protected",
-            Outcome::Outside => "outside",
-            Outcome::SymlinkEscape => "symlink_escape",
-            Outcome::UnresolvedId => "unresolved_id",
-            Outcome::AmbiguousId => "ambiguous_id",
-            Outcome::Unverified => "unverified",
-        }
+        self.into()
     }
 
     /// Protected and unverified results are never cleared.
