@@ -5,8 +5,8 @@
 
 use crate::analysis::Setup;
 use crate::compare::{self, Comparison};
+use crate::numbers::fmt_int;
 use crate::policy::Policy;
-use crate::policy::engine::fmt_int;
 use crate::series::Point;
 use crate::totals::SessionFacts;
 use std::fmt::Write as _;

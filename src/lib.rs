@@ -14,6 +14,7 @@ pub mod diff;
 pub mod evidence;
 pub mod harness;
 pub mod load;
+pub mod numbers;
 pub mod policy;
 pub mod prices;
 pub mod report;

@@ -773,7 +773,7 @@ fn a_big_request_counts_the_rewritten_tokens_in_the_background() {
             let footer = screen(&a, 200, 60, false).join("\n");
             let want = format!(
                 "cache prefix broken at message {m} (~{} tokens re-written)",
-                mcscope::policy::engine::fmt_int(cli.cache.tokens_after_break)
+                mcscope::numbers::fmt_int(cli.cache.tokens_after_break)
             );
             assert!(footer.contains(&want), "@{k}: {want}\n{footer}");
         }

@@ -146,7 +146,7 @@ pub const COLUMNS: [&str; 9] = [
 
 /// Row `i`'s cells under [`COLUMNS`] (`*` marks the recommended row).
 pub fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
-    use crate::policy::engine::fmt_int;
+    use crate::numbers::fmt_int;
     let r = &c.rows[i];
     let mark = if Some(i) == c.recommended { "*" } else { "" };
     vec![
@@ -164,7 +164,7 @@ pub fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
 
 /// `compare --format text`: one line per setting, the recommendation in words.
 pub fn text(c: &Comparison) -> String {
-    use crate::policy::engine::fmt_int;
+    use crate::numbers::fmt_int;
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -1,7 +1,8 @@
 //! The `api` preset's simulated edits beside what the server recorded in
 //! `applied_edits` (SPEC §10, §11): per edit type, the cleared count and tokens.
 
-use crate::policy::engine::{ApiStep, EditOutcome, Step, fmt_int};
+use crate::numbers::fmt_int;
+use crate::policy::engine::{ApiStep, EditOutcome, Step};
 use crate::session::Session;
 use serde_json::Value;
 use std::fmt::Write as _;

@@ -3,7 +3,8 @@
 
 use crate::analysis::Setup;
 use crate::evidence::api::{agrees, beside, recorded};
-use crate::policy::engine::{Step, fmt_int};
+use crate::numbers::fmt_int;
+use crate::policy::engine::Step;
 use crate::policy::{PlanKind, Policy};
 use serde::Serialize;
 use serde_json::Value;

@@ -7,7 +7,8 @@
 use crate::analysis::{self, EvidenceReport, Explain, PlanAt, Setup};
 use crate::caveats::{self, Caveat};
 use crate::evidence::{Explanation, RequestEvidence, SessionEvidence};
-use crate::policy::engine::{Status, Step, fmt_gap, fmt_int, fmt_num};
+use crate::numbers::{fmt_gap, fmt_int, fmt_num};
+use crate::policy::engine::{Status, Step};
 use crate::policy::protect::{Protection, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
 use crate::session::{Diagnostic, SendKind, Session};

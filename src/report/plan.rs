@@ -226,7 +226,7 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
         req.index,
         s.requests.len(),
         req.at.as_deref().unwrap_or("?"),
-        crate::policy::engine::gap_words(req.gap_minutes),
+        crate::numbers::gap_words(req.gap_minutes),
         turn_words(req)
     );
     if let Some(v) = &req.version {

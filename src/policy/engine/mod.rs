@@ -11,7 +11,6 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 mod api;
 mod budget_plan;
 mod count;
-mod fmt;
 mod idle;
 mod reason;
 mod size;
@@ -20,7 +19,6 @@ mod types;
 mod view;
 
 pub use api::{ApiFacts, ApiStep, EditOutcome, MsgFacts, TokenSource};
-pub use fmt::{fmt_gap, fmt_int, fmt_num, gap_words};
 pub use reason::{
     ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, Note, Prompt, Rank, Reason,
     SizeWhy, TimeWhy,

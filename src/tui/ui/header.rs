@@ -35,7 +35,7 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             "  request {}/{}  {}  {}  {}",
             v.k,
             s.requests.len(),
-            crate::policy::engine::gap_words(req.gap_minutes),
+            crate::numbers::gap_words(req.gap_minutes),
             match &req.send {
                 // A Qwen request: its send kind (its words are a note below).
                 Some(send) => send.kind.name(),

@@ -1,4 +1,5 @@
-//! Numbers in words: gaps, decimals and thousands as the reports print them.
+//! Numbers in words: gaps, decimals and thousands as the reports and the TUI
+//! print them (a leaf: the engine records numbers, the edges write them).
 
 /// `gap 12.5 min`, or `no gap` where the request has none (the first request,
 /// or a body without timestamps).
