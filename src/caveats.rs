@@ -7,13 +7,13 @@ use crate::session::Harness;
 
 /// One caveat: its JSON id, the header's short form, and the full text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Caveat {
+pub(crate) struct Caveat {
     pub id: &'static str,
     pub short: &'static str,
     pub text: &'static str,
 }
 
-pub const CLAUDE_IDLE_FLAG: Caveat = Caveat {
+pub(crate) const CLAUDE_IDLE_FLAG: Caveat = Caveat {
     id: "claude_idle_flag",
     short: "idle: remote flag, off by default",
     text: "Claude Code's time-based microcompact is switched remotely (GrowthBook \
@@ -23,7 +23,7 @@ a hint); later builds (>= 2.1.156, per third-party notes) replaced it with a ser
 scheme that mcscope does not model.",
 };
 
-pub const CLAUDE_BUDGET_KILL_SWITCH: Caveat = Caveat {
+pub(crate) const CLAUDE_BUDGET_KILL_SWITCH: Caveat = Caveat {
     id: "claude_budget_kill_switch",
     short: "budget: off under DISABLE_MICROCOMPACT or the kill switch",
     text: "Claude Code's token-budget microcompact was off when DISABLE_MICROCOMPACT was set or the \
@@ -31,7 +31,7 @@ remote kill switch tengu_cache_plum_violet was on (on for every machine sampled 
 warning threshold assumes a 200k window with auto-compact on.",
 };
 
-pub const CLAUDE_CACHED_INTERNAL: Caveat = Caveat {
+pub(crate) const CLAUDE_CACHED_INTERNAL: Caveat = Caveat {
     id: "claude_cached_internal",
     short: "count/cache-edits: internal builds only",
     text: "Cached microcompact (count, cache-edits) exists only in Anthropic-internal builds, with \
@@ -39,7 +39,7 @@ thresholds that are not public; when claude idle fires it also resets the cached
 state.",
 };
 
-pub const QWEN_MEMORY_PRESSURE: Caveat = Caveat {
+pub(crate) const QWEN_MEMORY_PRESSURE: Caveat = Caveat {
     id: "qwen_memory_pressure",
     short: "memory-pressure pass not simulated",
     text: "A memory-pressure pass (heap monitor) may clear at any moment with a zero gap and without \
@@ -47,20 +47,20 @@ memory protection; it writes no record and is not simulated: a possible cause of
 do not explain.",
 };
 
-pub const QWEN_UNSEEN_RESTART: Caveat = Caveat {
+pub(crate) const QWEN_UNSEEN_RESTART: Caveat = Caveat {
     id: "qwen_unseen_restart",
     short: "an unseen restart leaves no record",
     text: "A restart leaves no record; idle clearing may not have happened after an unseen restart.",
 };
 
-pub const API_BETA_HEADER: Caveat = Caveat {
+pub(crate) const API_BETA_HEADER: Caveat = Caveat {
     id: "api_beta_header",
     short: "api: needs beta context-management-2025-06-27",
     text: "Context editing is a beta of the Messages API: the request carries the header anthropic-beta: context-management-2025-06-27. The server's edits are simulated from the documentation; the input tokens the trigger reads are the recorded prompt (plus what the server recorded clearing) where a response recorded usage, else an estimate.",
 };
 
 /// Every caveat, in the order they are listed.
-pub const ALL: [Caveat; 6] = [
+pub(crate) const ALL: [Caveat; 6] = [
     CLAUDE_IDLE_FLAG,
     CLAUDE_BUDGET_KILL_SWITCH,
     CLAUDE_CACHED_INTERNAL,
@@ -73,7 +73,7 @@ pub const ALL: [Caveat; 6] = [
 /// asked for) are `kinds`: claude idle → the remote flag; budget → its kill
 /// switch; count or cache-edits → internal builds; any qwen plan → the
 /// memory-pressure pass and unseen restarts.
-pub fn caveats(policy: &Policy, kinds: &[PlanKind]) -> Vec<Caveat> {
+pub(crate) fn caveats(policy: &Policy, kinds: &[PlanKind]) -> Vec<Caveat> {
     let has = |k: PlanKind| kinds.contains(&k);
     let wanted = |c: &Caveat| match c.id {
         "claude_idle_flag" => policy.preset == Harness::Claude && has(PlanKind::Idle),
@@ -86,14 +86,6 @@ pub fn caveats(policy: &Policy, kinds: &[PlanKind]) -> Vec<Caveat> {
         _ => policy.preset == Harness::Qwen,
     };
     ALL.into_iter().filter(wanted).collect()
-}
-
-/// The JSON form: `[{"id", "text"}]`.
-pub fn json(caveats: &[Caveat]) -> serde_json::Value {
-    caveats
-        .iter()
-        .map(|c| serde_json::json!({"id": c.id, "text": c.text}))
-        .collect()
 }
 
 #[cfg(test)]

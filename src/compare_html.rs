@@ -13,21 +13,21 @@ use std::fmt::Write as _;
 
 /// One setting's line on the chart: its words and its points.
 #[derive(Debug, Clone)]
-pub struct Curve {
+pub(crate) struct Curve {
     pub words: String,
     pub points: Vec<Point>,
 }
 
 /// The chart of one session: the current setting and the recommended one.
 #[derive(Debug, Clone)]
-pub struct Charts {
+pub(crate) struct Charts {
     pub current: Curve,
     pub recommended: Option<Curve>,
 }
 
 /// The chart of a loaded session: its own setting and the comparison's
 /// recommended row.
-pub fn charts(setup: &Setup, c: &Comparison) -> Result<Charts, String> {
+pub(crate) fn charts(setup: &Setup, c: &Comparison) -> Result<Charts, String> {
     let facts = SessionFacts::new(&setup.session, c.cache_ttl);
     let curve = |policy: Policy, words: String| -> Result<Curve, String> {
         let mut one = setup.clone();
@@ -61,7 +61,7 @@ pub fn charts(setup: &Setup, c: &Comparison) -> Result<Charts, String> {
 }
 
 /// `s` with `&`, `<`, `>` and `"` escaped.
-pub fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -93,7 +93,7 @@ path.fired{fill:#e0a800;stroke:none}path.break{stroke:#d62828;stroke-width:2;fil
 .legend .key:first-child{margin-left:0}";
 
 /// The page.
-pub fn html(c: &Comparison, charts: Option<&Charts>) -> String {
+pub(crate) fn html(c: &Comparison, charts: Option<&Charts>) -> String {
     let mut o = String::new();
     let title = match c.sessions.as_slice() {
         [one] => one.path.clone(),
@@ -214,7 +214,7 @@ const BOTTOM: f64 = 50.0;
 /// The chart as inline SVG: one polyline and one point per request for the
 /// recorded context and each setting's simulated one; ▲ where a setting fired,
 /// ✕ where its simulated cache prefix broke.
-pub fn svg(ch: &Charts) -> String {
+pub(crate) fn svg(ch: &Charts) -> String {
     let n = ch.current.points.len().max(1);
     let curves: Vec<(&str, &Curve)> = std::iter::once(("sim-current", &ch.current))
         .chain(ch.recommended.as_ref().map(|r| ("sim-recommended", r)))

@@ -68,7 +68,7 @@ impl Diff {
 }
 
 /// Diffs two texts line by line, within a time budget; the diff keeps the texts.
-pub fn diff(local: String, wire: String, budget: Duration) -> Diff {
+pub(crate) fn diff(local: String, wire: String, budget: Duration) -> Diff {
     let (rows, changes, coarse) = rows(&local, &wire, budget);
     Diff {
         left: local,
@@ -198,7 +198,7 @@ fn side(i: usize, span: std::ops::Range<usize>) -> Side {
 }
 
 /// The differing middle of two lines (common prefix and suffix removed), in chars.
-pub fn changed_span(a: &str, b: &str) -> ((usize, usize), (usize, usize)) {
+pub(crate) fn changed_span(a: &str, b: &str) -> ((usize, usize), (usize, usize)) {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
@@ -215,7 +215,7 @@ pub fn changed_span(a: &str, b: &str) -> ((usize, usize), (usize, usize)) {
 
 /// Folds unchanged runs longer than `2 * context + 1`, except those in `expanded`
 /// (keyed by the first row the fold would hide).
-pub fn fold(rows: &[Row], context: usize, expanded: &HashSet<usize>) -> Vec<Item> {
+pub(crate) fn fold(rows: &[Row], context: usize, expanded: &HashSet<usize>) -> Vec<Item> {
     let mut items = Vec::new();
     let mut i = 0;
     while i < rows.len() {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 /// The placeholder both harnesses write over a cleared tool result.
 /// Claude Code 2.1.88 `microCompact.ts` and Qwen Code `microcompact.ts`.
-pub const CLEARED: &str = "[Old tool result content cleared]";
+pub(crate) const CLEARED: &str = "[Old tool result content cleared]";
 
 /// How a harness estimates the tokens of a result's text (SPEC §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,7 +180,7 @@ impl Preset {
 
 /// Claude Code 2.1.88: `services/compact/microCompact.ts` (COMPACTABLE_TOOLS, token
 /// estimate, IMAGE_MAX_TOKEN_SIZE), `utils/messages.ts`, `services/api/claude.ts`.
-pub static CLAUDE: Preset = CLAUDE_FACTS;
+pub(crate) static CLAUDE: Preset = CLAUDE_FACTS;
 
 /// Claude's row as a constant, so that the `api` row can share its facts.
 const CLAUDE_FACTS: Preset = Preset {
@@ -239,7 +239,7 @@ const CLAUDE_FACTS: Preset = Preset {
 
 /// Qwen Code: `packages/core/src/services/microcompaction/microcompact.ts`,
 /// `memory/paths.ts`, `tools/tool-names.ts`.
-pub static QWEN: Preset = Preset {
+pub(crate) static QWEN: Preset = Preset {
     harness: Harness::Qwen,
     name: "qwen",
     // microcompact.ts (main, September 2026): eleven tools.
@@ -306,7 +306,7 @@ pub static QWEN: Preset = Preset {
 /// editing"): the Messages API shape, every tool clearable, the result replaced
 /// by a placeholder, and the beta header the request carries. Loaded sessions
 /// stay Claude-shaped (`messages-json` bodies, Claude Code transcripts).
-pub static API: Preset = Preset {
+pub(crate) static API: Preset = Preset {
     harness: Harness::Claude,
     name: "api",
     compactable: &[],
@@ -317,7 +317,8 @@ pub static API: Preset = Preset {
 };
 
 /// Every preset, in the order the UI lists them.
-pub static ALL: [&Preset; 2] = [&CLAUDE, &QWEN];
+#[cfg(test)]
+pub(crate) static ALL: [&Preset; 2] = [&CLAUDE, &QWEN];
 
 impl Harness {
     /// The harness's row of the table.

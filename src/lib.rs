@@ -4,22 +4,26 @@
 //! → `wire` (request bodies) → `diff` rows → TUI / CLI. Every step but loading and
 //! drawing is a plain function.
 
+// pub(crate) by default: a `pub` item that the library's API below does not
+// reach is an error under `clippy -D warnings`.
+#![warn(unreachable_pub)]
+
 pub mod analysis;
-pub mod caveats;
+pub(crate) mod caveats;
 pub mod cli;
-pub mod compare;
-pub mod compare_html;
+pub(crate) mod compare;
+pub(crate) mod compare_html;
 pub mod config;
-pub mod diff;
+pub(crate) mod diff;
 pub mod evidence;
-pub mod harness;
+pub(crate) mod harness;
 pub mod load;
 pub mod numbers;
 pub mod policy;
-pub mod prices;
+pub(crate) mod prices;
 pub mod report;
 pub mod scan;
-pub mod series;
+pub(crate) mod series;
 pub mod session;
 pub mod setup;
 pub mod totals;

@@ -18,7 +18,7 @@ pub struct Price {
 /// Anthropic's pricing page, November 2026 (SPEC §9). `(m)` rows of the SPEC
 /// derive the write rates from the standard 1.25× / 2× multipliers.
 /// Columns: prefixes, input, 5-minute write, 1-hour write, read.
-pub const TABLE: &[(&[&str], f64, f64, f64, f64)] = &[
+pub(crate) const TABLE: &[(&[&str], f64, f64, f64, f64)] = &[
     (
         &["claude-fable-5-1", "claude-mythos-5-1"],
         10.0,
@@ -77,24 +77,15 @@ const CAVEATS: &[(&str, &str)] = &[(
 
 /// `--price-input`, `--price-write-5m`, `--price-write-1h`, `--price-read`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct PriceFlags {
+pub(crate) struct PriceFlags {
     pub input: Option<f64>,
     pub write_5m: Option<f64>,
     pub write_1h: Option<f64>,
     pub read: Option<f64>,
 }
 
-impl PriceFlags {
-    pub fn any(&self) -> bool {
-        self.input.is_some()
-            || self.write_5m.is_some()
-            || self.write_1h.is_some()
-            || self.read.is_some()
-    }
-}
-
 /// The table row whose prefix is the longest prefix of `model`.
-pub fn lookup(model: &str) -> Option<Price> {
+pub(crate) fn lookup(model: &str) -> Option<Price> {
     TABLE
         .iter()
         .flat_map(|&(prefixes, input, w5, w1, read)| {
@@ -114,14 +105,15 @@ pub fn lookup(model: &str) -> Option<Price> {
 /// The price of `model` with the flags applied: they override the row's rates;
 /// for a model the table does not know, all four make a row. Otherwise the note
 /// says why there is no price (never a made-up one).
-pub fn price_for(model: Option<&str>, flags: &PriceFlags) -> Result<Price, String> {
+#[cfg(test)]
+pub(crate) fn price_for(model: Option<&str>, flags: &PriceFlags) -> Result<Price, String> {
     price_with(model, flags, &Default::default())
 }
 
 /// As [`price_for`], with the config file's `[prices."<prefix>"]` rows added to
 /// the table (a row of theirs wins over the table's for the same prefix; the
 /// longest prefix still decides).
-pub fn price_with(
+pub(crate) fn price_with(
     model: Option<&str>,
     flags: &PriceFlags,
     config: &std::collections::BTreeMap<String, crate::config::Price>,
@@ -167,7 +159,7 @@ pub fn price_with(
 }
 
 /// What to say about a row's rates, if anything.
-pub fn caveat(price: &Price) -> Option<&'static str> {
+pub(crate) fn caveat(price: &Price) -> Option<&'static str> {
     CAVEATS
         .iter()
         .find(|(p, _)| *p == price.prefix)
@@ -215,7 +207,7 @@ impl CostTokens {
 
 /// `delta_usd` = Σ_k (rewritten[k]·[warm]·(write(k) − read) − in_wire[k]·(warm ?
 /// read : write(k))) / 1e6, unrounded (rounded once, at output).
-pub fn delta_usd(p: &Price, t: &CostTokens) -> f64 {
+pub(crate) fn delta_usd(p: &Price, t: &CostTokens) -> f64 {
     let m = |n: u64| n as f64;
     (m(t.rewritten_warm_5m) * (p.write_5m - p.read)
         + m(t.rewritten_warm_1h) * (p.write_1h - p.read)
@@ -226,7 +218,7 @@ pub fn delta_usd(p: &Price, t: &CostTokens) -> f64 {
 }
 
 /// Dollars as printed: six decimals.
-pub fn usd_json(x: Option<f64>) -> Value {
+pub(crate) fn usd_json(x: Option<f64>) -> Value {
     match x {
         Some(x) => {
             let r = (x * 1e6).round() / 1e6;
@@ -236,7 +228,7 @@ pub fn usd_json(x: Option<f64>) -> Value {
     }
 }
 
-pub fn price_json(p: Option<&Price>) -> Value {
+pub(crate) fn price_json(p: Option<&Price>) -> Value {
     match p {
         Some(p) => json!({
             "prefix": p.prefix,

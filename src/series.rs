@@ -35,7 +35,7 @@ impl Point {
 
 /// P(k): the prompt size request `k`'s response recorded (input + cache writes
 /// + cache reads; for Qwen the loader keeps input = P − R and no writes).
-pub fn recorded_prompt(s: &Session, k: usize) -> Option<u64> {
+pub(crate) fn recorded_prompt(s: &Session, k: usize) -> Option<u64> {
     let req = s.request(k)?;
     let u = s.messages.get(req.response?)?.usage.as_ref()?;
     Some(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
@@ -43,7 +43,7 @@ pub fn recorded_prompt(s: &Session, k: usize) -> Option<u64> {
 
 /// Every request's point under `setup`'s setting, and the setting's session
 /// totals (the same ones `compare` sums), in one pass of the timeline.
-pub fn series(setup: &Setup, facts: &SessionFacts) -> std::io::Result<(Vec<Point>, Totals)> {
+pub(crate) fn series(setup: &Setup, facts: &SessionFacts) -> std::io::Result<(Vec<Point>, Totals)> {
     let s = &setup.session;
     let mut acc = Accumulator::new(s);
     let mut points = Vec::with_capacity(s.requests.len());

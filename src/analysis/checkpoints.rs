@@ -20,11 +20,11 @@ use std::sync::{Arc, Mutex};
 
 /// Requests between two saved states: a plan replays at most this many quiet
 /// steps past the state it resumes from.
-pub const EVERY: usize = 64;
+pub(super) const EVERY: usize = 64;
 
 /// States kept at once (the oldest used goes first). A state holds its view's
 /// candidates, so this bounds the memory to about that many views.
-pub const KEPT: usize = 48;
+pub(super) const KEPT: usize = 48;
 
 struct Saved<'s> {
     policy: Policy,

@@ -5,7 +5,7 @@ use super::*;
 
 /// The comma-separated lists of the command line; None: not given.
 #[derive(Debug, Clone, Default)]
-pub struct Lists {
+pub(crate) struct Lists {
     pub policy: Option<Vec<PlanKind>>,
     pub keep_recent: Option<Vec<u32>>,
     pub gap_minutes: Option<Vec<f64>>,
@@ -32,7 +32,7 @@ impl Lists {
 }
 
 /// Parses `a,b,c` with `one`; a bad item names itself.
-pub fn parse_list<T>(
+pub(crate) fn parse_list<T>(
     flag: &str,
     text: &str,
     one: impl Fn(&str) -> Option<T>,
@@ -75,7 +75,7 @@ fn uses(kind: PlanKind) -> (bool, bool, bool, bool) {
 /// only by the parameters it reads (a parameter without a list keeps the
 /// session's value). Settings a preset cannot run (cache-edits on qwen, budget
 /// off rewrite) are left out.
-pub fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
+pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
     let claude = preset == Harness::Claude;
     if lists.api_trigger.is_some() || lists.api_keep.is_some() {
         return if claude { api_grid(lists) } else { Vec::new() };

@@ -8,8 +8,8 @@
 mod grid;
 mod output;
 
-pub use grid::{Lists, Params, grid, parse_list};
-pub use output::{COLUMNS, json, row_cells, text, usd_text};
+pub(crate) use grid::{Lists, Params, grid, parse_list};
+pub(crate) use output::{COLUMNS, json, row_cells, text};
 
 use crate::analysis::Setup;
 use crate::policy::{Delivery, PlanKind, Policy};
@@ -66,7 +66,7 @@ pub struct Comparison {
 }
 
 /// A setting's totals over one loaded session, and its dollars.
-pub fn run_setting(
+pub(crate) fn run_setting(
     setup: &Setup,
     facts: &SessionFacts,
     price: Option<&Price>,
@@ -100,7 +100,7 @@ fn is_subagent_file(p: &Path) -> bool {
 }
 
 /// Every `*.jsonl` under `dir`, recursively, sorted by path.
-pub fn session_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+pub(crate) fn session_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -120,7 +120,7 @@ pub fn session_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// What `compare` was asked.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     pub lists: &'a Lists,
     pub cache_ttl: CacheTtl,
     pub prices: PriceFlags,
@@ -228,7 +228,11 @@ fn run_setup(
 /// Compares the settings over `files` (one file, or a folder's sessions: then
 /// sub-agent threads, empty and summary-only files are skipped). Sessions run
 /// in parallel too, in batches, so a folder is streamed, not held.
-pub fn compare(files: &[PathBuf], folder: bool, req: &Request<'_>) -> Result<Comparison, String> {
+pub(crate) fn compare(
+    files: &[PathBuf],
+    folder: bool,
+    req: &Request<'_>,
+) -> Result<Comparison, String> {
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     compare_units(&names, req, &|i, grids, tick| {
         run_session(&files[i], folder, grids, req, tick)
@@ -239,7 +243,7 @@ pub fn compare(files: &[PathBuf], folder: bool, req: &Request<'_>) -> Result<Com
 /// compare panel, `compare --format html`): the same rows as [`compare`] on its
 /// file. `pause` is called before each request of each setting (the TUI's
 /// panel waits there while keys arrive).
-pub fn compare_loaded(
+pub(crate) fn compare_loaded(
     setup: &Setup,
     req: &Request<'_>,
     pause: Option<totals::Pause>,
@@ -367,7 +371,7 @@ fn compare_units(
 /// `tokens_not_sent` descending, then grid order; `recommended` is the first
 /// row whose `later_used` is not above the median (the lower middle of an even
 /// count).
-pub fn sort_and_recommend(mut rows: Vec<Row>) -> (Vec<Row>, Option<usize>, Option<u64>) {
+pub(crate) fn sort_and_recommend(mut rows: Vec<Row>) -> (Vec<Row>, Option<usize>, Option<u64>) {
     // A stable sort keeps grid order among equals.
     rows.sort_by(|a, b| {
         let usd = match (a.delta_usd, b.delta_usd) {

@@ -29,7 +29,7 @@ fn totals_json(t: &Totals, usd: Option<f64>) -> TotalsJson {
 
 /// `compare --format json` (schema `mcscope.compare/1`), fields in schema order.
 #[derive(Serialize)]
-pub struct CompareJson<'a> {
+pub(crate) struct CompareJson<'a> {
     schema: &'static str,
     sessions: Vec<SessionJson<'a>>,
     cache_ttl: &'static str,
@@ -78,7 +78,7 @@ struct SkippedJson<'a> {
 }
 
 /// `compare --format json` (schema `mcscope.compare/1`).
-pub fn json(c: &Comparison) -> CompareJson<'_> {
+pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
     CompareJson {
         schema: "mcscope.compare/1",
         sessions: c
@@ -123,7 +123,7 @@ pub fn json(c: &Comparison) -> CompareJson<'_> {
     }
 }
 
-pub fn usd_text(x: Option<f64>) -> String {
+pub(super) fn usd_text(x: Option<f64>) -> String {
     match x {
         Some(x) if (x * 1e6).round() == 0.0 => "0.000000".into(),
         Some(x) => format!("{:+.6}", (x * 1e6).round() / 1e6),
@@ -132,7 +132,7 @@ pub fn usd_text(x: Option<f64>) -> String {
 }
 
 /// The columns of the text table (the TUI's panel and the HTML page show the same).
-pub const COLUMNS: [&str; 9] = [
+pub(crate) const COLUMNS: [&str; 9] = [
     "#",
     "SETTING",
     "FIRES",
@@ -145,7 +145,7 @@ pub const COLUMNS: [&str; 9] = [
 ];
 
 /// Row `i`'s cells under [`COLUMNS`] (`*` marks the recommended row).
-pub fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
+pub(crate) fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
     use crate::numbers::fmt_int;
     let r = &c.rows[i];
     let mark = if Some(i) == c.recommended { "*" } else { "" };
@@ -163,7 +163,7 @@ pub fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
 }
 
 /// `compare --format text`: one line per setting, the recommendation in words.
-pub fn text(c: &Comparison) -> String {
+pub(crate) fn text(c: &Comparison) -> String {
     use crate::numbers::fmt_int;
     let mut out = String::new();
     let _ = writeln!(

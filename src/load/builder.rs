@@ -11,7 +11,7 @@ use std::path::Path;
 pub const PLACEHOLDER: &str = crate::harness::CLEARED;
 
 #[derive(Clone)]
-pub struct Builder {
+pub(super) struct Builder {
     pub s: Session,
     segment: usize,
     view_start: usize,
@@ -26,7 +26,7 @@ pub struct Builder {
     last_version: Option<String>,
 }
 
-pub struct UserRecord<'a> {
+pub(super) struct UserRecord<'a> {
     pub part: Part,
     pub ts: Option<&'a str>,
     pub line: usize,
@@ -34,7 +34,7 @@ pub struct UserRecord<'a> {
     pub has_tool_result: bool,
 }
 
-pub struct AssistantRecord<'a> {
+pub(super) struct AssistantRecord<'a> {
     pub part: Part,
     pub ts: Option<&'a str>,
     pub line: usize,
@@ -46,7 +46,7 @@ pub struct AssistantRecord<'a> {
 }
 
 impl Builder {
-    pub fn new(path: &Path, format: Format) -> Builder {
+    pub(super) fn new(path: &Path, format: Format) -> Builder {
         Builder {
             s: Session::empty(path.to_path_buf(), format),
             segment: 0,
@@ -60,19 +60,19 @@ impl Builder {
     }
 
     /// A main-thread record carried `version`: later requests report it.
-    pub fn version(&mut self, version: Option<String>) {
+    pub(super) fn version(&mut self, version: Option<String>) {
         if version.is_some() {
             self.last_version = version;
         }
     }
 
     /// The view segment records are going to now.
-    pub fn segment(&self) -> usize {
+    pub(super) fn segment(&self) -> usize {
         self.segment
     }
 
     /// A compaction boundary: the view of later requests starts here.
-    pub fn begin_segment(&mut self) {
+    pub(super) fn begin_segment(&mut self) {
         self.segment += 1;
         self.view_start = self.s.messages.len();
         self.last_assistant_in_view = None;
@@ -80,7 +80,7 @@ impl Builder {
     }
 
     /// Index the next user-role record goes to (creating the message if needed).
-    pub fn user(&mut self, r: UserRecord<'_>) -> usize {
+    pub(super) fn user(&mut self, r: UserRecord<'_>) -> usize {
         let ts_ms = r.ts.and_then(super::raw::timestamp_ms);
         let idx = match self.s.messages.last() {
             // compressedHistory entries are messages of their own, not records.
@@ -122,7 +122,7 @@ impl Builder {
     }
 
     /// An assistant record: a new response unless it shares the last response's id.
-    pub fn assistant(&mut self, r: AssistantRecord<'_>) -> usize {
+    pub(super) fn assistant(&mut self, r: AssistantRecord<'_>) -> usize {
         let ts_ms = r.ts.and_then(super::raw::timestamp_ms);
         let merge = match (&self.last_response, &r.response_id) {
             (Some((_, Some(last))), Some(id)) => last == id,
@@ -172,7 +172,13 @@ impl Builder {
     }
 
     /// A message rebuilt from Qwen's `compressedHistory`: in the view, not a response.
-    pub fn inline(&mut self, role: Role, part: Part, ts: Option<&str>, line: usize) -> usize {
+    pub(super) fn inline(
+        &mut self,
+        role: Role,
+        part: Part,
+        ts: Option<&str>,
+        line: usize,
+    ) -> usize {
         self.s.messages.push(Message {
             role,
             parts: vec![part],
@@ -190,15 +196,15 @@ impl Builder {
         self.s.messages.len() - 1
     }
 
-    pub fn call(&mut self, call: ToolCall) {
+    pub(super) fn call(&mut self, call: ToolCall) {
         self.s.calls.push(call);
     }
 
-    pub fn result(&mut self, result: ToolResult) {
+    pub(super) fn result(&mut self, result: ToolResult) {
         self.s.results.push(result);
     }
 
-    pub fn media(&mut self, msg: usize, part: usize, mime: String) {
+    pub(super) fn media(&mut self, msg: usize, part: usize, mime: String) {
         self.s.media.push(Media { msg, part, mime });
     }
 
@@ -234,7 +240,7 @@ impl Builder {
     }
 
     /// Ends the load: user content after the last response is one more request.
-    pub fn finish(mut self, diagnostics: Vec<Diagnostic>) -> Session {
+    pub(super) fn finish(mut self, diagnostics: Vec<Diagnostic>) -> Session {
         let trailing = self
             .s
             .messages

@@ -20,14 +20,14 @@ const MAX_DEPTH: usize = 100;
 
 /// Measures `message.<key>` of one JSONL line (a JSON object). `None` when the
 /// line holds something this scan does not reproduce exactly.
-pub fn content_piece(line: &str, key: &str) -> Option<Piece> {
+pub(crate) fn content_piece(line: &str, key: &str) -> Option<Piece> {
     content_sizes(line, key).map(|(p, _)| p)
 }
 
 /// As [`content_piece`], with the written size of each Claude `tool_result`
 /// block's `content` in block order (`None`: the block has no `content`), so a
 /// rewrite that clears some of them is measured without building the message.
-pub fn content_sizes(line: &str, key: &str) -> Option<(Piece, Vec<Option<u64>>)> {
+pub(crate) fn content_sizes(line: &str, key: &str) -> Option<(Piece, Vec<Option<u64>>)> {
     let mut s = Scan {
         b: line.as_bytes(),
         i: 0,

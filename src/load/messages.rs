@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-pub fn load(path: &Path, mut file: File) -> Result<Session, LoadError> {
+pub(super) fn load(path: &Path, mut file: File) -> Result<Session, LoadError> {
     let unknown = |why: String| LoadError::UnknownFormat {
         path: path.to_path_buf(),
         why,

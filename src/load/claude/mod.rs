@@ -247,7 +247,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Input<'a> {
 
 /// A parsed line with what every record may carry: the Claude Code `version`
 /// that wrote it (SPEC §7 `request.version`) and whether it is a sidechain's.
-pub struct Tagged {
+pub(super) struct Tagged {
     pub rec: Rec,
     /// The written size of `message.content` (user and assistant records),
     /// and of each tool result's content in it.
@@ -258,7 +258,7 @@ pub struct Tagged {
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
-pub enum Rec {
+pub(super) enum Rec {
     User {
         sidechain: bool,
         meta: bool,
@@ -294,13 +294,13 @@ pub enum Rec {
     Other,
 }
 
-pub struct ResultRec {
+pub(super) struct ResultRec {
     id: String,
     measure: Measure,
     is_error: bool,
 }
 
-pub struct CallRec {
+pub(super) struct CallRec {
     id: String,
     name: String,
     file_path: Option<String>,
@@ -308,7 +308,7 @@ pub struct CallRec {
 }
 
 #[derive(Clone)]
-pub struct Sink {
+pub(super) struct Sink {
     b: Builder,
     /// None until the first user/assistant record says which thread is "main".
     what_if: Option<bool>,
@@ -320,7 +320,7 @@ pub struct Sink {
 }
 
 impl Sink {
-    pub fn new(path: &Path) -> Sink {
+    pub(super) fn new(path: &Path) -> Sink {
         Sink {
             b: Builder::new(path, Format::ClaudeJsonl),
             what_if: None,
@@ -330,7 +330,7 @@ impl Sink {
     }
 
     /// A sink for the messages of a Messages API body.
-    pub fn new_messages(path: &Path) -> Sink {
+    pub(super) fn new_messages(path: &Path) -> Sink {
         Sink {
             b: Builder::new(path, Format::MessagesJson),
             what_if: None,
@@ -341,7 +341,7 @@ impl Sink {
 
     /// A sink that reads only `lines` of the file: an inline sub-agent thread, whose
     /// sidechain records then make it a what-if.
-    pub fn only_lines(path: &Path, lines: std::collections::HashSet<usize>) -> Sink {
+    pub(super) fn only_lines(path: &Path, lines: std::collections::HashSet<usize>) -> Sink {
         Sink {
             only: Some(std::sync::Arc::new(lines)),
             ..Sink::new(path)
@@ -521,7 +521,7 @@ impl RecordSink for Sink {
 
 impl Sink {
     /// Applies a parsed record whose content lives in `part`.
-    pub fn apply_part(&mut self, tagged: Tagged, line: usize, part: Part) {
+    pub(super) fn apply_part(&mut self, tagged: Tagged, line: usize, part: Part) {
         let Tagged {
             rec,
             version,

@@ -145,7 +145,7 @@ struct RawUsage {
 }
 
 #[derive(Clone)]
-pub struct Sink {
+pub(super) struct Sink {
     b: Builder,
     what_if: Option<bool>,
     send: SendState,
@@ -180,14 +180,14 @@ struct SeenInput {
 
 /// A user-role record as the send rules see it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Input {
+pub(super) struct Input {
     pub tool_result: bool,
     pub subtype: Option<String>,
     pub delivered: bool,
 }
 
 impl Sink {
-    pub fn new(path: &Path) -> Sink {
+    pub(super) fn new(path: &Path) -> Sink {
         Sink {
             b: Builder::new(path, Format::QwenJsonl),
             what_if: None,
@@ -198,7 +198,7 @@ impl Sink {
 }
 
 /// The base fields every record carries that the send rules read.
-pub struct Head {
+pub(super) struct Head {
     sidechain: bool,
     ts: Option<String>,
     version: Option<String>,
@@ -206,7 +206,7 @@ pub struct Head {
 }
 
 /// One part of a message, as plans see it.
-pub enum PartRec {
+pub(super) enum PartRec {
     Call(ToolCall),
     Result(ToolResult),
     /// Top-level media: its place among the record's parts, and its mime type.
@@ -214,7 +214,7 @@ pub enum PartRec {
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
-pub enum Rec {
+pub(super) enum Rec {
     Message {
         kind: Kind,
         head: Head,
@@ -240,7 +240,7 @@ pub enum Rec {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(super) enum Kind {
     User,
     Assistant,
 }

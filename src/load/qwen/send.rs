@@ -111,7 +111,10 @@ fn deciding_input(inputs: &[&Input]) -> Option<usize> {
 
 /// The send kind of a request from its inputs (SPEC §2 table, first rule that
 /// matches), with a note when the transcript cannot settle it.
-pub fn send_kind(inputs: &[&Input], last_response_called: bool) -> (SendKind, Option<String>) {
+pub(super) fn send_kind(
+    inputs: &[&Input],
+    last_response_called: bool,
+) -> (SendKind, Option<String>) {
     if let Some(d) = deciding_input(inputs).map(|p| inputs[p]) {
         if d.tool_result {
             return (SendKind::ToolResult, None);

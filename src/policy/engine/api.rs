@@ -5,7 +5,7 @@
 use super::*;
 use crate::harness::API;
 use crate::policy::api::{Edit, TriggerOn};
-pub use crate::session::{ApiFacts, MsgFacts, UseFact};
+pub(super) use crate::session::{ApiFacts, MsgFacts, UseFact};
 use serde_json::Value;
 use std::sync::Arc;
 

@@ -18,7 +18,8 @@ mod status;
 mod types;
 mod view;
 
-pub use api::{ApiFacts, ApiStep, EditOutcome, MsgFacts, TokenSource};
+use api::ApiFacts;
+pub use api::{ApiStep, EditOutcome, TokenSource};
 pub use reason::{
     ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, Note, Prompt, Rank, Reason,
     SizeWhy, TimeWhy,

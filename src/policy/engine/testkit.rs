@@ -7,14 +7,14 @@ use crate::policy::{PlanKind, Policy};
 use crate::session::Harness;
 use serde_json::{Value, json};
 
-pub struct Transcript {
+pub(crate) struct Transcript {
     lines: Vec<String>,
     minute: i64,
     n: usize,
 }
 
 impl Transcript {
-    pub fn new() -> Transcript {
+    pub(crate) fn new() -> Transcript {
         Transcript {
             lines: Vec::new(),
             minute: 0,
@@ -37,13 +37,13 @@ impl Transcript {
         self
     }
 
-    pub fn prompt(&mut self, minutes: i64) -> &mut Self {
+    pub(crate) fn prompt(&mut self, minutes: i64) -> &mut Self {
         self.rec("user", minutes, json!({"role": "user", "content": "go on"}))
     }
 
     /// A call of `tool` and its result of `chars` characters; `usage` is the
     /// response's recorded input tokens.
-    pub fn call(&mut self, id: &str, tool: &str, chars: usize, usage: u64) -> &mut Self {
+    pub(crate) fn call(&mut self, id: &str, tool: &str, chars: usize, usage: u64) -> &mut Self {
         self.rec(
             "assistant",
             0,
@@ -60,7 +60,7 @@ impl Transcript {
         )
     }
 
-    pub fn answer(&mut self) -> &mut Self {
+    pub(crate) fn answer(&mut self) -> &mut Self {
         let id = format!("a{}", self.n);
         self.rec(
             "assistant",
@@ -72,7 +72,7 @@ impl Transcript {
     }
 
     /// The plan at the last request under `kind` with `tune` applied.
-    pub fn plan(&self, kind: PlanKind, tune: impl FnOnce(&mut Policy)) -> (Setup, PlanAt) {
+    pub(crate) fn plan(&self, kind: PlanKind, tune: impl FnOnce(&mut Policy)) -> (Setup, PlanAt) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, self.lines.join("\n") + "\n").unwrap();
@@ -95,6 +95,6 @@ impl Transcript {
     }
 }
 
-pub fn cleared(setup: &Setup, plan: &PlanAt) -> Vec<String> {
+pub(crate) fn cleared(setup: &Setup, plan: &PlanAt) -> Vec<String> {
     plan.ids_with(&setup.session, crate::policy::Status::Cleared)
 }
