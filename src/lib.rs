@@ -3,6 +3,25 @@
 //! The flow is `load` → [`session::Session`] → `policy` (plans along the timeline)
 //! → `wire` (request bodies) → `diff` rows → TUI / CLI. Every step but loading and
 //! drawing is a plain function.
+//!
+//! # The library's API
+//! The crate is a binary first; the library exists for the binary (`main.rs`),
+//! the benchmarks, the fuzz targets and the integration tests, and its API is
+//! what they use, nothing more:
+//! - [`setup`] (clap-free `Opts` → a [`analysis::Setup`]), [`load`] (a session from
+//!   a file, a thread, a followed file), [`session`] (the normalized session);
+//! - [`analysis`] (the plan at a request, the timeline, explain, the wire, the
+//!   evidence beside a plan), [`policy`] (the `Policy`, the engine and its
+//!   reported types, protection, the api edits), [`wire`] (bodies and token
+//!   figures), [`evidence`] and [`totals`] (what the transcript recorded, and the
+//!   whole-session figures);
+//! - [`report`] (the JSON and text of each subcommand, reasons in words),
+//!   [`numbers`], [`config`] (the configuration file), [`scan`] (the picker's
+//!   one-pass summary);
+//! - the edges: [`cli`] (clap) and [`tui`] (the app, its keymap and drawing).
+//!
+//! Everything else is `pub(crate)`: the preset table (`harness`), `compare`,
+//! `caveats`, `prices`, `series`, `diff`, and every module's helpers.
 
 // pub(crate) by default: a `pub` item that the library's API below does not
 // reach is an error under `clippy -D warnings`.

@@ -9,7 +9,7 @@ mod claude;
 pub(crate) mod jsonlen;
 mod messages;
 mod qwen;
-pub mod raw;
+pub(crate) mod raw;
 
 use crate::session::{Diagnostic, Format, Session};
 use rayon::prelude::*;

@@ -4,10 +4,10 @@
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
-pub type Raw<'a> = Option<&'a RawValue>;
+pub(crate) type Raw<'a> = Option<&'a RawValue>;
 
 /// The string a raw JSON value holds, or None when it is not a string.
-pub fn string<'a>(v: Raw<'a>) -> Option<Cow<'a, str>> {
+pub(crate) fn string<'a>(v: Raw<'a>) -> Option<Cow<'a, str>> {
     let v = v?;
     let text = v.get();
     if !text.starts_with('"') {
@@ -22,7 +22,7 @@ pub fn string<'a>(v: Raw<'a>) -> Option<Cow<'a, str>> {
 }
 
 /// Whether a raw value is the placeholder string, compared without decoding.
-pub fn is_placeholder(v: Raw<'_>) -> bool {
+pub(crate) fn is_placeholder(v: Raw<'_>) -> bool {
     v.is_some_and(|v| {
         let t = v.get();
         t.len() == super::PLACEHOLDER.len() + 2 && &t[1..t.len() - 1] == super::PLACEHOLDER
@@ -32,7 +32,7 @@ pub fn is_placeholder(v: Raw<'_>) -> bool {
 /// A key that was there, whatever its value (`null` included): serde reads a
 /// `null` into `Option` as `None`, which would make it look absent.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Present(pub bool);
+pub(crate) struct Present(pub bool);
 
 impl<'de> serde::Deserialize<'de> for Present {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -41,21 +41,21 @@ impl<'de> serde::Deserialize<'de> for Present {
     }
 }
 
-pub fn owned(v: Raw<'_>) -> Option<String> {
+pub(crate) fn owned(v: Raw<'_>) -> Option<String> {
     string(v).map(Cow::into_owned)
 }
 
-pub fn is_true(v: Raw<'_>) -> bool {
+pub(crate) fn is_true(v: Raw<'_>) -> bool {
     v.is_some_and(|v| v.get() == "true")
 }
 
-pub fn is_null_or_absent(v: Raw<'_>) -> bool {
+pub(crate) fn is_null_or_absent(v: Raw<'_>) -> bool {
     v.is_none_or(|v| v.get() == "null")
 }
 
 /// UTF-16 code units of the string a JSON string literal decodes to, counted on the
 /// escaped text (what JavaScript's `.length` gives). None when `v` is not a string.
-pub fn utf16_len(v: Raw<'_>) -> Option<u64> {
+pub(crate) fn utf16_len(v: Raw<'_>) -> Option<u64> {
     let text = v?.get().as_bytes();
     if text.len() < 2 || text[0] != b'"' {
         return None;
@@ -65,7 +65,7 @@ pub fn utf16_len(v: Raw<'_>) -> Option<u64> {
 
 /// Counts on escaped JSON string bytes: an escape is one unit (`\uD83D\uDE00` is two
 /// escapes, two units, as in UTF-16); a 4-byte UTF-8 sequence is two units.
-pub fn utf16_len_of_escaped(b: &[u8]) -> u64 {
+pub(crate) fn utf16_len_of_escaped(b: &[u8]) -> u64 {
     let mut n = 0u64;
     let mut i = 0;
     while i < b.len() {
@@ -96,7 +96,7 @@ pub fn utf16_len_of_escaped(b: &[u8]) -> u64 {
 }
 
 /// UTF-16 length of a decoded string.
-pub fn utf16_len_str(s: &str) -> u64 {
+pub(crate) fn utf16_len_str(s: &str) -> u64 {
     // One unit per character, two for a four-byte sequence: counted on the
     // bytes (every byte but a continuation byte starts a character), in
     // byte-wide lanes (at most 2 per byte: 127 bytes fit a u8) that the
@@ -113,7 +113,7 @@ pub fn utf16_len_str(s: &str) -> u64 {
 }
 
 /// The elements of a raw JSON array (empty when not an array or not parseable).
-pub fn elements<'a>(v: Raw<'a>) -> Vec<&'a RawValue> {
+pub(crate) fn elements<'a>(v: Raw<'a>) -> Vec<&'a RawValue> {
     match v {
         Some(v) if v.get().starts_with('[') => {
             serde_json::from_str::<Vec<&'a RawValue>>(v.get()).unwrap_or_default()
@@ -123,7 +123,7 @@ pub fn elements<'a>(v: Raw<'a>) -> Vec<&'a RawValue> {
 }
 
 /// Parses a raw object into a borrowed struct; None when it is not that shape.
-pub fn object<'a, T: serde::Deserialize<'a>>(v: Raw<'a>) -> Option<T> {
+pub(crate) fn object<'a, T: serde::Deserialize<'a>>(v: Raw<'a>) -> Option<T> {
     let v = v?;
     if !v.get().starts_with('{') {
         return None;
@@ -132,7 +132,7 @@ pub fn object<'a, T: serde::Deserialize<'a>>(v: Raw<'a>) -> Option<T> {
 }
 
 /// Parses a timestamp into milliseconds since the epoch.
-pub fn timestamp_ms(s: &str) -> Option<i64> {
+pub(crate) fn timestamp_ms(s: &str) -> Option<i64> {
     chrono::DateTime::parse_from_rfc3339(s)
         .ok()
         .map(|t| t.timestamp_millis())

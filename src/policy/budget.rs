@@ -7,21 +7,21 @@
 //! real `microcompact_boundary` records of 2.1.14–2.1.22 sessions id for id.
 
 /// `keep_recent` of the budget plan when none is given.
-pub const DEFAULT_KEEP: u32 = 3;
+pub(crate) const DEFAULT_KEEP: u32 = 3;
 /// The tool-result tokens the plan clears down to.
-pub const DEFAULT_BUDGET_TOKENS: u64 = 40_000;
+pub(crate) const DEFAULT_BUDGET_TOKENS: u64 = 40_000;
 /// The least saving that lets it fire.
-pub const DEFAULT_MIN_SAVING: u64 = 20_000;
+pub(crate) const DEFAULT_MIN_SAVING: u64 = 20_000;
 /// The usage gate up to Claude Code 2.1.20.
-pub const WARNING_UP_TO_2_1_20: u64 = 135_000;
+pub(crate) const WARNING_UP_TO_2_1_20: u64 = 135_000;
 /// The usage gate from 2.1.21, and when no version is recorded.
-pub const WARNING_FROM_2_1_21: u64 = 147_000;
+pub(crate) const WARNING_FROM_2_1_21: u64 = 147_000;
 /// The one compactable tool the budget plan never clears.
-pub const NOT_ELIGIBLE_TOOL: &str = "PowerShell";
+pub(crate) const NOT_ELIGIBLE_TOOL: &str = "PowerShell";
 
 /// `major.minor.patch` of a recorded `version` (a suffix after the patch digits,
 /// e.g. `-beta`, is ignored); None when it does not start with three numbers.
-pub fn parse_version(v: &str) -> Option<(u32, u32, u32)> {
+pub(crate) fn parse_version(v: &str) -> Option<(u32, u32, u32)> {
     let mut it = v.trim().splitn(3, '.');
     let major = it.next()?.parse().ok()?;
     let minor = it.next()?.parse().ok()?;
@@ -35,7 +35,7 @@ pub fn parse_version(v: &str) -> Option<(u32, u32, u32)> {
 
 /// The usage gate by version: 135,000 up to 2.1.20, 147,000 from 2.1.21 or with
 /// no (readable) version.
-pub fn warning_for_version(v: Option<&str>) -> u64 {
+pub(crate) fn warning_for_version(v: Option<&str>) -> u64 {
     match v.and_then(parse_version) {
         Some(ver) if ver <= (2, 1, 20) => WARNING_UP_TO_2_1_20,
         _ => WARNING_FROM_2_1_21,
@@ -43,14 +43,14 @@ pub fn warning_for_version(v: Option<&str>) -> u64 {
 }
 
 /// Whether claude `auto` runs `budget` (2.0.0 ≤ version < 2.1.88) rather than `idle`.
-pub fn auto_picks_budget(v: Option<&str>) -> bool {
+pub(crate) fn auto_picks_budget(v: Option<&str>) -> bool {
     v.and_then(parse_version)
         .is_some_and(|ver| ((2, 0, 0)..(2, 1, 88)).contains(&ver))
 }
 
 /// The plan's parameters at one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Params {
+pub(crate) struct Params {
     pub keep: usize,
     pub budget_tokens: u64,
     pub min_saving: u64,
@@ -59,7 +59,7 @@ pub struct Params {
 
 /// One eligible result, in `tool_use` order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Item {
+pub(crate) struct Item {
     /// Its est_tokens (SPEC §2).
     pub tokens: u64,
     /// In the last `keep` eligible call ids: never cleared.
@@ -68,7 +68,7 @@ pub struct Item {
 
 /// Why the plan did not fire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Failed {
+pub(crate) enum Failed {
     /// No main-thread response with usage in the view.
     NoUsage,
     /// The recorded usage is below the warning threshold.
@@ -81,7 +81,7 @@ pub enum Failed {
 
 /// The outcome at one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decision {
+pub(crate) struct Decision {
     /// Σ tokens of the eligible results.
     pub pre_tokens: u64,
     /// Positions (into the items) the walk takes, oldest first; cleared only
@@ -93,16 +93,10 @@ pub struct Decision {
     pub failed: Option<Failed>,
 }
 
-impl Decision {
-    pub fn fired(&self) -> bool {
-        self.failed.is_none()
-    }
-}
-
 /// The budget plan at one request: outside the keep window, oldest first, an
 /// item is taken while `pre_tokens − saved > budget_tokens` (the last one may
 /// overshoot); it fires only when `usage >= warning` and `saved >= min_saving`.
-pub fn decide(items: &[Item], usage: Option<u64>, p: &Params) -> Decision {
+pub(crate) fn decide(items: &[Item], usage: Option<u64>, p: &Params) -> Decision {
     let pre_tokens: u64 = items.iter().map(|i| i.tokens).sum();
     let mut saved = 0;
     let mut walk = Vec::new();
@@ -131,8 +125,10 @@ pub fn decide(items: &[Item], usage: Option<u64>, p: &Params) -> Decision {
     }
 }
 
-/// Marks the last `keep` of `n` eligible calls as the keep window.
-pub fn window(n: usize, keep: usize) -> impl Fn(usize) -> bool {
+/// Marks the last `keep` of `n` eligible calls as the keep window (the engine
+/// marks it on the view; the tests here mark it with this).
+#[cfg(test)]
+pub(crate) fn window(n: usize, keep: usize) -> impl Fn(usize) -> bool {
     let from = n.saturating_sub(keep);
     move |i| i >= from
 }

@@ -5,10 +5,10 @@
 //! the clearings that are still in force from request to request.
 
 pub mod api;
-pub mod budget;
+pub(crate) mod budget;
 pub mod engine;
 pub mod protect;
-pub mod send;
+pub(crate) mod send;
 
 use crate::session::{Harness, Request};
 use serde::Serialize;

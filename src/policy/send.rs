@@ -5,7 +5,7 @@ use crate::session::{Request, SendKind};
 
 /// Which of Qwen's automatic plans run at a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Runs {
+pub(crate) struct Runs {
     pub idle: bool,
     pub size: bool,
     /// Why nothing (or only size) runs, in words.
@@ -14,7 +14,7 @@ pub struct Runs {
 
 /// The plans Qwen runs at `req`. A request without a send (a Claude transcript
 /// planned with the qwen preset) runs idle when a turn begins and size always.
-pub fn qwen_runs(req: &Request) -> Runs {
+pub(crate) fn qwen_runs(req: &Request) -> Runs {
     let Some(send) = &req.send else {
         return Runs {
             idle: req.begins_turn,

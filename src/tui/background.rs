@@ -28,21 +28,21 @@ pub(crate) fn lower_priority() {
 }
 
 /// Whether the request a worker is computing is still the newest.
-pub struct Current {
+pub(crate) struct Current {
     generation: u64,
     newest: Arc<AtomicU64>,
 }
 
 impl Current {
     /// False once a newer request came: the work is pointless, stop early.
-    pub fn still(&self) -> bool {
+    pub(crate) fn still(&self) -> bool {
         self.newest.load(Ordering::Relaxed) == self.generation
     }
 }
 
 /// The worker thread stopped (it panicked, or could not start).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Lost;
+pub(crate) struct Lost;
 
 /// What one worker thread runs: an input to an output (None: it stopped early).
 type Work<In, Out> = Box<dyn FnMut(In, &Current) -> Option<Out> + Send>;
@@ -52,7 +52,7 @@ type Work<In, Out> = Box<dyn FnMut(In, &Current) -> Option<Out> + Send>;
 type Make<In, Out> = Arc<dyn Fn() -> Work<In, Out> + Send + Sync>;
 
 /// A background job: a worker thread started at the first request.
-pub struct Job<In, Out> {
+pub(crate) struct Job<In, Out> {
     name: &'static str,
     make: Make<In, Out>,
     worker: Option<Worker<In, Out>>,
@@ -79,7 +79,10 @@ struct Worker<In, Out> {
 impl<In: Send + 'static, Out: Send + 'static> Job<In, Out> {
     /// A job whose threads are named `mcscope-bg-{name}` and run `make()`'s
     /// function on every request.
-    pub fn new<W>(name: &'static str, make: impl Fn() -> W + Send + Sync + 'static) -> Job<In, Out>
+    pub(crate) fn new<W>(
+        name: &'static str,
+        make: impl Fn() -> W + Send + Sync + 'static,
+    ) -> Job<In, Out>
     where
         W: FnMut(In, &Current) -> Option<Out> + Send + 'static,
     {
@@ -94,7 +97,7 @@ impl<In: Send + 'static, Out: Send + 'static> Job<In, Out> {
 
     /// Hands `input` to the worker; the output of any earlier request will not be
     /// returned.
-    pub fn request(&mut self, input: In) {
+    pub(crate) fn request(&mut self, input: In) {
         let generation = self.newest.load(Ordering::Relaxed) + 1;
         self.newest.store(generation, Ordering::Relaxed);
         self.pending = Some(generation);
@@ -106,23 +109,23 @@ impl<In: Send + 'static, Out: Send + 'static> Job<In, Out> {
     }
 
     /// Whether the newest request's output is on its way.
-    pub fn is_pending(&self) -> bool {
+    pub(crate) fn is_pending(&self) -> bool {
         self.pending.is_some()
     }
 
     /// Forgets the newest request: its output, when it comes, is not returned.
-    pub fn forget(&mut self) {
+    pub(crate) fn forget(&mut self) {
         self.pending = None;
     }
 
     /// The newest request's output once it has arrived (once), or the worker lost.
-    pub fn latest(&mut self) -> Option<Result<Out, Lost>> {
+    pub(crate) fn latest(&mut self) -> Option<Result<Out, Lost>> {
         self.take(false)
     }
 
     /// Waits for the newest request's output (tests, benchmarks, and what needs
     /// it now); None when nothing is pending.
-    pub fn wait(&mut self) -> Option<Result<Out, Lost>> {
+    pub(crate) fn wait(&mut self) -> Option<Result<Out, Lost>> {
         self.take(true)
     }
 

@@ -5,7 +5,7 @@
 //! The keys on the panel are the view's (`app::compare`): this module knows
 //! nothing of the app.
 //!
-//! The rows come from [`compare::compare_loaded`] (the CLI's own grid, sort and
+//! The rows come from `compare::compare_loaded` (the CLI's own grid, sort and
 //! recommendation) on a rayon pool of one thread fewer than the machine has cores
 //! (at least one), each thread at a lower priority (the TUI's other background
 //! threads' `lower_priority`), so the thread that answers keys keeps a core;
@@ -87,7 +87,7 @@ impl Typing {
     }
 }
 
-/// A column of the panel, in [`compare::COLUMNS`] order.
+/// A column of the panel, in `compare::COLUMNS` order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Column {
     /// The row's place in `compare`'s own order (Δ USD, later used, tokens).
@@ -116,7 +116,7 @@ impl Column {
         Column::Usd,
     ];
 
-    /// Its position in [`compare::COLUMNS`].
+    /// Its position in `compare::COLUMNS`.
     pub fn index(self) -> usize {
         Column::ALL.iter().position(|&c| c == self).unwrap_or(0)
     }

@@ -2,7 +2,7 @@
 //! of keys, `ui` draws. This module owns the terminal and the event loop.
 
 pub mod app;
-pub mod background;
+pub(crate) mod background;
 pub mod compare_panel;
 pub mod demo;
 pub mod keymap;
