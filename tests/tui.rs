@@ -447,7 +447,7 @@ fn every_action_has_a_key_and_a_line_in_the_help() {
 
 #[test]
 fn help_scrolls_to_its_end_and_fits_every_accepted_size() {
-    let all = ui::help_lines();
+    let all = keymap::help_lines();
     // The legend of glyphs and of §8's marks is part of it.
     for needle in [
         "✗ cleared",
