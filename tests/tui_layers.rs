@@ -3,6 +3,7 @@
 //! comparison panel — never asks the drawing code anything. What both need
 //! (the screen's geometry, the helps' lines) lives below them, in `layout` and
 //! `keymap`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use std::path::{Path, PathBuf};
 
