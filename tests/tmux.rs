@@ -586,14 +586,14 @@ fn at_80x24_help_scrolls_to_the_end_esc_never_quits_and_the_command_line_jumps()
     t.key("?");
     t.wait_text("previous request");
     // The legend's last line, reached by scrolling.
-    let last = mcscope::tui::ui::help_lines()
+    let last = mcscope::tui::keymap::help_lines()
         .last()
         .unwrap()
         .trim()
         .to_string();
     // One ↓ per line of the help is enough to reach its end, however slowly the
     // keys are taken on a loaded machine; then the last line must show.
-    for _ in 0..mcscope::tui::ui::help_lines().len() {
+    for _ in 0..mcscope::tui::keymap::help_lines().len() {
         t.key("Down");
     }
     t.wait_text(&last);

@@ -447,7 +447,7 @@ fn every_action_has_a_key_and_a_line_in_the_help() {
 
 #[test]
 fn help_scrolls_to_its_end_and_fits_every_accepted_size() {
-    let all = ui::help_lines();
+    let all = keymap::help_lines();
     // The legend of glyphs and of §8's marks is part of it.
     for needle in [
         "✗ cleared",
@@ -1543,4 +1543,58 @@ fn the_screen_is_redrawn_after_an_action_a_resize_or_background_work_not_on_a_ti
     assert!(!a.quit);
     a.update(Action::Interrupt);
     assert!(a.quit, "Ctrl-C quits");
+}
+
+/// A list scrolled to its end: a click lands on the row drawn under the pointer
+/// (not the row that would be there unscrolled); the header and the footer take
+/// no clicks.
+#[test]
+fn a_click_on_a_scrolled_list_selects_the_row_drawn_there_and_header_and_footer_ignore_it() {
+    use mcscope::tui::app::{Focus, Pointer};
+    // claude-size at 80×24: 8 results, the list's region 24·2/5 = 9 rows, so 7
+    // rows under the titles; at the last result the first one is scrolled off.
+    let mut a = app(SIZE, None);
+    let size = (80, 24);
+    a.resize(size.0, size.1);
+    a.update(Action::Bottom);
+    let lines = screen(&a, size.0, size.1, true);
+    let titles = lines.iter().position(|l| l.starts_with("rank")).unwrap();
+    assert!(lines[titles + 1].starts_with("2 "), "{}", lines.join("\n"));
+    let tail = |l: &str| {
+        l.split('…')
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let second = tail(&lines[titles + 1]);
+    // The diff first, so that a click that hits nothing visibly keeps it.
+    let diff_y = lines
+        .iter()
+        .position(|l| l.contains("local request (left)"))
+        .unwrap() as u16
+        + 2;
+    a.mouse(Pointer::Click, 10, diff_y, size);
+    assert_eq!(a.view().unwrap().focus, Focus::Diff);
+    for y in [0, 1, size.1 - 1, size.1 - 4] {
+        a.mouse(Pointer::Click, 10, y, size);
+        let v = a.view().unwrap();
+        assert_eq!(v.focus, Focus::Diff, "a click on row {y}");
+        assert!(v.selected_id().unwrap().ends_with("EtRKZG"));
+    }
+    // The column titles focus the list and select nothing.
+    a.mouse(Pointer::Click, 10, titles as u16, size);
+    let v = a.view().unwrap();
+    assert_eq!(v.focus, Focus::List);
+    assert!(v.selected_id().unwrap().ends_with("EtRKZG"));
+    // The first row drawn is rank 2: the click selects it, not rank 3.
+    a.mouse(Pointer::Click, 10, titles as u16 + 1, size);
+    let id = a.view().unwrap().selected_id().unwrap();
+    assert!(id.ends_with(&second), "{id} is not …{second}");
+    assert_eq!(
+        a.view().unwrap().rows()[1],
+        mcscope::tui::app::ListRow::Result(a.view().unwrap().selected)
+    );
 }

@@ -129,7 +129,7 @@ fn evidence_and_observed_breaks_are_marked_on_the_footer() {
         "! observed cache break: read 0 of 41,000 expected (drop 41,000): ttl, cache_edits, context_edits"
     );
     // The legend says what the marks mean.
-    let help = ui::help_lines();
+    let help = keymap::help_lines();
     assert!(help.iter().any(|l| l.contains("◇ harness evidence")));
     assert!(help.iter().any(|l| l.contains("! an observed cache break")));
 }

@@ -514,6 +514,86 @@ fn hint_line(hints: &[(Action, &str)], table: &[Binding]) -> String {
         .join("  ")
 }
 
+/// The help: every binding of the keymap, the `:` commands, then a legend of the
+/// glyphs and marks.
+pub fn help_lines() -> Vec<String> {
+    let mut lines: Vec<String> = KEYMAP
+        .iter()
+        .map(|b| format!("{:>6}  {}", b.label, b.help))
+        .collect();
+    lines.push(format!(
+        "{:>6}  quit from anywhere; Ctrl-Z suspends",
+        "Ctrl-C"
+    ));
+    lines.push(String::new());
+    lines.push("Commands (:), a unique prefix of an id is enough:".into());
+    lines.push("  :57  :gap 7.5  :keep 3  :size 300000  :trigger 4".into());
+    lines.push("  :policy auto|idle|…|budget  :delivery rewrite".into());
+    lines.push("  :explain KuPA   (Tab completes a command name)".into());
+    lines.push(String::new());
+    lines.push("Plan kinds (p):".into());
+    lines.push("  auto: the harness's own choice (claude: budget".into());
+    lines.push("        on 2.0.0–2.1.87 by version, else idle; qwen".into());
+    lines.push("        by send kind: idle after the gap, else size,".into());
+    lines.push("        nothing at notifications or goal turns)".into());
+    lines.push(String::new());
+    lines.push("Legend: statuses in the age list".into());
+    use crate::policy::Status;
+    for (st, what) in [
+        (Status::Kept, "sent as recorded"),
+        (Status::Cleared, "replaced by the placeholder"),
+        (Status::Protected, "managed memory, never cleared"),
+        (Status::AlreadyCleared, "the transcript already cleared it"),
+        (Status::ErrorKept, "an error result, kept"),
+        (Status::NotCompactable, "a tool the plans never clear"),
+    ] {
+        lines.push(format!(
+            "  {} {:<16} {what}",
+            crate::report::glyph(st),
+            st.name()
+        ));
+    }
+    lines.push("  ↗ symlink escape: the path leaves the root".into());
+    lines.push("  ? unresolved or ambiguous id".into());
+    lines.push(String::new());
+    lines.push("Legend: marks on the footer's lines".into());
+    lines.push("  ▲ a plan fired at this request".into());
+    lines.push("  ✕ the simulated cache prefix broke here".into());
+    lines.push("  ◇ harness evidence in the transcript".into());
+    lines.push("  ! an observed cache break".into());
+    lines.push("  sim ctx~ the simulated context: recorded prompt".into());
+    lines.push("           size − tokens cleared (an estimate)".into());
+    lines.push("  ^ the request shown".into());
+    lines.push(String::new());
+    lines.push("Legend: the diff and the header".into());
+    lines.push("  - removed  + added  ~ changed (left: local,".into());
+    lines.push("    right: wire); ⋯ n unchanged lines ⋯ is a fold".into());
+    lines.push("  * a parameter changed since the session opened".into());
+    lines
+}
+
+/// The picker's help: its keymap table, then what the marks mean.
+pub fn picker_help_lines() -> Vec<String> {
+    let mut lines: Vec<String> = PICKER_KEYMAP
+        .iter()
+        .map(|b| format!("{:>6}  {}", b.label, b.help))
+        .collect();
+    lines.push(format!("{:>6}  quit from anywhere", "Ctrl-C"));
+    lines.push(String::new());
+    lines.push("Columns: date modified, harness, project (the".into());
+    lines.push("  session's cwd, else its folder name decoded),".into());
+    lines.push("  requests, tool results, size, first prompt".into());
+    lines.push(String::new());
+    lines.push("Marks in the prompt column:".into());
+    lines.push("  [sub-agent]     a sub-agent transcript: a what-if".into());
+    lines.push("  ↳ sub-agent n   an inline sub-agent thread of the".into());
+    lines.push("                  session above: Enter opens it alone".into());
+    lines.push("  [empty] [summary only] [no messages]  nothing to".into());
+    lines.push("                  plan: always listed last".into());
+    lines.push("  …               not read yet (filled in as read)".into());
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@ pub(crate) mod background;
 pub mod compare_panel;
 pub mod demo;
 pub mod keymap;
+pub mod layout;
 pub mod picker;
 pub mod theme;
 pub mod ui;

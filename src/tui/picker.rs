@@ -564,7 +564,7 @@ impl Picker {
 
 /// Lines of the picker's help: how far it can scroll.
 fn help_len() -> usize {
-    super::ui::picker_help_lines().len()
+    super::keymap::picker_help_lines().len()
 }
 
 #[cfg(test)]

@@ -162,6 +162,14 @@ impl SessionView {
         out
     }
 
+    /// The selection's place among `rows()` (the first row when it is not shown).
+    pub fn selected_row(&self) -> usize {
+        self.rows()
+            .iter()
+            .position(|r| *r == ListRow::Result(self.selected))
+            .unwrap_or(0)
+    }
+
     /// Keeps the selection on a shown result (the first, when it is filtered out).
     pub(super) fn fix_selection(&mut self) {
         let visible = self.visible();

@@ -14,6 +14,7 @@ mod bodies;
 mod compare;
 mod list;
 mod marks;
+mod notes;
 mod panels;
 mod pointer;
 mod redraw;
@@ -28,6 +29,7 @@ pub use marks::{
     timeline_marks,
 };
 use marks::{TimelineInput, timeline_job};
+pub use notes::SILENT;
 pub use panels::result_content;
 pub use tune::{COMMANDS, complete, next_kind};
 

@@ -1,6 +1,7 @@
 //! The mouse on the screen: which region, which row (`Action::Pointer`).
 
 use super::*;
+use crate::tui::layout;
 
 impl App {
     /// The mouse at (`col`, `row`): a click selects the row under it or focuses
@@ -30,7 +31,7 @@ impl App {
                     }
                     return;
                 }
-                let [_, list, diff, _] = crate::tui::ui::regions(area, v);
+                let [_, list, diff, _] = layout::regions(area, v.shape(size.0));
                 let region = if list.contains(at) {
                     Focus::List
                 } else if diff.contains(at) {
@@ -45,7 +46,7 @@ impl App {
                         let first = list.y + 2;
                         if region == Focus::List && row >= first {
                             let height = list.height.saturating_sub(2) as usize;
-                            let top = crate::tui::ui::list_top(v, height);
+                            let top = layout::list_top(v.selected_row(), height);
                             if let Some(&ListRow::Result(i)) =
                                 v.rows().get(top + (row - first) as usize)
                             {

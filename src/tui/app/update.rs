@@ -2,6 +2,7 @@
 //! panel is open.
 
 use super::*;
+use crate::tui::{keymap, layout};
 
 impl SessionView {
     pub(super) fn update(&mut self, action: Action) {
@@ -207,8 +208,9 @@ impl SessionView {
             (Overlay::Compare, a) => compare::on_key(self, a),
             (Overlay::Chart, a) => compare::on_chart_key(self, a),
             (Overlay::Help { scroll }, a) => {
-                let max = crate::tui::ui::help_max_scroll(self.size);
-                let page = crate::tui::ui::help_page(self.size);
+                let (width, lines) = (layout::HELP_WIDTH, keymap::help_lines().len());
+                let max = layout::panel_max_scroll(self.size, width, lines);
+                let page = layout::panel_page(self.size, width, lines);
                 *scroll = match a {
                     Action::Up => scroll.saturating_sub(1),
                     Action::Down => *scroll + 1,

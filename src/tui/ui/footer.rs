@@ -102,7 +102,7 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let mut lines: Vec<(u8, Line)> = vec![(0, Line::from(vec![verdict, Span::raw(meta)]))];
     // The whole session under this setting (SPEC §9), second at 80×24.
     lines.push((1, Line::styled(totals_line(v), theme.fg(Color::Yellow))));
-    if let Some(line) = observed_line(v) {
+    if let Some(line) = v.observed_line() {
         lines.push((4, Line::styled(line, theme.fg(Color::Red))));
     }
     // Both context lines on the recorded scale: tuning lowers the simulated one.
@@ -305,18 +305,4 @@ pub(super) fn evidence_marks(marks: &[crate::tui::app::Mark], width: usize, k: u
             }
         })
         .collect()
-}
-
-/// The observed cache break at the request shown, in short: expected, observed,
-/// drop and the explanations' names (SPEC §10).
-pub fn observed_line(v: &SessionView) -> Option<String> {
-    let b = v.evidence_at(v.k)?.observed_break.as_ref()?;
-    let why: Vec<&str> = b.explanations().iter().map(|x| x.name()).collect();
-    Some(format!(
-        "! observed cache break: read {} of {} expected (drop {}): {}",
-        fmt_int(b.observed),
-        fmt_int(b.expected),
-        fmt_int(b.drop()),
-        why.join(", ")
-    ))
 }

@@ -91,7 +91,7 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         )));
     }
     let mut lines = vec![Line::from(line1), Line::from(line2)];
-    for note in header_note_lines(v, area.width) {
+    for note in v.header_note_lines(area.width) {
         lines.push(Line::styled(note, theme.fg(Color::Magenta)));
     }
     f.render_widget(Paragraph::new(lines), area);
@@ -140,59 +140,4 @@ fn api_line<'a>(
     out.push(Span::raw("  "));
     out.push(mark("delivery", p.delivery.name().into()));
     out
-}
-
-/// The header's notes wrapped to `width` columns: what `regions` makes room for.
-pub fn header_note_lines(v: &SessionView, width: u16) -> Vec<String> {
-    header_notes(v)
-        .iter()
-        .flat_map(|n| wrap(n, width.max(20) as usize))
-        .collect()
-}
-
-/// The `silent` budget note (SPEC §10), in short.
-pub const SILENT: &str = "silent: budget fired at a turn start; Claude Code's prompt-suggestion fork usually ran it at the end of the previous turn, so no microcompact_boundary record is expected";
-
-/// Warnings the header carries on a line of their own.
-pub fn header_notes(v: &SessionView) -> Vec<String> {
-    let mut notes = Vec::new();
-    if v.policy().kind == PlanKind::Count
-        && v.setup.session.harness == crate::session::Harness::Claude
-    {
-        notes.push(
-            "count plan: Claude's real trigger and keep values are not public; these are guesses"
-                .into(),
-        );
-    }
-    if v.setup.session.subagent_what_if {
-        notes.push("sub-agent transcript, planned as a what-if: the harnesses never microcompact sub-agents".into());
-    }
-    let s = &v.setup.session;
-    if s.sidechain_records > 0 {
-        notes.push(crate::report::left_out(s));
-    }
-    // A Qwen request: what its send kind runs, and what the transcript cannot settle.
-    if let Some(send) = &v.plan.request.send {
-        notes.push(format!("{}: {}", send.kind.name(), send.kind.words()));
-        if let Some(note) = &send.note {
-            notes.push(format!("note: {note}"));
-        }
-    }
-    if crate::report::silent(&v.plan.step, v.plan.request.begins_turn) {
-        notes.push(SILENT.into());
-    }
-    // What the harness may not have run (SPEC §5), in short.
-    let kinds = if v.plan.request.index == 0 {
-        v.setup.kinds_chosen()
-    } else {
-        v.plan.step.kind.into_iter().collect()
-    };
-    let caveats: Vec<&str> = crate::caveats::caveats(v.policy(), &kinds)
-        .iter()
-        .map(|c| c.short)
-        .collect();
-    if !caveats.is_empty() {
-        notes.push(format!("may not have run: {}", caveats.join(" · ")));
-    }
-    notes
 }

@@ -74,7 +74,7 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     );
     let inner = region(f, area, title, focused, theme);
     let height = inner.height.saturating_sub(1) as usize;
-    let top = list_top(v, height);
+    let top = layout::list_top(v.selected_row(), height);
     let ids: Vec<&str> = v
         .plan
         .candidates

@@ -1,7 +1,8 @@
 //! Drawing: one function per region, reading the state, never changing it.
 
-use super::app::{App, Filter, Focus, ListRow, Overlay, Screen, SessionView};
-use super::keymap::{self, KEYMAP};
+use super::app::{App, Filter, Focus, ListRow, Overlay, SILENT, Screen, SessionView};
+use super::keymap;
+use super::layout::{self, centered};
 use super::theme::Palette;
 use crate::diff::{Diff, Item, Kind, Row, Side};
 use crate::numbers::{fmt_int, fmt_num};
@@ -143,35 +144,9 @@ pub fn draw_loading(f: &mut Frame, path: &str, done: u64, total: u64) {
     f.render_widget(Paragraph::new(text), area);
 }
 
-/// The session screen's four regions (header, age list, diff, footer) on `area`:
-/// where they are drawn, and where the mouse finds them.
-pub fn regions(area: Rect, v: &SessionView) -> [Rect; 4] {
-    let list_rows = ((v.plan.candidates.len() + v.plan.media.len()) as u16 + 3)
-        .min(area.height * 2 / 5)
-        .max(5);
-    Layout::vertical([
-        Constraint::Length(2 + header_note_lines(v, area.width).len() as u16),
-        Constraint::Length(list_rows),
-        Constraint::Min(4),
-        Constraint::Length(8 + observed_line(v).is_some() as u16),
-    ])
-    .areas(area)
-}
-
-/// The first row the age list shows when `height` rows fit (the selection stays
-/// on screen).
-pub fn list_top(v: &SessionView, height: usize) -> usize {
-    let at = v
-        .rows()
-        .iter()
-        .position(|r| *r == ListRow::Result(v.selected))
-        .unwrap_or(0);
-    at.saturating_sub(height.saturating_sub(1))
-}
-
 fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
     let area = f.area();
-    let [header, list, diff, footer] = regions(area, v);
+    let [header, list, diff, footer] = layout::regions(area, v.shape(area.width));
     draw_header(f, v, header, theme);
     draw_list(f, v, list, theme);
     draw_diff(f, v, diff, theme);
@@ -284,40 +259,6 @@ fn draw_caption(f: &mut Frame, stage: usize, [list, diff, footer]: [Rect; 3], th
     );
 }
 
-/// `text` cut into lines of at most `width` chars, at spaces where it can (a
-/// continuation is indented by two).
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let room = if out.is_empty() { width } else { width - 2 };
-        let len = line.chars().count();
-        let wlen = word.chars().count();
-        if len > 0 && len + 1 + wlen > room {
-            out.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-        // A word longer than a line is cut.
-        while line.chars().count() > if out.is_empty() { width } else { width - 2 } {
-            let at = if out.is_empty() { width } else { width - 2 };
-            let head: String = line.chars().take(at).collect();
-            let tail: String = line.chars().skip(at).collect();
-            out.push(head);
-            line = tail;
-        }
-    }
-    if !line.is_empty() || out.is_empty() {
-        out.push(line);
-    }
-    out.into_iter()
-        .enumerate()
-        .map(|(i, l)| if i == 0 { l } else { format!("  {l}") })
-        .collect()
-}
-
 /// A region's top border with its title (cyan when focused); returns its inside.
 fn region(f: &mut Frame, area: Rect, title: String, focused: bool, theme: Theme) -> Rect {
     let block = Block::default()
@@ -331,17 +272,6 @@ fn region(f: &mut Frame, area: Rect, title: String, focused: bool, theme: Theme)
     let inner = block.inner(area);
     f.render_widget(block, area);
     inner
-}
-
-fn centered(area: Rect, w: u16, h: u16) -> Rect {
-    let w = w.min(area.width);
-    let h = h.min(area.height);
-    Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
-    }
 }
 
 fn draw_input(f: &mut Frame, area: Rect, title: &str, text: &str) {

@@ -2,85 +2,16 @@
 
 use super::*;
 
-/// The help: every binding of the keymap, the `:` commands, then a legend of the
-/// glyphs and marks.
-pub fn help_lines() -> Vec<String> {
-    let mut lines: Vec<String> = KEYMAP
-        .iter()
-        .map(|b| format!("{:>6}  {}", b.label, b.help))
-        .collect();
-    lines.push(format!(
-        "{:>6}  quit from anywhere; Ctrl-Z suspends",
-        "Ctrl-C"
-    ));
-    lines.push(String::new());
-    lines.push("Commands (:), a unique prefix of an id is enough:".into());
-    lines.push("  :57  :gap 7.5  :keep 3  :size 300000  :trigger 4".into());
-    lines.push("  :policy auto|idle|…|budget  :delivery rewrite".into());
-    lines.push("  :explain KuPA   (Tab completes a command name)".into());
-    lines.push(String::new());
-    lines.push("Plan kinds (p):".into());
-    lines.push("  auto: the harness's own choice (claude: budget".into());
-    lines.push("        on 2.0.0–2.1.87 by version, else idle; qwen".into());
-    lines.push("        by send kind: idle after the gap, else size,".into());
-    lines.push("        nothing at notifications or goal turns)".into());
-    lines.push(String::new());
-    lines.push("Legend: statuses in the age list".into());
-    use crate::policy::Status;
-    for (st, what) in [
-        (Status::Kept, "sent as recorded"),
-        (Status::Cleared, "replaced by the placeholder"),
-        (Status::Protected, "managed memory, never cleared"),
-        (Status::AlreadyCleared, "the transcript already cleared it"),
-        (Status::ErrorKept, "an error result, kept"),
-        (Status::NotCompactable, "a tool the plans never clear"),
-    ] {
-        lines.push(format!("  {} {:<16} {what}", glyph(st), st.name()));
-    }
-    lines.push("  ↗ symlink escape: the path leaves the root".into());
-    lines.push("  ? unresolved or ambiguous id".into());
-    lines.push(String::new());
-    lines.push("Legend: marks on the footer's lines".into());
-    lines.push("  ▲ a plan fired at this request".into());
-    lines.push("  ✕ the simulated cache prefix broke here".into());
-    lines.push("  ◇ harness evidence in the transcript".into());
-    lines.push("  ! an observed cache break".into());
-    lines.push("  sim ctx~ the simulated context: recorded prompt".into());
-    lines.push("           size − tokens cleared (an estimate)".into());
-    lines.push("  ^ the request shown".into());
-    lines.push(String::new());
-    lines.push("Legend: the diff and the header".into());
-    lines.push("  - removed  + added  ~ changed (left: local,".into());
-    lines.push("    right: wire); ⋯ n unchanged lines ⋯ is a fold".into());
-    lines.push("  * a parameter changed since the session opened".into());
-    lines
-}
-
-/// The help panel's place on a screen of `size` (columns, rows).
-pub(super) fn help_rect(area: Rect) -> Rect {
-    centered(
-        area,
-        area.width.saturating_sub(2).min(66),
-        (help_lines().len() as u16 + 2).min(area.height.saturating_sub(2)),
-    )
-}
-
-/// Rows of help text visible at once on a screen of `size`.
-pub fn help_page(size: (u16, u16)) -> usize {
-    let r = help_rect(Rect::new(0, 0, size.0, size.1));
-    r.height.saturating_sub(2).max(1) as usize
-}
-
-/// How far the help scrolls on a screen of `size`: its last line at the bottom.
-pub fn help_max_scroll(size: (u16, u16)) -> usize {
-    help_lines().len().saturating_sub(help_page(size))
+/// The help panel's place on `area`.
+fn help_rect(area: Rect) -> Rect {
+    layout::panel(area, layout::HELP_WIDTH, keymap::help_lines().len())
 }
 
 pub(super) fn draw_help(f: &mut Frame, area: Rect, scroll: usize) {
     draw_scrolled(
         f,
         help_rect(area),
-        &help_lines(),
+        &keymap::help_lines(),
         scroll,
         " keys — ↑/↓ PgUp/PgDn g/G scroll, Esc/q close ",
         true,

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::scan::{Kind, short_project};
-use crate::tui::keymap::{PICKER_KEYMAP, picker_hints};
+use crate::tui::keymap::picker_hints;
 use crate::tui::picker::{Entry, Picker, Row};
 
 /// Column widths for a screen `width` wide: narrow screens get a short date and
@@ -319,35 +319,9 @@ pub(super) fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
     }
 }
 
-/// The picker's help: its keymap table, then what the marks mean.
-pub fn picker_help_lines() -> Vec<String> {
-    let mut lines: Vec<String> = PICKER_KEYMAP
-        .iter()
-        .map(|b| format!("{:>6}  {}", b.label, b.help))
-        .collect();
-    lines.push(format!("{:>6}  quit from anywhere", "Ctrl-C"));
-    lines.push(String::new());
-    lines.push("Columns: date modified, harness, project (the".into());
-    lines.push("  session's cwd, else its folder name decoded),".into());
-    lines.push("  requests, tool results, size, first prompt".into());
-    lines.push(String::new());
-    lines.push("Marks in the prompt column:".into());
-    lines.push("  [sub-agent]     a sub-agent transcript: a what-if".into());
-    lines.push("  ↳ sub-agent n   an inline sub-agent thread of the".into());
-    lines.push("                  session above: Enter opens it alone".into());
-    lines.push("  [empty] [summary only] [no messages]  nothing to".into());
-    lines.push("                  plan: always listed last".into());
-    lines.push("  …               not read yet (filled in as read)".into());
-    lines
-}
-
 fn draw_picker_help(f: &mut Frame, area: Rect, scroll: usize) {
-    let all = picker_help_lines();
-    let r = centered(
-        area,
-        area.width.saturating_sub(2).min(70),
-        (all.len() as u16 + 2).min(area.height.saturating_sub(2)),
-    );
+    let all = keymap::picker_help_lines();
+    let r = layout::panel(area, layout::PICKER_HELP_WIDTH, all.len());
     super::panels::draw_scrolled(
         f,
         r,
