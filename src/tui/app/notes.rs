@@ -78,9 +78,9 @@ impl SessionView {
         let why: Vec<&str> = b.explanations().iter().map(|x| x.name()).collect();
         Some(format!(
             "! observed cache break: read {} of {} expected (drop {}): {}",
-            crate::policy::engine::fmt_int(b.observed),
-            crate::policy::engine::fmt_int(b.expected),
-            crate::policy::engine::fmt_int(b.drop()),
+            crate::numbers::fmt_int(b.observed),
+            crate::numbers::fmt_int(b.expected),
+            crate::numbers::fmt_int(b.drop()),
             why.join(", ")
         ))
     }
