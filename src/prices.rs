@@ -2,10 +2,11 @@
 //! longest-prefix lookup, the `--price-*` overrides, and the cost change of a
 //! setting against no clearing at all.
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
-/// Rates of one model family, USD per million tokens.
-#[derive(Debug, Clone, PartialEq)]
+/// Rates of one model family, USD per million tokens; serialized as the
+/// `price` object of `compare` (fields in schema order).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Price {
     /// The table row (or the model id, for a row made from the flags).
     pub prefix: String,
@@ -217,28 +218,12 @@ pub(crate) fn delta_usd(p: &Price, t: &CostTokens) -> f64 {
         / 1_000_000.0
 }
 
-/// Dollars as printed: six decimals.
-pub(crate) fn usd_json(x: Option<f64>) -> Value {
-    match x {
-        Some(x) => {
-            let r = (x * 1e6).round() / 1e6;
-            json!(if r == 0.0 { 0.0 } else { r })
-        }
-        None => Value::Null,
-    }
-}
-
-pub(crate) fn price_json(p: Option<&Price>) -> Value {
-    match p {
-        Some(p) => json!({
-            "prefix": p.prefix,
-            "input": p.input,
-            "write_5m": p.write_5m,
-            "write_1h": p.write_1h,
-            "read": p.read,
-        }),
-        None => Value::Null,
-    }
+/// Dollars as printed: rounded to six decimals, −0 written as 0.
+pub(crate) fn usd_rounded(x: Option<f64>) -> Option<f64> {
+    x.map(|x| {
+        let r = (x * 1e6).round() / 1e6;
+        if r == 0.0 { 0.0 } else { r }
+    })
 }
 
 #[cfg(test)]
@@ -335,6 +320,10 @@ mod tests {
         let mut sum = cold;
         sum.add(&warm);
         assert!((delta_usd(&sonnet, &sum) - (0.342 - 0.0375)).abs() < 1e-12);
-        assert_eq!(usd_json(Some(0.1234564)), json!(0.123456));
+        assert_eq!(usd_rounded(Some(0.1234564)), Some(0.123456));
+        // A saving that rounds to nothing is written 0, not -0.
+        let tiny = usd_rounded(Some(-0.000_000_1));
+        assert_eq!(serde_json::to_string(&tiny).unwrap(), "0.0");
+        assert_eq!(usd_rounded(None), None);
     }
 }

@@ -17,7 +17,6 @@ use crate::prices::{self, Price, PriceFlags};
 use crate::session::{Harness, Session};
 use crate::totals::{self, CacheTtl, SessionFacts, Totals};
 use rayon::prelude::*;
-use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

@@ -12,7 +12,7 @@ struct TotalsJson {
     cache_breaks: u64,
     tokens_rewritten: u64,
     later_used: u64,
-    delta_usd: Value,
+    delta_usd: Option<f64>,
 }
 
 fn totals_json(t: &Totals, usd: Option<f64>) -> TotalsJson {
@@ -23,7 +23,7 @@ fn totals_json(t: &Totals, usd: Option<f64>) -> TotalsJson {
         cache_breaks: t.cache_breaks,
         tokens_rewritten: t.tokens_rewritten,
         later_used: t.later_used,
-        delta_usd: prices::usd_json(usd),
+        delta_usd: prices::usd_rounded(usd),
     }
 }
 
@@ -46,7 +46,7 @@ struct SessionJson<'a> {
     harness: Harness,
     model: &'a Option<String>,
     requests: usize,
-    price: Value,
+    price: Option<&'a Price>,
 }
 
 #[derive(Serialize)]
@@ -89,7 +89,7 @@ pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
                 harness: s.harness,
                 model: &s.model,
                 requests: s.requests,
-                price: prices::price_json(s.price.as_ref()),
+                price: s.price.as_ref(),
             })
             .collect(),
         cache_ttl: c.cache_ttl.name(),

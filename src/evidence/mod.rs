@@ -12,10 +12,11 @@
 pub mod api;
 mod session;
 
-pub use session::{Target, attach, collect, counts};
+pub use session::{Counts, Target, attach, collect, counts};
 
 use crate::session::{Harness, Message, Request, Role, Session, Usage};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 /// Claude Code's own detector (services/api/promptCacheBreakDetection.ts): a break
 /// is a read below 95 % of what was expected, by at least 2,000 tokens.
@@ -79,8 +80,8 @@ impl Ttl {
     }
 }
 
-/// The `usage` object of the evidence JSON (SPEC §10).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The `usage` object of the evidence JSON (SPEC §10), fields in schema order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct UsageEvidence {
     pub input: u64,
     /// W: Claude `cache_creation_input_tokens`; null for Qwen (it records no writes).
@@ -124,17 +125,6 @@ impl UsageEvidence {
     /// R (Qwen, whose W is null).
     pub fn expected_next(&self) -> u64 {
         self.cache_read + self.cache_write.unwrap_or(0)
-    }
-
-    pub fn json(&self) -> Value {
-        json!({
-            "input": self.input,
-            "cache_write": self.cache_write,
-            "cache_read": self.cache_read,
-            "cache_write_1h": self.cache_write_1h,
-            "cache_deleted": self.cache_deleted,
-            "aggregated": self.aggregated,
-        })
     }
 }
 
@@ -247,15 +237,25 @@ impl ObservedBreak {
         self.facts.explanations()
     }
 
-    pub fn json(&self) -> Value {
-        let names: Vec<&str> = self.explanations().iter().map(|e| e.name()).collect();
-        json!({
-            "expected": self.expected,
-            "observed": self.observed,
-            "drop": self.drop(),
-            "explanations": names,
-        })
+    pub fn json(&self) -> BreakJson {
+        BreakJson {
+            expected: self.expected,
+            observed: self.observed,
+            drop: self.drop(),
+            explanations: self.explanations().iter().map(|e| e.name()).collect(),
+        }
     }
+}
+
+/// The `observed_break` object of the evidence JSON (SPEC §10), fields in
+/// schema order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BreakJson {
+    pub expected: u64,
+    pub observed: u64,
+    pub drop: u64,
+    /// [`Explanation`] names, in the SPEC's order.
+    pub explanations: Vec<&'static str>,
 }
 
 /// Whether reading `observed` tokens where `expected` were expected is a break:
@@ -339,18 +339,46 @@ pub struct Microcompact {
 }
 
 impl Microcompact {
-    pub fn json(&self) -> Value {
+    pub fn json(&self) -> MicrocompactJson<'_> {
         let c = self.comparison.as_ref();
-        json!({
-            "writer": self.writer.name(),
-            "compacted_tool_ids": self.compacted_tool_ids,
-            "pre_tokens": self.pre_tokens,
-            "tokens_saved": self.tokens_saved,
-            "agrees": c.map(|c| c.agrees),
-            "missing": c.map(|c| &c.missing),
-            "extra": c.map(|c| &c.extra),
-        })
+        MicrocompactJson {
+            writer: Some(self.writer.name()),
+            compacted_tool_ids: &self.compacted_tool_ids,
+            pre_tokens: self.pre_tokens,
+            tokens_saved: self.tokens_saved,
+            agrees: c.map(|c| c.agrees),
+            missing: c.map(|c| c.missing.as_slice()),
+            extra: c.map(|c| c.extra.as_slice()),
+        }
     }
+}
+
+/// The `microcompact` object (and each of `compactions`) of the evidence JSON
+/// (SPEC §10), fields in schema order. `agrees`, `missing` and `extra` are null
+/// when the record was not compared; `writer` is null for a budget firing with
+/// no record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MicrocompactJson<'a> {
+    pub writer: Option<&'static str>,
+    pub compacted_tool_ids: &'a [String],
+    pub pre_tokens: Option<u64>,
+    pub tokens_saved: Option<u64>,
+    pub agrees: Option<bool>,
+    pub missing: Option<&'a [String]>,
+    pub extra: Option<&'a [String]>,
+}
+
+/// The §10 `evidence` object of one request, fields in schema order; its
+/// `Default` is the empty object (every key null, `compactions` empty).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RequestEvidenceJson<'a> {
+    pub usage: Option<&'a UsageEvidence>,
+    pub observed_break: Option<BreakJson>,
+    pub microcompact: Option<MicrocompactJson<'a>>,
+    pub compactions: Vec<MicrocompactJson<'a>>,
+    /// The response's `applied_edits` as the transcript recorded them: the
+    /// server's own objects, passed through untyped.
+    pub applied_edits: Option<&'a [Value]>,
 }
 
 /// The evidence of one request (SPEC §10 `evidence` object).
@@ -392,25 +420,33 @@ impl RequestEvidence {
             && self.applied_edits.is_none()
     }
 
-    pub fn json(&self) -> Value {
-        json!({
-            "usage": self.usage.as_ref().map(UsageEvidence::json),
-            "observed_break": self.observed_break.as_ref().map(ObservedBreak::json),
-            "microcompact": match (&self.microcompact, &self.unrecorded_budget) {
-                (Some(m), _) => m.json(),
-                (None, Some(ids)) => json!({"writer": null, "compacted_tool_ids": [],
-                    "pre_tokens": null, "tokens_saved": null, "agrees": false,
-                    "missing": [], "extra": ids}),
-                (None, None) => Value::Null,
+    pub fn json(&self) -> RequestEvidenceJson<'_> {
+        RequestEvidenceJson {
+            usage: self.usage.as_ref(),
+            observed_break: self.observed_break.as_ref().map(ObservedBreak::json),
+            microcompact: match (&self.microcompact, &self.unrecorded_budget) {
+                (Some(m), _) => Some(m.json()),
+                // The budget plan fired with no record: the ids it cleared are
+                // all `extra`.
+                (None, Some(ids)) => Some(MicrocompactJson {
+                    writer: None,
+                    compacted_tool_ids: &[],
+                    pre_tokens: None,
+                    tokens_saved: None,
+                    agrees: Some(false),
+                    missing: Some(&[]),
+                    extra: Some(ids),
+                }),
+                (None, None) => None,
             },
-            "compactions": self.compactions.iter().map(Microcompact::json).collect::<Vec<_>>(),
-            "applied_edits": self.applied_edits,
-        })
+            compactions: self.compactions.iter().map(Microcompact::json).collect(),
+            applied_edits: self.applied_edits.as_deref(),
+        }
     }
 
     /// The empty evidence object (a session without requests).
-    pub fn empty_json() -> Value {
-        RequestEvidence::default().json()
+    pub fn empty_json() -> RequestEvidenceJson<'static> {
+        RequestEvidenceJson::default()
     }
 }
 

@@ -177,30 +177,71 @@ pub fn collect(
     out
 }
 
+/// `counts` of `mcscope evidence` (SPEC §10), fields in schema order: breaks per
+/// explanation (named as [`Explanation::name`], in [`Explanation::ALL`]'s
+/// order), then the records and how many of them agree with their plan.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub compaction: usize,
+    pub server_compaction: usize,
+    pub model_change: usize,
+    pub ttl: usize,
+    pub plan_rewrite: usize,
+    pub cache_edits: usize,
+    pub context_edits: usize,
+    pub unexplained: usize,
+    pub boundaries: usize,
+    pub agrees: usize,
+}
+
+impl Counts {
+    /// The observed breaks `e` explains.
+    pub fn of(&self, e: Explanation) -> usize {
+        match e {
+            Explanation::Compaction => self.compaction,
+            Explanation::ServerCompaction => self.server_compaction,
+            Explanation::ModelChange => self.model_change,
+            Explanation::Ttl => self.ttl,
+            Explanation::PlanRewrite => self.plan_rewrite,
+            Explanation::CacheEdits => self.cache_edits,
+            Explanation::ContextEdits => self.context_edits,
+            Explanation::Unexplained => self.unexplained,
+        }
+    }
+
+    fn slot(&mut self, e: Explanation) -> &mut usize {
+        match e {
+            Explanation::Compaction => &mut self.compaction,
+            Explanation::ServerCompaction => &mut self.server_compaction,
+            Explanation::ModelChange => &mut self.model_change,
+            Explanation::Ttl => &mut self.ttl,
+            Explanation::PlanRewrite => &mut self.plan_rewrite,
+            Explanation::CacheEdits => &mut self.cache_edits,
+            Explanation::ContextEdits => &mut self.context_edits,
+            Explanation::Unexplained => &mut self.unexplained,
+        }
+    }
+}
+
 /// `counts` of `mcscope evidence`: breaks per explanation, records, agreements.
-pub fn counts(requests: &[(usize, &RequestEvidence)]) -> Value {
-    let mut map = serde_json::Map::new();
-    for e in Explanation::ALL {
-        let n = requests
-            .iter()
-            .filter_map(|(_, r)| r.observed_break.as_ref())
-            .filter(|b| b.explanations().contains(&e))
-            .count();
-        map.insert(e.name().into(), json!(n));
+pub fn counts(requests: &[(usize, &RequestEvidence)]) -> Counts {
+    let mut out = Counts::default();
+    for b in requests
+        .iter()
+        .filter_map(|(_, r)| r.observed_break.as_ref())
+    {
+        for e in b.explanations() {
+            *out.slot(e) += 1;
+        }
     }
     let records = || {
         requests
             .iter()
             .flat_map(|(_, r)| r.microcompact.iter().chain(r.compactions.iter()))
     };
-    map.insert("boundaries".into(), json!(records().count()));
-    map.insert(
-        "agrees".into(),
-        json!(
-            records()
-                .filter(|m| m.comparison.as_ref().is_some_and(|c| c.agrees))
-                .count()
-        ),
-    );
-    Value::Object(map)
+    out.boundaries = records().count();
+    out.agrees = records()
+        .filter(|m| m.comparison.as_ref().is_some_and(|c| c.agrees))
+        .count();
+    out
 }

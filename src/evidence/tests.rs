@@ -3,6 +3,11 @@ use serde_json::json;
 
 const T0: i64 = 1_780_000_000_000;
 
+/// What a JSON struct writes, as a value to index.
+fn value(x: impl Serialize) -> Value {
+    serde_json::to_value(x).unwrap()
+}
+
 fn iso(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
         .unwrap()
@@ -192,7 +197,7 @@ fn a_drop_is_a_break_with_expected_r_plus_w() {
     assert_eq!((b.expected, b.observed, b.drop()), (80_000, 60_000, 20_000));
     assert_eq!(names(b), ["unexplained"]);
     assert_eq!(
-        b.json()["explanations"],
+        value(b.json())["explanations"],
         json!(["unexplained"]),
         "the JSON lists the words' keys"
     );
@@ -422,7 +427,7 @@ fn a_budget_record_attaches_to_the_next_response_and_checks_its_parent() {
     );
     // No budget plan in this build: no comparison, and none made up.
     assert_eq!(mc.comparison, None);
-    assert_eq!(mc.json()["agrees"], Value::Null);
+    assert_eq!(value(mc.json())["agrees"], Value::Null);
     // E = 150,000 → 100,000: the record explains the break.
     assert_eq!(
         names(ev.requests[1].observed_break.as_ref().unwrap()),
@@ -504,7 +509,7 @@ fn a_cached_record_attaches_to_the_response_before_it_and_compares_with_count() 
             extra: vec!["t0".into()],
         })
     );
-    assert_eq!(mc.json()["writer"], "cached");
+    assert_eq!(value(mc.json())["writer"], "cached");
 }
 
 #[test]
@@ -547,11 +552,11 @@ fn a_budget_firing_without_a_record_is_silent_at_a_turn_and_extra_elsewhere() {
     let ids = vec!["t1".to_string(), "t2".to_string()];
     let mut at_turn = RequestEvidence::default();
     assert!(at_turn.budget_fired(true, ids.clone()), "silent");
-    assert_eq!(at_turn.json()["microcompact"], Value::Null);
+    assert_eq!(value(at_turn.json())["microcompact"], Value::Null);
     let mut in_loop = RequestEvidence::default();
     assert!(!in_loop.budget_fired(false, ids.clone()));
     assert_eq!(
-        in_loop.json()["microcompact"],
+        value(in_loop.json())["microcompact"],
         json!({"writer": null, "compacted_tool_ids": [], "pre_tokens": null,
                "tokens_saved": null, "agrees": false, "missing": [], "extra": ["t1", "t2"]})
     );
@@ -568,7 +573,7 @@ fn a_budget_firing_without_a_record_is_silent_at_a_turn_and_extra_elsewhere() {
         ..Default::default()
     };
     assert!(!recorded.budget_fired(true, ids));
-    assert_eq!(recorded.json()["microcompact"]["writer"], "budget");
+    assert_eq!(value(recorded.json())["microcompact"]["writer"], "budget");
 }
 
 #[test]
@@ -605,12 +610,53 @@ fn counts_tally_explanations_records_and_agreements() {
         ..Default::default()
     };
     let c = counts(&[(1, &r1), (2, &r2)]);
-    assert_eq!(c["ttl"], 1);
-    assert_eq!(c["cache_edits"], 1);
-    assert_eq!(c["unexplained"], 1);
-    assert_eq!(c["compaction"], 0);
-    assert_eq!(c["boundaries"], 3);
-    assert_eq!(c["agrees"], 1);
+    assert_eq!(c.ttl, 1);
+    assert_eq!(c.cache_edits, 1);
+    assert_eq!(c.unexplained, 1);
+    assert_eq!(c.compaction, 0);
+    assert_eq!(c.boundaries, 3);
+    assert_eq!(c.agrees, 1);
+    assert_eq!(c.of(Explanation::Ttl), 1);
+    assert_eq!(c.of(Explanation::ModelChange), 0);
+    // The JSON: one key per explanation, named and ordered as the words'
+    // keys, then the records and their agreements.
+    let json = serde_json::to_string(&c).unwrap();
+    assert_eq!(
+        json,
+        r#"{"compaction":0,"server_compaction":0,"model_change":0,"ttl":1,"plan_rewrite":0,"cache_edits":1,"context_edits":0,"unexplained":1,"boundaries":3,"agrees":1}"#
+    );
+    let keys: Vec<String> = value(c).as_object().unwrap().keys().cloned().collect();
+    let mut names: Vec<&str> = Explanation::ALL.iter().map(|e| e.name()).collect();
+    names.extend(["boundaries", "agrees"]);
+    assert_eq!(keys, names);
+}
+
+#[test]
+fn a_request_without_evidence_writes_the_specs_empty_object() {
+    // SPEC §10: every key null but `compactions`, an empty list — keys in the
+    // SPEC's order, none left out.
+    let empty = r#"{"usage":null,"observed_break":null,"microcompact":null,"compactions":[],"applied_edits":null}"#;
+    let json = |e: RequestEvidenceJson| serde_json::to_string(&e).unwrap();
+    assert_eq!(json(RequestEvidence::empty_json()), empty);
+    assert_eq!(json(RequestEvidence::default().json()), empty);
+    // A record that was not compared keeps `agrees`, `missing` and `extra` as
+    // nulls rather than dropping them.
+    let ev = RequestEvidence {
+        microcompact: Some(Microcompact {
+            writer: Writer::Cached,
+            line: 4,
+            compacted_tool_ids: vec!["t1".into()],
+            pre_tokens: None,
+            tokens_saved: Some(1200),
+            comparison: None,
+        }),
+        applied_edits: Some(vec![]),
+        ..Default::default()
+    };
+    assert_eq!(
+        json(ev.json()),
+        r#"{"usage":null,"observed_break":null,"microcompact":{"writer":"cached","compacted_tool_ids":["t1"],"pre_tokens":null,"tokens_saved":1200,"agrees":null,"missing":null,"extra":null},"compactions":[],"applied_edits":[]}"#
+    );
 }
 
 #[test]
@@ -655,7 +701,7 @@ fn qwen_usage_reads_prompt_and_cached_tokens() {
     let ev = collect(&s, &mut no_sim);
     let u = ev.requests[0].usage.as_ref().unwrap();
     assert_eq!(
-        u.json(),
+        value(u),
         json!({"input": 386, "cache_write": null, "cache_read": 13824,
                "cache_write_1h": null, "cache_deleted": null, "aggregated": false})
     );

@@ -33,6 +33,8 @@ pub fn policy_keys(p: &Policy) -> Option<PolicyApiJson> {
 #[derive(Serialize)]
 pub struct ApiJson<'a> {
     edits: Vec<EditJson<'a>>,
+    /// The response's `applied_edits` as the transcript recorded them (the
+    /// server's own objects, passed through untyped).
     recorded: Option<&'a Vec<Value>>,
     input_tokens: u64,
     input_tokens_source: &'static str,

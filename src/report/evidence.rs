@@ -21,24 +21,24 @@ pub struct EvidenceJson<'a> {
     session: SessionJson<'a>,
     policy: PolicyJson,
     caveats: Vec<CaveatJson>,
-    requests: Vec<EvidenceRowJson>,
+    requests: Vec<EvidenceRowJson<'a>>,
     counts: CountsJson,
     warnings: Vec<WarningJson<'a>>,
 }
 
 /// One request with evidence: its index, then the §10 `evidence` object's keys.
 #[derive(Serialize)]
-struct EvidenceRowJson {
+struct EvidenceRowJson<'a> {
     index: usize,
     #[serde(flatten)]
-    evidence: Value,
+    evidence: RequestEvidenceJson<'a>,
 }
 
 /// The tallies of the session, then the api preset's (absent otherwise).
 #[derive(Serialize)]
 struct CountsJson {
     #[serde(flatten)]
-    counts: Value,
+    counts: crate::evidence::Counts,
     #[serde(flatten)]
     api: Option<api::CountsJson>,
 }
@@ -176,8 +176,8 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
         let counts = crate::evidence::counts(&rows);
         let tally: Vec<String> = Explanation::ALL
             .iter()
-            .filter(|x| counts[x.name()].as_u64().unwrap_or(0) > 0)
-            .map(|x| format!("{} {}", x.name(), counts[x.name()]))
+            .filter(|x| counts.of(**x) > 0)
+            .map(|x| format!("{} {}", x.name(), counts.of(*x)))
             .collect();
         let _ = writeln!(out, "breaks by explanation: {}", tally.join(", "));
     }

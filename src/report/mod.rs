@@ -6,7 +6,7 @@
 
 use crate::analysis::{self, EvidenceReport, Explain, PlanAt, Setup};
 use crate::caveats::{self, Caveat};
-use crate::evidence::{Explanation, RequestEvidence, SessionEvidence};
+use crate::evidence::{Explanation, RequestEvidence, RequestEvidenceJson, SessionEvidence};
 use crate::numbers::{fmt_gap, fmt_int, fmt_num};
 use crate::policy::engine::{Status, Step};
 use crate::policy::protect::{Protection, RootKind};

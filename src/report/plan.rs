@@ -13,7 +13,7 @@ pub struct PlanJson<'a> {
     protection: RootsJson,
     fired: bool,
     trigger: Option<&'static str>,
-    evidence: Value,
+    evidence: RequestEvidenceJson<'a>,
     note: String,
     candidates: Vec<CandidateJson<'a>>,
     cleared: Vec<String>,
@@ -109,7 +109,7 @@ struct CacheJson<'a> {
 pub fn plan_json<'a>(
     setup: &'a Setup,
     plan: &'a PlanAt,
-    evidence: Option<&RequestEvidence>,
+    evidence: Option<&'a RequestEvidence>,
 ) -> PlanJson<'a> {
     let s = &setup.session;
     let candidates = plan
@@ -157,7 +157,8 @@ pub fn plan_json<'a>(
         protection: roots_json(setup),
         fired: step.fired(),
         trigger: step.trigger.map(|t| t.name()),
-        evidence: evidence.map_or_else(RequestEvidence::empty_json, RequestEvidence::json),
+        // No request: the empty evidence object (RequestEvidence::empty_json).
+        evidence: evidence.map(RequestEvidence::json).unwrap_or_default(),
         note: step.note.to_string(),
         candidates,
         cleared: plan.ids_with(s, Status::Cleared),

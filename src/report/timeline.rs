@@ -162,7 +162,7 @@ struct TimelineRow<'a> {
     tool_result_chars_after: u64,
     note: String,
     harness_evidence: Vec<&'a Vec<String>>,
-    evidence: Value,
+    evidence: RequestEvidenceJson<'a>,
     /// The api preset's edits at this request (SPEC §11); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     api: Option<api::ApiJson<'a>>,
@@ -176,7 +176,7 @@ struct TimelineRow<'a> {
 fn timeline_row<'a>(
     setup: &'a Setup,
     st: &'a Step,
-    ev: &RequestEvidence,
+    ev: &'a RequestEvidence,
     f: &RequestFigures,
 ) -> TimelineRow<'a> {
     let s = &setup.session;
