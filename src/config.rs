@@ -349,14 +349,14 @@ fn in_one_line(text: &str, e: &toml::de::Error) -> String {
 impl Config {
     /// The TUI's colours: the defaults with the `[theme]` table's entries set.
     /// A file [`parse`] accepted always gives one.
-    pub fn palette(&self) -> crate::tui::theme::Palette {
+    pub fn palette(&self) -> crate::theme::Palette {
         self.palette_at("").unwrap_or_default()
     }
 
     /// The `[theme]` table checked: an unknown key or a bad colour names its
     /// line in `text` (the file's text).
-    fn palette_at(&self, text: &str) -> Result<crate::tui::theme::Palette, String> {
-        let mut palette = crate::tui::theme::Palette::default();
+    fn palette_at(&self, text: &str) -> Result<crate::theme::Palette, String> {
+        let mut palette = crate::theme::Palette::default();
         for (key, value) in &self.theme {
             palette.set(key, value.get_ref()).map_err(|e| {
                 let at = value.span().start.min(text.len());

@@ -45,6 +45,7 @@ pub mod scan;
 pub(crate) mod series;
 pub mod session;
 pub mod setup;
+pub mod theme;
 pub mod totals;
 pub mod tui;
 pub mod wire;

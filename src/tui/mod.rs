@@ -8,7 +8,8 @@ pub mod demo;
 pub mod keymap;
 pub mod layout;
 pub mod picker;
-pub mod theme;
+/// The palette lives below the TUI (the configuration file checks `[theme]`).
+pub use crate::theme;
 pub mod ui;
 
 use crate::analysis::Setup;
