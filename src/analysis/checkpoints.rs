@@ -26,12 +26,18 @@ pub(super) const EVERY: usize = 64;
 /// candidates, so this bounds the memory to about that many views.
 pub(super) const KEPT: usize = 48;
 
+/// And at most about this many bytes in all: a state also holds tables sized to
+/// the whole session (a 200 MB session's are megabytes each).
+pub(super) const BUDGET: usize = 64 << 20;
+
 struct Saved<'s> {
     policy: Policy,
     /// The request the run started at (the view's first, `Setup::first_for`).
     first: usize,
     /// The request the state evaluates next.
     next: usize,
+    /// `Engine::approx_bytes` of the copy.
+    bytes: usize,
     engine: Engine<'s>,
 }
 
@@ -51,9 +57,10 @@ self_cell!(
 #[derive(Clone, Default)]
 pub struct Checkpoints(Option<Arc<Mutex<Inner>>>);
 
-#[derive(Default)]
 struct Inner {
     cell: Option<Cell>,
+    /// The bytes the states may hold in all ([`BUDGET`]).
+    budget: usize,
     /// Plans that resumed from a saved state.
     resumed: usize,
 }
@@ -71,7 +78,16 @@ impl std::fmt::Debug for Checkpoints {
 impl Checkpoints {
     /// Checkpoints that save and resume (the TUI's).
     pub fn on() -> Checkpoints {
-        Checkpoints(Some(Arc::new(Mutex::new(Inner::default()))))
+        Checkpoints::with_budget(BUDGET)
+    }
+
+    /// Checkpoints whose states hold at most about `budget` bytes in all.
+    pub fn with_budget(budget: usize) -> Checkpoints {
+        Checkpoints(Some(Arc::new(Mutex::new(Inner {
+            cell: None,
+            budget,
+            resumed: 0,
+        }))))
     }
 
     /// How many plans resumed from a saved state so far.
@@ -122,7 +138,7 @@ impl Checkpoints {
                 |_| States(VecDeque::new()),
             ));
         }
-        let resumed = &mut inner.resumed;
+        let (resumed, budget) = (&mut inner.resumed, inner.budget);
         let Some(cell) = inner.cell.as_mut() else {
             unreachable!("filled just above")
         };
@@ -150,13 +166,21 @@ impl Checkpoints {
                 None => Engine::new(session, setup.policy.clone(), setup.protector(), k)
                     .starting_at(first),
             };
-            f(session, engine, &mut |e| save(states, e, setup, first, k))
+            f(session, engine, &mut |e| {
+                save(states, e, setup, (first, k), budget)
+            })
         })
     }
 }
 
 /// Saves `e`'s state when it is one worth keeping for later plans of `k`'s view.
-fn save<'s>(states: &mut States<'s>, e: &Engine<'s>, setup: &Setup, first: usize, k: usize) {
+fn save<'s>(
+    states: &mut States<'s>,
+    e: &Engine<'s>,
+    setup: &Setup,
+    (first, k): (usize, usize),
+    budget: usize,
+) {
     let next = e.next_request();
     // Only quiet states (k - 1 is reported), at the multiples of EVERY in the
     // last two spans before k (a step back or forth, a tune and back land near),
@@ -171,13 +195,73 @@ fn save<'s>(states: &mut States<'s>, e: &Engine<'s>, setup: &Setup, first: usize
     {
         return;
     }
-    if states.0.len() >= KEPT {
+    let bytes = e.approx_bytes();
+    if bytes > budget / 2 {
+        return;
+    }
+    while states.0.len() >= KEPT || states.0.iter().map(|x| x.bytes).sum::<usize>() + bytes > budget
+    {
         states.0.pop_front();
     }
     states.0.push_back(Saved {
         policy: setup.policy.clone(),
         first,
         next,
+        bytes,
         engine: e.clone(),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::PlanKind;
+    use crate::policy::engine::testkit::Transcript;
+
+    impl Checkpoints {
+        /// The bytes the saved states hold.
+        fn bytes(&self) -> usize {
+            let Some(m) = &self.0 else { return 0 };
+            let guard = m.lock().unwrap_or_else(|e| e.into_inner());
+            guard.cell.as_ref().map_or(0, |c| {
+                c.with_dependent(|_, states| states.0.iter().map(|x| x.bytes).sum())
+            })
+        }
+    }
+
+    /// One 300-call turn under idle, with checkpoints of `budget`.
+    fn setup(budget: usize) -> Setup {
+        let mut t = Transcript::new();
+        t.prompt(0);
+        for i in 0..300 {
+            t.call(&format!("t{i}"), "Read", 500, 1000);
+        }
+        let (mut setup, _) = t.plan(PlanKind::Idle, |_| {});
+        setup.checkpoints = Checkpoints::with_budget(budget);
+        setup
+    }
+
+    #[test]
+    fn the_states_stay_within_their_budget() {
+        // Room for all: the two spans before the last request are saved.
+        let s = setup(BUDGET);
+        let n = s.last_request();
+        crate::analysis::plan_and_inputs(&s, n).unwrap();
+        assert_eq!(s.checkpoints.len(), 2);
+        let two = s.checkpoints.bytes();
+        assert!(two > 2 * 192 * size_of::<crate::policy::engine::Candidate>());
+
+        // Room for 1.75 times those two: a second policy's two push the oldest out.
+        let mut s = setup(two * 7 / 4);
+        crate::analysis::plan_and_inputs(&s, n).unwrap();
+        s.policy.keep_recent = Some(9);
+        crate::analysis::plan_and_inputs(&s, n).unwrap();
+        assert_eq!(s.checkpoints.len(), 3);
+        assert!(s.checkpoints.bytes() <= two * 7 / 4);
+
+        // A state over half the budget is not worth a copy.
+        let s = setup(two / 2);
+        crate::analysis::plan_and_inputs(&s, n).unwrap();
+        assert_eq!(s.checkpoints.len(), 0);
+    }
 }

@@ -189,6 +189,19 @@ impl<'s> Engine<'s> {
         self
     }
 
+    /// About how many bytes a copy of this engine holds: its per-result and
+    /// per-media tables (sized to the session) and its view's candidates. An
+    /// estimate, for a cache to bound itself by (`analysis::Checkpoints`).
+    pub fn approx_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let results = self.cleared.len() * (size_of::<Option<Clearing>>() + size_of::<usize>() + 2)
+            + self.base.len() * 24;
+        let media = self.media_cleared.len();
+        // A candidate, its strings and its places in the view's maps.
+        let cands = self.view.cands.len() * (size_of::<Candidate>() + 160);
+        results + media + cands
+    }
+
     /// The request the next `step` evaluates (1-based).
     pub fn next_request(&self) -> usize {
         self.next
