@@ -159,7 +159,6 @@ pub struct EvidenceReport {
 /// The session's evidence with `plan_rewrite` from the selected plan (one pass
 /// of its timeline, made only when a break or a record needs it).
 pub fn evidence_report(setup: &Setup, forced_at: usize) -> EvidenceReport {
-    let s = &setup.session;
     let mut ev = evidence(setup);
     let mut selected_newly = std::collections::BTreeMap::new();
     let may_budget = matches!(setup.policy.kind, PlanKind::Budget)
@@ -170,31 +169,56 @@ pub fn evidence_report(setup: &Setup, forced_at: usize) -> EvidenceReport {
             .iter()
             .any(|r| r.observed_break.is_some() || r.microcompact.is_some());
     if needed {
-        let mut prev: Option<Step> = None;
-        for st in timeline_steps(setup, forced_at) {
-            let k = st.index;
-            let req = &s.requests[k - 1];
-            let r = &mut ev.requests[k - 1];
-            let before = prev
-                .as_ref()
-                .filter(|p| s.requests[p.index - 1].segment == req.segment)
-                .map_or(Wired::NONE, Step::wired);
-            let brk = || prefix_break(s, req, before, st.wired()).is_some();
-            beside_plan(setup, r, req, &st, brk);
-            if r.microcompact.is_some() {
-                selected_newly.insert(
-                    k,
-                    st.newly_cleared
-                        .iter()
-                        .map(|&i| s.results[i].id.clone())
-                        .collect(),
-                );
-            }
-            prev = Some(st);
-        }
+        selected_newly =
+            beside_timeline(setup, forced_at, &mut ev, |_, _, _| true).unwrap_or_default();
     }
     EvidenceReport {
         evidence: ev,
         selected_newly,
     }
+}
+
+/// One pass of the selected plan's timeline beside the evidence `ev` (SPEC §10):
+/// `plan_rewrite` and the record comparisons filled in, and the plan's newly
+/// cleared ids at each request that holds a record (`EvidenceReport`). `each`
+/// sees every step with its request's evidence and whether its wire breaks the
+/// simulated prefix (asked on demand, computed once); it returns false to stop
+/// the pass (None).
+pub fn beside_timeline(
+    setup: &Setup,
+    forced_at: usize,
+    ev: &mut SessionEvidence,
+    mut each: impl FnMut(&Step, &crate::evidence::RequestEvidence, &dyn Fn() -> bool) -> bool,
+) -> Option<std::collections::BTreeMap<usize, Vec<String>>> {
+    let s = &setup.session;
+    let mut selected_newly = std::collections::BTreeMap::new();
+    let mut prev: Option<Step> = None;
+    for st in timeline_steps(setup, forced_at) {
+        let k = st.index;
+        let req = &s.requests[k - 1];
+        let before = prev
+            .as_ref()
+            .filter(|p| s.requests[p.index - 1].segment == req.segment)
+            .map_or(Wired::NONE, Step::wired);
+        let broke = std::cell::OnceCell::new();
+        let brk = || *broke.get_or_init(|| prefix_break(s, req, before, st.wired()).is_some());
+        let Some(r) = ev.requests.get_mut(k - 1) else {
+            break;
+        };
+        beside_plan(setup, r, req, &st, brk);
+        if r.microcompact.is_some() {
+            selected_newly.insert(
+                k,
+                st.newly_cleared
+                    .iter()
+                    .map(|&i| s.results[i].id.clone())
+                    .collect(),
+            );
+        }
+        if !each(&st, r, &brk) {
+            return None;
+        }
+        prev = Some(st);
+    }
+    Some(selected_newly)
 }

@@ -11,7 +11,7 @@ mod wired;
 pub use checkpoints::Checkpoints;
 
 pub use evidence::{
-    EvidenceReport, Simulator, beside_plan, evidence, evidence_at, evidence_report,
+    EvidenceReport, Simulator, beside_plan, beside_timeline, evidence, evidence_at, evidence_report,
 };
 pub use wired::{WireInputs, Wired, plan_and_inputs, prefix_break};
 

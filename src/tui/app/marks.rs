@@ -179,39 +179,20 @@ pub fn evidence_marks(
 ) -> Option<(Vec<Mark>, analysis::EvidenceReport)> {
     let s = &setup.session;
     let mut ev = base.clone();
-    let mut selected_newly = std::collections::BTreeMap::new();
     let mut marks = Vec::with_capacity(s.requests.len());
-    let mut prev: Option<crate::policy::engine::Step> = None;
-    for st in analysis::timeline_steps(setup, forced_at) {
-        if !current() {
-            return None;
-        }
-        let k = st.index;
-        let req = &s.requests[k - 1];
-        let broke = broke_at(setup, prev.as_ref(), &st);
-        let mut mark = Mark {
+    // Under Claude's cache edits nothing is rewritten: no simulated break.
+    let edits = setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude;
+    let selected_newly = analysis::beside_timeline(setup, forced_at, &mut ev, |st, r, broke| {
+        let req = &s.requests[st.index - 1];
+        marks.push(Mark {
             fired: st.fired(),
-            broke,
-            silent: crate::report::silent(&st, req.begins_turn),
-            ..Default::default()
-        };
-        if let Some(r) = ev.requests.get_mut(k - 1) {
-            analysis::beside_plan(setup, r, req, &st, || broke);
-            if r.microcompact.is_some() {
-                selected_newly.insert(
-                    k,
-                    st.newly_cleared
-                        .iter()
-                        .map(|&i| s.results[i].id.clone())
-                        .collect(),
-                );
-            }
-            mark.evidence = holds_evidence(r);
-            mark.observed = r.observed_break.is_some();
-        }
-        marks.push(mark);
-        prev = Some(st);
-    }
+            broke: !edits && broke(),
+            silent: crate::report::silent(st, req.begins_turn),
+            evidence: holds_evidence(r),
+            observed: r.observed_break.is_some(),
+        });
+        current()
+    })?;
     Some((
         marks,
         analysis::EvidenceReport {
