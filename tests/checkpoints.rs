@@ -7,7 +7,7 @@ mod common;
 
 use common::{Claude, Qwen};
 use mcscope::analysis::{self, Checkpoints, PlanAt, Setup, WireInputs};
-use mcscope::policy::PlanKind;
+use mcscope::policy::{Delivery, PlanKind};
 use mcscope::setup::Opts;
 use serde_json::json;
 use std::path::Path;
@@ -245,4 +245,87 @@ fn the_tui_plans_resume_from_saved_states() {
     // What the view shows is the plan a replay gives.
     let (replayed, _) = analysis::plan_and_inputs(&setup, n - 3).unwrap();
     assert_eq!(format!("{:?}", v.plan), format!("{replayed:?}"));
+}
+
+#[test]
+fn resumed_plans_agree_across_turns_a_compaction_and_both_deliveries() {
+    // Six turns of 90 calls with idle pauses, a compaction after the fourth: the
+    // engine starts at the last turn start (or the boundary) before k, and cache
+    // edits accumulate across turns.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Claude::default();
+    for t in 0..6 {
+        c.prompt("go", if t % 2 == 0 { 70.0 } else { 1.0 });
+        for i in 0..90 {
+            let id = format!("t{t}_{i}");
+            let minutes = if i % 41 == 20 { 70.0 } else { 0.0 };
+            if i % 4 == 0 {
+                c.call(
+                    &id,
+                    "Read",
+                    json!({"file_path": format!("/repo/src/f{}.rs", i % 13)}),
+                );
+                c.result_full(&id, json!("line\n".repeat(200 + i)), false, minutes);
+            } else {
+                c.call(&id, "Bash", json!({"command": "make"}));
+                c.result_full(&id, json!("x".repeat(4000 + 7 * i)), i % 31 == 1, minutes);
+            }
+        }
+        c.answer("done");
+        if t == 3 {
+            c.boundary();
+        }
+    }
+    let path = c.write(dir.path(), "multi.jsonl");
+    let base = common::setup(&path, Opts::default());
+    let n = base.last_request();
+    let mut ks: Vec<usize> = (1..=n).rev().collect();
+    ks.extend((1..=n).step_by(7));
+    for kind in PlanKind::ALL {
+        for delivery in [Delivery::Rewrite, Delivery::CacheEdits] {
+            let mut off = base.clone();
+            (off.policy.kind, off.policy.delivery) = (kind, delivery);
+            off.policy.keep_recent = Some(3);
+            let on = with_checkpoints(&off);
+            agree(&off, &on, &ks);
+            assert!(
+                on.checkpoints.resumed() > 0,
+                "{kind:?} {delivery:?}: nothing resumed"
+            );
+        }
+    }
+}
+
+#[test]
+fn resumed_plans_agree_under_the_api_preset() {
+    // The api plan is stateless per request (SPEC §11): a resumed one still reads
+    // the same prompt and edits.
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Claude::default();
+    for t in 0..3 {
+        c.prompt("go", 1.0);
+        for i in 0..150 {
+            let id = format!("t{t}_{i}");
+            c.call(&id, "Bash", json!({"command": "make"}));
+            c.result_full(&id, json!("x".repeat(4000 + 7 * i)), false, 0.0);
+        }
+        c.answer("done");
+    }
+    let path = c.write(dir.path(), "api.jsonl");
+    let opts = Opts {
+        preset: Some(mcscope::setup::PresetArg::Api),
+        api_edit: vec![
+            r#"{"type":"clear_thinking_20251015"}"#.into(),
+            r#"{"type":"clear_tool_uses_20250919","trigger":{"type":"input_tokens","value":30000},"keep":{"type":"tool_uses","value":5},"clear_at_least":{"type":"input_tokens","value":5000}}"#.into(),
+        ],
+        ..Opts::default()
+    };
+    let off = common::setup(&path, opts);
+    assert_eq!(off.policy.kind, PlanKind::Api);
+    let on = with_checkpoints(&off);
+    let n = off.last_request();
+    let mut ks: Vec<usize> = (1..=n).rev().collect();
+    ks.extend((1..=n).step_by(5));
+    agree(&off, &on, &ks);
+    assert!(on.checkpoints.resumed() > 0);
 }

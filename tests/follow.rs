@@ -151,3 +151,60 @@ fn the_cli_follows_a_growing_timeline() {
     child.kill().unwrap();
     let _ = child.wait();
 }
+
+#[test]
+fn a_followed_file_asks_the_disk_about_paths_again() {
+    // A memory root that does not exist when the TUI opens, then becomes a link
+    // to a folder: a read under it that arrives later is protected, as a fresh
+    // `mcscope plan` would say — the paths are resolved anew after new lines.
+    use mcscope::policy::engine::Status;
+    use mcscope::tui::app::App;
+    use mcscope::tui::keymap::Action;
+    let t = tempfile::tempdir().unwrap();
+    let base = t.path().canonicalize().unwrap();
+    let real = base.join("real");
+    std::fs::create_dir(&real).unwrap();
+    std::fs::write(real.join("b.md"), "remember").unwrap();
+    let mem = base.join("mem");
+    let mut c = Claude::default();
+    c.prompt("go", 0.0)
+        .read("A", mem.join("a.md").to_str().unwrap())
+        .bash("Z", 10);
+    let path = c.write(&base, "s.jsonl");
+    let mut opts = mcscope::setup::Opts {
+        policy: Some(mcscope::cli::KindArg::Forced),
+        keep_recent: Some(1),
+        ..Default::default()
+    };
+    opts.shared.protect = true;
+    opts.shared.memory_root = vec![format!("project={}", mem.display())];
+    let setup = common::setup(&path, opts.clone());
+    let mut app = App::session(setup);
+    app.update(Action::ToggleFollow);
+
+    std::os::unix::fs::symlink(&real, &mem).unwrap();
+    c.read("B", mem.join("b.md").to_str().unwrap())
+        .bash("Y", 10);
+    std::fs::write(&path, c.lines.join("\n") + "\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    let view = app.view_mut().unwrap();
+    assert!(view.poll_follow());
+    view.set_plan(
+        mcscope::policy::PlanKind::Forced,
+        view.policy().delivery,
+        view.setup.last_request(),
+    );
+    let fresh = common::plan(&common::setup(&path, opts), view.setup.last_request());
+    let status = |p: &mcscope::analysis::PlanAt, s: &mcscope::session::Session| {
+        p.candidates
+            .iter()
+            .find(|c| s.results[c.result].id == "B")
+            .map(|c| c.status)
+    };
+    assert_eq!(status(&fresh, &view.setup.session), Some(Status::Protected));
+    assert_eq!(
+        status(&view.plan, &view.setup.session),
+        Some(Status::Protected),
+        "the followed view agrees with a fresh plan"
+    );
+}

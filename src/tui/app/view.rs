@@ -146,6 +146,9 @@ impl SessionView {
         };
         let session = f.session();
         self.setup.session = std::sync::Arc::new(session);
+        // New lines may name paths whose links changed since the disk was last
+        // asked: ask again, as a fresh `mcscope plan` would.
+        self.setup.resolver = Default::default();
         self.messages = Default::default();
         self.evidence_base = None;
         let n = self.setup.session.requests.len();
