@@ -186,9 +186,16 @@ fn a_followed_file_asks_the_disk_about_paths_again() {
     c.read("B", mem.join("b.md").to_str().unwrap())
         .bash("Y", 10);
     std::fs::write(&path, c.lines.join("\n") + "\n").unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(600));
     let view = app.view_mut().unwrap();
-    assert!(view.poll_follow());
+    // The file is looked at every 500 ms at most: wait for the look that reads it.
+    let start = std::time::Instant::now();
+    while !view.poll_follow() {
+        assert!(
+            start.elapsed().as_secs() < 10,
+            "the new lines were never read"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     view.set_plan(
         mcscope::policy::PlanKind::Forced,
         view.policy().delivery,
