@@ -276,13 +276,8 @@ pub fn pipeline(path: &Path, data: &[u8]) {
             policy.kind = kind;
             policy.delivery = delivery;
             let setup = Setup {
-                session: base.session.clone(),
                 policy,
-                roots: base.roots.clone(),
-                path_map: base.path_map.clone(),
-                settings: base.settings.clone(),
-                resolver: base.resolver.clone(),
-                checkpoints: Default::default(),
+                ..base.clone()
             };
             run_variant(&setup);
         }
@@ -299,13 +294,8 @@ pub fn pipeline(path: &Path, data: &[u8]) {
         ])
         .expect("the fuzz edits parse");
         run_variant(&Setup {
-            session: base.session.clone(),
             policy,
-            roots: base.roots.clone(),
-            path_map: base.path_map.clone(),
-            settings: base.settings.clone(),
-            resolver: base.resolver.clone(),
-            checkpoints: Default::default(),
+            ..base.clone()
         });
     }
 }

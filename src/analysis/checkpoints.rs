@@ -128,20 +128,18 @@ impl Checkpoints {
         };
         let mut guard = m.lock().unwrap_or_else(|e| e.into_inner());
         let inner = &mut *guard;
-        let fresh = inner
+        // A new session (a followed file that grew): its states start over.
+        if inner
             .cell
             .as_ref()
-            .is_none_or(|c| !Arc::ptr_eq(c.borrow_owner(), &setup.session));
-        if fresh {
-            inner.cell = Some(Cell::new(
-                setup.session.clone(),
-                |_| States(VecDeque::new()),
-            ));
+            .is_some_and(|c| !Arc::ptr_eq(c.borrow_owner(), &setup.session))
+        {
+            inner.cell = None;
         }
         let (resumed, budget) = (&mut inner.resumed, inner.budget);
-        let Some(cell) = inner.cell.as_mut() else {
-            unreachable!("filled just above")
-        };
+        let cell = inner
+            .cell
+            .get_or_insert_with(|| Cell::new(setup.session.clone(), |_| States(VecDeque::new())));
         cell.with_dependent_mut(|session, states| {
             let found = states
                 .0
@@ -152,14 +150,11 @@ impl Checkpoints {
                 })
                 .max_by_key(|(_, x)| x.next)
                 .map(|(i, _)| i);
-            let engine = match found {
-                Some(i) => {
-                    // Most recently used last: it is evicted last.
-                    let Some(hit) = states.0.remove(i) else {
-                        unreachable!("found in the list")
-                    };
+            let engine = match found.and_then(|i| states.0.remove(i)) {
+                Some(hit) => {
                     let engine = hit.engine.clone().resumed_for(k);
                     *resumed += 1;
+                    // Most recently used last: it is evicted last.
                     states.0.push_back(hit);
                     engine
                 }

@@ -42,6 +42,21 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// A setup of `session` under `policy` alone: no memory roots, no path map,
+    /// the default settings (tests and fuzz targets; the CLI and the TUI get
+    /// theirs from `setup::setup`).
+    pub fn new(session: Session, policy: Policy) -> Setup {
+        Setup {
+            session: std::sync::Arc::new(session),
+            policy,
+            roots: Vec::new(),
+            path_map: PathMap::default(),
+            settings: Default::default(),
+            resolver: Default::default(),
+            checkpoints: Default::default(),
+        }
+    }
+
     pub fn protector(&self) -> Protector {
         Protector::with_resolver(&self.roots, self.path_map.clone(), self.resolver.clone())
     }

@@ -2,7 +2,6 @@
 //! as the harness writes them, loaded by the real loader.
 
 use crate::analysis::{PlanAt, Setup};
-use crate::policy::protect::PathMap;
 use crate::policy::{PlanKind, Policy};
 use crate::session::Harness;
 use serde_json::{Value, json};
@@ -80,15 +79,7 @@ impl Transcript {
         let mut policy = Policy::preset(Harness::Claude);
         policy.kind = kind;
         tune(&mut policy);
-        let setup = Setup {
-            session: std::sync::Arc::new(session),
-            policy,
-            roots: Vec::new(),
-            path_map: PathMap(Vec::new()),
-            settings: Default::default(),
-            resolver: Default::default(),
-            checkpoints: Default::default(),
-        };
+        let setup = Setup::new(session, policy);
         let k = setup.last_request();
         let plan = crate::analysis::plan_at(&setup, k).unwrap();
         (setup, plan)

@@ -4,7 +4,6 @@
 use crate::analysis::{PlanAt, Setup, plan_and_inputs};
 use crate::policy::api::parse_edits;
 use crate::policy::engine::{EditNote, Kept, Reason};
-use crate::policy::protect::PathMap;
 use crate::policy::{Policy, Status};
 use crate::wire::Side;
 use serde_json::{Value, json};
@@ -65,15 +64,7 @@ impl Body {
         let mut policy = Policy::api_preset();
         policy.api.edits = parse_edits(edits.as_array().unwrap()).unwrap();
         tune(&mut policy);
-        let setup = Setup {
-            session: std::sync::Arc::new(session),
-            policy,
-            roots: Vec::new(),
-            path_map: PathMap(Vec::new()),
-            settings: Default::default(),
-            resolver: Default::default(),
-            checkpoints: Default::default(),
-        };
+        let setup = Setup::new(session, policy);
         let k = k.unwrap_or(setup.last_request());
         let (plan, inputs) = plan_and_inputs(&setup, k).unwrap();
         let server = inputs.body(&setup.session, Side::Wire).unwrap();
