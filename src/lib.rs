@@ -41,6 +41,7 @@ pub mod numbers;
 pub mod policy;
 pub(crate) mod prices;
 pub mod report;
+pub mod sanitize;
 pub mod scan;
 pub(crate) mod series;
 pub mod session;

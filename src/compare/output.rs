@@ -184,15 +184,15 @@ pub(crate) fn text(c: &Comparison) -> String {
         let _ = writeln!(
             out,
             "  {} ({}, {}, {} requests): {}",
-            s.path,
+            crate::sanitize::line(&s.path),
             s.harness.name(),
-            s.model.as_deref().unwrap_or("model unknown"),
+            crate::sanitize::line(s.model.as_deref().unwrap_or("model unknown")),
             s.requests,
             price
         );
     }
     for (p, why) in &c.skipped {
-        let _ = writeln!(out, "  skipped {p}: {why}");
+        let _ = writeln!(out, "  skipped {}: {why}", crate::sanitize::line(p));
     }
     let _ = writeln!(out);
     let mut table = vec![COLUMNS.map(String::from).to_vec()];
@@ -236,7 +236,7 @@ pub(crate) fn text(c: &Comparison) -> String {
         let _ = writeln!(
             out,
             "Dollars are unknown (?) for rows over sessions without a price: {}",
-            unknown.join(", ")
+            crate::sanitize::joined(unknown, ", ")
         );
     }
     for (_, text) in c.caveats.iter().filter(|(id, _)| id.starts_with("price")) {

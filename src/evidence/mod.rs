@@ -284,13 +284,13 @@ impl Comparison {
         if !self.missing.is_empty() {
             parts.push(format!(
                 "missing [{}] (named by the record, not cleared by the plan)",
-                self.missing.join(", ")
+                crate::sanitize::joined(&self.missing, ", ")
             ));
         }
         if !self.extra.is_empty() {
             parts.push(format!(
                 "extra [{}] (cleared by the plan, not named by the record)",
-                self.extra.join(", ")
+                crate::sanitize::joined(&self.extra, ", ")
             ));
         }
         parts.join("; ")

@@ -172,7 +172,11 @@ pub fn plan_lines(setup: &Setup, st: &Step, out: &mut String) {
     }
     if let Some(r) = recorded.filter(|_| beside.is_none() || api.edits.is_empty()) {
         let list: Vec<String> = r.iter().map(Value::to_string).collect();
-        let _ = writeln!(out, "  recorded applied_edits: [{}]", list.join(", "));
+        let _ = writeln!(
+            out,
+            "  recorded applied_edits: [{}]",
+            crate::sanitize::joined(list, ", ")
+        );
     }
 }
 

@@ -135,7 +135,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                 "◇ microcompact_boundary at line {} ({} writer) belongs to {place}: cleared [{}]; pre_tokens {}, tokens_saved {}",
                 m.line,
                 m.writer.name(),
-                m.compacted_tool_ids.join(", "),
+                sanitize::joined(&m.compacted_tool_ids, ", "),
                 m.pre_tokens.map_or("none".into(), fmt_int),
                 m.tokens_saved.map_or("none".into(), fmt_int),
             );
@@ -167,7 +167,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
             let _ = writeln!(
                 out,
                 "request {k}: the server applied context edits: {}",
-                list.join(", ")
+                sanitize::joined(list, ", ")
             );
         }
     }

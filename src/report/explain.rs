@@ -49,9 +49,9 @@ pub fn explain_text(setup: &Setup, e: &Explain) -> String {
     let _ = writeln!(
         out,
         "{}  {}  {}",
-        e.tool_use_id,
-        e.tool.as_deref().unwrap_or("?"),
-        e.path.as_deref().unwrap_or("")
+        sanitize::line(&e.tool_use_id),
+        sanitize::line(e.tool.as_deref().unwrap_or("?")),
+        sanitize::line(e.path.as_deref().unwrap_or(""))
     );
     let _ = writeln!(
         out,

@@ -11,6 +11,7 @@ use crate::numbers::{fmt_gap, fmt_int, fmt_num};
 use crate::policy::engine::{Status, Step};
 use crate::policy::protect::{Protection, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
+use crate::sanitize;
 use crate::session::{Diagnostic, SendKind, Session};
 use crate::totals::{self, RequestFigures, SessionFacts};
 use serde::Serialize;

@@ -226,15 +226,15 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
         "request {}/{}  at {}  {}  {}",
         req.index,
         s.requests.len(),
-        req.at.as_deref().unwrap_or("?"),
+        sanitize::line(req.at.as_deref().unwrap_or("?")),
         crate::numbers::gap_words(req.gap_minutes),
         turn_words(req)
     );
     if let Some(v) = &req.version {
-        let _ = writeln!(out, "version {v}");
+        let _ = writeln!(out, "version {}", sanitize::line(v));
     }
     if let Some(note) = req.send.as_ref().and_then(|s| s.note.as_deref()) {
-        let _ = writeln!(out, "note: {note}");
+        let _ = writeln!(out, "note: {}", sanitize::line(note));
     }
     let st = &plan.step;
     let _ = writeln!(
@@ -309,7 +309,7 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
             "note: Claude Code sent a <persisted-output> pointer to a saved file in place of a result cleared by budget ([Old tool result content cleared] when saving failed); the placeholder is shown"
         );
     }
-    let ids = |status| plan.ids_with(s, status).join(", ");
+    let ids = |status| sanitize::joined(plan.ids_with(s, status), ", ");
     let _ = writeln!(out, "cleared in the wire: [{}]", ids(Status::Cleared));
     let _ = writeln!(out, "kept: [{}]", ids(Status::Kept));
     let _ = writeln!(out, "protected: [{}]", ids(Status::Protected));
@@ -328,7 +328,7 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
             let _ = writeln!(
                 out,
                 "cache: prefix intact; cache_edits deletes [{}]",
-                plan.cache.cache_edits_deleted.join(", ")
+                sanitize::joined(&plan.cache.cache_edits_deleted, ", ")
             );
         }
         (None, true) => {
@@ -339,7 +339,7 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
         let _ = writeln!(
             out,
             "evicted read paths: {}",
-            plan.evicted_read_paths.join(", ")
+            sanitize::joined(&plan.evicted_read_paths, ", ")
         );
     }
     if plan.unresolved_evicted_reads > 0 {

@@ -11,7 +11,7 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], out: &mut String) {
     let _ = writeln!(
         out,
         "{}  ({}, {} records, {} requests{})",
-        s.path.display(),
+        sanitize::path(&s.path),
         s.format.name(),
         s.records,
         s.requests.len(),
@@ -80,7 +80,7 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], out: &mut String) {
         ("config", &setup.settings.config.path),
     ]
     .iter()
-    .filter_map(|(what, p)| p.as_ref().map(|p| format!("{what} {}", p.display())))
+    .filter_map(|(what, p)| p.as_ref().map(|p| format!("{what} {}", sanitize::path(p))))
     .collect();
     if !files.is_empty() {
         let _ = writeln!(out, "settings read from: {}", files.join(", "));
@@ -90,7 +90,9 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], out: &mut String) {
         let _ = writeln!(
             out,
             "diagnostic: line {} (byte {}): {}",
-            d.line, d.byte_offset, d.message
+            d.line,
+            d.byte_offset,
+            sanitize::line(&d.message)
         );
     }
 }
@@ -108,13 +110,16 @@ pub fn table(rows: &[Vec<String>], right: &[bool]) -> String {
     let mut widths = vec![0; cols];
     for r in rows {
         for (i, c) in r.iter().enumerate() {
-            widths[i] = widths[i].max(c.chars().count());
+            widths[i] = widths[i].max(sanitize::line(c).chars().count());
         }
     }
     let mut out = String::new();
     for r in rows {
         let mut line = String::new();
         for (i, c) in r.iter().enumerate() {
+            // Every cell is a one-line field: an id or a path from the transcript
+            // can never forge a row.
+            let c = &*sanitize::line(c);
             if i > 0 {
                 line.push_str("  ");
             }
@@ -148,8 +153,9 @@ pub fn glyph(st: Status) -> &'static str {
 }
 
 pub(super) fn shorten(s: &str, max: usize) -> String {
+    let s = &*sanitize::line(s);
     if s.chars().count() <= max {
-        return s.replace('\n', " ");
+        return s.to_string();
     }
     let tail: String = s
         .chars()
@@ -159,7 +165,7 @@ pub(super) fn shorten(s: &str, max: usize) -> String {
         .into_iter()
         .rev()
         .collect();
-    format!("…{}", tail.replace('\n', " "))
+    format!("…{tail}")
 }
 
 /// What kind of request this is, in words: a Qwen send kind, else turn or loop.

@@ -43,7 +43,7 @@ pub fn write_timeline_json(
     out.write_all(b"{")?;
     for (key, value) in &head {
         write!(out, "\n  {}: ", Value::from(*key))?;
-        serde_json::to_writer_pretty(Indented::new(&mut out, b"\n  "), value)?;
+        crate::sanitize::json_pretty_to(Indented::new(&mut out, b"\n  "), value)?;
         out.write_all(b",")?;
     }
     out.write_all(b"\n  \"requests\": [")?;
@@ -95,7 +95,7 @@ fn render_rows(
             analysis::beside_plan(setup, &mut ev, req, st, brk);
             let f = totals::figures(setup, facts, before, st)?;
             let mut text = Vec::with_capacity(1024);
-            serde_json::to_writer_pretty(
+            crate::sanitize::json_pretty_to(
                 Indented::new(&mut text, b"\n    "),
                 &timeline_row(setup, st, &ev, &f),
             )?;
@@ -309,7 +309,7 @@ pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Str
             "harness evidence: microcompact_boundary at line {} before request {} cleared [{}]",
             e.line,
             e.before_request,
-            e.compacted_tool_ids.join(", ")
+            sanitize::joined(&e.compacted_tool_ids, ", ")
         );
     }
     out

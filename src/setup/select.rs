@@ -61,7 +61,7 @@ pub fn resolve_id(session: &Session, q: &str) -> Result<String, UsageError> {
             Err(err(format!(
                 "id prefix {q:?} is ambiguous: {} match ({}{})",
                 many.len(),
-                shown.join(", "),
+                crate::sanitize::joined(&shown, ", "),
                 if many.len() > shown.len() {
                     ", …"
                 } else {
@@ -84,7 +84,7 @@ pub fn directory_error(path: &Path) -> UsageError {
     let names: Vec<String> = listing
         .iter()
         .take(5)
-        .map(|(p, _, _)| p.display().to_string())
+        .map(|(p, _, _)| crate::sanitize::path(p))
         .collect();
     err(format!(
         "{}: is a directory; give one session file, e.g. {}",

@@ -123,7 +123,7 @@ impl MessageCache {
 }
 
 /// Both bodies of `req` printed as pretty JSON (as `to_string_pretty` prints the
-/// bodies `build` gives), and the wire's estimated tokens from message `from`:
+/// bodies `build` gives, with invisible characters escaped), and the wire's estimated tokens from message `from`:
 /// what the TUI shows. The local side is printed from the cache, not copied.
 pub fn print_both(
     s: &Session,
@@ -139,19 +139,20 @@ pub fn print_both(
     let tokens = tokens_from_message.map(|at| tokens_of(wire.get(at..).unwrap_or(&[])));
     let model = s.model.clone().map(Value::String).unwrap_or(Value::Null);
     let context_management = c.server.map(ServerEdits::context_management);
-    let local = serde_json::to_string_pretty(&BodyRef {
+    // For a screen: every invisible or control character escaped (§15.20).
+    let local = crate::sanitize::json_pretty_visible(&BodyRef {
         harness: s.harness,
         model: &model,
         messages: local,
         context_management: context_management.as_ref(),
     });
-    let wire = serde_json::to_string_pretty(&BodyRef {
+    let wire = crate::sanitize::json_pretty_visible(&BodyRef {
         harness: s.harness,
         model: &model,
         messages: &wire,
         context_management: None,
     });
-    Ok((local.unwrap_or_default(), wire.unwrap_or_default(), tokens))
+    Ok((local, wire, tokens))
 }
 
 /// A body over borrowed messages; serializes as `body` builds it.

@@ -114,18 +114,27 @@ impl SessionView {
         match result_content(&self.setup, self.k, &id) {
             Ok(text) => {
                 let c = &self.plan.candidates[self.selected];
-                let title = format!(
-                    "{id}  {}  {}",
-                    c.tool.as_deref().unwrap_or("?"),
-                    c.path.as_deref().or(c.summary.as_deref()).unwrap_or("")
+                let title = crate::sanitize::joined(
+                    [
+                        id.as_str(),
+                        c.tool.as_deref().unwrap_or("?"),
+                        c.path.as_deref().or(c.summary.as_deref()).unwrap_or(""),
+                    ],
+                    "  ",
                 );
                 self.overlay = Some(Overlay::Content {
                     title,
-                    lines: text.lines().map(str::to_string).collect(),
+                    // A multi-line view: escapes and invisible characters shown.
+                    lines: text
+                        .lines()
+                        .map(|l| crate::sanitize::text(l).into_owned())
+                        .collect(),
                     scroll: 0,
                 });
             }
-            Err(e) => self.status = Some(format!("cannot show {id}: {e}")),
+            Err(e) => {
+                self.status = Some(format!("cannot show {}: {e}", crate::sanitize::line(&id)))
+            }
         }
     }
 

@@ -174,7 +174,9 @@ impl SessionView {
             Action::ScrollRight => self.hscroll += 8,
             Action::ToggleFollow => self.toggle_follow(),
             Action::Copy => match self.selected_id() {
-                Some(id) => self.copy(id),
+                // The id as shown: a newline or control character in a
+                // recorded id never reaches the clipboard (paste-jacking).
+                Some(id) => self.copy(crate::sanitize::clipboard(&id).into_owned()),
                 None => self.status = Some("no result selected".into()),
             },
             Action::ViewContent => self.view_content(),
@@ -228,7 +230,7 @@ impl SessionView {
             }
             (Overlay::Explain { explain, .. }, Action::Copy) => {
                 let text = crate::report::explain_text(&self.setup, explain);
-                self.copy(text);
+                self.copy(crate::sanitize::text_owned(text));
             }
             (Overlay::Content { lines, scroll, .. }, a) => {
                 let max = lines.len().saturating_sub(1);

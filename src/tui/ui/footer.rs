@@ -39,7 +39,7 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         (None, Delivery::CacheEdits) if !cache.cache_edits_deleted.is_empty() => {
             format!(
                 "cache prefix kept; cache_edits deletes {}",
-                cache.cache_edits_deleted.join(", ")
+                crate::sanitize::joined(&cache.cache_edits_deleted, ", ")
             )
         }
         _ => "cache prefix kept".into(),

@@ -25,7 +25,7 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let name = s
         .path
         .file_name()
-        .map(|n| n.to_string_lossy().to_string())
+        .map(|n| crate::sanitize::line(&n.to_string_lossy()).into_owned())
         .unwrap_or_default();
     let req = &v.plan.request;
     // What a narrow screen must keep comes first: request, gap and turn kind.

@@ -158,11 +158,11 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             }
             TRow::new(vec![
                 c.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
-                short_id(&r.id),
-                c.tool.clone().unwrap_or_else(|| "?".into()),
+                short_id(&sanitize::line(&r.id)),
+                sanitize::line(c.tool.as_deref().unwrap_or("?")).into_owned(),
                 match &c.path {
-                    Some(p) => shorten_left(p, path_w),
-                    None => c.summary.clone().unwrap_or_default().replace('\n', " "),
+                    Some(p) => shorten_left(&sanitize::line(p), path_w),
+                    None => sanitize::line(c.summary.as_deref().unwrap_or_default()).into_owned(),
                 },
                 format!("{}/{}", fmt_int(r.chars), fmt_int(r.est_tokens)),
                 status_label(c, status_w),

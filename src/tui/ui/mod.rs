@@ -10,6 +10,7 @@ use crate::policy::engine::{Candidate, Status};
 use crate::policy::protect::Outcome;
 use crate::policy::{Delivery, PlanKind};
 use crate::report::glyph;
+use crate::sanitize;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -122,6 +123,20 @@ pub fn draw(f: &mut Frame, app: &App, theme: Theme) {
         Screen::Picker(p) => draw_picker(f, p, theme),
         Screen::Session(v) => draw_session(f, v, theme),
     }
+    scrub(f.buffer_mut());
+}
+
+/// The last guard before the terminal: the regions show transcript text through
+/// `sanitize` (escapes made visible), and a cell that still holds a control or
+/// invisible character (a region that missed it) shows U+FFFD instead, so no
+/// such character is ever written to the terminal.
+pub fn scrub(buf: &mut ratatui::buffer::Buffer) {
+    for cell in buf.content.iter_mut() {
+        let sym = cell.symbol();
+        if sym != " " && sanitize::text(sym) != sym {
+            cell.set_symbol("\u{FFFD}");
+        }
+    }
 }
 
 /// A progress screen for a session still loading.
@@ -136,7 +151,7 @@ pub fn draw_loading(f: &mut Frame, path: &str, done: u64, total: u64) {
         " ".repeat(width as usize - filled)
     );
     let text = vec![
-        Line::from(format!("loading {path}")),
+        Line::from(format!("loading {}", sanitize::line(path))),
         Line::from(format!("{} of {} MB", done / 1_000_000, total / 1_000_000)),
         Line::from(bar),
         Line::from("q quits"),

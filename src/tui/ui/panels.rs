@@ -61,9 +61,9 @@ pub(super) fn draw_explain(
     let mut lines = vec![
         Line::from(format!(
             "{}  {}  {}",
-            e.tool_use_id,
-            e.tool.as_deref().unwrap_or("?"),
-            e.path.as_deref().unwrap_or("")
+            crate::sanitize::line(&e.tool_use_id),
+            crate::sanitize::line(e.tool.as_deref().unwrap_or("?")),
+            crate::sanitize::line(e.path.as_deref().unwrap_or(""))
         )),
         Line::styled(
             match e.first_cleared_at {
@@ -138,10 +138,11 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
     let short = |ids: &[String]| -> String {
         ids.iter()
             .map(|x| {
+                let shown = crate::sanitize::line(x);
                 if x == id {
-                    format!("{x} (this)")
+                    format!("{shown} (this)")
                 } else {
-                    x.clone()
+                    shown.into_owned()
                 }
             })
             .collect::<Vec<_>>()

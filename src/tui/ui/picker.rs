@@ -152,9 +152,12 @@ pub fn picker_line(p: &Picker, row: Row, selected: bool, width: u16) -> String {
                     // Its id: `agent-a881341` → `a881341` ([sub-agent] says the rest).
                     let stem = e.path.file_stem().unwrap_or_default().to_string_lossy();
                     let id = stem.strip_prefix("agent-").unwrap_or(&stem);
-                    cut(&format!("↳ {id}"), c.project)
+                    cut(&format!("↳ {}", sanitize::line(id)), c.project)
                 }
-                None => project_cell(&short_project(&e.project(), home().as_deref()), c.project),
+                None => project_cell(
+                    &sanitize::line(&short_project(&e.project(), home().as_deref())),
+                    c.project,
+                ),
             };
             let (req, res) = match &e.summary {
                 Some(s) => (count(s.requests), count(s.results)),
@@ -166,7 +169,7 @@ pub fn picker_line(p: &Picker, row: Row, selected: bool, width: u16) -> String {
                 pad(harness, HARNESS),
                 pad(&project, c.project),
                 size(e.size),
-                cut(&prompt_text(e), c.prompt)
+                cut(&sanitize::line(&prompt_text(e)), c.prompt)
             )
         }
         Row::Thread(i, t) => {
@@ -186,7 +189,7 @@ pub fn picker_line(p: &Picker, row: Row, selected: bool, width: u16) -> String {
                 count(th.requests),
                 count(th.results),
                 "",
-                cut(&prompt, c.prompt)
+                cut(&sanitize::line(&prompt), c.prompt)
             )
         }
     }
@@ -288,7 +291,11 @@ pub(super) fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
     }
     // The selection's file, once (no long prefix on every row).
     if let Some(t) = p.target() {
-        let mut text = short_project(&t.path.display().to_string(), home().as_deref());
+        let mut text = sanitize::line(&short_project(
+            &t.path.display().to_string(),
+            home().as_deref(),
+        ))
+        .into_owned();
         if let Some((n, _)) = t.thread {
             text += &format!("  (sub-agent thread {n}, opened as a what-if)");
         }
