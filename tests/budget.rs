@@ -5,10 +5,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
+#[path = "common/corpus.rs"]
+mod corpus;
 
 use common::Claude;
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const SAMPLE: &str = "sample-sessions/claude-budget.jsonl";
@@ -209,21 +211,9 @@ fn sample_timeline_fires_once_and_the_clearing_outlives_the_turn() {
 /// The real record at line 343 of a Claude Code 2.1.17 session (SPEC §10's example).
 #[test]
 fn corpus_record_is_reproduced_by_plan_budget() {
-    let dir = match std::env::var_os("MCSCOPE_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    };
-    let path = dir.join("claude-code/entireio__cli__38-ecf75f2f1d-0-full.jsonl");
-    if !path.is_file() {
-        if std::env::var("MCSCOPE_REQUIRE_CORPUS").as_deref() == Ok("1") {
-            panic!(
-                "corpus file not found at {} (MCSCOPE_REQUIRE_CORPUS=1)",
-                path.display()
-            );
-        }
-        eprintln!("corpus not found at {}, skipping", path.display());
+    let Some(path) = corpus::file("claude-code/entireio__cli__38-ecf75f2f1d-0-full.jsonl") else {
         return;
-    }
+    };
     let recs = budget_records(&path);
     assert_eq!(recs.len(), 1, "one budget record in this session");
     let r = &recs[0];

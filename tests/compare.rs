@@ -4,6 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
+#[path = "common/corpus.rs"]
+mod corpus;
 
 use common::Claude;
 use mcscope::analysis;
@@ -21,8 +23,7 @@ fn root() -> PathBuf {
 }
 
 fn corpus(name: &str) -> Option<PathBuf> {
-    let p = root().join("../shared/corpus").join(name);
-    p.exists().then_some(p)
+    corpus::file(name)
 }
 
 fn settings(claude: bool) -> Vec<Opts> {

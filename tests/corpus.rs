@@ -8,6 +8,8 @@
 //! When it is absent the tests print a note and pass, unless `MCSCOPE_REQUIRE_CORPUS=1`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+#[path = "common/corpus.rs"]
+mod corpus;
 use mcscope::session::{Format, Request, Role, Session};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -15,21 +17,7 @@ use std::process::Command;
 
 /// The corpus directory, or None (after a note) when it is absent and not required.
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("MCSCOPE_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    };
-    if dir.join("claude-code").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("MCSCOPE_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "corpus not found at {} (MCSCOPE_REQUIRE_CORPUS=1)",
-            dir.display()
-        );
-    }
-    eprintln!("corpus not found at {}, skipping", dir.display());
-    None
+    corpus::dir()
 }
 
 /// The `*.jsonl` files of one corpus sub-directory, sorted by name.

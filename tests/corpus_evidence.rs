@@ -9,26 +9,14 @@
 //! When it is absent the test prints a note and passes, unless `MCSCOPE_REQUIRE_CORPUS=1`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+#[path = "common/corpus.rs"]
+mod corpus;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("MCSCOPE_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    };
-    if dir.join("claude-code").is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("MCSCOPE_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!(
-            "corpus not found at {} (MCSCOPE_REQUIRE_CORPUS=1)",
-            dir.display()
-        );
-    }
-    eprintln!("corpus not found at {}, skipping", dir.display());
-    None
+    corpus::dir()
 }
 
 fn jsonl_files(dir: &Path) -> Vec<PathBuf> {

@@ -7,6 +7,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
+#[path = "common/corpus.rs"]
+mod corpus;
 
 use common::*;
 use mcscope::analysis::{self, Setup};
@@ -213,19 +215,9 @@ fn plans_equal_the_timeline_on_long_turns() {
 
 #[test]
 fn plans_equal_the_timeline_on_the_corpus() {
-    let dir = match std::env::var_os("MCSCOPE_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    };
-    if !dir.join("claude-code").is_dir() {
-        assert!(
-            std::env::var("MCSCOPE_REQUIRE_CORPUS").as_deref() != Ok("1"),
-            "corpus not found at {} (MCSCOPE_REQUIRE_CORPUS=1)",
-            dir.display()
-        );
-        eprintln!("note: corpus not found at {}; skipped", dir.display());
+    let Some(dir) = corpus::dir() else {
         return;
-    }
+    };
     let mut files = 0;
     for sub in std::fs::read_dir(&dir).unwrap() {
         let sub = sub.unwrap().path();

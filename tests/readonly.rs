@@ -3,6 +3,8 @@
 //! pipes: no escape codes, quiet on a closed pipe.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+#[path = "common/corpus.rs"]
+mod corpus;
 use mcscope::cli::{self, KindArg, Opts};
 use mcscope::tui::app::App;
 use mcscope::tui::keymap::Action;
@@ -22,26 +24,8 @@ fn sessions() -> Vec<PathBuf> {
     .iter()
     .map(|p| root().join("sample-sessions").join(p))
     .collect();
-    let corpus = std::env::var_os("MCSCOPE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("../shared/corpus"));
-    if corpus.is_dir() {
-        for sub in ["claude-code", "qwen-code"] {
-            for e in std::fs::read_dir(corpus.join(sub)).unwrap() {
-                let p = e.unwrap().path();
-                if p.extension().is_some_and(|x| x == "jsonl") {
-                    v.push(p);
-                }
-            }
-        }
-    } else if std::env::var("MCSCOPE_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!("corpus not found at {}", corpus.display());
-    } else {
-        eprintln!(
-            "corpus not found at {}, checking the samples only",
-            corpus.display()
-        );
-    }
+    // Without a corpus (a fresh clone), the samples only.
+    v.extend(corpus::jsonl_files());
     v.sort();
     v
 }

@@ -3,24 +3,13 @@
 //! sub-agent verdict, and the rows a user reads (prompt, project, marks).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+#[path = "common/corpus.rs"]
+mod corpus;
 use mcscope::scan::{self, Kind};
 use std::path::{Path, PathBuf};
 
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("MCSCOPE_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    };
-    if dir.join("claude-code").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("MCSCOPE_REQUIRE_CORPUS").as_deref() != Ok("1"),
-        "corpus not found at {} (MCSCOPE_REQUIRE_CORPUS=1)",
-        dir.display()
-    );
-    eprintln!("note: corpus not found at {}: skipped", dir.display());
-    None
+    corpus::dir()
 }
 
 fn sessions(dir: &Path) -> Vec<PathBuf> {

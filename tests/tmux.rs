@@ -9,6 +9,8 @@
 //! `MCSCOPE_REQUIRE_TMUX=1`, in which case they fail.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test and bench code: a failed unwrap is a failed run
 
+#[path = "common/corpus.rs"]
+mod corpus;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -832,17 +834,9 @@ fn r_jumps_to_the_budget_record_and_the_explain_panel_shows_it() {
 /// The real budget record of the corpus (Claude Code 2.1.17, line 343, request 48).
 #[test]
 fn on_the_corpus_r_reaches_the_real_budget_record() {
-    let corpus =
-        manifest().join("../shared/corpus/claude-code/entireio__cli__38-ecf75f2f1d-0-full.jsonl");
-    if !corpus.exists() {
-        assert!(
-            std::env::var("MCSCOPE_REQUIRE_CORPUS").as_deref() != Ok("1"),
-            "no corpus at {} (MCSCOPE_REQUIRE_CORPUS=1)",
-            corpus.display()
-        );
-        eprintln!("no corpus at {}, skipping", corpus.display());
+    let Some(corpus) = corpus::file("claude-code/entireio__cli__38-ecf75f2f1d-0-full.jsonl") else {
         return;
-    }
+    };
     let Some(t) = Tmux::start("corpusev", 120, 40) else {
         return;
     };
