@@ -522,3 +522,16 @@ fn the_picker_is_redrawn_when_its_scan_moves_on_and_not_while_it_is_held() {
     app.update(Action::Unbound);
     assert!(app.needs_redraw());
 }
+
+/// A picker with no sessions says where to start: the guided tour and the samples.
+#[test]
+fn an_empty_picker_points_at_the_demo_and_the_samples() {
+    let app = App::picker("an empty folder".into(), Vec::new());
+    for width in [80, 200] {
+        let lines = screen(&app, width, 24).join("\n");
+        assert!(lines.contains("mcscope demo"), "{lines}");
+        if width == 200 {
+            assert!(lines.contains("sample-sessions/"), "{lines}");
+        }
+    }
+}

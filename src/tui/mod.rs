@@ -260,7 +260,7 @@ pub fn run(path: Option<&Path>, opts: &Opts, mouse: bool) -> Result<(), UsageErr
             sessions.sort_by_key(|s| std::cmp::Reverse(s.2));
             if sessions.is_empty() {
                 return Err(UsageError::Message(format!(
-                    "no sessions under {}; give a session file or folder",
+                    "no sessions under {}; give a session file or folder, or try `mcscope demo` (a guided tour on a bundled session) or `mcscope sample-sessions` in a clone of mcscope",
                     roots.join(" or ")
                 )));
             }

@@ -153,3 +153,42 @@ fn a_worker_that_ends_early_is_said_to_have_stopped() {
     assert!(p.scanned < 5);
     assert!(!p.scanning_now());
 }
+
+/// The filter ranks like fzf: a word found only as letters strewn over a row does
+/// not match it (`gemini` matched 170 of 290 real sessions before).
+#[test]
+fn a_filter_word_strewn_across_a_row_does_not_match_it() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let d = &dir.path().join("-home-me-app");
+    let files = vec![
+        write(d, "a.jsonl", &session("ask gemini about the parser", 1), 3),
+        write(
+            d,
+            "b.jsonl",
+            &session("fix the git merge in the mini parser", 1),
+            2,
+        ),
+        write(d, "c.jsonl", &session("Gemini CLI notes", 1), 1),
+        write(d, "d.jsonl", &session("generate a minimal index", 1), 0),
+    ];
+    let mut p = scanned(files);
+    for (filter, want) in [
+        ("gemini", vec!["c.jsonl", "a.jsonl"]),
+        // Word starts: "Gemini CLI".
+        ("gc", vec!["c.jsonl"]),
+        ("parser", vec!["a.jsonl", "b.jsonl"]),
+        ("parser !gemini", vec!["b.jsonl"]),
+        // Smart case: a capital asks for that case.
+        ("Gem", vec!["c.jsonl"]),
+        ("minimal", vec!["d.jsonl"]),
+        ("zebra", vec![]),
+    ] {
+        p.filter = filter.into();
+        p.rebuild();
+        let mut got = names(&p);
+        got.sort();
+        let mut want: Vec<String> = want.into_iter().map(String::from).collect();
+        want.sort();
+        assert_eq!(got, want, "filter {filter:?}");
+    }
+}

@@ -281,7 +281,7 @@ pub(super) fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
         .collect();
     if lines.is_empty() {
         let why = if p.filter.is_empty() {
-            "no sessions".to_string()
+            "no sessions here: `mcscope demo` is a guided tour on a bundled session, and a clone of mcscope has more in sample-sessions/".to_string()
         } else {
             format!("nothing matches “{}” (Esc clears the filter)", p.filter)
         };
