@@ -35,6 +35,7 @@ pub(crate) mod compare_html;
 pub mod config;
 pub(crate) mod diff;
 pub mod evidence;
+pub(crate) mod export;
 pub(crate) mod harness;
 pub mod load;
 pub mod numbers;

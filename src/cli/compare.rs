@@ -142,21 +142,18 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     let lists = args.lists()?;
     let opts = args.opts();
     let folder = args.path.is_dir();
-    if let Some(out) = &args.output
-        && std::fs::canonicalize(out).ok() == std::fs::canonicalize(&args.path).ok()
-        && out.exists()
-    {
-        return Err(err(format!(
-            "{}: -o names the session itself; give another file",
-            out.display()
-        )));
-    }
     let files = if folder {
         compare::session_files(&args.path)
             .map_err(|e| err(format!("{}: {e}", args.path.display())))?
     } else {
         vec![args.path.clone()]
     };
+    // Refused before the work, not after it: `-o` never names an input or a
+    // harness folder (the write checks again).
+    let reading = crate::export::Reading::config().sessions(&files);
+    if let Some(out) = &args.output {
+        crate::export::check(out, &reading).map_err(|e| err(e.to_string()))?;
+    }
     let cache_ttl = match &args.shared.cache_ttl {
         Some(_) => cache_ttl(&args.path, &opts)?,
         None if folder => crate::totals::CacheTtl::Auto,
@@ -233,7 +230,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     };
     match &args.output {
         Some(file) => {
-            std::fs::write(file, out).map_err(|e| err(format!("{}: {e}", file.display())))?;
+            crate::export::write(file, &reading, out.as_bytes()).map_err(|e| err(e.to_string()))?;
             if !args.quiet {
                 eprintln!("mcscope: wrote {}", file.display());
             }
