@@ -1,6 +1,7 @@
 //! mcscope: parse the command line, run one subcommand, print, exit 0 or 2.
 
 use clap::Parser;
+use clap::error::ErrorKind;
 use mcscope::analysis;
 use mcscope::cli::{self, Cli, Command, OutputFormat, UsageError};
 use mcscope::report;
@@ -17,7 +18,10 @@ fn main() -> ExitCode {
     } else {
         let _ = color_eyre::install();
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_output(&e),
+    };
     match run(cli) {
         Ok(text) => {
             let mut out = std::io::stdout().lock();
@@ -31,6 +35,23 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             eprintln!("mcscope: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// What clap prints itself: `--help` and `--version` are output like any
+/// other (a full disk is exit 2 with one line; a closed pipe quiet success);
+/// a usage error is clap's message and status.
+fn clap_output(e: &clap::Error) -> ExitCode {
+    if !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+    }
+    match quiet_pipe(e.print().and_then(|_| std::io::stdout().flush())) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("mcscope: {err}");
             ExitCode::from(2)
         }
     }
