@@ -262,6 +262,12 @@ fn follow_timeline(
                 printed = None;
                 true
             }
+            Ok(Change::Deleted) => {
+                return Err(UsageError::Message(format!(
+                    "{}: the followed file was deleted; stopped following",
+                    path.display()
+                )));
+            }
             Ok(Change::Grew(_)) => true,
             Ok(Change::Unchanged) => false,
             Err(e) => return Err(UsageError::Message(format!("{}: {e}", path.display()))),
