@@ -39,6 +39,7 @@ pub(crate) mod export;
 pub(crate) mod harness;
 pub mod load;
 pub mod numbers;
+pub(crate) mod page_paths;
 pub mod policy;
 pub(crate) mod prices;
 pub mod report;

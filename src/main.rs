@@ -122,6 +122,7 @@ fn run(cli: Cli) -> Result<String, UsageError> {
             path,
             tool_id,
             opts,
+            full_paths: _,
         } => {
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;

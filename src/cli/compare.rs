@@ -67,6 +67,11 @@ pub struct CompareArgs {
     /// of recorded vs simulated context per request).
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
+    /// html: name sessions by their paths as given (default: relative to the
+    /// folder compared or to the home folder, `~/…`, so that the page can be
+    /// shared; text and JSON always keep the paths as given).
+    #[arg(long)]
+    pub full_paths: bool,
     /// Write the output to FILE instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -226,7 +231,11 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
             s
         }
         CompareFormat::Text => compare::text(&c),
-        CompareFormat::Html => crate::compare_html::html(&c, charts.as_ref()),
+        CompareFormat::Html => crate::compare_html::html(
+            &c,
+            charts.as_ref(),
+            &crate::page_paths::PageNames::new(&args.path, folder, args.full_paths),
+        ),
     };
     match &args.output {
         Some(file) => {
