@@ -167,6 +167,17 @@ fn o_never_writes_under_a_harness_folder_even_through_a_link() {
         &compare_to(&h, &h.session, &target, &[("OPENCODE_DB", &db)]),
         &target,
     );
+    // A database named by a bare file name lives in the current folder.
+    let out = mcscope(&h)
+        .current_dir(&db_dir)
+        .env("OPENCODE_DB", "opencode.db")
+        .arg("compare")
+        .arg(&h.session)
+        .args(["-o", "here.html", "--quiet"])
+        .output()
+        .unwrap();
+    refused(&out, Path::new("here.html"));
+    assert!(!db_dir.join("here.html").exists());
     // A link from an ordinary folder into one: refused after resolving it.
     let link = h.home.join("work/into-claude");
     std::os::unix::fs::symlink(h.home.join(".claude/projects"), &link).unwrap();

@@ -36,12 +36,15 @@ pub(crate) fn refused_roots() -> Vec<PathBuf> {
     roots.extend(var("XDG_DATA_HOME").map(|d| PathBuf::from(d).join("opencode")));
     roots.extend(under_home(".local/share/opencode"));
     if let Some(db) = var("OPENCODE_DB") {
+        // A bare file name: the database lives in the current folder.
         let db = PathBuf::from(db);
-        roots.extend(
-            db.parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .map(Path::to_path_buf),
-        );
+        roots.extend(db.parent().map(|p| {
+            if p.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                p.to_path_buf()
+            }
+        }));
     }
     roots
 }
