@@ -6,6 +6,7 @@
 use crate::analysis::Setup;
 use crate::compare::{self, Comparison};
 use crate::numbers::fmt_int;
+use crate::page_paths::PageNames;
 use crate::policy::Policy;
 use crate::series::Point;
 use crate::totals::SessionFacts;
@@ -92,8 +93,10 @@ path.fired{fill:#e0a800;stroke:none}path.break{stroke:#d62828;stroke-width:2;fil
 .legend{font-size:.9em}.key{display:inline-block;width:22px;height:0;border-top:3px solid;margin:0 6px 3px 14px;vertical-align:middle}
 .legend .key:first-child{margin-left:0}";
 
-/// The page.
-pub(crate) fn html(c: &Comparison, charts: Option<&Charts>) -> String {
+/// The page, naming sessions as `names` says (a page is meant to be shared:
+/// no absolute path unless asked, SPEC §15.20).
+pub(crate) fn html(c: &Comparison, charts: Option<&Charts>, names: &PageNames) -> String {
+    let c = &named(c, names);
     let mut o = String::new();
     let title = match c.sessions.as_slice() {
         [one] => one.path.clone(),
@@ -202,6 +205,24 @@ pub(crate) fn html(c: &Comparison, charts: Option<&Charts>) -> String {
         env!("CARGO_PKG_VERSION")
     );
     o
+}
+
+/// The comparison with every session path renamed for the page (the list,
+/// the skipped files, the rows' shares and the notes all read these).
+fn named(c: &Comparison, names: &PageNames) -> Comparison {
+    let mut c = c.clone();
+    for s in &mut c.sessions {
+        s.path = names.name(&s.path);
+    }
+    for (p, _) in &mut c.skipped {
+        *p = names.name(p);
+    }
+    for r in &mut c.rows {
+        for s in &mut r.per_session {
+            s.path = names.name(&s.path);
+        }
+    }
+    c
 }
 
 const W: f64 = 960.0;

@@ -1,6 +1,7 @@
 //! mcscope: parse the command line, run one subcommand, print, exit 0 or 2.
 
 use clap::Parser;
+use clap::error::ErrorKind;
 use mcscope::analysis;
 use mcscope::cli::{self, Cli, Command, OutputFormat, UsageError};
 use mcscope::report;
@@ -18,7 +19,10 @@ fn main() -> ExitCode {
     } else {
         let _ = color_eyre::install();
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_output(&e),
+    };
     match run(cli) {
         Ok(text) => {
             let mut out = std::io::stdout().lock();
@@ -41,6 +45,23 @@ fn main() -> ExitCode {
 /// they are shown as a text view (SPEC §15.20): nothing raw reaches the terminal.
 fn complain(e: &UsageError) {
     eprintln!("mcscope: {}", sanitize::text(&e.to_string()));
+}
+
+/// What clap prints itself: `--help` and `--version` are output like any
+/// other (a full disk is exit 2 with one line; a closed pipe quiet success);
+/// a usage error is clap's message and status.
+fn clap_output(e: &clap::Error) -> ExitCode {
+    if !matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+    }
+    match quiet_pipe(e.print().and_then(|_| std::io::stdout().flush())) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            complain(&err);
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// What `run` prints: text outputs are sanitized as a whole at this edge (the
@@ -129,6 +150,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             path,
             tool_id,
             opts,
+            full_paths: _,
         } => {
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
@@ -270,6 +292,12 @@ fn follow_timeline(
                 eprintln!("mcscope: {}", sanitize::line(&line));
                 printed = None;
                 true
+            }
+            Ok(Change::Deleted) => {
+                return Err(UsageError::Message(format!(
+                    "{}: the followed file was deleted; stopped following",
+                    path.display()
+                )));
             }
             Ok(Change::Grew(_)) => true,
             Ok(Change::Unchanged) => false,

@@ -279,6 +279,10 @@ fn o_refuses_to_overwrite_the_session() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("-o names the session itself"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refusing to write") && err.contains("which mcscope is reading"),
+        "{err}"
+    );
     assert_eq!(std::fs::read(&f).unwrap(), before);
 }

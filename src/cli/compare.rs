@@ -67,6 +67,11 @@ pub struct CompareArgs {
     /// of recorded vs simulated context per request).
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
+    /// html: name sessions by their paths as given (default: relative to the
+    /// folder compared or to the home folder, `~/…`, so that the page can be
+    /// shared; text and JSON always keep the paths as given).
+    #[arg(long)]
+    pub full_paths: bool,
     /// Write the output to FILE instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -142,21 +147,18 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     let lists = args.lists()?;
     let opts = args.opts();
     let folder = args.path.is_dir();
-    if let Some(out) = &args.output
-        && std::fs::canonicalize(out).ok() == std::fs::canonicalize(&args.path).ok()
-        && out.exists()
-    {
-        return Err(err(format!(
-            "{}: -o names the session itself; give another file",
-            out.display()
-        )));
-    }
     let files = if folder {
         compare::session_files(&args.path)
             .map_err(|e| err(format!("{}: {e}", args.path.display())))?
     } else {
         vec![args.path.clone()]
     };
+    // Refused before the work, not after it: `-o` never names an input or a
+    // harness folder (the write checks again).
+    let reading = crate::export::Reading::config().sessions(&files);
+    if let Some(out) = &args.output {
+        crate::export::check(out, &reading).map_err(|e| err(e.to_string()))?;
+    }
     let cache_ttl = match &args.shared.cache_ttl {
         Some(_) => cache_ttl(&args.path, &opts)?,
         None if folder => crate::totals::CacheTtl::Auto,
@@ -231,13 +233,15 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         }
         // Shown on a terminal or opened from a file later: sanitized either way.
         CompareFormat::Text => crate::sanitize::text_owned(compare::text(&c)),
-        CompareFormat::Html => {
-            crate::sanitize::text_owned(crate::compare_html::html(&c, charts.as_ref()))
-        }
+        CompareFormat::Html => crate::sanitize::text_owned(crate::compare_html::html(
+            &c,
+            charts.as_ref(),
+            &crate::page_paths::PageNames::new(&args.path, folder, args.full_paths),
+        )),
     };
     match &args.output {
         Some(file) => {
-            std::fs::write(file, out).map_err(|e| err(format!("{}: {e}", file.display())))?;
+            crate::export::write(file, &reading, out.as_bytes()).map_err(|e| err(e.to_string()))?;
             if !args.quiet {
                 eprintln!("mcscope: wrote {}", crate::sanitize::path(file));
             }

@@ -74,6 +74,11 @@ pub enum Command {
         /// A tool result id, or a unique prefix of one (`toolu_01KuPA`, or `KuPA`
         /// without the harness's `toolu_01`).
         tool_id: String,
+        /// Pages (Markdown, HTML) name the session by its path as given, not
+        /// relative to the home folder; explain prints none yet, and its text
+        /// and JSON always keep the path as given.
+        #[arg(long)]
+        full_paths: bool,
         #[command(flatten)]
         opts: Opts,
     },

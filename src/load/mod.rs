@@ -271,8 +271,12 @@ pub enum Change {
     Unchanged,
     /// New complete lines were read (how many).
     Grew(usize),
-    /// The file got shorter or was replaced: it was read again from the start.
+    /// The file got shorter, was replaced or was rewritten in place: it was
+    /// read again from the start.
     Restarted(String),
+    /// The file is gone: what was read is kept (said once; a file that comes
+    /// back under the name is read from the start).
+    Deleted,
 }
 
 /// A session file that may still be growing: `poll` reads only what was appended,
@@ -283,7 +287,27 @@ pub struct Follower {
     format: Format,
     state: FollowState,
     identity: (u64, u64),
+    /// What the file looked like at the last poll: a rewrite in place keeps
+    /// the inode and may keep the size, so the bytes already read are checked.
+    seen: Seen,
+    /// The file was missing at the last poll (said once).
+    gone: bool,
 }
+
+/// The last poll's view of the file: its length and mtime, and hashes of the
+/// first line and of the last bytes read (both inside what was consumed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Seen {
+    len: u64,
+    mtime: Option<std::time::SystemTime>,
+    head: u64,
+    tail: u64,
+}
+
+/// The head hash covers the first line up to this many bytes, the tail hash
+/// this many bytes before the offset: two small reads per poll.
+const HEAD_BYTES: u64 = 64 << 10;
+const TAIL_BYTES: u64 = 4 << 10;
 
 enum FollowState {
     Claude(Reader<claude::Sink>),
@@ -317,25 +341,52 @@ impl Follower {
             format,
             state,
             identity: (0, 0),
+            seen: Seen::default(),
+            gone: false,
         };
-        f.poll().map_err(io)?;
-        Ok(f)
+        match f.poll().map_err(io)? {
+            Change::Deleted => Err(io(std::io::ErrorKind::NotFound.into())),
+            _ => Ok(f),
+        }
     }
 
     /// Reads what was appended since the last poll.
     pub fn poll(&mut self) -> std::io::Result<Change> {
         use std::io::{Seek, SeekFrom};
         use std::os::unix::fs::MetadataExt;
-        let mut file = File::open(&self.path)?;
+        let mut file = match File::open(&self.path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(if std::mem::replace(&mut self.gone, true) {
+                    Change::Unchanged
+                } else {
+                    Change::Deleted
+                });
+            }
+            r => r?,
+        };
+        self.gone = false;
         let meta = file.metadata()?;
         let identity = (meta.dev(), meta.ino());
         let offset = self.offset();
         let mut change = Change::Unchanged;
-        if (self.identity != (0, 0) && identity != self.identity) || meta.len() < offset {
-            let why = if identity != self.identity {
+        let known = self.identity != (0, 0);
+        let replaced = known && identity != self.identity;
+        let shorter = meta.len() < offset;
+        // Same inode, not shorter: the bytes already read must still be there.
+        // A same-size change with a new mtime is a rewrite too (an append
+        // always grows the file).
+        let rewritten = known
+            && !replaced
+            && !shorter
+            && (seen(&file, &meta, offset)?.marks() != self.seen.marks()
+                || (meta.modified().ok() != self.seen.mtime && meta.len() == self.seen.len));
+        if replaced || shorter || rewritten {
+            let why = if replaced {
                 "the file was replaced (rotated): reading it again from the start"
-            } else {
+            } else if shorter {
                 "the file got shorter (truncated): reading it again from the start"
+            } else {
+                "the file was rewritten in place: reading it again from the start"
             };
             let path = self.path.clone();
             *self = Follower {
@@ -346,10 +397,13 @@ impl Follower {
                     _ => FollowState::Claude(Reader::new(claude::Sink::new(&path))),
                 },
                 identity,
+                seen: Seen::default(),
+                gone: false,
             };
             change = Change::Restarted(why.into());
         } else if meta.len() == offset {
             self.identity = identity;
+            self.seen = seen(&file, &meta, offset)?;
             return Ok(Change::Unchanged);
         }
         self.identity = identity;
@@ -360,6 +414,9 @@ impl Follower {
             FollowState::Claude(r) => r.read(&mut file, false, &progress)?,
             FollowState::Qwen(r) => r.read(&mut file, false, &progress)?,
         }
+        // The length and mtime as of the read (a write since then is seen at
+        // the next poll, as growth or as a change).
+        self.seen = seen(&file, &meta, self.offset())?;
         let grew = self.lines() - before;
         if change == Change::Unchanged && grew > 0 {
             change = Change::Grew(grew);
@@ -388,6 +445,50 @@ impl Follower {
             FollowState::Qwen(r) => r.sink.clone().finish(r.diagnostics.clone()),
         }
     }
+}
+
+/// What a follower checks at its next poll: `meta`'s length and mtime, and
+/// the hashes of the first line and of the bytes just before `offset`.
+fn seen(file: &File, meta: &std::fs::Metadata, offset: u64) -> std::io::Result<Seen> {
+    use std::os::unix::fs::FileExt;
+    let read = |at: u64, n: u64| -> std::io::Result<Vec<u8>> {
+        let mut buf = vec![0; n as usize];
+        let mut got = 0;
+        while got < buf.len() {
+            match file.read_at(&mut buf[got..], at + got as u64)? {
+                0 => break,
+                k => got += k,
+            }
+        }
+        buf.truncate(got);
+        Ok(buf)
+    };
+    let mut head = read(0, offset.min(HEAD_BYTES))?;
+    if let Some(end) = memchr::memchr(b'\n', &head) {
+        head.truncate(end + 1);
+    }
+    let tail_at = offset.saturating_sub(TAIL_BYTES);
+    let tail = read(tail_at, offset - tail_at)?;
+    Ok(Seen {
+        len: meta.len(),
+        mtime: meta.modified().ok(),
+        head: fnv1a(&head),
+        tail: fnv1a(&tail),
+    })
+}
+
+impl Seen {
+    /// The content half: what the bytes already read hash to.
+    fn marks(&self) -> (u64, u64) {
+        (self.head, self.tail)
+    }
+}
+
+/// FNV-1a, 64 bits: a few KiB per poll, not worth a dependency.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The length of a line without its line end.

@@ -206,7 +206,13 @@ fn with_terminal(
 /// The demo app at its first stage, its session written into `dir` (a temp folder).
 pub fn demo_app(dir: &Path) -> Result<App, UsageError> {
     let path = dir.join("claude-demo.jsonl");
-    std::fs::write(&path, demo::SESSION).map_err(|e| UsageError::Message(format!("demo: {e}")))?;
+    // Through the one writer too: `dir` is the caller's, and may be anywhere.
+    crate::export::write(
+        &path,
+        &crate::export::Reading::config(),
+        demo::SESSION.as_bytes(),
+    )
+    .map_err(|e| UsageError::Message(format!("demo: {e}")))?;
     let opts = Opts {
         keep_recent: Some(2),
         trigger: Some(3),

@@ -85,6 +85,8 @@ pub enum Overlay {
         scroll: usize,
     },
     Export(String),
+    /// The export line's file exists: replace it? (y replaces, any other key keeps it).
+    ConfirmExport(String),
     /// The compare panel (`c`); its state is `SessionView::compare`.
     Compare,
     /// Recorded vs simulated context per request (`C`).
@@ -397,7 +399,12 @@ impl App {
         self.view().is_some_and(|v| {
             matches!(
                 v.overlay,
-                Some(Overlay::Search(_) | Overlay::Export(_) | Overlay::Command(_))
+                Some(
+                    Overlay::Search(_)
+                        | Overlay::Export(_)
+                        | Overlay::Command(_)
+                        | Overlay::ConfirmExport(_)
+                )
             )
         })
     }

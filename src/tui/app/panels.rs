@@ -1,5 +1,5 @@
 //! What the panels show and do: explain, a result's content, the clipboard,
-//! the input lines' Enter, the export.
+//! the input lines' Enter, the export (asking before it replaces a file).
 
 use super::*;
 
@@ -77,16 +77,7 @@ impl SessionView {
                 }
             }
             Some(Overlay::Command(c)) => self.run_command(&c),
-            Some(Overlay::Export(path)) => {
-                self.status = Some(match self.export(Path::new(&path)) {
-                    Ok(p) => format!(
-                        "wrote the wire payload of request {} to {}",
-                        self.k,
-                        p.display()
-                    ),
-                    Err(e) => format!("export failed: {e}"),
-                });
-            }
+            Some(Overlay::Export(path)) => self.submit_export(path),
             other => self.overlay = other,
         }
     }
@@ -138,38 +129,56 @@ impl SessionView {
         }
     }
 
-    /// Writes the wire payload atomically (temp file + rename); never over the input
-    /// or into the harness folders.
-    pub fn export(&mut self, path: &Path) -> std::io::Result<PathBuf> {
+    /// Enter on the export line: a refused target says why, an existing
+    /// file asks first, anything else is written.
+    fn submit_export(&mut self, path: String) {
+        match crate::export::check(Path::new(&path), &self.reading()) {
+            Err(e) => self.status = Some(format!("export failed: {e}")),
+            Ok(dest) if dest.exists() => {
+                self.status = Some(format!("{} exists", dest.display()));
+                self.overlay = Some(Overlay::ConfirmExport(path));
+            }
+            Ok(_) => self.write_export(Path::new(&path)),
+        }
+    }
+
+    /// A key on the "replace it?" line: y writes, anything else keeps the file.
+    pub(super) fn confirm_export(&mut self, path: String, replace: bool) {
+        if replace {
+            self.write_export(Path::new(&path));
+        } else {
+            self.status = Some(format!("export cancelled: {path} kept as it was"));
+        }
+    }
+
+    fn write_export(&mut self, path: &Path) {
+        self.status = Some(match self.export(path) {
+            Ok(p) => format!(
+                "wrote the wire payload of request {} to {}",
+                self.k,
+                p.display()
+            ),
+            Err(e) => format!("export failed: {e}"),
+        });
+    }
+
+    /// What the view reads: its session, the sidecar, the config.
+    fn reading(&self) -> crate::export::Reading {
+        crate::export::Reading::config().session(&self.setup.session.path)
+    }
+
+    /// Writes the wire payload through the one writer (atomic, never over what
+    /// it reads nor under a harness's folders), replacing an existing file
+    /// without asking: Enter on the export line asks first.
+    pub fn export(&mut self, path: &Path) -> Result<PathBuf, String> {
         // A diff still computing in the background holds the wire text.
         self.wait_background();
-        let path = std::path::absolute(path)?;
-        let input = std::fs::canonicalize(&self.setup.session.path)?;
-        let dir = path
-            .parent()
-            .ok_or_else(|| std::io::Error::other("no folder to write into"))?;
-        let dir_real = std::fs::canonicalize(dir)?;
-        let target = dir_real.join(path.file_name().unwrap_or_default());
-        if target == input || std::fs::canonicalize(&target).is_ok_and(|t| t == input) {
-            return Err(std::io::Error::other(
-                "refusing to overwrite the session being read",
-            ));
-        }
-        for base in [
-            crate::policy::protect::claude_base(),
-            crate::policy::protect::qwen_base(),
-        ] {
-            if std::fs::canonicalize(&base).is_ok_and(|b| dir_real.starts_with(b)) {
-                return Err(std::io::Error::other(format!(
-                    "refusing to write under the harness folder {}",
-                    base.display()
-                )));
-            }
-        }
-        let mut tmp = tempfile::NamedTempFile::new_in(&dir_real)?;
-        std::io::Write::write_all(&mut tmp, self.wire_json().as_bytes())?;
-        std::io::Write::write_all(&mut tmp, b"\n")?;
-        tmp.persist(&target).map_err(|e| e.error)?;
-        Ok(target)
+        let reading = self.reading();
+        let text = self.wire_json();
+        crate::export::write_with(path, &reading, |out| {
+            out.write_all(text.as_bytes())?;
+            out.write_all(b"\n")
+        })
+        .map_err(|e| e.to_string())
     }
 }

@@ -202,6 +202,12 @@ impl SessionView {
     pub(super) fn update_overlay(&mut self, action: Action) {
         let Some(o) = &mut self.overlay else { return };
         match (o, action) {
+            (Overlay::ConfirmExport(path), a) => {
+                // Only a y replaces the file: Enter, n, Esc or any other key keeps it.
+                let path = std::mem::take(path);
+                self.overlay = None;
+                self.confirm_export(path, matches!(a, Action::Type('y' | 'Y')));
+            }
             (Overlay::Search(_), Action::Back) => {
                 self.overlay = None;
                 self.search = None;

@@ -141,6 +141,15 @@ impl SessionView {
         };
         let notice = match change {
             crate::load::Change::Unchanged => return false,
+            // The last state stays on screen; the follow goes on, so a file that
+            // comes back under the name is read afresh.
+            crate::load::Change::Deleted => {
+                self.status = Some(
+                    "the followed file was deleted: showing what was read before (f stops following)"
+                        .into(),
+                );
+                return true;
+            }
             crate::load::Change::Grew(n) => format!("{n} new line(s) read"),
             crate::load::Change::Restarted(why) => why,
         };

@@ -194,6 +194,12 @@ fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
             "export the wire payload to (Enter: write, Esc: cancel)",
             p,
         ),
+        Some(Overlay::ConfirmExport(p)) => draw_input(
+            f,
+            area,
+            "the file exists: replace it? (y: replace, n/Esc/Enter: keep it)",
+            &format!("{p}  [y/N]"),
+        ),
         Some(Overlay::Compare) => draw_compare(f, v, area, theme),
         Some(Overlay::Chart) => draw_chart(f, v, area, theme),
         None => {}

@@ -1,0 +1,161 @@
+//! The one writer of every file mcscope writes (`compare -o`, the TUI's export):
+//! never over a file it is reading, never under a harness's folders, and
+//! atomically (SPEC §1, §7a, §15.19).
+//!
+//! A target is refused when it is, or is a symlink or hard link to, a file
+//! being read (the sessions, their sidecars, the config), or when it lies under
+//! a refused root ([`refused::refused_roots`]). The bytes go to a temp file in
+//! the target's own folder, which is then renamed over the target: a full disk
+//! or any other failure leaves the old file whole. The file gets the usual mode,
+//! 0666 less the umask (tempfile's own default, 0600, would hide a report meant
+//! to be shared).
+
+mod refused;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Why a file was not written: one line naming the target and the cause.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WriteError {
+    #[error("{target}: refusing to write: {why}")]
+    Refused { target: PathBuf, why: String },
+    #[error("{target}: cannot write: {source}")]
+    Io {
+        target: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The files mcscope is reading while it writes: a target must be none of them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Reading {
+    files: Vec<PathBuf>,
+}
+
+impl Reading {
+    /// The config file, wherever mcscope looks for it.
+    pub(crate) fn config() -> Reading {
+        Reading {
+            files: crate::config::default_path().into_iter().collect(),
+        }
+    }
+
+    /// Adds a session and its sidecar.
+    pub(crate) fn session(mut self, path: &Path) -> Reading {
+        self.files.push(path.to_path_buf());
+        self.files.push(crate::setup::sidecar_path(path));
+        self
+    }
+
+    pub(crate) fn sessions<'a>(self, paths: impl IntoIterator<Item = &'a PathBuf>) -> Reading {
+        paths.into_iter().fold(self, |r, p| r.session(p))
+    }
+}
+
+/// Where `target` would be written: the final file, its folder's links
+/// resolved (and the target's own, when it is a link to a file), or why not.
+pub(crate) fn check(target: &Path, reading: &Reading) -> Result<PathBuf, WriteError> {
+    let refuse = |why: String| WriteError::Refused {
+        target: target.to_path_buf(),
+        why,
+    };
+    let io = |source| WriteError::Io {
+        target: target.to_path_buf(),
+        source,
+    };
+    let dest = destination(target).map_err(io)?;
+    if let Some(root) = refused::refused_root_of(&dest) {
+        return Err(refuse(format!(
+            "it is under {}, a harness's session folder (mcscope never writes there)",
+            root.display()
+        )));
+    }
+    if let Ok(meta) = std::fs::metadata(&dest) {
+        if meta.is_dir() {
+            return Err(refuse("it is a folder".into()));
+        }
+        if let Some(read) = reading.files.iter().find(|f| same_file(&meta, f)) {
+            let link = std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink());
+            let what = if link {
+                "a symlink to"
+            } else if std::fs::canonicalize(read).is_ok_and(|r| r == dest) {
+                "the file"
+            } else {
+                "a hard link to"
+            };
+            return Err(refuse(format!(
+                "it is {what} {}, which mcscope is reading",
+                read.display()
+            )));
+        }
+    }
+    Ok(dest)
+}
+
+/// Writes `bytes` to `target` atomically once [`check`] allows it; the file
+/// written (links resolved).
+pub(crate) fn write(target: &Path, reading: &Reading, bytes: &[u8]) -> Result<PathBuf, WriteError> {
+    write_with(target, reading, |out| out.write_all(bytes))
+}
+
+/// As [`write`], with the content written by `fill` (a test can make it fail).
+pub(crate) fn write_with(
+    target: &Path,
+    reading: &Reading,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<PathBuf, WriteError> {
+    let dest = check(target, reading)?;
+    let io = |source| WriteError::Io {
+        target: target.to_path_buf(),
+        source,
+    };
+    let dir = dest.parent().unwrap_or(Path::new("/"));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".mcscope-")
+        .suffix(".tmp")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+        .tempfile_in(dir)
+        .map_err(io)?;
+    // Dropping the temp file on any error removes it; the target is untouched.
+    {
+        let mut out = std::io::BufWriter::new(tmp.as_file_mut());
+        fill(&mut out).map_err(io)?;
+        out.flush().map_err(io)?;
+    }
+    // On disk before the rename: a crash leaves the old file or the new one.
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(&dest).map_err(|e| io(e.error))?;
+    Ok(dest)
+}
+
+/// The file a write to `target` replaces or creates: its folder resolved
+/// (it must exist), and the target itself resolved when it is a link.
+fn destination(target: &Path) -> std::io::Result<PathBuf> {
+    let abs = std::path::absolute(target)?;
+    if let Ok(meta) = std::fs::symlink_metadata(&abs)
+        && meta.file_type().is_symlink()
+    {
+        // Written through: the link stays, its file gets the new bytes.
+        return std::fs::canonicalize(&abs).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("a symlink to a missing file ({e})"))
+        });
+    }
+    let name = abs
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("no file name to write"))?;
+    let dir = abs.parent().unwrap_or(Path::new("/"));
+    let dir = std::fs::canonicalize(dir)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("its folder: {e}")))?;
+    Ok(dir.join(name))
+}
+
+/// True when `path` is the file `meta` describes (same device and inode: the
+/// file itself, a hard link, or what a symlink points at).
+fn same_file(meta: &std::fs::Metadata, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+}
+
+#[cfg(test)]
+mod tests;

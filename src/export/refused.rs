@@ -1,0 +1,60 @@
+//! The folders mcscope never writes into (SPEC §1, §7a, §15.19): every
+//! harness's base folder, where its transcripts live. One function on purpose,
+//! so that the list can move into a harness registry without being copied.
+
+use std::path::{Path, PathBuf};
+
+/// Every refused root, as the environment names it (not yet resolved). More
+/// than one harness setting may point somewhere: all of them are refused, the
+/// defaults under `$HOME` included when a variable moves the base elsewhere
+/// (refusing one folder too many costs nothing; writing into a transcript
+/// folder loses data).
+pub(crate) fn refused_roots() -> Vec<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    let home = var("HOME").map(PathBuf::from);
+    let under_home = |rel: &str| home.as_ref().map(|h| h.join(rel));
+    let mut roots = Vec::new();
+    // Claude Code: `$CLAUDE_CONFIG_DIR` may be a comma-separated list (§7a).
+    if let Some(dirs) = var("CLAUDE_CONFIG_DIR") {
+        roots.extend(
+            dirs.to_string_lossy()
+                .split(',')
+                .map(str::trim)
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from),
+        );
+    }
+    roots.extend(under_home(".claude"));
+    roots.extend(under_home(".config/claude"));
+    // Qwen Code: as the harness table finds its base.
+    roots.extend(var("QWEN_RUNTIME_DIR").map(PathBuf::from));
+    roots.extend(under_home(".qwen"));
+    // Gemini CLI.
+    roots.extend(var("GEMINI_CLI_HOME").map(|h| PathBuf::from(h).join(".gemini")));
+    roots.extend(under_home(".gemini"));
+    // OpenCode: its data folder, and the folder of a database named by variable.
+    roots.extend(var("XDG_DATA_HOME").map(|d| PathBuf::from(d).join("opencode")));
+    roots.extend(under_home(".local/share/opencode"));
+    if let Some(db) = var("OPENCODE_DB") {
+        // A bare file name: the database lives in the current folder.
+        let db = PathBuf::from(db);
+        roots.extend(db.parent().map(|p| {
+            if p.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                p.to_path_buf()
+            }
+        }));
+    }
+    roots
+}
+
+/// The refused root that `dest` (an absolute path whose folder is resolved)
+/// lies under, each root compared as written and with its links resolved.
+pub(crate) fn refused_root_of(dest: &Path) -> Option<PathBuf> {
+    refused_roots().into_iter().find(|root| {
+        let lexical = std::path::absolute(root).unwrap_or_else(|_| root.clone());
+        let resolved = std::fs::canonicalize(root).ok();
+        dest.starts_with(&lexical) || resolved.is_some_and(|r| dest.starts_with(r))
+    })
+}

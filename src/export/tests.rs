@@ -1,0 +1,82 @@
+use super::*;
+
+/// The process's umask, as the kernel reports it (reading it through `umask(2)`
+/// would change it).
+fn umask() -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("Umask:")).unwrap();
+    u32::from_str_radix(line.split_whitespace().nth(1).unwrap(), 8).unwrap()
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_failing_write_leaves_the_old_file_whole_and_no_temp_file() {
+    let t = tempfile::tempdir().unwrap();
+    let target = t.path().join("report.html");
+    std::fs::write(&target, "the old report\n").unwrap();
+    let e = write_with(&target, &Reading::default(), |out| {
+        // Half the new report, then the disk is full.
+        out.write_all(&[b'x'; 10_000])?;
+        Err(std::io::Error::from_raw_os_error(libc::ENOSPC))
+    })
+    .unwrap_err();
+    let text = e.to_string();
+    assert!(text.starts_with(&target.display().to_string()), "{text}");
+    assert!(text.contains("No space left on device"), "{text}");
+    assert!(!text.contains('\n'), "one line: {text}");
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "the old report\n"
+    );
+    assert_eq!(names(t.path()), ["report.html"]);
+}
+
+#[test]
+fn a_written_file_has_the_usual_mode_and_replaces_the_old_one() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = tempfile::tempdir().unwrap();
+    let target = t.path().join("out.json");
+    std::fs::write(&target, "old").unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let dest = write(&target, &Reading::default(), b"new").unwrap();
+    assert_eq!(dest, std::fs::canonicalize(&target).unwrap());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o666 & !umask(), "{mode:o}");
+    assert_eq!(names(t.path()), ["out.json"]);
+}
+
+#[test]
+fn a_symlink_to_an_ordinary_file_is_written_through() {
+    let t = tempfile::tempdir().unwrap();
+    let real = t.path().join("real.txt");
+    std::fs::write(&real, "old").unwrap();
+    let link = t.path().join("link.txt");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    write(&link, &Reading::default(), b"new").unwrap();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+}
+
+#[test]
+fn a_missing_folder_or_a_folder_target_is_one_line_naming_the_target() {
+    let t = tempfile::tempdir().unwrap();
+    let missing = t.path().join("no/such/out.txt");
+    let e = write(&missing, &Reading::default(), b"x").unwrap_err();
+    assert!(e.to_string().starts_with(&missing.display().to_string()));
+    let e = write(t.path(), &Reading::default(), b"x").unwrap_err();
+    assert!(e.to_string().contains("it is a folder"), "{e}");
+}
