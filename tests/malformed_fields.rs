@@ -337,3 +337,89 @@ fn u64_scale_usage_never_wraps_and_a_small_drop_is_no_break() {
         );
     }
 }
+
+/// Exit 2 with one line from clap or mcscope naming the value.
+fn refused(out: &Output, what: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+    assert!(err.contains(what), "{what}: {err}");
+}
+
+#[test]
+fn nonsense_values_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = odd_boundary(dir.path());
+    let sp = p(&s);
+    for (args, what) in [
+        (
+            vec!["plan", sp, "--gap-minutes", "NaN"],
+            "'NaN' for '--gap-minutes",
+        ),
+        (
+            vec!["timeline", sp, "--gap-minutes", "inf"],
+            "'inf' for '--gap-minutes",
+        ),
+        (
+            vec!["plan", sp, "--memory-root", "project="],
+            "'project=' for '--memory-root",
+        ),
+        (
+            vec!["compare", sp, "--memory-root", "user="],
+            "'user=' for '--memory-root",
+        ),
+        (
+            vec!["compare", sp, "--price-read=-1"],
+            "'-1' for '--price-read",
+        ),
+        (
+            vec!["compare", sp, "--price-input", "NaN"],
+            "'NaN' for '--price-input",
+        ),
+        (
+            vec!["compare", sp, "--gap-minutes", "5,NaN"],
+            "cannot read \"NaN\"",
+        ),
+    ] {
+        refused(&run(dir.path(), &args), what);
+    }
+    // A negative gap still disables the idle rule.
+    assert!(
+        run(dir.path(), &["plan", sp, "--gap-minutes", "-1"])
+            .status
+            .success()
+    );
+}
+
+#[test]
+fn nonsense_values_in_the_config_and_the_sidecar_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = odd_boundary(dir.path());
+    let config = dir.path().join("config.toml");
+    for (text, what) in [
+        (
+            "[policy]\ngap_threshold_minutes = nan\n",
+            "[policy] gap_threshold_minutes = NaN",
+        ),
+        (
+            "[policy.claude]\ngap_threshold_minutes = -inf\n",
+            "[claude] gap_threshold_minutes = -inf",
+        ),
+        (
+            "[prices.\"claude-x\"]\ninput = -1.0\nwrite_5m = 1.0\nwrite_1h = 1.0\nread = 1.0\n",
+            "input = -1",
+        ),
+        (
+            "[memory_roots]\nproject = \"\"\n",
+            "[memory_roots] project = \"\": an empty folder",
+        ),
+    ] {
+        std::fs::write(&config, text).unwrap();
+        refused(&run_with(&["plan", p(&s)], &config), what);
+    }
+    let sidecar = dir.path().join("odd-boundary.mcscope.json");
+    std::fs::write(&sidecar, r#"{"memory_roots": {"project": ""}}"#).unwrap();
+    refused(
+        &run(dir.path(), &["plan", p(&s)]),
+        "memory_roots: project = \"\": an empty folder",
+    );
+}
