@@ -423,3 +423,64 @@ fn nonsense_values_in_the_config_and_the_sidecar_are_usage_errors() {
         "memory_roots: project = \"\": an empty folder",
     );
 }
+
+#[test]
+fn an_empty_tool_id_can_be_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tx = Tx::default();
+    tx.prompt()
+        .call("m1", "", usage(10, 0, 100))
+        .result("", 5000)
+        .call("m2", "toolu_b", usage(10, 0, 100))
+        .result("toolu_b", 5000)
+        .answer("m3", usage(10, 0, 100));
+    let s = tx.write(dir.path(), "empty-id.jsonl");
+    // The forced plan clears it at the last request...
+    let plan = json_of(&run(
+        dir.path(),
+        &[
+            "plan",
+            p(&s),
+            "--policy",
+            "forced",
+            "--keep-recent",
+            "1",
+            "--format",
+            "json",
+        ],
+    ));
+    assert!(
+        plan["cleared"].as_array().unwrap().contains(&json!("")),
+        "{}",
+        plan["cleared"]
+    );
+    // ...and explain names it.
+    let e = json_of(&run(
+        dir.path(),
+        &[
+            "explain",
+            p(&s),
+            "",
+            "--policy",
+            "forced",
+            "--keep-recent",
+            "1",
+            "--format",
+            "json",
+        ],
+    ));
+    assert_eq!(e["tool_use_id"], "");
+    assert_eq!(e["tool"], "Bash");
+    assert!(!e["requests"].as_array().unwrap().is_empty());
+    // Without such a result, an empty id still asks for one.
+    let mut other = Tx::default();
+    other
+        .prompt()
+        .call("m1", "toolu_a", usage(1, 0, 0))
+        .result("toolu_a", 10);
+    let o = other.write(dir.path(), "no-empty.jsonl");
+    refused(
+        &run(dir.path(), &["explain", p(&o), ""]),
+        "give a tool result id",
+    );
+}
