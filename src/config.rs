@@ -402,6 +402,7 @@ impl Config {
             if let Some(edits) = &keys.api_edits {
                 crate::policy::api::parse_edits(edits).map_err(|e| format!("[{table}] {e}"))?;
             }
+            check_keys(keys).map_err(|e| format!("[{table}] {e}"))?;
         }
         if let Some(t) = &self.cache_ttl
             && crate::totals::CacheTtl::parse(t).is_none()
@@ -411,16 +412,71 @@ impl Config {
                 names_or::<crate::totals::CacheTtl>()
             ));
         }
-        for kind in self.memory_roots.keys() {
+        for (kind, dir) in &self.memory_roots {
             if RootKind::parse(kind).is_none() {
                 return Err(format!(
                     "[memory_roots] {kind}: unknown root ({})",
                     names::<RootKind>()
                 ));
             }
+            check_dir(dir).map_err(|e| format!("[memory_roots] {kind} = \"\": {e}"))?;
+        }
+        for (prefix, p) in &self.prices {
+            for (key, x) in [
+                ("input", p.input),
+                ("write_5m", p.write_5m),
+                ("write_1h", p.write_1h),
+                ("read", p.read),
+            ] {
+                check_price(x).map_err(|e| format!("[prices.{prefix:?}] {key} = {e}"))?;
+            }
         }
         Ok(())
     }
+}
+
+/// A gap threshold in minutes (SPEC §15.25): any finite number, a negative one
+/// disabling the idle rule; NaN or an infinity is refused (NaN would compare
+/// false with every gap and silently disable it).
+pub fn check_minutes(x: f64) -> Result<f64, String> {
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(format!(
+            "{x}: expected a finite number of minutes (negative disables)"
+        ))
+    }
+}
+
+/// A price in USD per million tokens: finite and not negative (SPEC §15.25).
+pub fn check_price(x: f64) -> Result<f64, String> {
+    if x.is_finite() && x >= 0.0 {
+        Ok(x)
+    } else {
+        Err(format!(
+            "{x}: expected a price of 0 or more USD per million tokens"
+        ))
+    }
+}
+
+/// A memory root's folder: an empty one would be read as the current folder and
+/// make every read under it protected.
+pub fn check_dir(dir: &str) -> Result<(), String> {
+    if dir.is_empty() {
+        Err("an empty folder (give the memory folder's path)".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// The values of one layer of policy keys (its preset tables not included)
+/// that serde reads but cannot judge: the gap (the unsigned keys already
+/// refuse negatives). Shared by the config file and the sidecar.
+pub fn check_keys(keys: &PolicyKeys) -> Result<(), String> {
+    if let Some(g) = keys.gap_threshold_minutes {
+        check_minutes(g).map_err(|e| format!("gap_threshold_minutes = {e}"))?;
+    }
+    Ok(())
 }
 
 /// Applies one layer of policy keys, recording where each value came from.

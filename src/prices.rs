@@ -182,11 +182,13 @@ pub struct CostTokens {
 
 impl CostTokens {
     pub fn add(&mut self, o: &CostTokens) {
-        self.rewritten_warm_5m += o.rewritten_warm_5m;
-        self.rewritten_warm_1h += o.rewritten_warm_1h;
-        self.not_sent_warm += o.not_sent_warm;
-        self.not_sent_cold_5m += o.not_sent_cold_5m;
-        self.not_sent_cold_1h += o.not_sent_cold_1h;
+        // Saturating, as every token sum is: a sum that could pass 2^64 is
+        // better pinned than wrapped (or a panic in a debug build).
+        self.rewritten_warm_5m = self.rewritten_warm_5m.saturating_add(o.rewritten_warm_5m);
+        self.rewritten_warm_1h = self.rewritten_warm_1h.saturating_add(o.rewritten_warm_1h);
+        self.not_sent_warm = self.not_sent_warm.saturating_add(o.not_sent_warm);
+        self.not_sent_cold_5m = self.not_sent_cold_5m.saturating_add(o.not_sent_cold_5m);
+        self.not_sent_cold_1h = self.not_sent_cold_1h.saturating_add(o.not_sent_cold_1h);
     }
 
     /// One request's share: `rewritten` re-written tokens, `in_wire` not sent.

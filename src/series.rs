@@ -38,7 +38,7 @@ impl Point {
 pub(crate) fn recorded_prompt(s: &Session, k: usize) -> Option<u64> {
     let req = s.request(k)?;
     let u = s.messages.get(req.response?)?.usage.as_ref()?;
-    Some(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens)
+    Some(u.prompt())
 }
 
 /// Every request's point under `setup`'s setting, and the setting's session

@@ -73,6 +73,16 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+/// Something the transcript says that mcscope could not read as written (SPEC
+/// §15.2 `session.warnings`): unlike a [`Diagnostic`], the record is kept and
+/// only the field is unknown. `id` is stable (`malformed_record_field`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionWarning {
+    pub id: &'static str,
+    pub line: Option<usize>,
+    pub text: String,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     User,
@@ -126,6 +136,21 @@ pub struct Usage {
     pub aggregated: bool,
     /// Claude `iterations` holds a `"compaction"` entry: the server compacted the prompt.
     pub server_compaction: bool,
+}
+
+impl Usage {
+    /// The prompt size P = input + cache writes + cache reads. Saturating: the
+    /// counters are the transcript's, and three near 2^64 must not wrap.
+    pub fn prompt(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
+    }
+
+    /// The context after the response: P + output (saturating, as [`Usage::prompt`]).
+    pub fn context(&self) -> u64 {
+        self.prompt().saturating_add(self.output_tokens)
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -298,6 +323,12 @@ pub struct Evidence {
     /// The request this record precedes (1-based), if any.
     pub before_request: usize,
     pub compacted_tool_ids: Vec<String>,
+    /// Whether every entry of `compactedToolIds` was a string (false: the list
+    /// holds other values, or is not a list): a comparison is then never `agrees`.
+    pub ids_complete: bool,
+    /// `preTokens > 0` as written (a malformed positive number included): the
+    /// budget writer's record, else the cached writer's.
+    pub budget_writer: bool,
     /// `microcompactMetadata.preTokens` (> 0: the budget plan wrote it; 0: cached
     /// microcompact) and `tokensSaved`, as recorded.
     pub pre_tokens: Option<u64>,
@@ -348,6 +379,8 @@ pub struct Session {
     /// A sub-agent transcript opened on its own, planned as a what-if.
     pub subagent_what_if: bool,
     pub diagnostics: Vec<Diagnostic>,
+    /// Records kept with a field that could not be read (SPEC §15.2).
+    pub warnings: Vec<SessionWarning>,
     pub messages: Vec<Message>,
     pub calls: Vec<ToolCall>,
     pub results: Vec<ToolResult>,
@@ -371,6 +404,7 @@ impl Session {
             sidechain_calls: 0,
             subagent_what_if: false,
             diagnostics: Vec::new(),
+            warnings: Vec::new(),
             messages: Vec::new(),
             calls: Vec::new(),
             results: Vec::new(),

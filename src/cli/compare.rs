@@ -55,13 +55,13 @@ pub struct CompareArgs {
     #[command(flatten)]
     pub shared: SharedOpts,
     /// USD per million input tokens (overrides the price table's row).
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
     pub price_input: Option<f64>,
-    #[arg(long = "price-write-5m", value_name = "USD")]
+    #[arg(long = "price-write-5m", value_name = "USD", value_parser = crate::setup::price_arg)]
     pub price_write_5m: Option<f64>,
-    #[arg(long = "price-write-1h", value_name = "USD")]
+    #[arg(long = "price-write-1h", value_name = "USD", value_parser = crate::setup::price_arg)]
     pub price_write_1h: Option<f64>,
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
     pub price_read: Option<f64>,
     /// html: one self-contained page (the table, and for one session the chart
     /// of recorded vs simulated context per request).
@@ -129,7 +129,10 @@ impl CompareArgs {
         Ok(crate::compare::Lists {
             policy: list("policy", &self.policy, PlanKind::parse)?,
             keep_recent: list("keep-recent", &self.keep_recent, |x| x.parse().ok())?,
-            gap_minutes: list("gap-minutes", &self.gap_minutes, |x| x.parse().ok())?,
+            // NaN or an infinity is no gap (negative ones disable, as with plan).
+            gap_minutes: list("gap-minutes", &self.gap_minutes, |x| {
+                x.parse().ok().filter(|g: &f64| g.is_finite())
+            })?,
             size_threshold: list("size-threshold", &self.size_threshold, |x| x.parse().ok())?,
             trigger: list("trigger", &self.trigger, |x| x.parse().ok())?,
             delivery: list("delivery", &self.delivery, Delivery::parse)?,

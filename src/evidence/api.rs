@@ -29,11 +29,14 @@ pub struct Beside {
 /// server count, so they are shown, not compared).
 pub fn beside(api: &ApiStep, recorded: Option<&Vec<Value>>) -> Option<Vec<Beside>> {
     let recorded = recorded?;
-    let count = |e: &Value| {
-        e.get("cleared_tool_uses")
-            .or_else(|| e.get("cleared_thinking_turns"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
+    // A count that is there but is not a whole number (warned about when the
+    // session was read) is unknown: shown as 0, and it never agrees.
+    let count = |e: &Value| match e
+        .get("cleared_tool_uses")
+        .or_else(|| e.get("cleared_thinking_turns"))
+    {
+        None | Some(Value::Null) => Some(0),
+        Some(v) => v.as_u64(),
     };
     let mut types: Vec<String> = api.edits.iter().map(|e| e.edit_type.to_string()).collect();
     for e in recorded {
@@ -50,7 +53,11 @@ pub fn beside(api: &ApiStep, recorded: Option<&Vec<Value>>) -> Option<Vec<Beside
             let rec = recorded
                 .iter()
                 .find(|e| e.get("type").and_then(Value::as_str) == Some(t.as_str()));
-            let cleared = (sim.map_or(0, |e| sim_count(e) as u64), rec.map_or(0, count));
+            let recorded_count = rec.map_or(Some(0), count);
+            let cleared = (
+                sim.map_or(0, |e| sim_count(e) as u64),
+                recorded_count.unwrap_or(0),
+            );
             let tokens = (
                 sim.map_or(0, |e| e.cleared_input_tokens),
                 rec.and_then(|e| e.get("cleared_input_tokens")?.as_u64())
@@ -60,7 +67,7 @@ pub fn beside(api: &ApiStep, recorded: Option<&Vec<Value>>) -> Option<Vec<Beside
                 edit_type: t,
                 cleared,
                 tokens,
-                agrees: cleared.0 == cleared.1,
+                agrees: recorded_count == Some(cleared.0),
             }
         })
         .collect();

@@ -56,6 +56,16 @@ impl Writer {
             Writer::Cached
         }
     }
+
+    /// The writer of a loaded record: `preTokens > 0` as written, so a malformed
+    /// positive `preTokens` (unknown as a count) still names the budget writer.
+    pub fn of_record(e: &crate::session::Evidence) -> Writer {
+        if e.budget_writer {
+            Writer::Budget
+        } else {
+            Writer::of(e.pre_tokens)
+        }
+    }
 }
 
 /// The prompt cache's lifetime.
@@ -117,14 +127,18 @@ impl UsageEvidence {
     }
 
     /// The prompt size P = input + W + R.
+    /// Saturating: the counters are the transcript's and may be near 2^64.
     pub fn prompt(&self) -> u64 {
-        self.input + self.cache_write.unwrap_or(0) + self.cache_read
+        self.input
+            .saturating_add(self.cache_write.unwrap_or(0))
+            .saturating_add(self.cache_read)
     }
 
     /// What the next response may expect to read from the cache: R + W (Claude),
     /// R (Qwen, whose W is null).
     pub fn expected_next(&self) -> u64 {
-        self.cache_read + self.cache_write.unwrap_or(0)
+        self.cache_read
+            .saturating_add(self.cache_write.unwrap_or(0))
     }
 }
 
@@ -223,7 +237,7 @@ pub struct ObservedBreak {
 
 impl ObservedBreak {
     pub fn drop(&self) -> u64 {
-        self.expected - self.observed
+        self.expected.saturating_sub(self.observed)
     }
 
     /// The same break with the selected plan's simulated prefix break at this
@@ -259,15 +273,23 @@ pub struct BreakJson {
 }
 
 /// Whether reading `observed` tokens where `expected` were expected is a break:
-/// R < 0.95·E and E − R ≥ 2000.
+/// R < 0.95·E and E − R ≥ 2000, in u128 so that the ratio holds for any
+/// recorded counts (E·95 passes 2^64 from E ≈ 1.9e17).
 pub fn is_break(expected: u64, observed: u64) -> bool {
-    observed * 100 < expected * BREAK_RATIO_PERCENT && expected - observed >= BREAK_MIN_DROP
+    u128::from(observed) * 100 < u128::from(expected) * u128::from(BREAK_RATIO_PERCENT)
+        && expected.saturating_sub(observed) >= BREAK_MIN_DROP
 }
 
 /// A record's ids against what a simulation newly cleared at the same place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Comparison {
-    pub agrees: bool,
+    /// None: unknown, because the record's id list could not be read in full
+    /// and the ids that could be read do not already disagree (`agrees: null`
+    /// in the JSON, as for a record that was not compared).
+    pub agrees: Option<bool>,
+    /// The record's list was incomplete (entries that were not strings, or no
+    /// list): `extra` may hold ids the record named in a form mcscope cannot read.
+    pub incomplete: bool,
     /// Ids the record names that the simulation did not newly clear (record order).
     pub missing: Vec<String>,
     /// Ids the simulation newly cleared that the record does not name (its order).
@@ -277,10 +299,19 @@ pub struct Comparison {
 impl Comparison {
     /// In words, for people: `agrees`, or the ids `missing` and `extra`.
     pub fn words(&self) -> String {
-        if self.agrees {
+        if self.agrees == Some(true) {
             return "agrees".into();
         }
         let mut parts = Vec::new();
+        if self.incomplete {
+            parts.push(
+                match self.agrees {
+                    None => "unknown: the record's compactedToolIds could not all be read (see the warnings)",
+                    Some(_) => "the record's compactedToolIds could not all be read (see the warnings)",
+                }
+                .to_string(),
+            );
+        }
         if !self.missing.is_empty() {
             parts.push(format!(
                 "missing [{}] (named by the record, not cleared by the plan)",
@@ -297,7 +328,15 @@ impl Comparison {
     }
 }
 
+/// The record's ids (all of them readable) against the simulation's.
 pub fn compare(record: &[String], simulated: &[String]) -> Comparison {
+    compare_ids(record, true, simulated)
+}
+
+/// As [`compare`], for a record whose list may be incomplete: the ids it names
+/// that the plan did not clear still disagree, but with an incomplete list no
+/// match proves agreement.
+pub fn compare_ids(record: &[String], complete: bool, simulated: &[String]) -> Comparison {
     let missing: Vec<String> = record
         .iter()
         .filter(|id| !simulated.contains(id))
@@ -308,8 +347,18 @@ pub fn compare(record: &[String], simulated: &[String]) -> Comparison {
         .filter(|id| !record.contains(id))
         .cloned()
         .collect();
+    // An id the record names that the plan did not clear disagrees whatever
+    // else the record held; an `extra` may be one of the unreadable entries.
+    let agrees = if !missing.is_empty() {
+        Some(false)
+    } else if complete {
+        Some(extra.is_empty())
+    } else {
+        None
+    };
     Comparison {
-        agrees: missing.is_empty() && extra.is_empty(),
+        agrees,
+        incomplete: !complete,
         missing,
         extra,
     }
@@ -331,6 +380,8 @@ pub struct Microcompact {
     pub writer: Writer,
     pub line: usize,
     pub compacted_tool_ids: Vec<String>,
+    /// Every `compactedToolIds` entry was read (see [`compare_ids`]).
+    pub ids_complete: bool,
     pub pre_tokens: Option<u64>,
     pub tokens_saved: Option<u64>,
     /// Against the plan the writer implies; None when that plan is not available
@@ -339,6 +390,11 @@ pub struct Microcompact {
 }
 
 impl Microcompact {
+    /// The record's ids against what a plan newly cleared here.
+    pub fn compare_with(&self, simulated: &[String]) -> Comparison {
+        compare_ids(&self.compacted_tool_ids, self.ids_complete, simulated)
+    }
+
     pub fn json(&self) -> MicrocompactJson<'_> {
         let c = self.comparison.as_ref();
         MicrocompactJson {
@@ -346,7 +402,7 @@ impl Microcompact {
             compacted_tool_ids: &self.compacted_tool_ids,
             pre_tokens: self.pre_tokens,
             tokens_saved: self.tokens_saved,
-            agrees: c.map(|c| c.agrees),
+            agrees: c.and_then(|c| c.agrees),
             missing: c.map(|c| c.missing.as_slice()),
             extra: c.map(|c| c.extra.as_slice()),
         }

@@ -20,7 +20,7 @@ pub fn attach(s: &Session) -> (Vec<(usize, Writer, Target)>, Vec<Warning>) {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     for (i, e) in s.evidence.iter().enumerate() {
-        let writer = Writer::of(e.pre_tokens);
+        let writer = Writer::of_record(e);
         let warn = |message: String| Warning {
             line: e.line,
             message,
@@ -100,9 +100,14 @@ pub fn collect(
             writer,
             line: e.line,
             compacted_tool_ids: e.compacted_tool_ids.clone(),
+            ids_complete: e.ids_complete,
             pre_tokens: e.pre_tokens,
             tokens_saved: e.tokens_saved,
-            comparison: simulate(writer, at).map(|ids| compare(&e.compacted_tool_ids, &ids)),
+            comparison: None,
+        };
+        let mc = Microcompact {
+            comparison: simulate(writer, at).map(|ids| mc.compare_with(&ids)),
+            ..mc
         };
         match target {
             Target::Compaction(k) => out.requests[k - 1].compactions.push(mc),
@@ -241,7 +246,11 @@ pub fn counts(requests: &[(usize, &RequestEvidence)]) -> Counts {
     };
     out.boundaries = records().count();
     out.agrees = records()
-        .filter(|m| m.comparison.as_ref().is_some_and(|c| c.agrees))
+        .filter(|m| {
+            m.comparison
+                .as_ref()
+                .is_some_and(|c| c.agrees == Some(true))
+        })
         .count();
     out
 }

@@ -507,7 +507,8 @@ fn a_cached_record_attaches_to_the_response_before_it_and_compares_with_count() 
     assert_eq!(
         mc.comparison,
         Some(Comparison {
-            agrees: false,
+            agrees: Some(false),
+            incomplete: false,
             missing: vec!["tX".into()],
             extra: vec!["t0".into()],
         })
@@ -537,17 +538,61 @@ fn comparison_lists_missing_in_record_order_and_extra_in_plan_order() {
     assert_eq!(
         compare(&ids(&["a", "b"]), &ids(&["a", "b"])),
         Comparison {
-            agrees: true,
+            agrees: Some(true),
+            incomplete: false,
             missing: vec![],
             extra: vec![]
         }
     );
     let c = compare(&ids(&["c", "a", "b"]), &ids(&["d", "a", "e"]));
-    assert!(!c.agrees);
+    assert_eq!(c.agrees, Some(false));
     assert_eq!(c.missing, ids(&["c", "b"]));
     assert_eq!(c.extra, ids(&["d", "e"]));
     // Order alone does not matter.
-    assert!(compare(&ids(&["b", "a"]), &ids(&["a", "b"])).agrees);
+    assert_eq!(
+        compare(&ids(&["b", "a"]), &ids(&["a", "b"])).agrees,
+        Some(true)
+    );
+}
+
+#[test]
+fn an_incomplete_id_list_never_agrees() {
+    let ids = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    // The readable ids match: unknown, not agrees (an entry mcscope could not
+    // read may be anything).
+    let c = compare_ids(&ids(&["a"]), false, &ids(&["a"]));
+    assert_eq!((c.agrees, c.incomplete), (None, true));
+    assert!(c.words().starts_with("unknown: "), "{}", c.words());
+    // The plan cleared one more: it may be the unreadable entry, still unknown.
+    assert_eq!(
+        compare_ids(&ids(&["a"]), false, &ids(&["a", "b"])).agrees,
+        None
+    );
+    // A readable id the plan did not clear disagrees whatever the rest holds.
+    let c = compare_ids(&ids(&["a", "z"]), false, &ids(&["a"]));
+    assert_eq!(c.agrees, Some(false));
+    assert_eq!(c.missing, ids(&["z"]));
+    // No list at all: nothing named, nothing proven.
+    assert_eq!(compare_ids(&[], false, &[]).agrees, None);
+}
+
+#[test]
+fn the_break_rule_holds_at_u64_scale() {
+    // 2,000 tokens out of 1.3e18 is far above 95 %: no break (E·95 passes 2^64).
+    let e = 1_300_000_000_000_000_000u64;
+    assert!(!is_break(e, e - 2000));
+    assert!(is_break(e, e / 2));
+    assert!(!is_break(u64::MAX, u64::MAX - 1));
+    assert!(is_break(u64::MAX, 0));
+    let u = UsageEvidence {
+        input: u64::MAX,
+        cache_write: Some(u64::MAX),
+        cache_read: u64::MAX,
+        cache_write_1h: None,
+        cache_deleted: None,
+        aggregated: false,
+    };
+    assert_eq!((u.prompt(), u.expected_next()), (u64::MAX, u64::MAX));
 }
 
 #[test]
@@ -569,6 +614,7 @@ fn a_budget_firing_without_a_record_is_silent_at_a_turn_and_extra_elsewhere() {
             writer: Writer::Budget,
             line: 9,
             compacted_tool_ids: ids.clone(),
+            ids_complete: true,
             pre_tokens: Some(140_000),
             tokens_saved: Some(30_000),
             comparison: None,

@@ -153,7 +153,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                 && selected != m.writer.plan()
                 && let Some(ids) = r.selected_newly.get(k)
             {
-                let c = crate::evidence::compare(&m.compacted_tool_ids, ids);
+                let c = m.compare_with(ids);
                 let _ = writeln!(
                     out,
                     "    against the selected plan ({selected}): {}",

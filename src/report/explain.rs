@@ -6,6 +6,8 @@ use super::*;
 #[derive(Serialize)]
 pub struct ExplainJson<'a> {
     schema: &'static str,
+    /// Added so that explain carries `session.warnings` as every schema does (SPEC §15.2).
+    session: SessionJson<'a>,
     tool_use_id: &'a str,
     tool: &'a Option<String>,
     path: &'a Option<String>,
@@ -23,9 +25,10 @@ struct ExplainRowJson {
 }
 
 /// `explain --format json` (schema `mcscope.explain/1`).
-pub fn explain_json<'a>(setup: &Setup, e: &'a Explain) -> ExplainJson<'a> {
+pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
     ExplainJson {
         schema: "mcscope.explain/1",
+        session: session_json(&setup.session),
         tool_use_id: &e.tool_use_id,
         tool: &e.tool,
         path: &e.path,

@@ -12,7 +12,7 @@ use crate::policy::engine::{Status, Step};
 use crate::policy::protect::{Protection, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
 use crate::sanitize;
-use crate::session::{Diagnostic, SendKind, Session};
+use crate::session::{Diagnostic, SendKind, Session, SessionWarning};
 use crate::totals::{self, RequestFigures, SessionFacts};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -44,6 +44,8 @@ pub struct SessionJson<'a> {
     pub sidechain_records: usize,
     pub subagent_what_if: bool,
     pub diagnostics: &'a [Diagnostic],
+    /// SPEC §15.2: records kept with a field that could not be read (`[]` when none).
+    pub warnings: &'a [SessionWarning],
 }
 
 pub fn session_json(s: &Session) -> SessionJson<'_> {
@@ -57,6 +59,7 @@ pub fn session_json(s: &Session) -> SessionJson<'_> {
         sidechain_records: s.sidechain_records,
         subagent_what_if: s.subagent_what_if,
         diagnostics: &s.diagnostics,
+        warnings: &s.warnings,
     }
 }
 

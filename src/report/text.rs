@@ -95,6 +95,10 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], out: &mut String) {
             sanitize::line(&d.message)
         );
     }
+    for w in &s.warnings {
+        let at = w.line.map_or(String::new(), |l| format!("line {l}: "));
+        let _ = writeln!(out, "warning ({}): {at}{}", w.id, sanitize::line(&w.text));
+    }
 }
 
 /// The caveats in words, one a line.

@@ -84,7 +84,7 @@ pub struct Opts {
     #[arg(long, value_name = "N")]
     pub keep_recent: Option<u32>,
     /// Idle gap threshold in minutes (negative disables).
-    #[arg(long, value_name = "M", allow_negative_numbers = true)]
+    #[arg(long, value_name = "M", allow_negative_numbers = true, value_parser = gap_arg)]
     pub gap_minutes: Option<f64>,
     /// Size threshold in chars (negative disables).
     #[arg(long, value_name = "C", allow_negative_numbers = true)]
@@ -139,7 +139,7 @@ pub struct SharedOpts {
     #[arg(long, overrides_with = "clear_errors")]
     pub no_clear_errors: bool,
     /// A memory root, e.g. `project=/home/me/.qwen/projects/x/memory` (repeatable).
-    #[arg(long, value_name = "KIND=DIR")]
+    #[arg(long, value_name = "KIND=DIR", value_parser = memory_root_arg)]
     pub memory_root: Vec<String>,
     /// Rewrite a recorded path prefix before resolution (repeatable).
     #[arg(long, value_name = "FROM=TO")]
@@ -234,6 +234,14 @@ pub fn setup_with_config(
         input_format: _,
     } = *opts;
     let sidecar = read_sidecar(path)?;
+    if let Some((s, _)) = &sidecar {
+        check_sidecar(s).map_err(|e| {
+            err(format!(
+                "{}: bad sidecar: {e}",
+                sidecar_path(path).display()
+            ))
+        })?;
+    }
     let (side, side_dir) = match &sidecar {
         Some((s, d)) => (Some(s), d.clone()),
         None => (None, PathBuf::from(".")),
@@ -352,7 +360,11 @@ pub fn setup_with_config(
     p.budget_min_saving = budget_min_saving.unwrap_or(p.budget_min_saving);
     p.budget_warning_tokens = budget_warning.or(p.budget_warning_tokens);
     p.keep_recent = keep_recent.or(p.keep_recent);
-    p.gap_threshold_minutes = gap_minutes.unwrap_or(p.gap_threshold_minutes);
+    if let Some(g) = gap_minutes {
+        // Opts built without clap (the TUI, tests) get clap's check here.
+        p.gap_threshold_minutes =
+            config::check_minutes(g).map_err(|e| err(format!("--gap-minutes {e}")))?;
+    }
     p.size_threshold = size_threshold.unwrap_or(p.size_threshold);
     p.size_explicit |= size_threshold.is_some();
     if no_low_watermark {
@@ -499,6 +511,7 @@ pub fn setup_with_config(
                 config::names::<RootKind>()
             ))
         })?;
+        config::check_dir(dir).map_err(|e| err(format!("--memory-root {r:?}: {e}")))?;
         set_root(kind, given(dir, &cwd));
     }
     roots.sort_by_key(|(k, _)| RootKind::ALL.iter().position(|x| x == k));
@@ -521,6 +534,47 @@ pub fn setup_with_config(
         resolver: Default::default(),
         checkpoints: Default::default(),
     })
+}
+
+/// The sidecar's values serde reads but cannot judge, as the config file's are
+/// checked (SPEC §15.25): the gap in every layer, and no empty memory folder.
+fn check_sidecar(s: &Sidecar) -> Result<(), String> {
+    config::check_keys(&s.keys)?;
+    for p in ["claude", "qwen", "api"] {
+        if let Some(k) = s.keys.for_preset(p) {
+            config::check_keys(k).map_err(|e| format!("{p}: {e}"))?;
+        }
+    }
+    for (kind, dir) in &s.memory_roots {
+        config::check_dir(dir).map_err(|e| format!("memory_roots: {kind} = \"\": {e}"))?;
+    }
+    Ok(())
+}
+
+/// `--gap-minutes`: a finite number of minutes, negative disabling (clap's
+/// value parser, so a bad value is clap's one-line usage error).
+pub fn gap_arg(s: &str) -> Result<f64, String> {
+    let x: f64 = s.trim().parse().map_err(|e| format!("{e}"))?;
+    config::check_minutes(x)
+}
+
+/// `--price-*`: USD per million tokens, finite and not negative.
+pub fn price_arg(s: &str) -> Result<f64, String> {
+    let x: f64 = s.trim().parse().map_err(|e| format!("{e}"))?;
+    config::check_price(x)
+}
+
+/// `--memory-root KIND=DIR`: the form and a non-empty DIR (an empty one would be
+/// the current folder, and every read under it protected). The kind is checked
+/// with the others in the setup, which names the kinds there are.
+pub fn memory_root_arg(s: &str) -> Result<String, String> {
+    match s.split_once('=') {
+        Some((_, dir)) => config::check_dir(dir).map(|()| s.to_string()),
+        None => Err(format!(
+            "expected {}=DIR",
+            config::names::<RootKind>().replace(", ", "|")
+        )),
+    }
 }
 
 /// A directory given by a flag or the sidecar: a Windows path as its normalized

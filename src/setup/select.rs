@@ -33,11 +33,14 @@ const ID_PREFIXES: &[&str] = &["toolu_01", "toolu_", "call_"];
 /// of the id as written or without its harness prefix (`KuPA` for
 /// `toolu_01KuPA…`). An ambiguous prefix is an error listing the matches.
 pub fn resolve_id(session: &Session, q: &str) -> Result<String, UsageError> {
-    if q.is_empty() {
-        return Err(err("give a tool result id (a unique prefix is enough)"));
-    }
+    // An exact id first, the empty one included: a transcript may hold `"id": ""`,
+    // and a result that can be cleared can be explained.
     if session.results.iter().any(|r| r.id == q) {
         return Ok(q.to_string());
+    }
+    if q.is_empty() {
+        // Otherwise "" is a prefix of every id: ask for one.
+        return Err(err("give a tool result id (a unique prefix is enough)"));
     }
     let matches = |id: &str| {
         id.starts_with(q)

@@ -8,7 +8,8 @@ use super::RecordSink;
 use super::builder::{AssistantRecord, Builder, PLACEHOLDER, UserRecord};
 use super::raw::{self, Raw};
 use crate::session::{
-    Diagnostic, Evidence, Format, Part, PieceLen, Session, ToolCall, ToolResult, Usage,
+    Diagnostic, Evidence, Format, Part, PieceLen, Session, SessionWarning, ToolCall, ToolResult,
+    Usage,
 };
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -255,6 +256,9 @@ pub(super) struct Tagged {
     result_sizes: Box<[Option<u64>]>,
     version: Option<String>,
     sidechain: bool,
+    /// Fields of the record that could not be read as written (the record is
+    /// kept; SPEC §15.2 `session.warnings`).
+    warnings: Vec<String>,
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
@@ -283,6 +287,8 @@ pub(super) enum Rec {
     Evidence {
         sidechain: bool,
         ids: Vec<String>,
+        ids_complete: bool,
+        budget_writer: bool,
         pre_tokens: Option<u64>,
         tokens_saved: Option<u64>,
         uuid: Option<String>,
@@ -365,6 +371,7 @@ impl RecordSink for Sink {
         let sidechain = raw::is_true(rec.sidechain);
         let ts = raw::owned(rec.timestamp);
         let version = raw::owned(rec.version);
+        let mut w = Warnings::default();
         let parsed = match rec.kind.as_deref().unwrap_or("") {
             "user" => {
                 let msg = rec.message.ok_or("user record without a message object")?;
@@ -376,6 +383,10 @@ impl RecordSink for Sink {
                             continue;
                         }
                         let Some(id) = raw::owned(b.tool_use_id) else {
+                            w.push(format!(
+                                "a tool_result's tool_use_id is {}, not a string; the result is left out",
+                                b.tool_use_id.map_or("absent".into(), fields::describe)
+                            ));
                             continue;
                         };
                         has_tool_result = true;
@@ -405,6 +416,14 @@ impl RecordSink for Sink {
                             continue;
                         }
                         let (Some(id), Some(name)) = (raw::owned(b.id), raw::owned(b.name)) else {
+                            let (field, v) = match raw::owned(b.id) {
+                                None => ("id", b.id),
+                                Some(_) => ("name", b.name),
+                            };
+                            w.push(format!(
+                                "a tool_use's {field} is {}, not a string; the call is left out",
+                                v.map_or("absent".into(), fields::describe)
+                            ));
                             continue;
                         };
                         let input = b.input.unwrap_or_default();
@@ -421,8 +440,8 @@ impl RecordSink for Sink {
                     ts,
                     id: raw::owned(msg.id),
                     model: raw::owned(msg.model),
-                    usage: usage(msg.usage),
-                    applied_edits: applied_edits(msg.context_management),
+                    usage: usage(msg.usage, &mut w),
+                    applied_edits: applied_edits(msg.context_management, &mut w),
                     parent_uuid: raw::owned(rec.parent_uuid),
                     cwd: raw::owned(rec.cwd),
                     calls,
@@ -431,26 +450,7 @@ impl RecordSink for Sink {
             "system" => match raw::string(rec.subtype).as_deref() {
                 Some("compact_boundary") => Rec::Boundary { sidechain },
                 Some("microcompact_boundary") => {
-                    #[derive(Deserialize, Default)]
-                    struct Meta {
-                        #[serde(rename = "compactedToolIds", default)]
-                        compacted_tool_ids: Vec<String>,
-                        #[serde(rename = "preTokens", default)]
-                        pre_tokens: Option<u64>,
-                        #[serde(rename = "tokensSaved", default)]
-                        tokens_saved: Option<u64>,
-                    }
-                    let meta = rec
-                        .microcompact
-                        .and_then(|m| serde_json::from_str::<Meta>(m.get()).ok())
-                        .unwrap_or_default();
-                    Rec::Evidence {
-                        sidechain,
-                        ids: meta.compacted_tool_ids,
-                        pre_tokens: meta.pre_tokens,
-                        tokens_saved: meta.tokens_saved,
-                        uuid: raw::owned(rec.uuid),
-                    }
+                    boundary(rec.microcompact, rec.uuid, sidechain, &mut w)
                 }
                 _ => Rec::Other,
             },
@@ -479,6 +479,7 @@ impl RecordSink for Sink {
             result_sizes,
             version,
             sidechain,
+            warnings: w.0,
         })
     }
 
@@ -526,9 +527,21 @@ impl Sink {
             rec,
             version,
             sidechain,
+            warnings,
             ..
         } = tagged;
         self.apply_rec(rec, line, part);
+        // Only the thread that is planned: a sub-agent's odd field misleads nothing.
+        if !warnings.is_empty() && self.is_main(sidechain, false) {
+            self.b
+                .s
+                .warnings
+                .extend(warnings.into_iter().map(|text| SessionWarning {
+                    id: fields::MALFORMED,
+                    line: Some(line),
+                    text,
+                }));
+        }
         // After the record: a response's own version is not "before" its request.
         if version.is_some() && self.is_main(sidechain, false) {
             self.b.version(version);
@@ -620,6 +633,8 @@ impl Sink {
             Rec::Evidence {
                 sidechain,
                 ids,
+                ids_complete,
+                budget_writer,
                 pre_tokens,
                 tokens_saved,
                 uuid,
@@ -632,6 +647,8 @@ impl Sink {
                         line,
                         before_request: after_request + 1,
                         compacted_tool_ids: ids,
+                        ids_complete,
+                        budget_writer,
                         pre_tokens,
                         tokens_saved,
                         uuid,
@@ -681,9 +698,69 @@ pub(super) fn measure(content: Option<Content<'_>>) -> Measure {
     }
 }
 
+/// A `microcompact_boundary`'s metadata: what can be read is kept, and each
+/// field that cannot is unknown with a warning. Its ids are then incomplete, so
+/// its comparison with a plan never says `agrees` (SPEC §10).
+fn boundary(meta: Raw<'_>, uuid: Raw<'_>, sidechain: bool, w: &mut Warnings) -> Rec {
+    #[derive(Deserialize, Default)]
+    struct Meta<'a> {
+        #[serde(rename = "compactedToolIds", borrow, default)]
+        compacted_tool_ids: Raw<'a>,
+        #[serde(rename = "preTokens", borrow, default)]
+        pre_tokens: Raw<'a>,
+        #[serde(rename = "tokensSaved", borrow, default)]
+        tokens_saved: Raw<'a>,
+    }
+    let m = match meta.map(|m| serde_json::from_str::<Meta>(m.get())) {
+        Some(Ok(m)) => m,
+        other => {
+            w.push(format!(
+                "microcompactMetadata is {}, not an object; its ids and counts are unknown",
+                match (other, meta) {
+                    (Some(Err(_)), Some(m)) => fields::describe(m),
+                    _ => "absent".into(),
+                }
+            ));
+            Meta::default()
+        }
+    };
+    let ids = fields::ids(m.compacted_tool_ids);
+    match (ids.unread, m.compacted_tool_ids) {
+        (Some(0), _) => {}
+        (Some(n), _) => w.push(format!(
+            "microcompactMetadata.compactedToolIds holds {n} entr{} that {} not a string; the string ids are kept, the record's list is incomplete",
+            if n == 1 { "y" } else { "ies" },
+            if n == 1 { "is" } else { "are" },
+        )),
+        (None, v) => w.push(format!(
+            "microcompactMetadata.compactedToolIds is {}, not a list; the record's ids are unknown",
+            v.map_or("absent".into(), fields::describe)
+        )),
+    }
+    Rec::Evidence {
+        sidechain,
+        budget_writer: fields::positive_number(m.pre_tokens),
+        ids_complete: ids.unread == Some(0),
+        ids: ids.ids,
+        pre_tokens: w.count(
+            "microcompactMetadata.preTokens",
+            m.pre_tokens,
+            "it is unknown",
+        ),
+        tokens_saved: w.count(
+            "microcompactMetadata.tokensSaved",
+            m.tokens_saved,
+            "it is unknown",
+        ),
+        uuid: raw::owned(uuid),
+    }
+}
+
+pub(in crate::load) mod fields;
 mod usage;
 
 pub(super) use self::usage::usage;
+use fields::Warnings;
 use usage::applied_edits;
 
 #[cfg(test)]

@@ -23,7 +23,10 @@ fn measures_strings_blocks_and_media() {
 
 fn u(json: &str) -> Usage {
     let raw = serde_json::value::RawValue::from_string(json.to_string()).unwrap();
-    usage(Some(&raw)).expect("usage")
+    let mut w = Warnings::default();
+    let u = usage(Some(&raw), &mut w).expect("usage");
+    assert!(w.0.is_empty(), "{:?}", w.0);
+    u
 }
 
 #[test]
@@ -77,16 +80,18 @@ fn applied_edits_are_kept_verbatim_and_absent_is_none() {
     let v = raw(
         r#"{"applied_edits":[{"type":"clear_thinking_20251015","cleared_thinking_turns":2,"cleared_input_tokens":900},{"type":"future","x":[1]}]}"#,
     );
-    let e = applied_edits(Some(&v)).unwrap();
+    let mut w = Warnings::default();
+    let e = applied_edits(Some(&v), &mut w).unwrap();
     assert_eq!(e.len(), 2);
     assert_eq!(e[1], serde_json::json!({"type": "future", "x": [1]}));
     assert_eq!(
-        applied_edits(Some(&raw(r#"{"applied_edits":[]}"#))),
+        applied_edits(Some(&raw(r#"{"applied_edits":[]}"#)), &mut w),
         Some(vec![])
     );
-    assert_eq!(applied_edits(Some(&raw("{}"))), None);
-    assert_eq!(applied_edits(Some(&raw("null"))), None);
-    assert_eq!(applied_edits(None), None);
+    assert_eq!(applied_edits(Some(&raw("{}")), &mut w), None);
+    assert_eq!(applied_edits(Some(&raw("null")), &mut w), None);
+    assert_eq!(applied_edits(None, &mut w), None);
+    assert!(w.0.is_empty(), "{:?}", w.0);
 }
 
 #[test]
@@ -101,4 +106,54 @@ fn inputs_keep_the_path_and_a_summary() {
     let b: Block =
         serde_json::from_str(r#"{"type":"tool_use","id":"x","name":"X","input":"odd"}"#).unwrap();
     assert!(b.input.unwrap().summary.is_none());
+}
+
+#[test]
+fn an_unreadable_counter_is_unknown_with_a_warning_never_zero() {
+    let raw = |s: &str| serde_json::value::RawValue::from_string(s.to_string()).unwrap();
+    let read = |s: &str| {
+        let mut w = Warnings::default();
+        let u = usage(Some(&raw(s)), &mut w);
+        (u, w.0)
+    };
+    // A float, a negative and an over-u64 top counter: the usage is unknown.
+    for bad in ["1.5", "-3", "18446744073709551616"] {
+        let (u, w) = read(&format!(
+            r#"{{"input_tokens":{bad},"cache_read_input_tokens":9}}"#
+        ));
+        assert_eq!(u, None, "{bad}");
+        assert_eq!(w.len(), 1, "{bad}: {w:?}");
+        assert!(w[0].starts_with("message.usage.input_tokens is "), "{w:?}");
+    }
+    // u64-scale counts that fit are read as written.
+    let (u, w) = read(r#"{"input_tokens":18446744073709551615,"output_tokens":1}"#);
+    assert_eq!(u.map(|u| u.input_tokens), Some(u64::MAX));
+    assert!(w.is_empty());
+    // Inside cache_creation or cache_deleted: only that part is unknown.
+    let (u, w) = read(
+        r#"{"input_tokens":3,"cache_creation":{"ephemeral_1h_input_tokens":2.5},"cache_deleted_input_tokens":"x"}"#,
+    );
+    let u = u.expect("usage kept");
+    assert_eq!(
+        (
+            u.input_tokens,
+            u.cache_creation,
+            u.cache_deleted_input_tokens
+        ),
+        (3, None, None)
+    );
+    assert_eq!(w.len(), 2, "{w:?}");
+    // Not an object at all.
+    let (u, w) = read(r#""n/a""#);
+    assert_eq!((u, w.len()), (None, 1));
+    // A count in applied_edits the plans cannot read: kept as written, warned about.
+    let mut w = Warnings::default();
+    let e = applied_edits(
+        Some(&raw(
+            r#"{"applied_edits":[{"type":"clear_tool_uses_20250919","cleared_tool_uses":1.5}]}"#,
+        )),
+        &mut w,
+    );
+    assert_eq!(e.map(|e| e.len()), Some(1));
+    assert_eq!(w.0.len(), 1, "{:?}", w.0);
 }

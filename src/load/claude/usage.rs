@@ -3,26 +3,30 @@
 //! line its usage.
 
 use super::super::raw::{self, Raw};
+use super::fields::{self, Count as Recorded, Warnings};
 use crate::session::{CacheCreation, Usage};
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
 
+/// `message.usage` with every counter borrowed as written: each is read by
+/// [`fields::count`], so one odd counter is named in a warning instead of
+/// costing the line its usage without a word.
 #[derive(Deserialize, Default)]
 struct RawUsage<'a> {
-    #[serde(default)]
-    input_tokens: Option<u64>,
-    #[serde(default)]
-    cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
-    #[serde(default)]
-    output_tokens: Option<u64>,
+    #[serde(borrow, default)]
+    input_tokens: Raw<'a>,
+    #[serde(borrow, default)]
+    cache_creation_input_tokens: Raw<'a>,
+    #[serde(borrow, default)]
+    cache_read_input_tokens: Raw<'a>,
+    #[serde(borrow, default)]
+    output_tokens: Raw<'a>,
     #[serde(borrow, default)]
     cache_creation: Raw<'a>,
-    #[serde(default)]
-    cache_deleted_input_tokens: Option<u64>,
+    #[serde(borrow, default)]
+    cache_deleted_input_tokens: Raw<'a>,
     #[serde(default)]
     server_tool_use: AnyPositive,
     #[serde(default)]
@@ -30,11 +34,11 @@ struct RawUsage<'a> {
 }
 
 #[derive(Deserialize, Default)]
-struct RawCacheCreation {
-    #[serde(default)]
-    ephemeral_5m_input_tokens: Option<u64>,
-    #[serde(default)]
-    ephemeral_1h_input_tokens: Option<u64>,
+struct RawCacheCreation<'a> {
+    #[serde(borrow, default)]
+    ephemeral_5m_input_tokens: Raw<'a>,
+    #[serde(borrow, default)]
+    ephemeral_1h_input_tokens: Raw<'a>,
 }
 
 /// `usage.server_tool_use`: whether any count in it is above 0 (read without
@@ -190,32 +194,126 @@ impl<'de> Deserialize<'de> for HasCompaction {
     }
 }
 
-pub(in crate::load) fn usage(v: Raw<'_>) -> Option<Usage> {
-    let u: RawUsage = serde_json::from_str(v?.get()).ok()?;
+/// A response's usage. A counter of the wrong shape (a float, a negative
+/// number, one past u64, a string) is never read as 0: an unreadable `input`,
+/// cache write, cache read or output count makes the whole usage unknown (P(k)
+/// cannot be known), one inside `cache_creation` makes that object unknown, an
+/// unreadable `cache_deleted_input_tokens` is unknown; each with a warning.
+pub(in crate::load) fn usage(v: Raw<'_>, w: &mut Warnings) -> Option<Usage> {
+    let v = v?;
+    let u: RawUsage = match serde_json::from_str(v.get()) {
+        Ok(u) => u,
+        Err(_) => {
+            w.push(format!(
+                "message.usage is {}, not a usage object; the response's usage is unknown",
+                fields::describe(v)
+            ));
+            return None;
+        }
+    };
+    const UNKNOWN: &str = "the response's usage is unknown";
+    let top = [
+        ("input_tokens", u.input_tokens),
+        ("cache_creation_input_tokens", u.cache_creation_input_tokens),
+        ("cache_read_input_tokens", u.cache_read_input_tokens),
+        ("output_tokens", u.output_tokens),
+    ];
+    let mut counts = [0u64; 4];
+    let mut readable = true;
+    for (slot, (field, raw)) in counts.iter_mut().zip(top) {
+        match fields::count(raw) {
+            Recorded::Value(n) => *slot = n,
+            Recorded::Absent => {}
+            Recorded::Malformed(_) => {
+                w.count(&format!("message.usage.{field}"), raw, UNKNOWN);
+                readable = false;
+            }
+        }
+    }
+    let cache_creation = raw::object::<RawCacheCreation>(u.cache_creation).and_then(|c| {
+        const NO_DETAIL: &str = "the cache write's 5m/1h split is unknown";
+        let mut one = |field: &str, raw: Raw<'_>| match fields::count(raw) {
+            Recorded::Value(n) => Some(n),
+            Recorded::Absent => Some(0),
+            Recorded::Malformed(_) => {
+                w.count(
+                    &format!("message.usage.cache_creation.{field}"),
+                    raw,
+                    NO_DETAIL,
+                );
+                None
+            }
+        };
+        let five = one("ephemeral_5m_input_tokens", c.ephemeral_5m_input_tokens);
+        let hour = one("ephemeral_1h_input_tokens", c.ephemeral_1h_input_tokens);
+        Some(CacheCreation {
+            ephemeral_5m_input_tokens: five?,
+            ephemeral_1h_input_tokens: hour?,
+        })
+    });
+    let cache_deleted = w.count(
+        "message.usage.cache_deleted_input_tokens",
+        u.cache_deleted_input_tokens,
+        "the cache deletions are unknown",
+    );
+    if !readable {
+        return None;
+    }
+    let [input, write, read, output] = counts;
     Some(Usage {
-        input_tokens: u.input_tokens.unwrap_or(0),
-        cache_creation_input_tokens: u.cache_creation_input_tokens.unwrap_or(0),
-        cache_read_input_tokens: u.cache_read_input_tokens.unwrap_or(0),
-        output_tokens: u.output_tokens.unwrap_or(0),
-        cache_creation: raw::object::<RawCacheCreation>(u.cache_creation).map(|c| CacheCreation {
-            ephemeral_5m_input_tokens: c.ephemeral_5m_input_tokens.unwrap_or(0),
-            ephemeral_1h_input_tokens: c.ephemeral_1h_input_tokens.unwrap_or(0),
-        }),
-        cache_deleted_input_tokens: u.cache_deleted_input_tokens,
+        input_tokens: input,
+        cache_creation_input_tokens: write,
+        cache_read_input_tokens: read,
+        output_tokens: output,
+        cache_creation,
+        cache_deleted_input_tokens: cache_deleted,
         aggregated: u.server_tool_use.0,
         server_compaction: u.iterations.0,
     })
 }
 
 /// `message.context_management.applied_edits`, verbatim (unknown edit types
-/// included); None when the response does not record it.
-pub(super) fn applied_edits(v: Raw<'_>) -> Option<Vec<serde_json::Value>> {
+/// included); None when the response does not record it. The edits stay as
+/// written (SPEC §10); a count in them that is not a whole number, which the
+/// plans then cannot read, is warned about.
+pub(super) fn applied_edits(v: Raw<'_>, w: &mut Warnings) -> Option<Vec<serde_json::Value>> {
     #[derive(Deserialize)]
     struct Cm<'a> {
         #[serde(borrow, default)]
         applied_edits: Raw<'a>,
     }
+    #[derive(Deserialize)]
+    struct Edit<'a> {
+        #[serde(borrow, default)]
+        cleared_tool_uses: Raw<'a>,
+        #[serde(borrow, default)]
+        cleared_input_tokens: Raw<'a>,
+        #[serde(borrow, default)]
+        cleared_thinking_turns: Raw<'a>,
+    }
     let cm: Cm = raw::object(v)?;
     let edits = cm.applied_edits?;
+    let Ok(list) = serde_json::from_str::<Vec<&serde_json::value::RawValue>>(edits.get()) else {
+        w.push(format!(
+            "message.context_management.applied_edits is {}, not a list; no edits are read",
+            fields::describe(edits)
+        ));
+        return None;
+    };
+    for (i, e) in list.iter().enumerate() {
+        if let Some(e) = raw::object::<Edit>(Some(e)) {
+            for (field, value) in [
+                ("cleared_tool_uses", e.cleared_tool_uses),
+                ("cleared_input_tokens", e.cleared_input_tokens),
+                ("cleared_thinking_turns", e.cleared_thinking_turns),
+            ] {
+                w.count(
+                    &format!("message.context_management.applied_edits[{i}].{field}"),
+                    value,
+                    "kept as written; the plans cannot count it",
+                );
+            }
+        }
+    }
     serde_json::from_str::<Vec<serde_json::Value>>(edits.get()).ok()
 }

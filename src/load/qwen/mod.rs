@@ -3,9 +3,11 @@
 
 use super::RecordSink;
 use super::builder::{AssistantRecord, Builder, UserRecord};
+use super::claude::fields::{self, Warnings};
 use super::raw::{self, Raw};
 use crate::session::{
-    Diagnostic, Format, Part, Role, Send, SendKind, Session, ToolCall, ToolResult, Usage,
+    Diagnostic, Format, Part, Role, Send, SendKind, Session, SessionWarning, ToolCall, ToolResult,
+    Usage,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -134,14 +136,16 @@ fn media_mime(f: &PartFields<'_>) -> Option<String> {
     Some(raw::owned(data.mime).unwrap_or_else(|| "application/octet-stream".into()))
 }
 
+/// `usageMetadata`, each counter borrowed as written and read by
+/// [`fields::count`] (an odd one is named in a warning, never read as 0).
 #[derive(Deserialize, Default)]
-struct RawUsage {
-    #[serde(rename = "promptTokenCount", default)]
-    prompt: Option<u64>,
-    #[serde(rename = "candidatesTokenCount", default)]
-    candidates: Option<u64>,
-    #[serde(rename = "cachedContentTokenCount", default)]
-    cached: Option<u64>,
+struct RawUsage<'a> {
+    #[serde(rename = "promptTokenCount", borrow, default)]
+    prompt: Raw<'a>,
+    #[serde(rename = "candidatesTokenCount", borrow, default)]
+    candidates: Raw<'a>,
+    #[serde(rename = "cachedContentTokenCount", borrow, default)]
+    cached: Raw<'a>,
 }
 
 #[derive(Clone)]
@@ -227,6 +231,8 @@ pub(super) enum Rec {
         /// The written size of `message.parts`.
         piece: Option<crate::session::PieceLen>,
         input: Input,
+        /// Fields that could not be read as written (SPEC §15.2).
+        warnings: Vec<String>,
     },
     Compression {
         head: Head,
@@ -259,6 +265,7 @@ impl RecordSink for Sink {
             forked: !raw::is_null_or_absent(rec.forked),
         };
         let cwd = raw::owned(rec.cwd);
+        let mut warnings = Warnings::default();
         if subtype.as_deref() == Some("realtime_message") {
             return Ok(Rec::Dropped);
         }
@@ -278,7 +285,11 @@ impl RecordSink for Sink {
                     },
                     head,
                     model: raw::owned(rec.model),
-                    usage: if assistant { usage(rec.usage) } else { None },
+                    usage: if assistant {
+                        usage(rec.usage, &mut warnings)
+                    } else {
+                        None
+                    },
                     parts,
                     part_count: elements.len(),
                     has_tool_result,
@@ -288,6 +299,7 @@ impl RecordSink for Sink {
                         subtype,
                         delivered: raw::is_true(rec.delivered),
                     },
+                    warnings: warnings.0,
                 }
             }
             "system" if subtype.as_deref() == Some("chat_compression") => Rec::Compression {
@@ -342,7 +354,16 @@ impl RecordSink for Sink {
                 has_tool_result,
                 piece,
                 input,
+                warnings,
             } => {
+                self.b
+                    .s
+                    .warnings
+                    .extend(warnings.into_iter().map(|text| SessionWarning {
+                        id: fields::MALFORMED,
+                        line: Some(line),
+                        text,
+                    }));
                 let ts = head.ts;
                 let part = Part::Record {
                     offset,
@@ -634,14 +655,32 @@ fn memory_bodies(output: Raw<'_>) -> Vec<(String, serde_json::Value)> {
     out
 }
 
-fn usage(v: Raw<'_>) -> Option<Usage> {
-    let u: RawUsage = serde_json::from_str(v?.get()).ok()?;
-    let cached = u.cached.unwrap_or(0);
-    Some(Usage {
-        input_tokens: u.prompt.unwrap_or(0).saturating_sub(cached),
+/// A response's usage; a counter of the wrong shape makes it unknown, with a
+/// warning (as the Claude loader does).
+fn usage(v: Raw<'_>, w: &mut Warnings) -> Option<Usage> {
+    let v = v?;
+    let Ok(u) = serde_json::from_str::<RawUsage>(v.get()) else {
+        w.push(format!(
+            "usageMetadata is {}, not a usage object; the response's usage is unknown",
+            fields::describe(v)
+        ));
+        return None;
+    };
+    const UNKNOWN: &str = "the response's usage is unknown";
+    let mut readable = true;
+    let mut one = |field: &str, raw: Raw<'_>| {
+        let n = w.count(&format!("usageMetadata.{field}"), raw, UNKNOWN);
+        readable &= n.is_some() || fields::count(raw) == fields::Count::Absent;
+        n.unwrap_or(0)
+    };
+    let prompt = one("promptTokenCount", u.prompt);
+    let cached = one("cachedContentTokenCount", u.cached);
+    let output = one("candidatesTokenCount", u.candidates);
+    readable.then(|| Usage {
+        input_tokens: prompt.saturating_sub(cached),
         cache_creation_input_tokens: 0,
         cache_read_input_tokens: cached,
-        output_tokens: u.candidates.unwrap_or(0),
+        output_tokens: output,
         ..Usage::default()
     })
 }

@@ -160,18 +160,14 @@ impl Engine<'_> {
                 return None;
             }
             let u = m.usage.as_ref().filter(|u| !u.aggregated)?;
-            let cleared: u64 = m
+            // Saturating: every figure here is the transcript's own.
+            let cleared = m
                 .applied_edits
                 .iter()
                 .flatten()
                 .filter_map(|e| e.get("cleared_input_tokens")?.as_u64())
-                .sum();
-            Some(
-                u.input_tokens
-                    + u.cache_creation_input_tokens
-                    + u.cache_read_input_tokens
-                    + cleared,
-            )
+                .fold(0u64, u64::saturating_add);
+            Some(u.prompt().saturating_add(cleared))
         });
         match recorded {
             Some(p) => (p, TokenSource::Recorded),

@@ -31,12 +31,7 @@ impl<'s> Engine<'s> {
                 && !m.synthetic
                 && m.model.as_deref() != Some("<synthetic>")
             {
-                self.view.last_usage = Some(
-                    u.input_tokens
-                        + u.cache_creation_input_tokens
-                        + u.cache_read_input_tokens
-                        + u.output_tokens,
-                );
+                self.view.last_usage = Some(u.context());
             }
         }
         self.view.msgs_end = self.view.msgs_end.max(req.end);

@@ -75,7 +75,7 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         .map(|r| {
             r.response
                 .and_then(|m| s.messages[m].usage.as_ref())
-                .map(|u| u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens)
+                .map(crate::session::Usage::prompt)
                 .unwrap_or(0)
         })
         .collect();

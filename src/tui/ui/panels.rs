@@ -187,7 +187,7 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
                 && selected != m.writer.plan()
                 && let Some(ids) = report.selected_newly.get(&k)
             {
-                let c = crate::evidence::compare(&m.compacted_tool_ids, ids);
+                let c = m.compare_with(ids);
                 out.push(format!(
                     "  against the selected plan ({selected}): {}",
                     c.words()
