@@ -271,6 +271,50 @@ fn qwen_usage_counters_of_the_wrong_shape_are_warned_about() {
     );
 }
 
+/// A Qwen functionCall / functionResponse whose id is not a string is left out
+/// with a warning naming the line, never silently.
+#[test]
+fn qwen_ids_of_the_wrong_shape_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/qwen-memory/session.jsonl");
+    let mut lines = Vec::new();
+    let (mut call_line, mut result_line) = (None, None);
+    for (i, l) in std::fs::read_to_string(src).unwrap().lines().enumerate() {
+        let mut v: Value = serde_json::from_str(l).unwrap();
+        if let Some(parts) = v["message"]["parts"].as_array_mut() {
+            for part in parts {
+                if call_line.is_none() && part.get("functionCall").is_some() {
+                    part["functionCall"]["id"] = json!(7);
+                    call_line = Some(i + 1);
+                } else if result_line.is_none()
+                    && call_line.is_some()
+                    && part.get("functionResponse").is_some()
+                {
+                    part["functionResponse"]["id"] = json!(["x"]);
+                    result_line = Some(i + 1);
+                }
+            }
+        }
+        lines.push(v.to_string());
+    }
+    let s = dir.path().join("qwen.jsonl");
+    std::fs::write(&s, lines.join("\n") + "\n").unwrap();
+    let v = json_of(&run(dir.path(), &["plan", p(&s), "--format", "json"]));
+    let w = v["session"]["warnings"].as_array().unwrap();
+    let at = |line: Option<usize>, text: &str| {
+        w.iter().any(|x| {
+            x["line"] == json!(line.unwrap()) && x["text"].as_str().unwrap().contains(text)
+        })
+    };
+    assert!(at(call_line, "a functionCall's id is a number"), "{w:?}");
+    assert!(
+        at(result_line, "a functionResponse's id is an array"),
+        "{w:?}"
+    );
+    assert!(w.iter().all(|x| x["id"] == "malformed_record_field"));
+}
+
 /// Usage counts near 2^64: sums saturate, the break rule holds, nothing panics.
 fn u64_scale(dir: &Path) -> PathBuf {
     const E: u64 = 1_300_000_000_000_000_000;

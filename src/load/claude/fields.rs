@@ -54,7 +54,13 @@ pub(in crate::load) fn describe(v: &RawValue) -> String {
         Some(b't' | b'f') => "a boolean".into(),
         Some(b'n') => "null".into(),
         Some(b'-') => format!("a negative number ({})", short_number(text)),
-        _ => format!("a fractional number ({})", short_number(text)),
+        _ if text.contains(['.', 'e', 'E']) => {
+            format!("a fractional number ({})", short_number(text))
+        }
+        _ if text.parse::<u64>().is_err() => {
+            format!("a number past 2^64 ({})", short_number(text))
+        }
+        _ => format!("a number ({})", short_number(text)),
     }
 }
 

@@ -274,7 +274,7 @@ impl RecordSink for Sink {
                 let content: Content =
                     raw::object(rec.message).ok_or("record without a message object")?;
                 let elements = raw::elements(content.parts);
-                let parts = parts(&elements, cwd.as_deref());
+                let parts = parts(&elements, cwd.as_deref(), &mut warnings);
                 let has_tool_result = parts.iter().any(|p| matches!(p, PartRec::Result(_)));
                 let assistant = k == "assistant";
                 Rec::Message {
@@ -498,18 +498,24 @@ fn compressed_history(
         let Ok(value) = serde_json::from_str::<serde_json::Value>(entry.get()) else {
             continue;
         };
-        out.push((role, value, parts(&raw::elements(content.parts), cwd)));
+        // The history repeats parts the file held before: warned about there.
+        let mut repeated = Warnings::default();
+        let parts = parts(&raw::elements(content.parts), cwd, &mut repeated);
+        out.push((role, value, parts));
     }
     out
 }
 
 /// The calls, results and top-level media of one message's parts (message index
 /// and line are filled in when applied).
-fn parts(parts: &[&RawValue], cwd: Option<&str>) -> Vec<PartRec> {
+fn parts(parts: &[&RawValue], cwd: Option<&str>, w: &mut Warnings) -> Vec<PartRec> {
     let mut out = Vec::new();
     for (at, p) in parts.iter().enumerate() {
         let text = p.get();
-        let rec = part(text, cwd).or_else(|| {
+        // The warnings of the reading that counts: the fallback's when it runs.
+        let mut first = Warnings::default();
+        let mut again = None;
+        let rec = part(text, cwd, &mut first).or_else(|| {
             // A part that repeats a key is read as the wire builder reads it (the
             // last value wins), so that both count the same parts.
             let keyed = [
@@ -522,8 +528,12 @@ fn parts(parts: &[&RawValue], cwd: Option<&str>) -> Vec<PartRec> {
                 return None;
             }
             let v = serde_json::from_str::<serde_json::Value>(text).ok()?;
-            part(&v.to_string(), cwd)
+            let mut second = Warnings::default();
+            let rec = part(&v.to_string(), cwd, &mut second);
+            again = Some(second);
+            rec
         });
+        w.0.extend(again.unwrap_or(first).0);
         out.extend(rec.map(|r| match r {
             PartRec::Result(mut res) => {
                 res.part = at;
@@ -537,10 +547,18 @@ fn parts(parts: &[&RawValue], cwd: Option<&str>) -> Vec<PartRec> {
 }
 
 /// One part as plans see it: a call, a result, top-level media, or nothing.
-fn part(text: &str, cwd: Option<&str>) -> Option<PartRec> {
+fn part(text: &str, cwd: Option<&str>, w: &mut Warnings) -> Option<PartRec> {
     let f = serde_json::from_str::<PartFields>(text).ok()?;
     if let Some(call) = raw::object::<Call>(f.call) {
         let (Some(id), Some(name)) = (raw::owned(call.id), raw::owned(call.name)) else {
+            let (field, v) = match raw::owned(call.id) {
+                None => ("id", call.id),
+                Some(_) => ("name", call.name),
+            };
+            w.push(format!(
+                "a functionCall's {field} is {}, not a string; the call is left out",
+                v.map_or("absent".into(), fields::describe)
+            ));
             return None;
         };
         let mut name = QWEN.canonical(&name).to_string();
@@ -582,7 +600,13 @@ fn part(text: &str, cwd: Option<&str>) -> Option<PartRec> {
             unparseable,
         }));
     } else if let Some(resp) = raw::object::<Response>(f.response) {
-        let id = raw::owned(resp.id)?;
+        let Some(id) = raw::owned(resp.id) else {
+            w.push(format!(
+                "a functionResponse's id is {}, not a string; the result is left out",
+                resp.id.map_or("absent".into(), fields::describe)
+            ));
+            return None;
+        };
         let body: Option<ResponseBody> = raw::object(resp.response);
         let output = body.as_ref().and_then(|b| b.output);
         let chars = raw::utf16_len(output).unwrap_or(0);
