@@ -1,0 +1,588 @@
+//! The docs live in the repository and say what the code does:
+//! - README.md and docs/*.md never point outside the repository (`../shared`), and
+//!   every relative link names a file that exists (and a heading it has);
+//! - docs/json.md lists every field the binary prints on the bundled samples, and
+//!   every field it lists for the shared objects is one the binary prints;
+//! - docs/tui.md names every key of the TUI's two keymap tables;
+//! - docs/config.md names every key the config file and the sidecar accept.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// README.md and every page of docs/, by their path in the repository.
+fn pages() -> Vec<String> {
+    let mut pages = vec!["README.md".to_string()];
+    let mut docs: Vec<String> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    docs.sort();
+    assert!(docs.len() >= 7, "docs/ holds {docs:?}");
+    pages.extend(docs);
+    pages
+}
+
+/// The text outside fenced blocks and inline code: where links are links.
+fn prose(text: &str) -> String {
+    let mut out = String::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            out.push('\n');
+            continue;
+        }
+        if fenced {
+            out.push('\n');
+            continue;
+        }
+        // Inline code spans (`…`) dropped, the rest kept.
+        let mut in_code = false;
+        for c in line.chars() {
+            if c == '`' {
+                in_code = !in_code;
+            } else if !in_code {
+                out.push(c);
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The targets of `[text](target)` and `![alt](target)` links.
+fn links(text: &str) -> Vec<String> {
+    let text = prose(text);
+    let mut out = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("](") {
+        let after = &rest[at + 2..];
+        match after.find(')') {
+            Some(end) => {
+                out.push(after[..end].trim().to_string());
+                rest = &after[end..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// The anchors GitHub gives a page's headings: lower case, punctuation dropped,
+/// spaces as hyphens, a repeated heading numbered `-1`, `-2`…
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out = BTreeSet::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        if fenced || !line.starts_with('#') {
+            continue;
+        }
+        let heading = line.trim_start_matches('#').trim();
+        let slug: String = heading
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let n = seen.entry(slug.clone()).or_insert(0);
+        out.insert(if *n == 0 {
+            slug.clone()
+        } else {
+            format!("{slug}-{n}")
+        });
+        *n += 1;
+    }
+    out
+}
+
+#[test]
+fn no_page_points_outside_the_repository_or_at_a_missing_file() {
+    let mut bad = Vec::new();
+    for page in pages() {
+        let text = read(&page);
+        if text.contains("../shared") {
+            bad.push(format!(
+                "{page}: names ../shared, which a clone does not have"
+            ));
+        }
+        let dir = Path::new(&page)
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        for target in links(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = match target.split_once('#') {
+                Some((f, a)) => (f.to_string(), Some(a.to_string())),
+                None => (target.clone(), None),
+            };
+            let rel = if file.is_empty() {
+                PathBuf::from(&page)
+            } else {
+                dir.join(&file)
+            };
+            let path = root().join(&rel);
+            if !path.exists() {
+                bad.push(format!(
+                    "{page}: link {target:?}: {} does not exist",
+                    rel.display()
+                ));
+                continue;
+            }
+            if let Some(anchor) = anchor {
+                let Ok(linked) = std::fs::read_to_string(&path) else {
+                    bad.push(format!("{page}: link {target:?}: not a text file"));
+                    continue;
+                };
+                if !anchors(&linked).contains(&anchor) {
+                    bad.push(format!(
+                        "{page}: link {target:?}: {} has no heading #{anchor}",
+                        rel.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn the_link_reader_finds_links_files_and_headings() {
+    let text = "See [a](docs/a.md#x-y) and ![i](assets/p.png).\n`[no](code.md)`\n```\n[no](fenced.md)\n```\n";
+    assert_eq!(links(text), ["docs/a.md#x-y", "assets/p.png"]);
+    let a = anchors("# Tuning: `mcscope compare`\n## plan: `mcscope.plan/1`\n## Notes\n## Notes\n");
+    for slug in [
+        "tuning-mcscope-compare",
+        "plan-mcscopeplan1",
+        "notes",
+        "notes-1",
+    ] {
+        assert!(a.contains(slug), "{slug} in {a:?}");
+    }
+}
+
+// ---- docs/json.md against the binary's output ----
+
+/// The first-column fields (`…`) of every table row, per heading of a page.
+fn sections(text: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut heading = String::new();
+    for line in text.lines() {
+        if line.starts_with('#') {
+            heading = line.trim_start_matches('#').trim().to_string();
+            out.entry(heading.clone()).or_default();
+            continue;
+        }
+        let Some(cell) = line.strip_prefix("| `") else {
+            continue;
+        };
+        if let Some(end) = cell.find('`') {
+            out.entry(heading.clone())
+                .or_default()
+                .insert(cell[..end].to_string());
+        }
+    }
+    out
+}
+
+/// The fields of the section whose heading holds `needle`.
+fn section<'a>(all: &'a BTreeMap<String, BTreeSet<String>>, needle: &str) -> &'a BTreeSet<String> {
+    all.iter()
+        .find(|(h, _)| h.contains(needle))
+        .map(|(_, f)| f)
+        .unwrap_or_else(|| panic!("docs/json.md has no section {needle:?}"))
+}
+
+/// Values mcscope passes through from the transcript or the user as they are:
+/// their insides are not mcscope's schema.
+const OPAQUE: &[&str] = &["applied_edits", "recorded", "api_edits", "mtimeMs"];
+
+fn paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let p = if at.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{at}.{k}")
+                };
+                out.insert(p.clone());
+                if !OPAQUE.contains(&k.as_str()) {
+                    paths(x, &p, out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for x in items {
+                paths(x, &format!("{at}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn mcscope_json(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .args(args)
+        .current_dir(root())
+        .env(
+            "MCSCOPE_CONFIG",
+            root().join("target/no-config-for-docs-tests.toml"),
+        )
+        .output()
+        .expect("run mcscope");
+    assert!(
+        out.status.success(),
+        "mcscope {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("mcscope {args:?} printed no JSON: {e}"))
+}
+
+/// The sessions and settings whose outputs, together, hold every field.
+const SESSIONS: &[&str] = &[
+    "sample-sessions/claude-demo.jsonl",
+    "sample-sessions/claude-budget.jsonl",
+    "sample-sessions/claude-size.jsonl",
+    "sample-sessions/api-agent.json",
+    "sample-sessions/qwen-memory/today.jsonl",
+    "sample-sessions/qwen-memory/session.jsonl",
+    "tests/fixtures/qwen/media.jsonl",
+    "tests/fixtures/hostile/truncated-last-line.jsonl",
+];
+
+const POLICIES: &[&[&str]] = &[
+    &[],
+    &["--policy", "idle"],
+    &["--policy", "count"],
+    &["--policy", "forced", "--protect"],
+];
+
+/// Where a schema's field may be documented: its own section, or a shared object's
+/// (`prefix` → the section of the object at that place).
+struct Schema {
+    name: &'static str,
+    section: &'static str,
+    shared: &'static [(&'static str, &'static str)],
+}
+
+const SESSION: &str = "The `session` object";
+const POLICY: &str = "The `policy` object";
+const EVIDENCE: &str = "The `evidence` object";
+const API: &str = "The `api` object";
+
+fn schemas() -> Vec<Schema> {
+    vec![
+        Schema {
+            name: "plan",
+            section: "mcscope.plan/1",
+            shared: &[
+                ("session", SESSION),
+                ("policy", POLICY),
+                ("evidence", EVIDENCE),
+                ("api", API),
+            ],
+        },
+        Schema {
+            name: "timeline",
+            section: "mcscope.timeline/1",
+            shared: &[
+                ("session", SESSION),
+                ("policy", POLICY),
+                ("requests[].evidence", EVIDENCE),
+                ("requests[].api", API),
+            ],
+        },
+        Schema {
+            name: "evidence",
+            section: "mcscope.evidence/1",
+            // A row is its index, then the evidence object's keys.
+            shared: &[
+                ("session", SESSION),
+                ("policy", POLICY),
+                ("requests[]", EVIDENCE),
+            ],
+        },
+        Schema {
+            name: "explain",
+            section: "mcscope.explain/1",
+            shared: &[],
+        },
+        Schema {
+            name: "compare",
+            section: "mcscope.compare/1",
+            shared: &[("rows[].policy", POLICY)],
+        },
+        Schema {
+            name: "wire",
+            section: "wire: the request body",
+            shared: &[],
+        },
+    ]
+}
+
+/// Every field path each schema printed over the samples.
+fn printed() -> BTreeMap<&'static str, BTreeSet<String>> {
+    let mut out: BTreeMap<&'static str, BTreeSet<String>> = BTreeMap::new();
+    let mut add = |name: &'static str, v: Value| paths(&v, "", out.entry(name).or_default());
+    for s in SESSIONS {
+        for p in POLICIES {
+            for cmd in ["plan", "timeline", "evidence"] {
+                let mut args = vec![cmd, s, "--format", "json"];
+                args.extend_from_slice(p);
+                add(cmd, mcscope_json(&args));
+            }
+        }
+    }
+    add(
+        "plan",
+        mcscope_json(&[
+            "plan",
+            "tests/fixtures/windows/claude-windows.jsonl",
+            "--protect",
+            "--path-map",
+            "C:\\Users\\dev=/home/dev",
+            "--format",
+            "json",
+        ]),
+    );
+    for (s, id) in [
+        ("sample-sessions/claude-demo.jsonl", "toolu_A"),
+        ("sample-sessions/qwen-memory/today.jsonl", "call_main"),
+        (
+            "sample-sessions/api-agent.json",
+            "toolu_01INNFp2p3FneK7PvUIa9Htl",
+        ),
+    ] {
+        add(
+            "explain",
+            mcscope_json(&["explain", s, id, "--format", "json"]),
+        );
+    }
+    for s in [
+        "sample-sessions/claude-demo.jsonl",
+        "sample-sessions/qwen-memory/today.jsonl",
+        "tests/fixtures/hostile",
+    ] {
+        add(
+            "compare",
+            mcscope_json(&["compare", s, "--format", "json", "-q"]),
+        );
+    }
+    add(
+        "compare",
+        mcscope_json(&[
+            "compare",
+            "sample-sessions/api-agent.json",
+            "--api-trigger",
+            "20000",
+            "--format",
+            "json",
+            "-q",
+        ]),
+    );
+    for (s, extra) in [
+        ("sample-sessions/claude-demo.jsonl", "--policy=count"),
+        ("sample-sessions/qwen-memory/today.jsonl", "--policy=idle"),
+        ("sample-sessions/api-agent.json", "--side=local"),
+    ] {
+        // The body's own fields are the API's: only the top level is mcscope's.
+        let body = mcscope_json(&["wire", s, extra]);
+        let top: BTreeSet<String> = body
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        out.entry("wire").or_default().extend(top);
+    }
+    out
+}
+
+#[test]
+fn json_md_lists_every_field_the_binary_prints() {
+    let doc = sections(&read("docs/json.md"));
+    let printed = printed();
+    let mut missing = Vec::new();
+    // Every documented field of the shared objects, and of the schemas, that no
+    // sample printed: a field the docs invent would stay here.
+    let mut unseen: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for name in [SESSION, POLICY, EVIDENCE, API] {
+        unseen.insert(name, section(&doc, name).clone());
+    }
+    for schema in schemas() {
+        let own = section(&doc, schema.section);
+        unseen.insert(schema.section, own.clone());
+        for path in &printed[schema.name] {
+            let shared = schema.shared.iter().find_map(|(prefix, obj)| {
+                path.strip_prefix(prefix)
+                    .and_then(|r| r.strip_prefix('.'))
+                    .map(|rest| (*obj, rest))
+            });
+            let documented = match shared {
+                _ if own.contains(path) => {
+                    if let Some(u) = unseen.get_mut(schema.section) {
+                        u.remove(path);
+                    }
+                    true
+                }
+                Some((obj, rest)) if section(&doc, obj).contains(rest) => {
+                    if let Some(u) = unseen.get_mut(obj) {
+                        u.remove(rest);
+                    }
+                    true
+                }
+                _ => false,
+            };
+            if !documented {
+                missing.push(format!("{}: `{path}`", schema.name));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/json.md does not list these printed fields:\n{}",
+        missing.join("\n")
+    );
+    // Fields the samples cannot show (an empty session, a folder's skipped files,
+    // compaction records, budget firings without a record…): read from the
+    // structs, listed here so that any other unseen field fails.
+    let not_on_the_samples: &[&str] = &[
+        "microcompact.writer",
+        "compactions[].writer",
+        "compactions[].compacted_tool_ids",
+        "compactions[].pre_tokens",
+        "compactions[].tokens_saved",
+        "compactions[].agrees",
+        "compactions[].missing",
+        "compactions[].extra",
+        "beside_recorded[].type",
+        "beside_recorded[].simulated_cleared",
+        "beside_recorded[].recorded_cleared",
+        "beside_recorded[].simulated_cleared_input_tokens",
+        "beside_recorded[].recorded_cleared_input_tokens",
+        "beside_recorded[].agrees",
+        "warnings[].line",
+        "warnings[].message",
+        "metadata.evicted_memory_bodies[].memoryRef",
+        "metadata.evicted_memory_bodies[].mtimeMs",
+        "contents",
+        "messages",
+    ];
+    let invented: Vec<String> = unseen
+        .iter()
+        .flat_map(|(s, fields)| fields.iter().map(move |f| (s, f)))
+        .filter(|(_, f)| !not_on_the_samples.contains(&f.as_str()))
+        .map(|(s, f)| format!("{s}: `{f}`"))
+        .collect();
+    assert!(
+        invented.is_empty(),
+        "docs/json.md lists fields no sample printed (check the struct, then list it in not_on_the_samples):\n{}",
+        invented.join("\n")
+    );
+}
+
+// ---- docs/tui.md against the keymap tables ----
+
+/// The keys (first column) of the table under the heading holding `needle`.
+fn keys_under(text: &str, needle: &str) -> BTreeSet<String> {
+    sections(text)
+        .into_iter()
+        .find(|(h, _)| h.contains(needle))
+        .map(|(_, k)| k)
+        .unwrap_or_else(|| panic!("docs/tui.md has no section {needle:?}"))
+}
+
+#[test]
+fn tui_md_names_every_key_of_both_tables() {
+    use mcscope::tui::keymap::{KEYMAP, PICKER_KEYMAP};
+    let text = read("docs/tui.md");
+    for (table, needle) in [(KEYMAP, "Session keys"), (PICKER_KEYMAP, "Picker keys")] {
+        let documented = keys_under(&text, needle);
+        let labels: BTreeSet<String> = table.iter().map(|b| b.label.to_string()).collect();
+        let missing: Vec<&String> = labels.difference(&documented).collect();
+        assert!(
+            missing.is_empty(),
+            "docs/tui.md, {needle}: no row for {missing:?}"
+        );
+        let extra: Vec<&String> = documented.difference(&labels).collect();
+        assert!(
+            extra.is_empty(),
+            "docs/tui.md, {needle}: {extra:?} are in no table"
+        );
+    }
+}
+
+// ---- docs/config.md against what the files accept ----
+
+/// The names in an "expected one of `a`, `b`" error.
+fn expected_names(message: &str) -> Vec<String> {
+    let list = message
+        .split_once("expected one of")
+        .map(|(_, l)| l)
+        .unwrap_or_else(|| panic!("no list of keys in {message:?}"));
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn config_md_names_every_key_the_config_file_and_the_sidecar_accept() {
+    let doc = read("docs/config.md");
+    let bad = |text: &str| mcscope::config::parse(text).expect_err("an unknown key is an error");
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for (place, text) in [
+        ("the config file", "not_a_key = 1\n"),
+        ("[policy]", "[policy]\nnot_a_key = 1\n"),
+        ("[prices.\"x\"]", "[prices.\"x\"]\nnot_a_key = 1\n"),
+    ] {
+        let names = expected_names(&bad(text));
+        assert!(names.len() >= 4, "{place}: {names:?}");
+        keys.extend(names.into_iter().map(|n| (place.to_string(), n)));
+    }
+    let sidecar = mcscope::setup::Sidecar::parse(r#"{"not_a_key": 1}"#).expect_err("unknown key");
+    keys.extend(
+        expected_names(&sidecar)
+            .into_iter()
+            .map(|n| ("the sidecar".into(), n)),
+    );
+    for root in ["project", "user", "team"] {
+        assert!(mcscope::config::parse(&format!("[memory_roots]\n{root} = \"/m\"\n")).is_ok());
+        keys.push(("[memory_roots]".into(), root.into()));
+    }
+    keys.extend(
+        mcscope::theme::KEYS
+            .iter()
+            .map(|k| ("[theme]".to_string(), k.to_string())),
+    );
+    let missing: Vec<String> = keys
+        .iter()
+        .filter(|(_, k)| !doc.contains(&format!("`{k}`")))
+        .map(|(place, k)| format!("{place}: `{k}`"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/config.md does not name:\n{}",
+        missing.join("\n")
+    );
+}
