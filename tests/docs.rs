@@ -269,6 +269,7 @@ const SESSIONS: &[&str] = &[
     "sample-sessions/qwen-memory/session.jsonl",
     "tests/fixtures/qwen/media.jsonl",
     "tests/fixtures/hostile/truncated-last-line.jsonl",
+    "tests/fixtures/hostile2/wrong-types.jsonl",
 ];
 
 const POLICIES: &[&[&str]] = &[
@@ -326,7 +327,7 @@ fn schemas() -> Vec<Schema> {
         Schema {
             name: "explain",
             section: "mcscope.explain/1",
-            shared: &[],
+            shared: &[("session", SESSION)],
         },
         Schema {
             name: "compare",

@@ -24,7 +24,7 @@ pub enum CompareFormat {
 #[derive(Args, Debug, Clone, Default)]
 pub struct CompareArgs {
     pub path: PathBuf,
-    /// Plan kinds, e.g. idle,size,count (default: the SPEC §9 grid).
+    /// Plan kinds, e.g. idle,size,count (default: the grid of docs/compare.md).
     #[arg(long, value_name = "KIND,…")]
     pub policy: Option<String>,
     #[arg(long, value_name = "N,…")]

@@ -91,7 +91,7 @@ pub enum Command {
         #[command(flatten)]
         opts: Opts,
     },
-    /// What the transcript says really happened (SPEC §10): usage per response,
+    /// What the transcript says really happened (docs/evidence.md): usage per response,
     /// observed cache breaks and what explains them, the harness's
     /// microcompact_boundary records against the plans, the server's applied edits.
     Evidence {
@@ -110,7 +110,7 @@ pub enum Command {
         #[command(flatten)]
         opts: Opts,
     },
-    /// Totals of a grid of settings over a session or a folder of sessions (SPEC §9): what each saved, what it cost in cache writes, what it took that the model needed later.
+    /// Totals of a grid of settings over a session or a folder of sessions (docs/compare.md): what each saved, what it cost in cache writes, what it took that the model needed later.
     Compare(CompareArgs),
     /// A guided tour of cached microcompaction on the bundled demo session.
     Demo,

@@ -144,7 +144,7 @@ pub struct SharedOpts {
     /// Rewrite a recorded path prefix before resolution (repeatable).
     #[arg(long, value_name = "FROM=TO")]
     pub path_map: Vec<String>,
-    /// The prompt cache's TTL for SPEC §9 `warm` (auto: what the transcript's last cache write used).
+    /// The prompt cache's TTL for `warm` (docs/compare.md) (auto: what the transcript's last cache write used).
     #[arg(long, value_name = "auto|5m|1h", value_enum)]
     pub cache_ttl: Option<CacheTtl>,
 }

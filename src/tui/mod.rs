@@ -134,7 +134,7 @@ pub fn require_terminal() -> Result<(), UsageError> {
         return Ok(());
     }
     Err(UsageError::Message(
-        "not a terminal: use `mcscope plan`, `timeline`, `explain` or `wire` to print \
+        "not a terminal: use `mcscope plan`, `timeline`, `explain`, `evidence`, `compare` or `wire` to print \
          (the TUI needs a terminal on stdin and stdout)"
             .into(),
     ))

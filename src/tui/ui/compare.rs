@@ -34,7 +34,7 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
     f.render_widget(Clear, r);
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(" compare: every setting over this session (SPEC §9) — Esc/q close ");
+        .title(" compare: every setting over this session — Esc/q close ");
     let inner = block.inner(r);
     f.render_widget(block, r);
     let p = &v.compare;
