@@ -42,9 +42,12 @@ state.",
 pub(crate) const QWEN_MEMORY_PRESSURE: Caveat = Caveat {
     id: "qwen_memory_pressure",
     short: "memory-pressure pass not simulated",
-    text: "A memory-pressure pass (heap monitor) may clear at any moment with a zero gap and without \
-memory protection; it writes no record and is not simulated: a possible cause of clearings the plans \
-do not explain.",
+    // Qwen Code 0.24.4 `compact_history` step: the pass keeps managed-memory
+    // protection and is off when idle is disabled.
+    text: "A memory-pressure pass (heap monitor) may clear at any moment with a zero gap, with \
+managed-memory protection, and never when idle is disabled (toolResultsThresholdMinutes < 0); it also \
+clears the file-read cache; it writes no record and is not simulated: a possible cause of clearings the \
+plans do not explain.",
 };
 
 pub(crate) const QWEN_UNSEEN_RESTART: Caveat = Caveat {
@@ -135,5 +138,14 @@ mod tests {
             assert!(ALL[i + 1..].iter().all(|d| d.id != c.id));
             assert!(c.text.len() > 40 && !c.short.is_empty());
         }
+    }
+
+    /// SPEC §5: the memory-pressure pass keeps managed-memory protection (the
+    /// caveat once said the opposite).
+    #[test]
+    fn the_memory_pressure_pass_is_said_to_protect_memory() {
+        let t = QWEN_MEMORY_PRESSURE.text;
+        assert!(t.contains("with managed-memory protection") && !t.contains("without"));
+        assert!(t.contains("never when idle is disabled"));
     }
 }
