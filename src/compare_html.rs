@@ -126,12 +126,12 @@ pub(crate) fn html(c: &Comparison, charts: Option<&Charts>) -> String {
             escape(&price)
         );
     }
-    for (p, why) in &c.skipped {
+    for s in &c.skipped {
         let _ = writeln!(
             o,
             "<li class=\"muted\">skipped {}: {}</li>",
-            escape(p),
-            escape(why)
+            escape(&s.path),
+            escape(&s.why)
         );
     }
     let _ = writeln!(o, "</ul><p>Cache TTL: {}.</p>", c.cache_ttl.name());

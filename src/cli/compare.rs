@@ -212,8 +212,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     }
     let c = result.map_err(UsageError::Message)?;
     if !args.quiet {
-        for (p, why) in &c.skipped {
-            eprintln!("mcscope: skipped {p}: {why}");
+        for s in &c.skipped {
+            eprintln!("mcscope: skipped {}: {}", s.path, s.why);
         }
     }
     if folder && c.sessions.is_empty() {
