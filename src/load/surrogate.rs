@@ -37,7 +37,8 @@ pub fn repair_in_place(bytes: &mut [u8]) -> Option<Fixed> {
         f.count += 1;
     };
     let mut i = 0;
-    while let Some(at) = memchr::memchr(b'\\', &bytes[i..]) {
+    // `get`: a backslash that ends the text leaves `i` past its end.
+    while let Some(at) = bytes.get(i..).and_then(|rest| memchr::memchr(b'\\', rest)) {
         let at = i + at;
         if bytes.get(at + 1) != Some(&b'u') {
             // `\"`, `\\`, `\n`…: two bytes, whatever the second.
@@ -115,6 +116,8 @@ mod tests {
             (r#""\ude00\ud83d""#, r#""\ufffd\ufffd""#, 2),
             (r#""\ud8""#, r#""\ud8""#, 0),
             (r#""\ud83d"#, r#""\ufffd"#, 1),
+            // A text that ends in a backslash (the fuzzer's surrogate-1).
+            (r#""\ud83d x\"#, r#""\ufffd x\"#, 1),
         ] {
             assert_eq!(fixed(input), (want.to_string(), n), "{input}");
         }
