@@ -7,7 +7,8 @@
 #   - tests/fixtures/hostile/* (minus make.py),
 #   - tests/fixtures/qwen/*.jsonl (send kinds, bridged calls, media, restarts),
 #   - tests/fixtures/fuzz/*.bin (the minimised findings),
-#   - fuzz/seeds/handmade/* (committed: every record kind the loaders know).
+#   - fuzz/seeds/handmade/* (committed: every record kind the loaders know);
+# and for config, sidecar and surrogate fuzz/seeds/<target>/* (surrogate: all of the above too).
 # Usage: fuzz/seed.sh [SHARED_CORPUS_DIR]   (default /work/shared/corpus)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,5 +52,12 @@ for t in load_claude load_qwen load_messages pipeline; do
   mkdir -p "$here/corpus/$t"
   cp -n "$seeds"/* "$here/corpus/$t/"
 done
+# The small-file parsers and the surrogate repair: their own committed seeds
+# (fuzz/seeds/<target>/); the repair also reads the loaders' lines.
+for t in config sidecar surrogate; do
+  mkdir -p "$here/corpus/$t"
+  cp -n "$here/seeds/$t"/* "$here/corpus/$t/"
+done
+cp -n "$seeds"/* "$here/corpus/surrogate/"
 echo "seeds: $(ls "$seeds" | wc -l) files, $(du -sh "$seeds" | cut -f1)"
 ls -S -l "$seeds" | head -5

@@ -129,12 +129,12 @@ pub(crate) fn html(c: &Comparison, charts: Option<&Charts>, names: &PageNames) -
             escape(&price)
         );
     }
-    for (p, why) in &c.skipped {
+    for s in &c.skipped {
         let _ = writeln!(
             o,
             "<li class=\"muted\">skipped {}: {}</li>",
-            escape(p),
-            escape(why)
+            escape(&s.path),
+            escape(&s.why)
         );
     }
     let _ = writeln!(o, "</ul><p>Cache TTL: {}.</p>", c.cache_ttl.name());
@@ -214,8 +214,8 @@ fn named(c: &Comparison, names: &PageNames) -> Comparison {
     for s in &mut c.sessions {
         s.path = names.name(&s.path);
     }
-    for (p, _) in &mut c.skipped {
-        *p = names.name(p);
+    for s in &mut c.skipped {
+        s.path = names.name(&s.path);
     }
     for r in &mut c.rows {
         for s in &mut r.per_session {

@@ -299,10 +299,14 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// Reads the configuration at `path`; a missing file is an empty configuration.
+/// It is named by `$MCSCOPE_CONFIG` or the standard place, so a FIFO, a device
+/// or a file over 1 MB there is an error (SPEC §15.25), read no further than
+/// the cap.
 pub fn read(path: &Path) -> Result<Config, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
+    use crate::load::regular::{SMALL_FILE_CAP, read_capped_text};
+    let text = match read_capped_text(path, SMALL_FILE_CAP) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(e) if e.not_found() => return Ok(Config::default()),
         Err(e) => {
             return Err(ConfigError {
                 path: path.to_path_buf(),

@@ -515,3 +515,22 @@ fn pipeline_6_reused_call_id() {
     };
     assert_wire_placeholders_are_cleared(&input, &opts);
 }
+
+/// surrogate-1 (the `surrogate` target, in 1 s): a line that fails to parse, holds
+/// a `\ud…` escape and ends in a backslash sent the repair one byte past the end
+/// (a panic while loading: a cut-off last line can end that way). Generated here.
+#[test]
+fn surrogate_1_a_failed_line_ending_in_a_backslash_is_one_diagnostic() {
+    let line = br#"{"type":"user","message":{"role":"user","content":"cut \ud83d x\"#;
+    harness::fuzz_surrogate(line);
+    harness::fuzz_load(line, mcscope::session::Format::ClaudeJsonl);
+    let (_d, input) = as_input(line);
+    let s = mcscope::load::load(&input, None).unwrap();
+    assert_eq!(s.records, 0);
+    assert_eq!(s.diagnostics.len(), 1, "{:?}", s.diagnostics);
+    assert!(
+        s.diagnostics[0].message.contains("truncated last line"),
+        "{}",
+        s.diagnostics[0].message
+    );
+}

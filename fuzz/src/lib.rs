@@ -731,3 +731,102 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
         }
     }
 }
+
+// ---- The small files and the surrogate repair (issue 21 item 7) ------------
+
+/// A small fixed Claude session in the scratch directory, named so that no other
+/// target's input shares its sidecar name.
+fn small_session(name: &str) -> PathBuf {
+    let lines = [
+        r#"{"parentUuid":null,"type":"user","uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/r","version":"2.1.88","message":{"role":"user","content":"go"}}"#,
+        r#"{"parentUuid":"u1","type":"assistant","uuid":"u2","timestamp":"2026-01-01T00:00:01.000Z","version":"2.1.88","message":{"id":"m1","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/mem/project/a.md"}}],"usage":{"input_tokens":10,"output_tokens":5}}}"#,
+        r#"{"parentUuid":"u2","type":"user","uuid":"u3","timestamp":"2026-01-01T01:00:02.000Z","version":"2.1.88","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"text"}]}}"#,
+        r#"{"parentUuid":"u3","type":"assistant","uuid":"u4","timestamp":"2026-01-01T01:00:03.000Z","version":"2.1.88","message":{"id":"m2","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":10,"output_tokens":5}}}"#,
+    ];
+    let path = write_input(b"", "unused").with_file_name(name);
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write the fixed session");
+    path
+}
+
+/// The configuration parser on any text: it never panics, and a configuration
+/// it accepts sets up a session, describes its presets and gives a palette.
+pub fn fuzz_config(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(config) = mcscope::config::parse(text) else {
+        return;
+    };
+    let _ = mcscope::config::describe_presets(&config);
+    let _ = config.palette();
+    thread_local! {
+        static SESSION: PathBuf = small_session("config-session.jsonl");
+    }
+    let path = SESSION.with(PathBuf::clone);
+    let session = load::load(&path, None).expect("the fixed session loads");
+    // Ok or a usage error: both are answers (exit 0 or 2), never a panic.
+    if let Ok(setup) = cli::setup_with_config(session, &path, &base_opts(), config) {
+        let _ = analysis::plan_at(&setup, setup.session.requests.len());
+    }
+}
+
+/// The sidecar parser on any text, then the sidecar read beside a session by
+/// `cli::setup`: never a panic, and the parse and the read agree.
+pub fn fuzz_sidecar(data: &[u8]) {
+    thread_local! {
+        static SESSION: PathBuf = small_session("sidecar-session.jsonl");
+    }
+    let path = SESSION.with(PathBuf::clone);
+    let parsed = std::str::from_utf8(data)
+        .ok()
+        .map(mcscope::setup::Sidecar::parse);
+    std::fs::write(cli::sidecar_path(&path), data).expect("write the sidecar");
+    let set = cli::setup(&path, &base_opts());
+    if matches!(parsed, Some(Err(_)) | None) {
+        assert!(set.is_err(), "a sidecar that does not parse is an error");
+    }
+    if let Ok(setup) = set {
+        let _ = analysis::plan_at(&setup, setup.session.requests.len());
+    }
+}
+
+/// The lone-surrogate repair on any bytes: same length, only `\uXXXX` digits
+/// changed (to `fffd`), nothing left to repair after it, JSON that parsed left
+/// alone, and text that is UTF-8 stays UTF-8.
+pub fn fuzz_surrogate(data: &[u8]) {
+    use mcscope::load::surrogate;
+    let mut out = data.to_vec();
+    let fixed = surrogate::repair_in_place(&mut out);
+    assert_eq!(out.len(), data.len(), "the repair keeps the length");
+    let changed: Vec<usize> = (0..data.len()).filter(|&i| out[i] != data[i]).collect();
+    match fixed {
+        None => assert!(changed.is_empty(), "nothing replaced, nothing changed"),
+        Some(f) => {
+            assert!(f.count >= 1);
+            assert!(surrogate::may_hold_surrogates(data));
+            assert_eq!(&out[f.first..f.first + 6], b"\\ufffd");
+            for &i in &changed {
+                // Within a `\ufffd` that the repair wrote.
+                let at = (i.saturating_sub(5)..=i)
+                    .find(|&a| out.get(a..a + 6) == Some(b"\\ufffd") && a + 2 <= i)
+                    .unwrap_or_else(|| panic!("byte {i} changed outside an escape"));
+                assert!(data[at + 2..at + 6].iter().all(u8::is_ascii_hexdigit));
+            }
+        }
+    }
+    assert_eq!(
+        surrogate::repair_in_place(&mut out.clone()),
+        None,
+        "a repaired text has no lone surrogate left"
+    );
+    if serde_json::from_slice::<Value>(data).is_ok() {
+        assert_eq!(fixed, None, "valid JSON holds no lone surrogate");
+    }
+    if let Ok(text) = std::str::from_utf8(data) {
+        assert!(std::str::from_utf8(&out).is_ok());
+        match surrogate::repair(text) {
+            Some((t, f)) => assert_eq!((t.as_bytes(), Some(f)), (&out[..], fixed)),
+            None => assert_eq!(fixed, None),
+        }
+    }
+}

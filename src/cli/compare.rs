@@ -217,8 +217,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     }
     let c = result.map_err(UsageError::Message)?;
     if !args.quiet {
-        for (p, why) in &c.skipped {
-            let line = format!("skipped {p}: {why}");
+        for s in &c.skipped {
+            let line = format!("skipped {}: {}", s.path, s.why);
             eprintln!("mcscope: {}", crate::sanitize::line(&line));
         }
     }

@@ -61,7 +61,18 @@ pub struct Comparison {
     /// The median `later_used` the recommendation read.
     pub median_later_used: Option<u64>,
     /// Files under a folder that were not compared, with why.
-    pub skipped: Vec<(String, String)>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// A folder's file that was not compared.
+#[derive(Debug, Clone)]
+pub struct Skipped {
+    pub path: String,
+    /// SPEC §15.2's id: `not_regular`, `utf16`, `subagent`, `empty`,
+    /// `summary_only`; `unreadable` and `bad_setup` for what the list lacks.
+    pub reason: &'static str,
+    /// The same in words.
+    pub why: String,
 }
 
 /// A setting's totals over one loaded session, and its dollars.
@@ -138,30 +149,38 @@ struct Outcome {
 }
 
 /// Loads one session and runs its preset's settings over it in parallel;
-/// Ok(Err(why)) when a folder's file is skipped.
+/// Ok(Err((reason, why))) when a folder's file is skipped.
 fn run_session(
     path: &Path,
     folder: bool,
     grids: &[(Harness, Vec<Params>)],
     req: &Request<'_>,
     tick: &(dyn Fn() + Sync),
-) -> Result<Result<Outcome, String>, String> {
+) -> Result<Result<Outcome, Skip>, String> {
     let shown = path.display().to_string();
     let session = match crate::load::load(path, None) {
         Ok(s) => s,
-        Err(e) if folder => return Ok(Err(e.to_string())),
+        Err(e) if folder => {
+            // A FIFO or device is refused by the load, never opened for reading.
+            return Ok(Err((
+                e.skip_reason().unwrap_or("unreadable"),
+                e.to_string(),
+            )));
+        }
         Err(e) => return Err(e.to_string()),
     };
     if folder && (session.requests.is_empty() || session.subagent_what_if) {
         return Ok(Err(if session.subagent_what_if {
-            "a sub-agent thread".into()
+            ("subagent", "a sub-agent thread".into())
+        } else if session.records == 0 {
+            ("empty", "no requests (empty or summary-only)".into())
         } else {
-            "no requests (empty or summary-only)".into()
+            ("summary_only", "no requests (empty or summary-only)".into())
         }));
     }
     let setup = match (req.setup)(session, path) {
         Ok(s) => s,
-        Err(e) if folder => return Ok(Err(e)),
+        Err(e) if folder => return Ok(Err(("bad_setup", e))),
         Err(e) => return Err(e),
     };
     run_setup(&setup, shown, grids, req, tick, None).map(Ok)
@@ -253,12 +272,15 @@ pub(crate) fn compare_loaded(
     })
 }
 
+/// Why a folder's file is skipped: SPEC §15.2's reason id, and in words.
+type Skip = (&'static str, String);
+
 /// One unit of [`compare_units`]: runs session `i` of the list.
 type RunUnit<'a> = dyn Fn(
         usize,
         &[(Harness, Vec<Params>)],
         &(dyn Fn() + Sync),
-    ) -> Result<Result<Outcome, String>, String>
+    ) -> Result<Result<Outcome, Skip>, String>
     + Sync
     + 'a;
 
@@ -309,7 +331,7 @@ fn compare_units(
     let mut done = 0;
     let units: Vec<usize> = (0..names.len()).collect();
     for chunk in units.chunks(batch) {
-        let outcomes: Vec<Result<Result<Outcome, String>, String>> =
+        let outcomes: Vec<Result<Result<Outcome, Skip>, String>> =
             chunk.par_iter().map(|&i| run(i, &grids, &tick)).collect();
         for (&i, out) in chunk.iter().zip(outcomes) {
             let path = &names[i];
@@ -319,8 +341,12 @@ fn compare_units(
             }
             let o = match out? {
                 Ok(o) => o,
-                Err(why) => {
-                    cmp.skipped.push((path.clone(), why));
+                Err((reason, why)) => {
+                    cmp.skipped.push(Skipped {
+                        path: path.clone(),
+                        reason,
+                        why,
+                    });
                     continue;
                 }
             };

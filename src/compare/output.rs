@@ -74,6 +74,8 @@ struct PerSessionJson<'a> {
 #[derive(Serialize)]
 struct SkippedJson<'a> {
     path: &'a str,
+    /// SPEC §15.2's id (`why` came first and stays: keys are never renamed).
+    reason: &'a str,
     why: &'a str,
 }
 
@@ -118,7 +120,11 @@ pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
         skipped: c
             .skipped
             .iter()
-            .map(|(path, why)| SkippedJson { path, why })
+            .map(|s| SkippedJson {
+                path: &s.path,
+                reason: s.reason,
+                why: &s.why,
+            })
             .collect(),
     }
 }
@@ -191,8 +197,21 @@ pub(crate) fn text(c: &Comparison) -> String {
             price
         );
     }
-    for (p, why) in &c.skipped {
-        let _ = writeln!(out, "  skipped {}: {why}", crate::sanitize::line(p));
+    for s in &c.skipped {
+        let _ = writeln!(
+            out,
+            "  skipped {}: {}",
+            crate::sanitize::line(&s.path),
+            crate::sanitize::line(&s.why)
+        );
+    }
+    if !c.skipped.is_empty() {
+        let _ = writeln!(
+            out,
+            "  skipped {} file(s): {}",
+            c.skipped.len(),
+            skip_counts(c)
+        );
     }
     let _ = writeln!(out);
     let mut table = vec![COLUMNS.map(String::from).to_vec()];
@@ -247,4 +266,21 @@ pub(crate) fn text(c: &Comparison) -> String {
         "Δ USD is the cost change against no clearing (negative: a saving); WARM BREAKS count cache-prefix breaks while the cache was alive; LATER USED counts cleared results the model reached for again."
     );
     out
+}
+
+/// How many files each reason skipped, in the order the reasons first occur:
+/// `1 not_regular, 2 empty`.
+fn skip_counts(c: &Comparison) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for s in &c.skipped {
+        match counts.iter_mut().find(|(r, _)| *r == s.reason) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((s.reason, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(r, n)| format!("{n} {r}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

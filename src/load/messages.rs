@@ -21,8 +21,10 @@ pub(super) fn load(path: &Path, mut file: File) -> Result<Session, LoadError> {
             path: path.to_path_buf(),
             source,
         })?;
-    let body: Value = serde_json::from_str(&text)
-        .map_err(|e| unknown(format!("not a Messages API body: {e}")))?;
+    // A byte-order mark is no part of the body (SPEC §1: skipped).
+    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let body: Value =
+        serde_json::from_str(body).map_err(|e| unknown(format!("not a Messages API body: {e}")))?;
     let messages = body
         .get("messages")
         .and_then(Value::as_array)

@@ -6,10 +6,14 @@
 
 mod builder;
 mod claude;
+pub(crate) mod encoding;
 pub(crate) mod jsonlen;
 mod messages;
+mod nulrun;
 mod qwen;
 pub(crate) mod raw;
+pub mod regular;
+pub mod surrogate;
 
 use crate::session::{Diagnostic, Format, Session};
 use rayon::prelude::*;
@@ -31,6 +35,66 @@ pub enum LoadError {
     Directory { path: PathBuf },
     #[error("{path}: unknown format: {why}")]
     UnknownFormat { path: PathBuf, why: String },
+    /// A FIFO, socket or device: never opened for reading (it could block or
+    /// never end).
+    #[error("{path}: not a regular file ({what}); give a session file")]
+    NotRegular { path: PathBuf, what: &'static str },
+    #[error(
+        "{path}: a UTF-16 file; mcscope reads UTF-8 (JSON Lines as the harnesses write them): convert it, e.g. iconv -f UTF-16 -t UTF-8"
+    )]
+    Utf16 { path: PathBuf },
+}
+
+impl LoadError {
+    /// Why a folder's file is skipped, as `compare`'s `skipped[].reason` (SPEC
+    /// §15.2); None for an error that is not one of those reasons.
+    pub fn skip_reason(&self) -> Option<&'static str> {
+        match self {
+            LoadError::NotRegular { .. } => Some("not_regular"),
+            LoadError::Utf16 { .. } => Some("utf16"),
+            _ => None,
+        }
+    }
+}
+
+/// Opens a session file: a regular file only (through a symlink too), and never
+/// a UTF-16 one.
+fn open_session(path: &Path) -> Result<File, LoadError> {
+    let io = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = regular::open_regular(path).map_err(|e| match e {
+        regular::OpenError::NotRegular("a directory") => LoadError::Directory {
+            path: path.to_path_buf(),
+        },
+        regular::OpenError::NotRegular(what) => LoadError::NotRegular {
+            path: path.to_path_buf(),
+            what,
+        },
+        regular::OpenError::Io(source) => io(source),
+        regular::OpenError::TooBig(_) => io(std::io::Error::other(e.to_string())),
+    })?;
+    let mut head = [0u8; 64];
+    let mut n = 0;
+    while n < head.len() {
+        match file.read(&mut head[n..]).map_err(io)? {
+            0 => break,
+            got => n += got,
+        }
+    }
+    if encoding::is_utf16(&head[..n]) {
+        return Err(LoadError::Utf16 {
+            path: path.to_path_buf(),
+        });
+    }
+    rewind(&mut file).map_err(io)?;
+    Ok(file)
+}
+
+fn rewind(file: &mut File) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(0)).map(|_| ())
 }
 
 /// A format's two halves: `parse` is pure and runs on many lines at once;
@@ -58,18 +122,12 @@ pub fn load_with_progress(
         path: path.to_path_buf(),
         source,
     };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.is_dir() {
-        return Err(LoadError::Directory {
-            path: path.to_path_buf(),
-        });
-    }
-    let mut file = File::open(path).map_err(io)?;
+    let mut file = open_session(path)?;
     let format = match format {
         Some(f) => f,
         None => detect(path, &mut file).map_err(io)??,
     };
-    let file = File::open(path).map_err(io)?;
+    rewind(&mut file).map_err(io)?;
     match format {
         Format::MessagesJson => messages::load(path, file),
         Format::ClaudeJsonl => stream(path, file, claude::Sink::new(path), progress),
@@ -85,11 +143,7 @@ pub fn load_thread(
     lines: std::collections::HashSet<usize>,
     progress: &AtomicU64,
 ) -> Result<Session, LoadError> {
-    let io = |source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = File::open(path).map_err(io)?;
+    let file = open_session(path)?;
     stream(path, file, claude::Sink::only_lines(path, lines), progress)
 }
 
@@ -149,14 +203,34 @@ impl<S: RecordSink> Reader<S> {
         let mut buf: Vec<u8> = Vec::with_capacity(BATCH);
         let mut eof = false;
         let mut pending: Option<Parsed<S::Rec>> = None;
+        // How much of a long line's buffer was searched for a NUL already.
+        let mut nul_checked = 0;
         fill(file, &mut buf, &mut eof)?;
         while !buf.is_empty() {
             let end = match memchr::memrchr(b'\n', &buf) {
                 Some(i) => i + 1,
                 None if eof && final_read => buf.len(),
                 None if eof => break, // a partial last line: wait for the rest
+                None if memchr::memchr(0, &buf[nul_checked..]).is_some() => {
+                    // One line longer than the buffer, with a NUL: it cannot
+                    // parse, so it is skipped as it is read, not held.
+                    if let Some(p) = pending.take() {
+                        self.apply(p, progress);
+                    }
+                    match self.skip_nul_line(&buf, file, final_read, progress)? {
+                        Some(rest) => {
+                            buf = rest;
+                            nul_checked = 0;
+                            eof = false;
+                            fill(file, &mut buf, &mut eof)?;
+                            continue;
+                        }
+                        None => return Ok(()),
+                    }
+                }
                 None => {
                     // One line longer than the buffer: read on.
+                    nul_checked = buf.len();
                     fill(file, &mut buf, &mut eof)?;
                     continue;
                 }
@@ -183,6 +257,7 @@ impl<S: RecordSink> Reader<S> {
             }
             pending = Some(parsed);
             buf = next;
+            nul_checked = 0;
         }
         if let Some(p) = pending {
             self.apply(p, progress);
@@ -190,18 +265,53 @@ impl<S: RecordSink> Reader<S> {
         Ok(())
     }
 
+    /// Skips the long line with a NUL that `head` begins (at the reader's
+    /// place), reading on to its newline: one diagnostic with the NUL run's
+    /// bytes. Returns what follows the line, or None when the file ended inside
+    /// it (a last line still being written is held back when not `final_read`).
+    fn skip_nul_line(
+        &mut self,
+        head: &[u8],
+        file: &mut impl Read,
+        final_read: bool,
+        progress: &AtomicU64,
+    ) -> std::io::Result<Option<Vec<u8>>> {
+        let skipped = nulrun::skip_line(head, self.offset, file)?;
+        if !skipped.complete && !final_read {
+            return Ok(None);
+        }
+        let mut message = nulrun::message(skipped.run.0, skipped.run.1);
+        if !skipped.complete {
+            message.push_str("; truncated last line (no newline)");
+        }
+        self.line += 1;
+        self.diagnostics.push(Diagnostic {
+            line: self.line,
+            byte_offset: self.offset,
+            message,
+        });
+        self.offset += skipped.len;
+        progress.store(self.offset, Ordering::Relaxed);
+        Ok(skipped.complete.then_some(skipped.rest))
+    }
+
     /// Applies a parsed batch in file order: records to the sink, damaged lines
     /// to the diagnostics.
     fn apply(&mut self, batch: Parsed<S::Rec>, progress: &AtomicU64) {
         for (l, p) in batch.lines {
+            let note = |message| Diagnostic {
+                line: l.line,
+                byte_offset: l.offset,
+                message,
+            };
             match p {
-                Ok(Some(rec)) => self.sink.apply(rec, l.line, l.offset, l.len),
-                Ok(None) => {}
-                Err(message) => self.diagnostics.push(Diagnostic {
-                    line: l.line,
-                    byte_offset: l.offset,
-                    message,
-                }),
+                LineRead::Record(rec) => self.sink.apply(rec, l.line, l.offset, l.len),
+                LineRead::Repaired(rec, message) => {
+                    self.diagnostics.push(note(message));
+                    self.sink.apply(rec, l.line, l.offset, l.len);
+                }
+                LineRead::Blank => {}
+                LineRead::Damaged(message) => self.diagnostics.push(note(message)),
             }
         }
         progress.store(batch.end, Ordering::Relaxed);
@@ -215,16 +325,32 @@ struct LineAt {
     len: usize,
 }
 
+/// What one line gave.
+enum LineRead<R> {
+    Blank,
+    Record(R),
+    /// A record read after its lone surrogate escapes were replaced (the note).
+    Repaired(R, String),
+    /// A damaged line: why it was skipped.
+    Damaged(String),
+}
+
 /// A batch of lines, parsed, in file order; `end` is the offset after its last line.
 struct Parsed<R> {
-    lines: Vec<(LineAt, Result<Option<R>, String>)>,
+    lines: Vec<(LineAt, LineRead<R>)>,
     end: u64,
 }
 
 /// Splits a run of whole lines (memchr) and parses them in parallel.
 fn parse_batch<S: RecordSink>(bytes: &[u8], first_line: usize, offset: u64) -> Parsed<S::Rec> {
     let mut spans = Vec::new();
-    let mut at = 0;
+    // A UTF-8 byte-order mark before the first line is no part of it: its first
+    // record starts after it (and is read back from there).
+    let mut at = if offset == 0 && bytes.starts_with(encoding::BOM) {
+        encoding::BOM.len()
+    } else {
+        0
+    };
     while at < bytes.len() {
         let stop = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1);
         spans.push((at, stop));
@@ -232,7 +358,7 @@ fn parse_batch<S: RecordSink>(bytes: &[u8], first_line: usize, offset: u64) -> P
     }
     let parsed: Vec<_> = spans
         .par_iter()
-        .map(|&(a, b)| parse_line::<S>(&bytes[a..b]))
+        .map(|&(a, b)| parse_line::<S>(&bytes[a..b], offset + a as u64))
         .collect();
     let lines = spans
         .iter()
@@ -500,49 +626,68 @@ fn trimmed_len(bytes: &[u8]) -> usize {
     n
 }
 
-/// Checks a line and parses it: Ok(None) for a blank line, Err for a damaged one.
-fn parse_line<S: RecordSink>(bytes: &[u8]) -> Result<Option<S::Rec>, String> {
+/// Checks a line (at file offset `offset`) and parses it.
+fn parse_line<S: RecordSink>(bytes: &[u8], offset: u64) -> LineRead<S::Rec> {
     let complete = bytes.last() == Some(&b'\n');
     let body = &bytes[..trimmed_len(bytes)];
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(None);
+        return LineRead::Blank;
     }
     // No line with a NUL byte parses (JSON allows none, in a string or out of
     // one), so the scan for it is made only for a line that failed.
     let nul = || {
         memchr::memchr(0, body).map(|at| {
             let run = body[at..].iter().take_while(|&&b| b == 0).count();
-            format!("line skipped: {run} NUL byte(s) at byte {at} of the line (crash damage?)")
+            let start = offset + at as u64;
+            nulrun::message(start, start + run as u64)
         })
     };
     let first = body.iter().find(|b| !b.is_ascii_whitespace());
     if first != Some(&b'{') {
-        return Err(
-            nul().unwrap_or_else(|| "line skipped: not a JSON object (every record is one)".into())
+        return LineRead::Damaged(
+            nul().unwrap_or_else(|| "line skipped: not a JSON object (every record is one)".into()),
         );
     }
     // simdutf8 checks the common, valid case several times faster than std;
     // std's error says where a bad line goes wrong.
     let valid = simdutf8::basic::from_utf8(body).ok();
-    let text = valid
-        .map_or_else(|| std::str::from_utf8(body), Ok)
-        .map_err(|e| {
-            nul().unwrap_or_else(|| {
+    let text = match valid.map_or_else(|| std::str::from_utf8(body), Ok) {
+        Ok(t) => t,
+        Err(e) => {
+            return LineRead::Damaged(nul().unwrap_or_else(|| {
                 format!(
                     "line skipped: invalid UTF-8 at byte {} of the line",
                     e.valid_up_to()
                 )
-            })
-        })?;
-    S::parse(text).map(Some).map_err(|e| {
-        nul().unwrap_or_else(|| {
-            if complete {
-                format!("line skipped: {e}")
-            } else {
-                format!("line skipped: truncated last line (no newline; still being written?): {e}")
-            }
-        })
-    })
+            }));
+        }
+    };
+    let e = match S::parse(text) {
+        Ok(rec) => return LineRead::Record(rec),
+        Err(e) => e,
+    };
+    // Only a line that failed is looked at for lone surrogates (the fast path
+    // stays one parse): repaired, it is read as Node and Python read it.
+    if let Some((fixed, f)) = surrogate::repair(text)
+        && let Ok(rec) = S::parse(&fixed)
+    {
+        return LineRead::Repaired(rec, surrogate_note(f));
+    }
+    LineRead::Damaged(nul().unwrap_or_else(|| {
+        if complete {
+            format!("line skipped: {e}")
+        } else {
+            format!("line skipped: truncated last line (no newline; still being written?): {e}")
+        }
+    }))
+}
+
+/// The diagnostic of a record kept after its lone surrogates were replaced.
+fn surrogate_note(f: surrogate::Fixed) -> String {
+    format!(
+        "{} lone surrogate escape(s) replaced by U+FFFD (the first at byte {} of the line), as JavaScript and Python read them; the record is kept",
+        f.count, f.first
+    )
 }
 
 /// A parser error in words about the line (serde's "line 1" means the record).
@@ -573,6 +718,7 @@ pub(crate) fn json_error_text(e: &serde_json::Error) -> String {
 fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadError>> {
     let mut head = Vec::new();
     file.take(1 << 20).read_to_end(&mut head)?;
+    let head = encoding::strip_bom(&head);
     let unknown = |why: &str| {
         Ok(Err(LoadError::UnknownFormat {
             path: path.to_path_buf(),
@@ -614,7 +760,7 @@ fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadEr
         }
     }
     let whole_body = || {
-        serde_json::from_slice::<serde_json::Value>(&head)
+        serde_json::from_slice::<serde_json::Value>(head)
             .is_ok_and(|v| v.get("messages").is_some_and(|m| m.is_array()))
     };
     if !saw_object && (is_json_extension(path) || whole_body()) {
@@ -628,34 +774,68 @@ fn is_json_extension(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "json")
 }
 
-/// Re-reads the bytes of one record for the wire builder.
+/// Re-reads the bytes of one record for the wire builder, its lone surrogate
+/// escapes replaced as when it was loaded (the same length: see `surrogate`).
 pub fn read_span(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
     let mut buf = vec![0; len];
     file.read_exact_at(&mut buf, offset)?;
+    if surrogate::may_hold_surrogates(&buf) {
+        surrogate::repair_in_place(&mut buf);
+    }
     Ok(buf)
 }
 
 /// The session files in a directory (recursively one level into sub-folders), newest first.
 pub fn list_sessions(dir: &Path) -> std::io::Result<Vec<(PathBuf, u64, std::time::SystemTime)>> {
-    let mut out = Vec::new();
+    list_folder(dir).map(|l| l.sessions)
+}
+
+/// A folder's session files, and the `*.jsonl` names that are no regular file.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// (path, size, modified), newest first.
+    pub sessions: Vec<(PathBuf, u64, std::time::SystemTime)>,
+    /// FIFOs, sockets, devices (or symlinks to one) named like a session: never
+    /// opened, only counted (a FIFO would block the read for ever).
+    pub not_regular: Vec<PathBuf>,
+}
+
+/// As [`list_sessions`], with the names skipped because they are no regular file.
+pub fn list_folder(dir: &Path) -> std::io::Result<Listing> {
+    let mut out = Listing::default();
     let mut stack = vec![(dir.to_path_buf(), 0)];
     while let Some((d, depth)) = stack.pop() {
         for entry in std::fs::read_dir(&d)? {
             let entry = entry?;
             let p = entry.path();
-            let Ok(meta) = entry.metadata() else { continue };
-            if meta.is_dir() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
                 if depth < 3 {
                     stack.push((p, depth + 1));
                 }
-            } else if p.extension().is_some_and(|e| e == "jsonl") {
+                continue;
+            }
+            if p.extension().is_none_or(|e| e != "jsonl") {
+                continue;
+            }
+            // What a symlink names (a link to a session is one; to /dev/zero not).
+            let Ok(meta) = std::fs::metadata(&p) else {
+                continue;
+            };
+            if meta.is_file() {
                 let mtime = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
-                out.push((p, meta.len(), mtime));
+                out.sessions.push((p, meta.len(), mtime));
+            } else if !meta.is_dir() {
+                out.not_regular.push(p);
             }
         }
     }
-    out.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    out.sessions
+        .sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    out.not_regular.sort();
     Ok(out)
 }
 

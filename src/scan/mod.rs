@@ -97,19 +97,32 @@ pub struct Summary {
     pub session_id: Option<String>,
     /// The file could not be read (the row says why).
     pub error: Option<String>,
+    /// What the light pass left unread, when it did (the row says so): it reads
+    /// at most [`PREFIX_CAP`] bytes, and of a line at most [`LINE_CAP`].
+    pub note: Option<String>,
 }
+
+/// The most the light pass reads of one file: a picker row is a summary, and
+/// a sparse or endless file must not cost its length.
+pub const PREFIX_CAP: u64 = 256 << 20;
+
+/// The longest line the light pass holds; the rest of a longer one is passed
+/// over unread into memory (real lines stay under a few MB: an image is one).
+pub const LINE_CAP: usize = 16 << 20;
 
 /// Longest prompt kept for a row (characters).
 const PROMPT_MAX: usize = 240;
 
-/// Summarises the file at `path`; an unreadable file gives a row with its error.
+/// Summarises the file at `path`; an unreadable file gives a row with its error
+/// (a FIFO, socket or device is never opened for reading: one could block, the
+/// other never end).
 pub fn scan(path: &Path) -> Summary {
     let meta = std::fs::metadata(path);
     let (size, modified) = match &meta {
         Ok(m) => (m.len(), m.modified().unwrap_or(SystemTime::UNIX_EPOCH)),
         Err(_) => (0, SystemTime::UNIX_EPOCH),
     };
-    match std::fs::File::open(path) {
+    match crate::load::regular::open_regular(path) {
         Ok(f) => scan_reader(path, size, modified, f),
         Err(e) => {
             let mut s = scan_reader(path, size, modified, std::io::empty());
@@ -119,20 +132,48 @@ pub fn scan(path: &Path) -> Summary {
     }
 }
 
-/// As [`scan`], over any reader (the file's contents).
+/// As [`scan`], over any reader (the file's contents): its first
+/// [`PREFIX_CAP`] bytes, lines over [`LINE_CAP`] passed over.
 pub fn scan_reader(path: &Path, size: u64, modified: SystemTime, r: impl Read) -> Summary {
+    scan_capped(path, size, modified, r, PREFIX_CAP, LINE_CAP)
+}
+
+fn scan_capped(
+    path: &Path,
+    size: u64,
+    modified: SystemTime,
+    r: impl Read,
+    prefix: u64,
+    line_cap: usize,
+) -> Summary {
     let mut st = State::default();
-    let mut reader = BufReader::with_capacity(1 << 20, r);
+    // One byte more than the prefix tells a file of exactly that size from a longer one.
+    let mut reader = BufReader::with_capacity(1 << 20, r.take(prefix.saturating_add(1)));
     let mut buf = Vec::new();
     let mut line = 0usize;
+    let (mut read, mut long_lines) = (0u64, 0usize);
     let mut error = None;
     loop {
         buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {
+        match capped_line(&mut reader, &mut buf, line_cap) {
+            Ok((0, _)) => break,
+            Ok((n, whole)) => {
+                read += n;
+                if read > prefix {
+                    // The line the cap cut: not read whole, so not counted.
+                    break;
+                }
                 line += 1;
-                st.line(line, &buf);
+                if !whole {
+                    long_lines += 1;
+                    continue;
+                }
+                let text = if line == 1 {
+                    crate::load::encoding::strip_bom(&buf)
+                } else {
+                    &buf
+                };
+                st.line(line, text);
             }
             Err(e) => {
                 error = Some(e.to_string());
@@ -140,7 +181,54 @@ pub fn scan_reader(path: &Path, size: u64, modified: SystemTime, r: impl Read) -
             }
         }
     }
-    st.finish(path, size, modified, error)
+    let mut notes = Vec::new();
+    if read > prefix {
+        notes.push(format!("summary from the first {} MB", prefix >> 20));
+    }
+    match long_lines {
+        0 => {}
+        1 => notes.push(format!("1 line over {} MB not read", line_cap >> 20)),
+        n => notes.push(format!("{n} lines over {} MB not read", line_cap >> 20)),
+    }
+    let mut s = st.finish(path, size, modified, error);
+    s.note = (!notes.is_empty()).then(|| notes.join("; "));
+    s
+}
+
+/// Reads one line into `buf` (its newline included), holding at most `cap`
+/// bytes of it: the rest of a longer line is consumed unkept. Returns the
+/// bytes the line had and whether `buf` holds it whole.
+fn capped_line(
+    r: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    cap: usize,
+) -> std::io::Result<(u64, bool)> {
+    let (mut len, mut whole) = (0u64, true);
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok((len, whole));
+        }
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if whole && buf.len() + take <= cap {
+            buf.extend_from_slice(&chunk[..take]);
+        } else {
+            whole = false;
+            buf.clear();
+        }
+        len += take as u64;
+        r.consume(take);
+        if done {
+            return Ok((len, whole));
+        }
+    }
 }
 
 /// Requests and results of one thread, counted as the loader builds them.
@@ -374,6 +462,7 @@ impl State {
             threads,
             session_id: self.session_id,
             error,
+            note: None,
         }
     }
 }

@@ -194,7 +194,7 @@ pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, U
 /// As [`setup_from`], with the configuration file already read (the TUI goes on
 /// with the defaults when it cannot use the file, and says so).
 pub fn setup_with_config(
-    session: Session,
+    mut session: Session,
     path: &Path,
     opts: &Opts,
     config: Config,
@@ -233,7 +233,15 @@ pub fn setup_with_config(
         format: _,
         input_format: _,
     } = *opts;
-    let sidecar = read_sidecar(path)?;
+    let (sidecar, ignored) = sidecar::read_sidecar_noting(path)?;
+    if let Some(message) = ignored {
+        // Not about a line of the transcript: line 0.
+        session.diagnostics.push(crate::session::Diagnostic {
+            line: 0,
+            byte_offset: 0,
+            message,
+        });
+    }
     if let Some((s, _)) = &sidecar {
         check_sidecar(s).map_err(|e| {
             err(format!(

@@ -77,10 +77,17 @@ pub fn resolve_id(session: &Session, q: &str) -> Result<String, UsageError> {
 
 /// A directory given where one session is needed: say so and list the newest.
 pub fn directory_error(path: &Path) -> UsageError {
-    let listing = load::list_sessions(path).unwrap_or_default();
+    let found = load::list_folder(path).unwrap_or_default();
+    // FIFOs and devices named `*.jsonl` are never opened: only counted.
+    let skipped = match found.not_regular.len() {
+        0 => String::new(),
+        1 => "; 1 not a regular file skipped".into(),
+        n => format!("; {n} not regular files skipped"),
+    };
+    let listing = found.sessions;
     if listing.is_empty() {
         return err(format!(
-            "{}: is a directory without sessions (*.jsonl)",
+            "{}: is a directory without sessions (*.jsonl){skipped}",
             path.display()
         ));
     }
@@ -90,7 +97,7 @@ pub fn directory_error(path: &Path) -> UsageError {
         .map(|(p, _, _)| crate::sanitize::path(p))
         .collect();
     err(format!(
-        "{}: is a directory; give one session file, e.g. {}",
+        "{}: is a directory; give one session file, e.g. {}{skipped}",
         path.display(),
         names.join(", ")
     ))

@@ -89,11 +89,27 @@ pub fn sidecar_path(session: &Path) -> PathBuf {
     session.with_file_name(format!("{stem}.mcscope.json"))
 }
 
-pub fn read_sidecar(session: &Path) -> Result<Option<(Sidecar, PathBuf)>, UsageError> {
+/// A sidecar read, and the folder its relative directories are taken against.
+pub(crate) type Found = Option<(Sidecar, PathBuf)>;
+
+pub fn read_sidecar(session: &Path) -> Result<Found, UsageError> {
+    read_sidecar_noting(session).map(|(found, _)| found)
+}
+
+/// As [`read_sidecar`], with a note when a sidecar beside the session was
+/// ignored: one that is not a regular file (a FIFO would block the read, a
+/// device never end), or is over the 1 MB cap (SPEC §15.25). The file was not
+/// asked for by name, so it is left out with a diagnostic, not an error.
+pub(crate) fn read_sidecar_noting(session: &Path) -> Result<(Found, Option<String>), UsageError> {
+    use crate::load::regular::{OpenError, SMALL_FILE_CAP, read_capped_text};
     let path = sidecar_path(session);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match read_capped_text(&path, SMALL_FILE_CAP) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.not_found() => return Ok((None, None)),
+        Err(e @ (OpenError::NotRegular(_) | OpenError::TooBig(_))) => {
+            let note = format!("{}: sidecar ignored: {e}", path.display());
+            return Ok((None, Some(note)));
+        }
         Err(e) => return Err(err(format!("{}: {e}", path.display()))),
     };
     let sidecar =
@@ -105,7 +121,7 @@ pub fn read_sidecar(session: &Path) -> Result<Option<(Sidecar, PathBuf)>, UsageE
         _ => Path::new("."),
     };
     let dir = std::path::absolute(dir).map_err(|e| err(format!("{}: {e}", path.display())))?;
-    Ok(Some((sidecar, dir)))
+    Ok((Some((sidecar, dir)), None))
 }
 
 #[cfg(test)]

@@ -235,16 +235,25 @@ pub fn run(path: Option<&Path>, opts: &Opts, mouse: bool) -> Result<(), UsageErr
     // Decide what to show before touching the terminal, so errors are one plain line.
     let (mut app, mut loading) = match path {
         Some(p) if p.is_dir() => {
-            let sessions = crate::load::list_sessions(p)
+            let listing = crate::load::list_folder(p)
                 .map_err(|e| UsageError::Message(format!("{}: {e}", p.display())))?;
-            if sessions.is_empty() {
+            if listing.sessions.is_empty() {
                 return Err(setup::directory_error(p));
             }
-            (App::picker(p.display().to_string(), sessions), None)
+            let title = picker::with_skipped(p.display().to_string(), listing.not_regular.len());
+            (App::picker(title, listing.sessions), None)
         }
         Some(p) => {
-            std::fs::metadata(p)
+            let meta = std::fs::metadata(p)
                 .map_err(|e| UsageError::Message(format!("{}: {e}", p.display())))?;
+            if !meta.is_file() {
+                // Said before the terminal is taken (the load would refuse it too).
+                let what = crate::load::regular::describe(meta.file_type());
+                return Err(UsageError::Message(format!(
+                    "{}: not a regular file ({what}); give a session file",
+                    p.display()
+                )));
+            }
             (
                 App::picker(String::new(), Vec::new()),
                 Some(Loading::start(p, opts)),
@@ -252,6 +261,7 @@ pub fn run(path: Option<&Path>, opts: &Opts, mouse: bool) -> Result<(), UsageErr
         }
         None => {
             let mut sessions = Vec::new();
+            let mut skipped = 0;
             let mut roots = Vec::new();
             for base in [
                 crate::policy::protect::claude_base(),
@@ -260,7 +270,9 @@ pub fn run(path: Option<&Path>, opts: &Opts, mouse: bool) -> Result<(), UsageErr
                 let dir = base.join("projects");
                 roots.push(dir.display().to_string());
                 if dir.is_dir() {
-                    sessions.extend(crate::load::list_sessions(&dir).unwrap_or_default());
+                    let listing = crate::load::list_folder(&dir).unwrap_or_default();
+                    sessions.extend(listing.sessions);
+                    skipped += listing.not_regular.len();
                 }
             }
             sessions.sort_by_key(|s| std::cmp::Reverse(s.2));
@@ -270,7 +282,10 @@ pub fn run(path: Option<&Path>, opts: &Opts, mouse: bool) -> Result<(), UsageErr
                     roots.join(" or ")
                 )));
             }
-            (App::picker(roots.join(" + "), sessions), None)
+            (
+                App::picker(picker::with_skipped(roots.join(" + "), skipped), sessions),
+                None,
+            )
         }
     };
     require_terminal()?;

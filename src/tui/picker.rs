@@ -15,6 +15,16 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::SystemTime;
 
+/// A picker's title with how many `*.jsonl` names of its folders were left out
+/// because they are no regular file (FIFOs, devices: never opened).
+pub fn with_skipped(title: String, not_regular: usize) -> String {
+    match not_regular {
+        0 => title,
+        1 => format!("{title} (1 not a regular file, skipped)"),
+        n => format!("{title} ({n} not regular files, skipped)"),
+    }
+}
+
 /// One file of the list, with its summary once the worker has read it.
 #[derive(Debug, Clone)]
 pub struct Entry {

@@ -113,6 +113,8 @@ fn prompt_text(e: &Entry) -> String {
     if let Some(err) = &s.error {
         return format!("[unreadable: {err}]");
     }
+    // What the light pass left unread leads the row: its counts are partial.
+    let note = s.note.as_ref().map_or(String::new(), |n| format!("[{n}] "));
     let prompt = s.prompt.as_deref().unwrap_or("(no prompt)");
     let threads = match s.threads.len() {
         0 => String::new(),
@@ -120,9 +122,9 @@ fn prompt_text(e: &Entry) -> String {
         n => format!("[{n} sub-agent threads] "),
     };
     match s.kind {
-        Kind::Session => format!("{threads}{prompt}"),
-        Kind::SubAgent => format!("[sub-agent] {prompt}"),
-        k => format!("[{}]", k.mark()),
+        Kind::Session => format!("{note}{threads}{prompt}"),
+        Kind::SubAgent => format!("{note}[sub-agent] {prompt}"),
+        k => format!("{note}[{}]", k.mark()),
     }
 }
 

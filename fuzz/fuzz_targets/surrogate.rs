@@ -1,0 +1,8 @@
+#![no_main]
+//! See `mcscope_fuzz::fuzz_surrogate`.
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    mcscope_fuzz::fuzz_surrogate(data);
+});
