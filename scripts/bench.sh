@@ -5,6 +5,9 @@
 #   scripts/bench.sh            # 50 MB and 200 MB sessions grown from the largest corpus file
 #   RUNS=3 scripts/bench.sh     # fewer runs
 #   scripts/bench.sh --report   # rewrite BENCHMARKS.md from the last run's measurements
+#   scripts/bench.sh --growth   # only the growth in requests (its section of BENCHMARKS.md)
+#   scripts/bench.sh --growth-report   # rewrite that section from the last growth run
+#   BASE_BIN=/path/to/old/mcscope scripts/bench.sh --growth   # the same, beside an older build
 #
 # Needs python3, jq, tmux and /usr/bin/time (GNU time); claude-code-log (PyPI) is
 # measured when installed (`pip install claude-code-log`), else its row says so.
@@ -16,6 +19,101 @@ SHARED=${MCSCOPE_SHARED:-$ROOT/../shared}
 SRC="$SHARED/corpus/claude-code/marot__spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 OUT=$ROOT/target/bench
 mkdir -p "$OUT"
+
+# Growth in requests (issue 21): each command on a small and a large session of
+# the same shape, the two taking turns run by run; the ratio of the medians is
+# what counts (8x the requests, target <= 10x the time). Shapes from
+# scripts/make-many-requests.py: many short turns in one view (no compaction:
+# the hard case), one long turn (make-long-turn.py), a Messages API body.
+growth() {
+  local bin=$1 tag=$2 runs=${RUNS_GROWTH:-3}
+  local g=$OUT/growth
+  mkdir -p "$g"
+  for n in 2000 16000; do
+    [ -s "$g/many$n.jsonl" ] || python3 scripts/make-many-requests.py claude $n "$g/many$n.jsonl"
+    [ -s "$g/turn$n.jsonl" ] || python3 scripts/make-long-turn.py $n "$g/turn$n.jsonl"
+  done
+  for n in 5000 10000; do
+    [ -s "$g/api$n.json" ] || python3 scripts/make-many-requests.py api $n "$g/api$n.json"
+  done
+  # pair NAME SMALL LARGE ARGS...: alternating timed runs of both sizes.
+  pair() {
+    local name=$1 small=$2 large=$3; shift 3
+    for _ in $(seq "$runs"); do
+      for f in "$small" "$large"; do
+        local sz; sz=$(basename "$f"); sz=${sz%%.*}
+        /usr/bin/time -f "$tag $name ${sz} %e %M" -o "$OUT/time.txt" "$bin" "$@" "$f" >/dev/null 2>"$OUT/stderr.txt" || true
+        cat "$OUT/time.txt" >> "$OUT/growth.txt"
+      done
+    done
+  }
+  pair timeline-json "$g/many2000.jsonl" "$g/many16000.jsonl" timeline --format json
+  pair evidence-json "$g/many2000.jsonl" "$g/many16000.jsonl" evidence --format json
+  pair compare-json "$g/turn2000.jsonl" "$g/turn16000.jsonl" compare --format json
+  pair compare-json "$g/many2000.jsonl" "$g/many16000.jsonl" compare --format json
+  pair api-timeline-text "$g/api5000.json" "$g/api10000.json" timeline --preset api
+}
+
+growth_report() {
+python3 - "$OUT" <<'PY'
+import statistics, sys, os, re
+out = sys.argv[1]
+rows = {}
+for line in open(os.path.join(out, "growth.txt")):
+    tag, name, size, secs, rss = line.split()
+    shape = re.match(r"[a-z]+", size).group(0)
+    rows.setdefault((tag, name, shape), {}).setdefault(size, []).append(float(secs))
+desc = {
+    "many": "short turns in one view",
+    "turn": "one long turn",
+    "api": "Messages API body",
+}
+def n_of(size):
+    m = re.match(r"([a-z]+)(\d+)", size)
+    return m.group(1), int(m.group(2))
+lines = ["## Growth in requests", "",
+         "Made by `scripts/bench.sh --growth`: each command on a small and a large session of one shape "
+         "(`scripts/make-many-requests.py`, `scripts/make-long-turn.py`), the two sizes taking turns run by run, "
+         "median of the runs; the ratio of the medians first (target: 8x the requests in at most 10x the time). "
+         "`many`: turns of a prompt and three small tool calls, no compaction (one view that grows with the "
+         "session); `turn`: one turn of N small calls; `api`: a Messages API body of N messages (one tool use "
+         "and its result per pair).", "",
+         "| build | command | shape | sizes | ratio of time | ratio of size | small s | large s |",
+         "|---|---|---|---|---:|---:|---:|---:|"]
+for (tag, name, _), by in rows.items():
+    sizes = sorted(by, key=lambda z: n_of(z)[1])
+    if len(sizes) < 2:
+        continue
+    a, b = sizes[0], sizes[-1]
+    ma, mb = statistics.median(by[a]), statistics.median(by[b])
+    kind, na = n_of(a)
+    _, nb = n_of(b)
+    unit = "messages" if kind == "api" else "requests"
+    lines.append(f"| {tag} | `{name}` | {desc.get(kind, kind)} | {na:,} / {nb:,} {unit} | "
+                 f"**{mb / ma:.1f}x** | {nb / na:.0f}x | {ma:.2f} | {mb:.2f} |")
+text = "\n".join(lines) + "\n"
+open(os.path.join(out, "growth.md"), "w").write(text)
+md = open("BENCHMARKS.md").read() if os.path.exists("BENCHMARKS.md") else ""
+start = md.find("## Growth in requests")
+if start >= 0:
+    end = md.find("\n## ", start + 1)
+    md = md[:start] + text + ("\n" + md[end + 1:] if end >= 0 else "")
+else:
+    md = md.rstrip("\n") + "\n\n" + text
+open("BENCHMARKS.md", "w").write(md)
+print(text)
+PY
+}
+
+if [ "${1:-}" = "--growth-report" ]; then growth_report; exit 0; fi
+if [ "${1:-}" = "--growth" ]; then
+  cargo build --release --quiet
+  : > "$OUT/growth.txt"
+  if [ -n "${BASE_BIN:-}" ]; then growth "$BASE_BIN" before; fi
+  growth "$ROOT/target/release/mcscope" this
+  growth_report
+  exit 0
+fi
 
 if [ "${1:-}" != "--report" ]; then
 cargo build --release --quiet
@@ -82,6 +180,10 @@ cargo bench --quiet --bench keystrokes -- "$F" > "$OUT/keystrokes.txt" 2>/dev/nu
 # The stress case: one turn of 3,000 tool calls (plans cost more the longer the turn).
 [ -s "$OUT/long-turn.jsonl" ] || python3 scripts/make-long-turn.py 3000 "$OUT/long-turn.jsonl"
 cargo bench --quiet --bench keystrokes -- "$OUT/long-turn.jsonl" > "$OUT/keystrokes-long.txt" 2>/dev/null || true
+# Growth in requests (its own section; `--growth` runs it alone).
+: > "$OUT/growth.txt"
+growth "$BIN" this
+growth_report >/dev/null
 
 fi
 
@@ -150,6 +252,10 @@ if ks:
     w("```")
     w(ks)
     w("```")
+growth = os.path.join(out, "growth.md")
+if os.path.exists(growth):
+    lines.append("")
+    lines.append(open(growth).read().rstrip("\n"))
 open("BENCHMARKS.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

@@ -247,7 +247,10 @@ impl SessionFacts {
     pub fn new(s: &Session, cache_ttl: CacheTtl) -> SessionFacts {
         let n = s.requests.len();
         let cache_gap: Vec<Option<f64>> = (1..=n).map(|k| evidence::cache_gap(s, k)).collect();
-        let ttl: Vec<Ttl> = (1..=n).map(|k| cache_ttl.at(s, k)).collect();
+        let ttl: Vec<Ttl> = match cache_ttl {
+            CacheTtl::Auto => evidence::ttl_auto_all(s),
+            _ => (1..=n).map(|k| cache_ttl.at(s, k)).collect(),
+        };
         let warm = (1..=n)
             .map(|k| is_warm(k, cache_gap[k - 1], ttl[k - 1]))
             .collect();
@@ -307,8 +310,11 @@ pub fn figures(
     let s = &setup.session;
     let k = st.index;
     let req = &s.requests[k - 1];
-    let in_wire_tokens = st.cleared.iter().map(|&r| s.results[r].est_tokens).sum();
     let cache_edits = setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude;
+    if let Some(w) = &st.wire {
+        return figures_tracked(setup, facts, st, w, cache_edits);
+    }
+    let in_wire_tokens = st.cleared.iter().map(|&r| s.results[r].est_tokens).sum();
     // The same lists as k − 1's (most requests): nothing differs, no break.
     let unchanged = prev
         .is_some_and(|p| p.cleared == st.cleared && p.media_in_wire == st.media_in_wire)
@@ -333,6 +339,50 @@ pub fn figures(
     })
 }
 
+/// `figures` from a tracked engine's step (`Engine::tracked`), which says
+/// what changed since request k − 1 instead of listing every result cleared:
+/// the same figures, at the cost of what changed. Its engine stepped k − 1
+/// just before, so the change is against k − 1's wire when it lay in the same
+/// view and against nothing otherwise (the results of an earlier view are not
+/// in the delta), as `figures` compares.
+fn figures_tracked(
+    setup: &Setup,
+    facts: &SessionFacts,
+    st: &Step,
+    w: &crate::policy::engine::WireDelta,
+    cache_edits: bool,
+) -> std::io::Result<RequestFigures> {
+    let s = &setup.session;
+    let k = st.index;
+    let req = &s.requests[k - 1];
+    let break_at = if cache_edits {
+        None
+    } else {
+        // The first message, from the view's start, holding a result cleared in
+        // one wire and not the other (`analysis::prefix_break`).
+        w.added
+            .iter()
+            .chain(&w.removed)
+            .map(|&r| s.results[r].msg)
+            .filter(|&m| m >= req.view_start)
+            .min()
+            .map(|m| m - req.view_start)
+    };
+    let tokens_rewritten = match break_at {
+        Some(at) => tokens_after_in(setup, facts, st, &w.tail, &[], req.view_start + at)?,
+        None => 0,
+    };
+    Ok(RequestFigures {
+        index: k,
+        in_wire_tokens: w.tokens,
+        break_at,
+        tokens_rewritten,
+        warm: facts.warm[k - 1],
+        cache_gap: facts.cache_gap[k - 1],
+        ttl: facts.ttl[k - 1],
+    })
+}
+
 /// Σ of the wire's message tokens from message `from` (absolute) to the end of
 /// request `st.index`: `tokens_after_break` without building the body. Recorded
 /// figures for the messages the wire leaves alone, and each changed message
@@ -341,6 +391,19 @@ fn tokens_after(
     setup: &Setup,
     facts: &SessionFacts,
     st: &Step,
+    from: usize,
+) -> std::io::Result<u64> {
+    tokens_after_in(setup, facts, st, &st.cleared, &st.media_in_wire, from)
+}
+
+/// `tokens_after` over the given results cleared and media changed in the
+/// wire (those from `from` on are read; others may be given).
+fn tokens_after_in(
+    setup: &Setup,
+    facts: &SessionFacts,
+    st: &Step,
+    cleared: &[usize],
+    media_in_wire: &[(usize, usize)],
     from: usize,
 ) -> std::io::Result<u64> {
     let s = &setup.session;
@@ -354,13 +417,13 @@ fn tokens_after(
     // Per changed message: results cleared, results stripped, media cleared.
     type Changes = (Vec<usize>, Vec<usize>, Vec<usize>);
     let mut changed: std::collections::BTreeMap<usize, Changes> = std::collections::BTreeMap::new();
-    for &r in &st.cleared {
+    for &r in cleared {
         let m = s.results[r].msg;
         if m >= from && m < req.end {
             changed.entry(m).or_default().0.push(r);
         }
     }
-    for &(m, x) in &st.media_in_wire {
+    for &(m, x) in media_in_wire {
         if m >= from && m < req.end {
             let e = changed.entry(m).or_default();
             if x < s.media.len() {
@@ -447,7 +510,10 @@ impl Accumulator {
             f.warm,
             f.ttl == Ttl::OneHour,
         ));
-        for &r in &st.cleared {
+        // A result first in a wire's cleared set enters it there: a tracked
+        // step names only those.
+        let entered = st.wire.as_ref().map_or(&st.cleared, |w| &w.added);
+        for &r in entered {
             if !std::mem::replace(&mut self.seen[r], true) {
                 t.cleared_results += 1;
                 if facts.later(setup).used_after(s, r, st.index) {
@@ -468,7 +534,7 @@ pub fn each_request(
 ) -> std::io::Result<()> {
     let s = &setup.session;
     let mut prev: Option<Step> = None;
-    for st in analysis::timeline_steps(setup, forced_at) {
+    for st in analysis::tracked_steps(setup, forced_at) {
         if let Some(p) = &facts.pause {
             (p.0)();
         }

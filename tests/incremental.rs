@@ -13,6 +13,7 @@ mod corpus;
 use common::*;
 use mcscope::analysis::{self, Setup};
 use mcscope::cli::{DeliveryArg, KindArg, Opts};
+use mcscope::policy::engine::Step;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -76,6 +77,63 @@ fn check(setup: &Setup, what: &str) {
         };
         assert_eq!(key(&got), key(&want), "{what} @{k}");
     }
+    check_tracked(setup, &steps, what);
+}
+
+/// A tracked engine (what `compare` and the TUI totals sum) says at each step
+/// only what changed in the wire: its changes add up to the timeline's list of
+/// results cleared, and every request's figures and the setting's totals are
+/// the ones the lists give.
+fn check_tracked(setup: &Setup, steps: &[Step], what: &str) {
+    use mcscope::totals::{self, CacheTtl, SessionFacts};
+    let s = &setup.session;
+    let n = s.requests.len();
+    let facts = SessionFacts::new(s, CacheTtl::Auto);
+    let tracked: Vec<Step> = analysis::tracked_steps(setup, n).collect();
+    assert_eq!(tracked.len(), steps.len(), "{what}: tracked steps");
+    let mut in_wire: std::collections::BTreeSet<usize> = Default::default();
+    let mut acc = totals::Accumulator::new(s);
+    for (i, (tr, st)) in tracked.iter().zip(steps).enumerate() {
+        let k = st.index;
+        let req = &s.requests[k - 1];
+        let prev = i
+            .checked_sub(1)
+            .map(|j| &steps[j])
+            .filter(|p| s.requests[p.index - 1].segment == req.segment);
+        if prev.is_none() {
+            in_wire.clear(); // a new view: the old one's results are not named
+        }
+        match &tr.wire {
+            Some(w) => {
+                assert!(
+                    tr.cleared.is_empty(),
+                    "{what} @{k}: a tracked step lists nothing"
+                );
+                for r in &w.removed {
+                    assert!(in_wire.remove(r), "{what} @{k}: {r} removed, not in");
+                }
+                for &r in &w.added {
+                    assert!(in_wire.insert(r), "{what} @{k}: {r} added twice");
+                }
+                let mut want = st.cleared.clone();
+                want.sort_unstable();
+                assert_eq!(
+                    in_wire.iter().copied().collect::<Vec<_>>(),
+                    want,
+                    "{what} @{k}"
+                );
+            }
+            None => assert_eq!(tr.cleared, st.cleared, "{what} @{k}: untracked list"),
+        }
+        assert_eq!(tr.newly_cleared, st.newly_cleared, "{what} @{k}: newly");
+        let want = totals::figures(setup, &facts, prev, st).unwrap();
+        let tr_prev = prev.map(|p| &tracked[p.index - tracked[0].index]);
+        let got = totals::figures(setup, &facts, tr_prev, tr).unwrap();
+        assert_eq!(got, want, "{what} @{k}: figures");
+        acc.add(setup, &facts, st, &want);
+    }
+    let sum = totals::session_totals(setup, &facts).unwrap();
+    assert_eq!(sum, acc.totals, "{what}: totals");
 }
 
 /// A long Claude session: turns of many calls with short and long gaps, reused
@@ -237,4 +295,47 @@ fn plans_equal_the_timeline_on_the_corpus() {
         }
     }
     assert!(files >= 20, "{files} corpus files");
+}
+
+/// The sample sessions under every kind, the budget plan and the api preset
+/// included (which the long turns above do not reach): plans, timeline and a
+/// tracked engine agree at every request.
+#[test]
+fn plans_equal_the_timeline_on_the_samples() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
+    let kinds = [
+        KindArg::Auto,
+        KindArg::Idle,
+        KindArg::Forced,
+        KindArg::Size,
+        KindArg::Count,
+        KindArg::Budget,
+    ];
+    for name in [
+        "claude-demo.jsonl",
+        "claude-size.jsonl",
+        "claude-budget.jsonl",
+        "qwen-memory/session.jsonl",
+        "qwen-memory/today.jsonl",
+    ] {
+        let path = root.join(name);
+        for kind in kinds {
+            for delivery in [DeliveryArg::Rewrite, DeliveryArg::CacheEdits] {
+                let qwen = name.starts_with("qwen");
+                if (kind == KindArg::Budget || qwen) && delivery == DeliveryArg::CacheEdits {
+                    continue; // budget rewrites; cache edits are Claude's
+                }
+                if kind == KindArg::Budget && qwen {
+                    continue; // Claude Code's own plan
+                }
+                let mut o = opts(kind, delivery, 1);
+                o.trigger = Some(2);
+                check(&setup(&path, o), &format!("{name} {kind:?} {delivery:?}"));
+            }
+        }
+    }
+    // The api preset runs its own kind, tracked as a lean engine.
+    let api = setup(&root.join("api-agent.json"), Opts::default());
+    assert_eq!(api.policy.kind, mcscope::policy::PlanKind::Api);
+    check(&api, "api-agent.json");
 }

@@ -54,7 +54,8 @@ fn newly_cleared_by(setup: &Setup, kind: PlanKind) -> Vec<Vec<String>> {
         simulated(setup, kind),
         setup.protector(),
         setup.last_request(),
-    );
+    )
+    .newly_only();
     std::iter::from_fn(|| engine.step())
         .map(|st| ids_of(s, &st.newly_cleared))
         .collect()
@@ -101,7 +102,8 @@ fn budget_before_compaction(setup: &Setup, k: usize) -> Option<Vec<String>> {
         simulated(setup, PlanKind::Budget),
         setup.protector(),
         before.index,
-    );
+    )
+    .newly_only();
     engine.run_to(before.index)?;
     let step = engine.step_virtual(&summarizing);
     Some(ids_of(s, &step.newly_cleared))

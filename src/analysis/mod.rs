@@ -219,6 +219,7 @@ impl PlanAt {
                 pre_tokens: None,
                 note: Note::NoRequests,
                 api: None,
+                wire: None,
             },
             candidates: Vec::new(),
             cache: CacheEffect::default(),
@@ -337,7 +338,15 @@ pub fn timeline(setup: &Setup, forced_at: usize) -> Vec<Step> {
 
 /// The timeline's steps one at a time.
 pub fn timeline_steps(setup: &Setup, forced_at: usize) -> impl Iterator<Item = Step> + '_ {
-    let mut engine = setup.engine(forced_at);
+    let mut engine = setup.engine(forced_at).lean();
+    std::iter::from_fn(move || engine.step())
+}
+
+/// The timeline's steps from a tracked engine (`Engine::tracked`): each says
+/// what changed in the wire instead of listing what is cleared there, for a
+/// pass that sums a setting (`totals::each_request`).
+pub fn tracked_steps(setup: &Setup, forced_at: usize) -> impl Iterator<Item = Step> + '_ {
+    let mut engine = setup.engine(forced_at).tracked();
     std::iter::from_fn(move || engine.step())
 }
 

@@ -562,6 +562,24 @@ pub fn ttl_auto(s: &Session, k: usize) -> Ttl {
         .map_or(Ttl::FiveMinutes, ttl_of_write)
 }
 
+/// `ttl_auto(k)` for every request k (index k − 1), in one forward pass: a
+/// session without cache writes would make `ttl_auto` look back over every
+/// earlier request at each request.
+pub fn ttl_auto_all(s: &Session) -> Vec<Ttl> {
+    let mut out = Vec::with_capacity(s.requests.len());
+    let mut last = Ttl::FiveMinutes;
+    for r in &s.requests {
+        out.push(last);
+        if s.harness == Harness::Claude
+            && let Some(u) = response(s, r).and_then(countable)
+            && u.cache_creation_input_tokens > 0
+        {
+            last = ttl_of_write(u);
+        }
+    }
+    out
+}
+
 fn ttl_of_write(u: &Usage) -> Ttl {
     match u.cache_creation {
         Some(c) if c.ephemeral_1h_input_tokens > 0 => Ttl::OneHour,

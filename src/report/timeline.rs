@@ -46,6 +46,7 @@ pub fn write_timeline_json(
         crate::sanitize::json_pretty_to(Indented::new(&mut out, b"\n  "), value)?;
         out.write_all(b",")?;
     }
+    let records = records_by_request(&setup.session);
     out.write_all(b"\n  \"requests\": [")?;
     // The step before the batch (its predecessor's wire, for the prefix break).
     let mut prev: Option<Step> = None;
@@ -55,7 +56,7 @@ pub fn write_timeline_json(
         // The engine steps on while the batch's rows are rendered in parallel.
         let (next, rows) = rayon::join(
             || steps.by_ref().take(BATCH).collect::<Vec<Step>>(),
-            || render_rows(setup, evidence, facts, prev.as_ref(), &batch),
+            || render_rows(setup, evidence, facts, &records, prev.as_ref(), &batch),
         );
         for row in rows? {
             out.write_all(if first { b"\n    " } else { b",\n    " })?;
@@ -75,6 +76,7 @@ fn render_rows(
     setup: &Setup,
     evidence: &SessionEvidence,
     facts: &SessionFacts,
+    records: &Records,
     prev: Option<&Step>,
     batch: &[Step],
 ) -> std::io::Result<Vec<Vec<u8>>> {
@@ -97,11 +99,24 @@ fn render_rows(
             let mut text = Vec::with_capacity(1024);
             crate::sanitize::json_pretty_to(
                 Indented::new(&mut text, b"\n    "),
-                &timeline_row(setup, st, &ev, &f),
+                &timeline_row(setup, st, &ev, &f, records),
             )?;
             Ok(text)
         })
         .collect()
+}
+
+/// The session's `microcompact_boundary` records by the request they come
+/// before (indices into `Session::evidence`, in file order): each row looks up
+/// its own instead of scanning every record.
+type Records = std::collections::HashMap<usize, Vec<usize>>;
+
+fn records_by_request(s: &Session) -> Records {
+    let mut out = Records::new();
+    for (i, e) in s.evidence.iter().enumerate() {
+        out.entry(e.before_request).or_default().push(i);
+    }
+    out
 }
 
 /// A writer that indents pretty JSON by a fixed depth: every newline it is
@@ -178,6 +193,7 @@ fn timeline_row<'a>(
     st: &'a Step,
     ev: &'a RequestEvidence,
     f: &RequestFigures,
+    records: &Records,
 ) -> TimelineRow<'a> {
     let s = &setup.session;
     let req = &s.requests[st.index - 1];
@@ -196,11 +212,11 @@ fn timeline_row<'a>(
         tokens_saved: st.tokens_saved,
         tool_result_chars_after: st.chars_after,
         note: st.note.to_string(),
-        harness_evidence: s
-            .evidence
-            .iter()
-            .filter(|e| e.before_request == st.index)
-            .map(|e| &e.compacted_tool_ids)
+        harness_evidence: records
+            .get(&st.index)
+            .into_iter()
+            .flatten()
+            .map(|&i| &s.evidence[i].compacted_tool_ids)
             .collect(),
         evidence: ev.json(),
         api: api::json(setup, st),

@@ -15,6 +15,7 @@ mod idle;
 mod reason;
 mod size;
 mod status;
+mod tracked;
 mod types;
 mod view;
 
@@ -24,6 +25,7 @@ pub use reason::{
     ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, Note, Prompt, Rank, Reason,
     SizeWhy, TimeWhy,
 };
+pub use tracked::WireDelta;
 pub use types::{Candidate, Clearing, EditBlock, Status, Step, Trigger};
 
 /// The plan's verdict at one request, before it is applied.
@@ -112,6 +114,15 @@ pub struct Engine<'s> {
     api_facts: Option<std::sync::Arc<ApiFacts>>,
     /// The `api` plan at the last evaluated request.
     api_step: Option<ApiStep>,
+    /// Whether a step sets every candidate's status and reason (a plan reads
+    /// them); a timeline reads only the step, so it skips that pass over the
+    /// view, which would make a long session quadratic (see `lean`).
+    statuses: bool,
+    /// Whether a step lists every result cleared in its wire (`Step::cleared`);
+    /// off for a pass that reads only what each step newly cleared.
+    cleared_list: bool,
+    /// What changed in the wire at each step, when asked (`tracked`).
+    tracker: tracked::Tracker,
 }
 
 /// The current view's candidates, grown incrementally as requests add messages.
@@ -171,7 +182,27 @@ impl<'s> Engine<'s> {
             view: View::default(),
             process: None,
             hook_checkpoint: None,
+            statuses: true,
+            cleared_list: true,
+            tracker: Default::default(),
         }
+    }
+
+    /// A lean engine (see `lean`) whose steps leave `Step::cleared` empty: a
+    /// count plan's deletions pile up over a view, so listing them at every
+    /// request would cost the view's length each time.
+    pub fn newly_only(mut self) -> Self {
+        self.statuses = false;
+        self.cleared_list = false;
+        self
+    }
+
+    /// The same engine for a pass that reads only its steps (a timeline, a
+    /// comparison): `candidates()` keeps no statuses, and a step costs what
+    /// changed at its request rather than a pass over the whole view.
+    pub fn lean(mut self) -> Self {
+        self.statuses = false;
+        self
     }
 
     /// Starts at request `first` (1-based): the caller knows nothing before it
@@ -297,6 +328,7 @@ impl<'s> Engine<'s> {
 
     /// The one place a clearing is put in force or lifted.
     fn set_clearing(&mut self, r: usize, clearing: Option<Clearing>) {
+        self.touch(r);
         let old = self.contribution(r);
         self.cleared[r] = clearing;
         self.update_totals(r, old);
@@ -362,6 +394,7 @@ impl<'s> Engine<'s> {
 
     /// `quiet`: the step only carries the state (see `carry`).
     fn step_request(&mut self, req: &Request, quiet: bool) -> Step {
+        self.track_begin();
         if !self.view.started || req.segment != self.view.segment {
             // Nothing planned before a compaction boundary carries over it.
             self.reset_clearings();
@@ -418,16 +451,6 @@ impl<'s> Engine<'s> {
         };
         let gap = self.gap_at(req);
         self.sync_view(req);
-        // A result that has become protected (a later call with its id reads
-        // memory) is never cleared: its clearing lapses, in the plan and the wire.
-        if !self.in_force_list.is_empty() {
-            for p in 0..self.view.cands.len() {
-                let c = &self.view.cands[p];
-                if c.protected() && self.cleared[c.result].is_some() {
-                    self.set_clearing(c.result, None);
-                }
-            }
-        }
         let chars_before = if quiet && !self.needs_size_total() {
             0
         } else {
@@ -485,6 +508,7 @@ impl<'s> Engine<'s> {
                 results: newly.iter().map(|&p| self.view.cands[p].result).collect(),
             });
         }
+        let wire = self.track_end(req, !quiet);
         if quiet {
             return Step {
                 index: req.index,
@@ -503,9 +527,22 @@ impl<'s> Engine<'s> {
                 pre_tokens: verdict.pre_tokens,
                 note: verdict.note,
                 api,
+                wire: None,
             };
         }
-        self.finish_statuses(req, &verdict);
+        let cleared = if self.statuses {
+            self.finish_statuses(req, &verdict);
+            self.view
+                .cands
+                .iter()
+                .filter(|c| c.status == Status::Cleared)
+                .map(|c| c.result)
+                .collect()
+        } else if self.cleared_list && wire.is_none() {
+            self.cleared_in_wire()
+        } else {
+            Vec::new()
+        };
         let chars_after = self.size_total();
         let cands = &self.view.cands;
         Step {
@@ -514,11 +551,7 @@ impl<'s> Engine<'s> {
             trigger: verdict.trigger,
             tokens_saved,
             newly_cleared: newly.iter().map(|&p| cands[p].result).collect(),
-            cleared: cands
-                .iter()
-                .filter(|c| c.status == Status::Cleared)
-                .map(|c| c.result)
-                .collect(),
+            cleared,
             media_in_wire: self.media_in_wire(req),
             chars_before,
             chars_after,
@@ -529,7 +562,26 @@ impl<'s> Engine<'s> {
             pre_tokens: verdict.pre_tokens,
             note: verdict.note,
             api,
+            wire,
         }
+    }
+
+    /// The results whose status is `Cleared` (see `finish_statuses`), in
+    /// candidate order, from the clearings in force alone.
+    fn cleared_in_wire(&self) -> Vec<usize> {
+        let mut pos: Vec<usize> = self
+            .in_force_list
+            .iter()
+            .filter(|&&r| self.cleared[r].is_some())
+            .map(|&r| self.pos_of[r])
+            .filter(|&p| {
+                let c = &self.view.cands[p];
+                c.compactable && !c.protected() && !self.s.results[c.result].already_cleared
+            })
+            .collect();
+        pos.sort_unstable();
+        pos.dedup();
+        pos.into_iter().map(|p| self.view.cands[p].result).collect()
     }
 
     /// The gap the idle rule reads at `req`: at a Qwen hook, the time since the

@@ -123,6 +123,9 @@ pub struct Step {
     pub note: Note,
     /// The `api` plan (SPEC §11): the prompt it read and each edit's outcome.
     pub api: Option<super::ApiStep>,
+    /// A tracked engine's account of what changed in the wire here (then
+    /// `cleared` is empty); None from any other engine (see `Engine::tracked`).
+    pub wire: Option<super::WireDelta>,
 }
 
 impl Step {

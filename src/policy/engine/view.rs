@@ -51,12 +51,22 @@ impl<'s> Engine<'s> {
             for i in 0..self.view.cands.len() {
                 let r = self.view.cands[i].result;
                 if dirty.contains(&s.results[r].id.as_str()) {
+                    // Its status may change with it (see `tracked`).
+                    self.touch(r);
                     let rank = self.view.cands[i].rank;
                     let (key, mut cand) = self.make_candidate(r);
                     if s.harness == Harness::Qwen {
                         cand.rank = rank;
                     }
                     self.set_base(&cand);
+                    // A result that has become protected (a later call with its
+                    // id reads memory) is never cleared: its clearing lapses, in
+                    // the plan and the wire. Protection is decided only here and
+                    // for a new result (which has no clearing yet), so no other
+                    // candidate needs looking at.
+                    if cand.protected() && self.cleared[r].is_some() {
+                        self.set_clearing(r, None);
+                    }
                     self.view.keys[i] = key;
                     self.view.cands[i] = cand;
                     unsorted = true;
