@@ -5,7 +5,8 @@
 /// `--color`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColorChoice {
-    /// Colour on a terminal, unless NO_COLOR or FORCE_COLOR says otherwise.
+    // Colour on a terminal, unless NO_COLOR or FORCE_COLOR says otherwise (no
+    // doc comment: a value with help turns all of `--help` into two-line entries).
     #[default]
     Auto,
     Always,
