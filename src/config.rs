@@ -332,15 +332,24 @@ pub fn load() -> Result<Config, ConfigError> {
 
 /// Parses a configuration; the error names the key or value and its line.
 pub fn parse(text: &str) -> Result<Config, String> {
-    let config: Config = toml::from_str(text).map_err(|e| in_one_line(text, &e))?;
+    let de = toml::Deserializer::parse(text).map_err(|e| in_one_line(text, &e, ""))?;
+    // The key path of a value of the wrong type (SPEC §7a): serde's own
+    // message names the type only.
+    let config: Config = serde_path_to_error::deserialize(de)
+        .map_err(|e| in_one_line(text, e.inner(), &key_path(&e.path().to_string())))?;
     config.check()?;
     config.palette_at(text)?;
     Ok(config)
 }
 
-/// toml's message, made one line with the line number of its span.
-fn in_one_line(text: &str, e: &toml::de::Error) -> String {
+/// toml's message, made one line with the line number of its span, a type
+/// error in words after the key it names (`key` is `.` or empty at the top).
+fn in_one_line(text: &str, e: &toml::de::Error, key: &str) -> String {
     let message = e.message().trim().replace('\n', " ");
+    let message = match key {
+        "" | "." => message,
+        key => type_error(key, &message).unwrap_or(message),
+    };
     match e.span() {
         Some(span) => {
             let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
@@ -348,6 +357,53 @@ fn in_one_line(text: &str, e: &toml::de::Error) -> String {
         }
         None => message,
     }
+}
+
+/// A key path as the user wrote it: without the segments serde's helpers add
+/// (`theme.cleared.$__serde_spanned_private_value` is `theme.cleared`).
+pub fn key_path(path: &str) -> String {
+    path.split('.')
+        .filter(|p| !p.starts_with("$__"))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// serde's `invalid type: string "soon", expected f64` at `key`, in words:
+/// `policy.gap_threshold_minutes: expected a number, found "soon"` (None for
+/// another message, which then stays as serde wrote it).
+pub fn type_error(key: &str, serde_message: &str) -> Option<String> {
+    let rest = serde_message
+        .strip_prefix("invalid type: ")
+        .or_else(|| serde_message.strip_prefix("invalid value: "))?;
+    let (found, expected) = rest.rsplit_once(", expected ")?;
+    let expected = match expected.trim() {
+        "f64" | "f32" => "a number",
+        "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number, 0 or more",
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number",
+        "a boolean" => "true or false",
+        "a sequence" => "a list",
+        "a map" => "a table of names",
+        other => other,
+    };
+    // `string "soon"` → `"soon"`, ``integer `-3` `` → `-3`, `map` → `a table`.
+    let found = found.trim();
+    let found = [
+        "string ",
+        "integer ",
+        "floating point ",
+        "boolean ",
+        "character ",
+    ]
+    .iter()
+    .find_map(|kind| found.strip_prefix(kind))
+    .map(|v| v.trim_matches('`').to_string())
+    .unwrap_or_else(|| match found {
+        "map" => "a table".into(),
+        "sequence" => "a list".into(),
+        "null" | "unit value" => "null".into(),
+        other => other.to_string(),
+    });
+    Some(format!("{key}: expected {expected}, found {found}"))
 }
 
 impl Config {

@@ -58,10 +58,17 @@ pub struct Home {
 
 impl Home {
     /// The base folder: `$<base_env>` when set and not empty, else `~/<base_dir>`.
+    /// A comma-separated list (ccusage's habit for several Claude installs, SPEC
+    /// §7a) names its first entry: one base holds the memory of one install.
     pub fn base(&self) -> PathBuf {
         std::env::var_os(self.base_env)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
+            .and_then(|v| {
+                let v = v.to_string_lossy().into_owned();
+                v.split(',')
+                    .map(str::trim)
+                    .find(|d| !d.is_empty())
+                    .map(PathBuf::from)
+            })
             .unwrap_or_else(|| home().join(self.base_dir))
     }
 }

@@ -30,6 +30,7 @@
 pub mod analysis;
 pub(crate) mod caveats;
 pub mod cli;
+pub mod color;
 pub(crate) mod compare;
 pub(crate) mod compare_html;
 pub mod config;
@@ -52,3 +53,4 @@ pub mod theme;
 pub mod totals;
 pub mod tui;
 pub mod wire;
+pub mod zone;

@@ -82,11 +82,19 @@ enum Printed {
 
 fn run_command(cli: Cli) -> Result<Printed, UsageError> {
     use Printed::{Json, Text};
+    // `-z`: the zone every text output, the TUI and HTML show times in.
+    if let Some(tz) = &cli.timezone {
+        mcscope::zone::set_display(tz.clone());
+    }
     let Some(command) = cli.command else {
         // `--no-mouse`, else the config file's `mouse` (a bad file: the TUI says so).
         let config_mouse = mcscope::config::load().ok().and_then(|c| c.mouse);
-        let mouse = !cli.no_mouse && config_mouse != Some(false);
-        mcscope::tui::run(cli.path.as_deref(), &cli.opts, mouse)?;
+        let launch = mcscope::tui::Launch {
+            mouse: !cli.no_mouse && config_mouse != Some(false),
+            color: cli.color,
+            window: cli.dates.window(),
+        };
+        mcscope::tui::run(cli.path.as_deref(), &cli.opts, &launch)?;
         return Ok(Text(String::new()));
     };
     fn json(v: impl serde::Serialize) -> Printed {
@@ -99,7 +107,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             let setup = cli::setup(&path, &opts)?;
             let k = cli::request_index(&setup.session, opts.at.as_deref())?;
             let plan = analysis::plan_at(&setup, k).map_err(|e| io_error(&path, e))?;
-            match opts.format {
+            match opts.output_format() {
                 OutputFormat::Json => {
                     let evidence = analysis::evidence_at(&setup, &plan);
                     json(report::plan_json(&setup, &plan, evidence.as_ref()))
@@ -119,7 +127,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
         Command::Timeline { path, opts, .. } => {
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
-            match opts.format {
+            match opts.output_format() {
                 OutputFormat::Json => {
                     // Streamed: a long session's timeline never sits in memory whole.
                     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -162,7 +170,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
                     path.display()
                 ))
             })?;
-            match opts.format {
+            match opts.output_format() {
                 OutputFormat::Json => json(report::explain_json(&setup, &e)),
                 OutputFormat::Text => Text(report::explain_text(&setup, &e)),
             }
@@ -171,7 +179,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
             let r = analysis::evidence_report(&setup, forced_at);
-            match opts.format {
+            match opts.output_format() {
                 OutputFormat::Json => json(report::evidence_json(&setup, &r)),
                 OutputFormat::Text => Text(report::evidence_text(&setup, &r)),
             }
@@ -194,7 +202,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
         // Sanitized by compare itself: its text and HTML go to `-o` files too.
         Command::Compare(args) => Json(cli::run_compare(&args)?),
         Command::Demo => {
-            mcscope::tui::run_demo()?;
+            mcscope::tui::run_demo(cli.color)?;
             Text(String::new())
         }
         Command::Completions { shell } => {

@@ -631,7 +631,7 @@ fn the_sidecar_sets_the_cache_ttl_and_timeline_text_shows_the_cache_column() {
                 .next()
                 .is_some_and(|c| c.is_ascii_digit())
         })
-        .map(|l| l.split_whitespace().nth(9).unwrap())
+        .map(|l| l.split_whitespace().nth(11).unwrap())
         .collect();
     assert_eq!(
         cache,

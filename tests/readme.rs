@@ -196,6 +196,8 @@ fn run(args: &[String], home: &Path) -> Vec<String> {
         .env_remove("QWEN_RUNTIME_DIR")
         .env_remove("QWEN_CODE_MEMORY_LOCAL")
         .env("NO_COLOR", "1")
+        // README examples show UTC times (the display zone is the system's).
+        .env("TZ", "UTC")
         .stdin(Stdio::null())
         .output()
         .expect("run mcscope");

@@ -23,7 +23,11 @@ pub enum CompareFormat {
 /// `mcscope compare PATH`: the setting flags take comma-separated lists.
 #[derive(Args, Debug, Clone, Default)]
 pub struct CompareArgs {
-    pub path: PathBuf,
+    /// A session, or a folder of sessions (none: the harnesses' session
+    /// folders, as the picker reads them).
+    pub path: Option<PathBuf>,
+    #[command(flatten)]
+    pub dates: super::Dates,
     /// Plan kinds, e.g. idle,size,count (default: the grid of docs/compare.md).
     #[arg(long, value_name = "KIND,…")]
     pub policy: Option<String>,
@@ -67,6 +71,9 @@ pub struct CompareArgs {
     /// of recorded vs simulated context per request).
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
+    /// Print JSON: the same as --format json (and wins over --format).
+    #[arg(short = 'j', long)]
+    pub json: bool,
     /// html: name sessions by their paths as given (default: relative to the
     /// folder compared or to the home folder, `~/…`, so that the page can be
     /// shared; text and JSON always keep the paths as given).
@@ -81,6 +88,15 @@ pub struct CompareArgs {
 }
 
 impl CompareArgs {
+    /// The output asked for: `-j`/`--json` wins over `--format`.
+    pub fn output_format(&self) -> CompareFormat {
+        if self.json {
+            CompareFormat::Json
+        } else {
+            self.format
+        }
+    }
+
     /// The options every compared session is set up with (no lists).
     /// Every field is named (no `..Default::default()`): a flag added to
     /// [`Opts`] does not compile until compare says what it does with it.
@@ -106,10 +122,11 @@ impl CompareArgs {
             trigger: None,
             delivery: None,
             shared: self.shared.clone(),
-            format: match self.format {
+            format: match self.output_format() {
                 CompareFormat::Json => OutputFormat::Json,
                 CompareFormat::Text | CompareFormat::Html => OutputFormat::Text,
             },
+            json: false,
             input_format: None,
         }
     }
@@ -149,13 +166,30 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     use std::io::IsTerminal;
     let lists = args.lists()?;
     let opts = args.opts();
-    let folder = args.path.is_dir();
-    let files = if folder {
-        compare::session_files(&args.path)
-            .map_err(|e| err(format!("{}: {e}", args.path.display())))?
-    } else {
-        vec![args.path.clone()]
+    let format = args.output_format();
+    let window = args.dates.window();
+    let given = args.path.as_deref();
+    let (files, folder, looked_in) = match given {
+        Some(p) if p.is_dir() => (
+            compare::session_files(p).map_err(|e| err(format!("{}: {e}", p.display())))?,
+            true,
+            p.display().to_string(),
+        ),
+        Some(p) => (vec![p.to_path_buf()], false, String::new()),
+        None => harness_sessions()?,
     };
+    if !folder && window.is_set() {
+        return Err(err(
+            "--since/--until choose among the sessions of a folder; give a folder (or no PATH)",
+        ));
+    }
+    let files = window.keep(files, |p| p.as_path());
+    // A folder's page names sessions relative to it; the harness folders', to home.
+    let path: PathBuf = match given {
+        Some(p) => p.to_path_buf(),
+        None => std::env::var_os("HOME").map_or_else(|| PathBuf::from("/"), PathBuf::from),
+    };
+    let names_folder = folder && given.is_some();
     // Refused before the work, not after it: `-o` never names an input or a
     // harness folder (the write checks again).
     let reading = crate::export::Reading::config().sessions(&files);
@@ -163,9 +197,9 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         crate::export::check(out, &reading).map_err(|e| err(e.to_string()))?;
     }
     let cache_ttl = match &args.shared.cache_ttl {
-        Some(_) => cache_ttl(&args.path, &opts)?,
+        Some(_) => cache_ttl(&path, &opts)?,
         None if folder => crate::totals::CacheTtl::Auto,
-        None => cache_ttl(&args.path, &opts)?,
+        None => cache_ttl(&path, &opts)?,
     };
     let setup = |s: Session, p: &Path| setup_from(s, p, &opts).map_err(|e| e.to_string());
     let started = std::time::Instant::now();
@@ -200,10 +234,10 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     };
     // The HTML page of one session charts it: loaded once for the rows and the chart.
     let mut charts = None;
-    let result = if args.format == CompareFormat::Html && !folder {
-        crate::load::load(&args.path, None)
+    let result = if format == CompareFormat::Html && !folder {
+        crate::load::load(&path, None)
             .map_err(|e| e.to_string())
-            .and_then(|s| setup(s, &args.path))
+            .and_then(|s| setup(s, &path))
             .and_then(|one| {
                 let c = compare::compare_loaded(&one, &req, None)?;
                 charts = Some(crate::compare_html::charts(&one, &c)?);
@@ -222,13 +256,17 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
             eprintln!("mcscope: {}", crate::sanitize::line(&line));
         }
     }
-    if folder && c.sessions.is_empty() {
-        return Err(err(format!(
-            "{}: no main-thread session with requests under this folder",
-            args.path.display()
-        )));
+    // An empty folder, or a window that leaves no session, is an empty result
+    // (SPEC §7a, §15.19): a cron job over a new HOME succeeds, and says why.
+    if folder && c.sessions.is_empty() && !args.quiet {
+        let within = match window.is_set() {
+            true => format!(" {}", window.words()),
+            false => String::new(),
+        };
+        let line = format!("no main-thread session with requests{within} under {looked_in}");
+        eprintln!("mcscope: {}", crate::sanitize::line(&line));
     }
-    let out = match args.format {
+    let out = match format {
         CompareFormat::Json => {
             let mut s = crate::sanitize::json_pretty(&compare::json(&c));
             s.push('\n');
@@ -239,7 +277,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         CompareFormat::Html => crate::sanitize::text_owned(crate::compare_html::html(
             &c,
             charts.as_ref(),
-            &crate::page_paths::PageNames::new(&args.path, folder, args.full_paths),
+            &crate::page_paths::PageNames::new(&path, names_folder, args.full_paths),
         )),
     };
     match &args.output {
@@ -252,4 +290,19 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         }
         None => Ok(out),
     }
+}
+
+/// `compare` without PATH: the sessions of every harness session folder that
+/// exists (SPEC §7a), and the folders looked in, for the note when none has one.
+fn harness_sessions() -> Result<(Vec<PathBuf>, bool, String), UsageError> {
+    let folders = crate::policy::protect::session_folders();
+    let mut files = Vec::new();
+    for dir in folders.iter().filter(|d| d.is_dir()) {
+        files.extend(
+            crate::compare::session_files(dir)
+                .map_err(|e| err(format!("{}: {e}", dir.display())))?,
+        );
+    }
+    let named: Vec<String> = folders.iter().map(|d| d.display().to_string()).collect();
+    Ok((files, true, named.join(" or ")))
 }

@@ -12,6 +12,7 @@ pub use crate::setup::{
 };
 pub use compare::{CompareArgs, CompareFormat, run_compare};
 
+pub use crate::color::ColorChoice;
 use crate::policy::{Delivery, PlanKind};
 use crate::session::Format;
 use crate::totals::CacheTtl;
@@ -38,14 +39,50 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     /// A session file or a folder of sessions to open in the TUI (none: the
-    /// sessions under ~/.claude/projects and ~/.qwen/projects).
+    /// sessions under each Claude base's projects — $CLAUDE_CONFIG_DIR, a
+    /// comma-separated list, else ~/.claude and ~/.config/claude — and under
+    /// $QWEN_RUNTIME_DIR or ~/.qwen).
     pub path: Option<PathBuf>,
     /// TUI: leave the mouse to the terminal (its own selection and copy work;
     /// clicks and the wheel do not reach mcscope). Default: mouse captured.
     #[arg(long)]
     pub no_mouse: bool,
+    /// The picker: only the sessions of these days.
+    #[command(flatten)]
+    pub dates: Dates,
+    /// The time zone of the times shown in text, the TUI and HTML, an IANA
+    /// name (default: the system's, TZ honoured); JSON keeps the recorded UTC
+    /// times.
+    #[arg(short = 'z', long = "timezone", value_name = "IANA", global = true, value_parser = crate::zone::parse_zone)]
+    pub timezone: Option<jiff::tz::TimeZone>,
+    /// Colour: auto (on a terminal, unless NO_COLOR is set or FORCE_COLOR
+    /// asks for it), always or never; the flag wins over both variables.
+    #[arg(long, value_enum, value_name = "WHEN", global = true, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     #[command(flatten)]
     pub opts: Opts,
+}
+
+/// `--since`/`--until`: the days of the sessions a folder offers (the picker,
+/// `compare DIR`), read from each session's first record with a timestamp.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct Dates {
+    /// Only sessions that start on DATE or later (YYYYMMDD or YYYY-MM-DD, in
+    /// the display time zone).
+    #[arg(long, value_name = "DATE", value_parser = crate::zone::parse_date)]
+    pub since: Option<jiff::civil::Date>,
+    /// Only sessions that start on DATE or earlier (inclusive).
+    #[arg(long, value_name = "DATE", value_parser = crate::zone::parse_date)]
+    pub until: Option<jiff::civil::Date>,
+}
+
+impl Dates {
+    pub fn window(&self) -> crate::zone::Window {
+        crate::zone::Window {
+            since: self.since,
+            until: self.until,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]

@@ -380,10 +380,22 @@ fn compare_units(
         }
     }
     cmp.sessions.sort_by(|a, b| a.path.cmp(&b.path));
+    // No session at all (an empty folder or date window, SPEC §7a): the claude
+    // grid's rows with zero totals, so a script reads the same shape.
+    let none = cmp.sessions.is_empty();
     let rows: Vec<Row> = rows
         .into_iter()
-        .flatten()
-        .filter(|r| !r.per_session.is_empty())
+        .enumerate()
+        .flat_map(|(g, rs)| rs.into_iter().map(move |r| (g, r)))
+        .filter(|(g, r)| !r.per_session.is_empty() || (none && *g == 0))
+        .map(|(g, mut r)| {
+            if r.policy.is_none() {
+                let policy = r.params.apply(&Policy::preset(grids[g].0));
+                let keep = crate::report::keep_recent_of(&policy, &[policy.kind]);
+                r.policy = Some(crate::report::policy_json(&policy, keep));
+            }
+            r
+        })
         .collect();
     let (rows, recommended, median) = sort_and_recommend(rows);
     cmp.rows = rows;

@@ -14,18 +14,10 @@ pub(crate) fn refused_roots() -> Vec<PathBuf> {
     let home = var("HOME").map(PathBuf::from);
     let under_home = |rel: &str| home.as_ref().map(|h| h.join(rel));
     let mut roots = Vec::new();
-    // Claude Code: `$CLAUDE_CONFIG_DIR` may be a comma-separated list (§7a).
-    if let Some(dirs) = var("CLAUDE_CONFIG_DIR") {
-        roots.extend(
-            dirs.to_string_lossy()
-                .split(',')
-                .map(str::trim)
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from),
-        );
-    }
-    roots.extend(under_home(".claude"));
-    roots.extend(under_home(".config/claude"));
+    // Claude Code: the bases its sessions are read from (§7a), and the home
+    // defaults even when `$CLAUDE_CONFIG_DIR` moves them.
+    roots.extend(crate::policy::protect::claude_bases());
+    roots.extend(crate::policy::protect::claude_home_bases(home.as_deref()));
     // Qwen Code: as the harness table finds its base.
     roots.extend(var("QWEN_RUNTIME_DIR").map(PathBuf::from));
     roots.extend(under_home(".qwen"));

@@ -104,8 +104,8 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
     );
     let at = |k: usize| {
         s.request(k)
-            .and_then(|q| q.at.clone())
-            .unwrap_or_else(|| "?".into())
+            .and_then(|q| q.at.as_deref())
+            .map_or("?".into(), crate::zone::local)
     };
     for (k, e) in &rows {
         if let Some(b) = &e.observed_break {

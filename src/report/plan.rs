@@ -226,7 +226,7 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
         "request {}/{}  at {}  {}  {}",
         req.index,
         s.requests.len(),
-        sanitize::line(req.at.as_deref().unwrap_or("?")),
+        sanitize::line(&req.at.as_deref().map_or("?".into(), crate::zone::local)),
         crate::numbers::gap_words(req.gap_minutes),
         turn_words(req)
     );

@@ -272,7 +272,7 @@ pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Str
         };
         rows.push(vec![
             st.index.to_string(),
-            req.at.clone().unwrap_or_else(|| "?".into()),
+            req.at.as_deref().map_or("?".into(), crate::zone::local),
             fmt_gap(st.gap_minutes),
             match &req.send {
                 Some(send) => send.kind.name().into(),

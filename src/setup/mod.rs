@@ -3,6 +3,7 @@
 //! a [`Setup`]. The CLI fills [`Opts`] from its flags; the TUI, tests, benches and
 //! fuzz targets build it directly.
 
+mod key_error;
 mod select;
 mod sidecar;
 
@@ -106,6 +107,9 @@ pub struct Opts {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
+    /// Print JSON: the same as --format json (and wins over --format text).
+    #[arg(short = 'j', long)]
+    pub json: bool,
     /// Override format detection.
     #[arg(long, value_enum)]
     pub input_format: Option<Format>,
@@ -147,6 +151,17 @@ pub struct SharedOpts {
     /// The prompt cache's TTL for `warm` (docs/compare.md) (auto: what the transcript's last cache write used).
     #[arg(long, value_name = "auto|5m|1h", value_enum)]
     pub cache_ttl: Option<CacheTtl>,
+}
+
+impl Opts {
+    /// The output asked for: `-j`/`--json` wins over `--format` (SPEC §15.25).
+    pub fn output_format(&self) -> OutputFormat {
+        if self.json {
+            OutputFormat::Json
+        } else {
+            self.format
+        }
+    }
 }
 
 /// A user-facing error: one line naming the path and the cause; exit status 2.
@@ -231,6 +246,7 @@ pub fn setup_with_config(
             },
         // The output format is the CLI's; the input format was the loader's.
         format: _,
+        json: _,
         input_format: _,
     } = *opts;
     let (sidecar, ignored) = sidecar::read_sidecar_noting(path)?;

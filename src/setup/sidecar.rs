@@ -57,8 +57,11 @@ impl Sidecar {
         // Read as an object first: a syntax error or a non-object says where.
         let v: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let sidecar =
-            Sidecar::deserialize(serde_json::Value::Object(v)).map_err(|e| e.to_string())?;
+        let sidecar = match Sidecar::deserialize(serde_json::Value::Object(v.clone())) {
+            Ok(s) => s,
+            // A value of the wrong type: named by its key and line (SPEC §7a).
+            Err(e) => return Err(super::key_error::name(text, &v).unwrap_or(e.to_string())),
+        };
         if let Some((key, value)) = sidecar.unknown.into_iter().next() {
             // serde's own message for the key, listing the policy keys.
             let one = serde_json::Map::from_iter([(key, value)]);
@@ -148,11 +151,17 @@ mod tests {
             "{e}"
         );
         let e = Sidecar::parse(r#"{"keep_recent": "three"}"#).unwrap_err();
-        assert_eq!(e, "invalid type: string \"three\", expected u32");
+        assert_eq!(
+            e,
+            "line 1: keep_recent: expected a whole number, 0 or more, found \"three\""
+        );
         let e = Sidecar::parse(r#"{"memory_roots": 5}"#).unwrap_err();
-        assert_eq!(e, "memory_roots: invalid type: integer `5`, expected a map");
+        assert_eq!(
+            e,
+            "line 1: memory_roots: expected a table of names, found 5"
+        );
         let e = Sidecar::parse(r#"{"cache_ttl": 5}"#).unwrap_err();
-        assert_eq!(e, "cache_ttl: expected a string, got 5");
+        assert_eq!(e, "line 1: cache_ttl: expected a string, found 5");
         let e = Sidecar::parse("[]").unwrap_err();
         assert!(
             e.starts_with("invalid type: sequence, expected a map"),

@@ -13,7 +13,9 @@ pub use crate::theme;
 pub mod ui;
 
 use crate::analysis::Setup;
+pub use crate::color::ColorChoice;
 use crate::setup::{self, Opts, UsageError};
+use crate::zone::Window;
 use app::{App, Effect, Pointer, Screen};
 use keymap::Action;
 use ratatui::crossterm::event::{
@@ -141,7 +143,7 @@ pub fn require_terminal() -> Result<(), UsageError> {
 }
 
 /// `mcscope demo`: the bundled session with its guided captions.
-pub fn run_demo() -> Result<(), UsageError> {
+pub fn run_demo(color: ColorChoice) -> Result<(), UsageError> {
     require_terminal()?;
     let dir = tempfile::tempdir().map_err(|e| UsageError::Message(format!("demo: {e}")))?;
     let mut app = demo_app(dir.path())?;
@@ -152,16 +154,17 @@ pub fn run_demo() -> Result<(), UsageError> {
             &mut app,
             &mut None,
             &opts,
-            theme_from_config(),
+            theme_from_config(color),
             false,
         )
     })
 }
 
-/// The TUI's colours: `NO_COLOR`, and the configuration file's `[theme]` (a
+/// The TUI's colours: whether (`--color`, `NO_COLOR`, `FORCE_COLOR`; the TUI
+/// is always on a terminal) and which, the configuration file's `[theme]` (a
 /// file that cannot be read: the defaults, and the session's notice says why).
-fn theme_from_config() -> ui::Theme {
-    ui::Theme::from_env_with(palette_of(&crate::config::load()))
+fn theme_from_config(color: ColorChoice) -> ui::Theme {
+    ui::Theme::with_choice(palette_of(&crate::config::load()), color)
 }
 
 /// The colours of a configuration as read: its `[theme]`, or the defaults for a
@@ -229,21 +232,77 @@ pub fn demo_app(dir: &Path) -> Result<App, UsageError> {
 /// gives it back and takes it again only then.
 static MOUSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
-/// `mcscope [PATH]`: a session, a folder of sessions, or the harness folders;
-/// `mouse`: capture the mouse.
-pub fn run(path: Option<&Path>, opts: &Opts, mouse: bool) -> Result<(), UsageError> {
-    // Decide what to show before touching the terminal, so errors are one plain line.
-    let (mut app, mut loading) = match path {
-        Some(p) if p.is_dir() => {
-            let listing = crate::load::list_folder(p)
-                .map_err(|e| UsageError::Message(format!("{}: {e}", p.display())))?;
-            if listing.sessions.is_empty() {
-                return Err(setup::directory_error(p));
-            }
-            let title = picker::with_skipped(p.display().to_string(), listing.not_regular.len());
-            (App::picker(title, listing.sessions), None)
+/// What the command line gives the TUI besides the plan options.
+#[derive(Debug, Clone, Default)]
+pub struct Launch {
+    /// Capture the mouse (`--no-mouse` leaves it to the terminal).
+    pub mouse: bool,
+    pub color: ColorChoice,
+    /// `--since`/`--until`: the picker's sessions.
+    pub window: Window,
+}
+
+/// A session file as listed: its path, size and modification time.
+pub type Listed = (PathBuf, u64, std::time::SystemTime);
+
+/// The sessions a picker offers: those of `folders` (a folder that does not
+/// exist is skipped when `skip_missing`, the harness folders' case; a folder
+/// given by the user must be readable), newest first, in the date window. The
+/// note says when none is left (SPEC §7a: the picker opens empty and says so).
+pub fn picker_sessions(
+    folders: &[PathBuf],
+    skip_missing: bool,
+    window: &Window,
+) -> Result<(Vec<Listed>, usize, Option<String>), UsageError> {
+    let mut sessions = Vec::new();
+    // FIFOs, sockets and devices named like sessions: never opened, counted.
+    let mut not_regular = 0;
+    for dir in folders {
+        if skip_missing && !dir.is_dir() {
+            continue;
         }
+        let listing = crate::load::list_folder(dir)
+            .map_err(|e| UsageError::Message(format!("{}: {e}", dir.display())))?;
+        sessions.extend(listing.sessions);
+        not_regular += listing.not_regular.len();
+    }
+    sessions.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    let sessions = window.keep(sessions, |s| s.0.as_path());
+    let note = sessions.is_empty().then(|| {
+        let named: Vec<String> = folders.iter().map(|d| d.display().to_string()).collect();
+        let within = match window.is_set() {
+            true => format!(" {}", window.words()),
+            false => String::new(),
+        };
+        format!(
+            "no sessions{within} under {}; `mcscope demo` is a guided tour on a bundled session, and a clone of mcscope has more in sample-sessions/",
+            named.join(" or ")
+        )
+    });
+    Ok((sessions, not_regular, note))
+}
+
+/// `mcscope [PATH]`: a session, a folder of sessions, or the harness folders.
+pub fn run(path: Option<&Path>, opts: &Opts, launch: &Launch) -> Result<(), UsageError> {
+    // Decide what to show before touching the terminal, so errors are one plain line.
+    let picker = |folders: Vec<PathBuf>, skip_missing: bool| {
+        let (sessions, not_regular, note) =
+            picker_sessions(&folders, skip_missing, &launch.window)?;
+        if let Some(note) = note {
+            eprintln!("mcscope: {}", crate::sanitize::line(&note));
+        }
+        let title: Vec<String> = folders.iter().map(|d| d.display().to_string()).collect();
+        let title = picker::with_skipped(title.join(" + "), not_regular);
+        Ok::<_, UsageError>(App::picker(title, sessions))
+    };
+    let (mut app, mut loading) = match path {
+        Some(p) if p.is_dir() => (picker(vec![p.to_path_buf()], false)?, None),
         Some(p) => {
+            if launch.window.is_set() {
+                return Err(UsageError::Message(
+                    "--since/--until choose among the sessions of a folder; give a folder (or no PATH)".into(),
+                ));
+            }
             let meta = std::fs::metadata(p)
                 .map_err(|e| UsageError::Message(format!("{}: {e}", p.display())))?;
             if !meta.is_file() {
@@ -259,44 +318,20 @@ pub fn run(path: Option<&Path>, opts: &Opts, mouse: bool) -> Result<(), UsageErr
                 Some(Loading::start(p, opts)),
             )
         }
-        None => {
-            let mut sessions = Vec::new();
-            let mut skipped = 0;
-            let mut roots = Vec::new();
-            for base in [
-                crate::policy::protect::claude_base(),
-                crate::policy::protect::qwen_base(),
-            ] {
-                let dir = base.join("projects");
-                roots.push(dir.display().to_string());
-                if dir.is_dir() {
-                    let listing = crate::load::list_folder(&dir).unwrap_or_default();
-                    sessions.extend(listing.sessions);
-                    skipped += listing.not_regular.len();
-                }
-            }
-            sessions.sort_by_key(|s| std::cmp::Reverse(s.2));
-            if sessions.is_empty() {
-                return Err(UsageError::Message(format!(
-                    "no sessions under {}; give a session file or folder, or try `mcscope demo` (a guided tour on a bundled session) or `mcscope sample-sessions` in a clone of mcscope",
-                    roots.join(" or ")
-                )));
-            }
-            (
-                App::picker(picker::with_skipped(roots.join(" + "), skipped), sessions),
-                None,
-            )
-        }
+        None => (
+            picker(crate::policy::protect::session_folders(), true)?,
+            None,
+        ),
     };
     require_terminal()?;
     let from_picker = loading.is_none();
-    with_terminal(mouse, |terminal| {
+    with_terminal(launch.mouse, |terminal| {
         event_loop(
             terminal,
             &mut app,
             &mut loading,
             opts,
-            theme_from_config(),
+            theme_from_config(launch.color),
             from_picker,
         )
     })

@@ -42,7 +42,7 @@ pub fn draw_header(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
                 None if req.begins_turn => "new turn",
                 None => "tool loop",
             },
-            req.at.as_deref().unwrap_or("-"),
+            req.at.as_deref().map_or("-".into(), crate::zone::local),
         )),
         Span::raw(format!("  {} ({})", s.format.name(), s.harness.name())),
     ];

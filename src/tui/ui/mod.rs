@@ -55,12 +55,18 @@ impl Theme {
         }
     }
 
-    /// `NO_COLOR` decides whether there is colour; `palette` which.
-    pub fn from_env_with(palette: Palette) -> Theme {
+    /// `--color` and the environment decide whether there is colour (on a
+    /// terminal, where the TUI always is: [`crate::color::wanted`]); `palette` which.
+    pub fn with_choice(palette: Palette, choice: crate::color::ColorChoice) -> Theme {
         Theme {
-            color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            color: crate::color::wanted_here(choice, true),
             palette,
         }
+    }
+
+    /// As [`Theme::with_choice`] under `--color auto`.
+    pub fn from_env_with(palette: Palette) -> Theme {
+        Theme::with_choice(palette, crate::color::ColorChoice::Auto)
     }
 
     pub fn from_env() -> Theme {

@@ -21,7 +21,7 @@ const SIZE: usize = 5;
 pub fn columns(width: u16) -> Columns {
     let w = width as usize;
     let (long_date, project) = if w >= 110 { (true, 30) } else { (false, 14) };
-    let date = if long_date { 16 } else { 11 };
+    let date = date_width(long_date);
     // "▶ " date harness project req res size prompt, one space between.
     let fixed = 2 + date + 1 + HARNESS + 1 + project + 1 + COUNT + 1 + COUNT + 1 + SIZE + 1;
     Columns {
@@ -29,6 +29,12 @@ pub fn columns(width: u16) -> Columns {
         project,
         prompt: w.saturating_sub(fixed),
     }
+}
+
+/// The date column: `2026-02-14 22:28 CET` (room for a five-letter zone such
+/// as `+0530`) on a wide screen, `02-14 22:28` on a narrow one.
+fn date_width(long: bool) -> usize {
+    if long { 22 } else { 11 }
 }
 
 /// A count in at most 4 columns: 9999, then 10k … 999k, then 1M ….
@@ -131,19 +137,19 @@ fn prompt_text(e: &Entry) -> String {
 /// The text of each row as a user reads it (no styles), for a screen `width` wide.
 pub fn picker_line(p: &Picker, row: Row, selected: bool, width: u16) -> String {
     let c = columns(width);
-    let date_w = if c.long_date { 16 } else { 11 };
+    let date_w = date_width(c.long_date);
     let mark = if selected { "▶ " } else { "  " };
     match row {
         Row::File(i) => {
             let e = &p.entries[i];
+            // In the display zone, as the timeline's times (SPEC §7a), with
+            // its abbreviation where there is room.
             let fmt = if c.long_date {
-                "%Y-%m-%d %H:%M"
+                "%Y-%m-%d %H:%M %Z"
             } else {
                 "%m-%d %H:%M"
             };
-            let date = chrono::DateTime::<chrono::Local>::from(e.modified)
-                .format(fmt)
-                .to_string();
+            let date = crate::zone::file_time(e.modified, fmt);
             let harness = match &e.summary {
                 Some(s) => s.harness.name(),
                 None => "",
@@ -200,7 +206,7 @@ pub fn picker_line(p: &Picker, row: Row, selected: bool, width: u16) -> String {
 /// The column titles, aligned with [`picker_line`].
 pub fn picker_titles(width: u16) -> String {
     let c = columns(width);
-    let date_w = if c.long_date { 16 } else { 11 };
+    let date_w = date_width(c.long_date);
     format!(
         "  {} {} {} {:>COUNT$} {:>COUNT$} {:>SIZE$} {}",
         pad("date", date_w),
@@ -361,8 +367,8 @@ mod tests {
         );
         assert_eq!(project_cell("~/code/a/b", 8), "…/a/b");
         assert_eq!(count(13_392), "13k");
-        // 80 columns: 53 fixed, 27 for the prompt; 200: 74 fixed.
+        // 80 columns: 53 fixed, 27 for the prompt; 200: 80 fixed.
         assert_eq!(columns(80).prompt, 27);
-        assert_eq!(columns(200).prompt, 200 - 74);
+        assert_eq!(columns(200).prompt, 200 - 80);
     }
 }
