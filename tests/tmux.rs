@@ -780,9 +780,9 @@ fn the_verdict_shows_at_both_sizes_and_f_follows_a_growing_file() {
     }
 }
 
-/// The footer's line of harness-evidence marks (`records ` and its marks).
-fn records_line(screen: &[String]) -> Option<&String> {
-    screen.iter().find(|l| l.starts_with("records "))
+/// The footer's line of marks (`marks    ` and a glyph per column).
+fn marks_line(screen: &[String]) -> Option<&String> {
+    screen.iter().find(|l| l.starts_with("marks "))
 }
 
 #[test]
@@ -792,13 +792,15 @@ fn r_jumps_to_the_budget_record_and_the_explain_panel_shows_it() {
     };
     t.type_line("mcscope sample-sessions/claude-budget.jsonl --at 1");
     t.wait_header("1/10");
-    // The evidence arrives from the background: ◇ under request 7 (one column each).
-    let s = t.wait("the ◇ mark", |s| {
-        records_line(s).is_some_and(|l| l.contains('◇'))
+    // The evidence arrives from the background: request 7 holds a record and
+    // an observed break, so `!` (first of `! ✕ ◇ ^ ▲`) under request 7, in
+    // the 7th cell after the 9-column label (one column each).
+    let s = t.wait("the ! mark", |s| {
+        marks_line(s).is_some_and(|l| l.contains('!'))
     });
-    let marks = records_line(&s).unwrap();
+    let marks = marks_line(&s).unwrap();
     assert_eq!(
-        marks.chars().skip("records ".len()).position(|c| c == '◇'),
+        marks.chars().skip(9).position(|c| c == '!'),
         Some(6),
         "{marks:?}"
     );
@@ -842,8 +844,8 @@ fn on_the_corpus_r_reaches_the_real_budget_record() {
     };
     t.type_line(&format!("mcscope {} --at 1", corpus.display()));
     t.wait_header("1/142");
-    t.wait("the ◇ mark", |s| {
-        records_line(s).is_some_and(|l| l.contains('◇'))
+    t.wait("the evidence marks", |s| {
+        marks_line(s).is_some_and(|l| l.contains('◇') || l.contains('!'))
     });
     t.key("r");
     t.wait_header("48/142");
@@ -873,7 +875,7 @@ fn the_api_preset_shows_the_server_view_and_plus_tunes_its_keep() {
     let s = t.wait_header("28/28");
     let head = header(&s).unwrap();
     assert!(
-        has(head, "plan api (api)") && has(head, "keep 5s"),
+        has(head, "plan api (api)") && has(head, "keep 5ˢ"),
         "header: {head:?}"
     );
     t.wait_text("server view after the edits (right)");
