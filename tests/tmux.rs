@@ -1184,3 +1184,35 @@ fn long_session(dir: &Path) -> PathBuf {
     std::fs::write(&p, text.join("\n") + "\n").unwrap();
     p
 }
+
+/// The compare panel at 80×24 (short form): the parameter that varies leads
+/// the setting, so no two rows on screen look alike.
+#[test]
+fn at_80x24_the_compare_panel_s_rows_differ() {
+    let Some(t) = Tmux::start("compare80", 80, 24) else {
+        return;
+    };
+    t.type_line(&format!("mcscope {DEMO}"));
+    t.wait_header("6/6");
+    t.key("c");
+    let s = t.wait("the panel's rows", |s| {
+        has(s, "k=keep g=gap") && has(s, "recommended: row")
+    });
+    let start = s.iter().position(|l| l.contains("SETTING")).unwrap();
+    let rows: Vec<String> = s[start + 1..]
+        .iter()
+        .take_while(|l| !l.contains("recommended: row"))
+        .map(|l| {
+            let a = l.find('│').unwrap() + '│'.len_utf8();
+            let b = l.rfind('│').unwrap();
+            l[a..b].split_once(' ').unwrap().1.trim().to_string()
+        })
+        .collect();
+    assert!(rows.len() >= 10, "{}", s.join("\n"));
+    let distinct: std::collections::HashSet<&String> = rows.iter().collect();
+    assert_eq!(distinct.len(), rows.len(), "{}", s.join("\n"));
+    assert!(rows[0].starts_with("g5m k1 idle"), "{}", s.join("\n"));
+    t.key("Escape");
+    t.key("q");
+    t.assert_shell_back();
+}
