@@ -323,3 +323,42 @@ fn the_demo_s_captions_are_whole_and_beside_their_region_at_80x24_and_120x40() {
         assert!(requests.windows(2).all(|p| p[0] <= p[1]), "{requests:?}");
     }
 }
+
+/// `f` at the last request is `tail -f`: each new request is shown as it
+/// arrives; at an earlier request the view keeps its place (tests/tui.rs).
+#[test]
+fn f_at_the_last_request_follows_the_new_ones() {
+    use mcscope::tui::keymap::Action;
+    use std::io::Write;
+    let t = tempfile::tempdir().unwrap();
+    let src = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-demo.jsonl"),
+    )
+    .unwrap();
+    let lines: Vec<&str> = src.lines().collect();
+    let path = t.path().join("live.jsonl");
+    // All but the last prompt and its answer: 5 requests.
+    let cut = lines.len() - 2;
+    std::fs::write(&path, lines[..cut].join("\n") + "\n").unwrap();
+    let mut a = App::session(cli::setup(&path, &Opts::default()).unwrap());
+    assert_eq!(a.view().unwrap().k, 5);
+    a.update(Action::ToggleFollow);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    writeln!(f, "{}", lines[cut..].join("\n")).unwrap();
+    drop(f);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !a.view_mut().unwrap().poll_follow() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the growth was never seen"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let v = a.view().unwrap();
+    assert_eq!(v.setup.session.requests.len(), 6);
+    assert_eq!(v.k, 6, "the view follows to the new last request");
+    assert!(screen(&a, 80, 24)[0].contains("request 6/6"));
+}

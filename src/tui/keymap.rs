@@ -320,7 +320,7 @@ pub const KEYMAP: &[Binding] = &[
         &[Char('f')],
         "f",
         Action::ToggleFollow,
-        "follow the file as it grows (f again: stop)",
+        "follow the file; at the end, tail -f (f: stop)",
     ),
     b(
         &[Char('e')],
