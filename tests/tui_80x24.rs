@@ -44,6 +44,21 @@ fn long_session(dir: &Path) -> PathBuf {
         if [60, 61].contains(&i) {
             tx.boundary(min, 0, 500, &[&format!("c{}", i - 2)]);
         }
+        if i == 150 {
+            // A compaction: a new view segment from request 150 on (`^`).
+            tx.rec(
+                "system",
+                min,
+                json!({"subtype": "compact_boundary", "content": "Conversation compacted",
+                    "compactMetadata": {"trigger": "auto", "preTokens": 1000}}),
+            );
+            tx.rec(
+                "user",
+                min,
+                json!({"isCompactSummary": true, "message": {"role": "user",
+                    "content": "This session is being continued from a previous conversation."}}),
+            );
+        }
         tx.response(
             &format!("m{i}"),
             min + 0.1,
@@ -155,8 +170,10 @@ fn the_mark_of_request_k_is_in_k_s_column_at_80_120_and_200_columns() {
                 );
             }
             assert!(marks[cols..].iter().all(|&c| c == ' '), "{}", lines[y]);
-            // Some glyph is there to be misplaced.
-            assert!(marks.iter().any(|&c| c != ' '), "{}", lines[y]);
+            // Glyphs are there to be misplaced: the break, the records, the compaction.
+            for g in ['!', '◇', '^'] {
+                assert!(marks.contains(&g), "{g} at {w}: {}", lines[y]);
+            }
             // The request shown is highlighted in the same column on every
             // sparkline line and on the marks line.
             let col = LABEL + (k - 1) * cols / n;
