@@ -260,29 +260,79 @@ fn follow_timeline(
 ) -> Result<(), UsageError> {
     use mcscope::load::{Change, Follower};
     let mut follower = Follower::open(path, cli::input_format(opts))?;
-    // Rows printed so far; None until the header is out.
-    let mut printed: Option<usize> = None;
+    // Rows printed so far and the columns they were laid out in; None until
+    // the header is out. Later rows keep those columns, so they stay under
+    // the column titles however wide a new cell is.
+    let mut printed: Option<(usize, Vec<usize>)> = None;
+    let mut tail_printed: std::collections::HashSet<String> = Default::default();
     let mut changed = true;
     let mut out = std::io::stdout();
     loop {
         if changed {
             let setup = cli::setup_from(follower.session(), path, opts)?;
             let n = setup.session.requests.len();
-            if printed.is_none_or(|p| n > p) {
+            if printed.as_ref().is_none_or(|(p, _)| n > *p) {
                 let steps = analysis::timeline(&setup, n);
                 let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
-                let text = report::timeline_text(&setup, &steps, &facts);
-                // The header, the column titles and the rows not printed yet.
-                let mut lines: Vec<&str> = text.lines().collect();
-                if let Some(p) = printed {
-                    lines.retain(|l| {
-                        l.split_whitespace()
-                            .next()
-                            .and_then(|w| w.parse::<usize>().ok())
-                            .is_some_and(|i| i > p)
-                    });
-                }
-                for l in lines {
+                let t = report::timeline_parts(&setup, &steps, &facts);
+                let text = match &printed {
+                    // The first time: what `timeline` prints.
+                    None => {
+                        let mut widths = report::column_widths(&t.rows);
+                        // Room for what later rows may hold where the first
+                        // rows were narrow (no fire yet, no warm break yet).
+                        let room = |title: &str| match title {
+                            "REQ" => 5,
+                            "AT" => 24,
+                            "FIRED" => "budget (silent)".len(),
+                            "IN WIRE" => 7,
+                            "~SAVED" => 9,
+                            "CACHE" => "broken".len(),
+                            _ => 0,
+                        };
+                        if let Some(titles) = t.rows.first() {
+                            for (w, title) in widths.iter_mut().zip(titles) {
+                                *w = (*w).max(room(title));
+                            }
+                        }
+                        let text = format!(
+                            "{}{}{}{}",
+                            t.head,
+                            report::table_in(&t.rows, report::TIMELINE_RIGHT, &widths),
+                            t.totals,
+                            t.tail
+                        );
+                        printed = Some((n, widths));
+                        tail_printed = t.tail.lines().map(str::to_string).collect();
+                        text
+                    }
+                    // Then the new rows in the first columns, the totals of the
+                    // whole file so far, and the evidence lines not printed yet.
+                    Some((p, widths)) => {
+                        let new: Vec<Vec<String>> = t
+                            .rows
+                            .iter()
+                            .skip(1)
+                            .filter(|r| {
+                                r.first()
+                                    .and_then(|c| c.parse::<usize>().ok())
+                                    .is_some_and(|i| i > *p)
+                            })
+                            .cloned()
+                            .collect();
+                        let mut text = report::table_in(&new, report::TIMELINE_RIGHT, widths);
+                        text.push_str(&t.totals);
+                        for l in t.tail.lines() {
+                            if tail_printed.insert(l.to_string()) {
+                                text.push_str(l);
+                                text.push('\n');
+                            }
+                        }
+                        printed = Some((n, widths.clone()));
+                        text
+                    }
+                };
+                for l in text.lines() {
                     if !still_read(writeln!(out, "{}", sanitize::text(l)))? {
                         return Ok(());
                     }
@@ -290,7 +340,6 @@ fn follow_timeline(
                 if !still_read(out.flush())? {
                     return Ok(());
                 }
-                printed = Some(n);
             }
         }
         std::thread::sleep(std::time::Duration::from_millis(interval_ms));

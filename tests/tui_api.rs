@@ -57,7 +57,7 @@ fn the_right_side_is_the_server_view_and_keys_tune_keep() {
     assert!(
         lines[1].contains("plan api (api)")
             && lines[1].contains("clear_tool_uses > 30,000 tok")
-            && lines[1].contains("keep 5s")
+            && lines[1].contains("keep 5ˢ")
             && lines[1].contains("exclude memory")
             && lines[1].contains("server"),
         "{}",

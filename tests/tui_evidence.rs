@@ -111,23 +111,25 @@ fn evidence_and_observed_breaks_are_marked_on_the_footer() {
     );
     let lines = screen(&a, 100, 40, false);
     let foot = footer(&lines);
-    // One column per request: the records line marks 2–4 with ◇.
+    // One column per request, every line's cells after the same 9-column
+    // label: the marks line has ◇ at 2, and at 3 and 4 the observed break
+    // (`!` comes before `◇`, SPEC §15.22) — in the columns of the cache reads
+    // 0, 40,000 (the highest: █), a little, 0.
     assert!(
-        row(&foot, "records ").starts_with("records  ◇◇◇"),
+        row(&foot, "marks ").starts_with("marks     ◇!!"),
         "{foot:?}"
     );
-    // Cache reads 0, 40,000 (the highest: █), then the two breaks as !.
     assert!(
-        row(&foot, "cache rd").starts_with("cache rd  █!!"),
+        row(&foot, "cache rd").starts_with("cache rd  █▂ "),
         "{foot:?}"
     );
-    // Request 4 (shown): its observed break in short, below the verdict and the
-    // session totals.
-    assert!(foot[1].starts_with("session: "), "{foot:?}");
+    // Request 4 (shown): its observed break in short, under the verdict and
+    // above the session totals (SPEC §15.22's order).
     assert_eq!(
-        foot[2].trim_end(),
+        foot[1].trim_end(),
         "! observed cache break: read 0 of 41,000 expected (drop 41,000): ttl, cache_edits, context_edits"
     );
+    assert!(foot[2].starts_with("session: "), "{foot:?}");
     // The legend says what the marks mean.
     let help = keymap::help_lines();
     assert!(help.iter().any(|l| l.contains("◇ harness evidence")));
@@ -613,10 +615,11 @@ fn qwen_media_entries_are_listed_with_their_own_status_in_message_order() {
     );
 }
 
-/// On the smallest screen the TUI draws, the footer keeps the verdict, the observed
-/// break, one sparkline and the hints; the mark lines go first.
+/// On the smallest screen the TUI draws, the footer keeps what SPEC §15.22
+/// ranks first: the verdict and the observed break's first explanation, whole;
+/// lower lines go whole, never cut mid-word.
 #[test]
-fn a_short_screen_drops_the_mark_lines_before_the_verdict_and_the_hints() {
+fn a_short_screen_drops_whole_lines_lowest_rank_first() {
     let a = open(
         &sample(BUDGET),
         Opts {
@@ -624,21 +627,48 @@ fn a_short_screen_drops_the_mark_lines_before_the_verdict_and_the_hints() {
             ..Default::default()
         },
     );
+    let wide = footer(&screen(&a, 200, 50, false));
+    let words = |foot: &[String]| -> Vec<String> {
+        foot.iter()
+            .filter(|l| {
+                !["context ", "marks ", "sim ctx~", "cache rd"]
+                    .iter()
+                    .any(|s| l.starts_with(s))
+            })
+            .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .collect()
+    };
+    let all = words(&wide);
     let lines = screen(&a, ui::MIN_WIDTH, ui::MIN_HEIGHT, false);
     let foot = footer(&lines);
-    // SPEC §8's order: the verdict, the session totals, one sparkline, the hints
-    // (the observed break gives way before the sparkline).
+    let text = foot.join(" ");
     assert!(foot[0].starts_with("✕ cache prefix broken"), "{foot:?}");
-    assert!(foot[1].starts_with("session: "), "{foot:?}");
-    assert!(foot.iter().any(|l| l.starts_with("context ")), "{foot:?}");
-    assert!(foot.last().unwrap().starts_with("? help"), "{foot:?}");
-    // At 80×24 every line is there.
+    assert!(text.contains("re-written)"), "the verdict whole: {foot:?}");
+    // The first explanation (plan_rewrite) with the figures before it.
+    let observed = foot
+        .iter()
+        .position(|l| l.starts_with("! observed"))
+        .unwrap();
+    assert!(
+        foot[observed..]
+            .join(" ")
+            .contains("(drop 108,300): plan_rewrite"),
+        "{foot:?}"
+    );
+    // Every word on the small screen is a whole word of the wide one.
+    for w in words(&foot) {
+        assert!(all.contains(&w), "{w:?} is cut: {foot:?}");
+    }
+    // At 80×24 the totals, one sparkline with its marks and the hints are there too.
     let foot = footer(&screen(&a, 80, 24, false));
-    for start in ["context ", "cache rd", "fired ", "records ", "? help"] {
+    for start in ["session: ", "context ", "marks ", "? help"] {
         assert!(
             foot.iter().any(|l| l.starts_with(start)),
             "{start}: {foot:?}"
         );
+    }
+    for w in words(&foot) {
+        assert!(all.contains(&w), "{w:?} is cut: {foot:?}");
     }
 }
 
@@ -713,6 +743,11 @@ fn each_theme_key_colours_its_own_status_or_mark() {
             ..count_opts()
         },
     );
+    // claude-size: the size plan breaks the prefix before the last request.
+    let size = open(
+        &sample("sample-sessions/claude-size.jsonl"),
+        Opts::default(),
+    );
     // key, session, a text on its line, the glyph whose cells take the colour
     // (None: some cell of the line).
     let cases: [(&str, &App, &str, Option<&str>); 15] = [
@@ -730,12 +765,12 @@ fn each_theme_key_colours_its_own_status_or_mark() {
             Some("+"),
         ),
         ("deleted", &idle, "~ ", Some("~")),
-        ("evidence", &evidence, "records ", Some("◇")),
-        ("observed_break", &evidence, "cache rd", Some("!")),
-        ("fired", &fires, "fired ", Some("▲")),
-        ("cache_break", &idle, "fired ", Some("✕")),
+        ("evidence", &evidence, "marks ", Some("◇")),
+        ("observed_break", &evidence, "marks ", Some("!")),
+        ("fired", &fires, "marks ", Some("▲")),
+        ("cache_break", &size, "marks ", Some("✕")),
         ("current", &evidence, "context ", None),
-        ("current", &evidence, "cache rd", None),
+        ("current", &evidence, "marks ", None),
     ];
     let mark = Color::Rgb(1, 2, 3);
     for (key, app, needle, glyph) in cases {

@@ -29,9 +29,11 @@ pub mod words;
 pub use evidence::{evidence_json, evidence_text};
 pub use explain::{explain_json, explain_text};
 pub use plan::{plan_json, plan_text};
-pub use text::{glyph, left_out, table, turn_words};
+pub use text::{column_widths, glyph, left_out, table, table_in, turn_words};
 use text::{header, shorten};
-pub use timeline::{timeline_text, write_timeline_json};
+pub use timeline::{
+    TIMELINE_RIGHT, TimelineParts, timeline_parts, timeline_text, write_timeline_json,
+};
 
 #[derive(Serialize)]
 pub struct SessionJson<'a> {

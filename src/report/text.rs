@@ -110,6 +110,11 @@ fn caveats_text(list: &[Caveat], out: &mut String) {
 
 /// A table with aligned columns; the last column is left unpadded.
 pub fn table(rows: &[Vec<String>], right: &[bool]) -> String {
+    table_in(rows, right, &column_widths(rows))
+}
+
+/// The width of each column of `rows` (as [`table`] pads them).
+pub fn column_widths(rows: &[Vec<String>]) -> Vec<usize> {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let mut widths = vec![0; cols];
     for r in rows {
@@ -117,6 +122,13 @@ pub fn table(rows: &[Vec<String>], right: &[bool]) -> String {
             widths[i] = widths[i].max(sanitize::line(c).chars().count());
         }
     }
+    widths
+}
+
+/// [`table`] with the columns `widths` wide (a wider cell pushes the rest of
+/// its row right), so rows printed later line up under earlier ones
+/// (`timeline --follow`).
+pub fn table_in(rows: &[Vec<String>], right: &[bool], widths: &[usize]) -> String {
     let mut out = String::new();
     for r in rows {
         let mut line = String::new();
@@ -127,7 +139,11 @@ pub fn table(rows: &[Vec<String>], right: &[bool]) -> String {
             if i > 0 {
                 line.push_str("  ");
             }
-            let pad = widths[i] - c.chars().count();
+            let pad = widths
+                .get(i)
+                .copied()
+                .unwrap_or(0)
+                .saturating_sub(c.chars().count());
             if i + 1 == r.len() {
                 line.push_str(c);
             } else if right.get(i).copied().unwrap_or(false) {

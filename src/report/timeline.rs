@@ -231,10 +231,39 @@ fn timeline_row<'a>(
 /// `timeline --format text`: one line per request with its cache column (SPEC
 /// §9: `broken` while warm, `kept`, `cold`), then the setting's totals.
 pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> String {
+    let t = timeline_parts(setup, steps, facts);
+    let mut out = t.head;
+    out.push_str(&table(&t.rows, TIMELINE_RIGHT));
+    out.push_str(&t.totals);
+    out.push_str(&t.tail);
+    out
+}
+
+/// Which of the timeline table's columns are right-aligned.
+pub const TIMELINE_RIGHT: &[bool] = &[
+    true, false, true, false, false, true, true, true, true, false,
+];
+
+/// The parts of [`timeline_text`], for `timeline --follow`, which prints the
+/// head once, then new rows in the first rows' columns and the totals again.
+pub struct TimelineParts {
+    /// The header lines and the blank line under them.
+    pub head: String,
+    /// The table's rows, its column titles first (laid out by `table`).
+    pub rows: Vec<Vec<String>>,
+    /// The totals line.
+    pub totals: String,
+    /// What follows it: incomplete figures, the harness evidence, one a line.
+    pub tail: String,
+}
+
+/// [`timeline_text`] in parts.
+pub fn timeline_parts(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> TimelineParts {
     let s = &setup.session;
     let mut out = String::new();
     header(setup, &setup.kinds_chosen(), &mut out);
     let _ = writeln!(out);
+    let head = std::mem::take(&mut out);
     let mut rows = vec![vec![
         "REQ".to_string(),
         "AT".into(),
@@ -295,12 +324,6 @@ pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Str
             row.insert(10, crate::evidence::api::cell(s, st));
         }
     }
-    out.push_str(&table(
-        &rows,
-        &[
-            true, false, true, false, false, true, true, true, true, false,
-        ],
-    ));
     let t = &acc.totals;
     let _ = writeln!(
         out,
@@ -313,6 +336,7 @@ pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Str
         t.later_used,
         facts.cache_ttl.name(),
     );
+    let totals = std::mem::take(&mut out);
     if let Some(e) = failed {
         let _ = writeln!(
             out,
@@ -328,5 +352,10 @@ pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Str
             sanitize::joined(&e.compacted_tool_ids, ", ")
         );
     }
-    out
+    TimelineParts {
+        head,
+        rows,
+        totals,
+        tail: out,
+    }
 }

@@ -42,7 +42,7 @@ pub const STAGES: &[Stage] = &[
         region: Region::List,
         kind: PlanKind::Count,
         delivery: Delivery::CacheEdits,
-        request: 0,
+        request: 4,
         select: "toolu_A",
         show: None,
     },
@@ -85,10 +85,12 @@ pub const STAGES: &[Stage] = &[
     },
     Stage {
         title: "5. The contrast: idle clearing by rewrite",
-        pain: "a 75-minute pause rewrote the prompt and broke the cache",
+        pain: "a 75-minute pause and a rewritten prompt: what did it cost?",
         text: "Claude's time-based clearing fires after 75.5 idle minutes: toolu_A and toolu_B become \
-               [Old tool result content cleared] in the wire. The prompt changed at message 2, so the cached prefix \
-               breaks there and everything after it is written to the cache again (footer).",
+               [Old tool result content cleared] in the wire, so the prompt differs from message 2 on (the \
+               footer's ✕ verdict). But the pause had already let the cache expire (the observed break's \
+               first explanation: ttl), so the rewrite broke nothing that was still warm (0 warm breaks): the cost is the \
+               re-write of the prompt after message 2, not a break.",
         region: Region::Footer,
         kind: PlanKind::Idle,
         delivery: Delivery::Rewrite,
@@ -130,10 +132,18 @@ mod tests {
     }
 
     #[test]
+    fn the_stages_go_in_request_order() {
+        let n = 6;
+        let ks: Vec<usize> = STAGES.iter().map(|s| s.request_of(n)).collect();
+        assert!(ks.windows(2).all(|w| w[0] <= w[1]), "{ks:?}");
+    }
+
+    #[test]
     fn a_stage_shows_its_request_or_the_last() {
-        // Stage 1 shows the last request; stage 2 request 5, or the last of a
-        // shorter session.
-        assert_eq!(STAGES[0].request_of(7), 7);
+        // Stage 1 shows request 4; stage 2 request 5, or the last of a
+        // shorter session; stage 4 the last.
+        assert_eq!(STAGES[0].request_of(7), 4);
+        assert_eq!(STAGES[3].request_of(7), 7);
         assert_eq!(STAGES[1].request_of(7), 5);
         assert_eq!(STAGES[1].request_of(3), 3);
     }

@@ -320,7 +320,7 @@ pub const KEYMAP: &[Binding] = &[
         &[Char('f')],
         "f",
         Action::ToggleFollow,
-        "follow the file as it grows (f again: stop)",
+        "follow the file; at the end, tail -f (f: stop)",
     ),
     b(
         &[Char('e')],
@@ -556,19 +556,24 @@ pub fn help_lines() -> Vec<String> {
     lines.push("  ↗ symlink escape: the path leaves the root".into());
     lines.push("  ? unresolved or ambiguous id".into());
     lines.push(String::new());
-    lines.push("Legend: marks on the footer's lines".into());
-    lines.push("  ▲ a plan fired at this request".into());
+    lines.push("Legend: the footer's marks line, under the".into());
+    lines.push("  request's own column (one column may hold".into());
+    lines.push("  several requests: the first mark listed wins)".into());
+    lines.push("  ! an observed cache break".into());
     lines.push("  ✕ the simulated cache prefix broke here".into());
     lines.push("  ◇ harness evidence in the transcript".into());
-    lines.push("  ! an observed cache break".into());
+    lines.push("  ^ a compaction before this request".into());
+    lines.push("  ▲ a plan fired at this request".into());
+    lines.push("  the request shown is highlighted on every line".into());
     lines.push("  sim ctx~ the simulated context: recorded prompt".into());
     lines.push("           size − tokens cleared (an estimate)".into());
-    lines.push("  ^ the request shown".into());
     lines.push(String::new());
     lines.push("Legend: the diff and the header".into());
     lines.push("  - removed  + added  ~ changed (left: local,".into());
     lines.push("    right: wire); ⋯ n unchanged lines ⋯ is a fold".into());
-    lines.push("  * a parameter changed since the session opened".into());
+    lines.push("  * a parameter set by a flag or changed here".into());
+    lines.push("  ˢ set by the session's sidecar (.mcscope.json)".into());
+    lines.push("  ᶜ set by the configuration file".into());
     lines
 }
 

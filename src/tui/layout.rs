@@ -9,6 +9,8 @@ use ratatui::layout::{Constraint, Layout, Rect};
 /// What the session screen's regions depend on besides the screen's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shape {
+    /// Rows of the header's own two lines (more when one does not fit).
+    pub header_rows: usize,
     /// Lines of notes under the header's two lines (already wrapped).
     pub header_notes: usize,
     /// Entries of the age list: tool results and media.
@@ -20,14 +22,82 @@ pub struct Shape {
 /// The session screen's four regions (header, age list, diff, footer) on
 /// `area`: where they are drawn, and where the mouse finds them.
 pub fn regions(area: Rect, s: Shape) -> [Rect; 4] {
-    let list_rows = (s.entries as u16 + 3).min(area.height * 2 / 5).max(5);
+    let header = (s.header_rows + s.header_notes) as u16;
+    let mut list = (s.entries as u16 + 3).min(area.height * 2 / 5).max(5);
+    let mut footer = 8 + s.observed as u16;
+    // A short screen (80×24 with notes): the list gives up rows first, down to
+    // three results, then the footer one (it drops its least line), so that
+    // the diff keeps its title and three rows.
+    let want = |list: u16, footer: u16| header + list + footer + 4;
+    while want(list, footer) > area.height && list > 5 {
+        list -= 1;
+    }
+    if want(list, footer) > area.height && footer > 7 {
+        footer -= 1;
+    }
     Layout::vertical([
-        Constraint::Length(2 + s.header_notes as u16),
-        Constraint::Length(list_rows),
-        Constraint::Min(4),
-        Constraint::Length(8 + s.observed as u16),
+        Constraint::Length(header),
+        Constraint::Length(list),
+        Constraint::Min(1),
+        Constraint::Length(footer),
     ])
     .areas(area)
+}
+
+/// Columns every footer line gives its label (`context  `, `marks    `): the
+/// sparklines' cells and the marks under them start at the same column.
+pub const SPARK_LABEL: usize = 9;
+
+/// The requests each column of a sparkline `width` cells wide holds, for `n`
+/// requests: the line is `min(n, width)` columns `W` wide and request k is in
+/// column ⌊(k−1)·W/N⌋ (SPEC §15.22), so every line that uses this puts request
+/// k in the same column.
+pub fn spark_columns(n: usize, width: usize) -> Vec<std::ops::Range<usize>> {
+    let w = n.min(width);
+    let mut out: Vec<std::ops::Range<usize>> = Vec::with_capacity(w);
+    for i in 0..n {
+        let c = i * w / n;
+        match out.get_mut(c) {
+            Some(r) => r.end = i + 1,
+            None => out.push(i..i + 1),
+        }
+    }
+    out
+}
+
+/// The column (0-based, after the label) of request `k` (1-based) of `n` on a
+/// sparkline `width` cells wide.
+pub fn spark_column(k: usize, n: usize, width: usize) -> Option<usize> {
+    let w = n.min(width);
+    (k >= 1 && k <= n && w > 0).then(|| (k - 1) * w / n)
+}
+
+/// Pieces `widths` wide, in order, packed into lines of at most `width`
+/// columns: `sep` columns between two pieces on a line, `indent` before each
+/// line after the first. A piece is never split: one wider than a line has a
+/// line of its own. Returns each line's range of pieces.
+pub fn pack(
+    widths: &[usize],
+    sep: usize,
+    indent: usize,
+    width: usize,
+) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut used = 0;
+    for (i, &w) in widths.iter().enumerate() {
+        let fits = out.last().is_some_and(|_| used + sep + w <= width);
+        match out.last_mut() {
+            Some(r) if fits => {
+                r.end = i + 1;
+                used += sep + w;
+            }
+            _ => {
+                used = if out.is_empty() { w } else { indent + w };
+                out.push(i..i + 1);
+            }
+        }
+    }
+    out
 }
 
 /// The first row the age list shows when `height` rows fit and the selection
@@ -118,6 +188,7 @@ mod tests {
         // = 16, over 5), footer 8, the diff the rest: 40 - 2 - 6 - 8 = 24.
         let area = Rect::new(0, 0, 120, 40);
         let s = Shape {
+            header_rows: 2,
             header_notes: 0,
             entries: 3,
             observed: false,
@@ -131,6 +202,7 @@ mod tests {
         // Two note lines, 30 entries and an observed break: header 4, list capped
         // at 16, footer 9, diff 40 - 4 - 16 - 9 = 11.
         let s = Shape {
+            header_rows: 2,
             header_notes: 2,
             entries: 30,
             observed: true,
@@ -141,11 +213,33 @@ mod tests {
         assert_eq!((f.y, f.height), (31, 9));
         // No entries: the list keeps 5 rows.
         let s = Shape {
+            header_rows: 2,
             header_notes: 0,
             entries: 0,
             observed: false,
         };
         assert_eq!(regions(area, s)[1].height, 5);
+    }
+
+    #[test]
+    fn request_k_is_in_column_k_minus_1_times_w_over_n() {
+        // 10 requests on 4 columns: ⌊(k−1)·4/10⌋ = 0 0 0 1 1 2 2 2 3 3.
+        assert_eq!(spark_columns(10, 4), [0..3, 3..5, 5..8, 8..10]);
+        let cols: Vec<usize> = (1..=10).filter_map(|k| spark_column(k, 10, 4)).collect();
+        assert_eq!(cols, [0, 0, 0, 1, 1, 2, 2, 2, 3, 3]);
+        // Fewer requests than cells: one column each.
+        assert_eq!(spark_columns(3, 70), [0..1, 1..2, 2..3]);
+        assert_eq!(spark_column(3, 3, 70), Some(2));
+        assert_eq!(spark_column(0, 3, 70), None);
+        assert!(spark_columns(0, 70).is_empty());
+    }
+
+    #[test]
+    fn pack_keeps_pieces_whole_and_indents_the_rest() {
+        // 10 columns, 2 between pieces, 2 before a continuation: 4+2+4 fits; the
+        // third starts a line of 2+4; a piece of 12 has a line of its own.
+        assert_eq!(pack(&[4, 4, 4, 12, 1], 2, 2, 10), [0..2, 2..3, 3..4, 4..5]);
+        assert!(pack(&[], 2, 2, 10).is_empty());
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 mod bodies;
 mod compare;
+mod header;
 mod list;
 mod marks;
 mod notes;
@@ -23,6 +24,7 @@ mod update;
 mod view;
 
 use bodies::{DiffJob, Drawn, diff_job, draw_bodies};
+pub use header::{GROUP_SEP, Group, Piece as HeaderPiece, Tone, source_mark};
 pub use list::{Filter, ListRow};
 pub use marks::{
     Mark, Marked, SettingTotals, evidence_marks, holds_evidence, named_ids, setting_totals,

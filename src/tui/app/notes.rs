@@ -13,6 +13,7 @@ impl SessionView {
     /// What the regions of the screen depend on at `width` columns.
     pub fn shape(&self, width: u16) -> Shape {
         Shape {
+            header_rows: self.header_rows(width).len(),
             header_notes: self.header_note_lines(width).len(),
             entries: self.plan.candidates.len() + self.plan.media.len(),
             observed: self.observed_line().is_some(),

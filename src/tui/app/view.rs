@@ -122,7 +122,8 @@ impl SessionView {
     }
 
     /// Looks at a followed file (at most every 500 ms); true when it changed.
-    /// The place (request, selection) and the parameters are kept.
+    /// The parameters and the selection are kept, and the request unless it
+    /// was the last: then the new last one is shown.
     pub fn poll_follow(&mut self) -> bool {
         let Some((f, last)) = &mut self.follow else {
             return false;
@@ -153,6 +154,9 @@ impl SessionView {
             crate::load::Change::Grew(n) => format!("{n} new line(s) read"),
             crate::load::Change::Restarted(why) => why,
         };
+        // At the last request the view follows new ones as they arrive (as
+        // `tail -f` does); elsewhere it keeps its request.
+        let at_end = self.k == self.setup.session.requests.len();
         let session = f.session();
         self.setup.session = std::sync::Arc::new(session);
         // New lines may name paths whose links changed since the disk was last
@@ -161,7 +165,11 @@ impl SessionView {
         self.messages = Default::default();
         self.evidence_base = None;
         let n = self.setup.session.requests.len();
-        self.k = self.k.min(n).max(n.min(1));
+        self.k = if at_end {
+            n
+        } else {
+            self.k.min(n).max(n.min(1))
+        };
         self.replan(true);
         self.status = Some(format!("{notice}; {n} requests"));
         true

@@ -91,34 +91,26 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
         Some(pr) => format!("prices of {}", pr.prefix),
         None => "no price: dollars unknown (?)".into(),
     };
-    f.render_widget(
-        Paragraph::new(vec![
-            Line::from(format!(
-                "{} settings · sorted by {} {dir} · cache TTL {} · {price}",
-                c.rows.len(),
-                p.sort.title(),
-                c.cache_ttl.name()
-            )),
-            Line::styled(
-                "* recommended   ● the main view's setting   Δ USD < 0: a saving",
-                theme.fg(Color::DarkGray),
-            ),
-        ]),
-        status,
-    );
     let order = p.order();
     let height = table.height.saturating_sub(1) as usize;
     let top = p.selected.saturating_sub(height.saturating_sub(1));
-    let mut cells: Vec<Vec<String>> = order
-        .iter()
-        .map(|&i| {
-            let mut row = crate::compare::row_cells(c, i);
-            if Some(i) == current {
-                row[0].push('●');
-            }
-            row
-        })
-        .collect();
+    let cells_with = |compact: bool| -> Vec<Vec<String>> {
+        let settings = compact.then(|| compact_settings(&c.rows));
+        order
+            .iter()
+            .map(|&i| {
+                let mut row = crate::compare::row_cells(c, i);
+                if Some(i) == current {
+                    row[0].push('●');
+                }
+                if let Some(s) = &settings {
+                    row[1] = s[i].clone();
+                }
+                row
+            })
+            .collect()
+    };
+    let mut cells = cells_with(false);
     // Full titles when they fit; on a narrow screen short ones, and the
     // setting takes what the figures leave.
     const SHORT: [&str; 9] = [
@@ -136,7 +128,7 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
             t.to_string()
         }
     };
-    let width_of = |short: bool| -> Vec<usize> {
+    let width_of = |short: bool, cells: &[Vec<String>]| -> Vec<usize> {
         Column::ALL
             .iter()
             .enumerate()
@@ -153,12 +145,33 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
     let room = table.width as usize;
     let fits =
         |w: &[usize], spacing: usize| w.iter().sum::<usize>() + spacing * (w.len() - 1) <= room;
-    let full = width_of(false);
+    let full = width_of(false, &cells);
     let (short, spacing, mut w) = if fits(&full, 2) {
         (false, 2, full)
     } else {
-        (true, 1, width_of(true))
+        // Narrow: the settings in short, what varies between rows first.
+        cells = cells_with(true);
+        (true, 1, width_of(true, &cells))
     };
+    f.render_widget(
+        Paragraph::new(vec![
+            Line::from(format!(
+                "{} settings · sorted by {} {dir} · cache TTL {} · {price}",
+                c.rows.len(),
+                p.sort.title(),
+                c.cache_ttl.name()
+            )),
+            Line::styled(
+                if short {
+                    "k=keep g=gap s=size t=trigger  * recommended  ● current"
+                } else {
+                    "* recommended   ● the main view's setting   Δ USD < 0: a saving"
+                },
+                theme.fg(Color::DarkGray),
+            ),
+        ]),
+        status,
+    );
     if !fits(&w, spacing) {
         let others: usize = w
             .iter()
@@ -209,4 +222,54 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
         ]),
         foot,
     );
+}
+
+/// Every row's setting in short (`g5m k1 idle`), the parameters that vary
+/// between rows first, the one that changes most often from a row to the next
+/// leading: on a narrow panel the cut-off tail is what all rows share, so rows
+/// never look alike.
+pub fn compact_settings(rows: &[crate::compare::Row]) -> Vec<String> {
+    use crate::policy::{Delivery, PlanKind};
+    const KEYS: [&str; 7] = [
+        "preset", "kind", "keep", "gap", "size", "trigger", "delivery",
+    ];
+    let words = |p: &crate::compare::Params| -> [Option<String>; 7] {
+        let api = p.kind == PlanKind::Api;
+        [
+            Some(p.preset_name().to_string()),
+            (!api).then(|| p.kind.name().to_string()),
+            if api {
+                p.api_keep
+            } else {
+                p.keep_recent.map(u64::from)
+            }
+            .map(|k| format!("k{k}")),
+            p.gap_minutes.map(|g| format!("g{g}m")),
+            p.size_threshold.map(|s| format!("s{s}")),
+            if api {
+                p.api_trigger
+            } else {
+                p.trigger.map(u64::from)
+            }
+            .map(|t| format!("t{t}")),
+            (!api && (p.delivery != Delivery::Rewrite || p.kind == PlanKind::Count))
+                .then(|| p.delivery.name().to_string()),
+        ]
+    };
+    let all: Vec<[Option<String>; 7]> = rows.iter().map(|r| words(&r.params)).collect();
+    // How often each parameter changes from a row to the next.
+    let changes: Vec<usize> = (0..KEYS.len())
+        .map(|j| all.windows(2).filter(|w| w[0][j] != w[1][j]).count())
+        .collect();
+    let mut order: Vec<usize> = (0..KEYS.len()).collect();
+    order.sort_by_key(|&j| std::cmp::Reverse(changes[j]));
+    all.iter()
+        .map(|w| {
+            order
+                .iter()
+                .filter_map(|&j| w[j].as_deref())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
 }

@@ -24,7 +24,143 @@ pub fn totals_line(v: &SessionView) -> String {
     )
 }
 
+/// A piece of a footer line: its text, its style and its rank (0 is kept
+/// longest). A line is as important as its most important piece.
+struct Piece {
+    text: String,
+    style: Style,
+    rank: u8,
+}
+
+fn piece(text: impl Into<String>, style: Style, rank: u8) -> Piece {
+    Piece {
+        text: text.into(),
+        style,
+        rank,
+    }
+}
+
+/// The footer's ranks (SPEC §15.22), highest priority first; the plan's
+/// metadata, which §15.22 does not list, goes with the other sparklines.
+mod rank {
+    pub(super) const VERDICT: u8 = 0;
+    pub(super) const OBSERVED: u8 = 1;
+    pub(super) const TOTALS: u8 = 3;
+    pub(super) const SPARKLINE: u8 = 4;
+    pub(super) const HINTS: u8 = 5;
+    pub(super) const OTHER: u8 = 6;
+    pub(super) const MORE_HINTS: u8 = 7;
+}
+
+/// `pieces` packed into lines of `width` columns, each never cut inside a
+/// piece (a piece wider than a line is wrapped at its spaces): `sep` between
+/// two pieces, continuations indented by two. Each line keeps the best rank of
+/// its pieces; `more` (when given) ranks every line after the first.
+fn packed(
+    pieces: Vec<Piece>,
+    sep: &str,
+    width: usize,
+    more: Option<u8>,
+) -> Vec<(u8, Line<'static>)> {
+    let widths: Vec<usize> = pieces.iter().map(|p| p.text.chars().count()).collect();
+    let mut out = Vec::new();
+    for (n, r) in layout::pack(&widths, sep.chars().count(), 2, width)
+        .into_iter()
+        .enumerate()
+    {
+        let indent = if n == 0 { "" } else { "  " };
+        let mut rank = r.clone().map(|i| pieces[i].rank).min().unwrap_or(u8::MAX);
+        if n > 0
+            && let Some(m) = more
+        {
+            rank = rank.max(m);
+        }
+        if let [i] = r.clone().collect::<Vec<_>>()[..]
+            && indent.len() + widths[i] > width
+        {
+            // One piece longer than the line: at its spaces, never mid-word
+            // unless one word is longer than the line.
+            for text in layout::wrap(&pieces[i].text, width.saturating_sub(indent.len()).max(3)) {
+                out.push((
+                    rank,
+                    Line::styled(format!("{indent}{text}"), pieces[i].style),
+                ));
+            }
+            continue;
+        }
+        let mut spans = vec![Span::raw(indent)];
+        for i in r.clone() {
+            if i > r.start {
+                spans.push(Span::raw(sep.to_string()));
+            }
+            spans.push(Span::styled(pieces[i].text.clone(), pieces[i].style));
+        }
+        out.push((rank, Line::from(spans)));
+    }
+    out
+}
+
 pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
+    let width = area.width as usize;
+    let (mut lines, meta) = verdict_lines(v, width, theme);
+    if let Some(line) = v.observed_line() {
+        // Word by word: the first explanation is on the first line unless the
+        // figures before it fill the line, and the whole of it stays.
+        let style = theme.fg(Color::Red);
+        let words = line
+            .split(' ')
+            .map(|w| piece(w, style, rank::OBSERVED))
+            .collect();
+        lines.extend(packed(words, " ", width, None));
+    }
+    // The whole session under this setting (SPEC §9).
+    let totals = totals_line(v)
+        .split(" · ")
+        .map(|t| piece(t, theme.fg(Color::Yellow), rank::TOTALS))
+        .collect();
+    lines.extend(packed(totals, " · ", width, None));
+    lines.extend(meta);
+    lines.extend(spark_lines(v, area.width as usize, theme));
+    let hint_style = theme.fg(Color::DarkGray);
+    let hints: Vec<Piece> = match (&v.status, &v.search) {
+        (Some(status), _) => status
+            .split(' ')
+            .map(|w| piece(w, hint_style, rank::HINTS))
+            .collect(),
+        (None, Some(q)) => format!("search {q:?}: n/N next/previous match, Esc clears")
+            .split(' ')
+            .map(|w| piece(w, hint_style, rank::HINTS))
+            .collect(),
+        (None, None) => keymap::hints()
+            .split("  ")
+            .map(|h| piece(h, hint_style, rank::HINTS))
+            .collect(),
+    };
+    let sep = if v.status.is_none() && v.search.is_none() {
+        "  "
+    } else {
+        " "
+    };
+    lines.extend(packed(hints, sep, width, Some(rank::MORE_HINTS)));
+    // Too many lines for the rows: whole lines go, the lowest rank first (the
+    // last of equals first), so no line is ever cut.
+    while lines.len() > area.height as usize
+        && let Some(worst) = lines
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, (rank, _))| *rank)
+            .map(|(i, _)| i)
+    {
+        lines.remove(worst);
+    }
+    let lines: Vec<Line> = lines.into_iter().map(|(_, l)| l).collect();
+    f.render_widget(Paragraph::new(lines), area);
+}
+
+/// The cache verdict, whole, with the plan's metadata on its line where it
+/// fits; the metadata that does not fit, on lines of its own.
+type Lines = Vec<(u8, Line<'static>)>;
+fn verdict_lines(v: &SessionView, width: usize, theme: Theme) -> (Lines, Lines) {
     let st = &v.plan.step;
     let cache = &v.plan.cache;
     let cache_text = match (&cache.prefix_broken_at_message, v.policy().delivery) {
@@ -44,146 +180,180 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         }
         _ => "cache prefix kept".into(),
     };
-    // The cache verdict comes first (SPEC §8: it survives 80×24), coloured and
-    // with a glyph that carries it under NO_COLOR.
+    // The cache verdict comes first (SPEC §8), coloured and with a glyph that
+    // carries it under NO_COLOR.
     let verdict = if cache.prefix_broken_at_message.is_some() {
-        Span::styled(
+        piece(
             format!("✕ {cache_text}"),
             theme.fg(theme.palette.prefix_broken),
+            rank::VERDICT,
         )
     } else {
-        Span::styled(
+        piece(
             format!("✓ {cache_text}"),
             theme.fg(theme.palette.prefix_kept),
+            rank::VERDICT,
         )
     };
-    let meta = format!(
-        "  ·  chars {} → {}{}  ·  newly cleared {} (~{} tokens saved, estimate)",
+    let chars = format!(
+        "chars {} → {}{}",
         fmt_int(st.chars_before),
         fmt_int(st.chars_after),
         st.target_chars
             .map(|t| format!(" (target {})", fmt_int(t)))
             .unwrap_or_default(),
+    );
+    let cleared = format!(
+        "newly cleared {} (~{} tokens saved, estimate)",
         st.newly_cleared.len(),
         fmt_int(st.tokens_saved),
     );
-    let width = area.width.saturating_sub(10) as usize;
+    let pieces = vec![
+        verdict,
+        piece(chars, Style::default(), rank::OTHER),
+        piece(cleared, Style::default(), rank::OTHER),
+    ];
+    let mut lines = packed(pieces, "  ·  ", width, None);
+    let at = lines
+        .iter()
+        .position(|(r, _)| *r != rank::VERDICT)
+        .unwrap_or(lines.len());
+    let mut meta = lines.split_off(at);
+    // Under the totals, the metadata is a line of its own, not a continuation.
+    if let Some((_, l)) = meta.first_mut()
+        && l.spans.first().is_some_and(|s| s.content == "  ")
+    {
+        l.spans.remove(0);
+    }
+    (lines, meta)
+}
+
+/// The sparklines and the marks under the first, every one with its label
+/// [`layout::SPARK_LABEL`] wide, so request k's cell is in the same column on
+/// each (SPEC §15.22).
+fn spark_lines(v: &SessionView, width: usize, theme: Theme) -> Vec<(u8, Line<'static>)> {
+    let cells = width.saturating_sub(layout::SPARK_LABEL + 1);
     let s = &v.setup.session;
+    let usage = |r: &crate::session::Request| r.response.and_then(|m| s.messages[m].usage.as_ref());
     let context: Vec<u64> = s
         .requests
         .iter()
-        .map(|r| {
-            r.response
-                .and_then(|m| s.messages[m].usage.as_ref())
-                .map(crate::session::Usage::prompt)
-                .unwrap_or(0)
-        })
+        .map(|r| usage(r).map(crate::session::Usage::prompt).unwrap_or(0))
         .collect();
     let cache_read: Vec<u64> = s
         .requests
         .iter()
-        .map(|r| {
-            r.response
-                .and_then(|m| s.messages[m].usage.as_ref())
-                .map(|u| u.cache_read_input_tokens)
-                .unwrap_or(0)
-        })
+        .map(|r| usage(r).map(|u| u.cache_read_input_tokens).unwrap_or(0))
         .collect();
-    // The marks, none while they are computed in the background.
-    let none;
-    let marks: &[crate::tui::app::Mark] = if v.marks.len() == s.requests.len() {
-        &v.marks
-    } else {
-        none = vec![crate::tui::app::Mark::default(); s.requests.len()];
-        &none
-    };
-    // Each line with its rank: when the screen is too short for all, the
-    // lowest go first (SPEC §8: the verdict, then one sparkline, the hints).
-    let mut lines: Vec<(u8, Line)> = vec![(0, Line::from(vec![verdict, Span::raw(meta)]))];
-    // The whole session under this setting (SPEC §9), second at 80×24.
-    lines.push((1, Line::styled(totals_line(v), theme.fg(Color::Yellow))));
-    if let Some(line) = v.observed_line() {
-        lines.push((4, Line::styled(line, theme.fg(Color::Red))));
-    }
     // Both context lines on the recorded scale: tuning lowers the simulated one.
     let scale = context.iter().copied().max().unwrap_or(0);
-    lines.push((
-        2,
+    let mut out = vec![(
+        rank::SPARKLINE,
         spark_line_scaled(
-            "context ",
+            "context",
             &context,
             scale,
-            width,
+            cells,
             v.k,
             theme.fg(Color::Blue),
-            &[],
             theme,
         ),
-    ));
-    lines.push((
-        3,
+    )];
+    out.push((rank::SPARKLINE, marks_line(v, cells, theme)));
+    out.push((
+        rank::OTHER,
         match simulated_context(v) {
             Some(sim) => spark_line_scaled(
                 "sim ctx~",
                 &sim,
                 scale,
-                width,
+                cells,
                 v.k,
                 theme.fg(Color::Green),
-                &[],
                 theme,
             ),
-            None => Line::styled("sim ctx~ counting…", theme.fg(Color::DarkGray)),
+            None => Line::styled(
+                format!("{:<w$}counting…", "sim ctx~", w = layout::SPARK_LABEL),
+                theme.fg(Color::DarkGray),
+            ),
         },
     ));
-    // An observed cache break (!) sits on the cache reads' own line.
-    lines.push((
-        5,
+    out.push((
+        rank::OTHER,
         spark_line(
             "cache rd",
             &cache_read,
-            width,
+            cells,
             v.k,
             theme.fg(Color::Cyan),
-            marks,
             theme,
         ),
     ));
-    lines.push((6, fired_line(&plan_marks(marks, width, v.k), theme)));
-    lines.push((
-        7,
-        Line::styled(
-            format!("records {}", evidence_marks(marks, width, v.k)),
-            theme.fg(theme.palette.evidence),
-        ),
-    ));
-    let hint = v.status.clone().unwrap_or_else(|| match &v.search {
-        Some(q) => format!("search {q:?}: n/N next/previous match, Esc clears"),
-        None => keymap::hints(),
-    });
-    lines.push((1, Line::styled(hint, theme.fg(Color::DarkGray))));
-    while lines.len() > area.height as usize
-        && let Some(worst) = lines
-            .iter()
-            .enumerate()
-            .max_by_key(|(_, (rank, _))| *rank)
-            .map(|(i, _)| i)
-    {
-        lines.remove(worst);
-    }
-    let lines: Vec<Line> = lines.into_iter().map(|(_, l)| l).collect();
-    f.render_widget(Paragraph::new(lines), area);
+    out
 }
 
-/// Buckets of requests → one column each (the max of the bucket).
-pub(super) fn buckets(n: usize, width: usize) -> Vec<std::ops::Range<usize>> {
-    if n == 0 || width == 0 {
-        return Vec::new();
+/// Whether request index `i` follows a compaction: a later view segment than
+/// the request before it, or a server-side compaction in its usage.
+fn compacted(s: &crate::session::Session, i: usize) -> bool {
+    let r = &s.requests[i];
+    (i > 0 && r.segment != s.requests[i - 1].segment)
+        || r.response
+            .and_then(|m| s.messages[m].usage.as_ref())
+            .is_some_and(|u| u.server_compaction)
+}
+
+/// The glyph of one column of the marks line: the first of `! ✕ ◇ ^ ▲` that
+/// one of its requests holds (SPEC §15.22), or a space.
+pub(super) fn column_glyph(marks: &[crate::tui::app::Mark], compaction: &[bool]) -> char {
+    if marks.iter().any(|m| m.observed) {
+        '!'
+    } else if marks.iter().any(|m| m.broke) {
+        '✕'
+    } else if marks.iter().any(|m| m.evidence) {
+        '◇'
+    } else if compaction.iter().any(|&c| c) {
+        '^'
+    } else if marks.iter().any(|m| m.fired) {
+        '▲'
+    } else {
+        ' '
     }
-    let cols = n.min(width);
-    (0..cols)
-        .map(|c| (c * n / cols)..((c + 1) * n / cols).max(c * n / cols + 1))
-        .collect()
+}
+
+/// The `marks` line: one glyph per column (none while the marks are computed
+/// in the background), the request shown highlighted.
+fn marks_line(v: &SessionView, cells: usize, theme: Theme) -> Line<'static> {
+    let s = &v.setup.session;
+    let n = s.requests.len();
+    let ready = v.marks.len() == n;
+    let compaction: Vec<bool> = (0..n).map(|i| compacted(s, i)).collect();
+    let mut spans = vec![Span::raw(format!(
+        "{:<w$}",
+        "marks",
+        w = layout::SPARK_LABEL
+    ))];
+    for b in layout::spark_columns(n, cells) {
+        let ch = if ready {
+            column_glyph(&v.marks[b.clone()], &compaction[b.clone()])
+        } else {
+            column_glyph(&[], &compaction[b.clone()])
+        };
+        let p = &theme.palette;
+        let style = if b.contains(&v.k.saturating_sub(1)) {
+            theme.emph(p.current)
+        } else {
+            match ch {
+                '!' => theme.fg(p.observed_break).add_modifier(Modifier::BOLD),
+                '✕' => theme.fg(p.cache_break),
+                '◇' => theme.fg(p.evidence),
+                '^' => theme.fg(Color::Magenta),
+                '▲' => theme.fg(p.fired),
+                _ => Style::default(),
+            }
+        };
+        spans.push(Span::styled(ch.to_string(), style));
+    }
+    Line::from(spans)
 }
 
 /// The simulated context of the current setting at every request (SPEC §9:
@@ -199,42 +369,36 @@ pub fn simulated_context(v: &SessionView) -> Option<Vec<u64>> {
     )
 }
 
-/// A sparkline of `values`, one column per bucket of requests; a bucket where
-/// `bang` marks an observed cache break shows `!` instead of its bar.
+/// A sparkline of `values`, one column per [`layout::spark_columns`] column
+/// (the max of its requests), on its own scale.
 pub(super) fn spark_line(
     label: &str,
     values: &[u64],
-    width: usize,
+    cells: usize,
     k: usize,
     style: Style,
-    bang: &[crate::tui::app::Mark],
     theme: Theme,
 ) -> Line<'static> {
     let max = values.iter().copied().max().unwrap_or(0);
-    spark_line_scaled(label, values, max, width, k, style, bang, theme)
+    spark_line_scaled(label, values, max, cells, k, style, theme)
 }
 
 /// [`spark_line`] with the full bar at `max` (so two lines share a scale).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn spark_line_scaled(
     label: &str,
     values: &[u64],
     max: u64,
-    width: usize,
+    cells: usize,
     k: usize,
     style: Style,
-    bang: &[crate::tui::app::Mark],
     theme: Theme,
 ) -> Line<'static> {
     const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
     let max = max.max(1);
-    let mut spans = vec![Span::raw(format!("{label} "))];
-    for b in buckets(values.len(), width) {
+    let mut spans = vec![Span::raw(format!("{label:<w$}", w = layout::SPARK_LABEL))];
+    for b in layout::spark_columns(values.len(), cells) {
         let v = values[b.clone()].iter().copied().max().unwrap_or(0);
-        let marked = b.clone().any(|i| bang.get(i).is_some_and(|m| m.observed));
-        let ch = if marked {
-            '!'
-        } else if v == 0 {
+        let ch = if v == 0 {
             ' '
         } else {
             BARS[((v.min(max) * 7) / max) as usize]
@@ -244,65 +408,10 @@ pub(super) fn spark_line_scaled(
             ch.to_string(),
             if here {
                 theme.emph(theme.palette.current)
-            } else if marked {
-                theme
-                    .fg(theme.palette.observed_break)
-                    .add_modifier(Modifier::BOLD)
             } else {
                 style
             },
         ));
     }
     Line::from(spans)
-}
-
-/// The footer's `fired` line: `▲` in the theme's `fired` colour, `✕` in its
-/// `cache_break` colour.
-fn fired_line(marks: &str, theme: Theme) -> Line<'static> {
-    let mut spans = vec![Span::raw("fired   ")];
-    for ch in marks.chars() {
-        let style = match ch {
-            '▲' => theme.fg(theme.palette.fired),
-            '✕' => theme.fg(theme.palette.cache_break),
-            _ => Style::default(),
-        };
-        spans.push(Span::styled(ch.to_string(), style));
-    }
-    Line::from(spans)
-}
-
-/// ✕ where the simulated cache broke, ▲ where a plan fired without breaking it,
-/// ^ under the request shown.
-pub(super) fn plan_marks(marks: &[crate::tui::app::Mark], width: usize, k: usize) -> String {
-    buckets(marks.len(), width)
-        .into_iter()
-        .map(|b| {
-            if marks[b.clone()].iter().any(|m| m.broke) {
-                '✕'
-            } else if marks[b.clone()].iter().any(|m| m.fired) {
-                '▲'
-            } else if b.contains(&(k.saturating_sub(1))) {
-                '^'
-            } else {
-                ' '
-            }
-        })
-        .collect()
-}
-
-/// ◇ where the transcript holds harness evidence (SPEC §10), ^ under the request
-/// shown.
-pub(super) fn evidence_marks(marks: &[crate::tui::app::Mark], width: usize, k: usize) -> String {
-    buckets(marks.len(), width)
-        .into_iter()
-        .map(|b| {
-            if marks[b.clone()].iter().any(|m| m.evidence) {
-                '◇'
-            } else if b.contains(&(k.saturating_sub(1))) {
-                '^'
-            } else {
-                ' '
-            }
-        })
-        .collect()
 }

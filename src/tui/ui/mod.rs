@@ -6,9 +6,9 @@ use super::layout::{self, centered};
 use super::theme::Palette;
 use crate::diff::{Diff, Item, Kind, Row, Side};
 use crate::numbers::{fmt_int, fmt_num};
+use crate::policy::Delivery;
 use crate::policy::engine::{Candidate, Status};
 use crate::policy::protect::Outcome;
-use crate::policy::{Delivery, PlanKind};
 use crate::report::glyph;
 use crate::sanitize;
 use ratatui::Frame;
@@ -17,6 +17,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Row as TRow, Table, Wrap};
 
+mod caption;
 mod chart;
 mod compare;
 mod diffview;
@@ -211,79 +212,8 @@ fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
         None => {}
     }
     if let Some(stage) = v.demo {
-        draw_caption(f, stage, [list, diff, footer], theme);
+        caption::draw_caption(f, stage, [list, diff, footer], theme);
     }
-}
-
-/// The demo's caption, placed next to the region it talks about, with a pointer.
-fn draw_caption(f: &mut Frame, stage: usize, [list, diff, footer]: [Rect; 3], theme: Theme) {
-    use super::demo::{Region, STAGES};
-    let Some(st) = STAGES.get(stage) else { return };
-    let (pointer, target, place) = match st.region {
-        Region::List => ("▲ the age list above", list, diff),
-        Region::Diff => ("▼ the wire payload below, right side", diff, list),
-        Region::Footer => ("▼ the footer below: cache prefix and tokens", footer, diff),
-    };
-    // Mark the region talked about: its first row stands out.
-    let mark = if theme.color {
-        Style::default()
-            .fg(Color::Yellow)
-            .add_modifier(Modifier::BOLD)
-    } else {
-        Style::default().add_modifier(Modifier::REVERSED)
-    };
-    for x in target.x..target.x + target.width {
-        f.buffer_mut()[(x, target.y)].set_style(mark);
-    }
-    let lines = vec![
-        Line::styled(
-            pointer,
-            theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
-        ),
-        Line::styled(st.title, Style::default().add_modifier(Modifier::BOLD)),
-        Line::styled(
-            format!("pain point: “{}”", st.pain),
-            theme.fg(Color::Magenta),
-        ),
-        Line::from(st.text()),
-        Line::styled(
-            format!(
-                "→ next  ← back  Esc leave the demo   ({}/{})",
-                stage + 1,
-                STAGES.len()
-            ),
-            theme.fg(Color::DarkGray),
-        ),
-    ];
-    let width = place.width.saturating_sub(4).min(100);
-    let inner_w = width.saturating_sub(2).max(1) as usize;
-    let needed: u16 = lines
-        .iter()
-        .map(|l| l.width().div_ceil(inner_w).max(1) as u16)
-        .sum::<u16>()
-        + 2;
-    // A caption about the diff sits above it (over the header and list), others
-    // at the bottom of their placement, never over the region they point at.
-    let (top, room) = match st.region {
-        Region::Diff => (0, target.y),
-        _ => (place.y, place.height),
-    };
-    let height = needed.min(room.max(3));
-    let r = Rect {
-        x: place.x + (place.width - width) / 2,
-        y: top + room.saturating_sub(height),
-        width,
-        height,
-    };
-    f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: true }).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title(" mcscope demo "),
-        ),
-        r,
-    );
 }
 
 /// A region's top border with its title (cyan when focused); returns its inside.
