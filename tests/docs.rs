@@ -409,7 +409,10 @@ fn printed() -> BTreeMap<&'static str, BTreeSet<String>> {
     );
     // The live line reads Claude Code's status-line JSON on stdin; a cache
     // folder of its own, under target/.
-    for s in ["sample-sessions/claude-demo.jsonl"] {
+    for s in [
+        "sample-sessions/claude-demo.jsonl",
+        "sample-sessions/claude-budget.jsonl",
+    ] {
         use std::io::Write;
         let stdin = serde_json::json!({"transcript_path": root().join(s), "model": {"id": "x"}});
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcscope"))
