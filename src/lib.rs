@@ -49,6 +49,7 @@ pub mod scan;
 pub(crate) mod series;
 pub mod session;
 pub mod setup;
+pub mod statusline;
 pub mod theme;
 pub mod totals;
 pub mod tui;

@@ -201,6 +201,17 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
         },
         // Sanitized by compare itself: its text and HTML go to `-o` files too.
         Command::Compare(args) => Json(cli::run_compare(&args)?),
+        Command::Statusline { format, json } => {
+            // Capped: the bar sends a small object; a status line never fails it.
+            let mut stdin = Vec::new();
+            let _ = std::io::Read::read_to_end(
+                &mut std::io::Read::take(std::io::stdin().lock(), 1 << 20),
+                &mut stdin,
+            );
+            let json = json || format == OutputFormat::Json;
+            let out = mcscope::statusline::run(&stdin, json);
+            if json { Json(out) } else { Text(out) }
+        }
         Command::Demo => {
             mcscope::tui::run_demo(cli.color)?;
             Text(String::new())

@@ -335,6 +335,11 @@ fn schemas() -> Vec<Schema> {
             shared: &[("rows[].policy", POLICY)],
         },
         Schema {
+            name: "statusline",
+            section: "statusline: the live line",
+            shared: &[],
+        },
+        Schema {
             name: "wire",
             section: "wire: the request body",
             shared: &[],
@@ -402,6 +407,32 @@ fn printed() -> BTreeMap<&'static str, BTreeSet<String>> {
             "-q",
         ]),
     );
+    // The live line reads Claude Code's status-line JSON on stdin; a cache
+    // folder of its own, under target/.
+    for s in [
+        "sample-sessions/claude-demo.jsonl",
+        "sample-sessions/claude-budget.jsonl",
+    ] {
+        use std::io::Write;
+        let stdin = serde_json::json!({"transcript_path": root().join(s), "model": {"id": "x"}});
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcscope"))
+            .args(["statusline", "--format", "json"])
+            .env("XDG_CACHE_HOME", root().join("target/docs-tests-cache"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("run mcscope");
+        let mut input = child.stdin.take().expect("stdin");
+        input
+            .write_all(stdin.to_string().as_bytes())
+            .expect("write stdin");
+        drop(input);
+        let out = child.wait_with_output().expect("run mcscope");
+        add(
+            "statusline",
+            serde_json::from_slice(&out.stdout).expect("statusline JSON"),
+        );
+    }
     for (s, extra) in [
         ("sample-sessions/claude-demo.jsonl", "--policy=count"),
         ("sample-sessions/qwen-memory/today.jsonl", "--policy=idle"),

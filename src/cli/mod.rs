@@ -149,6 +149,17 @@ pub enum Command {
     },
     /// Totals of a grid of settings over a session or a folder of sessions (docs/compare.md): what each saved, what it cost in cache writes, what it took that the model needed later.
     Compare(CompareArgs),
+    /// One line for Claude Code's status bar, from the status-line JSON on
+    /// stdin: context size and window, hit rate, compactions, recorded
+    /// clearings, the last observed cache break (bad input prints nothing).
+    Statusline {
+        /// text (the line) or json (SPEC §15.18's object).
+        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+        format: OutputFormat,
+        /// Print JSON: the same as --format json.
+        #[arg(short = 'j', long)]
+        json: bool,
+    },
     /// A guided tour of cached microcompaction on the bundled demo session.
     Demo,
     /// A shell completion script, printed to stdout.

@@ -93,6 +93,29 @@ pub(crate) fn check(target: &Path, reading: &Reading) -> Result<PathBuf, WriteEr
     Ok(dest)
 }
 
+/// Whether mcscope may create (and then write in) the folder `dir`: it is
+/// not under a refused root, judged on the part of it that exists with its
+/// links resolved (the rest cannot be a link yet). Unresolvable: no.
+pub(crate) fn may_create_folder(dir: &Path) -> bool {
+    let Ok(abs) = std::path::absolute(dir) else {
+        return false;
+    };
+    let mut existing = abs.as_path();
+    let mut rest = Vec::new();
+    while std::fs::symlink_metadata(existing).is_err() {
+        let (Some(name), Some(parent)) = (existing.file_name(), existing.parent()) else {
+            return false;
+        };
+        rest.push(name);
+        existing = parent;
+    }
+    let Ok(mut resolved) = std::fs::canonicalize(existing) else {
+        return false;
+    };
+    resolved.extend(rest.iter().rev());
+    refused::refused_root_of(&resolved).is_none() && refused::refused_root_of(&abs).is_none()
+}
+
 /// Writes `bytes` to `target` atomically once [`check`] allows it; the file
 /// written (links resolved).
 pub(crate) fn write(target: &Path, reading: &Reading, bytes: &[u8]) -> Result<PathBuf, WriteError> {

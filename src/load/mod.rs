@@ -8,6 +8,7 @@ mod builder;
 mod claude;
 pub(crate) mod encoding;
 pub(crate) mod jsonlen;
+mod live;
 mod messages;
 mod nulrun;
 mod qwen;
@@ -23,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use builder::PLACEHOLDER;
+pub(crate) use live::{Live, live_record};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -611,7 +613,7 @@ impl Seen {
 }
 
 /// FNV-1a, 64 bits: a few KiB per poll, not worth a dependency.
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

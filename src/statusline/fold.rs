@@ -1,0 +1,357 @@
+//! The running state of the live line: every main-thread record folded in
+//! file order, so that the bytes appended later continue it exactly where a
+//! cold read of the whole file would be (the state is what the cache keeps).
+//!
+//! It follows the loader's grouping (a response is the assistant records that
+//! share the last response's id, within a segment) and §10's break rule with
+//! `crate::evidence`'s own pieces (`is_break`, `BreakFacts`, `Ttl`,
+//! `UsageEvidence`); only the explanations that need no simulated plan apply
+//! (`plan_rewrite` never does).
+//!
+//! The latest response stays open (`open`): a later line of its group, or a
+//! cached-writer `microcompact_boundary` written after it, still changes it, so
+//! it is counted only when the next response begins, or on a copy for the answer.
+
+use crate::evidence::{BreakFacts, SYNTHETIC_MODEL, Ttl, UsageEvidence, is_break};
+use crate::load::Live;
+use crate::session::Usage;
+use serde::{Deserialize, Serialize};
+
+/// What the line shows, before wording.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Answer {
+    pub ctx_tokens: Option<u64>,
+    pub hit_rate: Option<f64>,
+    pub compactions: u64,
+    pub recorded_clearings: u64,
+    pub last_break: Option<Break>,
+}
+
+/// The last observed break: the response's recorded time and its first explanation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Break {
+    pub at: Option<String>,
+    pub at_ms: Option<i64>,
+    pub explanation: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Fold {
+    /// Whether the main thread is the sidechain (a sub-agent's own file), as the
+    /// loader decides it from the first user or assistant record.
+    what_if: Option<bool>,
+    segment: u64,
+    compactions: u64,
+    budget_boundaries: u64,
+    edit_responses: u64,
+    /// Σ over committed countable responses (§9a's bill, main thread).
+    input: u64,
+    cache_write: u64,
+    cache_read: u64,
+    /// P of the last committed countable response.
+    ctx: Option<u64>,
+    tail: Tail,
+    open: Option<Open>,
+    /// `open` may still take lines of its group (a compaction ends that).
+    mergeable: bool,
+    /// A budget-writer boundary of this segment waits for the next response
+    /// (after a compaction it belongs to the compaction instead).
+    pending_budget: bool,
+    /// k − 1 for the break rule: the last countable, non-aggregated response.
+    prev: Option<Prev>,
+    /// The TTL of the last cache write (`ttl_auto`).
+    last_write: Option<OneHour>,
+    /// The last recorded cumulative `cache_deleted_input_tokens`.
+    deleted: Option<u64>,
+    last_break: Option<Break>,
+}
+
+type OneHour = bool;
+
+/// The last message of the view, whose time is the next request's `now`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+enum Tail {
+    /// No message in the view (the start, or just after a compaction).
+    #[default]
+    None,
+    User(Option<i64>),
+    /// The open response.
+    Response,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Open {
+    id: Option<String>,
+    segment: u64,
+    /// `cache_gap` at this request, in minutes.
+    gap_minutes: Option<f64>,
+    last_ts: Option<i64>,
+    last_ts_text: Option<String>,
+    model: Option<String>,
+    usage: Option<LiveUsage>,
+    /// The response's `applied_edits` (from the last record that has them):
+    /// whether non-empty, and whether they cleared tool results.
+    edits: Option<(bool, bool)>,
+    /// A `microcompact_boundary` is attached to this request.
+    microcompact: bool,
+}
+
+/// The parts of [`Usage`] the line needs, in a form the cache can keep.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+struct LiveUsage {
+    input: u64,
+    cache_write: u64,
+    cache_read: u64,
+    /// None without a `cache_creation` object.
+    write_1h: Option<u64>,
+    deleted: Option<u64>,
+    aggregated: bool,
+    server_compaction: bool,
+}
+
+impl LiveUsage {
+    fn of(u: &Usage) -> LiveUsage {
+        LiveUsage {
+            input: u.input_tokens,
+            cache_write: u.cache_creation_input_tokens,
+            cache_read: u.cache_read_input_tokens,
+            write_1h: u.cache_creation.map(|c| c.ephemeral_1h_input_tokens),
+            deleted: u.cache_deleted_input_tokens,
+            aggregated: u.aggregated,
+            server_compaction: u.server_compaction,
+        }
+    }
+
+    fn evidence(&self) -> UsageEvidence {
+        UsageEvidence {
+            input: self.input,
+            cache_write: Some(self.cache_write),
+            cache_read: self.cache_read,
+            cache_write_1h: self.write_1h,
+            cache_deleted: self.deleted,
+            aggregated: self.aggregated,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Prev {
+    segment: u64,
+    expected_next: u64,
+    model: Option<String>,
+}
+
+impl Fold {
+    /// Folds one parsed line in.
+    pub(crate) fn feed(&mut self, rec: Live) {
+        match rec {
+            Live::User { sidechain, ts } => {
+                if self.is_main(sidechain, true) {
+                    // Consecutive user records are one message; its last record's time counts.
+                    self.tail = Tail::User(ts.as_deref().and_then(crate::load::raw::timestamp_ms));
+                }
+            }
+            Live::Assistant {
+                sidechain,
+                ts,
+                id,
+                model,
+                usage,
+                applied_edits,
+            } => {
+                if self.is_main(sidechain, true) {
+                    self.assistant(ts, id, model, usage, applied_edits);
+                }
+            }
+            Live::Compaction { sidechain } => {
+                if self.is_main(sidechain, false) {
+                    self.segment += 1;
+                    self.compactions += 1;
+                    self.tail = Tail::None;
+                    self.mergeable = false;
+                    self.pending_budget = false;
+                }
+            }
+            Live::Microcompact {
+                sidechain,
+                budget_writer,
+            } => {
+                if !self.is_main(sidechain, false) {
+                    return;
+                }
+                if budget_writer {
+                    // Written before the request it changed.
+                    self.budget_boundaries += 1;
+                    self.pending_budget = true;
+                } else if let Some(open) = &mut self.open {
+                    // Cached: written after the response to the request it changed.
+                    open.microcompact = true;
+                }
+            }
+            Live::Other => {}
+        }
+    }
+
+    /// The answer for everything folded so far.
+    pub(crate) fn answer(&self) -> Answer {
+        let mut done = self.clone();
+        done.commit();
+        let denominator = done
+            .input
+            .saturating_add(done.cache_write)
+            .saturating_add(done.cache_read);
+        Answer {
+            ctx_tokens: done.ctx,
+            hit_rate: (denominator > 0)
+                .then(|| round4(done.cache_read as f64 / denominator as f64)),
+            compactions: done.compactions,
+            recorded_clearings: done.budget_boundaries.saturating_add(done.edit_responses),
+            last_break: done.last_break,
+        }
+    }
+
+    fn is_main(&mut self, sidechain: bool, message: bool) -> bool {
+        if message && self.what_if.is_none() {
+            self.what_if = Some(sidechain);
+        }
+        sidechain == self.what_if.unwrap_or(false)
+    }
+
+    fn assistant(
+        &mut self,
+        ts: Option<String>,
+        id: Option<String>,
+        model: Option<String>,
+        usage: Option<Usage>,
+        applied_edits: Option<Vec<serde_json::Value>>,
+    ) {
+        let ts_ms = ts.as_deref().and_then(crate::load::raw::timestamp_ms);
+        let merge =
+            self.mergeable && id.is_some() && self.open.as_ref().is_some_and(|o| o.id == id);
+        if !merge {
+            let now = match self.tail {
+                Tail::None => None,
+                Tail::User(t) => t,
+                Tail::Response => self.open.as_ref().and_then(|o| o.last_ts),
+            };
+            let last_assistant = self.open.as_ref().and_then(|o| o.last_ts);
+            let gap_minutes = match (now, last_assistant) {
+                (Some(now), Some(last)) => Some((now - last) as f64 / 60_000.0),
+                _ => None,
+            };
+            self.commit();
+            let segment = self.segment;
+            let microcompact = std::mem::take(&mut self.pending_budget);
+            self.open = Some(Open {
+                id,
+                segment,
+                gap_minutes,
+                last_ts: None,
+                last_ts_text: None,
+                model: None,
+                usage: None,
+                edits: None,
+                microcompact,
+            });
+            self.tail = Tail::Response;
+            self.mergeable = true;
+        }
+        if let Some(open) = &mut self.open {
+            // The group's last record decides the time, and the last that has
+            // each field decides it (as the loader does).
+            open.last_ts = ts_ms;
+            open.last_ts_text = ts_ms.and(ts);
+            if let Some(u) = usage {
+                open.usage = Some(LiveUsage::of(&u));
+            }
+            if model.is_some() {
+                open.model = model;
+            }
+            if let Some(e) = applied_edits {
+                open.edits = Some((!e.is_empty(), clears_tool_results(&e)));
+            }
+        }
+    }
+
+    /// Counts the open response and lets it go (SPEC §10's pass over the
+    /// responses, one step); what the next request needs of it was taken first.
+    fn commit(&mut self) {
+        let Some(open) = self.open.take() else {
+            return;
+        };
+        if open.edits.is_some_and(|(_, clears)| clears) {
+            self.edit_responses += 1;
+        }
+        let countable = open.model.as_deref() != Some(SYNTHETIC_MODEL);
+        let Some(raw) = open.usage.filter(|_| countable) else {
+            return;
+        };
+        let u = raw.evidence();
+        self.input = self.input.saturating_add(u.input);
+        self.cache_write = self.cache_write.saturating_add(raw.cache_write);
+        self.cache_read = self.cache_read.saturating_add(u.cache_read);
+        self.ctx = Some(u.prompt());
+        let ttl = match self.last_write {
+            Some(true) => Ttl::OneHour,
+            _ => Ttl::FiveMinutes,
+        };
+        let deleted_grew = u
+            .cache_deleted
+            .is_some_and(|now| now > self.deleted.unwrap_or(0));
+        if u.cache_deleted.is_some() {
+            self.deleted = u.cache_deleted;
+        }
+        if raw.cache_write > 0 {
+            self.last_write = Some(raw.write_1h.is_some_and(|h| h > 0));
+        }
+        if !u.aggregated {
+            if let Some(p) = &self.prev
+                && is_break(p.expected_next, u.cache_read)
+            {
+                let facts = BreakFacts {
+                    compaction: p.segment != open.segment,
+                    server_compaction: raw.server_compaction,
+                    model_change: match (&p.model, &open.model) {
+                        (Some(a), Some(b)) => a != b,
+                        _ => false,
+                    },
+                    ttl: open.gap_minutes.is_some_and(|g| g >= ttl.minutes()),
+                    plan_rewrite: false,
+                    cache_edits: open.microcompact || deleted_grew,
+                    context_edits: open.edits.is_some_and(|(any, _)| any),
+                };
+                self.last_break = Some(Break {
+                    at: open.last_ts_text.clone(),
+                    at_ms: open.last_ts,
+                    explanation: facts
+                        .explanations()
+                        .first()
+                        .map_or("unexplained", |e| e.name())
+                        .to_string(),
+                });
+            }
+            self.prev = Some(Prev {
+                segment: open.segment,
+                expected_next: u.expected_next(),
+                model: open.model.clone(),
+            });
+        }
+    }
+}
+
+/// `applied_edits` that cleared tool results: a `clear_tool_uses_20250919`
+/// edit that cleared at least one (`[]`, or only thinking cleared, is no
+/// clearing of results).
+fn clears_tool_results(edits: &[serde_json::Value]) -> bool {
+    edits.iter().any(|e| {
+        e.get("type").and_then(|t| t.as_str()) == Some("clear_tool_uses_20250919")
+            && e.get("cleared_tool_uses")
+                .and_then(serde_json::Value::as_u64)
+                .is_some_and(|n| n > 0)
+    })
+}
+
+/// Four decimals (SPEC §15.17).
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
