@@ -138,11 +138,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
                 }
                 OutputFormat::Text => {
                     let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
-                    Text(report::timeline_text(
-                        &setup,
-                        &analysis::timeline(&setup, forced_at),
-                        &facts,
-                    ))
+                    Text(report::timeline_text(&setup, forced_at, &facts))
                 }
             }
         }
@@ -261,9 +257,8 @@ fn follow_timeline(
             let setup = cli::setup_from(follower.session(), path, opts)?;
             let n = setup.session.requests.len();
             if printed.is_none_or(|p| n > p) {
-                let steps = analysis::timeline(&setup, n);
                 let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
-                let text = report::timeline_text(&setup, &steps, &facts);
+                let text = report::timeline_text(&setup, n, &facts);
                 // The header, the column titles and the rows not printed yet.
                 let mut lines: Vec<&str> = text.lines().collect();
                 if let Some(p) = printed {
