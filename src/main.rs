@@ -146,11 +146,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
                 }
                 OutputFormat::Text => {
                     let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
-                    Text(report::timeline_text(
-                        &setup,
-                        &analysis::timeline(&setup, forced_at),
-                        &facts,
-                    ))
+                    Text(report::timeline_text(&setup, forced_at, &facts))
                 }
             }
         }
@@ -283,9 +279,8 @@ fn follow_timeline(
             let setup = cli::setup_from(follower.session(), path, opts)?;
             let n = setup.session.requests.len();
             if printed.as_ref().is_none_or(|(p, _)| n > *p) {
-                let steps = analysis::timeline(&setup, n);
                 let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
-                let t = report::timeline_parts(&setup, &steps, &facts);
+                let t = report::timeline_parts(&setup, n, &facts);
                 let text = match &printed {
                     // The first time: what `timeline` prints.
                     None => {

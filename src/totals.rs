@@ -411,9 +411,13 @@ fn tokens_after_in(
     let prefix = facts.tokens.prefix(s)?;
     let mut total = prefix[req.end] - prefix[from.min(req.end)];
     // Forced on Qwen drops thoughts from every model turn where it cleared.
-    let drop_thoughts = setup.policy.kind == PlanKind::Forced
-        && s.harness == Harness::Qwen
-        && !st.newly_cleared.is_empty();
+    // (A tracked step lists nothing newly cleared but says whether it did.)
+    let cleared_here = st
+        .wire
+        .as_ref()
+        .map_or(!st.newly_cleared.is_empty(), |w| w.newly > 0);
+    let drop_thoughts =
+        setup.policy.kind == PlanKind::Forced && s.harness == Harness::Qwen && cleared_here;
     // Per changed message: results cleared, results stripped, media cleared.
     type Changes = (Vec<usize>, Vec<usize>, Vec<usize>);
     let mut changed: std::collections::BTreeMap<usize, Changes> = std::collections::BTreeMap::new();

@@ -257,13 +257,16 @@ fn warm_and_cold_at_the_ttl_edge_and_later_used_by_path_and_by_command() {
     assert!(!totals::is_warm(2, None, Ttl::OneHour));
     // Idle fires at 4 and clears t1 (keep 1 keeps the newest, t2):
     let t = totals::session_totals(&setup, &facts).unwrap();
-    let cleared_at_4: Vec<&str> = rows[3]
-        .0
-        .newly_cleared
+    // (The steps `compare` sums say what entered the wire, not a list of
+    // what was newly cleared.)
+    let wire_at_4 = rows[3].0.wire.as_ref().unwrap();
+    let cleared_at_4: Vec<&str> = wire_at_4
+        .added
         .iter()
         .map(|&r| s.results[r].id.as_str())
         .collect();
     assert_eq!(cleared_at_4, vec!["t1"]);
+    assert_eq!(wire_at_4.newly, 1);
     // t1 (/repo/a.ts) is read again as a.ts from cwd /repo at response 4: used later.
     assert_eq!(t.later_used, 1);
     // The break at 4 is cold: no warm cache break, nothing re-written counts.

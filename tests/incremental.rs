@@ -125,7 +125,28 @@ fn check_tracked(setup: &Setup, steps: &[Step], what: &str) {
             }
             None => assert_eq!(tr.cleared, st.cleared, "{what} @{k}: untracked list"),
         }
-        assert_eq!(tr.newly_cleared, st.newly_cleared, "{what} @{k}: newly");
+        // A tracked step lists nothing newly cleared (a size plan re-clears
+        // most of the view at each turn start) but says whether it cleared,
+        // and what that saved.
+        match &tr.wire {
+            Some(w) => {
+                assert!(tr.newly_cleared.is_empty(), "{what} @{k}: newly listed");
+                assert_eq!(w.newly, st.newly_cleared.len(), "{what} @{k}: newly");
+                assert_eq!(w.count, st.cleared.len(), "{what} @{k}: count");
+            }
+            None => assert_eq!(tr.newly_cleared, st.newly_cleared, "{what} @{k}: newly"),
+        }
+        let key = |s: &Step| {
+            (
+                s.trigger,
+                s.tokens_saved,
+                s.chars_before,
+                s.chars_after,
+                s.target_chars,
+                s.note.clone(),
+            )
+        };
+        assert_eq!(key(tr), key(st), "{what} @{k}: step");
         let want = totals::figures(setup, &facts, prev, st).unwrap();
         let tr_prev = prev.map(|p| &tracked[p.index - tracked[0].index]);
         let got = totals::figures(setup, &facts, tr_prev, tr).unwrap();
@@ -338,4 +359,139 @@ fn plans_equal_the_timeline_on_the_samples() {
     let api = setup(&root.join("api-agent.json"), Opts::default());
     assert_eq!(api.policy.kind, mcscope::policy::PlanKind::Api);
     check(&api, "api-agent.json");
+}
+
+/// Many short turns in one view, the size plan over its threshold at every turn
+/// start: a tracked engine decides those at the cost of what changes (debug
+/// builds also check each such decision against the plan's own pass). With
+/// reused ids (a result that turns not compactable while cleared, and reads
+/// whose protection comes and goes), errors, empty results, a compaction
+/// boundary, and turns whose prompt answers nothing.
+fn short_turns(dir: &Path) -> PathBuf {
+    let mut c = Claude::default();
+    let mem = dir.join("memory");
+    std::fs::create_dir_all(&mem).unwrap();
+    let mut id = 0;
+    for turn in 0..90 {
+        c.prompt(&format!("turn {turn}"), 0.5);
+        for i in 0..3 {
+            id += 1;
+            let t = format!("s{id}");
+            match (turn % 9, i) {
+                (2, 0) => c.read(&t, &format!("{}/notes.md", mem.display())),
+                (4, 1) if id > 12 => c.read(&format!("s{}", id - 12), "/repo/other.rs"),
+                (5, 2) if id > 20 => c.call(&format!("s{}", id - 20), "TodoWrite", json!({})),
+                (6, 0) => c.call(&t, "Bash", json!({"command": "make"})).result_full(
+                    &t,
+                    json!("e".repeat(300)),
+                    true,
+                    0.0,
+                ),
+                (7, 1) => c
+                    .call(&t, "Bash", json!({"command": "true"}))
+                    .result(&t, ""),
+                _ => c.bash(&t, 150 + 61 * (id % 9)),
+            };
+        }
+        c.answer("done");
+        if turn == 50 {
+            c.boundary();
+        }
+    }
+    c.write(dir, "short.jsonl")
+}
+
+#[test]
+fn the_size_plan_decides_each_turn_start_at_the_cost_of_the_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = short_turns(dir.path());
+    let root = format!("project={}", dir.path().join("memory").display());
+    for delivery in [DeliveryArg::Rewrite, DeliveryArg::CacheEdits] {
+        for (keep, threshold, low) in [(1, 6_000, true), (4, 9_000, false), (40, 3_000, true)] {
+            let mut o = opts(KindArg::Size, delivery, keep);
+            o.shared.memory_root = vec![root.clone()];
+            o.size_threshold = Some(threshold);
+            o.no_low_watermark = !low;
+            let s = setup(&path, o);
+            // The case at hand: the plan fires at most turn starts, and
+            // clears some of what it cleared at the turn before again.
+            let steps = analysis::timeline(&s, s.session.requests.len());
+            let at_turns = steps
+                .iter()
+                .filter(|st| st.fired() && s.session.requests[st.index - 1].begins_turn)
+                .count();
+            assert!(at_turns > 60, "fires at {at_turns} turn starts");
+            check(
+                &s,
+                &format!("short turns keep {keep} threshold {threshold}"),
+            );
+        }
+    }
+}
+
+/// A Messages API body: an agent loop with a prompt every 25 uses (turn
+/// starts), results of many sizes, and with `reuse` one id used twice.
+fn api_body(dir: &Path, name: &str, reuse: bool) -> PathBuf {
+    let mut msgs = vec![json!({"role": "user", "content": "fix every module"})];
+    for c in 0..240 {
+        let id = if reuse && c == 150 {
+            "toolu_7".to_string()
+        } else {
+            format!("toolu_{c}")
+        };
+        let tool = ["Read", "Grep", "Bash"][c % 3];
+        msgs.push(json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": id, "name": tool, "input": {"file_path": format!("/w/f{c}.py")}}]}));
+        let mut content = vec![json!({"type": "tool_result", "tool_use_id": id,
+            "content": format!("result {c} ") + &"y".repeat(40 + 97 * (c % 13))})];
+        if c % 25 == 24 {
+            content.push(json!({"type": "text", "text": format!("now part {c}")}));
+        }
+        msgs.push(json!({"role": "user", "content": content}));
+        if c % 40 == 39 {
+            msgs.push(json!({"role": "assistant", "content": [{"type": "text", "text": "done"}]}));
+            msgs.push(json!({"role": "user", "content": format!("next task {c}")}));
+        }
+    }
+    let body = json!({"model": "claude-sonnet-4-5", "max_tokens": 4096, "system": "You are an agent.",
+        "tools": [{"name": "Read", "description": "Read", "input_schema": {"type": "object"}}],
+        "messages": msgs});
+    let p = dir.join(name);
+    std::fs::write(&p, body.to_string()).unwrap();
+    p
+}
+
+/// The api plan carried from request to request (one `clear_tool_uses` edit)
+/// against its own pass over each request: every trigger, keep and
+/// `clear_at_least`, the body with a reused id (not carried) too.
+#[test]
+fn the_api_plan_carried_from_request_to_request_equals_its_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let edit = |trigger: &str, value: u64, keep: u64, least: Option<u64>| {
+        let mut e = json!({"type": "clear_tool_uses_20250919",
+            "trigger": {"type": trigger, "value": value},
+            "keep": {"type": "tool_uses", "value": keep}});
+        if let Some(l) = least {
+            e["clear_at_least"] = json!({"type": "input_tokens", "value": l});
+        }
+        e.to_string()
+    };
+    for reuse in [false, true] {
+        let path = api_body(dir.path(), &format!("body-{reuse}.json"), reuse);
+        for e in [
+            edit("input_tokens", 8_000, 3, None),
+            edit("input_tokens", 3_000, 1, Some(2_500)),
+            edit("tool_uses", 30, 10, Some(40_000)),
+            edit("tool_uses", 0, 300, None),
+        ] {
+            let o = Opts {
+                preset: Some(mcscope::cli::PresetArg::Api),
+                api_edit: vec![e.clone()],
+                ..Default::default()
+            };
+            let s = setup(&path, o);
+            assert_eq!(s.policy.kind, mcscope::policy::PlanKind::Api);
+            check(&s, &format!("api body reuse {reuse} {e}"));
+        }
+    }
 }

@@ -229,9 +229,12 @@ fn timeline_row<'a>(
 }
 
 /// `timeline --format text`: one line per request with its cache column (SPEC
-/// §9: `broken` while warm, `kept`, `cold`), then the setting's totals.
-pub fn timeline_text(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> String {
-    let t = timeline_parts(setup, steps, facts);
+/// §9: `broken` while warm, `kept`, `cold`), then the setting's totals;
+/// `forced` acts at request `forced_at`. The steps come from a tracked engine
+/// (`analysis::tracked_steps`): a row needs the counts and figures of what is
+/// cleared, never its list, so a row costs what changed at its request.
+pub fn timeline_text(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> String {
+    let t = timeline_parts(setup, forced_at, facts);
     let mut out = t.head;
     out.push_str(&table(&t.rows, TIMELINE_RIGHT));
     out.push_str(&t.totals);
@@ -258,7 +261,7 @@ pub struct TimelineParts {
 }
 
 /// [`timeline_text`] in parts.
-pub fn timeline_parts(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> TimelineParts {
+pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> TimelineParts {
     let s = &setup.session;
     let mut out = String::new();
     header(setup, &setup.kinds_chosen(), &mut out);
@@ -283,11 +286,12 @@ pub fn timeline_parts(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Ti
     }
     let mut acc = totals::Accumulator::new(s);
     let mut failed: Option<std::io::Error> = None;
-    for (i, st) in steps.iter().enumerate() {
+    let mut prev: Option<Step> = None;
+    for step in analysis::tracked_steps(setup, forced_at) {
+        let st = &step;
         let req = &s.requests[st.index - 1];
-        let before = i
-            .checked_sub(1)
-            .map(|j| &steps[j])
+        let before = prev
+            .as_ref()
             .filter(|p| p.index + 1 == st.index && s.requests[p.index - 1].segment == req.segment);
         let cache = match totals::figures(setup, facts, before, st) {
             Ok(f) => {
@@ -313,8 +317,14 @@ pub fn timeline_parts(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Ti
                 Some(t) if st.fired() => t.name().into(),
                 _ => "-".into(),
             },
-            st.newly_cleared.len().to_string(),
-            st.cleared.len().to_string(),
+            st.wire
+                .as_ref()
+                .map_or(st.newly_cleared.len(), |w| w.newly)
+                .to_string(),
+            st.wire
+                .as_ref()
+                .map_or(st.cleared.len(), |w| w.count)
+                .to_string(),
             fmt_int(st.tokens_saved),
             fmt_int(st.chars_after),
             cache,
@@ -323,6 +333,7 @@ pub fn timeline_parts(setup: &Setup, steps: &[Step], facts: &SessionFacts) -> Ti
         if api_col && let Some(row) = rows.last_mut() {
             row.insert(10, crate::evidence::api::cell(s, st));
         }
+        prev = Some(step);
     }
     let t = &acc.totals;
     let _ = writeln!(

@@ -153,6 +153,20 @@ impl Engine<'_> {
     /// The prompt's input tokens at `req`: the recorded P(k) plus what the
     /// server recorded clearing, else the estimate over every block.
     fn api_input_tokens(&self, req: &Request, facts: &ApiFacts) -> (u64, TokenSource) {
+        self.api_input_tokens_or(req, || {
+            facts.msgs[req.view_start..req.end]
+                .iter()
+                .map(|f| f.tokens)
+                .sum()
+        })
+    }
+
+    /// The same with the estimate given (the carried plan keeps its sum).
+    pub(super) fn api_input_tokens_or(
+        &self,
+        req: &Request,
+        estimate: impl FnOnce() -> u64,
+    ) -> (u64, TokenSource) {
         // Aggregated usage sums internal calls and `<synthetic>` responses are
         // not the API's (SPEC §10): those requests are estimated.
         let recorded = req.response.map(|m| &self.s.messages[m]).and_then(|m| {
@@ -171,13 +185,7 @@ impl Engine<'_> {
         });
         match recorded {
             Some(p) => (p, TokenSource::Recorded),
-            None => (
-                facts.msgs[req.view_start..req.end]
-                    .iter()
-                    .map(|f| f.tokens)
-                    .sum(),
-                TokenSource::Estimate,
-            ),
+            None => (estimate(), TokenSource::Estimate),
         }
     }
 

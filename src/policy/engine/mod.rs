@@ -9,11 +9,14 @@ use crate::session::{Harness, Request, Role, SendKind, Session};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod api;
+mod api_run;
 mod budget_plan;
 mod count;
+mod fenwick;
 mod idle;
 mod reason;
 mod size;
+mod size_index;
 mod status;
 mod tracked;
 mod types;
@@ -98,6 +101,10 @@ pub struct Engine<'s> {
     pos_of: Vec<usize>,
     /// The results with a clearing in force (so a reset touches only them).
     in_force_list: Vec<usize>,
+    /// The same for the clearings that outlast a Claude turn start (count's,
+    /// budget's): kept apart, so that a turn start looks only at those that
+    /// lapse (a count plan's deletions pile up over a view).
+    lasting_list: Vec<usize>,
     media_cleared: Vec<bool>,
     /// Per result: its nested media stripped in the wire (Qwen's nested list).
     stripped: Vec<bool>,
@@ -123,6 +130,12 @@ pub struct Engine<'s> {
     cleared_list: bool,
     /// What changed in the wire at each step, when asked (`tracked`).
     tracker: tracked::Tracker,
+    /// The size plan's clearable results by position (a tracked engine of the
+    /// Claude size plan: `size_index`).
+    size_index: size_index::SizeIndex,
+    /// The `api` plan's state carried from request to request (a tracked
+    /// engine of one `clear_tool_uses` edit: `api_run`).
+    api_run: api_run::ApiRun<'s>,
 }
 
 /// The current view's candidates, grown incrementally as requests add messages.
@@ -175,6 +188,7 @@ impl<'s> Engine<'s> {
             active_set: BTreeSet::new(),
             pos_of: vec![0; s.results.len()],
             in_force_list: Vec::new(),
+            lasting_list: Vec::new(),
             media_cleared: vec![false; s.media.len()],
             stripped: vec![false; s.results.len()],
             media_touched: false,
@@ -185,6 +199,8 @@ impl<'s> Engine<'s> {
             statuses: true,
             cleared_list: true,
             tracker: Default::default(),
+            size_index: Default::default(),
+            api_run: Default::default(),
         }
     }
 
@@ -303,6 +319,9 @@ impl<'s> Engine<'s> {
         for r in std::mem::take(&mut self.in_force_list) {
             self.set_clearing(r, None);
         }
+        for r in std::mem::take(&mut self.lasting_list) {
+            self.set_clearing(r, None);
+        }
     }
 
     /// A claude turn start: the clearings that lapse there (idle, forced, size)
@@ -310,10 +329,21 @@ impl<'s> Engine<'s> {
     fn reset_lapsing(&mut self) {
         for r in std::mem::take(&mut self.in_force_list) {
             match self.cleared[r].as_ref().map(|c| c.trigger) {
-                Some(Trigger::Count | Trigger::Budget) => self.in_force_list.push(r),
+                // Lifted and cleared again by a lasting plan: on that list.
+                Some(Trigger::Count | Trigger::Budget) | None => {}
                 Some(_) => self.set_clearing(r, None),
-                None => {}
             }
+        }
+    }
+
+    /// Puts a clearing in force and lists it with those of its kind.
+    fn clear_result(&mut self, r: usize, clearing: Clearing) {
+        let lasting = matches!(clearing.trigger, Trigger::Count | Trigger::Budget);
+        self.set_clearing(r, Some(clearing));
+        if lasting {
+            self.lasting_list.push(r);
+        } else {
+            self.in_force_list.push(r);
         }
     }
 
@@ -332,6 +362,15 @@ impl<'s> Engine<'s> {
         let old = self.contribution(r);
         self.cleared[r] = clearing;
         self.update_totals(r, old);
+        if self.size_index.on
+            && self
+                .view
+                .cands
+                .get(self.pos_of[r])
+                .is_some_and(|c| c.result == r)
+        {
+            self.size_index_pos(self.pos_of[r]);
+        }
     }
 
     /// Moves the running totals from `r`'s old contribution to its current one.
@@ -403,6 +442,8 @@ impl<'s> Engine<'s> {
             self.pending.clear();
             (self.total, self.active, self.eligible_tokens) = (0, 0, 0);
             self.active_set.clear();
+            self.size_index_clear();
+            self.api_run_clear();
             self.view = View {
                 segment: req.segment,
                 started: true,
@@ -415,7 +456,13 @@ impl<'s> Engine<'s> {
         // Claude rewrites only the request: at a new turn the originals go out
         // again. Count deletions and budget clearings are cumulative within the
         // view (SPEC §5).
-        if self.policy.preset == Harness::Claude && req.begins_turn {
+        // A tracked size plan leaves its clearings in force until it has
+        // decided again (`size_turn_start`): most of them stay.
+        let turn_start = self.policy.preset == Harness::Claude && req.begins_turn;
+        let deferred = turn_start && self.size_turn_start_defers();
+        // So does a carried api plan (it decides its whole prefix each time).
+        let api_lapses = turn_start && self.api_carries();
+        if turn_start && !deferred && !api_lapses {
             self.reset_lapsing();
             if self.policy.kind != PlanKind::Count {
                 // The request is rebuilt from the originals: only the deletions
@@ -442,28 +489,57 @@ impl<'s> Engine<'s> {
         // The server edits each request statelessly, on the full history (SPEC
         // §11): what request k-1's server view cleared is not carried; it only
         // tells which clearings are new here.
-        let was_cleared: HashSet<usize> = if self.policy.kind == PlanKind::Api {
-            let before = self.in_force_list.iter().copied().collect();
-            self.reset_clearings();
-            before
-        } else {
-            HashSet::new()
-        };
+        let was_cleared: HashSet<usize> =
+            if self.policy.kind == PlanKind::Api && !self.api_carries() {
+                let before = self
+                    .in_force_list
+                    .iter()
+                    .chain(&self.lasting_list)
+                    .copied()
+                    .collect();
+                self.reset_clearings();
+                before
+            } else {
+                HashSet::new()
+            };
         let gap = self.gap_at(req);
         self.sync_view(req);
-        let chars_before = if quiet && !self.needs_size_total() {
+        // A deferred turn start: the plan decides over the view as if every
+        // clearing had lapsed; where it cannot say at the cost of the change,
+        // they lapse now, as they would have before the view grew.
+        let mut turn_start = None;
+        if deferred {
+            turn_start = self.size_turn_start(req, self.size_total_lapsed());
+            if turn_start.is_none() {
+                self.reset_lapsing();
+            }
+        }
+        let chars_before = if let Some(t) = &turn_start {
+            t.total
+        } else if self.api_carries() {
+            self.api_size_total()
+        } else if quiet && !self.needs_size_total() {
             0
         } else {
             self.size_total()
         };
         let kind = self.policy.kind_at(req, gap);
-        let (verdict, api) = match kind {
-            Some(PlanKind::Api) => {
+        // A plan that made its clearings itself says what its own pass would
+        // list as new: (tokens, how many).
+        let mut carried = turn_start.as_ref().map(|t| (t.saved, t.newly));
+        let (verdict, api) = match (kind, turn_start) {
+            (_, Some(t)) => (t.verdict, None),
+            (Some(PlanKind::Api), None) if self.api_carries() => {
+                let c = self.api_carried(req, api_lapses);
+                carried = Some((c.newly_tokens, c.newly));
+                (c.verdict, Some(c.step))
+            }
+            (Some(PlanKind::Api), None) => {
                 let (v, a) = self.api(req);
                 (v, Some(a))
             }
-            Some(kind) => (self.evaluate(req, kind, chars_before, gap), None),
-            None => (
+            (Some(kind), None) => (self.evaluate(req, kind, chars_before, gap), None),
+            (None, None) => (
                 Verdict::none(Note::NotRun(super::send::qwen_runs(req).why_none)),
                 None,
             ),
@@ -478,8 +554,7 @@ impl<'s> Engine<'s> {
                 trigger,
                 reason: *reason,
             };
-            self.set_clearing(r, Some(clearing));
-            self.in_force_list.push(r);
+            self.clear_result(r, clearing);
             if !was_cleared.contains(&r) {
                 newly.push(*pos);
             }
@@ -492,13 +567,23 @@ impl<'s> Engine<'s> {
         }
         self.media_touched |= !verdict.media.is_empty() || !verdict.strip.is_empty();
         newly.sort_unstable();
-        let tokens_saved = newly
-            .iter()
-            .map(|&p| self.s.results[self.view.cands[p].result].est_tokens)
-            .sum::<u64>()
-            + self.media_tokens(&verdict);
+        // A deferred turn start re-clears every result it leaves cleared, as
+        // the plan's own pass would, without listing them.
+        let tokens_saved = carried.map_or_else(
+            || {
+                newly
+                    .iter()
+                    .map(|&p| self.s.results[self.view.cands[p].result].est_tokens)
+                    .sum::<u64>()
+            },
+            |(saved, _)| saved,
+        ) + self.media_tokens(&verdict);
+        let newly_count = carried.map_or(newly.len(), |(_, n)| n);
         self.move_hook_checkpoint(req, verdict.trigger, tokens_saved);
+        // A tracked engine keeps no edit blocks: nothing reads them from its
+        // steps (their figures under cache edits need no body).
         if self.policy.delivery == Delivery::CacheEdits
+            && !self.tracker.on
             && !newly.is_empty()
             && let Some(msg) = last_user_message(self.s, req)
         {
@@ -508,7 +593,10 @@ impl<'s> Engine<'s> {
                 results: newly.iter().map(|&p| self.view.cands[p].result).collect(),
             });
         }
-        let wire = self.track_end(req, !quiet);
+        let mut wire = self.track_end(req, !quiet);
+        if let Some(w) = &mut wire {
+            w.newly = newly_count;
+        }
         if quiet {
             return Step {
                 index: req.index,
@@ -550,7 +638,12 @@ impl<'s> Engine<'s> {
             kind,
             trigger: verdict.trigger,
             tokens_saved,
-            newly_cleared: newly.iter().map(|&p| cands[p].result).collect(),
+            // A tracked step says what changed instead (see `WireDelta`).
+            newly_cleared: if wire.is_some() {
+                Vec::new()
+            } else {
+                newly.iter().map(|&p| cands[p].result).collect()
+            },
             cleared,
             media_in_wire: self.media_in_wire(req),
             chars_before,
@@ -572,6 +665,7 @@ impl<'s> Engine<'s> {
         let mut pos: Vec<usize> = self
             .in_force_list
             .iter()
+            .chain(&self.lasting_list)
             .filter(|&&r| self.cleared[r].is_some())
             .map(|&r| self.pos_of[r])
             .filter(|&p| {

@@ -18,6 +18,13 @@ pub struct WireDelta {
     pub removed: Vec<usize>,
     /// Σ est_tokens of the results cleared in this request's wire.
     pub tokens: u64,
+    /// How many results the plan cleared here (its `newly_cleared`, which a
+    /// tracked step does not list: a size plan re-clears most of the view at
+    /// every turn start).
+    pub newly: usize,
+    /// How many results are cleared in this request's wire (`Step::cleared`'s
+    /// length, which a tracked step does not list either).
+    pub count: usize,
     /// The results cleared in this request's wire from the first message
     /// `added` or `removed` names to the request's end, in (message, result)
     /// order: what the tokens after a prefix break read. Empty when nothing
@@ -39,21 +46,38 @@ pub(super) struct Tracker {
 }
 
 impl<'s> Engine<'s> {
-    /// A lean engine that leaves `Step::cleared` empty and says instead what
-    /// changed at each step (`Step::wire`), where it can: in a session without
-    /// media (Qwen's media changes the wire too) and under a plan kind other
-    /// than `api` (whose server view changes more than results). Elsewhere
-    /// every step carries the full list, as a lean engine's do. Decided once,
-    /// so that every step of the engine speaks the same way.
+    /// A lean engine that leaves `Step::cleared` and `Step::newly_cleared`
+    /// empty and says instead what changed at each step (`Step::wire`, with
+    /// how many results are cleared and how many newly), and keeps no edit
+    /// blocks (nothing reads them from its steps), where it can: in a session
+    /// without media (Qwen's media changes the wire too), and under the `api`
+    /// plan only when no edit clears thinking or tool inputs (which change the
+    /// server view beyond results). Elsewhere every step carries the full
+    /// lists, as a lean engine's do. Decided once, so that every step of the
+    /// engine speaks the same way. Its size plan decides a turn start at the
+    /// cost of the change (`size_index`) and its api plan carries its state
+    /// from request to request (`api_run`).
     pub fn tracked(mut self) -> Self {
         self.statuses = false;
         let s = self.s;
-        if self.policy.kind != PlanKind::Api
+        // The api plan changes more than results where it clears thinking or
+        // tool inputs; otherwise its wire changes as any plan's.
+        let api_results_only = self.policy.api.edits.iter().all(|e| match e {
+            crate::policy::api::Edit::ClearToolUses { clear_inputs, .. } => {
+                *clear_inputs == crate::policy::api::ClearInputs::None
+            }
+            crate::policy::api::Edit::ClearThinking { .. } => false,
+        });
+        if (self.policy.kind != PlanKind::Api || api_results_only)
             && s.media.is_empty()
             && s.results.iter().all(|r| r.media == 0)
         {
             self.tracker.on = true;
             self.tracker.stamp = vec![0; s.results.len()];
+            self.size_index_on();
+            if self.policy.kind == PlanKind::Api {
+                self.api_run_on();
+            }
         }
         self
     }
@@ -120,6 +144,7 @@ impl<'s> Engine<'s> {
         delta.added.sort_unstable();
         delta.removed.sort_unstable();
         delta.tokens = self.tracker.tokens;
+        delta.count = self.tracker.set.len();
         let first = delta
             .added
             .iter()

@@ -45,6 +45,7 @@ impl<'s> Engine<'s> {
             unsorted |= self.view.keys.last().is_some_and(|&k| k > key);
             self.view.keys.push(key);
             self.view.cands.push(cand);
+            self.size_index_pos(self.view.cands.len() - 1);
         }
         self.view.results_end = results.end;
         if !dirty.is_empty() {
@@ -69,6 +70,7 @@ impl<'s> Engine<'s> {
                     }
                     self.view.keys[i] = key;
                     self.view.cands[i] = cand;
+                    self.size_index_pos(i);
                     unsorted = true;
                 }
             }
@@ -83,6 +85,8 @@ impl<'s> Engine<'s> {
             for (p, c) in self.view.cands.iter().enumerate() {
                 self.pos_of[c.result] = p;
             }
+            // Positions moved: the size plan's index is rebuilt (rare).
+            self.size_index_rebuild();
         }
         // Pending: the results of the request's last message, when it is the user
         // message that answers the calls (not a new turn). Only those change.
@@ -153,8 +157,15 @@ impl<'s> Engine<'s> {
         let file_path_tool = tool
             .as_deref()
             .is_some_and(|t| self.tools.is_file_path_tool(t));
+        let protects =
+            self.policy.protect && tool.as_deref() == Some(self.tools.read_tool) && !res.is_error;
+        // A lean engine's candidates are read for their fate, never shown: it
+        // keeps no paths or summary but what protection reads (copying and
+        // freeing them for every result of every setting is most of a step).
+        let lean = !self.statuses;
         let mut paths: Vec<RecordedPath> = ids
             .iter()
+            .take(if lean && !protects { 0 } else { usize::MAX })
             .map(|&c| &s.calls[c])
             .filter(|c| self.tools.is_file_path_tool(&c.name))
             .filter_map(|c| {
@@ -178,9 +189,10 @@ impl<'s> Engine<'s> {
                 Some(self.view.qwen_rank)
             }
         };
-        let protection =
-            (self.policy.protect && tool.as_deref() == Some(self.tools.read_tool) && !res.is_error)
-                .then(|| self.protector.decide(&paths));
+        let protection = protects.then(|| self.protector.decide(&paths));
+        if lean {
+            paths = Vec::new();
+        }
         // Sort key: the call's place in the view (rank order), else the result's.
         let key = match (s.harness, own_call) {
             (Harness::Claude, Some(c)) => (c, r),
@@ -189,11 +201,18 @@ impl<'s> Engine<'s> {
         };
         let cand = Candidate {
             result: r,
-            path: paths
-                .first()
-                .map(|p| p.path.clone())
-                .or_else(|| first_call.and_then(|c| c.file_path.clone().or(c.legacy_path.clone()))),
-            summary: first_call.and_then(|c| c.summary.clone()),
+            path: if lean {
+                None
+            } else {
+                paths.first().map(|p| p.path.clone()).or_else(|| {
+                    first_call.and_then(|c| c.file_path.clone().or(c.legacy_path.clone()))
+                })
+            },
+            summary: if lean {
+                None
+            } else {
+                first_call.and_then(|c| c.summary.clone())
+            },
             tool,
             compactable,
             rank,

@@ -1,0 +1,357 @@
+//! The `api` plan from one request to the next, at the cost of what changed.
+//!
+//! The server edits each request on its own (SPEC §11), and the plan says so by
+//! reading every tool use, result and token of the view at every request and
+//! clearing everything again: a body of n messages costs n² (a 40,000-message
+//! body took minutes). Yet the view only grows: a request adds a few messages,
+//! so the uses, each use's result tokens and the prompt's estimate can be kept
+//! from the request before, and with one `clear_tool_uses` edit that clears
+//! nothing but results (no excluded tools, no inputs) and ids used once, what
+//! it clears is always a prefix of the uses: all but the last `keep`. A tracked
+//! engine (a timeline's text, `compare`: they read what changed) keeps that
+//! prefix in force and clears or lifts only where it moved.
+
+use super::*;
+use crate::policy::api::{ClearInputs, Edit, TriggerOn};
+
+/// The carried state of the `api` plan over one view.
+#[derive(Debug, Clone, Default)]
+pub(super) struct ApiRun<'s> {
+    pub(super) on: bool,
+    facts: Option<&'s ApiFacts>,
+    msgs_end: usize,
+    results_end: usize,
+    /// Σ tokens of the view's messages (the prompt's estimate).
+    tokens: u64,
+    /// The view's tool uses, oldest first: their ids, each one's result in the
+    /// view (at most one: ids are used once) and that result's tokens.
+    uses: Vec<&'s str>,
+    use_of: HashMap<&'s str, usize>,
+    result_of: Vec<Option<usize>>,
+    use_tokens: Vec<u64>,
+    /// Results seen before their use (the use will read their tokens).
+    early: HashMap<&'s str, (usize, u64)>,
+    /// The prefix the plan reads (all uses but the last `keep`) and Σ of its
+    /// uses' result tokens.
+    prefix: usize,
+    prefix_tokens: u64,
+    /// The prefix whose results are cleared in the wire now (0: none).
+    in_force: usize,
+    /// How many results the plan has cleared in the wire, their tokens, and
+    /// what they would add to the size total (the plan's own pass reads that
+    /// total with every clearing lifted).
+    cleared_n: usize,
+    cleared_tokens: u64,
+    cleared_chars: u64,
+}
+
+/// The plan at one request by the carried state.
+pub(super) struct ApiCarried {
+    pub(super) verdict: Verdict,
+    pub(super) step: ApiStep,
+    /// What the plan's own pass lists as newly cleared: how many, and tokens.
+    pub(super) newly: usize,
+    pub(super) newly_tokens: u64,
+}
+
+impl<'s> Engine<'s> {
+    /// Turns the carried `api` plan on where it applies (see the module).
+    pub(super) fn api_run_on(&mut self) {
+        let s = self.s;
+        let one_edit = matches!(
+            self.policy.api.edits.as_slice(),
+            [Edit::ClearToolUses {
+                exclude_tools,
+                clear_inputs: ClearInputs::None,
+                ..
+            }] if exclude_tools.is_empty()
+        );
+        let facts = s
+            .api_facts
+            .get()
+            .filter(|f| f.msgs.len() == s.messages.len());
+        let Some(facts) = facts.filter(|_| one_edit) else {
+            return;
+        };
+        // Ids used once, each answered at most once: a use's results are its one.
+        let mut seen: HashSet<&str> = HashSet::new();
+        let uses_once = facts
+            .msgs
+            .iter()
+            .flat_map(|m| &m.uses)
+            .all(|u| seen.insert(u.id.as_str()));
+        let mut seen: HashSet<&str> = HashSet::new();
+        let results_once = s.results.iter().all(|r| seen.insert(r.id.as_str()));
+        // The session's own calls likewise, each before its result: then no
+        // candidate is ever made again (`sync_view`'s dirty ids), so no
+        // clearing lapses behind the carried state's back.
+        let mut call_msg: HashMap<&str, usize> = HashMap::new();
+        let calls_once = s
+            .calls
+            .iter()
+            .all(|c| call_msg.insert(c.id.as_str(), c.msg).is_none());
+        let answered_after = s
+            .results
+            .iter()
+            .all(|r| call_msg.get(r.id.as_str()).is_none_or(|&m| m < r.msg));
+        if uses_once && results_once && calls_once && answered_after {
+            self.api_run = ApiRun {
+                on: true,
+                facts: Some(facts),
+                ..ApiRun::default()
+            };
+        }
+    }
+
+    /// Starts the carried state over (a new view).
+    pub(super) fn api_run_clear(&mut self) {
+        if self.api_run.on {
+            self.api_run = ApiRun {
+                on: true,
+                facts: self.api_run.facts,
+                ..ApiRun::default()
+            };
+        }
+    }
+
+    /// Whether the plan at this request is the carried one.
+    pub(super) fn api_carries(&self) -> bool {
+        self.api_run.on && self.policy.kind == PlanKind::Api
+    }
+
+    /// Takes in the messages and results the view gained.
+    fn api_run_grow(&mut self, req: &Request) -> Vec<usize> {
+        let s = self.s;
+        let Some(facts) = self.api_run.facts else {
+            return Vec::new();
+        };
+        let run = &mut self.api_run;
+        let from = run.msgs_end.max(req.view_start);
+        let to = req.end.min(facts.msgs.len());
+        for m in from..to {
+            run.tokens += facts.msgs[m].tokens;
+            if s.messages[m].role != Role::Assistant {
+                continue;
+            }
+            for u in &facts.msgs[m].uses {
+                let i = run.uses.len();
+                let (result, tokens) = run.early.remove(u.id.as_str()).unzip();
+                run.uses.push(u.id.as_str());
+                run.use_of.insert(u.id.as_str(), i);
+                run.result_of.push(result);
+                run.use_tokens.push(tokens.unwrap_or(0));
+            }
+        }
+        run.msgs_end = run.msgs_end.max(to);
+        let results = s.results_in(req.view_start, req.end);
+        let mut arrived = Vec::new();
+        for r in run.results_end.max(results.start)..results.end {
+            let res = &s.results[r];
+            match run.use_of.get(res.id.as_str()) {
+                Some(&i) => {
+                    run.result_of[i] = Some(r);
+                    run.use_tokens[i] += res.est_tokens;
+                    if i < run.prefix {
+                        run.prefix_tokens += res.est_tokens;
+                    }
+                    arrived.push(i);
+                }
+                None => {
+                    run.early.insert(res.id.as_str(), (r, res.est_tokens));
+                }
+            }
+        }
+        run.results_end = results.end;
+        arrived
+    }
+
+    /// The `api` plan at `req` from the carried state, its clearings made:
+    /// the same verdict (but for the kept reasons, which only a plan's
+    /// statuses read) and step as `api`, at the cost of what changed.
+    /// `lapsed`: a turn start, where the plan's own pass lifts everything
+    /// first and so lists every result it clears as new.
+    pub(super) fn api_carried(&mut self, req: &Request, lapsed: bool) -> ApiCarried {
+        let arrived = self.api_run_grow(req);
+        let spec = &self.policy.api;
+        let Some(Edit::ClearToolUses {
+            trigger: on,
+            keep,
+            clear_at_least,
+            ..
+        }) = spec.edits.first().cloned()
+        else {
+            // api_run_on admits one clear_tool_uses edit only.
+            return ApiCarried {
+                verdict: Verdict::none(Note::Api {
+                    prompt: Prompt {
+                        tokens: 0,
+                        source: TokenSource::Estimate,
+                        uses: 0,
+                    },
+                    edits: Vec::new(),
+                }),
+                step: ApiStep::default(),
+                newly: 0,
+                newly_tokens: 0,
+            };
+        };
+        let facts_len = self.api_run.facts.map_or(0, |f| f.msgs.len());
+        let estimate = self.api_run.tokens;
+        let (tokens, source) = if facts_len >= req.end {
+            self.api_input_tokens_or(req, || estimate)
+        } else {
+            (0, TokenSource::Estimate)
+        };
+        let uses = self.api_run.uses.len();
+        let (measured, threshold) = match on {
+            TriggerOn::InputTokens(v) => (tokens, v),
+            TriggerOn::ToolUses(v) => (uses as u64, v),
+        };
+        let holds = spec.exceeds(measured, threshold);
+        let trigger = ApiTrigger {
+            on,
+            tokens,
+            uses,
+            holds,
+            inclusive: spec.trigger_inclusive,
+        };
+        // Every use but the last `keep` (no tool is excluded).
+        let prefix = uses.saturating_sub(keep as usize);
+        let run = &mut self.api_run;
+        for i in run.prefix..prefix.max(run.prefix) {
+            run.prefix_tokens += run.use_tokens[i];
+        }
+        run.prefix = run.prefix.max(prefix);
+        let cleared_tokens = run.prefix_tokens;
+        let too_little = clear_at_least.filter(|&least| cleared_tokens < least);
+        let applies = holds && prefix > 0 && too_little.is_none();
+        let note = if !holds {
+            EditNote::NotFired { trigger }
+        } else if let Some(least) = too_little {
+            EditNote::TooLittle {
+                trigger,
+                tokens: cleared_tokens,
+                at_least: least,
+            }
+        } else {
+            EditNote::Applied {
+                trigger,
+                uses: prefix,
+                tokens: cleared_tokens,
+            }
+        };
+        let outcome = EditOutcome {
+            edit_type: crate::policy::api::CLEAR_TOOL_USES,
+            fired: applies,
+            cleared_tool_uses: Some(if applies { prefix } else { 0 }),
+            cleared_input_tokens: if applies { cleared_tokens } else { 0 },
+            cleared_thinking_turns: None,
+            note,
+        };
+        // The clearings: lift all when the edit stops applying, else clear
+        // the results the prefix gained (uses past the old prefix, and new
+        // results of uses within it).
+        let (before_n, before_tokens) = (self.api_run.cleared_n, self.api_run.cleared_tokens);
+        let old = self.api_run.in_force;
+        if !applies {
+            for i in 0..old {
+                if let Some(r) = self.api_run.result_of[i] {
+                    self.api_lift(r);
+                }
+            }
+            self.api_run.in_force = 0;
+        } else {
+            let reason = |i: usize| ClearReason::Api {
+                trigger,
+                nth: i + 1,
+                of: uses,
+                keep,
+                input_too: false,
+            };
+            for &i in arrived.iter().filter(|&&i| i < old) {
+                if let Some(r) = self.api_run.result_of[i] {
+                    self.api_clear(req, r, reason(i));
+                }
+            }
+            for i in old..prefix {
+                if let Some(r) = self.api_run.result_of[i] {
+                    self.api_clear(req, r, reason(i));
+                }
+            }
+            self.api_run.in_force = prefix;
+        }
+        let (n, t) = (self.api_run.cleared_n, self.api_run.cleared_tokens);
+        let (newly, newly_tokens) = if lapsed {
+            (n, t)
+        } else {
+            // Nothing is lifted while the edit applies: the growth is new.
+            (n.saturating_sub(before_n), t.saturating_sub(before_tokens))
+        };
+        let step = ApiStep {
+            input_tokens: tokens,
+            source,
+            tool_uses: uses,
+            edits: vec![outcome],
+            ..ApiStep::default()
+        };
+        let verdict = Verdict {
+            trigger: applies.then_some(Trigger::ClearToolUses),
+            clear: Vec::new(),
+            media: Vec::new(),
+            strip: Vec::new(),
+            media_kept: 0,
+            target: None,
+            note: Note::Api {
+                prompt: Prompt {
+                    tokens,
+                    source,
+                    uses,
+                },
+                edits: vec![note],
+            },
+            kept: Why::new(),
+            pre_tokens: None,
+        };
+        ApiCarried {
+            verdict,
+            step,
+            newly: if applies { newly } else { 0 },
+            newly_tokens: if applies { newly_tokens } else { 0 },
+        }
+    }
+
+    /// Clears result `r` where the plan's pass would (not protected, not
+    /// already cleared by the harness).
+    fn api_clear(&mut self, req: &Request, r: usize, reason: ClearReason) {
+        let p = self.pos_of[r];
+        let Some(c) = self.view.cands.get(p).filter(|c| c.result == r) else {
+            return;
+        };
+        if c.protected() || self.s.results[r].already_cleared || self.cleared[r].is_some() {
+            return;
+        }
+        let clearing = Clearing {
+            at: req.index,
+            trigger: Trigger::ClearToolUses,
+            reason,
+        };
+        self.clear_result(r, clearing);
+        self.api_run.cleared_n += 1;
+        self.api_run.cleared_tokens += self.s.results[r].est_tokens;
+        self.api_run.cleared_chars += self.base[r].0;
+    }
+
+    /// The size total as the plan's own pass reads it: every clearing lifted.
+    pub(super) fn api_size_total(&self) -> u64 {
+        self.total + self.api_run.cleared_chars
+    }
+
+    fn api_lift(&mut self, r: usize) {
+        if self.cleared[r].is_some() {
+            self.set_clearing(r, None);
+            self.api_run.cleared_n -= 1;
+            self.api_run.cleared_tokens -= self.s.results[r].est_tokens;
+            self.api_run.cleared_chars -= self.base[r].0;
+        }
+    }
+}
