@@ -33,7 +33,8 @@ growth() {
     [ -s "$g/many$n.jsonl" ] || python3 scripts/make-many-requests.py claude $n "$g/many$n.jsonl"
     [ -s "$g/turn$n.jsonl" ] || python3 scripts/make-long-turn.py $n "$g/turn$n.jsonl"
   done
-  for n in 5000 10000; do
+  # The target: a 40,000-message body in at most 10x the 5,000 one's time.
+  for n in 5000 40000; do
     [ -s "$g/api$n.json" ] || python3 scripts/make-many-requests.py api $n "$g/api$n.json"
   done
   # pair NAME SMALL LARGE ARGS...: alternating timed runs of both sizes.
@@ -51,7 +52,7 @@ growth() {
   pair evidence-json "$g/many2000.jsonl" "$g/many16000.jsonl" evidence --format json
   pair compare-json "$g/turn2000.jsonl" "$g/turn16000.jsonl" compare --format json
   pair compare-json "$g/many2000.jsonl" "$g/many16000.jsonl" compare --format json
-  pair api-timeline-text "$g/api5000.json" "$g/api10000.json" timeline --preset api
+  pair api-timeline-text "$g/api5000.json" "$g/api40000.json" timeline --preset api
 }
 
 growth_report() {
@@ -74,7 +75,8 @@ def n_of(size):
 lines = ["## Growth in requests", "",
          "Made by `scripts/bench.sh --growth`: each command on a small and a large session of one shape "
          "(`scripts/make-many-requests.py`, `scripts/make-long-turn.py`), the two sizes taking turns run by run, "
-         "median of the runs; the ratio of the medians first (target: 8x the requests in at most 10x the time). "
+         "median of the runs; the ratio of the medians first (target: 8x the requests or messages in at most "
+         "10x the time). "
          "`many`: turns of a prompt and three small tool calls, no compaction (one view that grows with the "
          "session); `turn`: one turn of N small calls; `api`: a Messages API body of N messages (one tool use "
          "and its result per pair).", "",
