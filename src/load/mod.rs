@@ -578,9 +578,23 @@ impl Follower {
 /// What a follower checks at its next poll: `meta`'s length and mtime, and
 /// the hashes of the first line and of the bytes just before `offset`.
 fn seen(file: &File, meta: &std::fs::Metadata, offset: u64) -> std::io::Result<Seen> {
+    let (head, tail) = content_marks(file, offset)?;
+    Ok(Seen {
+        len: meta.len(),
+        mtime: meta.modified().ok(),
+        head,
+        tail,
+    })
+}
+
+/// What the first `offset` bytes of a file hash to, in two halves: its first
+/// line (within the bytes read and the first 64 KiB) and the 4 KiB before
+/// `offset`. A file rewritten in place shows in either; both the follower and
+/// the status line's cache compare them before reading on from `offset`.
+pub(crate) fn content_marks(file: &File, offset: u64) -> std::io::Result<(u64, u64)> {
     use std::os::unix::fs::FileExt;
     let read = |at: u64, n: u64| -> std::io::Result<Vec<u8>> {
-        let mut buf = vec![0; n as usize];
+        let mut buf = vec![0; usize::try_from(n).unwrap_or(0)];
         let mut got = 0;
         while got < buf.len() {
             match file.read_at(&mut buf[got..], at + got as u64)? {
@@ -597,12 +611,7 @@ fn seen(file: &File, meta: &std::fs::Metadata, offset: u64) -> std::io::Result<S
     }
     let tail_at = offset.saturating_sub(TAIL_BYTES);
     let tail = read(tail_at, offset - tail_at)?;
-    Ok(Seen {
-        len: meta.len(),
-        mtime: meta.modified().ok(),
-        head: fnv1a(&head),
-        tail: fnv1a(&tail),
-    })
+    Ok((fnv1a(&head), fnv1a(&tail)))
 }
 
 impl Seen {

@@ -10,13 +10,8 @@ use super::fold::Fold;
 use crate::load::fnv1a;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-
-/// The first line is hashed up to this many bytes, the tail this many before
-/// the offset: two small reads per call (as `timeline --follow` checks).
-const HEAD_BYTES: u64 = 64 << 10;
-const TAIL_BYTES: u64 = 4 << 10;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Entry {
@@ -94,26 +89,7 @@ pub(crate) fn save(at: &Path, transcript: &Path, e: &Entry) {
 }
 
 /// Hashes of the first line (within what was read) and of the bytes just
-/// before `offset`.
+/// before `offset`, as the follower takes them.
 fn marks(file: &File, offset: u64) -> std::io::Result<(u64, u64)> {
-    let mut head = read_at(file, 0, offset.min(HEAD_BYTES))?;
-    if let Some(end) = memchr::memchr(b'\n', &head) {
-        head.truncate(end + 1);
-    }
-    let tail_at = offset.saturating_sub(TAIL_BYTES);
-    let tail = read_at(file, tail_at, offset - tail_at)?;
-    Ok((fnv1a(&head), fnv1a(&tail)))
-}
-
-fn read_at(file: &File, at: u64, n: u64) -> std::io::Result<Vec<u8>> {
-    let mut buf = vec![0; usize::try_from(n).unwrap_or(0)];
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read_at(&mut buf[got..], at + got as u64)? {
-            0 => break,
-            k => got += k,
-        }
-    }
-    buf.truncate(got);
-    Ok(buf)
+    crate::load::content_marks(file, offset)
 }
