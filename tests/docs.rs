@@ -618,3 +618,31 @@ fn config_md_names_every_key_the_config_file_and_the_sidecar_accept() {
         missing.join("\n")
     );
 }
+
+/// One corpus locator (`tests/common/corpus.rs`) for every test: a test that looks
+/// for the corpus by its own path ignores `MCSCOPE_CORPUS` and
+/// `MCSCOPE_REQUIRE_CORPUS`, and can pass in CI having checked nothing.
+#[test]
+fn every_test_finds_the_corpus_through_the_one_locator() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    // Built from parts, so that this test does not find itself.
+    let needle = ["shared", "corpus"].join("/");
+    let mut offenders = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains(&needle) {
+                offenders.push(format!("{}:{}", p.display(), i + 1));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "use tests/common/corpus.rs: {offenders:?}"
+    );
+}

@@ -5,6 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
+#[path = "common/corpus.rs"]
+mod corpus;
 
 use common::evidence::{Tx, iso_min, usage};
 use serde_json::{Value, json};
@@ -378,10 +380,10 @@ fn a_cache_folder_under_a_harness_folder_is_not_written() {
 /// with its first explanation that needs no plan).
 #[test]
 fn the_corpus_agrees_with_evidence() {
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/claude-code");
-    let Ok(rd) = std::fs::read_dir(&corpus) else {
+    let Some(corpus) = corpus::dir() else {
         return;
     };
+    let rd = std::fs::read_dir(corpus.join("claude-code")).unwrap();
     let home = Home::new();
     let mut checked = 0;
     for e in rd {
