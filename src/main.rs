@@ -71,17 +71,20 @@ fn clap_output(e: &clap::Error) -> ExitCode {
 fn run(cli: Cli) -> Result<String, UsageError> {
     Ok(match run_command(cli)? {
         Printed::Text(text) => sanitize::text_owned(text),
-        Printed::Json(json) => json,
+        Printed::Escaped(out) => out,
     })
 }
 
 enum Printed {
+    /// A text form: sanitized here.
     Text(String),
-    Json(String),
+    /// Already escaped by its printer: JSON (exact bytes), or `compare`'s text and
+    /// HTML (sanitized where they are made, since they also go to `-o` files).
+    Escaped(String),
 }
 
 fn run_command(cli: Cli) -> Result<Printed, UsageError> {
-    use Printed::{Json, Text};
+    use Printed::{Escaped, Text};
     // `-z`: the zone every text output, the TUI and HTML show times in.
     if let Some(tz) = &cli.timezone {
         mcscope::zone::set_display(tz.clone());
@@ -100,7 +103,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
     fn json(v: impl serde::Serialize) -> Printed {
         let mut s = sanitize::json_pretty(&v);
         s.push('\n');
-        Json(s)
+        Escaped(s)
     }
     Ok(match command {
         Command::Plan { path, opts } => {
@@ -142,7 +145,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
                     // The process ends here: freeing a large session's many
                     // allocations one by one would only delay the exit.
                     std::mem::forget((setup, evidence, facts));
-                    Json(String::new())
+                    Escaped(String::new())
                 }
                 OutputFormat::Text => {
                     let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
@@ -196,7 +199,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             }
         },
         // Sanitized by compare itself: its text and HTML go to `-o` files too.
-        Command::Compare(args) => Json(cli::run_compare(&args)?),
+        Command::Compare(args) => Escaped(cli::run_compare(&args)?),
         Command::Statusline { format, json } => {
             // Capped: the bar sends a small object; a status line never fails it.
             let mut stdin = Vec::new();
@@ -206,7 +209,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             );
             let json = json || format == OutputFormat::Json;
             let out = mcscope::statusline::run(&stdin, json);
-            if json { Json(out) } else { Text(out) }
+            if json { Escaped(out) } else { Text(out) }
         }
         Command::Demo => {
             mcscope::tui::run_demo(cli.color)?;
