@@ -1215,3 +1215,27 @@ fn at_80x24_the_compare_panel_s_rows_differ() {
     t.key("q");
     t.assert_shell_back();
 }
+
+/// `--since`/`--until` and `-z` in the TUI as well as the CLI: the picker over the
+/// samples keeps the one session whose first record is on that day, and the
+/// session's header shows its time in the zone asked for.
+#[test]
+fn the_picker_keeps_the_days_asked_for_and_shows_times_in_the_zone() {
+    let Some(t) = Tmux::start("since", 120, 30) else {
+        return;
+    };
+    t.type_line("mcscope --since 20260402 --until 2026-04-02 -z Europe/Berlin sample-sessions");
+    let screen = t.wait_text("Does src/config.ts hard-code");
+    assert!(has(&screen, " 1 session "), "{}", screen.join("\n"));
+    assert!(!has(&screen, "flaky"), "{}", screen.join("\n"));
+    t.key("Enter");
+    // claude-demo's last request, 10:29:55 UTC, is 12:29:55 in Berlin (CEST).
+    let screen = t.wait_header("6/6");
+    assert!(
+        has(&screen, "2026-04-02 12:29:55 CEST"),
+        "{}",
+        screen.join("\n")
+    );
+    t.key("q");
+    t.assert_shell_back();
+}
