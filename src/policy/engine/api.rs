@@ -366,31 +366,10 @@ impl Engine<'_> {
                     + if input_cleared(u) { u.input_tokens } else { 0 }
             })
             .sum();
-        let too_little = clear_at_least.filter(|&least| cleared_tokens < least);
-        let applies = holds && !clear.is_empty() && too_little.is_none();
-        let note = if !holds {
-            EditNote::NotFired { trigger }
-        } else if let Some(least) = too_little {
-            EditNote::TooLittle {
-                trigger,
-                tokens: cleared_tokens,
-                at_least: least,
-            }
-        } else {
-            EditNote::Applied {
-                trigger,
-                uses: clear.len(),
-                tokens: cleared_tokens,
-            }
-        };
-        pass.step.edits.push(EditOutcome {
-            edit_type: crate::policy::api::CLEAR_TOOL_USES,
-            fired: applies,
-            cleared_tool_uses: Some(if applies { clear.len() } else { 0 }),
-            cleared_input_tokens: if applies { cleared_tokens } else { 0 },
-            cleared_thinking_turns: None,
-            note,
-        });
+        let outcome =
+            clear_tool_uses_outcome(trigger, clear.len(), cleared_tokens, *clear_at_least);
+        let (applies, note) = (outcome.fired, outcome.note);
+        pass.step.edits.push(outcome);
         let excluded_counted = spec.excluded_count_toward_keep;
         for (i, &(m, place, u)) in uses.iter().enumerate() {
             if excluded(u) {
@@ -428,6 +407,44 @@ impl Engine<'_> {
 /// Gives use `u` (every result with its id) a reason to stay; the first wins.
 fn keep_use<'a>(kept: &mut HashMap<&'a str, Kept>, u: &'a UseFact, why: impl FnOnce() -> Kept) {
     kept.entry(u.id.as_str()).or_insert_with(why);
+}
+
+/// What a `clear_tool_uses` edit did at a request, once the trigger was read and
+/// the uses it would clear counted (`uses`, `tokens`): it applies when the
+/// trigger holds, something is to be cleared and that clears at least
+/// `clear_at_least` (SPEC §11). One rule for the per-request pass and the
+/// incremental one (`api_run`).
+pub(super) fn clear_tool_uses_outcome(
+    trigger: ApiTrigger,
+    uses: usize,
+    tokens: u64,
+    clear_at_least: Option<u64>,
+) -> EditOutcome {
+    let too_little = clear_at_least.filter(|&least| tokens < least);
+    let applies = trigger.holds && uses > 0 && too_little.is_none();
+    let note = if !trigger.holds {
+        EditNote::NotFired { trigger }
+    } else if let Some(least) = too_little {
+        EditNote::TooLittle {
+            trigger,
+            tokens,
+            at_least: least,
+        }
+    } else {
+        EditNote::Applied {
+            trigger,
+            uses,
+            tokens,
+        }
+    };
+    EditOutcome {
+        edit_type: crate::policy::api::CLEAR_TOOL_USES,
+        fired: applies,
+        cleared_tool_uses: Some(if applies { uses } else { 0 }),
+        cleared_input_tokens: if applies { tokens } else { 0 },
+        cleared_thinking_turns: None,
+        note,
+    }
 }
 
 #[cfg(test)]

@@ -223,31 +223,9 @@ impl<'s> Engine<'s> {
         }
         run.prefix = run.prefix.max(prefix);
         let cleared_tokens = run.prefix_tokens;
-        let too_little = clear_at_least.filter(|&least| cleared_tokens < least);
-        let applies = holds && prefix > 0 && too_little.is_none();
-        let note = if !holds {
-            EditNote::NotFired { trigger }
-        } else if let Some(least) = too_little {
-            EditNote::TooLittle {
-                trigger,
-                tokens: cleared_tokens,
-                at_least: least,
-            }
-        } else {
-            EditNote::Applied {
-                trigger,
-                uses: prefix,
-                tokens: cleared_tokens,
-            }
-        };
-        let outcome = EditOutcome {
-            edit_type: crate::policy::api::CLEAR_TOOL_USES,
-            fired: applies,
-            cleared_tool_uses: Some(if applies { prefix } else { 0 }),
-            cleared_input_tokens: if applies { cleared_tokens } else { 0 },
-            cleared_thinking_turns: None,
-            note,
-        };
+        let outcome =
+            super::api::clear_tool_uses_outcome(trigger, prefix, cleared_tokens, clear_at_least);
+        let (applies, note) = (outcome.fired, outcome.note);
         // The clearings: lift all when the edit stops applying, else clear
         // the results the prefix gained (uses past the old prefix, and new
         // results of uses within it).
