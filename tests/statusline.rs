@@ -100,26 +100,7 @@ impl Home {
 /// record before m2, a break at m3 (cache deletions grew), a 9.5-minute gap
 /// and a break at m4 (ttl), with a clearing `applied_edits`.
 fn session() -> Tx {
-    let mut tx = Tx::default();
-    tx.prompt(0.0)
-        .response("m1", 0.1, usage(40_000, 0, 0), Some("a"), json!({}))
-        .result("a", 0.2)
-        .boundary(0.25, 140_000, 30_000, &["x"])
-        .response("m2", 0.3, usage(1000, 40_000, 0), Some("b"), json!({}))
-        .result("b", 0.4)
-        .response("m3", 0.5, usage(30_000, 11_000, 2000), Some("c"), json!({}))
-        .boundary(0.55, 0, 2000, &["a"])
-        .result("c", 0.6)
-        .prompt(10.0)
-        .response(
-            "m4",
-            10.1,
-            usage(41_000, 0, 2000),
-            None,
-            json!({"context_management": {"applied_edits": [
-                {"type": "clear_tool_uses_20250919", "cleared_tool_uses": 1, "cleared_input_tokens": 500}]}}),
-        );
-    tx
+    common::evidence::evidence_tx()
 }
 
 fn lines(tx: &Tx, dir: &Path) -> Vec<String> {

@@ -40,9 +40,8 @@ pub(crate) fn live_record(text: &str) -> Option<Live> {
     let tagged = match <Sink as RecordSink>::parse(text) {
         Ok(t) => t,
         Err(_) => {
-            let mut bytes = text.as_bytes().to_vec();
-            super::surrogate::repair_in_place(&mut bytes)?;
-            <Sink as RecordSink>::parse(std::str::from_utf8(&bytes).ok()?).ok()?
+            let (fixed, _) = super::surrogate::repair(text)?;
+            <Sink as RecordSink>::parse(&fixed).ok()?
         }
     };
     Some(match tagged.rec {

@@ -104,6 +104,14 @@ pub fn usage(write: u64, read: u64, deleted: u64) -> Value {
 ///    but count newly clears b there (c is in the request's last message: not sent);
 ///    the server applied one clear_tool_uses edit.
 pub fn evidence_session(dir: &Path) -> PathBuf {
+    let mut tx = evidence_tx();
+    tx.boundary(10.2, 0, 1000, &["c"]);
+    tx.write(dir)
+}
+
+/// [`evidence_session`] up to m4's response: its last record (the cached
+/// record naming [c]) left for the caller to add, or not.
+pub fn evidence_tx() -> Tx {
     let mut tx = Tx::default();
     tx.prompt(0.0)
         .response("m1", 0.1, usage(40_000, 0, 0), Some("a"), json!({}))
@@ -122,7 +130,6 @@ pub fn evidence_session(dir: &Path) -> PathBuf {
             None,
             json!({"context_management": {"applied_edits": [
                 {"type": "clear_tool_uses_20250919", "cleared_tool_uses": 1, "cleared_input_tokens": 500}]}}),
-        )
-        .boundary(10.2, 0, 1000, &["c"]);
-    tx.write(dir)
+        );
+    tx
 }
