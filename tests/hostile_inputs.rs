@@ -29,8 +29,9 @@ use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// The deadline for one risky call (generous for debug builds on a small machine).
-const LIMIT: Duration = Duration::from_secs(20);
+/// The deadline for one risky call: a hang detector, not a speed target (a
+/// debug build on a loaded 2-core machine took over 20 s for a million lines).
+const LIMIT: Duration = Duration::from_secs(120);
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
