@@ -32,7 +32,6 @@ pub use marks::{
 };
 use marks::{TimelineInput, timeline_job};
 pub use notes::SILENT;
-pub use panels::result_content;
 pub use tune::{COMMANDS, complete, next_kind};
 
 use super::keymap::Action;

@@ -3,45 +3,6 @@
 
 use super::*;
 
-/// The content of the tool result `id` as request `k`'s local body holds it
-/// (text; other blocks as their JSON).
-pub fn result_content(setup: &Setup, k: usize, id: &str) -> Result<String, String> {
-    let body = analysis::wire_at(setup, k, crate::wire::Side::Local).map_err(|e| e.to_string())?;
-    fn find<'a>(v: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
-        match v {
-            serde_json::Value::Object(m) => {
-                if m.get("type").and_then(|t| t.as_str()) == Some("tool_result")
-                    && m.get("tool_use_id").and_then(|t| t.as_str()) == Some(id)
-                {
-                    return Some(m.get("content").unwrap_or(&serde_json::Value::Null));
-                }
-                if let Some(fr) = m.get("functionResponse")
-                    && fr.get("id").and_then(|t| t.as_str()) == Some(id)
-                {
-                    let r = fr.get("response").unwrap_or(&serde_json::Value::Null);
-                    return Some(r.get("output").unwrap_or(r));
-                }
-                m.values().find_map(|x| find(x, id))
-            }
-            serde_json::Value::Array(a) => a.iter().find_map(|x| find(x, id)),
-            _ => None,
-        }
-    }
-    let content = find(&body, id).ok_or("not in this request's body")?;
-    Ok(match content {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Array(blocks) => blocks
-            .iter()
-            .map(|b| match b.get("text").and_then(|t| t.as_str()) {
-                Some(t) => t.to_string(),
-                None => serde_json::to_string_pretty(b).unwrap_or_default(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        other => serde_json::to_string_pretty(other).unwrap_or_default(),
-    })
-}
-
 impl SessionView {
     pub(super) fn explain_selected(&mut self) {
         let Some(id) = self.selected_id() else {
@@ -102,7 +63,7 @@ impl SessionView {
             self.status = Some("no result selected".into());
             return;
         };
-        match result_content(&self.setup, self.k, &id) {
+        match analysis::result_content(&self.setup, self.k, &id, crate::wire::Side::Local) {
             Ok(text) => {
                 let c = &self.plan.candidates[self.selected];
                 let title = crate::sanitize::joined(
