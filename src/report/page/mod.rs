@@ -167,7 +167,7 @@ pub(crate) fn build(
         .rows
         .first()
         .and_then(|r| analysis::result_content(setup, r.index, id, Side::Local).ok())
-        .map(|t| sanitize::text_owned(t));
+        .map(sanitize::text_owned);
     Page {
         session: PageSession {
             path: line(&names.name(&s.path.display().to_string())),
@@ -256,7 +256,11 @@ fn records(
             } else {
                 format!("request {k}")
             };
-            let others = m.compacted_tool_ids.len() - 1;
+            let others = match m.compacted_tool_ids.len() - 1 {
+                0 => "the only id it names".to_string(),
+                1 => "with 1 other id".to_string(),
+                n => format!("with {n} other ids"),
+            };
             let against = match &m.comparison {
                 Some(c) => format!("against the {} plan: {}", m.writer.plan(), c.words()),
                 None => "not compared: no request to simulate it on".into(),
@@ -266,9 +270,8 @@ fn records(
                 kind: "microcompact_boundary",
                 request: Some(k),
                 words: format!(
-                    "Claude Code cleared it ({} writer) before {place}, with {others} other result{}; {against}",
+                    "Claude Code recorded clearing it ({} writer; {others}), a record that belongs to {place}; {against}",
                     m.writer.name(),
-                    if others == 1 { "" } else { "s" },
                 ),
             });
         }
