@@ -4,22 +4,18 @@
 
 use super::{OutputFormat, UsageError};
 use crate::analysis::{self, Explain, Setup};
-use crate::page_paths::PageNames;
-use crate::report;
+use crate::report::{self, page::PageFormat};
 use std::path::Path;
 
 /// The page of `e` as `format` (`md` or `html`), sanitized whole: the same
 /// bytes go to stdout and to `-o` files. `full_paths`: name the session by its
 /// path as given, not `~/…`.
 pub fn explain_page(setup: &Setup, e: &Explain, format: OutputFormat, full_paths: bool) -> String {
-    let evidence = analysis::evidence(setup);
-    let names = PageNames::new(&setup.session.path, false, full_paths);
-    let page = report::page::build(setup, e, &evidence, &names);
-    let out = match format {
-        OutputFormat::Html => report::page::page_html(&page),
-        _ => report::page::page_md(&page),
+    let layout = match format {
+        OutputFormat::Html => PageFormat::Html,
+        _ => PageFormat::Md,
     };
-    crate::sanitize::text_owned(out)
+    report::page::render(setup, e, &analysis::evidence(setup), layout, full_paths)
 }
 
 /// Refuses `-o FILE` before any work when it names the session, its sidecar,

@@ -29,6 +29,42 @@ pub const NEXT_CALLS: usize = 5;
 /// Markdown cuts the original content at this many Unicode scalar values (SPEC §15.25).
 pub const MD_CONTENT_CHARS: usize = 4_000;
 
+/// A page's layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageFormat {
+    Md,
+    Html,
+}
+
+impl PageFormat {
+    /// The layout a file name asks for: `.html`/`.htm` is HTML, anything else Markdown.
+    pub fn of_path(path: &std::path::Path) -> PageFormat {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm") => {
+                PageFormat::Html
+            }
+            _ => PageFormat::Md,
+        }
+    }
+}
+
+/// The page of `e` laid out as `format` and sanitized whole (the same bytes go
+/// to stdout and to files): the session named `~/…` unless `full_paths`.
+pub fn render(
+    setup: &Setup,
+    e: &Explain,
+    evidence: &SessionEvidence,
+    format: PageFormat,
+    full_paths: bool,
+) -> String {
+    let names = PageNames::new(&setup.session.path, false, full_paths);
+    let page = build(setup, e, evidence, &names);
+    sanitize::text_owned(match format {
+        PageFormat::Md => page_md(&page),
+        PageFormat::Html => page_html(&page),
+    })
+}
+
 /// One tool result's page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page {

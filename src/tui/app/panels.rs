@@ -14,15 +14,42 @@ impl SessionView {
         }
     }
 
-    pub(super) fn default_export_path(&self) -> String {
-        let stem = self
-            .setup
+    /// `E` outside a panel: the page of the selected result.
+    pub(super) fn export_selected_page(&mut self) {
+        let Some(id) = self.selected_id() else {
+            self.status = Some("no result selected".into());
+            return;
+        };
+        if let Some(explain) = analysis::explain(&self.setup, &id, self.k) {
+            self.open_page_export(explain);
+        }
+    }
+
+    /// The export line for the page of `explain` (SPEC §12), Markdown by default.
+    pub(super) fn open_page_export(&mut self, explain: Explain) {
+        let stem = self.file_stem();
+        // The id from the transcript, cut to what is safe in a file name.
+        let id: String = explain
+            .tool_use_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+            .take(48)
+            .collect();
+        self.overlay = Some(Overlay::Export(format!("{stem}-{id}-explain.md")));
+        self.page_export = Some(explain);
+    }
+
+    fn file_stem(&self) -> String {
+        self.setup
             .session
             .path
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_else(|| "session".into());
-        format!("{stem}-request{}-wire.json", self.k)
+            .unwrap_or_else(|| "session".into())
+    }
+
+    pub(super) fn default_export_path(&self) -> String {
+        format!("{}-request{}-wire.json", self.file_stem(), self.k)
     }
 
     /// Enter in an input line: keep the search (n/N repeat it), run the command,
@@ -108,11 +135,23 @@ impl SessionView {
         if replace {
             self.write_export(Path::new(&path));
         } else {
+            self.page_export = None;
             self.status = Some(format!("export cancelled: {path} kept as it was"));
         }
     }
 
     fn write_export(&mut self, path: &Path) {
+        if let Some(explain) = self.page_export.take() {
+            self.status = Some(match self.export_page(&explain, path) {
+                Ok(p) => format!(
+                    "wrote the explain page of {} to {}",
+                    crate::sanitize::line(&explain.tool_use_id),
+                    p.display()
+                ),
+                Err(e) => format!("export failed: {e}"),
+            });
+            return;
+        }
         self.status = Some(match self.export(path) {
             Ok(p) => format!(
                 "wrote the wire payload of request {} to {}",
@@ -121,6 +160,25 @@ impl SessionView {
             ),
             Err(e) => format!("export failed: {e}"),
         });
+    }
+
+    /// Writes the page of `explain` through the one writer, Markdown or HTML by
+    /// the file's extension, replacing an existing file without asking (Enter
+    /// on the export line asks first). The session is named `~/…` as the CLI's
+    /// page names it by default.
+    pub fn export_page(&mut self, explain: &Explain, path: &Path) -> Result<PathBuf, String> {
+        // The evidence computed in the background when it is there, else now.
+        let computed;
+        let evidence = match &self.evidence {
+            Some(report) => &report.evidence,
+            None => {
+                computed = analysis::evidence(&self.setup);
+                &computed
+            }
+        };
+        let format = crate::report::page::PageFormat::of_path(path);
+        let text = crate::report::page::render(&self.setup, explain, evidence, format, false);
+        crate::export::write(path, &self.reading(), text.as_bytes()).map_err(|e| e.to_string())
     }
 
     /// What the view reads: its session, the sidecar, the config.
