@@ -452,3 +452,35 @@ fn t12_the_verdict_lists_the_records_naming_the_id_with_their_lines() {
         md.find(&format!("line {line}")).unwrap() < md.find("Under the selected plan").unwrap()
     );
 }
+
+/// SPEC §12: an id that only a record names (no result, its call not in the
+/// file) still gets a page from the records, saying the call is not in the file.
+#[test]
+fn t12_an_id_only_a_record_names_gets_a_page_from_the_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = common::evidence::evidence_session(dir.path());
+    let text = std::fs::read_to_string(&s).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains("microcompact_boundary") && l.contains("[\"x\"]"))
+        .unwrap()
+        + 1;
+    for format in ["md", "html"] {
+        let page = ok(
+            &["explain", s.to_str().unwrap(), "x", "--format", format],
+            dir.path(),
+        );
+        assert!(page.contains("its call is not in the file"), "{page}");
+        assert!(
+            page.contains(&format!("line {line}, microcompact")),
+            "{page}"
+        );
+        assert!(page.contains("No request's view holds it"), "{page}");
+    }
+    // An id nothing names is still an error.
+    let out = mcscope(
+        &["explain", s.to_str().unwrap(), "nothing", "--format", "md"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
