@@ -484,3 +484,25 @@ fn t12_an_id_only_a_record_names_gets_a_page_from_the_records() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// SPEC §15.20: a page names the session `~/…` (relative to HOME), never by
+/// its absolute path, unless `--full-paths`.
+#[test]
+fn s15_20_a_page_names_the_session_under_home_unless_full_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = session(dir.path());
+    let s = s.to_str().unwrap();
+    for format in ["md", "html"] {
+        let page = ok(&["explain", s, ID, "--format", format], dir.path());
+        assert!(!page.contains(s), "{format}: no absolute path");
+        let full = ok(
+            &["explain", s, ID, "--format", format, "--full-paths"],
+            dir.path(),
+        );
+        let shown = match format {
+            "md" => s.replace('_', "\\_"),
+            _ => s.to_string(),
+        };
+        assert!(full.contains(&shown), "{format}: {shown}");
+    }
+}

@@ -262,11 +262,13 @@ fn plan_words(setup: &Setup) -> String {
     } else {
         p.kind.name().to_string()
     };
-    format!(
-        "{kind} (preset {}, delivery {})",
-        p.preset.name(),
-        p.delivery.name()
-    )
+    // The api kind is its own preset (as the text header says).
+    let preset = if p.kind == PlanKind::Api {
+        "api"
+    } else {
+        p.preset.name()
+    };
+    format!("{kind} (preset {preset}, delivery {})", p.delivery.name())
 }
 
 /// The records that name `id`: each `microcompact_boundary` listing it, with
