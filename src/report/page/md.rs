@@ -62,7 +62,7 @@ pub fn page_md(p: &Page) -> String {
                 "| {} | {} {} | {} |",
                 r.requests(),
                 esc(r.glyph),
-                r.status,
+                esc(r.status),
                 esc(&r.reason)
             );
         }
