@@ -110,12 +110,12 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             let setup = cli::setup(&path, &opts)?;
             let k = cli::request_index(&setup.session, opts.at.as_deref())?;
             let plan = analysis::plan_at(&setup, k).map_err(|e| io_error(&path, e))?;
-            match opts.output_format() {
+            match only_explain_pages(opts.output_format(), "plan")? {
                 OutputFormat::Json => {
                     let evidence = analysis::evidence_at(&setup, &plan);
                     json(report::plan_json(&setup, &plan, evidence.as_ref()))
                 }
-                OutputFormat::Text => Text(report::plan_text(&setup, &plan)),
+                _ => Text(report::plan_text(&setup, &plan)),
             }
         }
         Command::Timeline {
@@ -130,7 +130,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
         Command::Timeline { path, opts, .. } => {
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
-            match opts.output_format() {
+            match only_explain_pages(opts.output_format(), "timeline")? {
                 OutputFormat::Json => {
                     // Streamed: a long session's timeline never sits in memory whole.
                     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -147,7 +147,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
                     std::mem::forget((setup, evidence, facts));
                     Escaped(String::new())
                 }
-                OutputFormat::Text => {
+                _ => {
                     let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
                     Text(report::timeline_text(&setup, forced_at, &facts))
                 }
@@ -157,30 +157,48 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             path,
             tool_id,
             opts,
-            full_paths: _,
+            full_paths,
+            output,
         } => {
+            cli::check_output(output.as_deref(), &path)?;
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
-            let tool_id = cli::resolve_id(&setup.session, &tool_id)
-                .map_err(|e| UsageError::Message(format!("{}: {e}", path.display())))?;
-            let e = analysis::explain(&setup, &tool_id, forced_at).ok_or_else(|| {
-                UsageError::Message(format!(
-                    "{}: no tool result with id {tool_id:?}",
-                    path.display()
-                ))
-            })?;
-            match opts.output_format() {
-                OutputFormat::Json => json(report::explain_json(&setup, &e)),
-                OutputFormat::Text => Text(report::explain_text(&setup, &e)),
-            }
+            let resolved = cli::resolve_id(&setup.session, &tool_id)
+                .map_err(|e| UsageError::Message(format!("{}: {e}", path.display())));
+            let e = match resolved {
+                Ok(tool_id) => analysis::explain(&setup, &tool_id, forced_at).ok_or_else(|| {
+                    UsageError::Message(format!(
+                        "{}: no tool result with id {tool_id:?}",
+                        path.display()
+                    ))
+                })?,
+                // A page is made from the records alone when only a record names the id.
+                Err(err) => opts
+                    .output_format()
+                    .is_page()
+                    .then(|| cli::record_only(&setup, &tool_id))
+                    .flatten()
+                    .ok_or(err)?,
+            };
+            // Escaped here whatever the format: the same bytes may go to `-o`.
+            let out = match opts.output_format() {
+                OutputFormat::Json => {
+                    let mut s = sanitize::json_pretty(&report::explain_json(&setup, &e));
+                    s.push('\n');
+                    s
+                }
+                OutputFormat::Text => sanitize::text_owned(report::explain_text(&setup, &e)),
+                page => cli::explain_page(&setup, &e, page, full_paths),
+            };
+            Escaped(cli::emit(output.as_deref(), &path, out)?)
         }
         Command::Evidence { path, opts } => {
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
             let r = analysis::evidence_report(&setup, forced_at);
-            match opts.output_format() {
+            match only_explain_pages(opts.output_format(), "evidence")? {
                 OutputFormat::Json => json(report::evidence_json(&setup, &r)),
-                OutputFormat::Text => Text(report::evidence_text(&setup, &r)),
+                _ => Text(report::evidence_text(&setup, &r)),
             }
         }
         Command::Config {
@@ -207,7 +225,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
                 &mut std::io::Read::take(std::io::stdin().lock(), 1 << 20),
                 &mut stdin,
             );
-            let json = json || format == OutputFormat::Json;
+            let json = json || only_explain_pages(format, "statusline")? == OutputFormat::Json;
             let out = mcscope::statusline::run(&stdin, json);
             if json { Escaped(out) } else { Text(out) }
         }
@@ -235,6 +253,18 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             json(analysis::wire_at(&setup, k, side).map_err(|e| io_error(&path, e))?)
         }
     })
+}
+
+/// `format`, unless it is a page (`md`, `html`), which only `explain` prints:
+/// exit 2 with a sentence.
+fn only_explain_pages(format: OutputFormat, command: &str) -> Result<OutputFormat, UsageError> {
+    if format.is_page() {
+        let name: &'static str = format.into();
+        return Err(UsageError::Message(format!(
+            "--format {name}: {command} prints text or json; pages (md, html) are explain's (mcscope explain PATH ID --format {name})"
+        )));
+    }
+    Ok(format)
 }
 
 /// A write to stdout: a closed pipe (`| head`) is quiet success, any other

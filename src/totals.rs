@@ -64,9 +64,29 @@ pub fn is_warm(k: usize, gap: Option<f64>, ttl: Ttl) -> bool {
 
 /// What a `later_used` check compares: a normalized file path or a command.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Key {
+pub enum Key {
     Path(String),
     Command(String),
+}
+
+/// What `later_used` compares for call `c` (SPEC §9): a file-path tool's path
+/// after `--path-map` and lexical normalization against the call's `cwd`, a
+/// shell tool's command trimmed; None for any other call.
+pub fn later_key(setup: &Setup, c: &crate::session::ToolCall) -> Option<Key> {
+    let rules = setup.policy.preset.rules();
+    let name = rules.canonical(&c.name);
+    if rules.is_file_path_tool(name) {
+        c.file_path.as_deref().map(|p| {
+            let abs = crate::policy::protect::absolutize(p, c.cwd.as_deref());
+            Key::Path(setup.path_map.apply(&abs).display().to_string())
+        })
+    } else if rules.shell_tools.contains(&name) {
+        c.summary
+            .as_deref()
+            .map(|cmd| Key::Command(cmd.trim().to_string()))
+    } else {
+        None
+    }
 }
 
 /// For each result, the key its call names, and for each key the last message
@@ -80,25 +100,11 @@ struct LaterIndex {
 impl LaterIndex {
     fn new(setup: &Setup) -> LaterIndex {
         let s = &setup.session;
-        let rules = setup.policy.preset.rules();
         let mut keys: HashMap<Key, usize> = HashMap::new();
         let mut last_msg: Vec<usize> = Vec::new();
         let mut key_of_call: Vec<Option<usize>> = Vec::with_capacity(s.calls.len());
         for c in &s.calls {
-            let name = rules.canonical(&c.name);
-            let key = if rules.is_file_path_tool(name) {
-                c.file_path.as_deref().map(|p| {
-                    let abs = crate::policy::protect::absolutize(p, c.cwd.as_deref());
-                    Key::Path(setup.path_map.apply(&abs).display().to_string())
-                })
-            } else if rules.shell_tools.contains(&name) {
-                c.summary
-                    .as_deref()
-                    .map(|cmd| Key::Command(cmd.trim().to_string()))
-            } else {
-                None
-            };
-            let id = key.map(|k| {
+            let id = later_key(setup, c).map(|k| {
                 let next = keys.len();
                 let id = *keys.entry(k).or_insert(next);
                 if id == last_msg.len() {

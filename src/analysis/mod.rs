@@ -13,7 +13,7 @@ pub use checkpoints::Checkpoints;
 pub use evidence::{
     EvidenceReport, Simulator, beside_plan, beside_timeline, evidence, evidence_at, evidence_report,
 };
-pub use wired::{WireInputs, Wired, plan_and_inputs, prefix_break};
+pub use wired::{WireInputs, Wired, plan_and_inputs, prefix_break, result_content};
 
 use crate::evidence::{SessionEvidence, SimAt, Writer};
 use crate::policy::engine::{Candidate, EditBlock, Engine, Note, Status, Step};

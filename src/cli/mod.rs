@@ -4,6 +4,7 @@
 //! here under its old paths.
 
 mod compare;
+mod explain;
 
 pub use crate::setup::{
     DeliveryArg, InputFormatArg, KindArg, Opts, OutputFormat, PresetArg, SharedOpts, Sidecar,
@@ -11,6 +12,7 @@ pub use crate::setup::{
     setup, setup_from, setup_with_config, setup_with_progress, sidecar_path,
 };
 pub use compare::{CompareArgs, CompareFormat, run_compare};
+pub use explain::{check_output, emit, explain_page, record_only};
 
 pub use crate::color::ColorChoice;
 use crate::policy::{Delivery, PlanKind};
@@ -105,17 +107,22 @@ pub enum Command {
         #[command(flatten)]
         opts: Opts,
     },
-    /// The fate of one tool result at every request, with reasons.
+    /// The fate of one tool result at every request, with reasons;
+    /// `--format md|html` prints it as a page to share (docs/pages.md).
     Explain {
         path: PathBuf,
         /// A tool result id, or a unique prefix of one (`toolu_01KuPA`, or `KuPA`
         /// without the harness's `toolu_01`).
         tool_id: String,
-        /// Pages (Markdown, HTML) name the session by its path as given, not
-        /// relative to the home folder; explain prints none yet, and its text
-        /// and JSON always keep the path as given.
+        /// Pages (`--format md|html`) name the session by its path as given,
+        /// not relative to the home folder (`~/…`); text and JSON always keep
+        /// the path as given.
         #[arg(long)]
         full_paths: bool,
+        /// Write the output to FILE instead of stdout (never over a session
+        /// or under a harness's folders).
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
         #[command(flatten)]
         opts: Opts,
     },
@@ -197,15 +204,20 @@ macro_rules! value_enum {
     )*};
 }
 
-value_enum!(
-    OutputFormat,
-    PlanKind,
-    PresetArg,
-    Delivery,
-    Format,
-    CacheTtl,
-    Side
-);
+value_enum!(PlanKind, PresetArg, Delivery, Format, CacheTtl, Side);
+
+/// `--format`: every value by its one name; the pages (`md`, `html`) are
+/// `explain`'s alone, so the other commands' help does not offer them
+/// (explain's says so in words).
+impl ValueEnum for OutputFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        <OutputFormat as strum::VariantArray>::VARIANTS
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(<&'static str>::from(*self)).hide(self.is_page()))
+    }
+}
 
 #[cfg(test)]
 mod tests {

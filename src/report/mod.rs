@@ -21,6 +21,7 @@ use std::fmt::Write as _;
 pub mod api;
 mod evidence;
 mod explain;
+pub mod page;
 mod plan;
 mod text;
 mod timeline;

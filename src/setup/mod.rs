@@ -26,6 +26,17 @@ pub enum OutputFormat {
     #[default]
     Text,
     Json,
+    /// `explain` only: a page per answer, GitHub-flavoured Markdown (SPEC §12).
+    Md,
+    /// `explain` only: a page per answer, one self-contained HTML file.
+    Html,
+}
+
+impl OutputFormat {
+    /// The pages (`md`, `html`), which only `explain` prints.
+    pub fn is_page(self) -> bool {
+        matches!(self, OutputFormat::Md | OutputFormat::Html)
+    }
 }
 
 /// `--delivery`: [`Delivery`] by its one name.
@@ -104,7 +115,7 @@ pub struct Opts {
     /// cache TTL).
     #[command(flatten)]
     pub shared: SharedOpts,
-    /// Output format.
+    /// Output format: text or json (explain also md or html: a page to share).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
     /// Print JSON: the same as --format json (and wins over --format text).

@@ -33,6 +33,8 @@ pub enum Action {
     CycleFilter,
     FocusNext,
     Export,
+    /// The explain page of the selected result (or the explain panel's), to a file.
+    ExportPage,
     Help,
     Up,
     Down,
@@ -327,6 +329,12 @@ pub const KEYMAP: &[Binding] = &[
         "e",
         Action::Export,
         "export the wire payload as JSON",
+    ),
+    b(
+        &[Char('E')],
+        "E",
+        Action::ExportPage,
+        "export the result's explain page (.md/.html)",
     ),
     b(
         &[Char('c')],

@@ -32,7 +32,6 @@ pub use marks::{
 };
 use marks::{TimelineInput, timeline_job};
 pub use notes::SILENT;
-pub use panels::result_content;
 pub use tune::{COMMANDS, complete, next_kind};
 
 use super::keymap::Action;
@@ -147,6 +146,9 @@ pub struct SessionView {
     pub size: (u16, u16),
     /// Text for the terminal's clipboard (`y`), taken by the event loop.
     pub clipboard: Option<String>,
+    /// The result whose page the export line writes (`E`); None: the line
+    /// writes the wire payload (`e`).
+    pub page_export: Option<Explain>,
     landing: Landing,
     /// The local messages read so far for the current view.
     messages: crate::wire::MessageCache,

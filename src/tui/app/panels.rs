@@ -3,45 +3,6 @@
 
 use super::*;
 
-/// The content of the tool result `id` as request `k`'s local body holds it
-/// (text; other blocks as their JSON).
-pub fn result_content(setup: &Setup, k: usize, id: &str) -> Result<String, String> {
-    let body = analysis::wire_at(setup, k, crate::wire::Side::Local).map_err(|e| e.to_string())?;
-    fn find<'a>(v: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
-        match v {
-            serde_json::Value::Object(m) => {
-                if m.get("type").and_then(|t| t.as_str()) == Some("tool_result")
-                    && m.get("tool_use_id").and_then(|t| t.as_str()) == Some(id)
-                {
-                    return Some(m.get("content").unwrap_or(&serde_json::Value::Null));
-                }
-                if let Some(fr) = m.get("functionResponse")
-                    && fr.get("id").and_then(|t| t.as_str()) == Some(id)
-                {
-                    let r = fr.get("response").unwrap_or(&serde_json::Value::Null);
-                    return Some(r.get("output").unwrap_or(r));
-                }
-                m.values().find_map(|x| find(x, id))
-            }
-            serde_json::Value::Array(a) => a.iter().find_map(|x| find(x, id)),
-            _ => None,
-        }
-    }
-    let content = find(&body, id).ok_or("not in this request's body")?;
-    Ok(match content {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Array(blocks) => blocks
-            .iter()
-            .map(|b| match b.get("text").and_then(|t| t.as_str()) {
-                Some(t) => t.to_string(),
-                None => serde_json::to_string_pretty(b).unwrap_or_default(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        other => serde_json::to_string_pretty(other).unwrap_or_default(),
-    })
-}
-
 impl SessionView {
     pub(super) fn explain_selected(&mut self) {
         let Some(id) = self.selected_id() else {
@@ -53,15 +14,42 @@ impl SessionView {
         }
     }
 
-    pub(super) fn default_export_path(&self) -> String {
-        let stem = self
-            .setup
+    /// `E` outside a panel: the page of the selected result.
+    pub(super) fn export_selected_page(&mut self) {
+        let Some(id) = self.selected_id() else {
+            self.status = Some("no result selected".into());
+            return;
+        };
+        if let Some(explain) = analysis::explain(&self.setup, &id, self.k) {
+            self.open_page_export(explain);
+        }
+    }
+
+    /// The export line for the page of `explain` (SPEC §12), Markdown by default.
+    pub(super) fn open_page_export(&mut self, explain: Explain) {
+        let stem = self.file_stem();
+        // The id from the transcript, cut to what is safe in a file name.
+        let id: String = explain
+            .tool_use_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+            .take(48)
+            .collect();
+        self.overlay = Some(Overlay::Export(format!("{stem}-{id}-explain.md")));
+        self.page_export = Some(explain);
+    }
+
+    fn file_stem(&self) -> String {
+        self.setup
             .session
             .path
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_else(|| "session".into());
-        format!("{stem}-request{}-wire.json", self.k)
+            .unwrap_or_else(|| "session".into())
+    }
+
+    pub(super) fn default_export_path(&self) -> String {
+        format!("{}-request{}-wire.json", self.file_stem(), self.k)
     }
 
     /// Enter in an input line: keep the search (n/N repeat it), run the command,
@@ -102,7 +90,7 @@ impl SessionView {
             self.status = Some("no result selected".into());
             return;
         };
-        match result_content(&self.setup, self.k, &id) {
+        match analysis::result_content(&self.setup, self.k, &id, crate::wire::Side::Local) {
             Ok(text) => {
                 let c = &self.plan.candidates[self.selected];
                 let title = crate::sanitize::joined(
@@ -147,11 +135,23 @@ impl SessionView {
         if replace {
             self.write_export(Path::new(&path));
         } else {
+            self.page_export = None;
             self.status = Some(format!("export cancelled: {path} kept as it was"));
         }
     }
 
     fn write_export(&mut self, path: &Path) {
+        if let Some(explain) = self.page_export.take() {
+            self.status = Some(match self.export_page(&explain, path) {
+                Ok(p) => format!(
+                    "wrote the explain page of {} to {}",
+                    crate::sanitize::line(&explain.tool_use_id),
+                    p.display()
+                ),
+                Err(e) => format!("export failed: {e}"),
+            });
+            return;
+        }
         self.status = Some(match self.export(path) {
             Ok(p) => format!(
                 "wrote the wire payload of request {} to {}",
@@ -160,6 +160,25 @@ impl SessionView {
             ),
             Err(e) => format!("export failed: {e}"),
         });
+    }
+
+    /// Writes the page of `explain` through the one writer, Markdown or HTML by
+    /// the file's extension, replacing an existing file without asking (Enter
+    /// on the export line asks first). The session is named `~/…` as the CLI's
+    /// page names it by default.
+    pub fn export_page(&mut self, explain: &Explain, path: &Path) -> Result<PathBuf, String> {
+        // The evidence computed in the background when it is there, else now.
+        let computed;
+        let evidence = match &self.evidence {
+            Some(report) => &report.evidence,
+            None => {
+                computed = analysis::evidence(&self.setup);
+                &computed
+            }
+        };
+        let format = crate::report::page::PageFormat::of_path(path);
+        let text = crate::report::page::render(&self.setup, explain, evidence, format, false);
+        crate::export::write(path, &self.reading(), text.as_bytes()).map_err(|e| e.to_string())
     }
 
     /// What the view reads: its session, the sidecar, the config.

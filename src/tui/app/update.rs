@@ -126,7 +126,11 @@ impl SessionView {
             Action::Explain => self.explain_selected(),
             Action::Search => self.overlay = Some(Overlay::Search(String::new())),
             Action::Command => self.overlay = Some(Overlay::Command(String::new())),
-            Action::Export => self.overlay = Some(Overlay::Export(self.default_export_path())),
+            Action::Export => {
+                self.page_export = None;
+                self.overlay = Some(Overlay::Export(self.default_export_path()));
+            }
+            Action::ExportPage => self.export_selected_page(),
             Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
             Action::ComparePanel => compare::open(self),
             Action::ChartView => compare::open_chart(self),
@@ -233,6 +237,10 @@ impl SessionView {
                     }
                 }
                 .min(max);
+            }
+            (Overlay::Explain { explain, .. }, Action::ExportPage) => {
+                let explain = explain.clone();
+                self.open_page_export(explain);
             }
             (Overlay::Explain { explain, .. }, Action::Copy) => {
                 let text = crate::report::explain_text(&self.setup, explain);

@@ -40,6 +40,7 @@ impl SessionView {
             filter: Filter::All,
             size: DEFAULT_SIZE,
             clipboard: None,
+            page_export: None,
             landing: Landing::FirstChange,
             messages: Default::default(),
             follow: None,

@@ -198,7 +198,11 @@ fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
         Some(Overlay::Export(p)) => draw_input(
             f,
             area,
-            "export the wire payload to (Enter: write, Esc: cancel)",
+            if v.page_export.is_some() {
+                "export the explain page to (.md: Markdown, .html: HTML; Enter: write, Esc: cancel)"
+            } else {
+                "export the wire payload to (Enter: write, Esc: cancel)"
+            },
             p,
         ),
         Some(Overlay::ConfirmExport(p)) => draw_input(

@@ -116,9 +116,9 @@ pub(super) fn draw_explain(
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(lines).wrap(Wrap { trim: false }).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title(" explain — its fate at every request (Esc closes) "),
+            Block::default().borders(Borders::ALL).title(
+                " explain — its fate at every request (E: export the page, y: copy, Esc closes) ",
+            ),
         ),
         r,
     );

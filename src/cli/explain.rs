@@ -1,0 +1,64 @@
+//! `mcscope explain`'s outputs beyond text and JSON: the page per answer
+//! (SPEC §12, `--format md|html`) and `-o FILE` for every format, written
+//! through the one writer.
+
+use super::{OutputFormat, UsageError};
+use crate::analysis::{self, Explain, Setup};
+use crate::report::{self, page::PageFormat};
+use std::path::Path;
+
+/// The page of `e` as `format` (`md` or `html`), sanitized whole: the same
+/// bytes go to stdout and to `-o` files. `full_paths`: name the session by its
+/// path as given, not `~/…`.
+pub fn explain_page(setup: &Setup, e: &Explain, format: OutputFormat, full_paths: bool) -> String {
+    let layout = match format {
+        OutputFormat::Html => PageFormat::Html,
+        _ => PageFormat::Md,
+    };
+    report::page::render(setup, e, &analysis::evidence(setup), layout, full_paths)
+}
+
+/// SPEC §12: an id that only a record names (no result with it in the file,
+/// its call not in the file) still gets a page, made from the records: the
+/// explain data of such an id, when a `microcompact_boundary` names it exactly.
+pub fn record_only(setup: &Setup, id: &str) -> Option<Explain> {
+    let named = setup
+        .session
+        .evidence
+        .iter()
+        .any(|e| e.compacted_tool_ids.iter().any(|x| x == id));
+    named.then(|| Explain {
+        tool_use_id: id.to_string(),
+        tool: None,
+        path: None,
+        first_cleared_at: None,
+        rows: Vec::new(),
+    })
+}
+
+/// Refuses `-o FILE` before any work when it names the session, its sidecar,
+/// the config or a harness folder (the write checks again).
+pub fn check_output(output: Option<&Path>, session: &Path) -> Result<(), UsageError> {
+    if let Some(out) = output {
+        crate::export::check(out, &reading(session))
+            .map_err(|e| UsageError::Message(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// `out` to `-o FILE` through the one writer (nothing left to print, and a line
+/// on stderr saying where), or back to be printed.
+pub fn emit(output: Option<&Path>, session: &Path, out: String) -> Result<String, UsageError> {
+    let Some(file) = output else {
+        return Ok(out);
+    };
+    crate::export::write(file, &reading(session), out.as_bytes())
+        .map_err(|e| UsageError::Message(e.to_string()))?;
+    eprintln!("mcscope: wrote {}", crate::sanitize::path(file));
+    Ok(String::new())
+}
+
+/// What explain reads: the session, its sidecar, the config.
+fn reading(session: &Path) -> crate::export::Reading {
+    crate::export::Reading::config().session(session)
+}
