@@ -34,6 +34,7 @@ pub mod color;
 pub(crate) mod compare;
 pub(crate) mod compare_html;
 pub mod config;
+pub mod context;
 pub(crate) mod diff;
 pub mod evidence;
 pub(crate) mod export;

@@ -265,7 +265,7 @@ pub fn is_tool_result(harness: Harness, block: &Value) -> bool {
     }
 }
 
-fn is_top_level_media(block: &Value) -> bool {
+pub(crate) fn is_top_level_media(block: &Value) -> bool {
     !block.get("functionCall").is_some_and(Value::is_object)
         && !block.get("functionResponse").is_some_and(Value::is_object)
         && (block.get("inlineData").is_some_and(Value::is_object)
