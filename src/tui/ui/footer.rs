@@ -50,6 +50,8 @@ mod rank {
     pub(super) const HINTS: u8 = 5;
     pub(super) const OTHER: u8 = 6;
     pub(super) const MORE_HINTS: u8 = 7;
+    /// What fills the window: the last line kept (SPEC §15.22).
+    pub(super) const CONTEXT: u8 = 8;
 }
 
 /// `pieces` packed into lines of `width` columns, each never cut inside a
@@ -142,6 +144,7 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         " "
     };
     lines.extend(packed(hints, sep, width, Some(rank::MORE_HINTS)));
+    lines.push((rank::CONTEXT, context_bar(v, width, theme)));
     // Too many lines for the rows: whole lines go, the lowest rank first (the
     // last of equals first), so no line is ever cut.
     while lines.len() > area.height as usize
