@@ -452,7 +452,7 @@ fn context_section(ch: &Charts) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "<h2>What fills the window: {which} setting</h2>\n<p>Per request, the wire of <b>{}</b> by what it holds: tool results per tool (a cleared result counts its placeholder), thinking, the assistant's text (tool-use inputs included), the user's text, images — estimates (characters / 4, images at a fixed size) — and <i>unattributed</i>: the recorded prompt size P(k) less their sum (the system prompt, tool definitions, anything the transcript does not hold; drawn as 0 when the estimates exceed P(k)). The same figures as <code>timeline --format json</code>'s <code>context</code>.</p>",
+        "<h2>What fills the window: {which} setting</h2>\n<p>Per request, the wire of <b>{}</b> by what it holds: tool results per tool (a cleared result counts its placeholder), thinking, the assistant's text (tool-use inputs included), the user's text, images — estimates (characters / 4, images at a fixed size) — and <i>unattributed</i>: the recorded prompt size P(k) less their sum (the system prompt, tool definitions, anything the transcript does not hold; drawn as 0 when the estimates exceed P(k)). P(k) is what the harness really sent, so where this setting keeps more out of the wire than the harness did, <i>unattributed</i> holds that difference too. The same figures as <code>timeline --format json</code>'s <code>context</code>.</p>",
         escape(&curve.words)
     );
     let layers = context_layers(&curve.contexts);

@@ -106,12 +106,11 @@ impl ContextFacts {
         {
             return f.clone();
         }
-        let mut kinds = vec![Kinds::default(); s.messages.len()];
-        let mut extra = vec![MsgExtra::default(); s.messages.len()];
-        // A message that cannot be read counts nothing.
-        let _ = crate::wire::each_message(s, |m, v| {
-            (kinds[m], extra[m]) = message_kinds(s.harness, s.messages[m].role, &v);
-        });
+        // A session that cannot be read back counts nothing.
+        let read =
+            crate::wire::map_messages(s, |m, v| message_kinds(s.harness, s.messages[m].role, v))
+                .unwrap_or_else(|_| vec![Default::default(); s.messages.len()]);
+        let (kinds, extra): (Vec<Kinds>, Vec<MsgExtra>) = read.into_iter().unzip();
         let facts = Arc::new(ContextFacts::new(s, &kinds, extra));
         let _ = s.context_facts.set(facts.clone());
         facts
