@@ -55,13 +55,11 @@ fn claude_file(dir: &Path, messages: &[(&str, serde_json::Value)]) -> PathBuf {
     path
 }
 
-/// SPEC §12, §15.17 worked: every block kind lands in its bucket by §2's
-/// estimate (Claude: round(len/4) per block, 2000 per image).
-#[test]
-fn spec_12_context_worked_figures_by_block_kind() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = claude_file(
-        dir.path(),
+/// The worked session: every block kind, three requests (figures in the
+/// first test).
+fn worked(dir: &Path) -> PathBuf {
+    claude_file(
+        dir,
         &[
             // "hello world!": 12 → 3 (user_text).
             ("user", json!({"role": "user", "content": "hello world!"})),
@@ -106,7 +104,15 @@ fn spec_12_context_worked_figures_by_block_kind() {
                 "usage": {"input_tokens": 9500, "output_tokens": 1}}),
             ),
         ],
-    );
+    )
+}
+
+/// SPEC §12, §15.17 worked: every block kind lands in its bucket by §2's
+/// estimate (Claude: round(len/4) per block, 2000 per image).
+#[test]
+fn spec_12_context_worked_figures_by_block_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = worked(dir.path());
     let c = contexts(&setup_of(&path, &Opts::default()));
     assert_eq!(c.len(), 3);
     assert_eq!(
@@ -308,4 +314,42 @@ fn spec_12_context_is_the_wire_body_by_kind_on_the_samples() {
     }
     // The settings clear something somewhere: the placeholders are checked.
     assert!(cleared_somewhere >= 3, "{cleared_somewhere}");
+}
+
+/// SPEC §11 with §12: under the api preset the server's view is what fills
+/// the window: cleared thinking goes, a cleared tool input reads `{}`, a
+/// cleared result the server's placeholder — each request against its body.
+#[test]
+fn spec_12_api_server_view_clears_thinking_and_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = worked(dir.path());
+    let opts = Opts {
+        preset: Some(crate::config::Preset::Api),
+        api_edit: vec![
+            json!({"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 0}})
+                .to_string(),
+            json!({"type": "clear_tool_uses_20250919",
+                   "trigger": {"type": "input_tokens", "value": 100},
+                   "keep": {"type": "tool_uses", "value": 1},
+                   "clear_tool_inputs": true})
+            .to_string(),
+        ],
+        ..Default::default()
+    };
+    let setup = setup_of(&path, &opts);
+    let got = contexts(&setup);
+    for (i, c) in got.iter().enumerate() {
+        assert_eq!(*c, from_body(&setup, i + 1), "request {}", i + 1);
+    }
+    // Request 3: the Read result and its input are cleared (keep 1 keeps the
+    // Bash use); the input {"file_path":"/a"} (5) reads {} (1).
+    let plain = contexts(&setup_of(&path, &Opts::default()));
+    assert!(
+        got[2].tool_results["Read"] < plain[2].tool_results["Read"],
+        "{:?}",
+        got[2]
+    );
+    assert_eq!(got[2].assistant_text, plain[2].assistant_text - 5 + 1);
+    // Keeping no thinking turn, the server drops m1's thinking (5).
+    assert_eq!((plain[2].thinking, got[2].thinking), (5, 0));
 }
