@@ -123,6 +123,8 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     lines.extend(packed(totals, " · ", width, None));
     lines.extend(meta);
     lines.extend(spark_lines(v, area.width as usize, theme));
+    // Request k's window, right under the sparklines (the first line to go).
+    lines.push((rank::CONTEXT, context_bar(v, width, theme)));
     let hint_style = theme.fg(Color::DarkGray);
     let hints: Vec<Piece> = match (&v.status, &v.search) {
         (Some(status), _) => status
@@ -144,7 +146,6 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         " "
     };
     lines.extend(packed(hints, sep, width, Some(rank::MORE_HINTS)));
-    lines.push((rank::CONTEXT, context_bar(v, width, theme)));
     // Too many lines for the rows: whole lines go, the lowest rank first (the
     // last of equals first), so no line is ever cut.
     while lines.len() > area.height as usize

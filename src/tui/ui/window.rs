@@ -1,7 +1,7 @@
 //! What fills the window at request k (SPEC §12): the footer's stacked bar
-//! (its last line, §15.22) and the `w` panel with the figures per tool and per
-//! kind. Both read the setting's contexts, computed with its totals in the
-//! background.
+//! (right under the sparklines, its lowest-priority line, §15.22) and the `w`
+//! panel with the figures per tool and per kind. Both read the setting's
+//! contexts, computed with its totals in the background.
 
 use super::*;
 use crate::context::Context;
