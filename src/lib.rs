@@ -14,7 +14,7 @@
 //!   evidence beside a plan), [`policy`] (the `Policy`, the engine and its
 //!   reported types, protection, the api edits), [`wire`] (bodies and token
 //!   figures), [`evidence`] and [`totals`] (what the transcript recorded, and the
-//!   whole-session figures);
+//!   whole-session figures), [`context`] (what fills the window per request);
 //! - [`report`] (the JSON and text of each subcommand, reasons in words),
 //!   [`numbers`], [`config`] (the configuration file), [`scan`] (the picker's
 //!   one-pass summary);
@@ -34,6 +34,7 @@ pub mod color;
 pub(crate) mod compare;
 pub(crate) mod compare_html;
 pub mod config;
+pub mod context;
 pub(crate) mod diff;
 pub mod evidence;
 pub(crate) mod export;

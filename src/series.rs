@@ -5,6 +5,7 @@
 //! and `compare --format html` draw.
 
 use crate::analysis::Setup;
+use crate::context::{Context, ContextRun};
 use crate::session::Session;
 use crate::totals::{self, Accumulator, SessionFacts, Totals};
 
@@ -41,14 +42,18 @@ pub(crate) fn recorded_prompt(s: &Session, k: usize) -> Option<u64> {
     Some(u.prompt())
 }
 
-/// Every request's point under `setup`'s setting, and the setting's session
-/// totals (the same ones `compare` sums), in one pass of the timeline.
-pub(crate) fn series(setup: &Setup, facts: &SessionFacts) -> std::io::Result<(Vec<Point>, Totals)> {
+/// Every request's point under `setup`'s setting, what fills its window (SPEC
+/// §12 `context`), and the setting's session totals (the same ones `compare`
+/// sums), in one pass of the timeline.
+pub(crate) fn series(setup: &Setup, facts: &SessionFacts) -> std::io::Result<Series> {
     let s = &setup.session;
     let mut acc = Accumulator::new(s);
     let mut points = Vec::with_capacity(s.requests.len());
+    let mut contexts = Vec::with_capacity(s.requests.len());
+    let mut run = ContextRun::new(setup);
     totals::each_request(setup, facts, setup.last_request(), |st, f| {
         acc.add(setup, facts, st, f);
+        contexts.push(run.next(st));
         points.push(Point {
             k: st.index,
             recorded: recorded_prompt(s, st.index),
@@ -59,7 +64,18 @@ pub(crate) fn series(setup: &Setup, facts: &SessionFacts) -> std::io::Result<(Ve
         });
         Ok(())
     })?;
-    Ok((points, acc.totals))
+    Ok(Series {
+        points,
+        contexts,
+        totals: acc.totals,
+    })
+}
+
+/// [`series`]: one point and one context per request, and the totals.
+pub(crate) struct Series {
+    pub(crate) points: Vec<Point>,
+    pub(crate) contexts: Vec<Context>,
+    pub(crate) totals: Totals,
 }
 
 #[cfg(test)]

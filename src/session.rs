@@ -391,6 +391,8 @@ pub struct Session {
     pub model: Option<String>,
     /// The `api` preset's reading of the messages, once asked for.
     pub api_facts: std::sync::OnceLock<std::sync::Arc<ApiFacts>>,
+    /// What fills the window, message by message (`context`), once asked for.
+    pub context_facts: std::sync::OnceLock<std::sync::Arc<crate::context::ContextFacts>>,
 }
 
 impl Session {
@@ -413,6 +415,7 @@ impl Session {
             evidence: Vec::new(),
             model: None,
             api_facts: std::sync::OnceLock::new(),
+            context_facts: std::sync::OnceLock::new(),
         }
     }
 

@@ -3,7 +3,9 @@
 //! `compare --format json` run separately, and the chart has one point per
 //! request for the current and the recommended setting, each at the recorded
 //! prompt size (`evidence --format json`) less the tokens the setting keeps
-//! out of the wire (`timeline --format json` with that setting's flags).
+//! out of the wire (`timeline --format json` with that setting's flags), and
+//! the recommended setting's stacked area of what fills the window holds
+//! that timeline's `context` (SPEC §12).
 //!
 //! Skips with a note unless `MCSCOPE_REQUIRE_CHROMIUM=1` (set by `.ci/run`
 //! after installing Debian's `chromium`); with it, a missing browser fails.
@@ -208,7 +210,81 @@ fn the_html_page_in_a_real_browser_shows_the_json_rows_and_a_point_per_request()
         assert_eq!(points(&dom, "recorded").len(), requests);
         // The recommended setting clears something somewhere: its line differs.
         assert_ne!(current, recommended, "{path}");
+        // What fills the window (SPEC §12): the recommended row's stacked
+        // area, a layer per tool and per kind, holds `timeline --format
+        // json`'s `context` at every request.
+        let mut args = vec!["timeline", path, "--format", "json"];
+        let setting = flags(rec);
+        args.extend(setting.iter().map(String::as_str));
+        let tl = json(&args);
+        let layers = context_layers(&dom);
+        assert!(
+            layers.iter().any(|(n, _)| n.starts_with("tool_results.")),
+            "{path}: {layers:?}"
+        );
+        let mut tools_seen = 0;
+        for (i, r) in tl["requests"].as_array().unwrap().iter().enumerate() {
+            let c = &r["context"];
+            for (name, values) in &layers {
+                let want = match name.strip_prefix("tool_results.") {
+                    Some(tool) => c["tool_results"]
+                        .get(tool)
+                        .map_or(0, |v| v.as_u64().unwrap()),
+                    None if name == "unattributed" => {
+                        c[name.as_str()].as_i64().map_or(0, |u| u.max(0) as u64)
+                    }
+                    None => c[name.as_str()].as_u64().unwrap(),
+                };
+                assert_eq!(values[i], want, "{path} request {} layer {name}", i + 1);
+            }
+            let tools = c["tool_results"].as_object().unwrap();
+            for t in tools.keys() {
+                assert!(
+                    layers
+                        .iter()
+                        .any(|(n, _)| *n == format!("tool_results.{t}"))
+                );
+            }
+            tools_seen += tools.len();
+        }
+        assert!(tools_seen > 0, "{path}");
+        // Two settings that clear differently fill the window differently.
+        let cur = json(&["timeline", path, "--format", "json"]);
+        assert_ne!(
+            cur["requests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| &r["context"])
+                .collect::<Vec<_>>(),
+            tl["requests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| &r["context"])
+                .collect::<Vec<_>>(),
+            "{path}"
+        );
     }
+}
+
+/// The context chart's layers as the browser holds them: (name, values per request).
+fn context_layers(dom: &str) -> Vec<(String, Vec<u64>)> {
+    let attr = |tag: &str, name: &str| -> String {
+        let at = tag.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+        tag[at..at + tag[at..].find('"').unwrap()].to_string()
+    };
+    dom.split("<path class=\"ctx-area\"")
+        .skip(1)
+        .map(|c| &c[..c.find('>').unwrap()])
+        .map(|tag| {
+            let values = attr(tag, "data-values")
+                .split(' ')
+                .map(|v| v.parse().unwrap())
+                .collect();
+            (attr(tag, "data-layer"), values)
+        })
+        .collect()
 }
 
 /// Without a browser: the page goes to stdout without `-o`; a folder gets the

@@ -214,7 +214,14 @@ fn section<'a>(all: &'a BTreeMap<String, BTreeSet<String>>, needle: &str) -> &'a
 
 /// Values mcscope passes through from the transcript or the user as they are:
 /// their insides are not mcscope's schema.
-const OPAQUE: &[&str] = &["applied_edits", "recorded", "api_edits", "mtimeMs"];
+/// Objects whose keys are data (tool names…), not fields: listed, not walked.
+const OPAQUE: &[&str] = &[
+    "applied_edits",
+    "recorded",
+    "api_edits",
+    "mtimeMs",
+    "tool_results",
+];
 
 fn paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {
     match v {

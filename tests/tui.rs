@@ -382,7 +382,8 @@ fn after(a: Action) -> Option<Action> {
         ComparePanel => ChartView,
         ChartView => SortNext,
         SortNext => SortReverse,
-        SortReverse => return None,
+        SortReverse => WindowPanel,
+        WindowPanel => return None,
         // Typed text: made by any key while an input line is open, not by the table.
         Type(_) | Erase | Submit | Complete => return None,
         // The picker's own (its table, `keymap::PICKER_KEYMAP`).

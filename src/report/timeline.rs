@@ -52,11 +52,22 @@ pub fn write_timeline_json(
     let mut prev: Option<Step> = None;
     let mut batch: Vec<Step> = steps.by_ref().take(BATCH).collect();
     let mut first = true;
+    // What fills each request's window, running from request to request.
+    let mut context = crate::context::ContextRun::new(setup);
     while !batch.is_empty() {
+        let contexts: Vec<_> = batch.iter().map(|st| context.next(st)).collect();
         // The engine steps on while the batch's rows are rendered in parallel.
         let (next, rows) = rayon::join(
             || steps.by_ref().take(BATCH).collect::<Vec<Step>>(),
-            || render_rows(setup, evidence, facts, &records, prev.as_ref(), &batch),
+            || {
+                let rendered = Rendered {
+                    setup,
+                    evidence,
+                    facts,
+                    records: &records,
+                };
+                rendered.rows(prev.as_ref(), &batch, &contexts)
+            },
         );
         for row in rows? {
             out.write_all(if first { b"\n    " } else { b",\n    " })?;
@@ -70,40 +81,54 @@ pub fn write_timeline_json(
     Ok(())
 }
 
-/// The rows of `batch` as pretty JSON indented for their place in the timeline
-/// document (two levels down).
-fn render_rows(
-    setup: &Setup,
-    evidence: &SessionEvidence,
-    facts: &SessionFacts,
-    records: &Records,
-    prev: Option<&Step>,
-    batch: &[Step],
-) -> std::io::Result<Vec<Vec<u8>>> {
-    use rayon::prelude::*;
-    let s = &setup.session;
-    (0..batch.len())
-        .into_par_iter()
-        .map(|i| {
-            let st = &batch[i];
-            let req = &s.requests[st.index - 1];
-            let before = if i == 0 { prev } else { batch.get(i - 1) }
-                .filter(|p| s.requests[p.index - 1].segment == req.segment);
-            let mut ev = evidence.at(st.index).cloned().unwrap_or_default();
-            let brk = || {
-                let wired = before.map_or(analysis::Wired::NONE, Step::wired);
-                analysis::prefix_break(s, req, wired, st.wired()).is_some()
-            };
-            analysis::beside_plan(setup, &mut ev, req, st, brk);
-            let f = totals::figures(setup, facts, before, st)?;
-            let mut text = Vec::with_capacity(1024);
-            crate::sanitize::json_pretty_to(
-                Indented::new(&mut text, b"\n    "),
-                &timeline_row(setup, st, &ev, &f, records),
-            )?;
-            Ok(text)
-        })
-        .collect()
+/// What every row of the timeline reads beside its own step.
+struct Rendered<'a> {
+    setup: &'a Setup,
+    evidence: &'a SessionEvidence,
+    facts: &'a SessionFacts,
+    records: &'a Records,
+}
+
+impl Rendered<'_> {
+    /// The rows of `batch` as pretty JSON indented for their place in the timeline
+    /// document (two levels down), with each request's `context`.
+    fn rows(
+        &self,
+        prev: Option<&Step>,
+        batch: &[Step],
+        contexts: &[crate::context::Context],
+    ) -> std::io::Result<Vec<Vec<u8>>> {
+        use rayon::prelude::*;
+        let Rendered {
+            setup,
+            evidence,
+            facts,
+            records,
+        } = *self;
+        let s = &setup.session;
+        (0..batch.len())
+            .into_par_iter()
+            .map(|i| {
+                let st = &batch[i];
+                let req = &s.requests[st.index - 1];
+                let before = if i == 0 { prev } else { batch.get(i - 1) }
+                    .filter(|p| s.requests[p.index - 1].segment == req.segment);
+                let mut ev = evidence.at(st.index).cloned().unwrap_or_default();
+                let brk = || {
+                    let wired = before.map_or(analysis::Wired::NONE, Step::wired);
+                    analysis::prefix_break(s, req, wired, st.wired()).is_some()
+                };
+                analysis::beside_plan(setup, &mut ev, req, st, brk);
+                let f = totals::figures(setup, facts, before, st)?;
+                let mut text = Vec::with_capacity(1024);
+                crate::sanitize::json_pretty_to(
+                    Indented::new(&mut text, b"\n    "),
+                    &timeline_row(setup, st, &ev, &f, records, &contexts[i]),
+                )?;
+                Ok(text)
+            })
+            .collect()
+    }
 }
 
 /// The session's `microcompact_boundary` records by the request they come
@@ -186,6 +211,8 @@ struct TimelineRow<'a> {
     tokens_rewritten: u64,
     warm: bool,
     cache_gap: Option<Num>,
+    /// What fills the window (SPEC §12, §15.17).
+    context: &'a crate::context::Context,
 }
 
 fn timeline_row<'a>(
@@ -194,6 +221,7 @@ fn timeline_row<'a>(
     ev: &'a RequestEvidence,
     f: &RequestFigures,
     records: &Records,
+    context: &'a crate::context::Context,
 ) -> TimelineRow<'a> {
     let s = &setup.session;
     let req = &s.requests[st.index - 1];
@@ -225,6 +253,7 @@ fn timeline_row<'a>(
         tokens_rewritten: f.tokens_rewritten,
         warm: f.warm,
         cache_gap: gap_json(f.cache_gap),
+        context,
     }
 }
 

@@ -292,7 +292,7 @@ pub fn compute(
             Some(
                 crate::series::series(&one, &facts)
                     .map_err(|e| e.to_string())?
-                    .0,
+                    .points,
             )
         }
         None => None,

@@ -74,6 +74,8 @@ pub enum Action {
     SortNext,
     /// Compare panel: reverse the sort.
     SortReverse,
+    /// What fills the window at the request shown (SPEC §12), as figures.
+    WindowPanel,
     /// Typed text in an input line (search, `:` command, export path): not in the
     /// table, every printable key makes one while an input line is open.
     Type(char),
@@ -347,6 +349,12 @@ pub const KEYMAP: &[Binding] = &[
         "C",
         Action::ChartView,
         "chart: recorded vs simulated context",
+    ),
+    b(
+        &[Char('w')],
+        "w",
+        Action::WindowPanel,
+        "what fills the window here: per tool, per kind",
     ),
     b(
         &[Char('S')],

@@ -96,6 +96,31 @@ pub fn each_message(s: &Session, mut f: impl FnMut(usize, Value)) -> std::io::Re
     Ok(())
 }
 
+/// `f` of every message of the session as the API sees it, read on every core
+/// (chunks of messages, each with its own file handle), in message order.
+pub fn map_messages<T: Send>(
+    s: &Session,
+    f: impl Fn(usize, &Value) -> T + Sync,
+) -> std::io::Result<Vec<T>> {
+    use rayon::prelude::*;
+    let ids: Vec<usize> = (0..s.messages.len()).collect();
+    let chunks: Vec<std::io::Result<Vec<T>>> = ids
+        .par_chunks(256)
+        .map(|chunk| {
+            let file = std::fs::File::open(&s.path)?;
+            chunk
+                .iter()
+                .map(|&m| message_from(&file, s, m).map(|v| f(m, &v)))
+                .collect()
+        })
+        .collect();
+    let mut out = Vec::with_capacity(s.messages.len());
+    for c in chunks {
+        out.extend(c?);
+    }
+    Ok(out)
+}
+
 /// The local messages of one view, as read so far (stepping through a session
 /// reads each record once).
 #[derive(Debug, Default)]
@@ -265,7 +290,7 @@ pub fn is_tool_result(harness: Harness, block: &Value) -> bool {
     }
 }
 
-fn is_top_level_media(block: &Value) -> bool {
+pub(crate) fn is_top_level_media(block: &Value) -> bool {
     !block.get("functionCall").is_some_and(Value::is_object)
         && !block.get("functionResponse").is_some_and(Value::is_object)
         && (block.get("inlineData").is_some_and(Value::is_object)

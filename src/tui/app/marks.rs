@@ -79,12 +79,18 @@ pub struct SettingTotals {
     pub delta_usd: Option<f64>,
     /// Every request's recorded and simulated context (the footer's sparklines, the chart).
     pub series: Vec<crate::series::Point>,
+    /// What fills every request's window (SPEC §12: the footer's context bar, `w`).
+    pub contexts: Vec<crate::context::Context>,
 }
 
 /// The session totals of `setup`'s setting (computed in the background).
 pub fn setting_totals(setup: &Setup) -> Option<SettingTotals> {
     let facts = crate::totals::SessionFacts::new(&setup.session, setup.settings.cache_ttl);
-    let (series, totals) = crate::series::series(setup, &facts).ok()?;
+    let crate::series::Series {
+        points: series,
+        contexts,
+        totals,
+    } = crate::series::series(setup, &facts).ok()?;
     let model = crate::totals::session_model(&setup.session);
     let price = crate::prices::price_with(
         model.as_deref(),
@@ -97,6 +103,7 @@ pub fn setting_totals(setup: &Setup) -> Option<SettingTotals> {
         totals,
         delta_usd,
         series,
+        contexts,
     })
 }
 

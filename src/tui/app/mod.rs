@@ -99,6 +99,10 @@ pub enum Overlay {
     Compare,
     /// Recorded vs simulated context per request (`C`).
     Chart,
+    /// What fills the window at the request shown (`w`, SPEC §12), scrolled.
+    Window {
+        scroll: usize,
+    },
 }
 
 /// Where the diff scrolls to when its text (re)arrives.

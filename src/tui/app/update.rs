@@ -134,6 +134,7 @@ impl SessionView {
             Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
             Action::ComparePanel => compare::open(self),
             Action::ChartView => compare::open_chart(self),
+            Action::WindowPanel => self.overlay = Some(Overlay::Window { scroll: 0 }),
             Action::FocusNext => {
                 self.focus = match self.focus {
                     Focus::List => Focus::Diff,
@@ -219,6 +220,12 @@ impl SessionView {
             (_, Action::Back | Action::Quit) => self.overlay = None,
             (Overlay::Compare, a) => compare::on_key(self, a),
             (Overlay::Chart, a) => compare::on_chart_key(self, a),
+            (Overlay::Window { scroll }, a) => match a {
+                Action::Up => *scroll = scroll.saturating_sub(1),
+                Action::Down => *scroll += 1,
+                Action::Top => *scroll = 0,
+                a => self.window_key(a),
+            },
             (Overlay::Help { scroll }, a) => {
                 let (width, lines) = (layout::HELP_WIDTH, keymap::help_lines().len());
                 let max = layout::panel_max_scroll(self.size, width, lines);
@@ -293,6 +300,21 @@ impl SessionView {
                 Action::Submit => self.submit(),
                 _ => {}
             },
+        }
+    }
+
+    /// A key on the window panel (`w`) besides its scrolling: `w` closes it;
+    /// ←/→, Home and End step through the requests as on the view, the panel
+    /// following.
+    fn window_key(&mut self, a: Action) {
+        let n = self.setup.session.requests.len();
+        match a {
+            Action::WindowPanel => self.overlay = None,
+            Action::NextRequest if self.k < n => self.step_to(self.k + 1),
+            Action::PrevRequest if self.k > 1 => self.step_to(self.k - 1),
+            Action::FirstRequest if n > 0 => self.step_to(1),
+            Action::LastRequest => self.step_to(n),
+            _ => {}
         }
     }
 }

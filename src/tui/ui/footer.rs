@@ -50,6 +50,8 @@ mod rank {
     pub(super) const HINTS: u8 = 5;
     pub(super) const OTHER: u8 = 6;
     pub(super) const MORE_HINTS: u8 = 7;
+    /// What fills the window: the last line kept (SPEC §15.22).
+    pub(super) const CONTEXT: u8 = 8;
 }
 
 /// `pieces` packed into lines of `width` columns, each never cut inside a
@@ -121,6 +123,8 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     lines.extend(packed(totals, " · ", width, None));
     lines.extend(meta);
     lines.extend(spark_lines(v, area.width as usize, theme));
+    // Request k's window, right under the sparklines (the first line to go).
+    lines.push((rank::CONTEXT, context_bar(v, width, theme)));
     let hint_style = theme.fg(Color::DarkGray);
     let hints: Vec<Piece> = match (&v.status, &v.search) {
         (Some(status), _) => status

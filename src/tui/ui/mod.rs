@@ -26,6 +26,7 @@ mod header;
 mod list;
 mod panels;
 mod picker;
+mod window;
 
 pub use chart::*;
 pub use compare::*;
@@ -35,6 +36,7 @@ pub use header::*;
 pub use list::*;
 pub use panels::*;
 pub use picker::*;
+pub use window::*;
 
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 16;
@@ -213,6 +215,7 @@ fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
         ),
         Some(Overlay::Compare) => draw_compare(f, v, area, theme),
         Some(Overlay::Chart) => draw_chart(f, v, area, theme),
+        Some(Overlay::Window { scroll }) => draw_window(f, v, area, *scroll, theme),
         None => {}
     }
     if let Some(stage) = v.demo {
