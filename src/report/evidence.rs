@@ -56,7 +56,7 @@ pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJso
     let kinds = setup.kinds_chosen();
     EvidenceJson {
         schema: "mcscope.evidence/1",
-        session: session_json(&setup.session),
+        session: session_json_billed(setup),
         policy: policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
         caveats: caveats_json(&setup.policy, &kinds),
         requests: rows
