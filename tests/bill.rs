@@ -135,6 +135,9 @@ fn t15_16_every_schema_carries_the_same_recorded_bill() {
     // Text: the bill first, in the SPEC's words.
     let (_, text, _) = run(&["compare", DEMO, "--policy", "idle"], &[]);
     let line = text.lines().nth(1).unwrap();
+    // `evidence` text prints the same line under its summary.
+    let (_, ev_text, _) = run(&["evidence", DEMO], &[]);
+    assert!(ev_text.lines().any(|l| l == line), "{ev_text}");
     assert_eq!(
         line,
         format!(

@@ -102,6 +102,12 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
         out,
         "evidence: {responses} responses with usage, {breaks} observed cache break(s), {records} microcompact_boundary record(s)"
     );
+    // What it cost, as recorded (SPEC §9a): the bill beside the evidence.
+    let _ = writeln!(
+        out,
+        "{}",
+        crate::bill::of_setup(setup, &Default::default()).words()
+    );
     let at = |k: usize| {
         s.request(k)
             .and_then(|q| q.at.as_deref())
