@@ -101,6 +101,14 @@ fn c_opens_the_compare_panel_with_the_rows_of_mcscope_compare() {
     let shown = panel_rows(&lines);
     // The CLI's table: the lines after its header, up to the blank line.
     let text = mcscope(&["compare", DEMO]);
+    // SPEC §9a: the panel shows the recorded bill first, as the CLI does.
+    let bill = text.lines().nth(1).unwrap();
+    assert!(bill.starts_with("recorded: $"), "{text}");
+    assert!(
+        lines.iter().any(|l| l.contains(bill)),
+        "{}",
+        lines.join("\n")
+    );
     let cli: Vec<Vec<String>> = text
         .lines()
         .skip_while(|l| !l.contains("SETTING"))
