@@ -118,6 +118,12 @@ pub(crate) fn html(c: &Comparison, charts: Option<&Charts>, names: &PageNames) -
         escape(&title)
     );
     let _ = writeln!(o, "<h1>mcscope compare — {}</h1>", escape(&title));
+    // SPEC §9a: the recorded bill first.
+    let _ = writeln!(
+        o,
+        "<p class=\"recorded\">{}</p>",
+        escape(&c.recorded().words())
+    );
     let _ = writeln!(o, "<ul class=\"sessions\">");
     for s in &c.sessions {
         let price = match &s.price {
@@ -137,20 +143,25 @@ pub(crate) fn html(c: &Comparison, charts: Option<&Charts>, names: &PageNames) -
             escape(&price)
         );
     }
-    for s in &c.skipped {
+    // One line per kind of skipped or unpriced session, with a count, and
+    // each under it (a page is read, not scrolled past).
+    for (reason, files) in compare::skip_kinds(c) {
         let _ = writeln!(
             o,
-            "<li class=\"muted\">skipped {}: {}</li>",
-            escape(&s.path),
-            escape(&s.why)
+            "<li class=\"muted\">{}<ul>",
+            escape(&compare::kind_line(reason, files.len(), true))
         );
+        for (path, why) in files {
+            let _ = writeln!(o, "<li>{}: {}</li>", escape(path), escape(why));
+        }
+        let _ = writeln!(o, "</ul></li>");
     }
     let _ = writeln!(o, "</ul><p>Cache TTL: {}.</p>", c.cache_ttl.name());
     match charts {
         Some(ch) => {
             let _ = writeln!(
                 o,
-                "<h2>Context per request: recorded vs simulated</h2>\n<p>Simulated context = the recorded prompt size P(k) − the tokens the setting keeps out of the wire at k (<code>in_wire_tokens</code>): an estimate. Current setting: <b>{}</b>; recommended: <b>{}</b>.</p>",
+                "<h2>Context per request: recorded vs simulated</h2>\n<p>Simulated context = the recorded prompt size P(k) + what the harness had already kept out of it (<code>recorded_cleared_tokens</code>) − the tokens the setting keeps out of the wire at k (<code>in_wire_tokens</code>): an estimate. Current setting: <b>{}</b>; recommended: <b>{}</b>.</p>",
                 escape(&ch.current.words),
                 escape(ch.recommended.as_ref().map_or("none", |r| r.words.as_str()))
             );
@@ -201,7 +212,7 @@ pub(crate) fn html(c: &Comparison, charts: Option<&Charts>, names: &PageNames) -
     }
     let _ = writeln!(o, "</tbody></table>");
     // The text form's notes: the recommendation in words, unknown dollars, prices.
-    let text = compare::text(c);
+    let text = compare::text(c, false);
     let notes = text
         .lines()
         .skip_while(|l| !(l.starts_with("Recommended:") || l.starts_with("No recommendation")));
@@ -551,6 +562,7 @@ mod tests {
                     k,
                     recorded: Some(1000 * k as u64),
                     in_wire: if k >= fire { 300 } else { 0 },
+                    recorded_cleared: 0,
                     fired: k == fire,
                     broke: k == fire,
                     warm: true,

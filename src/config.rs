@@ -101,6 +101,10 @@ pub struct Price {
     pub write_5m: f64,
     pub write_1h: f64,
     pub read: f64,
+    /// SPEC §15.16: the output rate (optional: without it, a row the table does
+    /// not have has no recorded `usd`).
+    #[serde(default)]
+    pub output: Option<f64>,
 }
 
 /// The whole file.
@@ -239,8 +243,14 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
     for (prefix, price) in &c.prices {
         let _ = writeln!(
             out,
-            "prices.{prefix:?} = input {} write_5m {} write_1h {} read {}  (config)",
-            price.input, price.write_5m, price.write_1h, price.read
+            "prices.{prefix:?} = input {} write_5m {} write_1h {} read {}{}  (config)",
+            price.input,
+            price.write_5m,
+            price.write_1h,
+            price.read,
+            price
+                .output
+                .map_or(String::new(), |o| format!(" output {o}"))
         );
     }
     for (k, v) in &c.theme {
@@ -487,6 +497,7 @@ impl Config {
                 ("write_5m", p.write_5m),
                 ("write_1h", p.write_1h),
                 ("read", p.read),
+                ("output", p.output.unwrap_or(0.0)),
             ] {
                 check_price(x).map_err(|e| format!("[prices.{prefix:?}] {key} = {e}"))?;
             }

@@ -28,6 +28,7 @@
 #![warn(unreachable_pub)]
 
 pub mod analysis;
+pub mod bill;
 pub(crate) mod caveats;
 pub mod cli;
 pub mod color;

@@ -14,18 +14,25 @@ pub struct Price {
     pub write_5m: f64,
     pub write_1h: f64,
     pub read: f64,
+    /// SPEC §15.16: the output rate (every table row has one; a row made from
+    /// flags or the config may not, and then the recorded `usd` is unknown).
+    pub output: Option<f64>,
 }
 
 /// Anthropic's pricing page, November 2026 (SPEC §9). `(m)` rows of the SPEC
 /// derive the write rates from the standard 1.25× / 2× multipliers.
-/// Columns: prefixes, input, 5-minute write, 1-hour write, read.
-pub(crate) const TABLE: &[(&[&str], f64, f64, f64, f64)] = &[
+/// Columns: prefixes, input, 5-minute write, 1-hour write, read, output.
+/// One row: its prefixes and five rates.
+pub(crate) type Row = (&'static [&'static str], f64, f64, f64, f64, f64);
+
+pub(crate) const TABLE: &[Row] = &[
     (
         &["claude-fable-5-1", "claude-mythos-5-1"],
         10.0,
         12.50,
         20.0,
         0.25,
+        50.0,
     ),
     (
         &["claude-fable-5", "claude-mythos-5"],
@@ -33,8 +40,9 @@ pub(crate) const TABLE: &[(&[&str], f64, f64, f64, f64)] = &[
         12.50,
         20.0,
         1.00,
+        50.0,
     ),
-    (&["claude-opus-5-5"], 4.0, 5.00, 8.0, 0.20),
+    (&["claude-opus-5-5"], 4.0, 5.00, 8.0, 0.20, 20.0),
     (
         &[
             "claude-opus-5",
@@ -47,6 +55,7 @@ pub(crate) const TABLE: &[(&[&str], f64, f64, f64, f64)] = &[
         6.25,
         10.0,
         0.50,
+        25.0,
     ),
     (
         &["claude-opus-4", "claude-opus-4-1", "claude-3-opus"],
@@ -54,20 +63,22 @@ pub(crate) const TABLE: &[(&[&str], f64, f64, f64, f64)] = &[
         18.75,
         30.0,
         1.50,
+        75.0,
     ),
-    (&["claude-sonnet-5-5"], 2.0, 2.50, 4.0, 0.10),
-    (&["claude-sonnet-5"], 2.0, 2.50, 4.0, 0.20),
+    (&["claude-sonnet-5-5"], 2.0, 2.50, 4.0, 0.10, 10.0),
+    (&["claude-sonnet-5"], 2.0, 2.50, 4.0, 0.20, 10.0),
     (
         &["claude-sonnet-4", "claude-3-7-sonnet"],
         3.0,
         3.75,
         6.0,
         0.30,
+        15.0,
     ),
-    (&["claude-haiku-5-5"], 0.10, 0.125, 0.20, 0.01),
-    (&["claude-haiku-4-5"], 1.0, 1.25, 2.0, 0.10),
-    (&["claude-3-5-haiku"], 0.80, 1.00, 1.60, 0.08),
-    (&["claude-3-haiku"], 0.25, 0.30, 0.50, 0.03),
+    (&["claude-haiku-5-5"], 0.10, 0.125, 0.20, 0.01, 0.50),
+    (&["claude-haiku-4-5"], 1.0, 1.25, 2.0, 0.10, 5.0),
+    (&["claude-3-5-haiku"], 0.80, 1.00, 1.60, 0.08, 4.0),
+    (&["claude-3-haiku"], 0.25, 0.30, 0.50, 0.03, 1.25),
 ];
 
 /// The rows whose rates hold only for short prompts, with what to say.
@@ -76,30 +87,35 @@ const CAVEATS: &[(&str, &str)] = &[(
     "claude-haiku-5-5 rates hold for prompts up to 100,000 tokens; longer prompts cost more, so the dollars are a lower bound",
 )];
 
-/// `--price-input`, `--price-write-5m`, `--price-write-1h`, `--price-read`.
+/// `--price-input`, `--price-write-5m`, `--price-write-1h`, `--price-read`,
+/// `--price-output`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct PriceFlags {
     pub input: Option<f64>,
     pub write_5m: Option<f64>,
     pub write_1h: Option<f64>,
     pub read: Option<f64>,
+    pub output: Option<f64>,
 }
 
 /// The table row whose prefix is the longest prefix of `model`.
 pub(crate) fn lookup(model: &str) -> Option<Price> {
     TABLE
         .iter()
-        .flat_map(|&(prefixes, input, w5, w1, read)| {
-            prefixes.iter().map(move |p| (*p, input, w5, w1, read))
+        .flat_map(|&(prefixes, input, w5, w1, read, output)| {
+            prefixes
+                .iter()
+                .map(move |p| (*p, input, w5, w1, read, output))
         })
         .filter(|(p, ..)| model.starts_with(p))
         .max_by_key(|(p, ..)| p.len())
-        .map(|(p, input, write_5m, write_1h, read)| Price {
+        .map(|(p, input, write_5m, write_1h, read, output)| Price {
             prefix: p.to_string(),
             input,
             write_5m,
             write_1h,
             read,
+            output: Some(output),
         })
 }
 
@@ -130,11 +146,17 @@ pub(crate) fn price_with(
                 write_5m: r.write_5m,
                 write_1h: r.write_1h,
                 read: r.read,
+                output: r.output,
             })
     });
-    let row = match (from_config, model.and_then(lookup)) {
+    let table = model.and_then(lookup);
+    let row = match (from_config, table.clone()) {
         (Some(c), Some(t)) if t.prefix.len() > c.prefix.len() => Some(t),
-        (Some(c), _) => Some(c),
+        // A config row without `output` keeps the table's output rate.
+        (Some(c), t) => Some(Price {
+            output: c.output.or(t.and_then(|t| t.output)),
+            ..c
+        }),
         (None, t) => t,
     };
     if let Some(mut p) = row {
@@ -142,6 +164,7 @@ pub(crate) fn price_with(
         p.write_5m = flags.write_5m.unwrap_or(p.write_5m);
         p.write_1h = flags.write_1h.unwrap_or(p.write_1h);
         p.read = flags.read.unwrap_or(p.read);
+        p.output = flags.output.or(p.output);
         return Ok(p);
     }
     let name = model.unwrap_or("(no model recorded)");
@@ -152,6 +175,7 @@ pub(crate) fn price_with(
             write_5m,
             write_1h,
             read,
+            output: flags.output,
         }),
         _ => Err(format!(
             "model {name} is not in the price table: no dollars (give --price-input, --price-write-5m, --price-write-1h and --price-read)"
@@ -259,6 +283,7 @@ mod tests {
             write_5m: x,
             write_1h: x,
             read: x,
+            output: None,
         };
         config.insert("qwen3".to_string(), row(1.0));
         config.insert("claude-opus-4-5".to_string(), row(2.0));
@@ -283,6 +308,7 @@ mod tests {
             write_5m: Some(1.25),
             write_1h: Some(2.0),
             read: Some(0.1),
+            output: None,
         };
         let p = price_for(Some("qwen3-coder-plus"), &all).unwrap();
         assert_eq!((p.prefix.as_str(), p.write_1h), ("qwen3-coder-plus", 2.0));

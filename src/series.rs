@@ -1,8 +1,10 @@
 //! The per-request picture of one setting (SPEC §9): the recorded prompt size
-//! P(k), the tokens the setting keeps out of the wire, and the simulated context
-//! P(k) − `in_wire_tokens[k]` (an estimate), with where the plan fired and where
-//! the simulated cache prefix broke. What the footer's sparklines, the chart view
-//! and `compare --format html` draw.
+//! P(k), the tokens the setting keeps out of the wire, what the harness itself
+//! had kept out (SPEC §9a `recorded_cleared_tokens`), and the simulated context
+//! `sim_ctx` = P(k) + `recorded_cleared_tokens[k]` − `in_wire_tokens[k]` (an
+//! estimate), with where the plan fired and where the simulated cache prefix
+//! broke. What the footer's sparklines, the chart view and `compare --format
+//! html` draw.
 
 use crate::analysis::Setup;
 use crate::context::{Context, ContextRun};
@@ -18,6 +20,8 @@ pub struct Point {
     pub recorded: Option<u64>,
     /// `in_wire_tokens[k]`.
     pub in_wire: u64,
+    /// `recorded_cleared_tokens[k]` (SPEC §9a): already missing from P(k).
+    pub recorded_cleared: u64,
     /// The plan fired at k.
     pub fired: bool,
     /// `break[k]`: the simulated cache prefix broke at k (warm or not).
@@ -27,11 +31,96 @@ pub struct Point {
 }
 
 impl Point {
-    /// The simulated context: P(k) − `in_wire_tokens[k]` (never below 0); None
-    /// when k's response recorded no usage.
+    /// `sim_ctx[k]` = P(k) + `recorded_cleared_tokens[k]` − `in_wire_tokens[k]`
+    /// (never below 0): the harness's own clearing is added back before the
+    /// setting's is taken away, so it is not subtracted twice. None when k's
+    /// response recorded no usage.
     pub fn simulated(&self) -> Option<u64> {
-        self.recorded.map(|p| p.saturating_sub(self.in_wire))
+        self.recorded.map(|p| {
+            p.saturating_add(self.recorded_cleared)
+                .saturating_sub(self.in_wire)
+        })
     }
+}
+
+/// What the transcript proves a harness setting kept out of request k's wire
+/// (SPEC §9a): `recorded_cleared` and `recorded_cleared_tokens`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct RecordedCleared {
+    /// The ids of the budget writer's `microcompact_boundary` records still in
+    /// force in k's view, in record order.
+    pub ids: Vec<String>,
+    /// Σ their results' `est_tokens` + the `cleared_input_tokens` of k's
+    /// `applied_edits` of type `clear_tool_uses_20250919`.
+    pub tokens: u64,
+}
+
+/// [`RecordedCleared`] of every request (index k − 1). A budget record is in
+/// force at k from the request it is attached to (§10: the first whose
+/// response follows it) while k is in the same view segment; an id counts
+/// where a result of that id is in k's view (its last one there).
+pub(crate) fn recorded_cleared_all(s: &Session) -> Vec<RecordedCleared> {
+    use std::collections::HashMap;
+    let records: Vec<&crate::session::Evidence> =
+        s.evidence.iter().filter(|e| e.budget_writer).collect();
+    let mut results: HashMap<&str, Vec<usize>> = HashMap::new();
+    if !records.is_empty() {
+        let named: std::collections::HashSet<&str> = records
+            .iter()
+            .flat_map(|e| e.compacted_tool_ids.iter().map(String::as_str))
+            .collect();
+        for (i, r) in s.results.iter().enumerate() {
+            if named.contains(r.id.as_str()) {
+                results.entry(r.id.as_str()).or_default().push(i);
+            }
+        }
+    }
+    s.requests
+        .iter()
+        .map(|req| {
+            let mut out = RecordedCleared::default();
+            for e in records
+                .iter()
+                .filter(|e| e.segment == req.segment && e.before_request <= req.index)
+            {
+                for id in &e.compacted_tool_ids {
+                    if out.ids.contains(id) {
+                        continue;
+                    }
+                    let last = results.get(id.as_str()).and_then(|rs| {
+                        rs.iter().rev().find(|&&r| {
+                            let m = s.results[r].msg;
+                            m >= req.view_start && m < req.end
+                        })
+                    });
+                    if let Some(&r) = last {
+                        out.ids.push(id.clone());
+                        out.tokens = out.tokens.saturating_add(s.results[r].est_tokens);
+                    }
+                }
+            }
+            let edits = req
+                .response
+                .and_then(|m| s.messages[m].applied_edits.as_deref())
+                .unwrap_or(&[]);
+            for e in edits {
+                if e.get("type").and_then(|t| t.as_str()) == Some("clear_tool_uses_20250919") {
+                    let t = e.get("cleared_input_tokens").and_then(|t| t.as_u64());
+                    out.tokens = out.tokens.saturating_add(t.unwrap_or(0));
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// R(k) / P(k) of request k, four decimals (SPEC §15.17); None without usage
+/// or when P(k) is 0.
+pub(crate) fn hit_rate(s: &Session, k: usize) -> Option<f64> {
+    let req = s.request(k)?;
+    let u = s.messages.get(req.response?)?.usage.as_ref()?;
+    let p = u.prompt();
+    (p > 0).then(|| crate::bill::rate4(u.cache_read_input_tokens as f64 / p as f64))
 }
 
 /// P(k): the prompt size request `k`'s response recorded (input + cache writes
@@ -49,6 +138,7 @@ pub(crate) fn series(setup: &Setup, facts: &SessionFacts) -> std::io::Result<Ser
     let s = &setup.session;
     let mut acc = Accumulator::new(s);
     let mut points = Vec::with_capacity(s.requests.len());
+    let harness = recorded_cleared_all(s);
     let mut contexts = Vec::with_capacity(s.requests.len());
     let mut run = ContextRun::new(setup);
     totals::each_request(setup, facts, setup.last_request(), |st, f| {
@@ -58,6 +148,7 @@ pub(crate) fn series(setup: &Setup, facts: &SessionFacts) -> std::io::Result<Ser
             k: st.index,
             recorded: recorded_prompt(s, st.index),
             in_wire: f.in_wire_tokens,
+            recorded_cleared: harness.get(st.index - 1).map_or(0, |h| h.tokens),
             fired: st.fired(),
             broke: f.cache_break(),
             warm: f.warm,
@@ -91,6 +182,13 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(p.simulated(), Some(38_000));
+        // SPEC §9 sim_ctx: what the harness had already cleared (8,000) is added
+        // back before the setting's 12,000 are taken away.
+        let harness = Point {
+            recorded_cleared: 8_000,
+            ..p
+        };
+        assert_eq!(harness.simulated(), Some(46_000));
         // An estimate larger than the prompt stops at 0; no usage, no point.
         let p = Point {
             recorded: Some(1_000),

@@ -171,6 +171,9 @@ pub struct Message {
     pub last_ts_text: Option<String>,
     /// Assistant only: `message.id` (Claude) that grouped its lines.
     pub response_id: Option<String>,
+    /// Assistant only: the Claude `requestId` of the group's last line that had
+    /// one (SPEC §9a: a response is counted once by `message.id` + `requestId`).
+    pub request_id: Option<String>,
     pub model: Option<String>,
     pub usage: Option<Usage>,
     /// Claude `message.context_management.applied_edits` of the last line of the
@@ -180,6 +183,17 @@ pub struct Message {
     pub first_parent_uuid: Option<String>,
     /// True for messages rebuilt from a Qwen `compressedHistory` (not responses).
     pub synthetic: bool,
+}
+
+/// One response recorded outside the main thread (an inline sidechain's, or a
+/// sub-agent file's): what SPEC §9a's recorded bill totals as `subagents`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageLine {
+    /// `message.id` and `requestId`: lines sharing both are one response.
+    pub message_id: Option<String>,
+    pub request_id: Option<String>,
+    pub model: Option<String>,
+    pub usage: Usage,
 }
 
 /// A `tool_use` block / `functionCall` part.
@@ -376,6 +390,11 @@ pub struct Session {
     pub sidechain_records: usize,
     /// Tool calls in those records: left out of the simulation too.
     pub sidechain_calls: usize,
+    /// The usage of those records' responses, one entry per line with usage in
+    /// file order (SPEC §9a: billed, never simulated).
+    pub sidechain_usage: Vec<UsageLine>,
+    /// The first `sessionId` a main-thread record carries (Claude).
+    pub session_id: Option<String>,
     /// A sub-agent transcript opened on its own, planned as a what-if.
     pub subagent_what_if: bool,
     pub diagnostics: Vec<Diagnostic>,
@@ -404,6 +423,8 @@ impl Session {
             records: 0,
             sidechain_records: 0,
             sidechain_calls: 0,
+            sidechain_usage: Vec::new(),
+            session_id: None,
             subagent_what_if: false,
             diagnostics: Vec::new(),
             warnings: Vec::new(),

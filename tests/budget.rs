@@ -905,3 +905,45 @@ fn auto_with_cache_edits_keeps_deleting_budget_clearings_after_a_turn_start() {
         .collect();
     assert_eq!(deleted, cleared);
 }
+
+/// SPEC §9a per request, §9 `sim_ctx`: under `--policy budget` the sample's
+/// record at request 7 (three ids, 62,000 estimated tokens) is in force from 7
+/// on, so `sim_ctx` = P(k) + 62,000 − in_wire_tokens = P(k): request 7's is
+/// its recorded 92,363. `hit_rate` = R(k) / P(k), four decimals.
+#[test]
+fn t9a_timeline_carries_recorded_cleared_and_sim_ctx() {
+    let t = json(&["timeline", SAMPLE, "--policy", "budget", "--format", "json"]);
+    let rows = t["requests"].as_array().unwrap();
+    let r7 = &rows[6];
+    assert_eq!(r7["index"], json!(7));
+    let record = &budget_records(Path::new(SAMPLE))[0];
+    assert_eq!(strs(&r7["recorded_cleared"]), record.ids);
+    assert_eq!(r7["recorded_cleared_tokens"], json!(62_000));
+    assert_eq!(r7["in_wire_tokens"], json!(62_000));
+    let u = &r7["evidence"]["usage"];
+    let p = u["input"].as_u64().unwrap()
+        + u["cache_write"].as_u64().unwrap()
+        + u["cache_read"].as_u64().unwrap();
+    assert_eq!(p, 92_363);
+    assert_eq!(r7["sim_ctx"], json!(92_363));
+    let hit = (u["cache_read"].as_u64().unwrap() as f64 / p as f64 * 1e4).round() / 1e4;
+    assert_eq!(r7["hit_rate"], json!(hit));
+    // Before the record nothing is recorded as cleared, and sim_ctx is P(k).
+    assert_eq!(rows[5]["recorded_cleared"], json!([]));
+    assert_eq!(rows[5]["recorded_cleared_tokens"], json!(0));
+    // Under a setting that clears nothing, the harness's clearing is added back:
+    // sim_ctx = P(7) + 62,000, the context the session would have had.
+    let t = json(&[
+        "timeline",
+        SAMPLE,
+        "--policy",
+        "size",
+        "--size-threshold",
+        "-1",
+        "--format",
+        "json",
+    ]);
+    let r7 = &t["requests"][6];
+    assert_eq!(r7["in_wire_tokens"], json!(0));
+    assert_eq!(r7["sim_ctx"], json!(92_363 + 62_000));
+}

@@ -267,6 +267,9 @@ fn a_folder_skips_what_is_no_regular_file_and_counts_it() {
             ("c-pipe.jsonl".to_string(), "not_regular".to_string()),
             ("d-zero.jsonl".into(), "not_regular".into()),
             ("e-utf16.jsonl".into(), "utf16".into()),
+            // SPEC §15.2: compared, but without a price (their model is not in the table).
+            ("a.jsonl".into(), "unpriced".into()),
+            ("b-link.jsonl".into(), "unpriced".into()),
         ]
     );
     // `why` stays beside the new `reason` (keys are added, never renamed).
@@ -279,10 +282,14 @@ fn a_folder_skips_what_is_no_regular_file_and_counts_it() {
     // The session and the symlink to it are compared.
     assert_eq!(c["sessions"].as_array().unwrap().len(), 2);
     let text = stdout(&run(&[OsStr::new("compare"), dir.path().as_os_str()]));
-    assert!(
-        text.contains("skipped 3 file(s): 2 not_regular, 1 utf16"),
-        "{text}"
-    );
+    // One line per kind with its count (SPEC §9a), no file named.
+    for line in [
+        "  skipped 2 files (not_regular) (-v lists them)\n",
+        "  skipped 1 file (utf16) (-v lists them)\n",
+    ] {
+        assert!(text.contains(line), "{text}");
+    }
+    assert!(!text.contains("c-pipe.jsonl"), "{text}");
 
     // "is a directory": the listing names sessions and counts the rest, unopened.
     let o = run(&[OsStr::new("plan"), dir.path().as_os_str()]);

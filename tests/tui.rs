@@ -1479,18 +1479,25 @@ fn the_footer_shows_the_session_totals_of_the_setting() {
         .skip_while(|l| !(l.starts_with("✓ cache") || l.starts_with("✕ cache")))
         .collect();
     assert!(footer.len() >= 3, "{}", lines.join("\n"));
-    // SPEC §15.22: the verdict, the observed break's explanation, the totals.
-    let next = if footer[1].starts_with("! observed") {
-        2
-    } else {
-        1
-    };
-    let totals = footer.iter().position(|l| l.starts_with("session: "));
+    // SPEC §15.22: the verdict, the observed break's explanation, the recorded
+    // bill (SPEC §9a: what `compare` prints first), then the totals.
+    let recorded = footer
+        .iter()
+        .position(|l| l.starts_with("recorded: "))
+        .unwrap_or_else(|| panic!("{}", lines.join("\n")));
+    assert_eq!(
+        footer[recorded].trim_end(),
+        "recorded: $0.37 · hit rate 77.8 % · 1 observed break, $0.22"
+    );
     assert!(
-        totals.is_some_and(|i| i <= next + 1),
+        footer[1..recorded]
+            .iter()
+            .all(|l| l.starts_with("! observed") || l.starts_with("  ")),
         "{}",
         lines.join("\n")
     );
+    let totals = footer.iter().position(|l| l.starts_with("session: "));
+    assert_eq!(totals, Some(recorded + 1), "{}", lines.join("\n"));
 }
 
 /// Ticks until background work arrives (a deadline, no timing asserted).

@@ -101,6 +101,14 @@ fn c_opens_the_compare_panel_with_the_rows_of_mcscope_compare() {
     let shown = panel_rows(&lines);
     // The CLI's table: the lines after its header, up to the blank line.
     let text = mcscope(&["compare", DEMO]);
+    // SPEC §9a: the panel shows the recorded bill first, as the CLI does.
+    let bill = text.lines().nth(1).unwrap();
+    assert!(bill.starts_with("recorded: $"), "{text}");
+    assert!(
+        lines.iter().any(|l| l.contains(bill)),
+        "{}",
+        lines.join("\n")
+    );
     let cli: Vec<Vec<String>> = text
         .lines()
         .skip_while(|l| !l.contains("SETTING"))
@@ -263,6 +271,32 @@ fn the_footer_draws_the_simulated_context_under_the_recorded_one() {
     assert_eq!(t.series[5].in_wire, 836);
     assert_eq!(t.series[5].simulated(), Some(23_394 - 836));
     assert_eq!(bars("context ", &screen(&a, 200, 50)), rec);
+}
+
+/// SPEC §9 `sim_ctx`: the harness's own clearing is not subtracted twice. On the
+/// budget sample under `--policy budget`, the setting that reproduces the
+/// records, request 7's simulated context is its recorded P(7) = 92,363 (the
+/// budget plan keeps 62,000 tokens out of the wire there, which the recorded
+/// prompt already lacks): the footer's `sim ctx~` bar equals the `context` bar
+/// at 7 and after, where P − in_wire alone would have dropped 62,000.
+#[test]
+fn t9_sim_ctx_adds_back_what_the_harness_already_cleared() {
+    let mut a = app("sample-sessions/claude-budget.jsonl", Some(KindArg::Budget));
+    a.view_mut().unwrap().wait_background();
+    let t = a.view().unwrap().totals.clone().unwrap();
+    let p7 = &t.series[6];
+    assert_eq!((p7.recorded, p7.in_wire), (Some(92_363), 62_000));
+    assert_eq!(p7.recorded_cleared, 62_000);
+    assert_eq!(p7.simulated(), Some(92_363));
+    let lines = screen(&a, 200, 50);
+    let bars = |name: &str| -> Vec<char> {
+        let l = lines
+            .iter()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name}:\n{}", lines.join("\n")));
+        l[name.len()..].trim_end().chars().skip(1).collect()
+    };
+    assert_eq!(bars("sim ctx~"), bars("context "));
 }
 
 /// `C` draws recorded vs simulated context per request for the current

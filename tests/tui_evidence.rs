@@ -109,7 +109,8 @@ fn evidence_and_observed_breaks_are_marked_on_the_footer() {
         marks,
         [(false, false), (true, false), (true, true), (true, true)]
     );
-    let lines = screen(&a, 100, 40, false);
+    // Wide enough for the totals on one line: the footer's rows are few.
+    let lines = screen(&a, 130, 40, false);
     let foot = footer(&lines);
     // One column per request, every line's cells after the same 9-column
     // label: the marks line has ◇ at 2, and at 3 and 4 the observed break
@@ -124,12 +125,13 @@ fn evidence_and_observed_breaks_are_marked_on_the_footer() {
         "{foot:?}"
     );
     // Request 4 (shown): its observed break in short, under the verdict and
-    // above the session totals (SPEC §15.22's order).
+    // above the recorded bill and the session totals (SPEC §15.22's order).
     assert_eq!(
         foot[1].trim_end(),
         "! observed cache break: read 0 of 41,000 expected (drop 41,000): ttl, cache_edits, context_edits"
     );
-    assert!(foot[2].starts_with("session: "), "{foot:?}");
+    assert!(foot[2].starts_with("recorded: "), "{foot:?}");
+    assert!(foot[3].starts_with("session: "), "{foot:?}");
     // The legend says what the marks mean.
     let help = keymap::help_lines();
     assert!(help.iter().any(|l| l.contains("◇ harness evidence")));

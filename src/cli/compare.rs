@@ -67,6 +67,9 @@ pub struct CompareArgs {
     pub price_write_1h: Option<f64>,
     #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
     pub price_read: Option<f64>,
+    /// USD per million output tokens (the recorded bill's `output` rate).
+    #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
+    pub price_output: Option<f64>,
     /// html: one self-contained page (the table, and for one session the chart
     /// of recorded vs simulated context per request).
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
@@ -85,6 +88,10 @@ pub struct CompareArgs {
     /// No progress bar and no notes on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    /// A folder: list every compared, skipped and unpriced session (without
+    /// it, one line per kind with a count).
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 impl CompareArgs {
@@ -228,6 +235,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
             write_5m: args.price_write_5m,
             write_1h: args.price_write_1h,
             read: args.price_read,
+            output: args.price_output,
         },
         setup: &setup,
         progress: &progress,
@@ -251,9 +259,20 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     }
     let c = result.map_err(UsageError::Message)?;
     if !args.quiet {
-        for s in &c.skipped {
-            let line = format!("skipped {}: {}", s.path, s.why);
-            eprintln!("mcscope: {}", crate::sanitize::line(&line));
+        // One line per kind of skipped file (SPEC §9a); `-v` names each.
+        for (reason, files) in compare::skip_kinds(&c) {
+            if reason == "unpriced" {
+                continue;
+            }
+            if args.verbose {
+                for (path, why) in files {
+                    let line = format!("skipped {path}: {why}");
+                    eprintln!("mcscope: {}", crate::sanitize::line(&line));
+                }
+            } else {
+                let line = compare::kind_line(reason, files.len(), false);
+                eprintln!("mcscope: {}", crate::sanitize::line(&line));
+            }
         }
     }
     // An empty folder, or a window that leaves no session, is an empty result
@@ -273,7 +292,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
             s
         }
         // Shown on a terminal or opened from a file later: sanitized either way.
-        CompareFormat::Text => crate::sanitize::text_owned(compare::text(&c)),
+        CompareFormat::Text => crate::sanitize::text_owned(compare::text(&c, args.verbose)),
         CompareFormat::Html => crate::sanitize::text_owned(crate::compare_html::html(
             &c,
             charts.as_ref(),

@@ -9,7 +9,7 @@ mod grid;
 mod output;
 
 pub(crate) use grid::{Lists, Params, grid, parse_list};
-pub(crate) use output::{COLUMNS, json, row_cells, text};
+pub(crate) use output::{COLUMNS, json, kind_line, row_cells, skip_kinds, text};
 
 use crate::analysis::Setup;
 use crate::policy::{Delivery, PlanKind, Policy};
@@ -48,6 +48,8 @@ pub struct SessionInfo {
     pub model: Option<String>,
     pub requests: usize,
     pub price: Option<Price>,
+    /// SPEC §9a: what the session's responses recorded, priced by `price`.
+    pub recorded: crate::bill::Recorded,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -216,6 +218,8 @@ fn run_setup(
                 None
             }
         };
+    let recorded =
+        crate::bill::recorded(s, &crate::load::subagents::usage_lines(s), price.as_ref());
     let mut facts = SessionFacts::new(s, req.cache_ttl);
     facts.pause = pause;
     let runs = grid
@@ -237,6 +241,7 @@ fn run_setup(
             model,
             requests: s.requests.len(),
             price,
+            recorded,
         },
         caveats,
         runs,

@@ -32,6 +32,8 @@ fn totals_json(t: &Totals, usd: Option<f64>) -> TotalsJson {
 pub(crate) struct CompareJson<'a> {
     schema: &'static str,
     sessions: Vec<SessionJson<'a>>,
+    /// SPEC §9a: the sums over the sessions, `hit_rate` from the sums.
+    recorded: crate::bill::RecordedJson,
     cache_ttl: &'static str,
     caveats: Vec<CaveatJson<'a>>,
     rows: Vec<RowJson<'a>>,
@@ -47,6 +49,7 @@ struct SessionJson<'a> {
     model: &'a Option<String>,
     requests: usize,
     price: Option<&'a Price>,
+    recorded: crate::bill::RecordedJson,
 }
 
 #[derive(Serialize)]
@@ -92,8 +95,10 @@ pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
                 model: &s.model,
                 requests: s.requests,
                 price: s.price.as_ref(),
+                recorded: s.recorded.json(),
             })
             .collect(),
+        recorded: c.recorded().json(),
         cache_ttl: c.cache_ttl.name(),
         caveats: c
             .caveats
@@ -117,6 +122,7 @@ pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
             })
             .collect(),
         recommended: c.recommended,
+        // SPEC §15.2: the skipped files, then the sessions without a price.
         skipped: c
             .skipped
             .iter()
@@ -125,7 +131,28 @@ pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
                 reason: s.reason,
                 why: &s.why,
             })
+            .chain(
+                skip_kinds(c)
+                    .into_iter()
+                    .filter(|(r, _)| *r == "unpriced")
+                    .flat_map(|(reason, files)| {
+                        files
+                            .into_iter()
+                            .map(move |(path, why)| SkippedJson { path, reason, why })
+                    }),
+            )
             .collect(),
+    }
+}
+
+impl Comparison {
+    /// The recorded bill over every compared session (SPEC §9a).
+    pub(crate) fn recorded(&self) -> crate::bill::Recorded {
+        let mut sum = crate::bill::Recorded::zero();
+        for s in &self.sessions {
+            sum.add(&s.recorded);
+        }
+        sum
     }
 }
 
@@ -168,8 +195,10 @@ pub(crate) fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
     ]
 }
 
-/// `compare --format text`: one line per setting, the recommendation in words.
-pub(crate) fn text(c: &Comparison) -> String {
+/// `compare --format text`: the recorded bill, the sessions (a folder's one
+/// line per kind of skipped or unpriced session, `verbose` lists them), one
+/// line per setting, the recommendation in words.
+pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
     use crate::numbers::fmt_int;
     let mut out = String::new();
     let _ = writeln!(
@@ -179,39 +208,35 @@ pub(crate) fn text(c: &Comparison) -> String {
         if c.sessions.len() == 1 { "" } else { "s" },
         c.cache_ttl.name()
     );
-    for s in &c.sessions {
-        let price = match &s.price {
-            Some(p) => format!(
-                "prices of {} (per Mtok: write 5m {}, 1h {}, read {})",
-                p.prefix, p.write_5m, p.write_1h, p.read
-            ),
-            None => "no price: dollars unknown".into(),
-        };
-        let _ = writeln!(
-            out,
-            "  {} ({}, {}, {} requests): {}",
-            crate::sanitize::line(&s.path),
-            s.harness.name(),
-            crate::sanitize::line(s.model.as_deref().unwrap_or("model unknown")),
-            s.requests,
-            price
-        );
+    let _ = writeln!(out, "{}", c.recorded().words());
+    let folder = c.sessions.len() > 1 || !c.skipped.is_empty();
+    if folder && !verbose {
+        if c.sessions.len() > 1 {
+            let _ = writeln!(
+                out,
+                "  {} sessions compared (-v lists them)",
+                c.sessions.len()
+            );
+        }
+    } else {
+        for s in &c.sessions {
+            let _ = writeln!(out, "  {}", session_line(s));
+        }
     }
-    for s in &c.skipped {
-        let _ = writeln!(
-            out,
-            "  skipped {}: {}",
-            crate::sanitize::line(&s.path),
-            crate::sanitize::line(&s.why)
-        );
-    }
-    if !c.skipped.is_empty() {
-        let _ = writeln!(
-            out,
-            "  skipped {} file(s): {}",
-            c.skipped.len(),
-            skip_counts(c)
-        );
+    if folder {
+        for (reason, files) in skip_kinds(c) {
+            let _ = writeln!(out, "  {}", kind_line(reason, files.len(), verbose));
+            if verbose {
+                for (path, why) in files {
+                    let _ = writeln!(
+                        out,
+                        "    {}: {}",
+                        crate::sanitize::line(path),
+                        crate::sanitize::line(why)
+                    );
+                }
+            }
+        }
     }
     let _ = writeln!(out);
     let mut table = vec![COLUMNS.map(String::from).to_vec()];
@@ -245,20 +270,23 @@ pub(crate) fn text(c: &Comparison) -> String {
             let _ = writeln!(out, "No recommendation: no setting ran.");
         }
     }
-    let unknown: Vec<&str> = c
-        .sessions
-        .iter()
-        .filter(|s| s.price.is_none())
-        .map(|s| s.path.as_str())
-        .collect();
-    if !unknown.is_empty() {
+    let unknown = c.sessions.iter().filter(|s| s.price.is_none()).count();
+    if unknown > 0 {
         let _ = writeln!(
             out,
-            "Dollars are unknown (?) for rows over sessions without a price: {}",
-            crate::sanitize::joined(unknown, ", ")
+            "Dollars are unknown (?) for rows over {}.",
+            match unknown {
+                1 => "a session without a price".to_string(),
+                n => format!("{n} sessions without a price"),
+            }
         );
     }
-    for (_, text) in c.caveats.iter().filter(|(id, _)| id.starts_with("price")) {
+    // A folder names its unpriced sessions on their kind's line (`-v`), not here.
+    for (_, text) in c
+        .caveats
+        .iter()
+        .filter(|(id, _)| id.starts_with("price") && (verbose || !folder || id != "price_unknown"))
+    {
         let _ = writeln!(out, "note: {text}");
     }
     let _ = writeln!(
@@ -268,19 +296,61 @@ pub(crate) fn text(c: &Comparison) -> String {
     out
 }
 
-/// How many files each reason skipped, in the order the reasons first occur:
-/// `1 not_regular, 2 empty`.
-fn skip_counts(c: &Comparison) -> String {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for s in &c.skipped {
-        match counts.iter_mut().find(|(r, _)| *r == s.reason) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((s.reason, 1)),
+/// One compared session: its harness, model, requests and price.
+fn session_line(s: &SessionInfo) -> String {
+    let price = match &s.price {
+        Some(p) => format!(
+            "prices of {} (per Mtok: write 5m {}, 1h {}, read {})",
+            p.prefix, p.write_5m, p.write_1h, p.read
+        ),
+        None => "no price: dollars unknown".into(),
+    };
+    format!(
+        "{} ({}, {}, {} requests): {}",
+        crate::sanitize::line(&s.path),
+        s.harness.name(),
+        crate::sanitize::line(s.model.as_deref().unwrap_or("model unknown")),
+        s.requests,
+        price
+    )
+}
+
+/// The line of one kind: `skipped 2 files (empty)`, `1 session without a
+/// price (unpriced): its dollars are unknown`.
+pub(crate) fn kind_line(reason: &str, n: usize, verbose: bool) -> String {
+    let list = if verbose { "" } else { " (-v lists them)" };
+    match (reason, n) {
+        ("unpriced", 1) => {
+            format!("1 session without a price (unpriced): its dollars are unknown{list}")
+        }
+        ("unpriced", n) => {
+            format!("{n} sessions without a price (unpriced): their dollars are unknown{list}")
+        }
+        (r, 1) => format!("skipped 1 file ({r}){list}"),
+        (r, n) => format!("skipped {n} files ({r}){list}"),
+    }
+}
+
+/// The files of each kind of skipped or unpriced session (SPEC §9a), kinds in
+/// the order they first occur, unpriced last: `(reason, [(path, why)])`.
+pub(crate) fn skip_kinds(c: &Comparison) -> Vec<(&str, Vec<(&str, &str)>)> {
+    let mut kinds: Vec<(&str, Vec<(&str, &str)>)> = Vec::new();
+    let unpriced = c.sessions.iter().filter(|s| s.price.is_none()).map(|s| {
+        (
+            "unpriced",
+            s.path.as_str(),
+            "no price for its model: its rows' dollars are unknown (its tokens are compared)",
+        )
+    });
+    let skipped = c
+        .skipped
+        .iter()
+        .map(|s| (s.reason, s.path.as_str(), s.why.as_str()));
+    for (reason, path, why) in skipped.chain(unpriced) {
+        match kinds.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, files)) => files.push((path, why)),
+            None => kinds.push((reason, vec![(path, why)])),
         }
     }
-    counts
-        .iter()
-        .map(|(r, n)| format!("{n} {r}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    kinds
 }

@@ -39,6 +39,7 @@ pub(super) struct AssistantRecord<'a> {
     pub ts: Option<&'a str>,
     pub line: usize,
     pub response_id: Option<String>,
+    pub request_id: Option<String>,
     pub model: Option<String>,
     pub usage: Option<Usage>,
     pub applied_edits: Option<Vec<serde_json::Value>>,
@@ -101,6 +102,7 @@ impl Builder {
                     last_ts: None,
                     last_ts_text: None,
                     response_id: None,
+                    request_id: None,
                     model: None,
                     usage: None,
                     applied_edits: None,
@@ -140,6 +142,7 @@ impl Builder {
                 last_ts: None,
                 last_ts_text: None,
                 response_id: r.response_id.clone(),
+                request_id: None,
                 model: None,
                 usage: None,
                 applied_edits: None,
@@ -165,6 +168,9 @@ impl Builder {
         if r.model.is_some() {
             m.model = r.model;
         }
+        if r.request_id.is_some() {
+            m.request_id = r.request_id;
+        }
         if r.applied_edits.is_some() {
             m.applied_edits = r.applied_edits;
         }
@@ -187,6 +193,7 @@ impl Builder {
             last_ts: ts.and_then(super::raw::timestamp_ms),
             last_ts_text: ts.map(str::to_string),
             response_id: None,
+            request_id: None,
             model: None,
             usage: None,
             applied_edits: None,

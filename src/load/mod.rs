@@ -14,6 +14,7 @@ mod nulrun;
 mod qwen;
 pub(crate) mod raw;
 pub mod regular;
+pub mod subagents;
 pub mod surrogate;
 
 use crate::session::{Diagnostic, Format, Session};

@@ -56,7 +56,7 @@ pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJso
     let kinds = setup.kinds_chosen();
     EvidenceJson {
         schema: "mcscope.evidence/1",
-        session: session_json(&setup.session),
+        session: session_json_billed(setup),
         policy: policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
         caveats: caveats_json(&setup.policy, &kinds),
         requests: rows
@@ -101,6 +101,12 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
     let _ = writeln!(
         out,
         "evidence: {responses} responses with usage, {breaks} observed cache break(s), {records} microcompact_boundary record(s)"
+    );
+    // What it cost, as recorded (SPEC §9a): the bill beside the evidence.
+    let _ = writeln!(
+        out,
+        "{}",
+        crate::bill::of_setup(setup, &Default::default()).words()
     );
     let at = |k: usize| {
         s.request(k)

@@ -49,6 +49,9 @@ pub struct SessionJson<'a> {
     pub diagnostics: &'a [Diagnostic],
     /// SPEC §15.2: records kept with a field that could not be read (`[]` when none).
     pub warnings: &'a [SessionWarning],
+    /// SPEC §15.16: the recorded bill (`plan`, `timeline`, `evidence`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<crate::bill::RecordedJson>,
 }
 
 pub fn session_json(s: &Session) -> SessionJson<'_> {
@@ -63,6 +66,16 @@ pub fn session_json(s: &Session) -> SessionJson<'_> {
         subagent_what_if: s.subagent_what_if,
         diagnostics: &s.diagnostics,
         warnings: &s.warnings,
+        recorded: None,
+    }
+}
+
+/// [`session_json`] with the session's recorded bill (SPEC §9a, §15.16), priced
+/// by the table and the configuration's rows.
+pub fn session_json_billed(setup: &Setup) -> SessionJson<'_> {
+    SessionJson {
+        recorded: Some(crate::bill::of_setup(setup, &Default::default()).json()),
+        ..session_json(&setup.session)
     }
 }
 

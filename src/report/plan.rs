@@ -141,7 +141,7 @@ pub fn plan_json<'a>(
     let req = &plan.request;
     PlanJson {
         schema: "mcscope.plan/1",
-        session: session_json(s),
+        session: session_json_billed(setup),
         request: (req.index > 0).then(|| PlanRequestJson {
             index: req.index,
             at: &req.at,

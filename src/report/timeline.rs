@@ -24,10 +24,7 @@ pub fn write_timeline_json(
     let kinds = setup.kinds_chosen();
     let head = [
         ("schema", json!("mcscope.timeline/1")),
-        (
-            "session",
-            serde_json::to_value(session_json(&setup.session))?,
-        ),
+        ("session", serde_json::to_value(session_json_billed(setup))?),
         (
             "policy",
             serde_json::to_value(policy_json(
@@ -47,6 +44,8 @@ pub fn write_timeline_json(
         out.write_all(b",")?;
     }
     let records = records_by_request(&setup.session);
+    let harness = crate::series::recorded_cleared_all(&setup.session);
+    let records = (records, harness);
     out.write_all(b"\n  \"requests\": [")?;
     // The step before the batch (its predecessor's wire, for the prefix break).
     let mut prev: Option<Step> = None;
@@ -134,10 +133,15 @@ impl Rendered<'_> {
 /// The session's `microcompact_boundary` records by the request they come
 /// before (indices into `Session::evidence`, in file order): each row looks up
 /// its own instead of scanning every record.
-type Records = std::collections::HashMap<usize, Vec<usize>>;
+/// Beside them, what the harness itself kept out of each request's wire (SPEC
+/// §9a `recorded_cleared`, index k − 1).
+type Records = (
+    std::collections::HashMap<usize, Vec<usize>>,
+    Vec<crate::series::RecordedCleared>,
+);
 
-fn records_by_request(s: &Session) -> Records {
-    let mut out = Records::new();
+fn records_by_request(s: &Session) -> std::collections::HashMap<usize, Vec<usize>> {
+    let mut out: std::collections::HashMap<usize, Vec<usize>> = Default::default();
     for (i, e) in s.evidence.iter().enumerate() {
         out.entry(e.before_request).or_default().push(i);
     }
@@ -211,6 +215,13 @@ struct TimelineRow<'a> {
     tokens_rewritten: u64,
     warm: bool,
     cache_gap: Option<Num>,
+    /// SPEC §9a: ids the transcript proves the harness kept out of k's wire.
+    recorded_cleared: &'a [String],
+    recorded_cleared_tokens: u64,
+    /// SPEC §9: P(k) + `recorded_cleared_tokens` − `in_wire_tokens` (null without usage).
+    sim_ctx: Option<u64>,
+    /// SPEC §9a: R(k) / P(k), four decimals.
+    hit_rate: Option<f64>,
     /// What fills the window (SPEC §12, §15.17).
     context: &'a crate::context::Context,
 }
@@ -220,11 +231,20 @@ fn timeline_row<'a>(
     st: &'a Step,
     ev: &'a RequestEvidence,
     f: &RequestFigures,
-    records: &Records,
+    records: &'a Records,
     context: &'a crate::context::Context,
 ) -> TimelineRow<'a> {
     let s = &setup.session;
     let req = &s.requests[st.index - 1];
+    let (records, harness) = records;
+    let cleared = &harness[st.index - 1];
+    let point = crate::series::Point {
+        k: st.index,
+        recorded: crate::series::recorded_prompt(s, st.index),
+        in_wire: f.in_wire_tokens,
+        recorded_cleared: cleared.tokens,
+        ..Default::default()
+    };
     TimelineRow {
         index: st.index,
         at: &req.at,
@@ -253,6 +273,10 @@ fn timeline_row<'a>(
         tokens_rewritten: f.tokens_rewritten,
         warm: f.warm,
         cache_gap: gap_json(f.cache_gap),
+        recorded_cleared: &cleared.ids,
+        recorded_cleared_tokens: cleared.tokens,
+        sim_ctx: point.simulated(),
+        hit_rate: crate::series::hit_rate(s, st.index),
         context,
     }
 }

@@ -48,6 +48,10 @@ struct Line<'a> {
     parent_uuid: Raw<'a>,
     #[serde(borrow, default)]
     version: Raw<'a>,
+    #[serde(rename = "requestId", borrow, default)]
+    request_id: Raw<'a>,
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -255,6 +259,8 @@ pub(super) struct Tagged {
     piece: Option<PieceLen>,
     result_sizes: Box<[Option<u64>]>,
     version: Option<String>,
+    /// `sessionId` (kept until the session has one).
+    session_id: Option<String>,
     sidechain: bool,
     /// Fields of the record that could not be read as written (the record is
     /// kept; SPEC §15.2 `session.warnings`).
@@ -274,6 +280,7 @@ pub(super) enum Rec {
         sidechain: bool,
         ts: Option<String>,
         id: Option<String>,
+        request_id: Option<String>,
         model: Option<String>,
         usage: Option<Usage>,
         applied_edits: Option<Vec<serde_json::Value>>,
@@ -439,6 +446,7 @@ impl RecordSink for Sink {
                     sidechain,
                     ts,
                     id: raw::owned(msg.id),
+                    request_id: raw::owned(rec.request_id),
                     model: raw::owned(msg.model),
                     usage: usage(msg.usage, &mut w),
                     applied_edits: applied_edits(msg.context_management, &mut w),
@@ -478,6 +486,7 @@ impl RecordSink for Sink {
             piece,
             result_sizes,
             version,
+            session_id: raw::owned(rec.session_id),
             sidechain,
             warnings: w.0,
         })
@@ -526,11 +535,15 @@ impl Sink {
         let Tagged {
             rec,
             version,
+            session_id,
             sidechain,
             warnings,
             ..
         } = tagged;
         self.apply_rec(rec, line, part);
+        if self.b.s.session_id.is_none() && session_id.is_some() && self.is_main(sidechain, false) {
+            self.b.s.session_id = session_id;
+        }
         // Only the thread that is planned: a sub-agent's odd field misleads nothing.
         if !warnings.is_empty() && self.is_main(sidechain, false) {
             self.b
@@ -590,6 +603,7 @@ impl Sink {
                 sidechain,
                 ts,
                 id,
+                request_id,
                 model,
                 usage,
                 applied_edits,
@@ -600,6 +614,15 @@ impl Sink {
                 if !self.is_main(sidechain, true) {
                     self.b.s.sidechain_records += 1;
                     self.b.s.sidechain_calls += calls.len();
+                    // Billed, never simulated (SPEC §9a).
+                    if let Some(usage) = usage {
+                        self.b.s.sidechain_usage.push(crate::session::UsageLine {
+                            message_id: id,
+                            request_id,
+                            model,
+                            usage,
+                        });
+                    }
                     return;
                 }
                 let idx = self.b.assistant(AssistantRecord {
@@ -607,6 +630,7 @@ impl Sink {
                     ts: ts.as_deref(),
                     line,
                     response_id: id,
+                    request_id,
                     model,
                     usage,
                     applied_edits,

@@ -329,7 +329,22 @@ impl RecordSink for Sink {
             self.what_if = Some(head.sidechain);
         }
         if head.sidechain != self.what_if.unwrap_or(false) {
-            if let Rec::Message { parts, .. } = &rec {
+            if let Rec::Message {
+                parts,
+                usage,
+                model,
+                ..
+            } = &rec
+            {
+                // Billed, never simulated (SPEC §9a): each assistant record is one response.
+                if let Some(u) = usage {
+                    self.b.s.sidechain_usage.push(crate::session::UsageLine {
+                        message_id: None,
+                        request_id: None,
+                        model: model.clone(),
+                        usage: u.clone(),
+                    });
+                }
                 self.b.s.sidechain_records += 1;
                 self.b.s.sidechain_calls += parts
                     .iter()
@@ -396,6 +411,7 @@ impl RecordSink for Sink {
                             ts: ts.as_deref(),
                             line,
                             response_id: None,
+                            request_id: None,
                             model,
                             usage,
                             applied_edits: None,

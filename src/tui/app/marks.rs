@@ -79,6 +79,8 @@ pub struct SettingTotals {
     pub delta_usd: Option<f64>,
     /// Every request's recorded and simulated context (the footer's sparklines, the chart).
     pub series: Vec<crate::series::Point>,
+    /// What the session's responses recorded (SPEC §9a), whatever the setting.
+    pub recorded: crate::bill::Recorded,
     /// What fills every request's window (SPEC §12: the footer's context bar, `w`).
     pub contexts: Vec<crate::context::Context>,
 }
@@ -98,11 +100,19 @@ pub fn setting_totals(setup: &Setup) -> Option<SettingTotals> {
         &setup.settings.config.prices,
     )
     .ok();
-    let delta_usd = price.map(|p| crate::prices::delta_usd(&p, &totals.cost));
+    let delta_usd = price
+        .as_ref()
+        .map(|p| crate::prices::delta_usd(p, &totals.cost));
+    let recorded = crate::bill::recorded(
+        &setup.session,
+        &crate::load::subagents::usage_lines(&setup.session),
+        price.as_ref(),
+    );
     Some(SettingTotals {
         totals,
         delta_usd,
         series,
+        recorded,
         contexts,
     })
 }

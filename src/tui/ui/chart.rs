@@ -220,7 +220,7 @@ pub(super) fn draw_chart(f: &mut Frame, v: &SessionView, area: Rect, theme: Them
             Line::from(format!("{:<LABEL$} {}", "current", strip(current))),
             Line::from(format!("{:<LABEL$} {}", "recommended", strip(rec_points))),
             Line::styled(
-                "▲ • the plan fired  ✕ █ the simulated cache prefix broke; simulated = recorded P(k) − tokens cleared (an estimate)",
+                "▲ • the plan fired  ✕ █ the simulated cache prefix broke; simulated = recorded P(k) + the harness's own clearing − the setting's (an estimate)",
                 theme.fg(Color::DarkGray),
             ),
         ]),

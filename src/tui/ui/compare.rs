@@ -39,7 +39,7 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
     f.render_widget(block, r);
     let p = &v.compare;
     let [status, table, foot] = Layout::vertical([
-        Constraint::Length(2),
+        Constraint::Length(3),
         Constraint::Min(1),
         Constraint::Length(2),
     ])
@@ -155,6 +155,8 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
     };
     f.render_widget(
         Paragraph::new(vec![
+            // SPEC §9a: the recorded bill first, then the rows.
+            Line::styled(c.recorded().words(), theme.fg(Color::Cyan)),
             Line::from(format!(
                 "{} settings · sorted by {} {dir} · cache TTL {} · {price}",
                 c.rows.len(),

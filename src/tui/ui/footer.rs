@@ -45,6 +45,7 @@ fn piece(text: impl Into<String>, style: Style, rank: u8) -> Piece {
 mod rank {
     pub(super) const VERDICT: u8 = 0;
     pub(super) const OBSERVED: u8 = 1;
+    pub(super) const RECORDED: u8 = 2;
     pub(super) const TOTALS: u8 = 3;
     pub(super) const SPARKLINE: u8 = 4;
     pub(super) const HINTS: u8 = 5;
@@ -114,6 +115,16 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             .map(|w| piece(w, style, rank::OBSERVED))
             .collect();
         lines.extend(packed(words, " ", width, None));
+    }
+    // What the session really cost, as its records say (SPEC §9a, §15.22).
+    if let Some(t) = &v.totals {
+        let bill = t
+            .recorded
+            .words()
+            .split(" · ")
+            .map(|t| piece(t, theme.fg(Color::Cyan), rank::RECORDED))
+            .collect();
+        lines.extend(packed(bill, " · ", width, None));
     }
     // The whole session under this setting (SPEC §9).
     let totals = totals_line(v)
@@ -360,8 +371,9 @@ fn marks_line(v: &SessionView, cells: usize, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-/// The simulated context of the current setting at every request (SPEC §9:
-/// recorded P(k) − `in_wire_tokens[k]`, an estimate; 0 without usage); None
+/// The simulated context of the current setting at every request (SPEC §9
+/// `sim_ctx`: recorded P(k) + `recorded_cleared_tokens[k]` − `in_wire_tokens[k]`,
+/// an estimate; 0 without usage); None
 /// while the totals are counted.
 pub fn simulated_context(v: &SessionView) -> Option<Vec<u64>> {
     let t = v.totals.as_ref()?;
