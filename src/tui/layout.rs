@@ -24,7 +24,9 @@ pub struct Shape {
 pub fn regions(area: Rect, s: Shape) -> [Rect; 4] {
     let header = (s.header_rows + s.header_notes) as u16;
     let mut list = (s.entries as u16 + 3).min(area.height * 2 / 5).max(5);
-    let mut footer = 8 + s.observed as u16;
+    // The verdict, the recorded bill, the totals, four sparkline lines, the
+    // hints and the window bar (SPEC §15.22), and the observed break's line.
+    let mut footer = 9 + s.observed as u16;
     // A short screen (80×24 with notes): the list gives up rows first, down to
     // three results, then the footer one (it drops its least line), so that
     // the diff keeps its title and three rows.
@@ -32,7 +34,7 @@ pub fn regions(area: Rect, s: Shape) -> [Rect; 4] {
     while want(list, footer) > area.height && list > 5 {
         list -= 1;
     }
-    if want(list, footer) > area.height && footer > 7 {
+    while want(list, footer) > area.height && footer > 7 {
         footer -= 1;
     }
     Layout::vertical([
@@ -185,7 +187,7 @@ mod tests {
     #[test]
     fn the_regions_stack_header_list_diff_footer() {
         // 120×40, 3 entries and no notes: header 2, list 3 + 3 = 6 (under 40·2/5
-        // = 16, over 5), footer 8, the diff the rest: 40 - 2 - 6 - 8 = 24.
+        // = 16, over 5), footer 9, the diff the rest: 40 - 2 - 6 - 9 = 23.
         let area = Rect::new(0, 0, 120, 40);
         let s = Shape {
             header_rows: 2,
@@ -196,11 +198,11 @@ mod tests {
         let [h, l, d, f] = regions(area, s);
         assert_eq!((h.y, h.height), (0, 2));
         assert_eq!((l.y, l.height), (2, 6));
-        assert_eq!((d.y, d.height), (8, 24));
-        assert_eq!((f.y, f.height), (32, 8));
+        assert_eq!((d.y, d.height), (8, 23));
+        assert_eq!((f.y, f.height), (31, 9));
         assert!([h, l, d, f].iter().all(|r| r.width == 120));
         // Two note lines, 30 entries and an observed break: header 4, list capped
-        // at 16, footer 9, diff 40 - 4 - 16 - 9 = 11.
+        // at 16, footer 10, diff 40 - 4 - 16 - 10 = 10.
         let s = Shape {
             header_rows: 2,
             header_notes: 2,
@@ -209,8 +211,8 @@ mod tests {
         };
         let [h, l, d, f] = regions(area, s);
         assert_eq!((h.height, l.y, l.height), (4, 4, 16));
-        assert_eq!((d.y, d.height), (20, 11));
-        assert_eq!((f.y, f.height), (31, 9));
+        assert_eq!((d.y, d.height), (20, 10));
+        assert_eq!((f.y, f.height), (30, 10));
         // No entries: the list keeps 5 rows.
         let s = Shape {
             header_rows: 2,
