@@ -222,6 +222,9 @@ pub struct ToolResult {
     /// Qwen `search_memory`-style outputs (`mode` `fetch` or `search`): the
     /// `{memoryRef, mtimeMs}` bodies they carry, in order.
     pub memory_bodies: Vec<(String, serde_json::Value)>,
+    /// Claude: the content is a string, or only `text` and `image` blocks (a
+    /// recorded cut may replace only such a result, SPEC §13.E1 condition 3).
+    pub plain: bool,
 }
 
 /// Top-level inline media in a Qwen message (not inside a functionResponse).
@@ -341,7 +344,61 @@ pub struct Evidence {
     pub segment: usize,
 }
 
-/// What the `api` preset (SPEC §11) reads of each message beyond the model:
+/// A Claude `tool_results_cut` attachment (SPEC §13.E1): results Claude Code
+/// itself replaced by a stand-in. Its outcome is decided once the session is
+/// loaded (`load::claude::cuts`): which ids it replaced, and why not the others.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CutRecord {
+    pub line: usize,
+    /// The request it is attached to: the first whose response comes after it
+    /// (None: no request follows it).
+    pub request: Option<usize>,
+    pub segment: usize,
+    /// `callIds` as recorded (its string entries; none when it is not a list).
+    pub call_ids: Vec<String>,
+    pub ids_listed: bool,
+    /// `standIn`, when it is a string.
+    pub stand_in: Option<String>,
+    pub rough_tokens: Option<u64>,
+    /// `cause` as recorded: None absent or null.
+    pub cause: Option<String>,
+    /// The ids it replaced at its request, in record order.
+    pub applied: Vec<String>,
+    /// The ids it did not, with the reason (SPEC §13.E1's reason ids).
+    pub not_applied: Vec<(String, &'static str)>,
+}
+
+/// Where a result stands cut (SPEC §13.E1): the record that gave its stand-in
+/// and the first request whose wire carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CutMark {
+    /// Index into `Session::cuts`.
+    pub record: usize,
+    pub at: usize,
+}
+
+/// A Claude `thinking_stripped` attachment (SPEC §13.E2): from its request on,
+/// the thinking of every assistant message before it is left out of the wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThinkingStrip {
+    pub line: usize,
+    pub request: Option<usize>,
+    pub segment: usize,
+    /// Messages `..before_msg` lie before the record.
+    pub before_msg: usize,
+    pub scope: Option<String>,
+    pub cause: Option<String>,
+}
+
+/// A `critical_system_reminder` that says the chat resumed after a long pause
+/// (SPEC §13.E3): a marker of a return, attached to a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResumeNote {
+    pub line: usize,
+    pub request: Option<usize>,
+}
+
+/// What the API preset (SPEC §11) reads of each message beyond the model:
 /// SPEC §2's token estimate of its blocks, its thinking, and its tool uses'
 /// inputs. Read back from the records on first use (`policy::engine`).
 #[derive(Debug, Default, Clone)]
@@ -387,6 +444,13 @@ pub struct Session {
     pub media: Vec<Media>,
     pub requests: Vec<Request>,
     pub evidence: Vec<Evidence>,
+    /// Claude `tool_results_cut` records, in file order (SPEC §13.E1).
+    pub cuts: Vec<CutRecord>,
+    /// Per result, where it stands cut; empty when no record cut anything.
+    pub cut: Vec<Option<CutMark>>,
+    /// `thinking_stripped` records and resume notes (SPEC §13.E2, E3).
+    pub thinking_strips: Vec<ThinkingStrip>,
+    pub resume_notes: Vec<ResumeNote>,
     /// The model named by the body (messages-json) or the last response.
     pub model: Option<String>,
     /// The `api` preset's reading of the messages, once asked for.
@@ -411,6 +475,10 @@ impl Session {
             media: Vec::new(),
             requests: Vec::new(),
             evidence: Vec::new(),
+            cuts: Vec::new(),
+            cut: Vec::new(),
+            thinking_strips: Vec::new(),
+            resume_notes: Vec::new(),
             model: None,
             api_facts: std::sync::OnceLock::new(),
         }
@@ -435,6 +503,22 @@ impl Session {
 
     pub fn media_in(&self, start: usize, end: usize) -> std::ops::Range<usize> {
         range_by_msg(&self.media, |m| m.msg, start, end)
+    }
+
+    /// Where result `r` stands cut by a recorded `tool_results_cut`, if it does.
+    pub fn cut_mark(&self, r: usize) -> Option<CutMark> {
+        self.cut.get(r).copied().flatten()
+    }
+
+    /// Whether result `r` is cut in the wire of request `k` (SPEC §13.E1).
+    pub fn cut_at(&self, r: usize, k: usize) -> bool {
+        self.cut_mark(r).is_some_and(|m| m.at <= k)
+    }
+
+    /// The stand-in a cut result reads in the wire (SPEC §13.E1).
+    pub fn cut_stand_in(&self, r: usize) -> Option<&str> {
+        let m = self.cut_mark(r)?;
+        self.cuts.get(m.record)?.stand_in.as_deref()
     }
 
     /// Request `index` (1-based), if the session has it.

@@ -518,6 +518,9 @@ fn json_md_lists_every_field_the_binary_prints() {
         "metadata.evicted_memory_bodies[].mtimeMs",
         "contents",
         "messages",
+        "candidates[].cut.stand_in",
+        "candidates[].cut.cause",
+        "candidates[].cut.at",
     ];
     let invented: Vec<String> = unseen
         .iter()

@@ -58,7 +58,7 @@ pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJso
         schema: "mcscope.evidence/1",
         session: session_json(&setup.session),
         policy: policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
-        caveats: caveats_json(&setup.policy, &kinds),
+        caveats: caveats_json(&setup.policy, &kinds, cut_in_view(&setup.session, None)),
         requests: rows
             .iter()
             .map(|(k, e)| EvidenceRowJson {
@@ -87,7 +87,7 @@ pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJso
 pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
     let s = &setup.session;
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), &mut out);
+    header(setup, &setup.kinds_chosen(), None, &mut out);
     let rows = evidence_rows(r);
     let responses = rows.iter().filter(|(_, e)| e.usage.is_some()).count();
     let breaks = rows

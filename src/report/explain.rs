@@ -33,7 +33,11 @@ pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
         tool: &e.tool,
         path: &e.path,
         first_cleared_at: e.first_cleared_at,
-        caveats: caveats_json(&setup.policy, &setup.kinds_chosen()),
+        caveats: caveats_json(
+            &setup.policy,
+            &setup.kinds_chosen(),
+            cut_in_view(&setup.session, None),
+        ),
         requests: e
             .rows
             .iter()
@@ -48,7 +52,7 @@ pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
 
 pub fn explain_text(setup: &Setup, e: &Explain) -> String {
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), &mut out);
+    header(setup, &setup.kinds_chosen(), None, &mut out);
     let _ = writeln!(
         out,
         "{}  {}  {}",

@@ -43,6 +43,8 @@ pub(crate) struct Fold {
     segment: u64,
     compactions: u64,
     budget_boundaries: u64,
+    /// `tool_results_cut` records of the main thread (SPEC §15.18).
+    cut_records: u64,
     edit_responses: u64,
     /// Σ over committed countable responses (§9a's bill, main thread).
     input: u64,
@@ -188,6 +190,11 @@ impl Fold {
                     open.microcompact = true;
                 }
             }
+            Live::Cut { sidechain } => {
+                if self.is_main(sidechain, false) {
+                    self.cut_records += 1;
+                }
+            }
             Live::Other => {}
         }
     }
@@ -205,7 +212,10 @@ impl Fold {
             hit_rate: (denominator > 0)
                 .then(|| round4(done.cache_read as f64 / denominator as f64)),
             compactions: done.compactions,
-            recorded_clearings: done.budget_boundaries.saturating_add(done.edit_responses),
+            recorded_clearings: done
+                .budget_boundaries
+                .saturating_add(done.cut_records)
+                .saturating_add(done.edit_responses),
             last_break: done.last_break,
         }
     }

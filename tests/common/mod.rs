@@ -24,6 +24,7 @@ pub struct Claude {
     t: i64,
     n: usize,
     pub cwd: String,
+    version: String,
 }
 
 impl Default for Claude {
@@ -33,6 +34,7 @@ impl Default for Claude {
             t: T0,
             n: 0,
             cwd: "/repo".into(),
+            version: "2.1.88".into(),
         }
     }
 }
@@ -47,7 +49,7 @@ impl Claude {
         m.insert("userType".into(), json!("external"));
         m.insert("cwd".into(), json!(self.cwd));
         m.insert("sessionId".into(), json!("s-1"));
-        m.insert("version".into(), json!("2.1.88"));
+        m.insert("version".into(), json!(self.version));
         m.insert("type".into(), json!(kind));
         m.insert("uuid".into(), json!(format!("u-{}", self.n)));
         m.insert("timestamp".into(), json!(iso(self.t)));
@@ -129,6 +131,28 @@ impl Claude {
                    "usage": {"input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 5}}),
         );
         self.push(r)
+    }
+
+    /// An `attachment` record `minutes` after the previous one (SPEC §13.E).
+    pub fn attachment(&mut self, attachment: Value, minutes: f64) -> &mut Self {
+        let mut r = self.base("attachment", minutes);
+        r.insert("attachment".into(), attachment);
+        self.push(r)
+    }
+
+    /// A `tool_results_cut` attachment naming `ids` with this stand-in.
+    pub fn cut(&mut self, ids: &[&str], stand_in: &str, minutes: f64) -> &mut Self {
+        self.attachment(
+            json!({"type": "tool_results_cut", "callIds": ids, "standIn": stand_in,
+                   "roughTokens": 1000}),
+            minutes,
+        )
+    }
+
+    /// Every later record carries this `version`.
+    pub fn version(&mut self, v: &str) -> &mut Self {
+        self.version = v.to_string();
+        self
     }
 
     pub fn boundary(&mut self) -> &mut Self {

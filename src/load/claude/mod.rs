@@ -48,6 +48,8 @@ struct Line<'a> {
     parent_uuid: Raw<'a>,
     #[serde(borrow, default)]
     version: Raw<'a>,
+    #[serde(borrow, default)]
+    attachment: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -115,6 +117,8 @@ pub(super) struct Measure {
     pub media: u32,
     pub est_tokens: u64,
     pub placeholder: bool,
+    /// A string, or only `text` and `image` blocks (SPEC §13.E1 condition 3).
+    pub plain: bool,
 }
 
 impl Measure {
@@ -125,6 +129,7 @@ impl Measure {
             media: 0,
             est_tokens: CLAUDE.text_tokens.of(chars),
             placeholder: s == PLACEHOLDER,
+            plain: true,
         }
     }
 }
@@ -297,6 +302,11 @@ pub(super) enum Rec {
         agent: bool,
         items: Vec<(String, String)>,
     },
+    /// A `tool_results_cut`, `thinking_stripped` or resume-note attachment.
+    Attachment {
+        sidechain: bool,
+        what: attach::Attachment,
+    },
     Other,
 }
 
@@ -454,6 +464,7 @@ impl RecordSink for Sink {
                 }
                 _ => Rec::Other,
             },
+            "attachment" => attach::attachment(rec.attachment, sidechain, &mut w),
             "content-replacement" => Rec::Replacements {
                 agent: !raw::is_null_or_absent(rec.agent_id),
                 items: raw::elements(rec.replacements)
@@ -511,11 +522,13 @@ impl RecordSink for Sink {
                     r.media = 0;
                     r.est_tokens = m.est_tokens;
                     r.already_cleared = m.placeholder;
+                    r.plain = true;
                 }
             }
         }
         let mut s = self.b.finish(diagnostics);
         s.subagent_what_if = self.what_if == Some(true);
+        attach::decide_cuts(&mut s);
         s
     }
 }
@@ -583,6 +596,7 @@ impl Sink {
                         part: 0,
                         media_mime: None,
                         memory_bodies: Vec::new(),
+                        plain: r.measure.plain,
                     });
                 }
             }
@@ -662,6 +676,7 @@ impl Sink {
                     self.replacements.extend(items);
                 }
             }
+            Rec::Attachment { sidechain, what } => self.attachment(sidechain, what, line),
             Rec::Other => {}
         }
     }
@@ -675,7 +690,9 @@ pub(super) fn measure(content: Option<Content<'_>>) -> Measure {
             let mut m = Measure::default();
             let mut texts = 0;
             let mut all_placeholders = true;
+            m.plain = true;
             for b in blocks {
+                m.plain &= matches!(b.kind.as_deref(), Some("text" | "image"));
                 match b.kind.as_deref() {
                     Some("text") => {
                         let t = b.text.unwrap_or_default();
@@ -756,6 +773,7 @@ fn boundary(meta: Raw<'_>, uuid: Raw<'_>, sidechain: bool, w: &mut Warnings) -> 
     }
 }
 
+pub mod attach;
 pub(in crate::load) mod fields;
 mod usage;
 

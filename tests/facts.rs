@@ -1,0 +1,288 @@
+//! What the Claude transcript proves (SPEC §13.E, §15.4): recorded
+//! `tool_results_cut` records applied as facts in every plan's view and wire,
+//! stripped thinking, the resume note, the recorded half of `idle_server`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+mod common;
+
+use common::{Claude, ids, plan, status};
+use mcscope::analysis;
+use mcscope::policy::engine::Status;
+use mcscope::setup::Opts;
+use mcscope::wire::Side;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const STAND_IN: &str = "[Old tool result content cleared]";
+
+fn mcscope(args: &[&str], path: &Path) -> (String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .args(args)
+        .arg(path)
+        .output()
+        .expect("run mcscope");
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn json_of(args: &[&str], path: &Path) -> Value {
+    let (out, code) = mcscope(args, path);
+    assert_eq!(code, 0, "mcscope {args:?}: {out}");
+    serde_json::from_str(&out).unwrap()
+}
+
+/// Six results, then a return 70 minutes later whose cut names five of them and
+/// one id no call holds:
+/// - `t1` Bash, 2,000 chars: cut (compactable, longer than the 33-unit stand-in);
+/// - `t2` Read, 20 × 21 chars: cut;
+/// - `te` Bash error, 500 chars: not cut (`error`);
+/// - `ts` Bash "ok" (2 units ≤ 33): not cut (`not_shorter`);
+/// - `tm` an MCP tool, 600 chars: cut (MCP tools are eligible without a cause);
+/// - `td` Bash with a `document` block: not cut (`content_kind`);
+/// - `tx`: no call in the view (`not_in_view`).
+///
+/// Requests: 1–6 are the responses holding each call (their results follow),
+/// 7 the answer, 8 the answer after the return (the cut belongs to it).
+fn cut_session(dir: &Path) -> PathBuf {
+    let mut c = Claude::default();
+    c.version("2.1.332");
+    c.prompt("look around", 0.0)
+        .bash("t1", 2000)
+        .read("t2", "/repo/a.rs")
+        .call("te", "Bash", json!({"command": "false"}))
+        .result_full("te", json!("e".repeat(500)), true, 0.0)
+        .call("ts", "Bash", json!({"command": "true"}))
+        .result("ts", "ok")
+        .call("tm", "mcp__srv__lookup", json!({"q": "x"}))
+        .result("tm", &"m".repeat(600))
+        .call("td", "Bash", json!({"command": "cat a.pdf"}))
+        .result_full(
+            "td",
+            json!([{"type": "text", "text": "d".repeat(300)},
+                   {"type": "document", "source": {"type": "text", "data": "x"}}]),
+            false,
+            0.0,
+        )
+        .answer("done")
+        .cut(&["t1", "t2", "te", "ts", "tm", "td", "tx"], STAND_IN, 70.0)
+        .prompt("back again", 0.0)
+        .answer("hello again");
+    c.write(dir, "cut.jsonl")
+}
+
+fn setup_of(path: &Path) -> analysis::Setup {
+    common::setup(path, Opts::default())
+}
+
+/// SPEC §13.E1: the map in force at request k is built from the records before
+/// response k; before the record nothing is cut.
+#[test]
+fn e1_map_in_force_only_from_the_records_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = setup_of(&cut_session(dir.path()));
+    assert_eq!(setup.session.requests.len(), 8);
+    let p7 = plan(&setup, 7);
+    assert!(ids(&setup, &p7, Status::Cut).is_empty());
+    let p8 = plan(&setup, 8);
+    assert_eq!(ids(&setup, &p8, Status::Cut), ["t1", "t2", "tm"]);
+}
+
+/// SPEC §13.E1 conditions 2–4 and the view: an error, a short result, a
+/// document and an id no call holds are not cut.
+#[test]
+fn e1_2_error_result_is_not_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = setup_of(&cut_session(dir.path()));
+    let p8 = plan(&setup, 8);
+    assert_ne!(status(&setup, &p8, "te"), Status::Cut);
+    assert_ne!(status(&setup, &p8, "ts"), Status::Cut);
+    assert_ne!(status(&setup, &p8, "td"), Status::Cut);
+    let rec = &setup.session.cuts[0];
+    assert_eq!(rec.request, Some(8));
+    assert_eq!(rec.applied, ["t1", "t2", "tm"]);
+    assert_eq!(
+        rec.not_applied,
+        [
+            ("te".to_string(), "error"),
+            ("ts".to_string(), "not_shorter"),
+            ("td".to_string(), "content_kind"),
+            ("tx".to_string(), "not_in_view"),
+        ]
+    );
+}
+
+/// SPEC §15.4: a cut MCP result has status `cut`, not `not_compactable`; a cut
+/// result is never `cleared`, `kept` or `protected`, only in `cut`.
+#[test]
+fn e1_cut_precedes_every_status_but_already_cleared() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cut_session(dir.path());
+    // forced at 8 clears everything it can: the cut results stay cut.
+    let v = json_of(
+        &[
+            "plan",
+            "--policy",
+            "forced",
+            "--keep-recent",
+            "1",
+            "--at",
+            "8",
+            "--format",
+            "json",
+        ],
+        &path,
+    );
+    assert_eq!(v["cut"], json!(["t1", "t2", "tm"]));
+    for list in ["cleared", "kept", "protected"] {
+        for id in ["t1", "t2", "tm"] {
+            assert!(
+                !v[list].as_array().unwrap().contains(&json!(id)),
+                "{id} in {list}"
+            );
+        }
+    }
+    let cand = |id: &str| {
+        v["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["tool_use_id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(cand("tm")["status"], "cut");
+    assert_eq!(
+        cand("t1")["cut"],
+        json!({"stand_in": STAND_IN, "cause": null, "at": 8})
+    );
+    assert_eq!(cand("ts")["cut"], Value::Null);
+    assert!(
+        cand("t1")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("cut by Claude Code (recorded)")
+    );
+    // The plan cleared the others; the cut ones are not its saving.
+    let saved: u64 = ["te", "ts"]
+        .iter()
+        .map(|id| cand(id)["est_tokens"].as_u64().unwrap())
+        .sum();
+    assert!(v["cleared"].as_array().unwrap().contains(&json!("te")));
+    let in_wire = v["metadata"]["in_wire_tokens"].as_u64().unwrap();
+    assert!(in_wire >= saved, "{in_wire} < {saved}");
+    let cut_tokens = cand("t1")["est_tokens"].as_u64().unwrap();
+    let all: u64 = v["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "cleared")
+        .map(|c| c["est_tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(in_wire, all, "in_wire_tokens counts cleared results only");
+    assert!(cut_tokens > 0);
+}
+
+/// SPEC §13.E1: never counted in the size total.
+#[test]
+fn e1_cut_results_leave_the_size_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cut_session(dir.path());
+    let v7 = json_of(
+        &["plan", "--policy", "size", "--at", "7", "--format", "json"],
+        &path,
+    );
+    let v8 = json_of(
+        &["plan", "--policy", "size", "--at", "8", "--format", "json"],
+        &path,
+    );
+    let before7 = v7["metadata"]["tool_result_chars_before"].as_u64().unwrap();
+    let before8 = v8["metadata"]["tool_result_chars_before"].as_u64().unwrap();
+    // t1 (2,000) and t2 (20 × 23) leave the total; tm was never in it (MCP).
+    assert_eq!(before7 - before8, 2000 + 460);
+}
+
+/// SPEC §13.E1, §15.4: the stand-in is in the wire of the record's request and
+/// every later one, on both sides (a recorded fact, not the plan's clearing).
+#[test]
+fn e1_stand_in_in_both_wires_from_the_records_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = setup_of(&cut_session(dir.path()));
+    let content_of = |body: &Value, id: &str| -> Value {
+        body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+            .find(|b| b["tool_use_id"] == id)
+            .map(|b| b["content"].clone())
+            .unwrap()
+    };
+    for side in [Side::Wire, Side::Local] {
+        let b8 = analysis::wire_at(&setup, 8, side).unwrap();
+        assert_eq!(content_of(&b8, "t1"), json!(STAND_IN));
+        assert_eq!(content_of(&b8, "tm"), json!(STAND_IN));
+        assert_eq!(content_of(&b8, "ts"), json!("ok"));
+        let b7 = analysis::wire_at(&setup, 7, side).unwrap();
+        assert_eq!(content_of(&b7, "t1"), json!("x".repeat(2000)));
+    }
+}
+
+/// SPEC §15.4: a difference only recorded facts make is never break[k].
+#[test]
+fn e1_cut_alone_is_no_plan_break() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cut_session(dir.path());
+    // A plan that never fires: the wire differs from request 7's only by the cut.
+    let v = json_of(
+        &[
+            "plan",
+            "--policy",
+            "idle",
+            "--gap-minutes",
+            "1000",
+            "--at",
+            "8",
+            "--format",
+            "json",
+        ],
+        &path,
+    );
+    assert_eq!(v["fired"], false);
+    assert_eq!(
+        v["metadata"]["cache"]["prefix_broken_at_message"],
+        Value::Null
+    );
+    let t = json_of(&["timeline", "--format", "json"], &path);
+    let reqs = t["requests"].as_array().unwrap();
+    assert_eq!(reqs[7]["cut"], json!(["t1", "t2", "tm"]));
+    assert_eq!(reqs[6]["cut"], json!([]));
+}
+
+/// SPEC §13.C: `claude_cut_flags` when a cut record is in the view at K; the
+/// timeline lists the union over the requests.
+#[test]
+fn e1_cut_flags_caveat_where_a_record_is_in_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cut_session(dir.path());
+    let ids_of = |v: &Value| -> Vec<String> {
+        v["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let at = |k: &str| json_of(&["plan", "--at", k, "--format", "json"], &path);
+    assert!(ids_of(&at("8")).contains(&"claude_cut_flags".to_string()));
+    assert!(!ids_of(&at("7")).contains(&"claude_cut_flags".to_string()));
+    let t = json_of(&["timeline", "--format", "json"], &path);
+    assert!(ids_of(&t).contains(&"claude_cut_flags".to_string()));
+    let (text, _) = mcscope(&["plan", "--at", "8"], &path);
+    assert!(
+        text.contains("cut by Claude Code (recorded): [t1, t2, tm]"),
+        "{text}"
+    );
+}
