@@ -73,6 +73,9 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+/// The `session.warnings` id of a file cut from a longer session (SPEC §15.2).
+pub const PARTIAL_TRANSCRIPT: &str = "partial_transcript";
+
 /// Something the transcript says that mcscope could not read as written (SPEC
 /// §15.2 `session.warnings`): unlike a [`Diagnostic`], the record is kept and
 /// only the field is unknown. `id` is stable (`malformed_record_field`).
@@ -176,10 +179,23 @@ pub struct Message {
     /// Claude `message.context_management.applied_edits` of the last line of the
     /// response that had it, verbatim (SPEC §10); None when no line had it.
     pub applied_edits: Option<Vec<serde_json::Value>>,
+    /// Claude `message.context_management`'s `client_*` fields of the last line
+    /// of the response that had any (SPEC §13.E4); None when no line had one.
+    pub context_client: Option<ContextClient>,
     /// `parentUuid` of the message's first record (checks a budget boundary, §10).
     pub first_parent_uuid: Option<String>,
     /// True for messages rebuilt from a Qwen `compressedHistory` (not responses).
     pub synthetic: bool,
+}
+
+/// The client's own fields in `message.context_management` (Claude Code
+/// 2.1.321+, SPEC §13.E4), as recorded; a malformed count is unknown.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextClient {
+    pub cut_tool_uses: Option<u64>,
+    pub sent_trigger_tool_uses: Option<u64>,
+    pub sent_keep_tool_uses: Option<u64>,
+    pub estimated_cleared_input_tokens: Option<u64>,
 }
 
 /// A `tool_use` block / `functionCall` part.

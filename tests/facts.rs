@@ -45,8 +45,16 @@ fn json_of(args: &[&str], path: &Path) -> Value {
 /// - `tx`: no call in the view (`not_in_view`).
 ///
 /// Requests: 1–6 are the responses holding each call (their results follow),
-/// 7 the answer, 8 the answer after the return (the cut belongs to it).
+/// 7 the answer (with a thinking block; it reads 50,000 from the cache), 8 the
+/// answer after the return: the cut, a `thinking_stripped` record (unless
+/// `strip` is false) and the resume note belong to it; its response reads 0
+/// from the cache (a break: E = 50,000 + 0) and records that the client cut 3
+/// results and sent no edit.
 fn cut_session(dir: &Path) -> PathBuf {
+    cut_session_with(dir, true)
+}
+
+fn cut_session_with(dir: &Path, strip: bool) -> PathBuf {
     let mut c = Claude::default();
     c.version("2.1.332");
     c.prompt("look around", 0.0)
@@ -66,11 +74,39 @@ fn cut_session(dir: &Path) -> PathBuf {
             false,
             0.0,
         )
-        .answer("done")
-        .cut(&["t1", "t2", "te", "ts", "tm", "td", "tx"], STAND_IN, 70.0)
-        .prompt("back again", 0.0)
-        .answer("hello again");
-    c.write(dir, "cut.jsonl")
+        .thinking_answer(
+            "let me think",
+            "done",
+            json!({"usage": {"input_tokens": 10, "cache_read_input_tokens": 50000, "output_tokens": 5}}),
+        )
+        .cut(&["t1", "t2", "te", "ts", "tm", "td", "tx"], STAND_IN, 70.0);
+    if strip {
+        c.attachment(
+            json!({"type": "thinking_stripped", "scope": "all", "cause": "return_after_idle"}),
+            0.0,
+        );
+    }
+    c.attachment(
+        json!({"type": "critical_system_reminder",
+               "content": "This chat has resumed after a long pause. Tool results may be stale."}),
+        0.0,
+    )
+    .prompt("back again", 0.0)
+    .thinking_answer(
+        "again",
+        "hello again",
+        json!({"usage": {"input_tokens": 60000, "cache_read_input_tokens": 0, "output_tokens": 5},
+               "context_management": {"applied_edits": [], "client_cut_tool_uses": 3,
+                                      "client_estimated_cleared_input_tokens": 800}}),
+    );
+    c.write(
+        dir,
+        if strip {
+            "cut.jsonl"
+        } else {
+            "cut-nostrip.jsonl"
+        },
+    )
 }
 
 fn setup_of(path: &Path) -> analysis::Setup {
@@ -285,4 +321,156 @@ fn e1_cut_flags_caveat_where_a_record_is_in_view() {
         text.contains("cut by Claude Code (recorded): [t1, t2, tm]"),
         "{text}"
     );
+}
+
+/// SPEC §13.E1 evidence: the record at its request, with what it applied and
+/// why not the rest; E2, E3 and the recorded half of E4 beside it; the counts.
+#[test]
+fn e1_evidence_lists_applied_and_not_applied_with_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cut_session(dir.path());
+    let v = json_of(&["evidence", "--format", "json"], &path);
+    let r8 = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["index"] == 8)
+        .unwrap();
+    assert_eq!(
+        r8["tool_results_cut"],
+        json!([{"call_ids": ["t1", "t2", "te", "ts", "tm", "td", "tx"], "stand_in": STAND_IN,
+                "rough_tokens": 1000, "cause": null, "applied": ["t1", "t2", "tm"],
+                "not_applied": [{"id": "te", "reason": "error"}, {"id": "ts", "reason": "not_shorter"},
+                                {"id": "td", "reason": "content_kind"}, {"id": "tx", "reason": "not_in_view"}]}])
+    );
+    // E2, E3.
+    assert_eq!(
+        r8["thinking_stripped"],
+        json!({"scope": "all", "cause": "return_after_idle"})
+    );
+    assert_eq!(r8["resumed_after_pause"], true);
+    // E4: applied_edits [] with client_cut_tool_uses: the client cut, no edit.
+    assert_eq!(
+        r8["idle_server"],
+        json!({"recorded": {"cleared_tool_uses": null, "cleared_input_tokens": null,
+                            "client_cut_tool_uses": 3, "client_sent_trigger_tool_uses": null,
+                            "client_sent_keep_tool_uses": null,
+                            "client_estimated_cleared_input_tokens": 800},
+               "simulated": null, "agrees": null, "differs": []})
+    );
+    // §13.E4: client_cut explains the break, after context_edits (none here).
+    assert_eq!(
+        r8["observed_break"]["explanations"],
+        json!(["ttl", "client_cut"])
+    );
+    let c = &v["counts"];
+    assert_eq!(c["client_cut"], 1);
+    assert_eq!(c["harness_rewrite"], 0);
+    assert_eq!(c["tool_results_cut"], 1);
+    assert_eq!(c["thinking_stripped"], 1);
+    assert_eq!(c["resumed_after_pause"], 1);
+    assert_eq!(c["idle_server_agrees"], 0);
+    assert_eq!(c["absent"], 0);
+    // Earlier requests carry the empty §13.J keys.
+    let r7 = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["index"] == 7)
+        .unwrap();
+    assert_eq!(r7["tool_results_cut"], json!([]));
+    assert_eq!(r7["thinking_stripped"], Value::Null);
+    assert_eq!(r7["resumed_after_pause"], false);
+    let (text, _) = mcscope(&["evidence"], &path);
+    assert!(text.contains("client_cut: cut by the client"), "{text}");
+}
+
+/// SPEC §13.E2: from its request on, the thinking of every earlier assistant
+/// message is left out of both wires; without the record it stays.
+#[test]
+fn e2_thinking_stripped_from_its_request_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let thinking_in = |path: &Path, k: usize, side: Side| -> bool {
+        let setup = setup_of(path);
+        let body = analysis::wire_at(&setup, k, side).unwrap();
+        body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+            .any(|b| b["type"] == "thinking")
+    };
+    let with = cut_session(dir.path());
+    let without = cut_session_with(dir.path(), false);
+    for side in [Side::Wire, Side::Local] {
+        assert!(!thinking_in(&with, 8, side), "stripped at 8");
+        assert!(thinking_in(&without, 8, side), "kept without the record");
+    }
+}
+
+/// SPEC §10: a budget-writer boundary explains a break as `harness_rewrite`
+/// (the harness rewrote old results), never as `cache_edits`.
+#[test]
+fn harness_rewrite_explains_a_budget_boundary_break() {
+    use common::evidence::{Tx, usage};
+    let dir = tempfile::tempdir().unwrap();
+    let mut tx = Tx::default();
+    tx.prompt(0.0)
+        .response("m1", 0.1, usage(40_000, 0, 0), Some("a"), json!({}))
+        .result("a", 0.2)
+        .boundary(0.25, 140_000, 30_000, &["a"])
+        .response("m2", 0.3, usage(40_000, 0, 0), None, json!({}));
+    let path = tx.write(dir.path());
+    let v = json_of(&["evidence", "--format", "json"], &path);
+    let r2 = &v["requests"][1];
+    assert_eq!(r2["index"], 2);
+    assert_eq!(r2["microcompact"]["writer"], "budget");
+    assert_eq!(
+        r2["observed_break"]["explanations"],
+        json!(["harness_rewrite"])
+    );
+    assert_eq!(v["counts"]["harness_rewrite"], 1);
+    assert_eq!(v["counts"]["cache_edits"], 0);
+}
+
+/// SPEC §15.2: a file whose first record with a parentUuid names a parent it
+/// does not hold is partial; a record's ids no tool_use holds are `absent`
+/// there, `missing` in a whole file.
+#[test]
+fn partial_transcript_moves_unheld_ids_to_absent() {
+    use common::evidence::{Tx, usage};
+    let build = |partial: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut tx = Tx::default();
+        let first = if partial {
+            json!({"parentUuid": "u-before-the-file",
+                   "message": {"role": "user", "content": "go on"}})
+        } else {
+            json!({"message": {"role": "user", "content": "go on"}})
+        };
+        tx.rec("user", 0.0, first)
+            .response("m1", 0.1, usage(40_000, 0, 0), Some("a"), json!({}))
+            .result("a", 0.2)
+            .boundary(0.25, 140_000, 30_000, &["a", "zz"])
+            .response("m2", 0.3, usage(1000, 40_000, 0), None, json!({}));
+        let path = tx.write(dir.path());
+        (json_of(&["evidence", "--format", "json"], &path), dir)
+    };
+    let (whole, _d1) = build(false);
+    assert_eq!(whole["session"]["warnings"], json!([]));
+    let mc = &whole["requests"][1]["microcompact"];
+    assert_eq!(mc["missing"], json!(["a", "zz"]));
+    assert_eq!(mc["absent"], json!([]));
+
+    let (part, _d2) = build(true);
+    assert_eq!(
+        part["session"]["warnings"],
+        json!([{"id": "partial_transcript", "line": 1,
+                "text": "the file starts mid-session: results before it are unknown"}])
+    );
+    let mc = &part["requests"][1]["microcompact"];
+    assert_eq!(mc["missing"], json!(["a"]));
+    assert_eq!(mc["absent"], json!(["zz"]));
+    assert_eq!(mc["agrees"], false, "a is still missing");
+    assert_eq!(part["counts"]["absent"], 1);
 }

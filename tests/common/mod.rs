@@ -133,6 +133,27 @@ impl Claude {
         self.push(r)
     }
 
+    /// One response of a thinking block and a text block (two lines, one id);
+    /// `message` keys (usage, context_management) go on both lines.
+    pub fn thinking_answer(&mut self, thinking: &str, text: &str, message: Value) -> &mut Self {
+        let id = format!("msg_think_{}", self.n);
+        for block in [
+            json!({"type": "thinking", "thinking": thinking, "signature": "sig"}),
+            json!({"type": "text", "text": text}),
+        ] {
+            let mut r = self.base("assistant", 0.0);
+            let mut m = json!({"id": id, "type": "message", "role": "assistant",
+                "model": "claude-test", "content": [block],
+                "usage": {"input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 5}});
+            for (k, v) in message.as_object().into_iter().flatten() {
+                m[k] = v.clone();
+            }
+            r.insert("message".into(), m);
+            self.push(r);
+        }
+        self
+    }
+
     /// An `attachment` record `minutes` after the previous one (SPEC §13.E).
     pub fn attachment(&mut self, attachment: Value, minutes: f64) -> &mut Self {
         let mut r = self.base("attachment", minutes);

@@ -44,8 +44,15 @@ struct Line<'a> {
     microcompact: Raw<'a>,
     #[serde(borrow, default)]
     uuid: Raw<'a>,
-    #[serde(rename = "parentUuid", borrow, default)]
-    parent_uuid: Raw<'a>,
+    /// Some when the key is there (its value None when null or not a string
+    /// value): SPEC §15.2 looks at the first record that has the key.
+    #[serde(
+        rename = "parentUuid",
+        borrow,
+        default,
+        deserialize_with = "super::raw::present"
+    )]
+    parent_uuid: Option<Raw<'a>>,
     #[serde(borrow, default)]
     version: Raw<'a>,
     #[serde(borrow, default)]
@@ -264,6 +271,10 @@ pub(super) struct Tagged {
     /// Fields of the record that could not be read as written (the record is
     /// kept; SPEC §15.2 `session.warnings`).
     warnings: Vec<String>,
+    /// The record's `uuid`, and its `parentUuid` when it has the key (the
+    /// inner None: null, or not a string).
+    uuid: Option<String>,
+    parent: Option<Option<String>>,
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
@@ -282,6 +293,7 @@ pub(super) enum Rec {
         model: Option<String>,
         usage: Option<Usage>,
         applied_edits: Option<Vec<serde_json::Value>>,
+        context_client: Option<Box<crate::session::ContextClient>>,
         parent_uuid: Option<String>,
         cwd: Option<String>,
         calls: Vec<CallRec>,
@@ -330,6 +342,10 @@ pub(super) struct Sink {
     what_if: Option<bool>,
     /// `content-replacement` records: the text the model saw instead (SPEC §2).
     replacements: HashMap<String, String>,
+    /// Every `uuid` of the file, and the first record's `parentUuid` that has
+    /// the key (line, value): SPEC §15.2's test for a partial transcript.
+    uuids: std::collections::HashSet<String>,
+    first_parent: Option<(usize, Option<String>)>,
     /// Only these lines (1-based) are read: one inline sub-agent thread, opened
     /// from the picker as a what-if.
     only: Option<std::sync::Arc<std::collections::HashSet<usize>>>,
@@ -341,6 +357,8 @@ impl Sink {
             b: Builder::new(path, Format::ClaudeJsonl),
             what_if: None,
             replacements: HashMap::new(),
+            uuids: Default::default(),
+            first_parent: None,
             only: None,
         }
     }
@@ -351,6 +369,8 @@ impl Sink {
             b: Builder::new(path, Format::MessagesJson),
             what_if: None,
             replacements: HashMap::new(),
+            uuids: Default::default(),
+            first_parent: None,
             only: None,
         }
     }
@@ -452,7 +472,9 @@ impl RecordSink for Sink {
                     model: raw::owned(msg.model),
                     usage: usage(msg.usage, &mut w),
                     applied_edits: applied_edits(msg.context_management, &mut w),
-                    parent_uuid: raw::owned(rec.parent_uuid),
+                    context_client: usage::context_client(msg.context_management, &mut w)
+                        .map(Box::new),
+                    parent_uuid: raw::owned(rec.parent_uuid.flatten()),
                     cwd: raw::owned(rec.cwd),
                     calls,
                 }
@@ -491,6 +513,8 @@ impl RecordSink for Sink {
             version,
             sidechain,
             warnings: w.0,
+            uuid: raw::owned(rec.uuid),
+            parent: rec.parent_uuid.map(raw::owned),
         })
     }
 
@@ -529,6 +553,20 @@ impl RecordSink for Sink {
         let mut s = self.b.finish(diagnostics);
         s.subagent_what_if = self.what_if == Some(true);
         attach::decide_cuts(&mut s);
+        // SPEC §15.2: the first record with a parentUuid names a parent the
+        // file does not hold: it was cut from a longer session.
+        if let Some((line, Some(parent))) = &self.first_parent
+            && !self.uuids.contains(parent)
+        {
+            s.warnings.insert(
+                0,
+                SessionWarning {
+                    id: crate::session::PARTIAL_TRANSCRIPT,
+                    line: Some(*line),
+                    text: "the file starts mid-session: results before it are unknown".into(),
+                },
+            );
+        }
         s
     }
 }
@@ -541,8 +579,18 @@ impl Sink {
             version,
             sidechain,
             warnings,
+            uuid,
+            parent,
             ..
         } = tagged;
+        if let Some(u) = uuid {
+            self.uuids.insert(u);
+        }
+        if self.first_parent.is_none()
+            && let Some(p) = parent
+        {
+            self.first_parent = Some((line, p));
+        }
         self.apply_rec(rec, line, part);
         // Only the thread that is planned: a sub-agent's odd field misleads nothing.
         if !warnings.is_empty() && self.is_main(sidechain, false) {
@@ -607,6 +655,7 @@ impl Sink {
                 model,
                 usage,
                 applied_edits,
+                context_client,
                 parent_uuid,
                 cwd,
                 calls,
@@ -624,6 +673,7 @@ impl Sink {
                     model,
                     usage,
                     applied_edits,
+                    context_client: context_client.map(|c| *c),
                     parent_uuid,
                 });
                 for c in calls {

@@ -399,6 +399,7 @@ impl RecordSink for Sink {
                             model,
                             usage,
                             applied_edits: None,
+                            context_client: None,
                             parent_uuid: None,
                         });
                         self.send.stamp(self.b.s.requests.last_mut(), send);
