@@ -375,6 +375,7 @@ fn printed() -> BTreeMap<&'static str, BTreeSet<String>> {
     );
     for (s, id) in [
         ("sample-sessions/claude-demo.jsonl", "toolu_A"),
+        ("sample-sessions/claude-cut.jsonl", "toolu_R1"),
         ("sample-sessions/qwen-memory/today.jsonl", "call_main"),
         (
             "sample-sessions/api-agent.json",

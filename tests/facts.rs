@@ -474,3 +474,58 @@ fn partial_transcript_moves_unheld_ids_to_absent() {
     assert_eq!(mc["agrees"], false, "a is still missing");
     assert_eq!(part["counts"]["absent"], 1);
 }
+
+/// SPEC §15.21: explain lists the records naming the id first, says whether a
+/// call holds it, gives each request's `cut`; an id only a record names answers
+/// from the record (tool and path null, no requests, exit 0).
+#[test]
+fn explain_lists_records_and_answers_an_id_only_a_record_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = cut_session(dir.path());
+    let explain = |id: &str, json: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcscope"));
+        cmd.arg("explain").arg(&path).arg(id);
+        if json {
+            cmd.args(["--format", "json"]);
+        }
+        let out = cmd.output().unwrap();
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            out.status.code().unwrap_or(-1),
+        )
+    };
+    let (out, code) = explain("t1", true);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["records"],
+        json!([{"line": 16, "kind": "tool_results_cut", "request": 8}])
+    );
+    assert_eq!(v["call_in_file"], true);
+    let rows = v["requests"].as_array().unwrap();
+    let last = rows.last().unwrap();
+    assert_eq!(last["index"], 8);
+    assert_eq!(last["status"], "cut");
+    assert_eq!(last["cut"]["at"], 8);
+    assert_eq!(rows[rows.len() - 2]["cut"], Value::Null);
+    // tx: no call, no result, only the record names it.
+    let (out, code) = explain("tx", true);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["tool_use_id"], "tx");
+    assert_eq!(v["tool"], Value::Null);
+    assert_eq!(v["path"], Value::Null);
+    assert_eq!(v["requests"], json!([]));
+    assert_eq!(v["call_in_file"], false);
+    assert_eq!(v["records"][0]["kind"], "tool_results_cut");
+    // The text says the records first.
+    let (text, code) = explain("t1", false);
+    assert_eq!(code, 0);
+    let rec = text
+        .find("◇ tool_results_cut at line 16 belongs to request 8")
+        .unwrap();
+    let table = text.find("REQ").unwrap();
+    assert!(rec < table, "{text}");
+    // An id nothing names is still exit 2.
+    assert_eq!(explain("nothing-names-this", true).1, 2);
+}
