@@ -529,3 +529,66 @@ fn explain_lists_records_and_answers_an_id_only_a_record_names() {
     // An id nothing names is still exit 2.
     assert_eq!(explain("nothing-names-this", true).1, 2);
 }
+
+/// SPEC §13.E1, §15.2: a cut record with fields of the wrong shape is kept with
+/// a warning; a stand-in over 200 UTF-16 units makes every id `stand_in_invalid`;
+/// an unknown cause cuts nothing.
+#[test]
+fn e1_malformed_cut_fields_are_kept_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Claude::default();
+    c.version("2.1.332");
+    c.prompt("go", 0.0)
+        .bash("t1", 2000)
+        .answer("done")
+        .attachment(
+            json!({"type": "tool_results_cut", "callIds": "t1", "standIn": 7,
+                   "roughTokens": -1}),
+            70.0,
+        )
+        .cut(&["t1"], &"s".repeat(201), 0.0)
+        .attachment(
+            json!({"type": "tool_results_cut", "callIds": ["t1"], "standIn": "[cut]",
+                   "cause": "some_future_cause"}),
+            0.0,
+        )
+        .prompt("back", 0.0)
+        .answer("hi");
+    let path = c.write(dir.path(), "bad-cut.jsonl");
+    let v = json_of(&["evidence", "--format", "json"], &path);
+    let warnings: Vec<String> = v["session"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["text"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("attachment.callIds is a string"))
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("attachment.standIn is a number"))
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("attachment.roughTokens"))
+    );
+    let last = v["requests"].as_array().unwrap().last().unwrap().clone();
+    let cuts = last["tool_results_cut"].as_array().unwrap();
+    assert_eq!(cuts.len(), 3, "every record is kept");
+    assert_eq!(cuts[0]["call_ids"], json!([]));
+    assert_eq!(
+        cuts[1]["not_applied"],
+        json!([{"id": "t1", "reason": "stand_in_invalid"}])
+    );
+    assert_eq!(
+        cuts[2]["not_applied"],
+        json!([{"id": "t1", "reason": "tool_not_eligible"}])
+    );
+    let p = json_of(&["plan", "--format", "json"], &path);
+    assert_eq!(p["cut"], json!([]));
+}

@@ -290,3 +290,24 @@ pub(super) fn decide_cuts(s: &mut Session) {
         s.cut = marks;
     }
 }
+
+/// SPEC §15.2: when the first record with a `parentUuid` key names a parent the
+/// file does not hold, the file was cut from a longer session.
+pub(super) fn partial_transcript(
+    s: &mut Session,
+    first_parent: Option<&(usize, Option<String>)>,
+    parent_seen: bool,
+) {
+    if let Some((line, Some(_))) = first_parent
+        && !parent_seen
+    {
+        s.warnings.insert(
+            0,
+            crate::session::SessionWarning {
+                id: crate::session::PARTIAL_TRANSCRIPT,
+                line: Some(*line),
+                text: "the file starts mid-session: results before it are unknown".into(),
+            },
+        );
+    }
+}

@@ -346,6 +346,7 @@ pub(super) struct Sink {
     /// the key (line, value): SPEC §15.2's test for a partial transcript.
     uuids: std::collections::HashSet<String>,
     first_parent: Option<(usize, Option<String>)>,
+    parent_seen: bool,
     /// Only these lines (1-based) are read: one inline sub-agent thread, opened
     /// from the picker as a what-if.
     only: Option<std::sync::Arc<std::collections::HashSet<usize>>>,
@@ -359,6 +360,7 @@ impl Sink {
             replacements: HashMap::new(),
             uuids: Default::default(),
             first_parent: None,
+            parent_seen: false,
             only: None,
         }
     }
@@ -371,6 +373,7 @@ impl Sink {
             replacements: HashMap::new(),
             uuids: Default::default(),
             first_parent: None,
+            parent_seen: false,
             only: None,
         }
     }
@@ -553,20 +556,7 @@ impl RecordSink for Sink {
         let mut s = self.b.finish(diagnostics);
         s.subagent_what_if = self.what_if == Some(true);
         attach::decide_cuts(&mut s);
-        // SPEC §15.2: the first record with a parentUuid names a parent the
-        // file does not hold: it was cut from a longer session.
-        if let Some((line, Some(parent))) = &self.first_parent
-            && !self.uuids.contains(parent)
-        {
-            s.warnings.insert(
-                0,
-                SessionWarning {
-                    id: crate::session::PARTIAL_TRANSCRIPT,
-                    line: Some(*line),
-                    text: "the file starts mid-session: results before it are unknown".into(),
-                },
-            );
-        }
+        attach::partial_transcript(&mut s, self.first_parent.as_ref(), self.parent_seen);
         s
     }
 }
@@ -583,13 +573,23 @@ impl Sink {
             parent,
             ..
         } = tagged;
-        if let Some(u) = uuid {
-            self.uuids.insert(u);
-        }
+        // Only the first parentUuid's target is looked for: uuids are kept
+        // until it is known, then compared with it (a million lines keep none).
         if self.first_parent.is_none()
             && let Some(p) = parent
         {
+            self.parent_seen = p.as_ref().is_some_and(|p| self.uuids.contains(p));
+            self.uuids = Default::default();
             self.first_parent = Some((line, p));
+        }
+        if let Some(u) = uuid {
+            match &self.first_parent {
+                None => {
+                    self.uuids.insert(u);
+                }
+                Some((_, Some(p))) if !self.parent_seen => self.parent_seen = *p == u,
+                Some(_) => {}
+            }
         }
         self.apply_rec(rec, line, part);
         // Only the thread that is planned: a sub-agent's odd field misleads nothing.
