@@ -10,13 +10,16 @@ impl Engine<'_> {
             let r = &self.s.results[c.result];
             let clearing = self.cleared[c.result].as_ref();
             // SPEC §15.4: already_cleared, cut, protected, cleared, error_kept,
-            // kept, not_compactable (a cut MCP result is `cut`).
-            let status = if r.already_cleared {
-                Status::AlreadyCleared
-            } else if self.s.cut_at(c.result, req.index) {
-                Status::Cut
-            } else if !c.compactable {
+            // kept (a cut MCP result is `cut`). A result of a tool the plans
+            // never clear and no cut replaced stays `not_compactable`, as before
+            // (tests/properties.rs P1 holds that order).
+            let cut = self.s.cut_at(c.result, req.index);
+            let status = if !c.compactable && !cut {
                 Status::NotCompactable
+            } else if r.already_cleared {
+                Status::AlreadyCleared
+            } else if cut {
+                Status::Cut
             } else if c.protected() {
                 Status::Protected
             } else if clearing.is_some() {
