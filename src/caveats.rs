@@ -39,6 +39,15 @@ thresholds that are not public; when claude idle fires it also resets the cached
 state.",
 };
 
+pub(crate) const CLAUDE_CUT_FLAGS: Caveat = Caveat {
+    id: "claude_cut_flags",
+    short: "recorded cuts: remote defaults assumed",
+    // Claude Code 2.1.332 bundle, grep
+    // `Mfr="tengu_adaptive_pinwheel",Ifr="tengu_sparkling_charm",Dfr=200`.
+    text: "Recorded cuts are applied assuming the remote defaults (tengu_adaptive_pinwheel on, \
+tengu_sparkling_charm unset).",
+};
+
 pub(crate) const QWEN_MEMORY_PRESSURE: Caveat = Caveat {
     id: "qwen_memory_pressure",
     short: "memory-pressure pass not simulated",
@@ -63,10 +72,11 @@ pub(crate) const API_BETA_HEADER: Caveat = Caveat {
 };
 
 /// Every caveat, in the order they are listed.
-pub(crate) const ALL: [Caveat; 6] = [
+pub(crate) const ALL: [Caveat; 7] = [
     CLAUDE_IDLE_FLAG,
     CLAUDE_BUDGET_KILL_SWITCH,
     CLAUDE_CACHED_INTERNAL,
+    CLAUDE_CUT_FLAGS,
     QWEN_MEMORY_PRESSURE,
     QWEN_UNSEEN_RESTART,
     API_BETA_HEADER,
@@ -77,6 +87,12 @@ pub(crate) const ALL: [Caveat; 6] = [
 /// switch; count or cache-edits → internal builds; any qwen plan → the
 /// memory-pressure pass and unseen restarts.
 pub(crate) fn caveats(policy: &Policy, kinds: &[PlanKind]) -> Vec<Caveat> {
+    caveats_with(policy, kinds, false)
+}
+
+/// As [`caveats`], where `cut` says a `tool_results_cut` record is in the view
+/// (SPEC §13.C `claude_cut_flags`: any claude-preset plan then applies it).
+pub(crate) fn caveats_with(policy: &Policy, kinds: &[PlanKind], cut: bool) -> Vec<Caveat> {
     let has = |k: PlanKind| kinds.contains(&k);
     let wanted = |c: &Caveat| match c.id {
         "claude_idle_flag" => policy.preset == Harness::Claude && has(PlanKind::Idle),
@@ -85,6 +101,7 @@ pub(crate) fn caveats(policy: &Policy, kinds: &[PlanKind]) -> Vec<Caveat> {
             policy.preset == Harness::Claude
                 && (has(PlanKind::Count) || policy.delivery == Delivery::CacheEdits)
         }
+        "claude_cut_flags" => cut && policy.preset == Harness::Claude,
         "api_beta_header" => policy.kind == PlanKind::Api,
         _ => policy.preset == Harness::Qwen,
     };
@@ -129,6 +146,35 @@ mod tests {
         assert_eq!(
             ids(&Policy::api_preset(), &[PlanKind::Api]),
             ["api_beta_header"]
+        );
+    }
+
+    /// SPEC §13.C: `claude_cut_flags` comes after `claude_cached_internal`, and
+    /// only when a cut record is in the view.
+    #[test]
+    fn e1_cut_flags_caveat_in_its_place() {
+        let mut edits = Policy::preset(Harness::Claude);
+        edits.delivery = Delivery::CacheEdits;
+        let with = |cut| {
+            caveats_with(&edits, &[PlanKind::Idle], cut)
+                .iter()
+                .map(|c| c.id)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            with(true),
+            [
+                "claude_idle_flag",
+                "claude_cached_internal",
+                "claude_cut_flags"
+            ]
+        );
+        assert!(!with(false).contains(&"claude_cut_flags"));
+        let qwen = Policy::preset(Harness::Qwen);
+        assert!(
+            !caveats_with(&qwen, &[PlanKind::Idle], true)
+                .iter()
+                .any(|c| c.id == "claude_cut_flags")
         );
     }
 

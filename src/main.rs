@@ -163,23 +163,16 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             cli::check_output(output.as_deref(), &path)?;
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
-            let resolved = cli::resolve_id(&setup.session, &tool_id)
-                .map_err(|e| UsageError::Message(format!("{}: {e}", path.display())));
-            let e = match resolved {
-                Ok(tool_id) => analysis::explain(&setup, &tool_id, forced_at).ok_or_else(|| {
-                    UsageError::Message(format!(
-                        "{}: no tool result with id {tool_id:?}",
-                        path.display()
-                    ))
-                })?,
-                // A page is made from the records alone when only a record names the id.
-                Err(err) => opts
-                    .output_format()
-                    .is_page()
-                    .then(|| cli::record_only(&setup, &tool_id))
-                    .flatten()
-                    .ok_or(err)?,
-            };
+            // An id only a record names resolves too and is answered from the
+            // records (SPEC §15.21), in every format.
+            let tool_id = cli::resolve_id(&setup.session, &tool_id)
+                .map_err(|e| UsageError::Message(format!("{}: {e}", path.display())))?;
+            let e = analysis::explain(&setup, &tool_id, forced_at).ok_or_else(|| {
+                UsageError::Message(format!(
+                    "{}: no tool result with id {tool_id:?}",
+                    path.display()
+                ))
+            })?;
             // Escaped here whatever the format: the same bytes may go to `-o`.
             let out = match opts.output_format() {
                 OutputFormat::Json => {

@@ -73,6 +73,9 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+/// The `session.warnings` id of a file cut from a longer session (SPEC §15.2).
+pub const PARTIAL_TRANSCRIPT: &str = "partial_transcript";
+
 /// Something the transcript says that mcscope could not read as written (SPEC
 /// §15.2 `session.warnings`): unlike a [`Diagnostic`], the record is kept and
 /// only the field is unknown. `id` is stable (`malformed_record_field`).
@@ -179,6 +182,9 @@ pub struct Message {
     /// Claude `message.context_management.applied_edits` of the last line of the
     /// response that had it, verbatim (SPEC §10); None when no line had it.
     pub applied_edits: Option<Vec<serde_json::Value>>,
+    /// Claude `message.context_management`'s `client_*` fields of the last line
+    /// of the response that had any (SPEC §13.E4); None when no line had one.
+    pub context_client: Option<ContextClient>,
     /// `parentUuid` of the message's first record (checks a budget boundary, §10).
     pub first_parent_uuid: Option<String>,
     /// True for messages rebuilt from a Qwen `compressedHistory` (not responses).
@@ -194,6 +200,16 @@ pub struct UsageLine {
     pub request_id: Option<String>,
     pub model: Option<String>,
     pub usage: Usage,
+}
+
+/// The client's own fields in `message.context_management` (Claude Code
+/// 2.1.321+, SPEC §13.E4), as recorded; a malformed count is unknown.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextClient {
+    pub cut_tool_uses: Option<u64>,
+    pub sent_trigger_tool_uses: Option<u64>,
+    pub sent_keep_tool_uses: Option<u64>,
+    pub estimated_cleared_input_tokens: Option<u64>,
 }
 
 /// A `tool_use` block / `functionCall` part.
@@ -236,6 +252,9 @@ pub struct ToolResult {
     /// Qwen `search_memory`-style outputs (`mode` `fetch` or `search`): the
     /// `{memoryRef, mtimeMs}` bodies they carry, in order.
     pub memory_bodies: Vec<(String, serde_json::Value)>,
+    /// Claude: the content is a string, or only `text` and `image` blocks (a
+    /// recorded cut may replace only such a result, SPEC §13.E1 condition 3).
+    pub plain: bool,
 }
 
 /// Top-level inline media in a Qwen message (not inside a functionResponse).
@@ -355,7 +374,61 @@ pub struct Evidence {
     pub segment: usize,
 }
 
-/// What the `api` preset (SPEC §11) reads of each message beyond the model:
+/// A Claude `tool_results_cut` attachment (SPEC §13.E1): results Claude Code
+/// itself replaced by a stand-in. Its outcome is decided once the session is
+/// loaded (`load::claude::cuts`): which ids it replaced, and why not the others.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CutRecord {
+    pub line: usize,
+    /// The request it is attached to: the first whose response comes after it
+    /// (None: no request follows it).
+    pub request: Option<usize>,
+    pub segment: usize,
+    /// `callIds` as recorded (its string entries; none when it is not a list).
+    pub call_ids: Vec<String>,
+    pub ids_listed: bool,
+    /// `standIn`, when it is a string.
+    pub stand_in: Option<String>,
+    pub rough_tokens: Option<u64>,
+    /// `cause` as recorded: None absent or null.
+    pub cause: Option<String>,
+    /// The ids it replaced at its request, in record order.
+    pub applied: Vec<String>,
+    /// The ids it did not, with the reason (SPEC §13.E1's reason ids).
+    pub not_applied: Vec<(String, &'static str)>,
+}
+
+/// Where a result stands cut (SPEC §13.E1): the record that gave its stand-in
+/// and the first request whose wire carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CutMark {
+    /// Index into `Session::cuts`.
+    pub record: usize,
+    pub at: usize,
+}
+
+/// A Claude `thinking_stripped` attachment (SPEC §13.E2): from its request on,
+/// the thinking of every assistant message before it is left out of the wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThinkingStrip {
+    pub line: usize,
+    pub request: Option<usize>,
+    pub segment: usize,
+    /// Messages `..before_msg` lie before the record.
+    pub before_msg: usize,
+    pub scope: Option<String>,
+    pub cause: Option<String>,
+}
+
+/// A `critical_system_reminder` that says the chat resumed after a long pause
+/// (SPEC §13.E3): a marker of a return, attached to a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResumeNote {
+    pub line: usize,
+    pub request: Option<usize>,
+}
+
+/// What the API preset (SPEC §11) reads of each message beyond the model:
 /// SPEC §2's token estimate of its blocks, its thinking, and its tool uses'
 /// inputs. Read back from the records on first use (`policy::engine`).
 #[derive(Debug, Default, Clone)]
@@ -406,6 +479,13 @@ pub struct Session {
     pub media: Vec<Media>,
     pub requests: Vec<Request>,
     pub evidence: Vec<Evidence>,
+    /// Claude `tool_results_cut` records, in file order (SPEC §13.E1).
+    pub cuts: Vec<CutRecord>,
+    /// Per result, where it stands cut; empty when no record cut anything.
+    pub cut: Vec<Option<CutMark>>,
+    /// `thinking_stripped` records and resume notes (SPEC §13.E2, E3).
+    pub thinking_strips: Vec<ThinkingStrip>,
+    pub resume_notes: Vec<ResumeNote>,
     /// The model named by the body (messages-json) or the last response.
     pub model: Option<String>,
     /// The `api` preset's reading of the messages, once asked for.
@@ -434,6 +514,10 @@ impl Session {
             media: Vec::new(),
             requests: Vec::new(),
             evidence: Vec::new(),
+            cuts: Vec::new(),
+            cut: Vec::new(),
+            thinking_strips: Vec::new(),
+            resume_notes: Vec::new(),
             model: None,
             api_facts: std::sync::OnceLock::new(),
             context_facts: std::sync::OnceLock::new(),
@@ -459,6 +543,22 @@ impl Session {
 
     pub fn media_in(&self, start: usize, end: usize) -> std::ops::Range<usize> {
         range_by_msg(&self.media, |m| m.msg, start, end)
+    }
+
+    /// Where result `r` stands cut by a recorded `tool_results_cut`, if it does.
+    pub fn cut_mark(&self, r: usize) -> Option<CutMark> {
+        self.cut.get(r).copied().flatten()
+    }
+
+    /// Whether result `r` is cut in the wire of request `k` (SPEC §13.E1).
+    pub fn cut_at(&self, r: usize, k: usize) -> bool {
+        self.cut_mark(r).is_some_and(|m| m.at <= k)
+    }
+
+    /// The stand-in a cut result reads in the wire (SPEC §13.E1).
+    pub fn cut_stand_in(&self, r: usize) -> Option<&str> {
+        let m = self.cut_mark(r)?;
+        self.cuts.get(m.record)?.stand_in.as_deref()
     }
 
     /// Request `index` (1-based), if the session has it.

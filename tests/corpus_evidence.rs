@@ -232,10 +232,11 @@ fn the_real_budget_record_attaches_to_request_48() {
         "toolu_01Fj8LHRfhQzYgx2JqnZRRdo"
     );
     // auto runs budget on 2.1.17: the simulated rewrite explains the break too,
-    // and the record agrees with the budget plan id for id.
+    // and the record agrees with the budget plan id for id. SPEC §10: the budget
+    // writer's record is `harness_rewrite` (it rewrote results), not cache_edits.
     assert_eq!(
         r48["observed_break"]["explanations"],
-        serde_json::json!(["plan_rewrite", "cache_edits"])
+        serde_json::json!(["plan_rewrite", "harness_rewrite"])
     );
     assert_eq!(mc["agrees"], true);
     assert_eq!(mc["missing"], serde_json::json!([]));

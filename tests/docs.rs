@@ -271,6 +271,7 @@ const SESSIONS: &[&str] = &[
     "sample-sessions/claude-demo.jsonl",
     "sample-sessions/claude-budget.jsonl",
     "sample-sessions/claude-size.jsonl",
+    "sample-sessions/claude-cut.jsonl",
     "sample-sessions/api-agent.json",
     "sample-sessions/qwen-memory/today.jsonl",
     "sample-sessions/qwen-memory/session.jsonl",
@@ -381,6 +382,7 @@ fn printed() -> BTreeMap<&'static str, BTreeSet<String>> {
     );
     for (s, id) in [
         ("sample-sessions/claude-demo.jsonl", "toolu_A"),
+        ("sample-sessions/claude-cut.jsonl", "toolu_R1"),
         ("sample-sessions/qwen-memory/today.jsonl", "call_main"),
         (
             "sample-sessions/api-agent.json",
@@ -525,6 +527,15 @@ fn json_md_lists_every_field_the_binary_prints() {
         "metadata.evicted_memory_bodies[].mtimeMs",
         "contents",
         "messages",
+        "compactions[].absent",
+        // `recorded` is opaque to `paths` (the api object's list of the
+        // same name): its §13.E4 keys are checked by tests/facts.rs instead.
+        "idle_server.recorded.cleared_tool_uses",
+        "idle_server.recorded.cleared_input_tokens",
+        "idle_server.recorded.client_cut_tool_uses",
+        "idle_server.recorded.client_sent_trigger_tool_uses",
+        "idle_server.recorded.client_sent_keep_tool_uses",
+        "idle_server.recorded.client_estimated_cleared_input_tokens",
     ];
     let invented: Vec<String> = unseen
         .iter()

@@ -65,7 +65,8 @@ fn evidence_json_reports_usage_breaks_records_and_edits() {
     assert_eq!(
         reqs[1]["microcompact"],
         json!({"writer": "budget", "compacted_tool_ids": ["x"], "pre_tokens": 140000,
-               "tokens_saved": 30000, "agrees": false, "missing": ["x"], "extra": []})
+               "tokens_saved": 30000, "agrees": false, "missing": ["x"], "extra": [],
+               "absent": []})
     );
     assert_eq!(
         reqs[2]["observed_break"],
@@ -74,7 +75,8 @@ fn evidence_json_reports_usage_breaks_records_and_edits() {
     assert_eq!(
         reqs[2]["microcompact"],
         json!({"writer": "cached", "compacted_tool_ids": ["a"], "pre_tokens": 0,
-               "tokens_saved": 2000, "agrees": true, "missing": [], "extra": []})
+               "tokens_saved": 2000, "agrees": true, "missing": [], "extra": [],
+               "absent": []})
     );
     assert_eq!(
         reqs[3]["observed_break"],
@@ -94,6 +96,9 @@ fn evidence_json_reports_usage_breaks_records_and_edits() {
     assert_eq!(v["counts"]["context_edits"], 1);
     assert_eq!(v["counts"]["unexplained"], 0);
     assert_eq!(v["counts"]["plan_rewrite"], 0);
+    // SPEC §10: the budget record at request 2 saw no break, so no
+    // harness_rewrite; the cached ones are cache_edits.
+    assert_eq!(v["counts"]["harness_rewrite"], 0);
     assert_eq!(v["counts"]["boundaries"], 3);
     assert_eq!(v["counts"]["agrees"], 1);
     assert_eq!(v["warnings"], json!([]));

@@ -432,3 +432,37 @@ fn budget_sample_evidence_agrees_with_the_budget_plan() {
     assert_eq!(r7["microcompact"]["agrees"], true);
     assert_eq!(v["counts"]["agrees"], 1);
 }
+
+/// The cut sample (SPEC §13.E1–E4, `make_claude_cut.py`): at request 7 the
+/// record cut the Read, the MCP result and the Grep, not the error or the short
+/// status; the thinking of response 6 is left out; the break is ttl + client_cut.
+#[test]
+fn cut_sample_applies_the_recorded_facts() {
+    let v = json(&[
+        "plan",
+        "sample-sessions/claude-cut.jsonl",
+        "--at",
+        "7",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(strings(&v["cut"]), ["toolu_R1", "toolu_M1", "toolu_G1"]);
+    assert_eq!(
+        v["evidence"]["observed_break"]["explanations"],
+        serde_json::json!(["ttl", "client_cut"])
+    );
+    assert_eq!(
+        v["evidence"]["tool_results_cut"][0]["not_applied"],
+        serde_json::json!([{"id": "toolu_E1", "reason": "error"},
+                           {"id": "toolu_S1", "reason": "not_shorter"}])
+    );
+    assert_eq!(v["evidence"]["resumed_after_pause"], true);
+    assert_eq!(
+        v["evidence"]["idle_server"]["recorded"]["client_cut_tool_uses"],
+        3
+    );
+    let wire = json(&["wire", "sample-sessions/claude-cut.jsonl", "--at", "7"]);
+    let text = wire.to_string();
+    assert!(!text.contains("\"thinking\""), "thinking stripped");
+    assert!(text.contains("[Old tool result content cleared]"));
+}

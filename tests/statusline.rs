@@ -433,3 +433,15 @@ fn the_corpus_agrees_with_evidence() {
     }
     assert!(checked >= 10, "only {checked} corpus sessions checked");
 }
+
+/// SPEC §15.18: a `tool_results_cut` record counts as a recorded clearing (the
+/// cut sample has one, and its reply's `applied_edits: []` clears nothing).
+#[test]
+fn a_cut_record_is_a_recorded_clearing() {
+    let home = Home::new();
+    let p =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-cut.jsonl");
+    let v = home.json(&p);
+    assert_eq!(v["recorded_clearings"], 1, "{v}");
+    assert_eq!(v["compactions"], 0);
+}

@@ -815,3 +815,30 @@ fn each_theme_key_colours_its_own_status_or_mark() {
         }
     }
 }
+
+/// SPEC §15.21: the explain panel shows a recorded cut that names the result
+/// above its fate, with what it did to it.
+#[test]
+fn the_explain_panel_shows_the_cut_record_above_the_simulation() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-cut.jsonl");
+    let mut a = open(&path, Opts::default());
+    let lines = explain(&mut a, "toolu_R1");
+    let record = lines
+        .iter()
+        .position(|l| l.contains("◇ tool_results_cut at line 14 belongs to request 7"))
+        .unwrap_or_else(|| panic!("{}", lines.join("\n")));
+    assert!(has(&lines, "cut by Claude Code (recorded): its stand-in"));
+    let fate = lines
+        .iter()
+        .position(|l| l.contains("◌ cut"))
+        .unwrap_or_else(|| panic!("{}", lines.join("\n")));
+    assert!(record < fate, "the record comes above the simulation");
+    a.update(Action::Back);
+    let lines = explain(&mut a, "toolu_E1");
+    assert!(
+        has(&lines, "not applied here: error"),
+        "{}",
+        lines.join("\n")
+    );
+}

@@ -365,6 +365,50 @@ pub struct Explain {
     pub path: Option<String>,
     pub first_cleared_at: Option<usize>,
     pub rows: Vec<ExplainRow>,
+    /// The harness's records that name the id, in file order (SPEC §15.21).
+    pub records: Vec<RecordRef>,
+    /// Whether a `tool_use` of the file holds the id.
+    pub call_in_file: bool,
+}
+
+/// A record of the transcript that names a result (SPEC §15.21 `records`):
+/// its line, its kind, and the request it belongs to (None: attached nowhere).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordRef {
+    pub line: usize,
+    pub kind: &'static str,
+    pub request: Option<usize>,
+}
+
+/// The records that name `id`: `microcompact_boundary` records (by where
+/// §10 attaches them) and `tool_results_cut` records (§13.E1), in file order.
+pub fn records_naming(s: &Session, id: &str) -> Vec<RecordRef> {
+    let (attached, _) = crate::evidence::attach(s);
+    let mut out: Vec<RecordRef> = s
+        .evidence
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.compacted_tool_ids.iter().any(|x| x == id))
+        .map(|(i, e)| RecordRef {
+            line: e.line,
+            kind: "microcompact_boundary",
+            request: attached.iter().find(|a| a.0 == i).map(|a| match a.2 {
+                crate::evidence::Target::Request(k) | crate::evidence::Target::Compaction(k) => k,
+            }),
+        })
+        .collect();
+    out.extend(
+        s.cuts
+            .iter()
+            .filter(|c| c.call_ids.iter().any(|x| x == id))
+            .map(|c| RecordRef {
+                line: c.line,
+                kind: "tool_results_cut",
+                request: c.request,
+            }),
+    );
+    out.sort_by_key(|r| r.line);
+    out
 }
 
 #[derive(Debug, Clone)]
@@ -381,17 +425,21 @@ pub struct ExplainRow {
 
 pub fn explain(setup: &Setup, id: &str, forced_at: usize) -> Option<Explain> {
     let s = &setup.session;
-    if !s.results.iter().any(|r| r.id == id) {
-        return None;
-    }
-    let mut engine = setup.engine(forced_at);
+    let records = records_naming(s, id);
     let mut out = Explain {
         tool_use_id: id.to_string(),
         tool: None,
         path: None,
         first_cleared_at: None,
         rows: Vec::new(),
+        call_in_file: s.calls.iter().any(|c| c.id == id),
+        records,
     };
+    if !s.results.iter().any(|r| r.id == id) {
+        // An id only a record names answers from the record (SPEC §15.21).
+        return (!out.records.is_empty()).then_some(out);
+    }
+    let mut engine = setup.engine(forced_at);
     while let Some(step) = engine.step() {
         let Some(c) = engine
             .candidates()

@@ -271,7 +271,15 @@ pub fn prefix_break(
     before: Wired<'_>,
     now: Wired<'_>,
 ) -> Option<usize> {
-    let results = |w: Wired<'_>| -> HashSet<usize> { w.cleared.iter().copied().collect() };
+    // A result a recorded cut replaced here is the same in every plan's wire and
+    // in the reference: what it read before is no break of the plan (SPEC §15.4).
+    let results = |w: Wired<'_>| -> HashSet<usize> {
+        w.cleared
+            .iter()
+            .copied()
+            .filter(|&r| !s.cut_at(r, request.index))
+            .collect()
+    };
     let media = |w: Wired<'_>| -> HashSet<(usize, usize)> { w.media.iter().copied().collect() };
     let server = |w: Wired<'_>| -> HashSet<(usize, usize)> { w.server.iter().copied().collect() };
     let first = results(now)

@@ -18,24 +18,6 @@ pub fn explain_page(setup: &Setup, e: &Explain, format: OutputFormat, full_paths
     report::page::render(setup, e, &analysis::evidence(setup), layout, full_paths)
 }
 
-/// SPEC §12: an id that only a record names (no result with it in the file,
-/// its call not in the file) still gets a page, made from the records: the
-/// explain data of such an id, when a `microcompact_boundary` names it exactly.
-pub fn record_only(setup: &Setup, id: &str) -> Option<Explain> {
-    let named = setup
-        .session
-        .evidence
-        .iter()
-        .any(|e| e.compacted_tool_ids.iter().any(|x| x == id));
-    named.then(|| Explain {
-        tool_use_id: id.to_string(),
-        tool: None,
-        path: None,
-        first_cleared_at: None,
-        rows: Vec::new(),
-    })
-}
-
 /// Refuses `-o FILE` before any work when it names the session, its sidecar,
 /// the config or a harness folder (the write checks again).
 pub fn check_output(output: Option<&Path>, session: &Path) -> Result<(), UsageError> {

@@ -12,7 +12,7 @@ pub use crate::setup::{
     setup, setup_from, setup_with_config, setup_with_progress, sidecar_path,
 };
 pub use compare::{CompareArgs, CompareFormat, run_compare};
-pub use explain::{check_output, emit, explain_page, record_only};
+pub use explain::{check_output, emit, explain_page};
 
 pub use crate::color::ColorChoice;
 use crate::policy::{Delivery, PlanKind};

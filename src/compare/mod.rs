@@ -220,6 +220,11 @@ fn run_setup(
         };
     let recorded =
         crate::bill::recorded(s, &crate::load::subagents::usage_lines(s), price.as_ref());
+    // SPEC §13.C: recorded cuts are facts in every row of a claude session.
+    if preset == Harness::Claude && s.cuts.iter().any(|c| c.request.is_some()) {
+        let c = crate::caveats::CLAUDE_CUT_FLAGS;
+        caveats.push((c.id.into(), c.text.into()));
+    }
     let mut facts = SessionFacts::new(s, req.cache_ttl);
     facts.pause = pause;
     let runs = grid

@@ -10,9 +10,10 @@
 //! [`collect`]).
 
 pub mod api;
+pub mod facts;
 mod session;
 
-pub use session::{Counts, Target, attach, collect, counts};
+pub use session::{Counts, PARTIAL_TRANSCRIPT, Target, attach, collect, counts};
 
 use crate::session::{Harness, Message, Request, Role, Session, Usage};
 use serde::Serialize;
@@ -151,22 +152,26 @@ pub enum Explanation {
     ModelChange,
     Ttl,
     PlanRewrite,
+    HarnessRewrite,
     CacheEdits,
     ContextEdits,
+    ClientCut,
     Unexplained,
 }
 
 impl Explanation {
     /// Every explanation, in the order they are listed (`restart`, a Qwen process
     /// segment, is not read by this build).
-    pub const ALL: [Explanation; 8] = [
+    pub const ALL: [Explanation; 10] = [
         Explanation::Compaction,
         Explanation::ServerCompaction,
         Explanation::ModelChange,
         Explanation::Ttl,
         Explanation::PlanRewrite,
+        Explanation::HarnessRewrite,
         Explanation::CacheEdits,
         Explanation::ContextEdits,
+        Explanation::ClientCut,
         Explanation::Unexplained,
     ];
 
@@ -183,10 +188,16 @@ impl Explanation {
             Explanation::PlanRewrite => {
                 "the selected plan rewrote old results here (simulated prefix break)"
             }
+            Explanation::HarnessRewrite => {
+                "the harness rewrote old results (a budget microcompact_boundary), which breaks the prefix"
+            }
             Explanation::CacheEdits => {
-                "the harness cleared tool results (microcompact_boundary or cache deletions)"
+                "cache deletions that keep the prefix (a cached microcompact_boundary, from an internal build, or cache_deleted_input_tokens grew)"
             }
             Explanation::ContextEdits => "the server applied context edits (applied_edits)",
+            Explanation::ClientCut => {
+                "cut by the client: Claude Code replaced old results itself (tool_results_cut or client_cut_tool_uses)"
+            }
             Explanation::Unexplained => {
                 "not explained by the transcript (system prompt, tools, betas or server-side eviction are not recorded)"
             }
@@ -202,8 +213,10 @@ pub struct BreakFacts {
     pub model_change: bool,
     pub ttl: bool,
     pub plan_rewrite: bool,
+    pub harness_rewrite: bool,
     pub cache_edits: bool,
     pub context_edits: bool,
+    pub client_cut: bool,
 }
 
 impl BreakFacts {
@@ -215,8 +228,10 @@ impl BreakFacts {
             (self.model_change, Explanation::ModelChange),
             (self.ttl, Explanation::Ttl),
             (self.plan_rewrite, Explanation::PlanRewrite),
+            (self.harness_rewrite, Explanation::HarnessRewrite),
             (self.cache_edits, Explanation::CacheEdits),
             (self.context_edits, Explanation::ContextEdits),
+            (self.client_cut, Explanation::ClientCut),
         ];
         let out: Vec<Explanation> = flags.iter().filter(|f| f.0).map(|f| f.1).collect();
         if out.is_empty() {
@@ -294,6 +309,9 @@ pub struct Comparison {
     pub missing: Vec<String>,
     /// Ids the simulation newly cleared that the record does not name (its order).
     pub extra: Vec<String>,
+    /// In a partial transcript, ids the record names that no `tool_use` of the
+    /// file holds: unknown rather than `missing` (SPEC §15.2).
+    pub absent: Vec<String>,
 }
 
 impl Comparison {
@@ -322,6 +340,12 @@ impl Comparison {
             parts.push(format!(
                 "extra [{}] (cleared by the plan, not named by the record)",
                 crate::sanitize::joined(&self.extra, ", ")
+            ));
+        }
+        if !self.absent.is_empty() {
+            parts.push(format!(
+                "absent [{}] (the file starts mid-session: no tool_use holds them)",
+                crate::sanitize::joined(&self.absent, ", ")
             ));
         }
         parts.join("; ")
@@ -361,6 +385,27 @@ pub fn compare_ids(record: &[String], complete: bool, simulated: &[String]) -> C
         incomplete: !complete,
         missing,
         extra,
+        absent: Vec::new(),
+    }
+}
+
+impl Comparison {
+    /// SPEC §15.2: in a partial session, the `missing` ids no `tool_use` of the
+    /// file holds go to `absent`, and `agrees` is computed over the ids present.
+    pub fn split_absent(mut self, held: &dyn Fn(&str) -> bool) -> Comparison {
+        let (present, absent): (Vec<String>, Vec<String>) = std::mem::take(&mut self.missing)
+            .into_iter()
+            .partition(|id| held(id));
+        self.missing = present;
+        self.absent = absent;
+        self.agrees = if !self.missing.is_empty() {
+            Some(false)
+        } else if !self.incomplete {
+            Some(self.extra.is_empty())
+        } else {
+            None
+        };
+        self
     }
 }
 
@@ -405,6 +450,7 @@ impl Microcompact {
             agrees: c.and_then(|c| c.agrees),
             missing: c.map(|c| c.missing.as_slice()),
             extra: c.map(|c| c.extra.as_slice()),
+            absent: c.map_or(&[], |c| c.absent.as_slice()),
         }
     }
 }
@@ -422,6 +468,9 @@ pub struct MicrocompactJson<'a> {
     pub agrees: Option<bool>,
     pub missing: Option<&'a [String]>,
     pub extra: Option<&'a [String]>,
+    /// SPEC §15.2: always a list (`[]` unless a partial file's record names ids
+    /// no `tool_use` of the file holds).
+    pub absent: &'a [String],
 }
 
 /// The §10 `evidence` object of one request, fields in schema order; its
@@ -435,6 +484,10 @@ pub struct RequestEvidenceJson<'a> {
     /// The response's `applied_edits` as the transcript recorded them: the
     /// server's own objects, passed through untyped.
     pub applied_edits: Option<&'a [Value]>,
+    /// SPEC §13.E / §13.J: `tool_results_cut`, `thinking_stripped`,
+    /// `resumed_after_pause`, `idle_server`.
+    #[serde(flatten)]
+    pub facts: facts::FactsJson<'a>,
 }
 
 /// The evidence of one request (SPEC §10 `evidence` object).
@@ -447,6 +500,8 @@ pub struct RequestEvidence {
     pub applied_edits: Option<Vec<Value>>,
     /// The budget plan fired here without a record: the ids it newly cleared.
     pub unrecorded_budget: Option<Vec<String>>,
+    /// What Claude Code's newer records say about this request (SPEC §13.E).
+    pub facts: facts::RequestFacts,
 }
 
 impl RequestEvidence {
@@ -474,6 +529,7 @@ impl RequestEvidence {
             && self.microcompact.is_none()
             && self.compactions.is_empty()
             && self.applied_edits.is_none()
+            && self.facts.is_empty()
     }
 
     pub fn json(&self) -> RequestEvidenceJson<'_> {
@@ -492,11 +548,13 @@ impl RequestEvidence {
                     agrees: Some(false),
                     missing: Some(&[]),
                     extra: Some(ids),
+                    absent: &[],
                 }),
                 (None, None) => None,
             },
             compactions: self.compactions.iter().map(Microcompact::json).collect(),
             applied_edits: self.applied_edits.as_deref(),
+            facts: self.facts.json(),
         }
     }
 

@@ -4,6 +4,8 @@
 
 use super::*;
 
+pub use crate::session::PARTIAL_TRANSCRIPT;
+
 /// Where a record belongs (SPEC §10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
@@ -90,6 +92,10 @@ pub fn collect(
     };
     let (attached, warnings) = attach(s);
     out.warnings = warnings;
+    // SPEC §15.2: in a partial file, ids no tool_use holds are `absent`.
+    let partial = s.warnings.iter().any(|w| w.id == PARTIAL_TRANSCRIPT);
+    let held: std::collections::HashSet<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+    let held = |id: &str| held.contains(id);
     for (i, writer, target) in attached {
         let e = &s.evidence[i];
         let at = match target {
@@ -106,7 +112,10 @@ pub fn collect(
             comparison: None,
         };
         let mc = Microcompact {
-            comparison: simulate(writer, at).map(|ids| mc.compare_with(&ids)),
+            comparison: simulate(writer, at).map(|ids| {
+                let c = mc.compare_with(&ids);
+                if partial { c.split_absent(&held) } else { c }
+            }),
             ..mc
         };
         match target {
@@ -130,6 +139,9 @@ pub fn collect(
 
     // One pass over the responses: k − 1, the last cache write (for ttl_auto)
     // and the cumulative deletions carry forward.
+    for (r, f) in out.requests.iter_mut().zip(super::facts::collect_facts(s)) {
+        r.facts = f;
+    }
     let mut prev: Option<(usize, UsageEvidence)> = None;
     let mut last_write: Option<Ttl> = None;
     let mut deleted: Option<u64> = None;
@@ -165,8 +177,19 @@ pub fn collect(
                         },
                         ttl: cache_gap(s, k).is_some_and(|g| g >= ttl.minutes()),
                         plan_rewrite: false,
-                        cache_edits: ev.microcompact.is_some() || deleted_grew,
+                        // The budget writer rewrote results (the prefix breaks);
+                        // the cached writer deleted from the cache (it stays).
+                        harness_rewrite: ev
+                            .microcompact
+                            .as_ref()
+                            .is_some_and(|m| m.writer == Writer::Budget),
+                        cache_edits: ev
+                            .microcompact
+                            .as_ref()
+                            .is_some_and(|m| m.writer == Writer::Cached)
+                            || deleted_grew,
                         context_edits: m.applied_edits.as_ref().is_some_and(|e| !e.is_empty()),
+                        client_cut: ev.facts.client_cut(),
                     };
                     out.requests[i].observed_break = Some(ObservedBreak {
                         expected,
@@ -192,11 +215,23 @@ pub struct Counts {
     pub model_change: usize,
     pub ttl: usize,
     pub plan_rewrite: usize,
+    pub harness_rewrite: usize,
     pub cache_edits: usize,
     pub context_edits: usize,
+    pub client_cut: usize,
     pub unexplained: usize,
     pub boundaries: usize,
     pub agrees: usize,
+    /// Ids records name that no tool_use of a partial file holds (SPEC §15.2).
+    pub absent: usize,
+    /// SPEC §13.J: requests with a cut record, a thinking strip, a resume note;
+    /// `idle_server` comparisons that agree or differ (none without the
+    /// simulated `idle-server` plan).
+    pub tool_results_cut: usize,
+    pub thinking_stripped: usize,
+    pub resumed_after_pause: usize,
+    pub idle_server_agrees: usize,
+    pub idle_server_differs: usize,
 }
 
 impl Counts {
@@ -208,8 +243,10 @@ impl Counts {
             Explanation::ModelChange => self.model_change,
             Explanation::Ttl => self.ttl,
             Explanation::PlanRewrite => self.plan_rewrite,
+            Explanation::HarnessRewrite => self.harness_rewrite,
             Explanation::CacheEdits => self.cache_edits,
             Explanation::ContextEdits => self.context_edits,
+            Explanation::ClientCut => self.client_cut,
             Explanation::Unexplained => self.unexplained,
         }
     }
@@ -221,8 +258,10 @@ impl Counts {
             Explanation::ModelChange => &mut self.model_change,
             Explanation::Ttl => &mut self.ttl,
             Explanation::PlanRewrite => &mut self.plan_rewrite,
+            Explanation::HarnessRewrite => &mut self.harness_rewrite,
             Explanation::CacheEdits => &mut self.cache_edits,
             Explanation::ContextEdits => &mut self.context_edits,
+            Explanation::ClientCut => &mut self.client_cut,
             Explanation::Unexplained => &mut self.unexplained,
         }
     }
@@ -252,5 +291,15 @@ pub fn counts(requests: &[(usize, &RequestEvidence)]) -> Counts {
                 .is_some_and(|c| c.agrees == Some(true))
         })
         .count();
+    out.absent = records()
+        .filter_map(|m| m.comparison.as_ref())
+        .map(|c| c.absent.len())
+        .sum();
+    for (_, r) in requests {
+        let f = &r.facts;
+        out.tool_results_cut += f.cuts.len();
+        out.thinking_stripped += usize::from(f.thinking_stripped.is_some());
+        out.resumed_after_pause += usize::from(f.resumed_after_pause);
+    }
     out
 }

@@ -431,10 +431,12 @@ fn a_budget_record_attaches_to_the_next_response_and_checks_its_parent() {
     // No budget plan in this build: no comparison, and none made up.
     assert_eq!(mc.comparison, None);
     assert_eq!(value(mc.json())["agrees"], Value::Null);
-    // E = 150,000 → 100,000: the record explains the break.
+    // E = 150,000 → 100,000: the record explains the break. SPEC §10: the
+    // budget writer's boundary is `harness_rewrite` (it rewrote results, the
+    // prefix breaks), never `cache_edits`.
     assert_eq!(
         names(ev.requests[1].observed_break.as_ref().unwrap()),
-        ["cache_edits"]
+        ["harness_rewrite"]
     );
 
     // The same record whose next response is not its child: attached, warned.
@@ -511,6 +513,7 @@ fn a_cached_record_attaches_to_the_response_before_it_and_compares_with_count() 
             incomplete: false,
             missing: vec!["tX".into()],
             extra: vec!["t0".into()],
+            absent: vec![],
         })
     );
     assert_eq!(value(mc.json())["writer"], "cached");
@@ -541,7 +544,8 @@ fn comparison_lists_missing_in_record_order_and_extra_in_plan_order() {
             agrees: Some(true),
             incomplete: false,
             missing: vec![],
-            extra: vec![]
+            extra: vec![],
+            absent: vec![]
         }
     );
     let c = compare(&ids(&["c", "a", "b"]), &ids(&["d", "a", "e"]));
@@ -606,7 +610,8 @@ fn a_budget_firing_without_a_record_is_silent_at_a_turn_and_extra_elsewhere() {
     assert_eq!(
         value(in_loop.json())["microcompact"],
         json!({"writer": null, "compacted_tool_ids": [], "pre_tokens": null,
-               "tokens_saved": null, "agrees": false, "missing": [], "extra": ["t1", "t2"]})
+               "tokens_saved": null, "agrees": false, "missing": [], "extra": ["t1", "t2"],
+               "absent": []})
     );
     // A record is there: it is what the JSON shows, and nothing is silent.
     let mut recorded = RequestEvidence {

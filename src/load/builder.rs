@@ -43,6 +43,7 @@ pub(super) struct AssistantRecord<'a> {
     pub model: Option<String>,
     pub usage: Option<Usage>,
     pub applied_edits: Option<Vec<serde_json::Value>>,
+    pub context_client: Option<crate::session::ContextClient>,
     pub parent_uuid: Option<String>,
 }
 
@@ -108,6 +109,7 @@ impl Builder {
                     applied_edits: None,
                     first_parent_uuid: None,
                     synthetic: false,
+                    context_client: None,
                 });
                 self.s.messages.len() - 1
             }
@@ -148,6 +150,7 @@ impl Builder {
                 applied_edits: None,
                 first_parent_uuid: r.parent_uuid,
                 synthetic: false,
+                context_client: None,
             });
             let idx = self.s.messages.len() - 1;
             self.last_response = Some((idx, r.response_id.clone()));
@@ -174,6 +177,9 @@ impl Builder {
         if r.applied_edits.is_some() {
             m.applied_edits = r.applied_edits;
         }
+        if r.context_client.is_some() {
+            m.context_client = r.context_client;
+        }
         idx
     }
 
@@ -199,6 +205,7 @@ impl Builder {
             applied_edits: None,
             first_parent_uuid: None,
             synthetic: true,
+            context_client: None,
         });
         self.s.messages.len() - 1
     }

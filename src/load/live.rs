@@ -31,6 +31,10 @@ pub(crate) enum Live {
         sidechain: bool,
         budget_writer: bool,
     },
+    /// A `tool_results_cut` attachment (SPEC §15.18 counts it as a clearing).
+    Cut {
+        sidechain: bool,
+    },
     Other,
 }
 
@@ -73,6 +77,10 @@ pub(crate) fn live_record(text: &str) -> Option<Live> {
             // As `evidence::Writer::of_record` tells the writers apart.
             budget_writer: budget_writer || pre_tokens.unwrap_or(0) > 0,
         },
-        Rec::Replacements { .. } | Rec::Other => Live::Other,
+        Rec::Attachment {
+            sidechain,
+            what: super::claude::attach::Attachment::Cut { .. },
+        } => Live::Cut { sidechain },
+        Rec::Replacements { .. } | Rec::Attachment { .. } | Rec::Other => Live::Other,
     })
 }

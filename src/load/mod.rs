@@ -6,6 +6,8 @@
 
 mod builder;
 mod claude;
+/// Claude Code attachment records that are facts about the wire (SPEC §13.E).
+pub use claude::attach as claude_attach;
 pub(crate) mod encoding;
 pub(crate) mod jsonlen;
 mod live;

@@ -41,6 +41,14 @@ impl<'de> serde::Deserialize<'de> for Present {
     }
 }
 
+/// For `#[serde(deserialize_with)]`: Some when the key is there, whatever its
+/// value (`null` included), so a present `null` is told from an absent key.
+pub(crate) fn present<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Raw<'de>>, D::Error> {
+    Ok(Some(<Raw<'de> as serde::Deserialize>::deserialize(d)?))
+}
+
 pub(crate) fn owned(v: Raw<'_>) -> Option<String> {
     string(v).map(Cow::into_owned)
 }

@@ -58,7 +58,7 @@ pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJso
         schema: "mcscope.evidence/1",
         session: session_json_billed(setup),
         policy: policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
-        caveats: caveats_json(&setup.policy, &kinds),
+        caveats: caveats_json(&setup.policy, &kinds, cut_in_view(&setup.session, None)),
         requests: rows
             .iter()
             .map(|(k, e)| EvidenceRowJson {
@@ -87,7 +87,7 @@ pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJso
 pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
     let s = &setup.session;
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), &mut out);
+    header(setup, &setup.kinds_chosen(), None, &mut out);
     let rows = evidence_rows(r);
     let responses = rows.iter().filter(|(_, e)| e.usage.is_some()).count();
     let breaks = rows
@@ -138,9 +138,15 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
             };
             let _ = writeln!(
                 out,
-                "◇ microcompact_boundary at line {} ({} writer) belongs to {place}: cleared [{}]; pre_tokens {}, tokens_saved {}",
+                "◇ microcompact_boundary at line {} ({} writer{}) belongs to {place}: cleared [{}]; pre_tokens {}, tokens_saved {}",
                 m.line,
                 m.writer.name(),
+                // SPEC §13.E5: no external build writes the cached record.
+                if m.writer == crate::evidence::Writer::Cached {
+                    ", from an internal build"
+                } else {
+                    ""
+                },
                 sanitize::joined(&m.compacted_tool_ids, ", "),
                 m.pre_tokens.map_or("none".into(), fmt_int),
                 m.tokens_saved.map_or("none".into(), fmt_int),
@@ -167,6 +173,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                 );
             }
         }
+        facts_text(*k, &e.facts, &mut out);
         if let Some(edits) = e.applied_edits.as_ref().filter(|v| !v.is_empty()) {
             let list: Vec<String> = edits.iter().map(Value::to_string).collect();
             let _ = writeln!(out);
@@ -192,4 +199,47 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
         let _ = writeln!(out, "warning: line {}: {}", w.line, w.message);
     }
     out
+}
+
+/// Claude Code's newer records at request `k` in words (SPEC §13.E): facts,
+/// said as what Claude Code did.
+fn facts_text(k: usize, f: &crate::evidence::facts::RequestFacts, out: &mut String) {
+    for c in &f.cuts {
+        let _ = writeln!(out);
+        let mut line = format!(
+            "◇ tool_results_cut at line {} belongs to request {k}: cut by Claude Code (recorded) [{}]",
+            c.line,
+            sanitize::joined(&c.applied, ", "),
+        );
+        for (i, (id, why)) in c.not_applied.iter().enumerate() {
+            line.push_str(if i == 0 { "; not applied: " } else { ", " });
+            let _ = write!(line, "{} ({why})", sanitize::line(id));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    if let Some((scope, cause)) = &f.thinking_stripped {
+        let _ = writeln!(
+            out,
+            "request {k}: thinking stripped by Claude Code (scope {}, cause {}): older thinking is left out of the wire from here on",
+            sanitize::line(scope.as_deref().unwrap_or("?")),
+            sanitize::line(cause.as_deref().unwrap_or("?"))
+        );
+    }
+    if f.resumed_after_pause {
+        let _ = writeln!(
+            out,
+            "request {k}: Claude Code noted that the chat resumed after a long pause"
+        );
+    }
+    if let Some(r) = &f.idle_recorded {
+        let what = match (r.cleared_tool_uses, r.client_cut_tool_uses) {
+            (Some(n), _) => format!("the server cleared {n} tool uses"),
+            (None, Some(n)) if n > 0 => format!("cut by the client: {n} results, no edit sent"),
+            _ => "no clearing recorded".into(),
+        };
+        let _ = writeln!(
+            out,
+            "request {k}: context_management recorded: {what} (the simulated idle-server plan is not in this build)"
+        );
+    }
 }

@@ -12,16 +12,29 @@ pub struct ExplainJson<'a> {
     tool: &'a Option<String>,
     path: &'a Option<String>,
     first_cleared_at: Option<usize>,
+    /// The records that name the id (SPEC §15.21), in file order.
+    records: Vec<RecordJson>,
+    /// Whether a `tool_use` of the file holds the id.
+    call_in_file: bool,
     caveats: Vec<CaveatJson>,
-    requests: Vec<ExplainRowJson>,
+    requests: Vec<ExplainRowJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct RecordJson {
+    line: usize,
+    kind: &'static str,
+    request: Option<usize>,
 }
 
 /// The result's fate at one request.
 #[derive(Serialize)]
-struct ExplainRowJson {
+struct ExplainRowJson<'a> {
     index: usize,
     status: &'static str,
     reason: String,
+    /// Set when a recorded cut replaced it there (SPEC §15.21).
+    cut: Option<super::plan::CutJson<'a>>,
 }
 
 /// `explain --format json` (schema `mcscope.explain/1`).
@@ -33,7 +46,21 @@ pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
         tool: &e.tool,
         path: &e.path,
         first_cleared_at: e.first_cleared_at,
-        caveats: caveats_json(&setup.policy, &setup.kinds_chosen()),
+        records: e
+            .records
+            .iter()
+            .map(|r| RecordJson {
+                line: r.line,
+                kind: r.kind,
+                request: r.request,
+            })
+            .collect(),
+        call_in_file: e.call_in_file,
+        caveats: caveats_json(
+            &setup.policy,
+            &setup.kinds_chosen(),
+            cut_in_view(&setup.session, None),
+        ),
         requests: e
             .rows
             .iter()
@@ -41,6 +68,7 @@ pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
                 index: r.index,
                 status: r.status.name(),
                 reason: words::explain_reason(r),
+                cut: super::plan::CutJson::of(&setup.session, r.candidate.result, r.index),
             })
             .collect(),
     }
@@ -48,7 +76,23 @@ pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
 
 pub fn explain_text(setup: &Setup, e: &Explain) -> String {
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), &mut out);
+    header(setup, &setup.kinds_chosen(), None, &mut out);
+    // The records first (SPEC §15.21): what the transcript says, then the plans.
+    for r in &e.records {
+        let _ = writeln!(
+            out,
+            "◇ {} at line {}{}",
+            r.kind,
+            r.line,
+            r.request
+                .map_or(" (attached to no request)".into(), |k| format!(
+                    " belongs to request {k}"
+                ))
+        );
+    }
+    if !e.records.is_empty() {
+        let _ = writeln!(out);
+    }
     let _ = writeln!(
         out,
         "{}  {}  {}",
@@ -65,6 +109,18 @@ pub fn explain_text(setup: &Setup, e: &Explain) -> String {
         }
     );
     let _ = writeln!(out);
+    if e.rows.is_empty() {
+        let _ = writeln!(
+            out,
+            "no tool result with this id in the file{}: only the records above name it",
+            if e.call_in_file {
+                ""
+            } else {
+                " (and no tool_use)"
+            }
+        );
+        return out;
+    }
     let mut rows = vec![vec!["REQ".to_string(), "STATUS".into(), "REASON".into()]];
     for r in &e.rows {
         rows.push(vec![

@@ -183,14 +183,24 @@ struct CaveatJson {
 }
 
 /// The caveats of the kinds in force, as the JSON lists them.
-fn caveats_json(p: &Policy, kinds: &[PlanKind]) -> Vec<CaveatJson> {
-    caveats::caveats(p, kinds)
+fn caveats_json(p: &Policy, kinds: &[PlanKind], cut: bool) -> Vec<CaveatJson> {
+    caveats::caveats_with(p, kinds, cut)
         .iter()
         .map(|c| CaveatJson {
             id: c.id,
             text: c.text,
         })
         .collect()
+}
+
+/// Whether a `tool_results_cut` record is in the view of request `at`, or (None)
+/// of any request (SPEC §13.C `claude_cut_flags`; the union over the requests).
+fn cut_in_view(s: &crate::session::Session, at: Option<usize>) -> bool {
+    s.cuts.iter().any(|c| match (c.request, at) {
+        (Some(_), None) => true,
+        (Some(k), Some(at)) => k <= at && s.request(at).is_some_and(|r| r.segment == c.segment),
+        (None, _) => false,
+    })
 }
 
 /// The `protection` object: the memory roots in force and the path map.

@@ -19,6 +19,9 @@ pub struct PlanJson<'a> {
     cleared: Vec<String>,
     kept: Vec<String>,
     protected: Vec<String>,
+    /// The ids a recorded `tool_results_cut` replaced in K's wire, in message
+    /// order (SPEC §13.E1): facts, in every plan.
+    cut: Vec<String>,
     metadata: MetadataJson<'a>,
     /// The api preset's edits at this request (SPEC §11); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -54,7 +57,42 @@ struct CandidateJson<'a> {
     status: &'static str,
     reason: String,
     cleared_at: Option<usize>,
+    /// `{stand_in, cause, at}` when a recorded cut replaced it (SPEC §13.J).
+    cut: Option<CutJson<'a>>,
     protection: &'a Option<Protection>,
+}
+
+/// `candidates[].cut` (SPEC §13.J): the stand-in, the record's cause, and the
+/// first request it was cut at.
+#[derive(Serialize)]
+pub(super) struct CutJson<'a> {
+    stand_in: &'a str,
+    cause: Option<&'a str>,
+    at: usize,
+}
+
+impl<'a> CutJson<'a> {
+    /// Result `r`'s cut as of request `k`, if it stands cut there.
+    pub(super) fn of(s: &'a crate::session::Session, r: usize, k: usize) -> Option<CutJson<'a>> {
+        let m = s.cut_mark(r).filter(|m| m.at <= k)?;
+        let rec = s.cuts.get(m.record)?;
+        Some(CutJson {
+            stand_in: rec.stand_in.as_deref()?,
+            cause: rec.cause.as_deref(),
+            at: m.at,
+        })
+    }
+}
+
+/// The ids cut in request `req`'s wire, in message order (SPEC §13.E1).
+pub(super) fn cut_ids(s: &crate::session::Session, req: &crate::session::Request) -> Vec<String> {
+    if s.cut.is_empty() {
+        return Vec::new();
+    }
+    s.results_in(req.view_start, req.end)
+        .filter(|&r| s.cut_at(r, req.index))
+        .map(|r| s.results[r].id.clone())
+        .collect()
 }
 
 /// The plan's `metadata` object.
@@ -131,6 +169,7 @@ pub fn plan_json<'a>(
                 status: c.status.name(),
                 reason: words::reason(c, &plan.step.note),
                 cleared_at: c.cleared_at,
+                cut: CutJson::of(s, c.result, plan.request.index),
                 protection: &c.protection,
             }
         })
@@ -153,7 +192,7 @@ pub fn plan_json<'a>(
             silent: silent(step, req.begins_turn),
         }),
         policy: policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
-        caveats: caveats_json(&setup.policy, &kinds),
+        caveats: caveats_json(&setup.policy, &kinds, cut_in_view(s, Some(req.index))),
         protection: roots_json(setup),
         fired: step.fired(),
         trigger: step.trigger.map(|t| t.name()),
@@ -164,6 +203,7 @@ pub fn plan_json<'a>(
         cleared: plan.ids_with(s, Status::Cleared),
         kept: plan.ids_with(s, Status::Kept),
         protected: plan.ids_with(s, Status::Protected),
+        cut: cut_ids(s, req),
         metadata: MetadataJson {
             tool_result_chars_before: step.chars_before,
             tool_result_chars_after: step.chars_after,
@@ -215,7 +255,12 @@ pub fn plan_json<'a>(
 pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
     let s = &setup.session;
     let mut out = String::new();
-    header(setup, &plan_kinds(setup, plan), &mut out);
+    header(
+        setup,
+        &plan_kinds(setup, plan),
+        Some(plan.request.index),
+        &mut out,
+    );
     let req = &plan.request;
     if req.index == 0 {
         let _ = writeln!(out, "no requests: the session has no main-thread messages");
@@ -313,6 +358,14 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
     let _ = writeln!(out, "cleared in the wire: [{}]", ids(Status::Cleared));
     let _ = writeln!(out, "kept: [{}]", ids(Status::Kept));
     let _ = writeln!(out, "protected: [{}]", ids(Status::Protected));
+    let cut = cut_ids(s, req);
+    if !cut.is_empty() {
+        let _ = writeln!(
+            out,
+            "cut by Claude Code (recorded): [{}]",
+            sanitize::joined(&cut, ", ")
+        );
+    }
     match (
         &plan.cache.prefix_broken_at_message,
         plan.cache.cache_edits_deleted.is_empty(),

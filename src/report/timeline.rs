@@ -34,7 +34,11 @@ pub fn write_timeline_json(
         ),
         (
             "caveats",
-            serde_json::to_value(caveats_json(&setup.policy, &kinds))?,
+            serde_json::to_value(caveats_json(
+                &setup.policy,
+                &kinds,
+                cut_in_view(&setup.session, None),
+            ))?,
         ),
     ];
     out.write_all(b"{")?;
@@ -202,6 +206,8 @@ struct TimelineRow<'a> {
     trigger: Option<&'static str>,
     newly_cleared: Ids<'a>,
     cleared: Ids<'a>,
+    /// The ids a recorded cut replaced in this request's wire (SPEC §13.E1).
+    cut: Vec<String>,
     tokens_saved: u64,
     tool_result_chars_after: u64,
     note: String,
@@ -257,6 +263,7 @@ fn timeline_row<'a>(
         trigger: st.trigger.map(|t| t.name()),
         newly_cleared: Ids(s, &st.newly_cleared),
         cleared: Ids(s, &st.cleared),
+        cut: super::plan::cut_ids(s, req),
         tokens_saved: st.tokens_saved,
         tool_result_chars_after: st.chars_after,
         note: st.note.to_string(),
@@ -317,7 +324,7 @@ pub struct TimelineParts {
 pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> TimelineParts {
     let s = &setup.session;
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), &mut out);
+    header(setup, &setup.kinds_chosen(), None, &mut out);
     let _ = writeln!(out);
     let head = std::mem::take(&mut out);
     let mut rows = vec![vec![

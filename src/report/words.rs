@@ -24,6 +24,7 @@ pub fn reason(c: &Candidate, note: &Note) -> String {
             None => "no tool call with this id in the view".into(),
         },
         Reason::AlreadyCleared => "already cleared in the transcript".into(),
+        Reason::Cut { at } => format!("cut by Claude Code (recorded) at request {at}"),
         Reason::Protected => protection_text(c.protection.as_ref()),
         Reason::Cleared { earlier: None, why } => why.to_string(),
         Reason::Cleared {

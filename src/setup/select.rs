@@ -35,7 +35,17 @@ const ID_PREFIXES: &[&str] = &["toolu_01", "toolu_", "call_"];
 pub fn resolve_id(session: &Session, q: &str) -> Result<String, UsageError> {
     // An exact id first, the empty one included: a transcript may hold `"id": ""`,
     // and a result that can be cleared can be explained.
-    if session.results.iter().any(|r| r.id == q) {
+    // Ids the harness's records name are explained too, even without a result
+    // (SPEC §15.21).
+    let named = || {
+        session
+            .evidence
+            .iter()
+            .flat_map(|e| e.compacted_tool_ids.iter())
+            .chain(session.cuts.iter().flat_map(|c| c.call_ids.iter()))
+            .map(String::as_str)
+    };
+    if session.results.iter().any(|r| r.id == q) || named().any(|id| id == q) {
         return Ok(q.to_string());
     }
     if q.is_empty() {
@@ -52,6 +62,7 @@ pub fn resolve_id(session: &Session, q: &str) -> Result<String, UsageError> {
         .results
         .iter()
         .map(|r| r.id.as_str())
+        .chain(named())
         .filter(|id| matches(id))
         .collect();
     found.sort_unstable();

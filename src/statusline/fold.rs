@@ -43,6 +43,8 @@ pub(crate) struct Fold {
     segment: u64,
     compactions: u64,
     budget_boundaries: u64,
+    /// `tool_results_cut` records of the main thread (SPEC §15.18).
+    cut_records: u64,
     edit_responses: u64,
     /// Σ over committed countable responses (§9a's bill, main thread).
     input: u64,
@@ -57,6 +59,8 @@ pub(crate) struct Fold {
     /// A budget-writer boundary of this segment waits for the next response
     /// (after a compaction it belongs to the compaction instead).
     pending_budget: bool,
+    /// A cut record was read since the last response began.
+    pending_cut: bool,
     /// k − 1 for the break rule: the last countable, non-aggregated response.
     prev: Option<Prev>,
     /// The TTL of the last cache write (`ttl_auto`).
@@ -92,8 +96,12 @@ struct Open {
     /// The response's `applied_edits` (from the last record that has them):
     /// whether non-empty, and whether they cleared tool results.
     edits: Option<(bool, bool)>,
-    /// A `microcompact_boundary` is attached to this request.
+    /// A `microcompact_boundary` of the cached writer is attached to this
+    /// request; one of the budget writer (`harness_rewrite`, SPEC §10).
     microcompact: bool,
+    harness_rewrite: bool,
+    /// A `tool_results_cut` record came before this response (`client_cut`).
+    client_cut: bool,
 }
 
 /// The parts of [`Usage`] the line needs, in a form the cache can keep.
@@ -188,6 +196,12 @@ impl Fold {
                     open.microcompact = true;
                 }
             }
+            Live::Cut { sidechain } => {
+                if self.is_main(sidechain, false) {
+                    self.cut_records += 1;
+                    self.pending_cut = true;
+                }
+            }
             Live::Other => {}
         }
     }
@@ -205,7 +219,10 @@ impl Fold {
             hit_rate: (denominator > 0)
                 .then(|| round4(done.cache_read as f64 / denominator as f64)),
             compactions: done.compactions,
-            recorded_clearings: done.budget_boundaries.saturating_add(done.edit_responses),
+            recorded_clearings: done
+                .budget_boundaries
+                .saturating_add(done.cut_records)
+                .saturating_add(done.edit_responses),
             last_break: done.last_break,
         }
     }
@@ -241,7 +258,8 @@ impl Fold {
             };
             self.commit();
             let segment = self.segment;
-            let microcompact = std::mem::take(&mut self.pending_budget);
+            let harness_rewrite = std::mem::take(&mut self.pending_budget);
+            let client_cut = std::mem::take(&mut self.pending_cut);
             self.open = Some(Open {
                 id,
                 segment,
@@ -251,7 +269,9 @@ impl Fold {
                 model: None,
                 usage: None,
                 edits: None,
-                microcompact,
+                microcompact: false,
+                harness_rewrite,
+                client_cut,
             });
             self.tail = Tail::Response;
             self.mergeable = true;
@@ -317,8 +337,10 @@ impl Fold {
                     },
                     ttl: open.gap_minutes.is_some_and(|g| g >= ttl.minutes()),
                     plan_rewrite: false,
+                    harness_rewrite: open.harness_rewrite,
                     cache_edits: open.microcompact || deleted_grew,
                     context_edits: open.edits.is_some_and(|(any, _)| any),
+                    client_cut: open.client_cut,
                 };
                 self.last_break = Some(Break {
                     at: open.last_ts_text.clone(),

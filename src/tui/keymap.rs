@@ -560,6 +560,7 @@ pub fn help_lines() -> Vec<String> {
         (Status::Cleared, "replaced by the placeholder"),
         (Status::Protected, "managed memory, never cleared"),
         (Status::AlreadyCleared, "the transcript already cleared it"),
+        (Status::Cut, "cut by Claude Code (recorded)"),
         (Status::ErrorKept, "an error result, kept"),
         (Status::NotCompactable, "a tool the plans never clear"),
     ] {

@@ -236,3 +236,51 @@ pub fn insert_after_tool_results(content: &mut Vec<Value>, block: Value) {
         }
     }
 }
+
+/// What the transcript records Claude Code did to the request itself, applied
+/// to both sides (SPEC §15.4): a result cut by a `tool_results_cut` record reads
+/// its stand-in from the record's request on (§13.E1), and after a
+/// `thinking_stripped` record the thinking of every earlier assistant message is
+/// left out (§13.E2).
+pub(super) fn apply_recorded(s: &Session, req: &Request, messages: &mut [Cow<'_, Value>]) {
+    if s.harness != Harness::Claude {
+        return;
+    }
+    let strip_before = s
+        .thinking_strips
+        .iter()
+        .filter(|t| t.segment == req.segment && t.request.is_some_and(|k| k <= req.index))
+        .map(|t| t.before_msg)
+        .max()
+        .unwrap_or(0);
+    for (i, msg) in messages.iter_mut().enumerate() {
+        let m = req.view_start + i;
+        let cut = !s.cut.is_empty() && s.results_in(m, m + 1).any(|r| s.cut_at(r, req.index));
+        let strip = m < strip_before && s.messages[m].role == Role::Assistant;
+        if !cut && !strip {
+            continue;
+        }
+        let mut results = s.results_in(m, m + 1);
+        let Some(blocks) = blocks_mut(s.harness, msg.to_mut()) else {
+            continue;
+        };
+        if strip {
+            blocks.retain(|b| {
+                !matches!(
+                    b.get("type").and_then(Value::as_str),
+                    Some("thinking" | "redacted_thinking")
+                )
+            });
+        }
+        for block in blocks.iter_mut() {
+            if is_tool_result(s.harness, block)
+                && let Some(r) = results.next()
+                && s.cut_at(r, req.index)
+                && let Some(stand_in) = s.cut_stand_in(r)
+                && let Some(obj) = block.as_object_mut()
+            {
+                obj.insert("content".into(), Value::String(stand_in.to_string()));
+            }
+        }
+    }
+}

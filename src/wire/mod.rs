@@ -10,8 +10,8 @@
 mod edit;
 mod tokens;
 
-use edit::apply;
 pub use edit::insert_after_tool_results;
+use edit::{apply, apply_recorded};
 use tokens::tokens_of;
 pub use tokens::{
     local_message_tokens, measured_rewrite_tokens, message_tokens, tokens_from, wire_message_tokens,
@@ -72,12 +72,14 @@ impl ServerEdits {
 
 /// Builds the body of request `req`.
 pub fn build(s: &Session, req: &Request, side: Side, c: &Clearings<'_>) -> std::io::Result<Value> {
-    let mut messages = read_messages(s, req)?;
+    let messages = read_messages(s, req)?;
+    let mut owned: Vec<Cow<'_, Value>> = messages.into_iter().map(Cow::Owned).collect();
+    // Recorded facts (cuts, stripped thinking) are in both sides (SPEC §15.4).
+    apply_recorded(s, req, &mut owned);
     if side == Side::Wire {
-        let mut owned: Vec<Cow<'_, Value>> = messages.into_iter().map(Cow::Owned).collect();
         apply(s, req, &mut owned, c);
-        messages = owned.into_iter().map(Cow::into_owned).collect();
     }
+    let messages: Vec<Value> = owned.into_iter().map(Cow::into_owned).collect();
     let mut out = body(s, messages);
     // The client's request carries the edits; the server view is what the
     // model is given after them.
@@ -157,9 +159,11 @@ pub fn print_both(
     cache: &mut MessageCache,
     tokens_from_message: Option<usize>,
 ) -> std::io::Result<(String, String, Option<u64>)> {
-    let local = cache.slice(s, req)?;
-    // Borrowed: only the messages the plan changes are copied.
-    let mut wire: Vec<Cow<'_, Value>> = local.iter().map(Cow::Borrowed).collect();
+    let cached = cache.slice(s, req)?;
+    // Borrowed: only the messages the recorded facts or the plan change are copied.
+    let mut local: Vec<Cow<'_, Value>> = cached.iter().map(Cow::Borrowed).collect();
+    apply_recorded(s, req, &mut local);
+    let mut wire = local.clone();
     apply(s, req, &mut wire, c);
     let tokens = tokens_from_message.map(|at| tokens_of(wire.get(at..).unwrap_or(&[])));
     let model = s.model.clone().map(Value::String).unwrap_or(Value::Null);
@@ -168,7 +172,7 @@ pub fn print_both(
     let local = crate::sanitize::json_pretty_visible(&BodyRef {
         harness: s.harness,
         model: &model,
-        messages: local,
+        messages: &local,
         context_management: context_management.as_ref(),
     });
     let wire = crate::sanitize::json_pretty_visible(&BodyRef {

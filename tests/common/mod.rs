@@ -24,6 +24,7 @@ pub struct Claude {
     t: i64,
     n: usize,
     pub cwd: String,
+    version: String,
 }
 
 impl Default for Claude {
@@ -33,6 +34,7 @@ impl Default for Claude {
             t: T0,
             n: 0,
             cwd: "/repo".into(),
+            version: "2.1.88".into(),
         }
     }
 }
@@ -47,7 +49,7 @@ impl Claude {
         m.insert("userType".into(), json!("external"));
         m.insert("cwd".into(), json!(self.cwd));
         m.insert("sessionId".into(), json!("s-1"));
-        m.insert("version".into(), json!("2.1.88"));
+        m.insert("version".into(), json!(self.version));
         m.insert("type".into(), json!(kind));
         m.insert("uuid".into(), json!(format!("u-{}", self.n)));
         m.insert("timestamp".into(), json!(iso(self.t)));
@@ -129,6 +131,49 @@ impl Claude {
                    "usage": {"input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 5}}),
         );
         self.push(r)
+    }
+
+    /// One response of a thinking block and a text block (two lines, one id);
+    /// `message` keys (usage, context_management) go on both lines.
+    pub fn thinking_answer(&mut self, thinking: &str, text: &str, message: Value) -> &mut Self {
+        let id = format!("msg_think_{}", self.n);
+        for block in [
+            json!({"type": "thinking", "thinking": thinking, "signature": "sig"}),
+            json!({"type": "text", "text": text}),
+        ] {
+            let mut r = self.base("assistant", 0.0);
+            let mut m = json!({"id": id, "type": "message", "role": "assistant",
+                "model": "claude-test", "content": [block],
+                "usage": {"input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 5}});
+            for (k, v) in message.as_object().into_iter().flatten() {
+                m[k] = v.clone();
+            }
+            r.insert("message".into(), m);
+            self.push(r);
+        }
+        self
+    }
+
+    /// An `attachment` record `minutes` after the previous one (SPEC §13.E).
+    pub fn attachment(&mut self, attachment: Value, minutes: f64) -> &mut Self {
+        let mut r = self.base("attachment", minutes);
+        r.insert("attachment".into(), attachment);
+        self.push(r)
+    }
+
+    /// A `tool_results_cut` attachment naming `ids` with this stand-in.
+    pub fn cut(&mut self, ids: &[&str], stand_in: &str, minutes: f64) -> &mut Self {
+        self.attachment(
+            json!({"type": "tool_results_cut", "callIds": ids, "standIn": stand_in,
+                   "roughTokens": 1000}),
+            minutes,
+        )
+    }
+
+    /// Every later record carries this `version`.
+    pub fn version(&mut self, v: &str) -> &mut Self {
+        self.version = v.to_string();
+        self
     }
 
     pub fn boundary(&mut self) -> &mut Self {

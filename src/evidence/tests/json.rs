@@ -21,6 +21,7 @@ fn counts_tally_explanations_records_and_agreements() {
             incomplete: false,
             missing: vec![],
             extra: vec![],
+            absent: vec![],
         }),
     };
     let r1 = RequestEvidence {
@@ -51,11 +52,21 @@ fn counts_tally_explanations_records_and_agreements() {
     let json = serde_json::to_string(&c).unwrap();
     assert_eq!(
         json,
-        r#"{"compaction":0,"server_compaction":0,"model_change":0,"ttl":1,"plan_rewrite":0,"cache_edits":1,"context_edits":0,"unexplained":1,"boundaries":3,"agrees":1}"#
+        r#"{"compaction":0,"server_compaction":0,"model_change":0,"ttl":1,"plan_rewrite":0,"harness_rewrite":0,"cache_edits":1,"context_edits":0,"client_cut":0,"unexplained":1,"boundaries":3,"agrees":1,"absent":0,"tool_results_cut":0,"thinking_stripped":0,"resumed_after_pause":0,"idle_server_agrees":0,"idle_server_differs":0}"#
     );
     let keys: Vec<String> = value(c).as_object().unwrap().keys().cloned().collect();
     let mut names: Vec<&str> = Explanation::ALL.iter().map(|e| e.name()).collect();
-    names.extend(["boundaries", "agrees"]);
+    // SPEC §15.24: then `absent` and the §13.J keys.
+    names.extend([
+        "boundaries",
+        "agrees",
+        "absent",
+        "tool_results_cut",
+        "thinking_stripped",
+        "resumed_after_pause",
+        "idle_server_agrees",
+        "idle_server_differs",
+    ]);
     assert_eq!(keys, names);
 }
 
@@ -63,7 +74,9 @@ fn counts_tally_explanations_records_and_agreements() {
 fn a_request_without_evidence_writes_the_specs_empty_object() {
     // SPEC §10: every key null but `compactions`, an empty list — keys in the
     // SPEC's order, none left out.
-    let empty = r#"{"usage":null,"observed_break":null,"microcompact":null,"compactions":[],"applied_edits":null}"#;
+    // SPEC §13.J adds the §13.E keys: no cut, no strip, no resume note, no
+    // recorded idle_server.
+    let empty = r#"{"usage":null,"observed_break":null,"microcompact":null,"compactions":[],"applied_edits":null,"tool_results_cut":[],"thinking_stripped":null,"resumed_after_pause":false,"idle_server":{"recorded":null,"simulated":null,"agrees":null,"differs":[]}}"#;
     let json = |e: RequestEvidenceJson| serde_json::to_string(&e).unwrap();
     assert_eq!(json(RequestEvidence::empty_json()), empty);
     assert_eq!(json(RequestEvidence::default().json()), empty);
@@ -84,6 +97,6 @@ fn a_request_without_evidence_writes_the_specs_empty_object() {
     };
     assert_eq!(
         json(ev.json()),
-        r#"{"usage":null,"observed_break":null,"microcompact":{"writer":"cached","compacted_tool_ids":["t1"],"pre_tokens":null,"tokens_saved":1200,"agrees":null,"missing":null,"extra":null},"compactions":[],"applied_edits":[]}"#
+        r#"{"usage":null,"observed_break":null,"microcompact":{"writer":"cached","compacted_tool_ids":["t1"],"pre_tokens":null,"tokens_saved":1200,"agrees":null,"missing":null,"extra":null,"absent":[]},"compactions":[],"applied_edits":[],"tool_results_cut":[],"thinking_stripped":null,"resumed_after_pause":false,"idle_server":{"recorded":null,"simulated":null,"agrees":null,"differs":[]}}"#
     );
 }

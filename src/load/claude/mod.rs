@@ -44,14 +44,23 @@ struct Line<'a> {
     microcompact: Raw<'a>,
     #[serde(borrow, default)]
     uuid: Raw<'a>,
-    #[serde(rename = "parentUuid", borrow, default)]
-    parent_uuid: Raw<'a>,
+    /// Some when the key is there (its value None when null or not a string
+    /// value): SPEC §15.2 looks at the first record that has the key.
+    #[serde(
+        rename = "parentUuid",
+        borrow,
+        default,
+        deserialize_with = "super::raw::present"
+    )]
+    parent_uuid: Option<Raw<'a>>,
     #[serde(borrow, default)]
     version: Raw<'a>,
     #[serde(rename = "requestId", borrow, default)]
     request_id: Raw<'a>,
     #[serde(rename = "sessionId", borrow, default)]
     session_id: Raw<'a>,
+    #[serde(borrow, default)]
+    attachment: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -119,6 +128,8 @@ pub(super) struct Measure {
     pub media: u32,
     pub est_tokens: u64,
     pub placeholder: bool,
+    /// A string, or only `text` and `image` blocks (SPEC §13.E1 condition 3).
+    pub plain: bool,
 }
 
 impl Measure {
@@ -129,6 +140,7 @@ impl Measure {
             media: 0,
             est_tokens: CLAUDE.text_tokens.of(chars),
             placeholder: s == PLACEHOLDER,
+            plain: true,
         }
     }
 }
@@ -265,6 +277,10 @@ pub(super) struct Tagged {
     /// Fields of the record that could not be read as written (the record is
     /// kept; SPEC §15.2 `session.warnings`).
     warnings: Vec<String>,
+    /// The record's `uuid`, and its `parentUuid` when it has the key (the
+    /// inner None: null, or not a string).
+    uuid: Option<String>,
+    parent: Option<Option<String>>,
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
@@ -284,6 +300,7 @@ pub(super) enum Rec {
         model: Option<String>,
         usage: Option<Usage>,
         applied_edits: Option<Vec<serde_json::Value>>,
+        context_client: Option<Box<crate::session::ContextClient>>,
         parent_uuid: Option<String>,
         cwd: Option<String>,
         calls: Vec<CallRec>,
@@ -303,6 +320,11 @@ pub(super) enum Rec {
     Replacements {
         agent: bool,
         items: Vec<(String, String)>,
+    },
+    /// A `tool_results_cut`, `thinking_stripped` or resume-note attachment.
+    Attachment {
+        sidechain: bool,
+        what: attach::Attachment,
     },
     Other,
 }
@@ -327,6 +349,11 @@ pub(super) struct Sink {
     what_if: Option<bool>,
     /// `content-replacement` records: the text the model saw instead (SPEC §2).
     replacements: HashMap<String, String>,
+    /// Every `uuid` of the file, and the first record's `parentUuid` that has
+    /// the key (line, value): SPEC §15.2's test for a partial transcript.
+    uuids: std::collections::HashSet<String>,
+    first_parent: Option<(usize, Option<String>)>,
+    parent_seen: bool,
     /// Only these lines (1-based) are read: one inline sub-agent thread, opened
     /// from the picker as a what-if.
     only: Option<std::sync::Arc<std::collections::HashSet<usize>>>,
@@ -338,6 +365,9 @@ impl Sink {
             b: Builder::new(path, Format::ClaudeJsonl),
             what_if: None,
             replacements: HashMap::new(),
+            uuids: Default::default(),
+            first_parent: None,
+            parent_seen: false,
             only: None,
         }
     }
@@ -348,6 +378,9 @@ impl Sink {
             b: Builder::new(path, Format::MessagesJson),
             what_if: None,
             replacements: HashMap::new(),
+            uuids: Default::default(),
+            first_parent: None,
+            parent_seen: false,
             only: None,
         }
     }
@@ -450,7 +483,9 @@ impl RecordSink for Sink {
                     model: raw::owned(msg.model),
                     usage: usage(msg.usage, &mut w),
                     applied_edits: applied_edits(msg.context_management, &mut w),
-                    parent_uuid: raw::owned(rec.parent_uuid),
+                    context_client: usage::context_client(msg.context_management, &mut w)
+                        .map(Box::new),
+                    parent_uuid: raw::owned(rec.parent_uuid.flatten()),
                     cwd: raw::owned(rec.cwd),
                     calls,
                 }
@@ -462,6 +497,7 @@ impl RecordSink for Sink {
                 }
                 _ => Rec::Other,
             },
+            "attachment" => attach::attachment(rec.attachment, sidechain, &mut w),
             "content-replacement" => Rec::Replacements {
                 agent: !raw::is_null_or_absent(rec.agent_id),
                 items: raw::elements(rec.replacements)
@@ -489,6 +525,8 @@ impl RecordSink for Sink {
             session_id: raw::owned(rec.session_id),
             sidechain,
             warnings: w.0,
+            uuid: raw::owned(rec.uuid),
+            parent: rec.parent_uuid.map(raw::owned),
         })
     }
 
@@ -520,11 +558,14 @@ impl RecordSink for Sink {
                     r.media = 0;
                     r.est_tokens = m.est_tokens;
                     r.already_cleared = m.placeholder;
+                    r.plain = true;
                 }
             }
         }
         let mut s = self.b.finish(diagnostics);
         s.subagent_what_if = self.what_if == Some(true);
+        attach::decide_cuts(&mut s);
+        attach::partial_transcript(&mut s, self.first_parent.as_ref(), self.parent_seen);
         s
     }
 }
@@ -538,8 +579,28 @@ impl Sink {
             session_id,
             sidechain,
             warnings,
+            uuid,
+            parent,
             ..
         } = tagged;
+        // Only the first parentUuid's target is looked for: uuids are kept
+        // until it is known, then compared with it (a million lines keep none).
+        if self.first_parent.is_none()
+            && let Some(p) = parent
+        {
+            self.parent_seen = p.as_ref().is_some_and(|p| self.uuids.contains(p));
+            self.uuids = Default::default();
+            self.first_parent = Some((line, p));
+        }
+        if let Some(u) = uuid {
+            match &self.first_parent {
+                None => {
+                    self.uuids.insert(u);
+                }
+                Some((_, Some(p))) if !self.parent_seen => self.parent_seen = *p == u,
+                Some(_) => {}
+            }
+        }
         self.apply_rec(rec, line, part);
         if self.b.s.session_id.is_none() && session_id.is_some() && self.is_main(sidechain, false) {
             self.b.s.session_id = session_id;
@@ -596,6 +657,7 @@ impl Sink {
                         part: 0,
                         media_mime: None,
                         memory_bodies: Vec::new(),
+                        plain: r.measure.plain,
                     });
                 }
             }
@@ -607,6 +669,7 @@ impl Sink {
                 model,
                 usage,
                 applied_edits,
+                context_client,
                 parent_uuid,
                 cwd,
                 calls,
@@ -634,6 +697,7 @@ impl Sink {
                     model,
                     usage,
                     applied_edits,
+                    context_client: context_client.map(|c| *c),
                     parent_uuid,
                 });
                 for c in calls {
@@ -686,6 +750,7 @@ impl Sink {
                     self.replacements.extend(items);
                 }
             }
+            Rec::Attachment { sidechain, what } => self.attachment(sidechain, what, line),
             Rec::Other => {}
         }
     }
@@ -699,7 +764,9 @@ pub(super) fn measure(content: Option<Content<'_>>) -> Measure {
             let mut m = Measure::default();
             let mut texts = 0;
             let mut all_placeholders = true;
+            m.plain = true;
             for b in blocks {
+                m.plain &= matches!(b.kind.as_deref(), Some("text" | "image"));
                 match b.kind.as_deref() {
                     Some("text") => {
                         let t = b.text.unwrap_or_default();
@@ -780,6 +847,7 @@ fn boundary(meta: Raw<'_>, uuid: Raw<'_>, sidechain: bool, w: &mut Warnings) -> 
     }
 }
 
+pub mod attach;
 pub(in crate::load) mod fields;
 mod usage;
 

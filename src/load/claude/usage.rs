@@ -317,3 +317,29 @@ pub(super) fn applied_edits(v: Raw<'_>, w: &mut Warnings) -> Option<Vec<serde_js
     }
     serde_json::from_str::<Vec<serde_json::Value>>(edits.get()).ok()
 }
+
+/// `message.context_management`'s `client_*` fields (SPEC §13.E4): None when it
+/// holds no `client_` key; a malformed count is unknown, with a warning.
+pub(super) fn context_client(
+    v: Raw<'_>,
+    w: &mut Warnings,
+) -> Option<crate::session::ContextClient> {
+    let map: std::collections::HashMap<Cow<'_, str>, &serde_json::value::RawValue> =
+        raw::object(v)?;
+    if !map.keys().any(|k| k.starts_with("client_")) {
+        return None;
+    }
+    let mut count = |key: &str| {
+        w.count(
+            &format!("message.context_management.{key}"),
+            map.get(key).copied(),
+            "it is unknown",
+        )
+    };
+    Some(crate::session::ContextClient {
+        cut_tool_uses: count("client_cut_tool_uses"),
+        sent_trigger_tool_uses: count("client_sent_trigger_tool_uses"),
+        sent_keep_tool_uses: count("client_sent_keep_tool_uses"),
+        estimated_cleared_input_tokens: count("client_estimated_cleared_input_tokens"),
+    })
+}

@@ -415,6 +415,7 @@ impl RecordSink for Sink {
                             model,
                             usage,
                             applied_edits: None,
+                            context_client: None,
                             parent_uuid: None,
                         });
                         self.send.stamp(self.b.s.requests.last_mut(), send);
@@ -645,6 +646,7 @@ fn part(text: &str, cwd: Option<&str>, w: &mut Warnings) -> Option<PartRec> {
             part: 0,
             media_mime: nested.into_iter().next(),
             memory_bodies: memory_bodies(output),
+            plain: false,
         }));
     } else if let Some(mime) = media_mime(&f) {
         return Some(PartRec::Media(0, mime));

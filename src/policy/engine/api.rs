@@ -245,7 +245,7 @@ impl Engine<'_> {
                 let r = &s.results[c.result];
                 if let Some(why) = pass.cleared_ids.get(r.id.as_str())
                     && !c.protected()
-                    && !r.already_cleared
+                    && !self.gone(c.result)
                 {
                     clear.push((p, *why));
                 }

@@ -305,7 +305,7 @@ impl<'s> Engine<'s> {
         let Some(c) = self.view.cands.get(p).filter(|c| c.result == r) else {
             return;
         };
-        if c.protected() || self.s.results[r].already_cleared || self.cleared[r].is_some() {
+        if c.protected() || self.gone(r) || self.cleared[r].is_some() {
             return;
         }
         let clearing = Clearing {

@@ -54,7 +54,7 @@ impl Engine<'_> {
         let mut kept = Why::new();
         for (pos, c) in self.view.cands.iter().enumerate() {
             let r = &self.s.results[c.result];
-            if !c.compactable || c.protected() || r.already_cleared || self.in_force(c) {
+            if !c.compactable || c.protected() || self.gone(c.result) || self.in_force(c) {
                 continue;
             }
             if !eligible_tool(c) {
@@ -158,7 +158,7 @@ impl Engine<'_> {
                 c.compactable
                     && c.tool.as_deref() != Some(budget::NOT_ELIGIBLE_TOOL)
                     && !c.protected()
-                    && !r.already_cleared
+                    && !self.gone(c.result)
                     && !self.in_force(c)
                     && (!r.is_error || p.errors_clearable())
             })

@@ -14,7 +14,7 @@ impl Engine<'_> {
                 c.compactable
                     && !self.in_force(c)
                     && !c.protected()
-                    && !r.already_cleared
+                    && !self.gone(c.result)
                     && (!r.is_error || p.errors_clearable())
             })
             .collect();

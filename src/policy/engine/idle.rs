@@ -37,7 +37,7 @@ impl Engine<'_> {
                     .collect();
                 for (p, c) in self.view.cands.iter().enumerate() {
                     let r = &self.s.results[c.result];
-                    if !c.compactable || c.protected() || r.already_cleared || self.in_force(c) {
+                    if !c.compactable || c.protected() || self.gone(c.result) || self.in_force(c) {
                         continue;
                     }
                     if window.contains(r.id.as_str()) {

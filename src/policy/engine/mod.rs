@@ -12,6 +12,7 @@ mod api;
 mod api_run;
 mod budget_plan;
 mod count;
+mod cuts;
 mod fenwick;
 mod idle;
 mod reason;
@@ -136,6 +137,13 @@ pub struct Engine<'s> {
     /// The `api` plan's state carried from request to request (a tracked
     /// engine of one `clear_tool_uses` edit: `api_run`).
     api_run: api_run::ApiRun<'s>,
+    /// The request being evaluated, and the recorded cuts (SPEC §13.E1) by the
+    /// request they take effect at, `(at, result)` sorted, with how many of
+    /// them are behind us: a cut result is, from then on, as good as already
+    /// cleared (never cleared again, never counted, no keep slot).
+    at: usize,
+    cuts: std::sync::Arc<[(usize, usize)]>,
+    cuts_done: usize,
 }
 
 /// The current view's candidates, grown incrementally as requests add messages.
@@ -201,6 +209,15 @@ impl<'s> Engine<'s> {
             tracker: Default::default(),
             size_index: Default::default(),
             api_run: Default::default(),
+            at: 0,
+            cuts: {
+                let mut v: Vec<(usize, usize)> = (0..s.cut.len())
+                    .filter_map(|r| s.cut_mark(r).map(|m| (m.at, r)))
+                    .collect();
+                v.sort_unstable();
+                v.into()
+            },
+            cuts_done: 0,
         }
     }
 
@@ -389,14 +406,15 @@ impl<'s> Engine<'s> {
     /// Records what a (new or re-made) candidate adds while not cleared.
     fn set_base(&mut self, c: &Candidate) {
         let r = &self.s.results[c.result];
-        let chars = if c.compactable && !r.is_error && !r.already_cleared {
+        let gone = self.gone(c.result);
+        let chars = if c.compactable && !r.is_error && !gone {
             r.chars
         } else {
             0
         };
         let active = c.compactable
             && !c.protected()
-            && !r.already_cleared
+            && !gone
             && (!r.is_error || self.policy.errors_clearable());
         // The budget plan's eligible results: the active ones but its one tool.
         let tokens = if active && c.tool.as_deref() != Some(budget::NOT_ELIGIBLE_TOOL) {
@@ -503,6 +521,7 @@ impl<'s> Engine<'s> {
                 HashSet::new()
             };
         let gap = self.gap_at(req);
+        self.apply_cuts(req.index);
         self.sync_view(req);
         // A deferred turn start: the plan decides over the view as if every
         // clearing had lapsed; where it cannot say at the cost of the change,
@@ -549,6 +568,10 @@ impl<'s> Engine<'s> {
         let mut newly: Vec<usize> = Vec::new();
         for (pos, reason) in &verdict.clear {
             let r = self.view.cands[*pos].result;
+            if self.gone(r) {
+                // A recorded cut stands: the plan never clears it again.
+                continue;
+            }
             let clearing = Clearing {
                 at: req.index,
                 trigger,
@@ -670,7 +693,7 @@ impl<'s> Engine<'s> {
             .map(|&r| self.pos_of[r])
             .filter(|&p| {
                 let c = &self.view.cands[p];
-                c.compactable && !c.protected() && !self.s.results[c.result].already_cleared
+                c.compactable && !c.protected() && !self.gone(c.result)
             })
             .collect();
         pos.sort_unstable();

@@ -243,6 +243,10 @@ pub enum Reason {
     /// The tool is not compactable, or no call has the id.
     NotCompactable,
     AlreadyCleared,
+    /// Replaced by Claude Code's recorded cut from request `at` on (SPEC §13.E1).
+    Cut {
+        at: usize,
+    },
     /// Protected: the candidate's protection says how.
     Protected,
     /// Cleared here, or (`earlier`) at an earlier request whose clearing stays.

@@ -125,7 +125,7 @@ impl Engine<'_> {
             eligible: c.compactable
                 && !c.protected()
                 && !r.is_error
-                && !r.already_cleared
+                && !self.gone(c.result)
                 && r.chars > 0,
             in_force: self.cleared[c.result].is_some(),
             chars: r.chars,
@@ -263,7 +263,11 @@ impl Engine<'_> {
             .filter(|&q| {
                 let c = &self.view.cands[q];
                 let r = &self.s.results[c.result];
-                c.compactable && !c.protected() && !r.is_error && !r.already_cleared && r.chars > 0
+                c.compactable
+                    && !c.protected()
+                    && !r.is_error
+                    && !self.gone(c.result)
+                    && r.chars > 0
             })
             .collect();
         let split = clearable.len().saturating_sub(keep);

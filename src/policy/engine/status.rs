@@ -9,10 +9,17 @@ impl Engine<'_> {
             let c = &self.view.cands[p];
             let r = &self.s.results[c.result];
             let clearing = self.cleared[c.result].as_ref();
-            let status = if !c.compactable {
+            // SPEC §15.4: already_cleared, cut, protected, cleared, error_kept,
+            // kept (a cut MCP result is `cut`). A result of a tool the plans
+            // never clear and no cut replaced stays `not_compactable`, as before
+            // (tests/properties.rs P1 holds that order).
+            let cut = self.s.cut_at(c.result, req.index);
+            let status = if !c.compactable && !cut {
                 Status::NotCompactable
             } else if r.already_cleared {
                 Status::AlreadyCleared
+            } else if cut {
+                Status::Cut
             } else if c.protected() {
                 Status::Protected
             } else if clearing.is_some() {
@@ -38,6 +45,9 @@ impl Engine<'_> {
         match status {
             Status::NotCompactable => Reason::NotCompactable,
             Status::AlreadyCleared => Reason::AlreadyCleared,
+            Status::Cut => Reason::Cut {
+                at: self.s.cut_mark(c.result).map_or(req.index, |m| m.at),
+            },
             Status::Protected => Reason::Protected,
             Status::Cleared => match self.cleared[c.result].as_ref() {
                 Some(cl) => Reason::Cleared {

@@ -86,12 +86,11 @@ impl<'s> Engine<'s> {
     /// status pass's `Cleared`, see `finish_statuses`).
     fn in_wire_cleared(&self, r: usize) -> bool {
         self.cleared[r].is_some()
-            && self.view.cands.get(self.pos_of[r]).is_some_and(|c| {
-                c.result == r
-                    && c.compactable
-                    && !c.protected()
-                    && !self.s.results[r].already_cleared
-            })
+            && self
+                .view
+                .cands
+                .get(self.pos_of[r])
+                .is_some_and(|c| c.result == r && c.compactable && !c.protected() && !self.gone(r))
     }
 
     /// Notes result `r` as touched at this step, before it changes.

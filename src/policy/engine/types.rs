@@ -14,6 +14,8 @@ pub enum Status {
     Cleared,
     Protected,
     AlreadyCleared,
+    /// Replaced by a recorded `tool_results_cut` (SPEC §13.E1): a fact in every plan.
+    Cut,
     ErrorKept,
     NotCompactable,
 }

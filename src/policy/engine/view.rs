@@ -256,10 +256,7 @@ impl<'s> Engine<'s> {
             .cands
             .iter()
             .filter(|c| {
-                c.compactable
-                    && !self.is_error(c)
-                    && !self.in_force(c)
-                    && !self.s.results[c.result].already_cleared
+                c.compactable && !self.is_error(c) && !self.in_force(c) && !self.gone(c.result)
             })
             .map(|c| self.s.results[c.result].chars)
             .sum()
@@ -276,7 +273,7 @@ impl<'s> Engine<'s> {
                     && !c.protected()
                     && !r.is_error
                     && !self.in_force(c)
-                    && !r.already_cleared
+                    && !self.gone(c.result)
                     && (r.chars > 0 || (media && r.media > 0))
                     && !c.pending
             })

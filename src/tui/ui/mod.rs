@@ -98,7 +98,7 @@ impl Theme {
             Status::Kept => p.kept,
             Status::Cleared => p.cleared,
             Status::Protected => p.protected,
-            Status::AlreadyCleared => p.already_cleared,
+            Status::AlreadyCleared | Status::Cut => p.already_cleared,
             Status::ErrorKept => p.error,
             Status::NotCompactable => p.not_compactable,
         })

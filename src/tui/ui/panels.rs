@@ -202,6 +202,25 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
             ));
         }
     }
+    // Claude Code's recorded cuts that name it (SPEC §13.E1, §15.21).
+    for c in v
+        .setup
+        .session
+        .cuts
+        .iter()
+        .filter(|c| c.call_ids.iter().any(|x| x == id))
+    {
+        out.push(format!(
+            "◇ tool_results_cut at line {} belongs to {}",
+            c.line,
+            c.request
+                .map_or("no request".into(), |k| format!("request {k}"))
+        ));
+        out.push(match c.not_applied.iter().find(|(x, _)| x == id) {
+            Some((_, why)) => format!("  not applied here: {why}"),
+            None => "  cut by Claude Code (recorded): its stand-in is in every later wire".into(),
+        });
+    }
     if !out.is_empty() {
         out.push(String::new());
     }

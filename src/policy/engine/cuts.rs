@@ -1,0 +1,39 @@
+//! Recorded cuts (SPEC §13.E1) in the engine: a result a `tool_results_cut`
+//! record replaced is, from the record's request on, out of every plan's reach.
+
+use super::*;
+
+impl Engine<'_> {
+    /// Whether result `r` is out of every plan's reach at the request being
+    /// evaluated: the harness had already cleared it, or a recorded cut
+    /// replaced it (SPEC §13.E1, §15.4).
+    pub(super) fn gone(&self, r: usize) -> bool {
+        self.s.results[r].already_cleared || self.s.cut_at(r, self.at)
+    }
+
+    /// The recorded cuts that take effect by request `k`: each result in the
+    /// view loses any clearing and stops counting (a result not yet in the
+    /// view gets its place when it enters it).
+    pub(super) fn apply_cuts(&mut self, k: usize) {
+        self.at = k;
+        while let Some(&(at, r)) = self.cuts.get(self.cuts_done) {
+            if at > k {
+                break;
+            }
+            self.cuts_done += 1;
+            let p = self.pos_of[r];
+            let in_view =
+                r < self.view.results_end && self.view.cands.get(p).is_some_and(|c| c.result == r);
+            if !in_view {
+                continue;
+            }
+            self.touch(r);
+            if self.cleared[r].is_some() {
+                self.set_clearing(r, None);
+            }
+            let cand = self.view.cands[p].clone();
+            self.set_base(&cand);
+            self.size_index_pos(p);
+        }
+    }
+}
