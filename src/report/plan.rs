@@ -55,6 +55,7 @@ struct CandidateJson<'a> {
     reason: String,
     cleared_at: Option<usize>,
     protection: &'a Option<Protection>,
+    dead_branch: bool,
 }
 
 /// The plan's `metadata` object.
@@ -132,6 +133,7 @@ pub fn plan_json<'a>(
                 reason: words::reason(c, &plan.step.note),
                 cleared_at: c.cleared_at,
                 protection: &c.protection,
+                dead_branch: c.dead_branch,
             }
         })
         .collect();
@@ -265,6 +267,9 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
             && pr.outcome.name() != c.status.name()
         {
             status.push_str(&format!(" ({})", pr.outcome.name()));
+        }
+        if c.dead_branch {
+            status.push_str(" (dead branch)");
         }
         rows.push(vec![
             c.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),

@@ -259,6 +259,8 @@ pub(super) struct Tagged {
     /// Fields of the record that could not be read as written (the record is
     /// kept; SPEC §15.2 `session.warnings`).
     warnings: Vec<String>,
+    /// `uuid` and `parentUuid` (SPEC §2 rewinds).
+    link: (Option<String>, Option<String>),
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
@@ -480,6 +482,7 @@ impl RecordSink for Sink {
             version,
             sidechain,
             warnings: w.0,
+            link: (raw::owned(rec.uuid), raw::owned(rec.parent_uuid)),
         })
     }
 
@@ -528,9 +531,13 @@ impl Sink {
             version,
             sidechain,
             warnings,
+            link,
             ..
         } = tagged;
         self.apply_rec(rec, line, part);
+        if self.is_main(sidechain, false) {
+            self.b.link(link.0, link.1);
+        }
         // Only the thread that is planned: a sub-agent's odd field misleads nothing.
         if !warnings.is_empty() && self.is_main(sidechain, false) {
             self.b

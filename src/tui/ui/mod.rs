@@ -305,6 +305,7 @@ mod theme_tests {
             status,
             reason: crate::policy::engine::Reason::Unset,
             cleared_at: None,
+            dead_branch: false,
         }
     }
 
