@@ -446,6 +446,10 @@ impl<'s> Engine<'s> {
             self.pending.clear();
             (self.total, self.active, self.eligible_tokens) = (0, 0, 0);
             self.active_set.clear();
+            // A view built again after a rewind meets its results anew.
+            for r in self.s.results_in(req.view_start, req.end) {
+                self.base[r] = (0, false, 0);
+            }
             self.size_index_clear();
             self.api_run_clear();
             self.view = View {
