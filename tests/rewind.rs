@@ -3,6 +3,7 @@
 //! records on a dead branch take no rank, keep slot or size, and are marked
 //! `dead branch`. Files without a rewind or fork keep the file order exactly.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+#![allow(clippy::single_range_in_vec_init)] // a list of dead message ranges
 
 #[path = "common/corpus.rs"]
 mod corpus;
