@@ -7,6 +7,8 @@
 
 #[path = "common/corpus.rs"]
 mod corpus;
+#[path = "common/screen.rs"]
+mod screen;
 
 use mcscope::session::Session;
 use serde_json::{Value, json};
@@ -486,4 +488,34 @@ fn s2_rewind_files_without_a_fork_keep_the_file_order() {
         assert!(s.requests.iter().any(|r| !r.dead.is_empty()));
         assert!(dead_files >= 1);
     }
+}
+
+/// SPEC §2, §8: the TUI's age list marks a result on a dead branch; stepping
+/// back with the keymap's `←` to a request before the rewind, it is live again.
+#[test]
+fn s15_1_tui_list_marks_dead_branch() {
+    use mcscope::cli::{self, Opts};
+    use mcscope::tui::app::App;
+    use mcscope::tui::keymap;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent};
+    let dir = tempfile::tempdir().unwrap();
+    let p = claude_fork(dir.path());
+    let opts = Opts {
+        at: Some("6".into()),
+        ..Default::default()
+    };
+    let setup = cli::setup(&p, &opts).unwrap();
+    let mut a = App::session_at(setup, 6);
+    a.view_mut().unwrap().wait_background();
+    let lines = screen::screen(&a, 160, 40);
+    assert!(screen::row(&lines, "t2").contains("dead branch"));
+    assert!(!screen::row(&lines, "t3").contains("dead branch"));
+    let left = keymap::action_for(KeyEvent::from(KeyCode::Left), false).unwrap();
+    for _ in 0..2 {
+        a.update(left);
+        a.view_mut().unwrap().wait_background();
+    }
+    assert_eq!(a.view().unwrap().k, 4);
+    let lines = screen::screen(&a, 160, 40);
+    assert!(!screen::has(&lines, "dead branch"), "{}", lines.join("\n"));
 }
