@@ -18,18 +18,35 @@
 
 use crate::session::Request;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::ops::Range;
+
+/// A `uuid` / `parentUuid` as a 64-bit hash: a million records' links stay
+/// small, and two ids of one file colliding is not a concern at this size.
+pub(super) type Key = u64;
+
+/// The key of a `uuid` or `parentUuid` string value (None: absent, null, not a string).
+pub(super) fn key(v: super::raw::Raw<'_>) -> Option<Key> {
+    Some(hash(&super::raw::string(v)?))
+}
+
+/// The key of a text (a `message.id`).
+pub(super) fn hash(text: &str) -> Key {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
 
 /// One main-thread record with a `uuid`.
 #[derive(Clone, Debug)]
 pub(super) struct Node {
-    pub uuid: String,
-    pub parent: Option<String>,
+    pub uuid: Key,
+    pub parent: Option<Key>,
     /// The message the record joined (user/assistant records only).
     pub msg: Option<usize>,
     /// The response it belongs to: an assistant line's `message.id`, or for
     /// a record of tool results the id of the response whose calls it answers.
-    pub group: Option<String>,
+    pub group: Option<Key>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -50,16 +67,16 @@ impl Tree {
         if n == 0 || (!self.marked && !self.claude) {
             return;
         }
-        let mut index: HashMap<&str, usize> = HashMap::with_capacity(n);
+        let mut index: HashMap<Key, usize> = HashMap::with_capacity(n);
         for (i, node) in self.nodes.iter().enumerate() {
-            index.entry(node.uuid.as_str()).or_insert(i);
+            index.entry(node.uuid).or_insert(i);
         }
         let parent: Vec<Option<usize>> = self
             .nodes
             .iter()
             .enumerate()
             .map(|(i, node)| {
-                let p = *index.get(node.parent.as_deref()?)?;
+                let p = *index.get(&node.parent?)?;
                 (p != i).then_some(p)
             })
             .collect();
@@ -83,7 +100,7 @@ impl Tree {
                 children.entry(p).or_default().push(i);
             }
         }
-        let group = |i: usize| self.nodes[i].group.as_deref();
+        let group = |i: usize| self.nodes[i].group;
         let distinct = |a: usize, b: usize| group(a).is_none() || group(a) != group(b);
         children.retain(|_, kids| {
             kids.iter()

@@ -27,7 +27,7 @@ pub(super) struct Builder {
     /// The `parentUuid` links of the main thread (SPEC §2 rewinds).
     pub(super) tree: super::branches::Tree,
     /// The message the current record joined, and its response group.
-    touched: Option<(usize, Option<String>)>,
+    touched: Option<(usize, Option<super::branches::Key>)>,
 }
 
 pub(super) struct UserRecord<'a> {
@@ -69,7 +69,11 @@ impl Builder {
     }
 
     /// Notes a main-thread record's link, after the record was applied.
-    pub(super) fn link(&mut self, uuid: Option<String>, parent: Option<String>) {
+    pub(super) fn link(
+        &mut self,
+        uuid: Option<super::branches::Key>,
+        parent: Option<super::branches::Key>,
+    ) {
         let touched = self.touched.take();
         if let Some(uuid) = uuid {
             let (msg, group) = touched.map_or((None, None), |(m, g)| (Some(m), g));
@@ -143,8 +147,9 @@ impl Builder {
         }
         let group = r
             .has_tool_result
-            .then(|| self.last_response.as_ref().and_then(|x| x.1.clone()))
-            .flatten();
+            .then(|| self.last_response.as_ref().and_then(|x| x.1.as_deref()))
+            .flatten()
+            .map(super::branches::hash);
         self.touched = Some((idx, group));
         idx
     }
@@ -196,7 +201,7 @@ impl Builder {
         if r.applied_edits.is_some() {
             m.applied_edits = r.applied_edits;
         }
-        self.touched = Some((idx, r.response_id));
+        self.touched = Some((idx, r.response_id.as_deref().map(super::branches::hash)));
         idx
     }
 

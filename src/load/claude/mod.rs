@@ -260,7 +260,7 @@ pub(super) struct Tagged {
     /// kept; SPEC §15.2 `session.warnings`).
     warnings: Vec<String>,
     /// `uuid` and `parentUuid` (SPEC §2 rewinds).
-    link: (Option<String>, Option<String>),
+    link: (Option<super::branches::Key>, Option<super::branches::Key>),
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
@@ -482,7 +482,10 @@ impl RecordSink for Sink {
             version,
             sidechain,
             warnings: w.0,
-            link: (raw::owned(rec.uuid), raw::owned(rec.parent_uuid)),
+            link: (
+                super::branches::key(rec.uuid),
+                super::branches::key(rec.parent_uuid),
+            ),
         })
     }
 

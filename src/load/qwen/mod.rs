@@ -213,7 +213,7 @@ pub(super) struct Head {
     forked: bool,
     /// `uuid` and `parentUuid`, and whether the record is a `rewind` or
     /// `branch_checkpoint` (SPEC §2 rewinds).
-    link: (Option<String>, Option<String>),
+    link: (Option<super::branches::Key>, Option<super::branches::Key>),
     rewind: bool,
 }
 
@@ -272,7 +272,10 @@ impl RecordSink for Sink {
             ts: raw::owned(rec.timestamp),
             version: raw::owned(rec.version),
             forked: !raw::is_null_or_absent(rec.forked),
-            link: (raw::owned(rec.uuid), raw::owned(rec.parent_uuid)),
+            link: (
+                super::branches::key(rec.uuid),
+                super::branches::key(rec.parent_uuid),
+            ),
             rewind: kind.as_deref() == Some("system")
                 && matches!(subtype.as_deref(), Some("rewind" | "branch_checkpoint")),
         };
@@ -337,7 +340,7 @@ impl RecordSink for Sink {
             }
             Rec::Dropped(head) => {
                 if head.sidechain == self.what_if.unwrap_or(false) {
-                    self.b.link(head.link.0.clone(), head.link.1.clone());
+                    self.b.link(head.link.0, head.link.1);
                 }
                 return;
             }
@@ -358,7 +361,7 @@ impl RecordSink for Sink {
         let ts_ms = head.ts.as_deref().and_then(raw::timestamp_ms);
         let ts_text = ts_ms.and(head.ts.clone());
         let version = head.version.clone();
-        let link = head.link.clone();
+        let link = head.link;
         self.b.tree.marked |= head.rewind;
         self.send.enter(head);
         let completion_before = self.send.last_completion;
