@@ -346,6 +346,17 @@ pub struct Request {
     /// The `version` of the last main-thread record that carries one before
     /// this request (SPEC §7 `request.version`; `auto` and `budget` read it).
     pub version: Option<String>,
+    /// Messages of `view_start..end` on a dead branch at this request (SPEC §2
+    /// rewinds, §15.1): not inputs, no rank, keep slot or size. Empty in a file
+    /// without a rewind or fork.
+    pub dead: Vec<std::ops::Range<usize>>,
+}
+
+impl Request {
+    /// Whether message `m` sits on a dead branch at this request.
+    pub fn is_dead(&self, m: usize) -> bool {
+        self.dead.iter().any(|r| r.contains(&m))
+    }
 }
 
 /// A Claude `microcompact_boundary` record: what the harness itself cleared.

@@ -201,6 +201,7 @@ impl PlanAt {
                 begins_turn: true,
                 send: None,
                 version: None,
+                dead: Vec::new(),
             },
             step: Step {
                 index: 0,

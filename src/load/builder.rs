@@ -24,6 +24,10 @@ pub(super) struct Builder {
     last_response: Option<(usize, Option<String>)>,
     /// The `version` of the last main-thread record that carried one.
     last_version: Option<String>,
+    /// The `parentUuid` links of the main thread (SPEC §2 rewinds).
+    pub(super) tree: super::branches::Tree,
+    /// The message the current record joined, and its response group.
+    touched: Option<(usize, Option<super::branches::Key>)>,
 }
 
 pub(super) struct UserRecord<'a> {
@@ -58,6 +62,29 @@ impl Builder {
             last_user_had_result: None,
             last_response: None,
             last_version: None,
+            tree: super::branches::Tree {
+                claude: format.harness() == Harness::Claude,
+                ..Default::default()
+            },
+            touched: None,
+        }
+    }
+
+    /// Notes a main-thread record's link, after the record was applied.
+    pub(super) fn link(
+        &mut self,
+        uuid: Option<super::branches::Key>,
+        parent: Option<super::branches::Key>,
+    ) {
+        let touched = self.touched.take();
+        if let Some(uuid) = uuid {
+            let (msg, group) = touched.map_or((None, None), |(m, g)| (Some(m), g));
+            self.tree.nodes.push(super::branches::Node {
+                uuid,
+                parent,
+                msg,
+                group,
+            });
         }
     }
 
@@ -122,6 +149,12 @@ impl Builder {
         if !r.is_meta {
             self.last_user_had_result = Some(r.has_tool_result);
         }
+        let group = r
+            .has_tool_result
+            .then(|| self.last_response.as_ref().and_then(|x| x.1.as_deref()))
+            .flatten()
+            .map(super::branches::hash);
+        self.touched = Some((idx, group));
         idx
     }
 
@@ -180,6 +213,7 @@ impl Builder {
         if r.context_client.is_some() {
             m.context_client = r.context_client;
         }
+        self.touched = Some((idx, r.response_id.as_deref().map(super::branches::hash)));
         idx
     }
 
@@ -250,7 +284,9 @@ impl Builder {
             begins_turn: self.last_user_had_result != Some(true),
             send: None,
             version: self.last_version.clone(),
+            dead: Vec::new(),
         });
+        self.tree.leaves.push(self.tree.nodes.len());
     }
 
     /// Ends the load: user content after the last response is one more request.
@@ -263,6 +299,8 @@ impl Builder {
         if trailing {
             self.new_request(None);
         }
+        let tree = std::mem::take(&mut self.tree);
+        tree.apply(&mut self.s.requests, self.s.messages.len());
         self.s.model = self.s.responses().filter_map(|m| m.model.clone()).last();
         self.s.diagnostics = diagnostics;
         self.s

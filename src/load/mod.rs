@@ -4,6 +4,7 @@
 //! [`Diagnostic`] and loading goes on (SPEC §1). Only the fields that plans need
 //! are parsed, and big strings are measured in place (see `raw`).
 
+mod branches;
 mod builder;
 mod claude;
 /// Claude Code attachment records that are facts about the wire (SPEC §13.E).

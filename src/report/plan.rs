@@ -60,6 +60,7 @@ struct CandidateJson<'a> {
     /// `{stand_in, cause, at}` when a recorded cut replaced it (SPEC §13.J).
     cut: Option<CutJson<'a>>,
     protection: &'a Option<Protection>,
+    dead_branch: bool,
 }
 
 /// `candidates[].cut` (SPEC §13.J): the stand-in, the record's cause, and the
@@ -171,6 +172,7 @@ pub fn plan_json<'a>(
                 cleared_at: c.cleared_at,
                 cut: CutJson::of(s, c.result, plan.request.index),
                 protection: &c.protection,
+                dead_branch: c.dead_branch,
             }
         })
         .collect();
@@ -310,6 +312,9 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
             && pr.outcome.name() != c.status.name()
         {
             status.push_str(&format!(" ({})", pr.outcome.name()));
+        }
+        if c.dead_branch {
+            status.push_str(" (dead branch)");
         }
         rows.push(vec![
             c.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),

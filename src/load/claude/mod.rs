@@ -281,6 +281,8 @@ pub(super) struct Tagged {
     /// inner None: null, or not a string).
     uuid: Option<String>,
     parent: Option<Option<String>>,
+    /// `uuid` and `parentUuid` (SPEC §2 rewinds).
+    link: (Option<super::branches::Key>, Option<super::branches::Key>),
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
@@ -527,6 +529,10 @@ impl RecordSink for Sink {
             warnings: w.0,
             uuid: raw::owned(rec.uuid),
             parent: rec.parent_uuid.map(raw::owned),
+            link: (
+                super::branches::key(rec.uuid),
+                super::branches::key(rec.parent_uuid.flatten()),
+            ),
         })
     }
 
@@ -581,6 +587,7 @@ impl Sink {
             warnings,
             uuid,
             parent,
+            link,
             ..
         } = tagged;
         // Only the first parentUuid's target is looked for: uuids are kept
@@ -604,6 +611,9 @@ impl Sink {
         self.apply_rec(rec, line, part);
         if self.b.s.session_id.is_none() && session_id.is_some() && self.is_main(sidechain, false) {
             self.b.s.session_id = session_id;
+        }
+        if self.is_main(sidechain, false) {
+            self.b.link(link.0, link.1);
         }
         // Only the thread that is planned: a sub-agent's odd field misleads nothing.
         if !warnings.is_empty() && self.is_main(sidechain, false) {

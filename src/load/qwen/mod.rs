@@ -46,6 +46,10 @@ struct Line<'a> {
     forked: Raw<'a>,
     #[serde(rename = "deliveredTurn", borrow, default)]
     delivered: Raw<'a>,
+    #[serde(borrow, default)]
+    uuid: Raw<'a>,
+    #[serde(rename = "parentUuid", borrow, default)]
+    parent_uuid: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -207,6 +211,10 @@ pub(super) struct Head {
     ts: Option<String>,
     version: Option<String>,
     forked: bool,
+    /// `uuid` and `parentUuid`, and whether the record is a `rewind` or
+    /// `branch_checkpoint` (SPEC §2 rewinds).
+    link: (Option<super::branches::Key>, Option<super::branches::Key>),
+    rewind: bool,
 }
 
 /// One part of a message, as plans see it.
@@ -241,8 +249,9 @@ pub(super) enum Rec {
     /// Any other record: its time counts for a hook's now(k); an API response or
     /// error telemetry record is a completion.
     Other { head: Head, completion: bool },
-    /// `realtime_message` records are never in model history, nor a time (SPEC §2).
-    Dropped,
+    /// `realtime_message` records are never in model history, nor a time (SPEC
+    /// §2); only their link is kept, for a chain that runs through one.
+    Dropped(Head),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -263,11 +272,17 @@ impl RecordSink for Sink {
             ts: raw::owned(rec.timestamp),
             version: raw::owned(rec.version),
             forked: !raw::is_null_or_absent(rec.forked),
+            link: (
+                super::branches::key(rec.uuid),
+                super::branches::key(rec.parent_uuid),
+            ),
+            rewind: kind.as_deref() == Some("system")
+                && matches!(subtype.as_deref(), Some("rewind" | "branch_checkpoint")),
         };
         let cwd = raw::owned(rec.cwd);
         let mut warnings = Warnings::default();
         if subtype.as_deref() == Some("realtime_message") {
-            return Ok(Rec::Dropped);
+            return Ok(Rec::Dropped(head));
         }
         Ok(match kind.as_deref().unwrap_or("") {
             k @ ("user" | "tool_result" | "assistant") => {
@@ -323,7 +338,12 @@ impl RecordSink for Sink {
             Rec::Message { head, .. } | Rec::Compression { head, .. } | Rec::Other { head, .. } => {
                 head
             }
-            Rec::Dropped => return,
+            Rec::Dropped(head) => {
+                if head.sidechain == self.what_if.unwrap_or(false) {
+                    self.b.link(head.link.0, head.link.1);
+                }
+                return;
+            }
         };
         if matches!(rec, Rec::Message { .. }) && self.what_if.is_none() {
             self.what_if = Some(head.sidechain);
@@ -356,6 +376,8 @@ impl RecordSink for Sink {
         let ts_ms = head.ts.as_deref().and_then(raw::timestamp_ms);
         let ts_text = ts_ms.and(head.ts.clone());
         let version = head.version.clone();
+        let link = head.link;
+        self.b.tree.marked |= head.rewind;
         self.send.enter(head);
         let completion_before = self.send.last_completion;
         match rec {
@@ -451,8 +473,9 @@ impl RecordSink for Sink {
                     self.send.last_completion = ts_ms;
                 }
             }
-            Rec::Dropped => {}
+            Rec::Dropped(_) => {}
         }
+        self.b.link(link.0, link.1);
         self.send.last_record = Some((ts_ms, ts_text, completion_before));
         // After the record: a response's own version is not "before" its request.
         self.b.version(version);

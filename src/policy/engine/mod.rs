@@ -168,6 +168,8 @@ struct View<'s> {
     keys: Vec<(usize, usize)>,
     /// The ids of the results in the view (a new call with one makes them dirty).
     result_ids: HashSet<&'s str>,
+    /// The messages on a dead branch the view was built with (SPEC §2 rewinds).
+    dead: Vec<std::ops::Range<usize>>,
 }
 
 impl<'s> Engine<'s> {
@@ -452,14 +454,20 @@ impl<'s> Engine<'s> {
     /// `quiet`: the step only carries the state (see `carry`).
     fn step_request(&mut self, req: &Request, quiet: bool) -> Step {
         self.track_begin();
-        if !self.view.started || req.segment != self.view.segment {
-            // Nothing planned before a compaction boundary carries over it.
+        if !self.view.started || req.segment != self.view.segment || req.dead != self.view.dead {
+            // Nothing planned before a compaction boundary carries over it. A
+            // rewind builds the view again from the live branch: what it
+            // dropped leaves its ranks, keep slots and sizes (SPEC §15.1).
             self.reset_clearings();
             self.reset_media();
             self.edits.clear();
             self.pending.clear();
             (self.total, self.active, self.eligible_tokens) = (0, 0, 0);
             self.active_set.clear();
+            // A view built again after a rewind meets its results anew.
+            for r in self.s.results_in(req.view_start, req.end) {
+                self.base[r] = (0, false, 0);
+            }
             self.size_index_clear();
             self.api_run_clear();
             self.view = View {
@@ -468,6 +476,7 @@ impl<'s> Engine<'s> {
                 calls_end: self.s.calls_in(req.view_start, req.view_start).start,
                 results_end: self.s.results_in(req.view_start, req.view_start).start,
                 msgs_end: req.view_start,
+                dead: req.dead.clone(),
                 ..View::default()
             };
         }

@@ -84,6 +84,9 @@ pub struct Candidate {
     pub status: Status,
     pub reason: Reason,
     pub cleared_at: Option<usize>,
+    /// On a dead branch at this request (SPEC §2 rewinds, §15.1): shown, but
+    /// not compactable, ranked, kept or counted.
+    pub dead_branch: bool,
 }
 
 impl Candidate {

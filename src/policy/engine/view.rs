@@ -17,7 +17,8 @@ impl<'s> Engine<'s> {
             if entry.len() > 1 || self.view.result_ids.contains(call.id.as_str()) {
                 dirty.push(call.id.as_str());
             }
-            if self.tools.is_compactable(&call.name) {
+            // A call on a dead branch takes no rank or keep slot (SPEC §15.1).
+            if self.tools.is_compactable(&call.name) && !req.is_dead(call.msg) {
                 let n = self.view.call_rank.len() + 1;
                 self.view.call_rank.insert(c, n);
                 self.view.compactable_calls.push(call.id.as_str());
@@ -25,8 +26,13 @@ impl<'s> Engine<'s> {
             }
         }
         self.view.calls_end = calls.end;
-        for m in &s.messages[self.view.msgs_end.max(req.view_start)..req.end] {
+        for (i, m) in s.messages[..req.end]
+            .iter()
+            .enumerate()
+            .skip(self.view.msgs_end.max(req.view_start))
+        {
             if let Some(u) = &m.usage
+                && !req.is_dead(i)
                 && m.role == Role::Assistant
                 && !m.synthetic
                 && m.model.as_deref() != Some("<synthetic>")
@@ -151,14 +157,20 @@ impl<'s> Engine<'s> {
                 }
             }),
         };
-        let compactable = tool
-            .as_deref()
-            .is_some_and(|t| self.tools.is_compactable(t));
+        // A result on a dead branch (SPEC §15.1) is listed, never a candidate
+        // of a plan: no rank, keep slot, size or protection.
+        let dead = self.view.dead.iter().any(|d| d.contains(&res.msg));
+        let compactable = !dead
+            && tool
+                .as_deref()
+                .is_some_and(|t| self.tools.is_compactable(t));
         let file_path_tool = tool
             .as_deref()
             .is_some_and(|t| self.tools.is_file_path_tool(t));
-        let protects =
-            self.policy.protect && tool.as_deref() == Some(self.tools.read_tool) && !res.is_error;
+        let protects = !dead
+            && self.policy.protect
+            && tool.as_deref() == Some(self.tools.read_tool)
+            && !res.is_error;
         // A lean engine's candidates are read for their fate, never shown: it
         // keeps no paths or summary but what protection reads (copying and
         // freeing them for every result of every setting is most of a step).
@@ -223,6 +235,7 @@ impl<'s> Engine<'s> {
             status: Status::Kept,
             reason: Reason::Unset,
             cleared_at: None,
+            dead_branch: dead,
         };
         (key, cand)
     }

@@ -426,6 +426,7 @@ fn candidate(tool: Option<&str>, reason: Reason, outcome: Option<Outcome>) -> Ca
         status: Status::Kept,
         reason,
         cleared_at: None,
+        dead_branch: false,
     }
 }
 

@@ -6,6 +6,9 @@ use super::*;
 /// escape target shortened from the left to fit `width`.
 pub fn status_label(c: &Candidate, width: usize) -> String {
     let mut s = format!("{} {}", glyph(c.status), c.status.name());
+    if c.dead_branch {
+        s.push_str(" (dead branch)");
+    }
     if let Some(p) = &c.protection {
         let root = p.root.map(|r| r.name()).unwrap_or("");
         match p.outcome {

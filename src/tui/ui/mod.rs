@@ -308,6 +308,7 @@ mod theme_tests {
             status,
             reason: crate::policy::engine::Reason::Unset,
             cleared_at: None,
+            dead_branch: false,
         }
     }
 
