@@ -453,6 +453,54 @@ fn t12_the_verdict_lists_the_records_naming_the_id_with_their_lines() {
     );
 }
 
+/// SPEC §12 and §13.E1: a recorded cut is in the verdict, first, as what the
+/// transcript proves (on the bundled sample: toolu_R1 is cut from the return on,
+/// toolu_E1 is an error the cut leaves alone).
+#[test]
+fn e1_the_page_lists_the_cut_record_with_its_fate() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-cut.jsonl");
+    let text = std::fs::read_to_string(&sample).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains("\"tool_results_cut\""))
+        .unwrap()
+        + 1;
+    let md = ok(
+        &[
+            "explain",
+            sample.to_str().unwrap(),
+            "toolu_R1",
+            "--format",
+            "md",
+        ],
+        dir.path(),
+    );
+    let page = parse(&md);
+    let want = format!("line {line}, tool_results_cut (request ");
+    assert!(page.text.contains(&want), "{want}\n{md}");
+    assert!(
+        page.text
+            .contains("the model saw its stand-in from request"),
+        "{md}"
+    );
+    assert!(page.text.find(&want).unwrap() < page.text.find("Under the selected plan").unwrap());
+    let md = ok(
+        &[
+            "explain",
+            sample.to_str().unwrap(),
+            "toolu_E1",
+            "--format",
+            "md",
+        ],
+        dir.path(),
+    );
+    assert!(
+        parse(&md).text.contains("not applied to it (error)"),
+        "{md}"
+    );
+}
+
 /// SPEC §12: an id that only a record names (no result, its call not in the
 /// file) still gets a page from the records, saying the call is not in the file.
 #[test]

@@ -329,6 +329,26 @@ fn records(
             ),
         });
     }
+    // Recorded cuts (SPEC §13.E1): facts, whatever the plan.
+    for c in s.cuts.iter().filter(|c| c.call_ids.iter().any(|x| x == id)) {
+        let fate = if c.applied.iter().any(|x| x == id) {
+            let at = c
+                .request
+                .map_or("no later request".to_string(), |k| format!("request {k}"));
+            format!("the model saw its stand-in from {at} on")
+        } else {
+            match c.not_applied.iter().find(|(x, _)| x == id) {
+                Some((_, why)) => format!("not applied to it ({why})"),
+                None => "not applied to it".to_string(),
+            }
+        };
+        out.push(PageRecord {
+            line: c.line,
+            kind: "tool_results_cut",
+            request: c.request,
+            words: format!("Claude Code recorded cutting it (tool_results_cut): {fate}"),
+        });
+    }
     out.sort_by_key(|r| r.line);
     out
 }
