@@ -313,6 +313,9 @@ pub struct Request {
     /// The `version` of the last main-thread record that carries one before
     /// this request (SPEC §7 `request.version`; `auto` and `budget` read it).
     pub version: Option<String>,
+    /// The `entrypoint` of the last main-thread record that carries one before
+    /// this request (SPEC §13.P: `cli` is the interactive terminal).
+    pub entrypoint: Option<String>,
 }
 
 /// A Claude `microcompact_boundary` record: what the harness itself cleared.

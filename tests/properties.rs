@@ -662,6 +662,7 @@ fn policy_of(pol: &GenPolicy, qwen: bool) -> Policy {
         KindArg::Size => PlanKind::Size,
         KindArg::Count => PlanKind::Count,
         KindArg::Budget => PlanKind::Budget,
+        KindArg::IdleServer => PlanKind::IdleServer,
         KindArg::Api => PlanKind::Api,
     };
     p.keep_recent = Some(pol.keep);
@@ -1600,6 +1601,7 @@ impl Case {
             // own tests (tests/budget.rs, policy::budget).
             KindArg::Budget => unreachable!("the generator makes no budget policies"),
             KindArg::Api => unreachable!("the generator makes no api policies"),
+            KindArg::IdleServer => unreachable!("the generator makes no idle-server policies"),
         }
     }
 }

@@ -61,7 +61,7 @@ pub struct Params {
 /// Which list parameters a kind reads: keep, gap, size, trigger.
 fn uses(kind: PlanKind) -> (bool, bool, bool, bool) {
     match kind {
-        PlanKind::Idle => (true, true, false, false),
+        PlanKind::Idle | PlanKind::IdleServer => (true, true, false, false),
         PlanKind::Size => (true, false, true, false),
         PlanKind::Count => (true, false, false, true),
         PlanKind::Forced => (true, false, false, false),

@@ -24,6 +24,8 @@ pub(super) struct Builder {
     last_response: Option<(usize, Option<String>)>,
     /// The `version` of the last main-thread record that carried one.
     last_version: Option<String>,
+    /// The `entrypoint` of the last main-thread record that carried one.
+    last_entrypoint: Option<String>,
 }
 
 pub(super) struct UserRecord<'a> {
@@ -56,6 +58,7 @@ impl Builder {
             last_user_had_result: None,
             last_response: None,
             last_version: None,
+            last_entrypoint: None,
         }
     }
 
@@ -63,6 +66,13 @@ impl Builder {
     pub(super) fn version(&mut self, version: Option<String>) {
         if version.is_some() {
             self.last_version = version;
+        }
+    }
+
+    /// A main-thread record carried `entrypoint`: later requests report it.
+    pub(super) fn entrypoint(&mut self, entrypoint: Option<String>) {
+        if entrypoint.is_some() {
+            self.last_entrypoint = entrypoint;
         }
     }
 
@@ -236,6 +246,7 @@ impl Builder {
             begins_turn: self.last_user_had_result != Some(true),
             send: None,
             version: self.last_version.clone(),
+            entrypoint: self.last_entrypoint.clone(),
         });
     }
 

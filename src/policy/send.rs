@@ -63,6 +63,7 @@ mod tests {
             gap_minutes: None,
             begins_turn,
             version: None,
+            entrypoint: None,
             send: kind.map(|kind| Send {
                 kind,
                 after_goal,

@@ -22,6 +22,9 @@ struct ExplainRowJson {
     index: usize,
     status: &'static str,
     reason: String,
+    /// SPEC §13.P, §15.21.
+    harness_could_run: Option<bool>,
+    harness_could_run_reason: &'static str,
 }
 
 /// `explain --format json` (schema `mcscope.explain/1`).
@@ -33,7 +36,7 @@ pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
         tool: &e.tool,
         path: &e.path,
         first_cleared_at: e.first_cleared_at,
-        caveats: caveats_json(&setup.policy, &setup.kinds_chosen()),
+        caveats: caveats_json(setup.caveats_all()),
         requests: e
             .rows
             .iter()
@@ -41,6 +44,8 @@ pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
                 index: r.index,
                 status: r.status.name(),
                 reason: words::explain_reason(r),
+                harness_could_run: r.plausible.could_run,
+                harness_could_run_reason: r.plausible.reason,
             })
             .collect(),
     }
@@ -48,7 +53,7 @@ pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
 
 pub fn explain_text(setup: &Setup, e: &Explain) -> String {
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), &mut out);
+    header(setup, &setup.kinds_chosen(), &setup.caveats_all(), &mut out);
     let _ = writeln!(
         out,
         "{}  {}  {}",

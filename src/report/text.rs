@@ -5,7 +5,7 @@ use super::*;
 
 /// The header of every text form; `kinds` are the plan kinds in force (the
 /// caveats and the default keep_recent follow them).
-pub(super) fn header(setup: &Setup, kinds: &[PlanKind], out: &mut String) {
+pub(super) fn header(setup: &Setup, kinds: &[PlanKind], caveats: &[Caveat], out: &mut String) {
     let s = &setup.session;
     let p = &setup.policy;
     let _ = writeln!(
@@ -85,7 +85,7 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], out: &mut String) {
     if !files.is_empty() {
         let _ = writeln!(out, "settings read from: {}", files.join(", "));
     }
-    caveats_text(&caveats::caveats(p, kinds), out);
+    caveats_text(caveats, out);
     for d in &s.diagnostics {
         let _ = writeln!(
             out,

@@ -87,6 +87,10 @@ pub struct Opts {
     /// Idle gap threshold in minutes (negative disables).
     #[arg(long, value_name = "M", allow_negative_numbers = true, value_parser = gap_arg)]
     pub gap_minutes: Option<f64>,
+    /// idle-server: the least trigger it sends (default keep + 15; Claude Code
+    /// 2.1.285+ sends its edit only when the clearable results less 3 reach it).
+    #[arg(long, value_name = "N")]
+    pub min_trigger_tool_uses: Option<u32>,
     /// Size threshold in chars (negative disables).
     #[arg(long, value_name = "C", allow_negative_numbers = true)]
     pub size_threshold: Option<i64>,
@@ -227,6 +231,7 @@ pub fn setup_with_config(
         ref api_placeholder,
         keep_recent,
         gap_minutes,
+        min_trigger_tool_uses,
         size_threshold,
         no_low_watermark,
         trigger,
@@ -343,6 +348,7 @@ pub fn setup_with_config(
         ("budget_warning_tokens", budget_warning.is_some()),
         ("keep_recent", keep_recent.is_some()),
         ("gap_threshold_minutes", gap_minutes.is_some()),
+        ("min_trigger_tool_uses", min_trigger_tool_uses.is_some()),
         ("size_threshold", size_threshold.is_some()),
         ("low_watermark", no_low_watermark),
         ("trigger_threshold", trigger.is_some()),
@@ -388,7 +394,9 @@ pub fn setup_with_config(
         // Opts built without clap (the TUI, tests) get clap's check here.
         p.gap_threshold_minutes =
             config::check_minutes(g).map_err(|e| err(format!("--gap-minutes {e}")))?;
+        p.gap_explicit = true;
     }
+    p.min_trigger_tool_uses = min_trigger_tool_uses.or(p.min_trigger_tool_uses);
     p.size_threshold = size_threshold.unwrap_or(p.size_threshold);
     p.size_explicit |= size_threshold.is_some();
     if no_low_watermark {
@@ -431,8 +439,53 @@ pub fn setup_with_config(
             path.display()
         )));
     }
+    if p.kind == PlanKind::IdleServer {
+        // SPEC §13.S: the server applies idle-server's edit.
+        if p.preset != Harness::Claude {
+            return Err(err(format!(
+                "{}: idle-server is Claude Code's plan: it takes the claude preset",
+                path.display()
+            )));
+        }
+        let asked = delivery.or(delivery_set.then_some(p.delivery));
+        if let Some(d) = asked.filter(|&d| d != Delivery::Server) {
+            return Err(err(format!(
+                "{}: idle-server's edit is applied by the server: its delivery is server (got {})",
+                path.display(),
+                d.name()
+            )));
+        }
+        p.delivery = Delivery::Server;
+    }
+    if p.kind == PlanKind::Auto
+        && p.preset == Harness::Claude
+        && (delivery.is_some() || delivery_set)
+    {
+        // SPEC §15.6: an explicit delivery under auto applies to the kinds that
+        // take it; a request whose chosen kind refuses it is named.
+        let d = delivery.unwrap_or(p.delivery);
+        for r in &session.requests {
+            let refuses = match p.kind_at(r, r.gap_minutes) {
+                Some(PlanKind::IdleServer) => d != Delivery::Server,
+                Some(PlanKind::Budget) => d != Delivery::Rewrite,
+                Some(_) => d == Delivery::Server,
+                None => false,
+            };
+            if refuses {
+                return Err(err(format!(
+                    "{}: request {}: auto runs {} there (Claude Code {}), which does not take delivery {}",
+                    path.display(),
+                    r.index,
+                    p.kind_at(r, r.gap_minutes).map_or("none", PlanKind::name),
+                    r.version.as_deref().unwrap_or("version unknown"),
+                    d.name()
+                )));
+            }
+        }
+    }
     match delivery {
         _ if api => {}
+        _ if p.kind == PlanKind::IdleServer => {}
         Some(d) => p.delivery = d,
         None if !delivery_set => {
             // cache_edits is Claude's mechanism: the default for count on Claude.
@@ -444,7 +497,9 @@ pub fn setup_with_config(
         }
         None => {}
     }
-    if !api && p.delivery == Delivery::Server {
+    let server_kinds =
+        p.kind == PlanKind::IdleServer || (p.kind == PlanKind::Auto && p.preset == Harness::Claude);
+    if !api && p.delivery == Delivery::Server && !server_kinds {
         return Err(err(format!(
             "{}: delivery server is the api preset's (--preset api)",
             path.display()

@@ -48,6 +48,9 @@ struct Line<'a> {
     parent_uuid: Raw<'a>,
     #[serde(borrow, default)]
     version: Raw<'a>,
+    /// How Claude Code was started (`cli`, `sdk-ts`, …): SPEC §13.P reads it.
+    #[serde(borrow, default)]
+    entrypoint: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -255,6 +258,7 @@ pub(super) struct Tagged {
     piece: Option<PieceLen>,
     result_sizes: Box<[Option<u64>]>,
     version: Option<String>,
+    entrypoint: Option<String>,
     sidechain: bool,
     /// Fields of the record that could not be read as written (the record is
     /// kept; SPEC §15.2 `session.warnings`).
@@ -371,6 +375,7 @@ impl RecordSink for Sink {
         let sidechain = raw::is_true(rec.sidechain);
         let ts = raw::owned(rec.timestamp);
         let version = raw::owned(rec.version);
+        let entrypoint = raw::owned(rec.entrypoint);
         let mut w = Warnings::default();
         let parsed = match rec.kind.as_deref().unwrap_or("") {
             "user" => {
@@ -478,6 +483,7 @@ impl RecordSink for Sink {
             piece,
             result_sizes,
             version,
+            entrypoint,
             sidechain,
             warnings: w.0,
         })
@@ -526,6 +532,7 @@ impl Sink {
         let Tagged {
             rec,
             version,
+            entrypoint,
             sidechain,
             warnings,
             ..
@@ -543,8 +550,11 @@ impl Sink {
                 }));
         }
         // After the record: a response's own version is not "before" its request.
-        if version.is_some() && self.is_main(sidechain, false) {
-            self.b.version(version);
+        if self.is_main(sidechain, false) {
+            if version.is_some() {
+                self.b.version(version);
+            }
+            self.b.entrypoint(entrypoint);
         }
     }
 

@@ -53,16 +53,24 @@ impl SessionView {
                 notes.push(format!("note: {note}"));
             }
         }
+        // SPEC §13.P3: the build had no code path for the plan shown.
+        let pl = self
+            .setup
+            .plausible(&self.plan.request, self.plan.step.kind);
+        if pl.what_if() {
+            notes.push(format!(
+                "what-if: this Claude Code build has no code path for {} ({}): not what happened",
+                self.plan.step.kind.map_or("none", PlanKind::name),
+                pl.reason
+            ));
+        }
         if crate::report::silent(&self.plan.step, self.plan.request.begins_turn) {
             notes.push(SILENT.into());
         }
         // What the harness may not have run (SPEC §5), in short.
-        let kinds = if self.plan.request.index == 0 {
-            self.setup.kinds_chosen()
-        } else {
-            self.plan.step.kind.into_iter().collect()
-        };
-        let caveats: Vec<&str> = crate::caveats::caveats(self.policy(), &kinds)
+        let caveats: Vec<&str> = self
+            .setup
+            .caveats_at(&self.plan.request, &self.plan.step)
             .iter()
             .map(|c| c.short)
             .collect();
