@@ -265,6 +265,7 @@ const SESSIONS: &[&str] = &[
     "sample-sessions/claude-budget.jsonl",
     "sample-sessions/claude-size.jsonl",
     "sample-sessions/api-agent.json",
+    "sample-sessions/claude-idle-server.jsonl",
     "sample-sessions/qwen-memory/today.jsonl",
     "sample-sessions/qwen-memory/session.jsonl",
     "tests/fixtures/qwen/media.jsonl",
@@ -291,6 +292,7 @@ const SESSION: &str = "The `session` object";
 const POLICY: &str = "The `policy` object";
 const EVIDENCE: &str = "The `evidence` object";
 const API: &str = "The `api` object";
+const IDLE_SERVER: &str = "The `idle_server` object";
 
 fn schemas() -> Vec<Schema> {
     vec![
@@ -302,6 +304,7 @@ fn schemas() -> Vec<Schema> {
                 ("policy", POLICY),
                 ("evidence", EVIDENCE),
                 ("api", API),
+                ("idle_server", IDLE_SERVER),
             ],
         },
         Schema {
@@ -312,6 +315,7 @@ fn schemas() -> Vec<Schema> {
                 ("policy", POLICY),
                 ("requests[].evidence", EVIDENCE),
                 ("requests[].api", API),
+                ("requests[].idle_server", IDLE_SERVER),
             ],
         },
         Schema {

@@ -465,13 +465,13 @@ pub fn decide(recs: &[RecFact], v: Option<&str>, p: &Params, applied_before: boo
 /// The last response of `recs`, if any: what the last of its lines that has a
 /// `context_management` shows (S6), None inside when none has one.
 fn last_response_shows(recs: &[RecFact]) -> Option<Option<bool>> {
-    let last = recs.iter().rev().find(|r| r.assistant)?;
-    let same = |r: &&RecFact| r.assistant && (last.msg_id.is_none() || r.msg_id == last.msg_id);
+    let end = recs.iter().rposition(|r| r.assistant)?;
+    let id = &recs[end].msg_id;
     Some(
-        recs.iter()
+        recs[..=end]
+            .iter()
             .rev()
-            .take_while(|r| r.assistant || !r.counted)
-            .filter(same)
+            .take_while(|r| r.assistant && (id.is_none() || &r.msg_id == id))
             .find_map(|r| r.shows_cleared),
     )
 }

@@ -48,9 +48,11 @@ pub struct Opts {
     #[arg(long, value_name = "K|last")]
     pub at: Option<String>,
     /// The plan kind (default: auto, the harness's own choice at each request:
-    /// claude budget on Claude Code 2.0.0–2.1.87 by the recorded version, else
-    /// idle; qwen by the kind of send: idle after the gap at a prompt, cron job or
-    /// hook, else size where Qwen runs it, nothing at notifications and goal turns).
+    /// claude by the recorded version: budget on Claude Code 2.0.0–2.1.63, idle on
+    /// 2.1.84–2.1.104, idle-server from 2.1.285, nothing in between or before
+    /// 2.0.0, idle without a usable version; qwen by the kind of send: idle after
+    /// the gap at a prompt, cron job or hook, else size where Qwen runs it,
+    /// nothing at notifications and goal turns).
     #[arg(long, value_enum)]
     pub policy: Option<PlanKind>,
     /// Harness rules to apply (default: the session's harness). `api`:
@@ -81,7 +83,7 @@ pub struct Opts {
     #[arg(long, value_name = "TEXT")]
     pub api_placeholder: Option<String>,
     /// Results kept outside the plan: the most recent N (default per plan kind: 5,
-    /// budget 3).
+    /// budget 3, idle-server 5 before Claude Code 2.1.310 and 12 from it).
     #[arg(long, value_name = "N")]
     pub keep_recent: Option<u32>,
     /// Idle gap threshold in minutes (negative disables).

@@ -184,6 +184,13 @@ fn s6_sending_after_the_first_request() {
     t.reply(Some(cleared(18)));
     let d = decide(&t.facts(), Some("2.1.332"), &p, false);
     assert_eq!(d.sent, Ok(SentBecause::ServerClearedRecorded));
+    // A tool result after that response does not hide it.
+    t.push(
+        json!({"type": "user", "timestamp": ts(70), "message": {"role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "later", "content": "x"}]}}),
+    );
+    let d = decide(&t.facts(), Some("2.1.332"), &p, false);
+    assert_eq!(d.sent, Ok(SentBecause::ServerClearedRecorded));
     let mut t = session(30, 70);
     t.reply(Some(cleared(0)));
     assert_eq!(

@@ -33,7 +33,7 @@ impl SessionView {
             Action::PrevRequest if self.k > 1 => self.step_to(self.k - 1),
             Action::FirstRequest if n > 0 => self.step_to(1),
             Action::LastRequest => self.step_to(n),
-            // Through every kind in the table's order (auto → idle → forced → size →
+            // Through every kind in the table's order (auto → idle → idle-server → forced → size →
             // count), back to the first.
             Action::CyclePlan => self.tune(|p| {
                 if p.kind == PlanKind::Api {
