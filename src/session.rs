@@ -394,6 +394,9 @@ pub struct Session {
     pub model: Option<String>,
     /// The `api` preset's reading of the messages, once asked for.
     pub api_facts: std::sync::OnceLock<std::sync::Arc<ApiFacts>>,
+    /// What `idle-server` reads of each main-thread record (SPEC §13.S), read
+    /// back from the file on first use and shared by every plan of the session.
+    pub idle_facts: std::sync::OnceLock<std::sync::Arc<Vec<crate::policy::idle_server::RecFact>>>,
 }
 
 impl Session {
@@ -416,6 +419,7 @@ impl Session {
             evidence: Vec::new(),
             model: None,
             api_facts: std::sync::OnceLock::new(),
+            idle_facts: std::sync::OnceLock::new(),
         }
     }
 

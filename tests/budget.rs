@@ -648,6 +648,10 @@ fn t1_auto_chooses_by_version_row() {
             assert_eq!(p["metadata"]["tokens_saved"], 0);
             assert_eq!(p["request"]["harness_could_run"], Value::Null);
             assert_eq!(p["request"]["harness_could_run_reason"], "no_plan");
+            // SPEC §15.6: no kind chosen at K: the values it would use are null.
+            assert_eq!(p["policy"]["gap_threshold_minutes"], Value::Null);
+            assert_eq!(p["policy"]["delivery"], Value::Null);
+            assert_eq!(p["policy"]["min_trigger_tool_uses"], Value::Null);
         }
         // An explicit keep_recent is printed whatever kind runs.
         let p = json(&[

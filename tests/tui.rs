@@ -172,18 +172,32 @@ fn stepping_cycling_and_tuning_replan_at_once() {
     a.update(Action::NextRequest);
     assert_eq!(a.view().unwrap().k, 2);
     a.update(Action::LastRequest);
-    // p cycles (claude) auto → idle → forced → size → count → budget → auto.
-    let kinds: Vec<&str> = (0..6)
+    // p cycles (claude) auto → idle → idle-server → forced → size → count → budget
+    // → auto (SPEC §13.S); idle-server is delivered by the server, the next kind
+    // goes back to rewrite.
+    let kinds: Vec<(&str, &str)> = (0..7)
         .map(|_| {
             a.update(Action::CyclePlan);
-            a.view().unwrap().policy().kind.name()
+            let p = a.view().unwrap().policy();
+            (p.kind.name(), p.delivery.name())
         })
         .collect();
-    assert_eq!(kinds, ["forced", "size", "count", "budget", "auto", "idle"]);
+    assert_eq!(
+        kinds,
+        [
+            ("idle-server", "server"),
+            ("forced", "rewrite"),
+            ("size", "rewrite"),
+            ("count", "rewrite"),
+            ("budget", "rewrite"),
+            ("auto", "rewrite"),
+            ("idle", "rewrite")
+        ]
+    );
     // d switches delivery: the cache_edits block appears under count.
-    a.update(Action::CyclePlan);
-    a.update(Action::CyclePlan);
-    a.update(Action::CyclePlan);
+    for _ in 0..4 {
+        a.update(Action::CyclePlan);
+    }
     assert!(
         a.view().unwrap().wire_json().contains("cache_edits")
             == (a.view().unwrap().policy().delivery.name() == "cache-edits")

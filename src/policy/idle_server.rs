@@ -329,38 +329,77 @@ impl Decision {
     }
 }
 
+/// S1's walk over a view's records, carried from request to request (the
+/// records of request k + 1's view extend request k's): the last return so far.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Walk {
+    /// The records walked so far.
+    pub next: usize,
+    pub ret: Option<Return>,
+    latest: Option<i64>,
+    anchored: bool,
+}
+
+impl Walk {
+    /// Walks `recs[self.next..]` (S1), recorded with version `v`, gap `gap_minutes`.
+    pub fn advance(&mut self, recs: &[RecFact], v: Option<&str>, gap_minutes: f64) {
+        let joined_counts = v.and_then(version::parse).is_none_or(|x| x >= (2, 1, 310));
+        let gap_ms = (gap_minutes * 60_000.0).round() as i64;
+        for (i, r) in recs.iter().enumerate().skip(self.next) {
+            let Some(ts) = r.ts_ms.filter(|_| r.counted) else {
+                continue;
+            };
+            if gap_minutes >= 0.0
+                && r.prompt_like
+                && self.anchored
+                && let Some(l) = self.latest
+                && ts - l > gap_ms
+            {
+                self.ret = Some(Return {
+                    at: i,
+                    line: r.line,
+                    ts_text: r.ts_text.clone(),
+                    idle_minutes: (ts - l) as f64 / 60_000.0,
+                });
+            }
+            self.latest = Some(self.latest.map_or(ts, |l| l.max(ts)));
+            if r.assistant {
+                self.anchored = r.api_block || (joined_counts && r.joined);
+            }
+        }
+        self.next = self.next.max(recs.len());
+    }
+}
+
 /// The decision at a request whose view holds `recs` up to the first line of
 /// its response, recorded with version `v`; `applied_before`: the plan applied
 /// at the request before (S6 "simulated").
 pub fn decide(recs: &[RecFact], v: Option<&str>, p: &Params, applied_before: bool) -> Decision {
-    let joined_counts = v.and_then(version::parse).is_none_or(|x| x >= (2, 1, 310));
-    let gap_ms = (p.gap_minutes * 60_000.0).round() as i64;
-    // S1: the last return of the walk.
-    let mut ret: Option<Return> = None;
-    let mut latest: Option<i64> = None;
-    let mut anchored = false;
-    for (i, r) in recs.iter().enumerate() {
-        let Some(ts) = r.ts_ms.filter(|_| r.counted) else {
-            continue;
+    let mut walk = Walk::default();
+    walk.advance(recs, v, p.gap_minutes);
+    decide_after(recs, v, p, applied_before, walk.ret)
+}
+
+/// S2–S6 once S1's walk found `ret` (the last return of `recs`, if any).
+pub fn decide_after(
+    recs: &[RecFact],
+    v: Option<&str>,
+    p: &Params,
+    applied_before: bool,
+    ret: Option<Return>,
+) -> Decision {
+    // No return: no edit, and nothing else to read (the common case).
+    let Some(ret) = ret else {
+        return Decision {
+            ret: None,
+            clearable: 0,
+            since_return: 0,
+            trigger: None,
+            keep: None,
+            exclude_tools: Vec::new(),
+            sent: Err(NotSent::NoReturn),
         };
-        if p.gap_minutes >= 0.0
-            && r.prompt_like
-            && anchored
-            && let Some(l) = latest
-            && ts - l > gap_ms
-        {
-            ret = Some(Return {
-                at: i,
-                line: r.line,
-                ts_text: r.ts_text.clone(),
-                idle_minutes: (ts - l) as f64 / 60_000.0,
-            });
-        }
-        latest = Some(latest.map_or(ts, |l| l.max(ts)));
-        if r.assistant {
-            anchored = r.api_block || (joined_counts && r.joined);
-        }
-    }
+    };
     // S3: the excluded tools.
     let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
     for r in recs {
@@ -386,17 +425,6 @@ pub fn decide(recs: &[RecFact], v: Option<&str>, p: &Params, applied_before: boo
     }
     let clearable_tool = |name: &str| compactable(name, v) && !exclude.contains(name);
     let exclude_tools: Vec<String> = exclude.iter().cloned().collect();
-    let Some(ret) = ret else {
-        return Decision {
-            ret: None,
-            clearable: 0,
-            since_return: 0,
-            trigger: None,
-            keep: None,
-            exclude_tools,
-            sent: Err(NotSent::NoReturn),
-        };
-    };
     // S2 and S5's S: each call once, by its first use and its first result.
     let mut use_at: std::collections::HashMap<&str, (usize, &str)> = Default::default();
     for (i, r) in recs.iter().enumerate() {

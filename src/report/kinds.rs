@@ -103,10 +103,13 @@ pub fn policy_over(setup: &Setup, at: &[(&Request, Option<PlanKind>)]) -> Policy
             .filter(|_| same(&|u| u.keep.map(|k| k.to_string())))
             .and_then(|u| u.keep),
     };
+    // Requests where auto chose no kind at all: the values are null (§15.6).
+    let none_chosen = used.is_empty() && !at.is_empty() && !setup.session.requests.is_empty();
     if !p.gap_explicit {
         json.gap_threshold_minutes = match first {
             Some(u) if same(&|u| Some(u.gap.to_string())) => Some(number(u.gap)),
             Some(_) => None,
+            None if none_chosen => None,
             None => Some(number(p.gap_threshold_minutes)),
         };
     }
@@ -119,6 +122,7 @@ pub fn policy_over(setup: &Setup, at: &[(&Request, Option<PlanKind>)]) -> Policy
     json.delivery = match first {
         Some(u) if same(&|u| Some(u.delivery.name().to_string())) => Some(u.delivery),
         Some(_) => None,
+        None if none_chosen => None,
         None => Some(p.delivery),
     };
     json

@@ -48,9 +48,13 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], caveats: &[Caveat], out:
             p.preset.name(),
             match keep_recent_of(p, kinds) {
                 Some(k) => k.to_string(),
-                None => "by kind (idle 5, budget 3)".into(),
+                None => "by kind (idle 5, budget 3, idle-server 5/12 by version)".into(),
             },
-            fmt_num(p.gap_threshold_minutes),
+            // idle-server waits 65 minutes unless a gap is given (SPEC §13.S1).
+            match kinds {
+                [PlanKind::IdleServer] if !p.gap_explicit => "65".to_string(),
+                _ => fmt_num(p.gap_threshold_minutes),
+            },
             p.size_threshold,
             if p.low_watermark {
                 " (low watermark)"
@@ -58,7 +62,11 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], caveats: &[Caveat], out:
                 ""
             },
             p.trigger_threshold,
-            p.delivery.name(),
+            match kinds {
+                [PlanKind::IdleServer] => "server",
+                ks if ks.contains(&PlanKind::IdleServer) => "server for idle-server",
+                _ => p.delivery.name(),
+            },
             if p.protect { "on" } else { "off" },
         );
     }

@@ -66,11 +66,15 @@ pub(super) fn may_run(policy: &Policy, s: &Session) -> bool {
 /// The facts of the session's main-thread records (an unreadable file: none,
 /// so no return is ever found).
 pub(super) fn facts_of(s: &Session) -> Arc<Vec<RecFact>> {
-    if s.format != crate::session::Format::ClaudeJsonl {
-        return Arc::default();
-    }
-    let text = std::fs::read_to_string(&s.path).unwrap_or_default();
-    Arc::new(rule::read_facts(&text, s.subagent_what_if))
+    s.idle_facts
+        .get_or_init(|| {
+            if s.format != crate::session::Format::ClaudeJsonl {
+                return Arc::default();
+            }
+            let text = std::fs::read_to_string(&s.path).unwrap_or_default();
+            Arc::new(rule::read_facts(&text, s.subagent_what_if))
+        })
+        .clone()
 }
 
 impl Engine<'_> {
@@ -113,6 +117,23 @@ impl Engine<'_> {
         &facts[from..to.max(from)]
     }
 
+    /// S1's return at `req`, walking on from the request before when its view
+    /// is the same (start, version, gap), else from the view's start.
+    fn idle_walk(&self, req: &Request, recs: &[RecFact], gap: f64) -> Option<rule::Return> {
+        let key = (
+            recs.first().map(|r| r.line),
+            req.version.clone(),
+            gap.to_bits(),
+        );
+        let mut cache = self.idle_walk.lock().unwrap_or_else(|e| e.into_inner());
+        let walk = match cache.as_mut() {
+            Some((k, w)) if *k == key && w.next <= recs.len() => w,
+            _ => &mut cache.insert((key, rule::Walk::default())).1,
+        };
+        walk.advance(recs, req.version.as_deref(), gap);
+        walk.ret.clone()
+    }
+
     /// The first request whose messages hold the record at `line`: the first
     /// of the view whose response starts after it.
     fn request_holding(&self, req: &Request, line: usize) -> Option<usize> {
@@ -127,11 +148,14 @@ impl Engine<'_> {
     /// `idle-server` at `req`: S1–S6, then S7 through §11's pass when sent.
     pub(super) fn idle_server(&self, req: &Request) -> (Verdict, IdleServerStep) {
         let params = self.idle_server_params(req);
-        let decision = rule::decide(
-            self.idle_recs(req),
+        let recs = self.idle_recs(req);
+        let ret = self.idle_walk(req, recs, params.gap_minutes);
+        let decision = rule::decide_after(
+            recs,
             req.version.as_deref(),
             &params,
             self.idle_applied_prev,
+            ret,
         );
         let edit = decision
             .trigger

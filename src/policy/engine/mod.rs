@@ -147,7 +147,20 @@ pub struct Engine<'s> {
     idle_applied_prev: bool,
     /// `idle-server` at the last evaluated request.
     idle_step: Option<IdleServerStep>,
+    /// S1's walk carried along the view (`idle_server::idle_walk`), keyed by the
+    /// view's first record, the version and the gap.
+    idle_walk: IdleWalk,
 }
+
+/// See `Engine::idle_walk` (a lock: the verdicts are computed through `&self`).
+type IdleWalk = std::sync::Arc<
+    std::sync::Mutex<
+        Option<(
+            (Option<usize>, Option<String>, u64),
+            crate::policy::idle_server::Walk,
+        )>,
+    >,
+>;
 
 /// The current view's candidates, grown incrementally as requests add messages.
 #[derive(Default, Clone)]
@@ -189,6 +202,7 @@ impl<'s> Engine<'s> {
             idle_facts: idle_server.then(|| idle_server::facts_of(s)),
             idle_applied_prev: false,
             idle_step: None,
+            idle_walk: Default::default(),
             api_step: None,
             policy,
             protector,
