@@ -113,7 +113,7 @@ dead code behind if(false)), so these plans are what-ifs for internal builds.",
 
 pub(crate) const CLAUDE_NOT_PLAUSIBLE: Template = Template {
     id: "claude_not_plausible",
-    short: "what-if: this build has no such code path",
+    short: "what-if",
     text: "This Claude Code build / entrypoint has no code path for plan {X} (reason {R}): the \
 clearing shown is a what-if, not what happened.",
 };

@@ -835,13 +835,13 @@ fn p_reaches_budget_and_the_header_says_what_auto_chose_and_its_caveats() {
         lines[1]
     );
     assert!(row(&lines, "may not have run:").contains("idle: remote flag"));
-    let kinds: Vec<&str> = (0..4)
+    let kinds: Vec<&str> = (0..5)
         .map(|_| {
             a.update(Action::CyclePlan);
             a.view().unwrap().policy().kind.name()
         })
         .collect();
-    assert_eq!(kinds, ["forced", "size", "count", "budget"]);
+    assert_eq!(kinds, ["idle-server", "forced", "size", "count", "budget"]);
     view_mut(&mut a).wait_background();
     let v = a.view().unwrap();
     assert_eq!(
@@ -931,7 +931,8 @@ fn switching_to_count_opens_the_diff_on_the_cache_edits_block() {
         "idle opens on a placeholder:\n{}",
         lines.join("\n")
     );
-    for _ in 0..3 {
+    // idle → idle-server → forced → size → count (SPEC §13.S).
+    for _ in 0..4 {
         a.update(Action::CyclePlan);
     }
     assert_eq!(a.view().unwrap().policy().kind.name(), "count");
@@ -940,6 +941,14 @@ fn switching_to_count_opens_the_diff_on_the_cache_edits_block() {
     let lines = screen(&a, 80, 24, true);
     assert!(
         has(&diff_region(&lines), "\"cache_edits\""),
+        "{}",
+        lines.join("\n")
+    );
+    // SPEC §13.P3: no external build has cached microcompact: the TUI says what-if.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("may not have run:") && l.contains("what-if")),
         "{}",
         lines.join("\n")
     );
@@ -1203,7 +1212,7 @@ fn the_command_line_jumps_tunes_and_explains() {
             .status
             .as_deref()
             .unwrap()
-            .contains("expected one of auto, idle, forced, size, count")
+            .contains("expected one of auto, idle, idle-server, forced, size, count")
     );
     command(&mut a, "frobnicate 3");
     assert!(

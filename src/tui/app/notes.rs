@@ -53,17 +53,6 @@ impl SessionView {
                 notes.push(format!("note: {note}"));
             }
         }
-        // SPEC §13.P3: the build had no code path for the plan shown.
-        let pl = self
-            .setup
-            .plausible(&self.plan.request, self.plan.step.kind);
-        if pl.what_if() {
-            notes.push(format!(
-                "what-if: this Claude Code build has no code path for {} ({}): not what happened",
-                self.plan.step.kind.map_or("none", PlanKind::name),
-                pl.reason
-            ));
-        }
         if crate::report::silent(&self.plan.step, self.plan.request.begins_turn) {
             notes.push(SILENT.into());
         }
