@@ -221,7 +221,14 @@ fn fact_of(v: &Value, line: usize) -> Option<RecFact> {
                 _ => {}
             }
         }
-        "tool_results_cut" => f.client_cut = v.get("cause").is_none_or(Value::is_null),
+        // `{"type": "attachment", "attachment": {"type": "tool_results_cut", …}}`
+        // (SPEC §13.E1); without `cause` the client cut the results itself.
+        "attachment" => {
+            let a = v.get("attachment");
+            f.client_cut = a.and_then(|a| a.get("type")).and_then(Value::as_str)
+                == Some("tool_results_cut")
+                && a.and_then(|a| a.get("cause")).is_none_or(Value::is_null);
+        }
         _ => {}
     }
     Some(f)

@@ -208,9 +208,21 @@ fn s6_sending_after_the_first_request() {
         decide(&t.facts(), Some("2.1.332"), &p, false).sent,
         Err(NotSent::ServerStopped)
     );
-    // A client cut (a tool_results_cut without cause) stops it.
+    // A client cut (a tool_results_cut attachment without cause) stops it; one
+    // withdrawn by its tool does not.
     let mut t = session(30, 70);
-    t.push(json!({"type": "tool_results_cut", "timestamp": ts(70)}));
+    t.push(
+        json!({"type": "attachment", "timestamp": ts(70), "attachment": {"type": "tool_results_cut",
+        "callIds": ["t1"], "standIn": "cut", "roughTokens": 10, "cause": "withdrawn_by_tool"}}),
+    );
+    assert_eq!(
+        decide(&t.facts(), Some("2.1.332"), &p, false).sent,
+        Ok(SentBecause::FirstAfterReturn)
+    );
+    t.push(
+        json!({"type": "attachment", "timestamp": ts(70), "attachment": {"type": "tool_results_cut",
+        "callIds": ["t1"], "standIn": "cut", "roughTokens": 10}}),
+    );
     assert_eq!(
         decide(&t.facts(), Some("2.1.332"), &p, false).sent,
         Err(NotSent::CutByClient)
