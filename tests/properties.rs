@@ -667,6 +667,8 @@ fn policy_of(pol: &GenPolicy, qwen: bool) -> Policy {
     };
     p.keep_recent = Some(pol.keep);
     p.gap_threshold_minutes = pol.gap as f64;
+    // The gap is always given as a flag here.
+    p.gap_explicit = true;
     p.size_threshold = pol.size;
     // The size threshold is always given as a flag here.
     p.size_explicit = true;

@@ -204,7 +204,14 @@ impl Policy {
     pub fn kind_at(&self, req: &Request, gap: Option<f64>) -> Option<PlanKind> {
         match (self.kind, self.preset) {
             (PlanKind::Auto, Harness::Claude) => {
-                version::VersionRow::of(req.version.as_deref()).auto_kind()
+                // A Qwen session's version is Qwen Code's, not Claude Code's:
+                // under the claude preset it is no usable version.
+                let v = req
+                    .send
+                    .is_none()
+                    .then_some(req.version.as_deref())
+                    .flatten();
+                version::VersionRow::of(v).auto_kind()
             }
             (PlanKind::Auto, Harness::Qwen) => {
                 let runs = send::qwen_runs(req);
