@@ -67,6 +67,8 @@ pub struct PolicyKeys {
     pub budget_tokens: Option<u64>,
     pub budget_min_saving: Option<u64>,
     pub budget_warning_tokens: Option<u64>,
+    /// SPEC §13.S4: idle-server's least trigger.
+    pub min_trigger_tool_uses: Option<u32>,
     /// SPEC §11 (`api` preset): the API's own edit objects, in the order sent,
     /// and the readings mcscope takes where the documentation is silent.
     pub api_edits: Option<Vec<serde_json::Value>>,
@@ -573,6 +575,7 @@ pub fn apply(
     set("keep_recent", keys.keep_recent.is_some());
     if let Some(g) = keys.gap_threshold_minutes {
         p.gap_threshold_minutes = g;
+        p.gap_explicit = true;
     }
     set(
         "gap_threshold_minutes",
@@ -613,6 +616,13 @@ pub fn apply(
     set(
         "budget_warning_tokens",
         keys.budget_warning_tokens.is_some(),
+    );
+    if keys.min_trigger_tool_uses.is_some() {
+        p.min_trigger_tool_uses = keys.min_trigger_tool_uses;
+    }
+    set(
+        "min_trigger_tool_uses",
+        keys.min_trigger_tool_uses.is_some(),
     );
     if let Some(edits) = &keys.api_edits {
         p.api.edits = crate::policy::api::parse_edits(edits)?;

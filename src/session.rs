@@ -346,6 +346,9 @@ pub struct Request {
     /// The `version` of the last main-thread record that carries one before
     /// this request (SPEC §7 `request.version`; `auto` and `budget` read it).
     pub version: Option<String>,
+    /// The `entrypoint` of the last main-thread record that carries one before
+    /// this request (SPEC §13.P: `cli` is the interactive terminal).
+    pub entrypoint: Option<String>,
     /// Messages of `view_start..end` on a dead branch at this request (SPEC §2
     /// rewinds, §15.1): not inputs, no rank, keep slot or size. Empty in a file
     /// without a rewind or fork.
@@ -503,9 +506,25 @@ pub struct Session {
     pub api_facts: std::sync::OnceLock<std::sync::Arc<ApiFacts>>,
     /// What fills the window, message by message (`context`), once asked for.
     pub context_facts: std::sync::OnceLock<std::sync::Arc<crate::context::ContextFacts>>,
+    /// What `idle-server` reads of each main-thread record (SPEC §13.S), read
+    /// back from the file on first use and shared by every plan of the session.
+    pub idle_facts: std::sync::OnceLock<std::sync::Arc<Vec<crate::policy::idle_server::RecFact>>>,
 }
 
 impl Session {
+    /// Whether a `tool_results_cut` record is in the view of request `at`, or
+    /// (None) of any request (SPEC §13.C `claude_cut_flags`; the union over the
+    /// requests).
+    pub fn cut_in_view(&self, at: Option<usize>) -> bool {
+        self.cuts.iter().any(|c| match (c.request, at) {
+            (Some(_), None) => true,
+            (Some(k), Some(at)) => {
+                k <= at && self.request(at).is_some_and(|r| r.segment == c.segment)
+            }
+            (None, _) => false,
+        })
+    }
+
     pub fn empty(path: PathBuf, format: Format) -> Session {
         Session {
             path,
@@ -532,6 +551,7 @@ impl Session {
             model: None,
             api_facts: std::sync::OnceLock::new(),
             context_facts: std::sync::OnceLock::new(),
+            idle_facts: std::sync::OnceLock::new(),
         }
     }
 

@@ -602,17 +602,21 @@ fn versioned(v: Option<&str>) -> Claude {
     c
 }
 
+/// SPEC §13.T1–T3 and §15.9: auto runs the kind of the version's row; the
+/// rows without clearing and versions before 2.0.0 run nothing.
 #[test]
-fn auto_chooses_by_version() {
+fn t1_auto_chooses_by_version_row() {
     let t = tempfile::tempdir().unwrap();
-    for (i, (version, kind)) in [
-        (Some("2.0.0"), "budget"),
-        (Some("2.1.17"), "budget"),
-        (Some("2.1.87"), "budget"),
-        (Some("2.1.88"), "idle"),
-        (Some("2.1.90"), "idle"),
-        (Some("1.0.128"), "idle"),
-        (None, "idle"),
+    for (i, (version, row, kind)) in [
+        (Some("2.0.0"), "2.0.0-2.1.63", Some("budget")),
+        (Some("2.1.17"), "2.0.0-2.1.63", Some("budget")),
+        (Some("2.1.63"), "2.0.0-2.1.63", Some("budget")),
+        (Some("2.1.70"), "2.1.64-2.1.83", None),
+        (Some("2.1.87"), "2.1.84-2.1.104", Some("idle")),
+        (Some("2.1.88"), "2.1.84-2.1.104", Some("idle")),
+        (Some("2.1.114"), "2.1.105-2.1.284", None),
+        (Some("1.0.128"), "before-2.0.0", None),
+        (None, "unknown", Some("idle")),
     ]
     .into_iter()
     .enumerate()
@@ -620,17 +624,35 @@ fn auto_chooses_by_version() {
         let path = versioned(version).write(t.path(), &format!("v{i}.jsonl"));
         let p = json(&["plan", path.to_str().unwrap(), "--format", "json"]);
         assert_eq!(p["request"]["version"], json!(version));
-        let (keep, caveat) = match kind {
-            "budget" => (3, "claude_budget_kill_switch"),
-            _ => (5, "claude_idle_flag"),
+        assert_eq!(p["request"]["version_row"], row, "{version:?}");
+        assert_eq!(p["request"]["plan_kind"], json!(kind), "{version:?}");
+        let (keep, caveats): (Value, &[&str]) = match (kind, version) {
+            (Some("budget"), _) => (json!(3), &["claude_budget_kill_switch"]),
+            (Some(_), None) => (json!(5), &["claude_idle_flag", "claude_version_unknown"]),
+            (Some(_), _) => (json!(5), &["claude_idle_flag"]),
+            (None, Some("2.1.114")) => (Value::Null, &["claude_context_hint", "claude_auto_none"]),
+            (None, Some("1.0.128")) => (Value::Null, &["claude_version_unknown"]),
+            (None, _) => (Value::Null, &["claude_auto_none"]),
         };
         assert_eq!(p["policy"]["keep_recent"], keep, "{version:?}");
-        assert_eq!(caveat_ids(&p), [caveat], "{version:?}");
+        assert_eq!(caveat_ids(&p), caveats, "{version:?}");
         assert_eq!(
             p["metadata"]["pre_tokens"].is_null(),
-            kind == "idle",
+            kind != Some("budget"),
             "{version:?}"
         );
+        if kind.is_none() {
+            // SPEC §13.T2: the no-plan outcome.
+            assert_eq!(p["fired"], false);
+            assert_eq!(p["trigger"], Value::Null);
+            assert_eq!(p["metadata"]["tokens_saved"], 0);
+            assert_eq!(p["request"]["harness_could_run"], Value::Null);
+            assert_eq!(p["request"]["harness_could_run_reason"], "no_plan");
+            // SPEC §15.6: no kind chosen at K: the values it would use are null.
+            assert_eq!(p["policy"]["gap_threshold_minutes"], Value::Null);
+            assert_eq!(p["policy"]["delivery"], Value::Null);
+            assert_eq!(p["policy"]["min_trigger_tool_uses"], Value::Null);
+        }
         // An explicit keep_recent is printed whatever kind runs.
         let p = json(&[
             "plan",
@@ -646,8 +668,8 @@ fn auto_chooses_by_version() {
 
 #[test]
 fn version_is_per_request_and_mixed_auto_has_no_single_keep() {
-    // Turn 1 on 2.1.87 (auto: budget), turn 2 on 2.1.88 after an upgrade (auto: idle).
-    let mut c = versioned(Some("2.1.87"));
+    // Turn 1 on 2.1.63 (auto: budget), turn 2 on 2.1.88 after an upgrade (auto: idle).
+    let mut c = versioned(Some("2.1.63"));
     let mut later = Claude::default();
     later.prompt("after the upgrade", 90.0);
     later.answer("hi");
@@ -664,7 +686,14 @@ fn version_is_per_request_and_mixed_auto_has_no_single_keep() {
         .map(|r| r["version"].as_str().unwrap())
         .collect();
     // Request 5 is the new prompt: the last record before it is its own 2.1.88 prompt.
-    assert_eq!(versions, ["2.1.87", "2.1.87", "2.1.87", "2.1.87", "2.1.88"]);
+    assert_eq!(versions, ["2.1.63", "2.1.63", "2.1.63", "2.1.63", "2.1.88"]);
+    let kinds: Vec<&str> = tl["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["plan_kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["budget", "budget", "budget", "budget", "idle"]);
     assert_eq!(
         tl["policy"]["keep_recent"],
         Value::Null,
@@ -870,40 +899,54 @@ fn qwen_requests_carry_their_version_and_qwen_caveats() {
     assert_eq!(p["metadata"]["pre_tokens"], Value::Null);
 }
 
+/// SPEC §15.6: an explicit delivery under auto applies to the kinds that take
+/// it; budget takes rewrite only, so cache-edits on a 2.1.17 session is exit 2
+/// naming the first request where auto runs budget. `--policy budget` says the same.
 #[test]
-fn auto_with_cache_edits_keeps_deleting_budget_clearings_after_a_turn_start() {
-    // A what-if (README): auto picks budget on 2.1.17; with cache-edits delivery its
-    // clearings at request 7 go out as one cache_edits block, which stays pinned at its
-    // message through the new turn at request 8, because the clearings stay in force.
-    let p = json(&[
-        "plan",
-        SAMPLE,
-        "--delivery",
-        "cache-edits",
-        "--at",
-        "10",
-        "--format",
-        "json",
-    ]);
-    let cleared = strs(&p["cleared"]);
-    assert_eq!(cleared.len(), 3);
-    assert_eq!(
-        caveat_ids(&p),
-        ["claude_budget_kill_switch", "claude_cached_internal"]
+fn auto_with_cache_edits_on_a_budget_version_is_exit_2_naming_the_request() {
+    let (code, _, err) = mcscope(&["plan", SAMPLE, "--delivery", "cache-edits", "--at", "10"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("request 1: auto runs budget there (Claude Code 2.1.17)")
+            && err.contains("delivery cache-edits"),
+        "{err}"
     );
-    let (code, wire, err) = mcscope(&["wire", SAMPLE, "--delivery", "cache-edits", "--at", "10"]);
+    // Under auto the delivery rewrite is budget's own: accepted.
+    let (code, _, err) = mcscope(&["plan", SAMPLE, "--delivery", "rewrite", "--at", "10"]);
     assert_eq!(code, 0, "{err}");
-    let body: Value = serde_json::from_str(&wire).unwrap();
-    let deleted: Vec<String> = body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .filter(|b| b["type"] == "cache_edits")
-        .flat_map(|b| b["edits"].as_array().cloned().unwrap_or_default())
-        .map(|e| e["cache_reference"].as_str().unwrap().to_string())
+}
+
+/// SPEC §15.9: a change of the recorded version is a new process: budget's
+/// remembered ids are forgotten there and the originals go out again.
+#[test]
+fn a_new_version_forgets_budgets_remembered_ids() {
+    let text = std::fs::read_to_string(SAMPLE).unwrap();
+    // From the prompt of request 8 (10:16:35) on, the records say 2.1.18.
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let mut r: Value = serde_json::from_str(l).unwrap();
+            let late = r["timestamp"]
+                .as_str()
+                .is_some_and(|t| t >= "2026-02-03T10:16");
+            if late && r.get("version").is_some() {
+                r["version"] = json!("2.1.18");
+            }
+            r.to_string()
+        })
         .collect();
-    assert_eq!(deleted, cleared);
+    let t = tempfile::tempdir().unwrap();
+    let path = t.path().join("upgraded.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let tl = json(&["timeline", path.to_str().unwrap(), "--format", "json"]);
+    let reqs = tl["requests"].as_array().unwrap();
+    let cleared = |k: usize| strs(&reqs[k - 1]["cleared"]).len();
+    assert_eq!(reqs[7]["version"], "2.1.18");
+    assert_eq!(cleared(7), 3, "budget fired at 7");
+    assert_eq!((cleared(8), cleared(10)), (0, 0), "forgotten from 8 on");
+    // The same session on one version remembers them (the sample itself).
+    let tl = json(&["timeline", SAMPLE, "--format", "json"]);
+    assert_eq!(strs(&tl["requests"][9]["cleared"]).len(), 3);
 }
 
 /// SPEC §9a per request, §9 `sim_ctx`: under `--policy budget` the sample's

@@ -273,6 +273,7 @@ const SESSIONS: &[&str] = &[
     "sample-sessions/claude-size.jsonl",
     "sample-sessions/claude-cut.jsonl",
     "sample-sessions/api-agent.json",
+    "sample-sessions/claude-idle-server.jsonl",
     "sample-sessions/qwen-memory/today.jsonl",
     "sample-sessions/qwen-memory/session.jsonl",
     "tests/fixtures/qwen/media.jsonl",
@@ -299,6 +300,7 @@ const SESSION: &str = "The `session` object";
 const POLICY: &str = "The `policy` object";
 const EVIDENCE: &str = "The `evidence` object";
 const API: &str = "The `api` object";
+const IDLE_SERVER: &str = "The `idle_server` object";
 
 fn schemas() -> Vec<Schema> {
     vec![
@@ -310,6 +312,7 @@ fn schemas() -> Vec<Schema> {
                 ("policy", POLICY),
                 ("evidence", EVIDENCE),
                 ("api", API),
+                ("idle_server", IDLE_SERVER),
             ],
         },
         Schema {
@@ -320,6 +323,7 @@ fn schemas() -> Vec<Schema> {
                 ("policy", POLICY),
                 ("requests[].evidence", EVIDENCE),
                 ("requests[].api", API),
+                ("requests[].idle_server", IDLE_SERVER),
             ],
         },
         Schema {

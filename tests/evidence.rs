@@ -195,7 +195,9 @@ fn timeline_and_plan_json_carry_the_same_evidence() {
 
 /// The selected plan's simulated prefix break at k is an explanation, under rewrite
 /// delivery only: idle (gap 1 minute, keep 1) clears a at request 3 (the prompt
-/// comes 2 minutes after m2), which rewrites a result request 2 sent.
+/// comes 2 minutes after m2), which rewrites a result request 2 sent. The
+/// session is 2.1.88 (idle's build; no entrypoint: plausibility null); on the
+/// fixture's own 2.1.17 idle is a what-if and explains nothing (SPEC §15.10).
 #[test]
 fn the_selected_plans_rewrite_explains_a_break_only_under_rewrite() {
     let dir = tempfile::tempdir().unwrap();
@@ -209,6 +211,8 @@ fn the_selected_plans_rewrite_explains_a_break_only_under_rewrite() {
         // E = 21,000; R = 5,000: a break 2 minutes (< 5) after m2.
         .response("m3", 2.1, usage(16_000, 5000, 0), None, json!({}));
     let path = tx.write(dir.path());
+    let old = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, old.replace("\"2.1.17\"", "\"2.1.88\"")).unwrap();
     let idle = [
         "evidence",
         "--format",
@@ -251,5 +255,22 @@ fn the_selected_plans_rewrite_explains_a_break_only_under_rewrite() {
     assert_eq!(
         v["requests"][2]["observed_break"]["explanations"],
         json!(["unexplained"])
+    );
+    // SPEC §15.10: on 2.1.17 the build had no idle code path: a what-if
+    // explains nothing that happened.
+    std::fs::write(&path, old).unwrap();
+    let v = json_of(&idle, &path);
+    assert_eq!(
+        v["requests"][2]["observed_break"]["explanations"],
+        json!(["unexplained"])
+    );
+    let p = json_of(
+        &["plan", "--format", "json", "--at", "3", "--policy", "idle"],
+        &path,
+    );
+    assert_eq!(p["request"]["harness_could_run"], false);
+    assert_eq!(
+        p["request"]["harness_could_run_reason"],
+        "version_lacks_code"
     );
 }

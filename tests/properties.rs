@@ -662,10 +662,13 @@ fn policy_of(pol: &GenPolicy, qwen: bool) -> Policy {
         KindArg::Size => PlanKind::Size,
         KindArg::Count => PlanKind::Count,
         KindArg::Budget => PlanKind::Budget,
+        KindArg::IdleServer => PlanKind::IdleServer,
         KindArg::Api => PlanKind::Api,
     };
     p.keep_recent = Some(pol.keep);
     p.gap_threshold_minutes = pol.gap as f64;
+    // The gap is always given as a flag here.
+    p.gap_explicit = true;
     p.size_threshold = pol.size;
     // The size threshold is always given as a flag here.
     p.size_explicit = true;
@@ -1600,6 +1603,7 @@ impl Case {
             // own tests (tests/budget.rs, policy::budget).
             KindArg::Budget => unreachable!("the generator makes no budget policies"),
             KindArg::Api => unreachable!("the generator makes no api policies"),
+            KindArg::IdleServer => unreachable!("the generator makes no idle-server policies"),
         }
     }
 }

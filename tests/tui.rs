@@ -172,18 +172,32 @@ fn stepping_cycling_and_tuning_replan_at_once() {
     a.update(Action::NextRequest);
     assert_eq!(a.view().unwrap().k, 2);
     a.update(Action::LastRequest);
-    // p cycles (claude) auto → idle → forced → size → count → budget → auto.
-    let kinds: Vec<&str> = (0..6)
+    // p cycles (claude) auto → idle → idle-server → forced → size → count → budget
+    // → auto (SPEC §13.S); idle-server is delivered by the server, the next kind
+    // goes back to rewrite.
+    let kinds: Vec<(&str, &str)> = (0..7)
         .map(|_| {
             a.update(Action::CyclePlan);
-            a.view().unwrap().policy().kind.name()
+            let p = a.view().unwrap().policy();
+            (p.kind.name(), p.delivery.name())
         })
         .collect();
-    assert_eq!(kinds, ["forced", "size", "count", "budget", "auto", "idle"]);
+    assert_eq!(
+        kinds,
+        [
+            ("idle-server", "server"),
+            ("forced", "rewrite"),
+            ("size", "rewrite"),
+            ("count", "rewrite"),
+            ("budget", "rewrite"),
+            ("auto", "rewrite"),
+            ("idle", "rewrite")
+        ]
+    );
     // d switches delivery: the cache_edits block appears under count.
-    a.update(Action::CyclePlan);
-    a.update(Action::CyclePlan);
-    a.update(Action::CyclePlan);
+    for _ in 0..4 {
+        a.update(Action::CyclePlan);
+    }
     assert!(
         a.view().unwrap().wire_json().contains("cache_edits")
             == (a.view().unwrap().policy().delivery.name() == "cache-edits")
@@ -823,13 +837,13 @@ fn p_reaches_budget_and_the_header_says_what_auto_chose_and_its_caveats() {
         lines[1]
     );
     assert!(row(&lines, "may not have run:").contains("idle: remote flag"));
-    let kinds: Vec<&str> = (0..4)
+    let kinds: Vec<&str> = (0..5)
         .map(|_| {
             a.update(Action::CyclePlan);
             a.view().unwrap().policy().kind.name()
         })
         .collect();
-    assert_eq!(kinds, ["forced", "size", "count", "budget"]);
+    assert_eq!(kinds, ["idle-server", "forced", "size", "count", "budget"]);
     view_mut(&mut a).wait_background();
     let v = a.view().unwrap();
     assert_eq!(
@@ -919,7 +933,8 @@ fn switching_to_count_opens_the_diff_on_the_cache_edits_block() {
         "idle opens on a placeholder:\n{}",
         lines.join("\n")
     );
-    for _ in 0..3 {
+    // idle → idle-server → forced → size → count (SPEC §13.S).
+    for _ in 0..4 {
         a.update(Action::CyclePlan);
     }
     assert_eq!(a.view().unwrap().policy().kind.name(), "count");
@@ -928,6 +943,14 @@ fn switching_to_count_opens_the_diff_on_the_cache_edits_block() {
     let lines = screen(&a, 80, 24, true);
     assert!(
         has(&diff_region(&lines), "\"cache_edits\""),
+        "{}",
+        lines.join("\n")
+    );
+    // SPEC §13.P3: no external build has cached microcompact: the TUI says what-if.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("may not have run:") && l.contains("what-if")),
         "{}",
         lines.join("\n")
     );
@@ -1191,7 +1214,7 @@ fn the_command_line_jumps_tunes_and_explains() {
             .status
             .as_deref()
             .unwrap()
-            .contains("expected one of auto, idle, forced, size, count")
+            .contains("expected one of auto, idle, idle-server, forced, size, count")
     );
     command(&mut a, "frobnicate 3");
     assert!(

@@ -131,7 +131,8 @@ pub fn evidence_at(setup: &Setup, plan: &PlanAt) -> Option<crate::evidence::Requ
 
 /// Sets a request's evidence beside the selected plan's step there (SPEC §10):
 /// `plan_rewrite` when its wire broke the prefix by rewriting (`brk`, asked
-/// only where a break was observed), and a
+/// only where a break was observed) and the harness could have run the plan
+/// there (SPEC §15.10), and a
 /// `budget` firing without a record (silent at a turn start, else shown as a
 /// record with `writer: null`).
 pub fn beside_plan(
@@ -142,7 +143,11 @@ pub fn beside_plan(
     brk: impl FnOnce() -> bool,
 ) {
     if let Some(b) = ev.observed_break.take() {
-        let brk = matches!(setup.policy.delivery, Delivery::Rewrite | Delivery::Server) && brk();
+        // SPEC §15.10: a what-if plan (the build had no such code path)
+        // explains nothing that happened.
+        let brk = matches!(setup.policy.delivery, Delivery::Rewrite | Delivery::Server)
+            && !setup.plausible(req, st.kind).what_if()
+            && brk();
         ev.observed_break = Some(b.with_plan_rewrite(brk));
     }
     if st.fired() && st.kind == Some(PlanKind::Budget) {

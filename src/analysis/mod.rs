@@ -15,8 +15,10 @@ pub use evidence::{
 };
 pub use wired::{WireInputs, Wired, plan_and_inputs, prefix_break, result_content};
 
+use crate::caveats;
 use crate::evidence::{SessionEvidence, SimAt, Writer};
 use crate::policy::engine::{Candidate, EditBlock, Engine, Note, Status, Step};
+use crate::policy::plausible::Plausible;
 use crate::policy::protect::{PathMap, Protector, Resolver, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
 use crate::session::{Harness, Request, Session};
@@ -82,7 +84,8 @@ impl Setup {
         // that begins a turn: the last such request before k is as good a start
         // (k - 1 is still evaluated, for the cache-break comparison).
         let all_lapse = match self.policy.kind {
-            PlanKind::Count | PlanKind::Budget => false,
+            // idle-server reads "applied at k - 1" (SPEC §13.S6).
+            PlanKind::Count | PlanKind::Budget | PlanKind::IdleServer => false,
             // auto runs budget by version: one version string is read once.
             PlanKind::Auto => {
                 let mut last: Option<(Option<&str>, bool)> = None;
@@ -91,8 +94,10 @@ impl Setup {
                     .all(|r| match last {
                         Some((v, lapses)) if v == r.version.as_deref() => lapses,
                         _ => {
-                            let lapses =
-                                self.policy.kind_at(r, r.gap_minutes) != Some(PlanKind::Budget);
+                            let lapses = !matches!(
+                                self.policy.kind_at(r, r.gap_minutes),
+                                Some(PlanKind::Budget | PlanKind::IdleServer)
+                            );
                             last = Some((r.version.as_deref(), lapses));
                             lapses
                         }
@@ -142,6 +147,76 @@ impl Setup {
 
     pub fn last_request(&self) -> usize {
         self.session.requests.len()
+    }
+
+    /// SPEC §13.P at `req` under the plan kind in force there.
+    pub fn plausible(&self, req: &Request, kind: Option<PlanKind>) -> Plausible {
+        crate::policy::plausible::at(&self.policy, &self.session, req, kind)
+    }
+
+    /// What the caveats read at `req` (SPEC §13.C), the kind in force `kind`.
+    pub(crate) fn caveat_at<'a>(
+        &self,
+        req: &'a Request,
+        kind: Option<PlanKind>,
+        idle_server_sent: bool,
+    ) -> caveats::At<'a> {
+        caveats::At {
+            kind,
+            version: req.version.as_deref(),
+            plausible: self.plausible(req, kind),
+            idle_server_sent,
+        }
+    }
+
+    /// The caveats of the plan at request `k` alone (`plan`, the TUI), from its
+    /// step; a session without requests lists those of the kinds chosen.
+    pub(crate) fn caveats_at(&self, req: &Request, step: &Step) -> Vec<caveats::Caveat> {
+        if req.index == 0 {
+            return caveats::caveats(&self.policy, &self.kinds_chosen(), &[]);
+        }
+        let kinds: Vec<PlanKind> = step.kind.into_iter().collect();
+        let sent = step.idle_server.as_ref().is_some_and(|i| i.sent());
+        caveats::caveats_with(
+            &self.policy,
+            &kinds,
+            &[self.caveat_at(req, step.kind, sent)],
+            self.session.cut_in_view(Some(req.index)),
+        )
+    }
+
+    /// The caveats of every request (SPEC §13.C: `timeline`, `evidence`,
+    /// `explain`, `compare` list the union).
+    pub(crate) fn caveats_all(&self) -> Vec<caveats::Caveat> {
+        let sent = self.idle_server_sends();
+        let at: Vec<caveats::At<'_>> = self
+            .session
+            .requests
+            .iter()
+            .map(|r| {
+                let kind = self.policy.kind_at(r, r.gap_minutes);
+                self.caveat_at(r, kind, sent.contains(&r.index))
+            })
+            .collect();
+        caveats::caveats_with(
+            &self.policy,
+            &self.kinds_chosen(),
+            &at,
+            self.session.cut_in_view(None),
+        )
+    }
+
+    /// The requests where `idle-server` sends its edit (one lean pass, made
+    /// only when the plan is in force somewhere).
+    fn idle_server_sends(&self) -> HashSet<usize> {
+        if !self.kinds_chosen().contains(&PlanKind::IdleServer) {
+            return HashSet::new();
+        }
+        let mut engine = self.engine(self.last_request()).lean();
+        std::iter::from_fn(|| engine.step())
+            .filter(|st| st.idle_server.as_ref().is_some_and(|i| i.sent()))
+            .map(|st| st.index)
+            .collect()
     }
 }
 
@@ -202,6 +277,7 @@ impl PlanAt {
                 send: None,
                 version: None,
                 dead: Vec::new(),
+                entrypoint: None,
             },
             step: Step {
                 index: 0,
@@ -220,6 +296,7 @@ impl PlanAt {
                 pre_tokens: None,
                 note: Note::NoRequests,
                 api: None,
+                idle_server: None,
                 wire: None,
             },
             candidates: Vec::new(),
@@ -422,6 +499,8 @@ pub struct ExplainRow {
     pub note: Note,
     /// The api preset: the request's edits, simulated beside the record.
     pub edits_here: Option<String>,
+    /// SPEC §13.P at the request (§15.21: explain says it per request).
+    pub plausible: Plausible,
 }
 
 pub fn explain(setup: &Setup, id: &str, forced_at: usize) -> Option<Explain> {
@@ -462,6 +541,7 @@ pub fn explain(setup: &Setup, id: &str, forced_at: usize) -> Option<Explain> {
                 .api
                 .as_ref()
                 .map(|_| crate::evidence::api::cell(s, &step)),
+            plausible: setup.plausible(&s.requests[step.index - 1], step.kind),
             note: step.note,
         });
     }

@@ -46,7 +46,12 @@ impl WireInputs {
                 .any(|c| c.cleared_at == Some(request.index));
         WireInputs {
             request: request.clone(),
-            delivery: setup.policy.delivery,
+            // idle-server's edit is the server's whatever the delivery asked.
+            delivery: if engine.idle_server_step().is_some_and(|i| i.sent()) {
+                Delivery::Server
+            } else {
+                setup.policy.delivery
+            },
             cleared: s
                 .results_in(request.view_start, request.end)
                 .filter(|&r| engine.is_cleared(r))
@@ -61,7 +66,8 @@ impl WireInputs {
                 .collect(),
             edits: engine.edits().to_vec(),
             drop_thoughts: fired_forced,
-            server: server_edits(setup, engine.api_step()),
+            server: server_edits(setup, engine.api_step())
+                .or_else(|| idle_server_edits(engine.idle_server_step())),
         }
     }
 
@@ -219,6 +225,10 @@ fn server_edits(
     if setup.policy.delivery != Delivery::Server {
         return None;
     }
+    if setup.policy.kind != crate::policy::PlanKind::Api {
+        // idle-server's are its step's (`idle_server_edits`).
+        return None;
+    }
     let spec = &setup.policy.api;
     Some(wire::ServerEdits {
         edits: spec.edits_json(),
@@ -229,6 +239,20 @@ fn server_edits(
         inputs: api
             .map(|a| a.inputs_cleared.iter().map(|(_, id)| id.clone()).collect())
             .unwrap_or_default(),
+    })
+}
+
+/// The edit `idle-server` sent at a request (SPEC §13.S10): the local side
+/// carries it in `context_management`; the server view has the placeholder.
+fn idle_server_edits(
+    step: Option<&crate::policy::engine::IdleServerStep>,
+) -> Option<wire::ServerEdits> {
+    let step = step.filter(|i| i.sent())?;
+    Some(wire::ServerEdits {
+        edits: step.edits_json(),
+        placeholder: crate::harness::CLEARED.to_string(),
+        thinking: Default::default(),
+        inputs: Default::default(),
     })
 }
 

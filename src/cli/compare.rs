@@ -124,6 +124,7 @@ impl CompareArgs {
             api_placeholder: None,
             keep_recent: None,
             gap_minutes: None,
+            min_trigger_tool_uses: None,
             size_threshold: None,
             no_low_watermark: self.no_low_watermark,
             trigger: None,

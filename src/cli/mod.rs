@@ -266,7 +266,16 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            ["auto", "idle", "forced", "size", "count", "budget", "api"]
+            [
+                "auto",
+                "idle",
+                "idle-server",
+                "forced",
+                "size",
+                "count",
+                "budget",
+                "api"
+            ]
         );
         let sides: Vec<&str> = Side::value_variants().iter().map(|&s| s.into()).collect();
         assert_eq!(sides, ["wire", "local"]);

@@ -61,7 +61,7 @@ pub struct Params {
 /// Which list parameters a kind reads: keep, gap, size, trigger.
 fn uses(kind: PlanKind) -> (bool, bool, bool, bool) {
     match kind {
-        PlanKind::Idle => (true, true, false, false),
+        PlanKind::Idle | PlanKind::IdleServer => (true, true, false, false),
         PlanKind::Size => (true, false, true, false),
         PlanKind::Count => (true, false, false, true),
         PlanKind::Forced => (true, false, false, false),
@@ -83,7 +83,13 @@ pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
     let default = !lists.any();
     let kinds: Vec<PlanKind> = match &lists.policy {
         Some(k) => k.clone(),
-        None if claude => vec![PlanKind::Idle, PlanKind::Size, PlanKind::Count],
+        // SPEC §15.23: claude's grid holds idle-server for sessions of every version.
+        None if claude => vec![
+            PlanKind::Idle,
+            PlanKind::IdleServer,
+            PlanKind::Size,
+            PlanKind::Count,
+        ],
         None => vec![PlanKind::Idle, PlanKind::Size],
     };
     let opt = |v: &Option<Vec<u32>>| -> Vec<Option<u32>> {
@@ -98,12 +104,17 @@ pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
         let (uk, ug, us, ut) = uses(kind);
         let keeps: Vec<Option<u32>> = match (default, kind) {
             (true, PlanKind::Idle) => [1, 2, 3, 5, 8, 10, 15, 20].map(Some).to_vec(),
+            // The served keep is 12–64 (SPEC §13.C, §15.23).
+            (true, PlanKind::IdleServer) => [5, 12, 24, 64].map(Some).to_vec(),
             (true, PlanKind::Size) => vec![Some(5)],
             (true, PlanKind::Count) => [2, 5, 10].map(Some).to_vec(),
             _ if uk => opt(&lists.keep_recent),
             _ => vec![None],
         };
         let gaps: Vec<Option<f64>> = match (default, ug) {
+            (true, true) if kind == PlanKind::IdleServer => {
+                vec![Some(crate::policy::idle_server::GAP_MINUTES)]
+            }
             (true, true) => [5.0, 10.0, 15.0, 30.0, 45.0, 60.0, 90.0, 120.0]
                 .map(Some)
                 .to_vec(),
@@ -129,6 +140,8 @@ pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
             _ => vec![None],
         };
         let deliveries: Vec<Delivery> = match &lists.delivery {
+            // idle-server is delivered by the server only (SPEC §13.S).
+            _ if kind == PlanKind::IdleServer => vec![Delivery::Server],
             Some(d) => d.clone(),
             None if kind == PlanKind::Count && claude => {
                 vec![Delivery::Rewrite, Delivery::CacheEdits]
@@ -140,6 +153,9 @@ pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
                 continue;
             }
             if kind == PlanKind::Budget && (delivery != Delivery::Rewrite || !claude) {
+                continue;
+            }
+            if kind == PlanKind::IdleServer && !claude {
                 continue;
             }
             for &keep_recent in &keeps {
@@ -230,6 +246,7 @@ impl Params {
         }
         if let Some(g) = self.gap_minutes {
             p.gap_threshold_minutes = g;
+            p.gap_explicit = true;
         }
         if let Some(s) = self.size_threshold {
             p.size_threshold = s;

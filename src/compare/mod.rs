@@ -373,10 +373,10 @@ fn compare_units(
                         crate::report::keep_recent_of(&policy, &[policy.kind]),
                     ));
                 }
-                for c in crate::caveats::caveats(&policy, &[policy.kind]) {
+                for c in crate::caveats::caveats(&policy, &[policy.kind], &[]) {
                     if !caveat_ids.iter().any(|x| x == c.id) {
                         caveat_ids.push(c.id.into());
-                        cmp.caveats.push((c.id.into(), c.text.into()));
+                        cmp.caveats.push((c.id.into(), c.text));
                     }
                 }
                 add_to(row, &o.info.path, t, usd, first);

@@ -28,6 +28,8 @@ pub(super) struct Builder {
     pub(super) tree: super::branches::Tree,
     /// The message the current record joined, and its response group.
     touched: Option<(usize, Option<super::branches::Key>)>,
+    /// The `entrypoint` of the last main-thread record that carried one.
+    last_entrypoint: Option<String>,
 }
 
 pub(super) struct UserRecord<'a> {
@@ -62,6 +64,7 @@ impl Builder {
             last_user_had_result: None,
             last_response: None,
             last_version: None,
+            last_entrypoint: None,
             tree: super::branches::Tree {
                 claude: format.harness() == Harness::Claude,
                 ..Default::default()
@@ -92,6 +95,13 @@ impl Builder {
     pub(super) fn version(&mut self, version: Option<String>) {
         if version.is_some() {
             self.last_version = version;
+        }
+    }
+
+    /// A main-thread record carried `entrypoint`: later requests report it.
+    pub(super) fn entrypoint(&mut self, entrypoint: Option<String>) {
+        if entrypoint.is_some() {
+            self.last_entrypoint = entrypoint;
         }
     }
 
@@ -285,6 +295,7 @@ impl Builder {
             send: None,
             version: self.last_version.clone(),
             dead: Vec::new(),
+            entrypoint: self.last_entrypoint.clone(),
         });
         self.tree.leaves.push(self.tree.nodes.len());
     }

@@ -19,33 +19,13 @@ pub(crate) const WARNING_FROM_2_1_21: u64 = 147_000;
 /// The one compactable tool the budget plan never clears.
 pub(crate) const NOT_ELIGIBLE_TOOL: &str = "PowerShell";
 
-/// `major.minor.patch` of a recorded `version` (a suffix after the patch digits,
-/// e.g. `-beta`, is ignored); None when it does not start with three numbers.
-pub(crate) fn parse_version(v: &str) -> Option<(u32, u32, u32)> {
-    let mut it = v.trim().splitn(3, '.');
-    let major = it.next()?.parse().ok()?;
-    let minor = it.next()?.parse().ok()?;
-    let rest = it.next()?;
-    let digits: &str = &rest[..rest
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(rest.len())];
-    let patch = digits.parse().ok()?;
-    Some((major, minor, patch))
-}
-
 /// The usage gate by version: 135,000 up to 2.1.20, 147,000 from 2.1.21 or with
 /// no (readable) version.
 pub(crate) fn warning_for_version(v: Option<&str>) -> u64 {
-    match v.and_then(parse_version) {
+    match v.and_then(super::version::parse) {
         Some(ver) if ver <= (2, 1, 20) => WARNING_UP_TO_2_1_20,
         _ => WARNING_FROM_2_1_21,
     }
-}
-
-/// Whether claude `auto` runs `budget` (2.0.0 ≤ version < 2.1.88) rather than `idle`.
-pub(crate) fn auto_picks_budget(v: Option<&str>) -> bool {
-    v.and_then(parse_version)
-        .is_some_and(|ver| ((2, 0, 0)..(2, 1, 88)).contains(&ver))
 }
 
 /// The plan's parameters at one request.
@@ -244,25 +224,5 @@ mod tests {
         assert_eq!(warning_for_version(Some("2.0.0")), 135_000);
         assert_eq!(warning_for_version(None), 147_000);
         assert_eq!(warning_for_version(Some("nightly")), 147_000);
-    }
-
-    #[test]
-    fn auto_picks_budget_from_2_0_0_below_2_1_88() {
-        assert!(auto_picks_budget(Some("2.0.0")));
-        assert!(auto_picks_budget(Some("2.1.17")));
-        assert!(auto_picks_budget(Some("2.1.87")));
-        assert!(!auto_picks_budget(Some("2.1.88")));
-        assert!(!auto_picks_budget(Some("2.1.90")));
-        assert!(!auto_picks_budget(Some("1.0.128")));
-        assert!(!auto_picks_budget(None));
-        assert!(auto_picks_budget(Some("2.1.30-beta.1")));
-    }
-
-    #[test]
-    fn versions_parse_as_numbers_not_strings() {
-        assert_eq!(parse_version("2.1.9"), Some((2, 1, 9)));
-        assert!(parse_version("2.1.9") < parse_version("2.1.10"));
-        assert_eq!(parse_version("2.1"), None);
-        assert_eq!(parse_version(""), None);
     }
 }

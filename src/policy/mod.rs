@@ -7,8 +7,11 @@
 pub mod api;
 pub(crate) mod budget;
 pub mod engine;
+pub mod idle_server;
+pub mod plausible;
 pub mod protect;
 pub(crate) mod send;
+pub mod version;
 
 use crate::session::{Harness, Request};
 use serde::Serialize;
@@ -33,6 +36,10 @@ pub use engine::{Candidate, Engine, Status, Step, Trigger};
 pub enum PlanKind {
     Auto,
     Idle,
+    /// Claude Code 2.1.285+: tool-result clearing after idle, applied by the
+    /// server through a `clear_tool_uses_20250919` edit (SPEC §13.S).
+    #[strum(serialize = "idle-server")]
+    IdleServer,
     Forced,
     Size,
     Count,
@@ -42,9 +49,11 @@ pub enum PlanKind {
 }
 
 impl PlanKind {
-    pub const ALL: [PlanKind; 6] = [
+    /// The claude cycle of SPEC §13.S (`p`); qwen leaves out idle-server and budget.
+    pub const ALL: [PlanKind; 7] = [
         PlanKind::Auto,
         PlanKind::Idle,
+        PlanKind::IdleServer,
         PlanKind::Forced,
         PlanKind::Size,
         PlanKind::Count,
@@ -55,7 +64,8 @@ impl PlanKind {
         self.into()
     }
 
-    /// The `keep_recent` a kind uses when none is given (SPEC §5: budget 3, else 5).
+    /// The `keep_recent` a kind uses when none is given (SPEC §5: budget 3, else
+    /// 5; idle-server by version, SPEC §13.S4: see `Policy::keep_at`).
     pub fn default_keep(self) -> u32 {
         match self {
             PlanKind::Budget => budget::DEFAULT_KEEP,
@@ -127,6 +137,12 @@ pub struct Policy {
     pub budget_warning_tokens: Option<u64>,
     /// The `api` preset's edits and readings (SPEC §11); read only by kind `api`.
     pub api: api::ApiSpec,
+    /// `idle-server`: the least trigger it sends (None: keep + 15, SPEC §13.S4).
+    pub min_trigger_tool_uses: Option<u32>,
+    /// Whether the gap was given (flag, sidecar, config): `idle-server` waits
+    /// 65 minutes otherwise (SPEC §13.S1).
+    #[serde(skip)]
+    pub gap_explicit: bool,
 }
 
 impl Policy {
@@ -149,6 +165,8 @@ impl Policy {
             budget_min_saving: budget::DEFAULT_MIN_SAVING,
             budget_warning_tokens: None,
             api: api::ApiSpec::default(),
+            min_trigger_tool_uses: None,
+            gap_explicit: false,
         }
     }
 
@@ -179,18 +197,21 @@ impl Policy {
     }
 
     /// The plan kind in force at `req` with idle gap `gap`: the kind asked for,
-    /// or what `auto` chooses there (SPEC §5): claude, `budget` on Claude Code
-    /// 2.0.0–2.1.87 (by the request's version), else `idle`; qwen, `idle` where
+    /// or what `auto` chooses there: claude, the kind of the version's row of
+    /// SPEC §13.T1 (none in the rows without clearing); qwen (§5), `idle` where
     /// Qwen runs it and the gap holds, else `size` where Qwen runs that, else
     /// none (a notification, a goal turn…).
     pub fn kind_at(&self, req: &Request, gap: Option<f64>) -> Option<PlanKind> {
         match (self.kind, self.preset) {
             (PlanKind::Auto, Harness::Claude) => {
-                if budget::auto_picks_budget(req.version.as_deref()) {
-                    Some(PlanKind::Budget)
-                } else {
-                    Some(PlanKind::Idle)
-                }
+                // A Qwen session's version is Qwen Code's, not Claude Code's:
+                // under the claude preset it is no usable version.
+                let v = req
+                    .send
+                    .is_none()
+                    .then_some(req.version.as_deref())
+                    .flatten();
+                version::VersionRow::of(v).auto_kind()
             }
             (PlanKind::Auto, Harness::Qwen) => {
                 let runs = send::qwen_runs(req);

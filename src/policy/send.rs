@@ -64,6 +64,7 @@ mod tests {
             begins_turn,
             version: None,
             dead: Vec::new(),
+            entrypoint: None,
             send: kind.map(|kind| Send {
                 kind,
                 after_goal,

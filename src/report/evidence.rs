@@ -53,12 +53,11 @@ struct WarningJson<'a> {
 /// `evidence --format json` (schema `mcscope.evidence/1`, SPEC §10).
 pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJson<'a> {
     let rows = evidence_rows(r);
-    let kinds = setup.kinds_chosen();
     EvidenceJson {
         schema: "mcscope.evidence/1",
         session: session_json_billed(setup),
-        policy: policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
-        caveats: caveats_json(&setup.policy, &kinds, cut_in_view(&setup.session, None)),
+        policy: kinds::policy_all(setup),
+        caveats: caveats_json(setup.caveats_all()),
         requests: rows
             .iter()
             .map(|(k, e)| EvidenceRowJson {
@@ -87,7 +86,7 @@ pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJso
 pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
     let s = &setup.session;
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), None, &mut out);
+    header(setup, &setup.kinds_chosen(), &setup.caveats_all(), &mut out);
     let rows = evidence_rows(r);
     let responses = rows.iter().filter(|(_, e)| e.usage.is_some()).count();
     let breaks = rows

@@ -35,6 +35,9 @@ struct ExplainRowJson<'a> {
     reason: String,
     /// Set when a recorded cut replaced it there (SPEC §15.21).
     cut: Option<super::plan::CutJson<'a>>,
+    /// SPEC §13.P, §15.21.
+    harness_could_run: Option<bool>,
+    harness_could_run_reason: &'static str,
 }
 
 /// `explain --format json` (schema `mcscope.explain/1`).
@@ -56,11 +59,7 @@ pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
             })
             .collect(),
         call_in_file: e.call_in_file,
-        caveats: caveats_json(
-            &setup.policy,
-            &setup.kinds_chosen(),
-            cut_in_view(&setup.session, None),
-        ),
+        caveats: caveats_json(setup.caveats_all()),
         requests: e
             .rows
             .iter()
@@ -69,6 +68,8 @@ pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
                 status: r.status.name(),
                 reason: words::explain_reason(r),
                 cut: super::plan::CutJson::of(&setup.session, r.candidate.result, r.index),
+                harness_could_run: r.plausible.could_run,
+                harness_could_run_reason: r.plausible.reason,
             })
             .collect(),
     }
@@ -76,7 +77,7 @@ pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
 
 pub fn explain_text(setup: &Setup, e: &Explain) -> String {
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), None, &mut out);
+    header(setup, &setup.kinds_chosen(), &setup.caveats_all(), &mut out);
     // The records first (SPEC §15.21): what the transcript says, then the plans.
     for r in &e.records {
         let _ = writeln!(

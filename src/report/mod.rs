@@ -5,7 +5,7 @@
 //! (header, tables, glyphs), `api` for the api preset's edits.
 
 use crate::analysis::{self, EvidenceReport, Explain, PlanAt, Setup};
-use crate::caveats::{self, Caveat};
+use crate::caveats::Caveat;
 use crate::evidence::{Explanation, RequestEvidence, RequestEvidenceJson, SessionEvidence};
 use crate::numbers::{fmt_gap, fmt_int, fmt_num};
 use crate::policy::engine::{Status, Step};
@@ -21,6 +21,7 @@ use std::fmt::Write as _;
 pub mod api;
 mod evidence;
 mod explain;
+pub mod kinds;
 pub mod page;
 mod plan;
 mod text;
@@ -86,16 +87,18 @@ pub struct PolicyJson {
     pub kind: PlanKind,
     pub preset: &'static str,
     pub keep_recent: Option<u32>,
-    pub gap_threshold_minutes: Num,
+    pub gap_threshold_minutes: Option<Num>,
     pub size_threshold: i64,
     pub low_watermark: bool,
     pub trigger_threshold: u32,
-    pub delivery: Delivery,
+    pub delivery: Option<Delivery>,
     pub protect: bool,
     pub clear_errors: bool,
     pub budget_tokens: u64,
     pub budget_min_saving: u64,
     pub budget_warning_tokens: Option<u64>,
+    /// `idle-server`'s least trigger (SPEC §13.J: null unless it runs or was given).
+    pub min_trigger_tool_uses: Option<u32>,
     #[serde(flatten)]
     pub api: Option<api::PolicyApiJson>,
 }
@@ -107,16 +110,17 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
         kind: p.kind,
         preset: p.preset_name(),
         keep_recent,
-        gap_threshold_minutes: number(p.gap_threshold_minutes),
+        gap_threshold_minutes: Some(number(p.gap_threshold_minutes)),
         size_threshold: p.size_threshold,
         low_watermark: p.low_watermark,
         trigger_threshold: p.trigger_threshold,
-        delivery: p.delivery,
+        delivery: Some(p.delivery),
         protect: p.protect,
         clear_errors: p.clear_errors,
         budget_tokens: p.budget_tokens,
         budget_min_saving: p.budget_min_saving,
         budget_warning_tokens: p.budget_warning_tokens,
+        min_trigger_tool_uses: p.min_trigger_tool_uses,
         api: api::policy_keys(p),
     }
 }
@@ -131,6 +135,10 @@ pub fn keep_recent_of(p: &Policy, kinds: &[PlanKind]) -> Option<u32> {
     }
     if p.keep_recent.is_some() {
         return p.keep_recent;
+    }
+    // idle-server keeps by version (SPEC §13.S4).
+    if kinds.contains(&PlanKind::IdleServer) {
+        return None;
     }
     let first = kinds.first()?.default_keep();
     kinds
@@ -179,28 +187,17 @@ fn gap_json(g: Option<f64>) -> Option<Num> {
 #[derive(Serialize)]
 struct CaveatJson {
     id: &'static str,
-    text: &'static str,
+    text: String,
 }
 
-/// The caveats of the kinds in force, as the JSON lists them.
-fn caveats_json(p: &Policy, kinds: &[PlanKind], cut: bool) -> Vec<CaveatJson> {
-    caveats::caveats_with(p, kinds, cut)
-        .iter()
+/// The caveats, as the JSON lists them.
+fn caveats_json(list: Vec<Caveat>) -> Vec<CaveatJson> {
+    list.into_iter()
         .map(|c| CaveatJson {
             id: c.id,
             text: c.text,
         })
         .collect()
-}
-
-/// Whether a `tool_results_cut` record is in the view of request `at`, or (None)
-/// of any request (SPEC §13.C `claude_cut_flags`; the union over the requests).
-fn cut_in_view(s: &crate::session::Session, at: Option<usize>) -> bool {
-    s.cuts.iter().any(|c| match (c.request, at) {
-        (Some(_), None) => true,
-        (Some(k), Some(at)) => k <= at && s.request(at).is_some_and(|r| r.segment == c.segment),
-        (None, _) => false,
-    })
 }
 
 /// The `protection` object: the memory roots in force and the path map.

@@ -26,6 +26,9 @@ pub struct PlanJson<'a> {
     /// The api preset's edits at this request (SPEC §11); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     api: Option<api::ApiJson<'a>>,
+    /// SPEC §13.S10: present when the plan in force at K is `idle-server`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    idle_server: Option<kinds::IdleServerJson>,
 }
 
 /// The `request` object: the request K the plan is at.
@@ -38,6 +41,8 @@ struct PlanRequestJson<'a> {
     begins_turn: bool,
     messages: usize,
     version: &'a Option<String>,
+    #[serde(flatten)]
+    kinds: kinds::RequestKindsJson,
     silent: bool,
 }
 
@@ -178,7 +183,6 @@ pub fn plan_json<'a>(
         .collect();
     let step = &plan.step;
     let count = |st: Status| plan.candidates.iter().filter(|c| c.status == st).count();
-    let kinds = plan_kinds(setup, plan);
     let req = &plan.request;
     PlanJson {
         schema: "mcscope.plan/1",
@@ -191,10 +195,11 @@ pub fn plan_json<'a>(
             begins_turn: req.begins_turn,
             messages: req.end - req.view_start,
             version: &req.version,
+            kinds: kinds::request_kinds(setup, req, step.kind),
             silent: silent(step, req.begins_turn),
         }),
-        policy: policy_json(&setup.policy, keep_recent_of(&setup.policy, &kinds)),
-        caveats: caveats_json(&setup.policy, &kinds, cut_in_view(s, Some(req.index))),
+        policy: kinds::policy_at(setup, req, step.kind),
+        caveats: caveats_json(setup.caveats_at(req, step)),
         protection: roots_json(setup),
         fired: step.fired(),
         trigger: step.trigger.map(|t| t.name()),
@@ -251,6 +256,7 @@ pub fn plan_json<'a>(
             },
         },
         api: api::json(setup, step),
+        idle_server: step.idle_server.as_ref().map(kinds::idle_server_json),
     }
 }
 
@@ -260,7 +266,7 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
     header(
         setup,
         &plan_kinds(setup, plan),
-        Some(plan.request.index),
+        &setup.caveats_at(&plan.request, &plan.step),
         &mut out,
     );
     let req = &plan.request;
@@ -279,6 +285,15 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
     );
     if let Some(v) = &req.version {
         let _ = writeln!(out, "version {}", sanitize::line(v));
+    }
+    let pl = setup.plausible(req, plan.step.kind);
+    if pl.what_if() {
+        let _ = writeln!(
+            out,
+            "what-if: this Claude Code build / entrypoint has no code path for plan {} (reason {}): the clearing shown did not happen",
+            plan.step.kind.map_or("none", PlanKind::name),
+            pl.reason
+        );
     }
     if let Some(note) = req.send.as_ref().and_then(|s| s.note.as_deref()) {
         let _ = writeln!(out, "note: {}", sanitize::line(note));

@@ -5,7 +5,7 @@ use super::*;
 
 /// The header of every text form; `kinds` are the plan kinds in force (the
 /// caveats and the default keep_recent follow them).
-pub(super) fn header(setup: &Setup, kinds: &[PlanKind], at: Option<usize>, out: &mut String) {
+pub(super) fn header(setup: &Setup, kinds: &[PlanKind], caveats: &[Caveat], out: &mut String) {
     let s = &setup.session;
     let p = &setup.policy;
     let _ = writeln!(
@@ -48,9 +48,13 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], at: Option<usize>, out: 
             p.preset.name(),
             match keep_recent_of(p, kinds) {
                 Some(k) => k.to_string(),
-                None => "by kind (idle 5, budget 3)".into(),
+                None => "by kind (idle 5, budget 3, idle-server 5/12 by version)".into(),
             },
-            fmt_num(p.gap_threshold_minutes),
+            // idle-server waits 65 minutes unless a gap is given (SPEC §13.S1).
+            match kinds {
+                [PlanKind::IdleServer] if !p.gap_explicit => "65".to_string(),
+                _ => fmt_num(p.gap_threshold_minutes),
+            },
             p.size_threshold,
             if p.low_watermark {
                 " (low watermark)"
@@ -58,7 +62,11 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], at: Option<usize>, out: 
                 ""
             },
             p.trigger_threshold,
-            p.delivery.name(),
+            match kinds {
+                [PlanKind::IdleServer] => "server",
+                ks if ks.contains(&PlanKind::IdleServer) => "server for idle-server",
+                _ => p.delivery.name(),
+            },
             if p.protect { "on" } else { "off" },
         );
     }
@@ -85,10 +93,7 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], at: Option<usize>, out: 
     if !files.is_empty() {
         let _ = writeln!(out, "settings read from: {}", files.join(", "));
     }
-    caveats_text(
-        &caveats::caveats_with(p, kinds, super::cut_in_view(s, at)),
-        out,
-    );
+    caveats_text(caveats, out);
     for d in &s.diagnostics {
         let _ = writeln!(
             out,

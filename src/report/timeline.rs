@@ -21,24 +21,13 @@ pub fn write_timeline_json(
     // Written as serde_json's pretty printer writes the whole document: each
     // value is printed alone and indented for its depth.
     let mut out = out;
-    let kinds = setup.kinds_chosen();
     let head = [
         ("schema", json!("mcscope.timeline/1")),
         ("session", serde_json::to_value(session_json_billed(setup))?),
-        (
-            "policy",
-            serde_json::to_value(policy_json(
-                &setup.policy,
-                keep_recent_of(&setup.policy, &kinds),
-            ))?,
-        ),
+        ("policy", serde_json::to_value(kinds::policy_all(setup))?),
         (
             "caveats",
-            serde_json::to_value(caveats_json(
-                &setup.policy,
-                &kinds,
-                cut_in_view(&setup.session, None),
-            ))?,
+            serde_json::to_value(caveats_json(setup.caveats_all()))?,
         ),
     ];
     out.write_all(b"{")?;
@@ -201,6 +190,8 @@ struct TimelineRow<'a> {
     send_kind: Option<SendKind>,
     begins_turn: bool,
     version: &'a Option<String>,
+    #[serde(flatten)]
+    kinds: kinds::RequestKindsJson,
     silent: bool,
     fired: bool,
     trigger: Option<&'static str>,
@@ -216,6 +207,8 @@ struct TimelineRow<'a> {
     /// The api preset's edits at this request (SPEC §11); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     api: Option<api::ApiJson<'a>>,
+    /// SPEC §13.S10, per request (null unless idle-server is in force).
+    idle_server: Option<kinds::IdleServerJson>,
     in_wire_tokens: u64,
     cache_break: bool,
     tokens_rewritten: u64,
@@ -258,6 +251,7 @@ fn timeline_row<'a>(
         send_kind: send_kind(req),
         begins_turn: req.begins_turn,
         version: &req.version,
+        kinds: kinds::request_kinds(setup, req, st.kind),
         silent: silent(st, req.begins_turn),
         fired: st.fired(),
         trigger: st.trigger.map(|t| t.name()),
@@ -275,6 +269,7 @@ fn timeline_row<'a>(
             .collect(),
         evidence: ev.json(),
         api: api::json(setup, st),
+        idle_server: st.idle_server.as_ref().map(kinds::idle_server_json),
         in_wire_tokens: f.in_wire_tokens,
         cache_break: f.cache_break(),
         tokens_rewritten: f.tokens_rewritten,
@@ -324,7 +319,7 @@ pub struct TimelineParts {
 pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> TimelineParts {
     let s = &setup.session;
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), None, &mut out);
+    header(setup, &setup.kinds_chosen(), &setup.caveats_all(), &mut out);
     let _ = writeln!(out);
     let head = std::mem::take(&mut out);
     let mut rows = vec![vec![
@@ -374,6 +369,10 @@ pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> 
             },
             match st.trigger {
                 Some(t) if silent(st, req.begins_turn) => format!("{} (silent)", t.name()),
+                // SPEC §13.P3: a clearing the build could not have made.
+                Some(t) if st.fired() && setup.plausible(req, st.kind).what_if() => {
+                    format!("{} (what-if)", t.name())
+                }
                 Some(t) if st.fired() => t.name().into(),
                 _ => "-".into(),
             },

@@ -59,9 +59,11 @@ pub struct Opts {
     #[arg(long, value_name = "K|last")]
     pub at: Option<String>,
     /// The plan kind (default: auto, the harness's own choice at each request:
-    /// claude budget on Claude Code 2.0.0–2.1.87 by the recorded version, else
-    /// idle; qwen by the kind of send: idle after the gap at a prompt, cron job or
-    /// hook, else size where Qwen runs it, nothing at notifications and goal turns).
+    /// claude by the recorded version: budget on Claude Code 2.0.0–2.1.63, idle on
+    /// 2.1.84–2.1.104, idle-server from 2.1.285, nothing in between or before
+    /// 2.0.0, idle without a usable version; qwen by the kind of send: idle after
+    /// the gap at a prompt, cron job or hook, else size where Qwen runs it,
+    /// nothing at notifications and goal turns).
     #[arg(long, value_enum)]
     pub policy: Option<PlanKind>,
     /// Harness rules to apply (default: the session's harness). `api`:
@@ -92,12 +94,16 @@ pub struct Opts {
     #[arg(long, value_name = "TEXT")]
     pub api_placeholder: Option<String>,
     /// Results kept outside the plan: the most recent N (default per plan kind: 5,
-    /// budget 3).
+    /// budget 3, idle-server 5 before Claude Code 2.1.310 and 12 from it).
     #[arg(long, value_name = "N")]
     pub keep_recent: Option<u32>,
     /// Idle gap threshold in minutes (negative disables).
     #[arg(long, value_name = "M", allow_negative_numbers = true, value_parser = gap_arg)]
     pub gap_minutes: Option<f64>,
+    /// idle-server: the least trigger it sends (default keep + 15; Claude Code
+    /// 2.1.285+ sends its edit only when the clearable results less 3 reach it).
+    #[arg(long, value_name = "N")]
+    pub min_trigger_tool_uses: Option<u32>,
     /// Size threshold in chars (negative disables).
     #[arg(long, value_name = "C", allow_negative_numbers = true)]
     pub size_threshold: Option<i64>,
@@ -238,6 +244,7 @@ pub fn setup_with_config(
         ref api_placeholder,
         keep_recent,
         gap_minutes,
+        min_trigger_tool_uses,
         size_threshold,
         no_low_watermark,
         trigger,
@@ -354,6 +361,7 @@ pub fn setup_with_config(
         ("budget_warning_tokens", budget_warning.is_some()),
         ("keep_recent", keep_recent.is_some()),
         ("gap_threshold_minutes", gap_minutes.is_some()),
+        ("min_trigger_tool_uses", min_trigger_tool_uses.is_some()),
         ("size_threshold", size_threshold.is_some()),
         ("low_watermark", no_low_watermark),
         ("trigger_threshold", trigger.is_some()),
@@ -399,7 +407,9 @@ pub fn setup_with_config(
         // Opts built without clap (the TUI, tests) get clap's check here.
         p.gap_threshold_minutes =
             config::check_minutes(g).map_err(|e| err(format!("--gap-minutes {e}")))?;
+        p.gap_explicit = true;
     }
+    p.min_trigger_tool_uses = min_trigger_tool_uses.or(p.min_trigger_tool_uses);
     p.size_threshold = size_threshold.unwrap_or(p.size_threshold);
     p.size_explicit |= size_threshold.is_some();
     if no_low_watermark {
@@ -442,8 +452,53 @@ pub fn setup_with_config(
             path.display()
         )));
     }
+    if p.kind == PlanKind::IdleServer {
+        // SPEC §13.S: the server applies idle-server's edit.
+        if p.preset != Harness::Claude {
+            return Err(err(format!(
+                "{}: idle-server is Claude Code's plan: it takes the claude preset",
+                path.display()
+            )));
+        }
+        let asked = delivery.or(delivery_set.then_some(p.delivery));
+        if let Some(d) = asked.filter(|&d| d != Delivery::Server) {
+            return Err(err(format!(
+                "{}: idle-server's edit is applied by the server: its delivery is server (got {})",
+                path.display(),
+                d.name()
+            )));
+        }
+        p.delivery = Delivery::Server;
+    }
+    if p.kind == PlanKind::Auto
+        && p.preset == Harness::Claude
+        && (delivery.is_some() || delivery_set)
+    {
+        // SPEC §15.6: an explicit delivery under auto applies to the kinds that
+        // take it; a request whose chosen kind refuses it is named.
+        let d = delivery.unwrap_or(p.delivery);
+        for r in &session.requests {
+            let refuses = match p.kind_at(r, r.gap_minutes) {
+                Some(PlanKind::IdleServer) => d != Delivery::Server,
+                Some(PlanKind::Budget) => d != Delivery::Rewrite,
+                Some(_) => d == Delivery::Server,
+                None => false,
+            };
+            if refuses {
+                return Err(err(format!(
+                    "{}: request {}: auto runs {} there (Claude Code {}), which does not take delivery {}",
+                    path.display(),
+                    r.index,
+                    p.kind_at(r, r.gap_minutes).map_or("none", PlanKind::name),
+                    r.version.as_deref().unwrap_or("version unknown"),
+                    d.name()
+                )));
+            }
+        }
+    }
     match delivery {
         _ if api => {}
+        _ if p.kind == PlanKind::IdleServer => {}
         Some(d) => p.delivery = d,
         None if !delivery_set => {
             // cache_edits is Claude's mechanism: the default for count on Claude.
@@ -455,7 +510,9 @@ pub fn setup_with_config(
         }
         None => {}
     }
-    if !api && p.delivery == Delivery::Server {
+    let server_kinds =
+        p.kind == PlanKind::IdleServer || (p.kind == PlanKind::Auto && p.preset == Harness::Claude);
+    if !api && p.delivery == Delivery::Server && !server_kinds {
         return Err(err(format!(
             "{}: delivery server is the api preset's (--preset api)",
             path.display()

@@ -548,8 +548,9 @@ pub fn help_lines() -> Vec<String> {
     lines.push("  :explain KuPA   (Tab completes a command name)".into());
     lines.push(String::new());
     lines.push("Plan kinds (p):".into());
-    lines.push("  auto: the harness's own choice (claude: budget".into());
-    lines.push("        on 2.0.0–2.1.87 by version, else idle; qwen".into());
+    lines.push("  auto: the harness's own choice (claude by".into());
+    lines.push("        version: budget to 2.1.63, idle 2.1.84-104,".into());
+    lines.push("        idle-server from 2.1.285, else nothing; qwen".into());
     lines.push("        by send kind: idle after the gap, else size,".into());
     lines.push("        nothing at notifications or goal turns)".into());
     lines.push(String::new());

@@ -61,6 +61,9 @@ struct Line<'a> {
     session_id: Raw<'a>,
     #[serde(borrow, default)]
     attachment: Raw<'a>,
+    /// How Claude Code was started (`cli`, `sdk-ts`, …): SPEC §13.P reads it.
+    #[serde(borrow, default)]
+    entrypoint: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -273,6 +276,7 @@ pub(super) struct Tagged {
     version: Option<String>,
     /// `sessionId` (kept until the session has one).
     session_id: Option<String>,
+    entrypoint: Option<String>,
     sidechain: bool,
     /// Fields of the record that could not be read as written (the record is
     /// kept; SPEC §15.2 `session.warnings`).
@@ -413,6 +417,7 @@ impl RecordSink for Sink {
         let sidechain = raw::is_true(rec.sidechain);
         let ts = raw::owned(rec.timestamp);
         let version = raw::owned(rec.version);
+        let entrypoint = raw::owned(rec.entrypoint);
         let mut w = Warnings::default();
         let parsed = match rec.kind.as_deref().unwrap_or("") {
             "user" => {
@@ -525,6 +530,7 @@ impl RecordSink for Sink {
             result_sizes,
             version,
             session_id: raw::owned(rec.session_id),
+            entrypoint,
             sidechain,
             warnings: w.0,
             uuid: raw::owned(rec.uuid),
@@ -583,6 +589,7 @@ impl Sink {
             rec,
             version,
             session_id,
+            entrypoint,
             sidechain,
             warnings,
             uuid,
@@ -627,8 +634,11 @@ impl Sink {
                 }));
         }
         // After the record: a response's own version is not "before" its request.
-        if version.is_some() && self.is_main(sidechain, false) {
-            self.b.version(version);
+        if self.is_main(sidechain, false) {
+            if version.is_some() {
+                self.b.version(version);
+            }
+            self.b.entrypoint(entrypoint);
         }
     }
 

@@ -191,6 +191,12 @@ impl Engine<'_> {
 
     /// `api`: every configured edit, in the order sent, on the request as sent.
     pub(super) fn api(&self, req: &Request) -> (Verdict, ApiStep) {
+        self.api_with(req, &self.policy.api.edits)
+    }
+
+    /// `edits`, in the order sent, on the request as sent (the `api` plan's
+    /// own edits, or the one `idle-server` sends, SPEC §13.S7).
+    pub(super) fn api_with(&self, req: &Request, edits: &[Edit]) -> (Verdict, ApiStep) {
         let empty = ApiFacts::default();
         let facts: &ApiFacts = self.api_facts.as_deref().unwrap_or(&empty);
         let s = self.s;
@@ -232,7 +238,7 @@ impl Engine<'_> {
             cleared_ids: HashMap::new(),
             trigger: None,
         };
-        for edit in &self.policy.api.edits {
+        for edit in edits {
             match edit {
                 Edit::ClearThinking { keep } => self.clear_thinking(&mut pass, *keep),
                 Edit::ClearToolUses { .. } => self.clear_tool_uses(&mut pass, edit),

@@ -15,6 +15,7 @@ mod count;
 mod cuts;
 mod fenwick;
 mod idle;
+mod idle_server;
 mod reason;
 mod size;
 mod size_index;
@@ -25,6 +26,7 @@ mod view;
 
 use api::ApiFacts;
 pub use api::{ApiStep, EditOutcome, TokenSource};
+pub use idle_server::{IdleServerStep, IdleServerWhy};
 pub use reason::{
     ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, Note, Prompt, Rank, Reason,
     SizeWhy, TimeWhy,
@@ -144,7 +146,29 @@ pub struct Engine<'s> {
     at: usize,
     cuts: std::sync::Arc<[(usize, usize)]>,
     cuts_done: usize,
+    /// The `version` of the last request evaluated that recorded one: a new
+    /// one is a new process (SPEC §15.9).
+    last_version: Option<String>,
+    /// `idle-server`'s reading of the records (SPEC §13.S), read once when the
+    /// plan may run, and whether it applied at the last request.
+    idle_facts: Option<std::sync::Arc<Vec<crate::policy::idle_server::RecFact>>>,
+    idle_applied_prev: bool,
+    /// `idle-server` at the last evaluated request.
+    idle_step: Option<IdleServerStep>,
+    /// S1's walk carried along the view (`idle_server::idle_walk`), keyed by the
+    /// view's first record, the version and the gap.
+    idle_walk: IdleWalk,
 }
+
+/// See `Engine::idle_walk` (a lock: the verdicts are computed through `&self`).
+type IdleWalk = std::sync::Arc<
+    std::sync::Mutex<
+        Option<(
+            (Option<usize>, Option<String>, u64),
+            crate::policy::idle_server::Walk,
+        )>,
+    >,
+>;
 
 /// The current view's candidates, grown incrementally as requests add messages.
 #[derive(Default, Clone)]
@@ -175,6 +199,7 @@ struct View<'s> {
 impl<'s> Engine<'s> {
     pub fn new(s: &'s Session, policy: Policy, protector: Protector, forced_at: usize) -> Self {
         let api = policy.kind == PlanKind::Api;
+        let idle_server = idle_server::may_run(&policy, s);
         Engine {
             s,
             // The api preset clears every tool's results (SPEC §11).
@@ -183,7 +208,11 @@ impl<'s> Engine<'s> {
             } else {
                 s.harness.rules()
             },
-            api_facts: api.then(|| ApiFacts::of_session(s)),
+            api_facts: (api || idle_server).then(|| ApiFacts::of_session(s)),
+            idle_facts: idle_server.then(|| idle_server::facts_of(s)),
+            idle_applied_prev: false,
+            idle_step: None,
+            idle_walk: Default::default(),
             api_step: None,
             policy,
             protector,
@@ -220,6 +249,7 @@ impl<'s> Engine<'s> {
                 v.into()
             },
             cuts_done: 0,
+            last_version: None,
         }
     }
 
@@ -280,6 +310,11 @@ impl<'s> Engine<'s> {
     /// The `api` plan at the last evaluated request (None for other kinds).
     pub fn api_step(&self) -> Option<&ApiStep> {
         self.api_step.as_ref()
+    }
+
+    /// `idle-server` at the last evaluated request (None where it is not in force).
+    pub fn idle_server_step(&self) -> Option<&IdleServerStep> {
+        self.idle_step.as_ref()
     }
 
     /// The candidates of the last evaluated request, in rank order.
@@ -353,6 +388,31 @@ impl<'s> Engine<'s> {
                 Some(_) => self.set_clearing(r, None),
             }
         }
+    }
+
+    /// A new Claude Code process (SPEC §15.9: the recorded `version` changed):
+    /// the budget plan's remembered ids are forgotten, so they go out again.
+    fn new_process(&mut self, req: &Request) {
+        let Some(now) = req.version.as_deref() else {
+            return;
+        };
+        if self.last_version.as_deref() == Some(now) {
+            return;
+        }
+        if self.last_version.is_some() {
+            let (budget, other): (Vec<usize>, Vec<usize>) = std::mem::take(&mut self.lasting_list)
+                .into_iter()
+                .partition(|&r| {
+                    self.cleared[r]
+                        .as_ref()
+                        .is_some_and(|c| c.trigger == Trigger::Budget)
+                });
+            self.lasting_list = other;
+            for r in budget {
+                self.set_clearing(r, None);
+            }
+        }
+        self.last_version = Some(now.to_string());
     }
 
     /// Puts a clearing in force and lists it with those of its kind.
@@ -485,6 +545,8 @@ impl<'s> Engine<'s> {
         // view (SPEC §5).
         // A tracked size plan leaves its clearings in force until it has
         // decided again (`size_turn_start`): most of them stay.
+        // idle-server's clearings are the server's at one request (SPEC §13.S8).
+        let lifted = self.lift_idle_server();
         let turn_start = self.policy.preset == Harness::Claude && req.begins_turn;
         let deferred = turn_start && self.size_turn_start_defers();
         // So does a carried api plan (it decides its whole prefix each time).
@@ -499,6 +561,9 @@ impl<'s> Engine<'s> {
                 self.edits
                     .retain(|e| e.results.iter().all(|&r| cleared[r].is_some()));
             }
+        }
+        if self.policy.preset == Harness::Claude {
+            self.new_process(req);
         }
         if let Some(send) = &req.send
             && self.process != Some(send.process)
@@ -527,7 +592,7 @@ impl<'s> Engine<'s> {
                 self.reset_clearings();
                 before
             } else {
-                HashSet::new()
+                lifted
             };
         let gap = self.gap_at(req);
         self.apply_cuts(req.index);
@@ -555,8 +620,14 @@ impl<'s> Engine<'s> {
         // A plan that made its clearings itself says what its own pass would
         // list as new: (tokens, how many).
         let mut carried = turn_start.as_ref().map(|t| (t.saved, t.newly));
+        let mut idle_server = None;
         let (verdict, api) = match (kind, turn_start) {
             (_, Some(t)) => (t.verdict, None),
+            (Some(PlanKind::IdleServer), None) => {
+                let (v, st) = self.idle_server(req);
+                idle_server = Some(st);
+                (v, None)
+            }
             (Some(PlanKind::Api), None) if self.api_carries() => {
                 let c = self.api_carried(req, api_lapses);
                 carried = Some((c.newly_tokens, c.newly));
@@ -567,12 +638,18 @@ impl<'s> Engine<'s> {
                 (v, Some(a))
             }
             (Some(kind), None) => (self.evaluate(req, kind, chars_before, gap), None),
+            (None, None) if self.policy.preset == Harness::Claude => (
+                Verdict::none(Note::NotRun(super::version::no_plan_words(req))),
+                None,
+            ),
             (None, None) => (
                 Verdict::none(Note::NotRun(super::send::qwen_runs(req).why_none)),
                 None,
             ),
         };
         self.api_step = api.clone();
+        self.idle_applied_prev = idle_server.as_ref().is_some_and(|i| i.applied);
+        self.idle_step = idle_server.clone();
         let trigger = verdict.trigger.unwrap_or(Trigger::Idle);
         let mut newly: Vec<usize> = Vec::new();
         for (pos, reason) in &verdict.clear {
@@ -647,6 +724,7 @@ impl<'s> Engine<'s> {
                 pre_tokens: verdict.pre_tokens,
                 note: verdict.note,
                 api,
+                idle_server,
                 wire: None,
             };
         }
@@ -687,6 +765,7 @@ impl<'s> Engine<'s> {
             pre_tokens: verdict.pre_tokens,
             note: verdict.note,
             api,
+            idle_server,
             wire,
         }
     }
@@ -792,6 +871,7 @@ impl<'s> Engine<'s> {
             }
             PlanKind::Count => self.count(req),
             PlanKind::Budget => self.budget(req),
+            PlanKind::IdleServer => self.idle_server(req).0,
             PlanKind::Api => self.api(req).0,
         }
     }

@@ -143,6 +143,8 @@ pub enum Note {
         saved: u64,
         min: u64,
     },
+    /// `idle-server` (SPEC §13.S): the return, the edit, the server's answer.
+    IdleServer(super::IdleServerWhy),
     /// The api plan: the prompt it read and each edit's outcome, in order.
     Api {
         prompt: Prompt,

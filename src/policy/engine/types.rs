@@ -37,6 +37,8 @@ pub enum Trigger {
     Size,
     Count,
     Budget,
+    #[strum(serialize = "idle-server")]
+    IdleServer,
     #[strum(serialize = "clear_tool_uses_20250919")]
     ClearToolUses,
     #[strum(serialize = "clear_thinking_20251015")]
@@ -128,6 +130,8 @@ pub struct Step {
     pub note: Note,
     /// The `api` plan (SPEC §11): the prompt it read and each edit's outcome.
     pub api: Option<super::ApiStep>,
+    /// `idle-server` (SPEC §13.S10): the return, the edit, what the server did.
+    pub idle_server: Option<super::IdleServerStep>,
     /// A tracked engine's account of what changed in the wire here (then
     /// `cleared` is empty); None from any other engine (see `Engine::tracked`).
     pub wire: Option<super::WireDelta>,

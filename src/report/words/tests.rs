@@ -559,6 +559,10 @@ fn an_explain_row_says_the_api_edits_beside_the_reason() {
         candidate: candidate(Some("Read"), Reason::Kept(Kept::Empty), None),
         note: Note::NoRequests,
         edits_here: edits_here.map(str::to_string),
+        plausible: crate::policy::plausible::Plausible {
+            could_run: None,
+            reason: "not_assessed",
+        },
     };
     assert_eq!(explain_reason(&row(None)), "empty result (0 chars)");
     assert_eq!(

@@ -57,12 +57,9 @@ impl SessionView {
             notes.push(SILENT.into());
         }
         // What the harness may not have run (SPEC §5), in short.
-        let kinds = if self.plan.request.index == 0 {
-            self.setup.kinds_chosen()
-        } else {
-            self.plan.step.kind.into_iter().collect()
-        };
-        let caveats: Vec<&str> = crate::caveats::caveats(self.policy(), &kinds)
+        let caveats: Vec<&str> = self
+            .setup
+            .caveats_at(&self.plan.request, &self.plan.step)
             .iter()
             .map(|c| c.short)
             .collect();

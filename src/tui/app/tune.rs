@@ -132,9 +132,19 @@ impl SessionView {
                 Some(PlanKind::Budget) if self.setup.policy.preset != Harness::Claude => {
                     bad("budget is Claude Code's plan: the claude preset only")
                 }
+                Some(PlanKind::IdleServer) if self.setup.policy.preset != Harness::Claude => {
+                    bad("idle-server is Claude Code's plan: the claude preset only")
+                }
                 Some(kind) => {
                     self.tune(|p| {
                         p.kind = kind;
+                        if kind == PlanKind::IdleServer {
+                            p.delivery = Delivery::Server;
+                            return None;
+                        }
+                        if p.delivery == Delivery::Server {
+                            p.delivery = Delivery::Rewrite;
+                        }
                         // budget is rewrite only (SPEC §5).
                         (kind == PlanKind::Budget && p.delivery != Delivery::Rewrite).then(|| {
                             p.delivery = Delivery::Rewrite;
@@ -180,12 +190,13 @@ impl SessionView {
     }
 }
 
-/// `p`: claude auto → idle → forced → size → count → budget → auto; qwen the same
-/// without budget (SPEC §5).
+/// `p`: claude auto → idle → idle-server → forced → size → count → budget →
+/// auto; qwen the same without idle-server and budget (SPEC §5, §13.S).
 pub fn next_kind(kind: PlanKind, preset: Harness) -> PlanKind {
     match kind {
         PlanKind::Auto => PlanKind::Idle,
-        PlanKind::Idle => PlanKind::Forced,
+        PlanKind::Idle if preset == Harness::Claude => PlanKind::IdleServer,
+        PlanKind::Idle | PlanKind::IdleServer => PlanKind::Forced,
         PlanKind::Forced => PlanKind::Size,
         PlanKind::Size => PlanKind::Count,
         PlanKind::Count if preset == Harness::Claude => PlanKind::Budget,

@@ -33,7 +33,7 @@ impl SessionView {
             Action::PrevRequest if self.k > 1 => self.step_to(self.k - 1),
             Action::FirstRequest if n > 0 => self.step_to(1),
             Action::LastRequest => self.step_to(n),
-            // Through every kind in the table's order (auto → idle → forced → size →
+            // Through every kind in the table's order (auto → idle → idle-server → forced → size →
             // count), back to the first.
             Action::CyclePlan => self.tune(|p| {
                 if p.kind == PlanKind::Api {
@@ -43,6 +43,15 @@ impl SessionView {
                     );
                 }
                 p.kind = next_kind(p.kind, p.preset);
+                // idle-server's edit is applied by the server (SPEC §13.S);
+                // the kind after it goes back to rewrite.
+                if p.kind == PlanKind::IdleServer {
+                    p.delivery = Delivery::Server;
+                    return Some("idle-server: the server applies the edit (delivery server)".into());
+                }
+                if p.delivery == Delivery::Server {
+                    p.delivery = Delivery::Rewrite;
+                }
                 // budget is rewrite only (SPEC §5).
                 (p.kind == PlanKind::Budget && p.delivery != Delivery::Rewrite).then(|| {
                     p.delivery = Delivery::Rewrite;
@@ -65,7 +74,7 @@ impl SessionView {
                         Delivery::Rewrite => Delivery::CacheEdits,
                         Delivery::CacheEdits => Delivery::Rewrite,
                         Delivery::Server => {
-                            return Some("the api preset's edits are made by the server".into());
+                            return Some("the server makes these edits (delivery server only)".into());
                         }
                     };
                     None

@@ -1,0 +1,277 @@
+//! `idle-server` in the engine (SPEC §13.S): the decision of
+//! `policy::idle_server` at each request and, when the edit is sent, what the
+//! server clears — §11's `clear_tool_uses_20250919` pass over the whole request
+//! (S7). The server is stateless: nothing carries but "applied at k − 1" (S6).
+
+use super::*;
+use crate::policy::api::{ClearInputs, Edit, TriggerOn};
+use crate::policy::idle_server::{self as rule, Decision, Params, RecFact};
+use std::sync::Arc;
+
+/// The plan at one request, as SPEC §13.S10's `idle_server` object says it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IdleServerStep {
+    pub decision: Decision,
+    pub params: Params,
+    /// The first request whose messages hold the return record.
+    pub return_index: Option<usize>,
+    /// |U|: the tool uses of the request (every tool).
+    pub tool_uses: usize,
+    pub applied: bool,
+    /// `below_trigger` / `below_clear_at_least` when sent and not applied.
+    pub not_applied_because: Option<&'static str>,
+    /// The server's whole set (S7; §15.4: cut and already-cleared included).
+    pub cleared_tool_uses: usize,
+    pub cleared_input_tokens: u64,
+    /// The S5 edit (None without a plan); sent only when `sent`.
+    pub edit: Option<Edit>,
+    /// The request holds thinking blocks: `clear_thinking_20251015` with
+    /// `keep: "all"` goes first (S10).
+    pub thinking: bool,
+}
+
+impl IdleServerStep {
+    pub fn sent(&self) -> bool {
+        self.decision.is_sent()
+    }
+
+    /// The edits the client sends at the request (S10's local side).
+    pub fn edits_json(&self) -> Vec<serde_json::Value> {
+        let Some(edit) = self.edit.as_ref().filter(|_| self.sent()) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        if self.thinking {
+            out.push(
+                serde_json::json!({"type": crate::policy::api::CLEAR_THINKING, "keep": "all"}),
+            );
+        }
+        out.push(edit.to_json());
+        out
+    }
+}
+
+/// Whether an engine of `policy` over `s` may run `idle-server` at some request.
+pub(super) fn may_run(policy: &Policy, s: &Session) -> bool {
+    match (policy.kind, policy.preset) {
+        (PlanKind::IdleServer, _) => true,
+        (PlanKind::Auto, Harness::Claude) => s.requests.iter().any(|r| {
+            crate::policy::version::VersionRow::of(r.version.as_deref()).auto_kind()
+                == Some(PlanKind::IdleServer)
+        }),
+        _ => false,
+    }
+}
+
+/// The facts of the session's main-thread records (an unreadable file: none,
+/// so no return is ever found).
+pub(super) fn facts_of(s: &Session) -> Arc<Vec<RecFact>> {
+    s.idle_facts
+        .get_or_init(|| {
+            if s.format != crate::session::Format::ClaudeJsonl {
+                return Arc::default();
+            }
+            let text = std::fs::read_to_string(&s.path).unwrap_or_default();
+            Arc::new(rule::read_facts(&text, s.subagent_what_if))
+        })
+        .clone()
+}
+
+impl Engine<'_> {
+    /// The parameters at `req` (S4): explicit values win, else by version.
+    pub(super) fn idle_server_params(&self, req: &Request) -> Params {
+        let p = &self.policy;
+        let keep = p
+            .keep_recent
+            .unwrap_or_else(|| rule::default_keep(req.version.as_deref()))
+            .max(1);
+        Params {
+            keep,
+            min_trigger: p
+                .min_trigger_tool_uses
+                .unwrap_or(keep + rule::MIN_TRIGGER_OVER_KEEP),
+            gap_minutes: if p.gap_explicit {
+                p.gap_threshold_minutes
+            } else {
+                rule::GAP_MINUTES
+            },
+        }
+    }
+
+    /// The records of `req`'s view up to the first line of its response.
+    fn idle_recs(&self, req: &Request) -> &[RecFact] {
+        let Some(facts) = self.idle_facts.as_deref() else {
+            return &[];
+        };
+        let s = self.s;
+        let lo = s
+            .messages
+            .get(req.view_start)
+            .map_or(usize::MAX, |m| m.first_line);
+        let hi = req
+            .response
+            .and_then(|m| s.messages.get(m))
+            .map_or(usize::MAX, |m| m.first_line);
+        let from = facts.partition_point(|f| f.line < lo);
+        let to = facts.partition_point(|f| f.line < hi);
+        &facts[from..to.max(from)]
+    }
+
+    /// S1's return at `req`, walking on from the request before when its view
+    /// is the same (start, version, gap), else from the view's start.
+    fn idle_walk(&self, req: &Request, recs: &[RecFact], gap: f64) -> Option<rule::Return> {
+        let key = (
+            recs.first().map(|r| r.line),
+            req.version.clone(),
+            gap.to_bits(),
+        );
+        let mut cache = self.idle_walk.lock().unwrap_or_else(|e| e.into_inner());
+        let walk = match cache.as_mut() {
+            Some((k, w)) if *k == key && w.next <= recs.len() => w,
+            _ => &mut cache.insert((key, rule::Walk::default())).1,
+        };
+        walk.advance(recs, req.version.as_deref(), gap);
+        walk.ret.clone()
+    }
+
+    /// The first request whose messages hold the record at `line`: the first
+    /// of the view whose response starts after it.
+    fn request_holding(&self, req: &Request, line: usize) -> Option<usize> {
+        let s = self.s;
+        let first = s.requests.partition_point(|r| r.segment < req.segment);
+        s.requests[first..req.index]
+            .iter()
+            .find(|r| r.response.is_none_or(|m| s.messages[m].first_line > line))
+            .map(|r| r.index)
+    }
+
+    /// `idle-server` at `req`: S1–S6, then S7 through §11's pass when sent.
+    pub(super) fn idle_server(&self, req: &Request) -> (Verdict, IdleServerStep) {
+        let params = self.idle_server_params(req);
+        let recs = self.idle_recs(req);
+        let ret = self.idle_walk(req, recs, params.gap_minutes);
+        let decision = rule::decide_after(
+            recs,
+            req.version.as_deref(),
+            &params,
+            self.idle_applied_prev,
+            ret,
+        );
+        let edit = decision
+            .trigger
+            .zip(decision.keep)
+            .map(|(t, k)| Edit::ClearToolUses {
+                trigger: TriggerOn::ToolUses(t),
+                keep: k,
+                clear_at_least: Some(rule::CLEAR_AT_LEAST),
+                exclude_tools: decision.exclude_tools.clone(),
+                clear_inputs: ClearInputs::None,
+            });
+        let return_index = decision
+            .ret
+            .as_ref()
+            .and_then(|r| self.request_holding(req, r.line));
+        let s = self.s;
+        let thinking = self.api_facts.as_deref().is_some_and(|f| {
+            (req.view_start..req.end.min(f.msgs.len())).any(|m| f.msgs[m].thinking_blocks > 0)
+        });
+        let mut step = IdleServerStep {
+            decision,
+            params,
+            return_index,
+            tool_uses: 0,
+            applied: false,
+            not_applied_because: None,
+            cleared_tool_uses: 0,
+            cleared_input_tokens: 0,
+            edit: edit.clone(),
+            thinking,
+        };
+        let (Some(edit), true) = (edit, step.sent()) else {
+            let note = Note::IdleServer(IdleServerWhy::of(&step));
+            return (Verdict::none(note), step);
+        };
+        let (mut verdict, api) = self.api_with(req, std::slice::from_ref(&edit));
+        step.tool_uses = api.tool_uses;
+        if let Some(o) = api.edits.first() {
+            step.applied = o.fired;
+            step.cleared_tool_uses = o.cleared_tool_uses.unwrap_or(0);
+            step.cleared_input_tokens = o.cleared_input_tokens;
+            step.not_applied_because = match o.note {
+                _ if o.fired => None,
+                EditNote::NotFired { .. } => Some("below_trigger"),
+                _ => Some("below_clear_at_least"),
+            };
+        }
+        verdict.trigger = step.applied.then_some(Trigger::IdleServer);
+        if !step.applied {
+            verdict.clear.clear();
+        }
+        // Error results stay when errors may not be cleared (S7, §3).
+        if !self.policy.errors_clearable() {
+            verdict
+                .clear
+                .retain(|&(p, _)| !s.results[self.view.cands[p].result].is_error);
+        }
+        verdict.note = Note::IdleServer(IdleServerWhy::of(&step));
+        (verdict, step)
+    }
+
+    /// Lifts the clearings `idle-server` made at the request before (the server
+    /// decides each request anew, S8): the results lifted.
+    pub(super) fn lift_idle_server(&mut self) -> HashSet<usize> {
+        if !self.in_force_list.iter().any(|&r| {
+            self.cleared[r]
+                .as_ref()
+                .is_some_and(|c| c.trigger == Trigger::IdleServer)
+        }) {
+            return HashSet::new();
+        }
+        let mut lifted = HashSet::new();
+        let mut keep = Vec::new();
+        for r in std::mem::take(&mut self.in_force_list) {
+            match self.cleared[r].as_ref().map(|c| c.trigger) {
+                Some(Trigger::IdleServer) => {
+                    self.set_clearing(r, None);
+                    lifted.insert(r);
+                }
+                _ => keep.push(r),
+            }
+        }
+        self.in_force_list = keep;
+        lifted
+    }
+}
+
+/// What `idle-server` did at a request, for its note (`report::words`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IdleServerWhy {
+    pub idle_minutes: Option<f64>,
+    pub clearable: usize,
+    pub trigger: Option<u64>,
+    pub keep: Option<u64>,
+    pub sent: Result<rule::SentBecause, rule::NotSent>,
+    pub tool_uses: usize,
+    pub applied: bool,
+    pub not_applied_because: Option<&'static str>,
+    pub cleared: usize,
+    pub tokens: u64,
+}
+
+impl IdleServerWhy {
+    fn of(st: &IdleServerStep) -> IdleServerWhy {
+        let d = &st.decision;
+        IdleServerWhy {
+            idle_minutes: d.ret.as_ref().map(|r| r.idle_minutes),
+            clearable: d.clearable,
+            trigger: d.trigger,
+            keep: d.keep,
+            sent: d.sent,
+            tool_uses: st.tool_uses,
+            applied: st.applied,
+            not_applied_because: st.not_applied_because,
+            cleared: st.cleared_tool_uses,
+            tokens: st.cleared_input_tokens,
+        }
+    }
+}

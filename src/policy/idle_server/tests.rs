@@ -1,0 +1,239 @@
+use super::*;
+use serde_json::json;
+
+/// A little transcript, written as JSONL lines and read back with `read_facts`.
+#[derive(Default)]
+struct T {
+    lines: Vec<String>,
+    minute: i64,
+    n: usize,
+}
+
+fn ts(minute: i64) -> String {
+    let t = jiff::Timestamp::from_second(1_780_000_000 + minute * 60).unwrap();
+    t.to_string()
+}
+
+impl T {
+    fn at(&mut self, minute: i64) -> &mut Self {
+        self.minute = minute;
+        self
+    }
+    fn push(&mut self, v: Value) -> &mut Self {
+        self.lines.push(v.to_string());
+        self
+    }
+    fn prompt(&mut self, text: &str) -> &mut Self {
+        let m = self.minute;
+        self.push(json!({"type": "user", "timestamp": ts(m), "message": {"role": "user", "content": text}}))
+    }
+    /// An assistant line calling `tool` (id `t<n>`) and its result of `text`.
+    fn call(&mut self, tool: &str, text: &str) -> &mut Self {
+        self.n += 1;
+        let (id, m) = (format!("t{}", self.n), self.minute);
+        self.push(
+            json!({"type": "assistant", "timestamp": ts(m), "apiBlockIndex": 0,
+            "message": {"id": format!("m{}", self.n), "model": "claude", "role": "assistant",
+            "content": [{"type": "tool_use", "id": id, "name": tool, "input": {}}]}}),
+        );
+        self.push(
+            json!({"type": "user", "timestamp": ts(m), "message": {"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": id, "content": text}]}}),
+        )
+    }
+    fn reply(&mut self, cm: Option<Value>) -> &mut Self {
+        self.n += 1;
+        let m = self.minute;
+        let mut msg = json!({"id": format!("m{}", self.n), "model": "claude", "role": "assistant",
+            "content": [{"type": "text", "text": "ok"}]});
+        if let Some(cm) = cm {
+            msg["context_management"] = cm;
+        }
+        self.push(
+            json!({"type": "assistant", "timestamp": ts(m), "apiBlockIndex": 0, "message": msg}),
+        )
+    }
+    fn facts(&self) -> Vec<RecFact> {
+        read_facts(&self.lines.join("\n"), false)
+    }
+}
+
+fn params(keep: u32) -> Params {
+    Params {
+        keep,
+        min_trigger: keep + MIN_TRIGGER_OVER_KEEP,
+        gap_minutes: GAP_MINUTES,
+    }
+}
+
+/// `n` Reads of 100 chars at minute 0, a reply, then a prompt at `back`.
+fn session(n: usize, back: i64) -> T {
+    let mut t = T::default();
+    t.at(0).prompt("go");
+    for _ in 0..n {
+        t.call("Read", &"x".repeat(100));
+    }
+    t.reply(None).at(back).prompt("back again");
+    t
+}
+
+/// SPEC §13.S1: more than 65 minutes (strictly), after an anchored reply.
+#[test]
+fn s1_the_return_is_strictly_after_the_gap() {
+    let p = params(12);
+    let d = decide(&session(30, 65).facts(), Some("2.1.332"), &p, false);
+    assert_eq!(
+        d.sent,
+        Err(NotSent::NoReturn),
+        "65 minutes is not more than 65"
+    );
+    let d = decide(&session(30, 66).facts(), Some("2.1.332"), &p, false);
+    let r = d.ret.expect("66 minutes is a return");
+    assert_eq!(r.idle_minutes, 66.0);
+    // A reply without apiBlockIndex (nor joinedApiReply) opens no return.
+    let mut t = session(30, 66);
+    let reply = t.lines.len() - 2;
+    t.lines[reply] = t.lines[reply].replace("\"apiBlockIndex\":0,", "");
+    assert_eq!(
+        decide(&t.facts(), Some("2.1.332"), &p, false).sent,
+        Err(NotSent::NoReturn)
+    );
+    // A meta record is not counted: it neither returns nor moves the latest time.
+    let mut t = session(30, 40);
+    t.push(json!({"type": "user", "isMeta": true, "timestamp": ts(80), "message": {"role": "user", "content": "meta"}}));
+    t.at(110).prompt("later");
+    let d = decide(&t.facts(), Some("2.1.332"), &p, false);
+    assert_eq!(
+        d.ret.map(|r| r.idle_minutes),
+        Some(70.0),
+        "110 - 40, not 110 - 80"
+    );
+}
+
+/// SPEC §13.S4–S5: N ≥ 30 from 2.1.310 (keep 12, minimum 27), N ≥ 23 before.
+#[test]
+fn s5_the_trigger_needs_enough_clearable_results() {
+    let at = |n: usize, v: &str| {
+        let keep = default_keep(Some(v));
+        decide(&session(n, 70).facts(), Some(v), &params(keep), false)
+    };
+    let d = at(29, "2.1.332");
+    assert_eq!((d.clearable, d.sent), (29, Err(NotSent::TooFewResults)));
+    let d = at(30, "2.1.332");
+    assert_eq!(d.sent, Ok(SentBecause::FirstAfterReturn));
+    assert_eq!((d.trigger, d.keep), (Some(27), Some(12)));
+    let d = at(22, "2.1.300");
+    assert_eq!(d.sent, Err(NotSent::TooFewResults));
+    let d = at(23, "2.1.300");
+    assert_eq!((d.trigger, d.keep), (Some(20), Some(5)));
+}
+
+/// SPEC §13.S2 / §13.A8: 64 UTF-16 units before the return, 48 UTF-8 bytes
+/// after it (30 `é` are 30 units but 60 bytes).
+#[test]
+fn s2_s5_sizes_are_units_before_and_bytes_after() {
+    let mut t = T::default();
+    t.at(0).prompt("go").call("Read", &"y".repeat(63));
+    for _ in 0..30 {
+        t.call("Read", &"x".repeat(100));
+    }
+    t.reply(None).at(70).prompt("back");
+    let d = decide(&t.facts(), Some("2.1.332"), &params(12), false);
+    assert_eq!(d.clearable, 30, "the 63-unit result is not clearable");
+    // After the return: 30 é (60 bytes) counts, 40 ascii (40 bytes) does not.
+    let mut t = session(30, 70);
+    t.n = 100;
+    t.call("Read", &"é".repeat(30))
+        .call("Read", &"z".repeat(40));
+    let d = decide(&t.facts(), Some("2.1.332"), &params(12), false);
+    assert_eq!(d.since_return, 1);
+    assert_eq!((d.trigger, d.keep), (Some(28), Some(13)));
+}
+
+/// SPEC §13.S3: tools not compactable are excluded (when their name is
+/// listable); a refused compactable tool is excluded as a whole.
+#[test]
+fn s3_excluded_tools() {
+    let mut t = session(31, 10);
+    t.call(
+        "TodoWrite",
+        "done, with enough text to matter for nothing at all here",
+    )
+    .call("bad name!", "x");
+    t.n = 200;
+    t.push(json!({"type": "assistant", "timestamp": ts(10), "apiBlockIndex": 0, "message": {"id": "mb", "model": "claude",
+        "content": [{"type": "tool_use", "id": "b1", "name": "Bash", "input": {}}]}}));
+    t.push(json!({"type": "user", "timestamp": ts(10), "message": {"role": "user", "content": [{"type": "tool_result",
+        "tool_use_id": "b1", "is_error": true, "content": "The user doesn't want to proceed with this tool use. Stop."}]}}));
+    t.reply(None).at(90).prompt("back");
+    let d = decide(&t.facts(), Some("2.1.332"), &params(12), false);
+    assert_eq!(d.exclude_tools, ["Bash", "TodoWrite"]);
+    assert_eq!(d.clearable, 31);
+    // mcp__container__Read is compactable from 2.1.310 only.
+    assert!(compactable("mcp__container__Read", Some("2.1.310")));
+    assert!(!compactable("mcp__container__Read", Some("2.1.300")));
+}
+
+/// SPEC §13.S6: a later request is sent while the last response shows the
+/// server cleared (recorded), else by the simulation's own result at k − 1.
+#[test]
+fn s6_sending_after_the_first_request() {
+    let p = params(12);
+    let cleared = |n: u64| json!({"applied_edits": [{"type": "clear_tool_uses_20250919", "cleared_tool_uses": n, "cleared_input_tokens": 100}]});
+    let mut t = session(30, 70);
+    t.reply(Some(cleared(18)));
+    let d = decide(&t.facts(), Some("2.1.332"), &p, false);
+    assert_eq!(d.sent, Ok(SentBecause::ServerClearedRecorded));
+    // A tool result after that response does not hide it.
+    t.push(
+        json!({"type": "user", "timestamp": ts(70), "message": {"role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "later", "content": "x"}]}}),
+    );
+    let d = decide(&t.facts(), Some("2.1.332"), &p, false);
+    assert_eq!(d.sent, Ok(SentBecause::ServerClearedRecorded));
+    let mut t = session(30, 70);
+    t.reply(Some(cleared(0)));
+    assert_eq!(
+        decide(&t.facts(), Some("2.1.332"), &p, true).sent,
+        Err(NotSent::ServerStopped)
+    );
+    // applied_edits from clear_thinking alone proves nothing: the simulation decides.
+    let mut t = session(30, 70);
+    t.reply(Some(json!({"applied_edits": []})));
+    assert_eq!(
+        decide(&t.facts(), Some("2.1.332"), &p, true).sent,
+        Ok(SentBecause::ServerClearedSimulated)
+    );
+    assert_eq!(
+        decide(&t.facts(), Some("2.1.332"), &p, false).sent,
+        Err(NotSent::ServerStopped)
+    );
+    // A client cut (a tool_results_cut attachment without cause) stops it; one
+    // withdrawn by its tool does not.
+    let mut t = session(30, 70);
+    t.push(
+        json!({"type": "attachment", "timestamp": ts(70), "attachment": {"type": "tool_results_cut",
+        "callIds": ["t1"], "standIn": "cut", "roughTokens": 10, "cause": "withdrawn_by_tool"}}),
+    );
+    assert_eq!(
+        decide(&t.facts(), Some("2.1.332"), &p, false).sent,
+        Ok(SentBecause::FirstAfterReturn)
+    );
+    t.push(
+        json!({"type": "attachment", "timestamp": ts(70), "attachment": {"type": "tool_results_cut",
+        "callIds": ["t1"], "standIn": "cut", "roughTokens": 10}}),
+    );
+    assert_eq!(
+        decide(&t.facts(), Some("2.1.332"), &p, false).sent,
+        Err(NotSent::CutByClient)
+    );
+}
+
+/// SPEC §13.S4: keep by version.
+#[test]
+fn s4_keep_by_version() {
+    assert_eq!(default_keep(Some("2.1.285")), 5);
+    assert_eq!(default_keep(Some("2.1.309")), 5);
+    assert_eq!(default_keep(Some("2.1.310")), 12);
+    assert_eq!(default_keep(None), 12);
+}

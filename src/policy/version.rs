@@ -1,0 +1,234 @@
+//! Claude Code version by version (SPEC §13.T, §15.9): which row of the table a
+//! recorded `version` falls in, what `auto` runs there, and which versions were
+//! not sampled. Plain data and functions; the bundle strings behind each row are
+//! in docs/harnesses.md.
+
+use super::PlanKind;
+
+/// A row of SPEC §13.T1's table (`request.version_row`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VersionRow {
+    /// 2.0.0–2.1.63: the token-budget microcompact (`budget`).
+    Budget,
+    /// 2.1.64–2.1.83: no client-side clearing.
+    NoneEarly,
+    /// 2.1.84–2.1.104: the time-based microcompact (`idle`).
+    Idle,
+    /// 2.1.105–2.1.284: no client-side clearing (only the context hint).
+    NoneLate,
+    /// 2.1.285–2.1.309: `idle-server`, keep 5.
+    IdleServerKeep5,
+    /// 2.1.310 and later: `idle-server`, keep 12.
+    IdleServerKeep12,
+    /// Below 2.0.0: no plan (§15.9).
+    Before2,
+    /// No version, or one that is not `X.Y.Z[-…]`.
+    Unknown,
+}
+
+impl VersionRow {
+    /// The row's name as the JSON gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            VersionRow::Budget => "2.0.0-2.1.63",
+            VersionRow::NoneEarly => "2.1.64-2.1.83",
+            VersionRow::Idle => "2.1.84-2.1.104",
+            VersionRow::NoneLate => "2.1.105-2.1.284",
+            VersionRow::IdleServerKeep5 => "2.1.285-2.1.309",
+            VersionRow::IdleServerKeep12 => "2.1.310+",
+            VersionRow::Before2 => "before-2.0.0",
+            VersionRow::Unknown => "unknown",
+        }
+    }
+
+    /// The row of a recorded version (SPEC §13.T1, §15.9).
+    pub fn of(v: Option<&str>) -> VersionRow {
+        let Some(ver) = v.and_then(parse) else {
+            return VersionRow::Unknown;
+        };
+        match ver {
+            v if v < (2, 0, 0) => VersionRow::Before2,
+            v if v <= (2, 1, 63) => VersionRow::Budget,
+            v if v <= (2, 1, 83) => VersionRow::NoneEarly,
+            v if v <= (2, 1, 104) => VersionRow::Idle,
+            v if v <= (2, 1, 284) => VersionRow::NoneLate,
+            v if v <= (2, 1, 309) => VersionRow::IdleServerKeep5,
+            _ => VersionRow::IdleServerKeep12,
+        }
+    }
+
+    /// What claude `auto` runs in this row (SPEC §13.T1; §15.9: none before 2.0.0).
+    pub fn auto_kind(self) -> Option<PlanKind> {
+        match self {
+            VersionRow::Budget => Some(PlanKind::Budget),
+            VersionRow::Idle | VersionRow::Unknown => Some(PlanKind::Idle),
+            VersionRow::IdleServerKeep5 | VersionRow::IdleServerKeep12 => {
+                Some(PlanKind::IdleServer)
+            }
+            VersionRow::NoneEarly | VersionRow::NoneLate | VersionRow::Before2 => None,
+        }
+    }
+
+    /// Whether `auto` plans nothing here because the builds have no clearing
+    /// (the `claude_auto_none` rows; before-2.0.0 says `claude_version_unknown`).
+    pub fn is_auto_none(self) -> bool {
+        matches!(self, VersionRow::NoneEarly | VersionRow::NoneLate)
+    }
+
+    /// Whether the version read is unusable (`claude_version_unknown`).
+    pub fn is_unknown(self) -> bool {
+        matches!(self, VersionRow::Unknown | VersionRow::Before2)
+    }
+}
+
+/// Why claude `auto` plans nothing at `req` (a no-plan row of SPEC §13.T1), in words.
+pub fn no_plan_words(req: &crate::session::Request) -> &'static str {
+    match VersionRow::of(req.version.as_deref()) {
+        VersionRow::NoneEarly => {
+            "auto: no plan (Claude Code 2.1.64-2.1.83 has no client-side tool-result clearing)"
+        }
+        VersionRow::NoneLate => {
+            "auto: no plan (Claude Code 2.1.105-2.1.284 has no client-side tool-result clearing)"
+        }
+        VersionRow::Before2 => "auto: no plan (Claude Code before 2.0.0: no sampled build clears)",
+        _ => "auto: no plan",
+    }
+}
+
+/// `(X, Y, Z)` of a version `X.Y.Z` or `X.Y.Z-suffix` (SPEC §15.9): the numbers
+/// compare as integers; spaces, a `v` prefix, more than three numeric parts or
+/// any other tail make it unreadable (None).
+pub fn parse(v: &str) -> Option<(u32, u32, u32)> {
+    let (core, _suffix) = v.split_once('-').unwrap_or((v, ""));
+    let mut parts = core.split('.');
+    let mut num = || -> Option<u32> {
+        let p = parts.next()?;
+        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        p.parse().ok()
+    };
+    let ver = (num()?, num()?, num()?);
+    parts.next().is_none().then_some(ver)
+}
+
+/// The builds that were sampled (SPEC §13 header): 2.1.x patch numbers.
+#[cfg(test)]
+const SAMPLED: [u32; 30] = [
+    22, 38, 45, 63, 70, 74, 76, 80, 84, 86, 88, 100, 104, 105, 107, 108, 109, 110, 112, 128, 156,
+    200, 250, 270, 285, 295, 300, 310, 321, 332,
+];
+
+/// The unsampled ranges of SPEC §13.T4, each with its nearest sampled builds
+/// (None: newer than the last sampled build).
+const UNSAMPLED: [((u32, u32), u32, Option<u32>); 5] = [
+    ((64, 69), 63, Some(70)),
+    ((81, 83), 80, Some(84)),
+    ((271, 284), 270, Some(285)),
+    ((301, 309), 300, Some(310)),
+    ((322, 331), 321, Some(332)),
+];
+
+/// A version in an unsampled range of SPEC §13.T4: its nearest sampled builds
+/// on each side, as words (`"2.1.63"`, `"2.1.70"`; above 2.1.332 the upper one
+/// is "newer than 2.1.332").
+pub fn unsampled(v: Option<&str>) -> Option<(String, String)> {
+    let ver = parse(v?)?;
+    if ver > (2, 1, 332) {
+        return Some(("2.1.332".into(), "newer than 2.1.332".into()));
+    }
+    let (2, 1, z) = ver else {
+        return None;
+    };
+    UNSAMPLED
+        .iter()
+        .find(|((lo, hi), _, _)| (*lo..=*hi).contains(&z))
+        .map(|(_, a, b)| {
+            let b = b.map_or("newer than 2.1.332".into(), |b| format!("2.1.{b}"));
+            (format!("2.1.{a}"), b)
+        })
+}
+
+/// Whether 2.1.`patch` is one of the sampled builds.
+#[cfg(test)]
+fn sampled(patch: u32) -> bool {
+    SAMPLED.contains(&patch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SPEC §13.T1: each row by its bounds, as `request.version_row` names it.
+    #[test]
+    fn t1_rows_by_their_bounds() {
+        let row = |v: &str| VersionRow::of(Some(v)).name();
+        assert_eq!(row("2.0.0"), "2.0.0-2.1.63");
+        assert_eq!(row("2.1.63"), "2.0.0-2.1.63");
+        assert_eq!(row("2.1.64"), "2.1.64-2.1.83");
+        assert_eq!(row("2.1.83"), "2.1.64-2.1.83");
+        assert_eq!(row("2.1.84"), "2.1.84-2.1.104");
+        assert_eq!(row("2.1.104"), "2.1.84-2.1.104");
+        assert_eq!(row("2.1.105"), "2.1.105-2.1.284");
+        assert_eq!(row("2.1.284"), "2.1.105-2.1.284");
+        assert_eq!(row("2.1.285"), "2.1.285-2.1.309");
+        assert_eq!(row("2.1.309"), "2.1.285-2.1.309");
+        assert_eq!(row("2.1.310"), "2.1.310+");
+        assert_eq!(row("3.0.0"), "2.1.310+");
+        assert_eq!(row("1.0.128"), "before-2.0.0");
+        assert_eq!(VersionRow::of(None).name(), "unknown");
+    }
+
+    /// SPEC §13.T1 `auto` column and §15.9 (before-2.0.0: no plan).
+    #[test]
+    fn t1_auto_runs_the_rows_kind() {
+        let auto = |v: &str| VersionRow::of(Some(v)).auto_kind();
+        assert_eq!(auto("2.1.17"), Some(PlanKind::Budget));
+        assert_eq!(auto("2.1.70"), None);
+        assert_eq!(auto("2.1.88"), Some(PlanKind::Idle));
+        assert_eq!(auto("2.1.114"), None);
+        assert_eq!(auto("2.1.300"), Some(PlanKind::IdleServer));
+        assert_eq!(auto("2.1.332"), Some(PlanKind::IdleServer));
+        assert_eq!(auto("1.0.30"), None);
+        assert_eq!(VersionRow::of(None).auto_kind(), Some(PlanKind::Idle));
+    }
+
+    /// SPEC §15.9: integers, a `-…` suffix ignored; spaces, `v`, four parts: unknown.
+    #[test]
+    fn versions_compare_as_integers_and_odd_forms_are_unknown() {
+        assert_eq!(parse("2.1.9"), Some((2, 1, 9)));
+        assert!(parse("2.1.9") < parse("2.1.10"));
+        assert_eq!(parse("2.1.30-beta.1"), Some((2, 1, 30)));
+        for odd in [
+            "v2.1.30", " 2.1.30", "2.1.30 ", "2.1.30.1", "2.1", "", "test", "2.1.x", "2..1",
+        ] {
+            assert_eq!(parse(odd), None, "{odd:?}");
+            assert_eq!(VersionRow::of(Some(odd)), VersionRow::Unknown, "{odd:?}");
+        }
+    }
+
+    /// SPEC §13.T4: the unsampled ranges name their nearest sampled builds.
+    #[test]
+    fn t4_unsampled_ranges_name_their_neighbours() {
+        let n = |v: &str| unsampled(Some(v));
+        let pair = |a: &str, b: &str| Some((a.to_string(), b.to_string()));
+        assert_eq!(n("2.1.64"), pair("2.1.63", "2.1.70"));
+        assert_eq!(n("2.1.69"), pair("2.1.63", "2.1.70"));
+        assert_eq!(n("2.1.82"), pair("2.1.80", "2.1.84"));
+        assert_eq!(n("2.1.280"), pair("2.1.270", "2.1.285"));
+        assert_eq!(n("2.1.305"), pair("2.1.300", "2.1.310"));
+        assert_eq!(n("2.1.330"), pair("2.1.321", "2.1.332"));
+        assert_eq!(n("2.1.333"), pair("2.1.332", "newer than 2.1.332"));
+        assert_eq!(n("2.2.0"), pair("2.1.332", "newer than 2.1.332"));
+        // Sampled or covered builds, and versions outside the ranges, are not.
+        for v in [
+            "2.1.63", "2.1.70", "2.1.84", "2.1.114", "2.1.270", "2.1.332", "1.0.5",
+        ] {
+            assert_eq!(n(v), None, "{v}");
+        }
+        // Every neighbour named is a sampled build.
+        for (_, a, b) in UNSAMPLED {
+            assert!(sampled(a) && b.is_none_or(sampled), "{a} {b:?}");
+        }
+    }
+}

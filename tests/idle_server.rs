@@ -1,0 +1,217 @@
+//! `idle-server` (SPEC §13.S) and auto on a Claude Code 2.1.332 session through
+//! the real binary: the sample `claude-idle-server.jsonl` (made by
+//! `sample-sessions/make_claude_idle_server.py`, whose docstring has the
+//! arithmetic these tests check), its `idle_server` JSON, its wire, and the
+//! delivery and parameter rules.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+use serde_json::{Value, json};
+use std::process::Command;
+
+const SAMPLE: &str = "sample-sessions/claude-idle-server.jsonl";
+
+fn mcscope(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("MCSCOPE_CONFIG", "/nonexistent/mcscope-config.toml")
+        .env("HOME", "/home/dev")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn json(args: &[&str]) -> Value {
+    let (code, out, err) = mcscope(args);
+    assert_eq!(code, 0, "mcscope {args:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn caveat_ids(v: &Value) -> Vec<String> {
+    v["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// SPEC §13.S1–S7, S10 at the return's request (35): the edit, the server's
+/// clearing, the policy object and the caveats; auto runs idle-server on 2.1.332.
+#[test]
+fn s10_the_return_request_sends_the_edit_and_the_server_clears() {
+    let p = json(&["plan", SAMPLE, "--at", "35", "--format", "json"]);
+    let req = &p["request"];
+    assert_eq!(req["version_row"], "2.1.310+");
+    assert_eq!(req["plan_kind"], "idle-server");
+    assert_eq!(req["harness_could_run"], true);
+    assert_eq!(req["harness_could_run_reason"], "ok");
+    assert_eq!(p["fired"], true);
+    assert_eq!(p["trigger"], "idle-server");
+    let is = &p["idle_server"];
+    assert_eq!(is["return_index"], 35);
+    assert_eq!(is["idle_minutes"], 71);
+    assert_eq!(
+        (is["clearable"].clone(), is["since_return"].clone()),
+        (json!(32), json!(0))
+    );
+    assert_eq!(
+        (is["trigger"].clone(), is["keep"].clone()),
+        (json!(29), json!(12))
+    );
+    assert_eq!(is["min_trigger"], 27);
+    assert_eq!(is["sent"], true);
+    assert_eq!(is["sent_because"], "first_after_return");
+    assert_eq!(is["not_sent_because"], Value::Null);
+    assert_eq!(is["tool_uses"], 33);
+    assert_eq!(is["applied"], true);
+    assert_eq!(is["cleared_tool_uses"], 20);
+    assert_eq!(is["cleared_input_tokens"], 30000);
+    assert_eq!(
+        is["edit"],
+        json!({"type": "clear_tool_uses_20250919", "trigger": {"type": "tool_uses", "value": 29},
+               "keep": {"type": "tool_uses", "value": 12},
+               "clear_at_least": {"type": "input_tokens", "value": 20000},
+               "exclude_tools": ["TodoWrite"]})
+    );
+    // The 20 oldest compactable results, in rank order; TodoWrite is never cleared.
+    let cleared = ids(&p["cleared"]);
+    let want: Vec<String> = (1..=20).map(|n| format!("toolu_{n:02}")).collect();
+    assert_eq!(cleared, want);
+    assert_eq!(p["policy"]["kind"], "auto");
+    assert_eq!(p["policy"]["keep_recent"], 12);
+    assert_eq!(p["policy"]["gap_threshold_minutes"], 65);
+    assert_eq!(p["policy"]["min_trigger_tool_uses"], 27);
+    assert_eq!(p["policy"]["delivery"], "server");
+    assert_eq!(
+        caveat_ids(&p),
+        [
+            "claude_idle_server_flag",
+            "claude_idle_server_activity",
+            "claude_idle_server_offset",
+            "claude_idle_server_refused",
+            "claude_context_hint",
+        ]
+    );
+}
+
+/// SPEC §13.S6, S8: the next request is sent because the response recorded a
+/// clearing; the keep grows by the one result after the return; the same
+/// results stay cleared (nothing newly cleared).
+#[test]
+fn s6_the_next_request_is_sent_on_the_recorded_clearing() {
+    let t = json(&["timeline", SAMPLE, "--format", "json"]);
+    let reqs = t["requests"].as_array().unwrap();
+    let r36 = &reqs[35];
+    assert_eq!(
+        r36["idle_server"]["sent_because"],
+        "server_cleared_recorded"
+    );
+    assert_eq!(r36["idle_server"]["since_return"], 1);
+    assert_eq!(r36["idle_server"]["trigger"], 30);
+    assert_eq!(r36["idle_server"]["keep"], 13);
+    assert_eq!(ids(&r36["cleared"]).len(), 20);
+    assert_eq!(ids(&r36["newly_cleared"]).len(), 0);
+    // Before the return: idle-server is in force but has no return.
+    assert_eq!(reqs[10]["plan_kind"], "idle-server");
+    assert_eq!(reqs[10]["idle_server"]["not_sent_because"], "no_return");
+    assert_eq!(reqs[10]["fired"], false);
+    assert_eq!(reqs[34]["idle_server"]["sent"], true);
+}
+
+/// SPEC §13.S4 / S5: an explicit minimum trigger above N − 3 leaves no edit
+/// (`too_few_results`), and the kind in force is still idle-server (§15.7).
+#[test]
+fn s4_min_trigger_tool_uses_is_a_flag_and_a_sidecar_key() {
+    let p = json(&[
+        "plan",
+        SAMPLE,
+        "--at",
+        "35",
+        "--policy",
+        "idle-server",
+        "--min-trigger-tool-uses",
+        "30",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(p["fired"], false);
+    assert_eq!(p["request"]["plan_kind"], "idle-server");
+    assert_eq!(p["idle_server"]["not_sent_because"], "too_few_results");
+    assert_eq!(p["policy"]["min_trigger_tool_uses"], 30);
+    assert_eq!(p["policy"]["kind"], "idle-server");
+    assert_eq!(p["policy"]["delivery"], "server");
+    // The same from a sidecar.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::copy(SAMPLE, &path).unwrap();
+    std::fs::write(
+        dir.path().join("s.mcscope.json"),
+        r#"{"kind": "idle-server", "min_trigger_tool_uses": 30}"#,
+    )
+    .unwrap();
+    let p = json(&[
+        "plan",
+        path.to_str().unwrap(),
+        "--at",
+        "35",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(p["idle_server"]["not_sent_because"], "too_few_results");
+    assert_eq!(p["policy"]["kind"], "idle-server");
+}
+
+/// SPEC §13.S: delivery is always server; anything else is exit 2 with a sentence.
+#[test]
+fn idle_server_takes_delivery_server_only() {
+    for d in ["rewrite", "cache-edits"] {
+        let (code, _, err) = mcscope(&["plan", SAMPLE, "--policy", "idle-server", "--delivery", d]);
+        assert_eq!(code, 2, "{d}");
+        assert!(
+            err.contains("idle-server's edit is applied by the server: its delivery is server"),
+            "{err}"
+        );
+    }
+    let (code, _, err) = mcscope(&[
+        "plan",
+        SAMPLE,
+        "--policy",
+        "idle-server",
+        "--delivery",
+        "server",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// SPEC §13.S10 / §11: the local side carries the edit in
+/// `context_management`; the server view has the placeholder.
+#[test]
+fn s10_the_wire_sends_the_edit_and_the_server_view_clears() {
+    let (code, local, err) = mcscope(&["wire", SAMPLE, "--at", "35", "--side", "local"]);
+    assert_eq!(code, 0, "{err}");
+    let local: Value = serde_json::from_str(&local).unwrap();
+    let edits = &local["context_management"]["edits"];
+    assert_eq!(edits[0]["type"], "clear_tool_uses_20250919");
+    assert_eq!(edits[0]["trigger"]["value"], 29);
+    let (_, wire, _) = mcscope(&["wire", SAMPLE, "--at", "35"]);
+    assert!(wire.contains("[Old tool result content cleared]"));
+    let (_, text, _) = mcscope(&["plan", SAMPLE, "--at", "35"]);
+    assert!(
+        text.contains("idle-server: return after 71 min idle"),
+        "{text}"
+    );
+}
