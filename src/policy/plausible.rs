@@ -95,6 +95,7 @@ mod tests {
             send: None,
             version: version.map(str::to_string),
             entrypoint: entrypoint.map(str::to_string),
+            dead: Vec::new(),
         }
     }
 

@@ -209,7 +209,12 @@ pub(crate) fn build(
             path: line(&names.name(&s.path.display().to_string())),
             harness: s.harness.name(),
             version: versions(s),
-            entrypoint: None,
+            entrypoint: s
+                .requests
+                .iter()
+                .rev()
+                .find_map(|r| r.entrypoint.as_deref())
+                .map(line),
             requests: s.requests.len(),
         },
         result: PageResult {
@@ -231,7 +236,16 @@ pub(crate) fn build(
         },
         records: records(setup, id, evidence, e.first_cleared_at),
         plan: plan_words(setup),
-        could_run: None,
+        // §13.P at the request where it first left the wire, else at the last row.
+        could_run: e
+            .rows
+            .iter()
+            .find(|r| Some(r.index) == e.first_cleared_at)
+            .or(e.rows.last())
+            .map(|r| CouldRun {
+                value: r.plausible.could_run,
+                reason: r.plausible.reason.to_string(),
+            }),
         runs: runs(e),
         first_cleared,
         content,
@@ -498,7 +512,7 @@ pub fn session_words(s: &PageSession) -> String {
         "{}, version {}, entrypoint {}, {} requests",
         s.harness,
         s.version.as_deref().unwrap_or("not recorded"),
-        s.entrypoint.as_deref().unwrap_or("not read"),
+        s.entrypoint.as_deref().unwrap_or("not recorded"),
         s.requests
     )
 }
