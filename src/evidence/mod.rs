@@ -505,6 +505,18 @@ pub struct RequestEvidence {
 }
 
 impl RequestEvidence {
+    /// The boundary records attached here that name `id`: the request's own
+    /// `microcompact_boundary` (false), then those carried by the compaction
+    /// before it (true).
+    pub fn boundaries_naming<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> impl Iterator<Item = (&'a Microcompact, bool)> + 'a {
+        let own = self.microcompact.iter().map(|m| (m, false));
+        own.chain(self.compactions.iter().map(|m| (m, true)))
+            .filter(move |(m, _)| m.compacted_tool_ids.iter().any(|x| x == id))
+    }
+
     /// SPEC §10: the plan that ran here is `budget` and it fired, newly clearing
     /// `ids`. With a record attached nothing changes. Without one, at a request
     /// that begins a turn Claude Code's prompt-suggestion fork usually ran it

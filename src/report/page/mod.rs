@@ -298,11 +298,7 @@ fn records(
     let mut out = Vec::new();
     for (i, ev) in evidence.requests.iter().enumerate() {
         let k = i + 1;
-        let boundaries = ev.microcompact.iter().map(|m| (m, false));
-        for (m, before_compaction) in boundaries.chain(ev.compactions.iter().map(|m| (m, true))) {
-            if !m.compacted_tool_ids.iter().any(|x| x == id) {
-                continue;
-            }
+        for (m, before_compaction) in ev.boundaries_naming(id) {
             let place = if before_compaction {
                 format!("the compaction before request {k}")
             } else {

@@ -153,11 +153,7 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
         let Some(ev) = report.evidence.at(k) else {
             continue;
         };
-        let records = ev.microcompact.iter().map(|m| (m, false));
-        for (m, before_compaction) in records.chain(ev.compactions.iter().map(|m| (m, true))) {
-            if !m.compacted_tool_ids.iter().any(|x| x == id) {
-                continue;
-            }
+        for (m, before_compaction) in ev.boundaries_naming(id) {
             let place = if before_compaction {
                 format!("the compaction before request {k}")
             } else {
