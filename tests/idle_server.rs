@@ -215,3 +215,129 @@ fn s10_the_wire_sends_the_edit_and_the_server_view_clears() {
         "{text}"
     );
 }
+
+/// The evidence object of request `k` (1-based) of `mcscope evidence … --format json`.
+fn evidence_at(v: &Value, k: usize) -> &Value {
+    v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["index"] == k)
+        .unwrap()
+}
+
+/// SPEC §13.E4: the recorded `applied_edits` beside the simulated `idle-server`
+/// plan at the same request; both responses of the sample agree (20 results
+/// cleared; the trigger and keep are the values sent).
+#[test]
+fn e4_the_sample_s_applied_edits_agree_with_the_simulation() {
+    let v = json(&["evidence", SAMPLE, "--format", "json"]);
+    let r35 = &evidence_at(&v, 35)["idle_server"];
+    assert_eq!(
+        r35["simulated"],
+        json!({"sent": true, "trigger": 29, "keep": 12, "cleared_tool_uses": 20,
+               "cleared_input_tokens": 30000})
+    );
+    assert_eq!(r35["agrees"], true);
+    assert_eq!(r35["differs"], json!([]));
+    assert_eq!(evidence_at(&v, 36)["idle_server"]["simulated"]["keep"], 13);
+    // §13.J: the simulated half is an object at every request, a record or not.
+    let r10 = &evidence_at(&v, 10)["idle_server"];
+    assert_eq!(r10["recorded"], Value::Null);
+    assert_eq!(
+        r10["simulated"],
+        json!({"sent": false, "trigger": null, "keep": null, "cleared_tool_uses": 0,
+               "cleared_input_tokens": 0})
+    );
+    assert_eq!(r10["agrees"], Value::Null);
+    assert_eq!(v["counts"]["idle_server_agrees"], 2);
+    assert_eq!(v["counts"]["idle_server_differs"], 0);
+    let (code, text, _) = mcscope(&["evidence", SAMPLE]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("the simulated idle-server plan sends trigger 29 keep 12 and the server clears 20: agrees"),
+        "{text}"
+    );
+}
+
+/// SPEC §15.11: E4's simulation runs with the version's defaults whatever
+/// `--policy` selects; `--keep-recent` counts only under `idle-server` or
+/// `auto`, and `--min-trigger-tool-uses` always.
+#[test]
+fn e4_15_11_the_simulation_takes_keep_only_under_idle_server_or_auto() {
+    // Another kind's keep does not reach the simulation.
+    let v = json(&[
+        "evidence",
+        SAMPLE,
+        "--policy",
+        "idle",
+        "--keep-recent",
+        "25",
+        "--format",
+        "json",
+    ]);
+    let r35 = &evidence_at(&v, 35)["idle_server"];
+    assert_eq!(r35["simulated"]["keep"], 12);
+    assert_eq!(r35["agrees"], true);
+    // Under idle-server it does: keep 14 (minimum 29 = N − 3) leaves fewer
+    // than 20 cleared.
+    let v = json(&[
+        "evidence",
+        SAMPLE,
+        "--policy",
+        "idle-server",
+        "--keep-recent",
+        "14",
+        "--format",
+        "json",
+    ]);
+    let r35 = &evidence_at(&v, 35)["idle_server"];
+    assert_eq!(r35["simulated"]["keep"], 14);
+    assert!(r35["simulated"]["cleared_tool_uses"].as_u64().unwrap() < 20);
+    assert_eq!(r35["agrees"], false);
+    assert_eq!(r35["differs"], json!(["cleared_tool_uses"]));
+    assert_eq!(v["counts"]["idle_server_differs"], 2);
+    // The minimum trigger counts under any kind: above N − 3, nothing is sent.
+    let v = json(&[
+        "evidence",
+        SAMPLE,
+        "--policy",
+        "idle",
+        "--min-trigger-tool-uses",
+        "40",
+        "--format",
+        "json",
+    ]);
+    let r35 = &evidence_at(&v, 35)["idle_server"];
+    assert_eq!(r35["simulated"]["sent"], false);
+    assert_eq!(r35["simulated"]["cleared_tool_uses"], 0);
+    assert_eq!(r35["differs"], json!(["cleared_tool_uses"]));
+}
+
+/// SPEC §13.E4: each recorded `client_sent_*` value is compared with the value
+/// the simulation sent; the token figures never are.
+#[test]
+fn e4_client_sent_values_that_differ_are_named() {
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLE))
+            .unwrap();
+    let from = r#""cleared_tool_uses":20,"cleared_input_tokens":30000}]}"#;
+    assert_eq!(text.matches(from).count(), 2, "the sample changed");
+    // Response 35 says it sent trigger 31 (the simulation sent 29) and keep
+    // 12, and estimated other tokens than the server.
+    let edited = text.replacen(
+        from,
+        r#""cleared_tool_uses":20,"cleared_input_tokens":29000}],"client_sent_trigger_tool_uses":31,"client_sent_keep_tool_uses":12,"client_estimated_cleared_input_tokens":1}"#,
+        1,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, edited).unwrap();
+    let v = json(&["evidence", path.to_str().unwrap(), "--format", "json"]);
+    let r35 = &evidence_at(&v, 35)["idle_server"];
+    assert_eq!(r35["recorded"]["client_sent_trigger_tool_uses"], 31);
+    assert_eq!(r35["agrees"], false);
+    assert_eq!(r35["differs"], json!(["trigger"]));
+    assert_eq!(v["counts"]["idle_server_agrees"], 1);
+    assert_eq!(v["counts"]["idle_server_differs"], 1);
+}

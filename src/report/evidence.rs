@@ -236,9 +236,26 @@ fn facts_text(k: usize, f: &crate::evidence::facts::RequestFacts, out: &mut Stri
             (None, Some(n)) if n > 0 => format!("cut by the client: {n} results, no edit sent"),
             _ => "no clearing recorded".into(),
         };
+        let sim = match &f.idle_simulated {
+            Some(s) if s.sent => format!(
+                "the simulated idle-server plan sends trigger {} keep {} and the server clears {}",
+                s.trigger.unwrap_or(0),
+                s.keep.unwrap_or(0),
+                s.cleared_tool_uses
+            ),
+            Some(_) => "the simulated idle-server plan sends no edit here".into(),
+            None => "no simulated idle-server plan".into(),
+        };
+        let (agrees, differs) =
+            crate::evidence::facts::idle_agreement(Some(r), f.idle_simulated.as_ref());
+        let verdict = match agrees {
+            Some(true) => "agrees".to_string(),
+            Some(false) => format!("differs in {}", differs.join(", ")),
+            None => "not compared".into(),
+        };
         let _ = writeln!(
             out,
-            "request {k}: context_management recorded: {what} (the simulated idle-server plan is not in this build)"
+            "request {k}: context_management recorded: {what}; {sim}: {verdict}"
         );
     }
 }
