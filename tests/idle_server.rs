@@ -341,3 +341,45 @@ fn e4_client_sent_values_that_differ_are_named() {
     assert_eq!(v["counts"]["idle_server_agrees"], 1);
     assert_eq!(v["counts"]["idle_server_differs"], 1);
 }
+
+/// SPEC §13.S7: `clear_at_least` sums only results that are neither a
+/// placeholder already nor a recorded cut. A cut record before the return
+/// replaces the 8 oldest results (8 × 1,500 tokens): the other 12 the server
+/// would clear hold 18,000 tokens, below 20,000, so nothing is applied (the cut
+/// ones counted, the sum would have been 30,000 and the edit applied).
+#[test]
+fn s7_clear_at_least_leaves_out_recorded_cuts() {
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLE))
+            .unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains(r#""tool_use_id":"toolu_08""#))
+        .unwrap();
+    let prev: Value = serde_json::from_str(&lines[at]).unwrap();
+    let cut_ids: Vec<String> = (1..=8).map(|n| format!("toolu_{n:02}")).collect();
+    let cut = json!({"parentUuid": prev["uuid"], "isSidechain": false, "type": "attachment",
+        "uuid": "cafe0000-0000-4000-8000-000000000001", "timestamp": prev["timestamp"],
+        "sessionId": prev["sessionId"], "version": "2.1.332",
+        "attachment": {"type": "tool_results_cut", "callIds": cut_ids,
+                       "standIn": "[Old tool result content cleared]", "roughTokens": 12000}});
+    lines.insert(at + 1, cut.to_string());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let p = json(&[
+        "plan",
+        path.to_str().unwrap(),
+        "--at",
+        "35",
+        "--format",
+        "json",
+    ]);
+    let is = &p["idle_server"];
+    assert_eq!(is["sent"], true);
+    assert_eq!(is["applied"], false);
+    assert_eq!(is["not_applied_because"], "below_clear_at_least");
+    assert_eq!(p["cleared"], json!([]));
+    assert_eq!(ids(&p["cut"]).len(), 8);
+}
