@@ -383,3 +383,71 @@ fn s7_clear_at_least_leaves_out_recorded_cuts() {
     assert_eq!(p["cleared"], json!([]));
     assert_eq!(ids(&p["cut"]).len(), 8);
 }
+
+/// SPEC §13.P3: `explain` never presents a clearing the build could not make
+/// as what happened: on 2.1.332, `idle` (2.1.84–2.1.104 only) is a what-if.
+#[test]
+fn p3_explain_labels_a_what_if_clearing() {
+    let (code, text, _) = mcscope(&[
+        "explain",
+        SAMPLE,
+        "toolu_01",
+        "--policy",
+        "idle",
+        "--gap-minutes",
+        "30",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("what-if: would first vanish from the simulated wire at request 35"),
+        "{text}"
+    );
+    assert!(!text.contains("first vanished from the wire"), "{text}");
+    assert!(text.contains(" 35  ✗ cleared (what-if)"), "{text}");
+    // Where the build had the code path, it reads as before.
+    let (_, text, _) = mcscope(&["explain", SAMPLE, "toolu_01"]);
+    assert!(
+        text.contains("first vanished from the wire at request 35"),
+        "{text}"
+    );
+    assert!(!text.contains("(what-if)"), "{text}");
+}
+
+/// SPEC §13.S9 (with §2): sub-agents never run `idle-server`. A sub-agent's
+/// file is planned as a what-if: its clearings are labelled so in the
+/// timeline and `explain`, and explain no observed break (`plan_rewrite`).
+#[test]
+fn s9_a_sub_agent_file_reads_as_a_what_if() {
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLE))
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agent-a1b2c3.jsonl");
+    std::fs::write(
+        &path,
+        text.replace(
+            r#""isSidechain":false"#,
+            r#""isSidechain":true,"agentId":"a1b2c3""#,
+        ),
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let (code, t, _) = mcscope(&["timeline", p]);
+    assert_eq!(code, 0);
+    assert!(t.contains("idle-server (what-if)"), "{t}");
+    let (_, e, _) = mcscope(&["explain", p, "toolu_01"]);
+    assert!(e.contains("what-if: would first vanish"), "{e}");
+    assert!(e.contains("a sub-agent's transcript"), "{e}");
+    let v = json(&["evidence", p, "--format", "json"]);
+    let r35 = evidence_at(&v, 35);
+    assert_eq!(
+        r35["observed_break"]["explanations"],
+        json!(["ttl", "context_edits"])
+    );
+    // The main thread's file: the plan explains the break.
+    let v = json(&["evidence", SAMPLE, "--format", "json"]);
+    assert_eq!(
+        evidence_at(&v, 35)["observed_break"]["explanations"],
+        json!(["ttl", "plan_rewrite", "context_edits"])
+    );
+}

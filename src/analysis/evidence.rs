@@ -207,10 +207,10 @@ pub fn beside_plan(
     brk: impl FnOnce() -> bool,
 ) {
     if let Some(b) = ev.observed_break.take() {
-        // SPEC §15.10: a what-if plan (the build had no such code path)
-        // explains nothing that happened.
+        // SPEC §15.10: a what-if plan (the build had no such code path, or
+        // a sub-agent's file, §13.S9) explains nothing that happened.
         let brk = matches!(setup.policy.delivery, Delivery::Rewrite | Delivery::Server)
-            && !setup.plausible(req, st.kind).what_if()
+            && !setup.what_if_at(req, st.kind)
             && brk();
         ev.observed_break = Some(b.with_plan_rewrite(brk));
     }

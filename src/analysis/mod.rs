@@ -154,6 +154,14 @@ impl Setup {
         crate::policy::plausible::at(&self.policy, &self.session, req, kind)
     }
 
+    /// Whether a clearing at `req` is a what-if in words (SPEC §13.P3): the
+    /// build had no code path for `kind`, or the file is a sub-agent's, which
+    /// no harness clears (§2, §13.S9). The JSON's `harness_could_run` stays
+    /// §13.P1's table.
+    pub fn what_if_at(&self, req: &Request, kind: Option<PlanKind>) -> bool {
+        self.session.subagent_what_if || self.plausible(req, kind).what_if()
+    }
+
     /// What the caveats read at `req` (SPEC §13.C), the kind in force `kind`.
     pub(crate) fn caveat_at<'a>(
         &self,
