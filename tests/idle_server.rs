@@ -451,3 +451,19 @@ fn s9_a_sub_agent_file_reads_as_a_what_if() {
         json!(["ttl", "plan_rewrite", "context_edits"])
     );
 }
+
+/// SPEC §15.6 in the text header: under auto, the keep idle-server used when
+/// every request's version gave it the same one (12 on 2.1.332), as the JSON.
+#[test]
+fn the_text_header_names_the_keep_idle_server_used() {
+    for cmd in ["plan", "timeline", "evidence"] {
+        let (code, text, _) = mcscope(&[cmd, SAMPLE]);
+        assert_eq!(code, 0);
+        assert!(
+            text.contains(
+                "policy: auto -> idle-server (preset claude)  keep_recent 12  gap >= 65 min"
+            ),
+            "{cmd}: {text}"
+        );
+    }
+}

@@ -86,7 +86,13 @@ pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJso
 pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
     let s = &setup.session;
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), &setup.caveats_all(), &mut out);
+    header(
+        setup,
+        &setup.kinds_chosen(),
+        kinds::policy_all(setup).keep_recent,
+        &setup.caveats_all(),
+        &mut out,
+    );
     let rows = evidence_rows(r);
     let responses = rows.iter().filter(|(_, e)| e.usage.is_some()).count();
     let breaks = rows

@@ -107,7 +107,13 @@ pub fn row_status(setup: &Setup, r: &crate::analysis::ExplainRow) -> String {
 
 pub fn explain_text(setup: &Setup, e: &Explain) -> String {
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), &setup.caveats_all(), &mut out);
+    header(
+        setup,
+        &setup.kinds_chosen(),
+        kinds::policy_all(setup).keep_recent,
+        &setup.caveats_all(),
+        &mut out,
+    );
     // The records first (SPEC §15.21): what the transcript says, then the plans.
     for r in &e.records {
         let _ = writeln!(
