@@ -13,7 +13,9 @@ pub use checkpoints::Checkpoints;
 pub use evidence::{
     EvidenceReport, Simulator, beside_plan, beside_timeline, evidence, evidence_at, evidence_report,
 };
-pub use wired::{WireInputs, Wired, plan_and_inputs, prefix_break, result_content};
+pub use wired::{
+    WireInputs, Wired, plan_and_inputs, prefix_break, prefix_break_message, result_content,
+};
 
 use crate::caveats;
 use crate::evidence::{SessionEvidence, SimAt, Writer};
