@@ -41,43 +41,28 @@ fn number(x: f64) -> Value {
     }
 }
 
-/// The availability of `policy` (a row's setting applied to session `s`) on
-/// that session, and its knob: the settings keys a user writes, with their
-/// values, or None. SPEC §9a, §15.15: a claude row is `what_if` on a session
-/// where §13.P is false for its kind at every request.
-pub(crate) fn of(policy: &Policy, s: &Session) -> (Availability, Option<Value>) {
-    let keep = || json!(policy.keep_recent.unwrap_or(policy.kind.default_keep()));
+/// A row's availability `a` on a session with its knob: the settings keys a
+/// user writes, with their values, where the user can set it; else None.
+pub(crate) fn with_knob(a: Availability, policy: &Policy) -> (Availability, Option<Value>) {
+    (a, knob(policy).filter(|_| a == Availability::User))
+}
+
+/// Who can set `policy` on session `s` (SPEC §9a, §15.15): a claude row is
+/// `what_if` on a session where §13.P is false for its kind at every request.
+/// It reads only the kind, the delivery and the preset (what `compare`
+/// computes once per session for the rows that share them).
+pub(crate) fn availability(policy: &Policy, s: &Session) -> Availability {
     if policy.kind == PlanKind::Api {
-        // The request's own field: the edits the row sends, as sent.
-        let knob = json!({"context_management": {"edits": policy.api.edits_json()}});
-        return (Availability::User, Some(knob));
+        return Availability::User;
     }
     match policy.preset {
-        Harness::Qwen => {
-            let mut knob = Map::new();
-            let (gap, size) = match policy.kind {
-                PlanKind::Idle => (true, false),
-                PlanKind::Size => (false, true),
-                PlanKind::Auto => (true, true),
-                // `/compress-fast`: a command, no setting.
-                PlanKind::Forced => return (Availability::User, None),
-                _ => return (Availability::WhatIf, None),
-            };
-            if gap {
-                knob.insert(
-                    "toolResultsThresholdMinutes".into(),
-                    number(policy.gap_threshold_minutes),
-                );
+        Harness::Qwen => match policy.kind {
+            // `/compress-fast` is a command the user runs.
+            PlanKind::Idle | PlanKind::Size | PlanKind::Auto | PlanKind::Forced => {
+                Availability::User
             }
-            knob.insert("toolResultsNumToKeep".into(), keep());
-            if size {
-                knob.insert(
-                    "toolResultsTotalCharsThreshold".into(),
-                    json!(policy.size_threshold),
-                );
-            }
-            (Availability::User, Some(Value::Object(knob)))
-        }
+            _ => Availability::WhatIf,
+        },
         _ => {
             let base = match policy.kind {
                 _ if policy.delivery == Delivery::CacheEdits => Availability::Internal,
@@ -86,17 +71,53 @@ pub(crate) fn of(policy: &Policy, s: &Session) -> (Availability, Option<Value>) 
                 _ => Availability::RemoteFlag,
             };
             let kind = (policy.kind != PlanKind::Auto).then_some(policy.kind);
-            let never = !s.requests.is_empty()
-                && kind.is_some()
-                && s.requests
-                    .iter()
-                    .all(|r| crate::policy::plausible::at(policy, s, r, kind).what_if());
+            let never = || {
+                !s.requests.is_empty()
+                    && kind.is_some()
+                    && s.requests
+                        .iter()
+                        .all(|r| crate::policy::plausible::at(policy, s, r, kind).what_if())
+            };
             match base {
-                Availability::RemoteFlag if never => (Availability::WhatIf, None),
-                b => (b, None),
+                Availability::RemoteFlag if never() => Availability::WhatIf,
+                b => b,
             }
         }
     }
+}
+
+/// The settings keys and values that set `policy` where a user can: Qwen
+/// Code's `settings.json` keys the kind reads; the api preset's request field.
+pub(crate) fn knob(policy: &Policy) -> Option<Value> {
+    if policy.kind == PlanKind::Api {
+        // The request's own field: the edits the row sends, as sent.
+        return Some(json!({"context_management": {"edits": policy.api.edits_json()}}));
+    }
+    if policy.preset != Harness::Qwen {
+        return None;
+    }
+    let (gap, size) = match policy.kind {
+        PlanKind::Idle => (true, false),
+        PlanKind::Size => (false, true),
+        PlanKind::Auto => (true, true),
+        _ => return None,
+    };
+    let mut knob = Map::new();
+    if gap {
+        knob.insert(
+            "toolResultsThresholdMinutes".into(),
+            number(policy.gap_threshold_minutes),
+        );
+    }
+    let keep = policy.keep_recent.unwrap_or(policy.kind.default_keep());
+    knob.insert("toolResultsNumToKeep".into(), json!(keep));
+    if size {
+        knob.insert(
+            "toolResultsTotalCharsThreshold".into(),
+            json!(policy.size_threshold),
+        );
+    }
+    Some(Value::Object(knob))
 }
 
 /// A row's availability over its sessions: `user` or `remote_flag` only when
@@ -151,6 +172,10 @@ pub(crate) fn knob_words(knob: &Option<Value>) -> String {
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    fn of(policy: &Policy, s: &Session) -> (Availability, Option<Value>) {
+        with_knob(availability(policy, s), policy)
+    }
 
     fn session(version: &str) -> Session {
         let mut s = Session::empty(

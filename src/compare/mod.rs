@@ -267,13 +267,26 @@ fn run_setup(
     }
     let mut facts = SessionFacts::new(s, req.cache_ttl);
     facts.pause = pause;
+    // SPEC §9a: who can set a row reads its kind and delivery, once each.
+    let mut availability: Vec<((PlanKind, Delivery), Availability)> = Vec::new();
+    for params in grid {
+        let key = (params.kind, params.delivery);
+        if !availability.iter().any(|(k, _)| *k == key) {
+            availability.push((key, avail::availability(&params.apply(&setup.policy), s)));
+        }
+    }
     let runs = grid
         .par_iter()
         .enumerate()
         .map(|(i, params)| {
             let mut one = setup.clone();
             one.policy = params.apply(&setup.policy);
-            let avail = avail::of(&one.policy, s);
+            let key = (params.kind, params.delivery);
+            let a = availability
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map_or(Availability::WhatIf, |(_, a)| *a);
+            let avail = avail::with_knob(a, &one.policy);
             let out = run_setting(&one, &facts, price.as_ref()).map(|(totals, usd)| Run {
                 i,
                 policy: one.policy,
