@@ -144,6 +144,14 @@ fn c_opens_the_compare_panel_with_the_rows_of_mcscope_compare() {
             .iter()
             .any(|l| l.contains("recommended: row 0 (claude idle keep 1 gap 5m)"))
     );
+    // SPEC §9a: who can set the selected row.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("row 0: remote_flag: the harness decides it by remote flags")),
+        "{}",
+        lines.join("\n")
+    );
     press(&mut a, 'c');
     assert!(a.view().unwrap().overlay.is_none());
     // Opened again: the rows at once, not computed again.
@@ -406,6 +414,11 @@ fn at_80x24_the_panel_keeps_the_settings_readable_on_a_qwen_session() {
         })
         .collect();
     assert!(shown.len() >= 10, "{all}");
+    // SPEC §9a, §15.15: a qwen row is the user's, with the keys to set.
+    assert!(
+        all.contains("row 0: user: you can set it — set toolResultsThresholdMinutes=5"),
+        "{all}"
+    );
     // The figures are the CLI's; the setting is the CLI's in short (`keep 1`
     // → `k1`, `gap 5m` → `g5m`), what varies first.
     for (i, row) in shown.iter().enumerate() {

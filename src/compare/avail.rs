@@ -30,6 +30,16 @@ impl Availability {
             Availability::WhatIf => "what_if",
         }
     }
+
+    /// The value in words (the TUI panel's line for the selected row).
+    pub fn words(self) -> &'static str {
+        match self {
+            Availability::User => "user: you can set it",
+            Availability::RemoteFlag => "remote_flag: the harness decides it by remote flags",
+            Availability::Internal => "internal: only in the harness's internal builds",
+            Availability::WhatIf => "what_if: no build of the harness has it here",
+        }
+    }
 }
 
 /// A number as a settings file holds it: whole values without a fraction.

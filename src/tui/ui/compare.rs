@@ -41,7 +41,7 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
     let [status, table, foot] = Layout::vertical([
         Constraint::Length(3),
         Constraint::Min(1),
-        Constraint::Length(2),
+        Constraint::Length(3),
     ])
     .areas(inner);
     let keys =
@@ -226,9 +226,24 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
                 .into()
         }
     };
+    // SPEC §9a: who can set the selected row, and how.
+    let selected = order.get(p.selected).map_or(String::new(), |&i| {
+        let r = &c.rows[i];
+        let knob = crate::compare::avail::knob_words(&r.knob);
+        format!(
+            "row {i}: {}{}",
+            r.availability.map_or("-", |a| a.words()),
+            if r.knob.is_some() {
+                format!(" — set {knob}")
+            } else {
+                String::new()
+            }
+        )
+    });
     f.render_widget(
         Paragraph::new(vec![
             Line::styled(rec, theme.fg(Color::Green)),
+            Line::from(selected),
             Line::styled(keys, theme.fg(Color::DarkGray)),
         ]),
         foot,
