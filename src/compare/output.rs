@@ -265,6 +265,19 @@ pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
         &table,
         &[true, false, true, true, true, true, true, true, true],
     ));
+    if !verbose {
+        for (i, r) in c.rows.iter().enumerate() {
+            let group = rank::members(&c.rows, i);
+            if r.same_as.is_none() && rank::group_kinds(&c.rows, &group).len() > 1 {
+                let _ = writeln!(
+                    out,
+                    "rows {i}–{}: {}",
+                    group[group.len() - 1],
+                    rank::group_words(&c.rows, &group)
+                );
+            }
+        }
+    }
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", recommendation_words(c));
     let unknown = c.sessions.iter().filter(|s| s.price.is_none()).count();
@@ -318,10 +331,22 @@ fn text_cells(c: &Comparison, i: usize, each: bool) -> Vec<String> {
             ""
         };
         cells[0] = format!("{i}–{last}{mark}");
-        cells[1] = rank::group_words(rows, &group);
+        cells[1] = match rank::group_kinds(rows, &group) {
+            // Settings of several kinds: named under the table.
+            kinds if kinds.len() > 1 => format!(
+                "{} settings ({}): identical, listed below",
+                group.len(),
+                kinds.join(", ")
+            ),
+            _ => rank::group_words(rows, &group),
+        };
     }
-    let mut shown: Vec<&str> = group.iter().map(|&j| availability(&rows[j])).collect();
-    shown.dedup();
+    let mut shown: Vec<&str> = Vec::new();
+    for &j in &group {
+        if !shown.contains(&availability(&rows[j])) {
+            shown.push(availability(&rows[j]));
+        }
+    }
     cells.push(shown.join("/"));
     cells.push(group_knob(rows, &group));
     cells

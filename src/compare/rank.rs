@@ -103,6 +103,26 @@ pub(crate) fn members(rows: &[Row], first: usize) -> Vec<usize> {
         .collect()
 }
 
+/// The kinds of a group's settings (`idle`, `count cache-edits`, `api`…),
+/// each once, in row order.
+pub(crate) fn group_kinds(rows: &[Row], group: &[usize]) -> Vec<String> {
+    let mut kinds: Vec<String> = Vec::new();
+    for &i in group {
+        let p = &rows[i].params;
+        let k = match p.kind {
+            PlanKind::Api => "api".to_string(),
+            k if p.delivery != Delivery::Rewrite && k != PlanKind::IdleServer => {
+                format!("{} {}", k.name(), p.delivery.name())
+            }
+            k => k.name().to_string(),
+        };
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    kinds
+}
+
 /// A group in words (SPEC §9a: "gap 30–90 min: identical"): per preset, kind
 /// and delivery, the parameters every member shares, then the values of those
 /// that differ — a range where the group holds every row of the comparison
@@ -352,6 +372,37 @@ mod tests {
         assert_eq!(
             group_words(&sorted, &members(&sorted, 0)),
             "claude idle keep 5 gap 30, 60 min: identical"
+        );
+        // Settings of two kinds that never fire: one group, each kind named.
+        let mut size = gap(30.0, 0.0);
+        size.params.kind = PlanKind::Size;
+        size.params.gap_minutes = None;
+        size.params.size_threshold = Some(800_000);
+        let rows = vec![gap(120.0, 0.0), size];
+        let (sorted, _, _) = sort_and_recommend(rows);
+        let g = members(&sorted, 0);
+        assert_eq!(g, vec![0, 1]);
+        assert_eq!(group_kinds(&sorted, &g), vec!["idle", "size"]);
+        assert_eq!(
+            group_words(&sorted, &g),
+            "claude idle keep 5 gap 120 min; claude size keep 5 size 800000: identical"
+        );
+        // Two parameters that differ, not every pair: counted.
+        let kg = |k: u32, g: f64, usd: f64| {
+            let mut r = gap(g, usd);
+            r.params.keep_recent = Some(k);
+            r
+        };
+        let rows = vec![
+            kg(1, 30.0, -0.1),
+            kg(1, 90.0, 0.0),
+            kg(3, 30.0, 0.0),
+            kg(3, 90.0, 0.0),
+        ];
+        let (sorted, _, _) = sort_and_recommend(rows);
+        assert_eq!(
+            group_words(&sorted, &members(&sorted, 1)),
+            "claude idle keep 1, 3 gap 30, 90 min (3 of these 4 combinations): identical"
         );
     }
 }
