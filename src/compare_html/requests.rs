@@ -147,6 +147,14 @@ pub(crate) fn marks(
                 _ => 2.0,
             };
             let cx = x(r.k);
+            // A label at an edge of the plot stays inside it.
+            let anchor = if cx > super::W - super::RIGHT - 40.0 {
+                "end"
+            } else if cx < super::LEFT + 40.0 {
+                "start"
+            } else {
+                "middle"
+            };
             let agrees = match (class, r.boundaries.iter().all(|b| b.agrees == Some(true))) {
                 ("boundary", true) => " agrees",
                 ("boundary", false) => " differs",
@@ -154,7 +162,7 @@ pub(crate) fn marks(
             };
             let _ = writeln!(
                 o,
-                "<g class=\"mark {class}\" data-k=\"{}\"><line class=\"mark-line\" x1=\"{cx:.1}\" y1=\"{top:.1}\" x2=\"{cx:.1}\" y2=\"{bottom:.1}\"/><text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{glyph} {}{agrees}</text><title>request {}: {}</title></g>",
+                "<g class=\"mark {class}\" data-k=\"{}\"><line class=\"mark-line\" x1=\"{cx:.1}\" y1=\"{top:.1}\" x2=\"{cx:.1}\" y2=\"{bottom:.1}\"/><text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{glyph} {}{agrees}</text><title>request {}: {}</title></g>",
                 r.k,
                 top + 12.0 + lane * 13.0,
                 r.k,
