@@ -3,6 +3,8 @@
 //! recommended, and identical rows printed once — through the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+mod common;
+
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -314,4 +316,67 @@ fn spec_15_15_qwen_knob_values() {
     assert_eq!(rec["availability"], "user");
     assert!(rec["fires"].as_u64().unwrap() > 0);
     assert!(rec["delta_usd"].as_f64().unwrap() < 0.0);
+}
+
+/// SPEC §9a, §15.15 same_as: a session whose one long pause is 100 minutes:
+/// idle gaps 30, 45, 60 and 90 all fire at the request after it and clear
+/// the same results, so their rows are identical — one group, one text line
+/// "gap 30–90 min: identical" — and 120 never fires.
+#[test]
+fn spec_9a_gaps_30_to_90_minutes_are_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = common::Claude::default();
+    c.prompt("read them", 0.0)
+        .read("t1", "/repo/a.rs")
+        .read("t2", "/repo/b.rs")
+        .read("t3", "/repo/c.rs")
+        .answer("read")
+        .prompt("and now?", 100.0)
+        .answer("done");
+    let file = c.write(dir.path(), "pause.jsonl");
+    let shown = file.to_str().unwrap();
+    let args = [
+        "compare",
+        shown,
+        "--policy",
+        "idle",
+        "--keep-recent",
+        "1",
+        "--gap-minutes",
+        "30,45,60,90,120",
+        "--price-input",
+        "3",
+        "--price-write-5m",
+        "3.75",
+        "--price-write-1h",
+        "6",
+        "--price-read",
+        "0.3",
+        "-q",
+    ];
+    let v = json_of(&args);
+    let rows = rows(&v);
+    let gaps: Vec<f64> = rows
+        .iter()
+        .map(|r| r["policy"]["gap_threshold_minutes"].as_f64().unwrap())
+        .collect();
+    assert_eq!(gaps, vec![30.0, 45.0, 60.0, 90.0, 120.0]);
+    assert!(rows[0]["fires"].as_u64().unwrap() > 0);
+    assert!(rows[0]["delta_usd"].as_f64().unwrap() < 0.0);
+    assert_eq!(rows[4]["fires"], 0);
+    let same: Vec<Value> = rows.iter().map(|r| r["same_as"].clone()).collect();
+    assert_eq!(
+        same,
+        vec![json!(null), json!(0), json!(0), json!(0), json!(null)]
+    );
+    let text = text_of(&args);
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains("claude idle")).collect();
+    assert!(
+        lines[0].contains("0–3* ")
+            && lines[0].contains("claude idle keep 1 gap 30–90 min: identical"),
+        "{text}"
+    );
+    // Rows 1–3 have no line of their own; row 4 has.
+    assert!(lines[1].trim_start().starts_with("4 "), "{text}");
+    assert_eq!(v["recommended"], 0);
 }
