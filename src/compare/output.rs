@@ -400,7 +400,7 @@ pub(crate) fn recommendation_words(c: &Comparison) -> String {
                     usd_text(r.delta_usd)
                 )
             }
-            None => "no row has dollars (no price)".into(),
+            None => "no row has dollars: the model has no price; give --price-*".into(),
         };
         return format!(
             "Recommended: none — no clearing recommended: no setting you can use saves money here ({cheapest})."
