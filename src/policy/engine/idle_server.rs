@@ -191,7 +191,7 @@ impl Engine<'_> {
             let note = Note::IdleServer(IdleServerWhy::of(&step));
             return (Verdict::none(note), step);
         };
-        let (mut verdict, api) = self.api_with(req, std::slice::from_ref(&edit));
+        let (mut verdict, api) = self.api_with(req, std::slice::from_ref(&edit), true);
         step.tool_uses = api.tool_uses;
         if let Some(o) = api.edits.first() {
             step.applied = o.fired;
