@@ -49,6 +49,11 @@ fn qualifies(r: &Row, eligible: Availability) -> bool {
 /// `later_used` is not above their median (the lower middle of an even count).
 pub(crate) fn sort_and_recommend(rows: Vec<Row>) -> (Vec<Row>, Option<usize>, Option<u64>) {
     let (mut rows, mut rest): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.baseline);
+    // SPEC §15.5: the baseline is what happened, no setting to choose.
+    for r in &mut rows {
+        r.availability = None;
+        r.knob = None;
+    }
     // A stable sort keeps grid order among equals.
     rest.sort_by(|a, b| {
         let usd = match (a.delta_usd, b.delta_usd) {
@@ -322,6 +327,8 @@ mod tests {
             remote.clone(),
         ]);
         assert!(sorted[0].baseline);
+        // SPEC §15.5: the baseline has availability and knob null.
+        assert_eq!((sorted[0].availability, &sorted[0].knob), (None, &None));
         assert_eq!(rec, Some(3));
         assert_eq!(sorted[3].params.keep_recent, Some(3));
         // A user row wins over a cheaper remote flag.
