@@ -3,6 +3,9 @@
 //! recorded vs simulated context per request (SPEC §9) for the current setting
 //! and the recommended one, as inline SVG written here.
 
+mod context;
+mod requests;
+
 use crate::analysis::Setup;
 use crate::compare::{self, Comparison};
 use crate::context::Context;
@@ -27,6 +30,8 @@ pub(crate) struct Curve {
 pub(crate) struct Charts {
     pub current: Curve,
     pub recommended: Option<Curve>,
+    /// Every request as the transcript records it, with its evidence.
+    pub requests: Vec<requests::RequestRow>,
 }
 
 /// The chart of a loaded session: its own setting and the comparison's
@@ -65,6 +70,7 @@ pub(crate) fn charts(setup: &Setup, c: &Comparison) -> Result<Charts, String> {
     Ok(Charts {
         current,
         recommended,
+        requests: requests::rows(setup),
     })
 }
 
@@ -99,7 +105,10 @@ path.fired{fill:#e0a800;stroke:none}path.break{stroke:#d62828;stroke-width:2;fil
 .axis{stroke:#888;stroke-width:1}
 .legend{font-size:.9em}.key{display:inline-block;width:22px;height:0;border-top:3px solid;margin:0 6px 3px 14px;vertical-align:middle}
 .legend .key:first-child{margin-left:0}
-path.ctx-area{stroke:#fff;stroke-width:.5}.swatch{display:inline-block;width:12px;height:12px;margin:0 4px -1px 12px}";
+g.mark line{stroke-dasharray:2 3;stroke-width:1}g.observed-break line{stroke:#d62828}g.observed-break text,b.observed-break{fill:#d62828;color:#d62828;font-weight:700}
+g.boundary line{stroke:#6a4c93}g.boundary text,b.boundary{fill:#6a4c93;color:#6a4c93}g.compaction line{stroke:#c05621}g.compaction text,b.compaction{fill:#c05621;color:#c05621}
+#requests td.notes{white-space:normal;max-width:420px;overflow-wrap:anywhere;text-align:left}tr.observed-break td{background:#fdecec}
+polyline.recorded{stroke-width:2.5}path.ctx-area{stroke:#fff;stroke-width:.5}.swatch{display:inline-block;width:12px;height:12px;margin:0 4px -1px 12px}";
 
 /// The page, naming sessions as `names` says (a page is meant to be shared:
 /// no absolute path unless asked, SPEC §15.20).
@@ -118,12 +127,8 @@ pub(crate) fn html(c: &Comparison, charts: Option<&Charts>, names: &PageNames) -
         escape(&title)
     );
     let _ = writeln!(o, "<h1>mcscope compare — {}</h1>", escape(&title));
-    // SPEC §9a: the recorded bill first.
-    let _ = writeln!(
-        o,
-        "<p class=\"recorded\">{}</p>",
-        escape(&c.recorded().words())
-    );
+    // SPEC §9a: the recorded bill first, the sub-agents' beside it.
+    o.push_str(&requests::bill(&c.recorded()));
     let _ = writeln!(o, "<ul class=\"sessions\">");
     for s in &c.sessions {
         let price = match &s.price {
@@ -172,11 +177,19 @@ pub(crate) fn html(c: &Comparison, charts: Option<&Charts>, names: &PageNames) -
                  <span class=\"key\" style=\"border-color:#1e9e4a\"></span>simulated, current: {} \
                  <span class=\"key\" style=\"border-color:#b43cb4;border-top-style:dashed\"></span>simulated, recommended: {} \
                  <span style=\"color:#e0a800\">▲</span> the plan fired \
-                 <span style=\"color:#d62828\">✕</span> the simulated cache prefix broke</p>",
+                 <span style=\"color:#d62828\">✕</span> the simulated cache prefix broke \
+                 <b class=\"observed-break\">!</b> an observed cache break (recorded) \
+                 <b class=\"boundary\">◇</b> a boundary record (recorded: its ids, and whether the setting's clearing agrees) \
+                 <b class=\"compaction\">^</b> a compaction</p>",
                 escape(&ch.current.words),
                 escape(ch.recommended.as_ref().map_or("none", |r| r.words.as_str()))
             );
-            o.push_str(&context_section(ch));
+            let (rec, which) = match &ch.recommended {
+                Some(r) => (r, "recommended"),
+                None => (&ch.current, "current"),
+            };
+            o.push_str(&requests::table(&ch.requests, rec, which));
+            o.push_str(&context::context_section(ch));
         }
         None => {
             let _ = writeln!(
@@ -192,6 +205,11 @@ pub(crate) fn html(c: &Comparison, charts: Option<&Charts>, names: &PageNames) -
         let class = if j == 1 { " class=\"setting\"" } else { "" };
         let _ = write!(o, "<th{class}>{}</th>", escape(h));
     }
+    // SPEC §9a: who can set each row and how; §15.15 its group.
+    let _ = write!(
+        o,
+        "<th class=\"setting\">AVAILABLE</th><th class=\"setting\">KNOB</th><th>SAME AS</th>"
+    );
     let _ = writeln!(o, "</tr></thead><tbody>");
     let current = charts.map(|ch| ch.current.words.as_str());
     for i in 0..c.rows.len() {
@@ -208,6 +226,14 @@ pub(crate) fn html(c: &Comparison, charts: Option<&Charts>, names: &PageNames) -
             let class = if j == 1 { " class=\"setting\"" } else { "" };
             let _ = write!(o, "<td{class}>{}</td>", escape(cell));
         }
+        let r = &c.rows[i];
+        let _ = write!(
+            o,
+            "<td class=\"setting availability\">{}</td><td class=\"setting knob\">{}</td><td class=\"same-as\">{}</td>",
+            r.availability.map_or("-", |a| a.name()),
+            escape(&r.knob.as_ref().map_or("-".into(), |k| k.to_string())),
+            r.same_as.map_or(String::new(), |j| j.to_string())
+        );
         let _ = writeln!(o, "</tr>");
     }
     let _ = writeln!(o, "</tbody></table>");
@@ -334,7 +360,8 @@ pub(crate) fn svg(ch: &Charts) -> String {
             d.join(" ")
         );
     };
-    line(&mut o, "recorded", &recorded);
+    // The evidence marks behind everything, at their requests.
+    o.push_str(&requests::marks(&ch.requests, &x, y0, y1));
     for (class, c) in &curves {
         let pts: Vec<(usize, u64)> = c
             .points
@@ -342,15 +369,6 @@ pub(crate) fn svg(ch: &Charts) -> String {
             .filter_map(|p| p.simulated().map(|v| (p.k, v)))
             .collect();
         line(&mut o, class, &pts);
-    }
-    for &(k, v) in &recorded {
-        let _ = writeln!(
-            o,
-            "<circle class=\"pt recorded\" data-series=\"recorded\" data-k=\"{k}\" data-tokens=\"{v}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2\"><title>request {k}: recorded {}</title></circle>",
-            x(k),
-            y(v),
-            fmt_int(v)
-        );
     }
     for (class, c) in &curves {
         for p in &c.points {
@@ -391,154 +409,19 @@ pub(crate) fn svg(ch: &Charts) -> String {
             }
         }
     }
-    o.push_str("</svg>\n");
-    o
-}
-
-/// The colours of the context layers: the tools take turns through the first
-/// six; thinking, the assistant's text, the user's text, images and the rest
-/// have their own.
-const TOOL_COLOURS: [&str; 6] = [
-    "#4e79a7", "#59a14f", "#76b7b2", "#edc948", "#9c755f", "#bab0ac",
-];
-const KIND_COLOURS: [(&str, &str); 5] = [
-    ("thinking", "#b07aa1"),
-    ("assistant_text", "#f28e2b"),
-    ("user_text", "#e15759"),
-    ("images", "#ff9da7"),
-    ("unattributed", "#d9d9d9"),
-];
-
-/// The layers of the context chart, bottom first: each tool (in name order,
-/// as `timeline --format json` lists them), then the kinds; a value per
-/// request (a negative `unattributed`, or none, draws as 0).
-fn context_layers(contexts: &[Context]) -> Vec<(String, &'static str, Vec<u64>)> {
-    let mut tools: Vec<&str> = contexts
-        .iter()
-        .flat_map(|c| c.tool_results.keys().map(String::as_str))
-        .collect();
-    tools.sort_unstable();
-    tools.dedup();
-    let mut layers: Vec<(String, &'static str, Vec<u64>)> = tools
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let values = contexts
-                .iter()
-                .map(|c| c.tool_results.get(*t).copied().unwrap_or(0))
-                .collect();
-            (
-                format!("tool_results.{t}"),
-                TOOL_COLOURS[i % TOOL_COLOURS.len()],
-                values,
-            )
-        })
-        .collect();
-    for (kind, colour) in KIND_COLOURS {
-        let values = contexts
-            .iter()
-            .map(|c| match kind {
-                "thinking" => c.thinking,
-                "assistant_text" => c.assistant_text,
-                "user_text" => c.user_text,
-                "images" => c.images,
-                _ => c.unattributed.map_or(0, |u| u.max(0) as u64),
-            })
-            .collect();
-        layers.push((kind.to_string(), colour, values));
-    }
-    layers
-}
-
-/// "What fills the window" (SPEC §12): the recommended setting's (else the
-/// current one's) wire at every request as a stacked area, one layer per
-/// tool and per kind, each with its values per request in `data-values`.
-fn context_section(ch: &Charts) -> String {
-    let curve = ch.recommended.as_ref().unwrap_or(&ch.current);
-    let which = if ch.recommended.is_some() {
-        "recommended"
-    } else {
-        "current"
-    };
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "<h2>What fills the window: {which} setting</h2>\n<p>Per request, the wire of <b>{}</b> by what it holds: tool results per tool (a cleared result counts its placeholder), thinking, the assistant's text (tool-use inputs included), the user's text, images — estimates (characters / 4, images at a fixed size) — and <i>unattributed</i>: the recorded prompt size P(k) less their sum (the system prompt, tool definitions, anything the transcript does not hold; drawn as 0 when the estimates exceed P(k)). P(k) is what the harness really sent, so where this setting keeps more out of the wire than the harness did, <i>unattributed</i> holds that difference too. The same figures as <code>timeline --format json</code>'s <code>context</code>.</p>",
-        escape(&curve.words)
-    );
-    let layers = context_layers(&curve.contexts);
-    let n = curve.contexts.len().max(1);
-    let totals: Vec<u64> = (0..curve.contexts.len())
-        .map(|i| layers.iter().map(|(_, _, v)| v[i]).sum())
-        .collect();
-    let hi = totals.iter().copied().max().unwrap_or(0).max(1) as f64;
-    let x = |k: usize| {
-        if n <= 1 {
-            LEFT + (W - LEFT - RIGHT) / 2.0
-        } else {
-            LEFT + (k - 1) as f64 * (W - LEFT - RIGHT) / (n - 1) as f64
-        }
-    };
-    let y = |v: u64| H - BOTTOM - v as f64 * (H - TOP - BOTTOM) / hi;
-    let _ = writeln!(
-        o,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"context-chart\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" aria-label=\"what fills the window per request, stacked\">"
-    );
-    let (x0, x1, y1) = (LEFT, W - RIGHT, H - BOTTOM);
-    let _ = writeln!(
-        o,
-        "<line class=\"axis\" x1=\"{x0}\" y1=\"{y1}\" x2=\"{x1}\" y2=\"{y1}\"/><line class=\"axis\" x1=\"{x0}\" y1=\"{TOP}\" x2=\"{x0}\" y2=\"{y1}\"/>"
-    );
-    for v in [0, hi as u64 / 2, hi as u64] {
+    // The recorded context last: on top of the simulated lines, never hidden
+    // under the recommended one.
+    line(&mut o, "recorded", &recorded);
+    for &(k, v) in &recorded {
         let _ = writeln!(
             o,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            LEFT - 6.0,
-            y(v) + 4.0,
+            "<circle class=\"pt recorded\" data-series=\"recorded\" data-k=\"{k}\" data-tokens=\"{v}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2\"><title>request {k}: recorded {}</title></circle>",
+            x(k),
+            y(v),
             fmt_int(v)
         );
     }
-    for k in [1, n.div_ceil(2).max(1), n] {
-        let _ = writeln!(
-            o,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{k}</text>",
-            x(k),
-            H - BOTTOM + 18.0
-        );
-    }
-    let mut below = vec![0u64; curve.contexts.len()];
-    let mut legend = String::new();
-    for (name, colour, values) in &layers {
-        let shown = escape(&crate::sanitize::line(name));
-        let top: Vec<u64> = below.iter().zip(values).map(|(b, v)| b + v).collect();
-        let mut d = String::new();
-        for (i, t) in top.iter().enumerate() {
-            let _ = write!(
-                d,
-                "{}{:.1},{:.1} ",
-                if i == 0 { "M" } else { "L" },
-                x(i + 1),
-                y(*t)
-            );
-        }
-        for (i, b) in below.iter().enumerate().rev() {
-            let _ = write!(d, "L{:.1},{:.1} ", x(i + 1), y(*b));
-        }
-        d.push('Z');
-        let list: Vec<String> = values.iter().map(u64::to_string).collect();
-        let _ = writeln!(
-            o,
-            "<path class=\"ctx-area\" data-layer=\"{shown}\" data-values=\"{}\" fill=\"{colour}\" d=\"{d}\"><title>{shown}</title></path>",
-            list.join(" ")
-        );
-        let _ = write!(
-            legend,
-            "<span class=\"swatch\" style=\"background:{colour}\"></span>{shown} "
-        );
-        below = top;
-    }
     o.push_str("</svg>\n");
-    let _ = writeln!(o, "<p class=\"legend\">{}</p>", legend.trim_end());
     o
 }
 
@@ -580,6 +463,7 @@ mod tests {
                 points: pts(2),
                 contexts: Vec::new(),
             }),
+            requests: Vec::new(),
         };
         let s = svg(&ch);
         // 4 recorded + 4 current + 4 recommended points.
@@ -593,61 +477,5 @@ mod tests {
         assert!(s.contains(
             "request 3: simulated 2,700 (300 tokens cleared), the plan fired, the cache prefix broke"
         ));
-    }
-
-    /// SPEC §12: the stacked area has a layer per tool (name order) and per
-    /// kind, each with a value per request; a negative `unattributed` is 0.
-    #[test]
-    fn spec_12_context_chart_stacks_a_layer_per_tool_and_kind() {
-        use std::collections::BTreeMap;
-        let contexts = vec![
-            Context {
-                tool_results: BTreeMap::from([("Read".into(), 100)]),
-                thinking: 5,
-                unattributed: Some(-3),
-                ..Default::default()
-            },
-            Context {
-                tool_results: BTreeMap::from([("Read".into(), 8), ("Bash".into(), 10)]),
-                user_text: 4,
-                unattributed: Some(50),
-                ..Default::default()
-            },
-        ];
-        let ch = Charts {
-            current: Curve {
-                words: "idle keep 2".into(),
-                points: Vec::new(),
-                contexts: Vec::new(),
-            },
-            recommended: Some(Curve {
-                words: "idle keep 1".into(),
-                points: Vec::new(),
-                contexts,
-            }),
-        };
-        let html = context_section(&ch);
-        assert!(html.contains("What fills the window: recommended setting"));
-        let layers: Vec<(&str, &str)> = html
-            .split("<path class=\"ctx-area\" data-layer=\"")
-            .skip(1)
-            .map(|c| {
-                let name = &c[..c.find('"').unwrap()];
-                let at = c.find("data-values=\"").unwrap() + 13;
-                (name, &c[at..at + c[at..].find('"').unwrap()])
-            })
-            .collect();
-        assert_eq!(
-            layers,
-            vec![
-                ("tool_results.Bash", "0 10"),
-                ("tool_results.Read", "100 8"),
-                ("thinking", "5 0"),
-                ("assistant_text", "0 0"),
-                ("user_text", "0 4"),
-                ("images", "0 0"),
-                ("unattributed", "0 50"),
-            ]
-        );
     }
 }

@@ -531,7 +531,12 @@ fn compare_on_a_folder_sums_its_sessions_and_skips_sub_agents() {
     ]);
     assert_eq!(code, 0);
     assert!(text.starts_with("2 sessions"), "{text}");
-    assert!(text.contains("Recommended: row 0"), "{text}");
+    // SPEC §9a: no idle setting fires at gap 60 here, and a setting that never
+    // fires is never recommended.
+    assert!(
+        text.contains("no clearing recommended: no setting you can use saves money here"),
+        "{text}"
+    );
 }
 
 #[test]

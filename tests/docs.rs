@@ -221,6 +221,8 @@ const OPAQUE: &[&str] = &[
     "api_edits",
     "mtimeMs",
     "tool_results",
+    // compare's settings keys (SPEC §15.15): Qwen Code's or the API's names.
+    "knob",
 ];
 
 fn paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {

@@ -55,6 +55,19 @@ fn words(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// The CLI's table rows (`compare -v`) as words, up to the columns the panel
+/// does not show (AVAILABLE, KNOB).
+fn cli_rows(text: &str) -> Vec<Vec<String>> {
+    let header = text.lines().find(|l| l.contains("SETTING")).unwrap();
+    let cut = header[..header.find("AVAILABLE").unwrap()].chars().count();
+    text.lines()
+        .skip_while(|l| !l.contains("SETTING"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| words(&l.chars().take(cut).collect::<String>()))
+        .collect()
+}
+
 /// The panel's table lines (between its column titles and the recommendation).
 fn panel_rows(lines: &[String]) -> Vec<Vec<String>> {
     let start = lines
@@ -63,7 +76,7 @@ fn panel_rows(lines: &[String]) -> Vec<Vec<String>> {
         .unwrap_or_else(|| panic!("no panel header:\n{}", lines.join("\n")));
     lines[start + 1..]
         .iter()
-        .take_while(|l| !l.contains("recommended: row"))
+        .take_while(|l| !l.contains("recommended: "))
         .map(|l| {
             // Inside the panel's borders.
             let inside = match (l.find('│'), l.rfind('│')) {
@@ -100,7 +113,8 @@ fn c_opens_the_compare_panel_with_the_rows_of_mcscope_compare() {
     let lines = screen(&a, 160, 50);
     let shown = panel_rows(&lines);
     // The CLI's table: the lines after its header, up to the blank line.
-    let text = mcscope(&["compare", DEMO]);
+    // `-v`: every row, not a group of identical rows once (SPEC §9a).
+    let text = mcscope(&["compare", DEMO, "-v"]);
     // SPEC §9a: the panel shows the recorded bill first, as the CLI does.
     let bill = text.lines().nth(1).unwrap();
     assert!(bill.starts_with("recorded: $"), "{text}");
@@ -109,13 +123,7 @@ fn c_opens_the_compare_panel_with_the_rows_of_mcscope_compare() {
         "{}",
         lines.join("\n")
     );
-    let cli: Vec<Vec<String>> = text
-        .lines()
-        .skip_while(|l| !l.contains("SETTING"))
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        .map(words)
-        .collect();
+    let cli = cli_rows(&text);
     assert!(cli.len() > 40, "{text}");
     assert!(shown.len() >= 20, "{}", lines.join("\n"));
     // Every line on screen is the CLI's line of the same rank (93 rows, the
@@ -135,6 +143,14 @@ fn c_opens_the_compare_panel_with_the_rows_of_mcscope_compare() {
         lines
             .iter()
             .any(|l| l.contains("recommended: row 0 (claude idle keep 1 gap 5m)"))
+    );
+    // SPEC §9a: who can set the selected row.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("row 0: remote_flag: the harness decides it by remote flags")),
+        "{}",
+        lines.join("\n")
     );
     press(&mut a, 'c');
     assert!(a.view().unwrap().overlay.is_none());
@@ -385,18 +401,12 @@ fn at_80x24_the_panel_keeps_the_settings_readable_on_a_qwen_session() {
             .any(|l| l.contains("# ▲") && l.contains("NOTSENT") && l.contains("ΔUSD")),
         "{all}"
     );
-    let text = mcscope(&["compare", q]);
-    let cli: Vec<Vec<String>> = text
-        .lines()
-        .skip_while(|l| !l.contains("SETTING"))
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        .map(words)
-        .collect();
+    let text = mcscope(&["compare", q, "-v"]);
+    let cli = cli_rows(&text);
     let start = lines.iter().position(|l| l.contains("NOTSENT")).unwrap();
     let shown: Vec<Vec<String>> = lines[start + 1..]
         .iter()
-        .take_while(|l| !l.contains("recommended: row"))
+        .take_while(|l| !l.contains("recommended: "))
         .map(|l| {
             let a = l.find('│').unwrap() + '│'.len_utf8();
             let b = l.rfind('│').unwrap();
@@ -404,6 +414,11 @@ fn at_80x24_the_panel_keeps_the_settings_readable_on_a_qwen_session() {
         })
         .collect();
     assert!(shown.len() >= 10, "{all}");
+    // SPEC §9a, §15.15: a qwen row is the user's, with the keys to set.
+    assert!(
+        all.contains("row 0: user: you can set it — set toolResultsThresholdMinutes=5"),
+        "{all}"
+    );
     // The figures are the CLI's; the setting is the CLI's in short (`keep 1`
     // → `k1`, `gap 5m` → `g5m`), what varies first.
     for (i, row) in shown.iter().enumerate() {
@@ -457,7 +472,7 @@ fn at_60_columns_no_two_rows_of_the_panel_look_alike() {
     let start = lines.iter().position(|l| l.contains("SETTING")).unwrap();
     let rows: Vec<String> = lines[start + 1..]
         .iter()
-        .take_while(|l| !l.contains("recommended: row"))
+        .take_while(|l| !l.contains("recommended: "))
         .map(|l| {
             // The row without its number: what a reader tells rows apart by.
             let a = l.find('│').unwrap() + '│'.len_utf8();

@@ -5,11 +5,15 @@
 //! `grid` makes the settings from the lists, `output` prints the comparison as
 //! JSON and text.
 
+pub(crate) mod avail;
 mod grid;
 mod output;
+pub(crate) mod rank;
 
+pub(crate) use avail::Availability;
 pub(crate) use grid::{Lists, Params, grid, parse_list};
 pub(crate) use output::{COLUMNS, json, kind_line, row_cells, skip_kinds, text};
+pub(crate) use rank::sort_and_recommend;
 
 use crate::analysis::Setup;
 use crate::policy::{Delivery, PlanKind, Policy};
@@ -38,6 +42,32 @@ pub struct Row {
     /// None when any session's dollars are unknown.
     pub delta_usd: Option<f64>,
     pub per_session: Vec<PerSession>,
+    /// SPEC §9a: the row of what the transcript proves happened (first, never
+    /// sorted, grouped or recommended; no availability).
+    pub baseline: bool,
+    /// SPEC §9a, §15.15: who can set it over every session (None: the baseline).
+    pub availability: Option<Availability>,
+    /// The settings keys and values that set it, or None.
+    pub knob: Option<serde_json::Value>,
+    /// SPEC §15.15: the index of the first row of its group of identical rows.
+    pub same_as: Option<usize>,
+}
+
+impl Row {
+    /// A row of `params` with no session yet.
+    pub fn new(params: Params) -> Row {
+        Row {
+            params,
+            policy: None,
+            totals: Totals::default(),
+            delta_usd: None,
+            per_session: Vec::new(),
+            baseline: false,
+            availability: None,
+            knob: None,
+            same_as: None,
+        }
+    }
 }
 
 /// One compared session.
@@ -147,7 +177,17 @@ pub(crate) struct Request<'a> {
 struct Outcome {
     info: SessionInfo,
     caveats: Vec<(String, String)>,
-    runs: Vec<(usize, Policy, Totals, Option<f64>)>,
+    runs: Vec<Run>,
+}
+
+/// One setting over one session: grid index, policy, totals, dollars, and
+/// who can set it there (SPEC §9a).
+struct Run {
+    i: usize,
+    policy: Policy,
+    totals: Totals,
+    usd: Option<f64>,
+    avail: (Availability, Option<serde_json::Value>),
 }
 
 /// Loads one session and runs its preset's settings over it in parallel;
@@ -227,13 +267,33 @@ fn run_setup(
     }
     let mut facts = SessionFacts::new(s, req.cache_ttl);
     facts.pause = pause;
+    // SPEC §9a: who can set a row reads its kind and delivery, once each.
+    let mut availability: Vec<((PlanKind, Delivery), Availability)> = Vec::new();
+    for params in grid {
+        let key = (params.kind, params.delivery);
+        if !availability.iter().any(|(k, _)| *k == key) {
+            availability.push((key, avail::availability(&params.apply(&setup.policy), s)));
+        }
+    }
     let runs = grid
         .par_iter()
         .enumerate()
         .map(|(i, params)| {
             let mut one = setup.clone();
             one.policy = params.apply(&setup.policy);
-            let out = run_setting(&one, &facts, price.as_ref()).map(|(t, u)| (i, one.policy, t, u));
+            let key = (params.kind, params.delivery);
+            let a = availability
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map_or(Availability::WhatIf, |(_, a)| *a);
+            let avail = avail::with_knob(a, &one.policy);
+            let out = run_setting(&one, &facts, price.as_ref()).map(|(totals, usd)| Run {
+                i,
+                policy: one.policy,
+                totals,
+                usd,
+                avail,
+            });
             tick();
             out
         })
@@ -310,17 +370,7 @@ fn compare_units(
         .collect();
     let mut rows: Vec<Vec<Row>> = grids
         .iter()
-        .map(|(_, g)| {
-            g.iter()
-                .map(|params| Row {
-                    params: params.clone(),
-                    policy: None,
-                    totals: Totals::default(),
-                    delta_usd: None,
-                    per_session: Vec::new(),
-                })
-                .collect()
-        })
+        .map(|(_, g)| g.iter().map(|params| Row::new(params.clone())).collect())
         .collect();
     let mut caveat_ids: Vec<String> = Vec::new();
     // One file: a unit per setting; a folder: a unit per session.
@@ -362,11 +412,22 @@ fn compare_units(
             };
             let g = grids
                 .iter()
-                .position(|(h, _)| Some(*h) == o.runs.first().map(|r| r.1.preset))
+                .position(|(h, _)| Some(*h) == o.runs.first().map(|r| r.policy.preset))
                 .unwrap_or(0);
-            for (i, policy, t, usd) in o.runs {
+            for Run {
+                i,
+                policy,
+                totals: t,
+                usd,
+                avail,
+            } in o.runs
+            {
                 let row = &mut rows[g][i];
                 let first = row.per_session.is_empty();
+                let (a, knob) =
+                    avail::combine(row.availability.map(|a| (a, row.knob.take())), avail);
+                row.availability = Some(a);
+                row.knob = knob;
                 if first {
                     row.policy = Some(crate::report::policy_json(
                         &policy,
@@ -414,64 +475,29 @@ fn compare_units(
     Ok(cmp)
 }
 
-/// Rows sorted by `delta_usd` ascending (null last), `later_used` ascending,
-/// `tokens_not_sent` descending, then grid order; `recommended` is the first
-/// row whose `later_used` is not above the median (the lower middle of an even
-/// count).
-pub(crate) fn sort_and_recommend(mut rows: Vec<Row>) -> (Vec<Row>, Option<usize>, Option<u64>) {
-    // A stable sort keeps grid order among equals.
-    rows.sort_by(|a, b| {
-        let usd = match (a.delta_usd, b.delta_usd) {
-            (Some(x), Some(y)) => x.total_cmp(&y),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => std::cmp::Ordering::Equal,
-        };
-        usd.then(a.totals.later_used.cmp(&b.totals.later_used))
-            .then(b.totals.tokens_not_sent.cmp(&a.totals.tokens_not_sent))
-    });
-    let mut used: Vec<u64> = rows.iter().map(|r| r.totals.later_used).collect();
-    used.sort_unstable();
-    let median = used
-        .get(used.len().saturating_sub(1) / 2)
-        .copied()
-        .filter(|_| !used.is_empty());
-    let recommended = median.and_then(|m| rows.iter().position(|r| r.totals.later_used <= m));
-    (rows, recommended, median)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn row(i: usize, usd: Option<f64>, later: u64, not_sent: u64) -> Row {
-        Row {
-            params: Params {
-                preset: Harness::Claude,
-                kind: PlanKind::Idle,
-                keep_recent: Some(i as u32),
-                gap_minutes: None,
-                size_threshold: None,
-                trigger: None,
-                delivery: Delivery::Rewrite,
-                api_trigger: None,
-                api_keep: None,
-            },
-            policy: None,
-            totals: Totals {
-                later_used: later,
-                tokens_not_sent: not_sent,
-                ..Default::default()
-            },
-            delta_usd: usd,
-            per_session: Vec::new(),
-        }
-    }
-
-    fn keeps(rows: &[Row]) -> Vec<u32> {
-        rows.iter()
-            .map(|r| r.params.keep_recent.unwrap_or(0))
-            .collect()
+        let mut r = Row::new(Params {
+            preset: Harness::Claude,
+            kind: PlanKind::Idle,
+            keep_recent: Some(i as u32),
+            gap_minutes: None,
+            size_threshold: None,
+            trigger: None,
+            delivery: Delivery::Rewrite,
+            api_trigger: None,
+            api_keep: None,
+        });
+        r.totals = Totals {
+            later_used: later,
+            tokens_not_sent: not_sent,
+            ..Default::default()
+        };
+        r.delta_usd = usd;
+        r
     }
 
     #[test]
@@ -502,47 +528,6 @@ mod tests {
                    "trigger": {"type": "input_tokens", "value": 50000},
                    "keep": {"type": "tool_uses", "value": 5}})
         );
-    }
-
-    #[test]
-    fn rows_sort_by_dollars_then_later_used_then_tokens_then_grid_order() {
-        let rows = vec![
-            row(0, None, 0, 10),
-            row(1, Some(-1.0), 3, 10),
-            row(2, Some(-2.0), 5, 10),
-            row(3, Some(-1.0), 1, 10),
-            row(4, Some(-1.0), 1, 99),
-            row(5, Some(-1.0), 1, 99),
-        ];
-        let (sorted, _, _) = sort_and_recommend(rows);
-        // -2 first; among -1: later 1 before 3, and 99 tokens before 10; 4 before 5
-        // (grid order); null last.
-        assert_eq!(keeps(&sorted), vec![2, 4, 5, 3, 1, 0]);
-    }
-
-    #[test]
-    fn the_recommendation_reads_the_lower_median_of_an_even_count() {
-        // later_used 5, 4, 2, 1 (sorted by dollars): sorted values 1 2 4 5, the
-        // lower middle is 2 → the first row with later_used <= 2 is keep 2.
-        let rows = vec![
-            row(0, Some(-4.0), 5, 0),
-            row(1, Some(-3.0), 4, 0),
-            row(2, Some(-2.0), 2, 0),
-            row(3, Some(-1.0), 1, 0),
-        ];
-        let (sorted, rec, median) = sort_and_recommend(rows);
-        assert_eq!(median, Some(2));
-        assert_eq!(rec, Some(2));
-        assert_eq!(sorted[2].params.keep_recent, Some(2));
-        // Odd count: 5, 4, 1 → median 4 → row 1.
-        let rows = vec![
-            row(0, Some(-4.0), 5, 0),
-            row(1, Some(-3.0), 4, 0),
-            row(2, Some(-1.0), 1, 0),
-        ];
-        let (_, rec, median) = sort_and_recommend(rows);
-        assert_eq!((rec, median), (Some(1), Some(4)));
-        assert_eq!(sort_and_recommend(Vec::new()).1, None);
     }
 
     #[test]

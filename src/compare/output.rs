@@ -64,6 +64,11 @@ struct RowJson<'a> {
     policy: &'a Option<crate::report::PolicyJson>,
     #[serde(flatten)]
     totals: TotalsJson,
+    /// SPEC §9a, §15.15.
+    baseline: bool,
+    availability: Option<Availability>,
+    knob: &'a Option<serde_json::Value>,
+    same_as: Option<usize>,
     per_session: Vec<PerSessionJson<'a>>,
 }
 
@@ -111,6 +116,10 @@ pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
             .map(|r| RowJson {
                 policy: &r.policy,
                 totals: totals_json(&r.totals, r.delta_usd),
+                baseline: r.baseline,
+                availability: r.availability,
+                knob: &r.knob,
+                same_as: r.same_as,
                 per_session: r
                     .per_session
                     .iter()
@@ -199,7 +208,6 @@ pub(crate) fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
 /// line per kind of skipped or unpriced session, `verbose` lists them), one
 /// line per setting, the recommendation in words.
 pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
-    use crate::numbers::fmt_int;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -239,37 +247,39 @@ pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
         }
     }
     let _ = writeln!(out);
-    let mut table = vec![COLUMNS.map(String::from).to_vec()];
-    table.extend((0..c.rows.len()).map(|i| row_cells(c, i)));
+    let mut table: Vec<Vec<String>> = vec![
+        COLUMNS
+            .iter()
+            .chain(&["AVAILABLE", "KNOB"])
+            .map(|h| h.to_string())
+            .collect(),
+    ];
+    // A group of identical rows is printed once (SPEC §9a); `-v` prints
+    // every row.
+    table.extend(
+        (0..c.rows.len())
+            .filter(|&i| verbose || c.rows[i].same_as.is_none())
+            .map(|i| text_cells(c, i, verbose)),
+    );
     out.push_str(&crate::report::table(
         &table,
-        &[true, false, true, true, true, true, true, true],
+        &[true, false, true, true, true, true, true, true, true],
     ));
-    let _ = writeln!(out);
-    match (c.recommended, c.median_later_used) {
-        (Some(i), Some(m)) => {
-            let r = &c.rows[i];
-            let why = match r.delta_usd {
-                Some(_) => "it has the largest saving",
-                None => {
-                    "dollars unknown, it comes first by results used again, then by tokens not sent"
-                }
-            };
-            let _ = writeln!(
-                out,
-                "Recommended: row {i} ({} {}): of the settings whose cleared results were reached for again no more often than the median of all rows ({m}), {why} (Δ {} USD, later used {}, {} tokens not sent, {} cache breaks while warm).",
-                r.params.preset_name(),
-                r.params.words(),
-                usd_text(r.delta_usd),
-                r.totals.later_used,
-                fmt_int(r.totals.tokens_not_sent),
-                r.totals.cache_breaks,
-            );
-        }
-        _ => {
-            let _ = writeln!(out, "No recommendation: no setting ran.");
+    if !verbose {
+        for (i, r) in c.rows.iter().enumerate() {
+            let group = rank::members(&c.rows, i);
+            if r.same_as.is_none() && rank::group_kinds(&c.rows, &group).len() > 1 {
+                let _ = writeln!(
+                    out,
+                    "rows {i}–{}: {}",
+                    group[group.len() - 1],
+                    rank::group_words(&c.rows, &group)
+                );
+            }
         }
     }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", recommendation_words(c));
     let unknown = c.sessions.iter().filter(|s| s.price.is_none()).count();
     if unknown > 0 {
         let _ = writeln!(
@@ -281,19 +291,149 @@ pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
             }
         );
     }
-    // A folder names its unpriced sessions on their kind's line (`-v`), not here.
-    for (_, text) in c
+    // A folder names its unpriced sessions on their kind's line (`-v`), not
+    // here; every other caveat of the table is said (SPEC §9a).
+    for (id, text) in c
         .caveats
         .iter()
-        .filter(|(id, _)| id.starts_with("price") && (verbose || !folder || id != "price_unknown"))
+        .filter(|(id, _)| verbose || !folder || id != "price_unknown")
     {
-        let _ = writeln!(out, "note: {text}");
+        if id.starts_with("price") {
+            let _ = writeln!(out, "note: {text}");
+        } else {
+            let _ = writeln!(out, "caveat {id}: {text}");
+        }
     }
     let _ = writeln!(
         out,
-        "Δ USD is the cost change against no clearing (negative: a saving); WARM BREAKS count cache-prefix breaks while the cache was alive; LATER USED counts cleared results the model reached for again."
+        "Δ USD is the cost change against no clearing (negative: a saving); WARM BREAKS count cache-prefix breaks while the cache was alive; LATER USED counts cleared results the model reached for again; AVAILABLE says who can set a row (user: your settings, KNOB the keys and values; remote_flag: the harness decides remotely; internal: internal builds only; what_if: no build has it here)."
     );
     out
+}
+
+/// Row `i`'s cells in the text table: [`row_cells`], then who can set it and
+/// how; the first row of a group stands for it (`4–7`, its words say which
+/// parameters differ) unless `each` row is printed.
+fn text_cells(c: &Comparison, i: usize, each: bool) -> Vec<String> {
+    let rows = &c.rows;
+    let group = if each {
+        vec![i]
+    } else {
+        rank::members(rows, i)
+    };
+    let mut cells = row_cells(c, i);
+    let availability = |r: &Row| r.availability.map_or("-", Availability::name);
+    if group.len() > 1 {
+        let last = group[group.len() - 1];
+        let mark = if c.recommended.is_some_and(|r| group.contains(&r)) {
+            "*"
+        } else {
+            ""
+        };
+        cells[0] = format!("{i}–{last}{mark}");
+        cells[1] = match rank::group_kinds(rows, &group) {
+            // Settings of several kinds: named under the table.
+            kinds if kinds.len() > 1 => format!(
+                "{} settings ({}): identical, listed below",
+                group.len(),
+                kinds.join(", ")
+            ),
+            _ => rank::group_words(rows, &group),
+        };
+    }
+    let mut shown: Vec<&str> = Vec::new();
+    for &j in &group {
+        if !shown.contains(&availability(&rows[j])) {
+            shown.push(availability(&rows[j]));
+        }
+    }
+    cells.push(shown.join("/"));
+    cells.push(group_knob(rows, &group));
+    cells
+}
+
+/// The knob of a group: each key once, its values joined by `|` where the
+/// members differ.
+fn group_knob(rows: &[Row], group: &[usize]) -> String {
+    let knobs: Vec<&Option<serde_json::Value>> = group.iter().map(|&j| &rows[j].knob).collect();
+    if knobs.iter().all(|k| *k == knobs[0]) {
+        return avail::knob_words(knobs[0]);
+    }
+    let Some(first) = knobs[0] else {
+        return "(differs)".into();
+    };
+    let (prefix, keys) = avail::knob_pairs(first);
+    let pairs: Vec<String> = keys
+        .iter()
+        .map(|(key, _)| {
+            let mut values: Vec<String> = Vec::new();
+            for k in &knobs {
+                let v = k
+                    .as_ref()
+                    .and_then(|k| {
+                        let (_, pairs) = avail::knob_pairs(k);
+                        pairs.into_iter().find(|(x, _)| x == key).map(|(_, v)| v)
+                    })
+                    .unwrap_or_else(|| "-".into());
+                if !values.contains(&v) {
+                    values.push(v);
+                }
+            }
+            format!("{key}={}", values.join("|"))
+        })
+        .collect();
+    format!("{prefix}{}", pairs.join(" "))
+}
+
+/// The recommendation in words (SPEC §9a).
+pub(crate) fn recommendation_words(c: &Comparison) -> String {
+    use crate::numbers::fmt_int;
+    let Some(i) = c.recommended else {
+        let cheapest = match rank::cheapest(&c.rows) {
+            Some(j) => {
+                let r = &c.rows[j];
+                format!(
+                    "the cheapest row, {j} ({} {}, {}), has Δ {} USD",
+                    r.params.preset_name(),
+                    r.params.words(),
+                    r.availability.map_or("-", Availability::name),
+                    usd_text(r.delta_usd)
+                )
+            }
+            None => "no row has dollars: the model has no price; give --price-*".into(),
+        };
+        return format!(
+            "Recommended: none — no clearing recommended: no setting you can use saves money here ({cheapest})."
+        );
+    };
+    let r = &c.rows[i];
+    let how = match r.availability {
+        Some(Availability::User) => match &r.knob {
+            Some(k) if r.params.kind == PlanKind::Api => {
+                format!(" Set it in each request: {k}.")
+            }
+            Some(k) => format!(" Set it in Qwen Code's settings.json: {k}."),
+            None => " Run it yourself: /compress-fast.".into(),
+        },
+        _ => {
+            " This is a what-if: Claude Code's settings are remote flags, not yours to set.".into()
+        }
+    };
+    format!(
+        "Recommended: row {i} ({} {}, {}): of the settings {} that fire and save money, the first whose cleared results were reached for again no more often than their median ({}) (Δ {} USD, later used {}, {} tokens not sent, {} cache breaks while warm).{how}",
+        r.params.preset_name(),
+        r.params.words(),
+        r.availability.map_or("-", Availability::name),
+        match r.availability {
+            Some(Availability::User) => "you can set",
+            _ => "the harness can run (remote flags)",
+        },
+        c.median_later_used.unwrap_or(0),
+        usd_text(r.delta_usd),
+        r.totals.later_used,
+        fmt_int(r.totals.tokens_not_sent),
+        r.totals.cache_breaks,
+    )
 }
 
 /// One compared session: its harness, model, requests and price.

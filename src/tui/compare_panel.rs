@@ -432,26 +432,23 @@ mod tests {
     use crate::totals::Totals;
 
     fn row(keep: u32, fires: u64, usd: Option<f64>) -> Row {
-        Row {
-            params: compare::Params {
-                preset: Harness::Claude,
-                kind: PlanKind::Idle,
-                keep_recent: Some(keep),
-                gap_minutes: None,
-                size_threshold: None,
-                trigger: None,
-                delivery: Delivery::Rewrite,
-                api_trigger: None,
-                api_keep: None,
-            },
-            policy: None,
-            totals: Totals {
-                fires,
-                ..Default::default()
-            },
-            delta_usd: usd,
-            per_session: Vec::new(),
-        }
+        let mut r = Row::new(compare::Params {
+            preset: Harness::Claude,
+            kind: PlanKind::Idle,
+            keep_recent: Some(keep),
+            gap_minutes: None,
+            size_threshold: None,
+            trigger: None,
+            delivery: Delivery::Rewrite,
+            api_trigger: None,
+            api_keep: None,
+        });
+        r.totals = Totals {
+            fires,
+            ..Default::default()
+        };
+        r.delta_usd = usd;
+        r
     }
 
     fn panel(rows: Vec<Row>) -> ComparePanel {

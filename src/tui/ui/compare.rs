@@ -41,7 +41,7 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
     let [status, table, foot] = Layout::vertical([
         Constraint::Length(3),
         Constraint::Min(1),
-        Constraint::Length(2),
+        Constraint::Length(3),
     ])
     .areas(inner);
     let keys =
@@ -208,18 +208,42 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
             .column_spacing(spacing as u16),
         table,
     );
+    // SPEC §9a: the rule in short; the CLI's text says it whole.
     let rec = match c.recommended {
         Some(i) => format!(
-            "* recommended: row {i} ({} {}), the largest saving among the rows whose results were reached for again no more than the median ({})",
+            "* recommended: row {i} ({} {}), {}: the first that fires and saves with results reached for again no more than the median ({}){}",
             c.rows[i].params.preset.name(),
             c.rows[i].params.words(),
-            c.median_later_used.unwrap_or(0)
+            c.rows[i].availability.map_or("-", |a| a.name()),
+            c.median_later_used.unwrap_or(0),
+            match c.rows[i].availability {
+                Some(crate::compare::Availability::User) => "",
+                _ => "; a what-if: Claude Code's settings are remote flags, not yours to set",
+            }
         ),
-        None => "no recommendation: no setting ran".into(),
+        None => {
+            "recommended: none — no clearing recommended: no setting you can use saves money here"
+                .into()
+        }
     };
+    // SPEC §9a: who can set the selected row, and how.
+    let selected = order.get(p.selected).map_or(String::new(), |&i| {
+        let r = &c.rows[i];
+        let knob = crate::compare::avail::knob_words(&r.knob);
+        format!(
+            "row {i}: {}{}",
+            r.availability.map_or("-", |a| a.words()),
+            if r.knob.is_some() {
+                format!(" — set {knob}")
+            } else {
+                String::new()
+            }
+        )
+    });
     f.render_widget(
         Paragraph::new(vec![
             Line::styled(rec, theme.fg(Color::Green)),
+            Line::from(selected),
             Line::styled(keys, theme.fg(Color::DarkGray)),
         ]),
         foot,
