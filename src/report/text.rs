@@ -32,6 +32,12 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], caveats: &[Caveat], out:
     }
     if p.kind == PlanKind::Api {
         api::header(p, out);
+    } else if p.kind == PlanKind::Recorded {
+        let _ = writeln!(
+            out,
+            "policy: recorded (preset {}): what the transcript proves the harness cleared, read from its records (SPEC §9a baseline)",
+            p.preset.name()
+        );
     } else {
         let _ = writeln!(
             out,
