@@ -229,6 +229,21 @@ impl Params {
         }
     }
 
+    /// The baseline (SPEC §9a): plan kind `recorded`, no parameter.
+    pub fn baseline(preset: Harness) -> Params {
+        Params {
+            preset,
+            kind: PlanKind::Recorded,
+            keep_recent: None,
+            gap_minutes: None,
+            size_threshold: None,
+            trigger: None,
+            delivery: Delivery::Rewrite,
+            api_trigger: None,
+            api_keep: None,
+        }
+    }
+
     /// The session's policy with this setting's parameters.
     pub fn apply(&self, base: &Policy) -> Policy {
         let mut p = base.clone();

@@ -26,6 +26,9 @@ pub struct PerSession {
     pub path: String,
     pub totals: Totals,
     pub delta_usd: Option<f64>,
+    /// SPEC §9a: the session's recorded `usd` − the baseline's `delta_usd` +
+    /// this `delta_usd` (None when any is unknown).
+    pub estimated_usd: Option<f64>,
 }
 
 /// One setting's totals over the sessions of its preset.
@@ -38,6 +41,10 @@ pub struct Row {
     /// None when any session's dollars are unknown.
     pub delta_usd: Option<f64>,
     pub per_session: Vec<PerSession>,
+    /// The baseline row (plan kind `recorded`, SPEC §9a): what happened.
+    pub baseline: bool,
+    /// Σ of the sessions' `estimated_usd` (None when any is unknown).
+    pub estimated_usd: Option<f64>,
 }
 
 /// One compared session.
@@ -100,6 +107,7 @@ fn add_to(row: &mut Row, path: &str, t: Totals, usd: Option<f64>, first: bool) {
         path: path.to_string(),
         totals: t,
         delta_usd: usd,
+        estimated_usd: None,
     });
 }
 
@@ -140,6 +148,9 @@ pub(crate) struct Request<'a> {
     pub setup: &'a (dyn Fn(Session, &Path) -> Result<Setup, String> + Sync),
     /// Called with (done, total) units of work as they finish.
     pub progress: &'a (dyn Fn(u64, u64) + Sync),
+    /// Whether the baseline row leads the rows (`--no-baseline`: not; it
+    /// still runs, for every row's `estimated_usd`).
+    pub baseline: bool,
 }
 
 /// One session's outcome: its facts for the output and each setting's totals
@@ -148,6 +159,8 @@ struct Outcome {
     info: SessionInfo,
     caveats: Vec<(String, String)>,
     runs: Vec<(usize, Policy, Totals, Option<f64>)>,
+    /// The baseline's policy, totals and dollars (SPEC §9a).
+    baseline: (Policy, Totals, Option<f64>),
 }
 
 /// Loads one session and runs its preset's settings over it in parallel;
@@ -227,6 +240,13 @@ fn run_setup(
     }
     let mut facts = SessionFacts::new(s, req.cache_ttl);
     facts.pause = pause;
+    let baseline = {
+        let mut one = setup.clone();
+        one.policy = Params::baseline(preset).apply(&setup.policy);
+        run_setting(&one, &facts, price.as_ref())
+            .map(|(t, u)| (one.policy, t, u))
+            .map_err(|e| format!("{shown}: {e}"))?
+    };
     let runs = grid
         .par_iter()
         .enumerate()
@@ -250,6 +270,7 @@ fn run_setup(
         },
         caveats,
         runs,
+        baseline,
     })
 }
 
@@ -310,19 +331,11 @@ fn compare_units(
         .collect();
     let mut rows: Vec<Vec<Row>> = grids
         .iter()
-        .map(|(_, g)| {
-            g.iter()
-                .map(|params| Row {
-                    params: params.clone(),
-                    policy: None,
-                    totals: Totals::default(),
-                    delta_usd: None,
-                    per_session: Vec::new(),
-                })
-                .collect()
-        })
+        .map(|(_, g)| g.iter().map(|params| Row::new(params.clone())).collect())
         .collect();
     let mut caveat_ids: Vec<String> = Vec::new();
+    let mut base = Row::new(Params::baseline(Harness::Claude));
+    base.baseline = true;
     // One file: a unit per setting; a folder: a unit per session.
     let single = names.len() == 1;
     let total = if single {
@@ -381,6 +394,13 @@ fn compare_units(
                 }
                 add_to(row, &o.info.path, t, usd, first);
             }
+            let (policy, t, usd) = o.baseline;
+            let first = base.per_session.is_empty();
+            if first {
+                base.params = Params::of(&policy);
+                base.policy = Some(crate::report::policy_json(&policy, None));
+            }
+            add_to(&mut base, &o.info.path, t, usd, first);
             for c in o.caveats {
                 if !cmp.caveats.contains(&c) {
                     cmp.caveats.push(c);
@@ -408,10 +428,66 @@ fn compare_units(
         })
         .collect();
     let (rows, recommended, median) = sort_and_recommend(rows);
-    cmp.rows = rows;
-    cmp.recommended = recommended;
+    if base.policy.is_none() {
+        let policy = base.params.apply(&Policy::preset(Harness::Claude));
+        base.policy = Some(crate::report::policy_json(&policy, None));
+    }
+    cmp.rows = with_baseline(rows, base, &cmp.sessions, req.baseline);
+    cmp.recommended = recommended.map(|i| i + usize::from(req.baseline));
     cmp.median_later_used = median;
     Ok(cmp)
+}
+
+impl Row {
+    /// A row of `params` with nothing summed yet.
+    fn new(params: Params) -> Row {
+        Row {
+            params,
+            policy: None,
+            totals: Totals::default(),
+            delta_usd: None,
+            per_session: Vec::new(),
+            baseline: false,
+            estimated_usd: None,
+        }
+    }
+}
+
+/// The rows with their `estimated_usd` (SPEC §9a: per session, the recorded
+/// `usd` − the baseline's `delta_usd` + the row's, then summed; unknown when
+/// any is), the baseline first unless `--no-baseline` left it out. It stands
+/// outside the sort and the recommendation.
+fn with_baseline(rows: Vec<Row>, base: Row, sessions: &[SessionInfo], lead: bool) -> Vec<Row> {
+    let usd: std::collections::HashMap<&str, Option<f64>> = sessions
+        .iter()
+        .map(|s| (s.path.as_str(), s.recorded.usd))
+        .collect();
+    let base_delta: std::collections::HashMap<String, Option<f64>> = base
+        .per_session
+        .iter()
+        .map(|p| (p.path.clone(), p.delta_usd))
+        .collect();
+    let estimate = |mut r: Row| {
+        for p in &mut r.per_session {
+            let recorded = usd.get(p.path.as_str()).copied().flatten();
+            let b = base_delta.get(&p.path).copied().flatten();
+            p.estimated_usd = (|| Some(recorded? - b? + p.delta_usd?))();
+        }
+        r.estimated_usd = (!r.per_session.is_empty())
+            .then(|| {
+                r.per_session
+                    .iter()
+                    .map(|p| p.estimated_usd)
+                    .sum::<Option<f64>>()
+            })
+            .flatten();
+        r
+    };
+    let first = lead.then(|| estimate(base.clone()));
+    first
+        .into_iter()
+        .chain(rows.into_iter().map(estimate))
+        .collect()
 }
 
 /// Rows sorted by `delta_usd` ascending (null last), `later_used` ascending,
@@ -465,6 +541,8 @@ mod tests {
             },
             delta_usd: usd,
             per_session: Vec::new(),
+            baseline: false,
+            estimated_usd: None,
         }
     }
 

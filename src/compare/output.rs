@@ -65,6 +65,9 @@ struct RowJson<'a> {
     #[serde(flatten)]
     totals: TotalsJson,
     per_session: Vec<PerSessionJson<'a>>,
+    /// SPEC §9a: the baseline row (what happened), and the bill under the row's setting.
+    baseline: bool,
+    estimated_usd: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -72,6 +75,7 @@ struct PerSessionJson<'a> {
     path: &'a str,
     #[serde(flatten)]
     totals: TotalsJson,
+    estimated_usd: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -117,8 +121,11 @@ pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
                     .map(|p| PerSessionJson {
                         path: &p.path,
                         totals: totals_json(&p.totals, p.delta_usd),
+                        estimated_usd: prices::usd_rounded(p.estimated_usd),
                     })
                     .collect(),
+                baseline: r.baseline,
+                estimated_usd: prices::usd_rounded(r.estimated_usd),
             })
             .collect(),
         recommended: c.recommended,
@@ -182,9 +189,15 @@ pub(crate) fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
     use crate::numbers::fmt_int;
     let r = &c.rows[i];
     let mark = if Some(i) == c.recommended { "*" } else { "" };
+    let setting = if r.baseline {
+        // SPEC §9a: the baseline is what the records prove happened.
+        format!("{} recorded: what happened", r.params.preset_name())
+    } else {
+        format!("{} {}", r.params.preset_name(), r.params.words())
+    };
     vec![
         format!("{i}{mark}"),
-        format!("{} {}", r.params.preset_name(), r.params.words()),
+        setting,
         r.totals.fires.to_string(),
         r.totals.cleared_results.to_string(),
         fmt_int(r.totals.tokens_not_sent),
