@@ -254,8 +254,14 @@ impl Params {
             p.api.tune_first_tool_uses(self.api_trigger, self.api_keep);
             return p;
         }
+        // The api preset's baseline keeps delivery server: its preset's mark.
+        let api_baseline = self.kind == PlanKind::Recorded && base.kind == PlanKind::Api;
         p.kind = self.kind;
-        p.delivery = self.delivery;
+        p.delivery = if api_baseline {
+            Delivery::Server
+        } else {
+            self.delivery
+        };
         if let Some(k) = self.keep_recent {
             p.keep_recent = Some(k);
         }

@@ -191,7 +191,7 @@ pub(crate) fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
     let mark = if Some(i) == c.recommended { "*" } else { "" };
     let setting = if r.baseline {
         // SPEC §9a: the baseline is what the records prove happened.
-        format!("{} recorded: what happened", r.params.preset_name())
+        "recorded: what happened".to_string()
     } else {
         format!("{} {}", r.params.preset_name(), r.params.words())
     };

@@ -188,7 +188,10 @@ impl Policy {
 
     /// The preset's name as the JSON `policy.preset` gives it.
     pub fn preset_name(&self) -> &'static str {
-        if self.kind == PlanKind::Api {
+        // The api preset's baseline keeps delivery server (`recorded` reads
+        // no delivery; see `setup`).
+        let api_baseline = self.kind == PlanKind::Recorded && self.delivery == Delivery::Server;
+        if self.kind == PlanKind::Api || api_baseline {
             crate::harness::API.name
         } else {
             self.preset.name()

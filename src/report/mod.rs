@@ -112,7 +112,7 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
         // The baseline is read from the records: no parameter (SPEC §15.3).
         return PolicyJson {
             kind: p.kind,
-            preset: p.preset.name(),
+            preset: p.preset_name(),
             keep_recent: None,
             gap_threshold_minutes: None,
             size_threshold: None,

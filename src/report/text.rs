@@ -35,8 +35,8 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], caveats: &[Caveat], out:
     } else if p.kind == PlanKind::Recorded {
         let _ = writeln!(
             out,
-            "policy: recorded (preset {}): what the transcript proves the harness cleared, read from its records (SPEC §9a baseline)",
-            p.preset.name()
+            "policy: recorded (preset {}): what the transcript proves the harness cleared, read from its records (the baseline)",
+            p.preset_name()
         );
     } else {
         let _ = writeln!(

@@ -280,7 +280,7 @@ pub fn compact_settings(rows: &[crate::compare::Row]) -> Vec<String> {
     rows.iter()
         .map(|r| {
             if r.baseline {
-                format!("{} recorded: what happened", r.params.preset_name())
+                "recorded: what happened".to_string()
             } else {
                 settings.next().unwrap_or_default()
             }
