@@ -454,6 +454,8 @@ mod tests {
             },
             delta_usd: usd,
             per_session: Vec::new(),
+            baseline: false,
+            estimated_usd: None,
         }
     }
 
