@@ -503,3 +503,37 @@ fn t15_3_p_cycles_to_recorded_and_the_header_shows_it() {
     press(&mut api, 'p');
     assert_eq!(api.view().unwrap().policy().kind.name(), "api");
 }
+
+/// SPEC §15.4: recorded cuts are facts in every row (status `cut`), never part
+/// of the baseline's clearing: on the cut sample the baseline clears nothing
+/// and its figures are zeros, while plan shows the three cut results as `cut`.
+#[test]
+fn t15_4_recorded_cuts_stay_facts_outside_the_baseline() {
+    let plan = json(&[
+        "plan",
+        "sample-sessions/claude-cut.jsonl",
+        "--policy",
+        "recorded",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(ids(&plan["cut"]).len(), 3);
+    assert!(ids(&plan["cleared"]).is_empty());
+    assert_eq!(plan["metadata"]["in_wire_tokens"], 0);
+    let c = json(&[
+        "compare",
+        "sample-sessions/claude-cut.jsonl",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    let base = &c["rows"][0];
+    assert_eq!(base["baseline"], true);
+    assert_eq!(base["tokens_not_sent"], 0);
+    assert_eq!(base["cleared_results"], 0);
+    assert_eq!(usd(&base["delta_usd"]), 0.0);
+    assert_eq!(
+        base["estimated_usd"], c["sessions"][0]["recorded"]["usd"],
+        "zeros: the bill as recorded"
+    );
+}

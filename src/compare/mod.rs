@@ -240,25 +240,27 @@ fn run_setup(
     }
     let mut facts = SessionFacts::new(s, req.cache_ttl);
     facts.pause = pause;
-    let baseline = {
-        let mut one = setup.clone();
-        one.policy = Params::baseline(preset).apply(&setup.policy);
-        run_setting(&one, &facts, price.as_ref())
-            .map(|(t, u)| (one.policy, t, u))
-            .map_err(|e| format!("{shown}: {e}"))?
-    };
-    let runs = grid
+    // The grid's settings and, last, the baseline (SPEC §9a), in parallel.
+    let base_params = Params::baseline(preset);
+    let mut runs = grid
         .par_iter()
+        .chain(rayon::iter::once(&base_params))
         .enumerate()
         .map(|(i, params)| {
             let mut one = setup.clone();
             one.policy = params.apply(&setup.policy);
             let out = run_setting(&one, &facts, price.as_ref()).map(|(t, u)| (i, one.policy, t, u));
-            tick();
+            if i < grid.len() {
+                tick();
+            }
             out
         })
         .collect::<std::io::Result<Vec<_>>>()
         .map_err(|e| format!("{shown}: {e}"))?;
+    let baseline = runs
+        .pop()
+        .map(|(_, p, t, u)| (p, t, u))
+        .ok_or_else(|| format!("{shown}: the baseline did not run"))?;
     Ok(Outcome {
         info: SessionInfo {
             path: shown,
@@ -660,6 +662,56 @@ mod tests {
         };
         assert_eq!(grid(Harness::Qwen, &lists).len(), 1);
         assert_eq!(grid(Harness::Claude, &lists).len(), 2);
+    }
+
+    fn info(path: &str, usd: Option<f64>) -> SessionInfo {
+        let mut recorded = crate::bill::Recorded::zero();
+        recorded.usd = usd;
+        SessionInfo {
+            path: path.into(),
+            harness: Harness::Claude,
+            model: None,
+            requests: 1,
+            price: None,
+            recorded,
+        }
+    }
+
+    /// SPEC §9a baseline: `estimated_usd` per session is the recorded usd − the
+    /// baseline's Δ + the row's Δ, then summed; unknown when any part is; the
+    /// baseline leads unless `--no-baseline`.
+    #[test]
+    fn t9a_estimated_usd_is_per_session_then_summed() {
+        let mut base = row(0, None, 0, 0);
+        base.baseline = true;
+        add_to(&mut base, "a", Totals::default(), Some(0.5), true);
+        add_to(&mut base, "b", Totals::default(), Some(-0.25), false);
+        let mut r = row(1, None, 0, 0);
+        add_to(&mut r, "a", Totals::default(), Some(-1.0), true);
+        add_to(&mut r, "b", Totals::default(), Some(-0.5), false);
+        let sessions = [info("a", Some(10.0)), info("b", Some(4.0))];
+        let rows = with_baseline(vec![r.clone()], base.clone(), &sessions, true);
+        assert!(rows[0].baseline && !rows[1].baseline);
+        // The baseline's estimate is the recorded bill: 10 + 4.
+        assert_eq!(rows[0].estimated_usd, Some(14.0));
+        // a: 10 − 0.5 − 1 = 8.5; b: 4 + 0.25 − 0.5 = 3.75.
+        let per: Vec<Option<f64>> = rows[1]
+            .per_session
+            .iter()
+            .map(|p| p.estimated_usd)
+            .collect();
+        assert_eq!(per, [Some(8.5), Some(3.75)]);
+        assert_eq!(rows[1].estimated_usd, Some(12.25));
+        // --no-baseline: the same estimates, without the row.
+        let rows = with_baseline(vec![r.clone()], base.clone(), &sessions, false);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].estimated_usd, Some(12.25));
+        // A session without a price: its estimate and the row's are unknown.
+        let sessions = [info("a", Some(10.0)), info("b", None)];
+        let rows = with_baseline(vec![r], base, &sessions, true);
+        assert_eq!(rows[1].per_session[0].estimated_usd, Some(8.5));
+        assert_eq!(rows[1].per_session[1].estimated_usd, None);
+        assert_eq!(rows[1].estimated_usd, None);
     }
 
     #[test]

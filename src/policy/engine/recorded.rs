@@ -108,3 +108,34 @@ impl Engine<'_> {
         (v, applied)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SPEC §15.5: an applied edit's ids are known when idle-server's whole
+    /// set has the record's count; otherwise its recorded tokens are kept out
+    /// of the wire without ids.
+    #[test]
+    fn t15_5_unknown_ids_keep_the_recorded_tokens_out() {
+        let edit = |simulated| RecordedEdit {
+            cleared_tool_uses: 20,
+            cleared_input_tokens: 30_000,
+            simulated,
+        };
+        let note = |e| {
+            Note::Recorded(RecordedWhy {
+                boundary_ids: 0,
+                added: 0,
+                edit: Some(e),
+            })
+        };
+        assert!(edit(Some(20)).ids_known());
+        assert_eq!(unattributed_tokens(&note(edit(Some(20)))), 0);
+        for e in [edit(Some(19)), edit(None)] {
+            assert!(!e.ids_known());
+            assert_eq!(unattributed_tokens(&note(e)), 30_000);
+        }
+        assert_eq!(unattributed_tokens(&Note::NoRequests), 0);
+    }
+}
