@@ -119,6 +119,18 @@ fn t9a_baseline_reproduces_the_budget_boundary_and_sim_ctx_is_the_recorded_promp
     }
     assert_eq!(reqs[6]["cache_break"], true);
 
+    // At the last request the ids are still cleared, since request 7 (not since
+    // the turn that began at 8: they do not lapse at a turn start).
+    let last = json(&["plan", BUDGET, "--policy", "recorded", "--format", "json"]);
+    let mut seen = 0;
+    for c in last["candidates"].as_array().unwrap() {
+        if boundary.contains(&c["tool_use_id"].as_str().unwrap()) {
+            assert_eq!(c["status"], "cleared");
+            assert_eq!(c["cleared_at"], 7, "{c}");
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 3);
     // plan --at 7 says the same, with the reason in words.
     let plan = json(&[
         "plan", BUDGET, "--at", "7", "--policy", "recorded", "--format", "json",
