@@ -549,3 +549,20 @@ fn t15_4_recorded_cuts_stay_facts_outside_the_baseline() {
         "zeros: the bill as recorded"
     );
 }
+
+/// SPEC §15.3: the sidecar (and the config file, which reads the same keys)
+/// takes kind `recorded` as it takes the other kinds.
+#[test]
+fn t15_3_a_sidecar_selects_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("b.jsonl");
+    std::fs::copy(root().join(BUDGET), &copy).unwrap();
+    std::fs::write(dir.path().join("b.mcscope.json"), r#"{"kind": "recorded"}"#).unwrap();
+    let p = copy.display().to_string();
+    let tl = json(&["timeline", &p, "--format", "json"]);
+    assert_baseline_policy(&tl["policy"], "claude");
+    assert_eq!(tl["requests"][6]["trigger"], "recorded");
+    // A flag still wins over it.
+    let idle = json(&["timeline", &p, "--policy", "idle", "--format", "json"]);
+    assert_eq!(idle["policy"]["kind"], "idle");
+}
