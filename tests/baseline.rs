@@ -224,6 +224,11 @@ fn t9a_compare_json_leads_with_the_baseline_and_estimates_every_row() {
         first.trim_start().starts_with("0  recorded: what happened"),
         "{text}"
     );
+    assert!(
+        text.contains("Row 0 is the baseline, what happened")
+            && text.contains("the recorded $2.11 − row 0's Δ + its own Δ"),
+        "{text}"
+    );
 }
 
 /// SPEC §9a baseline, §15.5: on the 2.1.332 sample the server's applied edit at

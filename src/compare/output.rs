@@ -306,6 +306,19 @@ pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
         out,
         "Δ USD is the cost change against no clearing (negative: a saving); WARM BREAKS count cache-prefix breaks while the cache was alive; LATER USED counts cleared results the model reached for again."
     );
+    if let Some(base) = c.rows.first().filter(|r| r.baseline) {
+        // SPEC §9a: what the baseline is, and the bill under each setting.
+        let _ = writeln!(
+            out,
+            "Row 0 is the baseline, what happened: the clearing the transcript's records prove the harness made (plan kind recorded), never recommended.{}",
+            match (c.recorded().usd, base.delta_usd) {
+                (Some(usd), Some(_)) => format!(
+                    " A row's estimated bill (JSON estimated_usd) is the recorded ${usd:.2} − row 0's Δ + its own Δ."
+                ),
+                _ => String::new(),
+            }
+        );
+    }
     out
 }
 
