@@ -493,6 +493,12 @@ fn t15_3_p_cycles_to_recorded_and_the_header_shows_it() {
     assert!(lines[1].contains("plan recorded"), "{}", lines[1]);
     let wire = a.view().unwrap().wire_json();
     assert_eq!(wire.matches("[Old tool result content cleared]").count(), 3);
+    // `:policy recorded` from idle-server (delivered by the server) is the
+    // claude preset's baseline still.
+    a.view_mut().unwrap().run_command(":policy idle-server");
+    a.view_mut().unwrap().run_command(":policy recorded");
+    let p = a.view().unwrap().policy();
+    assert_eq!((p.kind.name(), p.preset_name()), ("recorded", "claude"));
 
     // qwen: auto → idle → forced → size → count → recorded → auto.
     let mut q = open(QWEN);
@@ -519,6 +525,10 @@ fn t15_3_p_cycles_to_recorded_and_the_header_shows_it() {
     assert_eq!(api.view().unwrap().policy().preset_name(), "api");
     press(&mut api, 'p');
     assert_eq!(api.view().unwrap().policy().kind.name(), "api");
+    // `:policy recorded` there is the api preset's baseline too.
+    api.view_mut().unwrap().run_command(":policy recorded");
+    let p = api.view().unwrap().policy();
+    assert_eq!((p.kind.name(), p.preset_name()), ("recorded", "api"));
 }
 
 /// SPEC §15.4: recorded cuts are facts in every row (status `cut`), never part

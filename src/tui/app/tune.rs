@@ -137,6 +137,15 @@ impl SessionView {
                 }
                 Some(kind) => {
                     self.tune(|p| {
+                        if kind == PlanKind::Recorded {
+                            // The api preset's baseline keeps delivery server,
+                            // every other preset's rewrite (SPEC §15.3).
+                            if p.kind != PlanKind::Api {
+                                p.delivery = Delivery::Rewrite;
+                            }
+                            p.kind = kind;
+                            return None;
+                        }
                         p.kind = kind;
                         if kind == PlanKind::IdleServer {
                             p.delivery = Delivery::Server;
