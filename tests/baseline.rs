@@ -490,7 +490,14 @@ fn t15_3_p_cycles_to_recorded_and_the_header_shows_it() {
     assert_eq!(a.view().unwrap().policy().kind.name(), "recorded");
     a.view_mut().unwrap().wait_background();
     let lines = screen::screen(&a, 160, 40);
-    assert!(lines[1].contains("plan recorded"), "{}", lines[1]);
+    assert!(lines[1].contains("plan recorded* (claude)"), "{}", lines[1]);
+    // No parameter is shown: the baseline reads none.
+    assert!(
+        lines[1].contains("what the records prove the harness cleared")
+            && !lines[1].contains("keep"),
+        "{}",
+        lines[1]
+    );
     let wire = a.view().unwrap().wire_json();
     assert_eq!(wire.matches("[Old tool result content cleared]").count(), 3);
     // `:policy recorded` from idle-server (delivered by the server) is the
