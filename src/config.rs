@@ -190,16 +190,31 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
     let _ = writeln!(out, "config file: {}", file(&settings.config.path));
     let _ = writeln!(out, "sidecar: {}", file(&settings.sidecar_path));
     let _ = writeln!(out, "preset: {}", p.preset_name());
-    let keep = p
-        .keep_recent
-        .map_or("by plan kind (5, budget 3)".into(), |k| k.to_string());
+    let claude = p.preset == crate::session::Harness::Claude;
+    let keep = p.keep_recent.map_or(
+        if claude {
+            "by plan kind (5, budget 3, idle-server 5 before 2.1.310 and 12 from it)".into()
+        } else {
+            "5".into()
+        },
+        |k| k.to_string(),
+    );
     let warning = p
         .budget_warning_tokens
         .map_or("by version".into(), |w| w.to_string());
-    let rows: [(&str, String); 12] = [
+    // idle-server (claude only): the least trigger it sends, SPEC §13.S4.
+    let min_trigger = p
+        .min_trigger_tool_uses
+        .map_or("keep_recent + 15 (idle-server)".into(), |m| m.to_string());
+    let gap = if claude && !p.gap_explicit {
+        format!("{} (idle-server: 65)", p.gap_threshold_minutes)
+    } else {
+        p.gap_threshold_minutes.to_string()
+    };
+    let rows: [(&str, String); 13] = [
         ("kind", p.kind.name().into()),
         ("keep_recent", keep),
-        ("gap_threshold_minutes", p.gap_threshold_minutes.to_string()),
+        ("gap_threshold_minutes", gap),
         ("size_threshold", p.size_threshold.to_string()),
         ("low_watermark", p.low_watermark.to_string()),
         ("trigger_threshold", p.trigger_threshold.to_string()),
@@ -209,8 +224,12 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
         ("budget_tokens", p.budget_tokens.to_string()),
         ("budget_min_saving", p.budget_min_saving.to_string()),
         ("budget_warning_tokens", warning),
+        ("min_trigger_tool_uses", min_trigger),
     ];
     for (key, value) in rows {
+        if key == "min_trigger_tool_uses" && !claude {
+            continue;
+        }
         let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
     }
     if p.kind == PlanKind::Api {

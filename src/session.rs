@@ -360,6 +360,19 @@ impl Request {
     pub fn is_dead(&self, m: usize) -> bool {
         self.dead.iter().any(|r| r.contains(&m))
     }
+
+    /// The place of message `m` (of the view) in the request's body: the
+    /// messages before it in the view, dead ones left out (SPEC §15.1: the
+    /// body is the chain alone).
+    pub fn wire_pos(&self, m: usize) -> usize {
+        let dead_before: usize = self
+            .dead
+            .iter()
+            .map(|r| r.start.max(self.view_start)..r.end.min(m))
+            .map(|r| r.len())
+            .sum();
+        m.saturating_sub(self.view_start) - dead_before
+    }
 }
 
 /// A Claude `microcompact_boundary` record: what the harness itself cleared.

@@ -332,13 +332,14 @@ pub fn figures(
     let unchanged = prev
         .is_some_and(|p| p.cleared == st.cleared && p.media_in_wire == st.media_in_wire)
         || (prev.is_none() && st.cleared.is_empty() && st.media_in_wire.is_empty());
-    let break_at = if cache_edits || unchanged {
+    let break_msg = if cache_edits || unchanged {
         None
     } else {
-        analysis::prefix_break(s, req, prev.map_or(Wired::NONE, Step::wired), st.wired())
+        analysis::prefix_break_message(s, req, prev.map_or(Wired::NONE, Step::wired), st.wired())
     };
-    let tokens_rewritten = match break_at {
-        Some(at) => tokens_after(setup, facts, st, req.view_start + at)?,
+    let break_at = break_msg.map(|m| req.wire_pos(m));
+    let tokens_rewritten = match break_msg {
+        Some(m) => tokens_after(setup, facts, st, m)?,
         None => 0,
     };
     Ok(RequestFigures {
@@ -368,21 +369,21 @@ fn figures_tracked(
     let s = &setup.session;
     let k = st.index;
     let req = &s.requests[k - 1];
-    let break_at = if cache_edits {
+    let break_msg = if cache_edits {
         None
     } else {
-        // The first message, from the view's start, holding a result cleared in
-        // one wire and not the other (`analysis::prefix_break`).
+        // The first message of the view holding a result cleared in one wire
+        // and not the other (`analysis::prefix_break_message`).
         w.added
             .iter()
             .chain(&w.removed)
             .map(|&r| s.results[r].msg)
             .filter(|&m| m >= req.view_start)
             .min()
-            .map(|m| m - req.view_start)
     };
-    let tokens_rewritten = match break_at {
-        Some(at) => tokens_after_in(setup, facts, st, &w.tail, &[], req.view_start + at)?,
+    let break_at = break_msg.map(|m| req.wire_pos(m));
+    let tokens_rewritten = match break_msg {
+        Some(m) => tokens_after_in(setup, facts, st, &w.tail, &[], m)?,
         None => 0,
     };
     Ok(RequestFigures {
@@ -423,6 +424,13 @@ fn tokens_after_in(
     let req = &s.requests[st.index - 1];
     let prefix = facts.tokens.prefix(s)?;
     let mut total = prefix[req.end] - prefix[from.min(req.end)];
+    // Messages on a dead branch are not in the body (SPEC §15.1).
+    for r in &req.dead {
+        let (a, b) = (r.start.max(from), r.end.min(req.end));
+        if a < b {
+            total -= prefix[b] - prefix[a];
+        }
+    }
     // Forced on Qwen drops thoughts from every model turn where it cleared.
     // (A tracked step lists nothing newly cleared but says whether it did.)
     let cleared_here = st
@@ -457,6 +465,7 @@ fn tokens_after_in(
             }
         }
     }
+    changed.retain(|&m, _| !req.is_dead(m));
     for (m, (mut cleared, mut stripped, mut media)) in changed {
         cleared.sort_unstable();
         stripped.sort_unstable();

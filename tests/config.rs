@@ -441,3 +441,58 @@ fn a_bad_theme_colour_is_one_line_and_exit_2() {
         "{out}"
     );
 }
+
+/// SPEC §13.S4, §13.S10: `config --print` lists idle-server's minimum trigger
+/// (`min_trigger_tool_uses`) with where it came from, and the keep and gap
+/// idle-server uses by default beside the other kinds'.
+#[test]
+fn config_print_lists_the_idle_server_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c.toml");
+    std::fs::write(&c, "[policy]\nmin_trigger_tool_uses = 33\n").unwrap();
+    let (code, out, err) = run(
+        &c,
+        &[
+            "config",
+            "--print",
+            "sample-sessions/claude-idle-server.jsonl",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("min_trigger_tool_uses = 33  (config)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("keep_recent = by plan kind (5, budget 3, idle-server 5 before 2.1.310 and 12 from it)  (preset)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("gap_threshold_minutes = 60 (idle-server: 65)  (preset)"),
+        "{out}"
+    );
+    let (_, out, _) = run(
+        &c,
+        &[
+            "config",
+            "--print",
+            "sample-sessions/claude-idle-server.jsonl",
+            "--min-trigger-tool-uses",
+            "40",
+        ],
+    );
+    assert!(out.contains("min_trigger_tool_uses = 40  (flag)"), "{out}");
+    let none = dir.path().join("absent.toml");
+    let (_, out, _) = run(
+        &none,
+        &[
+            "config",
+            "--print",
+            "sample-sessions/claude-idle-server.jsonl",
+        ],
+    );
+    assert!(
+        out.contains("min_trigger_tool_uses = keep_recent + 15 (idle-server)  (preset)"),
+        "{out}"
+    );
+}

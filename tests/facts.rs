@@ -356,7 +356,9 @@ fn e1_evidence_lists_applied_and_not_applied_with_reasons() {
                             "client_cut_tool_uses": 3, "client_sent_trigger_tool_uses": null,
                             "client_sent_keep_tool_uses": null,
                             "client_estimated_cleared_input_tokens": 800},
-               "simulated": null, "agrees": null, "differs": []})
+               "simulated": {"sent": false, "trigger": null, "keep": null,
+                             "cleared_tool_uses": 0, "cleared_input_tokens": 0},
+               "agrees": true, "differs": []})
     );
     // §13.E4: client_cut explains the break, after context_edits (none here).
     assert_eq!(
@@ -369,7 +371,8 @@ fn e1_evidence_lists_applied_and_not_applied_with_reasons() {
     assert_eq!(c["tool_results_cut"], 1);
     assert_eq!(c["thinking_stripped"], 1);
     assert_eq!(c["resumed_after_pause"], 1);
-    assert_eq!(c["idle_server_agrees"], 0);
+    // E4: the cut stops the edit (`cut_by_client`), so both say 0 cleared.
+    assert_eq!(c["idle_server_agrees"], 1);
     assert_eq!(c["absent"], 0);
     // Earlier requests carry the empty §13.J keys.
     let r7 = v["requests"]

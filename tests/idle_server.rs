@@ -215,3 +215,255 @@ fn s10_the_wire_sends_the_edit_and_the_server_view_clears() {
         "{text}"
     );
 }
+
+/// The evidence object of request `k` (1-based) of `mcscope evidence … --format json`.
+fn evidence_at(v: &Value, k: usize) -> &Value {
+    v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["index"] == k)
+        .unwrap()
+}
+
+/// SPEC §13.E4: the recorded `applied_edits` beside the simulated `idle-server`
+/// plan at the same request; both responses of the sample agree (20 results
+/// cleared; the trigger and keep are the values sent).
+#[test]
+fn e4_the_sample_s_applied_edits_agree_with_the_simulation() {
+    let v = json(&["evidence", SAMPLE, "--format", "json"]);
+    let r35 = &evidence_at(&v, 35)["idle_server"];
+    assert_eq!(
+        r35["simulated"],
+        json!({"sent": true, "trigger": 29, "keep": 12, "cleared_tool_uses": 20,
+               "cleared_input_tokens": 30000})
+    );
+    assert_eq!(r35["agrees"], true);
+    assert_eq!(r35["differs"], json!([]));
+    assert_eq!(evidence_at(&v, 36)["idle_server"]["simulated"]["keep"], 13);
+    // §13.J: the simulated half is an object at every request, a record or not.
+    let r10 = &evidence_at(&v, 10)["idle_server"];
+    assert_eq!(r10["recorded"], Value::Null);
+    assert_eq!(
+        r10["simulated"],
+        json!({"sent": false, "trigger": null, "keep": null, "cleared_tool_uses": 0,
+               "cleared_input_tokens": 0})
+    );
+    assert_eq!(r10["agrees"], Value::Null);
+    assert_eq!(v["counts"]["idle_server_agrees"], 2);
+    assert_eq!(v["counts"]["idle_server_differs"], 0);
+    let (code, text, _) = mcscope(&["evidence", SAMPLE]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("the simulated idle-server plan sends trigger 29 keep 12 and the server clears 20: agrees"),
+        "{text}"
+    );
+}
+
+/// SPEC §15.11: E4's simulation runs with the version's defaults whatever
+/// `--policy` selects; `--keep-recent` counts only under `idle-server` or
+/// `auto`, and `--min-trigger-tool-uses` always.
+#[test]
+fn e4_15_11_the_simulation_takes_keep_only_under_idle_server_or_auto() {
+    // Another kind's keep does not reach the simulation.
+    let v = json(&[
+        "evidence",
+        SAMPLE,
+        "--policy",
+        "idle",
+        "--keep-recent",
+        "25",
+        "--format",
+        "json",
+    ]);
+    let r35 = &evidence_at(&v, 35)["idle_server"];
+    assert_eq!(r35["simulated"]["keep"], 12);
+    assert_eq!(r35["agrees"], true);
+    // Under idle-server it does: keep 14 (minimum 29 = N − 3) leaves fewer
+    // than 20 cleared.
+    let v = json(&[
+        "evidence",
+        SAMPLE,
+        "--policy",
+        "idle-server",
+        "--keep-recent",
+        "14",
+        "--format",
+        "json",
+    ]);
+    let r35 = &evidence_at(&v, 35)["idle_server"];
+    assert_eq!(r35["simulated"]["keep"], 14);
+    assert!(r35["simulated"]["cleared_tool_uses"].as_u64().unwrap() < 20);
+    assert_eq!(r35["agrees"], false);
+    assert_eq!(r35["differs"], json!(["cleared_tool_uses"]));
+    assert_eq!(v["counts"]["idle_server_differs"], 2);
+    // The minimum trigger counts under any kind: above N − 3, nothing is sent.
+    let v = json(&[
+        "evidence",
+        SAMPLE,
+        "--policy",
+        "idle",
+        "--min-trigger-tool-uses",
+        "40",
+        "--format",
+        "json",
+    ]);
+    let r35 = &evidence_at(&v, 35)["idle_server"];
+    assert_eq!(r35["simulated"]["sent"], false);
+    assert_eq!(r35["simulated"]["cleared_tool_uses"], 0);
+    assert_eq!(r35["differs"], json!(["cleared_tool_uses"]));
+}
+
+/// SPEC §13.E4: each recorded `client_sent_*` value is compared with the value
+/// the simulation sent; the token figures never are.
+#[test]
+fn e4_client_sent_values_that_differ_are_named() {
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLE))
+            .unwrap();
+    let from = r#""cleared_tool_uses":20,"cleared_input_tokens":30000}]}"#;
+    assert_eq!(text.matches(from).count(), 2, "the sample changed");
+    // Response 35 says it sent trigger 31 (the simulation sent 29) and keep
+    // 12, and estimated other tokens than the server.
+    let edited = text.replacen(
+        from,
+        r#""cleared_tool_uses":20,"cleared_input_tokens":29000}],"client_sent_trigger_tool_uses":31,"client_sent_keep_tool_uses":12,"client_estimated_cleared_input_tokens":1}"#,
+        1,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, edited).unwrap();
+    let v = json(&["evidence", path.to_str().unwrap(), "--format", "json"]);
+    let r35 = &evidence_at(&v, 35)["idle_server"];
+    assert_eq!(r35["recorded"]["client_sent_trigger_tool_uses"], 31);
+    assert_eq!(r35["agrees"], false);
+    assert_eq!(r35["differs"], json!(["trigger"]));
+    assert_eq!(v["counts"]["idle_server_agrees"], 1);
+    assert_eq!(v["counts"]["idle_server_differs"], 1);
+}
+
+/// SPEC §13.S7: `clear_at_least` sums only results that are neither a
+/// placeholder already nor a recorded cut. A cut record before the return
+/// replaces the 8 oldest results (8 × 1,500 tokens): the other 12 the server
+/// would clear hold 18,000 tokens, below 20,000, so nothing is applied (the cut
+/// ones counted, the sum would have been 30,000 and the edit applied).
+#[test]
+fn s7_clear_at_least_leaves_out_recorded_cuts() {
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLE))
+            .unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains(r#""tool_use_id":"toolu_08""#))
+        .unwrap();
+    let prev: Value = serde_json::from_str(&lines[at]).unwrap();
+    let cut_ids: Vec<String> = (1..=8).map(|n| format!("toolu_{n:02}")).collect();
+    let cut = json!({"parentUuid": prev["uuid"], "isSidechain": false, "type": "attachment",
+        "uuid": "cafe0000-0000-4000-8000-000000000001", "timestamp": prev["timestamp"],
+        "sessionId": prev["sessionId"], "version": "2.1.332",
+        "attachment": {"type": "tool_results_cut", "callIds": cut_ids,
+                       "standIn": "[Old tool result content cleared]", "roughTokens": 12000}});
+    lines.insert(at + 1, cut.to_string());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let p = json(&[
+        "plan",
+        path.to_str().unwrap(),
+        "--at",
+        "35",
+        "--format",
+        "json",
+    ]);
+    let is = &p["idle_server"];
+    assert_eq!(is["sent"], true);
+    assert_eq!(is["applied"], false);
+    assert_eq!(is["not_applied_because"], "below_clear_at_least");
+    assert_eq!(p["cleared"], json!([]));
+    assert_eq!(ids(&p["cut"]).len(), 8);
+}
+
+/// SPEC §13.P3: `explain` never presents a clearing the build could not make
+/// as what happened: on 2.1.332, `idle` (2.1.84–2.1.104 only) is a what-if.
+#[test]
+fn p3_explain_labels_a_what_if_clearing() {
+    let (code, text, _) = mcscope(&[
+        "explain",
+        SAMPLE,
+        "toolu_01",
+        "--policy",
+        "idle",
+        "--gap-minutes",
+        "30",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("what-if: would first vanish from the simulated wire at request 35"),
+        "{text}"
+    );
+    assert!(!text.contains("first vanished from the wire"), "{text}");
+    assert!(text.contains(" 35  ✗ cleared (what-if)"), "{text}");
+    // Where the build had the code path, it reads as before.
+    let (_, text, _) = mcscope(&["explain", SAMPLE, "toolu_01"]);
+    assert!(
+        text.contains("first vanished from the wire at request 35"),
+        "{text}"
+    );
+    assert!(!text.contains("(what-if)"), "{text}");
+}
+
+/// SPEC §13.S9 (with §2): sub-agents never run `idle-server`. A sub-agent's
+/// file is planned as a what-if: its clearings are labelled so in the
+/// timeline and `explain`, and explain no observed break (`plan_rewrite`).
+#[test]
+fn s9_a_sub_agent_file_reads_as_a_what_if() {
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLE))
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agent-a1b2c3.jsonl");
+    std::fs::write(
+        &path,
+        text.replace(
+            r#""isSidechain":false"#,
+            r#""isSidechain":true,"agentId":"a1b2c3""#,
+        ),
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let (code, t, _) = mcscope(&["timeline", p]);
+    assert_eq!(code, 0);
+    assert!(t.contains("idle-server (what-if)"), "{t}");
+    let (_, e, _) = mcscope(&["explain", p, "toolu_01"]);
+    assert!(e.contains("what-if: would first vanish"), "{e}");
+    assert!(e.contains("a sub-agent's transcript"), "{e}");
+    let v = json(&["evidence", p, "--format", "json"]);
+    let r35 = evidence_at(&v, 35);
+    assert_eq!(
+        r35["observed_break"]["explanations"],
+        json!(["ttl", "context_edits"])
+    );
+    // The main thread's file: the plan explains the break.
+    let v = json(&["evidence", SAMPLE, "--format", "json"]);
+    assert_eq!(
+        evidence_at(&v, 35)["observed_break"]["explanations"],
+        json!(["ttl", "plan_rewrite", "context_edits"])
+    );
+}
+
+/// SPEC §15.6 in the text header: under auto, the keep idle-server used when
+/// every request's version gave it the same one (12 on 2.1.332), as the JSON.
+#[test]
+fn the_text_header_names_the_keep_idle_server_used() {
+    for cmd in ["plan", "timeline", "evidence"] {
+        let (code, text, _) = mcscope(&[cmd, SAMPLE]);
+        assert_eq!(code, 0);
+        assert!(
+            text.contains(
+                "policy: auto -> idle-server (preset claude)  keep_recent 12  gap >= 65 min"
+            ),
+            "{cmd}: {text}"
+        );
+    }
+}

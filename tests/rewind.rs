@@ -519,3 +519,77 @@ fn s15_1_tui_list_marks_dead_branch() {
     let lines = screen::screen(&a, 160, 40);
     assert!(!screen::has(&lines, "dead branch"), "{}", lines.join("\n"));
 }
+
+/// `mcscope wire PATH --at K --side S --json` (the body of request K).
+fn wire_json(p: &Path, k: &str, side: &str, extra: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .args(["wire"])
+        .arg(p)
+        .args(["--at", k, "--side", side])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// SPEC §15.1: the messages of request k are the chain alone: after the fork,
+/// neither body holds the abandoned prompt p2 or its tool loop, and the prefix
+/// break is counted in the body without them.
+#[test]
+fn s15_1_the_wire_after_a_fork_holds_the_chain_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = claude_fork(dir.path());
+    for side in ["local", "wire"] {
+        let body = wire_json(&p, "6", side, &[]);
+        let text = body.to_string();
+        assert!(!text.contains("\"t2\""), "{side}: {text}");
+        assert!(!text.contains("\"p2\""), "{side}: {text}");
+        assert!(text.contains("p2 again, differently"), "{side}: {text}");
+        // p1, use t1, result t1, text, p2', use t3, result t3: 7 messages.
+        assert_eq!(body["messages"].as_array().unwrap().len(), 7, "{side}");
+    }
+    // Before the fork the branch was live and sent.
+    let body = wire_json(&p, "4", "local", &[]);
+    assert!(body.to_string().contains("\"t2\""));
+    // forced keep 1 at 6 clears t1, in message 3 of the body (index 2).
+    let plan = plan_json(
+        &p,
+        &["--at", "6", "--policy", "forced", "--keep-recent", "1"],
+    );
+    assert_eq!(plan["metadata"]["cache"]["prefix_broken_at_message"], 2);
+    // The rewritten tokens from there are the body's, dead branch left out,
+    // and the timeline (SPEC §9's figures) counts the same.
+    let after = plan["metadata"]["cache"]["tokens_after_break"]
+        .as_u64()
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .arg("timeline")
+        .arg(&p)
+        .args(["--policy", "forced", "--keep-recent", "1", "--json"])
+        .output()
+        .unwrap();
+    let t: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        t["requests"][5]["tokens_rewritten"].as_u64().unwrap(),
+        after
+    );
+    let body = wire_json(
+        &p,
+        "6",
+        "wire",
+        &["--policy", "forced", "--keep-recent", "1"],
+    );
+    let from_t1: usize = body["messages"].as_array().unwrap()[2..]
+        .iter()
+        .map(|m| {
+            let n: usize = m.to_string().encode_utf16().count();
+            n.div_ceil(4)
+        })
+        .sum();
+    assert_eq!(after as usize, from_t1);
+}

@@ -1648,3 +1648,27 @@ fn a_click_on_a_scrolled_list_selects_the_row_drawn_there_and_header_and_footer_
         mcscope::tui::app::ListRow::Result(a.view().unwrap().selected)
     );
 }
+
+/// SPEC §13.P3 in the explain panel: on 2.1.332 the `idle` plan (2.1.84–2.1.104
+/// only) is a what-if, and the panel says so instead of "first vanished".
+#[test]
+fn explain_panel_labels_a_what_if_clearing() {
+    let mut a = app(
+        "sample-sessions/claude-idle-server.jsonl",
+        Some(KindArg::Idle),
+    );
+    // The first row is TodoWrite (never cleared); the next is toolu_01.
+    a.update(Action::Down);
+    a.update(Action::Explain);
+    let lines = screen(&a, 160, 50, true);
+    assert!(
+        has(
+            &lines,
+            "what-if: would first vanish from the simulated wire at request 35"
+        ),
+        "{}",
+        lines.join("\n")
+    );
+    assert!(!has(&lines, "first vanished from the wire"));
+    assert!(row(&lines, "  35  ").contains("cleared (what-if)"));
+}

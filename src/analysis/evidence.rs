@@ -114,7 +114,71 @@ fn budget_before_compaction(setup: &Setup, k: usize) -> Option<Vec<String>> {
 /// knows the plan's prefix breaks.
 pub fn evidence(setup: &Setup) -> SessionEvidence {
     let mut sim = Simulator::new(setup);
-    crate::evidence::collect(&setup.session, &mut |w, at| sim.simulate(w, at))
+    let mut ev = crate::evidence::collect(&setup.session, &mut |w, at| sim.simulate(w, at));
+    idle_server_beside(setup, &mut ev);
+    ev
+}
+
+/// The policy of E4's simulation (SPEC §13.E4, §15.11): `idle-server` with
+/// the version's defaults, except `--min-trigger-tool-uses`, and
+/// `--keep-recent` / `--gap-minutes` only when `--policy` is `idle-server` or
+/// `auto`.
+fn e4_policy(setup: &Setup) -> Policy {
+    let given = &setup.policy;
+    let mut p = Policy::preset(Harness::Claude);
+    p.kind = PlanKind::IdleServer;
+    p.delivery = Delivery::Server;
+    p.protect = given.protect;
+    p.clear_errors = given.clear_errors;
+    p.min_trigger_tool_uses = given.min_trigger_tool_uses;
+    if matches!(given.kind, PlanKind::IdleServer | PlanKind::Auto) {
+        p.keep_recent = given.keep_recent;
+        if given.gap_explicit {
+            p.gap_threshold_minutes = given.gap_threshold_minutes;
+            p.gap_explicit = true;
+        }
+    }
+    p
+}
+
+/// E4's simulated half at every request (SPEC §13.E4, §13.J: an object at
+/// every request): the `idle-server` plan run with [`e4_policy`], whatever
+/// `--policy` selects. A file that is not a Claude Code transcript has no
+/// return to find, so nothing is sent there.
+fn idle_server_beside(setup: &Setup, ev: &mut SessionEvidence) {
+    let s = &setup.session;
+    let not_sent = crate::evidence::facts::IdleSimulated::default();
+    if s.format != crate::session::Format::ClaudeJsonl {
+        for r in &mut ev.requests {
+            r.facts.idle_simulated = Some(not_sent.clone());
+        }
+        return;
+    }
+    let mut engine =
+        Engine::new(s, e4_policy(setup), setup.protector(), s.requests.len()).newly_only();
+    for r in &mut ev.requests {
+        if engine.step().is_none() {
+            break;
+        }
+        r.facts.idle_simulated = Some(engine.idle_server_step().map_or(not_sent.clone(), |st| {
+            let sent = st.sent();
+            crate::evidence::facts::IdleSimulated {
+                sent,
+                trigger: st.decision.trigger.filter(|_| sent),
+                keep: st.decision.keep.filter(|_| sent),
+                cleared_tool_uses: if st.applied {
+                    st.cleared_tool_uses as u64
+                } else {
+                    0
+                },
+                cleared_input_tokens: if st.applied {
+                    st.cleared_input_tokens
+                } else {
+                    0
+                },
+            }
+        }));
+    }
 }
 
 /// Request K's evidence beside its plan: `plan_rewrite` from the plan's own
@@ -143,10 +207,10 @@ pub fn beside_plan(
     brk: impl FnOnce() -> bool,
 ) {
     if let Some(b) = ev.observed_break.take() {
-        // SPEC §15.10: a what-if plan (the build had no such code path)
-        // explains nothing that happened.
+        // SPEC §15.10: a what-if plan (the build had no such code path, or
+        // a sub-agent's file, §13.S9) explains nothing that happened.
         let brk = matches!(setup.policy.delivery, Delivery::Rewrite | Delivery::Server)
-            && !setup.plausible(req, st.kind).what_if()
+            && !setup.what_if_at(req, st.kind)
             && brk();
         ev.observed_break = Some(b.with_plan_rewrite(brk));
     }

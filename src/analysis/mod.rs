@@ -13,7 +13,9 @@ pub use checkpoints::Checkpoints;
 pub use evidence::{
     EvidenceReport, Simulator, beside_plan, beside_timeline, evidence, evidence_at, evidence_report,
 };
-pub use wired::{WireInputs, Wired, plan_and_inputs, prefix_break, result_content};
+pub use wired::{
+    WireInputs, Wired, plan_and_inputs, prefix_break, prefix_break_message, result_content,
+};
 
 use crate::caveats;
 use crate::evidence::{SessionEvidence, SimAt, Writer};
@@ -153,6 +155,14 @@ impl Setup {
     /// SPEC §13.P at `req` under the plan kind in force there.
     pub fn plausible(&self, req: &Request, kind: Option<PlanKind>) -> Plausible {
         crate::policy::plausible::at(&self.policy, &self.session, req, kind)
+    }
+
+    /// Whether a clearing at `req` is a what-if in words (SPEC §13.P3): the
+    /// build had no code path for `kind`, or the file is a sub-agent's, which
+    /// no harness clears (§2, §13.S9). The JSON's `harness_could_run` stays
+    /// §13.P1's table.
+    pub fn what_if_at(&self, req: &Request, kind: Option<PlanKind>) -> bool {
+        self.session.subagent_what_if || self.plausible(req, kind).what_if()
     }
 
     /// What the caveats read at `req` (SPEC §13.C), the kind in force `kind`.

@@ -286,10 +286,22 @@ impl Step {
 }
 
 /// Where request `request`'s wire stops matching what the request before it sent
-/// (SPEC §6 `rewrite`, §9 `break[k]`): the first message, counted from the view's
-/// start, holding a result cleared in one and not the other. `before` is what was
-/// cleared in the previous request's wire (empty when it lay in another view).
+/// (SPEC §6 `rewrite`, §9 `break[k]`): [`prefix_break_message`]'s message, as
+/// its place in the body (dead branches left out, SPEC §15.1).
 pub fn prefix_break(
+    s: &Session,
+    request: &Request,
+    before: Wired<'_>,
+    now: Wired<'_>,
+) -> Option<usize> {
+    prefix_break_message(s, request, before, now).map(|m| request.wire_pos(m))
+}
+
+/// The first message of the view (its index in the session) holding a result
+/// cleared in request `request`'s wire and not in `before`, or the other way
+/// round. `before` is what was cleared in the previous request's wire (empty
+/// when it lay in another view).
+pub fn prefix_break_message(
     s: &Session,
     request: &Request,
     before: Wired<'_>,
@@ -316,9 +328,7 @@ pub fn prefix_break(
                 .map(|m| m.0),
         )
         .min();
-    first
-        .filter(|&m| m >= request.view_start)
-        .map(|m| m - request.view_start)
+    first.filter(|&m| m >= request.view_start)
 }
 
 fn abs_path(p: &crate::policy::protect::RecordedPath) -> String {

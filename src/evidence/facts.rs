@@ -20,6 +20,9 @@ pub struct RequestFacts {
     pub resumed_after_pause: bool,
     /// The recorded half of `idle_server` (E4), when the response records one.
     pub idle_recorded: Option<IdleRecorded>,
+    /// The simulated half (E4): the `idle-server` plan at this request, filled
+    /// in beside the plans (`analysis::evidence`) where a record asks.
+    pub idle_simulated: Option<IdleSimulated>,
 }
 
 impl RequestFacts {
@@ -77,6 +80,46 @@ impl IdleRecorded {
     }
 }
 
+/// `idle_server.simulated` (SPEC §13.E4): the `idle-server` plan at the
+/// request. `trigger` and `keep` are the values sent (None when not sent);
+/// the cleared figures are 0 when the server applied nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct IdleSimulated {
+    pub sent: bool,
+    pub trigger: Option<u64>,
+    pub keep: Option<u64>,
+    pub cleared_tool_uses: u64,
+    pub cleared_input_tokens: u64,
+}
+
+/// E4's comparison: `agrees` (None without a record) and the fields that
+/// differ, in the order `cleared_tool_uses`, `trigger`, `keep`. A recorded
+/// `cleared_tool_uses` of null counts as 0; each `client_sent_*` is compared
+/// only when recorded; the token figures are never compared (both estimates).
+pub fn idle_agreement(
+    recorded: Option<&IdleRecorded>,
+    simulated: Option<&IdleSimulated>,
+) -> (Option<bool>, Vec<&'static str>) {
+    let (Some(r), Some(sim)) = (recorded, simulated) else {
+        return (None, Vec::new());
+    };
+    let mut differs = Vec::new();
+    if r.cleared_tool_uses.unwrap_or(0) != sim.cleared_tool_uses {
+        differs.push("cleared_tool_uses");
+    }
+    if r.client_sent_trigger_tool_uses
+        .is_some_and(|t| Some(t) != sim.trigger)
+    {
+        differs.push("trigger");
+    }
+    if r.client_sent_keep_tool_uses
+        .is_some_and(|k| Some(k) != sim.keep)
+    {
+        differs.push("keep");
+    }
+    (Some(differs.is_empty()), differs)
+}
+
 /// The facts of every request (index k − 1).
 pub fn collect_facts(s: &Session) -> Vec<RequestFacts> {
     let mut out = vec![RequestFacts::default(); s.requests.len()];
@@ -131,13 +174,12 @@ pub struct StripJson<'a> {
     pub cause: Option<&'a str>,
 }
 
-/// `idle_server` of the evidence object (SPEC §13.E4). The simulated half is
-/// the `idle-server` plan's, which this build does not have: null, and
-/// `agrees` null, `differs` empty.
+/// `idle_server` of the evidence object (SPEC §13.E4): the record, the
+/// simulated `idle-server` plan beside it, and whether they agree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IdleServerJson<'a> {
     pub recorded: Option<&'a IdleRecorded>,
-    pub simulated: Option<Value>,
+    pub simulated: Option<&'a IdleSimulated>,
     pub agrees: Option<bool>,
     pub differs: Vec<&'static str>,
 }
@@ -194,11 +236,15 @@ impl RequestFacts {
                     cause: cause.as_deref(),
                 }),
             resumed_after_pause: self.resumed_after_pause,
-            idle_server: IdleServerJson {
-                recorded: self.idle_recorded.as_ref(),
-                simulated: None,
-                agrees: None,
-                differs: Vec::new(),
+            idle_server: {
+                let (agrees, differs) =
+                    idle_agreement(self.idle_recorded.as_ref(), self.idle_simulated.as_ref());
+                IdleServerJson {
+                    recorded: self.idle_recorded.as_ref(),
+                    simulated: self.idle_simulated.as_ref(),
+                    agrees,
+                    differs,
+                }
             },
         }
     }

@@ -225,8 +225,7 @@ pub struct Counts {
     /// Ids records name that no tool_use of a partial file holds (SPEC §15.2).
     pub absent: usize,
     /// SPEC §13.J: requests with a cut record, a thinking strip, a resume note;
-    /// `idle_server` comparisons that agree or differ (none without the
-    /// simulated `idle-server` plan).
+    /// `idle_server` comparisons (E4) that agree or differ.
     pub tool_results_cut: usize,
     pub thinking_stripped: usize,
     pub resumed_after_pause: usize,
@@ -300,6 +299,11 @@ pub fn counts(requests: &[(usize, &RequestEvidence)]) -> Counts {
         out.tool_results_cut += f.cuts.len();
         out.thinking_stripped += usize::from(f.thinking_stripped.is_some());
         out.resumed_after_pause += usize::from(f.resumed_after_pause);
+        match super::facts::idle_agreement(f.idle_recorded.as_ref(), f.idle_simulated.as_ref()).0 {
+            Some(true) => out.idle_server_agrees += 1,
+            Some(false) => out.idle_server_differs += 1,
+            None => {}
+        }
     }
     out
 }

@@ -86,7 +86,13 @@ pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJso
 pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
     let s = &setup.session;
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), &setup.caveats_all(), &mut out);
+    header(
+        setup,
+        &setup.kinds_chosen(),
+        kinds::policy_all(setup).keep_recent,
+        &setup.caveats_all(),
+        &mut out,
+    );
     let rows = evidence_rows(r);
     let responses = rows.iter().filter(|(_, e)| e.usage.is_some()).count();
     let breaks = rows
@@ -236,9 +242,26 @@ fn facts_text(k: usize, f: &crate::evidence::facts::RequestFacts, out: &mut Stri
             (None, Some(n)) if n > 0 => format!("cut by the client: {n} results, no edit sent"),
             _ => "no clearing recorded".into(),
         };
+        let sim = match &f.idle_simulated {
+            Some(s) if s.sent => format!(
+                "the simulated idle-server plan sends trigger {} keep {} and the server clears {}",
+                s.trigger.unwrap_or(0),
+                s.keep.unwrap_or(0),
+                s.cleared_tool_uses
+            ),
+            Some(_) => "the simulated idle-server plan sends no edit here".into(),
+            None => "no simulated idle-server plan".into(),
+        };
+        let (agrees, differs) =
+            crate::evidence::facts::idle_agreement(Some(r), f.idle_simulated.as_ref());
+        let verdict = match agrees {
+            Some(true) => "agrees".to_string(),
+            Some(false) => format!("differs in {}", differs.join(", ")),
+            None => "not compared".into(),
+        };
         let _ = writeln!(
             out,
-            "request {k}: context_management recorded: {what} (the simulated idle-server plan is not in this build)"
+            "request {k}: context_management recorded: {what}; {sim}: {verdict}"
         );
     }
 }

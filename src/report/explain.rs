@@ -75,9 +75,45 @@ pub fn explain_json<'a>(setup: &'a Setup, e: &'a Explain) -> ExplainJson<'a> {
     }
 }
 
+/// Where the result first left the wire, in words (text and the TUI panel).
+/// SPEC §13.P3: no wording presents a what-if as what happened.
+pub fn fate_line(setup: &Setup, e: &Explain) -> String {
+    let Some(k) = e.first_cleared_at else {
+        return "never cleared from the wire".into();
+    };
+    match e.rows.iter().find(|r| r.index == k) {
+        Some(_) if setup.session.subagent_what_if => format!(
+            "what-if: would first vanish from the simulated wire at request {k} (a sub-agent's transcript: no harness clears a sub-agent's results)"
+        ),
+        Some(r) if r.plausible.what_if() => format!(
+            "what-if: would first vanish from the simulated wire at request {k} (this Claude Code build / entrypoint has no code path for the plan there, reason {}): it did not happen",
+            r.plausible.reason
+        ),
+        _ => format!("first vanished from the wire at request {k}"),
+    }
+}
+
+/// A row's status in words, `(what-if)` where the clearing is one (§13.P3).
+pub fn row_status(setup: &Setup, r: &crate::analysis::ExplainRow) -> String {
+    let what_if =
+        r.status == Status::Cleared && (setup.session.subagent_what_if || r.plausible.what_if());
+    format!(
+        "{} {}{}",
+        glyph(r.status),
+        r.status.name(),
+        if what_if { " (what-if)" } else { "" }
+    )
+}
+
 pub fn explain_text(setup: &Setup, e: &Explain) -> String {
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), &setup.caveats_all(), &mut out);
+    header(
+        setup,
+        &setup.kinds_chosen(),
+        kinds::policy_all(setup).keep_recent,
+        &setup.caveats_all(),
+        &mut out,
+    );
     // The records first (SPEC §15.21): what the transcript says, then the plans.
     for r in &e.records {
         let _ = writeln!(
@@ -101,14 +137,7 @@ pub fn explain_text(setup: &Setup, e: &Explain) -> String {
         sanitize::line(e.tool.as_deref().unwrap_or("?")),
         sanitize::line(e.path.as_deref().unwrap_or(""))
     );
-    let _ = writeln!(
-        out,
-        "{}",
-        match e.first_cleared_at {
-            Some(k) => format!("first vanished from the wire at request {k}"),
-            None => "never cleared from the wire".into(),
-        }
-    );
+    let _ = writeln!(out, "{}", fate_line(setup, e));
     let _ = writeln!(out);
     if e.rows.is_empty() {
         let _ = writeln!(
@@ -126,7 +155,7 @@ pub fn explain_text(setup: &Setup, e: &Explain) -> String {
     for r in &e.rows {
         rows.push(vec![
             r.index.to_string(),
-            format!("{} {}", glyph(r.status), r.status.name()),
+            row_status(setup, r),
             words::explain_reason(r),
         ]);
     }

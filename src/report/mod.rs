@@ -29,7 +29,7 @@ mod timeline;
 pub mod words;
 
 pub use evidence::{evidence_json, evidence_text};
-pub use explain::{explain_json, explain_text};
+pub use explain::{explain_json, explain_text, fate_line, row_status};
 pub use plan::{plan_json, plan_text};
 pub use text::{column_widths, glyph, left_out, table, table_in, turn_words};
 use text::{header, shorten};

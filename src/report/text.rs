@@ -4,8 +4,16 @@
 use super::*;
 
 /// The header of every text form; `kinds` are the plan kinds in force (the
-/// caveats and the default keep_recent follow them).
-pub(super) fn header(setup: &Setup, kinds: &[PlanKind], caveats: &[Caveat], out: &mut String) {
+/// caveats and the default keep_recent follow them). `keep_used`: the JSON
+/// policy's `keep_recent` over the same requests (SPEC §15.6), which says the
+/// keep `idle-server` used when its version gave every request the same one.
+pub(super) fn header(
+    setup: &Setup,
+    kinds: &[PlanKind],
+    keep_used: Option<u32>,
+    caveats: &[Caveat],
+    out: &mut String,
+) {
     let s = &setup.session;
     let p = &setup.policy;
     let _ = writeln!(
@@ -52,7 +60,7 @@ pub(super) fn header(setup: &Setup, kinds: &[PlanKind], caveats: &[Caveat], out:
                 _ => String::new(),
             },
             p.preset.name(),
-            match keep_recent_of(p, kinds) {
+            match keep_recent_of(p, kinds).or(keep_used) {
                 Some(k) => k.to_string(),
                 None => "by kind (idle 5, budget 3, idle-server 5/12 by version)".into(),
             },

@@ -319,7 +319,13 @@ pub struct TimelineParts {
 pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> TimelineParts {
     let s = &setup.session;
     let mut out = String::new();
-    header(setup, &setup.kinds_chosen(), &setup.caveats_all(), &mut out);
+    header(
+        setup,
+        &setup.kinds_chosen(),
+        kinds::policy_all(setup).keep_recent,
+        &setup.caveats_all(),
+        &mut out,
+    );
     let _ = writeln!(out);
     let head = std::mem::take(&mut out);
     let mut rows = vec![vec![
@@ -370,7 +376,7 @@ pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> 
             match st.trigger {
                 Some(t) if silent(st, req.begins_turn) => format!("{} (silent)", t.name()),
                 // SPEC §13.P3: a clearing the build could not have made.
-                Some(t) if st.fired() && setup.plausible(req, st.kind).what_if() => {
+                Some(t) if st.fired() && setup.what_if_at(req, st.kind) => {
                     format!("{} (what-if)", t.name())
                 }
                 Some(t) if st.fired() => t.name().into(),

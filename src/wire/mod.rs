@@ -79,6 +79,7 @@ pub fn build(s: &Session, req: &Request, side: Side, c: &Clearings<'_>) -> std::
     if side == Side::Wire {
         apply(s, req, &mut owned, c);
     }
+    drop_dead(req, &mut owned);
     let messages: Vec<Value> = owned.into_iter().map(Cow::into_owned).collect();
     let mut out = body(s, messages);
     // The client's request carries the edits; the server view is what the
@@ -87,6 +88,21 @@ pub fn build(s: &Session, req: &Request, side: Side, c: &Clearings<'_>) -> std::
         out["context_management"] = server.context_management();
     }
     Ok(out)
+}
+
+/// Leaves out of a view's messages (index 0 = `req.view_start`) those on a
+/// dead branch at the request: after a rewind the harness sends the chain
+/// alone (SPEC §2, §15.1). Applied last, as every edit places by view index.
+fn drop_dead<T>(req: &Request, messages: &mut Vec<T>) {
+    if req.dead.is_empty() {
+        return;
+    }
+    let mut i = 0;
+    messages.retain(|_| {
+        let keep = !req.is_dead(req.view_start + i);
+        i += 1;
+        keep
+    });
 }
 
 /// Every message of the session as the API sees it, in order, one at a time.
@@ -165,6 +181,8 @@ pub fn print_both(
     apply_recorded(s, req, &mut local);
     let mut wire = local.clone();
     apply(s, req, &mut wire, c);
+    drop_dead(req, &mut local);
+    drop_dead(req, &mut wire);
     let tokens = tokens_from_message.map(|at| tokens_of(wire.get(at..).unwrap_or(&[])));
     let model = s.model.clone().map(Value::String).unwrap_or(Value::Null);
     let context_management = c.server.map(ServerEdits::context_management);

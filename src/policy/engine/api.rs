@@ -191,12 +191,19 @@ impl Engine<'_> {
 
     /// `api`: every configured edit, in the order sent, on the request as sent.
     pub(super) fn api(&self, req: &Request) -> (Verdict, ApiStep) {
-        self.api_with(req, &self.policy.api.edits)
+        self.api_with(req, &self.policy.api.edits, false)
     }
 
     /// `edits`, in the order sent, on the request as sent (the `api` plan's
-    /// own edits, or the one `idle-server` sends, SPEC §13.S7).
-    pub(super) fn api_with(&self, req: &Request, edits: &[Edit]) -> (Verdict, ApiStep) {
+    /// own edits, or the one `idle-server` sends, SPEC §13.S7). `server_s7`:
+    /// `clear_at_least` counts only results that are neither a placeholder
+    /// already nor a recorded cut (S7); they still count among the uses.
+    pub(super) fn api_with(
+        &self,
+        req: &Request,
+        edits: &[Edit],
+        server_s7: bool,
+    ) -> (Verdict, ApiStep) {
         let empty = ApiFacts::default();
         let facts: &ApiFacts = self.api_facts.as_deref().unwrap_or(&empty);
         let s = self.s;
@@ -221,7 +228,12 @@ impl Engine<'_> {
         // Each result's tokens, by id (a reused id sums its results).
         let mut result_tokens: HashMap<&str, u64> = HashMap::new();
         for r in s.results_in(req.view_start, req.end) {
-            *result_tokens.entry(s.results[r].id.as_str()).or_default() += s.results[r].est_tokens;
+            let tokens = if server_s7 && self.gone(r) {
+                0
+            } else {
+                s.results[r].est_tokens
+            };
+            *result_tokens.entry(s.results[r].id.as_str()).or_default() += tokens;
         }
         let mut pass = Pass {
             msgs,

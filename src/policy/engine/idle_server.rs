@@ -181,10 +181,6 @@ impl Engine<'_> {
             .ret
             .as_ref()
             .and_then(|r| self.request_holding(req, r.line));
-        let s = self.s;
-        let thinking = self.api_facts.as_deref().is_some_and(|f| {
-            (req.view_start..req.end.min(f.msgs.len())).any(|m| f.msgs[m].thinking_blocks > 0)
-        });
         let mut step = IdleServerStep {
             decision,
             params,
@@ -195,13 +191,17 @@ impl Engine<'_> {
             cleared_tool_uses: 0,
             cleared_input_tokens: 0,
             edit: edit.clone(),
-            thinking,
+            thinking: false,
         };
         let (Some(edit), true) = (edit, step.sent()) else {
             let note = Note::IdleServer(IdleServerWhy::of(&step));
             return (Verdict::none(note), step);
         };
-        let (mut verdict, api) = self.api_with(req, std::slice::from_ref(&edit));
+        // Read only where the edit is sent (a pass over the view).
+        step.thinking = self.api_facts.as_deref().is_some_and(|f| {
+            (req.view_start..req.end.min(f.msgs.len())).any(|m| f.msgs[m].thinking_blocks > 0)
+        });
+        let (mut verdict, api) = self.api_with(req, std::slice::from_ref(&edit), true);
         step.tool_uses = api.tool_uses;
         if let Some(o) = api.edits.first() {
             step.applied = o.fired;
@@ -221,7 +221,7 @@ impl Engine<'_> {
         if !self.policy.errors_clearable() {
             verdict
                 .clear
-                .retain(|&(p, _)| !s.results[self.view.cands[p].result].is_error);
+                .retain(|&(p, _)| !self.s.results[self.view.cands[p].result].is_error);
         }
         verdict.note = Note::IdleServer(IdleServerWhy::of(&step));
         (verdict, step)
@@ -230,12 +230,16 @@ impl Engine<'_> {
     /// Lifts the clearings `idle-server` made at the request before (the server
     /// decides each request anew, S8): the results lifted.
     pub(super) fn lift_idle_server(&mut self) -> HashSet<usize> {
+        // An engine that never runs idle-server (nor the baseline's use of it)
+        // has none of its clearings (and the scan below would cost a pass over
+        // the view at every request).
         let server =
             |c: &Clearing| matches!(c.trigger, Trigger::IdleServer | Trigger::RecordedServer);
-        if !self
-            .in_force_list
-            .iter()
-            .any(|&r| self.cleared[r].as_ref().is_some_and(server))
+        if self.idle_facts.is_none()
+            || !self
+                .in_force_list
+                .iter()
+                .any(|&r| self.cleared[r].as_ref().is_some_and(server))
         {
             return HashSet::new();
         }

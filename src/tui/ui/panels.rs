@@ -66,10 +66,7 @@ pub(super) fn draw_explain(
             crate::sanitize::line(e.path.as_deref().unwrap_or(""))
         )),
         Line::styled(
-            match e.first_cleared_at {
-                Some(k) => format!("first vanished from the wire at request {k}"),
-                None => "never cleared from the wire".into(),
-            },
+            crate::report::fate_line(&v.setup, e),
             Style::default().add_modifier(Modifier::BOLD),
         ),
         Line::from(""),
@@ -96,7 +93,7 @@ pub(super) fn draw_explain(
         lines.push(Line::from(vec![
             Span::raw(format!("{here}{:>4}  ", r.index)),
             Span::styled(
-                format!("{:<18}", format!("{} {}", glyph(r.status), r.status.name())),
+                format!("{:<18}", crate::report::row_status(&v.setup, r)),
                 theme.status(r.status),
             ),
             Span::raw(crate::report::words::explain_reason(r)),
