@@ -95,7 +95,7 @@ p,li{line-height:1.45}.muted{color:#666}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:.92em}
 th,td{padding:3px 10px;border-bottom:1px solid #e3e3e3;text-align:right;white-space:nowrap}
 th{background:#f4f4f4;position:sticky;top:0}td.setting,th.setting{text-align:left}
-tr.recommended td{background:#e8f6ec;font-weight:600}tr.current td{outline:1px solid #2f7ed8}
+tr.recommended td{background:#e8f6ec;font-weight:600}tr.baseline td{background:#eef3fb;font-style:italic}tr.current td{outline:1px solid #2f7ed8}
 svg{max-width:100%;height:auto;border:1px solid #e3e3e3;background:#fcfcfc}
 svg text{font-family:system-ui,sans-serif;font-size:12px;fill:#333}
 .recorded{stroke:#2f7ed8;fill:none;stroke-width:1.5}.sim-current{stroke:#1e9e4a;fill:none;stroke-width:1.5}
@@ -217,6 +217,10 @@ pub(crate) fn html(c: &Comparison, charts: Option<&Charts>, names: &PageNames) -
         let mut class = Vec::new();
         if Some(i) == c.recommended {
             class.push("recommended");
+        }
+        // SPEC §9a: the baseline row, what happened, set apart.
+        if c.rows[i].baseline {
+            class.push("baseline");
         }
         if current == Some(cells[1].as_str()) {
             class.push("current");

@@ -43,76 +43,7 @@ impl Point {
     }
 }
 
-/// What the transcript proves a harness setting kept out of request k's wire
-/// (SPEC §9a): `recorded_cleared` and `recorded_cleared_tokens`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct RecordedCleared {
-    /// The ids of the budget writer's `microcompact_boundary` records still in
-    /// force in k's view, in record order.
-    pub ids: Vec<String>,
-    /// Σ their results' `est_tokens` + the `cleared_input_tokens` of k's
-    /// `applied_edits` of type `clear_tool_uses_20250919`.
-    pub tokens: u64,
-}
-
-/// [`RecordedCleared`] of every request (index k − 1). A budget record is in
-/// force at k from the request it is attached to (§10: the first whose
-/// response follows it) while k is in the same view segment; an id counts
-/// where a result of that id is in k's view (its last one there).
-pub(crate) fn recorded_cleared_all(s: &Session) -> Vec<RecordedCleared> {
-    use std::collections::HashMap;
-    let records: Vec<&crate::session::Evidence> =
-        s.evidence.iter().filter(|e| e.budget_writer).collect();
-    let mut results: HashMap<&str, Vec<usize>> = HashMap::new();
-    if !records.is_empty() {
-        let named: std::collections::HashSet<&str> = records
-            .iter()
-            .flat_map(|e| e.compacted_tool_ids.iter().map(String::as_str))
-            .collect();
-        for (i, r) in s.results.iter().enumerate() {
-            if named.contains(r.id.as_str()) {
-                results.entry(r.id.as_str()).or_default().push(i);
-            }
-        }
-    }
-    s.requests
-        .iter()
-        .map(|req| {
-            let mut out = RecordedCleared::default();
-            for e in records
-                .iter()
-                .filter(|e| e.segment == req.segment && e.before_request <= req.index)
-            {
-                for id in &e.compacted_tool_ids {
-                    if out.ids.contains(id) {
-                        continue;
-                    }
-                    let last = results.get(id.as_str()).and_then(|rs| {
-                        rs.iter().rev().find(|&&r| {
-                            let m = s.results[r].msg;
-                            m >= req.view_start && m < req.end
-                        })
-                    });
-                    if let Some(&r) = last {
-                        out.ids.push(id.clone());
-                        out.tokens = out.tokens.saturating_add(s.results[r].est_tokens);
-                    }
-                }
-            }
-            let edits = req
-                .response
-                .and_then(|m| s.messages[m].applied_edits.as_deref())
-                .unwrap_or(&[]);
-            for e in edits {
-                if e.get("type").and_then(|t| t.as_str()) == Some("clear_tool_uses_20250919") {
-                    let t = e.get("cleared_input_tokens").and_then(|t| t.as_u64());
-                    out.tokens = out.tokens.saturating_add(t.unwrap_or(0));
-                }
-            }
-            out
-        })
-        .collect()
-}
+pub(crate) use crate::policy::recorded::{RecordedCleared, recorded_cleared_all};
 
 /// R(k) / P(k) of request k, four decimals (SPEC §15.17); None without usage
 /// or when P(k) is 0.

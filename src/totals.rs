@@ -8,7 +8,7 @@
 
 use crate::analysis::{self, Setup, Wired};
 use crate::evidence::{self, Ttl};
-use crate::policy::engine::Step;
+use crate::policy::engine::{Step, unattributed_tokens};
 use crate::policy::{Delivery, PlanKind};
 use crate::prices::CostTokens;
 use crate::session::{Harness, Session};
@@ -320,7 +320,14 @@ pub fn figures(
     if let Some(w) = &st.wire {
         return figures_tracked(setup, facts, st, w, cache_edits);
     }
-    let in_wire_tokens = st.cleared.iter().map(|&r| s.results[r].est_tokens).sum();
+    // The baseline's applied edit whose ids are unknown keeps its recorded
+    // tokens out all the same (SPEC §15.5).
+    let in_wire_tokens = st
+        .cleared
+        .iter()
+        .map(|&r| s.results[r].est_tokens)
+        .sum::<u64>()
+        + unattributed_tokens(&st.note);
     // The same lists as k − 1's (most requests): nothing differs, no break.
     let unchanged = prev
         .is_some_and(|p| p.cleared == st.cleared && p.media_in_wire == st.media_in_wire)
@@ -381,7 +388,7 @@ fn figures_tracked(
     };
     Ok(RequestFigures {
         index: k,
-        in_wire_tokens: w.tokens,
+        in_wire_tokens: w.tokens + unattributed_tokens(&st.note),
         break_at,
         tokens_rewritten,
         warm: facts.warm[k - 1],

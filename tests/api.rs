@@ -406,7 +406,10 @@ fn compare_takes_api_lists_and_agrees_with_the_timeline() {
         "-q",
     ]);
     let rows = c["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 9);
+    // The baseline first (SPEC §9a), then the nine settings.
+    assert_eq!(rows.len(), 10);
+    assert_eq!(rows[0]["policy"]["kind"], "recorded");
+    let rows = &rows[1..];
     let row = |trigger: u64, keep: u64| {
         rows.iter()
             .find(|r| {

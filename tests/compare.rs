@@ -334,8 +334,12 @@ fn compare_on_a_sample_prints_sorted_rows_and_the_recommendation() {
     assert_eq!(v["schema"], "mcscope.compare/1");
     assert_eq!(v["cache_ttl"], "auto");
     let rows = v["rows"].as_array().unwrap();
-    // 93 and, since SPEC §15.23, claude's idle-server keep {5, 12, 24, 64}.
-    assert_eq!(rows.len(), 97, "the default claude grid");
+    // 93 and, since SPEC §15.23, claude's idle-server keep {5, 12, 24, 64};
+    // the baseline first (SPEC §9a), outside the sort.
+    assert_eq!(rows.len(), 98, "the baseline and the default claude grid");
+    assert_eq!(rows[0]["baseline"], true);
+    assert_eq!(rows[0]["policy"]["kind"], "recorded");
+    let rows = &rows[1..];
     assert_eq!(v["sessions"][0]["price"]["prefix"], "claude-opus-4-6");
     for key in [
         "policy",
@@ -374,8 +378,8 @@ fn compare_on_a_sample_prints_sorted_rows_and_the_recommendation() {
         "json",
     ]);
     assert_eq!(v5["cache_ttl"], "5m");
-    assert_eq!(v5["rows"][0]["delta_usd"].as_f64().unwrap(), -0.005225);
-    assert_eq!(v["recommended"], 0);
+    assert_eq!(v5["rows"][1]["delta_usd"].as_f64().unwrap(), -0.005225);
+    assert_eq!(v["recommended"], 1);
 
     // One setting by lists; the same figures as the one-file timeline.
     let v = json_of(&[
@@ -390,7 +394,7 @@ fn compare_on_a_sample_prints_sorted_rows_and_the_recommendation() {
         "--format",
         "json",
     ]);
-    let rows = v["rows"].as_array().unwrap();
+    let rows = &v["rows"].as_array().unwrap()[1..];
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["policy"]["keep_recent"], 1);
     let tl = json_of(&[
@@ -428,7 +432,7 @@ fn compare_on_a_sample_prints_sorted_rows_and_the_recommendation() {
     let (code, text, _) = mcscope(&["compare", "sample-sessions/claude-demo.jsonl", "--quiet"]);
     assert_eq!(code, 0);
     assert!(
-        text.contains("Recommended: row 0 (claude idle keep 1"),
+        text.contains("Recommended: row 1 (claude idle keep 1"),
         "{text}"
     );
     assert!(text.contains("median"), "{text}");
@@ -500,7 +504,8 @@ fn compare_on_a_folder_sums_its_sessions_and_skips_sub_agents() {
             .clone()
     };
     let rows = folder["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 4);
+    // The baseline and the four settings; the baseline sums like any row.
+    assert_eq!(rows.len(), 5);
     for r in rows {
         let (x, y) = (find(&one, &r["policy"]), find(&two, &r["policy"]));
         for key in [
@@ -552,7 +557,7 @@ fn an_unknown_model_has_null_dollars_and_says_so() {
         "json",
     ]);
     assert_eq!(v["sessions"][0]["price"], Value::Null);
-    assert_eq!(v["rows"][0]["delta_usd"], Value::Null);
+    assert_eq!(v["rows"][1]["delta_usd"], Value::Null);
     assert!(
         v["caveats"]
             .as_array()
@@ -577,7 +582,7 @@ fn an_unknown_model_has_null_dollars_and_says_so() {
         "json",
     ]);
     assert_eq!(v["sessions"][0]["price"]["write_5m"], 1.25);
-    assert!(v["rows"][0]["delta_usd"].is_number());
+    assert!(v["rows"][1]["delta_usd"].is_number());
 }
 
 #[test]
@@ -605,7 +610,7 @@ fn the_sidecar_sets_the_cache_ttl_and_timeline_text_shows_the_cache_column() {
     ]);
     assert_eq!(v["cache_ttl"], "5m");
     // 836 tokens not sent at a cold request, 5-minute write rate 6.25 → -0.005225.
-    assert_eq!(v["rows"][0]["delta_usd"].as_f64().unwrap(), -0.005225);
+    assert_eq!(v["rows"][1]["delta_usd"].as_f64().unwrap(), -0.005225);
     // The flag wins over the sidecar.
     let v = json_of(&[
         "compare",

@@ -342,6 +342,11 @@ fn html_without_a_browser_stdout_and_a_folder() {
         page.matches("<tr data-row=").count(),
         rows["rows"].as_array().unwrap().len()
     );
+    // SPEC §9a: the baseline is the table's first row, labelled as what happened.
+    let first = page.split("<tr data-row=\"0\"").nth(1).unwrap();
+    let first = &first[..first.find("</tr>").unwrap()];
+    assert!(first.starts_with(" class=\"baseline\""), "{first}");
+    assert!(first.contains("recorded: what happened"), "{first}");
     assert!(page.contains("<svg"));
     let dir = tempfile::tempdir().unwrap();
     for f in ["claude-demo.jsonl", "claude-size.jsonl"] {

@@ -343,7 +343,9 @@ fn a_bad_value_lists_the_names_the_json_uses() {
     };
     let e = run(&["plan", demo, "--policy", "bogus"]);
     assert!(
-        e.contains("[possible values: auto, idle, idle-server, forced, size, count, budget, api]"),
+        e.contains(
+            "[possible values: auto, idle, idle-server, forced, size, count, budget, api, recorded]"
+        ),
         "{e}"
     );
     let e = run(&["plan", demo, "--delivery", "fast"]);

@@ -664,6 +664,7 @@ fn policy_of(pol: &GenPolicy, qwen: bool) -> Policy {
         KindArg::Budget => PlanKind::Budget,
         KindArg::IdleServer => PlanKind::IdleServer,
         KindArg::Api => PlanKind::Api,
+        KindArg::Recorded => PlanKind::Recorded,
     };
     p.keep_recent = Some(pol.keep);
     p.gap_threshold_minutes = pol.gap as f64;
@@ -1604,6 +1605,8 @@ impl Case {
             KindArg::Budget => unreachable!("the generator makes no budget policies"),
             KindArg::Api => unreachable!("the generator makes no api policies"),
             KindArg::IdleServer => unreachable!("the generator makes no idle-server policies"),
+            // The baseline has its own tests (tests/baseline.rs).
+            KindArg::Recorded => unreachable!("the generator makes no recorded policies"),
         }
     }
 }

@@ -344,9 +344,9 @@ fn demo_session_keys_and_a_clean_exit() {
     t.wait("\"rewrite*\" in the header", |s| {
         header(s).is_some_and(|h| has(h, "rewrite*"))
     });
-    // p: count → budget → auto → idle (the cycle is auto → idle → forced → size → count
-    // → budget).
-    for want in ["plan budget*", "plan auto*", "plan idle*"] {
+    // p: count → budget → recorded → auto → idle (the cycle is auto → idle →
+    // idle-server → forced → size → count → budget → recorded, SPEC §15.3).
+    for want in ["plan budget*", "plan recorded*", "plan auto*", "plan idle*"] {
         t.key("p");
         t.wait(&format!("{want:?} in the header"), |s| {
             header(s).is_some_and(|h| has(h, want))
@@ -904,11 +904,13 @@ fn c_opens_the_compare_panel_and_enter_applies_a_row_to_the_header() {
     let s = t.wait_header("6/6");
     assert!(has(header(&s).unwrap(), "plan count"), "{s:?}");
     t.key("c");
-    // Row 0 is the recommended one on the demo; row 6 is idle keep 2 gap 5m.
-    let s = t.wait_text("recommended: row 0 (claude idle keep 1 gap 5m)");
-    assert!(has(&s, "97 settings"), "{}", s.join("\n"));
+    // Row 0 is the baseline (SPEC §9a), row 1 the recommended one on the demo;
+    // row 7 is idle keep 2 gap 5m.
+    let s = t.wait_text("recommended: row 1 (claude idle keep 1 gap 5m)");
+    assert!(has(&s, "98 settings"), "{}", s.join("\n"));
+    assert!(has(&s, "recorded: what happened"), "{}", s.join("\n"));
     assert!(has(&s, "claude idle keep 2 gap 5m"), "{}", s.join("\n"));
-    for _ in 0..6 {
+    for _ in 0..7 {
         t.key("Down");
     }
     t.key("Enter");
@@ -917,8 +919,8 @@ fn c_opens_the_compare_panel_and_enter_applies_a_row_to_the_header() {
         "the applied setting in the header and the status line",
         |s| {
             header(s).is_some_and(|h| has(h, "plan idle*") && has(h, "gap ≥ 5 min*"))
-                && has(s, "applied compare row 6")
-                && !has(s, "recommended: row 0")
+                && has(s, "applied compare row 7")
+                && !has(s, "recommended: row 1")
         },
     );
     let head = header(&s).unwrap().join("\n");
@@ -1212,7 +1214,13 @@ fn at_80x24_the_compare_panel_s_rows_differ() {
     assert!(rows.len() >= 10, "{}", s.join("\n"));
     let distinct: std::collections::HashSet<&String> = rows.iter().collect();
     assert_eq!(distinct.len(), rows.len(), "{}", s.join("\n"));
-    assert!(rows[0].starts_with("g5m k1 idle"), "{}", s.join("\n"));
+    // The baseline first, named in words (SPEC §9a), then the settings.
+    assert!(
+        rows[0].starts_with("recorded: what happened"),
+        "{}",
+        s.join("\n")
+    );
+    assert!(rows[1].starts_with("g5m k1 idle"), "{}", s.join("\n"));
     t.key("Escape");
     // Apart from the next key: an Esc read together with a key that follows is
     // that key with Alt, and `q` would be lost.

@@ -173,9 +173,9 @@ fn stepping_cycling_and_tuning_replan_at_once() {
     assert_eq!(a.view().unwrap().k, 2);
     a.update(Action::LastRequest);
     // p cycles (claude) auto → idle → idle-server → forced → size → count → budget
-    // → auto (SPEC §13.S); idle-server is delivered by the server, the next kind
-    // goes back to rewrite.
-    let kinds: Vec<(&str, &str)> = (0..7)
+    // → recorded → auto (SPEC §15.3); idle-server is delivered by the server, the
+    // next kind goes back to rewrite.
+    let kinds: Vec<(&str, &str)> = (0..8)
         .map(|_| {
             a.update(Action::CyclePlan);
             let p = a.view().unwrap().policy();
@@ -190,6 +190,7 @@ fn stepping_cycling_and_tuning_replan_at_once() {
             ("size", "rewrite"),
             ("count", "rewrite"),
             ("budget", "rewrite"),
+            ("recorded", "rewrite"),
             ("auto", "rewrite"),
             ("idle", "rewrite")
         ]

@@ -70,11 +70,18 @@ fn the_right_side_is_the_server_view_and_keys_tune_keep() {
         "{}",
         lines.join("\n")
     );
-    // p stays on the api preset's one kind, and says so.
+    // p: api → recorded (the baseline, SPEC §15.3) → api, and says so.
     assert_eq!(press(&mut a, 'p'), Action::CyclePlan);
     let v = a.view().unwrap();
-    assert_eq!(v.policy().kind.name(), "api");
-    assert!(v.status.as_deref().unwrap().contains("one plan kind, api"));
+    assert_eq!(v.policy().kind.name(), "recorded");
+    assert!(
+        v.status
+            .as_deref()
+            .unwrap()
+            .contains("recorded: what the transcript proves")
+    );
+    press(&mut a, 'p');
+    assert_eq!(a.view().unwrap().policy().kind.name(), "api");
     // + keeps one more tool use: 20 cleared; - twice: keep 4, 22 cleared.
     assert_eq!(press(&mut a, '+'), Action::KeepMore);
     assert_eq!(a.view().unwrap().policy().api.first_keep(), Some(6));

@@ -131,7 +131,15 @@ fn c_opens_the_compare_panel_with_the_rows_of_mcscope_compare() {
     for (i, row) in shown.iter().enumerate() {
         assert_eq!(row, &cli[i], "row {i}:\n{}", lines.join("\n"));
     }
-    assert_eq!(shown[0][0], "0*", "row 0 is recommended on the demo");
+    // SPEC §9a: the baseline (what the records prove happened) comes first,
+    // outside the sort and never recommended.
+    assert_eq!(shown[0][0], "0");
+    assert!(
+        shown[0].join(" ").contains("recorded: what happened"),
+        "{:?}",
+        shown[0]
+    );
+    assert_eq!(shown[1][0], "1*", "row 1 is recommended on the demo");
     assert!(
         lines
             .iter()
@@ -142,7 +150,7 @@ fn c_opens_the_compare_panel_with_the_rows_of_mcscope_compare() {
     assert!(
         lines
             .iter()
-            .any(|l| l.contains("recommended: row 0 (claude idle keep 1 gap 5m)"))
+            .any(|l| l.contains("recommended: row 1 (claude idle keep 1 gap 5m)"))
     );
     // SPEC §9a: who can set the selected row.
     assert!(
@@ -169,11 +177,11 @@ fn s_sorts_by_any_column_and_a_reverses() {
     let mut a = app(DEMO, None);
     press(&mut a, 'c');
     a.view_mut().unwrap().compare.wait();
-    // Select row 6 (keep 2, 523 tokens not sent).
-    for _ in 0..6 {
+    // Select row 7 (keep 2, 523 tokens not sent; row 0 is the baseline).
+    for _ in 0..7 {
         key(&mut a, KeyCode::Down);
     }
-    assert_eq!(a.view().unwrap().compare.selected_row(), Some(6));
+    assert_eq!(a.view().unwrap().compare.selected_row(), Some(7));
     // # → SETTING → FIRES → CLEARED → NOT SENT.
     for _ in 0..4 {
         press(&mut a, 'S');
@@ -190,17 +198,19 @@ fn s_sorts_by_any_column_and_a_reverses() {
             .map(|r| r[r.len() - 5].replace(',', "").parse().unwrap())
             .collect()
     };
-    let up = col(&panel_rows(&lines));
+    // The baseline leads in every order (SPEC §9a); the settings follow sorted.
+    let up = col(&panel_rows(&lines)[1..]);
     assert!(up.windows(2).all(|w| w[0] <= w[1]), "{up:?}");
     assert_eq!(up[0], 0);
     press(&mut a, 'A');
     let lines = screen(&a, 160, 50);
     assert!(lines.iter().any(|l| l.contains("NOT SENT ▼")));
-    let down = col(&panel_rows(&lines));
+    assert!(panel_rows(&lines)[0].join(" ").contains("recorded"));
+    let down = col(&panel_rows(&lines)[1..]);
     assert!(down.windows(2).all(|w| w[0] >= w[1]), "{down:?}");
     // keep 1 clears the most: 836 tokens (A, B and C).
     assert_eq!(down[0], 836);
-    assert_eq!(a.view().unwrap().compare.selected_row(), Some(6));
+    assert_eq!(a.view().unwrap().compare.selected_row(), Some(7));
 }
 
 /// Enter applies the selected row to the main view: the header shows its
@@ -210,8 +220,8 @@ fn enter_applies_a_row_and_the_header_and_footer_follow() {
     let mut a = app(DEMO, Some(KindArg::Count));
     press(&mut a, 'c');
     a.view_mut().unwrap().compare.wait();
-    // Row 6: claude idle keep 2 gap 5m (the rows of the first test).
-    for _ in 0..6 {
+    // Row 7: claude idle keep 2 gap 5m (the rows of the first test).
+    for _ in 0..7 {
         key(&mut a, KeyCode::Down);
     }
     key(&mut a, KeyCode::Enter);
@@ -228,7 +238,7 @@ fn enter_applies_a_row_and_the_header_and_footer_follow() {
     assert!(
         lines
             .iter()
-            .any(|l| l.contains("applied compare row 6: claude idle keep 2 gap 5m")),
+            .any(|l| l.contains("applied compare row 7: claude idle keep 2 gap 5m")),
         "{}",
         lines.join("\n")
     );
@@ -242,7 +252,7 @@ fn enter_applies_a_row_and_the_header_and_footer_follow() {
     assert!(
         lines
             .iter()
-            .any(|l| l.contains("6●") && l.contains("idle keep 2 gap 5m")),
+            .any(|l| l.contains("7●") && l.contains("idle keep 2 gap 5m")),
         "{}",
         lines.join("\n")
     );
@@ -393,7 +403,7 @@ fn at_80x24_the_panel_keeps_the_settings_readable_on_a_qwen_session() {
     a.view_mut().unwrap().compare.wait();
     let lines = screen(&a, 80, 24);
     let all = lines.join("\n");
-    assert!(all.contains("69 settings"), "{all}");
+    assert!(all.contains("70 settings"), "{all}");
     assert!(all.contains("no price: dollars unknown (?)"), "{all}");
     assert!(
         lines

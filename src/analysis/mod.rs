@@ -86,8 +86,9 @@ impl Setup {
         // that begins a turn: the last such request before k is as good a start
         // (k - 1 is still evaluated, for the cache-break comparison).
         let all_lapse = match self.policy.kind {
-            // idle-server reads "applied at k - 1" (SPEC §13.S6).
-            PlanKind::Count | PlanKind::Budget | PlanKind::IdleServer => false,
+            // idle-server reads "applied at k - 1" (SPEC §13.S6); the
+            // baseline's boundary ids stay over the view, as budget's do.
+            PlanKind::Count | PlanKind::Budget | PlanKind::IdleServer | PlanKind::Recorded => false,
             // auto runs budget by version: one version string is read once.
             PlanKind::Auto => {
                 let mut last: Option<(Option<&str>, bool)> = None;

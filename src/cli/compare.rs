@@ -92,6 +92,10 @@ pub struct CompareArgs {
     /// it, one line per kind with a count).
     #[arg(long, short)]
     pub verbose: bool,
+    /// Leave out the baseline row (what the records prove happened, plan kind
+    /// recorded), which otherwise comes first.
+    #[arg(long)]
+    pub no_baseline: bool,
 }
 
 impl CompareArgs {
@@ -151,8 +155,18 @@ impl CompareArgs {
                 .transpose()
                 .map_err(UsageError::Message)
         }
+        let policy = list("policy", &self.policy, PlanKind::parse)?;
+        if policy
+            .as_ref()
+            .is_some_and(|l| l.contains(&PlanKind::Recorded))
+        {
+            // SPEC §15.3: the baseline is always there; --no-baseline removes it.
+            return Err(err(
+                "--policy: recorded is the baseline, always the first row (--no-baseline leaves it out): it is not a setting to list",
+            ));
+        }
         Ok(crate::compare::Lists {
-            policy: list("policy", &self.policy, PlanKind::parse)?,
+            policy,
             keep_recent: list("keep-recent", &self.keep_recent, |x| x.parse().ok())?,
             // NaN or an infinity is no gap (negative ones disable, as with plan).
             gap_minutes: list("gap-minutes", &self.gap_minutes, |x| {
@@ -240,6 +254,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         },
         setup: &setup,
         progress: &progress,
+        baseline: !args.no_baseline,
     };
     // The HTML page of one session charts it: loaded once for the rows and the chart.
     let mut charts = None;

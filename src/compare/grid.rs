@@ -66,7 +66,7 @@ fn uses(kind: PlanKind) -> (bool, bool, bool, bool) {
         PlanKind::Count => (true, false, false, true),
         PlanKind::Forced => (true, false, false, false),
         PlanKind::Auto => (true, true, true, false),
-        PlanKind::Budget | PlanKind::Api => (false, false, false, false),
+        PlanKind::Budget | PlanKind::Api | PlanKind::Recorded => (false, false, false, false),
     }
 }
 
@@ -229,6 +229,21 @@ impl Params {
         }
     }
 
+    /// The baseline (SPEC §9a): plan kind `recorded`, no parameter.
+    pub fn baseline(preset: Harness) -> Params {
+        Params {
+            preset,
+            kind: PlanKind::Recorded,
+            keep_recent: None,
+            gap_minutes: None,
+            size_threshold: None,
+            trigger: None,
+            delivery: Delivery::Rewrite,
+            api_trigger: None,
+            api_keep: None,
+        }
+    }
+
     /// The session's policy with this setting's parameters.
     pub fn apply(&self, base: &Policy) -> Policy {
         let mut p = base.clone();
@@ -239,8 +254,14 @@ impl Params {
             p.api.tune_first_tool_uses(self.api_trigger, self.api_keep);
             return p;
         }
+        // The api preset's baseline keeps delivery server: its preset's mark.
+        let api_baseline = self.kind == PlanKind::Recorded && base.kind == PlanKind::Api;
         p.kind = self.kind;
-        p.delivery = self.delivery;
+        p.delivery = if api_baseline {
+            Delivery::Server
+        } else {
+            self.delivery
+        };
         if let Some(k) = self.keep_recent {
             p.keep_recent = Some(k);
         }

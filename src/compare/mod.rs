@@ -6,6 +6,7 @@
 //! JSON and text.
 
 pub(crate) mod avail;
+mod baseline;
 mod grid;
 mod output;
 pub(crate) mod rank;
@@ -30,6 +31,9 @@ pub struct PerSession {
     pub path: String,
     pub totals: Totals,
     pub delta_usd: Option<f64>,
+    /// SPEC §9a: the session's recorded `usd` − the baseline's `delta_usd` +
+    /// this `delta_usd` (None when any is unknown).
+    pub estimated_usd: Option<f64>,
 }
 
 /// One setting's totals over the sessions of its preset.
@@ -51,6 +55,8 @@ pub struct Row {
     pub knob: Option<serde_json::Value>,
     /// SPEC §15.15: the index of the first row of its group of identical rows.
     pub same_as: Option<usize>,
+    /// Σ of the sessions' `estimated_usd` (None when any is unknown).
+    pub estimated_usd: Option<f64>,
 }
 
 impl Row {
@@ -66,6 +72,7 @@ impl Row {
             availability: None,
             knob: None,
             same_as: None,
+            estimated_usd: None,
         }
     }
 }
@@ -130,6 +137,7 @@ fn add_to(row: &mut Row, path: &str, t: Totals, usd: Option<f64>, first: bool) {
         path: path.to_string(),
         totals: t,
         delta_usd: usd,
+        estimated_usd: None,
     });
 }
 
@@ -170,6 +178,9 @@ pub(crate) struct Request<'a> {
     pub setup: &'a (dyn Fn(Session, &Path) -> Result<Setup, String> + Sync),
     /// Called with (done, total) units of work as they finish.
     pub progress: &'a (dyn Fn(u64, u64) + Sync),
+    /// Whether the baseline row leads the rows (`--no-baseline`: not; it
+    /// still runs, for every row's `estimated_usd`).
+    pub baseline: bool,
 }
 
 /// One session's outcome: its facts for the output and each setting's totals
@@ -178,6 +189,8 @@ struct Outcome {
     info: SessionInfo,
     caveats: Vec<(String, String)>,
     runs: Vec<Run>,
+    /// The baseline's policy, totals and dollars (SPEC §9a).
+    baseline: (Policy, Totals, Option<f64>),
 }
 
 /// One setting over one session: grid index, policy, totals, dollars, and
@@ -275,8 +288,11 @@ fn run_setup(
             availability.push((key, avail::availability(&params.apply(&setup.policy), s)));
         }
     }
-    let runs = grid
+    // The grid's settings and, last, the baseline (SPEC §9a), in parallel.
+    let base_params = Params::baseline(preset);
+    let mut runs = grid
         .par_iter()
+        .chain(rayon::iter::once(&base_params))
         .enumerate()
         .map(|(i, params)| {
             let mut one = setup.clone();
@@ -294,11 +310,17 @@ fn run_setup(
                 usd,
                 avail,
             });
-            tick();
+            if i < grid.len() {
+                tick();
+            }
             out
         })
         .collect::<std::io::Result<Vec<_>>>()
         .map_err(|e| format!("{shown}: {e}"))?;
+    let baseline = runs
+        .pop()
+        .map(|r| (r.policy, r.totals, r.usd))
+        .ok_or_else(|| format!("{shown}: the baseline did not run"))?;
     Ok(Outcome {
         info: SessionInfo {
             path: shown,
@@ -310,6 +332,7 @@ fn run_setup(
         },
         caveats,
         runs,
+        baseline,
     })
 }
 
@@ -373,6 +396,8 @@ fn compare_units(
         .map(|(_, g)| g.iter().map(|params| Row::new(params.clone())).collect())
         .collect();
     let mut caveat_ids: Vec<String> = Vec::new();
+    let mut base = Row::new(Params::baseline(Harness::Claude));
+    base.baseline = true;
     // One file: a unit per setting; a folder: a unit per session.
     let single = names.len() == 1;
     let total = if single {
@@ -442,6 +467,13 @@ fn compare_units(
                 }
                 add_to(row, &o.info.path, t, usd, first);
             }
+            let (policy, t, usd) = o.baseline;
+            let first = base.per_session.is_empty();
+            if first {
+                base.params = Params::of(&policy);
+                base.policy = Some(crate::report::policy_json(&policy, None));
+            }
+            add_to(&mut base, &o.info.path, t, usd, first);
             for c in o.caveats {
                 if !cmp.caveats.contains(&c) {
                     cmp.caveats.push(c);
@@ -469,8 +501,12 @@ fn compare_units(
         })
         .collect();
     let (rows, recommended, median) = sort_and_recommend(rows);
-    cmp.rows = rows;
-    cmp.recommended = recommended;
+    if base.policy.is_none() {
+        let policy = base.params.apply(&Policy::preset(Harness::Claude));
+        base.policy = Some(crate::report::policy_json(&policy, None));
+    }
+    cmp.rows = baseline::with_baseline(rows, base, &cmp.sessions, req.baseline);
+    cmp.recommended = recommended.map(|i| i + usize::from(req.baseline));
     cmp.median_later_used = median;
     Ok(cmp)
 }
@@ -498,6 +534,12 @@ mod tests {
         };
         r.delta_usd = usd;
         r
+    }
+
+    fn keeps(rows: &[Row]) -> Vec<u32> {
+        rows.iter()
+            .map(|r| r.params.keep_recent.unwrap_or(0))
+            .collect()
     }
 
     #[test]

@@ -64,8 +64,10 @@ struct RowJson<'a> {
     policy: &'a Option<crate::report::PolicyJson>,
     #[serde(flatten)]
     totals: TotalsJson,
-    /// SPEC §9a, §15.15.
+    /// SPEC §9a: the baseline row (what happened), the bill under the row's
+    /// setting; §9a, §15.15: who can set it, and its group.
     baseline: bool,
+    estimated_usd: Option<f64>,
     availability: Option<Availability>,
     knob: &'a Option<serde_json::Value>,
     same_as: Option<usize>,
@@ -77,6 +79,7 @@ struct PerSessionJson<'a> {
     path: &'a str,
     #[serde(flatten)]
     totals: TotalsJson,
+    estimated_usd: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -117,6 +120,7 @@ pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
                 policy: &r.policy,
                 totals: totals_json(&r.totals, r.delta_usd),
                 baseline: r.baseline,
+                estimated_usd: prices::usd_rounded(r.estimated_usd),
                 availability: r.availability,
                 knob: &r.knob,
                 same_as: r.same_as,
@@ -126,6 +130,7 @@ pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
                     .map(|p| PerSessionJson {
                         path: &p.path,
                         totals: totals_json(&p.totals, p.delta_usd),
+                        estimated_usd: prices::usd_rounded(p.estimated_usd),
                     })
                     .collect(),
             })
@@ -191,9 +196,15 @@ pub(crate) fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
     use crate::numbers::fmt_int;
     let r = &c.rows[i];
     let mark = if Some(i) == c.recommended { "*" } else { "" };
+    let setting = if r.baseline {
+        // SPEC §9a: the baseline is what the records prove happened.
+        "recorded: what happened".to_string()
+    } else {
+        format!("{} {}", r.params.preset_name(), r.params.words())
+    };
     vec![
         format!("{i}{mark}"),
-        format!("{} {}", r.params.preset_name(), r.params.words()),
+        setting,
         r.totals.fires.to_string(),
         r.totals.cleared_results.to_string(),
         fmt_int(r.totals.tokens_not_sent),
@@ -308,6 +319,21 @@ pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
         out,
         "Δ USD is the cost change against no clearing (negative: a saving); WARM BREAKS count cache-prefix breaks while the cache was alive; LATER USED counts cleared results the model reached for again; AVAILABLE says who can set a row (user: your settings, KNOB the keys and values; remote_flag: the harness decides remotely; internal: internal builds only; what_if: no build has it here)."
     );
+    if let Some(base) = c.rows.first().filter(|r| r.baseline) {
+        // SPEC §9a: what the baseline is, and the bill under each setting.
+        let _ = writeln!(
+            out,
+            "Row 0 is the baseline, what happened: the clearing the transcript's records prove the harness made (plan kind recorded), never recommended.{}",
+            match (c.recorded().usd, base.delta_usd) {
+                // No recorded usage: no bill to start the estimate from.
+                _ if c.recorded().main.responses == 0 => String::new(),
+                (Some(usd), Some(_)) => format!(
+                    " A row's estimated bill (JSON estimated_usd) is the recorded ${usd:.2} − row 0's Δ + its own Δ."
+                ),
+                _ => String::new(),
+            }
+        );
+    }
     out
 }
 

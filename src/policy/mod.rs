@@ -10,6 +10,7 @@ pub mod engine;
 pub mod idle_server;
 pub mod plausible;
 pub mod protect;
+pub(crate) mod recorded;
 pub(crate) mod send;
 pub mod version;
 
@@ -46,11 +47,14 @@ pub enum PlanKind {
     Budget,
     /// The `api` preset's kind: Anthropic's server-side context editing (SPEC §11).
     Api,
+    /// The baseline: what the transcript proves a harness setting cleared,
+    /// taken from the records, not simulated (SPEC §9a, §15.3).
+    Recorded,
 }
 
 impl PlanKind {
-    /// The claude cycle of SPEC §13.S (`p`); qwen leaves out idle-server and budget.
-    pub const ALL: [PlanKind; 7] = [
+    /// The claude cycle of SPEC §15.3 (`p`); qwen leaves out idle-server and budget.
+    pub const ALL: [PlanKind; 8] = [
         PlanKind::Auto,
         PlanKind::Idle,
         PlanKind::IdleServer,
@@ -58,6 +62,7 @@ impl PlanKind {
         PlanKind::Size,
         PlanKind::Count,
         PlanKind::Budget,
+        PlanKind::Recorded,
     ];
 
     pub fn name(self) -> &'static str {
@@ -183,7 +188,10 @@ impl Policy {
 
     /// The preset's name as the JSON `policy.preset` gives it.
     pub fn preset_name(&self) -> &'static str {
-        if self.kind == PlanKind::Api {
+        // The api preset's baseline keeps delivery server (`recorded` reads
+        // no delivery; see `setup`).
+        let api_baseline = self.kind == PlanKind::Recorded && self.delivery == Delivery::Server;
+        if self.kind == PlanKind::Api || api_baseline {
             crate::harness::API.name
         } else {
             self.preset.name()

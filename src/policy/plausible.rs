@@ -29,6 +29,10 @@ impl Plausible {
 /// `req` (auto's choice; None: none).
 pub fn at(policy: &Policy, s: &Session, req: &Request, kind: Option<PlanKind>) -> Plausible {
     let not_assessed = Plausible::of(None, "not_assessed");
+    // The baseline is what the transcript proves ran (SPEC §15.3).
+    if kind == Some(PlanKind::Recorded) {
+        return Plausible::of(Some(true), "recorded");
+    }
     if s.harness != Harness::Claude
         || s.format != Format::ClaudeJsonl
         || policy.preset != Harness::Claude
@@ -55,6 +59,7 @@ pub fn at(policy: &Policy, s: &Session, req: &Request, kind: Option<PlanKind>) -
             Plausible::of(Some(false), "internal_builds_only")
         }
         PlanKind::Api | PlanKind::Auto => not_assessed,
+        PlanKind::Recorded => Plausible::of(Some(true), "recorded"),
         _ if row == VersionRow::Unknown => Plausible::of(None, "version_unknown"),
         PlanKind::Budget => ok(row == VersionRow::Budget, "version_lacks_code"),
         PlanKind::Idle if row != VersionRow::Idle => {

@@ -81,6 +81,9 @@ fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind) -> Used {
 /// (SPEC §5, §15.6). With no request at all, the kinds `kinds` decide.
 pub fn policy_over(setup: &Setup, at: &[(&Request, Option<PlanKind>)]) -> PolicyJson {
     let p = &setup.policy;
+    if p.kind == PlanKind::Recorded {
+        return policy_json(p, None);
+    }
     let used: Vec<Used> = if setup.session.requests.is_empty() || at.is_empty() {
         setup
             .kinds_chosen()

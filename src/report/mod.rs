@@ -88,14 +88,16 @@ pub struct PolicyJson {
     pub preset: &'static str,
     pub keep_recent: Option<u32>,
     pub gap_threshold_minutes: Option<Num>,
-    pub size_threshold: i64,
-    pub low_watermark: bool,
-    pub trigger_threshold: u32,
+    /// Null, as every field but `kind` and `preset`, under plan kind
+    /// `recorded` (SPEC §15.3).
+    pub size_threshold: Option<i64>,
+    pub low_watermark: Option<bool>,
+    pub trigger_threshold: Option<u32>,
     pub delivery: Option<Delivery>,
-    pub protect: bool,
-    pub clear_errors: bool,
-    pub budget_tokens: u64,
-    pub budget_min_saving: u64,
+    pub protect: Option<bool>,
+    pub clear_errors: Option<bool>,
+    pub budget_tokens: Option<u64>,
+    pub budget_min_saving: Option<u64>,
     pub budget_warning_tokens: Option<u64>,
     /// `idle-server`'s least trigger (SPEC §13.J: null unless it runs or was given).
     pub min_trigger_tool_uses: Option<u32>,
@@ -106,19 +108,39 @@ pub struct PolicyJson {
 /// The `policy` object: gap thresholds print as integers when they are whole;
 /// `keep_recent` as [`keep_recent_of`] says.
 pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
+    if p.kind == PlanKind::Recorded {
+        // The baseline is read from the records: no parameter (SPEC §15.3).
+        return PolicyJson {
+            kind: p.kind,
+            preset: p.preset_name(),
+            keep_recent: None,
+            gap_threshold_minutes: None,
+            size_threshold: None,
+            low_watermark: None,
+            trigger_threshold: None,
+            delivery: None,
+            protect: None,
+            clear_errors: None,
+            budget_tokens: None,
+            budget_min_saving: None,
+            budget_warning_tokens: None,
+            min_trigger_tool_uses: None,
+            api: None,
+        };
+    }
     PolicyJson {
         kind: p.kind,
         preset: p.preset_name(),
         keep_recent,
         gap_threshold_minutes: Some(number(p.gap_threshold_minutes)),
-        size_threshold: p.size_threshold,
-        low_watermark: p.low_watermark,
-        trigger_threshold: p.trigger_threshold,
+        size_threshold: Some(p.size_threshold),
+        low_watermark: Some(p.low_watermark),
+        trigger_threshold: Some(p.trigger_threshold),
         delivery: Some(p.delivery),
-        protect: p.protect,
-        clear_errors: p.clear_errors,
-        budget_tokens: p.budget_tokens,
-        budget_min_saving: p.budget_min_saving,
+        protect: Some(p.protect),
+        clear_errors: Some(p.clear_errors),
+        budget_tokens: Some(p.budget_tokens),
+        budget_min_saving: Some(p.budget_min_saving),
         budget_warning_tokens: p.budget_warning_tokens,
         min_trigger_tool_uses: p.min_trigger_tool_uses,
         api: api::policy_keys(p),

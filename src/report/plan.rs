@@ -225,7 +225,8 @@ pub fn plan_json<'a>(
                 .iter()
                 .filter(|c| c.status == Status::Cleared)
                 .map(|c| s.results[c.result].est_tokens)
-                .sum(),
+                .sum::<u64>()
+                + crate::policy::engine::unattributed_tokens(&step.note),
             pre_tokens: step.pre_tokens,
             evicted_read_paths: &plan.evicted_read_paths,
             unresolved_evicted_reads: plan.unresolved_evicted_reads,

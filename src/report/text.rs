@@ -40,6 +40,12 @@ pub(super) fn header(
     }
     if p.kind == PlanKind::Api {
         api::header(p, out);
+    } else if p.kind == PlanKind::Recorded {
+        let _ = writeln!(
+            out,
+            "policy: recorded (preset {}): what the transcript proves the harness cleared, read from its records (the baseline)",
+            p.preset_name()
+        );
     } else {
         let _ = writeln!(
             out,

@@ -129,6 +129,50 @@ impl Display for Note {
                 Ok(())
             }
             Note::IdleServer(why) => why.fmt(f),
+            Note::Recorded(why) => why.fmt(f),
+        }
+    }
+}
+
+impl Display for crate::policy::engine::RecordedWhy {
+    /// SPEC §9a's baseline in words: what the records prove was cleared.
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if self.boundary_ids == 0 && self.edit.is_none() {
+            return f.write_str("recorded: no recorded clearing in force");
+        }
+        f.write_str("recorded: ")?;
+        if self.boundary_ids > 0 {
+            write!(
+                f,
+                "{} id{} of the harness's microcompact boundaries in force",
+                self.boundary_ids,
+                if self.boundary_ids == 1 { "" } else { "s" }
+            )?;
+            if self.added > 0 {
+                write!(f, " ({} added here)", self.added)?;
+            }
+        }
+        let Some(e) = self.edit else {
+            return Ok(());
+        };
+        if self.boundary_ids > 0 {
+            f.write_str("; ")?;
+        }
+        write!(
+            f,
+            "the server cleared {} tool uses ({} tokens) as recorded",
+            e.cleared_tool_uses,
+            fmt_int(e.cleared_input_tokens)
+        )?;
+        match e.simulated {
+            _ if e.ids_known() => f.write_str(", ids as idle-server's simulation names them"),
+            Some(n) => write!(
+                f,
+                ", ids unknown (idle-server's simulation clears {n}): its tokens counted as not sent"
+            ),
+            None => f.write_str(
+                ", ids unknown (idle-server's simulation applies nothing here): its tokens counted as not sent",
+            ),
         }
     }
 }
@@ -294,6 +338,12 @@ impl Display for ClearReason {
             ClearReason::Budget { why, rank, keep } => {
                 write!(f, "{why}; {rank}, not in last {keep}")
             }
+            ClearReason::Recorded { server: false } => {
+                f.write_str("recorded: a microcompact boundary of the harness names it")
+            }
+            ClearReason::Recorded { server: true } => f.write_str(
+                "recorded: the server's applied clear_tool_uses edit (ids as idle-server's simulation names them)",
+            ),
             ClearReason::Api {
                 trigger,
                 nth,

@@ -3,6 +3,7 @@
 //! a [`Setup`]. The CLI fills [`Opts`] from its flags; the TUI, tests, benches and
 //! fuzz targets build it directly.
 
+pub(crate) mod baseline;
 mod key_error;
 mod select;
 mod sidecar;
@@ -428,7 +429,25 @@ pub fn setup_with_config(
     if no_clear_errors {
         p.clear_errors = false;
     }
-    if api {
+    if p.kind == PlanKind::Recorded {
+        // SPEC §15.3: the baseline is read from the records; the api preset's
+        // keeps delivery server (what tells it from the others' in the TUI).
+        if let Some(e) = baseline::refused_flags(&[
+            ("--keep-recent", keep_recent.is_some()),
+            ("--gap-minutes", gap_minutes.is_some()),
+            ("--size-threshold", size_threshold.is_some()),
+            ("--trigger", trigger.is_some()),
+            ("--delivery", delivery.is_some()),
+            ("--api-edit", !api_edit.is_empty()),
+        ]) {
+            return Err(err(format!("{}: {e}", path.display())));
+        }
+        p.delivery = if api {
+            Delivery::Server
+        } else {
+            Delivery::Rewrite
+        };
+    } else if api {
         // The api preset runs its own kind, delivered by the server (SPEC §11).
         if p.kind != PlanKind::Api && policy.is_some() {
             return Err(err(format!(
@@ -497,7 +516,7 @@ pub fn setup_with_config(
         }
     }
     match delivery {
-        _ if api => {}
+        _ if api || p.kind == PlanKind::Recorded => {}
         _ if p.kind == PlanKind::IdleServer => {}
         Some(d) => p.delivery = d,
         None if !delivery_set => {
@@ -510,8 +529,9 @@ pub fn setup_with_config(
         }
         None => {}
     }
-    let server_kinds =
-        p.kind == PlanKind::IdleServer || (p.kind == PlanKind::Auto && p.preset == Harness::Claude);
+    let server_kinds = p.kind == PlanKind::IdleServer
+        || p.kind == PlanKind::Recorded
+        || (p.kind == PlanKind::Auto && p.preset == Harness::Claude);
     if !api && p.delivery == Delivery::Server && !server_kinds {
         return Err(err(format!(
             "{}: delivery server is the api preset's (--preset api)",
@@ -607,7 +627,7 @@ pub fn setup_with_config(
         set_root(kind, given(dir, &cwd));
     }
     roots.sort_by_key(|(k, _)| RootKind::ALL.iter().position(|x| x == k));
-    Ok(Setup {
+    let mut setup = Setup {
         session: std::sync::Arc::new(session),
         policy: p,
         roots,
@@ -625,7 +645,14 @@ pub fn setup_with_config(
         },
         resolver: Default::default(),
         checkpoints: Default::default(),
-    })
+    };
+    if setup.policy.kind == PlanKind::Recorded {
+        let warnings = baseline::warnings(&setup);
+        if let Some(s) = std::sync::Arc::get_mut(&mut setup.session) {
+            s.warnings.extend(warnings);
+        }
+    }
+    Ok(setup)
 }
 
 /// The sidecar's values serde reads but cannot judge, as the config file's are

@@ -281,6 +281,7 @@ pub fn compute(
         prices: Default::default(),
         setup: &unused,
         progress: &progress,
+        baseline: true,
     };
     let comparison = compare::compare_loaded(setup, &req, pause.clone())?;
     let recommended = match comparison.recommended {
@@ -396,7 +397,9 @@ impl ComparePanel {
         let mut order: Vec<usize> = (0..c.rows.len()).collect();
         order.sort_by(|&a, &b| {
             let o = self.sort.cmp(c, a, b);
-            if self.descending { o.reverse() } else { o }
+            // The baseline (what happened) leads in every order (SPEC §9a).
+            let base = c.rows[b].baseline.cmp(&c.rows[a].baseline);
+            base.then(if self.descending { o.reverse() } else { o })
         });
         order
     }

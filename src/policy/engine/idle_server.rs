@@ -55,6 +55,8 @@ impl IdleServerStep {
 pub(super) fn may_run(policy: &Policy, s: &Session) -> bool {
     match (policy.kind, policy.preset) {
         (PlanKind::IdleServer, _) => true,
+        // The baseline names an applied edit's ids by idle-server (SPEC §15.5).
+        (PlanKind::Recorded, Harness::Claude) => crate::policy::recorded::any_edit_cleared(s),
         (PlanKind::Auto, Harness::Claude) => s.requests.iter().any(|r| {
             crate::policy::version::VersionRow::of(r.version.as_deref()).auto_kind()
                 == Some(PlanKind::IdleServer)
@@ -80,7 +82,15 @@ pub(super) fn facts_of(s: &Session) -> Arc<Vec<RecFact>> {
 impl Engine<'_> {
     /// The parameters at `req` (S4): explicit values win, else by version.
     pub(super) fn idle_server_params(&self, req: &Request) -> Params {
-        let p = &self.policy;
+        // The baseline runs it with the version's defaults, never the
+        // command's options (SPEC §15.5).
+        let defaults;
+        let p = if self.policy.kind == PlanKind::Recorded {
+            defaults = Policy::preset(Harness::Claude);
+            &defaults
+        } else {
+            &self.policy
+        };
         let keep = p
             .keep_recent
             .unwrap_or_else(|| rule::default_keep(req.version.as_deref()))
@@ -220,21 +230,24 @@ impl Engine<'_> {
     /// Lifts the clearings `idle-server` made at the request before (the server
     /// decides each request anew, S8): the results lifted.
     pub(super) fn lift_idle_server(&mut self) -> HashSet<usize> {
-        // An engine that never runs idle-server has none of its clearings (and
-        // the scan below would cost a pass over the view at every request).
+        // An engine that never runs idle-server (nor the baseline's use of it)
+        // has none of its clearings (and the scan below would cost a pass over
+        // the view at every request).
+        let server =
+            |c: &Clearing| matches!(c.trigger, Trigger::IdleServer | Trigger::RecordedServer);
         if self.idle_facts.is_none()
-            || !self.in_force_list.iter().any(|&r| {
-            self.cleared[r]
-                .as_ref()
-                .is_some_and(|c| c.trigger == Trigger::IdleServer)
-        }) {
+            || !self
+                .in_force_list
+                .iter()
+                .any(|&r| self.cleared[r].as_ref().is_some_and(server))
+        {
             return HashSet::new();
         }
         let mut lifted = HashSet::new();
         let mut keep = Vec::new();
         for r in std::mem::take(&mut self.in_force_list) {
             match self.cleared[r].as_ref().map(|c| c.trigger) {
-                Some(Trigger::IdleServer) => {
+                Some(Trigger::IdleServer | Trigger::RecordedServer) => {
                     self.set_clearing(r, None);
                     lifted.insert(r);
                 }

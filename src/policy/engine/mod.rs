@@ -17,6 +17,7 @@ mod fenwick;
 mod idle;
 mod idle_server;
 mod reason;
+mod recorded;
 mod size;
 mod size_index;
 mod status;
@@ -31,6 +32,7 @@ pub use reason::{
     ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, Note, Prompt, Rank, Reason,
     SizeWhy, TimeWhy,
 };
+pub use recorded::{RecordedEdit, RecordedWhy, unattributed_tokens};
 pub use tracked::WireDelta;
 pub use types::{Candidate, Clearing, EditBlock, Status, Step, Trigger};
 
@@ -158,6 +160,9 @@ pub struct Engine<'s> {
     /// S1's walk carried along the view (`idle_server::idle_walk`), keyed by the
     /// view's first record, the version and the gap.
     idle_walk: IdleWalk,
+    /// `recorded`'s reading of the records (SPEC §9a), per request, read once
+    /// when the plan is `recorded`.
+    recorded: Option<std::sync::Arc<Vec<crate::policy::recorded::RecordedCleared>>>,
 }
 
 /// See `Engine::idle_walk` (a lock: the verdicts are computed through `&self`).
@@ -199,6 +204,7 @@ struct View<'s> {
 impl<'s> Engine<'s> {
     pub fn new(s: &'s Session, policy: Policy, protector: Protector, forced_at: usize) -> Self {
         let api = policy.kind == PlanKind::Api;
+        let policy_kind = policy.kind;
         let idle_server = idle_server::may_run(&policy, s);
         Engine {
             s,
@@ -250,6 +256,8 @@ impl<'s> Engine<'s> {
             },
             cuts_done: 0,
             last_version: None,
+            recorded: (policy_kind == PlanKind::Recorded)
+                .then(|| crate::policy::recorded::recorded_cleared_all(s).into()),
         }
     }
 
@@ -417,7 +425,10 @@ impl<'s> Engine<'s> {
 
     /// Puts a clearing in force and lists it with those of its kind.
     fn clear_result(&mut self, r: usize, clearing: Clearing) {
-        let lasting = matches!(clearing.trigger, Trigger::Count | Trigger::Budget);
+        let lasting = matches!(
+            clearing.trigger,
+            Trigger::Count | Trigger::Budget | Trigger::Recorded
+        );
         self.set_clearing(r, Some(clearing));
         if lasting {
             self.lasting_list.push(r);
@@ -621,8 +632,14 @@ impl<'s> Engine<'s> {
         // list as new: (tokens, how many).
         let mut carried = turn_start.as_ref().map(|t| (t.saved, t.newly));
         let mut idle_server = None;
+        let mut recorded_applied = false;
         let (verdict, api) = match (kind, turn_start) {
             (_, Some(t)) => (t.verdict, None),
+            (Some(PlanKind::Recorded), None) => {
+                let (v, applied) = self.recorded(req);
+                recorded_applied = applied;
+                (v, None)
+            }
             (Some(PlanKind::IdleServer), None) => {
                 let (v, st) = self.idle_server(req);
                 idle_server = Some(st);
@@ -648,7 +665,8 @@ impl<'s> Engine<'s> {
             ),
         };
         self.api_step = api.clone();
-        self.idle_applied_prev = idle_server.as_ref().is_some_and(|i| i.applied);
+        self.idle_applied_prev =
+            idle_server.as_ref().is_some_and(|i| i.applied) || recorded_applied;
         self.idle_step = idle_server.clone();
         let trigger = verdict.trigger.unwrap_or(Trigger::Idle);
         let mut newly: Vec<usize> = Vec::new();
@@ -660,7 +678,11 @@ impl<'s> Engine<'s> {
             }
             let clearing = Clearing {
                 at: req.index,
-                trigger,
+                trigger: match reason {
+                    ClearReason::Recorded { server: true } => Trigger::RecordedServer,
+                    ClearReason::Recorded { server: false } => Trigger::Recorded,
+                    _ => trigger,
+                },
                 reason: *reason,
             };
             self.clear_result(r, clearing);
@@ -873,6 +895,7 @@ impl<'s> Engine<'s> {
             PlanKind::Budget => self.budget(req),
             PlanKind::IdleServer => self.idle_server(req).0,
             PlanKind::Api => self.api(req).0,
+            PlanKind::Recorded => self.recorded(req).0,
         }
     }
 }

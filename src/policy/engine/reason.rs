@@ -150,6 +150,8 @@ pub enum Note {
         prompt: Prompt,
         edits: Vec<EditNote>,
     },
+    /// `recorded` (SPEC §9a): what the records prove was cleared here.
+    Recorded(super::RecordedWhy),
 }
 
 /// Why a clearing was made (kept with it while it stays in force).
@@ -178,6 +180,10 @@ pub enum ClearReason {
         rank: Rank,
         keep: usize,
     },
+    /// `recorded` (SPEC §9a): a record proves the harness cleared it — a
+    /// budget writer's boundary, or (`server`) an applied server edit whose
+    /// ids idle-server's simulation names.
+    Recorded { server: bool },
     /// `clear_tool_uses`: the `nth` use of `of`, outside the last `keep`.
     Api {
         trigger: ApiTrigger,

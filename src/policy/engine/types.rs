@@ -39,6 +39,13 @@ pub enum Trigger {
     Budget,
     #[strum(serialize = "idle-server")]
     IdleServer,
+    /// Plan kind `recorded` (SPEC §15.3): the budget writer's boundary ids,
+    /// which stay in force over the view as budget's do.
+    Recorded,
+    /// Plan kind `recorded`: the ids of an applied server edit, in force at
+    /// its request only (as idle-server's, SPEC §13.S8).
+    #[strum(serialize = "recorded")]
+    RecordedServer,
     #[strum(serialize = "clear_tool_uses_20250919")]
     ClearToolUses,
     #[strum(serialize = "clear_thinking_20251015")]

@@ -570,3 +570,49 @@ fn an_explain_row_says_the_api_edits_beside_the_reason() {
         "empty result (0 chars) [edits here: sim 1 | rec 1]"
     );
 }
+
+/// SPEC §9a baseline, §15.5: the `recorded` plan's note and reasons in words.
+#[test]
+fn t9a_recorded_notes_say_what_the_records_prove() {
+    use crate::policy::engine::{RecordedEdit, RecordedWhy};
+    let why = |boundary_ids, added, edit| {
+        Note::Recorded(RecordedWhy {
+            boundary_ids,
+            added,
+            edit,
+        })
+        .to_string()
+    };
+    assert_eq!(why(0, 0, None), "recorded: no recorded clearing in force");
+    assert_eq!(
+        why(3, 3, None),
+        "recorded: 3 ids of the harness's microcompact boundaries in force (3 added here)"
+    );
+    assert_eq!(
+        why(1, 0, None),
+        "recorded: 1 id of the harness's microcompact boundaries in force"
+    );
+    let edit = |simulated| RecordedEdit {
+        cleared_tool_uses: 20,
+        cleared_input_tokens: 30_000,
+        simulated,
+    };
+    assert_eq!(
+        why(0, 0, Some(edit(Some(20)))),
+        "recorded: the server cleared 20 tool uses (30,000 tokens) as recorded, ids as idle-server's simulation names them"
+    );
+    assert_eq!(
+        why(2, 0, Some(edit(Some(19)))),
+        "recorded: 2 ids of the harness's microcompact boundaries in force; the server cleared 20 tool uses (30,000 tokens) as recorded, ids unknown (idle-server's simulation clears 19): its tokens counted as not sent"
+    );
+    assert!(why(0, 0, Some(edit(None))).contains("simulation applies nothing here"));
+    assert_eq!(
+        ClearReason::Recorded { server: false }.to_string(),
+        "recorded: a microcompact boundary of the harness names it"
+    );
+    assert!(
+        ClearReason::Recorded { server: true }
+            .to_string()
+            .starts_with("recorded: the server's applied clear_tool_uses edit")
+    );
+}

@@ -156,6 +156,17 @@ impl SessionView {
         if p.kind == PlanKind::Api {
             return self.api_groups();
         }
+        if p.kind == PlanKind::Recorded {
+            // The baseline reads no parameter (SPEC §15.3): none is shown.
+            return vec![
+                vec![
+                    plain("plan "),
+                    self.marked("kind", p.kind.name().into()),
+                    plain(format!(" ({})", p.preset_name())),
+                ],
+                vec![plain("what the records prove the harness cleared")],
+            ];
+        }
         // Under auto, the kind it chose at K.
         let chosen = if p.kind == PlanKind::Auto && self.plan.request.index > 0 {
             format!(" → {}", self.plan.step.kind.map_or("none", |k| k.name()))

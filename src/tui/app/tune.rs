@@ -137,6 +137,15 @@ impl SessionView {
                 }
                 Some(kind) => {
                     self.tune(|p| {
+                        if kind == PlanKind::Recorded {
+                            // The api preset's baseline keeps delivery server,
+                            // every other preset's rewrite (SPEC §15.3).
+                            if p.kind != PlanKind::Api {
+                                p.delivery = Delivery::Rewrite;
+                            }
+                            p.kind = kind;
+                            return None;
+                        }
                         p.kind = kind;
                         if kind == PlanKind::IdleServer {
                             p.delivery = Delivery::Server;
@@ -191,7 +200,7 @@ impl SessionView {
 }
 
 /// `p`: claude auto → idle → idle-server → forced → size → count → budget →
-/// auto; qwen the same without idle-server and budget (SPEC §5, §13.S).
+/// recorded → auto; qwen the same without idle-server and budget (SPEC §15.3).
 pub fn next_kind(kind: PlanKind, preset: Harness) -> PlanKind {
     match kind {
         PlanKind::Auto => PlanKind::Idle,
@@ -200,8 +209,8 @@ pub fn next_kind(kind: PlanKind, preset: Harness) -> PlanKind {
         PlanKind::Forced => PlanKind::Size,
         PlanKind::Size => PlanKind::Count,
         PlanKind::Count if preset == Harness::Claude => PlanKind::Budget,
-        PlanKind::Count | PlanKind::Budget => PlanKind::Auto,
-        // The api preset has one kind (SPEC §5).
-        PlanKind::Api => PlanKind::Api,
+        // Every cycle ends with the baseline (SPEC §15.3).
+        PlanKind::Count | PlanKind::Budget | PlanKind::Api => PlanKind::Recorded,
+        PlanKind::Recorded => PlanKind::Auto,
     }
 }

@@ -34,20 +34,29 @@ impl SessionView {
             Action::FirstRequest if n > 0 => self.step_to(1),
             Action::LastRequest => self.step_to(n),
             // Through every kind in the table's order (auto → idle → idle-server → forced → size →
-            // count), back to the first.
+            // count → budget → recorded), back to the first.
+            // The api preset: api → recorded → api (SPEC §15.3); its recorded
+            // keeps delivery server, which tells it from the other presets'.
             Action::CyclePlan => self.tune(|p| {
                 if p.kind == PlanKind::Api {
-                    return Some(
-                        "the api preset runs one plan kind, api: tune its edits with +/- (keep) or --api-edit"
-                            .into(),
-                    );
+                    p.kind = PlanKind::Recorded;
+                    return Some("recorded: what the transcript proves the harness cleared".into());
+                }
+                if p.kind == PlanKind::Recorded && p.delivery == Delivery::Server {
+                    p.kind = PlanKind::Api;
+                    return None;
                 }
                 p.kind = next_kind(p.kind, p.preset);
+                if p.kind == PlanKind::Recorded {
+                    return Some("recorded: what the transcript proves the harness cleared".into());
+                }
                 // idle-server's edit is applied by the server (SPEC §13.S);
                 // the kind after it goes back to rewrite.
                 if p.kind == PlanKind::IdleServer {
                     p.delivery = Delivery::Server;
-                    return Some("idle-server: the server applies the edit (delivery server)".into());
+                    return Some(
+                        "idle-server: the server applies the edit (delivery server)".into(),
+                    );
                 }
                 if p.delivery == Delivery::Server {
                     p.delivery = Delivery::Rewrite;
@@ -74,7 +83,9 @@ impl SessionView {
                         Delivery::Rewrite => Delivery::CacheEdits,
                         Delivery::CacheEdits => Delivery::Rewrite,
                         Delivery::Server => {
-                            return Some("the server makes these edits (delivery server only)".into());
+                            return Some(
+                                "the server makes these edits (delivery server only)".into(),
+                            );
                         }
                     };
                     None
@@ -92,7 +103,9 @@ impl SessionView {
                         };
                         None
                     }
-                    None => Some("no clear_tool_uses edit to tune (add one with --api-edit)".into()),
+                    None => {
+                        Some("no clear_tool_uses edit to tune (add one with --api-edit)".into())
+                    }
                 })
             }
             Action::KeepMore => {

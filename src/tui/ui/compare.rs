@@ -282,20 +282,32 @@ pub fn compact_settings(rows: &[crate::compare::Row]) -> Vec<String> {
                 .then(|| p.delivery.name().to_string()),
         ]
     };
-    let all: Vec<[Option<String>; 7]> = rows.iter().map(|r| words(&r.params)).collect();
+    // The baseline is named in words (SPEC §9a), and varies nothing.
+    let all: Vec<[Option<String>; 7]> = rows
+        .iter()
+        .filter(|r| !r.baseline)
+        .map(|r| words(&r.params))
+        .collect();
     // How often each parameter changes from a row to the next.
     let changes: Vec<usize> = (0..KEYS.len())
         .map(|j| all.windows(2).filter(|w| w[0][j] != w[1][j]).count())
         .collect();
     let mut order: Vec<usize> = (0..KEYS.len()).collect();
     order.sort_by_key(|&j| std::cmp::Reverse(changes[j]));
-    all.iter()
-        .map(|w| {
-            order
-                .iter()
-                .filter_map(|&j| w[j].as_deref())
-                .collect::<Vec<_>>()
-                .join(" ")
+    let mut settings = all.iter().map(|w| {
+        order
+            .iter()
+            .filter_map(|&j| w[j].as_deref())
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    rows.iter()
+        .map(|r| {
+            if r.baseline {
+                "recorded: what happened".to_string()
+            } else {
+                settings.next().unwrap_or_default()
+            }
         })
         .collect()
 }

@@ -1,0 +1,141 @@
+//! `recorded` in the engine (SPEC §9a "The baseline row", §15.3–§15.5): the
+//! cleared set at request k is taken from the records, not simulated — the
+//! budget writer's boundary ids in force in k's view (in force over the view,
+//! as budget's clearings are), plus the ids of k's applied
+//! `clear_tool_uses_20250919` edit as idle-server's simulation with the
+//! version's defaults names them, when its count agrees with the record's
+//! `cleared_tool_uses` (in force at k only, as the server's are). Recorded
+//! cuts are facts in every plan (`gone`), never part of this set (§15.4).
+
+use super::*;
+
+/// An applied server edit at a request, as the baseline read it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecordedEdit {
+    /// The record's `cleared_tool_uses` and `cleared_input_tokens`.
+    pub cleared_tool_uses: u64,
+    pub cleared_input_tokens: u64,
+    /// idle-server's whole set at k with the version's defaults (None: it
+    /// applied nothing there).
+    pub simulated: Option<usize>,
+}
+
+impl RecordedEdit {
+    /// Whether the simulation names the record's ids (its count agrees).
+    pub fn ids_known(&self) -> bool {
+        self.simulated
+            .is_some_and(|n| n as u64 == self.cleared_tool_uses)
+    }
+}
+
+/// What `recorded` read at a request (its note).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecordedWhy {
+    /// The budget writer's boundary ids in force in k's view, and how many of
+    /// them a record attached to k added.
+    pub boundary_ids: usize,
+    pub added: usize,
+    /// k's applied server edit that cleared tool uses.
+    pub edit: Option<RecordedEdit>,
+}
+
+/// The tokens a `recorded` step keeps out of the wire without knowing which
+/// results they are: the recorded `cleared_input_tokens` of an applied edit
+/// whose ids are unknown (SPEC §15.5: the baseline's `in_wire_tokens[k]` there).
+pub fn unattributed_tokens(note: &Note) -> u64 {
+    match note {
+        Note::Recorded(RecordedWhy { edit: Some(e), .. }) if !e.ids_known() => {
+            e.cleared_input_tokens
+        }
+        _ => 0,
+    }
+}
+
+impl Engine<'_> {
+    /// `recorded` at `req`: the verdict, and whether idle-server's simulation
+    /// applied here (what its S6 reads at the next request).
+    pub(super) fn recorded(&self, req: &Request) -> (Verdict, bool) {
+        let Some(facts) = self.recorded.as_deref() else {
+            return (Verdict::none(Note::NotRun("")), false);
+        };
+        let rc = &facts[req.index - 1];
+        let in_view = |r: usize| {
+            self.view
+                .cands
+                .get(self.pos_of[r])
+                .is_some_and(|c| c.result == r)
+        };
+        let mut clear: Vec<(usize, ClearReason)> = Vec::new();
+        for &r in &rc.results {
+            if in_view(r) && !self.gone(r) && self.cleared[r].is_none() {
+                clear.push((self.pos_of[r], ClearReason::Recorded { server: false }));
+            }
+        }
+        let mut applied = false;
+        let mut edit = None;
+        let mut edit_fired = false;
+        if let Some((uses, tokens)) = rc.edit.filter(|&(uses, _)| uses > 0) {
+            let (v, st) = self.idle_server(req);
+            applied = st.applied;
+            let e = RecordedEdit {
+                cleared_tool_uses: uses,
+                cleared_input_tokens: tokens,
+                simulated: st.applied.then_some(st.cleared_tool_uses),
+            };
+            if e.ids_known() {
+                for (pos, _) in v.clear {
+                    let r = self.view.cands[pos].result;
+                    if self.cleared[r].is_none() && !clear.iter().any(|&(p, _)| p == pos) {
+                        clear.push((pos, ClearReason::Recorded { server: true }));
+                    }
+                }
+            }
+            // The first request of a run of server clearings adds its ids.
+            let prev = (req.index >= 2)
+                .then(|| &facts[req.index - 2])
+                .filter(|_| self.s.requests[req.index - 2].segment == req.segment);
+            edit_fired = !prev.is_some_and(|p| p.edit_cleared());
+            edit = Some(e);
+        }
+        clear.sort_unstable_by_key(|&(p, _)| p);
+        let mut v = Verdict::none(Note::Recorded(RecordedWhy {
+            boundary_ids: rc.ids.len(),
+            added: rc.added,
+            edit,
+        }));
+        v.trigger = (rc.added > 0 || edit_fired).then_some(Trigger::Recorded);
+        v.clear = clear;
+        (v, applied)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SPEC §15.5: an applied edit's ids are known when idle-server's whole
+    /// set has the record's count; otherwise its recorded tokens are kept out
+    /// of the wire without ids.
+    #[test]
+    fn t15_5_unknown_ids_keep_the_recorded_tokens_out() {
+        let edit = |simulated| RecordedEdit {
+            cleared_tool_uses: 20,
+            cleared_input_tokens: 30_000,
+            simulated,
+        };
+        let note = |e| {
+            Note::Recorded(RecordedWhy {
+                boundary_ids: 0,
+                added: 0,
+                edit: Some(e),
+            })
+        };
+        assert!(edit(Some(20)).ids_known());
+        assert_eq!(unattributed_tokens(&note(edit(Some(20)))), 0);
+        for e in [edit(Some(19)), edit(None)] {
+            assert!(!e.ids_known());
+            assert_eq!(unattributed_tokens(&note(e)), 30_000);
+        }
+        assert_eq!(unattributed_tokens(&Note::NoRequests), 0);
+    }
+}
