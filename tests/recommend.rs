@@ -39,8 +39,14 @@ fn json_of(args: &[&str]) -> Value {
     serde_json::from_str(&text_of(&a)).unwrap()
 }
 
-fn rows(v: &Value) -> &Vec<Value> {
-    v["rows"].as_array().unwrap()
+/// The setting rows: after the baseline, which leads every comparison (SPEC
+/// §9a) and is checked here to be row 0. Indices into this slice are one less
+/// than JSON's `rows` (and `recommended`, `same_as`, the text's row numbers).
+fn rows(v: &Value) -> &[Value] {
+    let all = v["rows"].as_array().unwrap();
+    assert_eq!(all[0]["baseline"], true, "{v}");
+    assert_eq!(all[0]["same_as"], Value::Null);
+    &all[1..]
 }
 
 const NONE: &str = "no clearing recommended: no setting you can use saves money here";
@@ -79,7 +85,7 @@ fn spec_9a_recommendation_a_net_cost_grid_recommends_nothing() {
     let line = text.lines().find(|l| l.contains(NONE)).expect(&text);
     assert!(
         line.contains(
-            "the cheapest row, 0 (claude idle keep 1 gap 5m, remote_flag), has Δ 0.000000 USD"
+            "the cheapest row, 1 (claude idle keep 1 gap 5m, remote_flag), has Δ 0.000000 USD"
         ),
         "{line}"
     );
@@ -111,7 +117,7 @@ fn spec_9a_recommendation_never_an_internal_setting() {
     assert_eq!(rows[0]["policy"]["delivery"], "cache-edits");
     assert_eq!(rows[0]["availability"], "internal");
     assert_eq!(rows[0]["knob"], Value::Null);
-    let rec = v["recommended"].as_u64().unwrap() as usize;
+    let rec = v["recommended"].as_u64().unwrap() as usize - 1;
     assert_eq!(rec, 1);
     assert_eq!(rows[rec]["policy"]["kind"], "idle");
     assert_eq!(rows[rec]["availability"], "remote_flag");
@@ -126,7 +132,7 @@ fn spec_9a_recommendation_never_an_internal_setting() {
     }
     let text = text_of(&args);
     assert!(
-        text.contains("Recommended: row 1 (claude idle keep 1 gap 60m, remote_flag)"),
+        text.contains("Recommended: row 2 (claude idle keep 1 gap 60m, remote_flag)"),
         "{text}"
     );
     assert!(
@@ -168,12 +174,12 @@ fn spec_15_15_identical_gaps_are_one_group() {
     let same: Vec<Value> = rows.iter().map(|r| r["same_as"].clone()).collect();
     // 30, 45 and 60 fire at the 75.5-minute pause; 90 never fires.
     assert_eq!(gaps, vec![30.0, 45.0, 60.0, 90.0]);
-    assert_eq!(same, vec![json!(null), json!(0), json!(0), json!(null)]);
+    assert_eq!(same, vec![json!(null), json!(1), json!(1), json!(null)]);
     let text = text_of(&args);
     let group: Vec<&str> = text.lines().filter(|l| l.contains("identical")).collect();
     assert_eq!(group.len(), 1, "{text}");
     assert!(
-        group[0].contains("0–2* ")
+        group[0].contains("1–3* ")
             && group[0].contains("claude idle keep 1 gap 30–60 min: identical"),
         "{text}"
     );
@@ -183,7 +189,7 @@ fn spec_15_15_identical_gaps_are_one_group() {
         .filter(|l| l.contains("claude idle") && !l.starts_with("Recommended"))
         .collect();
     assert_eq!(table.len(), 2, "{text}");
-    assert!(table[1].trim_start().starts_with("3 "), "{text}");
+    assert!(table[1].trim_start().starts_with("4 "), "{text}");
 }
 
 /// Copies `files` (path under the repository, name in the folder) into a
@@ -312,7 +318,7 @@ fn spec_15_15_qwen_knob_values() {
     assert_eq!(find("forced", 1)["availability"], "user");
     assert_eq!(find("forced", 1)["knob"], Value::Null);
     // The recommendation is a user row that fires and saves.
-    let rec = &rows(&v)[v["recommended"].as_u64().expect("a recommendation") as usize];
+    let rec = &rows(&v)[v["recommended"].as_u64().expect("a recommendation") as usize - 1];
     assert_eq!(rec["availability"], "user");
     assert!(rec["fires"].as_u64().unwrap() > 0);
     assert!(rec["delta_usd"].as_f64().unwrap() < 0.0);
@@ -367,16 +373,16 @@ fn spec_9a_gaps_30_to_90_minutes_are_one_line() {
     let same: Vec<Value> = rows.iter().map(|r| r["same_as"].clone()).collect();
     assert_eq!(
         same,
-        vec![json!(null), json!(0), json!(0), json!(0), json!(null)]
+        vec![json!(null), json!(1), json!(1), json!(1), json!(null)]
     );
     let text = text_of(&args);
     let lines: Vec<&str> = text.lines().filter(|l| l.contains("claude idle")).collect();
     assert!(
-        lines[0].contains("0–3* ")
+        lines[0].contains("1–4* ")
             && lines[0].contains("claude idle keep 1 gap 30–90 min: identical"),
         "{text}"
     );
     // Rows 1–3 have no line of their own; row 4 has.
-    assert!(lines[1].trim_start().starts_with("4 "), "{text}");
-    assert_eq!(v["recommended"], 0);
+    assert!(lines[1].trim_start().starts_with("5 "), "{text}");
+    assert_eq!(v["recommended"], 1);
 }

@@ -152,11 +152,19 @@ fn c_opens_the_compare_panel_with_the_rows_of_mcscope_compare() {
             .iter()
             .any(|l| l.contains("recommended: row 1 (claude idle keep 1 gap 5m)"))
     );
-    // SPEC §9a: who can set the selected row.
+    // SPEC §9a: who can set the selected row: the baseline is no setting;
+    // the next row is the harness's remote flags.
+    assert!(
+        lines.iter().any(|l| l.contains("row 0: what happened")),
+        "{}",
+        lines.join("\n")
+    );
+    key(&mut a, KeyCode::Down);
+    let lines = screen(&a, 160, 50);
     assert!(
         lines
             .iter()
-            .any(|l| l.contains("row 0: remote_flag: the harness decides it by remote flags")),
+            .any(|l| l.contains("row 1: remote_flag: the harness decides it by remote flags")),
         "{}",
         lines.join("\n")
     );
@@ -425,9 +433,12 @@ fn at_80x24_the_panel_keeps_the_settings_readable_on_a_qwen_session() {
         .collect();
     assert!(shown.len() >= 10, "{all}");
     // SPEC §9a, §15.15: a qwen row is the user's, with the keys to set.
+    assert!(all.contains("row 0: what happened"), "{all}");
+    key(&mut a, KeyCode::Down);
+    let moved = screen(&a, 80, 24).join("\n");
     assert!(
-        all.contains("row 0: user: you can set it — set toolResultsThresholdMinutes=5"),
-        "{all}"
+        moved.contains("row 1: user: you can set it — set toolResultsThresholdMinutes=5"),
+        "{moved}"
     );
     // The figures are the CLI's; the setting is the CLI's in short (`keep 1`
     // → `k1`, `gap 5m` → `g5m`), what varies first.
@@ -495,4 +506,35 @@ fn at_60_columns_no_two_rows_of_the_panel_look_alike() {
     assert_eq!(distinct.len(), rows.len(), "{all}");
     // The legend of the short form is on the panel.
     assert!(all.contains("k=keep g=gap"), "{all}");
+}
+
+/// SPEC §9a: the panel, like the CLI's text, shows the caveats of every kind
+/// in the table under it (here the demo's idle rows' remote flag and count's
+/// internal builds), where the screen has room.
+#[test]
+fn the_panel_lists_the_caveats_of_the_table() {
+    let mut a = app(DEMO, None);
+    press(&mut a, 'c');
+    a.view_mut().unwrap().compare.wait();
+    let text = mcscope(&["compare", DEMO]);
+    let lines = screen(&a, 200, 60);
+    // Every id of the table, as the CLI prints them.
+    let all = lines.join("\n");
+    for id in ["claude_idle_flag", "claude_cached_internal"] {
+        assert!(text.contains(&format!("caveat {id}: ")), "{text}");
+        assert!(all.contains(id), "{id}:\n{all}");
+    }
+    assert!(all.contains("caveats of the table: "), "{all}");
+    // The selected row's in full: row 1 is idle (remote flag).
+    key(&mut a, KeyCode::Down);
+    let lines = screen(&a, 200, 60);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("caveat claude_idle_flag: Claude Code's time-based")),
+        "{}",
+        lines.join("\n")
+    );
+    // The keys stay on the last line of the panel.
+    assert!(lines.iter().any(|l| l.contains("↑/↓ select")));
 }

@@ -274,7 +274,8 @@ mod tests {
                 "size",
                 "count",
                 "budget",
-                "api"
+                "api",
+                "recorded"
             ]
         );
         let sides: Vec<&str> = Side::value_variants().iter().map(|&s| s.into()).collect();

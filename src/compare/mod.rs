@@ -536,12 +536,6 @@ mod tests {
         r
     }
 
-    fn keeps(rows: &[Row]) -> Vec<u32> {
-        rows.iter()
-            .map(|r| r.params.keep_recent.unwrap_or(0))
-            .collect()
-    }
-
     #[test]
     fn api_lists_make_their_cross_product_for_claude_shaped_sessions_only() {
         let lists = Lists {

@@ -38,10 +38,13 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
     let inner = block.inner(r);
     f.render_widget(block, r);
     let p = &v.compare;
+    // SPEC §9a: the caveats of the table under it, when the panel has room.
+    let roomy = inner.height >= 40;
+    let foot_height = if roomy { 8 } else { 3 };
     let [status, table, foot] = Layout::vertical([
         Constraint::Length(3),
         Constraint::Min(1),
-        Constraint::Length(3),
+        Constraint::Length(foot_height),
     ])
     .areas(inner);
     let keys =
@@ -230,6 +233,11 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
     let selected = order.get(p.selected).map_or(String::new(), |&i| {
         let r = &c.rows[i];
         let knob = crate::compare::avail::knob_words(&r.knob);
+        if r.baseline {
+            return format!(
+                "row {i}: what happened — the clearing the transcript's records prove, not a setting"
+            );
+        }
         format!(
             "row {i}: {}{}",
             r.availability.map_or("-", |a| a.words()),
@@ -240,13 +248,49 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
             }
         )
     });
+    let [notes, keys_line] =
+        Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(foot);
+    let mut lines = vec![
+        Line::styled(rec, theme.fg(Color::Green)),
+        Line::from(selected),
+    ];
+    // The caveats (SPEC §9a: every kind's in the table, as the CLI prints
+    // them): the selected row's whole, then every id of the table.
+    if let Some(r) = order
+        .get(p.selected)
+        .map(|&i| &c.rows[i])
+        .filter(|r| roomy && !r.baseline)
+    {
+        let policy = r
+            .params
+            .apply(&crate::policy::Policy::preset(r.params.preset));
+        for cv in crate::caveats::caveats(&policy, &[policy.kind], &[]) {
+            lines.push(Line::styled(
+                format!("caveat {}: {}", cv.id, crate::sanitize::line(&cv.text)),
+                theme.fg(Color::DarkGray),
+            ));
+        }
+    }
+    if !c.caveats.is_empty() {
+        let ids: Vec<&str> = c.caveats.iter().map(|(id, _)| id.as_str()).collect();
+        lines.push(Line::styled(
+            format!(
+                "caveats of the table: {} (mcscope compare prints each in full)",
+                ids.join(", ")
+            ),
+            theme.fg(Color::DarkGray),
+        ));
+    }
+    // A small panel keeps one line each (the recommendation and the row).
+    let notes_text = if roomy {
+        Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false })
+    } else {
+        Paragraph::new(lines)
+    };
+    f.render_widget(notes_text, notes);
     f.render_widget(
-        Paragraph::new(vec![
-            Line::styled(rec, theme.fg(Color::Green)),
-            Line::from(selected),
-            Line::styled(keys, theme.fg(Color::DarkGray)),
-        ]),
-        foot,
+        Paragraph::new(Line::styled(keys, theme.fg(Color::DarkGray))),
+        keys_line,
     );
 }
 
