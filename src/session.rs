@@ -356,6 +356,26 @@ pub struct Request {
 }
 
 impl Request {
+    /// Request `index` over no messages: no response, no time, a turn start
+    /// (the plan of a session without requests, and a base for tests).
+    pub fn empty(index: usize) -> Request {
+        Request {
+            index,
+            response: None,
+            view_start: 0,
+            end: 0,
+            segment: 0,
+            at: None,
+            now_ms: None,
+            gap_minutes: None,
+            begins_turn: true,
+            send: None,
+            version: None,
+            entrypoint: None,
+            dead: Vec::new(),
+        }
+    }
+
     /// Whether message `m` sits on a dead branch at this request.
     pub fn is_dead(&self, m: usize) -> bool {
         self.dead.iter().any(|r| r.contains(&m))

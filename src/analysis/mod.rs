@@ -275,21 +275,7 @@ impl PlanAt {
     /// The plan of a session without requests: nothing to send, nothing cleared.
     pub fn empty() -> PlanAt {
         PlanAt {
-            request: Request {
-                index: 0,
-                response: None,
-                view_start: 0,
-                end: 0,
-                segment: 0,
-                at: None,
-                now_ms: None,
-                gap_minutes: None,
-                begins_turn: true,
-                send: None,
-                version: None,
-                dead: Vec::new(),
-                entrypoint: None,
-            },
+            request: Request::empty(0),
             step: Step {
                 index: 0,
                 kind: None,

@@ -193,19 +193,9 @@ mod tests {
             crate::session::Format::ClaudeJsonl,
         );
         s.requests.push(crate::session::Request {
-            index: 1,
-            response: None,
-            view_start: 0,
-            end: 0,
-            segment: 0,
-            at: None,
-            now_ms: None,
-            gap_minutes: None,
-            begins_turn: true,
-            send: None,
             version: Some(version.into()),
             entrypoint: Some("cli".into()),
-            dead: Vec::new(),
+            ..crate::session::Request::empty(1)
         });
         s
     }

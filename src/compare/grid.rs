@@ -229,11 +229,12 @@ impl Params {
         }
     }
 
-    /// The baseline (SPEC §9a): plan kind `recorded`, no parameter.
-    pub fn baseline(preset: Harness) -> Params {
+    /// Plan kind `kind` of `preset` with no parameter given, delivered by
+    /// rewrite.
+    pub fn of_kind(preset: Harness, kind: PlanKind) -> Params {
         Params {
             preset,
-            kind: PlanKind::Recorded,
+            kind,
             keep_recent: None,
             gap_minutes: None,
             size_threshold: None,
@@ -242,6 +243,11 @@ impl Params {
             api_trigger: None,
             api_keep: None,
         }
+    }
+
+    /// The baseline (SPEC §9a): plan kind `recorded`, no parameter.
+    pub fn baseline(preset: Harness) -> Params {
+        Params::of_kind(preset, PlanKind::Recorded)
     }
 
     /// The session's policy with this setting's parameters.

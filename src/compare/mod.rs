@@ -517,15 +517,8 @@ mod tests {
 
     fn row(i: usize, usd: Option<f64>, later: u64, not_sent: u64) -> Row {
         let mut r = Row::new(Params {
-            preset: Harness::Claude,
-            kind: PlanKind::Idle,
             keep_recent: Some(i as u32),
-            gap_minutes: None,
-            size_threshold: None,
-            trigger: None,
-            delivery: Delivery::Rewrite,
-            api_trigger: None,
-            api_keep: None,
+            ..Params::of_kind(Harness::Claude, PlanKind::Idle)
         });
         r.totals = Totals {
             later_used: later,

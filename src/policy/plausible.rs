@@ -88,19 +88,9 @@ mod tests {
 
     fn req(version: Option<&str>, entrypoint: Option<&str>) -> Request {
         Request {
-            index: 1,
-            response: None,
-            view_start: 0,
-            end: 0,
-            segment: 0,
-            at: None,
-            now_ms: None,
-            gap_minutes: None,
-            begins_turn: true,
-            send: None,
             version: version.map(str::to_string),
             entrypoint: entrypoint.map(str::to_string),
-            dead: Vec::new(),
+            ..Request::empty(1)
         }
     }
 

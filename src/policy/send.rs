@@ -53,18 +53,7 @@ mod tests {
 
     fn req(kind: Option<SendKind>, after_goal: bool, begins_turn: bool) -> Request {
         Request {
-            index: 1,
-            response: None,
-            view_start: 0,
-            end: 0,
-            segment: 0,
-            at: None,
-            now_ms: None,
-            gap_minutes: None,
             begins_turn,
-            version: None,
-            dead: Vec::new(),
-            entrypoint: None,
             send: kind.map(|kind| Send {
                 kind,
                 after_goal,
@@ -72,6 +61,7 @@ mod tests {
                 process: 0,
                 note: None,
             }),
+            ..Request::empty(1)
         }
     }
 

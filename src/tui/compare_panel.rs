@@ -430,21 +430,14 @@ impl ComparePanel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{Delivery, PlanKind};
+    use crate::policy::PlanKind;
     use crate::session::Harness;
     use crate::totals::Totals;
 
     fn row(keep: u32, fires: u64, usd: Option<f64>) -> Row {
         let mut r = Row::new(compare::Params {
-            preset: Harness::Claude,
-            kind: PlanKind::Idle,
             keep_recent: Some(keep),
-            gap_minutes: None,
-            size_threshold: None,
-            trigger: None,
-            delivery: Delivery::Rewrite,
-            api_trigger: None,
-            api_keep: None,
+            ..compare::Params::of_kind(Harness::Claude, PlanKind::Idle)
         });
         r.totals = Totals {
             fires,
