@@ -600,6 +600,18 @@ impl Session {
         range_by_msg(&self.results, |r| r.msg, start, end)
     }
 
+    /// The end of `results_in(_, end)` found by walking on from `from`, an
+    /// index no further than it: a view that grows request by request pays
+    /// for its new results only (no search over the whole session).
+    pub fn results_end_from(&self, from: usize, end: usize) -> usize {
+        walk_by_msg(&self.results, |r| r.msg, from, end)
+    }
+
+    /// The same for `calls_in`.
+    pub fn calls_end_from(&self, from: usize, end: usize) -> usize {
+        walk_by_msg(&self.calls, |c| c.msg, from, end)
+    }
+
     /// Index range into `calls` of the calls in messages `start..end`.
     pub fn calls_in(&self, start: usize, end: usize) -> std::ops::Range<usize> {
         range_by_msg(&self.calls, |c| c.msg, start, end)
@@ -632,6 +644,14 @@ impl Session {
 }
 
 /// Items are stored in message order, so a view is a contiguous range.
+fn walk_by_msg<T>(items: &[T], msg: impl Fn(&T) -> usize, from: usize, end: usize) -> usize {
+    let mut i = from.min(items.len());
+    while i < items.len() && msg(&items[i]) < end {
+        i += 1;
+    }
+    i
+}
+
 fn range_by_msg<T>(
     items: &[T],
     msg: impl Fn(&T) -> usize,

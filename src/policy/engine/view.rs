@@ -8,9 +8,11 @@ impl<'s> Engine<'s> {
     /// candidates whose id gained a call again (rare: a reused id).
     pub(super) fn sync_view(&mut self, req: &Request) {
         let s = self.s;
-        let calls = s.calls_in(req.view_start, req.end);
+        // The view grows: walk on from where it ended (its start was searched
+        // for once, when it began).
+        let calls_end = s.calls_end_from(self.view.calls_end, req.end);
         let mut dirty: Vec<&'s str> = Vec::new();
-        for c in self.view.calls_end..calls.end {
+        for c in self.view.calls_end..calls_end {
             let call = &s.calls[c];
             let entry = self.view.by_id.entry(call.id.as_str()).or_default();
             entry.push(c);
@@ -25,7 +27,7 @@ impl<'s> Engine<'s> {
                 self.view.compactable_call_ix.push(c);
             }
         }
-        self.view.calls_end = calls.end;
+        self.view.calls_end = calls_end;
         for (i, m) in s.messages[..req.end]
             .iter()
             .enumerate()
@@ -41,9 +43,9 @@ impl<'s> Engine<'s> {
             }
         }
         self.view.msgs_end = self.view.msgs_end.max(req.end);
-        let results = s.results_in(req.view_start, req.end);
+        let results_end = s.results_end_from(self.view.results_end, req.end);
         let mut unsorted = false;
-        for r in self.view.results_end..results.end {
+        for r in self.view.results_end..results_end {
             let (key, cand) = self.make_candidate(r);
             self.set_base(&cand);
             self.pos_of[r] = self.view.cands.len();
@@ -53,7 +55,7 @@ impl<'s> Engine<'s> {
             self.view.cands.push(cand);
             self.size_index_pos(self.view.cands.len() - 1);
         }
-        self.view.results_end = results.end;
+        self.view.results_end = results_end;
         if !dirty.is_empty() {
             for i in 0..self.view.cands.len() {
                 let r = self.view.cands[i].result;
@@ -114,7 +116,12 @@ impl<'s> Engine<'s> {
             None => !req.begins_turn,
         };
         if let Some(m) = last_user.filter(|_| continues) {
-            let mine = s.results_in(m, m + 1);
+            // The request's last message: its results end the view's.
+            let mut start = results_end;
+            while start > 0 && s.results[start - 1].msg >= m {
+                start -= 1;
+            }
+            let mine = start..results_end;
             // The message's results are among the newest: look from the end.
             for (p, c) in self.view.cands.iter_mut().enumerate().rev() {
                 if mine.contains(&c.result) {
