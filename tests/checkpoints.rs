@@ -303,11 +303,13 @@ each_kind!(MULTI_TURN_KINDS, agree_across_turns:
 );
 
 fn agree_across_turns(kind: PlanKind) {
-    // Four turns of 90 calls with idle pauses, a compaction after the second:
+    // Four turns of 90 calls with idle pauses, a compaction after the third:
     // the engine starts at the last turn start (or the boundary) before k, and
-    // cache edits accumulate across the two turns of each side of the boundary.
-    // (Six turns, a compaction after the fourth, asserted no more and took
-    // twice the time: the count-like kinds replay from the boundary.)
+    // cache edits accumulate across the three turns before the boundary. (Six
+    // turns with the compaction after the fourth failed, kind for kind, under
+    // the same resume that skips a request, and took about three times as
+    // long: the count-like kinds replay from the boundary. With the compaction
+    // after the second, `size` no longer caught that broken resume.)
     let dir = tempfile::tempdir().unwrap();
     let mut c = Claude::default();
     for t in 0..4 {
