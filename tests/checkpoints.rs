@@ -68,14 +68,21 @@ fn with_checkpoints(setup: &Setup) -> Setup {
 }
 
 /// Plans `ks` in order on a setup with checkpoints and on one without, and
-/// asserts they agree; returns how many states were saved at the end.
+/// asserts they agree; returns how many states were saved at the end. The
+/// replayed reference is computed once per request (a sweep back and one forth
+/// ask for the same request twice); the resumed side is planned every time, in
+/// order, since that order is what the saved states see.
 fn agree(off: &Setup, on: &Setup, ks: &[usize]) -> usize {
+    let mut replayed: std::collections::HashMap<usize, String> = Default::default();
     for &k in ks {
-        let (p0, i0) = analysis::plan_and_inputs(off, k).unwrap();
+        let want = replayed.entry(k).or_insert_with(|| {
+            let (p0, i0) = analysis::plan_and_inputs(off, k).unwrap();
+            seen(&p0, &i0)
+        });
         let (p1, i1) = analysis::plan_and_inputs(on, k).unwrap();
         assert_eq!(
-            seen(&p1, &i1),
-            seen(&p0, &i0),
+            &seen(&p1, &i1),
+            want,
             "plan at request {k} under {:?} differs when resumed from a saved state",
             off.policy.kind
         );
@@ -102,28 +109,68 @@ fn script(n: usize) -> Vec<usize> {
     ks
 }
 
+/// One test per plan kind (`PlanKind::ALL`, checked below), so that the
+/// harness runs the kinds on every core: a replay over a long view in a debug
+/// build is what the time of this file goes to.
+macro_rules! each_kind {
+    ($list:ident, $check:ident: $($kind:ident => $name:ident),* $(,)?) => {
+        const $list: &[PlanKind] = &[$(PlanKind::$kind),*];
+        $(
+            #[test]
+            fn $name() {
+                $check(PlanKind::$kind);
+            }
+        )*
+    };
+}
+
+each_kind!(EVERY_KIND, resumed_equals_replayed:
+    Auto => resumed_plans_equal_replayed_plans_under_auto,
+    Idle => resumed_plans_equal_replayed_plans_under_idle,
+    IdleServer => resumed_plans_equal_replayed_plans_under_idle_server,
+    Forced => resumed_plans_equal_replayed_plans_under_forced,
+    Size => resumed_plans_equal_replayed_plans_under_size,
+    Count => resumed_plans_equal_replayed_plans_under_count,
+    Budget => resumed_plans_equal_replayed_plans_under_budget,
+);
+
 #[test]
-fn resumed_plans_equal_replayed_plans_under_every_plan_kind() {
+fn the_per_kind_tests_name_every_plan_kind() {
+    assert_eq!(EVERY_KIND, PlanKind::ALL);
+    assert_eq!(QWEN_KINDS, PlanKind::ALL);
+    assert_eq!(MULTI_TURN_KINDS, PlanKind::ALL);
+}
+
+/// Resumed plans equal replayed plans under every plan kind (one test each,
+/// above): a 400-call turn, stepped back, jumped and stepped forth.
+fn resumed_equals_replayed(kind: PlanKind) {
     let dir = tempfile::tempdir().unwrap();
     let path = long_turn(dir.path(), 400);
     let base = common::setup(&path, Opts::default());
     let n = base.last_request();
     assert!(n > 400, "one request per call: {n}");
-    for kind in PlanKind::ALL {
-        let mut off = base.clone();
-        off.policy.kind = kind;
-        off.policy.keep_recent = Some(3);
-        let on = with_checkpoints(&off);
-        let saved = agree(&off, &on, &script(n));
-        assert!(
-            saved > 0,
-            "{kind:?}: a 400-request view replayed, yet no state was saved"
-        );
-    }
+    let mut off = base.clone();
+    off.policy.kind = kind;
+    off.policy.keep_recent = Some(3);
+    let on = with_checkpoints(&off);
+    let saved = agree(&off, &on, &script(n));
+    assert!(
+        saved > 0,
+        "{kind:?}: a 400-request view replayed, yet no state was saved"
+    );
 }
 
-#[test]
-fn qwen_resumed_plans_equal_replayed_plans() {
+each_kind!(QWEN_KINDS, qwen_resumed_equals_replayed:
+    Auto => qwen_resumed_plans_equal_replayed_plans_under_auto,
+    Idle => qwen_resumed_plans_equal_replayed_plans_under_idle,
+    IdleServer => qwen_resumed_plans_equal_replayed_plans_under_idle_server,
+    Forced => qwen_resumed_plans_equal_replayed_plans_under_forced,
+    Size => qwen_resumed_plans_equal_replayed_plans_under_size,
+    Count => qwen_resumed_plans_equal_replayed_plans_under_count,
+    Budget => qwen_resumed_plans_equal_replayed_plans_under_budget,
+);
+
+fn qwen_resumed_equals_replayed(kind: PlanKind) {
     // Qwen's engine starts at the prompt that set the hook checkpoint: one
     // prompt, then 300 calls, with an idle pause inside.
     let dir = tempfile::tempdir().unwrap();
@@ -145,13 +192,11 @@ fn qwen_resumed_plans_equal_replayed_plans() {
     let base = common::setup(&path, Opts::default());
     let n = base.last_request();
     assert!(n > 300, "{n} requests");
-    for kind in PlanKind::ALL {
-        let mut off = base.clone();
-        off.policy.kind = kind;
-        let on = with_checkpoints(&off);
-        let saved = agree(&off, &on, &script(n));
-        assert!(saved > 0, "{kind:?}: nothing saved on a 300-request view");
-    }
+    let mut off = base.clone();
+    off.policy.kind = kind;
+    let on = with_checkpoints(&off);
+    let saved = agree(&off, &on, &script(n));
+    assert!(saved > 0, "{kind:?}: nothing saved on a 300-request view");
 }
 
 #[test]
@@ -247,14 +292,27 @@ fn the_tui_plans_resume_from_saved_states() {
     assert_eq!(format!("{:?}", v.plan), format!("{replayed:?}"));
 }
 
-#[test]
-fn resumed_plans_agree_across_turns_a_compaction_and_both_deliveries() {
-    // Six turns of 90 calls with idle pauses, a compaction after the fourth: the
-    // engine starts at the last turn start (or the boundary) before k, and cache
-    // edits accumulate across turns.
+each_kind!(MULTI_TURN_KINDS, agree_across_turns:
+    Auto => resumed_plans_agree_across_turns_a_compaction_and_both_deliveries_under_auto,
+    Idle => resumed_plans_agree_across_turns_a_compaction_and_both_deliveries_under_idle,
+    IdleServer => resumed_plans_agree_across_turns_a_compaction_and_both_deliveries_under_idle_server,
+    Forced => resumed_plans_agree_across_turns_a_compaction_and_both_deliveries_under_forced,
+    Size => resumed_plans_agree_across_turns_a_compaction_and_both_deliveries_under_size,
+    Count => resumed_plans_agree_across_turns_a_compaction_and_both_deliveries_under_count,
+    Budget => resumed_plans_agree_across_turns_a_compaction_and_both_deliveries_under_budget,
+);
+
+fn agree_across_turns(kind: PlanKind) {
+    // Four turns of 90 calls with idle pauses, a compaction after the third:
+    // the engine starts at the last turn start (or the boundary) before k, and
+    // cache edits accumulate across the three turns before the boundary. (Six
+    // turns with the compaction after the fourth failed, kind for kind, under
+    // the same resume that skips a request, and took about three times as
+    // long: the count-like kinds replay from the boundary. With the compaction
+    // after the second, `size` no longer caught that broken resume.)
     let dir = tempfile::tempdir().unwrap();
     let mut c = Claude::default();
-    for t in 0..6 {
+    for t in 0..4 {
         c.prompt("go", if t % 2 == 0 { 70.0 } else { 1.0 });
         for i in 0..90 {
             let id = format!("t{t}_{i}");
@@ -272,7 +330,7 @@ fn resumed_plans_agree_across_turns_a_compaction_and_both_deliveries() {
             }
         }
         c.answer("done");
-        if t == 3 {
+        if t == 2 {
             c.boundary();
         }
     }
@@ -281,30 +339,31 @@ fn resumed_plans_agree_across_turns_a_compaction_and_both_deliveries() {
     let n = base.last_request();
     let mut ks: Vec<usize> = (1..=n).rev().collect();
     ks.extend((1..=n).step_by(7));
-    for kind in PlanKind::ALL {
-        for delivery in [Delivery::Rewrite, Delivery::CacheEdits] {
-            let mut off = base.clone();
-            (off.policy.kind, off.policy.delivery) = (kind, delivery);
-            off.policy.keep_recent = Some(3);
-            let on = with_checkpoints(&off);
-            agree(&off, &on, &ks);
-            assert!(
-                on.checkpoints.resumed() > 0,
-                "{kind:?} {delivery:?}: nothing resumed"
-            );
-        }
+    for delivery in [Delivery::Rewrite, Delivery::CacheEdits] {
+        let mut off = base.clone();
+        (off.policy.kind, off.policy.delivery) = (kind, delivery);
+        off.policy.keep_recent = Some(3);
+        let on = with_checkpoints(&off);
+        agree(&off, &on, &ks);
+        assert!(
+            on.checkpoints.resumed() > 0,
+            "{kind:?} {delivery:?}: nothing resumed"
+        );
     }
 }
 
 #[test]
 fn resumed_plans_agree_under_the_api_preset() {
     // The api plan is stateless per request (SPEC §11): a resumed one still reads
-    // the same prompt and edits.
+    // the same prompt and edits. Three turns of 50 calls: the trigger (30,000
+    // tokens, about 28 results) fires in the first, and the view (the whole
+    // session) spans two saved states, so both are resumed from; each api step
+    // reads its whole view, and 150 calls a turn took a minute and a half.
     let dir = tempfile::tempdir().unwrap();
     let mut c = Claude::default();
     for t in 0..3 {
         c.prompt("go", 1.0);
-        for i in 0..150 {
+        for i in 0..50 {
             let id = format!("t{t}_{i}");
             c.call(&id, "Bash", json!({"command": "make"}));
             c.result_full(&id, json!("x".repeat(4000 + 7 * i)), false, 0.0);
@@ -328,4 +387,5 @@ fn resumed_plans_agree_under_the_api_preset() {
     ks.extend((1..=n).step_by(5));
     agree(&off, &on, &ks);
     assert!(on.checkpoints.resumed() > 0);
+    assert!(n > 2 * 64, "{n} requests: two saved states");
 }
