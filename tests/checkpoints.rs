@@ -132,6 +132,7 @@ each_kind!(EVERY_KIND, resumed_equals_replayed:
     Size => resumed_plans_equal_replayed_plans_under_size,
     Count => resumed_plans_equal_replayed_plans_under_count,
     Budget => resumed_plans_equal_replayed_plans_under_budget,
+    Recorded => resumed_plans_equal_replayed_plans_under_recorded,
 );
 
 #[test]
@@ -168,6 +169,7 @@ each_kind!(QWEN_KINDS, qwen_resumed_equals_replayed:
     Size => qwen_resumed_plans_equal_replayed_plans_under_size,
     Count => qwen_resumed_plans_equal_replayed_plans_under_count,
     Budget => qwen_resumed_plans_equal_replayed_plans_under_budget,
+    Recorded => qwen_resumed_plans_equal_replayed_plans_under_recorded,
 );
 
 fn qwen_resumed_equals_replayed(kind: PlanKind) {
@@ -300,6 +302,7 @@ each_kind!(MULTI_TURN_KINDS, agree_across_turns:
     Size => resumed_plans_agree_across_turns_a_compaction_and_both_deliveries_under_size,
     Count => resumed_plans_agree_across_turns_a_compaction_and_both_deliveries_under_count,
     Budget => resumed_plans_agree_across_turns_a_compaction_and_both_deliveries_under_budget,
+    Recorded => resumed_plans_agree_across_turns_a_compaction_and_both_deliveries_under_recorded,
 );
 
 fn agree_across_turns(kind: PlanKind) {
