@@ -542,6 +542,19 @@ pub struct Session {
     /// What `idle-server` reads of each main-thread record (SPEC §13.S), read
     /// back from the file on first use and shared by every plan of the session.
     pub idle_facts: std::sync::OnceLock<std::sync::Arc<Vec<crate::policy::idle_server::RecFact>>>,
+    /// The tool ids by number, made on first use and shared by every plan.
+    pub id_table: std::sync::OnceLock<std::sync::Arc<IdTable>>,
+}
+
+/// Every tool id of the session numbered once: calls and results with the
+/// same id have the same number (`0..len`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IdTable {
+    /// The number of `calls[i]`'s id.
+    pub call: Vec<u32>,
+    /// The number of `results[i]`'s id.
+    pub result: Vec<u32>,
+    pub len: usize,
 }
 
 impl Session {
@@ -585,6 +598,7 @@ impl Session {
             api_facts: std::sync::OnceLock::new(),
             context_facts: std::sync::OnceLock::new(),
             idle_facts: std::sync::OnceLock::new(),
+            id_table: std::sync::OnceLock::new(),
         }
     }
 
@@ -610,6 +624,38 @@ impl Session {
     /// The same for `calls_in`.
     pub fn calls_end_from(&self, from: usize, end: usize) -> usize {
         walk_by_msg(&self.calls, |c| c.msg, from, end)
+    }
+
+    /// The tool ids by number (made once, then shared).
+    pub fn ids(&self) -> std::sync::Arc<IdTable> {
+        self.id_table
+            .get_or_init(|| {
+                let mut number: std::collections::HashMap<&str, u32> =
+                    std::collections::HashMap::new();
+                fn of<'a>(
+                    number: &mut std::collections::HashMap<&'a str, u32>,
+                    id: &'a str,
+                ) -> u32 {
+                    let n = number.len() as u32;
+                    *number.entry(id).or_insert(n)
+                }
+                let call = self
+                    .calls
+                    .iter()
+                    .map(|c| of(&mut number, c.id.as_str()))
+                    .collect();
+                let result = self
+                    .results
+                    .iter()
+                    .map(|r| of(&mut number, r.id.as_str()))
+                    .collect();
+                std::sync::Arc::new(IdTable {
+                    call,
+                    result,
+                    len: number.len(),
+                })
+            })
+            .clone()
     }
 
     /// Index range into `calls` of the calls in messages `start..end`.

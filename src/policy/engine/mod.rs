@@ -16,6 +16,7 @@ mod cuts;
 mod fenwick;
 mod idle;
 mod idle_server;
+mod ids;
 mod reason;
 mod recorded;
 mod size;
@@ -118,6 +119,10 @@ pub struct Engine<'s> {
     media_touched: bool,
     edits: Vec<EditBlock>,
     view: View<'s>,
+    /// The session's tool ids by number, and the view's calls and results
+    /// per id (`ids`).
+    ids: std::sync::Arc<crate::session::IdTable>,
+    id_slots: ids::IdSlots,
     /// Qwen: the process segment of the last request, and the hook checkpoint
     /// (idle state that lives in the process, SPEC §2).
     process: Option<usize>,
@@ -182,7 +187,6 @@ struct View<'s> {
     started: bool,
     calls_end: usize,
     results_end: usize,
-    by_id: HashMap<&'s str, Vec<usize>>,
     /// Compactable call → its rank (position among the view's compactable calls).
     call_rank: HashMap<usize, usize>,
     compactable_calls: Vec<&'s str>,
@@ -195,8 +199,6 @@ struct View<'s> {
     qwen_rank: usize,
     cands: Vec<Candidate>,
     keys: Vec<(usize, usize)>,
-    /// The ids of the results in the view (a new call with one makes them dirty).
-    result_ids: HashSet<&'s str>,
     /// The messages on a dead branch the view was built with (SPEC §2 rewinds).
     dead: Vec<std::ops::Range<usize>>,
 }
@@ -239,6 +241,8 @@ impl<'s> Engine<'s> {
             media_touched: false,
             edits: Vec::new(),
             view: View::default(),
+            ids: s.ids(),
+            id_slots: ids::IdSlots::new(s.ids().len),
             process: None,
             hook_checkpoint: None,
             statuses: true,
@@ -541,6 +545,7 @@ impl<'s> Engine<'s> {
             }
             self.size_index_clear();
             self.api_run_clear();
+            self.id_slots.clear();
             self.view = View {
                 segment: req.segment,
                 started: true,

@@ -11,13 +11,13 @@ impl<'s> Engine<'s> {
         // The view grows: walk on from where it ended (its start was searched
         // for once, when it began).
         let calls_end = s.calls_end_from(self.view.calls_end, req.end);
-        let mut dirty: Vec<&'s str> = Vec::new();
+        let mut dirty: Vec<u32> = Vec::new();
         for c in self.view.calls_end..calls_end {
             let call = &s.calls[c];
-            let entry = self.view.by_id.entry(call.id.as_str()).or_default();
-            entry.push(c);
-            if entry.len() > 1 || self.view.result_ids.contains(call.id.as_str()) {
-                dirty.push(call.id.as_str());
+            let id = self.ids.call[c];
+            let (with_id, has_result) = self.id_slots.add_call(id, c);
+            if with_id > 1 || has_result {
+                dirty.push(id);
             }
             // A call on a dead branch takes no rank or keep slot (SPEC §15.1).
             if self.tools.is_compactable(&call.name) && !req.is_dead(call.msg) {
@@ -49,7 +49,7 @@ impl<'s> Engine<'s> {
             let (key, cand) = self.make_candidate(r);
             self.set_base(&cand);
             self.pos_of[r] = self.view.cands.len();
-            self.view.result_ids.insert(s.results[r].id.as_str());
+            self.id_slots.add_result(self.ids.result[r]);
             unsorted |= self.view.keys.last().is_some_and(|&k| k > key);
             self.view.keys.push(key);
             self.view.cands.push(cand);
@@ -59,7 +59,7 @@ impl<'s> Engine<'s> {
         if !dirty.is_empty() {
             for i in 0..self.view.cands.len() {
                 let r = self.view.cands[i].result;
-                if dirty.contains(&s.results[r].id.as_str()) {
+                if dirty.contains(&self.ids.result[r]) {
                     // Its status may change with it (see `tracked`).
                     self.touch(r);
                     let rank = self.view.cands[i].rank;
@@ -139,12 +139,7 @@ impl<'s> Engine<'s> {
     pub(super) fn make_candidate(&mut self, r: usize) -> ((usize, usize), Candidate) {
         let s = self.s;
         let res = &s.results[r];
-        let ids = self
-            .view
-            .by_id
-            .get(res.id.as_str())
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
+        let ids = self.id_slots.calls(self.ids.result[r]);
         // A reused id: the result answers the latest call with its id before it.
         let own_call = ids
             .iter()
