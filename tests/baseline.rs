@@ -7,13 +7,14 @@
 #[path = "common/screen.rs"]
 mod screen;
 
+mod common;
+
 use mcscope::cli::{self, Opts};
 use mcscope::tui::app::App;
 use mcscope::tui::keymap;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const BUDGET: &str = "sample-sessions/claude-budget.jsonl";
 const IDLE_SERVER: &str = "sample-sessions/claude-idle-server.jsonl";
@@ -25,24 +26,11 @@ fn root() -> PathBuf {
 }
 
 fn mcscope(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
-        .args(args)
-        .current_dir(root())
-        .env("MCSCOPE_CONFIG", "/nonexistent/mcscope-config.toml")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    common::bin::run(args)
 }
 
 fn json(args: &[&str]) -> Value {
-    let (code, out, err) = mcscope(args);
-    assert_eq!(code, 0, "mcscope {args:?}: {err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+    common::bin::json(args)
 }
 
 fn ids(v: &Value) -> Vec<&str> {

@@ -5,31 +5,18 @@
 //! delivery and parameter rules.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+mod common;
+
 use serde_json::{Value, json};
-use std::process::Command;
 
 const SAMPLE: &str = "sample-sessions/claude-idle-server.jsonl";
 
 fn mcscope(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("MCSCOPE_CONFIG", "/nonexistent/mcscope-config.toml")
-        .env("HOME", "/home/dev")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    common::bin::run(args)
 }
 
 fn json(args: &[&str]) -> Value {
-    let (code, out, err) = mcscope(args);
-    assert_eq!(code, 0, "mcscope {args:?}: {err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+    common::bin::json(args)
 }
 
 fn ids(v: &Value) -> Vec<String> {

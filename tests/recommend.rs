@@ -7,29 +7,13 @@ mod common;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn mcscope(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
 fn text_of(args: &[&str]) -> String {
-    let (code, out, err) = mcscope(args);
-    assert_eq!(code, 0, "mcscope {args:?}: {err}");
-    out
+    common::bin::ok(args)
 }
 
 fn json_of(args: &[&str]) -> Value {

@@ -1,6 +1,7 @@
 //! Small transcript builders for rule tests: real record shapes, made-up content.
 #![allow(dead_code)]
 
+pub mod bin;
 pub mod evidence;
 
 use mcscope::analysis::{self, PlanAt, Setup};

@@ -1,0 +1,35 @@
+//! The real binary, run from the repository as a user with no mcscope config
+//! and no Claude config folder would run it.
+
+use serde_json::Value;
+use std::process::Command;
+
+/// `mcscope ARGS…`: exit code, standard output, standard error.
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("MCSCOPE_CONFIG", "/nonexistent/mcscope-config.toml")
+        .env("HOME", "/home/dev")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Its standard output, which must come with exit 0.
+pub fn ok(args: &[&str]) -> String {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 0, "mcscope {args:?}: {err}");
+    out
+}
+
+/// Its standard output read as JSON (exit 0).
+pub fn json(args: &[&str]) -> Value {
+    let out = ok(args);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
