@@ -305,9 +305,11 @@ impl<'s> Engine<'s> {
         let results = self.cleared.len() * (size_of::<Option<Clearing>>() + size_of::<usize>() + 2)
             + self.base.len() * 24;
         let media = self.media_cleared.len();
+        // The view's calls and results per id number (`ids`).
+        let ids = self.ids.len * (size_of::<Vec<usize>>() + 1);
         // A candidate, its strings and its places in the view's maps.
         let cands = self.view.cands.len() * (size_of::<Candidate>() + 160);
-        results + media + cands
+        results + media + ids + cands
     }
 
     /// The request the next `step` evaluates (1-based).
