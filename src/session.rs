@@ -542,6 +542,11 @@ pub struct Session {
     /// What `idle-server` reads of each main-thread record (SPEC §13.S), read
     /// back from the file on first use and shared by every plan of the session.
     pub idle_facts: std::sync::OnceLock<std::sync::Arc<Vec<crate::policy::idle_server::RecFact>>>,
+    /// Whether some record may anchor a return after idle (SPEC §13.S1: an
+    /// assistant record with a numeric `apiBlockIndex` or `joinedApiReply:
+    /// true`). Without one, idle-server finds no return, so its facts are not
+    /// read back from the file. True unless a loader says otherwise.
+    pub return_anchor: bool,
     /// The tool ids by number, made on first use and shared by every plan.
     pub id_table: std::sync::OnceLock<std::sync::Arc<IdTable>>,
 }
@@ -599,6 +604,7 @@ impl Session {
             context_facts: std::sync::OnceLock::new(),
             idle_facts: std::sync::OnceLock::new(),
             id_table: std::sync::OnceLock::new(),
+            return_anchor: true,
         }
     }
 

@@ -454,3 +454,45 @@ fn the_text_header_names_the_keep_idle_server_used() {
         );
     }
 }
+
+/// SPEC §13.S1: a return needs a reply with a numeric `apiBlockIndex` or, from
+/// 2.1.310, `joinedApiReply: true` before it. The loader notes whether any
+/// record has one (`Session::return_anchor`), so a file without one skips
+/// reading idle-server's facts; a file with `joinedApiReply` alone still finds
+/// its return.
+#[test]
+fn s1_a_file_with_joined_replies_only_still_finds_its_return() {
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SAMPLE))
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let joined = dir.path().join("joined.jsonl");
+    std::fs::write(
+        &joined,
+        text.replace(r#""apiBlockIndex":0"#, r#""joinedApiReply":true"#),
+    )
+    .unwrap();
+    let none = dir.path().join("none.jsonl");
+    std::fs::write(&none, text.replace(r#""apiBlockIndex":0,"#, "")).unwrap();
+    assert!(mcscope::load::load(&joined, None).unwrap().return_anchor);
+    assert!(!mcscope::load::load(&none, None).unwrap().return_anchor);
+    let p = json(&[
+        "plan",
+        joined.to_str().unwrap(),
+        "--at",
+        "35",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(p["idle_server"]["sent"], true);
+    assert_eq!(p["idle_server"]["cleared_tool_uses"], 20);
+    let p = json(&[
+        "plan",
+        none.to_str().unwrap(),
+        "--at",
+        "35",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(p["idle_server"]["not_sent_because"], "no_return");
+}

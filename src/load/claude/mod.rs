@@ -64,6 +64,11 @@ struct Line<'a> {
     /// How Claude Code was started (`cli`, `sdk-ts`, …): SPEC §13.P reads it.
     #[serde(borrow, default)]
     entrypoint: Raw<'a>,
+    /// SPEC §13.S1: a return needs a reply with one of these before it.
+    #[serde(rename = "apiBlockIndex", borrow, default)]
+    api_block_index: Raw<'a>,
+    #[serde(rename = "joinedApiReply", borrow, default)]
+    joined_api_reply: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -287,6 +292,9 @@ pub(super) struct Tagged {
     parent: Option<Option<String>>,
     /// `uuid` and `parentUuid` (SPEC §2 rewinds).
     link: (Option<super::branches::Key>, Option<super::branches::Key>),
+    /// An assistant record with a numeric `apiBlockIndex` or
+    /// `joinedApiReply: true`: what a return after idle needs before it.
+    return_anchor: bool,
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
@@ -360,6 +368,8 @@ pub(super) struct Sink {
     uuids: std::collections::HashSet<String>,
     first_parent: Option<(usize, Option<String>)>,
     parent_seen: bool,
+    /// Some line is an assistant record a return can follow (SPEC §13.S1).
+    return_anchor: bool,
     /// Only these lines (1-based) are read: one inline sub-agent thread, opened
     /// from the picker as a what-if.
     only: Option<std::sync::Arc<std::collections::HashSet<usize>>>,
@@ -375,6 +385,7 @@ impl Sink {
             first_parent: None,
             parent_seen: false,
             only: None,
+            return_anchor: false,
         }
     }
 
@@ -388,6 +399,7 @@ impl Sink {
             first_parent: None,
             parent_seen: false,
             only: None,
+            return_anchor: false,
         }
     }
 
@@ -418,6 +430,11 @@ impl RecordSink for Sink {
         let ts = raw::owned(rec.timestamp);
         let version = raw::owned(rec.version);
         let entrypoint = raw::owned(rec.entrypoint);
+        let return_anchor = rec.kind.as_deref() == Some("assistant")
+            && (rec.api_block_index.is_some_and(|v| {
+                v.get()
+                    .starts_with(|c: char| c == '-' || c.is_ascii_digit())
+            }) || raw::is_true(rec.joined_api_reply));
         let mut w = Warnings::default();
         let parsed = match rec.kind.as_deref().unwrap_or("") {
             "user" => {
@@ -539,10 +556,13 @@ impl RecordSink for Sink {
                 super::branches::key(rec.uuid),
                 super::branches::key(rec.parent_uuid.flatten()),
             ),
+            return_anchor,
         })
     }
 
     fn apply(&mut self, mut rec: Tagged, line: usize, offset: u64, len: usize) {
+        // Every line counts (idle-server's facts read the whole file).
+        self.return_anchor |= rec.return_anchor;
         if self.only.as_ref().is_some_and(|only| !only.contains(&line)) {
             return;
         }
@@ -576,6 +596,7 @@ impl RecordSink for Sink {
         }
         let mut s = self.b.finish(diagnostics);
         s.subagent_what_if = self.what_if == Some(true);
+        s.return_anchor = self.return_anchor;
         attach::decide_cuts(&mut s);
         attach::partial_transcript(&mut s, self.first_parent.as_ref(), self.parent_seen);
         s

@@ -70,7 +70,8 @@ pub(super) fn may_run(policy: &Policy, s: &Session) -> bool {
 pub(super) fn facts_of(s: &Session) -> Arc<Vec<RecFact>> {
     s.idle_facts
         .get_or_init(|| {
-            if s.format != crate::session::Format::ClaudeJsonl {
+            // No record a return could follow: no return, nothing to read.
+            if s.format != crate::session::Format::ClaudeJsonl || !s.return_anchor {
                 return Arc::default();
             }
             let text = std::fs::read_to_string(&s.path).unwrap_or_default();
