@@ -143,12 +143,13 @@ fn e4_policy(setup: &Setup) -> Policy {
 
 /// E4's simulated half at every request (SPEC §13.E4, §13.J: an object at
 /// every request): the `idle-server` plan run with [`e4_policy`], whatever
-/// `--policy` selects. A file that is not a Claude Code transcript has no
-/// return to find, so nothing is sent there.
+/// `--policy` selects. A file that is not a Claude Code transcript, or has no
+/// reply a return could follow (SPEC §13.S1), has no return to find, so
+/// nothing is sent there and no plan needs running.
 fn idle_server_beside(setup: &Setup, ev: &mut SessionEvidence) {
     let s = &setup.session;
     let not_sent = crate::evidence::facts::IdleSimulated::default();
-    if s.format != crate::session::Format::ClaudeJsonl {
+    if s.format != crate::session::Format::ClaudeJsonl || !s.return_anchor {
         for r in &mut ev.requests {
             r.facts.idle_simulated = Some(not_sent.clone());
         }

@@ -321,12 +321,13 @@ pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
     );
     if let Some(base) = c.rows.first().filter(|r| r.baseline) {
         // SPEC §9a: what the baseline is, and the bill under each setting.
+        let recorded = c.recorded();
         let _ = writeln!(
             out,
             "Row 0 is the baseline, what happened: the clearing the transcript's records prove the harness made (plan kind recorded), never recommended.{}",
-            match (c.recorded().usd, base.delta_usd) {
+            match (recorded.usd, base.delta_usd) {
                 // No recorded usage: no bill to start the estimate from.
-                _ if c.recorded().main.responses == 0 => String::new(),
+                _ if recorded.main.responses == 0 => String::new(),
                 (Some(usd), Some(_)) => format!(
                     " A row's estimated bill (JSON estimated_usd) is the recorded ${usd:.2} − row 0's Δ + its own Δ."
                 ),
