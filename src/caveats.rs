@@ -5,7 +5,6 @@
 use crate::policy::plausible::Plausible;
 use crate::policy::version::{self, VersionRow};
 use crate::policy::{Delivery, PlanKind, Policy};
-use crate::session::Harness;
 
 /// One caveat as listed: its JSON id, the header's short form, and the full
 /// text (SPEC §15.8: placeholders filled).
@@ -200,47 +199,43 @@ pub(crate) fn caveats_with(
     cut: bool,
 ) -> Vec<Caveat> {
     let has = |k: PlanKind| kinds.contains(&k);
-    let claude = policy.preset == Harness::Claude && policy.kind != PlanKind::Api;
+    // Each harness (and the api preset) shows its own caveats.
+    let shows = |id: &str| policy.asks().facts().caveats.contains(&id);
     let auto = policy.kind == PlanKind::Auto;
     let row = |a: &At<'_>| VersionRow::of(a.version);
     let mut out = Vec::new();
     for t in &ALL {
+        if !shows(t.id) {
+            continue;
+        }
         let plain = || Some(t.text.to_string());
         let text: Option<String> = match t.id {
-            "claude_idle_flag" if claude => has(PlanKind::Idle).then(plain).flatten(),
+            "claude_idle_flag" => has(PlanKind::Idle).then(plain).flatten(),
             "claude_idle_server_flag"
             | "claude_idle_server_activity"
-            | "claude_idle_server_refused"
-                if claude =>
-            {
-                has(PlanKind::IdleServer).then(plain).flatten()
-            }
-            "claude_idle_server_offset" if claude => {
+            | "claude_idle_server_refused" => has(PlanKind::IdleServer).then(plain).flatten(),
+            "claude_idle_server_offset" => {
                 at.iter().any(|a| a.idle_server_sent).then(plain).flatten()
             }
-            "claude_context_hint" if claude => at
+            "claude_context_hint" => at
                 .iter()
                 .any(|a| a.version.and_then(version::parse) >= Some((2, 1, 110)))
                 .then(plain)
                 .flatten(),
-            "claude_auto_none" if claude && auto => auto_none_text(at),
-            "claude_version_unsampled" if claude && (auto || has(PlanKind::IdleServer)) => {
-                unsampled_text(at)
-            }
-            "claude_version_unknown" if claude && auto => {
+            "claude_auto_none" if auto => auto_none_text(at),
+            "claude_version_unsampled" if (auto || has(PlanKind::IdleServer)) => unsampled_text(at),
+            "claude_version_unknown" if auto => {
                 at.iter().any(|a| row(a).is_unknown()).then(plain).flatten()
             }
-            "claude_budget_kill_switch" if claude => has(PlanKind::Budget).then(plain).flatten(),
-            "claude_cached_internal" if claude => (has(PlanKind::Count)
+            "claude_budget_kill_switch" => has(PlanKind::Budget).then(plain).flatten(),
+            "claude_cached_internal" => (has(PlanKind::Count)
                 || policy.delivery == Delivery::CacheEdits)
                 .then(plain)
                 .flatten(),
-            "claude_cut_flags" if claude => cut.then(plain).flatten(),
-            "claude_not_plausible" if claude => not_plausible_text(at),
-            "qwen_memory_pressure" | "qwen_unseen_restart" => {
-                (policy.preset == Harness::Qwen).then(plain).flatten()
-            }
-            "api_beta_header" => (policy.kind == PlanKind::Api).then(plain).flatten(),
+            "claude_cut_flags" => cut.then(plain).flatten(),
+            "claude_not_plausible" => not_plausible_text(at),
+            "qwen_memory_pressure" | "qwen_unseen_restart" => plain(),
+            "api_beta_header" => plain(),
             _ => None,
         };
         if let Some(text) = text {
@@ -326,6 +321,7 @@ fn not_plausible_text(at: &[At<'_>]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::Harness;
 
     fn ids(p: &Policy, kinds: &[PlanKind]) -> Vec<&'static str> {
         caveats(p, kinds, &[]).iter().map(|c| c.id).collect()

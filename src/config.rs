@@ -10,23 +10,8 @@ use serde::Deserialize;
 use strum::VariantArray;
 
 /// The rules a session is read with (`preset` in the config file and the
-/// sidecar, `--preset`): a harness's, or Anthropic's server-side context editing.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-pub enum Preset {
-    Claude,
-    Qwen,
-    /// Anthropic's server-side context editing (SPEC §11).
-    Api,
-}
-
-impl Preset {
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-}
+/// sidecar, `--preset`): the harness registry's names.
+pub use crate::harness::PresetId as Preset;
 
 /// An enum's names in order, for messages: `a, b, c`.
 pub fn names<T: VariantArray + Copy + Into<&'static str>>() -> String {
@@ -83,30 +68,23 @@ pub struct PolicyKeys {
 impl PolicyKeys {
     /// The table of one preset, if there is one.
     pub fn for_preset(&self, preset: &str) -> Option<&PolicyKeys> {
-        match preset.parse().ok()? {
-            Preset::Claude => self.claude.as_deref(),
-            Preset::Qwen => self.qwen.as_deref(),
-            Preset::Api => self.api.as_deref(),
-        }
+        let name = crate::harness::by_name(preset).ok()?.name();
+        self.tables().find(|(n, _)| *n == name)?.1
+    }
+
+    /// Each preset's table by the preset's name (the keys serde reads).
+    fn tables(&self) -> impl Iterator<Item = (&'static str, Option<&PolicyKeys>)> {
+        [
+            ("claude", self.claude.as_deref()),
+            ("qwen", self.qwen.as_deref()),
+            ("api", self.api.as_deref()),
+        ]
+        .into_iter()
     }
 
     fn has_tables(&self) -> bool {
-        self.claude.is_some() || self.qwen.is_some() || self.api.is_some()
+        self.tables().any(|(_, t)| t.is_some())
     }
-}
-
-/// One `[prices."<model prefix>"]` row: USD per million tokens (SPEC §9).
-#[derive(Deserialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Price {
-    pub input: f64,
-    pub write_5m: f64,
-    pub write_1h: f64,
-    pub read: f64,
-    /// SPEC §15.16: the output rate (optional: without it, a row the table does
-    /// not have has no recorded `usd`).
-    #[serde(default)]
-    pub output: Option<f64>,
 }
 
 /// The whole file.
@@ -118,7 +96,8 @@ pub struct Config {
     #[serde(default)]
     pub policy: PolicyKeys,
     #[serde(default)]
-    pub prices: BTreeMap<String, Price>,
+    /// `[prices."<model prefix>"]` rows: USD per million tokens (SPEC §9).
+    pub prices: BTreeMap<String, crate::prices::Price>,
     #[serde(default)]
     pub memory_roots: BTreeMap<String, String>,
     #[serde(default)]
@@ -162,7 +141,7 @@ impl Source {
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
     /// SPEC §9: the flag, else the sidecar's, else the config file's, else auto.
-    pub cache_ttl: crate::totals::CacheTtl,
+    pub cache_ttl: crate::prices::CacheTtl,
     pub sources: BTreeMap<&'static str, Source>,
     pub config: Config,
     pub sidecar_path: Option<PathBuf>,
@@ -190,7 +169,8 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
     let _ = writeln!(out, "config file: {}", file(&settings.config.path));
     let _ = writeln!(out, "sidecar: {}", file(&settings.sidecar_path));
     let _ = writeln!(out, "preset: {}", p.preset_name());
-    let claude = p.preset == crate::session::Harness::Claude;
+    // A versioned harness's defaults go by plan kind and version (SPEC §13).
+    let claude = p.preset.rules().versioned;
     let keep = p.keep_recent.map_or(
         if claude {
             "by plan kind (5, budget 3, idle-server 5 before 2.1.310 and 12 from it)".into()
@@ -284,10 +264,7 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
 /// configuration file alone.
 pub fn describe_presets(config: &Config) -> String {
     let mut out = String::new();
-    for harness in [
-        crate::session::Harness::Claude,
-        crate::session::Harness::Qwen,
-    ] {
+    for &harness in <crate::session::Harness as VariantArray>::VARIANTS {
         let mut p = Policy::preset(harness);
         let mut sources = BTreeMap::new();
         let mut layers = vec![&config.policy];
@@ -496,11 +473,11 @@ impl Config {
             check_keys(keys).map_err(|e| format!("[{table}] {e}"))?;
         }
         if let Some(t) = &self.cache_ttl
-            && crate::totals::CacheTtl::parse(t).is_none()
+            && crate::prices::CacheTtl::parse(t).is_none()
         {
             return Err(format!(
                 "cache_ttl = {t:?}: expected {}",
-                names_or::<crate::totals::CacheTtl>()
+                names_or::<crate::prices::CacheTtl>()
             ));
         }
         for (kind, dir) in &self.memory_roots {
@@ -767,7 +744,7 @@ protected = "cyan"
         assert_eq!(Harness::Claude.name(), Preset::Claude.name());
         assert_eq!(Harness::Qwen.name(), Preset::Qwen.name());
         assert_eq!(names::<Delivery>(), "rewrite, cache-edits, server");
-        assert_eq!(names_or::<crate::totals::CacheTtl>(), "auto, 5m or 1h");
+        assert_eq!(names_or::<crate::prices::CacheTtl>(), "auto, 5m or 1h");
         assert_eq!(names::<RootKind>(), "project, user, team");
         let e = parse("[policy]\ndelivery = \"fast\"\n").unwrap_err();
         assert!(

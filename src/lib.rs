@@ -39,7 +39,7 @@ pub mod context;
 pub(crate) mod diff;
 pub mod evidence;
 pub(crate) mod export;
-pub(crate) mod harness;
+pub mod harness;
 pub mod load;
 pub mod numbers;
 pub(crate) mod page_paths;

@@ -2,13 +2,16 @@
 //! longest-prefix lookup, the `--price-*` overrides, and the cost change of a
 //! setting against no clearing at all.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Rates of one model family, USD per million tokens; serialized as the
-/// `price` object of `compare` (fields in schema order).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// `price` object of `compare` (fields in schema order), and read as a config
+/// file's `[prices."<model prefix>"]` row (the prefix is the row's name).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Price {
     /// The table row (or the model id, for a row made from the flags).
+    #[serde(skip_deserializing)]
     pub prefix: String,
     pub input: f64,
     pub write_5m: f64,
@@ -16,7 +19,40 @@ pub struct Price {
     pub read: f64,
     /// SPEC §15.16: the output rate (every table row has one; a row made from
     /// flags or the config may not, and then the recorded `usd` is unknown).
+    #[serde(default)]
     pub output: Option<f64>,
+}
+
+/// `--cache-ttl` / sidecar `cache_ttl`.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+pub enum CacheTtl {
+    #[default]
+    #[strum(serialize = "auto")]
+    Auto,
+    #[strum(serialize = "5m")]
+    FiveMinutes,
+    #[strum(serialize = "1h")]
+    OneHour,
+}
+
+impl CacheTtl {
+    pub fn parse(s: &str) -> Option<CacheTtl> {
+        s.parse().ok()
+    }
+
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// Anthropic's pricing page, November 2026 (SPEC §9). `(m)` rows of the SPEC
@@ -133,7 +169,7 @@ pub(crate) fn price_for(model: Option<&str>, flags: &PriceFlags) -> Result<Price
 pub(crate) fn price_with(
     model: Option<&str>,
     flags: &PriceFlags,
-    config: &std::collections::BTreeMap<String, crate::config::Price>,
+    config: &std::collections::BTreeMap<String, Price>,
 ) -> Result<Price, String> {
     let from_config = model.and_then(|m| {
         config
@@ -142,11 +178,7 @@ pub(crate) fn price_with(
             .max_by_key(|(p, _)| p.len())
             .map(|(p, r)| Price {
                 prefix: p.clone(),
-                input: r.input,
-                write_5m: r.write_5m,
-                write_1h: r.write_1h,
-                read: r.read,
-                output: r.output,
+                ..r.clone()
             })
     });
     let table = model.and_then(lookup);
@@ -278,7 +310,8 @@ mod tests {
         assert!(lookup("qwen3-coder-plus").is_none());
         // A config row adds a model and overrides the table's row for its prefix.
         let mut config = std::collections::BTreeMap::new();
-        let row = |x: f64| crate::config::Price {
+        let row = |x: f64| Price {
+            prefix: String::new(),
             input: x,
             write_5m: x,
             write_1h: x,

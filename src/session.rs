@@ -33,37 +33,11 @@ impl Format {
     }
 
     pub fn harness(self) -> Harness {
-        match self {
-            Format::QwenJsonl => Harness::Qwen,
-            _ => Harness::Claude,
-        }
+        Harness::of_format(self)
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-#[serde(into = "&'static str")]
-pub enum Harness {
-    Claude,
-    Qwen,
-}
-
-impl Harness {
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-}
+pub use crate::harness::Harness;
 
 /// A line that could not be used, with where it was. Loading always goes on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -11,42 +11,14 @@ use crate::evidence::{self, Ttl};
 use crate::policy::engine::{Step, unattributed_tokens};
 use crate::policy::{Delivery, PlanKind};
 use crate::prices::CostTokens;
-use crate::session::{Harness, Session};
+use crate::session::Session;
 use crate::wire::{self, Clearings};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-/// `--cache-ttl` / sidecar `cache_ttl`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-pub enum CacheTtl {
-    #[default]
-    #[strum(serialize = "auto")]
-    Auto,
-    #[strum(serialize = "5m")]
-    FiveMinutes,
-    #[strum(serialize = "1h")]
-    OneHour,
-}
+pub use crate::prices::CacheTtl;
 
 impl CacheTtl {
-    pub fn parse(s: &str) -> Option<CacheTtl> {
-        s.parse().ok()
-    }
-
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-
     /// The TTL at request k: as asked, or §10's `ttl_auto(k)`.
     pub fn at(self, s: &Session, k: usize) -> Ttl {
         match self {
@@ -316,7 +288,8 @@ pub fn figures(
     let s = &setup.session;
     let k = st.index;
     let req = &s.requests[k - 1];
-    let cache_edits = setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude;
+    let cache_edits =
+        setup.policy.delivery == Delivery::CacheEdits && s.harness.dialect().has_cache_edits();
     if let Some(w) = &st.wire {
         return figures_tracked(setup, facts, st, w, cache_edits);
     }
@@ -437,8 +410,9 @@ fn tokens_after_in(
         .wire
         .as_ref()
         .map_or(!st.newly_cleared.is_empty(), |w| w.newly > 0);
-    let drop_thoughts =
-        setup.policy.kind == PlanKind::Forced && s.harness == Harness::Qwen && cleared_here;
+    let drop_thoughts = setup.policy.kind == PlanKind::Forced
+        && s.harness.rules().forced_drops_thoughts
+        && cleared_here;
     // Per changed message: results cleared, results stripped, media cleared.
     type Changes = (Vec<usize>, Vec<usize>, Vec<usize>);
     let mut changed: std::collections::BTreeMap<usize, Changes> = std::collections::BTreeMap::new();

@@ -863,7 +863,15 @@ fn p_reaches_budget_and_the_header_says_what_auto_chose_and_its_caveats() {
     a.update(Action::ToggleDelivery);
     let v = a.view().unwrap();
     assert_eq!(v.policy().delivery.name(), "rewrite");
-    assert!(v.status.as_deref().unwrap().contains("rewrite only"));
+    // The words are setup's (one legality check, `Policy::check`).
+    assert!(
+        v.status
+            .as_deref()
+            .unwrap()
+            .contains("it takes the claude preset and rewrite delivery"),
+        "{:?}",
+        v.status
+    );
     // + from budget's default 3 makes it an explicit 4.
     a.update(Action::KeepMore);
     assert_eq!(a.view().unwrap().policy().keep_recent, Some(4));

@@ -125,7 +125,7 @@ pub fn evidence(setup: &Setup) -> SessionEvidence {
 /// `auto`.
 fn e4_policy(setup: &Setup) -> Policy {
     let given = &setup.policy;
-    let mut p = Policy::preset(Harness::Claude);
+    let mut p = Policy::preset(setup.session.harness);
     p.kind = PlanKind::IdleServer;
     p.delivery = Delivery::Server;
     p.protect = given.protect;
@@ -234,7 +234,7 @@ pub fn evidence_report(setup: &Setup, forced_at: usize) -> EvidenceReport {
     let mut ev = evidence(setup);
     let mut selected_newly = std::collections::BTreeMap::new();
     let may_budget = matches!(setup.policy.kind, PlanKind::Budget)
-        || (setup.policy.kind == PlanKind::Auto && setup.policy.preset == Harness::Claude);
+        || (setup.policy.kind == PlanKind::Auto && setup.policy.preset.rules().versioned);
     let needed = may_budget
         || ev
             .requests

@@ -23,7 +23,7 @@ use crate::policy::engine::{Candidate, EditBlock, Engine, Note, Status, Step};
 use crate::policy::plausible::Plausible;
 use crate::policy::protect::{PathMap, Protector, Resolver, RootKind};
 use crate::policy::{Delivery, PlanKind, Policy};
-use crate::session::{Harness, Request, Session};
+use crate::session::{Request, Session};
 use crate::wire::{self, Clearings, Side};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -108,7 +108,7 @@ impl Setup {
             }
             _ => true,
         };
-        if self.policy.preset == crate::session::Harness::Claude
+        if self.policy.preset.rules().turn_start_lapses
             && all_lapse
             && let Some(turn) = (first..k).rev().find(|&i| s.requests[i - 1].begins_turn)
         {
@@ -116,7 +116,7 @@ impl Setup {
         }
         // Qwen's hook checkpoint outlives a compression within a process: start
         // where it is known, at a prompt (which sets it) or where the process began.
-        if self.policy.preset == crate::session::Harness::Qwen {
+        if self.policy.preset.rules().hook_gap {
             let process = |i: usize| s.requests[i - 1].send.as_ref().map(|x| x.process);
             while first > 1
                 && process(first - 1) == process(first)
@@ -322,7 +322,7 @@ fn media_entries(
     candidates: &[Candidate],
 ) -> Vec<MediaEntry> {
     let s = &setup.session;
-    if setup.policy.preset != Harness::Qwen {
+    if !setup.policy.preset.rules().media_lists {
         return Vec::new();
     }
     let top = s.media_in(req.view_start, req.end).map(|m| MediaEntry {

@@ -145,7 +145,7 @@ fn plan_from<'s>(
     let newly: HashSet<usize> = step.newly_cleared.iter().copied().collect();
 
     let mut cache = CacheEffect::default();
-    if setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude {
+    if setup.policy.delivery == Delivery::CacheEdits && s.harness.dialect().has_cache_edits() {
         cache.cache_edits_deleted = engine
             .edits()
             .iter()

@@ -118,7 +118,7 @@ impl CompareArgs {
             at: None,
             policy: None,
             preset: if api_lists {
-                Some(PresetArg::Api)
+                Some(PresetArg::SERVER)
             } else {
                 self.preset
             },

@@ -2,54 +2,9 @@
 //! `internal` or `what_if`, with the settings keys and values that set it.
 
 use super::*;
-use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-/// A row's `"availability"`: from the most to the least reachable, so that
-/// the least reachable of a folder's sessions is the greatest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Availability {
-    /// The user can set it (qwen's `settings.json`, the api request's own
-    /// `context_management`).
-    User,
-    /// The harness decides it remotely (Claude Code's flags).
-    RemoteFlag,
-    /// Only in the harness's internal builds (claude `count`, `cache-edits`).
-    Internal,
-    /// No build of the harness has it here.
-    WhatIf,
-}
-
-impl Availability {
-    pub fn name(self) -> &'static str {
-        match self {
-            Availability::User => "user",
-            Availability::RemoteFlag => "remote_flag",
-            Availability::Internal => "internal",
-            Availability::WhatIf => "what_if",
-        }
-    }
-
-    /// The value in words (the TUI panel's line for the selected row).
-    pub fn words(self) -> &'static str {
-        match self {
-            Availability::User => "user: you can set it",
-            Availability::RemoteFlag => "remote_flag: the harness decides it by remote flags",
-            Availability::Internal => "internal: only in the harness's internal builds",
-            Availability::WhatIf => "what_if: no build of the harness has it here",
-        }
-    }
-}
-
-/// A number as a settings file holds it: whole values without a fraction.
-fn number(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        json!(x as i64)
-    } else {
-        json!(x)
-    }
-}
+pub(crate) use crate::harness::Availability;
 
 /// A row's availability `a` on a session with its knob: the settings keys a
 /// user writes, with their values, where the user can set it; else None.
@@ -62,72 +17,13 @@ pub(crate) fn with_knob(a: Availability, policy: &Policy) -> (Availability, Opti
 /// It reads only the kind, the delivery and the preset (what `compare`
 /// computes once per session for the rows that share them).
 pub(crate) fn availability(policy: &Policy, s: &Session) -> Availability {
-    if policy.kind == PlanKind::Api {
-        return Availability::User;
-    }
-    match policy.preset {
-        Harness::Qwen => match policy.kind {
-            // `/compress-fast` is a command the user runs.
-            PlanKind::Idle | PlanKind::Size | PlanKind::Auto | PlanKind::Forced => {
-                Availability::User
-            }
-            _ => Availability::WhatIf,
-        },
-        _ => {
-            let base = match policy.kind {
-                _ if policy.delivery == Delivery::CacheEdits => Availability::Internal,
-                PlanKind::Count => Availability::Internal,
-                PlanKind::Forced | PlanKind::Size => Availability::WhatIf,
-                _ => Availability::RemoteFlag,
-            };
-            let kind = (policy.kind != PlanKind::Auto).then_some(policy.kind);
-            let never = || {
-                !s.requests.is_empty()
-                    && kind.is_some()
-                    && s.requests
-                        .iter()
-                        .all(|r| crate::policy::plausible::at(policy, s, r, kind).what_if())
-            };
-            match base {
-                Availability::RemoteFlag if never() => Availability::WhatIf,
-                b => b,
-            }
-        }
-    }
+    policy.asks().availability(policy, s)
 }
 
 /// The settings keys and values that set `policy` where a user can: Qwen
 /// Code's `settings.json` keys the kind reads; the api preset's request field.
 pub(crate) fn knob(policy: &Policy) -> Option<Value> {
-    if policy.kind == PlanKind::Api {
-        // The request's own field: the edits the row sends, as sent.
-        return Some(json!({"context_management": {"edits": policy.api.edits_json()}}));
-    }
-    if policy.preset != Harness::Qwen {
-        return None;
-    }
-    let (gap, size) = match policy.kind {
-        PlanKind::Idle => (true, false),
-        PlanKind::Size => (false, true),
-        PlanKind::Auto => (true, true),
-        _ => return None,
-    };
-    let mut knob = Map::new();
-    if gap {
-        knob.insert(
-            "toolResultsThresholdMinutes".into(),
-            number(policy.gap_threshold_minutes),
-        );
-    }
-    let keep = policy.keep_recent.unwrap_or(policy.kind.default_keep());
-    knob.insert("toolResultsNumToKeep".into(), json!(keep));
-    if size {
-        knob.insert(
-            "toolResultsTotalCharsThreshold".into(),
-            json!(policy.size_threshold),
-        );
-    }
-    Some(Value::Object(knob))
+    policy.asks().knob(policy)
 }
 
 /// A row's availability over its sessions: `user` or `remote_flag` only when
@@ -181,6 +77,7 @@ pub(crate) fn knob_words(knob: &Option<Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::path::PathBuf;
 
     fn of(policy: &Policy, s: &Session) -> (Availability, Option<Value>) {

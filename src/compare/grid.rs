@@ -76,21 +76,19 @@ fn uses(kind: PlanKind) -> (bool, bool, bool, bool) {
 /// session's value). Settings a preset cannot run (cache-edits on qwen, budget
 /// off rewrite) are left out.
 pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
-    let claude = preset == Harness::Claude;
+    let facts = preset.rules();
+    let edits = facts.dialect.has_cache_edits();
     if lists.api_trigger.is_some() || lists.api_keep.is_some() {
-        return if claude { api_grid(lists) } else { Vec::new() };
+        return if facts.api_grid {
+            api_grid(lists)
+        } else {
+            Vec::new()
+        };
     }
     let default = !lists.any();
     let kinds: Vec<PlanKind> = match &lists.policy {
         Some(k) => k.clone(),
-        // SPEC §15.23: claude's grid holds idle-server for sessions of every version.
-        None if claude => vec![
-            PlanKind::Idle,
-            PlanKind::IdleServer,
-            PlanKind::Size,
-            PlanKind::Count,
-        ],
-        None => vec![PlanKind::Idle, PlanKind::Size],
+        None => facts.grid_kinds.to_vec(),
     };
     let opt = |v: &Option<Vec<u32>>| -> Vec<Option<u32>> {
         v.as_ref()
@@ -98,9 +96,6 @@ pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
     };
     let mut out = Vec::new();
     for kind in kinds {
-        if kind == PlanKind::Count && !claude && default {
-            continue;
-        }
         let (uk, ug, us, ut) = uses(kind);
         let keeps: Vec<Option<u32>> = match (default, kind) {
             (true, PlanKind::Idle) => [1, 2, 3, 5, 8, 10, 15, 20].map(Some).to_vec(),
@@ -143,19 +138,20 @@ pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
             // idle-server is delivered by the server only (SPEC §13.S).
             _ if kind == PlanKind::IdleServer => vec![Delivery::Server],
             Some(d) => d.clone(),
-            None if kind == PlanKind::Count && claude => {
+            None if kind == PlanKind::Count && edits => {
                 vec![Delivery::Rewrite, Delivery::CacheEdits]
             }
             None => vec![Delivery::Rewrite],
         };
         for &delivery in &deliveries {
-            if delivery == Delivery::CacheEdits && !claude {
-                continue;
-            }
-            if kind == PlanKind::Budget && (delivery != Delivery::Rewrite || !claude) {
-                continue;
-            }
-            if kind == PlanKind::IdleServer && !claude {
+            // What setup would refuse on the preset's sessions is left out
+            // (`Policy::check`: cache-edits off Claude, budget off rewrite…).
+            let legal = Policy {
+                kind,
+                delivery,
+                ..Policy::preset(preset)
+            };
+            if legal.check(preset).is_err() {
                 continue;
             }
             for &keep_recent in &keeps {
@@ -193,7 +189,7 @@ fn api_grid(lists: &Lists) -> Vec<Params> {
     for api_trigger in opt(&lists.api_trigger) {
         for api_keep in opt(&lists.api_keep) {
             out.push(Params {
-                preset: Harness::Claude,
+                preset: crate::harness::PresetId::SERVER.harness(),
                 kind: PlanKind::Api,
                 keep_recent: None,
                 gap_minutes: None,

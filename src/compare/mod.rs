@@ -274,7 +274,7 @@ fn run_setup(
     let recorded =
         crate::bill::recorded(s, &crate::load::subagents::usage_lines(s), price.as_ref());
     // SPEC §13.C: recorded cuts are facts in every row of a claude session.
-    if preset == Harness::Claude && s.cuts.iter().any(|c| c.request.is_some()) {
+    if preset.rules().versioned && s.cuts.iter().any(|c| c.request.is_some()) {
         let c = crate::caveats::CLAUDE_CUT_FLAGS;
         caveats.push((c.id.into(), c.text.into()));
     }
@@ -387,8 +387,9 @@ fn compare_units(
         cache_ttl: req.cache_ttl,
         ..Default::default()
     };
-    let grids: Vec<(Harness, Vec<Params>)> = [Harness::Claude, Harness::Qwen]
-        .into_iter()
+    let grids: Vec<(Harness, Vec<Params>)> = <Harness as strum::VariantArray>::VARIANTS
+        .iter()
+        .copied()
         .map(|h| (h, grid(h, req.lists)))
         .collect();
     let mut rows: Vec<Vec<Row>> = grids
@@ -396,7 +397,8 @@ fn compare_units(
         .map(|(_, g)| g.iter().map(|params| Row::new(params.clone())).collect())
         .collect();
     let mut caveat_ids: Vec<String> = Vec::new();
-    let mut base = Row::new(Params::baseline(Harness::Claude));
+    // One baseline row for every harness, listed under the registry's first.
+    let mut base = Row::new(Params::baseline(grids[0].0));
     base.baseline = true;
     // One file: a unit per setting; a folder: a unit per session.
     let single = names.len() == 1;
@@ -502,7 +504,7 @@ fn compare_units(
         .collect();
     let (rows, recommended, median) = sort_and_recommend(rows);
     if base.policy.is_none() {
-        let policy = base.params.apply(&Policy::preset(Harness::Claude));
+        let policy = base.params.apply(&Policy::preset(base.params.preset));
         base.policy = Some(crate::report::policy_json(&policy, None));
     }
     cmp.rows = baseline::with_baseline(rows, base, &cmp.sessions, req.baseline);

@@ -10,6 +10,7 @@
 //! gained and what its wire clears, so a request costs what changed at it (and
 //! the list of what is cleared, which a lean step carries anyway).
 
+use crate::harness::{Dialect, RankBy};
 use crate::policy::engine::Step;
 use crate::policy::{Delivery, PlanKind};
 use crate::session::{Harness, Role, Session};
@@ -107,9 +108,10 @@ impl ContextFacts {
             return f.clone();
         }
         // A session that cannot be read back counts nothing.
-        let read =
-            crate::wire::map_messages(s, |m, v| message_kinds(s.harness, s.messages[m].role, v))
-                .unwrap_or_else(|_| vec![Default::default(); s.messages.len()]);
+        let read = crate::load::readback::map_messages(s, |m, v| {
+            message_kinds(s.harness, s.messages[m].role, v)
+        })
+        .unwrap_or_else(|_| vec![Default::default(); s.messages.len()]);
         let (kinds, extra): (Vec<Kinds>, Vec<MsgExtra>) = read.into_iter().unzip();
         let facts = Arc::new(ContextFacts::new(s, &kinds, extra));
         let _ = s.context_facts.set(facts.clone());
@@ -161,15 +163,15 @@ fn tools_of_results(s: &Session) -> (Vec<usize>, Vec<String>) {
             .or(ids.first())
             .map(|&c| s.calls[c].name.as_str());
         let bridge = s.harness.rules().bridge_tool;
-        let name = match (s.harness, r.name.as_deref()) {
-            (Harness::Claude, _) | (Harness::Qwen, None) => call,
+        let name = match (s.harness.rules().rank_by, r.name.as_deref()) {
+            (RankBy::Calls, _) | (RankBy::Responses, None) => call,
             // A response named after the bridge answers the tool its calls name
             // (SPEC §3, as the plans read it).
-            (Harness::Qwen, Some(n)) if Some(n) == bridge => {
+            (RankBy::Responses, Some(n)) if Some(n) == bridge => {
                 let agree = ids.iter().all(|&c| s.calls[c].name == s.calls[ids[0]].name);
                 call.filter(|_| agree).or(Some(n))
             }
-            (Harness::Qwen, named) => named,
+            (RankBy::Responses, named) => named,
         }
         .unwrap_or("unknown");
         let next = tools.len();
@@ -209,8 +211,8 @@ fn message_kinds(h: Harness, role: Role, msg: &Value) -> (Kinds, MsgExtra) {
                     continue;
                 }
                 let str_of = |key: &str| b.get(key).and_then(Value::as_str).unwrap_or_default();
-                match h {
-                    Harness::Claude => match b.get("type").and_then(Value::as_str) {
+                match h.dialect() {
+                    Dialect::Anthropic => match b.get("type").and_then(Value::as_str) {
                         Some("text") => text_of(&mut k, text_tokens(h, str_of("text"))),
                         Some("thinking") => k.thinking += text_tokens(h, str_of("thinking")),
                         Some("redacted_thinking") => k.thinking += text_tokens(h, str_of("data")),
@@ -223,7 +225,7 @@ fn message_kinds(h: Harness, role: Role, msg: &Value) -> (Kinds, MsgExtra) {
                         Some("image" | "document") => k.images += media,
                         _ => text_of(&mut k, text_tokens(h, &b.to_string())),
                     },
-                    Harness::Qwen => {
+                    Dialect::Gemini => {
                         if let Some(call) = b.get("functionCall").filter(|c| c.is_object()) {
                             let args = call.get("args").map(Value::to_string).unwrap_or_default();
                             k.assistant_text += text_tokens(h, &args);
@@ -274,10 +276,11 @@ impl<'a> ContextRun<'a> {
         let s = &setup.session;
         let facts = ContextFacts::of_session(s);
         let delivery = setup.policy.delivery;
-        let placeholder = match (s.harness, delivery) {
+        let dialect = s.harness.dialect();
+        let placeholder = match delivery {
             // The cached microcompact deletes the result from the server's cache.
-            (Harness::Claude, Delivery::CacheEdits) => 0,
-            (Harness::Claude, Delivery::Server) => {
+            Delivery::CacheEdits if dialect.has_cache_edits() => 0,
+            Delivery::Server if dialect.has_server_view() => {
                 text_tokens(s.harness, &setup.policy.api.placeholder)
             }
             _ => text_tokens(s.harness, crate::harness::CLEARED),
@@ -350,7 +353,10 @@ impl<'a> ContextRun<'a> {
         let mut kinds = self.facts.kinds_in(req.view_start, req.end);
         self.media(st, &mut kinds, &mut off);
         self.server(st, &mut kinds);
-        if s.harness == Harness::Qwen && st.kind == Some(PlanKind::Forced) && newly(st) > 0 {
+        if s.harness.rules().forced_drops_thoughts
+            && st.kind == Some(PlanKind::Forced)
+            && newly(st) > 0
+        {
             // `/compress-fast` drops every thought part of the view.
             kinds.thinking = 0;
         }
@@ -405,16 +411,18 @@ impl<'a> ContextRun<'a> {
 
     /// The `api` server view: cleared thinking goes, a cleared input reads `{}`.
     fn server(&self, st: &Step, kinds: &mut Kinds) {
-        let (Some(api), Delivery::Server, Harness::Claude) =
-            (&st.api, self.delivery, self.s.harness)
-        else {
+        let (Some(api), Delivery::Server, true) = (
+            &st.api,
+            self.delivery,
+            self.s.harness.dialect().has_server_view(),
+        ) else {
             return;
         };
         let facts = &self.facts;
         for &m in &api.thinking_cleared {
             kinds.thinking -= facts.kinds_in(m, m + 1).thinking.min(kinds.thinking);
         }
-        let empty = text_tokens(Harness::Claude, "{}");
+        let empty = text_tokens(self.s.harness, "{}");
         for (m, id) in &api.inputs_cleared {
             let input = facts
                 .extra

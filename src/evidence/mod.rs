@@ -106,24 +106,25 @@ pub struct UsageEvidence {
 
 impl UsageEvidence {
     pub fn of(harness: Harness, u: &Usage) -> UsageEvidence {
-        match harness {
-            Harness::Claude => UsageEvidence {
+        if harness.rules().cache_writes {
+            UsageEvidence {
                 input: u.input_tokens,
                 cache_write: Some(u.cache_creation_input_tokens),
                 cache_read: u.cache_read_input_tokens,
                 cache_write_1h: u.cache_creation.map(|c| c.ephemeral_1h_input_tokens),
                 cache_deleted: u.cache_deleted_input_tokens,
                 aggregated: u.aggregated,
-            },
+            }
+        } else {
             // The loader keeps input = P − R and R (SPEC §10).
-            Harness::Qwen => UsageEvidence {
+            UsageEvidence {
                 input: u.input_tokens,
                 cache_write: None,
                 cache_read: u.cache_read_input_tokens,
                 cache_write_1h: None,
                 cache_deleted: None,
                 aggregated: false,
-            },
+            }
         }
     }
 
@@ -621,7 +622,7 @@ fn countable(m: &Message) -> Option<&Usage> {
 /// `ttl_auto(k)`: the TTL of the last cache write at or before response k − 1
 /// (1h when that response wrote 1-hour tokens, else 5m; none → 5m).
 pub fn ttl_auto(s: &Session, k: usize) -> Ttl {
-    if s.harness == Harness::Qwen {
+    if !s.harness.rules().cache_writes {
         return Ttl::FiveMinutes;
     }
     s.requests[..k.saturating_sub(1).min(s.requests.len())]
@@ -640,7 +641,7 @@ pub fn ttl_auto_all(s: &Session) -> Vec<Ttl> {
     let mut last = Ttl::FiveMinutes;
     for r in &s.requests {
         out.push(last);
-        if s.harness == Harness::Claude
+        if s.harness.rules().cache_writes
             && let Some(u) = response(s, r).and_then(countable)
             && u.cache_creation_input_tokens > 0
         {

@@ -159,7 +159,7 @@ pub fn collect(
         if u.cache_deleted.is_some() {
             deleted = u.cache_deleted;
         }
-        if raw.cache_creation_input_tokens > 0 && s.harness == Harness::Claude {
+        if raw.cache_creation_input_tokens > 0 && s.harness.rules().cache_writes {
             last_write = Some(ttl_of_write(raw));
         }
         if !u.aggregated {

@@ -2,8 +2,7 @@
 //! loaders so that every format follows the same rules.
 
 use crate::session::{
-    Diagnostic, Format, Harness, Media, Message, Part, Request, Role, Session, ToolCall,
-    ToolResult, Usage,
+    Diagnostic, Format, Media, Message, Part, Request, Role, Session, ToolCall, ToolResult, Usage,
 };
 use std::path::Path;
 
@@ -66,7 +65,7 @@ impl Builder {
             last_version: None,
             last_entrypoint: None,
             tree: super::branches::Tree {
-                claude: format.harness() == Harness::Claude,
+                claude: format.harness().rules().unmarked_forks,
                 ..Default::default()
             },
             touched: None,
@@ -274,9 +273,9 @@ impl Builder {
             .map(|i| &self.s.messages[i]);
         let now_ms = before.and_then(|m| m.last_ts);
         let at = before.and_then(|m| m.last_ts_text.clone());
-        let last_assistant = match self.s.harness {
-            Harness::Claude => self.last_assistant_in_view,
-            Harness::Qwen => self.last_assistant_any,
+        let last_assistant = match self.s.harness.rules().gap_from {
+            crate::harness::GapFrom::LastReplyInView => self.last_assistant_in_view,
+            crate::harness::GapFrom::LastReply => self.last_assistant_any,
         };
         let gap_minutes = match (now_ms, last_assistant) {
             (Some(now), Some(prev)) => Some((now - prev) as f64 / 60_000.0),

@@ -16,6 +16,7 @@ mod messages;
 mod nulrun;
 mod qwen;
 pub(crate) mod raw;
+pub mod readback;
 pub mod regular;
 pub mod subagents;
 pub mod surrogate;

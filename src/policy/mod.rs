@@ -11,9 +11,9 @@ pub mod idle_server;
 pub mod plausible;
 pub mod protect;
 pub(crate) mod recorded;
-pub(crate) mod send;
 pub mod version;
 
+use crate::harness::PresetId;
 use crate::session::{Harness, Request};
 use serde::Serialize;
 
@@ -113,6 +113,63 @@ impl Delivery {
     pub fn parse(s: &str) -> Option<Delivery> {
         s.parse().ok()
     }
+
+    /// The TUI's `d`: rewrite ↔ cache-edits (server stays server).
+    pub fn toggled(self) -> Delivery {
+        match self {
+            Delivery::Rewrite => Delivery::CacheEdits,
+            Delivery::CacheEdits => Delivery::Rewrite,
+            Delivery::Server => Delivery::Server,
+        }
+    }
+}
+
+/// A plan a session's harness cannot run (SPEC §5, §11, §13.S): what `setup`
+/// refuses, the TUI will not tune to, and `compare`'s grid leaves out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Illegal {
+    /// Kind `api` without the api preset's server delivery on a Messages API session.
+    ApiWithoutPreset,
+    /// idle-server on a harness that does not offer it.
+    IdleServerPreset,
+    /// idle-server delivered other than by the server.
+    IdleServerDelivery(Delivery),
+    /// Delivery `server` for a kind the server does not edit.
+    ServerDelivery,
+    /// budget on a harness without it, or off rewrite.
+    Budget { preset: Harness, delivery: Delivery },
+    /// cache-edits on a session whose requests have no cache edits.
+    CacheEdits(Harness),
+}
+
+impl std::fmt::Display for Illegal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Illegal::ApiWithoutPreset => f.write_str(
+                "plan kind api takes the api preset (--preset api, or \"preset\": \"api\" in the sidecar)",
+            ),
+            Illegal::IdleServerPreset => {
+                f.write_str("idle-server is Claude Code's plan: it takes the claude preset")
+            }
+            Illegal::IdleServerDelivery(d) => write!(
+                f,
+                "idle-server's edit is applied by the server: its delivery is server (got {})",
+                d.name()
+            ),
+            Illegal::ServerDelivery => f.write_str("delivery server is the api preset's (--preset api)"),
+            Illegal::Budget { preset, delivery } => write!(
+                f,
+                "the budget plan is Claude Code's token-budget microcompact: it takes the claude preset and rewrite delivery (got preset {}, delivery {})",
+                preset.name(),
+                delivery.name()
+            ),
+            Illegal::CacheEdits(h) => write!(
+                f,
+                "cache-edits delivery is Claude's cached microcompact; a {} session is sent with rewrite",
+                h.name()
+            ),
+        }
+    }
 }
 
 /// The parameters of a plan: the JSON `policy` object, a sidecar, or flags.
@@ -182,8 +239,59 @@ impl Policy {
             kind: PlanKind::Api,
             delivery: Delivery::Server,
             protect: false,
-            ..Policy::preset(Harness::Claude)
+            ..Policy::preset(PresetId::SERVER.harness())
         }
+    }
+
+    /// What the plan's rules answer: the api preset's for kind `api`, else the
+    /// harness's.
+    pub fn asks(&self) -> &'static dyn crate::harness::Rules {
+        if self.kind == PlanKind::Api {
+            PresetId::SERVER.asks()
+        } else {
+            self.preset.asks()
+        }
+    }
+
+    /// Whether a session of harness `session` can be planned with this policy:
+    /// the one legality check `setup` refuses by, the TUI tunes by and
+    /// `compare`'s grid leaves settings out by (SPEC §5, §11, §13.S).
+    pub fn check(&self, session: Harness) -> Result<(), Illegal> {
+        let facts = self.preset.rules();
+        let dialect = session.dialect();
+        match self.kind {
+            PlanKind::Api if self.delivery != Delivery::Server || !dialect.has_server_view() => {
+                return Err(Illegal::ApiWithoutPreset);
+            }
+            PlanKind::IdleServer if !facts.offers(PlanKind::IdleServer) => {
+                return Err(Illegal::IdleServerPreset);
+            }
+            PlanKind::IdleServer if self.delivery != Delivery::Server => {
+                return Err(Illegal::IdleServerDelivery(self.delivery));
+            }
+            _ => {}
+        }
+        // The server edits for the api preset, idle-server, the baseline that
+        // replays them, and auto where a version's row may be idle-server.
+        let server_kind = matches!(
+            self.kind,
+            PlanKind::Api | PlanKind::IdleServer | PlanKind::Recorded
+        ) || (self.kind == PlanKind::Auto && facts.versioned);
+        if self.delivery == Delivery::Server && !server_kind {
+            return Err(Illegal::ServerDelivery);
+        }
+        if self.kind == PlanKind::Budget
+            && (!facts.offers(PlanKind::Budget) || self.delivery != Delivery::Rewrite)
+        {
+            return Err(Illegal::Budget {
+                preset: self.preset,
+                delivery: self.delivery,
+            });
+        }
+        if self.delivery == Delivery::CacheEdits && !dialect.has_cache_edits() {
+            return Err(Illegal::CacheEdits(session));
+        }
+        Ok(())
     }
 
     /// The preset's name as the JSON `policy.preset` gives it.
@@ -210,28 +318,9 @@ impl Policy {
     /// Qwen runs it and the gap holds, else `size` where Qwen runs that, else
     /// none (a notification, a goal turn…).
     pub fn kind_at(&self, req: &Request, gap: Option<f64>) -> Option<PlanKind> {
-        match (self.kind, self.preset) {
-            (PlanKind::Auto, Harness::Claude) => {
-                // A Qwen session's version is Qwen Code's, not Claude Code's:
-                // under the claude preset it is no usable version.
-                let v = req
-                    .send
-                    .is_none()
-                    .then_some(req.version.as_deref())
-                    .flatten();
-                version::VersionRow::of(v).auto_kind()
-            }
-            (PlanKind::Auto, Harness::Qwen) => {
-                let runs = send::qwen_runs(req);
-                if runs.idle && self.gap_holds(gap) {
-                    Some(PlanKind::Idle)
-                } else if runs.size {
-                    Some(PlanKind::Size)
-                } else {
-                    None
-                }
-            }
-            (k, _) => Some(k),
+        match self.kind {
+            PlanKind::Auto => self.preset.asks().auto_kind(self, req, gap),
+            k => Some(k),
         }
     }
 

@@ -5,7 +5,7 @@
 
 use super::version::{VersionRow, parse};
 use super::{Delivery, PlanKind, Policy};
-use crate::session::{Format, Harness, Request, Session};
+use crate::session::{Request, Session};
 
 /// `request.harness_could_run` and `request.harness_could_run_reason`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,9 +33,11 @@ pub fn at(policy: &Policy, s: &Session, req: &Request, kind: Option<PlanKind>) -
     if kind == Some(PlanKind::Recorded) {
         return Plausible::of(Some(true), "recorded");
     }
-    if s.harness != Harness::Claude
-        || s.format != Format::ClaudeJsonl
-        || policy.preset != Harness::Claude
+    // Only a versioned harness's own transcripts (its first format) are assessed.
+    let versioned = s.harness.rules().versioned;
+    if !versioned
+        || s.harness.rules().formats.first() != Some(&s.format)
+        || policy.preset != s.harness
         || policy.kind == PlanKind::Api
     {
         return not_assessed;
@@ -80,6 +82,7 @@ pub fn at(policy: &Policy, s: &Session, req: &Request, kind: Option<PlanKind>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::{Format, Harness};
     use std::path::PathBuf;
 
     fn session(format: Format) -> Session {

@@ -20,7 +20,11 @@ pub struct RequestKindsJson {
 pub fn request_kinds(setup: &Setup, req: &Request, kind: Option<PlanKind>) -> RequestKindsJson {
     let pl = setup.plausible(req, kind);
     RequestKindsJson {
-        version_row: (setup.session.harness == crate::session::Harness::Claude)
+        version_row: setup
+            .session
+            .harness
+            .rules()
+            .versioned
             .then(|| VersionRow::of(req.version.as_deref()).name()),
         plan_kind: kind,
         harness_could_run: pl.could_run,

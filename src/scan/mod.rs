@@ -412,11 +412,13 @@ impl State {
         modified: SystemTime,
         error: Option<String>,
     ) -> Summary {
-        let harness = if self.qwen || (self.main_is_sidechain.is_none() && in_qwen_tree(path)) {
-            Harness::Qwen
+        // The light pass sniffs the format; the format names its harness.
+        let format = if self.qwen || (self.main_is_sidechain.is_none() && in_qwen_tree(path)) {
+            crate::session::Format::QwenJsonl
         } else {
-            Harness::Claude
+            crate::session::Format::ClaudeJsonl
         };
+        let harness = format.harness();
         let kind = if self.main_is_sidechain == Some(true) || is_subagent_path(path) {
             Kind::SubAgent
         } else if self.main_is_sidechain.is_some() {

@@ -15,8 +15,8 @@ use crate::analysis::Setup;
 use crate::config::{self, Config, Source};
 use crate::load::{self, LoadError};
 use crate::policy::protect::{self, PathMap, RootKind};
-use crate::policy::{Delivery, PlanKind, Policy};
-use crate::session::{Format, Harness, Session};
+use crate::policy::{Delivery, Illegal, PlanKind, Policy};
+use crate::session::{Format, Session};
 use crate::totals::CacheTtl;
 use std::path::{Path, PathBuf};
 
@@ -195,6 +195,11 @@ pub(crate) fn err(msg: impl Into<String>) -> UsageError {
     UsageError::Message(msg.into())
 }
 
+/// A plan the session's harness cannot run, named with the session's path.
+fn illegal(path: &Path, e: Illegal) -> UsageError {
+    err(format!("{}: {e}", path.display()))
+}
+
 /// Loads the session and merges preset ← sidecar ← flags into a [`Setup`].
 pub fn setup(path: &Path, opts: &Opts) -> Result<Setup, UsageError> {
     setup_with_progress(path, opts, &std::sync::atomic::AtomicU64::new(0))
@@ -301,27 +306,26 @@ pub fn setup_with_config(
     // A recorded preset by name: (where, the name, the preset if it is one).
     let recorded = recorded.map(|(from, name)| (from, name, name.parse::<PresetArg>().ok()));
     let api = match (preset, recorded) {
-        (Some(p), _) => p == PresetArg::Api,
+        (Some(p), _) => p.is_server(),
         (None, _) if policy == Some(PlanKind::Api) => true,
-        (None, Some((_, _, Some(PresetArg::Api)))) => !flag_leaves_api,
+        (None, Some((_, _, Some(p)))) if p.is_server() => !flag_leaves_api,
         _ => false,
     };
     let preset = match (preset, recorded) {
-        (Some(PresetArg::Claude), _) => Harness::Claude,
-        (Some(PresetArg::Qwen), _) => Harness::Qwen,
-        (Some(PresetArg::Api), _) => Harness::Claude,
-        (None, _) if api => Harness::Claude,
-        (None, Some((_, _, Some(PresetArg::Claude)))) => Harness::Claude,
-        (None, Some((_, _, Some(PresetArg::Qwen)))) => Harness::Qwen,
-        (None, Some((_, _, Some(PresetArg::Api)))) => session.harness,
+        (Some(p), _) => p.harness(),
+        (None, _) if api => PresetArg::SERVER.harness(),
+        // A recorded api preset the flags left: the session's own.
+        (None, Some((_, _, Some(p)))) if p.is_server() => session.harness,
+        (None, Some((_, _, Some(p)))) => p.harness(),
         (None, Some((from, other, None))) => {
             return Err(err(format!("{from}: unknown preset {other:?}")));
         }
         (None, None) => session.harness,
     };
-    if api && session.harness == Harness::Qwen {
+    if api && !session.harness.dialect().has_server_view() {
+        let own = session.harness.name();
         return Err(err(format!(
-            "{}: the api preset simulates Anthropic's server-side context editing of Messages API requests; a qwen session is not sent that way (use --preset qwen)",
+            "{}: the api preset simulates Anthropic's server-side context editing of Messages API requests; a {own} session is not sent that way (use --preset {own})",
             path.display()
         )));
     }
@@ -466,31 +470,21 @@ pub fn setup_with_config(
         }
         p.delivery = Delivery::Server;
     } else if p.kind == PlanKind::Api {
-        return Err(err(format!(
-            "{}: plan kind api takes the api preset (--preset api, or \"preset\": \"api\" in the sidecar)",
-            path.display()
-        )));
+        return Err(illegal(path, Illegal::ApiWithoutPreset));
     }
     if p.kind == PlanKind::IdleServer {
         // SPEC §13.S: the server applies idle-server's edit.
-        if p.preset != Harness::Claude {
-            return Err(err(format!(
-                "{}: idle-server is Claude Code's plan: it takes the claude preset",
-                path.display()
-            )));
+        if !p.preset.rules().offers(PlanKind::IdleServer) {
+            return Err(illegal(path, Illegal::IdleServerPreset));
         }
         let asked = delivery.or(delivery_set.then_some(p.delivery));
         if let Some(d) = asked.filter(|&d| d != Delivery::Server) {
-            return Err(err(format!(
-                "{}: idle-server's edit is applied by the server: its delivery is server (got {})",
-                path.display(),
-                d.name()
-            )));
+            return Err(illegal(path, Illegal::IdleServerDelivery(d)));
         }
         p.delivery = Delivery::Server;
     }
     if p.kind == PlanKind::Auto
-        && p.preset == Harness::Claude
+        && p.preset.rules().versioned
         && (delivery.is_some() || delivery_set)
     {
         // SPEC §15.6: an explicit delivery under auto applies to the kinds that
@@ -521,7 +515,8 @@ pub fn setup_with_config(
         Some(d) => p.delivery = d,
         None if !delivery_set => {
             // cache_edits is Claude's mechanism: the default for count on Claude.
-            p.delivery = if p.kind == PlanKind::Count && session.harness == Harness::Claude {
+            p.delivery = if p.kind == PlanKind::Count && session.harness.dialect().has_cache_edits()
+            {
                 Delivery::CacheEdits
             } else {
                 Delivery::Rewrite
@@ -529,32 +524,7 @@ pub fn setup_with_config(
         }
         None => {}
     }
-    let server_kinds = p.kind == PlanKind::IdleServer
-        || p.kind == PlanKind::Recorded
-        || (p.kind == PlanKind::Auto && p.preset == Harness::Claude);
-    if !api && p.delivery == Delivery::Server && !server_kinds {
-        return Err(err(format!(
-            "{}: delivery server is the api preset's (--preset api)",
-            path.display()
-        )));
-    }
-    if p.kind == PlanKind::Budget
-        && (p.preset != Harness::Claude || p.delivery != Delivery::Rewrite)
-    {
-        return Err(err(format!(
-            "{}: the budget plan is Claude Code's token-budget microcompact: it takes the claude preset and rewrite delivery (got preset {}, delivery {})",
-            path.display(),
-            p.preset.name(),
-            p.delivery.name()
-        )));
-    }
-    if p.delivery == Delivery::CacheEdits && session.harness != Harness::Claude {
-        return Err(err(format!(
-            "{}: cache-edits delivery is Claude's cached microcompact; a {} session is sent with rewrite",
-            path.display(),
-            session.harness.name()
-        )));
-    }
+    p.check(session.harness).map_err(|e| illegal(path, e))?;
 
     // The config file's relative directories are relative to its folder, `~/` to home.
     let config_dir = config

@@ -2,6 +2,7 @@
 //! edits placed, the server's view of its own edits, thinking dropped.
 
 use super::*;
+use crate::harness::{anthropic, gemini};
 use std::borrow::Cow;
 
 fn blocks_mut(harness: Harness, msg: &mut Value) -> Option<&mut Vec<Value>> {
@@ -18,18 +19,20 @@ pub(super) fn apply(
     messages: &mut [Cow<'_, Value>],
     c: &Clearings<'_>,
 ) {
-    if let (Some(server), Harness::Claude) = (c.server, s.harness) {
+    let dialect = s.harness.dialect();
+    if let Some(server) = c.server.filter(|_| dialect.has_server_view()) {
         server_view(s, req, messages, c, server);
         return;
     }
-    let rewrite = c.delivery == Delivery::Rewrite || s.harness == Harness::Qwen;
+    // A body without cache edits is always rewritten.
+    let rewrite = c.delivery == Delivery::Rewrite || !dialect.has_cache_edits();
     if rewrite {
         for (i, msg) in messages.iter_mut().enumerate() {
             let m = req.view_start + i;
             let changes = s
                 .results_in(m, m + 1)
                 .any(|r| (c.result_cleared)(r) || (c.result_stripped)(r))
-                || (s.harness == Harness::Qwen
+                || (dialect.has_media_parts()
                     && s.media_in(m, m + 1).any(|k| (c.media_cleared)(k)));
             if !changes {
                 continue;
@@ -40,10 +43,10 @@ pub(super) fn apply(
                 continue;
             };
             for block in blocks.iter_mut() {
-                if is_tool_result(s.harness, block) {
+                if dialect.is_tool_result(block) {
                     if let Some(r) = results.next() {
                         if (c.result_cleared)(r) {
-                            clear_block(s.harness, block);
+                            dialect.clear_block(block);
                         } else if (c.result_stripped)(r)
                             && let Some(resp) = block
                                 .get_mut("functionResponse")
@@ -52,7 +55,7 @@ pub(super) fn apply(
                             resp.remove("parts");
                         }
                     }
-                } else if s.harness == Harness::Qwen
+                } else if dialect.has_media_parts()
                     && is_top_level_media(block)
                     && let Some(k) = media.next()
                     && (c.media_cleared)(k)
@@ -62,10 +65,10 @@ pub(super) fn apply(
             }
         }
     }
-    if c.drop_thoughts && s.harness == Harness::Qwen {
-        drop_thoughts(messages);
+    if c.drop_thoughts && s.harness.rules().forced_drops_thoughts {
+        gemini::drop_thoughts(messages);
     }
-    if c.delivery == Delivery::CacheEdits && s.harness == Harness::Claude {
+    if c.delivery == Delivery::CacheEdits && dialect.has_cache_edits() {
         cache_edits(s, req, messages, c.edits);
     }
 }
@@ -90,14 +93,18 @@ fn server_view(
         let changes = server.thinking.contains(&m)
             || s.results_in(m, m + 1).any(|r| (c.result_cleared)(r))
             || msg
-                .get(Harness::Claude.rules().wire.content)
+                .get("content")
                 .and_then(Value::as_array)
                 .is_some_and(|blocks| blocks.iter().any(input_cleared));
         if !changes {
             continue;
         }
         let mut results = s.results_in(m, m + 1);
-        let Some(blocks) = blocks_mut(Harness::Claude, msg.to_mut()) else {
+        let Some(blocks) = msg
+            .to_mut()
+            .get_mut("content")
+            .and_then(Value::as_array_mut)
+        else {
             continue;
         };
         if server.thinking.contains(&m) {
@@ -109,7 +116,7 @@ fn server_view(
             });
         }
         for block in blocks.iter_mut() {
-            if is_tool_result(Harness::Claude, block) {
+            if anthropic::is_tool_result(block) {
                 if let Some(r) = results.next()
                     && (c.result_cleared)(r)
                 {
@@ -118,44 +125,6 @@ fn server_view(
             } else if input_cleared(block) {
                 block["input"] = json!({});
             }
-        }
-    }
-}
-
-fn clear_block(harness: Harness, block: &mut Value) {
-    match harness {
-        Harness::Claude => {
-            block["content"] = Value::String(PLACEHOLDER.into());
-        }
-        Harness::Qwen => {
-            // The whole response goes, nested media included.
-            block["functionResponse"]["response"] = json!({"output": PLACEHOLDER});
-            if let Some(resp) = block["functionResponse"].as_object_mut() {
-                resp.remove("parts");
-            }
-        }
-    }
-}
-
-/// `/compress-fast` drops thought parts; a model turn left empty goes too.
-fn drop_thoughts(messages: &mut [Cow<'_, Value>]) {
-    // Only thought text goes; a call or a response is never a thought.
-    let keep = |p: &Value| {
-        p.get("thought").and_then(Value::as_bool) != Some(true)
-            || p.get("functionCall").is_some()
-            || p.get("functionResponse").is_some()
-    };
-    for msg in messages.iter_mut() {
-        let has_thoughts = msg.get("role").and_then(Value::as_str) == Some("model")
-            && msg
-                .get(Harness::Qwen.rules().wire.content)
-                .and_then(Value::as_array)
-                .is_some_and(|parts| !parts.iter().all(keep));
-        if !has_thoughts {
-            continue;
-        }
-        if let Some(parts) = blocks_mut(Harness::Qwen, msg.to_mut()) {
-            parts.retain(keep);
         }
     }
 }
@@ -201,15 +170,12 @@ fn cache_edits(s: &Session, req: &Request, messages: &mut [Cow<'_, Value>], edit
         let has_results = msg.get("role").and_then(Value::as_str) == Some("user")
             && msg["content"]
                 .as_array()
-                .is_some_and(|b| b.iter().any(|b| is_tool_result(Harness::Claude, b)));
+                .is_some_and(|b| b.iter().any(anthropic::is_tool_result));
         if !has_results {
             continue;
         }
         if let Some(blocks) = msg.to_mut()["content"].as_array_mut() {
-            for b in blocks
-                .iter_mut()
-                .filter(|b| is_tool_result(Harness::Claude, b))
-            {
+            for b in blocks.iter_mut().filter(|b| anthropic::is_tool_result(b)) {
                 let id = b["tool_use_id"].clone();
                 b["cache_reference"] = id;
             }
@@ -243,7 +209,7 @@ pub fn insert_after_tool_results(content: &mut Vec<Value>, block: Value) {
 /// `thinking_stripped` record the thinking of every earlier assistant message is
 /// left out (§13.E2).
 pub(super) fn apply_recorded(s: &Session, req: &Request, messages: &mut [Cow<'_, Value>]) {
-    if s.harness != Harness::Claude {
+    if !s.harness.rules().versioned {
         return;
     }
     let strip_before = s

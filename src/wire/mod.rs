@@ -17,7 +17,8 @@ pub use tokens::{
     local_message_tokens, measured_rewrite_tokens, message_tokens, tokens_from, wire_message_tokens,
 };
 
-use crate::load::{self, PLACEHOLDER};
+use crate::harness::Dialect;
+use crate::load::PLACEHOLDER;
 use crate::policy::Delivery;
 use crate::policy::engine::EditBlock;
 use crate::session::{Harness, Part, PieceLen, Request, Role, Session};
@@ -105,39 +106,8 @@ fn drop_dead<T>(req: &Request, messages: &mut Vec<T>) {
     });
 }
 
-/// Every message of the session as the API sees it, in order, one at a time.
-pub fn each_message(s: &Session, mut f: impl FnMut(usize, Value)) -> std::io::Result<()> {
-    let file = std::fs::File::open(&s.path)?;
-    for m in 0..s.messages.len() {
-        f(m, message_from(&file, s, m)?);
-    }
-    Ok(())
-}
-
-/// `f` of every message of the session as the API sees it, read on every core
-/// (chunks of messages, each with its own file handle), in message order.
-pub fn map_messages<T: Send>(
-    s: &Session,
-    f: impl Fn(usize, &Value) -> T + Sync,
-) -> std::io::Result<Vec<T>> {
-    use rayon::prelude::*;
-    let ids: Vec<usize> = (0..s.messages.len()).collect();
-    let chunks: Vec<std::io::Result<Vec<T>>> = ids
-        .par_chunks(256)
-        .map(|chunk| {
-            let file = std::fs::File::open(&s.path)?;
-            chunk
-                .iter()
-                .map(|&m| message_from(&file, s, m).map(|v| f(m, &v)))
-                .collect()
-        })
-        .collect();
-    let mut out = Vec::with_capacity(s.messages.len());
-    for c in chunks {
-        out.extend(c?);
-    }
-    Ok(out)
-}
+use crate::load::readback::message_from;
+pub use crate::load::readback::{each_message, map_messages};
 
 /// The local messages of one view, as read so far (stepping through a session
 /// reads each record once).
@@ -243,129 +213,12 @@ fn read_messages(s: &Session, req: &Request) -> std::io::Result<Vec<Value>> {
         .collect()
 }
 
-/// One message as the API sees it: Claude `{role, content}`, Qwen `{role, parts}`.
-fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::io::Result<Value> {
-    let msg = &s.messages[m];
-    let mut pieces: Vec<Value> = Vec::new();
-    let shape = s.harness.rules().wire;
-    let key = shape.content;
-    for part in &msg.parts {
-        let value = match part {
-            Part::Record { offset, len, .. } => {
-                // Only `message` is read: the rest (toolUseResult…) is skipped unparsed.
-                #[derive(serde::Deserialize)]
-                struct Record {
-                    #[serde(default)]
-                    message: Value,
-                }
-                let bytes = load::read_span(file, *offset, *len)?;
-                match serde_json::from_slice::<Record>(&bytes) {
-                    Ok(r) => r.message,
-                    // Deeper than serde's recursion limit, or changed since loading:
-                    // show the message as unreadable rather than fail the request.
-                    Err(e) => unreadable_message(s.harness, msg.first_line, &e),
-                }
-            }
-            Part::Inline(v) => (**v).clone(),
-        };
-        pieces.push(value.get(key).cloned().unwrap_or(Value::Null));
-    }
-    let role = match msg.role {
-        Role::User => shape.user_role,
-        Role::Assistant => shape.assistant_role,
-    };
-    let content = if pieces.len() == 1 && pieces[0].is_string() {
-        pieces.pop().unwrap_or(Value::Null)
-    } else {
-        let mut blocks = Vec::new();
-        for p in pieces {
-            match p {
-                Value::Array(a) => blocks.extend(a),
-                Value::String(text) if s.harness == Harness::Claude => {
-                    blocks.push(json!({"type": "text", "text": text}))
-                }
-                Value::Null => {}
-                other => blocks.push(other),
-            }
-        }
-        Value::Array(blocks)
-    };
-    let mut out = Map::new();
-    out.insert("role".into(), Value::String(role.into()));
-    out.insert(key.into(), content);
-    Ok(Value::Object(out))
-}
-
 /// Whether a content block is a tool result as the loaders count them.
 pub fn is_tool_result(harness: Harness, block: &Value) -> bool {
-    match harness {
-        Harness::Claude => {
-            block.get("type").and_then(Value::as_str) == Some("tool_result")
-                && block.get("tool_use_id").is_some_and(Value::is_string)
-        }
-        Harness::Qwen => {
-            !block.get("functionCall").is_some_and(Value::is_object)
-                && block
-                    .get("functionResponse")
-                    .is_some_and(|r| r.is_object() && r.get("id").is_some_and(Value::is_string))
-        }
-    }
+    harness.dialect().is_tool_result(block)
 }
 
-pub(crate) fn is_top_level_media(block: &Value) -> bool {
-    !block.get("functionCall").is_some_and(Value::is_object)
-        && !block.get("functionResponse").is_some_and(Value::is_object)
-        && (block.get("inlineData").is_some_and(Value::is_object)
-            || block.get("fileData").is_some_and(Value::is_object))
-}
-
-/// What Qwen writes over a cleared media part (microcompact.ts): the mime type
-/// with runs of CR/LF/TAB made one space, brackets removed, trimmed, and cut to
-/// 128 UTF-16 units.
-pub fn media_placeholder(block: &Value) -> String {
-    let mime = ["inlineData", "fileData"]
-        .iter()
-        .find_map(|k| block.get(k)?.get("mimeType")?.as_str())
-        .unwrap_or("application/octet-stream");
-    let mut clean = String::new();
-    let mut in_run = false;
-    for ch in mime.chars() {
-        match ch {
-            '\r' | '\n' | '\t' => {
-                if !in_run {
-                    clean.push(' ');
-                }
-                in_run = true;
-                continue;
-            }
-            '[' | ']' => {}
-            c => clean.push(c),
-        }
-        in_run = false;
-    }
-    let mut out = String::new();
-    let mut units = 0;
-    for ch in clean.trim().chars() {
-        units += ch.len_utf16();
-        if units > 128 {
-            break;
-        }
-        out.push(ch);
-    }
-    format!("[Old inline media cleared: {out}]")
-}
-
-/// A stand-in for a record the wire builder could not read back.
-fn unreadable_message(harness: Harness, line: usize, e: &serde_json::Error) -> Value {
-    let text = format!(
-        "[mcscope: the record near line {line} could not be read back: {}]",
-        crate::load::json_error_text(e)
-    );
-    match harness {
-        Harness::Claude => json!({"content": [{"type": "text", "text": text}]}),
-        Harness::Qwen => json!({"parts": [{"text": text}]}),
-    }
-}
+pub(crate) use crate::harness::gemini::{is_top_level_media, media_placeholder};
 
 #[cfg(test)]
 mod tests {

@@ -56,7 +56,8 @@ pub fn measured_rewrite_tokens(
     m: usize,
     cleared: &dyn Fn(usize) -> bool,
 ) -> Option<u64> {
-    if s.harness != Harness::Claude {
+    // The written lengths are those of Messages API records.
+    if s.harness.dialect() != Dialect::Anthropic {
         return None;
     }
     measured_written(s, m, cleared).map(|w| w.div_ceil(4))
@@ -83,7 +84,9 @@ fn measured_written(s: &Session, m: usize, cleared: &dyn Fn(usize) -> bool) -> O
                 let (c, e) = match p {
                     PieceLen::Arr { count, elements } => (count, elements),
                     // `{"type":"text","text":` + the string + `}`
-                    PieceLen::Str(len) if s.harness == Harness::Claude => (1, 23 + len),
+                    PieceLen::Str(len) if s.harness.dialect().string_is_text_block() => {
+                        (1, 23 + len)
+                    }
                     PieceLen::Str(len) | PieceLen::Other(len) => (1, len),
                     PieceLen::Missing => (0, 0),
                 };

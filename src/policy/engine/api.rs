@@ -20,7 +20,7 @@ impl ApiFacts {
             return f.clone();
         }
         let mut msgs = vec![MsgFacts::default(); s.messages.len()];
-        let _ = crate::wire::each_message(s, |m, v| msgs[m] = MsgFacts::of(&v));
+        let _ = crate::load::readback::each_message(s, |m, v| msgs[m] = MsgFacts::of(&v));
         let facts = Arc::new(ApiFacts { msgs });
         // A session grown since (followed files are new sessions) keeps the first.
         let _ = s.api_facts.set(facts.clone());

@@ -14,8 +14,8 @@ impl Engine<'_> {
         let keep = self.policy.keep_for(kind);
         let mut clear = Vec::new();
         let mut kept = Why::new();
-        match self.policy.preset {
-            Harness::Claude => {
+        match self.policy.preset.rules().rank_by {
+            RankBy::Calls => {
                 // The window is over call ids (calls without a result included),
                 // protected ids removed: collectCompactableToolIds.
                 let protected: HashSet<&str> = self
@@ -60,7 +60,7 @@ impl Engine<'_> {
                     }
                 }
             }
-            Harness::Qwen => {
+            RankBy::Responses => {
                 // The tool list keeps a slot for a result whose only content is
                 // nested media (an image read with output ""): SPEC §5 media.
                 let clearable = self.clearable(true);
@@ -128,7 +128,7 @@ impl Engine<'_> {
     /// top-level media parts, and the nested media of results that are not
     /// compactable (an MCP screenshot). Errors keep their media.
     pub(super) fn media_to_clear(&self, req: &Request, v: &mut Verdict) {
-        if self.policy.preset != Harness::Qwen {
+        if !self.policy.preset.rules().media_lists {
             return;
         }
         let keep = self.policy.keep_for(PlanKind::Idle);

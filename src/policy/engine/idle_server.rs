@@ -53,11 +53,12 @@ impl IdleServerStep {
 
 /// Whether an engine of `policy` over `s` may run `idle-server` at some request.
 pub(super) fn may_run(policy: &Policy, s: &Session) -> bool {
-    match (policy.kind, policy.preset) {
-        (PlanKind::IdleServer, _) => true,
+    let versioned = policy.preset.rules().versioned;
+    match policy.kind {
+        PlanKind::IdleServer => true,
         // The baseline names an applied edit's ids by idle-server (SPEC §15.5).
-        (PlanKind::Recorded, Harness::Claude) => crate::policy::recorded::any_edit_cleared(s),
-        (PlanKind::Auto, Harness::Claude) => s.requests.iter().any(|r| {
+        PlanKind::Recorded if versioned => crate::policy::recorded::any_edit_cleared(s),
+        PlanKind::Auto if versioned => s.requests.iter().any(|r| {
             crate::policy::version::VersionRow::of(r.version.as_deref()).auto_kind()
                 == Some(PlanKind::IdleServer)
         }),
@@ -87,7 +88,7 @@ impl Engine<'_> {
         // command's options (SPEC §15.5).
         let defaults;
         let p = if self.policy.kind == PlanKind::Recorded {
-            defaults = Policy::preset(Harness::Claude);
+            defaults = Policy::preset(self.policy.preset);
             &defaults
         } else {
             &self.policy

@@ -5,7 +5,8 @@ use super::budget;
 use super::protect::{Protector, RecordedPath};
 use super::{Delivery, PlanKind, Policy};
 use crate::harness::Preset;
-use crate::session::{Harness, Request, Role, SendKind, Session};
+use crate::harness::RankBy;
+use crate::session::{Request, Role, SendKind, Session};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod api;
@@ -565,7 +566,8 @@ impl<'s> Engine<'s> {
         // decided again (`size_turn_start`): most of them stay.
         // idle-server's clearings are the server's at one request (SPEC §13.S8).
         let lifted = self.lift_idle_server();
-        let turn_start = self.policy.preset == Harness::Claude && req.begins_turn;
+        let facts = self.policy.preset.rules();
+        let turn_start = facts.turn_start_lapses && req.begins_turn;
         let deferred = turn_start && self.size_turn_start_defers();
         // So does a carried api plan (it decides its whole prefix each time).
         let api_lapses = turn_start && self.api_carries();
@@ -580,7 +582,7 @@ impl<'s> Engine<'s> {
                     .retain(|e| e.results.iter().all(|&r| cleared[r].is_some()));
             }
         }
-        if self.policy.preset == Harness::Claude {
+        if facts.version_restart_lapses {
             self.new_process(req);
         }
         if let Some(send) = &req.send
@@ -662,12 +664,8 @@ impl<'s> Engine<'s> {
                 (v, Some(a))
             }
             (Some(kind), None) => (self.evaluate(req, kind, chars_before, gap), None),
-            (None, None) if self.policy.preset == Harness::Claude => (
-                Verdict::none(Note::NotRun(super::version::no_plan_words(req))),
-                None,
-            ),
             (None, None) => (
-                Verdict::none(Note::NotRun(super::send::qwen_runs(req).why_none)),
+                Verdict::none(Note::NotRun(self.policy.preset.asks().no_plan_words(req))),
                 None,
             ),
         };
@@ -822,7 +820,7 @@ impl<'s> Engine<'s> {
     /// hook checkpoint, which starts at the last completion (SPEC §2).
     fn gap_at(&mut self, req: &Request) -> Option<f64> {
         match &req.send {
-            Some(send) if send.kind == SendKind::Hook && self.policy.preset == Harness::Qwen => {
+            Some(send) if send.kind == SendKind::Hook && self.policy.preset.rules().hook_gap => {
                 let checkpoint = self.hook_checkpoint.or(send.completion_ms).or(req.now_ms);
                 self.hook_checkpoint = checkpoint;
                 Some((req.now_ms? - checkpoint?) as f64 / 60_000.0)
@@ -837,7 +835,7 @@ impl<'s> Engine<'s> {
         let Some(send) = req
             .send
             .as_ref()
-            .filter(|_| self.policy.preset == Harness::Qwen)
+            .filter(|_| self.policy.preset.rules().hook_gap)
         else {
             return;
         };
@@ -868,7 +866,7 @@ impl<'s> Engine<'s> {
     ) -> Verdict {
         let p = &self.policy;
         let gap_holds = p.gap_holds(gap);
-        let runs = (p.preset == Harness::Qwen).then(|| super::send::qwen_runs(req));
+        let runs = p.preset.asks().runs_at(req);
         match kind {
             PlanKind::Idle | PlanKind::Auto => {
                 if let Some(r) = runs.filter(|r| !r.idle) {
@@ -893,7 +891,10 @@ impl<'s> Engine<'s> {
                 if let Some(r) = runs.filter(|r| !r.size) {
                     return Verdict::none(Note::SizeNotRun(r.why_none));
                 }
-                if p.preset == Harness::Qwen && p.gap_threshold_minutes < 0.0 && !p.size_explicit {
+                if p.preset.rules().size_needs_idle
+                    && p.gap_threshold_minutes < 0.0
+                    && !p.size_explicit
+                {
                     return Verdict::none(Note::SizeOffWithIdle);
                 }
                 self.size(chars_before)

@@ -4,7 +4,8 @@ use super::*;
 
 impl Engine<'_> {
     pub(super) fn finish_statuses(&mut self, req: &Request, v: &Verdict) {
-        let qwen = self.policy.preset == Harness::Qwen;
+        // A harness that never clears an error keeps it as `error_kept`.
+        let errors_kept = !self.policy.preset.rules().errors_clearable;
         for p in 0..self.view.cands.len() {
             let c = &self.view.cands[p];
             let r = &self.s.results[c.result];
@@ -24,7 +25,7 @@ impl Engine<'_> {
                 Status::Protected
             } else if clearing.is_some() {
                 Status::Cleared
-            } else if qwen && r.is_error {
+            } else if errors_kept && r.is_error {
                 Status::ErrorKept
             } else {
                 Status::Kept

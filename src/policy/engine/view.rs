@@ -64,7 +64,8 @@ impl<'s> Engine<'s> {
                     self.touch(r);
                     let rank = self.view.cands[i].rank;
                     let (key, mut cand) = self.make_candidate(r);
-                    if s.harness == Harness::Qwen {
+                    // A response keeps its place in the order of responses.
+                    if s.harness.rules().rank_by == RankBy::Responses {
                         cand.rank = rank;
                     }
                     self.set_base(&cand);
@@ -147,11 +148,12 @@ impl<'s> Engine<'s> {
             .find(|&&c| s.calls[c].msg < res.msg)
             .or(ids.first())
             .copied();
-        let tool = match s.harness {
-            Harness::Claude => own_call.map(|c| s.calls[c].name.clone()),
+        let rank_by = s.harness.rules().rank_by;
+        let tool = match rank_by {
+            RankBy::Calls => own_call.map(|c| s.calls[c].name.clone()),
             // A response names its own tool (canonical); one named after the
             // bridge takes the tool its calls name (SPEC §3).
-            Harness::Qwen => res.name.as_deref().map(|name| {
+            RankBy::Responses => res.name.as_deref().map(|name| {
                 if Some(name) == self.tools.bridge_tool {
                     bridged_tool(s, ids).unwrap_or(name).to_string()
                 } else {
@@ -189,16 +191,16 @@ impl<'s> Engine<'s> {
                 })
             })
             .collect();
-        if s.harness == Harness::Qwen {
+        if s.harness.rules().dedup_paths {
             // Qwen collects a set of paths per id (SPEC §3: in order, deduplicated).
             let mut seen = HashSet::new();
             paths.retain(|p| seen.insert(p.path.clone()));
         }
         let first_call = own_call.map(|c| &s.calls[c]);
-        let rank = match (compactable, s.harness) {
+        let rank = match (compactable, rank_by) {
             (false, _) => None,
-            (true, Harness::Claude) => own_call.and_then(|c| self.view.call_rank.get(&c).copied()),
-            (true, Harness::Qwen) => {
+            (true, RankBy::Calls) => own_call.and_then(|c| self.view.call_rank.get(&c).copied()),
+            (true, RankBy::Responses) => {
                 self.view.qwen_rank += 1;
                 Some(self.view.qwen_rank)
             }
@@ -208,10 +210,10 @@ impl<'s> Engine<'s> {
             paths = Vec::new();
         }
         // Sort key: the call's place in the view (rank order), else the result's.
-        let key = match (s.harness, own_call) {
-            (Harness::Claude, Some(c)) => (c, r),
-            (Harness::Claude, None) => (s.calls.partition_point(|c| c.msg < res.msg), r),
-            (Harness::Qwen, _) => (r, r),
+        let key = match (rank_by, own_call) {
+            (RankBy::Calls, Some(c)) => (c, r),
+            (RankBy::Calls, None) => (s.calls.partition_point(|c| c.msg < res.msg), r),
+            (RankBy::Responses, _) => (r, r),
         };
         let cand = Candidate {
             result: r,
@@ -251,12 +253,13 @@ impl<'s> Engine<'s> {
     }
 
     /// Whether evaluating a request needs the size total (the size plan, or auto
-    /// on qwen, which may pick it).
+    /// where the harness's auto may pick it: one that runs plans by send).
     pub(super) fn needs_size_total(&self) -> bool {
-        matches!(
-            (self.policy.kind, self.policy.preset),
-            (PlanKind::Size, _) | (PlanKind::Auto, Harness::Qwen)
-        )
+        match self.policy.kind {
+            PlanKind::Size => true,
+            PlanKind::Auto => self.policy.preset.rules().auto_may_size,
+            _ => false,
+        }
     }
 
     /// The size total (SPEC §5): compactable, non-error, not cleared results.
@@ -297,9 +300,9 @@ impl<'s> Engine<'s> {
 
     /// Candidate `p`'s rank among the view's ranked results.
     pub(super) fn rank(&self, p: usize) -> Rank {
-        let of = match self.s.harness {
-            Harness::Claude => self.view.call_rank.len(),
-            Harness::Qwen => self.view.qwen_rank,
+        let of = match self.s.harness.rules().rank_by {
+            RankBy::Calls => self.view.call_rank.len(),
+            RankBy::Responses => self.view.qwen_rank,
         };
         Rank {
             rank: self.view.cands[p].rank,

@@ -127,7 +127,7 @@ pub(super) fn broke_at(
     st: &crate::policy::engine::Step,
 ) -> bool {
     let s = &setup.session;
-    if setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude {
+    if setup.policy.delivery == Delivery::CacheEdits && s.harness.dialect().has_cache_edits() {
         return false;
     }
     let req = &s.requests[st.index - 1];
@@ -198,7 +198,8 @@ pub fn evidence_marks(
     let mut ev = base.clone();
     let mut marks = Vec::with_capacity(s.requests.len());
     // Under Claude's cache edits nothing is rewritten: no simulated break.
-    let edits = setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude;
+    let edits =
+        setup.policy.delivery == Delivery::CacheEdits && s.harness.dialect().has_cache_edits();
     let selected_newly = analysis::beside_timeline(setup, forced_at, &mut ev, |st, r, broke| {
         let req = &s.requests[st.index - 1];
         marks.push(Mark {

@@ -31,9 +31,7 @@ impl SessionView {
     /// Warnings the header carries on a line of their own.
     pub fn header_notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
-        if self.policy().kind == PlanKind::Count
-            && self.setup.session.harness == crate::session::Harness::Claude
-        {
+        if self.policy().kind == PlanKind::Count && self.setup.session.harness.rules().versioned {
             notes.push(
                 "count plan: Claude's real trigger and keep values are not public; these are guesses"
                     .into(),

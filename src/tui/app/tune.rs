@@ -38,7 +38,15 @@ pub fn complete(line: &str) -> (String, Option<String>) {
 
 impl SessionView {
     pub(crate) fn tune(&mut self, f: impl FnOnce(&mut Policy) -> Option<String>) {
-        let msg = f(&mut self.setup.policy);
+        let mut policy = self.setup.policy.clone();
+        let msg = f(&mut policy);
+        // The one legality check (`Policy::check`): a plan `setup` would
+        // refuse is never tuned to; the plan in force stays.
+        if let Err(e) = policy.check(self.setup.session.harness) {
+            self.status = Some(format!("refused: {e}"));
+            return;
+        }
+        self.setup.policy = policy;
         self.status = msg;
         self.replan(true);
         self.fix_selection();
@@ -129,12 +137,6 @@ impl SessionView {
                 _ => bad("expected a count, e.g. :trigger 4"),
             },
             "policy" => match PlanKind::parse(value) {
-                Some(PlanKind::Budget) if self.setup.policy.preset != Harness::Claude => {
-                    bad("budget is Claude Code's plan: the claude preset only")
-                }
-                Some(PlanKind::IdleServer) if self.setup.policy.preset != Harness::Claude => {
-                    bad("idle-server is Claude Code's plan: the claude preset only")
-                }
                 Some(kind) => {
                     self.tune(|p| {
                         if kind == PlanKind::Recorded {
@@ -168,9 +170,6 @@ impl SessionView {
                 )),
             },
             "delivery" => match Delivery::parse(value) {
-                Some(_) if self.setup.session.harness == Harness::Qwen => {
-                    Some("cache-edits is Claude's cached microcompact; Qwen sends rewrites".into())
-                }
                 Some(d) => {
                     self.tune(|p| {
                         p.delivery = d;
@@ -202,15 +201,11 @@ impl SessionView {
 /// `p`: claude auto → idle → idle-server → forced → size → count → budget →
 /// recorded → auto; qwen the same without idle-server and budget (SPEC §15.3).
 pub fn next_kind(kind: PlanKind, preset: Harness) -> PlanKind {
-    match kind {
-        PlanKind::Auto => PlanKind::Idle,
-        PlanKind::Idle if preset == Harness::Claude => PlanKind::IdleServer,
-        PlanKind::Idle | PlanKind::IdleServer => PlanKind::Forced,
-        PlanKind::Forced => PlanKind::Size,
-        PlanKind::Size => PlanKind::Count,
-        PlanKind::Count if preset == Harness::Claude => PlanKind::Budget,
-        // Every cycle ends with the baseline (SPEC §15.3).
-        PlanKind::Count | PlanKind::Budget | PlanKind::Api => PlanKind::Recorded,
-        PlanKind::Recorded => PlanKind::Auto,
-    }
+    // The harness lists its kinds in cycle order, the baseline last; a kind it
+    // does not list (api, the api preset's) goes on to the baseline.
+    let kinds = preset.rules().kinds;
+    kinds
+        .iter()
+        .position(|&k| k == kind)
+        .map_or(PlanKind::Recorded, |i| kinds[(i + 1) % kinds.len()])
 }

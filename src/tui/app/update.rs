@@ -67,30 +67,17 @@ impl SessionView {
                     "budget rewrites the request: delivery set to rewrite".into()
                 })
             }),
-            Action::ToggleDelivery => {
-                let qwen = self.setup.session.harness == Harness::Qwen;
-                self.tune(|p| {
-                    if qwen {
-                        return Some(
-                            "cache-edits is Claude's cached microcompact; Qwen sends rewrites"
-                                .into(),
-                        );
-                    }
-                    if p.kind == PlanKind::Budget {
-                        return Some("the budget plan rewrites the request (rewrite only)".into());
-                    }
-                    p.delivery = match p.delivery {
-                        Delivery::Rewrite => Delivery::CacheEdits,
-                        Delivery::CacheEdits => Delivery::Rewrite,
-                        Delivery::Server => {
-                            return Some(
-                                "the server makes these edits (delivery server only)".into(),
-                            );
-                        }
-                    };
+            // Rewrite ↔ cache-edits; what the harness or the kind cannot take
+            // is refused by `Policy::check` in `tune`.
+            Action::ToggleDelivery => self.tune(|p| match p.delivery {
+                Delivery::Server => {
+                    Some("the server makes these edits (delivery server only)".into())
+                }
+                d => {
+                    p.delivery = d.toggled();
                     None
-                })
-            }
+                }
+            }),
             Action::KeepMore | Action::KeepLess if self.setup.policy.kind == PlanKind::Api => {
                 // SPEC §11: +/- edit the first clear_tool_uses edit's keep.value.
                 let more = action == Action::KeepMore;

@@ -2,6 +2,7 @@
 //! stepping, scrolling the diff and keeping the selection.
 
 use super::*;
+use crate::harness::Dialect;
 
 impl SessionView {
     pub fn new(setup: Setup) -> SessionView {
@@ -363,9 +364,10 @@ impl SessionView {
     /// Selecting a result scrolls the diff to it (its result block on the wire side).
     pub fn scroll_diff_to_selected(&mut self) {
         let Some(id) = self.selected_id() else { return };
-        let key = match self.setup.session.harness {
-            Harness::Claude => format!("\"tool_use_id\": \"{id}\""),
-            Harness::Qwen => format!("\"id\": \"{id}\""),
+        let dialect = self.setup.session.harness.dialect();
+        let key = match dialect {
+            Dialect::Anthropic => format!("\"tool_use_id\": \"{id}\""),
+            Dialect::Gemini => format!("\"id\": \"{id}\""),
         };
         let d = &self.diff;
         let rows = d.rows.iter().enumerate().filter(|(_, r)| {
@@ -374,9 +376,9 @@ impl SessionView {
                 .is_some_and(|t| t.contains(&key))
         });
         // Claude names the id once per result; Qwen's call comes before its response.
-        let row = match self.setup.session.harness {
-            Harness::Claude => rows.map(|(i, _)| i).next(),
-            Harness::Qwen => rows.map(|(i, _)| i).next_back(),
+        let row = match dialect {
+            Dialect::Anthropic => rows.map(|(i, _)| i).next(),
+            Dialect::Gemini => rows.map(|(i, _)| i).next_back(),
         };
         if let Some(row) = row {
             self.show_row(row);

@@ -1,0 +1,50 @@
+//! Anthropic's server-side context editing (SPEC §11): the `api` preset. Its
+//! sessions stay Claude-shaped; its plan is the server's (kind `api`, delivery
+//! `server`). Upstream: Anthropic's "Context editing" documentation.
+
+use super::*;
+use serde_json::{Value, json};
+
+/// Anthropic's server-side context editing (SPEC §11; Anthropic docs "Context
+/// editing"): the Messages API shape, every tool clearable, the result replaced
+/// by a placeholder, and the beta header the request carries. Loaded sessions
+/// stay Claude-shaped (`messages-json` bodies, Claude Code transcripts).
+pub(crate) static API: Preset = Preset {
+    harness: Harness::Claude,
+    name: "api",
+    server_preset: true,
+    caveats: &["api_beta_header"],
+    kinds: &[PlanKind::Api, PlanKind::Recorded],
+    compactable: &[],
+    every_tool: true,
+    placeholder: CLEARED,
+    beta_header: Some("context-management-2025-06-27"),
+    ..super::claude::CLAUDE_FACTS
+};
+
+/// The api preset's answers.
+pub(super) struct Api;
+
+impl Rules for Api {
+    fn facts(&self) -> &'static Preset {
+        &API
+    }
+
+    fn auto_kind(&self, policy: &Policy, req: &Request, gap: Option<f64>) -> Option<PlanKind> {
+        super::claude::Claude.auto_kind(policy, req, gap)
+    }
+
+    fn no_plan_words(&self, req: &Request) -> &'static str {
+        super::claude::Claude.no_plan_words(req)
+    }
+
+    /// The request's own field: a user sets it.
+    fn availability(&self, _policy: &Policy, _s: &Session) -> Availability {
+        Availability::User
+    }
+
+    /// The edits the row sends, as sent.
+    fn knob(&self, policy: &Policy) -> Option<Value> {
+        Some(json!({"context_management": {"edits": policy.api.edits_json()}}))
+    }
+}

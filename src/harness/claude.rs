@@ -1,0 +1,167 @@
+//! Claude Code, version by version (SPEC §2–§5, §13): its row of facts and its
+//! answers to the engine. Upstream: Claude Code 2.1.88 `services/compact/
+//! microCompact.ts`, `timeBasedMCConfig.ts`, `utils/messages.ts`,
+//! `services/api/claude.ts`, and the published bundles up to 2.1.332 for the
+//! version rows (`policy/version.rs`).
+
+use super::*;
+use crate::policy::version::VersionRow;
+
+/// Claude Code 2.1.88: `services/compact/microCompact.ts` (COMPACTABLE_TOOLS, token
+/// estimate, IMAGE_MAX_TOKEN_SIZE), `utils/messages.ts`, `services/api/claude.ts`.
+pub(crate) static CLAUDE: Preset = CLAUDE_FACTS;
+
+/// Claude's row as a constant, so that the `api` row can share its facts.
+pub(super) const CLAUDE_FACTS: Preset = Preset {
+    harness: Harness::Claude,
+    name: "claude",
+    server_preset: false,
+    formats: &[Format::ClaudeJsonl, Format::MessagesJson],
+    dialect: Dialect::Anthropic,
+    rank_by: RankBy::Calls,
+    dedup_paths: false,
+    gap_from: GapFrom::LastReplyInView,
+    unmarked_forks: true,
+    turn_start_lapses: true,
+    version_restart_lapses: true,
+    hook_gap: false,
+    media_lists: false,
+    auto_may_size: false,
+    size_needs_idle: false,
+    size_tracked: true,
+    forced_drops_thoughts: false,
+    versioned: true,
+    cache_writes: true,
+    // SPEC §15.23: claude's grid holds idle-server for sessions of every version.
+    grid_kinds: &[
+        PlanKind::Idle,
+        PlanKind::IdleServer,
+        PlanKind::Size,
+        PlanKind::Count,
+    ],
+    api_grid: true,
+    // In the order of the TUI's `p` cycle, the baseline last (SPEC §15.3).
+    kinds: &[
+        PlanKind::Auto,
+        PlanKind::Idle,
+        PlanKind::IdleServer,
+        PlanKind::Forced,
+        PlanKind::Size,
+        PlanKind::Count,
+        PlanKind::Budget,
+        PlanKind::Recorded,
+    ],
+    caveats: &[
+        "claude_idle_flag",
+        "claude_idle_server_flag",
+        "claude_idle_server_activity",
+        "claude_idle_server_refused",
+        "claude_idle_server_offset",
+        "claude_context_hint",
+        "claude_auto_none",
+        "claude_version_unsampled",
+        "claude_version_unknown",
+        "claude_budget_kill_switch",
+        "claude_cached_internal",
+        "claude_cut_flags",
+        "claude_not_plausible",
+    ],
+    compactable: &[
+        "Read",
+        "Bash",
+        "PowerShell",
+        "Grep",
+        "Glob",
+        "WebSearch",
+        "WebFetch",
+        "Edit",
+        "Write",
+    ],
+    read_tool: "Read",
+    file_path_tools: &["Read", "Edit", "Write"],
+    shell_tools: &["Bash", "PowerShell"],
+    aliases: &[],
+    names_fold_case: false,
+    bridge_tool: None,
+    errors_clearable: true,
+    vouchers: Vouchers::AnyStaying,
+    memory_search_tool: None,
+    media_tokens: 2000,
+    text_tokens: TextTokens::RoundQuarter,
+    wire: WireShape {
+        messages: "messages",
+        content: "content",
+        user_role: "user",
+        assistant_role: "assistant",
+    },
+    home: Home {
+        base_env: "CLAUDE_CONFIG_DIR",
+        base_dir: ".claude",
+        user_memory: "memory",
+        project_dir: ".claude",
+        project_by_git_root: false,
+        local_memory_env: None,
+    },
+    // timeBasedMCConfig.ts: gapThresholdMinutes 60, keepRecent 5.
+    defaults: Defaults {
+        keep_recent: 5,
+        gap_threshold_minutes: 60.0,
+        size_threshold: 500_000,
+        low_watermark: true,
+        trigger_threshold: 10,
+        protect: false,
+        clear_errors: true,
+    },
+    placeholder: CLEARED,
+    every_tool: false,
+    beta_header: None,
+};
+
+/// Claude Code's answers.
+pub(super) struct Claude;
+
+impl Rules for Claude {
+    fn facts(&self) -> &'static Preset {
+        &CLAUDE
+    }
+
+    /// The kind of the version's row of SPEC §13.T1 (none in the rows without
+    /// clearing).
+    fn auto_kind(&self, _policy: &Policy, req: &Request, _gap: Option<f64>) -> Option<PlanKind> {
+        // A Qwen session's version is Qwen Code's, not Claude Code's: under the
+        // claude preset it is no usable version.
+        let v = req
+            .send
+            .is_none()
+            .then_some(req.version.as_deref())
+            .flatten();
+        VersionRow::of(v).auto_kind()
+    }
+
+    fn no_plan_words(&self, req: &Request) -> &'static str {
+        crate::policy::version::no_plan_words(req)
+    }
+
+    /// A claude row is `what_if` on a session where §13.P is false for its kind
+    /// at every request. It reads only the kind, the delivery and the preset.
+    fn availability(&self, policy: &Policy, s: &Session) -> Availability {
+        let base = match policy.kind {
+            _ if policy.delivery == crate::policy::Delivery::CacheEdits => Availability::Internal,
+            PlanKind::Count => Availability::Internal,
+            PlanKind::Forced | PlanKind::Size => Availability::WhatIf,
+            _ => Availability::RemoteFlag,
+        };
+        let kind = (policy.kind != PlanKind::Auto).then_some(policy.kind);
+        let never = || {
+            !s.requests.is_empty()
+                && kind.is_some()
+                && s.requests
+                    .iter()
+                    .all(|r| crate::policy::plausible::at(policy, s, r, kind).what_if())
+        };
+        match base {
+            Availability::RemoteFlag if never() => Availability::WhatIf,
+            b => b,
+        }
+    }
+}

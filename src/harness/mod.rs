@@ -1,0 +1,564 @@
+//! The one seam every harness plugs in at (SPEC §2–§6, §13): what a harness is,
+//! as data, and the few things the engine must ask it.
+//!
+//! Each harness has a file (`claude.rs`, `qwen.rs`, `api.rs`) holding its row of
+//! facts ([`Preset`]) and its answers to [`Rules`]; the body dialects they share
+//! sit beside them (`anthropic.rs`: `tool_result` blocks, `cache_edits`, the
+//! server view; `gemini.rs`: `functionResponse` parts and media). Loaders, plans,
+//! protection, the wire and the reports read these rows and never name a
+//! harness: outside this folder no source file does (`tests/seam.rs` counts).
+//! `docs/adding-a-harness.md` is the recipe. Each fact names its source.
+
+use crate::policy::{PlanKind, Policy};
+use crate::session::{Format, Request, Session};
+use serde::Serialize;
+use std::path::PathBuf;
+
+pub mod anthropic;
+mod api;
+mod claude;
+pub mod gemini;
+mod qwen;
+
+pub(crate) use api::API;
+pub(crate) use claude::CLAUDE;
+pub(crate) use qwen::QWEN;
+pub use qwen::{Runs, qwen_runs};
+
+/// The harness a session was written by (`session.harness` in the JSON).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
+#[serde(into = "&'static str")]
+pub enum Harness {
+    Claude,
+    Qwen,
+}
+
+impl Harness {
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+
+    /// What the engine asks the harness (its facts are `rules()`).
+    pub fn asks(self) -> &'static dyn Rules {
+        match self {
+            Harness::Claude => &claude::Claude,
+            Harness::Qwen => &qwen::Qwen,
+        }
+    }
+
+    /// The harness's row of the table.
+    pub fn rules(self) -> &'static Preset {
+        self.asks().facts()
+    }
+
+    /// The body dialect of its requests.
+    pub fn dialect(self) -> Dialect {
+        self.rules().dialect
+    }
+
+    /// The harness that writes files of `format`.
+    pub fn of_format(format: Format) -> Harness {
+        <Harness as strum::VariantArray>::VARIANTS
+            .iter()
+            .copied()
+            .find(|h| h.rules().formats.contains(&format))
+            .unwrap_or(Harness::Claude)
+    }
+}
+
+/// The rules a session is read with (`preset` in the config file and the
+/// sidecar, `--preset`): a harness's, or Anthropic's server-side context editing.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
+pub enum PresetId {
+    Claude,
+    Qwen,
+    /// Anthropic's server-side context editing (SPEC §11).
+    Api,
+}
+
+impl PresetId {
+    /// Anthropic's server-side editing: the preset of kind `api`.
+    pub const SERVER: PresetId = PresetId::Api;
+
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+
+    /// The preset's row.
+    pub fn rules(self) -> &'static Preset {
+        self.asks().facts()
+    }
+
+    pub fn asks(self) -> &'static dyn Rules {
+        match self {
+            PresetId::Claude => &claude::Claude,
+            PresetId::Qwen => &qwen::Qwen,
+            PresetId::Api => &api::Api,
+        }
+    }
+
+    /// The harness whose sessions the preset plans.
+    pub fn harness(self) -> Harness {
+        self.rules().harness
+    }
+
+    /// Whether the preset is Anthropic's server-side editing (kind `api`).
+    pub fn is_server(self) -> bool {
+        self.rules().server_preset
+    }
+}
+
+/// The registry: a preset by its name, or a clear error naming those there are.
+pub fn by_name(name: &str) -> Result<PresetId, UnknownHarness> {
+    name.parse().map_err(|_| UnknownHarness(name.to_string()))
+}
+
+/// A name no harness answers to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownHarness(pub String);
+
+impl std::fmt::Display for UnknownHarness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown harness {:?} (known: {})",
+            self.0,
+            <PresetId as strum::VariantArray>::VARIANTS
+                .iter()
+                .map(|p| p.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// What the engine asks a harness beyond its facts (SPEC §2, §5, §13).
+pub trait Rules: Sync {
+    /// The harness's row of facts.
+    fn facts(&self) -> &'static Preset;
+
+    /// The plan `auto` runs at `req` under `policy` (gap: the idle gap there);
+    /// None: none runs.
+    fn auto_kind(&self, policy: &Policy, req: &Request, gap: Option<f64>) -> Option<PlanKind>;
+
+    /// Which of the automatic plans the harness runs at `req` at all (Qwen runs
+    /// them by the kind of send); None: every plan may run.
+    fn runs_at(&self, _req: &Request) -> Option<Runs> {
+        None
+    }
+
+    /// In words, why no plan runs at `req` (auto chose none).
+    fn no_plan_words(&self, req: &Request) -> &'static str;
+
+    /// Who can set `policy` on `s` (SPEC §9a, §15.15).
+    fn availability(&self, policy: &Policy, s: &Session) -> Availability;
+
+    /// The settings keys and values that set `policy` where a user can.
+    fn knob(&self, _policy: &Policy) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+/// A row's `"availability"` (SPEC §9a, §15.15): from the most to the least
+/// reachable, so that the least reachable of a folder's sessions is the greatest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Availability {
+    /// The user can set it (qwen's `settings.json`, the api request's own
+    /// `context_management`).
+    User,
+    /// The harness decides it remotely (Claude Code's flags).
+    RemoteFlag,
+    /// Only in the harness's internal builds (claude `count`, `cache-edits`).
+    Internal,
+    /// No build of the harness has it here.
+    WhatIf,
+}
+
+impl Availability {
+    pub fn name(self) -> &'static str {
+        match self {
+            Availability::User => "user",
+            Availability::RemoteFlag => "remote_flag",
+            Availability::Internal => "internal",
+            Availability::WhatIf => "what_if",
+        }
+    }
+
+    /// The value in words (the TUI panel's line for the selected row).
+    pub fn words(self) -> &'static str {
+        match self {
+            Availability::User => "user: you can set it",
+            Availability::RemoteFlag => "remote_flag: the harness decides it by remote flags",
+            Availability::Internal => "internal: only in the harness's internal builds",
+            Availability::WhatIf => "what_if: no build of the harness has it here",
+        }
+    }
+}
+
+/// The shape of a request body and its blocks (SPEC §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// The Messages API: `tool_result` blocks, `cache_edits`, the server's view.
+    Anthropic,
+    /// Gemini `contents`: `functionResponse` parts and top-level media parts.
+    Gemini,
+}
+
+impl Dialect {
+    /// Whether a content block is a tool result as the loaders count them.
+    pub fn is_tool_result(self, block: &serde_json::Value) -> bool {
+        match self {
+            Dialect::Anthropic => anthropic::is_tool_result(block),
+            Dialect::Gemini => gemini::is_tool_result(block),
+        }
+    }
+
+    /// Clears a tool-result block in place (the placeholder in its place).
+    pub fn clear_block(self, block: &mut serde_json::Value) {
+        match self {
+            Dialect::Anthropic => anthropic::clear_block(block),
+            Dialect::Gemini => gemini::clear_block(block),
+        }
+    }
+
+    /// A message body holding one text (the content of a record that could not
+    /// be read back).
+    pub fn text_body(self, text: String) -> serde_json::Value {
+        match self {
+            Dialect::Anthropic => anthropic::text_body(text),
+            Dialect::Gemini => gemini::text_body(text),
+        }
+    }
+
+    /// Whether a string content is sent as a text block (the Messages API turns
+    /// `"content": "…"` into `[{"type": "text", "text": "…"}]`).
+    pub fn string_is_text_block(self) -> bool {
+        self == Dialect::Anthropic
+    }
+
+    /// Whether results can be deleted from the server's cache (`cache_edits`).
+    pub fn has_cache_edits(self) -> bool {
+        self == Dialect::Anthropic
+    }
+
+    /// Whether the server's own view (server-side edits) exists for the body.
+    pub fn has_server_view(self) -> bool {
+        self == Dialect::Anthropic
+    }
+
+    /// Whether top-level media parts are counted and cleared apart from results.
+    pub fn has_media_parts(self) -> bool {
+        self == Dialect::Gemini
+    }
+}
+
+/// The placeholder both harnesses write over a cleared tool result.
+/// Claude Code 2.1.88 `microCompact.ts` and Qwen Code `microcompact.ts`.
+pub(crate) const CLEARED: &str = "[Old tool result content cleared]";
+
+/// How a harness estimates the tokens of a result's text (SPEC §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextTokens {
+    /// `Math.round(len / 4)` per text block (Claude Code `roughTokenCountEstimation`).
+    RoundQuarter,
+    /// `Math.ceil(len / 4)` (Qwen Code).
+    CeilQuarter,
+}
+
+impl TextTokens {
+    pub fn of(self, utf16_len: u64) -> u64 {
+        match self {
+            TextTokens::RoundQuarter => (utf16_len + 2) / 4,
+            TextTokens::CeilQuarter => utf16_len.div_ceil(4),
+        }
+    }
+}
+
+/// The shape of a request body (SPEC §6): Messages API or Gemini `contents`.
+#[derive(Debug, Clone, Copy)]
+pub struct WireShape {
+    /// The body's key for its message list.
+    pub messages: &'static str,
+    /// A message's key for its blocks / parts.
+    pub content: &'static str,
+    pub user_role: &'static str,
+    pub assistant_role: &'static str,
+}
+
+/// Where a harness keeps its files and its managed memory (SPEC §4).
+#[derive(Debug, Clone, Copy)]
+pub struct Home {
+    /// The variable that moves the base folder, and the folder under `$HOME` otherwise.
+    pub base_env: &'static str,
+    pub base_dir: &'static str,
+    /// The user memory root, under the base.
+    pub user_memory: &'static str,
+    /// The harness's folder in a project: `<git root>/<dir>/team-memory` is the team
+    /// root, `<project>/<dir>/memory` the local project root.
+    pub project_dir: &'static str,
+    /// Whether the project root is named after the git root (Qwen) or the cwd (Claude).
+    pub project_by_git_root: bool,
+    /// The variable that moves the project memory into `<project>/<team_dir>/memory`.
+    pub local_memory_env: Option<&'static str>,
+}
+
+impl Home {
+    /// The base folder: `$<base_env>` when set and not empty, else `~/<base_dir>`.
+    /// A comma-separated list (ccusage's habit for several Claude installs, SPEC
+    /// §7a) names its first entry: one base holds the memory of one install.
+    pub fn base(&self) -> PathBuf {
+        std::env::var_os(self.base_env)
+            .and_then(|v| {
+                let v = v.to_string_lossy().into_owned();
+                v.split(',')
+                    .map(str::trim)
+                    .find(|d| !d.is_empty())
+                    .map(PathBuf::from)
+            })
+            .unwrap_or_else(|| home().join(self.base_dir))
+    }
+}
+
+fn home() -> PathBuf {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/"))
+}
+
+/// The default plan parameters of a preset (SPEC §5 table).
+#[derive(Debug, Clone, Copy)]
+pub struct Defaults {
+    pub keep_recent: u32,
+    pub gap_threshold_minutes: f64,
+    pub size_threshold: i64,
+    pub low_watermark: bool,
+    pub trigger_threshold: u32,
+    /// Qwen protects managed memory; Claude Code has no such rule (a what-if).
+    pub protect: bool,
+    /// Claude's time-based clearing clears errors too; Qwen never does.
+    pub clear_errors: bool,
+}
+
+/// Which results still vouch for a path whose read was evicted (SPEC §7
+/// `evicted_read_paths`): the path is not reported as lost while one stays.
+#[derive(Debug, Clone, Copy)]
+pub enum Vouchers {
+    /// Any file-path result that stays (kept, protected, error kept).
+    AnyStaying,
+    /// Only a kept, already sent result of these tools (Qwen: a `write_file`).
+    KeptTools(&'static [&'static str]),
+}
+
+/// How a harness orders and names the results a keep window counts (SPEC §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankBy {
+    /// By the calls (Claude: a result takes its call's tool name and place; the
+    /// keep window is over call ids, calls without a result included).
+    Calls,
+    /// By the responses (Qwen: a response names its own tool; the keep window
+    /// is over clearable results in order).
+    Responses,
+}
+
+/// Which earlier reply the idle gap is measured from (SPEC §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GapFrom {
+    /// The last assistant message of the current view (Claude).
+    LastReplyInView,
+    /// The last assistant message of the file (Qwen: a compression keeps it).
+    LastReply,
+}
+
+/// Everything mcscope knows about one harness.
+#[derive(Debug)]
+pub struct Preset {
+    pub harness: Harness,
+    pub name: &'static str,
+    /// Anthropic's server-side editing (kind `api`, delivery `server`).
+    pub server_preset: bool,
+    /// The transcript formats the harness writes.
+    pub formats: &'static [Format],
+    pub dialect: Dialect,
+    pub rank_by: RankBy,
+    /// A result's recorded paths are a set (in order, deduplicated).
+    pub dedup_paths: bool,
+    pub gap_from: GapFrom,
+    /// A fork of the record tree is a rewind though no record marks it (Claude,
+    /// SPEC §15.1); otherwise only a marked rewind is one (Qwen's `rewind`).
+    pub unmarked_forks: bool,
+    /// At a turn start the request is rebuilt from the originals: the
+    /// clearings that lapse do (Claude rewrites only the request).
+    pub turn_start_lapses: bool,
+    /// A new version is a new process: budget clearings lapse (Claude).
+    pub version_restart_lapses: bool,
+    /// At a hook the idle rule reads the time since the hook checkpoint (Qwen).
+    pub hook_gap: bool,
+    /// Two more keep windows over media parts (Qwen).
+    pub media_lists: bool,
+    /// `auto` may choose the size plan (it runs plans by the kind of send).
+    pub auto_may_size: bool,
+    /// The size plan is off while idle is (`gap < 0`) unless size is explicit (Qwen).
+    pub size_needs_idle: bool,
+    /// The size plan is decided incrementally and may defer at a turn start (Claude).
+    pub size_tracked: bool,
+    /// `/compress-fast` drops thought parts (Qwen).
+    pub forced_drops_thoughts: bool,
+    /// The harness behaves version by version (SPEC §13): version rows,
+    /// plausibility, idle-server, recorded edits and cuts.
+    pub versioned: bool,
+    /// Responses record cache writes (and 1-hour writes).
+    pub cache_writes: bool,
+    /// Plan kinds `compare` tries by default (SPEC §9, §15.23), and whether an
+    /// `--api-*` list gives the api grid.
+    pub grid_kinds: &'static [PlanKind],
+    pub api_grid: bool,
+    /// Plan kinds the harness offers (the TUI's `p` cycle; setup refuses others).
+    pub kinds: &'static [PlanKind],
+    /// The caveat ids the harness shows (each with its predicate in `caveats`).
+    pub caveats: &'static [&'static str],
+    /// Tools whose results plans may clear.
+    pub compactable: &'static [&'static str],
+    /// The tool whose results managed-memory protection looks at.
+    pub read_tool: &'static str,
+    /// Tools whose calls name a file in `file_path`.
+    pub file_path_tools: &'static [&'static str],
+    /// Shell tools: their calls name a command (`input.command` / `args.command`),
+    /// what SPEC §9 `later_used` compares for them.
+    pub shell_tools: &'static [&'static str],
+    /// Legacy tool names and what they stand for now (exact, case-sensitive).
+    pub aliases: &'static [(&'static str, &'static str)],
+    /// Whether names match the known tools case-insensitively (`Read_File` is
+    /// `read_file`); the harness then compares canonical names only.
+    pub names_fold_case: bool,
+    /// The model-facing tool that bridges a deferred tool: its call names the
+    /// target in `args.name` and `args.arguments`.
+    pub bridge_tool: Option<&'static str>,
+    /// Whether error results can be cleared at all (Claude's `clear_errors`
+    /// option); Qwen never clears an error (`microcompact.ts`).
+    pub errors_clearable: bool,
+    pub vouchers: Vouchers,
+    /// The tool whose results carry managed-memory bodies (`{memoryRef,
+    /// mtimeMs}`): clearing one evicts them (SPEC §3).
+    pub memory_search_tool: Option<&'static str>,
+    /// Tokens counted per image or document in a result.
+    pub media_tokens: u64,
+    pub text_tokens: TextTokens,
+    pub wire: WireShape,
+    pub home: Home,
+    pub defaults: Defaults,
+    /// What a cleared tool result reads in the wire.
+    pub placeholder: &'static str,
+    /// Every tool's results may be cleared (the API's server-side edits know no
+    /// compactable list; `exclude_tools` is a parameter, SPEC §11).
+    pub every_tool: bool,
+    /// The beta header a request needs for this preset's delivery, if any.
+    pub beta_header: Option<&'static str>,
+}
+
+impl Preset {
+    pub fn is_compactable(&self, tool: &str) -> bool {
+        self.every_tool || self.compactable.contains(&tool)
+    }
+
+    pub fn is_file_path_tool(&self, tool: &str) -> bool {
+        self.file_path_tools.contains(&tool)
+    }
+
+    /// The canonical name of a recorded tool name (SPEC §3): legacy aliases
+    /// first (exact), then a case-insensitive match against the known tools and
+    /// the bridge; anything else (display names, the empty string) stays as it is
+    /// and is never compactable.
+    pub fn canonical<'a>(&self, name: &'a str) -> &'a str
+    where
+        'static: 'a,
+    {
+        if name.is_empty() {
+            return name;
+        }
+        if let Some((_, to)) = self.aliases.iter().find(|(from, _)| *from == name) {
+            return to;
+        }
+        if self.names_fold_case {
+            let known = self.compactable.iter().chain(self.bridge_tool.iter());
+            if let Some(k) = known.into_iter().find(|k| k.eq_ignore_ascii_case(name)) {
+                return k;
+            }
+        }
+        name
+    }
+
+    /// The estimated tokens of a result: its text plus its media (SPEC §2).
+    pub fn est_tokens(&self, text_tokens: u64, media: u64) -> u64 {
+        text_tokens + self.media_tokens * media
+    }
+
+    /// Whether the harness offers plan kind `kind`.
+    pub fn offers(&self, kind: PlanKind) -> bool {
+        self.kinds.contains(&kind)
+    }
+}
+
+/// Every preset, in the order the UI lists them.
+#[cfg(test)]
+pub(crate) static ALL: [&Preset; 2] = [&CLAUDE, &QWEN];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_estimates_follow_each_harness() {
+        // Claude rounds half up per text block; Qwen takes the ceiling.
+        assert_eq!(TextTokens::RoundQuarter.of(6), 2);
+        assert_eq!(TextTokens::RoundQuarter.of(5), 1);
+        assert_eq!(TextTokens::CeilQuarter.of(5), 2);
+        assert_eq!(CLAUDE.est_tokens(3, 1), 2003);
+        assert_eq!(QWEN.est_tokens(3, 2), 3203);
+    }
+
+    #[test]
+    fn qwen_names_are_canonical_aliases_then_any_case() {
+        assert_eq!(QWEN.canonical("search_file_content"), "grep_search");
+        assert_eq!(QWEN.canonical("replace"), "edit");
+        assert_eq!(QWEN.canonical("task"), "agent");
+        assert_eq!(QWEN.canonical("Read_File"), "read_file");
+        assert_eq!(QWEN.canonical("TOOL_CALL"), "tool_call");
+        // Aliases are exact: another case is no alias (and no known tool).
+        assert_eq!(QWEN.canonical("Replace"), "Replace");
+        // Display names are not tool names.
+        assert_eq!(QWEN.canonical("ReadFile"), "ReadFile");
+        assert_eq!(QWEN.canonical(""), "");
+        // Claude compares names as recorded.
+        assert_eq!(CLAUDE.canonical("read"), "read");
+        for t in ["web_search", "skill", "search_memory"] {
+            assert!(QWEN.is_compactable(t), "{t}");
+        }
+        assert_eq!(QWEN.compactable.len(), 11);
+    }
+
+    #[test]
+    fn each_row_is_its_harness() {
+        for p in ALL {
+            assert_eq!(p.harness.rules().name, p.name);
+            assert_eq!(p.harness.name(), p.name);
+            assert!(p.is_compactable(p.read_tool));
+            assert!(p.file_path_tools.iter().all(|t| p.is_compactable(t)));
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Qwen Code (SPEC §2–§5): its row of facts, where it runs its plans (by the
+//! kind of send, not by whether a turn begins: `core/client.ts`), and the
+//! settings that set them. Upstream: `packages/core/src/services/
+//! microcompaction/microcompact.ts`, `memory/paths.ts`, `tools/tool-names.ts`.
+
+use super::*;
+use crate::session::SendKind;
+use serde_json::{Map, Value, json};
+
+/// Qwen Code: `packages/core/src/services/microcompaction/microcompact.ts`,
+/// `memory/paths.ts`, `tools/tool-names.ts`.
+pub(crate) static QWEN: Preset = Preset {
+    harness: Harness::Qwen,
+    name: "qwen",
+    server_preset: false,
+    formats: &[Format::QwenJsonl],
+    dialect: Dialect::Gemini,
+    rank_by: RankBy::Responses,
+    dedup_paths: true,
+    gap_from: GapFrom::LastReply,
+    unmarked_forks: false,
+    turn_start_lapses: false,
+    version_restart_lapses: false,
+    hook_gap: true,
+    media_lists: true,
+    auto_may_size: true,
+    size_needs_idle: true,
+    size_tracked: false,
+    forced_drops_thoughts: true,
+    versioned: false,
+    cache_writes: false,
+    grid_kinds: &[PlanKind::Idle, PlanKind::Size],
+    api_grid: false,
+    // No idle-server or budget: Claude Code's plans (SPEC §15.3).
+    kinds: &[
+        PlanKind::Auto,
+        PlanKind::Idle,
+        PlanKind::Forced,
+        PlanKind::Size,
+        PlanKind::Count,
+        PlanKind::Recorded,
+    ],
+    caveats: &["qwen_memory_pressure", "qwen_unseen_restart"],
+    // microcompact.ts (main, September 2026): eleven tools.
+    compactable: &[
+        "read_file",
+        "run_shell_command",
+        "grep_search",
+        "glob",
+        "web_fetch",
+        "web_search",
+        "read_mcp_resource",
+        "edit",
+        "write_file",
+        "skill",
+        "search_memory",
+    ],
+    read_tool: "read_file",
+    file_path_tools: &["read_file", "edit", "write_file"],
+    shell_tools: &["run_shell_command"],
+    // tools/tool-names.ts legacy aliases.
+    aliases: &[
+        ("search_file_content", "grep_search"),
+        ("replace", "edit"),
+        ("task", "agent"),
+    ],
+    names_fold_case: true,
+    // client.ts: deferred tools are called through `tool_call`.
+    bridge_tool: Some("tool_call"),
+    errors_clearable: false,
+    // microcompact.ts: only a kept write_file re-establishes a path.
+    vouchers: Vouchers::KeptTools(&["write_file"]),
+    memory_search_tool: Some("search_memory"),
+    media_tokens: 1600,
+    text_tokens: TextTokens::CeilQuarter,
+    wire: WireShape {
+        messages: "contents",
+        content: "parts",
+        user_role: "user",
+        assistant_role: "model",
+    },
+    home: Home {
+        base_env: "QWEN_RUNTIME_DIR",
+        base_dir: ".qwen",
+        user_memory: "memories",
+        project_dir: ".qwen",
+        project_by_git_root: true,
+        local_memory_env: Some("QWEN_CODE_MEMORY_LOCAL"),
+    },
+    defaults: Defaults {
+        keep_recent: 5,
+        gap_threshold_minutes: 60.0,
+        size_threshold: 500_000,
+        low_watermark: true,
+        trigger_threshold: 10,
+        protect: true,
+        clear_errors: false,
+    },
+    placeholder: CLEARED,
+    every_tool: false,
+    beta_header: None,
+};
+
+/// Which of Qwen's automatic plans run at a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Runs {
+    pub idle: bool,
+    pub size: bool,
+    /// Why nothing (or only size) runs, in words.
+    pub why_none: &'static str,
+}
+
+/// The plans Qwen runs at `req`. A request without a send (a Claude transcript
+/// planned with the qwen preset) runs idle when a turn begins and size always.
+pub fn qwen_runs(req: &Request) -> Runs {
+    let Some(send) = &req.send else {
+        return Runs {
+            idle: req.begins_turn,
+            size: true,
+            why_none: "qwen looks at the gap only when a turn begins",
+        };
+    };
+    match send.kind {
+        SendKind::UserQuery | SendKind::Cron | SendKind::Hook if !send.after_goal => Runs {
+            idle: true,
+            size: true,
+            why_none: "",
+        },
+        SendKind::Hook => Runs {
+            idle: false,
+            size: false,
+            why_none: "a hook continuing a goal turn: Qwen runs no microcompaction here",
+        },
+        SendKind::ToolResult => Runs {
+            idle: false,
+            size: true,
+            why_none: "tool results: Qwen runs only the size check here",
+        },
+        kind => Runs {
+            idle: false,
+            size: false,
+            why_none: kind.words(),
+        },
+    }
+}
+
+/// A number as a settings file holds it: whole values without a fraction.
+fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        json!(x as i64)
+    } else {
+        json!(x)
+    }
+}
+
+/// Qwen Code's answers.
+pub(super) struct Qwen;
+
+impl Rules for Qwen {
+    fn facts(&self) -> &'static Preset {
+        &QWEN
+    }
+
+    /// SPEC §5: `idle` where Qwen runs it and the gap holds, else `size` where
+    /// Qwen runs that, else none (a notification, a goal turn…).
+    fn auto_kind(&self, policy: &Policy, req: &Request, gap: Option<f64>) -> Option<PlanKind> {
+        let runs = qwen_runs(req);
+        if runs.idle && policy.gap_holds(gap) {
+            Some(PlanKind::Idle)
+        } else if runs.size {
+            Some(PlanKind::Size)
+        } else {
+            None
+        }
+    }
+
+    fn runs_at(&self, req: &Request) -> Option<Runs> {
+        Some(qwen_runs(req))
+    }
+
+    fn no_plan_words(&self, req: &Request) -> &'static str {
+        qwen_runs(req).why_none
+    }
+
+    /// `/compress-fast` is a command the user runs; idle, size and auto are
+    /// `settings.json` keys; the rest no Qwen build has.
+    fn availability(&self, policy: &Policy, _s: &Session) -> Availability {
+        match policy.kind {
+            PlanKind::Idle | PlanKind::Size | PlanKind::Auto | PlanKind::Forced => {
+                Availability::User
+            }
+            _ => Availability::WhatIf,
+        }
+    }
+
+    /// Qwen Code's `settings.json` keys the kind reads.
+    fn knob(&self, policy: &Policy) -> Option<Value> {
+        let (gap, size) = match policy.kind {
+            PlanKind::Idle => (true, false),
+            PlanKind::Size => (false, true),
+            PlanKind::Auto => (true, true),
+            _ => return None,
+        };
+        let mut knob = Map::new();
+        if gap {
+            knob.insert(
+                "toolResultsThresholdMinutes".into(),
+                number(policy.gap_threshold_minutes),
+            );
+        }
+        let keep = policy.keep_recent.unwrap_or(policy.kind.default_keep());
+        knob.insert("toolResultsNumToKeep".into(), json!(keep));
+        if size {
+            knob.insert(
+                "toolResultsTotalCharsThreshold".into(),
+                json!(policy.size_threshold),
+            );
+        }
+        Some(Value::Object(knob))
+    }
+}

@@ -1,0 +1,104 @@
+//! Reading a message back from the transcript as the API sees it: the loader
+//! keeps where each message's records are, and these read just those bytes.
+//! The wire builds bodies from them; plans that need a message's content read
+//! it here too, so neither depends on the other.
+
+use crate::load;
+use crate::session::{Harness, Part, Role, Session};
+use serde_json::{Map, Value, json};
+
+/// Every message of the session as the API sees it, in order, one at a time.
+pub fn each_message(s: &Session, mut f: impl FnMut(usize, Value)) -> std::io::Result<()> {
+    let file = std::fs::File::open(&s.path)?;
+    for m in 0..s.messages.len() {
+        f(m, message_from(&file, s, m)?);
+    }
+    Ok(())
+}
+
+/// `f` of every message of the session as the API sees it, read on every core
+/// (chunks of messages, each with its own file handle), in message order.
+pub fn map_messages<T: Send>(
+    s: &Session,
+    f: impl Fn(usize, &Value) -> T + Sync,
+) -> std::io::Result<Vec<T>> {
+    use rayon::prelude::*;
+    let ids: Vec<usize> = (0..s.messages.len()).collect();
+    let chunks: Vec<std::io::Result<Vec<T>>> = ids
+        .par_chunks(256)
+        .map(|chunk| {
+            let file = std::fs::File::open(&s.path)?;
+            chunk
+                .iter()
+                .map(|&m| message_from(&file, s, m).map(|v| f(m, &v)))
+                .collect()
+        })
+        .collect();
+    let mut out = Vec::with_capacity(s.messages.len());
+    for c in chunks {
+        out.extend(c?);
+    }
+    Ok(out)
+}
+
+/// One message as the API sees it: Claude `{role, content}`, Qwen `{role, parts}`.
+pub(crate) fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::io::Result<Value> {
+    let msg = &s.messages[m];
+    let mut pieces: Vec<Value> = Vec::new();
+    let shape = s.harness.rules().wire;
+    let key = shape.content;
+    for part in &msg.parts {
+        let value = match part {
+            Part::Record { offset, len, .. } => {
+                // Only `message` is read: the rest (toolUseResult…) is skipped unparsed.
+                #[derive(serde::Deserialize)]
+                struct Record {
+                    #[serde(default)]
+                    message: Value,
+                }
+                let bytes = load::read_span(file, *offset, *len)?;
+                match serde_json::from_slice::<Record>(&bytes) {
+                    Ok(r) => r.message,
+                    // Deeper than serde's recursion limit, or changed since loading:
+                    // show the message as unreadable rather than fail the request.
+                    Err(e) => unreadable_message(s.harness, msg.first_line, &e),
+                }
+            }
+            Part::Inline(v) => (**v).clone(),
+        };
+        pieces.push(value.get(key).cloned().unwrap_or(Value::Null));
+    }
+    let role = match msg.role {
+        Role::User => shape.user_role,
+        Role::Assistant => shape.assistant_role,
+    };
+    let content = if pieces.len() == 1 && pieces[0].is_string() {
+        pieces.pop().unwrap_or(Value::Null)
+    } else {
+        let mut blocks = Vec::new();
+        for p in pieces {
+            match p {
+                Value::Array(a) => blocks.extend(a),
+                Value::String(text) if s.harness.dialect().string_is_text_block() => {
+                    blocks.push(json!({"type": "text", "text": text}))
+                }
+                Value::Null => {}
+                other => blocks.push(other),
+            }
+        }
+        Value::Array(blocks)
+    };
+    let mut out = Map::new();
+    out.insert("role".into(), Value::String(role.into()));
+    out.insert(key.into(), content);
+    Ok(Value::Object(out))
+}
+
+/// A stand-in for a record the wire builder could not read back.
+fn unreadable_message(harness: Harness, line: usize, e: &serde_json::Error) -> Value {
+    let text = format!(
+        "[mcscope: the record near line {line} could not be read back: {}]",
+        crate::load::json_error_text(e)
+    );
+    harness.dialect().text_body(text)
+}

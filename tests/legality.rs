@@ -1,0 +1,191 @@
+//! One legality check (issue 22 item 5): `Policy::check` decides which plans a
+//! session's harness can run, and `setup`, the TUI and `compare`'s grid all ask
+//! it. Each hole the TUI had (a state setup refuses) is driven here through the
+//! real keymap.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::bin;
+use mcscope::cli::{self, Opts};
+use mcscope::policy::{Delivery, PlanKind};
+use mcscope::tui::app::App;
+use mcscope::tui::keymap;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use std::path::Path;
+
+const DEMO: &str = "sample-sessions/claude-demo.jsonl";
+const QWEN: &str = "sample-sessions/qwen-memory/session.jsonl";
+
+fn open(path: &str) -> App {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    App::session(cli::setup(&path, &Opts::default()).unwrap())
+}
+
+/// Keys through the real keymap, as a user types them.
+fn keys(a: &mut App, text: &str) {
+    for c in text.chars() {
+        let code = if c == '\n' {
+            KeyCode::Enter
+        } else {
+            KeyCode::Char(c)
+        };
+        let action = keymap::action_for(KeyEvent::from(code), a.in_text_input())
+            .unwrap_or_else(|| panic!("no action for {c:?}"));
+        a.update(action);
+    }
+}
+
+fn status(a: &App) -> String {
+    a.view().unwrap().status.clone().unwrap_or_default()
+}
+
+/// `:delivery server` on a claude idle plan used to show results cleared while
+/// the wire kept them (setup refuses it): now the TUI refuses it too, with
+/// setup's words, and the plan in force stays.
+#[test]
+fn tui_refuses_delivery_server_on_an_idle_plan_as_setup_does() {
+    let mut a = open(DEMO);
+    keys(&mut a, ":policy idle\n");
+    assert_eq!(a.view().unwrap().policy().kind, PlanKind::Idle);
+    keys(&mut a, ":delivery server\n");
+    let p = a.view().unwrap().policy();
+    assert_eq!(p.delivery, Delivery::Rewrite);
+    assert_eq!(
+        status(&a),
+        "refused: delivery server is the api preset's (--preset api)"
+    );
+    // The binary refuses the same plan with the same sentence.
+    let (code, _, err) = bin::run(&["plan", DEMO, "--policy", "idle", "--delivery", "server"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("delivery server is the api preset's (--preset api)"),
+        "{err}"
+    );
+}
+
+/// `:delivery cache-edits` under budget was tuned to (budget is rewrite only).
+#[test]
+fn tui_refuses_cache_edits_under_budget() {
+    let mut a = open(DEMO);
+    keys(&mut a, ":policy budget\n");
+    assert_eq!(a.view().unwrap().policy().kind, PlanKind::Budget);
+    keys(&mut a, ":delivery cache-edits\n");
+    assert_eq!(a.view().unwrap().policy().delivery, Delivery::Rewrite);
+    assert!(
+        status(&a)
+            .starts_with("refused: the budget plan is Claude Code's token-budget microcompact"),
+        "{}",
+        status(&a)
+    );
+    // `d` asks the same check.
+    keys(&mut a, "d");
+    assert_eq!(a.view().unwrap().policy().delivery, Delivery::Rewrite);
+    assert!(
+        status(&a).starts_with("refused: the budget plan"),
+        "{}",
+        status(&a)
+    );
+}
+
+/// `:policy api` on a session without the api preset was tuned to.
+#[test]
+fn tui_refuses_plan_kind_api_without_the_api_preset() {
+    let mut a = open(DEMO);
+    let before = a.view().unwrap().policy().kind;
+    keys(&mut a, ":policy api\n");
+    assert_eq!(a.view().unwrap().policy().kind, before);
+    assert!(
+        status(&a).starts_with("refused: plan kind api takes the api preset"),
+        "{}",
+        status(&a)
+    );
+}
+
+/// A qwen session: idle-server, budget and cache-edits are Claude Code's.
+#[test]
+fn tui_refuses_claude_plans_on_a_qwen_session() {
+    let mut a = open(QWEN);
+    let before = a.view().unwrap().policy().clone();
+    keys(&mut a, ":policy idle-server\n");
+    assert_eq!(
+        status(&a),
+        "refused: idle-server is Claude Code's plan: it takes the claude preset"
+    );
+    keys(&mut a, ":policy budget\n");
+    assert!(
+        status(&a).starts_with("refused: the budget plan"),
+        "{}",
+        status(&a)
+    );
+    keys(&mut a, "d");
+    assert_eq!(
+        status(&a),
+        "refused: cache-edits delivery is Claude's cached microcompact; a qwen session is sent with rewrite"
+    );
+    assert_eq!(a.view().unwrap().policy(), &before);
+    // What qwen runs is still tuned to.
+    keys(&mut a, ":policy size\n");
+    assert_eq!(a.view().unwrap().policy().kind, PlanKind::Size);
+    assert_eq!(status(&a), "");
+}
+
+/// `p` walks only the kinds the harness offers, each one legal.
+#[test]
+fn p_cycles_through_legal_plans_only() {
+    for (path, n) in [(DEMO, 8), (QWEN, 6)] {
+        let mut a = open(path);
+        let mut seen = Vec::new();
+        for _ in 0..n {
+            keys(&mut a, "p");
+            assert!(!status(&a).starts_with("refused"), "{path}: {}", status(&a));
+            seen.push(a.view().unwrap().policy().kind);
+        }
+        let unique: std::collections::BTreeSet<_> = seen.iter().map(|k| k.name()).collect();
+        assert_eq!(unique.len(), n, "{path}: {seen:?}");
+    }
+}
+
+/// `compare` leaves out what setup refuses: a delivery list with `server` gives
+/// no idle row delivered by the server.
+#[test]
+fn compare_grid_leaves_out_what_setup_refuses() {
+    let v = bin::json(&[
+        "compare",
+        DEMO,
+        "--policy",
+        "idle,budget",
+        "--delivery",
+        "rewrite,server,cache-edits",
+        "--keep-recent",
+        "5",
+        "--format",
+        "json",
+    ]);
+    let rows: Vec<(String, String)> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["baseline"] != true)
+        .map(|r| {
+            (
+                r["policy"]["kind"].as_str().unwrap().to_string(),
+                r["policy"]["delivery"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("idle", "rewrite"),
+        ("idle", "cache-edits"),
+        ("budget", "rewrite"),
+    ]
+    .iter()
+    .map(|(k, d)| (k.to_string(), d.to_string()))
+    .collect();
+    assert_eq!(rows, want);
+    // Each row left is one the binary plans.
+    for (kind, delivery) in &rows {
+        let (code, _, err) = bin::run(&["plan", DEMO, "--policy", kind, "--delivery", delivery]);
+        assert_eq!(code, 0, "{kind} {delivery}: {err}");
+    }
+}
