@@ -16,7 +16,7 @@ use crate::config::{self, Config, Source};
 use crate::load::{self, LoadError};
 use crate::policy::protect::{self, PathMap, RootKind};
 use crate::policy::{Delivery, Illegal, PlanKind, Policy};
-use crate::session::{Format, Session};
+use crate::session::{Format, Harness, Session};
 use crate::totals::CacheTtl;
 use std::path::{Path, PathBuf};
 
@@ -237,42 +237,53 @@ pub fn setup_with_config(
     opts: &Opts,
     config: Config,
 ) -> Result<Setup, UsageError> {
-    // Every option by name: a field added to `Opts` does not compile until the
-    // setup says what it does with it.
-    let Opts {
-        // The request is the caller's to pick (`request_index`).
-        at: _,
-        policy,
-        preset,
-        ref api_edit,
-        api_excluded_count_toward_keep,
-        api_trigger_inclusive,
-        ref api_placeholder,
-        keep_recent,
-        gap_minutes,
-        min_trigger_tool_uses,
-        size_threshold,
-        no_low_watermark,
-        trigger,
-        delivery,
-        shared:
-            SharedOpts {
-                budget_tokens,
-                budget_min_saving,
-                budget_warning,
-                protect,
-                no_protect,
-                clear_errors,
-                no_clear_errors,
-                ref memory_root,
-                ref path_map,
-                cache_ttl,
-            },
-        // The output format is the CLI's; the input format was the loader's.
-        format: _,
-        json: _,
-        input_format: _,
-    } = *opts;
+    let sidecar = checked_sidecar(&mut session, path)?;
+    let (side, side_dir) = match &sidecar {
+        Some((s, d)) => (Some(s), d.clone()),
+        None => (None, PathBuf::from(".")),
+    };
+    let chosen = choose_preset(&session, path, opts, side, &config)?;
+    let (api, preset) = (chosen.api, chosen.preset);
+    let mut p = if api {
+        Policy::api_preset()
+    } else {
+        Policy::preset(preset)
+    };
+    let preset_name = if api { "api" } else { preset.name() };
+    let (mut sources, delivery_set) = layered(&mut p, &config, side, preset_name)?;
+    apply_flags(&mut p, opts, &mut sources)?;
+    settle_kind_and_delivery(&mut p, &session, path, opts, &chosen, delivery_set)?;
+    let (path_map, roots) = paths_and_roots(&session, preset, opts, &config, side, &side_dir)?;
+    let mut setup = Setup {
+        session: std::sync::Arc::new(session),
+        policy: p,
+        roots,
+        path_map,
+        settings: config::Settings {
+            cache_ttl: resolve_cache_ttl(
+                opts.shared.cache_ttl,
+                side.and_then(|s| s.cache_ttl.as_deref()),
+                config.cache_ttl.as_deref(),
+            )?,
+            sources,
+            config,
+            sidecar_path: sidecar.map(|_| sidecar_path(path)),
+            config_notice: None,
+        },
+        resolver: Default::default(),
+        checkpoints: Default::default(),
+    };
+    if setup.policy.kind == PlanKind::Recorded {
+        let warnings = baseline::warnings(&setup);
+        if let Some(s) = std::sync::Arc::get_mut(&mut setup.session) {
+            s.warnings.extend(warnings);
+        }
+    }
+    Ok(setup)
+}
+
+/// The session's sidecar, checked; a key it ignores is noted as a diagnostic.
+fn checked_sidecar(session: &mut Session, path: &Path) -> Result<sidecar::Found, UsageError> {
     let (sidecar, ignored) = sidecar::read_sidecar_noting(path)?;
     if let Some(message) = ignored {
         // Not about a line of the transcript: line 0.
@@ -290,11 +301,27 @@ pub fn setup_with_config(
             ))
         })?;
     }
-    let (side, side_dir) = match &sidecar {
-        Some((s, d)) => (Some(s), d.clone()),
-        None => (None, PathBuf::from(".")),
-    };
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    Ok(sidecar)
+}
+
+/// The preset a session is planned with, and whether it is the api preset.
+struct Chosen {
+    api: bool,
+    preset: Harness,
+    /// A --policy or --delivery the api preset cannot take was given.
+    flag_leaves_api: bool,
+}
+
+/// Flags win over the sidecar, which wins over the config file; a recorded
+/// name no preset has is refused.
+fn choose_preset(
+    session: &Session,
+    path: &Path,
+    opts: &Opts,
+    side: Option<&Sidecar>,
+    config: &Config,
+) -> Result<Chosen, UsageError> {
+    let (policy, preset, delivery) = (opts.policy, opts.preset, opts.delivery);
     let recorded = side
         .and_then(|s| s.keys.preset.as_deref())
         .map(|p| ("sidecar", p))
@@ -329,14 +356,22 @@ pub fn setup_with_config(
             path.display()
         )));
     }
-    let mut p = if api {
-        Policy::api_preset()
-    } else {
-        Policy::preset(preset)
-    };
-    let preset_name = if api { "api" } else { preset.name() };
-    // Layers, lowest first: the config file's [policy], its [policy.<preset>],
-    // the sidecar (flags come last, below).
+    Ok(Chosen {
+        api,
+        preset,
+        flag_leaves_api,
+    })
+}
+
+/// The policy keys' layers, lowest first: the config file's [policy], its
+/// [policy.<preset>], the sidecar (flags come last, in [`apply_flags`]).
+/// Returns where each key came from and whether a layer set the delivery.
+fn layered(
+    p: &mut Policy,
+    config: &Config,
+    side: Option<&Sidecar>,
+    preset_name: &str,
+) -> Result<(std::collections::BTreeMap<&'static str, Source>, bool), UsageError> {
     let mut sources = std::collections::BTreeMap::new();
     let mut delivery_set = false;
     let config_where = config
@@ -351,7 +386,7 @@ pub fn setup_with_config(
         layers.push((&s.keys, Source::Sidecar));
     }
     for (keys, source) in layers {
-        delivery_set |= config::apply(&mut p, keys, source, &mut sources).map_err(|e| {
+        delivery_set |= config::apply(p, keys, source, &mut sources).map_err(|e| {
             let at = match source {
                 Source::Sidecar => "sidecar".to_string(),
                 _ => config_where.clone(),
@@ -359,6 +394,51 @@ pub fn setup_with_config(
             err(format!("{at}: {e}"))
         })?;
     }
+    Ok((sources, delivery_set))
+}
+
+/// The flags over the layers: each one given is the value, marked as a flag's.
+fn apply_flags(
+    p: &mut Policy,
+    opts: &Opts,
+    sources: &mut std::collections::BTreeMap<&'static str, Source>,
+) -> Result<(), UsageError> {
+    // Every option by name: a field added to `Opts` does not compile until the
+    // setup says what it does with it.
+    let Opts {
+        // The request is the caller's to pick (`request_index`).
+        at: _,
+        policy,
+        preset: _,
+        ref api_edit,
+        api_excluded_count_toward_keep,
+        api_trigger_inclusive,
+        ref api_placeholder,
+        keep_recent,
+        gap_minutes,
+        min_trigger_tool_uses,
+        size_threshold,
+        no_low_watermark,
+        trigger,
+        delivery,
+        shared:
+            SharedOpts {
+                budget_tokens,
+                budget_min_saving,
+                budget_warning,
+                protect,
+                no_protect,
+                clear_errors,
+                no_clear_errors,
+                memory_root: _,
+                path_map: _,
+                cache_ttl: _,
+            },
+        // The output format is the CLI's; the input format was the loader's.
+        format: _,
+        json: _,
+        input_format: _,
+    } = *opts;
     let flagged = [
         ("kind", policy.is_some()),
         ("budget_tokens", budget_tokens.is_some()),
@@ -433,6 +513,31 @@ pub fn setup_with_config(
     if no_clear_errors {
         p.clear_errors = false;
     }
+    Ok(())
+}
+
+/// The kind and the delivery the plan runs with: the baseline's and the api
+/// preset's own, idle-server's server, auto's per-request check, the defaults
+/// by kind, and last the one legality check ([`Policy::check`]).
+fn settle_kind_and_delivery(
+    p: &mut Policy,
+    session: &Session,
+    path: &Path,
+    opts: &Opts,
+    chosen: &Chosen,
+    delivery_set: bool,
+) -> Result<(), UsageError> {
+    let Opts {
+        policy,
+        delivery,
+        keep_recent,
+        gap_minutes,
+        size_threshold,
+        trigger,
+        ref api_edit,
+        ..
+    } = *opts;
+    let (api, flag_leaves_api) = (chosen.api, chosen.flag_leaves_api);
     if p.kind == PlanKind::Recorded {
         // SPEC §15.3: the baseline is read from the records; the api preset's
         // keeps delivery server (what tells it from the others' in the TUI).
@@ -524,8 +629,22 @@ pub fn setup_with_config(
         }
         None => {}
     }
-    p.check(session.harness).map_err(|e| illegal(path, e))?;
+    p.check(session.harness).map_err(|e| illegal(path, e))
+}
 
+/// The path map and the memory roots: the config file's (relative to its
+/// folder, `~/` to home), the sidecar's (relative to it), the flags' (to the
+/// working directory), each layer over the one below.
+fn paths_and_roots(
+    session: &Session,
+    preset: Harness,
+    opts: &Opts,
+    config: &Config,
+    side: Option<&Sidecar>,
+    side_dir: &Path,
+) -> Result<(PathMap, Vec<(RootKind, PathBuf)>), UsageError> {
+    let (path_map, memory_root) = (&opts.shared.path_map, &opts.shared.memory_root);
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     // The config file's relative directories are relative to its folder, `~/` to home.
     let config_dir = config
         .path
@@ -545,7 +664,7 @@ pub fn setup_with_config(
     }
     if let Some(s) = side {
         for (from, to) in &s.path_map {
-            map.push((map_from(from), given(to, &side_dir)));
+            map.push((map_from(from), given(to, side_dir)));
         }
     }
     for m in path_map {
@@ -577,7 +696,7 @@ pub fn setup_with_config(
                     config::names::<RootKind>()
                 ))
             })?;
-            set_root(kind, given(dir, &side_dir));
+            set_root(kind, given(dir, side_dir));
         }
     }
     for r in memory_root {
@@ -597,32 +716,7 @@ pub fn setup_with_config(
         set_root(kind, given(dir, &cwd));
     }
     roots.sort_by_key(|(k, _)| RootKind::ALL.iter().position(|x| x == k));
-    let mut setup = Setup {
-        session: std::sync::Arc::new(session),
-        policy: p,
-        roots,
-        path_map,
-        settings: config::Settings {
-            cache_ttl: resolve_cache_ttl(
-                cache_ttl,
-                side.and_then(|s| s.cache_ttl.as_deref()),
-                config.cache_ttl.as_deref(),
-            )?,
-            sources,
-            config,
-            sidecar_path: sidecar.map(|_| sidecar_path(path)),
-            config_notice: None,
-        },
-        resolver: Default::default(),
-        checkpoints: Default::default(),
-    };
-    if setup.policy.kind == PlanKind::Recorded {
-        let warnings = baseline::warnings(&setup);
-        if let Some(s) = std::sync::Arc::get_mut(&mut setup.session) {
-            s.warnings.extend(warnings);
-        }
-    }
-    Ok(setup)
+    Ok((path_map, roots))
 }
 
 /// The sidecar's values serde reads but cannot judge, as the config file's are
