@@ -330,7 +330,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
 /// `compare` without PATH: the sessions of every harness session folder that
 /// exists (SPEC §7a), and the folders looked in, for the note when none has one.
 fn harness_sessions() -> Result<(Vec<PathBuf>, bool, String), UsageError> {
-    let folders = crate::policy::protect::session_folders();
+    let folders = crate::harness::session_folders();
     let mut files = Vec::new();
     for dir in folders.iter().filter(|d| d.is_dir()) {
         files.extend(

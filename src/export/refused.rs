@@ -14,13 +14,13 @@ pub(crate) fn refused_roots() -> Vec<PathBuf> {
     let home = var("HOME").map(PathBuf::from);
     let under_home = |rel: &str| home.as_ref().map(|h| h.join(rel));
     let mut roots = Vec::new();
-    // Claude Code: the bases its sessions are read from (§7a), and the home
-    // defaults even when `$CLAUDE_CONFIG_DIR` moves them.
-    roots.extend(crate::policy::protect::claude_bases());
-    roots.extend(crate::policy::protect::claude_home_bases(home.as_deref()));
-    // Qwen Code: as the harness table finds its base.
-    roots.extend(var("QWEN_RUNTIME_DIR").map(PathBuf::from));
-    roots.extend(under_home(".qwen"));
+    // Every harness of the registry: the bases its sessions are read from
+    // (§7a), and the home defaults even when a variable moves them.
+    for &h in <crate::session::Harness as strum::VariantArray>::VARIANTS {
+        let home_dir = h.rules().home;
+        roots.extend(home_dir.bases());
+        roots.extend(home_dir.home_bases_under(home.as_deref()));
+    }
     // Gemini CLI.
     roots.extend(var("GEMINI_CLI_HOME").map(|h| PathBuf::from(h).join(".gemini")));
     roots.extend(under_home(".gemini"));

@@ -101,6 +101,8 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
         project_dir: ".claude",
         project_by_git_root: false,
         local_memory_env: None,
+        list_env: true,
+        home_bases: &[".claude", ".config/claude"],
     },
     // timeBasedMCConfig.ts: gapThresholdMinutes 60, keepRecent 5.
     defaults: Defaults {

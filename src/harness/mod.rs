@@ -316,6 +316,11 @@ pub struct Home {
     pub project_by_git_root: bool,
     /// The variable that moves the project memory into `<project>/<team_dir>/memory`.
     pub local_memory_env: Option<&'static str>,
+    /// Whether every comma-separated entry of `base_env` is a base of its own
+    /// (several installs, ccusage's habit, SPEC §7a) rather than the first.
+    pub list_env: bool,
+    /// The bases under `$HOME` when `base_env` is unset.
+    pub home_bases: &'static [&'static str],
 }
 
 impl Home {
@@ -333,6 +338,57 @@ impl Home {
             })
             .unwrap_or_else(|| home().join(self.base_dir))
     }
+}
+
+impl Home {
+    /// Every base folder the harness's sessions may live in (SPEC §7a): the
+    /// picker and `compare` read `<base>/projects` of each, and the writer
+    /// refuses every one.
+    pub fn bases(&self) -> Vec<PathBuf> {
+        let list = std::env::var_os(self.base_env).filter(|v| !v.is_empty());
+        let home = std::env::var_os("HOME").filter(|v| !v.is_empty());
+        self.bases_from(list.as_deref(), home.as_deref().map(std::path::Path::new))
+    }
+
+    /// [`Home::bases`] for a given variable and home folder.
+    pub fn bases_from(
+        &self,
+        list: Option<&std::ffi::OsStr>,
+        home: Option<&std::path::Path>,
+    ) -> Vec<PathBuf> {
+        let listed: Vec<PathBuf> = list
+            .map(|l| {
+                l.to_string_lossy()
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|d| !d.is_empty())
+                    .map(PathBuf::from)
+                    .collect()
+            })
+            .unwrap_or_default();
+        match listed.len() {
+            0 => self.home_bases_under(home),
+            _ if self.list_env => listed,
+            _ => listed.into_iter().take(1).collect(),
+        }
+    }
+
+    /// The bases under the home folder `home` (none without one).
+    pub fn home_bases_under(&self, home: Option<&std::path::Path>) -> Vec<PathBuf> {
+        home.map(|h| self.home_bases.iter().map(|b| h.join(b)).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// The session folders read without a PATH (the picker, `compare`): the
+/// `projects` folder of every base of every harness, in the registry's order,
+/// whether or not each exists (callers read those that do and name them all).
+pub fn session_folders() -> Vec<PathBuf> {
+    <Harness as strum::VariantArray>::VARIANTS
+        .iter()
+        .flat_map(|h| h.rules().home.bases())
+        .map(|b| b.join("projects"))
+        .collect()
 }
 
 fn home() -> PathBuf {
@@ -550,6 +606,33 @@ mod tests {
             assert!(QWEN.is_compactable(t), "{t}");
         }
         assert_eq!(QWEN.compactable.len(), 11);
+    }
+
+    #[test]
+    fn bases_follow_each_harness_s_variable_and_home() {
+        use std::ffi::OsStr;
+        use std::path::Path;
+        let home = Some(Path::new("/h"));
+        let list = Some(OsStr::new("/a, /b,"));
+        // Claude: every entry of the list is an install; else both home bases.
+        assert_eq!(
+            CLAUDE.home.bases_from(list, home),
+            [PathBuf::from("/a"), PathBuf::from("/b")]
+        );
+        assert_eq!(
+            CLAUDE.home.bases_from(None, home),
+            [
+                PathBuf::from("/h/.claude"),
+                PathBuf::from("/h/.config/claude")
+            ]
+        );
+        assert!(CLAUDE.home.bases_from(None, None).is_empty());
+        // Qwen: one base, the first entry.
+        assert_eq!(QWEN.home.bases_from(list, home), [PathBuf::from("/a")]);
+        assert_eq!(
+            QWEN.home.bases_from(None, home),
+            [PathBuf::from("/h/.qwen")]
+        );
     }
 
     #[test]

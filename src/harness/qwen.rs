@@ -86,6 +86,8 @@ pub(crate) static QWEN: Preset = Preset {
         project_dir: ".qwen",
         project_by_git_root: true,
         local_memory_env: Some("QWEN_CODE_MEMORY_LOCAL"),
+        list_env: false,
+        home_bases: &[".qwen"],
     },
     defaults: Defaults {
         keep_recent: 5,

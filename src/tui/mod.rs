@@ -318,10 +318,7 @@ pub fn run(path: Option<&Path>, opts: &Opts, launch: &Launch) -> Result<(), Usag
                 Some(Loading::start(p, opts)),
             )
         }
-        None => (
-            picker(crate::policy::protect::session_folders(), true)?,
-            None,
-        ),
+        None => (picker(crate::harness::session_folders(), true)?, None),
     };
     require_terminal()?;
     let from_picker = loading.is_none();

@@ -530,66 +530,6 @@ pub fn sanitize(path: &str) -> String {
         .collect()
 }
 
-/// The harness base folders (SPEC §4).
-pub fn claude_base() -> PathBuf {
-    crate::harness::CLAUDE.home.base()
-}
-
-pub fn qwen_base() -> PathBuf {
-    crate::harness::QWEN.home.base()
-}
-
-/// Claude Code's base folders, where its sessions live (SPEC §7a): each entry
-/// of a comma-separated `$CLAUDE_CONFIG_DIR`, else both `~/.claude` and
-/// `~/.config/claude`. The picker and `compare` read `<base>/projects` of each;
-/// the writer refuses every one of them (and the home defaults besides).
-pub fn claude_bases() -> Vec<PathBuf> {
-    let list = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty());
-    let home = std::env::var_os("HOME").filter(|v| !v.is_empty());
-    claude_bases_from(list.as_deref(), home.as_deref().map(Path::new))
-}
-
-/// [`claude_bases`] for a given variable and home folder.
-pub fn claude_bases_from(list: Option<&std::ffi::OsStr>, home: Option<&Path>) -> Vec<PathBuf> {
-    let listed: Vec<PathBuf> = list
-        .map(|l| {
-            l.to_string_lossy()
-                .split(',')
-                .map(str::trim)
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from)
-                .collect()
-        })
-        .unwrap_or_default();
-    if !listed.is_empty() {
-        return listed;
-    }
-    claude_home_bases(home)
-}
-
-/// Claude Code's two bases under the home folder (none without one).
-pub fn claude_home_bases(home: Option<&Path>) -> Vec<PathBuf> {
-    home.map(|h| vec![h.join(".claude"), h.join(".config/claude")])
-        .unwrap_or_default()
-}
-
-/// Qwen Code's base folders: `$QWEN_RUNTIME_DIR`, else `~/.qwen` (one, as a
-/// list beside Claude's).
-pub fn qwen_bases() -> Vec<PathBuf> {
-    vec![qwen_base()]
-}
-
-/// The session folders read without a PATH (the picker, `compare`): the
-/// `projects` folder of every Claude base, then of the qwen base, whether or
-/// not each exists (callers read those that do and name them all).
-pub fn session_folders() -> Vec<PathBuf> {
-    claude_bases()
-        .into_iter()
-        .chain(qwen_bases())
-        .map(|b| b.join("projects"))
-        .collect()
-}
-
 /// The git root of a recorded cwd, looked for on this machine through the map:
 /// the nearest ancestor holding `.git`; the cwd itself when there is none. A
 /// Windows folder that no map brings to this machine is not looked up.
