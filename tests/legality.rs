@@ -5,6 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+#[path = "common/screen.rs"]
+mod screen;
 
 use common::bin;
 use mcscope::cli::{self, Opts};
@@ -188,4 +190,25 @@ fn compare_grid_leaves_out_what_setup_refuses() {
         let (code, _, err) = bin::run(&["plan", DEMO, "--policy", kind, "--delivery", delivery]);
         assert_eq!(code, 0, "{kind} {delivery}: {err}");
     }
+}
+
+/// Issue 22 item 4: every changed value is starred in the header, trigger and
+/// the low watermark included (they were shown unmarked or not at all).
+#[test]
+fn the_header_stars_trigger_and_shows_where_the_low_watermark_came_from() {
+    let mut a = open(DEMO);
+    keys(&mut a, ":policy count\n:trigger 4\n");
+    assert_eq!(a.view().unwrap().policy().trigger_threshold, 4);
+    let lines = screen::screen(&a, 160, 40);
+    assert!(lines[1].contains("trigger 4*"), "{}", lines[1]);
+    assert!(!lines[1].contains("low watermark"), "{}", lines[1]);
+    // Off by flag: shown, with the flag's mark.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DEMO);
+    let opts = Opts {
+        no_low_watermark: true,
+        ..Opts::default()
+    };
+    let a = App::session(cli::setup(&path, &opts).unwrap());
+    let lines = screen::screen(&a, 160, 40);
+    assert!(lines[1].contains("low watermark off*"), "{}", lines[1]);
 }

@@ -8,6 +8,7 @@ pub mod api;
 pub(crate) mod budget;
 pub mod engine;
 pub mod idle_server;
+pub mod params;
 pub mod plausible;
 pub mod protect;
 pub(crate) mod recorded;

@@ -129,14 +129,10 @@ impl SessionView {
         out
     }
 
-    /// `text` with the mark of where the value `name` came from.
-    fn marked(&self, name: &str, text: String) -> Piece {
-        let key = match name {
-            "gap" => "gap_threshold_minutes",
-            "size" => "size_threshold",
-            other => other,
-        };
-        let mark = if self.changed().contains(&name) {
+    /// `text` with the mark of where the value of parameter `key` came from:
+    /// `*` where it differs from the value the session was opened with.
+    fn marked(&self, key: &str, text: String) -> Piece {
+        let mark = if self.changed().contains(&key) {
             "*"
         } else {
             source_mark(self.setup.settings.source(key))
@@ -185,19 +181,32 @@ impl SessionView {
             ],
             vec![
                 plain("gap ≥ "),
-                self.marked("gap", format!("{} min", fmt_num(p.gap_threshold_minutes))),
+                self.marked(
+                    "gap_threshold_minutes",
+                    format!("{} min", fmt_num(p.gap_threshold_minutes)),
+                ),
             ],
             vec![
                 plain("size > "),
-                self.marked("size", fmt_int(p.size_threshold.max(0) as u64)),
+                self.marked("size_threshold", fmt_int(p.size_threshold.max(0) as u64)),
             ],
-            vec![plain(format!("trigger {}", p.trigger_threshold))],
+            vec![
+                plain("trigger "),
+                self.marked("trigger_threshold", p.trigger_threshold.to_string()),
+            ],
             vec![self.marked("delivery", p.delivery.name().into())],
             vec![
                 plain("protect "),
                 self.marked("protect", if p.protect { "on" } else { "off" }.into()),
             ],
         ];
+        // Shown where it is off (the size plan then clears to the threshold,
+        // not below it), with where that came from.
+        if !p.low_watermark {
+            out.push(vec![
+                self.marked("low_watermark", "low watermark off".into()),
+            ]);
+        }
         if self.plan.step.kind == Some(PlanKind::Budget) {
             out.push(vec![plain(format!(
                 "budget {} (min {}, gate {})",

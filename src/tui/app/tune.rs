@@ -3,6 +3,8 @@
 use super::*;
 
 /// The `:` commands, for completion and the help.
+/// The parameters' commands (`policy::params`, in its order), then `explain`;
+/// a test holds the two lists together.
 pub const COMMANDS: &[&str] = &[
     "gap", "keep", "size", "trigger", "policy", "delivery", "explain",
 ];

@@ -385,31 +385,9 @@ impl SessionView {
         }
     }
 
-    /// Which parameters differ from those the session was opened with.
+    /// Which parameters differ from those the session was opened with (their
+    /// keys in the parameter table).
     pub fn changed(&self) -> Vec<&'static str> {
-        let (a, b) = (&self.opened_with, &self.setup.policy);
-        let mut out = Vec::new();
-        if a.kind != b.kind {
-            out.push("kind");
-        }
-        if a.api != b.api {
-            out.push("api_edits");
-        }
-        if a.keep_recent != b.keep_recent {
-            out.push("keep_recent");
-        }
-        if a.gap_threshold_minutes != b.gap_threshold_minutes {
-            out.push("gap");
-        }
-        if a.size_threshold != b.size_threshold {
-            out.push("size");
-        }
-        if a.delivery != b.delivery {
-            out.push("delivery");
-        }
-        if a.protect != b.protect {
-            out.push("protect");
-        }
-        out
+        crate::policy::params::changed(&self.opened_with, &self.setup.policy)
     }
 }

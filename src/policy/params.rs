@@ -1,0 +1,181 @@
+//! The plan's parameters in one table (SPEC §7 `policy`, §8): each one's JSON,
+//! config and sidecar key, its flag, its TUI `:` command, and how to read its
+//! value. The header's marks (a `*` where a value differs from the one the
+//! session was opened with, else where it came from) and the TUI's commands
+//! read this table, so no parameter is left unmarked.
+
+use super::Policy;
+
+/// One parameter of a plan.
+#[derive(Debug)]
+pub struct Param {
+    /// The key in the JSON `policy` object, the config file and the sidecar.
+    pub key: &'static str,
+    /// The command-line flag that sets it.
+    pub flag: &'static str,
+    /// The TUI's `:` command that tunes it, if there is one.
+    pub command: Option<&'static str>,
+    /// Its value in a comparable form.
+    pub value: fn(&Policy) -> String,
+}
+
+/// Every parameter, commands first in the order the TUI lists them.
+pub static PARAMS: &[Param] = &[
+    Param {
+        key: "gap_threshold_minutes",
+        flag: "--gap-minutes",
+        command: Some("gap"),
+        value: |p| p.gap_threshold_minutes.to_string(),
+    },
+    Param {
+        key: "keep_recent",
+        flag: "--keep-recent",
+        command: Some("keep"),
+        value: |p| format!("{:?}", p.keep_recent),
+    },
+    Param {
+        key: "size_threshold",
+        flag: "--size-threshold",
+        command: Some("size"),
+        value: |p| p.size_threshold.to_string(),
+    },
+    Param {
+        key: "trigger_threshold",
+        flag: "--trigger",
+        command: Some("trigger"),
+        value: |p| p.trigger_threshold.to_string(),
+    },
+    Param {
+        key: "kind",
+        flag: "--policy",
+        command: Some("policy"),
+        value: |p| p.kind.name().to_string(),
+    },
+    Param {
+        key: "delivery",
+        flag: "--delivery",
+        command: Some("delivery"),
+        value: |p| p.delivery.name().to_string(),
+    },
+    Param {
+        key: "api_edits",
+        flag: "--api-edit",
+        command: None,
+        value: |p| format!("{:?}", p.api),
+    },
+    Param {
+        key: "low_watermark",
+        flag: "--no-low-watermark",
+        command: None,
+        value: |p| p.low_watermark.to_string(),
+    },
+    Param {
+        key: "protect",
+        flag: "--protect",
+        command: None,
+        value: |p| p.protect.to_string(),
+    },
+    Param {
+        key: "clear_errors",
+        flag: "--clear-errors",
+        command: None,
+        value: |p| p.clear_errors.to_string(),
+    },
+    Param {
+        key: "min_trigger_tool_uses",
+        flag: "--min-trigger-tool-uses",
+        command: None,
+        value: |p| format!("{:?}", p.min_trigger_tool_uses),
+    },
+    Param {
+        key: "budget_tokens",
+        flag: "--budget-tokens",
+        command: None,
+        value: |p| p.budget_tokens.to_string(),
+    },
+    Param {
+        key: "budget_min_saving",
+        flag: "--budget-min-saving",
+        command: None,
+        value: |p| p.budget_min_saving.to_string(),
+    },
+    Param {
+        key: "budget_warning_tokens",
+        flag: "--budget-warning",
+        command: None,
+        value: |p| format!("{:?}", p.budget_warning_tokens),
+    },
+];
+
+/// The keys of the parameters whose values differ between `a` and `b`.
+pub fn changed(a: &Policy, b: &Policy) -> Vec<&'static str> {
+    PARAMS
+        .iter()
+        .filter(|p| (p.value)(a) != (p.value)(b))
+        .map(|p| p.key)
+        .collect()
+}
+
+/// The TUI's `:` commands that tune a parameter, in the table's order.
+pub fn commands() -> impl Iterator<Item = &'static str> {
+    PARAMS.iter().filter_map(|p| p.command)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Harness;
+
+    #[test]
+    fn every_value_a_user_can_change_is_seen_as_changed() {
+        let a = Policy::preset(Harness::Claude);
+        let mut b = a.clone();
+        b.trigger_threshold += 1;
+        b.low_watermark = !b.low_watermark;
+        b.gap_threshold_minutes = 7.5;
+        assert_eq!(
+            changed(&a, &b),
+            [
+                "gap_threshold_minutes",
+                "trigger_threshold",
+                "low_watermark"
+            ]
+        );
+        assert!(changed(&a, &a).is_empty());
+    }
+
+    #[test]
+    fn keys_are_the_policy_json_s() {
+        let json = serde_json::to_value(Policy::preset(Harness::Claude)).unwrap();
+        for p in PARAMS {
+            let key = if p.key == "api_edits" { "api" } else { p.key };
+            assert!(json.get(key).is_some(), "{key} is no policy field");
+        }
+    }
+}
+
+#[cfg(test)]
+mod wiring {
+    use super::*;
+
+    #[test]
+    fn the_tui_commands_are_the_table_s_then_explain() {
+        let mut want: Vec<&str> = commands().collect();
+        want.push("explain");
+        assert_eq!(crate::tui::app::COMMANDS, want.as_slice());
+    }
+
+    #[test]
+    fn every_flag_is_one_plan_takes() {
+        use clap::CommandFactory;
+        let cli = crate::cli::Cli::command();
+        let plan = cli.find_subcommand("plan").expect("plan");
+        let longs: Vec<String> = plan
+            .get_arguments()
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        for p in PARAMS {
+            assert!(longs.iter().any(|l| l == p.flag), "{}", p.flag);
+        }
+    }
+}
