@@ -45,6 +45,9 @@ fn main() -> ExitCode {
 /// they are shown as a text view (SPEC §15.20): nothing raw reaches the terminal.
 fn complain(e: &UsageError) {
     eprintln!("mcscope: {}", sanitize::text(&e.to_string()));
+    if let Some(hint) = e.hint() {
+        eprintln!("  tip: {}", sanitize::text(&hint));
+    }
 }
 
 /// What clap prints itself: `--help` and `--version` are output like any

@@ -264,8 +264,17 @@ fn budget_is_claude_preset_and_rewrite_only() {
         let (code, out, err) = mcscope(args);
         assert_eq!(code, 2, "{args:?}");
         assert!(out.is_empty());
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.contains("budget") && err.contains("rewrite"), "{err}");
+        // The refusal, then one line saying what would work.
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 2, "{err}");
+        assert!(
+            lines[0].contains("budget") && lines[0].contains("rewrite"),
+            "{err}"
+        );
+        assert_eq!(
+            lines[1], "  tip: budget runs with --preset claude and --delivery rewrite",
+            "{err}"
+        );
     }
 }
 

@@ -64,6 +64,13 @@ fn tui_refuses_delivery_server_on_an_idle_plan_as_setup_does() {
         err.contains("delivery server is the api preset's (--preset api)"),
         "{err}"
     );
+    // A typed refusal carries a line saying what would work.
+    assert!(
+        err.ends_with(
+            "\n  tip: --delivery rewrite keeps this plan; --preset api runs the server's edits\n"
+        ),
+        "{err}"
+    );
 }
 
 /// `:delivery cache-edits` under budget was tuned to (budget is rewrite only).

@@ -143,6 +143,22 @@ pub enum Illegal {
     CacheEdits(Harness),
 }
 
+impl Illegal {
+    /// What would work instead (the hint line under the refusal).
+    pub fn hint(&self) -> &'static str {
+        match self {
+            Illegal::ApiWithoutPreset => "add --preset api, or choose another --policy",
+            Illegal::IdleServerPreset => "idle runs the client's time-based clearing on any preset",
+            Illegal::IdleServerDelivery(_) => "leave out --delivery: idle-server's is server",
+            Illegal::ServerDelivery => {
+                "--delivery rewrite keeps this plan; --preset api runs the server's edits"
+            }
+            Illegal::Budget { .. } => "budget runs with --preset claude and --delivery rewrite",
+            Illegal::CacheEdits(_) => "--delivery rewrite is how these requests are sent",
+        }
+    }
+}
+
 impl std::fmt::Display for Illegal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

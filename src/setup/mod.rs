@@ -182,13 +182,32 @@ impl Opts {
     }
 }
 
-/// A user-facing error: one line naming the path and the cause; exit status 2.
+/// A user-facing error: one line naming the path and the cause, and where
+/// there is one a hint line saying what would work ([`UsageError::hint`]);
+/// exit status 2.
 #[derive(Debug, thiserror::Error)]
 pub enum UsageError {
     #[error(transparent)]
     Load(#[from] LoadError),
+    /// A plan the session's harness cannot run (`Policy::check`).
+    #[error("{path}: {why}")]
+    Illegal { path: String, why: Illegal },
+    /// A preset name (in the sidecar or the config file) no harness has.
+    #[error("{from}: unknown preset {name:?}")]
+    UnknownPreset { from: &'static str, name: String },
     #[error("{0}")]
     Message(String),
+}
+
+impl UsageError {
+    /// What would work instead, in one line (None: the message says it).
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            UsageError::Illegal { why, .. } => Some(why.hint().to_string()),
+            // A bad value in the config file or a sidecar is one line (SPEC §7).
+            UsageError::UnknownPreset { .. } | UsageError::Load(_) | UsageError::Message(_) => None,
+        }
+    }
 }
 
 pub(crate) fn err(msg: impl Into<String>) -> UsageError {
@@ -196,8 +215,11 @@ pub(crate) fn err(msg: impl Into<String>) -> UsageError {
 }
 
 /// A plan the session's harness cannot run, named with the session's path.
-fn illegal(path: &Path, e: Illegal) -> UsageError {
-    err(format!("{}: {e}", path.display()))
+fn illegal(path: &Path, why: Illegal) -> UsageError {
+    UsageError::Illegal {
+        path: path.display().to_string(),
+        why,
+    }
 }
 
 /// Loads the session and merges preset ← sidecar ← flags into a [`Setup`].
@@ -345,7 +367,10 @@ fn choose_preset(
         (None, Some((_, _, Some(p)))) if p.is_server() => session.harness,
         (None, Some((_, _, Some(p)))) => p.harness(),
         (None, Some((from, other, None))) => {
-            return Err(err(format!("{from}: unknown preset {other:?}")));
+            return Err(UsageError::UnknownPreset {
+                from,
+                name: other.to_string(),
+            });
         }
         (None, None) => session.harness,
     };
