@@ -33,6 +33,86 @@ impl SessionView {
             Action::PrevRequest if self.k > 1 => self.step_to(self.k - 1),
             Action::FirstRequest if n > 0 => self.step_to(1),
             Action::LastRequest => self.step_to(n),
+            Action::CyclePlan
+            | Action::ToggleDelivery
+            | Action::KeepMore
+            | Action::KeepLess
+            | Action::GapUp
+            | Action::GapDown
+            | Action::SizeUp
+            | Action::SizeDown
+            | Action::ToggleProtect => self.update_plan(action),
+            Action::Explain => self.explain_selected(),
+            Action::Search => self.overlay = Some(Overlay::Search(String::new())),
+            Action::Command => self.overlay = Some(Overlay::Command(String::new())),
+            Action::Export => {
+                self.page_export = None;
+                self.overlay = Some(Overlay::Export(self.default_export_path()));
+            }
+            Action::ExportPage => self.export_selected_page(),
+            Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
+            Action::ComparePanel => compare::open(self),
+            Action::ChartView => compare::open_chart(self),
+            Action::WindowPanel => self.overlay = Some(Overlay::Window { scroll: 0 }),
+            Action::FocusNext => {
+                self.focus = match self.focus {
+                    Focus::List => Focus::Diff,
+                    Focus::Diff => Focus::List,
+                }
+            }
+            Action::CycleFilter => {
+                self.filter = self.filter.next();
+                self.fix_selection();
+                self.scroll_diff_to_selected();
+            }
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom
+            | Action::NextChange
+            | Action::PrevChange
+            | Action::NextFired
+            | Action::PrevFired
+            | Action::NextBreak
+            | Action::PrevBreak
+            | Action::NextEvidence
+            | Action::PrevEvidence
+            | Action::NextObserved
+            | Action::PrevObserved => self.update_moves(action),
+            Action::ScrollLeft => self.hscroll = self.hscroll.saturating_sub(8),
+            Action::ScrollRight => self.hscroll += 8,
+            Action::ToggleFollow => self.toggle_follow(),
+            Action::Copy => match self.selected_id() {
+                // The id as shown: a newline or control character in a
+                // recorded id never reaches the clipboard (paste-jacking).
+                Some(id) => self.copy(crate::sanitize::clipboard(&id).into_owned()),
+                None => self.status = Some("no result selected".into()),
+            },
+            Action::ViewContent => self.view_content(),
+            Action::ToggleFolds => {
+                self.unfold_all = !self.unfold_all;
+                self.refold();
+            }
+            // Esc with no panel: clear the search, then the filter (App::update
+            // handles the rest: back to the session list, or nothing).
+            Action::Back => {
+                if self.search.take().is_some() {
+                    self.status = Some("search cleared: n/N step through diff changes".into());
+                } else if self.filter != Filter::All {
+                    self.filter = Filter::All;
+                    self.fix_selection();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A key that tunes the plan (each through `tune`, so through
+    /// `Policy::check`).
+    fn update_plan(&mut self, action: Action) {
+        match action {
             // Through every kind in the table's order (auto → idle → idle-server → forced → size →
             // count → budget → recorded), back to the first.
             // The api preset: api → recorded → api (SPEC §15.3); its recorded
@@ -132,29 +212,13 @@ impl SessionView {
                 p.protect = !p.protect;
                 None
             }),
-            Action::Explain => self.explain_selected(),
-            Action::Search => self.overlay = Some(Overlay::Search(String::new())),
-            Action::Command => self.overlay = Some(Overlay::Command(String::new())),
-            Action::Export => {
-                self.page_export = None;
-                self.overlay = Some(Overlay::Export(self.default_export_path()));
-            }
-            Action::ExportPage => self.export_selected_page(),
-            Action::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
-            Action::ComparePanel => compare::open(self),
-            Action::ChartView => compare::open_chart(self),
-            Action::WindowPanel => self.overlay = Some(Overlay::Window { scroll: 0 }),
-            Action::FocusNext => {
-                self.focus = match self.focus {
-                    Focus::List => Focus::Diff,
-                    Focus::Diff => Focus::List,
-                }
-            }
-            Action::CycleFilter => {
-                self.filter = self.filter.next();
-                self.fix_selection();
-                self.scroll_diff_to_selected();
-            }
+            _ => {}
+        }
+    }
+
+    /// A key that moves the selection or jumps along the requests.
+    fn update_moves(&mut self, action: Action) {
+        match action {
             Action::Up => self.move_by(-1),
             Action::Down => self.move_by(1),
             Action::PageUp => self.move_by(-10),
@@ -183,30 +247,6 @@ impl SessionView {
             }
             Action::PrevObserved => {
                 self.jump_mark(false, |m| m.observed, "a cache break was observed")
-            }
-            Action::ScrollLeft => self.hscroll = self.hscroll.saturating_sub(8),
-            Action::ScrollRight => self.hscroll += 8,
-            Action::ToggleFollow => self.toggle_follow(),
-            Action::Copy => match self.selected_id() {
-                // The id as shown: a newline or control character in a
-                // recorded id never reaches the clipboard (paste-jacking).
-                Some(id) => self.copy(crate::sanitize::clipboard(&id).into_owned()),
-                None => self.status = Some("no result selected".into()),
-            },
-            Action::ViewContent => self.view_content(),
-            Action::ToggleFolds => {
-                self.unfold_all = !self.unfold_all;
-                self.refold();
-            }
-            // Esc with no panel: clear the search, then the filter (App::update
-            // handles the rest: back to the session list, or nothing).
-            Action::Back => {
-                if self.search.take().is_some() {
-                    self.status = Some("search cleared: n/N step through diff changes".into());
-                } else if self.filter != Filter::All {
-                    self.filter = Filter::All;
-                    self.fix_selection();
-                }
             }
             _ => {}
         }

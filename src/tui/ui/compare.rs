@@ -2,7 +2,8 @@
 //! a progress bar while they are computed, the sort, the selection.
 
 use super::*;
-use crate::tui::compare_panel::{Column, State};
+use crate::compare::Comparison;
+use crate::tui::compare_panel::{Column, ComparePanel, State};
 
 /// A text progress bar `[####    ] 40%` of `width` cells inside the brackets.
 pub fn progress_bar(done: u64, total: u64, width: usize) -> String {
@@ -49,7 +50,24 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
     .areas(inner);
     let keys =
         "↑/↓ select  Enter apply the row  S sort by the next column  A reverse  C chart  Esc close";
-    let c = match &p.state {
+    let Some(c) = comparison_or_progress(f, p, inner.width, status, foot, theme) else {
+        return;
+    };
+    draw_rows(f, v, c, status, table, theme);
+    draw_foot(f, v, c, foot, roomy, keys, theme);
+}
+
+/// The comparison when it is ready; else the progress (or the failure) drawn
+/// in its place.
+fn comparison_or_progress<'a>(
+    f: &mut Frame,
+    p: &'a ComparePanel,
+    width: u16,
+    status: Rect,
+    foot: Rect,
+    theme: Theme,
+) -> Option<&'a Comparison> {
+    match &p.state {
         State::Computing { .. } | State::Idle => {
             let (done, total) = p.progress().unwrap_or((0, 0));
             let lines = vec![
@@ -69,7 +87,7 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
                 Line::from(progress_bar(
                     done,
                     total,
-                    (inner.width as usize).saturating_sub(8).min(60),
+                    (width as usize).saturating_sub(8).min(60),
                 )),
             ];
             f.render_widget(Paragraph::new(lines), status);
@@ -77,17 +95,30 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
                 Paragraph::new("the keys work meanwhile; Esc closes, c opens it again"),
                 foot,
             );
-            return;
+            None
         }
         State::Failed(e) => {
             f.render_widget(
                 Paragraph::new(format!("the comparison failed: {e}")).wrap(Wrap { trim: true }),
                 status,
             );
-            return;
+            None
         }
-        State::Ready(c) => &c.comparison,
-    };
+        State::Ready(c) => Some(&c.comparison),
+    }
+}
+
+/// The status lines and the table of rows, sorted and scrolled to the
+/// selection; narrow screens get short titles and settings.
+fn draw_rows(
+    f: &mut Frame,
+    v: &SessionView,
+    c: &Comparison,
+    status: Rect,
+    table: Rect,
+    theme: Theme,
+) {
+    let p = &v.compare;
     let current = current_row(v);
     let dir = if p.descending { "▼" } else { "▲" };
     let price = match c.sessions.first().and_then(|s| s.price.as_ref()) {
@@ -211,6 +242,21 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
             .column_spacing(spacing as u16),
         table,
     );
+}
+
+/// Under the table: the recommendation, who can set the selected row, its
+/// caveats (on a tall panel) and the keys.
+fn draw_foot(
+    f: &mut Frame,
+    v: &SessionView,
+    c: &Comparison,
+    foot: Rect,
+    roomy: bool,
+    keys: &str,
+    theme: Theme,
+) {
+    let p = &v.compare;
+    let order = p.order();
     // SPEC §9a: the rule in short; the CLI's text says it whole.
     let rec = match c.recommended {
         Some(i) => format!(
