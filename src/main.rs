@@ -103,11 +103,6 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
         mcscope::tui::run(cli.path.as_deref(), &cli.opts, &launch)?;
         return Ok(Text(String::new()));
     };
-    fn json(v: impl serde::Serialize) -> Printed {
-        let mut s = sanitize::json_pretty(&v);
-        s.push('\n');
-        Escaped(s)
-    }
     Ok(match command {
         Command::Plan { path, opts } => {
             let setup = cli::setup(&path, &opts)?;
@@ -130,64 +125,14 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             follow_timeline(&path, &opts, interval_ms)?;
             Text(String::new())
         }
-        Command::Timeline { path, opts, .. } => {
-            let setup = cli::setup(&path, &opts)?;
-            let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
-            match only_explain_pages(opts.output_format(), "timeline")? {
-                OutputFormat::Json => {
-                    // Streamed: a long session's timeline never sits in memory whole.
-                    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-                    let steps = analysis::timeline_steps(&setup, forced_at);
-                    let evidence = analysis::evidence(&setup);
-                    let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
-                    quiet_pipe(
-                        report::write_timeline_json(&setup, steps, &evidence, &facts, &mut out)
-                            .and_then(|_| out.write_all(b"\n"))
-                            .and_then(|_| out.flush()),
-                    )?;
-                    // The process ends here: freeing a large session's many
-                    // allocations one by one would only delay the exit.
-                    std::mem::forget((setup, evidence, facts));
-                    Escaped(String::new())
-                }
-                _ => {
-                    let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
-                    Text(report::timeline_text(&setup, forced_at, &facts))
-                }
-            }
-        }
+        Command::Timeline { path, opts, .. } => timeline(&path, &opts)?,
         Command::Explain {
             path,
             tool_id,
             opts,
             full_paths,
             output,
-        } => {
-            cli::check_output(output.as_deref(), &path)?;
-            let setup = cli::setup(&path, &opts)?;
-            let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
-            // An id only a record names resolves too and is answered from the
-            // records (SPEC §15.21), in every format.
-            let tool_id = cli::resolve_id(&setup.session, &tool_id)
-                .map_err(|e| UsageError::Message(format!("{}: {e}", path.display())))?;
-            let e = analysis::explain(&setup, &tool_id, forced_at).ok_or_else(|| {
-                UsageError::Message(format!(
-                    "{}: no tool result with id {tool_id:?}",
-                    path.display()
-                ))
-            })?;
-            // Escaped here whatever the format: the same bytes may go to `-o`.
-            let out = match opts.output_format() {
-                OutputFormat::Json => {
-                    let mut s = sanitize::json_pretty(&report::explain_json(&setup, &e));
-                    s.push('\n');
-                    s
-                }
-                OutputFormat::Text => sanitize::text_owned(report::explain_text(&setup, &e)),
-                page => cli::explain_page(&setup, &e, page, full_paths),
-            };
-            Escaped(cli::emit(output.as_deref(), &path, out)?)
-        }
+        } => explain(&path, &tool_id, &opts, full_paths, output.as_deref())?,
         Command::Evidence { path, opts } => {
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
@@ -396,4 +341,76 @@ fn follow_timeline(
             Err(e) => return Err(UsageError::Message(format!("{}: {e}", path.display()))),
         };
     }
+}
+
+/// JSON as printed: pretty, escaped, one newline.
+fn json(v: impl serde::Serialize) -> Printed {
+    let mut s = sanitize::json_pretty(&v);
+    s.push('\n');
+    Printed::Escaped(s)
+}
+
+/// `timeline`: JSON streamed to stdout, or the text table.
+fn timeline(path: &std::path::Path, opts: &cli::Opts) -> Result<Printed, UsageError> {
+    use Printed::{Escaped, Text};
+    let setup = cli::setup(path, opts)?;
+    let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
+    Ok(
+        match only_explain_pages(opts.output_format(), "timeline")? {
+            OutputFormat::Json => {
+                // Streamed: a long session's timeline never sits in memory whole.
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                let steps = analysis::timeline_steps(&setup, forced_at);
+                let evidence = analysis::evidence(&setup);
+                let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
+                quiet_pipe(
+                    report::write_timeline_json(&setup, steps, &evidence, &facts, &mut out)
+                        .and_then(|_| out.write_all(b"\n"))
+                        .and_then(|_| out.flush()),
+                )?;
+                // The process ends here: freeing a large session's many
+                // allocations one by one would only delay the exit.
+                std::mem::forget((setup, evidence, facts));
+                Escaped(String::new())
+            }
+            _ => {
+                let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
+                Text(report::timeline_text(&setup, forced_at, &facts))
+            }
+        },
+    )
+}
+
+/// `explain`: one result's fate, in text, JSON or a page, to stdout or `-o`.
+fn explain(
+    path: &std::path::Path,
+    tool_id: &str,
+    opts: &cli::Opts,
+    full_paths: bool,
+    output: Option<&std::path::Path>,
+) -> Result<Printed, UsageError> {
+    cli::check_output(output, path)?;
+    let setup = cli::setup(path, opts)?;
+    let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
+    // An id only a record names resolves too and is answered from the
+    // records (SPEC §15.21), in every format.
+    let tool_id = cli::resolve_id(&setup.session, tool_id)
+        .map_err(|e| UsageError::Message(format!("{}: {e}", path.display())))?;
+    let e = analysis::explain(&setup, &tool_id, forced_at).ok_or_else(|| {
+        UsageError::Message(format!(
+            "{}: no tool result with id {tool_id:?}",
+            path.display()
+        ))
+    })?;
+    // Escaped here whatever the format: the same bytes may go to `-o`.
+    let out = match opts.output_format() {
+        OutputFormat::Json => {
+            let mut s = sanitize::json_pretty(&report::explain_json(&setup, &e));
+            s.push('\n');
+            s
+        }
+        OutputFormat::Text => sanitize::text_owned(report::explain_text(&setup, &e)),
+        page => cli::explain_page(&setup, &e, page, full_paths),
+    };
+    Ok(Printed::Escaped(cli::emit(output, path, out)?))
 }

@@ -312,6 +312,19 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
     );
     api::plan_lines(setup, st, &mut out);
     let _ = writeln!(out);
+    out.push_str(&candidates_table(plan, &st.note, s));
+    let _ = writeln!(out);
+    summary_lines(setup, plan, &mut out);
+    out
+}
+
+/// The table of the request's tool results: rank, id, tool, size, status,
+/// path or input, and the reason in words.
+fn candidates_table(
+    plan: &PlanAt,
+    note: &crate::policy::engine::Note,
+    s: &crate::session::Session,
+) -> String {
     let mut rows = vec![vec![
         "RANK".to_string(),
         "ID".into(),
@@ -341,11 +354,17 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
             fmt_int(r.est_tokens),
             status,
             shorten(c.path.as_deref().or(c.summary.as_deref()).unwrap_or(""), 48),
-            words::reason(c, &st.note),
+            words::reason(c, note),
         ]);
     }
-    out.push_str(&table(&rows, &[true, false, false, true, true]));
-    let _ = writeln!(out);
+    table(&rows, &[true, false, false, true, true])
+}
+
+/// Under the table: what the plan saved, the ids by fate, the cache, and
+/// the reads it evicted.
+fn summary_lines(setup: &Setup, plan: &PlanAt, out: &mut String) {
+    let s = &setup.session;
+    let (st, req) = (&plan.step, &plan.request);
     let _ = writeln!(
         out,
         "newly cleared {} (~{} tokens saved, an estimate)  tool result chars {} -> {}{}",
@@ -424,5 +443,4 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
             plan.unresolved_evicted_reads
         );
     }
-    out
 }

@@ -121,6 +121,14 @@ fn step_notes_read_as_before() {
             Note::CountNothingSent(COUNT),
             "count: 5 active > trigger 2, but nothing sent can be deleted",
         ),
+    ];
+    read_as(cases);
+}
+
+/// Budget and api notes (the rest are in `step_notes_read_as_before`).
+#[test]
+fn budget_and_api_notes_read_as_before() {
+    let cases: Vec<(Note, &str)> = vec![
         (
             Note::BudgetGate(Gate {
                 usage: Some(1_000),
@@ -191,6 +199,10 @@ fn step_notes_read_as_before() {
             "api: 0 input tokens (estimate), 0 tool uses; ",
         ),
     ];
+    read_as(cases);
+}
+
+fn read_as(cases: Vec<(Note, &str)>) {
     for (note, want) in cases {
         assert_eq!(note.to_string(), want, "{note:?}");
     }

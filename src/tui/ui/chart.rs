@@ -79,43 +79,7 @@ pub(super) fn draw_chart(f: &mut Frame, v: &SessionView, area: Rect, theme: Them
         .collect();
     let current: Option<&[Point]> = v.totals.as_ref().map(|t| t.series.as_slice());
     let rec = recommended(v);
-    let p = v.policy();
-    let current_words = format!(
-        "{} keep {} gap {}m size {} trigger {} {}",
-        p.kind.name(),
-        v.keep_in_force(),
-        fmt_num(p.gap_threshold_minutes),
-        p.size_threshold,
-        p.trigger_threshold,
-        p.delivery.name()
-    );
-    let rec_words = match (&rec, v.compare.progress()) {
-        (Some((w, _)), _) => w.clone(),
-        (None, Some((done, total))) => {
-            format!("computing the comparison: {done}/{total} settings…")
-        }
-        (None, None) => "none (no setting ran)".into(),
-    };
-    f.render_widget(
-        Paragraph::new(vec![
-            Line::styled(
-                format!(
-                    "current: {current_words}{}",
-                    if current.is_none() {
-                        " (counting…)"
-                    } else {
-                        ""
-                    }
-                ),
-                theme.fg(Color::Green),
-            ),
-            Line::styled(
-                format!("recommended: {rec_words}"),
-                theme.fg(Color::Magenta),
-            ),
-        ]),
-        head,
-    );
+    draw_chart_head(f, v, current.is_some(), rec.as_ref(), head, theme);
     let sim_current = current.map_or_else(Vec::new, |c| pairs(c, Point::simulated));
     let sim_rec = rec
         .as_ref()
@@ -209,6 +173,61 @@ pub(super) fn draw_chart(f: &mut Frame, v: &SessionView, area: Rect, theme: Them
         .legend_position(Some(LegendPosition::BottomRight))
         .hidden_legend_constraints((Constraint::Ratio(1, 1), Constraint::Ratio(1, 1)));
     f.render_widget(chart, plot);
+    draw_strips(f, marks, current, rec_points, theme);
+}
+
+/// The two lines over the chart: the current setting and the recommended one.
+fn draw_chart_head(
+    f: &mut Frame,
+    v: &SessionView,
+    counted: bool,
+    rec: Option<&(String, &[Point])>,
+    head: Rect,
+    theme: Theme,
+) {
+    let p = v.policy();
+    let current_words = format!(
+        "{} keep {} gap {}m size {} trigger {} {}",
+        p.kind.name(),
+        v.keep_in_force(),
+        fmt_num(p.gap_threshold_minutes),
+        p.size_threshold,
+        p.trigger_threshold,
+        p.delivery.name()
+    );
+    let rec_words = match (rec, v.compare.progress()) {
+        (Some((w, _)), _) => w.clone(),
+        (None, Some((done, total))) => {
+            format!("computing the comparison: {done}/{total} settings…")
+        }
+        (None, None) => "none (no setting ran)".into(),
+    };
+    f.render_widget(
+        Paragraph::new(vec![
+            Line::styled(
+                format!(
+                    "current: {current_words}{}",
+                    if !counted { " (counting…)" } else { "" }
+                ),
+                theme.fg(Color::Green),
+            ),
+            Line::styled(
+                format!("recommended: {rec_words}"),
+                theme.fg(Color::Magenta),
+            ),
+        ]),
+        head,
+    );
+}
+
+/// The strips under the chart: where each setting fired and broke the cache.
+fn draw_strips(
+    f: &mut Frame,
+    marks: Rect,
+    current: Option<&[Point]>,
+    rec_points: Option<&[Point]>,
+    theme: Theme,
+) {
     // The graph starts after the labels and the axis line.
     let width = marks.width.saturating_sub(LABEL as u16 + 1) as usize;
     let strip = |pts: Option<&[Point]>| match pts {

@@ -43,38 +43,7 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let focused = v.focus == Focus::List;
     let visible = v.visible();
     let rows_shown = v.rows();
-    let media_total = v.plan.media.len();
-    let media_shown = rows_shown
-        .iter()
-        .filter(|r| matches!(r, ListRow::Media(_)))
-        .count();
-    let media = match media_total {
-        0 => String::new(),
-        n if v.filter == Filter::All => format!(" + {n} media"),
-        n => format!(" + {media_shown} of {n} media"),
-    };
-    let shown = if v.filter == Filter::All {
-        format!("{}{media}", v.plan.candidates.len())
-    } else {
-        format!(
-            "{} of {}{media}, {}, Esc clears",
-            visible.len(),
-            v.plan.candidates.len(),
-            v.filter.name()
-        )
-    };
-    let title = format!(
-        " tool results by age ({shown}) — {} ",
-        if v.plan.step.fired() {
-            format!(
-                "{} fired: {}",
-                v.plan.step.trigger.map(|t| t.name()).unwrap_or("?"),
-                v.plan.step.note
-            )
-        } else {
-            format!("no plan fired: {}", v.plan.step.note)
-        }
-    );
+    let title = list_title(v, visible.len(), &rows_shown);
     let inner = region(f, area, title, focused, theme);
     let height = inner.height.saturating_sub(1) as usize;
     let top = layout::list_top(v.selected_row(), height);
@@ -194,4 +163,41 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         Table::new(rows, widths).header(header).column_spacing(1),
         inner,
     );
+}
+
+/// The list's title: how many results (and media) it shows of how many, and
+/// whether the plan fired at this request.
+fn list_title(v: &SessionView, visible: usize, rows_shown: &[ListRow]) -> String {
+    let media_total = v.plan.media.len();
+    let media_shown = rows_shown
+        .iter()
+        .filter(|r| matches!(r, ListRow::Media(_)))
+        .count();
+    let media = match media_total {
+        0 => String::new(),
+        n if v.filter == Filter::All => format!(" + {n} media"),
+        n => format!(" + {media_shown} of {n} media"),
+    };
+    let shown = if v.filter == Filter::All {
+        format!("{}{media}", v.plan.candidates.len())
+    } else {
+        format!(
+            "{} of {}{media}, {}, Esc clears",
+            visible,
+            v.plan.candidates.len(),
+            v.filter.name()
+        )
+    };
+    format!(
+        " tool results by age ({shown}) — {} ",
+        if v.plan.step.fired() {
+            format!(
+                "{} fired: {}",
+                v.plan.step.trigger.map(|t| t.name()).unwrap_or("?"),
+                v.plan.step.note
+            )
+        } else {
+            format!("no plan fired: {}", v.plan.step.note)
+        }
+    )
 }
