@@ -18,19 +18,30 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
     server_preset: false,
     formats: &[Format::ClaudeJsonl, Format::MessagesJson],
     dialect: Dialect::Anthropic,
+    // microCompact.ts `collectCompactableToolIds`: the keep window is over the
+    // ids of the calls; a result takes its call's tool and place (SPEC §3).
     rank_by: RankBy::Calls,
     dedup_paths: false,
+    // timeBasedMC: the last assistant message of the post-compaction messages (SPEC §2).
     gap_from: GapFrom::LastReplyInView,
+    // SPEC §15.1: a fork of the parentUuid tree of this shape is a rewind.
     unmarked_forks: true,
+    // SPEC §5 "Persistence": Claude rewrites only the request; at a turn start
+    // the originals are sent again.
     turn_start_lapses: true,
+    // SPEC §15.9: a change of the recorded version is a new process.
     version_restart_lapses: true,
     hook_gap: false,
     media_lists: false,
     auto_may_size: false,
     size_needs_idle: false,
+    // mcscope's size what-if for Claude is decided request by request and may
+    // defer at a turn start (policy/engine/size_index.rs).
     size_tracked: true,
     forced_drops_thoughts: false,
+    // SPEC §13: version rows, plausibility, idle-server, recorded edits and cuts.
     versioned: true,
+    // Messages API usage: cache_creation_input_tokens (and its 1-hour part).
     cache_writes: true,
     // SPEC §15.23: claude's grid holds idle-server for sessions of every version.
     grid_kinds: &[

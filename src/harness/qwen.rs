@@ -15,19 +15,31 @@ pub(crate) static QWEN: Preset = Preset {
     server_preset: false,
     formats: &[Format::QwenJsonl],
     dialect: Dialect::Gemini,
+    // microcompact.ts: the keep window is over the clearable tool responses in
+    // order; a response names its own tool (SPEC §3).
     rank_by: RankBy::Responses,
+    // microcompact.ts collects a set of paths per id (SPEC §3).
     dedup_paths: true,
+    // client.ts: the last completion of the process, across a compression (SPEC §2).
     gap_from: GapFrom::LastReply,
+    // Only a `rewind` / `branch_checkpoint` record makes a branch (SPEC §2).
     unmarked_forks: false,
+    // Qwen writes the cleared history back: a clearing lasts (SPEC §5).
     turn_start_lapses: false,
     version_restart_lapses: false,
+    // client.ts: at a hook the gap runs from the hook checkpoint (SPEC §2).
     hook_gap: true,
+    // microcompact.ts: two more keep windows over media (SPEC §5 media).
     media_lists: true,
+    // SPEC §5: auto is idle where Qwen runs it and the gap holds, else size.
     auto_may_size: true,
+    // microcompact.ts: the size check is off while idle is, unless set (SPEC §5).
     size_needs_idle: true,
     size_tracked: false,
+    // `/compress-fast` drops thought parts (SPEC §5 forced).
     forced_drops_thoughts: true,
     versioned: false,
+    // The loader keeps input = P − R and R; Qwen records no cache writes (SPEC §10).
     cache_writes: false,
     grid_kinds: &[PlanKind::Idle, PlanKind::Size],
     api_grid: false,
