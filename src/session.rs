@@ -265,26 +265,6 @@ impl SendKind {
     pub fn begins_turn(self) -> bool {
         !matches!(self, SendKind::ToolResult | SendKind::AgentMessage)
     }
-
-    /// In words, for people: what the transcript shows and what Qwen runs there.
-    pub fn words(self) -> &'static str {
-        match self {
-            SendKind::ToolResult => "tool results: Qwen runs only the size check here",
-            SendKind::UserQuery => "a prompt: Qwen runs idle, then size",
-            SendKind::Cron => "a cron job: Qwen runs idle, then size",
-            SendKind::Notification => {
-                "notification or teammate message: Qwen runs no microcompaction here"
-            }
-            SendKind::Goal => "a goal turn: Qwen runs no microcompaction here",
-            SendKind::Steer => {
-                "steering input: Qwen runs no microcompaction here (if a Stop hook blocked here, Qwen ran the hook rule)"
-            }
-            SendKind::Hook => {
-                "no input recorded: assumed a hook continuation; Qwen runs idle and size from the hook checkpoint"
-            }
-            SendKind::AgentMessage => "agent messages: Qwen runs no microcompaction here",
-        }
-    }
 }
 
 /// A Qwen request's send (SPEC §2): its kind and what the idle rule reads.

@@ -34,8 +34,8 @@ impl Rules for Api {
         super::claude::Claude.auto_kind(policy, req, gap)
     }
 
-    fn no_plan_words(&self, req: &Request) -> &'static str {
-        super::claude::Claude.no_plan_words(req)
+    fn no_plan(&self, req: &Request) -> crate::policy::engine::NoRun {
+        super::claude::Claude.no_plan(req)
     }
 
     /// The request's own field: a user sets it.

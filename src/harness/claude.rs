@@ -151,8 +151,8 @@ impl Rules for Claude {
         VersionRow::of(v).auto_kind()
     }
 
-    fn no_plan_words(&self, req: &Request) -> &'static str {
-        crate::policy::version::no_plan_words(req)
+    fn no_plan(&self, req: &Request) -> crate::policy::engine::NoRun {
+        crate::policy::engine::NoRun::Version(VersionRow::of(req.version.as_deref()))
     }
 
     /// A claude row is `what_if` on a session where §13.P is false for its kind

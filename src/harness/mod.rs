@@ -163,8 +163,8 @@ pub trait Rules: Sync {
         None
     }
 
-    /// In words, why no plan runs at `req` (auto chose none).
-    fn no_plan_words(&self, req: &Request) -> &'static str;
+    /// Why no plan runs at `req` (auto chose none), as data.
+    fn no_plan(&self, req: &Request) -> crate::policy::engine::NoRun;
 
     /// Who can set `policy` on `s` (SPEC §9a, §15.15).
     fn availability(&self, policy: &Policy, s: &Session) -> Availability;

@@ -4,6 +4,7 @@
 //! microcompaction/microcompact.ts`, `memory/paths.ts`, `tools/tool-names.ts`.
 
 use super::*;
+use crate::policy::engine::NoRun;
 use crate::session::SendKind;
 use serde_json::{Map, Value, json};
 
@@ -120,8 +121,8 @@ pub(crate) static QWEN: Preset = Preset {
 pub struct Runs {
     pub idle: bool,
     pub size: bool,
-    /// Why nothing (or only size) runs, in words.
-    pub why_none: &'static str,
+    /// Why nothing (or only size) runs.
+    pub why_none: NoRun,
 }
 
 /// The plans Qwen runs at `req`. A request without a send (a Claude transcript
@@ -131,29 +132,29 @@ pub fn qwen_runs(req: &Request) -> Runs {
         return Runs {
             idle: req.begins_turn,
             size: true,
-            why_none: "qwen looks at the gap only when a turn begins",
+            why_none: NoRun::TurnOnly,
         };
     };
     match send.kind {
         SendKind::UserQuery | SendKind::Cron | SendKind::Hook if !send.after_goal => Runs {
             idle: true,
             size: true,
-            why_none: "",
+            why_none: NoRun::Unsaid,
         },
         SendKind::Hook => Runs {
             idle: false,
             size: false,
-            why_none: "a hook continuing a goal turn: Qwen runs no microcompaction here",
+            why_none: NoRun::GoalHook,
         },
         SendKind::ToolResult => Runs {
             idle: false,
             size: true,
-            why_none: "tool results: Qwen runs only the size check here",
+            why_none: NoRun::Send(SendKind::ToolResult),
         },
         kind => Runs {
             idle: false,
             size: false,
-            why_none: kind.words(),
+            why_none: NoRun::Send(kind),
         },
     }
 }
@@ -192,7 +193,7 @@ impl Rules for Qwen {
         Some(qwen_runs(req))
     }
 
-    fn no_plan_words(&self, req: &Request) -> &'static str {
+    fn no_plan(&self, req: &Request) -> NoRun {
         qwen_runs(req).why_none
     }
 

@@ -81,20 +81,6 @@ impl VersionRow {
     }
 }
 
-/// Why claude `auto` plans nothing at `req` (a no-plan row of SPEC §13.T1), in words.
-pub fn no_plan_words(req: &crate::session::Request) -> &'static str {
-    match VersionRow::of(req.version.as_deref()) {
-        VersionRow::NoneEarly => {
-            "auto: no plan (Claude Code 2.1.64-2.1.83 has no client-side tool-result clearing)"
-        }
-        VersionRow::NoneLate => {
-            "auto: no plan (Claude Code 2.1.105-2.1.284 has no client-side tool-result clearing)"
-        }
-        VersionRow::Before2 => "auto: no plan (Claude Code before 2.0.0: no sampled build clears)",
-        _ => "auto: no plan",
-    }
-}
-
 /// `(X, Y, Z)` of a version `X.Y.Z` or `X.Y.Z-suffix` (SPEC §15.9): the numbers
 /// compare as integers; spaces, a `v` prefix, more than three numeric parts or
 /// any other tail make it unreadable (None).

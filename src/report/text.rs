@@ -214,7 +214,11 @@ pub(super) fn shorten(s: &str, max: usize) -> String {
 /// What kind of request this is, in words: a Qwen send kind, else turn or loop.
 pub fn turn_words(req: &crate::session::Request) -> String {
     match &req.send {
-        Some(send) => format!("{}: {}", send.kind.name(), send.kind.words()),
+        Some(send) => format!(
+            "{}: {}",
+            send.kind.name(),
+            crate::report::words::send_words(send.kind)
+        ),
         None if req.begins_turn => "begins a turn".into(),
         None => "continues a tool loop".into(),
     }

@@ -75,11 +75,57 @@ pub fn protection_text(p: Option<&Protection>) -> String {
     }
 }
 
+/// A Qwen send kind in words, for people: what the transcript shows and what
+/// Qwen runs there.
+pub fn send_words(kind: crate::session::SendKind) -> &'static str {
+    use crate::session::SendKind;
+    match kind {
+        SendKind::ToolResult => "tool results: Qwen runs only the size check here",
+        SendKind::UserQuery => "a prompt: Qwen runs idle, then size",
+        SendKind::Cron => "a cron job: Qwen runs idle, then size",
+        SendKind::Notification => {
+            "notification or teammate message: Qwen runs no microcompaction here"
+        }
+        SendKind::Goal => "a goal turn: Qwen runs no microcompaction here",
+        SendKind::Steer => {
+            "steering input: Qwen runs no microcompaction here (if a Stop hook blocked here, Qwen ran the hook rule)"
+        }
+        SendKind::Hook => {
+            "no input recorded: assumed a hook continuation; Qwen runs idle and size from the hook checkpoint"
+        }
+        SendKind::AgentMessage => "agent messages: Qwen runs no microcompaction here",
+    }
+}
+
+/// Why no plan (or not this one) runs at a request, in words.
+impl Display for crate::policy::engine::NoRun {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        use crate::policy::engine::NoRun;
+        use crate::policy::version::VersionRow;
+        f.write_str(match self {
+            NoRun::Version(VersionRow::NoneEarly) => {
+                "auto: no plan (Claude Code 2.1.64-2.1.83 has no client-side tool-result clearing)"
+            }
+            NoRun::Version(VersionRow::NoneLate) => {
+                "auto: no plan (Claude Code 2.1.105-2.1.284 has no client-side tool-result clearing)"
+            }
+            NoRun::Version(VersionRow::Before2) => {
+                "auto: no plan (Claude Code before 2.0.0: no sampled build clears)"
+            }
+            NoRun::Version(_) => "auto: no plan",
+            NoRun::TurnOnly => "qwen looks at the gap only when a turn begins",
+            NoRun::GoalHook => "a hook continuing a goal turn: Qwen runs no microcompaction here",
+            NoRun::Send(kind) => send_words(*kind),
+            NoRun::Unsaid => "",
+        })
+    }
+}
+
 impl Display for Note {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Note::NoRequests => f.write_str("the session has no requests"),
-            Note::NotRun(why) => f.write_str(why),
+            Note::NotRun(why) => why.fmt(f),
             Note::IdleNotRun(why) => write!(f, "idle: {why}"),
             Note::IdleDisabled => f.write_str("idle: disabled (negative gap threshold)"),
             Note::IdleUnderGap { gap, threshold } => {

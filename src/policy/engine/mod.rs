@@ -31,8 +31,8 @@ use api::ApiFacts;
 pub use api::{ApiStep, EditOutcome, TokenSource};
 pub use idle_server::{IdleServerStep, IdleServerWhy};
 pub use reason::{
-    ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, Note, Prompt, Rank, Reason,
-    SizeWhy, TimeWhy,
+    ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, NoRun, Note, Prompt, Rank,
+    Reason, SizeWhy, TimeWhy,
 };
 pub use recorded::{RecordedEdit, RecordedWhy, unattributed_tokens};
 pub use tracked::WireDelta;
@@ -665,7 +665,7 @@ impl<'s> Engine<'s> {
             }
             (Some(kind), None) => (self.evaluate(req, kind, chars_before, gap), None),
             (None, None) => (
-                Verdict::none(Note::NotRun(self.policy.preset.asks().no_plan_words(req))),
+                Verdict::none(Note::NotRun(self.policy.preset.asks().no_plan(req))),
                 None,
             ),
         };

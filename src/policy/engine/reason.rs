@@ -93,15 +93,32 @@ pub enum EditNote {
     Thinking { turns: usize, keep: Option<u64> },
 }
 
+/// Why no plan (or not every plan) runs at a request, as data; put into words
+/// in `report::words` only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoRun {
+    /// `auto` on a versioned harness: the version's row has no plan (SPEC §13.T1).
+    Version(crate::policy::version::VersionRow),
+    /// A request without a send, planned by a harness that runs its plans by
+    /// send: it looks at the gap only where a turn begins.
+    TurnOnly,
+    /// A hook continuing a goal turn: nothing runs.
+    GoalHook,
+    /// The kind of send decides (tool results: size only; the rest none).
+    Send(crate::session::SendKind),
+    /// Nothing to say (the baseline without records; never shown).
+    Unsaid,
+}
+
 /// Why the plan fired or not at a request (the step's note).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Note {
     /// The session has no requests (an empty plan).
     NoRequests,
-    /// Qwen runs no plan at this send (the send kind says why).
-    NotRun(&'static str),
-    /// Qwen does not look at the gap at this send.
-    IdleNotRun(&'static str),
+    /// No plan runs at this request (auto chose none, or the send runs none).
+    NotRun(NoRun),
+    /// The harness does not look at the gap at this send.
+    IdleNotRun(NoRun),
     IdleDisabled,
     IdleUnderGap {
         gap: Option<f64>,
@@ -114,8 +131,8 @@ pub enum Note {
     Time(TimeWhy),
     /// `idle` or `forced` would act, but clearing saves no tokens.
     TimeSavesNothing(TimeWhy),
-    /// Qwen runs no size check at this send.
-    SizeNotRun(&'static str),
+    /// The harness runs no size check at this send.
+    SizeNotRun(NoRun),
     /// Qwen: a negative gap turns the size check off unless its threshold is set.
     SizeOffWithIdle,
     SizeDisabled,

@@ -56,7 +56,7 @@ impl Engine<'_> {
     /// applied here (what its S6 reads at the next request).
     pub(super) fn recorded(&self, req: &Request) -> (Verdict, bool) {
         let Some(facts) = self.recorded.as_deref() else {
-            return (Verdict::none(Note::NotRun("")), false);
+            return (Verdict::none(Note::NotRun(NoRun::Unsaid)), false);
         };
         let rc = &facts[req.index - 1];
         let in_view = |r: usize| {

@@ -2,6 +2,7 @@
 //! when the engine wrote them itself (the golden outputs hold the same words).
 
 use super::*;
+use crate::policy::engine::NoRun;
 use crate::policy::engine::{Status, TokenSource};
 use crate::policy::protect::RootKind;
 
@@ -44,11 +45,11 @@ fn step_notes_read_as_before() {
     let cases: Vec<(Note, &str)> = vec![
         (Note::NoRequests, "the session has no requests"),
         (
-            Note::NotRun("a hook continuing a goal turn: Qwen runs no microcompaction here"),
+            Note::NotRun(NoRun::GoalHook),
             "a hook continuing a goal turn: Qwen runs no microcompaction here",
         ),
         (
-            Note::IdleNotRun("qwen looks at the gap only when a turn begins"),
+            Note::IdleNotRun(NoRun::TurnOnly),
             "idle: qwen looks at the gap only when a turn begins",
         ),
         (
@@ -80,7 +81,7 @@ fn step_notes_read_as_before() {
             "idle: gap 61.5 min >= 60, but nothing to clear saves tokens",
         ),
         (
-            Note::SizeNotRun("qwen looks at the gap only when a turn begins"),
+            Note::SizeNotRun(NoRun::TurnOnly),
             "size: qwen looks at the gap only when a turn begins",
         ),
         (
@@ -200,6 +201,36 @@ fn budget_and_api_notes_read_as_before() {
         ),
     ];
     read_as(cases);
+}
+
+/// Why no plan runs, by the version's row and by the kind of send (data in
+/// the engine, words here).
+#[test]
+fn no_run_reads_by_version_and_send() {
+    use crate::policy::version::VersionRow;
+    use crate::session::SendKind;
+    read_as(vec![
+        (
+            Note::NotRun(NoRun::Version(VersionRow::NoneLate)),
+            "auto: no plan (Claude Code 2.1.105-2.1.284 has no client-side tool-result clearing)",
+        ),
+        (
+            Note::NotRun(NoRun::Version(VersionRow::Before2)),
+            "auto: no plan (Claude Code before 2.0.0: no sampled build clears)",
+        ),
+        (
+            Note::NotRun(NoRun::Version(VersionRow::Unknown)),
+            "auto: no plan",
+        ),
+        (
+            Note::IdleNotRun(NoRun::Send(SendKind::ToolResult)),
+            "idle: tool results: Qwen runs only the size check here",
+        ),
+        (
+            Note::NotRun(NoRun::Send(SendKind::Goal)),
+            "a goal turn: Qwen runs no microcompaction here",
+        ),
+    ]);
 }
 
 fn read_as(cases: Vec<(Note, &str)>) {

@@ -46,7 +46,11 @@ impl SessionView {
         }
         // A Qwen request: what its send kind runs, and what the transcript cannot settle.
         if let Some(send) = &self.plan.request.send {
-            notes.push(format!("{}: {}", send.kind.name(), send.kind.words()));
+            notes.push(format!(
+                "{}: {}",
+                send.kind.name(),
+                crate::report::words::send_words(send.kind)
+            ));
             if let Some(note) = &send.note {
                 notes.push(format!("note: {note}"));
             }

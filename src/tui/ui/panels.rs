@@ -238,9 +238,14 @@ pub fn explain_row_notes(
         let limits = !matches!(send.kind, SendKind::UserQuery | SendKind::Cron);
         if limits
             && r.status != crate::policy::Status::Cleared
-            && !crate::report::words::explain_reason(r).contains(send.kind.words())
+            && !crate::report::words::explain_reason(r)
+                .contains(crate::report::words::send_words(send.kind))
         {
-            out.push(format!("{}: {}", send.kind.name(), send.kind.words()));
+            out.push(format!(
+                "{}: {}",
+                send.kind.name(),
+                crate::report::words::send_words(send.kind)
+            ));
         }
         if let Some(note) = &send.note {
             out.push(format!("note: {note}"));
