@@ -83,6 +83,63 @@ fn every_fuzz_input_loads_plans_and_builds_wires_without_panic() {
     assert!(seen >= 7, "fixtures missing in {}", dir.display());
 }
 
+/// The harness's checks of the counts a summary shows can fail: a session whose
+/// counts disagree (tampered after loading a seed) is refused, each by its own
+/// assertion.
+#[test]
+fn the_harness_refuses_session_counts_that_disagree() {
+    use mcscope::session::{Role, Session};
+    let refused = |seed: &str, tamper: &dyn Fn(&mut Session), want: &str| {
+        let bytes = std::fs::read(manifest().join("fuzz/seeds/handmade").join(seed)).unwrap();
+        let (_d, input) = as_input(&bytes);
+        let s = mcscope::load::load(&input, None).unwrap();
+        harness::check_session(&s, &bytes);
+        let mut t = s.clone();
+        tamper(&mut t);
+        let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            harness::check_session(&t, &bytes)
+        }))
+        .expect_err(want);
+        let msg = err
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| err.downcast_ref::<&str>().map(|m| m.to_string()))
+            .unwrap_or_default();
+        assert!(msg.contains(want), "{want}: {msg}");
+    };
+    let claude = "claude-features.jsonl";
+    refused(
+        claude,
+        &|s| s.sidechain_records = s.records + 1,
+        "sidechain records of",
+    );
+    refused(
+        claude,
+        &|s| s.records = s.sidechain_records + s.responses().count() - 1,
+        "main-thread records",
+    );
+    refused(claude, &|s| s.records += 1_000, "records in");
+    refused(
+        claude,
+        &|s| {
+            s.messages.retain(|m| m.role != Role::Assistant);
+            s.records = s.sidechain_records;
+            s.subagent_what_if = true;
+        },
+        "a what-if with no main-thread record",
+    );
+    let body = "messages-body.json";
+    refused(
+        body,
+        &|s| {
+            s.sidechain_records = 1;
+            s.records += 1;
+        },
+        "sidechain records in a body",
+    );
+    refused(body, &|s| s.subagent_what_if = true, "sub-agent what-if");
+}
+
 /// Runs the CLI; returns (exit status, stdout, stderr).
 fn run(args: &[&str], input: &Path) -> (Option<i32>, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))

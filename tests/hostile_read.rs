@@ -546,12 +546,18 @@ fn a_multi_gigabyte_nul_run_is_one_diagnostic_with_its_byte_range() {
     f.write_all(format!("\n{}\n{}\n", lines[2], lines[3]).as_bytes())
         .unwrap();
     drop(f);
-    let plan = json_ok(&run(&[
-        OsStr::new("plan"),
-        p.as_os_str(),
-        OsStr::new("--format"),
-        OsStr::new("json"),
-    ]));
+    // `wire` reads the run too: it runs meanwhile, on the other core.
+    let (plan, o) = std::thread::scope(|scope| {
+        let wire = scope.spawn(|| run(&[OsStr::new("wire"), p.as_os_str()]));
+        let plan = run(&[
+            OsStr::new("plan"),
+            p.as_os_str(),
+            OsStr::new("--format"),
+            OsStr::new("json"),
+        ]);
+        (plan, wire.join().unwrap())
+    });
+    let plan = json_ok(&plan);
     let diags = plan["session"]["diagnostics"].as_array().unwrap();
     assert_eq!(diags.len(), 1, "{diags:?}");
     assert_eq!(diags[0]["line"], 3);
@@ -566,6 +572,5 @@ fn a_multi_gigabyte_nul_run_is_one_diagnostic_with_its_byte_range() {
     assert_eq!(plan["session"]["records"], 4);
     assert_eq!(plan["session"]["requests"], 2);
     assert_eq!(ids(&plan, "kept"), ["toolu_1"]);
-    let o = run(&[OsStr::new("wire"), p.as_os_str()]);
     assert!(stdout(&o).contains("file text"), "read back after the run");
 }

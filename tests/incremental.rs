@@ -59,7 +59,9 @@ fn check(setup: &Setup, what: &str) {
         } else {
             steps[k - 1].clone()
         };
-        let got = plan(setup, k).step;
+        // The plan's step alone (what is compared): `plan_at` would also build
+        // the wire body to count the tokens after a broken cache prefix.
+        let got = analysis::plan_and_inputs(setup, k).unwrap().0.step;
         let key = |s: &mcscope::policy::engine::Step| {
             (
                 s.fired(),
@@ -265,35 +267,61 @@ fn exercised(s: &Setup, name: &str) {
     }
 }
 
+/// Both harnesses, each its own test so that the harness runs them on both cores.
 #[test]
-fn plans_equal_the_timeline_on_long_turns() {
+fn plans_equal_the_timeline_on_long_claude_turns() {
+    long_turns("claude");
+}
+
+#[test]
+fn plans_equal_the_timeline_on_long_qwen_turns() {
+    long_turns("qwen");
+}
+
+fn long_turns(name: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let claude = long_claude(dir.path());
-    let qwen_dir = dir.path().join("q");
-    std::fs::create_dir_all(&qwen_dir).unwrap();
-    let qwen = long_qwen(&qwen_dir);
+    let path = if name == "claude" {
+        long_claude(dir.path())
+    } else {
+        let qwen_dir = dir.path().join("q");
+        std::fs::create_dir_all(&qwen_dir).unwrap();
+        long_qwen(&qwen_dir)
+    };
     let root = format!("project={}", dir.path().join("memory").display());
-    for (path, name) in [(&claude, "claude"), (&qwen, "qwen")] {
-        for kind in KINDS {
-            for delivery in [DeliveryArg::Rewrite, DeliveryArg::CacheEdits] {
-                if name == "qwen" && delivery == DeliveryArg::CacheEdits {
-                    continue; // Claude's alone
-                }
-                for keep in [1, 4] {
-                    let mut o = opts(kind, delivery, keep);
-                    o.shared.memory_root = vec![root.clone()];
-                    let s = setup(path, o);
-                    assert!(s.session.requests.len() > 150);
-                    exercised(&s, name);
-                    check(&s, &format!("{name} {kind:?} {delivery:?} keep {keep}"));
-                }
+    for kind in KINDS {
+        for delivery in [DeliveryArg::Rewrite, DeliveryArg::CacheEdits] {
+            if name == "qwen" && delivery == DeliveryArg::CacheEdits {
+                continue; // Claude's alone
+            }
+            for keep in [1, 4] {
+                let mut o = opts(kind, delivery, keep);
+                o.shared.memory_root = vec![root.clone()];
+                let s = setup(&path, o);
+                assert!(s.session.requests.len() > 150);
+                exercised(&s, name);
+                check(&s, &format!("{name} {kind:?} {delivery:?} keep {keep}"));
             }
         }
     }
 }
 
+/// One test per kind, so that the harness runs them on both cores.
 #[test]
-fn plans_equal_the_timeline_on_the_corpus() {
+fn plans_equal_the_timeline_on_the_corpus_under_idle() {
+    corpus_plans(KindArg::Idle);
+}
+
+#[test]
+fn plans_equal_the_timeline_on_the_corpus_under_size() {
+    corpus_plans(KindArg::Size);
+}
+
+#[test]
+fn plans_equal_the_timeline_on_the_corpus_under_count() {
+    corpus_plans(KindArg::Count);
+}
+
+fn corpus_plans(kind: KindArg) {
     let Some(dir) = corpus::dir() else {
         return;
     };
@@ -309,10 +337,8 @@ fn plans_equal_the_timeline_on_the_corpus() {
                 continue;
             }
             files += 1;
-            for kind in [KindArg::Idle, KindArg::Size, KindArg::Count] {
-                let s = setup(&f, opts(kind, DeliveryArg::Rewrite, 2));
-                check(&s, &format!("{} {kind:?}", f.display()));
-            }
+            let s = setup(&f, opts(kind, DeliveryArg::Rewrite, 2));
+            check(&s, &format!("{} {kind:?}", f.display()));
         }
     }
     assert!(files >= 20, "{files} corpus files");
@@ -437,10 +463,16 @@ fn the_size_plan_decides_each_turn_start_at_the_cost_of_the_change() {
 
 /// A Messages API body: an agent loop with a prompt every 25 uses (turn
 /// starts), results of many sizes, and with `reuse` one id used twice.
+///
+/// 120 calls: the api plan reads its whole view at every request and a plan
+/// replays the view from its start, so checking every request costs n³. At 240
+/// calls (what this was) each edit gave the same notes in the same order: the
+/// token triggers not fired, then applied from about the 50th request on; the
+/// `clear_at_least` of 40,000 too little throughout; keep 300 clearing nothing.
 fn api_body(dir: &Path, name: &str, reuse: bool) -> PathBuf {
     let mut msgs = vec![json!({"role": "user", "content": "fix every module"})];
-    for c in 0..240 {
-        let id = if reuse && c == 150 {
+    for c in 0..120 {
+        let id = if reuse && c == 75 {
             "toolu_7".to_string()
         } else {
             format!("toolu_{c}")
@@ -467,37 +499,84 @@ fn api_body(dir: &Path, name: &str, reuse: bool) -> PathBuf {
     p
 }
 
+/// The `clear_tool_uses` edits the api tests below send, one at a time:
+/// (trigger, value, keep, clear_at_least).
+const API_EDITS: [(&str, u64, u64, Option<u64>); 4] = [
+    ("input_tokens", 8_000, 3, None),
+    ("input_tokens", 3_000, 1, Some(2_500)),
+    ("tool_uses", 30, 10, Some(40_000)),
+    ("tool_uses", 0, 300, None),
+];
+
+/// One test per edit and body, so that the harness runs them on both cores.
+macro_rules! api_tests {
+    ($($name:ident => ($edit:expr, $reuse:expr)),* $(,)?) => {
+        const API_TESTS: &[(usize, bool)] = &[$(($edit, $reuse)),*];
+        $(
+            #[test]
+            fn $name() {
+                api_plan_carried_equals_its_pass($edit, $reuse);
+            }
+        )*
+    };
+}
+
+api_tests!(
+    the_api_plan_carried_equals_its_pass_over_8000_tokens => (0, false),
+    the_api_plan_carried_equals_its_pass_over_3000_tokens_at_least_2500 => (1, false),
+    the_api_plan_carried_equals_its_pass_over_30_uses_at_least_40000 => (2, false),
+    the_api_plan_carried_equals_its_pass_over_0_uses_keeping_300 => (3, false),
+    the_api_plan_equals_its_pass_with_a_reused_id_over_8000_tokens => (0, true),
+    the_api_plan_equals_its_pass_with_a_reused_id_over_3000_tokens_at_least_2500 => (1, true),
+    the_api_plan_equals_its_pass_with_a_reused_id_over_30_uses_at_least_40000 => (2, true),
+    the_api_plan_equals_its_pass_with_a_reused_id_over_0_uses_keeping_300 => (3, true),
+);
+
+#[test]
+fn the_api_tests_send_every_edit_to_both_bodies() {
+    for edit in 0..API_EDITS.len() {
+        for reuse in [false, true] {
+            assert!(
+                API_TESTS.contains(&(edit, reuse)),
+                "edit {edit} reuse {reuse}"
+            );
+        }
+    }
+    assert_eq!(API_TESTS.len(), 2 * API_EDITS.len());
+}
+
 /// The api plan carried from request to request (one `clear_tool_uses` edit)
 /// against its own pass over each request: every trigger, keep and
 /// `clear_at_least`, the body with a reused id (not carried) too.
-#[test]
-fn the_api_plan_carried_from_request_to_request_equals_its_pass() {
+fn api_plan_carried_equals_its_pass(edit: usize, reuse: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let edit = |trigger: &str, value: u64, keep: u64, least: Option<u64>| {
-        let mut e = json!({"type": "clear_tool_uses_20250919",
-            "trigger": {"type": trigger, "value": value},
-            "keep": {"type": "tool_uses", "value": keep}});
-        if let Some(l) = least {
-            e["clear_at_least"] = json!({"type": "input_tokens", "value": l});
-        }
-        e.to_string()
-    };
-    for reuse in [false, true] {
-        let path = api_body(dir.path(), &format!("body-{reuse}.json"), reuse);
-        for e in [
-            edit("input_tokens", 8_000, 3, None),
-            edit("input_tokens", 3_000, 1, Some(2_500)),
-            edit("tool_uses", 30, 10, Some(40_000)),
-            edit("tool_uses", 0, 300, None),
-        ] {
-            let o = Opts {
-                preset: Some(mcscope::cli::PresetArg::Api),
-                api_edit: vec![e.clone()],
-                ..Default::default()
-            };
-            let s = setup(&path, o);
-            assert_eq!(s.policy.kind, mcscope::policy::PlanKind::Api);
-            check(&s, &format!("api body reuse {reuse} {e}"));
-        }
+    let (trigger, value, keep, least) = API_EDITS[edit];
+    let mut e = json!({"type": "clear_tool_uses_20250919",
+        "trigger": {"type": trigger, "value": value},
+        "keep": {"type": "tool_uses", "value": keep}});
+    if let Some(l) = least {
+        e["clear_at_least"] = json!({"type": "input_tokens", "value": l});
     }
+    let e = e.to_string();
+    let path = api_body(dir.path(), &format!("body-{reuse}.json"), reuse);
+    let o = Opts {
+        preset: Some(mcscope::cli::PresetArg::Api),
+        api_edit: vec![e.clone()],
+        ..Default::default()
+    };
+    let s = setup(&path, o);
+    assert_eq!(s.policy.kind, mcscope::policy::PlanKind::Api);
+    // What the body is for: the token triggers fire at some requests, not at
+    // all; the other two edits never clear.
+    let n = s.session.requests.len();
+    let fired = analysis::timeline(&s, n)
+        .iter()
+        .filter(|st| st.fired())
+        .count();
+    if edit < 2 {
+        assert!(fired > n / 4 && fired < n, "{e}: fired at {fired} of {n}");
+    } else {
+        assert_eq!(fired, 0, "{e}");
+    }
+    check(&s, &format!("api body reuse {reuse} {e}"));
 }

@@ -61,8 +61,7 @@ fn no_command_and_no_tui_action_changes_a_session() {
     for path in sessions() {
         let before = fingerprint(&path);
         let p = path.to_str().unwrap();
-        let mut outputs = Vec::new();
-        for args in [
+        let commands = [
             vec!["plan", p, "--format", "json"],
             vec!["plan", p, "--policy", "count", "--delivery", "rewrite"],
             vec!["timeline", p, "--format", "json"],
@@ -72,10 +71,18 @@ fn no_command_and_no_tui_action_changes_a_session() {
             vec!["explain", p, "toolu_A"],
             vec!["evidence", p, "--format", "json"],
             vec!["evidence", p],
-        ] {
-            let out = mcscope(&args);
+        ];
+        // The commands run at once (each reads the session on its own), so a
+        // debug build's runs share the cores.
+        let outputs: Vec<std::process::Output> = std::thread::scope(|scope| {
+            let runs: Vec<_> = commands
+                .iter()
+                .map(|args| scope.spawn(move || mcscope(args)))
+                .collect();
+            runs.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        for (args, out) in commands.iter().zip(&outputs) {
             assert!(matches!(out.status.code(), Some(0 | 2)), "{args:?}");
-            outputs.push(out);
         }
         // No escape codes when stdout is a pipe, whatever the output.
         for o in &outputs {

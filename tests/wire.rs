@@ -196,8 +196,6 @@ fn qwen_inline_media_has_its_own_keep_window() {
 /// request, under each plan and delivery, with one cache stepping through.
 #[test]
 fn printed_bodies_equal_the_built_ones() {
-    use mcscope::analysis::plan_and_inputs;
-    use mcscope::cli::DeliveryArg;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<std::path::PathBuf> = [
         "claude-demo.jsonl",
@@ -210,41 +208,60 @@ fn printed_bodies_equal_the_built_ones() {
     let corpus = corpus::location();
     // Without a corpus (a fresh clone), the samples only.
     files.extend(corpus::jsonl_files());
-    for path in &files {
-        for (kind, delivery) in [
-            (KindArg::Forced, DeliveryArg::Rewrite),
-            (KindArg::Count, DeliveryArg::CacheEdits),
-        ] {
-            let o = Opts {
-                policy: Some(kind),
-                delivery: Some(delivery),
-                keep_recent: Some(1),
-                trigger: Some(2),
-                ..Default::default()
-            };
-            let Ok(s) = mcscope::cli::setup(path, &o) else {
-                continue; // cache-edits on a qwen session is refused
-            };
-            let mut cache = Default::default();
-            let n = s.session.requests.len();
-            // Every request of the samples; every tenth of the corpus (debug builds).
-            let step = if path.starts_with(&corpus) { 10 } else { 1 };
-            for k in (1..=n).filter(|k| k % step == 0 || *k == n) {
-                let (plan, inputs) = plan_and_inputs(&s, k).unwrap();
-                let at = plan.cache.prefix_broken_at_message.or(Some(k % 3));
-                let (l, w, tokens) = inputs.print(&s.session, &mut cache, at).unwrap();
-                let bl = inputs.body(&s.session, Side::Local).unwrap();
-                let bw = inputs.body(&s.session, Side::Wire).unwrap();
-                let what = format!("{} {kind:?} @{k}", path.display());
-                // The bodies as the TUI shows them: invisible characters escaped,
-                // the same JSON values.
-                assert_eq!(l, mcscope::sanitize::json_pretty_visible(&bl), "{what}");
-                assert_eq!(w, mcscope::sanitize::json_pretty_visible(&bw), "{what}");
-                assert_eq!(serde_json::from_str::<serde_json::Value>(&w).unwrap(), bw);
-                let want = at.map(|a| mcscope::wire::tokens_from(&bw, a));
-                assert_eq!(tokens, want, "{what}");
-            }
+    // Two threads take the files in turn, the largest first, so that a debug
+    // build's passes share the cores (a panic in either fails the test).
+    files.sort_by_key(|f| std::cmp::Reverse(std::fs::metadata(f).map_or(0, |m| m.len())));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            let (files, corpus, next) = (&files, &corpus, &next);
+            scope.spawn(move || {
+                while let Some(path) =
+                    files.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    printed_bodies_of(path, corpus);
+                }
+            });
+        }
+    });
+    assert!(files.len() >= 3);
+}
+
+fn printed_bodies_of(path: &std::path::Path, corpus: &std::path::Path) {
+    use mcscope::analysis::plan_and_inputs;
+    use mcscope::cli::DeliveryArg;
+    for (kind, delivery) in [
+        (KindArg::Forced, DeliveryArg::Rewrite),
+        (KindArg::Count, DeliveryArg::CacheEdits),
+    ] {
+        let o = Opts {
+            policy: Some(kind),
+            delivery: Some(delivery),
+            keep_recent: Some(1),
+            trigger: Some(2),
+            ..Default::default()
+        };
+        let Ok(s) = mcscope::cli::setup(path, &o) else {
+            continue; // cache-edits on a qwen session is refused
+        };
+        let mut cache = Default::default();
+        let n = s.session.requests.len();
+        // Every request of the samples; every tenth of the corpus (debug builds).
+        let step = if path.starts_with(corpus) { 10 } else { 1 };
+        for k in (1..=n).filter(|k| k % step == 0 || *k == n) {
+            let (plan, inputs) = plan_and_inputs(&s, k).unwrap();
+            let at = plan.cache.prefix_broken_at_message.or(Some(k % 3));
+            let (l, w, tokens) = inputs.print(&s.session, &mut cache, at).unwrap();
+            let bl = inputs.body(&s.session, Side::Local).unwrap();
+            let bw = inputs.body(&s.session, Side::Wire).unwrap();
+            let what = format!("{} {kind:?} @{k}", path.display());
+            // The bodies as the TUI shows them: invisible characters escaped,
+            // the same JSON values.
+            assert_eq!(l, mcscope::sanitize::json_pretty_visible(&bl), "{what}");
+            assert_eq!(w, mcscope::sanitize::json_pretty_visible(&bw), "{what}");
+            assert_eq!(serde_json::from_str::<serde_json::Value>(&w).unwrap(), bw);
+            let want = at.map(|a| mcscope::wire::tokens_from(&bw, a));
+            assert_eq!(tokens, want, "{what}");
         }
     }
-    assert!(files.len() >= 3);
 }

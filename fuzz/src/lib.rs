@@ -91,12 +91,26 @@ pub fn fuzz_load(data: &[u8], format: Format) {
 /// Structural invariants of a loaded session.
 pub fn check_session(s: &Session, data: &[u8]) {
     let nm = s.messages.len();
-    // Counts a UI would show.
-    let _ = (
-        s.records,
-        s.sidechain_records,
-        s.subagent_what_if,
-        s.responses().count(),
+    // The counts the summary shows agree with each other: sidechain records
+    // are among the records, each response is built from a main-thread record,
+    // and a sub-agent what-if was decided by a main-thread (sidechain) message.
+    let main_records = s
+        .records
+        .checked_sub(s.sidechain_records)
+        .unwrap_or_else(|| {
+            panic!(
+                "{} sidechain records of {} records",
+                s.sidechain_records, s.records
+            )
+        });
+    let responses = s.responses().count();
+    assert!(
+        responses <= main_records,
+        "{responses} responses from {main_records} main-thread records"
+    );
+    assert!(
+        !s.subagent_what_if || main_records > 0,
+        "a what-if with no main-thread record"
     );
     for (i, r) in s.requests.iter().enumerate() {
         assert_eq!(r.index, i + 1, "requests are numbered from 1 in order");
@@ -142,6 +156,13 @@ pub fn check_session(s: &Session, data: &[u8]) {
     match s.format {
         Format::ClaudeJsonl | Format::QwenJsonl => {
             let starts = line_starts(data);
+            // A record is a line that parsed: at most one a line.
+            assert!(
+                s.records <= starts.len(),
+                "{} records in {} lines",
+                s.records,
+                starts.len()
+            );
             let mut last = 0;
             for d in &s.diagnostics {
                 assert!(
@@ -163,7 +184,11 @@ pub fn check_session(s: &Session, data: &[u8]) {
                 );
             }
         }
-        Format::MessagesJson => {}
+        Format::MessagesJson => {
+            // A body's messages carry no `isSidechain`: no thread to set aside.
+            assert_eq!(s.sidechain_records, 0, "sidechain records in a body");
+            assert!(!s.subagent_what_if, "a body planned as a sub-agent what-if");
+        }
     }
 }
 
