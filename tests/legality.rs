@@ -139,6 +139,23 @@ fn tui_refuses_claude_plans_on_a_qwen_session() {
     assert_eq!(status(&a), "");
 }
 
+/// The tip says what would work on this session: a qwen session is never
+/// offered the api preset, which cannot take it.
+#[test]
+fn the_tip_fits_the_session_s_harness() {
+    let (code, _, err) = bin::run(&["plan", QWEN, "--policy", "idle", "--delivery", "server"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.ends_with("\n  tip: --delivery rewrite keeps this plan\n"),
+        "{err}"
+    );
+    let (_, _, err) = bin::run(&["plan", DEMO, "--policy", "idle", "--delivery", "server"]);
+    assert!(
+        err.contains("--preset api runs the server's edits"),
+        "{err}"
+    );
+}
+
 /// `p` walks only the kinds the harness offers, each one legal.
 #[test]
 fn p_cycles_through_legal_plans_only() {

@@ -135,8 +135,9 @@ pub enum Illegal {
     IdleServerPreset,
     /// idle-server delivered other than by the server.
     IdleServerDelivery(Delivery),
-    /// Delivery `server` for a kind the server does not edit.
-    ServerDelivery,
+    /// Delivery `server` for a kind the server does not edit, on a session of
+    /// this harness.
+    ServerDelivery(Harness),
     /// budget on a harness without it, or off rewrite.
     Budget { preset: Harness, delivery: Delivery },
     /// cache-edits on a session whose requests have no cache edits.
@@ -150,9 +151,11 @@ impl Illegal {
             Illegal::ApiWithoutPreset => "add --preset api, or choose another --policy",
             Illegal::IdleServerPreset => "idle runs the client's time-based clearing on any preset",
             Illegal::IdleServerDelivery(_) => "leave out --delivery: idle-server's is server",
-            Illegal::ServerDelivery => {
+            // The api preset is offered only where the server's view exists.
+            Illegal::ServerDelivery(h) if h.dialect().has_server_view() => {
                 "--delivery rewrite keeps this plan; --preset api runs the server's edits"
             }
+            Illegal::ServerDelivery(_) => "--delivery rewrite keeps this plan",
             Illegal::Budget { .. } => "budget runs with --preset claude and --delivery rewrite",
             Illegal::CacheEdits(_) => "--delivery rewrite is how these requests are sent",
         }
@@ -173,7 +176,7 @@ impl std::fmt::Display for Illegal {
                 "idle-server's edit is applied by the server: its delivery is server (got {})",
                 d.name()
             ),
-            Illegal::ServerDelivery => f.write_str("delivery server is the api preset's (--preset api)"),
+            Illegal::ServerDelivery(_) => f.write_str("delivery server is the api preset's (--preset api)"),
             Illegal::Budget { preset, delivery } => write!(
                 f,
                 "the budget plan is Claude Code's token-budget microcompact: it takes the claude preset and rewrite delivery (got preset {}, delivery {})",
@@ -295,7 +298,7 @@ impl Policy {
             PlanKind::Api | PlanKind::IdleServer | PlanKind::Recorded
         ) || (self.kind == PlanKind::Auto && facts.versioned);
         if self.delivery == Delivery::Server && !server_kind {
-            return Err(Illegal::ServerDelivery);
+            return Err(Illegal::ServerDelivery(session));
         }
         if self.kind == PlanKind::Budget
             && (!facts.offers(PlanKind::Budget) || self.delivery != Delivery::Rewrite)
