@@ -21,8 +21,6 @@ impl<'s> Engine<'s> {
             }
             // A call on a dead branch takes no rank or keep slot (SPEC §15.1).
             if self.tools.is_compactable(&call.name) && !req.is_dead(call.msg) {
-                let n = self.view.call_rank.len() + 1;
-                self.view.call_rank.insert(c, n);
                 self.view.compactable_calls.push(call.id.as_str());
                 self.view.compactable_call_ix.push(c);
             }
@@ -148,31 +146,24 @@ impl<'s> Engine<'s> {
             .or(ids.first())
             .copied();
         let tool = match s.harness {
-            Harness::Claude => own_call.map(|c| s.calls[c].name.clone()),
+            Harness::Claude => own_call.map(|c| s.calls[c].name.as_str()),
             // A response names its own tool (canonical); one named after the
             // bridge takes the tool its calls name (SPEC §3).
             Harness::Qwen => res.name.as_deref().map(|name| {
                 if Some(name) == self.tools.bridge_tool {
-                    bridged_tool(s, ids).unwrap_or(name).to_string()
+                    bridged_tool(s, ids).unwrap_or(name)
                 } else {
-                    name.to_string()
+                    name
                 }
             }),
         };
         // A result on a dead branch (SPEC §15.1) is listed, never a candidate
         // of a plan: no rank, keep slot, size or protection.
         let dead = self.view.dead.iter().any(|d| d.contains(&res.msg));
-        let compactable = !dead
-            && tool
-                .as_deref()
-                .is_some_and(|t| self.tools.is_compactable(t));
-        let file_path_tool = tool
-            .as_deref()
-            .is_some_and(|t| self.tools.is_file_path_tool(t));
-        let protects = !dead
-            && self.policy.protect
-            && tool.as_deref() == Some(self.tools.read_tool)
-            && !res.is_error;
+        let compactable = !dead && tool.is_some_and(|t| self.tools.is_compactable(t));
+        let file_path_tool = tool.is_some_and(|t| self.tools.is_file_path_tool(t));
+        let protects =
+            !dead && self.policy.protect && tool == Some(self.tools.read_tool) && !res.is_error;
         // A lean engine's candidates are read for their fate, never shown: it
         // keeps no paths or summary but what protection reads (copying and
         // freeing them for every result of every setting is most of a step).
@@ -197,7 +188,7 @@ impl<'s> Engine<'s> {
         let first_call = own_call.map(|c| &s.calls[c]);
         let rank = match (compactable, s.harness) {
             (false, _) => None,
-            (true, Harness::Claude) => own_call.and_then(|c| self.view.call_rank.get(&c).copied()),
+            (true, Harness::Claude) => own_call.and_then(|c| self.view.call_rank(c)),
             (true, Harness::Qwen) => {
                 self.view.qwen_rank += 1;
                 Some(self.view.qwen_rank)
@@ -227,7 +218,12 @@ impl<'s> Engine<'s> {
             } else {
                 first_call.and_then(|c| c.summary.clone())
             },
-            tool,
+            // A lean engine keeps only what a plan reads of it (the budget
+            // plan's one tool): a copy of every name was an allocation per
+            // result of every setting.
+            tool: tool
+                .filter(|&t| !lean || t == budget::NOT_ELIGIBLE_TOOL)
+                .map(str::to_string),
             compactable,
             rank,
             paths,
@@ -298,7 +294,7 @@ impl<'s> Engine<'s> {
     /// Candidate `p`'s rank among the view's ranked results.
     pub(super) fn rank(&self, p: usize) -> Rank {
         let of = match self.s.harness {
-            Harness::Claude => self.view.call_rank.len(),
+            Harness::Claude => self.view.ranked_calls(),
             Harness::Qwen => self.view.qwen_rank,
         };
         Rank {
