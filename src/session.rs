@@ -560,6 +560,11 @@ pub struct IdTable {
     /// The number of `results[i]`'s id.
     pub result: Vec<u32>,
     pub len: usize,
+    /// `calls[i].name` by number (`names[call_name[i]]`): a session has few
+    /// tool names, so a plan reading a call's name reads one of a few
+    /// strings that stay in the cache, not the call's own copy.
+    pub call_name: Vec<u32>,
+    pub names: Vec<String>,
 }
 
 impl Session {
@@ -655,10 +660,22 @@ impl Session {
                     .iter()
                     .map(|r| of(&mut number, r.id.as_str()))
                     .collect();
+                let mut name_number = std::collections::HashMap::new();
+                let call_name = self
+                    .calls
+                    .iter()
+                    .map(|c| of(&mut name_number, c.name.as_str()))
+                    .collect();
+                let mut names = vec![String::new(); name_number.len()];
+                for (name, n) in name_number {
+                    names[n as usize] = name.to_string();
+                }
                 std::sync::Arc::new(IdTable {
                     call,
                     result,
                     len: number.len(),
+                    call_name,
+                    names,
                 })
             })
             .clone()

@@ -186,37 +186,38 @@ impl TokenCache {
         req: &crate::session::Request,
         st: MessageState,
     ) -> std::io::Result<u64> {
+        let (m, cleared, stripped, media, drop_thoughts) = &st;
+        let result_cleared = |r: usize| cleared.contains(&r);
+        // Claude's rewrite only clears results: measured, not built, and
+        // cheaper to measure again than to look up in the memo (a map that
+        // grows with the session, locked by every setting at once).
+        let measured = (stripped.is_empty() && media.is_empty() && !drop_thoughts)
+            .then(|| wire::measured_rewrite_tokens(s, *m, &result_cleared))
+            .flatten();
+        if let Some(t) = measured {
+            return Ok(t);
+        }
         if let Ok(memo) = self.changed.lock()
             && let Some(&t) = memo.get(&st)
         {
             return Ok(t);
         }
-        let (m, cleared, stripped, media, drop_thoughts) = &st;
-        let result_cleared = |r: usize| cleared.contains(&r);
         let result_stripped = |r: usize| stripped.contains(&r);
         let media_cleared = |x: usize| media.contains(&x);
-        // Claude's rewrite only clears results: measured, not built.
-        let measured = (stripped.is_empty() && media.is_empty() && !drop_thoughts)
-            .then(|| wire::measured_rewrite_tokens(s, *m, &result_cleared))
-            .flatten();
-        let t = if let Some(t) = measured {
-            t
-        } else {
-            wire::wire_message_tokens(
-                s,
-                req,
-                *m,
-                &Clearings {
-                    delivery: Delivery::Rewrite,
-                    result_cleared: &result_cleared,
-                    result_stripped: &result_stripped,
-                    media_cleared: &media_cleared,
-                    edits: &[],
-                    drop_thoughts: *drop_thoughts,
-                    server: None,
-                },
-            )?
-        };
+        let t = wire::wire_message_tokens(
+            s,
+            req,
+            *m,
+            &Clearings {
+                delivery: Delivery::Rewrite,
+                result_cleared: &result_cleared,
+                result_stripped: &result_stripped,
+                media_cleared: &media_cleared,
+                edits: &[],
+                drop_thoughts: *drop_thoughts,
+                server: None,
+            },
+        )?;
         if let Ok(mut memo) = self.changed.lock() {
             memo.insert(st, t);
         }

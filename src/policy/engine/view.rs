@@ -20,7 +20,8 @@ impl<'s> Engine<'s> {
                 dirty.push(id);
             }
             // A call on a dead branch takes no rank or keep slot (SPEC §15.1).
-            if self.tools.is_compactable(&call.name) && !req.is_dead(call.msg) {
+            let name = &self.ids.names[self.ids.call_name[c] as usize];
+            if self.tools.is_compactable(name) && !req.is_dead(call.msg) {
                 self.view.compactable_calls.push(call.id.as_str());
                 self.view.compactable_call_ix.push(c);
             }
@@ -146,7 +147,9 @@ impl<'s> Engine<'s> {
             .or(ids.first())
             .copied();
         let tool = match s.harness {
-            Harness::Claude => own_call.map(|c| s.calls[c].name.as_str()),
+            Harness::Claude => {
+                own_call.map(|c| self.ids.names[self.ids.call_name[c] as usize].as_str())
+            }
             // A response names its own tool (canonical); one named after the
             // bridge takes the tool its calls name (SPEC §3).
             Harness::Qwen => res.name.as_deref().map(|name| {
