@@ -192,7 +192,9 @@ impl TokenCache {
         // cheaper to measure again than to look up in the memo (a map that
         // grows with the session, locked by every setting at once).
         let measured = (stripped.is_empty() && media.is_empty() && !drop_thoughts)
-            .then(|| wire::measured_rewrite_tokens(s, *m, &result_cleared))
+            .then(|| {
+                wire::measured_rewrite_tokens(s, *m, results_of(s, *m, cleared), &result_cleared)
+            })
             .flatten();
         if let Some(t) = measured {
             return Ok(t);
@@ -223,6 +225,22 @@ impl TokenCache {
         }
         Ok(t)
     }
+}
+
+/// The results of message `m`, found from `near` (results of it, if any) by
+/// walking to the message's ends instead of searching the session's results.
+fn results_of(s: &Session, m: usize, near: &[usize]) -> std::ops::Range<usize> {
+    let Some(&r) = near.first().filter(|&&r| s.results[r].msg == m) else {
+        return s.results_in(m, m + 1);
+    };
+    let (mut a, mut b) = (r, r);
+    while a > 0 && s.results[a - 1].msg == m {
+        a -= 1;
+    }
+    while b < s.results.len() && s.results[b].msg == m {
+        b += 1;
+    }
+    a..b
 }
 
 /// Per-request facts of a session that no setting changes.

@@ -45,27 +45,35 @@ pub fn message_tokens(s: &Session, measured: bool) -> std::io::Result<Vec<u64>> 
 /// the sizes the loader measured (`None` when one of its records was not
 /// measured: the caller builds it).
 fn measured_tokens(s: &Session, m: usize) -> Option<u64> {
-    measured_written(s, m, &|_| false).map(|w| w.div_ceil(4))
+    measured_written(s, m, s.results_in(m, m + 1), &|_| false).map(|w| w.div_ceil(4))
 }
 
 /// The estimated tokens of Claude message `m` in a `rewrite` wire that clears
 /// the results `cleared` says, from the measured sizes: each cleared result's
-/// content reads the placeholder instead. `None`: not measured, or not Claude.
+/// content reads the placeholder instead. `results`: the message's results
+/// (`results_in(m, m + 1)`, which the caller may know without a search).
+/// `None`: not measured, or not Claude.
 pub fn measured_rewrite_tokens(
     s: &Session,
     m: usize,
+    results: std::ops::Range<usize>,
     cleared: &dyn Fn(usize) -> bool,
 ) -> Option<u64> {
     if s.harness != Harness::Claude {
         return None;
     }
-    measured_written(s, m, cleared).map(|w| w.div_ceil(4))
+    measured_written(s, m, results, cleared).map(|w| w.div_ceil(4))
 }
 
 /// The written UTF-16 length of message `m` with the results `cleared` says
 /// cleared as `apply` clears a Claude result (its `content` set to the
 /// placeholder, added at the end when absent).
-fn measured_written(s: &Session, m: usize, cleared: &dyn Fn(usize) -> bool) -> Option<u64> {
+fn measured_written(
+    s: &Session,
+    m: usize,
+    mut results: std::ops::Range<usize>,
+    cleared: &dyn Fn(usize) -> bool,
+) -> Option<u64> {
     let msg = &s.messages[m];
     let shape = s.harness.rules().wire;
     let mut pieces = Vec::with_capacity(msg.parts.len());
@@ -101,7 +109,6 @@ fn measured_written(s: &Session, m: usize, cleared: &dyn Fn(usize) -> bool) -> O
     let mut written = 9 + role.len() as u64 + 3 + shape.content.len() as u64 + 2 + content + 1;
     // The placeholder is plain ASCII: its written form is itself and two quotes.
     let placeholder = PLACEHOLDER.len() as u64 + 2;
-    let mut results = s.results_in(m, m + 1);
     'blocks: for part in &msg.parts {
         let Part::Record { result_sizes, .. } = part else {
             continue;

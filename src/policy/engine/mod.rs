@@ -170,6 +170,9 @@ pub struct Engine<'s> {
     /// The `version` of the last request evaluated that recorded one: a new
     /// one is a new process (SPEC §15.9).
     last_version: Option<String>,
+    /// `last_version` by number, where it came from a request of the session
+    /// (`IdTable::version`); None otherwise.
+    last_version_number: Option<u32>,
     /// `idle-server`'s reading of the records (SPEC §13.S), read once when the
     /// plan may run, and whether it applied at the last request.
     idle_facts: Option<std::sync::Arc<Vec<crate::policy::idle_server::RecFact>>>,
@@ -292,6 +295,7 @@ impl<'s> Engine<'s> {
             },
             cuts_done: 0,
             last_version: None,
+            last_version_number: None,
             recorded: (policy_kind == PlanKind::Recorded)
                 .then(|| crate::policy::recorded::recorded_cleared_all(s).into()),
         }
@@ -440,9 +444,20 @@ impl<'s> Engine<'s> {
     /// A new Claude Code process (SPEC §15.9: the recorded `version` changed):
     /// the budget plan's remembered ids are forgotten, so they go out again.
     fn new_process(&mut self, req: &Request) {
+        // A request of the session has its version by number (`IdTable`): the
+        // same number as the last one's, the same version.
+        let number = req
+            .index
+            .checked_sub(1)
+            .filter(|&i| self.s.requests.get(i).is_some_and(|q| std::ptr::eq(q, req)))
+            .map(|i| self.ids.version[i]);
+        if number.is_some() && number == self.last_version_number {
+            return;
+        }
         let Some(now) = req.version.as_deref() else {
             return;
         };
+        self.last_version_number = number;
         if self.last_version.as_deref() == Some(now) {
             return;
         }

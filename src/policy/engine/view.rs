@@ -27,18 +27,12 @@ impl<'s> Engine<'s> {
             }
         }
         self.view.calls_end = calls_end;
-        for (i, m) in s.messages[..req.end]
-            .iter()
-            .enumerate()
-            .skip(self.view.msgs_end.max(req.view_start))
-        {
-            if let Some(u) = &m.usage
+        // The session's table of the usage a view counts (`IdTable`).
+        for i in self.view.msgs_end.max(req.view_start)..req.end {
+            if let Some(u) = self.ids.usage_context[i]
                 && !req.is_dead(i)
-                && m.role == Role::Assistant
-                && !m.synthetic
-                && m.model.as_deref() != Some("<synthetic>")
             {
-                self.view.last_usage = Some(u.context());
+                self.view.last_usage = Some(u);
             }
         }
         self.view.msgs_end = self.view.msgs_end.max(req.end);
@@ -108,7 +102,12 @@ impl<'s> Engine<'s> {
                 c.pending = false;
             }
         }
-        let last_user = last_user_message(s, req).filter(|&m| m + 1 == req.end);
+        // `last_user_message` when it is the request's last message, read
+        // from the session's table of roles.
+        let last_user = req
+            .end
+            .checked_sub(1)
+            .filter(|&m| m >= req.view_start && self.ids.user[m]);
         // Claude: a request that continues a tool loop; Qwen: a tool_result send.
         let continues = match &req.send {
             Some(send) => send.kind == SendKind::ToolResult,
