@@ -193,7 +193,7 @@ impl TokenCache {
         // grows with the session, locked by every setting at once).
         let measured = (stripped.is_empty() && media.is_empty() && !drop_thoughts)
             .then(|| {
-                wire::measured_rewrite_tokens(s, *m, results_of(s, *m, cleared), &result_cleared)
+                wire::measured_rewrite_tokens_in(s, *m, results_of(s, *m, cleared), &result_cleared)
             })
             .flatten();
         if let Some(t) = measured {

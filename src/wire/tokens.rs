@@ -50,10 +50,18 @@ fn measured_tokens(s: &Session, m: usize) -> Option<u64> {
 
 /// The estimated tokens of Claude message `m` in a `rewrite` wire that clears
 /// the results `cleared` says, from the measured sizes: each cleared result's
-/// content reads the placeholder instead. `results`: the message's results
-/// (`results_in(m, m + 1)`, which the caller may know without a search).
-/// `None`: not measured, or not Claude.
+/// content reads the placeholder instead. `None`: not measured, or not Claude.
 pub fn measured_rewrite_tokens(
+    s: &Session,
+    m: usize,
+    cleared: &dyn Fn(usize) -> bool,
+) -> Option<u64> {
+    measured_rewrite_tokens_in(s, m, s.results_in(m, m + 1), cleared)
+}
+
+/// The same, given the message's results (`results_in(m, m + 1)`, which a
+/// caller may know without a search over the session's).
+pub fn measured_rewrite_tokens_in(
     s: &Session,
     m: usize,
     results: std::ops::Range<usize>,

@@ -522,7 +522,8 @@ impl<'s> Engine<'s> {
             self.reasons[r] = clearing.as_ref().map(|c| c.reason);
         }
         self.cleared[r] = clearing.map(|c| InForce {
-            at: u32::try_from(c.at).expect("a request index fits 32 bits"),
+            // A session of 2^32 requests cannot be loaded: the index fits.
+            at: u32::try_from(c.at).unwrap_or(u32::MAX),
             trigger: c.trigger,
         });
         self.update_totals(r, old);
