@@ -159,6 +159,8 @@ struct TokenCache {
     /// Prefix sums of the recorded messages' tokens.
     local: OnceLock<Result<Vec<u64>, String>>,
     changed: Mutex<HashMap<MessageState, u64>>,
+    /// `wire::measured_rewrite_table`, made on first need.
+    measured: OnceLock<(Vec<Option<u64>>, Vec<i64>)>,
 }
 
 impl TokenCache {
@@ -180,6 +182,29 @@ impl TokenCache {
         r.as_deref().map_err(|e| std::io::Error::other(e.clone()))
     }
 
+    /// `wire::measured_rewrite_tokens` of message `m` with the results
+    /// `cleared` (its own, sorted) cleared, from the table: two small reads
+    /// a result instead of the message's records.
+    fn measured(&self, s: &Session, m: usize, cleared: &[usize]) -> Option<u64> {
+        let (base, delta) = self
+            .measured
+            .get_or_init(|| wire::measured_rewrite_table(s));
+        let mut written = (*base.get(m)?)? as i64;
+        let mut last = None;
+        for &r in cleared {
+            if last.replace(r) != Some(r) {
+                written += delta[r];
+            }
+        }
+        let t = (written as u64).div_ceil(4);
+        debug_assert_eq!(
+            Some(t),
+            wire::measured_rewrite_tokens(s, m, &|r| cleared.contains(&r)),
+            "measured rewrite from the table"
+        );
+        Some(t)
+    }
+
     fn changed(
         &self,
         s: &Session,
@@ -192,9 +217,7 @@ impl TokenCache {
         // cheaper to measure again than to look up in the memo (a map that
         // grows with the session, locked by every setting at once).
         let measured = (stripped.is_empty() && media.is_empty() && !drop_thoughts)
-            .then(|| {
-                wire::measured_rewrite_tokens_in(s, *m, results_of(s, *m, cleared), &result_cleared)
-            })
+            .then(|| self.measured(s, *m, cleared))
             .flatten();
         if let Some(t) = measured {
             return Ok(t);
@@ -225,22 +248,6 @@ impl TokenCache {
         }
         Ok(t)
     }
-}
-
-/// The results of message `m`, found from `near` (results of it, if any) by
-/// walking to the message's ends instead of searching the session's results.
-fn results_of(s: &Session, m: usize, near: &[usize]) -> std::ops::Range<usize> {
-    let Some(&r) = near.first().filter(|&&r| s.results[r].msg == m) else {
-        return s.results_in(m, m + 1);
-    };
-    let (mut a, mut b) = (r, r);
-    while a > 0 && s.results[a - 1].msg == m {
-        a -= 1;
-    }
-    while b < s.results.len() && s.results[b].msg == m {
-        b += 1;
-    }
-    a..b
 }
 
 /// Per-request facts of a session that no setting changes.

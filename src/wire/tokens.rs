@@ -45,7 +45,7 @@ pub fn message_tokens(s: &Session, measured: bool) -> std::io::Result<Vec<u64>> 
 /// the sizes the loader measured (`None` when one of its records was not
 /// measured: the caller builds it).
 fn measured_tokens(s: &Session, m: usize) -> Option<u64> {
-    measured_written(s, m, s.results_in(m, m + 1), &|_| false).map(|w| w.div_ceil(4))
+    measured_written(s, m, &|_| false).map(|w| w.div_ceil(4))
 }
 
 /// The estimated tokens of Claude message `m` in a `rewrite` wire that clears
@@ -56,32 +56,53 @@ pub fn measured_rewrite_tokens(
     m: usize,
     cleared: &dyn Fn(usize) -> bool,
 ) -> Option<u64> {
-    measured_rewrite_tokens_in(s, m, s.results_in(m, m + 1), cleared)
-}
-
-/// The same, given the message's results (`results_in(m, m + 1)`, which a
-/// caller may know without a search over the session's).
-pub fn measured_rewrite_tokens_in(
-    s: &Session,
-    m: usize,
-    results: std::ops::Range<usize>,
-    cleared: &dyn Fn(usize) -> bool,
-) -> Option<u64> {
     if s.harness != Harness::Claude {
         return None;
     }
-    measured_written(s, m, results, cleared).map(|w| w.div_ceil(4))
+    measured_written(s, m, cleared).map(|w| w.div_ceil(4))
+}
+
+/// `measured_rewrite_tokens` of every message at once, as two tables: per
+/// message its written length with nothing cleared (None: not measured, or not
+/// Claude), and per result what clearing it adds to its message's length (0
+/// for a result without a measured block). A message's tokens with some of
+/// its results cleared are then its length plus theirs, a quarter rounded up.
+pub fn measured_rewrite_table(s: &Session) -> (Vec<Option<u64>>, Vec<i64>) {
+    let mut delta = vec![0i64; s.results.len()];
+    if s.harness != Harness::Claude {
+        return (vec![None; s.messages.len()], delta);
+    }
+    let placeholder = PLACEHOLDER.len() as i64 + 2;
+    let base: Vec<Option<u64>> = (0..s.messages.len())
+        .map(|m| measured_written(s, m, &|_| false))
+        .collect();
+    for (m, msg) in s.messages.iter().enumerate() {
+        if base[m].is_none() {
+            continue;
+        }
+        // As `measured_written` pairs the message's results with the sizes.
+        let mut results = s.results_in(m, m + 1);
+        'blocks: for part in &msg.parts {
+            let Part::Record { result_sizes, .. } = part else {
+                continue;
+            };
+            for size in result_sizes {
+                let Some(r) = results.next() else {
+                    break 'blocks;
+                };
+                // An absent `content` is added as `,"content":` and the placeholder.
+                delta[r] =
+                    placeholder - size.unwrap_or(0) as i64 + if size.is_none() { 11 } else { 0 };
+            }
+        }
+    }
+    (base, delta)
 }
 
 /// The written UTF-16 length of message `m` with the results `cleared` says
 /// cleared as `apply` clears a Claude result (its `content` set to the
 /// placeholder, added at the end when absent).
-fn measured_written(
-    s: &Session,
-    m: usize,
-    mut results: std::ops::Range<usize>,
-    cleared: &dyn Fn(usize) -> bool,
-) -> Option<u64> {
+fn measured_written(s: &Session, m: usize, cleared: &dyn Fn(usize) -> bool) -> Option<u64> {
     let msg = &s.messages[m];
     let shape = s.harness.rules().wire;
     let mut pieces = Vec::with_capacity(msg.parts.len());
@@ -117,6 +138,7 @@ fn measured_written(
     let mut written = 9 + role.len() as u64 + 3 + shape.content.len() as u64 + 2 + content + 1;
     // The placeholder is plain ASCII: its written form is itself and two quotes.
     let placeholder = PLACEHOLDER.len() as u64 + 2;
+    let mut results = s.results_in(m, m + 1);
     'blocks: for part in &msg.parts {
         let Part::Record { result_sizes, .. } = part else {
             continue;
