@@ -514,6 +514,21 @@ pub struct IdTable {
     /// The number of `results[i]`'s id.
     pub result: Vec<u32>,
     pub len: usize,
+    /// `calls[i].name` by number (`names[call_name[i]]`): a session has few
+    /// tool names, so a plan reading a call's name reads one of a few
+    /// strings that stay in the cache, not the call's own copy.
+    pub call_name: Vec<u32>,
+    pub names: Vec<String>,
+    /// Per message, what a view growing over it reads, kept apart from the
+    /// message (several cache lines each, which every setting read again):
+    /// whether it is a user message, and the context its recorded usage
+    /// reports where a view counts it (a response, not synthetic), else None.
+    pub user: Vec<bool>,
+    pub usage_context: Vec<Option<u64>>,
+    /// Per request, its `version` by number (equal numbers, equal versions;
+    /// `u32::MAX`: none), so that a plan noting a new process compares
+    /// numbers, not each request's own copy of the string.
+    pub version: Vec<u32>,
 }
 
 impl Session {
@@ -609,10 +624,50 @@ impl Session {
                     .iter()
                     .map(|r| of(&mut number, r.id.as_str()))
                     .collect();
+                let mut name_number = std::collections::HashMap::new();
+                let call_name = self
+                    .calls
+                    .iter()
+                    .map(|c| of(&mut name_number, c.name.as_str()))
+                    .collect();
+                let mut names = vec![String::new(); name_number.len()];
+                for (name, n) in name_number {
+                    names[n as usize] = name.to_string();
+                }
+                let user = self.messages.iter().map(|m| m.role == Role::User).collect();
+                let usage_context = self
+                    .messages
+                    .iter()
+                    .map(|m| {
+                        m.usage
+                            .as_ref()
+                            .filter(|_| {
+                                m.role == Role::Assistant
+                                    && !m.synthetic
+                                    && m.model.as_deref() != Some("<synthetic>")
+                            })
+                            .map(Usage::context)
+                    })
+                    .collect();
+                let mut version_number = std::collections::HashMap::new();
+                let version = self
+                    .requests
+                    .iter()
+                    .map(|q| {
+                        q.version
+                            .as_deref()
+                            .map_or(u32::MAX, |v| of(&mut version_number, v))
+                    })
+                    .collect();
                 std::sync::Arc::new(IdTable {
                     call,
                     result,
                     len: number.len(),
+                    call_name,
+                    names,
+                    user,
+                    usage_context,
+                    version,
                 })
             })
             .clone()

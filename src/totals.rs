@@ -131,6 +131,8 @@ struct TokenCache {
     /// Prefix sums of the recorded messages' tokens.
     local: OnceLock<Result<Vec<u64>, String>>,
     changed: Mutex<HashMap<MessageState, u64>>,
+    /// `wire::measured_rewrite_table`, made on first need.
+    measured: OnceLock<(Vec<Option<u64>>, Vec<i64>)>,
 }
 
 impl TokenCache {
@@ -152,43 +154,67 @@ impl TokenCache {
         r.as_deref().map_err(|e| std::io::Error::other(e.clone()))
     }
 
+    /// `wire::measured_rewrite_tokens` of message `m` with the results
+    /// `cleared` (its own, sorted) cleared, from the table: two small reads
+    /// a result instead of the message's records.
+    fn measured(&self, s: &Session, m: usize, cleared: &[usize]) -> Option<u64> {
+        let (base, delta) = self
+            .measured
+            .get_or_init(|| wire::measured_rewrite_table(s));
+        let mut written = (*base.get(m)?)? as i64;
+        let mut last = None;
+        for &r in cleared {
+            if last.replace(r) != Some(r) {
+                written += delta[r];
+            }
+        }
+        let t = (written as u64).div_ceil(4);
+        debug_assert_eq!(
+            Some(t),
+            wire::measured_rewrite_tokens(s, m, &|r| cleared.contains(&r)),
+            "measured rewrite from the table"
+        );
+        Some(t)
+    }
+
     fn changed(
         &self,
         s: &Session,
         req: &crate::session::Request,
         st: MessageState,
     ) -> std::io::Result<u64> {
+        let (m, cleared, stripped, media, drop_thoughts) = &st;
+        let result_cleared = |r: usize| cleared.contains(&r);
+        // Claude's rewrite only clears results: measured, not built, and
+        // cheaper to measure again than to look up in the memo (a map that
+        // grows with the session, locked by every setting at once).
+        let measured = (stripped.is_empty() && media.is_empty() && !drop_thoughts)
+            .then(|| self.measured(s, *m, cleared))
+            .flatten();
+        if let Some(t) = measured {
+            return Ok(t);
+        }
         if let Ok(memo) = self.changed.lock()
             && let Some(&t) = memo.get(&st)
         {
             return Ok(t);
         }
-        let (m, cleared, stripped, media, drop_thoughts) = &st;
-        let result_cleared = |r: usize| cleared.contains(&r);
         let result_stripped = |r: usize| stripped.contains(&r);
         let media_cleared = |x: usize| media.contains(&x);
-        // Claude's rewrite only clears results: measured, not built.
-        let measured = (stripped.is_empty() && media.is_empty() && !drop_thoughts)
-            .then(|| wire::measured_rewrite_tokens(s, *m, &result_cleared))
-            .flatten();
-        let t = if let Some(t) = measured {
-            t
-        } else {
-            wire::wire_message_tokens(
-                s,
-                req,
-                *m,
-                &Clearings {
-                    delivery: Delivery::Rewrite,
-                    result_cleared: &result_cleared,
-                    result_stripped: &result_stripped,
-                    media_cleared: &media_cleared,
-                    edits: &[],
-                    drop_thoughts: *drop_thoughts,
-                    server: None,
-                },
-            )?
-        };
+        let t = wire::wire_message_tokens(
+            s,
+            req,
+            *m,
+            &Clearings {
+                delivery: Delivery::Rewrite,
+                result_cleared: &result_cleared,
+                result_stripped: &result_stripped,
+                media_cleared: &media_cleared,
+                edits: &[],
+                drop_thoughts: *drop_thoughts,
+                server: None,
+            },
+        )?;
         if let Ok(mut memo) = self.changed.lock() {
             memo.insert(st, t);
         }

@@ -14,7 +14,8 @@ pub use edit::insert_after_tool_results;
 use edit::{apply, apply_recorded};
 use tokens::tokens_of;
 pub use tokens::{
-    local_message_tokens, measured_rewrite_tokens, message_tokens, tokens_from, wire_message_tokens,
+    local_message_tokens, measured_rewrite_table, measured_rewrite_tokens, message_tokens,
+    tokens_from, wire_message_tokens,
 };
 
 use crate::harness::Dialect;

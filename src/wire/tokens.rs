@@ -63,6 +63,44 @@ pub fn measured_rewrite_tokens(
     measured_written(s, m, cleared).map(|w| w.div_ceil(4))
 }
 
+/// `measured_rewrite_tokens` of every message at once, as two tables: per
+/// message its written length with nothing cleared (None: not measured, or not
+/// Claude), and per result what clearing it adds to its message's length (0
+/// for a result without a measured block). A message's tokens with some of
+/// its results cleared are then its length plus theirs, a quarter rounded up.
+pub fn measured_rewrite_table(s: &Session) -> (Vec<Option<u64>>, Vec<i64>) {
+    let mut delta = vec![0i64; s.results.len()];
+    // The written lengths are those of Messages API records.
+    if s.harness.dialect() != Dialect::Anthropic {
+        return (vec![None; s.messages.len()], delta);
+    }
+    let placeholder = PLACEHOLDER.len() as i64 + 2;
+    let base: Vec<Option<u64>> = (0..s.messages.len())
+        .map(|m| measured_written(s, m, &|_| false))
+        .collect();
+    for (m, msg) in s.messages.iter().enumerate() {
+        if base[m].is_none() {
+            continue;
+        }
+        // As `measured_written` pairs the message's results with the sizes.
+        let mut results = s.results_in(m, m + 1);
+        'blocks: for part in &msg.parts {
+            let Part::Record { result_sizes, .. } = part else {
+                continue;
+            };
+            for size in result_sizes {
+                let Some(r) = results.next() else {
+                    break 'blocks;
+                };
+                // An absent `content` is added as `,"content":` and the placeholder.
+                delta[r] =
+                    placeholder - size.unwrap_or(0) as i64 + if size.is_none() { 11 } else { 0 };
+            }
+        }
+    }
+    (base, delta)
+}
+
 /// The written UTF-16 length of message `m` with the results `cleared` says
 /// cleared as `apply` clears a Claude result (its `content` set to the
 /// placeholder, added at the end when absent).

@@ -158,6 +158,11 @@ impl Engine<'_> {
     }
 
     pub(super) fn explain_unclearable(&self, kept: &mut Why) {
+        // Only a status reads why a candidate stays (`status::reason`): a
+        // lean engine's verdicts skip this pass over the view.
+        if !self.statuses {
+            return;
+        }
         for (p, c) in self.view.cands.iter().enumerate() {
             let r = &self.s.results[c.result];
             if !c.compactable || kept.contains_key(&p) || self.in_force(c) {

@@ -236,7 +236,7 @@ impl Engine<'_> {
         // has none of its clearings (and the scan below would cost a pass over
         // the view at every request).
         let server =
-            |c: &Clearing| matches!(c.trigger, Trigger::IdleServer | Trigger::RecordedServer);
+            |c: &InForce| matches!(c.trigger, Trigger::IdleServer | Trigger::RecordedServer);
         if self.idle_facts.is_none()
             || !self
                 .in_force_list

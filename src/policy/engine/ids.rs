@@ -6,18 +6,29 @@
 
 /// Per id number: the view's calls with that id, and whether a result of the
 /// view has it. Sized once per engine; a new view clears only what the last
-/// one touched.
+/// one touched. Most ids have one call: it is kept in place, and only an id
+/// that gains a second call gets a list of its own (a vector per id was an
+/// allocation for every call of every setting).
 #[derive(Debug, Clone, Default)]
 pub(super) struct IdSlots {
-    calls: Vec<Vec<usize>>,
+    /// The first call with the id (`NONE`: none yet).
+    first: Vec<usize>,
+    /// For an id with more calls: 1 + its index in `more`; 0 otherwise.
+    more_of: Vec<u32>,
+    /// The calls of the ids with more than one, in order.
+    more: Vec<Vec<usize>>,
     has_result: Vec<bool>,
     touched: Vec<u32>,
 }
 
+const NONE: usize = usize::MAX;
+
 impl IdSlots {
     pub(super) fn new(ids: usize) -> IdSlots {
         IdSlots {
-            calls: vec![Vec::new(); ids],
+            first: vec![NONE; ids],
+            more_of: vec![0; ids],
+            more: Vec::new(),
             has_result: vec![false; ids],
             touched: Vec::new(),
         }
@@ -26,14 +37,16 @@ impl IdSlots {
     /// Forgets the view (a compaction boundary, a rewind).
     pub(super) fn clear(&mut self) {
         for id in self.touched.drain(..) {
-            self.calls[id as usize].clear();
+            self.first[id as usize] = NONE;
+            self.more_of[id as usize] = 0;
             self.has_result[id as usize] = false;
         }
+        self.more.clear();
     }
 
     fn touch(&mut self, id: u32) {
         let i = id as usize;
-        if self.calls[i].is_empty() && !self.has_result[i] {
+        if self.first[i] == NONE && !self.has_result[i] {
             self.touched.push(id);
         }
     }
@@ -42,9 +55,20 @@ impl IdSlots {
     /// whether a result of the view had it already.
     pub(super) fn add_call(&mut self, id: u32, c: usize) -> (usize, bool) {
         self.touch(id);
-        let calls = &mut self.calls[id as usize];
-        calls.push(c);
-        (calls.len(), self.has_result[id as usize])
+        let i = id as usize;
+        let n = if self.first[i] == NONE {
+            self.first[i] = c;
+            1
+        } else if self.more_of[i] == 0 {
+            self.more.push(vec![self.first[i], c]);
+            self.more_of[i] = self.more.len() as u32;
+            2
+        } else {
+            let calls = &mut self.more[self.more_of[i] as usize - 1];
+            calls.push(c);
+            calls.len()
+        };
+        (n, self.has_result[i])
     }
 
     pub(super) fn add_result(&mut self, id: u32) {
@@ -54,6 +78,11 @@ impl IdSlots {
 
     /// The view's calls with id `id`, in order.
     pub(super) fn calls(&self, id: u32) -> &[usize] {
-        &self.calls[id as usize]
+        let i = id as usize;
+        match (self.first[i], self.more_of[i]) {
+            (NONE, _) => &[],
+            (_, 0) => std::slice::from_ref(&self.first[i]),
+            (_, m) => &self.more[m as usize - 1],
+        }
     }
 }

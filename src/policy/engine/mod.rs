@@ -59,6 +59,14 @@ struct Verdict {
 /// Reasons candidates stay, by candidate position.
 type Why = HashMap<usize, Kept>;
 
+/// A clearing in force as the engine keeps it per result: the request it was
+/// made at and its trigger (8 bytes; its reason is `Engine::reasons`).
+#[derive(Debug, Clone, Copy)]
+struct InForce {
+    at: u32,
+    trigger: Trigger,
+}
+
 impl Verdict {
     fn none(note: Note) -> Verdict {
         Verdict {
@@ -91,7 +99,13 @@ pub struct Engine<'s> {
     next: usize,
     /// Candidate positions marked pending at the last step.
     pending: Vec<usize>,
-    cleared: Vec<Option<Clearing>>,
+    /// Per result, the clearing in force on it, compactly (when and by what):
+    /// this is read at every step, and the full record (96 bytes a result)
+    /// made a large session's state outgrow the cache.
+    cleared: Vec<Option<InForce>>,
+    /// Each clearing's reason, kept apart: only a status reads it (see
+    /// `finish_statuses`), so a lean engine keeps none (empty).
+    reasons: Vec<Option<ClearReason>>,
     /// Per result in the view, while no clearing is in force on it: its chars in
     /// the size total, whether it counts as active (count plan), and its tokens
     /// among the budget plan's eligible results.
@@ -157,6 +171,9 @@ pub struct Engine<'s> {
     /// The `version` of the last request evaluated that recorded one: a new
     /// one is a new process (SPEC §15.9).
     last_version: Option<String>,
+    /// `last_version` by number, where it came from a request of the session
+    /// (`IdTable::version`); None otherwise.
+    last_version_number: Option<u32>,
     /// `idle-server`'s reading of the records (SPEC §13.S), read once when the
     /// plan may run, and whether it applied at the last request.
     idle_facts: Option<std::sync::Arc<Vec<crate::policy::idle_server::RecFact>>>,
@@ -188,10 +205,10 @@ struct View<'s> {
     started: bool,
     calls_end: usize,
     results_end: usize,
-    /// Compactable call → its rank (position among the view's compactable calls).
-    call_rank: HashMap<usize, usize>,
     compactable_calls: Vec<&'s str>,
-    /// The call indices behind `compactable_calls` (the budget plan reads names).
+    /// The call indices behind `compactable_calls` (the budget plan reads names),
+    /// in order: a compactable call's rank is its place here plus one
+    /// (`View::call_rank`).
     compactable_call_ix: Vec<usize>,
     /// Messages of the view seen so far, and the recorded usage (input +
     /// cache_creation + cache_read + output) of the last response among them.
@@ -202,6 +219,23 @@ struct View<'s> {
     keys: Vec<(usize, usize)>,
     /// The messages on a dead branch the view was built with (SPEC §2 rewinds).
     dead: Vec<std::ops::Range<usize>>,
+}
+
+impl View<'_> {
+    /// Compactable call `c`'s rank (its position among the view's compactable
+    /// calls), found in the ordered list of them: a map per setting hashed
+    /// every call again.
+    fn call_rank(&self, c: usize) -> Option<usize> {
+        self.compactable_call_ix
+            .binary_search(&c)
+            .ok()
+            .map(|i| i + 1)
+    }
+
+    /// How many compactable calls the view has.
+    fn ranked_calls(&self) -> usize {
+        self.compactable_call_ix.len()
+    }
 }
 
 impl<'s> Engine<'s> {
@@ -229,6 +263,7 @@ impl<'s> Engine<'s> {
             next: 1,
             pending: Vec::new(),
             cleared: vec![None; s.results.len()],
+            reasons: Vec::new(),
             base: vec![(0, false, 0); s.results.len()],
             total: 0,
             active: 0,
@@ -261,6 +296,7 @@ impl<'s> Engine<'s> {
             },
             cuts_done: 0,
             last_version: None,
+            last_version_number: None,
             recorded: (policy_kind == PlanKind::Recorded)
                 .then(|| crate::policy::recorded::recorded_cleared_all(s).into()),
         }
@@ -303,11 +339,12 @@ impl<'s> Engine<'s> {
     /// estimate, for a cache to bound itself by (`analysis::Checkpoints`).
     pub fn approx_bytes(&self) -> usize {
         use std::mem::size_of;
-        let results = self.cleared.len() * (size_of::<Option<Clearing>>() + size_of::<usize>() + 2)
+        let results = self.cleared.len() * (size_of::<Option<InForce>>() + size_of::<usize>() + 2)
+            + self.reasons.len() * size_of::<Option<ClearReason>>()
             + self.base.len() * 24;
         let media = self.media_cleared.len();
         // The view's calls and results per id number (`ids`).
-        let ids = self.ids.len * (size_of::<Vec<usize>>() + 1);
+        let ids = self.ids.len * (size_of::<usize>() + size_of::<u32>() + 1);
         // A candidate, its strings and its places in the view's maps.
         let cands = self.view.cands.len() * (size_of::<Candidate>() + 160);
         results + media + ids + cands
@@ -408,9 +445,20 @@ impl<'s> Engine<'s> {
     /// A new Claude Code process (SPEC §15.9: the recorded `version` changed):
     /// the budget plan's remembered ids are forgotten, so they go out again.
     fn new_process(&mut self, req: &Request) {
+        // A request of the session has its version by number (`IdTable`): the
+        // same number as the last one's, the same version.
+        let number = req
+            .index
+            .checked_sub(1)
+            .filter(|&i| self.s.requests.get(i).is_some_and(|q| std::ptr::eq(q, req)))
+            .map(|i| self.ids.version[i]);
+        if number.is_some() && number == self.last_version_number {
+            return;
+        }
         let Some(now) = req.version.as_deref() else {
             return;
         };
+        self.last_version_number = number;
         if self.last_version.as_deref() == Some(now) {
             return;
         }
@@ -453,11 +501,32 @@ impl<'s> Engine<'s> {
         }
     }
 
+    /// The clearing in force on result `r`, whole (its reason where the
+    /// engine keeps reasons: one that reports statuses).
+    fn clearing(&self, r: usize) -> Option<Clearing> {
+        let c = self.cleared[r]?;
+        Some(Clearing {
+            at: c.at as usize,
+            trigger: c.trigger,
+            reason: self.reasons.get(r).copied().flatten()?,
+        })
+    }
+
     /// The one place a clearing is put in force or lifted.
     fn set_clearing(&mut self, r: usize, clearing: Option<Clearing>) {
         self.touch(r);
         let old = self.contribution(r);
-        self.cleared[r] = clearing;
+        if self.statuses {
+            if self.reasons.is_empty() {
+                self.reasons = vec![None; self.cleared.len()];
+            }
+            self.reasons[r] = clearing.as_ref().map(|c| c.reason);
+        }
+        self.cleared[r] = clearing.map(|c| InForce {
+            // A session of 2^32 requests cannot be loaded: the index fits.
+            at: u32::try_from(c.at).unwrap_or(u32::MAX),
+            trigger: c.trigger,
+        });
         self.update_totals(r, old);
         if self.size_index.on
             && self

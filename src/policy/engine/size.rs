@@ -21,7 +21,7 @@ impl Engine<'_> {
             return v;
         }
         let keep = p.keep_for(PlanKind::Size);
-        let clearable = self.clearable(false);
+        let clearable = self.size_clearable();
         let split = clearable.len().saturating_sub(keep);
         let mut kept = Why::new();
         for &q in &clearable[split..] {

@@ -151,6 +151,22 @@ impl Engine<'_> {
         }
     }
 
+    /// `clearable(false)`, the size plan's list: from the index where it is
+    /// on (its free positions but the pending ones), so that a plan firing
+    /// within a long turn costs what it clears rather than a pass over the
+    /// view each time.
+    pub(super) fn size_clearable(&self) -> Vec<usize> {
+        if !self.size_index.on {
+            return self.clearable(false);
+        }
+        let mut list = SizeIndex::positions(&self.size_index.free, 0, usize::MAX);
+        if !self.pending.is_empty() {
+            list.retain(|p| !self.pending.contains(p));
+        }
+        debug_assert_eq!(list, self.clearable(false), "size plan's clearable");
+        list
+    }
+
     /// Whether a turn start can leave the size clearings in force until the
     /// plan has decided (`size_turn_start`) instead of lifting them all first.
     pub(super) fn size_turn_start_defers(&self) -> bool {

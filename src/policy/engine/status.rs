@@ -9,7 +9,7 @@ impl Engine<'_> {
         for p in 0..self.view.cands.len() {
             let c = &self.view.cands[p];
             let r = &self.s.results[c.result];
-            let clearing = self.cleared[c.result].as_ref();
+            let clearing = self.clearing(c.result);
             // SPEC §15.4: already_cleared, cut, protected, cleared, error_kept,
             // kept (a cut MCP result is `cut`). A result of a tool the plans
             // never clear and no cut replaced stays `not_compactable`, as before
@@ -50,7 +50,7 @@ impl Engine<'_> {
                 at: self.s.cut_mark(c.result).map_or(req.index, |m| m.at),
             },
             Status::Protected => Reason::Protected,
-            Status::Cleared => match self.cleared[c.result].as_ref() {
+            Status::Cleared => match self.clearing(c.result) {
                 Some(cl) => Reason::Cleared {
                     earlier: (cl.at != req.index).then_some(cl.at),
                     why: cl.reason,

@@ -20,26 +20,19 @@ impl<'s> Engine<'s> {
                 dirty.push(id);
             }
             // A call on a dead branch takes no rank or keep slot (SPEC §15.1).
-            if self.tools.is_compactable(&call.name) && !req.is_dead(call.msg) {
-                let n = self.view.call_rank.len() + 1;
-                self.view.call_rank.insert(c, n);
+            let name = &self.ids.names[self.ids.call_name[c] as usize];
+            if self.tools.is_compactable(name) && !req.is_dead(call.msg) {
                 self.view.compactable_calls.push(call.id.as_str());
                 self.view.compactable_call_ix.push(c);
             }
         }
         self.view.calls_end = calls_end;
-        for (i, m) in s.messages[..req.end]
-            .iter()
-            .enumerate()
-            .skip(self.view.msgs_end.max(req.view_start))
-        {
-            if let Some(u) = &m.usage
+        // The session's table of the usage a view counts (`IdTable`).
+        for i in self.view.msgs_end.max(req.view_start)..req.end {
+            if let Some(u) = self.ids.usage_context[i]
                 && !req.is_dead(i)
-                && m.role == Role::Assistant
-                && !m.synthetic
-                && m.model.as_deref() != Some("<synthetic>")
             {
-                self.view.last_usage = Some(u.context());
+                self.view.last_usage = Some(u);
             }
         }
         self.view.msgs_end = self.view.msgs_end.max(req.end);
@@ -110,7 +103,12 @@ impl<'s> Engine<'s> {
                 c.pending = false;
             }
         }
-        let last_user = last_user_message(s, req).filter(|&m| m + 1 == req.end);
+        // `last_user_message` when it is the request's last message, read
+        // from the session's table of roles.
+        let last_user = req
+            .end
+            .checked_sub(1)
+            .filter(|&m| m >= req.view_start && self.ids.user[m]);
         // Claude: a request that continues a tool loop; Qwen: a tool_result send.
         let continues = match &req.send {
             Some(send) => send.kind == SendKind::ToolResult,
@@ -150,31 +148,26 @@ impl<'s> Engine<'s> {
             .copied();
         let rank_by = s.harness.rules().rank_by;
         let tool = match rank_by {
-            RankBy::Calls => own_call.map(|c| s.calls[c].name.clone()),
+            RankBy::Calls => {
+                own_call.map(|c| self.ids.names[self.ids.call_name[c] as usize].as_str())
+            }
             // A response names its own tool (canonical); one named after the
             // bridge takes the tool its calls name (SPEC §3).
             RankBy::Responses => res.name.as_deref().map(|name| {
                 if Some(name) == self.tools.bridge_tool {
-                    bridged_tool(s, ids).unwrap_or(name).to_string()
+                    bridged_tool(s, ids).unwrap_or(name)
                 } else {
-                    name.to_string()
+                    name
                 }
             }),
         };
         // A result on a dead branch (SPEC §15.1) is listed, never a candidate
         // of a plan: no rank, keep slot, size or protection.
         let dead = self.view.dead.iter().any(|d| d.contains(&res.msg));
-        let compactable = !dead
-            && tool
-                .as_deref()
-                .is_some_and(|t| self.tools.is_compactable(t));
-        let file_path_tool = tool
-            .as_deref()
-            .is_some_and(|t| self.tools.is_file_path_tool(t));
-        let protects = !dead
-            && self.policy.protect
-            && tool.as_deref() == Some(self.tools.read_tool)
-            && !res.is_error;
+        let compactable = !dead && tool.is_some_and(|t| self.tools.is_compactable(t));
+        let file_path_tool = tool.is_some_and(|t| self.tools.is_file_path_tool(t));
+        let protects =
+            !dead && self.policy.protect && tool == Some(self.tools.read_tool) && !res.is_error;
         // A lean engine's candidates are read for their fate, never shown: it
         // keeps no paths or summary but what protection reads (copying and
         // freeing them for every result of every setting is most of a step).
@@ -199,7 +192,7 @@ impl<'s> Engine<'s> {
         let first_call = own_call.map(|c| &s.calls[c]);
         let rank = match (compactable, rank_by) {
             (false, _) => None,
-            (true, RankBy::Calls) => own_call.and_then(|c| self.view.call_rank.get(&c).copied()),
+            (true, RankBy::Calls) => own_call.and_then(|c| self.view.call_rank(c)),
             (true, RankBy::Responses) => {
                 self.view.qwen_rank += 1;
                 Some(self.view.qwen_rank)
@@ -229,7 +222,12 @@ impl<'s> Engine<'s> {
             } else {
                 first_call.and_then(|c| c.summary.clone())
             },
-            tool,
+            // A lean engine keeps only what a plan reads of it (the budget
+            // plan's one tool): a copy of every name was an allocation per
+            // result of every setting.
+            tool: tool
+                .filter(|&t| !lean || t == budget::NOT_ELIGIBLE_TOOL)
+                .map(str::to_string),
             compactable,
             rank,
             paths,
@@ -301,7 +299,7 @@ impl<'s> Engine<'s> {
     /// Candidate `p`'s rank among the view's ranked results.
     pub(super) fn rank(&self, p: usize) -> Rank {
         let of = match self.s.harness.rules().rank_by {
-            RankBy::Calls => self.view.call_rank.len(),
+            RankBy::Calls => self.view.ranked_calls(),
             RankBy::Responses => self.view.qwen_rank,
         };
         Rank {
