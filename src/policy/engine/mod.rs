@@ -599,34 +599,172 @@ impl<'s> Engine<'s> {
     }
 
     /// `quiet`: the step only carries the state (see `carry`).
+    /// A new view (a compaction boundary, or a rewind's live branch): nothing
+    /// planned before it carries over it.
+    fn start_view(&mut self, req: &Request) {
+        // Nothing planned before a compaction boundary carries over it. A
+        // rewind builds the view again from the live branch: what it
+        // dropped leaves its ranks, keep slots and sizes (SPEC §15.1).
+        self.reset_clearings();
+        self.reset_media();
+        self.edits.clear();
+        self.pending.clear();
+        (self.total, self.active, self.eligible_tokens) = (0, 0, 0);
+        self.active_set.clear();
+        // A view built again after a rewind meets its results anew.
+        for r in self.s.results_in(req.view_start, req.end) {
+            self.base[r] = (0, false, 0);
+        }
+        self.size_index_clear();
+        self.api_run_clear();
+        self.id_slots.clear();
+        self.view = View {
+            segment: req.segment,
+            started: true,
+            calls_end: self.s.calls_in(req.view_start, req.view_start).start,
+            results_end: self.s.results_in(req.view_start, req.view_start).start,
+            msgs_end: req.view_start,
+            dead: req.dead.clone(),
+            ..View::default()
+        };
+    }
+
+    /// A send from a new process (a restart): the history is rebuilt from the
+    /// records, so every clearing not stored by a compression is undone.
+    fn new_send_process(&mut self, req: &Request) {
+        if let Some(send) = &req.send
+            && self.process != Some(send.process)
+        {
+            // A restart: Qwen rebuilds the history from the records, so every
+            // clearing not stored by a compression is undone (SPEC §2).
+            if self.process.is_some() {
+                self.reset_clearings();
+                self.reset_media();
+                self.edits.clear();
+            }
+            self.process = Some(send.process);
+            self.hook_checkpoint = None;
+        }
+    }
+
+    /// Puts a verdict's clearings, media and strips in force at `req`; the
+    /// view positions of those that were not in force before, in order.
+    fn put_in_force(
+        &mut self,
+        req: &Request,
+        verdict: &Verdict,
+        was_cleared: &HashSet<usize>,
+    ) -> Vec<usize> {
+        let trigger = verdict.trigger.unwrap_or(Trigger::Idle);
+        let mut newly: Vec<usize> = Vec::new();
+        for (pos, reason) in &verdict.clear {
+            let r = self.view.cands[*pos].result;
+            if self.gone(r) {
+                // A recorded cut stands: the plan never clears it again.
+                continue;
+            }
+            let clearing = Clearing {
+                at: req.index,
+                trigger: match reason {
+                    ClearReason::Recorded { server: true } => Trigger::RecordedServer,
+                    ClearReason::Recorded { server: false } => Trigger::Recorded,
+                    _ => trigger,
+                },
+                reason: *reason,
+            };
+            self.clear_result(r, clearing);
+            if !was_cleared.contains(&r) {
+                newly.push(*pos);
+            }
+        }
+        for &m in &verdict.media {
+            self.media_cleared[m] = true;
+        }
+        for &r in &verdict.strip {
+            self.stripped[r] = true;
+        }
+        self.media_touched |= !verdict.media.is_empty() || !verdict.strip.is_empty();
+        newly.sort_unstable();
+        newly
+    }
+
+    /// The plan in force at `req` decides (a deferred turn start has decided
+    /// already); its api and idle-server steps are kept for the next request.
+    fn decide(
+        &mut self,
+        req: &Request,
+        kind: Option<PlanKind>,
+        turn_start: Option<size_index::TurnStart>,
+        chars_before: u64,
+        gap: Option<f64>,
+        api_lapses: bool,
+    ) -> Decided {
+        // A plan that made its clearings itself says what its own pass would
+        // list as new: (tokens, how many).
+        let mut carried = turn_start.as_ref().map(|t| (t.saved, t.newly));
+        let mut idle_server = None;
+        let mut recorded_applied = false;
+        let (verdict, api) = match (kind, turn_start) {
+            (_, Some(t)) => (t.verdict, None),
+            (Some(PlanKind::Recorded), None) => {
+                let (v, applied) = self.recorded(req);
+                recorded_applied = applied;
+                (v, None)
+            }
+            (Some(PlanKind::IdleServer), None) => {
+                let (v, st) = self.idle_server(req);
+                idle_server = Some(st);
+                (v, None)
+            }
+            (Some(PlanKind::Api), None) if self.api_carries() => {
+                let c = self.api_carried(req, api_lapses);
+                carried = Some((c.newly_tokens, c.newly));
+                (c.verdict, Some(c.step))
+            }
+            (Some(PlanKind::Api), None) => {
+                let (v, a) = self.api(req);
+                (v, Some(a))
+            }
+            (Some(kind), None) => (self.evaluate(req, kind, chars_before, gap), None),
+            (None, None) => (
+                Verdict::none(Note::NotRun(self.policy.preset.asks().no_plan(req))),
+                None,
+            ),
+        };
+        self.api_step = api.clone();
+        self.idle_applied_prev =
+            idle_server.as_ref().is_some_and(|i| i.applied) || recorded_applied;
+        self.idle_step = idle_server.clone();
+        Decided {
+            verdict,
+            api,
+            idle_server,
+            carried,
+        }
+    }
+
+    /// The step's `cleared` list: from the statuses where the engine reports
+    /// them, else the results cleared in the wire where it lists them.
+    fn cleared_of_step(&mut self, req: &Request, verdict: &Verdict, untracked: bool) -> Vec<usize> {
+        if self.statuses {
+            self.finish_statuses(req, verdict);
+            self.view
+                .cands
+                .iter()
+                .filter(|c| c.status == Status::Cleared)
+                .map(|c| c.result)
+                .collect()
+        } else if self.cleared_list && untracked {
+            self.cleared_in_wire()
+        } else {
+            Vec::new()
+        }
+    }
+
     fn step_request(&mut self, req: &Request, quiet: bool) -> Step {
         self.track_begin();
         if !self.view.started || req.segment != self.view.segment || req.dead != self.view.dead {
-            // Nothing planned before a compaction boundary carries over it. A
-            // rewind builds the view again from the live branch: what it
-            // dropped leaves its ranks, keep slots and sizes (SPEC §15.1).
-            self.reset_clearings();
-            self.reset_media();
-            self.edits.clear();
-            self.pending.clear();
-            (self.total, self.active, self.eligible_tokens) = (0, 0, 0);
-            self.active_set.clear();
-            // A view built again after a rewind meets its results anew.
-            for r in self.s.results_in(req.view_start, req.end) {
-                self.base[r] = (0, false, 0);
-            }
-            self.size_index_clear();
-            self.api_run_clear();
-            self.id_slots.clear();
-            self.view = View {
-                segment: req.segment,
-                started: true,
-                calls_end: self.s.calls_in(req.view_start, req.view_start).start,
-                results_end: self.s.results_in(req.view_start, req.view_start).start,
-                msgs_end: req.view_start,
-                dead: req.dead.clone(),
-                ..View::default()
-            };
+            self.start_view(req);
         }
         // Claude rewrites only the request: at a new turn the originals go out
         // again. Count deletions and budget clearings are cumulative within the
@@ -654,19 +792,7 @@ impl<'s> Engine<'s> {
         if facts.version_restart_lapses {
             self.new_process(req);
         }
-        if let Some(send) = &req.send
-            && self.process != Some(send.process)
-        {
-            // A restart: Qwen rebuilds the history from the records, so every
-            // clearing not stored by a compression is undone (SPEC §2).
-            if self.process.is_some() {
-                self.reset_clearings();
-                self.reset_media();
-                self.edits.clear();
-            }
-            self.process = Some(send.process);
-            self.hook_checkpoint = None;
-        }
+        self.new_send_process(req);
         // The server edits each request statelessly, on the full history (SPEC
         // §11): what request k-1's server view cleared is not carried; it only
         // tells which clearings are new here.
@@ -706,72 +832,13 @@ impl<'s> Engine<'s> {
             self.size_total()
         };
         let kind = self.policy.kind_at(req, gap);
-        // A plan that made its clearings itself says what its own pass would
-        // list as new: (tokens, how many).
-        let mut carried = turn_start.as_ref().map(|t| (t.saved, t.newly));
-        let mut idle_server = None;
-        let mut recorded_applied = false;
-        let (verdict, api) = match (kind, turn_start) {
-            (_, Some(t)) => (t.verdict, None),
-            (Some(PlanKind::Recorded), None) => {
-                let (v, applied) = self.recorded(req);
-                recorded_applied = applied;
-                (v, None)
-            }
-            (Some(PlanKind::IdleServer), None) => {
-                let (v, st) = self.idle_server(req);
-                idle_server = Some(st);
-                (v, None)
-            }
-            (Some(PlanKind::Api), None) if self.api_carries() => {
-                let c = self.api_carried(req, api_lapses);
-                carried = Some((c.newly_tokens, c.newly));
-                (c.verdict, Some(c.step))
-            }
-            (Some(PlanKind::Api), None) => {
-                let (v, a) = self.api(req);
-                (v, Some(a))
-            }
-            (Some(kind), None) => (self.evaluate(req, kind, chars_before, gap), None),
-            (None, None) => (
-                Verdict::none(Note::NotRun(self.policy.preset.asks().no_plan(req))),
-                None,
-            ),
-        };
-        self.api_step = api.clone();
-        self.idle_applied_prev =
-            idle_server.as_ref().is_some_and(|i| i.applied) || recorded_applied;
-        self.idle_step = idle_server.clone();
-        let trigger = verdict.trigger.unwrap_or(Trigger::Idle);
-        let mut newly: Vec<usize> = Vec::new();
-        for (pos, reason) in &verdict.clear {
-            let r = self.view.cands[*pos].result;
-            if self.gone(r) {
-                // A recorded cut stands: the plan never clears it again.
-                continue;
-            }
-            let clearing = Clearing {
-                at: req.index,
-                trigger: match reason {
-                    ClearReason::Recorded { server: true } => Trigger::RecordedServer,
-                    ClearReason::Recorded { server: false } => Trigger::Recorded,
-                    _ => trigger,
-                },
-                reason: *reason,
-            };
-            self.clear_result(r, clearing);
-            if !was_cleared.contains(&r) {
-                newly.push(*pos);
-            }
-        }
-        for &m in &verdict.media {
-            self.media_cleared[m] = true;
-        }
-        for &r in &verdict.strip {
-            self.stripped[r] = true;
-        }
-        self.media_touched |= !verdict.media.is_empty() || !verdict.strip.is_empty();
-        newly.sort_unstable();
+        let Decided {
+            verdict,
+            api,
+            idle_server,
+            carried,
+        } = self.decide(req, kind, turn_start, chars_before, gap, api_lapses);
+        let newly = self.put_in_force(req, &verdict, &was_cleared);
         // A deferred turn start re-clears every result it leaves cleared, as
         // the plan's own pass would, without listing them.
         let tokens_saved = carried.map_or_else(
@@ -803,40 +870,15 @@ impl<'s> Engine<'s> {
             w.newly = newly_count;
         }
         if quiet {
-            return Step {
-                index: req.index,
-                kind,
-                trigger: verdict.trigger,
-                newly_cleared: Vec::new(),
-                cleared: Vec::new(),
-                media_in_wire: Vec::new(),
-                tokens_saved: 0,
-                chars_before,
-                chars_after: 0,
-                target_chars: verdict.target,
-                media_cleared: verdict.media.len() + verdict.strip.len(),
-                media_kept: verdict.media_kept,
-                gap_minutes: gap,
-                pre_tokens: verdict.pre_tokens,
-                note: verdict.note,
+            let decided = Decided {
+                verdict,
                 api,
                 idle_server,
-                wire: None,
+                carried,
             };
+            return quiet_step(req, kind, decided, chars_before, gap);
         }
-        let cleared = if self.statuses {
-            self.finish_statuses(req, &verdict);
-            self.view
-                .cands
-                .iter()
-                .filter(|c| c.status == Status::Cleared)
-                .map(|c| c.result)
-                .collect()
-        } else if self.cleared_list && wire.is_none() {
-            self.cleared_in_wire()
-        } else {
-            Vec::new()
-        };
+        let cleared = self.cleared_of_step(req, &verdict, wire.is_none());
         let chars_after = self.size_total();
         let cands = &self.view.cands;
         Step {
@@ -977,6 +1019,37 @@ impl<'s> Engine<'s> {
     }
 }
 
+/// A quiet step (what only carries the state): the verdict's figures, no lists.
+fn quiet_step(
+    req: &Request,
+    kind: Option<PlanKind>,
+    d: Decided,
+    chars_before: u64,
+    gap: Option<f64>,
+) -> Step {
+    let v = d.verdict;
+    Step {
+        index: req.index,
+        kind,
+        trigger: v.trigger,
+        newly_cleared: Vec::new(),
+        cleared: Vec::new(),
+        media_in_wire: Vec::new(),
+        tokens_saved: 0,
+        chars_before,
+        chars_after: 0,
+        target_chars: v.target,
+        media_cleared: v.media.len() + v.strip.len(),
+        media_kept: v.media_kept,
+        gap_minutes: gap,
+        pre_tokens: v.pre_tokens,
+        note: v.note,
+        api: d.api,
+        idle_server: d.idle_server,
+        wire: None,
+    }
+}
+
 /// The last user message of a request's view (where new edits and pending results are).
 pub fn last_user_message(s: &Session, req: &Request) -> Option<usize> {
     (req.view_start..req.end)
@@ -987,3 +1060,13 @@ pub fn last_user_message(s: &Session, req: &Request) -> Option<usize> {
 /// A small Claude Code session for the plan kinds' unit tests.
 #[cfg(test)]
 pub(crate) mod testkit;
+
+/// What the plan in force decided at a request ([`Engine::decide`]).
+struct Decided {
+    verdict: Verdict,
+    api: Option<ApiStep>,
+    idle_server: Option<IdleServerStep>,
+    /// A plan that made its clearings itself says what its own pass would
+    /// list as new: (tokens, how many).
+    carried: Option<(u64, usize)>,
+}
