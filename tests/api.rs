@@ -7,36 +7,17 @@
 //! read the diff before committing it.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+mod common;
+
+// The real binary with no user configuration file (the sidecar and the flags
+// only) and a fixed home, so that the default memory roots in the JSON are the
+// same on every machine.
+use common::bin::{ok, run as mcscope};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Command;
 
 const SAMPLE: &str = "sample-sessions/api-agent.json";
-
-fn mcscope(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        // No user configuration file: the sidecar and the flags only; a fixed
-        // home, so that the default memory roots in the JSON are the same on
-        // every machine.
-        .env("MCSCOPE_CONFIG", "/nonexistent/mcscope-config.toml")
-        .env("HOME", "/home/dev")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn ok(args: &[&str]) -> String {
-    let (code, out, err) = mcscope(args);
-    assert_eq!(code, 0, "mcscope {args:?}: {err}");
-    out
-}
 
 fn json_of(args: &[&str]) -> Value {
     let out = ok(args);
