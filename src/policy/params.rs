@@ -1,6 +1,6 @@
 //! The plan's parameters in one table (SPEC §7 `policy`, §8): each one's JSON,
-//! config and sidecar key, its flag, its TUI `:` command, and how to read its
-//! value. The header's marks (a `*` where a value differs from the one the
+//! config and sidecar key, its flag, its TUI `:` command, and how to tell two
+//! of its values apart. The header's marks (a `*` where a value differs from the one the
 //! session was opened with, else where it came from) and the TUI's commands
 //! read this table, so no parameter is left unmarked.
 
@@ -15,8 +15,9 @@ pub struct Param {
     pub flag: &'static str,
     /// The TUI's `:` command that tunes it, if there is one.
     pub command: Option<&'static str>,
-    /// Its value in a comparable form.
-    pub value: fn(&Policy) -> String,
+    /// Whether two policies hold the same value (the header asks at every
+    /// draw: a comparison, not a formatted copy).
+    pub same: fn(&Policy, &Policy) -> bool,
 }
 
 /// Every parameter, commands first in the order the TUI lists them.
@@ -25,85 +26,85 @@ pub static PARAMS: &[Param] = &[
         key: "gap_threshold_minutes",
         flag: "--gap-minutes",
         command: Some("gap"),
-        value: |p| p.gap_threshold_minutes.to_string(),
+        same: |a, b| a.gap_threshold_minutes == b.gap_threshold_minutes,
     },
     Param {
         key: "keep_recent",
         flag: "--keep-recent",
         command: Some("keep"),
-        value: |p| format!("{:?}", p.keep_recent),
+        same: |a, b| a.keep_recent == b.keep_recent,
     },
     Param {
         key: "size_threshold",
         flag: "--size-threshold",
         command: Some("size"),
-        value: |p| p.size_threshold.to_string(),
+        same: |a, b| a.size_threshold == b.size_threshold,
     },
     Param {
         key: "trigger_threshold",
         flag: "--trigger",
         command: Some("trigger"),
-        value: |p| p.trigger_threshold.to_string(),
+        same: |a, b| a.trigger_threshold == b.trigger_threshold,
     },
     Param {
         key: "kind",
         flag: "--policy",
         command: Some("policy"),
-        value: |p| p.kind.name().to_string(),
+        same: |a, b| a.kind == b.kind,
     },
     Param {
         key: "delivery",
         flag: "--delivery",
         command: Some("delivery"),
-        value: |p| p.delivery.name().to_string(),
+        same: |a, b| a.delivery == b.delivery,
     },
     Param {
         key: "api_edits",
         flag: "--api-edit",
         command: None,
-        value: |p| format!("{:?}", p.api),
+        same: |a, b| a.api == b.api,
     },
     Param {
         key: "low_watermark",
         flag: "--no-low-watermark",
         command: None,
-        value: |p| p.low_watermark.to_string(),
+        same: |a, b| a.low_watermark == b.low_watermark,
     },
     Param {
         key: "protect",
         flag: "--protect",
         command: None,
-        value: |p| p.protect.to_string(),
+        same: |a, b| a.protect == b.protect,
     },
     Param {
         key: "clear_errors",
         flag: "--clear-errors",
         command: None,
-        value: |p| p.clear_errors.to_string(),
+        same: |a, b| a.clear_errors == b.clear_errors,
     },
     Param {
         key: "min_trigger_tool_uses",
         flag: "--min-trigger-tool-uses",
         command: None,
-        value: |p| format!("{:?}", p.min_trigger_tool_uses),
+        same: |a, b| a.min_trigger_tool_uses == b.min_trigger_tool_uses,
     },
     Param {
         key: "budget_tokens",
         flag: "--budget-tokens",
         command: None,
-        value: |p| p.budget_tokens.to_string(),
+        same: |a, b| a.budget_tokens == b.budget_tokens,
     },
     Param {
         key: "budget_min_saving",
         flag: "--budget-min-saving",
         command: None,
-        value: |p| p.budget_min_saving.to_string(),
+        same: |a, b| a.budget_min_saving == b.budget_min_saving,
     },
     Param {
         key: "budget_warning_tokens",
         flag: "--budget-warning",
         command: None,
-        value: |p| format!("{:?}", p.budget_warning_tokens),
+        same: |a, b| a.budget_warning_tokens == b.budget_warning_tokens,
     },
 ];
 
@@ -111,7 +112,7 @@ pub static PARAMS: &[Param] = &[
 pub fn changed(a: &Policy, b: &Policy) -> Vec<&'static str> {
     PARAMS
         .iter()
-        .filter(|p| (p.value)(a) != (p.value)(b))
+        .filter(|p| !(p.same)(a, b))
         .map(|p| p.key)
         .collect()
 }
