@@ -236,3 +236,22 @@ fn the_header_stars_trigger_and_shows_where_the_low_watermark_came_from() {
     let lines = screen::screen(&a, 160, 40);
     assert!(lines[1].contains("low watermark off*"), "{}", lines[1]);
 }
+
+/// At 80x24 a refusal longer than a line is shown whole: its second line
+/// stays, and other footer lines give way (it answers the key just pressed).
+#[test]
+fn a_long_refusal_is_whole_at_80x24() {
+    let mut a = open(QWEN);
+    keys(&mut a, "d");
+    let lines = screen::screen(&a, 80, 24);
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("refused: cache-edits delivery"))
+        .unwrap_or_else(|| panic!("{}", lines.join("\n")));
+    assert_eq!(
+        lines[at + 1].trim(),
+        "sent with rewrite",
+        "{}",
+        lines.join("\n")
+    );
+}

@@ -156,7 +156,10 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     } else {
         " "
     };
-    lines.extend(packed(hints, sep, width, Some(rank::MORE_HINTS)));
+    // A status answers the key just pressed: it stays whole (its lines rank
+    // as hints); the key hints' own further lines go first.
+    let more = v.status.is_none().then_some(rank::MORE_HINTS);
+    lines.extend(packed(hints, sep, width, more));
     // Too many lines for the rows: whole lines go, the lowest rank first (the
     // last of equals first), so no line is ever cut.
     while lines.len() > area.height as usize
