@@ -143,6 +143,26 @@ pub(crate) const QWEN_UNSEEN_RESTART: Template = Template {
     text: "A restart leaves no record; idle clearing may not have happened after an unseen restart.",
 };
 
+pub(crate) const GEMINI_VERSION_UNKNOWN: Template = Template {
+    id: "gemini_version_unknown",
+    short: "version unknown: masking may have been off",
+    // Reference §3: masking came in 0.29 (off by default), on by default from
+    // 0.30 and always on from 0.37; the .json layout is 0.38 and older.
+    text: "This legacy .json session (Gemini CLI 0.38 or older) records no version and no masking: masking \
+did not exist before 0.29, was off by default in 0.29 and could be switched off up to 0.36, so the simulated \
+mask may never have run.",
+};
+
+pub(crate) const GEMINI_REMOTE_FLAGS: Template = Template {
+    id: "gemini_remote_flags",
+    short: "thresholds may be remote flags",
+    // Reference §2.7: flags 45758817-9 override the thresholds for Code Assist
+    // users; since 0.41 the settings are ignored.
+    text: "Gemini CLI takes the masking thresholds from remote flags (45758817-9) for Google-login users, or \
+GEMINI_EXP; the file does not record them. The defaults (50,000 protected, 30,000 prunable, latest turn \
+protected) are what API-key users get.",
+};
+
 pub(crate) const API_BETA_HEADER: Template = Template {
     id: "api_beta_header",
     short: "api: needs beta context-management-2025-06-27",
@@ -151,7 +171,7 @@ pub(crate) const API_BETA_HEADER: Template = Template {
 
 /// Every caveat, in the order they are listed (SPEC §15.8: §13.C's table,
 /// then the qwen ids, then the api preset's).
-pub(crate) const ALL: [Template; 16] = [
+pub(crate) const ALL: [Template; 18] = [
     CLAUDE_IDLE_FLAG,
     CLAUDE_IDLE_SERVER_FLAG,
     CLAUDE_IDLE_SERVER_ACTIVITY,
@@ -168,6 +188,8 @@ pub(crate) const ALL: [Template; 16] = [
     QWEN_MEMORY_PRESSURE,
     QWEN_UNSEEN_RESTART,
     API_BETA_HEADER,
+    GEMINI_VERSION_UNKNOWN,
+    GEMINI_REMOTE_FLAGS,
 ];
 
 /// What the caveats read of one request (SPEC §13.C: "when the condition holds
@@ -181,6 +203,9 @@ pub(crate) struct At<'a> {
     pub plausible: Plausible,
     /// `idle-server` sent its edit here (SPEC §13.S6).
     pub idle_server_sent: bool,
+    /// The session is in a harness's older format, which tells no version,
+    /// and records no clearing that would prove the plan on (SPEC §15.12).
+    pub unversioned: bool,
 }
 
 /// The caveats of a policy whose plans in force are `kinds` (what `auto` chose,
@@ -236,6 +261,8 @@ pub(crate) fn caveats_with(
             "claude_not_plausible" => not_plausible_text(at),
             "qwen_memory_pressure" | "qwen_unseen_restart" => plain(),
             "api_beta_header" => plain(),
+            "gemini_version_unknown" => at.iter().any(|a| a.unversioned).then(plain).flatten(),
+            "gemini_remote_flags" => has(PlanKind::Mask).then(plain).flatten(),
             _ => None,
         };
         if let Some(text) = text {
@@ -386,6 +413,7 @@ mod tests {
                 reason: "no_plan",
             },
             idle_server_sent: false,
+            unversioned: false,
         }
     }
 

@@ -54,6 +54,10 @@ pub struct PolicyKeys {
     pub budget_warning_tokens: Option<u64>,
     /// SPEC §13.S4: idle-server's least trigger.
     pub min_trigger_tool_uses: Option<u32>,
+    /// SPEC §15.13: Gemini CLI's masking.
+    pub mask_protect_tokens: Option<u64>,
+    pub mask_min_prunable_tokens: Option<u64>,
+    pub mask_protect_latest_turn: Option<bool>,
     /// SPEC §11 (`api` preset): the API's own edit objects, in the order sent,
     /// and the readings mcscope takes where the documentation is silent.
     pub api_edits: Option<Vec<serde_json::Value>>,
@@ -63,6 +67,7 @@ pub struct PolicyKeys {
     pub claude: Option<Box<PolicyKeys>>,
     pub qwen: Option<Box<PolicyKeys>>,
     pub api: Option<Box<PolicyKeys>>,
+    pub gemini: Option<Box<PolicyKeys>>,
 }
 
 impl PolicyKeys {
@@ -78,6 +83,7 @@ impl PolicyKeys {
             ("claude", self.claude.as_deref()),
             ("qwen", self.qwen.as_deref()),
             ("api", self.api.as_deref()),
+            ("gemini", self.gemini.as_deref()),
         ]
         .into_iter()
     }
@@ -620,6 +626,24 @@ pub fn apply(
         "min_trigger_tool_uses",
         keys.min_trigger_tool_uses.is_some(),
     );
+    if let Some(v) = keys.mask_protect_tokens {
+        p.mask_protect_tokens = v;
+    }
+    set("mask_protect_tokens", keys.mask_protect_tokens.is_some());
+    if let Some(v) = keys.mask_min_prunable_tokens {
+        p.mask_min_prunable_tokens = v;
+    }
+    set(
+        "mask_min_prunable_tokens",
+        keys.mask_min_prunable_tokens.is_some(),
+    );
+    if let Some(v) = keys.mask_protect_latest_turn {
+        p.mask_protect_latest_turn = v;
+    }
+    set(
+        "mask_protect_latest_turn",
+        keys.mask_protect_latest_turn.is_some(),
+    );
     if let Some(edits) = &keys.api_edits {
         p.api.edits = crate::policy::api::parse_edits(edits)?;
     }
@@ -751,8 +775,8 @@ protected = "cyan"
             e.ends_with("not a delivery (rewrite, cache-edits, server)"),
             "{e}"
         );
-        let e = parse("[policy.api]\npreset = \"gemini\"\n").unwrap_err();
-        assert!(e.contains("\"gemini\": not a preset"), "{e}");
+        let e = parse("[policy.api]\npreset = \"cursor\"\n").unwrap_err();
+        assert!(e.contains("\"cursor\": not a preset"), "{e}");
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub enum Format {
     ClaudeJsonl,
     QwenJsonl,
     MessagesJson,
+    /// Gemini CLI's JSONL chat (0.39+) and its legacy whole-file JSON (≤ 0.38).
+    GeminiJsonl,
+    GeminiJson,
 }
 
 impl Format {
@@ -373,6 +376,9 @@ pub struct Evidence {
     pub after_request: usize,
     /// The view segment the record sits in (a later compaction boundary starts another).
     pub segment: usize,
+    /// A Gemini CLI masking the file records (its checkpoint), not a Claude
+    /// boundary: compared with the `mask` plan (SPEC §14).
+    pub mask: bool,
 }
 
 /// A Claude `tool_results_cut` attachment (SPEC §13.E1): results Claude Code
@@ -503,6 +509,14 @@ pub struct Session {
     pub return_anchor: bool,
     /// The tool ids by number, made on first use and shared by every plan.
     pub id_table: std::sync::OnceLock<std::sync::Arc<IdTable>>,
+    /// Per result, the harness's own token estimate (Gemini CLI's
+    /// `estimateTokenCountSync`; None: a null response, never counted), and
+    /// the estimate of its masked part. Empty for harnesses without one.
+    pub harness_tokens: Vec<Option<u64>>,
+    pub masked_tokens: Vec<u64>,
+    /// What the harness writes over a cleared result when it depends on the
+    /// result (Gemini CLI's `<tool_output_masked>` snippet), by result.
+    pub masked_text: std::collections::HashMap<usize, String>,
 }
 
 /// Every tool id of the session numbered once: calls and results with the
@@ -573,6 +587,9 @@ impl Session {
             context_facts: std::sync::OnceLock::new(),
             idle_facts: std::sync::OnceLock::new(),
             id_table: std::sync::OnceLock::new(),
+            harness_tokens: Vec::new(),
+            masked_tokens: Vec::new(),
+            masked_text: Default::default(),
             return_anchor: true,
         }
     }

@@ -154,7 +154,7 @@ pub fn check_session(s: &Session, data: &[u8]) {
         assert!(!d.message.is_empty(), "a diagnostic says what is wrong");
     }
     match s.format {
-        Format::ClaudeJsonl | Format::QwenJsonl => {
+        Format::ClaudeJsonl | Format::QwenJsonl | Format::GeminiJsonl => {
             let starts = line_starts(data);
             // A record is a line that parsed: at most one a line.
             assert!(
@@ -188,6 +188,10 @@ pub fn check_session(s: &Session, data: &[u8]) {
             // A body's messages carry no `isSidechain`: no thread to set aside.
             assert_eq!(s.sidechain_records, 0, "sidechain records in a body");
             assert!(!s.subagent_what_if, "a body planned as a sub-agent what-if");
+        }
+        // One whole-file record: its header and its messages.
+        Format::GeminiJson => {
+            assert_eq!(s.sidechain_records, 0, "sidechain records in a Gemini file");
         }
     }
 }
@@ -281,9 +285,10 @@ pub fn pipeline(path: &Path, data: &[u8]) {
     }
     let deliveries: &[Delivery] = match harness {
         Harness::Claude => &[Delivery::Rewrite, Delivery::CacheEdits],
-        Harness::Qwen => &[Delivery::Rewrite],
+        Harness::Qwen | Harness::Gemini => &[Delivery::Rewrite],
     };
     for kind in [
+        PlanKind::Mask,
         PlanKind::Idle,
         PlanKind::Forced,
         PlanKind::Size,
@@ -692,6 +697,13 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
                         w["functionResponse"]["response"]["output"],
                         Value::String(PLACEHOLDER.into()),
                         "{c} request {k}: a cleared result is not the placeholder"
+                    ),
+                    // Gemini CLI writes its masked snippet (SPEC §14).
+                    Harness::Gemini => assert!(
+                        w["functionResponse"]["response"]["output"]
+                            .as_str()
+                            .is_some_and(|o| o.starts_with("<tool_output_masked>")),
+                        "{c} request {k}: a masked result is not the snippet"
                     ),
                 }
             } else if r.is_some_and(|r| stripped.contains(&r)) {

@@ -13,6 +13,7 @@ pub struct Simulator<'a> {
     setup: &'a Setup,
     count: Option<Vec<Vec<String>>>,
     budget: Option<Vec<Vec<String>>>,
+    mask: Option<Vec<Vec<String>>>,
 }
 
 impl<'a> Simulator<'a> {
@@ -21,6 +22,7 @@ impl<'a> Simulator<'a> {
             setup,
             count: None,
             budget: None,
+            mask: None,
         }
     }
 
@@ -41,6 +43,13 @@ impl<'a> Simulator<'a> {
                 budget.get(k.checked_sub(1)?).cloned()
             }
             (Writer::Budget, SimAt::BeforeCompaction(k)) => budget_before_compaction(setup, k),
+            (Writer::GeminiMask, SimAt::Request(k)) => {
+                let mask = self
+                    .mask
+                    .get_or_insert_with(|| newly_cleared_by(setup, PlanKind::Mask));
+                mask.get(k.checked_sub(1)?).cloned()
+            }
+            (Writer::GeminiMask, SimAt::BeforeCompaction(_)) => None,
         }
     }
 }

@@ -135,14 +135,16 @@ impl Setup {
         if self.policy.kind != PlanKind::Auto {
             return vec![self.policy.kind];
         }
-        let mut seen = [false; PlanKind::ALL.len()];
+        let every = <PlanKind as strum::VariantArray>::VARIANTS;
+        let mut seen = vec![false; every.len()];
         for r in &self.session.requests {
             if let Some(k) = self.policy.kind_at(r, r.gap_minutes) {
-                seen[PlanKind::ALL.iter().position(|&x| x == k).unwrap_or(0)] = true;
+                seen[every.iter().position(|&x| x == k).unwrap_or(0)] = true;
             }
         }
-        PlanKind::ALL
-            .into_iter()
+        every
+            .iter()
+            .copied()
             .zip(seen)
             .filter_map(|(k, on)| on.then_some(k))
             .collect()
@@ -177,6 +179,11 @@ impl Setup {
             version: req.version.as_deref(),
             plausible: self.plausible(req, kind),
             idle_server_sent,
+            unversioned: {
+                let s = &self.session;
+                s.harness.rules().formats.first() != Some(&s.format)
+                    && !s.evidence.iter().any(|e| e.mask)
+            },
         }
     }
 

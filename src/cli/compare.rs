@@ -130,6 +130,10 @@ impl CompareArgs {
             gap_minutes: None,
             min_trigger_tool_uses: None,
             size_threshold: None,
+            // mask's thresholds: the harness's defaults in every row.
+            protect_tokens: None,
+            min_prunable_tokens: None,
+            no_protect_latest_turn: false,
             no_low_watermark: self.no_low_watermark,
             trigger: None,
             delivery: None,

@@ -240,7 +240,7 @@ fn from_body(setup: &Setup, k: usize) -> Context {
                     };
                     (b["tool_use_id"].as_str().unwrap(), t)
                 }
-                Harness::Qwen => {
+                Harness::Qwen | Harness::Gemini => {
                     let r = &b["functionResponse"];
                     let out = r["response"]["output"].as_str().unwrap_or("");
                     let media = r["parts"].as_array().map_or(0, |p| {

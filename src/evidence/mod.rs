@@ -35,6 +35,10 @@ pub enum Writer {
     Budget,
     /// `preTokens == 0`: cached microcompact, written after the response.
     Cached,
+    /// Gemini CLI's tool-output masking, written into the file before the
+    /// request it changed (SPEC §14, §15.13).
+    #[strum(serialize = "gemini_mask")]
+    GeminiMask,
 }
 
 impl Writer {
@@ -47,6 +51,7 @@ impl Writer {
         match self {
             Writer::Budget => crate::policy::PlanKind::Budget.name(),
             Writer::Cached => crate::policy::PlanKind::Count.name(),
+            Writer::GeminiMask => crate::policy::PlanKind::Mask.name(),
         }
     }
 
@@ -61,7 +66,9 @@ impl Writer {
     /// The writer of a loaded record: `preTokens > 0` as written, so a malformed
     /// positive `preTokens` (unknown as a count) still names the budget writer.
     pub fn of_record(e: &crate::session::Evidence) -> Writer {
-        if e.budget_writer {
+        if e.mask {
+            Writer::GeminiMask
+        } else if e.budget_writer {
             Writer::Budget
         } else {
             Writer::of(e.pre_tokens)

@@ -61,6 +61,18 @@ pub fn attach(s: &Session) -> (Vec<(usize, Writer, Target)>, Vec<Warning>) {
                 }
                 out.push((i, writer, Target::Request(req.index)));
             }
+            Writer::GeminiMask => {
+                // Written before the request whose wire first holds the masks.
+                match s.request(e.before_request) {
+                    Some(req) if req.segment == e.segment => {
+                        out.push((i, writer, Target::Request(req.index)))
+                    }
+                    _ => warnings.push(warn(format!(
+                        "masking checkpoint at line {}: no request of its view follows it; not attached",
+                        e.line
+                    ))),
+                }
+            }
             Writer::Cached => {
                 // Written after the response to the request that carried the deletions.
                 if e.after_request == 0 {

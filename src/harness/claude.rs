@@ -114,6 +114,8 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
         local_memory_env: None,
         list_env: true,
         home_bases: &[".claude", ".config/claude"],
+        env_is_home: false,
+        sessions: "projects",
     },
     // timeBasedMCConfig.ts: gapThresholdMinutes 60, keepRecent 5.
     defaults: Defaults {
@@ -127,6 +129,7 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
     },
     placeholder: CLEARED,
     every_tool: false,
+    exempt: &[],
     beta_header: None,
 };
 

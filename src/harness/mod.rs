@@ -19,10 +19,13 @@ pub mod anthropic;
 mod api;
 mod claude;
 pub mod gemini;
+pub mod gemini_cli;
 mod qwen;
 
 pub(crate) use api::API;
 pub(crate) use claude::CLAUDE;
+pub(crate) use gemini_cli::GEMINI;
+pub use gemini_cli::{MASK_MIN_PRUNABLE_TOKENS, MASK_PROTECT_TOKENS};
 pub(crate) use qwen::QWEN;
 pub use qwen::{Runs, qwen_runs};
 
@@ -44,6 +47,7 @@ pub use qwen::{Runs, qwen_runs};
 pub enum Harness {
     Claude,
     Qwen,
+    Gemini,
 }
 
 impl Harness {
@@ -56,6 +60,7 @@ impl Harness {
         match self {
             Harness::Claude => &claude::Claude,
             Harness::Qwen => &qwen::Qwen,
+            Harness::Gemini => &gemini_cli::GeminiCli,
         }
     }
 
@@ -90,6 +95,7 @@ pub enum PresetId {
     Qwen,
     /// Anthropic's server-side context editing (SPEC §11).
     Api,
+    Gemini,
 }
 
 impl PresetId {
@@ -110,6 +116,7 @@ impl PresetId {
             PresetId::Claude => &claude::Claude,
             PresetId::Qwen => &qwen::Qwen,
             PresetId::Api => &api::Api,
+            PresetId::Gemini => &gemini_cli::GeminiCli,
         }
     }
 
@@ -322,6 +329,12 @@ pub struct Home {
     pub list_env: bool,
     /// The bases under `$HOME` when `base_env` is unset.
     pub home_bases: &'static [&'static str],
+    /// Whether `base_env` names a home folder that holds `base_dir` (Gemini
+    /// CLI's `$GEMINI_CLI_HOME/.gemini`) rather than the base itself.
+    pub env_is_home: bool,
+    /// The folder of a base that holds the session files (`projects`; Gemini
+    /// CLI's `tmp/<project>/chats`).
+    pub sessions: &'static str,
 }
 
 impl Home {
@@ -335,7 +348,7 @@ impl Home {
                 v.split(',')
                     .map(str::trim)
                     .find(|d| !d.is_empty())
-                    .map(PathBuf::from)
+                    .map(|d| self.under_env(PathBuf::from(d)))
             })
             .unwrap_or_else(|| home().join(self.base_dir))
     }
@@ -369,8 +382,21 @@ impl Home {
             .unwrap_or_default();
         match listed.len() {
             0 => self.home_bases_under(home),
-            _ if self.list_env => listed,
-            _ => listed.into_iter().take(1).collect(),
+            _ if self.list_env => listed.into_iter().map(|d| self.under_env(d)).collect(),
+            _ => listed
+                .into_iter()
+                .take(1)
+                .map(|d| self.under_env(d))
+                .collect(),
+        }
+    }
+
+    /// The base a folder named by `base_env` gives.
+    fn under_env(&self, dir: PathBuf) -> PathBuf {
+        if self.env_is_home {
+            dir.join(self.base_dir)
+        } else {
+            dir
         }
     }
 
@@ -387,8 +413,10 @@ impl Home {
 pub fn session_folders() -> Vec<PathBuf> {
     <Harness as strum::VariantArray>::VARIANTS
         .iter()
-        .flat_map(|h| h.rules().home.bases())
-        .map(|b| b.join("projects"))
+        .flat_map(|h| {
+            let home = &h.rules().home;
+            home.bases().into_iter().map(|b| b.join(home.sessions))
+        })
         .collect()
 }
 
@@ -491,6 +519,9 @@ pub struct Preset {
     pub caveats: &'static [&'static str],
     /// Tools whose results plans may clear.
     pub compactable: &'static [&'static str],
+    /// Tools never cleared even where every tool is (`every_tool`): Gemini
+    /// CLI's `EXEMPT_TOOLS`.
+    pub exempt: &'static [&'static str],
     /// The tool whose results managed-memory protection looks at.
     pub read_tool: &'static str,
     /// Tools whose calls name a file in `file_path`.
@@ -530,7 +561,7 @@ pub struct Preset {
 
 impl Preset {
     pub fn is_compactable(&self, tool: &str) -> bool {
-        self.every_tool || self.compactable.contains(&tool)
+        (self.every_tool && !self.exempt.contains(&tool)) || self.compactable.contains(&tool)
     }
 
     pub fn is_file_path_tool(&self, tool: &str) -> bool {

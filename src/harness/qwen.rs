@@ -101,6 +101,8 @@ pub(crate) static QWEN: Preset = Preset {
         local_memory_env: Some("QWEN_CODE_MEMORY_LOCAL"),
         list_env: false,
         home_bases: &[".qwen"],
+        env_is_home: false,
+        sessions: "projects",
     },
     defaults: Defaults {
         keep_recent: 5,
@@ -113,6 +115,7 @@ pub(crate) static QWEN: Preset = Preset {
     },
     placeholder: CLEARED,
     every_tool: false,
+    exempt: &[],
     beta_header: None,
 };
 

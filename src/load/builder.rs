@@ -29,6 +29,9 @@ pub(super) struct Builder {
     touched: Option<(usize, Option<super::branches::Key>)>,
     /// The `entrypoint` of the last main-thread record that carried one.
     last_entrypoint: Option<String>,
+    /// Each user content is a message of its own (Gemini CLI's history keeps
+    /// its contents apart), never joined to the one before.
+    pub(super) separate_users: bool,
 }
 
 pub(super) struct UserRecord<'a> {
@@ -69,6 +72,7 @@ impl Builder {
                 ..Default::default()
             },
             touched: None,
+            separate_users: false,
         }
     }
 
@@ -124,6 +128,7 @@ impl Builder {
             // compressedHistory entries are messages of their own, not records.
             Some(m)
                 if m.role == Role::User
+                    && !self.separate_users
                     && !m.synthetic
                     && m.segment == self.segment
                     && self.s.messages.len() > self.view_start =>

@@ -7,6 +7,7 @@
 mod branches;
 mod builder;
 mod claude;
+mod gemini;
 /// Claude Code attachment records that are facts about the wire (SPEC §13.E).
 pub use claude::attach as claude_attach;
 pub(crate) mod encoding;
@@ -139,6 +140,14 @@ pub fn load_with_progress(
         Format::MessagesJson => messages::load(path, file),
         Format::ClaudeJsonl => stream(path, file, claude::Sink::new(path), progress),
         Format::QwenJsonl => stream(path, file, qwen::Sink::new(path), progress),
+        Format::GeminiJsonl | Format::GeminiJson => {
+            let mut bytes = Vec::new();
+            let mut file = file;
+            file.read_to_end(&mut bytes).map_err(io)?;
+            progress.store(bytes.len() as u64, Ordering::Relaxed);
+            let text = String::from_utf8_lossy(&bytes);
+            gemini::load(path, &text, format)
+        }
     }
 }
 
@@ -468,6 +477,12 @@ impl Follower {
                     why: "a Messages API body is one request; it cannot be followed".into(),
                 });
             }
+            Format::GeminiJsonl | Format::GeminiJson => {
+                return Err(LoadError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    why: "following a Gemini CLI session as it grows is not built yet; open it without --follow".into(),
+                });
+            }
         };
         let mut f = Follower {
             path: path.to_path_buf(),
@@ -763,6 +778,9 @@ fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadEr
         };
         let Some(obj) = v.as_object() else { continue };
         saw_object = true;
+        if let Some(f) = gemini::sniff(&v) {
+            return Ok(Ok(f));
+        }
         if obj.get("messages").is_some_and(|m| m.is_array()) && obj.get("type").is_none() {
             return Ok(Ok(Format::MessagesJson));
         }
@@ -779,6 +797,14 @@ fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadEr
         serde_json::from_slice::<serde_json::Value>(head)
             .is_ok_and(|v| v.get("messages").is_some_and(|m| m.is_array()))
     };
+    if !saw_object
+        && let Some(f) = serde_json::from_slice::<serde_json::Value>(head)
+            .ok()
+            .as_ref()
+            .and_then(gemini::sniff)
+    {
+        return Ok(Ok(f));
+    }
     if !saw_object && (is_json_extension(path) || whole_body()) {
         // A pretty-printed body spans many lines.
         return Ok(Ok(Format::MessagesJson));

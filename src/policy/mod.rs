@@ -51,6 +51,9 @@ pub enum PlanKind {
     /// The baseline: what the transcript proves a harness setting cleared,
     /// taken from the records, not simulated (SPEC §9a, §15.3).
     Recorded,
+    /// Gemini CLI's tool-output masking (SPEC §14): before every request, the
+    /// tool output past the newest 50,000 tokens is masked once 30,000 can go.
+    Mask,
 }
 
 impl PlanKind {
@@ -221,6 +224,12 @@ pub struct Policy {
     pub api: api::ApiSpec,
     /// `idle-server`: the least trigger it sends (None: keep + 15, SPEC §13.S4).
     pub min_trigger_tool_uses: Option<u32>,
+    /// `mask` (SPEC §15.13): the newest tool-output tokens protected, the
+    /// least prunable tokens that let it mask, and whether the latest content
+    /// of the history is skipped.
+    pub mask_protect_tokens: u64,
+    pub mask_min_prunable_tokens: u64,
+    pub mask_protect_latest_turn: bool,
     /// Whether the gap was given (flag, sidecar, config): `idle-server` waits
     /// 65 minutes otherwise (SPEC §13.S1).
     #[serde(skip)]
@@ -248,6 +257,9 @@ impl Policy {
             budget_warning_tokens: None,
             api: api::ApiSpec::default(),
             min_trigger_tool_uses: None,
+            mask_protect_tokens: crate::harness::MASK_PROTECT_TOKENS,
+            mask_min_prunable_tokens: crate::harness::MASK_MIN_PRUNABLE_TOKENS,
+            mask_protect_latest_turn: true,
             gap_explicit: false,
         }
     }

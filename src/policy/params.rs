@@ -106,6 +106,24 @@ pub static PARAMS: &[Param] = &[
         command: None,
         same: |a, b| a.budget_warning_tokens == b.budget_warning_tokens,
     },
+    Param {
+        key: "mask_protect_tokens",
+        flag: "--protect-tokens",
+        command: None,
+        same: |a, b| a.mask_protect_tokens == b.mask_protect_tokens,
+    },
+    Param {
+        key: "mask_min_prunable_tokens",
+        flag: "--min-prunable-tokens",
+        command: None,
+        same: |a, b| a.mask_min_prunable_tokens == b.mask_min_prunable_tokens,
+    },
+    Param {
+        key: "mask_protect_latest_turn",
+        flag: "--no-protect-latest-turn",
+        command: None,
+        same: |a, b| a.mask_protect_latest_turn == b.mask_protect_latest_turn,
+    },
 ];
 
 /// The keys of the parameters whose values differ between `a` and `b`.

@@ -141,6 +141,15 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
             } else {
                 format!("request {k}")
             };
+            if m.writer == crate::evidence::Writer::GeminiMask {
+                // SPEC §14: Gemini CLI writes its masking into the file.
+                let _ = writeln!(
+                    out,
+                    "◇ masking recorded at line {} (gemini_mask: the harness's own mask) belongs to {place}: masked [{}]",
+                    m.line,
+                    sanitize::joined(&m.compacted_tool_ids, ", "),
+                );
+            } else {
             let _ = writeln!(
                 out,
                 "◇ microcompact_boundary at line {} ({} writer{}) belongs to {place}: cleared [{}]; pre_tokens {}, tokens_saved {}",
@@ -156,6 +165,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                 m.pre_tokens.map_or("none".into(), fmt_int),
                 m.tokens_saved.map_or("none".into(), fmt_int),
             );
+            }
             let _ = writeln!(
                 out,
                 "    against the {} plan: {}",

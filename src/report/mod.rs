@@ -103,6 +103,17 @@ pub struct PolicyJson {
     pub min_trigger_tool_uses: Option<u32>,
     #[serde(flatten)]
     pub api: Option<api::PolicyApiJson>,
+    /// `mask`'s keys (SPEC §15.13), for a preset that offers it.
+    #[serde(flatten)]
+    pub mask: Option<MaskPolicyJson>,
+}
+
+/// `mask`'s keys of the `policy` object (SPEC §15.13).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct MaskPolicyJson {
+    pub mask_protect_tokens: u64,
+    pub mask_min_prunable_tokens: u64,
+    pub mask_protect_latest_turn: bool,
 }
 
 /// The `policy` object: gap thresholds print as integers when they are whole;
@@ -126,6 +137,7 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
             budget_warning_tokens: None,
             min_trigger_tool_uses: None,
             api: None,
+            mask: None,
         };
     }
     PolicyJson {
@@ -144,6 +156,11 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
         budget_warning_tokens: p.budget_warning_tokens,
         min_trigger_tool_uses: p.min_trigger_tool_uses,
         api: api::policy_keys(p),
+        mask: p.preset.rules().offers(PlanKind::Mask).then(|| MaskPolicyJson {
+            mask_protect_tokens: p.mask_protect_tokens,
+            mask_min_prunable_tokens: p.mask_min_prunable_tokens,
+            mask_protect_latest_turn: p.mask_protect_latest_turn,
+        }),
     }
 }
 

@@ -54,6 +54,8 @@ struct CandidateJson<'a> {
     rank: Option<usize>,
     chars: u64,
     est_tokens: u64,
+    /// The harness's own estimate where it decides by one (SPEC §15.13).
+    harness_tokens: Option<u64>,
     media: u32,
     path: &'a Option<String>,
     input: &'a Option<String>,
@@ -167,6 +169,7 @@ pub fn plan_json<'a>(
                 rank: c.rank,
                 chars: r.chars,
                 est_tokens: r.est_tokens,
+                harness_tokens: s.harness_tokens.get(c.result).copied().flatten(),
                 media: r.media,
                 path: &c.path,
                 input: &c.summary,

@@ -46,6 +46,19 @@ pub(super) fn header(
             "policy: recorded (preset {}): what the transcript proves the harness cleared, read from its records (the baseline)",
             p.preset_name()
         );
+    } else if p.kind == PlanKind::Mask || (p.kind == PlanKind::Auto && kinds == [PlanKind::Mask]) {
+        // SPEC §14: mask reads its own three parameters, nothing else.
+        let _ = writeln!(
+            out,
+            "policy: {}{} (preset {})  protect {} tokens  min prunable {}  protect latest turn {}  delivery {}",
+            p.kind.name(),
+            if p.kind == PlanKind::Auto { " -> mask" } else { "" },
+            p.preset.name(),
+            fmt_int(p.mask_protect_tokens),
+            fmt_int(p.mask_min_prunable_tokens),
+            if p.mask_protect_latest_turn { "on" } else { "off" },
+            p.delivery.name(),
+        );
     } else {
         let _ = writeln!(
             out,

@@ -176,7 +176,29 @@ impl Display for Note {
             }
             Note::IdleServer(why) => why.fmt(f),
             Note::Recorded(why) => why.fmt(f),
+            Note::MaskUnder(why) => write!(
+                f,
+                "{why}: under the {} least, nothing masked",
+                fmt_int(why.min_prunable)
+            ),
+            Note::Mask { why, masked, saved } => write!(
+                f,
+                "{why}: masked {} (saves {} of the harness's tokens)",
+                plural(*masked, "output"),
+                fmt_int(*saved)
+            ),
         }
+    }
+}
+
+impl Display for crate::policy::engine::MaskWhy {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "mask: {} tokens of tool output past the newest {}",
+            fmt_int(self.prunable),
+            fmt_int(self.protect)
+        )
     }
 }
 
@@ -390,6 +412,17 @@ impl Display for ClearReason {
             ClearReason::Recorded { server: true } => f.write_str(
                 "recorded: the server's applied clear_tool_uses edit (ids as idle-server's simulation names them)",
             ),
+            ClearReason::Mask {
+                why,
+                tokens,
+                masked_tokens,
+            } => write!(
+                f,
+                "{why} (>= {}); masked: {} tokens -> {}",
+                fmt_int(why.min_prunable),
+                fmt_int(*tokens),
+                fmt_int(*masked_tokens)
+            ),
             ClearReason::Api {
                 trigger,
                 nth,
@@ -454,6 +487,29 @@ impl Display for Kept {
                 "in the last {keep} tool uses (excluded tools not counted)"
             ),
             Kept::ApiEdit(e) => e.fmt(f),
+            Kept::MaskProtected { within, protect } => write!(
+                f,
+                "in the newest {} tokens of tool output ({} so far)",
+                fmt_int(*protect),
+                fmt_int(*within)
+            ),
+            Kept::MaskLatest => f.write_str("in the latest content: not scanned (protectLatestTurn)"),
+            Kept::MaskSending => f.write_str("sent by this request: not in the history masking reads"),
+            Kept::MaskBatchUnder(why) => write!(
+                f,
+                "prunable, but {} tokens < the {} least",
+                fmt_int(why.prunable),
+                fmt_int(why.min_prunable)
+            ),
+            Kept::MaskNoSaving {
+                tokens,
+                masked_tokens,
+            } => write!(
+                f,
+                "the masked text ({} tokens) is not smaller than the output ({})",
+                fmt_int(*masked_tokens),
+                fmt_int(*tokens)
+            ),
         }
     }
 }

@@ -108,6 +108,16 @@ pub struct Opts {
     /// Size threshold in chars (negative disables).
     #[arg(long, value_name = "C", allow_negative_numbers = true)]
     pub size_threshold: Option<i64>,
+    /// mask (Gemini CLI): the newest tokens of tool output it protects (default 50000)
+    #[arg(long, value_name = "N")]
+    pub protect_tokens: Option<u64>,
+    /// mask (Gemini CLI): the least prunable tokens that let it mask (default 30000)
+    #[arg(long, value_name = "N")]
+    pub min_prunable_tokens: Option<u64>,
+    /// mask (Gemini CLI): scan the latest content of the history too (Gemini CLI's
+    /// remote flag 45758819 set to false)
+    #[arg(long)]
+    pub no_protect_latest_turn: bool,
     /// Clear down to the threshold instead of half of it.
     #[arg(long)]
     pub no_low_watermark: bool,
@@ -443,6 +453,9 @@ fn apply_flags(
         gap_minutes,
         min_trigger_tool_uses,
         size_threshold,
+        protect_tokens,
+        min_prunable_tokens,
+        no_protect_latest_turn,
         no_low_watermark,
         trigger,
         delivery,
@@ -473,6 +486,9 @@ fn apply_flags(
         ("gap_threshold_minutes", gap_minutes.is_some()),
         ("min_trigger_tool_uses", min_trigger_tool_uses.is_some()),
         ("size_threshold", size_threshold.is_some()),
+        ("mask_protect_tokens", protect_tokens.is_some()),
+        ("mask_min_prunable_tokens", min_prunable_tokens.is_some()),
+        ("mask_protect_latest_turn", no_protect_latest_turn),
         ("low_watermark", no_low_watermark),
         ("trigger_threshold", trigger.is_some()),
         ("protect", protect || no_protect),
@@ -520,6 +536,11 @@ fn apply_flags(
         p.gap_explicit = true;
     }
     p.min_trigger_tool_uses = min_trigger_tool_uses.or(p.min_trigger_tool_uses);
+    p.mask_protect_tokens = protect_tokens.unwrap_or(p.mask_protect_tokens);
+    p.mask_min_prunable_tokens = min_prunable_tokens.unwrap_or(p.mask_min_prunable_tokens);
+    if no_protect_latest_turn {
+        p.mask_protect_latest_turn = false;
+    }
     p.size_threshold = size_threshold.unwrap_or(p.size_threshold);
     p.size_explicit |= size_threshold.is_some();
     if no_low_watermark {

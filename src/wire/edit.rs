@@ -46,7 +46,13 @@ pub(super) fn apply(
                 if dialect.is_tool_result(block) {
                     if let Some(r) = results.next() {
                         if (c.result_cleared)(r) {
-                            dialect.clear_block(block);
+                            match s.masked_text.get(&r) {
+                                // The harness's own text for this result.
+                                Some(text) => {
+                                    *block = crate::harness::gemini_cli::masked_part(block, text)
+                                }
+                                None => dialect.clear_block(block),
+                            }
                         } else if (c.result_stripped)(r)
                             && let Some(resp) = block
                                 .get_mut("functionResponse")

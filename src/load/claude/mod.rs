@@ -783,6 +783,7 @@ impl Sink {
                         uuid,
                         after_request,
                         segment: self.b.segment(),
+                        mask: false,
                     });
                 }
             }

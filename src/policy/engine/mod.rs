@@ -18,6 +18,7 @@ mod fenwick;
 mod idle;
 mod idle_server;
 mod ids;
+mod mask;
 mod reason;
 mod recorded;
 mod size;
@@ -31,8 +32,8 @@ use api::ApiFacts;
 pub use api::{ApiStep, EditOutcome, TokenSource};
 pub use idle_server::{IdleServerStep, IdleServerWhy};
 pub use reason::{
-    ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, NoRun, Note, Prompt, Rank,
-    Reason, SizeWhy, TimeWhy,
+    ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, MaskWhy, NoRun, Note, Prompt,
+    Rank, Reason, SizeWhy, TimeWhy,
 };
 pub use recorded::{RecordedEdit, RecordedWhy, unattributed_tokens};
 pub use tracked::WireDelta;
@@ -1015,6 +1016,7 @@ impl<'s> Engine<'s> {
             PlanKind::IdleServer => self.idle_server(req).0,
             PlanKind::Api => self.api(req).0,
             PlanKind::Recorded => self.recorded(req).0,
+            PlanKind::Mask => self.mask(req),
         }
     }
 }

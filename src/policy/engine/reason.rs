@@ -169,6 +169,23 @@ pub enum Note {
     },
     /// `recorded` (SPEC §9a): what the records prove was cleared here.
     Recorded(super::RecordedWhy),
+    /// `mask` (SPEC §14): the prunable tokens past the protected window, and
+    /// the least that lets it mask; `masked` how many it masked.
+    MaskUnder(MaskWhy),
+    Mask {
+        why: MaskWhy,
+        masked: usize,
+        saved: u64,
+    },
+}
+
+/// What `mask` weighed at a request (Gemini CLI `toolOutputMaskingService.ts`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MaskWhy {
+    /// The harness's tokens of the outputs past the protected window.
+    pub prunable: u64,
+    pub min_prunable: u64,
+    pub protect: u64,
 }
 
 /// Why a clearing was made (kept with it while it stays in force).
@@ -201,6 +218,13 @@ pub enum ClearReason {
     /// budget writer's boundary, or (`server`) an applied server edit whose
     /// ids idle-server's simulation names.
     Recorded { server: bool },
+    /// `mask`: past the newest `protect` tokens of tool output, in a batch of
+    /// at least `min_prunable`: its tokens and the masked part's.
+    Mask {
+        why: MaskWhy,
+        tokens: u64,
+        masked_tokens: u64,
+    },
     /// `clear_tool_uses`: the `nth` use of `of`, outside the last `keep`.
     Api {
         trigger: ApiTrigger,
@@ -257,6 +281,24 @@ pub enum Kept {
     },
     /// The api plan: the edit that did not apply.
     ApiEdit(EditNote),
+    /// `mask`: among the newest `protect` tokens of tool output (`within`
+    /// counted so far, this one included).
+    MaskProtected {
+        within: u64,
+        protect: u64,
+    },
+    /// `mask`: the latest content of the history is skipped
+    /// (`protectLatestTurn`), or the output is the one this request sends.
+    MaskLatest,
+    /// `mask`: the output this request sends: not in the history yet.
+    MaskSending,
+    /// `mask`: prunable, but the batch is under the least.
+    MaskBatchUnder(MaskWhy),
+    /// `mask`: the masked part would not be smaller (`savings <= 0`).
+    MaskNoSaving {
+        tokens: u64,
+        masked_tokens: u64,
+    },
 }
 
 /// Why a candidate has its status at a request.

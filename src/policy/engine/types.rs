@@ -50,6 +50,8 @@ pub enum Trigger {
     ClearToolUses,
     #[strum(serialize = "clear_thinking_20251015")]
     ClearThinking,
+    /// Gemini CLI's tool-output masking (SPEC §15.13 `"mask"`).
+    Mask,
 }
 
 impl Trigger {

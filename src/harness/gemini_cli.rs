@@ -1,0 +1,577 @@
+//! Gemini CLI (SPEC §14, §15.12–13): its row of facts, its tool-output masking
+//! as the harness computes it (the token estimate, the preview and the masked
+//! snippet), and who can set it. Upstream (google-gemini/gemini-cli 0.61.0):
+//! `packages/core/src/context/toolOutputMaskingService.ts`,
+//! `packages/core/src/utils/tokenCalculation.ts`, `utils/paths.ts`,
+//! `services/chatRecordingService.ts`.
+
+use super::*;
+use crate::policy::engine::NoRun;
+use serde_json::Value;
+
+/// `DEFAULT_TOOL_PROTECTION_THRESHOLD = 50000` (toolOutputMaskingService.ts).
+pub const MASK_PROTECT_TOKENS: u64 = 50_000;
+/// `DEFAULT_MIN_PRUNABLE_TOKENS_THRESHOLD = 30000`.
+pub const MASK_MIN_PRUNABLE_TOKENS: u64 = 30_000;
+/// `MASKING_INDICATOR_TAG`: a response whose pretty JSON holds `<tool_output_masked`
+/// is already masked and never counted again.
+pub const MASKED_TAG: &str = "<tool_output_masked";
+
+/// Gemini CLI: every tool's output is masked but the four `EXEMPT_TOOLS`
+/// (toolOutputMaskingService.ts: `activate_skill`, `ask_user`,
+/// `enter_plan_mode`, `exit_plan_mode`).
+pub(crate) static GEMINI: Preset = Preset {
+    harness: Harness::Gemini,
+    name: "gemini",
+    server_preset: false,
+    formats: &[Format::GeminiJsonl, Format::GeminiJson],
+    // The Gemini `contents` dialect: Qwen Code is a fork of Gemini CLI.
+    dialect: Dialect::Gemini,
+    // The scan walks the history's contents and parts in order: responses
+    // keep their own place.
+    rank_by: RankBy::Responses,
+    dedup_paths: true,
+    gap_from: GapFrom::LastReply,
+    // Only `$rewindTo` rewinds (chatRecordingService.ts).
+    unmarked_forks: false,
+    // setHistory replaces the history: a masking lasts (reference §2.5).
+    turn_start_lapses: false,
+    version_restart_lapses: false,
+    hook_gap: false,
+    media_lists: false,
+    auto_may_size: false,
+    size_needs_idle: false,
+    size_tracked: false,
+    forced_drops_thoughts: false,
+    // Gemini CLI records no version (SPEC §15.12).
+    versioned: false,
+    cache_writes: false,
+    grid_kinds: &[PlanKind::Mask],
+    api_grid: false,
+    // SPEC §15.3: gemini `auto → mask → recorded`.
+    kinds: &[PlanKind::Auto, PlanKind::Mask, PlanKind::Recorded],
+    caveats: &["gemini_version_unknown", "gemini_remote_flags"],
+    compactable: &[],
+    every_tool: true,
+    exempt: &["activate_skill", "ask_user", "enter_plan_mode", "exit_plan_mode"],
+    read_tool: "read_file",
+    // tools/read-file.ts, write-file.ts, edit.ts (`replace`): `file_path`.
+    file_path_tools: &["read_file", "write_file", "replace"],
+    shell_tools: &["run_shell_command"],
+    aliases: &[],
+    names_fold_case: false,
+    bridge_tool: None,
+    // Masking takes `response: {error}` parts too (reference §2.2).
+    errors_clearable: true,
+    vouchers: Vouchers::AnyStaying,
+    memory_search_tool: None,
+    // tokenCalculation.ts: `IMAGE_TOKEN_ESTIMATE = 3000`.
+    media_tokens: 3000,
+    text_tokens: TextTokens::CeilQuarter,
+    wire: WireShape {
+        messages: "contents",
+        content: "parts",
+        user_role: "user",
+        assistant_role: "model",
+    },
+    home: Home {
+        // utils/paths.ts: `process.env["GEMINI_CLI_HOME"]` names the home that
+        // holds `.gemini`.
+        base_env: "GEMINI_CLI_HOME",
+        base_dir: ".gemini",
+        user_memory: "memory",
+        project_dir: ".gemini",
+        project_by_git_root: false,
+        local_memory_env: None,
+        list_env: false,
+        home_bases: &[".gemini"],
+        env_is_home: true,
+        // `<home>/.gemini/tmp/<project>/chats/session-*.jsonl` (reference §1.1).
+        sessions: "tmp",
+    },
+    defaults: Defaults {
+        keep_recent: 5,
+        gap_threshold_minutes: 60.0,
+        size_threshold: -1,
+        low_watermark: true,
+        trigger_threshold: 10,
+        protect: false,
+        clear_errors: true,
+    },
+    placeholder: CLEARED,
+    beta_header: None,
+};
+
+/// Gemini CLI's answers.
+pub(super) struct GeminiCli;
+
+impl Rules for GeminiCli {
+    fn facts(&self) -> &'static Preset {
+        &GEMINI
+    }
+
+    /// SPEC §15.12: `auto` runs `mask` at every request (always on from 0.37;
+    /// a file with no version runs it with a caveat, `caveats.rs`).
+    fn auto_kind(&self, _policy: &Policy, _req: &Request, _gap: Option<f64>) -> Option<PlanKind> {
+        Some(PlanKind::Mask)
+    }
+
+    fn no_plan(&self, _req: &Request) -> NoRun {
+        NoRun::Unsaid
+    }
+
+    /// SPEC §15.13: `mask` is `remote_flag` (its thresholds are remote flags
+    /// 45758817–9 since 0.41; the settings are ignored), knob null.
+    fn availability(&self, policy: &Policy, _s: &Session) -> Availability {
+        match policy.kind {
+            PlanKind::Mask | PlanKind::Auto => Availability::RemoteFlag,
+            _ => Availability::WhatIf,
+        }
+    }
+}
+
+/// UTF-16 code units of a string (JavaScript's `length`).
+fn units(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// `JSON.stringify(v)`'s length in UTF-16 units: serde's compact form escapes
+/// as JavaScript does (`\"`, `\\`, `\n`…, `\u00XX` for other controls).
+fn compact_len(v: &Value) -> usize {
+    units(&v.to_string())
+}
+
+/// `estimateTokenCountSync(parts, depth)` (tokenCalculation.ts), unfloored.
+fn parts_tokens(parts: &[Value], depth: u32) -> f64 {
+    if depth > 3 {
+        return 0.0;
+    }
+    let mut total = 0.0;
+    for part in parts {
+        if let Some(text) = part.get("text").and_then(Value::as_str) {
+            let n = units(text);
+            total += if n > 100_000 {
+                n as f64 / 4.0
+            } else {
+                text.encode_utf16()
+                    .map(|u| if u <= 127 { 0.25 } else { 1.5 })
+                    .sum()
+            };
+        } else if let Some(fr) = part.get("functionResponse").filter(|f| !f.is_null()) {
+            total += response_tokens_raw(fr, depth);
+        } else {
+            let mime = ["inlineData", "fileData"]
+                .iter()
+                .find_map(|k| part.get(k)?.get("mimeType")?.as_str());
+            total += match mime {
+                Some(m) if m.starts_with("image/") => 3000.0,
+                Some(m) if m.starts_with("application/pdf") => 25_800.0,
+                _ => compact_len(part) as f64 / 4.0,
+            };
+        }
+    }
+    total.floor()
+}
+
+fn response_tokens_raw(fr: &Value, depth: u32) -> f64 {
+    let name = fr.get("name").and_then(Value::as_str).map_or(0, units);
+    let mut total = name as f64 / 4.0;
+    match fr.get("response") {
+        Some(Value::String(s)) => total += units(s) as f64 / 4.0,
+        Some(Value::Null) | None => {}
+        Some(v) => total += compact_len(v) as f64 / 4.0,
+    }
+    if let Some(nested) = fr.get("parts").and_then(Value::as_array)
+        && !nested.is_empty()
+    {
+        total += parts_tokens(nested, depth + 1);
+    }
+    total
+}
+
+/// The harness's own tokens of one `functionResponse` part
+/// (`estimateTokenCountSync([part])`): ⌊(name + compact JSON of `response` +
+/// nested parts) / 4⌋ (reference §2.3).
+pub fn part_tokens(part: &Value) -> u64 {
+    parts_tokens(std::slice::from_ref(part), 0) as u64
+}
+
+/// `getToolOutputContent`: the pretty JSON of `response` (2 spaces), None
+/// when it is null or absent (such a part is never a candidate).
+pub fn output_content(fr: &Value) -> Option<String> {
+    match fr.get("response") {
+        None | Some(Value::Null) => None,
+        Some(v) => serde_json::to_string_pretty(v).ok(),
+    }
+}
+
+/// Whether a response is masked already (`isAlreadyMasked`).
+pub fn is_masked(content: &str) -> bool {
+    content.contains(MASKED_TAG)
+}
+
+/// `sanitizeFilenamePart`: every character but `[a-zA-Z0-9_-]` becomes `_`
+/// (per UTF-16 unit, as the regex replaces them).
+pub fn sanitize_filename_part(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let keep = c.is_ascii_alphanumeric() || c == '_' || c == '-';
+            std::iter::repeat_n(if keep { c } else { '_' }, if keep { 1 } else { c.len_utf16() })
+        })
+        .collect()
+}
+
+/// The first `n` UTF-16 units of `s` (JavaScript `slice(0, n)`), ending at a
+/// whole character: a Rust string cannot hold half a surrogate pair.
+fn head_units(s: &str, n: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices() {
+        used += c.len_utf16();
+        if used > n {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// The last `n` UTF-16 units of `s` (`slice(-n)`), from a whole character.
+fn tail_units(s: &str, n: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices().rev() {
+        used += c.len_utf16();
+        if used > n {
+            return &s[i + c.len_utf8()..];
+        }
+    }
+    s
+}
+
+/// `formatSimplePreview`: up to 20 lines whole, else the first and last 10.
+fn simple_preview(content: &str) -> String {
+    let lines: Vec<&str> = content.split('\n').collect();
+    if lines.len() <= 20 {
+        return content.to_string();
+    }
+    format!(
+        "{}\n\n... [{} lines omitted] ...\n\n{}",
+        lines[..10].join("\n"),
+        lines.len() - 20,
+        lines[lines.len() - 10..].join("\n")
+    )
+}
+
+/// JavaScript's `String.prototype.trim` (white space and line terminators,
+/// the byte-order mark included).
+fn js_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+}
+
+/// The shell tool's section names (`sectionRegex`).
+const SECTIONS: [&str; 6] = [
+    "Output",
+    "Error",
+    "Exit Code",
+    "Signal",
+    "Background PIDs",
+    "Process Group PGID",
+];
+
+/// `content.split(/^(Output|Error|…): /m)`: the text before the first
+/// section, then (name, text) pairs. `^` matches at the start and after a
+/// JavaScript line terminator.
+fn split_sections(content: &str) -> (String, Vec<(&'static str, String)>) {
+    let mut cuts: Vec<(usize, usize, &'static str)> = Vec::new();
+    let starts = std::iter::once(0).chain(
+        content
+            .char_indices()
+            .filter(|(_, c)| matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}'))
+            .map(|(i, c)| i + c.len_utf8()),
+    );
+    for at in starts {
+        let rest = &content[at..];
+        if let Some(name) = SECTIONS.iter().find(|n| {
+            rest.strip_prefix(**n)
+                .is_some_and(|r| r.starts_with(": "))
+        }) {
+            cuts.push((at, at + name.len() + 2, name));
+        }
+    }
+    let Some(first) = cuts.first() else {
+        return (content.to_string(), Vec::new());
+    };
+    let pre = content[..first.0].to_string();
+    let mut out = Vec::new();
+    for (i, &(_, body, name)) in cuts.iter().enumerate() {
+        let end = cuts.get(i + 1).map_or(content.len(), |c| c.0);
+        out.push((name, content[body..end].to_string()));
+    }
+    (pre, out)
+}
+
+/// A JavaScript value in a template string (`${v}`).
+fn js_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Object(_) => "[object Object]".into(),
+        Value::Array(a) => a.iter().map(js_text).collect::<Vec<_>>().join(","),
+        Value::Null => "null".into(),
+        other => other.to_string(),
+    }
+}
+
+/// JavaScript truthiness of a JSON value.
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|x| x != 0.0),
+        Value::String(s) => !s.is_empty(),
+        _ => true,
+    }
+}
+
+/// `formatShellPreview(response)` (toolOutputMaskingService.ts).
+fn shell_preview(response: &Value) -> String {
+    let pick = ["output", "stdout"]
+        .iter()
+        .filter_map(|k| response.get(*k))
+        .find(|v| truthy(v));
+    let content = match pick {
+        None => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v @ (Value::Object(_) | Value::Array(_))) => return v.to_string(),
+        Some(v) => return js_text(v),
+    };
+    let (pre, sections) = split_sections(&content);
+    let mut preview = if sections.is_empty() {
+        simple_preview(&content)
+    } else {
+        let mut parts = Vec::new();
+        if !js_trim(&pre).is_empty() {
+            parts.push(simple_preview(js_trim(&pre)));
+        }
+        for (name, body) in &sections {
+            let body = js_trim(body);
+            if *name == "Output" {
+                parts.push(format!("Output: {}", simple_preview(body)));
+            } else {
+                parts.push(format!("{name}: {body}"));
+            }
+        }
+        parts.join("\n")
+    };
+    let exit = response
+        .get("exitCode")
+        .filter(|v| !v.is_null())
+        .or_else(|| response.get("exit_code"));
+    if let Some(code) = exit
+        && !code.is_null()
+        && code.as_f64() != Some(0.0)
+        && !content.contains(&format!("Exit Code: {}", js_text(code)))
+    {
+        preview.push_str(&format!("\n[Exit Code: {}]", js_text(code)));
+    }
+    if let Some(error) = response.get("error").filter(|e| truthy(e))
+        && !content.contains(&format!("Error: {}", js_text(error)))
+    {
+        preview.push_str(&format!("\n[Error: {}]", js_text(error)));
+    }
+    preview
+}
+
+/// The preview a masked response shows: the shell tool's sections, else
+/// the head and tail 250 units of the pretty JSON.
+pub fn preview(tool: &str, fr: &Value, content: &str) -> String {
+    if tool == "run_shell_command" {
+        let empty = Value::Object(Default::default());
+        let response = fr
+            .get("response")
+            .filter(|r| truthy(r))
+            .unwrap_or(&empty);
+        return shell_preview(response);
+    }
+    if units(content) > 500 {
+        format!(
+            "{}\n... [TRUNCATED] ...\n{}",
+            head_units(content, 250),
+            tail_units(content, 250)
+        )
+    } else {
+        content.to_string()
+    }
+}
+
+/// Where Gemini CLI saves a masked original:
+/// `<project temp>/tool-outputs/session-<id>/<tool>_<call id>_<random>.txt`.
+/// The random part (`Math.random().toString(36).substring(7)`) is the
+/// recorded one when the file shows it, else `rand` stands in.
+pub fn saved_path(project_tmp: &str, session_id: Option<&str>, tool: &str, call_id: &str, rand: &str) -> String {
+    let mut dir = format!("{}/tool-outputs", project_tmp.trim_end_matches('/'));
+    if let Some(id) = session_id.filter(|s| !s.is_empty()) {
+        dir.push_str(&format!("/session-{}", sanitize_filename_part(id)));
+    }
+    format!(
+        "{dir}/{}_{}_{rand}.txt",
+        sanitize_filename_part(tool).to_lowercase(),
+        sanitize_filename_part(call_id).to_lowercase()
+    )
+}
+
+/// `formatMaskedSnippet`: what the model reads in place of a masked output.
+pub fn masked_snippet(preview: &str, path: &str) -> String {
+    format!(
+        "<tool_output_masked>\n{preview}\n\nOutput too large. Full output available at: {path}\n</tool_output_masked>"
+    )
+}
+
+/// A masked copy of a `functionResponse` part: `response` is `{output:
+/// snippet}`, every other key (id, name, nested media) kept.
+pub fn masked_part(part: &Value, snippet: &str) -> Value {
+    let mut out = part.clone();
+    if let Some(fr) = out.get_mut("functionResponse").and_then(Value::as_object_mut) {
+        fr.insert(
+            "response".into(),
+            serde_json::json!({ "output": snippet }),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Reference §4's generator, in Rust.
+    pub(crate) fn f1() -> String {
+        (1..=50)
+            .map(|i| format!("{:<39}\n", format!("export const opt{i:02} = {};", 100 + i)))
+            .collect()
+    }
+
+    pub(crate) fn f2() -> String {
+        let lines: Vec<String> = (1..=4000)
+            .map(|i| {
+                let s = format!("[build] step {i:04}/4000 compiled src/mod_{i:04}.ts in 12ms");
+                format!("{s:.<59}")
+            })
+            .collect();
+        format!("Output: {}\nProcess Group PGID: 48211", lines.join("\n"))
+    }
+
+    fn part(name: &str, id: &str, output: &str) -> Value {
+        json!({"functionResponse": {"id": id, "name": name, "response": {"output": output}}})
+    }
+
+    #[test]
+    fn reference_2_3_tokens_of_the_worked_example() {
+        assert_eq!(f1().len(), 2000);
+        assert_eq!(f2().len(), 240_033);
+        let p1 = part("read_file", "read_file__read_file_1796030106117_0", &f1());
+        let p2 = part(
+            "run_shell_command",
+            "run_shell_command__run_shell_command_1796030109874_0",
+            &f2(),
+        );
+        assert_eq!(compact_len(&p1["functionResponse"]["response"]), 2063);
+        assert_eq!(part_tokens(&p1), 518);
+        assert_eq!(compact_len(&p2["functionResponse"]["response"]), 244_046);
+        assert_eq!(part_tokens(&p2), 61_015);
+    }
+
+    #[test]
+    fn reference_2_3_nested_media_and_text() {
+        // An image nested in the response: 3000, whatever its bytes.
+        let p = json!({"functionResponse": {"name": "read_file", "response": {"output": ""},
+            "parts": [{"inlineData": {"mimeType": "image/png", "data": "AAAA"}}]}});
+        // ⌊(9 + 13) / 4 + 3000⌋ = 3005.
+        assert_eq!(part_tokens(&p), 3005);
+    }
+
+    #[test]
+    fn reference_2_4_masked_snippets_of_the_worked_example() {
+        let tmp = "/home/dev/.gemini/tmp/proj";
+        let sid = Some("6ec0bd7f-11c0-43da-975e-2a8ad9ebae0b");
+        let p2 = part(
+            "run_shell_command",
+            "run_shell_command__run_shell_command_1796030109874_0",
+            &f2(),
+        );
+        let fr = &p2["functionResponse"];
+        let content = output_content(fr).unwrap();
+        let path = saved_path(
+            tmp,
+            sid,
+            "run_shell_command",
+            "run_shell_command__run_shell_command_1796030109874_0",
+            "k3x9q",
+        );
+        assert!(path.ends_with("/tool-outputs/session-6ec0bd7f-11c0-43da-975e-2a8ad9ebae0b/run_shell_command_run_shell_command__run_shell_command_1796030109874_0_k3x9q.txt"));
+        let snippet = masked_snippet(&preview("run_shell_command", fr, &content), &path);
+        assert_eq!(units(&snippet), 1518);
+        assert!(snippet.contains("\n\n... [3980 lines omitted] ...\n\n"));
+        assert!(snippet.contains("\nProcess Group PGID: 48211\n\nOutput too large."));
+        let masked = masked_part(&p2, &snippet);
+        assert_eq!(compact_len(&masked["functionResponse"]["response"]), 1558);
+        assert_eq!(part_tokens(&masked), 393);
+
+        let p1 = part("read_file", "read_file__read_file_1796030106117_0", &f1());
+        let fr = &p1["functionResponse"];
+        let content = output_content(fr).unwrap();
+        let path = saved_path(tmp, sid, "read_file", "read_file__read_file_1796030106117_0", "p0w2d");
+        let snippet = masked_snippet(&preview("read_file", fr, &content), &path);
+        assert_eq!(units(&snippet), 751);
+        assert!(snippet.starts_with("<tool_output_masked>\n{\n  \"output\": \"export const opt01 = 101;"));
+        assert!(snippet.contains("\\n\"\n}\n\nOutput too large"));
+        let masked = masked_part(&p1, &snippet);
+        assert_eq!(compact_len(&masked["functionResponse"]["response"]), 787);
+        assert_eq!(part_tokens(&masked), 199);
+        assert!(is_masked(&output_content(&masked["functionResponse"]).unwrap()));
+    }
+
+    #[test]
+    fn reference_2_4_shell_preview_sections_and_root_fields() {
+        let r = json!({"output": "Output: a\nb\nError: boom\nExit Code: 2", "exitCode": 2});
+        assert_eq!(shell_preview(&r), "Output: a\nb\nError: boom\nExit Code: 2");
+        // A root exit code the text does not name is added; so is an error.
+        let r = json!({"output": "Output: x", "exitCode": 3, "error": "bad"});
+        assert_eq!(shell_preview(&r), "Output: x\n[Exit Code: 3]\n[Error: bad]");
+        // No section marker: the line rule over the whole text.
+        let text: String = (1..=30).map(|i| format!("l{i}\n")).collect();
+        let p = shell_preview(&json!({"output": text}));
+        assert!(p.starts_with("l1\nl2\n"));
+        assert!(p.contains("... [11 lines omitted] ..."));
+        // An error response of the shell: no output, the error appended.
+        assert_eq!(shell_preview(&json!({"error": "denied"})), "\n[Error: denied]");
+    }
+
+    #[test]
+    fn reference_1_1_sanitized_file_names() {
+        assert_eq!(sanitize_filename_part("a.b/c d"), "a_b_c_d");
+        assert_eq!(sanitize_filename_part("ok-_9"), "ok-_9");
+    }
+
+    #[test]
+    fn gemini_home_is_the_variable_s_dot_gemini() {
+        use std::ffi::OsStr;
+        use std::path::Path;
+        assert_eq!(
+            GEMINI.home.bases_from(Some(OsStr::new("/g")), Some(Path::new("/h"))),
+            [PathBuf::from("/g/.gemini")]
+        );
+        assert_eq!(
+            GEMINI.home.bases_from(None, Some(Path::new("/h"))),
+            [PathBuf::from("/h/.gemini")]
+        );
+    }
+
+    #[test]
+    fn reference_2_2_exempt_tools_are_never_masked() {
+        for t in ["activate_skill", "ask_user", "enter_plan_mode", "exit_plan_mode"] {
+            assert!(!GEMINI.is_compactable(t), "{t}");
+        }
+        for t in ["read_file", "run_shell_command", "mcp_tool_x", "grep_search"] {
+            assert!(GEMINI.is_compactable(t), "{t}");
+        }
+    }
+}

@@ -1,0 +1,695 @@
+//! Gemini CLI chat files (SPEC §14; google-gemini/gemini-cli
+//! `services/chatRecordingService.ts`, `utils/sessionUtils.ts`):
+//! `~/.gemini/tmp/<project>/chats/session-*.jsonl` (0.39+) and the legacy
+//! whole-file `.json` (≤ 0.38).
+//!
+//! The JSONL file is replayed as the harness's own reader does
+//! (`loadConversationRecord`): a repeated message id replaces the earlier
+//! record in its place, a `$set.messages` checkpoint rebuilds the list, a
+//! `$rewindTo` deletes from that message on. Each `gemini` record with a
+//! `model`, at its first appearance, is a response; its request sends the
+//! history just before it. A checkpoint that leaves the history as it was but
+//! for masked outputs is the harness's masking: the loader keeps the originals
+//! (the earlier lines of the append-only file) and records the masking as
+//! evidence for the request after it; any other change (a compression, a
+//! rewind) starts a new view.
+
+use super::builder::{AssistantRecord, Builder, UserRecord};
+use super::LoadError;
+use crate::harness::gemini_cli::{self as gc, MASKED_TAG};
+use crate::harness::{CLEARED, GEMINI};
+use crate::session::{
+    Diagnostic, Evidence, Format, Part, Role, Session, ToolCall, ToolResult, Usage,
+};
+use serde_json::{Value, json};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+/// One content of the history as the API is sent it.
+#[derive(Debug, Clone)]
+struct Content {
+    role: Role,
+    parts: Vec<Value>,
+    ts: Option<String>,
+    line: usize,
+}
+
+/// A part as two histories are compared: masked outputs and thought parts
+/// aside, the same content has the same shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Shape {
+    Text(String),
+    Call(String),
+    Response(String),
+    Other(String),
+}
+
+fn shape(c: &Content) -> (Role, Vec<Shape>) {
+    let items = c
+        .parts
+        .iter()
+        .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
+        .map(|p| {
+            if let Some(t) = p.get("text").and_then(Value::as_str) {
+                Shape::Text(t.to_string())
+            } else if let Some(c) = p.get("functionCall") {
+                Shape::Call(id_of(c))
+            } else if let Some(r) = p.get("functionResponse") {
+                Shape::Response(id_of(r))
+            } else {
+                let mut v = p.clone();
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("thoughtSignature");
+                }
+                Shape::Other(v.to_string())
+            }
+        })
+        .collect();
+    (c.role, items)
+}
+
+fn id_of(v: &Value) -> String {
+    v.get("id").and_then(Value::as_str).unwrap_or("").to_string()
+}
+
+/// The output text of a `functionResponse` when it is a string.
+fn output_of(fr: &Value) -> Option<&str> {
+    fr.get("response")?.get("output")?.as_str()
+}
+
+fn masked(fr: &Value) -> bool {
+    output_of(fr).is_some_and(|o| o.contains(MASKED_TAG))
+}
+
+/// The parts of a record's `content` (a string is one text part).
+fn content_parts(v: Option<&Value>) -> Vec<Value> {
+    match v {
+        Some(Value::String(s)) if s.is_empty() => Vec::new(),
+        Some(Value::String(s)) => vec![json!({"text": s})],
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|p| match p {
+                Value::String(s) => json!({"text": s}),
+                other => other.clone(),
+            })
+            .collect(),
+        Some(o @ Value::Object(_)) => vec![o.clone()],
+        _ => Vec::new(),
+    }
+}
+
+/// The model history of the message records, as `GeminiChat` holds it
+/// (`convertSessionToClientHistory` for the legacy layouts, reference §1.3):
+/// a `gemini` record whose content has no call or thought part takes its
+/// calls from `toolCalls`, and their results follow in a user content unless
+/// a user record holds them (each result once, by its id, §5.3).
+fn history(records: &[(String, Value, usize)]) -> Vec<Content> {
+    let in_users: HashSet<String> = records
+        .iter()
+        .filter(|(_, r, _)| r.get("type").and_then(Value::as_str) == Some("user"))
+        .flat_map(|(_, r, _)| content_parts(r.get("content")))
+        .filter_map(|p| p.get("functionResponse").map(id_of))
+        .collect();
+    let mut out = Vec::new();
+    for (_, r, line) in records {
+        let ts = r.get("timestamp").and_then(Value::as_str).map(str::to_string);
+        let line = *line;
+        match r.get("type").and_then(Value::as_str) {
+            Some("user") => out.push(Content {
+                role: Role::User,
+                parts: content_parts(r.get("content")),
+                ts,
+                line,
+            }),
+            Some("gemini") => {
+                let (model, results) = model_content(r);
+                out.push(Content {
+                    role: Role::Assistant,
+                    parts: model,
+                    ts: ts.clone(),
+                    line,
+                });
+                let results: Vec<Value> = results
+                    .into_iter()
+                    .filter(|p| {
+                        p.get("functionResponse")
+                            .is_none_or(|fr| !in_users.contains(&id_of(fr)))
+                    })
+                    .collect();
+                if !results.is_empty() {
+                    out.push(Content {
+                        role: Role::User,
+                        parts: results,
+                        ts,
+                        line,
+                    });
+                }
+            }
+            // The binary-injection turn rides on an `info` record.
+            Some("info") => {
+                let parts = content_parts(r.get("content"));
+                if parts
+                    .iter()
+                    .any(|p| p.get("inlineData").is_some() || p.get("fileData").is_some())
+                {
+                    out.push(Content {
+                        role: Role::User,
+                        parts,
+                        ts,
+                        line,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A `gemini` record's model content and, for a legacy record, the results
+/// its `toolCalls` carry.
+fn model_content(r: &Value) -> (Vec<Value>, Vec<Value>) {
+    let parts = content_parts(r.get("content"));
+    let modern = parts.iter().any(|p| {
+        p.get("functionCall").is_some() || p.get("thought").and_then(Value::as_bool) == Some(true)
+    });
+    if modern {
+        return (parts, Vec::new());
+    }
+    let mut model = parts;
+    let mut results = Vec::new();
+    for tc in r.get("toolCalls").and_then(Value::as_array).into_iter().flatten() {
+        model.push(json!({"functionCall": {
+            "id": tc.get("id").cloned().unwrap_or(Value::Null),
+            "name": tc.get("name").cloned().unwrap_or(Value::Null),
+            "args": tc.get("args").cloned().unwrap_or(json!({})),
+        }}));
+        results.extend(content_parts(tc.get("result")));
+    }
+    (model, results)
+}
+
+/// What one response's usage is (SPEC §15.12): input = input − cached +
+/// tool, cache read = cached, output = output + thoughts, no cache writes.
+fn usage(t: Option<&Value>) -> Option<Usage> {
+    let t = t.filter(|t| t.is_object())?;
+    let n = |k: &str| t.get(k).and_then(Value::as_u64).unwrap_or(0);
+    Some(Usage {
+        input_tokens: n("input").saturating_sub(n("cached")).saturating_add(n("tool")),
+        cache_read_input_tokens: n("cached"),
+        output_tokens: n("output").saturating_add(n("thoughts")),
+        ..Usage::default()
+    })
+}
+
+struct Replay {
+    b: Builder,
+    /// The builder's messages of the current view, as their contents.
+    linear: Vec<Content>,
+    /// The message of each response (by record id) and the ids responded.
+    response_msg: HashMap<String, usize>,
+    /// Originals seen, by tool id (a masked output whose original the file
+    /// held earlier is rebuilt from it).
+    originals: HashSet<String>,
+    /// The line of the last change to the history since the last request.
+    changed_at: Option<usize>,
+    /// Masked snippets as the file records them, by tool id (a masking is
+    /// recorded once: later histories still hold it).
+    recorded_snippets: HashMap<String, String>,
+    session_id: Option<String>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Replay {
+    fn new(path: &Path, format: Format) -> Replay {
+        let mut b = Builder::new(path, format);
+        b.separate_users = true;
+        Replay {
+            b,
+            linear: Vec::new(),
+            response_msg: HashMap::new(),
+            originals: HashSet::new(),
+            changed_at: None,
+            recorded_snippets: HashMap::new(),
+            session_id: None,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Brings the builder's view to history `h` before a request: what it
+    /// adds is appended; masked outputs of the contents it has are a masking;
+    /// anything else starts a new view.
+    fn sync(&mut self, h: Vec<Content>) {
+        let n = self.linear.len();
+        let same = h.len() >= n && (0..n).all(|i| shape(&self.linear[i]) == shape(&h[i]));
+        if same {
+            let mut ids = Vec::new();
+            for i in 0..n {
+                for p in &h[i].parts {
+                    let Some(fr) = p.get("functionResponse") else {
+                        continue;
+                    };
+                    let id = id_of(fr);
+                    let was = self.linear[i]
+                        .parts
+                        .iter()
+                        .filter_map(|q| q.get("functionResponse"))
+                        .find(|q| id_of(q) == id);
+                    if masked(fr)
+                        && was.is_some_and(|w| !masked(w))
+                        && !self.recorded_snippets.contains_key(&id)
+                    {
+                        if let Some(o) = output_of(fr) {
+                            self.recorded_snippets.insert(id.clone(), o.to_string());
+                        }
+                        ids.push(id);
+                    }
+                }
+            }
+            if !ids.is_empty() {
+                let after_request = self.b.s.requests.len();
+                self.b.s.evidence.push(Evidence {
+                    line: self.changed_at.unwrap_or(0),
+                    before_request: after_request + 1,
+                    compacted_tool_ids: ids,
+                    ids_complete: true,
+                    budget_writer: true,
+                    pre_tokens: None,
+                    tokens_saved: None,
+                    uuid: None,
+                    after_request,
+                    segment: self.b.segment(),
+                    mask: true,
+                });
+            }
+            for c in h.into_iter().skip(n) {
+                self.push(c);
+            }
+        } else {
+            self.b.begin_segment();
+            self.linear.clear();
+            for c in h {
+                self.push(c);
+            }
+        }
+        self.changed_at = None;
+    }
+
+    /// A content of the history that is not a response.
+    fn push(&mut self, c: Content) {
+        let body = Part::Inline(Box::new(json!({"role": role_name(c.role), "parts": c.parts})));
+        let has_tool_result = c.parts.iter().any(|p| p.get("functionResponse").is_some());
+        let idx = match c.role {
+            Role::User => self.b.user(UserRecord {
+                part: body,
+                ts: c.ts.as_deref(),
+                line: c.line,
+                is_meta: false,
+                has_tool_result,
+            }),
+            Role::Assistant => self.b.inline(Role::Assistant, body, c.ts.as_deref(), c.line),
+        };
+        self.parts(idx, &c.parts, c.line);
+        self.linear.push(c);
+    }
+
+    /// The calls and results of a message's parts.
+    fn parts(&mut self, idx: usize, parts: &[Value], line: usize) {
+        for (j, p) in parts.iter().enumerate() {
+            if let Some(call) = p.get("functionCall").filter(|c| c.is_object()) {
+                let (Some(id), Some(name)) = (
+                    call.get("id").and_then(Value::as_str),
+                    call.get("name").and_then(Value::as_str),
+                ) else {
+                    continue;
+                };
+                let args = call.get("args");
+                let arg = |k: &str| args.and_then(|a| a.get(k)).and_then(Value::as_str);
+                self.b.call(ToolCall {
+                    id: id.to_string(),
+                    name: name.to_string(),
+                    msg: idx,
+                    file_path: arg("file_path").filter(|p| !p.is_empty()).map(str::to_string),
+                    legacy_path: arg("absolute_path").map(str::to_string),
+                    summary: ["command", "pattern", "url", "query", "dir_path", "path"]
+                        .iter()
+                        .find_map(|k| arg(k))
+                        .map(str::to_string),
+                    cwd: None,
+                    unparseable: false,
+                });
+            } else if let Some(fr) = p.get("functionResponse").filter(|_| {
+                crate::harness::Dialect::Gemini.is_tool_result(p)
+            }) {
+                let id = id_of(fr);
+                let response = fr.get("response");
+                let chars = match output_of(fr) {
+                    Some(o) => o.encode_utf16().count() as u64,
+                    None => response
+                        .filter(|r| !r.is_null())
+                        .map_or(0, |r| r.to_string().encode_utf16().count() as u64),
+                };
+                let media = fr
+                    .get("parts")
+                    .and_then(Value::as_array)
+                    .map_or(0, |a| {
+                        a.iter()
+                            .filter(|q| q.get("inlineData").is_some() || q.get("fileData").is_some())
+                            .count()
+                    }) as u32;
+                let is_masked = masked(fr);
+                if is_masked && !self.originals.contains(&id) {
+                    self.diagnostics.push(Diagnostic {
+                        line,
+                        byte_offset: 0,
+                        message: format!(
+                            "the output of {} is masked and the file holds no original of it: shown as already cleared",
+                            crate::sanitize::line(&id)
+                        ),
+                    });
+                }
+                if !is_masked {
+                    self.originals.insert(id.clone());
+                }
+                self.b.result(ToolResult {
+                    id,
+                    name: fr.get("name").and_then(Value::as_str).map(str::to_string),
+                    msg: idx,
+                    chars,
+                    media,
+                    est_tokens: GEMINI.est_tokens(GEMINI.text_tokens.of(chars), media as u64),
+                    is_error: response.and_then(|r| r.get("error")).is_some(),
+                    already_cleared: is_masked || output_of(fr) == Some(CLEARED),
+                    line,
+                    part: j,
+                    media_mime: None,
+                    memory_bodies: Vec::new(),
+                    plain: false,
+                });
+            }
+        }
+    }
+
+    /// A response: its request sends history `h`.
+    fn respond(&mut self, h: Vec<Content>, id: &str, r: &Value, line: usize) {
+        self.sync(h);
+        let (parts, _) = model_content(r);
+        let ts = r.get("timestamp").and_then(Value::as_str);
+        let idx = self.b.assistant(AssistantRecord {
+            part: Part::Inline(Box::new(json!({"role": "model", "parts": parts}))),
+            ts,
+            line,
+            response_id: None,
+            request_id: None,
+            model: r.get("model").and_then(Value::as_str).map(str::to_string),
+            usage: usage(r.get("tokens")),
+            applied_edits: None,
+            context_client: None,
+            parent_uuid: None,
+        });
+        self.parts(idx, &parts, line);
+        self.response_msg.insert(id.to_string(), idx);
+        self.linear.push(Content {
+            role: Role::Assistant,
+            parts,
+            ts: ts.map(str::to_string),
+            line,
+        });
+    }
+
+    /// A response record written again (its `toolCalls` added): the message
+    /// takes the calls while it is the last one.
+    fn rewritten(&mut self, id: &str, r: &Value, line: usize) {
+        let Some(&idx) = self.response_msg.get(id) else {
+            return;
+        };
+        let (parts, _) = model_content(r);
+        let Some(last) = self.linear.last() else {
+            return;
+        };
+        if idx + 1 != self.b.s.messages.len() || last.role != Role::Assistant {
+            return;
+        }
+        let before: Vec<Shape> = shape(last).1;
+        let now = Content {
+            role: Role::Assistant,
+            parts: parts.clone(),
+            ts: last.ts.clone(),
+            line: last.line,
+        };
+        let after = shape(&now).1;
+        if after.len() <= before.len() || after[..before.len()] != before[..] {
+            return;
+        }
+        let old_len = self.linear.last().map_or(0, |c| c.parts.len());
+        self.b.s.messages[idx].parts =
+            vec![Part::Inline(Box::new(json!({"role": "model", "parts": parts})))];
+        let new_parts: Vec<Value> = parts[old_len..].to_vec();
+        for (j, p) in new_parts.iter().enumerate() {
+            // The added parts keep their place after the first ones.
+            let mut one = vec![Value::Null; old_len + j];
+            one.push(p.clone());
+            self.parts(idx, &one, line);
+        }
+        if let Some(last) = self.linear.last_mut() {
+            *last = now;
+        }
+    }
+}
+
+fn role_name(r: Role) -> &'static str {
+    match r {
+        Role::User => "user",
+        Role::Assistant => "model",
+    }
+}
+
+/// Loads a Gemini CLI file of `format`.
+pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, LoadError> {
+    let mut rp = Replay::new(path, format);
+    let mut records: Vec<(String, Value, usize)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut responded: HashSet<String> = HashSet::new();
+    let mut subagent = false;
+    let reindex = |records: &Vec<(String, Value, usize)>| -> HashMap<String, usize> {
+        records
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _, _))| (id.clone(), i))
+            .collect()
+    };
+    let items: Vec<(usize, Value)> = match format {
+        Format::GeminiJson => {
+            let v: Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
+                LoadError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    why: format!("not a Gemini CLI session: {e}"),
+                }
+            })?;
+            // The whole record: its header, then each message in order.
+            let mut out = vec![(1, v.clone())];
+            for m in v.get("messages").and_then(Value::as_array).into_iter().flatten() {
+                out.push((1, m.clone()));
+            }
+            out
+        }
+        _ => {
+            let mut out = Vec::new();
+            for (i, l) in text.split('\n').enumerate() {
+                let l = l.trim_end_matches('\r');
+                let l = if i == 0 { l.trim_start_matches('\u{feff}') } else { l };
+                if l.trim().is_empty() {
+                    continue;
+                }
+                match serde_json::from_str::<Value>(l) {
+                    Ok(v) if v.is_object() => out.push((i + 1, v)),
+                    Ok(_) => rp.diagnostics.push(Diagnostic {
+                        line: i + 1,
+                        byte_offset: 0,
+                        message: "not a JSON object: skipped".into(),
+                    }),
+                    Err(e) => rp.diagnostics.push(Diagnostic {
+                        line: i + 1,
+                        byte_offset: 0,
+                        message: format!("not JSON ({}): skipped, as Gemini CLI skips it", super::json_error_text(&e)),
+                    }),
+                }
+            }
+            out
+        }
+    };
+    for (line, v) in items {
+        rp.b.s.records += 1;
+        // loadConversationRecord's order of tests.
+        if let Some(to) = v.get("$rewindTo").and_then(Value::as_str) {
+            let at = index.get(to).copied().unwrap_or(0);
+            records.truncate(at);
+            index = reindex(&records);
+            rp.changed_at = Some(line);
+        } else if let Some(id) = v.get("id").and_then(Value::as_str) {
+            let is_response = v.get("type").and_then(Value::as_str) == Some("gemini")
+                && v.get("model").is_some_and(Value::is_string)
+                && !responded.contains(id);
+            if is_response {
+                responded.insert(id.to_string());
+                let h = history(&records);
+                rp.respond(h, id, &v, line);
+            } else if responded.contains(id) && index.contains_key(id) {
+                rp.rewritten(id, &v, line);
+            }
+            match index.get(id) {
+                Some(&i) => {
+                    if !is_response {
+                        rp.changed_at = Some(line);
+                    }
+                    records[i] = (id.to_string(), v, line);
+                }
+                None => {
+                    index.insert(id.to_string(), records.len());
+                    records.push((id.to_string(), v, line));
+                }
+            }
+        } else if let Some(set) = v.get("$set").filter(|s| s.is_object()) {
+            if let Some(sid) = set.get("sessionId").and_then(Value::as_str) {
+                rp.session_id = Some(sid.to_string());
+            }
+            if let Some(msgs) = set.get("messages").and_then(Value::as_array) {
+                records = msgs
+                    .iter()
+                    .filter_map(|m| {
+                        let id = m.get("id").and_then(Value::as_str)?;
+                        Some((id.to_string(), m.clone(), line))
+                    })
+                    .collect();
+                index = reindex(&records);
+                rp.changed_at = Some(line);
+            }
+        } else if let (Some(sid), Some(_)) = (
+            v.get("sessionId").and_then(Value::as_str),
+            v.get("projectHash").and_then(Value::as_str),
+        ) {
+            rp.session_id.get_or_insert_with(|| sid.to_string());
+            if rp.b.s.session_id.is_none() {
+                rp.b.s.session_id = Some(sid.to_string());
+            }
+            subagent |= v.get("kind").and_then(Value::as_str) == Some("subagent");
+        }
+    }
+    // What follows the last response is one more request's.
+    let h = history(&records);
+    rp.sync(h);
+    let diagnostics = std::mem::take(&mut rp.diagnostics);
+    let snippets = std::mem::take(&mut rp.recorded_snippets);
+    let sid = rp.session_id.clone();
+    let mut s = rp.b.finish(diagnostics);
+    s.subagent_what_if = subagent;
+    masking_facts(&mut s, &snippets, sid.as_deref());
+    Ok(s)
+}
+
+/// Per result, the harness's tokens, the masked text Gemini CLI would write
+/// (the file's own where it recorded one) and that text's tokens.
+fn masking_facts(s: &mut Session, recorded: &HashMap<String, String>, sid: Option<&str>) {
+    let dir = project_tmp(s, recorded);
+    let n = s.results.len();
+    let mut tokens = Vec::with_capacity(n);
+    let mut masked_tokens = Vec::with_capacity(n);
+    let mut texts = HashMap::new();
+    for r in 0..n {
+        let res = &s.results[r];
+        let part = match s.messages[res.msg].parts.first() {
+            Some(Part::Inline(v)) => v
+                .get("parts")
+                .and_then(|p| p.get(res.part))
+                .cloned()
+                .unwrap_or(Value::Null),
+            _ => Value::Null,
+        };
+        let fr = part.get("functionResponse").cloned().unwrap_or(Value::Null);
+        let Some(content) = gc::output_content(&fr) else {
+            tokens.push(None);
+            masked_tokens.push(u64::MAX);
+            continue;
+        };
+        tokens.push(Some(gc::part_tokens(&part)));
+        let tool = fr.get("name").and_then(Value::as_str).filter(|t| !t.is_empty());
+        let snippet = match recorded.get(&res.id) {
+            Some(text) => text.clone(),
+            None => {
+                let tool = tool.unwrap_or("unknown_tool");
+                let path = gc::saved_path(&dir, sid, tool, &res.id, STAND_IN);
+                gc::masked_snippet(&gc::preview(tool, &fr, &content), &path)
+            }
+        };
+        masked_tokens.push(gc::part_tokens(&gc::masked_part(&part, &snippet)));
+        texts.insert(r, snippet);
+    }
+    s.harness_tokens = tokens;
+    s.masked_tokens = masked_tokens;
+    s.masked_text = texts;
+}
+
+/// What stands in for the random part of a saved original's name when the
+/// file does not show it (`Math.random().toString(36).substring(7)`, about
+/// five characters).
+const STAND_IN: &str = "xxxxx";
+
+/// The project's temporary folder: where a recorded masking says its
+/// originals are, else what the session's context message says
+/// (`The project's temporary directory is: …`, written by every 0.44+
+/// session), else the folder that holds `chats/`, else a stand-in.
+fn project_tmp(s: &Session, recorded: &HashMap<String, String>) -> String {
+    const AT: &str = "Full output available at: ";
+    for text in recorded.values() {
+        if let Some(i) = text.rfind(AT) {
+            let p = text[i + AT.len()..].lines().next().unwrap_or("");
+            if let Some(k) = p.find("/tool-outputs/") {
+                return p[..k].to_string();
+            }
+        }
+    }
+    const SAYS: &str = "The project's temporary directory is: ";
+    let context = s.messages.iter().take(4).find_map(|m| match m.parts.first() {
+        Some(Part::Inline(v)) => v
+            .get("parts")?
+            .as_array()?
+            .iter()
+            .filter_map(|p| p.get("text")?.as_str())
+            .find_map(|t| {
+                let i = t.find(SAYS)?;
+                t[i + SAYS.len()..].lines().next().map(str::to_string)
+            }),
+        _ => None,
+    });
+    if let Some(dir) = context.filter(|d| !d.is_empty()) {
+        return dir;
+    }
+    let mut dir = std::path::absolute(&s.path).ok();
+    while let Some(d) = dir {
+        if d.file_name().is_some_and(|n| n == "chats") {
+            return d.parent().unwrap_or(&d).display().to_string();
+        }
+        dir = d.parent().map(Path::to_path_buf);
+    }
+    // The file is not where Gemini CLI keeps it: its project is unknown.
+    "/home/user/.gemini/tmp/project".into()
+}
+
+/// Whether a parsed first record is Gemini CLI's header (or a whole legacy
+/// record, with its messages).
+pub(super) fn sniff(v: &Value) -> Option<Format> {
+    let o = v.as_object()?;
+    if o.contains_key("$set") || o.contains_key("$rewindTo") {
+        return Some(Format::GeminiJsonl);
+    }
+    let header = o.get("sessionId").is_some_and(Value::is_string)
+        && o.get("projectHash").is_some_and(Value::is_string);
+    if !header {
+        return None;
+    }
+    Some(if o.get("messages").is_some_and(Value::is_array) {
+        Format::GeminiJson
+    } else {
+        Format::GeminiJsonl
+    })
+}
