@@ -145,6 +145,9 @@ pub enum Illegal {
     Budget { preset: Harness, delivery: Delivery },
     /// cache-edits on a session whose requests have no cache edits.
     CacheEdits(Harness),
+    /// A kind the preset's harness does not have (Gemini CLI's `mask`
+    /// elsewhere, Claude's plans on Gemini CLI).
+    NotOffered { kind: PlanKind, preset: Harness },
 }
 
 impl Illegal {
@@ -161,6 +164,7 @@ impl Illegal {
             Illegal::ServerDelivery(_) => "--delivery rewrite keeps this plan",
             Illegal::Budget { .. } => "budget runs with --preset claude and --delivery rewrite",
             Illegal::CacheEdits(_) => "--delivery rewrite is how these requests are sent",
+            Illegal::NotOffered { .. } => "leave out --policy: auto runs the harness's own plan",
         }
     }
 }
@@ -190,6 +194,19 @@ impl std::fmt::Display for Illegal {
                 f,
                 "cache-edits delivery is Claude's cached microcompact; a {} session is sent with rewrite",
                 h.name()
+            ),
+            Illegal::NotOffered { kind, preset } => write!(
+                f,
+                "plan kind {} is not one of the {} preset's ({})",
+                kind.name(),
+                preset.name(),
+                preset
+                    .rules()
+                    .kinds
+                    .iter()
+                    .map(|k| k.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }
     }
@@ -322,6 +339,13 @@ impl Policy {
         }
         if self.delivery == Delivery::CacheEdits && !dialect.has_cache_edits() {
             return Err(Illegal::CacheEdits(session));
+        }
+        // The api kind belongs to the api preset (refused above otherwise).
+        if self.kind != PlanKind::Api && !facts.offers(self.kind) {
+            return Err(Illegal::NotOffered {
+                kind: self.kind,
+                preset: self.preset,
+            });
         }
         Ok(())
     }

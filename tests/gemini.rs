@@ -1,0 +1,328 @@
+//! Gemini CLI (SPEC §14, §15.12–13; the reference's sections, as the issue
+//! asks): its files as the harness reads them, its tool-output masking, what
+//! the file records of it, through the real binary. The samples are made by
+//! `sample-sessions/make_gemini_build.py` from the reference's worked example.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+mod common;
+
+use common::bin::{json, ok, run};
+use serde_json::{Value, json};
+
+const BUILD: &str = "sample-sessions/gemini-build.jsonl";
+const MASKED: &str = "sample-sessions/gemini-build-masked.jsonl";
+const F1: &str = "read_file__read_file_1796030106117_0";
+const F2: &str = "run_shell_command__run_shell_command_1796030109874_0";
+const F3: &str = "grep_search__grep_search_1796030158702_0";
+
+fn ids(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A Gemini CLI file written in a temporary folder (line by line).
+fn file(name: &str, lines: &[Value]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(name);
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&p, text).unwrap();
+    let p = p.display().to_string();
+    (dir, p)
+}
+
+fn header() -> Value {
+    json!({"sessionId": "s-1", "projectHash": "h", "startTime": "2026-11-30T09:00:00.000Z",
+           "lastUpdated": "2026-11-30T09:00:00.000Z", "kind": "main"})
+}
+
+fn user(id: &str, ts: &str, text: &str) -> Value {
+    json!({"id": id, "timestamp": ts, "type": "user", "content": [{"text": text}]})
+}
+
+fn gemini(id: &str, ts: &str, text: &str) -> Value {
+    json!({"id": id, "timestamp": ts, "type": "gemini", "content": text, "thoughts": [],
+           "tokens": {"input": 100, "output": 10, "cached": 40, "thoughts": 5, "tool": 3, "total": 118},
+           "model": "gemini-2.5-pro"})
+}
+
+#[test]
+fn reference_1_4_each_response_with_a_model_is_a_request() {
+    let t = json(&["timeline", BUILD, "-j"]);
+    assert_eq!(t["session"]["format"], "gemini-jsonl");
+    assert_eq!(t["session"]["harness"], "gemini");
+    let reqs = t["requests"].as_array().unwrap();
+    assert_eq!(reqs.len(), 5);
+    // Requests 2-4 continue the tool loop; 1 and 5 begin turns.
+    let turns: Vec<bool> = reqs.iter().map(|r| r["begins_turn"].as_bool().unwrap()).collect();
+    assert_eq!(turns, [true, false, false, false, true]);
+    // SPEC §15.12: Gemini CLI records no version.
+    assert!(reqs.iter().all(|r| r["version"].is_null() && r["version_row"].is_null()));
+}
+
+#[test]
+fn reference_4_request_4_masks_read_file_and_the_shell_output() {
+    let t = json(&["timeline", BUILD, "-j"]);
+    let reqs = t["requests"].as_array().unwrap();
+    for (k, r) in reqs.iter().enumerate() {
+        assert_eq!(r["plan_kind"], "mask", "request {}", k + 1);
+        assert_eq!(r["fired"], k == 3, "request {}", k + 1);
+    }
+    assert_eq!(reqs[3]["trigger"], "mask");
+    assert_eq!(ids(&reqs[3]["newly_cleared"]), [F1, F2]);
+    // The masking lasts (reference §2.5); the two-hour pause changes nothing.
+    assert_eq!(ids(&reqs[4]["cleared"]), [F1, F2]);
+    assert!(ids(&reqs[4]["newly_cleared"]).is_empty());
+}
+
+#[test]
+fn reference_2_3_the_harness_s_own_tokens_beside_mcscope_s() {
+    let p = json(&["plan", BUILD, "--at", "4", "-j"]);
+    let cands = p["candidates"].as_array().unwrap();
+    let of = |id: &str| cands.iter().find(|c| c["tool_use_id"] == id).unwrap();
+    assert_eq!(of(F1)["harness_tokens"], 518);
+    assert_eq!(of(F2)["harness_tokens"], 61_015);
+    assert_eq!(of(F3)["harness_tokens"], 2031);
+    assert_eq!(of(F1)["est_tokens"], 500);
+    assert_eq!(of(F1)["status"], "cleared");
+    assert_eq!(of(F2)["status"], "cleared");
+    // F3 is what request 4 sends: not yet in the history masking reads.
+    assert_eq!(of(F3)["status"], "kept");
+    assert!(of(F3)["reason"].as_str().unwrap().contains("sent by this request"));
+    // SPEC §15.13: null for a harness without its own estimate.
+    let c = json(&["plan", "sample-sessions/claude-demo.jsonl", "-j"]);
+    assert!(c["candidates"][0]["harness_tokens"].is_null());
+}
+
+#[test]
+fn reference_2_4_the_wire_holds_the_harness_s_masked_snippet() {
+    let w = json(&["wire", BUILD, "--at", "5"]);
+    let contents = w["contents"].as_array().unwrap();
+    let outputs: Vec<&str> = contents
+        .iter()
+        .flat_map(|c| c["parts"].as_array().unwrap())
+        .filter_map(|p| p["functionResponse"]["response"]["output"].as_str())
+        .collect();
+    assert_eq!(outputs.len(), 3);
+    // F1: the head and tail of the pretty JSON; F2: the shell's sections.
+    assert!(outputs[0].starts_with("<tool_output_masked>\n{\n  \"output\": \"export const opt01"));
+    assert_eq!(outputs[0].chars().count(), 751);
+    assert!(outputs[1].contains("... [3980 lines omitted] ..."));
+    assert!(outputs[1].ends_with("_xxxxx.txt\n</tool_output_masked>"));
+    assert_eq!(outputs[1].chars().count(), 1518);
+    // The folder is the one the session's context names.
+    assert!(outputs[1].contains(
+        "Full output available at: /home/dev/.gemini/tmp/proj/tool-outputs/session-6ec0bd7f-11c0-43da-975e-2a8ad9ebae0b/run_shell_command_"
+    ));
+    assert!(outputs[2].starts_with("src/mod_0037.ts"));
+}
+
+#[test]
+fn reference_4_variants_protection_1000_and_latest_turn_off() {
+    // GEMINI_EXP flag 45758817 = 1000: request 3 keeps F1 (518 <= 1000);
+    // request 4 masks F2 and F1 (61,533 prunable).
+    let t = json(&["timeline", BUILD, "--protect-tokens", "1000", "-j"]);
+    let reqs = t["requests"].as_array().unwrap();
+    assert_eq!(reqs[2]["fired"], false);
+    assert_eq!(ids(&reqs[3]["newly_cleared"]), [F1, F2]);
+    assert_eq!(t["policy"]["mask_protect_tokens"], 1000);
+    // protectLatestTurn off adds only model contents to the scan: the same.
+    let off = json(&["timeline", BUILD, "--no-protect-latest-turn", "-j"]);
+    assert_eq!(off["requests"][3]["newly_cleared"], reqs[3]["newly_cleared"]);
+    assert_eq!(off["policy"]["mask_protect_latest_turn"], false);
+    // A batch under the least masks nothing.
+    let under = json(&["timeline", BUILD, "--min-prunable-tokens", "70000", "-j"]);
+    assert!(under["requests"].as_array().unwrap().iter().all(|r| r["fired"] == false));
+}
+
+#[test]
+fn spec_15_13_policy_keys_from_a_sidecar() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s.jsonl");
+    std::fs::copy(BUILD, &session).unwrap();
+    std::fs::write(
+        dir.path().join("s.mcscope.json"),
+        r#"{"mask_protect_tokens": 1000, "mask_min_prunable_tokens": 500}"#,
+    )
+    .unwrap();
+    let t = json(&["timeline", session.to_str().unwrap(), "-j"]);
+    assert_eq!(t["policy"]["mask_protect_tokens"], 1000);
+    assert_eq!(t["policy"]["mask_min_prunable_tokens"], 500);
+    // 518 of F1 is protected at 3; at 4 everything older than the newest
+    // 1,000 tokens goes.
+    assert_eq!(ids(&t["requests"][3]["newly_cleared"]), [F1, F2]);
+}
+
+#[test]
+fn spec_14_a_recorded_masking_is_evidence_that_agrees_with_the_plan() {
+    let t = json(&["timeline", MASKED, "-j"]);
+    let reqs = t["requests"].as_array().unwrap();
+    // The loader kept the originals: the simulation masks them at 4, as recorded.
+    assert_eq!(ids(&reqs[3]["newly_cleared"]), [F1, F2]);
+    let mc = &reqs[3]["evidence"]["microcompact"];
+    assert_eq!(mc["writer"], "gemini_mask");
+    assert_eq!(ids(&mc["compacted_tool_ids"]), [F1, F2]);
+    assert_eq!(mc["agrees"], true, "{mc}");
+    assert_eq!(mc["absent"], json!([]));
+    // Recorded once: the later request holds no second record.
+    assert!(reqs[4]["evidence"]["microcompact"].is_null());
+    let text = ok(&["evidence", MASKED]);
+    assert!(text.contains("masking recorded at line 32"), "{text}");
+    assert!(text.contains("against the mask plan: agrees"), "{text}");
+}
+
+#[test]
+fn spec_15_3_the_baseline_replays_the_recorded_masking() {
+    let t = json(&["timeline", MASKED, "--policy", "recorded", "-j"]);
+    let reqs = t["requests"].as_array().unwrap();
+    assert_eq!(reqs[3]["trigger"], "recorded");
+    assert_eq!(ids(&reqs[3]["newly_cleared"]), [F1, F2]);
+    assert_eq!(ids(&reqs[4]["cleared"]), [F1, F2]);
+    // Without a recorded masking the baseline clears nothing.
+    let none = json(&["timeline", BUILD, "--policy", "recorded", "-j"]);
+    assert!(none["requests"].as_array().unwrap().iter().all(|r| r["fired"] == false));
+    // Plans the harness does not have are refused (the p cycle is auto, mask, recorded).
+    let (code, _, err) = run(&["plan", BUILD, "--policy", "idle"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not one of the gemini preset's (auto, mask, recorded)"), "{err}");
+    let (code, _, err) = run(&["plan", "sample-sessions/claude-demo.jsonl", "--policy", "mask"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn spec_15_12_usage_input_less_cached_plus_tool_output_plus_thoughts() {
+    let (_d, p) = file(
+        "session-x.jsonl",
+        &[
+            header(),
+            user("u1", "2026-11-30T09:00:01.000Z", "hi"),
+            gemini("g1", "2026-11-30T09:00:02.000Z", "hello"),
+        ],
+    );
+    let t = json(&["timeline", &p, "-j"]);
+    let u = &t["requests"][0]["evidence"]["usage"];
+    // input 100 − cached 40 + tool 3; no cache writes.
+    assert_eq!(u["input"], 63, "{u}");
+    assert_eq!(u["cache_read"], 40, "{u}");
+    assert!(u["cache_write"].is_null(), "{u}");
+    // Output 10 + thoughts 5 (the recorded bill, SPEC §9a).
+    let rec = &t["session"]["recorded"];
+    assert_eq!(rec["output"], 15, "{rec}");
+}
+
+#[test]
+fn reference_1_2_a_rewind_deletes_from_its_message_on() {
+    let (_d, p) = file(
+        "session-r.jsonl",
+        &[
+            header(),
+            user("u1", "2026-11-30T09:00:01.000Z", "first"),
+            gemini("g1", "2026-11-30T09:00:02.000Z", "one"),
+            user("u2", "2026-11-30T09:00:03.000Z", "second"),
+            gemini("g2", "2026-11-30T09:00:04.000Z", "two"),
+            json!({"$rewindTo": "u2"}),
+            user("u3", "2026-11-30T09:00:05.000Z", "instead"),
+            gemini("g3", "2026-11-30T09:00:06.000Z", "three"),
+        ],
+    );
+    let w = json(&["wire", &p, "--at", "3"]);
+    let texts: Vec<&str> = w["contents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["parts"].as_array().unwrap())
+        .filter_map(|p| p["text"].as_str())
+        .collect();
+    // The third request sends the chain without the rewound prompt and reply.
+    assert_eq!(texts, ["first", "one", "instead"]);
+}
+
+#[test]
+fn reference_1_3_tool_calls_come_from_the_rewritten_response() {
+    // The 0.39-0.43 layout: results only in the response's toolCalls.
+    let mut g = gemini("g1", "2026-11-30T09:00:02.000Z", "");
+    g["toolCalls"] = json!([{"id": "c1", "name": "read_file", "args": {"file_path": "a.txt"},
+        "result": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": "AAAA"}}}],
+        "status": "success"}]);
+    let (_d, p) = file(
+        "session-t.jsonl",
+        &[
+            header(),
+            user("u1", "2026-11-30T09:00:01.000Z", "read a"),
+            gemini("g1", "2026-11-30T09:00:02.000Z", ""),
+            g,
+            gemini("g2", "2026-11-30T09:00:03.000Z", "done"),
+        ],
+    );
+    let plan = json(&["plan", &p, "--at", "2", "-j"]);
+    let c = &plan["candidates"][0];
+    assert_eq!(c["tool_use_id"], "c1");
+    assert_eq!(c["tool"], "read_file");
+    assert_eq!(c["path"], "a.txt");
+    // ⌊(9 + len({"output":"AAAA"}) = 17) / 4⌋ = 6.
+    assert_eq!(c["harness_tokens"], 6);
+}
+
+#[test]
+fn spec_15_12_a_masked_output_without_its_original_is_already_cleared() {
+    let masked = json!([{"functionResponse": {"id": "c9", "name": "read_file",
+        "response": {"output": "<tool_output_masked>\nx\n</tool_output_masked>"}}}]);
+    let call = json!([{"functionCall": {"id": "c9", "name": "read_file", "args": {}}}]);
+    let (_d, p) = file(
+        "session-m.jsonl",
+        &[
+            header(),
+            json!({"$set": {"messages": [
+                {"id": "a", "timestamp": "2026-11-30T09:00:00.000Z", "type": "user", "content": [{"text": "go"}]},
+                {"id": "b", "timestamp": "2026-11-30T09:00:00.000Z", "type": "gemini", "content": call, "thoughts": [], "tokens": null},
+                {"id": "c", "timestamp": "2026-11-30T09:00:00.000Z", "type": "user", "content": masked}]}}),
+            gemini("g1", "2026-11-30T09:00:02.000Z", "ok"),
+        ],
+    );
+    let plan = json(&["plan", &p, "-j"]);
+    assert_eq!(plan["candidates"][0]["status"], "already_cleared");
+    let diags = plan["session"]["diagnostics"].as_array().unwrap();
+    assert!(
+        diags.iter().any(|d| d["message"].as_str().unwrap().contains("no original")),
+        "{diags:?}"
+    );
+}
+
+#[test]
+fn spec_15_12_a_legacy_json_file_runs_mask_with_a_caveat() {
+    let record = json!({"sessionId": "s-2", "projectHash": "h", "startTime": "2026-03-01T09:00:00.000Z",
+        "lastUpdated": "2026-03-01T09:00:00.000Z", "messages": [
+            user("u1", "2026-03-01T09:00:01.000Z", "hi"),
+            gemini("g1", "2026-03-01T09:00:02.000Z", "hello")]});
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("session-2026-03-01T09-00-s2.json");
+    std::fs::write(&p, serde_json::to_string_pretty(&record).unwrap()).unwrap();
+    let t = json(&["timeline", p.to_str().unwrap(), "-j"]);
+    assert_eq!(t["session"]["format"], "gemini-json");
+    assert_eq!(t["requests"].as_array().unwrap().len(), 1);
+    let caveats: Vec<&str> = t["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(caveats, ["gemini_version_unknown", "gemini_remote_flags"]);
+    // A JSONL session shows only the remote-flags caveat.
+    let t = json(&["timeline", BUILD, "-j"]);
+    assert_eq!(t["caveats"][0]["id"], "gemini_remote_flags");
+    assert_eq!(t["caveats"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn reference_1_2_a_subagent_file_is_a_what_if() {
+    let mut h = header();
+    h["kind"] = json!("subagent");
+    let (_d, p) = file(
+        "sub.jsonl",
+        &[h, user("u1", "2026-11-30T09:00:01.000Z", "task"), gemini("g1", "2026-11-30T09:00:02.000Z", "ok")],
+    );
+    let t = json(&["timeline", &p, "-j"]);
+    assert_eq!(t["session"]["subagent_what_if"], true);
+}
