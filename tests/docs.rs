@@ -374,6 +374,15 @@ fn printed() -> BTreeMap<&'static str, BTreeSet<String>> {
             }
         }
     }
+    // Gemini CLI has its own plan (the other kinds are refused there).
+    for s in [
+        "sample-sessions/gemini-build.jsonl",
+        "sample-sessions/gemini-build-masked.jsonl",
+    ] {
+        for cmd in ["plan", "timeline", "evidence"] {
+            add(cmd, mcscope_json(&[cmd, s, "--format", "json"]));
+        }
+    }
     add(
         "plan",
         mcscope_json(&[

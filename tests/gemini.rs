@@ -56,10 +56,16 @@ fn reference_1_4_each_response_with_a_model_is_a_request() {
     let reqs = t["requests"].as_array().unwrap();
     assert_eq!(reqs.len(), 5);
     // Requests 2-4 continue the tool loop; 1 and 5 begin turns.
-    let turns: Vec<bool> = reqs.iter().map(|r| r["begins_turn"].as_bool().unwrap()).collect();
+    let turns: Vec<bool> = reqs
+        .iter()
+        .map(|r| r["begins_turn"].as_bool().unwrap())
+        .collect();
     assert_eq!(turns, [true, false, false, false, true]);
     // SPEC §15.12: Gemini CLI records no version.
-    assert!(reqs.iter().all(|r| r["version"].is_null() && r["version_row"].is_null()));
+    assert!(
+        reqs.iter()
+            .all(|r| r["version"].is_null() && r["version_row"].is_null())
+    );
 }
 
 #[test]
@@ -90,7 +96,12 @@ fn reference_2_3_the_harness_s_own_tokens_beside_mcscope_s() {
     assert_eq!(of(F2)["status"], "cleared");
     // F3 is what request 4 sends: not yet in the history masking reads.
     assert_eq!(of(F3)["status"], "kept");
-    assert!(of(F3)["reason"].as_str().unwrap().contains("sent by this request"));
+    assert!(
+        of(F3)["reason"]
+            .as_str()
+            .unwrap()
+            .contains("sent by this request")
+    );
     // SPEC §15.13: null for a harness without its own estimate.
     let c = json(&["plan", "sample-sessions/claude-demo.jsonl", "-j"]);
     assert!(c["candidates"][0]["harness_tokens"].is_null());
@@ -130,11 +141,20 @@ fn reference_4_variants_protection_1000_and_latest_turn_off() {
     assert_eq!(t["policy"]["mask_protect_tokens"], 1000);
     // protectLatestTurn off adds only model contents to the scan: the same.
     let off = json(&["timeline", BUILD, "--no-protect-latest-turn", "-j"]);
-    assert_eq!(off["requests"][3]["newly_cleared"], reqs[3]["newly_cleared"]);
+    assert_eq!(
+        off["requests"][3]["newly_cleared"],
+        reqs[3]["newly_cleared"]
+    );
     assert_eq!(off["policy"]["mask_protect_latest_turn"], false);
     // A batch under the least masks nothing.
     let under = json(&["timeline", BUILD, "--min-prunable-tokens", "70000", "-j"]);
-    assert!(under["requests"].as_array().unwrap().iter().all(|r| r["fired"] == false));
+    assert!(
+        under["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["fired"] == false)
+    );
 }
 
 #[test]
@@ -182,12 +202,26 @@ fn spec_15_3_the_baseline_replays_the_recorded_masking() {
     assert_eq!(ids(&reqs[4]["cleared"]), [F1, F2]);
     // Without a recorded masking the baseline clears nothing.
     let none = json(&["timeline", BUILD, "--policy", "recorded", "-j"]);
-    assert!(none["requests"].as_array().unwrap().iter().all(|r| r["fired"] == false));
+    assert!(
+        none["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["fired"] == false)
+    );
     // Plans the harness does not have are refused (the p cycle is auto, mask, recorded).
     let (code, _, err) = run(&["plan", BUILD, "--policy", "idle"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("not one of the gemini preset's (auto, mask, recorded)"), "{err}");
-    let (code, _, err) = run(&["plan", "sample-sessions/claude-demo.jsonl", "--policy", "mask"]);
+    assert!(
+        err.contains("not one of the gemini preset's (auto, mask, recorded)"),
+        "{err}"
+    );
+    let (code, _, err) = run(&[
+        "plan",
+        "sample-sessions/claude-demo.jsonl",
+        "--policy",
+        "mask",
+    ]);
     assert_eq!(code, 2, "{err}");
 }
 
@@ -285,7 +319,9 @@ fn spec_15_12_a_masked_output_without_its_original_is_already_cleared() {
     assert_eq!(plan["candidates"][0]["status"], "already_cleared");
     let diags = plan["session"]["diagnostics"].as_array().unwrap();
     assert!(
-        diags.iter().any(|d| d["message"].as_str().unwrap().contains("no original")),
+        diags
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("no original")),
         "{diags:?}"
     );
 }
@@ -321,7 +357,11 @@ fn reference_1_2_a_subagent_file_is_a_what_if() {
     h["kind"] = json!("subagent");
     let (_d, p) = file(
         "sub.jsonl",
-        &[h, user("u1", "2026-11-30T09:00:01.000Z", "task"), gemini("g1", "2026-11-30T09:00:02.000Z", "ok")],
+        &[
+            h,
+            user("u1", "2026-11-30T09:00:01.000Z", "task"),
+            gemini("g1", "2026-11-30T09:00:02.000Z", "ok"),
+        ],
     );
     let t = json(&["timeline", &p, "-j"]);
     assert_eq!(t["session"]["subagent_what_if"], true);

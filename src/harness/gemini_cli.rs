@@ -53,7 +53,12 @@ pub(crate) static GEMINI: Preset = Preset {
     caveats: &["gemini_version_unknown", "gemini_remote_flags"],
     compactable: &[],
     every_tool: true,
-    exempt: &["activate_skill", "ask_user", "enter_plan_mode", "exit_plan_mode"],
+    exempt: &[
+        "activate_skill",
+        "ask_user",
+        "enter_plan_mode",
+        "exit_plan_mode",
+    ],
     read_tool: "read_file",
     // tools/read-file.ts, write-file.ts, edit.ts (`replace`): `file_path`.
     file_path_tools: &["read_file", "write_file", "replace"],
@@ -216,7 +221,10 @@ pub fn sanitize_filename_part(s: &str) -> String {
     s.chars()
         .flat_map(|c| {
             let keep = c.is_ascii_alphanumeric() || c == '_' || c == '-';
-            std::iter::repeat_n(if keep { c } else { '_' }, if keep { 1 } else { c.len_utf16() })
+            std::iter::repeat_n(
+                if keep { c } else { '_' },
+                if keep { 1 } else { c.len_utf16() },
+            )
         })
         .collect()
 }
@@ -289,10 +297,10 @@ fn split_sections(content: &str) -> (String, Vec<(&'static str, String)>) {
     );
     for at in starts {
         let rest = &content[at..];
-        if let Some(name) = SECTIONS.iter().find(|n| {
-            rest.strip_prefix(**n)
-                .is_some_and(|r| r.starts_with(": "))
-        }) {
+        if let Some(name) = SECTIONS
+            .iter()
+            .find(|n| rest.strip_prefix(**n).is_some_and(|r| r.starts_with(": ")))
+        {
             cuts.push((at, at + name.len() + 2, name));
         }
     }
@@ -384,10 +392,7 @@ fn shell_preview(response: &Value) -> String {
 pub fn preview(tool: &str, fr: &Value, content: &str) -> String {
     if tool == "run_shell_command" {
         let empty = Value::Object(Default::default());
-        let response = fr
-            .get("response")
-            .filter(|r| truthy(r))
-            .unwrap_or(&empty);
+        let response = fr.get("response").filter(|r| truthy(r)).unwrap_or(&empty);
         return shell_preview(response);
     }
     if units(content) > 500 {
@@ -405,7 +410,13 @@ pub fn preview(tool: &str, fr: &Value, content: &str) -> String {
 /// `<project temp>/tool-outputs/session-<id>/<tool>_<call id>_<random>.txt`.
 /// The random part (`Math.random().toString(36).substring(7)`) is the
 /// recorded one when the file shows it, else `rand` stands in.
-pub fn saved_path(project_tmp: &str, session_id: Option<&str>, tool: &str, call_id: &str, rand: &str) -> String {
+pub fn saved_path(
+    project_tmp: &str,
+    session_id: Option<&str>,
+    tool: &str,
+    call_id: &str,
+    rand: &str,
+) -> String {
     let mut dir = format!("{}/tool-outputs", project_tmp.trim_end_matches('/'));
     if let Some(id) = session_id.filter(|s| !s.is_empty()) {
         dir.push_str(&format!("/session-{}", sanitize_filename_part(id)));
@@ -428,11 +439,11 @@ pub fn masked_snippet(preview: &str, path: &str) -> String {
 /// snippet}`, every other key (id, name, nested media) kept.
 pub fn masked_part(part: &Value, snippet: &str) -> Value {
     let mut out = part.clone();
-    if let Some(fr) = out.get_mut("functionResponse").and_then(Value::as_object_mut) {
-        fr.insert(
-            "response".into(),
-            serde_json::json!({ "output": snippet }),
-        );
+    if let Some(fr) = out
+        .get_mut("functionResponse")
+        .and_then(Value::as_object_mut)
+    {
+        fr.insert("response".into(), serde_json::json!({ "output": snippet }));
     }
     out
 }
@@ -518,15 +529,26 @@ mod tests {
         let p1 = part("read_file", "read_file__read_file_1796030106117_0", &f1());
         let fr = &p1["functionResponse"];
         let content = output_content(fr).unwrap();
-        let path = saved_path(tmp, sid, "read_file", "read_file__read_file_1796030106117_0", "p0w2d");
+        let path = saved_path(
+            tmp,
+            sid,
+            "read_file",
+            "read_file__read_file_1796030106117_0",
+            "p0w2d",
+        );
         let snippet = masked_snippet(&preview("read_file", fr, &content), &path);
         assert_eq!(units(&snippet), 751);
-        assert!(snippet.starts_with("<tool_output_masked>\n{\n  \"output\": \"export const opt01 = 101;"));
+        assert!(
+            snippet
+                .starts_with("<tool_output_masked>\n{\n  \"output\": \"export const opt01 = 101;")
+        );
         assert!(snippet.contains("\\n\"\n}\n\nOutput too large"));
         let masked = masked_part(&p1, &snippet);
         assert_eq!(compact_len(&masked["functionResponse"]["response"]), 787);
         assert_eq!(part_tokens(&masked), 199);
-        assert!(is_masked(&output_content(&masked["functionResponse"]).unwrap()));
+        assert!(is_masked(
+            &output_content(&masked["functionResponse"]).unwrap()
+        ));
     }
 
     #[test]
@@ -542,7 +564,10 @@ mod tests {
         assert!(p.starts_with("l1\nl2\n"));
         assert!(p.contains("... [11 lines omitted] ..."));
         // An error response of the shell: no output, the error appended.
-        assert_eq!(shell_preview(&json!({"error": "denied"})), "\n[Error: denied]");
+        assert_eq!(
+            shell_preview(&json!({"error": "denied"})),
+            "\n[Error: denied]"
+        );
     }
 
     #[test]
@@ -556,7 +581,9 @@ mod tests {
         use std::ffi::OsStr;
         use std::path::Path;
         assert_eq!(
-            GEMINI.home.bases_from(Some(OsStr::new("/g")), Some(Path::new("/h"))),
+            GEMINI
+                .home
+                .bases_from(Some(OsStr::new("/g")), Some(Path::new("/h"))),
             [PathBuf::from("/g/.gemini")]
         );
         assert_eq!(
@@ -567,10 +594,20 @@ mod tests {
 
     #[test]
     fn reference_2_2_exempt_tools_are_never_masked() {
-        for t in ["activate_skill", "ask_user", "enter_plan_mode", "exit_plan_mode"] {
+        for t in [
+            "activate_skill",
+            "ask_user",
+            "enter_plan_mode",
+            "exit_plan_mode",
+        ] {
             assert!(!GEMINI.is_compactable(t), "{t}");
         }
-        for t in ["read_file", "run_shell_command", "mcp_tool_x", "grep_search"] {
+        for t in [
+            "read_file",
+            "run_shell_command",
+            "mcp_tool_x",
+            "grep_search",
+        ] {
             assert!(GEMINI.is_compactable(t), "{t}");
         }
     }

@@ -14,8 +14,8 @@
 //! evidence for the request after it; any other change (a compression, a
 //! rewind) starts a new view.
 
-use super::builder::{AssistantRecord, Builder, UserRecord};
 use super::LoadError;
+use super::builder::{AssistantRecord, Builder, UserRecord};
 use crate::harness::gemini_cli::{self as gc, MASKED_TAG};
 use crate::harness::{CLEARED, GEMINI};
 use crate::session::{
@@ -69,7 +69,10 @@ fn shape(c: &Content) -> (Role, Vec<Shape>) {
 }
 
 fn id_of(v: &Value) -> String {
-    v.get("id").and_then(Value::as_str).unwrap_or("").to_string()
+    v.get("id")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string()
 }
 
 /// The output text of a `functionResponse` when it is a string.
@@ -112,7 +115,10 @@ fn history(records: &[(String, Value, usize)]) -> Vec<Content> {
         .collect();
     let mut out = Vec::new();
     for (_, r, line) in records {
-        let ts = r.get("timestamp").and_then(Value::as_str).map(str::to_string);
+        let ts = r
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let line = *line;
         match r.get("type").and_then(Value::as_str) {
             Some("user") => out.push(Content {
@@ -178,7 +184,12 @@ fn model_content(r: &Value) -> (Vec<Value>, Vec<Value>) {
     }
     let mut model = parts;
     let mut results = Vec::new();
-    for tc in r.get("toolCalls").and_then(Value::as_array).into_iter().flatten() {
+    for tc in r
+        .get("toolCalls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         model.push(json!({"functionCall": {
             "id": tc.get("id").cloned().unwrap_or(Value::Null),
             "name": tc.get("name").cloned().unwrap_or(Value::Null),
@@ -195,7 +206,9 @@ fn usage(t: Option<&Value>) -> Option<Usage> {
     let t = t.filter(|t| t.is_object())?;
     let n = |k: &str| t.get(k).and_then(Value::as_u64).unwrap_or(0);
     Some(Usage {
-        input_tokens: n("input").saturating_sub(n("cached")).saturating_add(n("tool")),
+        input_tokens: n("input")
+            .saturating_sub(n("cached"))
+            .saturating_add(n("tool")),
         cache_read_input_tokens: n("cached"),
         output_tokens: n("output").saturating_add(n("thoughts")),
         ..Usage::default()
@@ -244,8 +257,8 @@ impl Replay {
         let same = h.len() >= n && (0..n).all(|i| shape(&self.linear[i]) == shape(&h[i]));
         if same {
             let mut ids = Vec::new();
-            for i in 0..n {
-                for p in &h[i].parts {
+            for (i, content) in h.iter().enumerate().take(n) {
+                for p in &content.parts {
                     let Some(fr) = p.get("functionResponse") else {
                         continue;
                     };
@@ -297,7 +310,9 @@ impl Replay {
 
     /// A content of the history that is not a response.
     fn push(&mut self, c: Content) {
-        let body = Part::Inline(Box::new(json!({"role": role_name(c.role), "parts": c.parts})));
+        let body = Part::Inline(Box::new(
+            json!({"role": role_name(c.role), "parts": c.parts}),
+        ));
         let has_tool_result = c.parts.iter().any(|p| p.get("functionResponse").is_some());
         let idx = match c.role {
             Role::User => self.b.user(UserRecord {
@@ -307,7 +322,9 @@ impl Replay {
                 is_meta: false,
                 has_tool_result,
             }),
-            Role::Assistant => self.b.inline(Role::Assistant, body, c.ts.as_deref(), c.line),
+            Role::Assistant => self
+                .b
+                .inline(Role::Assistant, body, c.ts.as_deref(), c.line),
         };
         self.parts(idx, &c.parts, c.line);
         self.linear.push(c);
@@ -329,7 +346,9 @@ impl Replay {
                     id: id.to_string(),
                     name: name.to_string(),
                     msg: idx,
-                    file_path: arg("file_path").filter(|p| !p.is_empty()).map(str::to_string),
+                    file_path: arg("file_path")
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_string),
                     legacy_path: arg("absolute_path").map(str::to_string),
                     summary: ["command", "pattern", "url", "query", "dir_path", "path"]
                         .iter()
@@ -338,9 +357,10 @@ impl Replay {
                     cwd: None,
                     unparseable: false,
                 });
-            } else if let Some(fr) = p.get("functionResponse").filter(|_| {
-                crate::harness::Dialect::Gemini.is_tool_result(p)
-            }) {
+            } else if let Some(fr) = p
+                .get("functionResponse")
+                .filter(|_| crate::harness::Dialect::Gemini.is_tool_result(p))
+            {
                 let id = id_of(fr);
                 let response = fr.get("response");
                 let chars = match output_of(fr) {
@@ -349,14 +369,11 @@ impl Replay {
                         .filter(|r| !r.is_null())
                         .map_or(0, |r| r.to_string().encode_utf16().count() as u64),
                 };
-                let media = fr
-                    .get("parts")
-                    .and_then(Value::as_array)
-                    .map_or(0, |a| {
-                        a.iter()
-                            .filter(|q| q.get("inlineData").is_some() || q.get("fileData").is_some())
-                            .count()
-                    }) as u32;
+                let media = fr.get("parts").and_then(Value::as_array).map_or(0, |a| {
+                    a.iter()
+                        .filter(|q| q.get("inlineData").is_some() || q.get("fileData").is_some())
+                        .count()
+                }) as u32;
                 let is_masked = masked(fr);
                 if is_masked && !self.originals.contains(&id) {
                     self.diagnostics.push(Diagnostic {
@@ -442,8 +459,9 @@ impl Replay {
             return;
         }
         let old_len = self.linear.last().map_or(0, |c| c.parts.len());
-        self.b.s.messages[idx].parts =
-            vec![Part::Inline(Box::new(json!({"role": "model", "parts": parts})))];
+        self.b.s.messages[idx].parts = vec![Part::Inline(Box::new(
+            json!({"role": "model", "parts": parts}),
+        ))];
         let new_parts: Vec<Value> = parts[old_len..].to_vec();
         for (j, p) in new_parts.iter().enumerate() {
             // The added parts keep their place after the first ones.
@@ -480,15 +498,21 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
     };
     let items: Vec<(usize, Value)> = match format {
         Format::GeminiJson => {
-            let v: Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
-                LoadError::UnknownFormat {
-                    path: path.to_path_buf(),
-                    why: format!("not a Gemini CLI session: {e}"),
-                }
-            })?;
+            let v: Value =
+                serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
+                    LoadError::UnknownFormat {
+                        path: path.to_path_buf(),
+                        why: format!("not a Gemini CLI session: {e}"),
+                    }
+                })?;
             // The whole record: its header, then each message in order.
             let mut out = vec![(1, v.clone())];
-            for m in v.get("messages").and_then(Value::as_array).into_iter().flatten() {
+            for m in v
+                .get("messages")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 out.push((1, m.clone()));
             }
             out
@@ -497,7 +521,11 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
             let mut out = Vec::new();
             for (i, l) in text.split('\n').enumerate() {
                 let l = l.trim_end_matches('\r');
-                let l = if i == 0 { l.trim_start_matches('\u{feff}') } else { l };
+                let l = if i == 0 {
+                    l.trim_start_matches('\u{feff}')
+                } else {
+                    l
+                };
                 if l.trim().is_empty() {
                     continue;
                 }
@@ -511,7 +539,10 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
                     Err(e) => rp.diagnostics.push(Diagnostic {
                         line: i + 1,
                         byte_offset: 0,
-                        message: format!("not JSON ({}): skipped, as Gemini CLI skips it", super::json_error_text(&e)),
+                        message: format!(
+                            "not JSON ({}): skipped, as Gemini CLI skips it",
+                            super::json_error_text(&e)
+                        ),
                     }),
                 }
             }
@@ -612,7 +643,10 @@ fn masking_facts(s: &mut Session, recorded: &HashMap<String, String>, sid: Optio
             continue;
         };
         tokens.push(Some(gc::part_tokens(&part)));
-        let tool = fr.get("name").and_then(Value::as_str).filter(|t| !t.is_empty());
+        let tool = fr
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty());
         let snippet = match recorded.get(&res.id) {
             Some(text) => text.clone(),
             None => {
@@ -649,18 +683,22 @@ fn project_tmp(s: &Session, recorded: &HashMap<String, String>) -> String {
         }
     }
     const SAYS: &str = "The project's temporary directory is: ";
-    let context = s.messages.iter().take(4).find_map(|m| match m.parts.first() {
-        Some(Part::Inline(v)) => v
-            .get("parts")?
-            .as_array()?
-            .iter()
-            .filter_map(|p| p.get("text")?.as_str())
-            .find_map(|t| {
-                let i = t.find(SAYS)?;
-                t[i + SAYS.len()..].lines().next().map(str::to_string)
-            }),
-        _ => None,
-    });
+    let context = s
+        .messages
+        .iter()
+        .take(4)
+        .find_map(|m| match m.parts.first() {
+            Some(Part::Inline(v)) => v
+                .get("parts")?
+                .as_array()?
+                .iter()
+                .filter_map(|p| p.get("text")?.as_str())
+                .find_map(|t| {
+                    let i = t.find(SAYS)?;
+                    t[i + SAYS.len()..].lines().next().map(str::to_string)
+                }),
+            _ => None,
+        });
     if let Some(dir) = context.filter(|d| !d.is_empty()) {
         return dir;
     }

@@ -150,21 +150,21 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                     sanitize::joined(&m.compacted_tool_ids, ", "),
                 );
             } else {
-            let _ = writeln!(
-                out,
-                "◇ microcompact_boundary at line {} ({} writer{}) belongs to {place}: cleared [{}]; pre_tokens {}, tokens_saved {}",
-                m.line,
-                m.writer.name(),
-                // SPEC §13.E5: no external build writes the cached record.
-                if m.writer == crate::evidence::Writer::Cached {
-                    ", from an internal build"
-                } else {
-                    ""
-                },
-                sanitize::joined(&m.compacted_tool_ids, ", "),
-                m.pre_tokens.map_or("none".into(), fmt_int),
-                m.tokens_saved.map_or("none".into(), fmt_int),
-            );
+                let _ = writeln!(
+                    out,
+                    "◇ microcompact_boundary at line {} ({} writer{}) belongs to {place}: cleared [{}]; pre_tokens {}, tokens_saved {}",
+                    m.line,
+                    m.writer.name(),
+                    // SPEC §13.E5: no external build writes the cached record.
+                    if m.writer == crate::evidence::Writer::Cached {
+                        ", from an internal build"
+                    } else {
+                        ""
+                    },
+                    sanitize::joined(&m.compacted_tool_ids, ", "),
+                    m.pre_tokens.map_or("none".into(), fmt_int),
+                    m.tokens_saved.map_or("none".into(), fmt_int),
+                );
             }
             let _ = writeln!(
                 out,

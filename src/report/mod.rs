@@ -156,11 +156,15 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
         budget_warning_tokens: p.budget_warning_tokens,
         min_trigger_tool_uses: p.min_trigger_tool_uses,
         api: api::policy_keys(p),
-        mask: p.preset.rules().offers(PlanKind::Mask).then(|| MaskPolicyJson {
-            mask_protect_tokens: p.mask_protect_tokens,
-            mask_min_prunable_tokens: p.mask_min_prunable_tokens,
-            mask_protect_latest_turn: p.mask_protect_latest_turn,
-        }),
+        mask: p
+            .preset
+            .rules()
+            .offers(PlanKind::Mask)
+            .then_some(MaskPolicyJson {
+                mask_protect_tokens: p.mask_protect_tokens,
+                mask_min_prunable_tokens: p.mask_min_prunable_tokens,
+                mask_protect_latest_turn: p.mask_protect_latest_turn,
+            }),
     }
 }
 

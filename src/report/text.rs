@@ -52,11 +52,19 @@ pub(super) fn header(
             out,
             "policy: {}{} (preset {})  protect {} tokens  min prunable {}  protect latest turn {}  delivery {}",
             p.kind.name(),
-            if p.kind == PlanKind::Auto { " -> mask" } else { "" },
+            if p.kind == PlanKind::Auto {
+                " -> mask"
+            } else {
+                ""
+            },
             p.preset.name(),
             fmt_int(p.mask_protect_tokens),
             fmt_int(p.mask_min_prunable_tokens),
-            if p.mask_protect_latest_turn { "on" } else { "off" },
+            if p.mask_protect_latest_turn {
+                "on"
+            } else {
+                "off"
+            },
             p.delivery.name(),
         );
     } else {

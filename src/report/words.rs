@@ -493,8 +493,12 @@ impl Display for Kept {
                 fmt_int(*protect),
                 fmt_int(*within)
             ),
-            Kept::MaskLatest => f.write_str("in the latest content: not scanned (protectLatestTurn)"),
-            Kept::MaskSending => f.write_str("sent by this request: not in the history masking reads"),
+            Kept::MaskLatest => {
+                f.write_str("in the latest content: not scanned (protectLatestTurn)")
+            }
+            Kept::MaskSending => {
+                f.write_str("sent by this request: not in the history masking reads")
+            }
             Kept::MaskBatchUnder(why) => write!(
                 f,
                 "prunable, but {} tokens < the {} least",

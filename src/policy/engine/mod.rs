@@ -32,8 +32,8 @@ use api::ApiFacts;
 pub use api::{ApiStep, EditOutcome, TokenSource};
 pub use idle_server::{IdleServerStep, IdleServerWhy};
 pub use reason::{
-    ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, MaskWhy, NoRun, Note, Prompt,
-    Rank, Reason, SizeWhy, TimeWhy,
+    ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, MaskWhy, NoRun, Note,
+    Prompt, Rank, Reason, SizeWhy, TimeWhy,
 };
 pub use recorded::{RecordedEdit, RecordedWhy, unattributed_tokens};
 pub use tracked::WireDelta;

@@ -169,6 +169,40 @@ impl SessionView {
         } else {
             String::new()
         };
+        if p.kind == PlanKind::Mask || self.plan.step.kind == Some(PlanKind::Mask) {
+            // mask reads its own three parameters (SPEC §15.13), nothing else.
+            return vec![
+                vec![
+                    plain("plan "),
+                    self.marked("kind", p.kind.name().into()),
+                    plain(format!("{chosen} ({})", p.preset.name())),
+                ],
+                vec![
+                    plain("protect "),
+                    self.marked("mask_protect_tokens", fmt_int(p.mask_protect_tokens)),
+                    plain(" tok"),
+                ],
+                vec![
+                    plain("prunable ≥ "),
+                    self.marked(
+                        "mask_min_prunable_tokens",
+                        fmt_int(p.mask_min_prunable_tokens),
+                    ),
+                ],
+                vec![
+                    self.marked(
+                        "mask_protect_latest_turn",
+                        if p.mask_protect_latest_turn {
+                            "latest turn skipped"
+                        } else {
+                            "latest turn scanned"
+                        }
+                        .into(),
+                    ),
+                ],
+                vec![self.marked("delivery", p.delivery.name().into())],
+            ];
+        }
         let mut out = vec![
             vec![
                 plain("plan "),
