@@ -4,6 +4,9 @@
 //! `sample-sessions/make_gemini_build.py` from the reference's worked example.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+#[path = "common/screen.rs"]
+mod screen;
+
 mod common;
 
 use common::bin::{json, ok, run};
@@ -365,4 +368,134 @@ fn reference_1_2_a_subagent_file_is_a_what_if() {
     );
     let t = json(&["timeline", &p, "-j"]);
     assert_eq!(t["session"]["subagent_what_if"], true);
+}
+
+/// SPEC §15.3: the gemini `p` cycle is `auto → mask → recorded`, pressed
+/// through the real keymap; at 80×24 the header shows mask's own parameters
+/// whole, and the wire holds the harness's masked snippet.
+#[test]
+fn t15_3_the_p_cycle_and_the_header_at_80x24() {
+    use mcscope::cli::{self, Opts};
+    use mcscope::tui::app::App;
+    use mcscope::tui::keymap;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(MASKED);
+    let opts = Opts {
+        at: Some("4".into()),
+        ..Default::default()
+    };
+    let setup = cli::setup(&path, &opts).unwrap();
+    let k = cli::request_index(&setup.session, opts.at.as_deref()).unwrap();
+    let mut a = App::session_at(setup, k);
+    a.view_mut().unwrap().wait_background();
+    let lines = screen::screen(&a, 80, 24);
+    let head = lines[..4].join("\n");
+    assert!(head.contains("plan auto → mask (gemini)"), "{head}");
+    assert!(head.contains("protect 50,000 tok"), "{head}");
+    assert!(head.contains("prunable ≥ 30,000"), "{head}");
+    assert!(head.contains("latest turn skipped"), "{head}");
+    assert!(!head.contains("keep") && !head.contains("gap ≥"), "{head}");
+    assert!(
+        a.view()
+            .unwrap()
+            .wire_json()
+            .contains("<tool_output_masked>")
+    );
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let key = KeyEvent::from(KeyCode::Char('p'));
+        let action = keymap::action_for(key, a.in_text_input()).unwrap();
+        a.update(action);
+        seen.push(a.view().unwrap().policy().kind.name());
+    }
+    assert_eq!(seen, ["mask", "recorded", "auto"]);
+}
+
+fn with_calls(id: &str, ts: &str, calls: Value) -> Value {
+    let mut g = gemini(id, ts, "");
+    g["toolCalls"] = calls;
+    g
+}
+
+fn big(n: usize) -> String {
+    "x".repeat(n)
+}
+
+/// Reference §1.3 (0.39–0.43): results only in `toolCalls[].result`; masking
+/// writes each response again with the masked result. That is a recorded
+/// masking too, and the originals stay.
+#[test]
+fn reference_1_3_a_masking_of_the_0_39_layout_is_recorded() {
+    let call = |id: &str, out: &str| {
+        json!([{"id": id, "name": "run_shell_command", "args": {"command": "make"},
+            "result": [{"functionResponse": {"id": id, "name": "run_shell_command", "response": {"output": out}}}],
+            "status": "success"}])
+    };
+    // Two outputs of 240,000 chars: 60,000+ tokens each.
+    let (a, b) = (big(240_000), big(240_000));
+    let masked = "<tool_output_masked>\nx\n\nOutput too large. Full output available at: /h/.gemini/tmp/p/tool-outputs/session-s-1/run_shell_command_c1_ab12c.txt\n</tool_output_masked>";
+    let (_d, p) = file(
+        "session-l.jsonl",
+        &[
+            header(),
+            user("u1", "2026-11-30T09:00:01.000Z", "build twice"),
+            gemini("g1", "2026-11-30T09:00:02.000Z", ""),
+            with_calls("g1", "2026-11-30T09:00:02.000Z", call("c1", &a)),
+            gemini("g2", "2026-11-30T09:00:03.000Z", ""),
+            with_calls("g2", "2026-11-30T09:00:03.000Z", call("c2", &b)),
+            // Before request 3: g1 written again with its result masked.
+            with_calls("g1", "2026-11-30T09:00:02.000Z", call("c1", masked)),
+            gemini("g3", "2026-11-30T09:00:04.000Z", "done"),
+        ],
+    );
+    let t = json(&["timeline", &p, "-j"]);
+    let reqs = t["requests"].as_array().unwrap();
+    assert_eq!(reqs.len(), 3);
+    let mc = &reqs[2]["evidence"]["microcompact"];
+    assert_eq!(mc["writer"], "gemini_mask", "{mc}");
+    assert_eq!(ids(&mc["compacted_tool_ids"]), ["c1"]);
+    // The simulation masks c1 at 3 as well: c1 crosses 50,000 by itself;
+    // c2 is what request 3 sends, not yet in the history.
+    assert_eq!(mc["agrees"], true, "{mc}");
+    assert_eq!(ids(&reqs[2]["newly_cleared"]), ["c1"]);
+    // The original stayed: the wire of the transcript side holds it whole.
+    let local = ok(&["wire", &p, "--at", "3", "--side", "local"]);
+    assert!(local.contains(&a));
+}
+
+/// Reference §1.3: a compression's checkpoint changes the history: a new
+/// view starts from it (what it says is all the later requests send).
+#[test]
+fn reference_1_3_a_compression_checkpoint_starts_a_new_view() {
+    let snapshot = json!({"$set": {"messages": [
+        {"id": "e", "timestamp": "2026-11-30T09:10:00.000Z", "type": "user", "content": [{"text": "<state_snapshot>summary</state_snapshot>"}]},
+        {"id": "f", "timestamp": "2026-11-30T09:10:00.000Z", "type": "gemini", "content": [{"text": "Got it. Thanks for the additional context!"}], "thoughts": [], "tokens": null}]}});
+    let (_d, p) = file(
+        "session-c.jsonl",
+        &[
+            header(),
+            user("u1", "2026-11-30T09:00:01.000Z", "first"),
+            gemini("g1", "2026-11-30T09:00:02.000Z", "one"),
+            json!({"$set": {"sessionId": "s-1b"}}),
+            snapshot,
+            user("u2", "2026-11-30T09:10:01.000Z", "next"),
+            gemini("g2", "2026-11-30T09:10:02.000Z", "two"),
+        ],
+    );
+    let w = json(&["wire", &p, "--at", "2"]);
+    let texts: Vec<&str> = w["contents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["parts"].as_array().unwrap())
+        .filter_map(|p| p["text"].as_str())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "<state_snapshot>summary</state_snapshot>",
+            "Got it. Thanks for the additional context!",
+            "next"
+        ]
+    );
 }
