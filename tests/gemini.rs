@@ -499,3 +499,43 @@ fn reference_1_3_a_compression_checkpoint_starts_a_new_view() {
         ]
     );
 }
+
+/// The picker's light pass tells a Gemini CLI file apart and counts it as
+/// the loader does (reference §1.2–§1.4): requests, results once by id, the
+/// first prompt past the session context; a sub-agent header marks it.
+#[test]
+fn reference_1_2_the_picker_s_row_of_a_gemini_file() {
+    use mcscope::scan::{Kind, scan};
+    for p in [BUILD, MASKED] {
+        let row = scan(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(p));
+        assert_eq!(row.harness.name(), "gemini", "{p}");
+        assert_eq!((row.requests, row.results), (5, 3), "{p}");
+        assert_eq!(row.kind, Kind::Session, "{p}");
+        assert!(
+            row.prompt
+                .as_deref()
+                .unwrap()
+                .starts_with("Why is npm run build so slow?")
+        );
+    }
+    let mut h = header();
+    h["kind"] = json!("subagent");
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join(".gemini/tmp/myproj/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let p = chats.join("session-x.jsonl");
+    let lines = [
+        h,
+        user("u1", "2026-11-30T09:00:01.000Z", "task"),
+        gemini("g1", "2026-11-30T09:00:02.000Z", "ok"),
+    ];
+    std::fs::write(
+        &p,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let row = scan(&p);
+    assert_eq!(row.kind, Kind::SubAgent);
+    assert_eq!(row.project, "myproj");
+    assert_eq!(row.requests, 1);
+}

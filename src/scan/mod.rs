@@ -285,6 +285,12 @@ struct State {
     records: usize,
     summaries: usize,
     qwen: bool,
+    /// A Gemini CLI file: its header's `kind` said `subagent`, the responses
+    /// seen (by record id) and the results (by tool id).
+    gemini: bool,
+    gemini_subagent: bool,
+    gemini_responses: std::collections::HashSet<String>,
+    gemini_results: std::collections::HashSet<String>,
     cwd: Option<String>,
     session_id: Option<String>,
     /// The first message record's `isSidechain`: which thread is "main".
@@ -315,6 +321,11 @@ impl State {
             && let Some(id) = str_of(rec.session_id).filter(|c| !c.is_empty())
         {
             self.session_id = Some(id.into_owned());
+        }
+        if self.gemini || rec.project_hash.is_some() || rec.set.is_some() || rec.rewind_to.is_some()
+        {
+            self.gemini_line(&rec, kind);
+            return;
         }
         let sidechain = rec.sidechain.is_some_and(|v| v.get() == "true");
         let subtype = str_of(rec.subtype);
@@ -405,6 +416,57 @@ impl State {
         }
     }
 
+    /// A Gemini CLI line, counted as its loader counts (`load::gemini`): a
+    /// response is a `gemini` record with a `model` at its first appearance;
+    /// results are counted once by id; the prompt is the first text a person
+    /// typed (the session context and hook notes are not).
+    fn gemini_line(&mut self, rec: &Rec<'_>, kind: &str) {
+        self.gemini = true;
+        if rec.project_hash.is_some() {
+            self.gemini_subagent |= str_of(rec.header_kind).as_deref() == Some("subagent");
+            return;
+        }
+        let Some(id) = str_of(rec.id) else {
+            return;
+        };
+        if self.main_is_sidechain.is_none() && matches!(kind, "user" | "gemini") {
+            self.main_is_sidechain = Some(false);
+        }
+        match kind {
+            "gemini" if rec.model.is_some() => {
+                if self.gemini_responses.insert(id.into_owned()) {
+                    self.main.requests += 1;
+                    self.main.trailing_user = false;
+                }
+            }
+            "user" => {
+                let parts: Vec<GeminiPart> = rec
+                    .content
+                    .and_then(|c| serde_json::from_str(c.get()).ok())
+                    .unwrap_or_default();
+                let mut results = 0;
+                for p in &parts {
+                    if let Some(r) = &p.response
+                        && let Some(rid) = str_of(r.id)
+                        && self.gemini_results.insert(rid.into_owned())
+                    {
+                        results += 1;
+                    }
+                }
+                let text = parts
+                    .iter()
+                    .filter(|p| p.response.is_none())
+                    .filter_map(|p| str_of(p.text))
+                    .find(|t| {
+                        !t.starts_with("<session_context>") && !t.starts_with("<hook_context>")
+                    });
+                let prompt = text.filter(|_| results == 0).and_then(|t| prompt_of(&t));
+                self.main.user(results, prompt);
+            }
+            _ => {}
+        }
+    }
+
     fn finish(
         self,
         path: &Path,
@@ -413,13 +475,18 @@ impl State {
         error: Option<String>,
     ) -> Summary {
         // The light pass sniffs the format; the format names its harness.
-        let format = if self.qwen || (self.main_is_sidechain.is_none() && in_qwen_tree(path)) {
+        let format = if self.gemini {
+            crate::session::Format::GeminiJsonl
+        } else if self.qwen || (self.main_is_sidechain.is_none() && in_qwen_tree(path)) {
             crate::session::Format::QwenJsonl
         } else {
             crate::session::Format::ClaudeJsonl
         };
         let harness = format.harness();
-        let kind = if self.main_is_sidechain == Some(true) || is_subagent_path(path) {
+        let kind = if self.gemini_subagent
+            || self.main_is_sidechain == Some(true)
+            || (!self.gemini && is_subagent_path(path))
+        {
             Kind::SubAgent
         } else if self.main_is_sidechain.is_some() {
             Kind::Session
@@ -430,11 +497,19 @@ impl State {
         } else {
             Kind::NoMessages
         };
-        let project = self
-            .cwd
-            .clone()
-            .or_else(|| project_dir(path).map(decode_project))
-            .unwrap_or_default();
+        let project = if self.gemini {
+            // `<home>/.gemini/tmp/<project slug>/chats/…`: the slug names it.
+            path.ancestors()
+                .find(|a| a.file_name().is_some_and(|n| n == "chats"))
+                .and_then(|c| c.parent()?.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        } else {
+            self.cwd
+                .clone()
+                .or_else(|| project_dir(path).map(decode_project))
+                .unwrap_or_default()
+        };
         let threads = if self.main_is_sidechain == Some(false) {
             self.threads
                 .iter()
@@ -493,6 +568,38 @@ struct Rec<'a> {
     message: Option<Msg<'a>>,
     #[serde(rename = "systemPayload", borrow, default)]
     payload: Option<Payload<'a>>,
+    /// Gemini CLI's lines (SPEC §14): a message's `id`, `model` and
+    /// top-level `content`; the header's `projectHash` and `kind`; `$set`
+    /// updates and `$rewindTo`.
+    #[serde(borrow, default)]
+    id: Raw<'a>,
+    #[serde(borrow, default)]
+    model: Raw<'a>,
+    #[serde(borrow, default)]
+    content: Raw<'a>,
+    #[serde(rename = "projectHash", borrow, default)]
+    project_hash: Raw<'a>,
+    #[serde(rename = "kind", borrow, default)]
+    header_kind: Raw<'a>,
+    #[serde(rename = "$set", borrow, default)]
+    set: Raw<'a>,
+    #[serde(rename = "$rewindTo", borrow, default)]
+    rewind_to: Raw<'a>,
+}
+
+/// A part of a Gemini CLI content, as a picker row counts it.
+#[derive(Deserialize)]
+struct GeminiPart<'a> {
+    #[serde(borrow, default)]
+    text: Raw<'a>,
+    #[serde(rename = "functionResponse", borrow, default)]
+    response: Option<GeminiResponse<'a>>,
+}
+
+#[derive(Deserialize)]
+struct GeminiResponse<'a> {
+    #[serde(borrow, default)]
+    id: Raw<'a>,
 }
 
 #[derive(Deserialize)]
