@@ -433,11 +433,9 @@ impl State {
             self.main_is_sidechain = Some(false);
         }
         match kind {
-            "gemini" if rec.model.is_some() => {
-                if self.gemini_responses.insert(id.into_owned()) {
-                    self.main.requests += 1;
-                    self.main.trailing_user = false;
-                }
+            "gemini" if rec.model.is_some() && self.gemini_responses.insert(id.into_owned()) => {
+                self.main.requests += 1;
+                self.main.trailing_user = false;
             }
             "user" => {
                 let parts: Vec<GeminiPart> = rec
