@@ -517,6 +517,10 @@ pub struct Session {
     /// What the harness writes over a cleared result when it depends on the
     /// result (Gemini CLI's `<tool_output_masked>` snippet), by result.
     pub masked_text: std::collections::HashMap<usize, String>,
+    /// Originals the harness saved apart from the transcript (Gemini CLI's
+    /// `tool-outputs/`), by result, for an output the file holds only masked:
+    /// what `v` shows (read only inside the session's own folder tree).
+    pub saved_originals: std::collections::HashMap<usize, String>,
 }
 
 /// Every tool id of the session numbered once: calls and results with the
@@ -590,6 +594,7 @@ impl Session {
             harness_tokens: Vec::new(),
             masked_tokens: Vec::new(),
             masked_text: Default::default(),
+            saved_originals: Default::default(),
             return_anchor: true,
         }
     }

@@ -539,3 +539,80 @@ fn reference_1_2_the_picker_s_row_of_a_gemini_file() {
     assert_eq!(row.project, "myproj");
     assert_eq!(row.requests, 1);
 }
+
+/// Reference §2.6: `v` shows the original Gemini CLI saved under
+/// `tool-outputs/` for an output the file holds only masked, read only inside
+/// the session's own `tool-outputs` folder: a snippet naming a path out of it
+/// (`..`, a symlink) is never followed.
+#[test]
+fn reference_2_6_v_shows_the_saved_original_and_nothing_outside() {
+    use mcscope::cli::{self, Opts};
+    use mcscope::tui::app::App;
+    use mcscope::tui::keymap;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent};
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join(".gemini/tmp/proj");
+    let saved = tmp.join("tool-outputs/session-s-1");
+    std::fs::create_dir_all(&saved).unwrap();
+    std::fs::create_dir_all(tmp.join("chats")).unwrap();
+    std::fs::write(
+        saved.join("read_file_c1_ab12c.txt"),
+        serde_json::to_string_pretty(&json!({"output": "THE ORIGINAL TEXT"})).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "{\"output\": \"SECRET\"}").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret.txt"), saved.join("link_c3_x.txt")).unwrap();
+    let snippet = |rel: &str| {
+        format!(
+            "<tool_output_masked>\nx\n\nOutput too large. Full output available at: /other/machine/.gemini/tmp/proj/tool-outputs/{rel}\n</tool_output_masked>"
+        )
+    };
+    let masked = |id: &str, rel: &str| json!({"functionResponse": {"id": id, "name": "read_file", "response": {"output": snippet(rel)}}});
+    let calls = json!([
+        {"functionCall": {"id": "c1", "name": "read_file", "args": {}}},
+        {"functionCall": {"id": "c2", "name": "read_file", "args": {}}},
+        {"functionCall": {"id": "c3", "name": "read_file", "args": {}}}]);
+    let lines = [
+        header(),
+        json!({"$set": {"messages": [
+            {"id": "a", "timestamp": "2026-11-30T09:00:00.000Z", "type": "user", "content": [{"text": "go"}]},
+            {"id": "b", "timestamp": "2026-11-30T09:00:00.000Z", "type": "gemini", "content": calls, "thoughts": [], "tokens": null},
+            {"id": "c", "timestamp": "2026-11-30T09:00:00.000Z", "type": "user", "content": [
+                masked("c1", "session-s-1/read_file_c1_ab12c.txt"),
+                masked("c2", "session-s-1/../../../../secret.txt"),
+                masked("c3", "session-s-1/link_c3_x.txt")]}]}}),
+        gemini("g1", "2026-11-30T09:00:02.000Z", "ok"),
+    ];
+    let path = tmp.join("chats/session-2026-11-30T09-00-s1.jsonl");
+    std::fs::write(
+        &path,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let setup = cli::setup(&path, &Opts::default()).unwrap();
+    let mut a = App::session(setup);
+    a.view_mut().unwrap().wait_background();
+    let mut press = |a: &mut App, c: char| {
+        let action =
+            keymap::action_for(KeyEvent::from(KeyCode::Char(c)), a.in_text_input()).unwrap();
+        a.update(action);
+    };
+    let mut shown = Vec::new();
+    for i in 0..3 {
+        press(&mut a, 'v');
+        shown.push(screen::screen(&a, 120, 30).join("\n"));
+        press(&mut a, 'q');
+        if i < 2 {
+            press(&mut a, 'j');
+        }
+    }
+    for (i, s) in shown.iter().enumerate() {
+        // Each view is titled with its result's id.
+        assert!(s.contains(&format!("c{}  read_file", i + 1)), "{s}");
+    }
+    assert!(shown[0].contains("THE ORIGINAL TEXT"), "{}", shown[0]);
+    for s in &shown[1..] {
+        assert!(!s.contains("SECRET"), "{s}");
+        assert!(s.contains("tool_output_masked"), "{s}");
+    }
+}

@@ -345,6 +345,21 @@ fn path_key(p: &crate::policy::protect::RecordedPath) -> String {
 /// plan cleared it) (text; other blocks as their JSON). An error when the body
 /// does not hold it (a plan that deletes results, or a view without it).
 pub fn result_content(setup: &Setup, k: usize, id: &str, side: Side) -> Result<String, String> {
+    let s = &setup.session;
+    // An output the transcript holds only masked, whose original the harness
+    // saved apart (Gemini CLI's tool-outputs/): the original is what was lost.
+    if side == Side::Local
+        && let Some(text) = s
+            .results
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.id == id)
+            .find_map(|(i, _)| s.saved_originals.get(&i))
+    {
+        return Ok(format!(
+            "[the transcript holds this output masked; the original Gemini CLI saved under tool-outputs/:]\n{text}"
+        ));
+    }
     let body = super::wire_at(setup, k, side).map_err(|e| e.to_string())?;
     fn find<'a>(v: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
         match v {

@@ -661,6 +661,90 @@ fn masking_facts(s: &mut Session, recorded: &HashMap<String, String>, sid: Optio
     s.harness_tokens = tokens;
     s.masked_tokens = masked_tokens;
     s.masked_text = texts;
+    s.saved_originals = saved_originals(s);
+}
+
+/// The largest saved original read (a picker of hostile files must not read
+/// a huge one whole).
+const SAVED_CAP: u64 = 64 << 20;
+
+/// The originals Gemini CLI saved for outputs the file holds only masked
+/// (reference §2.6: `JSON.stringify(response, null, 2)` under
+/// `<project temp>/tool-outputs/`). The path a snippet names is the
+/// transcript's, so untrusted: only its part after `/tool-outputs/` is taken,
+/// joined to the `tool-outputs` folder beside this session's `chats/`, and
+/// read only when it resolves inside that folder and is a regular file.
+fn saved_originals(s: &Session) -> HashMap<usize, String> {
+    let mut out = HashMap::new();
+    let Some(dir) = tool_outputs_dir(&s.path) else {
+        return out;
+    };
+    for (r, res) in s.results.iter().enumerate() {
+        if !res.already_cleared {
+            continue;
+        }
+        let Some(Part::Inline(v)) = s.messages[res.msg].parts.first() else {
+            continue;
+        };
+        let Some(output) = v
+            .get("parts")
+            .and_then(|p| p.get(res.part))
+            .and_then(|p| p.get("functionResponse"))
+            .and_then(output_of)
+        else {
+            continue;
+        };
+        if let Some(text) = saved_original(&dir, output) {
+            out.insert(r, text);
+        }
+    }
+    out
+}
+
+/// `<project temp>/tool-outputs` of a session under `…/<project>/chats/`,
+/// resolved (None elsewhere: nothing to check a path against).
+fn tool_outputs_dir(session: &Path) -> Option<std::path::PathBuf> {
+    let abs = std::path::absolute(session).ok()?;
+    let chats = abs
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "chats"))?;
+    chats.parent()?.join("tool-outputs").canonicalize().ok()
+}
+
+/// The original a masked snippet points at, when it lies inside `dir`.
+fn saved_original(dir: &Path, snippet: &str) -> Option<String> {
+    use std::io::Read;
+    const AT: &str = "Full output available at: ";
+    const UNDER: &str = "/tool-outputs/";
+    let i = snippet.rfind(AT)?;
+    let named = snippet[i + AT.len()..].lines().next()?;
+    let rel = &named[named.find(UNDER)? + UNDER.len()..];
+    let rel = Path::new(rel);
+    if rel
+        .components()
+        .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
+        return None;
+    }
+    let real = dir.join(rel).canonicalize().ok()?;
+    if !real.starts_with(dir) {
+        return None;
+    }
+    let file = super::regular::open_regular(&real).ok()?;
+    let mut text = String::new();
+    file.take(SAVED_CAP).read_to_string(&mut text).ok()?;
+    // The saved text is the response's pretty JSON: its output when it has one.
+    let response: Option<Value> = serde_json::from_str(&text).ok();
+    Some(
+        match response
+            .as_ref()
+            .and_then(|r| r.get("output"))
+            .and_then(Value::as_str)
+        {
+            Some(o) => o.to_string(),
+            None => text,
+        },
+    )
 }
 
 /// What stands in for the random part of a saved original's name when the
