@@ -592,7 +592,7 @@ fn reference_2_6_v_shows_the_saved_original_and_nothing_outside() {
     let setup = cli::setup(&path, &Opts::default()).unwrap();
     let mut a = App::session(setup);
     a.view_mut().unwrap().wait_background();
-    let mut press = |a: &mut App, c: char| {
+    let press = |a: &mut App, c: char| {
         let action =
             keymap::action_for(KeyEvent::from(KeyCode::Char(c)), a.in_text_input()).unwrap();
         a.update(action);
