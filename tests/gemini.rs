@@ -348,6 +348,18 @@ fn spec_15_12_a_legacy_json_file_runs_mask_with_a_caveat() {
         .map(|c| c["id"].as_str().unwrap())
         .collect();
     assert_eq!(caveats, ["gemini_version_unknown", "gemini_remote_flags"]);
+    // A legacy file that holds a masked output records a masking: no caveat
+    // about the version (SPEC §15.12).
+    let mut masked = record.clone();
+    masked["messages"].as_array_mut().unwrap().push(
+        json!({"id": "u2", "timestamp": "2026-03-01T09:00:03.000Z",
+        "type": "user", "content": [{"functionResponse": {"id": "c1", "name": "read_file",
+        "response": {"output": "<tool_output_masked>\nx\n</tool_output_masked>"}}}]}),
+    );
+    std::fs::write(&p, serde_json::to_string_pretty(&masked).unwrap()).unwrap();
+    let t = json(&["timeline", p.to_str().unwrap(), "-j"]);
+    assert_eq!(t["caveats"][0]["id"], "gemini_remote_flags");
+    assert_eq!(t["caveats"].as_array().unwrap().len(), 1);
     // A JSONL session shows only the remote-flags caveat.
     let t = json(&["timeline", BUILD, "-j"]);
     assert_eq!(t["caveats"][0]["id"], "gemini_remote_flags");

@@ -179,10 +179,14 @@ impl Setup {
             version: req.version.as_deref(),
             plausible: self.plausible(req, kind),
             idle_server_sent,
+            // An older format records no version; a masking it holds (a
+            // recorded one, or outputs the file holds masked) proves the plan
+            // on (SPEC §15.12). Asked only of such files.
             unversioned: {
                 let s = &self.session;
                 s.harness.rules().formats.first() != Some(&s.format)
                     && !s.evidence.iter().any(|e| e.mask)
+                    && !s.results.iter().any(|r| r.already_cleared)
             },
         }
     }
