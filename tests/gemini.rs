@@ -628,3 +628,24 @@ fn reference_2_6_v_shows_the_saved_original_and_nothing_outside() {
         assert!(s.contains("tool_output_masked"), "{s}");
     }
 }
+
+/// Reference §1.3: a response is written again once its usage arrives (its
+/// first copy's `tokens` null): the last copy's usage is the response's.
+#[test]
+fn reference_1_3_the_usage_of_the_last_copy_wins() {
+    let mut first = gemini("g1", "2026-11-30T09:00:02.000Z", "answer");
+    first["tokens"] = Value::Null;
+    let (_d, p) = file(
+        "session-u.jsonl",
+        &[
+            header(),
+            user("u1", "2026-11-30T09:00:01.000Z", "hello"),
+            first,
+            gemini("g1", "2026-11-30T09:00:02.000Z", "answer"),
+            json!({"$set": {"lastUpdated": "2026-11-30T09:00:03.000Z"}}),
+        ],
+    );
+    let t = json(&["timeline", &p, "-j"]);
+    assert_eq!(t["requests"].as_array().unwrap().len(), 1);
+    assert_eq!(t["requests"][0]["evidence"]["usage"]["input"], 63);
+}

@@ -440,6 +440,11 @@ impl Replay {
         let Some(&idx) = self.response_msg.get(id) else {
             return;
         };
+        // The response is written again once its usage arrives: the last
+        // copy's usage wins (chatRecordingService.ts `recordMessageTokens`).
+        if let Some(u) = usage(r.get("tokens")) {
+            self.b.s.messages[idx].usage = Some(u);
+        }
         let (parts, _) = model_content(r);
         let Some(last) = self.linear.last() else {
             return;
@@ -563,8 +568,13 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
                 && !responded.contains(id);
             if is_response {
                 responded.insert(id.to_string());
-                let h = history(&records);
-                rp.respond(h, id, &v, line);
+                // A copy of the record written before it had its model is no
+                // part of what its request sent.
+                let before: Vec<(String, Value, usize)> = match index.get(id) {
+                    Some(&i) => records[..i].to_vec(),
+                    None => records.clone(),
+                };
+                rp.respond(history(&before), id, &v, line);
             } else if responded.contains(id) && index.contains_key(id) {
                 rp.rewritten(id, &v, line);
             }
