@@ -106,15 +106,16 @@ fn content_parts(v: Option<&Value>) -> Vec<Value> {
 /// a `gemini` record whose content has no call or thought part takes its
 /// calls from `toolCalls`, and their results follow in a user content unless
 /// a user record holds them (each result once, by its id, §5.3).
-fn history(records: &[(String, Value, usize)]) -> Vec<Content> {
+fn history(records: &[(String, Value, usize)]) -> Vec<Vec<Content>> {
     let in_users: HashSet<String> = records
         .iter()
         .filter(|(_, r, _)| r.get("type").and_then(Value::as_str) == Some("user"))
         .flat_map(|(_, r, _)| content_parts(r.get("content")))
         .filter_map(|p| p.get("functionResponse").map(id_of))
         .collect();
-    let mut out = Vec::new();
+    let mut all = Vec::with_capacity(records.len());
     for (_, r, line) in records {
+        let mut out = Vec::new();
         let ts = r
             .get("timestamp")
             .and_then(Value::as_str)
@@ -168,8 +169,84 @@ fn history(records: &[(String, Value, usize)]) -> Vec<Content> {
             }
             _ => {}
         }
+        all.push(out);
     }
-    out
+    all
+}
+
+/// The message records as the harness's reader holds them (a repeated id
+/// replaces in place), and their history converted so far: converting only
+/// what changed since the last request keeps a long session linear.
+#[derive(Default)]
+struct Records {
+    list: Vec<(String, Value, usize)>,
+    index: HashMap<String, usize>,
+    /// The history of `list[..starts.len()]`, and where each record's
+    /// contents begin in it.
+    conv: Vec<Content>,
+    starts: Vec<usize>,
+}
+
+impl Records {
+    /// Writes a message record; true when it replaced one of the same id.
+    fn set(&mut self, id: &str, v: Value, line: usize) -> bool {
+        match self.index.get(id) {
+            Some(&i) => {
+                self.list[i] = (id.to_string(), v, line);
+                self.dirty(i);
+                true
+            }
+            None => {
+                self.index.insert(id.to_string(), self.list.len());
+                self.list.push((id.to_string(), v, line));
+                false
+            }
+        }
+    }
+
+    /// `$rewindTo`: that message and every one after it go.
+    fn truncate(&mut self, at: usize) {
+        self.list.truncate(at);
+        self.reindex();
+        self.dirty(at);
+    }
+
+    /// A checkpoint: the list is rebuilt.
+    fn rebuild(&mut self, list: Vec<(String, Value, usize)>) {
+        self.list = list;
+        self.reindex();
+        self.dirty(0);
+    }
+
+    fn reindex(&mut self) {
+        self.index = self
+            .list
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _, _))| (id.clone(), i))
+            .collect();
+    }
+
+    /// Record `i` changed: its history and what follows are converted again.
+    fn dirty(&mut self, i: usize) {
+        if i < self.starts.len() {
+            self.conv.truncate(self.starts[i]);
+            self.starts.truncate(i);
+        }
+    }
+
+    /// The history of `list[..end]` (in `conv`), and the first content of it
+    /// that may differ from the history last asked for.
+    fn history(&mut self, end: usize) -> usize {
+        self.dirty(end);
+        let from = self.conv.len();
+        let first = self.starts.len();
+        for contents in history(&self.list[first..end]) {
+            self.starts.push(self.conv.len());
+            self.conv.extend(contents);
+        }
+        from
+    }
 }
 
 /// A `gemini` record's model content and, for a legacy record, the results
@@ -252,12 +329,14 @@ impl Replay {
     /// Brings the builder's view to history `h` before a request: what it
     /// adds is appended; masked outputs of the contents it has are a masking;
     /// anything else starts a new view.
-    fn sync(&mut self, h: Vec<Content>) {
+    fn sync(&mut self, h: &[Content], from: usize) {
         let n = self.linear.len();
-        let same = h.len() >= n && (0..n).all(|i| shape(&self.linear[i]) == shape(&h[i]));
+        // What comes before `from` is what the last request was compared with.
+        let from = from.min(n);
+        let same = h.len() >= n && (from..n).all(|i| shape(&self.linear[i]) == shape(&h[i]));
         if same {
             let mut ids = Vec::new();
-            for (i, content) in h.iter().enumerate().take(n) {
+            for (i, content) in h.iter().enumerate().take(n).skip(from) {
                 for p in &content.parts {
                     let Some(fr) = p.get("functionResponse") else {
                         continue;
@@ -295,14 +374,14 @@ impl Replay {
                     mask: true,
                 });
             }
-            for c in h.into_iter().skip(n) {
-                self.push(c);
+            for c in &h[n..] {
+                self.push(c.clone());
             }
         } else {
             self.b.begin_segment();
             self.linear.clear();
             for c in h {
-                self.push(c);
+                self.push(c.clone());
             }
         }
         self.changed_at = None;
@@ -408,8 +487,8 @@ impl Replay {
     }
 
     /// A response: its request sends history `h`.
-    fn respond(&mut self, h: Vec<Content>, id: &str, r: &Value, line: usize) {
-        self.sync(h);
+    fn respond(&mut self, h: &[Content], from: usize, id: &str, r: &Value, line: usize) {
+        self.sync(h, from);
         let (parts, _) = model_content(r);
         let ts = r.get("timestamp").and_then(Value::as_str);
         let idx = self.b.assistant(AssistantRecord {
@@ -490,17 +569,9 @@ fn role_name(r: Role) -> &'static str {
 /// Loads a Gemini CLI file of `format`.
 pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, LoadError> {
     let mut rp = Replay::new(path, format);
-    let mut records: Vec<(String, Value, usize)> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut records = Records::default();
     let mut responded: HashSet<String> = HashSet::new();
     let mut subagent = false;
-    let reindex = |records: &Vec<(String, Value, usize)>| -> HashMap<String, usize> {
-        records
-            .iter()
-            .enumerate()
-            .map(|(i, (id, _, _))| (id.clone(), i))
-            .collect()
-    };
     let items: Vec<(usize, Value)> = match format {
         Format::GeminiJson => {
             let v: Value =
@@ -558,11 +629,11 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
         rp.b.s.records += 1;
         // loadConversationRecord's order of tests.
         if let Some(to) = v.get("$rewindTo").and_then(Value::as_str) {
-            let at = index.get(to).copied().unwrap_or(0);
+            let at = records.index.get(to).copied().unwrap_or(0);
             records.truncate(at);
-            index = reindex(&records);
             rp.changed_at = Some(line);
-        } else if let Some(id) = v.get("id").and_then(Value::as_str) {
+        } else if let Some(id) = v.get("id").and_then(Value::as_str).map(str::to_string) {
+            let id = id.as_str();
             let is_response = v.get("type").and_then(Value::as_str) == Some("gemini")
                 && v.get("model").is_some_and(Value::is_string)
                 && !responded.contains(id);
@@ -570,39 +641,28 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
                 responded.insert(id.to_string());
                 // A copy of the record written before it had its model is no
                 // part of what its request sent.
-                let before: Vec<(String, Value, usize)> = match index.get(id) {
-                    Some(&i) => records[..i].to_vec(),
-                    None => records.clone(),
-                };
-                rp.respond(history(&before), id, &v, line);
-            } else if responded.contains(id) && index.contains_key(id) {
+                let end = records.index.get(id).copied().unwrap_or(records.list.len());
+                let from = records.history(end);
+                rp.respond(&records.conv, from, id, &v, line);
+            } else if responded.contains(id) && records.index.contains_key(id) {
                 rp.rewritten(id, &v, line);
             }
-            match index.get(id) {
-                Some(&i) => {
-                    if !is_response {
-                        rp.changed_at = Some(line);
-                    }
-                    records[i] = (id.to_string(), v, line);
-                }
-                None => {
-                    index.insert(id.to_string(), records.len());
-                    records.push((id.to_string(), v, line));
-                }
+            if records.set(id, v, line) && !is_response {
+                rp.changed_at = Some(line);
             }
         } else if let Some(set) = v.get("$set").filter(|s| s.is_object()) {
             if let Some(sid) = set.get("sessionId").and_then(Value::as_str) {
                 rp.session_id = Some(sid.to_string());
             }
             if let Some(msgs) = set.get("messages").and_then(Value::as_array) {
-                records = msgs
-                    .iter()
-                    .filter_map(|m| {
-                        let id = m.get("id").and_then(Value::as_str)?;
-                        Some((id.to_string(), m.clone(), line))
-                    })
-                    .collect();
-                index = reindex(&records);
+                records.rebuild(
+                    msgs.iter()
+                        .filter_map(|m| {
+                            let id = m.get("id").and_then(Value::as_str)?;
+                            Some((id.to_string(), m.clone(), line))
+                        })
+                        .collect(),
+                );
                 rp.changed_at = Some(line);
             }
         } else if let (Some(sid), Some(_)) = (
@@ -617,8 +677,8 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
         }
     }
     // What follows the last response is one more request's.
-    let h = history(&records);
-    rp.sync(h);
+    let from = records.history(records.list.len());
+    rp.sync(&records.conv, from);
     let diagnostics = std::mem::take(&mut rp.diagnostics);
     let snippets = std::mem::take(&mut rp.recorded_snippets);
     let sid = rp.session_id.clone();
