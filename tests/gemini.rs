@@ -649,3 +649,43 @@ fn reference_1_3_the_usage_of_the_last_copy_wins() {
     assert_eq!(t["requests"].as_array().unwrap().len(), 1);
     assert_eq!(t["requests"][0]["evidence"]["usage"]["input"], 63);
 }
+
+/// SPEC §15.13 through the TUI: `:mask-protect` and `:mask-min` tune the
+/// masking's thresholds, the header marks them changed, and the plan follows
+/// (reference §4's variant: protection 1,000 masks at request 4 as well).
+#[test]
+fn spec_15_13_the_mask_thresholds_tuned_with_colon_commands() {
+    use mcscope::cli::{self, Opts};
+    use mcscope::tui::app::App;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(BUILD);
+    let opts = Opts {
+        at: Some("3".into()),
+        ..Default::default()
+    };
+    let setup = cli::setup(&path, &opts).unwrap();
+    let mut a = App::session_at(setup, 3);
+    a.view_mut().unwrap().wait_background();
+    // At request 3 nothing is masked with the defaults.
+    assert!(
+        !a.view()
+            .unwrap()
+            .wire_json()
+            .contains("<tool_output_masked>")
+    );
+    a.view_mut().unwrap().run_command(":mask-min 100");
+    a.view_mut().unwrap().run_command(":mask-protect 100");
+    a.view_mut().unwrap().wait_background();
+    let head = screen::screen(&a, 80, 24)[..4].join("\n");
+    assert!(head.contains("protect 100* tok"), "{head}");
+    assert!(head.contains("prunable ≥ 100*"), "{head}");
+    // F1 (518) is now past the newest 100 tokens: masked at request 3.
+    assert!(
+        a.view()
+            .unwrap()
+            .wire_json()
+            .contains("<tool_output_masked>")
+    );
+    a.view_mut().unwrap().run_command(":mask-min lots");
+    let lines = screen::screen(&a, 80, 24).join("\n");
+    assert!(lines.contains("expected tokens"), "{lines}");
+}

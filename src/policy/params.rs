@@ -59,6 +59,18 @@ pub static PARAMS: &[Param] = &[
         same: |a, b| a.delivery == b.delivery,
     },
     Param {
+        key: "mask_protect_tokens",
+        flag: "--protect-tokens",
+        command: Some("mask-protect"),
+        same: |a, b| a.mask_protect_tokens == b.mask_protect_tokens,
+    },
+    Param {
+        key: "mask_min_prunable_tokens",
+        flag: "--min-prunable-tokens",
+        command: Some("mask-min"),
+        same: |a, b| a.mask_min_prunable_tokens == b.mask_min_prunable_tokens,
+    },
+    Param {
         key: "api_edits",
         flag: "--api-edit",
         command: None,
@@ -105,18 +117,6 @@ pub static PARAMS: &[Param] = &[
         flag: "--budget-warning",
         command: None,
         same: |a, b| a.budget_warning_tokens == b.budget_warning_tokens,
-    },
-    Param {
-        key: "mask_protect_tokens",
-        flag: "--protect-tokens",
-        command: None,
-        same: |a, b| a.mask_protect_tokens == b.mask_protect_tokens,
-    },
-    Param {
-        key: "mask_min_prunable_tokens",
-        flag: "--min-prunable-tokens",
-        command: None,
-        same: |a, b| a.mask_min_prunable_tokens == b.mask_min_prunable_tokens,
     },
     Param {
         key: "mask_protect_latest_turn",

@@ -6,7 +6,15 @@ use super::*;
 /// The parameters' commands (`policy::params`, in its order), then `explain`;
 /// a test holds the two lists together.
 pub const COMMANDS: &[&str] = &[
-    "gap", "keep", "size", "trigger", "policy", "delivery", "explain",
+    "gap",
+    "keep",
+    "size",
+    "trigger",
+    "policy",
+    "delivery",
+    "mask-protect",
+    "mask-min",
+    "explain",
 ];
 
 /// Tab on the `:` line: the command name completed when one fits (with a space),
@@ -128,6 +136,27 @@ impl SessionView {
                 }
                 _ => bad("expected chars, e.g. :size 300000 (negative disables)"),
             },
+            // Gemini CLI's masking (SPEC §15.13): its two thresholds.
+            "mask-protect" => match value.parse::<u64>() {
+                Ok(t) => {
+                    self.tune(|p| {
+                        p.mask_protect_tokens = t;
+                        None
+                    });
+                    return;
+                }
+                _ => bad("expected tokens, e.g. :mask-protect 30000"),
+            },
+            "mask-min" => match value.parse::<u64>() {
+                Ok(t) => {
+                    self.tune(|p| {
+                        p.mask_min_prunable_tokens = t;
+                        None
+                    });
+                    return;
+                }
+                _ => bad("expected tokens, e.g. :mask-min 10000"),
+            },
             "trigger" => match value.parse::<u32>() {
                 Ok(t) => {
                     self.tune(|p| {
@@ -168,7 +197,15 @@ impl SessionView {
                 }
                 None => Some(format!(
                     ":{cmd} {value:?}: expected one of {}",
-                    PlanKind::ALL.map(|k| k.name()).join(", ")
+                    self.setup
+                        .policy
+                        .preset
+                        .rules()
+                        .kinds
+                        .iter()
+                        .map(|k| k.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )),
             },
             "delivery" => match Delivery::parse(value) {
