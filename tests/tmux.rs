@@ -1252,3 +1252,28 @@ fn the_picker_keeps_the_days_asked_for_and_shows_times_in_the_zone() {
     t.key("q");
     t.assert_shell_back();
 }
+
+/// A Gemini CLI session in the real binary, at 80x24 and wide: the header
+/// names its format and mask's own parameters, `p` steps auto → mask →
+/// recorded, and the request that masked shows the masked outputs cleared.
+#[test]
+fn a_gemini_session_at_80x24_and_wide() {
+    for (w, h) in [(80, 24), (160, 45)] {
+        let Some(t) = Tmux::start(&format!("gemini{w}"), w, h) else {
+            return;
+        };
+        t.type_line("mcscope sample-sessions/gemini-build-masked.jsonl --at 4");
+        let s = t.wait_header("4/5");
+        let head = header(&s).unwrap_or(&[]).join("\n");
+        assert!(head.contains("gemini-jsonl (gemini)"), "{head}");
+        assert!(head.contains("protect 50,000 tok"), "{head}");
+        assert!(head.contains("prunable ≥ 30,000"), "{head}");
+        assert!(has(&s, "✗ cleared"), "{}", s.join("\n"));
+        t.key("p");
+        t.wait_text("plan mask*");
+        t.key("p");
+        t.wait_text("plan recorded*");
+        t.key("q");
+        t.assert_shell_back();
+    }
+}
