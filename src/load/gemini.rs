@@ -68,6 +68,28 @@ fn shape(c: &Content) -> (Role, Vec<Shape>) {
     (c.role, items)
 }
 
+/// What the loader keeps of a content it gave the builder: its shape, and
+/// whether each of its outputs was masked (its payload is the builder's).
+#[derive(Debug, Clone)]
+struct Seen {
+    shape: (Role, Vec<Shape>),
+    masked: Vec<(String, bool)>,
+    parts: usize,
+}
+
+fn seen(c: &Content) -> Seen {
+    Seen {
+        shape: shape(c),
+        masked: c
+            .parts
+            .iter()
+            .filter_map(|p| p.get("functionResponse"))
+            .map(|fr| (id_of(fr), masked(fr)))
+            .collect(),
+        parts: c.parts.len(),
+    }
+}
+
 fn id_of(v: &Value) -> String {
     v.get("id")
         .and_then(Value::as_str)
@@ -235,6 +257,22 @@ impl Records {
         }
     }
 
+    /// Brings the builder to the history of `list[..end]`, then keeps of it
+    /// only what the next request compares (the builder holds the content).
+    fn bring(&mut self, rp: &mut Replay, end: usize) {
+        let mut from = self.history(end);
+        if !rp.sync(&self.conv, from) {
+            // A new view is built from the whole history: convert it again.
+            self.dirty(0);
+            self.history(end);
+            rp.new_view(&self.conv);
+            from = 0;
+        }
+        for c in &mut self.conv[from..] {
+            c.parts = Vec::new();
+        }
+    }
+
     /// The history of `list[..end]` (in `conv`), and the first content of it
     /// that may differ from the history last asked for.
     fn history(&mut self, end: usize) -> usize {
@@ -295,7 +333,7 @@ fn usage(t: Option<&Value>) -> Option<Usage> {
 struct Replay {
     b: Builder,
     /// The builder's messages of the current view, as their contents.
-    linear: Vec<Content>,
+    linear: Vec<Seen>,
     /// The message of each response (by record id) and the ids responded.
     response_msg: HashMap<String, usize>,
     /// Originals seen, by tool id (a masked output whose original the file
@@ -329,12 +367,17 @@ impl Replay {
     /// Brings the builder's view to history `h` before a request: what it
     /// adds is appended; masked outputs of the contents it has are a masking;
     /// anything else starts a new view.
-    fn sync(&mut self, h: &[Content], from: usize) {
+    /// False (and nothing done) when `h` is no continuation of the view:
+    /// the caller then starts a new one with [`Replay::new_view`].
+    fn sync(&mut self, h: &[Content], from: usize) -> bool {
         let n = self.linear.len();
         // What comes before `from` is what the last request was compared with.
         let from = from.min(n);
-        let same = h.len() >= n && (from..n).all(|i| shape(&self.linear[i]) == shape(&h[i]));
-        if same {
+        let same = h.len() >= n && (from..n).all(|i| self.linear[i].shape == shape(&h[i]));
+        if !same {
+            return false;
+        }
+        {
             let mut ids = Vec::new();
             for (i, content) in h.iter().enumerate().take(n).skip(from) {
                 for p in &content.parts {
@@ -343,13 +386,11 @@ impl Replay {
                     };
                     let id = id_of(fr);
                     let was = self.linear[i]
-                        .parts
+                        .masked
                         .iter()
-                        .filter_map(|q| q.get("functionResponse"))
-                        .find(|q| id_of(q) == id);
-                    if masked(fr)
-                        && was.is_some_and(|w| !masked(w))
-                        && !self.recorded_snippets.contains_key(&id)
+                        .find(|(q, _)| *q == id)
+                        .map(|(_, m)| *m);
+                    if masked(fr) && was == Some(false) && !self.recorded_snippets.contains_key(&id)
                     {
                         if let Some(o) = output_of(fr) {
                             self.recorded_snippets.insert(id.clone(), o.to_string());
@@ -377,12 +418,18 @@ impl Replay {
             for c in &h[n..] {
                 self.push(c.clone());
             }
-        } else {
-            self.b.begin_segment();
-            self.linear.clear();
-            for c in h {
-                self.push(c.clone());
-            }
+        }
+        self.changed_at = None;
+        true
+    }
+
+    /// A history that changed otherwise (a compression, a rewind): a new
+    /// view, built from it whole.
+    fn new_view(&mut self, h: &[Content]) {
+        self.b.begin_segment();
+        self.linear.clear();
+        for c in h {
+            self.push(c.clone());
         }
         self.changed_at = None;
     }
@@ -406,7 +453,7 @@ impl Replay {
                 .inline(Role::Assistant, body, c.ts.as_deref(), c.line),
         };
         self.parts(idx, &c.parts, c.line);
-        self.linear.push(c);
+        self.linear.push(seen(&c));
     }
 
     /// The calls and results of a message's parts.
@@ -487,8 +534,7 @@ impl Replay {
     }
 
     /// A response: its request sends history `h`.
-    fn respond(&mut self, h: &[Content], from: usize, id: &str, r: &Value, line: usize) {
-        self.sync(h, from);
+    fn respond(&mut self, id: &str, r: &Value, line: usize) {
         let (parts, _) = model_content(r);
         let ts = r.get("timestamp").and_then(Value::as_str);
         let idx = self.b.assistant(AssistantRecord {
@@ -505,12 +551,12 @@ impl Replay {
         });
         self.parts(idx, &parts, line);
         self.response_msg.insert(id.to_string(), idx);
-        self.linear.push(Content {
+        self.linear.push(seen(&Content {
             role: Role::Assistant,
             parts,
             ts: ts.map(str::to_string),
             line,
-        });
+        }));
     }
 
     /// A response record written again (its `toolCalls` added): the message
@@ -528,21 +574,21 @@ impl Replay {
         let Some(last) = self.linear.last() else {
             return;
         };
-        if idx + 1 != self.b.s.messages.len() || last.role != Role::Assistant {
+        if idx + 1 != self.b.s.messages.len() || last.shape.0 != Role::Assistant {
             return;
         }
-        let before: Vec<Shape> = shape(last).1;
+        let before = &last.shape.1;
         let now = Content {
             role: Role::Assistant,
             parts: parts.clone(),
-            ts: last.ts.clone(),
-            line: last.line,
+            ts: None,
+            line,
         };
         let after = shape(&now).1;
         if after.len() <= before.len() || after[..before.len()] != before[..] {
             return;
         }
-        let old_len = self.linear.last().map_or(0, |c| c.parts.len());
+        let old_len = last.parts;
         self.b.s.messages[idx].parts = vec![Part::Inline(Box::new(
             json!({"role": "model", "parts": parts}),
         ))];
@@ -554,7 +600,7 @@ impl Replay {
             self.parts(idx, &one, line);
         }
         if let Some(last) = self.linear.last_mut() {
-            *last = now;
+            *last = seen(&now);
         }
     }
 }
@@ -642,8 +688,8 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
                 // A copy of the record written before it had its model is no
                 // part of what its request sent.
                 let end = records.index.get(id).copied().unwrap_or(records.list.len());
-                let from = records.history(end);
-                rp.respond(&records.conv, from, id, &v, line);
+                records.bring(&mut rp, end);
+                rp.respond(id, &v, line);
             } else if responded.contains(id) && records.index.contains_key(id) {
                 rp.rewritten(id, &v, line);
             }
@@ -677,8 +723,8 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
         }
     }
     // What follows the last response is one more request's.
-    let from = records.history(records.list.len());
-    rp.sync(&records.conv, from);
+    let end = records.list.len();
+    records.bring(&mut rp, end);
     let diagnostics = std::mem::take(&mut rp.diagnostics);
     let snippets = std::mem::take(&mut rp.recorded_snippets);
     let sid = rp.session_id.clone();
