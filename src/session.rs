@@ -25,6 +25,10 @@ pub enum Format {
     ClaudeJsonl,
     QwenJsonl,
     MessagesJson,
+    /// OpenCode ≥ 1.2: the SQLite database `opencode.db`.
+    OpencodeDb,
+    /// OpenCode ≤ 1.1: the JSON files under `storage/`.
+    OpencodeJson,
 }
 
 impl Format {

@@ -140,6 +140,8 @@ impl CompareArgs {
             },
             json: false,
             input_format: None,
+            // SPEC §15.14: `compare DB` compares every main session.
+            session: None,
         }
     }
 

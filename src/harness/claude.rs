@@ -127,6 +127,7 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
     },
     placeholder: CLEARED,
     every_tool: false,
+    except_tools: &[],
     beta_header: None,
 };
 

@@ -19,6 +19,7 @@ pub mod anthropic;
 mod api;
 mod claude;
 pub mod gemini;
+mod opencode;
 mod qwen;
 
 pub(crate) use api::API;
@@ -44,6 +45,7 @@ pub use qwen::{Runs, qwen_runs};
 pub enum Harness {
     Claude,
     Qwen,
+    Opencode,
 }
 
 impl Harness {
@@ -56,6 +58,7 @@ impl Harness {
         match self {
             Harness::Claude => &claude::Claude,
             Harness::Qwen => &qwen::Qwen,
+            Harness::Opencode => &opencode::Opencode,
         }
     }
 
@@ -90,6 +93,7 @@ pub enum PresetId {
     Qwen,
     /// Anthropic's server-side context editing (SPEC §11).
     Api,
+    Opencode,
 }
 
 impl PresetId {
@@ -110,6 +114,7 @@ impl PresetId {
             PresetId::Claude => &claude::Claude,
             PresetId::Qwen => &qwen::Qwen,
             PresetId::Api => &api::Api,
+            PresetId::Opencode => &opencode::Opencode,
         }
     }
 
@@ -524,13 +529,16 @@ pub struct Preset {
     /// Every tool's results may be cleared (the API's server-side edits know no
     /// compactable list; `exclude_tools` is a parameter, SPEC §11).
     pub every_tool: bool,
+    /// With `every_tool`, the tools whose results are never cleared all the
+    /// same (OpenCode's `PRUNE_PROTECTED_TOOLS`).
+    pub except_tools: &'static [&'static str],
     /// The beta header a request needs for this preset's delivery, if any.
     pub beta_header: Option<&'static str>,
 }
 
 impl Preset {
     pub fn is_compactable(&self, tool: &str) -> bool {
-        self.every_tool || self.compactable.contains(&tool)
+        (self.every_tool && !self.except_tools.contains(&tool)) || self.compactable.contains(&tool)
     }
 
     pub fn is_file_path_tool(&self, tool: &str) -> bool {
@@ -573,7 +581,7 @@ impl Preset {
 
 /// Every preset, in the order the UI lists them.
 #[cfg(test)]
-pub(crate) static ALL: [&Preset; 2] = [&CLAUDE, &QWEN];
+pub(crate) static ALL: [&Preset; 3] = [&CLAUDE, &QWEN, &opencode::OPENCODE];
 
 #[cfg(test)]
 mod tests {

@@ -113,6 +113,7 @@ pub(crate) static QWEN: Preset = Preset {
     },
     placeholder: CLEARED,
     every_tool: false,
+    except_tools: &[],
     beta_header: None,
 };
 

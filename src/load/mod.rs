@@ -14,6 +14,7 @@ pub(crate) mod jsonlen;
 mod live;
 mod messages;
 mod nulrun;
+pub mod opencode;
 mod qwen;
 pub(crate) mod raw;
 pub mod readback;
@@ -46,6 +47,14 @@ pub enum LoadError {
     /// never end).
     #[error("{path}: not a regular file ({what}); give a session file")]
     NotRegular { path: PathBuf, what: &'static str },
+    /// A database of several sessions without `--session`, or naming none of
+    /// them: the sessions there are, one a line.
+    #[error("{path}: {why}:\n{list}")]
+    Sessions {
+        path: PathBuf,
+        why: String,
+        list: String,
+    },
     #[error(
         "{path}: a UTF-16 file; mcscope reads UTF-8 (JSON Lines as the harnesses write them): convert it, e.g. iconv -f UTF-16 -t UTF-8"
     )]
@@ -125,6 +134,17 @@ pub fn load_with_progress(
     format: Option<Format>,
     progress: &AtomicU64,
 ) -> Result<Session, LoadError> {
+    load_session(path, format, None, progress)
+}
+
+/// As [`load_with_progress`], choosing session `session` of a file that holds
+/// several (an OpenCode database: `--session ID`, SPEC §15.14).
+pub fn load_session(
+    path: &Path,
+    format: Option<Format>,
+    session: Option<&str>,
+    progress: &AtomicU64,
+) -> Result<Session, LoadError> {
     let io = |source| LoadError::Io {
         path: path.to_path_buf(),
         source,
@@ -139,6 +159,11 @@ pub fn load_with_progress(
         Format::MessagesJson => messages::load(path, file),
         Format::ClaudeJsonl => stream(path, file, claude::Sink::new(path), progress),
         Format::QwenJsonl => stream(path, file, qwen::Sink::new(path), progress),
+        Format::OpencodeDb => {
+            drop(file);
+            opencode::load_db(path, session)
+        }
+        Format::OpencodeJson => opencode::load_json(path),
     }
 }
 
@@ -468,6 +493,13 @@ impl Follower {
                     why: "a Messages API body is one request; it cannot be followed".into(),
                 });
             }
+            Format::OpencodeDb | Format::OpencodeJson => {
+                return Err(LoadError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    why: "an OpenCode session cannot be followed yet (read it again instead)"
+                        .into(),
+                });
+            }
         };
         let mut f = Follower {
             path: path.to_path_buf(),
@@ -734,6 +766,10 @@ pub(crate) fn json_error_text(e: &serde_json::Error) -> String {
 fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadError>> {
     let mut head = Vec::new();
     file.take(1 << 20).read_to_end(&mut head)?;
+    if head.starts_with(opencode::db::MAGIC) {
+        // SQLite: OpenCode 1.2+ keeps its sessions in one (reference §1.1).
+        return Ok(Ok(Format::OpencodeDb));
+    }
     let head = encoding::strip_bom(&head);
     let unknown = |why: &str| {
         Ok(Err(LoadError::UnknownFormat {
@@ -779,6 +815,13 @@ fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadEr
         serde_json::from_slice::<serde_json::Value>(head)
             .is_ok_and(|v| v.get("messages").is_some_and(|m| m.is_array()))
     };
+    if !saw_object
+        && serde_json::from_slice::<serde_json::Value>(head)
+            .is_ok_and(|v| opencode::is_session_json(&v))
+    {
+        // OpenCode ≤ 1.1: a pretty-printed session info file (reference §1.1).
+        return Ok(Ok(Format::OpencodeJson));
+    }
     if !saw_object && (is_json_extension(path) || whole_body()) {
         // A pretty-printed body spans many lines.
         return Ok(Ok(Format::MessagesJson));

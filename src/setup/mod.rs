@@ -131,6 +131,10 @@ pub struct Opts {
     /// Override format detection.
     #[arg(long, value_enum)]
     pub input_format: Option<Format>,
+    /// The session to read from a file that holds several (an OpenCode
+    /// database): its id, e.g. `ses_dd4438cb3ffeXq3Lm9TzR2bN7c`.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
 }
 
 /// The flags of [`Opts`] that `compare` takes as they are (its other setting
@@ -236,7 +240,7 @@ pub fn setup_with_progress(
     if path.is_dir() {
         return Err(directory_error(path));
     }
-    let session = load::load_with_progress(path, input_format(opts), progress)?;
+    let session = load::load_session(path, input_format(opts), opts.session.as_deref(), progress)?;
     setup_from(session, path, opts)
 }
 
@@ -463,6 +467,7 @@ fn apply_flags(
         format: _,
         json: _,
         input_format: _,
+        session: _,
     } = *opts;
     let flagged = [
         ("kind", policy.is_some()),

@@ -87,7 +87,12 @@ pub fn load_session_with(
     if path.is_dir() {
         return Err(setup::directory_error(path));
     }
-    let session = crate::load::load_with_progress(path, setup::input_format(opts), progress)?;
+    let session = crate::load::load_session(
+        path,
+        setup::input_format(opts),
+        opts.session.as_deref(),
+        progress,
+    )?;
     let mut setup = setup::setup_with_config(session, path, opts, config)?;
     setup.settings.config_notice = notice;
     let at = setup::request_index(&setup.session, opts.at.as_deref());
