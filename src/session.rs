@@ -493,6 +493,9 @@ pub struct Session {
     pub resume_notes: Vec<ResumeNote>,
     /// The model named by the body (messages-json) or the last response.
     pub model: Option<String>,
+    /// What the harness itself says the responses cost, summed (OpenCode's
+    /// `cost` per assistant message, SPEC §15.14); None when it records none.
+    pub harness_usd: Option<f64>,
     /// The `api` preset's reading of the messages, once asked for.
     pub api_facts: std::sync::OnceLock<std::sync::Arc<ApiFacts>>,
     /// What fills the window, message by message (`context`), once asked for.
@@ -573,6 +576,7 @@ impl Session {
             thinking_strips: Vec::new(),
             resume_notes: Vec::new(),
             model: None,
+            harness_usd: None,
             api_facts: std::sync::OnceLock::new(),
             context_facts: std::sync::OnceLock::new(),
             idle_facts: std::sync::OnceLock::new(),

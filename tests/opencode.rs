@@ -551,3 +551,51 @@ fn s1_1_the_json_tree_of_1_1_is_read_like_the_database() {
     let w2 = wire(path.to_str().unwrap(), &[], 2);
     assert_eq!(w2[2].1, ["result call_2"]);
 }
+
+/// Reference §1.3 `tokens` and `cost` / SPEC §14, §15.14: each assistant
+/// message's usage is a response's (input, cache writes and reads, output with
+/// the reasoning tokens), and `recorded.harness_usd` is the sum of OpenCode's
+/// own `cost`, beside mcscope's price.
+#[test]
+fn s1_3_tokens_and_cost_are_the_recorded_bill() {
+    let r = &timeline(SAMPLE, &[])["session"]["recorded"];
+    assert_eq!(r["responses"], 8);
+    // Σ over the sample's eight messages (scripts/make-opencode-sample.py).
+    assert_eq!(r["input"], 27);
+    assert_eq!(r["output"], 456);
+    assert_eq!(r["cache_write_5m"], 148_160);
+    assert_eq!(r["cache_read"], 242_430);
+    assert_eq!(r["harness_usd"], 0.4914);
+    assert!(r["usd"].as_f64().is_some(), "claude-sonnet-4-5 has a price");
+    // Reasoning tokens count as output; a message without `tokens` has no usage.
+    let mut db = Db::new();
+    db.session("ses_t", None, None);
+    let u = db.user("ses_t", "think");
+    db.assistant(
+        "ses_t",
+        &u,
+        json!({"cost": 0.25, "tokens": {"input": 5, "output": 7, "reasoning": 11, "cache": {"read": 13, "write": 17}}}),
+        vec![text("a")],
+    );
+    db.assistant(
+        "ses_t",
+        &u,
+        json!({"cost": 0.5, "tokens": null}),
+        vec![text("b")],
+    );
+    let r = &timeline(db.p(), &[])["session"]["recorded"];
+    assert_eq!(r["responses"], 1);
+    assert_eq!(
+        (
+            &r["input"],
+            &r["output"],
+            &r["cache_read"],
+            &r["cache_write_5m"]
+        ),
+        (&json!(5), &json!(18), &json!(13), &json!(17))
+    );
+    assert_eq!(r["harness_usd"], 0.75);
+    // A harness that records no cost has no such key.
+    let c = bin::json(&["timeline", "sample-sessions/claude-demo.jsonl", "-j"]);
+    assert!(c["session"]["recorded"].get("harness_usd").is_none());
+}

@@ -96,6 +96,9 @@ pub(super) fn session(
         }
     };
     let mut file_paths: HashMap<String, String> = HashMap::new();
+    // SPEC §15.14 `recorded.harness_usd`: the sum of the assistant messages'
+    // `cost` (reference §1.3), those a revert left out not included.
+    let mut harness_usd: Option<f64> = None;
     for (id, m) in &messages {
         let none = Vec::new();
         let parts = by_msg.get(id).unwrap_or(&none);
@@ -123,6 +126,9 @@ pub(super) fn session(
                 );
             }
             Some("assistant") => {
+                if let Some(c) = m.get("cost").and_then(Value::as_f64) {
+                    *harness_usd.get_or_insert(0.0) += c;
+                }
                 let (blocks, results) = assistant_blocks(parts, &mut file_paths);
                 let mut body = Map::new();
                 body.insert("role".into(), "assistant".into());
@@ -162,6 +168,7 @@ pub(super) fn session(
     diagnostics.extend(skipped);
     let mut s = sink.finish(diagnostics);
     s.session_id = Some(info.id.clone());
+    s.harness_usd = harness_usd;
     // SPEC §2: a sub-agent session is planned as a what-if (reference §5.7:
     // sub-agent sessions prune themselves; their rows are in the same tables).
     s.subagent_what_if = info.parent_id.is_some();
