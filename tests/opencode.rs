@@ -599,3 +599,72 @@ fn s1_3_tokens_and_cost_are_the_recorded_bill() {
     let c = bin::json(&["timeline", "sample-sessions/claude-demo.jsonl", "-j"]);
     assert!(c["session"]["recorded"].get("harness_usd").is_none());
 }
+
+/// SPEC §15.14 / issue #29 item 1: `mcscope opencode.db` opens a picker of the
+/// database's sessions (newest first, a sub-agent session under its parent,
+/// counts from the rows), and Enter opens the chosen one (`--session ID`).
+#[test]
+fn s15_14_a_database_opens_a_picker_of_its_sessions() {
+    use mcscope::tui::picker::{Picker, Row};
+    let mut db = Db::new();
+    db.session("ses_old", None, None);
+    db.session("ses_sub", Some("ses_old"), None);
+    db.session("ses_new", None, None);
+    db.conn
+        .execute(
+            "UPDATE session SET time_updated = time_updated + 100 WHERE id = 'ses_new'",
+            [],
+        )
+        .unwrap();
+    let u = db.user("ses_old", "old");
+    db.assistant(
+        "ses_old",
+        &u,
+        json!({}),
+        vec![tool("c1", "read", "x"), text("a")],
+    );
+    db.assistant("ses_old", &u, json!({}), vec![text("b")]);
+    let u = db.user("ses_sub", "sub");
+    db.assistant("ses_sub", &u, json!({}), vec![text("c")]);
+    let u = db.user("ses_new", "new");
+    db.assistant("ses_new", &u, json!({}), vec![text("d")]);
+    let format = mcscope::load::sniff(&db.path).unwrap();
+    assert!(mcscope::load::holds_sessions(format));
+    let sessions = mcscope::load::database_sessions(&db.path).unwrap();
+    let mut p = Picker::of_database("db".into(), &db.path, format, &sessions);
+    let ids: Vec<String> = p
+        .rows
+        .iter()
+        .map(|r| match *r {
+            Row::File(i) => p.entries[i].session.clone().unwrap(),
+            Row::Thread(..) => panic!("no threads in a database"),
+        })
+        .collect();
+    assert_eq!(ids, ["ses_new", "ses_old", "ses_sub"]);
+    let old = p
+        .entries
+        .iter()
+        .position(|e| e.session.as_deref() == Some("ses_old"))
+        .unwrap();
+    let sub = p
+        .entries
+        .iter()
+        .position(|e| e.session.as_deref() == Some("ses_sub"))
+        .unwrap();
+    assert_eq!(p.parent_of(sub), Some(old));
+    let s = p.entries[old].summary.as_ref().unwrap();
+    assert_eq!((s.requests, s.results), (2, 1));
+    assert_eq!(s.prompt.as_deref(), Some("title of ses_old"));
+    p.selected = 1;
+    let t = p.target().unwrap();
+    assert_eq!(t.session.as_deref(), Some("ses_old"));
+    // What Enter loads: that session.
+    let (setup, _) = mcscope::tui::load_target(
+        &t,
+        &mcscope::cli::Opts::default(),
+        &std::sync::atomic::AtomicU64::new(0),
+    )
+    .unwrap();
+    assert_eq!(setup.session.session_id.as_deref(), Some("ses_old"));
+    assert_eq!(setup.session.requests.len(), 2);
+}

@@ -178,6 +178,12 @@ pub trait Rules: Sync {
     fn knob(&self, _policy: &Policy) -> Option<serde_json::Value> {
         None
     }
+
+    /// The databases the harness keeps its sessions in, as the environment
+    /// names them (OpenCode's `opencode.db`); none for a harness of files.
+    fn databases(&self) -> Vec<PathBuf> {
+        Vec::new()
+    }
 }
 
 /// A row's `"availability"` (SPEC §9a, §15.15): from the most to the least
@@ -394,6 +400,16 @@ pub fn session_folders() -> Vec<PathBuf> {
         .iter()
         .flat_map(|h| h.rules().home.bases())
         .map(|b| b.join("projects"))
+        .collect()
+}
+
+/// The session databases read without a PATH (the picker): every harness's,
+/// in the registry's order, those that exist.
+pub fn session_databases() -> Vec<PathBuf> {
+    <Harness as strum::VariantArray>::VARIANTS
+        .iter()
+        .flat_map(|h| h.asks().databases())
+        .filter(|p| p.is_file())
         .collect()
 }
 

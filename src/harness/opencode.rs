@@ -122,4 +122,50 @@ impl Rules for Opencode {
     fn availability(&self, _policy: &Policy, _s: &Session) -> Availability {
         Availability::WhatIf
     }
+
+    /// Reference §1.1: `$OPENCODE_DB` (absolute, or relative to the data
+    /// folder; `:memory:` is no file), else `<data>/opencode.db`, where `<data>`
+    /// is `$XDG_DATA_HOME/opencode` or `~/.local/share/opencode`. (The channel
+    /// databases of dev builds, `opencode-<channel>.db`, are not looked for.)
+    fn databases(&self) -> Vec<PathBuf> {
+        let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+        let data = var("XDG_DATA_HOME")
+            .map(|d| PathBuf::from(d).join("opencode"))
+            .unwrap_or_else(|| home().join(".local/share/opencode"));
+        databases_from(var("OPENCODE_DB").map(PathBuf::from), &data)
+    }
+}
+
+/// [`Opencode::databases`] for a given `$OPENCODE_DB` and data folder.
+fn databases_from(db: Option<PathBuf>, data: &std::path::Path) -> Vec<PathBuf> {
+    match db {
+        Some(db) if db.as_os_str() == ":memory:" => Vec::new(),
+        Some(db) if db.is_absolute() => vec![db],
+        Some(db) => vec![data.join(db)],
+        None => vec![data.join("opencode.db")],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reference §1.1: 1.18.33 `G4()` (`OPENCODE_DB`, else `<data>/opencode.db`).
+    #[test]
+    fn s1_1_the_database_is_where_opencode_puts_it() {
+        let data = std::path::Path::new("/d/opencode");
+        assert_eq!(databases_from(None, data), [data.join("opencode.db")]);
+        assert_eq!(
+            databases_from(Some("/x/o.db".into()), data),
+            [PathBuf::from("/x/o.db")]
+        );
+        assert_eq!(
+            databases_from(Some("rel.db".into()), data),
+            [data.join("rel.db")]
+        );
+        assert!(databases_from(Some(":memory:".into()), data).is_empty());
+        // Every tool is prunable but `skill` (reference §2.3).
+        assert!(OPENCODE.is_compactable("bash") && OPENCODE.is_compactable("mcp_x_y"));
+        assert!(!OPENCODE.is_compactable("skill"));
+    }
 }

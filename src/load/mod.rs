@@ -167,6 +167,27 @@ pub fn load_session(
     }
 }
 
+/// The format of the file at `path` as detection sees it (None: unreadable or
+/// unknown).
+pub fn sniff(path: &Path) -> Option<Format> {
+    let mut file = open_session(path).ok()?;
+    detect(path, &mut file).ok()?.ok()
+}
+
+/// One session of a database, as its picker row shows it.
+pub use opencode::SessionInfo as DbSession;
+
+/// The sessions of the database at `path`, newest first.
+pub fn database_sessions(path: &Path) -> Result<Vec<DbSession>, LoadError> {
+    opencode::db_sessions(path)
+}
+
+/// Whether files of `format` hold several sessions (a database: `--session ID`
+/// chooses one).
+pub fn holds_sessions(format: Format) -> bool {
+    format == Format::OpencodeDb
+}
+
 /// Loads one inline sub-agent thread of a Claude Code file: only `lines` (1-based,
 /// as [`crate::scan::Thread::lines`] lists them) are read, so its sidechain
 /// records are planned as a what-if (SPEC §2) and the main thread is not read.

@@ -46,6 +46,8 @@ pub(super) fn load(path: &Path) -> Result<Session, LoadError> {
         time_created: info.pointer("/time/created").and_then(Value::as_i64),
         time_updated: info.pointer("/time/updated").and_then(Value::as_i64),
         revert: info.get("revert").filter(|v| v.is_object()).cloned(),
+        requests: 0,
+        tools: 0,
     };
     let messages = rows(&storage.join("message").join(&id), None);
     let mut parts = Vec::new();

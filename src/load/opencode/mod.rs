@@ -34,6 +34,9 @@ pub struct SessionInfo {
     pub time_updated: Option<i64>,
     /// `revert`: `{messageID, partID?, …}` (reference §1.4).
     pub revert: Option<Value>,
+    /// Its assistant messages (requests) and tool parts, for the picker.
+    pub requests: usize,
+    pub tools: usize,
 }
 
 /// One message or part row: its id, its message (parts) and its `data`.
@@ -233,10 +236,32 @@ impl<'a> Store<'a> {
                     time_created: int(r, 5)?,
                     time_updated: int(r, 6)?,
                     revert: text(r, 7)?.and_then(|t| serde_json::from_str(&t).ok()),
+                    requests: 0,
+                    tools: 0,
                 })
             })
             .map_err(sq)?;
         let mut out: Vec<SessionInfo> = rows.collect::<Result<_, _>>().map_err(sq)?;
+        // The picker's counts: a row whose `data` is no JSON counts as neither.
+        let counts = |sql: &str| -> Result<std::collections::HashMap<String, usize>, LoadError> {
+            let mut stmt = self.conn.prepare(sql).map_err(sq)?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                .map_err(sq)?;
+            rows.map(|r| r.map(|(k, n)| (k, usize::try_from(n).unwrap_or(0))))
+                .collect::<Result<_, _>>()
+                .map_err(sq)
+        };
+        let requests = counts(
+            "SELECT session_id, COUNT(*) FROM message WHERE CASE WHEN json_valid(data) THEN json_extract(data, '$.role') = 'assistant' END GROUP BY session_id",
+        )?;
+        let tools = counts(
+            "SELECT session_id, COUNT(*) FROM part WHERE CASE WHEN json_valid(data) THEN json_extract(data, '$.type') = 'tool' END GROUP BY session_id",
+        )?;
+        for s in &mut out {
+            s.requests = requests.get(&s.id).copied().unwrap_or(0);
+            s.tools = tools.get(&s.id).copied().unwrap_or(0);
+        }
         out.sort_by(|a, b| {
             b.time_updated
                 .cmp(&a.time_updated)
