@@ -311,6 +311,9 @@ pub struct Request {
     /// rewinds, §15.1): not inputs, no rank, keep slot or size. Empty in a file
     /// without a rewind or fork.
     pub dead: Vec<std::ops::Range<usize>>,
+    /// The session records the harness running its own plan (OpenCode's prune
+    /// marks, SPEC §15.14): `auto` runs it whatever the version's default.
+    pub plan_recorded: bool,
 }
 
 impl Request {
@@ -331,6 +334,7 @@ impl Request {
             version: None,
             entrypoint: None,
             dead: Vec::new(),
+            plan_recorded: false,
         }
     }
 
@@ -377,6 +381,10 @@ pub struct Evidence {
     pub after_request: usize,
     /// The view segment the record sits in (a later compaction boundary starts another).
     pub segment: usize,
+    /// OpenCode's prune marked these results (`state.time.compacted`, SPEC
+    /// §14): like a budget writer's boundary (`budget_writer` is set too), but
+    /// compared with the simulated `prune`.
+    pub pruned: bool,
 }
 
 /// A Claude `tool_results_cut` attachment (SPEC §13.E1): results Claude Code

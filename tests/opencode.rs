@@ -668,3 +668,329 @@ fn s15_14_a_database_opens_a_picker_of_its_sessions() {
     assert_eq!(setup.session.session_id.as_deref(), Some("ses_old"));
     assert_eq!(setup.session.requests.len(), 2);
 }
+
+/// A one-part tool output of `tokens` tokens by OpenCode's `round(len/4)`.
+fn out(tokens: usize) -> String {
+    "x".repeat(tokens * 4)
+}
+
+/// The ids request `k` sends as the placeholder, from the wire.
+fn placeholders(path: &str, extra: &[&str], k: usize) -> Vec<String> {
+    let at = k.to_string();
+    let mut args = vec!["wire", path, "--at", &at];
+    args.extend_from_slice(extra);
+    let w = bin::json(&args);
+    let mut ids = Vec::new();
+    for m in w["messages"].as_array().unwrap() {
+        for b in m["content"].as_array().unwrap() {
+            if b["type"] == "tool_result" && b["content"] == "[Old tool result content cleared]" {
+                ids.push(b["tool_use_id"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    ids
+}
+
+/// Reference §4, the worked example's extension: after turn 3 prune scans
+/// grep (2,000, protected), bash (60,000: total 62,000 > 40,000) and read
+/// (500): 60,500 > 20,000, so the bash and the read are marked; request 8,
+/// the first of turn 4, sends the placeholder for both; the grep stays.
+#[test]
+fn s4_the_worked_example_prunes_the_bash_and_the_read() {
+    let t = timeline(SAMPLE, &["--policy", "prune"]);
+    let reqs = t["requests"].as_array().unwrap();
+    let fired: Vec<usize> = reqs
+        .iter()
+        .filter(|r| r["fired"] == true)
+        .map(|r| r["index"].as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(fired, [8]);
+    assert_eq!(reqs[7]["trigger"], "prune");
+    assert_eq!(reqs[7]["tokens_saved"], 60_500);
+    let mut cleared: Vec<String> = reqs[7]["newly_cleared"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    cleared.sort();
+    assert_eq!(
+        cleared,
+        [
+            "toolu_01Hq3xK9mVb2Lw7Rt5Yz8NcD",
+            "toolu_01Nm4Pq8Wx2Ks6Jd9Tb3LvYe"
+        ]
+    );
+    let mut wire = placeholders(SAMPLE, &["--policy", "prune"], 8);
+    wire.sort();
+    assert_eq!(wire, cleared);
+    assert!(placeholders(SAMPLE, &["--policy", "prune"], 7).is_empty());
+    // The grep is kept: within the newest 40,000 tokens.
+    let plan = bin::json(&["plan", SAMPLE, "--policy", "prune", "--at", "8", "-j"]);
+    let grep = plan["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["tool_use_id"] == "toolu_01Rc7Vn2Hs5Qw8Lm1Xk4PzTb")
+        .unwrap()
+        .clone();
+    assert_eq!(grep["status"], "kept", "{grep}");
+    assert_eq!(grep["est_tokens"], 2000, "{grep}");
+    assert!(
+        grep["reason"].as_str().unwrap().contains("newest 40,000"),
+        "{grep}"
+    );
+}
+
+/// Reference §2.2 "It runs once per finished prompt loop": never at a request
+/// that continues a loop, and its marks show from the next turn's first request.
+#[test]
+fn s2_2_prune_runs_after_a_loop_so_it_changes_the_next_turn() {
+    let t = timeline(SAMPLE, &["--policy", "prune"]);
+    for r in t["requests"].as_array().unwrap() {
+        if r["begins_turn"] == false {
+            assert_eq!(r["fired"], false);
+            assert!(r["note"].as_str().unwrap().contains("continues one"), "{r}");
+        }
+    }
+}
+
+/// Reference §2.3 "Protected turns" and "Trigger": the results of the latest
+/// two turns are never candidates, the newest 40,000 tokens are kept, and it
+/// marks only when strictly more than 20,000 can go.
+#[test]
+fn s2_3_two_turns_protected_and_the_minimum_is_strict() {
+    for (older, fires) in [(20_000, false), (20_001, true)] {
+        let mut db = Db::new();
+        db.session("ses_p", None, None);
+        let u = db.user("ses_p", "turn 1");
+        // Oldest first: `older` tokens, then 40,000 (exactly the protection).
+        db.assistant(
+            "ses_p",
+            &u,
+            json!({"finish": "tool-calls"}),
+            vec![tool("old", "read", &out(older))],
+        );
+        db.assistant(
+            "ses_p",
+            &u,
+            json!({"finish": "tool-calls"}),
+            vec![tool("new", "bash", &out(40_000))],
+        );
+        db.assistant("ses_p", &u, json!({}), vec![text("done")]);
+        for turn in ["turn 2", "turn 3", "turn 4"] {
+            let u = db.user("ses_p", turn);
+            db.assistant("ses_p", &u, json!({}), vec![text("ok")]);
+        }
+        let t = timeline(db.p(), &["--policy", "prune"]);
+        let reqs = t["requests"].as_array().unwrap();
+        // Requests 1–3 are turn 1, 4 turn 2, 5 turn 3, 6 turn 4. At 5 (after
+        // turn 2's loop) turns 2 and 1 are the latest two: nothing scanned.
+        assert_eq!(reqs[4]["fired"], false);
+        assert!(reqs[4]["note"].as_str().unwrap().contains("(of 0 scanned)"));
+        // At 6 (after turn 3) turn 1 is scanned.
+        assert_eq!(
+            reqs[5]["fired"], fires,
+            "older {older}: {}",
+            reqs[5]["note"]
+        );
+        if fires {
+            assert_eq!(reqs[5]["newly_cleared"], json!(["old"]));
+        } else {
+            assert!(
+                reqs[5]["note"]
+                    .as_str()
+                    .unwrap()
+                    .contains("20,000 tokens past")
+            );
+        }
+    }
+}
+
+/// Reference §2.3 "Candidates": `skill` is never marked, error parts are
+/// neither counted nor marked; every other tool is (MCP tools included).
+#[test]
+fn s2_3_skill_is_protected_and_errors_are_not_counted() {
+    let mut db = Db::new();
+    db.session("ses_s", None, None);
+    let u = db.user("ses_s", "turn 1");
+    let mut error = tool("err", "bash", "");
+    error["state"] = json!({"status": "error", "input": {}, "error": out(90_000), "time": {"start": T0, "end": T0 + 1}});
+    db.assistant(
+        "ses_s",
+        &u,
+        json!({"finish": "tool-calls"}),
+        vec![
+            tool("sk", "skill", &out(30_000)),
+            tool("mcp", "github_get_issue", &out(30_000)),
+            error,
+        ],
+    );
+    db.assistant(
+        "ses_s",
+        &u,
+        json!({"finish": "tool-calls"}),
+        vec![tool("rd", "read", &out(40_000))],
+    );
+    db.assistant("ses_s", &u, json!({}), vec![text("done")]);
+    for turn in ["turn 2", "turn 3", "turn 4"] {
+        let u = db.user("ses_s", turn);
+        db.assistant("ses_s", &u, json!({}), vec![text("ok")]);
+    }
+    let t = timeline(db.p(), &["--policy", "prune"]);
+    let r = &t["requests"][5];
+    // read 40,000 protected; the error not counted; the MCP result marked
+    // (30,000 > 20,000); the skill never.
+    assert_eq!(r["newly_cleared"], json!(["mcp"]), "{}", r["note"]);
+}
+
+/// Reference §2.3 "Stop" / §4 "A later prune stops at the compacted bash
+/// part": once results are marked, a later prune does not look past them.
+#[test]
+fn s2_3_a_later_prune_stops_at_a_marked_part() {
+    let mut db = Db::new();
+    db.session("ses_m", None, None);
+    let u = db.user("ses_m", "turn 1");
+    db.assistant(
+        "ses_m",
+        &u,
+        json!({"finish": "tool-calls"}),
+        vec![tool("a", "read", &out(30_000))],
+    );
+    db.assistant(
+        "ses_m",
+        &u,
+        json!({"finish": "tool-calls"}),
+        vec![tool("b", "read", &out(45_000))],
+    );
+    db.assistant("ses_m", &u, json!({}), vec![text("done")]);
+    let u = db.user("ses_m", "turn 2");
+    db.assistant(
+        "ses_m",
+        &u,
+        json!({"finish": "tool-calls"}),
+        vec![tool("c", "read", &out(45_000))],
+    );
+    db.assistant("ses_m", &u, json!({}), vec![text("ok")]);
+    for turn in ["turn 3", "turn 4", "turn 5"] {
+        let u = db.user("ses_m", turn);
+        db.assistant("ses_m", &u, json!({}), vec![text("ok")]);
+    }
+    let t = timeline(db.p(), &["--policy", "prune"]);
+    let fired: Vec<(u64, Value)> = t["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["fired"] == true)
+        .map(|r| (r["index"].as_u64().unwrap(), r["newly_cleared"].clone()))
+        .collect();
+    // After turn 3 (request 7): b 45,000 > 40,000 → b and a marked (75,000).
+    // After turn 4 (request 8): c alone is scanned before it stops at b:
+    // 45,000 > 40,000, so c is past the protection, 45,000 > 20,000: marked.
+    assert_eq!(
+        fired,
+        [(7, json!(["a", "b"])), (8, json!(["c"]))],
+        "{}",
+        serde_json::to_string_pretty(&t["requests"]).unwrap()
+    );
+}
+
+/// SPEC §15.14 `auto`: prune up to 1.3.2, none from 1.14.34 (off unless the
+/// user's config says `compaction.prune: true`) unless a recorded mark shows
+/// it on, and a note saying why not.
+#[test]
+fn s15_14_auto_runs_prune_by_version_or_by_a_recorded_mark() {
+    let make = |version: &str| {
+        let mut db = Db::new();
+        db.session("ses_v", None, None);
+        db.conn
+            .execute("UPDATE session SET version = ?1", [version])
+            .unwrap();
+        let u = db.user("ses_v", "turn 1");
+        db.assistant(
+            "ses_v",
+            &u,
+            json!({"finish": "tool-calls"}),
+            vec![tool("a", "read", &out(70_000))],
+        );
+        db.assistant("ses_v", &u, json!({}), vec![text("done")]);
+        for turn in ["turn 2", "turn 3", "turn 4"] {
+            let u = db.user("ses_v", turn);
+            db.assistant("ses_v", &u, json!({}), vec![text("ok")]);
+        }
+        db
+    };
+    // Requests: 1–2 turn 1, 3 turn 2, 4 turn 3, 5 turn 4 (after turn 3's loop).
+    let old = make("1.3.2");
+    let t = timeline(old.p(), &[]);
+    assert_eq!(t["requests"][4]["plan_kind"], "prune");
+    assert_eq!(t["requests"][4]["newly_cleared"], json!(["a"]));
+    let new = make("1.18.33");
+    let t = timeline(new.p(), &[]);
+    let r = &t["requests"][4];
+    assert_eq!(r["plan_kind"], Value::Null);
+    assert!(
+        r["note"].as_str().unwrap().contains("compaction.prune"),
+        "{r}"
+    );
+    // The sample is 1.18.33, but its marks prove prune was on.
+    let t = timeline(SAMPLE, &[]);
+    assert_eq!(t["requests"][7]["plan_kind"], "prune");
+    assert_eq!(t["requests"][7]["fired"], true);
+}
+
+/// SPEC §14 evidence: a stored mark is the harness's own clearing, attached to
+/// the first request whose assistant began after it, compared with the
+/// simulated prune there (`agrees` / `missing` / `extra`), in
+/// `recorded_cleared` and in the `recorded` baseline.
+#[test]
+fn s14_a_stored_mark_is_evidence_compared_with_the_simulated_prune() {
+    let t = timeline(SAMPLE, &[]);
+    let r = &t["requests"][7];
+    let mc = &r["evidence"]["microcompact"];
+    assert_eq!(mc["writer"], "opencode_prune");
+    assert_eq!(mc["agrees"], true, "{mc}");
+    assert_eq!(mc["tokens_saved"], 60_500);
+    assert_eq!(r["recorded_cleared"].as_array().unwrap().len(), 2);
+    // No request before 8 carries it.
+    for q in &t["requests"].as_array().unwrap()[..7] {
+        assert!(q["evidence"]["microcompact"].is_null());
+    }
+    // The baseline replays the marks.
+    let b = timeline(SAMPLE, &["--policy", "recorded"]);
+    assert_eq!(
+        b["requests"][7]["newly_cleared"].as_array().unwrap().len(),
+        2
+    );
+    assert_eq!(placeholders(SAMPLE, &["--policy", "recorded"], 8).len(), 2);
+    // A mark on the read only: the simulated bash is `extra`… or, the
+    // record's read and the plan's differ, never `agrees`.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(SAMPLE, &db).unwrap();
+    let conn = Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE part SET data = json_remove(data, '$.state.time.compacted') WHERE id = 'prt_22bbc98b2001Vs2Kd8Pm5Rj1Gx'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let t = timeline(db.to_str().unwrap(), &[]);
+    let mc = &t["requests"][7]["evidence"]["microcompact"];
+    assert_eq!(mc["agrees"], false, "{mc}");
+    assert_eq!(
+        mc["compacted_tool_ids"],
+        json!(["toolu_01Hq3xK9mVb2Lw7Rt5Yz8NcD"])
+    );
+    let diff = [&mc["missing"], &mc["extra"]];
+    assert!(
+        diff.iter().any(|l| l
+            .as_array()
+            .unwrap()
+            .contains(&json!("toolu_01Nm4Pq8Wx2Ks6Jd9Tb3LvYe"))),
+        "{mc}"
+    );
+    // A what-if setting replaces it: a plan with a higher protection clears
+    // nothing, whatever the marks say.
+    assert!(placeholders(SAMPLE, &["--policy", "idle"], 8).is_empty());
+}

@@ -665,6 +665,7 @@ fn policy_of(pol: &GenPolicy, qwen: bool) -> Policy {
         KindArg::IdleServer => PlanKind::IdleServer,
         KindArg::Api => PlanKind::Api,
         KindArg::Recorded => PlanKind::Recorded,
+        KindArg::Prune => PlanKind::Prune,
     };
     p.keep_recent = Some(pol.keep);
     p.gap_threshold_minutes = pol.gap as f64;
@@ -1607,6 +1608,8 @@ impl Case {
             KindArg::IdleServer => unreachable!("the generator makes no idle-server policies"),
             // The baseline has its own tests (tests/baseline.rs).
             KindArg::Recorded => unreachable!("the generator makes no recorded policies"),
+            // OpenCode's prune has its own tests (tests/opencode.rs).
+            KindArg::Prune => unreachable!("the generator makes no prune policies"),
         }
     }
 }

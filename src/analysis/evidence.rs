@@ -13,6 +13,7 @@ pub struct Simulator<'a> {
     setup: &'a Setup,
     count: Option<Vec<Vec<String>>>,
     budget: Option<Vec<Vec<String>>>,
+    prune: Option<Vec<Vec<String>>>,
 }
 
 impl<'a> Simulator<'a> {
@@ -21,6 +22,7 @@ impl<'a> Simulator<'a> {
             setup,
             count: None,
             budget: None,
+            prune: None,
         }
     }
 
@@ -41,6 +43,14 @@ impl<'a> Simulator<'a> {
                 budget.get(k.checked_sub(1)?).cloned()
             }
             (Writer::Budget, SimAt::BeforeCompaction(k)) => budget_before_compaction(setup, k),
+            // SPEC §15.14: the simulated prune, where it takes effect.
+            (Writer::Prune, SimAt::Request(k)) => {
+                let prune = self
+                    .prune
+                    .get_or_insert_with(|| newly_cleared_by(setup, PlanKind::Prune));
+                prune.get(k.checked_sub(1)?).cloned()
+            }
+            (Writer::Prune, SimAt::BeforeCompaction(_)) => None,
         }
     }
 }

@@ -275,7 +275,8 @@ mod tests {
                 "count",
                 "budget",
                 "api",
-                "recorded"
+                "recorded",
+                "prune"
             ]
         );
         let sides: Vec<&str> = Side::value_variants().iter().map(|&s| s.into()).collect();

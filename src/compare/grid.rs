@@ -66,7 +66,9 @@ fn uses(kind: PlanKind) -> (bool, bool, bool, bool) {
         PlanKind::Count => (true, false, false, true),
         PlanKind::Forced => (true, false, false, false),
         PlanKind::Auto => (true, true, true, false),
-        PlanKind::Budget | PlanKind::Api | PlanKind::Recorded => (false, false, false, false),
+        PlanKind::Budget | PlanKind::Api | PlanKind::Recorded | PlanKind::Prune => {
+            (false, false, false, false)
+        }
     }
 }
 

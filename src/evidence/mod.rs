@@ -35,6 +35,10 @@ pub enum Writer {
     Budget,
     /// `preTokens == 0`: cached microcompact, written after the response.
     Cached,
+    /// OpenCode's own prune (`state.time.compacted`, SPEC §14, §15.13): the
+    /// first request built after the mark carries the placeholder.
+    #[strum(serialize = "opencode_prune")]
+    Prune,
 }
 
 impl Writer {
@@ -47,6 +51,7 @@ impl Writer {
         match self {
             Writer::Budget => crate::policy::PlanKind::Budget.name(),
             Writer::Cached => crate::policy::PlanKind::Count.name(),
+            Writer::Prune => crate::policy::PlanKind::Prune.name(),
         }
     }
 
@@ -61,7 +66,9 @@ impl Writer {
     /// The writer of a loaded record: `preTokens > 0` as written, so a malformed
     /// positive `preTokens` (unknown as a count) still names the budget writer.
     pub fn of_record(e: &crate::session::Evidence) -> Writer {
-        if e.budget_writer {
+        if e.pruned {
+            Writer::Prune
+        } else if e.budget_writer {
             Writer::Budget
         } else {
             Writer::of(e.pre_tokens)

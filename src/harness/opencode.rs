@@ -40,9 +40,9 @@ pub(crate) static OPENCODE: Preset = Preset {
     versioned: false,
     // Reference §1.3: `tokens.cache.write` is recorded per assistant message.
     cache_writes: true,
-    grid_kinds: &[],
+    grid_kinds: &[PlanKind::Prune],
     api_grid: false,
-    kinds: &[PlanKind::Auto, PlanKind::Recorded],
+    kinds: &[PlanKind::Auto, PlanKind::Prune, PlanKind::Recorded],
     caveats: &[],
     // Reference §2.3: every completed tool is a candidate, MCP tools included;
     // only `skill` is protected (`PRUNE_PROTECTED_TOOLS`, 1.1.65+).
@@ -110,17 +110,36 @@ impl Rules for Opencode {
         &OPENCODE
     }
 
-    /// No plan is simulated yet (the `prune` kind is issue #29 item 2).
-    fn auto_kind(&self, _policy: &Policy, _req: &Request, _gap: Option<f64>) -> Option<PlanKind> {
-        None
+    /// SPEC §15.14: `prune` up to 1.3.2 (on unless `compaction.prune: false`),
+    /// none from 1.3.3 (off unless `true`), and wherever a recorded mark shows
+    /// it on (`Request::plan_recorded`).
+    fn auto_kind(&self, _policy: &Policy, req: &Request, _gap: Option<f64>) -> Option<PlanKind> {
+        match prune_default(req) {
+            PruneDefault::On => Some(PlanKind::Prune),
+            _ => None,
+        }
     }
 
-    fn no_plan(&self, _req: &Request) -> NoRun {
-        NoRun::Unsaid
+    fn no_plan(&self, req: &Request) -> NoRun {
+        match prune_default(req) {
+            PruneDefault::NotYet => NoRun::NotYet,
+            PruneDefault::Gap => NoRun::VersionGap,
+            _ => NoRun::DefaultOff,
+        }
     }
 
-    fn availability(&self, _policy: &Policy, _s: &Session) -> Availability {
-        Availability::WhatIf
+    /// `prune` is the user's `compaction.prune` at the default thresholds
+    /// (SPEC §15.13); other thresholds no OpenCode build has (constants).
+    fn availability(&self, policy: &Policy, _s: &Session) -> Availability {
+        match policy.kind {
+            PlanKind::Prune | PlanKind::Auto if default_thresholds(policy) => Availability::User,
+            _ => Availability::WhatIf,
+        }
+    }
+
+    fn knob(&self, policy: &Policy) -> Option<serde_json::Value> {
+        (policy.kind == PlanKind::Prune && default_thresholds(policy))
+            .then(|| serde_json::json!({"compaction.prune": true}))
     }
 
     /// Reference §1.1: `$OPENCODE_DB` (absolute, or relative to the data
@@ -134,6 +153,50 @@ impl Rules for Opencode {
             .unwrap_or_else(|| home().join(".local/share/opencode"));
         databases_from(var("OPENCODE_DB").map(PathBuf::from), &data)
     }
+}
+
+fn default_thresholds(policy: &Policy) -> bool {
+    policy.prune_protect_tokens == crate::policy::PRUNE_PROTECT
+        && policy.prune_minimum_tokens == crate::policy::PRUNE_MINIMUM
+}
+
+/// Whether prune runs by default at a request's version (reference §3, SPEC
+/// §15.14), or a recorded mark shows it on for the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PruneDefault {
+    /// ≤ 1.3.2 (on unless `compaction.prune: false`), or a mark is recorded.
+    On,
+    /// 1.14.34+, or a version that cannot be read: off unless `true` [?].
+    Off,
+    /// 1.3.3–1.14.33: unsampled; taken as off (SPEC §15.14).
+    Gap,
+    /// Before 1.0.0: no prune (0.5.29 has none).
+    NotYet,
+}
+
+/// [`PruneDefault`] at `req` (a session that records a prune mark has
+/// `plan_recorded` on every request, set by the loader).
+fn prune_default(req: &Request) -> PruneDefault {
+    if req.plan_recorded {
+        return PruneDefault::On;
+    }
+    let Some(v) = req.version.as_deref().and_then(version) else {
+        return PruneDefault::Off;
+    };
+    match v {
+        v if v < (1, 0, 0) => PruneDefault::NotYet,
+        v if v <= (1, 3, 2) => PruneDefault::On,
+        v if v < (1, 14, 34) => PruneDefault::Gap,
+        _ => PruneDefault::Off,
+    }
+}
+
+/// `X.Y.Z` as integers, a `-…` suffix ignored (SPEC §15.9); None otherwise.
+fn version(v: &str) -> Option<(u64, u64, u64)> {
+    let core = v.split('-').next()?;
+    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
+    let (x, y, z) = (parts.next()??, parts.next()??, parts.next()??);
+    parts.next().is_none().then_some((x, y, z))
 }
 
 /// [`Opencode::databases`] for a given `$OPENCODE_DB` and data folder.
@@ -167,5 +230,28 @@ mod tests {
         // Every tool is prunable but `skill` (reference §2.3).
         assert!(OPENCODE.is_compactable("bash") && OPENCODE.is_compactable("mcp_x_y"));
         assert!(!OPENCODE.is_compactable("skill"));
+    }
+
+    /// Reference §3 / SPEC §15.14: on up to 1.3.2, a gap to 1.14.33, off from
+    /// 1.14.34, none before 1.0.0; a recorded mark turns it on.
+    #[test]
+    fn s3_prune_is_on_by_default_up_to_1_3_2() {
+        let at = |v: &str| {
+            let mut r = Request::empty(1);
+            r.version = Some(v.into());
+            prune_default(&r)
+        };
+        assert_eq!(at("0.5.29"), PruneDefault::NotYet);
+        assert_eq!(at("1.0.0"), PruneDefault::On);
+        assert_eq!(at("1.3.2"), PruneDefault::On);
+        assert_eq!(at("1.3.3"), PruneDefault::Gap);
+        assert_eq!(at("1.14.33"), PruneDefault::Gap);
+        assert_eq!(at("1.14.34"), PruneDefault::Off);
+        assert_eq!(at("1.18.33-beta"), PruneDefault::Off);
+        assert_eq!(at("v1.2"), PruneDefault::Off);
+        let mut r = Request::empty(1);
+        r.version = Some("1.18.33".into());
+        r.plan_recorded = true;
+        assert_eq!(prune_default(&r), PruneDefault::On);
     }
 }

@@ -51,6 +51,8 @@ pub enum PlanKind {
     /// The baseline: what the transcript proves a harness setting cleared,
     /// taken from the records, not simulated (SPEC §9a, §15.3).
     Recorded,
+    /// OpenCode's `SessionCompaction.prune` (SPEC §14; reference §2).
+    Prune,
 }
 
 impl PlanKind {
@@ -192,6 +194,12 @@ impl std::fmt::Display for Illegal {
     }
 }
 
+/// OpenCode's prune thresholds (reference §2.1: `PRUNE_PROTECT = 40_000`,
+/// `PRUNE_MINIMUM = 20_000` in `session/compaction.ts`, constants in every
+/// version, no config key or variable).
+pub const PRUNE_PROTECT: u64 = 40_000;
+pub const PRUNE_MINIMUM: u64 = 20_000;
+
 /// The parameters of a plan: the JSON `policy` object, a sidecar, or flags.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Policy {
@@ -225,6 +233,12 @@ pub struct Policy {
     /// 65 minutes otherwise (SPEC §13.S1).
     #[serde(skip)]
     pub gap_explicit: bool,
+    /// `prune` (OpenCode, SPEC §15.13): the newest tool-output tokens it never
+    /// clears (`PRUNE_PROTECT`), and the least it clears (`PRUNE_MINIMUM`).
+    #[serde(skip)]
+    pub prune_protect_tokens: u64,
+    #[serde(skip)]
+    pub prune_minimum_tokens: u64,
 }
 
 impl Policy {
@@ -249,6 +263,8 @@ impl Policy {
             api: api::ApiSpec::default(),
             min_trigger_tool_uses: None,
             gap_explicit: false,
+            prune_protect_tokens: PRUNE_PROTECT,
+            prune_minimum_tokens: PRUNE_MINIMUM,
         }
     }
 

@@ -117,6 +117,13 @@ impl Display for crate::policy::engine::NoRun {
             NoRun::GoalHook => "a hook continuing a goal turn: Qwen runs no microcompaction here",
             NoRun::Send(kind) => send_words(*kind),
             NoRun::Unsaid => "",
+            NoRun::DefaultOff => {
+                "auto: no plan (prune is off unless the user's config sets compaction.prune: true, and no record shows it on)"
+            }
+            NoRun::VersionGap => {
+                "auto: no plan (the version lies between 1.3.2, prune on by default, and 1.14.34, off; unsampled)"
+            }
+            NoRun::NotYet => "auto: no plan (no prune before OpenCode 1.0.0)",
         })
     }
 }
@@ -176,6 +183,24 @@ impl Display for Note {
             }
             Note::IdleServer(why) => why.fmt(f),
             Note::Recorded(why) => why.fmt(f),
+            Note::PruneMidLoop => {
+                f.write_str("prune: runs when a loop ends; this request continues one")
+            }
+            Note::Prune(why) => write!(
+                f,
+                "prune: {} tokens past the newest {} > {}: marked",
+                fmt_int(why.pruned),
+                fmt_int(why.protect),
+                fmt_int(why.minimum)
+            ),
+            Note::PruneUnder(why) => write!(
+                f,
+                "prune: {} tokens past the newest {} (of {} scanned) ≤ {}: nothing marked",
+                fmt_int(why.pruned),
+                fmt_int(why.protect),
+                fmt_int(why.total),
+                fmt_int(why.minimum)
+            ),
         }
     }
 }
@@ -390,6 +415,14 @@ impl Display for ClearReason {
             ClearReason::Recorded { server: true } => f.write_str(
                 "recorded: the server's applied clear_tool_uses edit (ids as idle-server's simulation names them)",
             ),
+            ClearReason::Prune { why, newer } => write!(
+                f,
+                "prune: {} newer tokens of tool output > {} protected; {} prunable > {}",
+                fmt_int(*newer),
+                fmt_int(why.protect),
+                fmt_int(why.pruned),
+                fmt_int(why.minimum)
+            ),
             ClearReason::Api {
                 trigger,
                 nth,
@@ -454,6 +487,18 @@ impl Display for Kept {
                 "in the last {keep} tool uses (excluded tools not counted)"
             ),
             Kept::ApiEdit(e) => e.fmt(f),
+            Kept::PruneProtected { total, protect } => write!(
+                f,
+                "in the newest {} tokens of tool output ({} counted with it)",
+                fmt_int(*protect),
+                fmt_int(*total)
+            ),
+            Kept::PruneLatestTurns => {
+                f.write_str("in the latest two turns (prune never scans them)")
+            }
+            Kept::PruneBehindMark => {
+                f.write_str("older than a result prune marked before (its scan stops there)")
+            }
         }
     }
 }

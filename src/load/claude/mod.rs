@@ -789,6 +789,7 @@ impl Sink {
                         uuid,
                         after_request,
                         segment: self.b.segment(),
+                        pruned: false,
                     });
                 }
             }

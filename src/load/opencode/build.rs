@@ -99,6 +99,10 @@ pub(super) fn session(
     // SPEC §15.14 `recorded.harness_usd`: the sum of the assistant messages'
     // `cost` (reference §1.3), those a revert left out not included.
     let mut harness_usd: Option<f64> = None;
+    // Reference §1.3, §2.4: each completed part's `state.time.compacted`
+    // (callID, ms), and each assistant message's `time.created`, in request order.
+    let mut marks: Vec<(String, i64)> = Vec::new();
+    let mut assistant_created: Vec<Option<i64>> = Vec::new();
     for (id, m) in &messages {
         let none = Vec::new();
         let parts = by_msg.get(id).unwrap_or(&none);
@@ -129,6 +133,8 @@ pub(super) fn session(
                 if let Some(c) = m.get("cost").and_then(Value::as_f64) {
                     *harness_usd.get_or_insert(0.0) += c;
                 }
+                assistant_created.push(created);
+                marks.extend(compacted_marks(parts));
                 let (blocks, results) = assistant_blocks(parts, &mut file_paths);
                 let mut body = Map::new();
                 body.insert("role".into(), "assistant".into());
@@ -178,7 +184,76 @@ pub(super) fn session(
         }
     }
     s.warnings.extend(warnings);
+    attach_marks(&mut s, &marks, &assistant_created);
     s
+}
+
+/// The completed tool parts of a message that carry a prune mark.
+fn compacted_marks(parts: &[(String, Value)]) -> Vec<(String, i64)> {
+    parts
+        .iter()
+        .filter(|(_, p)| p.get("type").and_then(Value::as_str) == Some("tool"))
+        .filter(|(_, p)| p.pointer("/state/status").and_then(Value::as_str) == Some("completed"))
+        .filter_map(|(_, p)| {
+            let ms = p.pointer("/state/time/compacted").and_then(Value::as_i64)?;
+            let id = p.get("callID").and_then(Value::as_str)?;
+            Some((id.to_string(), ms))
+        })
+        .collect()
+}
+
+/// The prune marks as evidence (SPEC §14, §15.14): each belongs to the first
+/// request whose assistant `time.created` ≥ its `time.compacted` (reference
+/// §5.2: prune runs in the background after a loop, so a request of the next
+/// turn may start before it wrote); the marks of one request are one record.
+/// A session with a mark has `plan_recorded` on every request (prune was on).
+fn attach_marks(s: &mut Session, marks: &[(String, i64)], created: &[Option<i64>]) {
+    if marks.is_empty() {
+        return;
+    }
+    // Requests with a response, in order: the k-th is the k-th assistant.
+    let responding: Vec<usize> = s
+        .requests
+        .iter()
+        .filter(|r| r.response.is_some())
+        .map(|r| r.index)
+        .collect();
+    let mut by_request: std::collections::BTreeMap<usize, Vec<&str>> = Default::default();
+    for (id, ms) in marks {
+        let at = created
+            .iter()
+            .zip(&responding)
+            .find(|(c, _)| c.is_some_and(|c| c >= *ms))
+            .map_or(s.requests.len() + 1, |(_, &k)| k);
+        by_request.entry(at).or_default().push(id);
+    }
+    for (at, ids) in by_request {
+        let segment = s
+            .request(at)
+            .map_or_else(|| s.requests.last().map_or(0, |r| r.segment), |r| r.segment);
+        // OpenCode's own count of what it cleared: `Token.estimate` of each.
+        let tokens: u64 = ids
+            .iter()
+            .filter_map(|id| s.results.iter().rev().find(|r| r.id == *id))
+            .map(|r| r.est_tokens)
+            .sum();
+        s.evidence.push(crate::session::Evidence {
+            line: 0,
+            before_request: at,
+            compacted_tool_ids: ids.iter().map(|id| id.to_string()).collect(),
+            ids_complete: true,
+            budget_writer: true,
+            pre_tokens: None,
+            tokens_saved: Some(tokens),
+            uuid: None,
+            after_request: at.saturating_sub(1),
+            segment,
+            pruned: true,
+        });
+    }
+    for r in &mut s.requests {
+        r.plan_recorded = true;
+    }
 }
 
 /// A diagnostic for a row whose `data` could not be read.

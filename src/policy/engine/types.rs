@@ -50,6 +50,8 @@ pub enum Trigger {
     ClearToolUses,
     #[strum(serialize = "clear_thinking_20251015")]
     ClearThinking,
+    /// OpenCode's prune (SPEC §15.13): cumulative and permanent in the view.
+    Prune,
 }
 
 impl Trigger {
