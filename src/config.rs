@@ -54,6 +54,9 @@ pub struct PolicyKeys {
     pub budget_warning_tokens: Option<u64>,
     /// SPEC §13.S4: idle-server's least trigger.
     pub min_trigger_tool_uses: Option<u32>,
+    /// SPEC §15.13: OpenCode's prune thresholds.
+    pub prune_protect_tokens: Option<u64>,
+    pub prune_minimum_tokens: Option<u64>,
     /// SPEC §11 (`api` preset): the API's own edit objects, in the order sent,
     /// and the readings mcscope takes where the documentation is silent.
     pub api_edits: Option<Vec<serde_json::Value>>,
@@ -211,6 +214,15 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
             continue;
         }
         let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
+    }
+    // OpenCode's prune thresholds (SPEC §15.13), for a preset that offers it.
+    if p.preset.rules().offers(PlanKind::Prune) {
+        for (key, value) in [
+            ("prune_protect_tokens", p.prune_protect_tokens),
+            ("prune_minimum_tokens", p.prune_minimum_tokens),
+        ] {
+            let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
+        }
     }
     if p.kind == PlanKind::Api {
         let edits = serde_json::Value::Array(p.api.edits_json()).to_string();
@@ -620,6 +632,14 @@ pub fn apply(
         "min_trigger_tool_uses",
         keys.min_trigger_tool_uses.is_some(),
     );
+    if let Some(v) = keys.prune_protect_tokens {
+        p.prune_protect_tokens = v;
+    }
+    set("prune_protect_tokens", keys.prune_protect_tokens.is_some());
+    if let Some(v) = keys.prune_minimum_tokens {
+        p.prune_minimum_tokens = v;
+    }
+    set("prune_minimum_tokens", keys.prune_minimum_tokens.is_some());
     if let Some(edits) = &keys.api_edits {
         p.api.edits = crate::policy::api::parse_edits(edits)?;
     }

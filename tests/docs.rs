@@ -279,6 +279,7 @@ const SESSIONS: &[&str] = &[
     "sample-sessions/qwen-memory/today.jsonl",
     "sample-sessions/qwen-memory/session.jsonl",
     "tests/fixtures/qwen/media.jsonl",
+    "sample-sessions/opencode-build.db",
     "tests/fixtures/hostile/truncated-last-line.jsonl",
     "tests/fixtures/hostile2/wrong-types.jsonl",
 ];

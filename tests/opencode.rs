@@ -994,3 +994,28 @@ fn s14_a_stored_mark_is_evidence_compared_with_the_simulated_prune() {
     // nothing, whatever the marks say.
     assert!(placeholders(SAMPLE, &["--policy", "idle"], 8).is_empty());
 }
+
+/// SPEC §15.13: the thresholds are parameters (`--prune-protect`,
+/// `--prune-minimum`, keys `prune_protect_tokens` / `prune_minimum_tokens`),
+/// defaults 40,000 and 20,000 (reference §2.5: constants in OpenCode).
+#[test]
+fn s2_5_the_thresholds_are_parameters_with_opencode_s_defaults() {
+    let fired_at_8 = |extra: &[&str]| {
+        let mut args = vec!["--policy", "prune"];
+        args.extend_from_slice(extra);
+        timeline(SAMPLE, &args)["requests"][7]["fired"] == true
+    };
+    let t = timeline(SAMPLE, &["--policy", "prune"]);
+    assert_eq!(t["policy"]["prune_protect_tokens"], 40_000);
+    assert_eq!(t["policy"]["prune_minimum_tokens"], 20_000);
+    // 62,500 in all: all protected under 70,000.
+    assert!(!fired_at_8(&["--prune-protect", "70000"]));
+    // 60,500 prunable: the minimum is strict.
+    assert!(!fired_at_8(&["--prune-minimum", "60500"]));
+    assert!(fired_at_8(&["--prune-minimum", "60499"]));
+    let t = timeline(SAMPLE, &["--policy", "prune", "--prune-protect", "70000"]);
+    assert_eq!(t["policy"]["prune_protect_tokens"], 70_000);
+    // A Claude session's policy has no such keys.
+    let c = bin::json(&["timeline", "sample-sessions/claude-demo.jsonl", "-j"]);
+    assert!(c["policy"].get("prune_protect_tokens").is_none());
+}

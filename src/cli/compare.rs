@@ -129,6 +129,8 @@ impl CompareArgs {
             keep_recent: None,
             gap_minutes: None,
             min_trigger_tool_uses: None,
+            prune_protect: None,
+            prune_minimum: None,
             size_threshold: None,
             no_low_watermark: self.no_low_watermark,
             trigger: None,

@@ -235,9 +235,7 @@ pub struct Policy {
     pub gap_explicit: bool,
     /// `prune` (OpenCode, SPEC §15.13): the newest tool-output tokens it never
     /// clears (`PRUNE_PROTECT`), and the least it clears (`PRUNE_MINIMUM`).
-    #[serde(skip)]
     pub prune_protect_tokens: u64,
-    #[serde(skip)]
     pub prune_minimum_tokens: u64,
 }
 

@@ -106,6 +106,18 @@ pub static PARAMS: &[Param] = &[
         command: None,
         same: |a, b| a.budget_warning_tokens == b.budget_warning_tokens,
     },
+    Param {
+        key: "prune_protect_tokens",
+        flag: "--prune-protect",
+        command: None,
+        same: |a, b| a.prune_protect_tokens == b.prune_protect_tokens,
+    },
+    Param {
+        key: "prune_minimum_tokens",
+        flag: "--prune-minimum",
+        command: None,
+        same: |a, b| a.prune_minimum_tokens == b.prune_minimum_tokens,
+    },
 ];
 
 /// The keys of the parameters whose values differ between `a` and `b`.

@@ -105,6 +105,14 @@ pub struct Opts {
     /// 2.1.285+ sends its edit only when the clearable results less 3 reach it).
     #[arg(long, value_name = "N")]
     pub min_trigger_tool_uses: Option<u32>,
+    /// prune (OpenCode): the newest tool-output tokens it never clears
+    /// (default 40000, OpenCode's PRUNE_PROTECT).
+    #[arg(long, value_name = "N")]
+    pub prune_protect: Option<u64>,
+    /// prune (OpenCode): what it must be able to clear, strictly more, before
+    /// it marks anything (default 20000, OpenCode's PRUNE_MINIMUM).
+    #[arg(long, value_name = "N")]
+    pub prune_minimum: Option<u64>,
     /// Size threshold in chars (negative disables).
     #[arg(long, value_name = "C", allow_negative_numbers = true)]
     pub size_threshold: Option<i64>,
@@ -446,6 +454,8 @@ fn apply_flags(
         keep_recent,
         gap_minutes,
         min_trigger_tool_uses,
+        prune_protect,
+        prune_minimum,
         size_threshold,
         no_low_watermark,
         trigger,
@@ -477,6 +487,8 @@ fn apply_flags(
         ("keep_recent", keep_recent.is_some()),
         ("gap_threshold_minutes", gap_minutes.is_some()),
         ("min_trigger_tool_uses", min_trigger_tool_uses.is_some()),
+        ("prune_protect_tokens", prune_protect.is_some()),
+        ("prune_minimum_tokens", prune_minimum.is_some()),
         ("size_threshold", size_threshold.is_some()),
         ("low_watermark", no_low_watermark),
         ("trigger_threshold", trigger.is_some()),
@@ -525,6 +537,8 @@ fn apply_flags(
         p.gap_explicit = true;
     }
     p.min_trigger_tool_uses = min_trigger_tool_uses.or(p.min_trigger_tool_uses);
+    p.prune_protect_tokens = prune_protect.unwrap_or(p.prune_protect_tokens);
+    p.prune_minimum_tokens = prune_minimum.unwrap_or(p.prune_minimum_tokens);
     p.size_threshold = size_threshold.unwrap_or(p.size_threshold);
     p.size_explicit |= size_threshold.is_some();
     if no_low_watermark {
