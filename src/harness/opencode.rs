@@ -43,7 +43,11 @@ pub(crate) static OPENCODE: Preset = Preset {
     grid_kinds: &[PlanKind::Prune],
     api_grid: false,
     kinds: &[PlanKind::Auto, PlanKind::Prune, PlanKind::Recorded],
-    caveats: &[],
+    caveats: &[
+        "opencode_prune_off_by_default",
+        "opencode_prune_env",
+        "opencode_version_gap",
+    ],
     // Reference §2.3: every completed tool is a candidate, MCP tools included;
     // only `skill` is protected (`PRUNE_PROTECTED_TOOLS`, 1.1.65+).
     compactable: &[],
