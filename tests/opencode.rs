@@ -355,6 +355,12 @@ fn s1_3_a_sub_agent_session_is_a_what_if() {
     assert_eq!(main["session"]["subagent_what_if"], false);
     let child = timeline(db.p(), &["--session", "ses_child"]);
     assert_eq!(child["session"]["subagent_what_if"], true);
+    // SPEC §9a: the sub-agent's responses are billed beside the main thread's.
+    let sub = &main["session"]["recorded"]["subagents"];
+    assert_eq!(sub["responses"], 1, "{sub}");
+    assert_eq!(sub["cache_write_5m"], 100);
+    assert_eq!(main["session"]["recorded"]["responses"], 1);
+    assert!(child["session"]["recorded"]["subagents"].is_null());
     assert_eq!(
         wire(db.p(), &["--session", "ses_child"], 1)[0].1,
         ["sub task"]

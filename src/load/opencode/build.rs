@@ -392,6 +392,19 @@ fn assistant_blocks(
     (blocks, results)
 }
 
+/// An assistant message's `tokens` as a response's usage (see [`usage`]).
+pub(super) fn usage_of(m: &Value) -> Option<crate::session::Usage> {
+    let u = usage(m)?;
+    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+    Some(crate::session::Usage {
+        input_tokens: n("input_tokens"),
+        cache_creation_input_tokens: n("cache_creation_input_tokens"),
+        cache_read_input_tokens: n("cache_read_input_tokens"),
+        output_tokens: n("output_tokens"),
+        ..Default::default()
+    })
+}
+
 /// An assistant message's `tokens` as Messages API usage (SPEC §14, §9a):
 /// input (OpenCode's figure leaves the cache out), cache writes and reads, and
 /// output with the reasoning tokens (OpenCode bills reasoning at the output

@@ -56,13 +56,40 @@ pub fn load_db(path: &Path, want: Option<&str>) -> Result<Session, LoadError> {
     let info = choose(path, &sessions, want)?;
     let messages = store.rows(&info.id, false)?;
     let parts = store.rows(&info.id, true)?;
-    Ok(build::session(
-        path,
-        Format::OpencodeDb,
-        info,
-        messages,
-        parts,
-    ))
+    let mut s = build::session(path, Format::OpencodeDb, info.clone(), messages, parts);
+    // SPEC §9a: the sub-agent (`task`) sessions' responses are billed beside
+    // the main thread, never simulated (reference §1.3: `parent_id`; a
+    // sub-agent's own sub-agents too).
+    let mut todo = vec![info.id.clone()];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(parent) = todo.pop() {
+        for child in sessions
+            .iter()
+            .filter(|c| c.parent_id.as_deref() == Some(parent.as_str()))
+        {
+            if !seen.insert(child.id.clone()) {
+                continue;
+            }
+            todo.push(child.id.clone());
+            for row in store.rows(&child.id, false)? {
+                let Ok(m) = row.data else { continue };
+                if m.get("role").and_then(Value::as_str) != Some("assistant") {
+                    continue;
+                }
+                let Some(usage) = build::usage_of(&m) else {
+                    continue;
+                };
+                s.sidechain_records += 1;
+                s.sidechain_usage.push(crate::session::UsageLine {
+                    message_id: Some(row.id),
+                    request_id: None,
+                    model: m.get("modelID").and_then(Value::as_str).map(str::to_string),
+                    usage,
+                });
+            }
+        }
+    }
+    Ok(s)
 }
 
 /// The sessions of the database at `path`, newest first (the picker, the
