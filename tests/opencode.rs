@@ -1025,3 +1025,37 @@ fn s2_5_the_thresholds_are_parameters_with_opencode_s_defaults() {
     let c = bin::json(&["timeline", "sample-sessions/claude-demo.jsonl", "-j"]);
     assert!(c["policy"].get("prune_protect_tokens").is_none());
 }
+
+/// SPEC §15.14 "`compare DB` compares every main session": each main session
+/// is a unit (`PATH#ID`), a sub-agent session is billed in its parent's row,
+/// and the prune row is the user's `compaction.prune`.
+#[test]
+fn s15_14_compare_a_database_compares_every_main_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(SAMPLE, &db).unwrap();
+    let conn = Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated)
+           SELECT 'ses_other', project_id, NULL, 'b', directory, 'Other', version, time_created, time_updated - 9 FROM session;
+         INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated)
+           SELECT 'ses_kid', project_id, 'ses_dd4438cb3ffeXq3Lm9TzR2bN7c', 'k', directory, 'Kid', version, time_created, time_updated - 5
+           FROM session WHERE id = 'ses_dd4438cb3ffeXq3Lm9TzR2bN7c';",
+    )
+    .unwrap();
+    drop(conn);
+    let c = bin::json(&["compare", db.to_str().unwrap(), "-j"]);
+    let paths: Vec<&str> = c["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths.len(), 1, "{paths:?}");
+    assert!(paths[0].ends_with("#ses_dd4438cb3ffeXq3Lm9TzR2bN7c"));
+    // The session without requests is skipped as a folder's empty file is.
+    assert_eq!(c["skipped"][0]["reason"], "empty", "{}", c["skipped"]);
+    let row = &c["rows"][1];
+    assert_eq!(row["availability"], "user");
+    assert_eq!(row["knob"], json!({"compaction.prune": true}));
+}

@@ -201,9 +201,15 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
             true,
             p.display().to_string(),
         ),
+        // SPEC §15.14: `compare DB` compares every main session of a database,
+        // as a folder's sessions.
+        Some(p) if crate::load::sniff(p).is_some_and(crate::load::holds_sessions) => {
+            (vec![p.to_path_buf()], true, p.display().to_string())
+        }
         Some(p) => (vec![p.to_path_buf()], false, String::new()),
         None => harness_sessions()?,
     };
+    let database = folder && given.is_some_and(|p| !p.is_dir());
     if !folder && window.is_set() {
         return Err(err(
             "--since/--until choose among the sessions of a folder; give a folder (or no PATH)",
@@ -271,6 +277,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
                 charts = Some(crate::compare_html::charts(&one, &c)?);
                 Ok(c)
             })
+    } else if database {
+        compare::compare_database(&path, &req)
     } else {
         compare::compare(&files, folder, &req)
     };

@@ -179,6 +179,11 @@ pub trait Rules: Sync {
         None
     }
 
+    /// Where a user sets the settings `knob` names, in words.
+    fn settings_file(&self) -> &'static str {
+        "the harness's settings"
+    }
+
     /// The databases the harness keeps its sessions in, as the environment
     /// names them (OpenCode's `opencode.db`); none for a harness of files.
     fn databases(&self) -> Vec<PathBuf> {

@@ -141,6 +141,11 @@ impl Rules for Opencode {
         }
     }
 
+    /// Reference §1.5: the user's `opencode.json`.
+    fn settings_file(&self) -> &'static str {
+        "OpenCode's opencode.json"
+    }
+
     fn knob(&self, policy: &Policy) -> Option<serde_json::Value> {
         (policy.kind == PlanKind::Prune && default_thresholds(policy))
             .then(|| serde_json::json!({"compaction.prune": true}))
