@@ -5,6 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod common;
+#[path = "common/screen.rs"]
+mod screen;
 
 use common::bin;
 use rusqlite::Connection;
@@ -1058,4 +1060,26 @@ fn s15_14_compare_a_database_compares_every_main_session() {
     let row = &c["rows"][1];
     assert_eq!(row["availability"], "user");
     assert_eq!(row["knob"], json!({"compaction.prune": true}));
+}
+
+/// The TUI at 80×24 on the sample (docs/adding-a-harness.md): request 8 under
+/// `auto` shows OpenCode's prune, the bash and the read cleared, the grep kept.
+#[test]
+fn the_sample_at_80x24_shows_the_prune_at_request_8() {
+    let opts = mcscope::cli::Opts {
+        at: Some("8".into()),
+        ..Default::default()
+    };
+    let setup = mcscope::cli::setup(Path::new(SAMPLE), &opts).unwrap();
+    let mut app = mcscope::tui::app::App::session_at(setup, 8);
+    app.view_mut().unwrap().wait_background();
+    let lines = screen::screen(&app, 80, 24);
+    let all = lines.join("\n");
+    assert!(lines.iter().all(|l| l.chars().count() == 80), "{all}");
+    assert!(all.contains("opencode-db"), "{all}");
+    assert!(all.contains("prune"), "{all}");
+    let bash = screen::row(&lines, "npm run build");
+    assert!(bash.contains("cleared"), "{all}");
+    let grep = screen::row(&lines, "vendor/heavy");
+    assert!(grep.contains("kept"), "{all}");
 }
