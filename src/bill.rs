@@ -86,6 +86,9 @@ pub struct Recorded {
     pub break_usd: Option<f64>,
     /// None when the session has no sub-agent response.
     pub subagents: Option<(Tally, Option<f64>)>,
+    /// The harness's own figure for what its responses cost, summed (OpenCode's
+    /// `cost`, SPEC §15.14); None when the harness records none.
+    pub harness_usd: Option<f64>,
 }
 
 impl Recorded {
@@ -102,6 +105,10 @@ impl Recorded {
                 a.add(&b);
                 Some((a, sum(au, bu)))
             }
+            (a, b) => a.or(b),
+        };
+        self.harness_usd = match (self.harness_usd, o.harness_usd) {
+            (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
         };
     }
@@ -122,6 +129,7 @@ impl Recorded {
             observed_breaks: self.observed_breaks,
             break_usd: usd_rounded(self.break_usd),
             subagents: self.subagents.map(|(t, u)| tally_json(&t, u)),
+            harness_usd: usd_rounded(self.harness_usd),
         }
     }
 
@@ -145,6 +153,9 @@ impl Recorded {
             dollars(self.usd),
             dollars(self.break_usd)
         );
+        if let Some(h) = self.harness_usd {
+            out.push_str(&format!(" · the harness's own figure ${h:.2}"));
+        }
         if let Some((t, usd)) = &self.subagents {
             out.push_str(&format!(
                 " · sub-agents {} ({} response{})",
@@ -179,6 +190,10 @@ pub struct RecordedJson {
     pub observed_breaks: u64,
     pub break_usd: Option<f64>,
     pub subagents: Option<TallyJson>,
+    /// OpenCode's own `cost`, summed (SPEC §15.14); only for a harness that
+    /// records one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub harness_usd: Option<f64>,
 }
 
 fn tally_json(t: &Tally, usd: Option<f64>) -> TallyJson {
@@ -257,6 +272,7 @@ pub fn recorded(s: &Session, files: &[UsageLine], price: Option<&Price>) -> Reco
         observed_breaks,
         break_usd,
         subagents,
+        harness_usd: s.harness_usd,
     }
 }
 

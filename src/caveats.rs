@@ -169,9 +169,31 @@ pub(crate) const API_BETA_HEADER: Template = Template {
     text: "Context editing is a beta of the Messages API: the request carries the header anthropic-beta: context-management-2025-06-27. The server's edits are simulated from the documentation; the input tokens the trigger reads are the recorded prompt (plus what the server recorded clearing) where a response recorded usage, else an estimate.",
 };
 
+pub(crate) const OPENCODE_PRUNE_OFF_BY_DEFAULT: Template = Template {
+    id: "opencode_prune_off_by_default",
+    short: "prune: off unless compaction.prune is true (1.14.34+)",
+    // Reference §2.5: 1.14.34–1.18.33 `if (!cfg.compaction?.prune) return`.
+    text: "From OpenCode 1.14.34 prune runs only when the user's opencode.json sets compaction.prune: true (off by default); the setting lives in the user's config, not in the database, so only a stored mark (state.time.compacted) shows it was on.",
+};
+
+pub(crate) const OPENCODE_PRUNE_ENV: Template = Template {
+    id: "opencode_prune_env",
+    short: "prune: OPENCODE_DISABLE_PRUNE not recorded",
+    // Reference §2.5: the variable turns prune off on every version.
+    text: "OPENCODE_DISABLE_PRUNE turns prune off on every version, and plugins (experimental.chat.messages.transform) may rewrite tool outputs per request; neither leaves a trace in the database.",
+};
+
+pub(crate) const OPENCODE_VERSION_GAP: Template = Template {
+    id: "opencode_version_gap",
+    short: "prune: version between 1.3.2 (on) and 1.14.34 (off)",
+    // Reference §3, §5.1: the default flipped between the sampled 1.3.2 and 1.14.34.
+    text: "OpenCode {X} lies between 1.3.2 (prune on unless compaction.prune: false) and 1.14.34 (off unless true), where the default flipped (probably PR #19459); auto takes it as off.",
+};
+
 /// Every caveat, in the order they are listed (SPEC §15.8: §13.C's table,
-/// then the qwen ids, then the api preset's).
-pub(crate) const ALL: [Template; 18] = [
+/// then the qwen ids, then the api preset's, then §14's: Gemini CLI's and
+/// OpenCode's).
+pub(crate) const ALL: [Template; 21] = [
     CLAUDE_IDLE_FLAG,
     CLAUDE_IDLE_SERVER_FLAG,
     CLAUDE_IDLE_SERVER_ACTIVITY,
@@ -190,6 +212,9 @@ pub(crate) const ALL: [Template; 18] = [
     API_BETA_HEADER,
     GEMINI_VERSION_UNKNOWN,
     GEMINI_REMOTE_FLAGS,
+    OPENCODE_PRUNE_OFF_BY_DEFAULT,
+    OPENCODE_PRUNE_ENV,
+    OPENCODE_VERSION_GAP,
 ];
 
 /// What the caveats read of one request (SPEC §13.C: "when the condition holds
@@ -263,6 +288,29 @@ pub(crate) fn caveats_with(
             "api_beta_header" => plain(),
             "gemini_version_unknown" => at.iter().any(|a| a.unversioned).then(plain).flatten(),
             "gemini_remote_flags" => has(PlanKind::Mask).then(plain).flatten(),
+            // Where a plan of OpenCode's is in question: auto chose none at a
+            // 1.14.34+ (or unreadable) version, or prune is asked for there.
+            "opencode_prune_off_by_default" => at
+                .iter()
+                .any(|a| {
+                    let late = a
+                        .version
+                        .and_then(version::parse)
+                        .is_none_or(|v| v >= (1, 14, 34));
+                    late && (a.kind.is_none() || !auto)
+                })
+                .then(plain)
+                .flatten(),
+            "opencode_prune_env" => has(PlanKind::Prune).then(plain).flatten(),
+            "opencode_version_gap" if auto => {
+                let gap = distinct(at, |a| {
+                    let v = a.version?;
+                    version::parse(v)
+                        .filter(|&n| n > (1, 3, 2) && n < (1, 14, 34))
+                        .map(|_| v)
+                });
+                (!gap.is_empty()).then(|| OPENCODE_VERSION_GAP.text.replace("{X}", &gap.join(", ")))
+            }
             _ => None,
         };
         if let Some(text) = text {

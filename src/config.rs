@@ -58,6 +58,9 @@ pub struct PolicyKeys {
     pub mask_protect_tokens: Option<u64>,
     pub mask_min_prunable_tokens: Option<u64>,
     pub mask_protect_latest_turn: Option<bool>,
+    /// SPEC §15.13: OpenCode's prune thresholds.
+    pub prune_protect_tokens: Option<u64>,
+    pub prune_minimum_tokens: Option<u64>,
     /// SPEC §11 (`api` preset): the API's own edit objects, in the order sent,
     /// and the readings mcscope takes where the documentation is silent.
     pub api_edits: Option<Vec<serde_json::Value>>,
@@ -217,6 +220,15 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
             continue;
         }
         let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
+    }
+    // OpenCode's prune thresholds (SPEC §15.13), for a preset that offers it.
+    if p.preset.rules().offers(PlanKind::Prune) {
+        for (key, value) in [
+            ("prune_protect_tokens", p.prune_protect_tokens),
+            ("prune_minimum_tokens", p.prune_minimum_tokens),
+        ] {
+            let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
+        }
     }
     if p.kind == PlanKind::Api {
         let edits = serde_json::Value::Array(p.api.edits_json()).to_string();
@@ -644,6 +656,14 @@ pub fn apply(
         "mask_protect_latest_turn",
         keys.mask_protect_latest_turn.is_some(),
     );
+    if let Some(v) = keys.prune_protect_tokens {
+        p.prune_protect_tokens = v;
+    }
+    set("prune_protect_tokens", keys.prune_protect_tokens.is_some());
+    if let Some(v) = keys.prune_minimum_tokens {
+        p.prune_minimum_tokens = v;
+    }
+    set("prune_minimum_tokens", keys.prune_minimum_tokens.is_some());
     if let Some(edits) = &keys.api_edits {
         p.api.edits = crate::policy::api::parse_edits(edits)?;
     }

@@ -28,6 +28,10 @@ pub enum Format {
     /// Gemini CLI's JSONL chat (0.39+) and its legacy whole-file JSON (≤ 0.38).
     GeminiJsonl,
     GeminiJson,
+    /// OpenCode ≥ 1.2: the SQLite database `opencode.db`.
+    OpencodeDb,
+    /// OpenCode ≤ 1.1: the JSON files under `storage/`.
+    OpencodeJson,
 }
 
 impl Format {
@@ -310,6 +314,9 @@ pub struct Request {
     /// rewinds, §15.1): not inputs, no rank, keep slot or size. Empty in a file
     /// without a rewind or fork.
     pub dead: Vec<std::ops::Range<usize>>,
+    /// The session records the harness running its own plan (OpenCode's prune
+    /// marks, SPEC §15.14): `auto` runs it whatever the version's default.
+    pub plan_recorded: bool,
 }
 
 impl Request {
@@ -330,6 +337,7 @@ impl Request {
             version: None,
             entrypoint: None,
             dead: Vec::new(),
+            plan_recorded: false,
         }
     }
 
@@ -379,6 +387,10 @@ pub struct Evidence {
     /// A Gemini CLI masking the file records (its checkpoint), not a Claude
     /// boundary: compared with the `mask` plan (SPEC §14).
     pub mask: bool,
+    /// OpenCode's prune marked these results (`state.time.compacted`, SPEC
+    /// §14): like a budget writer's boundary (`budget_writer` is set too), but
+    /// compared with the simulated `prune`.
+    pub pruned: bool,
 }
 
 /// A Claude `tool_results_cut` attachment (SPEC §13.E1): results Claude Code
@@ -495,6 +507,9 @@ pub struct Session {
     pub resume_notes: Vec<ResumeNote>,
     /// The model named by the body (messages-json) or the last response.
     pub model: Option<String>,
+    /// What the harness itself says the responses cost, summed (OpenCode's
+    /// `cost` per assistant message, SPEC §15.14); None when it records none.
+    pub harness_usd: Option<f64>,
     /// The `api` preset's reading of the messages, once asked for.
     pub api_facts: std::sync::OnceLock<std::sync::Arc<ApiFacts>>,
     /// What fills the window, message by message (`context`), once asked for.
@@ -587,6 +602,7 @@ impl Session {
             thinking_strips: Vec::new(),
             resume_notes: Vec::new(),
             model: None,
+            harness_usd: None,
             api_facts: std::sync::OnceLock::new(),
             context_facts: std::sync::OnceLock::new(),
             idle_facts: std::sync::OnceLock::new(),

@@ -374,10 +374,12 @@ fn printed() -> BTreeMap<&'static str, BTreeSet<String>> {
             }
         }
     }
-    // Gemini CLI has its own plan (the other kinds are refused there).
+    // Gemini CLI and OpenCode have their own plans (the other kinds are
+    // refused there).
     for s in [
         "sample-sessions/gemini-build.jsonl",
         "sample-sessions/gemini-build-masked.jsonl",
+        "sample-sessions/opencode-build.db",
     ] {
         for cmd in ["plan", "timeline", "evidence"] {
             add(cmd, mcscope_json(&[cmd, s, "--format", "json"]));

@@ -666,6 +666,7 @@ fn policy_of(pol: &GenPolicy, qwen: bool) -> Policy {
         KindArg::Api => PlanKind::Api,
         KindArg::Recorded => PlanKind::Recorded,
         KindArg::Mask => PlanKind::Mask,
+        KindArg::Prune => PlanKind::Prune,
     };
     p.keep_recent = Some(pol.keep);
     p.gap_threshold_minutes = pol.gap as f64;
@@ -1610,6 +1611,8 @@ impl Case {
             KindArg::Recorded => unreachable!("the generator makes no recorded policies"),
             // Gemini CLI's masking has its own tests (tests/gemini.rs).
             KindArg::Mask => unreachable!("the generator makes no mask policies"),
+            // OpenCode's prune has its own tests (tests/opencode.rs).
+            KindArg::Prune => unreachable!("the generator makes no prune policies"),
         }
     }
 }

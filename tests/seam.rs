@@ -8,7 +8,7 @@ use mcscope::harness::{self, Harness, PresetId};
 use std::path::{Path, PathBuf};
 
 const ENUMS: [&str; 4] = ["Harness", "Preset", "PresetArg", "PresetId"];
-const VARIANTS: [&str; 3] = ["Claude", "Qwen", "Api"];
+const VARIANTS: [&str; 4] = ["Claude", "Qwen", "Api", "Opencode"];
 
 /// Every `Enum::Variant` of a harness in `text`, as (line, the name).
 fn variant_names(text: &str) -> Vec<(usize, String)> {
@@ -114,7 +114,7 @@ fn the_counter_sees_a_variant_and_skips_comments_and_longer_names() {
 
 #[test]
 fn the_registry_names_each_preset_and_refuses_an_unknown_one() {
-    for name in ["claude", "qwen", "api", "gemini"] {
+    for name in ["claude", "qwen", "api", "gemini", "opencode"] {
         let p = harness::by_name(name).unwrap();
         assert_eq!(p.name(), name);
         assert_eq!(p.rules().name, name);
@@ -123,7 +123,7 @@ fn the_registry_names_each_preset_and_refuses_an_unknown_one() {
     let e = harness::by_name("cursor").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "unknown harness \"cursor\" (known: claude, qwen, api, gemini)"
+        "unknown harness \"cursor\" (known: claude, qwen, api, gemini, opencode)"
     );
 }
 

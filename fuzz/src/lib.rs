@@ -193,6 +193,8 @@ pub fn check_session(s: &Session, data: &[u8]) {
         Format::GeminiJson => {
             assert_eq!(s.sidechain_records, 0, "sidechain records in a Gemini file");
         }
+        // Rows of a database or files of a tree: no lines to check.
+        Format::OpencodeDb | Format::OpencodeJson => {}
     }
 }
 
@@ -284,7 +286,7 @@ pub fn pipeline(path: &Path, data: &[u8]) {
         );
     }
     let deliveries: &[Delivery] = match harness {
-        Harness::Claude => &[Delivery::Rewrite, Delivery::CacheEdits],
+        Harness::Claude | Harness::Opencode => &[Delivery::Rewrite, Delivery::CacheEdits],
         Harness::Qwen | Harness::Gemini => &[Delivery::Rewrite],
     };
     for kind in [
@@ -688,7 +690,7 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
                 assert_eq!(l.get("tool_use_id"), w.get("tool_use_id"));
             } else if r.is_some_and(|r| cleared.contains(&r)) {
                 match s.harness {
-                    Harness::Claude => assert_eq!(
+                    Harness::Claude | Harness::Opencode => assert_eq!(
                         w["content"],
                         Value::String(PLACEHOLDER.into()),
                         "{c} request {k}: a cleared result is not the placeholder"

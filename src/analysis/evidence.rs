@@ -14,6 +14,7 @@ pub struct Simulator<'a> {
     count: Option<Vec<Vec<String>>>,
     budget: Option<Vec<Vec<String>>>,
     mask: Option<Vec<Vec<String>>>,
+    prune: Option<Vec<Vec<String>>>,
 }
 
 impl<'a> Simulator<'a> {
@@ -23,6 +24,7 @@ impl<'a> Simulator<'a> {
             count: None,
             budget: None,
             mask: None,
+            prune: None,
         }
     }
 
@@ -50,6 +52,14 @@ impl<'a> Simulator<'a> {
                 mask.get(k.checked_sub(1)?).cloned()
             }
             (Writer::GeminiMask, SimAt::BeforeCompaction(_)) => None,
+            // SPEC §15.14: the simulated prune, where it takes effect.
+            (Writer::Prune, SimAt::Request(k)) => {
+                let prune = self
+                    .prune
+                    .get_or_insert_with(|| newly_cleared_by(setup, PlanKind::Prune));
+                prune.get(k.checked_sub(1)?).cloned()
+            }
+            (Writer::Prune, SimAt::BeforeCompaction(_)) => None,
         }
     }
 }

@@ -247,6 +247,7 @@ fn t9a_folder_sums_recompute_the_hit_rate() {
         observed_breaks: 1,
         break_usd: Some(0.5),
         subagents: None,
+        harness_usd: None,
     };
     let mut sum = Recorded::zero();
     sum.add(&a);
@@ -268,4 +269,15 @@ fn t9a_folder_sums_recompute_the_hit_rate() {
     });
     assert_eq!(sum.usd, None);
     assert_eq!(sum.break_usd, Some(1.5));
+    // The harness's own figure (OpenCode's `cost`) sums over those that have one.
+    assert_eq!(sum.harness_usd, None);
+    sum.add(&Recorded {
+        harness_usd: Some(0.25),
+        ..a.clone()
+    });
+    sum.add(&Recorded {
+        harness_usd: Some(0.5),
+        ..a.clone()
+    });
+    assert_eq!(sum.harness_usd, Some(0.75));
 }

@@ -129,6 +129,8 @@ impl CompareArgs {
             keep_recent: None,
             gap_minutes: None,
             min_trigger_tool_uses: None,
+            prune_protect: None,
+            prune_minimum: None,
             size_threshold: None,
             // mask's thresholds: the harness's defaults in every row.
             protect_tokens: None,
@@ -144,6 +146,8 @@ impl CompareArgs {
             },
             json: false,
             input_format: None,
+            // SPEC §15.14: `compare DB` compares every main session.
+            session: None,
         }
     }
 
@@ -201,9 +205,15 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
             true,
             p.display().to_string(),
         ),
+        // SPEC §15.14: `compare DB` compares every main session of a database,
+        // as a folder's sessions.
+        Some(p) if crate::load::sniff(p).is_some_and(crate::load::holds_sessions) => {
+            (vec![p.to_path_buf()], true, p.display().to_string())
+        }
         Some(p) => (vec![p.to_path_buf()], false, String::new()),
         None => harness_sessions()?,
     };
+    let database = folder && given.is_some_and(|p| !p.is_dir());
     if !folder && window.is_set() {
         return Err(err(
             "--since/--until choose among the sessions of a folder; give a folder (or no PATH)",
@@ -271,6 +281,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
                 charts = Some(crate::compare_html::charts(&one, &c)?);
                 Ok(c)
             })
+    } else if database {
+        compare::compare_database(&path, &req)
     } else {
         compare::compare(&files, folder, &req)
     };

@@ -276,7 +276,8 @@ mod tests {
                 "budget",
                 "api",
                 "recorded",
-                "mask"
+                "mask",
+                "prune"
             ]
         );
         let sides: Vec<&str> = Side::value_variants().iter().map(|&s| s.into()).collect();

@@ -66,9 +66,11 @@ fn uses(kind: PlanKind) -> (bool, bool, bool, bool) {
         PlanKind::Count => (true, false, false, true),
         PlanKind::Forced => (true, false, false, false),
         PlanKind::Auto => (true, true, true, false),
-        PlanKind::Budget | PlanKind::Api | PlanKind::Recorded | PlanKind::Mask => {
-            (false, false, false, false)
-        }
+        PlanKind::Budget
+        | PlanKind::Api
+        | PlanKind::Recorded
+        | PlanKind::Mask
+        | PlanKind::Prune => (false, false, false, false),
     }
 }
 

@@ -350,6 +350,38 @@ pub(crate) fn compare(
     })
 }
 
+/// Compares the settings over every main session of the database at `path`
+/// (SPEC §15.14: `compare DB`), each named `PATH#ID`, as a folder's sessions
+/// (a session without requests is skipped); sub-agent sessions are billed in
+/// their parent's row, not compared.
+pub(crate) fn compare_database(path: &Path, req: &Request<'_>) -> Result<Comparison, String> {
+    let sessions: Vec<crate::load::DbSession> = crate::load::database_sessions(path)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .filter(|s| s.parent_id.is_none())
+        .collect();
+    let names: Vec<String> = sessions
+        .iter()
+        .map(|s| format!("{}#{}", path.display(), s.id))
+        .collect();
+    compare_units(&names, req, &|i, grids, tick| {
+        let progress = std::sync::atomic::AtomicU64::new(0);
+        let session = match crate::load::load_session(path, None, Some(&sessions[i].id), &progress)
+        {
+            Ok(s) => s,
+            Err(e) => return Ok(Err(("unreadable", e.to_string()))),
+        };
+        if session.requests.is_empty() {
+            return Ok(Err(("empty", "no requests".into())));
+        }
+        let setup = match (req.setup)(session, path) {
+            Ok(s) => s,
+            Err(e) => return Ok(Err(("bad_setup", e))),
+        };
+        run_setup(&setup, names[i].clone(), grids, req, tick, None).map(Ok)
+    })
+}
+
 /// Compares the settings over one session already loaded and set up (the TUI's
 /// compare panel, `compare --format html`): the same rows as [`compare`] on its
 /// file. `pause` is called before each request of each setting (the TUI's

@@ -439,7 +439,10 @@ pub(crate) fn recommendation_words(c: &Comparison) -> String {
             Some(k) if r.params.kind == PlanKind::Api => {
                 format!(" Set it in each request: {k}.")
             }
-            Some(k) => format!(" Set it in Qwen Code's settings.json: {k}."),
+            Some(k) => format!(
+                " Set it in {}: {k}.",
+                r.params.preset.asks().settings_file()
+            ),
             None => " Run it yourself: /compress-fast.".into(),
         },
         _ => {

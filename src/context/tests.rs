@@ -225,7 +225,7 @@ fn from_body(setup: &Setup, k: usize) -> Context {
                 continue;
             }
             let (id, tokens) = match h {
-                Harness::Claude => {
+                Harness::Claude | Harness::Opencode => {
                     let t = match &b["content"] {
                         Value::String(t) => text_tokens(h, t),
                         Value::Array(parts) => parts

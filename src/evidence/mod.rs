@@ -39,6 +39,10 @@ pub enum Writer {
     /// request it changed (SPEC §14, §15.13).
     #[strum(serialize = "gemini_mask")]
     GeminiMask,
+    /// OpenCode's own prune (`state.time.compacted`, SPEC §14, §15.13): the
+    /// first request built after the mark carries the placeholder.
+    #[strum(serialize = "opencode_prune")]
+    Prune,
 }
 
 impl Writer {
@@ -52,6 +56,7 @@ impl Writer {
             Writer::Budget => crate::policy::PlanKind::Budget.name(),
             Writer::Cached => crate::policy::PlanKind::Count.name(),
             Writer::GeminiMask => crate::policy::PlanKind::Mask.name(),
+            Writer::Prune => crate::policy::PlanKind::Prune.name(),
         }
     }
 
@@ -68,6 +73,8 @@ impl Writer {
     pub fn of_record(e: &crate::session::Evidence) -> Writer {
         if e.mask {
             Writer::GeminiMask
+        } else if e.pruned {
+            Writer::Prune
         } else if e.budget_writer {
             Writer::Budget
         } else {

@@ -73,6 +73,18 @@ pub fn attach(s: &Session) -> (Vec<(usize, Writer, Target)>, Vec<Warning>) {
                     ))),
                 }
             }
+            Writer::Prune => {
+                // SPEC §15.14: the first request whose assistant began at or
+                // after the mark (the loader's `before_request`).
+                let Some(req) = s.request(e.before_request) else {
+                    warnings.push(warn(format!(
+                        "prune marks of {} result(s): no request was built after them; not attached",
+                        e.compacted_tool_ids.len()
+                    )));
+                    continue;
+                };
+                out.push((i, writer, Target::Request(req.index)));
+            }
             Writer::Cached => {
                 // Written after the response to the request that carried the deletions.
                 if e.after_request == 0 {
@@ -194,7 +206,7 @@ pub fn collect(
                         harness_rewrite: ev
                             .microcompact
                             .as_ref()
-                            .is_some_and(|m| m.writer == Writer::Budget),
+                            .is_some_and(|m| matches!(m.writer, Writer::Budget | Writer::Prune)),
                         cache_edits: ev
                             .microcompact
                             .as_ref()

@@ -20,6 +20,7 @@ mod api;
 mod claude;
 pub mod gemini;
 pub mod gemini_cli;
+mod opencode;
 mod qwen;
 
 pub(crate) use api::API;
@@ -48,6 +49,7 @@ pub enum Harness {
     Claude,
     Qwen,
     Gemini,
+    Opencode,
 }
 
 impl Harness {
@@ -61,6 +63,7 @@ impl Harness {
             Harness::Claude => &claude::Claude,
             Harness::Qwen => &qwen::Qwen,
             Harness::Gemini => &gemini_cli::GeminiCli,
+            Harness::Opencode => &opencode::Opencode,
         }
     }
 
@@ -96,6 +99,7 @@ pub enum PresetId {
     /// Anthropic's server-side context editing (SPEC §11).
     Api,
     Gemini,
+    Opencode,
 }
 
 impl PresetId {
@@ -117,6 +121,7 @@ impl PresetId {
             PresetId::Qwen => &qwen::Qwen,
             PresetId::Api => &api::Api,
             PresetId::Gemini => &gemini_cli::GeminiCli,
+            PresetId::Opencode => &opencode::Opencode,
         }
     }
 
@@ -179,6 +184,17 @@ pub trait Rules: Sync {
     /// The settings keys and values that set `policy` where a user can.
     fn knob(&self, _policy: &Policy) -> Option<serde_json::Value> {
         None
+    }
+
+    /// Where a user sets the settings `knob` names, in words.
+    fn settings_file(&self) -> &'static str {
+        "the harness's settings"
+    }
+
+    /// The databases the harness keeps its sessions in, as the environment
+    /// names them (OpenCode's `opencode.db`); none for a harness of files.
+    fn databases(&self) -> Vec<PathBuf> {
+        Vec::new()
     }
 }
 
@@ -420,6 +436,16 @@ pub fn session_folders() -> Vec<PathBuf> {
         .collect()
 }
 
+/// The session databases read without a PATH (the picker): every harness's,
+/// in the registry's order, those that exist.
+pub fn session_databases() -> Vec<PathBuf> {
+    <Harness as strum::VariantArray>::VARIANTS
+        .iter()
+        .flat_map(|h| h.asks().databases())
+        .filter(|p| p.is_file())
+        .collect()
+}
+
 fn home() -> PathBuf {
     std::env::var_os("HOME")
         .map(PathBuf::from)
@@ -519,9 +545,6 @@ pub struct Preset {
     pub caveats: &'static [&'static str],
     /// Tools whose results plans may clear.
     pub compactable: &'static [&'static str],
-    /// Tools never cleared even where every tool is (`every_tool`): Gemini
-    /// CLI's `EXEMPT_TOOLS`.
-    pub exempt: &'static [&'static str],
     /// The tool whose results managed-memory protection looks at.
     pub read_tool: &'static str,
     /// Tools whose calls name a file in `file_path`.
@@ -555,6 +578,9 @@ pub struct Preset {
     /// Every tool's results may be cleared (the API's server-side edits know no
     /// compactable list; `exclude_tools` is a parameter, SPEC §11).
     pub every_tool: bool,
+    /// With `every_tool`, the tools whose results are never cleared all the
+    /// same (Gemini CLI's `EXEMPT_TOOLS`, OpenCode's `PRUNE_PROTECTED_TOOLS`).
+    pub exempt: &'static [&'static str],
     /// The beta header a request needs for this preset's delivery, if any.
     pub beta_header: Option<&'static str>,
 }
@@ -604,7 +630,7 @@ impl Preset {
 
 /// Every preset, in the order the UI lists them.
 #[cfg(test)]
-pub(crate) static ALL: [&Preset; 2] = [&CLAUDE, &QWEN];
+pub(crate) static ALL: [&Preset; 3] = [&CLAUDE, &QWEN, &opencode::OPENCODE];
 
 #[cfg(test)]
 mod tests {

@@ -211,6 +211,10 @@ impl Rules for Qwen {
         }
     }
 
+    fn settings_file(&self) -> &'static str {
+        "Qwen Code's settings.json"
+    }
+
     /// Qwen Code's `settings.json` keys the kind reads.
     fn knob(&self, policy: &Policy) -> Option<Value> {
         let (gap, size) = match policy.kind {

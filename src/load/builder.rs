@@ -300,6 +300,7 @@ impl Builder {
             version: self.last_version.clone(),
             dead: Vec::new(),
             entrypoint: self.last_entrypoint.clone(),
+            plan_recorded: false,
         });
         self.tree.leaves.push(self.tree.nodes.len());
     }

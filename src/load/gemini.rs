@@ -413,6 +413,7 @@ impl Replay {
                     after_request,
                     segment: self.b.segment(),
                     mask: true,
+                    pruned: false,
                 });
             }
             for c in &h[n..] {

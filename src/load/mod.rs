@@ -15,6 +15,7 @@ pub(crate) mod jsonlen;
 mod live;
 mod messages;
 mod nulrun;
+pub mod opencode;
 mod qwen;
 pub(crate) mod raw;
 pub mod readback;
@@ -47,6 +48,14 @@ pub enum LoadError {
     /// never end).
     #[error("{path}: not a regular file ({what}); give a session file")]
     NotRegular { path: PathBuf, what: &'static str },
+    /// A database of several sessions without `--session`, or naming none of
+    /// them: the sessions there are, one a line.
+    #[error("{path}: {why}:\n{list}")]
+    Sessions {
+        path: PathBuf,
+        why: String,
+        list: String,
+    },
     #[error(
         "{path}: a UTF-16 file; mcscope reads UTF-8 (JSON Lines as the harnesses write them): convert it, e.g. iconv -f UTF-16 -t UTF-8"
     )]
@@ -126,6 +135,17 @@ pub fn load_with_progress(
     format: Option<Format>,
     progress: &AtomicU64,
 ) -> Result<Session, LoadError> {
+    load_session(path, format, None, progress)
+}
+
+/// As [`load_with_progress`], choosing session `session` of a file that holds
+/// several (an OpenCode database: `--session ID`, SPEC §15.14).
+pub fn load_session(
+    path: &Path,
+    format: Option<Format>,
+    session: Option<&str>,
+    progress: &AtomicU64,
+) -> Result<Session, LoadError> {
     let io = |source| LoadError::Io {
         path: path.to_path_buf(),
         source,
@@ -148,7 +168,33 @@ pub fn load_with_progress(
             let text = String::from_utf8_lossy(&bytes);
             gemini::load(path, &text, format)
         }
+        Format::OpencodeDb => {
+            drop(file);
+            opencode::load_db(path, session)
+        }
+        Format::OpencodeJson => opencode::load_json(path),
     }
+}
+
+/// The format of the file at `path` as detection sees it (None: unreadable or
+/// unknown).
+pub fn sniff(path: &Path) -> Option<Format> {
+    let mut file = open_session(path).ok()?;
+    detect(path, &mut file).ok()?.ok()
+}
+
+/// One session of a database, as its picker row shows it.
+pub use opencode::SessionInfo as DbSession;
+
+/// The sessions of the database at `path`, newest first.
+pub fn database_sessions(path: &Path) -> Result<Vec<DbSession>, LoadError> {
+    opencode::db_sessions(path)
+}
+
+/// Whether files of `format` hold several sessions (a database: `--session ID`
+/// chooses one).
+pub fn holds_sessions(format: Format) -> bool {
+    format == Format::OpencodeDb
 }
 
 /// Loads one inline sub-agent thread of a Claude Code file: only `lines` (1-based,
@@ -483,6 +529,13 @@ impl Follower {
                     why: "following a Gemini CLI session as it grows is not built yet; open it without --follow".into(),
                 });
             }
+            Format::OpencodeDb | Format::OpencodeJson => {
+                return Err(LoadError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    why: "an OpenCode session cannot be followed yet (read it again instead)"
+                        .into(),
+                });
+            }
         };
         let mut f = Follower {
             path: path.to_path_buf(),
@@ -749,6 +802,10 @@ pub(crate) fn json_error_text(e: &serde_json::Error) -> String {
 fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadError>> {
     let mut head = Vec::new();
     file.take(1 << 20).read_to_end(&mut head)?;
+    if head.starts_with(opencode::db::MAGIC) {
+        // SQLite: OpenCode 1.2+ keeps its sessions in one (reference §1.1).
+        return Ok(Ok(Format::OpencodeDb));
+    }
     let head = encoding::strip_bom(&head);
     let unknown = |why: &str| {
         Ok(Err(LoadError::UnknownFormat {
@@ -804,6 +861,13 @@ fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadEr
             .and_then(gemini::sniff)
     {
         return Ok(Ok(f));
+    }
+    if !saw_object
+        && serde_json::from_slice::<serde_json::Value>(head)
+            .is_ok_and(|v| opencode::is_session_json(&v))
+    {
+        // OpenCode ≤ 1.1: a pretty-printed session info file (reference §1.1).
+        return Ok(Ok(Format::OpencodeJson));
     }
     if !saw_object && (is_json_extension(path) || whole_body()) {
         // A pretty-printed body spans many lines.

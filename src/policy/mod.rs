@@ -54,6 +54,8 @@ pub enum PlanKind {
     /// Gemini CLI's tool-output masking (SPEC §14): before every request, the
     /// tool output past the newest 50,000 tokens is masked once 30,000 can go.
     Mask,
+    /// OpenCode's `SessionCompaction.prune` (SPEC §14; reference §2).
+    Prune,
 }
 
 impl PlanKind {
@@ -212,6 +214,12 @@ impl std::fmt::Display for Illegal {
     }
 }
 
+/// OpenCode's prune thresholds (reference §2.1: `PRUNE_PROTECT = 40_000`,
+/// `PRUNE_MINIMUM = 20_000` in `session/compaction.ts`, constants in every
+/// version, no config key or variable).
+pub const PRUNE_PROTECT: u64 = 40_000;
+pub const PRUNE_MINIMUM: u64 = 20_000;
+
 /// The parameters of a plan: the JSON `policy` object, a sidecar, or flags.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Policy {
@@ -251,6 +259,10 @@ pub struct Policy {
     /// 65 minutes otherwise (SPEC §13.S1).
     #[serde(skip)]
     pub gap_explicit: bool,
+    /// `prune` (OpenCode, SPEC §15.13): the newest tool-output tokens it never
+    /// clears (`PRUNE_PROTECT`), and the least it clears (`PRUNE_MINIMUM`).
+    pub prune_protect_tokens: u64,
+    pub prune_minimum_tokens: u64,
 }
 
 impl Policy {
@@ -278,6 +290,8 @@ impl Policy {
             mask_min_prunable_tokens: crate::harness::MASK_MIN_PRUNABLE_TOKENS,
             mask_protect_latest_turn: true,
             gap_explicit: false,
+            prune_protect_tokens: PRUNE_PROTECT,
+            prune_minimum_tokens: PRUNE_MINIMUM,
         }
     }
 

@@ -124,6 +124,18 @@ pub static PARAMS: &[Param] = &[
         command: None,
         same: |a, b| a.mask_protect_latest_turn == b.mask_protect_latest_turn,
     },
+    Param {
+        key: "prune_protect_tokens",
+        flag: "--prune-protect",
+        command: None,
+        same: |a, b| a.prune_protect_tokens == b.prune_protect_tokens,
+    },
+    Param {
+        key: "prune_minimum_tokens",
+        flag: "--prune-minimum",
+        command: None,
+        same: |a, b| a.prune_minimum_tokens == b.prune_minimum_tokens,
+    },
 ];
 
 /// The keys of the parameters whose values differ between `a` and `b`.

@@ -60,7 +60,7 @@ pub fn at(policy: &Policy, s: &Session, req: &Request, kind: Option<PlanKind>) -
         _ if policy.delivery == Delivery::CacheEdits => {
             Plausible::of(Some(false), "internal_builds_only")
         }
-        PlanKind::Api | PlanKind::Auto | PlanKind::Mask => not_assessed,
+        PlanKind::Api | PlanKind::Auto | PlanKind::Mask | PlanKind::Prune => not_assessed,
         PlanKind::Recorded => Plausible::of(Some(true), "recorded"),
         _ if row == VersionRow::Unknown => Plausible::of(None, "version_unknown"),
         PlanKind::Budget => ok(row == VersionRow::Budget, "version_lacks_code"),

@@ -149,6 +149,13 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                     m.line,
                     sanitize::joined(&m.compacted_tool_ids, ", "),
                 );
+            } else if m.writer == crate::evidence::Writer::Prune {
+                let _ = writeln!(
+                    out,
+                    "◇ OpenCode's prune marks (state.time.compacted) belong to {place}: cleared [{}]; OpenCode's estimate {}",
+                    sanitize::joined(&m.compacted_tool_ids, ", "),
+                    m.tokens_saved.map_or("none".into(), fmt_int),
+                );
             } else {
                 let _ = writeln!(
                     out,

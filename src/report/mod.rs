@@ -101,6 +101,12 @@ pub struct PolicyJson {
     pub budget_warning_tokens: Option<u64>,
     /// `idle-server`'s least trigger (SPEC §13.J: null unless it runs or was given).
     pub min_trigger_tool_uses: Option<u32>,
+    /// OpenCode's prune thresholds (SPEC §15.13): only for a preset that
+    /// offers `prune` (absent elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prune_protect_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prune_minimum_tokens: Option<u64>,
     #[serde(flatten)]
     pub api: Option<api::PolicyApiJson>,
     /// `mask`'s keys (SPEC §15.13), for a preset that offers it.
@@ -136,10 +142,13 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
             budget_min_saving: None,
             budget_warning_tokens: None,
             min_trigger_tool_uses: None,
+            prune_protect_tokens: None,
+            prune_minimum_tokens: None,
             api: None,
             mask: None,
         };
     }
+    let prunes = p.preset.rules().offers(PlanKind::Prune);
     PolicyJson {
         kind: p.kind,
         preset: p.preset_name(),
@@ -155,6 +164,8 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
         budget_min_saving: Some(p.budget_min_saving),
         budget_warning_tokens: p.budget_warning_tokens,
         min_trigger_tool_uses: p.min_trigger_tool_uses,
+        prune_protect_tokens: prunes.then_some(p.prune_protect_tokens),
+        prune_minimum_tokens: prunes.then_some(p.prune_minimum_tokens),
         api: api::policy_keys(p),
         mask: p
             .preset

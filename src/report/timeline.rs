@@ -420,6 +420,16 @@ pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> 
         );
     }
     for e in &s.evidence {
+        if e.pruned {
+            // SPEC §14: OpenCode's stored prune marks, not a record line.
+            let _ = writeln!(
+                out,
+                "harness evidence: OpenCode's prune marks (state.time.compacted) first sent at request {} cleared [{}]",
+                e.before_request,
+                sanitize::joined(&e.compacted_tool_ids, ", ")
+            );
+            continue;
+        }
         let _ = writeln!(
             out,
             "harness evidence: microcompact_boundary at line {} before request {} cleared [{}]",

@@ -117,6 +117,13 @@ impl Display for crate::policy::engine::NoRun {
             NoRun::GoalHook => "a hook continuing a goal turn: Qwen runs no microcompaction here",
             NoRun::Send(kind) => send_words(*kind),
             NoRun::Unsaid => "",
+            NoRun::DefaultOff => {
+                "auto: no plan (prune is off unless the user's config sets compaction.prune: true, and no record shows it on)"
+            }
+            NoRun::VersionGap => {
+                "auto: no plan (the version lies between 1.3.2, prune on by default, and 1.14.34, off; unsampled)"
+            }
+            NoRun::NotYet => "auto: no plan (no prune before OpenCode 1.0.0)",
         })
     }
 }
@@ -186,6 +193,24 @@ impl Display for Note {
                 "{why}: masked {} (saves {} of the harness's tokens)",
                 plural(*masked, "output"),
                 fmt_int(*saved)
+            ),
+            Note::PruneMidLoop => {
+                f.write_str("prune: runs when a loop ends; this request continues one")
+            }
+            Note::Prune(why) => write!(
+                f,
+                "prune: {} tokens past the newest {} > {}: marked",
+                fmt_int(why.pruned),
+                fmt_int(why.protect),
+                fmt_int(why.minimum)
+            ),
+            Note::PruneUnder(why) => write!(
+                f,
+                "prune: {} tokens past the newest {} (of {} scanned) ≤ {}: nothing marked",
+                fmt_int(why.pruned),
+                fmt_int(why.protect),
+                fmt_int(why.total),
+                fmt_int(why.minimum)
             ),
         }
     }
@@ -423,6 +448,14 @@ impl Display for ClearReason {
                 fmt_int(*tokens),
                 fmt_int(*masked_tokens)
             ),
+            ClearReason::Prune { why, newer } => write!(
+                f,
+                "prune: {} newer tokens of tool output > {} protected; {} prunable > {}",
+                fmt_int(*newer),
+                fmt_int(why.protect),
+                fmt_int(why.pruned),
+                fmt_int(why.minimum)
+            ),
             ClearReason::Api {
                 trigger,
                 nth,
@@ -514,6 +547,18 @@ impl Display for Kept {
                 fmt_int(*masked_tokens),
                 fmt_int(*tokens)
             ),
+            Kept::PruneProtected { total, protect } => write!(
+                f,
+                "in the newest {} tokens of tool output ({} counted with it)",
+                fmt_int(*protect),
+                fmt_int(*total)
+            ),
+            Kept::PruneLatestTurns => {
+                f.write_str("in the latest two turns (prune never scans them)")
+            }
+            Kept::PruneBehindMark => {
+                f.write_str("older than a result prune marked before (its scan stops there)")
+            }
         }
     }
 }

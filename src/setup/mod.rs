@@ -105,6 +105,14 @@ pub struct Opts {
     /// 2.1.285+ sends its edit only when the clearable results less 3 reach it).
     #[arg(long, value_name = "N")]
     pub min_trigger_tool_uses: Option<u32>,
+    /// prune (OpenCode): the newest tool-output tokens it never clears
+    /// (default 40000, OpenCode's PRUNE_PROTECT).
+    #[arg(long, value_name = "N")]
+    pub prune_protect: Option<u64>,
+    /// prune (OpenCode): what it must be able to clear, strictly more, before
+    /// it marks anything (default 20000, OpenCode's PRUNE_MINIMUM).
+    #[arg(long, value_name = "N")]
+    pub prune_minimum: Option<u64>,
     /// Size threshold in chars (negative disables).
     #[arg(long, value_name = "C", allow_negative_numbers = true)]
     pub size_threshold: Option<i64>,
@@ -141,6 +149,10 @@ pub struct Opts {
     /// Override format detection.
     #[arg(long, value_enum)]
     pub input_format: Option<Format>,
+    /// The session to read from a file that holds several (an OpenCode
+    /// database): its id, e.g. `ses_dd4438cb3ffeXq3Lm9TzR2bN7c`.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
 }
 
 /// The flags of [`Opts`] that `compare` takes as they are (its other setting
@@ -246,7 +258,7 @@ pub fn setup_with_progress(
     if path.is_dir() {
         return Err(directory_error(path));
     }
-    let session = load::load_with_progress(path, input_format(opts), progress)?;
+    let session = load::load_session(path, input_format(opts), opts.session.as_deref(), progress)?;
     setup_from(session, path, opts)
 }
 
@@ -452,6 +464,8 @@ fn apply_flags(
         keep_recent,
         gap_minutes,
         min_trigger_tool_uses,
+        prune_protect,
+        prune_minimum,
         size_threshold,
         protect_tokens,
         min_prunable_tokens,
@@ -476,6 +490,7 @@ fn apply_flags(
         format: _,
         json: _,
         input_format: _,
+        session: _,
     } = *opts;
     let flagged = [
         ("kind", policy.is_some()),
@@ -485,6 +500,8 @@ fn apply_flags(
         ("keep_recent", keep_recent.is_some()),
         ("gap_threshold_minutes", gap_minutes.is_some()),
         ("min_trigger_tool_uses", min_trigger_tool_uses.is_some()),
+        ("prune_protect_tokens", prune_protect.is_some()),
+        ("prune_minimum_tokens", prune_minimum.is_some()),
         ("size_threshold", size_threshold.is_some()),
         ("mask_protect_tokens", protect_tokens.is_some()),
         ("mask_min_prunable_tokens", min_prunable_tokens.is_some()),
@@ -541,6 +558,8 @@ fn apply_flags(
     if no_protect_latest_turn {
         p.mask_protect_latest_turn = false;
     }
+    p.prune_protect_tokens = prune_protect.unwrap_or(p.prune_protect_tokens);
+    p.prune_minimum_tokens = prune_minimum.unwrap_or(p.prune_minimum_tokens);
     p.size_threshold = size_threshold.unwrap_or(p.size_threshold);
     p.size_explicit |= size_threshold.is_some();
     if no_low_watermark {

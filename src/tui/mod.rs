@@ -50,6 +50,13 @@ pub fn load_target(
     progress: &AtomicU64,
 ) -> Result<Loaded, UsageError> {
     let Some((_, lines)) = &target.thread else {
+        if let Some(id) = &target.session {
+            let opts = Opts {
+                session: Some(id.clone()),
+                ..opts.clone()
+            };
+            return load_session(&target.path, &opts, progress);
+        }
         return load_session(&target.path, opts, progress);
     };
     let (config, notice) = match crate::config::load() {
@@ -87,7 +94,12 @@ pub fn load_session_with(
     if path.is_dir() {
         return Err(setup::directory_error(path));
     }
-    let session = crate::load::load_with_progress(path, setup::input_format(opts), progress)?;
+    let session = crate::load::load_session(
+        path,
+        setup::input_format(opts),
+        opts.session.as_deref(),
+        progress,
+    )?;
     let mut setup = setup::setup_with_config(session, path, opts, config)?;
     setup.settings.config_notice = notice;
     let at = setup::request_index(&setup.session, opts.at.as_deref());
@@ -100,6 +112,7 @@ impl Loading {
             &picker::Target {
                 path: path.to_path_buf(),
                 thread: None,
+                session: None,
             },
             opts,
         )
@@ -282,6 +295,24 @@ pub fn picker_sessions(
     Ok((sessions, not_regular, note))
 }
 
+/// The sessions of `path` when it is a database (an OpenCode `opencode.db`),
+/// with its format; None for a session file.
+fn database_sessions(
+    path: &Path,
+    opts: &Opts,
+) -> Result<Option<(crate::session::Format, Vec<crate::load::DbSession>)>, UsageError> {
+    let format = match setup::input_format(opts) {
+        Some(f) => Some(f),
+        None => crate::load::sniff(path),
+    };
+    match format {
+        Some(f) if crate::load::holds_sessions(f) => {
+            Ok(Some((f, crate::load::database_sessions(path)?)))
+        }
+        _ => Ok(None),
+    }
+}
+
 /// `mcscope [PATH]`: a session, a folder of sessions, or the harness folders.
 pub fn run(path: Option<&Path>, opts: &Opts, launch: &Launch) -> Result<(), UsageError> {
     // Decide what to show before touching the terminal, so errors are one plain line.
@@ -313,12 +344,38 @@ pub fn run(path: Option<&Path>, opts: &Opts, launch: &Launch) -> Result<(), Usag
                     p.display()
                 )));
             }
-            (
-                App::picker(String::new(), Vec::new()),
-                Some(Loading::start(p, opts)),
-            )
+            // A database of several sessions without `--session`: its own
+            // picker (SPEC §15.14).
+            if opts.session.is_none()
+                && let Some((format, sessions)) = database_sessions(p, opts)?
+                && sessions.len() > 1
+            {
+                let title = p.display().to_string();
+                let picker = picker::Picker::of_database(title, p, format, &sessions);
+                (App::with_picker(picker), None)
+            } else {
+                (
+                    App::picker(String::new(), Vec::new()),
+                    Some(Loading::start(p, opts)),
+                )
+            }
         }
-        None => (picker(crate::harness::session_folders(), true)?, None),
+        None => {
+            let mut app = picker(crate::harness::session_folders(), true)?;
+            // The harnesses' databases (OpenCode's `opencode.db`): their sessions too.
+            if let crate::tui::app::Screen::Picker(p) = &mut app.screen {
+                for db in crate::harness::session_databases() {
+                    let Some(format) = crate::load::sniff(&db) else {
+                        continue;
+                    };
+                    match crate::load::database_sessions(&db) {
+                        Ok(sessions) => p.add_database(&db, format, &sessions),
+                        Err(e) => eprintln!("mcscope: {}", crate::sanitize::line(&e.to_string())),
+                    }
+                }
+            }
+            (app, None)
+        }
     };
     require_terminal()?;
     let from_picker = loading.is_none();

@@ -32,6 +32,8 @@ pub struct Entry {
     pub size: u64,
     pub modified: SystemTime,
     pub summary: Option<Summary>,
+    /// A session of a database (OpenCode's `opencode.db`): its id.
+    pub session: Option<String>,
 }
 
 impl Entry {
@@ -171,6 +173,8 @@ pub struct Target {
     pub path: PathBuf,
     /// An inline sub-agent thread: its number and its lines in the file.
     pub thread: Option<(usize, Vec<usize>)>,
+    /// A session of a database: its id (`--session ID`).
+    pub session: Option<String>,
 }
 
 /// What a key did that the app must carry out.
@@ -273,6 +277,7 @@ impl Picker {
                 size,
                 modified,
                 summary: None,
+                session: None,
             })
             .collect();
         let haystacks = entries.iter().map(Entry::haystack).collect();
@@ -307,6 +312,76 @@ impl Picker {
         }
         p.rebuild();
         p
+    }
+
+    /// The sessions of one database (`mcscope opencode.db`, SPEC §15.14), newest
+    /// first: each row is a session, summarised from the database's own rows (no
+    /// scan), a sub-agent session listed under its parent.
+    pub fn of_database(
+        title: String,
+        path: &std::path::Path,
+        format: crate::session::Format,
+        sessions: &[crate::load::DbSession],
+    ) -> Picker {
+        let mut p = Picker::new(title, Vec::new());
+        p.add_database(path, format, sessions);
+        p
+    }
+
+    /// Adds the sessions of a database to the list (after the files the worker
+    /// summarises, whose places stay).
+    pub fn add_database(
+        &mut self,
+        path: &std::path::Path,
+        format: crate::session::Format,
+        sessions: &[crate::load::DbSession],
+    ) {
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let time = |ms: Option<i64>| {
+            ms.and_then(|ms| u64::try_from(ms).ok())
+                .map_or(std::time::UNIX_EPOCH, |ms| {
+                    std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms)
+                })
+        };
+        let first = self.entries.len();
+        for s in sessions {
+            let modified = time(s.time_updated);
+            let e = Entry {
+                path: path.to_path_buf(),
+                size,
+                modified,
+                session: Some(s.id.clone()),
+                summary: Some(Summary {
+                    path: path.to_path_buf(),
+                    size,
+                    modified,
+                    harness: format.harness(),
+                    project: s.directory.clone().unwrap_or_default(),
+                    prompt: Some(s.title.clone()).filter(|t| !t.is_empty()),
+                    requests: s.requests,
+                    results: s.tools,
+                    kind: if s.parent_id.is_some() {
+                        Kind::SubAgent
+                    } else {
+                        Kind::Session
+                    },
+                    threads: Vec::new(),
+                    session_id: Some(s.id.clone()),
+                    error: None,
+                    note: None,
+                }),
+            };
+            self.haystacks.push(e.haystack());
+            self.entries.push(e);
+            let parent = s
+                .parent_id
+                .as_deref()
+                .and_then(|p| sessions.iter().position(|o| o.id == p))
+                .map(|i| first + i);
+            self.parents.push(parent);
+        }
+        self.scanned += sessions.len();
+        self.rebuild();
     }
 
     /// As [`Picker::new`], summarising the files on a worker thread, newest first;
@@ -513,6 +588,7 @@ impl Picker {
             Row::File(i) => Some(Target {
                 path: self.entries[i].path.clone(),
                 thread: None,
+                session: self.entries[i].session.clone(),
             }),
             Row::Thread(i, t) => {
                 let e = &self.entries[i];
@@ -520,6 +596,7 @@ impl Picker {
                 Some(Target {
                     path: e.path.clone(),
                     thread: Some((th.n, th.lines.clone())),
+                    session: None,
                 })
             }
         }

@@ -391,8 +391,14 @@ impl Sink {
 
     /// A sink for the messages of a Messages API body.
     pub(super) fn new_messages(path: &Path) -> Sink {
+        Sink::for_format(path, Format::MessagesJson)
+    }
+
+    /// A sink for inline messages of another format that are Messages API
+    /// bodies (OpenCode's rows, rebuilt as the body it sends).
+    pub(super) fn for_format(path: &Path, format: Format) -> Sink {
         Sink {
-            b: Builder::new(path, Format::MessagesJson),
+            b: Builder::new(path, format),
             what_if: None,
             replacements: HashMap::new(),
             uuids: Default::default(),
@@ -784,6 +790,7 @@ impl Sink {
                         after_request,
                         segment: self.b.segment(),
                         mask: false,
+                        pruned: false,
                     });
                 }
             }

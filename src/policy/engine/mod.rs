@@ -19,6 +19,7 @@ mod idle;
 mod idle_server;
 mod ids;
 mod mask;
+mod prune;
 mod reason;
 mod recorded;
 mod size;
@@ -33,7 +34,7 @@ pub use api::{ApiStep, EditOutcome, TokenSource};
 pub use idle_server::{IdleServerStep, IdleServerWhy};
 pub use reason::{
     ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, MaskWhy, NoRun, Note,
-    Prompt, Rank, Reason, SizeWhy, TimeWhy,
+    Prompt, PruneWhy, Rank, Reason, SizeWhy, TimeWhy,
 };
 pub use recorded::{RecordedEdit, RecordedWhy, unattributed_tokens};
 pub use tracked::WireDelta;
@@ -437,7 +438,7 @@ impl<'s> Engine<'s> {
         for r in std::mem::take(&mut self.in_force_list) {
             match self.cleared[r].as_ref().map(|c| c.trigger) {
                 // Lifted and cleared again by a lasting plan: on that list.
-                Some(Trigger::Count | Trigger::Budget) | None => {}
+                Some(Trigger::Count | Trigger::Budget | Trigger::Prune) | None => {}
                 Some(_) => self.set_clearing(r, None),
             }
         }
@@ -483,7 +484,7 @@ impl<'s> Engine<'s> {
     fn clear_result(&mut self, r: usize, clearing: Clearing) {
         let lasting = matches!(
             clearing.trigger,
-            Trigger::Count | Trigger::Budget | Trigger::Recorded
+            Trigger::Count | Trigger::Budget | Trigger::Recorded | Trigger::Prune
         );
         self.set_clearing(r, Some(clearing));
         if lasting {
@@ -1017,6 +1018,7 @@ impl<'s> Engine<'s> {
             PlanKind::Api => self.api(req).0,
             PlanKind::Recorded => self.recorded(req).0,
             PlanKind::Mask => self.mask(req),
+            PlanKind::Prune => self.prune(req),
         }
     }
 }

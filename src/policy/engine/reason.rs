@@ -108,6 +108,14 @@ pub enum NoRun {
     Send(crate::session::SendKind),
     /// Nothing to say (the baseline without records; never shown).
     Unsaid,
+    /// `auto` on a harness whose plan is off unless a setting turns it on at
+    /// this version, and no record shows it on (OpenCode 1.14+: `prune`).
+    DefaultOff,
+    /// `auto` at a version between the last sampled build with the plan on by
+    /// default and the first with it off (OpenCode 1.3.3–1.14.33).
+    VersionGap,
+    /// `auto` at a version before the plan existed (OpenCode before 1.0.0).
+    NotYet,
 }
 
 /// Why the plan fired or not at a request (the step's note).
@@ -177,6 +185,13 @@ pub enum Note {
         masked: usize,
         saved: u64,
     },
+    /// `prune` (OpenCode): it runs after a loop ends, so not at a request that
+    /// continues one.
+    PruneMidLoop,
+    /// `prune` ran after the last loop and marked results.
+    Prune(PruneWhy),
+    /// `prune` ran, and what it could free was not over the minimum.
+    PruneUnder(PruneWhy),
 }
 
 /// What `mask` weighed at a request (Gemini CLI `toolOutputMaskingService.ts`).
@@ -186,6 +201,16 @@ pub struct MaskWhy {
     pub prunable: u64,
     pub min_prunable: u64,
     pub protect: u64,
+}
+
+/// What OpenCode's prune counted (reference §2.3): the estimates of the
+/// candidates it scanned (`total`), of those past the protection (`pruned`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PruneWhy {
+    pub total: u64,
+    pub pruned: u64,
+    pub protect: u64,
+    pub minimum: u64,
 }
 
 /// Why a clearing was made (kept with it while it stays in force).
@@ -225,6 +250,9 @@ pub enum ClearReason {
         tokens: u64,
         masked_tokens: u64,
     },
+    /// `prune`: past the newest `protect` tokens of tool output, and the
+    /// whole prunable set was over the minimum (reference §2.3).
+    Prune { why: PruneWhy, newer: u64 },
     /// `clear_tool_uses`: the `nth` use of `of`, outside the last `keep`.
     Api {
         trigger: ApiTrigger,
@@ -299,6 +327,16 @@ pub enum Kept {
         tokens: u64,
         masked_tokens: u64,
     },
+    /// `prune`: within the newest `protect` tokens of tool output (`total`
+    /// counted with it, newest first).
+    PruneProtected {
+        total: u64,
+        protect: u64,
+    },
+    /// `prune`: in the latest two turns, which it never scans.
+    PruneLatestTurns,
+    /// `prune`: older than a result it marked before (its scan stops there).
+    PruneBehindMark,
 }
 
 /// Why a candidate has its status at a request.

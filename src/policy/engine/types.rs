@@ -52,6 +52,8 @@ pub enum Trigger {
     ClearThinking,
     /// Gemini CLI's tool-output masking (SPEC §15.13 `"mask"`).
     Mask,
+    /// OpenCode's prune (SPEC §15.13): cumulative and permanent in the view.
+    Prune,
 }
 
 impl Trigger {

@@ -158,7 +158,10 @@ pub fn picker_line(p: &Picker, row: Row, selected: bool, width: u16) -> String {
             let project = match p.parent_of(i) {
                 Some(_) => {
                     // Its id: `agent-a881341` → `a881341` ([sub-agent] says the rest).
-                    let stem = e.path.file_stem().unwrap_or_default().to_string_lossy();
+                    let stem = match &e.session {
+                        Some(id) => id.as_str().into(),
+                        None => e.path.file_stem().unwrap_or_default().to_string_lossy(),
+                    };
                     let id = stem.strip_prefix("agent-").unwrap_or(&stem);
                     cut(&format!("↳ {}", sanitize::line(id)), c.project)
                 }

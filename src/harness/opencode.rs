@@ -1,0 +1,269 @@
+//! OpenCode (SPEC §14, §15.13–14; `shared/reference/opencode.md`): its row of
+//! facts and its answers to the engine. Upstream: `sst/opencode`
+//! `packages/opencode/src/session/compaction.ts` (`prune`), `session/message-v2.ts`
+//! (`toModelMessages`), `util/token.ts` (`Token.estimate`), read in the published
+//! binaries 1.0.0–1.18.33 (reference §1–§3).
+
+use super::*;
+use crate::policy::engine::NoRun;
+
+/// OpenCode 1.18.33 (reference §1.3, §1.4, §2).
+pub(crate) static OPENCODE: Preset = Preset {
+    harness: Harness::Opencode,
+    name: "opencode",
+    server_preset: false,
+    // Reference §1.1: SQLite from 1.2.0, JSON files under `storage/` up to 1.1.x.
+    formats: &[Format::OpencodeDb, Format::OpencodeJson],
+    // Reference §1.4: `toModelMessages` turns a completed tool part into an AI SDK
+    // tool call and result, which the provider adapter sends as `tool_use` /
+    // `tool_result` blocks for Anthropic models (the common provider, and the
+    // reference's example). The prune placeholder replaces the result's output
+    // string, the call stays: what the Anthropic dialect's `clear_block` does.
+    dialect: Dialect::Anthropic,
+    // A tool part is the call and its result in one row (reference §1.3): the
+    // result takes its call's tool and place.
+    rank_by: RankBy::Calls,
+    dedup_paths: false,
+    gap_from: GapFrom::LastReplyInView,
+    // Parts and messages are rows ordered by id: no record tree, no forks.
+    unmarked_forks: false,
+    // Reference §2.4: the mark is stored; every later request sends the
+    // placeholder (cumulative and permanent, like qwen).
+    turn_start_lapses: false,
+    version_restart_lapses: false,
+    hook_gap: false,
+    media_lists: false,
+    auto_may_size: false,
+    size_needs_idle: false,
+    size_tracked: false,
+    forced_drops_thoughts: false,
+    versioned: false,
+    // Reference §1.3: `tokens.cache.write` is recorded per assistant message.
+    cache_writes: true,
+    grid_kinds: &[PlanKind::Prune],
+    api_grid: false,
+    kinds: &[PlanKind::Auto, PlanKind::Prune, PlanKind::Recorded],
+    caveats: &[
+        "opencode_prune_off_by_default",
+        "opencode_prune_env",
+        "opencode_version_gap",
+    ],
+    // Reference §2.3: every completed tool is a candidate, MCP tools included;
+    // only `skill` is protected (`PRUNE_PROTECTED_TOOLS`, 1.1.65+).
+    compactable: &[],
+    read_tool: "read",
+    // Reference §1.3: these tools' inputs name a file in `filePath` (the loader
+    // copies it to the call's path).
+    file_path_tools: &["read", "edit", "write"],
+    shell_tools: &["bash"],
+    aliases: &[],
+    names_fold_case: false,
+    bridge_tool: None,
+    // Reference §2.3: `error` parts are never candidates.
+    errors_clearable: false,
+    vouchers: Vouchers::AnyStaying,
+    memory_search_tool: None,
+    media_tokens: 2000,
+    // Reference §2.3: `Math.max(0, Math.round(output.length / 4))` on the output
+    // string (UTF-16 units, half up): the same as Claude's per text block, and a
+    // result's content is one string here.
+    text_tokens: TextTokens::RoundQuarter,
+    wire: WireShape {
+        messages: "messages",
+        content: "content",
+        user_role: "user",
+        assistant_role: "assistant",
+    },
+    // Reference §1.1: `$XDG_DATA_HOME/opencode`, default `~/.local/share/opencode`;
+    // `$OPENCODE_DB` names the database itself (SPEC §15.19 refuses its folder:
+    // `export/refused.rs`). OpenCode has no managed memory.
+    home: Home {
+        base_env: "OPENCODE_DATA_DIR",
+        base_dir: ".local/share/opencode",
+        user_memory: "memory",
+        project_dir: ".opencode",
+        project_by_git_root: false,
+        local_memory_env: None,
+        list_env: false,
+        home_bases: &[".local/share/opencode"],
+        env_is_home: false,
+        // The ≤ 1.1 JSON tree (reference §1.1); the database is listed apart.
+        sessions: "storage",
+    },
+    defaults: Defaults {
+        keep_recent: 5,
+        gap_threshold_minutes: 60.0,
+        size_threshold: 500_000,
+        low_watermark: true,
+        trigger_threshold: 10,
+        protect: false,
+        clear_errors: false,
+    },
+    // Reference §2.4: 1.18.33 grep `N.state.time.compacted?"[Old tool result content cleared]"`.
+    placeholder: CLEARED,
+    every_tool: true,
+    exempt: PRUNE_PROTECTED_TOOLS,
+    beta_header: None,
+};
+
+/// The tools `prune` never clears (reference §2.3: `PRUNE_PROTECTED_TOOLS`).
+pub(super) const PRUNE_PROTECTED_TOOLS: &[&str] = &["skill"];
+
+/// OpenCode's answers.
+pub(super) struct Opencode;
+
+impl Rules for Opencode {
+    fn facts(&self) -> &'static Preset {
+        &OPENCODE
+    }
+
+    /// SPEC §15.14: `prune` up to 1.3.2 (on unless `compaction.prune: false`),
+    /// none from 1.3.3 (off unless `true`), and wherever a recorded mark shows
+    /// it on (`Request::plan_recorded`).
+    fn auto_kind(&self, _policy: &Policy, req: &Request, _gap: Option<f64>) -> Option<PlanKind> {
+        match prune_default(req) {
+            PruneDefault::On => Some(PlanKind::Prune),
+            _ => None,
+        }
+    }
+
+    fn no_plan(&self, req: &Request) -> NoRun {
+        match prune_default(req) {
+            PruneDefault::NotYet => NoRun::NotYet,
+            PruneDefault::Gap => NoRun::VersionGap,
+            _ => NoRun::DefaultOff,
+        }
+    }
+
+    /// `prune` is the user's `compaction.prune` at the default thresholds
+    /// (SPEC §15.13); other thresholds no OpenCode build has (constants).
+    fn availability(&self, policy: &Policy, _s: &Session) -> Availability {
+        match policy.kind {
+            PlanKind::Prune | PlanKind::Auto if default_thresholds(policy) => Availability::User,
+            _ => Availability::WhatIf,
+        }
+    }
+
+    /// Reference §1.5: the user's `opencode.json`.
+    fn settings_file(&self) -> &'static str {
+        "OpenCode's opencode.json"
+    }
+
+    fn knob(&self, policy: &Policy) -> Option<serde_json::Value> {
+        (policy.kind == PlanKind::Prune && default_thresholds(policy))
+            .then(|| serde_json::json!({"compaction.prune": true}))
+    }
+
+    /// Reference §1.1: `$OPENCODE_DB` (absolute, or relative to the data
+    /// folder; `:memory:` is no file), else `<data>/opencode.db`, where `<data>`
+    /// is `$XDG_DATA_HOME/opencode` or `~/.local/share/opencode`. (The channel
+    /// databases of dev builds, `opencode-<channel>.db`, are not looked for.)
+    fn databases(&self) -> Vec<PathBuf> {
+        let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+        let data = var("XDG_DATA_HOME")
+            .map(|d| PathBuf::from(d).join("opencode"))
+            .unwrap_or_else(|| home().join(".local/share/opencode"));
+        databases_from(var("OPENCODE_DB").map(PathBuf::from), &data)
+    }
+}
+
+fn default_thresholds(policy: &Policy) -> bool {
+    policy.prune_protect_tokens == crate::policy::PRUNE_PROTECT
+        && policy.prune_minimum_tokens == crate::policy::PRUNE_MINIMUM
+}
+
+/// Whether prune runs by default at a request's version (reference §3, SPEC
+/// §15.14), or a recorded mark shows it on for the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PruneDefault {
+    /// ≤ 1.3.2 (on unless `compaction.prune: false`), or a mark is recorded.
+    On,
+    /// 1.14.34+, or a version that cannot be read: off unless `true` [?].
+    Off,
+    /// 1.3.3–1.14.33: unsampled; taken as off (SPEC §15.14).
+    Gap,
+    /// Before 1.0.0: no prune (0.5.29 has none).
+    NotYet,
+}
+
+/// [`PruneDefault`] at `req` (a session that records a prune mark has
+/// `plan_recorded` on every request, set by the loader).
+fn prune_default(req: &Request) -> PruneDefault {
+    if req.plan_recorded {
+        return PruneDefault::On;
+    }
+    let Some(v) = req.version.as_deref().and_then(version) else {
+        return PruneDefault::Off;
+    };
+    match v {
+        v if v < (1, 0, 0) => PruneDefault::NotYet,
+        v if v <= (1, 3, 2) => PruneDefault::On,
+        v if v < (1, 14, 34) => PruneDefault::Gap,
+        _ => PruneDefault::Off,
+    }
+}
+
+/// `X.Y.Z` as integers, a `-…` suffix ignored (SPEC §15.9); None otherwise.
+fn version(v: &str) -> Option<(u64, u64, u64)> {
+    let core = v.split('-').next()?;
+    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
+    let (x, y, z) = (parts.next()??, parts.next()??, parts.next()??);
+    parts.next().is_none().then_some((x, y, z))
+}
+
+/// [`Opencode::databases`] for a given `$OPENCODE_DB` and data folder.
+fn databases_from(db: Option<PathBuf>, data: &std::path::Path) -> Vec<PathBuf> {
+    match db {
+        Some(db) if db.as_os_str() == ":memory:" => Vec::new(),
+        Some(db) if db.is_absolute() => vec![db],
+        Some(db) => vec![data.join(db)],
+        None => vec![data.join("opencode.db")],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reference §1.1: 1.18.33 `G4()` (`OPENCODE_DB`, else `<data>/opencode.db`).
+    #[test]
+    fn s1_1_the_database_is_where_opencode_puts_it() {
+        let data = std::path::Path::new("/d/opencode");
+        assert_eq!(databases_from(None, data), [data.join("opencode.db")]);
+        assert_eq!(
+            databases_from(Some("/x/o.db".into()), data),
+            [PathBuf::from("/x/o.db")]
+        );
+        assert_eq!(
+            databases_from(Some("rel.db".into()), data),
+            [data.join("rel.db")]
+        );
+        assert!(databases_from(Some(":memory:".into()), data).is_empty());
+        // Every tool is prunable but `skill` (reference §2.3).
+        assert!(OPENCODE.is_compactable("bash") && OPENCODE.is_compactable("mcp_x_y"));
+        assert!(!OPENCODE.is_compactable("skill"));
+    }
+
+    /// Reference §3 / SPEC §15.14: on up to 1.3.2, a gap to 1.14.33, off from
+    /// 1.14.34, none before 1.0.0; a recorded mark turns it on.
+    #[test]
+    fn s3_prune_is_on_by_default_up_to_1_3_2() {
+        let at = |v: &str| {
+            let mut r = Request::empty(1);
+            r.version = Some(v.into());
+            prune_default(&r)
+        };
+        assert_eq!(at("0.5.29"), PruneDefault::NotYet);
+        assert_eq!(at("1.0.0"), PruneDefault::On);
+        assert_eq!(at("1.3.2"), PruneDefault::On);
+        assert_eq!(at("1.3.3"), PruneDefault::Gap);
+        assert_eq!(at("1.14.33"), PruneDefault::Gap);
+        assert_eq!(at("1.14.34"), PruneDefault::Off);
+        assert_eq!(at("1.18.33-beta"), PruneDefault::Off);
+        assert_eq!(at("v1.2"), PruneDefault::Off);
+        let mut r = Request::empty(1);
+        r.version = Some("1.18.33".into());
+        r.plan_recorded = true;
+        assert_eq!(prune_default(&r), PruneDefault::On);
+    }
+}

@@ -1,0 +1,425 @@
+//! OpenCode messages and parts → the normalized session (reference §1.3–§1.4).
+
+use super::super::RecordSink;
+use super::super::claude;
+use super::{Row, SessionInfo};
+use crate::session::{Diagnostic, Format, Part, Session, SessionWarning};
+use serde_json::{Map, Value, json};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+/// What a pending or running tool part reads in the wire (reference §1.4:
+/// 1.18.33 `toModelMessages`).
+const INTERRUPTED: &str = "[Tool execution was interrupted]";
+
+/// What OpenCode sends for a user message's `compaction` part: the summary
+/// prompt's question (1.3.2 `toModelMessages`, `"What did we do so far?"`) [inf].
+const COMPACTION_ASK: &str = "What did we do so far?";
+
+/// Builds the session from its rows (messages and parts, any order).
+pub(super) fn session(
+    path: &Path,
+    format: Format,
+    info: SessionInfo,
+    messages: Vec<Row>,
+    parts: Vec<Row>,
+) -> Session {
+    let mut diagnostics = Vec::new();
+    let mut warnings = Vec::new();
+    let mut messages: Vec<(String, Value)> = messages
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, r)| match r.data {
+            Ok(v) => Some((r.id, v)),
+            Err(e) => {
+                diagnostics.push(row_diagnostic(i + 1, &format!("message {}", r.id), &e));
+                None
+            }
+        })
+        .collect();
+    // Reference §1.2: ids are time-ordered; the loop reads them in id order.
+    messages.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut by_msg: HashMap<String, Vec<(String, Value)>> = HashMap::new();
+    for (i, r) in parts.into_iter().enumerate() {
+        match r.data {
+            Ok(v) => by_msg
+                .entry(r.message_id.unwrap_or_default())
+                .or_default()
+                .push((r.id, v)),
+            Err(e) => diagnostics.push(row_diagnostic(i + 1, &format!("part {}", r.id), &e)),
+        }
+    }
+    for list in by_msg.values_mut() {
+        list.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    // Reference §1.4: `session.revert` hides the messages from `revert.messageID`
+    // on (and, with `partID`, that message's parts from it on) until the next
+    // prompt removes them (`SessionRevert.cleanup`).
+    if let Some(revert) = &info.revert {
+        let msg = revert.get("messageID").and_then(Value::as_str);
+        let part = revert.get("partID").and_then(Value::as_str);
+        if let Some(msg) = msg {
+            let before = messages.len();
+            messages.retain(|(id, _)| id.as_str() < msg || (part.is_some() && id == msg));
+            if let (Some(part), Some(list)) = (part, by_msg.get_mut(msg)) {
+                list.retain(|(id, _)| id.as_str() < part);
+            }
+            let hidden = before - messages.len();
+            warnings.push(SessionWarning {
+                id: "opencode_revert",
+                line: None,
+                text: format!(
+                    "the session is reverted to message {msg}{}: {hidden} later message(s) are left out, as OpenCode's next request leaves them out",
+                    part.map(|p| format!(" (part {p})")).unwrap_or_default()
+                ),
+            });
+        }
+    }
+    let completed = completed_compactions(&messages);
+    let version = info.version.clone();
+    let mut sink = claude::Sink::for_format(path, format);
+    let mut line = 0;
+    let mut skipped = Vec::new();
+    let mut feed = |sink: &mut claude::Sink, record: Value, body: Option<Value>| {
+        line += 1;
+        let text = record.to_string();
+        match claude::Sink::parse(&text) {
+            Ok(tagged) => {
+                let part = Part::Inline(Box::new(body.unwrap_or(Value::Null)));
+                sink.apply_part(tagged, line, part);
+            }
+            Err(e) => skipped.push(Diagnostic {
+                line,
+                byte_offset: 0,
+                message: format!("record {line} skipped: {e}"),
+            }),
+        }
+    };
+    let mut file_paths: HashMap<String, String> = HashMap::new();
+    // SPEC §15.14 `recorded.harness_usd`: the sum of the assistant messages'
+    // `cost` (reference §1.3), those a revert left out not included.
+    let mut harness_usd: Option<f64> = None;
+    // Reference §1.3, §2.4: each completed part's `state.time.compacted`
+    // (callID, ms), and each assistant message's `time.created`, in request order.
+    let mut marks: Vec<(String, i64)> = Vec::new();
+    let mut assistant_created: Vec<Option<i64>> = Vec::new();
+    for (id, m) in &messages {
+        let none = Vec::new();
+        let parts = by_msg.get(id).unwrap_or(&none);
+        let created = m.pointer("/time/created").and_then(Value::as_i64);
+        let completed_at = m
+            .pointer("/time/completed")
+            .and_then(Value::as_i64)
+            .or(created);
+        match m.get("role").and_then(Value::as_str) {
+            Some("user") => {
+                if completed.contains(id) {
+                    // Reference §1.4: the view starts at the last completed
+                    // compaction (1.3.2 `filterCompacted`).
+                    feed(
+                        &mut sink,
+                        json!({"type": "system", "subtype": "compact_boundary"}),
+                        None,
+                    );
+                }
+                let body = json!({"role": "user", "content": user_blocks(parts)});
+                feed(
+                    &mut sink,
+                    record("user", created, &version, body.clone()),
+                    Some(body),
+                );
+            }
+            Some("assistant") => {
+                if let Some(c) = m.get("cost").and_then(Value::as_f64) {
+                    *harness_usd.get_or_insert(0.0) += c;
+                }
+                assistant_created.push(created);
+                marks.extend(compacted_marks(parts));
+                let (blocks, results) = assistant_blocks(parts, &mut file_paths);
+                let mut body = Map::new();
+                body.insert("role".into(), "assistant".into());
+                body.insert("content".into(), Value::Array(blocks));
+                let wire = Value::Object(body.clone());
+                body.insert("id".into(), Value::String(id.clone()));
+                if let Some(model) = m.get("modelID").filter(|v| v.is_string()) {
+                    body.insert("model".into(), model.clone());
+                }
+                if let Some(usage) = usage(m) {
+                    body.insert("usage".into(), usage);
+                }
+                feed(
+                    &mut sink,
+                    record("assistant", completed_at, &version, Value::Object(body)),
+                    Some(wire),
+                );
+                if !results.is_empty() {
+                    let body = json!({"role": "user", "content": results});
+                    feed(
+                        &mut sink,
+                        record("user", completed_at, &version, body.clone()),
+                        Some(body),
+                    );
+                }
+            }
+            other => diagnostics.push(Diagnostic {
+                line: 0,
+                byte_offset: 0,
+                message: format!(
+                    "message {id} skipped: role {}",
+                    other.map_or("absent".into(), |r| format!("{r:?}"))
+                ),
+            }),
+        }
+    }
+    diagnostics.extend(skipped);
+    let mut s = sink.finish(diagnostics);
+    s.session_id = Some(info.id.clone());
+    s.harness_usd = harness_usd;
+    // SPEC §2: a sub-agent session is planned as a what-if (reference §5.7:
+    // sub-agent sessions prune themselves; their rows are in the same tables).
+    s.subagent_what_if = info.parent_id.is_some();
+    for c in &mut s.calls {
+        if let Some(p) = file_paths.get(&c.id) {
+            c.file_path = Some(p.clone());
+        }
+    }
+    s.warnings.extend(warnings);
+    attach_marks(&mut s, &marks, &assistant_created);
+    // SPEC §15.13: OpenCode's own estimate, `round(len / 4)`, is the one its
+    // prune decides by; it is the results' `est_tokens` here.
+    s.harness_tokens = s.results.iter().map(|r| Some(r.est_tokens)).collect();
+    s
+}
+
+/// The completed tool parts of a message that carry a prune mark.
+fn compacted_marks(parts: &[(String, Value)]) -> Vec<(String, i64)> {
+    parts
+        .iter()
+        .filter(|(_, p)| p.get("type").and_then(Value::as_str) == Some("tool"))
+        .filter(|(_, p)| p.pointer("/state/status").and_then(Value::as_str) == Some("completed"))
+        .filter_map(|(_, p)| {
+            let ms = p.pointer("/state/time/compacted").and_then(Value::as_i64)?;
+            let id = p.get("callID").and_then(Value::as_str)?;
+            Some((id.to_string(), ms))
+        })
+        .collect()
+}
+
+/// The prune marks as evidence (SPEC §14, §15.14): each belongs to the first
+/// request whose assistant `time.created` ≥ its `time.compacted` (reference
+/// §5.2: prune runs in the background after a loop, so a request of the next
+/// turn may start before it wrote); the marks of one request are one record.
+/// A session with a mark has `plan_recorded` on every request (prune was on).
+fn attach_marks(s: &mut Session, marks: &[(String, i64)], created: &[Option<i64>]) {
+    if marks.is_empty() {
+        return;
+    }
+    // Requests with a response, in order: the k-th is the k-th assistant.
+    let responding: Vec<usize> = s
+        .requests
+        .iter()
+        .filter(|r| r.response.is_some())
+        .map(|r| r.index)
+        .collect();
+    let mut by_request: std::collections::BTreeMap<usize, Vec<&str>> = Default::default();
+    for (id, ms) in marks {
+        let at = created
+            .iter()
+            .zip(&responding)
+            .find(|(c, _)| c.is_some_and(|c| c >= *ms))
+            .map_or(s.requests.len() + 1, |(_, &k)| k);
+        by_request.entry(at).or_default().push(id);
+    }
+    for (at, ids) in by_request {
+        let segment = s
+            .request(at)
+            .map_or_else(|| s.requests.last().map_or(0, |r| r.segment), |r| r.segment);
+        // OpenCode's own count of what it cleared: `Token.estimate` of each.
+        let tokens: u64 = ids
+            .iter()
+            .filter_map(|id| s.results.iter().rev().find(|r| r.id == *id))
+            .map(|r| r.est_tokens)
+            .sum();
+        s.evidence.push(crate::session::Evidence {
+            line: 0,
+            before_request: at,
+            compacted_tool_ids: ids.iter().map(|id| id.to_string()).collect(),
+            ids_complete: true,
+            budget_writer: true,
+            pre_tokens: None,
+            tokens_saved: Some(tokens),
+            uuid: None,
+            after_request: at.saturating_sub(1),
+            segment,
+            pruned: true,
+            mask: false,
+        });
+    }
+    for r in &mut s.requests {
+        r.plan_recorded = true;
+    }
+}
+
+/// A diagnostic for a row whose `data` could not be read.
+fn row_diagnostic(n: usize, what: &str, e: &str) -> Diagnostic {
+    Diagnostic {
+        line: n,
+        byte_offset: 0,
+        message: format!("{what} skipped: {e}"),
+    }
+}
+
+/// A Claude-shaped record around a message body (what the reader parses).
+fn record(kind: &str, ms: Option<i64>, version: &Option<String>, message: Value) -> Value {
+    let mut r = Map::new();
+    r.insert("type".into(), kind.into());
+    if let Some(ts) = ms.and_then(chrono::DateTime::from_timestamp_millis) {
+        r.insert(
+            "timestamp".into(),
+            ts.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+                .into(),
+        );
+    }
+    if let Some(v) = version {
+        r.insert("version".into(), v.clone().into());
+    }
+    r.insert("message".into(), message);
+    Value::Object(r)
+}
+
+/// The user messages whose compaction completed: a `compaction` part, and a
+/// summary assistant (`summary: true`, `finish` set, no `error`) whose
+/// `parentID` names it (1.3.2 `filterCompacted`, reference §1.4).
+fn completed_compactions(messages: &[(String, Value)]) -> HashSet<String> {
+    messages
+        .iter()
+        .filter(|(_, m)| {
+            m.get("role").and_then(Value::as_str) == Some("assistant")
+                && m.get("summary").and_then(Value::as_bool) == Some(true)
+                && m.get("finish").is_some_and(|f| !f.is_null())
+                && m.get("error").is_none_or(Value::is_null)
+        })
+        .filter_map(|(_, m)| {
+            m.get("parentID")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// A user message's blocks: its texts (not `ignored`), files, compaction asks.
+fn user_blocks(parts: &[(String, Value)]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (_, p) in parts {
+        match p.get("type").and_then(Value::as_str) {
+            Some("text") if p.get("ignored").and_then(Value::as_bool) != Some(true) => {
+                let text = p.get("text").and_then(Value::as_str).unwrap_or_default();
+                out.push(json!({"type": "text", "text": text}));
+            }
+            Some("file") => {
+                let mime = p.get("mime").and_then(Value::as_str).unwrap_or_default();
+                let url = p.get("url").and_then(Value::as_str).unwrap_or_default();
+                if mime.starts_with("image/") {
+                    out.push(json!({"type": "image", "source": {"type": "url", "url": url}}));
+                } else {
+                    let name = p.get("filename").and_then(Value::as_str).unwrap_or(url);
+                    out.push(json!({"type": "text", "text": format!("[file {name} ({mime})]")}));
+                }
+            }
+            Some("compaction") => out.push(json!({"type": "text", "text": COMPACTION_ASK})),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// An assistant message's blocks (text, reasoning, tool calls, in part order)
+/// and the tool results that follow it (reference §1.4: a completed part's
+/// `state.output`; an error part's `state.error`; a pending or running part
+/// reads "[Tool execution was interrupted]"). The stored output is kept even
+/// when the part is marked `time.compacted`: the mark is evidence of OpenCode's
+/// own prune (SPEC §14), the text it cleared is what it had before.
+fn assistant_blocks(
+    parts: &[(String, Value)],
+    file_paths: &mut HashMap<String, String>,
+) -> (Vec<Value>, Vec<Value>) {
+    let mut blocks = Vec::new();
+    let mut results = Vec::new();
+    for (_, p) in parts {
+        match p.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                let text = p.get("text").and_then(Value::as_str).unwrap_or_default();
+                if !text.is_empty() {
+                    blocks.push(json!({"type": "text", "text": text}));
+                }
+            }
+            Some("reasoning") => {
+                let text = p.get("text").and_then(Value::as_str).unwrap_or_default();
+                if !text.is_empty() {
+                    blocks.push(json!({"type": "thinking", "thinking": text}));
+                }
+            }
+            Some("tool") => {
+                let call_id = p
+                    .get("callID")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                let tool = p.get("tool").and_then(Value::as_str).unwrap_or_default();
+                let state = p.get("state").cloned().unwrap_or(Value::Null);
+                let input = state.get("input").cloned().unwrap_or_else(|| json!({}));
+                if let Some(fp) = input.get("filePath").and_then(Value::as_str) {
+                    file_paths.insert(call_id.clone(), fp.to_string());
+                }
+                blocks
+                    .push(json!({"type": "tool_use", "id": call_id, "name": tool, "input": input}));
+                let (content, is_error) = match state.get("status").and_then(Value::as_str) {
+                    Some("completed") => (state.get("output").cloned().unwrap_or_default(), false),
+                    Some("error") => (state.get("error").cloned().unwrap_or_default(), true),
+                    _ => (Value::String(INTERRUPTED.into()), true),
+                };
+                let content = match content {
+                    Value::String(s) => Value::String(s),
+                    Value::Null => Value::String(String::new()),
+                    other => Value::String(other.to_string()),
+                };
+                let mut r =
+                    json!({"type": "tool_result", "tool_use_id": call_id, "content": content});
+                if is_error {
+                    r["is_error"] = Value::Bool(true);
+                }
+                results.push(r);
+            }
+            _ => {}
+        }
+    }
+    (blocks, results)
+}
+
+/// An assistant message's `tokens` as a response's usage (see [`usage`]).
+pub(super) fn usage_of(m: &Value) -> Option<crate::session::Usage> {
+    let u = usage(m)?;
+    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+    Some(crate::session::Usage {
+        input_tokens: n("input_tokens"),
+        cache_creation_input_tokens: n("cache_creation_input_tokens"),
+        cache_read_input_tokens: n("cache_read_input_tokens"),
+        output_tokens: n("output_tokens"),
+        ..Default::default()
+    })
+}
+
+/// An assistant message's `tokens` as Messages API usage (SPEC §14, §9a):
+/// input (OpenCode's figure leaves the cache out), cache writes and reads, and
+/// output with the reasoning tokens (OpenCode bills reasoning at the output
+/// price). None when the message has no `tokens` object.
+fn usage(m: &Value) -> Option<Value> {
+    let t = m.get("tokens").filter(|t| t.is_object())?;
+    let n = |p: &str| t.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+    Some(json!({
+        "input_tokens": n("/input"),
+        "cache_creation_input_tokens": n("/cache/write"),
+        "cache_read_input_tokens": n("/cache/read"),
+        "output_tokens": n("/output") + n("/reasoning"),
+    }))
+}

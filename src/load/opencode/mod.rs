@@ -1,0 +1,341 @@
+//! OpenCode sessions (SPEC §14, §15.14; `shared/reference/opencode.md`): the
+//! SQLite database of 1.2+ (`opencode.db`) and the JSON files of ≤ 1.1
+//! (`storage/session/<project>/<session>.json`).
+//!
+//! Both hold the same objects (reference §1.2–§1.3): a session, its messages
+//! and their parts, each ordered by id (ids are time-ordered, §1.2). Each
+//! message becomes the Messages API body OpenCode's `toModelMessages` sends for
+//! an Anthropic model (§1.4): a user message's text; an assistant message's
+//! text, reasoning and tool calls, followed by a user message holding the tool
+//! results (a tool part is the call and its result in one row). Those bodies go
+//! through the Claude reader as inline messages, so that one request is made
+//! per assistant message (§1.4: "request k is assistant message k").
+
+mod build;
+pub mod db;
+mod json;
+
+use super::LoadError;
+use crate::session::{Format, Session};
+use serde_json::Value;
+use std::path::Path;
+
+/// One OpenCode session as stored (reference §1.2 `session`, §1.3 `Session.Info`).
+#[derive(Debug, Clone, Default)]
+pub struct SessionInfo {
+    pub id: String,
+    /// Set on a sub-agent (`task`) session: planned as a what-if (SPEC §2).
+    pub parent_id: Option<String>,
+    pub title: String,
+    /// The OpenCode version that created the session (SPEC §14 `request.version`).
+    pub version: Option<String>,
+    pub directory: Option<String>,
+    pub time_created: Option<i64>,
+    pub time_updated: Option<i64>,
+    /// `revert`: `{messageID, partID?, …}` (reference §1.4).
+    pub revert: Option<Value>,
+    /// Its assistant messages (requests) and tool parts, for the picker.
+    pub requests: usize,
+    pub tools: usize,
+}
+
+/// One message or part row: its id, its message (parts) and its `data`.
+#[derive(Debug, Clone)]
+pub(super) struct Row {
+    pub id: String,
+    pub message_id: Option<String>,
+    pub data: Result<Value, String>,
+}
+
+/// Loads one session of the database at `path`: `want` names it (`--session
+/// ID`); without it the database must hold exactly one session.
+pub fn load_db(path: &Path, want: Option<&str>) -> Result<Session, LoadError> {
+    let db = db::open(path)?;
+    let store = Store::check(path, &db.conn)?;
+    let sessions = store.sessions()?;
+    let info = choose(path, &sessions, want)?;
+    let messages = store.rows(&info.id, false)?;
+    let parts = store.rows(&info.id, true)?;
+    let mut s = build::session(path, Format::OpencodeDb, info.clone(), messages, parts);
+    // SPEC §9a: the sub-agent (`task`) sessions' responses are billed beside
+    // the main thread, never simulated (reference §1.3: `parent_id`; a
+    // sub-agent's own sub-agents too).
+    let mut todo = vec![info.id.clone()];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(parent) = todo.pop() {
+        for child in sessions
+            .iter()
+            .filter(|c| c.parent_id.as_deref() == Some(parent.as_str()))
+        {
+            if !seen.insert(child.id.clone()) {
+                continue;
+            }
+            todo.push(child.id.clone());
+            for row in store.rows(&child.id, false)? {
+                let Ok(m) = row.data else { continue };
+                if m.get("role").and_then(Value::as_str) != Some("assistant") {
+                    continue;
+                }
+                let Some(usage) = build::usage_of(&m) else {
+                    continue;
+                };
+                s.sidechain_records += 1;
+                s.sidechain_usage.push(crate::session::UsageLine {
+                    message_id: Some(row.id),
+                    request_id: None,
+                    model: m.get("modelID").and_then(Value::as_str).map(str::to_string),
+                    usage,
+                });
+            }
+        }
+    }
+    Ok(s)
+}
+
+/// The sessions of the database at `path`, newest first (the picker, the
+/// listing of an exit 2).
+pub fn db_sessions(path: &Path) -> Result<Vec<SessionInfo>, LoadError> {
+    let db = db::open(path)?;
+    Store::check(path, &db.conn)?.sessions()
+}
+
+/// Loads the ≤ 1.1 session whose `storage/session/<project>/<id>.json` is `path`.
+pub fn load_json(path: &Path) -> Result<Session, LoadError> {
+    json::load(path)
+}
+
+/// Whether `v` (a whole JSON file) is a ≤ 1.1 session info object.
+pub fn is_session_json(v: &Value) -> bool {
+    v.get("id")
+        .and_then(Value::as_str)
+        .is_some_and(|id| id.starts_with("ses_"))
+        && v.get("projectID").is_some()
+        && v.get("time").is_some_and(Value::is_object)
+}
+
+/// The session `want` names, or the only one; else an exit 2 listing them.
+fn choose(
+    path: &Path,
+    sessions: &[SessionInfo],
+    want: Option<&str>,
+) -> Result<SessionInfo, LoadError> {
+    let list = || listing(sessions);
+    match want {
+        Some(id) => sessions
+            .iter()
+            .find(|s| s.id == id)
+            .cloned()
+            .ok_or_else(|| LoadError::Sessions {
+                path: path.to_path_buf(),
+                why: format!("no session {id:?} in this database"),
+                list: list(),
+            }),
+        None if sessions.len() == 1 => Ok(sessions[0].clone()),
+        None if sessions.is_empty() => {
+            Err(db::error(path, "the OpenCode database holds no session"))
+        }
+        None => Err(LoadError::Sessions {
+            path: path.to_path_buf(),
+            why: format!(
+                "{} sessions in this database; choose one with --session ID",
+                sessions.len()
+            ),
+            list: list(),
+        }),
+    }
+}
+
+/// The sessions as lines: id, what it is, title, version, last update.
+pub fn listing(sessions: &[SessionInfo]) -> String {
+    sessions
+        .iter()
+        .map(|s| {
+            let when = s
+                .time_updated
+                .and_then(chrono::DateTime::from_timestamp_millis)
+                .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+                .unwrap_or_else(|| "?".into());
+            let kind = match &s.parent_id {
+                Some(p) => format!(" (sub-agent of {p})"),
+                None => String::new(),
+            };
+            format!(
+                "  {}  {}  {}{}  [{}]",
+                s.id,
+                when,
+                crate::sanitize::line(&s.title),
+                kind,
+                s.version.as_deref().unwrap_or("?")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The tables the loader reads, checked once (reference §1.2).
+struct Store<'a> {
+    path: &'a Path,
+    conn: &'a rusqlite::Connection,
+    session_cols: Vec<String>,
+}
+
+impl<'a> Store<'a> {
+    /// The schema must have `session`, `message` and `part` with the columns
+    /// the loader reads; anything else is an unknown schema (exit 2).
+    fn check(path: &'a Path, conn: &'a rusqlite::Connection) -> Result<Store<'a>, LoadError> {
+        let sq = |e: rusqlite::Error| db::sqlite_error(path, &e);
+        let session_cols = db::columns(conn, "session").map_err(sq)?;
+        let need: [(&str, &[&str]); 3] = [
+            ("session", &["id"]),
+            ("message", &["id", "session_id", "data"]),
+            ("part", &["id", "message_id", "session_id", "data"]),
+        ];
+        for (table, cols) in need {
+            let have = db::columns(conn, table).map_err(sq)?;
+            let missing: Vec<&str> = cols
+                .iter()
+                .copied()
+                .filter(|c| !have.iter().any(|h| h == c))
+                .collect();
+            if have.is_empty() || !missing.is_empty() {
+                return Err(db::error(
+                    path,
+                    format!(
+                        "an SQLite database of an unknown schema: {} (mcscope reads OpenCode 1.2+ `opencode.db`: tables session, message, part)",
+                        if have.is_empty() {
+                            format!("no table `{table}`")
+                        } else {
+                            format!("table `{table}` lacks {}", missing.join(", "))
+                        }
+                    ),
+                ));
+            }
+        }
+        Ok(Store {
+            path,
+            conn,
+            session_cols,
+        })
+    }
+
+    /// Every session, newest first.
+    fn sessions(&self) -> Result<Vec<SessionInfo>, LoadError> {
+        let sq = |e: rusqlite::Error| db::sqlite_error(self.path, &e);
+        let col = |c: &str| {
+            if self.session_cols.iter().any(|h| h == c) {
+                format!("\"{c}\"")
+            } else {
+                "NULL".to_string()
+            }
+        };
+        let sql = format!(
+            "SELECT id, {}, {}, {}, {}, {}, {}, {} FROM session",
+            col("parent_id"),
+            col("title"),
+            col("version"),
+            col("directory"),
+            col("time_created"),
+            col("time_updated"),
+            col("revert"),
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(sq)?;
+        let text = |r: &rusqlite::Row, i| -> rusqlite::Result<Option<String>> {
+            Ok(match r.get_ref(i)? {
+                rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+                _ => None,
+            })
+        };
+        let int = |r: &rusqlite::Row, i| -> rusqlite::Result<Option<i64>> {
+            Ok(match r.get_ref(i)? {
+                rusqlite::types::ValueRef::Integer(n) => Some(n),
+                rusqlite::types::ValueRef::Real(x) => Some(x as i64),
+                _ => None,
+            })
+        };
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(SessionInfo {
+                    id: text(r, 0)?.unwrap_or_default(),
+                    parent_id: text(r, 1)?,
+                    title: text(r, 2)?.unwrap_or_default(),
+                    version: text(r, 3)?,
+                    directory: text(r, 4)?,
+                    time_created: int(r, 5)?,
+                    time_updated: int(r, 6)?,
+                    revert: text(r, 7)?.and_then(|t| serde_json::from_str(&t).ok()),
+                    requests: 0,
+                    tools: 0,
+                })
+            })
+            .map_err(sq)?;
+        let mut out: Vec<SessionInfo> = rows.collect::<Result<_, _>>().map_err(sq)?;
+        // The picker's counts: a row whose `data` is no JSON counts as neither.
+        let counts = |sql: &str| -> Result<std::collections::HashMap<String, usize>, LoadError> {
+            let mut stmt = self.conn.prepare(sql).map_err(sq)?;
+            let rows = stmt
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                .map_err(sq)?;
+            rows.map(|r| r.map(|(k, n)| (k, usize::try_from(n).unwrap_or(0))))
+                .collect::<Result<_, _>>()
+                .map_err(sq)
+        };
+        let requests = counts(
+            "SELECT session_id, COUNT(*) FROM message WHERE CASE WHEN json_valid(data) THEN json_extract(data, '$.role') = 'assistant' END GROUP BY session_id",
+        )?;
+        let tools = counts(
+            "SELECT session_id, COUNT(*) FROM part WHERE CASE WHEN json_valid(data) THEN json_extract(data, '$.type') = 'tool' END GROUP BY session_id",
+        )?;
+        for s in &mut out {
+            s.requests = requests.get(&s.id).copied().unwrap_or(0);
+            s.tools = tools.get(&s.id).copied().unwrap_or(0);
+        }
+        out.sort_by(|a, b| {
+            b.time_updated
+                .cmp(&a.time_updated)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        Ok(out)
+    }
+
+    /// The messages (or parts) of session `id`, ordered by id (reference §1.2:
+    /// "order messages and parts by id; this matches the loop's own order").
+    fn rows(&self, id: &str, parts: bool) -> Result<Vec<Row>, LoadError> {
+        let sq = |e: rusqlite::Error| db::sqlite_error(self.path, &e);
+        let sql = if parts {
+            "SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id"
+        } else {
+            "SELECT id, NULL, data FROM message WHERE session_id = ?1 ORDER BY id"
+        };
+        let mut stmt = self.conn.prepare(sql).map_err(sq)?;
+        let rows = stmt
+            .query_map([id], |r| {
+                let text = |i| -> rusqlite::Result<Option<String>> {
+                    Ok(match r.get_ref(i)? {
+                        rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => {
+                            Some(String::from_utf8_lossy(t).into_owned())
+                        }
+                        _ => None,
+                    })
+                };
+                let data = match text(2)? {
+                    Some(t) => serde_json::from_str::<Value>(&t)
+                        .map_err(super::json_error)
+                        .and_then(|v| {
+                            if v.is_object() {
+                                Ok(v)
+                            } else {
+                                Err("`data` is not a JSON object".into())
+                            }
+                        }),
+                    None => Err("`data` is not text".into()),
+                };
+                Ok(Row {
+                    id: text(0)?.unwrap_or_default(),
+                    message_id: text(1)?,
+                    data,
+                })
+            })
+            .map_err(sq)?;
+        rows.collect::<Result<_, _>>().map_err(sq)
+    }
+}

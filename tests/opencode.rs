@@ -1,0 +1,1092 @@
+//! OpenCode through the real binary (SPEC §14, §15.14; `shared/reference/opencode.md`):
+//! one test per rule of the reference, each named after its section, on
+//! databases written here with the 1.18.33 schema (reference §1.2) and on the
+//! sample `sample-sessions/opencode-build.db` (`scripts/make-opencode-sample.py`).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
+
+mod common;
+#[path = "common/screen.rs"]
+mod screen;
+
+use common::bin;
+use rusqlite::Connection;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+const SAMPLE: &str = "sample-sessions/opencode-build.db";
+const T0: i64 = 1_796_030_102_000;
+
+/// Reference §1.2: the 1.18.33 tables mcscope reads (other columns left out).
+const SCHEMA: &str = "
+CREATE TABLE `session` ( `id` text PRIMARY KEY, `project_id` text NOT NULL, `parent_id` text,
+  `slug` text NOT NULL, `directory` text NOT NULL, `title` text NOT NULL, `version` text NOT NULL,
+  `cost` real DEFAULT 0 NOT NULL, `revert` text, `time_created` integer NOT NULL, `time_updated` integer NOT NULL );
+CREATE TABLE `message` ( `id` text PRIMARY KEY, `session_id` text NOT NULL, `time_created` integer NOT NULL,
+  `time_updated` integer NOT NULL, `data` text NOT NULL );
+CREATE TABLE `part` ( `id` text PRIMARY KEY, `message_id` text NOT NULL, `session_id` text NOT NULL,
+  `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL );
+";
+
+/// A database under construction: messages and parts with ids made like
+/// OpenCode's (reference §1.2: time-ordered hex, then a tail).
+struct Db {
+    conn: Connection,
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+    n: i64,
+}
+
+fn id(prefix: &str, n: i64) -> String {
+    format!("{prefix}_{:012x}Tail{n:010}", (T0 + n) * 4096 + 1)
+}
+
+impl Db {
+    fn new() -> Db {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("opencode.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(SCHEMA).unwrap();
+        Db {
+            conn,
+            path,
+            _dir: dir,
+            n: 0,
+        }
+    }
+
+    fn session(&self, id: &str, parent: Option<&str>, revert: Option<Value>) {
+        self.conn
+            .execute(
+                "INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, revert, time_created, time_updated)
+                 VALUES (?1, 'p', ?2, 's', '/home/dev/proj', ?3, '1.18.33', ?4, ?5, ?5)",
+                rusqlite::params![id, parent, format!("title of {id}"), revert.map(|r| r.to_string()), T0],
+            )
+            .unwrap();
+    }
+
+    fn next(&mut self) -> i64 {
+        self.n += 10;
+        self.n
+    }
+
+    /// A user message with one text part; its id.
+    fn user(&mut self, ses: &str, text: &str) -> String {
+        let n = self.next();
+        let mid = id("msg", n);
+        self.message(
+            ses,
+            &mid,
+            json!({"role": "user", "time": {"created": T0 + n}}),
+        );
+        self.part(ses, &mid, n + 1, json!({"type": "text", "text": text}));
+        mid
+    }
+
+    /// An assistant message (a request) with `parts`; its id.
+    fn assistant(&mut self, ses: &str, parent: &str, extra: Value, parts: Vec<Value>) -> String {
+        let n = self.next();
+        let mid = id("msg", n);
+        let mut data = json!({"role": "assistant", "time": {"created": T0 + n, "completed": T0 + n + 5},
+            "parentID": parent, "modelID": "claude-sonnet-4-5", "providerID": "anthropic", "mode": "build",
+            "agent": "build", "cost": 0.01, "finish": "stop",
+            "tokens": {"input": 3, "output": 10, "reasoning": 0, "cache": {"read": 0, "write": 100}}});
+        for (k, v) in extra.as_object().unwrap() {
+            data[k] = v.clone();
+        }
+        self.message(ses, &mid, data);
+        for (i, p) in parts.into_iter().enumerate() {
+            self.part(ses, &mid, n + 1 + i as i64, p);
+        }
+        mid
+    }
+
+    fn message(&self, ses: &str, mid: &str, data: Value) {
+        self.conn
+            .execute(
+                "INSERT INTO message VALUES (?1, ?2, ?3, ?3, ?4)",
+                rusqlite::params![mid, ses, T0, data.to_string()],
+            )
+            .unwrap();
+    }
+
+    fn part(&self, ses: &str, mid: &str, n: i64, data: Value) {
+        self.conn
+            .execute(
+                "INSERT INTO part VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+                rusqlite::params![id("prt", n), mid, ses, T0 + n, data.to_string()],
+            )
+            .unwrap();
+    }
+
+    fn p(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+}
+
+fn tool(call: &str, name: &str, output: &str) -> Value {
+    json!({"type": "tool", "callID": call, "tool": name, "state": {"status": "completed",
+        "input": {"filePath": format!("/home/dev/proj/{call}.ts")}, "output": output, "title": call,
+        "metadata": {}, "time": {"start": T0, "end": T0 + 1}}})
+}
+
+fn text(t: &str) -> Value {
+    json!({"type": "text", "text": t})
+}
+
+/// The messages request `k` sends, as (role, [block type or text]).
+fn wire(path: &str, extra: &[&str], k: usize) -> Vec<(String, Vec<String>)> {
+    let at = k.to_string();
+    let mut args = vec!["wire", path, "--at", &at];
+    args.extend_from_slice(extra);
+    let w = bin::json(&args);
+    w["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let blocks = m["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| match b["type"].as_str().unwrap() {
+                    "text" => b["text"].as_str().unwrap().to_string(),
+                    "tool_use" => format!("use {}", b["id"].as_str().unwrap()),
+                    "tool_result" => format!("result {}", b["tool_use_id"].as_str().unwrap()),
+                    other => other.to_string(),
+                })
+                .collect();
+            (m["role"].as_str().unwrap().to_string(), blocks)
+        })
+        .collect()
+}
+
+fn timeline(path: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["timeline", path, "-j"];
+    args.extend_from_slice(extra);
+    bin::json(&args)
+}
+
+/// Reference §1.2 "Order messages and parts by id": rows written out of order
+/// (a tool part updated last, a message inserted late) are read in id order.
+#[test]
+fn s1_2_messages_and_parts_are_ordered_by_id() {
+    let mut db = Db::new();
+    db.session("ses_a", None, None);
+    let u = db.user("ses_a", "first");
+    let n = db.next();
+    let a = id("msg", n);
+    // Parts inserted last-first: the rows' order is not the ids'.
+    db.part("ses_a", &a, n + 3, text("after the call"));
+    db.part("ses_a", &a, n + 2, tool("call_b", "read", "B"));
+    db.part("ses_a", &a, n + 1, tool("call_a", "read", "A"));
+    db.message(
+        "ses_a",
+        &a,
+        json!({"role": "assistant", "time": {"created": T0 + n}, "parentID": u, "finish": "tool-calls",
+            "tokens": {"input": 1, "output": 1, "reasoning": 0, "cache": {"read": 0, "write": 0}}}),
+    );
+    // A later user message inserted before an earlier one.
+    let late = db.next();
+    let early_n = db.next();
+    let early = id("msg", late);
+    db.message(
+        "ses_a",
+        &id("msg", early_n),
+        json!({"role": "assistant", "time": {"created": T0 + early_n}, "parentID": early}),
+    );
+    db.message(
+        "ses_a",
+        &early,
+        json!({"role": "user", "time": {"created": T0 + late}}),
+    );
+    db.part("ses_a", &early, late + 1, text("second"));
+    let w = wire(db.p(), &[], 2);
+    assert_eq!(
+        w,
+        [
+            ("user".into(), vec!["first".to_string()]),
+            (
+                "assistant".into(),
+                vec![
+                    "use call_a".into(),
+                    "use call_b".into(),
+                    "after the call".into()
+                ]
+            ),
+            (
+                "user".into(),
+                vec![
+                    "result call_a".into(),
+                    "result call_b".into(),
+                    "second".into()
+                ]
+            ),
+        ]
+    );
+}
+
+/// Reference §1.4 "Request k is assistant message k": the sample's eight
+/// assistant messages are eight requests; a request after a prompt begins a
+/// turn, one after tool results continues the loop.
+#[test]
+fn s1_4_one_request_per_assistant_message() {
+    let t = timeline(SAMPLE, &[]);
+    assert_eq!(t["session"]["format"], "opencode-db");
+    assert_eq!(t["session"]["harness"], "opencode");
+    let reqs = t["requests"].as_array().unwrap();
+    assert_eq!(reqs.len(), 8);
+    let turns: Vec<bool> = reqs.iter().map(|r| r["begins_turn"] == true).collect();
+    assert_eq!(
+        turns,
+        [true, false, false, false, true, true, false, true],
+        "R1 and the prompts of turns 2, 3, 4 begin turns"
+    );
+    // SPEC §14: request.version is the session's recorded version.
+    assert!(reqs.iter().all(|r| r["version"] == "1.18.33"));
+    // Request 4 sends the three results of turn 1, whole (nothing is marked
+    // before R8: the stored text is what was sent).
+    let w = wire(SAMPLE, &[], 4);
+    assert_eq!(w.len(), 7);
+    let body = bin::json(&["wire", SAMPLE, "--at", "4"]);
+    let bash = &body["messages"][4]["content"][0];
+    assert_eq!(bash["tool_use_id"], "toolu_01Nm4Pq8Wx2Ks6Jd9Tb3LvYe");
+    assert_eq!(bash["content"].as_str().unwrap().len(), 239_999);
+}
+
+/// Reference §1.4 "session.revert hides messages after revert.messageID":
+/// the reverted message and those after it are left out, with a warning.
+#[test]
+fn s1_4_revert_leaves_out_the_reverted_messages() {
+    let mut db = Db::new();
+    let u1 = db.user("ses_r", "one");
+    db.assistant("ses_r", &u1, json!({}), vec![text("answer one")]);
+    let u2 = db.user("ses_r", "two");
+    db.assistant("ses_r", &u2, json!({}), vec![text("answer two")]);
+    db.session("ses_r", None, Some(json!({"messageID": u2})));
+    let t = timeline(db.p(), &[]);
+    assert_eq!(t["requests"].as_array().unwrap().len(), 1);
+    let w = &t["session"]["warnings"];
+    assert_eq!(w[0]["id"], "opencode_revert", "{w}");
+    // Without the revert both turns are there.
+    db.conn
+        .execute("UPDATE session SET revert = NULL", [])
+        .unwrap();
+    assert_eq!(
+        timeline(db.p(), &[])["requests"].as_array().unwrap().len(),
+        2
+    );
+}
+
+/// Reference §1.4 "The view starts at the last completed compaction" (1.3.2
+/// `filterCompacted`): a user message with a `compaction` part whose summary
+/// assistant finished; a failed summary does not move the view.
+#[test]
+fn s1_4_the_view_starts_at_the_last_completed_compaction() {
+    let mut db = Db::new();
+    db.session("ses_c", None, None);
+    let u1 = db.user("ses_c", "old prompt");
+    db.assistant("ses_c", &u1, json!({}), vec![text("old answer")]);
+    // A compaction that failed: no new view.
+    let n = db.next();
+    let c1 = id("msg", n);
+    db.message(
+        "ses_c",
+        &c1,
+        json!({"role": "user", "time": {"created": T0 + n}}),
+    );
+    db.part(
+        "ses_c",
+        &c1,
+        n + 1,
+        json!({"type": "compaction", "auto": true}),
+    );
+    db.assistant(
+        "ses_c",
+        &c1,
+        json!({"summary": true, "error": {"name": "APIError"}}),
+        vec![text("half a summary")],
+    );
+    let u2 = db.user("ses_c", "still the old view");
+    db.assistant("ses_c", &u2, json!({}), vec![text("ok")]);
+    assert_eq!(wire(db.p(), &[], 3)[0].1, ["old prompt"]);
+    // A completed one: later requests send from it on.
+    let n = db.next();
+    let c2 = id("msg", n);
+    db.message(
+        "ses_c",
+        &c2,
+        json!({"role": "user", "time": {"created": T0 + n}}),
+    );
+    db.part(
+        "ses_c",
+        &c2,
+        n + 1,
+        json!({"type": "compaction", "auto": true}),
+    );
+    db.assistant(
+        "ses_c",
+        &c2,
+        json!({"summary": true}),
+        vec![text("the summary")],
+    );
+    let u3 = db.user("ses_c", "new prompt");
+    db.assistant("ses_c", &u3, json!({}), vec![text("fine")]);
+    let w = wire(db.p(), &[], 5);
+    assert_eq!(
+        w,
+        [
+            ("user".into(), vec!["What did we do so far?".to_string()]),
+            ("assistant".into(), vec!["the summary".into()]),
+            ("user".into(), vec!["new prompt".into()]),
+        ]
+    );
+}
+
+/// Reference §1.3 `parentID` / §5.7: a sub-agent (`task`) session is planned
+/// as a what-if (SPEC §2).
+#[test]
+fn s1_3_a_sub_agent_session_is_a_what_if() {
+    let mut db = Db::new();
+    db.session("ses_main", None, None);
+    db.session("ses_child", Some("ses_main"), None);
+    let u = db.user("ses_main", "go");
+    db.assistant("ses_main", &u, json!({}), vec![text("done")]);
+    let c = db.user("ses_child", "sub task");
+    db.assistant("ses_child", &c, json!({}), vec![text("sub done")]);
+    let main = timeline(db.p(), &["--session", "ses_main"]);
+    assert_eq!(main["session"]["subagent_what_if"], false);
+    let child = timeline(db.p(), &["--session", "ses_child"]);
+    assert_eq!(child["session"]["subagent_what_if"], true);
+    // SPEC §9a: the sub-agent's responses are billed beside the main thread's.
+    let sub = &main["session"]["recorded"]["subagents"];
+    assert_eq!(sub["responses"], 1, "{sub}");
+    assert_eq!(sub["cache_write_5m"], 100);
+    assert_eq!(main["session"]["recorded"]["responses"], 1);
+    assert!(child["session"]["recorded"]["subagents"].is_null());
+    assert_eq!(
+        wire(db.p(), &["--session", "ses_child"], 1)[0].1,
+        ["sub task"]
+    );
+}
+
+/// SPEC §15.14 `--session ID`: without it a database of several sessions is
+/// exit 2 listing them; an unknown id is exit 2 too; every subcommand takes it.
+#[test]
+fn s15_14_session_chooses_one_session_of_a_database() {
+    let mut db = Db::new();
+    db.session("ses_one", None, None);
+    db.session("ses_two", None, None);
+    let u = db.user("ses_one", "one");
+    db.assistant("ses_one", &u, json!({}), vec![text("a")]);
+    let u = db.user("ses_two", "two");
+    db.assistant("ses_two", &u, json!({}), vec![text("b")]);
+    db.assistant("ses_two", &u, json!({}), vec![text("c")]);
+    for cmd in ["plan", "timeline", "evidence", "wire"] {
+        let (code, out, err) = bin::run(&[cmd, db.p()]);
+        assert_eq!(code, 2, "{cmd}: {out}");
+        assert!(
+            err.contains("2 sessions in this database; choose one with --session ID"),
+            "{err}"
+        );
+        assert!(err.contains("ses_one") && err.contains("ses_two"), "{err}");
+        let (code, _, err) = bin::run(&[cmd, db.p(), "--session", "ses_two"]);
+        assert_eq!(code, 0, "{cmd}: {err}");
+    }
+    let t = timeline(db.p(), &["--session", "ses_two"]);
+    assert_eq!(t["requests"].as_array().unwrap().len(), 2);
+    let (code, _, err) = bin::run(&["plan", db.p(), "--session", "ses_nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no session \"ses_nope\""), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// A file's bytes and mtime, None when it does not exist.
+type FileState = Option<(Vec<u8>, std::time::SystemTime)>;
+
+/// The database's files: bytes and mtime of each, and which exist beside it.
+fn snapshot(db: &Path) -> Vec<(String, FileState)> {
+    ["", "-wal", "-shm", "-journal"]
+        .iter()
+        .map(|s| {
+            let p = PathBuf::from(format!("{}{s}", db.display()));
+            let f = std::fs::read(&p)
+                .ok()
+                .map(|b| (b, std::fs::metadata(&p).unwrap().modified().unwrap()));
+            (s.to_string(), f)
+        })
+        .collect()
+}
+
+/// Reference §1.1 / SPEC §15.14 "opened mode=ro": a database in rollback mode
+/// is read in place, and nothing beside it is created or changed.
+#[test]
+fn s1_1_a_database_is_read_without_writing_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(SAMPLE, &db).unwrap();
+    let before = snapshot(&db);
+    assert!(before[1].1.is_none() && before[2].1.is_none());
+    bin::json(&["timeline", db.to_str().unwrap(), "-j"]);
+    assert_eq!(snapshot(&db), before);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+/// Reference §1.1 "The database runs in WAL mode … with a live writer the
+/// newest rows may still be in the WAL" / SPEC §15.14: a live OpenCode holds
+/// the WAL; mcscope reads a copy, sees the rows only the WAL has, and leaves
+/// the database, its `-wal` and its `-shm` as they were.
+#[test]
+fn s1_1_a_live_wal_database_is_read_from_a_copy() {
+    let mut db = Db::new();
+    db.conn
+        .execute_batch("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;")
+        .unwrap();
+    db.session("ses_w", None, None);
+    let u = db.user("ses_w", "in the wal");
+    db.assistant("ses_w", &u, json!({}), vec![text("also in the wal")]);
+    // The writer stays open (a live OpenCode): the rows are only in the WAL.
+    let before = snapshot(&db.path);
+    assert!(before[1].1.is_some(), "a -wal beside the database");
+    let w = wire(db.p(), &[], 1);
+    assert_eq!(w[0].1, ["in the wal"]);
+    assert_eq!(snapshot(&db.path), before, "nothing beside it changed");
+    // The writer still owns it: it can write on.
+    let u = db.user("ses_w", "written after the read");
+    assert!(!u.is_empty());
+}
+
+/// A database that cannot be read is one line and exit 2, never a panic:
+/// corrupt, not SQLite at all, or of a schema mcscope does not know.
+#[test]
+fn a_corrupt_or_unknown_database_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let corrupt = dir.path().join("corrupt.db");
+    let mut bytes = b"SQLite format 3\0".to_vec();
+    bytes.extend(std::iter::repeat_n(0xA5u8, 8192));
+    std::fs::write(&corrupt, bytes).unwrap();
+    let (code, out, err) = bin::run(&["timeline", corrupt.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.is_empty());
+    assert!(err.starts_with("mcscope: "), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // Half a real database: its pages cut off.
+    let half = dir.path().join("half.db");
+    let sample = std::fs::read(SAMPLE).unwrap();
+    std::fs::write(&half, &sample[..sample.len() / 3]).unwrap();
+    let (code, _, err) = bin::run(&["plan", half.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // Another program's database.
+    let other = dir.path().join("other.db");
+    Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE notes (id text, body text);")
+        .unwrap();
+    let (code, _, err) = bin::run(&["plan", other.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown schema") && err.contains("no table `session`"),
+        "{err}"
+    );
+}
+
+/// A database locked by a writer (rollback mode, exclusive lock held) is
+/// "busy", exit 2, after a short wait.
+#[test]
+fn a_busy_database_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(SAMPLE, &db).unwrap();
+    let writer = Connection::open(&db).unwrap();
+    writer
+        .execute_batch(
+            "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; UPDATE session SET title = 'x';",
+        )
+        .unwrap();
+    let (code, _, err) = bin::run(&["plan", db.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("busy"), "{err}");
+    drop(writer);
+}
+
+/// Reference §1.1 (≤ 1.1): the same session as JSON files under `storage/`.
+#[test]
+fn s1_1_the_json_tree_of_1_1_is_read_like_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("storage");
+    let w = |rel: &str, v: Value| {
+        let p = st.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    };
+    let ses = "ses_j";
+    let (m1, m2, m3) = (id("msg", 1), id("msg", 2), id("msg", 3));
+    w(
+        &format!("session/global/{ses}.json"),
+        json!({"id": ses, "projectID": "global", "slug": "s", "directory": "/d", "title": "t",
+            "version": "1.1.65", "time": {"created": T0, "updated": T0}}),
+    );
+    w(
+        &format!("message/{ses}/{m1}.json"),
+        json!({"id": m1, "sessionID": ses, "role": "user", "time": {"created": T0}}),
+    );
+    w(
+        &format!("part/{m1}/{}.json", id("prt", 1)),
+        json!({"id": id("prt", 1), "sessionID": ses, "messageID": m1, "type": "text", "text": "hi"}),
+    );
+    for (m, n) in [(&m2, 2), (&m3, 3)] {
+        w(
+            &format!("message/{ses}/{m}.json"),
+            json!({"id": m, "sessionID": ses, "role": "assistant", "parentID": m1,
+                "time": {"created": T0 + n}, "finish": "tool-calls",
+                "tokens": {"input": 1, "output": 2, "reasoning": 0, "cache": {"read": 0, "write": 0}}}),
+        );
+        let p = id("prt", n * 10);
+        let mut part = tool(&format!("call_{n}"), "bash", "out");
+        part["id"] = json!(p);
+        part["messageID"] = json!(m);
+        w(&format!("part/{m}/{p}.json"), part);
+    }
+    let path = st.join(format!("session/global/{ses}.json"));
+    let t = timeline(path.to_str().unwrap(), &[]);
+    assert_eq!(t["session"]["format"], "opencode-json");
+    // Two assistant messages, and the results of the last one still to send
+    // (the loop stopped before its next step): a trailing request.
+    let reqs = t["requests"].as_array().unwrap();
+    assert_eq!(reqs.len(), 3);
+    assert_eq!(t["session"]["responses"], 2);
+    assert_eq!(t["requests"][1]["version"], "1.1.65");
+    let w2 = wire(path.to_str().unwrap(), &[], 2);
+    assert_eq!(w2[2].1, ["result call_2"]);
+}
+
+/// Reference §1.3 `tokens` and `cost` / SPEC §14, §15.14: each assistant
+/// message's usage is a response's (input, cache writes and reads, output with
+/// the reasoning tokens), and `recorded.harness_usd` is the sum of OpenCode's
+/// own `cost`, beside mcscope's price.
+#[test]
+fn s1_3_tokens_and_cost_are_the_recorded_bill() {
+    let r = &timeline(SAMPLE, &[])["session"]["recorded"];
+    assert_eq!(r["responses"], 8);
+    // Σ over the sample's eight messages (scripts/make-opencode-sample.py).
+    assert_eq!(r["input"], 27);
+    assert_eq!(r["output"], 456);
+    assert_eq!(r["cache_write_5m"], 148_160);
+    assert_eq!(r["cache_read"], 242_430);
+    assert_eq!(r["harness_usd"], 0.4914);
+    assert!(r["usd"].as_f64().is_some(), "claude-sonnet-4-5 has a price");
+    // Reasoning tokens count as output; a message without `tokens` has no usage.
+    let mut db = Db::new();
+    db.session("ses_t", None, None);
+    let u = db.user("ses_t", "think");
+    db.assistant(
+        "ses_t",
+        &u,
+        json!({"cost": 0.25, "tokens": {"input": 5, "output": 7, "reasoning": 11, "cache": {"read": 13, "write": 17}}}),
+        vec![text("a")],
+    );
+    db.assistant(
+        "ses_t",
+        &u,
+        json!({"cost": 0.5, "tokens": null}),
+        vec![text("b")],
+    );
+    let r = &timeline(db.p(), &[])["session"]["recorded"];
+    assert_eq!(r["responses"], 1);
+    assert_eq!(
+        (
+            &r["input"],
+            &r["output"],
+            &r["cache_read"],
+            &r["cache_write_5m"]
+        ),
+        (&json!(5), &json!(18), &json!(13), &json!(17))
+    );
+    assert_eq!(r["harness_usd"], 0.75);
+    // A harness that records no cost has no such key.
+    let c = bin::json(&["timeline", "sample-sessions/claude-demo.jsonl", "-j"]);
+    assert!(c["session"]["recorded"].get("harness_usd").is_none());
+}
+
+/// SPEC §15.14 / issue #29 item 1: `mcscope opencode.db` opens a picker of the
+/// database's sessions (newest first, a sub-agent session under its parent,
+/// counts from the rows), and Enter opens the chosen one (`--session ID`).
+#[test]
+fn s15_14_a_database_opens_a_picker_of_its_sessions() {
+    use mcscope::tui::picker::{Picker, Row};
+    let mut db = Db::new();
+    db.session("ses_old", None, None);
+    db.session("ses_sub", Some("ses_old"), None);
+    db.session("ses_new", None, None);
+    db.conn
+        .execute(
+            "UPDATE session SET time_updated = time_updated + 100 WHERE id = 'ses_new'",
+            [],
+        )
+        .unwrap();
+    let u = db.user("ses_old", "old");
+    db.assistant(
+        "ses_old",
+        &u,
+        json!({}),
+        vec![tool("c1", "read", "x"), text("a")],
+    );
+    db.assistant("ses_old", &u, json!({}), vec![text("b")]);
+    let u = db.user("ses_sub", "sub");
+    db.assistant("ses_sub", &u, json!({}), vec![text("c")]);
+    let u = db.user("ses_new", "new");
+    db.assistant("ses_new", &u, json!({}), vec![text("d")]);
+    let format = mcscope::load::sniff(&db.path).unwrap();
+    assert!(mcscope::load::holds_sessions(format));
+    let sessions = mcscope::load::database_sessions(&db.path).unwrap();
+    let mut p = Picker::of_database("db".into(), &db.path, format, &sessions);
+    let ids: Vec<String> = p
+        .rows
+        .iter()
+        .map(|r| match *r {
+            Row::File(i) => p.entries[i].session.clone().unwrap(),
+            Row::Thread(..) => panic!("no threads in a database"),
+        })
+        .collect();
+    assert_eq!(ids, ["ses_new", "ses_old", "ses_sub"]);
+    let old = p
+        .entries
+        .iter()
+        .position(|e| e.session.as_deref() == Some("ses_old"))
+        .unwrap();
+    let sub = p
+        .entries
+        .iter()
+        .position(|e| e.session.as_deref() == Some("ses_sub"))
+        .unwrap();
+    assert_eq!(p.parent_of(sub), Some(old));
+    let s = p.entries[old].summary.as_ref().unwrap();
+    assert_eq!((s.requests, s.results), (2, 1));
+    assert_eq!(s.prompt.as_deref(), Some("title of ses_old"));
+    p.selected = 1;
+    let t = p.target().unwrap();
+    assert_eq!(t.session.as_deref(), Some("ses_old"));
+    // What Enter loads: that session.
+    let (setup, _) = mcscope::tui::load_target(
+        &t,
+        &mcscope::cli::Opts::default(),
+        &std::sync::atomic::AtomicU64::new(0),
+    )
+    .unwrap();
+    assert_eq!(setup.session.session_id.as_deref(), Some("ses_old"));
+    assert_eq!(setup.session.requests.len(), 2);
+}
+
+/// A one-part tool output of `tokens` tokens by OpenCode's `round(len/4)`.
+fn out(tokens: usize) -> String {
+    "x".repeat(tokens * 4)
+}
+
+/// The ids request `k` sends as the placeholder, from the wire.
+fn placeholders(path: &str, extra: &[&str], k: usize) -> Vec<String> {
+    let at = k.to_string();
+    let mut args = vec!["wire", path, "--at", &at];
+    args.extend_from_slice(extra);
+    let w = bin::json(&args);
+    let mut ids = Vec::new();
+    for m in w["messages"].as_array().unwrap() {
+        for b in m["content"].as_array().unwrap() {
+            if b["type"] == "tool_result" && b["content"] == "[Old tool result content cleared]" {
+                ids.push(b["tool_use_id"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    ids
+}
+
+/// Reference §4, the worked example's extension: after turn 3 prune scans
+/// grep (2,000, protected), bash (60,000: total 62,000 > 40,000) and read
+/// (500): 60,500 > 20,000, so the bash and the read are marked; request 8,
+/// the first of turn 4, sends the placeholder for both; the grep stays.
+#[test]
+fn s4_the_worked_example_prunes_the_bash_and_the_read() {
+    let t = timeline(SAMPLE, &["--policy", "prune"]);
+    let reqs = t["requests"].as_array().unwrap();
+    let fired: Vec<usize> = reqs
+        .iter()
+        .filter(|r| r["fired"] == true)
+        .map(|r| r["index"].as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(fired, [8]);
+    assert_eq!(reqs[7]["trigger"], "prune");
+    assert_eq!(reqs[7]["tokens_saved"], 60_500);
+    let mut cleared: Vec<String> = reqs[7]["newly_cleared"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    cleared.sort();
+    assert_eq!(
+        cleared,
+        [
+            "toolu_01Hq3xK9mVb2Lw7Rt5Yz8NcD",
+            "toolu_01Nm4Pq8Wx2Ks6Jd9Tb3LvYe"
+        ]
+    );
+    let mut wire = placeholders(SAMPLE, &["--policy", "prune"], 8);
+    wire.sort();
+    assert_eq!(wire, cleared);
+    assert!(placeholders(SAMPLE, &["--policy", "prune"], 7).is_empty());
+    // The grep is kept: within the newest 40,000 tokens.
+    let plan = bin::json(&["plan", SAMPLE, "--policy", "prune", "--at", "8", "-j"]);
+    let grep = plan["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["tool_use_id"] == "toolu_01Rc7Vn2Hs5Qw8Lm1Xk4PzTb")
+        .unwrap()
+        .clone();
+    assert_eq!(grep["status"], "kept", "{grep}");
+    assert_eq!(grep["est_tokens"], 2000, "{grep}");
+    assert!(
+        grep["reason"].as_str().unwrap().contains("newest 40,000"),
+        "{grep}"
+    );
+}
+
+/// Reference §2.2 "It runs once per finished prompt loop": never at a request
+/// that continues a loop, and its marks show from the next turn's first request.
+#[test]
+fn s2_2_prune_runs_after_a_loop_so_it_changes_the_next_turn() {
+    let t = timeline(SAMPLE, &["--policy", "prune"]);
+    for r in t["requests"].as_array().unwrap() {
+        if r["begins_turn"] == false {
+            assert_eq!(r["fired"], false);
+            assert!(r["note"].as_str().unwrap().contains("continues one"), "{r}");
+        }
+    }
+}
+
+/// Reference §2.3 "Protected turns" and "Trigger": the results of the latest
+/// two turns are never candidates, the newest 40,000 tokens are kept, and it
+/// marks only when strictly more than 20,000 can go.
+#[test]
+fn s2_3_two_turns_protected_and_the_minimum_is_strict() {
+    for (older, fires) in [(20_000, false), (20_001, true)] {
+        let mut db = Db::new();
+        db.session("ses_p", None, None);
+        let u = db.user("ses_p", "turn 1");
+        // Oldest first: `older` tokens, then 40,000 (exactly the protection).
+        db.assistant(
+            "ses_p",
+            &u,
+            json!({"finish": "tool-calls"}),
+            vec![tool("old", "read", &out(older))],
+        );
+        db.assistant(
+            "ses_p",
+            &u,
+            json!({"finish": "tool-calls"}),
+            vec![tool("new", "bash", &out(40_000))],
+        );
+        db.assistant("ses_p", &u, json!({}), vec![text("done")]);
+        for turn in ["turn 2", "turn 3", "turn 4"] {
+            let u = db.user("ses_p", turn);
+            db.assistant("ses_p", &u, json!({}), vec![text("ok")]);
+        }
+        let t = timeline(db.p(), &["--policy", "prune"]);
+        let reqs = t["requests"].as_array().unwrap();
+        // Requests 1–3 are turn 1, 4 turn 2, 5 turn 3, 6 turn 4. At 5 (after
+        // turn 2's loop) turns 2 and 1 are the latest two: nothing scanned.
+        assert_eq!(reqs[4]["fired"], false);
+        assert!(reqs[4]["note"].as_str().unwrap().contains("(of 0 scanned)"));
+        // At 6 (after turn 3) turn 1 is scanned.
+        assert_eq!(
+            reqs[5]["fired"], fires,
+            "older {older}: {}",
+            reqs[5]["note"]
+        );
+        if fires {
+            assert_eq!(reqs[5]["newly_cleared"], json!(["old"]));
+        } else {
+            assert!(
+                reqs[5]["note"]
+                    .as_str()
+                    .unwrap()
+                    .contains("20,000 tokens past")
+            );
+        }
+    }
+}
+
+/// Reference §2.3 "Candidates": `skill` is never marked, error parts are
+/// neither counted nor marked; every other tool is (MCP tools included).
+#[test]
+fn s2_3_skill_is_protected_and_errors_are_not_counted() {
+    let mut db = Db::new();
+    db.session("ses_s", None, None);
+    let u = db.user("ses_s", "turn 1");
+    let mut error = tool("err", "bash", "");
+    error["state"] = json!({"status": "error", "input": {}, "error": out(90_000), "time": {"start": T0, "end": T0 + 1}});
+    db.assistant(
+        "ses_s",
+        &u,
+        json!({"finish": "tool-calls"}),
+        vec![
+            tool("sk", "skill", &out(30_000)),
+            tool("mcp", "github_get_issue", &out(30_000)),
+            error,
+        ],
+    );
+    db.assistant(
+        "ses_s",
+        &u,
+        json!({"finish": "tool-calls"}),
+        vec![tool("rd", "read", &out(40_000))],
+    );
+    db.assistant("ses_s", &u, json!({}), vec![text("done")]);
+    for turn in ["turn 2", "turn 3", "turn 4"] {
+        let u = db.user("ses_s", turn);
+        db.assistant("ses_s", &u, json!({}), vec![text("ok")]);
+    }
+    let t = timeline(db.p(), &["--policy", "prune"]);
+    let r = &t["requests"][5];
+    // read 40,000 protected; the error not counted; the MCP result marked
+    // (30,000 > 20,000); the skill never.
+    assert_eq!(r["newly_cleared"], json!(["mcp"]), "{}", r["note"]);
+}
+
+/// Reference §2.3 "Stop" / §4 "A later prune stops at the compacted bash
+/// part": once results are marked, a later prune does not look past them.
+#[test]
+fn s2_3_a_later_prune_stops_at_a_marked_part() {
+    let mut db = Db::new();
+    db.session("ses_m", None, None);
+    let u = db.user("ses_m", "turn 1");
+    db.assistant(
+        "ses_m",
+        &u,
+        json!({"finish": "tool-calls"}),
+        vec![tool("a", "read", &out(30_000))],
+    );
+    db.assistant(
+        "ses_m",
+        &u,
+        json!({"finish": "tool-calls"}),
+        vec![tool("b", "read", &out(45_000))],
+    );
+    db.assistant("ses_m", &u, json!({}), vec![text("done")]);
+    let u = db.user("ses_m", "turn 2");
+    db.assistant(
+        "ses_m",
+        &u,
+        json!({"finish": "tool-calls"}),
+        vec![tool("c", "read", &out(45_000))],
+    );
+    db.assistant("ses_m", &u, json!({}), vec![text("ok")]);
+    for turn in ["turn 3", "turn 4", "turn 5"] {
+        let u = db.user("ses_m", turn);
+        db.assistant("ses_m", &u, json!({}), vec![text("ok")]);
+    }
+    let t = timeline(db.p(), &["--policy", "prune"]);
+    let fired: Vec<(u64, Value)> = t["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["fired"] == true)
+        .map(|r| (r["index"].as_u64().unwrap(), r["newly_cleared"].clone()))
+        .collect();
+    // After turn 3 (request 7): b 45,000 > 40,000 → b and a marked (75,000).
+    // After turn 4 (request 8): c alone is scanned before it stops at b:
+    // 45,000 > 40,000, so c is past the protection, 45,000 > 20,000: marked.
+    assert_eq!(
+        fired,
+        [(7, json!(["a", "b"])), (8, json!(["c"]))],
+        "{}",
+        serde_json::to_string_pretty(&t["requests"]).unwrap()
+    );
+}
+
+/// SPEC §15.14 `auto`: prune up to 1.3.2, none from 1.14.34 (off unless the
+/// user's config says `compaction.prune: true`) unless a recorded mark shows
+/// it on, and a note saying why not.
+#[test]
+fn s15_14_auto_runs_prune_by_version_or_by_a_recorded_mark() {
+    let make = |version: &str| {
+        let mut db = Db::new();
+        db.session("ses_v", None, None);
+        db.conn
+            .execute("UPDATE session SET version = ?1", [version])
+            .unwrap();
+        let u = db.user("ses_v", "turn 1");
+        db.assistant(
+            "ses_v",
+            &u,
+            json!({"finish": "tool-calls"}),
+            vec![tool("a", "read", &out(70_000))],
+        );
+        db.assistant("ses_v", &u, json!({}), vec![text("done")]);
+        for turn in ["turn 2", "turn 3", "turn 4"] {
+            let u = db.user("ses_v", turn);
+            db.assistant("ses_v", &u, json!({}), vec![text("ok")]);
+        }
+        db
+    };
+    // Requests: 1–2 turn 1, 3 turn 2, 4 turn 3, 5 turn 4 (after turn 3's loop).
+    let old = make("1.3.2");
+    let t = timeline(old.p(), &[]);
+    assert_eq!(t["requests"][4]["plan_kind"], "prune");
+    assert_eq!(t["requests"][4]["newly_cleared"], json!(["a"]));
+    let new = make("1.18.33");
+    let t = timeline(new.p(), &[]);
+    let r = &t["requests"][4];
+    assert_eq!(r["plan_kind"], Value::Null);
+    assert!(
+        r["note"].as_str().unwrap().contains("compaction.prune"),
+        "{r}"
+    );
+    // The sample is 1.18.33, but its marks prove prune was on.
+    let t = timeline(SAMPLE, &[]);
+    assert_eq!(t["requests"][7]["plan_kind"], "prune");
+    assert_eq!(t["requests"][7]["fired"], true);
+}
+
+/// SPEC §14 evidence: a stored mark is the harness's own clearing, attached to
+/// the first request whose assistant began after it, compared with the
+/// simulated prune there (`agrees` / `missing` / `extra`), in
+/// `recorded_cleared` and in the `recorded` baseline.
+#[test]
+fn s14_a_stored_mark_is_evidence_compared_with_the_simulated_prune() {
+    let t = timeline(SAMPLE, &[]);
+    let r = &t["requests"][7];
+    let mc = &r["evidence"]["microcompact"];
+    assert_eq!(mc["writer"], "opencode_prune");
+    assert_eq!(mc["agrees"], true, "{mc}");
+    assert_eq!(mc["tokens_saved"], 60_500);
+    assert_eq!(r["recorded_cleared"].as_array().unwrap().len(), 2);
+    // No request before 8 carries it.
+    for q in &t["requests"].as_array().unwrap()[..7] {
+        assert!(q["evidence"]["microcompact"].is_null());
+    }
+    // The baseline replays the marks.
+    let b = timeline(SAMPLE, &["--policy", "recorded"]);
+    assert_eq!(
+        b["requests"][7]["newly_cleared"].as_array().unwrap().len(),
+        2
+    );
+    assert_eq!(placeholders(SAMPLE, &["--policy", "recorded"], 8).len(), 2);
+    // A mark on the read only: the simulated bash is `extra`… or, the
+    // record's read and the plan's differ, never `agrees`.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(SAMPLE, &db).unwrap();
+    let conn = Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE part SET data = json_remove(data, '$.state.time.compacted') WHERE id = 'prt_22bbc98b2001Vs2Kd8Pm5Rj1Gx'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let t = timeline(db.to_str().unwrap(), &[]);
+    let mc = &t["requests"][7]["evidence"]["microcompact"];
+    assert_eq!(mc["agrees"], false, "{mc}");
+    assert_eq!(
+        mc["compacted_tool_ids"],
+        json!(["toolu_01Hq3xK9mVb2Lw7Rt5Yz8NcD"])
+    );
+    let diff = [&mc["missing"], &mc["extra"]];
+    assert!(
+        diff.iter().any(|l| l
+            .as_array()
+            .unwrap()
+            .contains(&json!("toolu_01Nm4Pq8Wx2Ks6Jd9Tb3LvYe"))),
+        "{mc}"
+    );
+    // A what-if setting replaces it: a plan with a higher protection clears
+    // nothing, whatever the marks say.
+    assert!(
+        placeholders(
+            SAMPLE,
+            &["--policy", "prune", "--prune-protect", "10000000"],
+            8
+        )
+        .is_empty()
+    );
+}
+
+/// SPEC §15.13: the thresholds are parameters (`--prune-protect`,
+/// `--prune-minimum`, keys `prune_protect_tokens` / `prune_minimum_tokens`),
+/// defaults 40,000 and 20,000 (reference §2.5: constants in OpenCode).
+#[test]
+fn s2_5_the_thresholds_are_parameters_with_opencode_s_defaults() {
+    let fired_at_8 = |extra: &[&str]| {
+        let mut args = vec!["--policy", "prune"];
+        args.extend_from_slice(extra);
+        timeline(SAMPLE, &args)["requests"][7]["fired"] == true
+    };
+    let t = timeline(SAMPLE, &["--policy", "prune"]);
+    assert_eq!(t["policy"]["prune_protect_tokens"], 40_000);
+    assert_eq!(t["policy"]["prune_minimum_tokens"], 20_000);
+    // 62,500 in all: all protected under 70,000.
+    assert!(!fired_at_8(&["--prune-protect", "70000"]));
+    // 60,500 prunable: the minimum is strict.
+    assert!(!fired_at_8(&["--prune-minimum", "60500"]));
+    assert!(fired_at_8(&["--prune-minimum", "60499"]));
+    let t = timeline(SAMPLE, &["--policy", "prune", "--prune-protect", "70000"]);
+    assert_eq!(t["policy"]["prune_protect_tokens"], 70_000);
+    // A Claude session's policy has no such keys.
+    let c = bin::json(&["timeline", "sample-sessions/claude-demo.jsonl", "-j"]);
+    assert!(c["policy"].get("prune_protect_tokens").is_none());
+}
+
+/// SPEC §15.14 "`compare DB` compares every main session": each main session
+/// is a unit (`PATH#ID`), a sub-agent session is billed in its parent's row,
+/// and the prune row is the user's `compaction.prune`.
+#[test]
+fn s15_14_compare_a_database_compares_every_main_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    std::fs::copy(SAMPLE, &db).unwrap();
+    let conn = Connection::open(&db).unwrap();
+    conn.execute_batch(
+        "INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated)
+           SELECT 'ses_other', project_id, NULL, 'b', directory, 'Other', version, time_created, time_updated - 9 FROM session;
+         INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated)
+           SELECT 'ses_kid', project_id, 'ses_dd4438cb3ffeXq3Lm9TzR2bN7c', 'k', directory, 'Kid', version, time_created, time_updated - 5
+           FROM session WHERE id = 'ses_dd4438cb3ffeXq3Lm9TzR2bN7c';",
+    )
+    .unwrap();
+    drop(conn);
+    let c = bin::json(&["compare", db.to_str().unwrap(), "-j"]);
+    let paths: Vec<&str> = c["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths.len(), 1, "{paths:?}");
+    assert!(paths[0].ends_with("#ses_dd4438cb3ffeXq3Lm9TzR2bN7c"));
+    // The session without requests is skipped as a folder's empty file is.
+    assert_eq!(c["skipped"][0]["reason"], "empty", "{}", c["skipped"]);
+    let row = &c["rows"][1];
+    assert_eq!(row["availability"], "user");
+    assert_eq!(row["knob"], json!({"compaction.prune": true}));
+}
+
+/// The TUI at 80×24 on the sample (docs/adding-a-harness.md): request 8 under
+/// `auto` shows OpenCode's prune, the bash and the read cleared, the grep kept.
+#[test]
+fn the_sample_at_80x24_shows_the_prune_at_request_8() {
+    let opts = mcscope::cli::Opts {
+        at: Some("8".into()),
+        ..Default::default()
+    };
+    let setup = mcscope::cli::setup(Path::new(SAMPLE), &opts).unwrap();
+    let mut app = mcscope::tui::app::App::session_at(setup, 8);
+    app.view_mut().unwrap().wait_background();
+    let lines = screen::screen(&app, 80, 24);
+    let all = lines.join("\n");
+    assert!(lines.iter().all(|l| l.chars().count() == 80), "{all}");
+    assert!(all.contains("opencode-db"), "{all}");
+    assert!(all.contains("prune"), "{all}");
+    let bash = screen::row(&lines, "npm run build");
+    assert!(bash.contains("cleared"), "{all}");
+    let grep = screen::row(&lines, "vendor/heavy");
+    assert!(grep.contains("kept"), "{all}");
+}
