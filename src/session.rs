@@ -536,6 +536,9 @@ pub struct Session {
     /// `tool-outputs/`), by result, for an output the file holds only masked:
     /// what `v` shows (read only inside the session's own folder tree).
     pub saved_originals: std::collections::HashMap<usize, String>,
+    /// View segments that begin at a rewind, not at a compaction (Gemini
+    /// CLI's `$rewindTo` starts the view again from what it keeps).
+    pub rewind_segments: Vec<usize>,
 }
 
 /// Every tool id of the session numbered once: calls and results with the
@@ -565,6 +568,16 @@ pub struct IdTable {
 }
 
 impl Session {
+    /// Whether request index `i` (0-based) is the first of a view that a
+    /// compaction began: a later segment than the request before it, unless
+    /// a rewind began it.
+    pub fn compacted_before(&self, i: usize) -> bool {
+        i > 0
+            && i < self.requests.len()
+            && self.requests[i].segment != self.requests[i - 1].segment
+            && !self.rewind_segments.contains(&self.requests[i].segment)
+    }
+
     /// Whether a `tool_results_cut` record is in the view of request `at`, or
     /// (None) of any request (SPEC §13.C `claude_cut_flags`; the union over the
     /// requests).
@@ -611,6 +624,7 @@ impl Session {
             masked_tokens: Vec::new(),
             masked_text: Default::default(),
             saved_originals: Default::default(),
+            rewind_segments: Vec::new(),
             return_anchor: true,
         }
     }

@@ -689,3 +689,148 @@ fn spec_15_13_the_mask_thresholds_tuned_with_colon_commands() {
     let lines = screen::screen(&a, 80, 24).join("\n");
     assert!(lines.contains("expected tokens"), "{lines}");
 }
+
+/// Reference §2.4 (a generic preview cut at 250 UTF-16 units can split a
+/// pair): Gemini CLI then writes a lone surrogate escape, which `JSON.parse`
+/// reads. The line is kept (the half read as U+FFFD, with a diagnostic), so
+/// the masking it records is still seen.
+#[test]
+fn reference_2_4_a_lone_surrogate_in_a_masked_line_keeps_the_record() {
+    let text = MASKED_TEXT();
+    assert!(text.contains("<tool_output_masked>"));
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("session-s.jsonl");
+    // Put a lone high surrogate escape into the masked snippet of read_file.
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.contains("\"$set\":{\"messages\"") {
+                l.replacen(
+                    "<tool_output_masked>\\n{",
+                    "<tool_output_masked>\\n\\ud83d{",
+                    1,
+                )
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let t = json(&["timeline", p.to_str().unwrap(), "-j"]);
+    let mc = &t["requests"][3]["evidence"]["microcompact"];
+    assert_eq!(mc["writer"], "gemini_mask", "{mc}");
+    assert_eq!(ids(&mc["compacted_tool_ids"]), [F1, F2]);
+    let diags = t["session"]["diagnostics"].as_array().unwrap();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("U+FFFD")),
+        "{diags:?}"
+    );
+}
+
+#[allow(non_snake_case)]
+fn MASKED_TEXT() -> String {
+    std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(MASKED)).unwrap()
+}
+
+/// SPEC §14 (a recorded clearing is treated like Claude's budget-writer
+/// boundary) and §15.21: the observed break where Gemini CLI masked is
+/// `harness_rewrite` too, and `explain` names the record `gemini_mask`.
+#[test]
+fn spec_14_a_recorded_masking_explains_the_break_and_names_its_record() {
+    let e = json(&["evidence", MASKED, "-j"]);
+    let ex = &e["requests"][3]["observed_break"]["explanations"];
+    assert_eq!(ex, &json!(["plan_rewrite", "harness_rewrite"]), "{ex}");
+    let x = json(&["explain", MASKED, F2, "-j"]);
+    assert_eq!(
+        x["records"],
+        json!([{"line": 32, "kind": "gemini_mask", "request": 4}])
+    );
+    assert!(ok(&["evidence", MASKED]).contains("1 gemini_mask record(s)"));
+}
+
+/// SPEC §15.3: plan parameters given with `recorded` are exit 2 (the mask
+/// thresholds included), and its policy object holds mask's keys, null.
+#[test]
+fn spec_15_3_recorded_takes_no_mask_threshold_and_prints_them_null() {
+    for flag in [
+        &["--protect-tokens", "5"][..],
+        &["--min-prunable-tokens", "5"][..],
+        &["--no-protect-latest-turn"][..],
+    ] {
+        let mut args = vec!["timeline", MASKED, "--policy", "recorded"];
+        args.extend_from_slice(flag);
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{flag:?}: {err}");
+    }
+    let t = json(&["timeline", MASKED, "--policy", "recorded", "-j"]);
+    for k in [
+        "mask_protect_tokens",
+        "mask_min_prunable_tokens",
+        "mask_protect_latest_turn",
+    ] {
+        assert!(
+            t["policy"][k].is_null() && t["policy"].get(k).is_some(),
+            "{k}: {}",
+            t["policy"]
+        );
+    }
+}
+
+/// Reference §1.2: a `$rewindTo` starts the view again from what it keeps;
+/// that is no compaction (an observed break there is not explained by one).
+#[test]
+fn reference_1_2_a_rewind_is_no_compaction() {
+    let (_d, p) = file(
+        "session-w.jsonl",
+        &[
+            header(),
+            user("u1", "2026-11-30T09:00:01.000Z", "first"),
+            gemini("g1", "2026-11-30T09:00:02.000Z", "one"),
+            user("u2", "2026-11-30T09:00:03.000Z", "second"),
+            gemini("g2", "2026-11-30T09:00:04.000Z", "two"),
+            json!({"$rewindTo": "u2"}),
+            user("u3", "2026-11-30T09:00:05.000Z", "instead"),
+            gemini("g3", "2026-11-30T09:00:06.000Z", "three"),
+        ]
+        .map(|mut l| {
+            // A warm cache that reads nothing after the rewind: a break.
+            let cached = match l["id"].as_str() {
+                Some("g2") => 5000,
+                Some("g3") => 0,
+                _ => 0,
+            };
+            if l["type"] == "gemini" {
+                l["tokens"] = json!({"input": 6000, "output": 10, "cached": cached, "thoughts": 0, "tool": 0, "total": 6010});
+            }
+            l
+        }),
+    );
+    let e = json(&["evidence", &p, "-j"]);
+    let b = &e["requests"][2]["observed_break"];
+    let ex = b["explanations"]
+        .as_array()
+        .expect("a break at the request after the rewind");
+    assert!(!ex.contains(&json!("compaction")), "{b}");
+}
+
+/// The picker counts the results of the 0.39–0.43 layout, which live only
+/// in the responses' `toolCalls`.
+#[test]
+fn reference_1_3_the_picker_counts_results_of_tool_calls() {
+    let mut g = gemini("g1", "2026-11-30T09:00:02.000Z", "");
+    g["toolCalls"] = json!([{"id": "c1", "name": "read_file", "args": {},
+        "result": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": "A"}}}]}]);
+    let (_d, p) = file(
+        "session-k.jsonl",
+        &[
+            header(),
+            user("u1", "2026-11-30T09:00:01.000Z", "read"),
+            g,
+            gemini("g2", "2026-11-30T09:00:03.000Z", "ok"),
+        ],
+    );
+    let row = mcscope::scan::scan(std::path::Path::new(&p));
+    assert_eq!((row.requests, row.results), (2, 1));
+}

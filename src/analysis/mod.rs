@@ -477,7 +477,7 @@ pub fn records_naming(s: &Session, id: &str) -> Vec<RecordRef> {
         .filter(|(_, e)| e.compacted_tool_ids.iter().any(|x| x == id))
         .map(|(i, e)| RecordRef {
             line: e.line,
-            kind: "microcompact_boundary",
+            kind: crate::evidence::Writer::of_record(e).record_kind(),
             request: attached.iter().find(|a| a.0 == i).map(|a| match a.2 {
                 crate::evidence::Target::Request(k) | crate::evidence::Target::Compaction(k) => k,
             }),

@@ -105,7 +105,7 @@ pub(crate) fn rows(setup: &Setup) -> Vec<RequestRow> {
                     .and_then(|e| e.observed_break.as_ref())
                     .map(|b| (b.drop(), b.explanations())),
                 boundaries,
-                compaction: (i > 0 && req.segment != s.requests[i - 1].segment)
+                compaction: s.compacted_before(i)
                     || req
                         .response
                         .and_then(|m| s.messages[m].usage.as_ref())

@@ -60,6 +60,15 @@ impl Writer {
         }
     }
 
+    /// The record's kind as `explain` names it (SPEC §15.21).
+    pub fn record_kind(self) -> &'static str {
+        match self {
+            Writer::Budget | Writer::Cached => "microcompact_boundary",
+            Writer::GeminiMask => "gemini_mask",
+            Writer::Prune => "opencode_prune",
+        }
+    }
+
     pub fn of(pre_tokens: Option<u64>) -> Writer {
         if pre_tokens.unwrap_or(0) > 0 {
             Writer::Budget

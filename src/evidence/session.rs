@@ -193,7 +193,8 @@ pub fn collect(
                     let ev = &out.requests[i];
                     let pm = response(s, &s.requests[p - 1]);
                     let facts = BreakFacts {
-                        compaction: s.requests[p - 1].segment != req.segment,
+                        compaction: s.requests[p - 1].segment != req.segment
+                            && !s.rewind_segments.contains(&req.segment),
                         server_compaction: raw.server_compaction,
                         model_change: match (pm.and_then(|m| m.model.as_deref()), &m.model) {
                             (Some(a), Some(b)) => a != b,
@@ -203,10 +204,12 @@ pub fn collect(
                         plan_rewrite: false,
                         // The budget writer rewrote results (the prefix breaks);
                         // the cached writer deleted from the cache (it stays).
-                        harness_rewrite: ev
-                            .microcompact
-                            .as_ref()
-                            .is_some_and(|m| matches!(m.writer, Writer::Budget | Writer::Prune)),
+                        harness_rewrite: ev.microcompact.as_ref().is_some_and(|m| {
+                            matches!(
+                                m.writer,
+                                Writer::Budget | Writer::Prune | Writer::GeminiMask
+                            )
+                        }),
                         cache_edits: ev
                             .microcompact
                             .as_ref()

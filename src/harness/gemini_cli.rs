@@ -204,9 +204,10 @@ pub fn part_tokens(part: &Value) -> u64 {
 /// `getToolOutputContent`: the pretty JSON of `response` (2 spaces), None
 /// when it is null or absent (such a part is never a candidate).
 pub fn output_content(fr: &Value) -> Option<String> {
+    // `if (!response) return null`: a falsy response is no output.
     match fr.get("response") {
-        None | Some(Value::Null) => None,
-        Some(v) => serde_json::to_string_pretty(v).ok(),
+        Some(v) if truthy(v) => serde_json::to_string_pretty(v).ok(),
+        _ => None,
     }
 }
 
@@ -271,7 +272,8 @@ fn simple_preview(content: &str) -> String {
 /// JavaScript's `String.prototype.trim` (white space and line terminators,
 /// the byte-order mark included).
 fn js_trim(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+    // JavaScript's white space is Unicode's but for U+0085, plus U+FEFF.
+    s.trim_matches(|c: char| (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}')
 }
 
 /// The shell tool's section names (`sectionRegex`).
@@ -351,9 +353,11 @@ fn shell_preview(response: &Value) -> String {
         Some(v) => return js_text(v),
     };
     let (pre, sections) = split_sections(&content);
-    let mut preview = if sections.is_empty() {
-        simple_preview(&content)
-    } else {
+    // `parts.length < 3`: no section, the line rule alone (and nothing added).
+    if sections.is_empty() {
+        return simple_preview(&content);
+    }
+    let mut preview = {
         let mut parts = Vec::new();
         if !js_trim(&pre).is_empty() {
             parts.push(simple_preview(js_trim(&pre)));
@@ -563,10 +567,13 @@ mod tests {
         let p = shell_preview(&json!({"output": text}));
         assert!(p.starts_with("l1\nl2\n"));
         assert!(p.contains("... [11 lines omitted] ..."));
-        // An error response of the shell: no output, the error appended.
+        // No section marker returns the line rule alone (`parts.length < 3`):
+        // an error response of the shell previews as nothing, and a root exit
+        // code is not added.
+        assert_eq!(shell_preview(&json!({"error": "denied"})), "");
         assert_eq!(
-            shell_preview(&json!({"error": "denied"})),
-            "\n[Error: denied]"
+            shell_preview(&json!({"output": "plain", "exitCode": 3})),
+            "plain"
         );
     }
 

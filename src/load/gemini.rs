@@ -16,8 +16,8 @@
 
 use super::LoadError;
 use super::builder::{AssistantRecord, Builder, UserRecord};
+use crate::harness::GEMINI;
 use crate::harness::gemini_cli::{self as gc, MASKED_TAG};
-use crate::harness::{CLEARED, GEMINI};
 use crate::session::{
     Diagnostic, Evidence, Format, Part, Role, Session, ToolCall, ToolResult, Usage,
 };
@@ -102,8 +102,9 @@ fn output_of(fr: &Value) -> Option<&str> {
     fr.get("response")?.get("output")?.as_str()
 }
 
+/// `isAlreadyMasked`: the tag anywhere in the response's JSON.
 fn masked(fr: &Value) -> bool {
-    output_of(fr).is_some_and(|o| o.contains(MASKED_TAG))
+    gc::output_content(fr).is_some_and(|c| c.contains(MASKED_TAG))
 }
 
 /// The parts of a record's `content` (a string is one text part).
@@ -341,6 +342,10 @@ struct Replay {
     originals: HashSet<String>,
     /// The line of the last change to the history since the last request.
     changed_at: Option<usize>,
+    /// Whether that change was a `$rewindTo` and no checkpoint: a new view
+    /// then begins at a rewind, not at a compaction.
+    rewound: bool,
+    checkpointed: bool,
     /// Masked snippets as the file records them, by tool id (a masking is
     /// recorded once: later histories still hold it).
     recorded_snippets: HashMap<String, String>,
@@ -358,6 +363,8 @@ impl Replay {
             response_msg: HashMap::new(),
             originals: HashSet::new(),
             changed_at: None,
+            rewound: false,
+            checkpointed: false,
             recorded_snippets: HashMap::new(),
             session_id: None,
             diagnostics: Vec::new(),
@@ -421,6 +428,8 @@ impl Replay {
             }
         }
         self.changed_at = None;
+        self.rewound = false;
+        self.checkpointed = false;
         true
     }
 
@@ -428,11 +437,16 @@ impl Replay {
     /// view, built from it whole.
     fn new_view(&mut self, h: &[Content]) {
         self.b.begin_segment();
+        if self.rewound && !self.checkpointed {
+            self.b.s.rewind_segments.push(self.b.segment());
+        }
         self.linear.clear();
         for c in h {
             self.push(c.clone());
         }
         self.changed_at = None;
+        self.rewound = false;
+        self.checkpointed = false;
     }
 
     /// A content of the history that is not a response.
@@ -523,7 +537,8 @@ impl Replay {
                     media,
                     est_tokens: GEMINI.est_tokens(GEMINI.text_tokens.of(chars), media as u64),
                     is_error: response.and_then(|r| r.get("error")).is_some(),
-                    already_cleared: is_masked || output_of(fr) == Some(CLEARED),
+                    // Gemini CLI knows no other placeholder (reference §2.2).
+                    already_cleared: is_masked,
                     line,
                     part: j,
                     media_mime: None,
@@ -652,7 +667,24 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
                 if l.trim().is_empty() {
                     continue;
                 }
-                match serde_json::from_str::<Value>(l) {
+                // Gemini CLI itself writes a lone surrogate (its preview cuts a
+                // string at 250 UTF-16 units); `JSON.parse` reads it, so the
+                // line is read with it made U+FFFD, as the other loaders do.
+                let parsed = serde_json::from_str::<Value>(l).or_else(|e| {
+                    match super::surrogate::repair(l) {
+                        Some((fixed, f)) => serde_json::from_str::<Value>(&fixed)
+                            .inspect(|_| {
+                                rp.diagnostics.push(Diagnostic {
+                                    line: i + 1,
+                                    byte_offset: 0,
+                                    message: super::surrogate_note(f),
+                                });
+                            })
+                            .map_err(|_| e),
+                        None => Err(e),
+                    }
+                });
+                match parsed {
                     Ok(v) if v.is_object() => out.push((i + 1, v)),
                     Ok(_) => rp.diagnostics.push(Diagnostic {
                         line: i + 1,
@@ -663,7 +695,7 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
                         line: i + 1,
                         byte_offset: 0,
                         message: format!(
-                            "not JSON ({}): skipped, as Gemini CLI skips it",
+                            "line skipped: {} (Gemini CLI skips a line JSON.parse refuses; it reads a few that mcscope's parser refuses: numbers beyond the double range, nesting deeper than 128)",
                             super::json_error_text(&e)
                         ),
                     }),
@@ -679,6 +711,7 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
             let at = records.index.get(to).copied().unwrap_or(0);
             records.truncate(at);
             rp.changed_at = Some(line);
+            rp.rewound = true;
         } else if let Some(id) = v.get("id").and_then(Value::as_str).map(str::to_string) {
             let id = id.as_str();
             let is_response = v.get("type").and_then(Value::as_str) == Some("gemini")
@@ -711,6 +744,7 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
                         .collect(),
                 );
                 rp.changed_at = Some(line);
+                rp.checkpointed = true;
             }
         } else if let (Some(sid), Some(_)) = (
             v.get("sessionId").and_then(Value::as_str),
@@ -796,6 +830,7 @@ fn saved_originals(s: &Session) -> HashMap<usize, String> {
     let Some(dir) = tool_outputs_dir(&s.path) else {
         return out;
     };
+    let mut budget: u64 = 4 * SAVED_CAP;
     for (r, res) in s.results.iter().enumerate() {
         if !res.already_cleared {
             continue;
@@ -811,7 +846,13 @@ fn saved_originals(s: &Session) -> HashMap<usize, String> {
         else {
             continue;
         };
+        // One budget for the session: a hostile file naming one large saved
+        // original from many results reads it that many times at most up to it.
+        if budget == 0 {
+            break;
+        }
         if let Some(text) = saved_original(&dir, output) {
+            budget = budget.saturating_sub(text.len() as u64);
             out.insert(r, text);
         }
     }
@@ -848,6 +889,10 @@ fn saved_original(dir: &Path, snippet: &str) -> Option<String> {
         return None;
     }
     let file = super::regular::open_regular(&real).ok()?;
+    // Larger than the cap: not read at all (never a part shown as the whole).
+    if file.metadata().ok()?.len() > SAVED_CAP {
+        return None;
+    }
     let mut text = String::new();
     file.take(SAVED_CAP).read_to_string(&mut text).ok()?;
     // The saved text is the response's pretty JSON: its output when it has one.

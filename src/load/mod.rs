@@ -767,7 +767,7 @@ fn parse_line<S: RecordSink>(bytes: &[u8], offset: u64) -> LineRead<S::Rec> {
 }
 
 /// The diagnostic of a record kept after its lone surrogates were replaced.
-fn surrogate_note(f: surrogate::Fixed) -> String {
+pub(crate) fn surrogate_note(f: surrogate::Fixed) -> String {
     format!(
         "{} lone surrogate escape(s) replaced by U+FFFD (the first at byte {} of the line), as JavaScript and Python read them; the record is kept",
         f.count, f.first

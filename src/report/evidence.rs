@@ -103,9 +103,17 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
         .iter()
         .map(|(_, e)| e.microcompact.iter().count() + e.compactions.len())
         .sum::<usize>();
+    // The records' own kind (SPEC §15.21): Claude Code's boundaries, Gemini
+    // CLI's maskings, OpenCode's prune marks.
+    let kind = rows
+        .iter()
+        .flat_map(|(_, e)| e.microcompact.iter().chain(&e.compactions))
+        .map(|m| m.writer.record_kind())
+        .next()
+        .unwrap_or("microcompact_boundary");
     let _ = writeln!(
         out,
-        "evidence: {responses} responses with usage, {breaks} observed cache break(s), {records} microcompact_boundary record(s)"
+        "evidence: {responses} responses with usage, {breaks} observed cache break(s), {records} {kind} record(s)"
     );
     // What it cost, as recorded (SPEC §9a): the bill beside the evidence.
     let _ = writeln!(

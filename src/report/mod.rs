@@ -102,11 +102,9 @@ pub struct PolicyJson {
     /// `idle-server`'s least trigger (SPEC §13.J: null unless it runs or was given).
     pub min_trigger_tool_uses: Option<u32>,
     /// OpenCode's prune thresholds (SPEC §15.13): only for a preset that
-    /// offers `prune` (absent elsewhere).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prune_protect_tokens: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub prune_minimum_tokens: Option<u64>,
+    /// offers `prune` (absent elsewhere; null under `recorded`).
+    #[serde(flatten)]
+    pub prune: Option<PrunePolicyJson>,
     #[serde(flatten)]
     pub api: Option<api::PolicyApiJson>,
     /// `mask`'s keys (SPEC §15.13), for a preset that offers it.
@@ -114,12 +112,19 @@ pub struct PolicyJson {
     pub mask: Option<MaskPolicyJson>,
 }
 
+/// `prune`'s keys of the `policy` object (SPEC §15.13).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct PrunePolicyJson {
+    pub prune_protect_tokens: Option<u64>,
+    pub prune_minimum_tokens: Option<u64>,
+}
+
 /// `mask`'s keys of the `policy` object (SPEC §15.13).
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct MaskPolicyJson {
-    pub mask_protect_tokens: u64,
-    pub mask_min_prunable_tokens: u64,
-    pub mask_protect_latest_turn: bool,
+    pub mask_protect_tokens: Option<u64>,
+    pub mask_min_prunable_tokens: Option<u64>,
+    pub mask_protect_latest_turn: Option<bool>,
 }
 
 /// The `policy` object: gap thresholds print as integers when they are whole;
@@ -142,10 +147,25 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
             budget_min_saving: None,
             budget_warning_tokens: None,
             min_trigger_tool_uses: None,
-            prune_protect_tokens: None,
-            prune_minimum_tokens: None,
+            // A harness's own keys are there, null, as every other (SPEC §15.3).
+            prune: p
+                .preset
+                .rules()
+                .offers(PlanKind::Prune)
+                .then_some(PrunePolicyJson {
+                    prune_protect_tokens: None,
+                    prune_minimum_tokens: None,
+                }),
             api: None,
-            mask: None,
+            mask: p
+                .preset
+                .rules()
+                .offers(PlanKind::Mask)
+                .then_some(MaskPolicyJson {
+                    mask_protect_tokens: None,
+                    mask_min_prunable_tokens: None,
+                    mask_protect_latest_turn: None,
+                }),
         };
     }
     let prunes = p.preset.rules().offers(PlanKind::Prune);
@@ -164,17 +184,19 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
         budget_min_saving: Some(p.budget_min_saving),
         budget_warning_tokens: p.budget_warning_tokens,
         min_trigger_tool_uses: p.min_trigger_tool_uses,
-        prune_protect_tokens: prunes.then_some(p.prune_protect_tokens),
-        prune_minimum_tokens: prunes.then_some(p.prune_minimum_tokens),
+        prune: prunes.then_some(PrunePolicyJson {
+            prune_protect_tokens: Some(p.prune_protect_tokens),
+            prune_minimum_tokens: Some(p.prune_minimum_tokens),
+        }),
         api: api::policy_keys(p),
         mask: p
             .preset
             .rules()
             .offers(PlanKind::Mask)
             .then_some(MaskPolicyJson {
-                mask_protect_tokens: p.mask_protect_tokens,
-                mask_min_prunable_tokens: p.mask_min_prunable_tokens,
-                mask_protect_latest_turn: p.mask_protect_latest_turn,
+                mask_protect_tokens: Some(p.mask_protect_tokens),
+                mask_min_prunable_tokens: Some(p.mask_min_prunable_tokens),
+                mask_protect_latest_turn: Some(p.mask_protect_latest_turn),
             }),
     }
 }

@@ -433,9 +433,24 @@ impl State {
             self.main_is_sidechain = Some(false);
         }
         match kind {
-            "gemini" if rec.model.is_some() && self.gemini_responses.insert(id.into_owned()) => {
-                self.main.requests += 1;
-                self.main.trailing_user = false;
+            "gemini" => {
+                if rec.model.is_some() && self.gemini_responses.insert(id.into_owned()) {
+                    self.main.requests += 1;
+                    self.main.trailing_user = false;
+                }
+                // Results a `toolCalls` entry carries, each once by id.
+                let calls: Vec<GeminiToolCall> = rec
+                    .tool_calls
+                    .and_then(|c| serde_json::from_str(c.get()).ok())
+                    .unwrap_or_default();
+                for part in calls.iter().flat_map(|c| c.result.iter().flatten()) {
+                    if let Some(r) = &part.response
+                        && let Some(rid) = str_of(r.id)
+                        && self.gemini_results.insert(rid.into_owned())
+                    {
+                        self.main.results += 1;
+                    }
+                }
             }
             "user" => {
                 let parts: Vec<GeminiPart> = rec
@@ -583,6 +598,16 @@ struct Rec<'a> {
     set: Raw<'a>,
     #[serde(rename = "$rewindTo", borrow, default)]
     rewind_to: Raw<'a>,
+    #[serde(rename = "toolCalls", borrow, default)]
+    tool_calls: Raw<'a>,
+}
+
+/// A Gemini CLI `toolCalls` entry: its result parts (0.39–0.43 hold the
+/// results only there).
+#[derive(Deserialize)]
+struct GeminiToolCall<'a> {
+    #[serde(borrow, default)]
+    result: Option<Vec<GeminiPart<'a>>>,
 }
 
 /// A part of a Gemini CLI content, as a picker row counts it.

@@ -600,6 +600,11 @@ fn settle_kind_and_delivery(
         size_threshold,
         trigger,
         ref api_edit,
+        protect_tokens,
+        min_prunable_tokens,
+        no_protect_latest_turn,
+        prune_protect,
+        prune_minimum,
         ..
     } = *opts;
     let (api, flag_leaves_api) = (chosen.api, chosen.flag_leaves_api);
@@ -613,6 +618,11 @@ fn settle_kind_and_delivery(
             ("--trigger", trigger.is_some()),
             ("--delivery", delivery.is_some()),
             ("--api-edit", !api_edit.is_empty()),
+            ("--protect-tokens", protect_tokens.is_some()),
+            ("--min-prunable-tokens", min_prunable_tokens.is_some()),
+            ("--no-protect-latest-turn", no_protect_latest_turn),
+            ("--prune-protect", prune_protect.is_some()),
+            ("--prune-minimum", prune_minimum.is_some()),
         ]) {
             return Err(err(format!("{}: {e}", path.display())));
         }

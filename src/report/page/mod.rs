@@ -313,12 +313,17 @@ fn records(
                 Some(c) => format!("against the {} plan: {}", m.writer.plan(), c.words()),
                 None => "not compared: no request to simulate it on".into(),
             };
+            let who = match m.writer {
+                crate::evidence::Writer::GeminiMask => "Gemini CLI recorded masking it",
+                crate::evidence::Writer::Prune => "OpenCode recorded pruning it",
+                _ => "Claude Code recorded clearing it",
+            };
             out.push(PageRecord {
                 line: m.line,
-                kind: "microcompact_boundary",
+                kind: m.writer.record_kind(),
                 request: Some(k),
                 words: format!(
-                    "Claude Code recorded clearing it ({} writer; {others}), a record that belongs to {place}; {against}",
+                    "{who} ({} writer; {others}), a record that belongs to {place}; {against}",
                     m.writer.name(),
                 ),
             });

@@ -314,7 +314,7 @@ fn spark_lines(v: &SessionView, width: usize, theme: Theme) -> Vec<(u8, Line<'st
 /// the request before it, or a server-side compaction in its usage.
 fn compacted(s: &crate::session::Session, i: usize) -> bool {
     let r = &s.requests[i];
-    (i > 0 && r.segment != s.requests[i - 1].segment)
+    s.compacted_before(i)
         || r.response
             .and_then(|m| s.messages[m].usage.as_ref())
             .is_some_and(|u| u.server_compaction)
