@@ -744,6 +744,8 @@ fn s4_the_worked_example_prunes_the_bash_and_the_read() {
         .clone();
     assert_eq!(grep["status"], "kept", "{grep}");
     assert_eq!(grep["est_tokens"], 2000, "{grep}");
+    // SPEC §15.13: OpenCode's own estimate beside mcscope's.
+    assert_eq!(grep["harness_tokens"], 2000, "{grep}");
     assert!(
         grep["reason"].as_str().unwrap().contains("newest 40,000"),
         "{grep}"

@@ -54,6 +54,11 @@ struct CandidateJson<'a> {
     rank: Option<usize>,
     chars: u64,
     est_tokens: u64,
+    /// The harness's own estimate where it decides its plan by one (SPEC
+    /// §15.13: OpenCode's `round(len / 4)`); left out for the others, whose
+    /// JSON stays as it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    harness_tokens: Option<u64>,
     media: u32,
     path: &'a Option<String>,
     input: &'a Option<String>,
@@ -156,6 +161,9 @@ pub fn plan_json<'a>(
     evidence: Option<&'a RequestEvidence>,
 ) -> PlanJson<'a> {
     let s = &setup.session;
+    // OpenCode's prune counts `round(len / 4)` of the output, which is the
+    // loader's estimate of its results (reference §2.3).
+    let own_estimate = s.harness.rules().offers(crate::policy::PlanKind::Prune);
     let candidates = plan
         .candidates
         .iter()
@@ -167,6 +175,7 @@ pub fn plan_json<'a>(
                 rank: c.rank,
                 chars: r.chars,
                 est_tokens: r.est_tokens,
+                harness_tokens: own_estimate.then_some(r.est_tokens),
                 media: r.media,
                 path: &c.path,
                 input: &c.summary,
