@@ -1000,6 +1000,12 @@ fn s14_a_stored_mark_is_evidence_compared_with_the_simulated_prune() {
             .contains(&json!("toolu_01Nm4Pq8Wx2Ks6Jd9Tb3LvYe"))),
         "{mc}"
     );
+    // SPEC §15.21: `explain` names the record by its kind.
+    let e = bin::json(&["explain", SAMPLE, "toolu_01Nm4Pq8Wx2Ks6Jd9Tb3LvYe", "-j"]);
+    assert_eq!(
+        e["records"],
+        json!([{"line": 0, "kind": "opencode_prune", "request": 8}])
+    );
     // A what-if setting replaces it: a plan with a higher protection clears
     // nothing, whatever the marks say.
     assert!(placeholders(SAMPLE, &["--policy", "idle"], 8).is_empty());

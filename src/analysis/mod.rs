@@ -466,7 +466,12 @@ pub fn records_naming(s: &Session, id: &str) -> Vec<RecordRef> {
         .filter(|(_, e)| e.compacted_tool_ids.iter().any(|x| x == id))
         .map(|(i, e)| RecordRef {
             line: e.line,
-            kind: "microcompact_boundary",
+            // SPEC §15.21: OpenCode's stored marks are their own kind.
+            kind: if e.pruned {
+                crate::evidence::Writer::Prune.name()
+            } else {
+                "microcompact_boundary"
+            },
             request: attached.iter().find(|a| a.0 == i).map(|a| match a.2 {
                 crate::evidence::Target::Request(k) | crate::evidence::Target::Compaction(k) => k,
             }),
