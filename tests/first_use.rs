@@ -344,7 +344,7 @@ fn a_bad_value_lists_the_names_the_json_uses() {
     let e = run(&["plan", demo, "--policy", "bogus"]);
     assert!(
         e.contains(
-            "[possible values: auto, idle, idle-server, forced, size, count, budget, api, recorded]"
+            "[possible values: auto, idle, idle-server, forced, size, count, budget, api, recorded, prune]"
         ),
         "{e}"
     );
@@ -357,7 +357,9 @@ fn a_bad_value_lists_the_names_the_json_uses() {
     assert!(e.contains("[possible values: wire, local]"), "{e}");
     let e = run(&["plan", demo, "--input-format", "csv"]);
     assert!(
-        e.contains("[possible values: claude-jsonl, qwen-jsonl, messages-json]"),
+        e.contains(
+            "[possible values: claude-jsonl, qwen-jsonl, messages-json, opencode-db, opencode-json]"
+        ),
         "{e}"
     );
     // The names serde writes: the JSON of the same session reads them back.

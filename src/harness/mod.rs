@@ -403,6 +403,8 @@ impl Home {
 pub fn session_folders() -> Vec<PathBuf> {
     <Harness as strum::VariantArray>::VARIANTS
         .iter()
+        // A harness of databases keeps no `projects` folder.
+        .filter(|h| h.asks().databases().is_empty())
         .flat_map(|h| h.rules().home.bases())
         .map(|b| b.join("projects"))
         .collect()
