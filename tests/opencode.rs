@@ -744,6 +744,8 @@ fn s4_the_worked_example_prunes_the_bash_and_the_read() {
         .clone();
     assert_eq!(grep["status"], "kept", "{grep}");
     assert_eq!(grep["est_tokens"], 2000, "{grep}");
+    // SPEC §15.13: OpenCode's own estimate beside mcscope's.
+    assert_eq!(grep["harness_tokens"], 2000, "{grep}");
     assert!(
         grep["reason"].as_str().unwrap().contains("newest 40,000"),
         "{grep}"
@@ -997,6 +999,12 @@ fn s14_a_stored_mark_is_evidence_compared_with_the_simulated_prune() {
             .unwrap()
             .contains(&json!("toolu_01Nm4Pq8Wx2Ks6Jd9Tb3LvYe"))),
         "{mc}"
+    );
+    // SPEC §15.21: `explain` names the record by its kind.
+    let e = bin::json(&["explain", SAMPLE, "toolu_01Nm4Pq8Wx2Ks6Jd9Tb3LvYe", "-j"]);
+    assert_eq!(
+        e["records"],
+        json!([{"line": 0, "kind": "opencode_prune", "request": 8}])
     );
     // A what-if setting replaces it: a plan with a higher protection clears
     // nothing, whatever the marks say.

@@ -429,6 +429,8 @@ impl Home {
 pub fn session_folders() -> Vec<PathBuf> {
     <Harness as strum::VariantArray>::VARIANTS
         .iter()
+        // A harness of databases keeps no folder of session files.
+        .filter(|h| h.asks().databases().is_empty())
         .flat_map(|h| {
             let home = &h.rules().home;
             home.bases().into_iter().map(|b| b.join(home.sessions))

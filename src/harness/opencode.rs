@@ -75,10 +75,12 @@ pub(crate) static OPENCODE: Preset = Preset {
         assistant_role: "assistant",
     },
     // Reference §1.1: `$XDG_DATA_HOME/opencode`, default `~/.local/share/opencode`;
-    // `$OPENCODE_DB` names the database itself (SPEC §15.19 refuses its folder:
-    // `export/refused.rs`). OpenCode has no managed memory.
+    // `$OPENCODE_DB` names the database itself (SPEC §15.19 refuses its folder
+    // and the data folders: `export/refused.rs`). The sessions are in the
+    // database, not in a `projects` folder (`Rules::databases`). OpenCode has
+    // no managed memory.
     home: Home {
-        base_env: "OPENCODE_DATA_DIR",
+        base_env: "OPENCODE_DB",
         base_dir: ".local/share/opencode",
         user_memory: "memory",
         project_dir: ".opencode",

@@ -450,9 +450,9 @@ impl Display for ClearReason {
             ),
             ClearReason::Prune { why, newer } => write!(
                 f,
-                "prune: {} newer tokens of tool output > {} protected; {} prunable > {}",
-                fmt_int(*newer),
+                "prune: past the newest {} tokens of tool output ({} newer than it); {} prunable > {}",
                 fmt_int(why.protect),
+                fmt_int(*newer),
                 fmt_int(why.pruned),
                 fmt_int(why.minimum)
             ),

@@ -361,17 +361,33 @@ pub fn run(path: Option<&Path>, opts: &Opts, launch: &Launch) -> Result<(), Usag
             }
         }
         None => {
-            let mut app = picker(crate::harness::session_folders(), true)?;
+            let folders = crate::harness::session_folders();
+            let (sessions, not_regular, note) = picker_sessions(&folders, true, &launch.window)?;
             // The harnesses' databases (OpenCode's `opencode.db`): their sessions too.
+            let mut databases = Vec::new();
+            for db in crate::harness::session_databases() {
+                let Some(format) = crate::load::sniff(&db) else {
+                    continue;
+                };
+                match crate::load::database_sessions(&db) {
+                    Ok(s) => databases.push((db, format, s)),
+                    Err(e) => eprintln!("mcscope: {}", crate::sanitize::line(&e.to_string())),
+                }
+            }
+            let none_there = databases.iter().all(|(_, _, s)| s.is_empty());
+            if let Some(note) = note.filter(|_| none_there) {
+                eprintln!("mcscope: {}", crate::sanitize::line(&note));
+            }
+            let title: Vec<String> = folders
+                .iter()
+                .chain(databases.iter().map(|(db, _, _)| db))
+                .map(|d| d.display().to_string())
+                .collect();
+            let title = picker::with_skipped(title.join(" + "), not_regular);
+            let mut app = App::picker(title, sessions);
             if let crate::tui::app::Screen::Picker(p) = &mut app.screen {
-                for db in crate::harness::session_databases() {
-                    let Some(format) = crate::load::sniff(&db) else {
-                        continue;
-                    };
-                    match crate::load::database_sessions(&db) {
-                        Ok(sessions) => p.add_database(&db, format, &sessions),
-                        Err(e) => eprintln!("mcscope: {}", crate::sanitize::line(&e.to_string())),
-                    }
+                for (db, format, s) in &databases {
+                    p.add_database(db, *format, s);
                 }
             }
             (app, None)
