@@ -231,6 +231,9 @@ pub(crate) struct At<'a> {
     /// The session is in a harness's older format, which tells no version,
     /// and records no clearing that would prove the plan on (SPEC §15.12).
     pub unversioned: bool,
+    /// The session records the harness's own clearing (OpenCode's prune
+    /// marks, Gemini CLI's masking): the plan was on, whatever the version.
+    pub marked: bool,
 }
 
 /// The caveats of a policy whose plans in force are `kinds` (what `auto` chose,
@@ -297,13 +300,16 @@ pub(crate) fn caveats_with(
                         .version
                         .and_then(version::parse)
                         .is_none_or(|v| v >= (1, 14, 34));
-                    late && (a.kind.is_none() || !auto)
+                    late && !a.marked && (a.kind.is_none() || !auto)
                 })
                 .then(plain)
                 .flatten(),
             "opencode_prune_env" => has(PlanKind::Prune).then(plain).flatten(),
             "opencode_version_gap" if auto => {
                 let gap = distinct(at, |a| {
+                    if a.marked {
+                        return None;
+                    }
                     let v = a.version?;
                     version::parse(v)
                         .filter(|&n| n > (1, 3, 2) && n < (1, 14, 34))
@@ -462,6 +468,7 @@ mod tests {
             },
             idle_server_sent: false,
             unversioned: false,
+            marked: false,
         }
     }
 

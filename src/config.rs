@@ -71,6 +71,7 @@ pub struct PolicyKeys {
     pub qwen: Option<Box<PolicyKeys>>,
     pub api: Option<Box<PolicyKeys>>,
     pub gemini: Option<Box<PolicyKeys>>,
+    pub opencode: Option<Box<PolicyKeys>>,
 }
 
 impl PolicyKeys {
@@ -87,6 +88,7 @@ impl PolicyKeys {
             ("qwen", self.qwen.as_deref()),
             ("api", self.api.as_deref()),
             ("gemini", self.gemini.as_deref()),
+            ("opencode", self.opencode.as_deref()),
         ]
         .into_iter()
     }

@@ -834,3 +834,29 @@ fn reference_1_3_the_picker_counts_results_of_tool_calls() {
     let row = mcscope::scan::scan(std::path::Path::new(&p));
     assert_eq!((row.requests, row.results), (2, 1));
 }
+
+/// Reference §1.1 (≤ 0.38: one `.json` record per session): the picker lists
+/// `chats/session-*.json` and counts it; a record longer than the format
+/// sniff's head (pretty-printed, over 1 MB) still loads as Gemini CLI's.
+#[test]
+fn reference_1_1_legacy_json_files_in_the_picker_and_when_large() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join(".gemini/tmp/old/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let big = "z".repeat(1_200_000);
+    let record = json!({"sessionId": "s-3", "projectHash": "h", "startTime": "2026-03-01T09:00:00.000Z",
+        "lastUpdated": "2026-03-01T09:00:00.000Z", "messages": [
+            user("u1", "2026-03-01T09:00:01.000Z", &big),
+            gemini("g1", "2026-03-01T09:00:02.000Z", "hello")]});
+    let p = chats.join("session-2026-03-01T09-00-s3.json");
+    std::fs::write(&p, serde_json::to_string_pretty(&record).unwrap()).unwrap();
+    let listed = mcscope::load::list_sessions(&dir.path().join(".gemini/tmp")).unwrap();
+    assert!(listed.iter().any(|(f, _, _)| f == &p), "{listed:?}");
+    let row = mcscope::scan::scan(&p);
+    assert_eq!(row.harness.name(), "gemini");
+    assert_eq!(row.requests, 1);
+    assert_eq!(row.project, "old");
+    let t = json(&["timeline", p.to_str().unwrap(), "-j"]);
+    assert_eq!(t["session"]["format"], "gemini-json");
+    assert_eq!(t["requests"].as_array().unwrap().len(), 1);
+}

@@ -1098,3 +1098,127 @@ fn the_sample_at_80x24_shows_the_prune_at_request_8() {
     let grep = screen::row(&lines, "vendor/heavy");
     assert!(grep.contains("kept"), "{all}");
 }
+
+/// Reference §1.1 (a review finding): a symlinked database is read where it
+/// resolves, so the rows still only in its WAL are not missed.
+#[test]
+fn s1_1_a_symlinked_wal_database_keeps_its_wal_rows() {
+    let mut db = Db::new();
+    db.conn
+        .execute_batch("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;")
+        .unwrap();
+    db.session("ses_l", None, None);
+    let u = db.user("ses_l", "only in the wal");
+    db.assistant("ses_l", &u, json!({}), vec![text("reply")]);
+    let link_dir = tempfile::tempdir().unwrap();
+    let link = link_dir.path().join("link.db");
+    std::os::unix::fs::symlink(&db.path, &link).unwrap();
+    let w = wire(link.to_str().unwrap(), &[], 1);
+    assert_eq!(w[0].1, ["only in the wal"]);
+}
+
+/// Reference §1.3 (a review finding): an assistant message whose request
+/// failed (`error`, every count 0) recorded no usage: it is not a cold read.
+#[test]
+fn s1_3_a_failed_request_records_no_usage() {
+    let mut db = Db::new();
+    db.session("ses_f", None, None);
+    let u = db.user("ses_f", "go");
+    db.assistant("ses_f", &u, json!({}), vec![text("ok")]);
+    let u = db.user("ses_f", "again");
+    db.assistant(
+        "ses_f",
+        &u,
+        json!({"error": {"name": "APIError"}, "cost": 0,
+               "tokens": {"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}}}),
+        vec![],
+    );
+    let t = timeline(db.p(), &[]);
+    assert!(
+        t["requests"][1]["evidence"]["usage"].is_null(),
+        "{}",
+        t["requests"][1]
+    );
+    assert!(t["requests"][1]["evidence"]["observed_break"].is_null());
+}
+
+/// SPEC §14 (a stored mark proves prune was on): no caveat says prune was
+/// off by default on the sample, whatever plan is asked for.
+#[test]
+fn s15_14_a_recorded_mark_silences_the_off_by_default_caveat() {
+    for kind in ["prune", "recorded", "auto"] {
+        let t = timeline(SAMPLE, &["--policy", kind]);
+        let ids: Vec<&str> = t["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap())
+            .collect();
+        assert!(
+            !ids.contains(&"opencode_prune_off_by_default"),
+            "{kind}: {ids:?}"
+        );
+        assert!(!ids.contains(&"opencode_version_gap"), "{kind}: {ids:?}");
+    }
+}
+
+/// SPEC §15.13: `compare` takes prune's thresholds for its rows too.
+#[test]
+fn s15_13_compare_takes_the_prune_thresholds() {
+    let c = bin::json(&["compare", SAMPLE, "--prune-protect", "1000000", "-j"]);
+    let rows = c["rows"].as_array().unwrap();
+    let prune = rows
+        .iter()
+        .find(|r| r["policy"]["kind"] == "prune")
+        .unwrap();
+    assert_eq!(
+        prune["policy"]["prune_protect_tokens"], 1_000_000,
+        "{prune}"
+    );
+    assert_eq!(prune["cleared_results"], 0, "{prune}");
+}
+
+/// SPEC §15.19 (a review finding): a relative `$OPENCODE_DB` names a
+/// database under the data folder, whose folder is refused; `:memory:` names
+/// none, so the current folder is not refused for it.
+#[test]
+fn s15_19_a_relative_opencode_db_is_under_the_data_folder() {
+    let data = tempfile::tempdir().unwrap();
+    let dbdir = data.path().join("elsewhere");
+    std::fs::create_dir_all(data.path().join("opencode")).unwrap();
+    std::fs::create_dir_all(&dbdir).unwrap();
+    let run = |envs: &[(&str, &str)], out: &std::path::Path| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_mcscope"));
+        c.args(["compare", SAMPLE, "-j", "-o"])
+            .arg(out)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("MCSCOPE_CONFIG", "/nonexistent/c.toml")
+            .env("HOME", "/home/dev");
+        for (k, v) in envs {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    };
+    let xdg = data.path().to_str().unwrap();
+    let o = run(
+        &[("XDG_DATA_HOME", xdg), ("OPENCODE_DB", "../elsewhere/o.db")],
+        &dbdir.join("out.json"),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!dbdir.join("out.json").exists());
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = elsewhere.path().join("ok.json");
+    let o = run(&[("XDG_DATA_HOME", xdg), ("OPENCODE_DB", ":memory:")], &out);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.exists());
+}

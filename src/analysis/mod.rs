@@ -188,6 +188,7 @@ impl Setup {
                     && !s.evidence.iter().any(|e| e.mask)
                     && !s.results.iter().any(|r| r.already_cleared)
             },
+            marked: self.session.evidence.iter().any(|e| e.pruned || e.mask),
         }
     }
 

@@ -56,6 +56,21 @@ pub struct CompareArgs {
     pub api_edit: Vec<String>,
     #[arg(long)]
     pub no_low_watermark: bool,
+    /// mask (Gemini CLI): the newest tokens of tool output it protects, in every row.
+    #[arg(long, value_name = "N")]
+    pub protect_tokens: Option<u64>,
+    /// mask (Gemini CLI): the least prunable tokens that let it mask, in every row.
+    #[arg(long, value_name = "N")]
+    pub min_prunable_tokens: Option<u64>,
+    /// mask (Gemini CLI): scan the latest content of the history too, in every row.
+    #[arg(long)]
+    pub no_protect_latest_turn: bool,
+    /// prune (OpenCode): the newest tokens of tool output it protects, in every row.
+    #[arg(long, value_name = "N")]
+    pub prune_protect: Option<u64>,
+    /// prune (OpenCode): the least it must free to mark, in every row.
+    #[arg(long, value_name = "N")]
+    pub prune_minimum: Option<u64>,
     #[command(flatten)]
     pub shared: SharedOpts,
     /// USD per million input tokens (overrides the price table's row).
@@ -129,13 +144,13 @@ impl CompareArgs {
             keep_recent: None,
             gap_minutes: None,
             min_trigger_tool_uses: None,
-            prune_protect: None,
-            prune_minimum: None,
+            prune_protect: self.prune_protect,
+            prune_minimum: self.prune_minimum,
             size_threshold: None,
-            // mask's thresholds: the harness's defaults in every row.
-            protect_tokens: None,
-            min_prunable_tokens: None,
-            no_protect_latest_turn: false,
+            // The thresholds of mask and prune: one value for every row.
+            protect_tokens: self.protect_tokens,
+            min_prunable_tokens: self.min_prunable_tokens,
+            no_protect_latest_turn: self.no_protect_latest_turn,
             no_low_watermark: self.no_low_watermark,
             trigger: None,
             delivery: None,
@@ -283,6 +298,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
             })
     } else if database {
         compare::compare_database(&path, &req)
+    } else if given.is_none() {
+        compare::compare_with_databases(&files, &harness_databases(), &req)
     } else {
         compare::compare(&files, folder, &req)
     };
@@ -344,7 +361,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
 }
 
 /// `compare` without PATH: the sessions of every harness session folder that
-/// exists (SPEC §7a), and the folders looked in, for the note when none has one.
+/// exists (SPEC §7a), the harnesses' databases that exist (OpenCode's), and
+/// the places looked in, for the note when none has one.
 fn harness_sessions() -> Result<(Vec<PathBuf>, bool, String), UsageError> {
     let folders = crate::harness::session_folders();
     let mut files = Vec::new();
@@ -354,6 +372,20 @@ fn harness_sessions() -> Result<(Vec<PathBuf>, bool, String), UsageError> {
                 .map_err(|e| err(format!("{}: {e}", dir.display())))?,
         );
     }
-    let named: Vec<String> = folders.iter().map(|d| d.display().to_string()).collect();
+    let databases = harness_databases();
+    let named: Vec<String> = folders
+        .iter()
+        .chain(&databases)
+        .map(|d| d.display().to_string())
+        .collect();
     Ok((files, true, named.join(" or ")))
+}
+
+/// Every database a harness keeps its sessions in, where it exists.
+fn harness_databases() -> Vec<PathBuf> {
+    <crate::session::Harness as strum::VariantArray>::VARIANTS
+        .iter()
+        .flat_map(|h| h.asks().databases())
+        .filter(|p| p.is_file())
+        .collect()
 }

@@ -355,31 +355,75 @@ pub(crate) fn compare(
 /// (a session without requests is skipped); sub-agent sessions are billed in
 /// their parent's row, not compared.
 pub(crate) fn compare_database(path: &Path, req: &Request<'_>) -> Result<Comparison, String> {
-    let sessions: Vec<crate::load::DbSession> = crate::load::database_sessions(path)
+    let units = database_units(path)?;
+    let names: Vec<String> = units.iter().map(|(_, _, n)| n.clone()).collect();
+    compare_units(&names, req, &|i, grids, tick| {
+        let (db, id, name) = &units[i];
+        run_db_session(db, id, name, grids, req, tick)
+    })
+}
+
+/// The main sessions of a database as units: (database, session id, `PATH#ID`).
+fn database_units(path: &Path) -> Result<Vec<(PathBuf, String, String)>, String> {
+    Ok(crate::load::database_sessions(path)
         .map_err(|e| e.to_string())?
         .into_iter()
         .filter(|s| s.parent_id.is_none())
-        .collect();
-    let names: Vec<String> = sessions
-        .iter()
-        .map(|s| format!("{}#{}", path.display(), s.id))
-        .collect();
-    compare_units(&names, req, &|i, grids, tick| {
-        let progress = std::sync::atomic::AtomicU64::new(0);
-        let session = match crate::load::load_session(path, None, Some(&sessions[i].id), &progress)
-        {
-            Ok(s) => s,
-            Err(e) => return Ok(Err(("unreadable", e.to_string()))),
-        };
-        if session.requests.is_empty() {
-            return Ok(Err(("empty", "no requests".into())));
-        }
-        let setup = match (req.setup)(session, path) {
-            Ok(s) => s,
-            Err(e) => return Ok(Err(("bad_setup", e))),
-        };
-        run_setup(&setup, names[i].clone(), grids, req, tick, None).map(Ok)
-    })
+        .map(|s| {
+            let name = format!("{}#{}", path.display(), s.id);
+            (path.to_path_buf(), s.id, name)
+        })
+        .collect())
+}
+
+/// One session of a database, compared as a folder's session is.
+fn run_db_session(
+    path: &Path,
+    id: &str,
+    name: &str,
+    grids: &[(Harness, Vec<Params>)],
+    req: &Request<'_>,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Result<Outcome, Skip>, String> {
+    let progress = std::sync::atomic::AtomicU64::new(0);
+    let session = match crate::load::load_session(path, None, Some(id), &progress) {
+        Ok(s) => s,
+        Err(e) => return Ok(Err(("unreadable", e.to_string()))),
+    };
+    if session.requests.is_empty() {
+        return Ok(Err(("empty", "no requests".into())));
+    }
+    let setup = match (req.setup)(session, path) {
+        Ok(s) => s,
+        Err(e) => return Ok(Err(("bad_setup", e))),
+    };
+    run_setup(&setup, name.to_string(), grids, req, tick, None).map(Ok)
+}
+
+/// `compare` without PATH (SPEC §7a, §15.14): the harness folders' session
+/// files and every main session of the harnesses' databases, as one folder.
+pub(crate) fn compare_with_databases(
+    files: &[PathBuf],
+    databases: &[PathBuf],
+    req: &Request<'_>,
+) -> Result<Comparison, String> {
+    let mut units = Vec::new();
+    for db in databases {
+        units.extend(database_units(db)?);
+    }
+    let mut names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    names.extend(units.iter().map(|(_, _, n)| n.clone()));
+    compare_units(
+        &names,
+        req,
+        &|i, grids, tick| match i.checked_sub(files.len()) {
+            None => run_session(&files[i], true, grids, req, tick),
+            Some(u) => {
+                let (db, id, name) = &units[u];
+                run_db_session(db, id, name, grids, req, tick)
+            }
+        },
+    )
 }
 
 /// Compares the settings over one session already loaded and set up (the TUI's

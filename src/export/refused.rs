@@ -27,16 +27,17 @@ pub(crate) fn refused_roots() -> Vec<PathBuf> {
     // OpenCode: its data folder, and the folder of a database named by variable.
     roots.extend(var("XDG_DATA_HOME").map(|d| PathBuf::from(d).join("opencode")));
     roots.extend(under_home(".local/share/opencode"));
-    if let Some(db) = var("OPENCODE_DB") {
-        // A bare file name: the database lives in the current folder.
-        let db = PathBuf::from(db);
-        roots.extend(db.parent().map(|p| {
-            if p.as_os_str().is_empty() {
-                PathBuf::from(".")
-            } else {
-                p.to_path_buf()
-            }
-        }));
+    // The folder of each database a harness names, as the harness resolves it
+    // (OpenCode: a relative `$OPENCODE_DB` is under its data folder;
+    // `:memory:` is no file).
+    for &h in <crate::session::Harness as strum::VariantArray>::VARIANTS {
+        roots.extend(
+            h.asks()
+                .databases()
+                .iter()
+                .filter_map(|db| db.parent().map(std::path::Path::to_path_buf))
+                .filter(|p| !p.as_os_str().is_empty()),
+        );
     }
     roots
 }

@@ -862,6 +862,14 @@ fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadEr
     {
         return Ok(Ok(f));
     }
+    // A legacy Gemini CLI record longer than the head: its header keys lead it.
+    let lead = &head[..head.len().min(4096)];
+    if !saw_object
+        && memchr::memmem::find(lead, b"\"projectHash\"").is_some()
+        && memchr::memmem::find(lead, b"\"sessionId\"").is_some()
+    {
+        return Ok(Ok(Format::GeminiJson));
+    }
     if !saw_object
         && serde_json::from_slice::<serde_json::Value>(head)
             .is_ok_and(|v| opencode::is_session_json(&v))
@@ -924,7 +932,13 @@ pub fn list_folder(dir: &Path) -> std::io::Result<Listing> {
                 }
                 continue;
             }
-            if p.extension().is_none_or(|e| e != "jsonl") {
+            // Gemini CLI up to 0.38 wrote one `.json` record per session in
+            // its `chats` folder (`session-*.json`).
+            let legacy_gemini = p.extension().is_some_and(|e| e == "json")
+                && d.file_name().is_some_and(|n| n == "chats")
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("session-"));
+            if p.extension().is_none_or(|e| e != "jsonl") && !legacy_gemini {
                 continue;
             }
             // What a symlink names (a link to a session is one; to /dev/zero not).

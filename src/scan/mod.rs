@@ -134,8 +134,46 @@ pub fn scan(path: &Path) -> Summary {
 
 /// As [`scan`], over any reader (the file's contents): its first
 /// [`PREFIX_CAP`] bytes, lines over [`LINE_CAP`] passed over.
-pub fn scan_reader(path: &Path, size: u64, modified: SystemTime, r: impl Read) -> Summary {
+pub fn scan_reader(path: &Path, size: u64, modified: SystemTime, mut r: impl Read) -> Summary {
+    if path.extension().is_some_and(|e| e == "json") {
+        // A whole-file record (Gemini CLI ≤ 0.38): read at most one line's cap
+        // of it; anything else goes on as lines, from the bytes already read.
+        let mut head = Vec::new();
+        if let Err(e) = (&mut r).take(LINE_CAP as u64 + 1).read_to_end(&mut head) {
+            return State::default().finish(path, size, modified, Some(e.to_string()));
+        }
+        if let Some(s) = legacy_gemini(path, size, modified, &head) {
+            return s;
+        }
+        return scan_capped(
+            path,
+            size,
+            modified,
+            std::io::Cursor::new(head).chain(r),
+            PREFIX_CAP,
+            LINE_CAP,
+        );
+    }
     scan_capped(path, size, modified, r, PREFIX_CAP, LINE_CAP)
+}
+
+/// A legacy Gemini CLI record (`{sessionId, projectHash, …, messages}`),
+/// counted as its lines would be: the header, then each message.
+fn legacy_gemini(path: &Path, size: u64, modified: SystemTime, bytes: &[u8]) -> Option<Summary> {
+    let v: serde_json::Value =
+        serde_json::from_slice(crate::load::encoding::strip_bom(bytes)).ok()?;
+    let o = v.as_object()?;
+    if !o.get("projectHash").is_some_and(|h| h.is_string()) {
+        return None;
+    }
+    let mut head = o.clone();
+    let messages = head.remove("messages")?;
+    let mut st = State::default();
+    st.line(1, serde_json::Value::Object(head).to_string().as_bytes());
+    for (i, m) in messages.as_array()?.iter().enumerate() {
+        st.line(i + 2, m.to_string().as_bytes());
+    }
+    Some(st.finish(path, size, modified, None))
 }
 
 fn scan_capped(

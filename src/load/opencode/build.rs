@@ -416,6 +416,20 @@ pub(super) fn usage_of(m: &Value) -> Option<crate::session::Usage> {
 fn usage(m: &Value) -> Option<Value> {
     let t = m.get("tokens").filter(|t| t.is_object())?;
     let n = |p: &str| t.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+    // A failed request: OpenCode makes the message before the stream, with
+    // every count 0. That is no usage recorded (an unknown, not a cold read).
+    let all_zero = [
+        "/input",
+        "/output",
+        "/reasoning",
+        "/cache/read",
+        "/cache/write",
+    ]
+    .iter()
+    .all(|p| n(p) == 0);
+    if all_zero && m.get("error").is_some_and(|e| !e.is_null()) {
+        return None;
+    }
     Some(json!({
         "input_tokens": n("/input"),
         "cache_creation_input_tokens": n("/cache/write"),

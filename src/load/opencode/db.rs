@@ -63,6 +63,10 @@ pub fn open(path: &Path) -> Result<Db, LoadError> {
         path: path.to_path_buf(),
         source,
     };
+    // SQLite keeps `-wal` and `-shm` beside the database's real file: a
+    // symlinked database is read where it resolves, so its WAL is not missed.
+    let real = std::fs::canonicalize(path).map_err(io)?;
+    let path = real.as_path();
     let mut head = [0u8; 100];
     let n = read_head(path, &mut head).map_err(io)?;
     if n < MAGIC.len() || &head[..MAGIC.len()] != MAGIC {
