@@ -249,21 +249,23 @@ fn spec_15_12_usage_input_less_cached_plus_tool_output_plus_thoughts() {
     assert_eq!(rec["output"], 15, "{rec}");
 }
 
+/// Two prompts and replies, a `$rewindTo` the second prompt, a new prompt.
+fn rewound() -> [Value; 8] {
+    [
+        header(),
+        user("u1", "2026-11-30T09:00:01.000Z", "first"),
+        gemini("g1", "2026-11-30T09:00:02.000Z", "one"),
+        user("u2", "2026-11-30T09:00:03.000Z", "second"),
+        gemini("g2", "2026-11-30T09:00:04.000Z", "two"),
+        json!({"$rewindTo": "u2"}),
+        user("u3", "2026-11-30T09:00:05.000Z", "instead"),
+        gemini("g3", "2026-11-30T09:00:06.000Z", "three"),
+    ]
+}
+
 #[test]
 fn reference_1_2_a_rewind_deletes_from_its_message_on() {
-    let (_d, p) = file(
-        "session-r.jsonl",
-        &[
-            header(),
-            user("u1", "2026-11-30T09:00:01.000Z", "first"),
-            gemini("g1", "2026-11-30T09:00:02.000Z", "one"),
-            user("u2", "2026-11-30T09:00:03.000Z", "second"),
-            gemini("g2", "2026-11-30T09:00:04.000Z", "two"),
-            json!({"$rewindTo": "u2"}),
-            user("u3", "2026-11-30T09:00:05.000Z", "instead"),
-            gemini("g3", "2026-11-30T09:00:06.000Z", "three"),
-        ],
-    );
+    let (_d, p) = file("session-r.jsonl", &rewound());
     let w = json(&["wire", &p, "--at", "3"]);
     let texts: Vec<&str> = w["contents"]
         .as_array()
@@ -784,17 +786,7 @@ fn spec_15_3_recorded_takes_no_mask_threshold_and_prints_them_null() {
 fn reference_1_2_a_rewind_is_no_compaction() {
     let (_d, p) = file(
         "session-w.jsonl",
-        &[
-            header(),
-            user("u1", "2026-11-30T09:00:01.000Z", "first"),
-            gemini("g1", "2026-11-30T09:00:02.000Z", "one"),
-            user("u2", "2026-11-30T09:00:03.000Z", "second"),
-            gemini("g2", "2026-11-30T09:00:04.000Z", "two"),
-            json!({"$rewindTo": "u2"}),
-            user("u3", "2026-11-30T09:00:05.000Z", "instead"),
-            gemini("g3", "2026-11-30T09:00:06.000Z", "three"),
-        ]
-        .map(|mut l| {
+        &rewound().map(|mut l| {
             // A warm cache that reads nothing after the rewind: a break.
             let cached = match l["id"].as_str() {
                 Some("g2") => 5000,

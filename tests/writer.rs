@@ -167,7 +167,9 @@ fn o_never_writes_under_a_harness_folder_even_through_a_link() {
         &compare_to(&h, &h.session, &target, &[("OPENCODE_DB", &db)]),
         &target,
     );
-    // A database named by a bare file name lives in the current folder.
+    // A database named by a relative path lives under the data folder
+    // (reference §1.1: "relative to <data>"), not in the current folder: the
+    // data folder is refused (above), the current folder is not.
     let out = mcscope(&h)
         .current_dir(&db_dir)
         .env("OPENCODE_DB", "opencode.db")
@@ -176,8 +178,13 @@ fn o_never_writes_under_a_harness_folder_even_through_a_link() {
         .args(["-o", "here.html", "--quiet"])
         .output()
         .unwrap();
-    refused(&out, Path::new("here.html"));
-    assert!(!db_dir.join("here.html").exists());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(db_dir.join("here.html").exists());
     // A link from an ordinary folder into one: refused after resolving it.
     let link = h.home.join("work/into-claude");
     std::os::unix::fs::symlink(h.home.join(".claude/projects"), &link).unwrap();

@@ -56,19 +56,22 @@ pub struct CompareArgs {
     pub api_edit: Vec<String>,
     #[arg(long)]
     pub no_low_watermark: bool,
-    /// mask (Gemini CLI): the newest tokens of tool output it protects, in every row.
+    /// mask (Gemini CLI): the newest tokens of tool output it protects (default 50000)
     #[arg(long, value_name = "N")]
     pub protect_tokens: Option<u64>,
-    /// mask (Gemini CLI): the least prunable tokens that let it mask, in every row.
+    /// mask (Gemini CLI): the least prunable tokens that let it mask (default 30000)
     #[arg(long, value_name = "N")]
     pub min_prunable_tokens: Option<u64>,
-    /// mask (Gemini CLI): scan the latest content of the history too, in every row.
+    /// mask (Gemini CLI): scan the latest content of the history too (Gemini CLI's
+    /// remote flag 45758819 set to false)
     #[arg(long)]
     pub no_protect_latest_turn: bool,
-    /// prune (OpenCode): the newest tokens of tool output it protects, in every row.
+    /// prune (OpenCode): the newest tool-output tokens it never clears
+    /// (default 40000, OpenCode's PRUNE_PROTECT).
     #[arg(long, value_name = "N")]
     pub prune_protect: Option<u64>,
-    /// prune (OpenCode): the least it must free to mark, in every row.
+    /// prune (OpenCode): what it must be able to clear, strictly more, before
+    /// it marks anything (default 20000, OpenCode's PRUNE_MINIMUM).
     #[arg(long, value_name = "N")]
     pub prune_minimum: Option<u64>,
     #[command(flatten)]
