@@ -18,6 +18,30 @@ const F1: &str = "read_file__read_file_1796030106117_0";
 const F2: &str = "run_shell_command__run_shell_command_1796030109874_0";
 const F3: &str = "grep_search__grep_search_1796030158702_0";
 
+/// The TUI on session `path` at request `k` (None: the last), its
+/// background work done.
+fn app_at(path: &std::path::Path, k: Option<usize>) -> mcscope::tui::app::App {
+    use mcscope::cli::{self, Opts};
+    let opts = Opts {
+        at: k.map(|k| k.to_string()),
+        ..Default::default()
+    };
+    let setup = cli::setup(path, &opts).unwrap();
+    let k = cli::request_index(&setup.session, opts.at.as_deref()).unwrap();
+    let mut a = mcscope::tui::app::App::session_at(setup, k);
+    a.view_mut().unwrap().wait_background();
+    a
+}
+
+/// One key through the real keymap.
+fn press(a: &mut mcscope::tui::app::App, c: char) {
+    use ratatui::crossterm::event::{KeyCode, KeyEvent};
+    let action =
+        mcscope::tui::keymap::action_for(KeyEvent::from(KeyCode::Char(c)), a.in_text_input())
+            .unwrap();
+    a.update(action);
+}
+
 fn ids(v: &Value) -> Vec<String> {
     v.as_array()
         .unwrap()
@@ -389,19 +413,10 @@ fn reference_1_2_a_subagent_file_is_a_what_if() {
 /// whole, and the wire holds the harness's masked snippet.
 #[test]
 fn t15_3_the_p_cycle_and_the_header_at_80x24() {
-    use mcscope::cli::{self, Opts};
-    use mcscope::tui::app::App;
-    use mcscope::tui::keymap;
-    use ratatui::crossterm::event::{KeyCode, KeyEvent};
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(MASKED);
-    let opts = Opts {
-        at: Some("4".into()),
-        ..Default::default()
-    };
-    let setup = cli::setup(&path, &opts).unwrap();
-    let k = cli::request_index(&setup.session, opts.at.as_deref()).unwrap();
-    let mut a = App::session_at(setup, k);
-    a.view_mut().unwrap().wait_background();
+    let mut a = app_at(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(MASKED),
+        Some(4),
+    );
     let lines = screen::screen(&a, 80, 24);
     let head = lines[..4].join("\n");
     assert!(head.contains("plan auto → mask (gemini)"), "{head}");
@@ -417,9 +432,7 @@ fn t15_3_the_p_cycle_and_the_header_at_80x24() {
     );
     let mut seen = Vec::new();
     for _ in 0..3 {
-        let key = KeyEvent::from(KeyCode::Char('p'));
-        let action = keymap::action_for(key, a.in_text_input()).unwrap();
-        a.update(action);
+        press(&mut a, 'p');
         seen.push(a.view().unwrap().policy().kind.name());
     }
     assert_eq!(seen, ["mask", "recorded", "auto"]);
@@ -560,10 +573,6 @@ fn reference_1_2_the_picker_s_row_of_a_gemini_file() {
 /// (`..`, a symlink) is never followed.
 #[test]
 fn reference_2_6_v_shows_the_saved_original_and_nothing_outside() {
-    use mcscope::cli::{self, Opts};
-    use mcscope::tui::app::App;
-    use mcscope::tui::keymap;
-    use ratatui::crossterm::event::{KeyCode, KeyEvent};
     let dir = tempfile::tempdir().unwrap();
     let tmp = dir.path().join(".gemini/tmp/proj");
     let saved = tmp.join("tool-outputs/session-s-1");
@@ -603,14 +612,7 @@ fn reference_2_6_v_shows_the_saved_original_and_nothing_outside() {
         lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
     )
     .unwrap();
-    let setup = cli::setup(&path, &Opts::default()).unwrap();
-    let mut a = App::session(setup);
-    a.view_mut().unwrap().wait_background();
-    let press = |a: &mut App, c: char| {
-        let action =
-            keymap::action_for(KeyEvent::from(KeyCode::Char(c)), a.in_text_input()).unwrap();
-        a.update(action);
-    };
+    let mut a = app_at(&path, Some(1));
     let mut shown = Vec::new();
     for i in 0..3 {
         press(&mut a, 'v');
@@ -657,16 +659,10 @@ fn reference_1_3_the_usage_of_the_last_copy_wins() {
 /// (reference §4's variant: protection 1,000 masks at request 4 as well).
 #[test]
 fn spec_15_13_the_mask_thresholds_tuned_with_colon_commands() {
-    use mcscope::cli::{self, Opts};
-    use mcscope::tui::app::App;
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(BUILD);
-    let opts = Opts {
-        at: Some("3".into()),
-        ..Default::default()
-    };
-    let setup = cli::setup(&path, &opts).unwrap();
-    let mut a = App::session_at(setup, 3);
-    a.view_mut().unwrap().wait_background();
+    let mut a = app_at(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(BUILD),
+        Some(3),
+    );
     // At request 3 nothing is masked with the defaults.
     assert!(
         !a.view()
