@@ -211,9 +211,20 @@ pub fn output_content(fr: &Value) -> Option<String> {
     }
 }
 
-/// Whether a response is masked already (`isAlreadyMasked`).
-pub fn is_masked(content: &str) -> bool {
-    content.contains(MASKED_TAG)
+/// Whether a `functionResponse` is masked already (`isAlreadyMasked`: the
+/// tag anywhere in the pretty JSON of a truthy `response`). JSON escapes no
+/// character of the tag, so its strings and keys are searched as they are,
+/// without printing the response.
+pub fn is_masked(fr: &Value) -> bool {
+    fn holds(v: &Value) -> bool {
+        match v {
+            Value::String(s) => s.contains(MASKED_TAG),
+            Value::Array(a) => a.iter().any(holds),
+            Value::Object(o) => o.iter().any(|(k, v)| k.contains(MASKED_TAG) || holds(v)),
+            _ => false,
+        }
+    }
+    fr.get("response").is_some_and(|r| truthy(r) && holds(r))
 }
 
 /// `sanitizeFilenamePart`: every character but `[a-zA-Z0-9_-]` becomes `_`
@@ -550,9 +561,11 @@ mod tests {
         let masked = masked_part(&p1, &snippet);
         assert_eq!(compact_len(&masked["functionResponse"]["response"]), 787);
         assert_eq!(part_tokens(&masked), 199);
-        assert!(is_masked(
-            &output_content(&masked["functionResponse"]).unwrap()
-        ));
+        assert!(is_masked(&masked["functionResponse"]));
+        assert!(!is_masked(&p1["functionResponse"]));
+        // The tag in any string of the response counts (`{error: …}` too).
+        let e = json!({"name": "x", "response": {"error": "see <tool_output_masked>"}});
+        assert!(is_masked(&e));
     }
 
     #[test]

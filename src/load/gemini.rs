@@ -17,7 +17,7 @@
 use super::LoadError;
 use super::builder::{AssistantRecord, Builder, UserRecord};
 use crate::harness::GEMINI;
-use crate::harness::gemini_cli::{self as gc, MASKED_TAG};
+use crate::harness::gemini_cli as gc;
 use crate::session::{
     Diagnostic, Evidence, Format, Part, Role, Session, ToolCall, ToolResult, Usage,
 };
@@ -84,7 +84,7 @@ fn seen(c: &Content) -> Seen {
             .parts
             .iter()
             .filter_map(|p| p.get("functionResponse"))
-            .map(|fr| (id_of(fr), masked(fr)))
+            .map(|fr| (id_of(fr), gc::is_masked(fr)))
             .collect(),
         parts: c.parts.len(),
     }
@@ -100,11 +100,6 @@ fn id_of(v: &Value) -> String {
 /// The output text of a `functionResponse` when it is a string.
 fn output_of(fr: &Value) -> Option<&str> {
     fr.get("response")?.get("output")?.as_str()
-}
-
-/// `isAlreadyMasked`: the tag anywhere in the response's JSON.
-fn masked(fr: &Value) -> bool {
-    gc::output_content(fr).is_some_and(|c| c.contains(MASKED_TAG))
 }
 
 /// The parts of a record's `content` (a string is one text part).
@@ -397,7 +392,9 @@ impl Replay {
                         .iter()
                         .find(|(q, _)| *q == id)
                         .map(|(_, m)| *m);
-                    if masked(fr) && was == Some(false) && !self.recorded_snippets.contains_key(&id)
+                    if gc::is_masked(fr)
+                        && was == Some(false)
+                        && !self.recorded_snippets.contains_key(&id)
                     {
                         if let Some(o) = output_of(fr) {
                             self.recorded_snippets.insert(id.clone(), o.to_string());
@@ -467,13 +464,15 @@ impl Replay {
                 .b
                 .inline(Role::Assistant, body, c.ts.as_deref(), c.line),
         };
-        self.parts(idx, &c.parts, c.line);
+        self.parts(idx, &c.parts, c.line, 0);
         self.linear.push(seen(&c));
     }
 
     /// The calls and results of a message's parts.
-    fn parts(&mut self, idx: usize, parts: &[Value], line: usize) {
+    /// `first` is the place of `parts[0]` among the message's parts.
+    fn parts(&mut self, idx: usize, parts: &[Value], line: usize, first: usize) {
         for (j, p) in parts.iter().enumerate() {
+            let j = first + j;
             if let Some(call) = p.get("functionCall").filter(|c| c.is_object()) {
                 let (Some(id), Some(name)) = (
                     call.get("id").and_then(Value::as_str),
@@ -515,7 +514,7 @@ impl Replay {
                         .filter(|q| q.get("inlineData").is_some() || q.get("fileData").is_some())
                         .count()
                 }) as u32;
-                let is_masked = masked(fr);
+                let is_masked = gc::is_masked(fr);
                 if is_masked && !self.originals.contains(&id) {
                     self.diagnostics.push(Diagnostic {
                         line,
@@ -565,7 +564,7 @@ impl Replay {
             context_client: None,
             parent_uuid: None,
         });
-        self.parts(idx, &parts, line);
+        self.parts(idx, &parts, line, 0);
         self.response_msg.insert(id.to_string(), idx);
         self.linear.push(seen(&Content {
             role: Role::Assistant,
@@ -608,13 +607,8 @@ impl Replay {
         self.b.s.messages[idx].parts = vec![Part::Inline(Box::new(
             json!({"role": "model", "parts": parts}),
         ))];
-        let new_parts: Vec<Value> = parts[old_len..].to_vec();
-        for (j, p) in new_parts.iter().enumerate() {
-            // The added parts keep their place after the first ones.
-            let mut one = vec![Value::Null; old_len + j];
-            one.push(p.clone());
-            self.parts(idx, &one, line);
-        }
+        // The added parts keep their place after the first ones.
+        self.parts(idx, &parts[old_len..], line, old_len);
         if let Some(last) = self.linear.last_mut() {
             *last = seen(&now);
         }
