@@ -166,6 +166,18 @@ fn reference_4_variants_protection_1000_and_latest_turn_off() {
     assert_eq!(reqs[2]["fired"], false);
     assert_eq!(ids(&reqs[3]["newly_cleared"]), [F1, F2]);
     assert_eq!(t["policy"]["mask_protect_tokens"], 1000);
+    // The flag moves the plan: with 100 protected and 500 the least, F1 (518)
+    // crosses alone and is masked at request 3 already.
+    let low = json(&[
+        "timeline",
+        BUILD,
+        "--protect-tokens",
+        "100",
+        "--min-prunable-tokens",
+        "500",
+        "-j",
+    ]);
+    assert_eq!(ids(&low["requests"][2]["newly_cleared"]), [F1]);
     // protectLatestTurn off adds only model contents to the scan: the same.
     let off = json(&["timeline", BUILD, "--no-protect-latest-turn", "-j"]);
     assert_eq!(
@@ -191,15 +203,16 @@ fn spec_15_13_policy_keys_from_a_sidecar() {
     std::fs::copy(BUILD, &session).unwrap();
     std::fs::write(
         dir.path().join("s.mcscope.json"),
-        r#"{"mask_protect_tokens": 1000, "mask_min_prunable_tokens": 500}"#,
+        r#"{"mask_protect_tokens": 100, "mask_min_prunable_tokens": 500}"#,
     )
     .unwrap();
     let t = json(&["timeline", session.to_str().unwrap(), "-j"]);
-    assert_eq!(t["policy"]["mask_protect_tokens"], 1000);
+    assert_eq!(t["policy"]["mask_protect_tokens"], 100);
     assert_eq!(t["policy"]["mask_min_prunable_tokens"], 500);
-    // 518 of F1 is protected at 3; at 4 everything older than the newest
-    // 1,000 tokens goes.
-    assert_eq!(ids(&t["requests"][3]["newly_cleared"]), [F1, F2]);
+    // The sidecar moves the plan: F1 (518) passes the newest 100 tokens and
+    // is masked at request 3 (the defaults wait for request 4); F2 at 4.
+    assert_eq!(ids(&t["requests"][2]["newly_cleared"]), [F1]);
+    assert_eq!(ids(&t["requests"][3]["newly_cleared"]), [F2]);
 }
 
 #[test]
@@ -847,4 +860,35 @@ fn reference_1_1_legacy_json_files_in_the_picker_and_when_large() {
     let t = json(&["timeline", p.to_str().unwrap(), "-j"]);
     assert_eq!(t["session"]["format"], "gemini-json");
     assert_eq!(t["requests"].as_array().unwrap().len(), 1);
+}
+
+/// Reference §5.1: `protectLatestTurn` matters when the history ends with a
+/// user content, here tool results left by a turn the user interrupted with a
+/// new prompt. On, those results are skipped; off, they are scanned (61,000
+/// tokens: past the protection alone) and masked.
+#[test]
+fn reference_5_1_protect_latest_turn_skips_results_that_end_the_history() {
+    let out = big(244_000);
+    let call = json!([{"id": "c1", "name": "read_file", "args": {"file_path": "big.txt"},
+        "result": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": out}}}],
+        "status": "success"}]);
+    let results = json!({"id": "r1", "timestamp": "2026-11-30T09:00:03.000Z", "type": "user",
+        "content": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": out}}}]});
+    let (_d, p) = file(
+        "session-i.jsonl",
+        &[
+            header(),
+            user("u1", "2026-11-30T09:00:01.000Z", "read it"),
+            gemini("g1", "2026-11-30T09:00:02.000Z", ""),
+            with_calls("g1", "2026-11-30T09:00:02.000Z", call),
+            results,
+            user("u2", "2026-11-30T09:00:04.000Z", "stop, do something else"),
+            gemini("g2", "2026-11-30T09:00:05.000Z", "ok"),
+        ],
+    );
+    let on = json(&["timeline", &p, "-j"]);
+    assert_eq!(on["requests"].as_array().unwrap().len(), 2);
+    assert_eq!(on["requests"][1]["fired"], false, "{}", on["requests"][1]);
+    let off = json(&["timeline", &p, "--no-protect-latest-turn", "-j"]);
+    assert_eq!(ids(&off["requests"][1]["newly_cleared"]), ["c1"]);
 }
