@@ -1222,3 +1222,19 @@ fn s15_19_a_relative_opencode_db_is_under_the_data_folder() {
     );
     assert!(out.exists());
 }
+
+/// SPEC §15.13: the header names prune's own thresholds, never the shared
+/// parameters prune does not read (keep, gap, size).
+#[test]
+fn s15_13_the_header_names_prune_s_own_thresholds() {
+    let text = bin::ok(&["timeline", SAMPLE, "--prune-protect", "30000"]);
+    let head = text.lines().nth(1).unwrap();
+    assert!(
+        head.contains("protect 30,000 tok  minimum > 20,000"),
+        "{head}"
+    );
+    assert!(
+        !head.contains("keep_recent") && !head.contains("gap >="),
+        "{head}"
+    );
+}

@@ -138,6 +138,71 @@ pub static PARAMS: &[Param] = &[
     },
 ];
 
+/// One parameter a harness's own plan reads, as a header shows it: its key
+/// (for the header's marks), and the words before and after its value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    pub key: &'static str,
+    pub before: &'static str,
+    pub value: String,
+    pub after: &'static str,
+}
+
+/// The parameters of a plan kind that reads only its own (Gemini CLI's
+/// `mask`, OpenCode's `prune`, SPEC §15.13), in the order a header shows
+/// them; None for the kinds that read the shared ones (keep, gap, size…).
+pub fn own(kind: super::PlanKind, p: &Policy) -> Option<Vec<Shown>> {
+    use crate::numbers::fmt_int;
+    let shown = |key, before, value, after| Shown {
+        key,
+        before,
+        value,
+        after,
+    };
+    match kind {
+        super::PlanKind::Mask => Some(vec![
+            shown(
+                "mask_protect_tokens",
+                "protect ",
+                fmt_int(p.mask_protect_tokens),
+                " tok",
+            ),
+            shown(
+                "mask_min_prunable_tokens",
+                "prunable ≥ ",
+                fmt_int(p.mask_min_prunable_tokens),
+                "",
+            ),
+            shown(
+                "mask_protect_latest_turn",
+                "",
+                if p.mask_protect_latest_turn {
+                    "latest turn skipped"
+                } else {
+                    "latest turn scanned"
+                }
+                .into(),
+                "",
+            ),
+        ]),
+        super::PlanKind::Prune => Some(vec![
+            shown(
+                "prune_protect_tokens",
+                "protect ",
+                fmt_int(p.prune_protect_tokens),
+                " tok",
+            ),
+            shown(
+                "prune_minimum_tokens",
+                "minimum > ",
+                fmt_int(p.prune_minimum_tokens),
+                "",
+            ),
+        ]),
+        _ => None,
+    }
+}
+
 /// The keys of the parameters whose values differ between `a` and `b`.
 pub fn changed(a: &Policy, b: &Policy) -> Vec<&'static str> {
     PARAMS
@@ -173,6 +238,23 @@ mod tests {
             ]
         );
         assert!(changed(&a, &a).is_empty());
+    }
+
+    #[test]
+    fn a_harness_s_own_plan_shows_only_its_own_parameters() {
+        let mut p = Policy::preset(Harness::Claude);
+        p.prune_protect_tokens = 30_000;
+        let prune = own(crate::policy::PlanKind::Prune, &p).unwrap();
+        let keys: Vec<&str> = prune.iter().map(|o| o.key).collect();
+        assert_eq!(keys, ["prune_protect_tokens", "prune_minimum_tokens"]);
+        assert_eq!(prune[0].value, "30,000");
+        let mask = own(crate::policy::PlanKind::Mask, &p).unwrap();
+        assert_eq!(mask.len(), 3);
+        assert!(own(crate::policy::PlanKind::Idle, &p).is_none());
+        // Every key is the table's, so the header can mark it.
+        for o in prune.iter().chain(&mask) {
+            assert!(PARAMS.iter().any(|q| q.key == o.key), "{}", o.key);
+        }
     }
 
     #[test]

@@ -46,25 +46,28 @@ pub(super) fn header(
             "policy: recorded (preset {}): what the transcript proves the harness cleared, read from its records (the baseline)",
             p.preset_name()
         );
-    } else if p.kind == PlanKind::Mask || (p.kind == PlanKind::Auto && kinds == [PlanKind::Mask]) {
-        // SPEC §14: mask reads its own three parameters, nothing else.
+    } else if let Some(own) = [
+        Some(p.kind),
+        kinds.first().copied().filter(|_| kinds.len() == 1),
+    ]
+    .into_iter()
+    .flatten()
+    .find_map(|k| crate::policy::params::own(k, p))
+    {
+        // A harness's own plan reads only its own parameters (SPEC §15.13).
         let _ = writeln!(
             out,
-            "policy: {}{} (preset {})  protect {} tokens  min prunable {}  protect latest turn {}  delivery {}",
+            "policy: {}{} (preset {})  {}  delivery {}",
             p.kind.name(),
-            if p.kind == PlanKind::Auto {
-                " -> mask"
-            } else {
-                ""
+            match kinds {
+                [k] if p.kind == PlanKind::Auto => format!(" -> {}", k.name()),
+                _ => String::new(),
             },
             p.preset.name(),
-            fmt_int(p.mask_protect_tokens),
-            fmt_int(p.mask_min_prunable_tokens),
-            if p.mask_protect_latest_turn {
-                "on"
-            } else {
-                "off"
-            },
+            own.iter()
+                .map(|o| format!("{}{}{}", o.before, o.value, o.after))
+                .collect::<Vec<_>>()
+                .join("  "),
             p.delivery.name(),
         );
     } else {

@@ -169,39 +169,23 @@ impl SessionView {
         } else {
             String::new()
         };
-        if p.kind == PlanKind::Mask || self.plan.step.kind == Some(PlanKind::Mask) {
-            // mask reads its own three parameters (SPEC §15.13), nothing else.
-            return vec![
-                vec![
-                    plain("plan "),
-                    self.marked("kind", p.kind.name().into()),
-                    plain(format!("{chosen} ({})", p.preset.name())),
-                ],
-                vec![
-                    plain("protect "),
-                    self.marked("mask_protect_tokens", fmt_int(p.mask_protect_tokens)),
-                    plain(" tok"),
-                ],
-                vec![
-                    plain("prunable ≥ "),
-                    self.marked(
-                        "mask_min_prunable_tokens",
-                        fmt_int(p.mask_min_prunable_tokens),
-                    ),
-                ],
-                vec![
-                    self.marked(
-                        "mask_protect_latest_turn",
-                        if p.mask_protect_latest_turn {
-                            "latest turn skipped"
-                        } else {
-                            "latest turn scanned"
-                        }
-                        .into(),
-                    ),
-                ],
-                vec![self.marked("delivery", p.delivery.name().into())],
-            ];
+        // A harness's own plan reads only its own parameters (SPEC §15.13).
+        let own = [Some(p.kind), self.plan.step.kind]
+            .into_iter()
+            .flatten()
+            .find_map(|k| crate::policy::params::own(k, p));
+        if let Some(own) = own {
+            let mut out = vec![vec![
+                plain("plan "),
+                self.marked("kind", p.kind.name().into()),
+                plain(format!("{chosen} ({})", p.preset.name())),
+            ]];
+            out.extend(
+                own.into_iter()
+                    .map(|o| vec![plain(o.before), self.marked(o.key, o.value), plain(o.after)]),
+            );
+            out.push(vec![self.marked("delivery", p.delivery.name().into())]);
+            return out;
         }
         let mut out = vec![
             vec![
