@@ -253,10 +253,13 @@ fn s1_4_one_request_per_assistant_message() {
     assert_eq!(bash["content"].as_str().unwrap().len(), 239_999);
 }
 
-/// Reference §1.4 "session.revert hides messages after revert.messageID":
-/// the reverted message and those after it are left out, with a warning.
+/// Reference §1.4 "session.revert hides messages after revert.messageID"
+/// until the next prompt cleans them up: the hidden messages are the session's
+/// tail, left out of OpenCode's *next* request. Their requests were sent and
+/// billed before the revert (SPEC §15.1's reading for a rewound branch), so
+/// they stay in the timeline and in `recorded.harness_usd`, with a warning.
 #[test]
-fn s1_4_revert_leaves_out_the_reverted_messages() {
+fn s1_4_revert_warns_and_keeps_the_billed_requests() {
     let mut db = Db::new();
     let u1 = db.user("ses_r", "one");
     db.assistant("ses_r", &u1, json!({}), vec![text("answer one")]);
@@ -264,17 +267,23 @@ fn s1_4_revert_leaves_out_the_reverted_messages() {
     db.assistant("ses_r", &u2, json!({}), vec![text("answer two")]);
     db.session("ses_r", None, Some(json!({"messageID": u2})));
     let t = timeline(db.p(), &[]);
-    assert_eq!(t["requests"].as_array().unwrap().len(), 1);
+    assert_eq!(t["requests"].as_array().unwrap().len(), 2);
     let w = &t["session"]["warnings"];
     assert_eq!(w[0]["id"], "opencode_revert", "{w}");
-    // Without the revert both turns are there.
+    assert!(
+        w[0]["text"].as_str().unwrap().contains("leaves out 2 later"),
+        "{w}"
+    );
+    // Both answers' `cost` (0.01 each) are in OpenCode's own bill.
+    let usd = t["session"]["recorded"]["harness_usd"].as_f64().unwrap();
+    assert!((usd - 0.02).abs() < 1e-9, "{usd}");
+    // Without the revert: the same requests, no warning.
     db.conn
         .execute("UPDATE session SET revert = NULL", [])
         .unwrap();
-    assert_eq!(
-        timeline(db.p(), &[])["requests"].as_array().unwrap().len(),
-        2
-    );
+    let t = timeline(db.p(), &[]);
+    assert_eq!(t["requests"].as_array().unwrap().len(), 2);
+    assert_eq!(t["session"]["warnings"], json!([]));
 }
 
 /// Reference §1.4 "The view starts at the last completed compaction" (1.3.2

@@ -53,23 +53,24 @@ pub(super) fn session(
         list.sort_by(|a, b| a.0.cmp(&b.0));
     }
     // Reference §1.4: `session.revert` hides the messages from `revert.messageID`
-    // on (and, with `partID`, that message's parts from it on) until the next
-    // prompt removes them (`SessionRevert.cleanup`).
+    // on (and, with `partID`, that message's parts from it on) from OpenCode's
+    // next request, until the next prompt removes them (`SessionRevert.cleanup`).
+    // They are the session's tail, and their requests were sent and billed
+    // before the revert (as a rewound Claude branch, SPEC §15.1): they stay,
+    // and no request of the file comes after them to leave them out of.
     if let Some(revert) = &info.revert {
         let msg = revert.get("messageID").and_then(Value::as_str);
         let part = revert.get("partID").and_then(Value::as_str);
         if let Some(msg) = msg {
-            let before = messages.len();
-            messages.retain(|(id, _)| id.as_str() < msg || (part.is_some() && id == msg));
-            if let (Some(part), Some(list)) = (part, by_msg.get_mut(msg)) {
-                list.retain(|(id, _)| id.as_str() < part);
-            }
-            let hidden = before - messages.len();
+            let hidden = messages
+                .iter()
+                .filter(|(id, _)| id.as_str() > msg || (part.is_none() && id == msg))
+                .count();
             warnings.push(SessionWarning {
                 id: "opencode_revert",
                 line: None,
                 text: format!(
-                    "the session is reverted to message {msg}{}: {hidden} later message(s) are left out, as OpenCode's next request leaves them out",
+                    "the session is reverted to message {msg}{}: OpenCode's next request leaves out {hidden} later message(s); their requests were sent and billed, and are shown",
                     part.map(|p| format!(" (part {p})")).unwrap_or_default()
                 ),
             });
@@ -97,7 +98,7 @@ pub(super) fn session(
     };
     let mut file_paths: HashMap<String, String> = HashMap::new();
     // SPEC §15.14 `recorded.harness_usd`: the sum of the assistant messages'
-    // `cost` (reference §1.3), those a revert left out not included.
+    // `cost` (reference §1.3), a reverted tail's included (it was billed).
     let mut harness_usd: Option<f64> = None;
     // Reference §1.3, §2.4: each completed part's `state.time.compacted`
     // (callID, ms), and each assistant message's `time.created`, in request order.
