@@ -271,7 +271,10 @@ fn s1_4_revert_warns_and_keeps_the_billed_requests() {
     let w = &t["session"]["warnings"];
     assert_eq!(w[0]["id"], "opencode_revert", "{w}");
     assert!(
-        w[0]["text"].as_str().unwrap().contains("leaves out 2 later"),
+        w[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("leaves out 2 later"),
         "{w}"
     );
     // Both answers' `cost` (0.01 each) are in OpenCode's own bill.
@@ -288,7 +291,9 @@ fn s1_4_revert_warns_and_keeps_the_billed_requests() {
 
 /// Reference §1.4 "The view starts at the last completed compaction" (1.3.2
 /// `filterCompacted`): a user message with a `compaction` part whose summary
-/// assistant finished; a failed summary does not move the view.
+/// assistant finished; a failed summary does not move the view. The new view
+/// holds the compaction's ask and the summary, and starts after the summary's
+/// own request.
 #[test]
 fn s1_4_the_view_starts_at_the_last_completed_compaction() {
     let mut db = Db::new();
@@ -340,6 +345,21 @@ fn s1_4_the_view_starts_at_the_last_completed_compaction() {
     );
     let u3 = db.user("ses_c", "new prompt");
     db.assistant("ses_c", &u3, json!({}), vec![text("fine")]);
+    // The summary's own request (4) is sent before the new view: the view it
+    // summarizes and the compaction's ask (1.3.2 `SessionCompaction.process`).
+    let w4 = wire(db.p(), &[], 4);
+    assert_eq!(w4[0].1, ["old prompt"], "{w4:?}");
+    assert_eq!(
+        w4.last().unwrap(),
+        &(
+            "user".to_string(),
+            vec!["What did we do so far?".to_string()]
+        )
+    );
+    assert!(
+        w4.iter().any(|(_, b)| b == &["still the old view"]),
+        "{w4:?}"
+    );
     let w = wire(db.p(), &[], 5);
     assert_eq!(
         w,

@@ -409,6 +409,14 @@ impl Sink {
         }
     }
 
+    /// A message in the view that is no response (another format's rebuilt
+    /// history: OpenCode's compaction prompt and summary at the head of the
+    /// view they start).
+    pub(super) fn inline(&mut self, role: crate::session::Role, part: Part, ts: Option<&str>) {
+        let line = self.b.s.records + 1;
+        self.b.inline(role, part, ts, line);
+    }
+
     /// A sink that reads only `lines` of the file: an inline sub-agent thread, whose
     /// sidechain records then make it a what-if.
     pub(super) fn only_lines(path: &Path, lines: std::collections::HashSet<usize>) -> Sink {

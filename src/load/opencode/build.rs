@@ -3,9 +3,9 @@
 use super::super::RecordSink;
 use super::super::claude;
 use super::{Row, SessionInfo};
-use crate::session::{Diagnostic, Format, Part, Session, SessionWarning};
+use crate::session::{Diagnostic, Format, Part, Role, Session, SessionWarning};
 use serde_json::{Map, Value, json};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// What a pending or running tool part reads in the wire (reference §1.4:
@@ -76,7 +76,9 @@ pub(super) fn session(
             });
         }
     }
+    // Reference §1.4: summary assistant → the compaction it completed.
     let completed = completed_compactions(&messages);
+    let mut compaction_asks: HashMap<&str, (Value, Option<i64>)> = HashMap::new();
     let version = info.version.clone();
     let mut sink = claude::Sink::for_format(path, format);
     let mut line = 0;
@@ -114,16 +116,10 @@ pub(super) fn session(
             .or(created);
         match m.get("role").and_then(Value::as_str) {
             Some("user") => {
-                if completed.contains(id) {
-                    // Reference §1.4: the view starts at the last completed
-                    // compaction (1.3.2 `filterCompacted`).
-                    feed(
-                        &mut sink,
-                        json!({"type": "system", "subtype": "compact_boundary"}),
-                        None,
-                    );
-                }
                 let body = json!({"role": "user", "content": user_blocks(parts)});
+                if completed.values().any(|c| c == id) {
+                    compaction_asks.insert(id, (body.clone(), created));
+                }
                 feed(
                     &mut sink,
                     record("user", created, &version, body.clone()),
@@ -141,6 +137,7 @@ pub(super) fn session(
                 body.insert("role".into(), "assistant".into());
                 body.insert("content".into(), Value::Array(blocks));
                 let wire = Value::Object(body.clone());
+                let wire_of_summary = wire.clone();
                 body.insert("id".into(), Value::String(id.clone()));
                 if let Some(model) = m.get("modelID").filter(|v| v.is_string()) {
                     body.insert("model".into(), model.clone());
@@ -159,6 +156,32 @@ pub(super) fn session(
                         &mut sink,
                         record("user", completed_at, &version, body.clone()),
                         Some(body),
+                    );
+                }
+                // Reference §1.4: the view starts at the last completed
+                // compaction (1.3.2 `filterCompacted`), with its user message
+                // and this summary at its head. The summary's own request is
+                // sent before that, with the view it summarizes and the
+                // compaction's prompt (1.3.2 `SessionCompaction.process`:
+                // `toModelMessages(input.messages)` plus the prompt).
+                if let Some((ask, ask_at)) = completed
+                    .get(id.as_str())
+                    .and_then(|c| compaction_asks.get(c.as_str()))
+                {
+                    feed(
+                        &mut sink,
+                        json!({"type": "system", "subtype": "compact_boundary"}),
+                        None,
+                    );
+                    sink.inline(
+                        Role::User,
+                        Part::Inline(Box::new(ask.clone())),
+                        timestamp(*ask_at).as_deref(),
+                    );
+                    sink.inline(
+                        Role::Assistant,
+                        Part::Inline(Box::new(wire_of_summary.clone())),
+                        timestamp(completed_at).as_deref(),
                     );
                 }
             }
@@ -274,12 +297,8 @@ fn row_diagnostic(n: usize, what: &str, e: &str) -> Diagnostic {
 fn record(kind: &str, ms: Option<i64>, version: &Option<String>, message: Value) -> Value {
     let mut r = Map::new();
     r.insert("type".into(), kind.into());
-    if let Some(ts) = ms.and_then(chrono::DateTime::from_timestamp_millis) {
-        r.insert(
-            "timestamp".into(),
-            ts.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-                .into(),
-        );
+    if let Some(ts) = timestamp(ms) {
+        r.insert("timestamp".into(), ts.into());
     }
     if let Some(v) = version {
         r.insert("version".into(), v.clone().into());
@@ -288,10 +307,16 @@ fn record(kind: &str, ms: Option<i64>, version: &Option<String>, message: Value)
     Value::Object(r)
 }
 
-/// The user messages whose compaction completed: a `compaction` part, and a
+/// Milliseconds since the epoch as a record's RFC 3339 `timestamp`.
+fn timestamp(ms: Option<i64>) -> Option<String> {
+    let ts = chrono::DateTime::from_timestamp_millis(ms?)?;
+    Some(ts.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+}
+
+/// The compactions that completed, as summary assistant → user message: a
 /// summary assistant (`summary: true`, `finish` set, no `error`) whose
-/// `parentID` names it (1.3.2 `filterCompacted`, reference §1.4).
-fn completed_compactions(messages: &[(String, Value)]) -> HashSet<String> {
+/// `parentID` names the user message (1.3.2 `filterCompacted`, reference §1.4).
+fn completed_compactions(messages: &[(String, Value)]) -> HashMap<String, String> {
     messages
         .iter()
         .filter(|(_, m)| {
@@ -300,10 +325,9 @@ fn completed_compactions(messages: &[(String, Value)]) -> HashSet<String> {
                 && m.get("finish").is_some_and(|f| !f.is_null())
                 && m.get("error").is_none_or(Value::is_null)
         })
-        .filter_map(|(_, m)| {
-            m.get("parentID")
-                .and_then(Value::as_str)
-                .map(str::to_string)
+        .filter_map(|(id, m)| {
+            let parent = m.get("parentID").and_then(Value::as_str)?;
+            Some((id.clone(), parent.to_string()))
         })
         .collect()
 }
