@@ -539,6 +539,12 @@ pub struct Session {
     /// View segments that begin at a rewind, not at a compaction (Gemini
     /// CLI's `$rewindTo` starts the view again from what it keeps).
     pub rewind_segments: Vec<usize>,
+    /// Each of the harness's own user messages, in order, as (requests made
+    /// before it, results before it): OpenCode's prune counts turns by them,
+    /// every one (a prompt, a compaction's, a synthetic continue, one that got
+    /// no reply), where the normalized messages merge neighbours. Empty for
+    /// harnesses whose plans do not count them.
+    pub user_messages: Vec<(usize, usize)>,
 }
 
 /// Every tool id of the session numbered once: calls and results with the
@@ -625,6 +631,7 @@ impl Session {
             masked_text: Default::default(),
             saved_originals: Default::default(),
             rewind_segments: Vec::new(),
+            user_messages: Vec::new(),
             return_anchor: true,
         }
     }

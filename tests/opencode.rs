@@ -794,6 +794,42 @@ fn s2_2_prune_runs_after_a_loop_so_it_changes_the_next_turn() {
     }
 }
 
+/// Reference §2.3 "Every user message counts": a prompt that got no reply (an
+/// aborted one) is a turn too, so it brings turn 1 into the scan one turn
+/// earlier than counting the requests that begin turns would.
+#[test]
+fn s2_3_every_user_message_counts_a_prompt_without_a_reply_too() {
+    let mut db = Db::new();
+    db.session("ses_u", None, None);
+    let u1 = db.user("ses_u", "turn 1");
+    db.assistant(
+        "ses_u",
+        &u1,
+        json!({"finish": "tool-calls"}),
+        vec![tool("old", "read", &out(25_000))],
+    );
+    db.assistant(
+        "ses_u",
+        &u1,
+        json!({"finish": "tool-calls"}),
+        vec![tool("new", "bash", &out(40_000))],
+    );
+    db.assistant("ses_u", &u1, json!({}), vec![text("done")]);
+    let u2 = db.user("ses_u", "turn 2");
+    db.assistant("ses_u", &u2, json!({}), vec![text("ok")]);
+    // A prompt with no assistant message after it, then the next one.
+    db.user("ses_u", "aborted");
+    let u4 = db.user("ses_u", "turn 4");
+    db.assistant("ses_u", &u4, json!({}), vec![text("ok")]);
+    let t = timeline(db.p(), &["--policy", "prune"]);
+    let reqs = t["requests"].as_array().unwrap();
+    assert_eq!(reqs.len(), 5);
+    // Request 5: the scan passes "aborted" (turns = 1) and "turn 2" (turns =
+    // 2), then takes turn 1's results: 40,000 protected, 25,000 > 20,000 go.
+    assert_eq!(reqs[4]["fired"], true, "{}", reqs[4]["note"]);
+    assert_eq!(reqs[4]["newly_cleared"], json!(["old"]));
+}
+
 /// Reference §2.3 "Protected turns" and "Trigger": the results of the latest
 /// two turns are never candidates, the newest 40,000 tokens are kept, and it
 /// marks only when strictly more than 20,000 can go.

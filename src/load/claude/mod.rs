@@ -417,6 +417,11 @@ impl Sink {
         self.b.inline(role, part, ts, line);
     }
 
+    /// (requests, results) made so far.
+    pub(super) fn made(&self) -> (usize, usize) {
+        (self.b.s.requests.len(), self.b.s.results.len())
+    }
+
     /// A sink that reads only `lines` of the file: an inline sub-agent thread, whose
     /// sidechain records then make it a what-if.
     pub(super) fn only_lines(path: &Path, lines: std::collections::HashSet<usize>) -> Sink {

@@ -106,6 +106,8 @@ pub(super) fn session(
     // (callID, ms), and each assistant message's `time.created`, in request order.
     let mut marks: Vec<(String, i64)> = Vec::new();
     let mut assistant_created: Vec<Option<i64>> = Vec::new();
+    // Reference §2.3: prune counts every user message as a turn.
+    let mut user_messages: Vec<(usize, usize)> = Vec::new();
     for (id, m) in &messages {
         let none = Vec::new();
         let parts = by_msg.get(id).unwrap_or(&none);
@@ -120,6 +122,7 @@ pub(super) fn session(
                 if completed.values().any(|c| c == id) {
                     compaction_asks.insert(id, (body.clone(), created));
                 }
+                user_messages.push(sink.made());
                 feed(
                     &mut sink,
                     record("user", created, &version, body.clone()),
@@ -208,6 +211,7 @@ pub(super) fn session(
         }
     }
     s.warnings.extend(warnings);
+    s.user_messages = user_messages;
     attach_marks(&mut s, &marks, &assistant_created);
     // SPEC §15.13: OpenCode's own estimate, `round(len / 4)`, is the one its
     // prune decides by; it is the results' `est_tokens` here.

@@ -24,22 +24,16 @@ impl Engine<'_> {
         }
         let p = &self.policy;
         let (protect, minimum) = (p.prune_protect_tokens, p.prune_minimum_tokens);
-        // §2.3 "Protected turns": the scan passes the last loop's prompt (turns
-        // = 1) and the prompt before it (turns = 2) before it takes results;
-        // those two prompts began the two latest turns before `req`, so the
-        // results sent before the older one's prompt are the candidates. The
-        // view starts at the last compaction, where the scan stops too.
-        let turn_starts: Vec<&Request> = self.s.requests[..req.index - 1]
-            .iter()
-            .rev()
-            .take_while(|q| q.segment == req.segment)
-            .filter(|q| q.begins_turn)
-            .take(2)
-            .collect();
-        let boundary = match turn_starts.as_slice() {
-            [_, older] => older.end,
-            _ => req.view_start,
-        };
+        // §2.3 "Protected turns": every user message counts (a prompt, a
+        // compaction's, a synthetic continue, one that got no reply). The scan
+        // ran when the last loop ended, before `req`'s own prompt: of the user
+        // messages before that one, it passes the newest (turns = 1) and the
+        // one before it (turns = 2) before it takes results, so the candidates
+        // are the results before that second one. The view starts at the last
+        // compaction, where the scan stops too.
+        let users = &self.s.user_messages;
+        let before = users.partition_point(|&(requests, _)| requests < req.index);
+        let boundary = before.checked_sub(3).map_or(0, |i| users[i].1);
         let mut order: Vec<usize> = (0..self.view.cands.len()).collect();
         // Newest first: by message, then by part (results are stored in order).
         order.sort_unstable_by_key(|&pos| std::cmp::Reverse(self.view.cands[pos].result));
@@ -51,7 +45,7 @@ impl Engine<'_> {
         for pos in order {
             let c = &self.view.cands[pos];
             let r = &self.s.results[c.result];
-            if r.msg >= boundary {
+            if c.result >= boundary {
                 kept.insert(pos, Kept::PruneLatestTurns);
                 continue;
             }
