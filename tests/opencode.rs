@@ -1083,6 +1083,88 @@ fn s14_a_stored_mark_is_evidence_compared_with_the_simulated_prune() {
     );
 }
 
+/// SPEC §15.14 / reference §5.2 (the race): prune is forked in the background
+/// after a loop, so its mark may be written after the next turn's first request
+/// began. The mark belongs to the first request that began after it, and is
+/// compared with the simulated prune where that takes effect: the first request
+/// of the turn.
+#[test]
+fn s15_14_a_late_mark_is_compared_at_the_turn_s_first_request() {
+    let mut db = Db::new();
+    db.session("ses_l", None, None);
+    let u1 = db.user("ses_l", "turn 1");
+    db.assistant(
+        "ses_l",
+        &u1,
+        json!({"finish": "tool-calls"}),
+        vec![tool("old", "read", &out(25_000))],
+    );
+    db.assistant(
+        "ses_l",
+        &u1,
+        json!({"finish": "tool-calls"}),
+        vec![tool("new", "bash", &out(40_000))],
+    );
+    db.assistant("ses_l", &u1, json!({}), vec![text("done")]);
+    for turn in ["turn 2", "turn 3"] {
+        let u = db.user("ses_l", turn);
+        db.assistant("ses_l", &u, json!({}), vec![text("ok")]);
+    }
+    let u4 = db.user("ses_l", "turn 4");
+    db.assistant(
+        "ses_l",
+        &u4,
+        json!({"finish": "tool-calls"}),
+        vec![tool("t4", "read", "small")],
+    );
+    let second = db.assistant("ses_l", &u4, json!({}), vec![text("ok")]);
+    // The mark is written just before request 7 (turn 4's second) began.
+    let created: i64 = db
+        .conn
+        .query_row(
+            "SELECT json_extract(data, '$.time.created') FROM message WHERE id = ?1",
+            [&second],
+            |r| r.get(0),
+        )
+        .unwrap();
+    db.conn
+        .execute(
+            "UPDATE part SET data = json_set(data, '$.state.time.compacted', ?1) WHERE json_extract(data, '$.callID') = 'old'",
+            [created - 1],
+        )
+        .unwrap();
+    let t = timeline(db.p(), &[]);
+    let reqs = t["requests"].as_array().unwrap();
+    assert_eq!(reqs.len(), 7);
+    // The simulation marks "old" after turn 3's loop: at request 6.
+    assert_eq!(
+        reqs[5]["newly_cleared"],
+        json!(["old"]),
+        "{}",
+        reqs[5]["note"]
+    );
+    // The record belongs to request 7 (what was really sent: 6 still carried
+    // the original), and agrees with the simulation at 6.
+    assert!(reqs[5]["evidence"]["microcompact"].is_null());
+    assert_eq!(reqs[5]["recorded_cleared"], json!([]));
+    let mc = &reqs[6]["evidence"]["microcompact"];
+    assert_eq!(mc["writer"], "opencode_prune", "{mc}");
+    assert_eq!(mc["agrees"], true, "{mc}");
+    assert_eq!(reqs[6]["recorded_cleared"], json!(["old"]));
+    // The text says where it was compared, and auto agrees there too.
+    let text = bin::ok(&["evidence", db.p()]);
+    assert!(
+        text.contains(
+            "against the prune plan (at request 6, where its simulation takes effect): agrees"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("against the selected plan (auto): agrees"),
+        "{text}"
+    );
+}
+
 /// SPEC §15.13: the thresholds are parameters (`--prune-protect`,
 /// `--prune-minimum`, keys `prune_protect_tokens` / `prune_minimum_tokens`),
 /// defaults 40,000 and 20,000 (reference §2.5: constants in OpenCode).

@@ -243,7 +243,8 @@ pub fn beside_plan(
 #[derive(Debug, Clone)]
 pub struct EvidenceReport {
     pub evidence: SessionEvidence,
-    /// The selected plan's newly cleared ids at each request that holds a record.
+    /// The selected plan's newly cleared ids at each request a record is
+    /// compared at (`evidence::compared_at`).
     pub selected_newly: std::collections::BTreeMap<usize, Vec<String>>,
 }
 
@@ -283,6 +284,15 @@ pub fn beside_timeline(
 ) -> Option<std::collections::BTreeMap<usize, Vec<String>>> {
     let s = &setup.session;
     let mut selected_newly = std::collections::BTreeMap::new();
+    // Where each record is compared with a simulation (SPEC §15.14: a prune
+    // mark at the first request of its turn).
+    let compared: std::collections::BTreeSet<usize> = ev
+        .requests
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.microcompact.as_ref().map(|m| (i + 1, m.writer)))
+        .map(|(k, w)| crate::evidence::compared_at(s, w, k))
+        .collect();
     let mut prev: Option<Step> = None;
     for st in timeline_steps(setup, forced_at) {
         let k = st.index;
@@ -297,7 +307,7 @@ pub fn beside_timeline(
             break;
         };
         beside_plan(setup, r, req, &st, brk);
-        if r.microcompact.is_some() {
+        if compared.contains(&k) {
             selected_newly.insert(
                 k,
                 st.newly_cleared

@@ -13,7 +13,7 @@ pub mod api;
 pub mod facts;
 mod session;
 
-pub use session::{Counts, PARTIAL_TRANSCRIPT, Target, attach, collect, counts};
+pub use session::{Counts, PARTIAL_TRANSCRIPT, Target, attach, collect, compared_at, counts};
 
 use crate::session::{Harness, Message, Request, Role, Session, Usage};
 use serde::Serialize;

@@ -101,6 +101,23 @@ pub fn attach(s: &Session) -> (Vec<(usize, Writer, Target)>, Vec<Warning>) {
     (out, warnings)
 }
 
+/// The request whose simulation a record of `writer` attached to request `k`
+/// is compared with: `k`, except for OpenCode's prune, whose simulation takes
+/// effect at the first request of `k`'s turn, in its view (SPEC §15.14): a mark
+/// written late, after that request began (reference §5.2: prune runs in the
+/// background after a loop), is compared there.
+pub fn compared_at(s: &Session, writer: Writer, k: usize) -> usize {
+    let Some(req) = s.request(k).filter(|_| writer == Writer::Prune) else {
+        return k;
+    };
+    s.requests[..k]
+        .iter()
+        .rev()
+        .take_while(|r| r.segment == req.segment)
+        .find(|r| r.begins_turn)
+        .map_or(k, |r| r.index)
+}
+
 /// The evidence of every request. `simulate(writer, at)` answers the ids the
 /// plan the writer implies (`budget`, `count`) newly cleared at `at`, or None when
 /// that plan is not available. Observed breaks come without `plan_rewrite`: add it
@@ -123,7 +140,7 @@ pub fn collect(
     for (i, writer, target) in attached {
         let e = &s.evidence[i];
         let at = match target {
-            Target::Request(k) => SimAt::Request(k),
+            Target::Request(k) => SimAt::Request(compared_at(s, writer, k)),
             Target::Compaction(k) => SimAt::BeforeCompaction(k),
         };
         let mc = Microcompact {

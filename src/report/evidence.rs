@@ -181,10 +181,12 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                     m.tokens_saved.map_or("none".into(), fmt_int),
                 );
             }
+            let sim_at = crate::evidence::compared_at(&setup.session, m.writer, *k);
             let _ = writeln!(
                 out,
-                "    against the {} plan: {}",
+                "    against the {} plan{}: {}",
                 m.writer.plan(),
+                super::words::at_other(sim_at, *k),
                 match &m.comparison {
                     Some(c) => c.words(),
                     None => "not compared: no request to simulate it on".into(),
@@ -193,7 +195,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
             let selected = setup.policy.kind.name();
             if !before_compaction
                 && selected != m.writer.plan()
-                && let Some(ids) = r.selected_newly.get(k)
+                && let Some(ids) = r.selected_newly.get(&sim_at)
             {
                 let c = m.compare_with(ids);
                 let _ = writeln!(

@@ -46,6 +46,16 @@ pub fn reason(c: &Candidate, note: &Note) -> String {
 }
 
 /// An explain row's reason in words, with the api preset's edits beside it.
+/// " (at request j, where its simulation takes effect)" when a record at
+/// request `k` is compared with the simulation at another request `j`.
+pub fn at_other(j: usize, k: usize) -> String {
+    if j == k {
+        String::new()
+    } else {
+        format!(" (at request {j}, where its simulation takes effect)")
+    }
+}
+
 pub fn explain_reason(r: &ExplainRow) -> String {
     let why = reason(&r.candidate, &r.note);
     match &r.edits_here {

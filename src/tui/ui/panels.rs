@@ -167,9 +167,11 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
                 m.pre_tokens.map_or("none".into(), fmt_int),
                 m.tokens_saved.map_or("none".into(), fmt_int)
             ));
+            let sim_at = crate::evidence::compared_at(&v.setup.session, m.writer, k);
             out.push(format!(
-                "  against the {} plan: {}",
+                "  against the {} plan{}: {}",
                 m.writer.plan(),
+                crate::report::words::at_other(sim_at, k),
                 match &m.comparison {
                     Some(c) => c.words(),
                     None => "not compared: no request to simulate it on".into(),
@@ -178,7 +180,7 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
             let selected = v.policy().kind.name();
             if !before_compaction
                 && selected != m.writer.plan()
-                && let Some(ids) = report.selected_newly.get(&k)
+                && let Some(ids) = report.selected_newly.get(&sim_at)
             {
                 let c = m.compare_with(ids);
                 out.push(format!(
