@@ -1008,6 +1008,17 @@ fn s15_14_auto_runs_prune_by_version_or_by_a_recorded_mark() {
         r["note"].as_str().unwrap().contains("compaction.prune"),
         "{r}"
     );
+    // Reference §3: 0.5.29 has no prune and 1.0.0 has it; before 1.0.0 auto
+    // plans nothing, and its note says why (SPEC §15.13 names no caveat).
+    for v in ["0.5.29", "0.9.1"] {
+        let t = timeline(make(v).p(), &[]);
+        let r = &t["requests"][4];
+        assert_eq!(r["plan_kind"], Value::Null);
+        assert!(
+            r["note"].as_str().unwrap().contains("0.5.29 has no prune"),
+            "{r}"
+        );
+    }
     // The sample is 1.18.33, but its marks prove prune was on.
     let t = timeline(SAMPLE, &[]);
     assert_eq!(t["requests"][7]["plan_kind"], "prune");

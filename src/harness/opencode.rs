@@ -184,7 +184,9 @@ enum PruneDefault {
     Off,
     /// 1.3.3–1.14.33: unsampled; taken as off (SPEC §15.14).
     Gap,
-    /// Before 1.0.0: no prune (0.5.29 has none).
+    /// Before 1.0.0: taken as no prune (reference §3: 0.5.29 has none, 1.0.0
+    /// has it; the versions between were not sampled). SPEC §15.13 names no
+    /// caveat for it: the plan's note says why (`NoRun::NotYet`).
     NotYet,
 }
 

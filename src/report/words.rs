@@ -133,7 +133,7 @@ impl Display for crate::policy::engine::NoRun {
             NoRun::VersionGap => {
                 "auto: no plan (the version lies between 1.3.2, prune on by default, and 1.14.34, off; unsampled)"
             }
-            NoRun::NotYet => "auto: no plan (no prune before OpenCode 1.0.0)",
+            NoRun::NotYet => "auto: no plan (OpenCode before 1.0.0: 0.5.29 has no prune, and where between 0.5.29 and 1.0.0 it came is not known; no record shows it on)",
         })
     }
 }
