@@ -545,6 +545,10 @@ pub struct Session {
     /// no reply), where the normalized messages merge neighbours. Empty for
     /// harnesses whose plans do not count them.
     pub user_messages: Vec<(usize, usize)>,
+    /// The harness's compaction summaries, failed ones too, as (user messages
+    /// before, results before): where OpenCode's prune scan stops (an
+    /// assistant message with `summary: true`). Empty elsewhere.
+    pub summaries: Vec<(usize, usize)>,
 }
 
 /// Every tool id of the session numbered once: calls and results with the
@@ -632,6 +636,7 @@ impl Session {
             saved_originals: Default::default(),
             rewind_segments: Vec::new(),
             user_messages: Vec::new(),
+            summaries: Vec::new(),
             return_anchor: true,
         }
     }

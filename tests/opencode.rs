@@ -830,6 +830,164 @@ fn s2_3_every_user_message_counts_a_prompt_without_a_reply_too() {
     assert_eq!(reqs[4]["newly_cleared"], json!(["old"]));
 }
 
+/// A compaction's user message (with its `compaction` part) and its summary
+/// assistant; `failed` gives the summary an error (no new view).
+fn compaction(db: &mut Db, ses: &str, failed: bool) {
+    let n = db.next();
+    let c = id("msg", n);
+    db.message(
+        ses,
+        &c,
+        json!({"role": "user", "time": {"created": T0 + n}}),
+    );
+    db.part(ses, &c, n + 1, json!({"type": "compaction", "auto": true}));
+    let extra = if failed {
+        json!({"summary": true, "error": {"name": "APIError"}})
+    } else {
+        json!({"summary": true})
+    };
+    db.assistant(ses, &c, extra, vec![text("the summary")]);
+}
+
+/// Turn 1 of the prune tests: a 25,000-token read, then a 40,000-token bash.
+fn turn_one(db: &mut Db, ses: &str) {
+    let u1 = db.user(ses, "turn 1");
+    db.assistant(
+        ses,
+        &u1,
+        json!({"finish": "tool-calls"}),
+        vec![tool("old", "read", &out(25_000))],
+    );
+    db.assistant(
+        ses,
+        &u1,
+        json!({"finish": "tool-calls"}),
+        vec![tool("new", "bash", &out(40_000))],
+    );
+    db.assistant(ses, &u1, json!({}), vec![text("done")]);
+}
+
+/// Reference §2.3 "Stop: at the first assistant message with summary:true":
+/// any summary, a failed one too (it is still `summary: true`), ends the scan
+/// once two user messages are passed: the results behind it are no longer
+/// counted, so the newer ones alone stay under the protection.
+#[test]
+fn s2_3_a_summary_stops_the_scan_a_failed_one_too() {
+    for summary in [true, false] {
+        let mut db = Db::new();
+        db.session("ses_f", None, None);
+        let u1 = db.user("ses_f", "turn 1");
+        db.assistant(
+            "ses_f",
+            &u1,
+            json!({"finish": "tool-calls"}),
+            vec![tool("old", "read", &out(25_000))],
+        );
+        db.assistant("ses_f", &u1, json!({}), vec![text("done")]);
+        if summary {
+            compaction(&mut db, "ses_f", true);
+        } else {
+            let u = db.user("ses_f", "a prompt in its place");
+            db.assistant("ses_f", &u, json!({}), vec![text("ok")]);
+        }
+        let u3 = db.user("ses_f", "turn 3");
+        db.assistant(
+            "ses_f",
+            &u3,
+            json!({"finish": "tool-calls"}),
+            vec![tool("new", "bash", &out(40_000))],
+        );
+        db.assistant("ses_f", &u3, json!({}), vec![text("done")]);
+        for turn in ["turn 4", "turn 5", "turn 6"] {
+            let u = db.user("ses_f", turn);
+            db.assistant("ses_f", &u, json!({}), vec![text("ok")]);
+        }
+        let t = timeline(db.p(), &["--policy", "prune"]);
+        let reqs = t["requests"].as_array().unwrap();
+        let fired: Vec<bool> = reqs.iter().map(|r| r["fired"] == true).collect();
+        // Requests 1–2 turn 1, 3 the summary (or the prompt), 4–5 turn 3,
+        // 6–8 turns 4–6. At 8 the scan takes the results before turn 4's
+        // prompt: "new" (40,000, protected), then "old" only without the summary.
+        assert_eq!(reqs.len(), 8);
+        assert_eq!(
+            fired,
+            [false, false, false, false, false, false, false, !summary],
+            "summary {summary}"
+        );
+        if summary {
+            let plan = bin::json(&["plan", db.p(), "--at", "8", "--policy", "prune", "-j"]);
+            let old = plan["candidates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["tool_use_id"] == "old")
+                .unwrap();
+            assert!(
+                old["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains("older than a compaction summary"),
+                "{old}"
+            );
+        }
+    }
+}
+
+/// Reference §2.3: the summary stops the scan only once two user messages are
+/// passed (`if (turns < 2) continue` comes first). After an auto-compaction
+/// (its user message, the summary, a synthetic continue) the scan passes the
+/// continue and the compaction's message, skips the summary, and goes on into
+/// the view before it: OpenCode marks results no later request sends. The
+/// simulation does the same, and the stored mark agrees with it.
+#[test]
+fn s2_3_a_compaction_in_the_latest_two_turns_does_not_stop_the_scan() {
+    let mut db = Db::new();
+    db.session("ses_x", None, None);
+    turn_one(&mut db, "ses_x");
+    let u2 = db.user("ses_x", "turn 2");
+    db.assistant("ses_x", &u2, json!({}), vec![text("ok")]);
+    compaction(&mut db, "ses_x", false);
+    let cont = db.user("ses_x", "Continue if you have next steps");
+    let after = db.assistant("ses_x", &cont, json!({}), vec![text("ok")]);
+    // Requests: 1–3 turn 1, 4 turn 2, 5 the summary, 6 after the continue.
+    let t = timeline(db.p(), &["--policy", "prune"]);
+    let r6 = &t["requests"][5];
+    assert_eq!(r6["fired"], true, "{}", r6["note"]);
+    // Nothing of the view is cleared: "old" is in the view before it.
+    assert_eq!(r6["newly_cleared"], json!([]));
+    assert!(
+        r6["note"]
+            .as_str()
+            .unwrap()
+            .contains("(1 result in the view before a compaction, which no request sends)"),
+        "{}",
+        r6["note"]
+    );
+    assert_eq!(
+        placeholders(db.p(), &["--policy", "prune"], 6),
+        Vec::<String>::new()
+    );
+    // OpenCode's own mark on "old", written before request 6 began.
+    let created: i64 = db
+        .conn
+        .query_row(
+            "SELECT json_extract(data, '$.time.created') FROM message WHERE id = ?1",
+            [&after],
+            |r| r.get(0),
+        )
+        .unwrap();
+    db.conn
+        .execute(
+            "UPDATE part SET data = json_set(data, '$.state.time.compacted', ?1) WHERE json_extract(data, '$.callID') = 'old'",
+            [created - 1],
+        )
+        .unwrap();
+    let t = timeline(db.p(), &[]);
+    let mc = &t["requests"][5]["evidence"]["microcompact"];
+    assert_eq!(mc["compacted_tool_ids"], json!(["old"]), "{mc}");
+    assert_eq!(mc["agrees"], true, "{mc}");
+}
+
 /// Reference §2.3 "Protected turns" and "Trigger": the results of the latest
 /// two turns are never candidates, the newest 40,000 tokens are kept, and it
 /// marks only when strictly more than 20,000 can go.

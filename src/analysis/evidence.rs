@@ -75,8 +75,14 @@ fn newly_cleared_by(setup: &Setup, kind: PlanKind) -> Vec<Vec<String>> {
         setup.last_request(),
     )
     .newly_only();
+    // What a record names is everything the harness's plan marked, the
+    // results outside the view too (`Step::marked_elsewhere`).
     std::iter::from_fn(|| engine.step())
-        .map(|st| ids_of(s, &st.newly_cleared))
+        .map(|st| {
+            let mut ids = ids_of(s, &st.newly_cleared);
+            ids.extend(ids_of(s, &st.marked_elsewhere));
+            ids
+        })
         .collect()
 }
 
@@ -312,6 +318,7 @@ pub fn beside_timeline(
                 k,
                 st.newly_cleared
                     .iter()
+                    .chain(&st.marked_elsewhere)
                     .map(|&i| s.results[i].id.clone())
                     .collect(),
             );

@@ -293,6 +293,7 @@ impl PlanAt {
                 kind: None,
                 trigger: None,
                 newly_cleared: Vec::new(),
+                marked_elsewhere: Vec::new(),
                 cleared: Vec::new(),
                 media_in_wire: Vec::new(),
                 tokens_saved: 0,

@@ -207,13 +207,23 @@ impl Display for Note {
             Note::PruneMidLoop => {
                 f.write_str("prune: runs when a loop ends; this request continues one")
             }
-            Note::Prune(why) => write!(
-                f,
-                "prune: {} tokens past the newest {} > {}: marked",
-                fmt_int(why.pruned),
-                fmt_int(why.protect),
-                fmt_int(why.minimum)
-            ),
+            Note::Prune { why, elsewhere } => {
+                write!(
+                    f,
+                    "prune: {} tokens past the newest {} > {}: marked",
+                    fmt_int(why.pruned),
+                    fmt_int(why.protect),
+                    fmt_int(why.minimum)
+                )?;
+                if *elsewhere > 0 {
+                    write!(
+                        f,
+                        " ({} in the view before a compaction, which no request sends)",
+                        plural(*elsewhere, "result")
+                    )?;
+                }
+                Ok(())
+            }
             Note::PruneUnder(why) => write!(
                 f,
                 "prune: {} tokens past the newest {} (of {} scanned) ≤ {}: nothing marked",
@@ -568,6 +578,9 @@ impl Display for Kept {
             }
             Kept::PruneBehindMark => {
                 f.write_str("older than a result prune marked before (its scan stops there)")
+            }
+            Kept::PruneBehindSummary => {
+                f.write_str("older than a compaction summary (prune's scan stops there)")
             }
         }
     }

@@ -108,6 +108,7 @@ pub(super) fn session(
     let mut assistant_created: Vec<Option<i64>> = Vec::new();
     // Reference §2.3: prune counts every user message as a turn.
     let mut user_messages: Vec<(usize, usize)> = Vec::new();
+    let mut summaries: Vec<(usize, usize)> = Vec::new();
     for (id, m) in &messages {
         let none = Vec::new();
         let parts = by_msg.get(id).unwrap_or(&none);
@@ -134,6 +135,10 @@ pub(super) fn session(
                     *harness_usd.get_or_insert(0.0) += c;
                 }
                 assistant_created.push(created);
+                // Reference §2.3 "Stop": any summary assistant, failed or not.
+                if m.get("summary").and_then(Value::as_bool) == Some(true) {
+                    summaries.push((user_messages.len(), sink.made().1));
+                }
                 marks.extend(compacted_marks(parts));
                 let (blocks, results) = assistant_blocks(parts, &mut file_paths);
                 let mut body = Map::new();
@@ -212,6 +217,7 @@ pub(super) fn session(
     }
     s.warnings.extend(warnings);
     s.user_messages = user_messages;
+    s.summaries = summaries;
     attach_marks(&mut s, &marks, &assistant_created);
     // SPEC §15.13: OpenCode's own estimate, `round(len / 4)`, is the one its
     // prune decides by; it is the results' `est_tokens` here.

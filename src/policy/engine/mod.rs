@@ -188,6 +188,8 @@ pub struct Engine<'s> {
     /// `recorded`'s reading of the records (SPEC §9a), per request, read once
     /// when the plan is `recorded`.
     recorded: Option<std::sync::Arc<Vec<crate::policy::recorded::RecordedCleared>>>,
+    /// What OpenCode's prune keeps across views (`prune`).
+    prune_memory: prune::Memory,
 }
 
 /// See `Engine::idle_walk` (a lock: the verdicts are computed through `&self`).
@@ -301,6 +303,7 @@ impl<'s> Engine<'s> {
             last_version_number: None,
             recorded: (policy_kind == PlanKind::Recorded)
                 .then(|| crate::policy::recorded::recorded_cleared_all(s).into()),
+            prune_memory: Default::default(),
         }
     }
 
@@ -727,6 +730,7 @@ impl<'s> Engine<'s> {
                 let (v, a) = self.api(req);
                 (v, Some(a))
             }
+            (Some(PlanKind::Prune), None) => (self.prune_step(req), None),
             (Some(kind), None) => (self.evaluate(req, kind, chars_before, gap), None),
             (None, None) => (
                 Verdict::none(Note::NotRun(self.policy.preset.asks().no_plan(req))),
@@ -907,6 +911,7 @@ impl<'s> Engine<'s> {
             api,
             idle_server,
             wire,
+            marked_elsewhere: std::mem::take(&mut self.prune_memory.elsewhere),
         }
     }
 
@@ -1018,7 +1023,7 @@ impl<'s> Engine<'s> {
             PlanKind::Api => self.api(req).0,
             PlanKind::Recorded => self.recorded(req).0,
             PlanKind::Mask => self.mask(req),
-            PlanKind::Prune => self.prune(req),
+            PlanKind::Prune => self.prune(req).0,
         }
     }
 }
@@ -1051,6 +1056,7 @@ fn quiet_step(
         api: d.api,
         idle_server: d.idle_server,
         wire: None,
+        marked_elsewhere: Vec::new(),
     }
 }
 

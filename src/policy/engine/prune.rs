@@ -6,21 +6,72 @@
 //! OpenCode runs it once after each prompt loop (§2.2), so its marks change
 //! the requests of the next turn: here it is decided at the first request of a
 //! turn, over the messages before that turn's prompt. It scans newest → oldest
-//! (§2.3), skipping the latest two turns (`turns < 2`), stops at the first
-//! result it marked before (`break loop`), counts `round(len/4)` of each
+//! (§2.3), skipping the latest two turns (`turns < 2`, every user message
+//! counted), stops at a summary past them and at the first result it marked
+//! before (`break loop`), counts `round(len/4)` of each
 //! completed, non-`skill` result's output, protects the newest
 //! `PRUNE_PROTECT` tokens and marks the rest when they are more than
 //! `PRUNE_MINIMUM`. The marks are stored: cumulative and permanent in the view.
 
 use super::*;
 
+/// What prune keeps across views: OpenCode stores its marks, and a scan that
+/// passes a compaction inside the latest two turns goes on into the view
+/// before it (reference §2.3: the summary stops the scan only once two user
+/// messages are passed).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Memory {
+    /// Per result: its estimate when it was last seen as a candidate that
+    /// prune counts (completed, not `skill`), else None.
+    seen: Vec<Option<u64>>,
+    /// Per result: a simulated prune marked it (stored: it lasts).
+    marked: Vec<bool>,
+    /// The results the last prune marked outside the view (`Step::marked_elsewhere`).
+    pub(super) elsewhere: Vec<usize>,
+}
+
 impl Engine<'_> {
-    /// `prune` at `req` (see the module's note).
-    pub(super) fn prune(&self, req: &Request) -> Verdict {
+    /// `prune` at `req`, remembered: what the view's candidates are (for a
+    /// later scan that reaches this view from the next one), and what it marks.
+    pub(super) fn prune_step(&mut self, req: &Request) -> Verdict {
+        let n = self.s.results.len();
+        if self.prune_memory.seen.len() != n {
+            self.prune_memory.seen = vec![None; n];
+            self.prune_memory.marked = vec![false; n];
+        }
+        if req.begins_turn {
+            for c in &self.view.cands {
+                self.prune_memory.seen[c.result] =
+                    self.counted(c).then(|| self.s.results[c.result].est_tokens);
+            }
+        }
+        let (verdict, elsewhere) = self.prune(req);
+        for &(pos, _) in &verdict.clear {
+            self.prune_memory.marked[self.view.cands[pos].result] = true;
+        }
+        for &r in &elsewhere {
+            self.prune_memory.marked[r] = true;
+        }
+        self.prune_memory.elsewhere = elsewhere;
+        verdict
+    }
+
+    /// §2.3 "Candidates": a completed part (errors, pending and running ones
+    /// are neither counted nor marked), never `skill`.
+    fn counted(&self, c: &Candidate) -> bool {
+        !self.s.results[c.result].is_error
+            && c.compactable
+            && !c.protected()
+            && !self.gone(c.result)
+    }
+
+    /// `prune` at `req` (see the module's note): the verdict on the view, and
+    /// the results it marks outside the view.
+    pub(super) fn prune(&self, req: &Request) -> (Verdict, Vec<usize>) {
         // §2.2: it runs when a loop ends; a request that continues the loop
         // comes before that.
         if !req.begins_turn {
-            return Verdict::none(Note::PruneMidLoop);
+            return (Verdict::none(Note::PruneMidLoop), Vec::new());
         }
         let p = &self.policy;
         let (protect, minimum) = (p.prune_protect_tokens, p.prune_minimum_tokens);
@@ -29,11 +80,17 @@ impl Engine<'_> {
         // ran when the last loop ended, before `req`'s own prompt: of the user
         // messages before that one, it passes the newest (turns = 1) and the
         // one before it (turns = 2) before it takes results, so the candidates
-        // are the results before that second one. The view starts at the last
-        // compaction, where the scan stops too.
+        // are the results before that second one.
         let users = &self.s.user_messages;
         let before = users.partition_point(|&(requests, _)| requests < req.index);
-        let boundary = before.checked_sub(3).map_or(0, |i| users[i].1);
+        let second = before.checked_sub(3);
+        let boundary = second.map_or(0, |i| users[i].1);
+        // §2.3 "Stop": at the newest summary the scan reaches, one before that
+        // second user message (failed summaries too). A compaction inside the
+        // latest two turns does not stop it: it goes on into the view before.
+        let stop = second
+            .and_then(|i| self.s.summaries.iter().rev().find(|&&(u, _)| u <= i))
+            .map_or(0, |&(_, r)| r);
         let mut order: Vec<usize> = (0..self.view.cands.len()).collect();
         // Newest first: by message, then by part (results are stored in order).
         order.sort_unstable_by_key(|&pos| std::cmp::Reverse(self.view.cands[pos].result));
@@ -44,14 +101,15 @@ impl Engine<'_> {
         let mut stopped = false;
         for pos in order {
             let c = &self.view.cands[pos];
-            let r = &self.s.results[c.result];
             if c.result >= boundary {
                 kept.insert(pos, Kept::PruneLatestTurns);
                 continue;
             }
-            // §2.3 "Candidates": completed parts only (errors, pending and
-            // running ones are neither counted nor marked), `skill` never.
-            if r.is_error || !c.compactable || c.protected() || self.gone(c.result) {
+            if !self.counted(c) {
+                continue;
+            }
+            if c.result < stop {
+                kept.insert(pos, Kept::PruneBehindSummary);
                 continue;
             }
             if stopped {
@@ -64,7 +122,7 @@ impl Engine<'_> {
                 continue;
             }
             // §2.3 "Tokens": `Token.estimate(part.state.output)`.
-            let estimate = r.est_tokens;
+            let estimate = self.s.results[c.result].est_tokens;
             let newer = total;
             total += estimate;
             if total <= protect {
@@ -73,6 +131,27 @@ impl Engine<'_> {
             }
             pruned += estimate;
             marked.push((pos, newer));
+        }
+        // The scan goes on past the view's start into the views before it,
+        // down to the stop, with what those views' candidates were.
+        let mut elsewhere = Vec::new();
+        let view_first = self.s.results_in(req.view_start, req.view_start).start;
+        let memory = &self.prune_memory;
+        if !stopped && stop < view_first.min(boundary) && !memory.seen.is_empty() {
+            for r in (stop..view_first.min(boundary)).rev() {
+                let Some(estimate) = memory.seen[r] else {
+                    continue;
+                };
+                if memory.marked[r] {
+                    break;
+                }
+                total += estimate;
+                if total <= protect {
+                    continue;
+                }
+                pruned += estimate;
+                elsewhere.push(r);
+            }
         }
         let why = PruneWhy {
             total,
@@ -84,23 +163,27 @@ impl Engine<'_> {
         if pruned <= minimum {
             let mut v = Verdict::none(Note::PruneUnder(why));
             v.kept = kept;
-            return v;
+            return (v, Vec::new());
         }
         let mut clear: Vec<(usize, ClearReason)> = marked
             .into_iter()
             .map(|(pos, newer)| (pos, ClearReason::Prune { why, newer }))
             .collect();
         clear.sort_unstable_by_key(|&(pos, _)| pos);
-        Verdict {
+        let verdict = Verdict {
             trigger: Some(Trigger::Prune),
             clear,
             media: Vec::new(),
             strip: Vec::new(),
             media_kept: 0,
             target: None,
-            note: Note::Prune(why),
+            note: Note::Prune {
+                why,
+                elsewhere: elsewhere.len(),
+            },
             kept,
             pre_tokens: None,
-        }
+        };
+        (verdict, elsewhere)
     }
 }

@@ -189,7 +189,12 @@ pub enum Note {
     /// continues one.
     PruneMidLoop,
     /// `prune` ran after the last loop and marked results.
-    Prune(PruneWhy),
+    Prune {
+        why: PruneWhy,
+        /// How many of the marked results are outside the view (no request
+        /// sends them: `Step::marked_elsewhere`).
+        elsewhere: usize,
+    },
     /// `prune` ran, and what it could free was not over the minimum.
     PruneUnder(PruneWhy),
 }
@@ -337,6 +342,8 @@ pub enum Kept {
     PruneLatestTurns,
     /// `prune`: older than a result it marked before (its scan stops there).
     PruneBehindMark,
+    /// `prune`: older than a compaction summary (its scan stops there).
+    PruneBehindSummary,
 }
 
 /// Why a candidate has its status at a request.

@@ -146,6 +146,10 @@ pub struct Step {
     /// A tracked engine's account of what changed in the wire here (then
     /// `cleared` is empty); None from any other engine (see `Engine::tracked`).
     pub wire: Option<super::WireDelta>,
+    /// Results the plan marked outside the view, which no later request
+    /// sends (OpenCode's prune scanning past a compaction in the latest two
+    /// turns): part of what it did, never of the wire.
+    pub marked_elsewhere: Vec<usize>,
 }
 
 impl Step {
