@@ -549,6 +549,9 @@ pub struct Session {
     /// before, results before): where OpenCode's prune scan stops (an
     /// assistant message with `summary: true`). Empty elsewhere.
     pub summaries: Vec<(usize, usize)>,
+    /// Results a later view repeats (OpenCode 1.18's retained tail after a
+    /// compaction), each with the result it repeats: the same stored part.
+    pub result_copies: std::collections::HashMap<usize, usize>,
 }
 
 /// Every tool id of the session numbered once: calls and results with the
@@ -637,8 +640,18 @@ impl Session {
             rewind_segments: Vec::new(),
             user_messages: Vec::new(),
             summaries: Vec::new(),
+            result_copies: Default::default(),
             return_anchor: true,
         }
+    }
+
+    /// Where result `r` is stored: the result it repeats (see
+    /// `result_copies`), else itself.
+    pub fn stored(&self, r: usize) -> usize {
+        if self.result_copies.is_empty() {
+            return r;
+        }
+        self.result_copies.get(&r).copied().unwrap_or(r)
     }
 
     /// Responses: the assistant messages that were real responses, in order.

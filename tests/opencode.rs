@@ -371,6 +371,170 @@ fn s1_4_the_view_starts_at_the_last_completed_compaction() {
     );
 }
 
+/// 1.18 `filterCompacted` (grep `if(!z.tail_start_id)break`, the binary of
+/// 1.18.33): a compaction part's `tail_start_id` keeps the messages from there
+/// up to the compaction verbatim, after the summary. The retained results are
+/// candidates of the new view, where the prune scan meets them in their stored
+/// place (before the compaction), and a prune mark on one shows in its copy.
+#[test]
+fn s1_4_a_compaction_s_tail_start_id_keeps_the_latest_turn_after_the_summary() {
+    let mut db = Db::new();
+    db.session("ses_t", None, None);
+    let u1 = db.user("ses_t", "turn 1");
+    db.assistant(
+        "ses_t",
+        &u1,
+        json!({"finish": "tool-calls"}),
+        vec![tool("a", "read", "A")],
+    );
+    db.assistant("ses_t", &u1, json!({}), vec![text("one")]);
+    let u2 = db.user("ses_t", "turn 2");
+    db.assistant(
+        "ses_t",
+        &u2,
+        json!({"finish": "tool-calls"}),
+        vec![tool("b", "read", "B")],
+    );
+    db.assistant("ses_t", &u2, json!({}), vec![text("two")]);
+    let n = db.next();
+    let c = id("msg", n);
+    db.message(
+        "ses_t",
+        &c,
+        json!({"role": "user", "time": {"created": T0 + n}}),
+    );
+    db.part(
+        "ses_t",
+        &c,
+        n + 1,
+        json!({"type": "compaction", "auto": false, "tail_start_id": u2}),
+    );
+    db.assistant(
+        "ses_t",
+        &c,
+        json!({"summary": true}),
+        vec![text("the summary")],
+    );
+    let u3 = db.user("ses_t", "turn 3");
+    db.assistant("ses_t", &u3, json!({}), vec![text("three")]);
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    // Request 5 (the summary's) sends the old view and the ask.
+    let w5 = wire(db.p(), &[], 5);
+    assert_eq!(w5[0].1, s(&["turn 1"]), "{w5:?}");
+    // Request 6: the ask, the summary, turn 2 verbatim, then turn 3.
+    let w6 = wire(db.p(), &[], 6);
+    let got: Vec<(String, Vec<String>)> = w6;
+    assert_eq!(
+        got,
+        [
+            ("user".to_string(), s(&["What did we do so far?"])),
+            ("assistant".into(), s(&["the summary"])),
+            ("user".into(), s(&["turn 2"])),
+            ("assistant".into(), s(&["use b"])),
+            ("user".into(), s(&["result b"])),
+            ("assistant".into(), s(&["two"])),
+            ("user".into(), s(&["turn 3"])),
+        ]
+    );
+    // Six requests: the tail is in the view again, never sent as a response.
+    let t = timeline(db.p(), &[]);
+    assert_eq!(t["requests"].as_array().unwrap().len(), 6);
+    // Without the tail the new view starts at the ask.
+    db.conn
+        .execute(
+            "UPDATE part SET data = json_remove(data, '$.tail_start_id') WHERE json_extract(data, '$.type') = 'compaction'",
+            [],
+        )
+        .unwrap();
+    let w6 = wire(db.p(), &[], 6);
+    assert_eq!(w6.len(), 3, "{w6:?}");
+}
+
+/// Reference §2.3 over a 1.18 retained tail: the scan reads messages in their
+/// stored order, so a retained result is met before the compaction, behind the
+/// summary once the summary is past two user messages, even though the view
+/// sends its copy after the summary.
+#[test]
+fn s2_3_a_retained_tail_is_scanned_in_its_stored_place() {
+    let mut db = Db::new();
+    db.session("ses_r", None, None);
+    let u1 = db.user("ses_r", "turn 1");
+    db.assistant(
+        "ses_r",
+        &u1,
+        json!({"finish": "tool-calls"}),
+        vec![tool("old", "read", &out(25_000))],
+    );
+    db.assistant("ses_r", &u1, json!({}), vec![text("one")]);
+    let u2 = db.user("ses_r", "turn 2");
+    db.assistant(
+        "ses_r",
+        &u2,
+        json!({"finish": "tool-calls"}),
+        vec![tool("big", "bash", &out(30_000))],
+    );
+    db.assistant("ses_r", &u2, json!({}), vec![text("two")]);
+    let n = db.next();
+    let c = id("msg", n);
+    db.message(
+        "ses_r",
+        &c,
+        json!({"role": "user", "time": {"created": T0 + n}}),
+    );
+    db.part(
+        "ses_r",
+        &c,
+        n + 1,
+        json!({"type": "compaction", "auto": false, "tail_start_id": u2}),
+    );
+    db.assistant(
+        "ses_r",
+        &c,
+        json!({"summary": true}),
+        vec![text("the summary")],
+    );
+    let u4 = db.user("ses_r", "turn 4");
+    db.assistant(
+        "ses_r",
+        &u4,
+        json!({"finish": "tool-calls"}),
+        vec![tool("new", "read", &out(40_000))],
+    );
+    db.assistant("ses_r", &u4, json!({}), vec![text("four")]);
+    for turn in ["turn 5", "turn 6", "turn 7"] {
+        let u = db.user("ses_r", turn);
+        db.assistant("ses_r", &u, json!({}), vec![text("ok")]);
+    }
+    let t = timeline(db.p(), &["--policy", "prune"]);
+    let reqs = t["requests"].as_array().unwrap();
+    let fired: Vec<bool> = reqs.iter().map(|r| r["fired"] == true).collect();
+    // Request 8 (turn 5): the scan passes turn 4's prompt and the compaction's,
+    // skips the summary, counts "big" (30,000, protected) and goes on to "old"
+    // in the view before: 25,000 > 20,000 marked there. At 10 (turn 7) the
+    // summary is past two user messages: "new" (40,000) alone is counted, and
+    // "big" is behind the summary.
+    assert_eq!(
+        fired,
+        [
+            false, false, false, false, false, false, false, true, false, false
+        ]
+    );
+    let plan = bin::json(&["plan", db.p(), "--at", "10", "--policy", "prune", "-j"]);
+    let big = plan["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["tool_use_id"] == "big")
+        .unwrap();
+    assert!(
+        big["reason"]
+            .as_str()
+            .unwrap()
+            .contains("older than a compaction summary"),
+        "{big}"
+    );
+}
+
 /// Reference §1.3 `parentID` / §5.7: a sub-agent (`task`) session is planned
 /// as a what-if (SPEC §2).
 #[test]

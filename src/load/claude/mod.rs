@@ -417,6 +417,32 @@ impl Sink {
         self.b.inline(role, part, ts, line);
     }
 
+    /// A record of a message that is in the view again without being sent
+    /// again (OpenCode's retained tail after a compaction): an assistant
+    /// record is a message of the view with its calls, not a response.
+    pub(super) fn apply_inline(&mut self, tagged: Tagged, line: usize, part: Part) {
+        let Rec::Assistant { ts, cwd, calls, .. } = tagged.rec else {
+            self.apply_part(tagged, line, part);
+            return;
+        };
+        self.b.s.records += 1;
+        let idx = self
+            .b
+            .inline(crate::session::Role::Assistant, part, ts.as_deref(), line);
+        for c in calls {
+            self.b.call(ToolCall {
+                id: c.id,
+                name: c.name,
+                msg: idx,
+                file_path: c.file_path,
+                legacy_path: None,
+                summary: c.summary,
+                cwd: cwd.clone(),
+                unparseable: false,
+            });
+        }
+    }
+
     /// (requests, results) made so far.
     pub(super) fn made(&self) -> (usize, usize) {
         (self.b.s.requests.len(), self.b.s.results.len())

@@ -78,18 +78,25 @@ pub(super) fn session(
     }
     // Reference §1.4: summary assistant → the compaction it completed.
     let completed = completed_compactions(&messages);
-    let mut compaction_asks: HashMap<&str, (Value, Option<i64>)> = HashMap::new();
+    // A completed compaction's user message: its place, its body and time.
+    let mut compaction_asks: HashMap<&str, (usize, Value, Option<i64>)> = HashMap::new();
     let version = info.version.clone();
     let mut sink = claude::Sink::for_format(path, format);
     let mut line = 0;
     let mut skipped = Vec::new();
-    let mut feed = |sink: &mut claude::Sink, record: Value, body: Option<Value>| {
+    // `again`: the record is of a message already fed, in the view again
+    // (a compaction's retained tail): an assistant record is no response.
+    let mut feed = |sink: &mut claude::Sink, record: Value, body: Option<Value>, again: bool| {
         line += 1;
         let text = record.to_string();
         match claude::Sink::parse(&text) {
             Ok(tagged) => {
                 let part = Part::Inline(Box::new(body.unwrap_or(Value::Null)));
-                sink.apply_part(tagged, line, part);
+                if again {
+                    sink.apply_inline(tagged, line, part);
+                } else {
+                    sink.apply_part(tagged, line, part);
+                }
             }
             Err(e) => skipped.push(Diagnostic {
                 line,
@@ -109,89 +116,33 @@ pub(super) fn session(
     // Reference §2.3: prune counts every user message as a turn.
     let mut user_messages: Vec<(usize, usize)> = Vec::new();
     let mut summaries: Vec<(usize, usize)> = Vec::new();
-    for (id, m) in &messages {
+    // Per message, the results its own records added; and each result a
+    // retained tail repeats in a later view, with the one it repeats.
+    let mut msg_results: Vec<(usize, usize)> = Vec::with_capacity(messages.len());
+    let mut copies: HashMap<usize, usize> = HashMap::new();
+    for (i, (id, m)) in messages.iter().enumerate() {
         let none = Vec::new();
         let parts = by_msg.get(id).unwrap_or(&none);
-        let created = m.pointer("/time/created").and_then(Value::as_i64);
-        let completed_at = m
-            .pointer("/time/completed")
-            .and_then(Value::as_i64)
-            .or(created);
+        let first = sink.made().1;
+        let records = records_of(m, parts, id, &version, &mut file_paths);
         match m.get("role").and_then(Value::as_str) {
             Some("user") => {
-                let body = json!({"role": "user", "content": user_blocks(parts)});
                 if completed.values().any(|c| c == id) {
-                    compaction_asks.insert(id, (body.clone(), created));
+                    let body = records.first().map(|(_, b)| b.clone()).unwrap_or_default();
+                    compaction_asks.insert(id, (i, body, created_of(m)));
                 }
                 user_messages.push(sink.made());
-                feed(
-                    &mut sink,
-                    record("user", created, &version, body.clone()),
-                    Some(body),
-                );
             }
             Some("assistant") => {
                 if let Some(c) = m.get("cost").and_then(Value::as_f64) {
                     *harness_usd.get_or_insert(0.0) += c;
                 }
-                assistant_created.push(created);
+                assistant_created.push(created_of(m));
                 // Reference §2.3 "Stop": any summary assistant, failed or not.
                 if m.get("summary").and_then(Value::as_bool) == Some(true) {
                     summaries.push((user_messages.len(), sink.made().1));
                 }
                 marks.extend(compacted_marks(parts));
-                let (blocks, results) = assistant_blocks(parts, &mut file_paths);
-                let mut body = Map::new();
-                body.insert("role".into(), "assistant".into());
-                body.insert("content".into(), Value::Array(blocks));
-                let wire = Value::Object(body.clone());
-                let wire_of_summary = wire.clone();
-                body.insert("id".into(), Value::String(id.clone()));
-                if let Some(model) = m.get("modelID").filter(|v| v.is_string()) {
-                    body.insert("model".into(), model.clone());
-                }
-                if let Some(usage) = usage(m) {
-                    body.insert("usage".into(), usage);
-                }
-                feed(
-                    &mut sink,
-                    record("assistant", completed_at, &version, Value::Object(body)),
-                    Some(wire),
-                );
-                if !results.is_empty() {
-                    let body = json!({"role": "user", "content": results});
-                    feed(
-                        &mut sink,
-                        record("user", completed_at, &version, body.clone()),
-                        Some(body),
-                    );
-                }
-                // Reference §1.4: the view starts at the last completed
-                // compaction (1.3.2 `filterCompacted`), with its user message
-                // and this summary at its head. The summary's own request is
-                // sent before that, with the view it summarizes and the
-                // compaction's prompt (1.3.2 `SessionCompaction.process`:
-                // `toModelMessages(input.messages)` plus the prompt).
-                if let Some((ask, ask_at)) = completed
-                    .get(id.as_str())
-                    .and_then(|c| compaction_asks.get(c.as_str()))
-                {
-                    feed(
-                        &mut sink,
-                        json!({"type": "system", "subtype": "compact_boundary"}),
-                        None,
-                    );
-                    sink.inline(
-                        Role::User,
-                        Part::Inline(Box::new(ask.clone())),
-                        timestamp(*ask_at).as_deref(),
-                    );
-                    sink.inline(
-                        Role::Assistant,
-                        Part::Inline(Box::new(wire_of_summary.clone())),
-                        timestamp(completed_at).as_deref(),
-                    );
-                }
             }
             other => diagnostics.push(Diagnostic {
                 line: 0,
@@ -201,6 +152,68 @@ pub(super) fn session(
                     other.map_or("absent".into(), |r| format!("{r:?}"))
                 ),
             }),
+        }
+        let wire = records.first().map(|(_, b)| b.clone());
+        for (record, body) in records {
+            feed(&mut sink, record, Some(body), false);
+        }
+        msg_results.push((first, sink.made().1));
+        // Reference §1.4: the view starts at the last completed compaction
+        // (`filterCompacted`), with its user message and this summary at its
+        // head. The summary's own request is sent before that, with the view
+        // it summarizes and the compaction's prompt (1.3.2
+        // `SessionCompaction.process`: `toModelMessages(input.messages)` plus
+        // the prompt).
+        let Some((c, ask, ask_at)) = completed
+            .get(id.as_str())
+            .and_then(|c| compaction_asks.get(c.as_str()))
+        else {
+            continue;
+        };
+        feed(
+            &mut sink,
+            json!({"type": "system", "subtype": "compact_boundary"}),
+            None,
+            false,
+        );
+        sink.inline(
+            Role::User,
+            Part::Inline(Box::new(ask.clone())),
+            timestamp(*ask_at).as_deref(),
+        );
+        sink.inline(
+            Role::Assistant,
+            Part::Inline(Box::new(wire.unwrap_or_default())),
+            timestamp(completed_of(m)).as_deref(),
+        );
+        // 1.18 (`filterCompacted`, grep `if(!z.tail_start_id)break`): a
+        // compaction part's `tail_start_id` keeps the messages from there up to
+        // the compaction verbatim, after the summary
+        // (`[...slice(compaction, summary + 1), ...slice(tail, compaction), ...after]`).
+        let tail = messages[*c].0.as_str();
+        let tail_start = by_msg
+            .get(tail)
+            .into_iter()
+            .flatten()
+            .find_map(|(_, p)| {
+                (p.get("type").and_then(Value::as_str) == Some("compaction"))
+                    .then(|| p.get("tail_start_id").and_then(Value::as_str))
+                    .flatten()
+            })
+            .and_then(|t| messages[..*c].iter().position(|(id, _)| id == t));
+        for j in tail_start.into_iter().flat_map(|t| t..*c) {
+            let (tid, tm) = &messages[j];
+            let tparts = by_msg.get(tid).unwrap_or(&none);
+            let start = sink.made().1;
+            for (record, body) in records_of(tm, tparts, tid, &version, &mut file_paths) {
+                let again = record.get("type").and_then(Value::as_str) == Some("assistant");
+                feed(&mut sink, record, Some(body), again);
+            }
+            let (from, to) = msg_results[j];
+            let end = sink.made().1;
+            if end - start == to - from {
+                copies.extend((start..end).zip(from..to));
+            }
         }
     }
     diagnostics.extend(skipped);
@@ -217,6 +230,7 @@ pub(super) fn session(
     }
     s.warnings.extend(warnings);
     s.user_messages = user_messages;
+    s.result_copies = copies;
     s.summaries = summaries;
     attach_marks(&mut s, &marks, &assistant_created);
     // SPEC §15.13: OpenCode's own estimate, `round(len / 4)`, is the one its
@@ -315,6 +329,57 @@ fn record(kind: &str, ms: Option<i64>, version: &Option<String>, message: Value)
     }
     r.insert("message".into(), message);
     Value::Object(r)
+}
+
+/// A message's `time.created`.
+fn created_of(m: &Value) -> Option<i64> {
+    m.pointer("/time/created").and_then(Value::as_i64)
+}
+
+/// A message's `time.completed`, else its `time.created`.
+fn completed_of(m: &Value) -> Option<i64> {
+    m.pointer("/time/completed")
+        .and_then(Value::as_i64)
+        .or(created_of(m))
+}
+
+/// A message's records as the reader parses them, each with the body the wire
+/// sends: a user message's; an assistant message's, and the results after it.
+fn records_of(
+    m: &Value,
+    parts: &[(String, Value)],
+    id: &str,
+    version: &Option<String>,
+    file_paths: &mut HashMap<String, String>,
+) -> Vec<(Value, Value)> {
+    match m.get("role").and_then(Value::as_str) {
+        Some("user") => {
+            let body = json!({"role": "user", "content": user_blocks(parts)});
+            vec![(record("user", created_of(m), version, body.clone()), body)]
+        }
+        Some("assistant") => {
+            let at = completed_of(m);
+            let (blocks, results) = assistant_blocks(parts, file_paths);
+            let mut body = Map::new();
+            body.insert("role".into(), "assistant".into());
+            body.insert("content".into(), Value::Array(blocks));
+            let wire = Value::Object(body.clone());
+            body.insert("id".into(), Value::String(id.to_string()));
+            if let Some(model) = m.get("modelID").filter(|v| v.is_string()) {
+                body.insert("model".into(), model.clone());
+            }
+            if let Some(usage) = usage(m) {
+                body.insert("usage".into(), usage);
+            }
+            let mut out = vec![(record("assistant", at, version, Value::Object(body)), wire)];
+            if !results.is_empty() {
+                let body = json!({"role": "user", "content": results});
+                out.push((record("user", at, version, body.clone()), body));
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Milliseconds since the epoch as a record's RFC 3339 `timestamp`.

@@ -41,13 +41,16 @@ impl Engine<'_> {
         }
         if req.begins_turn {
             for c in &self.view.cands {
-                self.prune_memory.seen[c.result] =
-                    self.counted(c).then(|| self.s.results[c.result].est_tokens);
+                // A retained tail's copy is its stored part's candidate.
+                if self.s.stored(c.result) == c.result {
+                    self.prune_memory.seen[c.result] =
+                        self.counted(c).then(|| self.s.results[c.result].est_tokens);
+                }
             }
         }
         let (verdict, elsewhere) = self.prune(req);
         for &(pos, _) in &verdict.clear {
-            self.prune_memory.marked[self.view.cands[pos].result] = true;
+            self.prune_memory.marked[self.s.stored(self.view.cands[pos].result)] = true;
         }
         for &r in &elsewhere {
             self.prune_memory.marked[r] = true;
@@ -91,9 +94,17 @@ impl Engine<'_> {
         let stop = second
             .and_then(|i| self.s.summaries.iter().rev().find(|&&(u, _)| u <= i))
             .map_or(0, |&(_, r)| r);
+        // Where each candidate is stored: a retained tail's copy comes after
+        // the summary in the view, but its part is before the compaction.
+        let stored = |pos: usize| self.s.stored(self.view.cands[pos].result);
         let mut order: Vec<usize> = (0..self.view.cands.len()).collect();
         // Newest first: by message, then by part (results are stored in order).
-        order.sort_unstable_by_key(|&pos| std::cmp::Reverse(self.view.cands[pos].result));
+        order.sort_unstable_by_key(|&pos| std::cmp::Reverse(stored(pos)));
+        // The oldest stored place the view holds: the scan goes on below it.
+        let view_first = order.last().map_or(
+            self.s.results_in(req.view_start, req.view_start).start,
+            |&p| stored(p),
+        );
         let mut kept = Why::new();
         let mut total = 0u64;
         let mut pruned = 0u64;
@@ -101,14 +112,15 @@ impl Engine<'_> {
         let mut stopped = false;
         for pos in order {
             let c = &self.view.cands[pos];
-            if c.result >= boundary {
+            let at = stored(pos);
+            if at >= boundary {
                 kept.insert(pos, Kept::PruneLatestTurns);
                 continue;
             }
             if !self.counted(c) {
                 continue;
             }
-            if c.result < stop {
+            if at < stop {
                 kept.insert(pos, Kept::PruneBehindSummary);
                 continue;
             }
@@ -116,8 +128,9 @@ impl Engine<'_> {
                 kept.insert(pos, Kept::PruneBehindMark);
                 continue;
             }
-            // §2.3 "Stop": at the first part a previous prune marked.
-            if self.in_force(c) {
+            // §2.3 "Stop": at the first part a previous prune marked (a
+            // retained copy of one it marked before the compaction too).
+            if self.in_force(c) || self.prune_memory.marked.get(at).copied().unwrap_or(false) {
                 stopped = true;
                 continue;
             }
@@ -135,7 +148,6 @@ impl Engine<'_> {
         // The scan goes on past the view's start into the views before it,
         // down to the stop, with what those views' candidates were.
         let mut elsewhere = Vec::new();
-        let view_first = self.s.results_in(req.view_start, req.view_start).start;
         let memory = &self.prune_memory;
         if !stopped && stop < view_first.min(boundary) && !memory.seen.is_empty() {
             for r in (stop..view_first.min(boundary)).rev() {
