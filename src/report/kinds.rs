@@ -258,6 +258,35 @@ pub fn policy_all(setup: &Setup) -> PolicyJson {
     policy_over(setup, &at)
 }
 
+/// Two sessions' `policy` objects under `auto` as one (a `compare` row over
+/// several sessions, SPEC §15.6): each numeric value and the delivery where
+/// both hold the same, else null; the flags are the first's.
+pub fn policy_merged(mut a: PolicyJson, b: &PolicyJson) -> PolicyJson {
+    fn both<T: PartialEq>(x: &mut Option<T>, y: &Option<T>) {
+        if x != y {
+            *x = None;
+        }
+    }
+    both(&mut a.keep_recent, &b.keep_recent);
+    both(&mut a.gap_threshold_minutes, &b.gap_threshold_minutes);
+    both(&mut a.size_threshold, &b.size_threshold);
+    both(&mut a.trigger_threshold, &b.trigger_threshold);
+    both(&mut a.delivery, &b.delivery);
+    both(&mut a.budget_tokens, &b.budget_tokens);
+    both(&mut a.budget_min_saving, &b.budget_min_saving);
+    both(&mut a.budget_warning_tokens, &b.budget_warning_tokens);
+    both(&mut a.min_trigger_tool_uses, &b.min_trigger_tool_uses);
+    if let (Some(x), Some(y)) = (a.prune.as_mut(), b.prune.as_ref()) {
+        both(&mut x.prune_protect_tokens, &y.prune_protect_tokens);
+        both(&mut x.prune_minimum_tokens, &y.prune_minimum_tokens);
+    }
+    if let (Some(x), Some(y)) = (a.mask.as_mut(), b.mask.as_ref()) {
+        both(&mut x.mask_protect_tokens, &y.mask_protect_tokens);
+        both(&mut x.mask_min_prunable_tokens, &y.mask_min_prunable_tokens);
+    }
+    a
+}
+
 /// SPEC §13.S10's `idle_server` object.
 #[derive(Serialize, Debug)]
 pub struct IdleServerJson {
