@@ -544,6 +544,58 @@ fn compare_on_a_folder_sums_its_sessions_and_skips_sub_agents() {
     );
 }
 
+/// SPEC §15.6: an `auto` row's `policy` holds what the kinds auto chose used,
+/// over every session of the row; a value they differ on, or that one of them
+/// does not read, is null.
+#[test]
+fn s15_6_an_auto_row_s_policy_is_what_auto_s_kinds_used_over_every_session() {
+    let auto_row = |path: &Path| -> Value {
+        let p = path.to_str().unwrap();
+        let v = json_of(&["compare", p, "--policy", "auto", "--format", "json"]);
+        let rows = v["rows"].as_array().unwrap();
+        let auto: Vec<&Value> = rows
+            .iter()
+            .filter(|r| r["policy"]["kind"] == "auto")
+            .collect();
+        assert_eq!(auto.len(), 1, "{v}");
+        auto[0]["policy"].clone()
+    };
+    let budget = root().join("sample-sessions/claude-budget.jsonl");
+    let server = root().join("sample-sessions/claude-idle-server.jsonl");
+    // Budget alone (2.1.14–2.1.22): its keep 3 and its values; it reads no
+    // gap, size or trigger.
+    let one = auto_row(&budget);
+    for (key, want) in [
+        ("keep_recent", json!(3)),
+        ("gap_threshold_minutes", Value::Null),
+        ("size_threshold", Value::Null),
+        ("trigger_threshold", Value::Null),
+        ("budget_tokens", json!(40000)),
+        ("budget_min_saving", json!(20000)),
+        ("budget_warning_tokens", json!(135000)),
+        ("min_trigger_tool_uses", Value::Null),
+        ("delivery", json!("rewrite")),
+    ] {
+        assert_eq!(one[key], want, "{key}: {one}");
+    }
+    // With an idle-server session: keep 3 and 12, budget's values read by
+    // one kind only, delivery rewrite and server.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&budget, dir.path().join("a.jsonl")).unwrap();
+    std::fs::copy(&server, dir.path().join("b.jsonl")).unwrap();
+    let both = auto_row(dir.path());
+    for key in [
+        "keep_recent",
+        "gap_threshold_minutes",
+        "budget_tokens",
+        "budget_warning_tokens",
+        "min_trigger_tool_uses",
+        "delivery",
+    ] {
+        assert_eq!(both[key], Value::Null, "{key}: {both}");
+    }
+}
+
 #[test]
 fn an_unknown_model_has_null_dollars_and_says_so() {
     let v = json_of(&[

@@ -40,7 +40,8 @@ pub struct PerSession {
 #[derive(Debug, Clone)]
 pub struct Row {
     pub params: Params,
-    /// The §7 policy object (of the first session the setting ran on).
+    /// The §7 policy object (of the first session the setting ran on; under
+    /// `auto`, over every session, SPEC §15.6).
     pub policy: Option<crate::report::PolicyJson>,
     pub totals: Totals,
     /// None when any session's dollars are unknown.
@@ -198,6 +199,9 @@ struct Outcome {
 struct Run {
     i: usize,
     policy: Policy,
+    /// Under `auto`, the session's `policy` object (SPEC §15.6) and whether
+    /// auto chose a kind at any of its requests.
+    auto_policy: Option<(crate::report::PolicyJson, bool)>,
     totals: Totals,
     usd: Option<f64>,
     avail: (Availability, Option<serde_json::Value>),
@@ -303,9 +307,16 @@ fn run_setup(
                 .find(|(k, _)| *k == key)
                 .map_or(Availability::WhatIf, |(_, a)| *a);
             let avail = avail::with_knob(a, &one.policy);
+            let auto_policy = (one.policy.kind == PlanKind::Auto).then(|| {
+                (
+                    crate::report::kinds::policy_all(&one),
+                    !one.kinds_chosen().is_empty(),
+                )
+            });
             let out = run_setting(&one, &facts, price.as_ref()).map(|(totals, usd)| Run {
                 i,
                 policy: one.policy,
+                auto_policy,
                 totals,
                 usd,
                 avail,
@@ -472,6 +483,9 @@ fn compare_units(
         .iter()
         .map(|(_, g)| g.iter().map(|params| Row::new(params.clone())).collect())
         .collect();
+    // Under auto, per row: whether a session so far had a request where auto
+    // chose a kind (None: no session yet).
+    let mut auto_chose: Vec<Vec<Option<bool>>> = rows.iter().map(|r| vec![None; r.len()]).collect();
     let mut caveat_ids: Vec<String> = Vec::new();
     // One baseline row for every harness, listed under the registry's first.
     let mut base = Row::new(Params::baseline(grids[0].0));
@@ -520,6 +534,7 @@ fn compare_units(
             for Run {
                 i,
                 policy,
+                auto_policy,
                 totals: t,
                 usd,
                 avail,
@@ -531,7 +546,20 @@ fn compare_units(
                     avail::combine(row.availability.map(|a| (a, row.knob.take())), avail);
                 row.availability = Some(a);
                 row.knob = knob;
-                if first {
+                if let Some((json, chose)) = auto_policy {
+                    // SPEC §15.6: auto's values over every session's requests
+                    // where it chose a kind; sessions where it chose none
+                    // count only when no session had one.
+                    let seen = &mut auto_chose[g][i];
+                    row.policy = Some(match (row.policy.take(), *seen) {
+                        (Some(prev), Some(had)) if had == chose => {
+                            crate::report::kinds::policy_merged(prev, &json)
+                        }
+                        (Some(prev), Some(true)) => prev,
+                        _ => json,
+                    });
+                    *seen = Some(seen.unwrap_or(false) || chose);
+                } else if first {
                     row.policy = Some(crate::report::policy_json(
                         &policy,
                         crate::report::keep_recent_of(&policy, &[policy.kind]),

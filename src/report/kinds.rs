@@ -32,51 +32,119 @@ pub fn request_kinds(setup: &Setup, req: &Request, kind: Option<PlanKind>) -> Re
     }
 }
 
-/// The policy values one request's kind used (SPEC §15.6).
+/// The policy values one request's kind used (SPEC §15.6). Under `auto`, a
+/// numeric value is None where the kind does not read that parameter
+/// ([`PlanKind::reads`], the table of `policy::params`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Used {
     keep: Option<u32>,
-    gap: f64,
+    gap: Option<f64>,
+    size: Option<i64>,
+    trigger: Option<u32>,
+    budget_tokens: Option<u64>,
+    budget_min_saving: Option<u64>,
+    budget_warning: Option<u64>,
     min_trigger: Option<u32>,
+    prune_protect: Option<u64>,
+    prune_minimum: Option<u64>,
+    mask_protect: Option<u64>,
+    mask_min_prunable: Option<u64>,
     delivery: Delivery,
 }
 
-fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind) -> Used {
-    match kind {
-        PlanKind::IdleServer => {
-            let keep = p
-                .keep_recent
-                .unwrap_or_else(|| {
-                    crate::policy::idle_server::default_keep(req.and_then(|r| r.version.as_deref()))
-                })
-                .max(1);
-            Used {
-                keep: Some(keep),
-                gap: if p.gap_explicit {
-                    p.gap_threshold_minutes
-                } else {
-                    crate::policy::idle_server::GAP_MINUTES
-                },
-                min_trigger: Some(
+/// The values kind `kind` used at `req` (None: a session without requests).
+/// With `only_read`, a parameter the kind does not read has none (`auto`,
+/// SPEC §15.6); without, every value is given as the kind would take it (a
+/// named kind's object, as it has always been).
+fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind, only_read: bool) -> Used {
+    let version = req.and_then(|r| r.version.as_deref());
+    let keep = match kind {
+        // idle-server keeps by version (SPEC §13.S4).
+        PlanKind::IdleServer => Some(
+            p.keep_recent
+                .unwrap_or_else(|| crate::policy::idle_server::default_keep(version))
+                .max(1),
+        ),
+        // The api preset keeps by its edits' `keep` (SPEC §11: null).
+        PlanKind::Api => None,
+        k => Some(p.keep_recent.unwrap_or(k.default_keep())),
+    };
+    let read = |key: &str| !only_read || kind.reads(key, p.preset);
+    let idle_server = kind == PlanKind::IdleServer;
+    Used {
+        keep: gate(read("keep_recent"), keep),
+        gap: gate(
+            read("gap_threshold_minutes"),
+            Some(if idle_server && !p.gap_explicit {
+                crate::policy::idle_server::GAP_MINUTES
+            } else {
+                p.gap_threshold_minutes
+            }),
+        ),
+        size: gate(read("size_threshold"), Some(p.size_threshold)),
+        trigger: gate(read("trigger_threshold"), Some(p.trigger_threshold)),
+        budget_tokens: gate(read("budget_tokens"), Some(p.budget_tokens)),
+        budget_min_saving: gate(read("budget_min_saving"), Some(p.budget_min_saving)),
+        // budget's gate by version when none is given (SPEC §5).
+        budget_warning: gate(
+            read("budget_warning_tokens"),
+            if kind == PlanKind::Budget {
+                Some(
+                    p.budget_warning_tokens
+                        .unwrap_or_else(|| crate::policy::budget::warning_for_version(version)),
+                )
+            } else {
+                p.budget_warning_tokens
+            },
+        ),
+        min_trigger: gate(
+            read("min_trigger_tool_uses"),
+            match (idle_server, keep) {
+                (true, Some(keep)) => Some(
                     p.min_trigger_tool_uses
                         .unwrap_or(keep + crate::policy::idle_server::MIN_TRIGGER_OVER_KEEP),
                 ),
-                delivery: Delivery::Server,
-            }
-        }
-        PlanKind::Api => Used {
-            keep: None,
-            gap: p.gap_threshold_minutes,
-            min_trigger: p.min_trigger_tool_uses,
-            delivery: p.delivery,
+                _ => p.min_trigger_tool_uses,
+            },
+        ),
+        prune_protect: gate(read("prune_protect_tokens"), Some(p.prune_protect_tokens)),
+        prune_minimum: gate(read("prune_minimum_tokens"), Some(p.prune_minimum_tokens)),
+        mask_protect: gate(read("mask_protect_tokens"), Some(p.mask_protect_tokens)),
+        mask_min_prunable: gate(
+            read("mask_min_prunable_tokens"),
+            Some(p.mask_min_prunable_tokens),
+        ),
+        // auto's kinds other than idle-server are delivered as asked.
+        delivery: if idle_server {
+            Delivery::Server
+        } else {
+            p.delivery
         },
-        k => Used {
-            keep: Some(p.keep_recent.unwrap_or(k.default_keep())),
-            gap: p.gap_threshold_minutes,
-            min_trigger: p.min_trigger_tool_uses,
-            // auto's kinds other than idle-server are delivered as asked.
-            delivery: p.delivery,
-        },
+    }
+}
+
+/// `v` where `on`, else none.
+fn gate<T>(on: bool, v: Option<T>) -> Option<T> {
+    if on { v } else { None }
+}
+
+/// The value every entry of `used` holds (None: none, or they differ).
+fn common<T: PartialEq + Copy>(used: &[Used], f: impl Fn(&Used) -> Option<T>) -> Option<T> {
+    let first = f(used.first()?)?;
+    used.iter().all(|u| f(u) == Some(first)).then_some(first)
+}
+
+/// Whether the parameter `key` was given (flag, sidecar, config): the
+/// policy's own mark where it has one, else where the setup says it came from.
+fn explicit(setup: &Setup, key: &str) -> bool {
+    let p = &setup.policy;
+    match key {
+        "keep_recent" => p.keep_recent.is_some(),
+        "gap_threshold_minutes" => p.gap_explicit,
+        "size_threshold" => p.size_explicit,
+        "budget_warning_tokens" => p.budget_warning_tokens.is_some(),
+        "min_trigger_tool_uses" => p.min_trigger_tool_uses.is_some(),
+        _ => setup.settings.source(key) != crate::config::Source::Preset,
     }
 }
 
@@ -88,50 +156,86 @@ pub fn policy_over(setup: &Setup, at: &[(&Request, Option<PlanKind>)]) -> Policy
     if p.kind == PlanKind::Recorded {
         return policy_json(p, None);
     }
+    let auto = p.kind == PlanKind::Auto;
     let used: Vec<Used> = if setup.session.requests.is_empty() || at.is_empty() {
         setup
             .kinds_chosen()
             .iter()
-            .map(|&k| used_at(p, None, k))
+            .map(|&k| used_at(p, None, k, auto))
             .collect()
     } else {
         at.iter()
-            .filter_map(|&(r, k)| k.map(|k| used_at(p, Some(r), k)))
+            .filter_map(|&(r, k)| k.map(|k| used_at(p, Some(r), k, auto)))
             .collect()
     };
-    let same = |f: &dyn Fn(&Used) -> Option<String>| -> bool {
-        used.windows(2).all(|w| f(&w[0]) == f(&w[1]))
-    };
-    let first = used.first();
     let mut json = policy_json(p, None);
     json.keep_recent = match p.keep_recent {
         Some(k) if p.kind != PlanKind::Api => Some(k),
-        _ => first
-            .filter(|_| same(&|u| u.keep.map(|k| k.to_string())))
-            .and_then(|u| u.keep),
+        _ => common(&used, |u| u.keep),
     };
     // Requests where auto chose no kind at all: the values are null (§15.6).
     let none_chosen = used.is_empty() && !at.is_empty() && !setup.session.requests.is_empty();
     if !p.gap_explicit {
-        json.gap_threshold_minutes = match first {
-            Some(u) if same(&|u| Some(u.gap.to_string())) => Some(number(u.gap)),
-            Some(_) => None,
-            None if none_chosen => None,
+        json.gap_threshold_minutes = match used.first() {
+            Some(_) => common(&used, |u| u.gap).map(number),
+            None if none_chosen || auto => None,
             None => Some(number(p.gap_threshold_minutes)),
         };
     }
     json.min_trigger_tool_uses = match p.min_trigger_tool_uses {
         Some(m) => Some(m),
-        None => first
-            .filter(|_| same(&|u| u.min_trigger.map(|m| m.to_string())))
-            .and_then(|u| u.min_trigger),
+        None => common(&used, |u| u.min_trigger),
     };
-    json.delivery = match first {
-        Some(u) if same(&|u| Some(u.delivery.name().to_string())) => Some(u.delivery),
-        Some(_) => None,
+    json.delivery = match used.first() {
+        Some(_) => common(&used, |u| Some(u.delivery)),
         None if none_chosen => None,
         None => Some(p.delivery),
     };
+    if auto {
+        // Each other numeric field as the kinds auto chose read it (§15.6).
+        let pick = |key: &str, given: Option<u64>, f: &dyn Fn(&Used) -> Option<u64>| {
+            if explicit(setup, key) {
+                given
+            } else {
+                common(&used, f)
+            }
+        };
+        if !explicit(setup, "size_threshold") {
+            json.size_threshold = common(&used, |u| u.size);
+        }
+        if !explicit(setup, "trigger_threshold") {
+            json.trigger_threshold = common(&used, |u| u.trigger);
+        }
+        json.budget_tokens = pick("budget_tokens", json.budget_tokens, &|u| u.budget_tokens);
+        json.budget_min_saving = pick("budget_min_saving", json.budget_min_saving, &|u| {
+            u.budget_min_saving
+        });
+        json.budget_warning_tokens =
+            pick("budget_warning_tokens", json.budget_warning_tokens, &|u| {
+                u.budget_warning
+            });
+        if let Some(prune) = json.prune.as_mut() {
+            prune.prune_protect_tokens =
+                pick("prune_protect_tokens", prune.prune_protect_tokens, &|u| {
+                    u.prune_protect
+                });
+            prune.prune_minimum_tokens =
+                pick("prune_minimum_tokens", prune.prune_minimum_tokens, &|u| {
+                    u.prune_minimum
+                });
+        }
+        if let Some(mask) = json.mask.as_mut() {
+            mask.mask_protect_tokens =
+                pick("mask_protect_tokens", mask.mask_protect_tokens, &|u| {
+                    u.mask_protect
+                });
+            mask.mask_min_prunable_tokens = pick(
+                "mask_min_prunable_tokens",
+                mask.mask_min_prunable_tokens,
+                &|u| u.mask_min_prunable,
+            );
+        }
+    }
     json
 }
 
@@ -152,6 +256,35 @@ pub fn policy_all(setup: &Setup) -> PolicyJson {
         .map(|r| (r, setup.policy.kind_at(r, r.gap_minutes)))
         .collect();
     policy_over(setup, &at)
+}
+
+/// Two sessions' `policy` objects under `auto` as one (a `compare` row over
+/// several sessions, SPEC §15.6): each numeric value and the delivery where
+/// both hold the same, else null; the flags are the first's.
+pub fn policy_merged(mut a: PolicyJson, b: &PolicyJson) -> PolicyJson {
+    fn both<T: PartialEq>(x: &mut Option<T>, y: &Option<T>) {
+        if x != y {
+            *x = None;
+        }
+    }
+    both(&mut a.keep_recent, &b.keep_recent);
+    both(&mut a.gap_threshold_minutes, &b.gap_threshold_minutes);
+    both(&mut a.size_threshold, &b.size_threshold);
+    both(&mut a.trigger_threshold, &b.trigger_threshold);
+    both(&mut a.delivery, &b.delivery);
+    both(&mut a.budget_tokens, &b.budget_tokens);
+    both(&mut a.budget_min_saving, &b.budget_min_saving);
+    both(&mut a.budget_warning_tokens, &b.budget_warning_tokens);
+    both(&mut a.min_trigger_tool_uses, &b.min_trigger_tool_uses);
+    if let (Some(x), Some(y)) = (a.prune.as_mut(), b.prune.as_ref()) {
+        both(&mut x.prune_protect_tokens, &y.prune_protect_tokens);
+        both(&mut x.prune_minimum_tokens, &y.prune_minimum_tokens);
+    }
+    if let (Some(x), Some(y)) = (a.mask.as_mut(), b.mask.as_ref()) {
+        both(&mut x.mask_protect_tokens, &y.mask_protect_tokens);
+        both(&mut x.mask_min_prunable_tokens, &y.mask_min_prunable_tokens);
+    }
+    a
 }
 
 /// SPEC §13.S10's `idle_server` object.
@@ -196,5 +329,211 @@ pub fn idle_server_json(st: &IdleServerStep) -> IdleServerJson {
         cleared_tool_uses: st.cleared_tool_uses,
         cleared_input_tokens: st.cleared_input_tokens,
         edit: st.edit.as_ref().map(|e| e.to_json()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! SPEC §15.6: under `auto`, each numeric field of `policy` is the explicit
+    //! value, else the one every chosen kind used, else null.
+    use super::*;
+    use crate::config::Source;
+    use crate::session::{Format, Session};
+    use serde_json::json;
+    use std::path::PathBuf;
+
+    /// A session of `format` with one request per version (None: no version).
+    fn setup(format: Format, versions: &[Option<&str>]) -> Setup {
+        let mut s = Session::empty(PathBuf::from("s"), format);
+        for (i, v) in versions.iter().enumerate() {
+            s.requests.push(Request {
+                version: v.map(str::to_string),
+                ..Request::empty(i + 1)
+            });
+        }
+        let p = Policy::preset(s.harness);
+        Setup::new(s, p)
+    }
+
+    /// The `policy` object over every request with the kinds given.
+    fn over(setup: &Setup, kinds: &[Option<PlanKind>]) -> Value {
+        let at: Vec<(&Request, Option<PlanKind>)> = setup
+            .session
+            .requests
+            .iter()
+            .zip(kinds.iter().copied())
+            .collect();
+        serde_json::to_value(policy_over(setup, &at)).unwrap()
+    }
+
+    /// The numeric fields of a `policy` object (and the delivery).
+    fn numbers(v: &Value) -> Value {
+        let keys = [
+            "keep_recent",
+            "gap_threshold_minutes",
+            "size_threshold",
+            "trigger_threshold",
+            "delivery",
+            "budget_tokens",
+            "budget_min_saving",
+            "budget_warning_tokens",
+            "min_trigger_tool_uses",
+            "prune_protect_tokens",
+            "prune_minimum_tokens",
+            "mask_protect_tokens",
+            "mask_min_prunable_tokens",
+        ];
+        let mut out = serde_json::Map::new();
+        for k in keys {
+            if let Some(x) = v.get(k) {
+                out.insert(k.into(), x.clone());
+            }
+        }
+        Value::Object(out)
+    }
+
+    #[test]
+    fn s15_6_auto_choosing_prune_gives_prune_s_thresholds_and_nulls_keep_gap_size() {
+        let s = setup(Format::OpencodeDb, &[Some("1.2.0"), Some("1.2.0")]);
+        assert_eq!(s.policy.kind, PlanKind::Auto);
+        let prune = Some(PlanKind::Prune);
+        let want = json!({
+            "keep_recent": null,
+            "gap_threshold_minutes": null,
+            "size_threshold": null,
+            "trigger_threshold": null,
+            "delivery": "rewrite",
+            "budget_tokens": null,
+            "budget_min_saving": null,
+            "budget_warning_tokens": null,
+            "min_trigger_tool_uses": null,
+            "prune_protect_tokens": 40000,
+            "prune_minimum_tokens": 20000,
+        });
+        // `timeline` (every request) and `plan` at K.
+        assert_eq!(numbers(&over(&s, &[prune, prune])), want);
+        let plan = policy_at(&s, &s.session.requests[1], prune);
+        assert_eq!(numbers(&serde_json::to_value(plan).unwrap()), want);
+    }
+
+    #[test]
+    fn s15_6_auto_choosing_claude_idle_everywhere_nulls_size_trigger_and_budget() {
+        // 2.1.84–2.1.104: auto runs idle (§13.T).
+        let s = setup(Format::ClaudeJsonl, &[Some("2.1.90"), Some("2.1.100")]);
+        let want = json!({
+            "keep_recent": 5,
+            "gap_threshold_minutes": 60,
+            "size_threshold": null,
+            "trigger_threshold": null,
+            "delivery": "rewrite",
+            "budget_tokens": null,
+            "budget_min_saving": null,
+            "budget_warning_tokens": null,
+            "min_trigger_tool_uses": null,
+        });
+        assert_eq!(
+            numbers(&serde_json::to_value(policy_all(&s)).unwrap()),
+            want
+        );
+        let plan = policy_at(&s, &s.session.requests[0], Some(PlanKind::Idle));
+        assert_eq!(numbers(&serde_json::to_value(plan).unwrap()), want);
+    }
+
+    #[test]
+    fn s15_6_a_field_one_chosen_kind_reads_and_another_does_not_is_null() {
+        // budget at 2.1.50, idle at 2.1.90: keep 3 and 5, the gap and the
+        // budget's values read by one kind only.
+        let s = setup(Format::ClaudeJsonl, &[Some("2.1.50"), Some("2.1.90")]);
+        assert_eq!(
+            numbers(&serde_json::to_value(policy_all(&s)).unwrap()),
+            json!({
+                "keep_recent": null,
+                "gap_threshold_minutes": null,
+                "size_threshold": null,
+                "trigger_threshold": null,
+                "delivery": "rewrite",
+                "budget_tokens": null,
+                "budget_min_saving": null,
+                "budget_warning_tokens": null,
+                "min_trigger_tool_uses": null,
+            })
+        );
+        // `plan` at the budget request: the values budget used, its gate by
+        // version (147000 from 2.1.21).
+        let plan = policy_at(&s, &s.session.requests[0], Some(PlanKind::Budget));
+        assert_eq!(
+            numbers(&serde_json::to_value(plan).unwrap()),
+            json!({
+                "keep_recent": 3,
+                "gap_threshold_minutes": null,
+                "size_threshold": null,
+                "trigger_threshold": null,
+                "delivery": "rewrite",
+                "budget_tokens": 40000,
+                "budget_min_saving": 20000,
+                "budget_warning_tokens": 147000,
+                "min_trigger_tool_uses": null,
+            })
+        );
+        // qwen: idle and size both read keep and the gap (size for the
+        // settings coupling, §5); only size reads the size threshold.
+        let q = setup(Format::QwenJsonl, &[None, None]);
+        let v = over(&q, &[Some(PlanKind::Idle), Some(PlanKind::Size)]);
+        assert_eq!(v["keep_recent"], json!(5));
+        assert_eq!(v["gap_threshold_minutes"], json!(60));
+        assert_eq!(v["size_threshold"], Value::Null);
+        let v = over(&q, &[Some(PlanKind::Size), None]);
+        assert_eq!(v["size_threshold"], json!(500000));
+        assert_eq!(v["trigger_threshold"], Value::Null);
+    }
+
+    #[test]
+    fn s15_6_an_explicit_value_under_auto_stays() {
+        let mut s = setup(Format::ClaudeJsonl, &[Some("2.1.90"), Some("2.1.100")]);
+        s.policy.keep_recent = Some(7);
+        s.policy.size_threshold = 1000;
+        s.policy.size_explicit = true;
+        s.policy.budget_tokens = 30_000;
+        s.policy.budget_warning_tokens = Some(100_000);
+        for key in ["budget_tokens", "trigger_threshold"] {
+            s.settings.sources.insert(key, Source::Sidecar);
+        }
+        let v = numbers(&serde_json::to_value(policy_all(&s)).unwrap());
+        assert_eq!(v["keep_recent"], json!(7));
+        assert_eq!(v["size_threshold"], json!(1000));
+        assert_eq!(v["budget_tokens"], json!(30000));
+        assert_eq!(v["budget_warning_tokens"], json!(100000));
+        // Given at its default value: still given.
+        assert_eq!(v["trigger_threshold"], json!(10));
+        // Not given, and idle does not read it.
+        assert_eq!(v["budget_min_saving"], Value::Null);
+        let mut o = setup(Format::OpencodeDb, &[Some("1.2.0")]);
+        o.policy.prune_minimum_tokens = 5_000;
+        o.settings
+            .sources
+            .insert("prune_minimum_tokens", Source::Flag);
+        o.policy.keep_recent = Some(2);
+        let v = over(&o, &[None]);
+        // Auto chose no kind: only what was given.
+        assert_eq!(v["prune_minimum_tokens"], json!(5000));
+        assert_eq!(v["prune_protect_tokens"], Value::Null);
+        assert_eq!(v["keep_recent"], json!(2));
+    }
+
+    #[test]
+    fn s15_6_a_named_kind_s_object_is_as_it_was() {
+        let mut s = setup(Format::ClaudeJsonl, &[Some("2.1.90")]);
+        s.policy.kind = PlanKind::Idle;
+        let v = numbers(&serde_json::to_value(policy_all(&s)).unwrap());
+        assert_eq!(v["size_threshold"], json!(500000));
+        assert_eq!(v["trigger_threshold"], json!(10));
+        assert_eq!(v["budget_tokens"], json!(40000));
+        assert_eq!(v["budget_warning_tokens"], Value::Null);
+        let mut o = setup(Format::OpencodeDb, &[Some("1.2.0")]);
+        o.policy.kind = PlanKind::Prune;
+        let v = numbers(&serde_json::to_value(policy_all(&o)).unwrap());
+        assert_eq!(v["keep_recent"], json!(5));
+        assert_eq!(v["gap_threshold_minutes"], json!(60));
+        assert_eq!(v["prune_protect_tokens"], json!(40000));
     }
 }
