@@ -535,6 +535,45 @@ fn s2_3_a_retained_tail_is_scanned_in_its_stored_place() {
     );
 }
 
+/// Reference §1.4 "In the wire": an `error` part is sent as its `state.error`
+/// (`output-error`), a `pending` or `running` one as "[Tool execution was
+/// interrupted]"; neither is a prune candidate (§2.3), and a completed one is
+/// sent as its `state.output`.
+#[test]
+fn s1_4_error_and_unfinished_parts_in_the_wire() {
+    let mut db = Db::new();
+    db.session("ses_w", None, None);
+    let u = db.user("ses_w", "go");
+    let failed = json!({"type": "tool", "callID": "bad", "tool": "bash", "state": {"status": "error",
+        "input": {"command": "false"}, "error": "exit 1: no such file", "time": {"start": T0, "end": T0 + 1}}});
+    let running = json!({"type": "tool", "callID": "cut", "tool": "bash", "state": {"status": "running",
+        "input": {"command": "sleep 99"}, "time": {"start": T0}}});
+    db.assistant(
+        "ses_w",
+        &u,
+        json!({"finish": "tool-calls"}),
+        vec![tool("ok", "read", "the text"), failed, running],
+    );
+    db.assistant("ses_w", &u, json!({}), vec![text("done")]);
+    let w = bin::json(&["wire", db.p(), "--at", "2"]);
+    let results = &w["messages"][2]["content"];
+    assert_eq!(results[0]["tool_use_id"], "ok");
+    assert_eq!(results[0]["content"], "the text");
+    assert_eq!(results[1]["tool_use_id"], "bad");
+    assert_eq!(results[1]["content"], "exit 1: no such file");
+    assert_eq!(results[1]["is_error"], true);
+    assert_eq!(results[2]["tool_use_id"], "cut");
+    assert_eq!(results[2]["content"], "[Tool execution was interrupted]");
+    // The calls stay beside them.
+    let calls: Vec<&str> = w["messages"][1]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["id"].as_str())
+        .collect();
+    assert_eq!(calls, ["ok", "bad", "cut"]);
+}
+
 /// Reference §1.3 `parentID` / §5.7: a sub-agent (`task`) session is planned
 /// as a what-if (SPEC §2).
 #[test]
