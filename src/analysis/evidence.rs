@@ -174,7 +174,7 @@ fn e4_policy(setup: &Setup) -> Policy {
 fn idle_server_beside(setup: &Setup, ev: &mut SessionEvidence) {
     let s = &setup.session;
     let not_sent = crate::evidence::facts::IdleSimulated::default();
-    if s.format != crate::session::Format::ClaudeJsonl || !s.return_anchor {
+    if !crate::load::format::of(s.format).return_facts() || !s.return_anchor {
         for r in &mut ev.requests {
             r.facts.idle_simulated = Some(not_sent.clone());
         }

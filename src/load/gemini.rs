@@ -622,14 +622,20 @@ fn role_name(r: Role) -> &'static str {
     }
 }
 
-/// Loads a Gemini CLI file of `format`.
-pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, LoadError> {
+/// Loads a Gemini CLI file of `format`: one whole legacy record
+/// (`whole_record`), or JSON Lines.
+pub(super) fn load(
+    path: &Path,
+    text: &str,
+    format: Format,
+    whole_record: bool,
+) -> Result<Session, LoadError> {
     let mut rp = Replay::new(path, format);
     let mut records = Records::default();
     let mut responded: HashSet<String> = HashSet::new();
     let mut subagent = false;
-    let items: Vec<(usize, Value)> = match format {
-        Format::GeminiJson => {
+    let items: Vec<(usize, Value)> = if whole_record {
+        {
             let v: Value =
                 serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
                     LoadError::UnknownFormat {
@@ -649,7 +655,8 @@ pub(super) fn load(path: &Path, text: &str, format: Format) -> Result<Session, L
             }
             out
         }
-        _ => {
+    } else {
+        {
             let mut out = Vec::new();
             for (i, l) in text.split('\n').enumerate() {
                 let l = l.trim_end_matches('\r');
@@ -951,23 +958,4 @@ fn project_tmp(s: &Session, recorded: &HashMap<String, String>) -> String {
     }
     // The file is not where Gemini CLI keeps it: its project is unknown.
     "/home/user/.gemini/tmp/project".into()
-}
-
-/// Whether a parsed first record is Gemini CLI's header (or a whole legacy
-/// record, with its messages).
-pub(super) fn sniff(v: &Value) -> Option<Format> {
-    let o = v.as_object()?;
-    if o.contains_key("$set") || o.contains_key("$rewindTo") {
-        return Some(Format::GeminiJsonl);
-    }
-    let header = o.get("sessionId").is_some_and(Value::is_string)
-        && o.get("projectHash").is_some_and(Value::is_string);
-    if !header {
-        return None;
-    }
-    Some(if o.get("messages").is_some_and(Value::is_array) {
-        Format::GeminiJson
-    } else {
-        Format::GeminiJsonl
-    })
 }

@@ -4,13 +4,13 @@
 
 use super::claude;
 use super::{LoadError, RecordSink};
-use crate::session::{Part, Session};
+use crate::session::{Format, Part, Session};
 use serde_json::{Value, json};
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-pub(super) fn load(path: &Path, mut file: File) -> Result<Session, LoadError> {
+pub(super) fn load(path: &Path, mut file: File, format: Format) -> Result<Session, LoadError> {
     let unknown = |why: String| LoadError::UnknownFormat {
         path: path.to_path_buf(),
         why,
@@ -29,7 +29,7 @@ pub(super) fn load(path: &Path, mut file: File) -> Result<Session, LoadError> {
         .get("messages")
         .and_then(Value::as_array)
         .ok_or_else(|| unknown("not a Messages API body: no `messages` array".into()))?;
-    let mut sink = claude::Sink::new_messages(path);
+    let mut sink = claude::Sink::for_format(path, format);
     let mut diagnostics = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         let role = m.get("role").and_then(Value::as_str).unwrap_or("user");

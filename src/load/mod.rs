@@ -7,6 +7,7 @@
 mod branches;
 mod builder;
 mod claude;
+pub mod format;
 mod gemini;
 /// Claude Code attachment records that are facts about the wire (SPEC §13.E).
 pub use claude::attach as claude_attach;
@@ -156,24 +157,7 @@ pub fn load_session(
         None => detect(path, &mut file).map_err(io)??,
     };
     rewind(&mut file).map_err(io)?;
-    match format {
-        Format::MessagesJson => messages::load(path, file),
-        Format::ClaudeJsonl => stream(path, file, claude::Sink::new(path), progress),
-        Format::QwenJsonl => stream(path, file, qwen::Sink::new(path), progress),
-        Format::GeminiJsonl | Format::GeminiJson => {
-            let mut bytes = Vec::new();
-            let mut file = file;
-            file.read_to_end(&mut bytes).map_err(io)?;
-            progress.store(bytes.len() as u64, Ordering::Relaxed);
-            let text = String::from_utf8_lossy(&bytes);
-            gemini::load(path, &text, format)
-        }
-        Format::OpencodeDb => {
-            drop(file);
-            opencode::load_db(path, session)
-        }
-        Format::OpencodeJson => opencode::load_json(path),
-    }
+    format::of(format).load(path, file, session, progress)
 }
 
 /// The format of the file at `path` as detection sees it (None: unreadable or
@@ -194,7 +178,7 @@ pub fn database_sessions(path: &Path) -> Result<Vec<DbSession>, LoadError> {
 /// Whether files of `format` hold several sessions (a database: `--session ID`
 /// chooses one).
 pub fn holds_sessions(format: Format) -> bool {
-    format == Format::OpencodeDb
+    format::of(format).holds_sessions()
 }
 
 /// Loads one inline sub-agent thread of a Claude Code file: only `lines` (1-based,
@@ -206,7 +190,7 @@ pub fn load_thread(
     progress: &AtomicU64,
 ) -> Result<Session, LoadError> {
     let file = open_session(path)?;
-    stream(path, file, claude::Sink::only_lines(path, lines), progress)
+    format::load_thread(path, file, lines, progress)
 }
 
 /// Bytes read per batch: lines are split sequentially (memchr) and parsed in parallel.
@@ -472,8 +456,10 @@ pub enum Change {
 /// file is truncated or replaced (rotated).
 pub struct Follower {
     path: PathBuf,
-    format: Format,
-    state: FollowState,
+    /// The reader as it was before the first read: a restart starts from a
+    /// copy of it.
+    start: Box<dyn Tail>,
+    state: Box<dyn Tail>,
     identity: (u64, u64),
     /// What the file looked like at the last poll: a rewrite in place keeps
     /// the inode and may keep the size, so the bytes already read are checked.
@@ -497,9 +483,42 @@ struct Seen {
 const HEAD_BYTES: u64 = 64 << 10;
 const TAIL_BYTES: u64 = 4 << 10;
 
-enum FollowState {
-    Claude(Reader<claude::Sink>),
-    Qwen(Reader<qwen::Sink>),
+/// A follower's reader of one format (a format that can be followed gives
+/// one: [`format::FormatLoader::follow`]).
+pub trait Tail: Send {
+    /// Reads on from the reader's place to the end of `file` (a partial last
+    /// line is held back).
+    fn read(&mut self, file: &mut File, progress: &AtomicU64) -> std::io::Result<()>;
+    /// Bytes consumed (whole lines only).
+    fn offset(&self) -> u64;
+    /// Lines consumed.
+    fn lines(&self) -> usize;
+    /// The session as read so far.
+    fn session(&self) -> Session;
+    /// A copy of this reader, in its state.
+    fn boxed(&self) -> Box<dyn Tail>;
+}
+
+impl<S: RecordSink + Clone + 'static> Tail for Reader<S> {
+    fn read(&mut self, file: &mut File, progress: &AtomicU64) -> std::io::Result<()> {
+        Reader::read(self, file, false, progress)
+    }
+
+    fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    fn lines(&self) -> usize {
+        self.line
+    }
+
+    fn session(&self) -> Session {
+        self.sink.clone().finish(self.diagnostics.clone())
+    }
+
+    fn boxed(&self) -> Box<dyn Tail> {
+        Box::new(self.clone())
+    }
 }
 
 impl Follower {
@@ -514,33 +533,16 @@ impl Follower {
             Some(f) => f,
             None => detect(path, &mut file).map_err(io)??,
         };
-        let state = match format {
-            Format::QwenJsonl => FollowState::Qwen(Reader::new(qwen::Sink::new(path))),
-            Format::ClaudeJsonl => FollowState::Claude(Reader::new(claude::Sink::new(path))),
-            Format::MessagesJson => {
-                return Err(LoadError::UnknownFormat {
-                    path: path.to_path_buf(),
-                    why: "a Messages API body is one request; it cannot be followed".into(),
-                });
-            }
-            Format::GeminiJsonl | Format::GeminiJson => {
-                return Err(LoadError::UnknownFormat {
-                    path: path.to_path_buf(),
-                    why: "following a Gemini CLI session as it grows is not built yet; open it without --follow".into(),
-                });
-            }
-            Format::OpencodeDb | Format::OpencodeJson => {
-                return Err(LoadError::UnknownFormat {
-                    path: path.to_path_buf(),
-                    why: "an OpenCode session cannot be followed yet (read it again instead)"
-                        .into(),
-                });
-            }
-        };
+        let start = format::of(format)
+            .follow(path)
+            .map_err(|why| LoadError::UnknownFormat {
+                path: path.to_path_buf(),
+                why: why.into(),
+            })?;
         let mut f = Follower {
             path: path.to_path_buf(),
-            format,
-            state,
+            state: start.boxed(),
+            start,
             identity: (0, 0),
             seen: Seen::default(),
             gone: false,
@@ -589,14 +591,10 @@ impl Follower {
             } else {
                 "the file was rewritten in place: reading it again from the start"
             };
-            let path = self.path.clone();
             *self = Follower {
-                path: path.clone(),
-                format: self.format,
-                state: match self.format {
-                    Format::QwenJsonl => FollowState::Qwen(Reader::new(qwen::Sink::new(&path))),
-                    _ => FollowState::Claude(Reader::new(claude::Sink::new(&path))),
-                },
+                path: self.path.clone(),
+                state: self.start.boxed(),
+                start: self.start.boxed(),
                 identity,
                 seen: Seen::default(),
                 gone: false,
@@ -611,10 +609,7 @@ impl Follower {
         file.seek(SeekFrom::Start(self.offset()))?;
         let before = self.lines();
         let progress = AtomicU64::new(0);
-        match &mut self.state {
-            FollowState::Claude(r) => r.read(&mut file, false, &progress)?,
-            FollowState::Qwen(r) => r.read(&mut file, false, &progress)?,
-        }
+        self.state.read(&mut file, &progress)?;
         // The length and mtime as of the read (a write since then is seen at
         // the next poll, as growth or as a change).
         self.seen = seen(&file, &meta, self.offset())?;
@@ -626,25 +621,16 @@ impl Follower {
     }
 
     fn offset(&self) -> u64 {
-        match &self.state {
-            FollowState::Claude(r) => r.offset,
-            FollowState::Qwen(r) => r.offset,
-        }
+        self.state.offset()
     }
 
     fn lines(&self) -> usize {
-        match &self.state {
-            FollowState::Claude(r) => r.line,
-            FollowState::Qwen(r) => r.line,
-        }
+        self.state.lines()
     }
 
     /// The session as read so far (the held-back partial line not included).
     pub fn session(&self) -> Session {
-        match &self.state {
-            FollowState::Claude(r) => r.sink.clone().finish(r.diagnostics.clone()),
-            FollowState::Qwen(r) => r.sink.clone().finish(r.diagnostics.clone()),
-        }
+        self.state.session()
     }
 }
 
@@ -796,96 +782,13 @@ pub(crate) fn json_error_text(e: &serde_json::Error) -> String {
     }
 }
 
-/// Detects the format from the first bytes: a JSON object with `messages` is a
-/// Messages API body; JSONL with `message.parts` is Qwen; anything else JSONL is
-/// Claude (an empty or summary-only file is an empty Claude session, SPEC §1).
+/// Detects the format from the first MiB: the loaders are asked in their
+/// order of precedence (see [`format::sniff`]); an empty or summary-only file
+/// is an empty Claude session (SPEC §1).
 fn detect(path: &Path, file: &mut File) -> std::io::Result<Result<Format, LoadError>> {
     let mut head = Vec::new();
     file.take(1 << 20).read_to_end(&mut head)?;
-    if head.starts_with(opencode::db::MAGIC) {
-        // SQLite: OpenCode 1.2+ keeps its sessions in one (reference §1.1).
-        return Ok(Ok(Format::OpencodeDb));
-    }
-    let head = encoding::strip_bom(&head);
-    let unknown = |why: &str| {
-        Ok(Err(LoadError::UnknownFormat {
-            path: path.to_path_buf(),
-            why: why.to_string(),
-        }))
-    };
-    // Damaged lines (NUL runs, cut-off records) are diagnostics later, not a reason
-    // to refuse the file: only a head without a single `{`-line is not JSON at all.
-    let looks_json = head.split(|&b| b == b'\n').any(|l| {
-        l.iter()
-            .find(|b| !b.is_ascii_whitespace() && **b != 0)
-            .is_some_and(|&b| b == b'{')
-    });
-    if head.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Ok(Format::ClaudeJsonl));
-    }
-    if !looks_json {
-        return unknown(
-            "expected JSON Lines (Claude Code or Qwen Code) or a Messages API body (JSON)",
-        );
-    }
-    let mut saw_object = false;
-    for line in head.split(|&b| b == b'\n').take(200) {
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
-            continue;
-        };
-        let Some(obj) = v.as_object() else { continue };
-        saw_object = true;
-        if let Some(f) = gemini::sniff(&v) {
-            return Ok(Ok(f));
-        }
-        if obj.get("messages").is_some_and(|m| m.is_array()) && obj.get("type").is_none() {
-            return Ok(Ok(Format::MessagesJson));
-        }
-        if let Some(m) = obj.get("message") {
-            if m.get("parts").is_some_and(|p| p.is_array()) {
-                return Ok(Ok(Format::QwenJsonl));
-            }
-            if m.get("content").is_some() {
-                return Ok(Ok(Format::ClaudeJsonl));
-            }
-        }
-    }
-    let whole_body = || {
-        serde_json::from_slice::<serde_json::Value>(head)
-            .is_ok_and(|v| v.get("messages").is_some_and(|m| m.is_array()))
-    };
-    if !saw_object
-        && let Some(f) = serde_json::from_slice::<serde_json::Value>(head)
-            .ok()
-            .as_ref()
-            .and_then(gemini::sniff)
-    {
-        return Ok(Ok(f));
-    }
-    // A legacy Gemini CLI record longer than the head: its header keys lead it.
-    let lead = &head[..head.len().min(4096)];
-    if !saw_object
-        && memchr::memmem::find(lead, b"\"projectHash\"").is_some()
-        && memchr::memmem::find(lead, b"\"sessionId\"").is_some()
-    {
-        return Ok(Ok(Format::GeminiJson));
-    }
-    if !saw_object
-        && serde_json::from_slice::<serde_json::Value>(head)
-            .is_ok_and(|v| opencode::is_session_json(&v))
-    {
-        // OpenCode ≤ 1.1: a pretty-printed session info file (reference §1.1).
-        return Ok(Ok(Format::OpencodeJson));
-    }
-    if !saw_object && (is_json_extension(path) || whole_body()) {
-        // A pretty-printed body spans many lines.
-        return Ok(Ok(Format::MessagesJson));
-    }
-    Ok(Ok(Format::ClaudeJsonl))
-}
-
-fn is_json_extension(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "json")
+    Ok(format::sniff(path, &head))
 }
 
 /// Re-reads the bytes of one record for the wire builder, its lone surrogate
@@ -932,13 +835,9 @@ pub fn list_folder(dir: &Path) -> std::io::Result<Listing> {
                 }
                 continue;
             }
-            // Gemini CLI up to 0.38 wrote one `.json` record per session in
-            // its `chats` folder (`session-*.json`).
-            let legacy_gemini = p.extension().is_some_and(|e| e == "json")
-                && d.file_name().is_some_and(|n| n == "chats")
-                && p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("session-"));
-            if p.extension().is_none_or(|e| e != "jsonl") && !legacy_gemini {
+            // The names a format's sessions are kept under (`*.jsonl`,
+            // Gemini CLI's legacy `chats/session-*.json`).
+            if !format::listed(&p) {
                 continue;
             }
             // What a symlink names (a link to a session is one; to /dev/zero not).
@@ -989,7 +888,10 @@ mod tests {
         let line = format!("{{\"type\":\"user\",\"message\":{}\n", "x".repeat(60));
         let count = (BATCH + BATCH / 2) / line.len();
         let data = line.repeat(count).into_bytes();
-        let mut r = Reader::new(claude::Sink::new(Path::new("t.jsonl")));
+        let mut r = Reader::new(claude::Sink::for_format(
+            Path::new("t.jsonl"),
+            Format::ClaudeJsonl,
+        ));
         let mut src = FailsAfter { data, at: 0 };
         let err = r.read(&mut src, true, &AtomicU64::new(0));
         assert!(err.is_err());

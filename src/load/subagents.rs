@@ -6,7 +6,7 @@
 use super::claude::fields::Warnings;
 use super::claude::usage;
 use super::raw::{self, Raw};
-use crate::session::{Format, Session, UsageLine};
+use crate::session::{Session, UsageLine};
 use serde::Deserialize;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -40,7 +40,7 @@ struct Msg<'a> {
 /// The sub-agent files of `s`, sorted by path: none for a session that is not a
 /// Claude JSONL main thread.
 pub fn files(s: &Session) -> Vec<PathBuf> {
-    if s.format != Format::ClaudeJsonl || s.subagent_what_if {
+    if !super::format::of(s.format).subagent_files() || s.subagent_what_if {
         return Vec::new();
     }
     let Some(dir) = s.path.parent() else {

@@ -12,7 +12,7 @@
 mod paths;
 mod prompt;
 
-use paths::in_qwen_tree;
+pub(crate) use paths::in_qwen_tree;
 pub use paths::{decode_project, is_subagent_path, parent_session, project_dir, short_project};
 use prompt::{Prompt, prompt_of, str_of, trim};
 
@@ -135,15 +135,20 @@ pub fn scan(path: &Path) -> Summary {
 /// As [`scan`], over any reader (the file's contents): its first
 /// [`PREFIX_CAP`] bytes, lines over [`LINE_CAP`] passed over.
 pub fn scan_reader(path: &Path, size: u64, modified: SystemTime, mut r: impl Read) -> Summary {
-    if path.extension().is_some_and(|e| e == "json") {
+    if let Some(whole) = crate::load::format::light_whole(path) {
         // A whole-file record (Gemini CLI ≤ 0.38): read at most one line's cap
         // of it; anything else goes on as lines, from the bytes already read.
         let mut head = Vec::new();
         if let Err(e) = (&mut r).take(LINE_CAP as u64 + 1).read_to_end(&mut head) {
             return State::default().finish(path, size, modified, Some(e.to_string()));
         }
-        if let Some(s) = legacy_gemini(path, size, modified, &head) {
-            return s;
+        if let Some(lines) = whole.light_lines(&head) {
+            // Counted as its lines would be.
+            let mut st = State::default();
+            for (i, l) in lines.iter().enumerate() {
+                st.line(i + 1, l.as_bytes());
+            }
+            return st.finish(path, size, modified, None);
         }
         return scan_capped(
             path,
@@ -155,25 +160,6 @@ pub fn scan_reader(path: &Path, size: u64, modified: SystemTime, mut r: impl Rea
         );
     }
     scan_capped(path, size, modified, r, PREFIX_CAP, LINE_CAP)
-}
-
-/// A legacy Gemini CLI record (`{sessionId, projectHash, …, messages}`),
-/// counted as its lines would be: the header, then each message.
-fn legacy_gemini(path: &Path, size: u64, modified: SystemTime, bytes: &[u8]) -> Option<Summary> {
-    let v: serde_json::Value =
-        serde_json::from_slice(crate::load::encoding::strip_bom(bytes)).ok()?;
-    let o = v.as_object()?;
-    if !o.get("projectHash").is_some_and(|h| h.is_string()) {
-        return None;
-    }
-    let mut head = o.clone();
-    let messages = head.remove("messages")?;
-    let mut st = State::default();
-    st.line(1, serde_json::Value::Object(head).to_string().as_bytes());
-    for (i, m) in messages.as_array()?.iter().enumerate() {
-        st.line(i + 2, m.to_string().as_bytes());
-    }
-    Some(st.finish(path, size, modified, None))
 }
 
 fn scan_capped(
@@ -526,17 +512,16 @@ impl State {
         error: Option<String>,
     ) -> Summary {
         // The light pass sniffs the format; the format names its harness.
-        let format = if self.gemini {
-            crate::session::Format::GeminiJsonl
-        } else if self.qwen || (self.main_is_sidechain.is_none() && in_qwen_tree(path)) {
-            crate::session::Format::QwenJsonl
-        } else {
-            crate::session::Format::ClaudeJsonl
+        let seen = crate::load::format::LightSeen {
+            gemini_record: self.gemini,
+            message_parts: self.qwen,
+            messages: self.main_is_sidechain.is_some(),
         };
-        let harness = format.harness();
+        let format = crate::load::format::light_format(&seen, path);
+        let harness = format.format().harness();
         let kind = if self.gemini_subagent
             || self.main_is_sidechain == Some(true)
-            || (!self.gemini && is_subagent_path(path))
+            || (format.subagent_by_path() && is_subagent_path(path))
         {
             Kind::SubAgent
         } else if self.main_is_sidechain.is_some() {
@@ -548,19 +533,12 @@ impl State {
         } else {
             Kind::NoMessages
         };
-        let project = if self.gemini {
-            // `<home>/.gemini/tmp/<project slug>/chats/…`: the slug names it.
-            path.ancestors()
-                .find(|a| a.file_name().is_some_and(|n| n == "chats"))
-                .and_then(|c| c.parent()?.file_name())
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        } else {
+        let project = format.light_project(path).unwrap_or_else(|| {
             self.cwd
                 .clone()
                 .or_else(|| project_dir(path).map(decode_project))
                 .unwrap_or_default()
-        };
+        });
         let threads = if self.main_is_sidechain == Some(false) {
             self.threads
                 .iter()

@@ -37,7 +37,7 @@ pub fn parent_session(path: &Path, session_id: Option<&str>) -> Option<PathBuf> 
     }
 }
 
-pub(super) fn in_qwen_tree(path: &Path) -> bool {
+pub(crate) fn in_qwen_tree(path: &Path) -> bool {
     path.components().any(|c| c.as_os_str() == ".qwen")
 }
 

@@ -376,26 +376,9 @@ pub(super) struct Sink {
 }
 
 impl Sink {
-    pub(super) fn new(path: &Path) -> Sink {
-        Sink {
-            b: Builder::new(path, Format::ClaudeJsonl),
-            what_if: None,
-            replacements: HashMap::new(),
-            uuids: Default::default(),
-            first_parent: None,
-            parent_seen: false,
-            only: None,
-            return_anchor: false,
-        }
-    }
-
-    /// A sink for the messages of a Messages API body.
-    pub(super) fn new_messages(path: &Path) -> Sink {
-        Sink::for_format(path, Format::MessagesJson)
-    }
-
-    /// A sink for inline messages of another format that are Messages API
-    /// bodies (OpenCode's rows, rebuilt as the body it sends).
+    /// A sink for the records of `format`: Claude Code's own, or inline
+    /// messages of another format that are Messages API bodies (a body's
+    /// messages; OpenCode's rows, rebuilt as the body it sends).
     pub(super) fn for_format(path: &Path, format: Format) -> Sink {
         Sink {
             b: Builder::new(path, format),
@@ -450,10 +433,14 @@ impl Sink {
 
     /// A sink that reads only `lines` of the file: an inline sub-agent thread, whose
     /// sidechain records then make it a what-if.
-    pub(super) fn only_lines(path: &Path, lines: std::collections::HashSet<usize>) -> Sink {
+    pub(super) fn only_lines(
+        path: &Path,
+        format: Format,
+        lines: std::collections::HashSet<usize>,
+    ) -> Sink {
         Sink {
             only: Some(std::sync::Arc::new(lines)),
-            ..Sink::new(path)
+            ..Sink::for_format(path, format)
         }
     }
 

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// production to 51,200 bytes by default, reference §2.7).
 const CAP: u64 = 256 << 20;
 
-pub(super) fn load(path: &Path) -> Result<Session, LoadError> {
+pub(super) fn load(path: &Path, format: Format) -> Result<Session, LoadError> {
     let unknown = |why: String| LoadError::UnknownFormat {
         path: path.to_path_buf(),
         why,
@@ -55,11 +55,7 @@ pub(super) fn load(path: &Path) -> Result<Session, LoadError> {
         parts.extend(rows(&storage.join("part").join(&m.id), Some(&m.id)));
     }
     Ok(super::build::session(
-        path,
-        Format::OpencodeJson,
-        session,
-        messages,
-        parts,
+        path, format, session, messages, parts,
     ))
 }
 

@@ -49,14 +49,15 @@ pub(super) struct Row {
 
 /// Loads one session of the database at `path`: `want` names it (`--session
 /// ID`); without it the database must hold exactly one session.
-pub fn load_db(path: &Path, want: Option<&str>) -> Result<Session, LoadError> {
+/// `format` is the database's (what `session.format` prints).
+pub fn load_db(path: &Path, format: Format, want: Option<&str>) -> Result<Session, LoadError> {
     let db = db::open(path)?;
     let store = Store::check(path, &db.conn)?;
     let sessions = store.sessions()?;
     let info = choose(path, &sessions, want)?;
     let messages = store.rows(&info.id, false)?;
     let parts = store.rows(&info.id, true)?;
-    let mut s = build::session(path, Format::OpencodeDb, info.clone(), messages, parts);
+    let mut s = build::session(path, format, info.clone(), messages, parts);
     // SPEC §9a: the sub-agent (`task`) sessions' responses are billed beside
     // the main thread, never simulated (reference §1.3: `parent_id`; a
     // sub-agent's own sub-agents too).
@@ -100,8 +101,8 @@ pub fn db_sessions(path: &Path) -> Result<Vec<SessionInfo>, LoadError> {
 }
 
 /// Loads the ≤ 1.1 session whose `storage/session/<project>/<id>.json` is `path`.
-pub fn load_json(path: &Path) -> Result<Session, LoadError> {
-    json::load(path)
+pub fn load_json(path: &Path, format: Format) -> Result<Session, LoadError> {
+    json::load(path, format)
 }
 
 /// Whether `v` (a whole JSON file) is a ≤ 1.1 session info object.

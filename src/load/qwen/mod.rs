@@ -195,9 +195,9 @@ pub(super) struct Input {
 }
 
 impl Sink {
-    pub(super) fn new(path: &Path) -> Sink {
+    pub(super) fn new(path: &Path, format: Format) -> Sink {
         Sink {
-            b: Builder::new(path, Format::QwenJsonl),
+            b: Builder::new(path, format),
             what_if: None,
             send: SendState::default(),
             msg_parts: (usize::MAX, 0),

@@ -72,7 +72,7 @@ pub(super) fn facts_of(s: &Session) -> Arc<Vec<RecFact>> {
     s.idle_facts
         .get_or_init(|| {
             // No record a return could follow: no return, nothing to read.
-            if s.format != crate::session::Format::ClaudeJsonl || !s.return_anchor {
+            if !crate::load::format::of(s.format).return_facts() || !s.return_anchor {
                 return Arc::default();
             }
             let text = std::fs::read_to_string(&s.path).unwrap_or_default();

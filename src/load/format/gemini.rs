@@ -1,0 +1,187 @@
+//! Gemini CLI's chat files: the JSON Lines of 0.39+ and the legacy whole-file
+//! record of ≤ 0.38. Both are replayed whole (a line may rewrite an earlier
+//! one), so neither is streamed nor followed.
+
+use super::super::{LoadError, gemini};
+use super::{FormatLoader, Head, LightSeen};
+use crate::session::{Format, Session};
+use serde_json::{Map, Value};
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+pub(super) struct GeminiJsonl;
+pub(super) struct GeminiJson;
+
+/// Whether a parsed record is Gemini CLI's: Some(true) for a whole legacy
+/// record (a header with its messages), Some(false) for a line of the JSONL
+/// (its header, a `$set` or a `$rewindTo`).
+fn record_kind(o: &Map<String, Value>) -> Option<bool> {
+    if o.contains_key("$set") || o.contains_key("$rewindTo") {
+        return Some(false);
+    }
+    let header = o.get("sessionId").is_some_and(Value::is_string)
+        && o.get("projectHash").is_some_and(Value::is_string);
+    if !header {
+        return None;
+    }
+    Some(o.get("messages").is_some_and(Value::is_array))
+}
+
+fn whole_kind(head: &Head<'_>) -> Option<bool> {
+    head.whole()
+        .and_then(Value::as_object)
+        .and_then(record_kind)
+}
+
+/// Reads the whole file (replayed, not streamed) and loads it.
+fn load_whole(
+    path: &Path,
+    mut file: File,
+    format: Format,
+    whole_record: bool,
+    progress: &AtomicU64,
+) -> Result<Session, LoadError> {
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|source| LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    progress.store(bytes.len() as u64, Ordering::Relaxed);
+    let text = String::from_utf8_lossy(&bytes);
+    gemini::load(path, &text, format, whole_record)
+}
+
+const NO_FOLLOW: &str =
+    "following a Gemini CLI session as it grows is not built yet; open it without --follow";
+
+impl FormatLoader for GeminiJsonl {
+    fn format(&self) -> Format {
+        Format::GeminiJsonl
+    }
+
+    fn sniff_record(&self, record: &Map<String, Value>) -> bool {
+        record_kind(record) == Some(false)
+    }
+
+    fn sniff_whole(&self, head: &Head<'_>) -> bool {
+        whole_kind(head) == Some(false)
+    }
+
+    fn load(
+        &self,
+        path: &Path,
+        file: File,
+        _session: Option<&str>,
+        progress: &AtomicU64,
+    ) -> Result<Session, LoadError> {
+        load_whole(path, file, self.format(), false, progress)
+    }
+
+    fn follow(&self, _path: &Path) -> Result<Box<dyn super::super::Tail>, &'static str> {
+        Err(NO_FOLLOW)
+    }
+
+    fn listed(&self, path: &Path) -> bool {
+        path.extension().is_some_and(|e| e == "jsonl")
+    }
+
+    /// The light pass counts a legacy record as these lines too.
+    fn light_claims(&self, seen: &LightSeen, _path: &Path) -> bool {
+        seen.gemini_record
+    }
+
+    /// `<home>/.gemini/tmp/<project slug>/chats/…`: the slug names it.
+    fn light_project(&self, path: &Path) -> Option<String> {
+        Some(
+            path.ancestors()
+                .find(|a| a.file_name().is_some_and(|n| n == "chats"))
+                .and_then(|c| c.parent()?.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        )
+    }
+
+    /// A sub-agent's file says so in its header, not by its name.
+    fn subagent_by_path(&self) -> bool {
+        false
+    }
+}
+
+impl FormatLoader for GeminiJson {
+    fn format(&self) -> Format {
+        Format::GeminiJson
+    }
+
+    fn sniff_record(&self, record: &Map<String, Value>) -> bool {
+        record_kind(record) == Some(true)
+    }
+
+    /// A whole legacy record, or one longer than the head: its header keys
+    /// lead it.
+    fn sniff_whole(&self, head: &Head<'_>) -> bool {
+        if whole_kind(head) == Some(true) {
+            return true;
+        }
+        let lead = &head.bytes[..head.bytes.len().min(4096)];
+        whole_kind(head).is_none()
+            && memchr::memmem::find(lead, b"\"projectHash\"").is_some()
+            && memchr::memmem::find(lead, b"\"sessionId\"").is_some()
+    }
+
+    fn load(
+        &self,
+        path: &Path,
+        file: File,
+        _session: Option<&str>,
+        progress: &AtomicU64,
+    ) -> Result<Session, LoadError> {
+        load_whole(path, file, self.format(), true, progress)
+    }
+
+    fn follow(&self, _path: &Path) -> Result<Box<dyn super::super::Tail>, &'static str> {
+        Err(NO_FOLLOW)
+    }
+
+    /// Gemini CLI up to 0.38 wrote one `.json` record per session in its
+    /// `chats` folder (`session-*.json`).
+    fn listed(&self, path: &Path) -> bool {
+        path.extension().is_some_and(|e| e == "json")
+            && path
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == "chats")
+            && path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("session-"))
+    }
+
+    /// A `.json` file: a whole record (anything else is read on as lines).
+    fn light_whole(&self, path: &Path) -> bool {
+        path.extension().is_some_and(|e| e == "json")
+    }
+
+    /// The record (`{sessionId, projectHash, …, messages}`) as its lines
+    /// would be: the header, then each message.
+    fn light_lines(&self, bytes: &[u8]) -> Option<Vec<String>> {
+        let v: Value = serde_json::from_slice(super::super::encoding::strip_bom(bytes)).ok()?;
+        let o = v.as_object()?;
+        if !o.get("projectHash").is_some_and(|h| h.is_string()) {
+            return None;
+        }
+        let mut head = o.clone();
+        let messages = head.remove("messages")?;
+        let mut lines = vec![Value::Object(head).to_string()];
+        for m in messages.as_array()? {
+            lines.push(m.to_string());
+        }
+        Some(lines)
+    }
+
+    /// A sub-agent's file says so in its header, not by its name.
+    fn subagent_by_path(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,247 @@
+//! One seam for every transcript format (issue 22, item 2): each
+//! [`Format`] variant has one [`FormatLoader`], in a file of this folder, and
+//! the rest of the crate asks the loader instead of matching on the format.
+//!
+//! A loader answers four questions: whether a file looks like it (`sniff_*`,
+//! asked in the order of [`LOADERS`]), how a file becomes a [`Session`]
+//! (`load`), whether and how a growing file is followed (`follow`), and what
+//! the picker's light pass lists and counts (`listed`, `light_*`). Outside
+//! this folder (and `src/session.rs`, where the enum lives) no source file names
+//! a `Format` variant: `tests/seam.rs` counts them.
+
+mod claude;
+mod gemini;
+mod messages;
+mod opencode;
+mod qwen;
+
+pub(super) use claude::load_thread;
+
+use super::LoadError;
+use crate::session::{Format, Session};
+use serde_json::{Map, Value};
+use std::cell::OnceCell;
+use std::fs::File;
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+
+/// What one format's loader knows. Every method but `format` and `load` has a
+/// default: the format does not claim the file, cannot be followed, and holds
+/// one session.
+pub trait FormatLoader: Sync {
+    /// The variant this loader reads (what `session.format` prints).
+    fn format(&self) -> Format;
+
+    /// Sniff, first stage: the file's first bytes are this format's magic (a
+    /// binary file: SQLite).
+    fn sniff_magic(&self, _head: &[u8]) -> bool {
+        false
+    }
+
+    /// Sniff, second stage: one JSON object line of the first 200 lines is a
+    /// record of this format. Lines are read in file order; each line is
+    /// offered to the loaders in the order of [`LOADERS`].
+    fn sniff_record(&self, _record: &Map<String, Value>) -> bool {
+        false
+    }
+
+    /// Sniff, last stage: the head as a whole (asked only when no line of it
+    /// was a JSON object: a pretty-printed file).
+    fn sniff_whole(&self, _head: &Head<'_>) -> bool {
+        false
+    }
+
+    /// Reads the file (`file` is open at its start) into a session; `session`
+    /// chooses one of a file that holds several; `progress` is the bytes read
+    /// so far, where the format streams.
+    fn load(
+        &self,
+        path: &Path,
+        file: File,
+        session: Option<&str>,
+        progress: &AtomicU64,
+    ) -> Result<Session, LoadError>;
+
+    /// The state of a follower of a growing file of this format, or why the
+    /// format cannot be followed (the `unknown format` error's words).
+    fn follow(&self, _path: &Path) -> Result<Box<dyn super::Tail>, &'static str> {
+        Err("this format cannot be followed")
+    }
+
+    /// A file of this format holds several sessions (a database: `--session
+    /// ID` chooses one, and the picker lists its rows).
+    fn holds_sessions(&self) -> bool {
+        false
+    }
+
+    /// The picker and `compare` list the file at `path`, found in a folder, as
+    /// a session of this format.
+    fn listed(&self, _path: &Path) -> bool {
+        false
+    }
+
+    /// The picker's light pass reads the file at `path` as one whole record,
+    /// not as lines: [`FormatLoader::light_lines`] then says what it counts.
+    fn light_whole(&self, _path: &Path) -> bool {
+        false
+    }
+
+    /// A whole record (the first bytes of a file the light pass reads whole)
+    /// as the lines the light pass counts; None: not this format's record.
+    fn light_lines(&self, _bytes: &[u8]) -> Option<Vec<String>> {
+        None
+    }
+
+    /// The light pass's verdict: what it saw makes the file this format's.
+    fn light_claims(&self, _seen: &LightSeen, _path: &Path) -> bool {
+        false
+    }
+
+    /// The project of a file of this format, from where it is kept (None:
+    /// the records' `cwd` or the folder name, as the picker reads them).
+    fn light_project(&self, _path: &Path) -> Option<String> {
+        None
+    }
+
+    /// A file of this format whose path marks a sub-agent transcript is one
+    /// (`agent-*.jsonl`, a `subagents` folder).
+    fn subagent_by_path(&self) -> bool {
+        true
+    }
+
+    /// A session of this format has sub-agent transcripts in files beside it.
+    fn subagent_files(&self) -> bool {
+        false
+    }
+
+    /// The file's records are read again for the idle facts of a return
+    /// (SPEC §13.S1): only a format whose records carry them.
+    fn return_facts(&self) -> bool {
+        false
+    }
+}
+
+/// Every loader, in the order detection asks them (the order of precedence
+/// of the sniff: a database's magic, Gemini CLI's header, OpenCode's session
+/// info, a Messages API body, Qwen's `message.parts`, then Claude Code, which
+/// takes anything else).
+pub static LOADERS: [&dyn FormatLoader; 7] = [
+    &opencode::OpencodeDb,
+    &gemini::GeminiJsonl,
+    &gemini::GeminiJson,
+    &opencode::OpencodeJson,
+    &messages::MessagesJson,
+    &qwen::QwenJsonl,
+    &claude::ClaudeJsonl,
+];
+
+/// The format of a file with nothing to tell it by (blank, or no record any
+/// loader claims): an empty Claude session (SPEC §1).
+static FALLBACK: &dyn FormatLoader = &claude::ClaudeJsonl;
+
+/// The loader of `format`.
+pub fn of(format: Format) -> &'static dyn FormatLoader {
+    LOADERS
+        .iter()
+        .copied()
+        .find(|l| l.format() == format)
+        .unwrap_or(FALLBACK)
+}
+
+/// The first bytes of a file as the last sniff stage sees them: the bytes,
+/// the path, and the bytes parsed as one JSON value (once, when first asked).
+pub struct Head<'a> {
+    pub bytes: &'a [u8],
+    pub path: &'a Path,
+    whole: OnceCell<Option<Value>>,
+}
+
+impl Head<'_> {
+    /// The head parsed as one JSON value (None: it is not one).
+    pub fn whole(&self) -> Option<&Value> {
+        self.whole
+            .get_or_init(|| serde_json::from_slice::<Value>(self.bytes).ok())
+            .as_ref()
+    }
+}
+
+/// Detects the format from a file's first bytes (at most 1 MiB, a BOM
+/// stripped after the magic is looked at): the loaders are asked stage by
+/// stage in the order of [`LOADERS`].
+pub fn sniff(path: &Path, head: &[u8]) -> Result<Format, LoadError> {
+    if let Some(l) = LOADERS.iter().find(|l| l.sniff_magic(head)) {
+        return Ok(l.format());
+    }
+    let head = super::encoding::strip_bom(head);
+    // Damaged lines (NUL runs, cut-off records) are diagnostics later, not a reason
+    // to refuse the file: only a head without a single `{`-line is not JSON at all.
+    let looks_json = head.split(|&b| b == b'\n').any(|l| {
+        l.iter()
+            .find(|b| !b.is_ascii_whitespace() && **b != 0)
+            .is_some_and(|&b| b == b'{')
+    });
+    if head.iter().all(u8::is_ascii_whitespace) {
+        return Ok(FALLBACK.format());
+    }
+    if !looks_json {
+        return Err(LoadError::UnknownFormat {
+            path: path.to_path_buf(),
+            why: "expected JSON Lines (Claude Code or Qwen Code) or a Messages API body (JSON)"
+                .to_string(),
+        });
+    }
+    let mut saw_object = false;
+    for line in head.split(|&b| b == b'\n').take(200) {
+        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
+        let Some(obj) = v.as_object() else { continue };
+        saw_object = true;
+        if let Some(l) = LOADERS.iter().find(|l| l.sniff_record(obj)) {
+            return Ok(l.format());
+        }
+    }
+    if !saw_object {
+        let head = Head {
+            bytes: head,
+            path,
+            whole: OnceCell::new(),
+        };
+        if let Some(l) = LOADERS.iter().find(|l| l.sniff_whole(&head)) {
+            return Ok(l.format());
+        }
+    }
+    Ok(FALLBACK.format())
+}
+
+/// Whether the picker and `compare` list the file at `path` found in a folder.
+pub fn listed(path: &Path) -> bool {
+    LOADERS.iter().any(|l| l.listed(path))
+}
+
+/// The loader whose whole record the light pass reads the file at `path` as.
+pub fn light_whole(path: &Path) -> Option<&'static dyn FormatLoader> {
+    LOADERS.iter().copied().find(|l| l.light_whole(path))
+}
+
+/// What the picker's light pass saw of a file's records, for the loaders to
+/// say whose file it is.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LightSeen {
+    /// A Gemini CLI record: its header (`projectHash`), a `$set` or a
+    /// `$rewindTo`.
+    pub gemini_record: bool,
+    /// A `message` with `parts` (Qwen Code's records).
+    pub message_parts: bool,
+    /// A user or assistant message was seen (the main thread is known).
+    pub messages: bool,
+}
+
+/// The format the light pass counted the file as.
+pub fn light_format(seen: &LightSeen, path: &Path) -> &'static dyn FormatLoader {
+    LOADERS
+        .iter()
+        .copied()
+        .find(|l| l.light_claims(seen, path))
+        .unwrap_or(FALLBACK)
+}
