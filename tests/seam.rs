@@ -2,9 +2,15 @@
 //! source file names a harness or preset variant; the engine asks the harness
 //! through its facts and its `Rules`. Test code (a `#[cfg(test)]` module, a
 //! `tests.rs` or `testkit.rs`) may name them.
+//!
+//! One seam for every transcript format (issue 22 item 2): outside
+//! `src/load/format/` (one `FormatLoader` per variant), `src/session.rs` (the
+//! enum) and the harness rows (`src/harness/`: the formats each harness
+//! writes), no source file names a `Format` variant; the loaders are asked.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use mcscope::harness::{self, Harness, PresetId};
+use mcscope::session::Format;
 use std::path::{Path, PathBuf};
 
 const ENUMS: [&str; 4] = ["Harness", "Preset", "PresetArg", "PresetId"];
@@ -145,4 +151,119 @@ fn each_harness_row_is_its_own_and_owns_its_formats() {
     }
     assert!(PresetId::SERVER.is_server());
     assert!(!PresetId::SERVER.rules().caveats.is_empty());
+}
+
+/// Every `Format::Variant` in `text` (the variants as the enum has them), and
+/// every glob or list import of them (`Format::*`, `Format::{…}`), which would
+/// name them without the prefix: as (line, the name).
+fn format_names(text: &str) -> Vec<(usize, String)> {
+    let variants: Vec<String> = <Format as strum::VariantArray>::VARIANTS
+        .iter()
+        .map(|f| format!("{f:?}"))
+        .collect();
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or_default();
+        let mut from = 0;
+        while let Some(at) = code[from..].find("Format::") {
+            let start = from + at;
+            let end = start + "Format::".len();
+            from = end;
+            let before = code[..start].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue; // `OutputFormat::…`, `PageFormat::…`
+            }
+            let rest = &code[end..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if variants.contains(&name) {
+                out.push((n + 1, format!("Format::{name}")));
+            } else if rest.starts_with('*') || rest.starts_with('{') {
+                out.push((n + 1, format!("Format::{}", &rest[..1])));
+            }
+        }
+    }
+    out
+}
+
+/// Where a `Format` variant may be named: the enum, the seam, and the
+/// harness rows (the formats each harness writes, which `Format::harness`
+/// reads).
+fn may_name_formats(rel: &Path) -> bool {
+    rel == Path::new("session.rs") || rel.starts_with("load/format") || rel.starts_with("harness")
+}
+
+#[test]
+fn no_source_file_outside_the_format_seam_names_a_format_variant() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let (mut found, mut seam, mut allowed) = (Vec::new(), 0, 0);
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let rel = f.strip_prefix(&src).unwrap();
+        let Some(code) = non_test_code(rel, &text) else {
+            continue;
+        };
+        let names = format_names(&code);
+        if rel.starts_with("load/format") {
+            seam += names.len();
+        } else if may_name_formats(rel) {
+            allowed += names.len();
+        } else {
+            for (line, name) in names {
+                found.push(format!("src/{}:{line}: {name}", rel.display()));
+            }
+        }
+    }
+    eprintln!(
+        "Format variant names: {} outside the seam, {seam} in src/load/format/, {allowed} in src/session.rs and src/harness/",
+        found.len()
+    );
+    // The counter finds what it looks for: the seam names every variant.
+    assert!(
+        seam >= <Format as strum::VariantArray>::VARIANTS.len(),
+        "the counter found only {seam} format variants in src/load/format/"
+    );
+    assert!(
+        found.is_empty(),
+        "{} format variant names outside src/load/format/ (ask the format's loader, `load::format::of`, instead):\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_format_counter_sees_variants_and_imports_and_skips_other_enums() {
+    let text = "match f { Format::QwenJsonl => 1,\n// Format::ClaudeJsonl in words\nx(OutputFormat::Json)\nif f == crate::session::Format::OpencodeDb {}\nuse crate::session::Format::*;\nuse Format::{GeminiJson};\nFormat::GeminiJsonl | Format::GeminiJson";
+    let got: Vec<String> = format_names(text).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(
+        got,
+        [
+            "Format::QwenJsonl",
+            "Format::OpencodeDb",
+            "Format::*",
+            "Format::{",
+            "Format::GeminiJsonl",
+            "Format::GeminiJson"
+        ]
+    );
+}
+
+#[test]
+fn each_format_has_one_loader_and_its_harness_names_it() {
+    use mcscope::load::format;
+    for &f in <Format as strum::VariantArray>::VARIANTS {
+        let owners = format::LOADERS.iter().filter(|l| l.format() == f).count();
+        assert_eq!(owners, 1, "{f:?}");
+        assert_eq!(format::of(f).format(), f);
+        assert!(f.harness().rules().formats.contains(&f), "{f:?}");
+    }
+    assert_eq!(
+        format::LOADERS.len(),
+        <Format as strum::VariantArray>::VARIANTS.len()
+    );
 }
