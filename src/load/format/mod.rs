@@ -245,3 +245,6 @@ pub fn light_format(seen: &LightSeen, path: &Path) -> &'static dyn FormatLoader 
         .find(|l| l.light_claims(seen, path))
         .unwrap_or(FALLBACK)
 }
+
+#[cfg(test)]
+mod tests;
