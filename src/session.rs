@@ -552,6 +552,14 @@ pub struct Session {
     /// Results a later view repeats (OpenCode 1.18's retained tail after a
     /// compaction), each with the result it repeats: the same stored part.
     pub result_copies: std::collections::HashMap<usize, usize>,
+    /// Per request, whether the harness's agent loop ended with its response
+    /// (OpenCode runs prune then, so the next request is where its marks take
+    /// effect). Empty for harnesses whose plans do not ask.
+    pub loop_ends: Vec<bool>,
+    /// The requests that are a compaction's own summary request (OpenCode):
+    /// they send the summarizer's prompt, so a cache break there is the
+    /// compaction's.
+    pub summary_requests: Vec<usize>,
 }
 
 /// Every tool id of the session numbered once: calls and results with the
@@ -641,6 +649,8 @@ impl Session {
             user_messages: Vec::new(),
             summaries: Vec::new(),
             result_copies: Default::default(),
+            loop_ends: Vec::new(),
+            summary_requests: Vec::new(),
             return_anchor: true,
         }
     }
@@ -652,6 +662,12 @@ impl Session {
             return r;
         }
         self.result_copies.get(&r).copied().unwrap_or(r)
+    }
+
+    /// Whether a loop of the harness ended just before request `k` (1-based):
+    /// with the response of request `k − 1` (see `loop_ends`).
+    pub fn loop_ended_before(&self, k: usize) -> bool {
+        k >= 2 && self.loop_ends.get(k - 2).copied().unwrap_or(false)
     }
 
     /// Responses: the assistant messages that were real responses, in order.

@@ -274,7 +274,7 @@ fn s1_4_revert_warns_and_keeps_the_billed_requests() {
         w[0]["text"]
             .as_str()
             .unwrap()
-            .contains("leaves out 2 later"),
+            .contains("leaves out 2 message(s), from that one on"),
         "{w}"
     );
     // Both answers' `cost` (0.01 each) are in OpenCode's own bill.
@@ -572,6 +572,106 @@ fn s1_4_error_and_unfinished_parts_in_the_wire() {
         .filter_map(|b| b["id"].as_str())
         .collect();
     assert_eq!(calls, ["ok", "bad", "cut"]);
+
+    // 1.18.33 `toModelMessages`: an interrupted tool's output so far is sent;
+    // a failed response is left out of later requests (an aborted one only
+    // with nothing but reasoning); a `text/plain` file part and an empty text
+    // are not sent (the file's content is in a text part).
+    let mut db = Db::new();
+    db.session("ses_v", None, None);
+    let u = db.user("ses_v", "go");
+    db.part(
+        "ses_v",
+        &u,
+        db.n + 2,
+        json!({"type": "file", "mime": "text/plain", "filename": "a.txt", "url": "file:///a.txt"}),
+    );
+    db.part("ses_v", &u, db.n + 3, json!({"type": "text", "text": ""}));
+    let stopped = json!({"type": "tool", "callID": "stopped", "tool": "bash", "state": {"status": "error",
+        "input": {"command": "make"}, "error": "Tool execution aborted",
+        "metadata": {"interrupted": true, "output": "compiling…"}, "time": {"start": T0, "end": T0 + 1}}});
+    db.assistant("ses_v", &u, json!({"finish": "tool-calls"}), vec![stopped]);
+    db.assistant(
+        "ses_v",
+        &u,
+        json!({"finish": null, "error": {"name": "APIError", "data": {"message": "overloaded"}}}),
+        vec![text("half an answer")],
+    );
+    db.assistant("ses_v", &u, json!({}), vec![text("done")]);
+    let w = wire(db.p(), &[], 3);
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert_eq!(w[0], ("user".to_string(), s(&["go"])), "{w:?}");
+    assert!(
+        !w.iter()
+            .any(|(_, b)| b.iter().any(|x| x.contains("half an answer"))),
+        "{w:?}"
+    );
+    let body = bin::json(&["wire", db.p(), "--at", "3"]);
+    assert_eq!(body["messages"][2]["content"][0]["content"], "compiling…");
+}
+
+/// Reference §2.2: a prompt sent while the loop runs joins it (1.18.33: the
+/// loop reads it at its next step, `lastUser.id < lastAssistant.id` fails), so
+/// no prune runs between; nor after a compaction's summary that a synthetic
+/// continue follows. And the summary request sends the summarizer's prompt (no
+/// tools, no system prompt in 1.18.33), so its cache break is the compaction's.
+#[test]
+fn s2_2_a_queued_prompt_joins_the_loop_and_the_summary_s_break_is_the_compaction_s() {
+    let mut db = Db::new();
+    db.session("ses_q", None, None);
+    turn_one(&mut db, "ses_q");
+    let u2 = db.user("ses_q", "turn 2");
+    db.assistant("ses_q", &u2, json!({}), vec![text("ok")]);
+    let u3 = db.user("ses_q", "turn 3");
+    let a3 = db.assistant("ses_q", &u3, json!({}), vec![text("ok")]);
+    // Typed while turn 3's answer was still streaming.
+    let u4 = db.user("ses_q", "queued");
+    let done: i64 = db
+        .conn
+        .query_row(
+            "SELECT json_extract(data, '$.time.completed') FROM message WHERE id = ?1",
+            [&a3],
+            |r| r.get(0),
+        )
+        .unwrap();
+    db.conn
+        .execute(
+            "UPDATE message SET data = json_set(data, '$.time.created', ?1) WHERE id = ?2",
+            rusqlite::params![done - 1, u4],
+        )
+        .unwrap();
+    db.assistant("ses_q", &u4, json!({}), vec![text("ok")]);
+    let t = timeline(db.p(), &["--policy", "prune"]);
+    let reqs = t["requests"].as_array().unwrap();
+    // Requests: 1–3 turn 1, 4 turn 2, 5 turn 3, 6 the queued prompt (same loop).
+    assert_eq!(reqs.len(), 6);
+    assert_eq!(reqs[5]["fired"], false, "{}", reqs[5]["note"]);
+    assert!(
+        reqs[5]["note"]
+            .as_str()
+            .unwrap()
+            .contains("none ended just before")
+    );
+    // Not queued: loop 3 ended, and the scan takes turn 1's results.
+    db.conn
+        .execute(
+            "UPDATE message SET data = json_set(data, '$.time.created', ?1) WHERE id = ?2",
+            rusqlite::params![done + 1, u4],
+        )
+        .unwrap();
+    let t = timeline(db.p(), &["--policy", "prune"]);
+    assert_eq!(t["requests"][5]["newly_cleared"], json!(["old"]));
+
+    // The summary request reads nothing from the cache.
+    let mut db = Db::new();
+    db.session("ses_s", None, None);
+    let u1 = db.user("ses_s", "turn 1");
+    let big = json!({"tokens": {"input": 3, "output": 10, "reasoning": 0, "cache": {"read": 0, "write": 50000}}});
+    db.assistant("ses_s", &u1, big, vec![text("one")]);
+    compaction(&mut db, "ses_s", false);
+    let t = timeline(db.p(), &[]);
+    let b = &t["requests"][1]["evidence"]["observed_break"];
+    assert_eq!(b["explanations"], json!(["compaction"]), "{b}");
 }
 
 /// Reference §1.3 `parentID` / §5.7: a sub-agent (`task`) session is planned
@@ -997,40 +1097,63 @@ fn s2_2_prune_runs_after_a_loop_so_it_changes_the_next_turn() {
     }
 }
 
-/// Reference §2.3 "Every user message counts": a prompt that got no reply (an
-/// aborted one) is a turn too, so it brings turn 1 into the scan one turn
-/// earlier than counting the requests that begin turns would.
+/// Reference §2.2 "once per finished prompt loop" (1.18.33: `prune` is forked
+/// after the loop; a cancel interrupts the loop's fiber, so no prune follows an
+/// aborted loop), and §2.3 "every user message counts", those there when the
+/// loop ended: a prompt that came later (one that got no reply) is not.
 #[test]
-fn s2_3_every_user_message_counts_a_prompt_without_a_reply_too() {
-    let mut db = Db::new();
-    db.session("ses_u", None, None);
-    let u1 = db.user("ses_u", "turn 1");
-    db.assistant(
-        "ses_u",
-        &u1,
-        json!({"finish": "tool-calls"}),
-        vec![tool("old", "read", &out(25_000))],
-    );
-    db.assistant(
-        "ses_u",
-        &u1,
-        json!({"finish": "tool-calls"}),
-        vec![tool("new", "bash", &out(40_000))],
-    );
-    db.assistant("ses_u", &u1, json!({}), vec![text("done")]);
-    let u2 = db.user("ses_u", "turn 2");
-    db.assistant("ses_u", &u2, json!({}), vec![text("ok")]);
-    // A prompt with no assistant message after it, then the next one.
-    db.user("ses_u", "aborted");
-    let u4 = db.user("ses_u", "turn 4");
-    db.assistant("ses_u", &u4, json!({}), vec![text("ok")]);
-    let t = timeline(db.p(), &["--policy", "prune"]);
-    let reqs = t["requests"].as_array().unwrap();
-    assert_eq!(reqs.len(), 5);
-    // Request 5: the scan passes "aborted" (turns = 1) and "turn 2" (turns =
-    // 2), then takes turn 1's results: 40,000 protected, 25,000 > 20,000 go.
-    assert_eq!(reqs[4]["fired"], true, "{}", reqs[4]["note"]);
-    assert_eq!(reqs[4]["newly_cleared"], json!(["old"]));
+fn s2_2_no_prune_after_an_interrupted_loop_and_later_prompts_are_not_counted() {
+    for aborted in [true, false] {
+        let mut db = Db::new();
+        db.session("ses_u", None, None);
+        let u1 = db.user("ses_u", "turn 1");
+        db.assistant(
+            "ses_u",
+            &u1,
+            json!({"finish": "tool-calls"}),
+            vec![tool("old", "read", &out(25_000))],
+        );
+        db.assistant(
+            "ses_u",
+            &u1,
+            json!({"finish": "tool-calls"}),
+            vec![tool("new", "bash", &out(40_000))],
+        );
+        db.assistant("ses_u", &u1, json!({}), vec![text("done")]);
+        let u2 = db.user("ses_u", "turn 2");
+        db.assistant("ses_u", &u2, json!({}), vec![text("ok")]);
+        let u3 = db.user("ses_u", "turn 3");
+        let end = if aborted {
+            json!({"finish": null, "error": {"name": "MessageAbortedError", "data": {"message": "Aborted"}}})
+        } else {
+            json!({})
+        };
+        db.assistant("ses_u", &u3, end, vec![text("half")]);
+        // A prompt that got no reply, then the next one.
+        db.user("ses_u", "no reply");
+        let u5 = db.user("ses_u", "turn 5");
+        db.assistant("ses_u", &u5, json!({}), vec![text("ok")]);
+        let t = timeline(db.p(), &["--policy", "prune"]);
+        let reqs = t["requests"].as_array().unwrap();
+        assert_eq!(reqs.len(), 6);
+        // Request 6: after loop 3 (when it finished) the scan passes turn 3's
+        // prompt and turn 2's, and takes turn 1's results: "old" goes. The
+        // prompt with no reply came after that loop: not counted.
+        let r6 = &reqs[5];
+        assert_eq!(r6["fired"], !aborted, "aborted {aborted}: {}", r6["note"]);
+        if aborted {
+            assert!(
+                r6["note"]
+                    .as_str()
+                    .unwrap()
+                    .contains("none ended just before"),
+                "{}",
+                r6["note"]
+            );
+        } else {
+            assert_eq!(r6["newly_cleared"], json!(["old"]));
+        }
+    }
 }
 
 /// A compaction's user message (with its `compaction` part) and its summary
@@ -1137,26 +1260,54 @@ fn s2_3_a_summary_stops_the_scan_a_failed_one_too() {
 }
 
 /// Reference §2.3: the summary stops the scan only once two user messages are
-/// passed (`if (turns < 2) continue` comes first). After an auto-compaction
-/// (its user message, the summary, a synthetic continue) the scan passes the
-/// continue and the compaction's message, skips the summary, and goes on into
-/// the view before it: OpenCode marks results no later request sends. The
-/// simulation does the same, and the stored mark agrees with it.
+/// passed (`if (turns < 2) continue` comes first). An auto-compaction runs
+/// inside the prompt loop (1.18.33: overflow found at the loop's start, the
+/// compaction's user message, the summary, a synthetic continue, all one loop),
+/// so no prune runs until that loop ends; then the scan passes the continue and
+/// the compaction's message, skips the summary, and goes on into the view
+/// before it: OpenCode marks results no later request sends. The simulation
+/// does the same, and the stored mark agrees with it.
 #[test]
 fn s2_3_a_compaction_in_the_latest_two_turns_does_not_stop_the_scan() {
     let mut db = Db::new();
     db.session("ses_x", None, None);
     turn_one(&mut db, "ses_x");
     let u2 = db.user("ses_x", "turn 2");
-    db.assistant("ses_x", &u2, json!({}), vec![text("ok")]);
     compaction(&mut db, "ses_x", false);
-    let cont = db.user("ses_x", "Continue if you have next steps");
-    let after = db.assistant("ses_x", &cont, json!({}), vec![text("ok")]);
-    // Requests: 1–3 turn 1, 4 turn 2, 5 the summary, 6 after the continue.
+    let n = db.next();
+    let cont = id("msg", n);
+    db.message(
+        "ses_x",
+        &cont,
+        json!({"role": "user", "time": {"created": T0 + n}}),
+    );
+    db.part(
+        "ses_x",
+        &cont,
+        n + 1,
+        json!({"type": "text", "synthetic": true, "metadata": {"compaction_continue": true},
+            "text": "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed."}),
+    );
+    db.assistant("ses_x", &u2, json!({}), vec![text("ok")]);
+    let u3 = db.user("ses_x", "turn 3");
+    let after = db.assistant("ses_x", &u3, json!({}), vec![text("ok")]);
+    // Requests: 1–3 turn 1; 4 the summary (turn 2's loop begins with it); 5
+    // after the continue; 6 turn 3.
     let t = timeline(db.p(), &["--policy", "prune"]);
-    let r6 = &t["requests"][5];
-    assert_eq!(r6["fired"], true, "{}", r6["note"]);
-    // Nothing of the view is cleared: "old" is in the view before it.
+    let reqs = t["requests"].as_array().unwrap();
+    let fired: Vec<bool> = reqs.iter().map(|r| r["fired"] == true).collect();
+    assert_eq!(fired, [false, false, false, false, false, true]);
+    // The continue keeps the loop: no prune at 5.
+    assert!(
+        reqs[4]["note"]
+            .as_str()
+            .unwrap()
+            .contains("none ended just before"),
+        "{}",
+        reqs[4]["note"]
+    );
+    // Nothing of the view is cleared at 6: "old" is in the view before it.
+    let r6 = &reqs[5];
     assert_eq!(r6["newly_cleared"], json!([]));
     assert!(
         r6["note"]
@@ -1369,16 +1520,11 @@ fn s15_14_auto_runs_prune_by_version_or_by_a_recorded_mark() {
         r["note"].as_str().unwrap().contains("compaction.prune"),
         "{r}"
     );
-    // Reference §3: 0.5.29 has no prune and 1.0.0 has it; before 1.0.0 auto
-    // plans nothing, and its note says why (SPEC §15.13 names no caveat).
+    // SPEC §15.14 "on up to 1.3.2": earlier versions too (the reference, §3,
+    // finds none in 0.5.29; SPEC wins).
     for v in ["0.5.29", "0.9.1"] {
         let t = timeline(make(v).p(), &[]);
-        let r = &t["requests"][4];
-        assert_eq!(r["plan_kind"], Value::Null);
-        assert!(
-            r["note"].as_str().unwrap().contains("0.5.29 has no prune"),
-            "{r}"
-        );
+        assert_eq!(t["requests"][4]["plan_kind"], "prune", "{v}");
     }
     // The sample is 1.18.33, but its marks prove prune was on.
     let t = timeline(SAMPLE, &[]);
@@ -1459,7 +1605,7 @@ fn s14_a_stored_mark_is_evidence_compared_with_the_simulated_prune() {
 /// after a loop, so its mark may be written after the next turn's first request
 /// began. The mark belongs to the first request that began after it, and is
 /// compared with the simulated prune where that takes effect: the first request
-/// of the turn.
+/// after the loop that ran it.
 #[test]
 fn s15_14_a_late_mark_is_compared_at_the_turn_s_first_request() {
     let mut db = Db::new();
@@ -1489,8 +1635,14 @@ fn s15_14_a_late_mark_is_compared_at_the_turn_s_first_request() {
         json!({"finish": "tool-calls"}),
         vec![tool("t4", "read", "small")],
     );
+    db.assistant(
+        "ses_l",
+        &u4,
+        json!({"finish": "tool-calls"}),
+        vec![tool("t5", "read", "small")],
+    );
     let second = db.assistant("ses_l", &u4, json!({}), vec![text("ok")]);
-    // The mark is written just before request 7 (turn 4's second) began.
+    // The mark is written just before request 8 (turn 4's third) began.
     let created: i64 = db
         .conn
         .query_row(
@@ -1507,7 +1659,7 @@ fn s15_14_a_late_mark_is_compared_at_the_turn_s_first_request() {
         .unwrap();
     let t = timeline(db.p(), &[]);
     let reqs = t["requests"].as_array().unwrap();
-    assert_eq!(reqs.len(), 7);
+    assert_eq!(reqs.len(), 8);
     // The simulation marks "old" after turn 3's loop: at request 6.
     assert_eq!(
         reqs[5]["newly_cleared"],
@@ -1515,14 +1667,16 @@ fn s15_14_a_late_mark_is_compared_at_the_turn_s_first_request() {
         "{}",
         reqs[5]["note"]
     );
-    // The record belongs to request 7 (what was really sent: 6 still carried
-    // the original), and agrees with the simulation at 6.
-    assert!(reqs[5]["evidence"]["microcompact"].is_null());
-    assert_eq!(reqs[5]["recorded_cleared"], json!([]));
-    let mc = &reqs[6]["evidence"]["microcompact"];
+    // The record belongs to request 8 (what was really sent: 6 and 7 still
+    // carried the original), and agrees with the simulation at 6.
+    for r in &reqs[5..7] {
+        assert!(r["evidence"]["microcompact"].is_null());
+        assert_eq!(r["recorded_cleared"], json!([]));
+    }
+    let mc = &reqs[7]["evidence"]["microcompact"];
     assert_eq!(mc["writer"], "opencode_prune", "{mc}");
     assert_eq!(mc["agrees"], true, "{mc}");
-    assert_eq!(reqs[6]["recorded_cleared"], json!(["old"]));
+    assert_eq!(reqs[7]["recorded_cleared"], json!(["old"]));
     // The text says where it was compared, and auto agrees there too.
     let text = bin::ok(&["evidence", db.p()]);
     assert!(

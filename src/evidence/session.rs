@@ -103,19 +103,14 @@ pub fn attach(s: &Session) -> (Vec<(usize, Writer, Target)>, Vec<Warning>) {
 
 /// The request whose simulation a record of `writer` attached to request `k`
 /// is compared with: `k`, except for OpenCode's prune, whose simulation takes
-/// effect at the first request of `k`'s turn, in its view (SPEC §15.14): a mark
-/// written late, after that request began (reference §5.2: prune runs in the
-/// background after a loop), is compared there.
+/// effect at the first request after the loop that ran it (SPEC §15.14): a
+/// mark written late, after that request began (reference §5.2: prune runs in
+/// the background after a loop), is compared there.
 pub fn compared_at(s: &Session, writer: Writer, k: usize) -> usize {
-    let Some(req) = s.request(k).filter(|_| writer == Writer::Prune) else {
+    if writer != Writer::Prune {
         return k;
-    };
-    s.requests[..k]
-        .iter()
-        .rev()
-        .take_while(|r| r.segment == req.segment)
-        .find(|r| r.begins_turn)
-        .map_or(k, |r| r.index)
+    }
+    (2..=k).rev().find(|&j| s.loop_ended_before(j)).unwrap_or(k)
 }
 
 /// The evidence of every request. `simulate(writer, at)` answers the ids the
@@ -210,8 +205,11 @@ pub fn collect(
                     let ev = &out.requests[i];
                     let pm = response(s, &s.requests[p - 1]);
                     let facts = BreakFacts {
-                        compaction: s.requests[p - 1].segment != req.segment
-                            && !s.rewind_segments.contains(&req.segment),
+                        // A compaction's own summary request (OpenCode: the
+                        // summarizer's prompt, no tools) is the compaction's too.
+                        compaction: (s.requests[p - 1].segment != req.segment
+                            && !s.rewind_segments.contains(&req.segment))
+                            || s.summary_requests.contains(&k),
                         server_compaction: raw.server_compaction,
                         model_change: match (pm.and_then(|m| m.model.as_deref()), &m.model) {
                             (Some(a), Some(b)) => a != b,

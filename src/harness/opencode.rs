@@ -131,7 +131,6 @@ impl Rules for Opencode {
 
     fn no_plan(&self, req: &Request) -> NoRun {
         match prune_default(req) {
-            PruneDefault::NotYet => NoRun::NotYet,
             PruneDefault::Gap => NoRun::VersionGap,
             _ => NoRun::DefaultOff,
         }
@@ -184,10 +183,6 @@ enum PruneDefault {
     Off,
     /// 1.3.3–1.14.33: unsampled; taken as off (SPEC §15.14).
     Gap,
-    /// Before 1.0.0: taken as no prune (reference §3: 0.5.29 has none, 1.0.0
-    /// has it; the versions between were not sampled). SPEC §15.13 names no
-    /// caveat for it: the plan's note says why (`NoRun::NotYet`).
-    NotYet,
 }
 
 /// [`PruneDefault`] at `req` (a session that records a prune mark has
@@ -199,8 +194,10 @@ fn prune_default(req: &Request) -> PruneDefault {
     let Some(v) = req.version.as_deref().and_then(version) else {
         return PruneDefault::Off;
     };
+    // SPEC §15.14: "on up to 1.3.2", every earlier version included (the
+    // reference, §3, finds no prune in 0.5.29 and does not narrow where it
+    // came; SPEC wins).
     match v {
-        v if v < (1, 0, 0) => PruneDefault::NotYet,
         v if v <= (1, 3, 2) => PruneDefault::On,
         v if v < (1, 14, 34) => PruneDefault::Gap,
         _ => PruneDefault::Off,
@@ -248,8 +245,8 @@ mod tests {
         assert!(!OPENCODE.is_compactable("skill"));
     }
 
-    /// Reference §3 / SPEC §15.14: on up to 1.3.2, a gap to 1.14.33, off from
-    /// 1.14.34, none before 1.0.0; a recorded mark turns it on.
+    /// SPEC §15.14: on up to 1.3.2 (earlier versions too), a gap to 1.14.33,
+    /// off from 1.14.34; a recorded mark turns it on.
     #[test]
     fn s3_prune_is_on_by_default_up_to_1_3_2() {
         let at = |v: &str| {
@@ -257,7 +254,7 @@ mod tests {
             r.version = Some(v.into());
             prune_default(&r)
         };
-        assert_eq!(at("0.5.29"), PruneDefault::NotYet);
+        assert_eq!(at("0.5.29"), PruneDefault::On);
         assert_eq!(at("1.0.0"), PruneDefault::On);
         assert_eq!(at("1.3.2"), PruneDefault::On);
         assert_eq!(at("1.3.3"), PruneDefault::Gap);

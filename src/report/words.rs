@@ -133,7 +133,6 @@ impl Display for crate::policy::engine::NoRun {
             NoRun::VersionGap => {
                 "auto: no plan (the version lies between 1.3.2, prune on by default, and 1.14.34, off; unsampled)"
             }
-            NoRun::NotYet => "auto: no plan (OpenCode before 1.0.0: 0.5.29 has no prune, and where between 0.5.29 and 1.0.0 it came is not known; no record shows it on)",
         })
     }
 }
@@ -205,7 +204,7 @@ impl Display for Note {
                 fmt_int(*saved)
             ),
             Note::PruneMidLoop => {
-                f.write_str("prune: runs when a loop ends; this request continues one")
+                f.write_str("prune: runs when a prompt loop ends; none ended just before this request (it continues one, or the last was interrupted)")
             }
             Note::Prune { why, elsewhere } => {
                 write!(

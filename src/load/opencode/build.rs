@@ -12,9 +12,12 @@ use std::path::Path;
 /// 1.18.33 `toModelMessages`).
 const INTERRUPTED: &str = "[Tool execution was interrupted]";
 
-/// What OpenCode sends for a user message's `compaction` part: the summary
-/// prompt's question (1.3.2 `toModelMessages`, `"What did we do so far?"`) [inf].
+/// What OpenCode sends for a user message's `compaction` part (1.3.2 and
+/// 1.18.33 `toModelMessages`: `"What did we do so far?"`).
 const COMPACTION_ASK: &str = "What did we do so far?";
+
+/// What it sends for a `subtask` part (1.18.33 `toModelMessages`).
+const SUBTASK_NOTE: &str = "The following tool was executed by the user";
 
 /// Builds the session from its rows (messages and parts, any order).
 pub(super) fn session(
@@ -69,10 +72,14 @@ pub(super) fn session(
             warnings.push(SessionWarning {
                 id: "opencode_revert",
                 line: None,
-                text: format!(
-                    "the session is reverted to message {msg}{}: OpenCode's next request leaves out {hidden} later message(s); their requests were sent and billed, and are shown",
-                    part.map(|p| format!(" (part {p})")).unwrap_or_default()
-                ),
+                text: match part {
+                    None => format!(
+                        "the session is reverted to message {msg}: OpenCode's next request leaves out {hidden} message(s), from that one on; their requests were sent and billed, and are shown"
+                    ),
+                    Some(p) => format!(
+                        "the session is reverted to message {msg}, part {p}: OpenCode's next request leaves out that message's parts from {p} on and the {hidden} message(s) after it; their requests were sent and billed, and are shown"
+                    ),
+                },
             });
         }
     }
@@ -119,6 +126,11 @@ pub(super) fn session(
     // Per message, the results its own records added; and each result a
     // retained tail repeats in a later view, with the one it repeats.
     let mut msg_results: Vec<(usize, usize)> = Vec::with_capacity(messages.len());
+    // Per request (assistant message), whether its prompt loop ended with it
+    // (prune runs then), and the requests that are a compaction's summary.
+    let mut loop_ends: Vec<bool> = Vec::new();
+    let mut summary_requests: Vec<usize> = Vec::new();
+    let next_users = next_user_messages(&messages);
     let mut copies: HashMap<usize, usize> = HashMap::new();
     for (i, (id, m)) in messages.iter().enumerate() {
         let none = Vec::new();
@@ -138,6 +150,16 @@ pub(super) fn session(
                     *harness_usd.get_or_insert(0.0) += c;
                 }
                 assistant_created.push(created_of(m));
+                let next = next_users[i].map(|u| &messages[u].1);
+                let next_parts = next_users[i].and_then(|u| by_msg.get(&messages[u].0));
+                loop_ends.push(ends_loop(
+                    m,
+                    next,
+                    next_parts.map_or(&[][..], Vec::as_slice),
+                ));
+                if completed.contains_key(id.as_str()) {
+                    summary_requests.push(assistant_created.len());
+                }
                 // Reference §2.3 "Stop": any summary assistant, failed or not.
                 if m.get("summary").and_then(Value::as_bool) == Some(true) {
                     summaries.push((user_messages.len(), sink.made().1));
@@ -230,6 +252,8 @@ pub(super) fn session(
     }
     s.warnings.extend(warnings);
     s.user_messages = user_messages;
+    s.loop_ends = loop_ends;
+    s.summary_requests = summary_requests;
     s.result_copies = copies;
     s.summaries = summaries;
     attach_marks(&mut s, &marks, &assistant_created);
@@ -331,6 +355,81 @@ fn record(kind: &str, ms: Option<i64>, version: &Option<String>, message: Value)
     Value::Object(r)
 }
 
+/// For each message, the first user message after it (its index).
+fn next_user_messages(messages: &[(String, Value)]) -> Vec<Option<usize>> {
+    let mut out = vec![None; messages.len()];
+    let mut next = None;
+    for (i, (_, m)) in messages.iter().enumerate().rev() {
+        out[i] = next;
+        if m.get("role").and_then(Value::as_str) == Some("user") {
+            next = Some(i);
+        }
+    }
+    out
+}
+
+/// Whether OpenCode's prompt loop ended with assistant message `m`, so that
+/// prune ran after it (reference §2.2; 1.18.33 `SessionPrompt.loop`: it breaks
+/// when the last assistant's `finish` is not `tool-calls` / `unknown` and no
+/// user message is newer, or when a step fails; `prune` is forked after it).
+/// `next` is the first user message after `m`, with its parts.
+fn ends_loop(m: &Value, next: Option<&Value>, next_parts: &[(String, Value)]) -> bool {
+    if let Some(e) = m.get("error").filter(|e| !e.is_null()) {
+        // A failed step stops the loop; an abort interrupts its fiber, and
+        // the prune after the loop never runs (1.18.33 `cancel`:
+        // `Wl.interrupt(x.run.fiber)`).
+        return e.get("name").and_then(Value::as_str) != Some("MessageAbortedError");
+    }
+    let finished = m
+        .get("finish")
+        .and_then(Value::as_str)
+        .is_some_and(|f| f != "tool-calls" && f != "unknown");
+    if !finished {
+        return false;
+    }
+    let Some(next) = next else {
+        return true;
+    };
+    // A prompt sent while the loop ran joins it: the loop reads it at its
+    // next step (`lastUser.id < lastAssistant.id` fails).
+    let completed = completed_of(m);
+    if let (Some(asked), Some(done)) = (created_of(next), completed)
+        && asked < done
+    {
+        return false;
+    }
+    // The synthetic message an auto-compaction writes to carry on (1.18.33
+    // `SessionCompaction.process`: `synthetic:!0`, `metadata:{compaction_continue:!0}`)
+    // continues the same loop.
+    let texts: Vec<&Value> = next_parts
+        .iter()
+        .map(|(_, p)| p)
+        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+        .collect();
+    let synthetic = !texts.is_empty()
+        && texts
+            .iter()
+            .all(|p| p.get("synthetic").and_then(Value::as_bool) == Some(true));
+    !synthetic
+}
+
+/// Whether a later request leaves assistant message `m` out (1.18.33
+/// `toModelMessages`: `if(V.info.error&&!(aborted&&V.parts.some(not step-start
+/// or reasoning)))continue`).
+fn unsent(m: &Value, parts: &[(String, Value)]) -> bool {
+    let Some(e) = m.get("error").filter(|e| !e.is_null()) else {
+        return false;
+    };
+    let aborted = e.get("name").and_then(Value::as_str) == Some("MessageAbortedError");
+    let content = parts.iter().any(|(_, p)| {
+        !matches!(
+            p.get("type").and_then(Value::as_str),
+            Some("step-start" | "reasoning")
+        )
+    });
+    !(aborted && content)
+}
+
 /// A message's `time.created`.
 fn created_of(m: &Value) -> Option<i64> {
     m.pointer("/time/created").and_then(Value::as_i64)
@@ -359,7 +458,14 @@ fn records_of(
         }
         Some("assistant") => {
             let at = completed_of(m);
-            let (blocks, results) = assistant_blocks(parts, file_paths);
+            // 1.18.33 `toModelMessages` leaves out a failed response (an
+            // aborted one only when it has nothing but reasoning): its
+            // request was sent and billed, its content is in no later one.
+            let (blocks, results) = if unsent(m, parts) {
+                (Vec::new(), Vec::new())
+            } else {
+                assistant_blocks(parts, file_paths)
+            };
             let mut body = Map::new();
             body.insert("role".into(), "assistant".into());
             body.insert("content".into(), Value::Array(blocks));
@@ -407,17 +513,25 @@ fn completed_compactions(messages: &[(String, Value)]) -> HashMap<String, String
         .collect()
 }
 
-/// A user message's blocks: its texts (not `ignored`), files, compaction asks.
+/// A user message's blocks as 1.18.33 `toModelMessages` sends them: its
+/// texts (not `ignored`, not empty), files (not `text/plain` or
+/// `application/x-directory`, whose content is in a text part), a
+/// compaction's ask and a subtask's note.
 fn user_blocks(parts: &[(String, Value)]) -> Vec<Value> {
     let mut out = Vec::new();
     for (_, p) in parts {
         match p.get("type").and_then(Value::as_str) {
             Some("text") if p.get("ignored").and_then(Value::as_bool) != Some(true) => {
                 let text = p.get("text").and_then(Value::as_str).unwrap_or_default();
-                out.push(json!({"type": "text", "text": text}));
+                if !text.is_empty() {
+                    out.push(json!({"type": "text", "text": text}));
+                }
             }
             Some("file") => {
                 let mime = p.get("mime").and_then(Value::as_str).unwrap_or_default();
+                if mime == "text/plain" || mime == "application/x-directory" {
+                    continue;
+                }
                 let url = p.get("url").and_then(Value::as_str).unwrap_or_default();
                 if mime.starts_with("image/") {
                     out.push(json!({"type": "image", "source": {"type": "url", "url": url}}));
@@ -427,6 +541,7 @@ fn user_blocks(parts: &[(String, Value)]) -> Vec<Value> {
                 }
             }
             Some("compaction") => out.push(json!({"type": "text", "text": COMPACTION_ASK})),
+            Some("subtask") => out.push(json!({"type": "text", "text": SUBTASK_NOTE})),
             _ => {}
         }
     }
@@ -475,7 +590,25 @@ fn assistant_blocks(
                     .push(json!({"type": "tool_use", "id": call_id, "name": tool, "input": input}));
                 let (content, is_error) = match state.get("status").and_then(Value::as_str) {
                     Some("completed") => (state.get("output").cloned().unwrap_or_default(), false),
-                    Some("error") => (state.get("error").cloned().unwrap_or_default(), true),
+                    // An interrupted tool's output so far is sent as its
+                    // output (1.18.33: `metadata.interrupted===!0`); it stays
+                    // an error part, which prune never counts.
+                    Some("error") => match state.pointer("/metadata/interrupted") {
+                        Some(Value::Bool(true))
+                            if state
+                                .pointer("/metadata/output")
+                                .is_some_and(Value::is_string) =>
+                        {
+                            (
+                                state
+                                    .pointer("/metadata/output")
+                                    .cloned()
+                                    .unwrap_or_default(),
+                                true,
+                            )
+                        }
+                        _ => (state.get("error").cloned().unwrap_or_default(), true),
+                    },
                     _ => (Value::String(INTERRUPTED.into()), true),
                 };
                 let content = match content {

@@ -4,8 +4,9 @@
 //! 1.18.33 binary).
 //!
 //! OpenCode runs it once after each prompt loop (§2.2), so its marks change
-//! the requests of the next turn: here it is decided at the first request of a
-//! turn, over the messages before that turn's prompt. It scans newest → oldest
+//! the requests of the next loop: here it is decided at the first request
+//! after a loop ended (`Session::loop_ended_before`), over the messages that
+//! loop had (up to its last response). It scans newest → oldest
 //! (§2.3), skipping the latest two turns (`turns < 2`, every user message
 //! counted), stops at a summary past them and at the first result it marked
 //! before (`break loop`), counts `round(len/4)` of each
@@ -21,8 +22,8 @@ use super::*;
 /// messages are passed).
 #[derive(Debug, Clone, Default)]
 pub(super) struct Memory {
-    /// Per result: its estimate when it was last seen as a candidate that
-    /// prune counts (completed, not `skill`), else None.
+    /// Per stored result: its estimate when prune counts it (completed, not
+    /// `skill`), else None; read once, for the scan past the view.
     seen: Vec<Option<u64>>,
     /// Per result: a simulated prune marked it (stored: it lasts).
     marked: Vec<bool>,
@@ -31,22 +32,13 @@ pub(super) struct Memory {
 }
 
 impl Engine<'_> {
-    /// `prune` at `req`, remembered: what the view's candidates are (for a
-    /// later scan that reaches this view from the next one), and what it marks.
+    /// `prune` at `req`, remembered: what it marks (stored, so a later scan
+    /// stops there, in this view or from the next one).
     pub(super) fn prune_step(&mut self, req: &Request) -> Verdict {
         let n = self.s.results.len();
         if self.prune_memory.seen.len() != n {
-            self.prune_memory.seen = vec![None; n];
+            self.prune_memory.seen = self.stored_candidates();
             self.prune_memory.marked = vec![false; n];
-        }
-        if req.begins_turn {
-            for c in &self.view.cands {
-                // A retained tail's copy is its stored part's candidate.
-                if self.s.stored(c.result) == c.result {
-                    self.prune_memory.seen[c.result] =
-                        self.counted(c).then(|| self.s.results[c.result].est_tokens);
-                }
-            }
         }
         let (verdict, elsewhere) = self.prune(req);
         for &(pos, _) in &verdict.clear {
@@ -57,6 +49,30 @@ impl Engine<'_> {
         }
         self.prune_memory.elsewhere = elsewhere;
         verdict
+    }
+
+    /// Every stored result's estimate where prune counts it (§2.3: a
+    /// completed part, not `skill`), from the session: a copy a retained tail
+    /// repeats is its stored part's, so it has none of its own.
+    fn stored_candidates(&self) -> Vec<Option<u64>> {
+        let ids = &self.ids;
+        let mut tool_of: Vec<Option<u32>> = vec![None; ids.len];
+        for (c, &id) in ids.call.iter().enumerate() {
+            tool_of[id as usize] = Some(ids.call_name[c]);
+        }
+        self.s
+            .results
+            .iter()
+            .enumerate()
+            .map(|(r, res)| {
+                let tool = tool_of[ids.result[r] as usize].map(|t| ids.names[t as usize].as_str());
+                let counted = self.s.stored(r) == r
+                    && !res.is_error
+                    && !res.already_cleared
+                    && tool.is_some_and(|t| self.tools.is_compactable(t));
+                counted.then_some(res.est_tokens)
+            })
+            .collect()
     }
 
     /// §2.3 "Candidates": a completed part (errors, pending and running ones
@@ -71,22 +87,25 @@ impl Engine<'_> {
     /// `prune` at `req` (see the module's note): the verdict on the view, and
     /// the results it marks outside the view.
     pub(super) fn prune(&self, req: &Request) -> (Verdict, Vec<usize>) {
-        // §2.2: it runs when a loop ends; a request that continues the loop
-        // comes before that.
-        if !req.begins_turn {
+        // §2.2: it runs when a prompt loop ends, so its marks are in force
+        // from the next request; no loop ended before one that continues a
+        // loop, or after an interrupted one.
+        if !self.s.loop_ended_before(req.index) {
             return (Verdict::none(Note::PruneMidLoop), Vec::new());
         }
         let p = &self.policy;
         let (protect, minimum) = (p.prune_protect_tokens, p.prune_minimum_tokens);
         // §2.3 "Protected turns": every user message counts (a prompt, a
         // compaction's, a synthetic continue, one that got no reply). The scan
-        // ran when the last loop ended, before `req`'s own prompt: of the user
-        // messages before that one, it passes the newest (turns = 1) and the
-        // one before it (turns = 2) before it takes results, so the candidates
-        // are the results before that second one.
+        // ran when the last loop ended, with the response of request k − 1:
+        // of the user messages before that response, it passes the newest
+        // (turns = 1) and the one before it (turns = 2) before it takes
+        // results, so the candidates are the results before that second one.
+        // (A prompt that came after it, this loop's own or one that got no
+        // reply, was not there yet.)
         let users = &self.s.user_messages;
-        let before = users.partition_point(|&(requests, _)| requests < req.index);
-        let second = before.checked_sub(3);
+        let before = users.partition_point(|&(requests, _)| requests + 1 < req.index);
+        let second = before.checked_sub(2);
         let boundary = second.map_or(0, |i| users[i].1);
         // §2.3 "Stop": at the newest summary the scan reaches, one before that
         // second user message (failed summaries too). A compaction inside the

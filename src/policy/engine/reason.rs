@@ -114,8 +114,6 @@ pub enum NoRun {
     /// `auto` at a version between the last sampled build with the plan on by
     /// default and the first with it off (OpenCode 1.3.3–1.14.33).
     VersionGap,
-    /// `auto` at a version before the plan existed (OpenCode before 1.0.0).
-    NotYet,
 }
 
 /// Why the plan fired or not at a request (the step's note).
