@@ -152,8 +152,11 @@ pub(super) fn session(
                 assistant_created.push(created_of(m));
                 let next = next_users[i].map(|u| &messages[u].1);
                 let next_parts = next_users[i].and_then(|u| by_msg.get(&messages[u].0));
+                // The message after it is a user message, or there is none.
+                let last_step = next_users[i].is_none_or(|u| u == i + 1);
                 loop_ends.push(ends_loop(
                     m,
+                    last_step,
                     next,
                     next_parts.map_or(&[][..], Vec::as_slice),
                 ));
@@ -372,18 +375,25 @@ fn next_user_messages(messages: &[(String, Value)]) -> Vec<Option<usize>> {
 /// prune ran after it (reference §2.2; 1.18.33 `SessionPrompt.loop`: it breaks
 /// when the last assistant's `finish` is not `tool-calls` / `unknown` and no
 /// user message is newer, or when a step fails; `prune` is forked after it).
-/// `next` is the first user message after `m`, with its parts.
-fn ends_loop(m: &Value, next: Option<&Value>, next_parts: &[(String, Value)]) -> bool {
+/// `next` is the first user message after `m`, with its parts; `last_step`,
+/// whether nothing but a user message follows `m` (what tells a loop's end
+/// where a message records no `finish`).
+fn ends_loop(
+    m: &Value,
+    last_step: bool,
+    next: Option<&Value>,
+    next_parts: &[(String, Value)],
+) -> bool {
     if let Some(e) = m.get("error").filter(|e| !e.is_null()) {
         // A failed step stops the loop; an abort interrupts its fiber, and
         // the prune after the loop never runs (1.18.33 `cancel`:
         // `Wl.interrupt(x.run.fiber)`).
         return e.get("name").and_then(Value::as_str) != Some("MessageAbortedError");
     }
-    let finished = m
-        .get("finish")
-        .and_then(Value::as_str)
-        .is_some_and(|f| f != "tool-calls" && f != "unknown");
+    let finished = match m.get("finish").and_then(Value::as_str) {
+        Some(f) => f != "tool-calls" && f != "unknown",
+        None => last_step,
+    };
     if !finished {
         return false;
     }
@@ -669,4 +679,56 @@ fn usage(m: &Value) -> Option<Value> {
         "cache_read_input_tokens": n("/cache/read"),
         "output_tokens": n("/output") + n("/reasoning"),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reference §2.2 (1.18.33 `SessionPrompt.loop`): when a loop ends with a
+    /// response, so that prune runs after it.
+    #[test]
+    fn s2_2_which_response_ends_a_loop() {
+        let at = |finish: Value, error: Value| {
+            json!({"role": "assistant", "finish": finish, "error": error,
+                "time": {"created": 100, "completed": 200}})
+        };
+        let user = |created: i64| json!({"role": "user", "time": {"created": created}});
+        let prompt = vec![("p".to_string(), json!({"type": "text", "text": "next"}))];
+        let cont = vec![(
+            "p".to_string(),
+            json!({"type": "text", "text": "Continue", "synthetic": true}),
+        )];
+        let ok = at(json!("stop"), Value::Null);
+        let later = user(300);
+        // A finished answer, then a prompt written after it: the loop ended.
+        assert!(ends_loop(&ok, true, Some(&later), &prompt));
+        assert!(ends_loop(&ok, true, None, &[]));
+        // A step that asked for tools, or an unknown finish: it goes on.
+        assert!(!ends_loop(
+            &at(json!("tool-calls"), Value::Null),
+            false,
+            Some(&later),
+            &prompt
+        ));
+        assert!(!ends_loop(
+            &at(json!("unknown"), Value::Null),
+            true,
+            Some(&later),
+            &prompt
+        ));
+        // A prompt written while it streamed joins the loop.
+        assert!(!ends_loop(&ok, true, Some(&user(150)), &prompt));
+        // An auto-compaction's synthetic continue carries the loop on.
+        assert!(!ends_loop(&ok, true, Some(&later), &cont));
+        // A failed step stops the loop; an abort interrupts it (no prune).
+        let failed = at(Value::Null, json!({"name": "APIError"}));
+        assert!(ends_loop(&failed, false, Some(&later), &prompt));
+        let aborted = at(Value::Null, json!({"name": "MessageAbortedError"}));
+        assert!(!ends_loop(&aborted, true, Some(&later), &prompt));
+        // No `finish` recorded: a response a user message follows ends it.
+        let bare = json!({"role": "assistant", "time": {"created": 100, "completed": 200}});
+        assert!(ends_loop(&bare, true, Some(&later), &prompt));
+        assert!(!ends_loop(&bare, false, Some(&later), &prompt));
+    }
 }
