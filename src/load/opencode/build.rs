@@ -131,12 +131,30 @@ pub(super) fn session(
     let mut loop_ends: Vec<bool> = Vec::new();
     let mut summary_requests: Vec<usize> = Vec::new();
     let next_users = next_user_messages(&messages);
+    let index: HashMap<&str, usize> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (id.as_str(), i))
+        .collect();
+    let parts_of = |i: usize| by_msg.get(&messages[i].0).map_or(&[][..], Vec::as_slice);
+    // A build that records no `finish` at all: a response a user message
+    // follows ends its loop.
+    let records_finish = messages
+        .iter()
+        .any(|(_, m)| m.get("finish").is_some_and(Value::is_string));
     let mut copies: HashMap<usize, usize> = HashMap::new();
     for (i, (id, m)) in messages.iter().enumerate() {
         let none = Vec::new();
         let parts = by_msg.get(id).unwrap_or(&none);
         let first = sink.made().1;
         let records = records_of(m, parts, id, &version, &mut file_paths);
+        let parent_parts = |m: &Value| {
+            m.get("parentID")
+                .and_then(Value::as_str)
+                .and_then(|p| index.get(p))
+                .map_or(&[][..], |&p| parts_of(p))
+        };
+        let mut shell = false;
         match m.get("role").and_then(Value::as_str) {
             Some("user") => {
                 if completed.values().any(|c| c == id) {
@@ -145,21 +163,32 @@ pub(super) fn session(
                 }
                 user_messages.push(sink.made());
             }
+            Some("assistant") if shell_run(m, parent_parts(m)) => {
+                // A `!command` the user ran: in later requests' history, no
+                // request of its own (1.18.33 `SessionPrompt.shellImpl`).
+                shell = true;
+                marks.extend(compacted_marks(parts));
+            }
             Some("assistant") => {
                 if let Some(c) = m.get("cost").and_then(Value::as_f64) {
                     *harness_usd.get_or_insert(0.0) += c;
                 }
                 assistant_created.push(created_of(m));
-                let next = next_users[i].map(|u| &messages[u].1);
-                let next_parts = next_users[i].and_then(|u| by_msg.get(&messages[u].0));
-                // The message after it is a user message, or there is none.
-                let last_step = next_users[i].is_none_or(|u| u == i + 1);
-                loop_ends.push(ends_loop(
+                let next = next_users[i].map(|u| (&messages[u].1, parts_of(u)));
+                let own = Ends {
                     m,
-                    last_step,
+                    parts,
+                    compaction: m
+                        .get("summary")
+                        .and_then(Value::as_bool)
+                        .filter(|s| *s)
+                        .and_then(|_| compaction_part(parent_parts(m))),
                     next,
-                    next_parts.map_or(&[][..], Vec::as_slice),
-                ));
+                    // Where no `finish` is recorded: the message after it is a
+                    // user message, or there is none.
+                    bare_end: (!records_finish).then(|| next_users[i].is_none_or(|u| u == i + 1)),
+                };
+                loop_ends.push(own.ends_loop());
                 if completed.contains_key(id.as_str()) {
                     summary_requests.push(assistant_created.len());
                 }
@@ -180,7 +209,14 @@ pub(super) fn session(
         }
         let wire = records.first().map(|(_, b)| b.clone());
         for (record, body) in records {
-            feed(&mut sink, record, Some(body), false);
+            let kind = record.get("type").and_then(Value::as_str);
+            let (user, assistant) = (kind == Some("user"), kind == Some("assistant"));
+            // 1.18.33 `toModelMessages` sends no user message left with no
+            // part (`if(X.parts.length>0)`); it still counts as a turn.
+            if user && body["content"].as_array().is_some_and(Vec::is_empty) {
+                continue;
+            }
+            feed(&mut sink, record, Some(body), shell && assistant);
         }
         msg_results.push((first, sink.made().1));
         // Reference §1.4: the view starts at the last completed compaction
@@ -371,56 +407,118 @@ fn next_user_messages(messages: &[(String, Value)]) -> Vec<Option<usize>> {
     out
 }
 
-/// Whether OpenCode's prompt loop ended with assistant message `m`, so that
-/// prune ran after it (reference §2.2; 1.18.33 `SessionPrompt.loop`: it breaks
-/// when the last assistant's `finish` is not `tool-calls` / `unknown` and no
-/// user message is newer, or when a step fails; `prune` is forked after it).
-/// `next` is the first user message after `m`, with its parts; `last_step`,
-/// whether nothing but a user message follows `m` (what tells a loop's end
-/// where a message records no `finish`).
-fn ends_loop(
-    m: &Value,
-    last_step: bool,
-    next: Option<&Value>,
-    next_parts: &[(String, Value)],
-) -> bool {
-    if let Some(e) = m.get("error").filter(|e| !e.is_null()) {
-        // A failed step stops the loop; an abort interrupts its fiber, and
-        // the prune after the loop never runs (1.18.33 `cancel`:
-        // `Wl.interrupt(x.run.fiber)`).
-        return e.get("name").and_then(Value::as_str) != Some("MessageAbortedError");
+/// An assistant message, with what tells whether its prompt loop ended with
+/// it (prune runs then).
+struct Ends<'a> {
+    m: &'a Value,
+    parts: &'a [(String, Value)],
+    /// For a summary, its compaction's `compaction` part.
+    compaction: Option<&'a Value>,
+    /// The first user message after it, with its parts.
+    next: Option<(&'a Value, &'a [(String, Value)])>,
+    /// For a build that records no `finish`: whether only a user message (or
+    /// nothing) follows it.
+    bare_end: Option<bool>,
+}
+
+impl Ends<'_> {
+    /// Reference §2.2; 1.18.33 `SessionPrompt.run`: the loop breaks when the
+    /// newest assistant has a `finish` other than `tool-calls` / `unknown`, no
+    /// tool part of its own to answer, and answers the newest user message
+    /// (`j.parentID===X.id`); a failed step or a rejected permission stops it
+    /// too. `prune` is forked after the loop.
+    fn ends_loop(&self) -> bool {
+        let m = self.m;
+        if let Some(e) = m.get("error").filter(|e| !e.is_null()) {
+            // A failed step stops the loop; an abort interrupts its fiber, and
+            // the prune after the loop never runs (`Wl.interrupt(x.run.fiber)`).
+            return e.get("name").and_then(Value::as_str) != Some("MessageAbortedError");
+        }
+        // A rejected permission or a dismissed question stops it (`blocked`).
+        if self.parts.iter().any(|(_, p)| rejected(p)) {
+            return true;
+        }
+        let finished = match (m.get("finish").and_then(Value::as_str), self.bare_end) {
+            (Some(f), _) => f != "tool-calls" && f != "unknown",
+            (None, Some(bare)) => bare,
+            (None, None) => false,
+        };
+        // `fe`: a tool part it still has to answer (not run by the provider,
+        // not interrupted) keeps the loop going, whatever `finish` says.
+        let answers = self.parts.iter().any(|(_, p)| {
+            p.get("type").and_then(Value::as_str) == Some("tool")
+                && p.pointer("/metadata/providerExecuted") != Some(&Value::Bool(true))
+                && p.pointer("/state/metadata/interrupted") != Some(&Value::Bool(true))
+        });
+        if !finished || answers {
+            return false;
+        }
+        // An auto-compaction's summary: the loop carries on with the message
+        // `process` writes after it (the earlier prompt posted again after an
+        // overflow, else the synthetic continue).
+        let auto = self
+            .compaction
+            .is_some_and(|c| c.get("auto") == Some(&Value::Bool(true)));
+        let overflow = self
+            .compaction
+            .is_some_and(|c| c.get("overflow") == Some(&Value::Bool(true)));
+        let Some((next, next_parts)) = self.next else {
+            return true;
+        };
+        if auto && overflow {
+            return false;
+        }
+        // The newest user message when the loop looked must be the one this
+        // answers: a prompt written while it streamed joins the loop; so do
+        // the continue an auto-compaction writes and the compaction message a
+        // step that overflowed makes.
+        if let (Some(asked), Some(done)) = (created_of(next), completed_of(m))
+            && asked < done
+        {
+            return false;
+        }
+        !next_parts.iter().any(|(_, p)| {
+            p.pointer("/metadata/compaction_continue") == Some(&Value::Bool(true))
+                || (p.get("type").and_then(Value::as_str) == Some("compaction")
+                    && p.get("auto") == Some(&Value::Bool(true)))
+        })
     }
-    let finished = match m.get("finish").and_then(Value::as_str) {
-        Some(f) => f != "tool-calls" && f != "unknown",
-        None => last_step,
-    };
-    if !finished {
-        return false;
-    }
-    let Some(next) = next else {
-        return true;
-    };
-    // A prompt sent while the loop ran joins it: the loop reads it at its
-    // next step (`lastUser.id < lastAssistant.id` fails).
-    let completed = completed_of(m);
-    if let (Some(asked), Some(done)) = (created_of(next), completed)
-        && asked < done
-    {
-        return false;
-    }
-    // The synthetic message an auto-compaction writes to carry on (1.18.33
-    // `SessionCompaction.process`: `synthetic:!0`, `metadata:{compaction_continue:!0}`)
-    // continues the same loop.
-    let texts: Vec<&Value> = next_parts
+}
+
+/// A tool part the user refused (1.18.33 `failToolCall`: a
+/// `PermissionRejectedError` or `QuestionRejectedError` sets `blocked`).
+fn rejected(p: &Value) -> bool {
+    p.get("type").and_then(Value::as_str) == Some("tool")
+        && p.pointer("/state/status").and_then(Value::as_str) == Some("error")
+        && p.pointer("/state/error")
+            .and_then(Value::as_str)
+            .is_some_and(|e| {
+                e.starts_with("The user rejected permission to use this specific tool call.")
+                    || e.starts_with("The user dismissed this question")
+            })
+}
+
+/// The `compaction` part among a message's parts.
+fn compaction_part(parts: &[(String, Value)]) -> Option<&Value> {
+    parts
         .iter()
         .map(|(_, p)| p)
-        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-        .collect();
-    let synthetic = !texts.is_empty()
-        && texts
-            .iter()
-            .all(|p| p.get("synthetic").and_then(Value::as_bool) == Some(true));
-    !synthetic
+        .find(|p| p.get("type").and_then(Value::as_str) == Some("compaction"))
+}
+
+/// Whether assistant message `m` is a `!command` the user ran (1.18.33
+/// `SessionPrompt.shellImpl`: a user message holding only the synthetic note
+/// "The following tool was executed by the user", and an assistant with no
+/// `finish` holding the shell's part), which sends no model request.
+fn shell_run(m: &Value, parent: &[(String, Value)]) -> bool {
+    m.get("finish").is_none_or(Value::is_null)
+        && m.get("error").is_none_or(Value::is_null)
+        && !parent.is_empty()
+        && parent.iter().all(|(_, p)| {
+            p.get("type").and_then(Value::as_str) == Some("text")
+                && p.get("synthetic") == Some(&Value::Bool(true))
+                && p.get("text").and_then(Value::as_str) == Some(SUBTASK_NOTE)
+        })
 }
 
 /// Whether a later request leaves assistant message `m` out (1.18.33
@@ -685,7 +783,11 @@ fn usage(m: &Value) -> Option<Value> {
 mod tests {
     use super::*;
 
-    /// Reference §2.2 (1.18.33 `SessionPrompt.loop`): when a loop ends with a
+    fn parts(list: &[Value]) -> Vec<(String, Value)> {
+        list.iter().map(|p| ("p".to_string(), p.clone())).collect()
+    }
+
+    /// Reference §2.2 (1.18.33 `SessionPrompt.run`): when a loop ends with a
     /// response, so that prune runs after it.
     #[test]
     fn s2_2_which_response_ends_a_loop() {
@@ -694,41 +796,99 @@ mod tests {
                 "time": {"created": 100, "completed": 200}})
         };
         let user = |created: i64| json!({"role": "user", "time": {"created": created}});
-        let prompt = vec![("p".to_string(), json!({"type": "text", "text": "next"}))];
-        let cont = vec![(
-            "p".to_string(),
-            json!({"type": "text", "text": "Continue", "synthetic": true}),
-        )];
-        let ok = at(json!("stop"), Value::Null);
+        let prompt = parts(&[json!({"type": "text", "text": "next"})]);
+        let cont = parts(&[
+            json!({"type": "text", "text": "Continue", "synthetic": true,
+            "metadata": {"compaction_continue": true}}),
+        ]);
+        let shell_note = parts(&[json!({"type": "text", "synthetic": true, "text": SUBTASK_NOTE})]);
+        let auto_compaction = parts(&[json!({"type": "compaction", "auto": true})]);
         let later = user(300);
+        let ends =
+            |m: &Value, own: &[(String, Value)], next: Option<(&Value, &[(String, Value)])>| {
+                Ends {
+                    m,
+                    parts: own,
+                    compaction: None,
+                    next,
+                    bare_end: None,
+                }
+                .ends_loop()
+            };
+        let ok = at(json!("stop"), Value::Null);
         // A finished answer, then a prompt written after it: the loop ended.
-        assert!(ends_loop(&ok, true, Some(&later), &prompt));
-        assert!(ends_loop(&ok, true, None, &[]));
+        assert!(ends(&ok, &[], Some((&later, &prompt))));
+        assert!(ends(&ok, &[], None));
+        // A `!command` after it: the prune had run already.
+        assert!(ends(&ok, &[], Some((&later, &shell_note))));
         // A step that asked for tools, or an unknown finish: it goes on.
-        assert!(!ends_loop(
+        assert!(!ends(
             &at(json!("tool-calls"), Value::Null),
-            false,
-            Some(&later),
-            &prompt
+            &[],
+            Some((&later, &prompt))
         ));
-        assert!(!ends_loop(
-            &at(json!("unknown"), Value::Null),
-            true,
-            Some(&later),
-            &prompt
+        assert!(!ends(&at(json!("unknown"), Value::Null), &[], None));
+        // `finish: stop` with a tool part to answer still goes on (`fe`).
+        let tool = parts(&[json!({"type": "tool", "state": {"status": "completed"}})]);
+        assert!(!ends(&ok, &tool, None));
+        // A prompt written while it streamed joins the loop; so do the
+        // continue and an overflow's compaction message.
+        assert!(!ends(&ok, &[], Some((&user(150), &prompt))));
+        assert!(!ends(&ok, &[], Some((&later, &cont))));
+        assert!(!ends(&ok, &[], Some((&later, &auto_compaction))));
+        // A failed step stops the loop; an abort interrupts it (no prune); a
+        // rejected permission stops it.
+        assert!(ends(
+            &at(Value::Null, json!({"name": "APIError"})),
+            &[],
+            Some((&later, &prompt))
         ));
-        // A prompt written while it streamed joins the loop.
-        assert!(!ends_loop(&ok, true, Some(&user(150)), &prompt));
-        // An auto-compaction's synthetic continue carries the loop on.
-        assert!(!ends_loop(&ok, true, Some(&later), &cont));
-        // A failed step stops the loop; an abort interrupts it (no prune).
-        let failed = at(Value::Null, json!({"name": "APIError"}));
-        assert!(ends_loop(&failed, false, Some(&later), &prompt));
-        let aborted = at(Value::Null, json!({"name": "MessageAbortedError"}));
-        assert!(!ends_loop(&aborted, true, Some(&later), &prompt));
-        // No `finish` recorded: a response a user message follows ends it.
+        assert!(!ends(
+            &at(Value::Null, json!({"name": "MessageAbortedError"})),
+            &[],
+            None
+        ));
+        let refused = parts(&[json!({"type": "tool", "state": {"status": "error",
+            "error": "The user rejected permission to use this specific tool call."}})]);
+        assert!(ends(
+            &at(json!("tool-calls"), Value::Null),
+            &refused,
+            Some((&later, &prompt))
+        ));
+        // An auto-compaction's summary after an overflow: the prompt is posted
+        // again and the loop goes on; a manual one ends it.
+        let summary = at(json!("stop"), Value::Null);
+        let overflowed = json!({"type": "compaction", "auto": true, "overflow": true});
+        let manual = json!({"type": "compaction", "auto": false});
+        let with = |c: &Value| {
+            Ends {
+                m: &summary,
+                parts: &[],
+                compaction: Some(c),
+                next: Some((&later, &prompt)),
+                bare_end: None,
+            }
+            .ends_loop()
+        };
+        assert!(!with(&overflowed));
+        assert!(with(&manual));
+        // No `finish` recorded by the build: a following user message ends it.
         let bare = json!({"role": "assistant", "time": {"created": 100, "completed": 200}});
-        assert!(ends_loop(&bare, true, Some(&later), &prompt));
-        assert!(!ends_loop(&bare, false, Some(&later), &prompt));
+        let bare_ends = |end| {
+            Ends {
+                m: &bare,
+                parts: &[],
+                compaction: None,
+                next: None,
+                bare_end: Some(end),
+            }
+            .ends_loop()
+        };
+        assert!(bare_ends(true));
+        assert!(!bare_ends(false));
+        // A `!command`'s own response sends no request.
+        assert!(shell_run(&bare, &shell_note));
+        assert!(!shell_run(&ok, &shell_note));
+        assert!(!shell_run(&bare, &prompt));
     }
 }
