@@ -674,6 +674,46 @@ fn s2_2_a_queued_prompt_joins_the_loop_and_the_summary_s_break_is_the_compaction
     assert_eq!(b["explanations"], json!(["compaction"]), "{b}");
 }
 
+/// 1.18.33 `SessionPrompt.shellImpl`: a `!command` the user runs is stored as
+/// a user message holding only a synthetic note and a response with no
+/// `finish` holding the shell's part. It sends no model request; later
+/// requests carry it as history.
+#[test]
+fn s1_4_a_shell_command_is_history_without_a_request() {
+    let mut db = Db::new();
+    db.session("ses_sh", None, None);
+    let u1 = db.user("ses_sh", "turn 1");
+    db.assistant("ses_sh", &u1, json!({}), vec![text("one")]);
+    let n = db.next();
+    let note = id("msg", n);
+    db.message(
+        "ses_sh",
+        &note,
+        json!({"role": "user", "time": {"created": T0 + n}}),
+    );
+    db.part(
+        "ses_sh",
+        &note,
+        n + 1,
+        json!({"type": "text", "synthetic": true, "text": "The following tool was executed by the user"}),
+    );
+    db.assistant(
+        "ses_sh",
+        &note,
+        json!({"finish": null, "cost": 0}),
+        vec![tool("sh", "bash", "ls output")],
+    );
+    let u2 = db.user("ses_sh", "turn 2");
+    db.assistant("ses_sh", &u2, json!({}), vec![text("two")]);
+    let t = timeline(db.p(), &[]);
+    assert_eq!(t["requests"].as_array().unwrap().len(), 2);
+    let w = wire(db.p(), &[], 2);
+    assert!(
+        w.iter().any(|(_, b)| b.iter().any(|x| x == "result sh")),
+        "{w:?}"
+    );
+}
+
 /// Reference §1.3 `parentID` / §5.7: a sub-agent (`task`) session is planned
 /// as a what-if (SPEC §2).
 #[test]
