@@ -116,9 +116,14 @@ impl Engine<'_> {
         // Where each candidate is stored: a retained tail's copy comes after
         // the summary in the view, but its part is before the compaction.
         let stored = |pos: usize| self.s.stored(self.view.cands[pos].result);
-        let mut order: Vec<usize> = (0..self.view.cands.len()).collect();
-        // Newest first: by message, then by part (results are stored in order).
-        order.sort_unstable_by_key(|&pos| std::cmp::Reverse(stored(pos)));
+        // Newest first: by message, then by part (results are stored in order;
+        // the view lists them so, unless a retained tail repeats some).
+        let mut order: Vec<usize> = (0..self.view.cands.len()).rev().collect();
+        if !order.is_sorted_by_key(|&pos| std::cmp::Reverse(stored(pos))) {
+            order.sort_unstable_by_key(|&pos| std::cmp::Reverse(stored(pos)));
+        }
+        // A lean engine keeps no reasons: the scan ends where OpenCode's does.
+        let lean = !self.statuses;
         // The oldest stored place the view holds: the scan goes on below it.
         let view_first = order.last().map_or(
             self.s.results_in(req.view_start, req.view_start).start,
@@ -133,11 +138,16 @@ impl Engine<'_> {
             let c = &self.view.cands[pos];
             let at = stored(pos);
             if at >= boundary {
-                kept.insert(pos, Kept::PruneLatestTurns);
+                if !lean {
+                    kept.insert(pos, Kept::PruneLatestTurns);
+                }
                 continue;
             }
             if !self.counted(c) {
                 continue;
+            }
+            if lean && (stopped || at < stop) {
+                break;
             }
             if at < stop {
                 kept.insert(pos, Kept::PruneBehindSummary);
@@ -158,7 +168,9 @@ impl Engine<'_> {
             let newer = total;
             total += estimate;
             if total <= protect {
-                kept.insert(pos, Kept::PruneProtected { total, protect });
+                if !lean {
+                    kept.insert(pos, Kept::PruneProtected { total, protect });
+                }
                 continue;
             }
             pruned += estimate;
