@@ -1940,8 +1940,8 @@ fn s15_19_a_relative_opencode_db_is_under_the_data_folder() {
 /// parameters prune does not read (keep, gap, size).
 #[test]
 fn s15_13_the_header_names_prune_s_own_thresholds() {
-    let text = bin::ok(&["timeline", SAMPLE, "--prune-protect", "30000"]);
-    let head = text.lines().nth(1).unwrap();
+    let out = bin::ok(&["timeline", SAMPLE, "--prune-protect", "30000"]);
+    let head = out.lines().nth(1).unwrap();
     assert!(
         head.contains("protect 30,000 tok  minimum > 20,000"),
         "{head}"
@@ -1950,4 +1950,23 @@ fn s15_13_the_header_names_prune_s_own_thresholds() {
         !head.contains("keep_recent") && !head.contains("gap >="),
         "{head}"
     );
+    // Where auto chose no plan (1.18.33, no mark): still prune's own, in the
+    // text and in the TUI's header.
+    let mut db = Db::new();
+    db.session("ses_h", None, None);
+    let u = db.user("ses_h", "go");
+    db.assistant("ses_h", &u, json!({}), vec![text("ok")]);
+    let out = bin::ok(&["timeline", db.p()]);
+    let head = out.lines().nth(1).unwrap();
+    assert!(
+        head.contains("protect 40,000 tok  minimum > 20,000"),
+        "{head}"
+    );
+    assert!(!head.contains("keep_recent"), "{head}");
+    let setup = mcscope::cli::setup(Path::new(db.p()), &mcscope::cli::Opts::default()).unwrap();
+    let mut app = mcscope::tui::app::App::session_at(setup, 1);
+    app.view_mut().unwrap().wait_background();
+    let screen = screen::screen(&app, 80, 24).join("\n");
+    assert!(screen.contains("protect 40,000 tok"), "{screen}");
+    assert!(!screen.contains("keep 5"), "{screen}");
 }

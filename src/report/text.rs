@@ -49,6 +49,8 @@ pub(super) fn header(
     } else if let Some(own) = [
         Some(p.kind),
         kinds.first().copied().filter(|_| kinds.len() == 1),
+        // Where auto chose none: the harness's own plan.
+        p.preset.rules().grid_kinds.first().copied(),
     ]
     .into_iter()
     .flatten()

@@ -169,11 +169,16 @@ impl SessionView {
         } else {
             String::new()
         };
-        // A harness's own plan reads only its own parameters (SPEC §15.13).
-        let own = [Some(p.kind), self.plan.step.kind]
-            .into_iter()
-            .flatten()
-            .find_map(|k| crate::policy::params::own(k, p));
+        // A harness's own plan reads only its own parameters (SPEC §15.13),
+        // also where auto chose none there (the plan it would run).
+        let own = [
+            Some(p.kind),
+            self.plan.step.kind,
+            p.preset.rules().grid_kinds.first().copied(),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|k| crate::policy::params::own(k, p));
         if let Some(own) = own {
             let mut out = vec![vec![
                 plain("plan "),
