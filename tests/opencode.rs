@@ -121,6 +121,42 @@ impl Db {
     fn p(&self) -> &str {
         self.path.to_str().unwrap()
     }
+
+    /// Message `mid`'s `time.<field>` (`created`, `completed`).
+    fn time(&self, mid: &str, field: &str) -> i64 {
+        self.conn
+            .query_row(
+                &format!("SELECT json_extract(data, '$.time.{field}') FROM message WHERE id = ?1"),
+                [mid],
+                |r| r.get(0),
+            )
+            .unwrap()
+    }
+
+    /// OpenCode's prune mark on the part of call `call`, written at `ms`.
+    fn mark(&self, call: &str, ms: i64) {
+        self.conn
+            .execute(
+                "UPDATE part SET data = json_set(data, '$.state.time.compacted', ?1) WHERE json_extract(data, '$.callID') = ?2",
+                rusqlite::params![ms, call],
+            )
+            .unwrap();
+    }
+}
+
+/// The reason `plan --at k` gives for call `id`'s result.
+fn reason(path: &str, extra: &[&str], k: usize, id: &str) -> String {
+    let at = k.to_string();
+    let mut args = vec!["plan", path, "--at", &at, "-j"];
+    args.extend_from_slice(extra);
+    let plan = bin::json(&args);
+    let c = plan["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["tool_use_id"] == id)
+        .unwrap();
+    c["reason"].as_str().unwrap().to_string()
 }
 
 fn tool(call: &str, name: &str, output: &str) -> Value {
@@ -519,20 +555,8 @@ fn s2_3_a_retained_tail_is_scanned_in_its_stored_place() {
             false, false, false, false, false, false, false, true, false, false
         ]
     );
-    let plan = bin::json(&["plan", db.p(), "--at", "10", "--policy", "prune", "-j"]);
-    let big = plan["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["tool_use_id"] == "big")
-        .unwrap();
-    assert!(
-        big["reason"]
-            .as_str()
-            .unwrap()
-            .contains("older than a compaction summary"),
-        "{big}"
-    );
+    let why = reason(db.p(), &["--policy", "prune"], 10, "big");
+    assert!(why.contains("older than a compaction summary"), "{why}");
 }
 
 /// Reference §1.4 "In the wire": an `error` part is sent as its `state.error`
@@ -626,14 +650,7 @@ fn s2_2_a_queued_prompt_joins_the_loop_and_the_summary_s_break_is_the_compaction
     let a3 = db.assistant("ses_q", &u3, json!({}), vec![text("ok")]);
     // Typed while turn 3's answer was still streaming.
     let u4 = db.user("ses_q", "queued");
-    let done: i64 = db
-        .conn
-        .query_row(
-            "SELECT json_extract(data, '$.time.completed') FROM message WHERE id = ?1",
-            [&a3],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let done = db.time(&a3, "completed");
     db.conn
         .execute(
             "UPDATE message SET data = json_set(data, '$.time.created', ?1) WHERE id = ?2",
@@ -1281,20 +1298,8 @@ fn s2_3_a_summary_stops_the_scan_a_failed_one_too() {
             "summary {summary}"
         );
         if summary {
-            let plan = bin::json(&["plan", db.p(), "--at", "8", "--policy", "prune", "-j"]);
-            let old = plan["candidates"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["tool_use_id"] == "old")
-                .unwrap();
-            assert!(
-                old["reason"]
-                    .as_str()
-                    .unwrap()
-                    .contains("older than a compaction summary"),
-                "{old}"
-            );
+            let why = reason(db.p(), &["--policy", "prune"], 8, "old");
+            assert!(why.contains("older than a compaction summary"), "{why}");
         }
     }
 }
@@ -1362,20 +1367,7 @@ fn s2_3_a_compaction_in_the_latest_two_turns_does_not_stop_the_scan() {
         Vec::<String>::new()
     );
     // OpenCode's own mark on "old", written before request 6 began.
-    let created: i64 = db
-        .conn
-        .query_row(
-            "SELECT json_extract(data, '$.time.created') FROM message WHERE id = ?1",
-            [&after],
-            |r| r.get(0),
-        )
-        .unwrap();
-    db.conn
-        .execute(
-            "UPDATE part SET data = json_set(data, '$.state.time.compacted', ?1) WHERE json_extract(data, '$.callID') = 'old'",
-            [created - 1],
-        )
-        .unwrap();
+    db.mark("old", db.time(&after, "created") - 1);
     let t = timeline(db.p(), &[]);
     let mc = &t["requests"][5]["evidence"]["microcompact"];
     assert_eq!(mc["compacted_tool_ids"], json!(["old"]), "{mc}");
@@ -1683,20 +1675,7 @@ fn s15_14_a_late_mark_is_compared_at_the_turn_s_first_request() {
     );
     let second = db.assistant("ses_l", &u4, json!({}), vec![text("ok")]);
     // The mark is written just before request 8 (turn 4's third) began.
-    let created: i64 = db
-        .conn
-        .query_row(
-            "SELECT json_extract(data, '$.time.created') FROM message WHERE id = ?1",
-            [&second],
-            |r| r.get(0),
-        )
-        .unwrap();
-    db.conn
-        .execute(
-            "UPDATE part SET data = json_set(data, '$.state.time.compacted', ?1) WHERE json_extract(data, '$.callID') = 'old'",
-            [created - 1],
-        )
-        .unwrap();
+    db.mark("old", db.time(&second, "created") - 1);
     let t = timeline(db.p(), &[]);
     let reqs = t["requests"].as_array().unwrap();
     assert_eq!(reqs.len(), 8);

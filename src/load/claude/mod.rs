@@ -412,6 +412,11 @@ impl Sink {
         let idx = self
             .b
             .inline(crate::session::Role::Assistant, part, ts.as_deref(), line);
+        self.calls(idx, calls, &cwd);
+    }
+
+    /// A message's tool calls, registered on message `idx`.
+    fn calls(&mut self, idx: usize, calls: Vec<CallRec>, cwd: &Option<String>) {
         for c in calls {
             self.b.call(ToolCall {
                 id: c.id,
@@ -773,18 +778,7 @@ impl Sink {
                     context_client: context_client.map(|c| *c),
                     parent_uuid,
                 });
-                for c in calls {
-                    self.b.call(ToolCall {
-                        id: c.id,
-                        name: c.name,
-                        msg: idx,
-                        file_path: c.file_path,
-                        legacy_path: None,
-                        summary: c.summary,
-                        cwd: cwd.clone(),
-                        unparseable: false,
-                    });
-                }
+                self.calls(idx, calls, &cwd);
             }
             Rec::Boundary { sidechain } => {
                 if self.is_main(sidechain, false) {
