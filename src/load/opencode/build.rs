@@ -189,12 +189,11 @@ pub(super) fn session(
                     bare_end: (!records_finish).then(|| next_users[i].is_none_or(|u| u == i + 1)),
                 };
                 loop_ends.push(own.ends_loop());
-                if completed.contains_key(id.as_str()) {
-                    summary_requests.push(assistant_created.len());
-                }
-                // Reference §2.3 "Stop": any summary assistant, failed or not.
+                // Reference §2.3 "Stop": any summary assistant, failed or not;
+                // each sent the summarizer's prompt.
                 if m.get("summary").and_then(Value::as_bool) == Some(true) {
                     summaries.push((user_messages.len(), sink.made().1));
+                    summary_requests.push(assistant_created.len());
                 }
                 marks.extend(compacted_marks(parts));
             }
