@@ -144,6 +144,23 @@ impl Db {
     }
 }
 
+/// `plan --at k` says at every request what the timeline says there (whether
+/// it fired, and why): prune's memory spans views, so a plan that starts at its
+/// view would forget the marks made before it.
+fn plans_agree_with_timeline(path: &str, extra: &[&str]) {
+    let mut args = vec!["timeline", path, "-j"];
+    args.extend_from_slice(extra);
+    let t = bin::json(&args);
+    for r in t["requests"].as_array().unwrap() {
+        let at = r["index"].to_string();
+        let mut args = vec!["plan", path, "--at", &at, "-j"];
+        args.extend_from_slice(extra);
+        let plan = bin::json(&args);
+        assert_eq!(plan["fired"], r["fired"], "request {at}: {}", plan["note"]);
+        assert_eq!(plan["note"], r["note"], "request {at}");
+    }
+}
+
 /// The reason `plan --at k` gives for call `id`'s result.
 fn reason(path: &str, extra: &[&str], k: usize, id: &str) -> String {
     let at = k.to_string();
@@ -1336,12 +1353,16 @@ fn s2_3_a_compaction_in_the_latest_two_turns_does_not_stop_the_scan() {
     db.assistant("ses_x", &u2, json!({}), vec![text("ok")]);
     let u3 = db.user("ses_x", "turn 3");
     let after = db.assistant("ses_x", &u3, json!({}), vec![text("ok")]);
+    let u4 = db.user("ses_x", "turn 4");
+    db.assistant("ses_x", &u4, json!({}), vec![text("ok")]);
+    // A plan at 7 remembers the mark made in the view before (no second one).
+    plans_agree_with_timeline(db.p(), &["--policy", "prune"]);
     // Requests: 1–3 turn 1; 4 the summary (turn 2's loop begins with it); 5
     // after the continue; 6 turn 3.
     let t = timeline(db.p(), &["--policy", "prune"]);
     let reqs = t["requests"].as_array().unwrap();
     let fired: Vec<bool> = reqs.iter().map(|r| r["fired"] == true).collect();
-    assert_eq!(fired, [false, false, false, false, false, true]);
+    assert_eq!(fired, [false, false, false, false, false, true, false]);
     // The continue keeps the loop: no prune at 5.
     assert!(
         reqs[4]["note"]
@@ -1372,6 +1393,53 @@ fn s2_3_a_compaction_in_the_latest_two_turns_does_not_stop_the_scan() {
     let mc = &t["requests"][5]["evidence"]["microcompact"];
     assert_eq!(mc["compacted_tool_ids"], json!(["old"]), "{mc}");
     assert_eq!(mc["agrees"], true, "{mc}");
+}
+
+/// Reference §2.4 "the mark is stored": a mark made before a compaction still
+/// stops a later scan that reaches into that view, in a plan at any request as
+/// in the timeline (a plan starting at its own view would forget it and mark
+/// again).
+#[test]
+fn s2_4_marks_made_before_a_compaction_stop_the_scan_after_it() {
+    let mut db = Db::new();
+    db.session("ses_m", None, None);
+    turn_one(&mut db, "ses_m");
+    for turn in ["turn 2", "turn 3", "turn 4"] {
+        let u = db.user("ses_m", turn);
+        db.assistant("ses_m", &u, json!({}), vec![text("ok")]);
+    }
+    // Turn 5 overflows: its loop compacts and carries on.
+    let u5 = db.user("ses_m", "turn 5");
+    compaction(&mut db, "ses_m", false);
+    let n = db.next();
+    let cont = id("msg", n);
+    db.message(
+        "ses_m",
+        &cont,
+        json!({"role": "user", "time": {"created": T0 + n}}),
+    );
+    db.part(
+        "ses_m",
+        &cont,
+        n + 1,
+        json!({"type": "text", "synthetic": true, "metadata": {"compaction_continue": true}, "text": "Continue"}),
+    );
+    db.assistant("ses_m", &u5, json!({}), vec![text("ok")]);
+    let u6 = db.user("ses_m", "turn 6");
+    db.assistant("ses_m", &u6, json!({}), vec![text("ok")]);
+    let t = timeline(db.p(), &["--policy", "prune"]);
+    let fired: Vec<usize> = t["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["fired"] == true)
+        .map(|r| r["index"].as_u64().unwrap() as usize)
+        .collect();
+    // Requests 1–3 turn 1, 4–6 turns 2–4, 7 the summary, 8 after the continue,
+    // 9 turn 6. "old" is marked after turn 3's loop (request 6); at 9 the scan
+    // reaches into the view before the compaction and stops at that mark.
+    assert_eq!(fired, [6]);
+    plans_agree_with_timeline(db.p(), &["--policy", "prune"]);
 }
 
 /// Reference §2.3 "Protected turns" and "Trigger": the results of the latest

@@ -79,6 +79,13 @@ impl Setup {
 
     /// The request an engine for request `k` starts at (see `engine_for`).
     pub fn first_for(&self, k: usize) -> usize {
+        // OpenCode's prune keeps its marks over views (they are stored), and
+        // its scan reaches into the view before a compaction: start at 1.
+        if matches!(self.policy.kind, PlanKind::Prune | PlanKind::Auto)
+            && self.policy.preset.rules().offers(PlanKind::Prune)
+        {
+            return 1;
+        }
         let s = &self.session;
         let segment = s.request(k).map(|r| r.segment);
         let mut first = s.requests.partition_point(|r| Some(r.segment) < segment) + 1;

@@ -208,14 +208,9 @@ pub(super) fn session(
         }
         let wire = records.first().map(|(_, b)| b.clone());
         for (record, body) in records {
-            let kind = record.get("type").and_then(Value::as_str);
-            let (user, assistant) = (kind == Some("user"), kind == Some("assistant"));
-            // 1.18.33 `toModelMessages` sends no user message left with no
-            // part (`if(X.parts.length>0)`); it still counts as a turn.
-            if user && body["content"].as_array().is_some_and(Vec::is_empty) {
-                continue;
+            if let Some(assistant) = sent_as(&record, &body) {
+                feed(&mut sink, record, Some(body), shell && assistant);
             }
-            feed(&mut sink, record, Some(body), shell && assistant);
         }
         msg_results.push((first, sink.made().1));
         // Reference §1.4: the view starts at the last completed compaction
@@ -266,8 +261,9 @@ pub(super) fn session(
             let tparts = by_msg.get(tid).unwrap_or(&none);
             let start = sink.made().1;
             for (record, body) in records_of(tm, tparts, tid, &version, &mut file_paths) {
-                let again = record.get("type").and_then(Value::as_str) == Some("assistant");
-                feed(&mut sink, record, Some(body), again);
+                if let Some(again) = sent_as(&record, &body) {
+                    feed(&mut sink, record, Some(body), again);
+                }
             }
             let (from, to) = msg_results[j];
             let end = sink.made().1;
@@ -535,6 +531,15 @@ fn unsent(m: &Value, parts: &[(String, Value)]) -> bool {
         )
     });
     !(aborted && content)
+}
+
+/// Whether a record is sent, and then whether it is an assistant's: 1.18.33
+/// `toModelMessages` sends no user message left with no part
+/// (`if(X.parts.length>0)`); it still counts as a turn.
+fn sent_as(record: &Value, body: &Value) -> Option<bool> {
+    let kind = record.get("type").and_then(Value::as_str);
+    let empty = body["content"].as_array().is_some_and(Vec::is_empty);
+    (!(kind == Some("user") && empty)).then_some(kind == Some("assistant"))
 }
 
 /// A message's `time.created`.
