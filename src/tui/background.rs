@@ -71,8 +71,18 @@ impl<In, Out> std::fmt::Debug for Job<In, Out> {
     }
 }
 
+/// What the worker thread is handed: a request, or something to drop.
+enum Msg<In> {
+    Request(u64, In),
+    /// An earlier output the TUI replaced (see [`Job::discard`]): receiving
+    /// it is dropping it.
+    Discard {
+        _old: Box<dyn Send>,
+    },
+}
+
 struct Worker<In, Out> {
-    jobs: Sender<(u64, In)>,
+    jobs: Sender<Msg<In>>,
     done: Receiver<(u64, Out)>,
 }
 
@@ -105,7 +115,21 @@ impl<In: Send + 'static, Out: Send + 'static> Job<In, Out> {
             .worker
             .get_or_insert_with(|| spawn(self.name, self.make.clone(), self.newest.clone()));
         // A worker that is gone drops its receiver: `latest` reports it.
-        let _ = worker.jobs.send((generation, input));
+        let _ = worker.jobs.send(Msg::Request(generation, input));
+    }
+
+    /// Drops `old` (what the TUI keeps of an earlier output and replaces) on
+    /// the worker thread, which allocated it: freeing a block another thread
+    /// allocated takes that thread's allocator lock, block by block, and the
+    /// worker is then allocating for the newest request. Without a worker it
+    /// is dropped here.
+    pub(crate) fn discard<T: Send + 'static>(&self, old: T) {
+        if let Some(worker) = &self.worker {
+            // A worker that is gone hands `old` back in the error: dropped here.
+            let _ = worker.jobs.send(Msg::Discard {
+                _old: Box::new(old),
+            });
+        }
     }
 
     /// Whether the newest request's output is on its way.
@@ -113,9 +137,13 @@ impl<In: Send + 'static, Out: Send + 'static> Job<In, Out> {
         self.pending.is_some()
     }
 
-    /// Forgets the newest request: its output, when it comes, is not returned.
+    /// Forgets the newest request: its output, when it comes, is not returned
+    /// (the worker sees it replaced: one that asks stops early, and what it
+    /// made is dropped there).
     pub(crate) fn forget(&mut self) {
-        self.pending = None;
+        if self.pending.take().is_some() {
+            self.newest.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// The newest request's output once it has arrived (once), or the worker lost.
@@ -164,27 +192,41 @@ fn spawn<In: Send + 'static, Out: Send + 'static>(
     make: Make<In, Out>,
     newest: Arc<AtomicU64>,
 ) -> Worker<In, Out> {
-    let (jobs, job_rx) = std::sync::mpsc::channel::<(u64, In)>();
+    let (jobs, job_rx) = std::sync::mpsc::channel::<Msg<In>>();
     let (done_tx, done) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name(format!("{BACKGROUND}{name}"))
         .spawn(move || {
             lower_priority();
             let mut work = make();
-            while let Ok(mut job) = job_rx.recv() {
+            while let Ok(msg) = job_rx.recv() {
+                let Msg::Request(mut generation, mut input) = msg else {
+                    continue;
+                };
                 // Newest only: the inputs a newer one replaced are dropped here,
-                // off the thread that answers keys.
+                // off the thread that answers keys (and so are discarded outputs).
                 while let Ok(newer) = job_rx.try_recv() {
-                    job = newer;
+                    if let Msg::Request(g, i) = newer {
+                        (generation, input) = (g, i);
+                    }
                 }
-                let (generation, input) = job;
                 let current = Current {
                     generation,
                     newest: newest.clone(),
                 };
-                if let Some(out) = work(input, &current)
-                    && done_tx.send((generation, out)).is_err()
-                {
+                let Some(out) = work(input, &current) else {
+                    continue;
+                };
+                // An output a newer request replaced while it was computed is
+                // dropped here: the thread that answers keys would throw it
+                // away too, and freeing what another thread allocated (a whole
+                // timeline's marks, evidence and per-request totals) takes that
+                // thread's allocator lock at every block, while it allocates
+                // for the newer request.
+                if !current.still() {
+                    continue;
+                }
+                if done_tx.send((generation, out)).is_err() {
                     return;
                 }
             }
@@ -250,6 +292,65 @@ mod tests {
         go_tx.send(()).unwrap();
         // Request 1 saw it was replaced (its output is dropped); 2 was current.
         assert_eq!(job.wait(), Some(Ok(true)));
+    }
+
+    /// Says which thread dropped it.
+    struct Dropped(std::sync::mpsc::Sender<Option<String>>);
+
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            let _ = self
+                .0
+                .send(std::thread::current().name().map(str::to_string));
+        }
+    }
+
+    #[test]
+    fn a_replaced_output_is_dropped_on_the_worker() {
+        let (started_tx, started) = channel::<()>();
+        let (go_tx, go) = channel::<()>();
+        let (dropped_tx, dropped) = channel();
+        let state = std::sync::Mutex::new(Some((started_tx, go, dropped_tx)));
+        let mut job: Job<u32, Option<Dropped>> = Job::new("test-replaced", move || {
+            let state = state.lock().unwrap().take();
+            move |n, _: &Current| match (&state, n) {
+                (Some((s, g, d)), 1) => {
+                    let _ = s.send(());
+                    let _ = g.recv();
+                    Some(Some(Dropped(d.clone())))
+                }
+                _ => Some(None),
+            }
+        });
+        job.request(1);
+        started.recv().unwrap();
+        job.request(2);
+        go_tx.send(()).unwrap();
+        assert!(matches!(job.wait(), Some(Ok(None))));
+        // Request 1's output was made after 2 replaced it: the worker dropped it.
+        assert_eq!(
+            dropped.recv().unwrap().as_deref(),
+            Some("mcscope-bg-test-replaced")
+        );
+    }
+
+    #[test]
+    fn what_the_tui_discards_is_dropped_on_the_worker() {
+        let mut job: Job<u32, u32> = Job::new("test-discard", || |n, _: &Current| Some(n));
+        let (tx, rx) = channel();
+        // No worker yet: dropped at once, here.
+        job.discard(Dropped(tx.clone()));
+        assert_eq!(
+            rx.recv().unwrap(),
+            std::thread::current().name().map(str::to_string)
+        );
+        job.request(1);
+        assert_eq!(job.wait(), Some(Ok(1)));
+        job.discard(Dropped(tx));
+        assert_eq!(
+            rx.recv().unwrap().as_deref(),
+            Some("mcscope-bg-test-discard")
+        );
     }
 
     #[test]

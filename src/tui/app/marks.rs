@@ -224,8 +224,11 @@ impl SessionView {
     /// Recomputes the footer's fired marks on another thread: a whole timeline
     /// may take longer than a keystroke may.
     pub(super) fn start_timeline(&mut self) {
-        // The totals are the setting's: counted again after every change.
-        self.totals = None;
+        // The totals are the setting's: counted again after every change. The
+        // old ones (a map per request) go to the worker that made them.
+        if let Some(old) = self.totals.take() {
+            self.timeline_job.discard(old);
+        }
         let setup = self.setup.clone();
         // The evidence without the plan's part depends on the parameters only
         // through the plans its records are compared with: made once per session
@@ -262,11 +265,16 @@ impl SessionView {
     }
 
     pub(super) fn set_marks(&mut self, marked: Marked) {
-        self.marks = marked.marks;
-        self.evidence = Some(marked.evidence);
-        self.named = marked.named;
-        self.evidence_base = Some(marked.base);
-        self.totals = marked.totals;
+        // What they replace was made on the timeline's worker: it is dropped
+        // there (`Job::discard`), not on the thread that answers keys.
+        let old = (
+            std::mem::replace(&mut self.marks, marked.marks),
+            self.evidence.replace(marked.evidence),
+            std::mem::replace(&mut self.named, marked.named),
+            self.evidence_base.replace(marked.base),
+            std::mem::replace(&mut self.totals, marked.totals),
+        );
+        self.timeline_job.discard(old);
     }
 
     /// Request `k`'s marks (none while they are computed).
