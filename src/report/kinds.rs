@@ -134,6 +134,22 @@ fn common<T: PartialEq + Copy>(used: &[Used], f: impl Fn(&Used) -> Option<T>) ->
     used.iter().all(|u| f(u) == Some(first)).then_some(first)
 }
 
+/// Parameter `key`'s value: the one `given` where it was given, else the one
+/// every chosen kind used ([`common`]).
+fn given_or_common<T: PartialEq + Copy>(
+    setup: &Setup,
+    used: &[Used],
+    key: &str,
+    given: Option<T>,
+    f: impl Fn(&Used) -> Option<T>,
+) -> Option<T> {
+    if explicit(setup, key) {
+        given
+    } else {
+        common(used, f)
+    }
+}
+
 /// Whether the parameter `key` was given (flag, sidecar, config): the
 /// policy's own mark where it has one, else where the setup says it came from.
 fn explicit(setup: &Setup, key: &str) -> bool {
@@ -193,19 +209,20 @@ pub fn policy_over(setup: &Setup, at: &[(&Request, Option<PlanKind>)]) -> Policy
     };
     if auto {
         // Each other numeric field as the kinds auto chose read it (§15.6).
-        let pick = |key: &str, given: Option<u64>, f: &dyn Fn(&Used) -> Option<u64>| {
-            if explicit(setup, key) {
-                given
-            } else {
-                common(&used, f)
-            }
+        let pick = |key: &str, given, f: &dyn Fn(&Used) -> Option<u64>| {
+            given_or_common(setup, &used, key, given, f)
         };
-        if !explicit(setup, "size_threshold") {
-            json.size_threshold = common(&used, |u| u.size);
-        }
-        if !explicit(setup, "trigger_threshold") {
-            json.trigger_threshold = common(&used, |u| u.trigger);
-        }
+        json.size_threshold =
+            given_or_common(setup, &used, "size_threshold", json.size_threshold, |u| {
+                u.size
+            });
+        json.trigger_threshold = given_or_common(
+            setup,
+            &used,
+            "trigger_threshold",
+            json.trigger_threshold,
+            |u| u.trigger,
+        );
         json.budget_tokens = pick("budget_tokens", json.budget_tokens, &|u| u.budget_tokens);
         json.budget_min_saving = pick("budget_min_saving", json.budget_min_saving, &|u| {
             u.budget_min_saving
