@@ -152,8 +152,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
                 Text(mcscope::config::describe(&setup.policy, &setup.settings))
             }
             None => {
-                let config =
-                    mcscope::config::load().map_err(|e| UsageError::Message(e.to_string()))?;
+                let config = mcscope::config::load()?;
                 Text(mcscope::config::describe_presets(&config))
             }
         },
@@ -198,12 +197,16 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
 
 /// `format`, unless it is a page (`md`, `html`), which only `explain` prints:
 /// exit 2 with a sentence.
-fn only_explain_pages(format: OutputFormat, command: &str) -> Result<OutputFormat, UsageError> {
+fn only_explain_pages(
+    format: OutputFormat,
+    command: &'static str,
+) -> Result<OutputFormat, UsageError> {
     if format.is_page() {
         let name: &'static str = format.into();
-        return Err(UsageError::Message(format!(
-            "--format {name}: {command} prints text or json; pages (md, html) are explain's (mcscope explain PATH ID --format {name})"
-        )));
+        return Err(UsageError::PageFormat {
+            format: name,
+            command,
+        });
     }
     Ok(format)
 }
@@ -213,7 +216,7 @@ fn only_explain_pages(format: OutputFormat, command: &str) -> Result<OutputForma
 fn quiet_pipe(r: std::io::Result<()>) -> Result<(), UsageError> {
     match r {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(UsageError::Message(format!("cannot write the output: {e}")))
+            Err(UsageError::Output(e.to_string()))
         }
         _ => Ok(()),
     }
@@ -228,7 +231,7 @@ fn still_read(r: std::io::Result<()>) -> Result<bool, UsageError> {
 }
 
 fn io_error(path: &std::path::Path, e: std::io::Error) -> UsageError {
-    UsageError::Message(format!("{}: {e}", path.display()))
+    UsageError::io(path, e)
 }
 
 /// `timeline --follow`: print the timeline, then each request as the file grows.
@@ -331,14 +334,13 @@ fn follow_timeline(
                 true
             }
             Ok(Change::Deleted) => {
-                return Err(UsageError::Message(format!(
-                    "{}: the followed file was deleted; stopped following",
-                    path.display()
-                )));
+                return Err(UsageError::Deleted {
+                    path: path.display().to_string(),
+                });
             }
             Ok(Change::Grew(_)) => true,
             Ok(Change::Unchanged) => false,
-            Err(e) => return Err(UsageError::Message(format!("{}: {e}", path.display()))),
+            Err(e) => return Err(UsageError::io(path, e)),
         };
     }
 }
@@ -394,13 +396,12 @@ fn explain(
     let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
     // An id only a record names resolves too and is answered from the
     // records (SPEC §15.21), in every format.
-    let tool_id = cli::resolve_id(&setup.session, tool_id)
-        .map_err(|e| UsageError::Message(format!("{}: {e}", path.display())))?;
+    let tool_id = cli::resolve_id(&setup.session, tool_id).map_err(|e| e.in_session(path))?;
     let e = analysis::explain(&setup, &tool_id, forced_at).ok_or_else(|| {
-        UsageError::Message(format!(
-            "{}: no tool result with id {tool_id:?}",
-            path.display()
-        ))
+        UsageError::UnknownId {
+            id: tool_id.clone(),
+        }
+        .in_session(path)
     })?;
     // Escaped here whatever the format: the same bytes may go to `-o`.
     let out = match opts.output_format() {

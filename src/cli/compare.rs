@@ -7,10 +7,6 @@ use crate::session::Session;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 
-fn err(msg: impl Into<String>) -> UsageError {
-    UsageError::Message(msg.into())
-}
-
 /// `compare --format`.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum CompareFormat {
@@ -179,7 +175,7 @@ impl CompareArgs {
             v.as_deref()
                 .map(|t| parse_list(flag, t, one))
                 .transpose()
-                .map_err(UsageError::Message)
+                .map_err(UsageError::List)
         }
         let policy = list("policy", &self.policy, PlanKind::parse)?;
         if policy
@@ -187,9 +183,7 @@ impl CompareArgs {
             .is_some_and(|l| l.contains(&PlanKind::Recorded))
         {
             // SPEC §15.3: the baseline is always there; --no-baseline removes it.
-            return Err(err(
-                "--policy: recorded is the baseline, always the first row (--no-baseline leaves it out): it is not a setting to list",
-            ));
+            return Err(UsageError::RecordedListed);
         }
         Ok(crate::compare::Lists {
             policy,
@@ -219,7 +213,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     let given = args.path.as_deref();
     let (files, folder, looked_in) = match given {
         Some(p) if p.is_dir() => (
-            compare::session_files(p).map_err(|e| err(format!("{}: {e}", p.display())))?,
+            compare::session_files(p).map_err(|e| UsageError::io(p, e))?,
             true,
             p.display().to_string(),
         ),
@@ -233,9 +227,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     };
     let database = folder && given.is_some_and(|p| !p.is_dir());
     if !folder && window.is_set() {
-        return Err(err(
-            "--since/--until choose among the sessions of a folder; give a folder (or no PATH)",
-        ));
+        return Err(UsageError::WindowNeedsFolder);
     }
     let files = window.keep(files, |p| p.as_path());
     // A folder's page names sessions relative to it; the harness folders', to home.
@@ -248,7 +240,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     // harness folder (the write checks again).
     let reading = crate::export::Reading::config().sessions(&files);
     if let Some(out) = &args.output {
-        crate::export::check(out, &reading).map_err(|e| err(e.to_string()))?;
+        crate::export::check(out, &reading)?;
     }
     let cache_ttl = match &args.shared.cache_ttl {
         Some(_) => cache_ttl(&path, &opts)?,
@@ -309,7 +301,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     if let Some(b) = bar.get() {
         b.finish_and_clear();
     }
-    let c = result.map_err(UsageError::Message)?;
+    let c = result.map_err(UsageError::Compare)?;
     if !args.quiet {
         // One line per kind of skipped file (SPEC §9a); `-v` names each.
         for (reason, files) in compare::skip_kinds(&c) {
@@ -353,7 +345,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     };
     match &args.output {
         Some(file) => {
-            crate::export::write(file, &reading, out.as_bytes()).map_err(|e| err(e.to_string()))?;
+            crate::export::write(file, &reading, out.as_bytes())?;
             if !args.quiet {
                 eprintln!("mcscope: wrote {}", crate::sanitize::path(file));
             }
@@ -370,10 +362,7 @@ fn harness_sessions() -> Result<(Vec<PathBuf>, bool, String), UsageError> {
     let folders = crate::harness::session_folders();
     let mut files = Vec::new();
     for dir in folders.iter().filter(|d| d.is_dir()) {
-        files.extend(
-            crate::compare::session_files(dir)
-                .map_err(|e| err(format!("{}: {e}", dir.display())))?,
-        );
+        files.extend(crate::compare::session_files(dir).map_err(|e| UsageError::io(dir, e))?);
     }
     let databases = harness_databases();
     let named: Vec<String> = folders

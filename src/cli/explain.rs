@@ -22,8 +22,7 @@ pub fn explain_page(setup: &Setup, e: &Explain, format: OutputFormat, full_paths
 /// the config or a harness folder (the write checks again).
 pub fn check_output(output: Option<&Path>, session: &Path) -> Result<(), UsageError> {
     if let Some(out) = output {
-        crate::export::check(out, &reading(session))
-            .map_err(|e| UsageError::Message(e.to_string()))?;
+        crate::export::check(out, &reading(session))?;
     }
     Ok(())
 }
@@ -34,8 +33,7 @@ pub fn emit(output: Option<&Path>, session: &Path, out: String) -> Result<String
     let Some(file) = output else {
         return Ok(out);
     };
-    crate::export::write(file, &reading(session), out.as_bytes())
-        .map_err(|e| UsageError::Message(e.to_string()))?;
+    crate::export::write(file, &reading(session), out.as_bytes())?;
     eprintln!("mcscope: wrote {}", crate::sanitize::path(file));
     Ok(String::new())
 }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 /// Why a file was not written: one line naming the target and the cause.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum WriteError {
+pub enum WriteError {
     #[error("{target}: refusing to write: {why}")]
     Refused { target: PathBuf, why: String },
     #[error("{target}: cannot write: {source}")]

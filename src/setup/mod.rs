@@ -7,13 +7,15 @@ pub(crate) mod baseline;
 mod key_error;
 mod select;
 mod sidecar;
+mod usage_error;
 
 pub use select::{directory_error, request_index, resolve_id};
 pub use sidecar::{Sidecar, read_sidecar, sidecar_path};
+pub use usage_error::UsageError;
 
 use crate::analysis::Setup;
 use crate::config::{self, Config, Source};
-use crate::load::{self, LoadError};
+use crate::load;
 use crate::policy::protect::{self, PathMap, RootKind};
 use crate::policy::{Delivery, Illegal, PlanKind, Policy};
 use crate::session::{Format, Harness, Session};
@@ -204,38 +206,6 @@ impl Opts {
     }
 }
 
-/// A user-facing error: one line naming the path and the cause, and where
-/// there is one a hint line saying what would work ([`UsageError::hint`]);
-/// exit status 2.
-#[derive(Debug, thiserror::Error)]
-pub enum UsageError {
-    #[error(transparent)]
-    Load(#[from] LoadError),
-    /// A plan the session's harness cannot run (`Policy::check`).
-    #[error("{path}: {why}")]
-    Illegal { path: String, why: Illegal },
-    /// A preset name (in the sidecar or the config file) no harness has.
-    #[error("{from}: unknown preset {name:?}")]
-    UnknownPreset { from: &'static str, name: String },
-    #[error("{0}")]
-    Message(String),
-}
-
-impl UsageError {
-    /// What would work instead, in one line (None: the message says it).
-    pub fn hint(&self) -> Option<String> {
-        match self {
-            UsageError::Illegal { why, .. } => Some(why.hint().to_string()),
-            // A bad value in the config file or a sidecar is one line (SPEC §7).
-            UsageError::UnknownPreset { .. } | UsageError::Load(_) | UsageError::Message(_) => None,
-        }
-    }
-}
-
-pub(crate) fn err(msg: impl Into<String>) -> UsageError {
-    UsageError::Message(msg.into())
-}
-
 /// A plan the session's harness cannot run, named with the session's path.
 fn illegal(path: &Path, why: Illegal) -> UsageError {
     UsageError::Illegal {
@@ -269,7 +239,7 @@ pub fn input_format(opts: &Opts) -> Option<Format> {
 
 /// Merges preset ← sidecar ← flags for a session already loaded from `path`.
 pub fn setup_from(session: Session, path: &Path, opts: &Opts) -> Result<Setup, UsageError> {
-    let config = config::load().map_err(|e| err(e.to_string()))?;
+    let config = config::load()?;
     setup_with_config(session, path, opts, config)
 }
 
@@ -338,11 +308,9 @@ fn checked_sidecar(session: &mut Session, path: &Path) -> Result<sidecar::Found,
         });
     }
     if let Some((s, _)) = &sidecar {
-        check_sidecar(s).map_err(|e| {
-            err(format!(
-                "{}: bad sidecar: {e}",
-                sidecar_path(path).display()
-            ))
+        check_sidecar(s).map_err(|e| UsageError::BadSidecar {
+            path: sidecar_path(path).display().to_string(),
+            why: e.to_string(),
         })?;
     }
     Ok(sidecar)
@@ -398,10 +366,12 @@ fn choose_preset(
     };
     if api && !session.harness.dialect().has_server_view() {
         let own = session.harness.name();
-        return Err(err(format!(
-            "{}: the api preset simulates Anthropic's server-side context editing of Messages API requests; a {own} session is not sent that way (use --preset {own})",
-            path.display()
-        )));
+        return Err(UsageError::plan(
+            path,
+            format!(
+                "the api preset simulates Anthropic's server-side context editing of Messages API requests; a {own} session is not sent that way (use --preset {own})"
+            ),
+        ));
     }
     Ok(Chosen {
         api,
@@ -438,7 +408,7 @@ fn layered(
                 Source::Sidecar => "sidecar".to_string(),
                 _ => config_where.clone(),
             };
-            err(format!("{at}: {e}"))
+            UsageError::bad(at, e.to_string())
         })?;
     }
     Ok((sources, delivery_set))
@@ -531,11 +501,13 @@ fn apply_flags(
         let list = api_edit
             .iter()
             .map(|t| {
-                serde_json::from_str(t).map_err(|e| err(format!("--api-edit {t:?}: not JSON: {e}")))
+                serde_json::from_str(t).map_err(|e| {
+                    UsageError::bad(format!("--api-edit {t:?}"), format!("not JSON: {e}"))
+                })
             })
             .collect::<Result<Vec<serde_json::Value>, _>>()?;
-        p.api.edits =
-            crate::policy::api::parse_edits(&list).map_err(|e| err(format!("--api-edit: {e}")))?;
+        p.api.edits = crate::policy::api::parse_edits(&list)
+            .map_err(|e| UsageError::bad("--api-edit", e.to_string()))?;
     }
     p.api.excluded_count_toward_keep |= api_excluded_count_toward_keep;
     p.api.trigger_inclusive |= api_trigger_inclusive;
@@ -549,7 +521,7 @@ fn apply_flags(
     if let Some(g) = gap_minutes {
         // Opts built without clap (the TUI, tests) get clap's check here.
         p.gap_threshold_minutes =
-            config::check_minutes(g).map_err(|e| err(format!("--gap-minutes {e}")))?;
+            config::check_minutes(g).map_err(|e| UsageError::BadGap(e.to_string()))?;
         p.gap_explicit = true;
     }
     p.min_trigger_tool_uses = min_trigger_tool_uses.or(p.min_trigger_tool_uses);
@@ -624,7 +596,7 @@ fn settle_kind_and_delivery(
             ("--prune-protect", prune_protect.is_some()),
             ("--prune-minimum", prune_minimum.is_some()),
         ]) {
-            return Err(err(format!("{}: {e}", path.display())));
+            return Err(UsageError::plan(path, e.to_string()));
         }
         p.delivery = if api {
             Delivery::Server
@@ -634,19 +606,23 @@ fn settle_kind_and_delivery(
     } else if api {
         // The api preset runs its own kind, delivered by the server (SPEC §11).
         if p.kind != PlanKind::Api && policy.is_some() {
-            return Err(err(format!(
-                "{}: the api preset runs the api plan only (got --policy {})",
-                path.display(),
-                p.kind.name()
-            )));
+            return Err(UsageError::plan(
+                path,
+                format!(
+                    "the api preset runs the api plan only (got --policy {})",
+                    p.kind.name()
+                ),
+            ));
         }
         p.kind = PlanKind::Api;
         if delivery_set && p.delivery != Delivery::Server || flag_leaves_api {
-            return Err(err(format!(
-                "{}: the api preset's edits are applied by the server: its delivery is server (got {})",
-                path.display(),
-                delivery.unwrap_or(p.delivery).name()
-            )));
+            return Err(UsageError::plan(
+                path,
+                format!(
+                    "the api preset's edits are applied by the server: its delivery is server (got {})",
+                    delivery.unwrap_or(p.delivery).name()
+                ),
+            ));
         }
         p.delivery = Delivery::Server;
     } else if p.kind == PlanKind::Api {
@@ -678,14 +654,16 @@ fn settle_kind_and_delivery(
                 None => false,
             };
             if refuses {
-                return Err(err(format!(
-                    "{}: request {}: auto runs {} there (Claude Code {}), which does not take delivery {}",
-                    path.display(),
-                    r.index,
-                    p.kind_at(r, r.gap_minutes).map_or("none", PlanKind::name),
-                    r.version.as_deref().unwrap_or("version unknown"),
-                    d.name()
-                )));
+                return Err(UsageError::plan(
+                    path,
+                    format!(
+                        "request {}: auto runs {} there (Claude Code {}), which does not take delivery {}",
+                        r.index,
+                        p.kind_at(r, r.gap_minutes).map_or("none", PlanKind::name),
+                        r.version.as_deref().unwrap_or("version unknown"),
+                        d.name()
+                    ),
+                ));
             }
         }
     }
@@ -745,7 +723,7 @@ fn paths_and_roots(
     for m in path_map {
         let (from, to) = m
             .split_once('=')
-            .ok_or_else(|| err(format!("--path-map {m:?}: expected FROM=TO")))?;
+            .ok_or_else(|| UsageError::bad(format!("--path-map {m:?}"), "expected FROM=TO"))?;
         let from = map_from(from);
         map.retain(|(f, _)| !same_from(f, &from));
         map.push((from, given(to, &cwd)));
@@ -766,28 +744,35 @@ fn paths_and_roots(
     if let Some(s) = side {
         for (kind, dir) in &s.memory_roots {
             let kind = RootKind::parse(kind).ok_or_else(|| {
-                err(format!(
-                    "sidecar: unknown memory root {kind:?} ({})",
-                    config::names::<RootKind>()
-                ))
+                UsageError::bad(
+                    "sidecar",
+                    format!(
+                        "unknown memory root {kind:?} ({})",
+                        config::names::<RootKind>()
+                    ),
+                )
             })?;
             set_root(kind, given(dir, side_dir));
         }
     }
     for r in memory_root {
         let (kind, dir) = r.split_once('=').ok_or_else(|| {
-            err(format!(
-                "--memory-root {r:?}: expected {}=DIR",
-                config::names::<RootKind>().replace(", ", "|")
-            ))
+            UsageError::bad(
+                format!("--memory-root {r:?}"),
+                format!(
+                    "expected {}=DIR",
+                    config::names::<RootKind>().replace(", ", "|")
+                ),
+            )
         })?;
         let kind = RootKind::parse(kind).ok_or_else(|| {
-            err(format!(
-                "--memory-root {r:?}: unknown root {kind:?} ({})",
-                config::names::<RootKind>()
-            ))
+            UsageError::bad(
+                format!("--memory-root {r:?}"),
+                format!("unknown root {kind:?} ({})", config::names::<RootKind>()),
+            )
         })?;
-        config::check_dir(dir).map_err(|e| err(format!("--memory-root {r:?}: {e}")))?;
+        config::check_dir(dir)
+            .map_err(|e| UsageError::bad(format!("--memory-root {r:?}"), e.to_string()))?;
         set_root(kind, given(dir, &cwd));
     }
     roots.sort_by_key(|(k, _)| RootKind::ALL.iter().position(|x| x == k));
@@ -869,7 +854,7 @@ pub fn cache_ttl(path: &Path, opts: &Opts) -> Result<crate::totals::CacheTtl, Us
         true => None,
         false => read_sidecar(path)?.and_then(|(s, _)| s.cache_ttl),
     };
-    let config = config::load().map_err(|e| err(e.to_string()))?;
+    let config = config::load()?;
     resolve_cache_ttl(
         opts.shared.cache_ttl,
         sidecar.as_deref(),
@@ -885,10 +870,10 @@ fn resolve_cache_ttl(
 ) -> Result<crate::totals::CacheTtl, UsageError> {
     let parse = |from: &str, t: &str| {
         CacheTtl::parse(t).ok_or_else(|| {
-            err(format!(
-                "{from} {t:?}: expected {}",
-                config::names_or::<CacheTtl>()
-            ))
+            UsageError::bad(
+                format!("{from} {t:?}"),
+                format!("expected {}", config::names_or::<CacheTtl>()),
+            )
         })
     };
     match (flag, sidecar, config) {

@@ -1,7 +1,7 @@
 //! What a user names on the command line or in the TUI: a request (`--at`), a
 //! tool result id (or a unique prefix of one), a session file rather than a folder.
 
-use super::{UsageError, err};
+use super::UsageError;
 use crate::load;
 use crate::session::Session;
 use std::path::Path;
@@ -11,16 +11,16 @@ pub fn request_index(session: &Session, at: Option<&str>) -> Result<usize, Usage
     let n = session.requests.len();
     let k = match at {
         None | Some("last") => n,
-        Some(s) => s
-            .parse::<usize>()
-            .map_err(|_| err(format!("--at {s:?}: expected a request number or `last`")))?,
+        Some(s) => s.parse::<usize>().map_err(|_| {
+            UsageError::bad(format!("--at {s:?}"), "expected a request number or `last`")
+        })?,
     };
     if n == 0 {
         // An empty session is valid (SPEC §1): request 0 stands for "none".
         return Ok(0);
     }
     if k == 0 || k > n {
-        return Err(err(format!("--at {k}: the session has requests 1..={n}")));
+        return Err(UsageError::NoRequest { at: k, n });
     }
     Ok(k)
 }
@@ -50,7 +50,7 @@ pub fn resolve_id(session: &Session, q: &str) -> Result<String, UsageError> {
     }
     if q.is_empty() {
         // Otherwise "" is a prefix of every id: ask for one.
-        return Err(err("give a tool result id (a unique prefix is enough)"));
+        return Err(UsageError::NoId);
     }
     let matches = |id: &str| {
         id.starts_with(q)
@@ -68,20 +68,23 @@ pub fn resolve_id(session: &Session, q: &str) -> Result<String, UsageError> {
     found.sort_unstable();
     found.dedup();
     match found.as_slice() {
-        [] => Err(err(format!("no tool result with id {q:?}"))),
+        [] => Err(UsageError::UnknownId { id: q.to_string() }),
         [one] => Ok(one.to_string()),
         many => {
             let shown: Vec<&str> = many.iter().take(8).copied().collect();
-            Err(err(format!(
-                "id prefix {q:?} is ambiguous: {} match ({}{})",
-                many.len(),
-                crate::sanitize::joined(&shown, ", "),
-                if many.len() > shown.len() {
-                    ", …"
-                } else {
-                    ""
-                }
-            )))
+            Err(UsageError::AmbiguousId {
+                prefix: q.to_string(),
+                count: many.len(),
+                shown: format!(
+                    "{}{}",
+                    crate::sanitize::joined(&shown, ", "),
+                    if many.len() > shown.len() {
+                        ", …"
+                    } else {
+                        ""
+                    }
+                ),
+            })
         }
     }
 }
@@ -97,19 +100,19 @@ pub fn directory_error(path: &Path) -> UsageError {
     };
     let listing = found.sessions;
     if listing.is_empty() {
-        return err(format!(
-            "{}: is a directory without sessions (*.jsonl){skipped}",
-            path.display()
-        ));
+        return UsageError::EmptyDirectory {
+            path: path.display().to_string(),
+            skipped,
+        };
     }
     let names: Vec<String> = listing
         .iter()
         .take(5)
         .map(|(p, _, _)| crate::sanitize::path(p))
         .collect();
-    err(format!(
-        "{}: is a directory; give one session file, e.g. {}{skipped}",
-        path.display(),
-        names.join(", ")
-    ))
+    UsageError::Directory {
+        path: path.display().to_string(),
+        newest: names.join(", "),
+        skipped,
+    }
 }

@@ -1,7 +1,7 @@
 //! The session sidecar (`SESSION.mcscope.json`): its policy keys, roots, path
 //! map and cache TTL, read beside the session.
 
-use super::{UsageError, err};
+use super::UsageError;
 use crate::config;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
@@ -113,17 +113,19 @@ pub(crate) fn read_sidecar_noting(session: &Path) -> Result<(Found, Option<Strin
             let note = format!("{}: sidecar ignored: {e}", path.display());
             return Ok((None, Some(note)));
         }
-        Err(e) => return Err(err(format!("{}: {e}", path.display()))),
+        Err(e) => return Err(UsageError::io(&path, e)),
     };
-    let sidecar =
-        Sidecar::parse(&text).map_err(|e| err(format!("{}: bad sidecar: {e}", path.display())))?;
+    let sidecar = Sidecar::parse(&text).map_err(|e| UsageError::BadSidecar {
+        path: path.display().to_string(),
+        why: e.to_string(),
+    })?;
     // Relative directories in a sidecar are relative to the sidecar's folder.
     // A bare file name's parent is the empty path: the current folder.
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let dir = std::path::absolute(dir).map_err(|e| err(format!("{}: {e}", path.display())))?;
+    let dir = std::path::absolute(dir).map_err(|e| UsageError::io(&path, e))?;
     Ok((Some((sidecar, dir)), None))
 }
 

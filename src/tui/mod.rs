@@ -64,8 +64,7 @@ pub fn load_target(
         Err(e) => (Default::default(), Some(format!("{e}: defaults used"))),
     };
     let path = &target.path;
-    let session = crate::load::load_thread(path, lines.iter().copied().collect(), progress)
-        .map_err(|e| UsageError::Message(e.to_string()))?;
+    let session = crate::load::load_thread(path, lines.iter().copied().collect(), progress)?;
     let mut setup = setup::setup_with_config(session, path, opts, config)?;
     setup.settings.config_notice = notice;
     let at = setup::request_index(&setup.session, opts.at.as_deref());
@@ -148,17 +147,13 @@ pub fn require_terminal() -> Result<(), UsageError> {
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
         return Ok(());
     }
-    Err(UsageError::Message(
-        "not a terminal: use `mcscope plan`, `timeline`, `explain`, `evidence`, `compare` or `wire` to print \
-         (the TUI needs a terminal on stdin and stdout)"
-            .into(),
-    ))
+    Err(UsageError::NotATerminal)
 }
 
 /// `mcscope demo`: the bundled session with its guided captions.
 pub fn run_demo(color: ColorChoice) -> Result<(), UsageError> {
     require_terminal()?;
-    let dir = tempfile::tempdir().map_err(|e| UsageError::Message(format!("demo: {e}")))?;
+    let dir = tempfile::tempdir().map_err(|e| UsageError::Demo(e.to_string()))?;
     let mut app = demo_app(dir.path())?;
     let opts = Opts::default();
     with_terminal(true, |terminal| {
@@ -228,7 +223,7 @@ pub fn demo_app(dir: &Path) -> Result<App, UsageError> {
         &crate::export::Reading::config(),
         demo::SESSION.as_bytes(),
     )
-    .map_err(|e| UsageError::Message(format!("demo: {e}")))?;
+    .map_err(|e| UsageError::Demo(e.to_string()))?;
     let opts = Opts {
         keep_recent: Some(2),
         trigger: Some(3),
@@ -274,8 +269,7 @@ pub fn picker_sessions(
         if skip_missing && !dir.is_dir() {
             continue;
         }
-        let listing = crate::load::list_folder(dir)
-            .map_err(|e| UsageError::Message(format!("{}: {e}", dir.display())))?;
+        let listing = crate::load::list_folder(dir).map_err(|e| UsageError::io(dir, e))?;
         sessions.extend(listing.sessions);
         not_regular += listing.not_regular.len();
     }
@@ -330,19 +324,16 @@ pub fn run(path: Option<&Path>, opts: &Opts, launch: &Launch) -> Result<(), Usag
         Some(p) if p.is_dir() => (picker(vec![p.to_path_buf()], false)?, None),
         Some(p) => {
             if launch.window.is_set() {
-                return Err(UsageError::Message(
-                    "--since/--until choose among the sessions of a folder; give a folder (or no PATH)".into(),
-                ));
+                return Err(UsageError::WindowNeedsFolder);
             }
-            let meta = std::fs::metadata(p)
-                .map_err(|e| UsageError::Message(format!("{}: {e}", p.display())))?;
+            let meta = std::fs::metadata(p).map_err(|e| UsageError::io(p, e))?;
             if !meta.is_file() {
                 // Said before the terminal is taken (the load would refuse it too).
                 let what = crate::load::regular::describe(meta.file_type());
-                return Err(UsageError::Message(format!(
-                    "{}: not a regular file ({what}); give a session file",
-                    p.display()
-                )));
+                return Err(UsageError::NotRegular {
+                    path: p.display().to_string(),
+                    what: what.to_string(),
+                });
             }
             // A database of several sessions without `--session`: its own
             // picker (SPEC §15.14).
@@ -417,8 +408,8 @@ fn event_loop(
 ) -> Result<(), UsageError> {
     loop {
         if let Some(l) = loading.take_if(|l| l.handle.is_finished()) {
-            let (setup, at) = l.handle.join().map_err(|_| {
-                UsageError::Message(format!("{}: the loader panicked", l.path.display()))
+            let (setup, at) = l.handle.join().map_err(|_| UsageError::LoaderPanicked {
+                path: l.path.display().to_string(),
             })??;
             if from_picker {
                 // One `--at` for a folder of sessions: those too short open at their last.
@@ -454,7 +445,7 @@ fn event_loop(
                     ),
                     None => ui::draw(f, app, theme),
                 })
-                .map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
+                .map_err(|e| UsageError::Terminal(e.to_string()))?;
             app.drawn();
         }
         if app.quit {
@@ -466,10 +457,10 @@ fn event_loop(
         } else {
             Duration::from_millis(50)
         };
-        if !event::poll(tick).map_err(|e| UsageError::Message(format!("terminal: {e}")))? {
+        if !event::poll(tick).map_err(|e| UsageError::Terminal(e.to_string()))? {
             continue;
         }
-        let ev = event::read().map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
+        let ev = event::read().map_err(|e| UsageError::Terminal(e.to_string()))?;
         let action = match ev {
             // While a session loads only giving up does anything.
             Event::Key(k) if loading.is_some() => keymap::loading_action(k),
@@ -547,11 +538,11 @@ fn suspend(terminal: &mut ratatui::DefaultTerminal) -> Result<(), UsageError> {
     unsafe {
         libc::raise(libc::SIGTSTP);
     }
-    *terminal = ratatui::try_init().map_err(|e| UsageError::Message(format!("terminal: {e}")))?;
+    *terminal = ratatui::try_init().map_err(|e| UsageError::Terminal(e.to_string()))?;
     if MOUSE.load(Ordering::Relaxed) {
         let _ = execute!(std::io::stdout(), EnableMouseCapture);
     }
     terminal
         .clear()
-        .map_err(|e| UsageError::Message(format!("terminal: {e}")))
+        .map_err(|e| UsageError::Terminal(e.to_string()))
 }
