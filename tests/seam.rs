@@ -14,15 +14,56 @@ use mcscope::session::Format;
 use std::path::{Path, PathBuf};
 
 const ENUMS: [&str; 4] = ["Harness", "Preset", "PresetArg", "PresetId"];
-const VARIANTS: [&str; 4] = ["Claude", "Qwen", "Api", "Opencode"];
 
-/// Every `Enum::Variant` of a harness in `text`, as (line, the name).
+/// Every harness and preset variant's name, read from the enums themselves, so
+/// a harness added to the registry is counted without a change here.
+fn variants() -> Vec<String> {
+    let mut out: Vec<String> = <Harness as strum::VariantArray>::VARIANTS
+        .iter()
+        .map(|h| format!("{h:?}"))
+        .chain(
+            <PresetId as strum::VariantArray>::VARIANTS
+                .iter()
+                .map(|p| format!("{p:?}")),
+        )
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Every `Enum::Variant` of a harness in `text`, as (line, the name), and
+/// every import that would let a variant be named without its enum
+/// (`Harness::*`, `Harness::{…}`) or under another name (`PresetId as P`,
+/// unless `P` is one of the enum names counted here).
 fn variant_names(text: &str) -> Vec<(usize, String)> {
+    let variants = variants();
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let code = line.split("//").next().unwrap_or_default();
         for e in ENUMS {
-            for v in VARIANTS {
+            for glob in ["::*", "::{"] {
+                let name = format!("{e}{glob}");
+                if let Some(at) = code.find(&name) {
+                    let before = code[..at].chars().next_back();
+                    if !before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                        out.push((n + 1, name));
+                    }
+                }
+            }
+            let alias = format!("{e} as ");
+            // An import's rename (`<Harness as VariantArray>` is a trait, not one).
+            let import = code.trim_start().starts_with("use ") || code.contains("pub use ");
+            if let Some(at) = code.find(&alias).filter(|_| import) {
+                let to: String = code[at + alias.len()..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !ENUMS.contains(&to.as_str()) {
+                    out.push((n + 1, format!("{e} as {to}")));
+                }
+            }
+            for v in &variants {
                 let name = format!("{e}::{v}");
                 let mut from = 0;
                 while let Some(at) = code[from..].find(&name) {
@@ -110,6 +151,22 @@ fn the_counter_sees_a_variant_and_skips_comments_and_longer_names() {
     let text = "let a = Harness::Qwen;\n// Harness::Claude in words\nlet b = Harness::Claudes;\nx(Preset::Api)";
     let got: Vec<String> = variant_names(text).into_iter().map(|(_, n)| n).collect();
     assert_eq!(got, ["Harness::Qwen", "Preset::Api"]);
+    // Every harness the registry has, the newest included; imports that
+    // would hide a variant's enum; an alias only under another enum name.
+    let text = "h == Harness::Gemini\nuse Harness::*;\nuse crate::harness::Harness::{Claude};\n\
+                use crate::harness::Harness as H;\npub use crate::harness::PresetId as Preset;\n\
+                x(PresetId::Opencode)\nfor h in <Harness as strum::VariantArray>::VARIANTS {}";
+    let got: Vec<String> = variant_names(text).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(
+        got,
+        [
+            "Harness::Gemini",
+            "Harness::*",
+            "Harness::{",
+            "Harness as H",
+            "PresetId::Opencode"
+        ]
+    );
     let code = non_test_code(
         Path::new("a.rs"),
         "fn a() {}\n#[cfg(test)]\nmod tests { Harness::Qwen }",
@@ -153,21 +210,54 @@ fn each_harness_row_is_its_own_and_owns_its_formats() {
     assert!(!PresetId::SERVER.rules().caveats.is_empty());
 }
 
-/// Every `Format::Variant` in `text` (the variants as the enum has them), and
-/// every glob or list import of them (`Format::*`, `Format::{…}`), which would
-/// name them without the prefix: as (line, the name).
-fn format_names(text: &str) -> Vec<(usize, String)> {
+/// The other names `Format` is imported under (`use …::Format as
+/// InputFormatArg;`), whose `Name::Variant` names a format too.
+fn format_aliases(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or_default())
+        .filter(|l| l.trim_start().starts_with("use ") || l.contains("pub use "))
+        .filter_map(|l| {
+            let at = l.find("Format as ")?;
+            let before = l[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                return None;
+            }
+            let name: String = l[at + "Format as ".len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            Some(name)
+        })
+        .collect()
+}
+
+/// Every `Format::Variant` in `text` (the variants as the enum has them), the
+/// same under any of `aliases` (`InputFormatArg::ClaudeJsonl`), and every glob
+/// or list import of them (`Format::*`, `Format::{…}`), which would name them
+/// without the prefix: as (line, the name).
+fn format_names(text: &str, aliases: &[String]) -> Vec<(usize, String)> {
+    let mut out = format_names_as(text, "Format");
+    for a in aliases {
+        out.extend(format_names_as(text, a));
+    }
+    out.sort();
+    out
+}
+
+/// [`format_names`] for one name of the enum.
+fn format_names_as(text: &str, enum_name: &str) -> Vec<(usize, String)> {
     let variants: Vec<String> = <Format as strum::VariantArray>::VARIANTS
         .iter()
         .map(|f| format!("{f:?}"))
         .collect();
+    let prefix = format!("{enum_name}::");
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let code = line.split("//").next().unwrap_or_default();
         let mut from = 0;
-        while let Some(at) = code[from..].find("Format::") {
+        while let Some(at) = code[from..].find(&prefix) {
             let start = from + at;
-            let end = start + "Format::".len();
+            let end = start + prefix.len();
             from = end;
             let before = code[..start].chars().next_back();
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
@@ -179,9 +269,9 @@ fn format_names(text: &str) -> Vec<(usize, String)> {
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
                 .collect();
             if variants.contains(&name) {
-                out.push((n + 1, format!("Format::{name}")));
+                out.push((n + 1, format!("{prefix}{name}")));
             } else if rest.starts_with('*') || rest.starts_with('{') {
-                out.push((n + 1, format!("Format::{}", &rest[..1])));
+                out.push((n + 1, format!("{prefix}{}", &rest[..1])));
             }
         }
     }
@@ -201,6 +291,11 @@ fn no_source_file_outside_the_format_seam_names_a_format_variant() {
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     files.sort();
+    // Aliases anywhere in the crate (a `pub use` in one file, used in another).
+    let aliases: Vec<String> = files
+        .iter()
+        .flat_map(|f| format_aliases(&std::fs::read_to_string(f).unwrap()))
+        .collect();
     let (mut found, mut seam, mut allowed) = (Vec::new(), 0, 0);
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
@@ -208,7 +303,7 @@ fn no_source_file_outside_the_format_seam_names_a_format_variant() {
         let Some(code) = non_test_code(rel, &text) else {
             continue;
         };
-        let names = format_names(&code);
+        let names = format_names(&code, &aliases);
         if rel.starts_with("load/format") {
             seam += names.len();
         } else if may_name_formats(rel) {
@@ -239,7 +334,10 @@ fn no_source_file_outside_the_format_seam_names_a_format_variant() {
 #[test]
 fn the_format_counter_sees_variants_and_imports_and_skips_other_enums() {
     let text = "match f { Format::QwenJsonl => 1,\n// Format::ClaudeJsonl in words\nx(OutputFormat::Json)\nif f == crate::session::Format::OpencodeDb {}\nuse crate::session::Format::*;\nuse Format::{GeminiJson};\nFormat::GeminiJsonl | Format::GeminiJson";
-    let got: Vec<String> = format_names(text).into_iter().map(|(_, n)| n).collect();
+    let got: Vec<String> = format_names(text, &[])
+        .into_iter()
+        .map(|(_, n)| n)
+        .collect();
     assert_eq!(
         got,
         [
@@ -247,10 +345,20 @@ fn the_format_counter_sees_variants_and_imports_and_skips_other_enums() {
             "Format::OpencodeDb",
             "Format::*",
             "Format::{",
-            "Format::GeminiJsonl",
-            "Format::GeminiJson"
+            "Format::GeminiJson",
+            "Format::GeminiJsonl"
         ]
     );
+    // An alias names the variants as well as the enum does.
+    let text = "pub use crate::session::Format as InputFormatArg;\nlet f: InputFormatArg = x;\n\
+                if f == InputFormatArg::QwenJsonl {}\nx(OutputFormat as Y)";
+    let aliases = format_aliases(text);
+    assert_eq!(aliases, ["InputFormatArg"]);
+    let got: Vec<String> = format_names(text, &aliases)
+        .into_iter()
+        .map(|(_, n)| n)
+        .collect();
+    assert_eq!(got, ["InputFormatArg::QwenJsonl"]);
 }
 
 #[test]
