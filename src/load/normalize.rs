@@ -122,6 +122,63 @@ mod tests {
         assert_eq!(ranks, [Some(1), Some(2), Some(3), Some(4)]);
     }
 
+    /// A repeat counts only where the call it repeats is in the view: after a
+    /// compression, a call that names the file an earlier view's call of its
+    /// id named lists the path again.
+    #[test]
+    fn a_repeat_of_a_call_before_the_view_lists_its_path() {
+        let mut lines = qwen_lines();
+        lines.push(json!({"uuid": "c", "parentUuid": null, "sessionId": "s",
+            "timestamp": "2026-05-20T10:00:05.000Z", "type": "system", "cwd": "/repo",
+            "version": "0.15.6", "subtype": "chat_compression",
+            "systemPayload": {"info": {"compressionStatus": 1}, "compressedHistory": [
+                {"role": "user", "parts": [{"text": "summary"}]},
+                {"role": "model", "parts": [{"text": "ok"}]}]}}));
+        let rec = |n: usize, kind: &str, message: Value| {
+            json!({"uuid": format!("q{n}"), "parentUuid": null, "sessionId": "s",
+                "timestamp": format!("2026-05-20T10:00:{n:02}.000Z"), "type": kind,
+                "cwd": "/repo", "version": "0.15.6", "message": message})
+        };
+        lines.extend([
+            rec(
+                6,
+                "user",
+                json!({"role": "user", "parts": [{"text": "again"}]}),
+            ),
+            rec(
+                7,
+                "assistant",
+                json!({"role": "model", "parts": [{"functionCall":
+                {"id": "r", "name": "read_file", "args": {"file_path": "/repo/a"}}}]}),
+            ),
+            rec(
+                8,
+                "user",
+                json!({"role": "user", "parts": [{"functionResponse":
+                {"id": "r", "name": "read_file", "response": {"output": "text"}}}]}),
+            ),
+            rec(
+                9,
+                "assistant",
+                json!({"role": "model", "parts": [{"text": "done"}]}),
+            ),
+        ]);
+        let (_dir, s) = load(&lines, "s.jsonl");
+        // The new call repeats call 2 (the last of `r` on /repo/a before it).
+        assert_eq!(s.path_repeats[4], Some(2));
+        let setup = Setup::new(
+            s,
+            Policy::preset(crate::session::Format::QwenJsonl.harness()),
+        );
+        let plan = plan_at(&setup, setup.last_request()).unwrap();
+        let paths: Vec<Vec<&str>> = plan
+            .candidates
+            .iter()
+            .map(|c| c.paths.iter().map(|p| p.path.as_str()).collect())
+            .collect();
+        assert_eq!(paths, [["/repo/a"]]);
+    }
+
     /// A Claude Code transcript's results take their call's place, and a
     /// result's paths are a list: nothing is marked as a repeat.
     #[test]
