@@ -45,6 +45,39 @@ impl Format {
 }
 
 pub use crate::harness::Harness;
+use crate::harness::{Preset, RankBy};
+
+/// How a transcript names, orders and prices its tool results (SPEC §2, §3):
+/// facts of the records the harness writes, not of the plan run on them, so
+/// they are settled once at load and a plan reads them from the session,
+/// whatever preset it applies (the `api` preset on a Claude Code file
+/// included).
+#[derive(Debug, Clone, Copy)]
+pub struct ResultShape {
+    /// Whether a result takes its tool and its place from its call (Claude
+    /// Code, OpenCode), or names its own tool and ranks in the order of the
+    /// results (Qwen Code, Gemini CLI).
+    pub rank_by: RankBy,
+    /// The tokens one image or document in a result counts (SPEC §2
+    /// `est_tokens`; a plan that clears media counts them so).
+    pub media_tokens: u64,
+    /// The tool table the records' names belong to: which tools are
+    /// compactable, name a file or read memory, and the bridge whose
+    /// responses take the tool their calls name.
+    pub tools: &'static Preset,
+}
+
+impl ResultShape {
+    /// The shape of the results that `harness` writes.
+    pub fn of(harness: Harness) -> ResultShape {
+        let rules = harness.rules();
+        ResultShape {
+            rank_by: rules.rank_by,
+            media_tokens: rules.media_tokens,
+            tools: rules,
+        }
+    }
+}
 
 /// A line that could not be used, with where it was. Loading always goes on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -477,6 +510,16 @@ pub struct Session {
     pub path: PathBuf,
     pub format: Format,
     pub harness: Harness,
+    /// How the transcript names, orders and prices its results (see
+    /// [`ResultShape`]): what plans read instead of asking the harness.
+    pub shape: ResultShape,
+    /// Per call, where a result's recorded paths are a set (SPEC §3: Qwen
+    /// Code and Gemini CLI collect each id's paths in order, deduplicated):
+    /// the latest earlier call with the same id that names the same file,
+    /// so a view that holds both counts the path once. Found once at load
+    /// (`load::normalize`): deduplicating per result per request copied
+    /// every path. Empty where paths are a list.
+    pub path_repeats: Vec<Option<usize>>,
     /// Lines that parsed as JSON records (every type).
     pub records: usize,
     pub sidechain_records: usize,
@@ -617,6 +660,8 @@ impl Session {
             path,
             format,
             harness: format.harness(),
+            shape: ResultShape::of(format.harness()),
+            path_repeats: Vec::new(),
             records: 0,
             sidechain_records: 0,
             sidechain_calls: 0,

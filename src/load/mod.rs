@@ -15,6 +15,7 @@ pub(crate) mod encoding;
 pub(crate) mod jsonlen;
 mod live;
 mod messages;
+mod normalize;
 mod nulrun;
 pub mod opencode;
 mod qwen;
@@ -157,7 +158,8 @@ pub fn load_session(
         None => detect(path, &mut file).map_err(io)??,
     };
     rewind(&mut file).map_err(io)?;
-    format::of(format).load(path, file, session, progress)
+    let s = format::of(format).load(path, file, session, progress)?;
+    Ok(normalize::normalize(s))
 }
 
 /// The format of the file at `path` as detection sees it (None: unreadable or
@@ -190,7 +192,7 @@ pub fn load_thread(
     progress: &AtomicU64,
 ) -> Result<Session, LoadError> {
     let file = open_session(path)?;
-    format::load_thread(path, file, lines, progress)
+    format::load_thread(path, file, lines, progress).map(normalize::normalize)
 }
 
 /// Bytes read per batch: lines are split sequentially (memchr) and parsed in parallel.
@@ -630,7 +632,7 @@ impl Follower {
 
     /// The session as read so far (the held-back partial line not included).
     pub fn session(&self) -> Session {
-        self.state.session()
+        normalize::normalize(self.state.session())
     }
 }
 

@@ -14,9 +14,11 @@ mod prompt;
 
 pub(crate) use paths::in_qwen_tree;
 pub use paths::{decode_project, is_subagent_path, parent_session, project_dir, short_project};
-use prompt::{Prompt, prompt_of, str_of, trim};
+pub(crate) use prompt::str_of;
+use prompt::{Prompt, prompt_of, trim};
 
-use crate::session::Harness;
+use crate::load::format::{LightCounter, LightRecord, LightTally};
+use crate::session::{Format, Harness};
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -304,17 +306,39 @@ impl Counter {
     }
 }
 
-#[derive(Debug, Default)]
+/// The main thread's counter as a format's own counter adds to it.
+struct MainTally<'a> {
+    counter: &'a mut Counter,
+    main_is_sidechain: &'a mut Option<bool>,
+}
+
+impl LightTally for MainTally<'_> {
+    fn message(&mut self) {
+        self.main_is_sidechain.get_or_insert(false);
+    }
+
+    fn response(&mut self) {
+        self.counter.requests += 1;
+        self.counter.trailing_user = false;
+    }
+
+    fn result(&mut self) {
+        self.counter.results += 1;
+    }
+
+    fn user(&mut self, results: usize, text: Option<&str>) {
+        self.counter.user(results, text.and_then(prompt_of));
+    }
+}
+
+#[derive(Default)]
 struct State {
     records: usize,
     summaries: usize,
     qwen: bool,
-    /// A Gemini CLI file: its header's `kind` said `subagent`, the responses
-    /// seen (by record id) and the results (by tool id).
-    gemini: bool,
-    gemini_subagent: bool,
-    gemini_responses: std::collections::HashSet<String>,
-    gemini_results: std::collections::HashSet<String>,
+    /// A format that counts its lines its own way (Gemini CLI's), once one
+    /// of its records claimed the file: it counts every line from there on.
+    own: Option<(Format, Box<dyn LightCounter>)>,
     cwd: Option<String>,
     session_id: Option<String>,
     /// The first message record's `isSidechain`: which thread is "main".
@@ -346,9 +370,26 @@ impl State {
         {
             self.session_id = Some(id.into_owned());
         }
-        if self.gemini || rec.project_hash.is_some() || rec.set.is_some() || rec.rewind_to.is_some()
-        {
-            self.gemini_line(&rec, kind);
+        let light = LightRecord {
+            kind,
+            id: rec.id,
+            model: rec.model,
+            content: rec.content,
+            tool_calls: rec.tool_calls,
+            project_hash: rec.project_hash,
+            header_kind: rec.header_kind,
+            set: rec.set,
+            rewind_to: rec.rewind_to,
+        };
+        if self.own.is_none() {
+            self.own = crate::load::format::light_counter(&light);
+        }
+        if let Some((_, own)) = &mut self.own {
+            let mut main = MainTally {
+                counter: &mut self.main,
+                main_is_sidechain: &mut self.main_is_sidechain,
+            };
+            own.record(&light, &mut main);
             return;
         }
         let sidechain = rec.sidechain.is_some_and(|v| v.get() == "true");
@@ -440,70 +481,6 @@ impl State {
         }
     }
 
-    /// A Gemini CLI line, counted as its loader counts (`load::gemini`): a
-    /// response is a `gemini` record with a `model` at its first appearance;
-    /// results are counted once by id; the prompt is the first text a person
-    /// typed (the session context and hook notes are not).
-    fn gemini_line(&mut self, rec: &Rec<'_>, kind: &str) {
-        self.gemini = true;
-        if rec.project_hash.is_some() {
-            self.gemini_subagent |= str_of(rec.header_kind).as_deref() == Some("subagent");
-            return;
-        }
-        let Some(id) = str_of(rec.id) else {
-            return;
-        };
-        if self.main_is_sidechain.is_none() && matches!(kind, "user" | "gemini") {
-            self.main_is_sidechain = Some(false);
-        }
-        match kind {
-            "gemini" => {
-                if rec.model.is_some() && self.gemini_responses.insert(id.into_owned()) {
-                    self.main.requests += 1;
-                    self.main.trailing_user = false;
-                }
-                // Results a `toolCalls` entry carries, each once by id.
-                let calls: Vec<GeminiToolCall> = rec
-                    .tool_calls
-                    .and_then(|c| serde_json::from_str(c.get()).ok())
-                    .unwrap_or_default();
-                for part in calls.iter().flat_map(|c| c.result.iter().flatten()) {
-                    if let Some(r) = &part.response
-                        && let Some(rid) = str_of(r.id)
-                        && self.gemini_results.insert(rid.into_owned())
-                    {
-                        self.main.results += 1;
-                    }
-                }
-            }
-            "user" => {
-                let parts: Vec<GeminiPart> = rec
-                    .content
-                    .and_then(|c| serde_json::from_str(c.get()).ok())
-                    .unwrap_or_default();
-                let mut results = 0;
-                for p in &parts {
-                    if let Some(r) = &p.response
-                        && let Some(rid) = str_of(r.id)
-                        && self.gemini_results.insert(rid.into_owned())
-                    {
-                        results += 1;
-                    }
-                }
-                let text = parts
-                    .iter()
-                    .filter(|p| p.response.is_none())
-                    .filter_map(|p| str_of(p.text))
-                    .find(|t| {
-                        !t.starts_with("<session_context>") && !t.starts_with("<hook_context>")
-                    });
-                let prompt = text.filter(|_| results == 0).and_then(|t| prompt_of(&t));
-                self.main.user(results, prompt);
-            }
-            _ => {}
-        }
-    }
-
     fn finish(
         self,
         path: &Path,
@@ -513,13 +490,13 @@ impl State {
     ) -> Summary {
         // The light pass sniffs the format; the format names its harness.
         let seen = crate::load::format::LightSeen {
-            gemini_record: self.gemini,
+            counted_by: self.own.as_ref().map(|(f, _)| *f),
             message_parts: self.qwen,
             messages: self.main_is_sidechain.is_some(),
         };
         let format = crate::load::format::light_format(&seen, path);
         let harness = format.format().harness();
-        let kind = if self.gemini_subagent
+        let kind = if self.own.as_ref().is_some_and(|(_, c)| c.subagent())
             || self.main_is_sidechain == Some(true)
             || (format.subagent_by_path() && is_subagent_path(path))
         {
@@ -616,29 +593,6 @@ struct Rec<'a> {
     rewind_to: Raw<'a>,
     #[serde(rename = "toolCalls", borrow, default)]
     tool_calls: Raw<'a>,
-}
-
-/// A Gemini CLI `toolCalls` entry: its result parts (0.39–0.43 hold the
-/// results only there).
-#[derive(Deserialize)]
-struct GeminiToolCall<'a> {
-    #[serde(borrow, default)]
-    result: Option<Vec<GeminiPart<'a>>>,
-}
-
-/// A part of a Gemini CLI content, as a picker row counts it.
-#[derive(Deserialize)]
-struct GeminiPart<'a> {
-    #[serde(borrow, default)]
-    text: Raw<'a>,
-    #[serde(rename = "functionResponse", borrow, default)]
-    response: Option<GeminiResponse<'a>>,
-}
-
-#[derive(Deserialize)]
-struct GeminiResponse<'a> {
-    #[serde(borrow, default)]
-    id: Raw<'a>,
 }
 
 #[derive(Deserialize)]

@@ -17,7 +17,8 @@ pub(super) fn trim(mut b: &[u8]) -> &[u8] {
     b
 }
 
-pub(super) fn str_of(v: Raw<'_>) -> Option<Cow<'_, str>> {
+/// A JSON string's text (None: the value is absent or not a string).
+pub(crate) fn str_of(v: Raw<'_>) -> Option<Cow<'_, str>> {
     let text = v?.get();
     if !text.starts_with('"') {
         return None;

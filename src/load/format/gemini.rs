@@ -3,9 +3,13 @@
 //! one), so neither is streamed nor followed.
 
 use super::super::{LoadError, gemini};
-use super::{FormatLoader, Head, LightSeen};
+use super::{FormatLoader, Head, LightCounter, LightRecord, LightSeen, LightTally};
+use crate::scan::str_of;
 use crate::session::{Format, Session};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -90,7 +94,14 @@ impl FormatLoader for GeminiJsonl {
 
     /// The light pass counts a legacy record as these lines too.
     fn light_claims(&self, seen: &LightSeen, _path: &Path) -> bool {
-        seen.gemini_record
+        seen.counted_by == Some(self.format())
+    }
+
+    /// Its header (`projectHash`), a `$set` or a `$rewindTo`.
+    fn light_counter(&self, record: &LightRecord<'_>) -> Option<Box<dyn LightCounter>> {
+        let ours =
+            record.project_hash.is_some() || record.set.is_some() || record.rewind_to.is_some();
+        ours.then(|| Box::new(LightCount::default()) as Box<dyn LightCounter>)
     }
 
     /// `<home>/.gemini/tmp/<project slug>/chats/…`: the slug names it.
@@ -184,4 +195,103 @@ impl FormatLoader for GeminiJson {
     fn subagent_by_path(&self) -> bool {
         false
     }
+}
+
+/// The picker's count of a Gemini CLI file, as its loader counts
+/// (`load::gemini`): a response is a `gemini` record with a `model` at its
+/// first appearance; results are counted once by id; the prompt is the first
+/// text a person typed (the session context and hook notes are not).
+#[derive(Default)]
+struct LightCount {
+    /// The header's `kind` said `subagent`.
+    subagent: bool,
+    /// The responses seen (by record id) and the results (by tool id).
+    responses: HashSet<String>,
+    results: HashSet<String>,
+}
+
+impl LightCounter for LightCount {
+    fn record(&mut self, rec: &LightRecord<'_>, main: &mut dyn LightTally) {
+        if rec.project_hash.is_some() {
+            self.subagent |= str_of(rec.header_kind).as_deref() == Some("subagent");
+            return;
+        }
+        let Some(id) = str_of(rec.id) else {
+            return;
+        };
+        if matches!(rec.kind, "user" | "gemini") {
+            main.message();
+        }
+        match rec.kind {
+            "gemini" => {
+                if rec.model.is_some() && self.responses.insert(id.into_owned()) {
+                    main.response();
+                }
+                // Results a `toolCalls` entry carries, each once by id.
+                let calls: Vec<ToolCallEntry> = rec
+                    .tool_calls
+                    .and_then(|c| serde_json::from_str(c.get()).ok())
+                    .unwrap_or_default();
+                for part in calls.iter().flat_map(|c| c.result.iter().flatten()) {
+                    if let Some(r) = &part.response
+                        && let Some(rid) = str_of(r.id)
+                        && self.results.insert(rid.into_owned())
+                    {
+                        main.result();
+                    }
+                }
+            }
+            "user" => {
+                let parts: Vec<LightPart> = rec
+                    .content
+                    .and_then(|c| serde_json::from_str(c.get()).ok())
+                    .unwrap_or_default();
+                let mut results = 0;
+                for p in &parts {
+                    if let Some(r) = &p.response
+                        && let Some(rid) = str_of(r.id)
+                        && self.results.insert(rid.into_owned())
+                    {
+                        results += 1;
+                    }
+                }
+                let text = parts
+                    .iter()
+                    .filter(|p| p.response.is_none())
+                    .filter_map(|p| str_of(p.text))
+                    .find(|t| {
+                        !t.starts_with("<session_context>") && !t.starts_with("<hook_context>")
+                    });
+                main.user(results, text.as_deref().filter(|_| results == 0));
+            }
+            _ => {}
+        }
+    }
+
+    fn subagent(&self) -> bool {
+        self.subagent
+    }
+}
+
+/// A `toolCalls` entry: its result parts (0.39–0.43 hold the results only
+/// there).
+#[derive(Deserialize)]
+struct ToolCallEntry<'a> {
+    #[serde(borrow, default)]
+    result: Option<Vec<LightPart<'a>>>,
+}
+
+/// A part of a content, as a picker row counts it.
+#[derive(Deserialize)]
+struct LightPart<'a> {
+    #[serde(borrow, default)]
+    text: Option<&'a RawValue>,
+    #[serde(rename = "functionResponse", borrow, default)]
+    response: Option<LightResponse<'a>>,
+}
+
+#[derive(Deserialize)]
+struct LightResponse<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
 }

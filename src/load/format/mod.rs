@@ -97,6 +97,16 @@ pub trait FormatLoader: Sync {
         false
     }
 
+    /// The light pass meets `record`: a format whose records are not
+    /// Claude-shaped (Gemini CLI's) claims the file by it and counts this
+    /// line and every later one its own way, with the counter it returns.
+    /// None: the record is for the shared count of Claude-shaped records
+    /// (Claude Code's, Qwen Code's), as the loaders' shared `Builder` reads
+    /// them.
+    fn light_counter(&self, _record: &LightRecord<'_>) -> Option<Box<dyn LightCounter>> {
+        None
+    }
+
     /// The project of a file of this format, from where it is kept (None:
     /// the records' `cwd` or the folder name, as the picker reads them).
     fn light_project(&self, _path: &Path) -> Option<String> {
@@ -228,13 +238,66 @@ pub fn light_whole(path: &Path) -> Option<&'static dyn FormatLoader> {
 /// say whose file it is.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LightSeen {
-    /// A Gemini CLI record: its header (`projectHash`), a `$set` or a
-    /// `$rewindTo`.
-    pub gemini_record: bool,
+    /// The format whose own counter counted the lines (see
+    /// [`FormatLoader::light_counter`]), if one claimed a record.
+    pub counted_by: Option<Format>,
     /// A `message` with `parts` (Qwen Code's records).
     pub message_parts: bool,
     /// A user or assistant message was seen (the main thread is known).
     pub messages: bool,
+}
+
+/// The first loader whose own counter claims `record` (see
+/// [`FormatLoader::light_counter`]), with that counter.
+pub fn light_counter(record: &LightRecord<'_>) -> Option<(Format, Box<dyn LightCounter>)> {
+    LOADERS
+        .iter()
+        .find_map(|l| Some((l.format(), l.light_counter(record)?)))
+}
+
+type Raw<'a> = Option<&'a serde_json::value::RawValue>;
+
+/// One line of a file as the picker's light pass parsed it: the fields a
+/// format's own counter reads, unparsed (a field the line lacks is None).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LightRecord<'a> {
+    /// `type`.
+    pub kind: &'a str,
+    pub id: Raw<'a>,
+    pub model: Raw<'a>,
+    /// The top-level `content` (not `message.content`).
+    pub content: Raw<'a>,
+    /// `toolCalls`.
+    pub tool_calls: Raw<'a>,
+    /// A header's `projectHash` and `kind`.
+    pub project_hash: Raw<'a>,
+    pub header_kind: Raw<'a>,
+    /// `$set` and `$rewindTo`.
+    pub set: Raw<'a>,
+    pub rewind_to: Raw<'a>,
+}
+
+/// A format's own count of the light pass's lines, from the record that
+/// claimed the file on (see [`FormatLoader::light_counter`]).
+pub trait LightCounter {
+    /// Counts one line into `main`, the file's main thread.
+    fn record(&mut self, record: &LightRecord<'_>, main: &mut dyn LightTally);
+
+    /// The records say the file is a sub-agent's.
+    fn subagent(&self) -> bool;
+}
+
+/// The main thread's counts, as a format's own counter adds to them.
+pub trait LightTally {
+    /// A user or assistant message was seen: the main thread is known.
+    fn message(&mut self);
+    /// A response: one more request.
+    fn response(&mut self);
+    /// A tool result a response carries.
+    fn result(&mut self);
+    /// A user message with `results` tool results and, where a person may
+    /// have typed it, its text (the picker's prompt, if it reads as one).
+    fn user(&mut self, results: usize, text: Option<&str>);
 }
 
 /// The format the light pass counted the file as.

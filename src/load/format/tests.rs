@@ -62,3 +62,61 @@ fn the_picker_lists_what_the_loaders_list() {
     assert!(light_whole(Path::new("/p/s.json")).is_some());
     assert!(light_whole(Path::new("/p/s.jsonl")).is_none());
 }
+
+/// The light pass hands a Gemini CLI file's lines to its loader's own
+/// counter from the first record that claims it; Claude-shaped records are
+/// claimed by none (the shared count takes them).
+#[test]
+fn the_light_pass_counts_a_gemini_file_with_its_loader_s_own_counter() {
+    struct Tally(usize, usize, usize, Vec<String>);
+    impl LightTally for Tally {
+        fn message(&mut self) {}
+        fn response(&mut self) {
+            self.0 += 1;
+        }
+        fn result(&mut self) {
+            self.1 += 1;
+        }
+        fn user(&mut self, results: usize, text: Option<&str>) {
+            self.2 += results;
+            self.3.extend(text.map(str::to_string));
+        }
+    }
+    let raw =
+        |s: &'static str| Some(serde_json::from_str::<&serde_json::value::RawValue>(s).unwrap());
+    let claude = LightRecord {
+        kind: "user",
+        ..LightRecord::default()
+    };
+    assert!(light_counter(&claude).is_none());
+    let header = LightRecord {
+        project_hash: raw(r#""h""#),
+        header_kind: raw(r#""subagent""#),
+        ..LightRecord::default()
+    };
+    let (format, mut own) = light_counter(&header).unwrap();
+    assert_eq!(format, Format::GeminiJsonl);
+    let mut t = Tally(0, 0, 0, Vec::new());
+    own.record(&header, &mut t);
+    assert!(own.subagent());
+    let user = LightRecord {
+        kind: "user",
+        id: raw(r#""u1""#),
+        content: raw(r#"[{"text":"fix it"}]"#),
+        ..LightRecord::default()
+    };
+    let reply = LightRecord {
+        kind: "gemini",
+        id: raw(r#""g1""#),
+        model: raw(r#""gemini-x""#),
+        tool_calls: raw(r#"[{"result":[{"functionResponse":{"id":"c1"}}]}]"#),
+        ..LightRecord::default()
+    };
+    // A response rewritten by a later line (the same id) counts once, and
+    // so does its result.
+    for r in [&user, &reply, &reply] {
+        own.record(r, &mut t);
+    }
+    assert_eq!((t.0, t.1, t.2), (1, 1, 0));
+    assert_eq!(t.3, ["fix it"]);
+}

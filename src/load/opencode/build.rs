@@ -19,6 +19,9 @@ const COMPACTION_ASK: &str = "What did we do so far?";
 /// What it sends for a `subtask` part (1.18.33 `toModelMessages`).
 const SUBTASK_NOTE: &str = "The following tool was executed by the user";
 
+/// A message or part row: its id and its data.
+type Item = (String, Value);
+
 /// Builds the session from its rows (messages and parts, any order).
 pub(super) fn session(
     path: &Path,
@@ -28,8 +31,36 @@ pub(super) fn session(
     parts: Vec<Row>,
 ) -> Session {
     let mut diagnostics = Vec::new();
-    let mut warnings = Vec::new();
-    let mut messages: Vec<(String, Value)> = messages
+    let (messages, by_msg) = sorted_rows(messages, parts, &mut diagnostics);
+    let warnings: Vec<SessionWarning> = revert_warning(&info, &messages).into_iter().collect();
+    let mut walk = Walk::new(&messages, &by_msg, info.version.clone());
+    let mut feeder = Feeder {
+        sink: claude::Sink::for_format(path, format),
+        line: 0,
+        skipped: Vec::new(),
+    };
+    for i in 0..messages.len() {
+        walk.message(i, &mut feeder, &mut diagnostics);
+    }
+    diagnostics.extend(std::mem::take(&mut feeder.skipped));
+    let mut s = feeder.sink.finish(diagnostics);
+    s.session_id = Some(info.id.clone());
+    // SPEC §2: a sub-agent session is planned as a what-if (reference §5.7:
+    // sub-agent sessions prune themselves; their rows are in the same tables).
+    s.subagent_what_if = info.parent_id.is_some();
+    s.warnings.extend(warnings);
+    walk.got.fill(&mut s);
+    s
+}
+
+/// The rows that read, messages in id order and each message's parts in id
+/// order; a row whose data does not read is a diagnostic.
+fn sorted_rows(
+    messages: Vec<Row>,
+    parts: Vec<Row>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Vec<Item>, HashMap<String, Vec<Item>>) {
+    let mut messages: Vec<Item> = messages
         .into_iter()
         .enumerate()
         .filter_map(|(i, r)| match r.data {
@@ -42,7 +73,7 @@ pub(super) fn session(
         .collect();
     // Reference §1.2: ids are time-ordered; the loop reads them in id order.
     messages.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut by_msg: HashMap<String, Vec<(String, Value)>> = HashMap::new();
+    let mut by_msg: HashMap<String, Vec<Item>> = HashMap::new();
     for (i, r) in parts.into_iter().enumerate() {
         match r.data {
             Ok(v) => by_msg
@@ -55,148 +86,203 @@ pub(super) fn session(
     for list in by_msg.values_mut() {
         list.sort_by(|a, b| a.0.cmp(&b.0));
     }
-    // Reference §1.4: `session.revert` hides the messages from `revert.messageID`
-    // on (and, with `partID`, that message's parts from it on) from OpenCode's
-    // next request, until the next prompt removes them (`SessionRevert.cleanup`).
-    // They are the session's tail, and their requests were sent and billed
-    // before the revert (as a rewound Claude branch, SPEC §15.1): they stay,
-    // and no request of the file comes after them to leave them out of.
-    if let Some(revert) = &info.revert {
-        let msg = revert.get("messageID").and_then(Value::as_str);
-        let part = revert.get("partID").and_then(Value::as_str);
-        if let Some(msg) = msg {
-            let hidden = messages
-                .iter()
-                .filter(|(id, _)| id.as_str() > msg || (part.is_none() && id == msg))
-                .count();
-            warnings.push(SessionWarning {
-                id: "opencode_revert",
-                line: None,
-                text: match part {
-                    None => format!(
-                        "the session is reverted to message {msg}: OpenCode's next request leaves out {hidden} message(s), from that one on; their requests were sent and billed, and are shown"
-                    ),
-                    Some(p) => format!(
-                        "the session is reverted to message {msg}, part {p}: OpenCode's next request leaves out that message's parts from {p} on and the {hidden} message(s) after it; their requests were sent and billed, and are shown"
-                    ),
-                },
-            });
-        }
-    }
-    // Reference §1.4: summary assistant → the compaction it completed.
-    let completed = completed_compactions(&messages);
-    // A completed compaction's user message: its place, its body and time.
-    let mut compaction_asks: HashMap<&str, (usize, Value, Option<i64>)> = HashMap::new();
-    let version = info.version.clone();
-    let mut sink = claude::Sink::for_format(path, format);
-    let mut line = 0;
-    let mut skipped = Vec::new();
-    // `again`: the record is of a message already fed, in the view again
-    // (a compaction's retained tail): an assistant record is no response.
-    let mut feed = |sink: &mut claude::Sink, record: Value, body: Option<Value>, again: bool| {
-        line += 1;
+    (messages, by_msg)
+}
+
+/// Reference §1.4: `session.revert` hides the messages from `revert.messageID`
+/// on (and, with `partID`, that message's parts from it on) from OpenCode's
+/// next request, until the next prompt removes them (`SessionRevert.cleanup`).
+/// They are the session's tail, and their requests were sent and billed
+/// before the revert (as a rewound Claude branch, SPEC §15.1): they stay,
+/// and no request of the file comes after them to leave them out of; the
+/// warning says so.
+fn revert_warning(info: &SessionInfo, messages: &[Item]) -> Option<SessionWarning> {
+    let revert = info.revert.as_ref()?;
+    let msg = revert.get("messageID").and_then(Value::as_str)?;
+    let part = revert.get("partID").and_then(Value::as_str);
+    let hidden = messages
+        .iter()
+        .filter(|(id, _)| id.as_str() > msg || (part.is_none() && id == msg))
+        .count();
+    Some(SessionWarning {
+        id: "opencode_revert",
+        line: None,
+        text: match part {
+            None => format!(
+                "the session is reverted to message {msg}: OpenCode's next request leaves out {hidden} message(s), from that one on; their requests were sent and billed, and are shown"
+            ),
+            Some(p) => format!(
+                "the session is reverted to message {msg}, part {p}: OpenCode's next request leaves out that message's parts from {p} on and the {hidden} message(s) after it; their requests were sent and billed, and are shown"
+            ),
+        },
+    })
+}
+
+/// Feeds Claude-shaped records to the Claude reader, numbering them as its
+/// lines; a record it cannot parse is skipped with a diagnostic.
+struct Feeder {
+    sink: claude::Sink,
+    line: usize,
+    skipped: Vec<Diagnostic>,
+}
+
+impl Feeder {
+    /// `again`: the record is of a message already fed, in the view again
+    /// (a compaction's retained tail): an assistant record is no response.
+    fn feed(&mut self, record: Value, body: Option<Value>, again: bool) {
+        self.line += 1;
+        let line = self.line;
         let text = record.to_string();
         match claude::Sink::parse(&text) {
             Ok(tagged) => {
                 let part = Part::Inline(Box::new(body.unwrap_or(Value::Null)));
                 if again {
-                    sink.apply_inline(tagged, line, part);
+                    self.sink.apply_inline(tagged, line, part);
                 } else {
-                    sink.apply_part(tagged, line, part);
+                    self.sink.apply_part(tagged, line, part);
                 }
             }
-            Err(e) => skipped.push(Diagnostic {
+            Err(e) => self.skipped.push(Diagnostic {
                 line,
                 byte_offset: 0,
                 message: format!("record {line} skipped: {e}"),
             }),
         }
-    };
-    let mut file_paths: HashMap<String, String> = HashMap::new();
-    // SPEC §15.14 `recorded.harness_usd`: the sum of the assistant messages'
-    // `cost` (reference §1.3), a reverted tail's included (it was billed).
-    let mut harness_usd: Option<f64> = None;
-    // Reference §1.3, §2.4: each completed part's `state.time.compacted`
-    // (callID, ms), and each assistant message's `time.created`, in request order.
-    let mut marks: Vec<(String, i64)> = Vec::new();
-    let mut assistant_created: Vec<Option<i64>> = Vec::new();
-    // Reference §2.3: prune counts every user message as a turn.
-    let mut user_messages: Vec<(usize, usize)> = Vec::new();
-    let mut summaries: Vec<(usize, usize)> = Vec::new();
-    // Per message, the results its own records added; and each result a
-    // retained tail repeats in a later view, with the one it repeats.
-    let mut msg_results: Vec<(usize, usize)> = Vec::with_capacity(messages.len());
-    // Per request (assistant message), whether its prompt loop ended with it
-    // (prune runs then), and the requests that are a compaction's summary.
-    let mut loop_ends: Vec<bool> = Vec::new();
-    let mut summary_requests: Vec<usize> = Vec::new();
-    let next_users = next_user_messages(&messages);
-    let index: HashMap<&str, usize> = messages
-        .iter()
-        .enumerate()
-        .map(|(i, (id, _))| (id.as_str(), i))
-        .collect();
-    let parts_of = |i: usize| by_msg.get(&messages[i].0).map_or(&[][..], Vec::as_slice);
-    // A build that records no `finish` at all: a response a user message
-    // follows ends its loop.
-    let records_finish = messages
-        .iter()
-        .any(|(_, m)| m.get("finish").is_some_and(Value::is_string));
-    let mut copies: HashMap<usize, usize> = HashMap::new();
-    for (i, (id, m)) in messages.iter().enumerate() {
-        let none = Vec::new();
-        let parts = by_msg.get(id).unwrap_or(&none);
-        let first = sink.made().1;
-        let records = records_of(m, parts, id, &version, &mut file_paths);
-        let parent_parts = |m: &Value| {
-            m.get("parentID")
-                .and_then(Value::as_str)
-                .and_then(|p| index.get(p))
-                .map_or(&[][..], |&p| parts_of(p))
-        };
+    }
+}
+
+/// What OpenCode records beside the messages that its plans and the bill
+/// read, gathered while the messages are fed (reference §1.3, §2.3, §2.4).
+#[derive(Default)]
+struct Gathered {
+    /// Each call's file, by call id (the part's input names it).
+    file_paths: HashMap<String, String>,
+    /// SPEC §15.14 `recorded.harness_usd`: the sum of the assistant messages'
+    /// `cost` (reference §1.3), a reverted tail's included (it was billed).
+    harness_usd: Option<f64>,
+    /// Reference §1.3, §2.4: each completed part's `state.time.compacted`
+    /// (callID, ms), and each assistant message's `time.created`, in request
+    /// order.
+    marks: Vec<(String, i64)>,
+    assistant_created: Vec<Option<i64>>,
+    /// Reference §2.3: prune counts every user message as a turn.
+    user_messages: Vec<(usize, usize)>,
+    summaries: Vec<(usize, usize)>,
+    /// Per message, the results its own records added; and each result a
+    /// retained tail repeats in a later view, with the one it repeats.
+    msg_results: Vec<(usize, usize)>,
+    copies: HashMap<usize, usize>,
+    /// Per request (assistant message), whether its prompt loop ended with it
+    /// (prune runs then), and the requests that are a compaction's summary.
+    loop_ends: Vec<bool>,
+    summary_requests: Vec<usize>,
+}
+
+impl Gathered {
+    /// Writes what was gathered into the session the records made.
+    fn fill(self, s: &mut Session) {
+        s.harness_usd = self.harness_usd;
+        for c in &mut s.calls {
+            if let Some(p) = self.file_paths.get(&c.id) {
+                c.file_path = Some(p.clone());
+            }
+        }
+        s.user_messages = self.user_messages;
+        s.loop_ends = self.loop_ends;
+        s.summary_requests = self.summary_requests;
+        s.result_copies = self.copies;
+        s.summaries = self.summaries;
+        attach_marks(s, &self.marks, &self.assistant_created);
+        // SPEC §15.13: OpenCode's own estimate, `round(len / 4)`, is the one its
+        // prune decides by; it is the results' `est_tokens` here.
+        s.harness_tokens = s.results.iter().map(|r| Some(r.est_tokens)).collect();
+    }
+}
+
+/// The walk over the messages in id order: what it reads of them all, and
+/// what it has gathered so far.
+struct Walk<'a> {
+    messages: &'a [Item],
+    by_msg: &'a HashMap<String, Vec<Item>>,
+    version: Option<String>,
+    /// Reference §1.4: summary assistant → the compaction it completed.
+    completed: HashMap<String, String>,
+    /// A completed compaction's user message: its place, its body and time.
+    compaction_asks: HashMap<&'a str, (usize, Value, Option<i64>)>,
+    next_users: Vec<Option<usize>>,
+    index: HashMap<&'a str, usize>,
+    /// A build that records no `finish` at all: a response a user message
+    /// follows ends its loop.
+    records_finish: bool,
+    got: Gathered,
+}
+
+impl<'a> Walk<'a> {
+    fn new(
+        messages: &'a [Item],
+        by_msg: &'a HashMap<String, Vec<Item>>,
+        version: Option<String>,
+    ) -> Walk<'a> {
+        Walk {
+            messages,
+            by_msg,
+            version,
+            completed: completed_compactions(messages),
+            compaction_asks: HashMap::new(),
+            next_users: next_user_messages(messages),
+            index: messages
+                .iter()
+                .enumerate()
+                .map(|(i, (id, _))| (id.as_str(), i))
+                .collect(),
+            records_finish: messages
+                .iter()
+                .any(|(_, m)| m.get("finish").is_some_and(Value::is_string)),
+            got: Gathered {
+                msg_results: Vec::with_capacity(messages.len()),
+                ..Gathered::default()
+            },
+        }
+    }
+
+    fn parts_of(&self, i: usize) -> &'a [Item] {
+        self.by_msg
+            .get(&self.messages[i].0)
+            .map_or(&[][..], Vec::as_slice)
+    }
+
+    /// The parts of the message `m`'s `parentID` names (none: no such message).
+    fn parent_parts(&self, m: &Value) -> &'a [Item] {
+        m.get("parentID")
+            .and_then(Value::as_str)
+            .and_then(|p| self.index.get(p))
+            .map_or(&[][..], |&p| self.parts_of(p))
+    }
+
+    /// Feeds message `i`'s records, notes what it tells the plans, and after
+    /// the summary of a completed compaction, starts the view it leaves.
+    fn message(&mut self, i: usize, feeder: &mut Feeder, diagnostics: &mut Vec<Diagnostic>) {
+        let messages = self.messages;
+        let (id, m) = &messages[i];
+        let parts = self.parts_of(i);
+        let first = feeder.sink.made().1;
+        let records = records_of(m, parts, id, &self.version, &mut self.got.file_paths);
         let mut shell = false;
         match m.get("role").and_then(Value::as_str) {
             Some("user") => {
-                if completed.values().any(|c| c == id) {
+                if self.completed.values().any(|c| c == id) {
                     let body = records.first().map(|(_, b)| b.clone()).unwrap_or_default();
-                    compaction_asks.insert(id, (i, body, created_of(m)));
+                    self.compaction_asks.insert(id, (i, body, created_of(m)));
                 }
-                user_messages.push(sink.made());
+                self.got.user_messages.push(feeder.sink.made());
             }
-            Some("assistant") if shell_run(m, parent_parts(m)) => {
+            Some("assistant") if shell_run(m, self.parent_parts(m)) => {
                 // A `!command` the user ran: in later requests' history, no
                 // request of its own (1.18.33 `SessionPrompt.shellImpl`).
                 shell = true;
-                marks.extend(compacted_marks(parts));
+                self.got.marks.extend(compacted_marks(parts));
             }
-            Some("assistant") => {
-                if let Some(c) = m.get("cost").and_then(Value::as_f64) {
-                    *harness_usd.get_or_insert(0.0) += c;
-                }
-                assistant_created.push(created_of(m));
-                let next = next_users[i].map(|u| (&messages[u].1, parts_of(u)));
-                let own = Ends {
-                    m,
-                    parts,
-                    compaction: m
-                        .get("summary")
-                        .and_then(Value::as_bool)
-                        .filter(|s| *s)
-                        .and_then(|_| compaction_part(parent_parts(m))),
-                    next,
-                    // Where no `finish` is recorded: the message after it is a
-                    // user message, or there is none.
-                    bare_end: (!records_finish).then(|| next_users[i].is_none_or(|u| u == i + 1)),
-                };
-                loop_ends.push(own.ends_loop());
-                // Reference §2.3 "Stop": any summary assistant, failed or not;
-                // each sent the summarizer's prompt.
-                if m.get("summary").and_then(Value::as_bool) == Some(true) {
-                    summaries.push((user_messages.len(), sink.made().1));
-                    summary_requests.push(assistant_created.len());
-                }
-                marks.extend(compacted_marks(parts));
-            }
+            Some("assistant") => self.response(i, feeder),
             other => diagnostics.push(Diagnostic {
                 line: 0,
                 byte_offset: 0,
@@ -209,44 +295,97 @@ pub(super) fn session(
         let wire = records.first().map(|(_, b)| b.clone());
         for (record, body) in records {
             if let Some(assistant) = sent_as(&record, &body) {
-                feed(&mut sink, record, Some(body), shell && assistant);
+                feeder.feed(record, Some(body), shell && assistant);
             }
         }
-        msg_results.push((first, sink.made().1));
-        // Reference §1.4: the view starts at the last completed compaction
-        // (`filterCompacted`), with its user message and this summary at its
-        // head. The summary's own request is sent before that, with the view
-        // it summarizes and the compaction's prompt (1.3.2
-        // `SessionCompaction.process`: `toModelMessages(input.messages)` plus
-        // the prompt).
-        let Some((c, ask, ask_at)) = completed
-            .get(id.as_str())
-            .and_then(|c| compaction_asks.get(c.as_str()))
-        else {
-            continue;
+        self.got.msg_results.push((first, feeder.sink.made().1));
+        self.after_compaction(i, wire, feeder);
+    }
+
+    /// An assistant message that was a response: its cost, time, whether its
+    /// loop ended with it, whether it is a compaction's summary, and its
+    /// parts' prune marks.
+    fn response(&mut self, i: usize, feeder: &Feeder) {
+        let m = &self.messages[i].1;
+        let parts = self.parts_of(i);
+        if let Some(c) = m.get("cost").and_then(Value::as_f64) {
+            *self.got.harness_usd.get_or_insert(0.0) += c;
+        }
+        self.got.assistant_created.push(created_of(m));
+        let next_user = self.next_users[i];
+        let own = Ends {
+            m,
+            parts,
+            compaction: m
+                .get("summary")
+                .and_then(Value::as_bool)
+                .filter(|s| *s)
+                .and_then(|_| compaction_part(self.parent_parts(m))),
+            next: next_user.map(|u| (&self.messages[u].1, self.parts_of(u))),
+            // Where no `finish` is recorded: the message after it is a
+            // user message, or there is none.
+            bare_end: (!self.records_finish).then(|| next_user.is_none_or(|u| u == i + 1)),
         };
-        feed(
-            &mut sink,
+        self.got.loop_ends.push(own.ends_loop());
+        // Reference §2.3 "Stop": any summary assistant, failed or not;
+        // each sent the summarizer's prompt.
+        if m.get("summary").and_then(Value::as_bool) == Some(true) {
+            let made = feeder.sink.made().1;
+            self.got
+                .summaries
+                .push((self.got.user_messages.len(), made));
+            self.got
+                .summary_requests
+                .push(self.got.assistant_created.len());
+        }
+        self.got.marks.extend(compacted_marks(parts));
+    }
+
+    /// Reference §1.4: the view starts at the last completed compaction
+    /// (`filterCompacted`), with its user message and this summary at its
+    /// head. The summary's own request is sent before that, with the view
+    /// it summarizes and the compaction's prompt (1.3.2
+    /// `SessionCompaction.process`: `toModelMessages(input.messages)` plus
+    /// the prompt). Nothing, unless message `i` (whose first record's body
+    /// is `wire`) is the summary of a completed compaction.
+    fn after_compaction(&mut self, i: usize, wire: Option<Value>, feeder: &mut Feeder) {
+        let (id, m) = &self.messages[i];
+        let Some((c, ask, ask_at)) = self
+            .completed
+            .get(id.as_str())
+            .and_then(|c| self.compaction_asks.get(c.as_str()))
+        else {
+            return;
+        };
+        let c = *c;
+        feeder.feed(
             json!({"type": "system", "subtype": "compact_boundary"}),
             None,
             false,
         );
-        sink.inline(
+        feeder.sink.inline(
             Role::User,
             Part::Inline(Box::new(ask.clone())),
             timestamp(*ask_at).as_deref(),
         );
-        sink.inline(
+        feeder.sink.inline(
             Role::Assistant,
             Part::Inline(Box::new(wire.unwrap_or_default())),
             timestamp(completed_of(m)).as_deref(),
         );
-        // 1.18 (`filterCompacted`, grep `if(!z.tail_start_id)break`): a
-        // compaction part's `tail_start_id` keeps the messages from there up to
-        // the compaction verbatim, after the summary
-        // (`[...slice(compaction, summary + 1), ...slice(tail, compaction), ...after]`).
-        let tail = messages[*c].0.as_str();
-        let tail_start = by_msg
+        self.retained_tail(c, feeder);
+    }
+
+    /// 1.18 (`filterCompacted`, grep `if(!z.tail_start_id)break`): the
+    /// compaction part of message `c` (its user message) with a
+    /// `tail_start_id` keeps the messages from there up to the compaction
+    /// verbatim, after the summary (`[...slice(compaction, summary + 1),
+    /// ...slice(tail, compaction), ...after]`): they are fed again, and each
+    /// result they repeat is noted with the one it repeats.
+    fn retained_tail(&mut self, c: usize, feeder: &mut Feeder) {
+        let tail = self.messages[c].0.as_str();
+        let tail_start = self
+            .by_msg
             .get(tail)
             .into_iter()
             .flatten()
@@ -255,46 +394,25 @@ pub(super) fn session(
                     .then(|| p.get("tail_start_id").and_then(Value::as_str))
                     .flatten()
             })
-            .and_then(|t| messages[..*c].iter().position(|(id, _)| id == t));
-        for j in tail_start.into_iter().flat_map(|t| t..*c) {
-            let (tid, tm) = &messages[j];
-            let tparts = by_msg.get(tid).unwrap_or(&none);
-            let start = sink.made().1;
-            for (record, body) in records_of(tm, tparts, tid, &version, &mut file_paths) {
+            .and_then(|t| self.messages[..c].iter().position(|(id, _)| id == t));
+        for j in tail_start.into_iter().flat_map(|t| t..c) {
+            let (tid, tm) = &self.messages[j];
+            let tparts = self.parts_of(j);
+            let start = feeder.sink.made().1;
+            for (record, body) in
+                records_of(tm, tparts, tid, &self.version, &mut self.got.file_paths)
+            {
                 if let Some(again) = sent_as(&record, &body) {
-                    feed(&mut sink, record, Some(body), again);
+                    feeder.feed(record, Some(body), again);
                 }
             }
-            let (from, to) = msg_results[j];
-            let end = sink.made().1;
+            let (from, to) = self.got.msg_results[j];
+            let end = feeder.sink.made().1;
             if end - start == to - from {
-                copies.extend((start..end).zip(from..to));
+                self.got.copies.extend((start..end).zip(from..to));
             }
         }
     }
-    diagnostics.extend(skipped);
-    let mut s = sink.finish(diagnostics);
-    s.session_id = Some(info.id.clone());
-    s.harness_usd = harness_usd;
-    // SPEC §2: a sub-agent session is planned as a what-if (reference §5.7:
-    // sub-agent sessions prune themselves; their rows are in the same tables).
-    s.subagent_what_if = info.parent_id.is_some();
-    for c in &mut s.calls {
-        if let Some(p) = file_paths.get(&c.id) {
-            c.file_path = Some(p.clone());
-        }
-    }
-    s.warnings.extend(warnings);
-    s.user_messages = user_messages;
-    s.loop_ends = loop_ends;
-    s.summary_requests = summary_requests;
-    s.result_copies = copies;
-    s.summaries = summaries;
-    attach_marks(&mut s, &marks, &assistant_created);
-    // SPEC §15.13: OpenCode's own estimate, `round(len / 4)`, is the one its
-    // prune decides by; it is the results' `est_tokens` here.
-    s.harness_tokens = s.results.iter().map(|r| Some(r.est_tokens)).collect();
-    s
 }
 
 /// The completed tool parts of a message that carry a prune mark.

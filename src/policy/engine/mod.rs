@@ -93,7 +93,8 @@ impl Verdict {
 pub struct Engine<'s> {
     s: &'s Session,
     policy: Policy,
-    /// Tool names follow the transcript's harness, whatever preset is applied.
+    /// Tool names follow the transcript (`Session::shape`), whatever preset
+    /// is applied, but for the api preset's, which knows every tool.
     tools: &'static Preset,
     protector: Protector,
     /// The request `forced` acts at (the viewed request K).
@@ -219,6 +220,9 @@ struct View<'s> {
     msgs_end: usize,
     last_usage: Option<u64>,
     qwen_rank: usize,
+    /// The view's first call: a call repeats a path of the view when the
+    /// call it repeats is this one or later (`Session::path_repeats`).
+    calls_start: usize,
     cands: Vec<Candidate>,
     keys: Vec<(usize, usize)>,
     /// The messages on a dead branch the view was built with (SPEC §2 rewinds).
@@ -253,7 +257,7 @@ impl<'s> Engine<'s> {
             tools: if api {
                 &crate::harness::API
             } else {
-                s.harness.rules()
+                s.shape.tools
             },
             api_facts: (api || idle_server).then(|| ApiFacts::of_session(s)),
             idle_facts: idle_server.then(|| idle_server::facts_of(s)),
@@ -626,6 +630,7 @@ impl<'s> Engine<'s> {
         self.view = View {
             segment: req.segment,
             started: true,
+            calls_start: self.s.calls_in(req.view_start, req.view_start).start,
             calls_end: self.s.calls_in(req.view_start, req.view_start).start,
             results_end: self.s.results_in(req.view_start, req.view_start).start,
             msgs_end: req.view_start,

@@ -58,7 +58,7 @@ impl<'s> Engine<'s> {
                     let rank = self.view.cands[i].rank;
                     let (key, mut cand) = self.make_candidate(r);
                     // A response keeps its place in the order of responses.
-                    if s.harness.rules().rank_by == RankBy::Responses {
+                    if s.shape.rank_by == RankBy::Responses {
                         cand.rank = rank;
                     }
                     self.set_base(&cand);
@@ -146,7 +146,7 @@ impl<'s> Engine<'s> {
             .find(|&&c| s.calls[c].msg < res.msg)
             .or(ids.first())
             .copied();
-        let rank_by = s.harness.rules().rank_by;
+        let rank_by = s.shape.rank_by;
         let tool = match rank_by {
             RankBy::Calls => {
                 own_call.map(|c| self.ids.names[self.ids.call_name[c] as usize].as_str())
@@ -172,9 +172,20 @@ impl<'s> Engine<'s> {
         // keeps no paths or summary but what protection reads (copying and
         // freeing them for every result of every setting is most of a step).
         let lean = !self.statuses;
+        // Where paths are a set (SPEC §3: in order, deduplicated), a call
+        // whose path an earlier call of the view named adds none.
+        let calls_start = self.view.calls_start;
+        let repeated = |c: usize| {
+            s.path_repeats
+                .get(c)
+                .copied()
+                .flatten()
+                .is_some_and(|p| p >= calls_start)
+        };
         let mut paths: Vec<RecordedPath> = ids
             .iter()
             .take(if lean && !protects { 0 } else { usize::MAX })
+            .filter(|&&c| !repeated(c))
             .map(|&c| &s.calls[c])
             .filter(|c| self.tools.is_file_path_tool(&c.name))
             .filter_map(|c| {
@@ -184,11 +195,6 @@ impl<'s> Engine<'s> {
                 })
             })
             .collect();
-        if s.harness.rules().dedup_paths {
-            // Qwen collects a set of paths per id (SPEC §3: in order, deduplicated).
-            let mut seen = HashSet::new();
-            paths.retain(|p| seen.insert(p.path.clone()));
-        }
         let first_call = own_call.map(|c| &s.calls[c]);
         let rank = match (compactable, rank_by) {
             (false, _) => None,
@@ -298,7 +304,7 @@ impl<'s> Engine<'s> {
 
     /// Candidate `p`'s rank among the view's ranked results.
     pub(super) fn rank(&self, p: usize) -> Rank {
-        let of = match self.s.harness.rules().rank_by {
+        let of = match self.s.shape.rank_by {
             RankBy::Calls => self.view.ranked_calls(),
             RankBy::Responses => self.view.qwen_rank,
         };
