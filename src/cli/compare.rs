@@ -28,7 +28,7 @@ pub struct CompareArgs {
     pub path: Option<PathBuf>,
     #[command(flatten)]
     pub dates: super::Dates,
-    /// Plan kinds, e.g. idle,size,count (default: the grid of docs/compare.md).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "KIND,…")]
     pub policy: Option<String>,
     #[arg(long, value_name = "N,…")]
@@ -56,22 +56,19 @@ pub struct CompareArgs {
     pub api_edit: Vec<String>,
     #[arg(long)]
     pub no_low_watermark: bool,
-    /// mask (Gemini CLI): the newest tokens of tool output it protects (default 50000)
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub protect_tokens: Option<u64>,
-    /// mask (Gemini CLI): the least prunable tokens that let it mask (default 30000)
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub min_prunable_tokens: Option<u64>,
-    /// mask (Gemini CLI): scan the latest content of the history too (Gemini CLI's
-    /// remote flag 45758819 set to false)
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long)]
     pub no_protect_latest_turn: bool,
-    /// prune (OpenCode): the newest tool-output tokens it never clears
-    /// (default 40000, OpenCode's PRUNE_PROTECT).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub prune_protect: Option<u64>,
-    /// prune (OpenCode): what it must be able to clear, strictly more, before
-    /// it marks anything (default 20000, OpenCode's PRUNE_MINIMUM).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub prune_minimum: Option<u64>,
     #[command(flatten)]

@@ -176,6 +176,40 @@ pub enum Command {
     },
 }
 
+/// The command line as it parses and as `--help` and the completions show it:
+/// clap's derive, with each parameter's flag given the help its row of
+/// [`crate::policy::params::PARAMS`] makes (what it sets, the values it takes,
+/// its default per harness read from the harness's preset), in every
+/// subcommand that takes it; `compare`'s in its words for a list.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    with_table_help(Cli::command(), false)
+}
+
+fn with_table_help(mut cmd: clap::Command, compare: bool) -> clap::Command {
+    use crate::policy::params;
+    let found: Vec<(clap::Id, String)> = cmd
+        .get_arguments()
+        .filter_map(|a| {
+            let p = params::by_flag(a.get_long()?)?;
+            let help = if compare { p.compare_help()? } else { p.help() };
+            Some((a.get_id().clone(), help))
+        })
+        .collect();
+    for (id, help) in found {
+        cmd = cmd.mut_arg(id, |a| a.help(help));
+    }
+    let subs: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in subs {
+        let compare = name == "compare";
+        cmd = cmd.mut_subcommand(name, |s| with_table_help(s, compare));
+    }
+    cmd
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShellArg {
     Bash,
