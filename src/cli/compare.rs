@@ -260,15 +260,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         if !show || started.elapsed() < std::time::Duration::from_millis(500) {
             return;
         }
-        let b = bar.get_or_init(|| {
-            let b = indicatif::ProgressBar::new(total);
-            if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "comparing {bar:30} {percent:>3}% {elapsed} (eta {eta})",
-            ) {
-                b.set_style(style);
-            }
-            b
-        });
+        let b = bar.get_or_init(|| progress_bar(total));
         b.set_position(done.min(total));
     };
     let req = compare::Request {
@@ -307,9 +299,44 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         b.finish_and_clear();
     }
     let c = result.map_err(UsageError::Message)?;
+    notes(&c, args, folder, &window, &looked_in);
+    let out = render(&c, format, charts.as_ref(), &path, names_folder, args);
+    match &args.output {
+        Some(file) => {
+            crate::export::write(file, &reading, out.as_bytes()).map_err(|e| err(e.to_string()))?;
+            if !args.quiet {
+                eprintln!("mcscope: wrote {}", crate::sanitize::path(file));
+            }
+            Ok(String::new())
+        }
+        None => Ok(out),
+    }
+}
+
+/// The progress bar of a long comparison on a terminal.
+fn progress_bar(total: u64) -> indicatif::ProgressBar {
+    let b = indicatif::ProgressBar::new(total);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "comparing {bar:30} {percent:>3}% {elapsed} (eta {eta})",
+    ) {
+        b.set_style(style);
+    }
+    b
+}
+
+/// The notes on stderr (none with `--quiet`): one line per kind of skipped
+/// file, or one per file with `-v`; and for a folder with no session, why.
+fn notes(
+    c: &crate::compare::Comparison,
+    args: &CompareArgs,
+    folder: bool,
+    window: &crate::zone::Window,
+    looked_in: &str,
+) {
+    use crate::compare;
     if !args.quiet {
         // One line per kind of skipped file (SPEC §9a); `-v` names each.
-        for (reason, files) in compare::skip_kinds(&c) {
+        for (reason, files) in compare::skip_kinds(c) {
             if reason == "unpriced" {
                 continue;
             }
@@ -334,29 +361,31 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         let line = format!("no main-thread session with requests{within} under {looked_in}");
         eprintln!("mcscope: {}", crate::sanitize::line(&line));
     }
-    let out = match format {
+}
+
+/// The comparison as the format asked for, sanitized.
+fn render(
+    c: &crate::compare::Comparison,
+    format: CompareFormat,
+    charts: Option<&crate::compare_html::Charts>,
+    path: &Path,
+    names_folder: bool,
+    args: &CompareArgs,
+) -> String {
+    use crate::compare;
+    match format {
         CompareFormat::Json => {
-            let mut s = crate::sanitize::json_pretty(&compare::json(&c));
+            let mut s = crate::sanitize::json_pretty(&compare::json(c));
             s.push('\n');
             s
         }
         // Shown on a terminal or opened from a file later: sanitized either way.
-        CompareFormat::Text => crate::sanitize::text_owned(compare::text(&c, args.verbose)),
+        CompareFormat::Text => crate::sanitize::text_owned(compare::text(c, args.verbose)),
         CompareFormat::Html => crate::sanitize::text_owned(crate::compare_html::html(
-            &c,
-            charts.as_ref(),
-            &crate::page_paths::PageNames::new(&path, names_folder, args.full_paths),
+            c,
+            charts,
+            &crate::page_paths::PageNames::new(path, names_folder, args.full_paths),
         )),
-    };
-    match &args.output {
-        Some(file) => {
-            crate::export::write(file, &reading, out.as_bytes()).map_err(|e| err(e.to_string()))?;
-            if !args.quiet {
-                eprintln!("mcscope: wrote {}", crate::sanitize::path(file));
-            }
-            Ok(String::new())
-        }
-        None => Ok(out),
     }
 }
 
