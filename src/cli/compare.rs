@@ -2,7 +2,7 @@
 //! run that sets up every session, compares and prints.
 
 use super::{Opts, OutputFormat, PresetArg, SharedOpts, UsageError, cache_ttl, setup_from};
-use crate::policy::{Delivery, PlanKind};
+use crate::policy::{Delivery, PlanKind, params};
 use crate::session::Session;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -178,7 +178,9 @@ impl CompareArgs {
                 .transpose()
                 .map_err(UsageError::Message)
         }
-        let policy = list("policy", &self.policy, PlanKind::parse)?;
+        // A parameter's list is named by its flag in `policy::params`.
+        let flag = |key| params::by_key(key).map_or(key, params::Param::long);
+        let policy = list(flag("kind"), &self.policy, PlanKind::parse)?;
         if policy
             .as_ref()
             .is_some_and(|l| l.contains(&PlanKind::Recorded))
@@ -190,14 +192,16 @@ impl CompareArgs {
         }
         Ok(crate::compare::Lists {
             policy,
-            keep_recent: list("keep-recent", &self.keep_recent, |x| x.parse().ok())?,
+            keep_recent: list(flag("keep_recent"), &self.keep_recent, |x| x.parse().ok())?,
             // NaN or an infinity is no gap (negative ones disable, as with plan).
-            gap_minutes: list("gap-minutes", &self.gap_minutes, |x| {
+            gap_minutes: list(flag("gap_threshold_minutes"), &self.gap_minutes, |x| {
                 x.parse().ok().filter(|g: &f64| g.is_finite())
             })?,
-            size_threshold: list("size-threshold", &self.size_threshold, |x| x.parse().ok())?,
-            trigger: list("trigger", &self.trigger, |x| x.parse().ok())?,
-            delivery: list("delivery", &self.delivery, Delivery::parse)?,
+            size_threshold: list(flag("size_threshold"), &self.size_threshold, |x| {
+                x.parse().ok()
+            })?,
+            trigger: list(flag("trigger_threshold"), &self.trigger, |x| x.parse().ok())?,
+            delivery: list(flag("delivery"), &self.delivery, Delivery::parse)?,
             api_trigger: list("api-trigger", &self.api_trigger, |x| x.parse().ok())?,
             api_keep: list("api-keep", &self.api_keep, |x| x.parse().ok())?,
         })
@@ -417,4 +421,39 @@ fn harness_databases() -> Vec<PathBuf> {
         .flat_map(|h| h.asks().databases())
         .filter(|p| p.is_file())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each list `compare` takes for a parameter is read, and refused, under
+    /// the table's flag: every row that says compare takes a list.
+    #[test]
+    fn the_parameters_lists_are_named_by_the_table_s_flags() {
+        let mut read = 0;
+        for p in params::PARAMS {
+            if !matches!(p.compare, params::Compare::List { .. }) {
+                continue;
+            }
+            let mut args = CompareArgs::default();
+            let bad = Some("nothing-valid".to_string());
+            match p.key {
+                "kind" => args.policy = bad,
+                "keep_recent" => args.keep_recent = bad,
+                "gap_threshold_minutes" => args.gap_minutes = bad,
+                "size_threshold" => args.size_threshold = bad,
+                "trigger_threshold" => args.trigger = bad,
+                "delivery" => args.delivery = bad,
+                other => panic!("{other}: a list compare does not read"),
+            }
+            let e = args.lists().unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("{} \"nothing-valid\"", p.flag)),
+                "{e}"
+            );
+            read += 1;
+        }
+        assert_eq!(read, 6);
+    }
 }

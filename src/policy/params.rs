@@ -773,6 +773,16 @@ mod wiring {
             let names = arg.get_value_names().expect(p.flag);
             assert!(names[0].ends_with(",…"), "{}: {names:?}", p.flag);
         }
+        // …and every list compare takes is a row's, but the api preset's
+        // edit values (its edits are JSON, not policy keys).
+        for arg in compare.get_arguments() {
+            let list = arg.get_value_names().is_some_and(|n| n[0].ends_with(",…"));
+            let long = arg.get_long().unwrap_or_default();
+            if list && !["api-trigger", "api-keep"].contains(&long) {
+                let row = by_flag(long).unwrap_or_else(|| panic!("--{long} is no row"));
+                assert!(matches!(row.compare, Compare::List { .. }), "--{long}");
+            }
+        }
     }
 
     /// The value `help` shows for harness `h`: the one after `default `,
