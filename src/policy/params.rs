@@ -33,7 +33,7 @@ pub struct Param {
     /// (None: a switch, or a named value clap lists).
     pub range: Option<&'static str>,
     /// Its default, as `--help` says it.
-    pub default: Default,
+    pub default: ByDefault,
     /// How `compare` takes the flag.
     pub compare: Compare,
     /// The TUI keys that step it, if there are any.
@@ -42,7 +42,7 @@ pub struct Param {
 
 /// A parameter's default, as `--help` says it.
 #[derive(Debug, Clone, Copy)]
-pub enum Default {
+pub enum ByDefault {
     /// One value per harness, read from `Policy::preset(h)` each time the help
     /// is made: the harness rules hold the numbers, the help only shows them.
     Preset(fn(&Policy) -> String),
@@ -134,7 +134,7 @@ pub static PARAMS: &[Param] = &[
         ]),
         about: "Idle gap threshold in minutes",
         range: Some("negative disables"),
-        default: Default::Preset(|p| num(p.gap_threshold_minutes)),
+        default: ByDefault::Preset(|p| num(p.gap_threshold_minutes)),
         compare: Compare::List { e_g: "5,30,60" },
         keys: Some(&GAP_KEYS),
     },
@@ -159,7 +159,7 @@ pub static PARAMS: &[Param] = &[
         ]),
         about: "Results kept outside the plan: the most recent N",
         range: None,
-        default: Default::Made(|| {
+        default: ByDefault::Made(|| {
             use crate::policy::idle_server::default_keep;
             format!(
                 "per plan kind: {}, budget {}, idle-server {} before Claude Code 2.1.310 and {} from it",
@@ -181,7 +181,7 @@ pub static PARAMS: &[Param] = &[
         read_by: Some(&[(PlanKind::Size, When::Always)]),
         about: "Size threshold in chars",
         range: Some("negative disables"),
-        default: Default::Preset(|p| p.size_threshold.to_string()),
+        default: ByDefault::Preset(|p| p.size_threshold.to_string()),
         compare: Compare::List {
             e_g: "200000,500000",
         },
@@ -196,7 +196,7 @@ pub static PARAMS: &[Param] = &[
         read_by: Some(&[(PlanKind::Count, When::Always)]),
         about: "Count plan: active results before deletions start",
         range: None,
-        default: Default::Preset(|p| p.trigger_threshold.to_string()),
+        default: ByDefault::Preset(|p| p.trigger_threshold.to_string()),
         compare: Compare::List { e_g: "5,10,20" },
         keys: None,
     },
@@ -208,7 +208,7 @@ pub static PARAMS: &[Param] = &[
         read_by: None,
         about: "The plan kind",
         range: None,
-        default: Default::Made(|| {
+        default: ByDefault::Made(|| {
             "auto, the harness's own choice at each request: \
 claude by the recorded version: budget on Claude Code 2.0.0–2.1.63, idle on \
 2.1.84–2.1.104, idle-server from 2.1.285, nothing in between or before \
@@ -230,7 +230,7 @@ nothing at notifications and goal turns"
         read_by: None,
         about: "How clearings reach the API",
         range: None,
-        default: Default::Made(|| {
+        default: ByDefault::Made(|| {
             "cache-edits for claude count, server for the api preset, else rewrite".into()
         }),
         compare: Compare::List {
@@ -247,7 +247,7 @@ nothing at notifications and goal turns"
         read_by: Some(&[(PlanKind::Mask, When::Always)]),
         about: "mask (Gemini CLI): the newest tokens of tool output it protects",
         range: None,
-        default: Default::Preset(|p| p.mask_protect_tokens.to_string()),
+        default: ByDefault::Preset(|p| p.mask_protect_tokens.to_string()),
         compare: Compare::Same,
         keys: None,
     },
@@ -260,7 +260,7 @@ nothing at notifications and goal turns"
         read_by: Some(&[(PlanKind::Mask, When::Always)]),
         about: "mask (Gemini CLI): the least prunable tokens that let it mask",
         range: None,
-        default: Default::Preset(|p| p.mask_min_prunable_tokens.to_string()),
+        default: ByDefault::Preset(|p| p.mask_min_prunable_tokens.to_string()),
         compare: Compare::Same,
         keys: None,
     },
@@ -276,7 +276,7 @@ nothing at notifications and goal turns"
 \"value\":5},\"clear_at_least\":{\"type\":\"input_tokens\",\"value\":5000}, \
 \"exclude_tools\":[\"memory\"]}' or '{\"type\":\"clear_thinking_20251015\"}'",
         range: None,
-        default: Default::Made(|| {
+        default: ByDefault::Made(|| {
             "one clear_tool_uses_20250919 with the documented defaults".into()
         }),
         compare: Compare::Own,
@@ -290,7 +290,7 @@ nothing at notifications and goal turns"
         read_by: None,
         about: "Clear down to the threshold instead of half of it: low watermark off",
         range: None,
-        default: Default::Preset(|p| on(p.low_watermark)),
+        default: ByDefault::Preset(|p| on(p.low_watermark)),
         compare: Compare::Same,
         keys: None,
     },
@@ -302,7 +302,7 @@ nothing at notifications and goal turns"
         read_by: None,
         about: "Protect managed-memory reads",
         range: None,
-        default: Default::Preset(|p| on(p.protect)),
+        default: ByDefault::Preset(|p| on(p.protect)),
         compare: Compare::Same,
         keys: None,
     },
@@ -314,7 +314,7 @@ nothing at notifications and goal turns"
         read_by: None,
         about: "Error results may be cleared",
         range: None,
-        default: Default::Preset(|p| on(p.clear_errors)),
+        default: ByDefault::Preset(|p| on(p.clear_errors)),
         compare: Compare::Same,
         keys: None,
     },
@@ -329,7 +329,7 @@ nothing at notifications and goal turns"
         about: "idle-server: the least trigger it sends; Claude Code 2.1.285+ sends \
 its edit only when the clearable results less 3 reach it",
         range: None,
-        default: Default::Made(|| "keep + 15".into()),
+        default: ByDefault::Made(|| "keep + 15".into()),
         compare: Compare::Not,
         keys: None,
     },
@@ -342,7 +342,7 @@ its edit only when the clearable results less 3 reach it",
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
         about: "Budget plan: the tool-result tokens it clears down to",
         range: None,
-        default: Default::Preset(|p| p.budget_tokens.to_string()),
+        default: ByDefault::Preset(|p| p.budget_tokens.to_string()),
         compare: Compare::Same,
         keys: None,
     },
@@ -355,7 +355,7 @@ its edit only when the clearable results less 3 reach it",
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
         about: "Budget plan: the least saving that lets it fire",
         range: None,
-        default: Default::Preset(|p| p.budget_min_saving.to_string()),
+        default: ByDefault::Preset(|p| p.budget_min_saving.to_string()),
         compare: Compare::Same,
         keys: None,
     },
@@ -369,7 +369,7 @@ its edit only when the clearable results less 3 reach it",
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
         about: "Budget plan: the recorded usage it waits for",
         range: None,
-        default: Default::Made(|| {
+        default: ByDefault::Made(|| {
             use crate::policy::budget::warning_for_version;
             format!(
                 "by version: {} up to Claude Code 2.1.20, {} from 2.1.21 or with no version",
@@ -389,7 +389,7 @@ its edit only when the clearable results less 3 reach it",
         about: "mask (Gemini CLI): scan the latest content of the history too, as Gemini \
 CLI's remote flag 45758819 set to false does: protect latest turn off",
         range: None,
-        default: Default::Preset(|p| on(p.mask_protect_latest_turn)),
+        default: ByDefault::Preset(|p| on(p.mask_protect_latest_turn)),
         compare: Compare::Same,
         keys: None,
     },
@@ -403,7 +403,7 @@ CLI's remote flag 45758819 set to false does: protect latest turn off",
         about: "prune (OpenCode): the newest tool-output tokens it never clears, \
 OpenCode's PRUNE_PROTECT",
         range: None,
-        default: Default::Preset(|p| p.prune_protect_tokens.to_string()),
+        default: ByDefault::Preset(|p| p.prune_protect_tokens.to_string()),
         compare: Compare::Same,
         keys: None,
     },
@@ -417,7 +417,7 @@ OpenCode's PRUNE_PROTECT",
         about: "prune (OpenCode): what it must be able to clear, strictly more, before \
 it marks anything, OpenCode's PRUNE_MINIMUM",
         range: None,
-        default: Default::Preset(|p| p.prune_minimum_tokens.to_string()),
+        default: ByDefault::Preset(|p| p.prune_minimum_tokens.to_string()),
         compare: Compare::Same,
         keys: None,
     },
@@ -520,8 +520,8 @@ impl Param {
     /// `Policy::preset`; or the default's words.
     pub fn default_words(&self) -> String {
         match self.default {
-            Default::Made(words) => words(),
-            Default::Preset(show) => {
+            ByDefault::Made(words) => words(),
+            ByDefault::Preset(show) => {
                 let harnesses = <Harness as strum::VariantArray>::VARIANTS;
                 let shown: Vec<(Harness, String)> = harnesses
                     .iter()
@@ -807,7 +807,7 @@ mod wiring {
     fn the_defaults_shown_are_each_harness_s_preset() {
         let mut checked = 0;
         for p in PARAMS {
-            if !matches!(p.default, Default::Preset(_)) {
+            if !matches!(p.default, ByDefault::Preset(_)) {
                 continue;
             }
             let help = help_of("plan", p.long()).expect(p.flag);
