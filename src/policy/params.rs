@@ -727,9 +727,19 @@ mod wiring {
 
     #[test]
     fn the_tui_commands_are_the_table_s_then_explain() {
+        use crate::tui::app::{COMMANDS, complete};
         let mut want: Vec<&str> = commands().collect();
         want.push("explain");
-        assert_eq!(crate::tui::app::COMMANDS, want.as_slice());
+        assert_eq!(*COMMANDS, want);
+        // Each completes to itself from its first letters where no other
+        // command shares them.
+        for c in commands() {
+            let unique = (1..=c.len())
+                .map(|n| &c[..n])
+                .find(|head| COMMANDS.iter().filter(|o| o.starts_with(head)).count() == 1)
+                .expect(c);
+            assert_eq!(complete(unique), (format!("{c} "), None), "{unique}");
+        }
     }
 
     /// The help clap prints for `--long` in `sub` (the command line as parsed).

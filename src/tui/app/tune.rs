@@ -2,20 +2,13 @@
 
 use super::*;
 
-/// The `:` commands, for completion and the help.
-/// The parameters' commands (`policy::params`, in its order), then `explain`;
-/// a test holds the two lists together.
-pub const COMMANDS: &[&str] = &[
-    "gap",
-    "keep",
-    "size",
-    "trigger",
-    "policy",
-    "delivery",
-    "mask-protect",
-    "mask-min",
-    "explain",
-];
+/// The `:` commands, for completion and the help: the parameters' commands
+/// (`policy::params`, in its order), then `explain`.
+pub static COMMANDS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    crate::policy::params::commands()
+        .chain(std::iter::once("explain"))
+        .collect()
+});
 
 /// Tab on the `:` line: the command name completed when one fits (with a space),
 /// else as far as the candidates agree, and a note naming them.
