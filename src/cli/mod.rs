@@ -186,28 +186,27 @@ pub fn command() -> clap::Command {
     with_table_help(Cli::command(), false)
 }
 
-fn with_table_help(mut cmd: clap::Command, compare: bool) -> clap::Command {
+/// Each table flag of `cmd` given its help, in place (the order of the
+/// arguments and subcommands, which the completions follow, is kept).
+fn with_table_help(cmd: clap::Command, compare: bool) -> clap::Command {
     use crate::policy::params;
-    let found: Vec<(clap::Id, String)> = cmd
-        .get_arguments()
-        .filter_map(|a| {
-            let p = params::by_flag(a.get_long()?)?;
-            let help = if compare { p.compare_help()? } else { p.help() };
-            Some((a.get_id().clone(), help))
-        })
-        .collect();
-    for (id, help) in found {
-        cmd = cmd.mut_arg(id, |a| a.help(help));
-    }
-    let subs: Vec<String> = cmd
-        .get_subcommands()
-        .map(|s| s.get_name().to_string())
-        .collect();
-    for name in subs {
-        let compare = name == "compare";
-        cmd = cmd.mut_subcommand(name, |s| with_table_help(s, compare));
-    }
-    cmd
+    cmd.mut_args(|a| {
+        let help = a.get_long().and_then(params::by_flag).and_then(|p| {
+            if compare {
+                p.compare_help()
+            } else {
+                Some(p.help())
+            }
+        });
+        match help {
+            Some(help) => a.help(help),
+            None => a,
+        }
+    })
+    .mut_subcommands(|s| {
+        let compare = s.get_name() == "compare";
+        with_table_help(s, compare)
+    })
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
