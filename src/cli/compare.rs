@@ -31,14 +31,19 @@ pub struct CompareArgs {
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "KIND,…")]
     pub policy: Option<String>,
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N,…")]
     pub keep_recent: Option<String>,
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "M,…", allow_hyphen_values = true)]
     pub gap_minutes: Option<String>,
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "C,…", allow_hyphen_values = true)]
     pub size_threshold: Option<String>,
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N,…")]
     pub trigger: Option<String>,
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "rewrite|cache-edits,…")]
     pub delivery: Option<String>,
     #[arg(long, value_enum)]
@@ -54,6 +59,7 @@ pub struct CompareArgs {
     /// api preset: the edits each setting starts from (as plan's --api-edit).
     #[arg(long = "api-edit", value_name = "JSON")]
     pub api_edit: Vec<String>,
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long)]
     pub no_low_watermark: bool,
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
