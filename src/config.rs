@@ -701,6 +701,49 @@ mod tests {
     use super::*;
     use crate::session::Harness;
 
+    /// The keys serde lists when it refuses an unknown key (message `e`).
+    fn keys_listed(e: &str) -> Vec<String> {
+        let list = e.split("expected one of ").nth(1).expect(e);
+        let list = list.split(" at line").next().expect(e);
+        list.split(", ")
+            .map(|k| k.trim().trim_matches('`').to_string())
+            .collect()
+    }
+
+    /// The policy keys the config file and a sidecar accept are the
+    /// parameter table's, and besides them only the preset, the api preset's
+    /// readings and a table per preset: a row added to `policy::params`
+    /// without its key, or a key without its row, fails here.
+    #[test]
+    fn the_policy_keys_are_the_parameter_table_s() {
+        use crate::policy::params::PARAMS;
+        let e = toml::from_str::<Config>("[policy]\nno_such_key = 1\n")
+            .unwrap_err()
+            .to_string();
+        let config = keys_listed(&e);
+        let e = crate::setup::Sidecar::parse(r#"{"no_such_key": 1}"#)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(keys_listed(&e), config, "the sidecar's are the config's");
+        let presets: Vec<&str> = <Preset as VariantArray>::VARIANTS
+            .iter()
+            .map(|&p| p.into())
+            .collect();
+        let others = [
+            "preset",
+            "api_excluded_count_toward_keep",
+            "api_trigger_inclusive",
+            "api_placeholder",
+        ];
+        let mut want: Vec<&str> = PARAMS.iter().map(|p| p.key).collect();
+        want.extend(others);
+        want.extend(&presets);
+        want.sort_unstable();
+        let mut got: Vec<&str> = config.iter().map(String::as_str).collect();
+        got.sort_unstable();
+        assert_eq!(got, want);
+    }
+
     const EXAMPLE: &str = r#"
 cache_ttl = "1h"    # top-level keys come before any [table]
 mouse = false

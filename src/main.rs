@@ -1,6 +1,5 @@
 //! mcscope: parse the command line, run one subcommand, print, exit 0 or 2.
 
-use clap::Parser;
 use clap::error::ErrorKind;
 use mcscope::analysis;
 use mcscope::cli::{self, Cli, Command, OutputFormat, UsageError};
@@ -19,7 +18,11 @@ fn main() -> ExitCode {
     } else {
         let _ = color_eyre::install();
     }
-    let cli = match Cli::try_parse() {
+    // The help of the parameters' flags is made from their table (`cli::command`).
+    let parsed = cli::command()
+        .try_get_matches()
+        .and_then(|mut m| <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => return clap_output(&e),
     };
@@ -174,7 +177,6 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             Text(String::new())
         }
         Command::Completions { shell } => {
-            use clap::CommandFactory;
             use clap_complete::Shell;
             let shell = match shell {
                 cli::ShellArg::Bash => Shell::Bash,
@@ -184,7 +186,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
                 cli::ShellArg::Powershell => Shell::PowerShell,
             };
             let mut out = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "mcscope", &mut out);
+            clap_complete::generate(shell, &mut cli::command(), "mcscope", &mut out);
             Text(String::from_utf8_lossy(&out).into_owned())
         }
         Command::Wire { path, side, opts } => {

@@ -2,7 +2,7 @@
 //! run that sets up every session, compares and prints.
 
 use super::{Opts, OutputFormat, PresetArg, SharedOpts, UsageError, cache_ttl, setup_from};
-use crate::policy::{Delivery, PlanKind};
+use crate::policy::{Delivery, PlanKind, params};
 use crate::session::Session;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -24,17 +24,22 @@ pub struct CompareArgs {
     pub path: Option<PathBuf>,
     #[command(flatten)]
     pub dates: super::Dates,
-    /// Plan kinds, e.g. idle,size,count (default: the grid of docs/compare.md).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "KIND,…")]
     pub policy: Option<String>,
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N,…")]
     pub keep_recent: Option<String>,
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "M,…", allow_hyphen_values = true)]
     pub gap_minutes: Option<String>,
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "C,…", allow_hyphen_values = true)]
     pub size_threshold: Option<String>,
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N,…")]
     pub trigger: Option<String>,
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "rewrite|cache-edits,…")]
     pub delivery: Option<String>,
     #[arg(long, value_enum)]
@@ -50,24 +55,22 @@ pub struct CompareArgs {
     /// api preset: the edits each setting starts from (as plan's --api-edit).
     #[arg(long = "api-edit", value_name = "JSON")]
     pub api_edit: Vec<String>,
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long)]
     pub no_low_watermark: bool,
-    /// mask (Gemini CLI): the newest tokens of tool output it protects (default 50000)
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub protect_tokens: Option<u64>,
-    /// mask (Gemini CLI): the least prunable tokens that let it mask (default 30000)
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub min_prunable_tokens: Option<u64>,
-    /// mask (Gemini CLI): scan the latest content of the history too (Gemini CLI's
-    /// remote flag 45758819 set to false)
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long)]
     pub no_protect_latest_turn: bool,
-    /// prune (OpenCode): the newest tool-output tokens it never clears
-    /// (default 40000, OpenCode's PRUNE_PROTECT).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub prune_protect: Option<u64>,
-    /// prune (OpenCode): what it must be able to clear, strictly more, before
-    /// it marks anything (default 20000, OpenCode's PRUNE_MINIMUM).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub prune_minimum: Option<u64>,
     #[command(flatten)]
@@ -177,7 +180,9 @@ impl CompareArgs {
                 .transpose()
                 .map_err(UsageError::List)
         }
-        let policy = list("policy", &self.policy, PlanKind::parse)?;
+        // A parameter's list is named by its flag in `policy::params`.
+        let flag = |key| params::by_key(key).map_or(key, params::Param::long);
+        let policy = list(flag("kind"), &self.policy, PlanKind::parse)?;
         if policy
             .as_ref()
             .is_some_and(|l| l.contains(&PlanKind::Recorded))
@@ -187,14 +192,16 @@ impl CompareArgs {
         }
         Ok(crate::compare::Lists {
             policy,
-            keep_recent: list("keep-recent", &self.keep_recent, |x| x.parse().ok())?,
+            keep_recent: list(flag("keep_recent"), &self.keep_recent, |x| x.parse().ok())?,
             // NaN or an infinity is no gap (negative ones disable, as with plan).
-            gap_minutes: list("gap-minutes", &self.gap_minutes, |x| {
+            gap_minutes: list(flag("gap_threshold_minutes"), &self.gap_minutes, |x| {
                 x.parse().ok().filter(|g: &f64| g.is_finite())
             })?,
-            size_threshold: list("size-threshold", &self.size_threshold, |x| x.parse().ok())?,
-            trigger: list("trigger", &self.trigger, |x| x.parse().ok())?,
-            delivery: list("delivery", &self.delivery, Delivery::parse)?,
+            size_threshold: list(flag("size_threshold"), &self.size_threshold, |x| {
+                x.parse().ok()
+            })?,
+            trigger: list(flag("trigger_threshold"), &self.trigger, |x| x.parse().ok())?,
+            delivery: list(flag("delivery"), &self.delivery, Delivery::parse)?,
             api_trigger: list("api-trigger", &self.api_trigger, |x| x.parse().ok())?,
             api_keep: list("api-keep", &self.api_keep, |x| x.parse().ok())?,
         })
@@ -255,15 +262,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         if !show || started.elapsed() < std::time::Duration::from_millis(500) {
             return;
         }
-        let b = bar.get_or_init(|| {
-            let b = indicatif::ProgressBar::new(total);
-            if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "comparing {bar:30} {percent:>3}% {elapsed} (eta {eta})",
-            ) {
-                b.set_style(style);
-            }
-            b
-        });
+        let b = bar.get_or_init(|| progress_bar(total));
         b.set_position(done.min(total));
     };
     let req = compare::Request {
@@ -302,9 +301,44 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         b.finish_and_clear();
     }
     let c = result.map_err(UsageError::Compare)?;
+    notes(&c, args, folder, &window, &looked_in);
+    let out = render(&c, format, charts.as_ref(), &path, names_folder, args);
+    match &args.output {
+        Some(file) => {
+            crate::export::write(file, &reading, out.as_bytes())?;
+            if !args.quiet {
+                eprintln!("mcscope: wrote {}", crate::sanitize::path(file));
+            }
+            Ok(String::new())
+        }
+        None => Ok(out),
+    }
+}
+
+/// The progress bar of a long comparison on a terminal.
+fn progress_bar(total: u64) -> indicatif::ProgressBar {
+    let b = indicatif::ProgressBar::new(total);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "comparing {bar:30} {percent:>3}% {elapsed} (eta {eta})",
+    ) {
+        b.set_style(style);
+    }
+    b
+}
+
+/// The notes on stderr (none with `--quiet`): one line per kind of skipped
+/// file, or one per file with `-v`; and for a folder with no session, why.
+fn notes(
+    c: &crate::compare::Comparison,
+    args: &CompareArgs,
+    folder: bool,
+    window: &crate::zone::Window,
+    looked_in: &str,
+) {
+    use crate::compare;
     if !args.quiet {
         // One line per kind of skipped file (SPEC §9a); `-v` names each.
-        for (reason, files) in compare::skip_kinds(&c) {
+        for (reason, files) in compare::skip_kinds(c) {
             if reason == "unpriced" {
                 continue;
             }
@@ -329,29 +363,31 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         let line = format!("no main-thread session with requests{within} under {looked_in}");
         eprintln!("mcscope: {}", crate::sanitize::line(&line));
     }
-    let out = match format {
+}
+
+/// The comparison as the format asked for, sanitized.
+fn render(
+    c: &crate::compare::Comparison,
+    format: CompareFormat,
+    charts: Option<&crate::compare_html::Charts>,
+    path: &Path,
+    names_folder: bool,
+    args: &CompareArgs,
+) -> String {
+    use crate::compare;
+    match format {
         CompareFormat::Json => {
-            let mut s = crate::sanitize::json_pretty(&compare::json(&c));
+            let mut s = crate::sanitize::json_pretty(&compare::json(c));
             s.push('\n');
             s
         }
         // Shown on a terminal or opened from a file later: sanitized either way.
-        CompareFormat::Text => crate::sanitize::text_owned(compare::text(&c, args.verbose)),
+        CompareFormat::Text => crate::sanitize::text_owned(compare::text(c, args.verbose)),
         CompareFormat::Html => crate::sanitize::text_owned(crate::compare_html::html(
-            &c,
-            charts.as_ref(),
-            &crate::page_paths::PageNames::new(&path, names_folder, args.full_paths),
+            c,
+            charts,
+            &crate::page_paths::PageNames::new(path, names_folder, args.full_paths),
         )),
-    };
-    match &args.output {
-        Some(file) => {
-            crate::export::write(file, &reading, out.as_bytes())?;
-            if !args.quiet {
-                eprintln!("mcscope: wrote {}", crate::sanitize::path(file));
-            }
-            Ok(String::new())
-        }
-        None => Ok(out),
     }
 }
 
@@ -380,4 +416,39 @@ fn harness_databases() -> Vec<PathBuf> {
         .flat_map(|h| h.asks().databases())
         .filter(|p| p.is_file())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each list `compare` takes for a parameter is read, and refused, under
+    /// the table's flag: every row that says compare takes a list.
+    #[test]
+    fn the_parameters_lists_are_named_by_the_table_s_flags() {
+        let mut read = 0;
+        for p in params::PARAMS {
+            if !matches!(p.compare, params::Compare::List { .. }) {
+                continue;
+            }
+            let mut args = CompareArgs::default();
+            let bad = Some("nothing-valid".to_string());
+            match p.key {
+                "kind" => args.policy = bad,
+                "keep_recent" => args.keep_recent = bad,
+                "gap_threshold_minutes" => args.gap_minutes = bad,
+                "size_threshold" => args.size_threshold = bad,
+                "trigger_threshold" => args.trigger = bad,
+                "delivery" => args.delivery = bad,
+                other => panic!("{other}: a list compare does not read"),
+            }
+            let e = args.lists().unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("{} \"nothing-valid\"", p.flag)),
+                "{e}"
+            );
+            read += 1;
+        }
+        assert_eq!(read, 6);
+    }
 }

@@ -176,6 +176,39 @@ pub enum Command {
     },
 }
 
+/// The command line as it parses and as `--help` and the completions show it:
+/// clap's derive, with each parameter's flag given the help its row of
+/// [`crate::policy::params::PARAMS`] makes (what it sets, the values it takes,
+/// its default per harness read from the harness's preset), in every
+/// subcommand that takes it; `compare`'s in its words for a list.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    with_table_help(Cli::command(), false)
+}
+
+/// Each table flag of `cmd` given its help, in place (the order of the
+/// arguments and subcommands, which the completions follow, is kept).
+fn with_table_help(cmd: clap::Command, compare: bool) -> clap::Command {
+    use crate::policy::params;
+    cmd.mut_args(|a| {
+        let help = a.get_long().and_then(params::by_flag).and_then(|p| {
+            if compare {
+                p.compare_help()
+            } else {
+                Some(p.help())
+            }
+        });
+        match help {
+            Some(help) => a.help(help),
+            None => a,
+        }
+    })
+    .mut_subcommands(|s| {
+        let compare = s.get_name() == "compare";
+        with_table_help(s, compare)
+    })
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShellArg {
     Bash,

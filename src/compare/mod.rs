@@ -531,47 +531,16 @@ fn compare_units(
                 .iter()
                 .position(|(h, _)| Some(*h) == o.runs.first().map(|r| r.policy.preset))
                 .unwrap_or(0);
-            for Run {
-                i,
-                policy,
-                auto_policy,
-                totals: t,
-                usd,
-                avail,
-            } in o.runs
-            {
-                let row = &mut rows[g][i];
-                let first = row.per_session.is_empty();
-                let (a, knob) =
-                    avail::combine(row.availability.map(|a| (a, row.knob.take())), avail);
-                row.availability = Some(a);
-                row.knob = knob;
-                if let Some((json, chose)) = auto_policy {
-                    // SPEC §15.6: auto's values over every session's requests
-                    // where it chose a kind; sessions where it chose none
-                    // count only when no session had one.
-                    let seen = &mut auto_chose[g][i];
-                    row.policy = Some(match (row.policy.take(), *seen) {
-                        (Some(prev), Some(had)) if had == chose => {
-                            crate::report::kinds::policy_merged(prev, &json)
-                        }
-                        (Some(prev), Some(true)) => prev,
-                        _ => json,
-                    });
-                    *seen = Some(seen.unwrap_or(false) || chose);
-                } else if first {
-                    row.policy = Some(crate::report::policy_json(
-                        &policy,
-                        crate::report::keep_recent_of(&policy, &[policy.kind]),
-                    ));
-                }
-                for c in crate::caveats::caveats(&policy, &[policy.kind], &[]) {
-                    if !caveat_ids.iter().any(|x| x == c.id) {
-                        caveat_ids.push(c.id.into());
-                        cmp.caveats.push((c.id.into(), c.text));
-                    }
-                }
-                add_to(row, &o.info.path, t, usd, first);
+            for run in o.runs {
+                let i = run.i;
+                add_run(
+                    &mut rows[g][i],
+                    &mut auto_chose[g][i],
+                    run,
+                    &o.info.path,
+                    &mut caveat_ids,
+                    &mut cmp.caveats,
+                );
             }
             let (policy, t, usd) = o.baseline;
             let first = base.per_session.is_empty();
@@ -592,8 +561,74 @@ fn compare_units(
     // No session at all (an empty folder or date window, SPEC §7a): the claude
     // grid's rows with zero totals, so a script reads the same shape.
     let none = cmp.sessions.is_empty();
-    let rows: Vec<Row> = rows
-        .into_iter()
+    let rows = grid_rows(rows, &grids, none);
+    let (rows, recommended, median) = sort_and_recommend(rows);
+    if base.policy.is_none() {
+        let policy = base.params.apply(&Policy::preset(base.params.preset));
+        base.policy = Some(crate::report::policy_json(&policy, None));
+    }
+    cmp.rows = baseline::with_baseline(rows, base, &cmp.sessions, req.baseline);
+    cmp.recommended = recommended.map(|i| i + usize::from(req.baseline));
+    cmp.median_later_used = median;
+    Ok(cmp)
+}
+
+/// One setting's run over a session added to its row: its availability,
+/// its `policy` object (under auto merged over the sessions, SPEC §15.6), its
+/// caveats (each once in `caveats`) and its totals. `seen`: whether a session
+/// so far had a request where auto chose a kind (None: no session yet).
+fn add_run(
+    row: &mut Row,
+    seen: &mut Option<bool>,
+    run: Run,
+    path: &str,
+    caveat_ids: &mut Vec<String>,
+    caveats: &mut Vec<(String, String)>,
+) {
+    let Run {
+        i: _,
+        policy,
+        auto_policy,
+        totals: t,
+        usd,
+        avail,
+    } = run;
+    let first = row.per_session.is_empty();
+    let (a, knob) = avail::combine(row.availability.map(|a| (a, row.knob.take())), avail);
+    row.availability = Some(a);
+    row.knob = knob;
+    if let Some((json, chose)) = auto_policy {
+        // SPEC §15.6: auto's values over every session's requests
+        // where it chose a kind; sessions where it chose none
+        // count only when no session had one.
+        row.policy = Some(match (row.policy.take(), *seen) {
+            (Some(prev), Some(had)) if had == chose => {
+                crate::report::kinds::policy_merged(prev, &json)
+            }
+            (Some(prev), Some(true)) => prev,
+            _ => json,
+        });
+        *seen = Some(seen.unwrap_or(false) || chose);
+    } else if first {
+        row.policy = Some(crate::report::policy_json(
+            &policy,
+            crate::report::keep_recent_of(&policy, &[policy.kind]),
+        ));
+    }
+    for c in crate::caveats::caveats(&policy, &[policy.kind], &[]) {
+        if !caveat_ids.iter().any(|x| x == c.id) {
+            caveat_ids.push(c.id.into());
+            caveats.push((c.id.into(), c.text));
+        }
+    }
+    add_to(row, path, t, usd, first);
+}
+
+/// The grids' rows that a session ran, each with its `policy` object; with
+/// no session at all (`none`: an empty folder or date window, SPEC §7a) the
+/// first grid's rows with zero totals, so a script reads the same shape.
+fn grid_rows(rows: Vec<Vec<Row>>, grids: &[(Harness, Vec<Params>)], none: bool) -> Vec<Row> {
+    rows.into_iter()
         .enumerate()
         .flat_map(|(g, rs)| rs.into_iter().map(move |r| (g, r)))
         .filter(|(g, r)| !r.per_session.is_empty() || (none && *g == 0))
@@ -605,16 +640,7 @@ fn compare_units(
             }
             r
         })
-        .collect();
-    let (rows, recommended, median) = sort_and_recommend(rows);
-    if base.policy.is_none() {
-        let policy = base.params.apply(&Policy::preset(base.params.preset));
-        base.policy = Some(crate::report::policy_json(&policy, None));
-    }
-    cmp.rows = baseline::with_baseline(rows, base, &cmp.sessions, req.baseline);
-    cmp.recommended = recommended.map(|i| i + usize::from(req.baseline));
-    cmp.median_later_used = median;
-    Ok(cmp)
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,10 +1,13 @@
 //! The plan's parameters in one table (SPEC §7 `policy`, §8): each one's JSON,
-//! config and sidecar key, its flag, its TUI `:` command, and how to tell two
-//! of its values apart. The header's marks (a `*` where a value differs from the one the
-//! session was opened with, else where it came from) and the TUI's commands
-//! read this table, so no parameter is left unmarked.
+//! config and sidecar key, its flag and the words of its `--help`, its default
+//! per harness (read from the harness's preset, not copied), how `compare`
+//! takes it, its TUI `:` command and keys, and how to tell two of its values
+//! apart. The header's marks (a `*` where a value differs from the one the
+//! session was opened with, else where it came from), the TUI's commands and
+//! keys and the flags' help read this table, so a parameter is described once.
 
 use super::{PlanKind, Policy};
+use crate::session::Harness;
 
 /// One parameter of a plan.
 #[derive(Debug)]
@@ -24,6 +27,80 @@ pub struct Param {
     /// (SPEC §15.6). None for the others (the kind, the delivery, the api
     /// edits and the flags), which this column does not follow.
     pub read_by: Option<&'static [Read]>,
+    /// What it sets, the start of its flag's `--help`.
+    pub about: &'static str,
+    /// The values the flag takes where clap's value list does not say them
+    /// (None: a switch, or a named value clap lists).
+    pub range: Option<&'static str>,
+    /// Its default, as `--help` says it.
+    pub default: ByDefault,
+    /// How `compare` takes the flag.
+    pub compare: Compare,
+    /// The TUI keys that step it, if there are any.
+    pub keys: Option<&'static Keys>,
+}
+
+/// A parameter's default, as `--help` says it.
+#[derive(Debug, Clone, Copy)]
+pub enum ByDefault {
+    /// One value per harness, read from `Policy::preset(h)` each time the help
+    /// is made: the harness rules hold the numbers, the help only shows them.
+    Preset(fn(&Policy) -> String),
+    /// A default that goes by more than the harness (the plan kind, the
+    /// version): words made by the function, from the constants the engine
+    /// reads where it has them.
+    Made(fn() -> String),
+}
+
+/// How `compare` takes a parameter's flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    /// A comma-separated list of values, one grid row per value; `e_g` an
+    /// example list for its help.
+    List { e_g: &'static str },
+    /// One value for every row, in plan's words.
+    Same,
+    /// One value for every row, in compare's own words (its help is its own).
+    Own,
+    /// Compare has no such flag.
+    Not,
+}
+
+/// The TUI keys that step a parameter up and down, and by how much.
+#[derive(Debug)]
+pub struct Keys {
+    pub more: char,
+    pub less: char,
+    pub step: u32,
+}
+
+/// `+` / `-`: keep_recent by one (the api preset's first edit's keep too).
+pub const KEEP_KEYS: Keys = Keys {
+    more: '+',
+    less: '-',
+    step: 1,
+};
+/// `]` / `[`: the idle gap threshold by 5 minutes.
+pub const GAP_KEYS: Keys = Keys {
+    more: ']',
+    less: '[',
+    step: 5,
+};
+/// `}` / `{`: the size threshold by 50,000 chars.
+pub const SIZE_KEYS: Keys = Keys {
+    more: '}',
+    less: '{',
+    step: 50_000,
+};
+
+/// A number as the help shows it: `60`, `7.5`.
+fn num(x: f64) -> String {
+    crate::numbers::fmt_num(x)
+}
+
+/// A switch's value as the help shows it.
+fn on(b: bool) -> String {
+    if b { "on" } else { "off" }.into()
 }
 
 /// A plan kind that reads a parameter, and when.
@@ -55,6 +132,11 @@ pub static PARAMS: &[Param] = &[
             (PlanKind::IdleServer, When::Always),
             (PlanKind::Size, When::SizeNeedsIdle),
         ]),
+        about: "Idle gap threshold in minutes",
+        range: Some("negative disables"),
+        default: ByDefault::Preset(|p| num(p.gap_threshold_minutes)),
+        compare: Compare::List { e_g: "5,30,60" },
+        keys: Some(&GAP_KEYS),
     },
     Param {
         key: "keep_recent",
@@ -75,6 +157,20 @@ pub static PARAMS: &[Param] = &[
             (PlanKind::Budget, When::Always),
             (PlanKind::IdleServer, When::Always),
         ]),
+        about: "Results kept outside the plan: the most recent N",
+        range: None,
+        default: ByDefault::Made(|| {
+            use crate::policy::idle_server::default_keep;
+            format!(
+                "per plan kind: {}, budget {}, idle-server {} before Claude Code 2.1.310 and {} from it",
+                PlanKind::Idle.default_keep(),
+                PlanKind::Budget.default_keep(),
+                default_keep(Some("2.1.309")),
+                default_keep(Some("2.1.310")),
+            )
+        }),
+        compare: Compare::List { e_g: "2,5,10" },
+        keys: Some(&KEEP_KEYS),
     },
     Param {
         key: "size_threshold",
@@ -83,6 +179,13 @@ pub static PARAMS: &[Param] = &[
         same: |a, b| a.size_threshold == b.size_threshold,
         // engine/size.rs `Engine::size`, engine/size_index.rs.
         read_by: Some(&[(PlanKind::Size, When::Always)]),
+        about: "Size threshold in chars",
+        range: Some("negative disables"),
+        default: ByDefault::Preset(|p| p.size_threshold.to_string()),
+        compare: Compare::List {
+            e_g: "200000,500000",
+        },
+        keys: Some(&SIZE_KEYS),
     },
     Param {
         key: "trigger_threshold",
@@ -91,6 +194,11 @@ pub static PARAMS: &[Param] = &[
         same: |a, b| a.trigger_threshold == b.trigger_threshold,
         // engine/count.rs `Engine::count`.
         read_by: Some(&[(PlanKind::Count, When::Always)]),
+        about: "Count plan: active results before deletions start",
+        range: None,
+        default: ByDefault::Preset(|p| p.trigger_threshold.to_string()),
+        compare: Compare::List { e_g: "5,10,20" },
+        keys: None,
     },
     Param {
         key: "kind",
@@ -98,6 +206,21 @@ pub static PARAMS: &[Param] = &[
         command: Some("policy"),
         same: |a, b| a.kind == b.kind,
         read_by: None,
+        about: "The plan kind",
+        range: None,
+        default: ByDefault::Made(|| {
+            "auto, the harness's own choice at each request: \
+claude by the recorded version: budget on Claude Code 2.0.0–2.1.63, idle on \
+2.1.84–2.1.104, idle-server from 2.1.285, nothing in between or before \
+2.0.0, idle without a usable version; qwen by the kind of send: idle after \
+the gap at a prompt, cron job or hook, else size where Qwen runs it, \
+nothing at notifications and goal turns"
+                .into()
+        }),
+        compare: Compare::List {
+            e_g: "idle,size,count",
+        },
+        keys: None,
     },
     Param {
         key: "delivery",
@@ -105,6 +228,15 @@ pub static PARAMS: &[Param] = &[
         command: Some("delivery"),
         same: |a, b| a.delivery == b.delivery,
         read_by: None,
+        about: "How clearings reach the API",
+        range: None,
+        default: ByDefault::Made(|| {
+            "cache-edits for claude count, server for the api preset, else rewrite".into()
+        }),
+        compare: Compare::List {
+            e_g: "rewrite,cache-edits",
+        },
+        keys: None,
     },
     Param {
         key: "mask_protect_tokens",
@@ -113,6 +245,11 @@ pub static PARAMS: &[Param] = &[
         same: |a, b| a.mask_protect_tokens == b.mask_protect_tokens,
         // engine/mask.rs `Engine::mask`.
         read_by: Some(&[(PlanKind::Mask, When::Always)]),
+        about: "mask (Gemini CLI): the newest tokens of tool output it protects",
+        range: None,
+        default: ByDefault::Preset(|p| p.mask_protect_tokens.to_string()),
+        compare: Compare::Same,
+        keys: None,
     },
     Param {
         key: "mask_min_prunable_tokens",
@@ -121,6 +258,11 @@ pub static PARAMS: &[Param] = &[
         same: |a, b| a.mask_min_prunable_tokens == b.mask_min_prunable_tokens,
         // engine/mask.rs `Engine::mask`.
         read_by: Some(&[(PlanKind::Mask, When::Always)]),
+        about: "mask (Gemini CLI): the least prunable tokens that let it mask",
+        range: None,
+        default: ByDefault::Preset(|p| p.mask_min_prunable_tokens.to_string()),
+        compare: Compare::Same,
+        keys: None,
     },
     Param {
         key: "api_edits",
@@ -128,6 +270,17 @@ pub static PARAMS: &[Param] = &[
         command: None,
         same: |a, b| a.api == b.api,
         read_by: None,
+        about: "api preset: one `context_management` edit, the API's own JSON object \
+(repeatable, in the order sent), e.g. '{\"type\":\"clear_tool_uses_20250919\", \
+\"trigger\":{\"type\":\"input_tokens\",\"value\":30000},\"keep\":{\"type\":\"tool_uses\", \
+\"value\":5},\"clear_at_least\":{\"type\":\"input_tokens\",\"value\":5000}, \
+\"exclude_tools\":[\"memory\"]}' or '{\"type\":\"clear_thinking_20251015\"}'",
+        range: None,
+        default: ByDefault::Made(|| {
+            "one clear_tool_uses_20250919 with the documented defaults".into()
+        }),
+        compare: Compare::Own,
+        keys: None,
     },
     Param {
         key: "low_watermark",
@@ -135,6 +288,11 @@ pub static PARAMS: &[Param] = &[
         command: None,
         same: |a, b| a.low_watermark == b.low_watermark,
         read_by: None,
+        about: "Clear down to the threshold instead of half of it: low watermark off",
+        range: None,
+        default: ByDefault::Preset(|p| on(p.low_watermark)),
+        compare: Compare::Same,
+        keys: None,
     },
     Param {
         key: "protect",
@@ -142,6 +300,11 @@ pub static PARAMS: &[Param] = &[
         command: None,
         same: |a, b| a.protect == b.protect,
         read_by: None,
+        about: "Protect managed-memory reads",
+        range: None,
+        default: ByDefault::Preset(|p| on(p.protect)),
+        compare: Compare::Same,
+        keys: None,
     },
     Param {
         key: "clear_errors",
@@ -149,6 +312,11 @@ pub static PARAMS: &[Param] = &[
         command: None,
         same: |a, b| a.clear_errors == b.clear_errors,
         read_by: None,
+        about: "Error results may be cleared",
+        range: None,
+        default: ByDefault::Preset(|p| on(p.clear_errors)),
+        compare: Compare::Same,
+        keys: None,
     },
     Param {
         key: "min_trigger_tool_uses",
@@ -158,6 +326,12 @@ pub static PARAMS: &[Param] = &[
         // engine/idle_server.rs `Engine::idle_server_params` (keep + 15
         // when none is given).
         read_by: Some(&[(PlanKind::IdleServer, When::Always)]),
+        about: "idle-server: the least trigger it sends; Claude Code 2.1.285+ sends \
+its edit only when the clearable results less 3 reach it",
+        range: None,
+        default: ByDefault::Made(|| "keep + 15".into()),
+        compare: Compare::Not,
+        keys: None,
     },
     Param {
         key: "budget_tokens",
@@ -166,6 +340,11 @@ pub static PARAMS: &[Param] = &[
         same: |a, b| a.budget_tokens == b.budget_tokens,
         // engine/budget_plan.rs `Engine::budget`, policy/budget.rs `decide`.
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
+        about: "Budget plan: the tool-result tokens it clears down to",
+        range: None,
+        default: ByDefault::Preset(|p| p.budget_tokens.to_string()),
+        compare: Compare::Same,
+        keys: None,
     },
     Param {
         key: "budget_min_saving",
@@ -174,6 +353,11 @@ pub static PARAMS: &[Param] = &[
         same: |a, b| a.budget_min_saving == b.budget_min_saving,
         // engine/budget_plan.rs `Engine::budget`, policy/budget.rs `decide`.
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
+        about: "Budget plan: the least saving that lets it fire",
+        range: None,
+        default: ByDefault::Preset(|p| p.budget_min_saving.to_string()),
+        compare: Compare::Same,
+        keys: None,
     },
     Param {
         key: "budget_warning_tokens",
@@ -183,6 +367,18 @@ pub static PARAMS: &[Param] = &[
         // engine/budget_plan.rs `Engine::budget`, through
         // `Policy::budget_warning_at` (by version when none is given).
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
+        about: "Budget plan: the recorded usage it waits for",
+        range: None,
+        default: ByDefault::Made(|| {
+            use crate::policy::budget::warning_for_version;
+            format!(
+                "by version: {} up to Claude Code 2.1.20, {} from 2.1.21 or with no version",
+                warning_for_version(Some("2.1.20")),
+                warning_for_version(Some("2.1.21")),
+            )
+        }),
+        compare: Compare::Same,
+        keys: None,
     },
     Param {
         key: "mask_protect_latest_turn",
@@ -190,6 +386,12 @@ pub static PARAMS: &[Param] = &[
         command: None,
         same: |a, b| a.mask_protect_latest_turn == b.mask_protect_latest_turn,
         read_by: None,
+        about: "mask (Gemini CLI): scan the latest content of the history too, as Gemini \
+CLI's remote flag 45758819 set to false does: protect latest turn off",
+        range: None,
+        default: ByDefault::Preset(|p| on(p.mask_protect_latest_turn)),
+        compare: Compare::Same,
+        keys: None,
     },
     Param {
         key: "prune_protect_tokens",
@@ -198,6 +400,12 @@ pub static PARAMS: &[Param] = &[
         same: |a, b| a.prune_protect_tokens == b.prune_protect_tokens,
         // engine/prune.rs `Engine::prune`.
         read_by: Some(&[(PlanKind::Prune, When::Always)]),
+        about: "prune (OpenCode): the newest tool-output tokens it never clears, \
+OpenCode's PRUNE_PROTECT",
+        range: None,
+        default: ByDefault::Preset(|p| p.prune_protect_tokens.to_string()),
+        compare: Compare::Same,
+        keys: None,
     },
     Param {
         key: "prune_minimum_tokens",
@@ -206,6 +414,12 @@ pub static PARAMS: &[Param] = &[
         same: |a, b| a.prune_minimum_tokens == b.prune_minimum_tokens,
         // engine/prune.rs `Engine::prune`.
         read_by: Some(&[(PlanKind::Prune, When::Always)]),
+        about: "prune (OpenCode): what it must be able to clear, strictly more, before \
+it marks anything, OpenCode's PRUNE_MINIMUM",
+        range: None,
+        default: ByDefault::Preset(|p| p.prune_minimum_tokens.to_string()),
+        compare: Compare::Same,
+        keys: None,
     },
 ];
 
@@ -293,6 +507,89 @@ pub fn own(kind: super::PlanKind, p: &Policy) -> Option<Vec<Shown>> {
         ]),
         _ => None,
     }
+}
+
+impl Param {
+    /// Its flag without the dashes, as clap names it (`gap-minutes`).
+    pub fn long(&self) -> &'static str {
+        self.flag.trim_start_matches('-')
+    }
+
+    /// Its default as `--help` says it: the value most harnesses share, then
+    /// the harnesses that differ (`500000; gemini -1`), each read from
+    /// `Policy::preset`; or the default's words.
+    pub fn default_words(&self) -> String {
+        match self.default {
+            ByDefault::Made(words) => words(),
+            ByDefault::Preset(show) => {
+                let harnesses = <Harness as strum::VariantArray>::VARIANTS;
+                let shown: Vec<(Harness, String)> = harnesses
+                    .iter()
+                    .map(|&h| (h, show(&Policy::preset(h))))
+                    .collect();
+                // The most common value (the first harness's on a tie).
+                let common = shown
+                    .iter()
+                    .max_by_key(|(h, v)| {
+                        let n = shown.iter().filter(|(_, w)| w == v).count();
+                        (n, std::cmp::Reverse(*h as usize))
+                    })
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default();
+                let mut words = common.clone();
+                let mut others: Vec<&String> = Vec::new();
+                for (_, v) in &shown {
+                    if *v != common && !others.contains(&v) {
+                        others.push(v);
+                    }
+                }
+                for v in others {
+                    let names: Vec<&str> = shown
+                        .iter()
+                        .filter(|(_, w)| w == v)
+                        .map(|(h, _)| h.name())
+                        .collect();
+                    words.push_str(&format!("; {} {v}", names.join(", ")));
+                }
+                words
+            }
+        }
+    }
+
+    /// Its flag's `--help` (plan, timeline, the TUI's flags…): what it sets,
+    /// the values it takes, its default.
+    pub fn help(&self) -> String {
+        let range = self.range.map(|r| format!("{r}; ")).unwrap_or_default();
+        format!("{} ({range}default {})", self.about, self.default_words())
+    }
+
+    /// Its flag's `--help` under `compare`: a list where compare takes one,
+    /// plan's words where it takes one value alike, None where compare's
+    /// words are its own or it has no such flag.
+    pub fn compare_help(&self) -> Option<String> {
+        match self.compare {
+            Compare::List { e_g } => {
+                let range = self.range.map(|r| format!(", {r}")).unwrap_or_default();
+                Some(format!(
+                    "{}; a comma-separated list, one setting per value, e.g. {e_g}{range} \
+                     (default: the grid of docs/compare.md)",
+                    self.about
+                ))
+            }
+            Compare::Same => Some(self.help()),
+            Compare::Own | Compare::Not => None,
+        }
+    }
+}
+
+/// The row of a flag (`--gap-minutes`), if it sets a parameter.
+pub fn by_flag(long: &str) -> Option<&'static Param> {
+    PARAMS.iter().find(|p| p.long() == long)
+}
+
+/// The row of a key (`gap_threshold_minutes`).
+pub fn by_key(key: &str) -> Option<&'static Param> {
+    PARAMS.iter().find(|p| p.key == key)
 }
 
 /// The keys of the parameters whose values differ between `a` and `b`.
@@ -430,22 +727,122 @@ mod wiring {
 
     #[test]
     fn the_tui_commands_are_the_table_s_then_explain() {
+        use crate::tui::app::{COMMANDS, complete};
         let mut want: Vec<&str> = commands().collect();
         want.push("explain");
-        assert_eq!(crate::tui::app::COMMANDS, want.as_slice());
+        assert_eq!(*COMMANDS, want);
+        // Each completes to itself from its first letters where no other
+        // command shares them.
+        for c in commands() {
+            let unique = (1..=c.len())
+                .map(|n| &c[..n])
+                .find(|head| COMMANDS.iter().filter(|o| o.starts_with(head)).count() == 1)
+                .expect(c);
+            assert_eq!(complete(unique), (format!("{c} "), None), "{unique}");
+        }
+    }
+
+    /// The help clap prints for `--long` in `sub` (the command line as parsed).
+    fn help_of(sub: &str, long: &str) -> Option<String> {
+        let cli = crate::cli::command();
+        let cmd = cli.find_subcommand(sub).expect(sub);
+        let arg = cmd.get_arguments().find(|a| a.get_long() == Some(long))?;
+        Some(arg.get_help().map(|h| h.to_string()).unwrap_or_default())
     }
 
     #[test]
-    fn every_flag_is_one_plan_takes() {
-        use clap::CommandFactory;
-        let cli = crate::cli::Cli::command();
-        let plan = cli.find_subcommand("plan").expect("plan");
-        let longs: Vec<String> = plan
-            .get_arguments()
-            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
-            .collect();
+    fn every_flag_is_one_plan_takes_with_the_table_s_help() {
         for p in PARAMS {
-            assert!(longs.iter().any(|l| l == p.flag), "{}", p.flag);
+            for sub in ["plan", "timeline", "explain", "wire", "evidence", "config"] {
+                let help = help_of(sub, p.long()).unwrap_or_else(|| panic!("{sub} {}", p.flag));
+                assert_eq!(help, p.help(), "{sub} {}", p.flag);
+            }
+            let compare = help_of("compare", p.long());
+            match p.compare {
+                Compare::List { .. } | Compare::Same => {
+                    assert_eq!(compare, p.compare_help(), "compare {}", p.flag);
+                }
+                // Compare's own words, left as its derive wrote them.
+                Compare::Own => {
+                    assert!(compare.is_some_and(|h| !h.is_empty()), "compare {}", p.flag)
+                }
+                Compare::Not => assert_eq!(compare, None, "compare {}", p.flag),
+            }
         }
+        // compare's lists are named as lists.
+        let cli = crate::cli::command();
+        let compare = cli.find_subcommand("compare").expect("compare");
+        for p in PARAMS
+            .iter()
+            .filter(|p| matches!(p.compare, Compare::List { .. }))
+        {
+            let arg = compare
+                .get_arguments()
+                .find(|a| a.get_long() == Some(p.long()))
+                .expect(p.flag);
+            let names = arg.get_value_names().expect(p.flag);
+            assert!(names[0].ends_with(",…"), "{}: {names:?}", p.flag);
+        }
+        // …and every list compare takes is a row's, but the api preset's
+        // edit values (its edits are JSON, not policy keys).
+        for arg in compare.get_arguments() {
+            let list = arg.get_value_names().is_some_and(|n| n[0].ends_with(",…"));
+            let long = arg.get_long().unwrap_or_default();
+            if list && !["api-trigger", "api-keep"].contains(&long) {
+                let row = by_flag(long).unwrap_or_else(|| panic!("--{long} is no row"));
+                assert!(matches!(row.compare, Compare::List { .. }), "--{long}");
+            }
+        }
+    }
+
+    /// The value `help` shows for harness `h`: the one after `default `,
+    /// unless a `; h… V` part names `h`.
+    fn shown_for(help: &str, h: Harness) -> String {
+        let tail = help.rsplit_once("default ").expect(help).1;
+        let tail = tail.strip_suffix(')').expect(help);
+        let mut parts = tail.split("; ");
+        let common = parts.next().expect(help).to_string();
+        for part in parts {
+            let (names, v) = part.rsplit_once(' ').expect(help);
+            if names.split(", ").any(|n| n == h.name()) {
+                return v.to_string();
+            }
+        }
+        common
+    }
+
+    /// The defaults `--help` shows are each harness's preset, read from the
+    /// policy's JSON (not through the table's functions).
+    #[test]
+    fn the_defaults_shown_are_each_harness_s_preset() {
+        let mut checked = 0;
+        for p in PARAMS {
+            if !matches!(p.default, ByDefault::Preset(_)) {
+                continue;
+            }
+            let help = help_of("plan", p.long()).expect(p.flag);
+            for &h in <Harness as strum::VariantArray>::VARIANTS {
+                let json = serde_json::to_value(Policy::preset(h)).unwrap();
+                let want = &json[p.key];
+                let shown = shown_for(&help, h);
+                match want {
+                    serde_json::Value::Bool(b) => {
+                        assert_eq!(shown, if *b { "on" } else { "off" }, "{} {h:?}", p.key)
+                    }
+                    serde_json::Value::Number(n) => assert_eq!(
+                        shown.parse::<f64>().ok(),
+                        n.as_f64(),
+                        "{} {h:?}: {help}",
+                        p.key
+                    ),
+                    other => panic!("{}: {other}", p.key),
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked >= 12 * 4, "{checked}");
+        // A harness whose value differs is named: gemini's size plan is off.
+        let size = help_of("plan", "size-threshold").unwrap();
+        assert!(size.contains("; gemini -1"), "{size}");
     }
 }

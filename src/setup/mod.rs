@@ -54,19 +54,15 @@ pub use crate::session::Format as InputFormatArg;
 pub use crate::config::Preset as PresetArg;
 
 /// The options every subcommand and the TUI share, one field per shared flag:
-/// each field's doc is its flag's `--help` (clap's derive reads it; `setup`
-/// never parses: the TUI, tests, benches and fuzz targets build `Opts` directly).
+/// each field's doc is its flag's `--help` (clap's derive reads it), except a
+/// parameter's, whose help `cli::command` makes from its row of
+/// `policy::params::PARAMS` (`setup` never parses: the TUI, tests, benches and fuzz targets build `Opts` directly).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct Opts {
     /// The request to look at: a number from 1, or `last`.
     #[arg(long, value_name = "K|last")]
     pub at: Option<String>,
-    /// The plan kind (default: auto, the harness's own choice at each request:
-    /// claude by the recorded version: budget on Claude Code 2.0.0–2.1.63, idle on
-    /// 2.1.84–2.1.104, idle-server from 2.1.285, nothing in between or before
-    /// 2.0.0, idle without a usable version; qwen by the kind of send: idle after
-    /// the gap at a prompt, cron job or hook, else size where Qwen runs it,
-    /// nothing at notifications and goal turns).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_enum)]
     pub policy: Option<PlanKind>,
     /// Harness rules to apply (default: the session's harness). `api`:
@@ -74,12 +70,7 @@ pub struct Opts {
     /// what-if, Claude Code sessions (see --api-edit).
     #[arg(long, value_enum)]
     pub preset: Option<PresetArg>,
-    /// api preset: one `context_management` edit, the API's own JSON object
-    /// (repeatable, in the order sent), e.g. '{"type":"clear_tool_uses_20250919",
-    /// "trigger":{"type":"input_tokens","value":30000},"keep":{"type":"tool_uses",
-    /// "value":5},"clear_at_least":{"type":"input_tokens","value":5000},
-    /// "exclude_tools":["memory"]}' or '{"type":"clear_thinking_20251015"}'
-    /// (default: one clear_tool_uses_20250919 with the documented defaults).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long = "api-edit", value_name = "JSON")]
     pub api_edit: Vec<String>,
     /// api preset, a reading the documentation leaves open: excluded tools' uses
@@ -96,46 +87,40 @@ pub struct Opts {
     /// clears at the request (the server is stateless).
     #[arg(long, value_name = "TEXT")]
     pub api_placeholder: Option<String>,
-    /// Results kept outside the plan: the most recent N (default per plan kind: 5,
-    /// budget 3, idle-server 5 before Claude Code 2.1.310 and 12 from it).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub keep_recent: Option<u32>,
-    /// Idle gap threshold in minutes (negative disables).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "M", allow_negative_numbers = true, value_parser = gap_arg)]
     pub gap_minutes: Option<f64>,
-    /// idle-server: the least trigger it sends (default keep + 15; Claude Code
-    /// 2.1.285+ sends its edit only when the clearable results less 3 reach it).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub min_trigger_tool_uses: Option<u32>,
-    /// prune (OpenCode): the newest tool-output tokens it never clears
-    /// (default 40000, OpenCode's PRUNE_PROTECT).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub prune_protect: Option<u64>,
-    /// prune (OpenCode): what it must be able to clear, strictly more, before
-    /// it marks anything (default 20000, OpenCode's PRUNE_MINIMUM).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub prune_minimum: Option<u64>,
-    /// Size threshold in chars (negative disables).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "C", allow_negative_numbers = true)]
     pub size_threshold: Option<i64>,
-    /// mask (Gemini CLI): the newest tokens of tool output it protects (default 50000)
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub protect_tokens: Option<u64>,
-    /// mask (Gemini CLI): the least prunable tokens that let it mask (default 30000)
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub min_prunable_tokens: Option<u64>,
-    /// mask (Gemini CLI): scan the latest content of the history too (Gemini CLI's
-    /// remote flag 45758819 set to false)
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long)]
     pub no_protect_latest_turn: bool,
-    /// Clear down to the threshold instead of half of it.
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long)]
     pub no_low_watermark: bool,
-    /// Count plan: active results before deletions start.
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub trigger: Option<u32>,
-    /// How clearings reach the API (default: cache-edits for claude count,
-    /// server for the api preset, else rewrite).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_enum)]
     pub delivery: Option<Delivery>,
     /// The flags `compare` takes alike (budget, protection, roots, path maps,
@@ -162,23 +147,22 @@ pub struct Opts {
 /// follows `--path-map` in the help of both).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct SharedOpts {
-    /// Budget plan: the tool-result tokens it clears down to (default 40000).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub budget_tokens: Option<u64>,
-    /// Budget plan: the least saving that lets it fire (default 20000).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
     pub budget_min_saving: Option<u64>,
-    /// Budget plan: the recorded usage it waits for (default by version:
-    /// 135000 up to Claude Code 2.1.20, 147000 from 2.1.21 or with no version).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long = "budget-warning", value_name = "N")]
     pub budget_warning: Option<u64>,
-    /// Protect managed-memory reads (default on for qwen, off for claude).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, overrides_with = "no_protect")]
     pub protect: bool,
     /// Do not protect managed-memory reads.
     #[arg(long, overrides_with = "protect")]
     pub no_protect: bool,
-    /// Claude preset: error results may be cleared (default on).
+    // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, overrides_with = "no_clear_errors")]
     pub clear_errors: bool,
     /// Claude preset: keep error results.

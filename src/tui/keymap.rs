@@ -121,6 +121,9 @@ const fn b(
 }
 
 use KeyCode::*;
+// The keys that step a parameter, and their steps, are its row's in
+// `policy::params::PARAMS`; a test holds the labels and words to them.
+use crate::policy::params::{GAP_KEYS, KEEP_KEYS, SIZE_KEYS};
 
 pub const KEYMAP: &[Binding] = &[
     b(&[Char('?')], "?", Action::Help, "this help (↑/↓ scroll)"),
@@ -217,27 +220,37 @@ pub const KEYMAP: &[Binding] = &[
         "delivery: rewrite ↔ cache-edits",
     ),
     b(
-        &[Char('+'), Char('=')],
+        &[Char(KEEP_KEYS.more), Char('=')],
         "+",
         Action::KeepMore,
         "keep_recent + 1 (api: keep)",
     ),
     b(
-        &[Char('-'), Char('_')],
+        &[Char(KEEP_KEYS.less), Char('_')],
         "-",
         Action::KeepLess,
         "keep_recent - 1 (api: keep)",
     ),
-    b(&[Char(']')], "]", Action::GapUp, "gap threshold + 5 min"),
-    b(&[Char('[')], "[", Action::GapDown, "gap threshold - 5 min"),
     b(
-        &[Char('}')],
+        &[Char(GAP_KEYS.more)],
+        "]",
+        Action::GapUp,
+        "gap threshold + 5 min",
+    ),
+    b(
+        &[Char(GAP_KEYS.less)],
+        "[",
+        Action::GapDown,
+        "gap threshold - 5 min",
+    ),
+    b(
+        &[Char(SIZE_KEYS.more)],
         "}",
         Action::SizeUp,
         "size threshold + 50,000 chars",
     ),
     b(
-        &[Char('{')],
+        &[Char(SIZE_KEYS.less)],
         "{",
         Action::SizeDown,
         "size threshold - 50,000 chars",
@@ -620,6 +633,33 @@ pub fn picker_help_lines() -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each parameter a key steps: the table's keys, labelled and described
+    /// with the table's step.
+    #[test]
+    fn the_keys_that_step_a_parameter_are_the_table_s() {
+        use crate::numbers::fmt_int;
+        let mut found = 0;
+        for p in crate::policy::params::PARAMS {
+            let Some(k) = p.keys else { continue };
+            for (key, sign) in [(k.more, '+'), (k.less, '-')] {
+                let b = KEYMAP
+                    .iter()
+                    .find(|b| b.keys[0] == Char(key))
+                    .unwrap_or_else(|| panic!("{}: no key {key}", p.key));
+                assert_eq!(b.label, key.to_string(), "{}", p.key);
+                let step = format!("{sign} {}", fmt_int(u64::from(k.step)));
+                assert!(
+                    b.help.contains(&step),
+                    "{}: {:?} lacks {step:?}",
+                    p.key,
+                    b.help
+                );
+                found += 1;
+            }
+        }
+        assert_eq!(found, 6);
+    }
 
     #[test]
     fn every_key_maps_to_one_action() {

@@ -2,20 +2,13 @@
 
 use super::*;
 
-/// The `:` commands, for completion and the help.
-/// The parameters' commands (`policy::params`, in its order), then `explain`;
-/// a test holds the two lists together.
-pub const COMMANDS: &[&str] = &[
-    "gap",
-    "keep",
-    "size",
-    "trigger",
-    "policy",
-    "delivery",
-    "mask-protect",
-    "mask-min",
-    "explain",
-];
+/// The `:` commands, for completion and the help: the parameters' commands
+/// (`policy::params`, in its order), then `explain`.
+pub static COMMANDS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    crate::policy::params::commands()
+        .chain(std::iter::once("explain"))
+        .collect()
+});
 
 /// Tab on the `:` line: the command name completed when one fits (with a space),
 /// else as far as the candidates agree, and a note naming them.
@@ -69,171 +62,187 @@ impl SessionView {
         if line.is_empty() {
             return;
         }
-        let n = self.setup.session.requests.len();
         if line.chars().all(|c| c.is_ascii_digit()) {
-            match line.parse::<usize>() {
-                Ok(k) if (1..=n).contains(&k) => {
-                    self.step_to(k);
-                    self.status = None;
-                }
-                _ if n == 0 => self.status = Some(format!(":{line}: the session has no requests")),
-                _ => self.status = Some(format!(":{line}: the session has requests 1..={n}")),
-            }
+            self.go_to_request(line);
             return;
         }
         let (name, value) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let value = value.trim();
-        let matches: Vec<&str> = COMMANDS
-            .iter()
-            .copied()
-            .filter(|c| c.starts_with(name))
-            .collect();
-        let cmd = match matches.as_slice() {
-            [c] => *c,
-            _ if COMMANDS.contains(&name) => name,
-            [] => {
-                self.status = Some(format!(
-                    ":{name}: no such command (a request number, or {})",
-                    COMMANDS.join(", ")
-                ));
-                return;
-            }
-            many => {
-                self.status = Some(format!(":{name}: which one? {}", many.join(", ")));
+        let cmd = match command_named(name) {
+            Ok(cmd) => cmd,
+            Err(msg) => {
+                self.status = Some(msg);
                 return;
             }
         };
-        let bad = |what: &str| Some(format!(":{cmd} {value:?}: {what}"));
-        let msg: Option<String> = match cmd {
+        // A command that tunes sets the status itself (`tune`); one refused
+        // says why.
+        let refused = match cmd {
+            "policy" => self.tune_kind(value),
+            "explain" => {
+                self.status = self.explain_command(value);
+                return;
+            }
+            _ => self.tune_value(cmd, value),
+        };
+        if let Err(msg) = refused {
+            self.status = Some(msg);
+        }
+    }
+
+    /// `:K`: to request K, or a note naming the requests there are.
+    fn go_to_request(&mut self, line: &str) {
+        let n = self.setup.session.requests.len();
+        match line.parse::<usize>() {
+            Ok(k) if (1..=n).contains(&k) => {
+                self.step_to(k);
+                self.status = None;
+            }
+            _ if n == 0 => self.status = Some(format!(":{line}: the session has no requests")),
+            _ => self.status = Some(format!(":{line}: the session has requests 1..={n}")),
+        }
+    }
+
+    /// `:gap`, `:keep`, `:size`, `:trigger`, `:mask-protect`, `:mask-min`,
+    /// `:delivery`: the value tuned to, or what was expected.
+    fn tune_value(&mut self, cmd: &str, value: &str) -> Result<(), String> {
+        let bad = |what: &str| Err(format!(":{cmd} {value:?}: {what}"));
+        match cmd {
             "gap" => match value.parse::<f64>() {
-                Ok(m) if m.is_finite() => {
-                    self.tune(|p| {
-                        p.gap_threshold_minutes = m;
-                        None
-                    });
-                    return;
-                }
-                _ => bad("expected minutes, e.g. :gap 7.5 (negative disables)"),
+                Ok(m) if m.is_finite() => self.tune(|p| {
+                    p.gap_threshold_minutes = m;
+                    None
+                }),
+                _ => return bad("expected minutes, e.g. :gap 7.5 (negative disables)"),
             },
             "keep" => match value.parse::<u32>() {
-                Ok(k) if k >= 1 => {
-                    self.tune(|p| {
-                        p.keep_recent = Some(k);
-                        None
-                    });
-                    return;
-                }
-                _ => bad("expected a count of 1 or more, e.g. :keep 3"),
+                Ok(k) if k >= 1 => self.tune(|p| {
+                    p.keep_recent = Some(k);
+                    None
+                }),
+                _ => return bad("expected a count of 1 or more, e.g. :keep 3"),
             },
             "size" => match value.replace(['_', ','], "").parse::<i64>() {
-                Ok(c) => {
-                    self.tune(|p| {
-                        p.size_threshold = c;
-                        p.size_explicit = true;
-                        None
-                    });
-                    return;
-                }
-                _ => bad("expected chars, e.g. :size 300000 (negative disables)"),
+                Ok(c) => self.tune(|p| {
+                    p.size_threshold = c;
+                    p.size_explicit = true;
+                    None
+                }),
+                _ => return bad("expected chars, e.g. :size 300000 (negative disables)"),
             },
             // Gemini CLI's masking (SPEC §15.13): its two thresholds.
             "mask-protect" => match value.parse::<u64>() {
-                Ok(t) => {
-                    self.tune(|p| {
-                        p.mask_protect_tokens = t;
-                        None
-                    });
-                    return;
-                }
-                _ => bad("expected tokens, e.g. :mask-protect 30000"),
+                Ok(t) => self.tune(|p| {
+                    p.mask_protect_tokens = t;
+                    None
+                }),
+                _ => return bad("expected tokens, e.g. :mask-protect 30000"),
             },
             "mask-min" => match value.parse::<u64>() {
-                Ok(t) => {
-                    self.tune(|p| {
-                        p.mask_min_prunable_tokens = t;
-                        None
-                    });
-                    return;
-                }
-                _ => bad("expected tokens, e.g. :mask-min 10000"),
+                Ok(t) => self.tune(|p| {
+                    p.mask_min_prunable_tokens = t;
+                    None
+                }),
+                _ => return bad("expected tokens, e.g. :mask-min 10000"),
             },
             "trigger" => match value.parse::<u32>() {
-                Ok(t) => {
-                    self.tune(|p| {
-                        p.trigger_threshold = t;
-                        None
-                    });
-                    return;
-                }
-                _ => bad("expected a count, e.g. :trigger 4"),
-            },
-            "policy" => match PlanKind::parse(value) {
-                Some(kind) => {
-                    self.tune(|p| {
-                        if kind == PlanKind::Recorded {
-                            // The api preset's baseline keeps delivery server,
-                            // every other preset's rewrite (SPEC §15.3).
-                            if p.kind != PlanKind::Api {
-                                p.delivery = Delivery::Rewrite;
-                            }
-                            p.kind = kind;
-                            return None;
-                        }
-                        p.kind = kind;
-                        if kind == PlanKind::IdleServer {
-                            p.delivery = Delivery::Server;
-                            return None;
-                        }
-                        if p.delivery == Delivery::Server {
-                            p.delivery = Delivery::Rewrite;
-                        }
-                        // budget is rewrite only (SPEC §5).
-                        (kind == PlanKind::Budget && p.delivery != Delivery::Rewrite).then(|| {
-                            p.delivery = Delivery::Rewrite;
-                            "budget rewrites the request: delivery set to rewrite".into()
-                        })
-                    });
-                    return;
-                }
-                None => Some(format!(
-                    ":{cmd} {value:?}: expected one of {}",
-                    self.setup
-                        .policy
-                        .preset
-                        .rules()
-                        .kinds
-                        .iter()
-                        .map(|k| k.name())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
+                Ok(t) => self.tune(|p| {
+                    p.trigger_threshold = t;
+                    None
+                }),
+                _ => return bad("expected a count, e.g. :trigger 4"),
             },
             "delivery" => match Delivery::parse(value) {
-                Some(d) => {
-                    self.tune(|p| {
-                        p.delivery = d;
-                        None
-                    });
-                    return;
-                }
-                None => bad("expected rewrite or cache-edits"),
+                Some(d) => self.tune(|p| {
+                    p.delivery = d;
+                    None
+                }),
+                None => return bad("expected rewrite or cache-edits"),
             },
-            "explain" => match crate::setup::resolve_id(&self.setup.session, value) {
-                Ok(id) => {
-                    self.select_id(&id);
-                    match analysis::explain(&self.setup, &id, self.k) {
-                        Some(explain) => {
-                            self.overlay = Some(Overlay::Explain { explain, scroll: 0 });
-                            None
-                        }
-                        None => Some(format!("no tool result with id {id:?}")),
-                    }
-                }
-                Err(e) => Some(format!(":explain: {e}")),
-            },
-            _ => None,
+            _ => self.status = None,
+        }
+        Ok(())
+    }
+
+    /// `:policy KIND`: the kind tuned to, with the delivery it can take.
+    fn tune_kind(&mut self, value: &str) -> Result<(), String> {
+        let Some(kind) = PlanKind::parse(value) else {
+            return Err(format!(
+                ":policy {value:?}: expected one of {}",
+                self.setup
+                    .policy
+                    .preset
+                    .rules()
+                    .kinds
+                    .iter()
+                    .map(|k| k.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         };
-        self.status = msg;
+        self.tune(|p| {
+            if kind == PlanKind::Recorded {
+                // The api preset's baseline keeps delivery server,
+                // every other preset's rewrite (SPEC §15.3).
+                if p.kind != PlanKind::Api {
+                    p.delivery = Delivery::Rewrite;
+                }
+                p.kind = kind;
+                return None;
+            }
+            p.kind = kind;
+            if kind == PlanKind::IdleServer {
+                p.delivery = Delivery::Server;
+                return None;
+            }
+            if p.delivery == Delivery::Server {
+                p.delivery = Delivery::Rewrite;
+            }
+            // budget is rewrite only (SPEC §5).
+            (kind == PlanKind::Budget && p.delivery != Delivery::Rewrite).then(|| {
+                p.delivery = Delivery::Rewrite;
+                "budget rewrites the request: delivery set to rewrite".into()
+            })
+        });
+        Ok(())
+    }
+
+    /// `:explain ID`: the explain overlay of that result, or why not.
+    fn explain_command(&mut self, value: &str) -> Option<String> {
+        match crate::setup::resolve_id(&self.setup.session, value) {
+            Ok(id) => {
+                self.select_id(&id);
+                match analysis::explain(&self.setup, &id, self.k) {
+                    Some(explain) => {
+                        self.overlay = Some(Overlay::Explain { explain, scroll: 0 });
+                        None
+                    }
+                    None => Some(format!("no tool result with id {id:?}")),
+                }
+            }
+            Err(e) => Some(format!(":explain: {e}")),
+        }
+    }
+}
+
+/// The command a `:` name stands for: itself, or the one command it begins;
+/// else what to say.
+fn command_named(name: &str) -> Result<&'static str, String> {
+    if let Some(exact) = COMMANDS.iter().copied().find(|&c| c == name) {
+        return Ok(exact);
+    }
+    let matches: Vec<&'static str> = COMMANDS
+        .iter()
+        .copied()
+        .filter(|c| c.starts_with(name))
+        .collect();
+    match matches.as_slice() {
+        [c] => Ok(c),
+        [] => Err(format!(
+            ":{name}: no such command (a request number, or {})",
+            COMMANDS.join(", ")
+        )),
+        many => Err(format!(":{name}: which one? {}", many.join(", "))),
     }
 }
 

@@ -2,6 +2,7 @@
 //! panel is open.
 
 use super::*;
+use crate::policy::params::{GAP_KEYS, KEEP_KEYS, SIZE_KEYS};
 use crate::tui::{keymap, layout};
 
 impl SessionView {
@@ -163,10 +164,11 @@ impl SessionView {
                 let more = action == Action::KeepMore;
                 self.tune(|p| match p.api.first_tool_uses_keep() {
                     Some(keep) => {
+                        let step = u64::from(KEEP_KEYS.step);
                         *keep = if more {
-                            *keep + 1
+                            *keep + step
                         } else {
-                            keep.saturating_sub(1)
+                            keep.saturating_sub(step)
                         };
                         None
                     }
@@ -179,32 +181,35 @@ impl SessionView {
                 // From the value in force at K: an explicit value from now on.
                 let keep = self.keep_in_force() as u32;
                 self.tune(|p| {
-                    p.keep_recent = Some(keep + 1);
+                    p.keep_recent = Some(keep + KEEP_KEYS.step);
                     None
                 })
             }
             Action::KeepLess => {
                 let keep = self.keep_in_force() as u32;
                 self.tune(|p| {
-                    p.keep_recent = Some(keep.saturating_sub(1).max(1));
+                    p.keep_recent = Some(keep.saturating_sub(KEEP_KEYS.step).max(1));
                     None
                 })
             }
             Action::GapUp => self.tune(|p| {
-                p.gap_threshold_minutes = (p.gap_threshold_minutes.max(0.0) + 5.0).floor();
+                p.gap_threshold_minutes =
+                    (p.gap_threshold_minutes.max(0.0) + f64::from(GAP_KEYS.step)).floor();
                 None
             }),
             Action::GapDown => self.tune(|p| {
-                p.gap_threshold_minutes = (p.gap_threshold_minutes - 5.0).max(0.0).floor();
+                p.gap_threshold_minutes = (p.gap_threshold_minutes - f64::from(GAP_KEYS.step))
+                    .max(0.0)
+                    .floor();
                 None
             }),
             Action::SizeUp => self.tune(|p| {
-                p.size_threshold = p.size_threshold.max(0) + 50_000;
+                p.size_threshold = p.size_threshold.max(0) + i64::from(SIZE_KEYS.step);
                 p.size_explicit = true;
                 None
             }),
             Action::SizeDown => self.tune(|p| {
-                p.size_threshold = (p.size_threshold - 50_000).max(0);
+                p.size_threshold = (p.size_threshold - i64::from(SIZE_KEYS.step)).max(0);
                 p.size_explicit = true;
                 None
             }),
