@@ -38,6 +38,11 @@ impl Rules for Api {
         super::claude::Claude.no_plan(req)
     }
 
+    /// `setup` runs the api kind under this preset whatever `--policy` asks.
+    fn auto_words(&self) -> String {
+        "api the api plan always".into()
+    }
+
     /// The request's own field: a user sets it.
     fn availability(&self, _policy: &Policy, _s: &Session) -> Availability {
         Availability::User

@@ -154,6 +154,32 @@ impl Rules for Claude {
         VersionRow::of(v).auto_kind()
     }
 
+    /// Made from the version table itself, so the help follows its rows.
+    fn auto_words(&self) -> String {
+        let rows = [
+            VersionRow::Budget,
+            VersionRow::NoneEarly,
+            VersionRow::Idle,
+            VersionRow::NoneLate,
+            VersionRow::IdleServerKeep5,
+            VersionRow::IdleServerKeep12,
+        ];
+        let each: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                let kind = r.auto_kind().map_or("nothing", PlanKind::name);
+                format!("{kind} on {}", r.name())
+            })
+            .collect();
+        format!(
+            "claude by the recorded Claude Code version: {}, nothing before 2.0.0, {} without a usable version",
+            each.join(", "),
+            VersionRow::Unknown
+                .auto_kind()
+                .map_or("nothing", PlanKind::name),
+        )
+    }
+
     fn no_plan(&self, req: &Request) -> crate::policy::engine::NoRun {
         crate::policy::engine::NoRun::Version(VersionRow::of(req.version.as_deref()))
     }

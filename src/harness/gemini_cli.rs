@@ -121,6 +121,10 @@ impl Rules for GeminiCli {
         Some(PlanKind::Mask)
     }
 
+    fn auto_words(&self) -> String {
+        "gemini mask at every request".into()
+    }
+
     fn no_plan(&self, _req: &Request) -> NoRun {
         NoRun::Unsaid
     }

@@ -169,6 +169,10 @@ pub trait Rules: Sync {
     /// None: none runs.
     fn auto_kind(&self, policy: &Policy, req: &Request, gap: Option<f64>) -> Option<PlanKind>;
 
+    /// What [`Rules::auto_kind`] chooses, in words for `--policy`'s help,
+    /// starting with the preset's name (`claude by the recorded version: …`).
+    fn auto_words(&self) -> String;
+
     /// Which of the automatic plans the harness runs at `req` at all (Qwen runs
     /// them by the kind of send); None: every plan may run.
     fn runs_at(&self, _req: &Request) -> Option<Runs> {

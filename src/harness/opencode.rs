@@ -129,6 +129,11 @@ impl Rules for Opencode {
         }
     }
 
+    fn auto_words(&self) -> String {
+        "opencode prune up to 1.3.2 and wherever the session records a prune mark, else nothing"
+            .into()
+    }
+
     fn no_plan(&self, req: &Request) -> NoRun {
         match prune_default(req) {
             PruneDefault::Gap => NoRun::VersionGap,

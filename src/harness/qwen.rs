@@ -192,6 +192,10 @@ impl Rules for Qwen {
         }
     }
 
+    fn auto_words(&self) -> String {
+        "qwen by the kind of send: idle after the gap at a prompt, cron job or hook, else size where Qwen runs it, nothing at notifications and goal turns".into()
+    }
+
     fn runs_at(&self, req: &Request) -> Option<Runs> {
         Some(qwen_runs(req))
     }

@@ -208,14 +208,16 @@ pub static PARAMS: &[Param] = &[
         read_by: None,
         about: "The plan kind",
         range: None,
+        // Each preset says what its `auto` chooses (`Rules::auto_words`).
         default: ByDefault::Made(|| {
-            "auto, the harness's own choice at each request: \
-claude by the recorded version: budget on Claude Code 2.0.0–2.1.63, idle on \
-2.1.84–2.1.104, idle-server from 2.1.285, nothing in between or before \
-2.0.0, idle without a usable version; qwen by the kind of send: idle after \
-the gap at a prompt, cron job or hook, else size where Qwen runs it, \
-nothing at notifications and goal turns"
-                .into()
+            let each: Vec<String> = <crate::harness::PresetId as strum::VariantArray>::VARIANTS
+                .iter()
+                .map(|p| p.asks().auto_words())
+                .collect();
+            format!(
+                "auto, the harness's own choice at each request: {}",
+                each.join("; ")
+            )
         }),
         compare: Compare::List {
             e_g: "idle,size,count",
@@ -844,5 +846,29 @@ mod wiring {
         // A harness whose value differs is named: gemini's size plan is off.
         let size = help_of("plan", "size-threshold").unwrap();
         assert!(size.contains("; gemini -1"), "{size}");
+    }
+
+    /// `--policy`'s default says what `auto` runs for every preset (Gemini CLI
+    /// and OpenCode too), and for Claude Code every row of the version table
+    /// with the kind `auto` takes there.
+    #[test]
+    fn the_policy_help_says_what_auto_runs_for_every_preset() {
+        use crate::harness::PresetId;
+        use crate::policy::version::VersionRow;
+        let help = help_of("plan", "policy").unwrap();
+        for p in <PresetId as strum::VariantArray>::VARIANTS {
+            let words = p.asks().auto_words();
+            assert!(words.starts_with(p.name()), "{words}");
+            assert!(help.contains(&words), "{p:?}: {help}");
+        }
+        for v in ["2.0.5", "2.1.70", "2.1.90", "2.1.200", "2.1.290", "2.1.332"] {
+            let row = VersionRow::of(Some(v));
+            let kind = row.auto_kind().map_or("nothing", PlanKind::name);
+            assert!(
+                help.contains(&format!("{kind} on {}", row.name())),
+                "{v}: {help}"
+            );
+        }
+        assert!(help.contains("gemini mask") && help.contains("opencode prune up to 1.3.2"));
     }
 }
