@@ -632,6 +632,12 @@ impl Preset {
     pub fn offers(&self, kind: PlanKind) -> bool {
         self.kinds.contains(&kind)
     }
+
+    /// The kinds it offers, named and joined, for a refusal that lists them.
+    pub fn kind_names(&self) -> String {
+        let names: Vec<&str> = self.kinds.iter().map(|k| k.name()).collect();
+        names.join(", ")
+    }
 }
 
 /// Every preset, in the order the UI lists them.

@@ -95,6 +95,14 @@ mod tests {
         (dir, s)
     }
 
+    /// Each candidate's paths, as the engine listed them.
+    fn paths_of(plan: &crate::analysis::PlanAt) -> Vec<Vec<&str>> {
+        plan.candidates
+            .iter()
+            .map(|c| c.paths.iter().map(|p| p.path.as_str()).collect())
+            .collect()
+    }
+
     /// The loader settles what the engine once asked Qwen's rules: results
     /// rank in their own order, and each id's paths are a set, the repeat of
     /// a path under the same id pointing at the call that named it first.
@@ -111,11 +119,7 @@ mod tests {
             Policy::preset(crate::session::Format::QwenJsonl.harness()),
         );
         let plan = plan_at(&setup, setup.last_request()).unwrap();
-        let paths: Vec<Vec<&str>> = plan
-            .candidates
-            .iter()
-            .map(|c| c.paths.iter().map(|p| p.path.as_str()).collect())
-            .collect();
+        let paths = paths_of(&plan);
         assert_eq!(paths[0], ["/repo/a", "/repo/b"]);
         assert_eq!(paths[1], ["/repo/a"]);
         let ranks: Vec<Option<usize>> = plan.candidates.iter().map(|c| c.rank).collect();
@@ -171,11 +175,7 @@ mod tests {
             Policy::preset(crate::session::Format::QwenJsonl.harness()),
         );
         let plan = plan_at(&setup, setup.last_request()).unwrap();
-        let paths: Vec<Vec<&str>> = plan
-            .candidates
-            .iter()
-            .map(|c| c.paths.iter().map(|p| p.path.as_str()).collect())
-            .collect();
+        let paths = paths_of(&plan);
         assert_eq!(paths, [["/repo/a"]]);
     }
 

@@ -202,13 +202,7 @@ impl std::fmt::Display for Illegal {
                 "plan kind {} is not one of the {} preset's ({})",
                 kind.name(),
                 preset.name(),
-                preset
-                    .rules()
-                    .kinds
-                    .iter()
-                    .map(|k| k.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                preset.rules().kind_names()
             ),
         }
     }

@@ -169,15 +169,7 @@ impl SessionView {
         let Some(kind) = PlanKind::parse(value) else {
             return Err(format!(
                 ":policy {value:?}: expected one of {}",
-                self.setup
-                    .policy
-                    .preset
-                    .rules()
-                    .kinds
-                    .iter()
-                    .map(|k| k.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                self.setup.policy.preset.rules().kind_names()
             ));
         };
         self.tune(|p| {
