@@ -469,3 +469,45 @@ fn cut_sample_applies_the_recorded_facts() {
     assert!(!text.contains("\"thinking\""), "thinking stripped");
     assert!(text.contains("[Old tool result content cleared]"));
 }
+
+/// SPEC §15.6 in the text header: under `auto` it names the settings that
+/// were given and those the chosen kinds read, as the JSON policy object gives
+/// them a value; an explicit kind shows every setting.
+#[test]
+fn s15_6_the_text_header_under_auto_names_what_the_json_gives_a_value() {
+    let budget = "sample-sessions/claude-budget.jsonl";
+    let header = |args: &[&str]| {
+        let (code, out, err) = mcscope(args);
+        assert_eq!(code, 0, "{err}");
+        out.lines()
+            .find(|l| l.starts_with("policy:"))
+            .unwrap()
+            .to_string()
+    };
+    // auto -> budget reads keep_recent only of these: gap, size and trigger are null.
+    let auto = header(&["timeline", budget]);
+    let p = &json(&["timeline", budget, "--format", "json"])["policy"];
+    assert!(p["gap_threshold_minutes"].is_null() && p["trigger_threshold"].is_null());
+    assert!(auto.contains("keep_recent 3"), "{auto}");
+    for gone in ["gap >=", "size >", "trigger"] {
+        assert!(!auto.contains(gone), "{auto}");
+    }
+    // A given trigger is shown under auto, as the JSON gives it.
+    let given = header(&["timeline", budget, "--trigger", "7"]);
+    assert!(
+        given.contains("trigger 7") && !given.contains("gap >="),
+        "{given}"
+    );
+    // idle reads the gap (the demo's sidecar gives the trigger).
+    let idle = header(&["timeline", DEMO]);
+    assert!(
+        idle.contains("gap >= 60 min") && !idle.contains("size >"),
+        "{idle}"
+    );
+    // An explicit kind: every setting, as before.
+    let explicit = header(&["timeline", budget, "--policy", "budget"]);
+    assert!(
+        explicit.contains("gap >= 60 min") && explicit.contains("size > 500000"),
+        "{explicit}"
+    );
+}

@@ -152,7 +152,7 @@ fn given_or_common<T: PartialEq + Copy>(
 
 /// Whether the parameter `key` was given (flag, sidecar, config): the
 /// policy's own mark where it has one, else where the setup says it came from.
-fn explicit(setup: &Setup, key: &str) -> bool {
+pub(super) fn explicit(setup: &Setup, key: &str) -> bool {
     let p = &setup.policy;
     match key {
         "keep_recent" => p.keep_recent.is_some(),

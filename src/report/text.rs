@@ -73,9 +73,44 @@ pub(super) fn header(
             p.delivery.name(),
         );
     } else {
+        // Under auto the header names what was given and what the chosen
+        // kinds read, as the JSON policy object does (SPEC §15.6 gives the
+        // others null); an explicit kind, or auto where none was chosen, shows
+        // every setting.
+        let shows = |key: &str| {
+            p.kind != PlanKind::Auto
+                || kinds.is_empty()
+                || super::kinds::explicit(setup, key)
+                || kinds.iter().any(|k| k.reads(key, p.preset))
+        };
+        let gap = match kinds {
+            // idle-server waits 65 minutes unless a gap is given (SPEC §13.S1).
+            [PlanKind::IdleServer] if !p.gap_explicit => "65".to_string(),
+            _ => fmt_num(p.gap_threshold_minutes),
+        };
+        let gap = match shows("gap_threshold_minutes") {
+            true => format!("  gap >= {gap} min"),
+            false => String::new(),
+        };
+        let size = match shows("size_threshold") {
+            true => format!(
+                "  size > {}{}",
+                p.size_threshold,
+                if p.low_watermark {
+                    " (low watermark)"
+                } else {
+                    ""
+                }
+            ),
+            false => String::new(),
+        };
+        let trigger = match shows("trigger_threshold") {
+            true => format!("  trigger {}", p.trigger_threshold),
+            false => String::new(),
+        };
         let _ = writeln!(
             out,
-            "policy: {}{} (preset {})  keep_recent {}  gap >= {} min  size > {}{}  trigger {}  delivery {}  protect {}",
+            "policy: {}{} (preset {})  keep_recent {}{gap}{size}{trigger}  delivery {}  protect {}",
             p.kind.name(),
             match kinds {
                 [k] if p.kind == PlanKind::Auto => format!(" -> {}", k.name()),
@@ -90,18 +125,6 @@ pub(super) fn header(
                 Some(k) => k.to_string(),
                 None => "by kind (idle 5, budget 3, idle-server 5/12 by version)".into(),
             },
-            // idle-server waits 65 minutes unless a gap is given (SPEC §13.S1).
-            match kinds {
-                [PlanKind::IdleServer] if !p.gap_explicit => "65".to_string(),
-                _ => fmt_num(p.gap_threshold_minutes),
-            },
-            p.size_threshold,
-            if p.low_watermark {
-                " (low watermark)"
-            } else {
-                ""
-            },
-            p.trigger_threshold,
             match kinds {
                 [PlanKind::IdleServer] => "server",
                 ks if ks.contains(&PlanKind::IdleServer) => "server for idle-server",
