@@ -4,7 +4,8 @@
 //! - docs/json.md lists every field the binary prints on the bundled samples, and
 //!   every field it lists for the shared objects is one the binary prints;
 //! - docs/tui.md names every key of the TUI's two keymap tables;
-//! - docs/config.md names every key the config file and the sidecar accept.
+//! - docs/config.md names every key the config file and the sidecar accept, and
+//!   each parameter of the table with its flag and each harness's default.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use serde_json::Value;
@@ -680,4 +681,73 @@ fn every_test_finds_the_corpus_through_the_one_locator() {
         offenders.is_empty(),
         "use tests/common/corpus.rs: {offenders:?}"
     );
+}
+
+/// The cell of `line` (a Markdown table row) at `n`, trimmed.
+fn cell(line: &str, n: usize) -> &str {
+    let c = line.split(" | ").nth(n).unwrap_or_default().trim();
+    c.trim_end_matches('|').trim()
+}
+
+/// docs/config.md's table of policy keys: every parameter of the table
+/// (`policy::params::PARAMS`) has a row with its flag, and where the default
+/// is a harness's preset, the default cell gives the value most harnesses
+/// share and names each harness whose own differs, beside its value — the
+/// numbers the help reads from `Policy::preset`, so the page cannot keep an
+/// old one. Every preset the registry has is in the `--preset` row.
+#[test]
+fn config_md_lists_every_parameter_with_its_flag_and_each_harness_s_default() {
+    use mcscope::harness::PresetId;
+    use mcscope::policy::Policy;
+    use mcscope::policy::params::{ByDefault, PARAMS};
+    use mcscope::session::Harness;
+    let page = read("docs/config.md");
+    let row = |key: &str| {
+        page.lines()
+            .find(|l| l.starts_with(&format!("| `{key}` |")))
+            .unwrap_or_else(|| panic!("docs/config.md has no row for `{key}`"))
+    };
+    // A value as a word of the text, with the synonyms the page uses for a
+    // switch's (`on`: `true`).
+    let says = |text: &str, value: &str| {
+        let words: Vec<&str> = text
+            .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.'))
+            .collect();
+        match value {
+            "on" => words.contains(&"on") || words.contains(&"true"),
+            "off" => words.contains(&"off") || words.contains(&"false"),
+            v => words.contains(&v),
+        }
+    };
+    let mut checked = 0;
+    for p in PARAMS {
+        let line = row(p.key);
+        assert!(cell(line, 1).contains(p.flag), "{}: {line}", p.flag);
+        let ByDefault::Preset(show) = p.default else {
+            continue;
+        };
+        let default = cell(line, 2);
+        let values: Vec<(Harness, String)> = <Harness as strum::VariantArray>::VARIANTS
+            .iter()
+            .map(|&h| (h, show(&Policy::preset(h))))
+            .collect();
+        // The value the help gives first: most harnesses' (the first's on a tie).
+        let words = p.default_words();
+        let common = words.split(';').next().unwrap_or_default();
+        for (h, v) in &values {
+            let shared = v == common;
+            assert!(
+                says(default, v) && (shared || default.contains(h.name())),
+                "docs/config.md `{}`: {} takes {v} by default; the page says {default:?}",
+                p.key,
+                h.name()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "{checked}");
+    let preset = cell(row("preset"), 1);
+    for p in <PresetId as strum::VariantArray>::VARIANTS {
+        assert!(preset.contains(p.name()), "{preset}");
+    }
 }
