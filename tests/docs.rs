@@ -699,7 +699,7 @@ fn cell(line: &str, n: usize) -> &str {
 fn config_md_lists_every_parameter_with_its_flag_and_each_harness_s_default() {
     use mcscope::harness::PresetId;
     use mcscope::policy::Policy;
-    use mcscope::policy::params::{ByDefault, PARAMS};
+    use mcscope::policy::params::PARAMS;
     use mcscope::session::Harness;
     let page = read("docs/config.md");
     let row = |key: &str| {
@@ -723,7 +723,7 @@ fn config_md_lists_every_parameter_with_its_flag_and_each_harness_s_default() {
     for p in PARAMS {
         let line = row(p.key);
         assert!(cell(line, 1).contains(p.flag), "{}: {line}", p.flag);
-        let ByDefault::Preset(show) = p.default else {
+        let Some(show) = p.preset_default() else {
             continue;
         };
         let default = cell(line, 2);

@@ -46,6 +46,9 @@ pub enum ByDefault {
     /// One value per harness, read from `Policy::preset(h)` each time the help
     /// is made: the harness rules hold the numbers, the help only shows them.
     Preset(fn(&Policy) -> String),
+    /// As `Preset`, then words for what the presets do not hold (idle-server's
+    /// own gap; a harness that never clears what the flag allows).
+    PresetThen(fn(&Policy) -> String, fn() -> String),
     /// A default that goes by more than the harness (the plan kind, the
     /// version): words made by the function, from the constants the engine
     /// reads where it has them.
@@ -134,7 +137,16 @@ pub static PARAMS: &[Param] = &[
         ]),
         about: "Idle gap threshold in minutes",
         range: Some("negative disables"),
-        default: ByDefault::Preset(|p| num(p.gap_threshold_minutes)),
+        // idle-server's own gap is Claude Code's constant, not a preset's.
+        default: ByDefault::PresetThen(
+            |p| num(p.gap_threshold_minutes),
+            || {
+                format!(
+                    "idle-server {} unless given",
+                    num(super::idle_server::GAP_MINUTES)
+                )
+            },
+        ),
         compare: Compare::List { e_g: "5,30,60" },
         keys: Some(&GAP_KEYS),
     },
@@ -316,7 +328,20 @@ pub static PARAMS: &[Param] = &[
         read_by: None,
         about: "Error results may be cleared",
         range: None,
-        default: ByDefault::Preset(|p| on(p.clear_errors)),
+        default: ByDefault::PresetThen(
+            |p| on(p.clear_errors),
+            || {
+                let never: Vec<&str> = <Harness as strum::VariantArray>::VARIANTS
+                    .iter()
+                    .filter(|h| !h.rules().errors_clearable)
+                    .map(|h| h.name())
+                    .collect();
+                format!(
+                    "{} never clear error results, whatever the flag",
+                    never.join(" and ")
+                )
+            },
+        ),
         compare: Compare::Same,
         keys: None,
     },
@@ -517,45 +542,59 @@ impl Param {
         self.flag.trim_start_matches('-')
     }
 
+    /// The function that reads its default from a preset, where it has one.
+    pub fn preset_default(&self) -> Option<fn(&Policy) -> String> {
+        match self.default {
+            ByDefault::Preset(show) | ByDefault::PresetThen(show, _) => Some(show),
+            ByDefault::Made(_) => None,
+        }
+    }
+
     /// Its default as `--help` says it: the value most harnesses share, then
     /// the harnesses that differ (`500000; gemini -1`), each read from
     /// `Policy::preset`; or the default's words.
     pub fn default_words(&self) -> String {
         match self.default {
             ByDefault::Made(words) => words(),
-            ByDefault::Preset(show) => {
-                let harnesses = <Harness as strum::VariantArray>::VARIANTS;
-                let shown: Vec<(Harness, String)> = harnesses
-                    .iter()
-                    .map(|&h| (h, show(&Policy::preset(h))))
-                    .collect();
-                // The most common value (the first harness's on a tie).
-                let common = shown
-                    .iter()
-                    .max_by_key(|(h, v)| {
-                        let n = shown.iter().filter(|(_, w)| w == v).count();
-                        (n, std::cmp::Reverse(*h as usize))
-                    })
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or_default();
-                let mut words = common.clone();
-                let mut others: Vec<&String> = Vec::new();
-                for (_, v) in &shown {
-                    if *v != common && !others.contains(&v) {
-                        others.push(v);
-                    }
-                }
-                for v in others {
-                    let names: Vec<&str> = shown
-                        .iter()
-                        .filter(|(_, w)| w == v)
-                        .map(|(h, _)| h.name())
-                        .collect();
-                    words.push_str(&format!("; {} {v}", names.join(", ")));
-                }
-                words
+            ByDefault::PresetThen(show, then) => {
+                format!("{}; {}", Self::preset_words(show), then())
+            }
+            ByDefault::Preset(show) => Self::preset_words(show),
+        }
+    }
+
+    /// How the presets' values read a default: see [`Param::default_words`].
+    fn preset_words(show: fn(&Policy) -> String) -> String {
+        let harnesses = <Harness as strum::VariantArray>::VARIANTS;
+        let shown: Vec<(Harness, String)> = harnesses
+            .iter()
+            .map(|&h| (h, show(&Policy::preset(h))))
+            .collect();
+        // The most common value (the first harness's on a tie).
+        let common = shown
+            .iter()
+            .max_by_key(|(h, v)| {
+                let n = shown.iter().filter(|(_, w)| w == v).count();
+                (n, std::cmp::Reverse(*h as usize))
+            })
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        let mut words = common.clone();
+        let mut others: Vec<&String> = Vec::new();
+        for (_, v) in &shown {
+            if *v != common && !others.contains(&v) {
+                others.push(v);
             }
         }
+        for v in others {
+            let names: Vec<&str> = shown
+                .iter()
+                .filter(|(_, w)| w == v)
+                .map(|(h, _)| h.name())
+                .collect();
+            words.push_str(&format!("; {} {v}", names.join(", ")));
+        }
+        words
     }
 
     /// Its flag's `--help` (plan, timeline, the TUI's flags…): what it sets,
@@ -819,7 +858,7 @@ mod wiring {
     fn the_defaults_shown_are_each_harness_s_preset() {
         let mut checked = 0;
         for p in PARAMS {
-            if !matches!(p.default, ByDefault::Preset(_)) {
+            if p.preset_default().is_none() {
                 continue;
             }
             let help = help_of("plan", p.long()).expect(p.flag);
@@ -846,6 +885,18 @@ mod wiring {
         // A harness whose value differs is named: gemini's size plan is off.
         let size = help_of("plan", "size-threshold").unwrap();
         assert!(size.contains("; gemini -1"), "{size}");
+        // What no preset holds is said too: idle-server's own gap, and the
+        // harnesses that keep error results whatever `--clear-errors` says.
+        let gap = help_of("plan", "gap-minutes").unwrap();
+        let own = crate::policy::idle_server::GAP_MINUTES;
+        assert!(gap.contains(&format!("idle-server {own}")), "{gap}");
+        let errors = help_of("plan", "clear-errors").unwrap();
+        for &h in <Harness as strum::VariantArray>::VARIANTS {
+            let never = errors.contains(&format!("{} never clear", h.name()))
+                || errors.contains(&format!("and {} never clear", h.name()))
+                || errors.contains(&format!("{} and ", h.name()));
+            assert_eq!(never, !h.rules().errors_clearable, "{h:?}: {errors}");
+        }
     }
 
     /// `--policy`'s default says what `auto` runs for every preset (Gemini CLI

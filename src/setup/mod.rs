@@ -165,7 +165,7 @@ pub struct SharedOpts {
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, overrides_with = "no_clear_errors")]
     pub clear_errors: bool,
-    /// Claude preset: keep error results.
+    /// Keep error results (on the presets whose harness can clear them).
     #[arg(long, overrides_with = "clear_errors")]
     pub no_clear_errors: bool,
     /// A memory root, e.g. `project=/home/me/.qwen/projects/x/memory` (repeatable).
