@@ -73,65 +73,7 @@ pub(super) fn header(
             p.delivery.name(),
         );
     } else {
-        // Under auto the header names what was given and what the chosen
-        // kinds read, as the JSON policy object does (SPEC §15.6 gives the
-        // others null); an explicit kind, or auto where none was chosen, shows
-        // every setting.
-        let shows = |key: &str| {
-            p.kind != PlanKind::Auto
-                || kinds.is_empty()
-                || super::kinds::explicit(setup, key)
-                || kinds.iter().any(|k| k.reads(key, p.preset))
-        };
-        let gap = match kinds {
-            // idle-server waits 65 minutes unless a gap is given (SPEC §13.S1).
-            [PlanKind::IdleServer] if !p.gap_explicit => "65".to_string(),
-            _ => fmt_num(p.gap_threshold_minutes),
-        };
-        let gap = match shows("gap_threshold_minutes") {
-            true => format!("  gap >= {gap} min"),
-            false => String::new(),
-        };
-        let size = match shows("size_threshold") {
-            true => format!(
-                "  size > {}{}",
-                p.size_threshold,
-                if p.low_watermark {
-                    " (low watermark)"
-                } else {
-                    ""
-                }
-            ),
-            false => String::new(),
-        };
-        let trigger = match shows("trigger_threshold") {
-            true => format!("  trigger {}", p.trigger_threshold),
-            false => String::new(),
-        };
-        let _ = writeln!(
-            out,
-            "policy: {}{} (preset {})  keep_recent {}{gap}{size}{trigger}  delivery {}  protect {}",
-            p.kind.name(),
-            match kinds {
-                [k] if p.kind == PlanKind::Auto => format!(" -> {}", k.name()),
-                [_, ..] if p.kind == PlanKind::Auto => format!(
-                    " -> {}",
-                    kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join("/")
-                ),
-                _ => String::new(),
-            },
-            p.preset.name(),
-            match keep_recent_of(p, kinds).or(keep_used) {
-                Some(k) => k.to_string(),
-                None => "by kind (idle 5, budget 3, idle-server 5/12 by version)".into(),
-            },
-            match kinds {
-                [PlanKind::IdleServer] => "server",
-                ks if ks.contains(&PlanKind::IdleServer) => "server for idle-server",
-                _ => p.delivery.name(),
-            },
-            if p.protect { "on" } else { "off" },
-        );
+        settings_line(setup, kinds, keep_used, out);
     }
     if kinds.contains(&PlanKind::Budget) {
         let warning = match p.budget_warning_tokens {
@@ -170,6 +112,71 @@ pub(super) fn header(
         let at = w.line.map_or(String::new(), |l| format!("line {l}: "));
         let _ = writeln!(out, "warning ({}): {at}{}", w.id, sanitize::line(&w.text));
     }
+}
+
+/// The policy line of the plans that share Claude Code's settings (keep, gap,
+/// size, trigger): under auto, what was given and what the chosen kinds read.
+fn settings_line(setup: &Setup, kinds: &[PlanKind], keep_used: Option<u32>, out: &mut String) {
+    let p = &setup.policy;
+    // Under auto the header names what was given and what the chosen
+    // kinds read, as the JSON policy object does (SPEC §15.6 gives the
+    // others null); an explicit kind, or auto where none was chosen, shows
+    // every setting.
+    let shows = |key: &str| {
+        p.kind != PlanKind::Auto
+            || kinds.is_empty()
+            || super::kinds::explicit(setup, key)
+            || kinds.iter().any(|k| k.reads(key, p.preset))
+    };
+    let gap = match kinds {
+        // idle-server waits 65 minutes unless a gap is given (SPEC §13.S1).
+        [PlanKind::IdleServer] if !p.gap_explicit => "65".to_string(),
+        _ => fmt_num(p.gap_threshold_minutes),
+    };
+    let gap = match shows("gap_threshold_minutes") {
+        true => format!("  gap >= {gap} min"),
+        false => String::new(),
+    };
+    let size = match shows("size_threshold") {
+        true => format!(
+            "  size > {}{}",
+            p.size_threshold,
+            if p.low_watermark {
+                " (low watermark)"
+            } else {
+                ""
+            }
+        ),
+        false => String::new(),
+    };
+    let trigger = match shows("trigger_threshold") {
+        true => format!("  trigger {}", p.trigger_threshold),
+        false => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "policy: {}{} (preset {})  keep_recent {}{gap}{size}{trigger}  delivery {}  protect {}",
+        p.kind.name(),
+        match kinds {
+            [k] if p.kind == PlanKind::Auto => format!(" -> {}", k.name()),
+            [_, ..] if p.kind == PlanKind::Auto => format!(
+                " -> {}",
+                kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join("/")
+            ),
+            _ => String::new(),
+        },
+        p.preset.name(),
+        match keep_recent_of(p, kinds).or(keep_used) {
+            Some(k) => k.to_string(),
+            None => "by kind (idle 5, budget 3, idle-server 5/12 by version)".into(),
+        },
+        match kinds {
+            [PlanKind::IdleServer] => "server",
+            ks if ks.contains(&PlanKind::IdleServer) => "server for idle-server",
+            _ => p.delivery.name(),
+        },
+        if p.protect { "on" } else { "off" },
+    );
 }
 
 /// The caveats in words, one a line.
