@@ -158,8 +158,7 @@ pub fn load_session(
         None => detect(path, &mut file).map_err(io)??,
     };
     rewind(&mut file).map_err(io)?;
-    let s = format::of(format).load(path, file, session, progress)?;
-    Ok(normalize::normalize(s))
+    format::of(format).load(path, file, session, progress)
 }
 
 /// The format of the file at `path` as detection sees it (None: unreadable or

@@ -108,11 +108,20 @@ mod tests {
     /// a path under the same id pointing at the call that named it first.
     #[test]
     fn a_qwen_transcript_s_results_rank_by_themselves_and_their_paths_are_a_set() {
-        let (_dir, s) = load(&qwen_lines(), "s.jsonl");
+        let (dir, s) = load(&qwen_lines(), "s.jsonl");
         assert_eq!(s.shape.rank_by, RankBy::Responses);
         assert_eq!(s.shape.media_tokens, 1600);
         // Calls: r /a, s /a, r /a (repeats call 0), r /b.
         assert_eq!(s.path_repeats, [None, None, Some(0), None]);
+        // A format's own loader, called as a library would, normalizes too.
+        let path = dir.path().join("s.jsonl");
+        let file = std::fs::File::open(&path).unwrap();
+        let progress = std::sync::atomic::AtomicU64::new(0);
+        let direct = crate::load::format::of(s.format)
+            .load(&path, file, None, &progress)
+            .unwrap();
+        assert_eq!(direct.path_repeats, s.path_repeats);
+        assert_eq!(direct.shape.rank_by, RankBy::Responses);
         // The engine lists each of `r`'s paths once, in order.
         let setup = Setup::new(
             s,

@@ -22,7 +22,7 @@ impl FormatLoader for ClaudeJsonl {
             .is_some_and(|m| m.get("content").is_some())
     }
 
-    fn load(
+    fn read(
         &self,
         path: &Path,
         file: File,

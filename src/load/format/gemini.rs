@@ -74,7 +74,7 @@ impl FormatLoader for GeminiJsonl {
         whole_kind(head) == Some(false)
     }
 
-    fn load(
+    fn read(
         &self,
         path: &Path,
         file: File,
@@ -142,7 +142,7 @@ impl FormatLoader for GeminiJson {
             && memchr::memmem::find(lead, b"\"sessionId\"").is_some()
     }
 
-    fn load(
+    fn read(
         &self,
         path: &Path,
         file: File,

@@ -30,7 +30,7 @@ impl FormatLoader for MessagesJson {
                 .is_some_and(|v| v.get("messages").is_some_and(|m| m.is_array()))
     }
 
-    fn load(
+    fn read(
         &self,
         path: &Path,
         file: File,

@@ -51,16 +51,30 @@ pub trait FormatLoader: Sync {
         false
     }
 
-    /// Reads the file (`file` is open at its start) into a session; `session`
-    /// chooses one of a file that holds several; `progress` is the bytes read
-    /// so far, where the format streams.
-    fn load(
+    /// Reads the file (`file` is open at its start) into a session as the
+    /// format records it; `session` chooses one of a file that holds several;
+    /// `progress` is the bytes read so far, where the format streams.
+    fn read(
         &self,
         path: &Path,
         file: File,
         session: Option<&str>,
         progress: &AtomicU64,
     ) -> Result<Session, LoadError>;
+
+    /// [`FormatLoader::read`], then the one normalization every session gets
+    /// (`load::normalize`: rank order, media cost, repeated paths), so that no
+    /// caller of a loader gets a session the engine would read differently.
+    fn load(
+        &self,
+        path: &Path,
+        file: File,
+        session: Option<&str>,
+        progress: &AtomicU64,
+    ) -> Result<Session, LoadError> {
+        self.read(path, file, session, progress)
+            .map(super::normalize::normalize)
+    }
 
     /// The state of a follower of a growing file of this format, or why the
     /// format cannot be followed (the `unknown format` error's words).

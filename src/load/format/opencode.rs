@@ -24,7 +24,7 @@ impl FormatLoader for OpencodeDb {
         head.starts_with(opencode::db::MAGIC)
     }
 
-    fn load(
+    fn read(
         &self,
         path: &Path,
         file: File,
@@ -54,7 +54,7 @@ impl FormatLoader for OpencodeJson {
         head.whole().is_some_and(opencode::is_session_json)
     }
 
-    fn load(
+    fn read(
         &self,
         path: &Path,
         _file: File,

@@ -22,7 +22,7 @@ impl FormatLoader for QwenJsonl {
             .is_some_and(|m| m.get("parts").is_some_and(Value::is_array))
     }
 
-    fn load(
+    fn read(
         &self,
         path: &Path,
         file: File,

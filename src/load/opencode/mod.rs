@@ -50,7 +50,11 @@ pub(super) struct Row {
 /// Loads one session of the database at `path`: `want` names it (`--session
 /// ID`); without it the database must hold exactly one session.
 /// `format` is the database's (what `session.format` prints).
-pub fn load_db(path: &Path, format: Format, want: Option<&str>) -> Result<Session, LoadError> {
+pub(in crate::load) fn load_db(
+    path: &Path,
+    format: Format,
+    want: Option<&str>,
+) -> Result<Session, LoadError> {
     let db = db::open(path)?;
     let store = Store::check(path, &db.conn)?;
     let sessions = store.sessions()?;
@@ -101,7 +105,7 @@ pub fn db_sessions(path: &Path) -> Result<Vec<SessionInfo>, LoadError> {
 }
 
 /// Loads the ≤ 1.1 session whose `storage/session/<project>/<id>.json` is `path`.
-pub fn load_json(path: &Path, format: Format) -> Result<Session, LoadError> {
+pub(in crate::load) fn load_json(path: &Path, format: Format) -> Result<Session, LoadError> {
     json::load(path, format)
 }
 
