@@ -883,9 +883,16 @@ fn the_api_preset_shows_the_server_view_and_plus_tunes_its_keep() {
     t.wait("\"keep 6*\" in the header", |s| {
         header(s).is_some_and(|h| has(h, "keep 6*"))
     });
-    // p stays on the api preset's one kind (its status line: tests/tui_api.rs).
+    // p: api → recorded → api (SPEC §15.3; its status line: tests/tui_api.rs).
+    // Each step waits for its own header: the api header is already on the
+    // screen before the first p, so waiting for it there passed only when the
+    // capture came before the redraw.
     t.key("p");
-    t.wait("the api plan still in the header", |s| {
+    t.wait("the recorded plan in the header", |s| {
+        header(s).is_some_and(|h| has(h, "plan recorded"))
+    });
+    t.key("p");
+    t.wait("the api plan back in the header", |s| {
         header(s).is_some_and(|h| has(h, "plan api (api)") && has(h, "keep 6*"))
     });
     t.key("q");
