@@ -18,10 +18,17 @@ fn main() -> ExitCode {
     } else {
         let _ = color_eyre::install();
     }
-    // The help of the parameters' flags is made from their table (`cli::command`).
-    let parsed = cli::command()
-        .try_get_matches()
-        .and_then(|mut m| <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m));
+    // Parsing reads no help text: the help of the parameters' flags, made from
+    // their table (`cli::command`), is built only when help is shown, not at
+    // every start (the status line runs at every prompt).
+    let parsed = <Cli as clap::Parser>::try_parse().or_else(|e| match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            cli::command()
+                .try_get_matches()
+                .and_then(|mut m| <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m))
+        }
+        _ => Err(e),
+    });
     let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => return clap_output(&e),
