@@ -510,9 +510,6 @@ pub struct Session {
     pub path: PathBuf,
     pub format: Format,
     pub harness: Harness,
-    /// How the transcript names, orders and prices its results (see
-    /// [`ResultShape`]): what plans read instead of asking the harness.
-    pub shape: ResultShape,
     /// Per call, where a result's recorded paths are a set (SPEC §3: Qwen
     /// Code and Gemini CLI collect each id's paths in order, deduplicated):
     /// the latest earlier call with the same id that names the same file,
@@ -655,12 +652,18 @@ impl Session {
         })
     }
 
+    /// How the transcript names, orders and prices its results (see
+    /// [`ResultShape`]): what plans read instead of asking the harness,
+    /// derived from the harness that wrote it.
+    pub fn shape(&self) -> ResultShape {
+        ResultShape::of(self.harness)
+    }
+
     pub fn empty(path: PathBuf, format: Format) -> Session {
         Session {
             path,
             format,
             harness: format.harness(),
-            shape: ResultShape::of(format.harness()),
             path_repeats: Vec::new(),
             records: 0,
             sidechain_records: 0,

@@ -162,8 +162,8 @@ fn tools_of_results(s: &Session) -> (Vec<usize>, Vec<String>) {
             .find(|&&c| s.calls[c].msg < r.msg)
             .or(ids.first())
             .map(|&c| s.calls[c].name.as_str());
-        let bridge = s.shape.tools.bridge_tool;
-        let name = match (s.shape.rank_by, r.name.as_deref()) {
+        let bridge = s.shape().tools.bridge_tool;
+        let name = match (s.shape().rank_by, r.name.as_deref()) {
             (RankBy::Calls, _) | (RankBy::Responses, None) => call,
             // A response named after the bridge answers the tool its calls name
             // (SPEC §3, as the plans read it).
@@ -386,7 +386,7 @@ impl<'a> ContextRun<'a> {
     /// (under images), a result's stripped nested media goes.
     fn media(&self, st: &Step, kinds: &mut Kinds, off: &mut [i64]) {
         let s = self.s;
-        let media = s.shape.media_tokens;
+        let media = s.shape().media_tokens;
         for &(msg, item) in &st.media_in_wire {
             if item < s.media.len() {
                 let first = s.media_in(msg, msg + 1).start;

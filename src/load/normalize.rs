@@ -1,14 +1,14 @@
 //! The one step every loader's session goes through (issue 22 item 2): what
-//! a plan reads of the transcript's results is settled here, from the harness
-//! that wrote it, so that no plan asks which harness it runs.
+//! a plan reads of the transcript's results and cannot derive cheaply at each
+//! request is settled here, so that no plan asks which harness it runs (the
+//! rest, rank order and media cost, is `Session::shape`).
 
-use crate::session::{ResultShape, Session};
+use crate::session::Session;
 use std::collections::HashMap;
 
-/// Settles the session's result shape and, where a result's paths are a
-/// set, which calls repeat a path of an earlier call with their id.
+/// Where a result's paths are a set, settles which calls repeat a path of an
+/// earlier call with their id.
 pub(crate) fn normalize(mut s: Session) -> Session {
-    s.shape = ResultShape::of(s.harness);
     s.path_repeats = if s.harness.rules().dedup_paths {
         path_repeats(&s)
     } else {
@@ -23,7 +23,7 @@ pub(crate) fn normalize(mut s: Session) -> Session {
 /// run of calls, so a repeat counts there exactly when the call it repeats
 /// lies in the view too.
 fn path_repeats(s: &Session) -> Vec<Option<usize>> {
-    let tools = s.shape.tools;
+    let tools = s.shape().tools;
     let mut last: HashMap<(&str, &str), usize> = HashMap::new();
     s.calls
         .iter()
@@ -109,8 +109,8 @@ mod tests {
     #[test]
     fn a_qwen_transcript_s_results_rank_by_themselves_and_their_paths_are_a_set() {
         let (dir, s) = load(&qwen_lines(), "s.jsonl");
-        assert_eq!(s.shape.rank_by, RankBy::Responses);
-        assert_eq!(s.shape.media_tokens, 1600);
+        assert_eq!(s.shape().rank_by, RankBy::Responses);
+        assert_eq!(s.shape().media_tokens, 1600);
         // Calls: r /a, s /a, r /a (repeats call 0), r /b.
         assert_eq!(s.path_repeats, [None, None, Some(0), None]);
         // A format's own loader, called as a library would, normalizes too.
@@ -121,7 +121,6 @@ mod tests {
             .load(&path, file, None, &progress)
             .unwrap();
         assert_eq!(direct.path_repeats, s.path_repeats);
-        assert_eq!(direct.shape.rank_by, RankBy::Responses);
         // The engine lists each of `r`'s paths once, in order.
         let setup = Setup::new(
             s,
@@ -210,8 +209,8 @@ mod tests {
             ),
         ];
         let (_dir, s) = load(&lines, "c.jsonl");
-        assert_eq!(s.shape.rank_by, RankBy::Calls);
-        assert_eq!(s.shape.media_tokens, 2000);
+        assert_eq!(s.shape().rank_by, RankBy::Calls);
+        assert_eq!(s.shape().media_tokens, 2000);
         assert!(s.path_repeats.is_empty());
     }
 }

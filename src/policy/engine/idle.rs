@@ -115,7 +115,7 @@ impl Engine<'_> {
 
     /// The tokens of the media a verdict clears or strips (SPEC §2 est_tokens).
     pub(super) fn media_tokens(&self, v: &Verdict) -> u64 {
-        let per = self.s.shape.media_tokens;
+        let per = self.s.shape().media_tokens;
         let stripped: u64 = v
             .strip
             .iter()

@@ -257,7 +257,7 @@ impl<'s> Engine<'s> {
             tools: if api {
                 &crate::harness::API
             } else {
-                s.shape.tools
+                s.shape().tools
             },
             api_facts: (api || idle_server).then(|| ApiFacts::of_session(s)),
             idle_facts: idle_server.then(|| idle_server::facts_of(s)),

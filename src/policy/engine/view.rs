@@ -58,7 +58,7 @@ impl<'s> Engine<'s> {
                     let rank = self.view.cands[i].rank;
                     let (key, mut cand) = self.make_candidate(r);
                     // A response keeps its place in the order of responses.
-                    if s.shape.rank_by == RankBy::Responses {
+                    if s.shape().rank_by == RankBy::Responses {
                         cand.rank = rank;
                     }
                     self.set_base(&cand);
@@ -146,7 +146,7 @@ impl<'s> Engine<'s> {
             .find(|&&c| s.calls[c].msg < res.msg)
             .or(ids.first())
             .copied();
-        let rank_by = s.shape.rank_by;
+        let rank_by = s.shape().rank_by;
         let tool = match rank_by {
             RankBy::Calls => {
                 own_call.map(|c| self.ids.names[self.ids.call_name[c] as usize].as_str())
@@ -304,7 +304,7 @@ impl<'s> Engine<'s> {
 
     /// Candidate `p`'s rank among the view's ranked results.
     pub(super) fn rank(&self, p: usize) -> Rank {
-        let of = match self.s.shape.rank_by {
+        let of = match self.s.shape().rank_by {
             RankBy::Calls => self.view.ranked_calls(),
             RankBy::Responses => self.view.qwen_rank,
         };

@@ -112,7 +112,7 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
                         id,
                         tool.to_string(),
                         shorten_left(&place, path_w),
-                        format!("-/{}", fmt_int(s.shape.media_tokens)),
+                        format!("-/{}", fmt_int(s.shape().media_tokens)),
                         media_status(e),
                     ])
                     .style(theme.status(if e.cleared {
