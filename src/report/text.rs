@@ -61,10 +61,7 @@ pub(super) fn header(
             out,
             "policy: {}{} (preset {})  {}  delivery {}",
             p.kind.name(),
-            match kinds {
-                [k] if p.kind == PlanKind::Auto => format!(" -> {}", k.name()),
-                _ => String::new(),
-            },
+            chosen(p, kinds),
             p.preset.name(),
             own.iter()
                 .map(|o| format!("{}{}{}", o.before, o.value, o.after))
@@ -114,6 +111,17 @@ pub(super) fn header(
     }
 }
 
+/// Under auto, the kinds it chose (` -> idle/size`); else nothing.
+fn chosen(p: &crate::policy::Policy, kinds: &[PlanKind]) -> String {
+    match kinds {
+        [_, ..] if p.kind == PlanKind::Auto => {
+            let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+            format!(" -> {}", names.join("/"))
+        }
+        _ => String::new(),
+    }
+}
+
 /// The policy line of the plans that share Claude Code's settings (keep, gap,
 /// size, trigger): under auto, what was given and what the chosen kinds read.
 fn settings_line(setup: &Setup, kinds: &[PlanKind], keep_used: Option<u32>, out: &mut String) {
@@ -157,14 +165,7 @@ fn settings_line(setup: &Setup, kinds: &[PlanKind], keep_used: Option<u32>, out:
         out,
         "policy: {}{} (preset {})  keep_recent {}{gap}{size}{trigger}  delivery {}  protect {}",
         p.kind.name(),
-        match kinds {
-            [k] if p.kind == PlanKind::Auto => format!(" -> {}", k.name()),
-            [_, ..] if p.kind == PlanKind::Auto => format!(
-                " -> {}",
-                kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join("/")
-            ),
-            _ => String::new(),
-        },
+        chosen(p, kinds),
         p.preset.name(),
         match keep_recent_of(p, kinds).or(keep_used) {
             Some(k) => k.to_string(),
