@@ -126,10 +126,10 @@ pub static PARAMS: &[Param] = &[
         flag: "--gap-minutes",
         command: Some("gap"),
         same: |a, b| a.gap_threshold_minutes == b.gap_threshold_minutes,
-        // idle: engine/mod.rs `Engine::evaluate` (its Idle arm, through
-        // `Policy::gap_holds`); idle-server: engine/idle_server.rs
-        // `Engine::idle_server_params` (the explicit gap, else its own 65);
-        // size: `Engine::evaluate`'s Size arm, only for qwen's coupling.
+        // idle: engine/idle.rs `idle::idle` (through `Policy::gap_holds`);
+        // idle-server: engine/idle_server.rs `idle_server::params` (the
+        // explicit gap, else its own 65); size: engine/size.rs `size::size`,
+        // only for qwen's coupling.
         read_by: Some(&[
             (PlanKind::Idle, When::Always),
             (PlanKind::IdleServer, When::Always),
@@ -155,11 +155,11 @@ pub static PARAMS: &[Param] = &[
         flag: "--keep-recent",
         command: Some("keep"),
         same: |a, b| a.keep_recent == b.keep_recent,
-        // idle, forced: engine/idle.rs `Engine::time_based` and
-        // `Engine::media_to_clear` (`Policy::keep_for`); size: engine/size.rs
-        // `Engine::size` and engine/size_index.rs; count: engine/count.rs
-        // `Engine::count`; budget: engine/budget_plan.rs `Engine::budget`;
-        // idle-server: engine/idle_server.rs `Engine::idle_server_params`
+        // idle, forced: engine/idle.rs `idle::time_based` and
+        // `idle::media_to_clear` (`Policy::keep_for`); size: engine/size.rs
+        // `size::size` and engine/size_index.rs; count: engine/count.rs
+        // `count::count`; budget: engine/budget_plan.rs `budget_plan::budget`;
+        // idle-server: engine/idle_server.rs `idle_server::params`
         // (by version when none is given). Not mask, prune or api.
         read_by: Some(&[
             (PlanKind::Idle, When::Always),
@@ -189,7 +189,7 @@ pub static PARAMS: &[Param] = &[
         flag: "--size-threshold",
         command: Some("size"),
         same: |a, b| a.size_threshold == b.size_threshold,
-        // engine/size.rs `Engine::size`, engine/size_index.rs.
+        // engine/size.rs `size::size`, engine/size_index.rs.
         read_by: Some(&[(PlanKind::Size, When::Always)]),
         about: "Size threshold in chars",
         range: Some("negative disables"),
@@ -204,7 +204,7 @@ pub static PARAMS: &[Param] = &[
         flag: "--trigger",
         command: Some("trigger"),
         same: |a, b| a.trigger_threshold == b.trigger_threshold,
-        // engine/count.rs `Engine::count`.
+        // engine/count.rs `count::count`.
         read_by: Some(&[(PlanKind::Count, When::Always)]),
         about: "Count plan: active results before deletions start",
         range: None,
@@ -257,7 +257,7 @@ pub static PARAMS: &[Param] = &[
         flag: "--protect-tokens",
         command: Some("mask-protect"),
         same: |a, b| a.mask_protect_tokens == b.mask_protect_tokens,
-        // engine/mask.rs `Engine::mask`.
+        // engine/mask.rs `mask::mask`.
         read_by: Some(&[(PlanKind::Mask, When::Always)]),
         about: "mask (Gemini CLI): the newest tokens of tool output it protects",
         range: None,
@@ -270,7 +270,7 @@ pub static PARAMS: &[Param] = &[
         flag: "--min-prunable-tokens",
         command: Some("mask-min"),
         same: |a, b| a.mask_min_prunable_tokens == b.mask_min_prunable_tokens,
-        // engine/mask.rs `Engine::mask`.
+        // engine/mask.rs `mask::mask`.
         read_by: Some(&[(PlanKind::Mask, When::Always)]),
         about: "mask (Gemini CLI): the least prunable tokens that let it mask",
         range: None,
@@ -350,7 +350,7 @@ pub static PARAMS: &[Param] = &[
         flag: "--min-trigger-tool-uses",
         command: None,
         same: |a, b| a.min_trigger_tool_uses == b.min_trigger_tool_uses,
-        // engine/idle_server.rs `Engine::idle_server_params` (keep + 15
+        // engine/idle_server.rs `idle_server::params` (keep + 15
         // when none is given).
         read_by: Some(&[(PlanKind::IdleServer, When::Always)]),
         about: "idle-server: the least trigger it sends; Claude Code 2.1.285+ sends \
@@ -365,7 +365,7 @@ its edit only when the clearable results less 3 reach it",
         flag: "--budget-tokens",
         command: None,
         same: |a, b| a.budget_tokens == b.budget_tokens,
-        // engine/budget_plan.rs `Engine::budget`, policy/budget.rs `decide`.
+        // engine/budget_plan.rs `budget_plan::budget`, policy/budget.rs `decide`.
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
         about: "Budget plan: the tool-result tokens it clears down to",
         range: None,
@@ -378,7 +378,7 @@ its edit only when the clearable results less 3 reach it",
         flag: "--budget-min-saving",
         command: None,
         same: |a, b| a.budget_min_saving == b.budget_min_saving,
-        // engine/budget_plan.rs `Engine::budget`, policy/budget.rs `decide`.
+        // engine/budget_plan.rs `budget_plan::budget`, policy/budget.rs `decide`.
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
         about: "Budget plan: the least saving that lets it fire",
         range: None,
@@ -391,7 +391,7 @@ its edit only when the clearable results less 3 reach it",
         flag: "--budget-warning",
         command: None,
         same: |a, b| a.budget_warning_tokens == b.budget_warning_tokens,
-        // engine/budget_plan.rs `Engine::budget`, through
+        // engine/budget_plan.rs `budget_plan::budget`, through
         // `Policy::budget_warning_at` (by version when none is given).
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
         about: "Budget plan: the recorded usage it waits for",
@@ -425,7 +425,7 @@ CLI's remote flag 45758819 set to false does: protect latest turn off",
         flag: "--prune-protect",
         command: None,
         same: |a, b| a.prune_protect_tokens == b.prune_protect_tokens,
-        // engine/prune.rs `Engine::prune`.
+        // engine/prune.rs `prune::prune`.
         read_by: Some(&[(PlanKind::Prune, When::Always)]),
         about: "prune (OpenCode): the newest tool-output tokens it never clears, \
 OpenCode's PRUNE_PROTECT",
@@ -439,7 +439,7 @@ OpenCode's PRUNE_PROTECT",
         flag: "--prune-minimum",
         command: None,
         same: |a, b| a.prune_minimum_tokens == b.prune_minimum_tokens,
-        // engine/prune.rs `Engine::prune`.
+        // engine/prune.rs `prune::prune`.
         read_by: Some(&[(PlanKind::Prune, When::Always)]),
         about: "prune (OpenCode): what it must be able to clear, strictly more, before \
 it marks anything, OpenCode's PRUNE_MINIMUM",

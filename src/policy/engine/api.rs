@@ -149,276 +149,280 @@ struct Pass<'a> {
     trigger: Option<Trigger>,
 }
 
-impl Engine<'_> {
-    /// The prompt's input tokens at `req`: the recorded P(k) plus what the
-    /// server recorded clearing, else the estimate over every block.
-    fn api_input_tokens(&self, req: &Request, facts: &ApiFacts) -> (u64, TokenSource) {
-        self.api_input_tokens_or(req, || {
-            facts.msgs[req.view_start..req.end]
+/// The prompt's input tokens at `req`: the recorded P(k) plus what the
+/// server recorded clearing, else the estimate over every block.
+fn input_tokens(s: &Session, req: &Request, facts: &ApiFacts) -> (u64, TokenSource) {
+    input_tokens_or(s, req, || {
+        facts.msgs[req.view_start..req.end]
+            .iter()
+            .map(|f| f.tokens)
+            .sum()
+    })
+}
+
+/// The same with the estimate given (the carried plan keeps its sum).
+pub(super) fn input_tokens_or(
+    s: &Session,
+    req: &Request,
+    estimate: impl FnOnce() -> u64,
+) -> (u64, TokenSource) {
+    // Aggregated usage sums internal calls and `<synthetic>` responses are
+    // not the API's (SPEC §10): those requests are estimated.
+    let recorded = req.response.map(|m| &s.messages[m]).and_then(|m| {
+        if m.model.as_deref() == Some("<synthetic>") {
+            return None;
+        }
+        let u = m.usage.as_ref().filter(|u| !u.aggregated)?;
+        // Saturating: every figure here is the transcript's own.
+        let cleared = m
+            .applied_edits
+            .iter()
+            .flatten()
+            .filter_map(|e| e.get("cleared_input_tokens")?.as_u64())
+            .fold(0u64, u64::saturating_add);
+        Some(u.prompt().saturating_add(cleared))
+    });
+    match recorded {
+        Some(p) => (p, TokenSource::Recorded),
+        None => (estimate(), TokenSource::Estimate),
+    }
+}
+
+/// `api`: every configured edit, in the order sent, on the request as sent.
+pub(super) fn api<L: Look>(
+    look: &L,
+    p: &Policy,
+    facts: Option<&ApiFacts>,
+    req: &Request,
+) -> (Verdict, ApiStep) {
+    api_with(look, p, facts, req, &p.api.edits, false)
+}
+
+/// `edits`, in the order sent, on the request as sent (the `api` plan's
+/// own edits, or the one `idle-server` sends, SPEC §13.S7). `server_s7`:
+/// `clear_at_least` counts only results that are neither a placeholder
+/// already nor a recorded cut (S7); they still count among the uses.
+pub(super) fn api_with<L: Look>(
+    look: &L,
+    p: &Policy,
+    facts: Option<&ApiFacts>,
+    req: &Request,
+    edits: &[Edit],
+    server_s7: bool,
+) -> (Verdict, ApiStep) {
+    let empty = ApiFacts::default();
+    let facts: &ApiFacts = facts.unwrap_or(&empty);
+    let s = look.session();
+    let (tokens, source) = if facts.msgs.len() >= req.end {
+        input_tokens(s, req, facts)
+    } else {
+        (0, TokenSource::Estimate)
+    };
+    let msgs = req.view_start..req.end.min(facts.msgs.len());
+    // The request's tool uses, oldest first: (message, place among its uses).
+    let uses: Vec<(usize, usize, &UseFact)> = msgs
+        .clone()
+        .filter(|&m| s.messages[m].role == Role::Assistant)
+        .flat_map(|m| {
+            facts.msgs[m]
+                .uses
                 .iter()
-                .map(|f| f.tokens)
-                .sum()
+                .enumerate()
+                .map(move |(i, u)| (m, i, u))
         })
-    }
-
-    /// The same with the estimate given (the carried plan keeps its sum).
-    pub(super) fn api_input_tokens_or(
-        &self,
-        req: &Request,
-        estimate: impl FnOnce() -> u64,
-    ) -> (u64, TokenSource) {
-        // Aggregated usage sums internal calls and `<synthetic>` responses are
-        // not the API's (SPEC §10): those requests are estimated.
-        let recorded = req.response.map(|m| &self.s.messages[m]).and_then(|m| {
-            if m.model.as_deref() == Some("<synthetic>") {
-                return None;
-            }
-            let u = m.usage.as_ref().filter(|u| !u.aggregated)?;
-            // Saturating: every figure here is the transcript's own.
-            let cleared = m
-                .applied_edits
-                .iter()
-                .flatten()
-                .filter_map(|e| e.get("cleared_input_tokens")?.as_u64())
-                .fold(0u64, u64::saturating_add);
-            Some(u.prompt().saturating_add(cleared))
-        });
-        match recorded {
-            Some(p) => (p, TokenSource::Recorded),
-            None => (estimate(), TokenSource::Estimate),
-        }
-    }
-
-    /// `api`: every configured edit, in the order sent, on the request as sent.
-    pub(super) fn api(&self, req: &Request) -> (Verdict, ApiStep) {
-        self.api_with(req, &self.policy.api.edits, false)
-    }
-
-    /// `edits`, in the order sent, on the request as sent (the `api` plan's
-    /// own edits, or the one `idle-server` sends, SPEC §13.S7). `server_s7`:
-    /// `clear_at_least` counts only results that are neither a placeholder
-    /// already nor a recorded cut (S7); they still count among the uses.
-    pub(super) fn api_with(
-        &self,
-        req: &Request,
-        edits: &[Edit],
-        server_s7: bool,
-    ) -> (Verdict, ApiStep) {
-        let empty = ApiFacts::default();
-        let facts: &ApiFacts = self.api_facts.as_deref().unwrap_or(&empty);
-        let s = self.s;
-        let (tokens, source) = if facts.msgs.len() >= req.end {
-            self.api_input_tokens(req, facts)
+        .collect();
+    // Each result's tokens, by id (a reused id sums its results).
+    let mut result_tokens: HashMap<&str, u64> = HashMap::new();
+    for r in s.results_in(req.view_start, req.end) {
+        let tokens = if server_s7 && look.gone(r) {
+            0
         } else {
-            (0, TokenSource::Estimate)
+            s.results[r].est_tokens
         };
-        let msgs = req.view_start..req.end.min(facts.msgs.len());
-        // The request's tool uses, oldest first: (message, place among its uses).
-        let uses: Vec<(usize, usize, &UseFact)> = msgs
-            .clone()
-            .filter(|&m| s.messages[m].role == Role::Assistant)
-            .flat_map(|m| {
-                facts.msgs[m]
-                    .uses
-                    .iter()
-                    .enumerate()
-                    .map(move |(i, u)| (m, i, u))
-            })
-            .collect();
-        // Each result's tokens, by id (a reused id sums its results).
-        let mut result_tokens: HashMap<&str, u64> = HashMap::new();
-        for r in s.results_in(req.view_start, req.end) {
-            let tokens = if server_s7 && self.gone(r) {
-                0
-            } else {
-                s.results[r].est_tokens
-            };
-            *result_tokens.entry(s.results[r].id.as_str()).or_default() += tokens;
-        }
-        let mut pass = Pass {
-            msgs,
-            facts,
-            step: ApiStep {
-                input_tokens: tokens,
-                source,
-                tool_uses: uses.len(),
-                ..ApiStep::default()
-            },
-            uses,
-            result_tokens,
-            kept: HashMap::new(),
-            cleared_ids: HashMap::new(),
-            trigger: None,
-        };
-        for edit in edits {
-            match edit {
-                Edit::ClearThinking { keep } => self.clear_thinking(&mut pass, *keep),
-                Edit::ClearToolUses { .. } => self.clear_tool_uses(&mut pass, edit),
-            }
-        }
-        let mut clear: Vec<(usize, ClearReason)> = Vec::new();
-        let mut kept = Why::new();
-        if !pass.cleared_ids.is_empty() || !pass.kept.is_empty() {
-            for (p, c) in self.view.cands.iter().enumerate() {
-                let r = &s.results[c.result];
-                if let Some(why) = pass.cleared_ids.get(r.id.as_str())
-                    && !c.protected()
-                    && !self.gone(c.result)
-                {
-                    clear.push((p, *why));
-                }
-                // Every result of a kept use stays for the use's reason.
-                if let Some(why) = pass.kept.get(r.id.as_str()) {
-                    kept.insert(p, why.clone());
-                }
-            }
-        }
-        let note = Note::Api {
-            prompt: Prompt {
-                tokens,
-                source,
-                uses: pass.uses.len(),
-            },
-            edits: pass.step.edits.iter().map(|e| e.note).collect(),
-        };
-        let verdict = Verdict {
-            trigger: pass.trigger,
-            clear,
-            media: Vec::new(),
-            strip: Vec::new(),
-            media_kept: 0,
-            target: None,
-            note,
-            kept,
-            pre_tokens: None,
-        };
-        (verdict, pass.step)
+        *result_tokens.entry(s.results[r].id.as_str()).or_default() += tokens;
     }
-
-    /// `clear_thinking_20251015`: the thinking of every assistant turn before
-    /// the last `keep` turns that think is dropped (None: keep all).
-    fn clear_thinking(&self, pass: &mut Pass<'_>, keep: Option<u64>) {
-        let (s, facts) = (self.s, pass.facts);
-        let with: Vec<usize> = pass
-            .msgs
-            .clone()
-            .filter(|&m| {
-                s.messages[m].role == Role::Assistant
-                    && facts.msgs[m].thinking_blocks > 0
-                    && !pass.step.thinking_cleared.contains(&m)
-            })
-            .collect();
-        let n = keep.map_or(with.len(), |k| k as usize).min(with.len());
-        let gone = &with[..with.len() - n];
-        let fired = !gone.is_empty();
-        pass.step.edits.push(EditOutcome {
-            edit_type: crate::policy::api::CLEAR_THINKING,
-            fired,
-            cleared_tool_uses: None,
-            cleared_input_tokens: gone.iter().map(|&m| facts.msgs[m].thinking_tokens).sum(),
-            cleared_thinking_turns: Some(gone.len()),
-            note: EditNote::Thinking {
-                turns: gone.len(),
-                keep,
-            },
-        });
-        pass.step.thinking_cleared.extend_from_slice(gone);
-        pass.step.changed.extend(gone.iter().map(|&m| (m, 0)));
-        if fired && pass.trigger.is_none() {
-            pass.trigger = Some(Trigger::ClearThinking);
+    let mut pass = Pass {
+        msgs,
+        facts,
+        step: ApiStep {
+            input_tokens: tokens,
+            source,
+            tool_uses: uses.len(),
+            ..ApiStep::default()
+        },
+        uses,
+        result_tokens,
+        kept: HashMap::new(),
+        cleared_ids: HashMap::new(),
+        trigger: None,
+    };
+    for edit in edits {
+        match edit {
+            Edit::ClearThinking { keep } => clear_thinking(s, &mut pass, *keep),
+            Edit::ClearToolUses { .. } => clear_tool_uses(p, &mut pass, edit),
         }
     }
-
-    /// `clear_tool_uses_20250919`: past the trigger, every use but the most
-    /// recent `keep` and the excluded tools' loses its result (and its input
-    /// when asked), unless that clears fewer tokens than `clear_at_least`.
-    fn clear_tool_uses(&self, pass: &mut Pass<'_>, edit: &Edit) {
-        let Edit::ClearToolUses {
-            trigger: on,
-            keep,
-            clear_at_least,
-            exclude_tools,
-            clear_inputs,
-        } = edit
-        else {
-            return;
-        };
-        let spec = &self.policy.api;
-        let uses = &pass.uses;
-        let tokens = pass.step.input_tokens;
-        let (measured, threshold) = match on {
-            TriggerOn::InputTokens(v) => (tokens, *v),
-            TriggerOn::ToolUses(v) => (uses.len() as u64, *v),
-        };
-        let holds = spec.exceeds(measured, threshold);
-        let trigger = ApiTrigger {
-            on: *on,
+    let mut clear: Vec<(usize, ClearReason)> = Vec::new();
+    let mut kept = Why::new();
+    if !pass.cleared_ids.is_empty() || !pass.kept.is_empty() {
+        for (q, c) in look.cands().iter().enumerate() {
+            let r = &s.results[c.result];
+            if let Some(why) = pass.cleared_ids.get(r.id.as_str())
+                && !c.protected()
+                && !look.gone(c.result)
+            {
+                clear.push((q, *why));
+            }
+            // Every result of a kept use stays for the use's reason.
+            if let Some(why) = pass.kept.get(r.id.as_str()) {
+                kept.insert(q, why.clone());
+            }
+        }
+    }
+    let note = Note::Api {
+        prompt: Prompt {
             tokens,
-            uses: uses.len(),
-            holds,
-            inclusive: spec.trigger_inclusive,
-        };
-        let excluded = |u: &UseFact| exclude_tools.contains(&u.name);
-        // The keep window: the most recent `keep` uses, excluded tools counted
-        // only when the reading says so.
-        let counted: Vec<usize> = (0..uses.len())
-            .filter(|&i| spec.excluded_count_toward_keep || !excluded(uses[i].2))
-            .collect();
-        let window: HashSet<usize> = counted[counted.len().saturating_sub(*keep as usize)..]
-            .iter()
-            .copied()
-            .collect();
-        let clear: Vec<usize> = (0..uses.len())
-            .filter(|&i| {
-                !window.contains(&i)
-                    && !excluded(uses[i].2)
-                    && !pass.cleared_ids.contains_key(uses[i].2.id.as_str())
-            })
-            .collect();
-        let input_cleared = |u: &UseFact| clear_inputs.covers(&u.name);
-        let cleared_tokens: u64 = clear
-            .iter()
-            .map(|&i| {
-                let u = uses[i].2;
-                pass.result_tokens.get(u.id.as_str()).copied().unwrap_or(0)
-                    + if input_cleared(u) { u.input_tokens } else { 0 }
-            })
-            .sum();
-        let outcome =
-            clear_tool_uses_outcome(trigger, clear.len(), cleared_tokens, *clear_at_least);
-        let (applies, note) = (outcome.fired, outcome.note);
-        pass.step.edits.push(outcome);
-        let excluded_counted = spec.excluded_count_toward_keep;
-        for (i, &(m, place, u)) in uses.iter().enumerate() {
-            if excluded(u) {
-                keep_use(&mut pass.kept, u, || Kept::ApiExcluded {
-                    tool: u.name.clone(),
-                });
-            } else if window.contains(&i) {
-                keep_use(&mut pass.kept, u, || Kept::ApiInWindow {
-                    keep: *keep,
-                    excluded_counted,
-                });
-            } else if !applies {
-                keep_use(&mut pass.kept, u, || Kept::ApiEdit(note));
-            } else if !pass.cleared_ids.contains_key(u.id.as_str()) {
-                let why = ClearReason::Api {
-                    trigger,
-                    nth: i + 1,
-                    of: uses.len(),
-                    keep: *keep,
-                    input_too: input_cleared(u),
-                };
-                pass.cleared_ids.insert(u.id.as_str(), why);
-                if input_cleared(u) {
-                    pass.step.inputs_cleared.push((m, u.id.clone()));
-                    pass.step.changed.push((m, 1 + place));
-                }
+            source,
+            uses: pass.uses.len(),
+        },
+        edits: pass.step.edits.iter().map(|e| e.note).collect(),
+    };
+    let verdict = Verdict {
+        trigger: pass.trigger,
+        clear,
+        media: Vec::new(),
+        strip: Vec::new(),
+        media_kept: 0,
+        target: None,
+        note,
+        kept,
+        pre_tokens: None,
+    };
+    (verdict, pass.step)
+}
+
+/// `clear_thinking_20251015`: the thinking of every assistant turn before
+/// the last `keep` turns that think is dropped (None: keep all).
+fn clear_thinking(s: &Session, pass: &mut Pass<'_>, keep: Option<u64>) {
+    let facts = pass.facts;
+    let with: Vec<usize> = pass
+        .msgs
+        .clone()
+        .filter(|&m| {
+            s.messages[m].role == Role::Assistant
+                && facts.msgs[m].thinking_blocks > 0
+                && !pass.step.thinking_cleared.contains(&m)
+        })
+        .collect();
+    let n = keep.map_or(with.len(), |k| k as usize).min(with.len());
+    let gone = &with[..with.len() - n];
+    let fired = !gone.is_empty();
+    pass.step.edits.push(EditOutcome {
+        edit_type: crate::policy::api::CLEAR_THINKING,
+        fired,
+        cleared_tool_uses: None,
+        cleared_input_tokens: gone.iter().map(|&m| facts.msgs[m].thinking_tokens).sum(),
+        cleared_thinking_turns: Some(gone.len()),
+        note: EditNote::Thinking {
+            turns: gone.len(),
+            keep,
+        },
+    });
+    pass.step.thinking_cleared.extend_from_slice(gone);
+    pass.step.changed.extend(gone.iter().map(|&m| (m, 0)));
+    if fired && pass.trigger.is_none() {
+        pass.trigger = Some(Trigger::ClearThinking);
+    }
+}
+
+/// `clear_tool_uses_20250919`: past the trigger, every use but the most
+/// recent `keep` and the excluded tools' loses its result (and its input
+/// when asked), unless that clears fewer tokens than `clear_at_least`.
+fn clear_tool_uses(p: &Policy, pass: &mut Pass<'_>, edit: &Edit) {
+    let Edit::ClearToolUses {
+        trigger: on,
+        keep,
+        clear_at_least,
+        exclude_tools,
+        clear_inputs,
+    } = edit
+    else {
+        return;
+    };
+    let spec = &p.api;
+    let uses = &pass.uses;
+    let tokens = pass.step.input_tokens;
+    let (measured, threshold) = match on {
+        TriggerOn::InputTokens(v) => (tokens, *v),
+        TriggerOn::ToolUses(v) => (uses.len() as u64, *v),
+    };
+    let holds = spec.exceeds(measured, threshold);
+    let trigger = ApiTrigger {
+        on: *on,
+        tokens,
+        uses: uses.len(),
+        holds,
+        inclusive: spec.trigger_inclusive,
+    };
+    let excluded = |u: &UseFact| exclude_tools.contains(&u.name);
+    // The keep window: the most recent `keep` uses, excluded tools counted
+    // only when the reading says so.
+    let counted: Vec<usize> = (0..uses.len())
+        .filter(|&i| spec.excluded_count_toward_keep || !excluded(uses[i].2))
+        .collect();
+    let window: HashSet<usize> = counted[counted.len().saturating_sub(*keep as usize)..]
+        .iter()
+        .copied()
+        .collect();
+    let clear: Vec<usize> = (0..uses.len())
+        .filter(|&i| {
+            !window.contains(&i)
+                && !excluded(uses[i].2)
+                && !pass.cleared_ids.contains_key(uses[i].2.id.as_str())
+        })
+        .collect();
+    let input_cleared = |u: &UseFact| clear_inputs.covers(&u.name);
+    let cleared_tokens: u64 = clear
+        .iter()
+        .map(|&i| {
+            let u = uses[i].2;
+            pass.result_tokens.get(u.id.as_str()).copied().unwrap_or(0)
+                + if input_cleared(u) { u.input_tokens } else { 0 }
+        })
+        .sum();
+    let outcome = clear_tool_uses_outcome(trigger, clear.len(), cleared_tokens, *clear_at_least);
+    let (applies, note) = (outcome.fired, outcome.note);
+    pass.step.edits.push(outcome);
+    let excluded_counted = spec.excluded_count_toward_keep;
+    for (i, &(m, place, u)) in uses.iter().enumerate() {
+        if excluded(u) {
+            keep_use(&mut pass.kept, u, || Kept::ApiExcluded {
+                tool: u.name.clone(),
+            });
+        } else if window.contains(&i) {
+            keep_use(&mut pass.kept, u, || Kept::ApiInWindow {
+                keep: *keep,
+                excluded_counted,
+            });
+        } else if !applies {
+            keep_use(&mut pass.kept, u, || Kept::ApiEdit(note));
+        } else if !pass.cleared_ids.contains_key(u.id.as_str()) {
+            let why = ClearReason::Api {
+                trigger,
+                nth: i + 1,
+                of: uses.len(),
+                keep: *keep,
+                input_too: input_cleared(u),
+            };
+            pass.cleared_ids.insert(u.id.as_str(), why);
+            if input_cleared(u) {
+                pass.step.inputs_cleared.push((m, u.id.clone()));
+                pass.step.changed.push((m, 1 + place));
             }
         }
-        if applies && pass.trigger.is_none() {
-            pass.trigger = Some(Trigger::ClearToolUses);
-        }
+    }
+    if applies && pass.trigger.is_none() {
+        pass.trigger = Some(Trigger::ClearToolUses);
     }
 }
 

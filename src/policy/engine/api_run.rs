@@ -198,7 +198,7 @@ impl<'s> Engine<'s> {
         let facts_len = self.api_run.facts.map_or(0, |f| f.msgs.len());
         let estimate = self.api_run.tokens;
         let (tokens, source) = if facts_len >= req.end {
-            self.api_input_tokens_or(req, || estimate)
+            api::input_tokens_or(self.s, req, || estimate)
         } else {
             (0, TokenSource::Estimate)
         };

@@ -1,170 +1,142 @@
 //! `budget` (SPEC §5): Claude Code's token-budget microcompact, over the view; the
-//! walk itself is `policy::budget::decide`.
+//! walk itself is `policy::budget::decide`. A plain function of what the view
+//! holds (`Look`) and the policy's parameters.
 
 use super::*;
 
-impl Engine<'_> {
-    /// `budget`: past the usage gate, clear the oldest eligible results outside
-    /// the last keep_recent eligible calls until the rest fits the budget
-    /// (SPEC §5; the walk itself is `budget::decide`).
-    pub(super) fn budget(&self, req: &Request) -> Verdict {
-        let p = &self.policy;
-        let keep = p.keep_for(PlanKind::Budget);
-        let warning = p.budget_warning_at(req);
-        let usage = self.view.last_usage;
-        let gate = Gate { usage, warning };
-        // Below the usage gate nothing fires and nothing is kept for a reason of
-        // the plan's own: the eligible tokens are a running total, so such a step
-        // costs no pass over the view.
-        if usage.is_none_or(|u| u < warning) {
-            debug_assert_eq!(
-                self.eligible_tokens,
-                self.eligible_by_pass(),
-                "eligible tokens"
+/// `budget`: past the usage gate, clear the oldest eligible results outside
+/// the last keep_recent eligible calls until the rest fits the budget
+/// (SPEC §5; the walk itself is `budget::decide`).
+pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
+    let s = look.session();
+    let keep = p.keep_for(PlanKind::Budget);
+    let warning = p.budget_warning_at(req);
+    let usage = look.last_usage();
+    let gate = Gate { usage, warning };
+    // Below the usage gate nothing fires and nothing is kept for a reason of
+    // the plan's own: the eligible tokens are a running total, so such a step
+    // costs no pass over the view.
+    if usage.is_none_or(|u| u < warning) {
+        let mut v = Verdict::none(Note::BudgetGate(gate));
+        v.pre_tokens = Some(look.eligible_tokens(p.errors_clearable()));
+        return v;
+    }
+    let eligible_tool =
+        |c: &Candidate| c.compactable && c.tool.as_deref() != Some(budget::NOT_ELIGIBLE_TOOL);
+    // Ids out of the plan's reach: protected, or already cleared by it
+    // (its memory: a cleared id is no longer collected).
+    let gone: HashSet<&str> = look
+        .cands()
+        .iter()
+        .filter(|c| c.protected() || look.in_force(c))
+        .map(|c| s.results[c.result].id.as_str())
+        .collect();
+    let ids: Vec<&str> = look
+        .compactable_calls()
+        .iter()
+        .map(|&c| &s.calls[c])
+        .filter(|c| c.name != budget::NOT_ELIGIBLE_TOOL && !gone.contains(c.id.as_str()))
+        .map(|c| c.id.as_str())
+        .collect();
+    let window: HashSet<&str> = ids[ids.len().saturating_sub(keep)..]
+        .iter()
+        .copied()
+        .collect();
+    let mut positions = Vec::new();
+    let mut items = Vec::new();
+    let mut kept = Why::new();
+    for (pos, c) in look.cands().iter().enumerate() {
+        let r = &s.results[c.result];
+        if !c.compactable || c.protected() || look.gone(c.result) || look.in_force(c) {
+            continue;
+        }
+        if !eligible_tool(c) {
+            kept.insert(pos, Kept::BudgetNotEligible);
+            continue;
+        }
+        if r.is_error && !p.errors_clearable() {
+            kept.insert(pos, Kept::ErrorClearErrorsOff);
+            continue;
+        }
+        let in_window = window.contains(r.id.as_str());
+        if in_window {
+            kept.insert(
+                pos,
+                Kept::InLastEligible {
+                    keep,
+                    rank: look.rank(pos),
+                },
             );
-            let mut v = Verdict::none(Note::BudgetGate(gate));
-            v.pre_tokens = Some(self.eligible_tokens);
-            return v;
         }
-        let eligible_tool =
-            |c: &Candidate| c.compactable && c.tool.as_deref() != Some(budget::NOT_ELIGIBLE_TOOL);
-        // Ids out of the plan's reach: protected, or already cleared by it
-        // (its memory: a cleared id is no longer collected).
-        let gone: HashSet<&str> = self
-            .view
-            .cands
-            .iter()
-            .filter(|c| c.protected() || self.in_force(c))
-            .map(|c| self.s.results[c.result].id.as_str())
-            .collect();
-        let ids: Vec<&str> = self
-            .view
-            .compactable_call_ix
-            .iter()
-            .map(|&c| &self.s.calls[c])
-            .filter(|c| c.name != budget::NOT_ELIGIBLE_TOOL && !gone.contains(c.id.as_str()))
-            .map(|c| c.id.as_str())
-            .collect();
-        let window: HashSet<&str> = ids[ids.len().saturating_sub(keep)..]
-            .iter()
-            .copied()
-            .collect();
-        let mut positions = Vec::new();
-        let mut items = Vec::new();
-        let mut kept = Why::new();
-        for (pos, c) in self.view.cands.iter().enumerate() {
-            let r = &self.s.results[c.result];
-            if !c.compactable || c.protected() || self.gone(c.result) || self.in_force(c) {
-                continue;
-            }
-            if !eligible_tool(c) {
-                kept.insert(pos, Kept::BudgetNotEligible);
-                continue;
-            }
-            if r.is_error && !p.errors_clearable() {
-                kept.insert(pos, Kept::ErrorClearErrorsOff);
-                continue;
-            }
-            let in_window = window.contains(r.id.as_str());
-            if in_window {
-                kept.insert(
-                    pos,
-                    Kept::InLastEligible {
-                        keep,
-                        rank: self.rank(pos),
-                    },
-                );
-            }
-            positions.push(pos);
-            items.push(budget::Item {
-                tokens: r.est_tokens,
-                in_window,
-            });
-        }
-        let params = budget::Params {
-            keep,
-            budget_tokens: p.budget_tokens,
-            min_saving: p.budget_min_saving,
-            warning,
-        };
-        let d = budget::decide(&items, usage, &params);
-        let why = BudgetWhy {
-            gate,
-            pre_tokens: d.pre_tokens,
-            budget: p.budget_tokens,
-        };
-        let walked: HashSet<usize> = d.walk.iter().map(|&i| positions[i]).collect();
-        for (i, &pos) in positions.iter().enumerate() {
-            if !items[i].in_window && !walked.contains(&pos) {
-                let rank = self.rank(pos);
-                kept.insert(
-                    pos,
-                    Kept::BudgetRestFits {
-                        budget: p.budget_tokens,
-                        rank,
-                    },
-                );
-            }
-        }
-        let mut v = match d.failed {
-            None => Verdict {
-                trigger: Some(Trigger::Budget),
-                clear: d
-                    .walk
-                    .iter()
-                    .map(|&i| {
-                        let pos = positions[i];
-                        let rank = self.rank(pos);
-                        (pos, ClearReason::Budget { why, rank, keep })
-                    })
-                    .collect(),
-                media: Vec::new(),
-                strip: Vec::new(),
-                media_kept: 0,
-                target: None,
-                note: Note::Budget {
-                    why,
-                    saved: d.saved,
+        positions.push(pos);
+        items.push(budget::Item {
+            tokens: r.est_tokens,
+            in_window,
+        });
+    }
+    let params = budget::Params {
+        keep,
+        budget_tokens: p.budget_tokens,
+        min_saving: p.budget_min_saving,
+        warning,
+    };
+    let d = budget::decide(&items, usage, &params);
+    let why = BudgetWhy {
+        gate,
+        pre_tokens: d.pre_tokens,
+        budget: p.budget_tokens,
+    };
+    let walked: HashSet<usize> = d.walk.iter().map(|&i| positions[i]).collect();
+    for (i, &pos) in positions.iter().enumerate() {
+        if !items[i].in_window && !walked.contains(&pos) {
+            let rank = look.rank(pos);
+            kept.insert(
+                pos,
+                Kept::BudgetRestFits {
+                    budget: p.budget_tokens,
+                    rank,
                 },
-                kept: Why::default(),
-                pre_tokens: None,
+            );
+        }
+    }
+    let mut v = match d.failed {
+        None => Verdict {
+            trigger: Some(Trigger::Budget),
+            clear: d
+                .walk
+                .iter()
+                .map(|&i| {
+                    let pos = positions[i];
+                    let rank = look.rank(pos);
+                    (pos, ClearReason::Budget { why, rank, keep })
+                })
+                .collect(),
+            media: Vec::new(),
+            strip: Vec::new(),
+            media_kept: 0,
+            target: None,
+            note: Note::Budget {
+                why,
+                saved: d.saved,
             },
-            Some(failed) => Verdict::none(match failed {
-                budget::Failed::NoUsage | budget::Failed::Usage => Note::BudgetGate(gate),
-                budget::Failed::WithinBudget => Note::BudgetWithin(why),
-                budget::Failed::MinSaving => Note::BudgetMinSaving {
-                    why,
-                    saved: d.saved,
-                    min: p.budget_min_saving,
-                },
-            }),
-        };
-        if v.fired() {
-            v.kept = kept;
-        }
-        v.pre_tokens = Some(d.pre_tokens);
-        v
+            kept: Why::default(),
+            pre_tokens: None,
+        },
+        Some(failed) => Verdict::none(match failed {
+            budget::Failed::NoUsage | budget::Failed::Usage => Note::BudgetGate(gate),
+            budget::Failed::WithinBudget => Note::BudgetWithin(why),
+            budget::Failed::MinSaving => Note::BudgetMinSaving {
+                why,
+                saved: d.saved,
+                min: p.budget_min_saving,
+            },
+        }),
+    };
+    if v.fired() {
+        v.kept = kept;
     }
-
-    /// The budget plan's eligible tokens by a pass over the view (what the
-    /// running total must equal).
-    fn eligible_by_pass(&self) -> u64 {
-        let p = &self.policy;
-        self.view
-            .cands
-            .iter()
-            .filter(|c| {
-                let r = &self.s.results[c.result];
-                c.compactable
-                    && c.tool.as_deref() != Some(budget::NOT_ELIGIBLE_TOOL)
-                    && !c.protected()
-                    && !self.gone(c.result)
-                    && !self.in_force(c)
-                    && (!r.is_error || p.errors_clearable())
-            })
-            .map(|c| self.s.results[c.result].est_tokens)
-            .sum()
-    }
+    v.pre_tokens = Some(d.pre_tokens);
+    v
 }
 
 #[cfg(test)]

@@ -1,72 +1,51 @@
-//! `count` (SPEC §5): past the trigger, delete sent results outside the last keep_recent.
+//! `count` (SPEC §5): past the trigger, delete sent results outside the last
+//! keep_recent. A plain function of what the view holds (`Look`) and the
+//! policy's parameters.
 
 use super::*;
 
-impl Engine<'_> {
-    /// The active results (count plan) by a pass over the view, in registration
-    /// order (the order the results appear).
-    pub(super) fn active_by_pass(&self) -> Vec<usize> {
-        let p = &self.policy;
-        let mut active: Vec<usize> = (0..self.view.cands.len())
-            .filter(|&q| {
-                let c = &self.view.cands[q];
-                let r = &self.s.results[c.result];
-                c.compactable
-                    && !self.in_force(c)
-                    && !c.protected()
-                    && !self.gone(c.result)
-                    && (!r.is_error || p.errors_clearable())
-            })
-            .collect();
-        active.sort_by_key(|&q| self.view.cands[q].result);
-        active
+/// `count`: past the trigger, delete sent results outside the last keep_recent.
+pub(super) fn count<L: Look>(v: &L, p: &Policy, req: &Request) -> Verdict {
+    let s = v.session();
+    let keep = p.keep_for(PlanKind::Count);
+    let trigger = p.trigger_threshold as usize;
+    let n = v.active_count(p.errors_clearable());
+    let why = CountWhy { active: n, trigger };
+    if n <= trigger {
+        return Verdict::none(Note::CountUnder(why));
     }
-
-    /// `count`: past the trigger, delete sent results outside the last keep_recent.
-    pub(super) fn count(&self, req: &Request) -> Verdict {
-        let p = &self.policy;
-        let keep = p.keep_for(PlanKind::Count);
-        let trigger = p.trigger_threshold as usize;
-        let n = self.active;
-        let why = CountWhy { active: n, trigger };
-        if n <= trigger {
-            debug_assert_eq!(n, self.active_by_pass().len(), "active count");
-            return Verdict::none(Note::CountUnder(why));
+    // Positions of the active results, in registration order.
+    let active = v.active(p.errors_clearable());
+    let last_user = last_user_message(s, req).filter(|&m| m + 1 == req.end);
+    let split = n.saturating_sub(keep);
+    let mut kept = Why::new();
+    for &q in &active[split..] {
+        kept.insert(q, Kept::InLastActive { keep });
+    }
+    let mut clear = Vec::new();
+    for &q in &active[..split] {
+        if Some(s.results[v.cands()[q].result].msg) == last_user {
+            kept.insert(q, Kept::NotYetSent);
+        } else {
+            let rank = v.rank(q);
+            clear.push((q, ClearReason::Count { why, rank, keep }));
         }
-        // Positions of the active results, in registration order.
-        let active: Vec<usize> = self.active_set.iter().map(|&r| self.pos_of[r]).collect();
-        debug_assert_eq!(active, self.active_by_pass(), "active results");
-        let last_user = last_user_message(self.s, req).filter(|&m| m + 1 == req.end);
-        let split = n.saturating_sub(keep);
-        let mut kept = Why::new();
-        for &q in &active[split..] {
-            kept.insert(q, Kept::InLastActive { keep });
-        }
-        let mut clear = Vec::new();
-        for &q in &active[..split] {
-            if Some(self.s.results[self.view.cands[q].result].msg) == last_user {
-                kept.insert(q, Kept::NotYetSent);
-            } else {
-                let rank = self.rank(q);
-                clear.push((q, ClearReason::Count { why, rank, keep }));
-            }
-        }
-        if clear.is_empty() {
-            let mut v = Verdict::none(Note::CountNothingSent(why));
-            v.kept = kept;
-            return v;
-        }
-        Verdict {
-            trigger: Some(Trigger::Count),
-            clear,
-            media: Vec::new(),
-            strip: Vec::new(),
-            media_kept: 0,
-            target: None,
-            note: Note::Count(why),
-            kept,
-            pre_tokens: None,
-        }
+    }
+    if clear.is_empty() {
+        let mut verdict = Verdict::none(Note::CountNothingSent(why));
+        verdict.kept = kept;
+        return verdict;
+    }
+    Verdict {
+        trigger: Some(Trigger::Count),
+        clear,
+        media: Vec::new(),
+        strip: Vec::new(),
+        media_kept: 0,
+        target: None,
+        note: Note::Count(why),
+        kept,
+        pre_tokens: None,
     }
 }
 

@@ -4,13 +4,6 @@
 use super::*;
 
 impl Engine<'_> {
-    /// Whether result `r` is out of every plan's reach at the request being
-    /// evaluated: the harness had already cleared it, or a recorded cut
-    /// replaced it (SPEC §13.E1, §15.4).
-    pub(super) fn gone(&self, r: usize) -> bool {
-        self.s.results[r].already_cleared || self.s.cut_at(r, self.at)
-    }
-
     /// The recorded cuts that take effect by request `k`: each result in the
     /// view loses any clearing and stops counting (a result not yet in the
     /// view gets its place when it enters it).

@@ -1,83 +1,92 @@
 //! `idle` and `forced` (SPEC §3 keep windows, §5): clear what lies outside the keep
-//! window, and Qwen's media lists.
+//! window, and Qwen's media lists. Plain functions of what the view holds
+//! (`Look`) and the policy's parameters.
 
 use super::*;
 
-impl Engine<'_> {
-    /// `idle` and `forced`: clear what lies outside the keep window (SPEC §3).
-    pub(super) fn time_based(&self, req: &Request, trigger: Trigger, why: TimeWhy) -> Verdict {
-        let kind = if trigger == Trigger::Forced {
-            PlanKind::Forced
-        } else {
-            PlanKind::Idle
-        };
-        let keep = self.policy.keep_for(kind);
-        let mut clear = Vec::new();
-        let mut kept = Why::new();
-        match self.policy.preset.rules().rank_by {
-            RankBy::Calls => {
-                // The window is over call ids (calls without a result included),
-                // protected ids removed: collectCompactableToolIds.
-                let protected: HashSet<&str> = self
-                    .view
-                    .cands
-                    .iter()
-                    .filter(|c| c.protected())
-                    .map(|c| self.s.results[c.result].id.as_str())
-                    .collect();
-                let mut ids: Vec<&str> = Vec::new();
-                for &c in &self.view.compactable_calls {
-                    if !protected.contains(c) {
-                        ids.push(c);
-                    }
-                }
-                let window: HashSet<&str> = ids[ids.len().saturating_sub(keep)..]
-                    .iter()
-                    .copied()
-                    .collect();
-                for (p, c) in self.view.cands.iter().enumerate() {
-                    let r = &self.s.results[c.result];
-                    if !c.compactable || c.protected() || self.gone(c.result) || self.in_force(c) {
-                        continue;
-                    }
-                    if window.contains(r.id.as_str()) {
-                        let rank = self.rank(p);
-                        kept.insert(p, Kept::InLastCalls { keep, rank });
-                    } else if r.is_error && !self.policy.errors_clearable() {
-                        kept.insert(p, Kept::ErrorClearErrorsOff);
-                    } else {
-                        let rank = self.rank(p);
-                        let clearable = false;
-                        clear.push((
-                            p,
-                            ClearReason::Time {
-                                why,
-                                rank,
-                                keep,
-                                clearable,
-                            },
-                        ));
-                    }
+/// `idle` at `req`, `gap` minutes after the last response (None: no gap
+/// known): where the harness runs it at this request and the gap holds.
+pub(super) fn idle<L: Look>(v: &L, p: &Policy, req: &Request, gap: Option<f64>) -> Verdict {
+    if let Some(r) = p.preset.asks().runs_at(req).filter(|r| !r.idle) {
+        return Verdict::none(Note::IdleNotRun(r.why_none));
+    }
+    if p.gap_threshold_minutes < 0.0 {
+        return Verdict::none(Note::IdleDisabled);
+    }
+    let threshold = p.gap_threshold_minutes;
+    if !p.gap_holds(gap) {
+        return Verdict::none(Note::IdleUnderGap { gap, threshold });
+    }
+    time_based(v, p, req, Trigger::Idle, TimeWhy::Idle { gap, threshold })
+}
+
+/// `forced`: at the request it is asked for (`at`), whatever the gap.
+pub(super) fn forced<L: Look>(v: &L, p: &Policy, req: &Request, at: usize) -> Verdict {
+    if req.index != at {
+        return Verdict::none(Note::ForcedElsewhere { at });
+    }
+    time_based(
+        v,
+        p,
+        req,
+        Trigger::Forced,
+        TimeWhy::Forced { at: req.index },
+    )
+}
+
+/// `idle` and `forced`: clear what lies outside the keep window (SPEC §3).
+fn time_based<L: Look>(
+    v: &L,
+    p: &Policy,
+    req: &Request,
+    trigger: Trigger,
+    why: TimeWhy,
+) -> Verdict {
+    let s = v.session();
+    let kind = if trigger == Trigger::Forced {
+        PlanKind::Forced
+    } else {
+        PlanKind::Idle
+    };
+    let keep = p.keep_for(kind);
+    let mut clear = Vec::new();
+    let mut kept = Why::new();
+    match p.preset.rules().rank_by {
+        RankBy::Calls => {
+            // The window is over call ids (calls without a result included),
+            // protected ids removed: collectCompactableToolIds.
+            let protected: HashSet<&str> = v
+                .cands()
+                .iter()
+                .filter(|c| c.protected())
+                .map(|c| s.results[c.result].id.as_str())
+                .collect();
+            let mut ids: Vec<&str> = Vec::new();
+            for &c in v.compactable_calls() {
+                let id = s.calls[c].id.as_str();
+                if !protected.contains(id) {
+                    ids.push(id);
                 }
             }
-            RankBy::Responses => {
-                // The tool list keeps a slot for a result whose only content is
-                // nested media (an image read with output ""): SPEC §5 media.
-                let clearable = self.clearable(true);
-                let split = clearable.len().saturating_sub(keep);
-                for &p in &clearable[split..] {
-                    kept.insert(
-                        p,
-                        Kept::InLastClearable {
-                            keep,
-                            rank: self.rank(p),
-                        },
-                    );
+            let window: HashSet<&str> = ids[ids.len().saturating_sub(keep)..]
+                .iter()
+                .copied()
+                .collect();
+            for (q, c) in v.cands().iter().enumerate() {
+                let r = &s.results[c.result];
+                if !c.compactable || c.protected() || v.gone(c.result) || v.in_force(c) {
+                    continue;
                 }
-                for &p in &clearable[..split] {
-                    let (rank, clearable) = (self.rank(p), true);
+                if window.contains(r.id.as_str()) {
+                    let rank = v.rank(q);
+                    kept.insert(q, Kept::InLastCalls { keep, rank });
+                } else if r.is_error && !p.errors_clearable() {
+                    kept.insert(q, Kept::ErrorClearErrorsOff);
+                } else {
+                    let rank = v.rank(q);
+                    let clearable = false;
                     clear.push((
-                        p,
+                        q,
                         ClearReason::Time {
                             why,
                             rank,
@@ -86,100 +95,87 @@ impl Engine<'_> {
                         },
                     ));
                 }
-                self.explain_unclearable(&mut kept);
             }
         }
-        let mut v = Verdict {
-            trigger: Some(trigger),
-            clear,
-            target: None,
-            kept,
-            ..Verdict::none(Note::Time(why))
-        };
-        self.media_to_clear(req, &mut v);
-        let tokens: u64 = v
-            .clear
-            .iter()
-            .map(|(p, _)| self.s.results[self.view.cands[*p].result].est_tokens)
-            .sum::<u64>()
-            + self.media_tokens(&v);
-        if tokens == 0 {
-            v.trigger = None;
-            v.clear.clear();
-            v.media.clear();
-            v.strip.clear();
-            v.note = Note::TimeSavesNothing(why);
-        }
-        v
-    }
-
-    /// The tokens of the media a verdict clears or strips (SPEC §2 est_tokens).
-    pub(super) fn media_tokens(&self, v: &Verdict) -> u64 {
-        let per = self.s.shape().media_tokens;
-        let stripped: u64 = v
-            .strip
-            .iter()
-            .map(|&r| self.s.results[r].media as u64)
-            .sum();
-        (v.media.len() as u64 + stripped) * per
-    }
-
-    /// Qwen's two media lists, each with its own keep window (SPEC §5 media):
-    /// top-level media parts, and the nested media of results that are not
-    /// compactable (an MCP screenshot). Errors keep their media.
-    pub(super) fn media_to_clear(&self, req: &Request, v: &mut Verdict) {
-        if !self.policy.preset.rules().media_lists {
-            return;
-        }
-        let keep = self.policy.keep_for(PlanKind::Idle);
-        let live: Vec<usize> = self
-            .s
-            .media_in(req.view_start, req.end)
-            .filter(|&m| !self.media_cleared[m])
-            .collect();
-        let nested: Vec<usize> = self
-            .view
-            .cands
-            .iter()
-            .map(|c| c.result)
-            .filter(|&r| {
-                !self.view.cands[self.pos_of[r]].compactable
-                    && self.s.results[r].media > 0
-                    && !self.stripped[r]
-            })
-            .collect();
-        v.media_kept = (live.len() + nested.len()).min(keep);
-        v.media = live[..live.len().saturating_sub(keep)].to_vec();
-        v.strip = nested[..nested.len().saturating_sub(keep)]
-            .iter()
-            .copied()
-            .filter(|&r| !self.s.results[r].is_error)
-            .collect();
-    }
-
-    pub(super) fn explain_unclearable(&self, kept: &mut Why) {
-        // Only a status reads why a candidate stays (`status::reason`): a
-        // lean engine's verdicts skip this pass over the view.
-        if !self.statuses {
-            return;
-        }
-        for (p, c) in self.view.cands.iter().enumerate() {
-            let r = &self.s.results[c.result];
-            if !c.compactable || kept.contains_key(&p) || self.in_force(c) {
-                continue;
+        RankBy::Responses => {
+            // The tool list keeps a slot for a result whose only content is
+            // nested media (an image read with output ""): SPEC §5 media.
+            let clearable = v.clearable(true);
+            let split = clearable.len().saturating_sub(keep);
+            for &q in &clearable[split..] {
+                kept.insert(
+                    q,
+                    Kept::InLastClearable {
+                        keep,
+                        rank: v.rank(q),
+                    },
+                );
             }
-            let why = if c.pending {
-                Kept::Pending
-            } else if r.is_error {
-                Kept::ErrorNeverCleared
-            } else if r.chars == 0 {
-                Kept::Empty
-            } else {
-                continue;
-            };
-            kept.insert(p, why);
+            for &q in &clearable[..split] {
+                let (rank, clearable) = (v.rank(q), true);
+                clear.push((
+                    q,
+                    ClearReason::Time {
+                        why,
+                        rank,
+                        keep,
+                        clearable,
+                    },
+                ));
+            }
+            v.explain_unclearable(&mut kept);
         }
     }
+    let mut verdict = Verdict {
+        trigger: Some(trigger),
+        clear,
+        target: None,
+        kept,
+        ..Verdict::none(Note::Time(why))
+    };
+    media_to_clear(v, p, req, &mut verdict);
+    let tokens: u64 = verdict
+        .clear
+        .iter()
+        .map(|(q, _)| s.results[v.cands()[*q].result].est_tokens)
+        .sum::<u64>()
+        + v.media_tokens(&verdict);
+    if tokens == 0 {
+        verdict.trigger = None;
+        verdict.clear.clear();
+        verdict.media.clear();
+        verdict.strip.clear();
+        verdict.note = Note::TimeSavesNothing(why);
+    }
+    verdict
+}
+
+/// Qwen's two media lists, each with its own keep window (SPEC §5 media):
+/// top-level media parts, and the nested media of results that are not
+/// compactable (an MCP screenshot). Errors keep their media.
+fn media_to_clear<L: Look>(v: &L, p: &Policy, req: &Request, verdict: &mut Verdict) {
+    if !p.preset.rules().media_lists {
+        return;
+    }
+    let s = v.session();
+    let keep = p.keep_for(PlanKind::Idle);
+    let live: Vec<usize> = s
+        .media_in(req.view_start, req.end)
+        .filter(|&m| !v.media_cleared(m))
+        .collect();
+    let nested: Vec<usize> = v
+        .cands()
+        .iter()
+        .filter(|c| !c.compactable && s.results[c.result].media > 0 && !v.nested_stripped(c.result))
+        .map(|c| c.result)
+        .collect();
+    verdict.media_kept = (live.len() + nested.len()).min(keep);
+    verdict.media = live[..live.len().saturating_sub(keep)].to_vec();
+    verdict.strip = nested[..nested.len().saturating_sub(keep)]
+        .iter()
+        .copied()
+        .filter(|&r| !s.results[r].is_error)
+        .collect();
 }
 
 #[cfg(test)]

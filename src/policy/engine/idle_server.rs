@@ -81,33 +81,150 @@ pub(super) fn facts_of(s: &Session) -> Arc<Vec<RecFact>> {
         .clone()
 }
 
-impl Engine<'_> {
-    /// The parameters at `req` (S4): explicit values win, else by version.
-    pub(super) fn idle_server_params(&self, req: &Request) -> Params {
-        // The baseline runs it with the version's defaults, never the
-        // command's options (SPEC §15.5).
-        let defaults;
-        let p = if self.policy.kind == PlanKind::Recorded {
-            defaults = Policy::preset(self.policy.preset);
-            &defaults
+/// The parameters at `req` (S4) under `policy`: explicit values win, else by
+/// version.
+pub(super) fn params(policy: &Policy, req: &Request) -> Params {
+    // The baseline runs it with the version's defaults, never the
+    // command's options (SPEC §15.5).
+    let defaults;
+    let p = if policy.kind == PlanKind::Recorded {
+        defaults = Policy::preset(policy.preset);
+        &defaults
+    } else {
+        policy
+    };
+    let keep = p
+        .keep_recent
+        .unwrap_or_else(|| rule::default_keep(req.version.as_deref()))
+        .max(1);
+    Params {
+        keep,
+        min_trigger: p
+            .min_trigger_tool_uses
+            .unwrap_or(keep + rule::MIN_TRIGGER_OVER_KEEP),
+        gap_minutes: if p.gap_explicit {
+            p.gap_threshold_minutes
         } else {
-            &self.policy
+            rule::GAP_MINUTES
+        },
+    }
+}
+
+/// The first request whose messages hold the record at `line`: the first
+/// of the view whose response starts after it.
+fn request_holding(s: &Session, req: &Request, line: usize) -> Option<usize> {
+    let first = s.requests.partition_point(|r| r.segment < req.segment);
+    s.requests[first..req.index]
+        .iter()
+        .find(|r| r.response.is_none_or(|m| s.messages[m].first_line > line))
+        .map(|r| r.index)
+}
+
+/// What `idle-server` reads at a request besides the view and the policy:
+/// what the engine carries along the requests.
+pub(super) struct Carried<'a> {
+    /// The records of the request's view up to its response.
+    pub(super) recs: &'a [RecFact],
+    /// S1's return there (the engine walks it on from request to request).
+    pub(super) ret: Option<rule::Return>,
+    /// Whether the edit applied at the request before (S6).
+    pub(super) applied_before: bool,
+    /// The api plan's reading of the messages (S7's pass).
+    pub(super) api: Option<&'a ApiFacts>,
+}
+
+/// `idle-server` at `req` with `params` (`params`): S1–S6, then S7 through
+/// §11's pass when sent.
+pub(super) fn idle_server<L: Look>(
+    look: &L,
+    p: &Policy,
+    req: &Request,
+    params: Params,
+    carried: Carried<'_>,
+) -> (Verdict, IdleServerStep) {
+    let s = look.session();
+    let decision = rule::decide_after(
+        carried.recs,
+        req.version.as_deref(),
+        &params,
+        carried.applied_before,
+        carried.ret,
+    );
+    let edit = decision
+        .trigger
+        .zip(decision.keep)
+        .map(|(t, k)| Edit::ClearToolUses {
+            trigger: TriggerOn::ToolUses(t),
+            keep: k,
+            clear_at_least: Some(rule::CLEAR_AT_LEAST),
+            exclude_tools: decision.exclude_tools.clone(),
+            clear_inputs: ClearInputs::None,
+        });
+    let return_index = decision
+        .ret
+        .as_ref()
+        .and_then(|r| request_holding(s, req, r.line));
+    let mut step = IdleServerStep {
+        decision,
+        params,
+        return_index,
+        tool_uses: 0,
+        applied: false,
+        not_applied_because: None,
+        cleared_tool_uses: 0,
+        cleared_input_tokens: 0,
+        edit: edit.clone(),
+        thinking: false,
+    };
+    let (Some(edit), true) = (edit, step.sent()) else {
+        let note = Note::IdleServer(IdleServerWhy::of(&step));
+        return (Verdict::none(note), step);
+    };
+    // Read only where the edit is sent (a pass over the view).
+    step.thinking = carried.api.is_some_and(|f| {
+        (req.view_start..req.end.min(f.msgs.len())).any(|m| f.msgs[m].thinking_blocks > 0)
+    });
+    let (mut verdict, api) =
+        api::api_with(look, p, carried.api, req, std::slice::from_ref(&edit), true);
+    step.tool_uses = api.tool_uses;
+    if let Some(o) = api.edits.first() {
+        step.applied = o.fired;
+        step.cleared_tool_uses = o.cleared_tool_uses.unwrap_or(0);
+        step.cleared_input_tokens = o.cleared_input_tokens;
+        step.not_applied_because = match o.note {
+            _ if o.fired => None,
+            EditNote::NotFired { .. } => Some("below_trigger"),
+            _ => Some("below_clear_at_least"),
         };
-        let keep = p
-            .keep_recent
-            .unwrap_or_else(|| rule::default_keep(req.version.as_deref()))
-            .max(1);
-        Params {
-            keep,
-            min_trigger: p
-                .min_trigger_tool_uses
-                .unwrap_or(keep + rule::MIN_TRIGGER_OVER_KEEP),
-            gap_minutes: if p.gap_explicit {
-                p.gap_threshold_minutes
-            } else {
-                rule::GAP_MINUTES
-            },
-        }
+    }
+    verdict.trigger = step.applied.then_some(Trigger::IdleServer);
+    if !step.applied {
+        verdict.clear.clear();
+    }
+    // Error results stay when errors may not be cleared (S7, §3).
+    if !p.errors_clearable() {
+        verdict
+            .clear
+            .retain(|&(q, _)| !s.results[look.cands()[q].result].is_error);
+    }
+    verdict.note = Note::IdleServer(IdleServerWhy::of(&step));
+    (verdict, step)
+}
+
+impl Engine<'_> {
+    /// `idle-server` at `req`, with what the engine carries to it: the
+    /// records of the view, S1's walk, and whether it applied before.
+    pub(super) fn idle_server(&self, req: &Request) -> (Verdict, IdleServerStep) {
+        let params = params(&self.policy, req);
+        let recs = self.idle_recs(req);
+        let ret = self.idle_walk(req, recs, params.gap_minutes);
+        let carried = Carried {
+            recs,
+            ret,
+            applied_before: self.idle_applied_prev,
+            api: self.api_facts.as_deref(),
+        };
+        idle_server(self, &self.policy, req, params, carried)
     }
 
     /// The records of `req`'s view up to the first line of its response.
@@ -144,89 +261,6 @@ impl Engine<'_> {
         };
         walk.advance(recs, req.version.as_deref(), gap);
         walk.ret.clone()
-    }
-
-    /// The first request whose messages hold the record at `line`: the first
-    /// of the view whose response starts after it.
-    fn request_holding(&self, req: &Request, line: usize) -> Option<usize> {
-        let s = self.s;
-        let first = s.requests.partition_point(|r| r.segment < req.segment);
-        s.requests[first..req.index]
-            .iter()
-            .find(|r| r.response.is_none_or(|m| s.messages[m].first_line > line))
-            .map(|r| r.index)
-    }
-
-    /// `idle-server` at `req`: S1–S6, then S7 through §11's pass when sent.
-    pub(super) fn idle_server(&self, req: &Request) -> (Verdict, IdleServerStep) {
-        let params = self.idle_server_params(req);
-        let recs = self.idle_recs(req);
-        let ret = self.idle_walk(req, recs, params.gap_minutes);
-        let decision = rule::decide_after(
-            recs,
-            req.version.as_deref(),
-            &params,
-            self.idle_applied_prev,
-            ret,
-        );
-        let edit = decision
-            .trigger
-            .zip(decision.keep)
-            .map(|(t, k)| Edit::ClearToolUses {
-                trigger: TriggerOn::ToolUses(t),
-                keep: k,
-                clear_at_least: Some(rule::CLEAR_AT_LEAST),
-                exclude_tools: decision.exclude_tools.clone(),
-                clear_inputs: ClearInputs::None,
-            });
-        let return_index = decision
-            .ret
-            .as_ref()
-            .and_then(|r| self.request_holding(req, r.line));
-        let mut step = IdleServerStep {
-            decision,
-            params,
-            return_index,
-            tool_uses: 0,
-            applied: false,
-            not_applied_because: None,
-            cleared_tool_uses: 0,
-            cleared_input_tokens: 0,
-            edit: edit.clone(),
-            thinking: false,
-        };
-        let (Some(edit), true) = (edit, step.sent()) else {
-            let note = Note::IdleServer(IdleServerWhy::of(&step));
-            return (Verdict::none(note), step);
-        };
-        // Read only where the edit is sent (a pass over the view).
-        step.thinking = self.api_facts.as_deref().is_some_and(|f| {
-            (req.view_start..req.end.min(f.msgs.len())).any(|m| f.msgs[m].thinking_blocks > 0)
-        });
-        let (mut verdict, api) = self.api_with(req, std::slice::from_ref(&edit), true);
-        step.tool_uses = api.tool_uses;
-        if let Some(o) = api.edits.first() {
-            step.applied = o.fired;
-            step.cleared_tool_uses = o.cleared_tool_uses.unwrap_or(0);
-            step.cleared_input_tokens = o.cleared_input_tokens;
-            step.not_applied_because = match o.note {
-                _ if o.fired => None,
-                EditNote::NotFired { .. } => Some("below_trigger"),
-                _ => Some("below_clear_at_least"),
-            };
-        }
-        verdict.trigger = step.applied.then_some(Trigger::IdleServer);
-        if !step.applied {
-            verdict.clear.clear();
-        }
-        // Error results stay when errors may not be cleared (S7, §3).
-        if !self.policy.errors_clearable() {
-            verdict
-                .clear
-                .retain(|&(p, _)| !self.s.results[self.view.cands[p].result].is_error);
-        }
-        verdict.note = Note::IdleServer(IdleServerWhy::of(&step));
-        (verdict, step)
     }
 
     /// Lifts the clearings `idle-server` made at the request before (the server

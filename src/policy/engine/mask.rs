@@ -7,134 +7,131 @@
 
 use super::*;
 
-impl Engine<'_> {
-    /// `mask` at `req`. The history is the request's messages without the
-    /// content it sends (`history` before `sendMessageStream` pushes it); with
-    /// `protectLatestTurn` its last content is skipped too.
-    pub(super) fn mask(&self, req: &Request) -> Verdict {
-        let p = &self.policy;
-        let s = self.s;
-        let why0 = MaskWhy {
-            prunable: 0,
-            min_prunable: p.mask_min_prunable_tokens,
-            protect: p.mask_protect_tokens,
+/// `mask` at `req`. The history is the request's messages without the
+/// content it sends (`history` before `sendMessageStream` pushes it); with
+/// `protectLatestTurn` its last content is skipped too.
+pub(super) fn mask<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
+    let s = look.session();
+    let why0 = MaskWhy {
+        prunable: 0,
+        min_prunable: p.mask_min_prunable_tokens,
+        protect: p.mask_protect_tokens,
+    };
+    // The content this request sends is the last message when it is the
+    // user's (a prompt or the function responses just produced).
+    let sends_last = req.end > req.view_start
+        && s.messages
+            .get(req.end - 1)
+            .is_some_and(|m| m.role == Role::User);
+    let history_end = if sends_last { req.end - 1 } else { req.end };
+    let scan_end = if p.mask_protect_latest_turn {
+        history_end.saturating_sub(1).max(req.view_start)
+    } else {
+        history_end
+    };
+    // Newest first: contents from the last, parts from the last.
+    let mut order: Vec<usize> = (0..look.cands().len()).collect();
+    order.sort_by_key(|&q| {
+        let r = &s.results[look.cands()[q].result];
+        std::cmp::Reverse((r.msg, r.part))
+    });
+    let mut kept = Why::new();
+    let mut within = 0u64;
+    let mut crossed = false;
+    let mut prunable: Vec<(usize, u64)> = Vec::new();
+    let mut total = 0u64;
+    for q in order {
+        let c = &look.cands()[q];
+        let r = c.result;
+        let res = &s.results[r];
+        if c.dead_branch || !c.compactable || look.in_force(c) || res.already_cleared {
+            continue;
+        }
+        // `getToolOutputContent` is null for a null response: never counted.
+        let Some(tokens) = s.harness_tokens.get(r).copied().flatten() else {
+            continue;
         };
-        // The content this request sends is the last message when it is the
-        // user's (a prompt or the function responses just produced).
-        let sends_last = req.end > req.view_start
-            && s.messages
-                .get(req.end - 1)
-                .is_some_and(|m| m.role == Role::User);
-        let history_end = if sends_last { req.end - 1 } else { req.end };
-        let scan_end = if p.mask_protect_latest_turn {
-            history_end.saturating_sub(1).max(req.view_start)
-        } else {
-            history_end
-        };
-        // Newest first: contents from the last, parts from the last.
-        let mut order: Vec<usize> = (0..self.view.cands.len()).collect();
-        order.sort_by_key(|&q| {
-            let r = &s.results[self.view.cands[q].result];
-            std::cmp::Reverse((r.msg, r.part))
-        });
-        let mut kept = Why::new();
-        let mut within = 0u64;
-        let mut crossed = false;
-        let mut prunable: Vec<(usize, u64)> = Vec::new();
-        let mut total = 0u64;
-        for q in order {
-            let c = &self.view.cands[q];
-            let r = c.result;
-            let res = &s.results[r];
-            if c.dead_branch || !c.compactable || self.in_force(c) || res.already_cleared {
-                continue;
-            }
-            // `getToolOutputContent` is null for a null response: never counted.
-            let Some(tokens) = s.harness_tokens.get(r).copied().flatten() else {
-                continue;
-            };
-            if res.msg >= history_end {
-                kept.insert(q, Kept::MaskSending);
-                continue;
-            }
-            if res.msg >= scan_end {
-                kept.insert(q, Kept::MaskLatest);
-                continue;
-            }
-            if !crossed {
-                within += tokens;
-                if within > p.mask_protect_tokens {
-                    crossed = true;
-                    total += tokens;
-                    prunable.push((q, tokens));
-                } else {
-                    kept.insert(
-                        q,
-                        Kept::MaskProtected {
-                            within,
-                            protect: p.mask_protect_tokens,
-                        },
-                    );
-                }
-            } else {
+        if res.msg >= history_end {
+            kept.insert(q, Kept::MaskSending);
+            continue;
+        }
+        if res.msg >= scan_end {
+            kept.insert(q, Kept::MaskLatest);
+            continue;
+        }
+        if !crossed {
+            within += tokens;
+            if within > p.mask_protect_tokens {
+                crossed = true;
                 total += tokens;
                 prunable.push((q, tokens));
-            }
-        }
-        let why = MaskWhy {
-            prunable: total,
-            ..why0
-        };
-        if total < p.mask_min_prunable_tokens {
-            for (q, _) in prunable {
-                kept.insert(q, Kept::MaskBatchUnder(why));
-            }
-            let mut v = Verdict::none(Note::MaskUnder(why));
-            v.kept = kept;
-            return v;
-        }
-        let mut clear = Vec::new();
-        let mut saved = 0;
-        for (q, tokens) in prunable {
-            let r = self.view.cands[q].result;
-            let masked_tokens = s.masked_tokens.get(r).copied().unwrap_or(u64::MAX);
-            if tokens > masked_tokens {
-                saved += tokens - masked_tokens;
-                clear.push((
-                    q,
-                    ClearReason::Mask {
-                        why,
-                        tokens,
-                        masked_tokens,
-                    },
-                ));
             } else {
                 kept.insert(
                     q,
-                    Kept::MaskNoSaving {
-                        tokens,
-                        masked_tokens,
+                    Kept::MaskProtected {
+                        within,
+                        protect: p.mask_protect_tokens,
                     },
                 );
             }
+        } else {
+            total += tokens;
+            prunable.push((q, tokens));
         }
-        // Newest first is the harness's order; the engine lists clearings by rank.
-        clear.sort_by_key(|&(q, _)| q);
-        Verdict {
-            // The batch qualified; nothing smaller to put in: nothing masked.
-            trigger: (!clear.is_empty()).then_some(Trigger::Mask),
-            note: Note::Mask {
-                why,
-                masked: clear.len(),
-                saved,
-            },
-            clear,
-            media: Vec::new(),
-            strip: Vec::new(),
-            media_kept: 0,
-            target: None,
-            kept,
-            pre_tokens: None,
+    }
+    let why = MaskWhy {
+        prunable: total,
+        ..why0
+    };
+    if total < p.mask_min_prunable_tokens {
+        for (q, _) in prunable {
+            kept.insert(q, Kept::MaskBatchUnder(why));
         }
+        let mut v = Verdict::none(Note::MaskUnder(why));
+        v.kept = kept;
+        return v;
+    }
+    let mut clear = Vec::new();
+    let mut saved = 0;
+    for (q, tokens) in prunable {
+        let r = look.cands()[q].result;
+        let masked_tokens = s.masked_tokens.get(r).copied().unwrap_or(u64::MAX);
+        if tokens > masked_tokens {
+            saved += tokens - masked_tokens;
+            clear.push((
+                q,
+                ClearReason::Mask {
+                    why,
+                    tokens,
+                    masked_tokens,
+                },
+            ));
+        } else {
+            kept.insert(
+                q,
+                Kept::MaskNoSaving {
+                    tokens,
+                    masked_tokens,
+                },
+            );
+        }
+    }
+    // Newest first is the harness's order; the engine lists clearings by rank.
+    clear.sort_by_key(|&(q, _)| q);
+    Verdict {
+        // The batch qualified; nothing smaller to put in: nothing masked.
+        trigger: (!clear.is_empty()).then_some(Trigger::Mask),
+        note: Note::Mask {
+            why,
+            masked: clear.len(),
+            saved,
+        },
+        clear,
+        media: Vec::new(),
+        strip: Vec::new(),
+        media_kept: 0,
+        target: None,
+        kept,
+        pre_tokens: None,
     }
 }

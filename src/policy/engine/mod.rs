@@ -18,6 +18,7 @@ mod fenwick;
 mod idle;
 mod idle_server;
 mod ids;
+mod look;
 mod mask;
 mod prune;
 mod reason;
@@ -32,6 +33,7 @@ mod view;
 use api::ApiFacts;
 pub use api::{ApiStep, EditOutcome, TokenSource};
 pub use idle_server::{IdleServerStep, IdleServerWhy};
+use look::Look;
 pub use reason::{
     ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, MaskWhy, NoRun, Note,
     Prompt, PruneWhy, Rank, Reason, SizeWhy, TimeWhy,
@@ -136,7 +138,7 @@ pub struct Engine<'s> {
     /// media never pass over the view for it).
     media_touched: bool,
     edits: Vec<EditBlock>,
-    view: View<'s>,
+    view: View,
     /// The session's tool ids by number, and the view's calls and results
     /// per id (`ids`).
     ids: std::sync::Arc<crate::session::IdTable>,
@@ -205,15 +207,13 @@ type IdleWalk = std::sync::Arc<
 
 /// The current view's candidates, grown incrementally as requests add messages.
 #[derive(Default, Clone)]
-struct View<'s> {
+struct View {
     segment: usize,
     started: bool,
     calls_end: usize,
     results_end: usize,
-    compactable_calls: Vec<&'s str>,
-    /// The call indices behind `compactable_calls` (the budget plan reads names),
-    /// in order: a compactable call's rank is its place here plus one
-    /// (`View::call_rank`).
+    /// The view's compactable calls by call index, in order: a compactable
+    /// call's rank is its place here plus one (`View::call_rank`).
     compactable_call_ix: Vec<usize>,
     /// Messages of the view seen so far, and the recorded usage (input +
     /// cache_creation + cache_read + output) of the last response among them.
@@ -229,7 +229,7 @@ struct View<'s> {
     dead: Vec<std::ops::Range<usize>>,
 }
 
-impl View<'_> {
+impl View {
     /// Compactable call `c`'s rank (its position among the view's compactable
     /// calls), found in the ordered list of them: a map per setting hashed
     /// every call again.
@@ -238,11 +238,6 @@ impl View<'_> {
             .binary_search(&c)
             .ok()
             .map(|i| i + 1)
-    }
-
-    /// How many compactable calls the view has.
-    fn ranked_calls(&self) -> usize {
-        self.compactable_call_ix.len()
     }
 }
 
@@ -717,7 +712,10 @@ impl<'s> Engine<'s> {
         let (verdict, api) = match (kind, turn_start) {
             (_, Some(t)) => (t.verdict, None),
             (Some(PlanKind::Recorded), None) => {
-                let (v, applied) = self.recorded(req);
+                let (v, applied) =
+                    recorded::recorded(self, self.recorded.as_deref().map(|f| &f[..]), req, || {
+                        self.idle_server(req)
+                    });
                 recorded_applied = applied;
                 (v, None)
             }
@@ -732,7 +730,7 @@ impl<'s> Engine<'s> {
                 (c.verdict, Some(c.step))
             }
             (Some(PlanKind::Api), None) => {
-                let (v, a) = self.api(req);
+                let (v, a) = api::api(self, &self.policy, self.api_facts.as_deref(), req);
                 (v, Some(a))
             }
             (Some(PlanKind::Prune), None) => (self.prune_step(req), None),
@@ -980,6 +978,11 @@ impl<'s> Engine<'s> {
         if self.next == k { self.step() } else { None }
     }
 
+    /// The plan `kind` at `req`: the plain kinds are functions of what the
+    /// view holds (`Look`, which the engine is) and the policy's parameters,
+    /// with what the engine carried from request to request given to them
+    /// (the size total before the step, the gap the idle rule reads, the
+    /// request `forced` acts at); the others read state of their own.
     fn evaluate(
         &self,
         req: &Request,
@@ -988,47 +991,20 @@ impl<'s> Engine<'s> {
         gap: Option<f64>,
     ) -> Verdict {
         let p = &self.policy;
-        let gap_holds = p.gap_holds(gap);
-        let runs = p.preset.asks().runs_at(req);
         match kind {
-            PlanKind::Idle | PlanKind::Auto => {
-                if let Some(r) = runs.filter(|r| !r.idle) {
-                    return Verdict::none(Note::IdleNotRun(r.why_none));
-                }
-                if p.gap_threshold_minutes < 0.0 {
-                    return Verdict::none(Note::IdleDisabled);
-                }
-                let threshold = p.gap_threshold_minutes;
-                if !gap_holds {
-                    return Verdict::none(Note::IdleUnderGap { gap, threshold });
-                }
-                self.time_based(req, Trigger::Idle, TimeWhy::Idle { gap, threshold })
-            }
-            PlanKind::Forced => {
-                if req.index != self.forced_at {
-                    return Verdict::none(Note::ForcedElsewhere { at: self.forced_at });
-                }
-                self.time_based(req, Trigger::Forced, TimeWhy::Forced { at: req.index })
-            }
-            PlanKind::Size => {
-                if let Some(r) = runs.filter(|r| !r.size) {
-                    return Verdict::none(Note::SizeNotRun(r.why_none));
-                }
-                if p.preset.rules().size_needs_idle
-                    && p.gap_threshold_minutes < 0.0
-                    && !p.size_explicit
-                {
-                    return Verdict::none(Note::SizeOffWithIdle);
-                }
-                self.size(chars_before)
-            }
-            PlanKind::Count => self.count(req),
-            PlanKind::Budget => self.budget(req),
+            PlanKind::Idle | PlanKind::Auto => idle::idle(self, p, req, gap),
+            PlanKind::Forced => idle::forced(self, p, req, self.forced_at),
+            PlanKind::Size => size::size(self, p, req, chars_before),
+            PlanKind::Count => count::count(self, p, req),
+            PlanKind::Budget => budget_plan::budget(self, p, req),
+            PlanKind::Mask => mask::mask(self, p, req),
             PlanKind::IdleServer => self.idle_server(req).0,
-            PlanKind::Api => self.api(req).0,
-            PlanKind::Recorded => self.recorded(req).0,
-            PlanKind::Mask => self.mask(req),
-            PlanKind::Prune => self.prune(req).0,
+            PlanKind::Api => api::api(self, p, self.api_facts.as_deref(), req).0,
+            PlanKind::Recorded => {
+                let facts = self.recorded.as_deref().map(|f| &f[..]);
+                recorded::recorded(self, facts, req, || self.idle_server(req)).0
+            }
+            PlanKind::Prune => prune::prune(self, p, &self.prune_memory, req).0,
         }
     }
 }

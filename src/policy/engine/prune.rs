@@ -40,7 +40,7 @@ impl Engine<'_> {
             self.prune_memory.seen = self.stored_candidates();
             self.prune_memory.marked = vec![false; n];
         }
-        let (verdict, elsewhere) = self.prune(req);
+        let (verdict, elsewhere) = prune(self, &self.policy, &self.prune_memory, req);
         for &(pos, _) in &verdict.clear {
             self.prune_memory.marked[self.s.stored(self.view.cands[pos].result)] = true;
         }
@@ -74,159 +74,165 @@ impl Engine<'_> {
             })
             .collect()
     }
+}
 
-    /// §2.3 "Candidates": a completed part (errors, pending and running ones
-    /// are neither counted nor marked), never `skill`.
-    fn counted(&self, c: &Candidate) -> bool {
-        !self.s.results[c.result].is_error
-            && c.compactable
-            && !c.protected()
-            && !self.gone(c.result)
+/// §2.3 "Candidates": a completed part (errors, pending and running ones
+/// are neither counted nor marked), never `skill`.
+fn counted<L: Look>(look: &L, c: &Candidate) -> bool {
+    !look.session().results[c.result].is_error
+        && c.compactable
+        && !c.protected()
+        && !look.gone(c.result)
+}
+
+/// `prune` at `req` (see the module's note): the verdict on the view, and
+/// the results it marks outside the view. `memory` is what the prunes before
+/// it stored.
+pub(super) fn prune<L: Look>(
+    look: &L,
+    p: &Policy,
+    memory: &Memory,
+    req: &Request,
+) -> (Verdict, Vec<usize>) {
+    let s = look.session();
+    // §2.2: it runs when a prompt loop ends, so its marks are in force
+    // from the next request; no loop ended before one that continues a
+    // loop, or after an interrupted one.
+    if !s.loop_ended_before(req.index) {
+        return (Verdict::none(Note::PruneMidLoop), Vec::new());
     }
-
-    /// `prune` at `req` (see the module's note): the verdict on the view, and
-    /// the results it marks outside the view.
-    pub(super) fn prune(&self, req: &Request) -> (Verdict, Vec<usize>) {
-        // §2.2: it runs when a prompt loop ends, so its marks are in force
-        // from the next request; no loop ended before one that continues a
-        // loop, or after an interrupted one.
-        if !self.s.loop_ended_before(req.index) {
-            return (Verdict::none(Note::PruneMidLoop), Vec::new());
-        }
-        let p = &self.policy;
-        let (protect, minimum) = (p.prune_protect_tokens, p.prune_minimum_tokens);
-        // §2.3 "Protected turns": every user message counts (a prompt, a
-        // compaction's, a synthetic continue, one that got no reply). The scan
-        // ran when the last loop ended, with the response of request k − 1:
-        // of the user messages before that response, it passes the newest
-        // (turns = 1) and the one before it (turns = 2) before it takes
-        // results, so the candidates are the results before that second one.
-        // (A prompt that came after it, this loop's own or one that got no
-        // reply, was not there yet.)
-        let users = &self.s.user_messages;
-        let before = users.partition_point(|&(requests, _)| requests + 1 < req.index);
-        let second = before.checked_sub(2);
-        let boundary = second.map_or(0, |i| users[i].1);
-        // §2.3 "Stop": at the newest summary the scan reaches, one before that
-        // second user message (failed summaries too). A compaction inside the
-        // latest two turns does not stop it: it goes on into the view before.
-        let stop = second
-            .and_then(|i| self.s.summaries.iter().rev().find(|&&(u, _)| u <= i))
-            .map_or(0, |&(_, r)| r);
-        // Where each candidate is stored: a retained tail's copy comes after
-        // the summary in the view, but its part is before the compaction.
-        let stored = |pos: usize| self.s.stored(self.view.cands[pos].result);
-        // Newest first: by message, then by part (results are stored in order;
-        // the view lists them so, unless a retained tail repeats some).
-        let mut order: Vec<usize> = (0..self.view.cands.len()).rev().collect();
-        if !order.is_sorted_by_key(|&pos| std::cmp::Reverse(stored(pos))) {
-            order.sort_unstable_by_key(|&pos| std::cmp::Reverse(stored(pos)));
-        }
-        // A lean engine keeps no reasons: the scan ends where OpenCode's does.
-        let lean = !self.statuses;
-        // The oldest stored place the view holds: the scan goes on below it.
-        let view_first = order.last().map_or(
-            self.s.results_in(req.view_start, req.view_start).start,
-            |&p| stored(p),
-        );
-        let mut kept = Why::new();
-        let mut total = 0u64;
-        let mut pruned = 0u64;
-        let mut marked: Vec<(usize, u64)> = Vec::new();
-        let mut stopped = false;
-        for pos in order {
-            let c = &self.view.cands[pos];
-            let at = stored(pos);
-            if at >= boundary {
-                if !lean {
-                    kept.insert(pos, Kept::PruneLatestTurns);
-                }
-                continue;
+    let (protect, minimum) = (p.prune_protect_tokens, p.prune_minimum_tokens);
+    // §2.3 "Protected turns": every user message counts (a prompt, a
+    // compaction's, a synthetic continue, one that got no reply). The scan
+    // ran when the last loop ended, with the response of request k − 1:
+    // of the user messages before that response, it passes the newest
+    // (turns = 1) and the one before it (turns = 2) before it takes
+    // results, so the candidates are the results before that second one.
+    // (A prompt that came after it, this loop's own or one that got no
+    // reply, was not there yet.)
+    let users = &s.user_messages;
+    let before = users.partition_point(|&(requests, _)| requests + 1 < req.index);
+    let second = before.checked_sub(2);
+    let boundary = second.map_or(0, |i| users[i].1);
+    // §2.3 "Stop": at the newest summary the scan reaches, one before that
+    // second user message (failed summaries too). A compaction inside the
+    // latest two turns does not stop it: it goes on into the view before.
+    let stop = second
+        .and_then(|i| s.summaries.iter().rev().find(|&&(u, _)| u <= i))
+        .map_or(0, |&(_, r)| r);
+    // Where each candidate is stored: a retained tail's copy comes after
+    // the summary in the view, but its part is before the compaction.
+    let stored = |pos: usize| s.stored(look.cands()[pos].result);
+    // Newest first: by message, then by part (results are stored in order;
+    // the view lists them so, unless a retained tail repeats some).
+    let mut order: Vec<usize> = (0..look.cands().len()).rev().collect();
+    if !order.is_sorted_by_key(|&pos| std::cmp::Reverse(stored(pos))) {
+        order.sort_unstable_by_key(|&pos| std::cmp::Reverse(stored(pos)));
+    }
+    // A lean engine keeps no reasons: the scan ends where OpenCode's does.
+    let lean = !look.explains();
+    // The oldest stored place the view holds: the scan goes on below it.
+    let view_first = order
+        .last()
+        .map_or(s.results_in(req.view_start, req.view_start).start, |&p| {
+            stored(p)
+        });
+    let mut kept = Why::new();
+    let mut total = 0u64;
+    let mut pruned = 0u64;
+    let mut marked: Vec<(usize, u64)> = Vec::new();
+    let mut stopped = false;
+    for pos in order {
+        let c = &look.cands()[pos];
+        let at = stored(pos);
+        if at >= boundary {
+            if !lean {
+                kept.insert(pos, Kept::PruneLatestTurns);
             }
-            if !self.counted(c) {
-                continue;
+            continue;
+        }
+        if !counted(look, c) {
+            continue;
+        }
+        if lean && (stopped || at < stop) {
+            break;
+        }
+        if at < stop {
+            kept.insert(pos, Kept::PruneBehindSummary);
+            continue;
+        }
+        if stopped {
+            kept.insert(pos, Kept::PruneBehindMark);
+            continue;
+        }
+        // §2.3 "Stop": at the first part a previous prune marked (a
+        // retained copy of one it marked before the compaction too).
+        if look.in_force(c) || memory.marked.get(at).copied().unwrap_or(false) {
+            stopped = true;
+            continue;
+        }
+        // §2.3 "Tokens": `Token.estimate(part.state.output)`.
+        let estimate = s.results[c.result].est_tokens;
+        let newer = total;
+        total += estimate;
+        if total <= protect {
+            if !lean {
+                kept.insert(pos, Kept::PruneProtected { total, protect });
             }
-            if lean && (stopped || at < stop) {
+            continue;
+        }
+        pruned += estimate;
+        marked.push((pos, newer));
+    }
+    // The scan goes on past the view's start into the views before it,
+    // down to the stop, with what those views' candidates were.
+    let mut elsewhere = Vec::new();
+    if !stopped && stop < view_first.min(boundary) && !memory.seen.is_empty() {
+        for r in (stop..view_first.min(boundary)).rev() {
+            let Some(estimate) = memory.seen[r] else {
+                continue;
+            };
+            if memory.marked[r] {
                 break;
             }
-            if at < stop {
-                kept.insert(pos, Kept::PruneBehindSummary);
-                continue;
-            }
-            if stopped {
-                kept.insert(pos, Kept::PruneBehindMark);
-                continue;
-            }
-            // §2.3 "Stop": at the first part a previous prune marked (a
-            // retained copy of one it marked before the compaction too).
-            if self.in_force(c) || self.prune_memory.marked.get(at).copied().unwrap_or(false) {
-                stopped = true;
-                continue;
-            }
-            // §2.3 "Tokens": `Token.estimate(part.state.output)`.
-            let estimate = self.s.results[c.result].est_tokens;
-            let newer = total;
             total += estimate;
             if total <= protect {
-                if !lean {
-                    kept.insert(pos, Kept::PruneProtected { total, protect });
-                }
                 continue;
             }
             pruned += estimate;
-            marked.push((pos, newer));
+            elsewhere.push(r);
         }
-        // The scan goes on past the view's start into the views before it,
-        // down to the stop, with what those views' candidates were.
-        let mut elsewhere = Vec::new();
-        let memory = &self.prune_memory;
-        if !stopped && stop < view_first.min(boundary) && !memory.seen.is_empty() {
-            for r in (stop..view_first.min(boundary)).rev() {
-                let Some(estimate) = memory.seen[r] else {
-                    continue;
-                };
-                if memory.marked[r] {
-                    break;
-                }
-                total += estimate;
-                if total <= protect {
-                    continue;
-                }
-                pruned += estimate;
-                elsewhere.push(r);
-            }
-        }
-        let why = PruneWhy {
-            total,
-            pruned,
-            protect,
-            minimum,
-        };
-        // §2.3 "Trigger": strictly more than the minimum.
-        if pruned <= minimum {
-            let mut v = Verdict::none(Note::PruneUnder(why));
-            v.kept = kept;
-            return (v, Vec::new());
-        }
-        let mut clear: Vec<(usize, ClearReason)> = marked
-            .into_iter()
-            .map(|(pos, newer)| (pos, ClearReason::Prune { why, newer }))
-            .collect();
-        clear.sort_unstable_by_key(|&(pos, _)| pos);
-        let verdict = Verdict {
-            trigger: Some(Trigger::Prune),
-            clear,
-            media: Vec::new(),
-            strip: Vec::new(),
-            media_kept: 0,
-            target: None,
-            note: Note::Prune {
-                why,
-                elsewhere: elsewhere.len(),
-            },
-            kept,
-            pre_tokens: None,
-        };
-        (verdict, elsewhere)
     }
+    let why = PruneWhy {
+        total,
+        pruned,
+        protect,
+        minimum,
+    };
+    // §2.3 "Trigger": strictly more than the minimum.
+    if pruned <= minimum {
+        let mut v = Verdict::none(Note::PruneUnder(why));
+        v.kept = kept;
+        return (v, Vec::new());
+    }
+    let mut clear: Vec<(usize, ClearReason)> = marked
+        .into_iter()
+        .map(|(pos, newer)| (pos, ClearReason::Prune { why, newer }))
+        .collect();
+    clear.sort_unstable_by_key(|&(pos, _)| pos);
+    let verdict = Verdict {
+        trigger: Some(Trigger::Prune),
+        clear,
+        media: Vec::new(),
+        strip: Vec::new(),
+        media_kept: 0,
+        target: None,
+        note: Note::Prune {
+            why,
+            elsewhere: elsewhere.len(),
+        },
+        kept,
+        pre_tokens: None,
+    };
+    (verdict, elsewhere)
 }

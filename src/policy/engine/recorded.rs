@@ -51,62 +51,65 @@ pub fn unattributed_tokens(note: &Note) -> u64 {
     }
 }
 
-impl Engine<'_> {
-    /// `recorded` at `req`: the verdict, and whether idle-server's simulation
-    /// applied here (what its S6 reads at the next request).
-    pub(super) fn recorded(&self, req: &Request) -> (Verdict, bool) {
-        let Some(facts) = self.recorded.as_deref() else {
-            return (Verdict::none(Note::NotRun(NoRun::Unsaid)), false);
+/// `recorded` at `req`, from what the baseline read of the records
+/// (`facts`, per request; None where it reads none), with idle-server's
+/// simulation at `req` where an applied edit asks for it: the verdict, and
+/// whether that simulation applied here (what its S6 reads at the next
+/// request).
+pub(super) fn recorded<L: Look>(
+    look: &L,
+    facts: Option<&[crate::policy::recorded::RecordedCleared]>,
+    req: &Request,
+    idle_server: impl FnOnce() -> (Verdict, IdleServerStep),
+) -> (Verdict, bool) {
+    let Some(facts) = facts else {
+        return (Verdict::none(Note::NotRun(NoRun::Unsaid)), false);
+    };
+    let rc = &facts[req.index - 1];
+
+    let mut clear: Vec<(usize, ClearReason)> = Vec::new();
+    for &r in &rc.results {
+        let Some(pos) = look.position(r) else {
+            continue;
         };
-        let rc = &facts[req.index - 1];
-        let in_view = |r: usize| {
-            self.view
-                .cands
-                .get(self.pos_of[r])
-                .is_some_and(|c| c.result == r)
-        };
-        let mut clear: Vec<(usize, ClearReason)> = Vec::new();
-        for &r in &rc.results {
-            if in_view(r) && !self.gone(r) && self.cleared[r].is_none() {
-                clear.push((self.pos_of[r], ClearReason::Recorded { server: false }));
-            }
+        if !look.gone(r) && !look.in_force(&look.cands()[pos]) {
+            clear.push((pos, ClearReason::Recorded { server: false }));
         }
-        let mut applied = false;
-        let mut edit = None;
-        let mut edit_fired = false;
-        if let Some((uses, tokens)) = rc.edit.filter(|&(uses, _)| uses > 0) {
-            let (v, st) = self.idle_server(req);
-            applied = st.applied;
-            let e = RecordedEdit {
-                cleared_tool_uses: uses,
-                cleared_input_tokens: tokens,
-                simulated: st.applied.then_some(st.cleared_tool_uses),
-            };
-            if e.ids_known() {
-                for (pos, _) in v.clear {
-                    let r = self.view.cands[pos].result;
-                    if self.cleared[r].is_none() && !clear.iter().any(|&(p, _)| p == pos) {
-                        clear.push((pos, ClearReason::Recorded { server: true }));
-                    }
+    }
+    let mut applied = false;
+    let mut edit = None;
+    let mut edit_fired = false;
+    if let Some((uses, tokens)) = rc.edit.filter(|&(uses, _)| uses > 0) {
+        let (v, st) = idle_server();
+        applied = st.applied;
+        let e = RecordedEdit {
+            cleared_tool_uses: uses,
+            cleared_input_tokens: tokens,
+            simulated: st.applied.then_some(st.cleared_tool_uses),
+        };
+        if e.ids_known() {
+            for (pos, _) in v.clear {
+                if !look.in_force(&look.cands()[pos]) && !clear.iter().any(|&(p, _)| p == pos) {
+                    clear.push((pos, ClearReason::Recorded { server: true }));
                 }
             }
-            // The first request of a run of server clearings adds its ids.
-            let prev = (req.index >= 2)
-                .then(|| &facts[req.index - 2])
-                .filter(|_| self.s.requests[req.index - 2].segment == req.segment);
-            edit_fired = !prev.is_some_and(|p| p.edit_cleared());
-            edit = Some(e);
         }
-        clear.sort_unstable_by_key(|&(p, _)| p);
-        let mut v = Verdict::none(Note::Recorded(RecordedWhy {
-            boundary_ids: rc.ids.len(),
-            added: rc.added,
-            edit,
-        }));
-        v.trigger = (rc.added > 0 || edit_fired).then_some(Trigger::Recorded);
-        v.clear = clear;
-        (v, applied)
+        // The first request of a run of server clearings adds its ids.
+        let prev = (req.index >= 2)
+            .then(|| &facts[req.index - 2])
+            .filter(|_| look.session().requests[req.index - 2].segment == req.segment);
+        edit_fired = !prev.is_some_and(|p| p.edit_cleared());
+        edit = Some(e);
     }
+    clear.sort_unstable_by_key(|&(p, _)| p);
+    let mut v = Verdict::none(Note::Recorded(RecordedWhy {
+        boundary_ids: rc.ids.len(),
+        added: rc.added,
+        edit,
+    }));
+    v.trigger = (rc.added > 0 || edit_fired).then_some(Trigger::Recorded);
+    v.clear = clear;
+    (v, applied)
 }
 
 #[cfg(test)]

@@ -1,67 +1,78 @@
 //! `size` (SPEC §5): over the threshold, clear oldest first down to the target.
+//! A plain function of what the view holds (`Look`) and the policy's
+//! parameters.
 
 use super::*;
 
-impl Engine<'_> {
-    /// `size`: over the threshold, clear oldest first down to the target (SPEC §5).
-    pub(super) fn size(&self, total: u64) -> Verdict {
-        let p = &self.policy;
-        if p.size_threshold < 0 {
-            return Verdict::none(Note::SizeDisabled);
+/// `size` at `req`, the view's size total being `total`: where the harness
+/// runs it at this request and it is on.
+pub(super) fn size<L: Look>(v: &L, p: &Policy, req: &Request, total: u64) -> Verdict {
+    if let Some(r) = p.preset.asks().runs_at(req).filter(|r| !r.size) {
+        return Verdict::none(Note::SizeNotRun(r.why_none));
+    }
+    if p.preset.rules().size_needs_idle && p.gap_threshold_minutes < 0.0 && !p.size_explicit {
+        return Verdict::none(Note::SizeOffWithIdle);
+    }
+    over_threshold(v, p, total)
+}
+
+/// Over the threshold, clear oldest first down to the target (SPEC §5).
+fn over_threshold<L: Look>(v: &L, p: &Policy, total: u64) -> Verdict {
+    if p.size_threshold < 0 {
+        return Verdict::none(Note::SizeDisabled);
+    }
+    let threshold = p.size_threshold as u64;
+    let target = if p.low_watermark {
+        threshold / 2
+    } else {
+        threshold
+    };
+    if total <= threshold {
+        let mut verdict = Verdict::none(Note::SizeUnder { total, threshold });
+        verdict.target = Some(target);
+        return verdict;
+    }
+    let keep = p.keep_for(PlanKind::Size);
+    let clearable = v.size_clearable();
+    let split = clearable.len().saturating_sub(keep);
+    let mut kept = Why::new();
+    for &q in &clearable[split..] {
+        kept.insert(
+            q,
+            Kept::InLastClearable {
+                keep,
+                rank: v.rank(q),
+            },
+        );
+    }
+    let why = SizeWhy {
+        total,
+        threshold,
+        target,
+    };
+    let mut left = total;
+    let mut clear = Vec::new();
+    for &q in &clearable[..split] {
+        if left <= target {
+            kept.insert(q, Kept::SizeTargetReached { target });
+            continue;
         }
-        let threshold = p.size_threshold as u64;
-        let target = if p.low_watermark {
-            threshold / 2
-        } else {
-            threshold
-        };
-        if total <= threshold {
-            let mut v = Verdict::none(Note::SizeUnder { total, threshold });
-            v.target = Some(target);
-            return v;
-        }
-        let keep = p.keep_for(PlanKind::Size);
-        let clearable = self.size_clearable();
-        let split = clearable.len().saturating_sub(keep);
-        let mut kept = Why::new();
-        for &q in &clearable[split..] {
-            kept.insert(
-                q,
-                Kept::InLastClearable {
-                    keep,
-                    rank: self.rank(q),
-                },
-            );
-        }
-        let why = SizeWhy {
-            total,
-            threshold,
-            target,
-        };
-        let mut left = total;
-        let mut clear = Vec::new();
-        for &q in &clearable[..split] {
-            if left <= target {
-                kept.insert(q, Kept::SizeTargetReached { target });
-                continue;
-            }
-            left -= self.s.results[self.view.cands[q].result].chars;
-            let rank = self.rank(q);
-            clear.push((q, ClearReason::Size { why, rank, keep }));
-        }
-        self.explain_unclearable(&mut kept);
-        let overage = (left > target).then_some(total - left);
-        Verdict {
-            trigger: Some(Trigger::Size),
-            clear,
-            media: Vec::new(),
-            strip: Vec::new(),
-            media_kept: 0,
-            target: Some(target),
-            note: Note::Size { why, overage },
-            kept,
-            pre_tokens: None,
-        }
+        left -= v.session().results[v.cands()[q].result].chars;
+        let rank = v.rank(q);
+        clear.push((q, ClearReason::Size { why, rank, keep }));
+    }
+    v.explain_unclearable(&mut kept);
+    let overage = (left > target).then_some(total - left);
+    Verdict {
+        trigger: Some(Trigger::Size),
+        clear,
+        media: Vec::new(),
+        strip: Vec::new(),
+        media_kept: 0,
+        target: Some(target),
+        note: Note::Size { why, overage },
+        kept,
+        pre_tokens: None,
     }
 }
 

@@ -77,6 +77,12 @@ impl SizeIndex {
         }
     }
 
+    /// The free positions (clearable by the size plan, pending ones aside), in
+    /// order.
+    pub(super) fn free_positions(&self) -> Vec<usize> {
+        SizeIndex::positions(&self.free, 0, usize::MAX)
+    }
+
     /// The positions `p` in `from..to` whose `tree` entry is 1, in order.
     fn positions(tree: &Fenwick, from: usize, to: usize) -> Vec<usize> {
         let (a, b) = (tree.prefix(from), tree.prefix(to));
@@ -149,22 +155,6 @@ impl Engine<'_> {
         for p in 0..self.view.cands.len() {
             self.size_index_pos(p);
         }
-    }
-
-    /// `clearable(false)`, the size plan's list: from the index where it is
-    /// on (its free positions but the pending ones), so that a plan firing
-    /// within a long turn costs what it clears rather than a pass over the
-    /// view each time.
-    pub(super) fn size_clearable(&self) -> Vec<usize> {
-        if !self.size_index.on {
-            return self.clearable(false);
-        }
-        let mut list = SizeIndex::positions(&self.size_index.free, 0, usize::MAX);
-        if !self.pending.is_empty() {
-            list.retain(|p| !self.pending.contains(p));
-        }
-        debug_assert_eq!(list, self.clearable(false), "size plan's clearable");
-        list
     }
 
     /// Whether a turn start can leave the size clearings in force until the

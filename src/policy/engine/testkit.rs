@@ -70,6 +70,14 @@ impl Transcript {
         )
     }
 
+    /// The session, loaded by the real loader.
+    pub(crate) fn session(&self) -> crate::session::Session {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, self.lines.join("\n") + "\n").unwrap();
+        crate::load::load(&path, None).unwrap()
+    }
+
     /// The plan at the last request under `kind` with `tune` applied.
     pub(crate) fn plan(&self, kind: PlanKind, tune: impl FnOnce(&mut Policy)) -> (Setup, PlanAt) {
         let dir = tempfile::tempdir().unwrap();

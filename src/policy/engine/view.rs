@@ -22,7 +22,6 @@ impl<'s> Engine<'s> {
             // A call on a dead branch takes no rank or keep slot (SPEC §15.1).
             let name = &self.ids.names[self.ids.call_name[c] as usize];
             if self.tools.is_compactable(name) && !req.is_dead(call.msg) {
-                self.view.compactable_calls.push(call.id.as_str());
                 self.view.compactable_call_ix.push(c);
             }
         }
@@ -248,10 +247,6 @@ impl<'s> Engine<'s> {
         (key, cand)
     }
 
-    pub(super) fn in_force(&self, c: &Candidate) -> bool {
-        self.cleared[c.result].is_some()
-    }
-
     pub(super) fn is_error(&self, c: &Candidate) -> bool {
         self.s.results[c.result].is_error
     }
@@ -282,36 +277,6 @@ impl<'s> Engine<'s> {
             })
             .map(|c| self.s.results[c.result].chars)
             .sum()
-    }
-
-    /// Clearable (SPEC §3): unprotected, not error, not cleared, chars > 0, not
-    /// pending; with `media`, nested media counts as content (idle and forced).
-    pub(super) fn clearable(&self, media: bool) -> Vec<usize> {
-        (0..self.view.cands.len())
-            .filter(|&p| {
-                let c = &self.view.cands[p];
-                let r = &self.s.results[c.result];
-                c.compactable
-                    && !c.protected()
-                    && !r.is_error
-                    && !self.in_force(c)
-                    && !self.gone(c.result)
-                    && (r.chars > 0 || (media && r.media > 0))
-                    && !c.pending
-            })
-            .collect()
-    }
-
-    /// Candidate `p`'s rank among the view's ranked results.
-    pub(super) fn rank(&self, p: usize) -> Rank {
-        let of = match self.s.shape().rank_by {
-            RankBy::Calls => self.view.ranked_calls(),
-            RankBy::Responses => self.view.qwen_rank,
-        };
-        Rank {
-            rank: self.view.cands[p].rank,
-            of,
-        }
     }
 }
 
