@@ -375,3 +375,68 @@ fn each_format_has_one_loader_and_its_harness_names_it() {
         <Format as strum::VariantArray>::VARIANTS.len()
     );
 }
+
+/// Where each plan kind's verdict is written (issue 22 item 3): its file under
+/// `src/policy/engine/` and its function. A kind added to `PlanKind` without a
+/// row here fails the test below.
+fn kind_function(kind: mcscope::policy::PlanKind) -> Option<(&'static str, &'static str)> {
+    Some(match kind.name() {
+        "auto" => return None,
+        "idle" => ("idle.rs", "idle"),
+        "forced" => ("idle.rs", "forced"),
+        "idle-server" => ("idle_server.rs", "idle_server"),
+        "size" => ("size.rs", "size"),
+        "count" => ("count.rs", "count"),
+        "budget" => ("budget_plan.rs", "budget"),
+        "api" => ("api.rs", "api"),
+        "recorded" => ("recorded.rs", "recorded"),
+        "mask" => ("mask.rs", "mask"),
+        "prune" => ("prune.rs", "prune"),
+        other => panic!("plan kind {other} has no row in kind_function"),
+    })
+}
+
+/// Issue 22 item 3: every plan kind is a plain function of what the view
+/// holds (a `Look`) and the policy, not a method of the engine: its file
+/// defines `fn <kind><L: Look>(` whose first parameter is the view. The
+/// kinds that carry nothing from request to request have no engine code in
+/// their files at all.
+#[test]
+fn every_plan_kind_is_a_function_of_a_look_and_the_policy() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/policy/engine");
+    let plain = [
+        "idle.rs",
+        "size.rs",
+        "count.rs",
+        "budget_plan.rs",
+        "mask.rs",
+    ];
+    let mut seen = 0;
+    for &kind in <mcscope::policy::PlanKind as strum::VariantArray>::VARIANTS {
+        let Some((file, function)) = kind_function(kind) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let code = non_test_code(&dir.join(file), &text).unwrap_or_default();
+        let head = format!("fn {function}<L: Look>(");
+        let at = code
+            .find(&head)
+            .unwrap_or_else(|| panic!("{file} has no `{head}` for plan kind {}", kind.name()));
+        let params = &code[at + head.len()..];
+        let params = &params[..params.find(')').unwrap()];
+        let first = params.split(',').next().unwrap_or_default().trim();
+        assert!(
+            first.ends_with(": &L") && !params.contains("self"),
+            "{file}: {function} takes the view first, not the engine: ({params})"
+        );
+        if plain.contains(&file) {
+            assert!(
+                !code.contains("impl Engine"),
+                "{file} holds engine code: plan kind {} is to be a function of the view",
+                kind.name()
+            );
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 10, "every kind but auto has its function");
+}
