@@ -18,6 +18,9 @@ pub struct Param {
     pub flag: &'static str,
     /// The TUI's `:` command that tunes it, if there is one.
     pub command: Option<&'static str>,
+    /// How that command reads its value (`:policy`, which also settles the
+    /// delivery, is the TUI's own).
+    pub set: Option<Set>,
     /// Whether two policies hold the same value (the header asks at every
     /// draw: a comparison, not a formatted copy).
     pub same: fn(&Policy, &Policy) -> bool,
@@ -67,6 +70,34 @@ pub enum Compare {
     Own,
     /// Compare has no such flag.
     Not,
+}
+
+/// How a `:` command sets its parameter from the value typed after it.
+#[derive(Debug)]
+pub struct Set {
+    /// Sets the value into the policy; false, the policy untouched, when it
+    /// does not read.
+    pub parse: fn(&mut Policy, &str) -> bool,
+    /// What the value is, and an example, for the line that refuses one
+    /// (`Param::expected`).
+    pub what: &'static str,
+    pub e_g: Option<&'static str>,
+}
+
+impl Param {
+    /// What its `:` command expected, said when a value does not read:
+    /// "expected minutes, e.g. :gap 7.5 (negative disables)".
+    pub fn expected(&self) -> Option<String> {
+        let (set, command) = (self.set.as_ref()?, self.command?);
+        let mut out = format!("expected {}", set.what);
+        if let Some(e_g) = set.e_g {
+            out.push_str(&format!(", e.g. :{command} {e_g}"));
+        }
+        if let Some(range) = self.range {
+            out.push_str(&format!(" ({range})"));
+        }
+        Some(out)
+    }
 }
 
 /// The TUI keys that step a parameter up and down, and by how much.
@@ -125,6 +156,17 @@ pub static PARAMS: &[Param] = &[
         key: "gap_threshold_minutes",
         flag: "--gap-minutes",
         command: Some("gap"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<f64>() {
+                Ok(m) if m.is_finite() => {
+                    p.gap_threshold_minutes = m;
+                    true
+                }
+                _ => false,
+            },
+            what: "minutes",
+            e_g: Some("7.5"),
+        }),
         same: |a, b| a.gap_threshold_minutes == b.gap_threshold_minutes,
         // idle: engine/idle.rs `idle::idle` (through `Policy::gap_holds`);
         // idle-server: engine/idle_server.rs `idle_server::params` (the
@@ -154,6 +196,17 @@ pub static PARAMS: &[Param] = &[
         key: "keep_recent",
         flag: "--keep-recent",
         command: Some("keep"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<u32>() {
+                Ok(k) if k >= 1 => {
+                    p.keep_recent = Some(k);
+                    true
+                }
+                _ => false,
+            },
+            what: "a count of 1 or more",
+            e_g: Some("3"),
+        }),
         same: |a, b| a.keep_recent == b.keep_recent,
         // idle, forced: engine/idle.rs `idle::time_based` and
         // `idle::media_to_clear` (`Policy::keep_for`); size: engine/size.rs
@@ -188,6 +241,18 @@ pub static PARAMS: &[Param] = &[
         key: "size_threshold",
         flag: "--size-threshold",
         command: Some("size"),
+        set: Some(Set {
+            parse: |p, v| match v.replace(['_', ','], "").parse::<i64>() {
+                Ok(c) => {
+                    p.size_threshold = c;
+                    p.size_explicit = true;
+                    true
+                }
+                _ => false,
+            },
+            what: "chars",
+            e_g: Some("300000"),
+        }),
         same: |a, b| a.size_threshold == b.size_threshold,
         // engine/size.rs `size::size`, engine/size_index.rs.
         read_by: Some(&[(PlanKind::Size, When::Always)]),
@@ -203,6 +268,17 @@ pub static PARAMS: &[Param] = &[
         key: "trigger_threshold",
         flag: "--trigger",
         command: Some("trigger"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<u32>() {
+                Ok(t) => {
+                    p.trigger_threshold = t;
+                    true
+                }
+                _ => false,
+            },
+            what: "a count",
+            e_g: Some("4"),
+        }),
         same: |a, b| a.trigger_threshold == b.trigger_threshold,
         // engine/count.rs `count::count`.
         read_by: Some(&[(PlanKind::Count, When::Always)]),
@@ -216,6 +292,7 @@ pub static PARAMS: &[Param] = &[
         key: "kind",
         flag: "--policy",
         command: Some("policy"),
+        set: None,
         same: |a, b| a.kind == b.kind,
         read_by: None,
         about: "The plan kind",
@@ -240,6 +317,17 @@ pub static PARAMS: &[Param] = &[
         key: "delivery",
         flag: "--delivery",
         command: Some("delivery"),
+        set: Some(Set {
+            parse: |p, v| match super::Delivery::parse(v) {
+                Some(d) => {
+                    p.delivery = d;
+                    true
+                }
+                None => false,
+            },
+            what: "rewrite or cache-edits",
+            e_g: None,
+        }),
         same: |a, b| a.delivery == b.delivery,
         read_by: None,
         about: "How clearings reach the API",
@@ -256,6 +344,17 @@ pub static PARAMS: &[Param] = &[
         key: "mask_protect_tokens",
         flag: "--protect-tokens",
         command: Some("mask-protect"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<u64>() {
+                Ok(t) => {
+                    p.mask_protect_tokens = t;
+                    true
+                }
+                _ => false,
+            },
+            what: "tokens",
+            e_g: Some("30000"),
+        }),
         same: |a, b| a.mask_protect_tokens == b.mask_protect_tokens,
         // engine/mask.rs `mask::mask`.
         read_by: Some(&[(PlanKind::Mask, When::Always)]),
@@ -269,6 +368,17 @@ pub static PARAMS: &[Param] = &[
         key: "mask_min_prunable_tokens",
         flag: "--min-prunable-tokens",
         command: Some("mask-min"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<u64>() {
+                Ok(t) => {
+                    p.mask_min_prunable_tokens = t;
+                    true
+                }
+                _ => false,
+            },
+            what: "tokens",
+            e_g: Some("10000"),
+        }),
         same: |a, b| a.mask_min_prunable_tokens == b.mask_min_prunable_tokens,
         // engine/mask.rs `mask::mask`.
         read_by: Some(&[(PlanKind::Mask, When::Always)]),
@@ -282,6 +392,7 @@ pub static PARAMS: &[Param] = &[
         key: "api_edits",
         flag: "--api-edit",
         command: None,
+        set: None,
         same: |a, b| a.api == b.api,
         read_by: None,
         about: "api preset: one `context_management` edit, the API's own JSON object \
@@ -300,6 +411,7 @@ pub static PARAMS: &[Param] = &[
         key: "low_watermark",
         flag: "--no-low-watermark",
         command: None,
+        set: None,
         same: |a, b| a.low_watermark == b.low_watermark,
         read_by: None,
         about: "Clear down to the threshold instead of half of it: low watermark off",
@@ -312,6 +424,7 @@ pub static PARAMS: &[Param] = &[
         key: "protect",
         flag: "--protect",
         command: None,
+        set: None,
         same: |a, b| a.protect == b.protect,
         read_by: None,
         about: "Protect managed-memory reads",
@@ -324,6 +437,7 @@ pub static PARAMS: &[Param] = &[
         key: "clear_errors",
         flag: "--clear-errors",
         command: None,
+        set: None,
         same: |a, b| a.clear_errors == b.clear_errors,
         read_by: None,
         about: "Error results may be cleared",
@@ -349,6 +463,7 @@ pub static PARAMS: &[Param] = &[
         key: "min_trigger_tool_uses",
         flag: "--min-trigger-tool-uses",
         command: None,
+        set: None,
         same: |a, b| a.min_trigger_tool_uses == b.min_trigger_tool_uses,
         // engine/idle_server.rs `idle_server::params` (keep + 15
         // when none is given).
@@ -364,6 +479,7 @@ its edit only when the clearable results less 3 reach it",
         key: "budget_tokens",
         flag: "--budget-tokens",
         command: None,
+        set: None,
         same: |a, b| a.budget_tokens == b.budget_tokens,
         // engine/budget_plan.rs `budget_plan::budget`, policy/budget.rs `decide`.
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
@@ -377,6 +493,7 @@ its edit only when the clearable results less 3 reach it",
         key: "budget_min_saving",
         flag: "--budget-min-saving",
         command: None,
+        set: None,
         same: |a, b| a.budget_min_saving == b.budget_min_saving,
         // engine/budget_plan.rs `budget_plan::budget`, policy/budget.rs `decide`.
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
@@ -390,6 +507,7 @@ its edit only when the clearable results less 3 reach it",
         key: "budget_warning_tokens",
         flag: "--budget-warning",
         command: None,
+        set: None,
         same: |a, b| a.budget_warning_tokens == b.budget_warning_tokens,
         // engine/budget_plan.rs `budget_plan::budget`, through
         // `Policy::budget_warning_at` (by version when none is given).
@@ -411,6 +529,7 @@ its edit only when the clearable results less 3 reach it",
         key: "mask_protect_latest_turn",
         flag: "--no-protect-latest-turn",
         command: None,
+        set: None,
         same: |a, b| a.mask_protect_latest_turn == b.mask_protect_latest_turn,
         read_by: None,
         about: "mask (Gemini CLI): scan the latest content of the history too, as Gemini \
@@ -424,6 +543,7 @@ CLI's remote flag 45758819 set to false does: protect latest turn off",
         key: "prune_protect_tokens",
         flag: "--prune-protect",
         command: None,
+        set: None,
         same: |a, b| a.prune_protect_tokens == b.prune_protect_tokens,
         // engine/prune.rs `prune::prune`.
         read_by: Some(&[(PlanKind::Prune, When::Always)]),
@@ -438,6 +558,7 @@ OpenCode's PRUNE_PROTECT",
         key: "prune_minimum_tokens",
         flag: "--prune-minimum",
         command: None,
+        set: None,
         same: |a, b| a.prune_minimum_tokens == b.prune_minimum_tokens,
         // engine/prune.rs `prune::prune`.
         read_by: Some(&[(PlanKind::Prune, When::Always)]),
@@ -765,6 +886,82 @@ mod tests {
 #[cfg(test)]
 mod wiring {
     use super::*;
+
+    /// Every `:` command but `:policy` (the TUI's own) reads its value through
+    /// the table, says what it expected in the words users had before the
+    /// table held them, and leaves the policy as it was on a bad value.
+    #[test]
+    fn each_command_reads_its_value_and_names_what_it_expected() {
+        let cases: &[(&str, &str, &str, fn(&Policy) -> String)] = &[
+            (
+                "gap",
+                "7.5",
+                "expected minutes, e.g. :gap 7.5 (negative disables)",
+                |p| p.gap_threshold_minutes.to_string(),
+            ),
+            (
+                "keep",
+                "3",
+                "expected a count of 1 or more, e.g. :keep 3",
+                |p| format!("{:?}", p.keep_recent),
+            ),
+            (
+                "size",
+                "300_000",
+                "expected chars, e.g. :size 300000 (negative disables)",
+                |p| format!("{} {}", p.size_threshold, p.size_explicit),
+            ),
+            ("trigger", "4", "expected a count, e.g. :trigger 4", |p| {
+                p.trigger_threshold.to_string()
+            }),
+            (
+                "delivery",
+                "cache-edits",
+                "expected rewrite or cache-edits",
+                |p| p.delivery.name().to_string(),
+            ),
+            (
+                "mask-protect",
+                "30000",
+                "expected tokens, e.g. :mask-protect 30000",
+                |p| p.mask_protect_tokens.to_string(),
+            ),
+            (
+                "mask-min",
+                "10000",
+                "expected tokens, e.g. :mask-min 10000",
+                |p| p.mask_min_prunable_tokens.to_string(),
+            ),
+        ];
+        let with_set: Vec<&str> = PARAMS
+            .iter()
+            .filter(|p| p.set.is_some())
+            .filter_map(|p| p.command)
+            .collect();
+        let named: Vec<&str> = cases.iter().map(|c| c.0).collect();
+        assert_eq!(with_set.len(), named.len(), "{with_set:?}");
+        for c in commands() {
+            assert!(c == "policy" || named.contains(&c), ":{c} reads no value");
+        }
+        for &(cmd, good, expected, value) in cases {
+            let param = PARAMS.iter().find(|p| p.command == Some(cmd)).unwrap();
+            let set = param.set.as_ref().unwrap();
+            assert_eq!(param.expected().as_deref(), Some(expected), ":{cmd}");
+            let before = Policy::preset(Harness::Claude);
+            let mut p = before.clone();
+            assert!(!(set.parse)(&mut p, "soon"), ":{cmd} soon");
+            assert_eq!(value(&p), value(&before), ":{cmd} soon left it");
+            assert!((set.parse)(&mut p, good), ":{cmd} {good}");
+            assert_ne!(value(&p), value(&before), ":{cmd} {good} set it");
+        }
+        // The count's floor and a negative size (which disables) read as before.
+        let mut p = Policy::preset(Harness::Claude);
+        let keep = PARAMS.iter().find(|p| p.command == Some("keep")).unwrap();
+        assert!(!(keep.set.as_ref().unwrap().parse)(&mut p, "0"));
+        let size = PARAMS.iter().find(|p| p.command == Some("size")).unwrap();
+        assert!((size.set.as_ref().unwrap().parse)(&mut p, "-1"));
+        assert_eq!(p.size_threshold, -1);
+    }
 
     #[test]
     fn the_tui_commands_are_the_table_s_then_explain() {

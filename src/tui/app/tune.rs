@@ -103,64 +103,29 @@ impl SessionView {
         }
     }
 
-    /// `:gap`, `:keep`, `:size`, `:trigger`, `:mask-protect`, `:mask-min`,
-    /// `:delivery`: the value tuned to, or what was expected.
+    /// A parameter's `:` command (`policy::params`: `:gap`, `:keep`, `:size`,
+    /// `:trigger`, `:delivery`, …): the value tuned to, or what was expected.
     fn tune_value(&mut self, cmd: &str, value: &str) -> Result<(), String> {
-        let bad = |what: &str| Err(format!(":{cmd} {value:?}: {what}"));
-        match cmd {
-            "gap" => match value.parse::<f64>() {
-                Ok(m) if m.is_finite() => self.tune(|p| {
-                    p.gap_threshold_minutes = m;
-                    None
-                }),
-                _ => return bad("expected minutes, e.g. :gap 7.5 (negative disables)"),
-            },
-            "keep" => match value.parse::<u32>() {
-                Ok(k) if k >= 1 => self.tune(|p| {
-                    p.keep_recent = Some(k);
-                    None
-                }),
-                _ => return bad("expected a count of 1 or more, e.g. :keep 3"),
-            },
-            "size" => match value.replace(['_', ','], "").parse::<i64>() {
-                Ok(c) => self.tune(|p| {
-                    p.size_threshold = c;
-                    p.size_explicit = true;
-                    None
-                }),
-                _ => return bad("expected chars, e.g. :size 300000 (negative disables)"),
-            },
-            // Gemini CLI's masking (SPEC §15.13): its two thresholds.
-            "mask-protect" => match value.parse::<u64>() {
-                Ok(t) => self.tune(|p| {
-                    p.mask_protect_tokens = t;
-                    None
-                }),
-                _ => return bad("expected tokens, e.g. :mask-protect 30000"),
-            },
-            "mask-min" => match value.parse::<u64>() {
-                Ok(t) => self.tune(|p| {
-                    p.mask_min_prunable_tokens = t;
-                    None
-                }),
-                _ => return bad("expected tokens, e.g. :mask-min 10000"),
-            },
-            "trigger" => match value.parse::<u32>() {
-                Ok(t) => self.tune(|p| {
-                    p.trigger_threshold = t;
-                    None
-                }),
-                _ => return bad("expected a count, e.g. :trigger 4"),
-            },
-            "delivery" => match Delivery::parse(value) {
-                Some(d) => self.tune(|p| {
-                    p.delivery = d;
-                    None
-                }),
-                None => return bad("expected rewrite or cache-edits"),
-            },
-            _ => self.status = None,
+        let Some(param) = crate::policy::params::PARAMS
+            .iter()
+            .find(|p| p.command == Some(cmd) && p.set.is_some())
+        else {
+            self.status = None;
+            return Ok(());
+        };
+        let mut tuned = self.setup.policy.clone();
+        if !param
+            .set
+            .as_ref()
+            .is_some_and(|set| (set.parse)(&mut tuned, value))
+        {
+            let expected = param.expected().unwrap_or_default();
+            return Err(format!(":{cmd} {value:?}: {expected}"));
         }
+        self.tune(|p| {
+            *p = tuned;
+            None
+        });
         Ok(())
     }
 
