@@ -892,7 +892,13 @@ mod wiring {
     /// table held them, and leaves the policy as it was on a bad value.
     #[test]
     fn each_command_reads_its_value_and_names_what_it_expected() {
-        let cases: &[(&str, &str, &str, fn(&Policy) -> String)] = &[
+        type Case = (
+            &'static str,
+            &'static str,
+            &'static str,
+            fn(&Policy) -> String,
+        );
+        let cases: &[Case] = &[
             (
                 "gap",
                 "7.5",
