@@ -10,13 +10,13 @@ use crate::session::SessionWarning;
 /// not name (SPEC §15.5).
 pub(crate) const BASELINE_EDIT_IDS_UNKNOWN: &str = "baseline_edit_ids_unknown";
 
-/// The plan-parameter flags given with `--policy recorded`, by name: each is
-/// exit 2 (SPEC §15.3), for the plan is read from the records.
-pub(super) fn refused_flags(given: &[(&'static str, bool)]) -> Option<String> {
+/// The plan parameters given with `--policy recorded` (by the parameter
+/// table's key): each is exit 2 (SPEC §15.3), for the plan is read from the
+/// records; the message names them by their flags.
+pub(super) fn refused_flags(given: &[&str]) -> Option<String> {
     let names: Vec<&str> = given
         .iter()
-        .filter(|(_, on)| *on)
-        .map(|(n, _)| *n)
+        .map(|&k| crate::policy::params::by_key(k).map_or(k, |p| p.flag))
         .collect();
     (!names.is_empty()).then(|| {
         format!(

@@ -426,7 +426,8 @@ fn apply_flags(
         no_protect_latest_turn,
         no_low_watermark,
         trigger,
-        delivery,
+        // Settled with the kind (`settle_kind_and_delivery`).
+        delivery: _,
         shared:
             SharedOpts {
                 budget_tokens,
@@ -446,34 +447,7 @@ fn apply_flags(
         input_format: _,
         session: _,
     } = *opts;
-    let flagged = [
-        ("kind", policy.is_some()),
-        ("budget_tokens", budget_tokens.is_some()),
-        ("budget_min_saving", budget_min_saving.is_some()),
-        ("budget_warning_tokens", budget_warning.is_some()),
-        ("keep_recent", keep_recent.is_some()),
-        ("gap_threshold_minutes", gap_minutes.is_some()),
-        ("min_trigger_tool_uses", min_trigger_tool_uses.is_some()),
-        ("prune_protect_tokens", prune_protect.is_some()),
-        ("prune_minimum_tokens", prune_minimum.is_some()),
-        ("size_threshold", size_threshold.is_some()),
-        ("mask_protect_tokens", protect_tokens.is_some()),
-        ("mask_min_prunable_tokens", min_prunable_tokens.is_some()),
-        ("mask_protect_latest_turn", no_protect_latest_turn),
-        ("low_watermark", no_low_watermark),
-        ("trigger_threshold", trigger.is_some()),
-        ("protect", protect || no_protect),
-        ("clear_errors", clear_errors || no_clear_errors),
-        ("delivery", delivery.is_some()),
-        ("api_edits", !api_edit.is_empty()),
-        (
-            "api_excluded_count_toward_keep",
-            api_excluded_count_toward_keep,
-        ),
-        ("api_trigger_inclusive", api_trigger_inclusive),
-        ("api_placeholder", api_placeholder.is_some()),
-    ];
-    for (key, set) in flagged {
+    for (key, set) in flags_given(opts) {
         if set {
             sources.insert(key, Source::Flag);
         }
@@ -537,6 +511,86 @@ fn apply_flags(
     Ok(())
 }
 
+/// Which of the table's parameters (`policy::params`, by key) the options
+/// give: the header marks each one given as a flag's, and `--policy recorded`
+/// names the ones it refuses by the table's flag.
+fn flags_given(opts: &Opts) -> Vec<(&'static str, bool)> {
+    let Opts {
+        policy,
+        ref api_edit,
+        api_excluded_count_toward_keep,
+        api_trigger_inclusive,
+        ref api_placeholder,
+        keep_recent,
+        gap_minutes,
+        min_trigger_tool_uses,
+        prune_protect,
+        prune_minimum,
+        size_threshold,
+        protect_tokens,
+        min_prunable_tokens,
+        no_protect_latest_turn,
+        no_low_watermark,
+        trigger,
+        delivery,
+        shared:
+            SharedOpts {
+                budget_tokens,
+                budget_min_saving,
+                budget_warning,
+                protect,
+                no_protect,
+                clear_errors,
+                no_clear_errors,
+                ..
+            },
+        ..
+    } = *opts;
+    vec![
+        ("kind", policy.is_some()),
+        ("budget_tokens", budget_tokens.is_some()),
+        ("budget_min_saving", budget_min_saving.is_some()),
+        ("budget_warning_tokens", budget_warning.is_some()),
+        ("keep_recent", keep_recent.is_some()),
+        ("gap_threshold_minutes", gap_minutes.is_some()),
+        ("min_trigger_tool_uses", min_trigger_tool_uses.is_some()),
+        ("prune_protect_tokens", prune_protect.is_some()),
+        ("prune_minimum_tokens", prune_minimum.is_some()),
+        ("size_threshold", size_threshold.is_some()),
+        ("mask_protect_tokens", protect_tokens.is_some()),
+        ("mask_min_prunable_tokens", min_prunable_tokens.is_some()),
+        ("mask_protect_latest_turn", no_protect_latest_turn),
+        ("low_watermark", no_low_watermark),
+        ("trigger_threshold", trigger.is_some()),
+        ("protect", protect || no_protect),
+        ("clear_errors", clear_errors || no_clear_errors),
+        ("delivery", delivery.is_some()),
+        ("api_edits", !api_edit.is_empty()),
+        (
+            "api_excluded_count_toward_keep",
+            api_excluded_count_toward_keep,
+        ),
+        ("api_trigger_inclusive", api_trigger_inclusive),
+        ("api_placeholder", api_placeholder.is_some()),
+    ]
+}
+
+/// The parameters `--policy recorded` refuses (SPEC §15.3: the plan is read
+/// from the records), by key, in the order its message names them.
+const RECORDED_REFUSES: [&str; 11] = [
+    "keep_recent",
+    "gap_threshold_minutes",
+    "size_threshold",
+    "trigger_threshold",
+    "delivery",
+    "api_edits",
+    "mask_protect_tokens",
+    "mask_min_prunable_tokens",
+    "mask_protect_latest_turn",
+    "prune_protect_tokens",
+    "prune_minimum_tokens",
+];
+
 /// The kind and the delivery the plan runs with: the baseline's and the api
 /// preset's own, idle-server's server, auto's per-request check, the defaults
 /// by kind, and last the one legality check ([`Policy::check`]).
@@ -549,37 +603,16 @@ fn settle_kind_and_delivery(
     delivery_set: bool,
 ) -> Result<(), UsageError> {
     let Opts {
-        policy,
-        delivery,
-        keep_recent,
-        gap_minutes,
-        size_threshold,
-        trigger,
-        ref api_edit,
-        protect_tokens,
-        min_prunable_tokens,
-        no_protect_latest_turn,
-        prune_protect,
-        prune_minimum,
-        ..
+        policy, delivery, ..
     } = *opts;
     let (api, flag_leaves_api) = (chosen.api, chosen.flag_leaves_api);
     if p.kind == PlanKind::Recorded {
         // SPEC §15.3: the baseline is read from the records; the api preset's
         // keeps delivery server (what tells it from the others' in the TUI).
-        if let Some(e) = baseline::refused_flags(&[
-            ("--keep-recent", keep_recent.is_some()),
-            ("--gap-minutes", gap_minutes.is_some()),
-            ("--size-threshold", size_threshold.is_some()),
-            ("--trigger", trigger.is_some()),
-            ("--delivery", delivery.is_some()),
-            ("--api-edit", !api_edit.is_empty()),
-            ("--protect-tokens", protect_tokens.is_some()),
-            ("--min-prunable-tokens", min_prunable_tokens.is_some()),
-            ("--no-protect-latest-turn", no_protect_latest_turn),
-            ("--prune-protect", prune_protect.is_some()),
-            ("--prune-minimum", prune_minimum.is_some()),
-        ]) {
+        let given = flags_given(opts);
+        let on = |key: &str| given.iter().any(|&(k, set)| k == key && set);
+        let refused: Vec<&str> = RECORDED_REFUSES.into_iter().filter(|k| on(k)).collect();
+        if let Some(e) = baseline::refused_flags(&refused) {
             return Err(UsageError::plan(path, e.to_string()));
         }
         p.delivery = if api {
@@ -865,5 +898,57 @@ fn resolve_cache_ttl(
         (None, Some(t), _) => parse("sidecar: cache_ttl", t),
         (None, None, Some(t)) => parse("config: cache_ttl", t),
         (None, None, None) => Ok(CacheTtl::Auto),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 22 item 4: the options are read against the parameter table by
+    /// key: every parameter has its flag, no other flag but the api preset's
+    /// own readings, and the baseline's refusals are parameters of the table,
+    /// named by its flags.
+    #[test]
+    fn the_flags_given_are_the_parameter_table_s_keys() {
+        let mut given: Vec<&str> = flags_given(&Opts::default())
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        given.sort_unstable();
+        let mut table: Vec<&str> = crate::policy::params::PARAMS
+            .iter()
+            .map(|p| p.key)
+            .collect();
+        table.sort_unstable();
+        // The api preset's readings of its edits are settings of their own
+        // (`config --print` shows them), not rows of the table.
+        let own = [
+            "api_excluded_count_toward_keep",
+            "api_placeholder",
+            "api_trigger_inclusive",
+        ];
+        given.retain(|k| !own.contains(k));
+        assert_eq!(given, table);
+        assert!(flags_given(&Opts::default()).iter().all(|&(_, on)| !on));
+        for k in RECORDED_REFUSES {
+            assert!(crate::policy::params::by_key(k).is_some(), "{k}");
+        }
+        let opts = Opts {
+            keep_recent: Some(2),
+            no_protect_latest_turn: true,
+            ..Opts::default()
+        };
+        let on: Vec<&str> = flags_given(&opts)
+            .into_iter()
+            .filter(|&(_, on)| on)
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(on, ["keep_recent", "mask_protect_latest_turn"]);
+        let said = baseline::refused_flags(&["keep_recent", "mask_protect_latest_turn"]).unwrap();
+        assert!(
+            said.ends_with("(got --keep-recent, --no-protect-latest-turn)"),
+            "{said}"
+        );
     }
 }
