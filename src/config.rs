@@ -223,6 +223,23 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
         }
         let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
     }
+    // Gemini CLI's masking (SPEC §15.13), for a preset that offers it: the
+    // three settings its plan reads, which a config file or sidecar may set.
+    if p.preset.rules().offers(PlanKind::Mask) {
+        for (key, value) in [
+            ("mask_protect_tokens", p.mask_protect_tokens.to_string()),
+            (
+                "mask_min_prunable_tokens",
+                p.mask_min_prunable_tokens.to_string(),
+            ),
+            (
+                "mask_protect_latest_turn",
+                p.mask_protect_latest_turn.to_string(),
+            ),
+        ] {
+            let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
+        }
+    }
     // OpenCode's prune thresholds (SPEC §15.13), for a preset that offers it.
     if p.preset.rules().offers(PlanKind::Prune) {
         for (key, value) in [

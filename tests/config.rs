@@ -496,3 +496,48 @@ fn config_print_lists_the_idle_server_settings() {
         "{out}"
     );
 }
+
+/// `config --print` on a Gemini CLI session lists the three settings its
+/// masking reads (SPEC §15.13), with where each came from; a Claude Code
+/// session, whose plans never mask, lists none of them.
+#[test]
+fn config_print_lists_the_mask_settings_where_the_preset_masks() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c.toml");
+    std::fs::write(&c, "[policy.gemini]\nmask_protect_tokens = 20000\n").unwrap();
+    let (code, out, err) = run(
+        &c,
+        &["config", "--print", "sample-sessions/gemini-build.jsonl"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("mask_protect_tokens = 20000  (config)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("mask_min_prunable_tokens = 30000  (preset)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("mask_protect_latest_turn = true  (preset)"),
+        "{out}"
+    );
+    let (_, out, _) = run(
+        &c,
+        &[
+            "config",
+            "--print",
+            "sample-sessions/gemini-build.jsonl",
+            "--no-protect-latest-turn",
+        ],
+    );
+    assert!(
+        out.contains("mask_protect_latest_turn = false  (flag)"),
+        "{out}"
+    );
+    let (_, out, _) = run(
+        &c,
+        &["config", "--print", "sample-sessions/claude-demo.jsonl"],
+    );
+    assert!(!out.contains("mask_"), "{out}");
+}
