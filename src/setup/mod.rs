@@ -515,63 +515,44 @@ fn apply_flags(
 /// give: the header marks each one given as a flag's, and `--policy recorded`
 /// names the ones it refuses by the table's flag.
 fn flags_given(opts: &Opts) -> Vec<(&'static str, bool)> {
-    let Opts {
-        policy,
-        ref api_edit,
-        api_excluded_count_toward_keep,
-        api_trigger_inclusive,
-        ref api_placeholder,
-        keep_recent,
-        gap_minutes,
-        min_trigger_tool_uses,
-        prune_protect,
-        prune_minimum,
-        size_threshold,
-        protect_tokens,
-        min_prunable_tokens,
-        no_protect_latest_turn,
-        no_low_watermark,
-        trigger,
-        delivery,
-        shared:
-            SharedOpts {
-                budget_tokens,
-                budget_min_saving,
-                budget_warning,
-                protect,
-                no_protect,
-                clear_errors,
-                no_clear_errors,
-                ..
-            },
-        ..
-    } = *opts;
     vec![
-        ("kind", policy.is_some()),
-        ("budget_tokens", budget_tokens.is_some()),
-        ("budget_min_saving", budget_min_saving.is_some()),
-        ("budget_warning_tokens", budget_warning.is_some()),
-        ("keep_recent", keep_recent.is_some()),
-        ("gap_threshold_minutes", gap_minutes.is_some()),
-        ("min_trigger_tool_uses", min_trigger_tool_uses.is_some()),
-        ("prune_protect_tokens", prune_protect.is_some()),
-        ("prune_minimum_tokens", prune_minimum.is_some()),
-        ("size_threshold", size_threshold.is_some()),
-        ("mask_protect_tokens", protect_tokens.is_some()),
-        ("mask_min_prunable_tokens", min_prunable_tokens.is_some()),
-        ("mask_protect_latest_turn", no_protect_latest_turn),
-        ("low_watermark", no_low_watermark),
-        ("trigger_threshold", trigger.is_some()),
-        ("protect", protect || no_protect),
-        ("clear_errors", clear_errors || no_clear_errors),
-        ("delivery", delivery.is_some()),
-        ("api_edits", !api_edit.is_empty()),
+        ("kind", opts.policy.is_some()),
+        ("budget_tokens", opts.shared.budget_tokens.is_some()),
+        ("budget_min_saving", opts.shared.budget_min_saving.is_some()),
+        (
+            "budget_warning_tokens",
+            opts.shared.budget_warning.is_some(),
+        ),
+        ("keep_recent", opts.keep_recent.is_some()),
+        ("gap_threshold_minutes", opts.gap_minutes.is_some()),
+        (
+            "min_trigger_tool_uses",
+            opts.min_trigger_tool_uses.is_some(),
+        ),
+        ("prune_protect_tokens", opts.prune_protect.is_some()),
+        ("prune_minimum_tokens", opts.prune_minimum.is_some()),
+        ("size_threshold", opts.size_threshold.is_some()),
+        ("mask_protect_tokens", opts.protect_tokens.is_some()),
+        (
+            "mask_min_prunable_tokens",
+            opts.min_prunable_tokens.is_some(),
+        ),
+        ("mask_protect_latest_turn", opts.no_protect_latest_turn),
+        ("low_watermark", opts.no_low_watermark),
+        ("trigger_threshold", opts.trigger.is_some()),
+        ("protect", opts.shared.protect || opts.shared.no_protect),
+        (
+            "clear_errors",
+            opts.shared.clear_errors || opts.shared.no_clear_errors,
+        ),
+        ("delivery", opts.delivery.is_some()),
+        ("api_edits", !opts.api_edit.is_empty()),
         (
             "api_excluded_count_toward_keep",
-            api_excluded_count_toward_keep,
+            opts.api_excluded_count_toward_keep,
         ),
-        ("api_trigger_inclusive", api_trigger_inclusive),
-        ("api_placeholder", api_placeholder.is_some()),
+        ("api_trigger_inclusive", opts.api_trigger_inclusive),
+        ("api_placeholder", opts.api_placeholder.is_some()),
     ]
 }
 

@@ -180,19 +180,12 @@ fn media_to_clear<L: Look>(v: &L, p: &Policy, req: &Request, verdict: &mut Verdi
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{Transcript, cleared};
+    use super::super::testkit::{Transcript, cleared, three_reads};
     use crate::policy::PlanKind;
 
     #[test]
     fn idle_clears_outside_the_keep_window_after_the_gap() {
-        let mut t = Transcript::new();
-        t.prompt(0)
-            .call("A", "Read", 400, 10)
-            .call("B", "Bash", 400, 10)
-            .call("C", "Grep", 400, 10)
-            .answer();
-        // 61 minutes later: over the 60-minute gap.
-        t.prompt(61).answer();
+        let t = three_reads();
         let (s, p) = t.plan(PlanKind::Idle, |p| p.keep_recent = Some(1));
         assert_eq!(p.step.trigger.map(|t| t.name()), Some("idle"));
         assert_eq!(cleared(&s, &p), ["A", "B"]);

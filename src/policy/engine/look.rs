@@ -270,7 +270,7 @@ impl Look for Engine<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{Transcript, cleared};
+    use super::super::testkit::{Transcript, cleared, three_reads};
     use super::*;
     use crate::session::Harness;
 
@@ -362,17 +362,6 @@ mod tests {
         fn nested_stripped(&self, _r: usize) -> bool {
             false
         }
-    }
-
-    fn three_reads() -> Transcript {
-        let mut t = Transcript::new();
-        t.prompt(0)
-            .call("A", "Read", 400, 10)
-            .call("B", "Bash", 400, 10)
-            .call("C", "Grep", 400, 10)
-            .answer();
-        t.prompt(61).answer();
-        t
     }
 
     /// Issue 22 item 3: the kinds are functions of a view and the parameters.

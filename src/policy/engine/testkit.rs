@@ -94,6 +94,19 @@ impl Transcript {
     }
 }
 
+/// Three calls of 400 chars in one turn (A, B, C), then a prompt 61 minutes
+/// later: over the 60-minute gap.
+pub(crate) fn three_reads() -> Transcript {
+    let mut t = Transcript::new();
+    t.prompt(0)
+        .call("A", "Read", 400, 10)
+        .call("B", "Bash", 400, 10)
+        .call("C", "Grep", 400, 10)
+        .answer();
+    t.prompt(61).answer();
+    t
+}
+
 pub(crate) fn cleared(setup: &Setup, plan: &PlanAt) -> Vec<String> {
     plan.ids_with(&setup.session, crate::policy::Status::Cleared)
 }
