@@ -49,6 +49,14 @@ fn time_based<L: Look>(
         PlanKind::Idle
     };
     let keep = p.keep_for(kind);
+    // `clearable`: the window is of clearable results (ranked by response)
+    // rather than of calls (SPEC §3).
+    let time = |rank, clearable| ClearReason::Time {
+        why,
+        rank,
+        keep,
+        clearable,
+    };
     let mut clear = Vec::new();
     let mut kept = Why::new();
     match p.preset.rules().rank_by {
@@ -83,17 +91,7 @@ fn time_based<L: Look>(
                 } else if r.is_error && !p.errors_clearable() {
                     kept.insert(q, Kept::ErrorClearErrorsOff);
                 } else {
-                    let rank = v.rank(q);
-                    let clearable = false;
-                    clear.push((
-                        q,
-                        ClearReason::Time {
-                            why,
-                            rank,
-                            keep,
-                            clearable,
-                        },
-                    ));
+                    clear.push((q, time(v.rank(q), false)));
                 }
             }
         }
@@ -112,16 +110,7 @@ fn time_based<L: Look>(
                 );
             }
             for &q in &clearable[..split] {
-                let (rank, clearable) = (v.rank(q), true);
-                clear.push((
-                    q,
-                    ClearReason::Time {
-                        why,
-                        rank,
-                        keep,
-                        clearable,
-                    },
-                ));
+                clear.push((q, time(v.rank(q), true)));
             }
             v.explain_unclearable(&mut kept);
         }
