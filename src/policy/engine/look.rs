@@ -1,8 +1,9 @@
 //! What a plan kind reads at a request (issue 22 item 3): the view's
 //! candidates, which of them a clearing or a cut has taken, and the session
-//! they index, read-only. `idle`, `forced`, `size`, `count`, `budget` and
-//! `mask` are plain functions of a `Look` and the policy's parameters
-//! (`kinds::decide`); none of them asks which harness wrote the transcript.
+//! they index, read-only. Every plan kind is a plain function of a `Look` and
+//! the policy's parameters (`Engine::evaluate` calls them), with what the
+//! engine carries from request to request passed in; none of them asks which
+//! harness wrote the transcript.
 //!
 //! The engine is one `Look`: its running totals answer in constant time what
 //! the provided methods find by a pass over the view, and the debug builds
