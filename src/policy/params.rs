@@ -754,6 +754,11 @@ pub fn by_key(key: &str) -> Option<&'static Param> {
     PARAMS.iter().find(|p| p.key == key)
 }
 
+/// The row of a TUI `:` command (`gap`).
+pub fn by_command(command: &str) -> Option<&'static Param> {
+    PARAMS.iter().find(|p| p.command == Some(command))
+}
+
 /// The keys of the parameters whose values differ between `a` and `b`.
 pub fn changed(a: &Policy, b: &Policy) -> Vec<&'static str> {
     PARAMS
@@ -950,7 +955,7 @@ mod wiring {
             assert!(c == "policy" || named.contains(&c), ":{c} reads no value");
         }
         for &(cmd, good, expected, value) in cases {
-            let param = PARAMS.iter().find(|p| p.command == Some(cmd)).unwrap();
+            let param = by_command(cmd).unwrap();
             let set = param.set.as_ref().unwrap();
             assert_eq!(param.expected().as_deref(), Some(expected), ":{cmd}");
             let before = Policy::preset(Harness::Claude);
@@ -962,9 +967,9 @@ mod wiring {
         }
         // The count's floor and a negative size (which disables) read as before.
         let mut p = Policy::preset(Harness::Claude);
-        let keep = PARAMS.iter().find(|p| p.command == Some("keep")).unwrap();
+        let keep = by_command("keep").unwrap();
         assert!(!(keep.set.as_ref().unwrap().parse)(&mut p, "0"));
-        let size = PARAMS.iter().find(|p| p.command == Some("size")).unwrap();
+        let size = by_command("size").unwrap();
         assert!((size.set.as_ref().unwrap().parse)(&mut p, "-1"));
         assert_eq!(p.size_threshold, -1);
     }

@@ -106,19 +106,13 @@ impl SessionView {
     /// A parameter's `:` command (`policy::params`: `:gap`, `:keep`, `:size`,
     /// `:trigger`, `:delivery`, …): the value tuned to, or what was expected.
     fn tune_value(&mut self, cmd: &str, value: &str) -> Result<(), String> {
-        let Some(param) = crate::policy::params::PARAMS
-            .iter()
-            .find(|p| p.command == Some(cmd) && p.set.is_some())
-        else {
+        let param = crate::policy::params::by_command(cmd);
+        let Some((param, set)) = param.and_then(|p| Some((p, p.set.as_ref()?))) else {
             self.status = None;
             return Ok(());
         };
         let mut tuned = self.setup.policy.clone();
-        if !param
-            .set
-            .as_ref()
-            .is_some_and(|set| (set.parse)(&mut tuned, value))
-        {
+        if !(set.parse)(&mut tuned, value) {
             let expected = param.expected().unwrap_or_default();
             return Err(format!(":{cmd} {value:?}: {expected}"));
         }
