@@ -4,8 +4,8 @@
 //! config file > preset defaults; a `[policy.<preset>]` table overrides
 //! `[policy]` for that preset.
 
+use crate::policy::Policy;
 use crate::policy::protect::RootKind;
-use crate::policy::{Delivery, PlanKind, Policy};
 use serde::Deserialize;
 use strum::VariantArray;
 
@@ -33,70 +33,8 @@ pub fn names_or<T: VariantArray + Copy + Into<&'static str>>() -> String {
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The keys of the JSON `policy` object (SPEC §7), each optional: a sidecar's,
-/// a config table's. Names are the JSON's, so one spelling serves all three. The
-/// config file's `[policy]` may hold a table per preset that wins for it.
-#[derive(Deserialize, Debug, Default, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct PolicyKeys {
-    pub kind: Option<String>,
-    pub preset: Option<String>,
-    pub keep_recent: Option<u32>,
-    pub gap_threshold_minutes: Option<f64>,
-    pub size_threshold: Option<i64>,
-    pub low_watermark: Option<bool>,
-    pub trigger_threshold: Option<u32>,
-    pub delivery: Option<String>,
-    pub protect: Option<bool>,
-    pub clear_errors: Option<bool>,
-    pub budget_tokens: Option<u64>,
-    pub budget_min_saving: Option<u64>,
-    pub budget_warning_tokens: Option<u64>,
-    /// SPEC §13.S4: idle-server's least trigger.
-    pub min_trigger_tool_uses: Option<u32>,
-    /// SPEC §15.13: Gemini CLI's masking.
-    pub mask_protect_tokens: Option<u64>,
-    pub mask_min_prunable_tokens: Option<u64>,
-    pub mask_protect_latest_turn: Option<bool>,
-    /// SPEC §15.13: OpenCode's prune thresholds.
-    pub prune_protect_tokens: Option<u64>,
-    pub prune_minimum_tokens: Option<u64>,
-    /// SPEC §11 (`api` preset): the API's own edit objects, in the order sent,
-    /// and the readings mcscope takes where the documentation is silent.
-    pub api_edits: Option<Vec<serde_json::Value>>,
-    pub api_excluded_count_toward_keep: Option<bool>,
-    pub api_trigger_inclusive: Option<bool>,
-    pub api_placeholder: Option<String>,
-    pub claude: Option<Box<PolicyKeys>>,
-    pub qwen: Option<Box<PolicyKeys>>,
-    pub api: Option<Box<PolicyKeys>>,
-    pub gemini: Option<Box<PolicyKeys>>,
-    pub opencode: Option<Box<PolicyKeys>>,
-}
-
-impl PolicyKeys {
-    /// The table of one preset, if there is one.
-    pub fn for_preset(&self, preset: &str) -> Option<&PolicyKeys> {
-        let name = crate::harness::by_name(preset).ok()?.name();
-        self.tables().find(|(n, _)| *n == name)?.1
-    }
-
-    /// Each preset's table by the preset's name (the keys serde reads).
-    fn tables(&self) -> impl Iterator<Item = (&'static str, Option<&PolicyKeys>)> {
-        [
-            ("claude", self.claude.as_deref()),
-            ("qwen", self.qwen.as_deref()),
-            ("api", self.api.as_deref()),
-            ("gemini", self.gemini.as_deref()),
-            ("opencode", self.opencode.as_deref()),
-        ]
-        .into_iter()
-    }
-
-    fn has_tables(&self) -> bool {
-        self.tables().any(|(_, t)| t.is_some())
-    }
-}
+mod keys;
+pub use keys::{PolicyKeys, Value as KeyValue};
 
 /// The whole file.
 #[derive(Deserialize, Debug, Default, Clone, PartialEq)]
@@ -180,88 +118,11 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
     let _ = writeln!(out, "config file: {}", file(&settings.config.path));
     let _ = writeln!(out, "sidecar: {}", file(&settings.sidecar_path));
     let _ = writeln!(out, "preset: {}", p.preset_name());
-    // A versioned harness's defaults go by plan kind and version (SPEC §13).
-    let claude = p.preset.rules().versioned;
-    let keep = p.keep_recent.map_or(
-        if claude {
-            "by plan kind (5, budget 3, idle-server 5 before 2.1.310 and 12 from it)".into()
-        } else {
-            "5".into()
-        },
-        |k| k.to_string(),
-    );
-    let warning = p
-        .budget_warning_tokens
-        .map_or("by version".into(), |w| w.to_string());
-    // idle-server (claude only): the least trigger it sends, SPEC §13.S4.
-    let min_trigger = p
-        .min_trigger_tool_uses
-        .map_or("keep_recent + 15 (idle-server)".into(), |m| m.to_string());
-    let gap = if claude && !p.gap_explicit {
-        format!("{} (idle-server: 65)", p.gap_threshold_minutes)
-    } else {
-        p.gap_threshold_minutes.to_string()
-    };
-    let rows: [(&str, String); 13] = [
-        ("kind", p.kind.name().into()),
-        ("keep_recent", keep),
-        ("gap_threshold_minutes", gap),
-        ("size_threshold", p.size_threshold.to_string()),
-        ("low_watermark", p.low_watermark.to_string()),
-        ("trigger_threshold", p.trigger_threshold.to_string()),
-        ("delivery", p.delivery.name().into()),
-        ("protect", p.protect.to_string()),
-        ("clear_errors", p.clear_errors.to_string()),
-        ("budget_tokens", p.budget_tokens.to_string()),
-        ("budget_min_saving", p.budget_min_saving.to_string()),
-        ("budget_warning_tokens", warning),
-        ("min_trigger_tool_uses", min_trigger),
-    ];
-    for (key, value) in rows {
-        if key == "min_trigger_tool_uses" && !claude {
-            continue;
-        }
-        let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
-    }
-    // Gemini CLI's masking (SPEC §15.13), for a preset that offers it: the
-    // three settings its plan reads, which a config file or sidecar may set.
-    if p.preset.rules().offers(PlanKind::Mask) {
-        for (key, value) in [
-            ("mask_protect_tokens", p.mask_protect_tokens.to_string()),
-            (
-                "mask_min_prunable_tokens",
-                p.mask_min_prunable_tokens.to_string(),
-            ),
-            (
-                "mask_protect_latest_turn",
-                p.mask_protect_latest_turn.to_string(),
-            ),
-        ] {
-            let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
-        }
-    }
-    // OpenCode's prune thresholds (SPEC §15.13), for a preset that offers it.
-    if p.preset.rules().offers(PlanKind::Prune) {
-        for (key, value) in [
-            ("prune_protect_tokens", p.prune_protect_tokens),
-            ("prune_minimum_tokens", p.prune_minimum_tokens),
-        ] {
-            let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
-        }
-    }
-    if p.kind == PlanKind::Api {
-        let edits = serde_json::Value::Array(p.api.edits_json()).to_string();
-        let api: [(&str, String); 4] = [
-            ("api_edits", edits),
-            (
-                "api_excluded_count_toward_keep",
-                p.api.excluded_count_toward_keep.to_string(),
-            ),
-            ("api_trigger_inclusive", p.api.trigger_inclusive.to_string()),
-            ("api_placeholder", format!("{:?}", p.api.placeholder)),
-        ];
-        for (key, value) in api {
-            let _ = writeln!(out, "{key} = {value}  ({})", settings.source(key).name());
+    // Each key of the parameter table the policy's preset and kind read.
+    for key in crate::policy::params::keys() {
+        if let Some(value) = (key.print)(p) {
+            let from = settings.source(key.key).name();
+            let _ = writeln!(out, "{} = {value}  ({from})", key.key);
         }
     }
     let c = &settings.config;
@@ -475,39 +336,16 @@ impl Config {
     /// Values serde cannot check: plan kinds, deliveries, presets, TTLs, roots.
     fn check(&self) -> Result<(), String> {
         let mut tables = vec![("policy", &self.policy)];
-        for p in Preset::VARIANTS.iter().map(|p| p.name()) {
-            if let Some(k) = self.policy.for_preset(p) {
-                if k.has_tables() {
-                    return Err(format!(
-                        "[policy.{p}]: a preset table holds no preset tables"
-                    ));
-                }
-                tables.push((p, k));
-            }
-        }
-        for (table, keys) in &tables {
-            if let Some(k) = &keys.kind
-                && PlanKind::parse(k).is_none()
-            {
-                return Err(format!("[{table}] kind = {k:?}: not a plan kind"));
-            }
-            if let Some(d) = &keys.delivery
-                && Delivery::parse(d).is_none()
-            {
+        for (p, k) in self.policy.tables() {
+            if k.has_tables() {
                 return Err(format!(
-                    "[{table}] delivery = {d:?}: not a delivery ({})",
-                    names::<Delivery>()
+                    "[policy.{p}]: a preset table holds no preset tables"
                 ));
             }
-            if let Some(p) = &keys.preset
-                && p.parse::<Preset>().is_err()
-            {
-                return Err(format!("[{table}] preset = {p:?}: not a preset"));
-            }
-            if let Some(edits) = &keys.api_edits {
-                crate::policy::api::parse_edits(edits).map_err(|e| format!("[{table}] {e}"))?;
-            }
-            check_keys(keys).map_err(|e| format!("[{table}] {e}"))?;
+            tables.push((p, k));
+        }
+        for (table, keys) in &tables {
+            keys.check().map_err(|e| format!("[{table}] {e}"))?;
         }
         if let Some(t) = &self.cache_ttl
             && crate::prices::CacheTtl::parse(t).is_none()
@@ -545,12 +383,16 @@ impl Config {
 /// disabling the idle rule; NaN or an infinity is refused (NaN would compare
 /// false with every gap and silently disable it).
 pub fn check_minutes(x: f64) -> Result<f64, String> {
+    finite_minutes(x).map_err(|e| format!("{x}: {e}"))
+}
+
+/// As [`check_minutes`], the words without the value (a key's check puts it
+/// after the key).
+pub fn finite_minutes(x: f64) -> Result<f64, String> {
     if x.is_finite() {
         Ok(x)
     } else {
-        Err(format!(
-            "{x}: expected a finite number of minutes (negative disables)"
-        ))
+        Err("expected a finite number of minutes (negative disables)".into())
     }
 }
 
@@ -575,16 +417,6 @@ pub fn check_dir(dir: &str) -> Result<(), String> {
     }
 }
 
-/// The values of one layer of policy keys (its preset tables not included)
-/// that serde reads but cannot judge: the gap (the unsigned keys already
-/// refuse negatives). Shared by the config file and the sidecar.
-pub fn check_keys(keys: &PolicyKeys) -> Result<(), String> {
-    if let Some(g) = keys.gap_threshold_minutes {
-        check_minutes(g).map_err(|e| format!("gap_threshold_minutes = {e}"))?;
-    }
-    Ok(())
-}
-
 /// Applies one layer of policy keys, recording where each value came from.
 /// Returns whether the layer set the delivery.
 pub fn apply(
@@ -593,129 +425,13 @@ pub fn apply(
     source: Source,
     sources: &mut BTreeMap<&'static str, Source>,
 ) -> Result<bool, String> {
-    let mut set = |name: &'static str, present: bool| {
-        if present {
-            sources.insert(name, source);
-        }
-    };
-    if let Some(k) = &keys.kind {
-        p.kind = PlanKind::parse(k).ok_or_else(|| format!("unknown kind {k:?}"))?;
-        set("kind", true);
-    }
-    if keys.keep_recent.is_some() {
-        p.keep_recent = keys.keep_recent;
-    }
-    set("keep_recent", keys.keep_recent.is_some());
-    if let Some(g) = keys.gap_threshold_minutes {
-        p.gap_threshold_minutes = g;
-        p.gap_explicit = true;
-    }
-    set(
-        "gap_threshold_minutes",
-        keys.gap_threshold_minutes.is_some(),
-    );
-    if let Some(s) = keys.size_threshold {
-        p.size_threshold = s;
-        p.size_explicit = true;
-    }
-    set("size_threshold", keys.size_threshold.is_some());
-    if let Some(w) = keys.low_watermark {
-        p.low_watermark = w;
-    }
-    set("low_watermark", keys.low_watermark.is_some());
-    if let Some(t) = keys.trigger_threshold {
-        p.trigger_threshold = t;
-    }
-    set("trigger_threshold", keys.trigger_threshold.is_some());
-    if let Some(v) = keys.protect {
-        p.protect = v;
-    }
-    set("protect", keys.protect.is_some());
-    if let Some(v) = keys.clear_errors {
-        p.clear_errors = v;
-    }
-    set("clear_errors", keys.clear_errors.is_some());
-    if let Some(v) = keys.budget_tokens {
-        p.budget_tokens = v;
-    }
-    set("budget_tokens", keys.budget_tokens.is_some());
-    if let Some(v) = keys.budget_min_saving {
-        p.budget_min_saving = v;
-    }
-    set("budget_min_saving", keys.budget_min_saving.is_some());
-    if keys.budget_warning_tokens.is_some() {
-        p.budget_warning_tokens = keys.budget_warning_tokens;
-    }
-    set(
-        "budget_warning_tokens",
-        keys.budget_warning_tokens.is_some(),
-    );
-    if keys.min_trigger_tool_uses.is_some() {
-        p.min_trigger_tool_uses = keys.min_trigger_tool_uses;
-    }
-    set(
-        "min_trigger_tool_uses",
-        keys.min_trigger_tool_uses.is_some(),
-    );
-    if let Some(v) = keys.mask_protect_tokens {
-        p.mask_protect_tokens = v;
-    }
-    set("mask_protect_tokens", keys.mask_protect_tokens.is_some());
-    if let Some(v) = keys.mask_min_prunable_tokens {
-        p.mask_min_prunable_tokens = v;
-    }
-    set(
-        "mask_min_prunable_tokens",
-        keys.mask_min_prunable_tokens.is_some(),
-    );
-    if let Some(v) = keys.mask_protect_latest_turn {
-        p.mask_protect_latest_turn = v;
-    }
-    set(
-        "mask_protect_latest_turn",
-        keys.mask_protect_latest_turn.is_some(),
-    );
-    if let Some(v) = keys.prune_protect_tokens {
-        p.prune_protect_tokens = v;
-    }
-    set("prune_protect_tokens", keys.prune_protect_tokens.is_some());
-    if let Some(v) = keys.prune_minimum_tokens {
-        p.prune_minimum_tokens = v;
-    }
-    set("prune_minimum_tokens", keys.prune_minimum_tokens.is_some());
-    if let Some(edits) = &keys.api_edits {
-        p.api.edits = crate::policy::api::parse_edits(edits)?;
-    }
-    set("api_edits", keys.api_edits.is_some());
-    if let Some(v) = keys.api_excluded_count_toward_keep {
-        p.api.excluded_count_toward_keep = v;
-    }
-    set(
-        "api_excluded_count_toward_keep",
-        keys.api_excluded_count_toward_keep.is_some(),
-    );
-    if let Some(v) = keys.api_trigger_inclusive {
-        p.api.trigger_inclusive = v;
-    }
-    set(
-        "api_trigger_inclusive",
-        keys.api_trigger_inclusive.is_some(),
-    );
-    if let Some(v) = &keys.api_placeholder {
-        p.api.placeholder = v.clone();
-    }
-    set("api_placeholder", keys.api_placeholder.is_some());
-    if let Some(d) = &keys.delivery {
-        p.delivery = Delivery::parse(d).ok_or_else(|| format!("unknown delivery {d:?}"))?;
-        set("delivery", true);
-        return Ok(true);
-    }
-    Ok(false)
+    keys.apply(p, source, sources)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::Delivery;
     use crate::session::Harness;
 
     /// The keys serde lists when it refuses an unknown key (message `e`).
@@ -787,8 +503,14 @@ protected = "cyan"
         let c = parse(EXAMPLE).unwrap();
         assert_eq!(c.cache_ttl.as_deref(), Some("1h"));
         assert_eq!(c.mouse, Some(false));
-        assert_eq!(c.policy.gap_threshold_minutes, Some(45.0));
-        assert_eq!(c.policy.qwen.as_ref().unwrap().keep_recent, Some(3));
+        assert_eq!(
+            c.policy.get("gap_threshold_minutes"),
+            Some(&KeyValue::F64(45.0))
+        );
+        assert_eq!(
+            c.policy.for_preset("qwen").unwrap().get("keep_recent"),
+            Some(&KeyValue::U32(3))
+        );
         assert_eq!(c.prices["claude-opus-4-5"].write_1h, 10.0);
         assert_eq!(
             c.memory_roots["project"],
@@ -876,10 +598,9 @@ protected = "cyan"
         .unwrap();
         assert_eq!(p.gap_threshold_minutes, 45.0);
         assert_eq!(p.keep_recent, Some(3));
-        let sidecar = PolicyKeys {
-            keep_recent: Some(2),
-            ..Default::default()
-        };
+        let sidecar = PolicyKeys::default()
+            .with("keep_recent", KeyValue::U32(2))
+            .unwrap();
         apply(&mut p, &sidecar, Source::Sidecar, &mut sources).unwrap();
         assert_eq!(p.keep_recent, Some(2));
         assert_eq!(sources["keep_recent"], Source::Sidecar);

@@ -541,3 +541,42 @@ fn config_print_lists_the_mask_settings_where_the_preset_masks() {
     );
     assert!(!out.contains("mask_"), "{out}");
 }
+
+/// A sidecar's values are checked by the same rows as the config file's: a
+/// bad plan kind, delivery or preset is one line naming the sidecar, the key
+/// and the value, exit 2; a preset table's bad value is named by its key path
+/// for every preset of the registry.
+#[test]
+fn a_sidecar_s_bad_value_is_named_with_the_file_and_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let none = dir.path().join("no-config.toml");
+    let session = dir.path().join("s.jsonl");
+    std::fs::copy(root().join("sample-sessions/claude-demo.jsonl"), &session).unwrap();
+    let side = dir.path().join("s.mcscope.json");
+    for (text, want) in [
+        (r#"{"kind": "bogus"}"#, r#"kind = "bogus": not a plan kind"#),
+        (
+            r#"{"delivery": "pigeon"}"#,
+            r#"delivery = "pigeon": not a delivery (rewrite, cache-edits, server)"#,
+        ),
+        (
+            r#"{"preset": "cursor"}"#,
+            r#"preset = "cursor": not a preset"#,
+        ),
+        (
+            r#"{"opencode": {"prune_protect_tokens": "x"}}"#,
+            r#"line 1: opencode.prune_protect_tokens: expected a whole number, 0 or more, found "x""#,
+        ),
+    ] {
+        std::fs::write(&side, text).unwrap();
+        let (code, out, err) = run(&none, &["plan", session.to_str().unwrap()]);
+        assert_eq!(code, 2, "{text}");
+        assert!(out.is_empty());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!("mcscope: {}: bad sidecar: ", side.display()))
+                && err.trim_end().ends_with(want),
+            "{text}: {err}"
+        );
+    }
+}

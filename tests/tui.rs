@@ -1267,7 +1267,7 @@ fn the_command_line_jumps_tunes_and_explains() {
     );
     let (text, note) = mcscope::tui::app::complete("");
     assert_eq!(text, "");
-    assert!(note.unwrap().contains("gap  keep  size"));
+    assert!(note.unwrap().contains("policy  keep  gap  size  trigger"));
     // Typed text goes through the keymap as actions while the line is open.
     let colon =
         ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('q'));

@@ -41,6 +41,98 @@ pub struct Param {
     pub compare: Compare,
     /// The TUI keys that step it, if there are any.
     pub keys: Option<&'static Keys>,
+    /// How the config file and a sidecar read its key, and what the value
+    /// sets (SPEC §8): a key is accepted, checked and applied because its row
+    /// is here.
+    pub put: Put,
+    /// Its line of `config --print`.
+    pub print: Print,
+}
+
+/// A key's value as `config --print` shows it; None where the policy's preset
+/// or plan kind does not read the key (its line is left out).
+pub type Print = fn(&Policy) -> Option<String>;
+
+/// How the config file and a sidecar read a key's value (the type serde
+/// reads, so a wrong one is named as before), and what it sets in the policy.
+/// A function that returns an error refuses the value: the words say why.
+#[derive(Debug, Clone, Copy)]
+pub enum Put {
+    U32(fn(&mut Policy, u32)),
+    U64(fn(&mut Policy, u64)),
+    I64(fn(&mut Policy, i64)),
+    F64(fn(&mut Policy, f64) -> Result<(), String>),
+    Bool(fn(&mut Policy, bool)),
+    Str(fn(&mut Policy, &str) -> Result<(), String>),
+    /// The api preset's edits: the API's own JSON objects.
+    List(fn(&mut Policy, &[serde_json::Value]) -> Result<(), String>),
+    /// The preset, which chooses the rules the other keys apply over: setup
+    /// reads it first (`choose_preset`); the function says whether a name is
+    /// one.
+    Preset(fn(&str) -> bool),
+}
+
+/// A config and sidecar key: a parameter's, or one of [`OTHER_KEYS`].
+#[derive(Debug, Clone, Copy)]
+pub struct Key {
+    pub key: &'static str,
+    pub put: Put,
+    pub print: Print,
+}
+
+/// The keys of the config file and the sidecar that are no row of [`PARAMS`]:
+/// the preset, and the api preset's readings where the documentation is
+/// silent (SPEC §11; their flags are the api preset's own, `setup` marks them).
+pub static OTHER_KEYS: &[Key] = &[
+    Key {
+        key: "preset",
+        put: Put::Preset(|name| name.parse::<crate::harness::PresetId>().is_ok()),
+        // `config --print` names the preset on its own line, before the keys.
+        print: |_| None,
+    },
+    Key {
+        key: "api_excluded_count_toward_keep",
+        put: Put::Bool(|p, v| p.api.excluded_count_toward_keep = v),
+        print: |p| (p.kind == PlanKind::Api).then(|| p.api.excluded_count_toward_keep.to_string()),
+    },
+    Key {
+        key: "api_trigger_inclusive",
+        put: Put::Bool(|p, v| p.api.trigger_inclusive = v),
+        print: |p| (p.kind == PlanKind::Api).then(|| p.api.trigger_inclusive.to_string()),
+    },
+    Key {
+        key: "api_placeholder",
+        put: Put::Str(|p, v| {
+            p.api.placeholder = v.to_string();
+            Ok(())
+        }),
+        print: |p| (p.kind == PlanKind::Api).then(|| format!("{:?}", p.api.placeholder)),
+    },
+];
+
+/// Every key of the config file's `[policy]` and of a sidecar, in the order
+/// `config --print` lists them: the parameters' (in the table's order), then
+/// [`OTHER_KEYS`].
+pub fn keys() -> impl Iterator<Item = Key> {
+    PARAMS
+        .iter()
+        .map(|p| Key {
+            key: p.key,
+            put: p.put,
+            print: p.print,
+        })
+        .chain(OTHER_KEYS.iter().copied())
+}
+
+/// The row of a config or sidecar key.
+pub fn key(name: &str) -> Option<Key> {
+    keys().find(|k| k.key == name)
+}
+
+/// Whether the policy's preset offers a plan kind (a harness's own keys are
+/// shown only where it does).
+fn offers(p: &Policy, kind: PlanKind) -> bool {
+    p.preset.rules().offers(kind)
 }
 
 /// A parameter's default, as `--help` says it.
@@ -150,47 +242,39 @@ pub enum When {
     SizeNeedsIdle,
 }
 
-/// Every parameter, commands first in the order the TUI lists them.
+/// Every parameter, in the order of the JSON `policy` object's keys (SPEC §7,
+/// the harnesses' own after the shared ones): the config keys, `config
+/// --print`, serde's list of keys and the TUI's `:` commands follow it.
 pub static PARAMS: &[Param] = &[
     Param {
-        key: "gap_threshold_minutes",
-        flag: "--gap-minutes",
-        command: Some("gap"),
-        set: Some(Set {
-            parse: |p, v| match v.parse::<f64>() {
-                Ok(m) if m.is_finite() => {
-                    p.gap_threshold_minutes = m;
-                    true
-                }
-                _ => false,
-            },
-            what: "minutes",
-            e_g: Some("7.5"),
+        key: "kind",
+        flag: "--policy",
+        command: Some("policy"),
+        set: None,
+        same: |a, b| a.kind == b.kind,
+        read_by: None,
+        about: "The plan kind",
+        range: None,
+        // Each preset says what its `auto` chooses (`Rules::auto_words`).
+        default: ByDefault::Made(|| {
+            let each: Vec<String> = <crate::harness::PresetId as strum::VariantArray>::VARIANTS
+                .iter()
+                .map(|p| p.asks().auto_words())
+                .collect();
+            format!(
+                "auto, the harness's own choice at each request: {}",
+                each.join("; ")
+            )
         }),
-        same: |a, b| a.gap_threshold_minutes == b.gap_threshold_minutes,
-        // idle: engine/idle.rs `idle::idle` (through `Policy::gap_holds`);
-        // idle-server: engine/idle_server.rs `idle_server::params` (the
-        // explicit gap, else its own 65); size: engine/size.rs `size::size`,
-        // only for qwen's coupling.
-        read_by: Some(&[
-            (PlanKind::Idle, When::Always),
-            (PlanKind::IdleServer, When::Always),
-            (PlanKind::Size, When::SizeNeedsIdle),
-        ]),
-        about: "Idle gap threshold in minutes",
-        range: Some("negative disables"),
-        // idle-server's own gap is Claude Code's constant, not a preset's.
-        default: ByDefault::PresetThen(
-            |p| num(p.gap_threshold_minutes),
-            || {
-                format!(
-                    "idle-server {} unless given",
-                    num(super::idle_server::GAP_MINUTES)
-                )
-            },
-        ),
-        compare: Compare::List { e_g: "5,30,60" },
-        keys: Some(&GAP_KEYS),
+        compare: Compare::List {
+            e_g: "idle,size,count",
+        },
+        keys: None,
+        put: Put::Str(|p, k| {
+            p.kind = super::PlanKind::parse(k).ok_or_else(|| "not a plan kind".to_string())?;
+            Ok(())
+        }),
+        print: |p| Some(p.kind.name().into()),
     },
     Param {
         key: "keep_recent",
@@ -236,6 +320,83 @@ pub static PARAMS: &[Param] = &[
         }),
         compare: Compare::List { e_g: "2,5,10" },
         keys: Some(&KEEP_KEYS),
+        put: Put::U32(|p, k| p.keep_recent = Some(k)),
+        print: |p| {
+            Some(p.keep_recent.map_or_else(
+                || {
+                    if p.preset.rules().versioned {
+                        use crate::policy::idle_server::default_keep;
+                        format!(
+                            "by plan kind ({}, budget {}, idle-server {} before 2.1.310 and {} from it)",
+                            PlanKind::Idle.default_keep(),
+                            PlanKind::Budget.default_keep(),
+                            default_keep(Some("2.1.309")),
+                            default_keep(Some("2.1.310")),
+                        )
+                    } else {
+                        PlanKind::Idle.default_keep().to_string()
+                    }
+                },
+                |k| k.to_string(),
+            ))
+        },
+    },
+    Param {
+        key: "gap_threshold_minutes",
+        flag: "--gap-minutes",
+        command: Some("gap"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<f64>() {
+                Ok(m) if m.is_finite() => {
+                    p.gap_threshold_minutes = m;
+                    true
+                }
+                _ => false,
+            },
+            what: "minutes",
+            e_g: Some("7.5"),
+        }),
+        same: |a, b| a.gap_threshold_minutes == b.gap_threshold_minutes,
+        // idle: engine/idle.rs `idle::idle` (through `Policy::gap_holds`);
+        // idle-server: engine/idle_server.rs `idle_server::params` (the
+        // explicit gap, else its own 65); size: engine/size.rs `size::size`,
+        // only for qwen's coupling.
+        read_by: Some(&[
+            (PlanKind::Idle, When::Always),
+            (PlanKind::IdleServer, When::Always),
+            (PlanKind::Size, When::SizeNeedsIdle),
+        ]),
+        about: "Idle gap threshold in minutes",
+        range: Some("negative disables"),
+        // idle-server's own gap is Claude Code's constant, not a preset's.
+        default: ByDefault::PresetThen(
+            |p| num(p.gap_threshold_minutes),
+            || {
+                format!(
+                    "idle-server {} unless given",
+                    num(super::idle_server::GAP_MINUTES)
+                )
+            },
+        ),
+        compare: Compare::List { e_g: "5,30,60" },
+        keys: Some(&GAP_KEYS),
+        put: Put::F64(|p, g| {
+            p.gap_threshold_minutes = crate::config::finite_minutes(g)?;
+            p.gap_explicit = true;
+            Ok(())
+        }),
+        print: |p| {
+            // A versioned harness's idle-server reads its own gap unless one is given.
+            Some(if p.preset.rules().versioned && !p.gap_explicit {
+                format!(
+                    "{} (idle-server: {})",
+                    p.gap_threshold_minutes,
+                    num(super::idle_server::GAP_MINUTES)
+                )
+            } else {
+                p.gap_threshold_minutes.to_string()
+            })
+        },
     },
     Param {
         key: "size_threshold",
@@ -263,6 +424,26 @@ pub static PARAMS: &[Param] = &[
             e_g: "200000,500000",
         },
         keys: Some(&SIZE_KEYS),
+        put: Put::I64(|p, s| {
+            p.size_threshold = s;
+            p.size_explicit = true;
+        }),
+        print: |p| Some(p.size_threshold.to_string()),
+    },
+    Param {
+        key: "low_watermark",
+        flag: "--no-low-watermark",
+        command: None,
+        set: None,
+        same: |a, b| a.low_watermark == b.low_watermark,
+        read_by: None,
+        about: "Clear down to the threshold instead of half of it: low watermark off",
+        range: None,
+        default: ByDefault::Preset(|p| on(p.low_watermark)),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::Bool(|p, w| p.low_watermark = w),
+        print: |p| Some(p.low_watermark.to_string()),
     },
     Param {
         key: "trigger_threshold",
@@ -287,31 +468,8 @@ pub static PARAMS: &[Param] = &[
         default: ByDefault::Preset(|p| p.trigger_threshold.to_string()),
         compare: Compare::List { e_g: "5,10,20" },
         keys: None,
-    },
-    Param {
-        key: "kind",
-        flag: "--policy",
-        command: Some("policy"),
-        set: None,
-        same: |a, b| a.kind == b.kind,
-        read_by: None,
-        about: "The plan kind",
-        range: None,
-        // Each preset says what its `auto` chooses (`Rules::auto_words`).
-        default: ByDefault::Made(|| {
-            let each: Vec<String> = <crate::harness::PresetId as strum::VariantArray>::VARIANTS
-                .iter()
-                .map(|p| p.asks().auto_words())
-                .collect();
-            format!(
-                "auto, the harness's own choice at each request: {}",
-                each.join("; ")
-            )
-        }),
-        compare: Compare::List {
-            e_g: "idle,size,count",
-        },
-        keys: None,
+        put: Put::U32(|p, t| p.trigger_threshold = t),
+        print: |p| Some(p.trigger_threshold.to_string()),
     },
     Param {
         key: "delivery",
@@ -339,86 +497,16 @@ pub static PARAMS: &[Param] = &[
             e_g: "rewrite,cache-edits",
         },
         keys: None,
-    },
-    Param {
-        key: "mask_protect_tokens",
-        flag: "--protect-tokens",
-        command: Some("mask-protect"),
-        set: Some(Set {
-            parse: |p, v| match v.parse::<u64>() {
-                Ok(t) => {
-                    p.mask_protect_tokens = t;
-                    true
-                }
-                _ => false,
-            },
-            what: "tokens",
-            e_g: Some("30000"),
+        put: Put::Str(|p, d| {
+            p.delivery = super::Delivery::parse(d).ok_or_else(|| {
+                format!(
+                    "not a delivery ({})",
+                    crate::config::names::<super::Delivery>()
+                )
+            })?;
+            Ok(())
         }),
-        same: |a, b| a.mask_protect_tokens == b.mask_protect_tokens,
-        // engine/mask.rs `mask::mask`.
-        read_by: Some(&[(PlanKind::Mask, When::Always)]),
-        about: "mask (Gemini CLI): the newest tokens of tool output it protects",
-        range: None,
-        default: ByDefault::Preset(|p| p.mask_protect_tokens.to_string()),
-        compare: Compare::Same,
-        keys: None,
-    },
-    Param {
-        key: "mask_min_prunable_tokens",
-        flag: "--min-prunable-tokens",
-        command: Some("mask-min"),
-        set: Some(Set {
-            parse: |p, v| match v.parse::<u64>() {
-                Ok(t) => {
-                    p.mask_min_prunable_tokens = t;
-                    true
-                }
-                _ => false,
-            },
-            what: "tokens",
-            e_g: Some("10000"),
-        }),
-        same: |a, b| a.mask_min_prunable_tokens == b.mask_min_prunable_tokens,
-        // engine/mask.rs `mask::mask`.
-        read_by: Some(&[(PlanKind::Mask, When::Always)]),
-        about: "mask (Gemini CLI): the least prunable tokens that let it mask",
-        range: None,
-        default: ByDefault::Preset(|p| p.mask_min_prunable_tokens.to_string()),
-        compare: Compare::Same,
-        keys: None,
-    },
-    Param {
-        key: "api_edits",
-        flag: "--api-edit",
-        command: None,
-        set: None,
-        same: |a, b| a.api == b.api,
-        read_by: None,
-        about: "api preset: one `context_management` edit, the API's own JSON object \
-(repeatable, in the order sent), e.g. '{\"type\":\"clear_tool_uses_20250919\", \
-\"trigger\":{\"type\":\"input_tokens\",\"value\":30000},\"keep\":{\"type\":\"tool_uses\", \
-\"value\":5},\"clear_at_least\":{\"type\":\"input_tokens\",\"value\":5000}, \
-\"exclude_tools\":[\"memory\"]}' or '{\"type\":\"clear_thinking_20251015\"}'",
-        range: None,
-        default: ByDefault::Made(|| {
-            "one clear_tool_uses_20250919 with the documented defaults".into()
-        }),
-        compare: Compare::Own,
-        keys: None,
-    },
-    Param {
-        key: "low_watermark",
-        flag: "--no-low-watermark",
-        command: None,
-        set: None,
-        same: |a, b| a.low_watermark == b.low_watermark,
-        read_by: None,
-        about: "Clear down to the threshold instead of half of it: low watermark off",
-        range: None,
-        default: ByDefault::Preset(|p| on(p.low_watermark)),
-        compare: Compare::Same,
-        keys: None,
+        print: |p| Some(p.delivery.name().into()),
     },
     Param {
         key: "protect",
@@ -432,6 +520,8 @@ pub static PARAMS: &[Param] = &[
         default: ByDefault::Preset(|p| on(p.protect)),
         compare: Compare::Same,
         keys: None,
+        put: Put::Bool(|p, v| p.protect = v),
+        print: |p| Some(p.protect.to_string()),
     },
     Param {
         key: "clear_errors",
@@ -458,22 +548,8 @@ pub static PARAMS: &[Param] = &[
         ),
         compare: Compare::Same,
         keys: None,
-    },
-    Param {
-        key: "min_trigger_tool_uses",
-        flag: "--min-trigger-tool-uses",
-        command: None,
-        set: None,
-        same: |a, b| a.min_trigger_tool_uses == b.min_trigger_tool_uses,
-        // engine/idle_server.rs `idle_server::params` (keep + 15
-        // when none is given).
-        read_by: Some(&[(PlanKind::IdleServer, When::Always)]),
-        about: "idle-server: the least trigger it sends; Claude Code 2.1.285+ sends \
-its edit only when the clearable results less 3 reach it",
-        range: None,
-        default: ByDefault::Made(|| "keep + 15".into()),
-        compare: Compare::Not,
-        keys: None,
+        put: Put::Bool(|p, v| p.clear_errors = v),
+        print: |p| Some(p.clear_errors.to_string()),
     },
     Param {
         key: "budget_tokens",
@@ -488,6 +564,8 @@ its edit only when the clearable results less 3 reach it",
         default: ByDefault::Preset(|p| p.budget_tokens.to_string()),
         compare: Compare::Same,
         keys: None,
+        put: Put::U64(|p, v| p.budget_tokens = v),
+        print: |p| Some(p.budget_tokens.to_string()),
     },
     Param {
         key: "budget_min_saving",
@@ -502,6 +580,8 @@ its edit only when the clearable results less 3 reach it",
         default: ByDefault::Preset(|p| p.budget_min_saving.to_string()),
         compare: Compare::Same,
         keys: None,
+        put: Put::U64(|p, v| p.budget_min_saving = v),
+        print: |p| Some(p.budget_min_saving.to_string()),
     },
     Param {
         key: "budget_warning_tokens",
@@ -524,6 +604,89 @@ its edit only when the clearable results less 3 reach it",
         }),
         compare: Compare::Same,
         keys: None,
+        put: Put::U64(|p, w| p.budget_warning_tokens = Some(w)),
+        print: |p| {
+            Some(
+                p.budget_warning_tokens
+                    .map_or("by version".into(), |w| w.to_string()),
+            )
+        },
+    },
+    Param {
+        key: "min_trigger_tool_uses",
+        flag: "--min-trigger-tool-uses",
+        command: None,
+        set: None,
+        same: |a, b| a.min_trigger_tool_uses == b.min_trigger_tool_uses,
+        // engine/idle_server.rs `idle_server::params` (keep + 15
+        // when none is given).
+        read_by: Some(&[(PlanKind::IdleServer, When::Always)]),
+        about: "idle-server: the least trigger it sends; Claude Code 2.1.285+ sends \
+its edit only when the clearable results less 3 reach it",
+        range: None,
+        default: ByDefault::Made(|| "keep + 15".into()),
+        compare: Compare::Not,
+        keys: None,
+        put: Put::U32(|p, m| p.min_trigger_tool_uses = Some(m)),
+        print: |p| {
+            // idle-server (a versioned harness's only): SPEC §13.S4.
+            p.preset.rules().versioned.then(|| {
+                p.min_trigger_tool_uses
+                    .map_or("keep_recent + 15 (idle-server)".into(), |m| m.to_string())
+            })
+        },
+    },
+    Param {
+        key: "mask_protect_tokens",
+        flag: "--protect-tokens",
+        command: Some("mask-protect"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<u64>() {
+                Ok(t) => {
+                    p.mask_protect_tokens = t;
+                    true
+                }
+                _ => false,
+            },
+            what: "tokens",
+            e_g: Some("30000"),
+        }),
+        same: |a, b| a.mask_protect_tokens == b.mask_protect_tokens,
+        // engine/mask.rs `mask::mask`.
+        read_by: Some(&[(PlanKind::Mask, When::Always)]),
+        about: "mask (Gemini CLI): the newest tokens of tool output it protects",
+        range: None,
+        default: ByDefault::Preset(|p| p.mask_protect_tokens.to_string()),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::U64(|p, t| p.mask_protect_tokens = t),
+        print: |p| offers(p, PlanKind::Mask).then(|| p.mask_protect_tokens.to_string()),
+    },
+    Param {
+        key: "mask_min_prunable_tokens",
+        flag: "--min-prunable-tokens",
+        command: Some("mask-min"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<u64>() {
+                Ok(t) => {
+                    p.mask_min_prunable_tokens = t;
+                    true
+                }
+                _ => false,
+            },
+            what: "tokens",
+            e_g: Some("10000"),
+        }),
+        same: |a, b| a.mask_min_prunable_tokens == b.mask_min_prunable_tokens,
+        // engine/mask.rs `mask::mask`.
+        read_by: Some(&[(PlanKind::Mask, When::Always)]),
+        about: "mask (Gemini CLI): the least prunable tokens that let it mask",
+        range: None,
+        default: ByDefault::Preset(|p| p.mask_min_prunable_tokens.to_string()),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::U64(|p, t| p.mask_min_prunable_tokens = t),
+        print: |p| offers(p, PlanKind::Mask).then(|| p.mask_min_prunable_tokens.to_string()),
     },
     Param {
         key: "mask_protect_latest_turn",
@@ -538,6 +701,8 @@ CLI's remote flag 45758819 set to false does: protect latest turn off",
         default: ByDefault::Preset(|p| on(p.mask_protect_latest_turn)),
         compare: Compare::Same,
         keys: None,
+        put: Put::Bool(|p, v| p.mask_protect_latest_turn = v),
+        print: |p| offers(p, PlanKind::Mask).then(|| p.mask_protect_latest_turn.to_string()),
     },
     Param {
         key: "prune_protect_tokens",
@@ -553,6 +718,8 @@ OpenCode's PRUNE_PROTECT",
         default: ByDefault::Preset(|p| p.prune_protect_tokens.to_string()),
         compare: Compare::Same,
         keys: None,
+        put: Put::U64(|p, v| p.prune_protect_tokens = v),
+        print: |p| offers(p, PlanKind::Prune).then(|| p.prune_protect_tokens.to_string()),
     },
     Param {
         key: "prune_minimum_tokens",
@@ -568,6 +735,35 @@ it marks anything, OpenCode's PRUNE_MINIMUM",
         default: ByDefault::Preset(|p| p.prune_minimum_tokens.to_string()),
         compare: Compare::Same,
         keys: None,
+        put: Put::U64(|p, v| p.prune_minimum_tokens = v),
+        print: |p| offers(p, PlanKind::Prune).then(|| p.prune_minimum_tokens.to_string()),
+    },
+    Param {
+        key: "api_edits",
+        flag: "--api-edit",
+        command: None,
+        set: None,
+        same: |a, b| a.api == b.api,
+        read_by: None,
+        about: "api preset: one `context_management` edit, the API's own JSON object \
+(repeatable, in the order sent), e.g. '{\"type\":\"clear_tool_uses_20250919\", \
+\"trigger\":{\"type\":\"input_tokens\",\"value\":30000},\"keep\":{\"type\":\"tool_uses\", \
+\"value\":5},\"clear_at_least\":{\"type\":\"input_tokens\",\"value\":5000}, \
+\"exclude_tools\":[\"memory\"]}' or '{\"type\":\"clear_thinking_20251015\"}'",
+        range: None,
+        default: ByDefault::Made(|| {
+            "one clear_tool_uses_20250919 with the documented defaults".into()
+        }),
+        compare: Compare::Own,
+        keys: None,
+        put: Put::List(|p, edits| {
+            p.api.edits = super::api::parse_edits(edits)?;
+            Ok(())
+        }),
+        print: |p| {
+            (p.kind == PlanKind::Api)
+                .then(|| serde_json::Value::Array(p.api.edits_json()).to_string())
+        },
     },
 ];
 
@@ -789,8 +985,8 @@ mod tests {
             changed(&a, &b),
             [
                 "gap_threshold_minutes",
-                "trigger_threshold",
-                "low_watermark"
+                "low_watermark",
+                "trigger_threshold"
             ]
         );
         assert!(changed(&a, &a).is_empty());
@@ -831,12 +1027,12 @@ mod tests {
                 .collect()
         };
         let c = Harness::Claude;
-        assert_eq!(read(Idle, c), ["gap_threshold_minutes", "keep_recent"]);
+        assert_eq!(read(Idle, c), ["keep_recent", "gap_threshold_minutes"]);
         assert_eq!(read(Forced, c), ["keep_recent"]);
         assert_eq!(read(Size, c), ["keep_recent", "size_threshold"]);
         assert_eq!(
             read(Size, Harness::Qwen),
-            ["gap_threshold_minutes", "keep_recent", "size_threshold"]
+            ["keep_recent", "gap_threshold_minutes", "size_threshold"]
         );
         assert_eq!(read(Count, c), ["keep_recent", "trigger_threshold"]);
         assert_eq!(
@@ -851,8 +1047,8 @@ mod tests {
         assert_eq!(
             read(IdleServer, c),
             [
-                "gap_threshold_minutes",
                 "keep_recent",
+                "gap_threshold_minutes",
                 "min_trigger_tool_uses"
             ]
         );

@@ -34,11 +34,13 @@ fn first_bad(object: &Map<String, Value>) -> Option<(Vec<String>, String)> {
             ("memory_roots" | "path_map", Value::Object(m)) => m
                 .iter()
                 .find_map(|(k, v)| String::deserialize(v).err().map(|e| (k, e.to_string()))),
-            ("claude" | "qwen" | "api", Value::Object(m)) => m.iter().find_map(|(k, v)| {
-                PolicyKeys::deserialize(Value::Object(one(k, v)))
-                    .err()
-                    .map(|e| (k, e.to_string()))
-            }),
+            (table, Value::Object(m)) if crate::harness::by_name(table).is_ok() => {
+                m.iter().find_map(|(k, v)| {
+                    PolicyKeys::deserialize(Value::Object(one(k, v)))
+                        .err()
+                        .map(|e| (k, e.to_string()))
+                })
+            }
             _ => None,
         };
         return Some(match inner {

@@ -319,9 +319,9 @@ fn choose_preset(
 ) -> Result<Chosen, UsageError> {
     let (policy, preset, delivery) = (opts.policy, opts.preset, opts.delivery);
     let recorded = side
-        .and_then(|s| s.keys.preset.as_deref())
+        .and_then(|s| s.keys.preset())
         .map(|p| ("sidecar", p))
-        .or_else(|| config.policy.preset.as_deref().map(|p| ("config", p)));
+        .or_else(|| config.policy.preset().map(|p| ("config", p)));
     // Flags win: a --policy or --delivery the api preset cannot take leaves a
     // sidecar's or the config file's api preset for the session's own.
     let flag_leaves_api = policy.is_some_and(|k| k != PlanKind::Api)
@@ -780,11 +780,9 @@ fn paths_and_roots(
 /// The sidecar's values serde reads but cannot judge, as the config file's are
 /// checked (SPEC §15.25): the gap in every layer, and no empty memory folder.
 fn check_sidecar(s: &Sidecar) -> Result<(), String> {
-    config::check_keys(&s.keys)?;
-    for p in ["claude", "qwen", "api"] {
-        if let Some(k) = s.keys.for_preset(p) {
-            config::check_keys(k).map_err(|e| format!("{p}: {e}"))?;
-        }
+    s.keys.check()?;
+    for (p, k) in s.keys.tables() {
+        k.check().map_err(|e| format!("{p}: {e}"))?;
     }
     for (kind, dir) in &s.memory_roots {
         config::check_dir(dir).map_err(|e| format!("memory_roots: {kind} = \"\": {e}"))?;

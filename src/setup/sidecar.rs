@@ -141,15 +141,21 @@ mod tests {
                 "qwen": {"keep_recent": 1}}"#,
         )
         .unwrap();
-        assert_eq!(s.keys.keep_recent, Some(2));
-        assert_eq!(s.keys.delivery.as_deref(), Some("rewrite"));
-        assert_eq!(s.keys.qwen.as_ref().unwrap().keep_recent, Some(1));
+        assert_eq!(s.keys.get("keep_recent"), Some(&config::KeyValue::U32(2)));
+        assert_eq!(
+            s.keys.get("delivery"),
+            Some(&config::KeyValue::Str("rewrite".into()))
+        );
+        assert_eq!(
+            s.keys.for_preset("qwen").unwrap().get("keep_recent"),
+            Some(&config::KeyValue::U32(1))
+        );
         assert_eq!(s.cache_ttl.as_deref(), Some("5m"));
         assert_eq!(s.memory_roots["project"], "mem");
         assert_eq!(s.path_map["D:\\w"], "/w");
         let e = Sidecar::parse(r#"{"keep_recnt": 3}"#).unwrap_err();
         assert!(
-            e.starts_with("unknown field `keep_recnt`, expected one of `kind`, `preset`"),
+            e.starts_with("unknown field `keep_recnt`, expected one of `kind`, `keep_recent`"),
             "{e}"
         );
         let e = Sidecar::parse(r#"{"keep_recent": "three"}"#).unwrap_err();

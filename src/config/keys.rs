@@ -1,0 +1,396 @@
+//! The policy keys of the config file's `[policy]` and of a sidecar (SPEC §7,
+//! §8), read through the parameter table (`policy::params::keys`): a key is
+//! accepted because its row is there, read as the type its row says, checked
+//! and applied by its row, and listed by `config --print` from its row. A
+//! parameter added to the table is a config and sidecar key with nothing
+//! written here.
+
+use super::{Preset, Source};
+use crate::policy::Policy;
+use crate::policy::params::{self, Put};
+use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+use strum::VariantArray;
+
+/// One key's value, as its row's type read it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    U32(u32),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Bool(bool),
+    Str(String),
+    List(Vec<serde_json::Value>),
+}
+
+/// One layer of policy keys: a sidecar's, the config file's `[policy]`, or one
+/// of its `[policy.<preset>]` tables.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct PolicyKeys {
+    /// The keys given with a value, in the order given (a JSON null is none:
+    /// `budget_warning_tokens: null` is "by version", as if left out).
+    values: Vec<(&'static str, Value)>,
+    /// The preset tables: their keys win for that preset.
+    tables: Vec<(Preset, PolicyKeys)>,
+}
+
+impl PolicyKeys {
+    /// The value given for `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.values.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// The preset named (`"preset": "qwen"`).
+    pub fn preset(&self) -> Option<&str> {
+        match self.get("preset") {
+            Some(Value::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The layer with `key` set to `value`; None for a key no row has.
+    pub fn with(mut self, key: &str, value: Value) -> Option<PolicyKeys> {
+        let row = params::key(key)?;
+        self.values.retain(|(k, _)| *k != row.key);
+        self.values.push((row.key, value));
+        Some(self)
+    }
+
+    /// The table of one preset, if there is one.
+    pub fn for_preset(&self, preset: &str) -> Option<&PolicyKeys> {
+        let id = crate::harness::by_name(preset).ok()?;
+        self.tables.iter().find(|(p, _)| *p == id).map(|(_, k)| k)
+    }
+
+    /// The preset tables, by the preset's name.
+    pub fn tables(&self) -> impl Iterator<Item = (&'static str, &PolicyKeys)> {
+        self.tables.iter().map(|(p, k)| (p.name(), k))
+    }
+
+    pub fn has_tables(&self) -> bool {
+        !self.tables.is_empty()
+    }
+
+    /// Each value checked by its row (its preset tables not included): the
+    /// first that its row refuses, in words naming the key and the value.
+    pub fn check(&self) -> Result<(), String> {
+        // A row judges a value alike under every preset: any one's policy
+        // takes the values, and is dropped.
+        let harnesses = <crate::session::Harness as VariantArray>::VARIANTS;
+        let Some(&any) = harnesses.first() else {
+            return Ok(());
+        };
+        let mut scratch = Policy::preset(any);
+        for (key, value) in &self.values {
+            put(&mut scratch, key, value)?;
+        }
+        Ok(())
+    }
+
+    /// Applies the layer (its preset tables not included) over `p`, recording
+    /// where each value came from. Returns whether the layer set the delivery.
+    pub fn apply(
+        &self,
+        p: &mut Policy,
+        source: Source,
+        sources: &mut BTreeMap<&'static str, Source>,
+    ) -> Result<bool, String> {
+        let mut delivery = false;
+        for (key, value) in &self.values {
+            if put(p, key, value)? {
+                sources.insert(key, source);
+                delivery |= *key == "delivery";
+            }
+        }
+        Ok(delivery)
+    }
+}
+
+/// Sets `key`'s value into `p` by its row: whether it set anything (the
+/// preset does not: setup reads it first), or why the value is refused.
+fn put(p: &mut Policy, key: &str, value: &Value) -> Result<bool, String> {
+    let Some(row) = params::key(key) else {
+        return Err(format!("{key}: not a policy key"));
+    };
+    let named = |why: String| match value {
+        Value::Str(s) => format!("{key} = {s:?}: {why}"),
+        Value::F64(x) => format!("{key} = {x}: {why}"),
+        _ => format!("{key}: {why}"),
+    };
+    match (row.put, value) {
+        (Put::U32(set), Value::U32(v)) => set(p, *v),
+        (Put::U64(set), Value::U64(v)) => set(p, *v),
+        (Put::I64(set), Value::I64(v)) => set(p, *v),
+        (Put::Bool(set), Value::Bool(v)) => set(p, *v),
+        (Put::F64(set), Value::F64(v)) => set(p, *v).map_err(named)?,
+        (Put::Str(set), Value::Str(v)) => set(p, v).map_err(named)?,
+        // The edits' words name the edit and its field (`api_edits[0]: …`).
+        (Put::List(set), Value::List(v)) => set(p, v)?,
+        (Put::Preset(is_one), Value::Str(v)) => {
+            return if is_one(v) {
+                Ok(false)
+            } else {
+                Err(named("not a preset".into()))
+            };
+        }
+        // A value is read as its row's type (`ValueSeed`): no other pair is made.
+        _ => return Err(format!("{key}: a value of another type")),
+    }
+    Ok(true)
+}
+
+/// The keys serde may list in its "expected one of": every row's, then the
+/// preset tables.
+static FIELDS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    params::keys()
+        .map(|k| k.key)
+        .chain(Preset::VARIANTS.iter().map(|p| p.name()))
+        .collect()
+});
+
+impl<'de> Deserialize<'de> for PolicyKeys {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // A struct, as serde's derive reads one: a flattened layer (the
+        // sidecar's) takes only these keys, the rest left to its owner.
+        d.deserialize_struct("PolicyKeys", FIELDS.as_slice(), KeysVisitor)
+    }
+}
+
+/// A key of the layer: a row's, or a preset's table.
+enum Field {
+    Key(params::Key),
+    Table(Preset),
+}
+
+struct FieldSeed;
+
+impl<'de> DeserializeSeed<'de> for FieldSeed {
+    type Value = Field;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Field, D::Error> {
+        // An identifier, read inside the key, so that the formats put the
+        // key's position on an unknown one (toml's line).
+        d.deserialize_identifier(FieldVisitor)
+    }
+}
+
+struct FieldVisitor;
+
+impl Visitor<'_> for FieldVisitor {
+    type Value = Field;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("field identifier")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Field, E> {
+        if let Some(k) = params::key(v) {
+            return Ok(Field::Key(k));
+        }
+        match Preset::VARIANTS.iter().find(|p| p.name() == v) {
+            Some(&p) => Ok(Field::Table(p)),
+            None => Err(E::unknown_field(v, FIELDS.as_slice())),
+        }
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Field, E> {
+        self.visit_str(&String::from_utf8_lossy(v))
+    }
+}
+
+/// A key's value, read as its row's type: serde's own message for a wrong one.
+struct ValueSeed(Put);
+
+impl<'de> DeserializeSeed<'de> for ValueSeed {
+    type Value = Option<Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Value>, D::Error> {
+        Ok(match self.0 {
+            Put::U32(_) => Option::<u32>::deserialize(d)?.map(Value::U32),
+            Put::U64(_) => Option::<u64>::deserialize(d)?.map(Value::U64),
+            Put::I64(_) => Option::<i64>::deserialize(d)?.map(Value::I64),
+            Put::F64(_) => Option::<f64>::deserialize(d)?.map(Value::F64),
+            Put::Bool(_) => Option::<bool>::deserialize(d)?.map(Value::Bool),
+            Put::Str(_) | Put::Preset(_) => Option::<String>::deserialize(d)?.map(Value::Str),
+            Put::List(_) => Option::<Vec<serde_json::Value>>::deserialize(d)?.map(Value::List),
+        })
+    }
+}
+
+struct KeysVisitor;
+
+impl<'de> Visitor<'de> for KeysVisitor {
+    type Value = PolicyKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("struct PolicyKeys")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PolicyKeys, A::Error> {
+        let mut keys = PolicyKeys::default();
+        let mut seen: Vec<&'static str> = Vec::new();
+        while let Some(field) = map.next_key_seed(FieldSeed)? {
+            let name = match &field {
+                Field::Key(k) => k.key,
+                Field::Table(p) => p.name(),
+            };
+            if seen.contains(&name) {
+                return Err(de::Error::duplicate_field(name));
+            }
+            seen.push(name);
+            match field {
+                Field::Key(k) => {
+                    if let Some(v) = map.next_value_seed(ValueSeed(k.put))? {
+                        keys.values.push((k.key, v));
+                    }
+                }
+                Field::Table(p) => {
+                    if let Some(t) = map.next_value::<Option<PolicyKeys>>()? {
+                        keys.tables.push((p, t));
+                    }
+                }
+            }
+        }
+        Ok(keys)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row of the table is a key of the config file and of a sidecar:
+    /// read as its type, applied to the policy and marked as the layer's, and
+    /// a value of another type is refused naming the key.
+    #[test]
+    fn every_row_of_the_table_is_a_config_and_sidecar_key() {
+        use crate::session::Harness;
+        let sample = |put: Put| -> (&str, serde_json::Value) {
+            match put {
+                Put::U32(_) | Put::U64(_) => ("7", serde_json::json!(7)),
+                Put::I64(_) => ("-7", serde_json::json!(-7)),
+                Put::F64(_) => ("7.5", serde_json::json!(7.5)),
+                Put::Bool(_) => ("false", serde_json::json!(false)),
+                Put::Str(_) => ("\"idle\"", serde_json::json!("idle")),
+                Put::Preset(_) => ("\"qwen\"", serde_json::json!("qwen")),
+                Put::List(_) => (
+                    "[{type = \"clear_thinking_20251015\"}]",
+                    serde_json::json!([{"type": "clear_thinking_20251015"}]),
+                ),
+            }
+        };
+        let mut n = 0;
+        for row in params::keys() {
+            let (toml_value, json_value) = sample(row.put);
+            // A delivery takes its own names; a switch both values (one of
+            // them is the preset's).
+            let values = match (row.key, row.put) {
+                ("delivery", _) => vec![("\"cache-edits\"", serde_json::json!("cache-edits"))],
+                (_, Put::Bool(_)) => vec![
+                    ("false", serde_json::json!(false)),
+                    ("true", serde_json::json!(true)),
+                ],
+                _ => vec![(toml_value, json_value)],
+            };
+            let mut changed = false;
+            for (toml_value, json_value) in values {
+                let config =
+                    super::super::parse(&format!("[policy]\n{} = {toml_value}\n", row.key))
+                        .unwrap_or_else(|e| panic!("{}: {e}", row.key));
+                let side =
+                    crate::setup::Sidecar::parse(&format!("{{\"{}\": {json_value}}}", row.key))
+                        .unwrap_or_else(|e| panic!("{}: {e}", row.key));
+                assert_eq!(config.policy, side.keys, "{}", row.key);
+                let mut p = Policy::preset(Harness::Claude);
+                let before = p.clone();
+                let mut sources = BTreeMap::new();
+                config
+                    .policy
+                    .apply(&mut p, Source::Config, &mut sources)
+                    .unwrap();
+                if matches!(row.put, Put::Preset(_)) {
+                    assert!(sources.is_empty(), "the preset is read by setup");
+                    changed = true;
+                } else {
+                    assert_eq!(sources.get(row.key), Some(&Source::Config), "{}", row.key);
+                    changed |= p != before;
+                }
+            }
+            assert!(changed, "{}: no value set anything", row.key);
+            // A value of another type: refused, the key named.
+            let wrong = if matches!(row.put, Put::Str(_) | Put::Preset(_) | Put::List(_)) {
+                "3"
+            } else {
+                "\"x\""
+            };
+            let e = super::super::parse(&format!("[policy]\n{} = {wrong}\n", row.key))
+                .expect_err(row.key);
+            assert!(e.starts_with("line 2: ") && e.contains(row.key), "{e}");
+            n += 1;
+        }
+        assert_eq!(n, params::PARAMS.len() + params::OTHER_KEYS.len());
+    }
+
+    #[test]
+    fn a_key_given_twice_or_unknown_and_a_null() {
+        // A sidecar is read as a JSON object first: its last value wins.
+        let s = crate::setup::Sidecar::parse(r#"{"keep_recent": 2, "keep_recent": 3}"#).unwrap();
+        assert_eq!(s.keys.get("keep_recent"), Some(&Value::U32(3)));
+        // The config file's parser refuses a key given twice.
+        let e = super::super::parse("[policy]\nkeep_recent = 2\nkeep_recent = 3\n").unwrap_err();
+        assert!(
+            e.starts_with("line 3:") && e.contains("duplicate key"),
+            "{e}"
+        );
+        let s = crate::setup::Sidecar::parse(r#"{"budget_warning_tokens": null}"#).unwrap();
+        assert_eq!(s.keys, PolicyKeys::default());
+        let e = super::super::parse("[policy.qwen]\nkeep_recnt = 3\n").unwrap_err();
+        assert!(
+            e.starts_with(
+                "line 2: unknown field `keep_recnt`, expected one of `kind`, `keep_recent`"
+            ),
+            "{e}"
+        );
+    }
+
+    /// `config --print` lists every key of the table but the preset (named on
+    /// its own line) under some preset and plan kind, with where it came from,
+    /// and leaves out a key where the policy does not read it.
+    #[test]
+    fn config_print_lists_each_key_where_the_policy_reads_it() {
+        use crate::policy::PlanKind;
+        use crate::session::Harness;
+        let mut policies = Vec::new();
+        for &h in <Harness as VariantArray>::VARIANTS {
+            for &kind in <PlanKind as VariantArray>::VARIANTS {
+                let mut p = Policy::preset(h);
+                p.kind = kind;
+                policies.push(p);
+            }
+        }
+        let settings = super::super::Settings::default();
+        for row in params::keys() {
+            let shown: Vec<&Policy> = policies
+                .iter()
+                .filter(|p| (row.print)(p).is_some())
+                .collect();
+            if matches!(row.put, Put::Preset(_)) {
+                assert!(shown.is_empty());
+                continue;
+            }
+            let p = shown
+                .first()
+                .unwrap_or_else(|| panic!("{}: never shown", row.key));
+            let out = super::super::describe(p, &settings);
+            let line = format!("\n{} = {}  (preset)\n", row.key, (row.print)(p).unwrap());
+            assert!(out.contains(&line), "{line:?} in {out}");
+        }
+        // A Gemini CLI key is left out for Claude Code, which has no mask.
+        let out = super::super::describe(&Policy::preset(Harness::Claude), &settings);
+        assert!(!out.contains("mask_protect_tokens"), "{out}");
+        assert!(out.contains("min_trigger_tool_uses = "), "{out}");
+    }
+}
