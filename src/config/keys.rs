@@ -30,10 +30,13 @@ pub enum Value {
 /// of its `[policy.<preset>]` tables.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct PolicyKeys {
-    /// The keys given with a value, in the order given (a JSON null is none:
-    /// `budget_warning_tokens: null` is "by version", as if left out).
+    /// The keys given with a value, in the table's order, whatever order the
+    /// file gave them in (so the first bad value named is the same for a
+    /// config file and a sidecar); a JSON null is none:
+    /// `budget_warning_tokens: null` is "by version", as if left out.
     values: Vec<(&'static str, Value)>,
-    /// The preset tables: their keys win for that preset.
+    /// The preset tables, in the registry's order: their keys win for that
+    /// preset.
     tables: Vec<(Preset, PolicyKeys)>,
 }
 
@@ -56,6 +59,7 @@ impl PolicyKeys {
         let row = params::key(key)?;
         self.values.retain(|(k, _)| *k != row.key);
         self.values.push((row.key, value));
+        self.in_order();
         Some(self)
     }
 
@@ -72,6 +76,13 @@ impl PolicyKeys {
 
     pub fn has_tables(&self) -> bool {
         !self.tables.is_empty()
+    }
+
+    /// Puts the values in the table's order and the tables in the registry's.
+    fn in_order(&mut self) {
+        let at = |key: &str| FIELDS.iter().position(|k| *k == key);
+        self.values.sort_by_key(|(k, _)| at(k));
+        self.tables.sort_by_key(|(p, _)| at(p.name()));
     }
 
     /// Each value checked by its row (its preset tables not included): the
@@ -226,7 +237,7 @@ impl<'de> Visitor<'de> for KeysVisitor {
     type Value = PolicyKeys;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("struct PolicyKeys")
+        f.write_str("a table of policy keys")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PolicyKeys, A::Error> {
@@ -254,6 +265,7 @@ impl<'de> Visitor<'de> for KeysVisitor {
                 }
             }
         }
+        keys.in_order();
         Ok(keys)
     }
 }
@@ -392,5 +404,27 @@ mod tests {
         let out = super::super::describe(&Policy::preset(Harness::Claude), &settings);
         assert!(!out.contains("mask_protect_tokens"), "{out}");
         assert!(out.contains("min_trigger_tool_uses = "), "{out}");
+    }
+
+    /// Two bad values: the first in the table's order is named, in the
+    /// config file (whose parser hands keys over by name) and in a sidecar
+    /// (as written) alike; two bad preset tables, the first in the
+    /// registry's order; a table of keys that is not one, in words.
+    #[test]
+    fn the_first_bad_value_is_the_table_s_first() {
+        let e =
+            super::super::parse("[policy]\ndelivery = \"pigeon\"\nkind = \"bogus\"\n").unwrap_err();
+        assert_eq!(e, "[policy] kind = \"bogus\": not a plan kind");
+        let s = crate::setup::Sidecar::parse(r#"{"delivery": "pigeon", "kind": "bogus"}"#).unwrap();
+        assert_eq!(
+            s.keys.check().unwrap_err(),
+            "kind = \"bogus\": not a plan kind"
+        );
+        let e =
+            super::super::parse("[policy.gemini]\nkind = \"b1\"\n[policy.qwen]\nkind = \"b2\"\n")
+                .unwrap_err();
+        assert_eq!(e, "[qwen] kind = \"b2\": not a plan kind");
+        let e = crate::setup::Sidecar::parse(r#"{"qwen": 5}"#).unwrap_err();
+        assert_eq!(e, "line 1: qwen: expected a table of policy keys, found 5");
     }
 }
