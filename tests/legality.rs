@@ -255,3 +255,69 @@ fn a_long_refusal_is_whole_at_80x24() {
         lines.join("\n")
     );
 }
+
+/// SPEC §15.6: under auto, a delivery asked for applies to the kinds that take
+/// it, and `plan` refuses one a request's chosen kind does not take. `d` on a
+/// session whose auto runs budget (rewrite only) or idle-server (server only)
+/// used to move to cache-edits anyway, and `compare` listed the setting; now
+/// both refuse it with plan's words (`Policy::check_requests`).
+#[test]
+fn auto_with_a_delivery_a_request_s_kind_refuses_is_refused_everywhere() {
+    for (path, kind) in [
+        ("sample-sessions/claude-budget.jsonl", "budget"),
+        ("sample-sessions/claude-idle-server.jsonl", "idle-server"),
+    ] {
+        let mut a = open(path);
+        assert_eq!(a.view().unwrap().policy().kind, PlanKind::Auto);
+        assert_eq!(a.view().unwrap().policy().delivery, Delivery::Rewrite);
+        keys(&mut a, "d");
+        assert_eq!(
+            a.view().unwrap().policy().delivery,
+            Delivery::Rewrite,
+            "{path}: the plan in force stays"
+        );
+        let why = format!(
+            "auto runs {kind} there (Claude Code {}), which does not take delivery cache-edits",
+            if kind == "budget" {
+                "2.1.17"
+            } else {
+                "2.1.332"
+            }
+        );
+        let said = status(&a);
+        assert!(
+            said.starts_with("refused: request ") && said.ends_with(&why),
+            "{said}"
+        );
+        // plan refuses it with the same words.
+        let (code, _, err) = bin::run(&["plan", path, "--delivery", "cache-edits"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.trim_end().ends_with(&why), "{err}");
+        // compare leaves it out of its rows and says why under the table.
+        let args = [
+            "compare",
+            path,
+            "--policy",
+            "auto",
+            "--delivery",
+            "rewrite,cache-edits",
+        ];
+        let (code, out, err) = bin::run(&args);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("left out: auto cache-edits: ") && l.ends_with(&why)),
+            "{out}"
+        );
+        let (code, out, err) = bin::run(&[&args[..], &["--format", "json"]].concat());
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        for row in v["rows"].as_array().unwrap() {
+            let p = &row["policy"];
+            assert!(
+                !(p["kind"] == "auto" && p["delivery"] == "cache-edits"),
+                "{path}: {row}"
+            );
+        }
+    }
+}

@@ -58,12 +58,18 @@ pub struct Row {
     pub same_as: Option<usize>,
     /// Σ of the sessions' `estimated_usd` (None when any is unknown).
     pub estimated_usd: Option<f64>,
+    /// Why a session refused it (`Policy::check_requests`: a delivery asked
+    /// for under auto that a request's chosen kind does not take): left out,
+    /// as the grid leaves out what `Policy::check` refuses, and named under
+    /// the table.
+    pub refused: Option<String>,
 }
 
 impl Row {
     /// A row of `params` with no session yet.
     pub fn new(params: Params) -> Row {
         Row {
+            refused: None,
             params,
             policy: None,
             totals: Totals::default(),
@@ -102,6 +108,9 @@ pub struct Comparison {
     pub median_later_used: Option<u64>,
     /// Files under a folder that were not compared, with why.
     pub skipped: Vec<Skipped>,
+    /// Settings a session refused, left out of the rows: the setting and why
+    /// (text output only).
+    pub left_out: Vec<(String, String)>,
 }
 
 /// A folder's file that was not compared.
@@ -205,6 +214,8 @@ struct Run {
     totals: Totals,
     usd: Option<f64>,
     avail: (Availability, Option<serde_json::Value>),
+    /// Why the session refuses the setting (`Policy::check_requests`): not run.
+    refused: Option<String>,
 }
 
 /// Loads one session and runs its preset's settings over it in parallel;
@@ -307,6 +318,23 @@ fn run_setup(
                 .find(|(k, _)| *k == key)
                 .map_or(Availability::WhatIf, |(_, a)| *a);
             let avail = avail::with_knob(a, &one.policy);
+            // A delivery the lists asked for under auto that a request's
+            // chosen kind does not take: setup would refuse it (SPEC §15.6).
+            let asked = req.lists.delivery.is_some().then_some(one.policy.delivery);
+            if let Err(e) = one.policy.check_requests(&s.requests, asked) {
+                if i < grid.len() {
+                    tick();
+                }
+                return Ok(Run {
+                    i,
+                    policy: one.policy,
+                    auto_policy: None,
+                    totals: Totals::default(),
+                    usd: None,
+                    avail,
+                    refused: Some(format!("{shown}: {e}")),
+                });
+            }
             let auto_policy = (one.policy.kind == PlanKind::Auto).then(|| {
                 (
                     crate::report::kinds::policy_all(&one),
@@ -320,6 +348,7 @@ fn run_setup(
                 totals,
                 usd,
                 avail,
+                refused: None,
             });
             if i < grid.len() {
                 tick();
@@ -561,6 +590,11 @@ fn compare_units(
     // No session at all (an empty folder or date window, SPEC §7a): the claude
     // grid's rows with zero totals, so a script reads the same shape.
     let none = cmp.sessions.is_empty();
+    cmp.left_out = rows
+        .iter()
+        .flatten()
+        .filter_map(|r| Some((r.params.words(), r.refused.clone()?)))
+        .collect();
     let rows = grid_rows(rows, &grids, none);
     let (rows, recommended, median) = sort_and_recommend(rows);
     if base.policy.is_none() {
@@ -592,7 +626,12 @@ fn add_run(
         totals: t,
         usd,
         avail,
+        refused,
     } = run;
+    if let Some(why) = refused {
+        row.refused.get_or_insert(why);
+        return;
+    }
     let first = row.per_session.is_empty();
     let (a, knob) = avail::combine(row.availability.map(|a| (a, row.knob.take())), avail);
     row.availability = Some(a);
@@ -631,7 +670,7 @@ fn grid_rows(rows: Vec<Vec<Row>>, grids: &[(Harness, Vec<Params>)], none: bool) 
     rows.into_iter()
         .enumerate()
         .flat_map(|(g, rs)| rs.into_iter().map(move |r| (g, r)))
-        .filter(|(g, r)| !r.per_session.is_empty() || (none && *g == 0))
+        .filter(|(g, r)| r.refused.is_none() && (!r.per_session.is_empty() || (none && *g == 0)))
         .map(|(g, mut r)| {
             if r.policy.is_none() {
                 let policy = r.params.apply(&Policy::preset(grids[g].0));

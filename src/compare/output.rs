@@ -289,6 +289,16 @@ pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
             }
         }
     }
+    // SPEC §15.6: a delivery asked for under auto that a session's request
+    // does not take, as `plan` refuses it.
+    for (setting, why) in &c.left_out {
+        let _ = writeln!(
+            out,
+            "left out: {}: {}",
+            crate::sanitize::line(setting),
+            crate::sanitize::line(why)
+        );
+    }
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", recommendation_words(c));
     let unknown = c.sessions.iter().filter(|s| s.price.is_none()).count();

@@ -208,6 +208,29 @@ impl std::fmt::Display for Illegal {
     }
 }
 
+/// A delivery asked for under `auto` that the kind auto chooses at a request
+/// does not take ([`Policy::check_requests`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoRefuses {
+    pub request: usize,
+    pub kind: Option<PlanKind>,
+    pub version: Option<String>,
+    pub delivery: Delivery,
+}
+
+impl std::fmt::Display for AutoRefuses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "request {}: auto runs {} there (Claude Code {}), which does not take delivery {}",
+            self.request,
+            self.kind.map_or("none", PlanKind::name),
+            self.version.as_deref().unwrap_or("version unknown"),
+            self.delivery.name()
+        )
+    }
+}
+
 /// OpenCode's prune thresholds (reference §2.1: `PRUNE_PROTECT = 40_000`,
 /// `PRUNE_MINIMUM = 20_000` in `session/compaction.ts`, constants in every
 /// version, no config key or variable).
@@ -298,6 +321,42 @@ impl Policy {
             protect: false,
             ..Policy::preset(PresetId::SERVER.harness())
         }
+    }
+
+    /// SPEC §15.6: a delivery asked for under `auto` (`asked`; None: each
+    /// kind's own) applies to the kinds that take it; the first request whose
+    /// chosen kind refuses it. The legality [`Policy::check`] cannot judge
+    /// without the requests: setup refuses by it (exit 2 naming the request),
+    /// the TUI will not tune to it, and `compare` leaves the setting out.
+    pub fn check_requests(
+        &self,
+        requests: &[Request],
+        asked: Option<Delivery>,
+    ) -> Result<(), AutoRefuses> {
+        let Some(delivery) = asked else {
+            return Ok(());
+        };
+        if self.kind != PlanKind::Auto || !self.preset.rules().versioned {
+            return Ok(());
+        }
+        for r in requests {
+            let kind = self.kind_at(r, r.gap_minutes);
+            let refuses = match kind {
+                Some(PlanKind::IdleServer) => delivery != Delivery::Server,
+                Some(PlanKind::Budget) => delivery != Delivery::Rewrite,
+                Some(_) => delivery == Delivery::Server,
+                None => false,
+            };
+            if refuses {
+                return Err(AutoRefuses {
+                    request: r.index,
+                    kind,
+                    version: r.version.clone(),
+                    delivery,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// What the plan's rules answer: the api preset's for kind `api`, else the

@@ -637,34 +637,11 @@ fn settle_kind_and_delivery(
         }
         p.delivery = Delivery::Server;
     }
-    if p.kind == PlanKind::Auto
-        && p.preset.rules().versioned
-        && (delivery.is_some() || delivery_set)
-    {
-        // SPEC §15.6: an explicit delivery under auto applies to the kinds that
-        // take it; a request whose chosen kind refuses it is named.
-        let d = delivery.unwrap_or(p.delivery);
-        for r in &session.requests {
-            let refuses = match p.kind_at(r, r.gap_minutes) {
-                Some(PlanKind::IdleServer) => d != Delivery::Server,
-                Some(PlanKind::Budget) => d != Delivery::Rewrite,
-                Some(_) => d == Delivery::Server,
-                None => false,
-            };
-            if refuses {
-                return Err(UsageError::plan(
-                    path,
-                    format!(
-                        "request {}: auto runs {} there (Claude Code {}), which does not take delivery {}",
-                        r.index,
-                        p.kind_at(r, r.gap_minutes).map_or("none", PlanKind::name),
-                        r.version.as_deref().unwrap_or("version unknown"),
-                        d.name()
-                    ),
-                ));
-            }
-        }
-    }
+    // SPEC §15.6: an explicit delivery under auto applies to the kinds that
+    // take it; a request whose chosen kind refuses it is named.
+    let asked = (delivery.is_some() || delivery_set).then(|| delivery.unwrap_or(p.delivery));
+    p.check_requests(&session.requests, asked)
+        .map_err(|e| UsageError::plan(path, e.to_string()))?;
     match delivery {
         _ if api || p.kind == PlanKind::Recorded => {}
         _ if p.kind == PlanKind::IdleServer => {}

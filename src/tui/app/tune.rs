@@ -49,6 +49,14 @@ impl SessionView {
             self.status = Some(format!("refused: {e}"));
             return;
         }
+        // Under auto, a delivery moved off rewrite (the one every kind but
+        // idle-server takes, and auto's default) is asked for: each request's
+        // chosen kind must take it, as setup requires (SPEC §15.6).
+        let asked = (policy.delivery != Delivery::Rewrite).then_some(policy.delivery);
+        if let Err(e) = policy.check_requests(&self.setup.session.requests, asked) {
+            self.status = Some(format!("refused: {e}"));
+            return;
+        }
         self.setup.policy = policy;
         self.status = msg;
         self.replan(true);
