@@ -321,3 +321,51 @@ fn auto_with_a_delivery_a_request_s_kind_refuses_is_refused_everywhere() {
         }
     }
 }
+
+/// Issue 22 item 4: every value the header shows is marked where it was set
+/// or changed: the budget plan's three numbers (given by flags here), the
+/// error-clearing switch, and each value of an api edit by itself (`+` tunes
+/// keep alone, so only keep is starred; the trigger keeps the sidecar's mark).
+#[test]
+fn the_header_marks_the_budget_the_error_switch_and_each_api_value() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-budget.jsonl");
+    let mut opts = Opts::default();
+    opts.shared.budget_tokens = Some(12_345);
+    opts.shared.budget_min_saving = Some(777);
+    opts.shared.clear_errors = true;
+    let a = App::session(cli::setup(&path, &opts).unwrap());
+    let mut a = a;
+    // The request where auto runs budget (the sample's last).
+    keys(&mut a, "G");
+    let lines = screen::screen(&a, 160, 40);
+    assert!(
+        screen::has(&lines, "budget 12,345* (min 777*, gate "),
+        "{lines:#?}"
+    );
+    assert!(screen::has(&lines, "errors cleared*"), "{lines:#?}");
+    // Unset, the budget's numbers and the switch carry no mark.
+    let mut b = open("sample-sessions/claude-budget.jsonl");
+    keys(&mut b, "G");
+    let lines = screen::screen(&b, 160, 40);
+    assert!(
+        screen::has(&lines, "budget 40,000 (min 20,000, gate 135,000)"),
+        "{lines:#?}"
+    );
+    assert!(!screen::has(&lines, "errors "), "{lines:#?}");
+
+    let mut c = open("sample-sessions/api-agent.json");
+    let lines = screen::screen(&c, 160, 40);
+    assert!(
+        screen::has(&lines, "clear_tool_uses > 30,000 tokˢ"),
+        "{lines:#?}"
+    );
+    assert!(screen::has(&lines, "keep 5ˢ"), "{lines:#?}");
+    keys(&mut c, "+");
+    let lines = screen::screen(&c, 160, 40);
+    assert!(screen::has(&lines, "keep 6*"), "{lines:#?}");
+    assert!(
+        screen::has(&lines, "clear_tool_uses > 30,000 tokˢ"),
+        "{lines:#?}"
+    );
+    assert!(screen::has(&lines, "at least 5,000ˢ"), "{lines:#?}");
+}

@@ -132,7 +132,13 @@ impl SessionView {
     /// `text` with the mark of where the value of parameter `key` came from:
     /// `*` where it differs from the value the session was opened with.
     fn marked(&self, key: &str, text: String) -> Piece {
-        let mark = if self.changed().contains(&key) {
+        self.marked_if(self.changed().contains(&key), key, text)
+    }
+
+    /// As [`Self::marked`], where whether the value changed is the caller's
+    /// to say (a part of a parameter: one field of an api edit).
+    fn marked_if(&self, changed: bool, key: &str, text: String) -> Piece {
+        let mark = if changed {
             "*"
         } else {
             source_mark(self.setup.settings.source(key))
@@ -230,13 +236,30 @@ impl SessionView {
                 self.marked("low_watermark", "low watermark off".into()),
             ]);
         }
+        // Shown where it was set (each preset has its own default).
+        let errors_set = self.changed().contains(&"clear_errors")
+            || self.setup.settings.source("clear_errors") != crate::config::Source::Preset;
+        if errors_set {
+            let words = if p.errors_clearable() {
+                "errors cleared"
+            } else {
+                "errors kept"
+            };
+            out.push(vec![self.marked("clear_errors", words.into())]);
+        }
         if self.plan.step.kind == Some(PlanKind::Budget) {
-            out.push(vec![plain(format!(
-                "budget {} (min {}, gate {})",
-                fmt_int(p.budget_tokens),
-                fmt_int(p.budget_min_saving),
-                fmt_int(p.budget_warning_at(&self.plan.request))
-            ))]);
+            out.push(vec![
+                plain("budget "),
+                self.marked("budget_tokens", fmt_int(p.budget_tokens)),
+                plain(" (min "),
+                self.marked("budget_min_saving", fmt_int(p.budget_min_saving)),
+                plain(", gate "),
+                self.marked(
+                    "budget_warning_tokens",
+                    fmt_int(p.budget_warning_at(&self.plan.request)),
+                ),
+                plain(")"),
+            ]);
         }
         out
     }
@@ -251,7 +274,10 @@ impl SessionView {
             self.marked("kind", "api".into()),
             plain(" (api)"),
         ]];
-        for e in &p.api.edits {
+        // Each value of an edit is marked by itself: changed where the edit
+        // the session opened with had another (the keys tune keep alone).
+        let opened = &self.opened_with.api.edits;
+        for (i, e) in p.api.edits.iter().enumerate() {
             match e {
                 Edit::ClearToolUses {
                     trigger,
@@ -260,17 +286,40 @@ impl SessionView {
                     exclude_tools,
                     ..
                 } => {
-                    let trigger = match trigger {
+                    let was = match opened.get(i) {
+                        Some(Edit::ClearToolUses {
+                            trigger,
+                            keep,
+                            clear_at_least,
+                            ..
+                        }) => Some((trigger, keep, clear_at_least)),
+                        _ => None,
+                    };
+                    let words = match trigger {
                         TriggerOn::InputTokens(v) => format!("> {} tok", fmt_int(*v)),
                         TriggerOn::ToolUses(v) => format!("> {v} uses"),
                     };
-                    out.push(vec![plain(format!("clear_tool_uses {trigger}"))]);
+                    out.push(vec![
+                        plain("clear_tool_uses "),
+                        self.marked_if(was.is_none_or(|w| w.0 != trigger), "api_edits", words),
+                    ]);
                     out.push(vec![
                         plain("keep "),
-                        self.marked("api_edits", keep.to_string()),
+                        self.marked_if(
+                            was.is_none_or(|w| w.1 != keep),
+                            "api_edits",
+                            keep.to_string(),
+                        ),
                     ]);
                     if let Some(least) = clear_at_least {
-                        out.push(vec![plain(format!("at least {}", fmt_int(*least)))]);
+                        out.push(vec![
+                            plain("at least "),
+                            self.marked_if(
+                                was.is_none_or(|w| w.2 != clear_at_least),
+                                "api_edits",
+                                fmt_int(*least),
+                            ),
+                        ]);
                     }
                     if !exclude_tools.is_empty() {
                         out.push(vec![plain(format!("exclude {}", exclude_tools.join(",")))]);
