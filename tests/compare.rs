@@ -724,3 +724,33 @@ fn the_sidecar_sets_the_cache_ttl_and_timeline_text_shows_the_cache_column() {
     ]);
     assert_eq!(plan["metadata"]["in_wire_tokens"], 836);
 }
+
+/// SPEC §9 and issue 22 item 4: `--keep-recent` multiplies the budget plan,
+/// which reads keep (the table's `read_by`): each row runs its own keep, and
+/// the rows differ where the keep does.
+#[test]
+fn keep_recent_multiplies_the_budget_plan_that_reads_it() {
+    let v = common::bin::json(&[
+        "compare",
+        "sample-sessions/claude-budget.jsonl",
+        "--policy",
+        "budget",
+        "--keep-recent",
+        "2,5",
+        "--format",
+        "json",
+    ]);
+    let rows: Vec<&serde_json::Value> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["policy"]["kind"] == "budget")
+        .collect();
+    let mut keeps: Vec<u64> = rows
+        .iter()
+        .map(|r| r["policy"]["keep_recent"].as_u64().unwrap())
+        .collect();
+    keeps.sort_unstable();
+    assert_eq!(keeps, [2, 5]);
+    assert_ne!(rows[0]["cleared_results"], rows[1]["cleared_results"]);
+}

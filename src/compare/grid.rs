@@ -58,20 +58,21 @@ pub struct Params {
     pub api_keep: Option<u64>,
 }
 
-/// Which list parameters a kind reads: keep, gap, size, trigger.
-fn uses(kind: PlanKind) -> (bool, bool, bool, bool) {
-    match kind {
-        PlanKind::Idle | PlanKind::IdleServer => (true, true, false, false),
-        PlanKind::Size => (true, false, true, false),
-        PlanKind::Count => (true, false, false, true),
-        PlanKind::Forced => (true, false, false, false),
-        PlanKind::Auto => (true, true, true, false),
-        PlanKind::Budget
-        | PlanKind::Api
-        | PlanKind::Recorded
-        | PlanKind::Mask
-        | PlanKind::Prune => (false, false, false, false),
+/// Which list parameters a kind reads on `preset`'s sessions: keep, gap, size,
+/// trigger — the parameter table's `read_by` column (`PlanKind::reads`), so a
+/// kind is multiplied by the lists of what it reads (SPEC §9). `auto` reads
+/// what the kind it chooses at a request reads: keep, gap and size.
+fn uses(kind: PlanKind, preset: Harness) -> (bool, bool, bool, bool) {
+    if kind == PlanKind::Auto {
+        return (true, true, true, false);
     }
+    let reads = |key| kind.reads(key, preset);
+    (
+        reads("keep_recent"),
+        reads("gap_threshold_minutes"),
+        reads("size_threshold"),
+        reads("trigger_threshold"),
+    )
 }
 
 /// The setting grid for sessions of `preset` (SPEC §9): the default grid when no
@@ -100,7 +101,7 @@ pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
     };
     let mut out = Vec::new();
     for kind in kinds {
-        let (uk, ug, us, ut) = uses(kind);
+        let (uk, ug, us, ut) = uses(kind, preset);
         let keeps: Vec<Option<u32>> = match (default, kind) {
             (true, PlanKind::Idle) => [1, 2, 3, 5, 8, 10, 15, 20].map(Some).to_vec(),
             // The served keep is 12–64 (SPEC §13.C, §15.23).
@@ -114,9 +115,13 @@ pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
             (true, true) if kind == PlanKind::IdleServer => {
                 vec![Some(crate::policy::idle_server::GAP_MINUTES)]
             }
-            (true, true) => [5.0, 10.0, 15.0, 30.0, 45.0, 60.0, 90.0, 120.0]
-                .map(Some)
-                .to_vec(),
+            // The default grid's gaps are idle's (SPEC §9): qwen's size, which
+            // reads the gap too, runs at the session's.
+            (true, true) if kind == PlanKind::Idle => {
+                [5.0, 10.0, 15.0, 30.0, 45.0, 60.0, 90.0, 120.0]
+                    .map(Some)
+                    .to_vec()
+            }
             (false, true) => lists
                 .gap_minutes
                 .as_ref()
@@ -211,7 +216,7 @@ fn api_grid(lists: &Lists) -> Vec<Params> {
 impl Params {
     /// The setting a policy is, with the parameters its kind reads.
     pub fn of(p: &Policy) -> Params {
-        let (uk, ug, us, ut) = uses(p.kind);
+        let (uk, ug, us, ut) = uses(p.kind, p.preset);
         Params {
             preset: p.preset,
             kind: p.kind,

@@ -700,6 +700,40 @@ mod tests {
         r
     }
 
+    /// SPEC §9: a kind is multiplied by the lists of the parameters it
+    /// reads, which are the parameter table's `read_by`: budget reads keep
+    /// (its list was ignored, every row ran keep 3), qwen's size reads the gap
+    /// (its idle coupling); the default grid is SPEC §9's, unchanged.
+    #[test]
+    fn a_kind_is_multiplied_by_what_the_table_says_it_reads() {
+        let lists = Lists {
+            policy: Some(vec![PlanKind::Budget]),
+            keep_recent: Some(vec![2, 5]),
+            gap_minutes: Some(vec![5.0, 60.0]),
+            ..Default::default()
+        };
+        let g = grid(Harness::Claude, &lists);
+        let keeps: Vec<Option<u32>> = g.iter().map(|p| p.keep_recent).collect();
+        assert_eq!(keeps, [Some(2), Some(5)], "budget reads keep, not the gap");
+        let lists = Lists {
+            policy: Some(vec![PlanKind::Size]),
+            gap_minutes: Some(vec![5.0, 60.0]),
+            ..Default::default()
+        };
+        assert_eq!(
+            grid(Harness::Qwen, &lists).len(),
+            2,
+            "qwen's size reads the gap"
+        );
+        assert_eq!(grid(Harness::Claude, &lists).len(), 1, "claude's does not");
+        // The default grid: idle 8 × 8, size 5, count 3 × 4 × 2, idle-server 4.
+        assert_eq!(
+            grid(Harness::Claude, &Lists::default()).len(),
+            64 + 5 + 24 + 4
+        );
+        assert_eq!(grid(Harness::Qwen, &Lists::default()).len(), 64 + 5);
+    }
+
     #[test]
     fn api_lists_make_their_cross_product_for_claude_shaped_sessions_only() {
         let lists = Lists {
