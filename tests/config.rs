@@ -561,7 +561,7 @@ fn a_sidecar_s_bad_value_is_named_with_the_file_and_the_key() {
         ),
         (
             r#"{"preset": "cursor"}"#,
-            r#"preset = "cursor": not a preset"#,
+            r#"preset = "cursor": not a preset (claude, qwen, api, gemini, opencode)"#,
         ),
         (
             r#"{"opencode": {"prune_protect_tokens": "x"}}"#,

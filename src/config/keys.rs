@@ -144,7 +144,10 @@ fn put(p: &mut Policy, key: &str, value: &Value) -> Result<bool, String> {
             return if is_one(v) {
                 Ok(false)
             } else {
-                Err(named("not a preset".into()))
+                Err(named(format!(
+                    "not a preset ({})",
+                    super::names::<Preset>()
+                )))
             };
         }
         // A value is read as its row's type (`ValueSeed`): no other pair is made.

@@ -25,7 +25,7 @@ pub enum UsageError {
     #[error("{path}: {why}")]
     Illegal { path: String, why: Illegal },
     /// A preset name (in the sidecar or the config file) no harness has.
-    #[error("{from}: unknown preset {name:?}")]
+    #[error("{from}: unknown preset {name:?} ({})", crate::config::names::<crate::config::Preset>())]
     UnknownPreset { from: &'static str, name: String },
     /// A plan the chosen preset refuses, said with the session's path (the api
     /// preset on a session not sent as Messages API requests; auto's kind at a
