@@ -208,6 +208,17 @@ impl std::fmt::Display for Illegal {
     }
 }
 
+/// What [`Policy::set_kind`] settled besides the kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    /// The baseline: what the transcript proves (SPEC §15.3).
+    Recorded,
+    /// idle-server's edit is applied by the server (SPEC §13.S).
+    IdleServerServer,
+    /// budget rewrites the request (SPEC §5).
+    BudgetRewrite,
+}
+
 /// A delivery asked for under `auto` that the kind auto chooses at a request
 /// does not take ([`Policy::check_requests`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -369,6 +380,62 @@ impl Policy {
         }
     }
 
+    /// `p`: the kind after this one in the preset's cycle — claude auto → idle
+    /// → idle-server → forced → size → count → budget → recorded → auto; qwen
+    /// the same without idle-server and budget; the api preset api → recorded
+    /// → api (SPEC §15.3). The harness lists its kinds in cycle order, the
+    /// baseline last; a kind it does not list (api) goes on to the baseline,
+    /// and the api preset's baseline (delivery server) back to api.
+    pub fn next_kind(&self) -> PlanKind {
+        if self.kind == PlanKind::Recorded && self.delivery == Delivery::Server {
+            return PlanKind::Api;
+        }
+        let kinds = self.preset.rules().kinds;
+        kinds
+            .iter()
+            .position(|&k| k == self.kind)
+            .map_or(PlanKind::Recorded, |i| kinds[(i + 1) % kinds.len()])
+    }
+
+    /// Tunes the policy to `kind`, with a delivery the kind takes (checked
+    /// then by [`Policy::check`]): idle-server's is the server's, budget's
+    /// rewrite, the baseline's rewrite (the api preset's, reached from api,
+    /// stays server), and a server delivery goes back to rewrite for the
+    /// other kinds. What it
+    /// settled, for the TUI to say.
+    pub fn set_kind(&mut self, kind: PlanKind) -> Option<Settled> {
+        let from = self.kind;
+        self.kind = kind;
+        match kind {
+            PlanKind::Api => None,
+            PlanKind::Recorded => {
+                if from != PlanKind::Api {
+                    self.delivery = Delivery::Rewrite;
+                }
+                Some(Settled::Recorded)
+            }
+            PlanKind::IdleServer => {
+                self.delivery = Delivery::Server;
+                Some(Settled::IdleServerServer)
+            }
+            _ => {
+                if self.delivery == Delivery::Server {
+                    self.delivery = Delivery::Rewrite;
+                }
+                (kind == PlanKind::Budget && self.delivery != Delivery::Rewrite).then(|| {
+                    self.delivery = Delivery::Rewrite;
+                    Settled::BudgetRewrite
+                })
+            }
+        }
+    }
+
+    /// `d`: rewrite ↔ cache-edits; the server's stays (what the harness or
+    /// the kind cannot take is refused by [`Policy::check`]).
+    pub fn next_delivery(&self) -> Delivery {
+        self.delivery.toggled()
+    }
+
     /// Whether a session of harness `session` can be planned with this policy:
     /// the one legality check `setup` refuses by, the TUI tunes by and
     /// `compare`'s grid leaves settings out by (SPEC §5, §11, §13.S).
@@ -461,5 +528,65 @@ impl Policy {
     /// Whether error results may be cleared under this preset (never by `size`).
     pub fn errors_clearable(&self) -> bool {
         self.preset.rules().errors_clearable && self.clear_errors
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strum::VariantArray;
+
+    /// Issue 22 item 5: `p` walks each preset's kinds in its cycle and back,
+    /// and every kind it reaches, its delivery settled by `set_kind`, is one
+    /// `Policy::check` lets the preset's own sessions run; `d` from there is
+    /// either legal or refused by the same check, never a third answer.
+    #[test]
+    fn the_cycle_reaches_every_kind_settled_to_a_legal_delivery() {
+        for &preset in PresetId::VARIANTS {
+            let harness = preset.harness();
+            let mut p = Policy::preset(harness);
+            p.preset = harness;
+            if preset.is_server() {
+                p.kind = PlanKind::Api;
+                p.delivery = Delivery::Server;
+            }
+            let start = p.kind;
+            let mut seen = vec![start];
+            for _ in 0..20 {
+                let kind = p.next_kind();
+                p.set_kind(kind);
+                assert_eq!(p.kind, kind);
+                p.check(harness).unwrap_or_else(|e| {
+                    panic!(
+                        "{}: {} with {}: {e}",
+                        preset.name(),
+                        kind.name(),
+                        p.delivery.name()
+                    )
+                });
+                if kind == start {
+                    break;
+                }
+                seen.push(kind);
+            }
+            let want: Vec<PlanKind> = if preset.is_server() {
+                vec![PlanKind::Api, PlanKind::Recorded]
+            } else {
+                preset.rules().kinds.to_vec()
+            };
+            assert_eq!(seen, want, "{}", preset.name());
+        }
+        // budget settles to rewrite and says so; the api preset's baseline
+        // keeps the server's delivery, another's goes to rewrite.
+        let mut p = Policy::preset(Harness::Claude);
+        p.delivery = Delivery::CacheEdits;
+        assert_eq!(p.set_kind(PlanKind::Budget), Some(Settled::BudgetRewrite));
+        assert_eq!(p.delivery, Delivery::Rewrite);
+        p.set_kind(PlanKind::IdleServer);
+        assert_eq!(p.delivery, Delivery::Server);
+        p.set_kind(PlanKind::Recorded);
+        assert_eq!(p.delivery, Delivery::Rewrite);
+        assert_eq!(p.next_kind(), PlanKind::Auto);
+        assert_eq!(p.next_delivery(), Delivery::CacheEdits);
     }
 }

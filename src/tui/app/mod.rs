@@ -32,14 +32,14 @@ pub use marks::{
 };
 use marks::{TimelineInput, timeline_job};
 pub use notes::SILENT;
-pub use tune::{COMMANDS, complete, next_kind};
+pub use tune::{COMMANDS, complete};
 
 use super::keymap::Action;
 pub use super::keymap::Pointer;
 use crate::analysis::{self, Explain, PlanAt, Setup, WireInputs};
 use crate::diff::{self, Diff, Item};
 use crate::policy::{Delivery, PlanKind, Policy};
-use crate::session::{Harness, Session};
+use crate::session::Session;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

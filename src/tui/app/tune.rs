@@ -1,6 +1,7 @@
 //! Tuning the parameters: `tune`, the plan kinds' order and the `:` command line.
 
 use super::*;
+use crate::policy::Settled;
 
 /// The `:` commands, for completion and the help: the parameters' commands
 /// (`policy::params`, in its order), then `explain`.
@@ -139,29 +140,11 @@ impl SessionView {
                 self.setup.policy.preset.rules().kind_names()
             ));
         };
+        // Typed, so only what the user did not ask for is said: budget's
+        // delivery.
         self.tune(|p| {
-            if kind == PlanKind::Recorded {
-                // The api preset's baseline keeps delivery server,
-                // every other preset's rewrite (SPEC §15.3).
-                if p.kind != PlanKind::Api {
-                    p.delivery = Delivery::Rewrite;
-                }
-                p.kind = kind;
-                return None;
-            }
-            p.kind = kind;
-            if kind == PlanKind::IdleServer {
-                p.delivery = Delivery::Server;
-                return None;
-            }
-            if p.delivery == Delivery::Server {
-                p.delivery = Delivery::Rewrite;
-            }
-            // budget is rewrite only (SPEC §5).
-            (kind == PlanKind::Budget && p.delivery != Delivery::Rewrite).then(|| {
-                p.delivery = Delivery::Rewrite;
-                "budget rewrites the request: delivery set to rewrite".into()
-            })
+            (p.set_kind(kind) == Some(Settled::BudgetRewrite))
+                .then(|| "budget rewrites the request: delivery set to rewrite".into())
         });
         Ok(())
     }
@@ -203,16 +186,4 @@ fn command_named(name: &str) -> Result<&'static str, String> {
         )),
         many => Err(format!(":{name}: which one? {}", many.join(", "))),
     }
-}
-
-/// `p`: claude auto → idle → idle-server → forced → size → count → budget →
-/// recorded → auto; qwen the same without idle-server and budget (SPEC §15.3).
-pub fn next_kind(kind: PlanKind, preset: Harness) -> PlanKind {
-    // The harness lists its kinds in cycle order, the baseline last; a kind it
-    // does not list (api, the api preset's) goes on to the baseline.
-    let kinds = preset.rules().kinds;
-    kinds
-        .iter()
-        .position(|&k| k == kind)
-        .map_or(PlanKind::Recorded, |i| kinds[(i + 1) % kinds.len()])
 }

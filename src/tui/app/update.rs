@@ -2,6 +2,7 @@
 //! panel is open.
 
 use super::*;
+use crate::policy::Settled;
 use crate::policy::params::{GAP_KEYS, KEEP_KEYS, SIZE_KEYS};
 use crate::tui::{keymap, layout};
 
@@ -119,33 +120,20 @@ impl SessionView {
             // The api preset: api → recorded → api (SPEC §15.3); its recorded
             // keeps delivery server, which tells it from the other presets'.
             Action::CyclePlan => self.tune(|p| {
-                if p.kind == PlanKind::Api {
-                    p.kind = PlanKind::Recorded;
-                    return Some("recorded: what the transcript proves the harness cleared".into());
-                }
-                if p.kind == PlanKind::Recorded && p.delivery == Delivery::Server {
-                    p.kind = PlanKind::Api;
-                    return None;
-                }
-                p.kind = next_kind(p.kind, p.preset);
-                if p.kind == PlanKind::Recorded {
-                    return Some("recorded: what the transcript proves the harness cleared".into());
-                }
-                // idle-server's edit is applied by the server (SPEC §13.S);
-                // the kind after it goes back to rewrite.
-                if p.kind == PlanKind::IdleServer {
-                    p.delivery = Delivery::Server;
-                    return Some(
-                        "idle-server: the server applies the edit (delivery server)".into(),
-                    );
-                }
-                if p.delivery == Delivery::Server {
-                    p.delivery = Delivery::Rewrite;
-                }
-                // budget is rewrite only (SPEC §5).
-                (p.kind == PlanKind::Budget && p.delivery != Delivery::Rewrite).then(|| {
-                    p.delivery = Delivery::Rewrite;
-                    "budget rewrites the request: delivery set to rewrite".into()
+                let kind = p.next_kind();
+                p.set_kind(kind).map(|settled| {
+                    match settled {
+                        Settled::Recorded => {
+                            "recorded: what the transcript proves the harness cleared"
+                        }
+                        Settled::IdleServerServer => {
+                            "idle-server: the server applies the edit (delivery server)"
+                        }
+                        Settled::BudgetRewrite => {
+                            "budget rewrites the request: delivery set to rewrite"
+                        }
+                    }
+                    .into()
                 })
             }),
             // Rewrite ↔ cache-edits; what the harness or the kind cannot take
@@ -154,8 +142,8 @@ impl SessionView {
                 Delivery::Server => {
                     Some("the server makes these edits (delivery server only)".into())
                 }
-                d => {
-                    p.delivery = d.toggled();
+                _ => {
+                    p.delivery = p.next_delivery();
                     None
                 }
             }),
