@@ -293,7 +293,7 @@ impl Params {
     /// The preset's name as the text form shows it (`api` for its rows).
     pub fn preset_name(&self) -> &'static str {
         if self.kind == PlanKind::Api {
-            "api"
+            crate::harness::API.name
         } else {
             self.preset.name()
         }

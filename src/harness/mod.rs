@@ -27,6 +27,7 @@ pub(crate) use api::API;
 pub(crate) use claude::CLAUDE;
 pub(crate) use gemini_cli::GEMINI;
 pub use gemini_cli::{MASK_MIN_PRUNABLE_TOKENS, MASK_PROTECT_TOKENS};
+pub use opencode::{PRUNE_MINIMUM, PRUNE_PROTECT};
 pub(crate) use qwen::QWEN;
 pub use qwen::{Runs, qwen_runs};
 

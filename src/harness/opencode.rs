@@ -108,6 +108,12 @@ pub(crate) static OPENCODE: Preset = Preset {
     beta_header: None,
 };
 
+/// OpenCode's prune thresholds (reference §2.1: `PRUNE_PROTECT = 40_000`,
+/// `PRUNE_MINIMUM = 20_000` in `session/compaction.ts`, constants in every
+/// version, no config key or variable).
+pub const PRUNE_PROTECT: u64 = 40_000;
+pub const PRUNE_MINIMUM: u64 = 20_000;
+
 /// The tools `prune` never clears (reference §2.3: `PRUNE_PROTECTED_TOOLS`).
 pub(super) const PRUNE_PROTECTED_TOOLS: &[&str] = &["skill"];
 
@@ -174,8 +180,7 @@ impl Rules for Opencode {
 }
 
 fn default_thresholds(policy: &Policy) -> bool {
-    policy.prune_protect_tokens == crate::policy::PRUNE_PROTECT
-        && policy.prune_minimum_tokens == crate::policy::PRUNE_MINIMUM
+    policy.prune_protect_tokens == PRUNE_PROTECT && policy.prune_minimum_tokens == PRUNE_MINIMUM
 }
 
 /// Whether prune runs by default at a request's version (reference §3, SPEC

@@ -242,11 +242,8 @@ impl std::fmt::Display for AutoRefuses {
     }
 }
 
-/// OpenCode's prune thresholds (reference §2.1: `PRUNE_PROTECT = 40_000`,
-/// `PRUNE_MINIMUM = 20_000` in `session/compaction.ts`, constants in every
-/// version, no config key or variable).
-pub const PRUNE_PROTECT: u64 = 40_000;
-pub const PRUNE_MINIMUM: u64 = 20_000;
+/// OpenCode's prune thresholds: the harness's (`harness/opencode.rs`).
+pub use crate::harness::{PRUNE_MINIMUM, PRUNE_PROTECT};
 
 /// The parameters of a plan: the JSON `policy` object, a sidecar, or flags.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -247,7 +247,11 @@ pub fn setup_with_config(
     } else {
         Policy::preset(preset)
     };
-    let preset_name = if api { "api" } else { preset.name() };
+    let preset_name = if api {
+        crate::harness::API.name
+    } else {
+        preset.name()
+    };
     let (mut sources, delivery_set) = layered(&mut p, &config, side, preset_name)?;
     apply_flags(&mut p, opts, &mut sources)?;
     settle_kind_and_delivery(&mut p, &session, path, opts, &chosen, delivery_set)?;

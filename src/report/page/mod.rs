@@ -278,7 +278,7 @@ fn plan_words(setup: &Setup) -> String {
     };
     // The api kind is its own preset (as the text header says).
     let preset = if p.kind == PlanKind::Api {
-        "api"
+        crate::harness::API.name
     } else {
         p.preset.name()
     };

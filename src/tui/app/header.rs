@@ -271,8 +271,8 @@ impl SessionView {
         let p = self.policy();
         let mut out = vec![vec![
             plain("plan "),
-            self.marked("kind", "api".into()),
-            plain(" (api)"),
+            self.marked("kind", PlanKind::Api.name().into()),
+            plain(format!(" ({})", crate::harness::API.name)),
         ]];
         // Each value of an edit is marked by itself: changed where the edit
         // the session opened with had another (the keys tune keep alone).
