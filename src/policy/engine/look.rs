@@ -202,7 +202,7 @@ impl Look for Engine<'_> {
     }
 
     fn ranked_responses(&self) -> usize {
-        self.view.qwen_rank
+        self.view.response_rank
     }
 
     fn last_usage(&self) -> Option<u64> {

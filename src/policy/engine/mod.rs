@@ -219,7 +219,9 @@ struct View {
     /// cache_creation + cache_read + output) of the last response among them.
     msgs_end: usize,
     last_usage: Option<u64>,
-    qwen_rank: usize,
+    /// The rank of the last result under `RankBy::Responses` (one per
+    /// response, in order).
+    response_rank: usize,
     /// The view's first call: a call repeats a path of the view when the
     /// call it repeats is this one or later (`Session::path_repeats`).
     calls_start: usize,

@@ -199,8 +199,8 @@ impl<'s> Engine<'s> {
             (false, _) => None,
             (true, RankBy::Calls) => own_call.and_then(|c| self.view.call_rank(c)),
             (true, RankBy::Responses) => {
-                self.view.qwen_rank += 1;
-                Some(self.view.qwen_rank)
+                self.view.response_rank += 1;
+                Some(self.view.response_rank)
             }
         };
         let protection = protects.then(|| self.protector.decide(&paths));
