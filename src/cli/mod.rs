@@ -191,12 +191,10 @@ pub fn command() -> clap::Command {
 fn with_table_help(cmd: clap::Command, compare: bool) -> clap::Command {
     use crate::policy::params;
     cmd.mut_args(|a| {
-        let help = a.get_long().and_then(params::by_flag).and_then(|p| {
-            if compare {
-                p.compare_help()
-            } else {
-                Some(p.help())
-            }
+        let help = a.get_long().and_then(|long| match params::by_flag(long) {
+            Some(p) if compare => p.compare_help(),
+            Some(p) => Some(p.help()),
+            None => params::other_flag_help(long),
         });
         match help {
             Some(help) => a.help(help),

@@ -47,6 +47,9 @@ pub struct Param {
     pub put: Put,
     /// Its line of `config --print`.
     pub print: Print,
+    /// The switch that turns it off, where it has one (`--no-protect`), and
+    /// that switch's `--help`.
+    pub off: Option<(&'static str, &'static str)>,
 }
 
 /// A key's value as `config --print` shows it; None where the policy's preset
@@ -78,7 +81,14 @@ pub struct Key {
     pub key: &'static str,
     pub put: Put,
     pub print: Print,
+    /// The flag that sets it and the flag's `--help`, where the table gives
+    /// them (the preset's flag is clap's value list, described by clap).
+    pub flag: Option<(&'static str, Help)>,
 }
+
+/// A flag's `--help`, made when the help is (it may read a harness's
+/// constants).
+pub type Help = fn() -> String;
 
 /// The keys of the config file and the sidecar that are no row of [`PARAMS`]:
 /// the preset, and the api preset's readings where the documentation is
@@ -89,16 +99,23 @@ pub static OTHER_KEYS: &[Key] = &[
         put: Put::Preset(|name| name.parse::<crate::harness::PresetId>().is_ok()),
         // `config --print` names the preset on its own line, before the keys.
         print: |_| None,
+        flag: None,
     },
     Key {
         key: "api_excluded_count_toward_keep",
         put: Put::Bool(|p, v| p.api.excluded_count_toward_keep = v),
         print: |p| (p.kind == PlanKind::Api).then(|| p.api.excluded_count_toward_keep.to_string()),
+        flag: Some(("--api-excluded-count-toward-keep", || {
+            format!("{API_READING} excluded tools' uses count toward `keep` (default: they do not)")
+        })),
     },
     Key {
         key: "api_trigger_inclusive",
         put: Put::Bool(|p, v| p.api.trigger_inclusive = v),
         print: |p| (p.kind == PlanKind::Api).then(|| p.api.trigger_inclusive.to_string()),
+        flag: Some(("--api-trigger-inclusive", || {
+            format!("{API_READING} the trigger fires at >= its value (default: strictly >)")
+        })),
     },
     Key {
         key: "api_placeholder",
@@ -107,8 +124,37 @@ pub static OTHER_KEYS: &[Key] = &[
             Ok(())
         }),
         print: |p| (p.kind == PlanKind::Api).then(|| format!("{:?}", p.api.placeholder)),
+        flag: Some(("--api-placeholder", || {
+            format!(
+                "{API_READING} what a cleared result reads in the server view (default: {}). \
+                 clear_at_least is always compared with every token the edit clears at the request \
+                 (the server is stateless)",
+                crate::harness::CLEARED
+            )
+        })),
     },
 ];
+
+/// The start of the help of the api preset's readings.
+const API_READING: &str = "api preset, a reading the documentation leaves open:";
+
+/// The `--help` of a flag the table describes that is no parameter's own
+/// (`by_flag` finds those): an api preset's reading, or a parameter's switch
+/// that turns it off.
+pub fn other_flag_help(long: &str) -> Option<String> {
+    OTHER_KEYS
+        .iter()
+        .filter_map(|k| k.flag)
+        .find(|(flag, _)| flag.trim_start_matches('-') == long)
+        .map(|(_, help)| help())
+        .or_else(|| {
+            PARAMS
+                .iter()
+                .filter_map(|p| p.off)
+                .find(|(flag, _)| flag.trim_start_matches('-') == long)
+                .map(|(_, help)| help.to_string())
+        })
+}
 
 /// Every key of the config file's `[policy]` and of a sidecar, in the order
 /// `config --print` lists them: the parameters' (in the table's order), then
@@ -120,6 +166,8 @@ pub fn keys() -> impl Iterator<Item = Key> {
             key: p.key,
             put: p.put,
             print: p.print,
+            // A parameter's flag is described by its row (`Param::help`).
+            flag: None,
         })
         .chain(OTHER_KEYS.iter().copied())
 }
@@ -275,6 +323,7 @@ pub static PARAMS: &[Param] = &[
             Ok(())
         }),
         print: |p| Some(p.kind.name().into()),
+        off: None,
     },
     Param {
         key: "keep_recent",
@@ -340,6 +389,7 @@ pub static PARAMS: &[Param] = &[
                 |k| k.to_string(),
             ))
         },
+        off: None,
     },
     Param {
         key: "gap_threshold_minutes",
@@ -397,6 +447,7 @@ pub static PARAMS: &[Param] = &[
                 p.gap_threshold_minutes.to_string()
             })
         },
+        off: None,
     },
     Param {
         key: "size_threshold",
@@ -429,6 +480,7 @@ pub static PARAMS: &[Param] = &[
             p.size_explicit = true;
         }),
         print: |p| Some(p.size_threshold.to_string()),
+        off: None,
     },
     Param {
         key: "low_watermark",
@@ -444,6 +496,7 @@ pub static PARAMS: &[Param] = &[
         keys: None,
         put: Put::Bool(|p, w| p.low_watermark = w),
         print: |p| Some(p.low_watermark.to_string()),
+        off: None,
     },
     Param {
         key: "trigger_threshold",
@@ -470,6 +523,7 @@ pub static PARAMS: &[Param] = &[
         keys: None,
         put: Put::U32(|p, t| p.trigger_threshold = t),
         print: |p| Some(p.trigger_threshold.to_string()),
+        off: None,
     },
     Param {
         key: "delivery",
@@ -507,6 +561,7 @@ pub static PARAMS: &[Param] = &[
             Ok(())
         }),
         print: |p| Some(p.delivery.name().into()),
+        off: None,
     },
     Param {
         key: "protect",
@@ -522,6 +577,7 @@ pub static PARAMS: &[Param] = &[
         keys: None,
         put: Put::Bool(|p, v| p.protect = v),
         print: |p| Some(p.protect.to_string()),
+        off: Some(("--no-protect", "Do not protect managed-memory reads")),
     },
     Param {
         key: "clear_errors",
@@ -550,6 +606,10 @@ pub static PARAMS: &[Param] = &[
         keys: None,
         put: Put::Bool(|p, v| p.clear_errors = v),
         print: |p| Some(p.clear_errors.to_string()),
+        off: Some((
+            "--no-clear-errors",
+            "Keep error results (on the presets whose harness can clear them)",
+        )),
     },
     Param {
         key: "budget_tokens",
@@ -566,6 +626,7 @@ pub static PARAMS: &[Param] = &[
         keys: None,
         put: Put::U64(|p, v| p.budget_tokens = v),
         print: |p| Some(p.budget_tokens.to_string()),
+        off: None,
     },
     Param {
         key: "budget_min_saving",
@@ -582,6 +643,7 @@ pub static PARAMS: &[Param] = &[
         keys: None,
         put: Put::U64(|p, v| p.budget_min_saving = v),
         print: |p| Some(p.budget_min_saving.to_string()),
+        off: None,
     },
     Param {
         key: "budget_warning_tokens",
@@ -611,6 +673,7 @@ pub static PARAMS: &[Param] = &[
                     .map_or("by version".into(), |w| w.to_string()),
             )
         },
+        off: None,
     },
     Param {
         key: "min_trigger_tool_uses",
@@ -635,6 +698,7 @@ its edit only when the clearable results less 3 reach it",
                     .map_or("keep_recent + 15 (idle-server)".into(), |m| m.to_string())
             })
         },
+        off: None,
     },
     Param {
         key: "mask_protect_tokens",
@@ -661,6 +725,7 @@ its edit only when the clearable results less 3 reach it",
         keys: None,
         put: Put::U64(|p, t| p.mask_protect_tokens = t),
         print: |p| offers(p, PlanKind::Mask).then(|| p.mask_protect_tokens.to_string()),
+        off: None,
     },
     Param {
         key: "mask_min_prunable_tokens",
@@ -687,6 +752,7 @@ its edit only when the clearable results less 3 reach it",
         keys: None,
         put: Put::U64(|p, t| p.mask_min_prunable_tokens = t),
         print: |p| offers(p, PlanKind::Mask).then(|| p.mask_min_prunable_tokens.to_string()),
+        off: None,
     },
     Param {
         key: "mask_protect_latest_turn",
@@ -703,6 +769,7 @@ CLI's remote flag 45758819 set to false does: protect latest turn off",
         keys: None,
         put: Put::Bool(|p, v| p.mask_protect_latest_turn = v),
         print: |p| offers(p, PlanKind::Mask).then(|| p.mask_protect_latest_turn.to_string()),
+        off: None,
     },
     Param {
         key: "prune_protect_tokens",
@@ -720,6 +787,7 @@ OpenCode's PRUNE_PROTECT",
         keys: None,
         put: Put::U64(|p, v| p.prune_protect_tokens = v),
         print: |p| offers(p, PlanKind::Prune).then(|| p.prune_protect_tokens.to_string()),
+        off: None,
     },
     Param {
         key: "prune_minimum_tokens",
@@ -737,6 +805,7 @@ it marks anything, OpenCode's PRUNE_MINIMUM",
         keys: None,
         put: Put::U64(|p, v| p.prune_minimum_tokens = v),
         print: |p| offers(p, PlanKind::Prune).then(|| p.prune_minimum_tokens.to_string()),
+        off: None,
     },
     Param {
         key: "api_edits",
@@ -764,6 +833,7 @@ it marks anything, OpenCode's PRUNE_MINIMUM",
             (p.kind == PlanKind::Api)
                 .then(|| serde_json::Value::Array(p.api.edits_json()).to_string())
         },
+        off: None,
     },
 ];
 
@@ -1325,5 +1395,36 @@ mod wiring {
             );
         }
         assert!(help.contains("gemini mask") && help.contains("opencode prune up to 1.3.2"));
+    }
+}
+
+#[cfg(test)]
+mod flag_help {
+    use super::*;
+
+    /// The api preset's readings and the switches that turn a parameter off
+    /// take their `--help` from the table, in every subcommand that has them.
+    #[test]
+    fn other_flags_take_their_help_from_the_table() {
+        let flags: Vec<&str> = OTHER_KEYS
+            .iter()
+            .filter_map(|k| k.flag.map(|(f, _)| f))
+            .chain(PARAMS.iter().filter_map(|p| p.off.map(|(f, _)| f)))
+            .collect();
+        assert_eq!(flags.len(), 5, "{flags:?}");
+        let cmd = crate::cli::command();
+        let mut found = 0;
+        for s in cmd.get_subcommands() {
+            for a in s.get_arguments() {
+                let Some(long) = a.get_long() else { continue };
+                if flags.iter().any(|f| f.trim_start_matches('-') == long) {
+                    let help = a.get_help().map(|h| h.to_string());
+                    assert_eq!(help, other_flag_help(long), "{} --{long}", s.get_name());
+                    assert!(help.is_some_and(|h| !h.is_empty()));
+                    found += 1;
+                }
+            }
+        }
+        assert!(found >= 5 * 3, "{found}");
     }
 }

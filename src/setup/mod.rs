@@ -73,18 +73,13 @@ pub struct Opts {
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long = "api-edit", value_name = "JSON")]
     pub api_edit: Vec<String>,
-    /// api preset, a reading the documentation leaves open: excluded tools' uses
-    /// count toward `keep` (default: they do not).
+    // Help: its row of `policy::params::OTHER_KEYS` (`cli::command`).
     #[arg(long)]
     pub api_excluded_count_toward_keep: bool,
-    /// api preset, a reading the documentation leaves open: the trigger fires at
-    /// >= its value (default: strictly >).
+    // Help: its row of `policy::params::OTHER_KEYS` (`cli::command`).
     #[arg(long)]
     pub api_trigger_inclusive: bool,
-    /// api preset, a reading the documentation leaves open: what a cleared
-    /// result reads in the server view (default: [Old tool result content
-    /// cleared]). clear_at_least is always compared with every token the edit
-    /// clears at the request (the server is stateless).
+    // Help: its row of `policy::params::OTHER_KEYS` (`cli::command`).
     #[arg(long, value_name = "TEXT")]
     pub api_placeholder: Option<String>,
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
@@ -159,13 +154,13 @@ pub struct SharedOpts {
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, overrides_with = "no_protect")]
     pub protect: bool,
-    /// Do not protect managed-memory reads.
+    // Help: the `off` column of its row of `policy::params::PARAMS`.
     #[arg(long, overrides_with = "protect")]
     pub no_protect: bool,
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, overrides_with = "no_clear_errors")]
     pub clear_errors: bool,
-    /// Keep error results (on the presets whose harness can clear them).
+    // Help: the `off` column of its row of `policy::params::PARAMS`.
     #[arg(long, overrides_with = "clear_errors")]
     pub no_clear_errors: bool,
     /// A memory root, e.g. `project=/home/me/.qwen/projects/x/memory` (repeatable).
