@@ -211,7 +211,7 @@ pub const KEYMAP: &[Binding] = &[
         &[Char('p')],
         "p",
         Action::CyclePlan,
-        "plan: auto→idle→forced→size→count→budget",
+        "plan: the preset's kinds in turn, recorded last",
     ),
     b(
         &[Char('d')],
