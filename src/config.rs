@@ -169,7 +169,7 @@ pub fn describe_presets(config: &Config) -> String {
         layers.extend(config.policy.for_preset(harness.name()));
         for keys in layers {
             // The file was checked when it was read: its values parse.
-            let _ = apply(&mut p, keys, Source::Config, &mut sources);
+            let _ = keys.apply(&mut p, Source::Config, &mut sources);
         }
         let settings = Settings {
             sources,
@@ -417,17 +417,6 @@ pub fn check_dir(dir: &str) -> Result<(), String> {
     }
 }
 
-/// Applies one layer of policy keys, recording where each value came from.
-/// Returns whether the layer set the delivery.
-pub fn apply(
-    p: &mut Policy,
-    keys: &PolicyKeys,
-    source: Source,
-    sources: &mut BTreeMap<&'static str, Source>,
-) -> Result<bool, String> {
-    keys.apply(p, source, sources)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -588,20 +577,22 @@ protected = "cyan"
         let c = parse(EXAMPLE).unwrap();
         let mut p = Policy::preset(Harness::Qwen);
         let mut sources = BTreeMap::new();
-        apply(&mut p, &c.policy, Source::Config, &mut sources).unwrap();
-        apply(
-            &mut p,
-            c.policy.for_preset("qwen").unwrap(),
-            Source::Config,
-            &mut sources,
-        )
-        .unwrap();
+        c.policy
+            .apply(&mut p, Source::Config, &mut sources)
+            .unwrap();
+        c.policy
+            .for_preset("qwen")
+            .unwrap()
+            .apply(&mut p, Source::Config, &mut sources)
+            .unwrap();
         assert_eq!(p.gap_threshold_minutes, 45.0);
         assert_eq!(p.keep_recent, Some(3));
         let sidecar = PolicyKeys::default()
             .with("keep_recent", KeyValue::U32(2))
             .unwrap();
-        apply(&mut p, &sidecar, Source::Sidecar, &mut sources).unwrap();
+        sidecar
+            .apply(&mut p, Source::Sidecar, &mut sources)
+            .unwrap();
         assert_eq!(p.keep_recent, Some(2));
         assert_eq!(sources["keep_recent"], Source::Sidecar);
         assert_eq!(sources["gap_threshold_minutes"], Source::Config);

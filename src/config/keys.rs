@@ -55,6 +55,7 @@ impl PolicyKeys {
     }
 
     /// The layer with `key` set to `value`; None for a key no row has.
+    #[cfg(test)]
     pub fn with(mut self, key: &str, value: Value) -> Option<PolicyKeys> {
         let row = params::key(key)?;
         self.values.retain(|(k, _)| *k != row.key);

@@ -386,7 +386,7 @@ fn layered(
         layers.push((&s.keys, Source::Sidecar));
     }
     for (keys, source) in layers {
-        delivery_set |= config::apply(p, keys, source, &mut sources).map_err(|e| {
+        delivery_set |= keys.apply(p, source, &mut sources).map_err(|e| {
             let at = match source {
                 Source::Sidecar => "sidecar".to_string(),
                 _ => config_where.clone(),

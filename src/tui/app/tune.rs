@@ -143,8 +143,9 @@ impl SessionView {
         // Typed, so only what the user did not ask for is said: budget's
         // delivery.
         self.tune(|p| {
-            (p.set_kind(kind) == Some(Settled::BudgetRewrite))
-                .then(|| "budget rewrites the request: delivery set to rewrite".into())
+            p.set_kind(kind)
+                .filter(|&s| s == Settled::BudgetRewrite)
+                .map(|s| settled_words(s).into())
         });
         Ok(())
     }
@@ -185,5 +186,15 @@ fn command_named(name: &str) -> Result<&'static str, String> {
             COMMANDS.join(", ")
         )),
         many => Err(format!(":{name}: which one? {}", many.join(", "))),
+    }
+}
+
+/// What the TUI says of a delivery `Policy::set_kind` settled (`p` says each,
+/// `:policy` only budget's, which the user did not type).
+pub(super) fn settled_words(s: Settled) -> &'static str {
+    match s {
+        Settled::Recorded => "recorded: what the transcript proves the harness cleared",
+        Settled::IdleServerServer => "idle-server: the server applies the edit (delivery server)",
+        Settled::BudgetRewrite => "budget rewrites the request: delivery set to rewrite",
     }
 }

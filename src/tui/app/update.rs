@@ -2,7 +2,6 @@
 //! panel is open.
 
 use super::*;
-use crate::policy::Settled;
 use crate::policy::params::{GAP_KEYS, KEEP_KEYS, SIZE_KEYS};
 use crate::tui::{keymap, layout};
 
@@ -121,20 +120,7 @@ impl SessionView {
             // keeps delivery server, which tells it from the other presets'.
             Action::CyclePlan => self.tune(|p| {
                 let kind = p.next_kind();
-                p.set_kind(kind).map(|settled| {
-                    match settled {
-                        Settled::Recorded => {
-                            "recorded: what the transcript proves the harness cleared"
-                        }
-                        Settled::IdleServerServer => {
-                            "idle-server: the server applies the edit (delivery server)"
-                        }
-                        Settled::BudgetRewrite => {
-                            "budget rewrites the request: delivery set to rewrite"
-                        }
-                    }
-                    .into()
-                })
+                p.set_kind(kind).map(|s| tune::settled_words(s).into())
             }),
             // Rewrite ↔ cache-edits; what the harness or the kind cannot take
             // is refused by `Policy::check` in `tune`.
