@@ -154,6 +154,15 @@ fn o_never_writes_under_a_harness_folder_even_through_a_link() {
             vec![("GEMINI_CLI_HOME", gemini.as_path())],
         ),
         (mk("data/opencode"), vec![("XDG_DATA_HOME", xdg.as_path())]),
+        // The data folder holds more than the database: it is refused when
+        // `$OPENCODE_DB` names a database elsewhere.
+        (
+            mk("data/opencode/storage"),
+            vec![
+                ("XDG_DATA_HOME", xdg.as_path()),
+                ("OPENCODE_DB", db.as_path()),
+            ],
+        ),
     ];
     for (dir, env) in &cases {
         std::fs::create_dir_all(dir).unwrap();

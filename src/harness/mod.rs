@@ -201,6 +201,13 @@ pub trait Rules: Sync {
     fn databases(&self) -> Vec<PathBuf> {
         Vec::new()
     }
+
+    /// The folders the harness keeps its data in beside its bases, as the
+    /// environment names them and under `$HOME` (OpenCode's data folder); the
+    /// writer refuses them too (SPEC §1, §15.19).
+    fn data_folders(&self) -> Vec<PathBuf> {
+        Vec::new()
+    }
 }
 
 /// A row's `"availability"` (SPEC §9a, §15.15): from the most to the least

@@ -81,13 +81,13 @@ pub(crate) static OPENCODE: Preset = Preset {
     // no managed memory.
     home: Home {
         base_env: "OPENCODE_DB",
-        base_dir: ".local/share/opencode",
+        base_dir: DATA_UNDER_HOME,
         user_memory: "memory",
         project_dir: ".opencode",
         project_by_git_root: false,
         local_memory_env: None,
         list_env: false,
-        home_bases: &[".local/share/opencode"],
+        home_bases: &[DATA_UNDER_HOME],
         env_is_home: false,
         // The ≤ 1.1 JSON tree (reference §1.1); the database is listed apart.
         sessions: "storage",
@@ -171,12 +171,29 @@ impl Rules for Opencode {
     /// is `$XDG_DATA_HOME/opencode` or `~/.local/share/opencode`. (The channel
     /// databases of dev builds, `opencode-<channel>.db`, are not looked for.)
     fn databases(&self) -> Vec<PathBuf> {
-        let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-        let data = var("XDG_DATA_HOME")
-            .map(|d| PathBuf::from(d).join("opencode"))
-            .unwrap_or_else(|| home().join(".local/share/opencode"));
-        databases_from(var("OPENCODE_DB").map(PathBuf::from), &data)
+        let db = std::env::var_os("OPENCODE_DB").filter(|v| !v.is_empty());
+        databases_from(db.map(PathBuf::from), &data_folder())
     }
+
+    /// Reference §1.1: the data folder the environment names, and the one under
+    /// `$HOME` all the same (a variable may move it after a session was written).
+    fn data_folders(&self) -> Vec<PathBuf> {
+        let mut out = vec![data_folder()];
+        out.extend(std::env::var_os("HOME").map(|h| PathBuf::from(h).join(DATA_UNDER_HOME)));
+        out.dedup();
+        out
+    }
+}
+
+/// The data folder under `$HOME` (xdg-basedir's default for `$XDG_DATA_HOME`).
+const DATA_UNDER_HOME: &str = ".local/share/opencode";
+
+/// OpenCode's data folder: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
+fn data_folder() -> PathBuf {
+    std::env::var_os("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(|d| PathBuf::from(d).join("opencode"))
+        .unwrap_or_else(|| home().join(DATA_UNDER_HOME))
 }
 
 fn default_thresholds(policy: &Policy) -> bool {
