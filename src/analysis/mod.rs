@@ -115,15 +115,17 @@ impl Setup {
             }
             _ => true,
         };
-        if self.policy.preset.rules().turn_start_lapses
-            && all_lapse
-            && let Some(turn) = (first..k).rev().find(|&i| s.requests[i - 1].begins_turn)
+        let asks = self.policy.preset.asks();
+        if all_lapse
+            && let Some(turn) = (first..k)
+                .rev()
+                .find(|&i| asks.lapses(&s.requests[i - 1]).turn_start)
         {
             first = turn;
         }
         // Qwen's hook checkpoint outlives a compression within a process: start
         // where it is known, at a prompt (which sets it) or where the process began.
-        if self.policy.preset.rules().hook_gap {
+        if asks.gap_carried() {
             let process = |i: usize| s.requests[i - 1].send.as_ref().map(|x| x.process);
             while first > 1
                 && process(first - 1) == process(first)

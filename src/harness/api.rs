@@ -38,6 +38,10 @@ impl Rules for Api {
         super::claude::Claude.no_plan(req)
     }
 
+    fn lapses(&self, req: &Request) -> Lapses {
+        super::claude::Claude.lapses(req)
+    }
+
     /// `setup` runs the api kind under this preset whatever `--policy` asks.
     fn auto_words(&self) -> String {
         "api the api plan always".into()

@@ -26,12 +26,6 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
     gap_from: GapFrom::LastReplyInView,
     // SPEC §15.1: a fork of the parentUuid tree of this shape is a rewind.
     unmarked_forks: true,
-    // SPEC §5 "Persistence": Claude rewrites only the request; at a turn start
-    // the originals are sent again.
-    turn_start_lapses: true,
-    // SPEC §15.9: a change of the recorded version is a new process.
-    version_restart_lapses: true,
-    hook_gap: false,
     media_lists: false,
     auto_may_size: false,
     size_needs_idle: false,
@@ -182,6 +176,16 @@ impl Rules for Claude {
 
     fn no_plan(&self, req: &Request) -> crate::policy::engine::NoRun {
         crate::policy::engine::NoRun::Version(VersionRow::of(req.version.as_deref()))
+    }
+
+    /// SPEC §5 "Persistence": Claude rewrites only the request; at a turn start
+    /// the originals are sent again. SPEC §15.9: a change of the recorded
+    /// version is a new process.
+    fn lapses(&self, req: &Request) -> Lapses {
+        Lapses {
+            turn_start: req.begins_turn,
+            restart: Restart::Version,
+        }
     }
 
     /// A claude row is `what_if` on a session where §13.P is false for its kind

@@ -35,9 +35,6 @@ pub(crate) static GEMINI: Preset = Preset {
     // Only `$rewindTo` rewinds (chatRecordingService.ts).
     unmarked_forks: false,
     // setHistory replaces the history: a masking lasts (reference §2.5).
-    turn_start_lapses: false,
-    version_restart_lapses: false,
-    hook_gap: false,
     media_lists: false,
     auto_may_size: false,
     size_needs_idle: false,

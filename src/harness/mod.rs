@@ -183,6 +183,28 @@ pub trait Rules: Sync {
     /// Why no plan runs at `req` (auto chose none), as data.
     fn no_plan(&self, req: &Request) -> crate::policy::engine::NoRun;
 
+    /// What lapses before `req` (SPEC §2, §5, §15.9); nothing by default.
+    fn lapses(&self, _req: &Request) -> Lapses {
+        Lapses::default()
+    }
+
+    /// The gap the idle rule reads at `req`: by default the recorded one.
+    /// `checkpoint` is the time the harness carries for it since its process
+    /// began (None: not yet set; a restart unsets it), which it may set.
+    fn idle_gap(&self, req: &Request, _checkpoint: &mut Option<i64>) -> Option<f64> {
+        req.gap_minutes
+    }
+
+    /// Moves the checkpoint [`Rules::idle_gap`] reads once `req` was sent;
+    /// `plan_saved`: its idle or size plan saved tokens.
+    fn after_send(&self, _req: &Request, _plan_saved: bool, _checkpoint: &mut Option<i64>) {}
+
+    /// Whether [`Rules::idle_gap`] reads a checkpoint carried from earlier
+    /// requests: a replay then starts where the checkpoint is known.
+    fn gap_carried(&self) -> bool {
+        false
+    }
+
     /// Who can set `policy` on `s` (SPEC §9a, §15.15).
     fn availability(&self, policy: &Policy, s: &Session) -> Availability;
 
@@ -208,6 +230,30 @@ pub trait Rules: Sync {
     fn data_folders(&self) -> Vec<PathBuf> {
         Vec::new()
     }
+}
+
+/// What lapses before a request ([`Rules::lapses`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Lapses {
+    /// The request is rebuilt from the originals (a turn start): the
+    /// clearings that lapse do.
+    pub turn_start: bool,
+    /// What ends a process, and with it the clearings it held.
+    pub restart: Restart,
+}
+
+/// What ends a harness's process (SPEC §2, §15.9).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Restart {
+    /// Nothing the transcript shows.
+    #[default]
+    Unseen,
+    /// A change of the recorded version: budget clearings lapse (Claude).
+    Version,
+    /// A change of the send records' process: the history is rebuilt from the
+    /// records, so every clearing not stored by a compression is undone and the
+    /// idle checkpoint unset (Qwen).
+    SendProcess,
 }
 
 /// A row's `"availability"` (SPEC §9a, §15.15): from the most to the least
@@ -527,13 +573,6 @@ pub struct Preset {
     /// A fork of the record tree is a rewind though no record marks it (Claude,
     /// SPEC §15.1); otherwise only a marked rewind is one (Qwen's `rewind`).
     pub unmarked_forks: bool,
-    /// At a turn start the request is rebuilt from the originals: the
-    /// clearings that lapse do (Claude rewrites only the request).
-    pub turn_start_lapses: bool,
-    /// A new version is a new process: budget clearings lapse (Claude).
-    pub version_restart_lapses: bool,
-    /// At a hook the idle rule reads the time since the hook checkpoint (Qwen).
-    pub hook_gap: bool,
     /// Two more keep windows over media parts (Qwen).
     pub media_lists: bool,
     /// `auto` may choose the size plan (it runs plans by the kind of send).
@@ -721,5 +760,69 @@ mod tests {
             assert!(p.is_compactable(p.read_tool));
             assert!(p.file_path_tools.iter().all(|t| p.is_compactable(t)));
         }
+    }
+
+    /// SPEC §5 "Persistence", §15.9, §2: what lapses before a request, and the
+    /// gap at a Qwen hook, are each harness's answers; the api preset answers as
+    /// Claude (its sessions are Claude's).
+    #[test]
+    fn lapses_and_the_idle_gap_are_the_harness_s() {
+        use crate::session::{Send, SendKind};
+        let turn = Request {
+            begins_turn: true,
+            gap_minutes: Some(9.0),
+            now_ms: Some(600_000),
+            ..Request::empty(1)
+        };
+        let claude = Lapses {
+            turn_start: true,
+            restart: Restart::Version,
+        };
+        assert_eq!(PresetId::Claude.asks().lapses(&turn), claude);
+        assert_eq!(PresetId::Api.asks().lapses(&turn), claude);
+        let mid = Request {
+            begins_turn: false,
+            ..turn.clone()
+        };
+        assert!(!PresetId::Api.asks().lapses(&mid).turn_start);
+        assert_eq!(
+            PresetId::Qwen.asks().lapses(&turn),
+            Lapses {
+                turn_start: false,
+                restart: Restart::SendProcess,
+            }
+        );
+        for id in [PresetId::Gemini, PresetId::Opencode] {
+            assert_eq!(id.asks().lapses(&turn), Lapses::default(), "{id:?}");
+            assert!(!id.asks().gap_carried());
+        }
+        // Qwen's hook reads the time since the checkpoint, set at the last
+        // completion when unset; elsewhere the recorded gap.
+        let hook = Request {
+            send: Some(Send {
+                kind: SendKind::Hook,
+                after_goal: false,
+                completion_ms: Some(480_000),
+                process: 0,
+                note: None,
+            }),
+            ..turn.clone()
+        };
+        let mut checkpoint = None;
+        let qwen = PresetId::Qwen.asks();
+        assert!(qwen.gap_carried());
+        assert_eq!(qwen.idle_gap(&hook, &mut checkpoint), Some(2.0));
+        assert_eq!(checkpoint, Some(480_000));
+        // A hook whose plan saved nothing leaves it; a prompt moves it to now.
+        qwen.after_send(&hook, false, &mut checkpoint);
+        assert_eq!(checkpoint, Some(480_000));
+        qwen.after_send(&hook, true, &mut checkpoint);
+        assert_eq!(checkpoint, Some(600_000));
+        let mut none = None;
+        assert_eq!(
+            PresetId::Claude.asks().idle_gap(&hook, &mut none),
+            Some(9.0)
+        );
+        assert_eq!(none, None);
     }
 }

@@ -29,9 +29,6 @@ pub(crate) static OPENCODE: Preset = Preset {
     unmarked_forks: false,
     // Reference §2.4: the mark is stored; every later request sends the
     // placeholder (cumulative and permanent, like qwen).
-    turn_start_lapses: false,
-    version_restart_lapses: false,
-    hook_gap: false,
     media_lists: false,
     auto_may_size: false,
     size_needs_idle: false,

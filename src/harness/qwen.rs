@@ -25,11 +25,6 @@ pub(crate) static QWEN: Preset = Preset {
     gap_from: GapFrom::LastReply,
     // Only a `rewind` / `branch_checkpoint` record makes a branch (SPEC §2).
     unmarked_forks: false,
-    // Qwen writes the cleared history back: a clearing lasts (SPEC §5).
-    turn_start_lapses: false,
-    version_restart_lapses: false,
-    // client.ts: at a hook the gap runs from the hook checkpoint (SPEC §2).
-    hook_gap: true,
     // microcompact.ts: two more keep windows over media (SPEC §5 media).
     media_lists: true,
     // SPEC §5: auto is idle where Qwen runs it and the gap holds, else size.
@@ -202,6 +197,41 @@ impl Rules for Qwen {
 
     fn no_plan(&self, req: &Request) -> NoRun {
         qwen_runs(req).why_none
+    }
+
+    /// Qwen writes the cleared history back: a clearing lasts past a turn
+    /// start (SPEC §5). A restart rebuilds the history from the records (SPEC §2).
+    fn lapses(&self, _req: &Request) -> Lapses {
+        Lapses {
+            turn_start: false,
+            restart: Restart::SendProcess,
+        }
+    }
+
+    /// client.ts: at a hook the gap runs from the hook checkpoint, which starts
+    /// at the last completion (SPEC §2).
+    fn idle_gap(&self, req: &Request, checkpoint: &mut Option<i64>) -> Option<f64> {
+        match &req.send {
+            Some(send) if send.kind == SendKind::Hook => {
+                *checkpoint = checkpoint.or(send.completion_ms).or(req.now_ms);
+                Some((req.now_ms? - (*checkpoint)?) as f64 / 60_000.0)
+            }
+            _ => req.gap_minutes,
+        }
+    }
+
+    /// client.ts: a prompt always moves the hook checkpoint to now; a cron job
+    /// or a hook only when its idle or size plan saved tokens.
+    fn after_send(&self, req: &Request, plan_saved: bool, checkpoint: &mut Option<i64>) {
+        match req.send.as_ref().map(|s| s.kind) {
+            Some(SendKind::UserQuery) => *checkpoint = req.now_ms,
+            Some(SendKind::Cron | SendKind::Hook) if plan_saved => *checkpoint = req.now_ms,
+            _ => {}
+        }
+    }
+
+    fn gap_carried(&self) -> bool {
+        true
     }
 
     /// `/compress-fast` is a command the user runs; idle, size and auto are

@@ -5,7 +5,7 @@ use super::budget;
 use super::protect::{Protector, RecordedPath};
 use super::{Delivery, PlanKind, Policy};
 use crate::harness::Preset;
-use crate::harness::RankBy;
+use crate::harness::{RankBy, Restart};
 use crate::session::{Request, Role, SendKind, Session};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -784,8 +784,8 @@ impl<'s> Engine<'s> {
         // decided again (`size_turn_start`): most of them stay.
         // idle-server's clearings are the server's at one request (SPEC §13.S8).
         let lifted = self.lift_idle_server();
-        let facts = self.policy.preset.rules();
-        let turn_start = facts.turn_start_lapses && req.begins_turn;
+        let lapses = self.policy.preset.asks().lapses(req);
+        let turn_start = lapses.turn_start;
         let deferred = turn_start && self.size_turn_start_defers();
         // So does a carried api plan (it decides its whole prefix each time).
         let api_lapses = turn_start && self.api_carries();
@@ -800,10 +800,11 @@ impl<'s> Engine<'s> {
                     .retain(|e| e.results.iter().all(|&r| cleared[r].is_some()));
             }
         }
-        if facts.version_restart_lapses {
-            self.new_process(req);
+        match lapses.restart {
+            Restart::Version => self.new_process(req),
+            Restart::SendProcess => self.new_send_process(req),
+            Restart::Unseen => {}
         }
-        self.new_send_process(req);
         // The server edits each request statelessly, on the full history (SPEC
         // §11): what request k-1's server view cleared is not carried; it only
         // tells which clearings are new here.
@@ -939,35 +940,18 @@ impl<'s> Engine<'s> {
         pos.into_iter().map(|p| self.view.cands[p].result).collect()
     }
 
-    /// The gap the idle rule reads at `req`: at a Qwen hook, the time since the
-    /// hook checkpoint, which starts at the last completion (SPEC §2).
+    /// The gap the idle rule reads at `req`, as the harness measures it (Qwen:
+    /// at a hook, from the hook checkpoint, SPEC §2).
     fn gap_at(&mut self, req: &Request) -> Option<f64> {
-        match &req.send {
-            Some(send) if send.kind == SendKind::Hook && self.policy.preset.rules().hook_gap => {
-                let checkpoint = self.hook_checkpoint.or(send.completion_ms).or(req.now_ms);
-                self.hook_checkpoint = checkpoint;
-                Some((req.now_ms? - checkpoint?) as f64 / 60_000.0)
-            }
-            _ => req.gap_minutes,
-        }
+        let asks = self.policy.preset.asks();
+        asks.idle_gap(req, &mut self.hook_checkpoint)
     }
 
-    /// After a Qwen send: a prompt always moves the hook checkpoint to now; a cron
-    /// job or a hook only when its idle or size plan saved tokens (client.ts).
+    /// After a send, the harness moves the checkpoint the idle gap reads.
     fn move_hook_checkpoint(&mut self, req: &Request, trigger: Option<Trigger>, saved: u64) {
-        let Some(send) = req
-            .send
-            .as_ref()
-            .filter(|_| self.policy.preset.rules().hook_gap)
-        else {
-            return;
-        };
         let plan_saved = matches!(trigger, Some(Trigger::Idle | Trigger::Size)) && saved > 0;
-        match send.kind {
-            SendKind::UserQuery => self.hook_checkpoint = req.now_ms,
-            SendKind::Cron | SendKind::Hook if plan_saved => self.hook_checkpoint = req.now_ms,
-            _ => {}
-        }
+        let asks = self.policy.preset.asks();
+        asks.after_send(req, plan_saved, &mut self.hook_checkpoint);
     }
 
     /// Runs to request `k` (1-based) and returns its step: the requests before
