@@ -218,7 +218,7 @@ fn bad_edits_and_a_qwen_session_are_one_line_errors() {
     ]);
     assert_eq!(code, 2);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("a qwen session"), "{err}");
+    assert!(err.contains("qwen sessions are not sent that way"), "{err}");
     // A sidecar's bad edit is named with the sidecar.
     let dir = tempfile::tempdir().unwrap();
     let body = dir.path().join("body.json");

@@ -18,6 +18,8 @@ use std::path::Path;
 
 const DEMO: &str = "sample-sessions/claude-demo.jsonl";
 const QWEN: &str = "sample-sessions/qwen-memory/session.jsonl";
+const OPENCODE: &str = "sample-sessions/opencode-build.db";
+const GEMINI: &str = "sample-sessions/gemini-build.jsonl";
 
 fn open(path: &str) -> App {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
@@ -130,7 +132,7 @@ fn tui_refuses_claude_plans_on_a_qwen_session() {
     keys(&mut a, "d");
     assert_eq!(
         status(&a),
-        "refused: cache-edits delivery is Claude's cached microcompact; a qwen session is sent with rewrite"
+        "refused: cache-edits delivery is Claude's cached microcompact; qwen sessions are sent with rewrite"
     );
     assert_eq!(a.view().unwrap().policy(), &before);
     // What qwen runs is still tuned to.
@@ -154,6 +156,45 @@ fn the_tip_fits_the_session_s_harness() {
         err.contains("--preset api runs the server's edits"),
         "{err}"
     );
+}
+
+/// SPEC §6, §11: cache-edits and the server's edits are Claude's. OpenCode's
+/// body is Messages-shaped, but OpenCode sends neither (its row offers rewrite
+/// only), so neither is simulated on its sessions, nor offered in a tip.
+#[test]
+fn only_claude_sessions_take_cache_edits_or_the_api_preset() {
+    for (path, name) in [(OPENCODE, "opencode"), (GEMINI, "gemini"), (QWEN, "qwen")] {
+        let (code, _, err) = bin::run(&["plan", path, "--delivery", "cache-edits"]);
+        assert_eq!(code, 2, "{path}: {err}");
+        assert!(
+            err.contains(&format!("{name} sessions are sent with rewrite")),
+            "{err}"
+        );
+        let (code, _, err) = bin::run(&["plan", path, "--preset", "api"]);
+        assert_eq!(code, 2, "{path}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{name} sessions are not sent that way (use --preset {name})"
+            )),
+            "{err}"
+        );
+        let (code, _, err) = bin::run(&["plan", path, "--policy", "auto", "--delivery", "server"]);
+        assert_eq!(code, 2, "{path}: {err}");
+        assert!(
+            err.contains(&format!("{name} sessions are sent with rewrite"))
+                && !err.contains("--preset api"),
+            "{err}"
+        );
+    }
+    let (code, _, err) = bin::run(&[
+        "plan",
+        DEMO,
+        "--policy",
+        "count",
+        "--delivery",
+        "cache-edits",
+    ]);
+    assert_eq!(code, 0, "{err}");
 }
 
 /// `p` walks only the kinds the harness offers, each one legal.

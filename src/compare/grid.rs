@@ -82,7 +82,7 @@ fn uses(kind: PlanKind, preset: Harness) -> (bool, bool, bool, bool) {
 /// off rewrite) are left out.
 pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
     let facts = preset.rules();
-    let edits = facts.dialect.has_cache_edits();
+    let edits = facts.offers_delivery(Delivery::CacheEdits);
     if lists.api_trigger.is_some() || lists.api_keep.is_some() {
         return if facts.api_grid {
             api_grid(lists)

@@ -56,6 +56,9 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
         PlanKind::Budget,
         PlanKind::Recorded,
     ],
+    // SPEC §5: cached microcompact sends `cache_edits` (count); SPEC §13.S:
+    // idle-server and the api preset send the server's clearing edit.
+    deliveries: &[Delivery::Rewrite, Delivery::CacheEdits, Delivery::Server],
     caveats: &[
         "claude_idle_flag",
         "claude_idle_server_flag",

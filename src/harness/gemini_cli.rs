@@ -47,6 +47,8 @@ pub(crate) static GEMINI: Preset = Preset {
     api_grid: false,
     // SPEC §15.3: gemini `auto → mask → recorded`.
     kinds: &[PlanKind::Auto, PlanKind::Mask, PlanKind::Recorded],
+    // The harness rewrites its own history; it sends no edits.
+    deliveries: &[Delivery::Rewrite],
     caveats: &["gemini_version_unknown", "gemini_remote_flags"],
     compactable: &[],
     every_tool: true,

@@ -10,7 +10,7 @@
 //! harness: outside this folder no source file does (`tests/seam.rs` counts).
 //! `docs/adding-a-harness.md` is the recipe. Each fact names its source.
 
-use crate::policy::{PlanKind, Policy};
+use crate::policy::{Delivery, PlanKind, Policy};
 use crate::session::{Format, Request, Session};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -594,6 +594,10 @@ pub struct Preset {
     pub api_grid: bool,
     /// Plan kinds the harness offers (the TUI's `p` cycle; setup refuses others).
     pub kinds: &'static [PlanKind],
+    /// The deliveries the harness's requests can carry, read from the row of a
+    /// session's harness (`Policy::check`): rewrite always; Claude's cache
+    /// edits and the server's clearing edit (SPEC §5, §11, §13.S).
+    pub deliveries: &'static [Delivery],
     /// The caveat ids the harness shows (each with its predicate in `caveats`).
     pub caveats: &'static [&'static str],
     /// Tools whose results plans may clear.
@@ -676,6 +680,10 @@ impl Preset {
     }
 
     /// Whether the harness offers plan kind `kind`.
+    pub fn offers_delivery(&self, delivery: Delivery) -> bool {
+        self.deliveries.contains(&delivery)
+    }
+
     pub fn offers(&self, kind: PlanKind) -> bool {
         self.kinds.contains(&kind)
     }
@@ -759,6 +767,27 @@ mod tests {
             assert_eq!(p.harness.name(), p.name);
             assert!(p.is_compactable(p.read_tool));
             assert!(p.file_path_tools.iter().all(|t| p.is_compactable(t)));
+        }
+    }
+
+    /// SPEC §6, §11: `cache-edits` and the server's edits are Claude's (and the
+    /// api preset's, whose sessions are Claude's); every harness rewrites.
+    #[test]
+    fn each_row_offers_the_deliveries_its_body_carries() {
+        for &h in <Harness as strum::VariantArray>::VARIANTS {
+            let row = h.rules();
+            let d = row.dialect;
+            assert!(row.offers_delivery(Delivery::Rewrite), "{h:?}");
+            // Only a body that can carry an edit offers it (OpenCode's body is
+            // Anthropic-shaped, but OpenCode sends neither edit).
+            for edit in [Delivery::CacheEdits, Delivery::Server] {
+                assert!(!row.offers_delivery(edit) || d.has_cache_edits(), "{h:?}");
+            }
+        }
+        assert!(CLAUDE.offers_delivery(Delivery::CacheEdits));
+        assert!(CLAUDE.offers_delivery(Delivery::Server));
+        for row in [&QWEN, &GEMINI, &opencode::OPENCODE] {
+            assert_eq!(row.deliveries, [Delivery::Rewrite], "{}", row.name);
         }
     }
 

@@ -40,6 +40,8 @@ pub(crate) static OPENCODE: Preset = Preset {
     grid_kinds: &[PlanKind::Prune],
     api_grid: false,
     kinds: &[PlanKind::Auto, PlanKind::Prune, PlanKind::Recorded],
+    // The harness rewrites its own history; it sends no edits.
+    deliveries: &[Delivery::Rewrite],
     caveats: &[
         "opencode_prune_off_by_default",
         "opencode_prune_env",

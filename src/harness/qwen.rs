@@ -48,6 +48,8 @@ pub(crate) static QWEN: Preset = Preset {
         PlanKind::Count,
         PlanKind::Recorded,
     ],
+    // The harness rewrites its own history; it sends no edits.
+    deliveries: &[Delivery::Rewrite],
     caveats: &["qwen_memory_pressure", "qwen_unseen_restart"],
     // microcompact.ts (main, September 2026): eleven tools.
     compactable: &[

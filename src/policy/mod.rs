@@ -160,7 +160,7 @@ impl Illegal {
             Illegal::IdleServerPreset => "idle runs the client's time-based clearing on any preset",
             Illegal::IdleServerDelivery(_) => "leave out --delivery: idle-server's is server",
             // The api preset is offered only where the server's view exists.
-            Illegal::ServerDelivery(h) if h.dialect().has_server_view() => {
+            Illegal::ServerDelivery(h) if h.rules().offers_delivery(Delivery::Server) => {
                 "--delivery rewrite keeps this plan; --preset api runs the server's edits"
             }
             Illegal::ServerDelivery(_) => "--delivery rewrite keeps this plan",
@@ -185,7 +185,14 @@ impl std::fmt::Display for Illegal {
                 "idle-server's edit is applied by the server: its delivery is server (got {})",
                 d.name()
             ),
-            Illegal::ServerDelivery(_) => f.write_str("delivery server is the api preset's (--preset api)"),
+            Illegal::ServerDelivery(h) if h.rules().offers_delivery(Delivery::Server) => {
+                f.write_str("delivery server is the api preset's (--preset api)")
+            }
+            Illegal::ServerDelivery(h) => write!(
+                f,
+                "delivery server is Anthropic's server-side clearing; {} sessions are sent with rewrite",
+                h.name()
+            ),
             Illegal::Budget { preset, delivery } => write!(
                 f,
                 "the budget plan is Claude Code's token-budget microcompact: it takes the claude preset and rewrite delivery (got preset {}, delivery {})",
@@ -194,7 +201,7 @@ impl std::fmt::Display for Illegal {
             ),
             Illegal::CacheEdits(h) => write!(
                 f,
-                "cache-edits delivery is Claude's cached microcompact; a {} session is sent with rewrite",
+                "cache-edits delivery is Claude's cached microcompact; {} sessions are sent with rewrite",
                 h.name()
             ),
             Illegal::NotOffered { kind, preset } => write!(
@@ -438,9 +445,10 @@ impl Policy {
     /// `compare`'s grid leaves settings out by (SPEC §5, §11, §13.S).
     pub fn check(&self, session: Harness) -> Result<(), Illegal> {
         let facts = self.preset.rules();
-        let dialect = session.dialect();
+        // What the session's requests can carry (the api preset's are Claude's).
+        let carries = |d| session.rules().offers_delivery(d);
         match self.kind {
-            PlanKind::Api if self.delivery != Delivery::Server || !dialect.has_server_view() => {
+            PlanKind::Api if self.delivery != Delivery::Server || !carries(Delivery::Server) => {
                 return Err(Illegal::ApiWithoutPreset);
             }
             PlanKind::IdleServer if !facts.offers(PlanKind::IdleServer) => {
@@ -468,7 +476,7 @@ impl Policy {
                 delivery: self.delivery,
             });
         }
-        if self.delivery == Delivery::CacheEdits && !dialect.has_cache_edits() {
+        if self.delivery == Delivery::CacheEdits && !carries(Delivery::CacheEdits) {
             return Err(Illegal::CacheEdits(session));
         }
         // The api kind belongs to the api preset (refused above otherwise).

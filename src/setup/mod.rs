@@ -347,12 +347,12 @@ fn choose_preset(
         }
         (None, None) => session.harness,
     };
-    if api && !session.harness.dialect().has_server_view() {
+    if api && !session.harness.rules().offers_delivery(Delivery::Server) {
         let own = session.harness.name();
         return Err(UsageError::plan(
             path,
             format!(
-                "the api preset simulates Anthropic's server-side context editing of Messages API requests; a {own} session is not sent that way (use --preset {own})"
+                "the api preset simulates Anthropic's server-side context editing of Messages API requests; {own} sessions are not sent that way (use --preset {own})"
             ),
         ));
     }
@@ -647,8 +647,11 @@ fn settle_kind_and_delivery(
         Some(d) => p.delivery = d,
         None if !delivery_set => {
             // cache_edits is Claude's mechanism: the default for count on Claude.
-            p.delivery = if p.kind == PlanKind::Count && session.harness.dialect().has_cache_edits()
-            {
+            let edits = session
+                .harness
+                .rules()
+                .offers_delivery(Delivery::CacheEdits);
+            p.delivery = if p.kind == PlanKind::Count && edits {
                 Delivery::CacheEdits
             } else {
                 Delivery::Rewrite
