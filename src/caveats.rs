@@ -2,8 +2,8 @@
 //! the caveats `plan`, `timeline` and `explain` carry in JSON and say in words, and
 //! the TUI header shows in short. The texts live here, as data, and nowhere else.
 
+use crate::harness::claude_version::{self as version, VersionRow};
 use crate::policy::plausible::Plausible;
-use crate::policy::version::{self, VersionRow};
 use crate::policy::{Delivery, PlanKind, Policy};
 
 /// One caveat as listed: its JSON id, the header's short form, and the full

@@ -556,7 +556,8 @@ pub struct Session {
     pub context_facts: std::sync::OnceLock<std::sync::Arc<crate::context::ContextFacts>>,
     /// What `idle-server` reads of each main-thread record (SPEC §13.S), read
     /// back from the file on first use and shared by every plan of the session.
-    pub idle_facts: std::sync::OnceLock<std::sync::Arc<Vec<crate::policy::idle_server::RecFact>>>,
+    pub idle_facts:
+        std::sync::OnceLock<std::sync::Arc<Vec<crate::harness::claude_idle_server::RecFact>>>,
     /// Whether some record may anchor a return after idle (SPEC §13.S1: an
     /// assistant record with a numeric `apiBlockIndex` or `joinedApiReply:
     /// true`). Without one, idle-server finds no return, so its facts are not

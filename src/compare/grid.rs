@@ -113,7 +113,7 @@ pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
         };
         let gaps: Vec<Option<f64>> = match (default, ug) {
             (true, true) if kind == PlanKind::IdleServer => {
-                vec![Some(crate::policy::idle_server::GAP_MINUTES)]
+                vec![Some(crate::harness::claude_idle_server::GAP_MINUTES)]
             }
             // The default grid's gaps are idle's (SPEC §9): qwen's size, which
             // reads the gap too, runs at the session's.

@@ -2,10 +2,10 @@
 //! answers to the engine. Upstream: Claude Code 2.1.88 `services/compact/
 //! microCompact.ts`, `timeBasedMCConfig.ts`, `utils/messages.ts`,
 //! `services/api/claude.ts`, and the published bundles up to 2.1.332 for the
-//! version rows (`policy/version.rs`).
+//! version rows (`claude_version.rs`) and the idle-server rule (`claude_idle_server.rs`).
 
+use super::claude_version::VersionRow;
 use super::*;
-use crate::policy::version::VersionRow;
 
 /// Claude Code 2.1.88: `services/compact/microCompact.ts` (COMPACTABLE_TOOLS, token
 /// estimate, IMAGE_MAX_TOKEN_SIZE), `utils/messages.ts`, `services/api/claude.ts`.

@@ -18,6 +18,8 @@ use std::path::PathBuf;
 pub mod anthropic;
 mod api;
 mod claude;
+pub mod claude_idle_server;
+pub mod claude_version;
 pub mod gemini;
 pub mod gemini_cli;
 mod opencode;

@@ -22,7 +22,7 @@ pub(crate) const NOT_ELIGIBLE_TOOL: &str = "PowerShell";
 /// The usage gate by version: 135,000 up to 2.1.20, 147,000 from 2.1.21 or with
 /// no (readable) version.
 pub(crate) fn warning_for_version(v: Option<&str>) -> u64 {
-    match v.and_then(super::version::parse) {
+    match v.and_then(crate::harness::claude_version::parse) {
         Some(ver) if ver <= (2, 1, 20) => WARNING_UP_TO_2_1_20,
         _ => WARNING_FROM_2_1_21,
     }

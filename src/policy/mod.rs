@@ -7,12 +7,10 @@
 pub mod api;
 pub(crate) mod budget;
 pub mod engine;
-pub mod idle_server;
 pub mod params;
 pub mod plausible;
 pub mod protect;
 pub(crate) mod recorded;
-pub mod version;
 
 use crate::harness::PresetId;
 use crate::session::{Harness, Request};

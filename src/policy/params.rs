@@ -358,7 +358,7 @@ pub static PARAMS: &[Param] = &[
         about: "Results kept outside the plan: the most recent N",
         range: None,
         default: ByDefault::Made(|| {
-            use crate::policy::idle_server::default_keep;
+            use crate::harness::claude_idle_server::default_keep;
             format!(
                 "per plan kind: {}, budget {}, idle-server {} before Claude Code 2.1.310 and {} from it",
                 PlanKind::Idle.default_keep(),
@@ -374,7 +374,7 @@ pub static PARAMS: &[Param] = &[
             Some(p.keep_recent.map_or_else(
                 || {
                     if p.preset.rules().versioned {
-                        use crate::policy::idle_server::default_keep;
+                        use crate::harness::claude_idle_server::default_keep;
                         format!(
                             "by plan kind ({}, budget {}, idle-server {} before 2.1.310 and {} from it)",
                             PlanKind::Idle.default_keep(),
@@ -424,7 +424,7 @@ pub static PARAMS: &[Param] = &[
             || {
                 format!(
                     "idle-server {} unless given",
-                    num(super::idle_server::GAP_MINUTES)
+                    num(crate::harness::claude_idle_server::GAP_MINUTES)
                 )
             },
         ),
@@ -441,7 +441,7 @@ pub static PARAMS: &[Param] = &[
                 format!(
                     "{} (idle-server: {})",
                     p.gap_threshold_minutes,
-                    num(super::idle_server::GAP_MINUTES)
+                    num(crate::harness::claude_idle_server::GAP_MINUTES)
                 )
             } else {
                 p.gap_threshold_minutes.to_string()
@@ -1362,7 +1362,7 @@ mod wiring {
         // What no preset holds is said too: idle-server's own gap, and the
         // harnesses that keep error results whatever `--clear-errors` says.
         let gap = help_of("plan", "gap-minutes").unwrap();
-        let own = crate::policy::idle_server::GAP_MINUTES;
+        let own = crate::harness::claude_idle_server::GAP_MINUTES;
         assert!(gap.contains(&format!("idle-server {own}")), "{gap}");
         let errors = help_of("plan", "clear-errors").unwrap();
         for &h in <Harness as strum::VariantArray>::VARIANTS {
@@ -1379,7 +1379,7 @@ mod wiring {
     #[test]
     fn the_policy_help_says_what_auto_runs_for_every_preset() {
         use crate::harness::PresetId;
-        use crate::policy::version::VersionRow;
+        use crate::harness::claude_version::VersionRow;
         let help = help_of("plan", "policy").unwrap();
         for p in <PresetId as strum::VariantArray>::VARIANTS {
             let words = p.asks().auto_words();

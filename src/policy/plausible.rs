@@ -3,8 +3,8 @@
 //! (`true`), had none (`false`: the clearing shown is a what-if), or cannot be
 //! told (`null`), with the reason id. The remote flags are caveats, not this.
 
-use super::version::{VersionRow, parse};
 use super::{Delivery, PlanKind, Policy};
+use crate::harness::claude_version::{VersionRow, parse};
 use crate::session::{Request, Session};
 
 /// `request.harness_could_run` and `request.harness_could_run_reason`.

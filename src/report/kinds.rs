@@ -3,8 +3,8 @@
 //! values as the kinds in force used them, and `idle_server` (§13.S10).
 
 use super::*;
+use crate::harness::claude_version::VersionRow;
 use crate::policy::engine::IdleServerStep;
-use crate::policy::version::VersionRow;
 use crate::session::Request;
 
 /// The §13.J fields of a request (flattened into `request` / `requests[]`).
@@ -62,7 +62,7 @@ fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind, only_read: bool) -
         // idle-server keeps by version (SPEC §13.S4).
         PlanKind::IdleServer => Some(
             p.keep_recent
-                .unwrap_or_else(|| crate::policy::idle_server::default_keep(version))
+                .unwrap_or_else(|| crate::harness::claude_idle_server::default_keep(version))
                 .max(1),
         ),
         // The api preset keeps by its edits' `keep` (SPEC §11: null).
@@ -76,7 +76,7 @@ fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind, only_read: bool) -
         gap: gate(
             read("gap_threshold_minutes"),
             Some(if idle_server && !p.gap_explicit {
-                crate::policy::idle_server::GAP_MINUTES
+                crate::harness::claude_idle_server::GAP_MINUTES
             } else {
                 p.gap_threshold_minutes
             }),
@@ -100,10 +100,11 @@ fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind, only_read: bool) -
         min_trigger: gate(
             read("min_trigger_tool_uses"),
             match (idle_server, keep) {
-                (true, Some(keep)) => Some(
-                    p.min_trigger_tool_uses
-                        .unwrap_or(keep + crate::policy::idle_server::MIN_TRIGGER_OVER_KEEP),
-                ),
+                (true, Some(keep)) => {
+                    Some(p.min_trigger_tool_uses.unwrap_or(
+                        keep + crate::harness::claude_idle_server::MIN_TRIGGER_OVER_KEEP,
+                    ))
+                }
                 _ => p.min_trigger_tool_uses,
             },
         ),

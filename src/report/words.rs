@@ -110,8 +110,8 @@ pub fn send_words(kind: crate::session::SendKind) -> &'static str {
 /// Why no plan (or not this one) runs at a request, in words.
 impl Display for crate::policy::engine::NoRun {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        use crate::harness::claude_version::VersionRow;
         use crate::policy::engine::NoRun;
-        use crate::policy::version::VersionRow;
         f.write_str(match self {
             NoRun::Version(VersionRow::NoneEarly) => {
                 "auto: no plan (Claude Code 2.1.64-2.1.83 has no client-side tool-result clearing)"
@@ -292,7 +292,7 @@ impl Display for crate::policy::engine::RecordedWhy {
 impl Display for IdleServerWhy {
     /// SPEC §13.S in words: the return, the edit and what the server did.
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        use crate::policy::idle_server::{NotSent, SentBecause};
+        use crate::harness::claude_idle_server::{NotSent, SentBecause};
         let Some(idle) = self.idle_minutes else {
             return f.write_str("idle-server: no return (no prompt after more than the idle gap)");
         };
@@ -345,7 +345,7 @@ impl Display for IdleServerWhy {
             _ => write!(
                 f,
                 "it would clear fewer than {} tokens (clear_at_least): nothing applied",
-                fmt_int(crate::policy::idle_server::CLEAR_AT_LEAST)
+                fmt_int(crate::harness::claude_idle_server::CLEAR_AT_LEAST)
             ),
         }
     }

@@ -1,11 +1,11 @@
 //! `idle-server` in the engine (SPEC §13.S): the decision of
-//! `policy::idle_server` at each request and, when the edit is sent, what the
+//! `harness::claude_idle_server` at each request and, when the edit is sent, what the
 //! server clears — §11's `clear_tool_uses_20250919` pass over the whole request
 //! (S7). The server is stateless: nothing carries but "applied at k − 1" (S6).
 
 use super::*;
+use crate::harness::claude_idle_server::{self as rule, Decision, Params, RecFact};
 use crate::policy::api::{ClearInputs, Edit, TriggerOn};
-use crate::policy::idle_server::{self as rule, Decision, Params, RecFact};
 use std::sync::Arc;
 
 /// The plan at one request, as SPEC §13.S10's `idle_server` object says it.
@@ -59,7 +59,7 @@ pub(super) fn may_run(policy: &Policy, s: &Session) -> bool {
         // The baseline names an applied edit's ids by idle-server (SPEC §15.5).
         PlanKind::Recorded if versioned => crate::policy::recorded::any_edit_cleared(s),
         PlanKind::Auto if versioned => s.requests.iter().any(|r| {
-            crate::policy::version::VersionRow::of(r.version.as_deref()).auto_kind()
+            crate::harness::claude_version::VersionRow::of(r.version.as_deref()).auto_kind()
                 == Some(PlanKind::IdleServer)
         }),
         _ => false,

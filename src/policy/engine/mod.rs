@@ -181,7 +181,7 @@ pub struct Engine<'s> {
     last_version_number: Option<u32>,
     /// `idle-server`'s reading of the records (SPEC §13.S), read once when the
     /// plan may run, and whether it applied at the last request.
-    idle_facts: Option<std::sync::Arc<Vec<crate::policy::idle_server::RecFact>>>,
+    idle_facts: Option<std::sync::Arc<Vec<crate::harness::claude_idle_server::RecFact>>>,
     idle_applied_prev: bool,
     /// `idle-server` at the last evaluated request.
     idle_step: Option<IdleServerStep>,
@@ -200,7 +200,7 @@ type IdleWalk = std::sync::Arc<
     std::sync::Mutex<
         Option<(
             (Option<usize>, Option<String>, u64),
-            crate::policy::idle_server::Walk,
+            crate::harness::claude_idle_server::Walk,
         )>,
     >,
 >;

@@ -207,7 +207,7 @@ fn budget_and_api_notes_read_as_before() {
 /// the engine, words here).
 #[test]
 fn no_run_reads_by_version_and_send() {
-    use crate::policy::version::VersionRow;
+    use crate::harness::claude_version::VersionRow;
     use crate::session::SendKind;
     read_as(vec![
         (

@@ -6,8 +6,8 @@
 //! the clearable results, the excluded tools, the edit and whether it is sent.
 //! What the server then clears (S7) is the `api` machinery (`engine::api`).
 
-use super::version::{self, VersionRow};
-use crate::harness::CLAUDE;
+use super::CLAUDE;
+use super::claude_version::{self as version, VersionRow};
 use serde_json::Value;
 
 /// The gap Claude Code waits for: `minIdleSeconds:3900` (65 minutes).
