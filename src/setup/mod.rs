@@ -623,28 +623,23 @@ fn settle_kind_and_delivery(
         }
         p.delivery = Delivery::Server;
     } else if p.kind == PlanKind::Api {
+        // The api kind is the api preset's, asked for by `--preset api`: a
+        // policy of kind api with delivery server is that preset, so only here
+        // can a `--policy api` without it be told apart.
         return Err(illegal(path, Illegal::ApiWithoutPreset));
-    }
-    if p.kind == PlanKind::IdleServer {
-        // SPEC §13.S: the server applies idle-server's edit.
-        if !p.preset.rules().offers(PlanKind::IdleServer) {
-            return Err(illegal(path, Illegal::IdleServerPreset));
-        }
-        let asked = delivery.or(delivery_set.then_some(p.delivery));
-        if let Some(d) = asked.filter(|&d| d != Delivery::Server) {
-            return Err(illegal(path, Illegal::IdleServerDelivery(d)));
-        }
-        p.delivery = Delivery::Server;
     }
     // SPEC §15.6: an explicit delivery under auto applies to the kinds that
     // take it; a request whose chosen kind refuses it is named.
     let asked = (delivery.is_some() || delivery_set).then(|| delivery.unwrap_or(p.delivery));
     p.check_requests(&session.requests, asked)
         .map_err(|e| UsageError::plan(path, e.to_string()))?;
+    // Each kind's own delivery where none was asked; an asked one is judged,
+    // with the rest, by `Policy::check` below.
     match delivery {
         _ if api || p.kind == PlanKind::Recorded => {}
-        _ if p.kind == PlanKind::IdleServer => {}
         Some(d) => p.delivery = d,
+        // SPEC §13.S: the server applies idle-server's edit.
+        None if p.kind == PlanKind::IdleServer && !delivery_set => p.delivery = Delivery::Server,
         None if !delivery_set => {
             // cache_edits is Claude's mechanism: the default for count on Claude.
             let edits = session
