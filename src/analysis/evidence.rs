@@ -3,63 +3,47 @@
 
 use super::*;
 
-/// What the plans a `microcompact_boundary`'s writer implies newly cleared where
-/// the record belongs (SPEC §10): `cached` records against the `count` plan,
-/// `budget` records against the `budget` plan (on the compaction's summarizing
-/// request for a record before a `compact_boundary`), each run with the other
+/// What the plan a clearing record's writer implies newly cleared where
+/// the record belongs (SPEC §10, §14): each writer's own plan
+/// (`Writer::plan_kind`: `cached` records against `count`, `budget` against
+/// `budget`, on the compaction's summarizing request for a record before a
+/// `compact_boundary`, Gemini CLI's masking against `mask`, OpenCode's marks
+/// against `prune`), each run with the other
 /// options given and evaluated once over the whole timeline when a record first
 /// asks. Where there is nothing to simulate on, it answers None.
 pub struct Simulator<'a> {
     setup: &'a Setup,
-    count: Option<Vec<Vec<String>>>,
-    budget: Option<Vec<Vec<String>>>,
-    mask: Option<Vec<Vec<String>>>,
-    prune: Option<Vec<Vec<String>>>,
+    /// Each plan kind asked for, once: the ids it newly clears (index k − 1).
+    newly: Vec<(PlanKind, Vec<Vec<String>>)>,
 }
 
 impl<'a> Simulator<'a> {
     pub fn new(setup: &'a Setup) -> Simulator<'a> {
         Simulator {
             setup,
-            count: None,
-            budget: None,
-            mask: None,
-            prune: None,
+            newly: Vec::new(),
         }
     }
 
     pub fn simulate(&mut self, writer: Writer, at: SimAt) -> Option<Vec<String>> {
-        let setup = self.setup;
-        match (writer, at) {
-            (Writer::Cached, SimAt::Request(k)) => {
-                let count = self
-                    .count
-                    .get_or_insert_with(|| newly_cleared_by(setup, PlanKind::Count));
-                count.get(k.checked_sub(1)?).cloned()
+        let kind = writer.plan_kind();
+        match at {
+            SimAt::Request(k) => {
+                let at = match self.newly.iter().position(|(x, _)| *x == kind) {
+                    Some(at) => at,
+                    None => {
+                        self.newly.push((kind, newly_cleared_by(self.setup, kind)));
+                        self.newly.len() - 1
+                    }
+                };
+                self.newly[at].1.get(k.checked_sub(1)?).cloned()
             }
-            (Writer::Cached, SimAt::BeforeCompaction(_)) => None,
-            (Writer::Budget, SimAt::Request(k)) => {
-                let budget = self
-                    .budget
-                    .get_or_insert_with(|| newly_cleared_by(setup, PlanKind::Budget));
-                budget.get(k.checked_sub(1)?).cloned()
+            // SPEC §10: a budget record before a compaction is compared on its
+            // summarizing request; no other writer writes one there.
+            SimAt::BeforeCompaction(k) if kind == PlanKind::Budget => {
+                budget_before_compaction(self.setup, k)
             }
-            (Writer::Budget, SimAt::BeforeCompaction(k)) => budget_before_compaction(setup, k),
-            (Writer::GeminiMask, SimAt::Request(k)) => {
-                let mask = self
-                    .mask
-                    .get_or_insert_with(|| newly_cleared_by(setup, PlanKind::Mask));
-                mask.get(k.checked_sub(1)?).cloned()
-            }
-            (Writer::GeminiMask, SimAt::BeforeCompaction(_)) => None,
-            // SPEC §15.14: the simulated prune, where it takes effect.
-            (Writer::Prune, SimAt::Request(k)) => {
-                let prune = self
-                    .prune
-                    .get_or_insert_with(|| newly_cleared_by(setup, PlanKind::Prune));
-                prune.get(k.checked_sub(1)?).cloned()
-            }
-            (Writer::Prune, SimAt::BeforeCompaction(_)) => None,
+            SimAt::BeforeCompaction(_) => None,
         }
     }
 }

@@ -51,13 +51,19 @@ impl Writer {
     }
 
     /// The plan kind whose clearings a record of this writer is compared with.
-    pub fn plan(self) -> &'static str {
+    pub fn plan_kind(self) -> crate::policy::PlanKind {
+        use crate::policy::PlanKind;
         match self {
-            Writer::Budget => crate::policy::PlanKind::Budget.name(),
-            Writer::Cached => crate::policy::PlanKind::Count.name(),
-            Writer::GeminiMask => crate::policy::PlanKind::Mask.name(),
-            Writer::Prune => crate::policy::PlanKind::Prune.name(),
+            Writer::Budget => PlanKind::Budget,
+            Writer::Cached => PlanKind::Count,
+            Writer::GeminiMask => PlanKind::Mask,
+            Writer::Prune => PlanKind::Prune,
         }
+    }
+
+    /// [`Writer::plan_kind`]'s name.
+    pub fn plan(self) -> &'static str {
+        self.plan_kind().name()
     }
 
     /// The record's kind as `explain` names it (SPEC §15.21).

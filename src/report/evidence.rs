@@ -149,38 +149,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
             } else {
                 format!("request {k}")
             };
-            if m.writer == crate::evidence::Writer::GeminiMask {
-                // SPEC §14: Gemini CLI writes its masking into the file.
-                let _ = writeln!(
-                    out,
-                    "◇ masking recorded at line {} (gemini_mask: the harness's own mask) belongs to {place}: masked [{}]",
-                    m.line,
-                    sanitize::joined(&m.compacted_tool_ids, ", "),
-                );
-            } else if m.writer == crate::evidence::Writer::Prune {
-                let _ = writeln!(
-                    out,
-                    "◇ OpenCode's prune marks (state.time.compacted) belong to {place}: cleared [{}]; OpenCode's estimate {}",
-                    sanitize::joined(&m.compacted_tool_ids, ", "),
-                    m.tokens_saved.map_or("none".into(), fmt_int),
-                );
-            } else {
-                let _ = writeln!(
-                    out,
-                    "◇ microcompact_boundary at line {} ({} writer{}) belongs to {place}: cleared [{}]; pre_tokens {}, tokens_saved {}",
-                    m.line,
-                    m.writer.name(),
-                    // SPEC §13.E5: no external build writes the cached record.
-                    if m.writer == crate::evidence::Writer::Cached {
-                        ", from an internal build"
-                    } else {
-                        ""
-                    },
-                    sanitize::joined(&m.compacted_tool_ids, ", "),
-                    m.pre_tokens.map_or("none".into(), fmt_int),
-                    m.tokens_saved.map_or("none".into(), fmt_int),
-                );
-            }
+            let _ = writeln!(out, "◇ {}", words::record_line(m, &place));
             let sim_at = crate::evidence::compared_at(&setup.session, m.writer, *k);
             let _ = writeln!(
                 out,

@@ -87,6 +87,48 @@ pub fn protection_text(p: Option<&Protection>) -> String {
 
 /// A Qwen send kind in words, for people: what the transcript shows and what
 /// Qwen runs there.
+/// Who recorded clearing a result, by the record's writer (the page's line).
+pub fn recorded_by(writer: crate::evidence::Writer) -> &'static str {
+    use crate::evidence::Writer;
+    match writer {
+        Writer::GeminiMask => "Gemini CLI recorded masking it",
+        Writer::Prune => "OpenCode recorded pruning it",
+        Writer::Budget | Writer::Cached => "Claude Code recorded clearing it",
+    }
+}
+
+/// A clearing record of the transcript and the request it belongs to
+/// (`place`), as `evidence` lists it (SPEC §10, §14).
+pub fn record_line(m: &crate::evidence::Microcompact, place: &str) -> String {
+    use crate::evidence::Writer;
+    let ids = crate::sanitize::joined(&m.compacted_tool_ids, ", ");
+    let tokens = |t: Option<u64>| t.map_or("none".into(), fmt_int);
+    match m.writer {
+        // SPEC §14: Gemini CLI writes its masking into the file.
+        Writer::GeminiMask => format!(
+            "masking recorded at line {} (gemini_mask: the harness's own mask) belongs to {place}: masked [{ids}]",
+            m.line
+        ),
+        Writer::Prune => format!(
+            "OpenCode's prune marks (state.time.compacted) belong to {place}: cleared [{ids}]; OpenCode's estimate {}",
+            tokens(m.tokens_saved)
+        ),
+        Writer::Budget | Writer::Cached => format!(
+            "microcompact_boundary at line {} ({} writer{}) belongs to {place}: cleared [{ids}]; pre_tokens {}, tokens_saved {}",
+            m.line,
+            m.writer.name(),
+            // SPEC §13.E5: no external build writes the cached record.
+            if m.writer == Writer::Cached {
+                ", from an internal build"
+            } else {
+                ""
+            },
+            tokens(m.pre_tokens),
+            tokens(m.tokens_saved),
+        ),
+    }
+}
+
 pub fn send_words(kind: crate::session::SendKind) -> &'static str {
     use crate::session::SendKind;
     match kind {

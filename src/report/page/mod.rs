@@ -313,11 +313,7 @@ fn records(
                 Some(c) => format!("against the {} plan: {}", m.writer.plan(), c.words()),
                 None => "not compared: no request to simulate it on".into(),
             };
-            let who = match m.writer {
-                crate::evidence::Writer::GeminiMask => "Gemini CLI recorded masking it",
-                crate::evidence::Writer::Prune => "OpenCode recorded pruning it",
-                _ => "Claude Code recorded clearing it",
-            };
+            let who = crate::report::words::recorded_by(m.writer);
             out.push(PageRecord {
                 line: m.line,
                 kind: m.writer.record_kind(),
