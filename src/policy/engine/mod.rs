@@ -12,6 +12,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 mod api;
 mod api_run;
 mod budget_plan;
+mod carry;
 mod count;
 mod cuts;
 mod fenwick;

@@ -24,56 +24,11 @@ use super::*;
 pub(super) struct Memory {
     /// Per stored result: its estimate when prune counts it (completed, not
     /// `skill`), else None; read once, for the scan past the view.
-    seen: Vec<Option<u64>>,
+    pub(super) seen: Vec<Option<u64>>,
     /// Per result: a simulated prune marked it (stored: it lasts).
-    marked: Vec<bool>,
+    pub(super) marked: Vec<bool>,
     /// The results the last prune marked outside the view (`Step::marked_elsewhere`).
     pub(super) elsewhere: Vec<usize>,
-}
-
-impl Engine<'_> {
-    /// `prune` at `req`, remembered: what it marks (stored, so a later scan
-    /// stops there, in this view or from the next one).
-    pub(super) fn prune_step(&mut self, req: &Request) -> Verdict {
-        let n = self.s.results.len();
-        if self.prune_memory.seen.len() != n {
-            self.prune_memory.seen = self.stored_candidates();
-            self.prune_memory.marked = vec![false; n];
-        }
-        let (verdict, elsewhere) = prune(self, &self.policy, &self.prune_memory, req);
-        for &(pos, _) in &verdict.clear {
-            self.prune_memory.marked[self.s.stored(self.view.cands[pos].result)] = true;
-        }
-        for &r in &elsewhere {
-            self.prune_memory.marked[r] = true;
-        }
-        self.prune_memory.elsewhere = elsewhere;
-        verdict
-    }
-
-    /// Every stored result's estimate where prune counts it (§2.3: a
-    /// completed part, not `skill`), from the session: a copy a retained tail
-    /// repeats is its stored part's, so it has none of its own.
-    fn stored_candidates(&self) -> Vec<Option<u64>> {
-        let ids = &self.ids;
-        let mut tool_of: Vec<Option<u32>> = vec![None; ids.len];
-        for (c, &id) in ids.call.iter().enumerate() {
-            tool_of[id as usize] = Some(ids.call_name[c]);
-        }
-        self.s
-            .results
-            .iter()
-            .enumerate()
-            .map(|(r, res)| {
-                let tool = tool_of[ids.result[r] as usize].map(|t| ids.names[t as usize].as_str());
-                let counted = self.s.stored(r) == r
-                    && !res.is_error
-                    && !res.already_cleared
-                    && tool.is_some_and(|t| self.tools.is_compactable(t));
-                counted.then_some(res.est_tokens)
-            })
-            .collect()
-    }
 }
 
 /// §2.3 "Candidates": a completed part (errors, pending and running ones
