@@ -555,17 +555,7 @@ pub fn help_lines() -> Vec<String> {
         "Ctrl-C"
     ));
     lines.push(String::new());
-    lines.push("Commands (:), a unique prefix of an id is enough:".into());
-    lines.push("  :57  :gap 7.5  :keep 3  :size 300000  :trigger 4".into());
-    lines.push("  :policy auto|idle|…|budget  :delivery rewrite".into());
-    lines.push("  :explain KuPA   (Tab completes a command name)".into());
-    lines.push(String::new());
-    lines.push("Plan kinds (p):".into());
-    lines.push("  auto: the harness's own choice (claude by".into());
-    lines.push("        version: budget to 2.1.63, idle 2.1.84-104,".into());
-    lines.push("        idle-server from 2.1.285, else nothing; qwen".into());
-    lines.push("        by send kind: idle after the gap, else size,".into());
-    lines.push("        nothing at notifications or goal turns)".into());
+    lines.extend(command_and_kind_lines());
     lines.push(String::new());
     lines.push("Legend: statuses in the age list".into());
     use crate::policy::Status;
@@ -608,6 +598,73 @@ pub fn help_lines() -> Vec<String> {
     lines
 }
 
+/// The widest line of the help's text: whole in the panel on the smallest screen
+/// the TUI draws (`ui::MIN_WIDTH`), as the keymap's own lines are.
+const HELP_TEXT_WIDTH: usize = 56;
+
+/// The help's `:` commands and plan kinds, made from the parameter table and
+/// the harness registry: a command or a harness added there is listed here.
+fn command_and_kind_lines() -> Vec<String> {
+    use crate::policy::params::PARAMS;
+    use crate::policy::{Delivery, PlanKind};
+    let indented = |text: &str| -> Vec<String> {
+        crate::tui::layout::wrap(text, HELP_TEXT_WIDTH - 2)
+            .into_iter()
+            .map(|l| format!("  {l}"))
+            .collect()
+    };
+    let mut lines = vec!["Commands (:), a unique prefix of an id is enough:".to_string()];
+    let mut commands = vec![":57".to_string(), ":explain KuPA".to_string()];
+    for p in PARAMS {
+        let Some(command) = p.command else { continue };
+        let value = match (p.key, p.set.as_ref().and_then(|s| s.e_g)) {
+            (_, Some(e_g)) => e_g.to_string(),
+            ("kind", None) => "KIND".into(),
+            ("delivery", None) => {
+                let names: Vec<&str> = <Delivery as strum::VariantArray>::VARIANTS
+                    .iter()
+                    .map(|d| d.name())
+                    .collect();
+                names.join("|")
+            }
+            _ => "VALUE".into(),
+        };
+        commands.push(format!(":{command} {value}"));
+    }
+    // A command and its value stay on one line.
+    let mut line = String::from(" ");
+    for c in commands {
+        if line.chars().count() + 2 + c.chars().count() > HELP_TEXT_WIDTH {
+            lines.push(std::mem::replace(&mut line, String::from(" ")));
+        }
+        line.push_str("  ");
+        line.push_str(&c);
+    }
+    lines.push(line);
+    lines.push("  (Tab completes a command name)".into());
+    lines.push(String::new());
+    lines.push("Plan kinds (p, :policy KIND), each preset's in turn:".into());
+    for &h in <crate::harness::Harness as strum::VariantArray>::VARIANTS {
+        let kinds: Vec<&str> = h.rules().kinds.iter().map(|k| k.name()).collect();
+        lines.extend(indented(&format!("{}: {}", h.name(), kinds.join(" "))));
+    }
+    let api = crate::harness::PresetId::SERVER;
+    let kinds: Vec<&str> = api.rules().kinds.iter().map(|k| k.name()).collect();
+    lines.extend(indented(&format!(
+        "{} (--preset api): {}",
+        api.name(),
+        kinds.join(" ")
+    )));
+    lines.push(format!(
+        "{}, the harness's own choice at each request:",
+        PlanKind::Auto.name()
+    ));
+    for &h in <crate::harness::Harness as strum::VariantArray>::VARIANTS {
+        lines.extend(indented(&h.asks().auto_words()));
+    }
+    lines
+}
+
 /// The picker's help: its keymap table, then what the marks mean.
 pub fn picker_help_lines() -> Vec<String> {
     let mut lines: Vec<String> = PICKER_KEYMAP
@@ -633,6 +690,28 @@ pub fn picker_help_lines() -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The help lists every `:` command of the parameter table, each preset's
+    /// `p` cycle and each harness's `auto`, as the table and the registry say
+    /// them (it once listed Claude's and Qwen's only).
+    #[test]
+    fn the_help_s_commands_and_kinds_come_from_the_table_and_the_registry() {
+        let lines = help_lines();
+        assert!(lines.iter().all(|l| l.chars().count() <= HELP_TEXT_WIDTH));
+        let flat = lines.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+        for c in crate::policy::params::commands() {
+            assert!(flat.contains(&format!(":{c} ")), ":{c}: {flat}");
+        }
+        assert!(flat.contains(":mask-protect 30000") && flat.contains(":keep 3"));
+        for &h in <crate::harness::Harness as strum::VariantArray>::VARIANTS {
+            let kinds: Vec<&str> = h.rules().kinds.iter().map(|k| k.name()).collect();
+            let cycle = format!("{}: {}", h.name(), kinds.join(" "));
+            assert!(flat.contains(&cycle), "{cycle}");
+            assert!(flat.contains(&h.asks().auto_words()), "{}", h.name());
+        }
+        assert!(flat.contains("opencode: auto prune recorded"));
+        assert!(flat.contains("api (--preset api): api recorded"));
+    }
 
     /// Each parameter a key steps: the table's keys, labelled and described
     /// with the table's step.
