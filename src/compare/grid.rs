@@ -102,45 +102,37 @@ pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
     let mut out = Vec::new();
     for kind in kinds {
         let (uk, ug, us, ut) = uses(kind, preset);
-        let keeps: Vec<Option<u32>> = match (default, kind) {
-            (true, PlanKind::Idle) => [1, 2, 3, 5, 8, 10, 15, 20].map(Some).to_vec(),
-            // The served keep is 12–64 (SPEC §13.C, §15.23).
-            (true, PlanKind::IdleServer) => [5, 12, 24, 64].map(Some).to_vec(),
-            (true, PlanKind::Size) => vec![Some(5)],
-            (true, PlanKind::Count) => [2, 5, 10].map(Some).to_vec(),
-            _ if uk => opt(&lists.keep_recent),
-            _ => vec![None],
+        // The default grid's values are the parameter table's (`Compare::List`).
+        let grid_of = |key: &str| {
+            default
+                .then(|| crate::policy::params::by_key(key))
+                .flatten()
+                .and_then(|p| p.default_grid(kind))
         };
-        let gaps: Vec<Option<f64>> = match (default, ug) {
-            (true, true) if kind == PlanKind::IdleServer => {
-                vec![Some(crate::harness::claude_idle_server::GAP_MINUTES)]
-            }
-            // The default grid's gaps are idle's (SPEC §9): qwen's size, which
-            // reads the gap too, runs at the session's.
-            (true, true) if kind == PlanKind::Idle => {
-                [5.0, 10.0, 15.0, 30.0, 45.0, 60.0, 90.0, 120.0]
-                    .map(Some)
-                    .to_vec()
-            }
-            (false, true) => lists
+        let keeps: Vec<Option<u32>> = match grid_of("keep_recent") {
+            Some(values) => values.iter().map(|&v| Some(v as u32)).collect(),
+            None if uk => opt(&lists.keep_recent),
+            None => vec![None],
+        };
+        let gaps: Vec<Option<f64>> = match (grid_of("gap_threshold_minutes"), ug) {
+            (Some(values), true) => values.iter().copied().map(Some).collect(),
+            (None, true) if !default => lists
                 .gap_minutes
                 .as_ref()
                 .map_or(vec![None], |v| v.iter().copied().map(Some).collect()),
             _ => vec![None],
         };
-        let sizes: Vec<Option<i64>> = match (default, us) {
-            (true, true) => [100_000, 200_000, 300_000, 500_000, 800_000]
-                .map(Some)
-                .to_vec(),
-            (false, true) => lists
+        let sizes: Vec<Option<i64>> = match (grid_of("size_threshold"), us) {
+            (Some(values), true) => values.iter().map(|&v| Some(v as i64)).collect(),
+            (None, true) if !default => lists
                 .size_threshold
                 .as_ref()
                 .map_or(vec![None], |v| v.iter().copied().map(Some).collect()),
             _ => vec![None],
         };
-        let triggers: Vec<Option<u32>> = match (default, ut) {
-            (true, true) => [5, 10, 20, 40].map(Some).to_vec(),
-            (false, true) => opt(&lists.trigger),
+        let triggers: Vec<Option<u32>> = match (grid_of("trigger_threshold"), ut) {
+            (Some(values), true) => values.iter().map(|&v| Some(v as u32)).collect(),
+            (None, true) if !default => opt(&lists.trigger),
             _ => vec![None],
         };
         let deliveries: Vec<Delivery> = match &lists.delivery {

@@ -199,11 +199,16 @@ pub enum ByDefault {
 }
 
 /// How `compare` takes a parameter's flag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Compare {
     /// A comma-separated list of values, one grid row per value; `e_g` an
-    /// example list for its help.
-    List { e_g: &'static str },
+    /// example list for its help; `grid` its values in the default grid (SPEC
+    /// §9, §15.23) for the kinds that read it: a kind's own list, else the
+    /// list for every kind (`None`); none, the session's value.
+    List {
+        e_g: &'static str,
+        grid: &'static [(Option<PlanKind>, &'static [f64])],
+    },
     /// One value for every row, in plan's words.
     Same,
     /// One value for every row, in compare's own words (its help is its own).
@@ -225,6 +230,18 @@ pub struct Set {
 }
 
 impl Param {
+    /// Its values in `compare`'s default grid for plan kind `kind` (see
+    /// [`Compare::List`]); None: the session's value.
+    pub fn default_grid(&self, kind: PlanKind) -> Option<&'static [f64]> {
+        let Compare::List { grid, .. } = self.compare else {
+            return None;
+        };
+        grid.iter()
+            .find(|(k, _)| *k == Some(kind))
+            .or_else(|| grid.iter().find(|(k, _)| k.is_none()))
+            .map(|&(_, values)| values)
+    }
+
     /// What its `:` command expected, said when a value does not read:
     /// "expected minutes, e.g. :gap 7.5 (negative disables)".
     pub fn expected(&self) -> Option<String> {
@@ -314,8 +331,10 @@ pub static PARAMS: &[Param] = &[
                 each.join("; ")
             )
         }),
+        // The default grid's kinds are the harness row's `grid_kinds`.
         compare: Compare::List {
             e_g: "idle,size,count",
+            grid: &[],
         },
         keys: None,
         put: Put::Str(|p, k| {
@@ -367,7 +386,19 @@ pub static PARAMS: &[Param] = &[
                 default_keep(Some("2.1.310")),
             )
         }),
-        compare: Compare::List { e_g: "2,5,10" },
+        compare: Compare::List {
+            e_g: "2,5,10",
+            grid: &[
+                (
+                    Some(PlanKind::Idle),
+                    &[1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0, 20.0],
+                ),
+                // The served keep is 12–64 (SPEC §13.C, §15.23).
+                (Some(PlanKind::IdleServer), &[5.0, 12.0, 24.0, 64.0]),
+                (Some(PlanKind::Size), &[5.0]),
+                (Some(PlanKind::Count), &[2.0, 5.0, 10.0]),
+            ],
+        },
         keys: Some(&KEEP_KEYS),
         put: Put::U32(|p, k| p.keep_recent = Some(k)),
         print: |p| {
@@ -428,7 +459,21 @@ pub static PARAMS: &[Param] = &[
                 )
             },
         ),
-        compare: Compare::List { e_g: "5,30,60" },
+        compare: Compare::List {
+            e_g: "5,30,60",
+            // The default grid's gaps are idle's (SPEC §9): qwen's size, which
+            // reads the gap too, runs at the session's.
+            grid: &[
+                (
+                    Some(PlanKind::IdleServer),
+                    &[crate::harness::claude_idle_server::GAP_MINUTES],
+                ),
+                (
+                    Some(PlanKind::Idle),
+                    &[5.0, 10.0, 15.0, 30.0, 45.0, 60.0, 90.0, 120.0],
+                ),
+            ],
+        },
         keys: Some(&GAP_KEYS),
         put: Put::F64(|p, g| {
             p.gap_threshold_minutes = crate::config::finite_minutes(g)?;
@@ -473,6 +518,10 @@ pub static PARAMS: &[Param] = &[
         default: ByDefault::Preset(|p| p.size_threshold.to_string()),
         compare: Compare::List {
             e_g: "200000,500000",
+            grid: &[(
+                None,
+                &[100_000.0, 200_000.0, 300_000.0, 500_000.0, 800_000.0],
+            )],
         },
         keys: Some(&SIZE_KEYS),
         put: Put::I64(|p, s| {
@@ -519,7 +568,10 @@ pub static PARAMS: &[Param] = &[
         about: "Count plan: active results before deletions start",
         range: None,
         default: ByDefault::Preset(|p| p.trigger_threshold.to_string()),
-        compare: Compare::List { e_g: "5,10,20" },
+        compare: Compare::List {
+            e_g: "5,10,20",
+            grid: &[(None, &[5.0, 10.0, 20.0, 40.0])],
+        },
         keys: None,
         put: Put::U32(|p, t| p.trigger_threshold = t),
         print: |p| Some(p.trigger_threshold.to_string()),
@@ -547,8 +599,10 @@ pub static PARAMS: &[Param] = &[
         default: ByDefault::Made(|| {
             "cache-edits for claude count, server for the api preset, else rewrite".into()
         }),
+        // The default grid's deliveries are each kind's own (`compare::grid`).
         compare: Compare::List {
             e_g: "rewrite,cache-edits",
+            grid: &[],
         },
         keys: None,
         put: Put::Str(|p, d| {
@@ -996,7 +1050,7 @@ impl Param {
     /// words are its own or it has no such flag.
     pub fn compare_help(&self) -> Option<String> {
         match self.compare {
-            Compare::List { e_g } => {
+            Compare::List { e_g, .. } => {
                 let range = self.range.map(|r| format!(", {r}")).unwrap_or_default();
                 Some(format!(
                     "{}; a comma-separated list, one setting per value, e.g. {e_g}{range} \
@@ -1043,6 +1097,44 @@ pub fn commands() -> impl Iterator<Item = &'static str> {
 mod tests {
     use super::*;
     use crate::session::Harness;
+
+    /// SPEC §9, §15.23: the default grid's values are the table's. A kind's
+    /// own list is for a kind that reads the key on some harness, and the
+    /// values of a count, a size or a trigger are whole.
+    #[test]
+    fn the_default_grid_is_the_table_s() {
+        let keep = by_key("keep_recent").unwrap();
+        assert_eq!(
+            keep.default_grid(PlanKind::IdleServer),
+            Some(&[5.0, 12.0, 24.0, 64.0][..])
+        );
+        assert_eq!(keep.default_grid(PlanKind::Budget), None);
+        let gap = by_key("gap_threshold_minutes").unwrap();
+        assert_eq!(gap.default_grid(PlanKind::IdleServer), Some(&[65.0][..]));
+        assert_eq!(gap.default_grid(PlanKind::Size), None);
+        let size = by_key("size_threshold").unwrap();
+        assert_eq!(size.default_grid(PlanKind::Size).map(<[f64]>::len), Some(5));
+        for p in PARAMS {
+            let Compare::List { grid, .. } = p.compare else {
+                continue;
+            };
+            for &(kind, values) in grid {
+                if let Some(kind) = kind {
+                    let read = <Harness as strum::VariantArray>::VARIANTS
+                        .iter()
+                        .any(|&h| kind.reads(p.key, h));
+                    assert!(read, "{} {}", p.key, kind.name());
+                }
+                if p.key != "gap_threshold_minutes" {
+                    assert!(
+                        values.iter().all(|v| v.fract() == 0.0 && *v >= 0.0),
+                        "{}",
+                        p.key
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn every_value_a_user_can_change_is_seen_as_changed() {
