@@ -4,6 +4,7 @@
 //! - docs/json.md lists every field the binary prints on the bundled samples, and
 //!   every field it lists for the shared objects is one the binary prints;
 //! - docs/tui.md names every key of the TUI's two keymap tables;
+//! - docs/compare.md gives the default grid's values as the table holds them;
 //! - docs/config.md names every key the config file and the sidecar accept, and
 //!   each parameter of the table with its flag and each harness's default.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
@@ -750,4 +751,44 @@ fn config_md_lists_every_parameter_with_its_flag_and_each_harness_s_default() {
     for p in <PresetId as strum::VariantArray>::VARIANTS {
         assert!(preset.contains(p.name()), "{preset}");
     }
+}
+
+/// docs/compare.md gives the default grid's values as the parameter table
+/// holds them (`Compare::List`'s grid column), each list in braces.
+#[test]
+fn compare_md_gives_the_default_grid_of_the_table() {
+    use mcscope::policy::PlanKind;
+    use mcscope::policy::params::by_key;
+    let page = read("docs/compare.md");
+    let grid = page
+        .split("## The grid")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("docs/compare.md has a grid section");
+    let words = |values: &[f64]| {
+        let each: Vec<String> = values
+            .iter()
+            .map(|&v| mcscope::numbers::fmt_int(v as u64))
+            .collect();
+        format!("{{{}}}", each.join(", "))
+    };
+    for (key, kind) in [
+        ("keep_recent", PlanKind::Idle),
+        ("gap_threshold_minutes", PlanKind::Idle),
+        ("keep_recent", PlanKind::IdleServer),
+        ("size_threshold", PlanKind::Size),
+        ("keep_recent", PlanKind::Count),
+        ("trigger_threshold", PlanKind::Count),
+    ] {
+        let values = by_key(key).unwrap().default_grid(kind).unwrap();
+        let text = words(values);
+        assert!(grid.contains(&text), "{key} for {}: {text}", kind.name());
+    }
+    // One value is not a list in the page's words.
+    let keep = by_key("keep_recent").unwrap();
+    assert_eq!(keep.default_grid(PlanKind::Size), Some(&[5.0][..]));
+    assert!(grid.contains("`size`: keep 5 ×"));
+    let gap = by_key("gap_threshold_minutes").unwrap();
+    assert_eq!(gap.default_grid(PlanKind::IdleServer), Some(&[65.0][..]));
+    assert!(grid.contains("gap 65 minutes"));
 }
