@@ -289,9 +289,10 @@ fn run_setup(
     let recorded =
         crate::bill::recorded(s, &crate::load::subagents::usage_lines(s), price.as_ref());
     // SPEC §13.C: recorded cuts are facts in every row of a claude session.
-    if preset.rules().versioned && s.cuts.iter().any(|c| c.request.is_some()) {
-        let c = crate::caveats::CLAUDE_CUT_FLAGS;
-        caveats.push((c.id.into(), c.text.into()));
+    if s.cuts.iter().any(|c| c.request.is_some()) {
+        for c in crate::caveats::of_cuts(preset) {
+            caveats.push((c.id.into(), c.text));
+        }
     }
     let mut facts = SessionFacts::new(s, req.cache_ttl);
     facts.pause = pause;

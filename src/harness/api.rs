@@ -3,6 +3,7 @@
 //! `server`). Upstream: Anthropic's "Context editing" documentation.
 
 use super::*;
+use crate::caveats::{Rule, Template, when};
 use serde_json::{Value, json};
 
 /// Anthropic's server-side context editing (SPEC §11; Anthropic docs "Context
@@ -13,7 +14,7 @@ pub(crate) static API: Preset = Preset {
     harness: Harness::Claude,
     name: "api",
     server_preset: true,
-    caveats: &["api_beta_header"],
+    caveats: &CAVEATS,
     kinds: &[PlanKind::Api, PlanKind::Recorded],
     compactable: &[],
     every_tool: true,
@@ -57,3 +58,15 @@ impl Rules for Api {
         Some(json!({"context_management": {"edits": policy.api.edits_json()}}))
     }
 }
+
+pub(crate) const API_BETA_HEADER: Template = Template {
+    id: "api_beta_header",
+    short: "api: needs beta context-management-2025-06-27",
+    text: "Context editing is a beta of the Messages API: the request carries the header anthropic-beta: context-management-2025-06-27. The server's edits are simulated from the documentation; the input tokens the trigger reads are the recorded prompt (plus what the server recorded clearing) where a response recorded usage, else an estimate.",
+};
+
+/// The api preset's caveat (SPEC §11), on every plan.
+pub(super) static CAVEATS: [Rule; 1] = [Rule {
+    template: API_BETA_HEADER,
+    shows: |_, t| when(true, t),
+}];

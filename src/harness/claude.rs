@@ -59,21 +59,8 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
     // SPEC §5: cached microcompact sends `cache_edits` (count); SPEC §13.S:
     // idle-server and the api preset send the server's clearing edit.
     deliveries: &[Delivery::Rewrite, Delivery::CacheEdits, Delivery::Server],
-    caveats: &[
-        "claude_idle_flag",
-        "claude_idle_server_flag",
-        "claude_idle_server_activity",
-        "claude_idle_server_refused",
-        "claude_idle_server_offset",
-        "claude_context_hint",
-        "claude_auto_none",
-        "claude_version_unsampled",
-        "claude_version_unknown",
-        "claude_budget_kill_switch",
-        "claude_cached_internal",
-        "claude_cut_flags",
-        "claude_not_plausible",
-    ],
+    // SPEC §13.C, in its table's order (§15.8).
+    caveats: &super::claude_caveats::CAVEATS,
     compactable: &[
         "Read",
         "Bash",

@@ -6,6 +6,7 @@
 //! `services/chatRecordingService.ts`.
 
 use super::*;
+use crate::caveats::{Rule, Template, when};
 use crate::policy::engine::NoRun;
 use serde_json::Value;
 
@@ -49,7 +50,7 @@ pub(crate) static GEMINI: Preset = Preset {
     kinds: &[PlanKind::Auto, PlanKind::Mask, PlanKind::Recorded],
     // The harness rewrites its own history; it sends no edits.
     deliveries: &[Delivery::Rewrite],
-    caveats: &["gemini_version_unknown", "gemini_remote_flags"],
+    caveats: &CAVEATS,
     compactable: &[],
     every_tool: true,
     exempt: &[
@@ -465,6 +466,38 @@ pub fn masked_part(part: &Value, snippet: &str) -> Value {
     }
     out
 }
+
+pub(crate) const GEMINI_VERSION_UNKNOWN: Template = Template {
+    id: "gemini_version_unknown",
+    short: "version unknown: masking may have been off",
+    // Reference §3: masking came in 0.29 (off by default), on by default from
+    // 0.30 and always on from 0.37; the .json layout is 0.38 and older.
+    text: "This legacy .json session (Gemini CLI 0.38 or older) records no version and no masking: masking \
+did not exist before 0.29, was off by default in 0.29 and could be switched off up to 0.36, so the simulated \
+mask may never have run.",
+};
+
+pub(crate) const GEMINI_REMOTE_FLAGS: Template = Template {
+    id: "gemini_remote_flags",
+    short: "thresholds may be remote flags",
+    // Reference §2.7: flags 45758817-9 override the thresholds for Code Assist
+    // users; since 0.41 the settings are ignored.
+    text: "Gemini CLI takes the masking thresholds from remote flags (45758817-9) for Google-login users, or \
+GEMINI_EXP; the file does not record them. The defaults (50,000 protected, 30,000 prunable, latest turn \
+protected) are what API-key users get.",
+};
+
+/// Gemini CLI's caveats (SPEC §14, §15.12).
+pub(super) static CAVEATS: [Rule; 2] = [
+    Rule {
+        template: GEMINI_VERSION_UNKNOWN,
+        shows: |a, t| when(a.at.iter().any(|x| x.unversioned), t),
+    },
+    Rule {
+        template: GEMINI_REMOTE_FLAGS,
+        shows: |a, t| when(a.has(PlanKind::Mask), t),
+    },
+];
 
 #[cfg(test)]
 mod tests {

@@ -18,6 +18,7 @@ use std::path::PathBuf;
 pub mod anthropic;
 mod api;
 mod claude;
+mod claude_caveats;
 pub mod claude_idle_server;
 pub mod claude_version;
 pub mod gemini;
@@ -600,8 +601,9 @@ pub struct Preset {
     /// session's harness (`Policy::check`): rewrite always; Claude's cache
     /// edits and the server's clearing edit (SPEC §5, §11, §13.S).
     pub deliveries: &'static [Delivery],
-    /// The caveat ids the harness shows (each with its predicate in `caveats`).
-    pub caveats: &'static [&'static str],
+    /// The caveats the harness shows, in the order they are listed, each with
+    /// the rule that shows it (SPEC §13.C, §5, §11, §14).
+    pub caveats: &'static [crate::caveats::Rule],
     /// Tools whose results plans may clear.
     pub compactable: &'static [&'static str],
     /// The tool whose results managed-memory protection looks at.

@@ -5,6 +5,7 @@
 //! binaries 1.0.0–1.18.33 (reference §1–§3).
 
 use super::*;
+use crate::caveats::{At, Rule, Template, distinct, when};
 use crate::policy::engine::NoRun;
 
 /// OpenCode 1.18.33 (reference §1.3, §1.4, §2).
@@ -42,11 +43,7 @@ pub(crate) static OPENCODE: Preset = Preset {
     kinds: &[PlanKind::Auto, PlanKind::Prune, PlanKind::Recorded],
     // The harness rewrites its own history; it sends no edits.
     deliveries: &[Delivery::Rewrite],
-    caveats: &[
-        "opencode_prune_off_by_default",
-        "opencode_prune_env",
-        "opencode_version_gap",
-    ],
+    caveats: &CAVEATS,
     // Reference §2.3: every completed tool is a candidate, MCP tools included;
     // only `skill` is protected (`PRUNE_PROTECTED_TOOLS`, 1.1.65+).
     compactable: &[],
@@ -247,6 +244,68 @@ fn databases_from(db: Option<PathBuf>, data: &std::path::Path) -> Vec<PathBuf> {
         None => vec![data.join("opencode.db")],
     }
 }
+
+pub(crate) const OPENCODE_PRUNE_OFF_BY_DEFAULT: Template = Template {
+    id: "opencode_prune_off_by_default",
+    short: "prune: off unless compaction.prune is true (1.14.34+)",
+    // Reference §2.5: 1.14.34–1.18.33 `if (!cfg.compaction?.prune) return`.
+    text: "From OpenCode 1.14.34 prune runs only when the user's opencode.json sets compaction.prune: true (off by default); the setting lives in the user's config, not in the database, so only a stored mark (state.time.compacted) shows it was on.",
+};
+
+pub(crate) const OPENCODE_PRUNE_ENV: Template = Template {
+    id: "opencode_prune_env",
+    short: "prune: OPENCODE_DISABLE_PRUNE not recorded",
+    // Reference §2.5: the variable turns prune off on every version.
+    text: "OPENCODE_DISABLE_PRUNE turns prune off on every version, and plugins (experimental.chat.messages.transform) may rewrite tool outputs per request; neither leaves a trace in the database.",
+};
+
+pub(crate) const OPENCODE_VERSION_GAP: Template = Template {
+    id: "opencode_version_gap",
+    short: "prune: version between 1.3.2 (on) and 1.14.34 (off)",
+    // Reference §3, §5.1: the default flipped between the sampled 1.3.2 and 1.14.34.
+    text: "OpenCode {X} lies between 1.3.2 (prune on unless compaction.prune: false) and 1.14.34 (off unless true), where the default flipped (probably PR #19459); auto takes it as off.",
+};
+
+/// OpenCode's caveats (SPEC §14, §15.14).
+pub(super) static CAVEATS: [Rule; 3] = [
+    // Where a plan of OpenCode's is in question: auto chose none at a
+    // 1.14.34+ (or unreadable) version, or prune is asked for there.
+    Rule {
+        template: OPENCODE_PRUNE_OFF_BY_DEFAULT,
+        shows: |a, t| {
+            let off = |x: &At<'_>| {
+                let late = x
+                    .version
+                    .and_then(claude_version::parse)
+                    .is_none_or(|v| v >= (1, 14, 34));
+                late && !x.marked && (x.kind.is_none() || !a.auto())
+            };
+            when(a.at.iter().any(off), t)
+        },
+    },
+    Rule {
+        template: OPENCODE_PRUNE_ENV,
+        shows: |a, t| when(a.has(PlanKind::Prune), t),
+    },
+    Rule {
+        template: OPENCODE_VERSION_GAP,
+        shows: |a, t| {
+            if !a.auto() {
+                return None;
+            }
+            let gap = distinct(a.at, |x| {
+                if x.marked {
+                    return None;
+                }
+                let v = x.version?;
+                claude_version::parse(v)
+                    .filter(|&n| n > (1, 3, 2) && n < (1, 14, 34))
+                    .map(|_| v)
+            });
+            (!gap.is_empty()).then(|| t.text.replace("{X}", &gap.join(", ")))
+        },
+    },
+];
 
 #[cfg(test)]
 mod tests {

@@ -4,6 +4,7 @@
 //! microcompaction/microcompact.ts`, `memory/paths.ts`, `tools/tool-names.ts`.
 
 use super::*;
+use crate::caveats::{Rule, Template, when};
 use crate::policy::engine::NoRun;
 use crate::session::SendKind;
 use serde_json::{Map, Value, json};
@@ -50,7 +51,7 @@ pub(crate) static QWEN: Preset = Preset {
     ],
     // The harness rewrites its own history; it sends no edits.
     deliveries: &[Delivery::Rewrite],
-    caveats: &["qwen_memory_pressure", "qwen_unseen_restart"],
+    caveats: &CAVEATS,
     // microcompact.ts (main, September 2026): eleven tools.
     compactable: &[
         "read_file",
@@ -277,3 +278,32 @@ impl Rules for Qwen {
         Some(Value::Object(knob))
     }
 }
+
+pub(crate) const QWEN_MEMORY_PRESSURE: Template = Template {
+    id: "qwen_memory_pressure",
+    short: "memory-pressure pass not simulated",
+    // Qwen Code 0.24.4 `compact_history` step: the pass keeps managed-memory
+    // protection and is off when idle is disabled.
+    text: "A memory-pressure pass (heap monitor) may clear at any moment with a zero gap, with \
+managed-memory protection, and never when idle is disabled (toolResultsThresholdMinutes < 0); it also \
+clears the file-read cache; it writes no record and is not simulated: a possible cause of clearings the \
+plans do not explain.",
+};
+
+pub(crate) const QWEN_UNSEEN_RESTART: Template = Template {
+    id: "qwen_unseen_restart",
+    short: "an unseen restart leaves no record",
+    text: "A restart leaves no record; idle clearing may not have happened after an unseen restart.",
+};
+
+/// Qwen Code's caveats (SPEC §5), shown on every plan of its sessions.
+pub(super) static CAVEATS: [Rule; 2] = [
+    Rule {
+        template: QWEN_MEMORY_PRESSURE,
+        shows: |_, t| when(true, t),
+    },
+    Rule {
+        template: QWEN_UNSEEN_RESTART,
+        shows: |_, t| when(true, t),
+    },
+];
