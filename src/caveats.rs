@@ -119,7 +119,7 @@ pub(crate) fn caveats_with(
 /// The caveats `preset`'s sessions carry where a recorded cut is a fact of
 /// every row (SPEC §13.C: `compare` applies cuts in every row of a claude
 /// session): those a cut alone makes show.
-pub(crate) fn of_cuts(preset: crate::session::Harness) -> Vec<Caveat> {
+pub(crate) fn of_cuts(preset: crate::session::HarnessId) -> Vec<Caveat> {
     let policy = Policy::preset(preset);
     let without = caveats_with(&policy, &[], &[], false);
     caveats_with(&policy, &[], &[], true)
@@ -157,7 +157,7 @@ pub(crate) fn distinct<'a, T: PartialEq>(
 mod tests {
     use super::*;
     use crate::policy::Delivery;
-    use crate::session::Harness;
+    use crate::session::HarnessId;
 
     fn ids(p: &Policy, kinds: &[PlanKind]) -> Vec<&'static str> {
         caveats(p, kinds, &[]).iter().map(|c| c.id).collect()
@@ -165,7 +165,7 @@ mod tests {
 
     #[test]
     fn each_plan_names_its_caveat() {
-        let claude = Policy::preset(Harness::Claude);
+        let claude = Policy::preset(HarnessId::Claude);
         assert_eq!(ids(&claude, &[PlanKind::Idle]), ["claude_idle_flag"]);
         assert_eq!(
             ids(&claude, &[PlanKind::Budget]),
@@ -184,7 +184,7 @@ mod tests {
             ids(&edits, &[PlanKind::Idle]),
             ["claude_idle_flag", "claude_cached_internal"]
         );
-        let qwen = Policy::preset(Harness::Qwen);
+        let qwen = Policy::preset(HarnessId::Qwen);
         assert_eq!(
             ids(&qwen, &[PlanKind::Idle]),
             ["qwen_memory_pressure", "qwen_unseen_restart"]
@@ -244,7 +244,7 @@ mod tests {
     /// from 2.1.110 the context hint.
     #[test]
     fn t2_auto_none_and_the_context_hint() {
-        let auto = Policy::preset(Harness::Claude);
+        let auto = Policy::preset(HarnessId::Claude);
         let got = listed(&auto, &[], &[at(None, Some("2.1.200"))]);
         let ids: Vec<_> = got.iter().map(|(id, _)| *id).collect();
         assert_eq!(ids, ["claude_context_hint", "claude_auto_none"]);
@@ -270,7 +270,7 @@ mod tests {
     /// SPEC §13.T3 / §15.9: unknown and before-2.0.0 say claude_version_unknown.
     #[test]
     fn t3_unknown_and_before_2_say_version_unknown() {
-        let auto = Policy::preset(Harness::Claude);
+        let auto = Policy::preset(HarnessId::Claude);
         let idle = [PlanKind::Idle];
         let ids = |a: &[At<'_>], kinds: &[PlanKind]| -> Vec<&'static str> {
             caveats(&auto, kinds, a).iter().map(|c| c.id).collect()
@@ -300,7 +300,7 @@ mod tests {
     /// SPEC §13.T4: an unsampled version names its nearest sampled builds.
     #[test]
     fn t4_unsampled_names_the_neighbours() {
-        let auto = Policy::preset(Harness::Claude);
+        let auto = Policy::preset(HarnessId::Claude);
         let got = listed(&auto, &[], &[at(None, Some("2.1.66"))]);
         let (_, text) = got
             .iter()
@@ -316,7 +316,7 @@ mod tests {
     /// with X and R filled in claude_not_plausible.
     #[test]
     fn c_order_is_the_tables() {
-        let mut p = Policy::preset(Harness::Claude);
+        let mut p = Policy::preset(HarnessId::Claude);
         p.delivery = Delivery::CacheEdits;
         let kinds = [
             PlanKind::Idle,

@@ -162,7 +162,7 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
 /// configuration file alone.
 pub fn describe_presets(config: &Config) -> String {
     let mut out = String::new();
-    for &harness in <crate::session::Harness as VariantArray>::VARIANTS {
+    for &harness in <crate::session::HarnessId as VariantArray>::VARIANTS {
         let mut p = Policy::preset(harness);
         let mut sources = BTreeMap::new();
         let mut layers = vec![&config.policy];
@@ -421,7 +421,7 @@ pub fn check_dir(dir: &str) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::policy::Delivery;
-    use crate::session::Harness;
+    use crate::session::HarnessId;
 
     /// The keys serde lists when it refuses an unknown key (message `e`).
     fn keys_listed(e: &str) -> Vec<String> {
@@ -558,8 +558,8 @@ protected = "cyan"
         assert_eq!(Preset::Claude.name(), crate::harness::CLAUDE.name);
         assert_eq!(Preset::Qwen.name(), crate::harness::QWEN.name);
         assert_eq!(Preset::Api.name(), crate::harness::API.name);
-        assert_eq!(Harness::Claude.name(), Preset::Claude.name());
-        assert_eq!(Harness::Qwen.name(), Preset::Qwen.name());
+        assert_eq!(HarnessId::Claude.name(), Preset::Claude.name());
+        assert_eq!(HarnessId::Qwen.name(), Preset::Qwen.name());
         assert_eq!(names::<Delivery>(), "rewrite, cache-edits, server");
         assert_eq!(names_or::<crate::prices::CacheTtl>(), "auto, 5m or 1h");
         assert_eq!(names::<RootKind>(), "project, user, team");
@@ -575,7 +575,7 @@ protected = "cyan"
     #[test]
     fn layers_apply_in_order_and_remember_their_source() {
         let c = parse(EXAMPLE).unwrap();
-        let mut p = Policy::preset(Harness::Qwen);
+        let mut p = Policy::preset(HarnessId::Qwen);
         let mut sources = BTreeMap::new();
         c.policy
             .apply(&mut p, Source::Config, &mut sources)

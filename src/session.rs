@@ -39,12 +39,12 @@ impl Format {
         self.into()
     }
 
-    pub fn harness(self) -> Harness {
-        Harness::of_format(self)
+    pub fn harness(self) -> HarnessId {
+        HarnessId::of_format(self)
     }
 }
 
-pub use crate::harness::Harness;
+pub use crate::harness::HarnessId;
 use crate::harness::{Preset, RankBy};
 
 /// How a transcript names, orders and prices its tool results (SPEC §2, §3):
@@ -69,7 +69,7 @@ pub struct ResultShape {
 
 impl ResultShape {
     /// The shape of the results that `harness` writes.
-    pub fn of(harness: Harness) -> ResultShape {
+    pub fn of(harness: HarnessId) -> ResultShape {
         let rules = harness.rules();
         ResultShape {
             rank_by: rules.rank_by,
@@ -509,7 +509,7 @@ pub struct UseFact {
 pub struct Session {
     pub path: PathBuf,
     pub format: Format,
-    pub harness: Harness,
+    pub harness: HarnessId,
     /// Per call, where a result's recorded paths are a set (SPEC §3: Qwen
     /// Code and Gemini CLI collect each id's paths in order, deduplicated):
     /// the latest earlier call with the same id that names the same file,

@@ -701,7 +701,7 @@ fn config_md_lists_every_parameter_with_its_flag_and_each_harness_s_default() {
     use mcscope::harness::PresetId;
     use mcscope::policy::Policy;
     use mcscope::policy::params::PARAMS;
-    use mcscope::session::Harness;
+    use mcscope::session::HarnessId;
     let page = read("docs/config.md");
     let row = |key: &str| {
         page.lines()
@@ -728,7 +728,7 @@ fn config_md_lists_every_parameter_with_its_flag_and_each_harness_s_default() {
             continue;
         };
         let default = cell(line, 2);
-        let values: Vec<(Harness, String)> = <Harness as strum::VariantArray>::VARIANTS
+        let values: Vec<(HarnessId, String)> = <HarnessId as strum::VariantArray>::VARIANTS
             .iter()
             .map(|&h| (h, show(&Policy::preset(h))))
             .collect();

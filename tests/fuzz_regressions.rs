@@ -12,7 +12,7 @@ use mcscope::analysis;
 use mcscope::cli::{self, DeliveryArg, KindArg, Opts};
 use mcscope::policy::Delivery;
 use mcscope::policy::engine::Status;
-use mcscope::session::Harness;
+use mcscope::session::HarnessId;
 use mcscope::wire::Side;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -313,12 +313,12 @@ fn assert_loader_and_wire_agree_on_results(input: &Path) {
     let n = setup.last_request();
     let wire = analysis::wire_at(&setup, n, Side::Local).unwrap();
     let req = &s.requests[n - 1];
-    let key = if s.harness == Harness::Claude {
+    let key = if s.harness == HarnessId::Claude {
         "messages"
     } else {
         "contents"
     };
-    let parts = if s.harness == Harness::Claude {
+    let parts = if s.harness == HarnessId::Claude {
         "content"
     } else {
         "parts"

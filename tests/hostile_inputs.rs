@@ -18,7 +18,7 @@ use mcscope::load::load;
 use mcscope::policy::engine::Status;
 use mcscope::policy::protect::{Outcome, RootKind};
 use mcscope::policy::{Delivery, PlanKind};
-use mcscope::session::{Harness, Session};
+use mcscope::session::{HarnessId, Session};
 use mcscope::wire::Side;
 use serde_json::{Value, json};
 use std::ffi::OsStr;
@@ -183,7 +183,7 @@ fn exercise(setup: &Setup, wire: bool) {
     within("every plan at every request", move || {
         let n = setup.last_request();
         let mut deliveries = vec![Delivery::Rewrite];
-        if setup.session.harness == Harness::Claude {
+        if setup.session.harness == HarnessId::Claude {
             deliveries.push(Delivery::CacheEdits);
         }
         for kind in PlanKind::ALL {

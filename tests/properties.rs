@@ -38,7 +38,7 @@ use mcscope::analysis::{self, PlanAt, Setup};
 use mcscope::cli::{DeliveryArg, KindArg, Opts, PresetArg};
 use mcscope::policy::engine::{Status, Step, Trigger};
 use mcscope::policy::{Delivery, PlanKind, Policy};
-use mcscope::session::Harness;
+use mcscope::session::HarnessId;
 use mcscope::wire::Side;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -651,9 +651,9 @@ fn opts_of(pol: &GenPolicy, qwen: bool, mem: &Path) -> Opts {
 fn policy_of(pol: &GenPolicy, qwen: bool) -> Policy {
     let qwen_preset = qwen != pol.cross_preset;
     let mut p = Policy::preset(if qwen_preset {
-        Harness::Qwen
+        HarnessId::Qwen
     } else {
-        Harness::Claude
+        HarnessId::Claude
     });
     p.kind = match pol.kind {
         KindArg::Auto => PlanKind::Auto,

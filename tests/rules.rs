@@ -643,7 +643,7 @@ fn preset_can_differ_from_the_harness() {
         ..Default::default()
     };
     let s = setup(&c.write(t.path(), "s.jsonl"), o);
-    assert_eq!(s.policy.preset, mcscope::session::Harness::Qwen);
+    assert_eq!(s.policy.preset, mcscope::session::HarnessId::Qwen);
     assert!(s.policy.protect);
 }
 

@@ -1,6 +1,6 @@
 //! One seam for every harness (issue 22 item 1): outside `src/harness/`, no
 //! source file names a harness or preset variant; the engine asks the harness
-//! through its facts and its `Rules`. Test code (a `#[cfg(test)]` module, a
+//! through its facts and its `Harness`. Test code (a `#[cfg(test)]` module, a
 //! `tests.rs` or `testkit.rs`) may name them.
 //!
 //! One seam for every transcript format (issue 22 item 2): outside
@@ -9,16 +9,16 @@
 //! writes), no source file names a `Format` variant; the loaders are asked.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use mcscope::harness::{self, Harness, PresetId};
+use mcscope::harness::{self, HarnessId, PresetId};
 use mcscope::session::Format;
 use std::path::{Path, PathBuf};
 
-const ENUMS: [&str; 4] = ["Harness", "Preset", "PresetArg", "PresetId"];
+const ENUMS: [&str; 4] = ["HarnessId", "Preset", "PresetArg", "PresetId"];
 
 /// Every harness and preset variant's name, read from the enums themselves, so
 /// a harness added to the registry is counted without a change here.
 fn variants() -> Vec<String> {
-    let mut out: Vec<String> = <Harness as strum::VariantArray>::VARIANTS
+    let mut out: Vec<String> = <HarnessId as strum::VariantArray>::VARIANTS
         .iter()
         .map(|h| format!("{h:?}"))
         .chain(
@@ -34,7 +34,7 @@ fn variants() -> Vec<String> {
 
 /// Every `Enum::Variant` of a harness in `text`, as (line, the name), and
 /// every import that would let a variant be named without its enum
-/// (`Harness::*`, `Harness::{…}`) or under another name (`PresetId as P`,
+/// (`HarnessId::*`, `HarnessId::{…}`) or under another name (`PresetId as P`,
 /// unless `P` is one of the enum names counted here).
 fn variant_names(text: &str) -> Vec<(usize, String)> {
     let variants = variants();
@@ -52,7 +52,7 @@ fn variant_names(text: &str) -> Vec<(usize, String)> {
                 }
             }
             let alias = format!("{e} as ");
-            // An import's rename (`<Harness as VariantArray>` is a trait, not one).
+            // An import's rename (`<HarnessId as VariantArray>` is a trait, not one).
             let import = code.trim_start().starts_with("use ") || code.contains("pub use ");
             if let Some(at) = code.find(&alias).filter(|_| import) {
                 let to: String = code[at + alias.len()..]
@@ -140,7 +140,7 @@ fn no_source_file_outside_the_harness_folder_names_a_harness_variant() {
     );
     assert!(
         found.is_empty(),
-        "{} harness variant names outside src/harness/ (ask the harness's facts or Rules instead):\n{}",
+        "{} harness variant names outside src/harness/ (ask the harness's facts or Harness instead):\n{}",
         found.len(),
         found.join("\n")
     );
@@ -148,28 +148,28 @@ fn no_source_file_outside_the_harness_folder_names_a_harness_variant() {
 
 #[test]
 fn the_counter_sees_a_variant_and_skips_comments_and_longer_names() {
-    let text = "let a = Harness::Qwen;\n// Harness::Claude in words\nlet b = Harness::Claudes;\nx(Preset::Api)";
+    let text = "let a = HarnessId::Qwen;\n// HarnessId::Claude in words\nlet b = HarnessId::Claudes;\nx(Preset::Api)";
     let got: Vec<String> = variant_names(text).into_iter().map(|(_, n)| n).collect();
-    assert_eq!(got, ["Harness::Qwen", "Preset::Api"]);
+    assert_eq!(got, ["HarnessId::Qwen", "Preset::Api"]);
     // Every harness the registry has, the newest included; imports that
     // would hide a variant's enum; an alias only under another enum name.
-    let text = "h == Harness::Gemini\nuse Harness::*;\nuse crate::harness::Harness::{Claude};\n\
-                use crate::harness::Harness as H;\npub use crate::harness::PresetId as Preset;\n\
-                x(PresetId::Opencode)\nfor h in <Harness as strum::VariantArray>::VARIANTS {}";
+    let text = "h == HarnessId::Gemini\nuse HarnessId::*;\nuse crate::harness::HarnessId::{Claude};\n\
+                use crate::harness::HarnessId as H;\npub use crate::harness::PresetId as Preset;\n\
+                x(PresetId::Opencode)\nfor h in <HarnessId as strum::VariantArray>::VARIANTS {}";
     let got: Vec<String> = variant_names(text).into_iter().map(|(_, n)| n).collect();
     assert_eq!(
         got,
         [
-            "Harness::Gemini",
-            "Harness::*",
-            "Harness::{",
-            "Harness as H",
+            "HarnessId::Gemini",
+            "HarnessId::*",
+            "HarnessId::{",
+            "HarnessId as H",
             "PresetId::Opencode"
         ]
     );
     let code = non_test_code(
         Path::new("a.rs"),
-        "fn a() {}\n#[cfg(test)]\nmod tests { Harness::Qwen }",
+        "fn a() {}\n#[cfg(test)]\nmod tests { HarnessId::Qwen }",
     )
     .unwrap();
     assert!(variant_names(&code).is_empty());
@@ -192,7 +192,7 @@ fn the_registry_names_each_preset_and_refuses_an_unknown_one() {
 
 #[test]
 fn each_harness_row_is_its_own_and_owns_its_formats() {
-    for &h in <Harness as strum::VariantArray>::VARIANTS {
+    for &h in <HarnessId as strum::VariantArray>::VARIANTS {
         let facts = h.rules();
         assert_eq!(facts.harness, h);
         assert_eq!(facts.name, h.name());

@@ -9,7 +9,7 @@ use mcscope::cli::{self, DeliveryArg, KindArg, Opts};
 use mcscope::load::{self, LoadError, PLACEHOLDER};
 use mcscope::policy::engine::{Status, Step};
 use mcscope::policy::{Delivery, PlanKind};
-use mcscope::session::{Format, Harness, Part, Role, Session};
+use mcscope::session::{Format, HarnessId, Part, Role, Session};
 use mcscope::wire::{self, Side};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -274,7 +274,7 @@ pub fn pipeline(path: &Path, data: &[u8]) {
         }
     }
     let harness = base.session.harness;
-    if harness == Harness::Qwen {
+    if harness == HarnessId::Qwen {
         // cache-edits is Claude's mechanism: asked for a qwen session, an error.
         let opts = Opts {
             delivery: Some(DeliveryArg::CacheEdits),
@@ -286,8 +286,8 @@ pub fn pipeline(path: &Path, data: &[u8]) {
         );
     }
     let deliveries: &[Delivery] = match harness {
-        Harness::Claude | Harness::Opencode => &[Delivery::Rewrite, Delivery::CacheEdits],
-        Harness::Qwen | Harness::Gemini => &[Delivery::Rewrite],
+        HarnessId::Claude | HarnessId::Opencode => &[Delivery::Rewrite, Delivery::CacheEdits],
+        HarnessId::Qwen | HarnessId::Gemini => &[Delivery::Rewrite],
     };
     for kind in [
         PlanKind::Mask,
@@ -300,7 +300,7 @@ pub fn pipeline(path: &Path, data: &[u8]) {
         for &delivery in deliveries {
             // budget: Claude Code's own plan, claude preset and rewrite only.
             if kind == PlanKind::Budget
-                && (base.policy.preset != Harness::Claude || delivery != Delivery::Rewrite)
+                && (base.policy.preset != HarnessId::Claude || delivery != Delivery::Rewrite)
             {
                 continue;
             }
@@ -314,7 +314,7 @@ pub fn pipeline(path: &Path, data: &[u8]) {
             run_variant(&setup);
         }
     }
-    if harness == Harness::Claude {
+    if harness == HarnessId::Claude {
         // The api preset (SPEC §11): both strategies at every request, firing on
         // the smallest inputs (more than one tool use, keep one, inputs too).
         let mut policy = mcscope::policy::Policy::api_preset();
@@ -417,11 +417,11 @@ fn known_duplicate_keys(s: &Session, m: usize) -> bool {
 /// turns from the wire, function responses included, which the plan keeps.
 fn known_thought_response(setup: &Setup, local_msg: &Value) -> bool {
     !strict()
-        && setup.session.harness == Harness::Qwen
+        && setup.session.harness == HarnessId::Qwen
         && setup.policy.kind == PlanKind::Forced
         && local_msg["parts"].as_array().is_some_and(|a| {
             a.iter().any(|p| {
-                wire::is_tool_result(Harness::Qwen, p) && p["thought"] == Value::Bool(true)
+                wire::is_tool_result(HarnessId::Qwen, p) && p["thought"] == Value::Bool(true)
             })
         })
 }
@@ -604,8 +604,8 @@ fn check_plan(setup: &Setup, plan: &PlanAt) {
 }
 
 /// Tool-result blocks of a message, as the wire builder recognizes them.
-fn tool_results(harness: Harness, msg: &Value) -> Vec<&Value> {
-    let key = if harness == Harness::Claude {
+fn tool_results(harness: HarnessId, msg: &Value) -> Vec<&Value> {
+    let key = if harness == HarnessId::Claude {
         "content"
     } else {
         "parts"
@@ -625,7 +625,7 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
     let c = ctx(setup);
     let req = &plan.request;
     let k = req.index;
-    let key = if s.harness == Harness::Claude {
+    let key = if s.harness == HarnessId::Claude {
         "messages"
     } else {
         "contents"
@@ -655,7 +655,8 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
         .iter()
         .filter_map(|&(_, key)| key.checked_sub(s.media.len()))
         .collect();
-    let cache_edits = setup.policy.delivery == Delivery::CacheEdits && s.harness == Harness::Claude;
+    let cache_edits =
+        setup.policy.delivery == Delivery::CacheEdits && s.harness == HarnessId::Claude;
     for i in 0..len {
         let m = req.view_start + i;
         let lt = tool_results(s.harness, &lm[i]);
@@ -690,18 +691,18 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
                 assert_eq!(l.get("tool_use_id"), w.get("tool_use_id"));
             } else if r.is_some_and(|r| cleared.contains(&r)) {
                 match s.harness {
-                    Harness::Claude | Harness::Opencode => assert_eq!(
+                    HarnessId::Claude | HarnessId::Opencode => assert_eq!(
                         w["content"],
                         Value::String(PLACEHOLDER.into()),
                         "{c} request {k}: a cleared result is not the placeholder"
                     ),
-                    Harness::Qwen => assert_eq!(
+                    HarnessId::Qwen => assert_eq!(
                         w["functionResponse"]["response"]["output"],
                         Value::String(PLACEHOLDER.into()),
                         "{c} request {k}: a cleared result is not the placeholder"
                     ),
                     // Gemini CLI writes its masked snippet (SPEC §14).
-                    Harness::Gemini => assert!(
+                    HarnessId::Gemini => assert!(
                         w["functionResponse"]["response"]["output"]
                             .as_str()
                             .is_some_and(|o| o.starts_with("<tool_output_masked>")),

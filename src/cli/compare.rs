@@ -411,7 +411,7 @@ fn harness_sessions() -> Result<(Vec<PathBuf>, bool, String), UsageError> {
 
 /// Every database a harness keeps its sessions in, where it exists.
 fn harness_databases() -> Vec<PathBuf> {
-    <crate::session::Harness as strum::VariantArray>::VARIANTS
+    <crate::session::HarnessId as strum::VariantArray>::VARIANTS
         .iter()
         .flat_map(|h| h.asks().databases())
         .filter(|p| p.is_file())

@@ -97,7 +97,7 @@ mod tests {
         s
     }
 
-    fn policy(preset: Harness, kind: PlanKind, delivery: Delivery) -> Policy {
+    fn policy(preset: HarnessId, kind: PlanKind, delivery: Delivery) -> Policy {
         Policy {
             kind,
             delivery,
@@ -110,10 +110,10 @@ mod tests {
     fn spec_9a_availability_by_kind_and_version() {
         let old = session("2.1.90");
         let new = session("2.1.300");
-        let at = |p: Harness, k: PlanKind, d: Delivery, s: &Session| of(&policy(p, k, d), s).0;
+        let at = |p: HarnessId, k: PlanKind, d: Delivery, s: &Session| of(&policy(p, k, d), s).0;
         use Availability::*;
         use Delivery::*;
-        let c = Harness::Claude;
+        let c = HarnessId::Claude;
         assert_eq!(at(c, PlanKind::Idle, Rewrite, &old), RemoteFlag);
         // 2.1.300 has no client-side idle code: §13.P false at every request.
         assert_eq!(at(c, PlanKind::Idle, Rewrite, &new), WhatIf);
@@ -127,7 +127,7 @@ mod tests {
             at(c, PlanKind::Budget, Rewrite, &session("2.1.20")),
             RemoteFlag
         );
-        let q = Harness::Qwen;
+        let q = HarnessId::Qwen;
         assert_eq!(at(q, PlanKind::Count, Rewrite, &old), WhatIf);
         assert_eq!(
             of(&policy(q, PlanKind::Forced, Rewrite), &old),
@@ -142,7 +142,7 @@ mod tests {
     #[test]
     fn spec_15_15_qwen_knob_values() {
         let s = session("0.24.4");
-        let mut p = policy(Harness::Qwen, PlanKind::Idle, Delivery::Rewrite);
+        let mut p = policy(HarnessId::Qwen, PlanKind::Idle, Delivery::Rewrite);
         p.gap_threshold_minutes = 30.0;
         p.keep_recent = Some(3);
         assert_eq!(

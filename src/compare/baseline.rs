@@ -55,7 +55,7 @@ mod tests {
     use super::*;
 
     fn row(usd: Option<f64>) -> Row {
-        let mut r = Row::new(Params::baseline(Harness::Claude));
+        let mut r = Row::new(Params::baseline(HarnessId::Claude));
         r.delta_usd = usd;
         r
     }
@@ -65,7 +65,7 @@ mod tests {
         recorded.usd = usd;
         SessionInfo {
             path: path.into(),
-            harness: Harness::Claude,
+            harness: HarnessId::Claude,
             model: None,
             requests: 1,
             price: None,

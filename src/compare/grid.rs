@@ -46,7 +46,7 @@ pub(crate) fn parse_list<T>(
 /// One setting of the grid: the parameters it sets (None: the session's own).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
-    pub preset: Harness,
+    pub preset: HarnessId,
     pub kind: PlanKind,
     pub keep_recent: Option<u32>,
     pub gap_minutes: Option<f64>,
@@ -62,7 +62,7 @@ pub struct Params {
 /// trigger — the parameter table's `read_by` column (`PlanKind::reads`), so a
 /// kind is multiplied by the lists of what it reads (SPEC §9). `auto` reads
 /// what the kind it chooses at a request reads: keep, gap and size.
-fn uses(kind: PlanKind, preset: Harness) -> (bool, bool, bool, bool) {
+fn uses(kind: PlanKind, preset: HarnessId) -> (bool, bool, bool, bool) {
     if kind == PlanKind::Auto {
         return (true, true, true, false);
     }
@@ -80,7 +80,7 @@ fn uses(kind: PlanKind, preset: Harness) -> (bool, bool, bool, bool) {
 /// only by the parameters it reads (a parameter without a list keeps the
 /// session's value). Settings a preset cannot run (cache-edits on qwen, budget
 /// off rewrite) are left out.
-pub(crate) fn grid(preset: Harness, lists: &Lists) -> Vec<Params> {
+pub(crate) fn grid(preset: HarnessId, lists: &Lists) -> Vec<Params> {
     let facts = preset.rules();
     let edits = facts.offers_delivery(Delivery::CacheEdits);
     if lists.api_trigger.is_some() || lists.api_keep.is_some() {
@@ -228,7 +228,7 @@ impl Params {
 
     /// Plan kind `kind` of `preset` with no parameter given, delivered by
     /// rewrite.
-    pub fn of_kind(preset: Harness, kind: PlanKind) -> Params {
+    pub fn of_kind(preset: HarnessId, kind: PlanKind) -> Params {
         Params {
             preset,
             kind,
@@ -243,7 +243,7 @@ impl Params {
     }
 
     /// The baseline (SPEC §9a): plan kind `recorded`, no parameter.
-    pub fn baseline(preset: Harness) -> Params {
+    pub fn baseline(preset: HarnessId) -> Params {
         Params::of_kind(preset, PlanKind::Recorded)
     }
 

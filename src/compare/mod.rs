@@ -19,7 +19,7 @@ pub(crate) use rank::sort_and_recommend;
 use crate::analysis::Setup;
 use crate::policy::{Delivery, PlanKind, Policy};
 use crate::prices::{self, Price, PriceFlags};
-use crate::session::{Harness, Session};
+use crate::session::{HarnessId, Session};
 use crate::totals::{self, CacheTtl, SessionFacts, Totals};
 use rayon::prelude::*;
 use std::fmt::Write as _;
@@ -88,7 +88,7 @@ impl Row {
 #[derive(Debug, Clone)]
 pub struct SessionInfo {
     pub path: String,
-    pub harness: Harness,
+    pub harness: HarnessId,
     pub model: Option<String>,
     pub requests: usize,
     pub price: Option<Price>,
@@ -223,7 +223,7 @@ struct Run {
 fn run_session(
     path: &Path,
     folder: bool,
-    grids: &[(Harness, Vec<Params>)],
+    grids: &[(HarnessId, Vec<Params>)],
     req: &Request<'_>,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Result<Outcome, Skip>, String> {
@@ -260,7 +260,7 @@ fn run_session(
 fn run_setup(
     setup: &Setup,
     shown: String,
-    grids: &[(Harness, Vec<Params>)],
+    grids: &[(HarnessId, Vec<Params>)],
     req: &Request<'_>,
     tick: &(dyn Fn() + Sync),
     pause: Option<totals::Pause>,
@@ -422,7 +422,7 @@ fn run_db_session(
     path: &Path,
     id: &str,
     name: &str,
-    grids: &[(Harness, Vec<Params>)],
+    grids: &[(HarnessId, Vec<Params>)],
     req: &Request<'_>,
     tick: &(dyn Fn() + Sync),
 ) -> Result<Result<Outcome, Skip>, String> {
@@ -488,7 +488,7 @@ type Skip = (&'static str, String);
 /// One unit of [`compare_units`]: runs session `i` of the list.
 type RunUnit<'a> = dyn Fn(
         usize,
-        &[(Harness, Vec<Params>)],
+        &[(HarnessId, Vec<Params>)],
         &(dyn Fn() + Sync),
     ) -> Result<Result<Outcome, Skip>, String>
     + Sync
@@ -504,7 +504,7 @@ fn compare_units(
         cache_ttl: req.cache_ttl,
         ..Default::default()
     };
-    let grids: Vec<(Harness, Vec<Params>)> = <Harness as strum::VariantArray>::VARIANTS
+    let grids: Vec<(HarnessId, Vec<Params>)> = <HarnessId as strum::VariantArray>::VARIANTS
         .iter()
         .copied()
         .map(|h| (h, grid(h, req.lists)))
@@ -667,7 +667,7 @@ fn add_run(
 /// The grids' rows that a session ran, each with its `policy` object; with
 /// no session at all (`none`: an empty folder or date window, SPEC §7a) the
 /// first grid's rows with zero totals, so a script reads the same shape.
-fn grid_rows(rows: Vec<Vec<Row>>, grids: &[(Harness, Vec<Params>)], none: bool) -> Vec<Row> {
+fn grid_rows(rows: Vec<Vec<Row>>, grids: &[(HarnessId, Vec<Params>)], none: bool) -> Vec<Row> {
     rows.into_iter()
         .enumerate()
         .flat_map(|(g, rs)| rs.into_iter().map(move |r| (g, r)))
@@ -690,7 +690,7 @@ mod tests {
     fn row(i: usize, usd: Option<f64>, later: u64, not_sent: u64) -> Row {
         let mut r = Row::new(Params {
             keep_recent: Some(i as u32),
-            ..Params::of_kind(Harness::Claude, PlanKind::Idle)
+            ..Params::of_kind(HarnessId::Claude, PlanKind::Idle)
         });
         r.totals = Totals {
             later_used: later,
@@ -713,7 +713,7 @@ mod tests {
             gap_minutes: Some(vec![5.0, 60.0]),
             ..Default::default()
         };
-        let g = grid(Harness::Claude, &lists);
+        let g = grid(HarnessId::Claude, &lists);
         let keeps: Vec<Option<u32>> = g.iter().map(|p| p.keep_recent).collect();
         assert_eq!(keeps, [Some(2), Some(5)], "budget reads keep, not the gap");
         let lists = Lists {
@@ -722,17 +722,21 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            grid(Harness::Qwen, &lists).len(),
+            grid(HarnessId::Qwen, &lists).len(),
             2,
             "qwen's size reads the gap"
         );
-        assert_eq!(grid(Harness::Claude, &lists).len(), 1, "claude's does not");
+        assert_eq!(
+            grid(HarnessId::Claude, &lists).len(),
+            1,
+            "claude's does not"
+        );
         // The default grid: idle 8 × 8, size 5, count 3 × 4 × 2, idle-server 4.
         assert_eq!(
-            grid(Harness::Claude, &Lists::default()).len(),
+            grid(HarnessId::Claude, &Lists::default()).len(),
             64 + 5 + 24 + 4
         );
-        assert_eq!(grid(Harness::Qwen, &Lists::default()).len(), 64 + 5);
+        assert_eq!(grid(HarnessId::Qwen, &Lists::default()).len(), 64 + 5);
     }
 
     #[test]
@@ -742,7 +746,7 @@ mod tests {
             api_keep: Some(vec![3, 5, 10]),
             ..Default::default()
         };
-        let g = grid(Harness::Claude, &lists);
+        let g = grid(HarnessId::Claude, &lists);
         assert_eq!(g.len(), 9);
         assert!(
             g.iter()
@@ -753,9 +757,9 @@ mod tests {
             format!("{} {}", g[1].preset_name(), g[1].words()),
             "api trigger 50000 keep 5"
         );
-        assert!(grid(Harness::Qwen, &lists).is_empty());
+        assert!(grid(HarnessId::Qwen, &lists).is_empty());
         // Applied: the first clear_tool_uses edit takes both values.
-        let p = g[1].apply(&Policy::preset(Harness::Claude));
+        let p = g[1].apply(&Policy::preset(HarnessId::Claude));
         assert_eq!(p.kind, PlanKind::Api);
         assert_eq!(
             p.api.edits_json()[0],
@@ -767,7 +771,7 @@ mod tests {
 
     #[test]
     fn the_default_grid_multiplies_only_what_a_kind_reads() {
-        let g = grid(Harness::Claude, &Lists::default());
+        let g = grid(HarnessId::Claude, &Lists::default());
         let count = |k: PlanKind| g.iter().filter(|p| p.kind == k).count();
         assert_eq!(count(PlanKind::Idle), 64);
         assert_eq!(count(PlanKind::Size), 5);
@@ -778,7 +782,7 @@ mod tests {
                 .filter(|p| p.kind == PlanKind::Idle)
                 .all(|p| p.size_threshold.is_none() && p.trigger.is_none())
         );
-        let q = grid(Harness::Qwen, &Lists::default());
+        let q = grid(HarnessId::Qwen, &Lists::default());
         assert_eq!(q.len(), 69);
         // Lists: idle × keep {2, 5} × gap {30}; size takes keep but not the gap.
         let lists = Lists {
@@ -787,7 +791,7 @@ mod tests {
             gap_minutes: Some(vec![30.0]),
             ..Default::default()
         };
-        let g = grid(Harness::Claude, &lists);
+        let g = grid(HarnessId::Claude, &lists);
         assert_eq!(g.len(), 4);
         assert!(
             g.iter()
@@ -800,8 +804,8 @@ mod tests {
             delivery: Some(vec![Delivery::Rewrite, Delivery::CacheEdits]),
             ..Default::default()
         };
-        assert_eq!(grid(Harness::Qwen, &lists).len(), 1);
-        assert_eq!(grid(Harness::Claude, &lists).len(), 2);
+        assert_eq!(grid(HarnessId::Qwen, &lists).len(), 1);
+        assert_eq!(grid(HarnessId::Claude, &lists).len(), 2);
     }
 
     #[test]

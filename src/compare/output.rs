@@ -45,7 +45,7 @@ pub(crate) struct CompareJson<'a> {
 #[derive(Serialize)]
 struct SessionJson<'a> {
     path: &'a str,
-    harness: Harness,
+    harness: HarnessId,
     model: &'a Option<String>,
     requests: usize,
     price: Option<&'a Price>,

@@ -246,7 +246,7 @@ mod tests {
     fn row(i: usize, usd: Option<f64>, later: u64, not_sent: u64) -> Row {
         let mut r = Row::new(Params {
             keep_recent: Some(i as u32),
-            ..Params::of_kind(Harness::Claude, PlanKind::Idle)
+            ..Params::of_kind(HarnessId::Claude, PlanKind::Idle)
         });
         r.totals = Totals {
             fires: 1,

@@ -91,7 +91,7 @@ impl PolicyKeys {
     pub fn check(&self) -> Result<(), String> {
         // A row judges a value alike under every preset: any one's policy
         // takes the values, and is dropped.
-        let harnesses = <crate::session::Harness as VariantArray>::VARIANTS;
+        let harnesses = <crate::session::HarnessId as VariantArray>::VARIANTS;
         let Some(&any) = harnesses.first() else {
             return Ok(());
         };
@@ -283,7 +283,7 @@ mod tests {
     /// a value of another type is refused naming the key.
     #[test]
     fn every_row_of_the_table_is_a_config_and_sidecar_key() {
-        use crate::session::Harness;
+        use crate::session::HarnessId;
         let sample = |put: Put| -> (&str, serde_json::Value) {
             match put {
                 Put::U32(_) | Put::U64(_) => ("7", serde_json::json!(7)),
@@ -320,7 +320,7 @@ mod tests {
                     crate::setup::Sidecar::parse(&format!("{{\"{}\": {json_value}}}", row.key))
                         .unwrap_or_else(|e| panic!("{}: {e}", row.key));
                 assert_eq!(config.policy, side.keys, "{}", row.key);
-                let mut p = Policy::preset(Harness::Claude);
+                let mut p = Policy::preset(HarnessId::Claude);
                 let before = p.clone();
                 let mut sources = BTreeMap::new();
                 config
@@ -378,9 +378,9 @@ mod tests {
     #[test]
     fn config_print_lists_each_key_where_the_policy_reads_it() {
         use crate::policy::PlanKind;
-        use crate::session::Harness;
+        use crate::session::HarnessId;
         let mut policies = Vec::new();
-        for &h in <Harness as VariantArray>::VARIANTS {
+        for &h in <HarnessId as VariantArray>::VARIANTS {
             for &kind in <PlanKind as VariantArray>::VARIANTS {
                 let mut p = Policy::preset(h);
                 p.kind = kind;
@@ -405,7 +405,7 @@ mod tests {
             assert!(out.contains(&line), "{line:?} in {out}");
         }
         // A Gemini CLI key is left out for Claude Code, which has no mask.
-        let out = super::super::describe(&Policy::preset(Harness::Claude), &settings);
+        let out = super::super::describe(&Policy::preset(HarnessId::Claude), &settings);
         assert!(!out.contains("mask_protect_tokens"), "{out}");
         assert!(out.contains("min_trigger_tool_uses = "), "{out}");
     }

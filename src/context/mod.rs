@@ -13,7 +13,7 @@
 use crate::harness::{Dialect, RankBy};
 use crate::policy::engine::Step;
 use crate::policy::{Delivery, PlanKind};
-use crate::session::{Harness, Role, Session};
+use crate::session::{HarnessId, Role, Session};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -185,7 +185,7 @@ fn tools_of_results(s: &Session) -> (Vec<usize>, Vec<String>) {
 }
 
 /// SPEC §2's estimate of a text of the harness.
-fn text_tokens(h: Harness, text: &str) -> u64 {
+fn text_tokens(h: HarnessId, text: &str) -> u64 {
     h.rules()
         .text_tokens
         .of(crate::load::raw::utf16_len_str(text))
@@ -195,7 +195,7 @@ fn text_tokens(h: Harness, text: &str) -> u64 {
 /// loader's `est_tokens` counts them); a tool use's input, written as JSON,
 /// is the assistant's text; a block of no known kind counts its JSON under
 /// the role's text.
-fn message_kinds(h: Harness, role: Role, msg: &Value) -> (Kinds, MsgExtra) {
+fn message_kinds(h: HarnessId, role: Role, msg: &Value) -> (Kinds, MsgExtra) {
     let mut k = Kinds::default();
     let mut x = MsgExtra::default();
     let text_of = |k: &mut Kinds, t: u64| match role {

@@ -225,7 +225,7 @@ fn from_body(setup: &Setup, k: usize) -> Context {
                 continue;
             }
             let (id, tokens) = match h {
-                Harness::Claude | Harness::Opencode => {
+                HarnessId::Claude | HarnessId::Opencode => {
                     let t = match &b["content"] {
                         Value::String(t) => text_tokens(h, t),
                         Value::Array(parts) => parts
@@ -240,7 +240,7 @@ fn from_body(setup: &Setup, k: usize) -> Context {
                     };
                     (b["tool_use_id"].as_str().unwrap(), t)
                 }
-                Harness::Qwen | Harness::Gemini => {
+                HarnessId::Qwen | HarnessId::Gemini => {
                     let r = &b["functionResponse"];
                     let out = r["response"]["output"].as_str().unwrap_or("");
                     let media = r["parts"].as_array().map_or(0, |p| {

@@ -15,7 +15,7 @@ mod session;
 
 pub use session::{Counts, PARTIAL_TRANSCRIPT, Target, attach, collect, compared_at, counts};
 
-use crate::session::{Harness, Message, Request, Role, Session, Usage};
+use crate::session::{HarnessId, Message, Request, Role, Session, Usage};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -134,7 +134,7 @@ pub struct UsageEvidence {
 }
 
 impl UsageEvidence {
-    pub fn of(harness: Harness, u: &Usage) -> UsageEvidence {
+    pub fn of(harness: HarnessId, u: &Usage) -> UsageEvidence {
         if harness.rules().cache_writes {
             UsageEvidence {
                 input: u.input_tokens,

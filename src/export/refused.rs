@@ -1,6 +1,6 @@
 //! The folders mcscope never writes into (SPEC §1, §7a, §15.19): every
 //! harness's base folder, where its transcripts live, as the harness registry
-//! names them (`Home` and `Rules::data_folders` / `databases`).
+//! names them (`Home` and `Harness::data_folders` / `databases`).
 
 use std::path::{Path, PathBuf};
 
@@ -18,7 +18,7 @@ pub(crate) fn refused_roots() -> Vec<PathBuf> {
     // (§7a), the home defaults even when a variable moves them, its other data
     // folders, and the folder of each database it names, as the harness
     // resolves it (`:memory:` is no file).
-    for &h in <crate::session::Harness as strum::VariantArray>::VARIANTS {
+    for &h in <crate::session::HarnessId as strum::VariantArray>::VARIANTS {
         let home_dir = h.rules().home;
         roots.extend(home_dir.bases());
         roots.extend(home_dir.home_bases_under(home.as_deref()));

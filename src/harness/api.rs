@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 /// by a placeholder, and the beta header the request carries. Loaded sessions
 /// stay Claude-shaped (`messages-json` bodies, Claude Code transcripts).
 pub(crate) static API: Preset = Preset {
-    harness: Harness::Claude,
+    harness: HarnessId::Claude,
     name: "api",
     server_preset: true,
     caveats: &CAVEATS,
@@ -26,7 +26,7 @@ pub(crate) static API: Preset = Preset {
 /// The api preset's answers.
 pub(super) struct Api;
 
-impl Rules for Api {
+impl Harness for Api {
     fn facts(&self) -> &'static Preset {
         &API
     }

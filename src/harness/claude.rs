@@ -13,7 +13,7 @@ pub(crate) static CLAUDE: Preset = CLAUDE_FACTS;
 
 /// Claude's row as a constant, so that the `api` row can share its facts.
 pub(super) const CLAUDE_FACTS: Preset = Preset {
-    harness: Harness::Claude,
+    harness: HarnessId::Claude,
     name: "claude",
     server_preset: false,
     formats: &[Format::ClaudeJsonl, Format::MessagesJson],
@@ -120,7 +120,7 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
 /// Claude Code's answers.
 pub(super) struct Claude;
 
-impl Rules for Claude {
+impl Harness for Claude {
     fn facts(&self) -> &'static Preset {
         &CLAUDE
     }

@@ -22,7 +22,7 @@ pub const MASKED_TAG: &str = "<tool_output_masked";
 /// (toolOutputMaskingService.ts: `activate_skill`, `ask_user`,
 /// `enter_plan_mode`, `exit_plan_mode`).
 pub(crate) static GEMINI: Preset = Preset {
-    harness: Harness::Gemini,
+    harness: HarnessId::Gemini,
     name: "gemini",
     server_preset: false,
     formats: &[Format::GeminiJsonl, Format::GeminiJson],
@@ -110,7 +110,7 @@ pub(crate) static GEMINI: Preset = Preset {
 /// Gemini CLI's answers.
 pub(super) struct GeminiCli;
 
-impl Rules for GeminiCli {
+impl Harness for GeminiCli {
     fn facts(&self) -> &'static Preset {
         &GEMINI
     }

@@ -2,7 +2,7 @@
 //! as data, and the few things the engine must ask it.
 //!
 //! Each harness has a file (`claude.rs`, `qwen.rs`, `api.rs`) holding its row of
-//! facts ([`Preset`]) and its answers to [`Rules`]; the body dialects they share
+//! facts ([`Preset`]) and its answers to [`Harness`]; the body dialects they share
 //! sit beside them (`anthropic.rs`: `tool_result` blocks and their placeholder,
 //! on which `wire` places `cache_edits` and the server's view; `gemini.rs`:
 //! `functionResponse` parts, media and thought parts). Loaders, plans,
@@ -49,25 +49,25 @@ pub use qwen::{Runs, qwen_runs};
 )]
 #[strum(serialize_all = "lowercase")]
 #[serde(into = "&'static str")]
-pub enum Harness {
+pub enum HarnessId {
     Claude,
     Qwen,
     Gemini,
     Opencode,
 }
 
-impl Harness {
+impl HarnessId {
     pub fn name(self) -> &'static str {
         self.into()
     }
 
     /// What the engine asks the harness (its facts are `rules()`).
-    pub fn asks(self) -> &'static dyn Rules {
+    pub fn asks(self) -> &'static dyn Harness {
         match self {
-            Harness::Claude => &claude::Claude,
-            Harness::Qwen => &qwen::Qwen,
-            Harness::Gemini => &gemini_cli::GeminiCli,
-            Harness::Opencode => &opencode::Opencode,
+            HarnessId::Claude => &claude::Claude,
+            HarnessId::Qwen => &qwen::Qwen,
+            HarnessId::Gemini => &gemini_cli::GeminiCli,
+            HarnessId::Opencode => &opencode::Opencode,
         }
     }
 
@@ -82,12 +82,12 @@ impl Harness {
     }
 
     /// The harness that writes files of `format`.
-    pub fn of_format(format: Format) -> Harness {
-        <Harness as strum::VariantArray>::VARIANTS
+    pub fn of_format(format: Format) -> HarnessId {
+        <HarnessId as strum::VariantArray>::VARIANTS
             .iter()
             .copied()
             .find(|h| h.rules().formats.contains(&format))
-            .unwrap_or(Harness::Claude)
+            .unwrap_or(HarnessId::Claude)
     }
 }
 
@@ -119,7 +119,7 @@ impl PresetId {
         self.asks().facts()
     }
 
-    pub fn asks(self) -> &'static dyn Rules {
+    pub fn asks(self) -> &'static dyn Harness {
         match self {
             PresetId::Claude => &claude::Claude,
             PresetId::Qwen => &qwen::Qwen,
@@ -130,7 +130,7 @@ impl PresetId {
     }
 
     /// The harness whose sessions the preset plans.
-    pub fn harness(self) -> Harness {
+    pub fn harness(self) -> HarnessId {
         self.rules().harness
     }
 
@@ -164,8 +164,9 @@ impl std::fmt::Display for UnknownHarness {
     }
 }
 
-/// What the engine asks a harness beyond its facts (SPEC §2, §5, §13).
-pub trait Rules: Sync {
+/// What the engine asks a harness beyond its facts (SPEC §2, §5, §13); the
+/// harness's id is [`HarnessId`], its answers [`HarnessId::asks`].
+pub trait Harness: Sync {
     /// The harness's row of facts.
     fn facts(&self) -> &'static Preset;
 
@@ -173,7 +174,7 @@ pub trait Rules: Sync {
     /// None: none runs.
     fn auto_kind(&self, policy: &Policy, req: &Request, gap: Option<f64>) -> Option<PlanKind>;
 
-    /// What [`Rules::auto_kind`] chooses, in words for `--policy`'s help,
+    /// What [`Harness::auto_kind`] chooses, in words for `--policy`'s help,
     /// starting with the preset's name (`claude by the recorded version: …`).
     fn auto_words(&self) -> String;
 
@@ -198,11 +199,11 @@ pub trait Rules: Sync {
         req.gap_minutes
     }
 
-    /// Moves the checkpoint [`Rules::idle_gap`] reads once `req` was sent;
+    /// Moves the checkpoint [`Harness::idle_gap`] reads once `req` was sent;
     /// `plan_saved`: its idle or size plan saved tokens.
     fn after_send(&self, _req: &Request, _plan_saved: bool, _checkpoint: &mut Option<i64>) {}
 
-    /// Whether [`Rules::idle_gap`] reads a checkpoint carried from earlier
+    /// Whether [`Harness::idle_gap`] reads a checkpoint carried from earlier
     /// requests: a replay then starts where the checkpoint is known.
     fn gap_carried(&self) -> bool {
         false
@@ -235,7 +236,7 @@ pub trait Rules: Sync {
     }
 }
 
-/// What lapses before a request ([`Rules::lapses`]).
+/// What lapses before a request ([`Harness::lapses`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Lapses {
     /// The request is rebuilt from the originals (a turn start): the
@@ -488,7 +489,7 @@ impl Home {
 /// `projects` folder of every base of every harness, in the registry's order,
 /// whether or not each exists (callers read those that do and name them all).
 pub fn session_folders() -> Vec<PathBuf> {
-    <Harness as strum::VariantArray>::VARIANTS
+    <HarnessId as strum::VariantArray>::VARIANTS
         .iter()
         // A harness of databases keeps no folder of session files.
         .filter(|h| h.asks().databases().is_empty())
@@ -502,7 +503,7 @@ pub fn session_folders() -> Vec<PathBuf> {
 /// The session databases read without a PATH (the picker): every harness's,
 /// in the registry's order, those that exist.
 pub fn session_databases() -> Vec<PathBuf> {
-    <Harness as strum::VariantArray>::VARIANTS
+    <HarnessId as strum::VariantArray>::VARIANTS
         .iter()
         .flat_map(|h| h.asks().databases())
         .filter(|p| p.is_file())
@@ -562,7 +563,7 @@ pub enum GapFrom {
 /// Everything mcscope knows about one harness.
 #[derive(Debug)]
 pub struct Preset {
-    pub harness: Harness,
+    pub harness: HarnessId,
     pub name: &'static str,
     /// Anthropic's server-side editing (kind `api`, delivery `server`).
     pub server_preset: bool,
@@ -778,7 +779,7 @@ mod tests {
     /// api preset's, whose sessions are Claude's); every harness rewrites.
     #[test]
     fn each_row_offers_the_deliveries_its_body_carries() {
-        for &h in <Harness as strum::VariantArray>::VARIANTS {
+        for &h in <HarnessId as strum::VariantArray>::VARIANTS {
             let row = h.rules();
             let d = row.dialect;
             assert!(row.offers_delivery(Delivery::Rewrite), "{h:?}");

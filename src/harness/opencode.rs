@@ -10,7 +10,7 @@ use crate::policy::engine::NoRun;
 
 /// OpenCode 1.18.33 (reference §1.3, §1.4, §2).
 pub(crate) static OPENCODE: Preset = Preset {
-    harness: Harness::Opencode,
+    harness: HarnessId::Opencode,
     name: "opencode",
     server_preset: false,
     // Reference §1.1: SQLite from 1.2.0, JSON files under `storage/` up to 1.1.x.
@@ -73,7 +73,7 @@ pub(crate) static OPENCODE: Preset = Preset {
     // Reference §1.1: `$XDG_DATA_HOME/opencode`, default `~/.local/share/opencode`;
     // `$OPENCODE_DB` names the database itself (SPEC §15.19 refuses its folder
     // and the data folders: `export/refused.rs`). The sessions are in the
-    // database, not in a `projects` folder (`Rules::databases`). OpenCode has
+    // database, not in a `projects` folder (`Harness::databases`). OpenCode has
     // no managed memory.
     home: Home {
         base_env: "OPENCODE_DB",
@@ -116,7 +116,7 @@ pub(super) const PRUNE_PROTECTED_TOOLS: &[&str] = &["skill"];
 /// OpenCode's answers.
 pub(super) struct Opencode;
 
-impl Rules for Opencode {
+impl Harness for Opencode {
     fn facts(&self) -> &'static Preset {
         &OPENCODE
     }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 /// Qwen Code: `packages/core/src/services/microcompaction/microcompact.ts`,
 /// `memory/paths.ts`, `tools/tool-names.ts`.
 pub(crate) static QWEN: Preset = Preset {
-    harness: Harness::Qwen,
+    harness: HarnessId::Qwen,
     name: "qwen",
     server_preset: false,
     formats: &[Format::QwenJsonl],
@@ -172,7 +172,7 @@ fn number(x: f64) -> Value {
 /// Qwen Code's answers.
 pub(super) struct Qwen;
 
-impl Rules for Qwen {
+impl Harness for Qwen {
     fn facts(&self) -> &'static Preset {
         &QWEN
     }

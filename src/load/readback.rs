@@ -4,7 +4,7 @@
 //! it here too, so neither depends on the other.
 
 use crate::load;
-use crate::session::{Harness, Part, Role, Session};
+use crate::session::{HarnessId, Part, Role, Session};
 use serde_json::{Map, Value, json};
 
 /// Every message of the session as the API sees it, in order, one at a time.
@@ -95,7 +95,7 @@ pub(crate) fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::
 }
 
 /// A stand-in for a record the wire builder could not read back.
-fn unreadable_message(harness: Harness, line: usize, e: &serde_json::Error) -> Value {
+fn unreadable_message(harness: HarnessId, line: usize, e: &serde_json::Error) -> Value {
     let text = format!(
         "[mcscope: the record near line {line} could not be read back: {}]",
         crate::load::json_error_text(e)

@@ -13,7 +13,7 @@ pub mod protect;
 pub(crate) mod recorded;
 
 use crate::harness::PresetId;
-use crate::session::{Harness, Request};
+use crate::session::{HarnessId, Request};
 use serde::Serialize;
 
 pub use engine::{Candidate, Engine, Status, Step, Trigger};
@@ -140,14 +140,17 @@ pub enum Illegal {
     IdleServerDelivery(Delivery),
     /// Delivery `server` for a kind the server does not edit, on a session of
     /// this harness.
-    ServerDelivery(Harness),
+    ServerDelivery(HarnessId),
     /// budget on a harness without it, or off rewrite.
-    Budget { preset: Harness, delivery: Delivery },
+    Budget {
+        preset: HarnessId,
+        delivery: Delivery,
+    },
     /// cache-edits on a session whose requests have no cache edits.
-    CacheEdits(Harness),
+    CacheEdits(HarnessId),
     /// A kind the preset's harness does not have (Gemini CLI's `mask`
     /// elsewhere, Claude's plans on Gemini CLI).
-    NotOffered { kind: PlanKind, preset: Harness },
+    NotOffered { kind: PlanKind, preset: HarnessId },
 }
 
 impl Illegal {
@@ -254,7 +257,7 @@ pub use crate::harness::{PRUNE_MINIMUM, PRUNE_PROTECT};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Policy {
     pub kind: PlanKind,
-    pub preset: Harness,
+    pub preset: HarnessId,
     /// The explicit value (flag, sidecar, config); None: the default of the kind
     /// that runs (SPEC §5 "Defaults are per plan kind").
     pub keep_recent: Option<u32>,
@@ -297,7 +300,7 @@ pub struct Policy {
 
 impl Policy {
     /// The defaults of a preset (SPEC §5 table).
-    pub fn preset(preset: Harness) -> Policy {
+    pub fn preset(preset: HarnessId) -> Policy {
         let d = preset.rules().defaults;
         Policy {
             kind: PlanKind::Auto,
@@ -374,7 +377,7 @@ impl Policy {
 
     /// What the plan's rules answer: the api preset's for kind `api`, else the
     /// harness's.
-    pub fn asks(&self) -> &'static dyn crate::harness::Rules {
+    pub fn asks(&self) -> &'static dyn crate::harness::Harness {
         if self.kind == PlanKind::Api {
             PresetId::SERVER.asks()
         } else {
@@ -441,7 +444,7 @@ impl Policy {
     /// Whether a session of harness `session` can be planned with this policy:
     /// the one legality check `setup` refuses by, the TUI tunes by and
     /// `compare`'s grid leaves settings out by (SPEC §5, §11, §13.S).
-    pub fn check(&self, session: Harness) -> Result<(), Illegal> {
+    pub fn check(&self, session: HarnessId) -> Result<(), Illegal> {
         let facts = self.preset.rules();
         // What the session's requests can carry (the api preset's are Claude's).
         let carries = |d| session.rules().offers_delivery(d);
@@ -581,7 +584,7 @@ mod tests {
         }
         // budget settles to rewrite and says so; the api preset's baseline
         // keeps the server's delivery, another's goes to rewrite.
-        let mut p = Policy::preset(Harness::Claude);
+        let mut p = Policy::preset(HarnessId::Claude);
         p.delivery = Delivery::CacheEdits;
         assert_eq!(p.set_kind(PlanKind::Budget), Some(Settled::BudgetRewrite));
         assert_eq!(p.delivery, Delivery::Rewrite);

@@ -7,7 +7,7 @@
 //! keys and the flags' help read this table, so a parameter is described once.
 
 use super::{PlanKind, Policy};
-use crate::session::Harness;
+use crate::session::HarnessId;
 
 /// One parameter of a plan.
 #[derive(Debug)]
@@ -320,7 +320,7 @@ pub static PARAMS: &[Param] = &[
         read_by: None,
         about: "The plan kind",
         range: None,
-        // Each preset says what its `auto` chooses (`Rules::auto_words`).
+        // Each preset says what its `auto` chooses (`Harness::auto_words`).
         default: ByDefault::Made(|| {
             let each: Vec<String> = <crate::harness::PresetId as strum::VariantArray>::VARIANTS
                 .iter()
@@ -645,7 +645,7 @@ pub static PARAMS: &[Param] = &[
         default: ByDefault::PresetThen(
             |p| on(p.clear_errors),
             || {
-                let never: Vec<&str> = <Harness as strum::VariantArray>::VARIANTS
+                let never: Vec<&str> = <HarnessId as strum::VariantArray>::VARIANTS
                     .iter()
                     .filter(|h| !h.rules().errors_clearable)
                     .map(|h| h.name())
@@ -895,7 +895,7 @@ impl PlanKind {
     /// Whether this kind reads the numeric parameter `key` when it decides
     /// under preset `preset`: the table's `read_by` (SPEC §15.6). False for a
     /// parameter the column does not follow.
-    pub fn reads(self, key: &str, preset: crate::session::Harness) -> bool {
+    pub fn reads(self, key: &str, preset: crate::session::HarnessId) -> bool {
         PARAMS
             .iter()
             .find(|p| p.key == key)
@@ -1006,8 +1006,8 @@ impl Param {
 
     /// How the presets' values read a default: see [`Param::default_words`].
     fn preset_words(show: fn(&Policy) -> String) -> String {
-        let harnesses = <Harness as strum::VariantArray>::VARIANTS;
-        let shown: Vec<(Harness, String)> = harnesses
+        let harnesses = <HarnessId as strum::VariantArray>::VARIANTS;
+        let shown: Vec<(HarnessId, String)> = harnesses
             .iter()
             .map(|&h| (h, show(&Policy::preset(h))))
             .collect();
@@ -1096,7 +1096,7 @@ pub fn commands() -> impl Iterator<Item = &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::Harness;
+    use crate::session::HarnessId;
 
     /// SPEC §9, §15.23: the default grid's values are the table's. A kind's
     /// own list is for a kind that reads the key on some harness, and the
@@ -1120,7 +1120,7 @@ mod tests {
             };
             for &(kind, values) in grid {
                 if let Some(kind) = kind {
-                    let read = <Harness as strum::VariantArray>::VARIANTS
+                    let read = <HarnessId as strum::VariantArray>::VARIANTS
                         .iter()
                         .any(|&h| kind.reads(p.key, h));
                     assert!(read, "{} {}", p.key, kind.name());
@@ -1138,7 +1138,7 @@ mod tests {
 
     #[test]
     fn every_value_a_user_can_change_is_seen_as_changed() {
-        let a = Policy::preset(Harness::Claude);
+        let a = Policy::preset(HarnessId::Claude);
         let mut b = a.clone();
         b.trigger_threshold += 1;
         b.low_watermark = !b.low_watermark;
@@ -1156,7 +1156,7 @@ mod tests {
 
     #[test]
     fn a_harness_s_own_plan_shows_only_its_own_parameters() {
-        let mut p = Policy::preset(Harness::Claude);
+        let mut p = Policy::preset(HarnessId::Claude);
         p.prune_protect_tokens = 30_000;
         let prune = own(crate::policy::PlanKind::Prune, &p).unwrap();
         let keys: Vec<&str> = prune.iter().map(|o| o.key).collect();
@@ -1181,19 +1181,19 @@ mod tests {
             .filter(|p| p.read_by.is_some())
             .map(|p| p.key)
             .collect();
-        let read = |k: crate::policy::PlanKind, h: Harness| -> Vec<&str> {
+        let read = |k: crate::policy::PlanKind, h: HarnessId| -> Vec<&str> {
             numeric
                 .iter()
                 .copied()
                 .filter(|key| k.reads(key, h))
                 .collect()
         };
-        let c = Harness::Claude;
+        let c = HarnessId::Claude;
         assert_eq!(read(Idle, c), ["keep_recent", "gap_threshold_minutes"]);
         assert_eq!(read(Forced, c), ["keep_recent"]);
         assert_eq!(read(Size, c), ["keep_recent", "size_threshold"]);
         assert_eq!(
-            read(Size, Harness::Qwen),
+            read(Size, HarnessId::Qwen),
             ["keep_recent", "gap_threshold_minutes", "size_threshold"]
         );
         assert_eq!(read(Count, c), ["keep_recent", "trigger_threshold"]);
@@ -1215,18 +1215,18 @@ mod tests {
             ]
         );
         assert_eq!(
-            read(Mask, Harness::Gemini),
+            read(Mask, HarnessId::Gemini),
             ["mask_protect_tokens", "mask_min_prunable_tokens"]
         );
         assert_eq!(
-            read(Prune, Harness::Opencode),
+            read(Prune, HarnessId::Opencode),
             ["prune_protect_tokens", "prune_minimum_tokens"]
         );
         for k in [Auto, Api, Recorded] {
             assert!(read(k, c).is_empty(), "{}", k.name());
         }
         // Every numeric field of the policy object is in the column.
-        let json = serde_json::to_value(Policy::preset(Harness::Claude)).unwrap();
+        let json = serde_json::to_value(Policy::preset(HarnessId::Claude)).unwrap();
         for (key, v) in json.as_object().unwrap() {
             let numeric_field = v.is_number()
                 || key == "budget_warning_tokens"
@@ -1238,7 +1238,7 @@ mod tests {
 
     #[test]
     fn keys_are_the_policy_json_s() {
-        let json = serde_json::to_value(Policy::preset(Harness::Claude)).unwrap();
+        let json = serde_json::to_value(Policy::preset(HarnessId::Claude)).unwrap();
         for p in PARAMS {
             let key = if p.key == "api_edits" { "api" } else { p.key };
             assert!(json.get(key).is_some(), "{key} is no policy field");
@@ -1316,7 +1316,7 @@ mod wiring {
             let param = by_command(cmd).unwrap();
             let set = param.set.as_ref().unwrap();
             assert_eq!(param.expected().as_deref(), Some(expected), ":{cmd}");
-            let before = Policy::preset(Harness::Claude);
+            let before = Policy::preset(HarnessId::Claude);
             let mut p = before.clone();
             assert!(!(set.parse)(&mut p, "soon"), ":{cmd} soon");
             assert_eq!(value(&p), value(&before), ":{cmd} soon left it");
@@ -1324,7 +1324,7 @@ mod wiring {
             assert_ne!(value(&p), value(&before), ":{cmd} {good} set it");
         }
         // The count's floor and a negative size (which disables) read as before.
-        let mut p = Policy::preset(Harness::Claude);
+        let mut p = Policy::preset(HarnessId::Claude);
         let keep = by_command("keep").unwrap();
         assert!(!(keep.set.as_ref().unwrap().parse)(&mut p, "0"));
         let size = by_command("size").unwrap();
@@ -1404,7 +1404,7 @@ mod wiring {
 
     /// The value `help` shows for harness `h`: the one after `default `,
     /// unless a `; h… V` part names `h`.
-    fn shown_for(help: &str, h: Harness) -> String {
+    fn shown_for(help: &str, h: HarnessId) -> String {
         let tail = help.rsplit_once("default ").expect(help).1;
         let tail = tail.strip_suffix(')').expect(help);
         let mut parts = tail.split("; ");
@@ -1428,7 +1428,7 @@ mod wiring {
                 continue;
             }
             let help = help_of("plan", p.long()).expect(p.flag);
-            for &h in <Harness as strum::VariantArray>::VARIANTS {
+            for &h in <HarnessId as strum::VariantArray>::VARIANTS {
                 let json = serde_json::to_value(Policy::preset(h)).unwrap();
                 let want = &json[p.key];
                 let shown = shown_for(&help, h);
@@ -1457,7 +1457,7 @@ mod wiring {
         let own = crate::harness::claude_idle_server::GAP_MINUTES;
         assert!(gap.contains(&format!("idle-server {own}")), "{gap}");
         let errors = help_of("plan", "clear-errors").unwrap();
-        for &h in <Harness as strum::VariantArray>::VARIANTS {
+        for &h in <HarnessId as strum::VariantArray>::VARIANTS {
             let never = errors.contains(&format!("{} never clear", h.name()))
                 || errors.contains(&format!("and {} never clear", h.name()))
                 || errors.contains(&format!("{} and ", h.name()));

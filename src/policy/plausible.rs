@@ -82,7 +82,7 @@ pub fn at(policy: &Policy, s: &Session, req: &Request, kind: Option<PlanKind>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::{Format, Harness};
+    use crate::session::{Format, HarnessId};
     use std::path::PathBuf;
 
     fn session(format: Format) -> Session {
@@ -100,7 +100,7 @@ mod tests {
     fn claude(kind: PlanKind) -> Policy {
         Policy {
             kind,
-            ..Policy::preset(Harness::Claude)
+            ..Policy::preset(HarnessId::Claude)
         }
     }
 
@@ -203,9 +203,9 @@ mod tests {
         for f in [Format::QwenJsonl, Format::MessagesJson] {
             let mut s = session(f);
             s.harness = if f == Format::QwenJsonl {
-                Harness::Qwen
+                HarnessId::Qwen
             } else {
-                Harness::Claude
+                HarnessId::Claude
             };
             assert_eq!(
                 pair(at(&claude(PlanKind::Idle), &s, &r, idle)),

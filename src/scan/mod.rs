@@ -18,7 +18,7 @@ pub(crate) use prompt::str_of;
 use prompt::{Prompt, prompt_of, trim};
 
 use crate::load::format::{LightCounter, LightRecord, LightTally};
-use crate::session::{Format, Harness};
+use crate::session::{Format, HarnessId};
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -84,7 +84,7 @@ pub struct Summary {
     pub path: PathBuf,
     pub size: u64,
     pub modified: SystemTime,
-    pub harness: Harness,
+    pub harness: HarnessId,
     /// The project: the records' `cwd` when they carry one, else decoded from the
     /// folder name (`-home-me-app` → `/home/me/app`).
     pub project: String,

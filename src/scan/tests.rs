@@ -31,7 +31,7 @@ fn counts_responses_by_id_and_results_and_finds_the_typed_prompt() {
         .join("\n");
     let s = scan_text(PROJECT, &text);
     assert_eq!(s.kind, Kind::Session);
-    assert_eq!(s.harness, Harness::Claude);
+    assert_eq!(s.harness, HarnessId::Claude);
     assert_eq!(s.project, "/home/me/app", "the records' cwd");
     assert_eq!(
         s.prompt.as_deref(),
@@ -145,7 +145,7 @@ fn qwen_records_count_each_assistant_record_and_each_function_response() {
         "/home/dev/.qwen/projects/-home-dev-proj/chats/s.jsonl",
         &text,
     );
-    assert_eq!(s.harness, Harness::Qwen);
+    assert_eq!(s.harness, HarnessId::Qwen);
     assert_eq!(s.project, "/home/dev/proj");
     assert_eq!(s.prompt.as_deref(), Some("Why does the test fail?"));
     // Two assistant records; the realtime message is not history.

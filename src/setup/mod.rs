@@ -18,7 +18,7 @@ use crate::config::{self, Config, Source};
 use crate::load;
 use crate::policy::protect::{self, PathMap, RootKind};
 use crate::policy::{Delivery, Illegal, PlanKind, Policy};
-use crate::session::{Format, Harness, Session};
+use crate::session::{Format, HarnessId, Session};
 use crate::totals::CacheTtl;
 use std::path::{Path, PathBuf};
 
@@ -302,7 +302,7 @@ fn checked_sidecar(session: &mut Session, path: &Path) -> Result<sidecar::Found,
 /// The preset a session is planned with, and whether it is the api preset.
 struct Chosen {
     api: bool,
-    preset: Harness,
+    preset: HarnessId,
     /// A --policy or --delivery the api preset cannot take was given.
     flag_leaves_api: bool,
 }
@@ -662,7 +662,7 @@ fn settle_kind_and_delivery(
 /// working directory), each layer over the one below.
 fn paths_and_roots(
     session: &Session,
-    preset: Harness,
+    preset: HarnessId,
     opts: &Opts,
     config: &Config,
     side: Option<&Sidecar>,

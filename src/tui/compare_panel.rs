@@ -431,13 +431,13 @@ impl ComparePanel {
 mod tests {
     use super::*;
     use crate::policy::PlanKind;
-    use crate::session::Harness;
+    use crate::session::HarnessId;
     use crate::totals::Totals;
 
     fn row(keep: u32, fires: u64, usd: Option<f64>) -> Row {
         let mut r = Row::new(compare::Params {
             keep_recent: Some(keep),
-            ..compare::Params::of_kind(Harness::Claude, PlanKind::Idle)
+            ..compare::Params::of_kind(HarnessId::Claude, PlanKind::Idle)
         });
         r.totals = Totals {
             fires,
@@ -454,7 +454,7 @@ mod tests {
                     rows,
                     ..Default::default()
                 },
-                base: Policy::preset(Harness::Claude),
+                base: Policy::preset(HarnessId::Claude),
                 recommended: None,
             })),
             ..Default::default()

@@ -644,7 +644,7 @@ fn command_and_kind_lines() -> Vec<String> {
     lines.push("  (Tab completes a command name)".into());
     lines.push(String::new());
     lines.push("Plan kinds (p, :policy KIND), each preset's in turn:".into());
-    for &h in <crate::harness::Harness as strum::VariantArray>::VARIANTS {
+    for &h in <crate::harness::HarnessId as strum::VariantArray>::VARIANTS {
         let kinds: Vec<&str> = h.rules().kinds.iter().map(|k| k.name()).collect();
         lines.extend(indented(&format!("{}: {}", h.name(), kinds.join(" "))));
     }
@@ -659,7 +659,7 @@ fn command_and_kind_lines() -> Vec<String> {
         "{}, the harness's own choice at each request:",
         PlanKind::Auto.name()
     ));
-    for &h in <crate::harness::Harness as strum::VariantArray>::VARIANTS {
+    for &h in <crate::harness::HarnessId as strum::VariantArray>::VARIANTS {
         lines.extend(indented(&h.asks().auto_words()));
     }
     lines
@@ -703,7 +703,7 @@ mod tests {
             assert!(flat.contains(&format!(":{c} ")), ":{c}: {flat}");
         }
         assert!(flat.contains(":mask-protect 30000") && flat.contains(":keep 3"));
-        for &h in <crate::harness::Harness as strum::VariantArray>::VARIANTS {
+        for &h in <crate::harness::HarnessId as strum::VariantArray>::VARIANTS {
             let kinds: Vec<&str> = h.rules().kinds.iter().map(|k| k.name()).collect();
             let cycle = format!("{}: {}", h.name(), kinds.join(" "));
             assert!(flat.contains(&cycle), "{cycle}");

@@ -5,7 +5,7 @@ use super::*;
 use crate::harness::{anthropic, gemini};
 use std::borrow::Cow;
 
-fn blocks_mut(harness: Harness, msg: &mut Value) -> Option<&mut Vec<Value>> {
+fn blocks_mut(harness: HarnessId, msg: &mut Value) -> Option<&mut Vec<Value>> {
     msg.get_mut(harness.rules().wire.content)
         .and_then(Value::as_array_mut)
 }

@@ -22,7 +22,7 @@ use crate::harness::Dialect;
 use crate::load::PLACEHOLDER;
 use crate::policy::Delivery;
 use crate::policy::engine::EditBlock;
-use crate::session::{Harness, Part, PieceLen, Request, Role, Session};
+use crate::session::{HarnessId, Part, PieceLen, Request, Role, Session};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -175,7 +175,7 @@ pub fn print_both(
 
 /// A body over borrowed messages; serializes as `body` builds it.
 struct BodyRef<'a, M: serde::Serialize> {
-    harness: Harness,
+    harness: HarnessId,
     model: &'a Value,
     messages: &'a [M],
     /// The `api` preset's local side: `context_management` after the messages.
@@ -215,7 +215,7 @@ fn read_messages(s: &Session, req: &Request) -> std::io::Result<Vec<Value>> {
 }
 
 /// Whether a content block is a tool result as the loaders count them.
-pub fn is_tool_result(harness: Harness, block: &Value) -> bool {
+pub fn is_tool_result(harness: HarnessId, block: &Value) -> bool {
     harness.dialect().is_tool_result(block)
 }
 

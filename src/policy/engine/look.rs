@@ -273,7 +273,7 @@ impl Look for Engine<'_> {
 mod tests {
     use super::super::testkit::{Transcript, cleared, three_reads};
     use super::*;
-    use crate::session::Harness;
+    use crate::session::HarnessId;
 
     /// A view made by hand, with no engine: every result of the session in
     /// order, each ranked by its call, none pending or protected; `cleared`
@@ -371,7 +371,7 @@ mod tests {
     #[test]
     fn the_kinds_decide_on_a_view_made_by_hand_as_in_the_engine() {
         let t = three_reads();
-        let mut p = Policy::preset(Harness::Claude);
+        let mut p = Policy::preset(HarnessId::Claude);
         p.keep_recent = Some(1);
         p.size_threshold = 500;
         let hand = Hand::new(&t, &[]);
@@ -413,7 +413,7 @@ mod tests {
     #[test]
     fn a_clearing_in_force_on_the_hand_made_view_is_out_of_each_kind() {
         let t = three_reads();
-        let mut p = Policy::preset(Harness::Claude);
+        let mut p = Policy::preset(HarnessId::Claude);
         p.keep_recent = Some(1);
         p.trigger_threshold = 1;
         let hand = Hand::new(&t, &[0]);

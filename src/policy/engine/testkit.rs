@@ -3,7 +3,7 @@
 
 use crate::analysis::{PlanAt, Setup};
 use crate::policy::{PlanKind, Policy};
-use crate::session::Harness;
+use crate::session::HarnessId;
 use serde_json::{Value, json};
 
 pub(crate) struct Transcript {
@@ -84,7 +84,7 @@ impl Transcript {
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, self.lines.join("\n") + "\n").unwrap();
         let session = crate::load::load(&path, None).unwrap();
-        let mut policy = Policy::preset(Harness::Claude);
+        let mut policy = Policy::preset(HarnessId::Claude);
         policy.kind = kind;
         tune(&mut policy);
         let setup = Setup::new(session, policy);

@@ -562,7 +562,7 @@ pub fn git_root(cwd: &str, map: &PathMap) -> String {
 
 /// The default roots of a harness for a session recorded in `cwd` (SPEC §4).
 pub fn default_roots(
-    harness: crate::session::Harness,
+    harness: crate::session::HarnessId,
     cwd: Option<&str>,
     map: &PathMap,
 ) -> Vec<(RootKind, PathBuf)> {

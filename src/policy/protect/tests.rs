@@ -368,7 +368,7 @@ fn comparable_paths_fold_spelling_case_and_the_map() {
 #[test]
 fn default_roots_of_a_windows_cwd_stay_windows() {
     let roots = default_roots(
-        crate::session::Harness::Claude,
+        crate::session::HarnessId::Claude,
         Some(WCWD),
         &PathMap::default(),
     );
