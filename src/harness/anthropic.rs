@@ -1,9 +1,10 @@
 //! The Messages API body dialect (SPEC §6, §11): `tool_result` blocks, the
-//! placeholder a cleared one reads, and a text message. Claude Code and the
-//! `api` preset write it; `wire` applies `cache_edits` and the server's view
-//! on top of these blocks.
+//! placeholder a cleared one reads, a text message, Claude's `cache_edits`
+//! and what the server's edits do to a block. Claude Code and the `api` preset
+//! write it; `wire` decides which results and messages these apply to.
 
 use serde_json::{Value, json};
+use std::borrow::Cow;
 
 /// Whether a content block is a tool result as the loaders count them.
 pub fn is_tool_result(block: &Value) -> bool {
@@ -19,4 +20,97 @@ pub fn clear_block(block: &mut Value) {
 /// A message body holding one text block.
 pub fn text_body(text: String) -> Value {
     json!({"content": [{"type": "text", "text": text}]})
+}
+
+/// The id of a `tool_use` block.
+pub fn tool_use_id(block: &Value) -> Option<&str> {
+    (block.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .then(|| block.get("id").and_then(Value::as_str))
+        .flatten()
+}
+
+/// Drops a message's thinking blocks (`thinking`, `redacted_thinking`).
+pub fn drop_thinking(blocks: &mut Vec<Value>) {
+    blocks.retain(|b| {
+        !matches!(
+            b.get("type").and_then(Value::as_str),
+            Some("thinking" | "redacted_thinking")
+        )
+    });
+}
+
+/// A result the server's edit cleared reads its placeholder (SPEC §11).
+pub fn server_clear(block: &mut Value, placeholder: &str) {
+    block["content"] = Value::String(placeholder.to_string());
+}
+
+/// A tool use whose input the server's edit cleared (`clear_tool_inputs`).
+pub fn clear_input(block: &mut Value) {
+    block["input"] = json!({});
+}
+
+/// Claude's cached microcompact (claude.ts `addCacheBreakpoints`): one
+/// cache_control on the last message, a `cache_edits` block of deletions at
+/// each message of `deletes` (its position among `messages`, the ids it
+/// deletes), then `cache_reference` on every tool_result strictly before the
+/// last cache_control message.
+pub fn place_cache_edits(messages: &mut [Cow<'_, Value>], deletes: &[(usize, Vec<String>)]) {
+    let Some(last) = messages.len().checked_sub(1) else {
+        return;
+    };
+    let content = &mut messages[last].to_mut()["content"];
+    if let Value::String(text) = content {
+        *content = json!([{"type": "text", "text": text.clone()}]);
+    }
+    if let Some(block) = content.as_array_mut().and_then(|a| a.last_mut()) {
+        block["cache_control"] = json!({"type": "ephemeral"});
+    }
+    for (at, ids) in deletes {
+        let refs: Vec<Value> = ids
+            .iter()
+            .map(|id| json!({"type": "delete", "cache_reference": id}))
+            .collect();
+        let msg = messages[*at].to_mut();
+        if let Value::String(text) = &msg["content"] {
+            msg["content"] = json!([{"type": "text", "text": text.clone()}]);
+        }
+        if let Some(blocks) = msg["content"].as_array_mut() {
+            insert_after_tool_results(blocks, json!({"type": "cache_edits", "edits": refs}));
+        }
+    }
+    for msg in messages[..last].iter_mut() {
+        let has_results = msg.get("role").and_then(Value::as_str) == Some("user")
+            && msg["content"]
+                .as_array()
+                .is_some_and(|b| b.iter().any(is_tool_result));
+        if !has_results {
+            continue;
+        }
+        if let Some(blocks) = msg.to_mut()["content"].as_array_mut() {
+            for b in blocks.iter_mut().filter(|b| is_tool_result(b)) {
+                let id = b["tool_use_id"].clone();
+                b["cache_reference"] = id;
+            }
+        }
+    }
+}
+
+/// contentArray.ts `insertBlockAfterToolResults`.
+pub fn insert_after_tool_results(content: &mut Vec<Value>, block: Value) {
+    let last_result = content
+        .iter()
+        .rposition(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
+    match last_result {
+        Some(i) => {
+            content.insert(i + 1, block);
+            if i + 1 == content.len() - 1 {
+                // Some APIs require the prompt not to end with non-text content.
+                content.push(json!({"type": "text", "text": "."}));
+            }
+        }
+        None => {
+            let at = content.len().saturating_sub(1);
+            content.insert(at, block);
+        }
+    }
 }

@@ -4,7 +4,7 @@
 //! Each harness has a file (`claude.rs`, `qwen.rs`, `api.rs`) holding its row of
 //! facts ([`Preset`]) and its answers to [`Harness`]; the body dialects they share
 //! sit beside them (`anthropic.rs`: `tool_result` blocks and their placeholder,
-//! on which `wire` places `cache_edits` and the server's view; `gemini.rs`:
+//! `cache_edits` and what the server's edits do to a block; `gemini.rs`:
 //! `functionResponse` parts, media and thought parts). Loaders, plans,
 //! protection, the wire and the reports read these rows and never name a
 //! harness: outside this folder no source file does (`tests/seam.rs` counts).

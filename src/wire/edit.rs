@@ -90,12 +90,8 @@ fn server_view(
 ) {
     for (i, msg) in messages.iter_mut().enumerate() {
         let m = req.view_start + i;
-        let input_cleared = |b: &Value| {
-            b.get("type").and_then(Value::as_str) == Some("tool_use")
-                && b.get("id")
-                    .and_then(Value::as_str)
-                    .is_some_and(|id| server.inputs.contains(id))
-        };
+        let input_cleared =
+            |b: &Value| anthropic::tool_use_id(b).is_some_and(|id| server.inputs.contains(id));
         let changes = server.thinking.contains(&m)
             || s.results_in(m, m + 1).any(|r| (c.result_cleared)(r))
             || msg
@@ -114,99 +110,42 @@ fn server_view(
             continue;
         };
         if server.thinking.contains(&m) {
-            blocks.retain(|b| {
-                !matches!(
-                    b.get("type").and_then(Value::as_str),
-                    Some("thinking" | "redacted_thinking")
-                )
-            });
+            anthropic::drop_thinking(blocks);
         }
         for block in blocks.iter_mut() {
             if anthropic::is_tool_result(block) {
                 if let Some(r) = results.next()
                     && (c.result_cleared)(r)
                 {
-                    block["content"] = Value::String(server.placeholder.clone());
+                    anthropic::server_clear(block, &server.placeholder);
                 }
             } else if input_cleared(block) {
-                block["input"] = json!({});
+                anthropic::clear_input(block);
             }
         }
     }
 }
 
-/// Claude's cached microcompact (claude.ts `addCacheBreakpoints`): one cache_control
-/// on the last message, pinned and new `cache_edits` blocks, then `cache_reference`
-/// on every tool_result strictly before the last cache_control message.
+/// Claude's cached microcompact: the deletions in force at `req`, each at its
+/// message (a result deleted once), placed by the Messages API dialect.
 fn cache_edits(s: &Session, req: &Request, messages: &mut [Cow<'_, Value>], edits: &[EditBlock]) {
-    let Some(last) = messages.len().checked_sub(1) else {
-        return;
-    };
-    let content = &mut messages[last].to_mut()["content"];
-    if let Value::String(text) = content {
-        *content = json!([{"type": "text", "text": text.clone()}]);
-    }
-    if let Some(block) = content.as_array_mut().and_then(|a| a.last_mut()) {
-        block["cache_control"] = json!({"type": "ephemeral"});
-    }
     let mut seen: HashSet<String> = HashSet::new();
+    let mut deletes: Vec<(usize, Vec<String>)> = Vec::new();
     for e in edits
         .iter()
         .filter(|e| e.at <= req.index && e.msg >= req.view_start && e.msg < req.end)
     {
-        let refs: Vec<Value> = e
+        let ids: Vec<String> = e
             .results
             .iter()
             .map(|&r| s.results[r].id.clone())
             .filter(|id| seen.insert(id.clone()))
-            .map(|id| json!({"type": "delete", "cache_reference": id}))
             .collect();
-        if refs.is_empty() {
-            continue;
-        }
-        let msg = messages[e.msg - req.view_start].to_mut();
-        if let Value::String(text) = &msg["content"] {
-            msg["content"] = json!([{"type": "text", "text": text.clone()}]);
-        }
-        if let Some(blocks) = msg["content"].as_array_mut() {
-            insert_after_tool_results(blocks, json!({"type": "cache_edits", "edits": refs}));
+        if !ids.is_empty() {
+            deletes.push((e.msg - req.view_start, ids));
         }
     }
-    for msg in messages[..last].iter_mut() {
-        let has_results = msg.get("role").and_then(Value::as_str) == Some("user")
-            && msg["content"]
-                .as_array()
-                .is_some_and(|b| b.iter().any(anthropic::is_tool_result));
-        if !has_results {
-            continue;
-        }
-        if let Some(blocks) = msg.to_mut()["content"].as_array_mut() {
-            for b in blocks.iter_mut().filter(|b| anthropic::is_tool_result(b)) {
-                let id = b["tool_use_id"].clone();
-                b["cache_reference"] = id;
-            }
-        }
-    }
-}
-
-/// contentArray.ts `insertBlockAfterToolResults`.
-pub fn insert_after_tool_results(content: &mut Vec<Value>, block: Value) {
-    let last_result = content
-        .iter()
-        .rposition(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
-    match last_result {
-        Some(i) => {
-            content.insert(i + 1, block);
-            if i + 1 == content.len() - 1 {
-                // Some APIs require the prompt not to end with non-text content.
-                content.push(json!({"type": "text", "text": "."}));
-            }
-        }
-        None => {
-            let at = content.len().saturating_sub(1);
-            content.insert(at, block);
-        }
-    }
+    anthropic::place_cache_edits(messages, &deletes);
 }
 
 /// What the transcript records Claude Code did to the request itself, applied
@@ -237,12 +176,7 @@ pub(super) fn apply_recorded(s: &Session, req: &Request, messages: &mut [Cow<'_,
             continue;
         };
         if strip {
-            blocks.retain(|b| {
-                !matches!(
-                    b.get("type").and_then(Value::as_str),
-                    Some("thinking" | "redacted_thinking")
-                )
-            });
+            anthropic::drop_thinking(blocks);
         }
         for block in blocks.iter_mut() {
             if is_tool_result(s.harness, block)

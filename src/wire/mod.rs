@@ -10,7 +10,7 @@
 mod edit;
 mod tokens;
 
-pub use edit::insert_after_tool_results;
+pub use crate::harness::anthropic::insert_after_tool_results;
 use edit::{apply, apply_recorded};
 use tokens::tokens_of;
 pub use tokens::{
