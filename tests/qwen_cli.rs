@@ -195,6 +195,38 @@ fn restart_and_hook_chain() {
     assert_eq!(rows[9]["send_kind"], "hook");
 }
 
+/// SPEC §2: a restart the send records mark rebuilds the history from the
+/// records, whatever the preset simulated: under `--preset claude` the count
+/// plan's deletions are undone at the restart (request 8), so it fires again.
+#[test]
+fn a_restart_undoes_clearings_under_any_preset() {
+    let f = fixture("restart-and-hooks.jsonl");
+    let (json, code) = mcscope(&[
+        "timeline",
+        f.to_str().unwrap(),
+        "--preset",
+        "claude",
+        "--policy",
+        "count",
+        "--trigger",
+        "1",
+        "--keep-recent",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let fired: Vec<u64> = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["fired"] == true)
+        .map(|r| r["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(fired, [3, 8]);
+}
+
 #[test]
 fn names_bridges_and_media_through_the_binary() {
     let f = fixture("names-and-bridges.jsonl");

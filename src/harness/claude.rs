@@ -174,7 +174,7 @@ impl Harness for Claude {
     fn lapses(&self, req: &Request) -> Lapses {
         Lapses {
             turn_start: req.begins_turn,
-            restart: Restart::Version,
+            new_version: true,
         }
     }
 

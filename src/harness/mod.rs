@@ -236,28 +236,17 @@ pub trait Harness: Sync {
     }
 }
 
-/// What lapses before a request ([`Harness::lapses`]).
+/// What lapses before a request under a harness's rules ([`Harness::lapses`]).
+/// (A restart the transcript's own send records mark, Qwen's, undoes every
+/// clearing not stored whatever the preset: that is the session's fact, SPEC §2.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Lapses {
     /// The request is rebuilt from the originals (a turn start): the
     /// clearings that lapse do.
     pub turn_start: bool,
-    /// What ends a process, and with it the clearings it held.
-    pub restart: Restart,
-}
-
-/// What ends a harness's process (SPEC §2, §15.9).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Restart {
-    /// Nothing the transcript shows.
-    #[default]
-    Unseen,
-    /// A change of the recorded version: budget clearings lapse (Claude).
-    Version,
-    /// A change of the send records' process: the history is rebuilt from the
-    /// records, so every clearing not stored by a compression is undone and the
-    /// idle checkpoint unset (Qwen).
-    SendProcess,
+    /// A change of the recorded version is a new process: budget clearings
+    /// lapse (Claude, SPEC §15.9).
+    pub new_version: bool,
 }
 
 /// A row's `"availability"` (SPEC §9a, §15.15): from the most to the least
@@ -810,7 +799,7 @@ mod tests {
         };
         let claude = Lapses {
             turn_start: true,
-            restart: Restart::Version,
+            new_version: true,
         };
         assert_eq!(PresetId::Claude.asks().lapses(&turn), claude);
         assert_eq!(PresetId::Api.asks().lapses(&turn), claude);
@@ -819,16 +808,11 @@ mod tests {
             ..turn.clone()
         };
         assert!(!PresetId::Api.asks().lapses(&mid).turn_start);
-        assert_eq!(
-            PresetId::Qwen.asks().lapses(&turn),
-            Lapses {
-                turn_start: false,
-                restart: Restart::SendProcess,
-            }
-        );
-        for id in [PresetId::Gemini, PresetId::Opencode] {
+        // Qwen writes the cleared history back: a clearing lasts past a turn
+        // start (SPEC §5).
+        for id in [PresetId::Qwen, PresetId::Gemini, PresetId::Opencode] {
             assert_eq!(id.asks().lapses(&turn), Lapses::default(), "{id:?}");
-            assert!(!id.asks().gap_carried());
+            assert_eq!(id.asks().gap_carried(), id == PresetId::Qwen, "{id:?}");
         }
         // Qwen's hook reads the time since the checkpoint, set at the last
         // completion when unset; elsewhere the recorded gap.

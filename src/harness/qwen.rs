@@ -202,15 +202,6 @@ impl Harness for Qwen {
         qwen_runs(req).why_none
     }
 
-    /// Qwen writes the cleared history back: a clearing lasts past a turn
-    /// start (SPEC §5). A restart rebuilds the history from the records (SPEC §2).
-    fn lapses(&self, _req: &Request) -> Lapses {
-        Lapses {
-            turn_start: false,
-            restart: Restart::SendProcess,
-        }
-    }
-
     /// client.ts: at a hook the gap runs from the hook checkpoint, which starts
     /// at the last completion (SPEC §2).
     fn idle_gap(&self, req: &Request, checkpoint: &mut Option<i64>) -> Option<f64> {

@@ -5,7 +5,7 @@ use super::budget;
 use super::protect::{Protector, RecordedPath};
 use super::{Delivery, PlanKind, Policy};
 use crate::harness::Preset;
-use crate::harness::{RankBy, Restart};
+use crate::harness::RankBy;
 use crate::session::{Request, Role, SendKind, Session};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -801,11 +801,12 @@ impl<'s> Engine<'s> {
                     .retain(|e| e.results.iter().all(|&r| cleared[r].is_some()));
             }
         }
-        match lapses.restart {
-            Restart::Version => self.new_process(req),
-            Restart::SendProcess => self.new_send_process(req),
-            Restart::Unseen => {}
+        if lapses.new_version {
+            self.new_process(req);
         }
+        // The session's send records mark a restart (Qwen's): the history is
+        // rebuilt from the records whatever the preset simulated (SPEC §2).
+        self.new_send_process(req);
         // The server edits each request statelessly, on the full history (SPEC
         // §11): what request k-1's server view cleared is not carried; it only
         // tells which clearings are new here.
