@@ -1,7 +1,8 @@
 //! The one seam every harness plugs in at (SPEC §2–§6, §13): what a harness is,
 //! as data, and the few things the engine must ask it.
 //!
-//! Each harness has a file (`claude.rs`, `qwen.rs`, `api.rs`) holding its row of
+//! Each harness has a file (`claude.rs`, `qwen.rs`, `gemini_cli.rs`, `opencode.rs`,
+//! and the api preset's `api.rs`) holding its row of
 //! facts ([`Preset`]) and its answers to [`Harness`]; the body dialects they share
 //! sit beside them (`anthropic.rs`: `tool_result` blocks and their placeholder,
 //! `cache_edits` and what the server's edits do to a block; `gemini.rs`:
@@ -689,9 +690,9 @@ impl Preset {
     }
 }
 
-/// Every preset, in the order the UI lists them.
+/// Every harness's row, in the registry's order (tests).
 #[cfg(test)]
-pub(crate) static ALL: [&Preset; 3] = [&CLAUDE, &QWEN, &opencode::OPENCODE];
+pub(crate) static ALL: [&Preset; 4] = [&CLAUDE, &QWEN, &GEMINI, &opencode::OPENCODE];
 
 #[cfg(test)]
 mod tests {
