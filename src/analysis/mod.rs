@@ -123,19 +123,9 @@ impl Setup {
         {
             first = turn;
         }
-        // Qwen's hook checkpoint outlives a compression within a process: start
-        // where it is known, at a prompt (which sets it) or where the process began.
-        if asks.gap_carried() {
-            let process = |i: usize| s.requests[i - 1].send.as_ref().map(|x| x.process);
-            while first > 1
-                && process(first - 1) == process(first)
-                && s.requests[first - 1].send.as_ref().map(|x| x.kind)
-                    != Some(crate::session::SendKind::UserQuery)
-            {
-                first -= 1;
-            }
-        }
-        first
+        // A checkpoint the idle gap reads may outlive a compression: start
+        // where the harness knows it.
+        asks.replay_from(&s.requests, first)
     }
 
     /// The plan kinds in force over the session's requests (what `auto` chose at

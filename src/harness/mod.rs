@@ -204,10 +204,11 @@ pub trait Harness: Sync {
     /// `plan_saved`: its idle or size plan saved tokens.
     fn after_send(&self, _req: &Request, _plan_saved: bool, _checkpoint: &mut Option<i64>) {}
 
-    /// Whether [`Harness::idle_gap`] reads a checkpoint carried from earlier
-    /// requests: a replay then starts where the checkpoint is known.
-    fn gap_carried(&self) -> bool {
-        false
+    /// Where a replay that starts at request `first` (1-based) must start
+    /// instead, so that the checkpoint [`Harness::idle_gap`] reads is known
+    /// there (a checkpoint may outlive a compression); by default `first`.
+    fn replay_from(&self, _requests: &[Request], first: usize) -> usize {
+        first
     }
 
     /// Who can set `policy` on `s` (SPEC §9a, §15.15).
@@ -813,7 +814,7 @@ mod tests {
         // start (SPEC §5).
         for id in [PresetId::Qwen, PresetId::Gemini, PresetId::Opencode] {
             assert_eq!(id.asks().lapses(&turn), Lapses::default(), "{id:?}");
-            assert_eq!(id.asks().gap_carried(), id == PresetId::Qwen, "{id:?}");
+            assert_eq!(id.asks().replay_from(&[], 1), 1, "{id:?}");
         }
         // Qwen's hook reads the time since the checkpoint, set at the last
         // completion when unset; elsewhere the recorded gap.
@@ -829,7 +830,6 @@ mod tests {
         };
         let mut checkpoint = None;
         let qwen = PresetId::Qwen.asks();
-        assert!(qwen.gap_carried());
         assert_eq!(qwen.idle_gap(&hook, &mut checkpoint), Some(2.0));
         assert_eq!(checkpoint, Some(480_000));
         // A hook whose plan saved nothing leaves it; a prompt moves it to now.

@@ -224,8 +224,18 @@ impl Harness for Qwen {
         }
     }
 
-    fn gap_carried(&self) -> bool {
-        true
+    /// client.ts: the hook checkpoint outlives a compression within a process;
+    /// it is known at a prompt (which sets it) or where the process began.
+    fn replay_from(&self, requests: &[Request], first: usize) -> usize {
+        let process = |i: usize| requests[i - 1].send.as_ref().map(|x| x.process);
+        let mut first = first;
+        while first > 1
+            && process(first - 1) == process(first)
+            && requests[first - 1].send.as_ref().map(|x| x.kind) != Some(SendKind::UserQuery)
+        {
+            first -= 1;
+        }
+        first
     }
 
     /// `/compress-fast` is a command the user runs; idle, size and auto are
