@@ -16,6 +16,8 @@ pub(crate) const DEFAULT_MIN_SAVING: u64 = 20_000;
 pub(crate) const WARNING_UP_TO_2_1_20: u64 = 135_000;
 /// The usage gate from 2.1.21, and when no version is recorded.
 pub(crate) const WARNING_FROM_2_1_21: u64 = 147_000;
+/// The last version of the lower gate.
+pub(crate) const WARNING_LOW_UNTIL: (u32, u32, u32) = (2, 1, 20);
 /// The one compactable tool the budget plan never clears.
 pub(crate) const NOT_ELIGIBLE_TOOL: &str = "PowerShell";
 
@@ -23,7 +25,7 @@ pub(crate) const NOT_ELIGIBLE_TOOL: &str = "PowerShell";
 /// no (readable) version.
 pub(crate) fn warning_for_version(v: Option<&str>) -> u64 {
     match v.and_then(crate::harness::claude_version::parse) {
-        Some(ver) if ver <= (2, 1, 20) => WARNING_UP_TO_2_1_20,
+        Some(ver) if ver <= WARNING_LOW_UNTIL => WARNING_UP_TO_2_1_20,
         _ => WARNING_FROM_2_1_21,
     }
 }

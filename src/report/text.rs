@@ -75,7 +75,17 @@ pub(super) fn header(
     if kinds.contains(&PlanKind::Budget) {
         let warning = match p.budget_warning_tokens {
             Some(w) => fmt_int(w),
-            None => "by version (135,000 up to 2.1.20, else 147,000)".into(),
+            None => {
+                use crate::policy::budget::{
+                    WARNING_FROM_2_1_21, WARNING_LOW_UNTIL, WARNING_UP_TO_2_1_20,
+                };
+                let (a, b, c) = WARNING_LOW_UNTIL;
+                format!(
+                    "by version ({} up to {a}.{b}.{c}, else {})",
+                    fmt_int(WARNING_UP_TO_2_1_20),
+                    fmt_int(WARNING_FROM_2_1_21)
+                )
+            }
         };
         let _ = writeln!(
             out,

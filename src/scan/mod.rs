@@ -12,7 +12,6 @@
 mod paths;
 mod prompt;
 
-pub(crate) use paths::in_qwen_tree;
 pub use paths::{decode_project, is_subagent_path, parent_session, project_dir, short_project};
 pub(crate) use prompt::str_of;
 use prompt::{Prompt, prompt_of, trim};

@@ -37,10 +37,6 @@ pub fn parent_session(path: &Path, session_id: Option<&str>) -> Option<PathBuf> 
     }
 }
 
-pub(crate) fn in_qwen_tree(path: &Path) -> bool {
-    path.components().any(|c| c.as_os_str() == ".qwen")
-}
-
 /// The project folder of a session file: its parent, above `chats/` (Qwen) and
 /// `<session>/subagents/` or `subagents/<session>/` (sub-agent files).
 pub fn project_dir(path: &Path) -> Option<&str> {

@@ -43,6 +43,9 @@ impl FormatLoader for QwenJsonl {
     /// A message with `parts`; or no message at all in a file under Qwen's
     /// folder.
     fn light_claims(&self, seen: &LightSeen, path: &Path) -> bool {
-        seen.message_parts || (!seen.messages && crate::scan::in_qwen_tree(path))
+        // Under Qwen's base folder (`~/.qwen`), as its harness row names it.
+        let base = self.format().harness().rules().home.base_dir;
+        let in_tree = path.components().any(|c| c.as_os_str() == base);
+        seen.message_parts || (!seen.messages && in_tree)
     }
 }
