@@ -361,27 +361,7 @@ pub fn result_content(setup: &Setup, k: usize, id: &str, side: Side) -> Result<S
         ));
     }
     let body = super::wire_at(setup, k, side).map_err(|e| e.to_string())?;
-    fn find<'a>(v: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
-        match v {
-            serde_json::Value::Object(m) => {
-                if m.get("type").and_then(|t| t.as_str()) == Some("tool_result")
-                    && m.get("tool_use_id").and_then(|t| t.as_str()) == Some(id)
-                {
-                    return Some(m.get("content").unwrap_or(&serde_json::Value::Null));
-                }
-                if let Some(fr) = m.get("functionResponse")
-                    && fr.get("id").and_then(|t| t.as_str()) == Some(id)
-                {
-                    let r = fr.get("response").unwrap_or(&serde_json::Value::Null);
-                    return Some(r.get("output").unwrap_or(r));
-                }
-                m.values().find_map(|x| find(x, id))
-            }
-            serde_json::Value::Array(a) => a.iter().find_map(|x| find(x, id)),
-            _ => None,
-        }
-    }
-    let content = find(&body, id).ok_or("not in this request's body")?;
+    let content = crate::harness::result_content(&body, id).ok_or("not in this request's body")?;
     Ok(match content {
         serde_json::Value::String(s) => s.clone(),
         serde_json::Value::Array(blocks) => blocks

@@ -114,3 +114,10 @@ pub fn insert_after_tool_results(content: &mut Vec<Value>, block: Value) {
         }
     }
 }
+
+/// The content of a block that is the tool result `id` (null when it has none).
+pub fn result_content<'a>(m: &'a serde_json::Map<String, Value>, id: &str) -> Option<&'a Value> {
+    (m.get("type").and_then(Value::as_str) == Some("tool_result")
+        && m.get("tool_use_id").and_then(Value::as_str) == Some(id))
+    .then(|| m.get("content").unwrap_or(&Value::Null))
+}

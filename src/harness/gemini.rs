@@ -92,3 +92,23 @@ pub fn drop_thoughts(messages: &mut [Cow<'_, Value>]) {
         }
     }
 }
+
+/// The output of a part that is the `functionResponse` of call `id` (its
+/// `response.output`, else the whole response; null when it has none).
+pub fn result_content<'a>(m: &'a serde_json::Map<String, Value>, id: &str) -> Option<&'a Value> {
+    let fr = m.get("functionResponse")?;
+    (fr.get("id").and_then(Value::as_str) == Some(id)).then(|| {
+        let r = fr.get("response").unwrap_or(&Value::Null);
+        r.get("output").unwrap_or(r)
+    })
+}
+
+/// A result whose media the plan stripped keeps its response without `parts`.
+pub fn strip_parts(block: &mut Value) {
+    if let Some(resp) = block
+        .get_mut("functionResponse")
+        .and_then(Value::as_object_mut)
+    {
+        resp.remove("parts");
+    }
+}

@@ -238,6 +238,18 @@ pub trait Harness: Sync {
     }
 }
 
+/// The content of the tool result `id` in a request body of either dialect
+/// (a `tool_result` block's `content`, a `functionResponse`'s output).
+pub fn result_content<'a>(v: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
+    match v {
+        serde_json::Value::Object(m) => anthropic::result_content(m, id)
+            .or_else(|| gemini::result_content(m, id))
+            .or_else(|| m.values().find_map(|x| result_content(x, id))),
+        serde_json::Value::Array(a) => a.iter().find_map(|x| result_content(x, id)),
+        _ => None,
+    }
+}
+
 /// What lapses before a request under a harness's rules ([`Harness::lapses`]).
 /// (A restart the transcript's own send records mark, Qwen's, undoes every
 /// clearing not stored whatever the preset: that is the session's fact, SPEC §2.)

@@ -53,12 +53,8 @@ pub(super) fn apply(
                                 }
                                 None => dialect.clear_block(block),
                             }
-                        } else if (c.result_stripped)(r)
-                            && let Some(resp) = block
-                                .get_mut("functionResponse")
-                                .and_then(Value::as_object_mut)
-                        {
-                            resp.remove("parts");
+                        } else if (c.result_stripped)(r) {
+                            gemini::strip_parts(block);
                         }
                     }
                 } else if dialect.has_media_parts()
