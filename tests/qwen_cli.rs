@@ -183,11 +183,7 @@ fn restart_and_hook_chain() {
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&json).unwrap();
     let rows = v["requests"].as_array().unwrap();
-    let fired: Vec<usize> = rows
-        .iter()
-        .filter(|r| r["fired"] == true)
-        .map(|r| r["index"].as_u64().unwrap() as usize)
-        .collect();
+    let fired = fired(&v);
     // The hook chain passes 60 minutes at request 6; after the restart (request
     // 8) there is no completion, so no gap; a hook after a goal runs nothing.
     assert_eq!(fired, [6]);
@@ -217,14 +213,18 @@ fn a_restart_undoes_clearings_under_any_preset() {
     ]);
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&json).unwrap();
-    let fired: Vec<u64> = v["requests"]
+    assert_eq!(fired(&v), [3, 8]);
+}
+
+/// The requests of a timeline where a plan fired.
+fn fired(timeline: &Value) -> Vec<u64> {
+    timeline["requests"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|r| r["fired"] == true)
         .map(|r| r["index"].as_u64().unwrap())
-        .collect();
-    assert_eq!(fired, [3, 8]);
+        .collect()
 }
 
 #[test]
