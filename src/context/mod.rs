@@ -10,7 +10,7 @@
 //! gained and what its wire clears, so a request costs what changed at it (and
 //! the list of what is cleared, which a lean step carries anyway).
 
-use crate::harness::{Dialect, RankBy};
+use crate::harness::{Block, RankBy};
 use crate::policy::engine::Step;
 use crate::policy::{Delivery, PlanKind};
 use crate::session::{HarnessId, Role, Session};
@@ -210,39 +210,23 @@ fn message_kinds(h: HarnessId, role: Role, msg: &Value) -> (Kinds, MsgExtra) {
                 if crate::wire::is_tool_result(h, b) {
                     continue;
                 }
-                let str_of = |key: &str| b.get(key).and_then(Value::as_str).unwrap_or_default();
-                match h.dialect() {
-                    Dialect::Anthropic => match b.get("type").and_then(Value::as_str) {
-                        Some("text") => text_of(&mut k, text_tokens(h, str_of("text"))),
-                        Some("thinking") => k.thinking += text_tokens(h, str_of("thinking")),
-                        Some("redacted_thinking") => k.thinking += text_tokens(h, str_of("data")),
-                        Some("tool_use") => {
-                            let input = b.get("input").map(Value::to_string).unwrap_or_default();
-                            let t = text_tokens(h, &input);
-                            k.assistant_text += t;
-                            x.uses.push((str_of("id").into(), t));
-                        }
-                        Some("image" | "document") => k.images += media,
-                        _ => text_of(&mut k, text_tokens(h, &b.to_string())),
-                    },
-                    Dialect::Gemini => {
-                        if let Some(call) = b.get("functionCall").filter(|c| c.is_object()) {
-                            let args = call.get("args").map(Value::to_string).unwrap_or_default();
-                            k.assistant_text += text_tokens(h, &args);
-                        } else if crate::wire::is_top_level_media(b) {
-                            k.images += media;
-                            let ph = crate::wire::media_placeholder(b);
-                            x.media_placeholders.push(text_tokens(h, &ph));
-                        } else if let Some(t) = b.get("text").and_then(Value::as_str) {
-                            if b.get("thought").and_then(Value::as_bool) == Some(true) {
-                                k.thinking += text_tokens(h, t);
-                            } else {
-                                text_of(&mut k, text_tokens(h, t));
-                            }
-                        } else {
-                            text_of(&mut k, text_tokens(h, &b.to_string()));
+                match h.dialect().block(b) {
+                    Block::Text(t) => text_of(&mut k, text_tokens(h, t)),
+                    Block::Thinking(t) => k.thinking += text_tokens(h, t),
+                    Block::Call { id, input } => {
+                        let t = text_tokens(h, &input);
+                        k.assistant_text += t;
+                        if let Some(id) = id {
+                            x.uses.push((id.into(), t));
                         }
                     }
+                    Block::Media { placeholder } => {
+                        k.images += media;
+                        if let Some(ph) = placeholder {
+                            x.media_placeholders.push(text_tokens(h, &ph));
+                        }
+                    }
+                    Block::Other => text_of(&mut k, text_tokens(h, &b.to_string())),
                 }
             }
         }

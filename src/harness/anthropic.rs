@@ -121,3 +121,21 @@ pub fn result_content<'a>(m: &'a serde_json::Map<String, Value>, id: &str) -> Op
         && m.get("tool_use_id").and_then(Value::as_str) == Some(id))
     .then(|| m.get("content").unwrap_or(&Value::Null))
 }
+
+/// What a content block is (SPEC §15.17): text, thinking (a redacted one's
+/// `data`), a `tool_use` and its input, an image or document, or other.
+pub fn block(b: &Value) -> super::Block<'_> {
+    use super::Block;
+    let str_of = |key: &str| b.get(key).and_then(Value::as_str).unwrap_or_default();
+    match b.get("type").and_then(Value::as_str) {
+        Some("text") => Block::Text(str_of("text")),
+        Some("thinking") => Block::Thinking(str_of("thinking")),
+        Some("redacted_thinking") => Block::Thinking(str_of("data")),
+        Some("tool_use") => Block::Call {
+            id: Some(str_of("id")),
+            input: b.get("input").map(Value::to_string).unwrap_or_default(),
+        },
+        Some("image" | "document") => Block::Media { placeholder: None },
+        _ => Block::Other,
+    }
+}

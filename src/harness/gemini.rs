@@ -112,3 +112,27 @@ pub fn strip_parts(block: &mut Value) {
         resp.remove("parts");
     }
 }
+
+/// What a part is (SPEC §15.17): a `functionCall` and its args, a top-level
+/// media part with its placeholder, a thought or text, or other.
+pub fn block(b: &Value) -> super::Block<'_> {
+    use super::Block;
+    if let Some(call) = b.get("functionCall").filter(|c| c.is_object()) {
+        Block::Call {
+            id: None,
+            input: call.get("args").map(Value::to_string).unwrap_or_default(),
+        }
+    } else if is_top_level_media(b) {
+        Block::Media {
+            placeholder: Some(media_placeholder(b)),
+        }
+    } else if let Some(t) = b.get("text").and_then(Value::as_str) {
+        if b.get("thought").and_then(Value::as_bool) == Some(true) {
+            Block::Thinking(t)
+        } else {
+            Block::Text(t)
+        }
+    } else {
+        Block::Other
+    }
+}

@@ -238,6 +238,27 @@ pub trait Harness: Sync {
     }
 }
 
+/// What a content block is, for counting a context by kind (SPEC §15.17).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Block<'a> {
+    /// Text of the message's role.
+    Text(&'a str),
+    Thinking(&'a str),
+    /// A tool call: its input (arguments) as JSON, and its id where the call
+    /// block carries one (a `tool_use`).
+    Call {
+        id: Option<&'a str>,
+        input: String,
+    },
+    /// An image or a document; the text a cleared one reads where the harness
+    /// clears media apart (Qwen's parts).
+    Media {
+        placeholder: Option<String>,
+    },
+    /// A block of no known kind: its JSON counts as the role's text.
+    Other,
+}
+
 /// The content of the tool result `id` in a request body of either dialect
 /// (a `tool_result` block's `content`, a `functionResponse`'s output).
 pub fn result_content<'a>(v: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
@@ -310,6 +331,14 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// What a (non-result) content block is.
+    pub fn block(self, block: &serde_json::Value) -> Block<'_> {
+        match self {
+            Dialect::Anthropic => anthropic::block(block),
+            Dialect::Gemini => gemini::block(block),
+        }
+    }
+
     /// Whether a content block is a tool result as the loaders count them.
     pub fn is_tool_result(self, block: &serde_json::Value) -> bool {
         match self {
