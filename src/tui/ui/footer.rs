@@ -44,15 +44,18 @@ fn piece(text: impl Into<String>, style: Style, rank: u8) -> Piece {
 /// metadata, which §15.22 does not list, goes with the other sparklines.
 mod rank {
     pub(super) const VERDICT: u8 = 0;
-    pub(super) const OBSERVED: u8 = 1;
-    pub(super) const RECORDED: u8 = 2;
-    pub(super) const TOTALS: u8 = 3;
-    pub(super) const SPARKLINE: u8 = 4;
-    pub(super) const HINTS: u8 = 5;
-    pub(super) const OTHER: u8 = 6;
-    pub(super) const MORE_HINTS: u8 = 7;
+    /// A status answers the key just pressed (a refusal says why nothing
+    /// changed): it stays whole while anything else can go.
+    pub(super) const STATUS: u8 = 1;
+    pub(super) const OBSERVED: u8 = 2;
+    pub(super) const RECORDED: u8 = 3;
+    pub(super) const TOTALS: u8 = 4;
+    pub(super) const SPARKLINE: u8 = 5;
+    pub(super) const HINTS: u8 = 6;
+    pub(super) const OTHER: u8 = 7;
+    pub(super) const MORE_HINTS: u8 = 8;
     /// What fills the window: the last line kept (SPEC §15.22).
-    pub(super) const CONTEXT: u8 = 8;
+    pub(super) const CONTEXT: u8 = 9;
 }
 
 /// `pieces` packed into lines of `width` columns, each never cut inside a
@@ -140,7 +143,7 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let hints: Vec<Piece> = match (&v.status, &v.search) {
         (Some(status), _) => status
             .split(' ')
-            .map(|w| piece(w, hint_style, rank::HINTS))
+            .map(|w| piece(w, hint_style, rank::STATUS))
             .collect(),
         (None, Some(q)) => format!("search {q:?}: n/N next/previous match, Esc clears")
             .split(' ')
@@ -157,7 +160,7 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
         " "
     };
     // A status answers the key just pressed: it stays whole (its lines rank
-    // as hints); the key hints' own further lines go first.
+    // next to the verdict); the key hints' own further lines go first.
     let more = v.status.is_none().then_some(rank::MORE_HINTS);
     lines.extend(packed(hints, sep, width, more));
     // Too many lines for the rows: whole lines go, the lowest rank first (the
