@@ -817,9 +817,14 @@ mod tests {
             assert!(row.offers_delivery(Delivery::Rewrite), "{h:?}");
             // Only a body that can carry an edit offers it (OpenCode's body is
             // Anthropic-shaped, but OpenCode sends neither edit).
-            for edit in [Delivery::CacheEdits, Delivery::Server] {
-                assert!(!row.offers_delivery(edit) || d.has_cache_edits(), "{h:?}");
-            }
+            assert!(
+                !row.offers_delivery(Delivery::CacheEdits) || d.has_cache_edits(),
+                "{h:?}"
+            );
+            assert!(
+                !row.offers_delivery(Delivery::Server) || d.has_server_view(),
+                "{h:?}"
+            );
         }
         assert!(CLAUDE.offers_delivery(Delivery::CacheEdits));
         assert!(CLAUDE.offers_delivery(Delivery::Server));

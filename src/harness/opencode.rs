@@ -171,13 +171,10 @@ impl Harness for Opencode {
         databases_from(db.map(PathBuf::from), &data_folder())
     }
 
-    /// Reference §1.1: the data folder the environment names, and the one under
-    /// `$HOME` all the same (a variable may move it after a session was written).
+    /// Reference §1.1: the data folder the environment names (the one under
+    /// `$HOME` is the row's `home_bases`, refused all the same).
     fn data_folders(&self) -> Vec<PathBuf> {
-        let mut out = vec![data_folder()];
-        out.extend(std::env::var_os("HOME").map(|h| PathBuf::from(h).join(DATA_UNDER_HOME)));
-        out.dedup();
-        out
+        vec![data_folder()]
     }
 }
 

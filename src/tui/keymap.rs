@@ -632,10 +632,10 @@ fn command_and_kind_lines() -> Vec<String> {
         commands.push(format!(":{command} {value}"));
     }
     // A command and its value stay on one line.
-    let mut line = String::from(" ");
+    let mut line = String::new();
     for c in commands {
         if line.chars().count() + 2 + c.chars().count() > HELP_TEXT_WIDTH {
-            lines.push(std::mem::replace(&mut line, String::from(" ")));
+            lines.push(std::mem::take(&mut line));
         }
         line.push_str("  ");
         line.push_str(&c);
