@@ -440,3 +440,50 @@ fn every_plan_kind_is_a_function_of_a_look_and_the_policy() {
     }
     assert_eq!(seen, 10, "every kind but auto has its function");
 }
+
+/// The kinds a harness declares `auto` may choose (`Harness::auto_kinds`, which
+/// the legality check and the config's printing read) hold every kind its auto
+/// does choose, request by request, on every sample under every preset; and
+/// each is a kind the harness offers.
+#[test]
+fn auto_chooses_only_the_kinds_its_harness_declares() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
+    let mut sessions = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name.ends_with(".mcscope.json")
+            || !(name.ends_with(".jsonl") || name.ends_with(".json") || name.ends_with(".db"))
+        {
+            continue;
+        }
+        sessions.push(mcscope::load::load(&path, None).unwrap());
+    }
+    assert!(sessions.len() >= 8, "{} samples", sessions.len());
+    let mut seen = std::collections::BTreeSet::new();
+    for h in <HarnessId as strum::VariantArray>::VARIANTS.iter().copied() {
+        let declared = h.asks().auto_kinds();
+        for k in declared {
+            assert!(
+                h.rules().offers(*k),
+                "{h:?} declares {k:?}, not a kind it offers"
+            );
+        }
+        let policy = mcscope::policy::Policy::preset(h);
+        for s in &sessions {
+            for r in &s.requests {
+                if let Some(k) = h.asks().auto_kind(&policy, r, r.gap_minutes) {
+                    assert!(
+                        declared.contains(&k),
+                        "{h:?} chose {k:?} at request {} of {}",
+                        r.index,
+                        s.path.display()
+                    );
+                    seen.insert(format!("{h:?} {k:?}"));
+                }
+            }
+        }
+    }
+    // The samples reach past one kind of one harness, so that the check can fail.
+    assert!(seen.len() >= 4, "{seen:?}");
+}

@@ -244,7 +244,7 @@ pub fn evidence_report(setup: &Setup, forced_at: usize) -> EvidenceReport {
     let mut ev = evidence(setup);
     let mut selected_newly = std::collections::BTreeMap::new();
     let may_budget = matches!(setup.policy.kind, PlanKind::Budget)
-        || (setup.policy.kind == PlanKind::Auto && setup.policy.preset.rules().versioned);
+        || (setup.policy.kind == PlanKind::Auto && setup.policy.preset.auto_may(PlanKind::Budget));
     let needed = may_budget
         || ev
             .requests

@@ -35,6 +35,10 @@ impl Harness for Api {
         super::claude::Claude.auto_kind(policy, req, gap)
     }
 
+    fn auto_kinds(&self) -> &'static [PlanKind] {
+        super::claude::Claude.auto_kinds()
+    }
+
     fn no_plan(&self, req: &Request) -> crate::policy::engine::NoRun {
         super::claude::Claude.no_plan(req)
     }

@@ -33,8 +33,6 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
     // defer at a turn start (policy/engine/size_index.rs).
     size_tracked: true,
     forced_drops_thoughts: false,
-    // SPEC §13: version rows, plausibility, idle-server, recorded edits and cuts.
-    versioned: true,
     // Messages API usage: cache_creation_input_tokens (and its 1-hour part).
     cache_writes: true,
     // SPEC §15.23: claude's grid holds idle-server for sessions of every version.
@@ -138,6 +136,11 @@ impl Harness for Claude {
         VersionRow::of(v).auto_kind()
     }
 
+    /// The kinds of the version table's rows.
+    fn auto_kinds(&self) -> &'static [PlanKind] {
+        &[PlanKind::Budget, PlanKind::Idle, PlanKind::IdleServer]
+    }
+
     /// Made from the version table itself, so the help follows its rows.
     fn auto_words(&self) -> String {
         let rows = [
@@ -176,6 +179,28 @@ impl Harness for Claude {
             turn_start: req.begins_turn,
             new_version: true,
         }
+    }
+
+    fn could_run(
+        &self,
+        policy: &Policy,
+        s: &Session,
+        req: &Request,
+        kind: Option<PlanKind>,
+    ) -> crate::policy::plausible::Plausible {
+        super::claude_plausible::could_run(policy, s, req, kind)
+    }
+
+    fn version_row(&self, req: &Request) -> Option<&'static str> {
+        Some(VersionRow::of(req.version.as_deref()).name())
+    }
+
+    /// Claude Code's count plan (cached microcompact) is internal: its values
+    /// were never published (SPEC §5).
+    fn kind_note(&self, kind: PlanKind) -> Option<&'static str> {
+        (kind == PlanKind::Count).then_some(
+            "count plan: Claude's real trigger and keep values are not public; these are guesses",
+        )
     }
 
     /// A claude row is `what_if` on a session where §13.P is false for its kind

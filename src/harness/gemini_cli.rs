@@ -41,8 +41,6 @@ pub(crate) static GEMINI: Preset = Preset {
     size_needs_idle: false,
     size_tracked: false,
     forced_drops_thoughts: false,
-    // Gemini CLI records no version (SPEC §15.12).
-    versioned: false,
     cache_writes: false,
     grid_kinds: &[PlanKind::Mask],
     api_grid: false,
@@ -119,6 +117,10 @@ impl Harness for GeminiCli {
     /// a file with no version runs it with a caveat, `caveats.rs`).
     fn auto_kind(&self, _policy: &Policy, _req: &Request, _gap: Option<f64>) -> Option<PlanKind> {
         Some(PlanKind::Mask)
+    }
+
+    fn auto_kinds(&self) -> &'static [PlanKind] {
+        &[PlanKind::Mask]
     }
 
     fn auto_words(&self) -> String {

@@ -21,6 +21,7 @@ mod api;
 mod claude;
 mod claude_caveats;
 pub mod claude_idle_server;
+mod claude_plausible;
 pub mod claude_version;
 pub mod gemini;
 pub mod gemini_cli;
@@ -75,6 +76,11 @@ impl HarnessId {
     /// The harness's row of the table.
     pub fn rules(self) -> &'static Preset {
         self.asks().facts()
+    }
+
+    /// Whether `auto` under the harness's rules may choose `kind` at some request.
+    pub fn auto_may(self, kind: PlanKind) -> bool {
+        self.asks().auto_kinds().contains(&kind)
     }
 
     /// The body dialect of its requests.
@@ -175,6 +181,9 @@ pub trait Harness: Sync {
     /// None: none runs.
     fn auto_kind(&self, policy: &Policy, req: &Request, gap: Option<f64>) -> Option<PlanKind>;
 
+    /// Every kind [`Harness::auto_kind`] may choose, whatever the request.
+    fn auto_kinds(&self) -> &'static [PlanKind];
+
     /// What [`Harness::auto_kind`] chooses, in words for `--policy`'s help,
     /// starting with the preset's name (`claude by the recorded version: …`).
     fn auto_words(&self) -> String;
@@ -209,6 +218,31 @@ pub trait Harness: Sync {
     /// there (a checkpoint may outlive a compression); by default `first`.
     fn replay_from(&self, _requests: &[Request], first: usize) -> usize {
         first
+    }
+
+    /// Could the build that wrote `s` have run `kind` (the plan in force at
+    /// `req`; None: none) under `policy`? (SPEC §13.P.) Asked of the session's
+    /// harness for every plan but the baseline; not assessed by default.
+    fn could_run(
+        &self,
+        _policy: &Policy,
+        _s: &Session,
+        _req: &Request,
+        _kind: Option<PlanKind>,
+    ) -> crate::policy::plausible::Plausible {
+        crate::policy::plausible::Plausible::NOT_ASSESSED
+    }
+
+    /// The row of the harness's version table `req` falls in, by name
+    /// (`request.version_row`, SPEC §13.J); None: the harness has none.
+    fn version_row(&self, _req: &Request) -> Option<&'static str> {
+        None
+    }
+
+    /// A warning the TUI header carries while `kind` is planned on one of the
+    /// harness's sessions (Claude's count values are guesses).
+    fn kind_note(&self, _kind: PlanKind) -> Option<&'static str> {
+        None
     }
 
     /// Who can set `policy` on `s` (SPEC §9a, §15.15).
@@ -619,9 +653,6 @@ pub struct Preset {
     pub size_tracked: bool,
     /// `/compress-fast` drops thought parts (Qwen).
     pub forced_drops_thoughts: bool,
-    /// The harness behaves version by version (SPEC §13): version rows,
-    /// plausibility, idle-server, recorded edits and cuts.
-    pub versioned: bool,
     /// Responses record cache writes (and 1-hour writes).
     pub cache_writes: bool,
     /// Plan kinds `compare` tries by default (SPEC §9, §15.23), and whether an

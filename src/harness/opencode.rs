@@ -35,7 +35,6 @@ pub(crate) static OPENCODE: Preset = Preset {
     size_needs_idle: false,
     size_tracked: false,
     forced_drops_thoughts: false,
-    versioned: false,
     // Reference §1.3: `tokens.cache.write` is recorded per assistant message.
     cache_writes: true,
     grid_kinds: &[PlanKind::Prune],
@@ -129,6 +128,10 @@ impl Harness for Opencode {
             PruneDefault::On => Some(PlanKind::Prune),
             _ => None,
         }
+    }
+
+    fn auto_kinds(&self) -> &'static [PlanKind] {
+        &[PlanKind::Prune]
     }
 
     fn auto_words(&self) -> String {

@@ -35,7 +35,6 @@ pub(crate) static QWEN: Preset = Preset {
     size_tracked: false,
     // `/compress-fast` drops thought parts (SPEC §5 forced).
     forced_drops_thoughts: true,
-    versioned: false,
     // The loader keeps input = P − R and R; Qwen records no cache writes (SPEC §10).
     cache_writes: false,
     grid_kinds: &[PlanKind::Idle, PlanKind::Size],
@@ -188,6 +187,10 @@ impl Harness for Qwen {
         } else {
             None
         }
+    }
+
+    fn auto_kinds(&self) -> &'static [PlanKind] {
+        &[PlanKind::Idle, PlanKind::Size]
     }
 
     fn auto_words(&self) -> String {

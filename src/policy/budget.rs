@@ -1,5 +1,6 @@
 //! Claude Code's token-budget microcompact (SPEC §5 `budget`), as plain functions:
-//! the version rules and the clearing walk. The engine feeds it the eligible
+//! the clearing walk (its usage gate by version is the version table's,
+//! `harness::claude_version::budget_warning`). The engine feeds it the eligible
 //! results of a view (which ones, and which sit in the keep window) and the
 //! recorded usage; it answers what is cleared and which gate held or failed.
 //!
@@ -12,23 +13,8 @@ pub(crate) const DEFAULT_KEEP: u32 = 3;
 pub(crate) const DEFAULT_BUDGET_TOKENS: u64 = 40_000;
 /// The least saving that lets it fire.
 pub(crate) const DEFAULT_MIN_SAVING: u64 = 20_000;
-/// The usage gate up to Claude Code 2.1.20.
-pub(crate) const WARNING_UP_TO_2_1_20: u64 = 135_000;
-/// The usage gate from 2.1.21, and when no version is recorded.
-pub(crate) const WARNING_FROM_2_1_21: u64 = 147_000;
-/// The last version of the lower gate.
-pub(crate) const WARNING_LOW_UNTIL: (u32, u32, u32) = (2, 1, 20);
 /// The one compactable tool the budget plan never clears.
 pub(crate) const NOT_ELIGIBLE_TOOL: &str = "PowerShell";
-
-/// The usage gate by version: 135,000 up to 2.1.20, 147,000 from 2.1.21 or with
-/// no (readable) version.
-pub(crate) fn warning_for_version(v: Option<&str>) -> u64 {
-    match v.and_then(crate::harness::claude_version::parse) {
-        Some(ver) if ver <= WARNING_LOW_UNTIL => WARNING_UP_TO_2_1_20,
-        _ => WARNING_FROM_2_1_21,
-    }
-}
 
 /// The plan's parameters at one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,7 +110,7 @@ mod tests {
             keep: 3,
             budget_tokens: DEFAULT_BUDGET_TOKENS,
             min_saving: DEFAULT_MIN_SAVING,
-            warning: WARNING_UP_TO_2_1_20,
+            warning: crate::harness::claude_version::WARNING_UP_TO_2_1_20,
         }
     }
 
@@ -216,15 +202,5 @@ mod tests {
         let d = decide(&it, Some(300_000), &params());
         assert_eq!(d.walk, Vec::<usize>::new());
         assert_eq!(d.failed, Some(Failed::WithinBudget));
-    }
-
-    #[test]
-    fn warning_by_version() {
-        assert_eq!(warning_for_version(Some("2.1.20")), 135_000);
-        assert_eq!(warning_for_version(Some("2.1.21")), 147_000);
-        assert_eq!(warning_for_version(Some("2.1.17")), 135_000);
-        assert_eq!(warning_for_version(Some("2.0.0")), 135_000);
-        assert_eq!(warning_for_version(None), 147_000);
-        assert_eq!(warning_for_version(Some("nightly")), 147_000);
     }
 }

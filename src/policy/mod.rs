@@ -352,7 +352,9 @@ impl Policy {
         let Some(delivery) = asked else {
             return Ok(());
         };
-        if self.kind != PlanKind::Auto || !self.preset.rules().versioned {
+        // Only where auto may choose a kind with a delivery of its own.
+        let own_delivery = [PlanKind::IdleServer, PlanKind::Budget];
+        if self.kind != PlanKind::Auto || !own_delivery.iter().any(|&k| self.preset.auto_may(k)) {
             return Ok(());
         }
         for r in requests {
@@ -465,7 +467,8 @@ impl Policy {
         let server_kind = matches!(
             self.kind,
             PlanKind::Api | PlanKind::IdleServer | PlanKind::Recorded
-        ) || (self.kind == PlanKind::Auto && facts.versioned);
+        ) || (self.kind == PlanKind::Auto
+            && self.preset.auto_may(PlanKind::IdleServer));
         if self.delivery == Delivery::Server && !server_kind {
             return Err(Illegal::ServerDelivery(session));
         }
@@ -527,8 +530,9 @@ impl Policy {
 
     /// The budget warning threshold at `req`: the explicit value, else by version.
     pub fn budget_warning_at(&self, req: &Request) -> u64 {
-        self.budget_warning_tokens
-            .unwrap_or_else(|| budget::warning_for_version(req.version.as_deref()))
+        self.budget_warning_tokens.unwrap_or_else(|| {
+            crate::harness::claude_version::budget_warning(req.version.as_deref())
+        })
     }
 
     /// Whether error results may be cleared under this preset (never by `size`).

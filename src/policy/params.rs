@@ -404,7 +404,7 @@ pub static PARAMS: &[Param] = &[
         print: |p| {
             Some(p.keep_recent.map_or_else(
                 || {
-                    if p.preset.rules().versioned {
+                    if p.preset.auto_may(PlanKind::IdleServer) {
                         use crate::harness::claude_idle_server::default_keep;
                         format!(
                             "by plan kind ({}, budget {}, idle-server {} before 2.1.310 and {} from it)",
@@ -481,16 +481,18 @@ pub static PARAMS: &[Param] = &[
             Ok(())
         }),
         print: |p| {
-            // A versioned harness's idle-server reads its own gap unless one is given.
-            Some(if p.preset.rules().versioned && !p.gap_explicit {
-                format!(
-                    "{} (idle-server: {})",
-                    p.gap_threshold_minutes,
-                    num(crate::harness::claude_idle_server::GAP_MINUTES)
-                )
-            } else {
-                p.gap_threshold_minutes.to_string()
-            })
+            // Idle-server reads its own gap unless one is given.
+            Some(
+                if p.preset.auto_may(PlanKind::IdleServer) && !p.gap_explicit {
+                    format!(
+                        "{} (idle-server: {})",
+                        p.gap_threshold_minutes,
+                        num(crate::harness::claude_idle_server::GAP_MINUTES)
+                    )
+                } else {
+                    p.gap_threshold_minutes.to_string()
+                },
+            )
         },
         off: None,
     },
@@ -711,11 +713,11 @@ pub static PARAMS: &[Param] = &[
         about: "Budget plan: the recorded usage it waits for",
         range: None,
         default: ByDefault::Made(|| {
-            use crate::policy::budget::warning_for_version;
+            use crate::harness::claude_version::budget_warning;
             format!(
                 "by version: {} up to Claude Code 2.1.20, {} from 2.1.21 or with no version",
-                warning_for_version(Some("2.1.20")),
-                warning_for_version(Some("2.1.21")),
+                budget_warning(Some("2.1.20")),
+                budget_warning(Some("2.1.21")),
             )
         }),
         compare: Compare::Same,
@@ -746,8 +748,8 @@ its edit only when the clearable results less 3 reach it",
         keys: None,
         put: Put::U32(|p, m| p.min_trigger_tool_uses = Some(m)),
         print: |p| {
-            // idle-server (a versioned harness's only): SPEC §13.S4.
-            p.preset.rules().versioned.then(|| {
+            // idle-server (where auto may run it): SPEC §13.S4.
+            p.preset.auto_may(PlanKind::IdleServer).then(|| {
                 p.min_trigger_tool_uses
                     .map_or("keep_recent + 15 (idle-server)".into(), |m| m.to_string())
             })

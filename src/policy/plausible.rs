@@ -3,8 +3,7 @@
 //! (`true`), had none (`false`: the clearing shown is a what-if), or cannot be
 //! told (`null`), with the reason id. The remote flags are caveats, not this.
 
-use super::{Delivery, PlanKind, Policy};
-use crate::harness::claude_version::{VersionRow, parse};
+use super::{PlanKind, Policy};
 use crate::session::{Request, Session};
 
 /// `request.harness_could_run` and `request.harness_could_run_reason`.
@@ -15,7 +14,13 @@ pub struct Plausible {
 }
 
 impl Plausible {
-    const fn of(could_run: Option<bool>, reason: &'static str) -> Plausible {
+    /// Not assessed: the harness has no version table, or this plan is not one
+    /// of its own (SPEC §13.P1's last row).
+    pub const NOT_ASSESSED: Plausible = Plausible::of(None, "not_assessed");
+    /// The baseline: the transcript proves it ran.
+    pub const RECORDED: Plausible = Plausible::of(Some(true), "recorded");
+
+    pub const fn of(could_run: Option<bool>, reason: &'static str) -> Plausible {
         Plausible { could_run, reason }
     }
 
@@ -26,62 +31,20 @@ impl Plausible {
 }
 
 /// SPEC §13.P1's table, first matching rule: `kind` is the plan in force at
-/// `req` (auto's choice; None: none).
+/// `req` (auto's choice; None: none). The baseline is what the transcript
+/// proves ran (SPEC §15.3); every other plan is the session's harness's answer
+/// ([`crate::harness::Harness::could_run`]).
 pub fn at(policy: &Policy, s: &Session, req: &Request, kind: Option<PlanKind>) -> Plausible {
-    let not_assessed = Plausible::of(None, "not_assessed");
-    // The baseline is what the transcript proves ran (SPEC §15.3).
     if kind == Some(PlanKind::Recorded) {
-        return Plausible::of(Some(true), "recorded");
+        return Plausible::RECORDED;
     }
-    // Only a versioned harness's own transcripts (its first format) are assessed.
-    let versioned = s.harness.rules().versioned;
-    if !versioned
-        || s.harness.rules().formats.first() != Some(&s.format)
-        || policy.preset != s.harness
-        || policy.kind == PlanKind::Api
-    {
-        return not_assessed;
-    }
-    let Some(kind) = kind else {
-        return Plausible::of(None, "no_plan");
-    };
-    let v = req.version.as_deref();
-    let row = VersionRow::of(v);
-    let ok = |yes: bool, no: &'static str| {
-        if yes {
-            Plausible::of(Some(true), "ok")
-        } else {
-            Plausible::of(Some(false), no)
-        }
-    };
-    match kind {
-        PlanKind::Forced | PlanKind::Size => Plausible::of(Some(false), "not_in_claude_code"),
-        PlanKind::Count => Plausible::of(Some(false), "internal_builds_only"),
-        _ if policy.delivery == Delivery::CacheEdits => {
-            Plausible::of(Some(false), "internal_builds_only")
-        }
-        PlanKind::Api | PlanKind::Auto | PlanKind::Mask | PlanKind::Prune => not_assessed,
-        PlanKind::Recorded => Plausible::of(Some(true), "recorded"),
-        _ if row == VersionRow::Unknown => Plausible::of(None, "version_unknown"),
-        PlanKind::Budget => ok(row == VersionRow::Budget, "version_lacks_code"),
-        PlanKind::Idle if row != VersionRow::Idle => {
-            Plausible::of(Some(false), "version_lacks_code")
-        }
-        PlanKind::Idle => match req.entrypoint.as_deref() {
-            None => Plausible::of(None, "entrypoint_unknown"),
-            Some("cli") => Plausible::of(Some(true), "ok"),
-            Some(_) => Plausible::of(Some(false), "not_interactive"),
-        },
-        PlanKind::IdleServer => ok(
-            v.and_then(parse).is_some_and(|x| x >= (2, 1, 285)),
-            "version_lacks_code",
-        ),
-    }
+    s.harness.asks().could_run(policy, s, req, kind)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::Delivery;
     use crate::session::{Format, HarnessId};
     use std::path::PathBuf;
 

@@ -3,7 +3,6 @@
 //! values as the kinds in force used them, and `idle_server` (§13.S10).
 
 use super::*;
-use crate::harness::claude_version::VersionRow;
 use crate::policy::engine::IdleServerStep;
 use crate::session::Request;
 
@@ -20,12 +19,7 @@ pub struct RequestKindsJson {
 pub fn request_kinds(setup: &Setup, req: &Request, kind: Option<PlanKind>) -> RequestKindsJson {
     let pl = setup.plausible(req, kind);
     RequestKindsJson {
-        version_row: setup
-            .session
-            .harness
-            .rules()
-            .versioned
-            .then(|| VersionRow::of(req.version.as_deref()).name()),
+        version_row: setup.session.harness.asks().version_row(req),
         plan_kind: kind,
         harness_could_run: pl.could_run,
         harness_could_run_reason: pl.reason,
@@ -91,7 +85,7 @@ fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind, only_read: bool) -
             if kind == PlanKind::Budget {
                 Some(
                     p.budget_warning_tokens
-                        .unwrap_or_else(|| crate::policy::budget::warning_for_version(version)),
+                        .unwrap_or_else(|| crate::harness::claude_version::budget_warning(version)),
                 )
             } else {
                 p.budget_warning_tokens

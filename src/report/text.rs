@@ -76,7 +76,7 @@ pub(super) fn header(
         let warning = match p.budget_warning_tokens {
             Some(w) => fmt_int(w),
             None => {
-                use crate::policy::budget::{
+                use crate::harness::claude_version::{
                     WARNING_FROM_2_1_21, WARNING_LOW_UNTIL, WARNING_UP_TO_2_1_20,
                 };
                 let (a, b, c) = WARNING_LOW_UNTIL;

@@ -150,7 +150,8 @@ fn cache_edits(s: &Session, req: &Request, messages: &mut [Cow<'_, Value>], edit
 /// `thinking_stripped` record the thinking of every earlier assistant message is
 /// left out (§13.E2).
 pub(super) fn apply_recorded(s: &Session, req: &Request, messages: &mut [Cow<'_, Value>]) {
-    if !s.harness.rules().versioned {
+    // Only Claude Code's loader finds these records (SPEC §13.E).
+    if s.cut.is_empty() && s.thinking_strips.is_empty() {
         return;
     }
     let strip_before = s

@@ -53,14 +53,14 @@ impl IdleServerStep {
 
 /// Whether an engine of `policy` over `s` may run `idle-server` at some request.
 pub(super) fn may_run(policy: &Policy, s: &Session) -> bool {
-    let versioned = policy.preset.rules().versioned;
+    // A preset whose auto may choose idle-server: its own plan.
+    let its_own = policy.preset.auto_may(PlanKind::IdleServer);
     match policy.kind {
         PlanKind::IdleServer => true,
         // The baseline names an applied edit's ids by idle-server (SPEC §15.5).
-        PlanKind::Recorded if versioned => crate::policy::recorded::any_edit_cleared(s),
-        PlanKind::Auto if versioned => s.requests.iter().any(|r| {
-            crate::harness::claude_version::VersionRow::of(r.version.as_deref()).auto_kind()
-                == Some(PlanKind::IdleServer)
+        PlanKind::Recorded if its_own => crate::policy::recorded::any_edit_cleared(s),
+        PlanKind::Auto if its_own => s.requests.iter().any(|r| {
+            policy.preset.asks().auto_kind(policy, r, r.gap_minutes) == Some(PlanKind::IdleServer)
         }),
         _ => false,
     }

@@ -97,7 +97,7 @@ pub enum EditNote {
 /// in `report::words` only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoRun {
-    /// `auto` on a versioned harness: the version's row has no plan (SPEC §13.T1).
+    /// `auto` on Claude Code: the version's row has no plan (SPEC §13.T1).
     Version(crate::harness::claude_version::VersionRow),
     /// A request without a send, planned by a harness that runs its plans by
     /// send: it looks at the gap only where a turn begins.

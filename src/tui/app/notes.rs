@@ -31,11 +31,14 @@ impl SessionView {
     /// Warnings the header carries on a line of their own.
     pub fn header_notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
-        if self.policy().kind == PlanKind::Count && self.setup.session.harness.rules().versioned {
-            notes.push(
-                "count plan: Claude's real trigger and keep values are not public; these are guesses"
-                    .into(),
-            );
+        if let Some(note) = self
+            .setup
+            .session
+            .harness
+            .asks()
+            .kind_note(self.policy().kind)
+        {
+            notes.push(note.into());
         }
         if self.setup.session.subagent_what_if {
             notes.push("sub-agent transcript, planned as a what-if: the harnesses never microcompact sub-agents".into());
