@@ -178,6 +178,8 @@ fn only_claude_sessions_take_cache_edits_or_the_api_preset() {
             )),
             "{err}"
         );
+        // The message says what would work: no tip.
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         let (code, _, err) = bin::run(&["plan", path, "--policy", "auto", "--delivery", "server"]);
         assert_eq!(code, 2, "{path}: {err}");
         assert!(
@@ -337,10 +339,16 @@ fn auto_with_a_delivery_a_request_s_kind_refuses_is_refused_everywhere() {
             said.starts_with("refused: request ") && said.ends_with(&why),
             "{said}"
         );
-        // plan refuses it with the same words.
+        // plan refuses it with the same words, and a tip of what would work.
         let (code, _, err) = bin::run(&["plan", path, "--delivery", "cache-edits"]);
         assert_eq!(code, 2, "{err}");
-        assert!(err.trim_end().ends_with(&why), "{err}");
+        let lines: Vec<&str> = err.trim_end().lines().collect();
+        assert_eq!(lines.len(), 2, "{err}");
+        assert!(lines[0].ends_with(&why), "{err}");
+        assert_eq!(
+            lines[1],
+            "  tip: leave out --delivery (auto gives each kind its own), or give --policy one kind"
+        );
         // compare leaves it out of its rows and says why under the table.
         let args = [
             "compare",
@@ -416,4 +424,37 @@ fn the_header_marks_the_budget_the_error_switch_and_each_api_value() {
         "{lines:#?}"
     );
     assert!(screen::has(&lines, "at least 5,000ˢ"), "{lines:#?}");
+}
+
+/// Issue 22 item 6: the api preset's and the baseline's refusals are typed
+/// (`UsageError::ApiKindOnly`, `ApiDelivery`, `BaselineParams`) and, as every
+/// plan refusal, carry a tip of what would work; the messages are as before.
+#[test]
+fn the_api_preset_s_and_the_baseline_s_refusals_say_what_would_work() {
+    const API: &str = "sample-sessions/api-agent.json";
+    for (args, said, tip) in [
+        (
+            vec!["plan", API, "--preset", "api", "--policy", "idle"],
+            "the api preset runs the api plan only (got --policy idle)",
+            "  tip: leave out --policy: the api preset runs the api plan",
+        ),
+        (
+            vec!["plan", API, "--preset", "api", "--delivery", "rewrite"],
+            "the api preset's edits are applied by the server: its delivery is server (got rewrite)",
+            "  tip: leave out --delivery: the api preset's is server",
+        ),
+        (
+            vec!["plan", DEMO, "--policy", "recorded", "--keep-recent", "3"],
+            "it takes no plan parameters (got --keep-recent)",
+            "  tip: leave out the plan flags, or give --policy another kind to tune",
+        ),
+    ] {
+        let (code, out, err) = bin::run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty());
+        let lines: Vec<&str> = err.trim_end().lines().collect();
+        assert_eq!(lines.len(), 2, "{args:?}: {err}");
+        assert!(lines[0].ends_with(said), "{args:?}: {err}");
+        assert_eq!(lines[1], tip, "{args:?}");
+    }
 }

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 pub(crate) static API: Preset = Preset {
     harness: HarnessId::Claude,
     name: "api",
+    title: "Anthropic's server-side context editing",
     server_preset: true,
     caveats: &CAVEATS,
     kinds: &[PlanKind::Api, PlanKind::Recorded],

@@ -15,6 +15,7 @@ pub(crate) static CLAUDE: Preset = CLAUDE_FACTS;
 pub(super) const CLAUDE_FACTS: Preset = Preset {
     harness: HarnessId::Claude,
     name: "claude",
+    title: "Claude Code",
     server_preset: false,
     formats: &[Format::ClaudeJsonl, Format::MessagesJson],
     dialect: Dialect::Anthropic,

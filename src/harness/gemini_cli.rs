@@ -24,6 +24,7 @@ pub const MASKED_TAG: &str = "<tool_output_masked";
 pub(crate) static GEMINI: Preset = Preset {
     harness: HarnessId::Gemini,
     name: "gemini",
+    title: "Gemini CLI",
     server_preset: false,
     formats: &[Format::GeminiJsonl, Format::GeminiJson],
     // The Gemini `contents` dialect: Qwen Code is a fork of Gemini CLI.

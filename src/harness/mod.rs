@@ -147,6 +147,16 @@ impl PresetId {
     }
 }
 
+/// The harness whose plan `kind` is: the first of the registry whose row
+/// offers it (idle-server's and budget's: Claude Code's), for a refusal to name.
+pub fn owner_of(kind: PlanKind) -> &'static Preset {
+    <HarnessId as strum::VariantArray>::VARIANTS
+        .iter()
+        .map(|h| h.rules())
+        .find(|r| r.offers(kind))
+        .unwrap_or(HarnessId::Claude.rules())
+}
+
 /// The registry: a preset by its name, or a clear error naming those there are.
 pub fn by_name(name: &str) -> Result<PresetId, UnknownHarness> {
     name.parse().map_err(|_| UnknownHarness(name.to_string()))
@@ -631,6 +641,8 @@ pub enum GapFrom {
 pub struct Preset {
     pub harness: HarnessId,
     pub name: &'static str,
+    /// The harness's name for people (`Claude Code`): messages name it.
+    pub title: &'static str,
     /// Anthropic's server-side editing (kind `api`, delivery `server`).
     pub server_preset: bool,
     /// The transcript formats the harness writes.

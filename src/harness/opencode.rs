@@ -12,6 +12,7 @@ use crate::policy::engine::NoRun;
 pub(crate) static OPENCODE: Preset = Preset {
     harness: HarnessId::Opencode,
     name: "opencode",
+    title: "OpenCode",
     server_preset: false,
     // Reference §1.1: SQLite from 1.2.0, JSON files under `storage/` up to 1.1.x.
     formats: &[Format::OpencodeDb, Format::OpencodeJson],

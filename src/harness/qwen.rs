@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 pub(crate) static QWEN: Preset = Preset {
     harness: HarnessId::Qwen,
     name: "qwen",
+    title: "Qwen Code",
     server_preset: false,
     formats: &[Format::QwenJsonl],
     dialect: Dialect::Gemini,

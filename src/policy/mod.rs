@@ -155,8 +155,8 @@ pub enum Illegal {
 
 impl Illegal {
     /// What would work instead (the hint line under the refusal).
-    pub fn hint(&self) -> &'static str {
-        match self {
+    pub fn hint(&self) -> String {
+        let s = match self {
             Illegal::ApiWithoutPreset => "add --preset api, or choose another --policy",
             Illegal::IdleServerPreset => "idle runs the client's time-based clearing on any preset",
             Illegal::IdleServerDelivery(_) => "leave out --delivery: idle-server's is server",
@@ -165,10 +165,16 @@ impl Illegal {
                 "--delivery rewrite keeps this plan; --preset api runs the server's edits"
             }
             Illegal::ServerDelivery(_) => "--delivery rewrite keeps this plan",
-            Illegal::Budget { .. } => "budget runs with --preset claude and --delivery rewrite",
+            Illegal::Budget { .. } => {
+                return format!(
+                    "budget runs with --preset {} and --delivery rewrite",
+                    crate::harness::owner_of(PlanKind::Budget).name
+                );
+            }
             Illegal::CacheEdits(_) => "--delivery rewrite is how these requests are sent",
             Illegal::NotOffered { .. } => "leave out --policy: auto runs the harness's own plan",
-        }
+        };
+        s.into()
     }
 }
 
@@ -179,7 +185,12 @@ impl std::fmt::Display for Illegal {
                 "plan kind api takes the api preset (--preset api, or \"preset\": \"api\" in the sidecar)",
             ),
             Illegal::IdleServerPreset => {
-                f.write_str("idle-server is Claude Code's plan: it takes the claude preset")
+                let owner = crate::harness::owner_of(PlanKind::IdleServer);
+                write!(
+                    f,
+                    "idle-server is {}'s plan: it takes the {} preset",
+                    owner.title, owner.name
+                )
             }
             Illegal::IdleServerDelivery(d) => write!(
                 f,
@@ -196,7 +207,9 @@ impl std::fmt::Display for Illegal {
             ),
             Illegal::Budget { preset, delivery } => write!(
                 f,
-                "the budget plan is Claude Code's token-budget microcompact: it takes the claude preset and rewrite delivery (got preset {}, delivery {})",
+                "the budget plan is {}'s token-budget microcompact: it takes the {} preset and rewrite delivery (got preset {}, delivery {})",
+                crate::harness::owner_of(PlanKind::Budget).title,
+                crate::harness::owner_of(PlanKind::Budget).name,
                 preset.name(),
                 delivery.name()
             ),
@@ -231,6 +244,8 @@ pub enum Settled {
 /// does not take ([`Policy::check_requests`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AutoRefuses {
+    /// The harness whose version the request records (its preset's).
+    pub harness: HarnessId,
     pub request: usize,
     pub kind: Option<PlanKind>,
     pub version: Option<String>,
@@ -241,9 +256,10 @@ impl std::fmt::Display for AutoRefuses {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "request {}: auto runs {} there (Claude Code {}), which does not take delivery {}",
+            "request {}: auto runs {} there ({} {}), which does not take delivery {}",
             self.request,
             self.kind.map_or("none", PlanKind::name),
+            self.harness.rules().title,
             self.version.as_deref().unwrap_or("version unknown"),
             self.delivery.name()
         )
@@ -367,6 +383,7 @@ impl Policy {
             };
             if refuses {
                 return Err(AutoRefuses {
+                    harness: self.preset,
                     request: r.index,
                     kind,
                     version: r.version.clone(),

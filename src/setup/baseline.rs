@@ -10,20 +10,17 @@ use crate::session::SessionWarning;
 /// not name (SPEC §15.5).
 pub(crate) const BASELINE_EDIT_IDS_UNKNOWN: &str = "baseline_edit_ids_unknown";
 
-/// The plan parameters given with `--policy recorded` (by the parameter
-/// table's key): each is exit 2 (SPEC §15.3), for the plan is read from the
-/// records; the message names them by their flags.
-pub(super) fn refused_flags(given: &[&str]) -> Option<String> {
-    let names: Vec<&str> = given
+/// The flags of the plan parameters given (`keep_recent` is `--keep`), which
+/// the baseline refuses: it takes none (SPEC §15.3).
+pub(super) fn flags_of(given: &[&str]) -> Vec<String> {
+    given
         .iter()
-        .map(|&k| crate::policy::params::by_key(k).map_or(k, |p| p.flag))
-        .collect();
-    (!names.is_empty()).then(|| {
-        format!(
-            "plan kind recorded is what the transcript proves the harness cleared, read from its records: it takes no plan parameters (got {})",
-            names.join(", ")
-        )
-    })
+        .map(|&k| {
+            crate::policy::params::by_key(k)
+                .map_or(k, |p| p.flag)
+                .to_string()
+        })
+        .collect()
 }
 
 /// One warning per request where the session records the server clearing tool

@@ -348,13 +348,10 @@ fn choose_preset(
         (None, None) => session.harness,
     };
     if api && !session.harness.rules().offers_delivery(Delivery::Server) {
-        let own = session.harness.name();
-        return Err(UsageError::plan(
-            path,
-            format!(
-                "the api preset simulates Anthropic's server-side context editing of Messages API requests; {own} sessions are not sent that way (use --preset {own})"
-            ),
-        ));
+        return Err(UsageError::ApiNotSent {
+            path: path.display().to_string(),
+            own: session.harness,
+        });
     }
     Ok(Chosen {
         api,
@@ -592,8 +589,11 @@ fn settle_kind_and_delivery(
         let given = flags_given(opts);
         let on = |key: &str| given.iter().any(|&(k, set)| k == key && set);
         let refused: Vec<&str> = RECORDED_REFUSES.into_iter().filter(|k| on(k)).collect();
-        if let Some(e) = baseline::refused_flags(&refused) {
-            return Err(UsageError::plan(path, e.to_string()));
+        if !refused.is_empty() {
+            return Err(UsageError::BaselineParams {
+                path: path.display().to_string(),
+                flags: baseline::flags_of(&refused),
+            });
         }
         p.delivery = if api {
             Delivery::Server
@@ -603,23 +603,17 @@ fn settle_kind_and_delivery(
     } else if api {
         // The api preset runs its own kind, delivered by the server (SPEC §11).
         if p.kind != PlanKind::Api && policy.is_some() {
-            return Err(UsageError::plan(
-                path,
-                format!(
-                    "the api preset runs the api plan only (got --policy {})",
-                    p.kind.name()
-                ),
-            ));
+            return Err(UsageError::ApiKindOnly {
+                path: path.display().to_string(),
+                kind: p.kind,
+            });
         }
         p.kind = PlanKind::Api;
         if delivery_set && p.delivery != Delivery::Server || flag_leaves_api {
-            return Err(UsageError::plan(
-                path,
-                format!(
-                    "the api preset's edits are applied by the server: its delivery is server (got {})",
-                    delivery.unwrap_or(p.delivery).name()
-                ),
-            ));
+            return Err(UsageError::ApiDelivery {
+                path: path.display().to_string(),
+                delivery: delivery.unwrap_or(p.delivery),
+            });
         }
         p.delivery = Delivery::Server;
     } else if p.kind == PlanKind::Api {
@@ -632,7 +626,10 @@ fn settle_kind_and_delivery(
     // take it; a request whose chosen kind refuses it is named.
     let asked = (delivery.is_some() || delivery_set).then(|| delivery.unwrap_or(p.delivery));
     p.check_requests(&session.requests, asked)
-        .map_err(|e| UsageError::plan(path, e.to_string()))?;
+        .map_err(|why| UsageError::AutoDelivery {
+            path: path.display().to_string(),
+            why,
+        })?;
     // Each kind's own delivery where none was asked; an asked one is judged,
     // with the rest, by `Policy::check` below.
     match delivery {
@@ -898,7 +895,11 @@ mod tests {
             .map(|(k, _)| k)
             .collect();
         assert_eq!(on, ["keep_recent", "mask_protect_latest_turn"]);
-        let said = baseline::refused_flags(&["keep_recent", "mask_protect_latest_turn"]).unwrap();
+        let said = UsageError::BaselineParams {
+            path: "s.jsonl".into(),
+            flags: baseline::flags_of(&["keep_recent", "mask_protect_latest_turn"]),
+        }
+        .to_string();
         assert!(
             said.ends_with("(got --keep-recent, --no-protect-latest-turn)"),
             "{said}"

@@ -27,11 +27,43 @@ pub enum UsageError {
     /// A preset name (in the sidecar or the config file) no harness has.
     #[error("{from}: unknown preset {name:?} ({})", crate::config::names::<crate::config::Preset>())]
     UnknownPreset { from: &'static str, name: String },
-    /// A plan the chosen preset refuses, said with the session's path (the api
-    /// preset on a session not sent as Messages API requests; auto's kind at a
-    /// request that does not take the delivery asked for).
+    /// The api preset on a session its harness does not send as Messages API
+    /// requests (the message names the preset that fits).
+    #[error(
+        "{path}: the api preset simulates Anthropic's server-side context editing of Messages API requests; {own} sessions are not sent that way (use --preset {own})",
+        own = .own.name()
+    )]
+    ApiNotSent {
+        path: String,
+        own: crate::harness::HarnessId,
+    },
+    /// The api preset with a `--policy` of another kind.
+    #[error("{path}: the api preset runs the api plan only (got --policy {})", .kind.name())]
+    ApiKindOnly {
+        path: String,
+        kind: crate::policy::PlanKind,
+    },
+    /// The api preset with a delivery other than the server's.
+    #[error(
+        "{path}: the api preset's edits are applied by the server: its delivery is server (got {})",
+        .delivery.name()
+    )]
+    ApiDelivery {
+        path: String,
+        delivery: crate::policy::Delivery,
+    },
+    /// The baseline (`recorded`) given plan parameters, by their flags.
+    #[error(
+        "{path}: plan kind recorded is what the transcript proves the harness cleared, read from its records: it takes no plan parameters (got {})",
+        .flags.join(", ")
+    )]
+    BaselineParams { path: String, flags: Vec<String> },
+    /// `auto` with a delivery that the kind it runs at a request does not take.
     #[error("{path}: {why}")]
-    Plan { path: String, why: String },
+    AutoDelivery {
+        path: String,
+        why: crate::policy::AutoRefuses,
+    },
     /// A value that does not parse or is out of range: `what` names where it
     /// was given (`--at "x"`, `sidecar`, the config file), `why` what it expected.
     #[error("{what}: {why}")]
@@ -133,8 +165,21 @@ impl UsageError {
     /// What would work instead, in one line (None: the message says it).
     pub fn hint(&self) -> Option<String> {
         match self {
-            UsageError::Illegal { why, .. } => Some(why.hint().to_string()),
+            UsageError::Illegal { why, .. } => Some(why.hint()),
             UsageError::InSession { error, .. } => error.hint(),
+            UsageError::ApiKindOnly { .. } => {
+                Some("leave out --policy: the api preset runs the api plan".into())
+            }
+            UsageError::ApiDelivery { .. } => {
+                Some("leave out --delivery: the api preset's is server".into())
+            }
+            UsageError::BaselineParams { .. } => {
+                Some("leave out the plan flags, or give --policy another kind to tune".into())
+            }
+            UsageError::AutoDelivery { .. } => Some(
+                "leave out --delivery (auto gives each kind its own), or give --policy one kind"
+                    .into(),
+            ),
             UsageError::LoaderPanicked { .. } => Some(
                 "this is a bug in mcscope: please report it with the session's first lines".into(),
             ),
@@ -148,7 +193,7 @@ impl UsageError {
             | UsageError::Config(_)
             | UsageError::Write(_)
             | UsageError::UnknownPreset { .. }
-            | UsageError::Plan { .. }
+            | UsageError::ApiNotSent { .. }
             | UsageError::BadValue { .. }
             | UsageError::BadGap(_)
             | UsageError::BadSidecar { .. }
@@ -182,14 +227,6 @@ impl UsageError {
     pub fn bad(what: impl Into<String>, why: impl Into<String>) -> UsageError {
         UsageError::BadValue {
             what: what.into(),
-            why: why.into(),
-        }
-    }
-
-    /// A plan refused for the session at `path`.
-    pub fn plan(path: &Path, why: impl Into<String>) -> UsageError {
-        UsageError::Plan {
-            path: path.display().to_string(),
             why: why.into(),
         }
     }
