@@ -374,6 +374,17 @@ impl Request {
         }
     }
 
+    /// Whether the request continues a tool loop (sends the results of the
+    /// calls of the reply before it): as the session's send records say where
+    /// it has them (a `tool_result` send), else every request that does not
+    /// begin a turn.
+    pub fn continues_tool_loop(&self) -> bool {
+        match &self.send {
+            Some(send) => send.kind == SendKind::ToolResult,
+            None => !self.begins_turn,
+        }
+    }
+
     /// Whether message `m` sits on a dead branch at this request.
     pub fn is_dead(&self, m: usize) -> bool {
         self.dead.iter().any(|r| r.contains(&m))
@@ -864,4 +875,32 @@ fn range_by_msg<T>(
     let lo = items.partition_point(|x| msg(x) < start);
     let hi = items.partition_point(|x| msg(x) < end);
     lo..hi.max(lo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The engine marks the last message's results pending only where a
+    /// request continues a tool loop: the send records decide where the
+    /// session has them (Qwen), the turn start elsewhere.
+    #[test]
+    fn a_tool_loop_is_the_send_record_s_or_not_a_turn_start() {
+        let mut r = Request::empty(2);
+        assert!(!r.continues_tool_loop(), "a turn start");
+        r.begins_turn = false;
+        assert!(r.continues_tool_loop());
+        let send = |kind| Send {
+            kind,
+            after_goal: false,
+            completion_ms: None,
+            process: 0,
+            note: None,
+        };
+        r.send = Some(send(SendKind::UserQuery));
+        assert!(!r.continues_tool_loop(), "the record says a prompt");
+        r.send = Some(send(SendKind::ToolResult));
+        r.begins_turn = true;
+        assert!(r.continues_tool_loop(), "the record says tool results");
+    }
 }

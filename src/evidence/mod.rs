@@ -38,7 +38,7 @@ pub enum Writer {
     /// Gemini CLI's tool-output masking, written into the file before the
     /// request it changed (SPEC §14, §15.13).
     #[strum(serialize = "gemini_mask")]
-    GeminiMask,
+    Mask,
     /// OpenCode's own prune (`state.time.compacted`, SPEC §14, §15.13): the
     /// first request built after the mark carries the placeholder.
     #[strum(serialize = "opencode_prune")]
@@ -56,7 +56,7 @@ impl Writer {
         match self {
             Writer::Budget => PlanKind::Budget,
             Writer::Cached => PlanKind::Count,
-            Writer::GeminiMask => PlanKind::Mask,
+            Writer::Mask => PlanKind::Mask,
             Writer::Prune => PlanKind::Prune,
         }
     }
@@ -70,7 +70,7 @@ impl Writer {
     pub fn record_kind(self) -> &'static str {
         match self {
             Writer::Budget | Writer::Cached => "microcompact_boundary",
-            Writer::GeminiMask => "gemini_mask",
+            Writer::Mask => "gemini_mask",
             Writer::Prune => "opencode_prune",
         }
     }
@@ -87,7 +87,7 @@ impl Writer {
     /// positive `preTokens` (unknown as a count) still names the budget writer.
     pub fn of_record(e: &crate::session::Evidence) -> Writer {
         if e.mask {
-            Writer::GeminiMask
+            Writer::Mask
         } else if e.pruned {
             Writer::Prune
         } else if e.budget_writer {

@@ -61,7 +61,7 @@ pub fn attach(s: &Session) -> (Vec<(usize, Writer, Target)>, Vec<Warning>) {
                 }
                 out.push((i, writer, Target::Request(req.index)));
             }
-            Writer::GeminiMask => {
+            Writer::Mask => {
                 // Written before the request whose wire first holds the masks.
                 match s.request(e.before_request) {
                     Some(req) if req.segment == e.segment => {
@@ -220,10 +220,7 @@ pub fn collect(
                         // The budget writer rewrote results (the prefix breaks);
                         // the cached writer deleted from the cache (it stays).
                         harness_rewrite: ev.microcompact.as_ref().is_some_and(|m| {
-                            matches!(
-                                m.writer,
-                                Writer::Budget | Writer::Prune | Writer::GeminiMask
-                            )
+                            matches!(m.writer, Writer::Budget | Writer::Prune | Writer::Mask)
                         }),
                         cache_edits: ev
                             .microcompact

@@ -149,7 +149,11 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
             } else {
                 format!("request {k}")
             };
-            let _ = writeln!(out, "◇ {}", words::record_line(m, &place));
+            let _ = writeln!(
+                out,
+                "◇ {}",
+                words::record_line(setup.session.harness, m, &place)
+            );
             let sim_at = crate::evidence::compared_at(&setup.session, m.writer, *k);
             let _ = writeln!(
                 out,

@@ -87,31 +87,38 @@ pub fn protection_text(p: Option<&Protection>) -> String {
 
 /// A Qwen send kind in words, for people: what the transcript shows and what
 /// Qwen runs there.
-/// Who recorded clearing a result, by the record's writer (the page's line).
-pub fn recorded_by(writer: crate::evidence::Writer) -> &'static str {
+/// Who recorded clearing a result (the session's harness) and how, by the
+/// record's writer (the page's line).
+pub fn recorded_by(harness: crate::session::HarnessId, writer: crate::evidence::Writer) -> String {
     use crate::evidence::Writer;
-    match writer {
-        Writer::GeminiMask => "Gemini CLI recorded masking it",
-        Writer::Prune => "OpenCode recorded pruning it",
-        Writer::Budget | Writer::Cached => "Claude Code recorded clearing it",
-    }
+    let how = match writer {
+        Writer::Mask => "masking",
+        Writer::Prune => "pruning",
+        Writer::Budget | Writer::Cached => "clearing",
+    };
+    format!("{} recorded {how} it", harness.rules().title)
 }
 
 /// A clearing record of the transcript and the request it belongs to
 /// (`place`), as `evidence` lists it (SPEC §10, §14).
-pub fn record_line(m: &crate::evidence::Microcompact, place: &str) -> String {
+pub fn record_line(
+    harness: crate::session::HarnessId,
+    m: &crate::evidence::Microcompact,
+    place: &str,
+) -> String {
     use crate::evidence::Writer;
     let ids = crate::sanitize::joined(&m.compacted_tool_ids, ", ");
     let tokens = |t: Option<u64>| t.map_or("none".into(), fmt_int);
     match m.writer {
         // SPEC §14: Gemini CLI writes its masking into the file.
-        Writer::GeminiMask => format!(
+        Writer::Mask => format!(
             "masking recorded at line {} (gemini_mask: the harness's own mask) belongs to {place}: masked [{ids}]",
             m.line
         ),
         Writer::Prune => format!(
-            "OpenCode's prune marks (state.time.compacted) belong to {place}: cleared [{ids}]; OpenCode's estimate {}",
-            tokens(m.tokens_saved)
+            "{title}'s prune marks (state.time.compacted) belong to {place}: cleared [{ids}]; {title}'s estimate {}",
+            tokens(m.tokens_saved),
+            title = harness.rules().title,
         ),
         Writer::Budget | Writer::Cached => format!(
             "microcompact_boundary at line {} ({} writer{}) belongs to {place}: cleared [{ids}]; pre_tokens {}, tokens_saved {}",

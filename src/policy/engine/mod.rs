@@ -6,7 +6,7 @@ use super::protect::{Protector, RecordedPath};
 use super::{Delivery, PlanKind, Policy};
 use crate::harness::Preset;
 use crate::harness::RankBy;
-use crate::session::{Request, Role, SendKind, Session};
+use crate::session::{Request, Role, Session};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod api;

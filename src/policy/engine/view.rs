@@ -108,12 +108,7 @@ impl<'s> Engine<'s> {
             .end
             .checked_sub(1)
             .filter(|&m| m >= req.view_start && self.ids.user[m]);
-        // Claude: a request that continues a tool loop; Qwen: a tool_result send.
-        let continues = match &req.send {
-            Some(send) => send.kind == SendKind::ToolResult,
-            None => !req.begins_turn,
-        };
-        if let Some(m) = last_user.filter(|_| continues) {
+        if let Some(m) = last_user.filter(|_| req.continues_tool_loop()) {
             // The request's last message: its results end the view's.
             let mut start = results_end;
             while start > 0 && s.results[start - 1].msg >= m {

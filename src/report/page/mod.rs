@@ -313,7 +313,7 @@ fn records(
                 Some(c) => format!("against the {} plan: {}", m.writer.plan(), c.words()),
                 None => "not compared: no request to simulate it on".into(),
             };
-            let who = crate::report::words::recorded_by(m.writer);
+            let who = crate::report::words::recorded_by(setup.session.harness, m.writer);
             out.push(PageRecord {
                 line: m.line,
                 kind: m.writer.record_kind(),

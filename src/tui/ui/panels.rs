@@ -197,7 +197,7 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
             ));
         }
     }
-    // Claude Code's recorded cuts that name it (SPEC §13.E1, §15.21).
+    // The harness's recorded cuts that name it (Claude Code's, SPEC §13.E1, §15.21).
     for c in v
         .setup
         .session
@@ -213,7 +213,10 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
         ));
         out.push(match c.not_applied.iter().find(|(x, _)| x == id) {
             Some((_, why)) => format!("  not applied here: {why}"),
-            None => "  cut by Claude Code (recorded): its stand-in is in every later wire".into(),
+            None => format!(
+                "  cut by {} (recorded): its stand-in is in every later wire",
+                v.setup.session.harness.rules().title
+            ),
         });
     }
     if !out.is_empty() {
