@@ -586,7 +586,7 @@ fn tui_md_names_every_key_of_both_tables() {
     let text = read("docs/tui.md");
     for (table, needle) in [(KEYMAP, "Session keys"), (PICKER_KEYMAP, "Picker keys")] {
         let documented = keys_under(&text, needle);
-        let labels: BTreeSet<String> = table.iter().map(|b| b.label.to_string()).collect();
+        let labels: BTreeSet<String> = table.iter().map(|b| b.label()).collect();
         let missing: Vec<&String> = labels.difference(&documented).collect();
         assert!(
             missing.is_empty(),

@@ -393,7 +393,7 @@ fn every_picker_binding_is_in_its_help_and_dispatches_its_action() {
         assert!(
             lines
                 .iter()
-                .any(|l| l.contains(b.label) && l.contains(b.help)),
+                .any(|l| l.contains(&b.label()) && l.contains(&b.help())),
             "the help lacks {:?}:\n{}",
             b.action,
             lines.join("\n")

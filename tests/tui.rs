@@ -448,9 +448,9 @@ fn every_action_has_a_key_and_a_line_in_the_help() {
         assert!(!b.keys.is_empty(), "{a:?}");
         assert!(
             seen.iter()
-                .any(|l| l.contains(b.help) && l.contains(b.label)),
+                .any(|l| l.contains(&b.help()) && l.contains(&b.label())),
             "the help lacks {a:?} ({:?})",
-            b.help
+            b.help()
         );
         // The key dispatches that very action.
         let key = ratatui::crossterm::event::KeyEvent::from(b.keys[0]);

@@ -263,6 +263,25 @@ pub struct Keys {
     pub more: char,
     pub less: char,
     pub step: u32,
+    /// What the keys step, in the help's words, and the step's unit.
+    pub what: &'static str,
+    pub unit: &'static str,
+    /// What else they step, for the help (`(api: keep)`), or empty.
+    pub also: &'static str,
+}
+
+impl Keys {
+    /// The key's help line: `keep_recent + 1 (api: keep)`.
+    pub fn help(&self, more: bool) -> String {
+        let sign = if more { '+' } else { '-' };
+        let step = crate::numbers::fmt_int(u64::from(self.step));
+        let also = if self.also.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", self.also)
+        };
+        format!("{} {sign} {step}{}{also}", self.what, self.unit)
+    }
 }
 
 /// `+` / `-`: keep_recent by one (the api preset's first edit's keep too).
@@ -270,18 +289,27 @@ pub const KEEP_KEYS: Keys = Keys {
     more: '+',
     less: '-',
     step: 1,
+    what: "keep_recent",
+    unit: "",
+    also: "(api: keep)",
 };
 /// `]` / `[`: the idle gap threshold by 5 minutes.
 pub const GAP_KEYS: Keys = Keys {
     more: ']',
     less: '[',
     step: 5,
+    what: "gap threshold",
+    unit: " min",
+    also: "",
 };
 /// `}` / `{`: the size threshold by 50,000 chars.
 pub const SIZE_KEYS: Keys = Keys {
     more: '}',
     less: '{',
     step: 50_000,
+    what: "size threshold",
+    unit: " chars",
+    also: "",
 };
 
 /// A number as the help shows it: `60`, `7.5`.

@@ -101,9 +101,35 @@ pub enum Action {
 
 pub struct Binding {
     pub keys: &'static [KeyCode],
-    pub label: &'static str,
+    label: &'static str,
     pub action: Action,
-    pub help: &'static str,
+    help: Help,
+}
+
+/// A binding's help: its words, or a parameter's step read from the table.
+enum Help {
+    Text(&'static str),
+    /// The parameter's keys and which way the key steps it (`true`: up).
+    Step(&'static crate::policy::params::Keys, bool),
+}
+
+impl Binding {
+    /// The key as the help and the hint lines show it: a stepping key is the
+    /// table's own character.
+    pub fn label(&self) -> String {
+        match self.help {
+            Help::Step(k, more) => (if more { k.more } else { k.less }).to_string(),
+            Help::Text(_) => self.label.to_string(),
+        }
+    }
+
+    /// What the key does, in the help's words.
+    pub fn help(&self) -> String {
+        match self.help {
+            Help::Text(t) => t.to_string(),
+            Help::Step(k, more) => k.help(more),
+        }
+    }
 }
 
 const fn b(
@@ -116,13 +142,29 @@ const fn b(
         keys,
         label,
         action,
-        help,
+        help: Help::Text(help),
+    }
+}
+
+/// The binding of a key that steps a parameter: its keys are the table's key
+/// and `also` (another character for the same step, as `=` for `+`).
+const fn step(
+    keys: &'static [KeyCode],
+    table: &'static crate::policy::params::Keys,
+    more: bool,
+    action: Action,
+) -> Binding {
+    Binding {
+        keys,
+        label: "",
+        action,
+        help: Help::Step(table, more),
     }
 }
 
 use KeyCode::*;
-// The keys that step a parameter, and their steps, are its row's in
-// `policy::params::PARAMS`; a test holds the labels and words to them.
+// The keys that step a parameter, their steps and words, are its row's in
+// `policy::params::PARAMS`: `step` bindings read them.
 use crate::policy::params::{GAP_KEYS, KEEP_KEYS, SIZE_KEYS};
 
 pub const KEYMAP: &[Binding] = &[
@@ -219,42 +261,22 @@ pub const KEYMAP: &[Binding] = &[
         Action::ToggleDelivery,
         "delivery: rewrite ↔ cache-edits",
     ),
-    b(
+    step(
         &[Char(KEEP_KEYS.more), Char('=')],
-        "+",
+        &KEEP_KEYS,
+        true,
         Action::KeepMore,
-        "keep_recent + 1 (api: keep)",
     ),
-    b(
+    step(
         &[Char(KEEP_KEYS.less), Char('_')],
-        "-",
+        &KEEP_KEYS,
+        false,
         Action::KeepLess,
-        "keep_recent - 1 (api: keep)",
     ),
-    b(
-        &[Char(GAP_KEYS.more)],
-        "]",
-        Action::GapUp,
-        "gap threshold + 5 min",
-    ),
-    b(
-        &[Char(GAP_KEYS.less)],
-        "[",
-        Action::GapDown,
-        "gap threshold - 5 min",
-    ),
-    b(
-        &[Char(SIZE_KEYS.more)],
-        "}",
-        Action::SizeUp,
-        "size threshold + 50,000 chars",
-    ),
-    b(
-        &[Char(SIZE_KEYS.less)],
-        "{",
-        Action::SizeDown,
-        "size threshold - 50,000 chars",
-    ),
+    step(&[Char(GAP_KEYS.more)], &GAP_KEYS, true, Action::GapUp),
+    step(&[Char(GAP_KEYS.less)], &GAP_KEYS, false, Action::GapDown),
+    step(&[Char(SIZE_KEYS.more)], &SIZE_KEYS, true, Action::SizeUp),
+    step(&[Char(SIZE_KEYS.less)], &SIZE_KEYS, false, Action::SizeDown),
     b(
         &[Char('m')],
         "m",
@@ -537,7 +559,7 @@ fn hint_line(hints: &[(Action, &str)], table: &[Binding]) -> String {
             table
                 .iter()
                 .find(|b| b.action == *a)
-                .map(|b| format!("{} {word}", b.label))
+                .map(|b| format!("{} {word}", b.label()))
         })
         .collect::<Vec<_>>()
         .join("  ")
@@ -548,7 +570,7 @@ fn hint_line(hints: &[(Action, &str)], table: &[Binding]) -> String {
 pub fn help_lines() -> Vec<String> {
     let mut lines: Vec<String> = KEYMAP
         .iter()
-        .map(|b| format!("{:>6}  {}", b.label, b.help))
+        .map(|b| format!("{:>6}  {}", b.label(), b.help()))
         .collect();
     lines.push(format!(
         "{:>6}  quit from anywhere; Ctrl-Z suspends",
@@ -669,7 +691,7 @@ fn command_and_kind_lines() -> Vec<String> {
 pub fn picker_help_lines() -> Vec<String> {
     let mut lines: Vec<String> = PICKER_KEYMAP
         .iter()
-        .map(|b| format!("{:>6}  {}", b.label, b.help))
+        .map(|b| format!("{:>6}  {}", b.label(), b.help()))
         .collect();
     lines.push(format!("{:>6}  quit from anywhere", "Ctrl-C"));
     lines.push(String::new());
@@ -713,31 +735,35 @@ mod tests {
         assert!(flat.contains("api (--preset api): api recorded"));
     }
 
-    /// Each parameter a key steps: the table's keys, labelled and described
-    /// with the table's step.
+    /// Each parameter a key steps: its label and words come from the table's
+    /// keys and step, and read in the help as they always did.
     #[test]
     fn the_keys_that_step_a_parameter_are_the_table_s() {
-        use crate::numbers::fmt_int;
         let mut found = 0;
         for p in crate::policy::params::PARAMS {
             let Some(k) = p.keys else { continue };
-            for (key, sign) in [(k.more, '+'), (k.less, '-')] {
+            for (key, more) in [(k.more, true), (k.less, false)] {
                 let b = KEYMAP
                     .iter()
                     .find(|b| b.keys[0] == Char(key))
                     .unwrap_or_else(|| panic!("{}: no key {key}", p.key));
-                assert_eq!(b.label, key.to_string(), "{}", p.key);
-                let step = format!("{sign} {}", fmt_int(u64::from(k.step)));
-                assert!(
-                    b.help.contains(&step),
-                    "{}: {:?} lacks {step:?}",
-                    p.key,
-                    b.help
-                );
+                assert_eq!(b.label(), key.to_string(), "{}", p.key);
+                assert_eq!(b.help(), k.help(more), "{}", p.key);
                 found += 1;
             }
         }
         assert_eq!(found, 6);
+        let help = help_lines();
+        for line in [
+            "     +  keep_recent + 1 (api: keep)",
+            "     -  keep_recent - 1 (api: keep)",
+            "     ]  gap threshold + 5 min",
+            "     [  gap threshold - 5 min",
+            "     }  size threshold + 50,000 chars",
+            "     {  size threshold - 50,000 chars",
+        ] {
+            assert!(help.iter().any(|l| l == line), "{line:?} not in the help");
+        }
     }
 
     #[test]
