@@ -26,13 +26,35 @@ const CONTAINER: &str = "mcp__container__";
 /// What a refused tool use's result starts with.
 const DENIED: &str = "The user doesn't want to proceed with this tool use.";
 
+/// The first version whose keep is 12 (S4).
+pub const KEEP_12_FROM: (u32, u32, u32) = (2, 1, 310);
+
 /// Keep *K* by version (S4): 5 for 2.1.285–2.1.309, else 12 (2.1.310+, unknown).
 pub fn default_keep(v: Option<&str>) -> u32 {
     match VersionRow::of(v) {
         VersionRow::IdleServerKeep12 | VersionRow::Unknown => 12,
-        _ if v.and_then(version::parse).is_some_and(|x| x >= (2, 1, 310)) => 12,
+        _ if v
+            .and_then(version::parse)
+            .is_some_and(|x| x >= KEEP_12_FROM) =>
+        {
+            12
+        }
         _ => 5,
     }
+}
+
+/// The keep by version in words for the help: `idle-server 5 before 2.1.310
+/// and 12 from it` (`named`: the version is said as `Claude Code 2.1.310`).
+pub fn keep_by_version(named: bool) -> String {
+    let (a, b, c) = KEEP_12_FROM;
+    let from = format!("{a}.{b}.{c}");
+    let before = format!("{a}.{b}.{}", c - 1);
+    let name = if named { "Claude Code " } else { "" };
+    format!(
+        "idle-server {} before {name}{from} and {} from it",
+        default_keep(Some(&before)),
+        default_keep(Some(&from)),
+    )
 }
 
 /// One `tool_result` block of a user record.

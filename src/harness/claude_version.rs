@@ -107,6 +107,17 @@ pub(crate) const WARNING_UP_TO_2_1_20: u64 = 135_000;
 pub(crate) const WARNING_FROM_2_1_21: u64 = 147_000;
 /// The last version of the lower gate.
 pub(crate) const WARNING_LOW_UNTIL: (u32, u32, u32) = (2, 1, 20);
+/// The budget plan's usage gate by version in words for the help.
+pub(crate) fn budget_warning_words() -> String {
+    let (a, b, c) = WARNING_LOW_UNTIL;
+    format!(
+        "{} up to Claude Code {a}.{b}.{c}, {} from {a}.{b}.{} or with no version",
+        budget_warning(Some(&format!("{a}.{b}.{c}"))),
+        budget_warning(Some(&format!("{a}.{b}.{}", c + 1))),
+        c + 1
+    )
+}
+
 /// The budget plan's usage gate by version: 135,000 up to 2.1.20, 147,000 from 2.1.21 or with
 /// no (readable) version.
 pub(crate) fn budget_warning(v: Option<&str>) -> u64 {

@@ -405,13 +405,11 @@ pub static PARAMS: &[Param] = &[
         about: "Results kept outside the plan: the most recent N",
         range: None,
         default: ByDefault::Made(|| {
-            use crate::harness::claude_idle_server::default_keep;
             format!(
-                "per plan kind: {}, budget {}, idle-server {} before Claude Code 2.1.310 and {} from it",
+                "per plan kind: {}, budget {}, {}",
                 PlanKind::Idle.default_keep(),
                 PlanKind::Budget.default_keep(),
-                default_keep(Some("2.1.309")),
-                default_keep(Some("2.1.310")),
+                crate::harness::claude_idle_server::keep_by_version(true),
             )
         }),
         compare: Compare::List {
@@ -433,13 +431,11 @@ pub static PARAMS: &[Param] = &[
             Some(p.keep_recent.map_or_else(
                 || {
                     if p.preset.auto_may(PlanKind::IdleServer) {
-                        use crate::harness::claude_idle_server::default_keep;
                         format!(
-                            "by plan kind ({}, budget {}, idle-server {} before 2.1.310 and {} from it)",
+                            "by plan kind ({}, budget {}, {})",
                             PlanKind::Idle.default_keep(),
                             PlanKind::Budget.default_keep(),
-                            default_keep(Some("2.1.309")),
-                            default_keep(Some("2.1.310")),
+                            crate::harness::claude_idle_server::keep_by_version(false),
                         )
                     } else {
                         PlanKind::Idle.default_keep().to_string()
@@ -741,11 +737,9 @@ pub static PARAMS: &[Param] = &[
         about: "Budget plan: the recorded usage it waits for",
         range: None,
         default: ByDefault::Made(|| {
-            use crate::harness::claude_version::budget_warning;
             format!(
-                "by version: {} up to Claude Code 2.1.20, {} from 2.1.21 or with no version",
-                budget_warning(Some("2.1.20")),
-                budget_warning(Some("2.1.21")),
+                "by version: {}",
+                crate::harness::claude_version::budget_warning_words()
             )
         }),
         compare: Compare::Same,
@@ -771,7 +765,12 @@ pub static PARAMS: &[Param] = &[
         about: "idle-server: the least trigger it sends; Claude Code 2.1.285+ sends \
 its edit only when the clearable results less 3 reach it",
         range: None,
-        default: ByDefault::Made(|| "keep + 15".into()),
+        default: ByDefault::Made(|| {
+            format!(
+                "keep + {}",
+                crate::harness::claude_idle_server::MIN_TRIGGER_OVER_KEEP
+            )
+        }),
         compare: Compare::Not,
         keys: None,
         put: Put::U32(|p, m| p.min_trigger_tool_uses = Some(m)),
