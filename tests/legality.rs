@@ -132,7 +132,7 @@ fn tui_refuses_claude_plans_on_a_qwen_session() {
     keys(&mut a, "d");
     assert_eq!(
         status(&a),
-        "refused: cache-edits delivery is Claude's cached microcompact; qwen sessions are sent with rewrite"
+        "refused: cache-edits delivery is Claude Code's cached microcompact; qwen sessions are sent with rewrite"
     );
     assert_eq!(a.view().unwrap().policy(), &before);
     // What qwen runs is still tuned to.
@@ -456,5 +456,35 @@ fn the_api_preset_s_and_the_baseline_s_refusals_say_what_would_work() {
         assert_eq!(lines.len(), 2, "{args:?}: {err}");
         assert!(lines[0].ends_with(said), "{args:?}: {err}");
         assert_eq!(lines[1], tip, "{args:?}");
+    }
+}
+
+/// A delivery a sidecar gave is refused as one the flag gave, and the tip
+/// names where it came from, not a `--delivery` the user never typed.
+#[test]
+fn a_tip_names_the_sidecar_s_delivery_as_the_sidecar_s() {
+    let dir = tempfile::tempdir().unwrap();
+    for (sample, sidecar, tip) in [
+        (
+            "sample-sessions/claude-idle-server.jsonl",
+            r#"{"delivery": "cache-edits"}"#,
+            "  tip: leave out the \"delivery\" of the sidecar or the config file (auto gives each kind its own), or give --policy one kind",
+        ),
+        (
+            "sample-sessions/api-agent.json",
+            r#"{"preset": "api", "delivery": "rewrite"}"#,
+            "  tip: leave out the \"delivery\" of the sidecar or the config file: the api preset's is server",
+        ),
+    ] {
+        let name = Path::new(sample).file_name().unwrap().to_str().unwrap();
+        let path = dir.path().join(name);
+        std::fs::copy(sample, &path).unwrap();
+        let stem = name.rsplit_once('.').unwrap().0;
+        std::fs::write(dir.path().join(format!("{stem}.mcscope.json")), sidecar).unwrap();
+        let (code, _, err) = bin::run(&["plan", path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{err}");
+        let lines: Vec<&str> = err.trim_end().lines().collect();
+        assert_eq!(lines.len(), 2, "{err}");
+        assert_eq!(lines[1], tip, "{sample}");
     }
 }

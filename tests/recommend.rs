@@ -370,3 +370,39 @@ fn spec_9a_gaps_30_to_90_minutes_are_one_line() {
     assert!(lines[1].trim_start().starts_with("5 "), "{text}");
     assert_eq!(v["recommended"], 1);
 }
+
+/// SPEC §9a: a recommended row the user cannot set says it is a what-if of
+/// the harness's remote flags, naming the harness of the row (Gemini CLI's
+/// masking thresholds are its remote flags), not always Claude Code.
+#[test]
+fn a_remote_flag_recommendation_names_its_own_harness() {
+    let prices = [
+        "--price-input",
+        "3",
+        "--price-write-5m",
+        "3.75",
+        "--price-write-1h",
+        "6",
+        "--price-read",
+        "0.3",
+    ];
+    for (sample, harness) in [
+        ("sample-sessions/gemini-build.jsonl", "Gemini CLI"),
+        ("sample-sessions/claude-idle-server.jsonl", "Claude Code"),
+    ] {
+        let mut args = vec!["compare", sample];
+        args.extend(prices);
+        let text = text_of(&args);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("Recommended: row"))
+            .unwrap_or_else(|| panic!("{sample}: no recommendation\n{text}"));
+        assert!(
+            line.contains("remote_flag")
+                && line.ends_with(&format!(
+                    "This is a what-if: {harness}'s settings are remote flags, not yours to set."
+                )),
+            "{line}"
+        );
+    }
+}

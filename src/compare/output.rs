@@ -453,11 +453,17 @@ pub(crate) fn recommendation_words(c: &Comparison) -> String {
                 " Set it in {}: {k}.",
                 r.params.preset.asks().settings_file()
             ),
-            None => " Run it yourself: /compress-fast.".into(),
+            None => r
+                .params
+                .preset
+                .asks()
+                .by_hand(r.params.kind)
+                .map_or(String::new(), |cmd| format!(" Run it yourself: {cmd}.")),
         },
-        _ => {
-            " This is a what-if: Claude Code's settings are remote flags, not yours to set.".into()
-        }
+        _ => format!(
+            " This is a what-if: {}'s settings are remote flags, not yours to set.",
+            r.params.preset.rules().title
+        ),
     };
     format!(
         "Recommended: row {i} ({} {}, {}): of the settings {} that fire and save money, the first whose cleared results were reached for again no more often than their median ({}) (Δ {} USD, later used {}, {} tokens not sent, {} cache breaks while warm).{how}",

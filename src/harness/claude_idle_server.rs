@@ -26,6 +26,11 @@ const CONTAINER: &str = "mcp__container__";
 /// What a refused tool use's result starts with.
 const DENIED: &str = "The user doesn't want to proceed with this tool use.";
 
+/// `--min-trigger-tool-uses`'s help: the rule's version and count, held to
+/// the version table and [`BELOW_COUNT`] by a test.
+pub const MIN_TRIGGER_ABOUT: &str = "idle-server: the least trigger it sends; Claude Code 2.1.285+ sends \
+its edit only when the clearable results less 3 reach it";
+
 /// The first version whose keep is 12 (S4).
 pub const KEEP_12_FROM: (u32, u32, u32) = (2, 1, 310);
 

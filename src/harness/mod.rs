@@ -157,6 +157,16 @@ pub fn owner_of(kind: PlanKind) -> &'static Preset {
         .unwrap_or(HarnessId::Claude.rules())
 }
 
+/// The harness that sends `delivery` (cache-edits: Claude Code's), the first of
+/// the registry whose row offers it, for a refusal to name.
+pub fn delivery_owner(delivery: Delivery) -> &'static Preset {
+    <HarnessId as strum::VariantArray>::VARIANTS
+        .iter()
+        .map(|h| h.rules())
+        .find(|r| r.offers_delivery(delivery))
+        .unwrap_or(HarnessId::Claude.rules())
+}
+
 /// The registry: a preset by its name, or a clear error naming those there are.
 pub fn by_name(name: &str) -> Result<PresetId, UnknownHarness> {
     name.parse().map_err(|_| UnknownHarness(name.to_string()))
@@ -260,6 +270,12 @@ pub trait Harness: Sync {
 
     /// The settings keys and values that set `policy` where a user can.
     fn knob(&self, _policy: &Policy) -> Option<serde_json::Value> {
+        None
+    }
+
+    /// What a user runs to apply plan `kind` by hand where no setting sets it
+    /// (Qwen's `forced`: `/compress-fast`); None: nothing.
+    fn by_hand(&self, _kind: PlanKind) -> Option<&'static str> {
         None
     }
 

@@ -253,6 +253,11 @@ impl Harness for Qwen {
         }
     }
 
+    /// `/compress-fast` runs the forced clearing (SPEC §5 `forced`).
+    fn by_hand(&self, kind: PlanKind) -> Option<&'static str> {
+        (kind == PlanKind::Forced).then_some("/compress-fast")
+    }
+
     fn settings_file(&self) -> &'static str {
         "Qwen Code's settings.json"
     }

@@ -215,7 +215,8 @@ impl std::fmt::Display for Illegal {
             ),
             Illegal::CacheEdits(h) => write!(
                 f,
-                "cache-edits delivery is Claude's cached microcompact; {} sessions are sent with rewrite",
+                "cache-edits delivery is {}'s cached microcompact; {} sessions are sent with rewrite",
+                crate::harness::delivery_owner(Delivery::CacheEdits).title,
                 h.name()
             ),
             Illegal::NotOffered { kind, preset } => write!(

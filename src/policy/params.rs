@@ -762,8 +762,7 @@ pub static PARAMS: &[Param] = &[
         // engine/idle_server.rs `idle_server::params` (keep + 15
         // when none is given).
         read_by: Some(&[(PlanKind::IdleServer, When::Always)]),
-        about: "idle-server: the least trigger it sends; Claude Code 2.1.285+ sends \
-its edit only when the clearable results less 3 reach it",
+        about: crate::harness::claude_idle_server::MIN_TRIGGER_ABOUT,
         range: None,
         default: ByDefault::Made(|| {
             format!(

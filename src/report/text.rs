@@ -75,17 +75,10 @@ pub(super) fn header(
     if kinds.contains(&PlanKind::Budget) {
         let warning = match p.budget_warning_tokens {
             Some(w) => fmt_int(w),
-            None => {
-                use crate::harness::claude_version::{
-                    WARNING_FROM_2_1_21, WARNING_LOW_UNTIL, WARNING_UP_TO_2_1_20,
-                };
-                let (a, b, c) = WARNING_LOW_UNTIL;
-                format!(
-                    "by version ({} up to {a}.{b}.{c}, else {})",
-                    fmt_int(WARNING_UP_TO_2_1_20),
-                    fmt_int(WARNING_FROM_2_1_21)
-                )
-            }
+            None => format!(
+                "by version ({})",
+                crate::harness::claude_version::budget_warning_short()
+            ),
         };
         let _ = writeln!(
             out,

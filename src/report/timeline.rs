@@ -421,10 +421,11 @@ pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> 
     }
     for e in &s.evidence {
         if e.pruned {
-            // SPEC §14: OpenCode's stored prune marks, not a record line.
+            // SPEC §14: the harness's stored prune marks (OpenCode's), not a record line.
             let _ = writeln!(
                 out,
-                "harness evidence: OpenCode's prune marks (state.time.compacted) first sent at request {} cleared [{}]",
+                "harness evidence: {}'s prune marks (state.time.compacted) first sent at request {} cleared [{}]",
+                s.harness.rules().title,
                 e.before_request,
                 sanitize::joined(&e.compacted_tool_ids, ", ")
             );

@@ -162,14 +162,20 @@ impl Display for crate::policy::engine::NoRun {
         use crate::harness::claude_version::VersionRow;
         use crate::policy::engine::NoRun;
         f.write_str(match self {
-            NoRun::Version(VersionRow::NoneEarly) => {
-                "auto: no plan (Claude Code 2.1.64-2.1.83 has no client-side tool-result clearing)"
-            }
-            NoRun::Version(VersionRow::NoneLate) => {
-                "auto: no plan (Claude Code 2.1.105-2.1.284 has no client-side tool-result clearing)"
+            // The rows' own names: 2.1.64-2.1.83, 2.1.105-2.1.284.
+            NoRun::Version(row @ (VersionRow::NoneEarly | VersionRow::NoneLate)) => {
+                return write!(
+                    f,
+                    "auto: no plan (Claude Code {} has no client-side tool-result clearing)",
+                    row.name()
+                );
             }
             NoRun::Version(VersionRow::Before2) => {
-                "auto: no plan (Claude Code before 2.0.0: no sampled build clears)"
+                return write!(
+                    f,
+                    "auto: no plan (Claude Code {}: no sampled build clears)",
+                    VersionRow::Before2.name().replacen('-', " ", 1)
+                );
             }
             NoRun::Version(_) => "auto: no plan",
             NoRun::TurnOnly => "qwen looks at the gap only when a turn begins",

@@ -613,6 +613,7 @@ fn settle_kind_and_delivery(
             return Err(UsageError::ApiDelivery {
                 path: path.display().to_string(),
                 delivery: delivery.unwrap_or(p.delivery),
+                by_flag: delivery.is_some(),
             });
         }
         p.delivery = Delivery::Server;
@@ -629,6 +630,7 @@ fn settle_kind_and_delivery(
         .map_err(|why| UsageError::AutoDelivery {
             path: path.display().to_string(),
             why,
+            by_flag: delivery.is_some(),
         })?;
     // Each kind's own delivery where none was asked; an asked one is judged,
     // with the rest, by `Policy::check` below.

@@ -51,6 +51,8 @@ pub enum UsageError {
     ApiDelivery {
         path: String,
         delivery: crate::policy::Delivery,
+        /// The delivery came from `--delivery` (else a sidecar or the config).
+        by_flag: bool,
     },
     /// The baseline (`recorded`) given plan parameters, by their flags.
     #[error(
@@ -63,6 +65,8 @@ pub enum UsageError {
     AutoDelivery {
         path: String,
         why: crate::policy::AutoRefuses,
+        /// The delivery came from `--delivery` (else a sidecar or the config).
+        by_flag: bool,
     },
     /// A value that does not parse or is out of range: `what` names where it
     /// was given (`--at "x"`, `sidecar`, the config file), `why` what it expected.
@@ -161,6 +165,15 @@ pub enum UsageError {
     LoaderPanicked { path: String },
 }
 
+/// Where a delivery a tip asks to leave out was given.
+fn delivery_given(by_flag: bool) -> &'static str {
+    if by_flag {
+        "--delivery"
+    } else {
+        "the \"delivery\" of the sidecar or the config file"
+    }
+}
+
 impl UsageError {
     /// What would work instead, in one line (None: the message says it).
     pub fn hint(&self) -> Option<String> {
@@ -170,16 +183,17 @@ impl UsageError {
             UsageError::ApiKindOnly { .. } => {
                 Some("leave out --policy: the api preset runs the api plan".into())
             }
-            UsageError::ApiDelivery { .. } => {
-                Some("leave out --delivery: the api preset's is server".into())
-            }
+            UsageError::ApiDelivery { by_flag, .. } => Some(format!(
+                "leave out {}: the api preset's is server",
+                delivery_given(*by_flag)
+            )),
             UsageError::BaselineParams { .. } => {
                 Some("leave out the plan flags, or give --policy another kind to tune".into())
             }
-            UsageError::AutoDelivery { .. } => Some(
-                "leave out --delivery (auto gives each kind its own), or give --policy one kind"
-                    .into(),
-            ),
+            UsageError::AutoDelivery { by_flag, .. } => Some(format!(
+                "leave out {} (auto gives each kind its own), or give --policy one kind",
+                delivery_given(*by_flag)
+            )),
             UsageError::LoaderPanicked { .. } => Some(
                 "this is a bug in mcscope: please report it with the session's first lines".into(),
             ),

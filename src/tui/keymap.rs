@@ -146,8 +146,9 @@ const fn b(
     }
 }
 
-/// The binding of a key that steps a parameter: its keys are the table's key
-/// and `also` (another character for the same step, as `=` for `+`).
+/// The binding of a key that steps a parameter (`more`: up) by the table's
+/// `Keys`: its label and help are theirs; `keys` start with the table's key
+/// and may add another for the same step (`=` for `+`).
 const fn step(
     keys: &'static [KeyCode],
     table: &'static crate::policy::params::Keys,

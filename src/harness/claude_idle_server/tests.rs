@@ -237,3 +237,23 @@ fn s4_keep_by_version() {
     assert_eq!(default_keep(Some("2.1.310")), 12);
     assert_eq!(default_keep(None), 12);
 }
+
+/// The flag's help says the rule's first version (the version table's
+/// idle-server row) and its count (`BELOW_COUNT`), as the rule has them.
+#[test]
+fn the_min_trigger_help_says_the_rule_s_version_and_count() {
+    use crate::harness::claude_version::VersionRow;
+    let first = VersionRow::IdleServerKeep5
+        .name()
+        .split('-')
+        .next()
+        .unwrap_or_default();
+    assert!(
+        MIN_TRIGGER_ABOUT.contains(&format!("Claude Code {first}+ sends")),
+        "{MIN_TRIGGER_ABOUT}"
+    );
+    assert!(
+        MIN_TRIGGER_ABOUT.ends_with(&format!("results less {BELOW_COUNT} reach it")),
+        "{MIN_TRIGGER_ABOUT}"
+    );
+}

@@ -266,8 +266,11 @@ fn draw_foot(
             c.rows[i].availability.map_or("-", |a| a.name()),
             c.median_later_used.unwrap_or(0),
             match c.rows[i].availability {
-                Some(crate::compare::Availability::User) => "",
-                _ => "; a what-if: Claude Code's settings are remote flags, not yours to set",
+                Some(crate::compare::Availability::User) => String::new(),
+                _ => format!(
+                    "; a what-if: {}'s settings are remote flags, not yours to set",
+                    c.rows[i].params.preset.rules().title
+                ),
             }
         ),
         None => {
