@@ -61,3 +61,24 @@ fn help_still_prints_and_a_usage_error_is_still_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--no-such-flag"));
     assert!(out.stdout.is_empty());
 }
+
+/// The top help and the unknown-format refusal name every harness of the
+/// registry (they named Claude Code and Qwen Code only, long after Gemini CLI
+/// and OpenCode loaded).
+#[test]
+fn the_help_and_the_unknown_format_refusal_name_every_harness() {
+    let titles = ["Claude Code", "Qwen Code", "Gemini CLI", "OpenCode"];
+    let out = bin().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "hello\nworld\n").unwrap();
+    let out = bin().arg("plan").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown format"), "{err}");
+    for t in titles {
+        assert!(help.contains(t), "--help lacks {t}:\n{help}");
+        assert!(err.contains(t), "the refusal lacks {t}: {err}");
+    }
+}

@@ -23,14 +23,33 @@ use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// The top help's paragraph: the harnesses and plan kinds from the registry.
+fn long_about() -> String {
+    let kinds: Vec<&str> = <crate::policy::PlanKind as strum::VariantArray>::VARIANTS
+        .iter()
+        .filter(|k| {
+            !matches!(
+                k,
+                crate::policy::PlanKind::Auto | crate::policy::PlanKind::Recorded
+            )
+        })
+        .map(|k| k.name())
+        .collect();
+    format!(
+        "mcscope loads a {} session transcript (or one Messages API body), \
+simulates the harness's microcompaction plans ({}), \
+and shows which tool results were cleared, which were protected, and what the wire payload sent.",
+        crate::harness::titles(),
+        kinds.join(", ")
+    )
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "mcscope",
     version,
     about = "See what microcompaction did to a coding agent's conversation",
-    long_about = "mcscope loads a Claude Code or Qwen Code session transcript (or one Messages API body), \
-simulates the harness's microcompaction plans (idle gap, forced, size budget, count with cache_edits), \
-and shows which tool results were cleared, which were protected, and what the wire payload sent.",
+    long_about = long_about(),
     after_help = "Examples:\n  \
 mcscope ~/.claude/projects/-home-me-app/SESSION.jsonl     the TUI on one session (? for its keys)\n  \
 mcscope plan SESSION.jsonl --at 57 --policy count          what request 57 sent, and why\n  \

@@ -167,6 +167,18 @@ pub fn delivery_owner(delivery: Delivery) -> &'static Preset {
         .unwrap_or(HarnessId::Claude.rules())
 }
 
+/// Every harness's title, for people: `Claude Code, Qwen Code, Gemini CLI or OpenCode`.
+pub fn titles() -> String {
+    let all: Vec<&str> = <HarnessId as strum::VariantArray>::VARIANTS
+        .iter()
+        .map(|h| h.rules().title)
+        .collect();
+    match all.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => all.join(""),
+    }
+}
+
 /// The registry: a preset by its name, or a clear error naming those there are.
 pub fn by_name(name: &str) -> Result<PresetId, UnknownHarness> {
     name.parse().map_err(|_| UnknownHarness(name.to_string()))

@@ -210,8 +210,10 @@ pub fn sniff(path: &Path, head: &[u8]) -> Result<Format, LoadError> {
     if !looks_json {
         return Err(LoadError::UnknownFormat {
             path: path.to_path_buf(),
-            why: "expected JSON Lines (Claude Code or Qwen Code) or a Messages API body (JSON)"
-                .to_string(),
+            why: format!(
+                "expected a {} session, or a Messages API body (JSON)",
+                crate::harness::titles()
+            ),
         });
     }
     let mut saw_object = false;

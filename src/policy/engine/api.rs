@@ -169,7 +169,7 @@ pub(super) fn input_tokens_or(
     // Aggregated usage sums internal calls and `<synthetic>` responses are
     // not the API's (SPEC §10): those requests are estimated.
     let recorded = req.response.map(|m| &s.messages[m]).and_then(|m| {
-        if m.model.as_deref() == Some("<synthetic>") {
+        if m.model.as_deref() == Some(crate::evidence::SYNTHETIC_MODEL) {
             return None;
         }
         let u = m.usage.as_ref().filter(|u| !u.aggregated)?;
