@@ -98,44 +98,6 @@ pub fn parse(v: &str) -> Option<(u32, u32, u32)> {
     parts.next().is_none().then_some(ver)
 }
 
-/// The budget plan (SPEC §5 `budget`, Claude Code 2.1.7 and 2.1.38's
-/// token-budget microcompact) gates on usage by version: this up to 2.1.20.
-pub(crate) const WARNING_UP_TO_2_1_20: u64 = 135_000;
-/// The usage gate from 2.1.21, and when no version is recorded.
-pub(crate) const WARNING_FROM_2_1_21: u64 = 147_000;
-/// The last version of the lower gate.
-pub(crate) const WARNING_LOW_UNTIL: (u32, u32, u32) = (2, 1, 20);
-
-/// The budget plan's usage gate by version in words for the help.
-pub(crate) fn budget_warning_words() -> String {
-    let (a, b, c) = WARNING_LOW_UNTIL;
-    format!(
-        "{} up to Claude Code {a}.{b}.{c}, {} from {a}.{b}.{} or with no version",
-        budget_warning(Some(&format!("{a}.{b}.{c}"))),
-        budget_warning(Some(&format!("{a}.{b}.{}", c + 1))),
-        c + 1
-    )
-}
-
-/// The gate in short for a plan's settings line: `135,000 up to 2.1.20, else 147,000`.
-pub(crate) fn budget_warning_short() -> String {
-    let (a, b, c) = WARNING_LOW_UNTIL;
-    format!(
-        "{} up to {a}.{b}.{c}, else {}",
-        crate::numbers::fmt_int(WARNING_UP_TO_2_1_20),
-        crate::numbers::fmt_int(WARNING_FROM_2_1_21)
-    )
-}
-
-/// The budget plan's usage gate by version: 135,000 up to 2.1.20, 147,000 from 2.1.21 or with
-/// no (readable) version.
-pub(crate) fn budget_warning(v: Option<&str>) -> u64 {
-    match v.and_then(parse) {
-        Some(ver) if ver <= WARNING_LOW_UNTIL => WARNING_UP_TO_2_1_20,
-        _ => WARNING_FROM_2_1_21,
-    }
-}
-
 /// The builds that were sampled (SPEC §13 header): 2.1.x patch numbers.
 #[cfg(test)]
 const SAMPLED: [u32; 30] = [
@@ -182,16 +144,6 @@ fn sampled(patch: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn warning_by_version() {
-        assert_eq!(budget_warning(Some("2.1.20")), 135_000);
-        assert_eq!(budget_warning(Some("2.1.21")), 147_000);
-        assert_eq!(budget_warning(Some("2.1.17")), 135_000);
-        assert_eq!(budget_warning(Some("2.0.0")), 135_000);
-        assert_eq!(budget_warning(None), 147_000);
-        assert_eq!(budget_warning(Some("nightly")), 147_000);
-    }
 
     /// SPEC §13.T1: each row by its bounds, as `request.version_row` names it.
     #[test]

@@ -19,6 +19,7 @@ use std::path::PathBuf;
 pub mod anthropic;
 mod api;
 mod claude;
+pub mod claude_budget;
 mod claude_caveats;
 pub mod claude_idle_server;
 mod claude_plausible;

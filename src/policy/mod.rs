@@ -5,7 +5,7 @@
 //! the clearings that are still in force from request to request.
 
 pub mod api;
-pub(crate) mod budget;
+use crate::harness::claude_budget as budget;
 pub mod engine;
 pub mod params;
 pub mod plausible;
@@ -549,7 +549,7 @@ impl Policy {
     /// The budget warning threshold at `req`: the explicit value, else by version.
     pub fn budget_warning_at(&self, req: &Request) -> u64 {
         self.budget_warning_tokens.unwrap_or_else(|| {
-            crate::harness::claude_version::budget_warning(req.version.as_deref())
+            crate::harness::claude_budget::budget_warning(req.version.as_deref())
         })
     }
 

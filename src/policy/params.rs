@@ -697,7 +697,7 @@ pub static PARAMS: &[Param] = &[
         command: None,
         set: None,
         same: |a, b| a.budget_tokens == b.budget_tokens,
-        // engine/budget_plan.rs `budget_plan::budget`, policy/budget.rs `decide`.
+        // engine/budget_plan.rs `budget_plan::budget`, harness/claude_budget.rs `decide`.
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
         about: "Budget plan: the tool-result tokens it clears down to",
         range: None,
@@ -714,7 +714,7 @@ pub static PARAMS: &[Param] = &[
         command: None,
         set: None,
         same: |a, b| a.budget_min_saving == b.budget_min_saving,
-        // engine/budget_plan.rs `budget_plan::budget`, policy/budget.rs `decide`.
+        // engine/budget_plan.rs `budget_plan::budget`, harness/claude_budget.rs `decide`.
         read_by: Some(&[(PlanKind::Budget, When::Always)]),
         about: "Budget plan: the least saving that lets it fire",
         range: None,
@@ -739,7 +739,7 @@ pub static PARAMS: &[Param] = &[
         default: ByDefault::Made(|| {
             format!(
                 "by version: {}",
-                crate::harness::claude_version::budget_warning_words()
+                crate::harness::claude_budget::budget_warning_words()
             )
         }),
         compare: Compare::Same,

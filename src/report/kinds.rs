@@ -85,7 +85,7 @@ fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind, only_read: bool) -
             if kind == PlanKind::Budget {
                 Some(
                     p.budget_warning_tokens
-                        .unwrap_or_else(|| crate::harness::claude_version::budget_warning(version)),
+                        .unwrap_or_else(|| crate::harness::claude_budget::budget_warning(version)),
                 )
             } else {
                 p.budget_warning_tokens

@@ -77,7 +77,7 @@ pub(super) fn header(
             Some(w) => fmt_int(w),
             None => format!(
                 "by version ({})",
-                crate::harness::claude_version::budget_warning_short()
+                crate::harness::claude_budget::budget_warning_short()
             ),
         };
         let _ = writeln!(

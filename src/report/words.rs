@@ -3,9 +3,9 @@
 //! the TUI call these; the engine never does (it records only the numbers).
 
 use crate::analysis::ExplainRow;
+use crate::harness::claude_budget::NOT_ELIGIBLE_TOOL;
 use crate::numbers::{fmt_gap, fmt_int, fmt_num};
 use crate::policy::api::{CLEAR_THINKING, CLEAR_TOOL_USES, TriggerOn};
-use crate::policy::budget::NOT_ELIGIBLE_TOOL;
 use crate::policy::engine::{
     ApiTrigger, BudgetWhy, Candidate, ClearReason, CountWhy, EditNote, Gate, IdleServerWhy, Kept,
     Note, Prompt, Rank, Reason, SizeWhy, TimeWhy,

@@ -1,5 +1,5 @@
 //! `budget` (SPEC §5): Claude Code's token-budget microcompact, over the view; the
-//! walk itself is `policy::budget::decide`. A plain function of what the view
+//! walk itself is `harness::claude_budget::decide`. A plain function of what the view
 //! holds (`Look`) and the policy's parameters.
 
 use super::*;

@@ -1,11 +1,11 @@
 //! The timeline: one pass over the requests, evaluating the plan at each and
 //! carrying the clearings still in force (SPEC §5 persistence).
 
-use super::budget;
 use super::protect::{Protector, RecordedPath};
 use super::{Delivery, PlanKind, Policy};
 use crate::harness::Preset;
 use crate::harness::RankBy;
+use crate::harness::claude_budget as budget;
 use crate::session::{Request, Role, Session};
 use std::collections::{BTreeSet, HashMap, HashSet};
 

@@ -1,6 +1,6 @@
 //! Claude Code's token-budget microcompact (SPEC §5 `budget`), as plain functions:
-//! the clearing walk (its usage gate by version is the version table's,
-//! `harness::claude_version::budget_warning`). The engine feeds it the eligible
+//! its defaults, its usage gate by version and the clearing walk. The engine's
+//! budget plan (`policy/engine/budget_plan.rs`) feeds it the eligible
 //! results of a view (which ones, and which sit in the keep window) and the
 //! recorded usage; it answers what is cleared and which gate held or failed.
 //!
@@ -13,6 +13,44 @@ pub(crate) const DEFAULT_KEEP: u32 = 3;
 pub(crate) const DEFAULT_BUDGET_TOKENS: u64 = 40_000;
 /// The least saving that lets it fire.
 pub(crate) const DEFAULT_MIN_SAVING: u64 = 20_000;
+/// The budget plan (SPEC §5 `budget`, Claude Code 2.1.7 and 2.1.38's
+/// token-budget microcompact) gates on usage by version: this up to 2.1.20.
+pub(crate) const WARNING_UP_TO_2_1_20: u64 = 135_000;
+/// The usage gate from 2.1.21, and when no version is recorded.
+pub(crate) const WARNING_FROM_2_1_21: u64 = 147_000;
+/// The last version of the lower gate.
+pub(crate) const WARNING_LOW_UNTIL: (u32, u32, u32) = (2, 1, 20);
+
+/// The budget plan's usage gate by version in words for the help.
+pub(crate) fn budget_warning_words() -> String {
+    let (a, b, c) = WARNING_LOW_UNTIL;
+    format!(
+        "{} up to Claude Code {a}.{b}.{c}, {} from {a}.{b}.{} or with no version",
+        budget_warning(Some(&format!("{a}.{b}.{c}"))),
+        budget_warning(Some(&format!("{a}.{b}.{}", c + 1))),
+        c + 1
+    )
+}
+
+/// The gate in short for a plan's settings line: `135,000 up to 2.1.20, else 147,000`.
+pub(crate) fn budget_warning_short() -> String {
+    let (a, b, c) = WARNING_LOW_UNTIL;
+    format!(
+        "{} up to {a}.{b}.{c}, else {}",
+        crate::numbers::fmt_int(WARNING_UP_TO_2_1_20),
+        crate::numbers::fmt_int(WARNING_FROM_2_1_21)
+    )
+}
+
+/// The budget plan's usage gate by version: 135,000 up to 2.1.20, 147,000 from 2.1.21 or with
+/// no (readable) version.
+pub(crate) fn budget_warning(v: Option<&str>) -> u64 {
+    match v.and_then(super::claude_version::parse) {
+        Some(ver) if ver <= WARNING_LOW_UNTIL => WARNING_UP_TO_2_1_20,
+        _ => WARNING_FROM_2_1_21,
+    }
+}
+
 /// The one compactable tool the budget plan never clears.
 pub(crate) const NOT_ELIGIBLE_TOOL: &str = "PowerShell";
 
@@ -105,12 +143,22 @@ pub(crate) fn window(n: usize, keep: usize) -> impl Fn(usize) -> bool {
 mod tests {
     use super::*;
 
+    #[test]
+    fn warning_by_version() {
+        assert_eq!(budget_warning(Some("2.1.20")), 135_000);
+        assert_eq!(budget_warning(Some("2.1.21")), 147_000);
+        assert_eq!(budget_warning(Some("2.1.17")), 135_000);
+        assert_eq!(budget_warning(Some("2.0.0")), 135_000);
+        assert_eq!(budget_warning(None), 147_000);
+        assert_eq!(budget_warning(Some("nightly")), 147_000);
+    }
+
     fn params() -> Params {
         Params {
             keep: 3,
             budget_tokens: DEFAULT_BUDGET_TOKENS,
             min_saving: DEFAULT_MIN_SAVING,
-            warning: crate::harness::claude_version::WARNING_UP_TO_2_1_20,
+            warning: WARNING_UP_TO_2_1_20,
         }
     }
 
