@@ -557,7 +557,7 @@ protected = "cyan"
     fn preset_names_are_the_preset_tables_and_messages_list_the_names() {
         assert_eq!(Preset::Claude.name(), crate::harness::CLAUDE.name);
         assert_eq!(Preset::Qwen.name(), crate::harness::QWEN.name);
-        assert_eq!(Preset::Api.name(), crate::harness::API.name);
+        assert_eq!(Preset::Api.name(), crate::harness::PresetId::SERVER.name());
         assert_eq!(HarnessId::Claude.name(), Preset::Claude.name());
         assert_eq!(HarnessId::Qwen.name(), Preset::Qwen.name());
         assert_eq!(names::<Delivery>(), "rewrite, cache-edits, server");

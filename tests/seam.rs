@@ -487,3 +487,54 @@ fn auto_chooses_only_the_kinds_its_harness_declares() {
     // The samples reach past one kind of one harness, so that the check can fail.
     assert!(seen.len() >= 4, "{seen:?}");
 }
+
+/// Nor does a source file outside the seam reach a harness's row by its static
+/// (`harness::CLAUDE`, `harness::QWEN`, …): the rows are asked through a
+/// session's `HarnessId`, a policy's preset or `PresetId::SERVER`. A loader
+/// (`src/load/`) reads its own format's row, and the TUI's demo, whose
+/// session and captions are Claude Code's, reads Claude's.
+#[test]
+fn no_source_file_outside_the_seam_reaches_a_row_by_its_static() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let statics = ["CLAUDE", "QWEN", "GEMINI", "OPENCODE", "API"];
+    let mut found = Vec::new();
+    let mut loaders = 0;
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap();
+        let text = std::fs::read_to_string(f).unwrap();
+        let Some(code) = non_test_code(rel, &text) else {
+            continue;
+        };
+        for (n, line) in code.lines().enumerate() {
+            let line = line.split("//").next().unwrap_or_default();
+            for s in statics {
+                let path = format!("harness::{s}");
+                let named = line.match_indices(&path).any(|(at, _)| {
+                    !line[at + path.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                });
+                if !named {
+                    continue;
+                }
+                if rel.starts_with("load") {
+                    loaders += 1;
+                } else if !rel.starts_with("harness") && rel != Path::new("tui/demo.rs") {
+                    found.push(format!("src/{}:{}: {path}", rel.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        loaders > 0,
+        "the counter found no row static even in the loaders"
+    );
+    assert!(
+        found.is_empty(),
+        "rows reached by their statics outside the seam:\n{}",
+        found.join("\n")
+    );
+}

@@ -285,7 +285,7 @@ impl Params {
     /// The preset's name as the text form shows it (`api` for its rows).
     pub fn preset_name(&self) -> &'static str {
         if self.kind == PlanKind::Api {
-            crate::harness::API.name
+            crate::harness::PresetId::SERVER.name()
         } else {
             self.preset.name()
         }

@@ -29,7 +29,6 @@ pub mod gemini_cli;
 mod opencode;
 mod qwen;
 
-pub(crate) use api::API;
 pub(crate) use claude::CLAUDE;
 pub(crate) use gemini_cli::GEMINI;
 pub use gemini_cli::{MASK_MIN_PRUNABLE_TOKENS, MASK_PROTECT_TOKENS};

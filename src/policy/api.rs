@@ -126,7 +126,10 @@ impl Default for ApiSpec {
             edits: vec![default_clear_tool_uses()],
             excluded_count_toward_keep: false,
             trigger_inclusive: false,
-            placeholder: crate::harness::API.placeholder.to_string(),
+            placeholder: crate::harness::PresetId::SERVER
+                .rules()
+                .placeholder
+                .to_string(),
         }
     }
 }

@@ -517,7 +517,7 @@ impl Policy {
         // no delivery; see `setup`).
         let api_baseline = self.kind == PlanKind::Recorded && self.delivery == Delivery::Server;
         if self.kind == PlanKind::Api || api_baseline {
-            crate::harness::API.name
+            crate::harness::PresetId::SERVER.name()
         } else {
             self.preset.name()
         }

@@ -243,7 +243,7 @@ pub fn setup_with_config(
         Policy::preset(preset)
     };
     let preset_name = if api {
-        crate::harness::API.name
+        crate::harness::PresetId::SERVER.name()
     } else {
         preset.name()
     };

@@ -3,7 +3,6 @@
 //! carries from one request to the next.
 
 use super::*;
-use crate::harness::API;
 use crate::policy::api::{Edit, TriggerOn};
 pub(super) use crate::session::{ApiFacts, MsgFacts, UseFact};
 use serde_json::Value;
@@ -65,8 +64,15 @@ fn str_of(b: &Value, key: &str) -> String {
         .to_string()
 }
 
+/// The api preset's row: Anthropic's server-side editing.
+fn server_row() -> &'static crate::harness::Preset {
+    crate::harness::PresetId::SERVER.rules()
+}
+
 fn text_tokens(t: &str) -> u64 {
-    API.text_tokens.of(crate::load::raw::utf16_len_str(t))
+    server_row()
+        .text_tokens
+        .of(crate::load::raw::utf16_len_str(t))
 }
 
 /// SPEC §2's rule for one block of a request.
@@ -82,7 +88,7 @@ fn block_tokens(b: &Value) -> u64 {
             Some(Value::Array(parts)) => parts.iter().map(block_tokens).sum(),
             _ => 0,
         },
-        Some("image" | "document") => API.media_tokens,
+        Some("image" | "document") => server_row().media_tokens,
         _ => text_tokens(&b.to_string()),
     }
 }

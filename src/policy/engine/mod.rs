@@ -253,7 +253,7 @@ impl<'s> Engine<'s> {
             s,
             // The api preset clears every tool's results (SPEC §11).
             tools: if api {
-                &crate::harness::API
+                crate::harness::PresetId::SERVER.rules()
             } else {
                 s.shape().tools
             },

@@ -278,7 +278,7 @@ fn plan_words(setup: &Setup) -> String {
     };
     // The api kind is its own preset (as the text header says).
     let preset = if p.kind == PlanKind::Api {
-        crate::harness::API.name
+        crate::harness::PresetId::SERVER.name()
     } else {
         p.preset.name()
     };

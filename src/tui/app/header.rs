@@ -272,7 +272,7 @@ impl SessionView {
         let mut out = vec![vec![
             plain("plan "),
             self.marked("kind", PlanKind::Api.name().into()),
-            plain(format!(" ({})", crate::harness::API.name)),
+            plain(format!(" ({})", crate::harness::PresetId::SERVER.name())),
         ]];
         // Each value of an edit is marked by itself: changed where the edit
         // the session opened with had another (the keys tune keep alone).
