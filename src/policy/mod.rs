@@ -455,10 +455,11 @@ impl Policy {
         }
     }
 
-    /// `d`: rewrite ↔ cache-edits; the server's stays (what the harness or
-    /// the kind cannot take is refused by [`Policy::check`]).
-    pub fn next_delivery(&self) -> Delivery {
-        self.delivery.toggled()
+    /// `d`: rewrite ↔ cache-edits (what the harness or the kind cannot take
+    /// is refused by [`Policy::check`]); None: the server's stays, for the
+    /// server makes the edits of the plans that take it (SPEC §11, §13.S).
+    pub fn next_delivery(&self) -> Option<Delivery> {
+        (self.delivery != Delivery::Server).then(|| self.delivery.toggled())
     }
 
     /// Whether a session of harness `session` can be planned with this policy:
@@ -615,6 +616,8 @@ mod tests {
         p.set_kind(PlanKind::Recorded);
         assert_eq!(p.delivery, Delivery::Rewrite);
         assert_eq!(p.next_kind(), PlanKind::Auto);
-        assert_eq!(p.next_delivery(), Delivery::CacheEdits);
+        assert_eq!(p.next_delivery(), Some(Delivery::CacheEdits));
+        p.set_kind(PlanKind::IdleServer);
+        assert_eq!(p.next_delivery(), None, "the server's stays");
     }
 }

@@ -124,14 +124,12 @@ impl SessionView {
             }),
             // Rewrite ↔ cache-edits; what the harness or the kind cannot take
             // is refused by `Policy::check` in `tune`.
-            Action::ToggleDelivery => self.tune(|p| match p.delivery {
-                Delivery::Server => {
-                    Some("the server makes these edits (delivery server only)".into())
-                }
-                _ => {
-                    p.delivery = p.next_delivery();
+            Action::ToggleDelivery => self.tune(|p| match p.next_delivery() {
+                Some(d) => {
+                    p.delivery = d;
                     None
                 }
+                None => Some("the server makes these edits (delivery server only)".into()),
             }),
             Action::KeepMore | Action::KeepLess if self.setup.policy.kind == PlanKind::Api => {
                 // SPEC §11: +/- edit the first clear_tool_uses edit's keep.value.
