@@ -174,34 +174,7 @@ fn the_html_page_in_a_real_browser_shows_the_json_rows_and_a_point_per_request()
             "{path}: one table row per JSON row"
         );
         let rec = cmp["recommended"].as_u64().map(|i| i as usize);
-        for (i, (row, cells)) in shown.iter().enumerate() {
-            let r = &rows[i];
-            assert_eq!(*row, i);
-            let mark = if Some(i) == rec { "*" } else { "" };
-            assert_eq!(cells[0], format!("{i}{mark}"), "{path} row {i}");
-            assert!(
-                cells[1].contains(r["policy"]["kind"].as_str().unwrap()),
-                "{path} row {i}: {cells:?}"
-            );
-            let num = |s: &str| -> u64 { s.replace(',', "").parse().unwrap() };
-            assert_eq!(
-                num(&cells[2]),
-                r["fires"].as_u64().unwrap(),
-                "{path} row {i}"
-            );
-            assert_eq!(num(&cells[3]), r["cleared_results"].as_u64().unwrap());
-            assert_eq!(num(&cells[4]), r["tokens_not_sent"].as_u64().unwrap());
-            assert_eq!(num(&cells[5]), r["cache_breaks"].as_u64().unwrap());
-            assert_eq!(num(&cells[6]), r["tokens_rewritten"].as_u64().unwrap());
-            assert_eq!(num(&cells[7]), r["later_used"].as_u64().unwrap());
-            match r["delta_usd"].as_f64() {
-                Some(x) => {
-                    let y: f64 = cells[8].parse().unwrap();
-                    assert!((x - y).abs() < 5e-7, "{path} row {i}: {x} vs {y}");
-                }
-                None => assert_eq!(cells[8], "?"),
-            }
-        }
+        table_matches_json(path, &shown, rows, rec);
         // The chart: one point per request of each setting, at P(k) − in_wire.
         let requests = cmp["sessions"][0]["requests"].as_u64().unwrap() as usize;
         let current = simulated(path, &[]);
@@ -244,62 +217,107 @@ fn the_html_page_in_a_real_browser_shows_the_json_rows_and_a_point_per_request()
         assert_eq!(points(&dom, "sim-recommended"), recommended, "{path}");
         // The recommended setting clears something somewhere: its line differs.
         assert_ne!(current, recommended, "{path}");
-        // What fills the window (SPEC §12): the recommended row's stacked
-        // area, a layer per tool and per kind, holds `timeline --format
-        // json`'s `context` at every request.
-        let mut args = vec!["timeline", path, "--format", "json"];
-        let setting = flags(rec);
-        args.extend(setting.iter().map(String::as_str));
-        let tl = json(&args);
-        let layers = context_layers(&dom);
-        assert!(
-            layers.iter().any(|(n, _)| n.starts_with("tool_results.")),
-            "{path}: {layers:?}"
-        );
-        let mut tools_seen = 0;
-        for (i, r) in tl["requests"].as_array().unwrap().iter().enumerate() {
-            let c = &r["context"];
-            for (name, values) in &layers {
-                let want = match name.strip_prefix("tool_results.") {
-                    Some(tool) => c["tool_results"]
-                        .get(tool)
-                        .map_or(0, |v| v.as_u64().unwrap()),
-                    None if name == "unattributed" => {
-                        c[name.as_str()].as_i64().map_or(0, |u| u.max(0) as u64)
-                    }
-                    None => c[name.as_str()].as_u64().unwrap(),
-                };
-                assert_eq!(values[i], want, "{path} request {} layer {name}", i + 1);
-            }
-            let tools = c["tool_results"].as_object().unwrap();
-            for t in tools.keys() {
-                assert!(
-                    layers
-                        .iter()
-                        .any(|(n, _)| *n == format!("tool_results.{t}"))
-                );
-            }
-            tools_seen += tools.len();
-        }
-        assert!(tools_seen > 0, "{path}");
-        // Two settings that clear differently fill the window differently.
-        let cur = json(&["timeline", path, "--format", "json"]);
-        assert_ne!(
-            cur["requests"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| &r["context"])
-                .collect::<Vec<_>>(),
-            tl["requests"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| &r["context"])
-                .collect::<Vec<_>>(),
-            "{path}"
-        );
+        context_matches_timeline(path, &dom, rec);
     }
+}
+
+/// Each table row of the page is its JSON row: the index (starred where
+/// recommended), the kind, the totals and Δ.
+fn table_matches_json(
+    path: &str,
+    shown: &[(usize, Vec<String>)],
+    rows: &[Value],
+    rec: Option<usize>,
+) {
+    for (i, (row, cells)) in shown.iter().enumerate() {
+        let r = &rows[i];
+        assert_eq!(*row, i);
+        let mark = if Some(i) == rec { "*" } else { "" };
+        assert_eq!(cells[0], format!("{i}{mark}"), "{path} row {i}");
+        assert!(
+            cells[1].contains(r["policy"]["kind"].as_str().unwrap()),
+            "{path} row {i}: {cells:?}"
+        );
+        let num = |s: &str| -> u64 { s.replace(',', "").parse().unwrap() };
+        assert_eq!(
+            num(&cells[2]),
+            r["fires"].as_u64().unwrap(),
+            "{path} row {i}"
+        );
+        assert_eq!(num(&cells[3]), r["cleared_results"].as_u64().unwrap());
+        assert_eq!(num(&cells[4]), r["tokens_not_sent"].as_u64().unwrap());
+        assert_eq!(num(&cells[5]), r["cache_breaks"].as_u64().unwrap());
+        assert_eq!(num(&cells[6]), r["tokens_rewritten"].as_u64().unwrap());
+        assert_eq!(num(&cells[7]), r["later_used"].as_u64().unwrap());
+        match r["delta_usd"].as_f64() {
+            Some(x) => {
+                let y: f64 = cells[8].parse().unwrap();
+                assert!((x - y).abs() < 5e-7, "{path} row {i}: {x} vs {y}");
+            }
+            None => assert_eq!(cells[8], "?"),
+        }
+    }
+}
+
+/// What fills the window (SPEC §12): the recommended row's stacked area, a
+/// layer per tool and per kind, holds `timeline --format json`'s `context` at
+/// every request, and differs from the current setting's.
+fn context_matches_timeline(path: &str, dom: &str, rec: &Value) {
+    // What fills the window (SPEC §12): the recommended row's stacked
+    // area, a layer per tool and per kind, holds `timeline --format
+    // json`'s `context` at every request.
+    let mut args = vec!["timeline", path, "--format", "json"];
+    let setting = flags(rec);
+    args.extend(setting.iter().map(String::as_str));
+    let tl = json(&args);
+    let layers = context_layers(dom);
+    assert!(
+        layers.iter().any(|(n, _)| n.starts_with("tool_results.")),
+        "{path}: {layers:?}"
+    );
+    let mut tools_seen = 0;
+    for (i, r) in tl["requests"].as_array().unwrap().iter().enumerate() {
+        let c = &r["context"];
+        for (name, values) in &layers {
+            let want = match name.strip_prefix("tool_results.") {
+                Some(tool) => c["tool_results"]
+                    .get(tool)
+                    .map_or(0, |v| v.as_u64().unwrap()),
+                None if name == "unattributed" => {
+                    c[name.as_str()].as_i64().map_or(0, |u| u.max(0) as u64)
+                }
+                None => c[name.as_str()].as_u64().unwrap(),
+            };
+            assert_eq!(values[i], want, "{path} request {} layer {name}", i + 1);
+        }
+        let tools = c["tool_results"].as_object().unwrap();
+        for t in tools.keys() {
+            assert!(
+                layers
+                    .iter()
+                    .any(|(n, _)| *n == format!("tool_results.{t}"))
+            );
+        }
+        tools_seen += tools.len();
+    }
+    assert!(tools_seen > 0, "{path}");
+    // Two settings that clear differently fill the window differently.
+    let cur = json(&["timeline", path, "--format", "json"]);
+    assert_ne!(
+        cur["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| &r["context"])
+            .collect::<Vec<_>>(),
+        tl["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| &r["context"])
+            .collect::<Vec<_>>(),
+        "{path}"
+    );
 }
 
 /// The context chart's layers as the browser holds them: (name, values per request).

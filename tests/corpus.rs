@@ -240,6 +240,86 @@ fn response_line(s: &Session, r: &Request) -> Option<usize> {
     r.response.map(|m| s.messages[m].first_line)
 }
 
+/// Per request: numbering, the response it precedes, turn start, gap; only the
+/// last lacks a response; each view starts after the last boundary before it.
+fn requests_match(s: &Session, e: &Expected, check: &mut impl FnMut(&str, bool, String)) {
+    // Per request: numbering, the response it precedes, turn start, gap.
+    for (i, r) in s.requests.iter().enumerate() {
+        let at = format!("request {}", i + 1);
+        check(
+            &at,
+            r.index == i + 1,
+            format!("index {} at position {}", r.index, i + 1),
+        );
+        check(
+            &at,
+            r.view_start <= r.end && r.end <= s.messages.len(),
+            format!(
+                "view {}..{} of {} messages",
+                r.view_start,
+                r.end,
+                s.messages.len()
+            ),
+        );
+        if let Some(m) = r.response {
+            check(
+                &at,
+                m == r.end && s.messages[m].role == Role::Assistant,
+                format!("response message {m}, end {}", r.end),
+            );
+        }
+        let Some(&want_line) = e.response_line.get(i) else {
+            continue;
+        };
+        check(
+            &format!("{at} response line"),
+            response_line(s, r) == want_line,
+            format!("got {:?}, expected {want_line:?}", response_line(s, r)),
+        );
+        check(
+            &format!("{at} begins_turn"),
+            r.begins_turn == e.begins_turn[i],
+            format!("got {}, expected {}", r.begins_turn, e.begins_turn[i]),
+        );
+        let gap_ok = match (r.gap_minutes, e.gap_minutes[i]) {
+            (None, None) => true,
+            (Some(a), Some(b)) => (a - b).abs() < 1e-9,
+            _ => false,
+        };
+        check(
+            &format!("{at} gap_minutes"),
+            gap_ok,
+            format!("got {:?}, expected {:?}", r.gap_minutes, e.gap_minutes[i]),
+        );
+    }
+    // Only the last request may lack a response (the trailing one).
+    for r in s.requests.iter().rev().skip(1) {
+        check(
+            "trailing request",
+            r.response.is_some(),
+            format!("request {} has no response but is not last", r.index),
+        );
+    }
+    // Segments: one per boundary, and each request's view starts after the last
+    // boundary before it.
+    for r in &s.requests {
+        let line = response_line(s, r).unwrap_or(usize::MAX);
+        let want_segment = e.boundaries.iter().filter(|&&b| b < line).count();
+        check(
+            &format!("request {} segment", r.index),
+            r.segment == want_segment,
+            format!("got {}, expected {want_segment}", r.segment),
+        );
+        if want_segment == 0 {
+            check(
+                &format!("request {} view_start", r.index),
+                r.view_start == 0,
+                format!("got {}, expected 0 (no boundary before it)", r.view_start),
+            );
+        }
+    }
+}
+
 #[test]
 fn claude_code_files_load_and_match_an_independent_count() {
     let Some(dir) = corpus_dir() else { return };
@@ -311,81 +391,7 @@ fn claude_code_files_load_and_match_an_independent_count() {
             format!("got {}, expected {}", s.subagent_what_if, e.what_if),
         );
 
-        // Per request: numbering, the response it precedes, turn start, gap.
-        for (i, r) in s.requests.iter().enumerate() {
-            let at = format!("request {}", i + 1);
-            check(
-                &at,
-                r.index == i + 1,
-                format!("index {} at position {}", r.index, i + 1),
-            );
-            check(
-                &at,
-                r.view_start <= r.end && r.end <= s.messages.len(),
-                format!(
-                    "view {}..{} of {} messages",
-                    r.view_start,
-                    r.end,
-                    s.messages.len()
-                ),
-            );
-            if let Some(m) = r.response {
-                check(
-                    &at,
-                    m == r.end && s.messages[m].role == Role::Assistant,
-                    format!("response message {m}, end {}", r.end),
-                );
-            }
-            let Some(&want_line) = e.response_line.get(i) else {
-                continue;
-            };
-            check(
-                &format!("{at} response line"),
-                response_line(&s, r) == want_line,
-                format!("got {:?}, expected {want_line:?}", response_line(&s, r)),
-            );
-            check(
-                &format!("{at} begins_turn"),
-                r.begins_turn == e.begins_turn[i],
-                format!("got {}, expected {}", r.begins_turn, e.begins_turn[i]),
-            );
-            let gap_ok = match (r.gap_minutes, e.gap_minutes[i]) {
-                (None, None) => true,
-                (Some(a), Some(b)) => (a - b).abs() < 1e-9,
-                _ => false,
-            };
-            check(
-                &format!("{at} gap_minutes"),
-                gap_ok,
-                format!("got {:?}, expected {:?}", r.gap_minutes, e.gap_minutes[i]),
-            );
-        }
-        // Only the last request may lack a response (the trailing one).
-        for r in s.requests.iter().rev().skip(1) {
-            check(
-                "trailing request",
-                r.response.is_some(),
-                format!("request {} has no response but is not last", r.index),
-            );
-        }
-        // Segments: one per boundary, and each request's view starts after the last
-        // boundary before it.
-        for r in &s.requests {
-            let line = response_line(&s, r).unwrap_or(usize::MAX);
-            let want_segment = e.boundaries.iter().filter(|&&b| b < line).count();
-            check(
-                &format!("request {} segment", r.index),
-                r.segment == want_segment,
-                format!("got {}, expected {want_segment}", r.segment),
-            );
-            if want_segment == 0 {
-                check(
-                    &format!("request {} view_start", r.index),
-                    r.view_start == 0,
-                    format!("got {}, expected 0 (no boundary before it)", r.view_start),
-                );
-            }
-        }
+        requests_match(&s, &e, &mut check);
     }
     assert!(
         failures.is_empty(),
