@@ -169,7 +169,23 @@ impl Harness for Claude {
     }
 
     fn no_plan(&self, req: &Request) -> crate::policy::engine::NoRun {
-        crate::policy::engine::NoRun::Version(VersionRow::of(req.version.as_deref()))
+        use crate::policy::engine::NoRun;
+        match VersionRow::of(req.version.as_deref()) {
+            row @ (VersionRow::NoneEarly | VersionRow::NoneLate) => NoRun::NoClearing {
+                harness: HarnessId::Claude,
+                versions: row.name(),
+            },
+            // The first version of the first row that clears.
+            VersionRow::Before2 => NoRun::BeforeSampled {
+                harness: HarnessId::Claude,
+                first: VersionRow::Budget
+                    .name()
+                    .split('-')
+                    .next()
+                    .unwrap_or_default(),
+            },
+            _ => NoRun::NoPlan,
+        }
     }
 
     /// SPEC §5 "Persistence": Claude rewrites only the request; at a turn start

@@ -142,7 +142,10 @@ impl Harness for Opencode {
 
     fn no_plan(&self, req: &Request) -> NoRun {
         match prune_default(req) {
-            PruneDefault::Gap => NoRun::VersionGap,
+            PruneDefault::Gap => NoRun::VersionGap {
+                on_until: PRUNE_ON_UNTIL,
+                off_from: PRUNE_OFF_FROM,
+            },
             _ => NoRun::DefaultOff,
         }
     }
@@ -211,6 +214,11 @@ enum PruneDefault {
 
 /// [`PruneDefault`] at `req` (a session that records a prune mark has
 /// `plan_recorded` on every request, set by the loader).
+/// The last version with prune on by default (SPEC §15.14).
+const PRUNE_ON_UNTIL: (u64, u64, u64) = (1, 3, 2);
+/// The first sampled version with it off.
+const PRUNE_OFF_FROM: (u64, u64, u64) = (1, 14, 34);
+
 fn prune_default(req: &Request) -> PruneDefault {
     if req.plan_recorded {
         return PruneDefault::On;
@@ -222,8 +230,8 @@ fn prune_default(req: &Request) -> PruneDefault {
     // reference, §3, finds no prune in 0.5.29 and does not narrow where it
     // came; SPEC wins).
     match v {
-        v if v <= (1, 3, 2) => PruneDefault::On,
-        v if v < (1, 14, 34) => PruneDefault::Gap,
+        v if v <= PRUNE_ON_UNTIL => PruneDefault::On,
+        v if v < PRUNE_OFF_FROM => PruneDefault::Gap,
         _ => PruneDefault::Off,
     }
 }

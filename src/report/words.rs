@@ -159,25 +159,24 @@ pub fn send_words(kind: crate::session::SendKind) -> &'static str {
 /// Why no plan (or not this one) runs at a request, in words.
 impl Display for crate::policy::engine::NoRun {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        use crate::harness::claude_version::VersionRow;
         use crate::policy::engine::NoRun;
+        let v = |(a, b, c): (u64, u64, u64)| format!("{a}.{b}.{c}");
         f.write_str(match self {
-            // The rows' own names: 2.1.64-2.1.83, 2.1.105-2.1.284.
-            NoRun::Version(row @ (VersionRow::NoneEarly | VersionRow::NoneLate)) => {
+            NoRun::NoClearing { harness, versions } => {
                 return write!(
                     f,
-                    "auto: no plan (Claude Code {} has no client-side tool-result clearing)",
-                    row.name()
+                    "auto: no plan ({} {versions} has no client-side tool-result clearing)",
+                    harness.rules().title
                 );
             }
-            NoRun::Version(VersionRow::Before2) => {
+            NoRun::BeforeSampled { harness, first } => {
                 return write!(
                     f,
-                    "auto: no plan (Claude Code {}: no sampled build clears)",
-                    VersionRow::Before2.name().replacen('-', " ", 1)
+                    "auto: no plan ({} before {first}: no sampled build clears)",
+                    harness.rules().title
                 );
             }
-            NoRun::Version(_) => "auto: no plan",
+            NoRun::NoPlan => "auto: no plan",
             NoRun::TurnOnly => "qwen looks at the gap only when a turn begins",
             NoRun::GoalHook => "a hook continuing a goal turn: Qwen runs no microcompaction here",
             NoRun::Send(kind) => send_words(*kind),
@@ -185,8 +184,13 @@ impl Display for crate::policy::engine::NoRun {
             NoRun::DefaultOff => {
                 "auto: no plan (prune is off unless the user's config sets compaction.prune: true, and no record shows it on)"
             }
-            NoRun::VersionGap => {
-                "auto: no plan (the version lies between 1.3.2, prune on by default, and 1.14.34, off; unsampled)"
+            NoRun::VersionGap { on_until, off_from } => {
+                return write!(
+                    f,
+                    "auto: no plan (the version lies between {}, prune on by default, and {}, off; unsampled)",
+                    v(*on_until),
+                    v(*off_from)
+                );
             }
         })
     }

@@ -97,8 +97,20 @@ pub enum EditNote {
 /// in `report::words` only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoRun {
-    /// `auto` on Claude Code: the version's row has no plan (SPEC §13.T1).
-    Version(crate::harness::claude_version::VersionRow),
+    /// `auto` where the recorded version's builds have no clearing (Claude Code
+    /// 2.1.64-2.1.83, SPEC §13.T1): the harness, and those versions by name.
+    NoClearing {
+        harness: crate::session::HarnessId,
+        versions: &'static str,
+    },
+    /// `auto` at a version older than every sampled build that clears (Claude
+    /// Code before 2.0.0, SPEC §15.9).
+    BeforeSampled {
+        harness: crate::session::HarnessId,
+        first: &'static str,
+    },
+    /// `auto` chose none, with nothing more to say (no usable version).
+    NoPlan,
     /// A request without a send, planned by a harness that runs its plans by
     /// send: it looks at the gap only where a turn begins.
     TurnOnly,
@@ -113,7 +125,10 @@ pub enum NoRun {
     DefaultOff,
     /// `auto` at a version between the last sampled build with the plan on by
     /// default and the first with it off (OpenCode 1.3.3–1.14.33).
-    VersionGap,
+    VersionGap {
+        on_until: (u64, u64, u64),
+        off_from: (u64, u64, u64),
+    },
 }
 
 /// Why the plan fired or not at a request (the step's note).

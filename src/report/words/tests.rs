@@ -207,21 +207,23 @@ fn budget_and_api_notes_read_as_before() {
 /// the engine, words here).
 #[test]
 fn no_run_reads_by_version_and_send() {
-    use crate::harness::claude_version::VersionRow;
-    use crate::session::SendKind;
+    use crate::session::{HarnessId, SendKind};
     read_as(vec![
         (
-            Note::NotRun(NoRun::Version(VersionRow::NoneLate)),
+            Note::NotRun(NoRun::NoClearing {
+                harness: HarnessId::Claude,
+                versions: "2.1.105-2.1.284",
+            }),
             "auto: no plan (Claude Code 2.1.105-2.1.284 has no client-side tool-result clearing)",
         ),
         (
-            Note::NotRun(NoRun::Version(VersionRow::Before2)),
+            Note::NotRun(NoRun::BeforeSampled {
+                harness: HarnessId::Claude,
+                first: "2.0.0",
+            }),
             "auto: no plan (Claude Code before 2.0.0: no sampled build clears)",
         ),
-        (
-            Note::NotRun(NoRun::Version(VersionRow::Unknown)),
-            "auto: no plan",
-        ),
+        (Note::NotRun(NoRun::NoPlan), "auto: no plan"),
         (
             Note::IdleNotRun(NoRun::Send(SendKind::ToolResult)),
             "idle: tool results: Qwen runs only the size check here",
@@ -230,7 +232,46 @@ fn no_run_reads_by_version_and_send() {
             Note::NotRun(NoRun::Send(SendKind::Goal)),
             "a goal turn: Qwen runs no microcompaction here",
         ),
+        (
+            Note::NotRun(NoRun::VersionGap {
+                on_until: (1, 3, 2),
+                off_from: (1, 14, 34),
+            }),
+            "auto: no plan (the version lies between 1.3.2, prune on by default, and 1.14.34, off; unsampled)",
+        ),
     ]);
+}
+
+/// The harnesses answer why auto planned nothing with data their version
+/// tables hold: Claude Code's rows without clearing, its first sampled build,
+/// OpenCode's unsampled gap; the words read as they did when they were typed.
+#[test]
+fn the_harness_s_no_plan_reads_as_before() {
+    use crate::session::{HarnessId, Request};
+    let at = |h: HarnessId, v: &str| {
+        let req = Request {
+            version: Some(v.into()),
+            ..Request::empty(2)
+        };
+        Note::NotRun(h.asks().no_plan(&req)).to_string()
+    };
+    assert_eq!(
+        at(HarnessId::Claude, "2.1.70"),
+        "auto: no plan (Claude Code 2.1.64-2.1.83 has no client-side tool-result clearing)"
+    );
+    assert_eq!(
+        at(HarnessId::Claude, "2.1.200"),
+        "auto: no plan (Claude Code 2.1.105-2.1.284 has no client-side tool-result clearing)"
+    );
+    assert_eq!(
+        at(HarnessId::Claude, "1.0.5"),
+        "auto: no plan (Claude Code before 2.0.0: no sampled build clears)"
+    );
+    assert_eq!(at(HarnessId::Claude, "nightly"), "auto: no plan");
+    assert_eq!(
+        at(HarnessId::Opencode, "1.10.0"),
+        "auto: no plan (the version lies between 1.3.2, prune on by default, and 1.14.34, off; unsampled)"
+    );
 }
 
 fn read_as(cases: Vec<(Note, &str)>) {
