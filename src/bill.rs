@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
 /// The model Claude Code writes on responses it made up itself (never billed).
-const SYNTHETIC: &str = "<synthetic>";
+use crate::session::SYNTHETIC_MODEL as SYNTHETIC;
 
 /// Token sums of some responses.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -45,6 +45,10 @@ impl Format {
 }
 
 pub use crate::harness::HarnessId;
+
+/// The model Claude Code writes on responses it made up itself (errors): not
+/// the API's, so neither usage nor a model to price (SPEC §10).
+pub const SYNTHETIC_MODEL: &str = "<synthetic>";
 use crate::harness::{Preset, RankBy};
 
 /// How a transcript names, orders and prices its tool results (SPEC §2, §3):
@@ -797,7 +801,7 @@ impl Session {
                             .filter(|_| {
                                 m.role == Role::Assistant
                                     && !m.synthetic
-                                    && m.model.as_deref() != Some("<synthetic>")
+                                    && m.model.as_deref() != Some(SYNTHETIC_MODEL)
                             })
                             .map(Usage::context)
                     })

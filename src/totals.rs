@@ -593,7 +593,11 @@ pub fn session_model(s: &Session) -> Option<String> {
         .rev()
         .filter(|m| m.role == crate::session::Role::Assistant && !m.synthetic)
         .filter_map(|m| m.model.as_deref())
-        .find(|m| *m != "<synthetic>")
+        .find(|m| *m != crate::session::SYNTHETIC_MODEL)
         .map(str::to_string)
-        .or_else(|| s.model.clone().filter(|m| m != "<synthetic>"))
+        .or_else(|| {
+            s.model
+                .clone()
+                .filter(|m| m != crate::session::SYNTHETIC_MODEL)
+        })
 }

@@ -376,22 +376,12 @@ fn spec_9a_gaps_30_to_90_minutes_are_one_line() {
 /// masking thresholds are its remote flags), not always Claude Code.
 #[test]
 fn a_remote_flag_recommendation_names_its_own_harness() {
-    let prices = [
-        "--price-input",
-        "3",
-        "--price-write-5m",
-        "3.75",
-        "--price-write-1h",
-        "6",
-        "--price-read",
-        "0.3",
-    ];
     for (sample, harness) in [
         ("sample-sessions/gemini-build.jsonl", "Gemini CLI"),
         ("sample-sessions/claude-idle-server.jsonl", "Claude Code"),
     ] {
         let mut args = vec!["compare", sample];
-        args.extend(prices);
+        args.extend(PRICES);
         let text = text_of(&args);
         let line = text
             .lines()
@@ -406,3 +396,15 @@ fn a_remote_flag_recommendation_names_its_own_harness() {
         );
     }
 }
+
+/// A price for every token kind (USD per million), so that every row has dollars.
+const PRICES: [&str; 8] = [
+    "--price-input",
+    "3",
+    "--price-write-5m",
+    "3.75",
+    "--price-write-1h",
+    "6",
+    "--price-read",
+    "0.3",
+];

@@ -507,6 +507,24 @@ fn no_source_file_outside_the_seam_reaches_a_row_by_its_static() {
         let Some(code) = non_test_code(rel, &text) else {
             continue;
         };
+        // A grouped import (`use crate::harness::{CLAUDE, Preset}`), over lines.
+        for (at, _) in code.match_indices("harness::{") {
+            let group = &code[at + "harness::{".len()..];
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            let line = code[..at].lines().count();
+            for item in group
+                .split(',')
+                .map(|i| i.split_whitespace().next().unwrap_or_default())
+            {
+                if statics.contains(&item) {
+                    if rel.starts_with("load") {
+                        loaders += 1;
+                    } else if !rel.starts_with("harness") && rel != Path::new("tui/demo.rs") {
+                        found.push(format!("src/{}:{line}: harness::{{{item}}}", rel.display()));
+                    }
+                }
+            }
+        }
         for (n, line) in code.lines().enumerate() {
             let line = line.split("//").next().unwrap_or_default();
             for s in statics {

@@ -25,7 +25,7 @@ pub const BREAK_RATIO_PERCENT: u64 = 95;
 pub const BREAK_MIN_DROP: u64 = 2000;
 
 /// The model Claude Code writes on responses it made up itself (errors).
-pub const SYNTHETIC_MODEL: &str = "<synthetic>";
+pub use crate::session::SYNTHETIC_MODEL;
 
 /// Which harness code wrote a `microcompact_boundary`, told apart by `preTokens`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]

@@ -188,7 +188,8 @@ fn fact_of(v: &Value, line: usize) -> Option<RecFact> {
                 .and_then(Value::as_str)
                 .map(str::to_string);
             let model = msg.and_then(|m| m.get("model")).and_then(Value::as_str);
-            f.counted = model != Some("<synthetic>") && !is_true(v, "isApiErrorMessage");
+            f.counted =
+                model != Some(crate::session::SYNTHETIC_MODEL) && !is_true(v, "isApiErrorMessage");
             f.api_block = v.get("apiBlockIndex").is_some_and(Value::is_number);
             f.joined = is_true(v, "joinedApiReply");
             if let Some(Value::Array(blocks)) = msg.and_then(|m| m.get("content")) {

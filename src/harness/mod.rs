@@ -150,20 +150,24 @@ impl PresetId {
 /// The harness whose plan `kind` is: the first of the registry whose row
 /// offers it (idle-server's and budget's: Claude Code's), for a refusal to name.
 pub fn owner_of(kind: PlanKind) -> &'static Preset {
-    <HarnessId as strum::VariantArray>::VARIANTS
-        .iter()
-        .map(|h| h.rules())
-        .find(|r| r.offers(kind))
-        .unwrap_or(HarnessId::Claude.rules())
+    first_row(|r| r.offers(kind))
 }
 
 /// The harness that sends `delivery` (cache-edits: Claude Code's), the first of
 /// the registry whose row offers it, for a refusal to name.
 pub fn delivery_owner(delivery: Delivery) -> &'static Preset {
-    <HarnessId as strum::VariantArray>::VARIANTS
+    first_row(|r| r.offers_delivery(delivery))
+}
+
+/// The first harness row of the registry that `holds`; the first row if none
+/// does (every kind and delivery a refusal names is some harness's).
+fn first_row(holds: impl Fn(&Preset) -> bool) -> &'static Preset {
+    let rows = <HarnessId as strum::VariantArray>::VARIANTS
         .iter()
-        .map(|h| h.rules())
-        .find(|r| r.offers_delivery(delivery))
+        .map(|h| h.rules());
+    rows.clone()
+        .find(|r| holds(r))
+        .or_else(|| rows.clone().next())
         .unwrap_or(HarnessId::Claude.rules())
 }
 

@@ -212,13 +212,13 @@ enum PruneDefault {
     Gap,
 }
 
-/// [`PruneDefault`] at `req` (a session that records a prune mark has
-/// `plan_recorded` on every request, set by the loader).
 /// The last version with prune on by default (SPEC §15.14).
 const PRUNE_ON_UNTIL: (u64, u64, u64) = (1, 3, 2);
 /// The first sampled version with it off.
 const PRUNE_OFF_FROM: (u64, u64, u64) = (1, 14, 34);
 
+/// [`PruneDefault`] at `req` (a session that records a prune mark has
+/// `plan_recorded` on every request, set by the loader).
 fn prune_default(req: &Request) -> PruneDefault {
     if req.plan_recorded {
         return PruneDefault::On;

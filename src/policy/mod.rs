@@ -159,7 +159,9 @@ impl Illegal {
         let s = match self {
             Illegal::ApiWithoutPreset => "add --preset api, or choose another --policy",
             Illegal::IdleServerPreset => "idle runs the client's time-based clearing on any preset",
-            Illegal::IdleServerDelivery(_) => "leave out --delivery: idle-server's is server",
+            Illegal::IdleServerDelivery(_) => {
+                "give --delivery server, or leave the delivery out: idle-server's is server"
+            }
             // The api preset is offered only where the server's view exists.
             Illegal::ServerDelivery(h) if h.rules().offers_delivery(Delivery::Server) => {
                 "--delivery rewrite keeps this plan; --preset api runs the server's edits"

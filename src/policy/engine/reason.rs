@@ -98,7 +98,8 @@ pub enum EditNote {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoRun {
     /// `auto` where the recorded version's builds have no clearing (Claude Code
-    /// 2.1.64-2.1.83, SPEC §13.T1): the harness, and those versions by name.
+    /// 2.1.64-2.1.83 and 2.1.105-2.1.284, SPEC §13.T1): the harness, and those
+    /// versions by name.
     NoClearing {
         harness: crate::session::HarnessId,
         versions: &'static str,
@@ -109,7 +110,7 @@ pub enum NoRun {
         harness: crate::session::HarnessId,
         first: &'static str,
     },
-    /// `auto` chose none, with nothing more to say (no usable version).
+    /// `auto` chose none, with nothing more to say.
     NoPlan,
     /// A request without a send, planned by a harness that runs its plans by
     /// send: it looks at the gap only where a turn begins.
