@@ -511,3 +511,20 @@ fn s15_6_the_text_header_under_auto_names_what_the_json_gives_a_value() {
         "{explicit}"
     );
 }
+
+/// SPEC §13.P3: where the build that wrote the session had no code path for
+/// the plan, `plan` says the clearing is a what-if of that harness's build,
+/// with the reason id (claude count: internal builds only).
+#[test]
+fn plan_says_a_what_if_of_the_session_s_build() {
+    let (code, out, err) = mcscope(&["plan", DEMO, "--policy", "count"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines().any(|l| l
+            == "what-if: this Claude Code build / entrypoint has no code path for plan count (reason internal_builds_only): the clearing shown did not happen"),
+        "{out}"
+    );
+    // A plan the build had says nothing of the kind.
+    let (_, out, _) = mcscope(&["plan", DEMO, "--policy", "recorded"]);
+    assert!(!out.contains("what-if: this"), "{out}");
+}

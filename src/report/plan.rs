@@ -295,7 +295,8 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
     if pl.what_if() {
         let _ = writeln!(
             out,
-            "what-if: this Claude Code build / entrypoint has no code path for plan {} (reason {}): the clearing shown did not happen",
+            "what-if: this {} build / entrypoint has no code path for plan {} (reason {}): the clearing shown did not happen",
+            setup.session.harness.rules().title,
             plan.step.kind.map_or("none", PlanKind::name),
             pl.reason
         );
