@@ -325,7 +325,7 @@ fn spec_9a_gaps_30_to_90_minutes_are_one_line() {
         .answer("done");
     let file = c.write(dir.path(), "pause.jsonl");
     let shown = file.to_str().unwrap();
-    let args = [
+    let mut args = vec![
         "compare",
         shown,
         "--policy",
@@ -334,16 +334,9 @@ fn spec_9a_gaps_30_to_90_minutes_are_one_line() {
         "1",
         "--gap-minutes",
         "30,45,60,90,120",
-        "--price-input",
-        "3",
-        "--price-write-5m",
-        "3.75",
-        "--price-write-1h",
-        "6",
-        "--price-read",
-        "0.3",
         "-q",
     ];
+    args.extend(PRICES);
     let v = json_of(&args);
     let rows = rows(&v);
     let gaps: Vec<f64> = rows
