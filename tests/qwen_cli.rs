@@ -134,9 +134,7 @@ fn unknown_subtype_is_a_prompt_and_said() {
 #[test]
 fn timeline_lists_every_kind_and_drops_realtime_messages() {
     let f = fixture("send-kinds.jsonl");
-    let (json, code) = mcscope(&["timeline", f.to_str().unwrap(), "--format", "json"]);
-    assert_eq!(code, 0);
-    let v: Value = serde_json::from_str(&json).unwrap();
+    let v = timeline(&f, &[]);
     let kinds: Vec<&str> = v["requests"]
         .as_array()
         .unwrap()
@@ -162,26 +160,14 @@ fn timeline_lists_every_kind_and_drops_realtime_messages() {
     );
     // Claude sessions have no send kind.
     let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-demo.jsonl");
-    let (json, _) = mcscope(&["timeline", demo.to_str().unwrap(), "--format", "json"]);
-    let v: Value = serde_json::from_str(&json).unwrap();
+    let v = timeline(&demo, &[]);
     assert!(v["requests"][0]["send_kind"].is_null());
 }
 
 #[test]
 fn restart_and_hook_chain() {
     let f = fixture("restart-and-hooks.jsonl");
-    let (json, code) = mcscope(&[
-        "timeline",
-        f.to_str().unwrap(),
-        "--policy",
-        "idle",
-        "--keep-recent",
-        "1",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0);
-    let v: Value = serde_json::from_str(&json).unwrap();
+    let v = timeline(&f, &["--policy", "idle", "--keep-recent", "1"]);
     let rows = v["requests"].as_array().unwrap();
     let fired = fired(&v);
     // The hook chain passes 60 minutes at request 6; after the restart (request
@@ -197,23 +183,30 @@ fn restart_and_hook_chain() {
 #[test]
 fn a_restart_undoes_clearings_under_any_preset() {
     let f = fixture("restart-and-hooks.jsonl");
-    let (json, code) = mcscope(&[
-        "timeline",
-        f.to_str().unwrap(),
-        "--preset",
-        "claude",
-        "--policy",
-        "count",
-        "--trigger",
-        "1",
-        "--keep-recent",
-        "1",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 0);
-    let v: Value = serde_json::from_str(&json).unwrap();
+    let v = timeline(
+        &f,
+        &[
+            "--preset",
+            "claude",
+            "--policy",
+            "count",
+            "--trigger",
+            "1",
+            "--keep-recent",
+            "1",
+        ],
+    );
     assert_eq!(fired(&v), [3, 8]);
+}
+
+/// `timeline PATH ARGS --format json`, which must succeed, as JSON.
+fn timeline(path: &std::path::Path, args: &[&str]) -> Value {
+    let mut all = vec!["timeline", path.to_str().unwrap()];
+    all.extend(args);
+    all.extend(["--format", "json"]);
+    let (json, code) = mcscope(&all);
+    assert_eq!(code, 0, "{all:?}");
+    serde_json::from_str(&json).unwrap()
 }
 
 /// The requests of a timeline where a plan fired.
