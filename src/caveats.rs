@@ -30,7 +30,51 @@ pub struct Template {
 #[derive(Debug, Clone, Copy)]
 pub struct Rule {
     pub template: Template,
-    pub shows: fn(&Ask<'_>, &Template) -> Option<String>,
+    pub shows: Shows,
+}
+
+/// When a caveat shows: on every plan, while a plan kind is in force, or by a
+/// rule of its own that also says the text.
+#[derive(Debug, Clone, Copy)]
+pub enum Shows {
+    Always,
+    OnKind(PlanKind),
+    By(fn(&Ask<'_>, &Template) -> Option<String>),
+}
+
+impl Rule {
+    /// A caveat on every plan of the harness's sessions.
+    pub const fn always(template: Template) -> Rule {
+        Rule {
+            template,
+            shows: Shows::Always,
+        }
+    }
+
+    /// A caveat while plan `kind` is in force.
+    pub const fn on_kind(template: Template, kind: PlanKind) -> Rule {
+        Rule {
+            template,
+            shows: Shows::OnKind(kind),
+        }
+    }
+
+    /// A caveat shown, and worded, by its own rule.
+    pub const fn by(template: Template, rule: fn(&Ask<'_>, &Template) -> Option<String>) -> Rule {
+        Rule {
+            template,
+            shows: Shows::By(rule),
+        }
+    }
+
+    /// The caveat's text where it shows under `ask`.
+    fn text(&self, ask: &Ask<'_>) -> Option<String> {
+        match self.shows {
+            Shows::Always => when(true, &self.template),
+            Shows::OnKind(k) => when(ask.has(k), &self.template),
+            Shows::By(rule) => rule(ask, &self.template),
+        }
+    }
 }
 
 /// What a caveat's rule reads: the policy, the plan kinds in force, each
@@ -107,7 +151,7 @@ pub(crate) fn caveats_with(
         .caveats
         .iter()
         .filter_map(|rule| {
-            (rule.shows)(&ask, &rule.template).map(|text| Caveat {
+            rule.text(&ask).map(|text| Caveat {
                 id: rule.template.id,
                 short: rule.template.short,
                 text,

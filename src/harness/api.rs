@@ -3,7 +3,7 @@
 //! `server`). Upstream: Anthropic's "Context editing" documentation.
 
 use super::*;
-use crate::caveats::{Rule, Template, when};
+use crate::caveats::{Rule, Template};
 use serde_json::{Value, json};
 
 /// Anthropic's server-side context editing (SPEC §11; Anthropic docs "Context
@@ -71,7 +71,4 @@ pub(crate) const API_BETA_HEADER: Template = Template {
 };
 
 /// The api preset's caveat (SPEC §11), on every plan.
-pub(super) static CAVEATS: [Rule; 1] = [Rule {
-    template: API_BETA_HEADER,
-    shows: |_, t| when(true, t),
-}];
+pub(super) static CAVEATS: [Rule; 1] = [Rule::always(API_BETA_HEADER)];

@@ -109,73 +109,40 @@ clearing shown is a what-if, not what happened.",
 
 /// Claude Code's caveats in the order they are listed, with when each shows.
 pub(crate) static CAVEATS: [Rule; 13] = [
-    Rule {
-        template: CLAUDE_IDLE_FLAG,
-        shows: |a, t| when(a.has(PlanKind::Idle), t),
-    },
-    Rule {
-        template: CLAUDE_IDLE_SERVER_FLAG,
-        shows: |a, t| when(a.has(PlanKind::IdleServer), t),
-    },
-    Rule {
-        template: CLAUDE_IDLE_SERVER_ACTIVITY,
-        shows: |a, t| when(a.has(PlanKind::IdleServer), t),
-    },
-    Rule {
-        template: CLAUDE_IDLE_SERVER_OFFSET,
-        shows: |a, t| when(a.at.iter().any(|x| x.idle_server_sent), t),
-    },
-    Rule {
-        template: CLAUDE_IDLE_SERVER_REFUSED,
-        shows: |a, t| when(a.has(PlanKind::IdleServer), t),
-    },
-    Rule {
-        template: CLAUDE_CONTEXT_HINT,
-        shows: |a, t| {
-            let hint = |x: &At<'_>| x.version.and_then(version::parse) >= Some((2, 1, 110));
-            when(a.at.iter().any(hint), t)
-        },
-    },
-    Rule {
-        template: CLAUDE_AUTO_NONE,
-        shows: |a, _| a.auto().then(|| auto_none_text(a.at)).flatten(),
-    },
-    Rule {
-        template: CLAUDE_VERSION_UNSAMPLED,
-        shows: |a, _| {
-            (a.auto() || a.has(PlanKind::IdleServer))
-                .then(|| unsampled_text(a.at))
-                .flatten()
-        },
-    },
-    Rule {
-        template: CLAUDE_VERSION_UNKNOWN,
-        shows: |a, t| {
-            let unknown = a.at.iter().any(|x| VersionRow::of(x.version).is_unknown());
-            when(a.auto() && unknown, t)
-        },
-    },
-    Rule {
-        template: CLAUDE_BUDGET_KILL_SWITCH,
-        shows: |a, t| when(a.has(PlanKind::Budget), t),
-    },
-    Rule {
-        template: CLAUDE_CACHED_INTERNAL,
-        shows: |a, t| {
-            when(
-                a.has(PlanKind::Count) || a.policy.delivery == Delivery::CacheEdits,
-                t,
-            )
-        },
-    },
-    Rule {
-        template: CLAUDE_CUT_FLAGS,
-        shows: |a, t| when(a.cut, t),
-    },
-    Rule {
-        template: CLAUDE_NOT_PLAUSIBLE,
-        shows: |a: &Ask<'_>, _| not_plausible_text(a.at),
-    },
+    Rule::on_kind(CLAUDE_IDLE_FLAG, PlanKind::Idle),
+    Rule::on_kind(CLAUDE_IDLE_SERVER_FLAG, PlanKind::IdleServer),
+    Rule::on_kind(CLAUDE_IDLE_SERVER_ACTIVITY, PlanKind::IdleServer),
+    Rule::by(CLAUDE_IDLE_SERVER_OFFSET, |a, t| {
+        when(a.at.iter().any(|x| x.idle_server_sent), t)
+    }),
+    Rule::on_kind(CLAUDE_IDLE_SERVER_REFUSED, PlanKind::IdleServer),
+    Rule::by(CLAUDE_CONTEXT_HINT, |a, t| {
+        let hint = |x: &At<'_>| x.version.and_then(version::parse) >= Some((2, 1, 110));
+        when(a.at.iter().any(hint), t)
+    }),
+    Rule::by(CLAUDE_AUTO_NONE, |a, _| {
+        a.auto().then(|| auto_none_text(a.at)).flatten()
+    }),
+    Rule::by(CLAUDE_VERSION_UNSAMPLED, |a, _| {
+        (a.auto() || a.has(PlanKind::IdleServer))
+            .then(|| unsampled_text(a.at))
+            .flatten()
+    }),
+    Rule::by(CLAUDE_VERSION_UNKNOWN, |a, t| {
+        let unknown = a.at.iter().any(|x| VersionRow::of(x.version).is_unknown());
+        when(a.auto() && unknown, t)
+    }),
+    Rule::on_kind(CLAUDE_BUDGET_KILL_SWITCH, PlanKind::Budget),
+    Rule::by(CLAUDE_CACHED_INTERNAL, |a, t| {
+        when(
+            a.has(PlanKind::Count) || a.policy.delivery == Delivery::CacheEdits,
+            t,
+        )
+    }),
+    Rule::by(CLAUDE_CUT_FLAGS, |a, t| when(a.cut, t)),
+    Rule::by(CLAUDE_NOT_PLAUSIBLE, |a: &Ask<'_>, _| {
+        not_plausible_text(a.at)
+    }),
 ];
 
 /// `claude_auto_none`: the no-plan rows auto met, as the table names them.

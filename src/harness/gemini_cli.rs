@@ -492,14 +492,10 @@ protected) are what API-key users get.",
 
 /// Gemini CLI's caveats (SPEC §14, §15.12).
 pub(super) static CAVEATS: [Rule; 2] = [
-    Rule {
-        template: GEMINI_VERSION_UNKNOWN,
-        shows: |a, t| when(a.at.iter().any(|x| x.unversioned), t),
-    },
-    Rule {
-        template: GEMINI_REMOTE_FLAGS,
-        shows: |a, t| when(a.has(PlanKind::Mask), t),
-    },
+    Rule::by(GEMINI_VERSION_UNKNOWN, |a, t| {
+        when(a.at.iter().any(|x| x.unversioned), t)
+    }),
+    Rule::on_kind(GEMINI_REMOTE_FLAGS, PlanKind::Mask),
 ];
 
 #[cfg(test)]

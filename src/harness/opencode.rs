@@ -279,41 +279,32 @@ pub(crate) const OPENCODE_VERSION_GAP: Template = Template {
 pub(super) static CAVEATS: [Rule; 3] = [
     // Where a plan of OpenCode's is in question: auto chose none at a
     // 1.14.34+ (or unreadable) version, or prune is asked for there.
-    Rule {
-        template: OPENCODE_PRUNE_OFF_BY_DEFAULT,
-        shows: |a, t| {
-            let off = |x: &At<'_>| {
-                let late = x
-                    .version
-                    .and_then(claude_version::parse)
-                    .is_none_or(|v| v >= (1, 14, 34));
-                late && !x.marked && (x.kind.is_none() || !a.auto())
-            };
-            when(a.at.iter().any(off), t)
-        },
-    },
-    Rule {
-        template: OPENCODE_PRUNE_ENV,
-        shows: |a, t| when(a.has(PlanKind::Prune), t),
-    },
-    Rule {
-        template: OPENCODE_VERSION_GAP,
-        shows: |a, t| {
-            if !a.auto() {
+    Rule::by(OPENCODE_PRUNE_OFF_BY_DEFAULT, |a, t| {
+        let off = |x: &At<'_>| {
+            let late = x
+                .version
+                .and_then(claude_version::parse)
+                .is_none_or(|v| v >= (1, 14, 34));
+            late && !x.marked && (x.kind.is_none() || !a.auto())
+        };
+        when(a.at.iter().any(off), t)
+    }),
+    Rule::on_kind(OPENCODE_PRUNE_ENV, PlanKind::Prune),
+    Rule::by(OPENCODE_VERSION_GAP, |a, t| {
+        if !a.auto() {
+            return None;
+        }
+        let gap = distinct(a.at, |x| {
+            if x.marked {
                 return None;
             }
-            let gap = distinct(a.at, |x| {
-                if x.marked {
-                    return None;
-                }
-                let v = x.version?;
-                claude_version::parse(v)
-                    .filter(|&n| n > (1, 3, 2) && n < (1, 14, 34))
-                    .map(|_| v)
-            });
-            (!gap.is_empty()).then(|| t.text.replace("{X}", &gap.join(", ")))
-        },
-    },
+            let v = x.version?;
+            claude_version::parse(v)
+                .filter(|&n| n > (1, 3, 2) && n < (1, 14, 34))
+                .map(|_| v)
+        });
+        (!gap.is_empty()).then(|| t.text.replace("{X}", &gap.join(", ")))
+    }),
 ];
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! microcompaction/microcompact.ts`, `memory/paths.ts`, `tools/tool-names.ts`.
 
 use super::*;
-use crate::caveats::{Rule, Template, when};
+use crate::caveats::{Rule, Template};
 use crate::policy::engine::NoRun;
 use crate::session::SendKind;
 use serde_json::{Map, Value, json};
@@ -308,12 +308,6 @@ pub(crate) const QWEN_UNSEEN_RESTART: Template = Template {
 
 /// Qwen Code's caveats (SPEC §5), shown on every plan of its sessions.
 pub(super) static CAVEATS: [Rule; 2] = [
-    Rule {
-        template: QWEN_MEMORY_PRESSURE,
-        shows: |_, t| when(true, t),
-    },
-    Rule {
-        template: QWEN_UNSEEN_RESTART,
-        shows: |_, t| when(true, t),
-    },
+    Rule::always(QWEN_MEMORY_PRESSURE),
+    Rule::always(QWEN_UNSEEN_RESTART),
 ];
