@@ -159,15 +159,13 @@ pub fn delivery_owner(delivery: Delivery) -> &'static Preset {
     first_row(|r| r.offers_delivery(delivery))
 }
 
-/// The first harness row of the registry that `holds`; the first row if none
-/// does (every kind and delivery a refusal names is some harness's).
+/// The first harness row of the registry that `holds` (every kind and
+/// delivery a refusal names is some harness's; Claude Code's if none were).
 fn first_row(holds: impl Fn(&Preset) -> bool) -> &'static Preset {
-    let rows = <HarnessId as strum::VariantArray>::VARIANTS
+    <HarnessId as strum::VariantArray>::VARIANTS
         .iter()
-        .map(|h| h.rules());
-    rows.clone()
+        .map(|h| h.rules())
         .find(|r| holds(r))
-        .or_else(|| rows.clone().next())
         .unwrap_or(HarnessId::Claude.rules())
 }
 
