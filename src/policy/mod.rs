@@ -117,15 +117,6 @@ impl Delivery {
     pub fn parse(s: &str) -> Option<Delivery> {
         s.parse().ok()
     }
-
-    /// The TUI's `d`: rewrite ↔ cache-edits (server stays server).
-    pub fn toggled(self) -> Delivery {
-        match self {
-            Delivery::Rewrite => Delivery::CacheEdits,
-            Delivery::CacheEdits => Delivery::Rewrite,
-            Delivery::Server => Delivery::Server,
-        }
-    }
 }
 
 /// A plan a session's harness cannot run (SPEC §5, §11, §13.S): what `setup`
@@ -207,14 +198,17 @@ impl std::fmt::Display for Illegal {
                 "delivery server is Anthropic's server-side clearing; {} sessions are sent with rewrite",
                 h.name()
             ),
-            Illegal::Budget { preset, delivery } => write!(
-                f,
-                "the budget plan is {}'s token-budget microcompact: it takes the {} preset and rewrite delivery (got preset {}, delivery {})",
-                crate::harness::owner_of(PlanKind::Budget).title,
-                crate::harness::owner_of(PlanKind::Budget).name,
-                preset.name(),
-                delivery.name()
-            ),
+            Illegal::Budget { preset, delivery } => {
+                let owner = crate::harness::owner_of(PlanKind::Budget);
+                write!(
+                    f,
+                    "the budget plan is {}'s token-budget microcompact: it takes the {} preset and rewrite delivery (got preset {}, delivery {})",
+                    owner.title,
+                    owner.name,
+                    preset.name(),
+                    delivery.name()
+                )
+            }
             Illegal::CacheEdits(h) => write!(
                 f,
                 "cache-edits delivery is {}'s cached microcompact; {} sessions are sent with rewrite",
@@ -461,7 +455,11 @@ impl Policy {
     /// is refused by [`Policy::check`]); None: the server's stays, for the
     /// server makes the edits of the plans that take it (SPEC §11, §13.S).
     pub fn next_delivery(&self) -> Option<Delivery> {
-        (self.delivery != Delivery::Server).then(|| self.delivery.toggled())
+        match self.delivery {
+            Delivery::Rewrite => Some(Delivery::CacheEdits),
+            Delivery::CacheEdits => Some(Delivery::Rewrite),
+            Delivery::Server => None,
+        }
     }
 
     /// Whether a session of harness `session` can be planned with this policy:
@@ -551,9 +549,8 @@ impl Policy {
 
     /// The budget warning threshold at `req`: the explicit value, else by version.
     pub fn budget_warning_at(&self, req: &Request) -> u64 {
-        self.budget_warning_tokens.unwrap_or_else(|| {
-            crate::harness::claude_budget::budget_warning(req.version.as_deref())
-        })
+        self.budget_warning_tokens
+            .unwrap_or_else(|| budget::budget_warning(req.version.as_deref()))
     }
 
     /// Whether error results may be cleared under this preset (never by `size`).
