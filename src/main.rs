@@ -9,6 +9,36 @@ use mcscope::totals::SessionFacts;
 use std::io::Write;
 use std::process::ExitCode;
 
+/// Whether stdout was closed when mcscope started (`mcscope plan … >&-`).
+/// Rust's runtime puts `/dev/null` in a closed standard descriptor's place
+/// before `main` runs, where every write would vanish with exit 0; so the
+/// descriptor is looked at earlier, by a constructor the loader runs before
+/// `main` (ELF `.init_array`), and a command with something to print says it
+/// cannot (exit 2) instead.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static PROBE_STDOUT: extern "C" fn() = {
+    extern "C" fn probe() {
+        // SAFETY: F_GETFD only reads the descriptor's flags; -1 (EBADF) means
+        // no descriptor 1 is open.
+        let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+        STDOUT_CLOSED.store(closed, std::sync::atomic::Ordering::Relaxed);
+    }
+    probe
+};
+
+/// Ok while there is a stdout to print to (an error: it was closed at start).
+fn stdout_open() -> std::io::Result<()> {
+    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(std::io::Error::other("stdout is closed"));
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     // Backtraces only when asked for: users get one line naming the path and cause.
     if std::env::var_os("RUST_BACKTRACE").is_none() {
@@ -36,7 +66,12 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(text) => {
             let mut out = std::io::stdout().lock();
-            match quiet_pipe(out.write_all(text.as_bytes()).and_then(|_| out.flush())) {
+            let printed = if text.is_empty() {
+                Ok(())
+            } else {
+                stdout_open().and_then(|_| out.write_all(text.as_bytes()))
+            };
+            match quiet_pipe(printed.and_then(|_| out.flush())) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     complain(&e);
@@ -68,7 +103,11 @@ fn clap_output(e: &clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
     }
-    match quiet_pipe(e.print().and_then(|_| std::io::stdout().flush())) {
+    match quiet_pipe(
+        stdout_open()
+            .and_then(|_| e.print())
+            .and_then(|_| std::io::stdout().flush()),
+    ) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             complain(&err);
@@ -259,6 +298,7 @@ fn follow_timeline(
     let mut printed: Option<(usize, Vec<usize>)> = None;
     let mut tail_printed: std::collections::HashSet<String> = Default::default();
     let mut changed = true;
+    quiet_pipe(stdout_open())?;
     let mut out = std::io::stdout();
     loop {
         if changed {
@@ -370,6 +410,7 @@ fn timeline(path: &std::path::Path, opts: &cli::Opts) -> Result<Printed, UsageEr
         match only_explain_pages(opts.output_format(), "timeline")? {
             OutputFormat::Json => {
                 // Streamed: a long session's timeline never sits in memory whole.
+                quiet_pipe(stdout_open())?;
                 let mut out = std::io::BufWriter::new(std::io::stdout().lock());
                 let steps = analysis::timeline_steps(&setup, forced_at);
                 let evidence = analysis::evidence(&setup);

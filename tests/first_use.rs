@@ -42,16 +42,16 @@ fn a_bare_file_name_reads_its_sidecar() {
 #[test]
 #[cfg(target_os = "linux")]
 fn a_failed_write_is_an_error_and_a_closed_pipe_is_not() {
-    // `>/dev/full`: every write fails with "no space left on device".
+    // A full disk (a `/dev/full`-like node of the test's own): every write
+    // fails with "no space left on device".
     for args in [
         &["timeline", DEMO, "--format", "json"][..],
         &["timeline", DEMO][..],
         &["plan", DEMO, "--format", "json"][..],
     ] {
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .unwrap();
+        let Some((_dir, full)) = common::bin::full_device() else {
+            break;
+        };
         let out = bin().args(args).stdout(full).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
@@ -418,5 +418,48 @@ fn the_plan_text_says_what_sub_agent_work_was_left_out() {
     assert!(
         text.contains("2 sub-agent records (2 tool calls) left out of the simulation"),
         "{text}"
+    );
+}
+
+/// Issue 41 item 4: `plan … >&-` (stdout closed when mcscope starts) is an
+/// error, exit 2 with one line; with nothing to print (`-o FILE`) it is not.
+#[test]
+fn safe_io_4_a_closed_stdout_is_an_error() {
+    for args in [
+        "plan sample-sessions/claude-demo.jsonl",
+        "timeline sample-sessions/claude-demo.jsonl --format json",
+        "timeline sample-sessions/claude-demo.jsonl",
+        "--help",
+    ] {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("\"$0\" {args} >&-"))
+            .arg(env!("CARGO_BIN_EXE_mcscope"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args}: {err}");
+        assert_eq!(
+            err.trim_end(),
+            "mcscope: cannot write the output: stdout is closed",
+            "{args}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("\"$0\" compare sample-sessions/claude-demo.jsonl --quiet -o \"$1\" >&-")
+        .arg(env!("CARGO_BIN_EXE_mcscope"))
+        .arg(dir.path().join("r.txt"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("HOME", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

@@ -4,6 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::process::{Command, Stdio};
 
 const ASKS: [&[&str]; 4] = [&["--help"], &["-V"], &["--version"], &["compare", "--help"]];
@@ -15,10 +17,9 @@ fn bin() -> Command {
 #[test]
 fn help_and_version_to_a_full_disk_exit_2_with_one_line() {
     for args in ASKS {
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .unwrap();
+        let Some((_dir, full)) = common::bin::full_device() else {
+            return;
+        };
         let out = bin().args(args).stdout(full).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");

@@ -91,7 +91,8 @@ impl Tmux {
             .current_dir(manifest())
             .env("PATH", path)
             .env("INPUTRC", "/dev/null")
-            .env("HISTFILE", "/dev/null")
+            // The shell's history goes to the test's own folder, never a device.
+            .env("HISTFILE", t.log.with_file_name("history"))
             .env_remove("TMUX")
             .env_remove("TMUX_PANE")
             .env_remove("PROMPT_COMMAND")

@@ -282,3 +282,136 @@ fn a_full_disk_leaves_the_old_report_whole_and_exits_2() {
     assert!(line[0].contains("report.html"), "{stderr}");
     assert!(line[0].contains("No space left"), "{stderr}");
 }
+
+/// The kind of node at `p` (not following a link), in words.
+fn kind(p: &Path) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = std::fs::symlink_metadata(p).unwrap().file_type();
+    if t.is_fifo() {
+        "fifo"
+    } else if t.is_char_device() {
+        "char"
+    } else if t.is_file() {
+        "file"
+    } else {
+        "other"
+    }
+}
+
+/// Issue 41 item 1: a FIFO and a device node named by `-o` (directly or by a
+/// symlink) are refused with exit 2 and left as they are. The device node is
+/// made here, in a temp folder (no test names `/dev/*` as an output); without
+/// root it cannot be made, and that part is skipped with a note.
+#[test]
+fn safe_io_1_o_refuses_a_fifo_or_a_device_and_leaves_it() {
+    let h = home();
+    let pipe = h.home.join("work/pipe");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&pipe)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut targets = vec![(pipe.clone(), "a FIFO")];
+    let null = h.home.join("work/null");
+    let made = Command::new("mknod")
+        .arg(&null)
+        .args(["c", "1", "3"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if made {
+        targets.push((null.clone(), "a character device"));
+    } else {
+        eprintln!("note: mknod needs root here; the device-node case is skipped");
+    }
+    for (target, what) in &targets {
+        let before = kind(target);
+        let link = h.home.join("work/link.html");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(target, &link).unwrap();
+        for named in [target, &link] {
+            // compare, and explain: the same writer.
+            let out = compare_to(&h, &h.session, named, &[]);
+            let err = refused(&out, named);
+            assert!(
+                err.contains(&format!(
+                    "not a regular file ({what}); use `-o -` and redirect"
+                )),
+                "{err}"
+            );
+            let out = mcscope(&h)
+                .args(["explain"])
+                .arg(&h.session)
+                .arg("toolu_")
+                .arg("-o")
+                .arg(named)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{err}");
+            assert!(err.contains("not a regular file"), "{err}");
+            assert_eq!(kind(target), before, "{} was replaced", target.display());
+        }
+    }
+}
+
+/// Issue 41 item 1 (SPEC §18.21): a transcript mcscope is not reading, named
+/// directly or through a symlink, is refused and its bytes kept; a Messages
+/// API body (mcscope's own wire export) may be replaced.
+#[test]
+fn safe_io_1_o_never_turns_another_transcript_into_a_report() {
+    let h = home();
+    let other = h.home.join("work/other.jsonl");
+    std::fs::copy(sample(DEMO), &other).unwrap();
+    let before = std::fs::read(&other).unwrap();
+    let link = h.home.join("work/report.html");
+    std::os::unix::fs::symlink(&other, &link).unwrap();
+    for named in [&other, &link] {
+        let out = compare_to(&h, &h.session, named, &[]);
+        let err = refused(&out, named);
+        assert!(err.contains("it is a session transcript"), "{err}");
+    }
+    assert_eq!(std::fs::read(&other).unwrap(), before);
+    let body = h.home.join("work/wire.json");
+    std::fs::write(&body, r#"{"model":"m","messages":[]}"#).unwrap();
+    let out = mcscope(&h)
+        .arg("compare")
+        .arg(&h.session)
+        .args(["-j", "--quiet", "-o"])
+        .arg(&body)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        std::fs::read_to_string(&body)
+            .unwrap()
+            .contains("\"sessions\"")
+    );
+}
+
+/// Issue 41 item 1: `-o -` is stdout, for compare and explain alike.
+#[test]
+fn safe_io_1_o_dash_is_stdout() {
+    let h = home();
+    let plain = mcscope(&h)
+        .arg("compare")
+        .arg(&h.session)
+        .args(["-j", "--quiet"])
+        .output()
+        .unwrap();
+    let dash = mcscope(&h)
+        .arg("compare")
+        .arg(&h.session)
+        .args(["-j", "--quiet", "-o", "-"])
+        .current_dir(h.home.join("work"))
+        .output()
+        .unwrap();
+    assert!(dash.status.success());
+    assert_eq!(dash.stdout, plain.stdout);
+    assert!(!h.home.join("work/-").exists());
+}

@@ -99,7 +99,9 @@ pub struct CompareArgs {
     /// shared; text and JSON always keep the paths as given).
     #[arg(long)]
     pub full_paths: bool,
-    /// Write the output to FILE instead of stdout.
+    /// Write the output to FILE instead of stdout (`-o -`: stdout). Only a
+    /// regular file or a new name: never a device, a FIFO, a session
+    /// transcript or a file under a harness's folders.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// No progress bar and no notes on stderr.
@@ -246,7 +248,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     // Refused before the work, not after it: `-o` never names an input or a
     // harness folder (the write checks again).
     let reading = crate::export::Reading::config().sessions(&files);
-    if let Some(out) = &args.output {
+    let output = crate::export::to_file(args.output.as_deref());
+    if let Some(out) = output {
         crate::export::check(out, &reading)?;
     }
     let cache_ttl = match &args.shared.cache_ttl {
@@ -303,7 +306,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     let c = result.map_err(UsageError::Compare)?;
     notes(&c, args, folder, &window, &looked_in);
     let out = render(&c, format, charts.as_ref(), &path, names_folder, args);
-    match &args.output {
+    match output {
         Some(file) => {
             crate::export::write(file, &reading, out.as_bytes())?;
             if !args.quiet {

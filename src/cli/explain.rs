@@ -21,16 +21,16 @@ pub fn explain_page(setup: &Setup, e: &Explain, format: OutputFormat, full_paths
 /// Refuses `-o FILE` before any work when it names the session, its sidecar,
 /// the config or a harness folder (the write checks again).
 pub fn check_output(output: Option<&Path>, session: &Path) -> Result<(), UsageError> {
-    if let Some(out) = output {
+    if let Some(out) = crate::export::to_file(output) {
         crate::export::check(out, &reading(session))?;
     }
     Ok(())
 }
 
 /// `out` to `-o FILE` through the one writer (nothing left to print, and a line
-/// on stderr saying where), or back to be printed.
+/// on stderr saying where), or back to be printed (no `-o`, or `-o -`).
 pub fn emit(output: Option<&Path>, session: &Path, out: String) -> Result<String, UsageError> {
-    let Some(file) = output else {
+    let Some(file) = crate::export::to_file(output) else {
         return Ok(out);
     };
     crate::export::write(file, &reading(session), out.as_bytes())?;

@@ -138,8 +138,9 @@ pub enum Command {
         /// the path as given.
         #[arg(long)]
         full_paths: bool,
-        /// Write the output to FILE instead of stdout (never over a session
-        /// or under a harness's folders).
+        /// Write the output to FILE instead of stdout (`-o -`: stdout). Only a
+        /// regular file or a new name: never a device, a FIFO, a session
+        /// transcript or a file under a harness's folders.
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
         #[command(flatten)]

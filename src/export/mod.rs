@@ -1,17 +1,26 @@
-//! The one writer of every file mcscope writes (`compare -o`, the TUI's export):
-//! never over a file it is reading, never under a harness's folders, and
-//! atomically (SPEC §1, §7a, §15.19).
+//! The one writer of every file mcscope writes (`compare -o`, `explain -o`,
+//! the TUI's export, the status line's cache): only a regular file it may
+//! replace or a new name, never over a file it is reading, never over a
+//! transcript, never under a harness's folders, and atomically (SPEC §1, §7a,
+//! §15.19, §18.21).
 //!
-//! A target is refused when it is, or is a symlink or hard link to, a file
-//! being read (the sessions, their sidecars, the config), or when it lies under
-//! a refused root ([`refused::refused_roots`]). The bytes go to a temp file in
-//! the target's own folder, which is then renamed over the target: a full disk
-//! or any other failure leaves the old file whole. The file gets the usual mode,
-//! 0666 less the umask (tempfile's own default, 0600, would hide a report meant
-//! to be shared).
+//! A target is refused when it (or what its symlink resolves to) exists and is
+//! not a regular file (a device such as `/dev/null`, a FIFO, a socket, a
+//! folder), when it is, or links to, a file being read (the sessions, their
+//! sidecars, the config), when it sniffs as a harness's transcript (a Messages
+//! API body, which mcscope itself writes, may be replaced), or when it lies
+//! under a refused root ([`refused::refused_roots`]). The bytes go to a temp
+//! file in the target's own folder, which is then renamed over the target: a
+//! full disk or any other failure leaves the old file whole. Just before the
+//! rename the target is looked at again: a new name is created only if it is
+//! still free (no rename over a node that appeared meanwhile), and a replaced
+//! file must still be the regular file that was checked. The file gets the
+//! usual mode, 0666 less the umask (tempfile's own default, 0600, would hide a
+//! report meant to be shared).
 
 mod refused;
 
+use crate::session::Format;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -75,6 +84,12 @@ pub(crate) fn check(target: &Path, reading: &Reading) -> Result<PathBuf, WriteEr
         if meta.is_dir() {
             return Err(refuse("it is a folder".into()));
         }
+        if !meta.is_file() {
+            return Err(refuse(format!(
+                "it is not a regular file ({}); use `-o -` and redirect",
+                crate::load::regular::describe(meta.file_type())
+            )));
+        }
         if let Some(read) = reading.files.iter().find(|f| same_file(&meta, f)) {
             let link = std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink());
             let what = if link {
@@ -89,8 +104,22 @@ pub(crate) fn check(target: &Path, reading: &Reading) -> Result<PathBuf, WriteEr
                 read.display()
             )));
         }
+        if let Some(format) = crate::load::claimed(&dest)
+            && format != Format::MessagesJson
+        {
+            return Err(refuse(format!(
+                "it is a session transcript ({} {}); mcscope never writes over one",
+                format.harness().rules().title,
+                format.name()
+            )));
+        }
     }
     Ok(dest)
+}
+
+/// The file `-o` names, or None for `-o -` (stdout) and no `-o`.
+pub(crate) fn to_file(output: Option<&Path>) -> Option<&Path> {
+    output.filter(|p| p.as_os_str() != "-")
 }
 
 /// Whether mcscope may create (and then write in) the folder `dir`: it is
@@ -133,6 +162,8 @@ pub(crate) fn write_with(
         target: target.to_path_buf(),
         source,
     };
+    // What is there now: nothing, or the regular file `check` allowed.
+    let before = identity(&dest).map_err(io)?;
     let dir = dest.parent().unwrap_or(Path::new("/"));
     let mut tmp = tempfile::Builder::new()
         .prefix(".mcscope-")
@@ -148,8 +179,44 @@ pub(crate) fn write_with(
     }
     // On disk before the rename: a crash leaves the old file or the new one.
     tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(&dest).map_err(|e| io(e.error))?;
+    let changed = || WriteError::Refused {
+        target: target.to_path_buf(),
+        why: "it changed while mcscope was writing (it is left as it is)".into(),
+    };
+    match before {
+        // A new name: created only if still free (never a rename over a node
+        // that appeared since the check).
+        None => tmp.persist_noclobber(&dest).map_err(|e| {
+            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                changed()
+            } else {
+                io(e.error)
+            }
+        })?,
+        Some(id) => {
+            if identity(&dest).map_err(io)? != Some(id) {
+                return Err(changed());
+            }
+            tmp.persist(&dest).map_err(|e| io(e.error))?
+        }
+    };
     Ok(dest)
+}
+
+/// The device, inode and change time of the regular file at `dest` (not
+/// following a link), None when nothing is there; anything else there is an
+/// error.
+fn identity(dest: &Path) -> std::io::Result<Option<(u64, u64, i64, i64)>> {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::symlink_metadata(dest) {
+        Ok(m) if m.file_type().is_file() => Ok(Some((m.dev(), m.ino(), m.ctime(), m.ctime_nsec()))),
+        Ok(m) => Err(std::io::Error::other(format!(
+            "it is not a regular file ({})",
+            crate::load::regular::describe(m.file_type())
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// The file a write to `target` replaces or creates: its folder resolved

@@ -80,3 +80,104 @@ fn a_missing_folder_or_a_folder_target_is_one_line_naming_the_target() {
     let e = write(t.path(), &Reading::default(), b"x").unwrap_err();
     assert!(e.to_string().contains("it is a folder"), "{e}");
 }
+
+/// A FIFO made in `dir` (coreutils' mkfifo).
+fn fifo(dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    let ok = std::process::Command::new("mkfifo")
+        .arg(&p)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mkfifo {}", p.display());
+    p
+}
+
+#[test]
+fn safe_io_1_a_fifo_target_is_refused_and_left_a_fifo() {
+    use std::os::unix::fs::FileTypeExt;
+    let t = tempfile::tempdir().unwrap();
+    let f = fifo(t.path(), "pipe");
+    let e = write(&f, &Reading::default(), b"x").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: refusing to write: it is not a regular file (a FIFO); use `-o -` and redirect",
+            f.display()
+        )
+    );
+    // Through a symlink: the node it resolves to is judged the same way.
+    let link = t.path().join("link");
+    std::os::unix::fs::symlink(&f, &link).unwrap();
+    let e = write(&link, &Reading::default(), b"x").unwrap_err();
+    assert!(e.to_string().contains("(a FIFO)"), "{e}");
+    assert!(std::fs::symlink_metadata(&f).unwrap().file_type().is_fifo());
+    assert_eq!(names(t.path()), ["link", "pipe"]);
+}
+
+#[test]
+fn safe_io_1_a_node_that_appears_during_the_write_is_never_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let t = tempfile::tempdir().unwrap();
+    let target = t.path().join("new.html");
+    // Free at the check; a FIFO by the time the bytes are written.
+    let e = write_with(&target, &Reading::default(), |out| {
+        fifo(t.path(), "new.html");
+        out.write_all(b"report")
+    })
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("changed while mcscope was writing"),
+        "{e}"
+    );
+    assert!(
+        std::fs::symlink_metadata(&target)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert_eq!(names(t.path()), ["new.html"]);
+    // A regular file swapped for another between the check and the rename.
+    let old = t.path().join("old.html");
+    std::fs::write(&old, "old").unwrap();
+    let e = write_with(&old, &Reading::default(), |out| {
+        std::fs::rename(t.path().join("old.html"), t.path().join("aside")).unwrap();
+        std::fs::write(t.path().join("old.html"), "someone else's").unwrap();
+        out.write_all(b"report")
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("changed while"), "{e}");
+    assert_eq!(std::fs::read_to_string(&old).unwrap(), "someone else's");
+}
+
+#[test]
+fn safe_io_1_a_transcript_is_refused_a_wire_export_replaced() {
+    let t = tempfile::tempdir().unwrap();
+    let claude = t.path().join("other.jsonl");
+    let line = r#"{"type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","timestamp":"2026-01-01T00:00:00Z"}"#;
+    std::fs::write(&claude, format!("{line}\n")).unwrap();
+    let e = write(&claude, &Reading::default(), b"x").unwrap_err();
+    assert!(
+        e.to_string().ends_with(
+            "it is a session transcript (Claude Code claude-jsonl); mcscope never writes over one"
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&claude).unwrap(),
+        format!("{line}\n")
+    );
+    // A Messages API body (what mcscope's wire export writes) may be replaced.
+    let body = t.path().join("wire.json");
+    std::fs::write(&body, r#"{"model":"m","messages":[]}"#).unwrap();
+    write(&body, &Reading::default(), b"{}").unwrap();
+    assert_eq!(std::fs::read_to_string(&body).unwrap(), "{}");
+    // An SQLite file (OpenCode's database) is never replaced either.
+    let db = t.path().join("x.db");
+    std::fs::write(&db, b"SQLite format 3\0rest").unwrap();
+    let e = write(&db, &Reading::default(), b"x").unwrap_err();
+    assert!(
+        e.to_string().contains("session transcript (OpenCode"),
+        "{e}"
+    );
+}

@@ -33,3 +33,29 @@ pub fn json(args: &[&str]) -> Value {
     let out = ok(args);
     serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
+
+/// A device node like `/dev/full` (every write fails: no space left on
+/// device), made in a temp folder of the test's own, so that no test writes to
+/// anything under `/dev`. None, with a note, where nodes cannot be made (not
+/// root) or opened (a `nodev` mount).
+pub fn full_device() -> Option<(tempfile::TempDir, std::fs::File)> {
+    let dir = tempfile::tempdir().ok()?;
+    let node = dir.path().join("full");
+    let made = std::process::Command::new("mknod")
+        .arg(&node)
+        .args(["c", "1", "7"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let file = made
+        .then(|| std::fs::OpenOptions::new().write(true).open(&node).ok())
+        .flatten();
+    match file {
+        Some(f) => Some((dir, f)),
+        None => {
+            eprintln!(
+                "note: no device node can be made or opened here (needs root, no nodev); the full-disk case is skipped"
+            );
+            None
+        }
+    }
+}

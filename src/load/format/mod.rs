@@ -193,8 +193,16 @@ impl Head<'_> {
 /// stripped after the magic is looked at): the loaders are asked stage by
 /// stage in the order of [`LOADERS`].
 pub fn sniff(path: &Path, head: &[u8]) -> Result<Format, LoadError> {
+    Ok(claim(path, head)?.unwrap_or(FALLBACK.format()))
+}
+
+/// The format a loader claims the file by (its magic, one of its records, or
+/// its whole head): None where nothing claims it and [`sniff`] falls back to
+/// an empty Claude session. The writer refuses to replace a claimed file
+/// (SPEC §18.21).
+pub fn claim(path: &Path, head: &[u8]) -> Result<Option<Format>, LoadError> {
     if let Some(l) = LOADERS.iter().find(|l| l.sniff_magic(head)) {
-        return Ok(l.format());
+        return Ok(Some(l.format()));
     }
     let head = super::encoding::strip_bom(head);
     // Damaged lines (NUL runs, cut-off records) are diagnostics later, not a reason
@@ -205,7 +213,7 @@ pub fn sniff(path: &Path, head: &[u8]) -> Result<Format, LoadError> {
             .is_some_and(|&b| b == b'{')
     });
     if head.iter().all(u8::is_ascii_whitespace) {
-        return Ok(FALLBACK.format());
+        return Ok(None);
     }
     if !looks_json {
         return Err(LoadError::UnknownFormat {
@@ -224,7 +232,7 @@ pub fn sniff(path: &Path, head: &[u8]) -> Result<Format, LoadError> {
         let Some(obj) = v.as_object() else { continue };
         saw_object = true;
         if let Some(l) = LOADERS.iter().find(|l| l.sniff_record(obj)) {
-            return Ok(l.format());
+            return Ok(Some(l.format()));
         }
     }
     if !saw_object {
@@ -234,10 +242,10 @@ pub fn sniff(path: &Path, head: &[u8]) -> Result<Format, LoadError> {
             whole: OnceCell::new(),
         };
         if let Some(l) = LOADERS.iter().find(|l| l.sniff_whole(&head)) {
-            return Ok(l.format());
+            return Ok(Some(l.format()));
         }
     }
-    Ok(FALLBACK.format())
+    Ok(None)
 }
 
 /// Whether the picker and `compare` list the file at `path` found in a folder.
