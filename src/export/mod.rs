@@ -20,7 +20,6 @@
 
 mod refused;
 
-use crate::session::Format;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -104,9 +103,7 @@ pub(crate) fn check(target: &Path, reading: &Reading) -> Result<PathBuf, WriteEr
                 read.display()
             )));
         }
-        if let Some(format) = crate::load::claimed(&dest)
-            && format != Format::MessagesJson
-        {
+        if let Some(format) = crate::load::transcript_format(&dest) {
             return Err(refuse(format!(
                 "it is a session transcript ({} {}); mcscope never writes over one",
                 format.harness().rules().title,

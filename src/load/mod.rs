@@ -168,13 +168,14 @@ pub fn sniff(path: &Path) -> Option<Format> {
     detect(path, &mut file).ok()?.ok()
 }
 
-/// The format a loader claims the file at `path` by (None: unreadable, not
-/// a regular file, or nothing claims it): what the writer refuses to replace.
-pub fn claimed(path: &Path) -> Option<Format> {
+/// The harness transcript format of the file at `path` (None: unreadable,
+/// not a regular file, nothing claims it, or a format mcscope writes itself):
+/// what the writer refuses to replace.
+pub fn transcript_format(path: &Path) -> Option<Format> {
     let file = regular::open_regular(path).ok()?;
     let mut head = Vec::new();
     file.take(1 << 20).read_to_end(&mut head).ok()?;
-    format::claim(path, &head).ok().flatten()
+    format::transcript(path, &head)
 }
 
 /// One session of a database, as its picker row shows it.

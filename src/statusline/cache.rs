@@ -21,6 +21,10 @@ pub(crate) struct Entry {
     dev: u64,
     ino: u64,
     pub offset: u64,
+    /// Inside a damaged line (a NUL run, a line past the cap) at `offset`:
+    /// the next read skips to its newline.
+    #[serde(default)]
+    pub skipping: bool,
     head: u64,
     tail: u64,
     pub fold: Fold,
@@ -59,8 +63,14 @@ pub(crate) fn load(at: &Path, canonical: &Path, file: &File) -> Option<Entry> {
 }
 
 /// An entry for `file` read up to `offset`.
-pub(crate) fn entry(canonical: &Path, file: &File, offset: u64, fold: Fold) -> Option<Entry> {
+pub(crate) fn entry(
+    canonical: &Path,
+    file: &File,
+    place: super::read::Place,
+    fold: Fold,
+) -> Option<Entry> {
     let meta = file.metadata().ok()?;
+    let offset = place.offset;
     let (head, tail) = marks(file, offset).ok()?;
     Some(Entry {
         mcscope: env!("CARGO_PKG_VERSION").to_string(),
@@ -68,6 +78,7 @@ pub(crate) fn entry(canonical: &Path, file: &File, offset: u64, fold: Fold) -> O
         dev: meta.dev(),
         ino: meta.ino(),
         offset,
+        skipping: place.skipping,
         head,
         tail,
         fold,

@@ -41,18 +41,23 @@ fn answer(path: &std::path::Path) -> Option<fold::Answer> {
         .as_deref()
         .and_then(|at| cache::load(at, &canonical, &file));
     let len = file.metadata().ok()?.len();
-    let (mut fold, offset) = match cached {
+    let (mut fold, from) = match cached {
         // Nothing appended: no read, no write.
         Some(e) if e.offset == len => return Some(e.fold.answer()),
-        Some(e) => (e.fold, e.offset),
-        None => (fold::Fold::default(), 0),
+        Some(e) => (
+            e.fold,
+            read::Place {
+                offset: e.offset,
+                skipping: e.skipping,
+            },
+        ),
+        None => (fold::Fold::default(), read::Place::default()),
     };
-    let before = offset;
-    let offset = read::fold_from(&mut file, offset, &mut fold).ok()?;
+    let place = read::fold_from(&mut file, from, &mut fold).ok()?;
     let answer = fold.answer();
     if let Some(at) = at
-        && (offset != before || before == 0)
-        && let Some(e) = cache::entry(&canonical, &file, offset, fold)
+        && (place != from || from.offset == 0)
+        && let Some(e) = cache::entry(&canonical, &file, place, fold)
     {
         cache::save(&at, path, &e);
     }

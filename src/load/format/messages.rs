@@ -17,6 +17,11 @@ impl FormatLoader for MessagesJson {
     }
 
     /// A `messages` array and no `type` (a record has one).
+    /// A wire export is a Messages API body.
+    fn mcscope_writes(&self) -> bool {
+        true
+    }
+
     fn sniff_record(&self, record: &Map<String, Value>) -> bool {
         record.get("messages").is_some_and(|m| m.is_array()) && record.get("type").is_none()
     }

@@ -45,6 +45,13 @@ pub trait FormatLoader: Sync {
         false
     }
 
+    /// Whether a file of this format may be one mcscope wrote (a wire export
+    /// is a Messages API body): the writer may then replace it; it never
+    /// replaces a harness's transcript (SPEC §18.21).
+    fn mcscope_writes(&self) -> bool {
+        false
+    }
+
     /// Sniff, last stage: the head as a whole (asked only when no line of it
     /// was a JSON object: a pretty-printed file).
     fn sniff_whole(&self, _head: &Head<'_>) -> bool {
@@ -200,7 +207,7 @@ pub fn sniff(path: &Path, head: &[u8]) -> Result<Format, LoadError> {
 /// its whole head): None where nothing claims it and [`sniff`] falls back to
 /// an empty Claude session. The writer refuses to replace a claimed file
 /// (SPEC §18.21).
-pub fn claim(path: &Path, head: &[u8]) -> Result<Option<Format>, LoadError> {
+fn claim(path: &Path, head: &[u8]) -> Result<Option<Format>, LoadError> {
     if let Some(l) = LOADERS.iter().find(|l| l.sniff_magic(head)) {
         return Ok(Some(l.format()));
     }
@@ -246,6 +253,16 @@ pub fn claim(path: &Path, head: &[u8]) -> Result<Option<Format>, LoadError> {
         }
     }
     Ok(None)
+}
+
+/// The harness transcript format a loader claims `head` by (None: nothing
+/// claims it, or it is a format mcscope itself writes): what the writer
+/// refuses to replace.
+pub fn transcript(path: &Path, head: &[u8]) -> Option<Format> {
+    claim(path, head)
+        .ok()
+        .flatten()
+        .filter(|f| !of(*f).mcscope_writes())
 }
 
 /// Whether the picker and `compare` list the file at `path` found in a folder.

@@ -86,6 +86,31 @@ fn sorted_rows(
     for list in by_msg.values_mut() {
         list.sort_by(|a, b| a.0.cmp(&b.0));
     }
+    // A part whose message is not in the session is read by nothing: said,
+    // not dropped in silence.
+    let known: std::collections::HashSet<&str> =
+        messages.iter().map(|(id, _)| id.as_str()).collect();
+    let mut orphans: Vec<(&String, &Vec<Item>)> = by_msg
+        .iter()
+        .filter(|(mid, _)| !known.contains(mid.as_str()))
+        .collect();
+    orphans.sort_by(|a, b| a.0.cmp(b.0));
+    for (mid, list) in orphans {
+        for (pid, _) in list {
+            diagnostics.push(Diagnostic {
+                line: 0,
+                byte_offset: 0,
+                message: format!(
+                    "part {pid} skipped: its message {} is not in the session",
+                    if mid.is_empty() {
+                        "(none named)"
+                    } else {
+                        mid.as_str()
+                    }
+                ),
+            });
+        }
+    }
     (messages, by_msg)
 }
 
@@ -160,6 +185,8 @@ struct Gathered {
     /// SPEC §15.14 `recorded.harness_usd`: the sum of the assistant messages'
     /// `cost` (reference §1.3), a reverted tail's included (it was billed).
     harness_usd: Option<f64>,
+    /// Token counts of the wrong shape, in words (SPEC §15.2 warnings).
+    warnings: Vec<String>,
     /// Reference §1.3, §2.4: each completed part's `state.time.compacted`
     /// (callID, ms), and each assistant message's `time.created`, in request
     /// order.
@@ -182,6 +209,12 @@ impl Gathered {
     /// Writes what was gathered into the session the records made.
     fn fill(self, s: &mut Session) {
         s.harness_usd = self.harness_usd;
+        s.warnings
+            .extend(self.warnings.into_iter().map(|text| SessionWarning {
+                id: crate::load::claude::fields::MALFORMED,
+                line: None,
+                text,
+            }));
         for c in &mut s.calls {
             if let Some(p) = self.file_paths.get(&c.id) {
                 c.file_path = Some(p.clone());
@@ -266,6 +299,9 @@ impl<'a> Walk<'a> {
         let (id, m) = &messages[i];
         let parts = self.parts_of(i);
         let first = feeder.sink.made().1;
+        if m.get("role").and_then(Value::as_str) == Some("assistant") {
+            self.got.warnings.extend(usage_warnings(id, m));
+        }
         let records = records_of(m, parts, id, &self.version, &mut self.got.file_paths);
         let mut shell = false;
         match m.get("role").and_then(Value::as_str) {
@@ -872,12 +908,76 @@ pub(super) fn usage_of(m: &Value) -> Option<crate::session::Usage> {
     })
 }
 
+/// The counts of `tokens` the bill reads.
+const TOKEN_FIELDS: [&str; 5] = [
+    "/input",
+    "/output",
+    "/reasoning",
+    "/cache/read",
+    "/cache/write",
+];
+
+/// A token count: absent or null is none; only a whole number from 0 to
+/// 2^64 − 1 is a count; anything else, in words.
+fn count(v: Option<&Value>) -> Result<Option<u64>, String> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => match (n.as_u64(), n.as_i64()) {
+            (Some(x), _) => Ok(Some(x)),
+            (None, Some(neg)) => Err(format!("a negative number ({neg})")),
+            _ => {
+                let x = n.as_f64().unwrap_or(f64::NAN);
+                if x.is_finite() && x.fract() == 0.0 && x > 0.0 {
+                    Err(format!("a number past 2^64 ({n})"))
+                } else if x < 0.0 {
+                    Err(format!("a negative number ({n})"))
+                } else {
+                    Err(format!("a fractional number ({n})"))
+                }
+            }
+        },
+        Some(Value::String(_)) => Err("a string".into()),
+        Some(Value::Bool(_)) => Err("a boolean".into()),
+        Some(Value::Array(_)) => Err("an array".into()),
+        Some(Value::Object(_)) => Err("an object".into()),
+    }
+}
+
+/// What is wrong with an assistant message's `tokens`, in words: one line per
+/// count of the wrong shape (the message's usage is then unknown).
+fn usage_warnings(id: &str, m: &Value) -> Vec<String> {
+    let Some(t) = m.get("tokens") else {
+        return Vec::new();
+    };
+    if !t.is_object() && !t.is_null() {
+        return vec![format!(
+            "tokens of message {id} is not an object; its usage is unknown"
+        )];
+    }
+    TOKEN_FIELDS
+        .iter()
+        .filter_map(|p| {
+            count(t.pointer(p)).err().map(|what| {
+                format!(
+                    "tokens.{} of message {id} is {what}, not a token count; its usage is unknown",
+                    p.trim_start_matches('/').replace('/', ".")
+                )
+            })
+        })
+        .collect()
+}
+
 /// An assistant message's `tokens` as Messages API usage (SPEC §14, §9a):
 /// input (OpenCode's figure leaves the cache out), cache writes and reads, and
 /// output with the reasoning tokens (OpenCode bills reasoning at the output
 /// price). None when the message has no `tokens` object.
 fn usage(m: &Value) -> Option<Value> {
     let t = m.get("tokens").filter(|t| t.is_object())?;
+    // A count of the wrong shape makes the usage unknown (warned about in
+    // `usage_warnings`), never 0.
+    if TOKEN_FIELDS.iter().any(|p| count(t.pointer(p)).is_err()) {
+        return None;
+    }
     let n = |p: &str| t.pointer(p).and_then(Value::as_u64).unwrap_or(0);
     // A failed request: OpenCode makes the message before the stream, with
     // every count 0. That is no usage recorded (an unknown, not a cold read).

@@ -29,6 +29,14 @@ pub(super) fn load(path: &Path, format: Format) -> Result<Session, LoadError> {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
+    // Folders are named from file names, never from JSON (an id could be
+    // `/elsewhere` or `ses_/../x`): the session's messages are in the folder
+    // named as its own file.
+    let folder = path
+        .file_stem()
+        .filter(|s| single_component(s))
+        .ok_or_else(|| unknown("not an OpenCode session file name".into()))?
+        .to_os_string();
     // storage/session/<project>/<id>.json → storage/
     let storage = path
         .parent()
@@ -49,11 +57,16 @@ pub(super) fn load(path: &Path, format: Format) -> Result<Session, LoadError> {
         requests: 0,
         tools: 0,
     };
-    let messages = rows(&storage.join("message").join(&id), None);
+    let listed = rows(&storage.join("message").join(&folder), None);
     let mut parts = Vec::new();
-    for m in &messages {
-        parts.extend(rows(&storage.join("part").join(&m.id), Some(&m.id)));
+    for (stem, m) in &listed {
+        parts.extend(
+            rows(&storage.join("part").join(stem), Some(&m.id))
+                .into_iter()
+                .map(|(_, p)| p),
+        );
     }
+    let messages = listed.into_iter().map(|(_, m)| m).collect();
     Ok(super::build::session(
         path, format, session, messages, parts,
     ))
@@ -64,8 +77,19 @@ fn read(path: &Path) -> Result<Value, String> {
     serde_json::from_slice(&bytes).map_err(super::super::json_error)
 }
 
-/// The objects of one folder, by file name (the id): a missing folder has none.
-fn rows(dir: &Path, message_id: Option<&str>) -> Vec<Row> {
+/// Whether a file stem may name a folder: one plain path component (no `/`,
+/// not `.` or `..`, not empty).
+fn single_component(stem: &std::ffi::OsStr) -> bool {
+    let mut c = Path::new(stem).components();
+    matches!(
+        (c.next(), c.next()),
+        (Some(std::path::Component::Normal(_)), None)
+    )
+}
+
+/// The objects of one folder, by file name (the id), each with its file's
+/// stem (the name of its own folder of parts): a missing folder has none.
+fn rows(dir: &Path, message_id: Option<&str>) -> Vec<(std::ffi::OsString, Row)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|d| {
             d.filter_map(Result::ok)
@@ -77,11 +101,12 @@ fn rows(dir: &Path, message_id: Option<&str>) -> Vec<Row> {
     files.sort();
     files
         .into_iter()
-        .map(|p| {
-            let stem = p
+        .filter_map(|p| {
+            let os_stem = p
                 .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
+                .filter(|s| single_component(s))?
+                .to_os_string();
+            let stem = os_stem.to_string_lossy().into_owned();
             let data = read(&p).and_then(|v| {
                 if v.is_object() {
                     Ok(v)
@@ -94,11 +119,14 @@ fn rows(dir: &Path, message_id: Option<&str>) -> Vec<Row> {
                 .ok()
                 .and_then(|v| v.get("id").and_then(Value::as_str))
                 .map_or(stem, str::to_string);
-            Row {
-                id,
-                message_id: message_id.map(str::to_string),
-                data,
-            }
+            Some((
+                os_stem,
+                Row {
+                    id,
+                    message_id: message_id.map(str::to_string),
+                    data,
+                },
+            ))
         })
         .collect()
 }

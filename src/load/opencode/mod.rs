@@ -62,6 +62,17 @@ pub(in crate::load) fn load_db(
     let messages = store.rows(&info.id, false)?;
     let parts = store.rows(&info.id, true)?;
     let mut s = build::session(path, format, info.clone(), messages, parts);
+    s.diagnostics
+        .extend(
+            db.notes
+                .iter()
+                .chain(&store.skipped_rows())
+                .map(|m| crate::session::Diagnostic {
+                    line: 0,
+                    byte_offset: 0,
+                    message: m.clone(),
+                }),
+        );
     // SPEC §9a: the sub-agent (`task`) sessions' responses are billed beside
     // the main thread, never simulated (reference §1.3: `parent_id`; a
     // sub-agent's own sub-agents too).
@@ -275,14 +286,34 @@ impl<'a> Store<'a> {
             .map_err(sq)?;
         let mut out: Vec<SessionInfo> = rows.collect::<Result<_, _>>().map_err(sq)?;
         // The picker's counts: a row whose `data` is no JSON counts as neither.
+        // A row of another session that is malformed (a blob or number as
+        // its `session_id`) is no reason to refuse the database: it counts
+        // for no session (`skipped_rows` says so once).
         let counts = |sql: &str| -> Result<std::collections::HashMap<String, usize>, LoadError> {
             let mut stmt = self.conn.prepare(sql).map_err(sq)?;
             let rows = stmt
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                .query_map([], |r| {
+                    let key = match r.get_ref(0)? {
+                        rusqlite::types::ValueRef::Text(t) => {
+                            Some(String::from_utf8_lossy(t).into_owned())
+                        }
+                        _ => None,
+                    };
+                    let n = match r.get_ref(1)? {
+                        rusqlite::types::ValueRef::Integer(n) => n,
+                        _ => 0,
+                    };
+                    Ok((key, n))
+                })
                 .map_err(sq)?;
-            rows.map(|r| r.map(|(k, n)| (k, usize::try_from(n).unwrap_or(0))))
-                .collect::<Result<_, _>>()
-                .map_err(sq)
+            let mut out = std::collections::HashMap::new();
+            for row in rows {
+                let (key, n) = row.map_err(sq)?;
+                if let Some(k) = key {
+                    out.insert(k, usize::try_from(n).unwrap_or(0));
+                }
+            }
+            Ok(out)
         };
         let requests = counts(
             "SELECT session_id, COUNT(*) FROM message WHERE CASE WHEN json_valid(data) THEN json_extract(data, '$.role') = 'assistant' END GROUP BY session_id",
@@ -300,6 +331,30 @@ impl<'a> Store<'a> {
                 .then_with(|| a.id.cmp(&b.id))
         });
         Ok(out)
+    }
+
+    /// One line naming the message and part rows whose `session_id` is not
+    /// text (or whose `id` is not): read for no session, the database still
+    /// read. Empty when there are none.
+    fn skipped_rows(&self) -> Vec<String> {
+        let n = |table: &str| -> i64 {
+            self.conn
+                .query_row(
+                    &format!(
+                        "SELECT COUNT(*) FROM {table} WHERE typeof(session_id) != 'text' OR typeof(id) != 'text'"
+                    ),
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap_or(0)
+        };
+        let (m, p) = (n("message"), n("part"));
+        if m + p == 0 {
+            return Vec::new();
+        }
+        vec![format!(
+            "{m} message and {p} part rows skipped: their session_id or id is not text (malformed rows; no session can own them)"
+        )]
     }
 
     /// The messages (or parts) of session `id`, ordered by id (reference §1.2:

@@ -1,0 +1,116 @@
+//! The private folder a database copy lives in (SPEC §18.22): under
+//! `$TMPDIR`, mode 0700 with files 0600 (no other local user can read a
+//! session while it exists), removed when dropped, and removed by a signal
+//! thread on SIGINT, SIGTERM and SIGHUP before the signal takes its usual
+//! course (so an interrupted read leaves no copy behind).
+
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, Once};
+
+/// The folders alive now, for the signal thread to remove.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static HANDLER: Once = Once::new();
+
+/// A private temporary folder, removed on drop.
+pub(super) struct Folder {
+    dir: Option<tempfile::TempDir>,
+    parent: PathBuf,
+}
+
+impl Folder {
+    pub(super) fn new() -> std::io::Result<Folder> {
+        install_handler();
+        let parent = std::env::temp_dir();
+        let dir = tempfile::Builder::new()
+            .prefix("mcscope-opencode-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir_in(&parent)?;
+        // The mode as asked, whatever the umask made of it.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))?;
+        if let Ok(mut live) = LIVE.lock() {
+            live.push(dir.path().to_path_buf());
+        }
+        Ok(Folder {
+            dir: Some(dir),
+            parent,
+        })
+    }
+
+    pub(super) fn path(&self) -> &Path {
+        self.dir.as_ref().map_or(Path::new(""), |d| d.path())
+    }
+
+    /// The folder it was made in (`$TMPDIR`), for messages.
+    pub(super) fn parent(&self) -> &Path {
+        &self.parent
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        if let Some(dir) = self.dir.take() {
+            if let Ok(mut live) = LIVE.lock() {
+                live.retain(|p| p != dir.path());
+            }
+            let _ = dir.close();
+        }
+    }
+}
+
+/// Creates `path` empty with mode 0600 (never an existing file).
+pub(super) fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+/// The most a copy in `dir` may take: `MCSCOPE_TMP_CAP` bytes when set, else
+/// the free space there less 10 %.
+pub(super) fn cap(dir: &Path) -> u64 {
+    if let Some(n) = std::env::var("MCSCOPE_TMP_CAP")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        return n;
+    }
+    match rustix::fs::statvfs(dir) {
+        Ok(s) => {
+            let free = s.f_bavail.saturating_mul(s.f_frsize);
+            free - free / 10
+        }
+        Err(_) => u64::MAX,
+    }
+}
+
+/// Once per process: a thread that, on SIGINT, SIGTERM or SIGHUP, removes
+/// every live folder, then lets the signal do what it would have done.
+fn install_handler() {
+    HANDLER.call_once(|| {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        let _ = std::thread::Builder::new()
+            .name("mcscope-tmp-cleanup".into())
+            .spawn(move || {
+                if let Some(sig) = signals.forever().next() {
+                    remove_live();
+                    let _ = signal_hook::low_level::emulate_default_handler(sig);
+                    std::process::exit(128 + sig);
+                }
+            });
+    });
+}
+
+fn remove_live() {
+    let dirs = match LIVE.lock() {
+        Ok(mut live) => std::mem::take(&mut *live),
+        Err(p) => std::mem::take(&mut *p.into_inner()),
+    };
+    for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
