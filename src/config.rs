@@ -383,26 +383,49 @@ impl Config {
 /// disabling the idle rule; NaN or an infinity is refused (NaN would compare
 /// false with every gap and silently disable it).
 pub fn check_minutes(x: f64) -> Result<f64, String> {
-    finite_minutes(x).map_err(|e| format!("{x}: {e}"))
+    finite_minutes(x).map_err(|e| format!("{}: {e}", shown(x)))
+}
+
+/// A number as a message shows it: as written for everyday values, with an
+/// exponent past 10^16 (`1e308`, not its 309 digits).
+pub fn shown(x: f64) -> String {
+    if x.is_finite() && x.abs() >= 1e16 {
+        format!("{x:e}")
+    } else {
+        x.to_string()
+    }
 }
 
 /// As [`check_minutes`], the words without the value (a key's check puts it
 /// after the key).
 pub fn finite_minutes(x: f64) -> Result<f64, String> {
-    if x.is_finite() {
-        Ok(x)
-    } else {
-        Err("expected a finite number of minutes (negative disables)".into())
-    }
-}
-
-/// A price in USD per million tokens: finite and not negative (SPEC §15.25).
-pub fn check_price(x: f64) -> Result<f64, String> {
-    if x.is_finite() && x >= 0.0 {
+    if x.is_finite() && x.abs() <= MAX_MINUTES {
         Ok(x)
     } else {
         Err(format!(
-            "{x}: expected a price of 0 or more USD per million tokens"
+            "expected a finite number of minutes of at most {MAX_MINUTES:e} either way (negative disables)"
+        ))
+    }
+}
+
+/// The largest gap threshold, in minutes, either way (about 1,900 years):
+/// in milliseconds it stays an exact integer, and no sum of gaps overflows.
+pub const MAX_MINUTES: f64 = 1e9;
+
+/// The largest price, in USD per million tokens: every token a session can
+/// hold (u64) at this price, summed over any number of responses, stays a
+/// finite number of dollars.
+pub const MAX_PRICE: f64 = 1e6;
+
+/// A price in USD per million tokens: finite, not negative and at most
+/// [`MAX_PRICE`] (SPEC §15.25; a larger one overflows the totals).
+pub fn check_price(x: f64) -> Result<f64, String> {
+    if x.is_finite() && (0.0..=MAX_PRICE).contains(&x) {
+        Ok(x)
+    } else {
+        Err(format!(
+            "{}: expected a price of 0 to {MAX_PRICE:e} USD per million tokens",
+            shown(x)
         ))
     }
 }

@@ -528,3 +528,45 @@ fn an_empty_tool_id_can_be_explained() {
         "give a tool result id",
     );
 }
+
+/// Issue 41 item 4: a price or threshold that overflows the arithmetic
+/// (`1e308`: the totals became `$inf`) is refused where it is read, exit 2,
+/// naming the key or flag.
+#[test]
+fn safe_io_4_prices_and_thresholds_that_overflow_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = odd_boundary(dir.path());
+    let sp = p(&s);
+    for (args, what) in [
+        (
+            vec!["compare", sp, "--price-input", "1e308"],
+            "'1e308' for '--price-input",
+        ),
+        (
+            vec!["plan", sp, "--gap-minutes", "1e308"],
+            "'1e308' for '--gap-minutes",
+        ),
+    ] {
+        refused(&run(dir.path(), &args), what);
+    }
+    let config = dir.path().join("config.toml");
+    for (text, what) in [
+        (
+            "[prices.\"claude-x\"]\ninput = 1e308\nwrite_5m = 1.0\nwrite_1h = 1.0\nread = 1.0\n",
+            "input = 1e308: expected a price of 0 to 1e6 USD per million tokens",
+        ),
+        (
+            "[policy]\ngap_threshold_minutes = 1e308\n",
+            "[policy] gap_threshold_minutes = 1e308: expected a finite number of minutes",
+        ),
+    ] {
+        std::fs::write(&config, text).unwrap();
+        refused(&run_with(&["plan", p(&s)], &config), what);
+    }
+    // The largest price still gives finite totals.
+    assert!(
+        run(dir.path(), &["compare", sp, "--price-input", "1e6", "-j"])
+            .status
+            .success()
+    );
+}

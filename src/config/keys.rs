@@ -129,7 +129,7 @@ fn put(p: &mut Policy, key: &str, value: &Value) -> Result<bool, String> {
     };
     let named = |why: String| match value {
         Value::Str(s) => format!("{key} = {s:?}: {why}"),
-        Value::F64(x) => format!("{key} = {x}: {why}"),
+        Value::F64(x) => format!("{key} = {}: {why}", crate::config::shown(*x)),
         _ => format!("{key}: {why}"),
     };
     match (row.put, value) {

@@ -234,6 +234,18 @@ pub fn is_masked(fr: &Value) -> bool {
     fr.get("response").is_some_and(|r| truthy(r) && holds(r))
 }
 
+/// Whether a `functionResponse` is a masking record: its `response.output`
+/// is the text Gemini CLI writes in place of a masked output, which starts
+/// with `<tool_output_masked>` (reference §1.4). A tool output that merely
+/// mentions the tag is content; [`is_masked`] (Gemini CLI's own
+/// `isAlreadyMasked`) still makes the masking skip it.
+pub fn is_masked_record(fr: &Value) -> bool {
+    fr.get("response")
+        .and_then(|r| r.get("output"))
+        .and_then(Value::as_str)
+        .is_some_and(|o| o.starts_with("<tool_output_masked>"))
+}
+
 /// `sanitizeFilenamePart`: every character but `[a-zA-Z0-9_-]` becomes `_`
 /// (per UTF-16 unit, as the regex replaces them).
 pub fn sanitize_filename_part(s: &str) -> String {

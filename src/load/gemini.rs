@@ -16,10 +16,11 @@
 
 use super::LoadError;
 use super::builder::{AssistantRecord, Builder, UserRecord};
+use super::claude::fields::count_value;
 use crate::harness::GEMINI;
 use crate::harness::gemini_cli as gc;
 use crate::session::{
-    Diagnostic, Evidence, Format, Part, Role, Session, ToolCall, ToolResult, Usage,
+    Diagnostic, Evidence, Format, Part, Role, Session, SessionWarning, ToolCall, ToolResult, Usage,
 };
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -84,7 +85,7 @@ fn seen(c: &Content) -> Seen {
             .parts
             .iter()
             .filter_map(|p| p.get("functionResponse"))
-            .map(|fr| (id_of(fr), gc::is_masked(fr)))
+            .map(|fr| (id_of(fr), gc::is_masked_record(fr)))
             .collect(),
         parts: c.parts.len(),
     }
@@ -315,6 +316,11 @@ fn model_content(r: &Value) -> (Vec<Value>, Vec<Value>) {
 /// tool, cache read = cached, output = output + thoughts, no cache writes.
 fn usage(t: Option<&Value>) -> Option<Usage> {
     let t = t.filter(|t| t.is_object())?;
+    // A count of the wrong shape makes the usage unknown, never 0
+    // (`usage_warnings` says which).
+    if TOKEN_FIELDS.iter().any(|k| count_value(t.get(*k)).is_err()) {
+        return None;
+    }
     let n = |k: &str| t.get(k).and_then(Value::as_u64).unwrap_or(0);
     Some(Usage {
         input_tokens: n("input")
@@ -324,6 +330,32 @@ fn usage(t: Option<&Value>) -> Option<Usage> {
         output_tokens: n("output").saturating_add(n("thoughts")),
         ..Usage::default()
     })
+}
+
+/// The counts of a response's `tokens` the bill reads.
+const TOKEN_FIELDS: [&str; 5] = ["input", "cached", "tool", "output", "thoughts"];
+
+/// What is wrong with a response's `tokens`, in words (SPEC §15.2 warnings):
+/// one line per count of the wrong shape.
+fn usage_warnings(id: &str, t: Option<&Value>) -> Vec<String> {
+    match t {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(o)) => TOKEN_FIELDS
+            .iter()
+            .filter_map(|k| {
+                count_value(o.get(*k)).err().map(|what| {
+                    format!(
+                        "tokens.{k} of response {} is {what}, not a token count; its usage is unknown",
+                        crate::sanitize::line(id)
+                    )
+                })
+            })
+            .collect(),
+        Some(_) => vec![format!(
+            "tokens of response {} is not an object; its usage is unknown",
+            crate::sanitize::line(id)
+        )],
+    }
 }
 
 struct Replay {
@@ -392,7 +424,7 @@ impl Replay {
                         .iter()
                         .find(|(q, _)| *q == id)
                         .map(|(_, m)| *m);
-                    if gc::is_masked(fr)
+                    if gc::is_masked_record(fr)
                         && was == Some(false)
                         && !self.recorded_snippets.contains_key(&id)
                     {
@@ -514,7 +546,10 @@ impl Replay {
                         .filter(|q| q.get("inlineData").is_some() || q.get("fileData").is_some())
                         .count()
                 }) as u32;
-                let is_masked = gc::is_masked(fr);
+                // A masking record: the output Gemini CLI wrote in its place.
+                // An output that merely mentions the tag is content (Gemini
+                // CLI skips it when it counts; `masking_facts`).
+                let is_masked = gc::is_masked_record(fr);
                 if is_masked && !self.originals.contains(&id) {
                     self.diagnostics.push(Diagnostic {
                         line,
@@ -548,10 +583,24 @@ impl Replay {
         }
     }
 
+    /// A response record's usage; a count of the wrong shape is warned
+    /// about (once per record line) and the usage is unknown.
+    fn usage_of(&mut self, id: &str, r: &Value, line: usize) -> Option<Usage> {
+        for text in usage_warnings(id, r.get("tokens")) {
+            self.b.s.warnings.push(SessionWarning {
+                id: super::claude::fields::MALFORMED,
+                line: Some(line),
+                text,
+            });
+        }
+        usage(r.get("tokens"))
+    }
+
     /// A response: its request sends history `h`.
     fn respond(&mut self, id: &str, r: &Value, line: usize) {
         let (parts, _) = model_content(r);
         let ts = r.get("timestamp").and_then(Value::as_str);
+        let usage = self.usage_of(id, r, line);
         let idx = self.b.assistant(AssistantRecord {
             part: Part::Inline(Box::new(json!({"role": "model", "parts": parts}))),
             ts,
@@ -559,7 +608,7 @@ impl Replay {
             response_id: None,
             request_id: None,
             model: r.get("model").and_then(Value::as_str).map(str::to_string),
-            usage: usage(r.get("tokens")),
+            usage,
             applied_edits: None,
             context_client: None,
             parent_uuid: None,
@@ -582,7 +631,7 @@ impl Replay {
         };
         // The response is written again once its usage arrives: the last
         // copy's usage wins (chatRecordingService.ts `recordMessageTokens`).
-        if let Some(u) = usage(r.get("tokens")) {
+        if let Some(u) = self.usage_of(id, r, line) {
             self.b.s.messages[idx].usage = Some(u);
         }
         let (parts, _) = model_content(r);
@@ -789,7 +838,12 @@ fn masking_facts(s: &mut Session, recorded: &HashMap<String, String>, sid: Optio
             _ => Value::Null,
         };
         let fr = part.get("functionResponse").cloned().unwrap_or(Value::Null);
-        let Some(content) = gc::output_content(&fr) else {
+        // `getToolOutputContent` null, or `isAlreadyMasked` (the tag anywhere
+        // in it, a mere mention included): Gemini CLI neither counts nor
+        // masks it.
+        let content =
+            gc::output_content(&fr).filter(|_| res.already_cleared || !gc::is_masked(&fr));
+        let Some(content) = content else {
             tokens.push(None);
             masked_tokens.push(u64::MAX);
             continue;

@@ -42,6 +42,36 @@ pub(in crate::load) fn count(v: Raw<'_>) -> Count {
     Count::Malformed(describe(v))
 }
 
+/// A token count in a parsed record (the Gemini CLI and OpenCode loaders):
+/// absent or null is none; only a whole number from 0 to 2^64 − 1 is a
+/// count; anything else is described in words (a number is shown, text is
+/// not), never read as 0.
+pub(in crate::load) fn count_value(v: Option<&serde_json::Value>) -> Result<Option<u64>, String> {
+    use serde_json::Value;
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => match (n.as_u64(), n.as_i64()) {
+            (Some(x), _) => Ok(Some(x)),
+            (None, Some(neg)) => Err(format!("a negative number ({neg})")),
+            _ => {
+                let x = n.as_f64().unwrap_or(f64::NAN);
+                let text = short_number(&n.to_string());
+                if x < 0.0 {
+                    Err(format!("a negative number ({text})"))
+                } else if x.fract() == 0.0 && x >= 18_446_744_073_709_551_615.0 {
+                    Err(format!("a number past 2^64 ({text})"))
+                } else {
+                    Err(format!("a fractional number ({text})"))
+                }
+            }
+        },
+        Some(Value::String(_)) => Err("a string".into()),
+        Some(Value::Bool(_)) => Err("a boolean".into()),
+        Some(Value::Array(_)) => Err("an array".into()),
+        Some(Value::Object(_)) => Err("an object".into()),
+    }
+}
+
 /// What a value of the wrong shape is, in words. Numbers are ASCII and shown
 /// (shortened); strings and containers are named by kind only, so no text of
 /// the transcript is repeated.

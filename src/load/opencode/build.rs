@@ -917,32 +917,6 @@ const TOKEN_FIELDS: [&str; 5] = [
     "/cache/write",
 ];
 
-/// A token count: absent or null is none; only a whole number from 0 to
-/// 2^64 − 1 is a count; anything else, in words.
-fn count(v: Option<&Value>) -> Result<Option<u64>, String> {
-    match v {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => match (n.as_u64(), n.as_i64()) {
-            (Some(x), _) => Ok(Some(x)),
-            (None, Some(neg)) => Err(format!("a negative number ({neg})")),
-            _ => {
-                let x = n.as_f64().unwrap_or(f64::NAN);
-                if x.is_finite() && x.fract() == 0.0 && x > 0.0 {
-                    Err(format!("a number past 2^64 ({n})"))
-                } else if x < 0.0 {
-                    Err(format!("a negative number ({n})"))
-                } else {
-                    Err(format!("a fractional number ({n})"))
-                }
-            }
-        },
-        Some(Value::String(_)) => Err("a string".into()),
-        Some(Value::Bool(_)) => Err("a boolean".into()),
-        Some(Value::Array(_)) => Err("an array".into()),
-        Some(Value::Object(_)) => Err("an object".into()),
-    }
-}
-
 /// What is wrong with an assistant message's `tokens`, in words: one line per
 /// count of the wrong shape (the message's usage is then unknown).
 fn usage_warnings(id: &str, m: &Value) -> Vec<String> {
@@ -957,7 +931,9 @@ fn usage_warnings(id: &str, m: &Value) -> Vec<String> {
     TOKEN_FIELDS
         .iter()
         .filter_map(|p| {
-            count(t.pointer(p)).err().map(|what| {
+            crate::load::claude::fields::count_value(t.pointer(p))
+                .err()
+                .map(|what| {
                 format!(
                     "tokens.{} of message {id} is {what}, not a token count; its usage is unknown",
                     p.trim_start_matches('/').replace('/', ".")
@@ -975,7 +951,10 @@ fn usage(m: &Value) -> Option<Value> {
     let t = m.get("tokens").filter(|t| t.is_object())?;
     // A count of the wrong shape makes the usage unknown (warned about in
     // `usage_warnings`), never 0.
-    if TOKEN_FIELDS.iter().any(|p| count(t.pointer(p)).is_err()) {
+    if TOKEN_FIELDS
+        .iter()
+        .any(|p| crate::load::claude::fields::count_value(t.pointer(p)).is_err())
+    {
         return None;
     }
     let n = |p: &str| t.pointer(p).and_then(Value::as_u64).unwrap_or(0);
