@@ -53,7 +53,80 @@ growth() {
   pair compare-json "$g/turn2000.jsonl" "$g/turn16000.jsonl" compare --format json
   pair compare-json "$g/many2000.jsonl" "$g/many16000.jsonl" compare --format json
   pair api-timeline-text "$g/api5000.json" "$g/api40000.json" timeline --preset api
+  # Issue 41 item 5: every format at 2,000 and 16,000 requests, CPU (user +
+  # sys) and peak RSS against max(file size, 64 MB).
+  for n in 2000 16000; do
+    [ -s "$g/gemini$n.jsonl" ] || python3 scripts/make-many-requests.py gemini $n "$g/gemini$n.jsonl"
+    [ -s "$g/body$n.json" ] || python3 scripts/make-many-requests.py api $n "$g/body$n.json"
+    [ -s "$g/opencode$n.db" ] || python3 scripts/make-opencode-big.py $n "$g/opencode$n.db" 2000
+  done
+  cpu() {
+    local name=$1 small=$2 large=$3; shift 3
+    for _ in $(seq "$runs"); do
+      for f in "$small" "$large"; do
+        local sz; sz=$(basename "$f"); sz=${sz%%.*}
+        local bytes; bytes=$(stat -c %s "$f")
+        /usr/bin/time -f "$tag $name ${sz} %U %S %M $bytes" -o "$OUT/time.txt" "$bin" "$@" "$f" >/dev/null 2>"$OUT/stderr.txt" || true
+        cat "$OUT/time.txt" >> "$OUT/cpu.txt"
+      done
+    done
+  }
+  local shape ext
+  for shape in many gemini body opencode; do
+    ext=jsonl
+    case $shape in body) ext=json ;; opencode) ext=db ;; esac
+    cpu plan-json "$g/${shape}2000.$ext" "$g/${shape}16000.$ext" plan --format json
+    cpu timeline-text "$g/${shape}2000.$ext" "$g/${shape}16000.$ext" timeline
+    cpu evidence-json "$g/${shape}2000.$ext" "$g/${shape}16000.$ext" evidence --format json
+  done
 }
+
+cpu_report() {
+python3 - "$OUT" <<'PY'
+import statistics, sys, os, re
+out = sys.argv[1]
+rows = {}
+for line in open(os.path.join(out, "cpu.txt")):
+    tag, name, size, user, sys_, rss, size_b = line.split()
+    shape = re.match(r"[a-z]+", size).group(0)
+    rows.setdefault((tag, name, shape), {}).setdefault(size, []).append(
+        (float(user) + float(sys_), int(rss), int(size_b)))
+desc = {"many": "Claude Code JSONL", "gemini": "Gemini CLI JSONL", "body": "Messages API body",
+        "opencode": "OpenCode database"}
+lines = ["## Growth and memory by format (issue 41 item 5)", "",
+         "Made by `scripts/bench.sh --growth`: `plan`, text `timeline` and `evidence` on each format at "
+         "2,000 and 16,000 requests (`scripts/make-many-requests.py claude|gemini|api`, "
+         "`scripts/make-opencode-big.py N OUT 2000`), the sizes taking turns; CPU is user + sys, the median "
+         "of the runs. Targets: 16,000 requests in at most 10x the CPU of 2,000; peak RSS at most "
+         "max(file size, 64 MB). (The JSON timeline lists every cleared id on every row, so its output, "
+         "and its cost, grow with the view by definition where a plan fires: it is not in this table.)", "",
+         "| build | command | format | CPU 2,000 s | CPU 16,000 s | ratio | RSS 16,000 MB | file MB | RSS bound |",
+         "|---|---|---|---:|---:|---:|---:|---:|---|"]
+for (tag, name, shape), by in rows.items():
+    sizes = sorted(by, key=lambda z: int(re.sub(r"\D", "", z)))
+    if len(sizes) < 2:
+        continue
+    a, b = by[sizes[0]], by[sizes[-1]]
+    ca, cb = statistics.median(x[0] for x in a), statistics.median(x[0] for x in b)
+    rss = max(x[1] for x in b) / 1024
+    fmb = b[0][2] / 1e6
+    bound = max(fmb, 64)
+    ok = "holds" if rss <= bound else f"**over** ({rss / bound:.1f}x)"
+    lines.append(f"| {tag} | `{name}` | {desc.get(shape, shape)} | {ca:.2f} | {cb:.2f} | "
+                 f"**{cb / max(ca, 0.005):.1f}x** | {rss:.0f} | {fmb:.1f} | {ok} |")
+text = "\n".join(lines) + "\n"
+md = open("BENCHMARKS.md").read()
+start = md.find("## Growth and memory by format")
+if start >= 0:
+    end = md.find("\n## ", start + 1)
+    md = md[:start] + text + ("\n" + md[end + 1:] if end >= 0 else "")
+else:
+    md = md.rstrip("\n") + "\n\n" + text
+open("BENCHMARKS.md", "w").write(md)
+print(text)
+PY
+}
+
 
 growth_report() {
 python3 - "$OUT" <<'PY'
@@ -111,9 +184,11 @@ if [ "${1:-}" = "--growth-report" ]; then growth_report; exit 0; fi
 if [ "${1:-}" = "--growth" ]; then
   cargo build --release --quiet
   : > "$OUT/growth.txt"
+  : > "$OUT/cpu.txt"
   if [ -n "${BASE_BIN:-}" ]; then growth "$BASE_BIN" before; fi
   growth "$ROOT/target/release/mcscope" this
   growth_report
+  cpu_report
   exit 0
 fi
 
@@ -184,8 +259,10 @@ cargo bench --quiet --bench keystrokes -- "$F" > "$OUT/keystrokes.txt" 2>/dev/nu
 cargo bench --quiet --bench keystrokes -- "$OUT/long-turn.jsonl" > "$OUT/keystrokes-long.txt" 2>/dev/null || true
 # Growth in requests (its own section; `--growth` runs it alone).
 : > "$OUT/growth.txt"
+: > "$OUT/cpu.txt"
 growth "$BIN" this
 growth_report >/dev/null
+cpu_report >/dev/null
 
 fi
 

@@ -4,6 +4,7 @@ evidence (their cost per request must not grow with the session).
 
     make-many-requests.py claude N OUT.jsonl [COMPACT_EVERY [IDLE_EVERY]]  # N requests
     make-many-requests.py api N OUT.json       # Messages API body, N messages
+    make-many-requests.py gemini N OUT.jsonl   # Gemini CLI JSONL (0.39+), N requests
 
 claude: turns of a prompt and 3 tool calls (4 requests a turn) with small
 results (Read, Grep, Bash), usage on every response (the cache read grows
@@ -15,6 +16,9 @@ view that grows with it, the hard case for work per request; without gaps the
 idle plan never fires (a fire clears every older result of the view, so its
 rows, and the JSON that lists them, grow with the view whatever the code does). api: an agent loop of N messages
 (a user task, then tool_use / tool_result pairs), every result small.
+gemini: the claude shape in Gemini CLI's records (a prompt, 3 tool calls whose
+results are written in the response's toolCalls and as a user record, then an
+answer), results of about 500 tokens so that masking fires every few turns.
 Deterministic: fixed ids, no randomness.
 """
 import json, sys
@@ -118,10 +122,54 @@ def api(n, out):
     with open(out, "w") as f:
         json.dump(body, f)
 
+def gemini(n, out):
+    lines = [json.dumps({"sessionId": "many", "projectHash": "h" * 64, "startTime": ts(0),
+                         "lastUpdated": ts(0), "kind": "main"})]
+    clock = 0
+    uid = 0
+    def rec(r):
+        nonlocal uid
+        r["id"] = f"r{uid}"
+        r["timestamp"] = ts(clock)
+        uid += 1
+        lines.append(json.dumps(r))
+    tokens = lambda i: {"input": 9000 + i, "output": 30, "cached": 8000, "thoughts": 5, "tool": 0,
+                        "total": 9035 + i}
+    names = ["read_file", "search_file_content", "run_shell_command"]
+    requests = turn = call = 0
+    while requests < n:
+        rec({"type": "user", "content": [{"text": f"task {turn}: look at module {turn % 97}"}]})
+        clock += 30
+        for j in range(3):
+            if requests >= n:
+                break
+            cid = f"{names[j]}__{names[j]}_{call:08d}_0"
+            out_text = f"result {call} " + "z" * (1800 + 37 * (call % 11))
+            fr = {"functionResponse": {"id": cid, "name": names[j], "response": {"output": out_text}}}
+            call += 1
+            rec({"type": "gemini", "content": "", "thoughts": [], "tokens": tokens(call),
+                 "model": "gemini-2.5-pro",
+                 "toolCalls": [{"id": cid, "name": names[j], "args": {"file_path": f"f{call}.ts"},
+                                "result": [fr]}]})
+            requests += 1
+            clock += 4
+            rec({"type": "user", "content": [fr]})
+            clock += 2
+        if requests < n:
+            rec({"type": "gemini", "content": f"done with task {turn}", "thoughts": [],
+                 "tokens": tokens(call), "model": "gemini-2.5-pro"})
+            requests += 1
+            clock += 20
+        turn += 1
+    with open(out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
 if __name__ == "__main__":
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     if kind == "claude":
         extra = [int(x) for x in sys.argv[4:6]]
         claude(n, out, *extra)
+    elif kind == "gemini":
+        gemini(n, out)
     else:
         api(n, out)

@@ -3,6 +3,8 @@ with a 20,000-character output (the schema of scripts/make-opencode-sample.py,
 trimmed to the columns mcscope reads), a prompt every 5 requests."""
 import sqlite3, json, os, sys
 N = int(sys.argv[1]); out = sys.argv[2]
+# An optional third argument: the characters of each output (default 20,000).
+CHARS = int(sys.argv[3]) if len(sys.argv) > 3 else 20000
 T0 = 1796030102000
 if os.path.exists(out): os.remove(out)
 db = sqlite3.connect(out)
@@ -21,7 +23,7 @@ def nid(p):
     global n
     n += 1
     return f"{p}_{(T0 + n):012x}{n:014d}"
-body = "".join(f"line {i} of the output, with some text to make it long enough\n" for i in range(320))[:20000]
+body = "".join(f"line {i} of the output, with some text to make it long enough\n" for i in range(max(1, CHARS // 60 + 1)))[:CHARS]
 user = None
 for k in range(N):
     if k % 5 == 0:

@@ -166,28 +166,37 @@ impl Setup {
         self.session.subagent_what_if || self.plausible(req, kind).what_if()
     }
 
+    /// What the caveats read of the whole session, once (not per request:
+    /// a pass over the results at every request made a long session's
+    /// caveats cost requests × results).
+    fn session_marks(&self) -> SessionMarks {
+        let s = &self.session;
+        SessionMarks {
+            // An older format records no version; a masking it holds (a
+            // recorded one, or outputs the file holds masked) proves the plan
+            // on (SPEC §15.12). Asked only of such files.
+            unversioned: s.harness.rules().formats.first() != Some(&s.format)
+                && !s.evidence.iter().any(|e| e.mask)
+                && !s.results.iter().any(|r| r.already_cleared),
+            marked: s.evidence.iter().any(|e| e.pruned || e.mask),
+        }
+    }
+
     /// What the caveats read at `req` (SPEC §13.C), the kind in force `kind`.
-    pub(crate) fn caveat_at<'a>(
+    fn caveat_at<'a>(
         &self,
         req: &'a Request,
         kind: Option<PlanKind>,
         idle_server_sent: bool,
+        marks: SessionMarks,
     ) -> caveats::At<'a> {
         caveats::At {
             kind,
             version: req.version.as_deref(),
             plausible: self.plausible(req, kind),
             idle_server_sent,
-            // An older format records no version; a masking it holds (a
-            // recorded one, or outputs the file holds masked) proves the plan
-            // on (SPEC §15.12). Asked only of such files.
-            unversioned: {
-                let s = &self.session;
-                s.harness.rules().formats.first() != Some(&s.format)
-                    && !s.evidence.iter().any(|e| e.mask)
-                    && !s.results.iter().any(|r| r.already_cleared)
-            },
-            marked: self.session.evidence.iter().any(|e| e.pruned || e.mask),
+            unversioned: marks.unversioned,
+            marked: marks.marked,
         }
     }
 
@@ -202,7 +211,7 @@ impl Setup {
         caveats::caveats_with(
             &self.policy,
             &kinds,
-            &[self.caveat_at(req, step.kind, sent)],
+            &[self.caveat_at(req, step.kind, sent, self.session_marks())],
             self.session.cut_in_view(Some(req.index)),
         )
     }
@@ -211,13 +220,14 @@ impl Setup {
     /// `explain`, `compare` list the union).
     pub(crate) fn caveats_all(&self) -> Vec<caveats::Caveat> {
         let sent = self.idle_server_sends();
+        let marks = self.session_marks();
         let at: Vec<caveats::At<'_>> = self
             .session
             .requests
             .iter()
             .map(|r| {
                 let kind = self.policy.kind_at(r, r.gap_minutes);
-                self.caveat_at(r, kind, sent.contains(&r.index))
+                self.caveat_at(r, kind, sent.contains(&r.index), marks)
             })
             .collect();
         caveats::caveats_with(
@@ -566,4 +576,11 @@ pub fn wire_at(setup: &Setup, k: usize, side: Side) -> std::io::Result<serde_jso
     engine.run_to(k);
     let request = &setup.session.requests[k - 1];
     WireInputs::of(setup, &engine, request).body(&setup.session, side)
+}
+
+/// What the caveats read of the whole session (see `Setup::session_marks`).
+#[derive(Debug, Clone, Copy)]
+struct SessionMarks {
+    unversioned: bool,
+    marked: bool,
 }

@@ -5,7 +5,7 @@
 use super::claude;
 use super::{LoadError, RecordSink};
 use crate::session::{Format, Part, Session};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -23,24 +23,32 @@ pub(super) fn load(path: &Path, mut file: File, format: Format) -> Result<Sessio
         })?;
     // A byte-order mark is no part of the body (SPEC §1: skipped).
     let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let body: Value =
+    let mut body: Value =
         serde_json::from_str(body).map_err(|e| unknown(format!("not a Messages API body: {e}")))?;
-    let messages = body
-        .get("messages")
-        .and_then(Value::as_array)
-        .ok_or_else(|| unknown("not a Messages API body: no `messages` array".into()))?;
+    // The text is parsed: it is not held beside its values.
+    drop(text);
+    let messages = match body.get_mut("messages").map(Value::take) {
+        Some(Value::Array(m)) => m,
+        _ => {
+            return Err(unknown(
+                "not a Messages API body: no `messages` array".into(),
+            ));
+        }
+    };
     let mut sink = claude::Sink::for_format(path, format);
     let mut diagnostics = Vec::new();
-    for (i, m) in messages.iter().enumerate() {
+    // Each message is moved into its part, never copied: a long body is held
+    // once.
+    for (i, m) in messages.into_iter().enumerate() {
         let role = m.get("role").and_then(Value::as_str).unwrap_or("user");
         let kind = if role == "assistant" {
             "assistant"
         } else {
             "user"
         };
-        let record = json!({"type": kind, "message": m}).to_string();
+        let record = format!(r#"{{"type":"{kind}","message":{m}}}"#);
         match claude::Sink::parse(&record) {
-            Ok(rec) => sink.apply_part(rec, i + 1, Part::Inline(Box::new(m.clone()))),
+            Ok(rec) => sink.apply_part(rec, i + 1, Part::Inline(Box::new(m))),
             Err(message) => diagnostics.push(crate::session::Diagnostic {
                 line: i + 1,
                 byte_offset: 0,

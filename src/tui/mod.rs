@@ -216,7 +216,15 @@ fn with_terminal(
 
 /// The demo app at its first stage, its session written into `dir` (a temp folder).
 pub fn demo_app(dir: &Path) -> Result<App, UsageError> {
-    let path = dir.join("claude-demo.jsonl");
+    // A new name each time: a copy already there is a transcript, which the
+    // writer never replaces.
+    let path = (0..)
+        .map(|n| match n {
+            0 => dir.join("claude-demo.jsonl"),
+            n => dir.join(format!("claude-demo-{n}.jsonl")),
+        })
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+        .unwrap_or_else(|| dir.join("claude-demo.jsonl"));
     // Through the one writer too: `dir` is the caller's, and may be anywhere.
     crate::export::write(
         &path,

@@ -21,6 +21,16 @@ pub(super) trait Look {
     fn position(&self, r: usize) -> Option<usize>;
     /// Whether a plan's clearing is in force on candidate `c`.
     fn in_force(&self, c: &Candidate) -> bool;
+    /// Whether the verdict must say why each candidate was kept (the step
+    /// reports statuses).
+    fn wants_kept(&self) -> bool {
+        true
+    }
+    /// The engine's index of what mask counts (`mask_index`), where it keeps
+    /// one: None, and mask walks the view.
+    fn mask_index(&self) -> Option<&dyn MaskIndexed> {
+        None
+    }
     /// Whether result `r` is out of every plan's reach (cleared by the harness
     /// already, or replaced by a recorded cut: SPEC §13.E1, §15.4).
     fn gone(&self, r: usize) -> bool;
@@ -193,6 +203,14 @@ impl Look for Engine<'_> {
         self.cleared[c.result].is_some()
     }
 
+    fn wants_kept(&self) -> bool {
+        self.kept_wanted
+    }
+
+    fn mask_index(&self) -> Option<&dyn MaskIndexed> {
+        self.mask_index.on.then_some(self as &dyn MaskIndexed)
+    }
+
     fn gone(&self, r: usize) -> bool {
         self.s.results[r].already_cleared || self.s.cut_at(r, self.at)
     }
@@ -266,6 +284,29 @@ impl Look for Engine<'_> {
             "eligible tokens"
         );
         self.eligible_tokens
+    }
+}
+
+/// What the engine's mask index answers (see `mask_index`), by candidate
+/// position: the outputs mask counts and that are not masked, newest first;
+/// the sum of their tokens up to a result; those masking would shrink.
+pub(super) trait MaskIndexed {
+    fn members_newest(&self) -> Box<dyn Iterator<Item = usize> + '_>;
+    fn tokens_through(&self, r: usize) -> u64;
+    fn savers_through(&self, r: usize) -> Vec<usize>;
+}
+
+impl MaskIndexed for Engine<'_> {
+    fn members_newest(&self) -> Box<dyn Iterator<Item = usize> + '_> {
+        Box::new(self.mask_members_newest())
+    }
+
+    fn tokens_through(&self, r: usize) -> u64 {
+        self.mask_tokens_through(r)
+    }
+
+    fn savers_through(&self, r: usize) -> Vec<usize> {
+        self.mask_savers_through(r)
     }
 }
 

@@ -5,6 +5,7 @@
 //! `protect` and every older one are prunable; when they add up to at least
 //! `min_prunable`, each is masked where the masked part is smaller.
 
+use super::look::MaskIndexed;
 use super::*;
 
 /// `mask` at `req`. The history is the request's messages without the
@@ -29,6 +30,35 @@ pub(super) fn mask<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
     } else {
         history_end
     };
+    // A step that need not say why each output was kept asks the engine's
+    // index: it costs the outputs near the newest end, not the history.
+    if !look.wants_kept()
+        && let Some(ix) = look.mask_index()
+    {
+        let v = indexed(look, ix, p, history_end, scan_end, why0);
+        #[cfg(debug_assertions)]
+        {
+            let full = by_pass(look, p, history_end, scan_end, why0);
+            assert_eq!(
+                format!("{:?}", (&v.trigger, &v.note, &v.clear)),
+                format!("{:?}", (&full.trigger, &full.note, &full.clear)),
+                "mask by its index and by a pass"
+            );
+        }
+        return v;
+    }
+    by_pass(look, p, history_end, scan_end, why0)
+}
+
+/// Mask as Gemini CLI runs it: a walk over every output of the history.
+fn by_pass<L: Look>(
+    look: &L,
+    p: &Policy,
+    history_end: usize,
+    scan_end: usize,
+    why0: MaskWhy,
+) -> Verdict {
+    let s = look.session();
     // Newest first: contents from the last, parts from the last.
     let mut order: Vec<usize> = (0..look.cands().len()).collect();
     order.sort_by_key(|&q| {
@@ -132,6 +162,78 @@ pub(super) fn mask<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
         media_kept: 0,
         target: None,
         kept,
+        pre_tokens: None,
+    }
+}
+
+/// The same decision from the engine's index (`mask_index`), with no
+/// reasons for what is kept: the newest outputs up to where the protection
+/// ends, one prefix sum for the prunable ones, and only those it masks.
+fn indexed<L: Look>(
+    look: &L,
+    ix: &dyn MaskIndexed,
+    p: &Policy,
+    history_end: usize,
+    scan_end: usize,
+    why0: MaskWhy,
+) -> Verdict {
+    let s = look.session();
+    let mut within = 0u64;
+    let mut crossing = None;
+    for q in ix.members_newest() {
+        let r = look.cands()[q].result;
+        let res = &s.results[r];
+        if res.msg >= scan_end {
+            // Being sent, or the latest turn: never counted.
+            continue;
+        }
+        within += s.harness_tokens.get(r).copied().flatten().unwrap_or(0);
+        if within > p.mask_protect_tokens {
+            crossing = Some(r);
+            break;
+        }
+    }
+    debug_assert!(scan_end <= history_end);
+    let total = crossing.map_or(0, |r| ix.tokens_through(r));
+    let why = MaskWhy {
+        prunable: total,
+        ..why0
+    };
+    if total < p.mask_min_prunable_tokens {
+        return Verdict::none(Note::MaskUnder(why));
+    }
+    let mut clear = Vec::new();
+    let mut saved = 0;
+    if let Some(r) = crossing {
+        for q in ix.savers_through(r) {
+            let r = look.cands()[q].result;
+            let tokens = s.harness_tokens.get(r).copied().flatten().unwrap_or(0);
+            let masked_tokens = s.masked_tokens.get(r).copied().unwrap_or(u64::MAX);
+            saved += tokens - masked_tokens;
+            clear.push((
+                q,
+                ClearReason::Mask {
+                    why,
+                    tokens,
+                    masked_tokens,
+                },
+            ));
+        }
+    }
+    clear.sort_by_key(|&(q, _)| q);
+    Verdict {
+        trigger: (!clear.is_empty()).then_some(Trigger::Mask),
+        note: Note::Mask {
+            why,
+            masked: clear.len(),
+            saved,
+        },
+        clear,
+        media: Vec::new(),
+        strip: Vec::new(),
+        media_kept: 0,
+        target: None,
+        kept: Why::new(),
         pre_tokens: None,
     }
 }

@@ -21,6 +21,7 @@ mod idle_server;
 mod ids;
 mod look;
 mod mask;
+mod mask_index;
 mod prune;
 mod reason;
 mod recorded;
@@ -164,6 +165,10 @@ pub struct Engine<'s> {
     /// The size plan's clearable results by position (a tracked engine of the
     /// Claude size plan: `size_index`).
     size_index: size_index::SizeIndex,
+    mask_index: mask_index::MaskIndex,
+    /// Whether this step's verdict must say why each candidate was kept (a
+    /// step that reports statuses): else a plan may skip those words.
+    kept_wanted: bool,
     /// The `api` plan's state carried from request to request (a tracked
     /// engine of one `clear_tool_uses` edit: `api_run`).
     api_run: api_run::ApiRun<'s>,
@@ -246,6 +251,12 @@ impl View {
 
 impl<'s> Engine<'s> {
     pub fn new(s: &'s Session, policy: Policy, protector: Protector, forced_at: usize) -> Self {
+        let mut e = Self::made(s, policy, protector, forced_at);
+        e.mask_index_on();
+        e
+    }
+
+    fn made(s: &'s Session, policy: Policy, protector: Protector, forced_at: usize) -> Self {
         let api = policy.kind == PlanKind::Api;
         let policy_kind = policy.kind;
         let idle_server = idle_server::may_run(&policy, s);
@@ -291,6 +302,8 @@ impl<'s> Engine<'s> {
             cleared_list: true,
             tracker: Default::default(),
             size_index: Default::default(),
+            mask_index: Default::default(),
+            kept_wanted: true,
             api_run: Default::default(),
             at: 0,
             cuts: {
@@ -557,6 +570,7 @@ impl<'s> Engine<'s> {
         } else {
             self.active_set.remove(&r);
         }
+        self.mask_index_result(r);
     }
 
     /// Records what a (new or re-made) candidate adds while not cleared.
@@ -618,6 +632,7 @@ impl<'s> Engine<'s> {
         self.pending.clear();
         (self.total, self.active, self.eligible_tokens) = (0, 0, 0);
         self.active_set.clear();
+        self.mask_index_clear();
         // A view built again after a rewind meets its results anew.
         for r in self.s.results_in(req.view_start, req.end) {
             self.base[r] = (0, false, 0);
@@ -846,6 +861,7 @@ impl<'s> Engine<'s> {
             self.size_total()
         };
         let kind = self.policy.kind_at(req, gap);
+        self.kept_wanted = self.statuses && !quiet;
         let Decided {
             verdict,
             api,

@@ -46,6 +46,7 @@ impl<'s> Engine<'s> {
             self.view.keys.push(key);
             self.view.cands.push(cand);
             self.size_index_pos(self.view.cands.len() - 1);
+            self.mask_index_result(r);
         }
         self.view.results_end = results_end;
         if !dirty.is_empty() {
@@ -72,6 +73,7 @@ impl<'s> Engine<'s> {
                     self.view.keys[i] = key;
                     self.view.cands[i] = cand;
                     self.size_index_pos(i);
+                    self.mask_index_result(r);
                     unsorted = true;
                 }
             }

@@ -1,0 +1,120 @@
+//! Gemini CLI's mask at the cost of what is not masked yet.
+//!
+//! Done as Gemini CLI does it, mask walks every output of the history at
+//! every request, newest first, and a long session costs requests × results.
+//! But the walk only reads each output's own tokens: newest first until the
+//! sum passes `protect`, then every older one is prunable. So the engine keeps,
+//! by result index (the order of (message, part), which the walk follows),
+//! the outputs mask may count and that are not masked: their tokens in a
+//! Fenwick tree, the outputs themselves, and those that masking would shrink.
+//! A request then walks only the newest outputs up to the protection's end,
+//! sums the prunable ones with one prefix sum, and, when it masks, visits only
+//! the outputs it masks. The plan itself (`mask::mask`) asks for these; the
+//! debug builds check them against a pass over the view.
+
+use super::fenwick::Fenwick;
+use super::*;
+
+/// The index (on where the session's results are in (message, part) order).
+#[derive(Debug, Clone, Default)]
+pub(super) struct MaskIndex {
+    pub(super) on: bool,
+    /// Per result: its tokens while it is a member (counted, not masked).
+    member: Vec<Option<u64>>,
+    tokens: Fenwick,
+    free: BTreeSet<usize>,
+    /// Members whose masked part is smaller than they are.
+    savers: BTreeSet<usize>,
+}
+
+impl MaskIndex {
+    fn clear(&mut self) {
+        for (r, m) in self.member.iter_mut().enumerate() {
+            if let Some(t) = m.take() {
+                self.tokens.sub(r, t);
+            }
+        }
+        self.free.clear();
+        self.savers.clear();
+    }
+}
+
+impl Engine<'_> {
+    /// Turns the index on for a session whose results are registered in
+    /// (message, part) order and that carries the harness's own token counts
+    /// (Gemini CLI's).
+    pub(super) fn mask_index_on(&mut self) {
+        let s = self.s;
+        self.mask_index.on =
+            !s.harness_tokens.is_empty() && s.results.is_sorted_by_key(|r| (r.msg, r.part));
+        self.mask_index.member = vec![None; s.results.len()];
+    }
+
+    pub(super) fn mask_index_clear(&mut self) {
+        self.mask_index.clear();
+    }
+
+    /// Brings result `r`'s membership up to date with its candidate and its
+    /// clearing: a member is in the view, counted by mask, and not cleared.
+    pub(super) fn mask_index_result(&mut self, r: usize) {
+        if !self.mask_index.on {
+            return;
+        }
+        let s = self.s;
+        let want = self
+            .position(r)
+            .map(|p| &self.view.cands[p])
+            .filter(|c| {
+                !c.dead_branch
+                    && c.compactable
+                    && !s.results[r].already_cleared
+                    && self.cleared[r].is_none()
+            })
+            .and_then(|_| s.harness_tokens.get(r).copied().flatten());
+        let ix = &mut self.mask_index;
+        let Some(slot) = ix.member.get_mut(r) else {
+            return;
+        };
+        if *slot == want {
+            return;
+        }
+        if let Some(t) = slot.take() {
+            ix.tokens.sub(r, t);
+            ix.free.remove(&r);
+            ix.savers.remove(&r);
+        }
+        if let Some(t) = want {
+            ix.tokens.add(r, t);
+            ix.free.insert(r);
+            if t > s.masked_tokens.get(r).copied().unwrap_or(u64::MAX) {
+                ix.savers.insert(r);
+            }
+        }
+        *slot = want;
+    }
+
+    /// The members, newest first (as positions), while `keep_going` says so.
+    pub(super) fn mask_members_newest(&self) -> impl Iterator<Item = usize> + '_ {
+        self.mask_index
+            .free
+            .iter()
+            .rev()
+            .filter_map(|&r| self.position(r))
+    }
+
+    /// Σ tokens of the members with a result index up to `r` (inclusive).
+    pub(super) fn mask_tokens_through(&self, r: usize) -> u64 {
+        self.mask_index.tokens.prefix(r + 1)
+    }
+
+    /// The members up to `r` (inclusive) that masking shrinks, newest first,
+    /// as positions.
+    pub(super) fn mask_savers_through(&self, r: usize) -> Vec<usize> {
+        self.mask_index
+            .savers
+            .range(..=r)
+            .rev()
+            .filter_map(|&r| self.position(r))
+            .collect()
+    }
+}
