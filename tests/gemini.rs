@@ -955,15 +955,7 @@ fn safe_io_4_a_mention_of_the_masking_tag_is_content() {
 /// unknown and a `malformed_record_field` warning names the field.
 #[test]
 fn safe_io_4_gemini_counts_of_the_wrong_shape_are_warned_not_0() {
-    let bad = [
-        (json!(-3), "a negative number (-3)"),
-        (json!("12"), "a string"),
-        (json!(1e308), "a number past 2^64"),
-        (
-            serde_json::from_str::<Value>("18446744073709551616").unwrap(),
-            "a number past 2^64",
-        ),
-    ];
+    let bad = common::wrong_shaped_counts();
     let mut lines = vec![header(), user("u1", "2026-11-30T09:00:01.000Z", "hi")];
     for (i, (v, _)) in bad.iter().enumerate() {
         let mut g = gemini(&format!("g{i}"), "2026-11-30T09:00:02.000Z", "hello");

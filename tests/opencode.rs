@@ -2087,15 +2087,7 @@ fn safe_io_4_opencode_counts_of_the_wrong_shape_and_orphan_parts_are_said() {
     let mut db = Db::new();
     db.session("ses_w", None, None);
     let u = db.user("ses_w", "hi");
-    let bad = [
-        (json!(-3), "a negative number (-3)"),
-        (json!("12"), "a string"),
-        (json!(1e308), "a number past 2^64"),
-        (
-            serde_json::from_str::<Value>("18446744073709551616").unwrap(),
-            "a number past 2^64",
-        ),
-    ];
+    let bad = common::wrong_shaped_counts();
     for (v, _) in &bad {
         db.assistant(
             "ses_w",

@@ -344,3 +344,17 @@ pub fn status(setup: &Setup, p: &PlanAt, id: &str) -> Status {
 pub fn ids(setup: &Setup, p: &PlanAt, st: Status) -> Vec<String> {
     p.ids_with(&setup.session, st)
 }
+
+/// Token counts of the wrong shape (issue 41 item 4), each with the words a
+/// `malformed_record_field` warning names it by: never read as 0.
+pub fn wrong_shaped_counts() -> Vec<(Value, &'static str)> {
+    vec![
+        (json!(-3), "a negative number (-3)"),
+        (json!("12"), "a string"),
+        (json!(1e308), "a number past 2^64"),
+        (
+            serde_json::from_str::<Value>("18446744073709551616").unwrap(),
+            "a number past 2^64",
+        ),
+    ]
+}

@@ -21,9 +21,9 @@ pub(super) trait Look {
     fn position(&self, r: usize) -> Option<usize>;
     /// Whether a plan's clearing is in force on candidate `c`.
     fn in_force(&self, c: &Candidate) -> bool;
-    /// Whether the verdict must say why each candidate was kept (the step
-    /// reports statuses).
-    fn wants_kept(&self) -> bool {
+    /// Whether the candidates may be listed out of their stored order (a
+    /// retained tail's copies): true unless the look knows they are not.
+    fn stored_unsorted(&self) -> bool {
         true
     }
     /// The engine's index of what mask counts (`mask_index`), where it keeps
@@ -42,7 +42,7 @@ pub(super) trait Look {
     /// The recorded usage of the view's last response.
     fn last_usage(&self) -> Option<u64>;
     /// Whether a verdict says why each candidate stays (a status reads it;
-    /// a lean pass skips it).
+    /// a lean pass, or a step that only carries the state, skips it).
     fn explains(&self) -> bool;
     /// Whether top-level media part `m` is cleared.
     fn media_cleared(&self, m: usize) -> bool;
@@ -203,8 +203,8 @@ impl Look for Engine<'_> {
         self.cleared[c.result].is_some()
     }
 
-    fn wants_kept(&self) -> bool {
-        self.kept_wanted
+    fn stored_unsorted(&self) -> bool {
+        self.view.stored_unsorted
     }
 
     fn mask_index(&self) -> Option<&dyn MaskIndexed> {
@@ -228,7 +228,8 @@ impl Look for Engine<'_> {
     }
 
     fn explains(&self) -> bool {
-        self.statuses
+        // A quiet step (one that only carries the state) reports no status.
+        self.kept_wanted
     }
 
     fn media_cleared(&self, m: usize) -> bool {

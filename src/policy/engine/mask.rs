@@ -32,7 +32,7 @@ pub(super) fn mask<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
     };
     // A step that need not say why each output was kept asks the engine's
     // index: it costs the outputs near the newest end, not the history.
-    if !look.wants_kept()
+    if !look.explains()
         && let Some(ix) = look.mask_index()
     {
         let v = indexed(look, ix, p, history_end, scan_end, why0);
@@ -122,12 +122,10 @@ fn by_pass<L: Look>(
         return v;
     }
     let mut clear = Vec::new();
-    let mut saved = 0;
     for (q, tokens) in prunable {
         let r = look.cands()[q].result;
         let masked_tokens = s.masked_tokens.get(r).copied().unwrap_or(u64::MAX);
         if tokens > masked_tokens {
-            saved += tokens - masked_tokens;
             clear.push((
                 q,
                 ClearReason::Mask {
@@ -146,10 +144,26 @@ fn by_pass<L: Look>(
             );
         }
     }
+    masked(clear, why, kept)
+}
+
+/// The verdict of a batch that qualified: the outputs masked (each one's
+/// saving in its reason), nothing smaller to put in meaning nothing masked.
+fn masked(mut clear: Vec<(usize, ClearReason)>, why: MaskWhy, kept: Why) -> Verdict {
+    let saved = clear
+        .iter()
+        .map(|(_, c)| match c {
+            ClearReason::Mask {
+                tokens,
+                masked_tokens,
+                ..
+            } => tokens - masked_tokens,
+            _ => 0,
+        })
+        .sum();
     // Newest first is the harness's order; the engine lists clearings by rank.
     clear.sort_by_key(|&(q, _)| q);
     Verdict {
-        // The batch qualified; nothing smaller to put in: nothing masked.
         trigger: (!clear.is_empty()).then_some(Trigger::Mask),
         note: Note::Mask {
             why,
@@ -203,37 +217,18 @@ fn indexed<L: Look>(
         return Verdict::none(Note::MaskUnder(why));
     }
     let mut clear = Vec::new();
-    let mut saved = 0;
     if let Some(r) = crossing {
         for q in ix.savers_through(r) {
             let r = look.cands()[q].result;
-            let tokens = s.harness_tokens.get(r).copied().flatten().unwrap_or(0);
-            let masked_tokens = s.masked_tokens.get(r).copied().unwrap_or(u64::MAX);
-            saved += tokens - masked_tokens;
             clear.push((
                 q,
                 ClearReason::Mask {
                     why,
-                    tokens,
-                    masked_tokens,
+                    tokens: s.harness_tokens.get(r).copied().flatten().unwrap_or(0),
+                    masked_tokens: s.masked_tokens.get(r).copied().unwrap_or(u64::MAX),
                 },
             ));
         }
     }
-    clear.sort_by_key(|&(q, _)| q);
-    Verdict {
-        trigger: (!clear.is_empty()).then_some(Trigger::Mask),
-        note: Note::Mask {
-            why,
-            masked: clear.len(),
-            saved,
-        },
-        clear,
-        media: Vec::new(),
-        strip: Vec::new(),
-        media_kept: 0,
-        target: None,
-        kept: Why::new(),
-        pre_tokens: None,
-    }
+    masked(clear, why, Why::new())
 }

@@ -233,6 +233,9 @@ struct View {
     calls_start: usize,
     cands: Vec<Candidate>,
     keys: Vec<(usize, usize)>,
+    /// Whether some candidate is stored before the one listed ahead of it
+    /// (a retained tail's copy): prune then sorts the view, else walks it.
+    stored_unsorted: bool,
     /// The messages on a dead branch the view was built with (SPEC §2 rewinds).
     dead: Vec<std::ops::Range<usize>>,
 }

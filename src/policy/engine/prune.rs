@@ -80,18 +80,33 @@ pub(super) fn prune<L: Look>(
     let stored = |pos: usize| s.stored(look.cands()[pos].result);
     // Newest first: by message, then by part (results are stored in order;
     // the view lists them so, unless a retained tail repeats some).
-    let mut order: Vec<usize> = (0..look.cands().len()).rev().collect();
-    if !order.is_sorted_by_key(|&pos| std::cmp::Reverse(stored(pos))) {
-        order.sort_unstable_by_key(|&pos| std::cmp::Reverse(stored(pos)));
+    // A view in stored order is walked as it is, newest first, and a lean
+    // scan costs what it reads (it stops at the first part marked before),
+    // not the view; only a view with a retained tail's copies is sorted.
+    let n = look.cands().len();
+    let mut sorted: Vec<usize> = Vec::new();
+    if look.stored_unsorted() {
+        sorted = (0..n).rev().collect();
+        if !sorted.is_sorted_by_key(|&pos| std::cmp::Reverse(stored(pos))) {
+            sorted.sort_unstable_by_key(|&pos| std::cmp::Reverse(stored(pos)));
+        }
     }
+    let order: Box<dyn Iterator<Item = usize> + '_> = if look.stored_unsorted() {
+        Box::new(sorted.iter().copied())
+    } else {
+        Box::new((0..n).rev())
+    };
     // A lean engine keeps no reasons: the scan ends where OpenCode's does.
     let lean = !look.explains();
     // The oldest stored place the view holds: the scan goes on below it.
-    let view_first = order
-        .last()
-        .map_or(s.results_in(req.view_start, req.view_start).start, |&p| {
-            stored(p)
-        });
+    let oldest = if look.stored_unsorted() {
+        sorted.last().copied()
+    } else {
+        (n > 0).then_some(0)
+    };
+    let view_first = oldest.map_or(s.results_in(req.view_start, req.view_start).start, |p| {
+        stored(p)
+    });
     let mut kept = Why::new();
     let mut total = 0u64;
     let mut pruned = 0u64;

@@ -44,6 +44,9 @@ impl<'s> Engine<'s> {
             self.id_slots.add_result(self.ids.result[r]);
             unsorted |= self.view.keys.last().is_some_and(|&k| k > key);
             self.view.keys.push(key);
+            if let Some(prev) = self.view.cands.last() {
+                self.view.stored_unsorted |= s.stored(prev.result) > s.stored(cand.result);
+            }
             self.view.cands.push(cand);
             self.size_index_pos(self.view.cands.len() - 1);
             self.mask_index_result(r);
@@ -88,6 +91,7 @@ impl<'s> Engine<'s> {
             for (p, c) in self.view.cands.iter().enumerate() {
                 self.pos_of[c.result] = p;
             }
+            self.view.stored_unsorted = !self.view.cands.is_sorted_by_key(|c| s.stored(c.result));
             // Positions moved: the size plan's index is rebuilt (rare).
             self.size_index_rebuild();
         }
