@@ -977,3 +977,43 @@ fn safe_io_4_gemini_counts_of_the_wrong_shape_are_warned_not_0() {
         assert!(text.contains(what), "{text}");
     }
 }
+
+/// Issue 41 item 4: a record nested past serde's 128 levels (`JSON.parse`
+/// reads it; the Claude loader reads such depth in the fields it skips) is
+/// read, not dropped: its values deeper than 64 levels are shown as a
+/// placeholder, with a diagnostic, and the request it holds plans and sends.
+#[test]
+fn safe_io_4_a_record_nested_past_128_levels_is_read() {
+    let deep = "[".repeat(5_000) + &"]".repeat(5_000);
+    let call =
+        json!([{"functionCall": {"id": "c1", "name": "run_shell_command", "args": {"x": "DEEP"}}}]);
+    let mut g = with_calls("g1", "2026-11-30T09:00:02.000Z", json!([]));
+    g["content"] = call;
+    let lines = [
+        header(),
+        user("u1", "2026-11-30T09:00:01.000Z", "go"),
+        g,
+        json!({"id": "u2", "timestamp": "2026-11-30T09:00:03.000Z", "type": "user",
+               "content": [{"functionResponse": {"id": "c1", "name": "run_shell_command",
+                            "response": {"output": "ok"}}}]}),
+        gemini("g2", "2026-11-30T09:00:04.000Z", "done"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("session-deep.jsonl");
+    let text: String = lines
+        .iter()
+        .map(|l| format!("{}\n", l.to_string().replace("\"DEEP\"", &deep)))
+        .collect();
+    std::fs::write(&p, text).unwrap();
+    let p = p.display().to_string();
+    let t = json(&["timeline", &p, "-j"]);
+    assert_eq!(t["session"]["requests"], 2, "{}", t["session"]);
+    let d = t["session"]["diagnostics"].to_string();
+    assert!(d.contains("nested deeper than 64 levels: read"), "{d}");
+    assert!(d.contains("\"line\":3"), "{d}");
+    let w = json(&["wire", &p, "--at", "2"]);
+    assert!(
+        w.to_string()
+            .contains("nested deeper than 64 levels: not read")
+    );
+}

@@ -685,12 +685,21 @@ pub(super) fn load(
     let mut subagent = false;
     let items: Vec<(usize, Value)> = if whole_record {
         {
-            let v: Value =
-                serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
-                    LoadError::UnknownFormat {
-                        path: path.to_path_buf(),
-                        why: format!("not a Gemini CLI session: {e}"),
+            let whole = text.trim_start_matches('\u{feff}');
+            let v: Value = serde_json::from_str(whole)
+                .or_else(|e| {
+                    if !super::deep::too_deep(&e) {
+                        return Err(e);
                     }
+                    // Deeper than serde's limit: read as `JSON.parse` reads it.
+                    super::deep::parse(whole).map(|(v, n)| {
+                        rp.diagnostics.push(super::deep::note(1, n));
+                        v
+                    })
+                })
+                .map_err(|e| LoadError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    why: format!("not a Gemini CLI session: {e}"),
                 })?;
             // The whole record: its header, then each message in order.
             let mut out = vec![(1, v.clone())];
@@ -721,6 +730,14 @@ pub(super) fn load(
                 // string at 250 UTF-16 units); `JSON.parse` reads it, so the
                 // line is read with it made U+FFFD, as the other loaders do.
                 let parsed = serde_json::from_str::<Value>(l).or_else(|e| {
+                    // Deeper than serde's limit: read as `JSON.parse` reads it,
+                    // with the deepest values cut (`deep`).
+                    if super::deep::too_deep(&e) {
+                        return super::deep::parse(l).map(|(v, n)| {
+                            rp.diagnostics.push(super::deep::note(i + 1, n));
+                            v
+                        });
+                    }
                     match super::surrogate::repair(l) {
                         Some((fixed, f)) => serde_json::from_str::<Value>(&fixed)
                             .inspect(|_| {
@@ -745,7 +762,7 @@ pub(super) fn load(
                         line: i + 1,
                         byte_offset: 0,
                         message: format!(
-                            "line skipped: {} (Gemini CLI skips a line JSON.parse refuses; it reads a few that mcscope's parser refuses: numbers beyond the double range, nesting deeper than 128)",
+                            "line skipped: {} (Gemini CLI skips a line JSON.parse refuses; it reads a few that mcscope's parser refuses: numbers beyond the double range)",
                             super::json_error_text(&e)
                         ),
                     }),

@@ -7,6 +7,7 @@
 mod branches;
 mod builder;
 mod claude;
+mod deep;
 pub mod format;
 mod gemini;
 /// Claude Code attachment records that are facts about the wire (SPEC §13.E).
