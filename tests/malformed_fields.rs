@@ -570,3 +570,31 @@ fn safe_io_4_prices_and_thresholds_that_overflow_are_refused() {
             .success()
     );
 }
+
+/// Issue 41 item 4: a count past what any session holds (`--keep-recent
+/// 4294967295` overflowed `keep + 15` and crashed a debug build) is refused
+/// where it is read, from a flag or the config, the key named.
+#[test]
+fn safe_io_4_counts_that_overflow_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = odd_boundary(dir.path());
+    let sp = p(&s);
+    for flag in ["--keep-recent", "--trigger", "--min-trigger-tool-uses"] {
+        let out = run(dir.path(), &["timeline", sp, flag, "4294967295"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.contains(&format!("'4294967295' for '{flag}")), "{err}");
+    }
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[policy]\nkeep_recent = 4294967295\n").unwrap();
+    refused(
+        &run_with(&["plan", p(&s)], &config),
+        "keep_recent: more than 1000000000",
+    );
+    // The largest count is read, and nothing overflows.
+    assert!(
+        run(dir.path(), &["timeline", sp, "--keep-recent", "1000000000"])
+            .status
+            .success()
+    );
+}

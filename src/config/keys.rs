@@ -133,6 +133,12 @@ fn put(p: &mut Policy, key: &str, value: &Value) -> Result<bool, String> {
         _ => format!("{key}: {why}"),
     };
     match (row.put, value) {
+        (Put::U32(_), Value::U32(v)) if *v > crate::policy::params::MAX_COUNT => {
+            return Err(named(format!(
+                "more than {} (no session holds that many)",
+                crate::policy::params::MAX_COUNT
+            )));
+        }
         (Put::U32(set), Value::U32(v)) => set(p, *v),
         (Put::U64(set), Value::U64(v)) => set(p, *v),
         (Put::I64(set), Value::I64(v)) => set(p, *v),

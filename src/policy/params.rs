@@ -9,6 +9,11 @@
 use super::{PlanKind, Policy};
 use crate::session::HarnessId;
 
+/// The largest count a parameter takes (keep, trigger, minimum trigger): a
+/// billion results is more than any session holds, and the counts the plans
+/// add to it (`keep + 15`) stay far from u32's end.
+pub const MAX_COUNT: u32 = 1_000_000_000;
+
 /// One parameter of a plan.
 #[derive(Debug)]
 pub struct Param {
@@ -378,7 +383,7 @@ pub static PARAMS: &[Param] = &[
         command: Some("keep"),
         set: Some(Set {
             parse: |p, v| match v.parse::<u32>() {
-                Ok(k) if k >= 1 => {
+                Ok(k) if (1..=MAX_COUNT).contains(&k) => {
                     p.keep_recent = Some(k);
                     true
                 }
@@ -579,7 +584,7 @@ pub static PARAMS: &[Param] = &[
         command: Some("trigger"),
         set: Some(Set {
             parse: |p, v| match v.parse::<u32>() {
-                Ok(t) => {
+                Ok(t) if t <= MAX_COUNT => {
                     p.trigger_threshold = t;
                     true
                 }

@@ -94,11 +94,9 @@ fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind, only_read: bool) -
         min_trigger: gate(
             read("min_trigger_tool_uses"),
             match (idle_server, keep) {
-                (true, Some(keep)) => {
-                    Some(p.min_trigger_tool_uses.unwrap_or(
-                        keep + crate::harness::claude_idle_server::MIN_TRIGGER_OVER_KEEP,
-                    ))
-                }
+                (true, Some(keep)) => Some(p.min_trigger_tool_uses.unwrap_or(
+                    keep.saturating_add(crate::harness::claude_idle_server::MIN_TRIGGER_OVER_KEEP),
+                )),
                 _ => p.min_trigger_tool_uses,
             },
         ),

@@ -83,13 +83,13 @@ pub struct Opts {
     #[arg(long, value_name = "TEXT")]
     pub api_placeholder: Option<String>,
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(crate::policy::params::MAX_COUNT)))]
     pub keep_recent: Option<u32>,
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "M", allow_negative_numbers = true, value_parser = gap_arg)]
     pub gap_minutes: Option<f64>,
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(crate::policy::params::MAX_COUNT)))]
     pub min_trigger_tool_uses: Option<u32>,
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "N")]
@@ -113,7 +113,7 @@ pub struct Opts {
     #[arg(long)]
     pub no_low_watermark: bool,
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(crate::policy::params::MAX_COUNT)))]
     pub trigger: Option<u32>,
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_enum)]

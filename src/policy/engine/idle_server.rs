@@ -101,7 +101,7 @@ pub(super) fn params(policy: &Policy, req: &Request) -> Params {
         keep,
         min_trigger: p
             .min_trigger_tool_uses
-            .unwrap_or(keep + rule::MIN_TRIGGER_OVER_KEEP),
+            .unwrap_or(keep.saturating_add(rule::MIN_TRIGGER_OVER_KEEP)),
         gap_minutes: if p.gap_explicit {
             p.gap_threshold_minutes
         } else {
