@@ -40,6 +40,14 @@ fn stdout_open() -> std::io::Result<()> {
 }
 
 fn main() -> ExitCode {
+    let code = run_main();
+    // A database copy a background load still holds (the TUI quit while it
+    // read) is removed here: that thread's destructors never run.
+    mcscope::load::opencode::db::remove_private_copies();
+    code
+}
+
+fn run_main() -> ExitCode {
     // Backtraces only when asked for: users get one line naming the path and cause.
     if std::env::var_os("RUST_BACKTRACE").is_none() {
         let _ = color_eyre::config::HookBuilder::default()

@@ -2230,6 +2230,14 @@ fn safe_io_2_the_private_copy_is_capped_and_names_its_folder() {
     assert!(err.contains(&tmp.path().display().to_string()), "{err}");
     assert!(err.contains("MCSCOPE_TMP_CAP"), "{err}");
     assert!(leftovers(tmp.path()).is_empty());
+    // A cap that is no number is said, not ignored.
+    let out = run(Some("lots"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("MCSCOPE_TMP_CAP=lots: expected a number of bytes"),
+        "{err}"
+    );
     let out = run(None);
     assert!(
         out.status.success(),

@@ -103,12 +103,16 @@ pub(crate) fn check(target: &Path, reading: &Reading) -> Result<PathBuf, WriteEr
                 read.display()
             )));
         }
-        if let Some(format) = crate::load::transcript_format(&dest) {
-            return Err(refuse(format!(
-                "it is a session transcript ({} {}); mcscope never writes over one",
-                format.harness().rules().title,
-                format.name()
-            )));
+        match crate::load::transcript_format(&dest) {
+            Ok(Some(format)) => {
+                return Err(refuse(format!(
+                    "it is a session transcript ({} {}); mcscope never writes over one",
+                    format.harness().rules().title,
+                    format.name()
+                )));
+            }
+            Ok(None) => {}
+            Err(why) => return Err(refuse(why)),
         }
     }
     Ok(dest)
@@ -159,8 +163,16 @@ pub(crate) fn write_with(
         target: target.to_path_buf(),
         source,
     };
-    // What is there now: nothing, or the regular file `check` allowed.
+    // What is there now: nothing, or the regular file `check` allowed; and
+    // checked again, so that the file whose identity is held is one that was
+    // checked (a swap between the two is caught at the rename).
     let before = identity(&dest).map_err(io)?;
+    if check(target, reading)? != dest {
+        return Err(WriteError::Refused {
+            target: target.to_path_buf(),
+            why: "it changed while mcscope was writing (it is left as it is)".into(),
+        });
+    }
     let dir = dest.parent().unwrap_or(Path::new("/"));
     let mut tmp = tempfile::Builder::new()
         .prefix(".mcscope-")
@@ -183,13 +195,19 @@ pub(crate) fn write_with(
     match before {
         // A new name: created only if still free (never a rename over a node
         // that appeared since the check).
-        None => tmp.persist_noclobber(&dest).map_err(|e| {
-            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-                changed()
-            } else {
-                io(e.error)
+        None => match tmp.persist_noclobber(&dest) {
+            Ok(f) => f,
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => return Err(changed()),
+            // A file system that can neither rename without replacing nor
+            // hard-link (some FUSE and shared folders): a plain rename, the
+            // name looked at once more just before.
+            Err(e) => {
+                if identity(&dest).map_err(io)?.is_some() {
+                    return Err(changed());
+                }
+                e.file.persist(&dest).map_err(|e| io(e.error))?
             }
-        })?,
+        },
         Some(id) => {
             if identity(&dest).map_err(io)? != Some(id) {
                 return Err(changed());

@@ -181,3 +181,23 @@ fn safe_io_1_a_transcript_is_refused_a_wire_export_replaced() {
         "{e}"
     );
 }
+
+/// The reviewer's case: a Claude Code transcript whose first record (a
+/// pasted image, a long paste) runs past the loader's 1 MiB head is still
+/// known as a transcript and refused.
+#[test]
+fn safe_io_1_a_transcript_with_a_first_record_past_1_mib_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let claude = t.path().join("big-first.jsonl");
+    let big = "x".repeat(2 << 20);
+    let line = format!(
+        r#"{{"type":"user","message":{{"role":"user","content":"{big}"}},"uuid":"u1","timestamp":"2026-01-01T00:00:00Z"}}"#
+    );
+    std::fs::write(&claude, format!("{line}\n")).unwrap();
+    let e = write(&claude, &Reading::default(), b"x").unwrap_err();
+    assert!(e.to_string().contains("it is a session transcript"), "{e}");
+    assert_eq!(
+        std::fs::metadata(&claude).unwrap().len(),
+        line.len() as u64 + 1
+    );
+}

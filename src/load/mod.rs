@@ -169,14 +169,32 @@ pub fn sniff(path: &Path) -> Option<Format> {
     detect(path, &mut file).ok()?.ok()
 }
 
-/// The harness transcript format of the file at `path` (None: unreadable,
-/// not a regular file, nothing claims it, or a format mcscope writes itself):
-/// what the writer refuses to replace.
-pub fn transcript_format(path: &Path) -> Option<Format> {
-    let file = regular::open_regular(path).ok()?;
+/// How much of an existing file the writer reads to tell whether it is a
+/// transcript: more than the loader's 1 MiB head, since a Claude Code file can
+/// open with snapshot records or a pasted image longer than that.
+const WRITER_HEAD: u64 = 64 << 20;
+
+/// The harness transcript format of the existing regular file at `path`
+/// (None: nothing claims it, or a format mcscope writes itself): what the
+/// writer refuses to replace. An error, in words, where it cannot tell: the
+/// file cannot be read, or it is JSON whose first line runs past 64 MB.
+pub fn transcript_format(path: &Path) -> Result<Option<Format>, String> {
+    let file = regular::open_regular(path)
+        .map_err(|e| format!("it cannot be read to tell whether it is a transcript ({e})"))?;
     let mut head = Vec::new();
-    file.take(1 << 20).read_to_end(&mut head).ok()?;
-    format::transcript(path, &head)
+    file.take(WRITER_HEAD)
+        .read_to_end(&mut head)
+        .map_err(|e| format!("it cannot be read to tell whether it is a transcript ({e})"))?;
+    let first = head.iter().find(|b| !b.is_ascii_whitespace());
+    if head.len() as u64 == WRITER_HEAD
+        && first == Some(&b'{')
+        && memchr::memchr(b'\n', &head).is_none()
+    {
+        return Err(
+            "its first line is a JSON record longer than 64 MB: it may be a transcript".into(),
+        );
+    }
+    Ok(format::transcript(path, &head))
 }
 
 /// One session of a database, as its picker row shows it.

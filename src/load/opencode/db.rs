@@ -33,6 +33,12 @@ use rusqlite::{Connection, OpenFlags};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+/// Removes every private copy still on disk (at exit: a copy a background
+/// thread still holds is not dropped when the process ends).
+pub fn remove_private_copies() {
+    private::remove_live();
+}
+
 /// The first bytes of every SQLite 3 database.
 pub const MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
@@ -106,12 +112,15 @@ enum Mode {
     Copy,
 }
 
-/// A rollback `-journal` (not OpenCode's mode, but any SQLite file may be
-/// named) keeps a writer's lock meaningful: with one beside it the file is
-/// read `mode=ro`, which waits for the writer and then says busy, or refuses
-/// a hot journal, where `immutable=1` would read a half-written file.
-fn mode(wal: Side, shm: Side, journal: Side) -> Mode {
+/// `wal_mode`: the header says WAL (OpenCode's databases). A WAL database
+/// with no side files is read `immutable=1`: `mode=ro` would create a `-wal`
+/// and `-shm` beside it. A rollback `-journal` beside a database in rollback
+/// mode (any SQLite file may be named) keeps a writer's lock meaningful: that
+/// file is read `mode=ro`, which waits for the writer and then says busy, or
+/// refuses a hot journal, where `immutable=1` would read a half-written file.
+fn mode(wal_mode: bool, wal: Side, shm: Side, journal: Side) -> Mode {
     match (wal, shm, journal) {
+        (Side::Missing, Side::Missing, _) if wal_mode => Mode::Immutable,
         (Side::Missing, Side::Missing, Side::Missing) => Mode::Immutable,
         (Side::Missing, Side::Missing, Side::Regular) => Mode::ReadOnly,
         (Side::Regular, Side::Regular, Side::Missing | Side::Regular) => Mode::ReadOnly,
@@ -137,7 +146,9 @@ pub fn open(path: &Path) -> Result<Db, LoadError> {
     let wal = side(&sidecar(path, "-wal"));
     let shm = side(&sidecar(path, "-shm"));
     let journal = side(&sidecar(path, "-journal"));
-    let (conn, copy, notes) = match mode(wal, shm, journal) {
+    // Bytes 18 and 19: the write and read format versions, 2 for WAL.
+    let wal_mode = n >= 20 && (head[18] == 2 || head[19] == 2);
+    let (conn, copy, notes) = match mode(wal_mode, wal, shm, journal) {
         Mode::Immutable => (open_uri(path, "immutable=1")?, None, Vec::new()),
         Mode::ReadOnly => (open_uri(path, "mode=ro")?, None, Vec::new()),
         Mode::Copy => {
@@ -184,7 +195,7 @@ fn private_copy(
         _ => 0,
     };
     let db_len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let cap = private::cap(folder.path());
+    let cap = private::cap(folder.path()).map_err(|why| error(path, why))?;
     let too_big = |need: u64| {
         error(
             path,
@@ -226,7 +237,10 @@ fn private_copy(
     }
     let mut notes = Vec::new();
     match wal {
-        Side::Regular => copy_wal(&wal_path, &sidecar(&copy, "-wal"), cap).map_err(in_copy)?,
+        // What is left of the cap after the database's copy (the -wal may
+        // have grown since it was measured).
+        Side::Regular => copy_wal(&wal_path, &sidecar(&copy, "-wal"), cap.saturating_sub(db_len))
+            .map_err(in_copy)?,
         Side::Missing => {}
         Side::Other(what) => notes.push(format!(
             "{} is not a regular file ({what}): not read, so rows OpenCode had not yet moved into the database are missing",

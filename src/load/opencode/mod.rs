@@ -334,15 +334,13 @@ impl<'a> Store<'a> {
     }
 
     /// One line naming the message and part rows whose `session_id` is not
-    /// text (or whose `id` is not): read for no session, the database still
-    /// read. Empty when there are none.
+    /// text: read for no session, the database still read. Empty when there
+    /// are none.
     fn skipped_rows(&self) -> Vec<String> {
         let n = |table: &str| -> i64 {
             self.conn
                 .query_row(
-                    &format!(
-                        "SELECT COUNT(*) FROM {table} WHERE typeof(session_id) != 'text' OR typeof(id) != 'text'"
-                    ),
+                    &format!("SELECT COUNT(*) FROM {table} WHERE typeof(session_id) != 'text'"),
                     [],
                     |r| r.get(0),
                 )
@@ -353,7 +351,7 @@ impl<'a> Store<'a> {
             return Vec::new();
         }
         vec![format!(
-            "{m} message and {p} part rows skipped: their session_id or id is not text (malformed rows; no session can own them)"
+            "{m} message and {p} part rows skipped: their session_id is not text (malformed rows; no session can own them)"
         )]
     }
 

@@ -15,7 +15,8 @@
 use super::fenwick::Fenwick;
 use super::*;
 
-/// The index (on where the session's results are in (message, part) order).
+/// The index (on where mask may run and the session's results are in
+/// (message, part) order).
 #[derive(Debug, Clone, Default)]
 pub(super) struct MaskIndex {
     pub(super) on: bool,
@@ -28,13 +29,14 @@ pub(super) struct MaskIndex {
 }
 
 impl MaskIndex {
+    /// Empties it for a new view, at the cost of its members (every member
+    /// is in `free`).
     fn clear(&mut self) {
-        for (r, m) in self.member.iter_mut().enumerate() {
-            if let Some(t) = m.take() {
+        for r in std::mem::take(&mut self.free) {
+            if let Some(t) = self.member.get_mut(r).and_then(Option::take) {
                 self.tokens.sub(r, t);
             }
         }
-        self.free.clear();
         self.savers.clear();
     }
 }
@@ -45,9 +47,15 @@ impl Engine<'_> {
     /// (Gemini CLI's).
     pub(super) fn mask_index_on(&mut self) {
         let s = self.s;
-        self.mask_index.on =
-            !s.harness_tokens.is_empty() && s.results.is_sorted_by_key(|r| (r.msg, r.part));
-        self.mask_index.member = vec![None; s.results.len()];
+        let p = &self.policy;
+        let mask_may_run = p.kind == PlanKind::Mask
+            || (p.kind == PlanKind::Auto && p.preset.auto_may(PlanKind::Mask));
+        self.mask_index.on = mask_may_run
+            && !s.harness_tokens.is_empty()
+            && s.results.is_sorted_by_key(|r| (r.msg, r.part));
+        if self.mask_index.on {
+            self.mask_index.member = vec![None; s.results.len()];
+        }
     }
 
     pub(super) fn mask_index_clear(&mut self) {

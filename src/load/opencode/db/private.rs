@@ -69,20 +69,23 @@ pub(super) fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
 
 /// The most a copy in `dir` may take: `MCSCOPE_TMP_CAP` bytes when set, else
 /// the free space there less 10 %.
-pub(super) fn cap(dir: &Path) -> u64 {
-    if let Some(n) = std::env::var("MCSCOPE_TMP_CAP")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-    {
-        return n;
+pub(super) fn cap(dir: &Path) -> Result<u64, String> {
+    if let Some(v) = std::env::var_os("MCSCOPE_TMP_CAP") {
+        let text = v.to_string_lossy();
+        return text.trim().parse::<u64>().map_err(|_| {
+            format!(
+                "MCSCOPE_TMP_CAP={}: expected a number of bytes",
+                crate::sanitize::line(&text)
+            )
+        });
     }
-    match rustix::fs::statvfs(dir) {
+    Ok(match rustix::fs::statvfs(dir) {
         Ok(s) => {
             let free = s.f_bavail.saturating_mul(s.f_frsize);
             free - free / 10
         }
         Err(_) => u64::MAX,
-    }
+    })
 }
 
 /// Once per process: a thread that, on SIGINT, SIGTERM or SIGHUP, removes
@@ -90,7 +93,13 @@ pub(super) fn cap(dir: &Path) -> u64 {
 fn install_handler() {
     HANDLER.call_once(|| {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        // A signal the process was started ignoring (`nohup`, a background
+        // job of a script) stays ignored.
+        let wanted: Vec<i32> = [SIGINT, SIGTERM, SIGHUP]
+            .into_iter()
+            .filter(|&s| !ignored(s))
+            .collect();
+        let Ok(mut signals) = signal_hook::iterator::Signals::new(wanted) else {
             return;
         };
         let _ = std::thread::Builder::new()
@@ -105,12 +114,23 @@ fn install_handler() {
     });
 }
 
-fn remove_live() {
+pub(super) fn remove_live() {
     let dirs = match LIVE.lock() {
         Ok(mut live) => std::mem::take(&mut *live),
         Err(p) => std::mem::take(&mut *p.into_inner()),
     };
     for d in dirs {
         let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// Whether `sig` is ignored now (SIG_IGN inherited from the parent).
+#[allow(unsafe_code)]
+fn ignored(sig: libc::c_int) -> bool {
+    // SAFETY: with a null new action, sigaction only writes the current one
+    // into `old`, a zeroed plain C struct it owns for the call.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
     }
 }

@@ -55,19 +55,25 @@ fn open_bounded(path: &Path) -> Result<Db, LoadError> {
 fn safe_io_2_the_mode_follows_what_lies_beside_the_database() {
     use Side::{Missing, Other, Regular};
     let fifo = Other("a FIFO");
-    assert_eq!(mode(Missing, Missing, Missing), Mode::Immutable);
-    assert_eq!(mode(Regular, Regular, Missing), Mode::ReadOnly);
-    assert_eq!(mode(Regular, Missing, Missing), Mode::Copy);
-    assert_eq!(mode(Missing, Regular, Missing), Mode::Copy);
-    assert_eq!(mode(fifo, Regular, Missing), Mode::Copy);
-    assert_eq!(
-        mode(Regular, Other("a character device"), Missing),
-        Mode::Copy
-    );
-    // A rollback journal: read in place when it is a file, never opened else.
-    assert_eq!(mode(Missing, Missing, Regular), Mode::ReadOnly);
-    assert_eq!(mode(Missing, Missing, fifo), Mode::Copy);
-    assert_eq!(mode(Regular, Regular, fifo), Mode::Copy);
+    for wal_mode in [true, false] {
+        assert_eq!(mode(wal_mode, Missing, Missing, Missing), Mode::Immutable);
+        assert_eq!(mode(wal_mode, Regular, Regular, Missing), Mode::ReadOnly);
+        assert_eq!(mode(wal_mode, Regular, Missing, Missing), Mode::Copy);
+        assert_eq!(mode(wal_mode, Missing, Regular, Missing), Mode::Copy);
+        assert_eq!(mode(wal_mode, fifo, Regular, Missing), Mode::Copy);
+        assert_eq!(
+            mode(wal_mode, Regular, Other("a character device"), Missing),
+            Mode::Copy
+        );
+        assert_eq!(mode(wal_mode, Regular, Regular, fifo), Mode::Copy);
+    }
+    // A rollback journal beside a rollback-mode file: read in place when it
+    // is a file, never opened else. Beside a WAL database it is stale: the
+    // file alone is read, immutable (mode=ro would create a -wal and -shm).
+    assert_eq!(mode(false, Missing, Missing, Regular), Mode::ReadOnly);
+    assert_eq!(mode(false, Missing, Missing, fifo), Mode::Copy);
+    assert_eq!(mode(true, Missing, Missing, Regular), Mode::Immutable);
+    assert_eq!(mode(true, Missing, Missing, fifo), Mode::Immutable);
 }
 
 #[test]
@@ -166,4 +172,19 @@ fn safe_io_2_a_path_reaches_sqlite_as_bytes() {
         "{}",
         uri_path(&odd)
     );
+}
+
+/// The reviewer's case: a WAL database with a stale `-journal` beside it and
+/// no `-wal` or `-shm` is read without creating either.
+#[test]
+fn safe_io_2_a_wal_database_with_a_stale_journal_creates_nothing_beside_it() {
+    let t = tempfile::tempdir().unwrap();
+    let path = t.path().join("opencode.db");
+    drop(live_db(&path, 3));
+    std::fs::write(t.path().join("opencode.db-journal"), b"").unwrap();
+    assert_eq!(names(t.path()), ["opencode.db", "opencode.db-journal"]);
+    let db = open(&path).unwrap();
+    assert_eq!(count(&db), 3);
+    drop(db);
+    assert_eq!(names(t.path()), ["opencode.db", "opencode.db-journal"]);
 }
