@@ -132,3 +132,46 @@ fn export_asks_before_replacing_a_file_and_only_y_replaces_it() {
         "no temp file left"
     );
 }
+
+/// Issue 41 item 1, through the real keymap: `e` to a FIFO (and to another
+/// session's transcript) is refused on the status line, in the TUI's words
+/// (no `-o -` advice, which means nothing there), and the target is left
+/// as it is.
+#[test]
+fn safe_io_1_export_to_a_fifo_or_a_transcript_is_refused_and_left() {
+    use std::os::unix::fs::FileTypeExt;
+    let t = tempfile::tempdir().unwrap();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-demo.jsonl");
+    let session = t.path().join("s.jsonl");
+    std::fs::copy(&sample, &session).unwrap();
+    let other = t.path().join("other.jsonl");
+    std::fs::copy(&sample, &other).unwrap();
+    let pipe = t.path().join("pipe");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&pipe)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut a = App::session(cli::setup(&session, &Opts::default()).unwrap());
+    a.view_mut().unwrap().wait_background();
+    export_to(&mut a, &pipe);
+    let s = status(&a);
+    assert!(
+        s.starts_with("export failed: ")
+            && s.ends_with("refusing to write: it is not a regular file (a FIFO)"),
+        "{s}"
+    );
+    assert!(
+        std::fs::symlink_metadata(&pipe)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    let before = std::fs::read(&other).unwrap();
+    export_to(&mut a, &other);
+    let s = status(&a);
+    assert!(s.contains("it is a session transcript"), "{s}");
+    assert_eq!(std::fs::read(&other).unwrap(), before);
+}

@@ -85,7 +85,7 @@ pub(crate) fn check(target: &Path, reading: &Reading) -> Result<PathBuf, WriteEr
         }
         if !meta.is_file() {
             return Err(refuse(format!(
-                "it is not a regular file ({}); use `-o -` and redirect",
+                "it is not a regular file ({}){CLI_HINT}",
                 crate::load::regular::describe(meta.file_type())
             )));
         }
@@ -116,6 +116,18 @@ pub(crate) fn check(target: &Path, reading: &Reading) -> Result<PathBuf, WriteEr
         }
     }
     Ok(dest)
+}
+
+/// What the command line adds to a refusal of a device or FIFO: its way to
+/// print anyway (the TUI's prompt leaves it out, see [`WriteError::in_tui`]).
+const CLI_HINT: &str = "; use `-o -` and redirect";
+
+impl WriteError {
+    /// The message as the TUI's export line shows it: without the command
+    /// line's `-o -` advice, which means nothing there.
+    pub(crate) fn in_tui(&self) -> String {
+        self.to_string().replace(CLI_HINT, "")
+    }
 }
 
 /// The file `-o` names, or None for `-o -` (stdout) and no `-o`.

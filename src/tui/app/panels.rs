@@ -121,7 +121,7 @@ impl SessionView {
     /// file asks first, anything else is written.
     fn submit_export(&mut self, path: String) {
         match crate::export::check(Path::new(&path), &self.reading()) {
-            Err(e) => self.status = Some(format!("export failed: {e}")),
+            Err(e) => self.status = Some(format!("export failed: {}", e.in_tui())),
             Ok(dest) if dest.exists() => {
                 self.status = Some(format!("{} exists", dest.display()));
                 self.overlay = Some(Overlay::ConfirmExport(path));
@@ -178,7 +178,7 @@ impl SessionView {
         };
         let format = crate::report::page::PageFormat::of_path(path);
         let text = crate::report::page::render(&self.setup, explain, evidence, format, false);
-        crate::export::write(path, &self.reading(), text.as_bytes()).map_err(|e| e.to_string())
+        crate::export::write(path, &self.reading(), text.as_bytes()).map_err(|e| e.in_tui())
     }
 
     /// What the view reads: its session, the sidecar, the config.
@@ -198,6 +198,6 @@ impl SessionView {
             out.write_all(text.as_bytes())?;
             out.write_all(b"\n")
         })
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.in_tui())
     }
 }
