@@ -474,8 +474,17 @@ fn typing_a_filter_in_the_picker_narrows_the_rows_as_you_type() {
     let path = dir.path().display().to_string();
     assert!(!path.contains('\''), "temp path with a quote: {path}");
     t.type_line(&format!("mcscope '{path}'"));
-    let s = t.wait_text("Write the release notes");
-    assert!(has(&s, "Rename the zebra module") && has(&s, "Fix the flaky login test"));
+    // The picker fills its rows as its background pass reads the files: all
+    // three are waited for (one on screen did not mean the others were yet,
+    // under a loaded machine).
+    let rows = [
+        "Write the release notes",
+        "Rename the zebra module",
+        "Fix the flaky login test",
+    ];
+    t.wait("the three sessions listed", |s| {
+        rows.iter().all(|r| has(s, r))
+    });
 
     t.key("/");
     t.wait_text("filter: ▏");
