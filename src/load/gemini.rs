@@ -16,7 +16,7 @@
 
 use super::LoadError;
 use super::builder::{AssistantRecord, Builder, UserRecord};
-use super::claude::fields::count_value;
+use super::claude::fields::{count_warnings, counts_malformed};
 use crate::harness::GEMINI;
 use crate::harness::gemini_cli as gc;
 use crate::session::{
@@ -318,7 +318,7 @@ fn usage(t: Option<&Value>) -> Option<Usage> {
     let t = t.filter(|t| t.is_object())?;
     // A count of the wrong shape makes the usage unknown, never 0
     // (`usage_warnings` says which).
-    if TOKEN_FIELDS.iter().any(|k| count_value(t.get(*k)).is_err()) {
+    if counts_malformed(t, &TOKEN_FIELDS) {
         return None;
     }
     let n = |k: &str| t.get(k).and_then(Value::as_u64).unwrap_or(0);
@@ -333,30 +333,7 @@ fn usage(t: Option<&Value>) -> Option<Usage> {
 }
 
 /// The counts of a response's `tokens` the bill reads.
-const TOKEN_FIELDS: [&str; 5] = ["input", "cached", "tool", "output", "thoughts"];
-
-/// What is wrong with a response's `tokens`, in words (SPEC §15.2 warnings):
-/// one line per count of the wrong shape.
-fn usage_warnings(id: &str, t: Option<&Value>) -> Vec<String> {
-    match t {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Object(o)) => TOKEN_FIELDS
-            .iter()
-            .filter_map(|k| {
-                count_value(o.get(*k)).err().map(|what| {
-                    format!(
-                        "tokens.{k} of response {} is {what}, not a token count; its usage is unknown",
-                        crate::sanitize::line(id)
-                    )
-                })
-            })
-            .collect(),
-        Some(_) => vec![format!(
-            "tokens of response {} is not an object; its usage is unknown",
-            crate::sanitize::line(id)
-        )],
-    }
-}
+const TOKEN_FIELDS: [&str; 5] = ["/input", "/cached", "/tool", "/output", "/thoughts"];
 
 struct Replay {
     b: Builder,
@@ -586,7 +563,7 @@ impl Replay {
     /// A response record's usage; a count of the wrong shape is warned
     /// about (once per record line) and the usage is unknown.
     fn usage_of(&mut self, id: &str, r: &Value, line: usize) -> Option<Usage> {
-        for text in usage_warnings(id, r.get("tokens")) {
+        for text in count_warnings(r.get("tokens"), &TOKEN_FIELDS, &format!("response {id}")) {
             self.b.s.warnings.push(SessionWarning {
                 id: super::claude::fields::MALFORMED,
                 line: Some(line),

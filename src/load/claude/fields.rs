@@ -72,6 +72,44 @@ pub(in crate::load) fn count_value(v: Option<&serde_json::Value>) -> Result<Opti
     }
 }
 
+/// The counts of a parsed record's `tokens` (JSON pointers into it, `fields`)
+/// that are of the wrong shape: one warning each, the record named by
+/// `whose` (`response r1`, `message msg_1`); a `tokens` that is no object,
+/// one warning. The Gemini CLI and OpenCode loaders make that usage unknown.
+pub(in crate::load) fn count_warnings(
+    tokens: Option<&serde_json::Value>,
+    fields: &[&str],
+    whose: &str,
+) -> Vec<String> {
+    let whose = crate::sanitize::line(whose);
+    match tokens {
+        None | Some(serde_json::Value::Null) => Vec::new(),
+        Some(t) if !t.is_object() => {
+            vec![format!(
+                "tokens of {whose} is not an object; its usage is unknown"
+            )]
+        }
+        Some(t) => fields
+            .iter()
+            .filter_map(|p| {
+                count_value(t.pointer(p)).err().map(|what| {
+                    format!(
+                        "tokens.{} of {whose} is {what}, not a token count; its usage is unknown",
+                        p.trim_start_matches('/').replace('/', ".")
+                    )
+                })
+            })
+            .collect(),
+    }
+}
+
+/// Whether any of those counts is of the wrong shape (the usage is unknown).
+pub(in crate::load) fn counts_malformed(tokens: &serde_json::Value, fields: &[&str]) -> bool {
+    fields
+        .iter()
+        .any(|p| count_value(tokens.pointer(p)).is_err())
+}
+
 /// What a value of the wrong shape is, in words. Numbers are ASCII and shown
 /// (shortened); strings and containers are named by kind only, so no text of
 /// the transcript is repeated.

@@ -3,6 +3,7 @@
 use super::super::RecordSink;
 use super::super::claude;
 use super::{Row, SessionInfo};
+use crate::load::claude::fields;
 use crate::session::{Diagnostic, Format, Part, Role, Session, SessionWarning};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -300,7 +301,11 @@ impl<'a> Walk<'a> {
         let parts = self.parts_of(i);
         let first = feeder.sink.made().1;
         if m.get("role").and_then(Value::as_str) == Some("assistant") {
-            self.got.warnings.extend(usage_warnings(id, m));
+            self.got.warnings.extend(fields::count_warnings(
+                m.get("tokens"),
+                &TOKEN_FIELDS,
+                &format!("message {id}"),
+            ));
         }
         let records = records_of(m, parts, id, &self.version, &mut self.got.file_paths);
         let mut shell = false;
@@ -917,32 +922,6 @@ const TOKEN_FIELDS: [&str; 5] = [
     "/cache/write",
 ];
 
-/// What is wrong with an assistant message's `tokens`, in words: one line per
-/// count of the wrong shape (the message's usage is then unknown).
-fn usage_warnings(id: &str, m: &Value) -> Vec<String> {
-    let Some(t) = m.get("tokens") else {
-        return Vec::new();
-    };
-    if !t.is_object() && !t.is_null() {
-        return vec![format!(
-            "tokens of message {id} is not an object; its usage is unknown"
-        )];
-    }
-    TOKEN_FIELDS
-        .iter()
-        .filter_map(|p| {
-            crate::load::claude::fields::count_value(t.pointer(p))
-                .err()
-                .map(|what| {
-                format!(
-                    "tokens.{} of message {id} is {what}, not a token count; its usage is unknown",
-                    p.trim_start_matches('/').replace('/', ".")
-                )
-            })
-        })
-        .collect()
-}
-
 /// An assistant message's `tokens` as Messages API usage (SPEC §14, §9a):
 /// input (OpenCode's figure leaves the cache out), cache writes and reads, and
 /// output with the reasoning tokens (OpenCode bills reasoning at the output
@@ -951,10 +930,7 @@ fn usage(m: &Value) -> Option<Value> {
     let t = m.get("tokens").filter(|t| t.is_object())?;
     // A count of the wrong shape makes the usage unknown (warned about in
     // `usage_warnings`), never 0.
-    if TOKEN_FIELDS
-        .iter()
-        .any(|p| crate::load::claude::fields::count_value(t.pointer(p)).is_err())
-    {
+    if fields::counts_malformed(t, &TOKEN_FIELDS) {
         return None;
     }
     let n = |p: &str| t.pointer(p).and_then(Value::as_u64).unwrap_or(0);

@@ -7,8 +7,8 @@
 //! depends on what is beside it (SPEC §18.22):
 //!
 //! - neither: `immutable=1`, which reads the file alone and never opens or
-//!   creates a `-wal`, `-shm` or lock (with a rollback `-journal` beside it,
-//!   a regular file, `mode=ro`: see [`mode`]);
+//!   creates a `-wal`, `-shm` or lock (a database in rollback mode with a
+//!   regular `-journal` beside it: `mode=ro`, see [`mode`]);
 //! - both, as regular files: `mode=ro` in place (SQLite writes its read marks
 //!   into the existing `-shm`, its lock protocol, not a content write);
 //! - anything else (a FIFO or device named `-wal`, a missing `-shm`): a
@@ -19,7 +19,7 @@
 //!   The copy lives in a folder of its own under `$TMPDIR` (mode 0700, files
 //!   0600), is capped at `$TMPDIR`'s free space less 10 % (or
 //!   `MCSCOPE_TMP_CAP` bytes), and is removed when the connection is dropped,
-//!   on any error, and on SIGINT, SIGTERM or SIGHUP (`private`).
+//!   on any error, at exit, and on SIGINT, SIGTERM or SIGHUP (`private`).
 //!
 //! Every side file is looked at with the same regular-file check as any input
 //! before SQLite may open it, and the path reaches SQLite as bytes: in a
@@ -260,10 +260,7 @@ fn private_copy(
 /// The bytes of a regular `-wal` into the copy's own, within `cap`.
 fn copy_wal(from: &Path, to: &Path, cap: u64) -> std::io::Result<()> {
     use std::io::Read;
-    let file = super::super::regular::open_regular(from).map_err(|e| match e {
-        super::super::regular::OpenError::Io(e) => e,
-        other => std::io::Error::other(other.to_string()),
-    })?;
+    let file = open_regular(from)?;
     let mut out = private::create_private(to)?;
     let n = std::io::copy(&mut file.take(cap), &mut out)?;
     if n >= cap {
@@ -277,10 +274,7 @@ fn copy_wal(from: &Path, to: &Path, cap: u64) -> std::io::Result<()> {
 
 fn read_head(path: &Path, head: &mut [u8]) -> std::io::Result<usize> {
     use std::io::Read;
-    let mut f = super::super::regular::open_regular(path).map_err(|e| match e {
-        super::super::regular::OpenError::Io(e) => e,
-        other => std::io::Error::other(other.to_string()),
-    })?;
+    let mut f = open_regular(path)?;
     let mut n = 0;
     while n < head.len() {
         match f.read(&mut head[n..])? {
@@ -289,6 +283,16 @@ fn read_head(path: &Path, head: &mut [u8]) -> std::io::Result<usize> {
         }
     }
     Ok(n)
+}
+
+/// `path` opened only if it is a regular file (see `load::regular`), its
+/// refusal as an I/O error.
+fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    use super::super::regular::{OpenError, open_regular};
+    open_regular(path).map_err(|e| match e {
+        OpenError::Io(e) => e,
+        other => std::io::Error::other(other.to_string()),
+    })
 }
 
 /// A path in a `file:` URI, byte for byte: every byte but unreserved ASCII

@@ -35,7 +35,7 @@ pub(super) fn mask<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
     if !look.explains()
         && let Some(ix) = look.mask_index()
     {
-        let v = indexed(look, ix, p, history_end, scan_end, why0);
+        let v = indexed(look, ix, p, scan_end, why0);
         #[cfg(debug_assertions)]
         {
             let full = by_pass(look, p, history_end, scan_end, why0);
@@ -187,7 +187,6 @@ fn indexed<L: Look>(
     look: &L,
     ix: &dyn MaskIndexed,
     p: &Policy,
-    history_end: usize,
     scan_end: usize,
     why0: MaskWhy,
 ) -> Verdict {
@@ -207,7 +206,6 @@ fn indexed<L: Look>(
             break;
         }
     }
-    debug_assert!(scan_end <= history_end);
     let total = crossing.map_or(0, |r| ix.tokens_through(r));
     let why = MaskWhy {
         prunable: total,
