@@ -14,31 +14,50 @@ static HANDLER: Once = Once::new();
 
 /// A private temporary folder, removed on drop.
 pub(super) struct Folder {
-    dir: Option<tempfile::TempDir>,
+    dir: PathBuf,
     parent: PathBuf,
 }
 
 impl Folder {
+    /// The folder is listed for the signal thread before it exists and stays
+    /// listed until it is gone, so a signal at any moment removes it.
     pub(super) fn new() -> std::io::Result<Folder> {
+        use std::hash::{BuildHasher, Hasher};
+        use std::os::unix::fs::DirBuilderExt;
         install_handler();
         let parent = std::env::temp_dir();
-        let dir = tempfile::Builder::new()
-            .prefix("mcscope-opencode-")
-            .permissions(std::fs::Permissions::from_mode(0o700))
-            .tempdir_in(&parent)?;
-        // The mode as asked, whatever the umask made of it.
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))?;
-        if let Ok(mut live) = LIVE.lock() {
-            live.push(dir.path().to_path_buf());
+        let mut last = None;
+        for _ in 0..64 {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u32(std::process::id());
+            let dir = parent.join(format!("mcscope-opencode-{:016x}", h.finish()));
+            listed(|live| live.push(dir.clone()));
+            // mkdir makes a new folder or fails: never an existing one, never
+            // through a link planted at the name.
+            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => {
+                    let folder = Folder { dir, parent };
+                    // The mode as asked, whatever the umask made of it.
+                    std::fs::set_permissions(
+                        &folder.dir,
+                        std::fs::Permissions::from_mode(0o700),
+                    )?;
+                    return Ok(folder);
+                }
+                Err(e) => {
+                    listed(|live| live.retain(|p| p != &dir));
+                    if e.kind() != std::io::ErrorKind::AlreadyExists {
+                        return Err(e);
+                    }
+                    last = Some(e);
+                }
+            }
         }
-        Ok(Folder {
-            dir: Some(dir),
-            parent,
-        })
+        Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
     }
 
     pub(super) fn path(&self) -> &Path {
-        self.dir.as_ref().map_or(Path::new(""), |d| d.path())
+        &self.dir
     }
 
     /// The folder it was made in (`$TMPDIR`), for messages.
@@ -49,12 +68,17 @@ impl Folder {
 
 impl Drop for Folder {
     fn drop(&mut self) {
-        if let Some(dir) = self.dir.take() {
-            if let Ok(mut live) = LIVE.lock() {
-                live.retain(|p| p != dir.path());
-            }
-            let _ = dir.close();
-        }
+        // Gone first, unlisted after: a signal in between removes nothing more.
+        let _ = std::fs::remove_dir_all(&self.dir);
+        listed(|live| live.retain(|p| p != &self.dir));
+    }
+}
+
+/// `f` on the list of live folders (a poisoned lock's list is still whole).
+fn listed(f: impl FnOnce(&mut Vec<PathBuf>)) {
+    match LIVE.lock() {
+        Ok(mut live) => f(&mut live),
+        Err(p) => f(&mut p.into_inner()),
     }
 }
 
@@ -120,7 +144,13 @@ pub(super) fn remove_live() {
         Err(p) => std::mem::take(&mut *p.into_inner()),
     };
     for d in dirs {
-        let _ = std::fs::remove_dir_all(d);
+        // The reading thread may be adding a file as the folder goes: try
+        // again while something is left.
+        for _ in 0..8 {
+            if std::fs::remove_dir_all(&d).is_ok() || !d.exists() {
+                break;
+            }
+        }
     }
 }
 
