@@ -9,27 +9,14 @@ use crate::policy::protect::RootKind;
 use serde::Deserialize;
 use strum::VariantArray;
 
+pub use crate::numbers::shown;
+pub use crate::policy::params::{MAX_MINUTES, check_minutes, finite_minutes};
+pub use crate::vocab::{names, names_or};
+
 /// The rules a session is read with (`preset` in the config file and the
 /// sidecar, `--preset`): the harness registry's names.
 pub use crate::harness::PresetId as Preset;
 
-/// An enum's names in order, for messages: `a, b, c`.
-pub fn names<T: VariantArray + Copy + Into<&'static str>>() -> String {
-    T::VARIANTS
-        .iter()
-        .map(|&v| v.into())
-        .collect::<Vec<&str>>()
-        .join(", ")
-}
-
-/// An enum's names in order, for messages: `a, b or c`.
-pub fn names_or<T: VariantArray + Copy + Into<&'static str>>() -> String {
-    let all = names::<T>();
-    match all.rsplit_once(", ") {
-        Some((head, last)) => format!("{head} or {last}"),
-        None => all,
-    }
-}
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -378,39 +365,6 @@ impl Config {
         Ok(())
     }
 }
-
-/// A gap threshold in minutes (SPEC §15.25): any finite number, a negative one
-/// disabling the idle rule; NaN or an infinity is refused (NaN would compare
-/// false with every gap and silently disable it).
-pub fn check_minutes(x: f64) -> Result<f64, String> {
-    finite_minutes(x).map_err(|e| format!("{}: {e}", shown(x)))
-}
-
-/// A number as a message shows it: as written for everyday values, with an
-/// exponent past 10^16 (`1e308`, not its 309 digits).
-pub fn shown(x: f64) -> String {
-    if x.is_finite() && x.abs() >= 1e16 {
-        format!("{x:e}")
-    } else {
-        x.to_string()
-    }
-}
-
-/// As [`check_minutes`], the words without the value (a key's check puts it
-/// after the key).
-pub fn finite_minutes(x: f64) -> Result<f64, String> {
-    if x.is_finite() && x.abs() <= MAX_MINUTES {
-        Ok(x)
-    } else {
-        Err(format!(
-            "expected a finite number of minutes of at most {MAX_MINUTES:e} either way (negative disables)"
-        ))
-    }
-}
-
-/// The largest gap threshold, in minutes, either way (about 1,900 years):
-/// in milliseconds it stays an exact integer, and no sum of gaps overflows.
-pub const MAX_MINUTES: f64 = 1e9;
 
 /// The largest price, in USD per million tokens: every token a session can
 /// hold (u64) at this price, summed over any number of responses, stays a

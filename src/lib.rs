@@ -18,7 +18,9 @@
 //! - [`report`] (the JSON and text of each subcommand, reasons in words),
 //!   [`numbers`], [`config`] (the configuration file), [`scan`] (the picker's
 //!   one-pass summary);
-//! - the edges: [`cli`] (clap) and [`tui`] (the app, its keymap and drawing).
+//! - the edges: [`cli`] (clap) and [`tui`] (the app, its keymap and drawing);
+//! - the leaves every module may use: [`vocab`] (the shared words) and
+//!   [`derived`] (facts a run derives from its session once).
 //!
 //! Everything else is `pub(crate)`: the preset table (`harness`), `compare`,
 //! `caveats`, `prices`, `series`, `diff`, and every module's helpers.
@@ -36,6 +38,7 @@ pub(crate) mod compare;
 pub(crate) mod compare_html;
 pub mod config;
 pub mod context;
+pub mod derived;
 pub(crate) mod diff;
 pub mod evidence;
 pub(crate) mod export;
@@ -55,5 +58,6 @@ pub mod statusline;
 pub mod theme;
 pub mod totals;
 pub mod tui;
+pub mod vocab;
 pub mod wire;
 pub mod zone;

@@ -29,3 +29,13 @@ pub fn fmt_int(n: u64) -> String {
     }
     out
 }
+
+/// A number as a message shows it: as written for everyday values, with an
+/// exponent past 10^16 (`1e308`, not its 309 digits).
+pub fn shown(x: f64) -> String {
+    if x.is_finite() && x.abs() >= 1e16 {
+        format!("{x:e}")
+    } else {
+        x.to_string()
+    }
+}

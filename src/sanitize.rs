@@ -265,6 +265,21 @@ impl serde_json::ser::Formatter for SafeJson<'_> {
     }
 }
 
+/// `s` for HTML text and attribute values: with `&`, `<`, `>` and `"` escaped.
+pub(crate) fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,14 +54,6 @@ pub(crate) fn hit_rate(s: &Session, k: usize) -> Option<f64> {
     (p > 0).then(|| crate::bill::rate4(u.cache_read_input_tokens as f64 / p as f64))
 }
 
-/// P(k): the prompt size request `k`'s response recorded (input + cache writes
-/// + cache reads; for Qwen the loader keeps input = P − R and no writes).
-pub(crate) fn recorded_prompt(s: &Session, k: usize) -> Option<u64> {
-    let req = s.request(k)?;
-    let u = s.messages.get(req.response?)?.usage.as_ref()?;
-    Some(u.prompt())
-}
-
 /// Every request's point under `setup`'s setting, what fills its window (SPEC
 /// §12 `context`), and the setting's session totals (the same ones `compare`
 /// sums), in one pass of the timeline.
@@ -77,7 +69,7 @@ pub(crate) fn series(setup: &Setup, facts: &SessionFacts) -> std::io::Result<Ser
         contexts.push(run.next(st));
         points.push(Point {
             k: st.index,
-            recorded: recorded_prompt(s, st.index),
+            recorded: s.recorded_prompt(st.index),
             in_wire: f.in_wire_tokens,
             recorded_cleared: harness.get(st.index - 1).map_or(0, |h| h.tokens),
             fired: st.fired(),

@@ -8,80 +8,11 @@
 use serde::Serialize;
 use std::path::PathBuf;
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "kebab-case")]
-#[serde(into = "&'static str")]
-pub enum Format {
-    ClaudeJsonl,
-    QwenJsonl,
-    MessagesJson,
-    /// Gemini CLI's JSONL chat (0.39+) and its legacy whole-file JSON (≤ 0.38).
-    GeminiJsonl,
-    GeminiJson,
-    /// OpenCode ≥ 1.2: the SQLite database `opencode.db`.
-    OpencodeDb,
-    /// OpenCode ≤ 1.1: the JSON files under `storage/`.
-    OpencodeJson,
-}
-
-impl Format {
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-
-    pub fn harness(self) -> HarnessId {
-        HarnessId::of_format(self)
-    }
-}
-
-pub use crate::harness::HarnessId;
+pub use crate::vocab::{Format, HarnessId, RankBy, SendKind};
 
 /// The model Claude Code writes on responses it made up itself (errors): not
 /// the API's, so neither usage nor a model to price (SPEC §10).
 pub const SYNTHETIC_MODEL: &str = "<synthetic>";
-use crate::harness::{Preset, RankBy};
-
-/// How a transcript names, orders and prices its tool results (SPEC §2, §3):
-/// facts of the records the harness writes, not of the plan run on them, so
-/// they are settled once at load and a plan reads them from the session,
-/// whatever preset it applies (the `api` preset on a Claude Code file
-/// included).
-#[derive(Debug, Clone, Copy)]
-pub struct ResultShape {
-    /// Whether a result takes its tool and its place from its call (Claude
-    /// Code, OpenCode), or names its own tool and ranks in the order of the
-    /// results (Qwen Code, Gemini CLI).
-    pub rank_by: RankBy,
-    /// The tokens one image or document in a result counts (SPEC §2
-    /// `est_tokens`; a plan that clears media counts them so).
-    pub media_tokens: u64,
-    /// The tool table the records' names belong to: which tools are
-    /// compactable, name a file or read memory, and the bridge whose
-    /// responses take the tool their calls name.
-    pub tools: &'static Preset,
-}
-
-impl ResultShape {
-    /// The shape of the results that `harness` writes.
-    pub fn of(harness: HarnessId) -> ResultShape {
-        let rules = harness.rules();
-        ResultShape {
-            rank_by: rules.rank_by,
-            media_tokens: rules.media_tokens,
-            tools: rules,
-        }
-    }
-}
 
 /// A line that could not be used, with where it was. Loading always goes on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -282,33 +213,6 @@ pub struct Media {
     /// The part's place among the message's parts (as the wire sends them).
     pub part: usize,
     pub mime: String,
-}
-
-/// What kind of send a Qwen request is (Qwen's `SendMessageType`, SPEC §2): it
-/// decides which plans run there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
-#[strum(serialize_all = "snake_case")]
-#[serde(into = "&'static str")]
-pub enum SendKind {
-    ToolResult,
-    UserQuery,
-    Cron,
-    Notification,
-    Goal,
-    Steer,
-    Hook,
-    AgentMessage,
-}
-
-impl SendKind {
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-
-    /// The kinds that begin a turn (`begins_turn` in the JSON).
-    pub fn begins_turn(self) -> bool {
-        !matches!(self, SendKind::ToolResult | SendKind::AgentMessage)
-    }
 }
 
 /// A Qwen request's send (SPEC §2): its kind and what the idle rule reads.
@@ -515,7 +419,9 @@ pub struct MsgFacts {
 
 #[derive(Debug, Clone)]
 pub struct UseFact {
-    pub id: String,
+    /// Shared, so a plan carrying the uses of a view keeps its ids without
+    /// copying them.
+    pub id: std::sync::Arc<str>,
     pub name: String,
     pub input_tokens: u64,
 }
@@ -565,14 +471,6 @@ pub struct Session {
     /// What the harness itself says the responses cost, summed (OpenCode's
     /// `cost` per assistant message, SPEC §15.14); None when it records none.
     pub harness_usd: Option<f64>,
-    /// The `api` preset's reading of the messages, once asked for.
-    pub api_facts: std::sync::OnceLock<std::sync::Arc<ApiFacts>>,
-    /// What fills the window, message by message (`context`), once asked for.
-    pub context_facts: std::sync::OnceLock<std::sync::Arc<crate::context::ContextFacts>>,
-    /// What `idle-server` reads of each main-thread record (SPEC §13.S), read
-    /// back from the file on first use and shared by every plan of the session.
-    pub idle_facts:
-        std::sync::OnceLock<std::sync::Arc<Vec<crate::harness::claude_idle_server::RecFact>>>,
     /// Whether some record may anchor a return after idle (SPEC §13.S1: an
     /// assistant record with a numeric `apiBlockIndex` or `joinedApiReply:
     /// true`). Without one, idle-server finds no return, so its facts are not
@@ -645,6 +543,15 @@ pub struct IdTable {
 }
 
 impl Session {
+    /// P(k): the prompt size request `k`'s response recorded (input + cache
+    /// writes + cache reads; for Qwen the loader keeps input = P − R and no
+    /// writes).
+    pub fn recorded_prompt(&self, k: usize) -> Option<u64> {
+        let req = self.request(k)?;
+        let u = self.messages.get(req.response?)?.usage.as_ref()?;
+        Some(u.prompt())
+    }
+
     /// Whether request index `i` (0-based) is the first of a view that a
     /// compaction began: a later segment than the request before it, unless
     /// a rewind began it.
@@ -666,13 +573,6 @@ impl Session {
             }
             (None, _) => false,
         })
-    }
-
-    /// How the transcript names, orders and prices its results (see
-    /// [`ResultShape`]): what plans read instead of asking the harness,
-    /// derived from the harness that wrote it.
-    pub fn shape(&self) -> ResultShape {
-        ResultShape::of(self.harness)
     }
 
     pub fn empty(path: PathBuf, format: Format) -> Session {
@@ -701,9 +601,6 @@ impl Session {
             resume_notes: Vec::new(),
             model: None,
             harness_usd: None,
-            api_facts: std::sync::OnceLock::new(),
-            context_facts: std::sync::OnceLock::new(),
-            idle_facts: std::sync::OnceLock::new(),
             id_table: std::sync::OnceLock::new(),
             harness_tokens: Vec::new(),
             masked_tokens: Vec::new(),

@@ -4,13 +4,14 @@
 //! `tests.rs` or `testkit.rs`) may name them.
 //!
 //! One seam for every transcript format (issue 22 item 2): outside
-//! `src/load/format/` (one `FormatLoader` per variant), `src/session.rs` (the
+//! `src/load/format/` (one `FormatLoader` per variant), `src/vocab/` (the
 //! enum) and the harness rows (`src/harness/`: the formats each harness
 //! writes), no source file names a `Format` variant; the loaders are asked.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use mcscope::harness::{self, HarnessId, PresetId};
 use mcscope::session::Format;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 const ENUMS: [&str; 4] = ["HarnessId", "Preset", "PresetArg", "PresetId"];
@@ -282,7 +283,7 @@ fn format_names_as(text: &str, enum_name: &str) -> Vec<(usize, String)> {
 /// harness rows (the formats each harness writes, which `Format::harness`
 /// reads).
 fn may_name_formats(rel: &Path) -> bool {
-    rel == Path::new("session.rs") || rel.starts_with("load/format") || rel.starts_with("harness")
+    rel.starts_with("vocab") || rel.starts_with("load/format") || rel.starts_with("harness")
 }
 
 #[test]
@@ -554,5 +555,132 @@ fn no_source_file_outside_the_seam_reaches_a_row_by_its_static() {
         found.is_empty(),
         "rows reached by their statics outside the seam:\n{}",
         found.join("\n")
+    );
+}
+
+/// Which top-level modules of `src/` each one names (`crate::x`), in the code
+/// that is not a test: `files` as (path relative to `src/`, text).
+fn module_imports(files: &[(PathBuf, String)]) -> BTreeMap<String, BTreeSet<String>> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (rel, text) in files {
+        let Some(top) = rel.components().next().and_then(|c| c.as_os_str().to_str()) else {
+            continue;
+        };
+        let top = top.trim_end_matches(".rs").to_string();
+        if top == "main" || top == "lib" {
+            continue;
+        }
+        let Some(code) = non_test_code(rel, text) else {
+            continue;
+        };
+        let names = out.entry(top.clone()).or_default();
+        for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for (i, _) in line.match_indices("crate::") {
+                let name: String = line[i + 7..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit())
+                    .collect();
+                if !name.is_empty() && name != top {
+                    names.insert(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The circles of a graph (its strongly connected parts of two or more).
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    // Two modules are in one circle when each reaches the other.
+    let reach = |from: &str| -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_string()];
+        while let Some(m) = todo.pop() {
+            for n in graph.get(&m).into_iter().flatten() {
+                if graph.contains_key(n) && seen.insert(n.clone()) {
+                    todo.push(n.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> =
+        graph.keys().map(|m| (m, reach(m))).collect();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for m in graph.keys() {
+        let circle: Vec<String> = graph
+            .keys()
+            .filter(|n| *n == m || (reached[m].contains(*n) && reached[*n].contains(m)))
+            .cloned()
+            .collect();
+        if circle.len() > 1 && !out.contains(&circle) {
+            out.push(circle);
+        }
+    }
+    out
+}
+
+/// The redesign's rule (docs/architecture.md): no two top-level modules of
+/// `src/` import each other, directly or through others; `vocab` and `derived`
+/// are leaves, and the session holds facts only (it names neither the plans
+/// nor the harness rules nor the context above it).
+#[test]
+fn no_import_circle_among_the_top_level_modules() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    rust_files(&src, &mut paths);
+    let files: Vec<(PathBuf, String)> = paths
+        .iter()
+        .map(|p| {
+            (
+                p.strip_prefix(&src).unwrap().to_path_buf(),
+                std::fs::read_to_string(p).unwrap(),
+            )
+        })
+        .collect();
+    let graph = module_imports(&files);
+    assert!(graph.len() > 20, "the modules were found: {graph:?}");
+    let found = circles(&graph);
+    assert!(
+        found.is_empty(),
+        "import circles among src's modules: {found:?}"
+    );
+    for leaf in ["vocab", "derived"] {
+        assert_eq!(
+            graph[leaf],
+            BTreeSet::new(),
+            "{leaf} imports nothing of mcscope"
+        );
+    }
+    assert_eq!(
+        graph["session"],
+        BTreeSet::from(["vocab".to_string()]),
+        "the session names only the shared words"
+    );
+}
+
+#[test]
+fn the_circle_finder_sees_a_circle_through_a_third_module_and_skips_test_code() {
+    let file = |p: &str, t: &str| (PathBuf::from(p), t.to_string());
+    let files = vec![
+        file("a.rs", "use crate::b::X;\n// crate::z in a comment\n"),
+        file("b/mod.rs", "fn f() { crate::c::g() }\n"),
+        file(
+            "c.rs",
+            "use crate::a;\n#[cfg(test)]\nmod tests { use crate::d; }\n",
+        ),
+        file("d.rs", "use crate::c;\n"),
+        file("b/tests.rs", "use crate::d;\n"),
+    ];
+    let graph = module_imports(&files);
+    assert_eq!(graph["a"], BTreeSet::from(["b".to_string()]));
+    assert_eq!(
+        graph["c"],
+        BTreeSet::from(["a".to_string()]),
+        "test code is not read"
+    );
+    assert_eq!(
+        circles(&graph),
+        vec![vec!["a".to_string(), "b".to_string(), "c".to_string()]]
     );
 }

@@ -158,8 +158,14 @@ impl Checkpoints {
                     states.0.push_back(hit);
                     engine
                 }
-                None => Engine::new(session, setup.policy.clone(), setup.protector(), k)
-                    .starting_at(first),
+                None => Engine::new(
+                    session,
+                    &setup.derived,
+                    setup.policy.clone(),
+                    setup.protector(),
+                    k,
+                )
+                .starting_at(first),
             };
             f(session, engine, &mut |e| {
                 save(states, e, setup, (first, k), budget)

@@ -54,6 +54,7 @@ fn newly_cleared_by(setup: &Setup, kind: PlanKind) -> Vec<Vec<String>> {
     let s = &setup.session;
     let mut engine = Engine::new(
         s,
+        &setup.derived,
         simulated(setup, kind),
         setup.protector(),
         setup.last_request(),
@@ -108,6 +109,7 @@ fn budget_before_compaction(setup: &Setup, k: usize) -> Option<Vec<String>> {
     };
     let mut engine = Engine::new(
         s,
+        &setup.derived,
         simulated(setup, PlanKind::Budget),
         setup.protector(),
         before.index,
@@ -164,8 +166,14 @@ fn idle_server_beside(setup: &Setup, ev: &mut SessionEvidence) {
         }
         return;
     }
-    let mut engine =
-        Engine::new(s, e4_policy(setup), setup.protector(), s.requests.len()).newly_only();
+    let mut engine = Engine::new(
+        s,
+        &setup.derived,
+        e4_policy(setup),
+        setup.protector(),
+        s.requests.len(),
+    )
+    .newly_only();
     for r in &mut ev.requests {
         if engine.step().is_none() {
             break;

@@ -43,6 +43,9 @@ pub struct Setup {
     pub resolver: Resolver,
     /// Engine states saved along replays (the TUI turns them on).
     pub checkpoints: Checkpoints,
+    /// What plans and the context read back from the session once, shared
+    /// by this setup's clones (every setting of a run).
+    pub derived: std::sync::Arc<crate::derived::Derived>,
 }
 
 impl Setup {
@@ -58,6 +61,7 @@ impl Setup {
             settings: Default::default(),
             resolver: Default::default(),
             checkpoints: Default::default(),
+            derived: Default::default(),
         }
     }
 
@@ -67,7 +71,13 @@ impl Setup {
 
     /// An engine whose `forced` plan acts at request `k`.
     pub fn engine(&self, k: usize) -> Engine<'_> {
-        Engine::new(&self.session, self.policy.clone(), self.protector(), k)
+        Engine::new(
+            &self.session,
+            &self.derived,
+            self.policy.clone(),
+            self.protector(),
+            k,
+        )
     }
 
     /// An engine for request `k` that starts at the first request of k's view:

@@ -97,7 +97,7 @@ pub(crate) fn rows(setup: &Setup) -> Vec<RequestRow> {
             RequestRow {
                 k,
                 at: req.at.clone(),
-                prompt: crate::series::recorded_prompt(s, k),
+                prompt: s.recorded_prompt(k),
                 hit_rate: crate::series::hit_rate(s, k),
                 recorded_ids: rc.ids.len(),
                 recorded_tokens: rc.tokens,

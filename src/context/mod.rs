@@ -100,22 +100,26 @@ pub struct ContextFacts {
 }
 
 impl ContextFacts {
-    /// The facts of `s`, read back from its records once and kept with it.
-    pub fn of_session(s: &Session) -> Arc<ContextFacts> {
-        if let Some(f) = s.context_facts.get()
-            && f.extra.len() == s.messages.len()
-        {
-            return f.clone();
+    /// The facts of `s`, read back from its records once and kept in the
+    /// run's `derived`.
+    pub fn of_session(s: &Session, derived: &crate::derived::Derived) -> Arc<ContextFacts> {
+        let f = derived.get_or_init(|| ContextFacts::read(s));
+        // Facts of another length are another session's: read again.
+        if f.extra.len() == s.messages.len() {
+            f
+        } else {
+            Arc::new(ContextFacts::read(s))
         }
+    }
+
+    fn read(s: &Session) -> ContextFacts {
         // A session that cannot be read back counts nothing.
         let read = crate::load::readback::map_messages(s, |m, v| {
             message_kinds(s.harness, s.messages[m].role, v)
         })
         .unwrap_or_else(|_| vec![Default::default(); s.messages.len()]);
         let (kinds, extra): (Vec<Kinds>, Vec<MsgExtra>) = read.into_iter().unzip();
-        let facts = Arc::new(ContextFacts::new(s, &kinds, extra));
-        let _ = s.context_facts.set(facts.clone());
-        facts
+        ContextFacts::new(s, &kinds, extra)
     }
 
     fn new(s: &Session, kinds: &[Kinds], extra: Vec<MsgExtra>) -> ContextFacts {
@@ -258,7 +262,7 @@ pub struct ContextRun<'a> {
 impl<'a> ContextRun<'a> {
     pub fn new(setup: &'a crate::analysis::Setup) -> ContextRun<'a> {
         let s = &setup.session;
-        let facts = ContextFacts::of_session(s);
+        let facts = ContextFacts::of_session(s, &setup.derived);
         let delivery = setup.policy.delivery;
         let dialect = s.harness.dialect();
         let placeholder = match delivery {
@@ -361,8 +365,9 @@ impl<'a> ContextRun<'a> {
             images: kinds.images,
             unattributed: None,
         };
-        c.unattributed =
-            crate::series::recorded_prompt(s, st.index).map(|p| p as i64 - c.attributed() as i64);
+        c.unattributed = s
+            .recorded_prompt(st.index)
+            .map(|p| p as i64 - c.attributed() as i64);
         c
     }
 

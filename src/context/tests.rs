@@ -199,7 +199,8 @@ fn from_body(setup: &Setup, k: usize) -> Context {
     let shape = h.rules().wire;
     let tool_of = |id: &str| -> String {
         let r = s.results.iter().position(|r| r.id == id).unwrap();
-        ContextFacts::of_session(s).tools[ContextFacts::of_session(s).tool_of[r]].clone()
+        let facts = ContextFacts::of_session(s, &setup.derived);
+        facts.tools[facts.tool_of[r]].clone()
     };
     let mut c = Context::default();
     for m in body[shape.messages].as_array().unwrap() {
@@ -259,7 +260,9 @@ fn from_body(setup: &Setup, k: usize) -> Context {
             *c.tool_results.entry(tool_of(id)).or_default() += tokens;
         }
     }
-    c.unattributed = crate::series::recorded_prompt(s, k).map(|p| p as i64 - c.attributed() as i64);
+    c.unattributed = s
+        .recorded_prompt(k)
+        .map(|p| p as i64 - c.attributed() as i64);
     c
 }
 

@@ -52,7 +52,7 @@ impl Reading {
     /// Adds a session and its sidecar.
     pub(crate) fn session(mut self, path: &Path) -> Reading {
         self.files.push(path.to_path_buf());
-        self.files.push(crate::setup::sidecar_path(path));
+        self.files.push(crate::load::sidecar_path(path));
         self
     }
 

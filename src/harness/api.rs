@@ -2,8 +2,8 @@
 //! sessions stay Claude-shaped; its plan is the server's (kind `api`, delivery
 //! `server`). Upstream: Anthropic's "Context editing" documentation.
 
+use super::caveat::{Rule, Template};
 use super::*;
-use crate::caveats::{Rule, Template};
 use serde_json::{Value, json};
 
 /// Anthropic's server-side context editing (SPEC §11; Anthropic docs "Context
@@ -40,7 +40,7 @@ impl Harness for Api {
         super::claude::Claude.auto_kinds()
     }
 
-    fn no_plan(&self, req: &Request) -> crate::policy::engine::NoRun {
+    fn no_plan(&self, req: &Request) -> crate::vocab::NoRun {
         super::claude::Claude.no_plan(req)
     }
 

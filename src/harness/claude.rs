@@ -168,8 +168,8 @@ impl Harness for Claude {
         )
     }
 
-    fn no_plan(&self, req: &Request) -> crate::policy::engine::NoRun {
-        use crate::policy::engine::NoRun;
+    fn no_plan(&self, req: &Request) -> crate::vocab::NoRun {
+        use crate::vocab::NoRun;
         match VersionRow::of(req.version.as_deref()) {
             row @ (VersionRow::NoneEarly | VersionRow::NoneLate) => NoRun::NoClearing {
                 harness: HarnessId::Claude,
@@ -204,7 +204,7 @@ impl Harness for Claude {
         s: &Session,
         req: &Request,
         kind: Option<PlanKind>,
-    ) -> crate::policy::plausible::Plausible {
+    ) -> crate::vocab::Plausible {
         super::claude_plausible::could_run(policy, s, req, kind)
     }
 
@@ -224,7 +224,7 @@ impl Harness for Claude {
     /// at every request. It reads only the kind, the delivery and the preset.
     fn availability(&self, policy: &Policy, s: &Session) -> Availability {
         let base = match policy.kind {
-            _ if policy.delivery == crate::policy::Delivery::CacheEdits => Availability::Internal,
+            _ if policy.delivery == crate::vocab::Delivery::CacheEdits => Availability::Internal,
             PlanKind::Count => Availability::Internal,
             PlanKind::Forced | PlanKind::Size => Availability::WhatIf,
             _ => Availability::RemoteFlag,
@@ -235,7 +235,7 @@ impl Harness for Claude {
                 && kind.is_some()
                 && s.requests
                     .iter()
-                    .all(|r| crate::policy::plausible::at(policy, s, r, kind).what_if())
+                    .all(|r| super::plausible_at(policy, s, r, kind).what_if())
         };
         match base {
             Availability::RemoteFlag if never() => Availability::WhatIf,

@@ -1,9 +1,9 @@
 //! Claude Code's caveats (SPEC §13.C): what its sessions may not have run, each
 //! with the rule that shows it. The order is §13.C's table (SPEC §15.8).
 
+use super::caveat::{Ask, At, Rule, Template, distinct, when};
 use super::claude_version::{self as version, VersionRow};
-use crate::caveats::{Ask, At, Rule, Template, distinct, when};
-use crate::policy::{Delivery, PlanKind};
+use crate::vocab::{Delivery, PlanKind};
 
 pub(crate) const CLAUDE_IDLE_FLAG: Template = Template {
     id: "claude_idle_flag",

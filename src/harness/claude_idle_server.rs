@@ -268,7 +268,7 @@ fn fact_of(v: &Value, line: usize) -> Option<RecFact> {
 fn shows_cleared(cm: &Value) -> Option<bool> {
     let obj = cm.as_object()?;
     let clearing = |e: &&Value| {
-        e.get("type").and_then(Value::as_str) == Some(crate::policy::api::CLEAR_TOOL_USES)
+        e.get("type").and_then(Value::as_str) == Some(crate::vocab::policy::CLEAR_TOOL_USES)
     };
     let applied: Vec<&Value> = obj
         .get("applied_edits")

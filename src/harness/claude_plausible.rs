@@ -5,9 +5,9 @@
 //! Upstream: the published bundles up to 2.1.332 (`claude_version.rs`'s rows).
 
 use super::claude_version::{VersionRow, parse};
-use crate::policy::plausible::Plausible;
-use crate::policy::{Delivery, PlanKind, Policy};
 use crate::session::{Request, Session};
+use crate::vocab::Plausible;
+use crate::vocab::{Delivery, PlanKind, Policy};
 
 /// SPEC §13.P1's table after the baseline's row, first matching rule: `kind`
 /// is the plan in force at `req` (auto's choice; None: none).

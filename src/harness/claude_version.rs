@@ -3,7 +3,7 @@
 //! not sampled. Plain data and functions; the bundle strings behind each row are
 //! in docs/harnesses.md.
 
-use crate::policy::PlanKind;
+use crate::vocab::PlanKind;
 
 /// A row of SPEC §13.T1's table (`request.version_row`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

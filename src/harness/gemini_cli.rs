@@ -5,9 +5,9 @@
 //! `packages/core/src/utils/tokenCalculation.ts`, `utils/paths.ts`,
 //! `services/chatRecordingService.ts`.
 
+use super::caveat::{Rule, Template, when};
 use super::*;
-use crate::caveats::{Rule, Template, when};
-use crate::policy::engine::NoRun;
+use crate::vocab::NoRun;
 use serde_json::Value;
 
 /// `DEFAULT_TOOL_PROTECTION_THRESHOLD = 50000` (toolOutputMaskingService.ts).

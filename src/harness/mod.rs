@@ -11,13 +11,15 @@
 //! harness: outside this folder no source file does (`tests/seam.rs` counts).
 //! `docs/adding-a-harness.md` is the recipe. Each fact names its source.
 
-use crate::policy::{Delivery, PlanKind, Policy};
-use crate::session::{Format, Request, Session};
+use crate::session::{Request, Session};
+use crate::vocab::Policy;
+pub use crate::vocab::{Delivery, Format, HarnessId, PlanKind, Plausible, PresetId, RankBy};
 use serde::Serialize;
 use std::path::PathBuf;
 
 pub mod anthropic;
 mod api;
+pub mod caveat;
 mod claude;
 pub mod claude_budget;
 mod claude_caveats;
@@ -36,33 +38,71 @@ pub use opencode::{PRUNE_MINIMUM, PRUNE_PROTECT};
 pub(crate) use qwen::QWEN;
 pub use qwen::{Runs, qwen_runs};
 
-/// The harness a session was written by (`session.harness` in the JSON).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-#[serde(into = "&'static str")]
-pub enum HarnessId {
-    Claude,
-    Qwen,
-    Gemini,
-    Opencode,
+/// SPEC §13.P1's table, first matching rule: `kind` is the plan in force at
+/// `req` (auto's choice; None: none). The baseline is what the transcript
+/// proves ran (SPEC §15.3); every other plan is the session's harness's answer
+/// ([`Harness::could_run`]).
+pub fn plausible_at(
+    policy: &Policy,
+    s: &Session,
+    req: &Request,
+    kind: Option<PlanKind>,
+) -> Plausible {
+    if kind == Some(PlanKind::Recorded) {
+        return Plausible::RECORDED;
+    }
+    s.harness.asks().could_run(policy, s, req, kind)
+}
+
+/// How a transcript names, orders and prices its tool results (SPEC §2, §3):
+/// facts of the records the harness writes, not of the plan run on them, so
+/// they are settled once at load and a plan reads them from the session,
+/// whatever preset it applies (the `api` preset on a Claude Code file
+/// included).
+#[derive(Debug, Clone, Copy)]
+pub struct ResultShape {
+    /// Whether a result takes its tool and its place from its call (Claude
+    /// Code, OpenCode), or names its own tool and ranks in the order of the
+    /// results (Qwen Code, Gemini CLI).
+    pub rank_by: RankBy,
+    /// The tokens one image or document in a result counts (SPEC §2
+    /// `est_tokens`; a plan that clears media counts them so).
+    pub media_tokens: u64,
+    /// The tool table the records' names belong to: which tools are
+    /// compactable, name a file or read memory, and the bridge whose
+    /// responses take the tool their calls name.
+    pub tools: &'static Preset,
+}
+
+impl ResultShape {
+    /// The shape of the results that `harness` writes.
+    pub fn of(harness: HarnessId) -> ResultShape {
+        let rules = harness.rules();
+        ResultShape {
+            rank_by: rules.rank_by,
+            media_tokens: rules.media_tokens,
+            tools: rules,
+        }
+    }
+}
+
+impl Session {
+    /// How the transcript names, orders and prices its results (see
+    /// [`ResultShape`]): what plans read instead of asking the harness,
+    /// derived from the harness that wrote it.
+    pub fn shape(&self) -> ResultShape {
+        ResultShape::of(self.harness)
+    }
+}
+
+impl Format {
+    /// The harness that writes files of this format.
+    pub fn harness(self) -> HarnessId {
+        HarnessId::of_format(self)
+    }
 }
 
 impl HarnessId {
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-
     /// What the engine asks the harness (its facts are `rules()`).
     pub fn asks(self) -> &'static dyn Harness {
         match self {
@@ -98,28 +138,9 @@ impl HarnessId {
     }
 }
 
-/// The rules a session is read with (`preset` in the config file and the
-/// sidecar, `--preset`): a harness's, or Anthropic's server-side context editing.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-pub enum PresetId {
-    Claude,
-    Qwen,
-    /// Anthropic's server-side context editing (SPEC §11).
-    Api,
-    Gemini,
-    Opencode,
-}
-
 impl PresetId {
     /// Anthropic's server-side editing: the preset of kind `api`.
     pub const SERVER: PresetId = PresetId::Api;
-
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
 
     /// The preset's row.
     pub fn rules(self) -> &'static Preset {
@@ -229,7 +250,7 @@ pub trait Harness: Sync {
     }
 
     /// Why no plan runs at `req` (auto chose none), as data.
-    fn no_plan(&self, req: &Request) -> crate::policy::engine::NoRun;
+    fn no_plan(&self, req: &Request) -> crate::vocab::NoRun;
 
     /// What lapses before `req` (SPEC §2, §5, §15.9); nothing by default.
     fn lapses(&self, _req: &Request) -> Lapses {
@@ -263,8 +284,8 @@ pub trait Harness: Sync {
         _s: &Session,
         _req: &Request,
         _kind: Option<PlanKind>,
-    ) -> crate::policy::plausible::Plausible {
-        crate::policy::plausible::Plausible::NOT_ASSESSED
+    ) -> crate::vocab::Plausible {
+        crate::vocab::Plausible::NOT_ASSESSED
     }
 
     /// The row of the harness's version table `req` falls in, by name
@@ -646,17 +667,6 @@ pub enum Vouchers {
     KeptTools(&'static [&'static str]),
 }
 
-/// How a harness orders and names the results a keep window counts (SPEC §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RankBy {
-    /// By the calls (Claude: a result takes its call's tool name and place; the
-    /// keep window is over call ids, calls without a result included).
-    Calls,
-    /// By the responses (Qwen: a response names its own tool; the keep window
-    /// is over clearable results in order).
-    Responses,
-}
-
 /// Which earlier reply the idle gap is measured from (SPEC §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GapFrom {
@@ -709,7 +719,7 @@ pub struct Preset {
     pub deliveries: &'static [Delivery],
     /// The caveats the harness shows, in the order they are listed, each with
     /// the rule that shows it (SPEC §13.C, §5, §11, §14).
-    pub caveats: &'static [crate::caveats::Rule],
+    pub caveats: &'static [crate::harness::caveat::Rule],
     /// Tools whose results plans may clear.
     pub compactable: &'static [&'static str],
     /// The tool whose results managed-memory protection looks at.

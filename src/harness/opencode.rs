@@ -4,9 +4,9 @@
 //! (`toModelMessages`), `util/token.ts` (`Token.estimate`), read in the published
 //! binaries 1.0.0–1.18.33 (reference §1–§3).
 
+use super::caveat::{At, Rule, Template, distinct, when};
 use super::*;
-use crate::caveats::{At, Rule, Template, distinct, when};
-use crate::policy::engine::NoRun;
+use crate::vocab::NoRun;
 
 /// OpenCode 1.18.33 (reference §1.3, §1.4, §2).
 pub(crate) static OPENCODE: Preset = Preset {

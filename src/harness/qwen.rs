@@ -3,10 +3,10 @@
 //! settings that set them. Upstream: `packages/core/src/services/
 //! microcompaction/microcompact.ts`, `memory/paths.ts`, `tools/tool-names.ts`.
 
+use super::caveat::{Rule, Template};
 use super::*;
-use crate::caveats::{Rule, Template};
-use crate::policy::engine::NoRun;
 use crate::session::SendKind;
+use crate::vocab::NoRun;
 use serde_json::{Map, Value, json};
 
 /// Qwen Code: `packages/core/src/services/microcompaction/microcompact.ts`,

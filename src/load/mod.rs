@@ -888,6 +888,21 @@ pub fn list_folder(dir: &Path) -> std::io::Result<Listing> {
     Ok(out)
 }
 
+/// The sidecar of a session, where its settings may be kept:
+/// `claude-demo.jsonl` → `claude-demo.mcscope.json`.
+pub fn sidecar_path(session: &Path) -> PathBuf {
+    let stem = session
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let stem = stem
+        .strip_suffix(".jsonl")
+        .or_else(|| stem.strip_suffix(".json"))
+        .unwrap_or(&stem)
+        .to_string();
+    session.with_file_name(format!("{stem}.mcscope.json"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

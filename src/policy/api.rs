@@ -2,123 +2,11 @@
 //! strategies as the Messages API takes them (`context_management.edits`), read
 //! from the API's own edit objects and checked with errors that name the field.
 
-use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-pub const CLEAR_TOOL_USES: &str = "clear_tool_uses_20250919";
-pub const CLEAR_THINKING: &str = "clear_thinking_20251015";
-
-/// What a `clear_tool_uses` trigger counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum TriggerOn {
-    InputTokens(u64),
-    ToolUses(u64),
-}
-
-/// `clear_tool_inputs`: false, true, or the tools whose inputs are cleared.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum ClearInputs {
-    None,
-    All,
-    Tools(Vec<String>),
-}
-
-impl ClearInputs {
-    pub fn covers(&self, tool: &str) -> bool {
-        match self {
-            ClearInputs::None => false,
-            ClearInputs::All => true,
-            ClearInputs::Tools(t) => t.iter().any(|x| x == tool),
-        }
-    }
-}
-
-/// One edit of `context_management.edits`, with the API's defaults filled in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub enum Edit {
-    ClearToolUses {
-        trigger: TriggerOn,
-        keep: u64,
-        clear_at_least: Option<u64>,
-        exclude_tools: Vec<String>,
-        clear_inputs: ClearInputs,
-    },
-    /// `keep`: the last n assistant turns that hold thinking; None = `"all"`.
-    ClearThinking { keep: Option<u64> },
-}
-
-impl Edit {
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Edit::ClearToolUses { .. } => CLEAR_TOOL_USES,
-            Edit::ClearThinking { .. } => CLEAR_THINKING,
-        }
-    }
-
-    /// The edit as the client sends it (defaults written out).
-    pub fn to_json(&self) -> Value {
-        match self {
-            Edit::ClearToolUses {
-                trigger,
-                keep,
-                clear_at_least,
-                exclude_tools,
-                clear_inputs,
-            } => {
-                let trigger = match trigger {
-                    TriggerOn::InputTokens(v) => json!({"type": "input_tokens", "value": v}),
-                    TriggerOn::ToolUses(v) => json!({"type": "tool_uses", "value": v}),
-                };
-                let mut o = json!({
-                    "type": CLEAR_TOOL_USES,
-                    "trigger": trigger,
-                    "keep": {"type": "tool_uses", "value": keep},
-                });
-                if let Some(v) = clear_at_least {
-                    o["clear_at_least"] = json!({"type": "input_tokens", "value": v});
-                }
-                if !exclude_tools.is_empty() {
-                    o["exclude_tools"] = json!(exclude_tools);
-                }
-                match clear_inputs {
-                    ClearInputs::None => {}
-                    ClearInputs::All => o["clear_tool_inputs"] = json!(true),
-                    ClearInputs::Tools(t) => o["clear_tool_inputs"] = json!(t),
-                }
-                o
-            }
-            Edit::ClearThinking { keep } => match keep {
-                Some(n) => {
-                    json!({"type": CLEAR_THINKING, "keep": {"type": "thinking_turns", "value": n}})
-                }
-                None => json!({"type": CLEAR_THINKING, "keep": "all"}),
-            },
-        }
-    }
-}
-
-/// The documented defaults of `clear_tool_uses_20250919`.
-pub fn default_clear_tool_uses() -> Edit {
-    Edit::ClearToolUses {
-        trigger: TriggerOn::InputTokens(100_000),
-        keep: 3,
-        clear_at_least: None,
-        exclude_tools: Vec::new(),
-        clear_inputs: ClearInputs::None,
-    }
-}
-
-/// The `api` preset's settings: the edits in the order sent and the readings
-/// mcscope takes where the documentation is silent (SPEC §11, each an option).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ApiSpec {
-    pub edits: Vec<Edit>,
-    /// Excluded tools' uses count toward `keep` (default: they do not).
-    pub excluded_count_toward_keep: bool,
-    /// The trigger fires at `>=` (default: strictly `>`).
-    pub trigger_inclusive: bool,
-    pub placeholder: String,
-}
+pub use crate::vocab::policy::{
+    ApiSpec, CLEAR_THINKING, CLEAR_TOOL_USES, ClearInputs, Edit, TriggerOn, default_clear_tool_uses,
+};
 
 impl Default for ApiSpec {
     fn default() -> ApiSpec {
@@ -130,77 +18,6 @@ impl Default for ApiSpec {
                 .rules()
                 .placeholder
                 .to_string(),
-        }
-    }
-}
-
-impl ApiSpec {
-    /// The first `clear_tool_uses` edit (what the TUI's `+`/`-` tune).
-    pub fn first_tool_uses_keep(&mut self) -> Option<&mut u64> {
-        self.edits.iter_mut().find_map(|e| match e {
-            Edit::ClearToolUses { keep, .. } => Some(keep),
-            _ => None,
-        })
-    }
-
-    /// The first `clear_tool_uses` edit's keep, if there is one.
-    pub fn first_keep(&self) -> Option<u64> {
-        self.edits.iter().find_map(|e| match e {
-            Edit::ClearToolUses { keep, .. } => Some(*keep),
-            _ => None,
-        })
-    }
-
-    /// The first `clear_tool_uses` edit's trigger value, if there is one.
-    pub fn first_trigger(&self) -> Option<u64> {
-        self.edits.iter().find_map(|e| match e {
-            Edit::ClearToolUses {
-                trigger: TriggerOn::InputTokens(v) | TriggerOn::ToolUses(v),
-                ..
-            } => Some(*v),
-            _ => None,
-        })
-    }
-
-    /// Sets the first `clear_tool_uses` edit's trigger value (of the type it
-    /// has) and keep value, adding the documented default edit when there is
-    /// none (`compare`'s api lists).
-    pub fn tune_first_tool_uses(&mut self, trigger_value: Option<u64>, keep_value: Option<u64>) {
-        if !self
-            .edits
-            .iter()
-            .any(|e| matches!(e, Edit::ClearToolUses { .. }))
-        {
-            self.edits.push(default_clear_tool_uses());
-        }
-        if let Some(Edit::ClearToolUses { trigger, keep, .. }) = self
-            .edits
-            .iter_mut()
-            .find(|e| matches!(e, Edit::ClearToolUses { .. }))
-        {
-            if let Some(v) = trigger_value {
-                *trigger = match trigger {
-                    TriggerOn::InputTokens(_) => TriggerOn::InputTokens(v),
-                    TriggerOn::ToolUses(_) => TriggerOn::ToolUses(v),
-                };
-            }
-            if let Some(k) = keep_value {
-                *keep = k;
-            }
-        }
-    }
-
-    /// `context_management.edits` as the client sends them.
-    pub fn edits_json(&self) -> Vec<Value> {
-        self.edits.iter().map(Edit::to_json).collect()
-    }
-
-    /// The trigger comparison (strict unless `--api-trigger-inclusive`).
-    pub fn exceeds(&self, value: u64, threshold: u64) -> bool {
-        if self.trigger_inclusive {
-            value >= threshold
-        } else {
-            value > threshold
         }
     }
 }
@@ -354,6 +171,7 @@ fn names(v: &Value, field: &str) -> Result<Vec<String>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn the_triggers_of_the_api_edits_are_named_by_their_types() {

@@ -14,65 +14,11 @@ pub(crate) mod recorded;
 
 use crate::harness::PresetId;
 use crate::session::{HarnessId, Request};
-use serde::Serialize;
+pub use crate::vocab::{Delivery, PlanKind, Policy};
 
 pub use engine::{Candidate, Engine, Status, Step, Trigger};
 
-/// Names: strum's, written once (`serialize_all`); serde, clap, the sidecar and
-/// the config file read them through `name()`, `FromStr` and `VARIANTS`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "lowercase")]
-#[serde(into = "&'static str")]
-pub enum PlanKind {
-    Auto,
-    Idle,
-    /// Claude Code 2.1.285+: tool-result clearing after idle, applied by the
-    /// server through a `clear_tool_uses_20250919` edit (SPEC §13.S).
-    #[strum(serialize = "idle-server")]
-    IdleServer,
-    Forced,
-    Size,
-    Count,
-    Budget,
-    /// The `api` preset's kind: Anthropic's server-side context editing (SPEC §11).
-    Api,
-    /// The baseline: what the transcript proves a harness setting cleared,
-    /// taken from the records, not simulated (SPEC §9a, §15.3).
-    Recorded,
-    /// Gemini CLI's tool-output masking (SPEC §14): before every request, the
-    /// tool output past the newest 50,000 tokens is masked once 30,000 can go.
-    Mask,
-    /// OpenCode's `SessionCompaction.prune` (SPEC §14; reference §2).
-    Prune,
-}
-
 impl PlanKind {
-    /// The claude cycle of SPEC §15.3 (`p`); qwen leaves out idle-server and budget.
-    pub const ALL: [PlanKind; 8] = [
-        PlanKind::Auto,
-        PlanKind::Idle,
-        PlanKind::IdleServer,
-        PlanKind::Forced,
-        PlanKind::Size,
-        PlanKind::Count,
-        PlanKind::Budget,
-        PlanKind::Recorded,
-    ];
-
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-
     /// The `keep_recent` a kind uses when none is given (SPEC §5: budget 3, else
     /// 5; idle-server by version, SPEC §13.S4: see `Policy::keep_at`).
     pub fn default_keep(self) -> u32 {
@@ -80,42 +26,6 @@ impl PlanKind {
             PlanKind::Budget => budget::DEFAULT_KEEP,
             _ => 5,
         }
-    }
-
-    /// A kind by name; `api` is the `api` preset's own kind (not in `ALL`, which
-    /// lists the kinds the claude and qwen presets cycle through).
-    pub fn parse(s: &str) -> Option<PlanKind> {
-        s.parse().ok()
-    }
-}
-
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "kebab-case")]
-#[serde(into = "&'static str")]
-pub enum Delivery {
-    Rewrite,
-    CacheEdits,
-    /// The `api` preset: the client sends `context_management`, the server edits.
-    Server,
-}
-
-impl Delivery {
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-
-    pub fn parse(s: &str) -> Option<Delivery> {
-        s.parse().ok()
     }
 }
 
@@ -265,51 +175,6 @@ impl std::fmt::Display for AutoRefuses {
 
 /// OpenCode's prune thresholds: the harness's (`harness/opencode.rs`).
 pub use crate::harness::{PRUNE_MINIMUM, PRUNE_PROTECT};
-
-/// The parameters of a plan: the JSON `policy` object, a sidecar, or flags.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Policy {
-    pub kind: PlanKind,
-    pub preset: HarnessId,
-    /// The explicit value (flag, sidecar, config); None: the default of the kind
-    /// that runs (SPEC §5 "Defaults are per plan kind").
-    pub keep_recent: Option<u32>,
-    pub gap_threshold_minutes: f64,
-    pub size_threshold: i64,
-    pub low_watermark: bool,
-    pub trigger_threshold: u32,
-    pub delivery: Delivery,
-    pub protect: bool,
-    pub clear_errors: bool,
-    /// Whether `size_threshold` was set (flag, sidecar, config): with the qwen
-    /// preset, a negative gap without one turns size off too (SPEC §5).
-    #[serde(skip)]
-    pub size_explicit: bool,
-    /// `budget`: the tool-result tokens the plan clears down to.
-    pub budget_tokens: u64,
-    /// `budget`: the least saving that lets it fire.
-    pub budget_min_saving: u64,
-    /// `budget`: the usage gate; None = by the request's version (SPEC §5).
-    pub budget_warning_tokens: Option<u64>,
-    /// The `api` preset's edits and readings (SPEC §11); read only by kind `api`.
-    pub api: api::ApiSpec,
-    /// `idle-server`: the least trigger it sends (None: keep + 15, SPEC §13.S4).
-    pub min_trigger_tool_uses: Option<u32>,
-    /// `mask` (SPEC §15.13): the newest tool-output tokens protected, the
-    /// least prunable tokens that let it mask, and whether the latest content
-    /// of the history is skipped.
-    pub mask_protect_tokens: u64,
-    pub mask_min_prunable_tokens: u64,
-    pub mask_protect_latest_turn: bool,
-    /// Whether the gap was given (flag, sidecar, config): `idle-server` waits
-    /// 65 minutes otherwise (SPEC §13.S1).
-    #[serde(skip)]
-    pub gap_explicit: bool,
-    /// `prune` (OpenCode, SPEC §15.13): the newest tool-output tokens it never
-    /// clears (`PRUNE_PROTECT`), and the least it clears (`PRUNE_MINIMUM`).
-    pub prune_protect_tokens: u64,
-    pub prune_minimum_tokens: u64,
-}
 
 impl Policy {
     /// The defaults of a preset (SPEC §5 table).

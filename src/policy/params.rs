@@ -505,7 +505,7 @@ pub static PARAMS: &[Param] = &[
         },
         keys: Some(&GAP_KEYS),
         put: Put::F64(|p, g| {
-            p.gap_threshold_minutes = crate::config::finite_minutes(g)?;
+            p.gap_threshold_minutes = finite_minutes(g)?;
             p.gap_explicit = true;
             Ok(())
         }),
@@ -640,7 +640,7 @@ pub static PARAMS: &[Param] = &[
             p.delivery = super::Delivery::parse(d).ok_or_else(|| {
                 format!(
                     "not a delivery ({})",
-                    crate::config::names::<super::Delivery>()
+                    crate::vocab::names::<super::Delivery>()
                 )
             })?;
             Ok(())
@@ -1125,6 +1125,29 @@ pub fn changed(a: &Policy, b: &Policy) -> Vec<&'static str> {
 pub fn commands() -> impl Iterator<Item = &'static str> {
     PARAMS.iter().filter_map(|p| p.command)
 }
+
+/// A gap threshold in minutes (SPEC §15.25): any finite number, a negative one
+/// disabling the idle rule; NaN or an infinity is refused (NaN would compare
+/// false with every gap and silently disable it).
+pub fn check_minutes(x: f64) -> Result<f64, String> {
+    finite_minutes(x).map_err(|e| format!("{}: {e}", crate::numbers::shown(x)))
+}
+
+/// As [`check_minutes`], the words without the value (a key's check puts it
+/// after the key).
+pub fn finite_minutes(x: f64) -> Result<f64, String> {
+    if x.is_finite() && x.abs() <= MAX_MINUTES {
+        Ok(x)
+    } else {
+        Err(format!(
+            "expected a finite number of minutes of at most {MAX_MINUTES:e} either way (negative disables)"
+        ))
+    }
+}
+
+/// The largest gap threshold, in minutes, either way (about 1,900 years):
+/// in milliseconds it stays an exact integer, and no sum of gaps overflows.
+pub const MAX_MINUTES: f64 = 1e9;
 
 #[cfg(test)]
 mod tests {

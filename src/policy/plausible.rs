@@ -3,49 +3,14 @@
 //! (`true`), had none (`false`: the clearing shown is a what-if), or cannot be
 //! told (`null`), with the reason id. The remote flags are caveats, not this.
 
-use super::{PlanKind, Policy};
-use crate::session::{Request, Session};
-
-/// `request.harness_could_run` and `request.harness_could_run_reason`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Plausible {
-    pub could_run: Option<bool>,
-    pub reason: &'static str,
-}
-
-impl Plausible {
-    /// Not assessed: the harness has no version table, or this plan is not one
-    /// of its own (SPEC §13.P1's last row).
-    pub const NOT_ASSESSED: Plausible = Plausible::of(None, "not_assessed");
-    /// The baseline: the transcript proves it ran.
-    pub const RECORDED: Plausible = Plausible::of(Some(true), "recorded");
-
-    pub const fn of(could_run: Option<bool>, reason: &'static str) -> Plausible {
-        Plausible { could_run, reason }
-    }
-
-    /// Whether the clearing at the request is a what-if (SPEC §13.P3).
-    pub fn what_if(self) -> bool {
-        self.could_run == Some(false)
-    }
-}
-
-/// SPEC §13.P1's table, first matching rule: `kind` is the plan in force at
-/// `req` (auto's choice; None: none). The baseline is what the transcript
-/// proves ran (SPEC §15.3); every other plan is the session's harness's answer
-/// ([`crate::harness::Harness::could_run`]).
-pub fn at(policy: &Policy, s: &Session, req: &Request, kind: Option<PlanKind>) -> Plausible {
-    if kind == Some(PlanKind::Recorded) {
-        return Plausible::RECORDED;
-    }
-    s.harness.asks().could_run(policy, s, req, kind)
-}
+pub use crate::harness::plausible_at as at;
+pub use crate::vocab::Plausible;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::Delivery;
-    use crate::session::{Format, HarnessId};
+    use crate::policy::{Delivery, PlanKind, Policy};
+    use crate::session::{Format, HarnessId, Request, Session};
     use std::path::PathBuf;
 
     fn session(format: Format) -> Session {

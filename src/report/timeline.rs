@@ -239,7 +239,7 @@ fn timeline_row<'a>(
     let cleared = &harness[st.index - 1];
     let point = crate::series::Point {
         k: st.index,
-        recorded: crate::series::recorded_prompt(s, st.index),
+        recorded: s.recorded_prompt(st.index),
         in_wire: f.in_wire_tokens,
         recorded_cleared: cleared.tokens,
         ..Default::default()

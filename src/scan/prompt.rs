@@ -18,16 +18,7 @@ pub(super) fn trim(mut b: &[u8]) -> &[u8] {
 }
 
 /// A JSON string's text (None: the value is absent or not a string).
-pub(crate) fn str_of(v: Raw<'_>) -> Option<Cow<'_, str>> {
-    let text = v?.get();
-    if !text.starts_with('"') {
-        return None;
-    }
-    if memchr::memchr(b'\\', text.as_bytes()).is_none() {
-        return Some(Cow::Borrowed(&text[1..text.len() - 1]));
-    }
-    serde_json::from_str::<String>(text).ok().map(Cow::Owned)
-}
+pub(crate) use crate::load::raw::string as str_of;
 
 pub(super) enum Prompt {
     Typed(String),

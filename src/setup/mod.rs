@@ -9,8 +9,9 @@ mod select;
 mod sidecar;
 mod usage_error;
 
+pub use crate::load::sidecar_path;
 pub use select::{directory_error, request_index, resolve_id};
-pub use sidecar::{Sidecar, read_sidecar, sidecar_path};
+pub use sidecar::{Sidecar, read_sidecar};
 pub use usage_error::UsageError;
 
 use crate::analysis::Setup;
@@ -253,6 +254,7 @@ pub fn setup_with_config(
     let (path_map, roots) = paths_and_roots(&session, preset, opts, &config, side, &side_dir)?;
     let mut setup = Setup {
         session: std::sync::Arc::new(session),
+        derived: Default::default(),
         policy: p,
         roots,
         path_map,

@@ -3,6 +3,7 @@
 
 use super::UsageError;
 use crate::config;
+use crate::load::sidecar_path;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
@@ -76,20 +77,6 @@ impl Sidecar {
             ..sidecar
         })
     }
-}
-
-/// `claude-demo.jsonl` → `claude-demo.mcscope.json`.
-pub fn sidecar_path(session: &Path) -> PathBuf {
-    let stem = session
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let stem = stem
-        .strip_suffix(".jsonl")
-        .or_else(|| stem.strip_suffix(".json"))
-        .unwrap_or(&stem)
-        .to_string();
-    session.with_file_name(format!("{stem}.mcscope.json"))
 }
 
 /// A sidecar read, and the folder its relative directories are taken against.

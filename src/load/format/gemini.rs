@@ -4,7 +4,7 @@
 
 use super::super::{LoadError, gemini};
 use super::{FormatLoader, Head, LightCounter, LightRecord, LightSeen, LightTally};
-use crate::scan::str_of;
+use crate::load::raw::string as str_of;
 use crate::session::{Format, Session};
 use serde::Deserialize;
 use serde_json::value::RawValue;

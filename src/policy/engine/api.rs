@@ -3,6 +3,7 @@
 //! carries from one request to the next.
 
 use super::*;
+use crate::derived::Derived;
 use crate::policy::api::{Edit, TriggerOn};
 pub(super) use crate::session::{ApiFacts, MsgFacts, UseFact};
 use serde_json::Value;
@@ -10,20 +11,23 @@ use std::sync::Arc;
 
 impl ApiFacts {
     /// The facts of every message of the session, read back from its records
-    /// once and kept with the session, so that every plan of it shares them (a
-    /// message that cannot be read counts nothing).
-    pub fn of_session(s: &Session) -> Arc<ApiFacts> {
-        if let Some(f) = s.api_facts.get()
-            && f.msgs.len() == s.messages.len()
-        {
-            return f.clone();
+    /// once and kept in the run's `derived`, so that every plan of it shares
+    /// them (a message that cannot be read counts nothing).
+    pub fn of_session(s: &Session, derived: &Derived) -> Arc<ApiFacts> {
+        let f = derived.get_or_init(|| ApiFacts::read(s));
+        // Facts of another length are another session's (followed files are
+        // new sessions): read again, and the first kept.
+        if f.msgs.len() == s.messages.len() {
+            f
+        } else {
+            Arc::new(ApiFacts::read(s))
         }
+    }
+
+    fn read(s: &Session) -> ApiFacts {
         let mut msgs = vec![MsgFacts::default(); s.messages.len()];
         let _ = crate::load::readback::each_message(s, |m, v| msgs[m] = MsgFacts::of(&v));
-        let facts = Arc::new(ApiFacts { msgs });
-        // A session grown since (followed files are new sessions) keeps the first.
-        let _ = s.api_facts.set(facts.clone());
-        facts
+        ApiFacts { msgs }
     }
 }
 
@@ -43,7 +47,7 @@ impl MsgFacts {
                             f.thinking_blocks += 1;
                         }
                         Some("tool_use") => f.uses.push(UseFact {
-                            id: str_of(b, "id"),
+                            id: str_of(b, "id").into(),
                             name: str_of(b, "name"),
                             input_tokens: t,
                         }),
@@ -175,7 +179,7 @@ pub(super) fn input_tokens_or(
     // Aggregated usage sums internal calls and `<synthetic>` responses are
     // not the API's (SPEC §10): those requests are estimated.
     let recorded = req.response.map(|m| &s.messages[m]).and_then(|m| {
-        if m.model.as_deref() == Some(crate::evidence::SYNTHETIC_MODEL) {
+        if m.model.as_deref() == Some(crate::session::SYNTHETIC_MODEL) {
             return None;
         }
         let u = m.usage.as_ref().filter(|u| !u.aggregated)?;
@@ -384,7 +388,7 @@ fn clear_tool_uses(p: &Policy, pass: &mut Pass<'_>, edit: &Edit) {
         .filter(|&i| {
             !window.contains(&i)
                 && !excluded(uses[i].2)
-                && !pass.cleared_ids.contains_key(uses[i].2.id.as_str())
+                && !pass.cleared_ids.contains_key(&*uses[i].2.id)
         })
         .collect();
     let input_cleared = |u: &UseFact| clear_inputs.covers(&u.name);
@@ -392,7 +396,7 @@ fn clear_tool_uses(p: &Policy, pass: &mut Pass<'_>, edit: &Edit) {
         .iter()
         .map(|&i| {
             let u = uses[i].2;
-            pass.result_tokens.get(u.id.as_str()).copied().unwrap_or(0)
+            pass.result_tokens.get(&*u.id).copied().unwrap_or(0)
                 + if input_cleared(u) { u.input_tokens } else { 0 }
         })
         .sum();
@@ -412,7 +416,7 @@ fn clear_tool_uses(p: &Policy, pass: &mut Pass<'_>, edit: &Edit) {
             });
         } else if !applies {
             keep_use(&mut pass.kept, u, || Kept::ApiEdit(note));
-        } else if !pass.cleared_ids.contains_key(u.id.as_str()) {
+        } else if !pass.cleared_ids.contains_key(&*u.id) {
             let why = ClearReason::Api {
                 trigger,
                 nth: i + 1,
@@ -420,9 +424,9 @@ fn clear_tool_uses(p: &Policy, pass: &mut Pass<'_>, edit: &Edit) {
                 keep: *keep,
                 input_too: input_cleared(u),
             };
-            pass.cleared_ids.insert(u.id.as_str(), why);
+            pass.cleared_ids.insert(&*u.id, why);
             if input_cleared(u) {
-                pass.step.inputs_cleared.push((m, u.id.clone()));
+                pass.step.inputs_cleared.push((m, u.id.to_string()));
                 pass.step.changed.push((m, 1 + place));
             }
         }
@@ -434,7 +438,7 @@ fn clear_tool_uses(p: &Policy, pass: &mut Pass<'_>, edit: &Edit) {
 
 /// Gives use `u` (every result with its id) a reason to stay; the first wins.
 fn keep_use<'a>(kept: &mut HashMap<&'a str, Kept>, u: &'a UseFact, why: impl FnOnce() -> Kept) {
-    kept.entry(u.id.as_str()).or_insert_with(why);
+    kept.entry(&*u.id).or_insert_with(why);
 }
 
 /// What a `clear_tool_uses` edit did at a request, once the trigger was read and

@@ -18,15 +18,16 @@ use crate::policy::api::{ClearInputs, Edit, TriggerOn};
 #[derive(Debug, Clone, Default)]
 pub(super) struct ApiRun<'s> {
     pub(super) on: bool,
-    facts: Option<&'s ApiFacts>,
+    facts: Option<std::sync::Arc<ApiFacts>>,
     msgs_end: usize,
     results_end: usize,
     /// Σ tokens of the view's messages (the prompt's estimate).
     tokens: u64,
-    /// The view's tool uses, oldest first: their ids, each one's result in the
-    /// view (at most one: ids are used once) and that result's tokens.
-    uses: Vec<&'s str>,
-    use_of: HashMap<&'s str, usize>,
+    /// How many tool uses the view holds; each one's place by its id, its
+    /// result in the view (at most one: ids are used once) and that result's
+    /// tokens.
+    uses: usize,
+    use_of: HashMap<std::sync::Arc<str>, usize>,
     result_of: Vec<Option<usize>>,
     use_tokens: Vec<u64>,
     /// Results seen before their use (the use will read their tokens).
@@ -66,9 +67,10 @@ impl<'s> Engine<'s> {
                 ..
             }] if exclude_tools.is_empty()
         );
-        let facts = s
+        // Kind `api`: the engine read them when it was made.
+        let facts = self
             .api_facts
-            .get()
+            .clone()
             .filter(|f| f.msgs.len() == s.messages.len());
         let Some(facts) = facts.filter(|_| one_edit) else {
             return;
@@ -79,7 +81,7 @@ impl<'s> Engine<'s> {
             .msgs
             .iter()
             .flat_map(|m| &m.uses)
-            .all(|u| seen.insert(u.id.as_str()));
+            .all(|u| seen.insert(&*u.id));
         let mut seen: HashSet<&str> = HashSet::new();
         let results_once = s.results.iter().all(|r| seen.insert(r.id.as_str()));
         // The session's own calls likewise, each before its result: then no
@@ -108,7 +110,7 @@ impl<'s> Engine<'s> {
         if self.api_run.on {
             self.api_run = ApiRun {
                 on: true,
-                facts: self.api_run.facts,
+                facts: self.api_run.facts.clone(),
                 ..ApiRun::default()
             };
         }
@@ -122,7 +124,7 @@ impl<'s> Engine<'s> {
     /// Takes in the messages and results the view gained.
     fn api_run_grow(&mut self, req: &Request) -> Vec<usize> {
         let s = self.s;
-        let Some(facts) = self.api_run.facts else {
+        let Some(facts) = self.api_run.facts.clone() else {
             return Vec::new();
         };
         let run = &mut self.api_run;
@@ -134,10 +136,10 @@ impl<'s> Engine<'s> {
                 continue;
             }
             for u in &facts.msgs[m].uses {
-                let i = run.uses.len();
-                let (result, tokens) = run.early.remove(u.id.as_str()).unzip();
-                run.uses.push(u.id.as_str());
-                run.use_of.insert(u.id.as_str(), i);
+                let i = run.uses;
+                let (result, tokens) = run.early.remove(&*u.id).unzip();
+                run.uses += 1;
+                run.use_of.insert(u.id.clone(), i);
                 run.result_of.push(result);
                 run.use_tokens.push(tokens.unwrap_or(0));
             }
@@ -195,14 +197,14 @@ impl<'s> Engine<'s> {
                 newly_tokens: 0,
             };
         };
-        let facts_len = self.api_run.facts.map_or(0, |f| f.msgs.len());
+        let facts_len = self.api_run.facts.as_ref().map_or(0, |f| f.msgs.len());
         let estimate = self.api_run.tokens;
         let (tokens, source) = if facts_len >= req.end {
             api::input_tokens_or(self.s, req, || estimate)
         } else {
             (0, TokenSource::Estimate)
         };
-        let uses = self.api_run.uses.len();
+        let uses = self.api_run.uses;
         let (measured, threshold) = match on {
             TriggerOn::InputTokens(v) => (tokens, v),
             TriggerOn::ToolUses(v) => (uses as u64, v),

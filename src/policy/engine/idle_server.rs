@@ -68,17 +68,15 @@ pub(super) fn may_run(policy: &Policy, s: &Session) -> bool {
 
 /// The facts of the session's main-thread records (an unreadable file: none,
 /// so no return is ever found).
-pub(super) fn facts_of(s: &Session) -> Arc<Vec<RecFact>> {
-    s.idle_facts
-        .get_or_init(|| {
-            // No record a return could follow: no return, nothing to read.
-            if !crate::load::format::of(s.format).return_facts() || !s.return_anchor {
-                return Arc::default();
-            }
-            let text = std::fs::read_to_string(&s.path).unwrap_or_default();
-            Arc::new(rule::read_facts(&text, s.subagent_what_if))
-        })
-        .clone()
+pub(super) fn facts_of(s: &Session, derived: &crate::derived::Derived) -> Arc<Vec<RecFact>> {
+    derived.get_or_init(|| {
+        // No record a return could follow: no return, nothing to read.
+        if !crate::load::format::of(s.format).return_facts() || !s.return_anchor {
+            return Vec::new();
+        }
+        let text = std::fs::read_to_string(&s.path).unwrap_or_default();
+        rule::read_facts(&text, s.subagent_what_if)
+    })
 }
 
 /// The parameters at `req` (S4) under `policy`: explicit values win, else by

@@ -3,6 +3,7 @@
 
 use super::protect::{Protector, RecordedPath};
 use super::{Delivery, PlanKind, Policy};
+use crate::derived::Derived;
 use crate::harness::Preset;
 use crate::harness::RankBy;
 use crate::harness::claude_budget as budget;
@@ -253,13 +254,27 @@ impl View {
 }
 
 impl<'s> Engine<'s> {
-    pub fn new(s: &'s Session, policy: Policy, protector: Protector, forced_at: usize) -> Self {
-        let mut e = Self::made(s, policy, protector, forced_at);
+    /// An engine over `s` under `policy`, reading what `derived` holds of the
+    /// session (and adding what it lacks).
+    pub fn new(
+        s: &'s Session,
+        derived: &Derived,
+        policy: Policy,
+        protector: Protector,
+        forced_at: usize,
+    ) -> Self {
+        let mut e = Self::made(s, derived, policy, protector, forced_at);
         e.mask_index_on();
         e
     }
 
-    fn made(s: &'s Session, policy: Policy, protector: Protector, forced_at: usize) -> Self {
+    fn made(
+        s: &'s Session,
+        derived: &Derived,
+        policy: Policy,
+        protector: Protector,
+        forced_at: usize,
+    ) -> Self {
         let api = policy.kind == PlanKind::Api;
         let policy_kind = policy.kind;
         let idle_server = idle_server::may_run(&policy, s);
@@ -271,8 +286,8 @@ impl<'s> Engine<'s> {
             } else {
                 s.shape().tools
             },
-            api_facts: (api || idle_server).then(|| ApiFacts::of_session(s)),
-            idle_facts: idle_server.then(|| idle_server::facts_of(s)),
+            api_facts: (api || idle_server).then(|| ApiFacts::of_session(s, derived)),
+            idle_facts: idle_server.then(|| idle_server::facts_of(s, derived)),
             idle_applied_prev: false,
             idle_step: None,
             idle_walk: Default::default(),

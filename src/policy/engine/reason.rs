@@ -5,6 +5,7 @@
 
 use super::TokenSource;
 use crate::policy::api::TriggerOn;
+pub use crate::vocab::NoRun;
 
 /// A candidate's place among the view's ranked results (`rank 3 of 7`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,45 +92,6 @@ pub enum EditNote {
     },
     /// `clear_thinking`: the turns whose thinking went (keep None: keep all).
     Thinking { turns: usize, keep: Option<u64> },
-}
-
-/// Why no plan (or not every plan) runs at a request, as data; put into words
-/// in `report::words` only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoRun {
-    /// `auto` where the recorded version's builds have no clearing (Claude Code
-    /// 2.1.64-2.1.83 and 2.1.105-2.1.284, SPEC §13.T1): the harness, and those
-    /// versions by name.
-    NoClearing {
-        harness: crate::session::HarnessId,
-        versions: &'static str,
-    },
-    /// `auto` at a version older than every sampled build that clears (Claude
-    /// Code before 2.0.0, SPEC §15.9).
-    BeforeSampled {
-        harness: crate::session::HarnessId,
-        first: &'static str,
-    },
-    /// `auto` chose none, with nothing more to say.
-    NoPlan,
-    /// A request without a send, planned by a harness that runs its plans by
-    /// send: it looks at the gap only where a turn begins.
-    TurnOnly,
-    /// A hook continuing a goal turn: nothing runs.
-    GoalHook,
-    /// The kind of send decides (tool results: size only; the rest none).
-    Send(crate::session::SendKind),
-    /// Nothing to say (the baseline without records; never shown).
-    Unsaid,
-    /// `auto` on a harness whose plan is off unless a setting turns it on at
-    /// this version, and no record shows it on (OpenCode 1.14+: `prune`).
-    DefaultOff,
-    /// `auto` at a version between the last sampled build with the plan on by
-    /// default and the first with it off (OpenCode 1.3.3–1.14.33).
-    VersionGap {
-        on_until: (u64, u64, u64),
-        off_from: (u64, u64, u64),
-    },
 }
 
 /// Why the plan fired or not at a request (the step's note).

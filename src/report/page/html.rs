@@ -3,7 +3,7 @@
 //! original content folded in a `<details>`.
 
 use super::*;
-use crate::compare_html::escape;
+use crate::sanitize::html_escape as escape;
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px;color:#1b1b1b;background:#fff;max-width:1100px}
 h1{font-size:1.4em;margin:0 0 .4em;overflow-wrap:anywhere}h2{font-size:1.12em;margin:1.4em 0 .4em}

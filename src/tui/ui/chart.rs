@@ -75,7 +75,7 @@ pub(super) fn draw_chart(f: &mut Frame, v: &SessionView, area: Rect, theme: Them
     let s = &v.setup.session;
     let n = s.requests.len();
     let recorded: Vec<(f64, f64)> = (1..=n)
-        .filter_map(|k| crate::series::recorded_prompt(s, k).map(|p| (k as f64, p as f64)))
+        .filter_map(|k| s.recorded_prompt(k).map(|p| (k as f64, p as f64)))
         .collect();
     let current: Option<&[Point]> = v.totals.as_ref().map(|t| t.series.as_slice());
     let rec = recommended(v);

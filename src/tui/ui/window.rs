@@ -117,7 +117,7 @@ pub fn window_lines(v: &SessionView) -> Vec<String> {
         };
         return vec![format!("request {k} of {n}: {why}")];
     };
-    let p = crate::series::recorded_prompt(&v.setup.session, k);
+    let p = v.setup.session.recorded_prompt(k);
     let mut out = vec![match p {
         Some(p) => format!(
             "request {k} of {n} · recorded prompt P(k) {} tokens",

@@ -400,8 +400,8 @@ fn the_messages_are_read_once_per_session_and_measured_by_the_rule() {
         |_| {},
     );
     // The plan has read them; every later plan of the session shares them.
-    let a = ApiFacts::of_session(&run.setup.session);
-    let b = ApiFacts::of_session(&run.setup.session);
+    let a = ApiFacts::of_session(&run.setup.session, &run.setup.derived);
+    let b = ApiFacts::of_session(&run.setup.session, &run.setup.derived);
     assert!(std::sync::Arc::ptr_eq(&a, &b));
     // "go" (2 chars) 1 token; a call's input {"file_path":"/r/0"} 20 chars, 5
     // tokens; a result of 400 chars, 100.
