@@ -842,3 +842,55 @@ fn the_explain_panel_shows_the_cut_record_above_the_simulation() {
         lines.join("\n")
     );
 }
+
+/// Issue 42 item 4: the explain panel speaks of a Gemini CLI masking and of
+/// OpenCode's prune marks in their own words (never `microcompact_boundary`,
+/// a line 0 or `pre_tokens`).
+#[test]
+fn the_explain_panel_names_gemini_and_opencode_records_in_their_own_words() {
+    let mut a = open(
+        &sample("sample-sessions/gemini-build-masked.jsonl"),
+        Opts::default(),
+    );
+    let lines = explain(&mut a, "read_file__read_file_1796030106117_0");
+    let text = lines.join("\n");
+    assert!(
+        has(
+            &lines,
+            "◇ masking recorded at line 32 (gemini_mask) belongs to request 4"
+        ),
+        "{text}"
+    );
+    assert!(
+        has(
+            &lines,
+            "masked [read_file__read_file_1796030106117_0 (this)"
+        ),
+        "{text}"
+    );
+    assert!(has(&lines, "against the mask plan:"), "{text}");
+    assert!(
+        !text.contains("microcompact_boundary") && !text.contains("pre_tokens"),
+        "{text}"
+    );
+
+    let mut a = open(
+        &sample("sample-sessions/opencode-build.db"),
+        Opts::default(),
+    );
+    let lines = explain(&mut a, "toolu_01Hq3xK9mVb2Lw7Rt5Yz8NcD");
+    let text = lines.join("\n");
+    assert!(
+        has(
+            &lines,
+            "◇ OpenCode's prune marks (state.time.compacted) belong to request 8"
+        ),
+        "{text}"
+    );
+    assert!(has(&lines, "OpenCode's estimate 60,500"), "{text}");
+    assert!(has(&lines, "against the prune plan:"), "{text}");
+    assert!(
+        !text.contains("microcompact_boundary") && !text.contains("pre_tokens"),
+        "{text}"
+    );
+}

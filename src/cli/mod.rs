@@ -59,10 +59,8 @@ mcscope explain SESSION.jsonl KuPA                         why one result vanish
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// A session file or a folder of sessions to open in the TUI (none: the
-    /// sessions under each Claude base's projects — $CLAUDE_CONFIG_DIR, a
-    /// comma-separated list, else ~/.claude and ~/.config/claude — and under
-    /// $QWEN_RUNTIME_DIR or ~/.qwen).
+    // Its help names every harness's folders, from the registry.
+    #[arg(help = crate::harness::folders_help())]
     pub path: Option<PathBuf>,
     /// TUI: leave the mouse to the terminal (its own selection and copy work;
     /// clicks and the wheel do not reach mcscope). Default: mouse captured.

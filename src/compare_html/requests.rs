@@ -6,7 +6,6 @@
 
 use super::{Curve, escape};
 use crate::analysis::Setup;
-use crate::evidence::Explanation;
 use crate::numbers::fmt_int;
 use std::fmt::Write as _;
 
@@ -30,8 +29,9 @@ pub(crate) struct RequestRow {
     /// `recorded_cleared` (how many ids) and `recorded_cleared_tokens`.
     pub recorded_ids: usize,
     pub recorded_tokens: u64,
-    /// The observed break: the drop in cache reads and its explanations.
-    pub observed: Option<(u64, Vec<Explanation>)>,
+    /// The observed break: the drop in cache reads and its explanations, in
+    /// the session's harness's words.
+    pub observed: Option<(u64, Vec<&'static str>)>,
     pub boundaries: Vec<Boundary>,
     /// A compaction came before it (a new view segment, or the server's).
     pub compaction: bool,
@@ -40,11 +40,10 @@ pub(crate) struct RequestRow {
 impl RequestRow {
     fn explanation(&self) -> Option<String> {
         let (drop, why) = self.observed.as_ref()?;
-        let words: Vec<&str> = why.iter().map(|e| e.words()).collect();
         Some(format!(
             "cache break: {} tokens fewer read than expected; {}",
             fmt_int(*drop),
-            words.join("; ")
+            why.join("; ")
         ))
     }
 
@@ -101,9 +100,10 @@ pub(crate) fn rows(setup: &Setup) -> Vec<RequestRow> {
                 hit_rate: crate::series::hit_rate(s, k),
                 recorded_ids: rc.ids.len(),
                 recorded_tokens: rc.tokens,
-                observed: e
-                    .and_then(|e| e.observed_break.as_ref())
-                    .map(|b| (b.drop(), b.explanations())),
+                observed: e.and_then(|e| e.observed_break.as_ref()).map(|b| {
+                    let why = b.explanations();
+                    (b.drop(), why.iter().map(|x| x.words(s.harness)).collect())
+                }),
                 boundaries,
                 compaction: s.compacted_before(i)
                     || req
@@ -309,7 +309,10 @@ mod tests {
     #[test]
     fn marks_are_labelled_at_their_requests_and_escaped() {
         let mut a = row(2);
-        a.observed = Some((5000, vec![Explanation::Ttl]));
+        a.observed = Some((
+            5000,
+            vec![crate::evidence::Explanation::Ttl.words(crate::vocab::HarnessId::Claude)],
+        ));
         let mut b = row(3);
         b.boundaries.push(Boundary {
             ids: vec!["toolu_<x>".into()],

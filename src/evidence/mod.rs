@@ -209,7 +209,9 @@ impl Explanation {
         self.into()
     }
 
-    pub fn words(self) -> &'static str {
+    /// The explanation in words, for a session of `harness`: the harness's
+    /// own rewrite in its own words.
+    pub fn words(self, harness: crate::vocab::HarnessId) -> &'static str {
         match self {
             Explanation::Compaction => "the conversation was compacted before this request",
             Explanation::ServerCompaction => "the server compacted the prompt (usage.iterations)",
@@ -218,9 +220,7 @@ impl Explanation {
             Explanation::PlanRewrite => {
                 "the selected plan rewrote old results here (simulated prefix break)"
             }
-            Explanation::HarnessRewrite => {
-                "the harness rewrote old results (a budget microcompact_boundary), which breaks the prefix"
-            }
+            Explanation::HarnessRewrite => harness.rules().words.rewrite,
             Explanation::CacheEdits => {
                 "cache deletions that keep the prefix (a cached microcompact_boundary, from an internal build, or cache_deleted_input_tokens grew)"
             }

@@ -16,6 +16,12 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
     harness: HarnessId::Claude,
     name: "claude",
     title: "Claude Code",
+    words: Words {
+        records: "microcompact_boundary",
+        rewrite: "the harness rewrote old results (a budget microcompact_boundary), which breaks the prefix",
+        error_kept: None,
+        folders: "Claude Code's projects under each base ($CLAUDE_CONFIG_DIR, a comma-separated list, else ~/.claude and ~/.config/claude)",
+    },
     server_preset: false,
     formats: &[Format::ClaudeJsonl, Format::MessagesJson],
     dialect: Dialect::Anthropic,

@@ -25,6 +25,12 @@ pub(crate) static GEMINI: Preset = Preset {
     harness: HarnessId::Gemini,
     name: "gemini",
     title: "Gemini CLI",
+    words: Words {
+        records: "gemini_mask",
+        rewrite: "Gemini CLI masked old tool outputs (recorded in the file), which breaks the prefix",
+        error_kept: None,
+        folders: "Gemini CLI's chats under tmp/ of $GEMINI_CLI_HOME/.gemini or ~/.gemini",
+    },
     server_preset: false,
     formats: &[Format::GeminiJsonl, Format::GeminiJson],
     // The Gemini `contents` dialect: Qwen Code is a fork of Gemini CLI.

@@ -514,6 +514,23 @@ pub struct WireShape {
     pub assistant_role: &'static str,
 }
 
+/// The harness's own words (each row's, beside its rules).
+#[derive(Debug, Clone, Copy)]
+pub struct Words {
+    /// What its clearing records are called (SPEC §15.21's record kinds); a
+    /// harness that writes none says what it would count.
+    pub records: &'static str,
+    /// An observed cache break its own recorded rewrite explains
+    /// (`harness_rewrite`, SPEC §10).
+    pub rewrite: &'static str,
+    /// An error result it never clears (`error_kept`; None where every error
+    /// may be cleared).
+    pub error_kept: Option<&'static str>,
+    /// Where mcscope finds its sessions without a PATH (`--help`; kept true
+    /// to `home` and `databases` by a test).
+    pub folders: &'static str,
+}
+
 /// Where a harness keeps its files and its managed memory (SPEC §4).
 #[derive(Debug, Clone, Copy)]
 pub struct Home {
@@ -627,6 +644,19 @@ pub fn session_folders() -> Vec<PathBuf> {
         .collect()
 }
 
+/// Where the sessions read without a PATH are, in words, every harness's in
+/// the registry's order (`mcscope --help`).
+pub fn folders_help() -> String {
+    let each: Vec<&str> = <HarnessId as strum::VariantArray>::VARIANTS
+        .iter()
+        .map(|h| h.rules().words.folders)
+        .collect();
+    format!(
+        "A session file or a folder of sessions to open in the TUI (none: {})",
+        each.join("; ")
+    )
+}
+
 /// The session databases read without a PATH (the picker): every harness's,
 /// in the registry's order, those that exist.
 pub fn session_databases() -> Vec<PathBuf> {
@@ -720,6 +750,9 @@ pub struct Preset {
     /// The caveats the harness shows, in the order they are listed, each with
     /// the rule that shows it (SPEC §13.C, §5, §11, §14).
     pub caveats: &'static [crate::harness::caveat::Rule],
+    /// What the reports say of the harness's own records and rules: a
+    /// sentence about one harness comes from its row, never another's.
+    pub words: Words,
     /// Tools whose results plans may clear.
     pub compactable: &'static [&'static str],
     /// The tool whose results managed-memory protection looks at.

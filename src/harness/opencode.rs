@@ -13,6 +13,15 @@ pub(crate) static OPENCODE: Preset = Preset {
     harness: HarnessId::Opencode,
     name: "opencode",
     title: "OpenCode",
+    words: Words {
+        records: "opencode_prune",
+        rewrite: "OpenCode pruned old tool outputs (its prune marks, state.time.compacted), which breaks the prefix",
+        // Reference §2: prune skips a part whose state is not `completed`.
+        error_kept: Some(
+            "error result: OpenCode's prune never clears a tool part that ended in an error",
+        ),
+        folders: "OpenCode's database ($OPENCODE_DB, else opencode.db in $XDG_DATA_HOME/opencode or ~/.local/share/opencode)",
+    },
     server_preset: false,
     // Reference §1.1: SQLite from 1.2.0, JSON files under `storage/` up to 1.1.x.
     formats: &[Format::OpencodeDb, Format::OpencodeJson],

@@ -15,6 +15,14 @@ pub(crate) static QWEN: Preset = Preset {
     harness: HarnessId::Qwen,
     name: "qwen",
     title: "Qwen Code",
+    // Qwen Code writes no record of a clearing (reference §2).
+    words: Words {
+        records: "clearing",
+        rewrite: "the harness rewrote old results, which breaks the prefix",
+        // microcompact.ts skips a result whose response is an error.
+        error_kept: Some("error result: qwen never clears errors"),
+        folders: "Qwen Code's projects under $QWEN_RUNTIME_DIR or ~/.qwen",
+    },
     server_preset: false,
     formats: &[Format::QwenJsonl],
     dialect: Dialect::Gemini,

@@ -110,7 +110,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
         .flat_map(|(_, e)| e.microcompact.iter().chain(&e.compactions))
         .map(|m| m.writer.record_kind())
         .next()
-        .unwrap_or("microcompact_boundary");
+        .unwrap_or(s.harness.rules().words.records);
     let _ = writeln!(
         out,
         "evidence: {responses} responses with usage, {breaks} observed cache break(s), {records} {kind} record(s)"
@@ -138,7 +138,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                 fmt_int(b.drop())
             );
             for x in b.explanations() {
-                let _ = writeln!(out, "    {}: {}", x.name(), x.words());
+                let _ = writeln!(out, "    {}: {}", x.name(), x.words(s.harness));
             }
         }
         let records = e.microcompact.iter().map(|m| (m, false));

@@ -431,9 +431,16 @@ pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> 
             );
             continue;
         }
+        // SPEC §14: Gemini CLI's masking, written into the file; else the
+        // harness's own record kind.
+        let (record, did) = if e.mask {
+            ("masking recorded", "masked")
+        } else {
+            (s.harness.rules().words.records, "cleared")
+        };
         let _ = writeln!(
             out,
-            "harness evidence: microcompact_boundary at line {} before request {} cleared [{}]",
+            "harness evidence: {record} at line {} before request {} {did} [{}]",
             e.line,
             e.before_request,
             sanitize::joined(&e.compacted_tool_ids, ", ")

@@ -31,7 +31,12 @@ pub fn reason(c: &Candidate, note: &Note) -> String {
             earlier: Some(at),
             why,
         } => format!("cleared at request {at}: {why}"),
-        Reason::ErrorKept => "error result: qwen never clears errors".into(),
+        Reason::ErrorKept(h) => h
+            .rules()
+            .words
+            .error_kept
+            .unwrap_or("error result: kept")
+            .into(),
         Reason::Kept(k) => k.to_string(),
         Reason::KeptByPlan { fired: true } => format!("kept: {note}"),
         Reason::KeptByPlan { fired: false } => format!("no plan fired: {note}"),
@@ -133,6 +138,47 @@ pub fn record_line(
             tokens(m.pre_tokens),
             tokens(m.tokens_saved),
         ),
+    }
+}
+
+/// The explain panel's lines for a clearing record (`place` its request),
+/// `ids` its ids as the panel shortens them: what [`record_line`] says, a line
+/// a part.
+pub fn record_lines(
+    harness: crate::session::HarnessId,
+    m: &crate::evidence::Microcompact,
+    place: &str,
+    ids: &str,
+) -> Vec<String> {
+    use crate::evidence::Writer;
+    let tokens = |t: Option<u64>| t.map_or("none".into(), fmt_int);
+    let title = harness.rules().title;
+    match m.writer {
+        Writer::Mask => vec![
+            format!(
+                "◇ masking recorded at line {} (gemini_mask) belongs to {place}",
+                m.line
+            ),
+            format!("  masked [{ids}]"),
+        ],
+        Writer::Prune => vec![
+            format!("◇ {title}'s prune marks (state.time.compacted) belong to {place}"),
+            format!("  cleared [{ids}]"),
+            format!("  {title}'s estimate {}", tokens(m.tokens_saved)),
+        ],
+        Writer::Budget | Writer::Cached => vec![
+            format!(
+                "◇ microcompact_boundary at line {} ({} writer) belongs to {place}",
+                m.line,
+                m.writer.name()
+            ),
+            format!("  cleared [{ids}]"),
+            format!(
+                "  pre_tokens {}  tokens_saved {}",
+                tokens(m.pre_tokens),
+                tokens(m.tokens_saved)
+            ),
+        ],
     }
 }
 

@@ -342,8 +342,9 @@ pub enum Reason {
         earlier: Option<usize>,
         why: ClearReason,
     },
-    /// Qwen never clears an error result.
-    ErrorKept,
+    /// An error result the harness never clears (its words: its row's
+    /// `words.error_kept`).
+    ErrorKept(crate::vocab::HarnessId),
     Kept(Kept),
     /// Kept for no reason of its own: the step's note says what the plan did.
     KeptByPlan {

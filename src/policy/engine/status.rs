@@ -57,7 +57,7 @@ impl Engine<'_> {
                 },
                 None => Reason::Unset,
             },
-            Status::ErrorKept => Reason::ErrorKept,
+            Status::ErrorKept => Reason::ErrorKept(self.policy.preset),
             Status::Kept => match v.kept.get(&p) {
                 Some(k) => Reason::Kept(k.clone()),
                 None => Reason::KeptByPlan { fired: v.fired() },

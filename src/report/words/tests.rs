@@ -566,8 +566,20 @@ fn candidate_reasons_read_as_before() {
             "cleared at request 4: count: 5 active > trigger 2; rank 1 of 5, not in last 2, already sent",
         ),
         (
-            candidate(Some("read_file"), Reason::ErrorKept, None),
+            candidate(
+                Some("read_file"),
+                Reason::ErrorKept(crate::session::HarnessId::Qwen),
+                None,
+            ),
             "error result: qwen never clears errors",
+        ),
+        (
+            candidate(
+                Some("bash"),
+                Reason::ErrorKept(crate::session::HarnessId::Opencode),
+                None,
+            ),
+            "error result: OpenCode's prune never clears a tool part that ended in an error",
         ),
         (
             candidate(Some("Read"), Reason::Kept(Kept::Pending), None),

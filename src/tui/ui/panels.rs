@@ -156,16 +156,11 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
             } else {
                 format!("request {k}")
             };
-            out.push(format!(
-                "◇ microcompact_boundary at line {} ({} writer) belongs to {place}",
-                m.line,
-                m.writer.name()
-            ));
-            out.push(format!("  cleared [{}]", short(&m.compacted_tool_ids)));
-            out.push(format!(
-                "  pre_tokens {}  tokens_saved {}",
-                m.pre_tokens.map_or("none".into(), fmt_int),
-                m.tokens_saved.map_or("none".into(), fmt_int)
+            out.extend(crate::report::words::record_lines(
+                v.setup.session.harness,
+                m,
+                &place,
+                &short(&m.compacted_tool_ids),
             ));
             let sim_at = crate::evidence::compared_at(&v.setup.session, m.writer, k);
             out.push(format!(

@@ -38,10 +38,7 @@ impl Folder {
                 Ok(()) => {
                     let folder = Folder { dir, parent };
                     // The mode as asked, whatever the umask made of it.
-                    std::fs::set_permissions(
-                        &folder.dir,
-                        std::fs::Permissions::from_mode(0o700),
-                    )?;
+                    std::fs::set_permissions(&folder.dir, std::fs::Permissions::from_mode(0o700))?;
                     return Ok(folder);
                 }
                 Err(e) => {
