@@ -69,7 +69,8 @@ impl<'s> Engine<'s> {
         );
         // Kind `api`: the engine read them when it was made.
         let facts = self
-            .api_facts
+            .api
+            .facts
             .clone()
             .filter(|f| f.msgs.len() == s.messages.len());
         let Some(facts) = facts.filter(|_| one_edit) else {
@@ -97,7 +98,7 @@ impl<'s> Engine<'s> {
             .iter()
             .all(|r| call_msg.get(r.id.as_str()).is_none_or(|&m| m < r.msg));
         if uses_once && results_once && calls_once && answered_after {
-            self.api_run = ApiRun {
+            self.api.run = ApiRun {
                 on: true,
                 facts: Some(facts),
                 ..ApiRun::default()
@@ -107,10 +108,10 @@ impl<'s> Engine<'s> {
 
     /// Starts the carried state over (a new view).
     pub(super) fn api_run_clear(&mut self) {
-        if self.api_run.on {
-            self.api_run = ApiRun {
+        if self.api.run.on {
+            self.api.run = ApiRun {
                 on: true,
-                facts: self.api_run.facts.clone(),
+                facts: self.api.run.facts.clone(),
                 ..ApiRun::default()
             };
         }
@@ -118,16 +119,16 @@ impl<'s> Engine<'s> {
 
     /// Whether the plan at this request is the carried one.
     pub(super) fn api_carries(&self) -> bool {
-        self.api_run.on && self.policy.kind == PlanKind::Api
+        self.api.run.on && self.policy.kind == PlanKind::Api
     }
 
     /// Takes in the messages and results the view gained.
     fn api_run_grow(&mut self, req: &Request) -> Vec<usize> {
         let s = self.s;
-        let Some(facts) = self.api_run.facts.clone() else {
+        let Some(facts) = self.api.run.facts.clone() else {
             return Vec::new();
         };
-        let run = &mut self.api_run;
+        let run = &mut self.api.run;
         let from = run.msgs_end.max(req.view_start);
         let to = req.end.min(facts.msgs.len());
         for m in from..to {
@@ -197,14 +198,14 @@ impl<'s> Engine<'s> {
                 newly_tokens: 0,
             };
         };
-        let facts_len = self.api_run.facts.as_ref().map_or(0, |f| f.msgs.len());
-        let estimate = self.api_run.tokens;
+        let facts_len = self.api.run.facts.as_ref().map_or(0, |f| f.msgs.len());
+        let estimate = self.api.run.tokens;
         let (tokens, source) = if facts_len >= req.end {
             api::input_tokens_or(self.s, req, || estimate)
         } else {
             (0, TokenSource::Estimate)
         };
-        let uses = self.api_run.uses;
+        let uses = self.api.run.uses;
         let (measured, threshold) = match on {
             TriggerOn::InputTokens(v) => (tokens, v),
             TriggerOn::ToolUses(v) => (uses as u64, v),
@@ -219,7 +220,7 @@ impl<'s> Engine<'s> {
         };
         // Every use but the last `keep` (no tool is excluded).
         let prefix = uses.saturating_sub(keep as usize);
-        let run = &mut self.api_run;
+        let run = &mut self.api.run;
         for i in run.prefix..prefix.max(run.prefix) {
             run.prefix_tokens += run.use_tokens[i];
         }
@@ -231,15 +232,15 @@ impl<'s> Engine<'s> {
         // The clearings: lift all when the edit stops applying, else clear
         // the results the prefix gained (uses past the old prefix, and new
         // results of uses within it).
-        let (before_n, before_tokens) = (self.api_run.cleared_n, self.api_run.cleared_tokens);
-        let old = self.api_run.in_force;
+        let (before_n, before_tokens) = (self.api.run.cleared_n, self.api.run.cleared_tokens);
+        let old = self.api.run.in_force;
         if !applies {
             for i in 0..old {
-                if let Some(r) = self.api_run.result_of[i] {
+                if let Some(r) = self.api.run.result_of[i] {
                     self.api_lift(r);
                 }
             }
-            self.api_run.in_force = 0;
+            self.api.run.in_force = 0;
         } else {
             let reason = |i: usize| ClearReason::Api {
                 trigger,
@@ -249,18 +250,18 @@ impl<'s> Engine<'s> {
                 input_too: false,
             };
             for &i in arrived.iter().filter(|&&i| i < old) {
-                if let Some(r) = self.api_run.result_of[i] {
+                if let Some(r) = self.api.run.result_of[i] {
                     self.api_clear(req, r, reason(i));
                 }
             }
             for i in old..prefix {
-                if let Some(r) = self.api_run.result_of[i] {
+                if let Some(r) = self.api.run.result_of[i] {
                     self.api_clear(req, r, reason(i));
                 }
             }
-            self.api_run.in_force = prefix;
+            self.api.run.in_force = prefix;
         }
-        let (n, t) = (self.api_run.cleared_n, self.api_run.cleared_tokens);
+        let (n, t) = (self.api.run.cleared_n, self.api.run.cleared_tokens);
         let (newly, newly_tokens) = if lapsed {
             (n, t)
         } else {
@@ -316,22 +317,22 @@ impl<'s> Engine<'s> {
             reason,
         };
         self.clear_result(r, clearing);
-        self.api_run.cleared_n += 1;
-        self.api_run.cleared_tokens += self.s.results[r].est_tokens;
-        self.api_run.cleared_chars += self.base[r].0;
+        self.api.run.cleared_n += 1;
+        self.api.run.cleared_tokens += self.s.results[r].est_tokens;
+        self.api.run.cleared_chars += self.running.base[r].0;
     }
 
     /// The size total as the plan's own pass reads it: every clearing lifted.
     pub(super) fn api_size_total(&self) -> u64 {
-        self.total + self.api_run.cleared_chars
+        self.running.total + self.api.run.cleared_chars
     }
 
     fn api_lift(&mut self, r: usize) {
         if self.cleared[r].is_some() {
             self.set_clearing(r, None);
-            self.api_run.cleared_n -= 1;
-            self.api_run.cleared_tokens -= self.s.results[r].est_tokens;
-            self.api_run.cleared_chars -= self.base[r].0;
+            self.api.run.cleared_n -= 1;
+            self.api.run.cleared_tokens -= self.s.results[r].est_tokens;
+            self.api.run.cleared_chars -= self.running.base[r].0;
         }
     }
 }

@@ -20,15 +20,15 @@ impl Engine<'_> {
         let carried = Carried {
             recs,
             ret,
-            applied_before: self.idle_applied_prev,
-            api: self.api_facts.as_deref(),
+            applied_before: self.idle.applied_prev,
+            api: self.api.facts.as_deref(),
         };
         idle_server(self, &self.policy, req, params, carried)
     }
 
     /// The records of `req`'s view up to the first line of its response.
     fn idle_recs(&self, req: &Request) -> &[RecFact] {
-        let Some(facts) = self.idle_facts.as_deref() else {
+        let Some(facts) = self.idle.facts.as_deref() else {
             return &[];
         };
         let s = self.s;
@@ -53,7 +53,7 @@ impl Engine<'_> {
             req.version.clone(),
             gap.to_bits(),
         );
-        let mut cache = self.idle_walk.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.idle.walk.lock().unwrap_or_else(|e| e.into_inner());
         let walk = match cache.as_mut() {
             Some((k, w)) if *k == key && w.next <= recs.len() => w,
             _ => &mut cache.insert((key, rule::Walk::default())).1,
@@ -70,9 +70,10 @@ impl Engine<'_> {
         // the view at every request).
         let server =
             |c: &InForce| matches!(c.trigger, Trigger::IdleServer | Trigger::RecordedServer);
-        if self.idle_facts.is_none()
+        if self.idle.facts.is_none()
             || !self
-                .in_force_list
+                .lists
+                .lapsing
                 .iter()
                 .any(|&r| self.cleared[r].as_ref().is_some_and(server))
         {
@@ -80,7 +81,7 @@ impl Engine<'_> {
         }
         let mut lifted = HashSet::new();
         let mut keep = Vec::new();
-        for r in std::mem::take(&mut self.in_force_list) {
+        for r in std::mem::take(&mut self.lists.lapsing) {
             match self.cleared[r].as_ref().map(|c| c.trigger) {
                 Some(Trigger::IdleServer | Trigger::RecordedServer) => {
                     self.set_clearing(r, None);
@@ -89,7 +90,7 @@ impl Engine<'_> {
                 _ => keep.push(r),
             }
         }
-        self.in_force_list = keep;
+        self.lists.lapsing = keep;
         lifted
     }
 }

@@ -9,11 +9,11 @@ impl Engine<'_> {
     /// view gets its place when it enters it).
     pub(super) fn apply_cuts(&mut self, k: usize) {
         self.at = k;
-        while let Some(&(at, r)) = self.cuts.get(self.cuts_done) {
+        while let Some(&(at, r)) = self.cuts.list.get(self.cuts.done) {
             if at > k {
                 break;
             }
-            self.cuts_done += 1;
+            self.cuts.done += 1;
             let p = self.pos_of[r];
             let in_view =
                 r < self.view.results_end && self.view.cands.get(p).is_some_and(|c| c.result == r);

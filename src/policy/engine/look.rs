@@ -229,15 +229,15 @@ impl Look for Engine<'_> {
 
     fn explains(&self) -> bool {
         // A quiet step (one that only carries the state) reports no status.
-        self.kept_wanted
+        self.modes.kept_wanted
     }
 
     fn media_cleared(&self, m: usize) -> bool {
-        self.media_cleared[m]
+        self.media.cleared[m]
     }
 
     fn nested_stripped(&self, r: usize) -> bool {
-        self.stripped[r]
+        self.media.stripped[r]
     }
 
     /// From the size plan's index where it is on (its free positions but the
@@ -258,7 +258,12 @@ impl Look for Engine<'_> {
     /// The active results themselves, kept as clearings come and go.
     fn active(&self, errors_clearable: bool) -> Vec<usize> {
         debug_assert_eq!(errors_clearable, self.policy.errors_clearable());
-        let active: Vec<usize> = self.active_set.iter().map(|&r| self.pos_of[r]).collect();
+        let active: Vec<usize> = self
+            .running
+            .active_set
+            .iter()
+            .map(|&r| self.pos_of[r])
+            .collect();
         debug_assert_eq!(
             active,
             active_by_pass(self, errors_clearable),
@@ -270,21 +275,21 @@ impl Look for Engine<'_> {
     fn active_count(&self, errors_clearable: bool) -> usize {
         debug_assert_eq!(errors_clearable, self.policy.errors_clearable());
         debug_assert_eq!(
-            self.active,
+            self.running.active,
             active_by_pass(self, errors_clearable).len(),
             "active count"
         );
-        self.active
+        self.running.active
     }
 
     fn eligible_tokens(&self, errors_clearable: bool) -> u64 {
         debug_assert_eq!(errors_clearable, self.policy.errors_clearable());
         debug_assert_eq!(
-            self.eligible_tokens,
+            self.running.eligible_tokens,
             eligible_by_pass(self, errors_clearable),
             "eligible tokens"
         );
-        self.eligible_tokens
+        self.running.eligible_tokens
     }
 }
 

@@ -114,87 +114,39 @@ pub struct Engine<'s> {
     /// Each clearing's reason, kept apart: only a status reads it (see
     /// `finish_statuses`), so a lean engine keeps none (empty).
     reasons: Vec<Option<ClearReason>>,
-    /// Per result in the view, while no clearing is in force on it: its chars in
-    /// the size total, whether it counts as active (count plan), and its tokens
-    /// among the budget plan's eligible results.
-    base: Vec<(u64, bool, u64)>,
-    /// The size total, the number of active results and the budget plan's
-    /// eligible tokens, kept as clearings come and go (so a step that does not
-    /// fire costs no pass over the view).
-    total: u64,
-    active: usize,
-    eligible_tokens: u64,
-    /// The active results themselves, by result index (registration order), and
-    /// each view result's candidate position: the count plan reads only these.
-    active_set: BTreeSet<usize>,
+    /// What the view's results add up to while no clearing holds them.
+    running: Running,
+    /// Each view result's candidate position.
     pos_of: Vec<usize>,
-    /// The results with a clearing in force (so a reset touches only them).
-    in_force_list: Vec<usize>,
-    /// The same for the clearings that outlast a Claude turn start (count's,
-    /// budget's): kept apart, so that a turn start looks only at those that
-    /// lapse (a count plan's deletions pile up over a view).
-    lasting_list: Vec<usize>,
-    media_cleared: Vec<bool>,
-    /// Per result: its nested media stripped in the wire (Qwen's nested list).
-    stripped: Vec<bool>,
-    /// Whether any media is cleared or stripped now (so that sessions without
-    /// media never pass over the view for it).
-    media_touched: bool,
+    /// The results with a clearing in force, by whether it lapses at a turn
+    /// start (so a reset touches only them).
+    lists: InForceLists,
+    media: MediaState,
     edits: Vec<EditBlock>,
     view: View,
     /// The session's tool ids by number, and the view's calls and results
     /// per id (`ids`).
     ids: std::sync::Arc<crate::session::IdTable>,
     id_slots: ids::IdSlots,
-    /// Qwen: the process segment of the last request, and the hook checkpoint
-    /// (idle state that lives in the process, SPEC §2).
-    process: Option<usize>,
-    hook_checkpoint: Option<i64>,
-    /// The `api` plan's reading of the messages (SPEC §11), read once.
-    api_facts: Option<std::sync::Arc<ApiFacts>>,
-    /// The `api` plan at the last evaluated request.
-    api_step: Option<ApiStep>,
-    /// Whether a step sets every candidate's status and reason (a plan reads
-    /// them); a timeline reads only the step, so it skips that pass over the
-    /// view, which would make a long session quadratic (see `lean`).
-    statuses: bool,
-    /// Whether a step lists every result cleared in its wire (`Step::cleared`);
-    /// off for a pass that reads only what each step newly cleared.
-    cleared_list: bool,
+    /// Qwen: idle state that lives in the process (SPEC §2).
+    process: Process,
+    /// What a step reports (`lean`, `newly_only`).
+    modes: Modes,
     /// What changed in the wire at each step, when asked (`tracked`).
     tracker: tracked::Tracker,
     /// The size plan's clearable results by position (a tracked engine of the
     /// Claude size plan: `size_index`).
     size_index: size_index::SizeIndex,
     mask_index: mask_index::MaskIndex,
-    /// Whether this step's verdict must say why each candidate was kept (a
-    /// step that reports statuses): else a plan may skip those words.
-    kept_wanted: bool,
-    /// The `api` plan's state carried from request to request (a tracked
-    /// engine of one `clear_tool_uses` edit: `api_run`).
-    api_run: api_run::ApiRun<'s>,
-    /// The request being evaluated, and the recorded cuts (SPEC §13.E1) by the
-    /// request they take effect at, `(at, result)` sorted, with how many of
-    /// them are behind us: a cut result is, from then on, as good as already
-    /// cleared (never cleared again, never counted, no keep slot).
+    /// The `api` plan's state.
+    api: ApiState<'s>,
+    /// The request being evaluated, and the recorded cuts (SPEC §13.E1).
     at: usize,
-    cuts: std::sync::Arc<[(usize, usize)]>,
-    cuts_done: usize,
-    /// The `version` of the last request evaluated that recorded one: a new
-    /// one is a new process (SPEC §15.9).
-    last_version: Option<String>,
-    /// `last_version` by number, where it came from a request of the session
-    /// (`IdTable::version`); None otherwise.
-    last_version_number: Option<u32>,
-    /// `idle-server`'s reading of the records (SPEC §13.S), read once when the
-    /// plan may run, and whether it applied at the last request.
-    idle_facts: Option<std::sync::Arc<Vec<crate::harness::claude_idle_server::RecFact>>>,
-    idle_applied_prev: bool,
-    /// `idle-server` at the last evaluated request.
-    idle_step: Option<IdleServerStep>,
-    /// S1's walk carried along the view (`idle_server::idle_walk`), keyed by the
-    /// view's first record, the version and the gap.
-    idle_walk: IdleWalk,
+    cuts: Cuts,
+    /// The version of the last request that recorded one (SPEC §15.9).
+    version: LastVersion,
+    /// `idle-server`'s state.
+    idle: IdleServerState,
     /// `recorded`'s reading of the records (SPEC §9a), per request, read once
     /// when the plan is `recorded`.
     recorded: Option<std::sync::Arc<Vec<crate::policy::recorded::RecordedCleared>>>,
@@ -202,7 +154,110 @@ pub struct Engine<'s> {
     prune_memory: prune::Memory,
 }
 
-/// See `Engine::idle_walk` (a lock: the verdicts are computed through `&self`).
+/// Per result in the view, while no clearing is in force on it: its chars in
+/// the size total, whether it counts as active (count plan), and its tokens
+/// among the budget plan's eligible results; and their sums, kept as clearings
+/// come and go (so a step that does not fire costs no pass over the view).
+#[derive(Clone, Default)]
+struct Running {
+    base: Vec<(u64, bool, u64)>,
+    total: u64,
+    active: usize,
+    eligible_tokens: u64,
+    /// The active results themselves, by result index (registration order):
+    /// the count plan reads only these.
+    active_set: BTreeSet<usize>,
+}
+
+/// The results with a clearing in force: those that lapse at a Claude turn
+/// start, and those that outlast it (count's, budget's), kept apart so that a
+/// turn start looks only at those that lapse (a count plan's deletions pile up
+/// over a view).
+#[derive(Clone, Default)]
+struct InForceLists {
+    lapsing: Vec<usize>,
+    lasting: Vec<usize>,
+}
+
+/// Media cleared, and nested media stripped (Qwen's nested list), per item.
+#[derive(Clone, Default)]
+struct MediaState {
+    cleared: Vec<bool>,
+    stripped: Vec<bool>,
+    /// Whether any media is cleared or stripped now (so that sessions without
+    /// media never pass over the view for it).
+    touched: bool,
+}
+
+/// Qwen: the process segment of the last request, and the hook checkpoint
+/// (idle state that lives in the process, SPEC §2).
+#[derive(Clone, Default)]
+struct Process {
+    segment: Option<usize>,
+    hook_checkpoint: Option<i64>,
+}
+
+/// What a step reports.
+#[derive(Clone)]
+struct Modes {
+    /// Whether a step sets every candidate's status and reason (a plan reads
+    /// them); a timeline reads only the step, so it skips that pass over the
+    /// view, which would make a long session quadratic (see `lean`).
+    statuses: bool,
+    /// Whether a step lists every result cleared in its wire (`Step::cleared`);
+    /// off for a pass that reads only what each step newly cleared.
+    cleared_list: bool,
+    /// Whether this step's verdict must say why each candidate was kept (a
+    /// step that reports statuses): else a plan may skip those words.
+    kept_wanted: bool,
+}
+
+/// The `api` plan's state (SPEC §11).
+#[derive(Clone, Default)]
+struct ApiState<'s> {
+    /// Its reading of the messages, read once.
+    facts: Option<std::sync::Arc<ApiFacts>>,
+    /// The plan at the last evaluated request.
+    step: Option<ApiStep>,
+    /// Its state carried from request to request (a tracked engine of one
+    /// `clear_tool_uses` edit: `api_run`).
+    run: api_run::ApiRun<'s>,
+}
+
+/// `idle-server`'s state (SPEC §13.S).
+#[derive(Clone, Default)]
+struct IdleServerState {
+    /// Its reading of the records, read once when the plan may run.
+    facts: Option<std::sync::Arc<Vec<crate::harness::claude_idle_server::RecFact>>>,
+    /// Whether it applied at the last request.
+    applied_prev: bool,
+    /// The plan at the last evaluated request.
+    step: Option<IdleServerStep>,
+    /// S1's walk carried along the view (`idle_server::idle_walk`), keyed by
+    /// the view's first record, the version and the gap.
+    walk: IdleWalk,
+}
+
+/// The recorded cuts (SPEC §13.E1) by the request they take effect at, `(at,
+/// result)` sorted, with how many of them are behind us: a cut result is, from
+/// then on, as good as already cleared (never cleared again, never counted,
+/// no keep slot).
+#[derive(Clone)]
+struct Cuts {
+    list: std::sync::Arc<[(usize, usize)]>,
+    done: usize,
+}
+
+/// The `version` of the last request evaluated that recorded one (a new one
+/// is a new process, SPEC §15.9), and its number where it came from a request
+/// of the session (`IdTable::version`).
+#[derive(Clone, Default)]
+struct LastVersion {
+    text: Option<String>,
+    number: Option<u32>,
+}
+
+/// See `IdleServerState::walk` (a lock: the verdicts are computed through `&self`).
 type IdleWalk = std::sync::Arc<
     std::sync::Mutex<
         Option<(
@@ -286,12 +341,14 @@ impl<'s> Engine<'s> {
             } else {
                 s.shape().tools
             },
-            api_facts: (api || idle_server).then(|| ApiFacts::of_session(s, derived)),
-            idle_facts: idle_server.then(|| idle_server::facts_of(s, derived)),
-            idle_applied_prev: false,
-            idle_step: None,
-            idle_walk: Default::default(),
-            api_step: None,
+            api: ApiState {
+                facts: (api || idle_server).then(|| ApiFacts::of_session(s, derived)),
+                ..Default::default()
+            },
+            idle: IdleServerState {
+                facts: idle_server.then(|| idle_server::facts_of(s, derived)),
+                ..Default::default()
+            },
             policy,
             protector,
             forced_at,
@@ -299,41 +356,42 @@ impl<'s> Engine<'s> {
             pending: Vec::new(),
             cleared: vec![None; s.results.len()],
             reasons: Vec::new(),
-            base: vec![(0, false, 0); s.results.len()],
-            total: 0,
-            active: 0,
-            eligible_tokens: 0,
-            active_set: BTreeSet::new(),
+            running: Running {
+                base: vec![(0, false, 0); s.results.len()],
+                ..Default::default()
+            },
             pos_of: vec![0; s.results.len()],
-            in_force_list: Vec::new(),
-            lasting_list: Vec::new(),
-            media_cleared: vec![false; s.media.len()],
-            stripped: vec![false; s.results.len()],
-            media_touched: false,
+            lists: InForceLists::default(),
+            media: MediaState {
+                cleared: vec![false; s.media.len()],
+                stripped: vec![false; s.results.len()],
+                touched: false,
+            },
             edits: Vec::new(),
             view: View::default(),
             ids: s.ids(),
             id_slots: ids::IdSlots::new(s.ids().len),
-            process: None,
-            hook_checkpoint: None,
-            statuses: true,
-            cleared_list: true,
+            process: Process::default(),
+            modes: Modes {
+                statuses: true,
+                cleared_list: true,
+                kept_wanted: true,
+            },
             tracker: Default::default(),
             size_index: Default::default(),
             mask_index: Default::default(),
-            kept_wanted: true,
-            api_run: Default::default(),
             at: 0,
-            cuts: {
-                let mut v: Vec<(usize, usize)> = (0..s.cut.len())
-                    .filter_map(|r| s.cut_mark(r).map(|m| (m.at, r)))
-                    .collect();
-                v.sort_unstable();
-                v.into()
+            cuts: Cuts {
+                list: {
+                    let mut v: Vec<(usize, usize)> = (0..s.cut.len())
+                        .filter_map(|r| s.cut_mark(r).map(|m| (m.at, r)))
+                        .collect();
+                    v.sort_unstable();
+                    v.into()
+                },
+                done: 0,
             },
-            cuts_done: 0,
-            last_version: None,
-            last_version_number: None,
+            version: LastVersion::default(),
             recorded: (policy_kind == PlanKind::Recorded)
                 .then(|| crate::policy::recorded::recorded_cleared_all(s).into()),
             prune_memory: Default::default(),
@@ -344,8 +402,8 @@ impl<'s> Engine<'s> {
     /// count plan's deletions pile up over a view, so listing them at every
     /// request would cost the view's length each time.
     pub fn newly_only(mut self) -> Self {
-        self.statuses = false;
-        self.cleared_list = false;
+        self.modes.statuses = false;
+        self.modes.cleared_list = false;
         self
     }
 
@@ -353,7 +411,7 @@ impl<'s> Engine<'s> {
     /// comparison): `candidates()` keeps no statuses, and a step costs what
     /// changed at its request rather than a pass over the whole view.
     pub fn lean(mut self) -> Self {
-        self.statuses = false;
+        self.modes.statuses = false;
         self
     }
 
@@ -379,8 +437,8 @@ impl<'s> Engine<'s> {
         use std::mem::size_of;
         let results = self.cleared.len() * (size_of::<Option<InForce>>() + size_of::<usize>() + 2)
             + self.reasons.len() * size_of::<Option<ClearReason>>()
-            + self.base.len() * 24;
-        let media = self.media_cleared.len();
+            + self.running.base.len() * 24;
+        let media = self.media.cleared.len();
         // The view's calls and results per id number (`ids`).
         let ids = self.ids.len * (size_of::<usize>() + size_of::<u32>() + 1);
         // A candidate, its strings and its places in the view's maps.
@@ -399,12 +457,12 @@ impl<'s> Engine<'s> {
 
     /// The `api` plan at the last evaluated request (None for other kinds).
     pub fn api_step(&self) -> Option<&ApiStep> {
-        self.api_step.as_ref()
+        self.api.step.as_ref()
     }
 
     /// `idle-server` at the last evaluated request (None where it is not in force).
     pub fn idle_server_step(&self) -> Option<&IdleServerStep> {
-        self.idle_step.as_ref()
+        self.idle.step.as_ref()
     }
 
     /// The candidates of the last evaluated request, in rank order.
@@ -423,47 +481,47 @@ impl<'s> Engine<'s> {
     }
 
     pub fn media_is_cleared(&self, m: usize) -> bool {
-        self.media_cleared.get(m).copied().unwrap_or(false)
+        self.media.cleared.get(m).copied().unwrap_or(false)
     }
 
     /// Whether result `r`'s nested media is stripped in the last request's wire.
     pub fn is_stripped(&self, r: usize) -> bool {
-        self.stripped.get(r).copied().unwrap_or(false)
+        self.media.stripped.get(r).copied().unwrap_or(false)
     }
 
     /// The media items cleared or stripped in `req`'s wire (see `Step`).
     fn media_in_wire(&self, req: &Request) -> Vec<(usize, usize)> {
-        if !self.media_touched {
+        if !self.media.touched {
             return Vec::new();
         }
         let s = self.s;
         let media = s
             .media_in(req.view_start, req.end)
-            .filter(|&m| self.media_cleared[m])
+            .filter(|&m| self.media.cleared[m])
             .map(|m| (s.media[m].msg, m));
         let nested = s
             .results_in(req.view_start, req.end)
-            .filter(|&r| self.stripped[r])
+            .filter(|&r| self.media.stripped[r])
             .map(|r| (s.results[r].msg, s.media.len() + r));
         media.chain(nested).collect()
     }
 
     /// Undoes every media clearing (a new view, a restart).
     fn reset_media(&mut self) {
-        if !std::mem::take(&mut self.media_touched) {
+        if !std::mem::take(&mut self.media.touched) {
             return;
         }
         for m in self.s.media_in(0, self.s.messages.len()) {
-            self.media_cleared[m] = false;
+            self.media.cleared[m] = false;
         }
-        self.stripped.iter_mut().for_each(|x| *x = false);
+        self.media.stripped.iter_mut().for_each(|x| *x = false);
     }
 
     fn reset_clearings(&mut self) {
-        for r in std::mem::take(&mut self.in_force_list) {
+        for r in std::mem::take(&mut self.lists.lapsing) {
             self.set_clearing(r, None);
         }
-        for r in std::mem::take(&mut self.lasting_list) {
+        for r in std::mem::take(&mut self.lists.lasting) {
             self.set_clearing(r, None);
         }
     }
@@ -471,7 +529,7 @@ impl<'s> Engine<'s> {
     /// A claude turn start: the clearings that lapse there (idle, forced, size)
     /// are lifted; count deletions and budget clearings stay (SPEC §5).
     fn reset_lapsing(&mut self) {
-        for r in std::mem::take(&mut self.in_force_list) {
+        for r in std::mem::take(&mut self.lists.lapsing) {
             match self.cleared[r].as_ref().map(|c| c.trigger) {
                 // Lifted and cleared again by a lasting plan: on that list.
                 Some(Trigger::Count | Trigger::Budget | Trigger::Prune) | None => {}
@@ -490,30 +548,30 @@ impl<'s> Engine<'s> {
             .checked_sub(1)
             .filter(|&i| self.s.requests.get(i).is_some_and(|q| std::ptr::eq(q, req)))
             .map(|i| self.ids.version[i]);
-        if number.is_some() && number == self.last_version_number {
+        if number.is_some() && number == self.version.number {
             return;
         }
         let Some(now) = req.version.as_deref() else {
             return;
         };
-        self.last_version_number = number;
-        if self.last_version.as_deref() == Some(now) {
+        self.version.number = number;
+        if self.version.text.as_deref() == Some(now) {
             return;
         }
-        if self.last_version.is_some() {
-            let (budget, other): (Vec<usize>, Vec<usize>) = std::mem::take(&mut self.lasting_list)
+        if self.version.text.is_some() {
+            let (budget, other): (Vec<usize>, Vec<usize>) = std::mem::take(&mut self.lists.lasting)
                 .into_iter()
                 .partition(|&r| {
                     self.cleared[r]
                         .as_ref()
                         .is_some_and(|c| c.trigger == Trigger::Budget)
                 });
-            self.lasting_list = other;
+            self.lists.lasting = other;
             for r in budget {
                 self.set_clearing(r, None);
             }
         }
-        self.last_version = Some(now.to_string());
+        self.version.text = Some(now.to_string());
     }
 
     /// Puts a clearing in force and lists it with those of its kind.
@@ -524,9 +582,9 @@ impl<'s> Engine<'s> {
         );
         self.set_clearing(r, Some(clearing));
         if lasting {
-            self.lasting_list.push(r);
+            self.lists.lasting.push(r);
         } else {
-            self.in_force_list.push(r);
+            self.lists.lapsing.push(r);
         }
     }
 
@@ -535,7 +593,11 @@ impl<'s> Engine<'s> {
     fn contribution(&self, r: usize) -> (u64, usize, u64) {
         match self.cleared[r] {
             Some(_) => (0, 0, 0),
-            None => (self.base[r].0, self.base[r].1 as usize, self.base[r].2),
+            None => (
+                self.running.base[r].0,
+                self.running.base[r].1 as usize,
+                self.running.base[r].2,
+            ),
         }
     }
 
@@ -554,7 +616,7 @@ impl<'s> Engine<'s> {
     fn set_clearing(&mut self, r: usize, clearing: Option<Clearing>) {
         self.touch(r);
         let old = self.contribution(r);
-        if self.statuses {
+        if self.modes.statuses {
             if self.reasons.is_empty() {
                 self.reasons = vec![None; self.cleared.len()];
             }
@@ -580,13 +642,13 @@ impl<'s> Engine<'s> {
     /// Moves the running totals from `r`'s old contribution to its current one.
     fn update_totals(&mut self, r: usize, (old_chars, old_active, old_tokens): (u64, usize, u64)) {
         let (c, a, t) = self.contribution(r);
-        self.total = self.total - old_chars + c;
-        self.active = self.active - old_active + a;
-        self.eligible_tokens = self.eligible_tokens - old_tokens + t;
+        self.running.total = self.running.total - old_chars + c;
+        self.running.active = self.running.active - old_active + a;
+        self.running.eligible_tokens = self.running.eligible_tokens - old_tokens + t;
         if a == 1 {
-            self.active_set.insert(r);
+            self.running.active_set.insert(r);
         } else {
-            self.active_set.remove(&r);
+            self.running.active_set.remove(&r);
         }
         self.mask_index_result(r);
     }
@@ -611,7 +673,7 @@ impl<'s> Engine<'s> {
             0
         };
         let old = self.contribution(c.result);
-        self.base[c.result] = (chars, active, tokens);
+        self.running.base[c.result] = (chars, active, tokens);
         self.update_totals(c.result, old);
     }
 
@@ -648,12 +710,16 @@ impl<'s> Engine<'s> {
         self.reset_media();
         self.edits.clear();
         self.pending.clear();
-        (self.total, self.active, self.eligible_tokens) = (0, 0, 0);
-        self.active_set.clear();
+        (
+            self.running.total,
+            self.running.active,
+            self.running.eligible_tokens,
+        ) = (0, 0, 0);
+        self.running.active_set.clear();
         self.mask_index_clear();
         // A view built again after a rewind meets its results anew.
         for r in self.s.results_in(req.view_start, req.end) {
-            self.base[r] = (0, false, 0);
+            self.running.base[r] = (0, false, 0);
         }
         self.size_index_clear();
         self.api_run_clear();
@@ -674,17 +740,17 @@ impl<'s> Engine<'s> {
     /// records, so every clearing not stored by a compression is undone.
     fn new_send_process(&mut self, req: &Request) {
         if let Some(send) = &req.send
-            && self.process != Some(send.process)
+            && self.process.segment != Some(send.process)
         {
             // A restart: Qwen rebuilds the history from the records, so every
             // clearing not stored by a compression is undone (SPEC §2).
-            if self.process.is_some() {
+            if self.process.segment.is_some() {
                 self.reset_clearings();
                 self.reset_media();
                 self.edits.clear();
             }
-            self.process = Some(send.process);
-            self.hook_checkpoint = None;
+            self.process.segment = Some(send.process);
+            self.process.hook_checkpoint = None;
         }
     }
 
@@ -719,12 +785,12 @@ impl<'s> Engine<'s> {
             }
         }
         for &m in &verdict.media {
-            self.media_cleared[m] = true;
+            self.media.cleared[m] = true;
         }
         for &r in &verdict.strip {
-            self.stripped[r] = true;
+            self.media.stripped[r] = true;
         }
-        self.media_touched |= !verdict.media.is_empty() || !verdict.strip.is_empty();
+        self.media.touched |= !verdict.media.is_empty() || !verdict.strip.is_empty();
         newly.sort_unstable();
         newly
     }
@@ -766,7 +832,7 @@ impl<'s> Engine<'s> {
                 (c.verdict, Some(c.step))
             }
             (Some(PlanKind::Api), None) => {
-                let (v, a) = api::api(self, &self.policy, self.api_facts.as_deref(), req);
+                let (v, a) = api::api(self, &self.policy, self.api.facts.as_deref(), req);
                 (v, Some(a))
             }
             (Some(PlanKind::Prune), None) => (self.prune_step(req), None),
@@ -776,10 +842,10 @@ impl<'s> Engine<'s> {
                 None,
             ),
         };
-        self.api_step = api.clone();
-        self.idle_applied_prev =
+        self.api.step = api.clone();
+        self.idle.applied_prev =
             idle_server.as_ref().is_some_and(|i| i.applied) || recorded_applied;
-        self.idle_step = idle_server.clone();
+        self.idle.step = idle_server.clone();
         Decided {
             verdict,
             api,
@@ -791,7 +857,7 @@ impl<'s> Engine<'s> {
     /// The step's `cleared` list: from the statuses where the engine reports
     /// them, else the results cleared in the wire where it lists them.
     fn cleared_of_step(&mut self, req: &Request, verdict: &Verdict, untracked: bool) -> Vec<usize> {
-        if self.statuses {
+        if self.modes.statuses {
             self.finish_statuses(req, verdict);
             self.view
                 .cands
@@ -799,7 +865,7 @@ impl<'s> Engine<'s> {
                 .filter(|c| c.status == Status::Cleared)
                 .map(|c| c.result)
                 .collect()
-        } else if self.cleared_list && untracked {
+        } else if self.modes.cleared_list && untracked {
             self.cleared_in_wire()
         } else {
             Vec::new()
@@ -846,9 +912,10 @@ impl<'s> Engine<'s> {
         let was_cleared: HashSet<usize> =
             if self.policy.kind == PlanKind::Api && !self.api_carries() {
                 let before = self
-                    .in_force_list
+                    .lists
+                    .lapsing
                     .iter()
-                    .chain(&self.lasting_list)
+                    .chain(&self.lists.lasting)
                     .copied()
                     .collect();
                 self.reset_clearings();
@@ -879,7 +946,7 @@ impl<'s> Engine<'s> {
             self.size_total()
         };
         let kind = self.policy.kind_at(req, gap);
-        self.kept_wanted = self.statuses && !quiet;
+        self.modes.kept_wanted = self.modes.statuses && !quiet;
         let Decided {
             verdict,
             api,
@@ -961,9 +1028,10 @@ impl<'s> Engine<'s> {
     /// candidate order, from the clearings in force alone.
     fn cleared_in_wire(&self) -> Vec<usize> {
         let mut pos: Vec<usize> = self
-            .in_force_list
+            .lists
+            .lapsing
             .iter()
-            .chain(&self.lasting_list)
+            .chain(&self.lists.lasting)
             .filter(|&&r| self.cleared[r].is_some())
             .map(|&r| self.pos_of[r])
             .filter(|&p| {
@@ -980,14 +1048,14 @@ impl<'s> Engine<'s> {
     /// at a hook, from the hook checkpoint, SPEC §2).
     fn gap_at(&mut self, req: &Request) -> Option<f64> {
         let asks = self.policy.preset.asks();
-        asks.idle_gap(req, &mut self.hook_checkpoint)
+        asks.idle_gap(req, &mut self.process.hook_checkpoint)
     }
 
     /// After a send, the harness moves the checkpoint the idle gap reads.
     fn move_hook_checkpoint(&mut self, req: &Request, trigger: Option<Trigger>, saved: u64) {
         let plan_saved = matches!(trigger, Some(Trigger::Idle | Trigger::Size)) && saved > 0;
         let asks = self.policy.preset.asks();
-        asks.after_send(req, plan_saved, &mut self.hook_checkpoint);
+        asks.after_send(req, plan_saved, &mut self.process.hook_checkpoint);
     }
 
     /// Runs to request `k` (1-based) and returns its step: the requests before
@@ -1021,7 +1089,7 @@ impl<'s> Engine<'s> {
             PlanKind::Budget => budget_plan::budget(self, p, req),
             PlanKind::Mask => mask::mask(self, p, req),
             PlanKind::IdleServer => self.idle_server(req).0,
-            PlanKind::Api => api::api(self, p, self.api_facts.as_deref(), req).0,
+            PlanKind::Api => api::api(self, p, self.api.facts.as_deref(), req).0,
             PlanKind::Recorded => {
                 let facts = self.recorded.as_deref().map(|f| &f[..]);
                 recorded::recorded(self, facts, req, || self.idle_server(req)).0

@@ -166,7 +166,7 @@ impl Engine<'_> {
     /// The size total as if every size clearing had lapsed (a deferred turn
     /// start: they are all the index's held positions).
     pub(super) fn size_total_lapsed(&self) -> u64 {
-        self.total + self.size_index.held_chars
+        self.running.total + self.size_index.held_chars
     }
 
     /// The size plan at a turn start whose lapse was deferred, over the view
@@ -251,13 +251,13 @@ impl Engine<'_> {
     /// looking the list through), so the list stays as long as the set.
     fn compact_in_force_list(&mut self) {
         let live = (self.size_index.held.total() as usize) + self.size_index.other_in_force;
-        if self.in_force_list.len() <= 2 * live + 64 {
+        if self.lists.lapsing.len() <= 2 * live + 64 {
             return;
         }
         let cleared = &self.cleared;
-        self.in_force_list.retain(|&r| cleared[r].is_some());
-        self.in_force_list.sort_unstable();
-        self.in_force_list.dedup();
+        self.lists.lapsing.retain(|&r| cleared[r].is_some());
+        self.lists.lapsing.sort_unstable();
+        self.lists.lapsing.dedup();
     }
 
     /// Debug builds: the deferred turn start clears what the plan's own pass

@@ -58,7 +58,7 @@ impl<'s> Engine<'s> {
     /// cost of the change (`size_index`) and its api plan carries its state
     /// from request to request (`api_run`).
     pub fn tracked(mut self) -> Self {
-        self.statuses = false;
+        self.modes.statuses = false;
         let s = self.s;
         // The api plan changes more than results where it clears thinking or
         // tool inputs; otherwise its wire changes as any plan's.

@@ -171,7 +171,7 @@ impl<'s> Engine<'s> {
         // A lean engine's candidates are read for their fate, never shown: it
         // keeps no paths or summary but what protection reads (copying and
         // freeing them for every result of every setting is most of a step).
-        let lean = !self.statuses;
+        let lean = !self.modes.statuses;
         // Where paths are a set (SPEC §3: in order, deduplicated), a call
         // whose path an earlier call of the view named adds none.
         let calls_start = self.view.calls_start;
@@ -264,8 +264,8 @@ impl<'s> Engine<'s> {
 
     /// The size total (SPEC §5): compactable, non-error, not cleared results.
     pub(super) fn size_total(&self) -> u64 {
-        debug_assert_eq!(self.total, self.size_total_by_pass(), "size total");
-        self.total
+        debug_assert_eq!(self.running.total, self.size_total_by_pass(), "size total");
+        self.running.total
     }
 
     /// The size total by a pass over the view (what `total` must equal).
