@@ -19,13 +19,16 @@ pub use crate::vocab::{Delivery, PlanKind, Policy};
 pub use engine::{Candidate, Engine, Status, Step, Trigger};
 
 impl PlanKind {
-    /// The `keep_recent` a kind uses when none is given (SPEC §5: budget 3, else
-    /// 5; idle-server by version, SPEC §13.S4: see `Policy::keep_at`).
+    /// The `keep_recent` a kind uses when none is given: its plan's (SPEC §5:
+    /// budget 3, else 5; idle-server by version, SPEC §13.S4: see
+    /// `Policy::keep_at`).
     pub fn default_keep(self) -> u32 {
-        match self {
-            PlanKind::Budget => budget::DEFAULT_KEEP,
-            _ => 5,
-        }
+        engine::plan::of(self).map_or(5, |p| p.default_keep())
+    }
+
+    /// Whether its plan takes delivery `d` (`auto`: as the kind it chooses).
+    fn takes(self, d: Delivery) -> bool {
+        engine::plan::of(self).is_none_or(|p| p.deliveries().contains(&d))
     }
 }
 
@@ -230,19 +233,18 @@ impl Policy {
         let Some(delivery) = asked else {
             return Ok(());
         };
-        // Only where auto may choose a kind with a delivery of its own.
-        let own_delivery = [PlanKind::IdleServer, PlanKind::Budget];
-        if self.kind != PlanKind::Auto || !own_delivery.iter().any(|&k| self.preset.auto_may(k)) {
+        // Only where auto may choose a kind with deliveries of its own.
+        let own_delivery = |k: PlanKind| {
+            engine::plan::of(k)
+                .is_some_and(|p| p.deliveries() != [Delivery::Rewrite, Delivery::CacheEdits])
+        };
+        let auto_kinds = self.preset.asks().auto_kinds();
+        if self.kind != PlanKind::Auto || !auto_kinds.iter().any(|&k| own_delivery(k)) {
             return Ok(());
         }
         for r in requests {
             let kind = self.kind_at(r, r.gap_minutes);
-            let refuses = match kind {
-                Some(PlanKind::IdleServer) => delivery != Delivery::Server,
-                Some(PlanKind::Budget) => delivery != Delivery::Rewrite,
-                Some(_) => delivery == Delivery::Server,
-                None => false,
-            };
+            let refuses = kind.is_some_and(|k| !k.takes(delivery));
             if refuses {
                 return Err(AutoRefuses {
                     harness: self.preset,
@@ -341,23 +343,22 @@ impl Policy {
             PlanKind::IdleServer if !facts.offers(PlanKind::IdleServer) => {
                 return Err(Illegal::IdleServerPreset);
             }
-            PlanKind::IdleServer if self.delivery != Delivery::Server => {
+            PlanKind::IdleServer if !self.kind.takes(self.delivery) => {
                 return Err(Illegal::IdleServerDelivery(self.delivery));
             }
             _ => {}
         }
         // The server edits for the api preset, idle-server, the baseline that
         // replays them, and auto where a version's row may be idle-server.
-        let server_kind = matches!(
-            self.kind,
-            PlanKind::Api | PlanKind::IdleServer | PlanKind::Recorded
-        ) || (self.kind == PlanKind::Auto
-            && self.preset.auto_may(PlanKind::IdleServer));
+        let server_kind = match engine::plan::of(self.kind) {
+            Some(p) => p.deliveries().contains(&Delivery::Server),
+            None => self.preset.auto_may(PlanKind::IdleServer),
+        };
         if self.delivery == Delivery::Server && !server_kind {
             return Err(Illegal::ServerDelivery(session));
         }
         if self.kind == PlanKind::Budget
-            && (!facts.offers(PlanKind::Budget) || self.delivery != Delivery::Rewrite)
+            && (!facts.offers(PlanKind::Budget) || !self.kind.takes(self.delivery))
         {
             return Err(Illegal::Budget {
                 preset: self.preset,

@@ -479,5 +479,34 @@ pub(super) fn clear_tool_uses_outcome(
     }
 }
 
+/// `api` (SPEC §11): Anthropic's server-side context editing.
+pub(super) struct Api;
+
+impl super::plan::Plan for Api {
+    fn kind(&self) -> PlanKind {
+        PlanKind::Api
+    }
+
+    fn decide(&self, e: &mut Engine<'_>, req: &Request, at: &super::plan::At) -> Decided {
+        if e.api_carries() {
+            let c = e.api_carried(req, at.api_lapses);
+            return Decided {
+                api: Some(c.step),
+                carried: Some((c.newly_tokens, c.newly)),
+                ..Decided::verdict(c.verdict)
+            };
+        }
+        let (verdict, step) = api(&*e, &e.policy, e.api.facts.as_deref(), req);
+        Decided {
+            api: Some(step),
+            ..Decided::verdict(verdict)
+        }
+    }
+
+    fn deliveries(&self) -> &'static [Delivery] {
+        &[Delivery::Server]
+    }
+}
+
 #[cfg(test)]
 mod tests;

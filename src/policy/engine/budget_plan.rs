@@ -139,6 +139,27 @@ pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
     v
 }
 
+/// `budget` (SPEC §5): Claude Code 2.0–2.1.63's tool-result budget, by rewrite.
+pub(super) struct Budget;
+
+impl super::plan::Plan for Budget {
+    fn kind(&self) -> PlanKind {
+        PlanKind::Budget
+    }
+
+    fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
+        Decided::verdict(budget(&*e, &e.policy, req))
+    }
+
+    fn default_keep(&self) -> u32 {
+        crate::harness::claude_budget::DEFAULT_KEEP
+    }
+
+    fn deliveries(&self) -> &'static [Delivery] {
+        &[Delivery::Rewrite]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{Transcript, cleared};

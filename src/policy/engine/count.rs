@@ -49,6 +49,19 @@ pub(super) fn count<L: Look>(v: &L, p: &Policy, req: &Request) -> Verdict {
     }
 }
 
+/// `count` (SPEC §5): past the trigger, the sent results but the newest.
+pub(super) struct Count;
+
+impl super::plan::Plan for Count {
+    fn kind(&self) -> PlanKind {
+        PlanKind::Count
+    }
+
+    fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
+        Decided::verdict(count(&*e, &e.policy, req))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{Transcript, cleared};

@@ -167,6 +167,32 @@ fn media_to_clear<L: Look>(v: &L, p: &Policy, req: &Request, verdict: &mut Verdi
         .collect();
 }
 
+/// `idle` (SPEC §5): after the gap, all but the newest `keep_recent`.
+pub(super) struct Idle;
+
+impl super::plan::Plan for Idle {
+    fn kind(&self) -> PlanKind {
+        PlanKind::Idle
+    }
+
+    fn decide(&self, e: &mut Engine<'_>, req: &Request, at: &super::plan::At) -> Decided {
+        Decided::verdict(idle(&*e, &e.policy, req, at.gap))
+    }
+}
+
+/// `forced` (SPEC §5): `idle` at the viewed request, whatever the gap.
+pub(super) struct Forced;
+
+impl super::plan::Plan for Forced {
+    fn kind(&self) -> PlanKind {
+        PlanKind::Forced
+    }
+
+    fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
+        Decided::verdict(forced(&*e, &e.policy, req, e.forced_at))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{Transcript, cleared, three_reads};

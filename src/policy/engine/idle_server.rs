@@ -241,3 +241,24 @@ impl IdleServerWhy {
         }
     }
 }
+
+/// `idle-server` (SPEC §13.S): the server's clearing after idle.
+pub(super) struct IdleServer;
+
+impl super::plan::Plan for IdleServer {
+    fn kind(&self) -> PlanKind {
+        PlanKind::IdleServer
+    }
+
+    fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
+        let (verdict, step) = e.idle_server(req);
+        Decided {
+            idle_server: Some(step),
+            ..Decided::verdict(verdict)
+        }
+    }
+
+    fn deliveries(&self) -> &'static [Delivery] {
+        &[Delivery::Server]
+    }
+}

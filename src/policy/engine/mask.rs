@@ -230,3 +230,16 @@ fn indexed<L: Look>(
     }
     masked(clear, why, Why::new())
 }
+
+/// `mask` (SPEC §14): Gemini CLI's tool-output masking.
+pub(super) struct Mask;
+
+impl super::plan::Plan for Mask {
+    fn kind(&self) -> PlanKind {
+        PlanKind::Mask
+    }
+
+    fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
+        Decided::verdict(mask(&*e, &e.policy, req))
+    }
+}

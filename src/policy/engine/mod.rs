@@ -23,6 +23,7 @@ mod ids;
 mod look;
 mod mask;
 mod mask_index;
+pub(crate) mod plan;
 mod prune;
 mod reason;
 mod recorded;
@@ -806,52 +807,35 @@ impl<'s> Engine<'s> {
         gap: Option<f64>,
         api_lapses: bool,
     ) -> Decided {
-        // A plan that made its clearings itself says what its own pass would
-        // list as new: (tokens, how many).
-        let mut carried = turn_start.as_ref().map(|t| (t.saved, t.newly));
-        let mut idle_server = None;
-        let mut recorded_applied = false;
-        let (verdict, api) = match (kind, turn_start) {
-            (_, Some(t)) => (t.verdict, None),
-            (Some(PlanKind::Recorded), None) => {
-                let (v, applied) =
-                    recorded::recorded(self, self.recorded.as_deref().map(|f| &f[..]), req, || {
-                        self.idle_server(req)
-                    });
-                recorded_applied = applied;
-                (v, None)
-            }
-            (Some(PlanKind::IdleServer), None) => {
-                let (v, st) = self.idle_server(req);
-                idle_server = Some(st);
-                (v, None)
-            }
-            (Some(PlanKind::Api), None) if self.api_carries() => {
-                let c = self.api_carried(req, api_lapses);
-                carried = Some((c.newly_tokens, c.newly));
-                (c.verdict, Some(c.step))
-            }
-            (Some(PlanKind::Api), None) => {
-                let (v, a) = api::api(self, &self.policy, self.api.facts.as_deref(), req);
-                (v, Some(a))
-            }
-            (Some(PlanKind::Prune), None) => (self.prune_step(req), None),
-            (Some(kind), None) => (self.evaluate(req, kind, chars_before, gap), None),
-            (None, None) => (
-                Verdict::none(Note::NotRun(self.policy.preset.asks().no_plan(req))),
-                None,
-            ),
+        let at = plan::At {
+            chars_before,
+            gap,
+            api_lapses,
         };
-        self.api.step = api.clone();
+        let decided = match (kind, turn_start) {
+            // A plan that made its clearings itself says what its own pass
+            // would list as new: (tokens, how many).
+            (_, Some(t)) => Decided {
+                carried: Some((t.saved, t.newly)),
+                ..Decided::verdict(t.verdict)
+            },
+            (Some(kind), None) => match plan::of(kind) {
+                Some(p) => p.decide(self, req, &at),
+                // `auto` is the harness's choice of a kind; none left: idle's.
+                None => plan::of(PlanKind::Idle).map_or_else(
+                    || Decided::verdict(Verdict::none(Note::NotRun(NoRun::NoPlan))),
+                    |p| p.decide(self, req, &at),
+                ),
+            },
+            (None, None) => Decided::verdict(Verdict::none(Note::NotRun(
+                self.policy.preset.asks().no_plan(req),
+            ))),
+        };
+        self.api.step = decided.api.clone();
         self.idle.applied_prev =
-            idle_server.as_ref().is_some_and(|i| i.applied) || recorded_applied;
-        self.idle.step = idle_server.clone();
-        Decided {
-            verdict,
-            api,
-            idle_server,
-            carried,
-        }
+            decided.idle_server.as_ref().is_some_and(|i| i.applied) || decided.recorded_applied;
+        self.idle.step = decided.idle_server.clone();
+        decided
     }
 
     /// The step's `cleared` list: from the statuses where the engine reports
@@ -952,6 +936,7 @@ impl<'s> Engine<'s> {
             api,
             idle_server,
             carried,
+            ..
         } = self.decide(req, kind, turn_start, chars_before, gap, api_lapses);
         let newly = self.put_in_force(req, &verdict, &was_cleared);
         // A deferred turn start re-clears every result it leaves cleared, as
@@ -990,6 +975,7 @@ impl<'s> Engine<'s> {
                 api,
                 idle_server,
                 carried,
+                recorded_applied: false,
             };
             return quiet_step(req, kind, decided, chars_before, gap);
         }
@@ -1067,36 +1053,6 @@ impl<'s> Engine<'s> {
         }
         if self.next == k { self.step() } else { None }
     }
-
-    /// The plan `kind` at `req`: the plain kinds are functions of what the
-    /// view holds (`Look`, which the engine is) and the policy's parameters,
-    /// with what the engine carried from request to request given to them
-    /// (the size total before the step, the gap the idle rule reads, the
-    /// request `forced` acts at); the others read state of their own.
-    fn evaluate(
-        &self,
-        req: &Request,
-        kind: PlanKind,
-        chars_before: u64,
-        gap: Option<f64>,
-    ) -> Verdict {
-        let p = &self.policy;
-        match kind {
-            PlanKind::Idle | PlanKind::Auto => idle::idle(self, p, req, gap),
-            PlanKind::Forced => idle::forced(self, p, req, self.forced_at),
-            PlanKind::Size => size::size(self, p, req, chars_before),
-            PlanKind::Count => count::count(self, p, req),
-            PlanKind::Budget => budget_plan::budget(self, p, req),
-            PlanKind::Mask => mask::mask(self, p, req),
-            PlanKind::IdleServer => self.idle_server(req).0,
-            PlanKind::Api => api::api(self, p, self.api.facts.as_deref(), req).0,
-            PlanKind::Recorded => {
-                let facts = self.recorded.as_deref().map(|f| &f[..]);
-                recorded::recorded(self, facts, req, || self.idle_server(req)).0
-            }
-            PlanKind::Prune => prune::prune(self, p, &self.prune_memory, req).0,
-        }
-    }
 }
 
 /// A quiet step (what only carries the state): the verdict's figures, no lists.
@@ -1143,11 +1099,13 @@ pub fn last_user_message(s: &Session, req: &Request) -> Option<usize> {
 pub(crate) mod testkit;
 
 /// What the plan in force decided at a request ([`Engine::decide`]).
-struct Decided {
+pub(crate) struct Decided {
     verdict: Verdict,
     api: Option<ApiStep>,
     idle_server: Option<IdleServerStep>,
     /// A plan that made its clearings itself says what its own pass would
     /// list as new: (tokens, how many).
     carried: Option<(u64, usize)>,
+    /// `recorded` replayed an applied server edit here.
+    recorded_applied: bool,
 }

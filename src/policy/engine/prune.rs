@@ -206,3 +206,16 @@ pub(super) fn prune<L: Look>(
     };
     (verdict, elsewhere)
 }
+
+/// `prune` (SPEC §14): OpenCode's prune, decided where a loop ended.
+pub(super) struct Prune;
+
+impl super::plan::Plan for Prune {
+    fn kind(&self) -> PlanKind {
+        PlanKind::Prune
+    }
+
+    fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
+        Decided::verdict(e.prune_step(req))
+    }
+}

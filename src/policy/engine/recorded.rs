@@ -112,6 +112,29 @@ pub(super) fn recorded<L: Look>(
     (v, applied)
 }
 
+/// `recorded` (SPEC §9a, §15.3): what the transcript proves was cleared.
+pub(super) struct Recorded;
+
+impl super::plan::Plan for Recorded {
+    fn kind(&self) -> PlanKind {
+        PlanKind::Recorded
+    }
+
+    fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
+        let facts = e.recorded.as_deref().map(|f| &f[..]);
+        let (verdict, applied) = recorded(&*e, facts, req, || e.idle_server(req));
+        Decided {
+            recorded_applied: applied,
+            ..Decided::verdict(verdict)
+        }
+    }
+
+    /// It replays what any delivery recorded.
+    fn deliveries(&self) -> &'static [Delivery] {
+        &[Delivery::Rewrite, Delivery::CacheEdits, Delivery::Server]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -76,6 +76,19 @@ fn over_threshold<L: Look>(v: &L, p: &Policy, total: u64) -> Verdict {
     }
 }
 
+/// `size` (SPEC §5): over the size threshold, oldest first.
+pub(super) struct Size;
+
+impl super::plan::Plan for Size {
+    fn kind(&self) -> PlanKind {
+        PlanKind::Size
+    }
+
+    fn decide(&self, e: &mut Engine<'_>, req: &Request, at: &super::plan::At) -> Decided {
+        Decided::verdict(size(&*e, &e.policy, req, at.chars_before))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{Transcript, cleared};

@@ -1,0 +1,111 @@
+//! What a plan kind is to the engine: one implementation of [`Plan`] per kind,
+//! in the kind's own file, and the registry that lists them. The engine asks
+//! the plan in force for its decision at a request; the legality check and the
+//! keep window ask it which deliveries it takes and what it keeps by default.
+//! A new kind is its file and one line of [`PLANS`].
+
+use super::*;
+
+/// One plan kind's answers.
+pub(crate) trait Plan: Sync {
+    /// The kind it is (its JSON name is the kind's).
+    fn kind(&self) -> PlanKind;
+
+    /// Its decision at `req`, the view and its carried state in `e`.
+    fn decide(&self, e: &mut Engine<'_>, req: &Request, at: &At) -> Decided;
+
+    /// The `keep_recent` it uses when none is given (SPEC §5: 5).
+    fn default_keep(&self) -> u32 {
+        5
+    }
+
+    /// The deliveries it takes (SPEC §5, §11, §13.S): the client's rewrite
+    /// and cache edits, unless it is the server's own.
+    fn deliveries(&self) -> &'static [Delivery] {
+        &[Delivery::Rewrite, Delivery::CacheEdits]
+    }
+}
+
+/// What a plan reads of the request besides the view.
+pub(crate) struct At {
+    /// The size total before it decides (the size plan's trigger).
+    pub(crate) chars_before: u64,
+    /// The idle gap as the harness measures it.
+    pub(crate) gap: Option<f64>,
+    /// A turn start where a carried `api` plan decides its whole prefix again.
+    pub(crate) api_lapses: bool,
+}
+
+/// Every plan kind's plan, one line each (`auto` is none: the harness chooses
+/// one of these at each request).
+static PLANS: [&dyn Plan; 10] = [
+    &super::idle::Idle,
+    &super::idle::Forced,
+    &super::idle_server::IdleServer,
+    &super::size::Size,
+    &super::count::Count,
+    &super::budget_plan::Budget,
+    &super::api::Api,
+    &super::recorded::Recorded,
+    &super::mask::Mask,
+    &super::prune::Prune,
+];
+
+/// The plan of `kind` (None for `auto`, which is the harness's choice).
+pub(crate) fn of(kind: PlanKind) -> Option<&'static dyn Plan> {
+    PLANS.iter().copied().find(|p| p.kind() == kind)
+}
+
+impl Decided {
+    /// A plan's verdict with nothing else to say.
+    pub(super) fn verdict(verdict: Verdict) -> Decided {
+        Decided {
+            verdict,
+            api: None,
+            idle_server: None,
+            carried: None,
+            recorded_applied: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strum::VariantArray;
+
+    /// Every kind but `auto` has exactly one plan, which says it is that kind.
+    #[test]
+    fn the_registry_holds_one_plan_per_kind() {
+        for &kind in PlanKind::VARIANTS {
+            let n = PLANS.iter().filter(|p| p.kind() == kind).count();
+            let want = usize::from(kind != PlanKind::Auto);
+            assert_eq!(n, want, "{}", kind.name());
+            assert_eq!(of(kind).map(|p| p.kind()), (want == 1).then_some(kind));
+        }
+    }
+
+    /// The deliveries each kind takes (SPEC §5, §11, §13.S).
+    #[test]
+    fn each_plan_says_the_deliveries_it_takes() {
+        use Delivery::*;
+        let takes = |k: PlanKind| of(k).map(|p| p.deliveries().to_vec());
+        assert_eq!(takes(PlanKind::Api), Some(vec![Server]));
+        assert_eq!(takes(PlanKind::IdleServer), Some(vec![Server]));
+        assert_eq!(takes(PlanKind::Budget), Some(vec![Rewrite]));
+        assert_eq!(
+            takes(PlanKind::Recorded),
+            Some(vec![Rewrite, CacheEdits, Server])
+        );
+        for k in [
+            PlanKind::Idle,
+            PlanKind::Forced,
+            PlanKind::Size,
+            PlanKind::Count,
+        ] {
+            assert_eq!(takes(k), Some(vec![Rewrite, CacheEdits]), "{}", k.name());
+        }
+        assert_eq!(of(PlanKind::Budget).map(|p| p.default_keep()), Some(3));
+        assert_eq!(of(PlanKind::Idle).map(|p| p.default_keep()), Some(5));
+    }
+}
