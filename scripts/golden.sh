@@ -9,7 +9,7 @@
 #                                         writes REV (built in a temporary worktree) and the
 #                                         working tree, then diffs them
 #
-# What is written, for every sample and corpus session: `plan`, `timeline` and `wire` JSON under
+# What is written, for every sample and corpus session: `plan`, `timeline`, `wire` and `evidence` JSON under
 # every plan kind × delivery, and `explain` JSON for every tool id of a sample and the first 20 of
 # each corpus file. A command that exits non-zero is kept as its exit status and stderr, so a
 # refusal (e.g. cache-edits on a qwen session) is checked too. The repository's absolute path is
@@ -117,6 +117,7 @@ write() {
         run "$d/plan.$k.$del" "$bin" plan "$s" --policy "$k" --delivery "$del" --format json
         run "$d/timeline.$k.$del" "$bin" timeline "$s" --policy "$k" --delivery "$del" --format json
         run "$d/wire.$k.$del" "$bin" wire "$s" --policy "$k" --delivery "$del"
+        run "$d/evidence.$k.$del" "$bin" evidence "$s" --policy "$k" --delivery "$del" --format json
       done
     done
     local limit=20

@@ -292,7 +292,11 @@ pub fn beside_timeline(
         .map(|(k, w)| crate::evidence::compared_at(s, w, k))
         .collect();
     let mut prev: Option<Step> = None;
-    for st in timeline_steps(setup, forced_at) {
+    // A tracked engine: each step says what changed in its wire, so a long
+    // view's cumulative clearings (prune's, count's) are not listed and
+    // compared whole at every request.
+    let mut engine = setup.engine(forced_at).tracked().listing_newly();
+    for st in std::iter::from_fn(move || engine.step()) {
         let k = st.index;
         let req = &s.requests[k - 1];
         let before = prev
@@ -300,7 +304,15 @@ pub fn beside_timeline(
             .filter(|p| s.requests[p.index - 1].segment == req.segment)
             .map_or(Wired::NONE, Step::wired);
         let broke = std::cell::OnceCell::new();
-        let brk = || *broke.get_or_init(|| prefix_break(s, req, before, st.wired()).is_some());
+        let brk = || {
+            *broke.get_or_init(|| {
+                match &st.wire {
+                    Some(w) => super::wired::prefix_break_tracked(s, req, w, before, st.wired()),
+                    None => prefix_break(s, req, before, st.wired()),
+                }
+                .is_some()
+            })
+        };
         let Some(r) = ev.requests.get_mut(k - 1) else {
             break;
         };

@@ -297,6 +297,37 @@ pub fn prefix_break(
     prefix_break_message(s, request, before, now).map(|m| request.wire_pos(m))
 }
 
+/// [`prefix_break`] for a tracked step (`Engine::tracked`), from what changed
+/// in its wire (`w`) instead of the two lists of what is cleared there: the
+/// same answer at the cost of the change. `before` and `now` give the media
+/// and the server's edits, as [`prefix_break`] reads them.
+pub(crate) fn prefix_break_tracked(
+    s: &Session,
+    request: &Request,
+    w: &crate::policy::engine::WireDelta,
+    before: Wired<'_>,
+    now: Wired<'_>,
+) -> Option<usize> {
+    // A result a recorded cut replaced here is in neither wire's list there.
+    let results = w
+        .added
+        .iter()
+        .chain(&w.removed)
+        .filter(|&&r| !s.cut_at(r, request.index))
+        .map(|&r| s.results[r].msg);
+    let media = |w: Wired<'_>| -> HashSet<(usize, usize)> { w.media.iter().copied().collect() };
+    let server = |w: Wired<'_>| -> HashSet<(usize, usize)> { w.server.iter().copied().collect() };
+    results
+        .chain(media(now).symmetric_difference(&media(before)).map(|m| m.0))
+        .chain(
+            server(now)
+                .symmetric_difference(&server(before))
+                .map(|m| m.0),
+        )
+        .min()
+        .map(|m| request.wire_pos(m))
+}
+
 /// The first message of the view (its index in the session) holding a result
 /// cleared in request `request`'s wire and not in `before`, or the other way
 /// round. `before` is what was cleared in the previous request's wire (empty
@@ -374,4 +405,86 @@ pub fn result_content(setup: &Setup, k: usize, id: &str, side: Side) -> Result<S
             .join("\n"),
         other => serde_json::to_string_pretty(other).unwrap_or_default(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::PlanKind;
+    use crate::setup::Opts;
+    use std::path::Path;
+    use strum::VariantArray;
+
+    /// Each request's prefix break from a tracked engine's changes
+    /// (`prefix_break_tracked`, what the evidence pass reads) is the one the
+    /// two lists of a lean engine give (`prefix_break`), on every sample under
+    /// every kind its harness can run (cuts, prune marks, masks and the api
+    /// preset's server edits included).
+    #[test]
+    fn the_tracked_break_is_the_listed_break_on_every_sample() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
+        let samples = [
+            "api-agent.json",
+            "claude-budget.jsonl",
+            "claude-cut.jsonl",
+            "claude-demo.jsonl",
+            "claude-idle-server.jsonl",
+            "claude-size.jsonl",
+            "gemini-build-masked.jsonl",
+            "gemini-build.jsonl",
+            "opencode-build.db",
+            "qwen-memory/session.jsonl",
+            "qwen-memory/today.jsonl",
+        ];
+        let mut compared = 0;
+        for name in samples {
+            for &kind in PlanKind::VARIANTS {
+                let opts = Opts {
+                    policy: Some(kind),
+                    ..Default::default()
+                };
+                // A kind the harness cannot run is refused: nothing to compare.
+                let Ok(setup) = crate::setup::setup(&dir.join(name), &opts) else {
+                    continue;
+                };
+                let s = &setup.session;
+                let k = setup.last_request();
+                let listed: Vec<Option<usize>> = {
+                    let mut prev: Option<Step> = None;
+                    crate::analysis::timeline_steps(&setup, k)
+                        .map(|st| {
+                            let req = &s.requests[st.index - 1];
+                            let before = prev
+                                .as_ref()
+                                .filter(|p| s.requests[p.index - 1].segment == req.segment)
+                                .map_or(Wired::NONE, Step::wired);
+                            let b = prefix_break(s, req, before, st.wired());
+                            prev = Some(st);
+                            b
+                        })
+                        .collect()
+                };
+                let mut prev: Option<Step> = None;
+                let mut engine = setup.engine(k).tracked().listing_newly();
+                let tracked: Vec<Option<usize>> = std::iter::from_fn(|| engine.step())
+                    .map(|st| {
+                        let req = &s.requests[st.index - 1];
+                        let before = prev
+                            .as_ref()
+                            .filter(|p| s.requests[p.index - 1].segment == req.segment)
+                            .map_or(Wired::NONE, Step::wired);
+                        let b = match &st.wire {
+                            Some(w) => prefix_break_tracked(s, req, w, before, st.wired()),
+                            None => prefix_break(s, req, before, st.wired()),
+                        };
+                        prev = Some(st);
+                        b
+                    })
+                    .collect();
+                assert_eq!(tracked, listed, "{name} under {}", kind.name());
+                compared += usize::from(listed.iter().any(Option::is_some));
+            }
+        }
+        assert!(compared >= 10, "breaks were compared ({compared} settings)");
+    }
 }

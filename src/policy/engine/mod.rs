@@ -211,6 +211,8 @@ struct Modes {
     /// Whether this step's verdict must say why each candidate was kept (a
     /// step that reports statuses): else a plan may skip those words.
     kept_wanted: bool,
+    /// Whether a tracked step lists what it newly cleared all the same.
+    newly_listed: bool,
 }
 
 /// The `api` plan's state (SPEC §11).
@@ -377,6 +379,7 @@ impl<'s> Engine<'s> {
                 statuses: true,
                 cleared_list: true,
                 kept_wanted: true,
+                newly_listed: false,
             },
             tracker: Default::default(),
             size_index: Default::default(),
@@ -405,6 +408,14 @@ impl<'s> Engine<'s> {
     pub fn newly_only(mut self) -> Self {
         self.modes.statuses = false;
         self.modes.cleared_list = false;
+        self
+    }
+
+    /// A tracked engine (`tracked`) whose steps list what they newly cleared
+    /// (the evidence beside the timeline names them), still saying what
+    /// changed in the wire instead of everything cleared there.
+    pub fn listing_newly(mut self) -> Self {
+        self.modes.newly_listed = true;
         self
     }
 
@@ -987,8 +998,9 @@ impl<'s> Engine<'s> {
             kind,
             trigger: verdict.trigger,
             tokens_saved,
-            // A tracked step says what changed instead (see `WireDelta`).
-            newly_cleared: if wire.is_some() {
+            // A tracked step says what changed instead (see `WireDelta`),
+            // unless asked for them too (`listing_newly`).
+            newly_cleared: if wire.is_some() && !self.modes.newly_listed {
                 Vec::new()
             } else {
                 newly.iter().map(|&p| cands[p].result).collect()
