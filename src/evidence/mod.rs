@@ -19,6 +19,9 @@ use crate::session::{HarnessId, Message, Request, Role, Session, Usage};
 use serde::Serialize;
 use serde_json::Value;
 
+mod comparison;
+pub use comparison::{Comparison, compare, compare_ids};
+
 /// Claude Code's own detector (services/api/promptCacheBreakDetection.ts): a break
 /// is a read below 95 % of what was expected, by at least 2,000 tokens.
 pub const BREAK_RATIO_PERCENT: u64 = 95;
@@ -323,120 +326,6 @@ pub struct BreakJson {
 pub fn is_break(expected: u64, observed: u64) -> bool {
     u128::from(observed) * 100 < u128::from(expected) * u128::from(BREAK_RATIO_PERCENT)
         && expected.saturating_sub(observed) >= BREAK_MIN_DROP
-}
-
-/// A record's ids against what a simulation newly cleared at the same place.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Comparison {
-    /// None: unknown, because the record's id list could not be read in full
-    /// and the ids that could be read do not already disagree (`agrees: null`
-    /// in the JSON, as for a record that was not compared).
-    pub agrees: Option<bool>,
-    /// The record's list was incomplete (entries that were not strings, or no
-    /// list): `extra` may hold ids the record named in a form mcscope cannot read.
-    pub incomplete: bool,
-    /// Ids the record names that the simulation did not newly clear (record order).
-    pub missing: Vec<String>,
-    /// Ids the simulation newly cleared that the record does not name (its order).
-    pub extra: Vec<String>,
-    /// In a partial transcript, ids the record names that no `tool_use` of the
-    /// file holds: unknown rather than `missing` (SPEC §15.2).
-    pub absent: Vec<String>,
-}
-
-impl Comparison {
-    /// In words, for people: `agrees`, or the ids `missing` and `extra`.
-    pub fn words(&self) -> String {
-        if self.agrees == Some(true) {
-            return "agrees".into();
-        }
-        let mut parts = Vec::new();
-        if self.incomplete {
-            parts.push(
-                match self.agrees {
-                    None => "unknown: the record's compactedToolIds could not all be read (see the warnings)",
-                    Some(_) => "the record's compactedToolIds could not all be read (see the warnings)",
-                }
-                .to_string(),
-            );
-        }
-        if !self.missing.is_empty() {
-            parts.push(format!(
-                "missing [{}] (named by the record, not cleared by the plan)",
-                crate::sanitize::joined(&self.missing, ", ")
-            ));
-        }
-        if !self.extra.is_empty() {
-            parts.push(format!(
-                "extra [{}] (cleared by the plan, not named by the record)",
-                crate::sanitize::joined(&self.extra, ", ")
-            ));
-        }
-        if !self.absent.is_empty() {
-            parts.push(format!(
-                "absent [{}] (the file starts mid-session: no tool_use holds them)",
-                crate::sanitize::joined(&self.absent, ", ")
-            ));
-        }
-        parts.join("; ")
-    }
-}
-
-/// The record's ids (all of them readable) against the simulation's.
-pub fn compare(record: &[String], simulated: &[String]) -> Comparison {
-    compare_ids(record, true, simulated)
-}
-
-/// As [`compare`], for a record whose list may be incomplete: the ids it names
-/// that the plan did not clear still disagree, but with an incomplete list no
-/// match proves agreement.
-pub fn compare_ids(record: &[String], complete: bool, simulated: &[String]) -> Comparison {
-    let missing: Vec<String> = record
-        .iter()
-        .filter(|id| !simulated.contains(id))
-        .cloned()
-        .collect();
-    let extra: Vec<String> = simulated
-        .iter()
-        .filter(|id| !record.contains(id))
-        .cloned()
-        .collect();
-    // An id the record names that the plan did not clear disagrees whatever
-    // else the record held; an `extra` may be one of the unreadable entries.
-    let agrees = if !missing.is_empty() {
-        Some(false)
-    } else if complete {
-        Some(extra.is_empty())
-    } else {
-        None
-    };
-    Comparison {
-        agrees,
-        incomplete: !complete,
-        missing,
-        extra,
-        absent: Vec::new(),
-    }
-}
-
-impl Comparison {
-    /// SPEC §15.2: in a partial session, the `missing` ids no `tool_use` of the
-    /// file holds go to `absent`, and `agrees` is computed over the ids present.
-    pub fn split_absent(mut self, held: &dyn Fn(&str) -> bool) -> Comparison {
-        let (present, absent): (Vec<String>, Vec<String>) = std::mem::take(&mut self.missing)
-            .into_iter()
-            .partition(|id| held(id));
-        self.missing = present;
-        self.absent = absent;
-        self.agrees = if !self.missing.is_empty() {
-            Some(false)
-        } else if !self.incomplete {
-            Some(self.extra.is_empty())
-        } else {
-            None
-        };
-        self
-    }
 }
 
 /// Where a simulation is asked what it newly cleared.

@@ -4,10 +4,14 @@
 //! fuzz targets build it directly.
 
 pub(crate) mod baseline;
+mod flags;
 mod key_error;
+mod roots;
 mod select;
 mod sidecar;
 mod usage_error;
+use flags::{apply_flags, flags_given};
+use roots::paths_and_roots;
 
 pub use crate::load::sidecar_path;
 pub use select::{directory_error, request_index, resolve_id};
@@ -396,164 +400,6 @@ fn layered(
     Ok((sources, delivery_set))
 }
 
-/// The flags over the layers: each one given is the value, marked as a flag's.
-fn apply_flags(
-    p: &mut Policy,
-    opts: &Opts,
-    sources: &mut std::collections::BTreeMap<&'static str, Source>,
-) -> Result<(), UsageError> {
-    // Every option by name: a field added to `Opts` does not compile until the
-    // setup says what it does with it.
-    let Opts {
-        // The request is the caller's to pick (`request_index`).
-        at: _,
-        policy,
-        preset: _,
-        ref api_edit,
-        api_excluded_count_toward_keep,
-        api_trigger_inclusive,
-        ref api_placeholder,
-        keep_recent,
-        gap_minutes,
-        min_trigger_tool_uses,
-        prune_protect,
-        prune_minimum,
-        size_threshold,
-        protect_tokens,
-        min_prunable_tokens,
-        no_protect_latest_turn,
-        no_low_watermark,
-        trigger,
-        // Settled with the kind (`settle_kind_and_delivery`).
-        delivery: _,
-        shared:
-            SharedOpts {
-                budget_tokens,
-                budget_min_saving,
-                budget_warning,
-                protect,
-                no_protect,
-                clear_errors,
-                no_clear_errors,
-                memory_root: _,
-                path_map: _,
-                cache_ttl: _,
-            },
-        // The output format is the CLI's; the input format was the loader's.
-        format: _,
-        json: _,
-        input_format: _,
-        session: _,
-    } = *opts;
-    for (key, set) in flags_given(opts) {
-        if set {
-            sources.insert(key, Source::Flag);
-        }
-    }
-    if let Some(k) = policy {
-        p.kind = k;
-    }
-    if !api_edit.is_empty() {
-        let list = api_edit
-            .iter()
-            .map(|t| {
-                serde_json::from_str(t).map_err(|e| {
-                    UsageError::bad(format!("--api-edit {t:?}"), format!("not JSON: {e}"))
-                })
-            })
-            .collect::<Result<Vec<serde_json::Value>, _>>()?;
-        p.api.edits = crate::policy::api::parse_edits(&list)
-            .map_err(|e| UsageError::bad("--api-edit", e.to_string()))?;
-    }
-    p.api.excluded_count_toward_keep |= api_excluded_count_toward_keep;
-    p.api.trigger_inclusive |= api_trigger_inclusive;
-    if let Some(t) = api_placeholder {
-        p.api.placeholder = t.clone();
-    }
-    p.budget_tokens = budget_tokens.unwrap_or(p.budget_tokens);
-    p.budget_min_saving = budget_min_saving.unwrap_or(p.budget_min_saving);
-    p.budget_warning_tokens = budget_warning.or(p.budget_warning_tokens);
-    p.keep_recent = keep_recent.or(p.keep_recent);
-    if let Some(g) = gap_minutes {
-        // Opts built without clap (the TUI, tests) get clap's check here.
-        p.gap_threshold_minutes =
-            config::check_minutes(g).map_err(|e| UsageError::BadGap(e.to_string()))?;
-        p.gap_explicit = true;
-    }
-    p.min_trigger_tool_uses = min_trigger_tool_uses.or(p.min_trigger_tool_uses);
-    p.mask_protect_tokens = protect_tokens.unwrap_or(p.mask_protect_tokens);
-    p.mask_min_prunable_tokens = min_prunable_tokens.unwrap_or(p.mask_min_prunable_tokens);
-    if no_protect_latest_turn {
-        p.mask_protect_latest_turn = false;
-    }
-    p.prune_protect_tokens = prune_protect.unwrap_or(p.prune_protect_tokens);
-    p.prune_minimum_tokens = prune_minimum.unwrap_or(p.prune_minimum_tokens);
-    p.size_threshold = size_threshold.unwrap_or(p.size_threshold);
-    p.size_explicit |= size_threshold.is_some();
-    if no_low_watermark {
-        p.low_watermark = false;
-    }
-    p.trigger_threshold = trigger.unwrap_or(p.trigger_threshold);
-    if protect {
-        p.protect = true;
-    }
-    if no_protect {
-        p.protect = false;
-    }
-    if clear_errors {
-        p.clear_errors = true;
-    }
-    if no_clear_errors {
-        p.clear_errors = false;
-    }
-    Ok(())
-}
-
-/// Which of the table's parameters (`policy::params`, by key) the options
-/// give: the header marks each one given as a flag's, and `--policy recorded`
-/// names the ones it refuses by the table's flag.
-fn flags_given(opts: &Opts) -> Vec<(&'static str, bool)> {
-    vec![
-        ("kind", opts.policy.is_some()),
-        ("budget_tokens", opts.shared.budget_tokens.is_some()),
-        ("budget_min_saving", opts.shared.budget_min_saving.is_some()),
-        (
-            "budget_warning_tokens",
-            opts.shared.budget_warning.is_some(),
-        ),
-        ("keep_recent", opts.keep_recent.is_some()),
-        ("gap_threshold_minutes", opts.gap_minutes.is_some()),
-        (
-            "min_trigger_tool_uses",
-            opts.min_trigger_tool_uses.is_some(),
-        ),
-        ("prune_protect_tokens", opts.prune_protect.is_some()),
-        ("prune_minimum_tokens", opts.prune_minimum.is_some()),
-        ("size_threshold", opts.size_threshold.is_some()),
-        ("mask_protect_tokens", opts.protect_tokens.is_some()),
-        (
-            "mask_min_prunable_tokens",
-            opts.min_prunable_tokens.is_some(),
-        ),
-        ("mask_protect_latest_turn", opts.no_protect_latest_turn),
-        ("low_watermark", opts.no_low_watermark),
-        ("trigger_threshold", opts.trigger.is_some()),
-        ("protect", opts.shared.protect || opts.shared.no_protect),
-        (
-            "clear_errors",
-            opts.shared.clear_errors || opts.shared.no_clear_errors,
-        ),
-        ("delivery", opts.delivery.is_some()),
-        ("api_edits", !opts.api_edit.is_empty()),
-        (
-            "api_excluded_count_toward_keep",
-            opts.api_excluded_count_toward_keep,
-        ),
-        ("api_trigger_inclusive", opts.api_trigger_inclusive),
-        ("api_placeholder", opts.api_placeholder.is_some()),
-    ]
-}
-
 /// The parameters `--policy recorded` refuses (SPEC §15.3: the plan is read
 /// from the records), by key, in the order its message names them.
 const RECORDED_REFUSES: [&str; 11] = [
@@ -658,100 +504,6 @@ fn settle_kind_and_delivery(
     p.check(session.harness).map_err(|e| illegal(path, e))
 }
 
-/// The path map and the memory roots: the config file's (relative to its
-/// folder, `~/` to home), the sidecar's (relative to it), the flags' (to the
-/// working directory), each layer over the one below.
-fn paths_and_roots(
-    session: &Session,
-    preset: HarnessId,
-    opts: &Opts,
-    config: &Config,
-    side: Option<&Sidecar>,
-    side_dir: &Path,
-) -> Result<(PathMap, Vec<(RootKind, PathBuf)>), UsageError> {
-    let (path_map, memory_root) = (&opts.shared.path_map, &opts.shared.memory_root);
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    // The config file's relative directories are relative to its folder, `~/` to home.
-    let config_dir = config
-        .path
-        .as_ref()
-        .and_then(|p| p.parent())
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| cwd.clone());
-    let home_of = |dir: &str| -> String {
-        match (dir.strip_prefix("~/"), std::env::var_os("HOME")) {
-            (Some(rest), Some(home)) => Path::new(&home).join(rest).display().to_string(),
-            _ => dir.to_string(),
-        }
-    };
-    let mut map = Vec::new();
-    for (from, to) in &config.path_map {
-        map.push((map_from(from), given(&home_of(to), &config_dir)));
-    }
-    if let Some(s) = side {
-        for (from, to) in &s.path_map {
-            map.push((map_from(from), given(to, side_dir)));
-        }
-    }
-    for m in path_map {
-        let (from, to) = m
-            .split_once('=')
-            .ok_or_else(|| UsageError::bad(format!("--path-map {m:?}"), "expected FROM=TO"))?;
-        let from = map_from(from);
-        map.retain(|(f, _)| !same_from(f, &from));
-        map.push((from, given(to, &cwd)));
-    }
-    let path_map = PathMap(map);
-
-    let session_cwd = session.calls.iter().find_map(|c| c.cwd.clone());
-    let mut roots = protect::default_roots(preset, session_cwd.as_deref(), &path_map);
-    let mut set_root = |kind: RootKind, dir: PathBuf| {
-        roots.retain(|(k, _)| *k != kind);
-        roots.push((kind, dir));
-    };
-    for (kind, dir) in &config.memory_roots {
-        if let Some(kind) = RootKind::parse(kind) {
-            set_root(kind, given(&home_of(dir), &config_dir));
-        }
-    }
-    if let Some(s) = side {
-        for (kind, dir) in &s.memory_roots {
-            let kind = RootKind::parse(kind).ok_or_else(|| {
-                UsageError::bad(
-                    "sidecar",
-                    format!(
-                        "unknown memory root {kind:?} ({})",
-                        config::names::<RootKind>()
-                    ),
-                )
-            })?;
-            set_root(kind, given(dir, side_dir));
-        }
-    }
-    for r in memory_root {
-        let (kind, dir) = r.split_once('=').ok_or_else(|| {
-            UsageError::bad(
-                format!("--memory-root {r:?}"),
-                format!(
-                    "expected {}=DIR",
-                    config::names::<RootKind>().replace(", ", "|")
-                ),
-            )
-        })?;
-        let kind = RootKind::parse(kind).ok_or_else(|| {
-            UsageError::bad(
-                format!("--memory-root {r:?}"),
-                format!("unknown root {kind:?} ({})", config::names::<RootKind>()),
-            )
-        })?;
-        config::check_dir(dir)
-            .map_err(|e| UsageError::bad(format!("--memory-root {r:?}"), e.to_string()))?;
-        set_root(kind, given(dir, &cwd));
-    }
-    roots.sort_by_key(|(k, _)| RootKind::ALL.iter().position(|x| x == k));
-    Ok((path_map, roots))
-}
-
 /// The sidecar's values serde reads but cannot judge, as the config file's are
 /// checked (SPEC §15.25): the gap in every layer, and no empty memory folder.
 fn check_sidecar(s: &Sidecar) -> Result<(), String> {
@@ -788,33 +540,6 @@ pub fn memory_root_arg(s: &str) -> Result<String, String> {
             "expected {}=DIR",
             config::names::<RootKind>().replace(", ", "|")
         )),
-    }
-}
-
-/// A directory given by a flag or the sidecar: a Windows path as its normalized
-/// Windows form (never joined to `base`), else absolute on this machine, a
-/// relative one taken against `base` (SPEC §4).
-fn given(dir: &str, base: &Path) -> PathBuf {
-    protect::Lexical::given(dir, base).to_path_buf()
-}
-
-/// The FROM side of a path map: a Windows path normalized (so `d:/x/` and
-/// `D:\x` are one FROM), anything else as written.
-fn map_from(from: &str) -> PathBuf {
-    match protect::WinPath::parse(from) {
-        Some(w) => PathBuf::from(w.display()),
-        None => PathBuf::from(from),
-    }
-}
-
-/// Whether two FROM sides name one prefix (a flag replaces the sidecar's).
-fn same_from(a: &Path, b: &Path) -> bool {
-    match (
-        a.to_str().and_then(protect::WinPath::parse),
-        b.to_str().and_then(protect::WinPath::parse),
-    ) {
-        (Some(x), Some(y)) => x == y,
-        _ => a == b,
     }
 }
 
@@ -856,57 +581,4 @@ fn resolve_cache_ttl(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Issue 22 item 4: the options are read against the parameter table by
-    /// key: every parameter has its flag, no other flag but the api preset's
-    /// own readings, and the baseline's refusals are parameters of the table,
-    /// named by its flags.
-    #[test]
-    fn the_flags_given_are_the_parameter_table_s_keys() {
-        let mut given: Vec<&str> = flags_given(&Opts::default())
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect();
-        given.sort_unstable();
-        let mut table: Vec<&str> = crate::policy::params::PARAMS
-            .iter()
-            .map(|p| p.key)
-            .collect();
-        table.sort_unstable();
-        // The api preset's readings of its edits are settings of their own
-        // (`config --print` shows them), not rows of the table.
-        let own = [
-            "api_excluded_count_toward_keep",
-            "api_placeholder",
-            "api_trigger_inclusive",
-        ];
-        given.retain(|k| !own.contains(k));
-        assert_eq!(given, table);
-        assert!(flags_given(&Opts::default()).iter().all(|&(_, on)| !on));
-        for k in RECORDED_REFUSES {
-            assert!(crate::policy::params::by_key(k).is_some(), "{k}");
-        }
-        let opts = Opts {
-            keep_recent: Some(2),
-            no_protect_latest_turn: true,
-            ..Opts::default()
-        };
-        let on: Vec<&str> = flags_given(&opts)
-            .into_iter()
-            .filter(|&(_, on)| on)
-            .map(|(k, _)| k)
-            .collect();
-        assert_eq!(on, ["keep_recent", "mask_protect_latest_turn"]);
-        let said = UsageError::BaselineParams {
-            path: "s.jsonl".into(),
-            flags: baseline::flags_of(&["keep_recent", "mask_protect_latest_turn"]),
-        }
-        .to_string();
-        assert!(
-            said.ends_with("(got --keep-recent, --no-protect-latest-turn)"),
-            "{said}"
-        );
-    }
-}
+mod tests;

@@ -1,0 +1,196 @@
+//! The message records as Gemini CLI's reader holds them, and their history as
+//! the contents it sends.
+
+use super::*;
+
+/// The model history of the message records, as `GeminiChat` holds it
+/// (`convertSessionToClientHistory` for the legacy layouts, reference §1.3):
+/// a `gemini` record whose content has no call or thought part takes its
+/// calls from `toolCalls`, and their results follow in a user content unless
+/// a user record holds them (each result once, by its id, §5.3).
+fn history(records: &[(String, Value, usize)]) -> Vec<Vec<Content>> {
+    let in_users: HashSet<String> = records
+        .iter()
+        .filter(|(_, r, _)| r.get("type").and_then(Value::as_str) == Some("user"))
+        .flat_map(|(_, r, _)| content_parts(r.get("content")))
+        .filter_map(|p| p.get("functionResponse").map(id_of))
+        .collect();
+    let mut all = Vec::with_capacity(records.len());
+    for (_, r, line) in records {
+        let mut out = Vec::new();
+        let ts = r
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let line = *line;
+        match r.get("type").and_then(Value::as_str) {
+            Some("user") => out.push(Content {
+                role: Role::User,
+                parts: content_parts(r.get("content")),
+                ts,
+                line,
+            }),
+            Some("gemini") => {
+                let (model, results) = model_content(r);
+                out.push(Content {
+                    role: Role::Assistant,
+                    parts: model,
+                    ts: ts.clone(),
+                    line,
+                });
+                let results: Vec<Value> = results
+                    .into_iter()
+                    .filter(|p| {
+                        p.get("functionResponse")
+                            .is_none_or(|fr| !in_users.contains(&id_of(fr)))
+                    })
+                    .collect();
+                if !results.is_empty() {
+                    out.push(Content {
+                        role: Role::User,
+                        parts: results,
+                        ts,
+                        line,
+                    });
+                }
+            }
+            // The binary-injection turn rides on an `info` record.
+            Some("info") => {
+                let parts = content_parts(r.get("content"));
+                if parts
+                    .iter()
+                    .any(|p| p.get("inlineData").is_some() || p.get("fileData").is_some())
+                {
+                    out.push(Content {
+                        role: Role::User,
+                        parts,
+                        ts,
+                        line,
+                    });
+                }
+            }
+            _ => {}
+        }
+        all.push(out);
+    }
+    all
+}
+
+/// The message records as the harness's reader holds them (a repeated id
+/// replaces in place), and their history converted so far: converting only
+/// what changed since the last request keeps a long session linear.
+#[derive(Default)]
+pub(super) struct Records {
+    pub(super) list: Vec<(String, Value, usize)>,
+    pub(super) index: HashMap<String, usize>,
+    /// The history of `list[..starts.len()]`, and where each record's
+    /// contents begin in it.
+    pub(super) conv: Vec<Content>,
+    pub(super) starts: Vec<usize>,
+}
+
+impl Records {
+    /// Writes a message record; true when it replaced one of the same id.
+    pub(super) fn set(&mut self, id: &str, v: Value, line: usize) -> bool {
+        match self.index.get(id) {
+            Some(&i) => {
+                self.list[i] = (id.to_string(), v, line);
+                self.dirty(i);
+                true
+            }
+            None => {
+                self.index.insert(id.to_string(), self.list.len());
+                self.list.push((id.to_string(), v, line));
+                false
+            }
+        }
+    }
+
+    /// `$rewindTo`: that message and every one after it go.
+    pub(super) fn truncate(&mut self, at: usize) {
+        self.list.truncate(at);
+        self.reindex();
+        self.dirty(at);
+    }
+
+    /// A checkpoint: the list is rebuilt.
+    pub(super) fn rebuild(&mut self, list: Vec<(String, Value, usize)>) {
+        self.list = list;
+        self.reindex();
+        self.dirty(0);
+    }
+
+    pub(super) fn reindex(&mut self) {
+        self.index = self
+            .list
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _, _))| (id.clone(), i))
+            .collect();
+    }
+
+    /// Record `i` changed: its history and what follows are converted again.
+    pub(super) fn dirty(&mut self, i: usize) {
+        if i < self.starts.len() {
+            self.conv.truncate(self.starts[i]);
+            self.starts.truncate(i);
+        }
+    }
+
+    /// Brings the builder to the history of `list[..end]`, then keeps of it
+    /// only what the next request compares (the builder holds the content).
+    pub(super) fn bring(&mut self, rp: &mut Replay, end: usize) {
+        let mut from = self.history(end);
+        if !rp.sync(&self.conv, from) {
+            // A new view is built from the whole history: convert it again.
+            self.dirty(0);
+            self.history(end);
+            rp.new_view(&self.conv);
+            from = 0;
+        }
+        for c in &mut self.conv[from..] {
+            c.parts = Vec::new();
+        }
+    }
+
+    /// The history of `list[..end]` (in `conv`), and the first content of it
+    /// that may differ from the history last asked for.
+    pub(super) fn history(&mut self, end: usize) -> usize {
+        self.dirty(end);
+        let from = self.conv.len();
+        let first = self.starts.len();
+        for contents in history(&self.list[first..end]) {
+            self.starts.push(self.conv.len());
+            self.conv.extend(contents);
+        }
+        from
+    }
+}
+
+/// A `gemini` record's model content and, for a legacy record, the results
+/// its `toolCalls` carry.
+pub(super) fn model_content(r: &Value) -> (Vec<Value>, Vec<Value>) {
+    let parts = content_parts(r.get("content"));
+    let modern = parts.iter().any(|p| {
+        p.get("functionCall").is_some() || p.get("thought").and_then(Value::as_bool) == Some(true)
+    });
+    if modern {
+        return (parts, Vec::new());
+    }
+    let mut model = parts;
+    let mut results = Vec::new();
+    for tc in r
+        .get("toolCalls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        model.push(json!({"functionCall": {
+            "id": tc.get("id").cloned().unwrap_or(Value::Null),
+            "name": tc.get("name").cloned().unwrap_or(Value::Null),
+            "args": tc.get("args").cloned().unwrap_or(json!({})),
+        }}));
+        results.extend(content_parts(tc.get("result")));
+    }
+    (model, results)
+}

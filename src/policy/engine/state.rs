@@ -1,0 +1,119 @@
+//! The engine's state, grouped by what owns it: each plan's, and each concern of
+//! the view's.
+
+use super::*;
+
+/// Per result in the view, while no clearing is in force on it: its chars in
+/// the size total, whether it counts as active (count plan), and its tokens
+/// among the budget plan's eligible results; and their sums, kept as clearings
+/// come and go (so a step that does not fire costs no pass over the view).
+#[derive(Clone, Default)]
+pub(super) struct Running {
+    pub(super) base: Vec<(u64, bool, u64)>,
+    pub(super) total: u64,
+    pub(super) active: usize,
+    pub(super) eligible_tokens: u64,
+    /// The active results themselves, by result index (registration order):
+    /// the count plan reads only these.
+    pub(super) active_set: BTreeSet<usize>,
+}
+
+/// The results with a clearing in force: those that lapse at a Claude turn
+/// start, and those that outlast it (count's, budget's), kept apart so that a
+/// turn start looks only at those that lapse (a count plan's deletions pile up
+/// over a view).
+#[derive(Clone, Default)]
+pub(super) struct InForceLists {
+    pub(super) lapsing: Vec<usize>,
+    pub(super) lasting: Vec<usize>,
+}
+
+/// Media cleared, and nested media stripped (Qwen's nested list), per item.
+#[derive(Clone, Default)]
+pub(super) struct MediaState {
+    pub(super) cleared: Vec<bool>,
+    pub(super) stripped: Vec<bool>,
+    /// Whether any media is cleared or stripped now (so that sessions without
+    /// media never pass over the view for it).
+    pub(super) touched: bool,
+}
+
+/// Qwen: the process segment of the last request, and the hook checkpoint
+/// (idle state that lives in the process, SPEC §2).
+#[derive(Clone, Default)]
+pub(super) struct Process {
+    pub(super) segment: Option<usize>,
+    pub(super) hook_checkpoint: Option<i64>,
+}
+
+/// What a step reports.
+#[derive(Clone)]
+pub(super) struct Modes {
+    /// Whether a step sets every candidate's status and reason (a plan reads
+    /// them); a timeline reads only the step, so it skips that pass over the
+    /// view, which would make a long session quadratic (see `lean`).
+    pub(super) statuses: bool,
+    /// Whether a step lists every result cleared in its wire (`Step::cleared`);
+    /// off for a pass that reads only what each step newly cleared.
+    pub(super) cleared_list: bool,
+    /// Whether this step's verdict must say why each candidate was kept (a
+    /// step that reports statuses): else a plan may skip those words.
+    pub(super) kept_wanted: bool,
+    /// Whether a tracked step lists what it newly cleared all the same.
+    pub(super) newly_listed: bool,
+}
+
+/// The `api` plan's state (SPEC §11).
+#[derive(Clone, Default)]
+pub(super) struct ApiState<'s> {
+    /// Its reading of the messages, read once.
+    pub(super) facts: Option<std::sync::Arc<ApiFacts>>,
+    /// The plan at the last evaluated request.
+    pub(super) step: Option<ApiStep>,
+    /// Its state carried from request to request (a tracked engine of one
+    /// `clear_tool_uses` edit: `api_run`).
+    pub(super) run: api_run::ApiRun<'s>,
+}
+
+/// `idle-server`'s state (SPEC §13.S).
+#[derive(Clone, Default)]
+pub(super) struct IdleServerState {
+    /// Its reading of the records, read once when the plan may run.
+    pub(super) facts: Option<std::sync::Arc<Vec<crate::harness::claude_idle_server::RecFact>>>,
+    /// Whether it applied at the last request.
+    pub(super) applied_prev: bool,
+    /// The plan at the last evaluated request.
+    pub(super) step: Option<IdleServerStep>,
+    /// S1's walk carried along the view (`idle_server::idle_walk`), keyed by
+    /// the view's first record, the version and the gap.
+    pub(super) walk: IdleWalk,
+}
+
+/// The recorded cuts (SPEC §13.E1) by the request they take effect at, `(at,
+/// result)` sorted, with how many of them are behind us: a cut result is, from
+/// then on, as good as already cleared (never cleared again, never counted,
+/// no keep slot).
+#[derive(Clone)]
+pub(super) struct Cuts {
+    pub(super) list: std::sync::Arc<[(usize, usize)]>,
+    pub(super) done: usize,
+}
+
+/// The `version` of the last request evaluated that recorded one (a new one
+/// is a new process, SPEC §15.9), and its number where it came from a request
+/// of the session (`IdTable::version`).
+#[derive(Clone, Default)]
+pub(super) struct LastVersion {
+    pub(super) text: Option<String>,
+    pub(super) number: Option<u32>,
+}
+
+/// See `IdleServerState::walk` (a lock: the verdicts are computed through `&self`).
+pub(super) type IdleWalk = std::sync::Arc<
+    std::sync::Mutex<
+        Option<(
+            (Option<usize>, Option<String>, u64),
+            crate::harness::claude_idle_server::Walk,
+        )>,
+    >,
+>;

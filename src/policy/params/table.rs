@@ -1,0 +1,587 @@
+//! The parameter table: every parameter of a plan, one row each.
+
+use super::*;
+
+/// Every parameter, in the order of the JSON `policy` object's keys (SPEC §7,
+/// the harnesses' own after the shared ones): the config keys, `config
+/// --print`, serde's list of keys and the TUI's `:` commands follow it.
+pub static PARAMS: &[Param] = &[
+    Param {
+        key: "kind",
+        flag: "--policy",
+        command: Some("policy"),
+        set: None,
+        same: |a, b| a.kind == b.kind,
+        read_by: None,
+        about: "The plan kind",
+        range: None,
+        // Each preset says what its `auto` chooses (`Harness::auto_words`).
+        default: ByDefault::Made(|| {
+            let each: Vec<String> = <crate::harness::PresetId as strum::VariantArray>::VARIANTS
+                .iter()
+                .map(|p| p.asks().auto_words())
+                .collect();
+            format!(
+                "auto, the harness's own choice at each request: {}",
+                each.join("; ")
+            )
+        }),
+        // The default grid's kinds are the harness row's `grid_kinds`.
+        compare: Compare::List {
+            e_g: "idle,size,count",
+            grid: &[],
+        },
+        keys: None,
+        put: Put::Str(|p, k| {
+            p.kind = super::PlanKind::parse(k).ok_or_else(|| "not a plan kind".to_string())?;
+            Ok(())
+        }),
+        print: |p| Some(p.kind.name().into()),
+        off: None,
+    },
+    Param {
+        key: "keep_recent",
+        flag: "--keep-recent",
+        command: Some("keep"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<u32>() {
+                Ok(k) if (1..=MAX_COUNT).contains(&k) => {
+                    p.keep_recent = Some(k);
+                    true
+                }
+                _ => false,
+            },
+            what: "a count of 1 or more",
+            e_g: Some("3"),
+        }),
+        same: |a, b| a.keep_recent == b.keep_recent,
+        // idle, forced: engine/idle.rs `idle::time_based` and
+        // `idle::media_to_clear` (`Policy::keep_for`); size: engine/size.rs
+        // `size::size` and engine/size_index.rs; count: engine/count.rs
+        // `count::count`; budget: engine/budget_plan.rs `budget_plan::budget`;
+        // idle-server: engine/idle_server.rs `idle_server::params`
+        // (by version when none is given). Not mask, prune or api.
+        read_by: Some(&[
+            (PlanKind::Idle, When::Always),
+            (PlanKind::Forced, When::Always),
+            (PlanKind::Size, When::Always),
+            (PlanKind::Count, When::Always),
+            (PlanKind::Budget, When::Always),
+            (PlanKind::IdleServer, When::Always),
+        ]),
+        about: "Results kept outside the plan: the most recent N",
+        range: None,
+        default: ByDefault::Made(|| {
+            format!(
+                "per plan kind: {}, budget {}, {}",
+                PlanKind::Idle.default_keep(),
+                PlanKind::Budget.default_keep(),
+                crate::harness::claude_idle_server::keep_by_version(true),
+            )
+        }),
+        compare: Compare::List {
+            e_g: "2,5,10",
+            grid: &[
+                (
+                    Some(PlanKind::Idle),
+                    &[1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0, 20.0],
+                ),
+                // The served keep is 12–64 (SPEC §13.C, §15.23).
+                (Some(PlanKind::IdleServer), &[5.0, 12.0, 24.0, 64.0]),
+                (Some(PlanKind::Size), &[5.0]),
+                (Some(PlanKind::Count), &[2.0, 5.0, 10.0]),
+            ],
+        },
+        keys: Some(&KEEP_KEYS),
+        put: Put::U32(|p, k| p.keep_recent = Some(k)),
+        print: |p| {
+            Some(p.keep_recent.map_or_else(
+                || {
+                    if p.preset.auto_may(PlanKind::IdleServer) {
+                        format!(
+                            "by plan kind ({}, budget {}, {})",
+                            PlanKind::Idle.default_keep(),
+                            PlanKind::Budget.default_keep(),
+                            crate::harness::claude_idle_server::keep_by_version(false),
+                        )
+                    } else {
+                        PlanKind::Idle.default_keep().to_string()
+                    }
+                },
+                |k| k.to_string(),
+            ))
+        },
+        off: None,
+    },
+    Param {
+        key: "gap_threshold_minutes",
+        flag: "--gap-minutes",
+        command: Some("gap"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<f64>() {
+                Ok(m) if m.is_finite() => {
+                    p.gap_threshold_minutes = m;
+                    true
+                }
+                _ => false,
+            },
+            what: "minutes",
+            e_g: Some("7.5"),
+        }),
+        same: |a, b| a.gap_threshold_minutes == b.gap_threshold_minutes,
+        // idle: engine/idle.rs `idle::idle` (through `Policy::gap_holds`);
+        // idle-server: engine/idle_server.rs `idle_server::params` (the
+        // explicit gap, else its own 65); size: engine/size.rs `size::size`,
+        // only for qwen's coupling.
+        read_by: Some(&[
+            (PlanKind::Idle, When::Always),
+            (PlanKind::IdleServer, When::Always),
+            (PlanKind::Size, When::SizeNeedsIdle),
+        ]),
+        about: "Idle gap threshold in minutes",
+        range: Some("negative disables"),
+        // idle-server's own gap is Claude Code's constant, not a preset's.
+        default: ByDefault::PresetThen(
+            |p| num(p.gap_threshold_minutes),
+            || {
+                format!(
+                    "idle-server {} unless given",
+                    num(crate::harness::claude_idle_server::GAP_MINUTES)
+                )
+            },
+        ),
+        compare: Compare::List {
+            e_g: "5,30,60",
+            // The default grid's gaps are idle's (SPEC §9): qwen's size, which
+            // reads the gap too, runs at the session's.
+            grid: &[
+                (
+                    Some(PlanKind::IdleServer),
+                    &[crate::harness::claude_idle_server::GAP_MINUTES],
+                ),
+                (
+                    Some(PlanKind::Idle),
+                    &[5.0, 10.0, 15.0, 30.0, 45.0, 60.0, 90.0, 120.0],
+                ),
+            ],
+        },
+        keys: Some(&GAP_KEYS),
+        put: Put::F64(|p, g| {
+            p.gap_threshold_minutes = finite_minutes(g)?;
+            p.gap_explicit = true;
+            Ok(())
+        }),
+        print: |p| {
+            // Idle-server reads its own gap unless one is given.
+            Some(
+                if p.preset.auto_may(PlanKind::IdleServer) && !p.gap_explicit {
+                    format!(
+                        "{} (idle-server: {})",
+                        p.gap_threshold_minutes,
+                        num(crate::harness::claude_idle_server::GAP_MINUTES)
+                    )
+                } else {
+                    p.gap_threshold_minutes.to_string()
+                },
+            )
+        },
+        off: None,
+    },
+    Param {
+        key: "size_threshold",
+        flag: "--size-threshold",
+        command: Some("size"),
+        set: Some(Set {
+            parse: |p, v| match v.replace(['_', ','], "").parse::<i64>() {
+                Ok(c) => {
+                    p.size_threshold = c;
+                    p.size_explicit = true;
+                    true
+                }
+                _ => false,
+            },
+            what: "chars",
+            e_g: Some("300000"),
+        }),
+        same: |a, b| a.size_threshold == b.size_threshold,
+        // engine/size.rs `size::size`, engine/size_index.rs.
+        read_by: Some(&[(PlanKind::Size, When::Always)]),
+        about: "Size threshold in chars",
+        range: Some("negative disables"),
+        default: ByDefault::Preset(|p| p.size_threshold.to_string()),
+        compare: Compare::List {
+            e_g: "200000,500000",
+            grid: &[(
+                None,
+                &[100_000.0, 200_000.0, 300_000.0, 500_000.0, 800_000.0],
+            )],
+        },
+        keys: Some(&SIZE_KEYS),
+        put: Put::I64(|p, s| {
+            p.size_threshold = s;
+            p.size_explicit = true;
+        }),
+        print: |p| Some(p.size_threshold.to_string()),
+        off: None,
+    },
+    Param {
+        key: "low_watermark",
+        flag: "--no-low-watermark",
+        command: None,
+        set: None,
+        same: |a, b| a.low_watermark == b.low_watermark,
+        read_by: None,
+        about: "Clear down to the threshold instead of half of it: low watermark off",
+        range: None,
+        default: ByDefault::Preset(|p| on(p.low_watermark)),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::Bool(|p, w| p.low_watermark = w),
+        print: |p| Some(p.low_watermark.to_string()),
+        off: None,
+    },
+    Param {
+        key: "trigger_threshold",
+        flag: "--trigger",
+        command: Some("trigger"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<u32>() {
+                Ok(t) if t <= MAX_COUNT => {
+                    p.trigger_threshold = t;
+                    true
+                }
+                _ => false,
+            },
+            what: "a count",
+            e_g: Some("4"),
+        }),
+        same: |a, b| a.trigger_threshold == b.trigger_threshold,
+        // engine/count.rs `count::count`.
+        read_by: Some(&[(PlanKind::Count, When::Always)]),
+        about: "Count plan: active results before deletions start",
+        range: None,
+        default: ByDefault::Preset(|p| p.trigger_threshold.to_string()),
+        compare: Compare::List {
+            e_g: "5,10,20",
+            grid: &[(None, &[5.0, 10.0, 20.0, 40.0])],
+        },
+        keys: None,
+        put: Put::U32(|p, t| p.trigger_threshold = t),
+        print: |p| Some(p.trigger_threshold.to_string()),
+        off: None,
+    },
+    Param {
+        key: "delivery",
+        flag: "--delivery",
+        command: Some("delivery"),
+        set: Some(Set {
+            parse: |p, v| match crate::policy::Delivery::parse(v) {
+                Some(d) => {
+                    p.delivery = d;
+                    true
+                }
+                None => false,
+            },
+            what: "rewrite or cache-edits",
+            e_g: None,
+        }),
+        same: |a, b| a.delivery == b.delivery,
+        read_by: None,
+        about: "How clearings reach the API",
+        range: None,
+        default: ByDefault::Made(|| {
+            "cache-edits for claude count, server for the api preset, else rewrite".into()
+        }),
+        // The default grid's deliveries are each kind's own (`compare::grid`).
+        compare: Compare::List {
+            e_g: "rewrite,cache-edits",
+            grid: &[],
+        },
+        keys: None,
+        put: Put::Str(|p, d| {
+            p.delivery = crate::policy::Delivery::parse(d).ok_or_else(|| {
+                format!(
+                    "not a delivery ({})",
+                    crate::vocab::names::<crate::policy::Delivery>()
+                )
+            })?;
+            Ok(())
+        }),
+        print: |p| Some(p.delivery.name().into()),
+        off: None,
+    },
+    Param {
+        key: "protect",
+        flag: "--protect",
+        command: None,
+        set: None,
+        same: |a, b| a.protect == b.protect,
+        read_by: None,
+        about: "Protect managed-memory reads",
+        range: None,
+        default: ByDefault::Preset(|p| on(p.protect)),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::Bool(|p, v| p.protect = v),
+        print: |p| Some(p.protect.to_string()),
+        off: Some(("--no-protect", "Do not protect managed-memory reads")),
+    },
+    Param {
+        key: "clear_errors",
+        flag: "--clear-errors",
+        command: None,
+        set: None,
+        same: |a, b| a.clear_errors == b.clear_errors,
+        read_by: None,
+        about: "Error results may be cleared",
+        range: None,
+        default: ByDefault::PresetThen(
+            |p| on(p.clear_errors),
+            || {
+                let never: Vec<&str> = <HarnessId as strum::VariantArray>::VARIANTS
+                    .iter()
+                    .filter(|h| !h.rules().errors_clearable)
+                    .map(|h| h.name())
+                    .collect();
+                format!(
+                    "{} never clear error results, whatever the flag",
+                    never.join(" and ")
+                )
+            },
+        ),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::Bool(|p, v| p.clear_errors = v),
+        print: |p| Some(p.clear_errors.to_string()),
+        off: Some((
+            "--no-clear-errors",
+            "Keep error results (on the presets whose harness can clear them)",
+        )),
+    },
+    Param {
+        key: "budget_tokens",
+        flag: "--budget-tokens",
+        command: None,
+        set: None,
+        same: |a, b| a.budget_tokens == b.budget_tokens,
+        // engine/budget_plan.rs `budget_plan::budget`, harness/claude_budget.rs `decide`.
+        read_by: Some(&[(PlanKind::Budget, When::Always)]),
+        about: "Budget plan: the tool-result tokens it clears down to",
+        range: None,
+        default: ByDefault::Preset(|p| p.budget_tokens.to_string()),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::U64(|p, v| p.budget_tokens = v),
+        print: |p| Some(p.budget_tokens.to_string()),
+        off: None,
+    },
+    Param {
+        key: "budget_min_saving",
+        flag: "--budget-min-saving",
+        command: None,
+        set: None,
+        same: |a, b| a.budget_min_saving == b.budget_min_saving,
+        // engine/budget_plan.rs `budget_plan::budget`, harness/claude_budget.rs `decide`.
+        read_by: Some(&[(PlanKind::Budget, When::Always)]),
+        about: "Budget plan: the least saving that lets it fire",
+        range: None,
+        default: ByDefault::Preset(|p| p.budget_min_saving.to_string()),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::U64(|p, v| p.budget_min_saving = v),
+        print: |p| Some(p.budget_min_saving.to_string()),
+        off: None,
+    },
+    Param {
+        key: "budget_warning_tokens",
+        flag: "--budget-warning",
+        command: None,
+        set: None,
+        same: |a, b| a.budget_warning_tokens == b.budget_warning_tokens,
+        // engine/budget_plan.rs `budget_plan::budget`, through
+        // `Policy::budget_warning_at` (by version when none is given).
+        read_by: Some(&[(PlanKind::Budget, When::Always)]),
+        about: "Budget plan: the recorded usage it waits for",
+        range: None,
+        default: ByDefault::Made(|| {
+            format!(
+                "by version: {}",
+                crate::harness::claude_budget::budget_warning_words()
+            )
+        }),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::U64(|p, w| p.budget_warning_tokens = Some(w)),
+        print: |p| {
+            Some(
+                p.budget_warning_tokens
+                    .map_or("by version".into(), |w| w.to_string()),
+            )
+        },
+        off: None,
+    },
+    Param {
+        key: "min_trigger_tool_uses",
+        flag: "--min-trigger-tool-uses",
+        command: None,
+        set: None,
+        same: |a, b| a.min_trigger_tool_uses == b.min_trigger_tool_uses,
+        // engine/idle_server.rs `idle_server::params` (keep + 15
+        // when none is given).
+        read_by: Some(&[(PlanKind::IdleServer, When::Always)]),
+        about: crate::harness::claude_idle_server::MIN_TRIGGER_ABOUT,
+        range: None,
+        default: ByDefault::Made(|| {
+            format!(
+                "keep + {}",
+                crate::harness::claude_idle_server::MIN_TRIGGER_OVER_KEEP
+            )
+        }),
+        compare: Compare::Not,
+        keys: None,
+        put: Put::U32(|p, m| p.min_trigger_tool_uses = Some(m)),
+        print: |p| {
+            // idle-server (where auto may run it): SPEC §13.S4.
+            p.preset.auto_may(PlanKind::IdleServer).then(|| {
+                p.min_trigger_tool_uses
+                    .map_or("keep_recent + 15 (idle-server)".into(), |m| m.to_string())
+            })
+        },
+        off: None,
+    },
+    Param {
+        key: "mask_protect_tokens",
+        flag: "--protect-tokens",
+        command: Some("mask-protect"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<u64>() {
+                Ok(t) => {
+                    p.mask_protect_tokens = t;
+                    true
+                }
+                _ => false,
+            },
+            what: "tokens",
+            e_g: Some("30000"),
+        }),
+        same: |a, b| a.mask_protect_tokens == b.mask_protect_tokens,
+        // engine/mask.rs `mask::mask`.
+        read_by: Some(&[(PlanKind::Mask, When::Always)]),
+        about: "mask (Gemini CLI): the newest tokens of tool output it protects",
+        range: None,
+        default: ByDefault::Preset(|p| p.mask_protect_tokens.to_string()),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::U64(|p, t| p.mask_protect_tokens = t),
+        print: |p| offers(p, PlanKind::Mask).then(|| p.mask_protect_tokens.to_string()),
+        off: None,
+    },
+    Param {
+        key: "mask_min_prunable_tokens",
+        flag: "--min-prunable-tokens",
+        command: Some("mask-min"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<u64>() {
+                Ok(t) => {
+                    p.mask_min_prunable_tokens = t;
+                    true
+                }
+                _ => false,
+            },
+            what: "tokens",
+            e_g: Some("10000"),
+        }),
+        same: |a, b| a.mask_min_prunable_tokens == b.mask_min_prunable_tokens,
+        // engine/mask.rs `mask::mask`.
+        read_by: Some(&[(PlanKind::Mask, When::Always)]),
+        about: "mask (Gemini CLI): the least prunable tokens that let it mask",
+        range: None,
+        default: ByDefault::Preset(|p| p.mask_min_prunable_tokens.to_string()),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::U64(|p, t| p.mask_min_prunable_tokens = t),
+        print: |p| offers(p, PlanKind::Mask).then(|| p.mask_min_prunable_tokens.to_string()),
+        off: None,
+    },
+    Param {
+        key: "mask_protect_latest_turn",
+        flag: "--no-protect-latest-turn",
+        command: None,
+        set: None,
+        same: |a, b| a.mask_protect_latest_turn == b.mask_protect_latest_turn,
+        read_by: None,
+        about: "mask (Gemini CLI): scan the latest content of the history too, as Gemini \
+CLI's remote flag 45758819 set to false does: protect latest turn off",
+        range: None,
+        default: ByDefault::Preset(|p| on(p.mask_protect_latest_turn)),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::Bool(|p, v| p.mask_protect_latest_turn = v),
+        print: |p| offers(p, PlanKind::Mask).then(|| p.mask_protect_latest_turn.to_string()),
+        off: None,
+    },
+    Param {
+        key: "prune_protect_tokens",
+        flag: "--prune-protect",
+        command: None,
+        set: None,
+        same: |a, b| a.prune_protect_tokens == b.prune_protect_tokens,
+        // engine/prune.rs `prune::prune`.
+        read_by: Some(&[(PlanKind::Prune, When::Always)]),
+        about: "prune (OpenCode): the newest tool-output tokens it never clears, \
+OpenCode's PRUNE_PROTECT",
+        range: None,
+        default: ByDefault::Preset(|p| p.prune_protect_tokens.to_string()),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::U64(|p, v| p.prune_protect_tokens = v),
+        print: |p| offers(p, PlanKind::Prune).then(|| p.prune_protect_tokens.to_string()),
+        off: None,
+    },
+    Param {
+        key: "prune_minimum_tokens",
+        flag: "--prune-minimum",
+        command: None,
+        set: None,
+        same: |a, b| a.prune_minimum_tokens == b.prune_minimum_tokens,
+        // engine/prune.rs `prune::prune`.
+        read_by: Some(&[(PlanKind::Prune, When::Always)]),
+        about: "prune (OpenCode): what it must be able to clear, strictly more, before \
+it marks anything, OpenCode's PRUNE_MINIMUM",
+        range: None,
+        default: ByDefault::Preset(|p| p.prune_minimum_tokens.to_string()),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::U64(|p, v| p.prune_minimum_tokens = v),
+        print: |p| offers(p, PlanKind::Prune).then(|| p.prune_minimum_tokens.to_string()),
+        off: None,
+    },
+    Param {
+        key: "api_edits",
+        flag: "--api-edit",
+        command: None,
+        set: None,
+        same: |a, b| a.api == b.api,
+        read_by: None,
+        about: "api preset: one `context_management` edit, the API's own JSON object \
+(repeatable, in the order sent), e.g. '{\"type\":\"clear_tool_uses_20250919\", \
+\"trigger\":{\"type\":\"input_tokens\",\"value\":30000},\"keep\":{\"type\":\"tool_uses\", \
+\"value\":5},\"clear_at_least\":{\"type\":\"input_tokens\",\"value\":5000}, \
+\"exclude_tools\":[\"memory\"]}' or '{\"type\":\"clear_thinking_20251015\"}'",
+        range: None,
+        default: ByDefault::Made(|| {
+            "one clear_tool_uses_20250919 with the documented defaults".into()
+        }),
+        compare: Compare::Own,
+        keys: None,
+        put: Put::List(|p, edits| {
+            p.api.edits = crate::policy::api::parse_edits(edits)?;
+            Ok(())
+        }),
+        print: |p| {
+            (p.kind == PlanKind::Api)
+                .then(|| serde_json::Value::Array(p.api.edits_json()).to_string())
+        },
+        off: None,
+    },
+];
