@@ -304,15 +304,7 @@ pub fn beside_timeline(
             .filter(|p| s.requests[p.index - 1].segment == req.segment)
             .map_or(Wired::NONE, Step::wired);
         let broke = std::cell::OnceCell::new();
-        let brk = || {
-            *broke.get_or_init(|| {
-                match &st.wire {
-                    Some(w) => super::wired::prefix_break_tracked(s, req, w, before, st.wired()),
-                    None => prefix_break(s, req, before, st.wired()),
-                }
-                .is_some()
-            })
-        };
+        let brk = || *broke.get_or_init(|| super::wired::step_break(s, req, before, &st).is_some());
         let Some(r) = ev.requests.get_mut(k - 1) else {
             break;
         };

@@ -297,6 +297,21 @@ pub fn prefix_break(
     prefix_break_message(s, request, before, now).map(|m| request.wire_pos(m))
 }
 
+/// Where step `st`'s wire breaks the prefix of the step before it (`before`,
+/// `Wired::NONE` in another view): from what changed where the step was
+/// tracked, else from its lists.
+pub(crate) fn step_break(
+    s: &Session,
+    request: &Request,
+    before: Wired<'_>,
+    st: &Step,
+) -> Option<usize> {
+    match &st.wire {
+        Some(w) => prefix_break_tracked(s, request, w, before, st.wired()),
+        None => prefix_break(s, request, before, st.wired()),
+    }
+}
+
 /// [`prefix_break`] for a tracked step (`Engine::tracked`), from what changed
 /// in its wire (`w`) instead of the two lists of what is cleared there: the
 /// same answer at the cost of the change. `before` and `now` give the media
@@ -449,38 +464,25 @@ mod tests {
                 };
                 let s = &setup.session;
                 let k = setup.last_request();
-                let listed: Vec<Option<usize>> = {
+                // Each step's break against the step before it in its view: a
+                // tracked step's from its changes, a lean step's from its lists.
+                let breaks = |steps: &mut dyn Iterator<Item = Step>| {
                     let mut prev: Option<Step> = None;
-                    crate::analysis::timeline_steps(&setup, k)
-                        .map(|st| {
-                            let req = &s.requests[st.index - 1];
-                            let before = prev
-                                .as_ref()
-                                .filter(|p| s.requests[p.index - 1].segment == req.segment)
-                                .map_or(Wired::NONE, Step::wired);
-                            let b = prefix_break(s, req, before, st.wired());
-                            prev = Some(st);
-                            b
-                        })
-                        .collect()
-                };
-                let mut prev: Option<Step> = None;
-                let mut engine = setup.engine(k).tracked().listing_newly();
-                let tracked: Vec<Option<usize>> = std::iter::from_fn(|| engine.step())
-                    .map(|st| {
+                    let mut out = Vec::new();
+                    for st in steps {
                         let req = &s.requests[st.index - 1];
                         let before = prev
                             .as_ref()
                             .filter(|p| s.requests[p.index - 1].segment == req.segment)
                             .map_or(Wired::NONE, Step::wired);
-                        let b = match &st.wire {
-                            Some(w) => prefix_break_tracked(s, req, w, before, st.wired()),
-                            None => prefix_break(s, req, before, st.wired()),
-                        };
+                        out.push(step_break(s, req, before, &st));
                         prev = Some(st);
-                        b
-                    })
-                    .collect();
+                    }
+                    out
+                };
+                let listed = breaks(&mut crate::analysis::timeline_steps(&setup, k));
+                let mut engine = setup.engine(k).tracked().listing_newly();
+                let tracked = breaks(&mut std::iter::from_fn(|| engine.step()));
                 assert_eq!(tracked, listed, "{name} under {}", kind.name());
                 compared += usize::from(listed.iter().any(Option::is_some));
             }
