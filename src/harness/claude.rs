@@ -34,7 +34,6 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
     // SPEC §15.1: a fork of the parentUuid tree of this shape is a rewind.
     unmarked_forks: true,
     media_lists: false,
-    auto_may_size: false,
     size_needs_idle: false,
     // mcscope's size what-if for Claude is decided request by request and may
     // defer at a turn start (policy/engine/size_index.rs).

@@ -44,7 +44,6 @@ pub(crate) static GEMINI: Preset = Preset {
     unmarked_forks: false,
     // setHistory replaces the history: a masking lasts (reference §2.5).
     media_lists: false,
-    auto_may_size: false,
     size_needs_idle: false,
     size_tracked: false,
     forced_drops_thoughts: false,

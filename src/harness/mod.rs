@@ -493,8 +493,6 @@ pub struct Preset {
     pub unmarked_forks: bool,
     /// Two more keep windows over media parts (Qwen).
     pub media_lists: bool,
-    /// `auto` may choose the size plan (it runs plans by the kind of send).
-    pub auto_may_size: bool,
     /// The size plan is off while idle is (`gap < 0`) unless size is explicit (Qwen).
     pub size_needs_idle: bool,
     /// The size plan is decided incrementally and may defer at a turn start (Claude).

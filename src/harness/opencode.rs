@@ -41,7 +41,6 @@ pub(crate) static OPENCODE: Preset = Preset {
     // Reference §2.4: the mark is stored; every later request sends the
     // placeholder (cumulative and permanent, like qwen).
     media_lists: false,
-    auto_may_size: false,
     size_needs_idle: false,
     size_tracked: false,
     forced_drops_thoughts: false,

@@ -37,8 +37,6 @@ pub(crate) static QWEN: Preset = Preset {
     unmarked_forks: false,
     // microcompact.ts: two more keep windows over media (SPEC §5 media).
     media_lists: true,
-    // SPEC §5: auto is idle where Qwen runs it and the gap holds, else size.
-    auto_may_size: true,
     // microcompact.ts: the size check is off while idle is, unless set (SPEC §5).
     size_needs_idle: true,
     size_tracked: false,

@@ -257,7 +257,7 @@ impl<'s> Engine<'s> {
     pub(super) fn needs_size_total(&self) -> bool {
         match self.policy.kind {
             PlanKind::Size => true,
-            PlanKind::Auto => self.policy.preset.rules().auto_may_size,
+            PlanKind::Auto => self.policy.preset.auto_may(PlanKind::Size),
             _ => false,
         }
     }
