@@ -226,8 +226,13 @@ pub fn load_thread(
     format::load_thread(path, file, lines, progress).map(normalize::normalize)
 }
 
-/// Bytes read per batch: lines are split sequentially (memchr) and parsed in parallel.
-const BATCH: usize = 8 << 20;
+/// Bytes read per batch: lines are split sequentially (memchr) and parsed in
+/// parallel. Two batches are in flight (one parsed while the one before is
+/// applied and the next read): at 8 MiB they and their parsed lines were a
+/// fifth of a 16,000-request timeline's peak; at 2 MiB its peak RSS is 63 MB
+/// instead of 80 and its CPU 0.90x (paired runs, BENCHMARKS.md); 1 MiB saves
+/// 2 MB more and no CPU.
+const BATCH: usize = 2 << 20;
 
 /// Reads JSONL in batches of whole lines (a line longer than a batch grows it),
 /// parses each batch's lines in parallel and applies them in file order.
