@@ -215,3 +215,47 @@ fn a_followed_file_asks_the_disk_about_paths_again() {
         "the followed view agrees with a fresh plan"
     );
 }
+
+/// A followed session that grows is planned as a fresh `mcscope` would plan
+/// the whole file: what a run derives from its session once (idle-server's
+/// reading of the records, the context, the api facts) is read again for the
+/// grown session, not kept from the first one.
+#[test]
+fn a_followed_session_is_planned_on_what_it_now_holds() {
+    use mcscope::tui::app::App;
+    use mcscope::tui::keymap::Action;
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-sessions/claude-idle-server.jsonl");
+    let text = std::fs::read_to_string(&sample).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let t = tempfile::tempdir().unwrap();
+    let path = t.path().join("s.jsonl");
+    // The first half, then the rest (with the return after the idle gap).
+    std::fs::write(&path, lines[..lines.len() / 2].join("\n") + "\n").unwrap();
+    let mut app = App::session(common::setup(&path, Default::default()));
+    app.update(Action::ToggleFollow);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let view = app.view_mut().unwrap();
+    let start = std::time::Instant::now();
+    while !view.poll_follow() {
+        assert!(
+            start.elapsed().as_secs() < 10,
+            "the new lines were never read"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let fresh = common::setup(&path, Default::default());
+    let n = fresh.session.requests.len();
+    assert_eq!(view.setup.session.requests.len(), n);
+    let followed: Vec<_> = mcscope::analysis::timeline_steps(&view.setup, n)
+        .map(|st| (st.index, st.trigger, st.newly_cleared, st.idle_server))
+        .collect();
+    let whole: Vec<_> = mcscope::analysis::timeline_steps(&fresh, n)
+        .map(|st| (st.index, st.trigger, st.newly_cleared, st.idle_server))
+        .collect();
+    assert!(
+        whole.iter().any(|(_, t, _, _)| t.is_some()),
+        "idle-server fires in the whole file"
+    );
+    assert_eq!(followed, whole);
+}

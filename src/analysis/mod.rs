@@ -65,6 +65,14 @@ impl Setup {
         }
     }
 
+    /// The same setup over `session` (a followed file that grew): what the run
+    /// derived from the session before (idle-server's reading of the records,
+    /// the context, the api facts) goes with it.
+    pub fn replace_session(&mut self, session: Session) {
+        self.session = std::sync::Arc::new(session);
+        self.derived = Default::default();
+    }
+
     pub fn protector(&self) -> Protector {
         Protector::with_resolver(&self.roots, self.path_map.clone(), self.resolver.clone())
     }

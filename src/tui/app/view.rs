@@ -160,7 +160,7 @@ impl SessionView {
         // `tail -f` does); elsewhere it keeps its request.
         let at_end = self.k == self.setup.session.requests.len();
         let session = f.session();
-        self.setup.session = std::sync::Arc::new(session);
+        self.setup.replace_session(session);
         // New lines may name paths whose links changed since the disk was last
         // asked: ask again, as a fresh `mcscope plan` would.
         self.setup.resolver = Default::default();
