@@ -432,9 +432,10 @@ mod tests {
 
     /// Each request's prefix break from a tracked engine's changes
     /// (`prefix_break_tracked`, what the evidence pass reads) is the one the
-    /// two lists of a lean engine give (`prefix_break`), on every sample under
-    /// every kind its harness can run (cuts, prune marks, masks and the api
-    /// preset's server edits included).
+    /// two lists of a lean engine give (`prefix_break`), and each step says it
+    /// fired and newly cleared what the lean step says, on every sample under
+    /// every kind its harness can run (cuts, prune marks, masks, the size
+    /// plan's turn starts and the api preset's server edits included).
     #[test]
     fn the_tracked_break_is_the_listed_break_on_every_sample() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
@@ -483,6 +484,17 @@ mod tests {
                 let listed = breaks(&mut crate::analysis::timeline_steps(&setup, k));
                 let mut engine = setup.engine(k).tracked().listing_newly();
                 let tracked = breaks(&mut std::iter::from_fn(|| engine.step()));
+                // And what each step says it did (the evidence reads it).
+                let said = |st: Step| {
+                    let why = (st.kind, st.trigger, st.tokens_saved);
+                    (st.index, why, st.newly_cleared, st.marked_elsewhere)
+                };
+                let lean: Vec<_> = crate::analysis::timeline_steps(&setup, k)
+                    .map(said)
+                    .collect();
+                let mut engine = setup.engine(k).tracked().listing_newly();
+                let listing: Vec<_> = std::iter::from_fn(|| engine.step()).map(said).collect();
+                assert_eq!(listing, lean, "{name} under {}: the steps", kind.name());
                 assert_eq!(tracked, listed, "{name} under {}", kind.name());
                 compared += usize::from(listed.iter().any(Option::is_some));
             }

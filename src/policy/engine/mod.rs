@@ -303,10 +303,15 @@ impl<'s> Engine<'s> {
     }
 
     /// A tracked engine (`tracked`) whose steps list what they newly cleared
-    /// (the evidence beside the timeline names them), still saying what
-    /// changed in the wire instead of everything cleared there.
+    /// as a lean engine's do (the evidence beside the timeline names them),
+    /// still saying what changed in the wire instead of everything cleared
+    /// there. Its plans decide as a lean engine's: the size plan's deferred
+    /// turn start and the carried `api` plan list only what they changed, so
+    /// they are off.
     pub fn listing_newly(mut self) -> Self {
         self.modes.newly_listed = true;
+        self.size_index.on = false;
+        self.api.run = Default::default();
         self
     }
 
