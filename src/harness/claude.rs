@@ -49,17 +49,9 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
         PlanKind::Count,
     ],
     api_grid: true,
-    // In the order of the TUI's `p` cycle, the baseline last (SPEC §15.3).
-    kinds: &[
-        PlanKind::Auto,
-        PlanKind::Idle,
-        PlanKind::IdleServer,
-        PlanKind::Forced,
-        PlanKind::Size,
-        PlanKind::Count,
-        PlanKind::Budget,
-        PlanKind::Recorded,
-    ],
+    // In the order of the TUI's `p` cycle, the baseline last (SPEC §15.3):
+    // Claude Code's cycle is every kind but the other harnesses' own.
+    kinds: &PlanKind::ALL,
     // SPEC §5: cached microcompact sends `cache_edits` (count); SPEC §13.S:
     // idle-server and the api preset send the server's clearing edit.
     deliveries: &[Delivery::Rewrite, Delivery::CacheEdits, Delivery::Server],
