@@ -395,36 +395,51 @@ pub struct Session {
     /// The tool ids by number, made on first use and shared by every plan.
     pub id_table: std::sync::OnceLock<std::sync::Arc<IdTable>>,
     /// Per result, the harness's own token estimate (Gemini CLI's
-    /// `estimateTokenCountSync`; None: a null response, never counted), and
-    /// the estimate of its masked part. Empty for harnesses without one.
+    /// `estimateTokenCountSync`; OpenCode's, what its prune counts; None: a
+    /// null response, never counted). Empty for harnesses without one.
     pub harness_tokens: Vec<Option<u64>>,
-    pub masked_tokens: Vec<u64>,
-    /// What the harness writes over a cleared result when it depends on the
-    /// result (Gemini CLI's `<tool_output_masked>` snippet), by result.
-    pub masked_text: std::collections::HashMap<usize, String>,
-    /// Originals the harness saved apart from the transcript (Gemini CLI's
-    /// `tool-outputs/`), by result, for an output the file holds only masked:
-    /// what `v` shows (read only inside the session's own folder tree).
-    pub saved_originals: std::collections::HashMap<usize, String>,
+    /// What the harness writes over an output it masks (Gemini CLI's).
+    pub masking: Masking,
     /// View segments that begin at a rewind, not at a compaction (Gemini
     /// CLI's `$rewindTo` starts the view again from what it keeps).
     pub rewind_segments: Vec<usize>,
+    /// The harness's own turns, where its plan counts by them (OpenCode's).
+    pub turns: Turns,
+}
+
+/// What a harness writes over an output it masks, by result (Gemini CLI's
+/// `<tool_output_masked>`): empty for harnesses without masking.
+#[derive(Debug, Clone, Default)]
+pub struct Masking {
+    /// The estimate of the masked part (u64::MAX: never masked).
+    pub tokens: Vec<u64>,
+    /// The snippet written over a cleared result when it depends on the result.
+    pub text: std::collections::HashMap<usize, String>,
+    /// Originals the harness saved apart from the transcript (Gemini CLI's
+    /// `tool-outputs/`), for an output the file holds only masked: what `v`
+    /// shows (read only inside the session's own folder tree).
+    pub saved_originals: std::collections::HashMap<usize, String>,
+}
+
+/// The harness's own turn structure, where its plan counts by it (OpenCode's
+/// prune): empty for harnesses whose plans do not ask.
+#[derive(Debug, Clone, Default)]
+pub struct Turns {
     /// Each of the harness's own user messages, in order, as (requests made
     /// before it, results before it): OpenCode's prune counts turns by them,
     /// every one (a prompt, a compaction's, a synthetic continue, one that got
-    /// no reply), where the normalized messages merge neighbours. Empty for
-    /// harnesses whose plans do not count them.
+    /// no reply), where the normalized messages merge neighbours.
     pub user_messages: Vec<(usize, usize)>,
     /// The harness's compaction summaries, failed ones too, as (user messages
     /// before, results before): where OpenCode's prune scan stops (an
-    /// assistant message with `summary: true`). Empty elsewhere.
+    /// assistant message with `summary: true`).
     pub summaries: Vec<(usize, usize)>,
     /// Results a later view repeats (OpenCode 1.18's retained tail after a
     /// compaction), each with the result it repeats: the same stored part.
     pub result_copies: std::collections::HashMap<usize, usize>,
     /// Per request, whether the harness's agent loop ended with its response
     /// (OpenCode runs prune then, so the next request is where its marks take
-    /// effect). Empty for harnesses whose plans do not ask.
+    /// effect).
     pub loop_ends: Vec<bool>,
     /// The requests that are a compaction's own summary request (OpenCode):
     /// they send the summarizer's prompt, so a cache break there is the
@@ -519,15 +534,9 @@ impl Session {
             harness_usd: None,
             id_table: std::sync::OnceLock::new(),
             harness_tokens: Vec::new(),
-            masked_tokens: Vec::new(),
-            masked_text: Default::default(),
-            saved_originals: Default::default(),
+            masking: Masking::default(),
             rewind_segments: Vec::new(),
-            user_messages: Vec::new(),
-            summaries: Vec::new(),
-            result_copies: Default::default(),
-            loop_ends: Vec::new(),
-            summary_requests: Vec::new(),
+            turns: Turns::default(),
             return_anchor: true,
         }
     }
@@ -535,16 +544,16 @@ impl Session {
     /// Where result `r` is stored: the result it repeats (see
     /// `result_copies`), else itself.
     pub fn stored(&self, r: usize) -> usize {
-        if self.result_copies.is_empty() {
+        if self.turns.result_copies.is_empty() {
             return r;
         }
-        self.result_copies.get(&r).copied().unwrap_or(r)
+        self.turns.result_copies.get(&r).copied().unwrap_or(r)
     }
 
     /// Whether a loop of the harness ended just before request `k` (1-based):
     /// with the response of request `k − 1` (see `loop_ends`).
     pub fn loop_ended_before(&self, k: usize) -> bool {
-        k >= 2 && self.loop_ends.get(k - 2).copied().unwrap_or(false)
+        k >= 2 && self.turns.loop_ends.get(k - 2).copied().unwrap_or(false)
     }
 
     /// Responses: the assistant messages that were real responses, in order.

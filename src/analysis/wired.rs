@@ -400,7 +400,7 @@ pub fn result_content(setup: &Setup, k: usize, id: &str, side: Side) -> Result<S
             .iter()
             .enumerate()
             .filter(|(_, r)| r.id == id)
-            .find_map(|(i, _)| s.saved_originals.get(&i))
+            .find_map(|(i, _)| s.masking.saved_originals.get(&i))
     {
         return Ok(format!(
             "[the transcript holds this output masked; the original Gemini CLI saved under tool-outputs/:]\n{text}"

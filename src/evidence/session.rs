@@ -209,7 +209,7 @@ pub fn collect(
                         // summarizer's prompt, no tools) is the compaction's too.
                         compaction: (s.requests[p - 1].segment != req.segment
                             && !s.rewind_segments.contains(&req.segment))
-                            || s.summary_requests.contains(&k),
+                            || s.turns.summary_requests.contains(&k),
                         server_compaction: raw.server_compaction,
                         model_change: match (pm.and_then(|m| m.model.as_deref()), &m.model) {
                             (Some(a), Some(b)) => a != b,

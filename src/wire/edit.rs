@@ -46,7 +46,7 @@ pub(super) fn apply(
                 if dialect.is_tool_result(block) {
                     if let Some(r) = results.next() {
                         if (c.result_cleared)(r) {
-                            match s.masked_text.get(&r) {
+                            match s.masking.text.get(&r) {
                                 // The harness's own text for this result.
                                 Some(text) => {
                                     *block = crate::harness::gemini_cli::masked_part(block, text)

@@ -53,9 +53,9 @@ pub(super) fn masking_facts(
         texts.insert(r, snippet);
     }
     s.harness_tokens = tokens;
-    s.masked_tokens = masked_tokens;
-    s.masked_text = texts;
-    s.saved_originals = saved_originals(s);
+    s.masking.tokens = masked_tokens;
+    s.masking.text = texts;
+    s.masking.saved_originals = saved_originals(s);
 }
 
 /// The largest saved original read (a picker of hostile files must not read

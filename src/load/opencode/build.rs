@@ -225,11 +225,11 @@ impl Gathered {
                 c.file_path = Some(p.clone());
             }
         }
-        s.user_messages = self.user_messages;
-        s.loop_ends = self.loop_ends;
-        s.summary_requests = self.summary_requests;
-        s.result_copies = self.copies;
-        s.summaries = self.summaries;
+        s.turns.user_messages = self.user_messages;
+        s.turns.loop_ends = self.loop_ends;
+        s.turns.summary_requests = self.summary_requests;
+        s.turns.result_copies = self.copies;
+        s.turns.summaries = self.summaries;
         attach_marks(s, &self.marks, &self.assistant_created);
         // SPEC §15.13: OpenCode's own estimate, `round(len / 4)`, is the one its
         // prune decides by; it is the results' `est_tokens` here.

@@ -124,7 +124,7 @@ fn by_pass<L: Look>(
     let mut clear = Vec::new();
     for (q, tokens) in prunable {
         let r = look.cands()[q].result;
-        let masked_tokens = s.masked_tokens.get(r).copied().unwrap_or(u64::MAX);
+        let masked_tokens = s.masking.tokens.get(r).copied().unwrap_or(u64::MAX);
         if tokens > masked_tokens {
             clear.push((
                 q,
@@ -223,7 +223,7 @@ fn indexed<L: Look>(
                 ClearReason::Mask {
                     why,
                     tokens: s.harness_tokens.get(r).copied().flatten().unwrap_or(0),
-                    masked_tokens: s.masked_tokens.get(r).copied().unwrap_or(u64::MAX),
+                    masked_tokens: s.masking.tokens.get(r).copied().unwrap_or(u64::MAX),
                 },
             ));
         }

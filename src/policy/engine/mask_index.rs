@@ -94,7 +94,7 @@ impl Engine<'_> {
         if let Some(t) = want {
             ix.tokens.add(r, t);
             ix.free.insert(r);
-            if t > s.masked_tokens.get(r).copied().unwrap_or(u64::MAX) {
+            if t > s.masking.tokens.get(r).copied().unwrap_or(u64::MAX) {
                 ix.savers.insert(r);
             }
         }

@@ -65,7 +65,7 @@ pub(super) fn prune<L: Look>(
     // results, so the candidates are the results before that second one.
     // (A prompt that came after it, this loop's own or one that got no
     // reply, was not there yet.)
-    let users = &s.user_messages;
+    let users = &s.turns.user_messages;
     let before = users.partition_point(|&(requests, _)| requests + 1 < req.index);
     let second = before.checked_sub(2);
     let boundary = second.map_or(0, |i| users[i].1);
@@ -73,7 +73,7 @@ pub(super) fn prune<L: Look>(
     // second user message (failed summaries too). A compaction inside the
     // latest two turns does not stop it: it goes on into the view before.
     let stop = second
-        .and_then(|i| s.summaries.iter().rev().find(|&&(u, _)| u <= i))
+        .and_then(|i| s.turns.summaries.iter().rev().find(|&&(u, _)| u <= i))
         .map_or(0, |&(_, r)| r);
     // Where each candidate is stored: a retained tail's copy comes after
     // the summary in the view, but its part is before the compaction.
