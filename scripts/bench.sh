@@ -90,6 +90,25 @@ growth() {
   done
 }
 
+# Puts the section in FILE (its first line is its "## " heading) into
+# BENCHMARKS.md in place of the section of that heading, up to the next one, or
+# at the end.
+put_section() {
+python3 - "$1" <<'PY'
+import os, sys
+text = open(sys.argv[1]).read()
+heading = text.split("\n", 1)[0]
+md = open("BENCHMARKS.md").read() if os.path.exists("BENCHMARKS.md") else ""
+start = md.find(heading + "\n")
+if start >= 0:
+    end = md.find("\n## ", start + 1)
+    md = md[:start] + text + ("\n" + md[end + 1:] if end >= 0 else "")
+else:
+    md = md.rstrip("\n") + "\n\n" + text
+open("BENCHMARKS.md", "w").write(md)
+PY
+}
+
 cpu_report() {
 python3 - "$OUT" <<'PY'
 import statistics, sys, os, re
@@ -124,16 +143,10 @@ for (tag, name, shape), by in rows.items():
     lines.append(f"| {tag} | `{name}` | {desc.get(shape, shape)} | {ca:.3f} | {cb:.3f} | "
                  f"**{cb / max(ca, 0.001):.1f}x** | {rss:.0f} | {fmb:.1f} | {ok} |")
 text = "\n".join(lines) + "\n"
-md = open("BENCHMARKS.md").read()
-start = md.find("## Growth and memory by format")
-if start >= 0:
-    end = md.find("\n## ", start + 1)
-    md = md[:start] + text + ("\n" + md[end + 1:] if end >= 0 else "")
-else:
-    md = md.rstrip("\n") + "\n\n" + text
-open("BENCHMARKS.md", "w").write(md)
+open(os.path.join(out, "cpu.md"), "w").write(text)
 print(text)
 PY
+put_section "$OUT/cpu.md"
 }
 
 
@@ -177,16 +190,9 @@ for (tag, name, _), by in rows.items():
                  f"**{mb / ma:.1f}x** | {nb / na:.0f}x | {ma:.2f} | {mb:.2f} |")
 text = "\n".join(lines) + "\n"
 open(os.path.join(out, "growth.md"), "w").write(text)
-md = open("BENCHMARKS.md").read() if os.path.exists("BENCHMARKS.md") else ""
-start = md.find("## Growth in requests")
-if start >= 0:
-    end = md.find("\n## ", start + 1)
-    md = md[:start] + text + ("\n" + md[end + 1:] if end >= 0 else "")
-else:
-    md = md.rstrip("\n") + "\n\n" + text
-open("BENCHMARKS.md", "w").write(md)
 print(text)
 PY
+put_section "$OUT/growth.md"
 }
 
 if [ "${1:-}" = "--growth-report" ]; then growth_report; exit 0; fi

@@ -8,6 +8,19 @@ use common::Claude;
 use mcscope::load::{Change, Follower};
 use std::io::Write;
 
+/// Waits for the TUI's follow to read the new lines (the file is looked at
+/// every 500 ms at most).
+fn read_new_lines(view: &mut mcscope::tui::app::SessionView) {
+    let start = std::time::Instant::now();
+    while !view.poll_follow() {
+        assert!(
+            start.elapsed().as_secs() < 10,
+            "the new lines were never read"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 fn lines(c: &Claude) -> Vec<String> {
     c.lines.clone()
 }
@@ -187,15 +200,7 @@ fn a_followed_file_asks_the_disk_about_paths_again() {
         .bash("Y", 10);
     std::fs::write(&path, c.lines.join("\n") + "\n").unwrap();
     let view = app.view_mut().unwrap();
-    // The file is looked at every 500 ms at most: wait for the look that reads it.
-    let start = std::time::Instant::now();
-    while !view.poll_follow() {
-        assert!(
-            start.elapsed().as_secs() < 10,
-            "the new lines were never read"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    read_new_lines(view);
     view.set_plan(
         mcscope::policy::PlanKind::Forced,
         view.policy().delivery,
@@ -236,14 +241,7 @@ fn a_followed_session_is_planned_on_what_it_now_holds() {
     app.update(Action::ToggleFollow);
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let view = app.view_mut().unwrap();
-    let start = std::time::Instant::now();
-    while !view.poll_follow() {
-        assert!(
-            start.elapsed().as_secs() < 10,
-            "the new lines were never read"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    read_new_lines(view);
     let fresh = common::setup(&path, Default::default());
     let n = fresh.session.requests.len();
     assert_eq!(view.setup.session.requests.len(), n);

@@ -229,9 +229,8 @@ pub fn load_thread(
 /// Bytes read per batch: lines are split sequentially (memchr) and parsed in
 /// parallel. Two batches are in flight (one parsed while the one before is
 /// applied and the next read): at 8 MiB they and their parsed lines were a
-/// fifth of a 16,000-request timeline's peak; at 2 MiB its peak RSS is 63 MB
-/// instead of 80 and its CPU 0.90x (paired runs, BENCHMARKS.md); 1 MiB saves
-/// 2 MB more and no CPU.
+/// fifth of a 16,000-request session's peak (BENCHMARKS.md, growth and memory
+/// by format: 81-98 MB at 8 MiB, 65-84 MB at 2 MiB); 1 MiB saves little more.
 const BATCH: usize = 2 << 20;
 
 /// Reads JSONL in batches of whole lines (a line longer than a batch grows it),

@@ -23,12 +23,12 @@ impl PlanKind {
     /// budget 3, else 5; idle-server by version, SPEC §13.S4: see
     /// `Policy::keep_at`).
     pub fn default_keep(self) -> u32 {
-        engine::plan::of(self).map_or(5, |p| p.default_keep())
+        engine::registry::of(self).map_or(5, |p| p.default_keep())
     }
 
     /// Whether its plan takes delivery `d` (`auto`: as the kind it chooses).
     fn takes(self, d: Delivery) -> bool {
-        engine::plan::of(self).is_none_or(|p| p.deliveries().contains(&d))
+        engine::registry::of(self).is_none_or(|p| p.deliveries().contains(&d))
     }
 }
 
@@ -235,7 +235,7 @@ impl Policy {
         };
         // Only where auto may choose a kind with deliveries of its own.
         let own_delivery = |k: PlanKind| {
-            engine::plan::of(k)
+            engine::registry::of(k)
                 .is_some_and(|p| p.deliveries() != [Delivery::Rewrite, Delivery::CacheEdits])
         };
         let auto_kinds = self.preset.asks().auto_kinds();
@@ -350,7 +350,7 @@ impl Policy {
         }
         // The server edits for the api preset, idle-server, the baseline that
         // replays them, and auto where a version's row may be idle-server.
-        let server_kind = match engine::plan::of(self.kind) {
+        let server_kind = match engine::registry::of(self.kind) {
             Some(p) => p.deliveries().contains(&Delivery::Server),
             None => self.preset.auto_may(PlanKind::IdleServer),
         };

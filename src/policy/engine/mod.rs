@@ -27,6 +27,7 @@ pub(crate) mod plan;
 mod prune;
 mod reason;
 mod recorded;
+pub(crate) mod registry;
 mod size;
 mod size_index;
 mod state;
@@ -40,6 +41,7 @@ use api::ApiFacts;
 pub use api::{ApiStep, EditOutcome, TokenSource};
 pub use idle_server::{IdleServerStep, IdleServerWhy};
 use look::Look;
+pub(crate) use plan::Decided;
 pub use reason::{
     ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, MaskWhy, NoRun, Note,
     Prompt, PruneWhy, Rank, Reason, SizeWhy, TimeWhy,
@@ -48,7 +50,6 @@ pub use recorded::{RecordedEdit, RecordedWhy, unattributed_tokens};
 use state::{
     ApiState, Cuts, IdleServerState, InForceLists, LastVersion, MediaState, Modes, Process, Running,
 };
-pub(crate) use step::Decided;
 pub use tracked::WireDelta;
 pub use types::{Candidate, Clearing, EditBlock, Status, Step, Trigger};
 
@@ -212,22 +213,10 @@ impl<'s> Engine<'s> {
         protector: Protector,
         forced_at: usize,
     ) -> Self {
-        let mut e = Self::made(s, derived, policy, protector, forced_at);
-        e.mask_index_on();
-        e
-    }
-
-    fn made(
-        s: &'s Session,
-        derived: &Derived,
-        policy: Policy,
-        protector: Protector,
-        forced_at: usize,
-    ) -> Self {
         let api = policy.kind == PlanKind::Api;
         let policy_kind = policy.kind;
         let idle_server = idle_server::may_run(&policy, s);
-        Engine {
+        let mut e = Engine {
             s,
             // The api preset clears every tool's results (SPEC §11).
             tools: if api {
@@ -290,7 +279,9 @@ impl<'s> Engine<'s> {
             recorded: (policy_kind == PlanKind::Recorded)
                 .then(|| crate::policy::recorded::recorded_cleared_all(s).into()),
             prune_memory: Default::default(),
-        }
+        };
+        e.mask_index_on();
+        e
     }
 
     /// A lean engine (see `lean`) whose steps leave `Step::cleared` empty: a

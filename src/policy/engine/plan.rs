@@ -1,8 +1,8 @@
 //! What a plan kind is to the engine: one implementation of [`Plan`] per kind,
-//! in the kind's own file, and the registry that lists them. The engine asks
+//! in the kind's own file, listed once in `registry.rs`. The engine asks
 //! the plan in force for its decision at a request; the legality check and the
 //! keep window ask it which deliveries it takes and what it keeps by default.
-//! A new kind is its file and one line of [`PLANS`].
+//! A new kind is its file and one line of `registry::PLANS`.
 
 use super::*;
 
@@ -36,24 +36,16 @@ pub(crate) struct At {
     pub(crate) api_lapses: bool,
 }
 
-/// Every plan kind's plan, one line each (`auto` is none: the harness chooses
-/// one of these at each request).
-static PLANS: [&dyn Plan; 10] = [
-    &super::idle::Idle,
-    &super::idle::Forced,
-    &super::idle_server::IdleServer,
-    &super::size::Size,
-    &super::count::Count,
-    &super::budget_plan::Budget,
-    &super::api::Api,
-    &super::recorded::Recorded,
-    &super::mask::Mask,
-    &super::prune::Prune,
-];
-
-/// The plan of `kind` (None for `auto`, which is the harness's choice).
-pub(crate) fn of(kind: PlanKind) -> Option<&'static dyn Plan> {
-    PLANS.iter().copied().find(|p| p.kind() == kind)
+/// What the plan in force decided at a request ([`Engine::decide`]).
+pub(crate) struct Decided {
+    pub(super) verdict: Verdict,
+    pub(super) api: Option<ApiStep>,
+    pub(super) idle_server: Option<IdleServerStep>,
+    /// A plan that made its clearings itself says what its own pass would
+    /// list as new: (tokens, how many).
+    pub(super) carried: Option<(u64, usize)>,
+    /// `recorded` replayed an applied server edit here.
+    pub(super) recorded_applied: bool,
 }
 
 impl Decided {
@@ -71,6 +63,7 @@ impl Decided {
 
 #[cfg(test)]
 mod tests {
+    use super::super::registry::{PLANS, of};
     use super::*;
     use strum::VariantArray;
 

@@ -145,10 +145,10 @@ impl<'s> Engine<'s> {
                 carried: Some((t.saved, t.newly)),
                 ..Decided::verdict(t.verdict)
             },
-            (Some(kind), None) => match plan::of(kind) {
+            (Some(kind), None) => match registry::of(kind) {
                 Some(p) => p.decide(self, req, &at),
                 // `auto` is the harness's choice of a kind; none left: idle's.
-                None => plan::of(PlanKind::Idle).map_or_else(
+                None => registry::of(PlanKind::Idle).map_or_else(
                     || Decided::verdict(Verdict::none(Note::NotRun(NoRun::NoPlan))),
                     |p| p.decide(self, req, &at),
                 ),
@@ -412,16 +412,4 @@ fn quiet_step(
         wire: None,
         marked_elsewhere: Vec::new(),
     }
-}
-
-/// What the plan in force decided at a request ([`Engine::decide`]).
-pub(crate) struct Decided {
-    pub(super) verdict: Verdict,
-    pub(super) api: Option<ApiStep>,
-    pub(super) idle_server: Option<IdleServerStep>,
-    /// A plan that made its clearings itself says what its own pass would
-    /// list as new: (tokens, how many).
-    pub(super) carried: Option<(u64, usize)>,
-    /// `recorded` replayed an applied server edit here.
-    pub(super) recorded_applied: bool,
 }
