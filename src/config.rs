@@ -484,7 +484,7 @@ protected = "cyan"
         );
         assert_eq!(c.path_map["D:\\work"], "/home/me/work");
         assert_eq!(c.theme["cleared"].get_ref(), "red");
-        assert_eq!(c.palette().protected, ratatui::style::Color::Cyan);
+        assert_eq!(c.palette().protected, crate::theme::Color::Cyan);
     }
 
     #[test]
@@ -506,9 +506,9 @@ protected = "cyan"
         let c =
             parse("mouse = true\n[theme]\ncleared = \"magenta\"\nkept = \"#10ff20\"\n").unwrap();
         let p = c.palette();
-        assert_eq!(p.cleared, ratatui::style::Color::Magenta);
-        assert_eq!(p.kept, ratatui::style::Color::Rgb(0x10, 0xff, 0x20));
-        assert_eq!(p.protected, ratatui::style::Color::Cyan, "unset: default");
+        assert_eq!(p.cleared, crate::theme::Color::Magenta);
+        assert_eq!(p.kept, crate::theme::Color::Rgb(0x10, 0xff, 0x20));
+        assert_eq!(p.protected, crate::theme::Color::Cyan, "unset: default");
         let e = parse("[theme]\nkept = \"green\"\n\ncleared = \"blood\"\n").unwrap_err();
         assert!(
             e.starts_with("line 4: [theme] cleared: \"blood\": not a colour"),

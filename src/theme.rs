@@ -1,10 +1,95 @@
 //! The colours the TUI draws statuses and marks in: one per key of the
 //! configuration file's `[theme]` table (SPEC §8). Pure: a table of names and
-//! defaults, and the parse of a value; `ui::Theme` applies it (or, under
-//! `NO_COLOR`, none of it — the glyphs carry the meaning).
+//! defaults, and the parse of a value, in colours of its own (no terminal
+//! crate: the TUI's `ui::Theme` turns each into the terminal's colour and
+//! applies it, or, under `NO_COLOR`, none of it — the glyphs carry the meaning).
 
-use ratatui::style::Color;
 use std::str::FromStr;
+
+/// A colour as the theme names it: the terminal's sixteen, its own (`Reset`),
+/// an RGB value or a 256-colour index (the colours a terminal crate draws).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Color {
+    /// The terminal's own colour (what an unstyled cell shows).
+    #[default]
+    Reset,
+    Black,
+    Red,
+    Green,
+    Yellow,
+    Blue,
+    Magenta,
+    Cyan,
+    Gray,
+    DarkGray,
+    LightRed,
+    LightGreen,
+    LightYellow,
+    LightBlue,
+    LightMagenta,
+    LightCyan,
+    White,
+    Rgb(u8, u8, u8),
+    Indexed(u8),
+}
+
+impl FromStr for Color {
+    type Err = ();
+
+    /// The spellings the TUI's terminal crate reads (ratatui's `Color`
+    /// parse, which this replaces so the core names no terminal crate): case,
+    /// spaces, `-` and `_` ignored; `bright` is `light`, `grey` and `silver`
+    /// are `gray`, `lightblack` is `darkgray`, `lightwhite` and `lightgray`
+    /// are `white`; else a 256-colour index or `#rrggbb`.
+    fn from_str(s: &str) -> Result<Color, ()> {
+        let name = s
+            .to_lowercase()
+            .replace([' ', '-', '_'], "")
+            .replace("bright", "light")
+            .replace("grey", "gray")
+            .replace("silver", "gray")
+            .replace("lightblack", "darkgray")
+            .replace("lightwhite", "white")
+            .replace("lightgray", "white");
+        Ok(match name.as_str() {
+            "reset" => Color::Reset,
+            "black" => Color::Black,
+            "red" => Color::Red,
+            "green" => Color::Green,
+            "yellow" => Color::Yellow,
+            "blue" => Color::Blue,
+            "magenta" => Color::Magenta,
+            "cyan" => Color::Cyan,
+            "gray" => Color::Gray,
+            "darkgray" => Color::DarkGray,
+            "lightred" => Color::LightRed,
+            "lightgreen" => Color::LightGreen,
+            "lightyellow" => Color::LightYellow,
+            "lightblue" => Color::LightBlue,
+            "lightmagenta" => Color::LightMagenta,
+            "lightcyan" => Color::LightCyan,
+            "white" => Color::White,
+            _ => {
+                if let Ok(index) = s.parse::<u8>() {
+                    Color::Indexed(index)
+                } else if let Some((r, g, b)) = hex(s) {
+                    Color::Rgb(r, g, b)
+                } else {
+                    return Err(());
+                }
+            }
+        })
+    }
+}
+
+/// `#rrggbb`.
+fn hex(s: &str) -> Option<(u8, u8, u8)> {
+    if !s.starts_with('#') || s.len() != 7 {
+        return None;
+    }
+    let byte = |i: usize| u8::from_str_radix(s.get(i..i + 2)?, 16).ok();
+    Some((byte(1)?, byte(3)?, byte(5)?))
+}
 
 /// One colour per status or mark. The defaults are the colours the TUI drew
 /// before the theme existed; `Reset` is the terminal's own colour (what an
@@ -86,7 +171,7 @@ pub const KEYS: [&str; 18] = [
     "inserted",
 ];
 
-/// A theme value: a ratatui colour name (`red`, `lightcyan`, `darkgray`,
+/// A theme value: a colour name (`red`, `lightcyan`, `darkgray`,
 /// `reset`…), `#rrggbb`, or a 256-colour index.
 pub fn parse_color(value: &str) -> Result<Color, String> {
     Color::from_str(value.trim()).map_err(|_| {

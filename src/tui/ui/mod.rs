@@ -76,17 +76,17 @@ impl Theme {
         Theme::from_env_with(Palette::default())
     }
 
-    fn fg(&self, c: Color) -> Style {
+    fn fg(&self, c: impl Paint) -> Style {
         if self.color {
-            Style::default().fg(c)
+            Style::default().fg(c.paint())
         } else {
             Style::default()
         }
     }
 
-    fn emph(&self, c: Color) -> Style {
+    fn emph(&self, c: impl Paint) -> Style {
         if self.color {
-            Style::default().bg(c).fg(Color::Black)
+            Style::default().bg(c.paint()).fg(Color::Black)
         } else {
             Style::default().add_modifier(Modifier::REVERSED)
         }
@@ -114,6 +114,45 @@ impl Theme {
                 self.fg(p.unresolved.unwrap_or_default())
             }
             _ => self.status(c.status),
+        }
+    }
+}
+
+/// A colour the terminal draws: ratatui's own, or a theme's (the core's
+/// colours, which name no terminal crate) turned into it.
+pub trait Paint: Copy {
+    fn paint(self) -> Color;
+}
+
+impl Paint for Color {
+    fn paint(self) -> Color {
+        self
+    }
+}
+
+impl Paint for crate::theme::Color {
+    fn paint(self) -> Color {
+        use crate::theme::Color as T;
+        match self {
+            T::Reset => Color::Reset,
+            T::Black => Color::Black,
+            T::Red => Color::Red,
+            T::Green => Color::Green,
+            T::Yellow => Color::Yellow,
+            T::Blue => Color::Blue,
+            T::Magenta => Color::Magenta,
+            T::Cyan => Color::Cyan,
+            T::Gray => Color::Gray,
+            T::DarkGray => Color::DarkGray,
+            T::LightRed => Color::LightRed,
+            T::LightGreen => Color::LightGreen,
+            T::LightYellow => Color::LightYellow,
+            T::LightBlue => Color::LightBlue,
+            T::LightMagenta => Color::LightMagenta,
+            T::LightCyan => Color::LightCyan,
+            T::White => Color::White,
+            T::Rgb(r, g, b) => Color::Rgb(r, g, b),
+            T::Indexed(i) => Color::Indexed(i),
         }
     }
 }
@@ -288,6 +327,75 @@ pub fn shorten_left(s: &str, max: usize) -> String {
 mod theme_tests {
     use super::*;
     use crate::policy::protect::Protection;
+    use std::str::FromStr;
+
+    /// The theme reads a colour as the terminal crate would (its parse moved
+    /// into the core, which names no terminal crate): every spelling, good or
+    /// bad, gives the same colour or the same refusal.
+    #[test]
+    fn the_themes_colour_names_read_as_ratatuis() {
+        let mut spellings: Vec<String> = [
+            "reset",
+            "Black",
+            "RED",
+            "green",
+            "yellow",
+            "blue",
+            "magenta",
+            "cyan",
+            "gray",
+            "grey",
+            "silver",
+            "dark gray",
+            "Dark-Grey",
+            "dark_gray",
+            "darkgray",
+            "light red",
+            "bright red",
+            "LightGreen",
+            "light-yellow",
+            "lightblue",
+            "bright magenta",
+            "light_cyan",
+            "white",
+            "light white",
+            "lightgray",
+            "light black",
+            "bright black",
+            "0",
+            "15",
+            "208",
+            "255",
+            "256",
+            "-1",
+            "#ff8000",
+            "#FF8000",
+            "#ff80",
+            "#gg0000",
+            "#ff80000",
+            "ff8000",
+            "",
+            " ",
+            "reddish",
+            "red ",
+            " blue",
+            "lightsilver",
+            "brightgrey",
+            "é",
+            "#ffé00",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for n in 0..=300u32 {
+            spellings.push(n.to_string());
+            spellings.push(format!("#{:06x}", n * 55_555));
+        }
+        for s in &spellings {
+            let ours = crate::theme::Color::from_str(s).ok().map(Paint::paint);
+            assert_eq!(ours, Color::from_str(s).ok(), "{s:?}");
+        }
+    }
 
     fn candidate(status: Status, outcome: Option<Outcome>) -> Candidate {
         Candidate {
