@@ -88,9 +88,14 @@ fn variant_names(text: &str) -> Vec<(usize, String)> {
 /// `#[cfg(test)]` (modules of tests come last in this crate).
 fn non_test_code(path: &Path, text: &str) -> Option<String> {
     let name = path.file_name()?.to_str()?;
-    if name == "tests.rs"
+    // A file of tests: `tests.rs`, `*_tests.rs`, or anything in a `tests` or
+    // `*_tests` folder (the binary's checks of the core, `src/core_tests/`).
+    let tests = |n: &str| n == "tests" || n.ends_with("_tests");
+    if tests(name.trim_end_matches(".rs"))
         || name == "testkit.rs"
-        || path.components().any(|c| c.as_os_str() == "tests")
+        || path
+            .components()
+            .any(|c| c.as_os_str().to_str().is_some_and(tests))
     {
         return None;
     }
@@ -100,6 +105,32 @@ fn non_test_code(path: &Path, text: &str) -> Option<String> {
             .unwrap_or_default()
             .to_string(),
     )
+}
+
+/// The two source folders: the core's (`crates/mcscope-core/src`) and the
+/// binary's (`src`); a file's path is read relative to its own (`harness/…`).
+fn src_roots() -> [PathBuf; 2] {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [root.join("crates/mcscope-core/src"), root.join("src")]
+}
+
+/// Every Rust file of both source folders, sorted by path.
+fn source_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for r in src_roots() {
+        rust_files(&r, &mut files);
+    }
+    files.sort();
+    files
+}
+
+/// A file's path relative to its source folder.
+fn rel_of(f: &Path) -> PathBuf {
+    src_roots()
+        .iter()
+        .find_map(|r| f.strip_prefix(r).ok())
+        .unwrap()
+        .to_path_buf()
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -115,15 +146,12 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn no_source_file_outside_the_harness_folder_names_a_harness_variant() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let files = source_files();
     let mut found = Vec::new();
     let mut inside = 0;
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
-        let rel = f.strip_prefix(&src).unwrap();
+        let rel = &rel_of(f);
         if rel.starts_with("harness") {
             inside += variant_names(&text).len();
             continue;
@@ -288,10 +316,7 @@ fn may_name_formats(rel: &Path) -> bool {
 
 #[test]
 fn no_source_file_outside_the_format_seam_names_a_format_variant() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let files = source_files();
     // Aliases anywhere in the crate (a `pub use` in one file, used in another).
     let aliases: Vec<String> = files
         .iter()
@@ -300,7 +325,7 @@ fn no_source_file_outside_the_format_seam_names_a_format_variant() {
     let (mut found, mut seam, mut allowed) = (Vec::new(), 0, 0);
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
-        let rel = f.strip_prefix(&src).unwrap();
+        let rel = &rel_of(f);
         let Some(code) = non_test_code(rel, &text) else {
             continue;
         };
@@ -404,7 +429,7 @@ fn kind_function(kind: mcscope::policy::PlanKind) -> Option<(&'static str, &'sta
 /// their files at all.
 #[test]
 fn every_plan_kind_is_a_function_of_a_look_and_the_policy() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/policy/engine");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/mcscope-core/src/policy/engine");
     let plain = [
         "idle.rs",
         "size.rs",
@@ -496,14 +521,12 @@ fn auto_chooses_only_the_kinds_its_harness_declares() {
 /// session and captions are Claude Code's, reads Claude's.
 #[test]
 fn no_source_file_outside_the_seam_reaches_a_row_by_its_static() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    let files = source_files();
     let statics = ["CLAUDE", "QWEN", "GEMINI", "OPENCODE", "API"];
     let mut found = Vec::new();
     let mut loaders = 0;
     for f in &files {
-        let rel = f.strip_prefix(&src).unwrap();
+        let rel = &rel_of(f);
         let text = std::fs::read_to_string(f).unwrap();
         let Some(code) = non_test_code(rel, &text) else {
             continue;
@@ -626,17 +649,9 @@ fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 /// nor the harness rules nor the context above it).
 #[test]
 fn no_import_circle_among_the_top_level_modules() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut paths = Vec::new();
-    rust_files(&src, &mut paths);
-    let files: Vec<(PathBuf, String)> = paths
+    let files: Vec<(PathBuf, String)> = source_files()
         .iter()
-        .map(|p| {
-            (
-                p.strip_prefix(&src).unwrap().to_path_buf(),
-                std::fs::read_to_string(p).unwrap(),
-            )
-        })
+        .map(|p| (rel_of(p), std::fs::read_to_string(p).unwrap()))
         .collect();
     let graph = module_imports(&files);
     assert!(graph.len() > 20, "the modules were found: {graph:?}");
@@ -683,4 +698,68 @@ fn the_circle_finder_sees_a_circle_through_a_third_module_and_skips_test_code() 
         circles(&graph),
         vec![vec!["a".to_string(), "b".to_string(), "c".to_string()]]
     );
+}
+
+/// Issue 42 item 1: the core is a crate of its own, and nothing it builds on,
+/// directly or through another crate (read from `Cargo.lock`), is a terminal
+/// or command-line crate: the compiler then keeps the domain off the edges.
+#[test]
+fn the_core_builds_on_no_terminal_or_command_line_crate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lock: toml::Table = std::fs::read_to_string(root.join("Cargo.lock"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let packages = lock["package"].as_array().unwrap();
+    let deps_of = |name: &str| -> Vec<String> {
+        packages
+            .iter()
+            .filter(|p| p["name"].as_str() == Some(name))
+            .flat_map(|p| {
+                p.get("dependencies")
+                    .and_then(|d| d.as_array())
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            // "name" or "name version" where two versions are locked.
+            .filter_map(|d| {
+                d.as_str()
+                    .map(|s| s.split(' ').next().unwrap_or(s).to_string())
+            })
+            .collect()
+    };
+    let mut seen = BTreeSet::new();
+    let mut todo = vec!["mcscope-core".to_string()];
+    while let Some(p) = todo.pop() {
+        for d in deps_of(&p) {
+            if seen.insert(d.clone()) {
+                todo.push(d);
+            }
+        }
+    }
+    assert!(
+        seen.contains("serde_json"),
+        "the walk reads the lock: {seen:?}"
+    );
+    let edges = [
+        "ratatui",
+        "ratatui-core",
+        "crossterm",
+        "clap",
+        "clap_builder",
+        "clap_complete",
+        "color-eyre",
+        "indicatif",
+        "nucleo-matcher",
+        "termion",
+        "termwiz",
+    ];
+    let found: Vec<&str> = edges
+        .iter()
+        .copied()
+        .filter(|e| seen.contains(*e))
+        .collect();
+    assert!(found.is_empty(), "mcscope-core builds on {found:?}");
+    // And the binary does (the walk would see them if the core took them).
+    assert!(deps_of("mcscope").iter().any(|d| d == "ratatui"));
 }

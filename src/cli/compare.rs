@@ -42,7 +42,7 @@ pub struct CompareArgs {
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long, value_name = "rewrite|cache-edits,…")]
     pub delivery: Option<String>,
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::named::named::<PresetArg>())]
     pub preset: Option<PresetArg>,
     /// api preset: trigger values of the first clear_tool_uses edit, e.g.
     /// 50000,100000,150000 (implies --preset api; the grid is the cross product

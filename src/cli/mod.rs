@@ -15,9 +15,7 @@ pub use compare::{CompareArgs, CompareFormat, run_compare};
 pub use explain::{check_output, emit, explain_page};
 
 pub use crate::color::ColorChoice;
-use crate::policy::{Delivery, PlanKind};
-use crate::session::Format;
-use crate::totals::CacheTtl;
+pub use crate::named::named;
 use crate::wire::Side;
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -148,7 +146,7 @@ pub enum Command {
     Wire {
         path: PathBuf,
         /// `wire` (what the harness sends) or `local` (the request as recorded).
-        #[arg(long, value_enum, default_value_t = Side::Wire)]
+        #[arg(long, value_parser = named::<Side>(), default_value = "wire")]
         side: Side,
         #[command(flatten)]
         opts: Opts,
@@ -237,24 +235,6 @@ pub enum ShellArg {
 /// `wire --side`: [`Side`] by its one name.
 pub use crate::wire::Side as SideArg;
 
-/// clap's value enum for an enum named once by strum: its variants in the
-/// order declared (the order `--help` lists them), each by its name.
-macro_rules! value_enum {
-    ($($t:ty),* $(,)?) => {$(
-        impl ValueEnum for $t {
-            fn value_variants<'a>() -> &'a [Self] {
-                <$t as strum::VariantArray>::VARIANTS
-            }
-
-            fn to_possible_value(&self) -> Option<PossibleValue> {
-                Some(PossibleValue::new(<&'static str>::from(*self)))
-            }
-        }
-    )*};
-}
-
-value_enum!(PlanKind, PresetArg, Delivery, Format, CacheTtl, Side);
-
 /// `--format`: every value by its one name; the pages (`md`, `html`) are
 /// `explain`'s alone, so the other commands' help does not offer them
 /// (explain's says so in words).
@@ -269,20 +249,48 @@ impl ValueEnum for OutputFormat {
 }
 
 #[cfg(test)]
+mod params_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::policy::{Delivery, PlanKind};
+    use crate::session::Format;
+    use crate::totals::CacheTtl;
+    use clap::builder::TypedValueParser;
 
     /// One name per value, read alike by clap, serde and `FromStr`.
     fn one_name<T>(all: &[T])
     where
-        T: ValueEnum + Copy + PartialEq + std::fmt::Debug + Into<&'static str>,
+        T: strum::VariantArray
+            + Copy
+            + PartialEq
+            + std::fmt::Debug
+            + Into<&'static str>
+            + Send
+            + Sync
+            + 'static,
     {
+        let parser = named::<T>();
+        let names: Vec<String> = parser
+            .possible_values()
+            .unwrap()
+            .map(|v| v.get_name().to_string())
+            .collect();
+        let declared: Vec<&str> = all.iter().map(|&v| v.into()).collect();
+        assert_eq!(
+            names, declared,
+            "clap lists the values in the order declared"
+        );
+        let cmd = clap::Command::new("t");
         for &v in all {
             let name: &'static str = v.into();
-            let pv = v.to_possible_value().unwrap();
-            assert_eq!(pv.get_name(), name);
-            assert_eq!(T::from_str(name, false).unwrap(), v, "{name}");
+            let read = parser.parse_ref(&cmd, None, std::ffi::OsStr::new(name));
+            assert_eq!(read.unwrap(), v, "{name}");
         }
+        let bad = parser.parse_ref(&cmd, None, std::ffi::OsStr::new("no-such-value"));
+        assert!(bad.is_err());
     }
 
     #[test]
@@ -293,7 +301,11 @@ mod tests {
         one_name(<PresetArg as strum::VariantArray>::VARIANTS);
         one_name(<CacheTtl as strum::VariantArray>::VARIANTS);
         one_name(<Side as strum::VariantArray>::VARIANTS);
-        one_name(<OutputFormat as strum::VariantArray>::VARIANTS);
+        for &v in <OutputFormat as strum::VariantArray>::VARIANTS {
+            let name: &'static str = v.into();
+            assert_eq!(v.to_possible_value().unwrap().get_name(), name);
+            assert_eq!(OutputFormat::from_str(name, false).unwrap(), v, "{name}");
+        }
         for k in <PlanKind as strum::VariantArray>::VARIANTS {
             assert_eq!(serde_json::to_value(k).unwrap(), k.name());
             assert_eq!(k.name().parse::<PlanKind>().unwrap(), *k);
@@ -309,9 +321,10 @@ mod tests {
 
     #[test]
     fn help_lists_the_values_in_the_order_declared() {
-        let names: Vec<_> = PlanKind::value_variants()
-            .iter()
-            .map(|k| k.name())
+        let names: Vec<String> = named::<PlanKind>()
+            .possible_values()
+            .unwrap()
+            .map(|v| v.get_name().to_string())
             .collect();
         assert_eq!(
             names,
@@ -329,7 +342,11 @@ mod tests {
                 "prune"
             ]
         );
-        let sides: Vec<&str> = Side::value_variants().iter().map(|&s| s.into()).collect();
+        let sides: Vec<String> = named::<Side>()
+            .possible_values()
+            .unwrap()
+            .map(|v| v.get_name().to_string())
+            .collect();
         assert_eq!(sides, ["wire", "local"]);
     }
 }

@@ -26,7 +26,7 @@ pub mod page;
 mod plan;
 mod text;
 mod timeline;
-pub mod words;
+pub use mcscope_core::words;
 
 pub use evidence::{evidence_json, evidence_text};
 pub use explain::{explain_json, explain_text, fate_line, row_status};

@@ -68,12 +68,12 @@ pub struct Opts {
     #[arg(long, value_name = "K|last")]
     pub at: Option<String>,
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::named::named::<PlanKind>())]
     pub policy: Option<PlanKind>,
     /// Harness rules to apply (default: the session's harness). `api`:
     /// Anthropic's server-side context editing, for Messages API bodies and, as a
     /// what-if, Claude Code sessions (see --api-edit).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::named::named::<PresetArg>())]
     pub preset: Option<PresetArg>,
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
     #[arg(long = "api-edit", value_name = "JSON")]
@@ -121,7 +121,7 @@ pub struct Opts {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(crate::policy::params::MAX_COUNT)))]
     pub trigger: Option<u32>,
     // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::named::named::<Delivery>())]
     pub delivery: Option<Delivery>,
     /// The flags `compare` takes alike (budget, protection, roots, path maps,
     /// cache TTL).
@@ -134,7 +134,7 @@ pub struct Opts {
     #[arg(short = 'j', long)]
     pub json: bool,
     /// Override format detection.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::named::named::<Format>())]
     pub input_format: Option<Format>,
     /// The session to read from a file that holds several (an OpenCode
     /// database): its id, e.g. `ses_dd4438cb3ffeXq3Lm9TzR2bN7c`.
@@ -175,7 +175,7 @@ pub struct SharedOpts {
     #[arg(long, value_name = "FROM=TO")]
     pub path_map: Vec<String>,
     /// The prompt cache's TTL for `warm` (docs/compare.md) (auto: what the transcript's last cache write used).
-    #[arg(long, value_name = "auto|5m|1h", value_enum)]
+    #[arg(long, value_name = "auto|5m|1h", value_parser = crate::named::named::<CacheTtl>())]
     pub cache_ttl: Option<CacheTtl>,
 }
 
@@ -582,3 +582,6 @@ fn resolve_cache_ttl(
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod config_tests;

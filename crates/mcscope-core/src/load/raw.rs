@@ -1,0 +1,203 @@
+//! Small readers over borrowed JSON (`&RawValue`), so that big strings are measured
+//! where they lie instead of being copied.
+
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+pub(crate) type Raw<'a> = Option<&'a RawValue>;
+
+/// The string a raw JSON value holds, or None when it is not a string.
+pub(crate) fn string<'a>(v: Raw<'a>) -> Option<Cow<'a, str>> {
+    let v = v?;
+    let text = v.get();
+    if !text.starts_with('"') {
+        return None;
+    }
+    // Without a backslash the literal is its own text (borrow it; no error path,
+    // which would format the whole string into a message).
+    if text.len() >= 2 && memchr::memchr(b'\\', text.as_bytes()).is_none() {
+        return Some(Cow::Borrowed(&text[1..text.len() - 1]));
+    }
+    serde_json::from_str::<String>(text).ok().map(Cow::Owned)
+}
+
+/// Whether a raw value is the placeholder string, compared without decoding.
+pub(crate) fn is_placeholder(v: Raw<'_>) -> bool {
+    v.is_some_and(|v| {
+        let t = v.get();
+        t.len() == super::PLACEHOLDER.len() + 2 && &t[1..t.len() - 1] == super::PLACEHOLDER
+    })
+}
+
+/// A key that was there, whatever its value (`null` included): serde reads a
+/// `null` into `Option` as `None`, which would make it look absent.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Present(pub bool);
+
+impl<'de> serde::Deserialize<'de> for Present {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d)?;
+        Ok(Present(true))
+    }
+}
+
+/// For `#[serde(deserialize_with)]`: Some when the key is there, whatever its
+/// value (`null` included), so a present `null` is told from an absent key.
+pub(crate) fn present<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Raw<'de>>, D::Error> {
+    Ok(Some(<Raw<'de> as serde::Deserialize>::deserialize(d)?))
+}
+
+pub(crate) fn owned(v: Raw<'_>) -> Option<String> {
+    string(v).map(Cow::into_owned)
+}
+
+pub(crate) fn is_true(v: Raw<'_>) -> bool {
+    v.is_some_and(|v| v.get() == "true")
+}
+
+pub(crate) fn is_null_or_absent(v: Raw<'_>) -> bool {
+    v.is_none_or(|v| v.get() == "null")
+}
+
+/// UTF-16 code units of the string a JSON string literal decodes to, counted on the
+/// escaped text (what JavaScript's `.length` gives). None when `v` is not a string.
+pub(crate) fn utf16_len(v: Raw<'_>) -> Option<u64> {
+    let text = v?.get().as_bytes();
+    if text.len() < 2 || text[0] != b'"' {
+        return None;
+    }
+    Some(utf16_len_of_escaped(&text[1..text.len() - 1]))
+}
+
+/// Counts on escaped JSON string bytes: an escape is one unit (`\uD83D\uDE00` is two
+/// escapes, two units, as in UTF-16); a 4-byte UTF-8 sequence is two units.
+pub(crate) fn utf16_len_of_escaped(b: &[u8]) -> u64 {
+    let mut n = 0u64;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\\' {
+            i += if b.get(i + 1) == Some(&b'u') { 6 } else { 2 };
+            n += 1;
+        } else if c < 0x80 {
+            // Fast path for runs of plain ASCII without escapes.
+            let run = b[i..]
+                .iter()
+                .position(|&x| x >= 0x80 || x == b'\\')
+                .unwrap_or(b.len() - i);
+            n += run as u64;
+            i += run;
+        } else if c >= 0xF0 {
+            n += 2;
+            i += 4;
+        } else if c >= 0xE0 {
+            n += 1;
+            i += 3;
+        } else {
+            n += 1;
+            i += 2;
+        }
+    }
+    n
+}
+
+/// UTF-16 length of a decoded string.
+pub(crate) fn utf16_len_str(s: &str) -> u64 {
+    // One unit per character, two for a four-byte sequence: counted on the
+    // bytes (every byte but a continuation byte starts a character), in
+    // byte-wide lanes (at most 2 per byte: 127 bytes fit a u8) that the
+    // compiler turns into wide vector adds.
+    s.as_bytes()
+        .chunks(127)
+        .map(|chunk| {
+            let lane = chunk.iter().fold(0u8, |n, &b| {
+                n + u8::from(b & 0xC0 != 0x80) + u8::from(b >= 0xF0)
+            });
+            u64::from(lane)
+        })
+        .sum()
+}
+
+/// The elements of a raw JSON array (empty when not an array or not parseable).
+pub(crate) fn elements<'a>(v: Raw<'a>) -> Vec<&'a RawValue> {
+    match v {
+        Some(v) if v.get().starts_with('[') => {
+            serde_json::from_str::<Vec<&'a RawValue>>(v.get()).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Parses a raw object into a borrowed struct; None when it is not that shape.
+pub(crate) fn object<'a, T: serde::Deserialize<'a>>(v: Raw<'a>) -> Option<T> {
+    let v = v?;
+    if !v.get().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<T>(v.get()).ok()
+}
+
+/// Parses a timestamp into milliseconds since the epoch.
+pub fn timestamp_ms(s: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|t| t.timestamp_millis())
+}
+
+#[cfg(test)]
+mod utf16_tests {
+    #[test]
+    fn counts_utf16_units_as_chars_do() {
+        let long = "aé€😀\n".repeat(100);
+        for s in ["", "abc", "é", "€", "😀", "a😀b", long.as_str()] {
+            let want: u64 = s.chars().map(|c| c.len_utf16() as u64).sum();
+            assert_eq!(super::utf16_len_str(s), want, "{s:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(s: &str) -> Box<RawValue> {
+        RawValue::from_string(s.to_string()).unwrap()
+    }
+
+    #[test]
+    fn utf16_counts_match_javascript_length() {
+        for (json, expect) in [
+            (r#""abc""#, 3),
+            (r#""a\nb""#, 3),
+            (r#""é""#, 1),
+            (r#""日本""#, 2),
+            (r#""😀""#, 2),
+            (r#""\ud83d\ude00""#, 2),
+            (r#""\u001b[1m""#, 4),
+            (r#""""#, 0),
+        ] {
+            let r = raw(json);
+            assert_eq!(utf16_len(Some(&r)), Some(expect), "{json}");
+            let s: String = serde_json::from_str(json).unwrap();
+            assert_eq!(utf16_len_str(&s), expect, "{json}");
+        }
+        assert_eq!(utf16_len(Some(&raw("12"))), None);
+    }
+
+    #[test]
+    fn strings_borrow_when_unescaped() {
+        let r = raw(r#""plain""#);
+        assert!(matches!(string(Some(&r)), Some(Cow::Borrowed("plain"))));
+        let r = raw(r#""a\"b""#);
+        assert_eq!(string(Some(&r)).as_deref(), Some("a\"b"));
+        assert_eq!(string(Some(&raw("3"))), None);
+    }
+
+    #[test]
+    fn timestamps_parse_to_ms() {
+        assert_eq!(timestamp_ms("1970-01-01T00:00:01.500Z"), Some(1500));
+        assert_eq!(timestamp_ms("not a time"), None);
+    }
+}

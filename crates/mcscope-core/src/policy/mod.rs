@@ -1,0 +1,488 @@
+//! Plans (SPEC §3–§5): which tool results a harness would clear before each request.
+//!
+//! `crate::harness` holds every harness fact in one table; `protect` decides managed-memory
+//! protection through one `Resolver`; `engine` walks the timeline once, carrying
+//! the clearings that are still in force from request to request.
+
+pub mod api;
+use crate::harness::claude_budget as budget;
+pub mod engine;
+pub mod params;
+pub mod plausible;
+pub mod protect;
+pub mod recorded;
+
+use crate::harness::PresetId;
+use crate::session::{HarnessId, Request};
+pub use crate::vocab::{Delivery, PlanKind, Policy};
+
+pub use engine::{Candidate, Engine, Status, Step, Trigger};
+
+impl PlanKind {
+    /// The `keep_recent` a kind uses when none is given: its plan's (SPEC §5:
+    /// budget 3, else 5; idle-server by version, SPEC §13.S4: see
+    /// `Policy::keep_at`).
+    pub fn default_keep(self) -> u32 {
+        engine::registry::of(self).map_or(5, |p| p.default_keep())
+    }
+
+    /// Whether its plan takes delivery `d` (`auto`: as the kind it chooses).
+    fn takes(self, d: Delivery) -> bool {
+        engine::registry::of(self).is_none_or(|p| p.deliveries().contains(&d))
+    }
+}
+
+/// A plan a session's harness cannot run (SPEC §5, §11, §13.S): what `setup`
+/// refuses, the TUI will not tune to, and `compare`'s grid leaves out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Illegal {
+    /// Kind `api` without the api preset's server delivery on a Messages API session.
+    ApiWithoutPreset,
+    /// idle-server on a harness that does not offer it.
+    IdleServerPreset,
+    /// idle-server delivered other than by the server.
+    IdleServerDelivery(Delivery),
+    /// Delivery `server` for a kind the server does not edit, on a session of
+    /// this harness.
+    ServerDelivery(HarnessId),
+    /// budget on a harness without it, or off rewrite.
+    Budget {
+        preset: HarnessId,
+        delivery: Delivery,
+    },
+    /// cache-edits on a session whose requests have no cache edits.
+    CacheEdits(HarnessId),
+    /// A kind the preset's harness does not have (Gemini CLI's `mask`
+    /// elsewhere, Claude's plans on Gemini CLI).
+    NotOffered { kind: PlanKind, preset: HarnessId },
+}
+
+impl Illegal {
+    /// What would work instead (the hint line under the refusal).
+    pub fn hint(&self) -> String {
+        let s = match self {
+            Illegal::ApiWithoutPreset => "add --preset api, or choose another --policy",
+            Illegal::IdleServerPreset => "idle runs the client's time-based clearing on any preset",
+            Illegal::IdleServerDelivery(_) => {
+                "give --delivery server, or leave the delivery out: idle-server's is server"
+            }
+            // The api preset is offered only where the server's view exists.
+            Illegal::ServerDelivery(h) if h.rules().offers_delivery(Delivery::Server) => {
+                "--delivery rewrite keeps this plan; --preset api runs the server's edits"
+            }
+            Illegal::ServerDelivery(_) => "--delivery rewrite keeps this plan",
+            Illegal::Budget { .. } => {
+                return format!(
+                    "budget runs with --preset {} and --delivery rewrite",
+                    crate::harness::owner_of(PlanKind::Budget).name
+                );
+            }
+            Illegal::CacheEdits(_) => "--delivery rewrite is how these requests are sent",
+            Illegal::NotOffered { .. } => "leave out --policy: auto runs the harness's own plan",
+        };
+        s.into()
+    }
+}
+
+impl std::fmt::Display for Illegal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Illegal::ApiWithoutPreset => f.write_str(
+                "plan kind api takes the api preset (--preset api, or \"preset\": \"api\" in the sidecar)",
+            ),
+            Illegal::IdleServerPreset => {
+                let owner = crate::harness::owner_of(PlanKind::IdleServer);
+                write!(
+                    f,
+                    "idle-server is {}'s plan: it takes the {} preset",
+                    owner.title, owner.name
+                )
+            }
+            Illegal::IdleServerDelivery(d) => write!(
+                f,
+                "idle-server's edit is applied by the server: its delivery is server (got {})",
+                d.name()
+            ),
+            Illegal::ServerDelivery(h) if h.rules().offers_delivery(Delivery::Server) => {
+                f.write_str("delivery server is the api preset's (--preset api)")
+            }
+            Illegal::ServerDelivery(h) => write!(
+                f,
+                "delivery server is Anthropic's server-side clearing; {} sessions are sent with rewrite",
+                h.name()
+            ),
+            Illegal::Budget { preset, delivery } => {
+                let owner = crate::harness::owner_of(PlanKind::Budget);
+                write!(
+                    f,
+                    "the budget plan is {}'s token-budget microcompact: it takes the {} preset and rewrite delivery (got preset {}, delivery {})",
+                    owner.title,
+                    owner.name,
+                    preset.name(),
+                    delivery.name()
+                )
+            }
+            Illegal::CacheEdits(h) => write!(
+                f,
+                "cache-edits delivery is {}'s cached microcompact; {} sessions are sent with rewrite",
+                crate::harness::delivery_owner(Delivery::CacheEdits).title,
+                h.name()
+            ),
+            Illegal::NotOffered { kind, preset } => write!(
+                f,
+                "plan kind {} is not one of the {} preset's ({})",
+                kind.name(),
+                preset.name(),
+                preset.rules().kind_names()
+            ),
+        }
+    }
+}
+
+/// What [`Policy::set_kind`] settled besides the kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    /// The baseline: what the transcript proves (SPEC §15.3).
+    Recorded,
+    /// idle-server's edit is applied by the server (SPEC §13.S).
+    IdleServerServer,
+    /// budget rewrites the request (SPEC §5).
+    BudgetRewrite,
+}
+
+/// A delivery asked for under `auto` that the kind auto chooses at a request
+/// does not take ([`Policy::check_requests`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoRefuses {
+    /// The harness whose version the request records (its preset's).
+    pub harness: HarnessId,
+    pub request: usize,
+    pub kind: Option<PlanKind>,
+    pub version: Option<String>,
+    pub delivery: Delivery,
+}
+
+impl std::fmt::Display for AutoRefuses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "request {}: auto runs {} there ({} {}), which does not take delivery {}",
+            self.request,
+            self.kind.map_or("none", PlanKind::name),
+            self.harness.rules().title,
+            self.version.as_deref().unwrap_or("version unknown"),
+            self.delivery.name()
+        )
+    }
+}
+
+/// OpenCode's prune thresholds: the harness's (`harness/opencode.rs`).
+pub use crate::harness::{PRUNE_MINIMUM, PRUNE_PROTECT};
+
+impl Policy {
+    /// The defaults of a preset (SPEC §5 table).
+    pub fn preset(preset: HarnessId) -> Policy {
+        let d = preset.rules().defaults;
+        Policy {
+            kind: PlanKind::Auto,
+            preset,
+            keep_recent: None,
+            gap_threshold_minutes: d.gap_threshold_minutes,
+            size_threshold: d.size_threshold,
+            low_watermark: d.low_watermark,
+            trigger_threshold: d.trigger_threshold,
+            delivery: Delivery::Rewrite,
+            protect: d.protect,
+            clear_errors: d.clear_errors,
+            size_explicit: false,
+            budget_tokens: budget::DEFAULT_BUDGET_TOKENS,
+            budget_min_saving: budget::DEFAULT_MIN_SAVING,
+            budget_warning_tokens: None,
+            api: api::ApiSpec::default(),
+            min_trigger_tool_uses: None,
+            mask_protect_tokens: crate::harness::MASK_PROTECT_TOKENS,
+            mask_min_prunable_tokens: crate::harness::MASK_MIN_PRUNABLE_TOKENS,
+            mask_protect_latest_turn: true,
+            gap_explicit: false,
+            prune_protect_tokens: PRUNE_PROTECT,
+            prune_minimum_tokens: PRUNE_MINIMUM,
+        }
+    }
+
+    /// The `api` preset (SPEC §11): kind `api`, delivery `server`, the edits'
+    /// defaults; the session stays Claude-shaped.
+    pub fn api_preset() -> Policy {
+        Policy {
+            kind: PlanKind::Api,
+            delivery: Delivery::Server,
+            protect: false,
+            ..Policy::preset(PresetId::SERVER.harness())
+        }
+    }
+
+    /// SPEC §15.6: a delivery asked for under `auto` (`asked`; None: each
+    /// kind's own) applies to the kinds that take it; the first request whose
+    /// chosen kind refuses it. The legality [`Policy::check`] cannot judge
+    /// without the requests: setup refuses by it (exit 2 naming the request),
+    /// the TUI will not tune to it, and `compare` leaves the setting out.
+    pub fn check_requests(
+        &self,
+        requests: &[Request],
+        asked: Option<Delivery>,
+    ) -> Result<(), AutoRefuses> {
+        let Some(delivery) = asked else {
+            return Ok(());
+        };
+        // Only where auto may choose a kind with deliveries of its own.
+        let own_delivery = |k: PlanKind| {
+            engine::registry::of(k)
+                .is_some_and(|p| p.deliveries() != [Delivery::Rewrite, Delivery::CacheEdits])
+        };
+        let auto_kinds = self.preset.asks().auto_kinds();
+        if self.kind != PlanKind::Auto || !auto_kinds.iter().any(|&k| own_delivery(k)) {
+            return Ok(());
+        }
+        for r in requests {
+            let kind = self.kind_at(r, r.gap_minutes);
+            let refuses = kind.is_some_and(|k| !k.takes(delivery));
+            if refuses {
+                return Err(AutoRefuses {
+                    harness: self.preset,
+                    request: r.index,
+                    kind,
+                    version: r.version.clone(),
+                    delivery,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// What the plan's rules answer: the api preset's for kind `api`, else the
+    /// harness's.
+    pub fn asks(&self) -> &'static dyn crate::harness::Harness {
+        if self.kind == PlanKind::Api {
+            PresetId::SERVER.asks()
+        } else {
+            self.preset.asks()
+        }
+    }
+
+    /// `p`: the kind after this one in the preset's cycle — claude auto → idle
+    /// → idle-server → forced → size → count → budget → recorded → auto; qwen
+    /// the same without idle-server and budget; the api preset api → recorded
+    /// → api (SPEC §15.3). The harness lists its kinds in cycle order, the
+    /// baseline last; a kind it does not list (api) goes on to the baseline,
+    /// and the api preset's baseline (delivery server) back to api.
+    pub fn next_kind(&self) -> PlanKind {
+        if self.kind == PlanKind::Recorded && self.delivery == Delivery::Server {
+            return PlanKind::Api;
+        }
+        let kinds = self.preset.rules().kinds;
+        kinds
+            .iter()
+            .position(|&k| k == self.kind)
+            .map_or(PlanKind::Recorded, |i| kinds[(i + 1) % kinds.len()])
+    }
+
+    /// Tunes the policy to `kind`, with a delivery the kind takes (checked
+    /// then by [`Policy::check`]): idle-server's is the server's, budget's
+    /// rewrite, the baseline's rewrite (the api preset's, reached from api,
+    /// stays server), and a server delivery goes back to rewrite for the
+    /// other kinds. What it
+    /// settled, for the TUI to say.
+    pub fn set_kind(&mut self, kind: PlanKind) -> Option<Settled> {
+        let from = self.kind;
+        self.kind = kind;
+        match kind {
+            PlanKind::Api => None,
+            PlanKind::Recorded => {
+                if from != PlanKind::Api {
+                    self.delivery = Delivery::Rewrite;
+                }
+                Some(Settled::Recorded)
+            }
+            PlanKind::IdleServer => {
+                self.delivery = Delivery::Server;
+                Some(Settled::IdleServerServer)
+            }
+            _ => {
+                if self.delivery == Delivery::Server {
+                    self.delivery = Delivery::Rewrite;
+                }
+                (kind == PlanKind::Budget && self.delivery != Delivery::Rewrite).then(|| {
+                    self.delivery = Delivery::Rewrite;
+                    Settled::BudgetRewrite
+                })
+            }
+        }
+    }
+
+    /// `d`: rewrite ↔ cache-edits (what the harness or the kind cannot take
+    /// is refused by [`Policy::check`]); None: the server's stays, for the
+    /// server makes the edits of the plans that take it (SPEC §11, §13.S).
+    pub fn next_delivery(&self) -> Option<Delivery> {
+        match self.delivery {
+            Delivery::Rewrite => Some(Delivery::CacheEdits),
+            Delivery::CacheEdits => Some(Delivery::Rewrite),
+            Delivery::Server => None,
+        }
+    }
+
+    /// Whether a session of harness `session` can be planned with this policy:
+    /// the one legality check `setup` refuses by, the TUI tunes by and
+    /// `compare`'s grid leaves settings out by (SPEC §5, §11, §13.S).
+    pub fn check(&self, session: HarnessId) -> Result<(), Illegal> {
+        let facts = self.preset.rules();
+        // What the session's requests can carry (the api preset's are Claude's).
+        let carries = |d| session.rules().offers_delivery(d);
+        match self.kind {
+            PlanKind::Api if self.delivery != Delivery::Server || !carries(Delivery::Server) => {
+                return Err(Illegal::ApiWithoutPreset);
+            }
+            PlanKind::IdleServer if !facts.offers(PlanKind::IdleServer) => {
+                return Err(Illegal::IdleServerPreset);
+            }
+            PlanKind::IdleServer if !self.kind.takes(self.delivery) => {
+                return Err(Illegal::IdleServerDelivery(self.delivery));
+            }
+            _ => {}
+        }
+        // The server edits for the api preset, idle-server, the baseline that
+        // replays them, and auto where a version's row may be idle-server.
+        let server_kind = match engine::registry::of(self.kind) {
+            Some(p) => p.deliveries().contains(&Delivery::Server),
+            None => self.preset.auto_may(PlanKind::IdleServer),
+        };
+        if self.delivery == Delivery::Server && !server_kind {
+            return Err(Illegal::ServerDelivery(session));
+        }
+        if self.kind == PlanKind::Budget
+            && (!facts.offers(PlanKind::Budget) || !self.kind.takes(self.delivery))
+        {
+            return Err(Illegal::Budget {
+                preset: self.preset,
+                delivery: self.delivery,
+            });
+        }
+        if self.delivery == Delivery::CacheEdits && !carries(Delivery::CacheEdits) {
+            return Err(Illegal::CacheEdits(session));
+        }
+        // The api kind belongs to the api preset (refused above otherwise).
+        if self.kind != PlanKind::Api && !facts.offers(self.kind) {
+            return Err(Illegal::NotOffered {
+                kind: self.kind,
+                preset: self.preset,
+            });
+        }
+        Ok(())
+    }
+
+    /// The preset's name as the JSON `policy.preset` gives it.
+    pub fn preset_name(&self) -> &'static str {
+        // The api preset's baseline keeps delivery server (`recorded` reads
+        // no delivery; see `setup`).
+        let api_baseline = self.kind == PlanKind::Recorded && self.delivery == Delivery::Server;
+        if self.kind == PlanKind::Api || api_baseline {
+            crate::harness::PresetId::SERVER.name()
+        } else {
+            self.preset.name()
+        }
+    }
+
+    /// The `keep_recent` plan `kind` uses: the explicit value, else the kind's
+    /// default; floored to 1 by both harnesses.
+    pub fn keep_for(&self, kind: PlanKind) -> usize {
+        self.keep_recent.unwrap_or(kind.default_keep()).max(1) as usize
+    }
+
+    /// The plan kind in force at `req` with idle gap `gap`: the kind asked for,
+    /// or what `auto` chooses there: claude, the kind of the version's row of
+    /// SPEC §13.T1 (none in the rows without clearing); qwen (§5), `idle` where
+    /// Qwen runs it and the gap holds, else `size` where Qwen runs that, else
+    /// none (a notification, a goal turn…).
+    pub fn kind_at(&self, req: &Request, gap: Option<f64>) -> Option<PlanKind> {
+        match self.kind {
+            PlanKind::Auto => self.preset.asks().auto_kind(self, req, gap),
+            k => Some(k),
+        }
+    }
+
+    /// Whether the idle gap condition holds for `gap` (a null gap never does).
+    pub fn gap_holds(&self, gap: Option<f64>) -> bool {
+        self.gap_threshold_minutes >= 0.0 && gap.is_some_and(|g| g >= self.gap_threshold_minutes)
+    }
+
+    /// The budget warning threshold at `req`: the explicit value, else by version.
+    pub fn budget_warning_at(&self, req: &Request) -> u64 {
+        self.budget_warning_tokens
+            .unwrap_or_else(|| budget::budget_warning(req.version.as_deref()))
+    }
+
+    /// Whether error results may be cleared under this preset (never by `size`).
+    pub fn errors_clearable(&self) -> bool {
+        self.preset.rules().errors_clearable && self.clear_errors
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strum::VariantArray;
+
+    /// Issue 22 item 5: `p` walks each preset's kinds in its cycle and back,
+    /// and every kind it reaches, its delivery settled by `set_kind`, is one
+    /// `Policy::check` lets the preset's own sessions run; `d` from there is
+    /// either legal or refused by the same check, never a third answer.
+    #[test]
+    fn the_cycle_reaches_every_kind_settled_to_a_legal_delivery() {
+        for &preset in PresetId::VARIANTS {
+            let harness = preset.harness();
+            let mut p = Policy::preset(harness);
+            p.preset = harness;
+            if preset.is_server() {
+                p.kind = PlanKind::Api;
+                p.delivery = Delivery::Server;
+            }
+            let start = p.kind;
+            let mut seen = vec![start];
+            for _ in 0..20 {
+                let kind = p.next_kind();
+                p.set_kind(kind);
+                assert_eq!(p.kind, kind);
+                p.check(harness).unwrap_or_else(|e| {
+                    panic!(
+                        "{}: {} with {}: {e}",
+                        preset.name(),
+                        kind.name(),
+                        p.delivery.name()
+                    )
+                });
+                if kind == start {
+                    break;
+                }
+                seen.push(kind);
+            }
+            let want: Vec<PlanKind> = if preset.is_server() {
+                vec![PlanKind::Api, PlanKind::Recorded]
+            } else {
+                preset.rules().kinds.to_vec()
+            };
+            assert_eq!(seen, want, "{}", preset.name());
+        }
+        // budget settles to rewrite and says so; the api preset's baseline
+        // keeps the server's delivery, another's goes to rewrite.
+        let mut p = Policy::preset(HarnessId::Claude);
+        p.delivery = Delivery::CacheEdits;
+        assert_eq!(p.set_kind(PlanKind::Budget), Some(Settled::BudgetRewrite));
+        assert_eq!(p.delivery, Delivery::Rewrite);
+        p.set_kind(PlanKind::IdleServer);
+        assert_eq!(p.delivery, Delivery::Server);
+        p.set_kind(PlanKind::Recorded);
+        assert_eq!(p.delivery, Delivery::Rewrite);
+        assert_eq!(p.next_kind(), PlanKind::Auto);
+        assert_eq!(p.next_delivery(), Some(Delivery::CacheEdits));
+        p.set_kind(PlanKind::IdleServer);
+        assert_eq!(p.next_delivery(), None, "the server's stays");
+    }
+}

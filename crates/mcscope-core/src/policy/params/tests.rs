@@ -1,0 +1,149 @@
+use super::*;
+use crate::session::HarnessId;
+
+/// SPEC §9, §15.23: the default grid's values are the table's. A kind's
+/// own list is for a kind that reads the key on some harness, and the
+/// values of a count, a size or a trigger are whole.
+#[test]
+fn the_default_grid_is_the_table_s() {
+    let keep = by_key("keep_recent").unwrap();
+    assert_eq!(
+        keep.default_grid(PlanKind::IdleServer),
+        Some(&[5.0, 12.0, 24.0, 64.0][..])
+    );
+    assert_eq!(keep.default_grid(PlanKind::Budget), None);
+    let gap = by_key("gap_threshold_minutes").unwrap();
+    assert_eq!(gap.default_grid(PlanKind::IdleServer), Some(&[65.0][..]));
+    assert_eq!(gap.default_grid(PlanKind::Size), None);
+    let size = by_key("size_threshold").unwrap();
+    assert_eq!(size.default_grid(PlanKind::Size).map(<[f64]>::len), Some(5));
+    for p in PARAMS {
+        let Compare::List { grid, .. } = p.compare else {
+            continue;
+        };
+        for &(kind, values) in grid {
+            if let Some(kind) = kind {
+                let read = <HarnessId as strum::VariantArray>::VARIANTS
+                    .iter()
+                    .any(|&h| kind.reads(p.key, h));
+                assert!(read, "{} {}", p.key, kind.name());
+            }
+            if p.key != "gap_threshold_minutes" {
+                assert!(
+                    values.iter().all(|v| v.fract() == 0.0 && *v >= 0.0),
+                    "{}",
+                    p.key
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_value_a_user_can_change_is_seen_as_changed() {
+    let a = Policy::preset(HarnessId::Claude);
+    let mut b = a.clone();
+    b.trigger_threshold += 1;
+    b.low_watermark = !b.low_watermark;
+    b.gap_threshold_minutes = 7.5;
+    assert_eq!(
+        changed(&a, &b),
+        [
+            "gap_threshold_minutes",
+            "low_watermark",
+            "trigger_threshold"
+        ]
+    );
+    assert!(changed(&a, &a).is_empty());
+}
+
+#[test]
+fn a_harness_s_own_plan_shows_only_its_own_parameters() {
+    let mut p = Policy::preset(HarnessId::Claude);
+    p.prune_protect_tokens = 30_000;
+    let prune = own(crate::policy::PlanKind::Prune, &p).unwrap();
+    let keys: Vec<&str> = prune.iter().map(|o| o.key).collect();
+    assert_eq!(keys, ["prune_protect_tokens", "prune_minimum_tokens"]);
+    assert_eq!(prune[0].value, "30,000");
+    let mask = own(crate::policy::PlanKind::Mask, &p).unwrap();
+    assert_eq!(mask.len(), 3);
+    assert!(own(crate::policy::PlanKind::Idle, &p).is_none());
+    // Every key is the table's, so the header can mark it.
+    for o in prune.iter().chain(&mask) {
+        assert!(PARAMS.iter().any(|q| q.key == o.key), "{}", o.key);
+    }
+}
+
+/// SPEC §15.6: what each plan kind reads, as the table says (the
+/// engine's functions are cited in it).
+#[test]
+fn s15_6_each_kind_reads_its_own_numeric_parameters() {
+    use crate::policy::PlanKind::*;
+    let numeric: Vec<&str> = PARAMS
+        .iter()
+        .filter(|p| p.read_by.is_some())
+        .map(|p| p.key)
+        .collect();
+    let read = |k: crate::policy::PlanKind, h: HarnessId| -> Vec<&str> {
+        numeric
+            .iter()
+            .copied()
+            .filter(|key| k.reads(key, h))
+            .collect()
+    };
+    let c = HarnessId::Claude;
+    assert_eq!(read(Idle, c), ["keep_recent", "gap_threshold_minutes"]);
+    assert_eq!(read(Forced, c), ["keep_recent"]);
+    assert_eq!(read(Size, c), ["keep_recent", "size_threshold"]);
+    assert_eq!(
+        read(Size, HarnessId::Qwen),
+        ["keep_recent", "gap_threshold_minutes", "size_threshold"]
+    );
+    assert_eq!(read(Count, c), ["keep_recent", "trigger_threshold"]);
+    assert_eq!(
+        read(Budget, c),
+        [
+            "keep_recent",
+            "budget_tokens",
+            "budget_min_saving",
+            "budget_warning_tokens"
+        ]
+    );
+    assert_eq!(
+        read(IdleServer, c),
+        [
+            "keep_recent",
+            "gap_threshold_minutes",
+            "min_trigger_tool_uses"
+        ]
+    );
+    assert_eq!(
+        read(Mask, HarnessId::Gemini),
+        ["mask_protect_tokens", "mask_min_prunable_tokens"]
+    );
+    assert_eq!(
+        read(Prune, HarnessId::Opencode),
+        ["prune_protect_tokens", "prune_minimum_tokens"]
+    );
+    for k in [Auto, Api, Recorded] {
+        assert!(read(k, c).is_empty(), "{}", k.name());
+    }
+    // Every numeric field of the policy object is in the column.
+    let json = serde_json::to_value(Policy::preset(HarnessId::Claude)).unwrap();
+    for (key, v) in json.as_object().unwrap() {
+        let numeric_field = v.is_number()
+            || key == "budget_warning_tokens"
+            || key == "keep_recent"
+            || key == "min_trigger_tool_uses";
+        assert_eq!(numeric_field, numeric.contains(&key.as_str()), "{key}");
+    }
+}
+
+#[test]
+fn keys_are_the_policy_json_s() {
+    let json = serde_json::to_value(Policy::preset(HarnessId::Claude)).unwrap();
+    for p in PARAMS {
+        let key = if p.key == "api_edits" { "api" } else { p.key };
+        assert!(json.get(key).is_some(), "{key} is no policy field");
+    }
+}

@@ -1,0 +1,5 @@
+//! The parameter table (`policy::params`) wired into the command line and the
+//! TUI: each flag's help, each `:` command, each default shown.
+
+mod flag_help;
+mod wiring;
