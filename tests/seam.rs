@@ -231,12 +231,12 @@ fn each_harness_row_is_its_own_and_owns_its_formats() {
         }
         // Every kind the harness cycles through ends with the baseline.
         assert_eq!(
-            facts.kinds.last(),
+            facts.offers.kinds.last(),
             Some(&mcscope::policy::PlanKind::Recorded)
         );
     }
     assert!(PresetId::SERVER.is_server());
-    assert!(!PresetId::SERVER.rules().caveats.is_empty());
+    assert!(!PresetId::SERVER.rules().offers.caveats.is_empty());
 }
 
 /// The other names `Format` is imported under (`use …::Format as

@@ -84,7 +84,7 @@ pub(crate) fn grid(preset: HarnessId, lists: &Lists) -> Vec<Params> {
     let facts = preset.rules();
     let edits = facts.offers_delivery(Delivery::CacheEdits);
     if lists.api_trigger.is_some() || lists.api_keep.is_some() {
-        return if facts.api_grid {
+        return if facts.offers.api_grid {
             api_grid(lists)
         } else {
             Vec::new()
@@ -93,7 +93,7 @@ pub(crate) fn grid(preset: HarnessId, lists: &Lists) -> Vec<Params> {
     let default = !lists.any();
     let kinds: Vec<PlanKind> = match &lists.policy {
         Some(k) => k.clone(),
-        None => facts.grid_kinds.to_vec(),
+        None => facts.offers.grid_kinds.to_vec(),
     };
     let opt = |v: &Option<Vec<u32>>| -> Vec<Option<u32>> {
         v.as_ref()

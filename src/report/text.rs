@@ -50,7 +50,7 @@ pub(super) fn header(
         Some(p.kind),
         kinds.first().copied().filter(|_| kinds.len() == 1),
         // Where auto chose none: the harness's own plan.
-        p.preset.rules().grid_kinds.first().copied(),
+        p.preset.rules().offers.grid_kinds.first().copied(),
     ]
     .into_iter()
     .flatten()

@@ -105,7 +105,7 @@ impl Stage {
     pub fn text(&self) -> String {
         self.text.replace(
             "{compactable}",
-            &crate::harness::CLAUDE.compactable.join(", "),
+            &crate::harness::CLAUDE.tools.compactable.join(", "),
         )
     }
 
@@ -126,7 +126,7 @@ mod tests {
     #[test]
     fn the_first_caption_names_every_compactable_tool() {
         let text = STAGES[0].text();
-        for tool in crate::harness::CLAUDE.compactable {
+        for tool in crate::harness::CLAUDE.tools.compactable {
             assert!(text.contains(tool), "{tool} missing from {text}");
         }
     }

@@ -35,6 +35,7 @@ pub(crate) fn caveats_with(
     policy
         .asks()
         .facts()
+        .offers
         .caveats
         .iter()
         .filter_map(|rule| {
@@ -66,7 +67,7 @@ pub fn of_cuts(preset: crate::session::HarnessId) -> Vec<Caveat> {
 pub(crate) fn all() -> Vec<crate::harness::caveat::Template> {
     <crate::harness::PresetId as strum::VariantArray>::VARIANTS
         .iter()
-        .flat_map(|p| p.rules().caveats.iter().map(|r| r.template))
+        .flat_map(|p| p.rules().offers.caveats.iter().map(|r| r.template))
         .collect()
 }
 

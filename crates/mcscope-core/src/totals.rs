@@ -52,7 +52,7 @@ pub fn later_key(setup: &Setup, c: &crate::session::ToolCall) -> Option<Key> {
             let abs = crate::policy::protect::absolutize(p, c.cwd.as_deref());
             Key::Path(setup.path_map.apply(&abs).display().to_string())
         })
-    } else if rules.shell_tools.contains(&name) {
+    } else if rules.tools.shell_tools.contains(&name) {
         c.summary
             .as_deref()
             .map(|cmd| Key::Command(cmd.trim().to_string()))

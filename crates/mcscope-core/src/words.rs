@@ -7,8 +7,7 @@ use crate::harness::claude_budget::NOT_ELIGIBLE_TOOL;
 use crate::numbers::{fmt_gap, fmt_int, fmt_num};
 use crate::policy::api::{CLEAR_THINKING, CLEAR_TOOL_USES, TriggerOn};
 use crate::policy::engine::{
-    ApiTrigger, BudgetWhy, Candidate, ClearReason, CountWhy, EditNote, Gate, IdleServerWhy, Kept,
-    Note, Prompt, Rank, Reason, SizeWhy, TimeWhy,
+    ApiTrigger, Candidate, ClearReason, CountWhy, EditNote, Kept, Note, Prompt, Rank, Reason,
 };
 use crate::policy::protect::{Outcome, Protection};
 use std::fmt::{self, Display, Formatter};
@@ -210,72 +209,6 @@ impl Display for Rank {
             Some(r) => write!(f, "rank {r} of {}", self.of),
             None => f.write_str("unranked"),
         }
-    }
-}
-
-impl Display for TimeWhy {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            TimeWhy::Idle { gap, threshold } => {
-                write!(
-                    f,
-                    "idle: gap {} min >= {}",
-                    fmt_gap(*gap),
-                    fmt_num(*threshold)
-                )
-            }
-            TimeWhy::Forced { at } => write!(f, "forced at request {at}"),
-        }
-    }
-}
-
-impl Display for SizeWhy {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "size: {} chars > {}; clearing oldest first down to {}",
-            fmt_int(self.total),
-            fmt_int(self.threshold),
-            fmt_int(self.target)
-        )
-    }
-}
-
-impl Display for CountWhy {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "count: {} active > trigger {}",
-            self.active, self.trigger
-        )
-    }
-}
-
-impl Display for Gate {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let w = fmt_int(self.warning);
-        match self.usage {
-            Some(u) if u >= self.warning => write!(f, "usage {} ≥ {w}", fmt_int(u)),
-            Some(u) => write!(f, "usage {} < {w}", fmt_int(u)),
-            None => write!(f, "no recorded usage in the view (gate {w})"),
-        }
-    }
-}
-
-impl Display for BudgetWhy {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let op = if self.pre_tokens > self.budget {
-            ">"
-        } else {
-            "≤"
-        };
-        write!(
-            f,
-            "budget: {}; {} tokens of results {op} {}",
-            self.gate,
-            fmt_int(self.pre_tokens),
-            fmt_int(self.budget)
-        )
     }
 }
 

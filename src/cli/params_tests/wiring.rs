@@ -213,7 +213,7 @@ fn the_defaults_shown_are_each_harness_s_preset() {
         let never = errors.contains(&format!("{} never clear", h.name()))
             || errors.contains(&format!("and {} never clear", h.name()))
             || errors.contains(&format!("{} and ", h.name()));
-        assert_eq!(never, !h.rules().errors_clearable, "{h:?}: {errors}");
+        assert_eq!(never, !h.rules().tools.errors_clearable, "{h:?}: {errors}");
     }
 }
 

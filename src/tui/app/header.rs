@@ -180,7 +180,7 @@ impl SessionView {
         let own = [
             Some(p.kind),
             self.plan.step.kind,
-            p.preset.rules().grid_kinds.first().copied(),
+            p.preset.rules().offers.grid_kinds.first().copied(),
         ]
         .into_iter()
         .flatten()

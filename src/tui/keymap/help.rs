@@ -105,11 +105,11 @@ pub(super) fn command_and_kind_lines() -> Vec<String> {
     lines.push(String::new());
     lines.push("Plan kinds (p, :policy KIND), each preset's in turn:".into());
     for &h in <crate::harness::HarnessId as strum::VariantArray>::VARIANTS {
-        let kinds: Vec<&str> = h.rules().kinds.iter().map(|k| k.name()).collect();
+        let kinds: Vec<&str> = h.rules().offers.kinds.iter().map(|k| k.name()).collect();
         lines.extend(indented(&format!("{}: {}", h.name(), kinds.join(" "))));
     }
     let api = crate::harness::PresetId::SERVER;
-    let kinds: Vec<&str> = api.rules().kinds.iter().map(|k| k.name()).collect();
+    let kinds: Vec<&str> = api.rules().offers.kinds.iter().map(|k| k.name()).collect();
     lines.extend(indented(&format!(
         "{} (--preset api): {}",
         api.name(),

@@ -13,7 +13,7 @@ fn the_help_s_commands_and_kinds_come_from_the_table_and_the_registry() {
     }
     assert!(flat.contains(":mask-protect 30000") && flat.contains(":keep 3"));
     for &h in <crate::harness::HarnessId as strum::VariantArray>::VARIANTS {
-        let kinds: Vec<&str> = h.rules().kinds.iter().map(|k| k.name()).collect();
+        let kinds: Vec<&str> = h.rules().offers.kinds.iter().map(|k| k.name()).collect();
         let cycle = format!("{}: {}", h.name(), kinds.join(" "));
         assert!(flat.contains(&cycle), "{cycle}");
         assert!(flat.contains(&h.asks().auto_words()), "{}", h.name());

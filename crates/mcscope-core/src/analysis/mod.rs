@@ -400,7 +400,7 @@ fn evicted_memory_bodies(
     newly: &HashSet<usize>,
 ) -> Vec<(String, serde_json::Value)> {
     let s = &setup.session;
-    let Some(tool) = setup.policy.preset.rules().memory_search_tool else {
+    let Some(tool) = setup.policy.preset.rules().tools.memory_search_tool else {
         return Vec::new();
     };
     let searches = || {

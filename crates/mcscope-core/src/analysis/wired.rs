@@ -170,7 +170,7 @@ fn plan_from<'s>(
     let vouched: HashSet<String> = candidates
         .iter()
         .filter(|_| evicted_reads)
-        .filter(|c| match rules.vouchers {
+        .filter(|c| match rules.tools.vouchers {
             crate::harness::Vouchers::AnyStaying => matches!(
                 c.status,
                 Status::Kept | Status::Protected | Status::ErrorKept

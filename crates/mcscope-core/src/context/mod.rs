@@ -166,7 +166,7 @@ fn tools_of_results(s: &Session) -> (Vec<usize>, Vec<String>) {
             .find(|&&c| s.calls[c].msg < r.msg)
             .or(ids.first())
             .map(|&c| s.calls[c].name.as_str());
-        let bridge = s.shape().tools.bridge_tool;
+        let bridge = s.shape().tools.tools.bridge_tool;
         let name = match (s.shape().rank_by, r.name.as_deref()) {
             (RankBy::Calls, _) | (RankBy::Responses, None) => call,
             // A response named after the bridge answers the tool its calls name

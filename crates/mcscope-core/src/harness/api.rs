@@ -15,10 +15,16 @@ pub(crate) static API: Preset = Preset {
     name: "api",
     title: "Anthropic's server-side context editing",
     server_preset: true,
-    caveats: &CAVEATS,
-    kinds: &[PlanKind::Api, PlanKind::Recorded],
-    compactable: &[],
-    every_tool: true,
+    offers: Offers {
+        caveats: &CAVEATS,
+        kinds: &[PlanKind::Api, PlanKind::Recorded],
+        ..super::claude::CLAUDE_FACTS.offers
+    },
+    tools: Tools {
+        compactable: &[],
+        every_tool: true,
+        ..super::claude::CLAUDE_FACTS.tools
+    },
     placeholder: CLEARED,
     beta_header: Some("context-management-2025-06-27"),
     ..super::claude::CLAUDE_FACTS

@@ -41,42 +41,48 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
     forced_drops_thoughts: false,
     // Messages API usage: cache_creation_input_tokens (and its 1-hour part).
     cache_writes: true,
-    // SPEC §15.23: claude's grid holds idle-server for sessions of every version.
-    grid_kinds: &[
-        PlanKind::Idle,
-        PlanKind::IdleServer,
-        PlanKind::Size,
-        PlanKind::Count,
-    ],
-    api_grid: true,
-    // In the order of the TUI's `p` cycle, the baseline last (SPEC §15.3):
-    // Claude Code's cycle is every kind but the other harnesses' own.
-    kinds: &PlanKind::ALL,
-    // SPEC §5: cached microcompact sends `cache_edits` (count); SPEC §13.S:
-    // idle-server and the api preset send the server's clearing edit.
-    deliveries: &[Delivery::Rewrite, Delivery::CacheEdits, Delivery::Server],
-    // SPEC §13.C, in its table's order (§15.8).
-    caveats: &super::claude_caveats::CAVEATS,
-    compactable: &[
-        "Read",
-        "Bash",
-        "PowerShell",
-        "Grep",
-        "Glob",
-        "WebSearch",
-        "WebFetch",
-        "Edit",
-        "Write",
-    ],
-    read_tool: "Read",
-    file_path_tools: &["Read", "Edit", "Write"],
-    shell_tools: &["Bash", "PowerShell"],
-    aliases: &[],
-    names_fold_case: false,
-    bridge_tool: None,
-    errors_clearable: true,
-    vouchers: Vouchers::AnyStaying,
-    memory_search_tool: None,
+    offers: Offers {
+        // SPEC §15.23: claude's grid holds idle-server for sessions of every version.
+        grid_kinds: &[
+            PlanKind::Idle,
+            PlanKind::IdleServer,
+            PlanKind::Size,
+            PlanKind::Count,
+        ],
+        api_grid: true,
+        // In the order of the TUI's `p` cycle, the baseline last (SPEC §15.3):
+        // Claude Code's cycle is every kind but the other harnesses' own.
+        kinds: &PlanKind::ALL,
+        // SPEC §5: cached microcompact sends `cache_edits` (count); SPEC §13.S:
+        // idle-server and the api preset send the server's clearing edit.
+        deliveries: &[Delivery::Rewrite, Delivery::CacheEdits, Delivery::Server],
+        // SPEC §13.C, in its table's order (§15.8).
+        caveats: &super::claude_caveats::CAVEATS,
+    },
+    tools: Tools {
+        compactable: &[
+            "Read",
+            "Bash",
+            "PowerShell",
+            "Grep",
+            "Glob",
+            "WebSearch",
+            "WebFetch",
+            "Edit",
+            "Write",
+        ],
+        read_tool: "Read",
+        file_path_tools: &["Read", "Edit", "Write"],
+        shell_tools: &["Bash", "PowerShell"],
+        aliases: &[],
+        names_fold_case: false,
+        bridge_tool: None,
+        errors_clearable: true,
+        vouchers: Vouchers::AnyStaying,
+        memory_search_tool: None,
+        every_tool: false,
+        exempt: &[],
+    },
     media_tokens: 2000,
     text_tokens: TextTokens::RoundQuarter,
     wire: WireShape {
@@ -108,8 +114,6 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
         clear_errors: true,
     },
     placeholder: CLEARED,
-    every_tool: false,
-    exempt: &[],
     beta_header: None,
 };
 

@@ -48,32 +48,36 @@ pub(crate) static GEMINI: Preset = Preset {
     size_tracked: false,
     forced_drops_thoughts: false,
     cache_writes: false,
-    grid_kinds: &[PlanKind::Mask],
-    api_grid: false,
-    // SPEC §15.3: gemini `auto → mask → recorded`.
-    kinds: &[PlanKind::Auto, PlanKind::Mask, PlanKind::Recorded],
-    // The harness rewrites its own history; it sends no edits.
-    deliveries: &[Delivery::Rewrite],
-    caveats: &CAVEATS,
-    compactable: &[],
-    every_tool: true,
-    exempt: &[
-        "activate_skill",
-        "ask_user",
-        "enter_plan_mode",
-        "exit_plan_mode",
-    ],
-    read_tool: "read_file",
-    // tools/read-file.ts, write-file.ts, edit.ts (`replace`): `file_path`.
-    file_path_tools: &["read_file", "write_file", "replace"],
-    shell_tools: &["run_shell_command"],
-    aliases: &[],
-    names_fold_case: false,
-    bridge_tool: None,
-    // Masking takes `response: {error}` parts too (reference §2.2).
-    errors_clearable: true,
-    vouchers: Vouchers::AnyStaying,
-    memory_search_tool: None,
+    offers: Offers {
+        grid_kinds: &[PlanKind::Mask],
+        api_grid: false,
+        // SPEC §15.3: gemini `auto → mask → recorded`.
+        kinds: &[PlanKind::Auto, PlanKind::Mask, PlanKind::Recorded],
+        // The harness rewrites its own history; it sends no edits.
+        deliveries: &[Delivery::Rewrite],
+        caveats: &CAVEATS,
+    },
+    tools: Tools {
+        compactable: &[],
+        every_tool: true,
+        exempt: &[
+            "activate_skill",
+            "ask_user",
+            "enter_plan_mode",
+            "exit_plan_mode",
+        ],
+        read_tool: "read_file",
+        // tools/read-file.ts, write-file.ts, edit.ts (`replace`): `file_path`.
+        file_path_tools: &["read_file", "write_file", "replace"],
+        shell_tools: &["run_shell_command"],
+        aliases: &[],
+        names_fold_case: false,
+        bridge_tool: None,
+        // Masking takes `response: {error}` parts too (reference §2.2).
+        errors_clearable: true,
+        vouchers: Vouchers::AnyStaying,
+        memory_search_tool: None,
+    },
     // tokenCalculation.ts: `IMAGE_TOKEN_ESTIMATE = 3000`.
     media_tokens: 3000,
     text_tokens: TextTokens::CeilQuarter,

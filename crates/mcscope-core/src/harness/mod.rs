@@ -501,22 +501,29 @@ pub struct Preset {
     pub forced_drops_thoughts: bool,
     /// Responses record cache writes (and 1-hour writes).
     pub cache_writes: bool,
-    /// Plan kinds `compare` tries by default (SPEC §9, §15.23), and whether an
-    /// `--api-*` list gives the api grid.
-    pub grid_kinds: &'static [PlanKind],
-    pub api_grid: bool,
-    /// Plan kinds the harness offers (the TUI's `p` cycle; setup refuses others).
-    pub kinds: &'static [PlanKind],
-    /// The deliveries the harness's requests can carry, read from the row of a
-    /// session's harness (`Policy::check`): rewrite always; Claude's cache
-    /// edits and the server's clearing edit (SPEC §5, §11, §13.S).
-    pub deliveries: &'static [Delivery],
-    /// The caveats the harness shows, in the order they are listed, each with
-    /// the rule that shows it (SPEC §13.C, §5, §11, §14).
-    pub caveats: &'static [crate::harness::caveat::Rule],
+    /// What the harness offers: its plan kinds, deliveries, default grid and caveats.
+    pub offers: Offers,
     /// What the reports say of the harness's own records and rules: a
     /// sentence about one harness comes from its row, never another's.
     pub words: Words,
+    /// The tools by name: which results the plans may clear, which read files,
+    /// which run commands, the legacy names, the bridge of deferred tools.
+    pub tools: Tools,
+    /// Tokens counted per image or document in a result.
+    pub media_tokens: u64,
+    pub text_tokens: TextTokens,
+    pub wire: WireShape,
+    pub home: Home,
+    pub defaults: Defaults,
+    /// What a cleared tool result reads in the wire.
+    pub placeholder: &'static str,
+    /// The beta header a request needs for this preset's delivery, if any.
+    pub beta_header: Option<&'static str>,
+}
+
+/// A harness's tools by name (part of its [`Preset`]).
+#[derive(Debug)]
+pub struct Tools {
     /// Tools whose results plans may clear.
     pub compactable: &'static [&'static str],
     /// The tool whose results managed-memory protection looks at.
@@ -541,31 +548,40 @@ pub struct Preset {
     /// The tool whose results carry managed-memory bodies (`{memoryRef,
     /// mtimeMs}`): clearing one evicts them (SPEC §3).
     pub memory_search_tool: Option<&'static str>,
-    /// Tokens counted per image or document in a result.
-    pub media_tokens: u64,
-    pub text_tokens: TextTokens,
-    pub wire: WireShape,
-    pub home: Home,
-    pub defaults: Defaults,
-    /// What a cleared tool result reads in the wire.
-    pub placeholder: &'static str,
     /// Every tool's results may be cleared (the API's server-side edits know no
     /// compactable list; `exclude_tools` is a parameter, SPEC §11).
     pub every_tool: bool,
     /// With `every_tool`, the tools whose results are never cleared all the
     /// same (Gemini CLI's `EXEMPT_TOOLS`, OpenCode's `PRUNE_PROTECTED_TOOLS`).
     pub exempt: &'static [&'static str],
-    /// The beta header a request needs for this preset's delivery, if any.
-    pub beta_header: Option<&'static str>,
+}
+
+/// What a harness offers (part of its [`Preset`]).
+#[derive(Debug)]
+pub struct Offers {
+    /// Plan kinds `compare` tries by default (SPEC §9, §15.23), and whether an
+    /// `--api-*` list gives the api grid.
+    pub grid_kinds: &'static [PlanKind],
+    pub api_grid: bool,
+    /// Plan kinds the harness offers (the TUI's `p` cycle; setup refuses others).
+    pub kinds: &'static [PlanKind],
+    /// The deliveries the harness's requests can carry, read from the row of a
+    /// session's harness (`Policy::check`): rewrite always; Claude's cache
+    /// edits and the server's clearing edit (SPEC §5, §11, §13.S).
+    pub deliveries: &'static [Delivery],
+    /// The caveats the harness shows, in the order they are listed, each with
+    /// the rule that shows it (SPEC §13.C, §5, §11, §14).
+    pub caveats: &'static [crate::harness::caveat::Rule],
 }
 
 impl Preset {
     pub fn is_compactable(&self, tool: &str) -> bool {
-        (self.every_tool && !self.exempt.contains(&tool)) || self.compactable.contains(&tool)
+        (self.tools.every_tool && !self.tools.exempt.contains(&tool))
+            || self.tools.compactable.contains(&tool)
     }
 
     pub fn is_file_path_tool(&self, tool: &str) -> bool {
-        self.file_path_tools.contains(&tool)
+        self.tools.file_path_tools.contains(&tool)
     }
 
     /// The canonical name of a recorded tool name (SPEC §3): legacy aliases
@@ -579,11 +595,15 @@ impl Preset {
         if name.is_empty() {
             return name;
         }
-        if let Some((_, to)) = self.aliases.iter().find(|(from, _)| *from == name) {
+        if let Some((_, to)) = self.tools.aliases.iter().find(|(from, _)| *from == name) {
             return to;
         }
-        if self.names_fold_case {
-            let known = self.compactable.iter().chain(self.bridge_tool.iter());
+        if self.tools.names_fold_case {
+            let known = self
+                .tools
+                .compactable
+                .iter()
+                .chain(self.tools.bridge_tool.iter());
             if let Some(k) = known.into_iter().find(|k| k.eq_ignore_ascii_case(name)) {
                 return k;
             }
@@ -598,16 +618,16 @@ impl Preset {
 
     /// Whether the harness offers plan kind `kind`.
     pub fn offers_delivery(&self, delivery: Delivery) -> bool {
-        self.deliveries.contains(&delivery)
+        self.offers.deliveries.contains(&delivery)
     }
 
     pub fn offers(&self, kind: PlanKind) -> bool {
-        self.kinds.contains(&kind)
+        self.offers.kinds.contains(&kind)
     }
 
     /// The kinds it offers, named and joined, for a refusal that lists them.
     pub fn kind_names(&self) -> String {
-        let names: Vec<&str> = self.kinds.iter().map(|k| k.name()).collect();
+        let names: Vec<&str> = self.offers.kinds.iter().map(|k| k.name()).collect();
         names.join(", ")
     }
 }

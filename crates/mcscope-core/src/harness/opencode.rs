@@ -46,27 +46,33 @@ pub(crate) static OPENCODE: Preset = Preset {
     forced_drops_thoughts: false,
     // Reference §1.3: `tokens.cache.write` is recorded per assistant message.
     cache_writes: true,
-    grid_kinds: &[PlanKind::Prune],
-    api_grid: false,
-    kinds: &[PlanKind::Auto, PlanKind::Prune, PlanKind::Recorded],
-    // The harness rewrites its own history; it sends no edits.
-    deliveries: &[Delivery::Rewrite],
-    caveats: &CAVEATS,
-    // Reference §2.3: every completed tool is a candidate, MCP tools included;
-    // only `skill` is protected (`PRUNE_PROTECTED_TOOLS`, 1.1.65+).
-    compactable: &[],
-    read_tool: "read",
-    // Reference §1.3: these tools' inputs name a file in `filePath` (the loader
-    // copies it to the call's path).
-    file_path_tools: &["read", "edit", "write"],
-    shell_tools: &["bash"],
-    aliases: &[],
-    names_fold_case: false,
-    bridge_tool: None,
-    // Reference §2.3: `error` parts are never candidates.
-    errors_clearable: false,
-    vouchers: Vouchers::AnyStaying,
-    memory_search_tool: None,
+    offers: Offers {
+        grid_kinds: &[PlanKind::Prune],
+        api_grid: false,
+        kinds: &[PlanKind::Auto, PlanKind::Prune, PlanKind::Recorded],
+        // The harness rewrites its own history; it sends no edits.
+        deliveries: &[Delivery::Rewrite],
+        caveats: &CAVEATS,
+    },
+    tools: Tools {
+        // Reference §2.3: every completed tool is a candidate, MCP tools included;
+        // only `skill` is protected (`PRUNE_PROTECTED_TOOLS`, 1.1.65+).
+        compactable: &[],
+        read_tool: "read",
+        // Reference §1.3: these tools' inputs name a file in `filePath` (the loader
+        // copies it to the call's path).
+        file_path_tools: &["read", "edit", "write"],
+        shell_tools: &["bash"],
+        aliases: &[],
+        names_fold_case: false,
+        bridge_tool: None,
+        // Reference §2.3: `error` parts are never candidates.
+        errors_clearable: false,
+        vouchers: Vouchers::AnyStaying,
+        memory_search_tool: None,
+        every_tool: true,
+        exempt: PRUNE_PROTECTED_TOOLS,
+    },
     media_tokens: 2000,
     // Reference §2.3: `Math.max(0, Math.round(output.length / 4))` on the output
     // string (UTF-16 units, half up): the same as Claude's per text block, and a
@@ -107,8 +113,6 @@ pub(crate) static OPENCODE: Preset = Preset {
     },
     // Reference §2.4: 1.18.33 grep `N.state.time.compacted?"[Old tool result content cleared]"`.
     placeholder: CLEARED,
-    every_tool: true,
-    exempt: PRUNE_PROTECTED_TOOLS,
     beta_header: None,
 };
 

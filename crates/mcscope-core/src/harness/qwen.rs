@@ -44,50 +44,56 @@ pub(crate) static QWEN: Preset = Preset {
     forced_drops_thoughts: true,
     // The loader keeps input = P − R and R; Qwen records no cache writes (SPEC §10).
     cache_writes: false,
-    grid_kinds: &[PlanKind::Idle, PlanKind::Size],
-    api_grid: false,
-    // No idle-server or budget: Claude Code's plans (SPEC §15.3).
-    kinds: &[
-        PlanKind::Auto,
-        PlanKind::Idle,
-        PlanKind::Forced,
-        PlanKind::Size,
-        PlanKind::Count,
-        PlanKind::Recorded,
-    ],
-    // The harness rewrites its own history; it sends no edits.
-    deliveries: &[Delivery::Rewrite],
-    caveats: &CAVEATS,
-    // microcompact.ts (main, September 2026): eleven tools.
-    compactable: &[
-        "read_file",
-        "run_shell_command",
-        "grep_search",
-        "glob",
-        "web_fetch",
-        "web_search",
-        "read_mcp_resource",
-        "edit",
-        "write_file",
-        "skill",
-        "search_memory",
-    ],
-    read_tool: "read_file",
-    file_path_tools: &["read_file", "edit", "write_file"],
-    shell_tools: &["run_shell_command"],
-    // tools/tool-names.ts legacy aliases.
-    aliases: &[
-        ("search_file_content", "grep_search"),
-        ("replace", "edit"),
-        ("task", "agent"),
-    ],
-    names_fold_case: true,
-    // client.ts: deferred tools are called through `tool_call`.
-    bridge_tool: Some("tool_call"),
-    errors_clearable: false,
-    // microcompact.ts: only a kept write_file re-establishes a path.
-    vouchers: Vouchers::KeptTools(&["write_file"]),
-    memory_search_tool: Some("search_memory"),
+    offers: Offers {
+        grid_kinds: &[PlanKind::Idle, PlanKind::Size],
+        api_grid: false,
+        // No idle-server or budget: Claude Code's plans (SPEC §15.3).
+        kinds: &[
+            PlanKind::Auto,
+            PlanKind::Idle,
+            PlanKind::Forced,
+            PlanKind::Size,
+            PlanKind::Count,
+            PlanKind::Recorded,
+        ],
+        // The harness rewrites its own history; it sends no edits.
+        deliveries: &[Delivery::Rewrite],
+        caveats: &CAVEATS,
+    },
+    tools: Tools {
+        // microcompact.ts (main, September 2026): eleven tools.
+        compactable: &[
+            "read_file",
+            "run_shell_command",
+            "grep_search",
+            "glob",
+            "web_fetch",
+            "web_search",
+            "read_mcp_resource",
+            "edit",
+            "write_file",
+            "skill",
+            "search_memory",
+        ],
+        read_tool: "read_file",
+        file_path_tools: &["read_file", "edit", "write_file"],
+        shell_tools: &["run_shell_command"],
+        // tools/tool-names.ts legacy aliases.
+        aliases: &[
+            ("search_file_content", "grep_search"),
+            ("replace", "edit"),
+            ("task", "agent"),
+        ],
+        names_fold_case: true,
+        // client.ts: deferred tools are called through `tool_call`.
+        bridge_tool: Some("tool_call"),
+        errors_clearable: false,
+        // microcompact.ts: only a kept write_file re-establishes a path.
+        vouchers: Vouchers::KeptTools(&["write_file"]),
+        memory_search_tool: Some("search_memory"),
+        every_tool: false,
+        exempt: &[],
+    },
     media_tokens: 1600,
     text_tokens: TextTokens::CeilQuarter,
     wire: WireShape {
@@ -118,8 +124,6 @@ pub(crate) static QWEN: Preset = Preset {
         clear_errors: false,
     },
     placeholder: CLEARED,
-    every_tool: false,
-    exempt: &[],
     beta_header: None,
 };
 

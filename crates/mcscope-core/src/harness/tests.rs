@@ -27,7 +27,7 @@ fn qwen_names_are_canonical_aliases_then_any_case() {
     for t in ["web_search", "skill", "search_memory"] {
         assert!(QWEN.is_compactable(t), "{t}");
     }
-    assert_eq!(QWEN.compactable.len(), 11);
+    assert_eq!(QWEN.tools.compactable.len(), 11);
 }
 
 #[test]
@@ -62,8 +62,8 @@ fn each_row_is_its_harness() {
     for p in ALL {
         assert_eq!(p.harness.rules().name, p.name);
         assert_eq!(p.harness.name(), p.name);
-        assert!(p.is_compactable(p.read_tool));
-        assert!(p.file_path_tools.iter().all(|t| p.is_compactable(t)));
+        assert!(p.is_compactable(p.tools.read_tool));
+        assert!(p.tools.file_path_tools.iter().all(|t| p.is_compactable(t)));
     }
 }
 
@@ -89,7 +89,7 @@ fn each_row_offers_the_deliveries_its_body_carries() {
     assert!(CLAUDE.offers_delivery(Delivery::CacheEdits));
     assert!(CLAUDE.offers_delivery(Delivery::Server));
     for row in [&QWEN, &GEMINI, &opencode::OPENCODE] {
-        assert_eq!(row.deliveries, [Delivery::Rewrite], "{}", row.name);
+        assert_eq!(row.offers.deliveries, [Delivery::Rewrite], "{}", row.name);
     }
 }
 

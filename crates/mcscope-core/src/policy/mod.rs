@@ -278,7 +278,7 @@ impl Policy {
         if self.kind == PlanKind::Recorded && self.delivery == Delivery::Server {
             return PlanKind::Api;
         }
-        let kinds = self.preset.rules().kinds;
+        let kinds = self.preset.rules().offers.kinds;
         kinds
             .iter()
             .position(|&k| k == self.kind)
@@ -421,7 +421,7 @@ impl Policy {
 
     /// Whether error results may be cleared under this preset (never by `size`).
     pub fn errors_clearable(&self) -> bool {
-        self.preset.rules().errors_clearable && self.clear_errors
+        self.preset.rules().tools.errors_clearable && self.clear_errors
     }
 }
 
@@ -466,7 +466,7 @@ mod tests {
             let want: Vec<PlanKind> = if preset.is_server() {
                 vec![PlanKind::Api, PlanKind::Recorded]
             } else {
-                preset.rules().kinds.to_vec()
+                preset.rules().offers.kinds.to_vec()
             };
             assert_eq!(seen, want, "{}", preset.name());
         }

@@ -2,7 +2,7 @@
 //! when the engine wrote them itself (the golden outputs hold the same words).
 
 use super::*;
-use crate::policy::engine::NoRun;
+use crate::policy::engine::{BudgetWhy, Gate, NoRun, SizeWhy, TimeWhy};
 use crate::policy::engine::{Status, TokenSource};
 use crate::policy::protect::RootKind;
 

@@ -474,7 +474,7 @@ fn part(text: &str, cwd: Option<&str>, w: &mut Warnings) -> Option<PartRec> {
         let mut name = QWEN.canonical(&name).to_string();
         let mut args: Option<Args> = raw::object(call.args);
         let mut unparseable = false;
-        if Some(name.as_str()) == QWEN.bridge_tool {
+        if Some(name.as_str()) == QWEN.tools.bridge_tool {
             // A bridged deferred tool (SPEC §3): the call is its target, with the
             // target's arguments (none when they are not an object).
             match args.as_ref().and_then(|a| raw::string(a.name)) {

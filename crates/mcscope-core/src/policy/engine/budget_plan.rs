@@ -160,6 +160,34 @@ impl super::plan::Plan for Budget {
     }
 }
 
+impl std::fmt::Display for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let w = crate::numbers::fmt_int(self.warning);
+        match self.usage {
+            Some(u) if u >= self.warning => write!(f, "usage {} ≥ {w}", crate::numbers::fmt_int(u)),
+            Some(u) => write!(f, "usage {} < {w}", crate::numbers::fmt_int(u)),
+            None => write!(f, "no recorded usage in the view (gate {w})"),
+        }
+    }
+}
+
+impl std::fmt::Display for BudgetWhy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let op = if self.pre_tokens > self.budget {
+            ">"
+        } else {
+            "≤"
+        };
+        write!(
+            f,
+            "budget: {}; {} tokens of results {op} {}",
+            self.gate,
+            crate::numbers::fmt_int(self.pre_tokens),
+            crate::numbers::fmt_int(self.budget)
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{Transcript, cleared};

@@ -62,6 +62,16 @@ impl super::plan::Plan for Count {
     }
 }
 
+impl std::fmt::Display for CountWhy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "count: {} active > trigger {}",
+            self.active, self.trigger
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{Transcript, cleared};

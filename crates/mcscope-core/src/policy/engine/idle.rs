@@ -193,6 +193,22 @@ impl super::plan::Plan for Forced {
     }
 }
 
+impl std::fmt::Display for TimeWhy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TimeWhy::Idle { gap, threshold } => {
+                write!(
+                    f,
+                    "idle: gap {} min >= {}",
+                    crate::numbers::fmt_gap(*gap),
+                    crate::numbers::fmt_num(*threshold)
+                )
+            }
+            TimeWhy::Forced { at } => write!(f, "forced at request {at}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{Transcript, cleared, three_reads};

@@ -262,3 +262,65 @@ impl super::plan::Plan for IdleServer {
         &[Delivery::Server]
     }
 }
+
+impl std::fmt::Display for IdleServerWhy {
+    /// SPEC §13.S in words: the return, the edit and what the server did.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::harness::claude_idle_server::{NotSent, SentBecause};
+        let Some(idle) = self.idle_minutes else {
+            return f.write_str("idle-server: no return (no prompt after more than the idle gap)");
+        };
+        write!(
+            f,
+            "idle-server: return after {} min idle, {} clearable results",
+            crate::numbers::fmt_gap(Some(idle)),
+            self.clearable
+        )?;
+        let (t, k) = match (self.trigger, self.keep) {
+            (Some(t), Some(k)) => (t, k),
+            _ => return f.write_str("; too few for an edit (clearable - 3 must exceed keep and reach the minimum trigger)"),
+        };
+        match self.sent {
+            Err(NotSent::CutByClient) => {
+                return write!(
+                    f,
+                    "; not sent (trigger {t}, keep {k}): the client cut tool results after the return"
+                );
+            }
+            Err(_) => {
+                return write!(
+                    f,
+                    "; not sent (trigger {t}, keep {k}): the last response does not show the server cleared"
+                );
+            }
+            Ok(SentBecause::FirstAfterReturn) => {
+                write!(f, "; sent (first request after the return)")?
+            }
+            Ok(SentBecause::ServerClearedRecorded) => {
+                write!(f, "; sent (the last response recorded a clearing)")?
+            }
+            Ok(SentBecause::ServerClearedSimulated) => {
+                write!(f, "; sent (the server cleared at the request before)")?
+            }
+        }
+        write!(f, " trigger {t} tool uses, keep {k}; ")?;
+        match self.not_applied_because {
+            None if self.applied => write!(
+                f,
+                "the server cleared {} tool uses (~{} tokens)",
+                self.cleared,
+                crate::numbers::fmt_int(self.tokens)
+            ),
+            Some("below_trigger") => write!(
+                f,
+                "{} tool uses <= {t}: the server clears nothing",
+                self.tool_uses
+            ),
+            _ => write!(
+                f,
+                "it would clear fewer than {} tokens (clear_at_least): nothing applied",
+                crate::numbers::fmt_int(crate::harness::claude_idle_server::CLEAR_AT_LEAST)
+            ),
+        }
+    }
+}

@@ -243,3 +243,14 @@ impl super::plan::Plan for Mask {
         Decided::verdict(mask(&*e, &e.policy, req))
     }
 }
+
+impl std::fmt::Display for MaskWhy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "mask: {} tokens of tool output past the newest {}",
+            crate::numbers::fmt_int(self.prunable),
+            crate::numbers::fmt_int(self.protect)
+        )
+    }
+}

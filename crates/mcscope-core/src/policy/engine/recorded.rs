@@ -135,6 +135,49 @@ impl super::plan::Plan for Recorded {
     }
 }
 
+impl std::fmt::Display for RecordedWhy {
+    /// SPEC §9a's baseline in words: what the records prove was cleared.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.boundary_ids == 0 && self.edit.is_none() {
+            return f.write_str("recorded: no recorded clearing in force");
+        }
+        f.write_str("recorded: ")?;
+        if self.boundary_ids > 0 {
+            write!(
+                f,
+                "{} id{} of the harness's microcompact boundaries in force",
+                self.boundary_ids,
+                if self.boundary_ids == 1 { "" } else { "s" }
+            )?;
+            if self.added > 0 {
+                write!(f, " ({} added here)", self.added)?;
+            }
+        }
+        let Some(e) = self.edit else {
+            return Ok(());
+        };
+        if self.boundary_ids > 0 {
+            f.write_str("; ")?;
+        }
+        write!(
+            f,
+            "the server cleared {} tool uses ({} tokens) as recorded",
+            e.cleared_tool_uses,
+            crate::numbers::fmt_int(e.cleared_input_tokens)
+        )?;
+        match e.simulated {
+            _ if e.ids_known() => f.write_str(", ids as idle-server's simulation names them"),
+            Some(n) => write!(
+                f,
+                ", ids unknown (idle-server's simulation clears {n}): its tokens counted as not sent"
+            ),
+            None => f.write_str(
+                ", ids unknown (idle-server's simulation applies nothing here): its tokens counted as not sent",
+            ),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -89,6 +89,18 @@ impl super::plan::Plan for Size {
     }
 }
 
+impl std::fmt::Display for SizeWhy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "size: {} chars > {}; clearing oldest first down to {}",
+            crate::numbers::fmt_int(self.total),
+            crate::numbers::fmt_int(self.threshold),
+            crate::numbers::fmt_int(self.target)
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{Transcript, cleared};

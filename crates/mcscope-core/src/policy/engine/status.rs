@@ -5,7 +5,7 @@ use super::*;
 impl Engine<'_> {
     pub(super) fn finish_statuses(&mut self, req: &Request, v: &Verdict) {
         // A harness that never clears an error keeps it as `error_kept`.
-        let errors_kept = !self.policy.preset.rules().errors_clearable;
+        let errors_kept = !self.policy.preset.rules().tools.errors_clearable;
         for p in 0..self.view.cands.len() {
             let c = &self.view.cands[p];
             let r = &self.s.results[c.result];

@@ -154,7 +154,7 @@ impl<'s> Engine<'s> {
             // A response names its own tool (canonical); one named after the
             // bridge takes the tool its calls name (SPEC §3).
             RankBy::Responses => res.name.as_deref().map(|name| {
-                if Some(name) == self.tools.bridge_tool {
+                if Some(name) == self.tools.tools.bridge_tool {
                     bridged_tool(s, ids).unwrap_or(name)
                 } else {
                     name
@@ -166,8 +166,10 @@ impl<'s> Engine<'s> {
         let dead = self.view.dead.iter().any(|d| d.contains(&res.msg));
         let compactable = !dead && tool.is_some_and(|t| self.tools.is_compactable(t));
         let file_path_tool = tool.is_some_and(|t| self.tools.is_file_path_tool(t));
-        let protects =
-            !dead && self.policy.protect && tool == Some(self.tools.read_tool) && !res.is_error;
+        let protects = !dead
+            && self.policy.protect
+            && tool == Some(self.tools.tools.read_tool)
+            && !res.is_error;
         // A lean engine's candidates are read for their fate, never shown: it
         // keeps no paths or summary but what protection reads (copying and
         // freeing them for every result of every setting is most of a step).

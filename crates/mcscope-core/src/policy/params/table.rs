@@ -340,7 +340,7 @@ pub static PARAMS: &[Param] = &[
             || {
                 let never: Vec<&str> = <HarnessId as strum::VariantArray>::VARIANTS
                     .iter()
-                    .filter(|h| !h.rules().errors_clearable)
+                    .filter(|h| !h.rules().tools.errors_clearable)
                     .map(|h| h.name())
                     .collect();
                 format!(
