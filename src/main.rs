@@ -56,17 +56,12 @@ fn run_main() -> ExitCode {
     } else {
         let _ = color_eyre::install();
     }
-    // Parsing reads no help text: the help of the parameters' flags, made from
-    // their table (`cli::command`), is built only when help is shown, not at
-    // every start (the status line runs at every prompt).
-    let parsed = <Cli as clap::Parser>::try_parse().or_else(|e| match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            cli::command()
-                .try_get_matches()
-                .and_then(|mut m| <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m))
-        }
-        _ => Err(e),
-    });
+    // One parse, of the command line as `--help` shows it: each parameter's
+    // flag carries the help its row of the table makes (`cli::command`).
+    let first = std::env::args_os().nth(1);
+    let parsed = cli::command_for(first.as_deref())
+        .try_get_matches()
+        .and_then(|mut m| <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m));
     let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => return clap_output(&e),

@@ -198,12 +198,39 @@ pub enum Command {
 /// its default per harness read from the harness's preset), in every
 /// subcommand that takes it; `compare`'s in its words for a list.
 pub fn command() -> clap::Command {
-    use clap::CommandFactory;
-    with_table_help(Cli::command(), false)
+    command_for(None)
 }
 
-/// Each table flag of `cmd` given its help, in place (the order of the
-/// arguments and subcommands, which the completions follow, is kept).
+/// [`command`] for a run whose first argument is `first`: where it names a
+/// subcommand (not `help`), the top level's own flags, which only a run
+/// without a subcommand takes and shows, keep the derive's help (the status
+/// line, run at every prompt, builds no help of the table's at all).
+pub fn command_for(first: Option<&std::ffi::OsStr>) -> clap::Command {
+    use clap::CommandFactory;
+    let cli = Cli::command();
+    let runs_a_subcommand = first
+        .and_then(|f| f.to_str())
+        .is_some_and(|f| f != "help" && cli.find_subcommand(f).is_some());
+    // Each command's flags get their help when clap builds that command (its
+    // `defer`): a run builds only the command it runs; `--help` and the
+    // completions build them all.
+    let cli = if runs_a_subcommand {
+        cli
+    } else {
+        cli.defer(|c| with_table_help(c, false))
+    };
+    cli.mut_subcommands(|s| {
+        if s.get_name() == "compare" {
+            s.defer(|c| with_table_help(c, true))
+        } else {
+            s.defer(|c| with_table_help(c, false))
+        }
+    })
+}
+
+/// Each table flag of `cmd` (one command, not its subcommands) given its
+/// help, in place (the order of the arguments, which the completions follow,
+/// is kept).
 fn with_table_help(cmd: clap::Command, compare: bool) -> clap::Command {
     use crate::policy::params;
     cmd.mut_args(|a| {
@@ -216,10 +243,6 @@ fn with_table_help(cmd: clap::Command, compare: bool) -> clap::Command {
             Some(help) => a.help(help),
             None => a,
         }
-    })
-    .mut_subcommands(|s| {
-        let compare = s.get_name() == "compare";
-        with_table_help(s, compare)
     })
 }
 

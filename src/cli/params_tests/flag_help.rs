@@ -10,7 +10,8 @@ fn other_flags_take_their_help_from_the_table() {
         .chain(PARAMS.iter().filter_map(|p| p.off.map(|(f, _)| f)))
         .collect();
     assert_eq!(flags.len(), 5, "{flags:?}");
-    let cmd = crate::cli::command();
+    let mut cmd = crate::cli::command();
+    cmd.build();
     let mut found = 0;
     for s in cmd.get_subcommands() {
         for a in s.get_arguments() {

@@ -103,7 +103,8 @@ fn the_tui_commands_are_the_table_s_then_explain() {
 
 /// The help clap prints for `--long` in `sub` (the command line as parsed).
 fn help_of(sub: &str, long: &str) -> Option<String> {
-    let cli = crate::cli::command();
+    let mut cli = crate::cli::command();
+    cli.build();
     let cmd = cli.find_subcommand(sub).expect(sub);
     let arg = cmd.get_arguments().find(|a| a.get_long() == Some(long))?;
     Some(arg.get_help().map(|h| h.to_string()).unwrap_or_default())
@@ -129,7 +130,8 @@ fn every_flag_is_one_plan_takes_with_the_table_s_help() {
         }
     }
     // compare's lists are named as lists.
-    let cli = crate::cli::command();
+    let mut cli = crate::cli::command();
+    cli.build();
     let compare = cli.find_subcommand("compare").expect("compare");
     for p in PARAMS
         .iter()
