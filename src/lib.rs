@@ -19,8 +19,8 @@
 
 pub use mcscope_core::{
     analysis, bill, caveats, config, context, derived, diff, evidence, export, harness, load,
-    numbers, page_paths, policy, prices, sanitize, scan, series, session, theme, totals, vocab,
-    wire, words, zone,
+    numbers, page_paths, policy, policy_json, prices, sanitize, scan, series, session, theme,
+    totals, vocab, wire, words, zone,
 };
 
 pub mod cli;

@@ -1,7 +1,12 @@
 //! A comparison as JSON (schema `mcscope.compare/1`) and as a text table.
 
-use super::*;
+use crate::policy::PlanKind;
+use crate::prices::{self, Price};
+use crate::session::HarnessId;
+use crate::totals::Totals;
+use mcscope_core::compare::*;
 use serde::Serialize;
+use std::fmt::Write as _;
 
 /// A setting's totals (SPEC §9), fields in schema order.
 #[derive(Serialize)]
@@ -156,17 +161,6 @@ pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
                     }),
             )
             .collect(),
-    }
-}
-
-impl Comparison {
-    /// The recorded bill over every compared session (SPEC §9a).
-    pub(crate) fn recorded(&self) -> crate::bill::Recorded {
-        let mut sum = crate::bill::Recorded::zero();
-        for s in &self.sessions {
-            sum.add(&s.recorded);
-        }
-        sum
     }
 }
 

@@ -10,24 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
 
-/// The `api` keys of the `policy` object (api preset only), in schema order.
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct PolicyApiJson {
-    pub api_edits: Vec<Value>,
-    pub api_excluded_count_toward_keep: bool,
-    pub api_trigger_inclusive: bool,
-    pub api_placeholder: String,
-}
-
-/// The `api` keys of the `policy` object (api preset only).
-pub fn policy_keys(p: &Policy) -> Option<PolicyApiJson> {
-    (p.kind == PlanKind::Api).then(|| PolicyApiJson {
-        api_edits: p.api.edits_json(),
-        api_excluded_count_toward_keep: p.api.excluded_count_toward_keep,
-        api_trigger_inclusive: p.api.trigger_inclusive,
-        api_placeholder: p.api.placeholder.clone(),
-    })
-}
+pub use mcscope_core::policy_json::{PolicyApiJson, policy_keys};
 
 /// The per-request `api` object (SPEC §11), fields in schema order.
 #[derive(Serialize)]

@@ -8,9 +8,9 @@ use crate::analysis::{self, EvidenceReport, Explain, PlanAt, Setup};
 use crate::caveats::Caveat;
 use crate::evidence::{Explanation, RequestEvidence, RequestEvidenceJson, SessionEvidence};
 use crate::numbers::{fmt_gap, fmt_int, fmt_num};
+use crate::policy::PlanKind;
 use crate::policy::engine::{Status, Step};
 use crate::policy::protect::{Protection, RootKind};
-use crate::policy::{Delivery, PlanKind, Policy};
 use crate::sanitize;
 use crate::session::{Diagnostic, SendKind, Session, SessionWarning};
 use crate::totals::{self, RequestFigures, SessionFacts};
@@ -26,6 +26,9 @@ pub mod page;
 mod plan;
 mod text;
 mod timeline;
+pub use mcscope_core::policy_json::{
+    MaskPolicyJson, Num, PolicyJson, PrunePolicyJson, keep_recent_of, number, policy_json,
+};
 pub use mcscope_core::words;
 
 pub use evidence::{evidence_json, evidence_text};
@@ -80,149 +83,6 @@ pub fn session_json_billed(setup: &Setup) -> SessionJson<'_> {
     }
 }
 
-/// The `policy` object (SPEC §7), fields in schema order; the api preset's
-/// keys follow (absent otherwise).
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct PolicyJson {
-    pub kind: PlanKind,
-    pub preset: &'static str,
-    pub keep_recent: Option<u32>,
-    pub gap_threshold_minutes: Option<Num>,
-    /// Null, as every field but `kind` and `preset`, under plan kind
-    /// `recorded` (SPEC §15.3).
-    pub size_threshold: Option<i64>,
-    pub low_watermark: Option<bool>,
-    pub trigger_threshold: Option<u32>,
-    pub delivery: Option<Delivery>,
-    pub protect: Option<bool>,
-    pub clear_errors: Option<bool>,
-    pub budget_tokens: Option<u64>,
-    pub budget_min_saving: Option<u64>,
-    pub budget_warning_tokens: Option<u64>,
-    /// `idle-server`'s least trigger (SPEC §13.J: null unless it runs or was given).
-    pub min_trigger_tool_uses: Option<u32>,
-    /// OpenCode's prune thresholds (SPEC §15.13): only for a preset that
-    /// offers `prune` (absent elsewhere; null under `recorded`).
-    #[serde(flatten)]
-    pub prune: Option<PrunePolicyJson>,
-    #[serde(flatten)]
-    pub api: Option<api::PolicyApiJson>,
-    /// `mask`'s keys (SPEC §15.13), for a preset that offers it.
-    #[serde(flatten)]
-    pub mask: Option<MaskPolicyJson>,
-}
-
-/// `prune`'s keys of the `policy` object (SPEC §15.13).
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct PrunePolicyJson {
-    pub prune_protect_tokens: Option<u64>,
-    pub prune_minimum_tokens: Option<u64>,
-}
-
-/// `mask`'s keys of the `policy` object (SPEC §15.13).
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct MaskPolicyJson {
-    pub mask_protect_tokens: Option<u64>,
-    pub mask_min_prunable_tokens: Option<u64>,
-    pub mask_protect_latest_turn: Option<bool>,
-}
-
-/// The `policy` object: gap thresholds print as integers when they are whole;
-/// `keep_recent` as [`keep_recent_of`] says.
-pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
-    if p.kind == PlanKind::Recorded {
-        // The baseline is read from the records: no parameter (SPEC §15.3).
-        return PolicyJson {
-            kind: p.kind,
-            preset: p.preset_name(),
-            keep_recent: None,
-            gap_threshold_minutes: None,
-            size_threshold: None,
-            low_watermark: None,
-            trigger_threshold: None,
-            delivery: None,
-            protect: None,
-            clear_errors: None,
-            budget_tokens: None,
-            budget_min_saving: None,
-            budget_warning_tokens: None,
-            min_trigger_tool_uses: None,
-            // A harness's own keys are there, null, as every other (SPEC §15.3).
-            prune: p
-                .preset
-                .rules()
-                .offers(PlanKind::Prune)
-                .then_some(PrunePolicyJson {
-                    prune_protect_tokens: None,
-                    prune_minimum_tokens: None,
-                }),
-            api: None,
-            mask: p
-                .preset
-                .rules()
-                .offers(PlanKind::Mask)
-                .then_some(MaskPolicyJson {
-                    mask_protect_tokens: None,
-                    mask_min_prunable_tokens: None,
-                    mask_protect_latest_turn: None,
-                }),
-        };
-    }
-    let prunes = p.preset.rules().offers(PlanKind::Prune);
-    PolicyJson {
-        kind: p.kind,
-        preset: p.preset_name(),
-        keep_recent,
-        gap_threshold_minutes: Some(number(p.gap_threshold_minutes)),
-        size_threshold: Some(p.size_threshold),
-        low_watermark: Some(p.low_watermark),
-        trigger_threshold: Some(p.trigger_threshold),
-        delivery: Some(p.delivery),
-        protect: Some(p.protect),
-        clear_errors: Some(p.clear_errors),
-        budget_tokens: Some(p.budget_tokens),
-        budget_min_saving: Some(p.budget_min_saving),
-        budget_warning_tokens: p.budget_warning_tokens,
-        min_trigger_tool_uses: p.min_trigger_tool_uses,
-        prune: prunes.then_some(PrunePolicyJson {
-            prune_protect_tokens: Some(p.prune_protect_tokens),
-            prune_minimum_tokens: Some(p.prune_minimum_tokens),
-        }),
-        api: api::policy_keys(p),
-        mask: p
-            .preset
-            .rules()
-            .offers(PlanKind::Mask)
-            .then_some(MaskPolicyJson {
-                mask_protect_tokens: Some(p.mask_protect_tokens),
-                mask_min_prunable_tokens: Some(p.mask_min_prunable_tokens),
-                mask_protect_latest_turn: Some(p.mask_protect_latest_turn),
-            }),
-    }
-}
-
-/// `policy.keep_recent` (SPEC §5): the explicit value, else the default shared by
-/// the kinds in force (`plan`: the one at K; `timeline`: all of them); null when
-/// there is none or they differ.
-pub fn keep_recent_of(p: &Policy, kinds: &[PlanKind]) -> Option<u32> {
-    // The api preset keeps by its edits' `keep` (SPEC §11: null).
-    if p.kind == PlanKind::Api {
-        return None;
-    }
-    if p.keep_recent.is_some() {
-        return p.keep_recent;
-    }
-    // idle-server keeps by version (SPEC §13.S4).
-    if kinds.contains(&PlanKind::IdleServer) {
-        return None;
-    }
-    let first = kinds.first()?.default_keep();
-    kinds
-        .iter()
-        .all(|k| k.default_keep() == first)
-        .then_some(first)
-}
-
 /// The kind in force at the plan's request (none for a session without requests
 /// under `auto`).
 fn plan_kinds(setup: &Setup, plan: &PlanAt) -> Vec<PlanKind> {
@@ -236,22 +96,6 @@ fn plan_kinds(setup: &Setup, plan: &PlanAt) -> Vec<PlanKind> {
 /// the harness's prompt-suggestion fork usually cleared first, without a record.
 pub fn silent(step: &Step, begins_turn: bool) -> bool {
     step.fired() && step.trigger == Some(crate::policy::Trigger::Budget) && begins_turn
-}
-
-/// A figure as the reports print it: a whole number as an integer.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
-#[serde(untagged)]
-pub enum Num {
-    Int(i64),
-    Float(f64),
-}
-
-fn number(x: f64) -> Num {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        Num::Int(x as i64)
-    } else {
-        Num::Float(x)
-    }
 }
 
 /// A gap in minutes, to the millisecond (null: none).

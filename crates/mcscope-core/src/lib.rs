@@ -19,6 +19,7 @@
 pub mod analysis;
 pub mod bill;
 pub mod caveats;
+pub mod compare;
 pub mod config;
 pub mod context;
 pub mod derived;
@@ -30,6 +31,7 @@ pub mod load;
 pub mod numbers;
 pub mod page_paths;
 pub mod policy;
+pub mod policy_json;
 pub mod prices;
 pub mod sanitize;
 pub mod scan;

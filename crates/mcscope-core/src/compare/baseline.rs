@@ -7,12 +7,7 @@ use super::*;
 /// `usd` − the baseline's `delta_usd` + the row's, then summed; unknown when
 /// any is), the baseline first unless `--no-baseline` left it out. It stands
 /// outside the sort and the recommendation.
-pub(super) fn with_baseline(
-    rows: Vec<Row>,
-    base: Row,
-    sessions: &[SessionInfo],
-    lead: bool,
-) -> Vec<Row> {
+pub fn with_baseline(rows: Vec<Row>, base: Row, sessions: &[SessionInfo], lead: bool) -> Vec<Row> {
     let usd: std::collections::HashMap<&str, Option<f64>> = sessions
         .iter()
         .map(|s| (s.path.as_str(), s.recorded.usd))

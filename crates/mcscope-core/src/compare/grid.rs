@@ -5,7 +5,7 @@ use super::*;
 
 /// The comma-separated lists of the command line; None: not given.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Lists {
+pub struct Lists {
     pub policy: Option<Vec<PlanKind>>,
     pub keep_recent: Option<Vec<u32>>,
     pub gap_minutes: Option<Vec<f64>>,
@@ -32,7 +32,7 @@ impl Lists {
 }
 
 /// Parses `a,b,c` with `one`; a bad item names itself.
-pub(crate) fn parse_list<T>(
+pub fn parse_list<T>(
     flag: &str,
     text: &str,
     one: impl Fn(&str) -> Option<T>,
@@ -80,7 +80,7 @@ fn uses(kind: PlanKind, preset: HarnessId) -> (bool, bool, bool, bool) {
 /// only by the parameters it reads (a parameter without a list keeps the
 /// session's value). Settings a preset cannot run (cache-edits on qwen, budget
 /// off rewrite) are left out.
-pub(crate) fn grid(preset: HarnessId, lists: &Lists) -> Vec<Params> {
+pub fn grid(preset: HarnessId, lists: &Lists) -> Vec<Params> {
     let facts = preset.rules();
     let edits = facts.offers_delivery(Delivery::CacheEdits);
     if lists.api_trigger.is_some() || lists.api_keep.is_some() {

@@ -4,11 +4,11 @@
 use super::*;
 use serde_json::Value;
 
-pub(crate) use crate::harness::Availability;
+pub use crate::harness::Availability;
 
 /// A row's availability `a` on a session with its knob: the settings keys a
 /// user writes, with their values, where the user can set it; else None.
-pub(crate) fn with_knob(a: Availability, policy: &Policy) -> (Availability, Option<Value>) {
+pub fn with_knob(a: Availability, policy: &Policy) -> (Availability, Option<Value>) {
     (a, knob(policy).filter(|_| a == Availability::User))
 }
 
@@ -16,20 +16,20 @@ pub(crate) fn with_knob(a: Availability, policy: &Policy) -> (Availability, Opti
 /// `what_if` on a session where §13.P is false for its kind at every request.
 /// It reads only the kind, the delivery and the preset (what `compare`
 /// computes once per session for the rows that share them).
-pub(crate) fn availability(policy: &Policy, s: &Session) -> Availability {
+pub fn availability(policy: &Policy, s: &Session) -> Availability {
     policy.asks().availability(policy, s)
 }
 
 /// The settings keys and values that set `policy` where a user can: Qwen
 /// Code's `settings.json` keys the kind reads; the api preset's request field.
-pub(crate) fn knob(policy: &Policy) -> Option<Value> {
+pub fn knob(policy: &Policy) -> Option<Value> {
     policy.asks().knob(policy)
 }
 
 /// A row's availability over its sessions: `user` or `remote_flag` only when
 /// it is that for every session, else the least reachable one; the knob when
 /// every session gives the same one.
-pub(crate) fn combine(
+pub fn combine(
     a: Option<(Availability, Option<Value>)>,
     b: (Availability, Option<Value>),
 ) -> (Availability, Option<Value>) {
@@ -45,7 +45,7 @@ pub(crate) fn combine(
 /// A knob as `key=value` pairs for a line of text, after a prefix: qwen's
 /// keys as they are; the api's `context_management` by its first
 /// clear_tool_uses edit's trigger and keep (the JSON holds the edits whole).
-pub(crate) fn knob_pairs(knob: &Value) -> (&'static str, Vec<(String, String)>) {
+pub fn knob_pairs(knob: &Value) -> (&'static str, Vec<(String, String)>) {
     if let Some(cm) = knob.get("context_management") {
         let edit = cm["edits"]
             .as_array()
@@ -67,7 +67,7 @@ pub(crate) fn knob_pairs(knob: &Value) -> (&'static str, Vec<(String, String)>) 
 }
 
 /// A knob in a line of text (`-`: none).
-pub(crate) fn knob_words(knob: &Option<Value>) -> String {
+pub fn knob_words(knob: &Option<Value>) -> String {
     let Some(k) = knob else { return "-".into() };
     let (prefix, pairs) = knob_pairs(k);
     let pairs: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();

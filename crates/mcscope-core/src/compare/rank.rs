@@ -21,7 +21,7 @@ fn group_key(r: &Row) -> (u64, u64, u64, u64, u64, u64, Option<i64>) {
 
 /// The availability the recommendation reads (SPEC §9a): `user`, or where no
 /// row is one (claude, presets without a user setting) `remote_flag`.
-pub(crate) fn eligible(rows: &[Row]) -> Availability {
+pub fn eligible(rows: &[Row]) -> Availability {
     if rows
         .iter()
         .any(|r| !r.baseline && r.availability == Some(Availability::User))
@@ -47,7 +47,7 @@ fn qualifies(r: &Row, eligible: Availability) -> bool {
 /// descending, then grid order), each row's `same_as`, the recommended row and
 /// the median `later_used` it read: among the qualifying rows, the first whose
 /// `later_used` is not above their median (the lower middle of an even count).
-pub(crate) fn sort_and_recommend(rows: Vec<Row>) -> (Vec<Row>, Option<usize>, Option<u64>) {
+pub fn sort_and_recommend(rows: Vec<Row>) -> (Vec<Row>, Option<usize>, Option<u64>) {
     let (mut rows, mut rest): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(|r| r.baseline);
     // SPEC §15.5: the baseline is what happened, no setting to choose.
     for r in &mut rows {
@@ -96,13 +96,13 @@ pub(crate) fn sort_and_recommend(rows: Vec<Row>) -> (Vec<Row>, Option<usize>, Op
 }
 
 /// The first row (not the baseline) in sort order with dollars: the cheapest.
-pub(crate) fn cheapest(rows: &[Row]) -> Option<usize> {
+pub fn cheapest(rows: &[Row]) -> Option<usize> {
     rows.iter()
         .position(|r| !r.baseline && r.delta_usd.is_some())
 }
 
 /// The members of the group whose first row is `first` (itself included).
-pub(crate) fn members(rows: &[Row], first: usize) -> Vec<usize> {
+pub fn members(rows: &[Row], first: usize) -> Vec<usize> {
     std::iter::once(first)
         .chain((first + 1..rows.len()).take_while(|&j| rows[j].same_as == Some(first)))
         .collect()
@@ -110,7 +110,7 @@ pub(crate) fn members(rows: &[Row], first: usize) -> Vec<usize> {
 
 /// The kinds of a group's settings (`idle`, `count cache-edits`, `api`…),
 /// each once, in row order.
-pub(crate) fn group_kinds(rows: &[Row], group: &[usize]) -> Vec<String> {
+pub fn group_kinds(rows: &[Row], group: &[usize]) -> Vec<String> {
     let mut kinds: Vec<String> = Vec::new();
     for &i in group {
         let p = &rows[i].params;
@@ -132,7 +132,7 @@ pub(crate) fn group_kinds(rows: &[Row], group: &[usize]) -> Vec<String> {
 /// and delivery, the parameters every member shares, then the values of those
 /// that differ — a range where the group holds every row of the comparison
 /// between its ends, else a list.
-pub(crate) fn group_words(rows: &[Row], group: &[usize]) -> String {
+pub fn group_words(rows: &[Row], group: &[usize]) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut done: Vec<usize> = Vec::new();
     for &i in group {

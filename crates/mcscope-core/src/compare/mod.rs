@@ -5,16 +5,14 @@
 //! `grid` makes the settings from the lists, `output` prints the comparison as
 //! JSON and text.
 
-pub(crate) mod avail;
+pub mod avail;
 mod baseline;
 mod grid;
-mod output;
-pub(crate) mod rank;
+pub mod rank;
 
-pub(crate) use avail::Availability;
-pub(crate) use grid::{Lists, Params, grid, parse_list};
-pub(crate) use output::{COLUMNS, json, kind_line, row_cells, skip_kinds, text};
-pub(crate) use rank::sort_and_recommend;
+pub use avail::Availability;
+pub use grid::{Lists, Params, grid, parse_list};
+pub use rank::sort_and_recommend;
 
 use crate::analysis::Setup;
 use crate::policy::{Delivery, PlanKind, Policy};
@@ -42,7 +40,7 @@ pub struct Row {
     pub params: Params,
     /// The §7 policy object (of the first session the setting ran on; under
     /// `auto`, over every session, SPEC §15.6).
-    pub policy: Option<crate::report::PolicyJson>,
+    pub policy: Option<crate::policy_json::PolicyJson>,
     pub totals: Totals,
     /// None when any session's dollars are unknown.
     pub delta_usd: Option<f64>,
@@ -125,7 +123,7 @@ pub struct Skipped {
 }
 
 /// A setting's totals over one loaded session, and its dollars.
-pub(crate) fn run_setting(
+pub fn run_setting(
     setup: &Setup,
     facts: &SessionFacts,
     price: Option<&Price>,
@@ -160,7 +158,7 @@ fn is_subagent_file(p: &Path) -> bool {
 }
 
 /// Every `*.jsonl` under `dir`, recursively, sorted by path.
-pub(crate) fn session_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+pub fn session_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -180,7 +178,7 @@ pub(crate) fn session_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// What `compare` was asked.
-pub(crate) struct Request<'a> {
+pub struct Request<'a> {
     pub lists: &'a Lists,
     pub cache_ttl: CacheTtl,
     pub prices: PriceFlags,
@@ -210,7 +208,7 @@ struct Run {
     policy: Policy,
     /// Under `auto`, the session's `policy` object (SPEC §15.6) and whether
     /// auto chose a kind at any of its requests.
-    auto_policy: Option<(crate::report::PolicyJson, bool)>,
+    auto_policy: Option<(crate::policy_json::PolicyJson, bool)>,
     totals: Totals,
     usd: Option<f64>,
     avail: (Availability, Option<serde_json::Value>),
@@ -338,7 +336,7 @@ fn run_setup(
             }
             let auto_policy = (one.policy.kind == PlanKind::Auto).then(|| {
                 (
-                    crate::report::kinds::policy_all(&one),
+                    crate::policy_json::policy_all(&one),
                     !one.kinds_chosen().is_empty(),
                 )
             });
@@ -380,11 +378,7 @@ fn run_setup(
 /// Compares the settings over `files` (one file, or a folder's sessions: then
 /// sub-agent threads, empty and summary-only files are skipped). Sessions run
 /// in parallel too, in batches, so a folder is streamed, not held.
-pub(crate) fn compare(
-    files: &[PathBuf],
-    folder: bool,
-    req: &Request<'_>,
-) -> Result<Comparison, String> {
+pub fn compare(files: &[PathBuf], folder: bool, req: &Request<'_>) -> Result<Comparison, String> {
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     compare_units(&names, req, &|i, grids, tick| {
         run_session(&files[i], folder, grids, req, tick)
@@ -395,7 +389,7 @@ pub(crate) fn compare(
 /// (SPEC §15.14: `compare DB`), each named `PATH#ID`, as a folder's sessions
 /// (a session without requests is skipped); sub-agent sessions are billed in
 /// their parent's row, not compared.
-pub(crate) fn compare_database(path: &Path, req: &Request<'_>) -> Result<Comparison, String> {
+pub fn compare_database(path: &Path, req: &Request<'_>) -> Result<Comparison, String> {
     let units = database_units(path)?;
     let names: Vec<String> = units.iter().map(|(_, _, n)| n.clone()).collect();
     compare_units(&names, req, &|i, grids, tick| {
@@ -443,7 +437,7 @@ fn run_db_session(
 
 /// `compare` without PATH (SPEC §7a, §15.14): the harness folders' session
 /// files and every main session of the harnesses' databases, as one folder.
-pub(crate) fn compare_with_databases(
+pub fn compare_with_databases(
     files: &[PathBuf],
     databases: &[PathBuf],
     req: &Request<'_>,
@@ -471,7 +465,7 @@ pub(crate) fn compare_with_databases(
 /// compare panel, `compare --format html`): the same rows as [`compare`] on its
 /// file. `pause` is called before each request of each setting (the TUI's
 /// panel waits there while keys arrive).
-pub(crate) fn compare_loaded(
+pub fn compare_loaded(
     setup: &Setup,
     req: &Request<'_>,
     pause: Option<totals::Pause>,
@@ -576,7 +570,7 @@ fn compare_units(
             let first = base.per_session.is_empty();
             if first {
                 base.params = Params::of(&policy);
-                base.policy = Some(crate::report::policy_json(&policy, None));
+                base.policy = Some(crate::policy_json::policy_json(&policy, None));
             }
             add_to(&mut base, &o.info.path, t, usd, first);
             for c in o.caveats {
@@ -600,7 +594,7 @@ fn compare_units(
     let (rows, recommended, median) = sort_and_recommend(rows);
     if base.policy.is_none() {
         let policy = base.params.apply(&Policy::preset(base.params.preset));
-        base.policy = Some(crate::report::policy_json(&policy, None));
+        base.policy = Some(crate::policy_json::policy_json(&policy, None));
     }
     cmp.rows = baseline::with_baseline(rows, base, &cmp.sessions, req.baseline);
     cmp.recommended = recommended.map(|i| i + usize::from(req.baseline));
@@ -643,16 +637,16 @@ fn add_run(
         // count only when no session had one.
         row.policy = Some(match (row.policy.take(), *seen) {
             (Some(prev), Some(had)) if had == chose => {
-                crate::report::kinds::policy_merged(prev, &json)
+                crate::policy_json::policy_merged(prev, &json)
             }
             (Some(prev), Some(true)) => prev,
             _ => json,
         });
         *seen = Some(seen.unwrap_or(false) || chose);
     } else if first {
-        row.policy = Some(crate::report::policy_json(
+        row.policy = Some(crate::policy_json::policy_json(
             &policy,
-            crate::report::keep_recent_of(&policy, &[policy.kind]),
+            crate::policy_json::keep_recent_of(&policy, &[policy.kind]),
         ));
     }
     for c in crate::caveats::caveats(&policy, &[policy.kind], &[]) {
@@ -675,12 +669,23 @@ fn grid_rows(rows: Vec<Vec<Row>>, grids: &[(HarnessId, Vec<Params>)], none: bool
         .map(|(g, mut r)| {
             if r.policy.is_none() {
                 let policy = r.params.apply(&Policy::preset(grids[g].0));
-                let keep = crate::report::keep_recent_of(&policy, &[policy.kind]);
-                r.policy = Some(crate::report::policy_json(&policy, keep));
+                let keep = crate::policy_json::keep_recent_of(&policy, &[policy.kind]);
+                r.policy = Some(crate::policy_json::policy_json(&policy, keep));
             }
             r
         })
         .collect()
+}
+
+impl Comparison {
+    /// The recorded bill over every compared session (SPEC §9a).
+    pub fn recorded(&self) -> crate::bill::Recorded {
+        let mut sum = crate::bill::Recorded::zero();
+        for s in &self.sessions {
+            sum.add(&s.recorded);
+        }
+        sum
+    }
 }
 
 #[cfg(test)]
