@@ -58,7 +58,9 @@ impl Harness for Api {
     fn auto_words(&self) -> String {
         "api the api plan always".into()
     }
+}
 
+impl ForUsers for Api {
     /// The request's own field: a user sets it.
     fn availability(&self, _policy: &Policy, _s: &Session) -> Availability {
         Availability::User

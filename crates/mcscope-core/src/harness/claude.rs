@@ -212,7 +212,9 @@ impl Harness for Claude {
     fn version_row(&self, req: &Request) -> Option<&'static str> {
         Some(VersionRow::of(req.version.as_deref()).name())
     }
+}
 
+impl ForUsers for Claude {
     /// Claude Code's count plan (cached microcompact) is internal: its values
     /// were never published (SPEC §5).
     fn kind_note(&self, kind: PlanKind) -> Option<&'static str> {

@@ -140,7 +140,9 @@ impl Harness for GeminiCli {
     fn no_plan(&self, _req: &Request) -> NoRun {
         NoRun::Unsaid
     }
+}
 
+impl ForUsers for GeminiCli {
     /// SPEC §15.13: `mask` is `remote_flag` (its thresholds are remote flags
     /// 45758817–9 since 0.41; the settings are ignored), knob null.
     fn availability(&self, policy: &Policy, _s: &Session) -> Availability {

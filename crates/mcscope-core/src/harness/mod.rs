@@ -234,7 +234,7 @@ impl std::fmt::Display for UnknownHarness {
 
 /// What the engine asks a harness beyond its facts (SPEC §2, §5, §13); the
 /// harness's id is [`HarnessId`], its answers [`HarnessId::asks`].
-pub trait Harness: Sync {
+pub trait Harness: ForUsers + Sync {
     /// The harness's row of facts.
     fn facts(&self) -> &'static Preset;
 
@@ -299,7 +299,12 @@ pub trait Harness: Sync {
     fn version_row(&self, _req: &Request) -> Option<&'static str> {
         None
     }
+}
 
+/// What a harness offers its users, apart from what the engine asks
+/// ([`Harness`]): who can set a compared setting and where, what to run by
+/// hand, a warning while a kind is planned, where its data lives.
+pub trait ForUsers {
     /// A warning the TUI header carries while `kind` is planned on one of the
     /// harness's sessions (Claude's count values are guesses).
     fn kind_note(&self, _kind: PlanKind) -> Option<&'static str> {

@@ -161,7 +161,9 @@ impl Harness for Opencode {
             _ => NoRun::DefaultOff,
         }
     }
+}
 
+impl ForUsers for Opencode {
     /// `prune` is the user's `compaction.prune` at the default thresholds
     /// (SPEC §15.13); other thresholds no OpenCode build has (constants).
     fn availability(&self, policy: &Policy, _s: &Session) -> Availability {

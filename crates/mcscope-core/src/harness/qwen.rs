@@ -251,7 +251,9 @@ impl Harness for Qwen {
         }
         first
     }
+}
 
+impl ForUsers for Qwen {
     /// `/compress-fast` is a command the user runs; idle, size and auto are
     /// `settings.json` keys; the rest no Qwen build has.
     fn availability(&self, policy: &Policy, _s: &Session) -> Availability {
