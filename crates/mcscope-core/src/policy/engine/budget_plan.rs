@@ -143,6 +143,11 @@ pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
 pub(super) struct Budget;
 
 impl super::plan::Plan for Budget {
+    /// Budget's clearings are remembered over the view (SPEC §5).
+    fn lasts(&self) -> &'static [(Trigger, super::plan::Lasts)] {
+        &[(Trigger::Budget, super::plan::Lasts::View)]
+    }
+
     fn kind(&self) -> PlanKind {
         PlanKind::Budget
     }

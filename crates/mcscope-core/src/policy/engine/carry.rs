@@ -68,8 +68,8 @@ impl Engine<'_> {
         // An engine that never runs idle-server (nor the baseline's use of it)
         // has none of its clearings (and the scan below would cost a pass over
         // the view at every request).
-        let server =
-            |c: &InForce| matches!(c.trigger, Trigger::IdleServer | Trigger::RecordedServer);
+        let table = self.lists.lasts;
+        let server = |c: &InForce| table.of(c.trigger) == super::plan::Lasts::Request;
         if self.idle.facts.is_none()
             || !self
                 .lists
@@ -83,7 +83,7 @@ impl Engine<'_> {
         let mut keep = Vec::new();
         for r in std::mem::take(&mut self.lists.lapsing) {
             match self.cleared[r].as_ref().map(|c| c.trigger) {
-                Some(Trigger::IdleServer | Trigger::RecordedServer) => {
+                Some(t) if table.of(t) == super::plan::Lasts::Request => {
                     self.set_clearing(r, None);
                     lifted.insert(r);
                 }

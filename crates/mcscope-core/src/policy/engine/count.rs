@@ -53,6 +53,11 @@ pub(super) fn count<L: Look>(v: &L, p: &Policy, req: &Request) -> Verdict {
 pub(super) struct Count;
 
 impl super::plan::Plan for Count {
+    /// Count's deletions are cumulative over the view (SPEC §5).
+    fn lasts(&self) -> &'static [(Trigger, super::plan::Lasts)] {
+        &[(Trigger::Count, super::plan::Lasts::View)]
+    }
+
     fn kind(&self) -> PlanKind {
         PlanKind::Count
     }

@@ -246,6 +246,11 @@ impl IdleServerWhy {
 pub(super) struct IdleServer;
 
 impl super::plan::Plan for IdleServer {
+    /// The server's edit of one request (SPEC §13.S8).
+    fn lasts(&self) -> &'static [(Trigger, super::plan::Lasts)] {
+        &[(Trigger::IdleServer, super::plan::Lasts::Request)]
+    }
+
     fn kind(&self) -> PlanKind {
         PlanKind::IdleServer
     }

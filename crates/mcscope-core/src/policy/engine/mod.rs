@@ -431,7 +431,8 @@ impl<'s> Engine<'s> {
         for r in std::mem::take(&mut self.lists.lapsing) {
             match self.cleared[r].as_ref().map(|c| c.trigger) {
                 // Lifted and cleared again by a lasting plan: on that list.
-                Some(Trigger::Count | Trigger::Budget | Trigger::Prune) | None => {}
+                Some(t) if self.lists.lasts.of(t) == plan::Lasts::View => {}
+                None => {}
                 Some(_) => self.set_clearing(r, None),
             }
         }
@@ -475,10 +476,7 @@ impl<'s> Engine<'s> {
 
     /// Puts a clearing in force and lists it with those of its kind.
     fn clear_result(&mut self, r: usize, clearing: Clearing) {
-        let lasting = matches!(
-            clearing.trigger,
-            Trigger::Count | Trigger::Budget | Trigger::Recorded | Trigger::Prune
-        );
+        let lasting = self.lists.lasts.of(clearing.trigger) == plan::Lasts::View;
         self.set_clearing(r, Some(clearing));
         if lasting {
             self.lists.lasting.push(r);

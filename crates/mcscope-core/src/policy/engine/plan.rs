@@ -24,6 +24,27 @@ pub(crate) trait Plan: Sync {
     fn deliveries(&self) -> &'static [Delivery] {
         &[Delivery::Rewrite, Delivery::CacheEdits]
     }
+
+    /// How long a clearing of each trigger it fires stays in force, where it
+    /// is not until a turn start (the default, [`Lasts::TurnStart`]).
+    fn lasts(&self) -> &'static [(Trigger, Lasts)] {
+        &[]
+    }
+}
+
+/// How long a plan's clearing stays in force (SPEC §5, §13.S8, §15.3,
+/// §15.13): the engine lifts it there, asking the plan that fired it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lasts {
+    /// At its request only: the server's edit of one request (idle-server's,
+    /// an applied server edit replayed by `recorded`).
+    Request,
+    /// Until a turn start, where Claude Code rebuilds the request from the
+    /// originals (idle, forced, size, and the others by default).
+    TurnStart,
+    /// Over the view: count's deletions and budget's clearings are
+    /// cumulative, recorded boundaries and prune's marks are stored.
+    View,
 }
 
 /// What a plan reads of the request besides the view.

@@ -211,6 +211,11 @@ pub(super) fn prune<L: Look>(
 pub(super) struct Prune;
 
 impl super::plan::Plan for Prune {
+    /// Prune's marks are stored: cumulative and permanent in the view (SPEC §15.13).
+    fn lasts(&self) -> &'static [(Trigger, super::plan::Lasts)] {
+        &[(Trigger::Prune, super::plan::Lasts::View)]
+    }
+
     fn kind(&self) -> PlanKind {
         PlanKind::Prune
     }

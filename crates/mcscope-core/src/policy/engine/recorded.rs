@@ -116,6 +116,15 @@ pub(super) fn recorded<L: Look>(
 pub(super) struct Recorded;
 
 impl super::plan::Plan for Recorded {
+    /// The budget writer's boundary ids stay in force over the view as
+    /// budget's do; an applied server edit's, at its request only (SPEC §15.3).
+    fn lasts(&self) -> &'static [(Trigger, super::plan::Lasts)] {
+        &[
+            (Trigger::Recorded, super::plan::Lasts::View),
+            (Trigger::RecordedServer, super::plan::Lasts::Request),
+        ]
+    }
+
     fn kind(&self) -> PlanKind {
         PlanKind::Recorded
     }

@@ -26,6 +26,8 @@ pub(super) struct Running {
 pub(super) struct InForceLists {
     pub(super) lapsing: Vec<usize>,
     pub(super) lasting: Vec<usize>,
+    /// Which list a clearing goes on, by its trigger: the plans' answers.
+    pub(super) lasts: super::registry::LastsTable,
 }
 
 /// Media cleared, and nested media stripped (Qwen's nested list), per item.

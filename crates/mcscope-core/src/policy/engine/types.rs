@@ -28,7 +28,9 @@ impl Status {
 
 /// The api edits' names are the API's own type names (`crate::policy::api`'s
 /// `CLEAR_TOOL_USES`, `CLEAR_THINKING`, checked by a test there).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::VariantArray,
+)]
 #[strum(serialize_all = "lowercase")]
 #[serde(into = "&'static str")]
 pub enum Trigger {
