@@ -1,6 +1,7 @@
-//! The setup of one run, clap-free (SPEC §7): the options every subcommand and
-//! the TUI share, and the merge of preset ← config file ← sidecar ← options into
-//! a [`Setup`]. The CLI fills [`Opts`] from its flags; the TUI, tests, benches and
+//! The setup of one run (SPEC §7): the options every subcommand and the TUI
+//! share, and the merge of preset ← config file ← sidecar ← options into a
+//! [`Setup`]. It is the binary's, not the core's, while [`Opts`] derives clap's
+//! flags. The CLI fills [`Opts`] from its flags; the TUI, tests, benches and
 //! fuzz targets build it directly.
 
 pub(crate) mod baseline;

@@ -429,11 +429,11 @@ impl<'s> Engine<'s> {
     /// are lifted; count deletions and budget clearings stay (SPEC §5).
     fn reset_lapsing(&mut self) {
         for r in std::mem::take(&mut self.lists.lapsing) {
-            match self.cleared[r].as_ref().map(|c| c.trigger) {
-                // Lifted and cleared again by a lasting plan: on that list.
-                Some(t) if self.lists.lasts.of(t) == plan::Lasts::View => {}
-                None => {}
-                Some(_) => self.set_clearing(r, None),
+            // One cleared again by a lasting plan is on that list: it stays.
+            if let Some(c) = &self.cleared[r]
+                && self.lists.lasts.of(c.trigger) != plan::Lasts::View
+            {
+                self.set_clearing(r, None);
             }
         }
     }
