@@ -437,7 +437,7 @@ fn tokens_after_in(
         .as_ref()
         .map_or(!st.newly_cleared.is_empty(), |w| w.newly > 0);
     let drop_thoughts = setup.policy.kind == PlanKind::Forced
-        && s.harness.rules().forced_drops_thoughts
+        && s.harness.asks().forced_drops_thoughts()
         && cleared_here;
     // Per changed message: results cleared, results stripped, media cleared.
     type Changes = (Vec<usize>, Vec<usize>, Vec<usize>);

@@ -362,7 +362,7 @@ fn media_entries(
     candidates: &[Candidate],
 ) -> Vec<MediaEntry> {
     let s = &setup.session;
-    if !setup.policy.preset.rules().media_lists {
+    if !setup.policy.preset.asks().media_lists() {
         return Vec::new();
     }
     let top = s.media_in(req.view_start, req.end).map(|m| MediaEntry {

@@ -341,7 +341,7 @@ impl<'a> ContextRun<'a> {
         let mut kinds = self.facts.kinds_in(req.view_start, req.end);
         self.media(st, &mut kinds, &mut off);
         self.server(st, &mut kinds);
-        if s.harness.rules().forced_drops_thoughts
+        if s.harness.asks().forced_drops_thoughts()
             && st.kind == Some(PlanKind::Forced)
             && newly(st) > 0
         {

@@ -33,12 +33,6 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
     gap_from: GapFrom::LastReplyInView,
     // SPEC §15.1: a fork of the parentUuid tree of this shape is a rewind.
     unmarked_forks: true,
-    media_lists: false,
-    size_needs_idle: false,
-    // mcscope's size what-if for Claude is decided request by request and may
-    // defer at a turn start (policy/engine/size_index.rs).
-    size_tracked: true,
-    forced_drops_thoughts: false,
     // Messages API usage: cache_creation_input_tokens (and its 1-hour part).
     cache_writes: true,
     offers: Offers {
@@ -75,7 +69,6 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
         file_path_tools: &["Read", "Edit", "Write"],
         shell_tools: &["Bash", "PowerShell"],
         aliases: &[],
-        names_fold_case: false,
         bridge_tool: None,
         errors_clearable: true,
         vouchers: Vouchers::AnyStaying,
@@ -123,6 +116,13 @@ pub(super) struct Claude;
 impl Harness for Claude {
     fn facts(&self) -> &'static Preset {
         &CLAUDE
+    }
+
+    /// mcscope's size what-if for Claude runs at every request: it is decided
+    /// request by request and may defer at a turn start
+    /// (policy/engine/size_index.rs).
+    fn size_incremental(&self) -> bool {
+        true
     }
 
     /// The kind of the version's row of SPEC §13.T1 (none in the rows without

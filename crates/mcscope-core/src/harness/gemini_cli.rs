@@ -42,11 +42,6 @@ pub(crate) static GEMINI: Preset = Preset {
     gap_from: GapFrom::LastReply,
     // Only `$rewindTo` rewinds (chatRecordingService.ts).
     unmarked_forks: false,
-    // setHistory replaces the history: a masking lasts (reference §2.5).
-    media_lists: false,
-    size_needs_idle: false,
-    size_tracked: false,
-    forced_drops_thoughts: false,
     cache_writes: false,
     offers: Offers {
         grid_kinds: &[PlanKind::Mask],
@@ -71,7 +66,6 @@ pub(crate) static GEMINI: Preset = Preset {
         file_path_tools: &["read_file", "write_file", "replace"],
         shell_tools: &["run_shell_command"],
         aliases: &[],
-        names_fold_case: false,
         bridge_tool: None,
         // Masking takes `response: {error}` parts too (reference §2.2).
         errors_clearable: true,

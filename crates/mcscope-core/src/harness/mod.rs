@@ -294,6 +294,32 @@ pub trait Harness: ForUsers + Sync {
         crate::vocab::Plausible::NOT_ASSESSED
     }
 
+    /// Whether the idle plan keeps two more windows, over media parts: the
+    /// top-level ones and those nested in results it may not clear (Qwen's two
+    /// media lists, SPEC §5 media); no media windows by default.
+    fn media_lists(&self) -> bool {
+        false
+    }
+
+    /// Whether the size plan is off while idle is (`gap < 0`) unless size is
+    /// given (Qwen's settings coupling, SPEC §5); never by default.
+    fn size_off_with_idle(&self) -> bool {
+        false
+    }
+
+    /// Whether mcscope may decide the size plan incrementally, request by
+    /// request, deferring a turn start's lapse until it decides (the size
+    /// plan runs at every request); a whole pass by default.
+    fn size_incremental(&self) -> bool {
+        false
+    }
+
+    /// Whether a forced clearing also drops every thought part of the view
+    /// (Qwen's `/compress-fast`, SPEC §5 forced); never by default.
+    fn forced_drops_thoughts(&self) -> bool {
+        false
+    }
+
     /// The row of the harness's version table `req` falls in, by name
     /// (`request.version_row`, SPEC §13.J); None: the harness has none.
     fn version_row(&self, _req: &Request) -> Option<&'static str> {
@@ -496,14 +522,6 @@ pub struct Preset {
     /// A fork of the record tree is a rewind though no record marks it (Claude,
     /// SPEC §15.1); otherwise only a marked rewind is one (Qwen's `rewind`).
     pub unmarked_forks: bool,
-    /// Two more keep windows over media parts (Qwen).
-    pub media_lists: bool,
-    /// The size plan is off while idle is (`gap < 0`) unless size is explicit (Qwen).
-    pub size_needs_idle: bool,
-    /// The size plan is decided incrementally and may defer at a turn start (Claude).
-    pub size_tracked: bool,
-    /// `/compress-fast` drops thought parts (Qwen).
-    pub forced_drops_thoughts: bool,
     /// Responses record cache writes (and 1-hour writes).
     pub cache_writes: bool,
     /// What the harness offers: its plan kinds, deliveries, default grid and caveats.
@@ -540,9 +558,6 @@ pub struct Tools {
     pub shell_tools: &'static [&'static str],
     /// Legacy tool names and what they stand for now (exact, case-sensitive).
     pub aliases: &'static [(&'static str, &'static str)],
-    /// Whether names match the known tools case-insensitively (`Read_File` is
-    /// `read_file`); the harness then compares canonical names only.
-    pub names_fold_case: bool,
     /// The model-facing tool that bridges a deferred tool: its call names the
     /// target in `args.name` and `args.arguments`.
     pub bridge_tool: Option<&'static str>,
@@ -589,31 +604,24 @@ impl Preset {
         self.tools.file_path_tools.contains(&tool)
     }
 
-    /// The canonical name of a recorded tool name (SPEC §3): legacy aliases
-    /// first (exact), then a case-insensitive match against the known tools and
-    /// the bridge; anything else (display names, the empty string) stays as it is
-    /// and is never compactable.
+    /// The canonical name of a recorded tool name (SPEC §3): a legacy alias's
+    /// name now (exact); anything else stays as it is.
     pub fn canonical<'a>(&self, name: &'a str) -> &'a str
     where
         'static: 'a,
     {
-        if name.is_empty() {
-            return name;
+        match self.tools.aliases.iter().find(|(from, _)| *from == name) {
+            Some((_, to)) => to,
+            None => name,
         }
-        if let Some((_, to)) = self.tools.aliases.iter().find(|(from, _)| *from == name) {
-            return to;
-        }
-        if self.tools.names_fold_case {
-            let known = self
-                .tools
-                .compactable
-                .iter()
-                .chain(self.tools.bridge_tool.iter());
-            if let Some(k) = known.into_iter().find(|k| k.eq_ignore_ascii_case(name)) {
-                return k;
-            }
-        }
-        name
+    }
+
+    /// The known tool (one plans may clear, or the bridge) whose name is
+    /// `name` but for case, for a loader whose harness matches names so
+    /// (`Read_File` is `read_file`).
+    pub fn known_ignoring_case(&self, name: &str) -> Option<&'static str> {
+        let known = self.tools.compactable.iter().chain(self.tools.bridge_tool.iter());
+        known.into_iter().find(|k| k.eq_ignore_ascii_case(name)).copied()
     }
 
     /// The estimated tokens of a result: its text plus its media (SPEC §2).

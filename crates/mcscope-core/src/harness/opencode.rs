@@ -38,12 +38,6 @@ pub(crate) static OPENCODE: Preset = Preset {
     gap_from: GapFrom::LastReplyInView,
     // Parts and messages are rows ordered by id: no record tree, no forks.
     unmarked_forks: false,
-    // Reference §2.4: the mark is stored; every later request sends the
-    // placeholder (cumulative and permanent, like qwen).
-    media_lists: false,
-    size_needs_idle: false,
-    size_tracked: false,
-    forced_drops_thoughts: false,
     // Reference §1.3: `tokens.cache.write` is recorded per assistant message.
     cache_writes: true,
     offers: Offers {
@@ -64,7 +58,6 @@ pub(crate) static OPENCODE: Preset = Preset {
         file_path_tools: &["read", "edit", "write"],
         shell_tools: &["bash"],
         aliases: &[],
-        names_fold_case: false,
         bridge_tool: None,
         // Reference §2.3: `error` parts are never candidates.
         errors_clearable: false,

@@ -35,13 +35,6 @@ pub(crate) static QWEN: Preset = Preset {
     gap_from: GapFrom::LastReply,
     // Only a `rewind` / `branch_checkpoint` record makes a branch (SPEC §2).
     unmarked_forks: false,
-    // microcompact.ts: two more keep windows over media (SPEC §5 media).
-    media_lists: true,
-    // microcompact.ts: the size check is off while idle is, unless set (SPEC §5).
-    size_needs_idle: true,
-    size_tracked: false,
-    // `/compress-fast` drops thought parts (SPEC §5 forced).
-    forced_drops_thoughts: true,
     // The loader keeps input = P − R and R; Qwen records no cache writes (SPEC §10).
     cache_writes: false,
     offers: Offers {
@@ -84,7 +77,6 @@ pub(crate) static QWEN: Preset = Preset {
             ("replace", "edit"),
             ("task", "agent"),
         ],
-        names_fold_case: true,
         // client.ts: deferred tools are called through `tool_call`.
         bridge_tool: Some("tool_call"),
         errors_clearable: false,
@@ -202,6 +194,21 @@ impl Harness for Qwen {
 
     fn auto_kinds(&self) -> &'static [PlanKind] {
         &[PlanKind::Idle, PlanKind::Size]
+    }
+
+    /// microcompact.ts: two more keep windows, over media (SPEC §5 media).
+    fn media_lists(&self) -> bool {
+        true
+    }
+
+    /// microcompact.ts: the size check is off while idle is, unless set (SPEC §5).
+    fn size_off_with_idle(&self) -> bool {
+        true
+    }
+
+    /// `/compress-fast` drops thought parts (SPEC §5 forced).
+    fn forced_drops_thoughts(&self) -> bool {
+        true
     }
 
     fn auto_words(&self) -> String {

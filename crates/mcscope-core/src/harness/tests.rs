@@ -12,16 +12,17 @@ fn token_estimates_follow_each_harness() {
 
 #[test]
 fn qwen_names_are_canonical_aliases_then_any_case() {
-    assert_eq!(QWEN.canonical("search_file_content"), "grep_search");
-    assert_eq!(QWEN.canonical("replace"), "edit");
-    assert_eq!(QWEN.canonical("task"), "agent");
-    assert_eq!(QWEN.canonical("Read_File"), "read_file");
-    assert_eq!(QWEN.canonical("TOOL_CALL"), "tool_call");
+    use crate::load::qwen::tool_name;
+    assert_eq!(tool_name("search_file_content"), "grep_search");
+    assert_eq!(tool_name("replace"), "edit");
+    assert_eq!(tool_name("task"), "agent");
+    assert_eq!(tool_name("Read_File"), "read_file");
+    assert_eq!(tool_name("TOOL_CALL"), "tool_call");
     // Aliases are exact: another case is no alias (and no known tool).
-    assert_eq!(QWEN.canonical("Replace"), "Replace");
+    assert_eq!(tool_name("Replace"), "Replace");
     // Display names are not tool names.
-    assert_eq!(QWEN.canonical("ReadFile"), "ReadFile");
-    assert_eq!(QWEN.canonical(""), "");
+    assert_eq!(tool_name("ReadFile"), "ReadFile");
+    assert_eq!(tool_name(""), "");
     // Claude compares names as recorded.
     assert_eq!(CLAUDE.canonical("read"), "read");
     for t in ["web_search", "skill", "search_memory"] {

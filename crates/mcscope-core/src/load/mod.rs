@@ -19,7 +19,7 @@ mod messages;
 mod normalize;
 mod nulrun;
 pub mod opencode;
-mod qwen;
+pub(crate) mod qwen;
 pub mod raw;
 pub mod readback;
 pub mod regular;

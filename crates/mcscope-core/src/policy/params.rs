@@ -336,7 +336,7 @@ pub enum When {
     /// Whenever it decides.
     Always,
     /// Only under a preset whose `size` plan is off with idle
-    /// (`size_needs_idle`: qwen's settings coupling, SPEC §5).
+    /// (`Harness::size_off_with_idle`: qwen's settings coupling, SPEC §5).
     SizeNeedsIdle,
 }
 
@@ -357,7 +357,7 @@ impl PlanKind {
                     k == self
                         && match when {
                             When::Always => true,
-                            When::SizeNeedsIdle => preset.rules().size_needs_idle,
+                            When::SizeNeedsIdle => preset.asks().size_off_with_idle(),
                         }
                 })
             })

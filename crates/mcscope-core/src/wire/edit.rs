@@ -67,7 +67,7 @@ pub(super) fn apply(
             }
         }
     }
-    if c.drop_thoughts && s.harness.rules().forced_drops_thoughts {
+    if c.drop_thoughts && s.harness.asks().forced_drops_thoughts() {
         gemini::drop_thoughts(messages);
     }
     if c.delivery == Delivery::CacheEdits && dialect.has_cache_edits() {

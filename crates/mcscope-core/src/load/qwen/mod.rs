@@ -457,6 +457,15 @@ fn parts(parts: &[&RawValue], cwd: Option<&str>, w: &mut Warnings) -> Vec<PartRe
 }
 
 /// One part as plans see it: a call, a result, top-level media, or nothing.
+/// Qwen Code's name for a recorded tool name (SPEC §3, `tools/tool-names.ts`):
+/// a legacy alias's name now (exact), else the known tool of that name in any
+/// case (`Read_File` is `read_file`); anything else (display names, the empty
+/// string) stays as it is and is never compactable.
+pub(crate) fn tool_name(name: &str) -> &str {
+    let name = QWEN.canonical(name);
+    QWEN.known_ignoring_case(name).unwrap_or(name)
+}
+
 fn part(text: &str, cwd: Option<&str>, w: &mut Warnings) -> Option<PartRec> {
     let f = serde_json::from_str::<PartFields>(text).ok()?;
     if let Some(call) = raw::object::<Call>(f.call) {
@@ -471,7 +480,7 @@ fn part(text: &str, cwd: Option<&str>, w: &mut Warnings) -> Option<PartRec> {
             ));
             return None;
         };
-        let mut name = QWEN.canonical(&name).to_string();
+        let mut name = tool_name(&name).to_string();
         let mut args: Option<Args> = raw::object(call.args);
         let mut unparseable = false;
         if Some(name.as_str()) == QWEN.tools.bridge_tool {
@@ -479,7 +488,7 @@ fn part(text: &str, cwd: Option<&str>, w: &mut Warnings) -> Option<PartRec> {
             // target's arguments (none when they are not an object).
             match args.as_ref().and_then(|a| raw::string(a.name)) {
                 Some(target) => {
-                    name = QWEN.canonical(&target).to_string();
+                    name = tool_name(&target).to_string();
                     args = args.and_then(|a| raw::object(a.arguments));
                 }
                 None => {
@@ -528,7 +537,7 @@ fn part(text: &str, cwd: Option<&str>, w: &mut Warnings) -> Option<PartRec> {
         let media = nested.len() as u32;
         return Some(PartRec::Result(ToolResult {
             id,
-            name: raw::string(resp.name).map(|n| QWEN.canonical(&n).to_string()),
+            name: raw::string(resp.name).map(|n| tool_name(&n).to_string()),
             msg: 0,
             chars,
             media,

@@ -143,7 +143,7 @@ fn time_based<L: Look>(
 /// top-level media parts, and the nested media of results that are not
 /// compactable (an MCP screenshot). Errors keep their media.
 fn media_to_clear<L: Look>(v: &L, p: &Policy, req: &Request, verdict: &mut Verdict) {
-    if !p.preset.rules().media_lists {
+    if !p.preset.asks().media_lists() {
         return;
     }
     let s = v.session();

@@ -10,7 +10,7 @@ pub(super) fn size<L: Look>(v: &L, p: &Policy, req: &Request, total: u64) -> Ver
     if let Some(r) = p.preset.asks().runs_at(req).filter(|r| !r.size) {
         return Verdict::none(Note::SizeNotRun(r.why_none));
     }
-    if p.preset.rules().size_needs_idle && p.gap_threshold_minutes < 0.0 && !p.size_explicit {
+    if p.preset.asks().size_off_with_idle() && p.gap_threshold_minutes < 0.0 && !p.size_explicit {
         return Verdict::none(Note::SizeOffWithIdle);
     }
     over_threshold(v, p, total)

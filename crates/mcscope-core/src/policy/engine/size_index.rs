@@ -110,7 +110,7 @@ impl Engine<'_> {
     /// Turns the index on: a tracked engine of the Claude size plan.
     pub(super) fn size_index_on(&mut self) {
         self.size_index.on =
-            self.policy.preset.rules().size_tracked && self.policy.kind == PlanKind::Size;
+            self.policy.preset.asks().size_incremental() && self.policy.kind == PlanKind::Size;
     }
 
     /// Empties the index for a new view.
