@@ -374,14 +374,7 @@ fn resumed_plans_agree_under_the_api_preset() {
         c.answer("done");
     }
     let path = c.write(dir.path(), "api.jsonl");
-    let opts = Opts {
-        preset: Some(mcscope::setup::PresetArg::Api),
-        api_edit: vec![
-            r#"{"type":"clear_thinking_20251015"}"#.into(),
-            r#"{"type":"clear_tool_uses_20250919","trigger":{"type":"input_tokens","value":30000},"keep":{"type":"tool_uses","value":5},"clear_at_least":{"type":"input_tokens","value":5000}}"#.into(),
-        ],
-        ..Opts::default()
-    };
+    let opts = Opts { preset: Some(mcscope::setup::PresetArg::Api), ..Opts::default().with("--api-edit", r#"{"type":"clear_thinking_20251015"}"#).with("--api-edit", r#"{"type":"clear_tool_uses_20250919","trigger":{"type":"input_tokens","value":30000},"keep":{"type":"tool_uses","value":5},"clear_at_least":{"type":"input_tokens","value":5000}}"#) };
     let off = common::setup(&path, opts);
     assert_eq!(off.policy.kind, PlanKind::Api);
     let on = with_checkpoints(&off);

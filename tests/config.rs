@@ -141,6 +141,38 @@ fn flags_beat_the_sidecar_which_beats_the_config_which_beats_the_preset() {
     );
 }
 
+/// A flag's delivery wins over the config file's as every flag does: under the
+/// api preset, `--delivery server` over a config's `rewrite` is the preset's
+/// own delivery, not a refusal that names it ("its delivery is server (got
+/// server)", before the flags were a layer of keys like the config's).
+#[test]
+fn a_flag_s_delivery_wins_over_the_config_s_under_the_api_preset() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(dir.path(), "c.toml", "[policy]\ndelivery = \"rewrite\"\n");
+    let args = [
+        "plan",
+        "sample-sessions/claude-cut.jsonl",
+        "--preset",
+        "api",
+        "--delivery",
+        "server",
+        "--format",
+        "json",
+    ];
+    let (code, out, err) = run(&c, &args);
+    assert_eq!(code, 0, "{err}");
+    let p = &serde_json::from_str::<Value>(&out).unwrap()["policy"];
+    assert_eq!(p["delivery"], "server");
+    assert_eq!(p["kind"], "api");
+    // Without the flag, the config's rewrite is still refused under api.
+    let (code, _, err) = run(&c, &args[..4]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("its delivery is server (got rewrite)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_preset_table_overrides_policy_for_that_preset_only() {
     let dir = tempfile::tempdir().unwrap();
@@ -335,7 +367,7 @@ fn cache_ttl_takes_the_flag_then_the_sidecar_then_the_config() {
 /// the glyph stays.
 #[test]
 fn the_theme_of_the_config_colours_the_age_list() {
-    use mcscope::cli::{self, KindArg, Opts};
+    use mcscope::cli::{self, Opts};
     use mcscope::tui::ui::{self, Theme};
     use ratatui::style::Color;
     let dir = tempfile::tempdir().unwrap();
@@ -346,10 +378,7 @@ fn the_theme_of_the_config_colours_the_age_list() {
     // it (the status glyph).
     let status = |config: &Path, color: bool, id: &str, word: &str| -> (Color, String) {
         let palette = mcscope::tui::palette_of(&mcscope::config::read(config));
-        let opts = Opts {
-            policy: Some(KindArg::Count),
-            ..Default::default()
-        };
+        let opts = Opts::default().with("--policy", "count");
         let path = root().join("sample-sessions/claude-demo.jsonl");
         let app = mcscope::tui::app::App::session(cli::setup(&path, &opts).unwrap());
         let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();

@@ -184,12 +184,10 @@ fn a_followed_file_asks_the_disk_about_paths_again() {
         .read("A", mem.join("a.md").to_str().unwrap())
         .bash("Z", 10);
     let path = c.write(&base, "s.jsonl");
-    let mut opts = mcscope::setup::Opts {
-        policy: Some(mcscope::cli::KindArg::Forced),
-        keep_recent: Some(1),
-        ..Default::default()
-    };
-    opts.shared.protect = true;
+    let mut opts = mcscope::setup::Opts::default()
+        .with("--policy", "forced")
+        .with("--keep-recent", "1");
+    opts.given.read("--protect", "").unwrap();
     opts.shared.memory_root = vec![format!("project={}", mem.display())];
     let setup = common::setup(&path, opts.clone());
     let mut app = App::session(setup);

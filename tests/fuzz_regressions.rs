@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 use mcscope::analysis;
-use mcscope::cli::{self, DeliveryArg, KindArg, Opts};
+use mcscope::cli::{self, KindArg, Opts};
 use mcscope::policy::Delivery;
 use mcscope::policy::engine::Status;
 use mcscope::session::HarnessId;
@@ -225,10 +225,7 @@ fn assert_cache_edits_match_plan(input: &Path, opts: &Opts) {
 #[test]
 fn pipeline_1_cache_edits_wire_deletes_only_what_the_plan_clears() {
     let (_d, input) = as_input(&fixture("pipeline-1.bin"));
-    let opts = Opts {
-        delivery: Some(DeliveryArg::CacheEdits),
-        ..pipeline_opts()
-    };
+    let opts = pipeline_opts().with("--delivery", "cache-edits");
     assert_cache_edits_match_plan(&input, &opts);
 }
 
@@ -247,13 +244,11 @@ fn pipeline_1_on_the_demo_session() {
     );
     assert_ne!(demo, moved);
     let (_d, input) = as_input(moved.as_bytes());
-    let opts = Opts {
-        policy: Some(KindArg::Idle),
-        gap_minutes: Some(0.0),
-        keep_recent: Some(1),
-        delivery: Some(DeliveryArg::CacheEdits),
-        ..Opts::default()
-    };
+    let opts = Opts::default()
+        .with("--policy", "idle")
+        .with("--gap-minutes", "0.0")
+        .with("--keep-recent", "1")
+        .with("--delivery", "cache-edits");
     assert_cache_edits_match_plan(&input, &opts);
 }
 
@@ -406,11 +401,9 @@ fn pipeline_4_rewrite_clears_the_block_the_plan_clears() {
         json!({"type": "user", "timestamp": "2026-01-01T00:09:00.000Z", "message": {"role": "user", "parts": [{"text": "again"}]}}),
     ])).unwrap());
     let (_d, input) = as_input(text.as_bytes());
-    let opts = Opts {
-        policy: Some(KindArg::Forced),
-        keep_recent: Some(1),
-        ..Opts::default()
-    };
+    let opts = Opts::default()
+        .with("--policy", "forced")
+        .with("--keep-recent", "1");
     let setup = cli::setup(&input, &opts).unwrap();
     let n = setup.last_request();
     let plan = analysis::plan_at(&setup, n).unwrap();
@@ -439,11 +432,9 @@ fn pipeline_4_rewrite_clears_the_block_the_plan_clears() {
 #[test]
 fn pipeline_5_forced_sends_every_result_it_keeps() {
     let (_d, input) = as_input(&fixture("pipeline-5.bin"));
-    let opts = Opts {
-        policy: Some(KindArg::Forced),
-        keep_recent: Some(2),
-        ..Opts::default()
-    };
+    let opts = Opts::default()
+        .with("--policy", "forced")
+        .with("--keep-recent", "2");
     let setup = cli::setup(&input, &opts).unwrap();
     let n = setup.last_request();
     let plan = analysis::plan_at(&setup, n).unwrap();
@@ -508,10 +499,7 @@ fn pipeline_6_fixture_protected_results_are_not_cleared_in_the_wire() {
 }
 
 fn pipeline_opts_with(kind: KindArg) -> Opts {
-    Opts {
-        policy: Some(kind),
-        ..pipeline_opts()
-    }
+    pipeline_opts().with("--policy", kind.name())
 }
 
 /// pipeline-6, readable: call_0 is a `read_file` recorded with the legacy
@@ -561,14 +549,14 @@ fn pipeline_6_reused_call_id() {
     }
     let (_d, input) = as_input(&jsonl(&recs));
     let opts = Opts {
-        policy: Some(KindArg::Size),
-        size_threshold: Some(60),
-        keep_recent: Some(1),
-        shared: cli::SharedOpts {
+        shared: mcscope::cli::SharedOpts {
             memory_root: vec!["project=/mem/project".into()],
             ..Default::default()
         },
         ..Opts::default()
+            .with("--policy", "size")
+            .with("--size-threshold", "60")
+            .with("--keep-recent", "1")
     };
     assert_wire_placeholders_are_cleared(&input, &opts);
 }

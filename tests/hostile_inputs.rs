@@ -13,7 +13,7 @@ mod common;
 
 use common::Claude;
 use mcscope::analysis::{self, PlanAt, Setup};
-use mcscope::cli::{KindArg, Opts};
+use mcscope::cli::Opts;
 use mcscope::load::load;
 use mcscope::policy::engine::Status;
 use mcscope::policy::protect::{Outcome, RootKind};
@@ -265,11 +265,9 @@ fn protection(setup: &Setup, p: &PlanAt, id: &str) -> mcscope::policy::protect::
 }
 
 fn opts_idle(keep: u32) -> Opts {
-    Opts {
-        policy: Some(KindArg::Idle),
-        keep_recent: Some(keep),
-        ..Default::default()
-    }
+    Opts::default()
+        .with("--policy", "idle")
+        .with("--keep-recent", &keep.to_string())
 }
 
 fn canonical_tempdir() -> (tempfile::TempDir, PathBuf) {
@@ -289,10 +287,7 @@ fn memory_opts(dir: &Path, protect: bool) -> (PathBuf, Opts) {
     std::fs::create_dir_all(&mem).unwrap();
     std::fs::write(mem.join("MEMORY.md"), "notes").unwrap();
     let opts = Opts {
-        policy: Some(KindArg::Idle),
-        keep_recent: Some(1),
         shared: mcscope::cli::SharedOpts {
-            protect,
             memory_root: vec![format!("project={}", disp(&mem))],
             path_map: vec![format!(
                 "/home/dev/.claude/projects/-home-dev-shop/memory={}",
@@ -300,7 +295,14 @@ fn memory_opts(dir: &Path, protect: bool) -> (PathBuf, Opts) {
             )],
             ..Default::default()
         },
-        ..Default::default()
+        ..Opts::default()
+            .with("--policy", "idle")
+            .with("--keep-recent", "1")
+    };
+    let opts = if protect {
+        opts.with("--protect", "")
+    } else {
+        opts
     };
     (mem, opts)
 }

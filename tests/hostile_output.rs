@@ -6,7 +6,7 @@
 //! control byte may come out.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
-use mcscope::cli::{self, KindArg, Opts};
+use mcscope::cli::{self, Opts};
 use mcscope::tui::app::App;
 use mcscope::tui::keymap::Action;
 use mcscope::tui::ui::{self, Theme};
@@ -220,11 +220,9 @@ fn error_lines_show_escapes_visibly() {
 }
 
 fn app() -> App {
-    let opts = Opts {
-        policy: Some(KindArg::Idle),
-        keep_recent: Some(1),
-        ..Default::default()
-    };
+    let opts = Opts::default()
+        .with("--policy", "idle")
+        .with("--keep-recent", "1");
     App::session(cli::setup(&fixture(), &opts).unwrap())
 }
 

@@ -26,19 +26,14 @@ const KINDS: [KindArg; 5] = [
 ];
 
 fn opts(kind: KindArg, delivery: DeliveryArg, keep: u32) -> Opts {
-    Opts {
-        shared: mcscope::cli::SharedOpts {
-            protect: true,
-            ..Default::default()
-        },
-        policy: Some(kind),
-        delivery: Some(delivery),
-        keep_recent: Some(keep),
-        gap_minutes: Some(3.0),
-        size_threshold: Some(6_000),
-        trigger: Some(keep + 2),
-        ..Default::default()
-    }
+    Opts::default()
+        .with("--protect", "")
+        .with("--policy", kind.name())
+        .with("--delivery", delivery.name())
+        .with("--keep-recent", &keep.to_string())
+        .with("--gap-minutes", "3.0")
+        .with("--size-threshold", "6000")
+        .with("--trigger", &(keep + 2).to_string())
 }
 
 /// Every request's plan against the timeline (for `forced`, the timeline that
@@ -382,7 +377,7 @@ fn plans_equal_the_timeline_on_the_samples() {
                     continue; // auto runs budget there: rewrite only (SPEC §15.6)
                 }
                 let mut o = opts(kind, delivery, 1);
-                o.trigger = Some(2);
+                o.given.read("--trigger", "2").unwrap();
                 check(&setup(&path, o), &format!("{name} {kind:?} {delivery:?}"));
             }
         }
@@ -442,8 +437,12 @@ fn the_size_plan_decides_each_turn_start_at_the_cost_of_the_change() {
         for (keep, threshold, low) in [(1, 6_000, true), (4, 9_000, false), (40, 3_000, true)] {
             let mut o = opts(KindArg::Size, delivery, keep);
             o.shared.memory_root = vec![root.clone()];
-            o.size_threshold = Some(threshold);
-            o.no_low_watermark = !low;
+            o.given
+                .read("--size-threshold", &threshold.to_string())
+                .unwrap();
+            if !low {
+                o.given.read("--no-low-watermark", "").unwrap();
+            }
             let s = setup(&path, o);
             // The case at hand: the plan fires at most turn starts, and
             // clears some of what it cleared at the turn before again.
@@ -561,8 +560,7 @@ fn api_plan_carried_equals_its_pass(edit: usize, reuse: bool) {
     let path = api_body(dir.path(), &format!("body-{reuse}.json"), reuse);
     let o = Opts {
         preset: Some(mcscope::cli::PresetArg::Api),
-        api_edit: vec![e.clone()],
-        ..Default::default()
+        ..Opts::default().with("--api-edit", &e.clone())
     };
     let s = setup(&path, o);
     assert_eq!(s.policy.kind, mcscope::policy::PlanKind::Api);

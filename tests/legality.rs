@@ -271,10 +271,7 @@ fn the_header_stars_trigger_and_shows_where_the_low_watermark_came_from() {
     assert!(!lines[1].contains("low watermark"), "{}", lines[1]);
     // Off by flag: shown, with the flag's mark.
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DEMO);
-    let opts = Opts {
-        no_low_watermark: true,
-        ..Opts::default()
-    };
+    let opts = Opts::default().with("--no-low-watermark", "");
     let a = App::session(cli::setup(&path, &opts).unwrap());
     let lines = screen::screen(&a, 160, 40);
     assert!(lines[1].contains("low watermark off*"), "{}", lines[1]);
@@ -386,9 +383,9 @@ fn auto_with_a_delivery_a_request_s_kind_refuses_is_refused_everywhere() {
 fn the_header_marks_the_budget_the_error_switch_and_each_api_value() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-budget.jsonl");
     let mut opts = Opts::default();
-    opts.shared.budget_tokens = Some(12_345);
-    opts.shared.budget_min_saving = Some(777);
-    opts.shared.clear_errors = true;
+    opts.given.read("--budget-tokens", "12345").unwrap();
+    opts.given.read("--budget-min-saving", "777").unwrap();
+    opts.given.read("--clear-errors", "").unwrap();
     let a = App::session(cli::setup(&path, &opts).unwrap());
     let mut a = a;
     // The request where auto runs budget (the sample's last).

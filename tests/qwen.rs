@@ -18,17 +18,11 @@ mod sends;
 mod tools;
 
 fn opts() -> Opts {
-    Opts {
-        keep_recent: Some(1),
-        ..Opts::default()
-    }
+    Opts::default().with("--keep-recent", "1")
 }
 
 fn forced() -> Opts {
-    Opts {
-        policy: Some(mcscope::cli::KindArg::Forced),
-        ..opts()
-    }
+    opts().with("--policy", "forced")
 }
 
 fn kinds(s: &mcscope::analysis::Setup) -> Vec<&'static str> {
@@ -40,9 +34,7 @@ fn kinds(s: &mcscope::analysis::Setup) -> Vec<&'static str> {
 }
 
 fn idle(gap: f64) -> Opts {
-    Opts {
-        policy: Some(mcscope::cli::KindArg::Idle),
-        gap_minutes: Some(gap),
-        ..opts()
-    }
+    opts()
+        .with("--policy", "idle")
+        .with("--gap-minutes", &gap.to_string())
 }

@@ -5,7 +5,7 @@
 
 #[path = "common/corpus.rs"]
 mod corpus;
-use mcscope::cli::{self, KindArg, Opts};
+use mcscope::cli::{self, Opts};
 use mcscope::tui::app::App;
 use mcscope::tui::keymap::Action;
 use std::path::{Path, PathBuf};
@@ -92,13 +92,7 @@ fn no_command_and_no_tui_action_changes_a_session() {
             );
         }
         // The TUI, driven by actions, following the file, exporting elsewhere.
-        if let Ok(setup) = cli::setup(
-            &path,
-            &Opts {
-                policy: Some(KindArg::Idle),
-                ..Default::default()
-            },
-        ) {
+        if let Ok(setup) = cli::setup(&path, &Opts::default().with("--policy", "idle")) {
             let mut app = App::session(setup);
             for a in [
                 Action::ToggleFollow,

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use mcscope::cli::{DeliveryArg, KindArg, Opts, PresetArg};
+use mcscope::cli::{KindArg, Opts, PresetArg};
 use mcscope::policy::engine::{Status, Trigger};
 use mcscope::policy::protect::Outcome;
 use serde_json::json;
@@ -20,11 +20,9 @@ mod requests;
 mod timing;
 
 fn opts(kind: KindArg, keep: u32) -> Opts {
-    Opts {
-        policy: Some(kind),
-        keep_recent: Some(keep),
-        ..Default::default()
-    }
+    Opts::default()
+        .with("--policy", kind.name())
+        .with("--keep-recent", &keep.to_string())
 }
 
 /// A plan at any request equals the timeline's step there (the plan may start its
@@ -38,14 +36,12 @@ fn plan_at_every_request_matches_the_timeline() {
         "qwen-memory/session.jsonl",
     ] {
         for kind in [KindArg::Idle, KindArg::Size, KindArg::Count, KindArg::Auto] {
-            let o = Opts {
-                policy: Some(kind),
-                keep_recent: Some(1),
-                gap_minutes: Some(0.0),
-                size_threshold: Some(2000),
-                trigger: Some(1),
-                ..Default::default()
-            };
+            let o = Opts::default()
+                .with("--policy", kind.name())
+                .with("--keep-recent", "1")
+                .with("--gap-minutes", "0.0")
+                .with("--size-threshold", "2000")
+                .with("--trigger", "1");
             let s = setup(&root.join("sample-sessions").join(sample), o);
             let n = s.session.requests.len();
             let steps = mcscope::analysis::timeline(&s, n);

@@ -38,10 +38,7 @@ fn sample(p: &str) -> std::path::PathBuf {
 }
 
 fn app(path: &str, kind: Option<KindArg>) -> App {
-    let opts = Opts {
-        policy: kind,
-        ..Default::default()
-    };
+    let opts = Opts::default().with_some("--policy", kind);
     App::session(cli::setup(&sample(path), &opts).unwrap())
 }
 

@@ -144,9 +144,8 @@ fn the_mark_of_request_k_is_in_k_s_column_at_80_120_and_200_columns() {
         let a = open(
             &path,
             Opts {
-                policy: Some(policy),
                 at: Some(at.into()),
-                ..Default::default()
+                ..Opts::default().with("--policy", policy.name())
             },
         );
         let n = a.view().unwrap().setup.session.requests.len();
@@ -194,10 +193,7 @@ fn the_mark_of_request_k_is_in_k_s_column_at_80_120_and_200_columns() {
 fn at_80_columns_the_footer_and_header_cut_no_word_and_the_header_keeps_every_value() {
     let a = open(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-demo.jsonl"),
-        Opts {
-            policy: Some(KindArg::Idle),
-            ..Default::default()
-        },
+        Opts::default().with("--policy", "idle"),
     );
     let words = |lines: &[String], from: &str, to: Option<&str>| -> Vec<String> {
         let start = lines.iter().position(|l| l.starts_with(from)).unwrap();

@@ -19,10 +19,7 @@ fn sample(p: &str) -> PathBuf {
 }
 
 fn app(path: &str, kind: Option<KindArg>) -> App {
-    let opts = Opts {
-        policy: kind,
-        ..Default::default()
-    };
+    let opts = Opts::default().with_some("--policy", kind);
     App::session(cli::setup(&sample(path), &opts).unwrap())
 }
 

@@ -66,11 +66,9 @@ use common::evidence::*;
 
 /// count's trigger 1 and keep 1: the plan the cached records are compared with.
 fn count_opts() -> Opts {
-    Opts {
-        trigger: Some(1),
-        keep_recent: Some(1),
-        ..Default::default()
-    }
+    Opts::default()
+        .with("--trigger", "1")
+        .with("--keep-recent", "1")
 }
 
 fn explain(a: &mut App, id: &str) -> Vec<String> {

@@ -7,7 +7,7 @@
 mod screen;
 use screen::{has, screen};
 
-use mcscope::cli::{self, KindArg, Opts};
+use mcscope::cli::{self, Opts};
 use mcscope::tui::app::{App, Overlay};
 use mcscope::tui::keymap;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -58,10 +58,7 @@ fn export_asks_before_replacing_a_file_and_only_y_replaces_it() {
     // A sibling transcript: mcscope does not read it, but it is someone's data.
     let sibling = t.path().join("other.jsonl");
     std::fs::write(&sibling, "{\"keep\": \"me\"}\n").unwrap();
-    let opts = Opts {
-        policy: Some(KindArg::Count),
-        ..Default::default()
-    };
+    let opts = Opts::default().with("--policy", "count");
     let mut a = App::session(cli::setup(&session, &opts).unwrap());
 
     // Enter asks; the screen says so; n keeps the file.

@@ -22,10 +22,7 @@ fn sample(p: &str) -> PathBuf {
 }
 
 fn app(path: &str, kind: Option<KindArg>) -> App {
-    let opts = Opts {
-        policy: kind,
-        ..Default::default()
-    };
+    let opts = Opts::default().with_some("--policy", kind);
     let mut a = App::session(cli::setup(&sample(path), &opts).unwrap());
     a.view_mut().unwrap().wait_background();
     a

@@ -13,12 +13,10 @@ use mcscope::wire::Side;
 use serde_json::{Value, json};
 
 fn count_opts(keep: u32, trigger: u32) -> Opts {
-    Opts {
-        policy: Some(KindArg::Count),
-        keep_recent: Some(keep),
-        trigger: Some(trigger),
-        ..Default::default()
-    }
+    Opts::default()
+        .with("--policy", "count")
+        .with("--keep-recent", &keep.to_string())
+        .with("--trigger", &trigger.to_string())
 }
 
 fn edit_blocks(body: &Value) -> Vec<(usize, Vec<String>)> {
@@ -89,11 +87,9 @@ fn rewrite_keeps_ids_and_is_error_and_local_is_untouched() {
     let path = c.write(t.path(), "s.jsonl");
     let s = setup(
         &path,
-        Opts {
-            policy: Some(KindArg::Idle),
-            keep_recent: Some(1),
-            ..Default::default()
-        },
+        Opts::default()
+            .with("--policy", "idle")
+            .with("--keep-recent", "1"),
     );
     let k = s.session.requests.len();
     let wire = wire_at(&s, k, Side::Wire).unwrap();
@@ -137,11 +133,9 @@ fn messages_json_bodies_are_sessions() {
     std::fs::write(&path, serde_json::to_string_pretty(&body).unwrap()).unwrap();
     let s = setup(
         &path,
-        Opts {
-            policy: Some(KindArg::Forced),
-            keep_recent: Some(1),
-            ..Default::default()
-        },
+        Opts::default()
+            .with("--policy", "forced")
+            .with("--keep-recent", "1"),
     );
     assert_eq!(s.session.format, mcscope::session::Format::MessagesJson);
     // Two assistant messages plus the trailing user message.
@@ -172,11 +166,9 @@ fn qwen_inline_media_has_its_own_keep_window() {
     q.shell("A", 100).shell("B", 100).answer("ok");
     let s = setup(
         &q.write(t.path(), "s.jsonl"),
-        Opts {
-            policy: Some(KindArg::Forced),
-            keep_recent: Some(1),
-            ..Default::default()
-        },
+        Opts::default()
+            .with("--policy", "forced")
+            .with("--keep-recent", "1"),
     );
     let p = last(&s);
     assert_eq!(p.step.media_cleared, 1);
@@ -234,13 +226,11 @@ fn printed_bodies_of(path: &std::path::Path, corpus: &std::path::Path) {
         (KindArg::Forced, DeliveryArg::Rewrite),
         (KindArg::Count, DeliveryArg::CacheEdits),
     ] {
-        let o = Opts {
-            policy: Some(kind),
-            delivery: Some(delivery),
-            keep_recent: Some(1),
-            trigger: Some(2),
-            ..Default::default()
-        };
+        let o = Opts::default()
+            .with("--policy", kind.name())
+            .with("--delivery", delivery.name())
+            .with("--keep-recent", "1")
+            .with("--trigger", "2");
         let Ok(s) = mcscope::cli::setup(path, &o) else {
             continue; // cache-edits on a qwen session is refused
         };

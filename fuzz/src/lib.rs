@@ -5,7 +5,7 @@
 //! test can replay a saved input through exactly the same checks.
 
 use mcscope::analysis::{self, PlanAt, Setup};
-use mcscope::cli::{self, DeliveryArg, KindArg, Opts};
+use mcscope::cli::{self, Opts};
 use mcscope::load::{self, LoadError, PLACEHOLDER};
 use mcscope::policy::engine::{Status, Step};
 use mcscope::policy::{Delivery, PlanKind};
@@ -203,13 +203,7 @@ pub fn check_session(s: &Session, data: &[u8]) {
 /// `Read` / `read_file` of `/mem/...` is protected.
 pub fn base_opts() -> Opts {
     Opts {
-        policy: Some(KindArg::Idle),
-        keep_recent: Some(2),
-        gap_minutes: Some(0.0),
-        size_threshold: Some(64),
-        trigger: Some(2),
-        shared: cli::SharedOpts {
-            protect: true,
+        shared: mcscope::cli::SharedOpts {
             memory_root: vec![
                 "project=/mem/project".into(),
                 "user=/mem/user".into(),
@@ -218,6 +212,12 @@ pub fn base_opts() -> Opts {
             ..Default::default()
         },
         ..Opts::default()
+            .with("--policy", "idle")
+            .with("--keep-recent", "2")
+            .with("--gap-minutes", "0.0")
+            .with("--size-threshold", "64")
+            .with("--trigger", "2")
+            .with("--protect", "")
     }
 }
 
@@ -276,10 +276,7 @@ pub fn pipeline(path: &Path, data: &[u8]) {
     let harness = base.session.harness;
     if harness == HarnessId::Qwen {
         // cache-edits is Claude's mechanism: asked for a qwen session, an error.
-        let opts = Opts {
-            delivery: Some(DeliveryArg::CacheEdits),
-            ..base_opts()
-        };
+        let opts = base_opts().with("--delivery", "cache-edits");
         assert!(
             cli::setup(path, &opts).is_err(),
             "cache-edits accepted for a qwen session"

@@ -4,6 +4,7 @@
 use super::{Opts, OutputFormat, PresetArg, SharedOpts, UsageError, cache_ttl, setup_from};
 use crate::policy::{Delivery, PlanKind, params};
 use crate::session::Session;
+use crate::setup::{Given, Read};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -17,31 +18,26 @@ pub enum CompareFormat {
 }
 
 /// `mcscope compare PATH`: the setting flags take comma-separated lists.
-#[derive(Args, Debug, Clone, Default)]
+/// clap's arguments of the table's flags are made from its rows
+/// (`cli::opts`): each list compare takes by key, the flags it takes one value
+/// of as [`Given`]; the others are [`CompareOwn`]'s, by clap's derive.
+#[derive(Debug, Clone, Default)]
 pub struct CompareArgs {
+    pub own: CompareOwn,
+    /// The text given for each parameter compare takes a list of, by key.
+    pub lists: Vec<(&'static str, String)>,
+    /// The parameters compare takes one value of, for every row.
+    pub given: Given,
+}
+
+/// `compare`'s flags that are no parameter's of the table.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CompareOwn {
     /// A session, or a folder of sessions (none: the harnesses' session
     /// folders, as the picker reads them).
     pub path: Option<PathBuf>,
     #[command(flatten)]
     pub dates: super::Dates,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "KIND,…")]
-    pub policy: Option<String>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N,…")]
-    pub keep_recent: Option<String>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "M,…", allow_hyphen_values = true)]
-    pub gap_minutes: Option<String>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "C,…", allow_hyphen_values = true)]
-    pub size_threshold: Option<String>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N,…")]
-    pub trigger: Option<String>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "rewrite|cache-edits,…")]
-    pub delivery: Option<String>,
     #[arg(long, value_parser = crate::named::named::<PresetArg>())]
     pub preset: Option<PresetArg>,
     /// api preset: trigger values of the first clear_tool_uses edit, e.g.
@@ -55,24 +51,6 @@ pub struct CompareArgs {
     /// api preset: the edits each setting starts from (as plan's --api-edit).
     #[arg(long = "api-edit", value_name = "JSON")]
     pub api_edit: Vec<String>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long)]
-    pub no_low_watermark: bool,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
-    pub protect_tokens: Option<u64>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
-    pub min_prunable_tokens: Option<u64>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long)]
-    pub no_protect_latest_turn: bool,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
-    pub prune_protect: Option<u64>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
-    pub prune_minimum: Option<u64>,
     #[command(flatten)]
     pub shared: SharedOpts,
     /// USD per million input tokens (overrides the price table's row).
@@ -120,45 +98,46 @@ pub struct CompareArgs {
 impl CompareArgs {
     /// The output asked for: `-j`/`--json` wins over `--format`.
     pub fn output_format(&self) -> CompareFormat {
-        if self.json {
+        if self.own.json {
             CompareFormat::Json
         } else {
-            self.format
+            self.own.format
         }
+    }
+
+    /// The text given for the list of the parameter of `key`.
+    fn list_text(&self, key: &str) -> Option<&str> {
+        self.lists
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, t)| t.as_str())
     }
 
     /// The options every compared session is set up with (no lists).
     /// Every field is named (no `..Default::default()`): a flag added to
     /// [`Opts`] does not compile until compare says what it does with it.
     fn opts(&self) -> Opts {
-        let api_lists = self.api_trigger.is_some() || self.api_keep.is_some();
+        let own = &self.own;
+        let api_lists = own.api_trigger.is_some() || own.api_keep.is_some();
+        // The plan settings compare takes one value of: the same for every row
+        // (the grid's come per row).
+        let mut given = self.given.clone();
+        if !own.api_edit.is_empty() {
+            given.set(
+                params::by_flag("api-edit").map_or("api_edits", |p| p.key),
+                Read::Json(own.api_edit.clone()),
+            );
+        }
         Opts {
-            // The request and the plan settings come from the grid, per row.
+            // The request comes from the grid, per row.
             at: None,
-            policy: None,
             preset: if api_lists {
                 Some(PresetArg::SERVER)
             } else {
-                self.preset
+                own.preset
             },
-            api_edit: self.api_edit.clone(),
-            api_excluded_count_toward_keep: false,
-            api_trigger_inclusive: false,
-            api_placeholder: None,
-            keep_recent: None,
-            gap_minutes: None,
-            min_trigger_tool_uses: None,
-            prune_protect: self.prune_protect,
-            prune_minimum: self.prune_minimum,
-            size_threshold: None,
-            // The thresholds of mask and prune: one value for every row.
-            protect_tokens: self.protect_tokens,
-            min_prunable_tokens: self.min_prunable_tokens,
-            no_protect_latest_turn: self.no_protect_latest_turn,
-            no_low_watermark: self.no_low_watermark,
-            trigger: None,
-            delivery: None,
-            shared: self.shared.clone(),
+            given,
+            shared: own.shared.clone(),
             format: match self.output_format() {
                 CompareFormat::Json => OutputFormat::Json,
                 CompareFormat::Text | CompareFormat::Html => OutputFormat::Text,
@@ -174,17 +153,18 @@ impl CompareArgs {
         use crate::compare::parse_list;
         fn list<T>(
             flag: &str,
-            v: &Option<String>,
+            v: Option<&str>,
             one: impl Fn(&str) -> Option<T>,
         ) -> Result<Option<Vec<T>>, UsageError> {
-            v.as_deref()
-                .map(|t| parse_list(flag, t, one))
+            v.map(|t| parse_list(flag, t, one))
                 .transpose()
                 .map_err(UsageError::List)
         }
         // A parameter's list is named by its flag in `policy::params`.
         let flag = |key| params::by_key(key).map_or(key, params::Param::long);
-        let policy = list(flag("kind"), &self.policy, PlanKind::parse)?;
+        let of = |key| (flag(key), self.list_text(key));
+        let (f, t) = of("kind");
+        let policy = list(f, t, PlanKind::parse)?;
         if policy
             .as_ref()
             .is_some_and(|l| l.contains(&PlanKind::Recorded))
@@ -192,20 +172,29 @@ impl CompareArgs {
             // SPEC §15.3: the baseline is always there; --no-baseline removes it.
             return Err(UsageError::RecordedListed);
         }
+        let number = |key| {
+            let (f, t) = of(key);
+            list(f, t, |x| x.parse().ok())
+        };
+        let (f, t) = of("gap_threshold_minutes");
+        // NaN or an infinity is no gap (negative ones disable, as with plan).
+        let gap_minutes = list(f, t, |x| x.parse().ok().filter(|g: &f64| g.is_finite()))?;
+        let (f, t) = of("delivery");
+        let delivery = list(f, t, Delivery::parse)?;
         Ok(crate::compare::Lists {
             policy,
-            keep_recent: list(flag("keep_recent"), &self.keep_recent, |x| x.parse().ok())?,
-            // NaN or an infinity is no gap (negative ones disable, as with plan).
-            gap_minutes: list(flag("gap_threshold_minutes"), &self.gap_minutes, |x| {
-                x.parse().ok().filter(|g: &f64| g.is_finite())
-            })?,
-            size_threshold: list(flag("size_threshold"), &self.size_threshold, |x| {
+            keep_recent: number("keep_recent")?,
+            gap_minutes,
+            size_threshold: {
+                let (f, t) = of("size_threshold");
+                list(f, t, |x| x.parse().ok())?
+            },
+            trigger: number("trigger_threshold")?,
+            delivery,
+            api_trigger: list("api-trigger", self.own.api_trigger.as_deref(), |x| {
                 x.parse().ok()
             })?,
-            trigger: list(flag("trigger_threshold"), &self.trigger, |x| x.parse().ok())?,
-            delivery: list(flag("delivery"), &self.delivery, Delivery::parse)?,
-            api_trigger: list("api-trigger", &self.api_trigger, |x| x.parse().ok())?,
-            api_keep: list("api-keep", &self.api_keep, |x| x.parse().ok())?,
+            api_keep: list("api-keep", self.own.api_keep.as_deref(), |x| x.parse().ok())?,
         })
     }
 }
@@ -218,8 +207,8 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     let lists = args.lists()?;
     let opts = args.opts();
     let format = args.output_format();
-    let window = args.dates.window();
-    let given = args.path.as_deref();
+    let window = args.own.dates.window();
+    let given = args.own.path.as_deref();
     let (files, folder, looked_in) = match given {
         Some(p) if p.is_dir() => (
             compare::session_files(p).map_err(|e| UsageError::io(p, e))?,
@@ -248,11 +237,11 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     // Refused before the work, not after it: `-o` never names an input or a
     // harness folder (the write checks again).
     let reading = crate::export::Reading::config().sessions(&files);
-    let output = crate::export::to_file(args.output.as_deref());
+    let output = crate::export::to_file(args.own.output.as_deref());
     if let Some(out) = output {
         crate::export::check(out, &reading)?;
     }
-    let cache_ttl = match &args.shared.cache_ttl {
+    let cache_ttl = match &args.own.shared.cache_ttl {
         Some(_) => cache_ttl(&path, &opts)?,
         None if folder => crate::totals::CacheTtl::Auto,
         None => cache_ttl(&path, &opts)?,
@@ -260,7 +249,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     let setup = |s: Session, p: &Path| setup_from(s, p, &opts).map_err(|e| e.to_string());
     let started = std::time::Instant::now();
     let bar: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
-    let show = !args.quiet && std::io::stderr().is_terminal();
+    let show = !args.own.quiet && std::io::stderr().is_terminal();
     let progress = |done: u64, total: u64| {
         if !show || started.elapsed() < std::time::Duration::from_millis(500) {
             return;
@@ -272,15 +261,15 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
         lists: &lists,
         cache_ttl,
         prices: crate::prices::PriceFlags {
-            input: args.price_input,
-            write_5m: args.price_write_5m,
-            write_1h: args.price_write_1h,
-            read: args.price_read,
-            output: args.price_output,
+            input: args.own.price_input,
+            write_5m: args.own.price_write_5m,
+            write_1h: args.own.price_write_1h,
+            read: args.own.price_read,
+            output: args.own.price_output,
         },
         setup: &setup,
         progress: &progress,
-        baseline: !args.no_baseline,
+        baseline: !args.own.no_baseline,
     };
     // The HTML page of one session charts it: loaded once for the rows and the chart.
     let mut charts = None;
@@ -309,7 +298,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     match output {
         Some(file) => {
             crate::export::write(file, &reading, out.as_bytes())?;
-            if !args.quiet {
+            if !args.own.quiet {
                 eprintln!("mcscope: wrote {}", crate::sanitize::path(file));
             }
             Ok(String::new())
@@ -339,13 +328,13 @@ fn notes(
     looked_in: &str,
 ) {
     use crate::compare;
-    if !args.quiet {
+    if !args.own.quiet {
         // One line per kind of skipped file (SPEC §9a); `-v` names each.
         for (reason, files) in compare::skip_kinds(c) {
             if reason == "unpriced" {
                 continue;
             }
-            if args.verbose {
+            if args.own.verbose {
                 for (path, why) in files {
                     let line = format!("skipped {path}: {why}");
                     eprintln!("mcscope: {}", crate::sanitize::line(&line));
@@ -358,7 +347,7 @@ fn notes(
     }
     // An empty folder, or a window that leaves no session, is an empty result
     // (SPEC §7a, §15.19): a cron job over a new HOME succeeds, and says why.
-    if folder && c.sessions.is_empty() && !args.quiet {
+    if folder && c.sessions.is_empty() && !args.own.quiet {
         let within = match window.is_set() {
             true => format!(" {}", window.words()),
             false => String::new(),
@@ -385,11 +374,11 @@ fn render(
             s
         }
         // Shown on a terminal or opened from a file later: sanitized either way.
-        CompareFormat::Text => crate::sanitize::text_owned(compare::text(c, args.verbose)),
+        CompareFormat::Text => crate::sanitize::text_owned(compare::text(c, args.own.verbose)),
         CompareFormat::Html => crate::sanitize::text_owned(crate::compare_html::html(
             c,
             charts,
-            &crate::page_paths::PageNames::new(path, names_folder, args.full_paths),
+            &crate::page_paths::PageNames::new(path, names_folder, args.own.full_paths),
         )),
     }
 }
@@ -434,17 +423,10 @@ mod tests {
             if !matches!(p.compare, params::Compare::List { .. }) {
                 continue;
             }
-            let mut args = CompareArgs::default();
-            let bad = Some("nothing-valid".to_string());
-            match p.key {
-                "kind" => args.policy = bad,
-                "keep_recent" => args.keep_recent = bad,
-                "gap_threshold_minutes" => args.gap_minutes = bad,
-                "size_threshold" => args.size_threshold = bad,
-                "trigger_threshold" => args.trigger = bad,
-                "delivery" => args.delivery = bad,
-                other => panic!("{other}: a list compare does not read"),
-            }
+            let args = CompareArgs {
+                lists: vec![(p.key, "nothing-valid".to_string())],
+                ..CompareArgs::default()
+            };
             let e = args.lists().unwrap_err().to_string();
             assert!(
                 e.starts_with(&format!("{} \"nothing-valid\"", p.flag)),

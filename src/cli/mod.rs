@@ -5,13 +5,14 @@
 
 mod compare;
 mod explain;
+mod opts;
 
 pub use crate::setup::{
     DeliveryArg, InputFormatArg, KindArg, Opts, OutputFormat, PresetArg, SharedOpts, Sidecar,
     UsageError, cache_ttl, directory_error, input_format, read_sidecar, request_index, resolve_id,
     setup, setup_from, setup_with_config, setup_with_progress, sidecar_path,
 };
-pub use compare::{CompareArgs, CompareFormat, run_compare};
+pub use compare::{CompareArgs, CompareFormat, CompareOwn, run_compare};
 pub use explain::{check_output, emit, explain_page};
 
 pub use crate::color::ColorChoice;

@@ -4,7 +4,7 @@
 
 use crate::analysis::{self, Setup};
 use crate::context::*;
-use crate::policy::{Delivery, PlanKind};
+use crate::policy::PlanKind;
 use crate::session::{HarnessId, Role};
 use crate::setup::Opts;
 use crate::wire::Side;
@@ -148,22 +148,18 @@ fn spec_12_context_worked_figures_by_block_kind() {
     assert_eq!(c[2].unattributed, Some(9500 - 2130));
     // Forced at request 3 keeping 1: the Read result reads the placeholder,
     // 33 characters → 8 tokens, under its tool.
-    let forced = Opts {
-        policy: Some(PlanKind::Forced),
-        keep_recent: Some(1),
-        ..Default::default()
-    };
+    let forced = Opts::default()
+        .with("--policy", "forced")
+        .with("--keep-recent", "1");
     let c = contexts(&setup_of(&path, &forced));
     assert_eq!(c[2].tool_results["Read"], 8);
     assert_eq!(c[2].unattributed, Some(9500 - 2130 + 100 - 8));
     // Deleted by a count plan's cache edits, the result counts nothing.
-    let edits = Opts {
-        policy: Some(PlanKind::Count),
-        keep_recent: Some(1),
-        trigger: Some(1),
-        delivery: Some(Delivery::CacheEdits),
-        ..Default::default()
-    };
+    let edits = Opts::default()
+        .with("--policy", "count")
+        .with("--keep-recent", "1")
+        .with("--trigger", "1")
+        .with("--delivery", "cache-edits");
     let c = contexts(&setup_of(&path, &edits));
     assert_eq!(c[2].tool_results["Read"], 0);
 }
@@ -275,17 +271,15 @@ fn from_body(setup: &Setup, k: usize) -> Context {
 /// and media, the api preset's server view, a forced Qwen plan's thoughts).
 #[test]
 fn spec_12_context_is_the_wire_body_by_kind_on_the_samples() {
-    let idle = |keep: u32, gap: f64| Opts {
-        policy: Some(PlanKind::Idle),
-        keep_recent: Some(keep),
-        gap_minutes: Some(gap),
-        ..Default::default()
+    let idle = |keep: u32, gap: f64| {
+        Opts::default()
+            .with("--policy", "idle")
+            .with("--keep-recent", &keep.to_string())
+            .with("--gap-minutes", &gap.to_string())
     };
-    let forced = Opts {
-        policy: Some(PlanKind::Forced),
-        keep_recent: Some(1),
-        ..Default::default()
-    };
+    let forced = Opts::default()
+        .with("--policy", "forced")
+        .with("--keep-recent", "1");
     let cases: Vec<(&str, Opts)> = vec![
         ("claude-demo.jsonl", Opts::default()),
         ("claude-demo.jsonl", idle(1, 1.0)),
@@ -304,7 +298,7 @@ fn spec_12_context_is_the_wire_body_by_kind_on_the_samples() {
         assert_eq!(got.len(), setup.session.requests.len(), "{file}");
         for (i, c) in got.iter().enumerate() {
             // A forced plan acts at the request it is asked for: the last here.
-            if opts.policy == Some(PlanKind::Forced) && i + 1 < got.len() {
+            if opts.given.kind() == Some(PlanKind::Forced) && i + 1 < got.len() {
                 continue;
             }
             assert_eq!(
@@ -330,19 +324,12 @@ fn spec_12_context_is_the_wire_body_by_kind_on_the_samples() {
 fn spec_12_api_server_view_clears_thinking_and_inputs() {
     let dir = tempfile::tempdir().unwrap();
     let path = worked(dir.path());
-    let opts = Opts {
-        preset: Some(crate::config::Preset::Api),
-        api_edit: vec![
-            json!({"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 0}})
-                .to_string(),
-            json!({"type": "clear_tool_uses_20250919",
+    let opts = Opts { preset: Some(crate::config::Preset::Api), ..Opts::default().with("--api-edit", &json!({"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 0}})
+                .to_string()).with("--api-edit", &json!({"type": "clear_tool_uses_20250919",
                    "trigger": {"type": "input_tokens", "value": 100},
                    "keep": {"type": "tool_uses", "value": 1},
                    "clear_tool_inputs": true})
-            .to_string(),
-        ],
-        ..Default::default()
-    };
+            .to_string()) };
     let setup = setup_of(&path, &opts);
     let got = contexts(&setup);
     for (i, c) in got.iter().enumerate() {

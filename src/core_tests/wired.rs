@@ -32,10 +32,7 @@ fn the_tracked_break_is_the_listed_break_on_every_sample() {
     let mut compared = 0;
     for name in samples {
         for &kind in PlanKind::VARIANTS {
-            let opts = Opts {
-                policy: Some(kind),
-                ..Default::default()
-            };
+            let opts = Opts::default().with("--policy", kind.name());
             // A kind the harness cannot run is refused: nothing to compare.
             let Ok(setup) = crate::setup::setup(&dir.join(name), &opts) else {
                 continue;

@@ -6,12 +6,14 @@
 
 pub(crate) mod baseline;
 mod flags;
+mod given;
 mod key_error;
 mod roots;
 mod select;
 mod sidecar;
 mod usage_error;
-use flags::{apply_flags, flags_given};
+use flags::apply_flags;
+pub use given::{Given, Read};
 use roots::paths_and_roots;
 
 pub use crate::load::sidecar_path;
@@ -59,116 +61,38 @@ pub use crate::session::Format as InputFormatArg;
 /// `--preset`: [`config::Preset`] by its one name.
 pub use crate::config::Preset as PresetArg;
 
-/// The options every subcommand and the TUI share, one field per shared flag:
-/// each field's doc is its flag's `--help` (clap's derive reads it), except a
-/// parameter's, whose help `cli::command` makes from its row of
-/// `policy::params::PARAMS` (`setup` never parses: the TUI, tests, benches and fuzz targets build `Opts` directly).
-#[derive(clap::Args, Debug, Clone, Default)]
+/// The options every subcommand and the TUI share: the parameters of the
+/// table (`policy::params`) given as flags, by key, and the flags that are no
+/// parameter's. `cli::opts` makes clap's arguments of both (a parameter's from
+/// its row) and reads them back; the TUI, tests, benches and fuzz targets build
+/// `Opts` directly (`Opts::with` gives a parameter's flag as the command line
+/// would).
+#[derive(Debug, Clone, Default)]
 pub struct Opts {
     /// The request to look at: a number from 1, or `last`.
-    #[arg(long, value_name = "K|last")]
     pub at: Option<String>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_parser = crate::named::named::<PlanKind>())]
-    pub policy: Option<PlanKind>,
-    /// Harness rules to apply (default: the session's harness). `api`:
-    /// Anthropic's server-side context editing, for Messages API bodies and, as a
-    /// what-if, Claude Code sessions (see --api-edit).
-    #[arg(long, value_parser = crate::named::named::<PresetArg>())]
+    /// Harness rules to apply (default: the session's harness).
     pub preset: Option<PresetArg>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long = "api-edit", value_name = "JSON")]
-    pub api_edit: Vec<String>,
-    // Help: its row of `policy::params::OTHER_KEYS` (`cli::command`).
-    #[arg(long)]
-    pub api_excluded_count_toward_keep: bool,
-    // Help: its row of `policy::params::OTHER_KEYS` (`cli::command`).
-    #[arg(long)]
-    pub api_trigger_inclusive: bool,
-    // Help: its row of `policy::params::OTHER_KEYS` (`cli::command`).
-    #[arg(long, value_name = "TEXT")]
-    pub api_placeholder: Option<String>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(crate::policy::params::MAX_COUNT)))]
-    pub keep_recent: Option<u32>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "M", allow_negative_numbers = true, value_parser = gap_arg)]
-    pub gap_minutes: Option<f64>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(crate::policy::params::MAX_COUNT)))]
-    pub min_trigger_tool_uses: Option<u32>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
-    pub prune_protect: Option<u64>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
-    pub prune_minimum: Option<u64>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "C", allow_negative_numbers = true)]
-    pub size_threshold: Option<i64>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
-    pub protect_tokens: Option<u64>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
-    pub min_prunable_tokens: Option<u64>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long)]
-    pub no_protect_latest_turn: bool,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long)]
-    pub no_low_watermark: bool,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(..=i64::from(crate::policy::params::MAX_COUNT)))]
-    pub trigger: Option<u32>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_parser = crate::named::named::<Delivery>())]
-    pub delivery: Option<Delivery>,
-    /// The flags `compare` takes alike (budget, protection, roots, path maps,
-    /// cache TTL).
-    #[command(flatten)]
+    /// The parameters given as flags (`--keep-recent 3`), by the table's key.
+    pub given: Given,
+    /// The flags `compare` takes alike (roots, path maps, cache TTL).
     pub shared: SharedOpts,
-    /// Output format: text or json (explain also md or html: a page to share).
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    /// Output format: text or json (explain also md or html).
     pub format: OutputFormat,
     /// Print JSON: the same as --format json (and wins over --format text).
-    #[arg(short = 'j', long)]
     pub json: bool,
     /// Override format detection.
-    #[arg(long, value_parser = crate::named::named::<Format>())]
     pub input_format: Option<Format>,
     /// The session to read from a file that holds several (an OpenCode
-    /// database): its id, e.g. `ses_dd4438cb3ffeXq3Lm9TzR2bN7c`.
-    #[arg(long, value_name = "ID")]
+    /// database): its id.
     pub session: Option<String>,
 }
 
-/// The flags of [`Opts`] that `compare` takes as they are (its other setting
-/// flags take lists): written once, flattened into both (so `--cache-ttl`
-/// follows `--path-map` in the help of both).
+/// The flags of [`Opts`] that `compare` takes as they are and that are no
+/// parameter's: written once, flattened into both (so `--cache-ttl` follows
+/// `--path-map` in the help of both).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct SharedOpts {
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
-    pub budget_tokens: Option<u64>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, value_name = "N")]
-    pub budget_min_saving: Option<u64>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long = "budget-warning", value_name = "N")]
-    pub budget_warning: Option<u64>,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, overrides_with = "no_protect")]
-    pub protect: bool,
-    // Help: the `off` column of its row of `policy::params::PARAMS`.
-    #[arg(long, overrides_with = "protect")]
-    pub no_protect: bool,
-    // Help: its row of `policy::params::PARAMS` (`cli::command`).
-    #[arg(long, overrides_with = "no_clear_errors")]
-    pub clear_errors: bool,
-    // Help: the `off` column of its row of `policy::params::PARAMS`.
-    #[arg(long, overrides_with = "clear_errors")]
-    pub no_clear_errors: bool,
     /// A memory root, e.g. `project=/home/me/.qwen/projects/x/memory` (repeatable).
     #[arg(long, value_name = "KIND=DIR", value_parser = memory_root_arg)]
     pub memory_root: Vec<String>,
@@ -181,6 +105,29 @@ pub struct SharedOpts {
 }
 
 impl Opts {
+    /// These options with a parameter's flag given (`--keep-recent`, `3`; a
+    /// switch's text is not read), as the command line reads it.
+    ///
+    /// # Panics
+    /// Where the flag is no parameter's or its value does not read: the
+    /// options are written in code.
+    #[must_use]
+    pub fn with(mut self, flag: &str, text: &str) -> Opts {
+        if let Err(e) = self.given.read(flag, text) {
+            panic!("{e}");
+        }
+        self
+    }
+
+    /// As [`Opts::with`], where `value` is some.
+    #[must_use]
+    pub fn with_some<T: AsFlag>(self, flag: &str, value: Option<T>) -> Opts {
+        match value {
+            Some(v) => self.with(flag, &v.as_flag()),
+            None => self,
+        }
+    }
+
     /// The output asked for: `-j`/`--json` wins over `--format` (SPEC §15.25).
     pub fn output_format(&self) -> OutputFormat {
         if self.json {
@@ -190,6 +137,34 @@ impl Opts {
         }
     }
 }
+
+/// A value as the command line writes it (`idle`, `cache-edits`, `3`, `7.5`).
+pub trait AsFlag {
+    fn as_flag(&self) -> String;
+}
+
+impl AsFlag for PlanKind {
+    fn as_flag(&self) -> String {
+        self.name().to_string()
+    }
+}
+
+impl AsFlag for Delivery {
+    fn as_flag(&self) -> String {
+        self.name().to_string()
+    }
+}
+
+macro_rules! as_flag_by_display {
+    ($($t:ty),*) => {$(
+        impl AsFlag for $t {
+            fn as_flag(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+as_flag_by_display!(u32, u64, i64, f64);
 
 /// A plan the session's harness cannot run, named with the session's path.
 fn illegal(path: &Path, why: Illegal) -> UsageError {
@@ -323,7 +298,7 @@ fn choose_preset(
     side: Option<&Sidecar>,
     config: &Config,
 ) -> Result<Chosen, UsageError> {
-    let (policy, preset, delivery) = (opts.policy, opts.preset, opts.delivery);
+    let (policy, preset, delivery) = (opts.given.kind(), opts.preset, opts.given.delivery());
     let recorded = side
         .and_then(|s| s.keys.preset())
         .map(|p| ("sidecar", p))
@@ -428,16 +403,15 @@ fn settle_kind_and_delivery(
     chosen: &Chosen,
     delivery_set: bool,
 ) -> Result<(), UsageError> {
-    let Opts {
-        policy, delivery, ..
-    } = *opts;
+    let (policy, delivery) = (opts.given.kind(), opts.given.delivery());
     let (api, flag_leaves_api) = (chosen.api, chosen.flag_leaves_api);
     if p.kind == PlanKind::Recorded {
         // SPEC §15.3: the baseline is read from the records; the api preset's
         // keeps delivery server (what tells it from the others' in the TUI).
-        let given = flags_given(opts);
-        let on = |key: &str| given.iter().any(|&(k, set)| k == key && set);
-        let refused: Vec<&str> = RECORDED_REFUSES.into_iter().filter(|k| on(k)).collect();
+        let refused: Vec<&str> = RECORDED_REFUSES
+            .into_iter()
+            .filter(|k| opts.given.has(k))
+            .collect();
         if !refused.is_empty() {
             return Err(UsageError::BaselineParams {
                 path: path.display().to_string(),

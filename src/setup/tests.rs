@@ -1,45 +1,56 @@
 use super::*;
 
-/// Issue 22 item 4: the options are read against the parameter table by
-/// key: every parameter has its flag, no other flag but the api preset's
-/// own readings, and the baseline's refusals are parameters of the table,
-/// named by its flags.
+/// Issue 42 item 5: every flag of the parameter table is made by it and read
+/// back by its key, through the real command line and through `Opts::with`
+/// alike; the baseline's refusals are parameters of the table, named by its
+/// flags.
 #[test]
-fn the_flags_given_are_the_parameter_table_s_keys() {
-    let mut given: Vec<&str> = flags_given(&Opts::default())
-        .into_iter()
-        .map(|(k, _)| k)
-        .collect();
-    given.sort_unstable();
-    let mut table: Vec<&str> = crate::policy::params::PARAMS
-        .iter()
-        .map(|p| p.key)
-        .collect();
-    table.sort_unstable();
-    // The api preset's readings of its edits are settings of their own
-    // (`config --print` shows them), not rows of the table.
-    let own = [
-        "api_excluded_count_toward_keep",
-        "api_placeholder",
-        "api_trigger_inclusive",
-    ];
-    given.retain(|k| !own.contains(k));
-    assert_eq!(given, table);
-    assert!(flags_given(&Opts::default()).iter().all(|&(_, on)| !on));
-    for k in RECORDED_REFUSES {
-        assert!(crate::policy::params::by_key(k).is_some(), "{k}");
+fn every_flag_of_the_table_is_given_by_its_key() {
+    use crate::policy::params::{self, Takes};
+    use clap::FromArgMatches;
+    let mut n = 0;
+    for f in params::flags() {
+        let value = match f.takes {
+            Takes::Count | Takes::Tokens => Some("3".to_string()),
+            Takes::Chars => Some("-1".into()),
+            Takes::Minutes => Some("7.5".into()),
+            Takes::Named(names) => names().get(1).map(|s| s.to_string()),
+            Takes::Text => Some("x".into()),
+            Takes::Json => Some("{}".into()),
+            Takes::On | Takes::Off => None,
+        };
+        let flag = format!("--{}", f.long);
+        let mut argv = vec![
+            "mcscope".to_string(),
+            "plan".into(),
+            "s.jsonl".into(),
+            flag.clone(),
+        ];
+        argv.extend(value.clone());
+        let m = crate::cli::command().try_get_matches_from(&argv).unwrap();
+        let cli = crate::cli::Cli::from_arg_matches(&m).unwrap();
+        let Some(crate::cli::Command::Plan { opts, .. }) = cli.command else {
+            panic!("{argv:?}: not plan");
+        };
+        assert_eq!(opts.given.keys().collect::<Vec<_>>(), [f.key], "{flag}");
+        let by_hand = Opts::default().with(&flag, value.as_deref().unwrap_or(""));
+        assert_eq!(by_hand.given, opts.given, "{flag}");
+        n += 1;
     }
-    let opts = Opts {
-        keep_recent: Some(2),
-        no_protect_latest_turn: true,
-        ..Opts::default()
-    };
-    let on: Vec<&str> = flags_given(&opts)
-        .into_iter()
-        .filter(|&(_, on)| on)
-        .map(|(k, _)| k)
-        .collect();
-    assert_eq!(on, ["keep_recent", "mask_protect_latest_turn"]);
+    // Every parameter's flag, the two switches that turn one off, the api
+    // preset's three readings.
+    assert_eq!(n, params::PARAMS.len() + 2 + 3);
+    assert!(Opts::default().given.keys().next().is_none());
+    for k in RECORDED_REFUSES {
+        assert!(params::by_key(k).is_some(), "{k}");
+    }
+    let opts = Opts::default()
+        .with("--keep-recent", "2")
+        .with("--no-protect-latest-turn", "");
+    assert_eq!(
+        opts.given.keys().collect::<Vec<_>>(),
+        ["keep_recent", "mask_protect_latest_turn"]
+    );
     let said = UsageError::BaselineParams {
         path: "s.jsonl".into(),
         flags: baseline::flags_of(&["keep_recent", "mask_protect_latest_turn"]),

@@ -232,11 +232,9 @@ pub fn demo_app(dir: &Path) -> Result<App, UsageError> {
         demo::SESSION.as_bytes(),
     )
     .map_err(|e| UsageError::Demo(e.to_string()))?;
-    let opts = Opts {
-        keep_recent: Some(2),
-        trigger: Some(3),
-        ..Default::default()
-    };
+    let opts = Opts::default()
+        .with("--keep-recent", "2")
+        .with("--trigger", "3");
     let mut app = App::session(setup::setup(&path, &opts)?);
     if let Some(v) = app.view_mut() {
         v.demo_stage(0);

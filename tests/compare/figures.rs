@@ -3,14 +3,19 @@
 use super::*;
 
 fn settings(claude: bool) -> Vec<Opts> {
-    let o = |policy, keep, gap: Option<f64>, size: Option<i64>, trigger, delivery| Opts {
-        policy: Some(policy),
-        keep_recent: keep,
-        gap_minutes: gap,
-        size_threshold: size,
-        trigger,
-        delivery,
-        ..Default::default()
+    let o = |policy: KindArg,
+             keep: Option<u32>,
+             gap: Option<f64>,
+             size: Option<i64>,
+             trigger: Option<u32>,
+             delivery: Option<DeliveryArg>| {
+        Opts::default()
+            .with("--policy", policy.name())
+            .with_some("--keep-recent", keep)
+            .with_some("--gap-minutes", gap)
+            .with_some("--size-threshold", size)
+            .with_some("--trigger", trigger)
+            .with_some("--delivery", delivery)
     };
     let mut v = vec![
         Opts::default(),
@@ -202,12 +207,10 @@ fn warm_and_cold_at_the_ttl_edge_and_later_used_by_path_and_by_command() {
     let path = hand_session(dir.path(), false);
     let setup = common::setup(
         &path,
-        Opts {
-            policy: Some(KindArg::Idle),
-            keep_recent: Some(1),
-            gap_minutes: Some(60.0),
-            ..Default::default()
-        },
+        Opts::default()
+            .with("--policy", "idle")
+            .with("--keep-recent", "1")
+            .with("--gap-minutes", "60.0"),
     );
     let s = &setup.session;
     let facts = SessionFacts::new(s, CacheTtl::Auto);
@@ -251,12 +254,10 @@ fn warm_and_cold_at_the_ttl_edge_and_later_used_by_path_and_by_command() {
     // Gap 0: idle fires everywhere it can.
     let setup = common::setup(
         &path,
-        Opts {
-            policy: Some(KindArg::Idle),
-            keep_recent: Some(1),
-            gap_minutes: Some(0.0),
-            ..Default::default()
-        },
+        Opts::default()
+            .with("--policy", "idle")
+            .with("--keep-recent", "1")
+            .with("--gap-minutes", "0.0"),
     );
     let facts = SessionFacts::new(&setup.session, CacheTtl::Auto);
     let t = totals::session_totals(&setup, &facts).unwrap();

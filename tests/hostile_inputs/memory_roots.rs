@@ -153,14 +153,14 @@ fn symlink_loops_and_long_chains_never_protect_and_never_hang() {
     let path = c.write(&base, "links.jsonl");
 
     let opts = Opts {
-        policy: Some(KindArg::Idle),
-        keep_recent: Some(1),
         shared: mcscope::cli::SharedOpts {
-            protect: true,
             memory_root: vec![format!("project={}", disp(&mem))],
             ..Default::default()
         },
-        ..Default::default()
+        ..Opts::default()
+            .with("--policy", "idle")
+            .with("--keep-recent", "1")
+            .with("--protect", "")
     };
     let setup = setup_ok(&path, opts);
     exercise(&setup, false);
@@ -368,17 +368,17 @@ fn a_missing_memory_root_is_decided_lexically_and_flagged_unverified() {
         .prompt("later", 90.0);
     let path = c.write(&base, "session.jsonl");
     let opts = Opts {
-        policy: Some(KindArg::Idle),
-        keep_recent: Some(1),
         shared: mcscope::cli::SharedOpts {
-            protect: true,
             memory_root: vec![
                 format!("project={}", disp(&missing)),
                 format!("user={}", disp(&looped)),
             ],
             ..Default::default()
         },
-        ..Default::default()
+        ..Opts::default()
+            .with("--policy", "idle")
+            .with("--keep-recent", "1")
+            .with("--protect", "")
     };
     let setup = setup_ok(&path, opts);
     exercise(&setup, true);

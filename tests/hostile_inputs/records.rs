@@ -156,7 +156,7 @@ fn odd_timestamps_give_null_or_negative_gaps_that_never_fire() {
 
     // Idle with a 0-minute threshold: a null or negative gap never fires.
     let mut opts = opts_idle(1);
-    opts.gap_minutes = Some(0.0);
+    opts.given.read("--gap-minutes", "0.0").unwrap();
     let setup = setup_ok(&path, opts);
     exercise(&setup, true);
     let steps = {

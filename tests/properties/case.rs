@@ -3,30 +3,44 @@
 use super::*;
 
 fn opts_of(pol: &GenPolicy, qwen: bool, mem: &Path) -> Opts {
-    Opts {
-        policy: Some(pol.kind),
+    let opts = Opts {
         preset: Some(if qwen != pol.cross_preset {
             PresetArg::Qwen
         } else {
             PresetArg::Claude
         }),
-        keep_recent: Some(pol.keep),
-        gap_minutes: Some(pol.gap as f64),
-        size_threshold: Some(pol.size),
-        no_low_watermark: !pol.low_watermark,
-        trigger: Some(pol.trigger),
-        delivery: Some(if pol.cache_edits && !qwen {
-            DeliveryArg::CacheEdits
-        } else {
-            DeliveryArg::Rewrite
-        }),
         shared: mcscope::cli::SharedOpts {
-            protect: pol.protect,
-            no_protect: !pol.protect,
             memory_root: vec![format!("project={}", mem.display())],
             ..Default::default()
         },
         ..Default::default()
+    }
+    .with("--policy", pol.kind.name())
+    .with("--keep-recent", &pol.keep.to_string())
+    .with("--gap-minutes", &(pol.gap as f64).to_string())
+    .with("--size-threshold", &pol.size.to_string())
+    .with("--trigger", &pol.trigger.to_string())
+    .with(
+        "--delivery",
+        if pol.cache_edits && !qwen {
+            DeliveryArg::CacheEdits
+        } else {
+            DeliveryArg::Rewrite
+        }
+        .name(),
+    )
+    .with(
+        if pol.protect {
+            "--protect"
+        } else {
+            "--no-protect"
+        },
+        "",
+    );
+    if pol.low_watermark {
+        opts
+    } else {
+        opts.with("--no-low-watermark", "")
     }
 }
 

@@ -38,13 +38,7 @@ fn s5_idle_runs_only_where_qwen_runs_it() {
     assert!(p.step.fired());
     assert_eq!(ids(&s, &p, Status::Cleared), ["c1"]);
     // auto: nothing at all at a notification, even over the size threshold.
-    let s = setup(
-        &path,
-        Opts {
-            size_threshold: Some(100),
-            ..opts()
-        },
-    );
+    let s = setup(&path, opts().with("--size-threshold", "100"));
     assert!(!plan(&s, 4).step.fired());
     assert_eq!(plan(&s, 7).step.trigger.map(|t| t.name()), Some("idle"));
 }
@@ -63,10 +57,7 @@ fn s5_size_runs_at_tool_results() {
     q.answer("done");
     let s = setup(
         &q.write(dir.path(), "s.jsonl"),
-        Opts {
-            size_threshold: Some(1000),
-            ..opts()
-        },
+        opts().with("--size-threshold", "1000"),
     );
     // Request 4 sends c3's result: size fires, c3 is pending (just returned).
     let p = plan(&s, 4);
@@ -118,11 +109,11 @@ fn s5_settings_coupling() {
         .answer("a");
     q.prompt("next", 1.0).answer("b");
     let path = q.write(dir.path(), "s.jsonl");
-    let size = |size: Option<i64>| Opts {
-        policy: Some(mcscope::cli::KindArg::Size),
-        gap_minutes: Some(-1.0),
-        size_threshold: size,
-        ..opts()
+    let size = |size: Option<i64>| {
+        opts()
+            .with("--policy", "size")
+            .with("--gap-minutes", "-1.0")
+            .with_some("--size-threshold", size)
     };
     let s = setup(&path, size(None));
     let p = last(&s);
@@ -228,11 +219,9 @@ fn s5_media_lists() {
     // Size never counts, keeps or clears media.
     let s = setup(
         &path,
-        Opts {
-            policy: Some(mcscope::cli::KindArg::Size),
-            size_threshold: Some(1),
-            ..opts()
-        },
+        opts()
+            .with("--policy", "size")
+            .with("--size-threshold", "1"),
     );
     let p = last(&s);
     assert!(p.media.iter().all(|m| !m.cleared));

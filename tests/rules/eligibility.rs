@@ -40,7 +40,7 @@ fn errors_qwen_never_clears_claude_by_config_size_never() {
         "claude clears errors by default"
     );
     let mut o = opts(KindArg::Idle, 1);
-    o.shared.no_clear_errors = true;
+    o.given.read("--no-clear-errors", "").unwrap();
     let s = setup(&path, o);
     let p = last(&s);
     assert_eq!(ids(&s, &p, Status::Cleared), ["A"]);
@@ -57,7 +57,7 @@ fn errors_qwen_never_clears_claude_by_config_size_never() {
         .prompt("x", 1.0)
         .answer("y");
     let mut o = opts(KindArg::Size, 1);
-    o.size_threshold = Some(500);
+    o.given.read("--size-threshold", "500").unwrap();
     let s = setup(&c.write(t.path(), "c2.jsonl"), o);
     let p = last(&s);
     assert_eq!(p.step.chars_before, 600);
@@ -79,7 +79,7 @@ fn size_clears_oldest_first_down_to_the_low_watermark_or_the_threshold() {
         .answer("ok");
     let path = c.write(t.path(), "s.jsonl");
     let mut o = opts(KindArg::Size, 1);
-    o.size_threshold = Some(1000);
+    o.given.read("--size-threshold", "1000").unwrap();
     let s = setup(&path, o.clone());
     let p = last(&s);
     assert!(p.step.fired());
@@ -88,7 +88,7 @@ fn size_clears_oldest_first_down_to_the_low_watermark_or_the_threshold() {
     assert_eq!(ids(&s, &p, Status::Cleared), ["A", "B", "C"]);
     assert_eq!(p.step.chars_after, 300);
 
-    o.no_low_watermark = true;
+    o.given.read("--no-low-watermark", "").unwrap();
     let s = setup(&path, o);
     let p = last(&s);
     assert_eq!(p.step.target_chars, Some(1000));
@@ -111,7 +111,7 @@ fn size_fires_as_an_overage_when_only_protected_results_remain() {
     }
     q.answer("ok").prompt("next", 1.0).answer("ok");
     let mut o = opts(KindArg::Size, 1);
-    o.size_threshold = Some(100);
+    o.given.read("--size-threshold", "100").unwrap();
     o.shared.memory_root = vec![format!("user={}", mem.display())];
     let s = setup(&q.write(&base, "s.jsonl"), o);
     let p = last(&s);
@@ -136,7 +136,7 @@ fn count_deletes_only_sent_results_cumulatively() {
     }
     c.answer("ok");
     let mut o = opts(KindArg::Count, 2);
-    o.trigger = Some(3);
+    o.given.read("--trigger", "3").unwrap();
     let s = setup(&c.write(t.path(), "s.jsonl"), o);
     assert_eq!(s.policy.delivery, mcscope::policy::Delivery::CacheEdits);
     // Request 5 sends D's result for the first time: A, B active and sent → deleted.
@@ -168,7 +168,7 @@ fn count_never_deletes_a_result_not_yet_sent() {
         .result("C", "c")
         .answer("ok");
     let mut o = opts(KindArg::Count, 1);
-    o.trigger = Some(1);
+    o.given.read("--trigger", "1").unwrap();
     let s = setup(&c.write(t.path(), "s.jsonl"), o);
     let p = plan(&s, 2);
     assert!(!p.step.fired(), "all three are in the last user message");
@@ -251,10 +251,10 @@ fn count_honours_clear_errors_under_claude() {
     c.answer("ok");
     let path = c.write(t.path(), "s.jsonl");
     let mut o = opts(KindArg::Count, 2);
-    o.trigger = Some(2);
+    o.given.read("--trigger", "2").unwrap();
     let s = setup(&path, o.clone());
     assert!(ids(&s, &last(&s), Status::Cleared).contains(&"E".to_string()));
-    o.shared.no_clear_errors = true;
+    o.given.read("--no-clear-errors", "").unwrap();
     let s = setup(&path, o);
     let p = last(&s);
     assert!(!ids(&s, &p, Status::Cleared).contains(&"E".to_string()));

@@ -22,7 +22,7 @@ fn claude_preset_can_protect_as_a_what_if() {
     assert!(!s.policy.protect, "off by default for claude");
     assert_eq!(ids(&s, &last(&s), Status::Cleared), ["M", "A"]);
     let mut o = opts(KindArg::Idle, 1);
-    o.shared.protect = true;
+    o.given.read("--protect", "").unwrap();
     o.shared.memory_root = vec![format!("team={}", mem.display())];
     let s = setup(&path, o);
     let p = last(&s);
@@ -36,10 +36,7 @@ fn cache_edits_is_refused_for_qwen_sessions() {
     let mut q = Qwen::default();
     q.prompt("go", 0.0).answer("ok");
     let path = q.write(t.path(), "s.jsonl");
-    let o = Opts {
-        delivery: Some(DeliveryArg::CacheEdits),
-        ..Default::default()
-    };
+    let o = Opts::default().with("--delivery", "cache-edits");
     let e = mcscope::cli::setup(&path, &o).unwrap_err().to_string();
     assert!(e.contains("cache-edits"), "{e}");
     // A qwen count plan defaults to rewrite.

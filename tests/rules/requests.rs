@@ -85,7 +85,7 @@ fn ambiguous_and_unresolved_ids() {
         .bash("Z", 10)
         .answer("ok");
     let mut o = opts(KindArg::Forced, 1);
-    o.shared.protect = true;
+    o.given.read("--protect", "").unwrap();
     let s = setup(&c.write(t.path(), "s.jsonl"), o);
     let p = last(&s);
     let outcome = |id: &str| {
@@ -150,7 +150,7 @@ fn qwen_compressed_history_entries_are_their_own_messages() {
         .shell("n2", 100)
         .answer("ok");
     let mut o = opts(KindArg::Count, 1);
-    o.trigger = Some(1);
+    o.given.read("--trigger", "1").unwrap();
     let s = setup(&q.write(t.path(), "s.jsonl"), o);
     // The first request after the compression sends h1 (from the history) and the prompt.
     let first_after = s

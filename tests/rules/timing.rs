@@ -19,7 +19,7 @@ fn claude_idle_clears_outside_the_call_window_and_needs_the_gap() {
     assert_eq!(ids(&s, &p, Status::Cleared), Vec::<String>::new());
 
     let mut o = opts(KindArg::Idle, 1);
-    o.gap_minutes = Some(30.0);
+    o.given.read("--gap-minutes", "30.0").unwrap();
     let s = setup(&path, o);
     let p = last(&s);
     assert!(p.step.fired());
@@ -31,7 +31,7 @@ fn claude_idle_clears_outside_the_call_window_and_needs_the_gap() {
 
     // A negative threshold disables idle.
     let mut o = opts(KindArg::Idle, 1);
-    o.gap_minutes = Some(-1.0);
+    o.given.read("--gap-minutes", "-1.0").unwrap();
     assert!(!last(&setup(&path, o)).step.fired());
 }
 
@@ -220,12 +220,10 @@ fn qwen_auto_picks_idle_at_an_idle_turn_and_size_otherwise() {
         .answer("ok");
     q.prompt("soon", 1.0).shell("C", 400).answer("ok");
     q.prompt("later", 90.0).answer("ok");
-    let mut o = Opts {
-        keep_recent: Some(1),
-        size_threshold: Some(1000),
-        ..Default::default()
-    };
-    o.policy = Some(KindArg::Auto);
+    let mut o = Opts::default()
+        .with("--keep-recent", "1")
+        .with("--size-threshold", "1000");
+    o.given.read("--policy", "auto").unwrap();
     let s = setup(&q.write(t.path(), "s.jsonl"), o);
     // Request 5 continues a tool loop with 1200 chars: size.
     let p = plan(&s, 5);
@@ -248,7 +246,7 @@ fn claude_idle_resets_at_a_turn_start_whatever_the_delivery() {
     c.prompt("later", 70.0).bash("d", 100).answer("ok");
     c.prompt("soon", 1.0).answer("ok");
     let mut o = opts(KindArg::Idle, 2);
-    o.delivery = Some(DeliveryArg::CacheEdits);
+    o.given.read("--delivery", "cache-edits").unwrap();
     let s = setup(&c.write(t.path(), "s.jsonl"), o);
     let p = last(&s);
     assert!(p.request.begins_turn);

@@ -11,11 +11,9 @@ fn following_a_growing_file_keeps_the_place_and_the_parameters() {
     let path = t.path().join("live.jsonl");
     // All but the last two records (the last prompt's answer comes later).
     std::fs::write(&path, lines[..lines.len() - 1].join("\n") + "\n").unwrap();
-    let opts = Opts {
-        policy: Some(KindArg::Idle),
-        keep_recent: Some(2),
-        ..Default::default()
-    };
+    let opts = Opts::default()
+        .with("--policy", "idle")
+        .with("--keep-recent", "2");
     let mut a = App::session(cli::setup(&path, &opts).unwrap());
     a.update(Action::PrevRequest);
     a.update(Action::KeepMore);
@@ -65,11 +63,9 @@ fn grown_demo(dir: &Path, chars: usize) -> std::path::PathBuf {
 fn a_big_request_is_diffed_in_the_background() {
     let t = tempfile::tempdir().unwrap();
     let path = grown_demo(t.path(), 1_500_000);
-    let opts = Opts {
-        policy: Some(KindArg::Idle),
-        keep_recent: Some(2),
-        ..Default::default()
-    };
+    let opts = Opts::default()
+        .with("--policy", "idle")
+        .with("--keep-recent", "2");
     let mut a = App::session(cli::setup(&path, &opts).unwrap());
     assert!(a.view().unwrap().diff_pending());
     let lines = screen(&a, 120, 40, true);
@@ -93,11 +89,9 @@ fn a_big_request_is_diffed_in_the_background() {
 fn a_big_request_counts_the_rewritten_tokens_in_the_background() {
     let t = tempfile::tempdir().unwrap();
     let path = grown_demo(t.path(), 400_000);
-    let opts = Opts {
-        policy: Some(KindArg::Idle),
-        keep_recent: Some(1),
-        ..Default::default()
-    };
+    let opts = Opts::default()
+        .with("--policy", "idle")
+        .with("--keep-recent", "1");
     let setup = cli::setup(&path, &opts).unwrap();
     let n = setup.session.requests.len();
     let mut a = App::session(setup.clone());

@@ -26,12 +26,10 @@ fn export_writes_the_wire_atomically_and_never_over_the_input() {
     let copy = t.path().join("s.jsonl");
     std::fs::copy(sample(DEMO), &copy).unwrap();
     let before = std::fs::read(&copy).unwrap();
-    let opts = Opts {
-        policy: Some(KindArg::Count),
-        keep_recent: Some(2),
-        trigger: Some(3),
-        ..Default::default()
-    };
+    let opts = Opts::default()
+        .with("--policy", "count")
+        .with("--keep-recent", "2")
+        .with("--trigger", "3");
     let mut a = App::session(cli::setup(&copy, &opts).unwrap());
     a.update(Action::Export);
     assert!(matches!(

@@ -342,14 +342,7 @@ fn y_copies_the_id_or_the_explain_text_through_osc_52() {
     a.update(Action::Explain);
     a.update(Action::Copy);
     let text = view_mut(&mut a).clipboard.take().unwrap();
-    let setup = cli::setup(
-        &sample(DEMO),
-        &Opts {
-            policy: Some(KindArg::Idle),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let setup = cli::setup(&sample(DEMO), &Opts::default().with("--policy", "idle")).unwrap();
     let e = mcscope::analysis::explain(&setup, "toolu_B", 6).unwrap();
     assert_eq!(text, mcscope::report::explain_text(&setup, &e));
     assert!(a.view().unwrap().overlay.is_some(), "the panel stays open");

@@ -328,9 +328,9 @@ fn p_reaches_budget_and_the_header_says_what_auto_chose_and_its_caveats() {
 fn every_plan_flag_applies_to_the_tui_at_included() {
     let opts = Opts {
         at: Some("3".into()),
-        keep_recent: Some(1),
-        policy: Some(KindArg::Count),
-        ..Default::default()
+        ..Opts::default()
+            .with("--keep-recent", "1")
+            .with("--policy", "count")
     };
     let progress = std::sync::atomic::AtomicU64::new(0);
     let (setup, at) = mcscope::tui::load_session(&sample(DEMO), &opts, &progress).unwrap();
@@ -371,11 +371,9 @@ fn timeline_marks_agree_with_the_plan_at_every_request() {
             KindArg::Count,
         ] {
             for delivery in [cli::DeliveryArg::Rewrite, cli::DeliveryArg::CacheEdits] {
-                let opts = Opts {
-                    policy: Some(kind),
-                    delivery: Some(delivery),
-                    ..Default::default()
-                };
+                let opts = Opts::default()
+                    .with("--policy", kind.name())
+                    .with("--delivery", delivery.name());
                 let Ok(setup) = cli::setup(&sample(path), &opts) else {
                     continue; // cache-edits on qwen
                 };

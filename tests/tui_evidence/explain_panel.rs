@@ -52,10 +52,7 @@ fn the_explain_panel_shows_the_records_that_name_a_result() {
     // With count selected, the writer's plan is the selected one: said once.
     let mut a = open(
         &evidence_session(dir.path()),
-        Opts {
-            policy: Some(KindArg::Count),
-            ..count_opts()
-        },
+        count_opts().with("--policy", "count"),
     );
     let lines = explain(&mut a, "a");
     assert!(has(&lines, "against the count plan: agrees"));
@@ -118,10 +115,7 @@ fn turn_start_session(dir: &Path) -> PathBuf {
 #[test]
 fn a_silent_budget_firing_is_said_in_the_header_and_the_explain_panel() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = Opts {
-        policy: Some(KindArg::Budget),
-        ..Default::default()
-    };
+    let opts = Opts::default().with("--policy", "budget");
     let mut a = open(&turn_start_session(dir.path()), opts);
     assert_eq!(k(&a), 6);
     assert!(a.view().unwrap().mark(6).silent);

@@ -115,11 +115,9 @@ fn sub_agent_records_left_out_are_counted_in_the_header() {
 fn qwen_media_entries_are_listed_with_their_own_status_in_message_order() {
     // forced with keep 1: the pasted image (message 0, part 1) and m1's nested
     // screenshot are cleared, the PDF (part 2) and m2's screenshot (the last) kept.
-    let opts = Opts {
-        policy: Some(KindArg::Forced),
-        keep_recent: Some(1),
-        ..Default::default()
-    };
+    let opts = Opts::default()
+        .with("--policy", "forced")
+        .with("--keep-recent", "1");
     let mut a = open(&sample(MEDIA), opts);
     let lines = screen(&a, 120, 40, false);
     assert!(

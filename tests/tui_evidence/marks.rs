@@ -127,10 +127,7 @@ fn the_marks_agree_with_the_evidence_report_on_the_samples() {
         sample(KINDS),
     ] {
         for kind in [None, Some(KindArg::Count), Some(KindArg::Idle)] {
-            let opts = Opts {
-                policy: kind,
-                ..Default::default()
-            };
+            let opts = Opts::default().with_some("--policy", kind);
             let setup = cli::setup(&path, &opts).unwrap();
             let n = setup.session.requests.len();
             let report = mcscope::analysis::evidence_report(&setup, n);
@@ -258,30 +255,21 @@ fn each_theme_key_colours_its_own_status_or_mark() {
     use ratatui::style::Color;
     let dir = tempfile::tempdir().unwrap();
     let evidence = open(&evidence_session(dir.path()), count_opts());
-    let demo = |kind| {
+    let demo = |kind: KindArg| {
         open(
             &sample("sample-sessions/claude-demo.jsonl"),
-            Opts {
-                policy: Some(kind),
-                ..Default::default()
-            },
+            Opts::default().with("--policy", kind.name()),
         )
     };
     let (count, idle) = (demo(KindArg::Count), demo(KindArg::Idle));
     let memory = open(
         &sample("sample-sessions/qwen-memory/session.jsonl"),
-        Opts {
-            policy: Some(KindArg::Forced),
-            ..Default::default()
-        },
+        Opts::default().with("--policy", "forced"),
     );
     // count with trigger 1 fires through cache_edits: ▲, the prefix kept.
     let fires = open(
         &sample("sample-sessions/claude-demo.jsonl"),
-        Opts {
-            policy: Some(KindArg::Count),
-            ..count_opts()
-        },
+        count_opts().with("--policy", "count"),
     );
     // claude-size: the size plan breaks the prefix before the last request.
     let size = open(

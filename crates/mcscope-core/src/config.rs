@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod keys;
-pub use keys::{PolicyKeys, Value as KeyValue};
+pub use keys::{FlagRefused, PolicyKeys, Value as KeyValue};
 
 /// The whole file.
 #[derive(Deserialize, Debug, Default, Clone, PartialEq)]

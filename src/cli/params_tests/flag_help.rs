@@ -6,7 +6,7 @@ use crate::policy::params::*;
 fn other_flags_take_their_help_from_the_table() {
     let flags: Vec<&str> = OTHER_KEYS
         .iter()
-        .filter_map(|k| k.flag.map(|(f, _)| f))
+        .filter_map(|k| k.flag.map(|(f, _, _)| f))
         .chain(PARAMS.iter().filter_map(|p| p.off.map(|(f, _)| f)))
         .collect();
     assert_eq!(flags.len(), 5, "{flags:?}");

@@ -102,6 +102,55 @@ impl PolicyKeys {
         Ok(())
     }
 
+    /// A layer of values given otherwise than in a file (the command line's
+    /// flags), by key; put in the table's order.
+    pub fn of(values: Vec<(&'static str, Value)>) -> PolicyKeys {
+        let mut keys = PolicyKeys {
+            values,
+            tables: Vec::new(),
+        };
+        keys.in_order();
+        keys
+    }
+
+    /// The keys given, in the table's order.
+    pub fn keys(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.values.iter().map(|(k, _)| *k)
+    }
+
+    /// Applies a layer of flags over `p` as [`PolicyKeys::apply`] does, each
+    /// value marked a flag's; a refused one is named by `flag_of` its key's
+    /// flag (`--gap-minutes 1e99: expected …`).
+    pub fn apply_flags(
+        &self,
+        p: &mut Policy,
+        sources: &mut BTreeMap<&'static str, Source>,
+        flag_of: impl Fn(&str) -> String,
+    ) -> Result<(), FlagRefused> {
+        for (key, value) in &self.values {
+            let set = put_named(p, key, value).map_err(|r| {
+                let flag = flag_of(key);
+                match (r, value) {
+                    (Refused::Value(why), Value::Str(s)) => FlagRefused {
+                        what: format!("{flag} {s:?}"),
+                        why,
+                    },
+                    (Refused::Value(why), Value::F64(x)) => FlagRefused {
+                        what: format!("{flag} {}", crate::numbers::shown(*x)),
+                        why,
+                    },
+                    (Refused::Value(why) | Refused::Whole(why), _) => {
+                        FlagRefused { what: flag, why }
+                    }
+                }
+            })?;
+            if set {
+                sources.insert(key, Source::Flag);
+            }
+        }
+        Ok(())
+    }
+
     /// Applies the layer (its preset tables not included) over `p`, recording
     /// where each value came from. Returns whether the layer set the delivery.
     pub fn apply(
@@ -124,17 +173,33 @@ impl PolicyKeys {
 /// Sets `key`'s value into `p` by its row: whether it set anything (the
 /// preset does not: setup reads it first), or why the value is refused.
 fn put(p: &mut Policy, key: &str, value: &Value) -> Result<bool, String> {
+    put_named(p, key, value).map_err(|r| match r {
+        Refused::Value(why) => match value {
+            Value::Str(s) => format!("{key} = {s:?}: {why}"),
+            Value::F64(x) => format!("{key} = {}: {why}", crate::config::shown(*x)),
+            _ => format!("{key}: {why}"),
+        },
+        Refused::Whole(words) => words,
+    })
+}
+
+/// Why a row refuses a value.
+enum Refused {
+    /// The words that follow the value's name.
+    Value(String),
+    /// Words that name the value themselves (the edits' `api_edits[0]: …`, a
+    /// key no row has).
+    Whole(String),
+}
+
+/// [`put`], its refusal not yet naming where the value was given.
+fn put_named(p: &mut Policy, key: &str, value: &Value) -> Result<bool, Refused> {
     let Some(row) = params::key(key) else {
-        return Err(format!("{key}: not a policy key"));
-    };
-    let named = |why: String| match value {
-        Value::Str(s) => format!("{key} = {s:?}: {why}"),
-        Value::F64(x) => format!("{key} = {}: {why}", crate::config::shown(*x)),
-        _ => format!("{key}: {why}"),
+        return Err(Refused::Whole(format!("{key}: not a policy key")));
     };
     match (row.put, value) {
         (Put::U32(_), Value::U32(v)) if *v > crate::policy::params::MAX_COUNT => {
-            return Err(named(format!(
+            return Err(Refused::Value(format!(
                 "more than {} (no session holds that many)",
                 crate::policy::params::MAX_COUNT
             )));
@@ -143,24 +208,32 @@ fn put(p: &mut Policy, key: &str, value: &Value) -> Result<bool, String> {
         (Put::U64(set), Value::U64(v)) => set(p, *v),
         (Put::I64(set), Value::I64(v)) => set(p, *v),
         (Put::Bool(set), Value::Bool(v)) => set(p, *v),
-        (Put::F64(set), Value::F64(v)) => set(p, *v).map_err(named)?,
-        (Put::Str(set), Value::Str(v)) => set(p, v).map_err(named)?,
+        (Put::F64(set), Value::F64(v)) => set(p, *v).map_err(Refused::Value)?,
+        (Put::Str(set), Value::Str(v)) => set(p, v).map_err(Refused::Value)?,
         // The edits' words name the edit and its field (`api_edits[0]: …`).
-        (Put::List(set), Value::List(v)) => set(p, v)?,
+        (Put::List(set), Value::List(v)) => set(p, v).map_err(Refused::Whole)?,
         (Put::Preset(is_one), Value::Str(v)) => {
             return if is_one(v) {
                 Ok(false)
             } else {
-                Err(named(format!(
+                Err(Refused::Value(format!(
                     "not a preset ({})",
                     super::names::<Preset>()
                 )))
             };
         }
         // A value is read as its row's type (`ValueSeed`): no other pair is made.
-        _ => return Err(format!("{key}: a value of another type")),
+        _ => return Err(Refused::Whole(format!("{key}: a value of another type"))),
     }
     Ok(true)
+}
+
+/// A value given as flag `flag` refused: where it was given (`--gap-minutes
+/// 1e99`, `--api-edit`) and why, as the command line names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlagRefused {
+    pub what: String,
+    pub why: String,
 }
 
 /// The keys serde may list in its "expected one of": every row's, then the

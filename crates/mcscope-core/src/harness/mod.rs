@@ -620,8 +620,15 @@ impl Preset {
     /// `name` but for case, for a loader whose harness matches names so
     /// (`Read_File` is `read_file`).
     pub fn known_ignoring_case(&self, name: &str) -> Option<&'static str> {
-        let known = self.tools.compactable.iter().chain(self.tools.bridge_tool.iter());
-        known.into_iter().find(|k| k.eq_ignore_ascii_case(name)).copied()
+        let known = self
+            .tools
+            .compactable
+            .iter()
+            .chain(self.tools.bridge_tool.iter());
+        known
+            .into_iter()
+            .find(|k| k.eq_ignore_ascii_case(name))
+            .copied()
     }
 
     /// The estimated tokens of a result: its text plus its media (SPEC §2).

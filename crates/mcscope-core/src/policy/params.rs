@@ -21,6 +21,8 @@ pub struct Param {
     pub key: &'static str,
     /// The command-line flag that sets it.
     pub flag: &'static str,
+    /// How the flag reads its value (the binary makes clap's argument of it).
+    pub takes: Takes,
     /// The TUI's `:` command that tunes it, if there is one.
     pub command: Option<&'static str>,
     /// How that command reads its value (`:policy`, which also settles the
@@ -86,9 +88,89 @@ pub struct Key {
     pub key: &'static str,
     pub put: Put,
     pub print: Print,
-    /// The flag that sets it and the flag's `--help`, where the table gives
-    /// them (the preset's flag is clap's value list, described by clap).
-    pub flag: Option<(&'static str, Help)>,
+    /// The flag that sets it, how the flag reads its value and the flag's
+    /// `--help`, where the table gives them (the preset's flag is clap's value
+    /// list, described by clap).
+    pub flag: Option<(&'static str, Takes, Help)>,
+}
+
+/// How a flag reads its value on the command line: the binary makes clap's
+/// argument of it, and reads what clap read as the key's value.
+#[derive(Debug, Clone, Copy)]
+pub enum Takes {
+    /// A count, at most [`MAX_COUNT`] (`N`).
+    Count,
+    /// A number of tokens (`N`).
+    Tokens,
+    /// A number of characters, a negative one disabling (`C`).
+    Chars,
+    /// Minutes, a negative number disabling (`M`; [`check_minutes`]).
+    Minutes,
+    /// One of the names the function lists, in the order `--help` lists them.
+    Named(fn() -> Vec<&'static str>),
+    /// Any text (`TEXT`).
+    Text,
+    /// A JSON object, the flag repeatable (`JSON`).
+    Json,
+    /// A switch that turns it on ([`Param::off`] names the one that turns it
+    /// off).
+    On,
+    /// A switch that turns it off.
+    Off,
+}
+
+/// A flag the table describes, as the command line takes it.
+#[derive(Debug, Clone, Copy)]
+pub struct Flag {
+    /// The key it sets.
+    pub key: &'static str,
+    /// The flag without its dashes (`gap-minutes`).
+    pub long: &'static str,
+    pub takes: Takes,
+    /// The switch it overrides and that overrides it (`--protect` and
+    /// `--no-protect`: the last given wins).
+    pub partner: Option<&'static str>,
+    /// How `compare` takes it.
+    pub compare: Compare,
+}
+
+/// Every flag the table describes, in the table's order: each parameter's,
+/// the switch that turns it off where it has one, then [`OTHER_KEYS`]'.
+pub fn flags() -> impl Iterator<Item = Flag> {
+    let long = |f: &'static str| f.trim_start_matches('-');
+    PARAMS
+        .iter()
+        .flat_map(move |p| {
+            let own = Flag {
+                key: p.key,
+                long: long(p.flag),
+                takes: p.takes,
+                partner: p.off.map(|(off, _)| long(off)),
+                compare: p.compare,
+            };
+            let off = p.off.map(|(off, _)| Flag {
+                key: p.key,
+                long: long(off),
+                takes: Takes::Off,
+                partner: Some(long(p.flag)),
+                compare: p.compare,
+            });
+            std::iter::once(own).chain(off)
+        })
+        .chain(OTHER_KEYS.iter().filter_map(move |k| {
+            k.flag.map(|(flag, takes, _)| Flag {
+                key: k.key,
+                long: long(flag),
+                takes,
+                partner: None,
+                compare: Compare::Not,
+            })
+        }))
+}
+
+/// The flag the table describes by its name without dashes, if it does.
+pub fn flag(long: &str) -> Option<Flag> {
+    flags().find(|f| f.long == long)
 }
 
 /// A flag's `--help`, made when the help is (it may read a harness's
@@ -110,7 +192,7 @@ pub static OTHER_KEYS: &[Key] = &[
         key: "api_excluded_count_toward_keep",
         put: Put::Bool(|p, v| p.api.excluded_count_toward_keep = v),
         print: |p| (p.kind == PlanKind::Api).then(|| p.api.excluded_count_toward_keep.to_string()),
-        flag: Some(("--api-excluded-count-toward-keep", || {
+        flag: Some(("--api-excluded-count-toward-keep", Takes::On, || {
             format!("{API_READING} excluded tools' uses count toward `keep` (default: they do not)")
         })),
     },
@@ -118,7 +200,7 @@ pub static OTHER_KEYS: &[Key] = &[
         key: "api_trigger_inclusive",
         put: Put::Bool(|p, v| p.api.trigger_inclusive = v),
         print: |p| (p.kind == PlanKind::Api).then(|| p.api.trigger_inclusive.to_string()),
-        flag: Some(("--api-trigger-inclusive", || {
+        flag: Some(("--api-trigger-inclusive", Takes::On, || {
             format!("{API_READING} the trigger fires at >= its value (default: strictly >)")
         })),
     },
@@ -129,7 +211,7 @@ pub static OTHER_KEYS: &[Key] = &[
             Ok(())
         }),
         print: |p| (p.kind == PlanKind::Api).then(|| format!("{:?}", p.api.placeholder)),
-        flag: Some(("--api-placeholder", || {
+        flag: Some(("--api-placeholder", Takes::Text, || {
             format!(
                 "{API_READING} what a cleared result reads in the server view (default: {}). \
                  clear_at_least is always compared with every token the edit clears at the request \
@@ -150,8 +232,8 @@ pub fn other_flag_help(long: &str) -> Option<String> {
     OTHER_KEYS
         .iter()
         .filter_map(|k| k.flag)
-        .find(|(flag, _)| flag.trim_start_matches('-') == long)
-        .map(|(_, help)| help())
+        .find(|(flag, _, _)| flag.trim_start_matches('-') == long)
+        .map(|(_, _, help)| help())
         .or_else(|| {
             PARAMS
                 .iter()
@@ -211,6 +293,8 @@ pub enum Compare {
     /// §9, §15.23) for the kinds that read it: a kind's own list, else the
     /// list for every kind (`None`); none, the session's value.
     List {
+        /// The list's value name in the help (`N,…`).
+        value: &'static str,
         e_g: &'static str,
         grid: &'static [(Option<PlanKind>, &'static [f64])],
     },

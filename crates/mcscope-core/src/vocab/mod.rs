@@ -287,6 +287,11 @@ impl Plausible {
     }
 }
 
+/// An enum's names in the order declared, one each (a flag's values).
+pub fn names_of<T: VariantArray + Copy + Into<&'static str>>() -> Vec<&'static str> {
+    T::VARIANTS.iter().map(|&v| v.into()).collect()
+}
+
 /// An enum's names in order, for messages: `a, b, c`.
 pub fn names<T: VariantArray + Copy + Into<&'static str>>() -> String {
     T::VARIANTS

@@ -9,6 +9,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "kind",
         flag: "--policy",
+        takes: Takes::Named(crate::vocab::names_of::<PlanKind>),
         command: Some("policy"),
         set: None,
         same: |a, b| a.kind == b.kind,
@@ -28,6 +29,7 @@ pub static PARAMS: &[Param] = &[
         }),
         // The default grid's kinds are the harness row's `grid_kinds`.
         compare: Compare::List {
+            value: "KIND,…",
             e_g: "idle,size,count",
             grid: &[],
         },
@@ -42,6 +44,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "keep_recent",
         flag: "--keep-recent",
+        takes: Takes::Count,
         command: Some("keep"),
         set: Some(Set {
             parse: |p, v| match v.parse::<u32>() {
@@ -80,6 +83,7 @@ pub static PARAMS: &[Param] = &[
             )
         }),
         compare: Compare::List {
+            value: "N,…",
             e_g: "2,5,10",
             grid: &[
                 (
@@ -116,6 +120,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "gap_threshold_minutes",
         flag: "--gap-minutes",
+        takes: Takes::Minutes,
         command: Some("gap"),
         set: Some(Set {
             parse: |p, v| match v.parse::<f64>() {
@@ -151,6 +156,7 @@ pub static PARAMS: &[Param] = &[
             },
         ),
         compare: Compare::List {
+            value: "M,…",
             e_g: "5,30,60",
             // The default grid's gaps are idle's (SPEC §9): qwen's size, which
             // reads the gap too, runs at the session's.
@@ -190,6 +196,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "size_threshold",
         flag: "--size-threshold",
+        takes: Takes::Chars,
         command: Some("size"),
         set: Some(Set {
             parse: |p, v| match v.replace(['_', ','], "").parse::<i64>() {
@@ -210,6 +217,7 @@ pub static PARAMS: &[Param] = &[
         range: Some("negative disables"),
         default: ByDefault::Preset(|p| p.size_threshold.to_string()),
         compare: Compare::List {
+            value: "C,…",
             e_g: "200000,500000",
             grid: &[(
                 None,
@@ -227,6 +235,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "low_watermark",
         flag: "--no-low-watermark",
+        takes: Takes::Off,
         command: None,
         set: None,
         same: |a, b| a.low_watermark == b.low_watermark,
@@ -243,6 +252,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "trigger_threshold",
         flag: "--trigger",
+        takes: Takes::Count,
         command: Some("trigger"),
         set: Some(Set {
             parse: |p, v| match v.parse::<u32>() {
@@ -262,6 +272,7 @@ pub static PARAMS: &[Param] = &[
         range: None,
         default: ByDefault::Preset(|p| p.trigger_threshold.to_string()),
         compare: Compare::List {
+            value: "N,…",
             e_g: "5,10,20",
             grid: &[(None, &[5.0, 10.0, 20.0, 40.0])],
         },
@@ -273,6 +284,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "delivery",
         flag: "--delivery",
+        takes: Takes::Named(crate::vocab::names_of::<crate::policy::Delivery>),
         command: Some("delivery"),
         set: Some(Set {
             parse: |p, v| match crate::policy::Delivery::parse(v) {
@@ -294,6 +306,7 @@ pub static PARAMS: &[Param] = &[
         }),
         // The default grid's deliveries are each kind's own (`compare::grid`).
         compare: Compare::List {
+            value: "rewrite|cache-edits,…",
             e_g: "rewrite,cache-edits",
             grid: &[],
         },
@@ -313,6 +326,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "protect",
         flag: "--protect",
+        takes: Takes::On,
         command: None,
         set: None,
         same: |a, b| a.protect == b.protect,
@@ -329,6 +343,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "clear_errors",
         flag: "--clear-errors",
+        takes: Takes::On,
         command: None,
         set: None,
         same: |a, b| a.clear_errors == b.clear_errors,
@@ -361,6 +376,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "budget_tokens",
         flag: "--budget-tokens",
+        takes: Takes::Tokens,
         command: None,
         set: None,
         same: |a, b| a.budget_tokens == b.budget_tokens,
@@ -378,6 +394,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "budget_min_saving",
         flag: "--budget-min-saving",
+        takes: Takes::Tokens,
         command: None,
         set: None,
         same: |a, b| a.budget_min_saving == b.budget_min_saving,
@@ -395,6 +412,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "budget_warning_tokens",
         flag: "--budget-warning",
+        takes: Takes::Tokens,
         command: None,
         set: None,
         same: |a, b| a.budget_warning_tokens == b.budget_warning_tokens,
@@ -423,6 +441,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "min_trigger_tool_uses",
         flag: "--min-trigger-tool-uses",
+        takes: Takes::Count,
         command: None,
         set: None,
         same: |a, b| a.min_trigger_tool_uses == b.min_trigger_tool_uses,
@@ -452,6 +471,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "mask_protect_tokens",
         flag: "--protect-tokens",
+        takes: Takes::Tokens,
         command: Some("mask-protect"),
         set: Some(Set {
             parse: |p, v| match v.parse::<u64>() {
@@ -479,6 +499,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "mask_min_prunable_tokens",
         flag: "--min-prunable-tokens",
+        takes: Takes::Tokens,
         command: Some("mask-min"),
         set: Some(Set {
             parse: |p, v| match v.parse::<u64>() {
@@ -506,6 +527,7 @@ pub static PARAMS: &[Param] = &[
     Param {
         key: "mask_protect_latest_turn",
         flag: "--no-protect-latest-turn",
+        takes: Takes::Off,
         command: None,
         set: None,
         same: |a, b| a.mask_protect_latest_turn == b.mask_protect_latest_turn,
@@ -523,6 +545,7 @@ CLI's remote flag 45758819 set to false does: protect latest turn off",
     Param {
         key: "prune_protect_tokens",
         flag: "--prune-protect",
+        takes: Takes::Tokens,
         command: None,
         set: None,
         same: |a, b| a.prune_protect_tokens == b.prune_protect_tokens,
@@ -541,6 +564,7 @@ OpenCode's PRUNE_PROTECT",
     Param {
         key: "prune_minimum_tokens",
         flag: "--prune-minimum",
+        takes: Takes::Tokens,
         command: None,
         set: None,
         same: |a, b| a.prune_minimum_tokens == b.prune_minimum_tokens,
@@ -559,6 +583,7 @@ it marks anything, OpenCode's PRUNE_MINIMUM",
     Param {
         key: "api_edits",
         flag: "--api-edit",
+        takes: Takes::Json,
         command: None,
         set: None,
         same: |a, b| a.api == b.api,

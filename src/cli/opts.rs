@@ -1,0 +1,333 @@
+//! clap's arguments of the shared options ([`Opts`]) and of `compare`'s
+//! ([`CompareArgs`]): a parameter's flag is made from its row of the table
+//! (`policy::params::flags`: how it reads its value, its switch, how compare
+//! takes it) and read back by key, the other flags by clap's derive; both in
+//! the order `--help` lists them. A parameter added to the table is a flag of
+//! every command with nothing written here (it is listed after the others).
+
+use super::compare::{CompareArgs, CompareOwn};
+use crate::config::KeyValue;
+use crate::policy::params::{self, Compare, Flag, MAX_COUNT, Takes};
+use crate::session::Format;
+use crate::setup::{Given, Opts, OutputFormat, PresetArg, Read, SharedOpts};
+use clap::{ArgAction, ArgMatches, Args, Command, FromArgMatches};
+
+/// The flags of [`Opts`] that are no parameter's, by clap's derive.
+#[derive(clap::Args, Debug, Clone, Default)]
+struct OptsOwn {
+    /// The request to look at: a number from 1, or `last`.
+    #[arg(long, value_name = "K|last")]
+    at: Option<String>,
+    /// Harness rules to apply (default: the session's harness). `api`:
+    /// Anthropic's server-side context editing, for Messages API bodies and, as a
+    /// what-if, Claude Code sessions (see --api-edit).
+    #[arg(long, value_parser = crate::named::named::<PresetArg>())]
+    preset: Option<PresetArg>,
+    /// The flags `compare` takes alike (roots, path maps, cache TTL).
+    #[command(flatten)]
+    shared: SharedOpts,
+    /// Output format: text or json (explain also md or html: a page to share).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    format: OutputFormat,
+    /// Print JSON: the same as --format json (and wins over --format text).
+    #[arg(short = 'j', long)]
+    json: bool,
+    /// Override format detection.
+    #[arg(long, value_parser = crate::named::named::<Format>())]
+    input_format: Option<Format>,
+    /// The session to read from a file that holds several (an OpenCode
+    /// database): its id, e.g. `ses_dd4438cb3ffeXq3Lm9TzR2bN7c`.
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
+}
+
+/// The order `--help` lists the plan-like commands' flags in (by long name):
+/// the table's where they stood when they were clap's derive.
+const OPTS_ORDER: &[&str] = &[
+    "at",
+    "policy",
+    "preset",
+    "api-edit",
+    "api-excluded-count-toward-keep",
+    "api-trigger-inclusive",
+    "api-placeholder",
+    "keep-recent",
+    "gap-minutes",
+    "min-trigger-tool-uses",
+    "prune-protect",
+    "prune-minimum",
+    "size-threshold",
+    "protect-tokens",
+    "min-prunable-tokens",
+    "no-protect-latest-turn",
+    "no-low-watermark",
+    "trigger",
+    "delivery",
+    "budget-tokens",
+    "budget-min-saving",
+    "budget-warning",
+    "protect",
+    "no-protect",
+    "clear-errors",
+    "no-clear-errors",
+    "memory-root",
+    "path-map",
+    "cache-ttl",
+    "format",
+    "json",
+    "input-format",
+    "session",
+];
+
+/// The order of `compare`'s flags in its `--help` (by long name, the
+/// positional path by its id).
+const COMPARE_ORDER: &[&str] = &[
+    "path",
+    "since",
+    "until",
+    "policy",
+    "keep-recent",
+    "gap-minutes",
+    "size-threshold",
+    "trigger",
+    "delivery",
+    "preset",
+    "api-trigger",
+    "api-keep",
+    "api-edit",
+    "no-low-watermark",
+    "protect-tokens",
+    "min-prunable-tokens",
+    "no-protect-latest-turn",
+    "prune-protect",
+    "prune-minimum",
+    "budget-tokens",
+    "budget-min-saving",
+    "budget-warning",
+    "protect",
+    "no-protect",
+    "clear-errors",
+    "no-clear-errors",
+    "memory-root",
+    "path-map",
+    "cache-ttl",
+    "price-input",
+    "price-write-5m",
+    "price-write-1h",
+    "price-read",
+    "price-output",
+    "format",
+    "json",
+    "full-paths",
+    "output",
+    "quiet",
+    "verbose",
+    "no-baseline",
+];
+
+/// How a command takes the table's flags.
+#[derive(Clone, Copy, PartialEq)]
+enum Takers {
+    /// Every flag, one value each (plan, timeline, the TUI…).
+    One,
+    /// `compare`: its lists, and one value for every row where it takes one.
+    Compare,
+}
+
+/// The argument's id: the flag's long name with underscores (the field names
+/// of the derive the arguments were).
+fn id(long: &str) -> String {
+    long.replace('-', "_")
+}
+
+/// The clap argument of a table flag (its help is set when the help is
+/// made, `with_table_help`); None where the command does not take it.
+fn table_arg(f: &Flag, takers: Takers) -> Option<clap::Arg> {
+    let arg = clap::Arg::new(id(f.long)).long(f.long);
+    if takers == Takers::Compare {
+        match f.compare {
+            Compare::List { value, .. } => {
+                return Some(
+                    arg.value_name(value)
+                        .action(ArgAction::Set)
+                        .allow_hyphen_values(matches!(f.takes, Takes::Minutes | Takes::Chars)),
+                );
+            }
+            Compare::Same => {}
+            Compare::Own | Compare::Not => return None,
+        }
+    }
+    let set = |a: clap::Arg| a.action(ArgAction::Set);
+    Some(match f.takes {
+        Takes::Count => set(arg
+            .value_name("N")
+            .value_parser(clap::value_parser!(u32).range(..=i64::from(MAX_COUNT)))),
+        Takes::Tokens => set(arg.value_name("N").value_parser(clap::value_parser!(u64))),
+        Takes::Chars => set(arg
+            .value_name("C")
+            .allow_negative_numbers(true)
+            .value_parser(clap::value_parser!(i64))),
+        Takes::Minutes => set(arg
+            .value_name("M")
+            .allow_negative_numbers(true)
+            .value_parser(crate::setup::gap_arg)),
+        Takes::Named(names) => set(arg
+            .value_name(id(f.long).to_uppercase())
+            .value_parser(clap::builder::PossibleValuesParser::new(names()))),
+        Takes::Text => set(arg.value_name("TEXT")),
+        Takes::Json => arg.value_name("JSON").action(ArgAction::Append),
+        Takes::On | Takes::Off => {
+            let arg = arg.action(ArgAction::SetTrue);
+            match f.partner {
+                Some(p) => arg.overrides_with(id(p)),
+                None => arg,
+            }
+        }
+    })
+}
+
+/// `cmd` with `own`'s arguments and the table's flags `takers` takes, in
+/// `order`; a table flag the order does not list follows the others.
+fn ordered(cmd: Command, own: Command, order: &[&str], takers: Takers) -> Command {
+    let mut args: Vec<(String, clap::Arg)> = own
+        .get_arguments()
+        .map(|a| {
+            let name = a
+                .get_long()
+                .map_or_else(|| a.get_id().to_string(), str::to_string);
+            // Their places come from `order`, not the scratch command's.
+            (name, a.clone().display_order(None))
+        })
+        .collect();
+    args.extend(
+        params::flags().filter_map(|f| table_arg(&f, takers).map(|a| (f.long.to_string(), a))),
+    );
+    let at = |name: &str| order.iter().position(|o| *o == name).unwrap_or(usize::MAX);
+    args.sort_by_key(|(name, _)| at(name));
+    args.into_iter().fold(cmd, |cmd, (_, a)| cmd.arg(a))
+}
+
+/// The table's flags `takers` takes one value of, as the command line gave
+/// them, by key.
+fn given(m: &ArgMatches, takers: Takers) -> Given {
+    let mut given = Given::default();
+    for f in params::flags() {
+        if takers == Takers::Compare && f.compare != Compare::Same {
+            continue;
+        }
+        let id = id(f.long);
+        let read = match f.takes {
+            Takes::Count => m
+                .try_get_one::<u32>(&id)
+                .ok()
+                .flatten()
+                .map(|v| KeyValue::U32(*v)),
+            Takes::Tokens => m
+                .try_get_one::<u64>(&id)
+                .ok()
+                .flatten()
+                .map(|v| KeyValue::U64(*v)),
+            Takes::Chars => m
+                .try_get_one::<i64>(&id)
+                .ok()
+                .flatten()
+                .map(|v| KeyValue::I64(*v)),
+            Takes::Minutes => m
+                .try_get_one::<f64>(&id)
+                .ok()
+                .flatten()
+                .map(|v| KeyValue::F64(*v)),
+            Takes::Named(_) | Takes::Text => m
+                .try_get_one::<String>(&id)
+                .ok()
+                .flatten()
+                .map(|v| KeyValue::Str(v.clone())),
+            Takes::On => m.get_flag(&id).then_some(KeyValue::Bool(true)),
+            Takes::Off => m.get_flag(&id).then_some(KeyValue::Bool(false)),
+            Takes::Json => {
+                if let Ok(Some(texts)) = m.try_get_many::<String>(&id) {
+                    given.set(f.key, Read::Json(texts.cloned().collect()));
+                }
+                None
+            }
+        };
+        if let Some(v) = read {
+            given.set(f.key, Read::Value(v));
+        }
+    }
+    given
+}
+
+impl Args for Opts {
+    fn augment_args(cmd: Command) -> Command {
+        ordered(
+            cmd,
+            OptsOwn::augment_args(Command::new("opts")),
+            OPTS_ORDER,
+            Takers::One,
+        )
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl FromArgMatches for Opts {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let own = OptsOwn::from_arg_matches(m)?;
+        Ok(Opts {
+            at: own.at,
+            preset: own.preset,
+            given: given(m, Takers::One),
+            shared: own.shared,
+            format: own.format,
+            json: own.json,
+            input_format: own.input_format,
+            session: own.session,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for CompareArgs {
+    fn augment_args(cmd: Command) -> Command {
+        ordered(
+            cmd,
+            CompareOwn::augment_args(Command::new("compare")),
+            COMPARE_ORDER,
+            Takers::Compare,
+        )
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl FromArgMatches for CompareArgs {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let own = CompareOwn::from_arg_matches(m)?;
+        let lists = params::flags()
+            .filter(|f| matches!(f.compare, Compare::List { .. }))
+            .filter_map(|f| {
+                let text = m.try_get_one::<String>(&id(f.long)).ok().flatten()?;
+                Some((f.key, text.clone()))
+            })
+            .collect();
+        Ok(CompareArgs {
+            own,
+            lists,
+            given: given(m, Takers::Compare),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
