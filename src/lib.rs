@@ -2,12 +2,11 @@
 //!
 //! The domain is the `mcscope-core` crate (loaders, the normalized session,
 //! the harnesses, the plans and their engine, the wire, the evidence, the
-//! totals and the bill), which names no terminal crate; its modules are
-//! re-exported here under their names (`mcscope::policy`, `mcscope::load`…).
+//! totals, the bill and the setup of a run from its options), which names no
+//! terminal or command-line crate; its modules are re-exported here under
+//! their names (`mcscope::policy`, `mcscope::setup`…).
 //! This crate is the binary's library on top of it, for the binary
 //! (`main.rs`), the benchmarks, the fuzz targets and the integration tests:
-//! - [`setup`] (`Opts` → a [`analysis::Setup`]: preset ← config file ←
-//!   sidecar ← options);
 //! - [`report`] (the JSON and text of each subcommand, reasons in words),
 //!   [`statusline`], `compare` (the grid of settings) and its page;
 //! - the edges: [`cli`] (clap), [`color`] and [`tui`] (the app, its keymap and
@@ -19,18 +18,15 @@
 
 pub use mcscope_core::{
     analysis, bill, caveats, config, context, derived, diff, evidence, export, harness, load,
-    numbers, page_paths, policy, policy_json, prices, sanitize, scan, series, session, theme,
-    totals, vocab, wire, words, zone,
+    numbers, page_paths, policy, policy_json, prices, sanitize, scan, series, session, setup,
+    theme, totals, vocab, wire, words, zone,
 };
 
 pub mod cli;
 pub mod color;
 pub(crate) mod compare;
 pub(crate) mod compare_html;
-#[cfg(test)]
-mod core_tests;
 pub mod named;
 pub mod report;
-pub mod setup;
 pub mod statusline;
 pub mod tui;

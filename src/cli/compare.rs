@@ -1,7 +1,8 @@
 //! `mcscope compare`: its flags (each setting a comma-separated list) and the
 //! run that sets up every session, compares and prints.
 
-use super::{Opts, OutputFormat, PresetArg, SharedOpts, UsageError, cache_ttl, setup_from};
+use super::opts;
+use super::{Opts, OutputFormat, PresetArg, UsageError, cache_ttl, setup_from};
 use crate::policy::{Delivery, PlanKind, params};
 use crate::session::Session;
 use crate::setup::{Given, Read};
@@ -52,7 +53,7 @@ pub struct CompareOwn {
     #[arg(long = "api-edit", value_name = "JSON")]
     pub api_edit: Vec<String>,
     #[command(flatten)]
-    pub shared: SharedOpts,
+    pub shared: opts::SharedArgs,
     /// USD per million input tokens (overrides the price table's row).
     #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
     pub price_input: Option<f64>,
@@ -137,7 +138,7 @@ impl CompareArgs {
                 own.preset
             },
             given,
-            shared: own.shared.clone(),
+            shared: own.shared.opts(),
             format: match self.output_format() {
                 CompareFormat::Json => OutputFormat::Json,
                 CompareFormat::Text | CompareFormat::Html => OutputFormat::Text,
@@ -196,6 +197,47 @@ impl CompareArgs {
             })?,
             api_keep: list("api-keep", self.own.api_keep.as_deref(), |x| x.parse().ok())?,
         })
+    }
+}
+
+/// clap's arguments of `compare`: [`CompareOwn`]'s by the derive, the table's
+/// flags from their rows (`opts::ordered`), in its `--help`'s order.
+impl clap::Args for CompareArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        opts::ordered(
+            cmd,
+            CompareOwn::augment_args(clap::Command::new("compare")),
+            opts::COMPARE_ORDER,
+            opts::Takers::Compare,
+        )
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        <Self as clap::Args>::augment_args(cmd)
+    }
+}
+
+impl clap::FromArgMatches for CompareArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let own = CompareOwn::from_arg_matches(m)?;
+        // The text of each list compare takes, by the row's key.
+        let lists = params::flags()
+            .filter(|f| matches!(f.compare, params::Compare::List { .. }))
+            .filter_map(|f| {
+                let text = m.try_get_one::<String>(&opts::id(f.long)).ok().flatten()?;
+                Some((f.key, text.clone()))
+            })
+            .collect();
+        Ok(CompareArgs {
+            own,
+            lists,
+            given: opts::given(m, opts::Takers::Compare),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
     }
 }
 

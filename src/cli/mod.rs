@@ -5,7 +5,7 @@
 
 mod compare;
 mod explain;
-mod opts;
+pub mod opts;
 
 pub use crate::setup::{
     DeliveryArg, InputFormatArg, KindArg, Opts, OutputFormat, PresetArg, SharedOpts, Sidecar,
@@ -18,7 +18,6 @@ pub use explain::{check_output, emit, explain_page};
 pub use crate::color::ColorChoice;
 pub use crate::named::named;
 use crate::wire::Side;
-use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -78,7 +77,7 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "WHEN", global = true, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     #[command(flatten)]
-    pub opts: Opts,
+    pub opts: opts::OptsArgs,
 }
 
 /// `--since`/`--until`: the days of the sessions a folder offers (the picker,
@@ -109,7 +108,7 @@ pub enum Command {
     Plan {
         path: PathBuf,
         #[command(flatten)]
-        opts: Opts,
+        opts: opts::OptsArgs,
     },
     /// One plan summary per request.
     Timeline {
@@ -121,7 +120,7 @@ pub enum Command {
         #[arg(long, value_name = "MS", default_value_t = 500)]
         interval_ms: u64,
         #[command(flatten)]
-        opts: Opts,
+        opts: opts::OptsArgs,
     },
     /// The fate of one tool result at every request, with reasons;
     /// `--format md|html` prints it as a page to share (docs/pages.md).
@@ -141,7 +140,7 @@ pub enum Command {
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
         #[command(flatten)]
-        opts: Opts,
+        opts: opts::OptsArgs,
     },
     /// The wire payload of a request, as JSON.
     Wire {
@@ -150,7 +149,7 @@ pub enum Command {
         #[arg(long, value_parser = named::<Side>(), default_value = "wire")]
         side: Side,
         #[command(flatten)]
-        opts: Opts,
+        opts: opts::OptsArgs,
     },
     /// What the transcript says really happened (docs/evidence.md): usage per response,
     /// observed cache breaks and what explains them, the harness's
@@ -158,7 +157,7 @@ pub enum Command {
     Evidence {
         path: PathBuf,
         #[command(flatten)]
-        opts: Opts,
+        opts: opts::OptsArgs,
     },
     /// The settings mcscope runs with, merged (flags > sidecar > config file >
     /// preset defaults), each with where it came from. With PATH, that session's
@@ -169,7 +168,7 @@ pub enum Command {
         print: bool,
         path: Option<PathBuf>,
         #[command(flatten)]
-        opts: Opts,
+        opts: opts::OptsArgs,
     },
     /// Totals of a grid of settings over a session or a folder of sessions (docs/compare.md): what each saved, what it cost in cache writes, what it took that the model needed later.
     Compare(CompareArgs),
@@ -178,7 +177,7 @@ pub enum Command {
     /// clearings, the last observed cache break (bad input prints nothing).
     Statusline {
         /// text (the line) or json (SPEC §15.18's object).
-        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+        #[arg(long, default_value = "text", value_parser = opts::output_format())]
         format: OutputFormat,
         /// Print JSON: the same as --format json.
         #[arg(short = 'j', long)]
@@ -259,19 +258,6 @@ pub enum ShellArg {
 /// `wire --side`: [`Side`] by its one name.
 pub use crate::wire::Side as SideArg;
 
-/// `--format`: every value by its one name; the pages (`md`, `html`) are
-/// `explain`'s alone, so the other commands' help does not offer them
-/// (explain's says so in words).
-impl ValueEnum for OutputFormat {
-    fn value_variants<'a>() -> &'a [Self] {
-        <OutputFormat as strum::VariantArray>::VARIANTS
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(<&'static str>::from(*self)).hide(self.is_page()))
-    }
-}
-
 #[cfg(test)]
 mod params_tests;
 
@@ -325,10 +311,19 @@ mod tests {
         one_name(<PresetArg as strum::VariantArray>::VARIANTS);
         one_name(<CacheTtl as strum::VariantArray>::VARIANTS);
         one_name(<Side as strum::VariantArray>::VARIANTS);
+        let parser = opts::output_format();
+        let shown: Vec<String> = parser
+            .possible_values()
+            .unwrap()
+            .filter(|v| !v.is_hide_set())
+            .map(|v| v.get_name().to_string())
+            .collect();
+        assert_eq!(shown, ["text", "json"], "the pages are explain's alone");
+        let cmd = clap::Command::new("t");
         for &v in <OutputFormat as strum::VariantArray>::VARIANTS {
             let name: &'static str = v.into();
-            assert_eq!(v.to_possible_value().unwrap().get_name(), name);
-            assert_eq!(OutputFormat::from_str(name, false).unwrap(), v, "{name}");
+            let read = parser.parse_ref(&cmd, None, std::ffi::OsStr::new(name));
+            assert_eq!(read.unwrap(), v, "{name}");
         }
         for k in <PlanKind as strum::VariantArray>::VARIANTS {
             assert_eq!(serde_json::to_value(k).unwrap(), k.name());

@@ -5,7 +5,6 @@
 //! the order `--help` lists them. A parameter added to the table is a flag of
 //! every command with nothing written here (it is listed after the others).
 
-use super::compare::{CompareArgs, CompareOwn};
 use crate::config::KeyValue;
 use crate::policy::params::{self, Compare, Flag, MAX_COUNT, Takes};
 use crate::session::Format;
@@ -25,9 +24,9 @@ struct OptsOwn {
     preset: Option<PresetArg>,
     /// The flags `compare` takes alike (roots, path maps, cache TTL).
     #[command(flatten)]
-    shared: SharedOpts,
+    shared: SharedArgs,
     /// Output format: text or json (explain also md or html: a page to share).
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, default_value = "text", value_parser = output_format())]
     format: OutputFormat,
     /// Print JSON: the same as --format json (and wins over --format text).
     #[arg(short = 'j', long)]
@@ -39,6 +38,50 @@ struct OptsOwn {
     /// database): its id, e.g. `ses_dd4438cb3ffeXq3Lm9TzR2bN7c`.
     #[arg(long, value_name = "ID")]
     session: Option<String>,
+}
+
+/// The flags [`Opts`] and `compare` take alike that are no parameter's
+/// ([`SharedOpts`]).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SharedArgs {
+    /// A memory root, e.g. `project=/home/me/.qwen/projects/x/memory` (repeatable).
+    #[arg(long, value_name = "KIND=DIR", value_parser = crate::setup::memory_root_arg)]
+    pub memory_root: Vec<String>,
+    /// Rewrite a recorded path prefix before resolution (repeatable).
+    #[arg(long, value_name = "FROM=TO")]
+    pub path_map: Vec<String>,
+    /// The prompt cache's TTL for `warm` (docs/compare.md) (auto: what the transcript's last cache write used).
+    #[arg(long, value_name = "auto|5m|1h", value_parser = crate::named::named::<crate::totals::CacheTtl>())]
+    pub cache_ttl: Option<crate::totals::CacheTtl>,
+}
+
+impl SharedArgs {
+    /// The options they give.
+    pub fn opts(&self) -> SharedOpts {
+        SharedOpts {
+            memory_root: self.memory_root.clone(),
+            path_map: self.path_map.clone(),
+            cache_ttl: self.cache_ttl,
+        }
+    }
+}
+
+/// `--format`'s parser: every value by its one name; the pages (`md`,
+/// `html`) are `explain`'s alone, so the other commands' help does not offer
+/// them (explain's says so in words).
+pub fn output_format() -> impl clap::builder::TypedValueParser<Value = OutputFormat> {
+    use clap::builder::{PossibleValue, TypedValueParser as _};
+    let all = <OutputFormat as strum::VariantArray>::VARIANTS;
+    clap::builder::PossibleValuesParser::new(
+        all.iter()
+            .map(|&v| PossibleValue::new(<&'static str>::from(v)).hide(v.is_page())),
+    )
+    .try_map(move |name: String| {
+        all.iter()
+            .copied()
+            .find(|&v| <&'static str>::from(v) == name)
+            .ok_or("not one of the values")
+    })
 }
 
 /// The order `--help` lists the plan-like commands' flags in (by long name):
@@ -81,7 +124,7 @@ const OPTS_ORDER: &[&str] = &[
 
 /// The order of `compare`'s flags in its `--help` (by long name, the
 /// positional path by its id).
-const COMPARE_ORDER: &[&str] = &[
+pub(super) const COMPARE_ORDER: &[&str] = &[
     "path",
     "since",
     "until",
@@ -127,7 +170,7 @@ const COMPARE_ORDER: &[&str] = &[
 
 /// How a command takes the table's flags.
 #[derive(Clone, Copy, PartialEq)]
-enum Takers {
+pub(super) enum Takers {
     /// Every flag, one value each (plan, timeline, the TUI…).
     One,
     /// `compare`: its lists, and one value for every row where it takes one.
@@ -136,7 +179,7 @@ enum Takers {
 
 /// The argument's id: the flag's long name with underscores (the field names
 /// of the derive the arguments were).
-fn id(long: &str) -> String {
+pub(super) fn id(long: &str) -> String {
     long.replace('-', "_")
 }
 
@@ -188,7 +231,7 @@ fn table_arg(f: &Flag, takers: Takers) -> Option<clap::Arg> {
 
 /// `cmd` with `own`'s arguments and the table's flags `takers` takes, in
 /// `order`; a table flag the order does not list follows the others.
-fn ordered(cmd: Command, own: Command, order: &[&str], takers: Takers) -> Command {
+pub(super) fn ordered(cmd: Command, own: Command, order: &[&str], takers: Takers) -> Command {
     let mut args: Vec<(String, clap::Arg)> = own
         .get_arguments()
         .map(|a| {
@@ -209,7 +252,7 @@ fn ordered(cmd: Command, own: Command, order: &[&str], takers: Takers) -> Comman
 
 /// The table's flags `takers` takes one value of, as the command line gave
 /// them, by key.
-fn given(m: &ArgMatches, takers: Takers) -> Given {
+pub(super) fn given(m: &ArgMatches, takers: Takers) -> Given {
     let mut given = Given::default();
     for f in params::flags() {
         if takers == Takers::Compare && f.compare != Compare::Same {
@@ -258,7 +301,20 @@ fn given(m: &ArgMatches, takers: Takers) -> Given {
     given
 }
 
-impl Args for Opts {
+/// [`Opts`] as the command line gives them: clap's arguments and their
+/// reading (a trait of clap on the core's type is not this crate's to write).
+#[derive(Debug, Clone, Default)]
+pub struct OptsArgs(pub Opts);
+
+impl std::ops::Deref for OptsArgs {
+    type Target = Opts;
+
+    fn deref(&self) -> &Opts {
+        &self.0
+    }
+}
+
+impl Args for OptsArgs {
     fn augment_args(cmd: Command) -> Command {
         ordered(
             cmd,
@@ -273,57 +329,19 @@ impl Args for Opts {
     }
 }
 
-impl FromArgMatches for Opts {
+impl FromArgMatches for OptsArgs {
     fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
         let own = OptsOwn::from_arg_matches(m)?;
-        Ok(Opts {
+        Ok(OptsArgs(Opts {
             at: own.at,
             preset: own.preset,
             given: given(m, Takers::One),
-            shared: own.shared,
+            shared: own.shared.opts(),
             format: own.format,
             json: own.json,
             input_format: own.input_format,
             session: own.session,
-        })
-    }
-
-    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
-        *self = Self::from_arg_matches(m)?;
-        Ok(())
-    }
-}
-
-impl Args for CompareArgs {
-    fn augment_args(cmd: Command) -> Command {
-        ordered(
-            cmd,
-            CompareOwn::augment_args(Command::new("compare")),
-            COMPARE_ORDER,
-            Takers::Compare,
-        )
-    }
-
-    fn augment_args_for_update(cmd: Command) -> Command {
-        Self::augment_args(cmd)
-    }
-}
-
-impl FromArgMatches for CompareArgs {
-    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
-        let own = CompareOwn::from_arg_matches(m)?;
-        let lists = params::flags()
-            .filter(|f| matches!(f.compare, Compare::List { .. }))
-            .filter_map(|f| {
-                let text = m.try_get_one::<String>(&id(f.long)).ok().flatten()?;
-                Some((f.key, text.clone()))
-            })
-            .collect();
-        Ok(CompareArgs {
-            own,
-            lists,
-            given: given(m, Takers::Compare),
-        })
+        }))
     }
 
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {

@@ -2,4 +2,5 @@
 //! TUI: each flag's help, each `:` command, each default shown.
 
 mod flag_help;
+mod given;
 mod wiring;

@@ -37,6 +37,7 @@ pub mod sanitize;
 pub mod scan;
 pub mod series;
 pub mod session;
+pub mod setup;
 pub mod theme;
 pub mod totals;
 pub mod vocab;

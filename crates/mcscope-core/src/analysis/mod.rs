@@ -602,3 +602,6 @@ struct SessionMarks {
     unversioned: bool,
     marked: bool,
 }
+
+#[cfg(test)]
+mod wired_tests;

@@ -428,3 +428,6 @@ impl<'a> ContextRun<'a> {
 fn newly(st: &Step) -> usize {
     st.wire.as_ref().map_or(st.newly_cleared.len(), |w| w.newly)
 }
+
+#[cfg(test)]
+mod tests;

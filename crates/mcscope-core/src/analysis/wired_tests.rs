@@ -15,7 +15,7 @@ use strum::VariantArray;
 /// plan's turn starts and the api preset's server edits included).
 #[test]
 fn the_tracked_break_is_the_listed_break_on_every_sample() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample-sessions");
     let samples = [
         "api-agent.json",
         "claude-budget.jsonl",

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 fn sample(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("sample-sessions")
+        .join("../../sample-sessions")
         .join(p)
 }
 

@@ -1,8 +1,8 @@
 //! The setup of one run (SPEC §7): the options every subcommand and the TUI
 //! share, and the merge of preset ← config file ← sidecar ← options into a
-//! [`Setup`]. It is the binary's, not the core's, while [`Opts`] derives clap's
-//! flags. The CLI fills [`Opts`] from its flags; the TUI, tests, benches and
-//! fuzz targets build it directly.
+//! [`Setup`]. It names no command-line crate: the CLI fills [`Opts`] from its
+//! flags (`cli::opts` in the binary); the TUI, tests, benches and fuzz targets
+//! build it directly.
 
 pub(crate) mod baseline;
 mod flags;
@@ -63,8 +63,8 @@ pub use crate::config::Preset as PresetArg;
 
 /// The options every subcommand and the TUI share: the parameters of the
 /// table (`policy::params`) given as flags, by key, and the flags that are no
-/// parameter's. `cli::opts` makes clap's arguments of both (a parameter's from
-/// its row) and reads them back; the TUI, tests, benches and fuzz targets build
+/// parameter's. The binary's `cli::opts` makes clap's arguments of both (a
+/// parameter's from its row) and reads them back; the TUI, tests, benches and fuzz targets build
 /// `Opts` directly (`Opts::with` gives a parameter's flag as the command line
 /// would).
 #[derive(Debug, Clone, Default)]
@@ -88,19 +88,18 @@ pub struct Opts {
     pub session: Option<String>,
 }
 
-/// The flags of [`Opts`] that `compare` takes as they are and that are no
-/// parameter's: written once, flattened into both (so `--cache-ttl` follows
-/// `--path-map` in the help of both).
-#[derive(clap::Args, Debug, Clone, Default)]
+/// The options of [`Opts`] that `compare` takes as they are and that are no
+/// parameter's (the command line's are `cli::opts`'s `SharedArgs`, flattened
+/// into both, so `--cache-ttl` follows `--path-map` in the help of both).
+#[derive(Debug, Clone, Default)]
 pub struct SharedOpts {
-    /// A memory root, e.g. `project=/home/me/.qwen/projects/x/memory` (repeatable).
-    #[arg(long, value_name = "KIND=DIR", value_parser = memory_root_arg)]
+    /// Memory roots, `KIND=DIR` each (`--memory-root`).
     pub memory_root: Vec<String>,
-    /// Rewrite a recorded path prefix before resolution (repeatable).
-    #[arg(long, value_name = "FROM=TO")]
+    /// Recorded path prefixes rewritten before resolution, `FROM=TO` each
+    /// (`--path-map`).
     pub path_map: Vec<String>,
-    /// The prompt cache's TTL for `warm` (docs/compare.md) (auto: what the transcript's last cache write used).
-    #[arg(long, value_name = "auto|5m|1h", value_parser = crate::named::named::<CacheTtl>())]
+    /// The prompt cache's TTL for `warm` (`--cache-ttl`; none: the sidecar's,
+    /// the config's, else auto).
     pub cache_ttl: Option<CacheTtl>,
 }
 
@@ -556,7 +555,6 @@ fn resolve_cache_ttl(
 }
 
 #[cfg(test)]
-mod tests;
-
-#[cfg(test)]
 mod config_tests;
+#[cfg(test)]
+mod tests;
