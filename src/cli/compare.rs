@@ -152,6 +152,8 @@ impl CompareArgs {
 
     fn lists(&self) -> Result<crate::compare::Lists, UsageError> {
         use crate::compare::parse_list;
+        use crate::config::KeyValue;
+        use params::Takes;
         fn list<T>(
             flag: &str,
             v: Option<&str>,
@@ -163,9 +165,7 @@ impl CompareArgs {
         }
         // A parameter's list is named by its flag in `policy::params`.
         let flag = |key| params::by_key(key).map_or(key, params::Param::long);
-        let of = |key| (flag(key), self.list_text(key));
-        let (f, t) = of("kind");
-        let policy = list(f, t, PlanKind::parse)?;
+        let policy = list(flag("kind"), self.list_text("kind"), PlanKind::parse)?;
         if policy
             .as_ref()
             .is_some_and(|l| l.contains(&PlanKind::Recorded))
@@ -173,25 +173,37 @@ impl CompareArgs {
             // SPEC §15.3: the baseline is always there; --no-baseline removes it.
             return Err(UsageError::RecordedListed);
         }
-        let number = |key| {
-            let (f, t) = of(key);
-            list(f, t, |x| x.parse().ok())
-        };
-        let (f, t) = of("gap_threshold_minutes");
-        // NaN or an infinity is no gap (negative ones disable, as with plan).
-        let gap_minutes = list(f, t, |x| x.parse().ok().filter(|g: &f64| g.is_finite()))?;
-        let (f, t) = of("delivery");
-        let delivery = list(f, t, Delivery::parse)?;
+        let delivery = list(
+            flag("delivery"),
+            self.list_text("delivery"),
+            Delivery::parse,
+        )?;
+        // Each numeric parameter's list, each value read as its row's flag
+        // reads one (NaN or an infinity is no gap; negative ones disable, as
+        // with plan).
+        let mut values = Vec::new();
+        for (row, _) in params::axes() {
+            let one = |x: &str| -> Option<KeyValue> {
+                match row.takes {
+                    Takes::Count => x.parse().ok().map(KeyValue::U32),
+                    Takes::Tokens => x.parse().ok().map(KeyValue::U64),
+                    Takes::Chars => x.parse().ok().map(KeyValue::I64),
+                    Takes::Minutes => x
+                        .parse()
+                        .ok()
+                        .filter(|g: &f64| g.is_finite())
+                        .map(KeyValue::F64),
+                    Takes::Named(_) | Takes::Text | Takes::Json | Takes::On | Takes::Off => None,
+                }
+            };
+            if let Some(l) = list(row.long(), self.list_text(row.key), one)? {
+                values.push((row.key, l));
+            }
+        }
         Ok(crate::compare::Lists {
             policy,
-            keep_recent: number("keep_recent")?,
-            gap_minutes,
-            size_threshold: {
-                let (f, t) = of("size_threshold");
-                list(f, t, |x| x.parse().ok())?
-            },
-            trigger: number("trigger_threshold")?,
             delivery,
+            values,
             api_trigger: list("api-trigger", self.own.api_trigger.as_deref(), |x| {
                 x.parse().ok()
             })?,

@@ -255,7 +255,7 @@ pub(super) fn ordered(cmd: Command, own: Command, order: &[&str], takers: Takers
 pub(super) fn given(m: &ArgMatches, takers: Takers) -> Given {
     let mut given = Given::default();
     for f in params::flags() {
-        if takers == Takers::Compare && f.compare != Compare::Same {
+        if takers == Takers::Compare && !matches!(f.compare, Compare::Same) {
             continue;
         }
         let id = id(f.long);

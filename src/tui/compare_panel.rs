@@ -436,7 +436,7 @@ mod tests {
 
     fn row(keep: u32, fires: u64, usd: Option<f64>) -> Row {
         let mut r = Row::new(compare::Params {
-            keep_recent: Some(keep),
+            values: vec![("keep_recent", crate::config::KeyValue::U32(keep))],
             ..compare::Params::of_kind(HarnessId::Claude, PlanKind::Idle)
         });
         r.totals = Totals {

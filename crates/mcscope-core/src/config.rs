@@ -21,7 +21,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod keys;
-pub use keys::{FlagRefused, PolicyKeys, Value as KeyValue};
+pub use crate::policy::params::KeyValue;
+pub use keys::{FlagRefused, PolicyKeys, set_key};
 
 /// The whole file.
 #[derive(Deserialize, Debug, Default, Clone, PartialEq)]

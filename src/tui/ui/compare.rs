@@ -349,43 +349,47 @@ fn draw_foot(
 /// never look alike.
 pub fn compact_settings(rows: &[crate::compare::Row]) -> Vec<String> {
     use crate::policy::{Delivery, PlanKind};
-    const KEYS: [&str; 7] = [
-        "preset", "kind", "keep", "gap", "size", "trigger", "delivery",
-    ];
-    let words = |p: &crate::compare::Params| -> [Option<String>; 7] {
+    // Its columns: the preset, the kind, each numeric parameter the grid
+    // lists (the table's axes), the delivery.
+    let axes: Vec<_> = crate::policy::params::axes().collect();
+    let words = |p: &crate::compare::Params| -> Vec<Option<String>> {
         let api = p.kind == PlanKind::Api;
-        [
+        let mut w = vec![
             Some(p.preset_name().to_string()),
             (!api).then(|| p.kind.name().to_string()),
-            if api {
-                p.api_keep
-            } else {
-                p.keep_recent.map(u64::from)
-            }
-            .map(|k| format!("k{k}")),
-            p.gap_minutes.map(|g| format!("g{g}m")),
-            p.size_threshold.map(|s| format!("s{s}")),
-            if api {
-                p.api_trigger
-            } else {
-                p.trigger.map(u64::from)
-            }
-            .map(|t| format!("t{t}")),
+        ];
+        for (row, axis) in &axes {
+            // The api preset's edit is tuned by its keep and its trigger.
+            let value = match (api, axis.name) {
+                (true, "keep") => p.api_keep.map(|k| k.to_string()),
+                (true, "trigger") => p.api_trigger.map(|t| t.to_string()),
+                (true, _) => None,
+                (false, _) => p
+                    .values
+                    .iter()
+                    .find(|(k, _)| *k == row.key)
+                    .map(|(_, v)| v.to_string()),
+            };
+            w.push(value.map(|v| format!("{}{v}{}", axis.short, axis.unit)));
+        }
+        w.push(
             (!api && (p.delivery != Delivery::Rewrite || p.kind == PlanKind::Count))
                 .then(|| p.delivery.name().to_string()),
-        ]
+        );
+        w
     };
     // The baseline is named in words (SPEC §9a), and varies nothing.
-    let all: Vec<[Option<String>; 7]> = rows
+    let all: Vec<Vec<Option<String>>> = rows
         .iter()
         .filter(|r| !r.baseline)
         .map(|r| words(&r.params))
         .collect();
     // How often each parameter changes from a row to the next.
-    let changes: Vec<usize> = (0..KEYS.len())
+    let columns = axes.len() + 3;
+    let changes: Vec<usize> = (0..columns)
         .map(|j| all.windows(2).filter(|w| w[0][j] != w[1][j]).count())
         .collect();
-    let mut order: Vec<usize> = (0..KEYS.len()).collect();
+    let mut order: Vec<usize> = (0..columns).collect();
     order.sort_by_key(|&j| std::cmp::Reverse(changes[j]));
     let mut settings = all.iter().map(|w| {
         order

@@ -2,16 +2,16 @@
 //! cross product of what each plan kind reads.
 
 use super::*;
+use crate::config::KeyValue;
 
 /// The comma-separated lists of the command line; None: not given.
 #[derive(Debug, Clone, Default)]
 pub struct Lists {
     pub policy: Option<Vec<PlanKind>>,
-    pub keep_recent: Option<Vec<u32>>,
-    pub gap_minutes: Option<Vec<f64>>,
-    pub size_threshold: Option<Vec<i64>>,
-    pub trigger: Option<Vec<u32>>,
     pub delivery: Option<Vec<Delivery>>,
+    /// The lists of the numeric parameters (`policy::params::axes`), by key,
+    /// each value read as its row's type.
+    pub values: Vec<(&'static str, Vec<KeyValue>)>,
     /// The api preset (SPEC §11): the first clear_tool_uses edit's trigger
     /// value and keep value.
     pub api_trigger: Option<Vec<u64>>,
@@ -23,11 +23,16 @@ impl Lists {
         self.api_trigger.is_some()
             || self.api_keep.is_some()
             || self.policy.is_some()
-            || self.keep_recent.is_some()
-            || self.gap_minutes.is_some()
-            || self.size_threshold.is_some()
-            || self.trigger.is_some()
             || self.delivery.is_some()
+            || !self.values.is_empty()
+    }
+
+    /// The list given for the parameter of `key`.
+    pub fn of(&self, key: &str) -> Option<&[KeyValue]> {
+        self.values
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_slice())
     }
 }
 
@@ -43,36 +48,32 @@ pub fn parse_list<T>(
         .collect()
 }
 
-/// One setting of the grid: the parameters it sets (None: the session's own).
+/// One setting of the grid: the parameters it sets (a parameter it does not
+/// set keeps the session's own).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
     pub preset: HarnessId,
     pub kind: PlanKind,
-    pub keep_recent: Option<u32>,
-    pub gap_minutes: Option<f64>,
-    pub size_threshold: Option<i64>,
-    pub trigger: Option<u32>,
     pub delivery: Delivery,
+    /// The numeric parameters it sets (`policy::params::axes`), by key, in
+    /// the table's order.
+    pub values: Vec<(&'static str, KeyValue)>,
     /// The api preset's first clear_tool_uses edit: trigger value, keep value.
     pub api_trigger: Option<u64>,
     pub api_keep: Option<u64>,
 }
 
-/// Which list parameters a kind reads on `preset`'s sessions: keep, gap, size,
-/// trigger — the parameter table's `read_by` column (`PlanKind::reads`), so a
-/// kind is multiplied by the lists of what it reads (SPEC §9). `auto` reads
-/// what the kind it chooses at a request reads: keep, gap and size.
-fn uses(kind: PlanKind, preset: HarnessId) -> (bool, bool, bool, bool) {
-    if kind == PlanKind::Auto {
-        return (true, true, true, false);
+/// Whether a kind reads the parameter of `key` on `preset`'s sessions (the
+/// parameter table's `read_by` column, `PlanKind::reads`), so that the grid
+/// multiplies the kind by that parameter's list (SPEC §9). `auto` reads what
+/// any harness's `auto` may choose reads.
+pub(super) fn uses(kind: PlanKind, preset: HarnessId, key: &str) -> bool {
+    if kind != PlanKind::Auto {
+        return kind.reads(key, preset);
     }
-    let reads = |key| kind.reads(key, preset);
-    (
-        reads("keep_recent"),
-        reads("gap_threshold_minutes"),
-        reads("size_threshold"),
-        reads("trigger_threshold"),
-    )
+    <HarnessId as strum::VariantArray>::VARIANTS
+        .iter()
+        .any(|&h| h.asks().auto_kinds().iter().any(|k| k.reads(key, h)))
 }
 
 /// The setting grid for sessions of `preset` (SPEC §9): the default grid when no
@@ -95,46 +96,35 @@ pub fn grid(preset: HarnessId, lists: &Lists) -> Vec<Params> {
         Some(k) => k.clone(),
         None => facts.offers.grid_kinds.to_vec(),
     };
-    let opt = |v: &Option<Vec<u32>>| -> Vec<Option<u32>> {
-        v.as_ref()
-            .map_or(vec![None], |v| v.iter().copied().map(Some).collect())
-    };
     let mut out = Vec::new();
     for kind in kinds {
-        let (uk, ug, us, ut) = uses(kind, preset);
-        // The default grid's values are the parameter table's (`Compare::List`).
-        let grid_of = |key: &str| {
-            default
-                .then(|| crate::policy::params::by_key(key))
-                .flatten()
-                .and_then(|p| p.default_grid(kind))
-        };
-        let keeps: Vec<Option<u32>> = match grid_of("keep_recent") {
-            Some(values) => values.iter().map(|&v| Some(v as u32)).collect(),
-            None if uk => opt(&lists.keep_recent),
-            None => vec![None],
-        };
-        let gaps: Vec<Option<f64>> = match (grid_of("gap_threshold_minutes"), ug) {
-            (Some(values), true) => values.iter().copied().map(Some).collect(),
-            (None, true) if !default => lists
-                .gap_minutes
-                .as_ref()
-                .map_or(vec![None], |v| v.iter().copied().map(Some).collect()),
-            _ => vec![None],
-        };
-        let sizes: Vec<Option<i64>> = match (grid_of("size_threshold"), us) {
-            (Some(values), true) => values.iter().map(|&v| Some(v as i64)).collect(),
-            (None, true) if !default => lists
-                .size_threshold
-                .as_ref()
-                .map_or(vec![None], |v| v.iter().copied().map(Some).collect()),
-            _ => vec![None],
-        };
-        let triggers: Vec<Option<u32>> = match (grid_of("trigger_threshold"), ut) {
-            (Some(values), true) => values.iter().map(|&v| Some(v as u32)).collect(),
-            (None, true) if !default => opt(&lists.trigger),
-            _ => vec![None],
-        };
+        // Each numeric parameter the kind reads: the default grid's values
+        // for the kind (the parameter table's `Compare::List`), else the
+        // list given, else the session's own; one setting per combination,
+        // the table's first parameter outermost.
+        let mut combos: Vec<Vec<(&'static str, KeyValue)>> = vec![Vec::new()];
+        for (row, _) in crate::policy::params::axes() {
+            if !uses(kind, preset, row.key) {
+                continue;
+            }
+            let values: Vec<KeyValue> = match row.default_grid(kind).filter(|_| default) {
+                Some(grid) => grid.iter().map(|&v| of_grid(row, v)).collect(),
+                None => match lists.of(row.key) {
+                    Some(list) => list.to_vec(),
+                    None => continue,
+                },
+            };
+            combos = combos
+                .iter()
+                .flat_map(|c| {
+                    values.iter().map(move |v| {
+                        let mut c = c.clone();
+                        c.push((row.key, v.clone()));
+                        c
+                    })
+                })
+                .collect();
+        }
         let deliveries: Vec<Delivery> = match &lists.delivery {
             // idle-server is delivered by the server only (SPEC §13.S).
             _ if kind == PlanKind::IdleServer => vec![Delivery::Server],
@@ -155,28 +145,31 @@ pub fn grid(preset: HarnessId, lists: &Lists) -> Vec<Params> {
             if legal.check(preset).is_err() {
                 continue;
             }
-            for &keep_recent in &keeps {
-                for &gap_minutes in &gaps {
-                    for &size_threshold in &sizes {
-                        for &trigger in &triggers {
-                            out.push(Params {
-                                preset,
-                                kind,
-                                keep_recent,
-                                gap_minutes,
-                                size_threshold,
-                                trigger,
-                                delivery,
-                                api_trigger: None,
-                                api_keep: None,
-                            });
-                        }
-                    }
-                }
+            for values in &combos {
+                out.push(Params {
+                    preset,
+                    kind,
+                    delivery,
+                    values: values.clone(),
+                    api_trigger: None,
+                    api_keep: None,
+                });
             }
         }
     }
     out
+}
+
+/// A value of a default grid (the table holds them as numbers) as its
+/// parameter's type.
+fn of_grid(row: &crate::policy::params::Param, v: f64) -> KeyValue {
+    use crate::policy::params::Put;
+    match row.put {
+        Put::I64(_) => KeyValue::I64(v as i64),
+        Put::F64(_) => KeyValue::F64(v),
+        Put::U64(_) => KeyValue::U64(v as u64),
+        _ => KeyValue::U32(v as u32),
+    }
 }
 
 /// The api preset's grid: its trigger values × its keep values (a list not
@@ -192,11 +185,8 @@ fn api_grid(lists: &Lists) -> Vec<Params> {
             out.push(Params {
                 preset: crate::harness::PresetId::SERVER.harness(),
                 kind: PlanKind::Api,
-                keep_recent: None,
-                gap_minutes: None,
-                size_threshold: None,
-                trigger: None,
                 delivery: Delivery::Server,
+                values: Vec::new(),
                 api_trigger,
                 api_keep,
             });
@@ -208,15 +198,14 @@ fn api_grid(lists: &Lists) -> Vec<Params> {
 impl Params {
     /// The setting a policy is, with the parameters its kind reads.
     pub fn of(p: &Policy) -> Params {
-        let (uk, ug, us, ut) = uses(p.kind, p.preset);
         Params {
             preset: p.preset,
             kind: p.kind,
-            keep_recent: p.keep_recent.filter(|_| uk),
-            gap_minutes: ug.then_some(p.gap_threshold_minutes),
-            size_threshold: us.then_some(p.size_threshold),
-            trigger: ut.then_some(p.trigger_threshold),
             delivery: p.delivery,
+            values: crate::policy::params::axes()
+                .filter(|(row, _)| uses(p.kind, p.preset, row.key))
+                .filter_map(|(row, axis)| Some((row.key, (axis.get)(p)?)))
+                .collect(),
             api_trigger: (p.kind == PlanKind::Api)
                 .then(|| p.api.first_trigger())
                 .flatten(),
@@ -232,14 +221,34 @@ impl Params {
         Params {
             preset,
             kind,
-            keep_recent: None,
-            gap_minutes: None,
-            size_threshold: None,
-            trigger: None,
             delivery: Delivery::Rewrite,
+            values: Vec::new(),
             api_trigger: None,
             api_keep: None,
         }
+    }
+
+    /// Sets the parameter of `key` to `value` (None: the session's own), in
+    /// the table's order.
+    pub fn set(&mut self, key: &'static str, value: Option<KeyValue>) {
+        self.values.retain(|(k, _)| *k != key);
+        if let Some(v) = value {
+            self.values.push((key, v));
+            let at = |k: &str| {
+                crate::policy::params::PARAMS
+                    .iter()
+                    .position(|p| p.key == k)
+            };
+            self.values.sort_by_key(|(k, _)| at(k));
+        }
+    }
+
+    /// The value it sets for the parameter of `key`, as a number.
+    pub fn number(&self, key: &str) -> Option<f64> {
+        self.values
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, v)| v.number())
     }
 
     /// The baseline (SPEC §9a): plan kind `recorded`, no parameter.
@@ -265,19 +274,9 @@ impl Params {
         } else {
             self.delivery
         };
-        if let Some(k) = self.keep_recent {
-            p.keep_recent = Some(k);
-        }
-        if let Some(g) = self.gap_minutes {
-            p.gap_threshold_minutes = g;
-            p.gap_explicit = true;
-        }
-        if let Some(s) = self.size_threshold {
-            p.size_threshold = s;
-            p.size_explicit = true;
-        }
-        if let Some(t) = self.trigger {
-            p.trigger_threshold = t;
+        for (key, value) in &self.values {
+            // The grid's values were read as their rows' types: none is refused.
+            let _ = crate::config::set_key(&mut p, key, value);
         }
         p
     }
@@ -305,17 +304,10 @@ impl Params {
             return w.join(" ");
         }
         let mut w = self.kind.name().to_string();
-        if let Some(k) = self.keep_recent {
-            let _ = write!(w, " keep {k}");
-        }
-        if let Some(g) = self.gap_minutes {
-            let _ = write!(w, " gap {g}m");
-        }
-        if let Some(s) = self.size_threshold {
-            let _ = write!(w, " size {s}");
-        }
-        if let Some(t) = self.trigger {
-            let _ = write!(w, " trigger {t}");
+        for (row, axis) in crate::policy::params::axes() {
+            if let Some((_, v)) = self.values.iter().find(|(k, _)| *k == row.key) {
+                let _ = write!(w, " {} {v}{}", axis.name, axis.unit);
+            }
         }
         if self.delivery != Delivery::Rewrite || self.kind == PlanKind::Count {
             let _ = write!(w, " {}", self.delivery.name());

@@ -157,17 +157,37 @@ pub fn group_words(rows: &[Row], group: &[usize]) -> String {
     format!("{}: identical", parts.join("; "))
 }
 
-/// One parameter of a setting: its name, unit, and value as a number.
-type Getter = fn(&Params) -> Option<f64>;
+/// One parameter of a setting: a numeric parameter of the table (by key),
+/// or the api preset's edit's trigger or keep.
+#[derive(Clone, Copy)]
+enum Getter {
+    Key(&'static str),
+    ApiTrigger,
+    ApiKeep,
+}
 
-const PARAMETERS: [(&str, &str, Getter); 6] = [
-    ("keep", "", |p| p.keep_recent.map(f64::from)),
-    ("gap", " min", |p| p.gap_minutes),
-    ("size", "", |p| p.size_threshold.map(|x| x as f64)),
-    ("trigger", "", |p| p.trigger.map(f64::from)),
-    ("trigger", "", |p| p.api_trigger.map(|x| x as f64)),
-    ("keep", "", |p| p.api_keep.map(|x| x as f64)),
-];
+impl Getter {
+    /// The setting's value of it, as a number.
+    fn get(self, p: &Params) -> Option<f64> {
+        match self {
+            Getter::Key(key) => p.number(key),
+            Getter::ApiTrigger => p.api_trigger.map(|x| x as f64),
+            Getter::ApiKeep => p.api_keep.map(|x| x as f64),
+        }
+    }
+}
+
+/// The parameters a group's words name, each with its name and unit: the
+/// table's numeric ones (`policy::params::axes`), then the api edit's.
+fn parameters() -> Vec<(&'static str, &'static str, Getter)> {
+    crate::policy::params::axes()
+        .map(|(row, axis)| (axis.name, axis.unit_long, Getter::Key(row.key)))
+        .chain([
+            ("trigger", "", Getter::ApiTrigger),
+            ("keep", "", Getter::ApiKeep),
+        ])
+        .collect()
+}
 
 /// The members `sub` of one kind in words: `claude idle keep 5 gap 30–90 min`.
 fn kind_words(rows: &[Row], sub: &[usize], same_kind: &dyn Fn(&Params) -> bool) -> String {
@@ -178,8 +198,12 @@ fn kind_words(rows: &[Row], sub: &[usize], same_kind: &dyn Fn(&Params) -> bool) 
     if p.kind != PlanKind::Api {
         w.push(p.kind.name().to_string());
     }
-    for (j, (name, unit, get)) in PARAMETERS.iter().enumerate() {
-        let mut values: Vec<f64> = sub.iter().filter_map(|&i| get(&rows[i].params)).collect();
+    let parameters = parameters();
+    for (j, &(name, unit, get)) in parameters.iter().enumerate() {
+        let mut values: Vec<f64> = sub
+            .iter()
+            .filter_map(|&i| get.get(&rows[i].params))
+            .collect();
         values.sort_by(f64::total_cmp);
         values.dedup();
         let (Some(&lo), Some(&hi)) = (values.first(), values.last()) else {
@@ -194,14 +218,14 @@ fn kind_words(rows: &[Row], sub: &[usize], same_kind: &dyn Fn(&Params) -> bool) 
         // whose value lies between the ends is in the group: a range.
         let others_match = |q: &Params| {
             sub.iter().any(|&i| {
-                PARAMETERS
+                parameters
                     .iter()
                     .enumerate()
-                    .all(|(k, (_, _, g))| k == j || g(q) == g(&rows[i].params))
+                    .all(|(k, (_, _, g))| k == j || g.get(q) == g.get(&rows[i].params))
             })
         };
         let whole = rows.iter().enumerate().all(|(i, r)| {
-            let v = get(&r.params);
+            let v = get.get(&r.params);
             r.baseline
                 || !same_kind(&r.params)
                 || !others_match(&r.params)
@@ -242,10 +266,11 @@ fn num(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::KeyValue;
 
     fn row(i: usize, usd: Option<f64>, later: u64, not_sent: u64) -> Row {
         let mut r = Row::new(Params {
-            keep_recent: Some(i as u32),
+            values: vec![("keep_recent", KeyValue::U32(i as u32))],
             ..Params::of_kind(HarnessId::Claude, PlanKind::Idle)
         });
         r.totals = Totals {
@@ -261,7 +286,7 @@ mod tests {
 
     fn keeps(rows: &[Row]) -> Vec<u32> {
         rows.iter()
-            .map(|r| r.params.keep_recent.unwrap_or(0))
+            .map(|r| r.params.number("keep_recent").map_or(0, |k| k as u32))
             .collect()
     }
 
@@ -298,7 +323,7 @@ mod tests {
         let (sorted, rec, median) = sort_and_recommend(rows);
         assert_eq!(median, Some(2));
         assert_eq!(rec, Some(2));
-        assert_eq!(sorted[2].params.keep_recent, Some(2));
+        assert_eq!(sorted[2].params.number("keep_recent"), Some(2.0));
         assert_eq!(sort_and_recommend(Vec::new()).1, None);
     }
 
@@ -323,12 +348,12 @@ mod tests {
         // SPEC §15.5: the baseline has availability and knob null.
         assert_eq!((sorted[0].availability, &sorted[0].knob), (None, &None));
         assert_eq!(rec, Some(3));
-        assert_eq!(sorted[3].params.keep_recent, Some(3));
+        assert_eq!(sorted[3].params.number("keep_recent"), Some(3.0));
         // A user row wins over a cheaper remote flag.
         let mut user = row(4, Some(-0.5), 0, 0);
         user.availability = Some(Availability::User);
         let (sorted, rec, _) = sort_and_recommend(vec![remote.clone(), user]);
-        assert_eq!(sorted[rec.unwrap()].params.keep_recent, Some(4));
+        assert_eq!(sorted[rec.unwrap()].params.number("keep_recent"), Some(4.0));
         // Only a net cost: none, the cheapest named.
         let (sorted, rec, _) = sort_and_recommend(vec![row(5, Some(0.67), 0, 0), never]);
         assert_eq!(rec, None);
@@ -341,7 +366,8 @@ mod tests {
     fn spec_15_15_same_as_groups_identical_rows() {
         let gap = |g: f64, usd: f64| {
             let mut r = row(5, Some(usd), 0, 10);
-            r.params.gap_minutes = Some(g);
+            r.params
+                .set("gap_threshold_minutes", Some(KeyValue::F64(g)));
             r
         };
         let mut baseline = gap(10.0, -1.0);
@@ -376,8 +402,9 @@ mod tests {
         // Settings of two kinds that never fire: one group, each kind named.
         let mut size = gap(30.0, 0.0);
         size.params.kind = PlanKind::Size;
-        size.params.gap_minutes = None;
-        size.params.size_threshold = Some(800_000);
+        size.params.set("gap_threshold_minutes", None);
+        size.params
+            .set("size_threshold", Some(KeyValue::I64(800_000)));
         let rows = vec![gap(120.0, 0.0), size];
         let (sorted, _, _) = sort_and_recommend(rows);
         let g = members(&sorted, 0);
@@ -390,7 +417,7 @@ mod tests {
         // Two parameters that differ, not every pair: counted.
         let kg = |k: u32, g: f64, usd: f64| {
             let mut r = gap(g, usd);
-            r.params.keep_recent = Some(k);
+            r.params.set("keep_recent", Some(KeyValue::U32(k)));
             r
         };
         let rows = vec![

@@ -1,8 +1,9 @@
 use super::*;
+use crate::config::KeyValue;
 
 fn row(i: usize, usd: Option<f64>, later: u64, not_sent: u64) -> Row {
     let mut r = Row::new(Params {
-        keep_recent: Some(i as u32),
+        values: vec![("keep_recent", KeyValue::U32(i as u32))],
         ..Params::of_kind(HarnessId::Claude, PlanKind::Idle)
     });
     r.totals = Totals {
@@ -22,16 +23,32 @@ fn row(i: usize, usd: Option<f64>, later: u64, not_sent: u64) -> Row {
 fn a_kind_is_multiplied_by_what_the_table_says_it_reads() {
     let lists = Lists {
         policy: Some(vec![PlanKind::Budget]),
-        keep_recent: Some(vec![2, 5]),
-        gap_minutes: Some(vec![5.0, 60.0]),
+        values: vec![
+            ("keep_recent", vec![KeyValue::U32(2), KeyValue::U32(5)]),
+            (
+                "gap_threshold_minutes",
+                vec![KeyValue::F64(5.0), KeyValue::F64(60.0)],
+            ),
+        ],
         ..Default::default()
     };
     let g = grid(HarnessId::Claude, &lists);
-    let keeps: Vec<Option<u32>> = g.iter().map(|p| p.keep_recent).collect();
-    assert_eq!(keeps, [Some(2), Some(5)], "budget reads keep, not the gap");
+    let keeps: Vec<Option<f64>> = g.iter().map(|p| p.number("keep_recent")).collect();
+    assert_eq!(
+        keeps,
+        [Some(2.0), Some(5.0)],
+        "budget reads keep, not the gap"
+    );
+    assert!(
+        g.iter()
+            .all(|p| p.number("gap_threshold_minutes").is_none())
+    );
     let lists = Lists {
         policy: Some(vec![PlanKind::Size]),
-        gap_minutes: Some(vec![5.0, 60.0]),
+        values: vec![(
+            "gap_threshold_minutes",
+            vec![KeyValue::F64(5.0), KeyValue::F64(60.0)],
+        )],
         ..Default::default()
     };
     assert_eq!(
@@ -50,6 +67,20 @@ fn a_kind_is_multiplied_by_what_the_table_says_it_reads() {
         64 + 5 + 24 + 4
     );
     assert_eq!(grid(HarnessId::Qwen, &Lists::default()).len(), 64 + 5);
+}
+
+/// `auto` is multiplied by what any harness's `auto` may choose reads: the
+/// keep, the gap and the size (Qwen's size), not count's trigger.
+#[test]
+fn auto_reads_what_the_kinds_it_may_choose_read() {
+    let reads: Vec<&str> = crate::policy::params::axes()
+        .map(|(row, _)| row.key)
+        .filter(|k| grid::uses(PlanKind::Auto, HarnessId::Claude, k))
+        .collect();
+    assert_eq!(
+        reads,
+        ["keep_recent", "gap_threshold_minutes", "size_threshold"]
+    );
 }
 
 #[test]
@@ -91,17 +122,19 @@ fn the_default_grid_multiplies_only_what_a_kind_reads() {
     // count: 3 keeps × 4 triggers × 2 deliveries.
     assert_eq!(count(PlanKind::Count), 24);
     assert!(
-        g.iter()
-            .filter(|p| p.kind == PlanKind::Idle)
-            .all(|p| p.size_threshold.is_none() && p.trigger.is_none())
+        g.iter().filter(|p| p.kind == PlanKind::Idle).all(
+            |p| p.number("size_threshold").is_none() && p.number("trigger_threshold").is_none()
+        )
     );
     let q = grid(HarnessId::Qwen, &Lists::default());
     assert_eq!(q.len(), 69);
     // Lists: idle × keep {2, 5} × gap {30}; size takes keep but not the gap.
     let lists = Lists {
         policy: Some(vec![PlanKind::Idle, PlanKind::Size]),
-        keep_recent: Some(vec![2, 5]),
-        gap_minutes: Some(vec![30.0]),
+        values: vec![
+            ("keep_recent", vec![KeyValue::U32(2), KeyValue::U32(5)]),
+            ("gap_threshold_minutes", vec![KeyValue::F64(30.0)]),
+        ],
         ..Default::default()
     };
     let g = grid(HarnessId::Claude, &lists);
@@ -109,7 +142,7 @@ fn the_default_grid_multiplies_only_what_a_kind_reads() {
     assert!(
         g.iter()
             .filter(|p| p.kind == PlanKind::Size)
-            .all(|p| p.gap_minutes.is_none())
+            .all(|p| p.number("gap_threshold_minutes").is_none())
     );
     // cache-edits is never run on qwen.
     let lists = Lists {

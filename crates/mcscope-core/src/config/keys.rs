@@ -7,24 +7,12 @@
 
 use super::{Preset, Source};
 use crate::policy::Policy;
-use crate::policy::params::{self, Put};
+use crate::policy::params::{self, KeyValue as Value, Put};
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 use strum::VariantArray;
-
-/// One key's value, as its row's type read it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    U32(u32),
-    U64(u64),
-    I64(i64),
-    F64(f64),
-    Bool(bool),
-    Str(String),
-    List(Vec<serde_json::Value>),
-}
 
 /// One layer of policy keys: a sidecar's, the config file's `[policy]`, or one
 /// of its `[policy.<preset>]` tables.
@@ -181,6 +169,13 @@ fn put(p: &mut Policy, key: &str, value: &Value) -> Result<bool, String> {
         },
         Refused::Whole(words) => words,
     })
+}
+
+/// Sets `key`'s value into `p` by its row, as a layer's value is set (a
+/// setting of `compare`'s grid): whether it set anything, or why the value is
+/// refused.
+pub fn set_key(p: &mut Policy, key: &str, value: &Value) -> Result<bool, String> {
+    put(p, key, value)
 }
 
 /// Why a row refuses a value.

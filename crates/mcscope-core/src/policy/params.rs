@@ -14,6 +14,48 @@ use crate::session::HarnessId;
 /// add to it (`keep + 15`) stay far from u32's end.
 pub const MAX_COUNT: u32 = 1_000_000_000;
 
+/// One key's value, as its row's type read it (a config file's, a sidecar's,
+/// a flag's, a setting of `compare`'s grid).
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeyValue {
+    U32(u32),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Bool(bool),
+    Str(String),
+    List(Vec<serde_json::Value>),
+}
+
+impl KeyValue {
+    /// A number's value as a float (a count or a size: exact below 2^53);
+    /// None for the others.
+    pub fn number(&self) -> Option<f64> {
+        match *self {
+            KeyValue::U32(v) => Some(f64::from(v)),
+            KeyValue::U64(v) => Some(v as f64),
+            KeyValue::I64(v) => Some(v as f64),
+            KeyValue::F64(v) => Some(v),
+            KeyValue::Bool(_) | KeyValue::Str(_) | KeyValue::List(_) => None,
+        }
+    }
+}
+
+/// A number as a setting shows it (`5`, `7.5`, `-1`).
+impl std::fmt::Display for KeyValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeyValue::U32(v) => write!(f, "{v}"),
+            KeyValue::U64(v) => write!(f, "{v}"),
+            KeyValue::I64(v) => write!(f, "{v}"),
+            KeyValue::F64(v) => write!(f, "{v}"),
+            KeyValue::Bool(v) => write!(f, "{v}"),
+            KeyValue::Str(v) => write!(f, "{v}"),
+            KeyValue::List(v) => write!(f, "{}", serde_json::Value::Array(v.clone())),
+        }
+    }
+}
+
 /// One parameter of a plan.
 #[derive(Debug)]
 pub struct Param {
@@ -286,7 +328,7 @@ pub enum ByDefault {
 }
 
 /// How `compare` takes a parameter's flag.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy)]
 pub enum Compare {
     /// A comma-separated list of values, one grid row per value; `e_g` an
     /// example list for its help; `grid` its values in the default grid (SPEC
@@ -297,6 +339,9 @@ pub enum Compare {
         value: &'static str,
         e_g: &'static str,
         grid: &'static [(Option<PlanKind>, &'static [f64])],
+        /// A number each setting of the grid takes one of (the kind and the
+        /// delivery are the grid's own axes): how a setting names it.
+        axis: Option<Axis>,
     },
     /// One value for every row, in plan's words.
     Same,
@@ -304,6 +349,31 @@ pub enum Compare {
     Own,
     /// Compare has no such flag.
     Not,
+}
+
+/// A numeric parameter `compare` lists: the grid multiplies a kind that
+/// reads it by its values, and a setting names the one it took.
+#[derive(Debug, Clone, Copy)]
+pub struct Axis {
+    /// Its name in a setting's words (`keep 5`, `gap 30m`).
+    pub name: &'static str,
+    /// Its letter in the compare panel's short form (`k5`, `g30m`).
+    pub short: &'static str,
+    /// The unit after a value in both (`m`), and in a group's range (` min`).
+    pub unit: &'static str,
+    pub unit_long: &'static str,
+    /// The policy's value, as a setting takes it (None: the policy gives none,
+    /// `keep_recent` by kind).
+    pub get: fn(&Policy) -> Option<KeyValue>,
+}
+
+/// The numeric parameters `compare` takes lists of, in the table's order,
+/// each with its axis.
+pub fn axes() -> impl Iterator<Item = (&'static Param, Axis)> {
+    PARAMS.iter().filter_map(|p| match p.compare {
+        Compare::List { axis: Some(a), .. } => Some((p, a)),
+        _ => None,
+    })
 }
 
 /// How a `:` command sets its parameter from the value typed after it.

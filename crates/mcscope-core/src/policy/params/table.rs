@@ -32,6 +32,7 @@ pub static PARAMS: &[Param] = &[
             value: "KIND,…",
             e_g: "idle,size,count",
             grid: &[],
+            axis: None,
         },
         keys: None,
         put: Put::Str(|p, k| {
@@ -95,6 +96,13 @@ pub static PARAMS: &[Param] = &[
                 (Some(PlanKind::Size), &[5.0]),
                 (Some(PlanKind::Count), &[2.0, 5.0, 10.0]),
             ],
+            axis: Some(Axis {
+                name: "keep",
+                short: "k",
+                unit: "",
+                unit_long: "",
+                get: |p| p.keep_recent.map(KeyValue::U32),
+            }),
         },
         keys: Some(&KEEP_KEYS),
         put: Put::U32(|p, k| p.keep_recent = Some(k)),
@@ -170,6 +178,13 @@ pub static PARAMS: &[Param] = &[
                     &[5.0, 10.0, 15.0, 30.0, 45.0, 60.0, 90.0, 120.0],
                 ),
             ],
+            axis: Some(Axis {
+                name: "gap",
+                short: "g",
+                unit: "m",
+                unit_long: " min",
+                get: |p| Some(KeyValue::F64(p.gap_threshold_minutes)),
+            }),
         },
         keys: Some(&GAP_KEYS),
         put: Put::F64(|p, g| {
@@ -223,6 +238,13 @@ pub static PARAMS: &[Param] = &[
                 None,
                 &[100_000.0, 200_000.0, 300_000.0, 500_000.0, 800_000.0],
             )],
+            axis: Some(Axis {
+                name: "size",
+                short: "s",
+                unit: "",
+                unit_long: "",
+                get: |p| Some(KeyValue::I64(p.size_threshold)),
+            }),
         },
         keys: Some(&SIZE_KEYS),
         put: Put::I64(|p, s| {
@@ -275,6 +297,13 @@ pub static PARAMS: &[Param] = &[
             value: "N,…",
             e_g: "5,10,20",
             grid: &[(None, &[5.0, 10.0, 20.0, 40.0])],
+            axis: Some(Axis {
+                name: "trigger",
+                short: "t",
+                unit: "",
+                unit_long: "",
+                get: |p| Some(KeyValue::U32(p.trigger_threshold)),
+            }),
         },
         keys: None,
         put: Put::U32(|p, t| p.trigger_threshold = t),
@@ -309,6 +338,7 @@ pub static PARAMS: &[Param] = &[
             value: "rewrite|cache-edits,…",
             e_g: "rewrite,cache-edits",
             grid: &[],
+            axis: None,
         },
         keys: None,
         put: Put::Str(|p, d| {
