@@ -405,7 +405,7 @@ fn the_sidecar_sets_the_cache_ttl_and_timeline_text_shows_the_cache_column() {
 }
 
 /// SPEC §9 and issue 22 item 4: `--keep-recent` multiplies the budget plan,
-/// which reads keep (the table's `read_by`): each row runs its own keep, and
+/// which reads keep (its plan's `reads`): each row runs its own keep, and
 /// the rows differ where the keep does.
 #[test]
 fn keep_recent_multiplies_the_budget_plan_that_reads_it() {

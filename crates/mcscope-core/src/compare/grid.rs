@@ -64,7 +64,7 @@ pub struct Params {
 }
 
 /// Whether a kind reads the parameter of `key` on `preset`'s sessions (the
-/// parameter table's `read_by` column, `PlanKind::reads`), so that the grid
+/// plans' `reads`, `PlanKind::reads`), so that the grid
 /// multiplies the kind by that parameter's list (SPEC §9). `auto` reads what
 /// any harness's `auto` may choose reads.
 pub(super) fn uses(kind: PlanKind, preset: HarnessId, key: &str) -> bool {

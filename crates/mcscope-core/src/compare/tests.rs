@@ -16,7 +16,7 @@ fn row(i: usize, usd: Option<f64>, later: u64, not_sent: u64) -> Row {
 }
 
 /// SPEC §9: a kind is multiplied by the lists of the parameters it
-/// reads, which are the parameter table's `read_by`: budget reads keep
+/// reads, which are its plan's `reads`: budget reads keep
 /// (its list was ignored, every row ran keep 3), qwen's size reads the gap
 /// (its idle coupling); the default grid is SPEC §9's, unchanged.
 #[test]

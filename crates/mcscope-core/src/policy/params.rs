@@ -73,12 +73,6 @@ pub struct Param {
     /// Whether two policies hold the same value (the header asks at every
     /// draw: a comparison, not a formatted copy).
     pub same: fn(&Policy, &Policy) -> bool,
-    /// For a numeric parameter, the plan kinds that read it when they decide,
-    /// each with the engine function that reads it cited beside it: under
-    /// `auto`, the `policy` object gives a kind that does not read it no value
-    /// (SPEC §15.6). None for the others (the kind, the delivery, the api
-    /// edits and the flags), which this column does not follow.
-    pub read_by: Option<&'static [Read]>,
     /// What it sets, the start of its flag's `--help`.
     pub about: &'static str,
     /// The values the flag takes where clap's value list does not say them
@@ -481,9 +475,6 @@ fn on(b: bool) -> String {
     if b { "on" } else { "off" }.into()
 }
 
-/// A plan kind that reads a parameter, and when.
-pub type Read = (PlanKind, When);
-
 /// When a plan kind reads a parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum When {
@@ -499,22 +490,19 @@ pub use table::PARAMS;
 
 impl PlanKind {
     /// Whether this kind reads the numeric parameter `key` when it decides
-    /// under preset `preset`: the table's `read_by` (SPEC §15.6). False for a
-    /// parameter the column does not follow.
+    /// under preset `preset`: its plan's answer (`Plan::reads`, SPEC §15.6).
+    /// False for a parameter no plan reads that way (the kind, the delivery,
+    /// the api edits, the switches).
     pub fn reads(self, key: &str, preset: crate::session::HarnessId) -> bool {
-        PARAMS
-            .iter()
-            .find(|p| p.key == key)
-            .and_then(|p| p.read_by)
-            .is_some_and(|by| {
-                by.iter().any(|&(k, when)| {
-                    k == self
-                        && match when {
-                            When::Always => true,
-                            When::SizeNeedsIdle => preset.asks().size_off_with_idle(),
-                        }
-                })
+        super::engine::registry::of(self).is_some_and(|plan| {
+            plan.reads().iter().any(|&(k, when)| {
+                k == key
+                    && match when {
+                        When::Always => true,
+                        When::SizeNeedsIdle => preset.asks().size_off_with_idle(),
+                    }
             })
+        })
     }
 }
 

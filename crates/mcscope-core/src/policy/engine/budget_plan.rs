@@ -3,6 +3,7 @@
 //! holds (`Look`) and the policy's parameters.
 
 use super::*;
+use crate::policy::params::When;
 
 /// `budget`: past the usage gate, clear the oldest eligible results outside
 /// the last keep_recent eligible calls until the rest fits the budget
@@ -143,6 +144,17 @@ pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
 pub(super) struct Budget;
 
 impl super::plan::Plan for Budget {
+    /// `budget_plan::budget`: the keep, the budget, the least saving and the
+    /// warning (by version when none is given).
+    fn reads(&self) -> &'static [(&'static str, When)] {
+        &[
+            ("keep_recent", When::Always),
+            ("budget_tokens", When::Always),
+            ("budget_min_saving", When::Always),
+            ("budget_warning_tokens", When::Always),
+        ]
+    }
+
     /// Budget's clearings are remembered over the view (SPEC §5).
     fn lasts(&self) -> &'static [(Trigger, super::plan::Lasts)] {
         &[(Trigger::Budget, super::plan::Lasts::View)]

@@ -3,6 +3,7 @@
 //! policy's parameters.
 
 use super::*;
+use crate::policy::params::When;
 
 /// `count`: past the trigger, delete sent results outside the last keep_recent.
 pub(super) fn count<L: Look>(v: &L, p: &Policy, req: &Request) -> Verdict {
@@ -53,6 +54,14 @@ pub(super) fn count<L: Look>(v: &L, p: &Policy, req: &Request) -> Verdict {
 pub(super) struct Count;
 
 impl super::plan::Plan for Count {
+    /// `count::count`: the keep and the trigger.
+    fn reads(&self) -> &'static [(&'static str, When)] {
+        &[
+            ("keep_recent", When::Always),
+            ("trigger_threshold", When::Always),
+        ]
+    }
+
     /// Count's deletions are cumulative over the view (SPEC §5).
     fn lasts(&self) -> &'static [(Trigger, super::plan::Lasts)] {
         &[(Trigger::Count, super::plan::Lasts::View)]

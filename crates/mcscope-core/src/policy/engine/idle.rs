@@ -3,6 +3,7 @@
 //! (`Look`) and the policy's parameters.
 
 use super::*;
+use crate::policy::params::When;
 
 /// `idle` at `req`, `gap` minutes after the last response (None: no gap
 /// known): where the harness runs it at this request and the gap holds.
@@ -171,6 +172,16 @@ fn media_to_clear<L: Look>(v: &L, p: &Policy, req: &Request, verdict: &mut Verdi
 pub(super) struct Idle;
 
 impl super::plan::Plan for Idle {
+    /// The keep window (`idle::time_based`, `idle::media_to_clear`, through
+    /// `Policy::keep_for`) and the gap (`idle::idle`, through
+    /// `Policy::gap_holds`).
+    fn reads(&self) -> &'static [(&'static str, When)] {
+        &[
+            ("keep_recent", When::Always),
+            ("gap_threshold_minutes", When::Always),
+        ]
+    }
+
     fn kind(&self) -> PlanKind {
         PlanKind::Idle
     }
@@ -184,6 +195,11 @@ impl super::plan::Plan for Idle {
 pub(super) struct Forced;
 
 impl super::plan::Plan for Forced {
+    /// The keep window (`idle::forced`, through `Policy::keep_for`).
+    fn reads(&self) -> &'static [(&'static str, When)] {
+        &[("keep_recent", When::Always)]
+    }
+
     fn kind(&self) -> PlanKind {
         PlanKind::Forced
     }

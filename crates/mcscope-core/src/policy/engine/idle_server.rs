@@ -6,6 +6,7 @@
 use super::*;
 use crate::harness::claude_idle_server::{self as rule, Decision, Params, RecFact};
 use crate::policy::api::{ClearInputs, Edit, TriggerOn};
+use crate::policy::params::When;
 use std::sync::Arc;
 
 /// The plan at one request, as SPEC §13.S10's `idle_server` object says it.
@@ -246,6 +247,16 @@ impl IdleServerWhy {
 pub(super) struct IdleServer;
 
 impl super::plan::Plan for IdleServer {
+    /// `idle_server::params`: the keep (by version when none is given), the
+    /// explicit gap (else its own 65) and the least trigger.
+    fn reads(&self) -> &'static [(&'static str, When)] {
+        &[
+            ("keep_recent", When::Always),
+            ("gap_threshold_minutes", When::Always),
+            ("min_trigger_tool_uses", When::Always),
+        ]
+    }
+
     /// The server's edit of one request (SPEC §13.S8).
     fn lasts(&self) -> &'static [(Trigger, super::plan::Lasts)] {
         &[(Trigger::IdleServer, super::plan::Lasts::Request)]

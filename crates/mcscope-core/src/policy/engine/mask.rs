@@ -7,6 +7,7 @@
 
 use super::look::MaskIndexed;
 use super::*;
+use crate::policy::params::When;
 
 /// `mask` at `req`. The history is the request's messages without the
 /// content it sends (`history` before `sendMessageStream` pushes it); with
@@ -235,6 +236,14 @@ fn indexed<L: Look>(
 pub(super) struct Mask;
 
 impl super::plan::Plan for Mask {
+    /// Its own thresholds (`mask.rs`), none of the shared ones.
+    fn reads(&self) -> &'static [(&'static str, When)] {
+        &[
+            ("mask_protect_tokens", When::Always),
+            ("mask_min_prunable_tokens", When::Always),
+        ]
+    }
+
     fn kind(&self) -> PlanKind {
         PlanKind::Mask
     }

@@ -25,6 +25,15 @@ pub(crate) trait Plan: Sync {
         &[Delivery::Rewrite, Delivery::CacheEdits]
     }
 
+    /// The numeric parameters it reads when it decides, by the table's key
+    /// (`policy::params`), each with when it reads it: under `auto`, the
+    /// `policy` object gives a parameter the kind in force does not read no
+    /// value (SPEC §15.6), and `compare`'s grid does not multiply the kind by
+    /// its list (SPEC §9). None by default.
+    fn reads(&self) -> &'static [(&'static str, crate::policy::params::When)] {
+        &[]
+    }
+
     /// How long a clearing of each trigger it fires stays in force, where it
     /// is not until a turn start (the default, [`Lasts::TurnStart`]).
     fn lasts(&self) -> &'static [(Trigger, Lasts)] {

@@ -15,6 +15,7 @@
 //! `PRUNE_MINIMUM`. The marks are stored: cumulative and permanent in the view.
 
 use super::*;
+use crate::policy::params::When;
 
 /// What prune keeps across views: OpenCode stores its marks, and a scan that
 /// passes a compaction inside the latest two turns goes on into the view
@@ -211,6 +212,14 @@ pub(super) fn prune<L: Look>(
 pub(super) struct Prune;
 
 impl super::plan::Plan for Prune {
+    /// Its own thresholds (`prune.rs`), none of the shared ones.
+    fn reads(&self) -> &'static [(&'static str, When)] {
+        &[
+            ("prune_protect_tokens", When::Always),
+            ("prune_minimum_tokens", When::Always),
+        ]
+    }
+
     /// Prune's marks are stored: cumulative and permanent in the view (SPEC §15.13).
     fn lasts(&self) -> &'static [(Trigger, super::plan::Lasts)] {
         &[(Trigger::Prune, super::plan::Lasts::View)]

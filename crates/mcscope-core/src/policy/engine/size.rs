@@ -3,6 +3,7 @@
 //! parameters.
 
 use super::*;
+use crate::policy::params::When;
 
 /// `size` at `req`, the view's size total being `total`: where the harness
 /// runs it at this request and it is on.
@@ -80,6 +81,17 @@ fn over_threshold<L: Look>(v: &L, p: &Policy, total: u64) -> Verdict {
 pub(super) struct Size;
 
 impl super::plan::Plan for Size {
+    /// `size::size` and `size_index.rs`: the keep and the threshold; the gap
+    /// only under a harness whose size plan is off with idle (Qwen's
+    /// settings coupling).
+    fn reads(&self) -> &'static [(&'static str, When)] {
+        &[
+            ("keep_recent", When::Always),
+            ("gap_threshold_minutes", When::SizeNeedsIdle),
+            ("size_threshold", When::Always),
+        ]
+    }
+
     fn kind(&self) -> PlanKind {
         PlanKind::Size
     }

@@ -13,7 +13,6 @@ pub static PARAMS: &[Param] = &[
         command: Some("policy"),
         set: None,
         same: |a, b| a.kind == b.kind,
-        read_by: None,
         about: "The plan kind",
         range: None,
         // Each preset says what its `auto` chooses (`Harness::auto_words`).
@@ -59,20 +58,6 @@ pub static PARAMS: &[Param] = &[
             e_g: Some("3"),
         }),
         same: |a, b| a.keep_recent == b.keep_recent,
-        // idle, forced: engine/idle.rs `idle::time_based` and
-        // `idle::media_to_clear` (`Policy::keep_for`); size: engine/size.rs
-        // `size::size` and engine/size_index.rs; count: engine/count.rs
-        // `count::count`; budget: engine/budget_plan.rs `budget_plan::budget`;
-        // idle-server: engine/idle_server.rs `idle_server::params`
-        // (by version when none is given). Not mask, prune or api.
-        read_by: Some(&[
-            (PlanKind::Idle, When::Always),
-            (PlanKind::Forced, When::Always),
-            (PlanKind::Size, When::Always),
-            (PlanKind::Count, When::Always),
-            (PlanKind::Budget, When::Always),
-            (PlanKind::IdleServer, When::Always),
-        ]),
         about: "Results kept outside the plan: the most recent N",
         range: None,
         default: ByDefault::Made(|| {
@@ -142,15 +127,6 @@ pub static PARAMS: &[Param] = &[
             e_g: Some("7.5"),
         }),
         same: |a, b| a.gap_threshold_minutes == b.gap_threshold_minutes,
-        // idle: engine/idle.rs `idle::idle` (through `Policy::gap_holds`);
-        // idle-server: engine/idle_server.rs `idle_server::params` (the
-        // explicit gap, else its own 65); size: engine/size.rs `size::size`,
-        // only for qwen's coupling.
-        read_by: Some(&[
-            (PlanKind::Idle, When::Always),
-            (PlanKind::IdleServer, When::Always),
-            (PlanKind::Size, When::SizeNeedsIdle),
-        ]),
         about: "Idle gap threshold in minutes",
         range: Some("negative disables"),
         // idle-server's own gap is Claude Code's constant, not a preset's.
@@ -226,8 +202,6 @@ pub static PARAMS: &[Param] = &[
             e_g: Some("300000"),
         }),
         same: |a, b| a.size_threshold == b.size_threshold,
-        // engine/size.rs `size::size`, engine/size_index.rs.
-        read_by: Some(&[(PlanKind::Size, When::Always)]),
         about: "Size threshold in chars",
         range: Some("negative disables"),
         default: ByDefault::Preset(|p| p.size_threshold.to_string()),
@@ -261,7 +235,6 @@ pub static PARAMS: &[Param] = &[
         command: None,
         set: None,
         same: |a, b| a.low_watermark == b.low_watermark,
-        read_by: None,
         about: "Clear down to the threshold instead of half of it: low watermark off",
         range: None,
         default: ByDefault::Preset(|p| on(p.low_watermark)),
@@ -288,8 +261,6 @@ pub static PARAMS: &[Param] = &[
             e_g: Some("4"),
         }),
         same: |a, b| a.trigger_threshold == b.trigger_threshold,
-        // engine/count.rs `count::count`.
-        read_by: Some(&[(PlanKind::Count, When::Always)]),
         about: "Count plan: active results before deletions start",
         range: None,
         default: ByDefault::Preset(|p| p.trigger_threshold.to_string()),
@@ -327,7 +298,6 @@ pub static PARAMS: &[Param] = &[
             e_g: None,
         }),
         same: |a, b| a.delivery == b.delivery,
-        read_by: None,
         about: "How clearings reach the API",
         range: None,
         default: ByDefault::Made(|| {
@@ -360,7 +330,6 @@ pub static PARAMS: &[Param] = &[
         command: None,
         set: None,
         same: |a, b| a.protect == b.protect,
-        read_by: None,
         about: "Protect managed-memory reads",
         range: None,
         default: ByDefault::Preset(|p| on(p.protect)),
@@ -377,7 +346,6 @@ pub static PARAMS: &[Param] = &[
         command: None,
         set: None,
         same: |a, b| a.clear_errors == b.clear_errors,
-        read_by: None,
         about: "Error results may be cleared",
         range: None,
         default: ByDefault::PresetThen(
@@ -410,8 +378,6 @@ pub static PARAMS: &[Param] = &[
         command: None,
         set: None,
         same: |a, b| a.budget_tokens == b.budget_tokens,
-        // engine/budget_plan.rs `budget_plan::budget`, harness/claude_budget.rs `decide`.
-        read_by: Some(&[(PlanKind::Budget, When::Always)]),
         about: "Budget plan: the tool-result tokens it clears down to",
         range: None,
         default: ByDefault::Preset(|p| p.budget_tokens.to_string()),
@@ -428,8 +394,6 @@ pub static PARAMS: &[Param] = &[
         command: None,
         set: None,
         same: |a, b| a.budget_min_saving == b.budget_min_saving,
-        // engine/budget_plan.rs `budget_plan::budget`, harness/claude_budget.rs `decide`.
-        read_by: Some(&[(PlanKind::Budget, When::Always)]),
         about: "Budget plan: the least saving that lets it fire",
         range: None,
         default: ByDefault::Preset(|p| p.budget_min_saving.to_string()),
@@ -446,9 +410,6 @@ pub static PARAMS: &[Param] = &[
         command: None,
         set: None,
         same: |a, b| a.budget_warning_tokens == b.budget_warning_tokens,
-        // engine/budget_plan.rs `budget_plan::budget`, through
-        // `Policy::budget_warning_at` (by version when none is given).
-        read_by: Some(&[(PlanKind::Budget, When::Always)]),
         about: "Budget plan: the recorded usage it waits for",
         range: None,
         default: ByDefault::Made(|| {
@@ -475,9 +436,6 @@ pub static PARAMS: &[Param] = &[
         command: None,
         set: None,
         same: |a, b| a.min_trigger_tool_uses == b.min_trigger_tool_uses,
-        // engine/idle_server.rs `idle_server::params` (keep + 15
-        // when none is given).
-        read_by: Some(&[(PlanKind::IdleServer, When::Always)]),
         about: crate::harness::claude_idle_server::MIN_TRIGGER_ABOUT,
         range: None,
         default: ByDefault::Made(|| {
@@ -515,8 +473,6 @@ pub static PARAMS: &[Param] = &[
             e_g: Some("30000"),
         }),
         same: |a, b| a.mask_protect_tokens == b.mask_protect_tokens,
-        // engine/mask.rs `mask::mask`.
-        read_by: Some(&[(PlanKind::Mask, When::Always)]),
         about: "mask (Gemini CLI): the newest tokens of tool output it protects",
         range: None,
         default: ByDefault::Preset(|p| p.mask_protect_tokens.to_string()),
@@ -543,8 +499,6 @@ pub static PARAMS: &[Param] = &[
             e_g: Some("10000"),
         }),
         same: |a, b| a.mask_min_prunable_tokens == b.mask_min_prunable_tokens,
-        // engine/mask.rs `mask::mask`.
-        read_by: Some(&[(PlanKind::Mask, When::Always)]),
         about: "mask (Gemini CLI): the least prunable tokens that let it mask",
         range: None,
         default: ByDefault::Preset(|p| p.mask_min_prunable_tokens.to_string()),
@@ -561,7 +515,6 @@ pub static PARAMS: &[Param] = &[
         command: None,
         set: None,
         same: |a, b| a.mask_protect_latest_turn == b.mask_protect_latest_turn,
-        read_by: None,
         about: "mask (Gemini CLI): scan the latest content of the history too, as Gemini \
 CLI's remote flag 45758819 set to false does: protect latest turn off",
         range: None,
@@ -579,8 +532,6 @@ CLI's remote flag 45758819 set to false does: protect latest turn off",
         command: None,
         set: None,
         same: |a, b| a.prune_protect_tokens == b.prune_protect_tokens,
-        // engine/prune.rs `prune::prune`.
-        read_by: Some(&[(PlanKind::Prune, When::Always)]),
         about: "prune (OpenCode): the newest tool-output tokens it never clears, \
 OpenCode's PRUNE_PROTECT",
         range: None,
@@ -598,8 +549,6 @@ OpenCode's PRUNE_PROTECT",
         command: None,
         set: None,
         same: |a, b| a.prune_minimum_tokens == b.prune_minimum_tokens,
-        // engine/prune.rs `prune::prune`.
-        read_by: Some(&[(PlanKind::Prune, When::Always)]),
         about: "prune (OpenCode): what it must be able to clear, strictly more, before \
 it marks anything, OpenCode's PRUNE_MINIMUM",
         range: None,
@@ -617,7 +566,6 @@ it marks anything, OpenCode's PRUNE_MINIMUM",
         command: None,
         set: None,
         same: |a, b| a.api == b.api,
-        read_by: None,
         about: "api preset: one `context_management` edit, the API's own JSON object \
 (repeatable, in the order sent), e.g. '{\"type\":\"clear_tool_uses_20250919\", \
 \"trigger\":{\"type\":\"input_tokens\",\"value\":30000},\"keep\":{\"type\":\"tool_uses\", \
