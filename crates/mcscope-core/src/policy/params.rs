@@ -325,14 +325,13 @@ pub enum ByDefault {
 #[derive(Debug, Clone, Copy)]
 pub enum Compare {
     /// A comma-separated list of values, one grid row per value; `e_g` an
-    /// example list for its help; `grid` its values in the default grid (SPEC
-    /// §9, §15.23) for the kinds that read it: a kind's own list, else the
-    /// list for every kind (`None`); none, the session's value.
+    /// example list for its help. Its values in the default grid (SPEC §9,
+    /// §15.23) are each plan's (`Plan::grid`): qwen's size, which reads the
+    /// gap too, runs at the session's.
     List {
         /// The list's value name in the help (`N,…`).
         value: &'static str,
         e_g: &'static str,
-        grid: &'static [(Option<PlanKind>, &'static [f64])],
         /// A number each setting of the grid takes one of (the kind and the
         /// delivery are the grid's own axes): how a setting names it.
         axis: Option<Axis>,
@@ -383,16 +382,10 @@ pub struct Set {
 }
 
 impl Param {
-    /// Its values in `compare`'s default grid for plan kind `kind` (see
-    /// [`Compare::List`]); None: the session's value.
+    /// Its values in `compare`'s default grid for plan kind `kind`: the
+    /// plan's (`Plan::grid`); None: the session's value.
     pub fn default_grid(&self, kind: PlanKind) -> Option<&'static [f64]> {
-        let Compare::List { grid, .. } = self.compare else {
-            return None;
-        };
-        grid.iter()
-            .find(|(k, _)| *k == Some(kind))
-            .or_else(|| grid.iter().find(|(k, _)| k.is_none()))
-            .map(|&(_, values)| values)
+        super::engine::registry::of(kind).and_then(|p| p.grid(self.key))
     }
 
     /// What its `:` command expected, said when a value does not read:

@@ -54,6 +54,15 @@ pub(super) fn count<L: Look>(v: &L, p: &Policy, req: &Request) -> Verdict {
 pub(super) struct Count;
 
 impl super::plan::Plan for Count {
+    /// `compare`'s default grid (SPEC §9): three keeps, four triggers.
+    fn grid(&self, key: &str) -> Option<&'static [f64]> {
+        match key {
+            "keep_recent" => Some(&[2.0, 5.0, 10.0]),
+            "trigger_threshold" => Some(&[5.0, 10.0, 20.0, 40.0]),
+            _ => None,
+        }
+    }
+
     /// `count::count`: the keep and the trigger.
     fn reads(&self) -> &'static [(&'static str, When)] {
         &[

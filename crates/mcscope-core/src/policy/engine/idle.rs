@@ -172,6 +172,15 @@ fn media_to_clear<L: Look>(v: &L, p: &Policy, req: &Request, verdict: &mut Verdi
 pub(super) struct Idle;
 
 impl super::plan::Plan for Idle {
+    /// `compare`'s default grid (SPEC §9): eight keeps, eight gaps.
+    fn grid(&self, key: &str) -> Option<&'static [f64]> {
+        match key {
+            "keep_recent" => Some(&[1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0, 20.0]),
+            "gap_threshold_minutes" => Some(&[5.0, 10.0, 15.0, 30.0, 45.0, 60.0, 90.0, 120.0]),
+            _ => None,
+        }
+    }
+
     /// The keep window (`idle::time_based`, `idle::media_to_clear`, through
     /// `Policy::keep_for`) and the gap (`idle::idle`, through
     /// `Policy::gap_holds`).

@@ -247,6 +247,16 @@ impl IdleServerWhy {
 pub(super) struct IdleServer;
 
 impl super::plan::Plan for IdleServer {
+    /// `compare`'s default grid (SPEC §9, §15.23): the served keep is 12–64
+    /// (SPEC §13.C); the gap is Claude Code's own.
+    fn grid(&self, key: &str) -> Option<&'static [f64]> {
+        match key {
+            "keep_recent" => Some(&[5.0, 12.0, 24.0, 64.0]),
+            "gap_threshold_minutes" => Some(&[crate::harness::claude_idle_server::GAP_MINUTES]),
+            _ => None,
+        }
+    }
+
     /// `idle_server::params`: the keep (by version when none is given), the
     /// explicit gap (else its own 65) and the least trigger.
     fn reads(&self) -> &'static [(&'static str, When)] {

@@ -34,6 +34,12 @@ pub(crate) trait Plan: Sync {
         &[]
     }
 
+    /// The values of the parameter of `key` in `compare`'s default grid for
+    /// this kind (SPEC §9, §15.23); None: the session's value.
+    fn grid(&self, _key: &str) -> Option<&'static [f64]> {
+        None
+    }
+
     /// How long a clearing of each trigger it fires stays in force, where it
     /// is not until a turn start (the default, [`Lasts::TurnStart`]).
     fn lasts(&self) -> &'static [(Trigger, Lasts)] {

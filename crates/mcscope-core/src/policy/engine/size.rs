@@ -81,6 +81,15 @@ fn over_threshold<L: Look>(v: &L, p: &Policy, total: u64) -> Verdict {
 pub(super) struct Size;
 
 impl super::plan::Plan for Size {
+    /// `compare`'s default grid (SPEC §9): one keep, five thresholds.
+    fn grid(&self, key: &str) -> Option<&'static [f64]> {
+        match key {
+            "keep_recent" => Some(&[5.0]),
+            "size_threshold" => Some(&[100_000.0, 200_000.0, 300_000.0, 500_000.0, 800_000.0]),
+            _ => None,
+        }
+    }
+
     /// `size::size` and `size_index.rs`: the keep and the threshold; the gap
     /// only under a harness whose size plan is off with idle (Qwen's
     /// settings coupling).

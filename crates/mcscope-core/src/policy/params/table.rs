@@ -30,7 +30,6 @@ pub static PARAMS: &[Param] = &[
         compare: Compare::List {
             value: "KIND,…",
             e_g: "idle,size,count",
-            grid: &[],
             axis: None,
         },
         keys: None,
@@ -71,16 +70,6 @@ pub static PARAMS: &[Param] = &[
         compare: Compare::List {
             value: "N,…",
             e_g: "2,5,10",
-            grid: &[
-                (
-                    Some(PlanKind::Idle),
-                    &[1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0, 20.0],
-                ),
-                // The served keep is 12–64 (SPEC §13.C, §15.23).
-                (Some(PlanKind::IdleServer), &[5.0, 12.0, 24.0, 64.0]),
-                (Some(PlanKind::Size), &[5.0]),
-                (Some(PlanKind::Count), &[2.0, 5.0, 10.0]),
-            ],
             axis: Some(Axis {
                 name: "keep",
                 short: "k",
@@ -142,18 +131,6 @@ pub static PARAMS: &[Param] = &[
         compare: Compare::List {
             value: "M,…",
             e_g: "5,30,60",
-            // The default grid's gaps are idle's (SPEC §9): qwen's size, which
-            // reads the gap too, runs at the session's.
-            grid: &[
-                (
-                    Some(PlanKind::IdleServer),
-                    &[crate::harness::claude_idle_server::GAP_MINUTES],
-                ),
-                (
-                    Some(PlanKind::Idle),
-                    &[5.0, 10.0, 15.0, 30.0, 45.0, 60.0, 90.0, 120.0],
-                ),
-            ],
             axis: Some(Axis {
                 name: "gap",
                 short: "g",
@@ -208,10 +185,6 @@ pub static PARAMS: &[Param] = &[
         compare: Compare::List {
             value: "C,…",
             e_g: "200000,500000",
-            grid: &[(
-                None,
-                &[100_000.0, 200_000.0, 300_000.0, 500_000.0, 800_000.0],
-            )],
             axis: Some(Axis {
                 name: "size",
                 short: "s",
@@ -267,7 +240,6 @@ pub static PARAMS: &[Param] = &[
         compare: Compare::List {
             value: "N,…",
             e_g: "5,10,20",
-            grid: &[(None, &[5.0, 10.0, 20.0, 40.0])],
             axis: Some(Axis {
                 name: "trigger",
                 short: "t",
@@ -307,7 +279,6 @@ pub static PARAMS: &[Param] = &[
         compare: Compare::List {
             value: "rewrite|cache-edits,…",
             e_g: "rewrite,cache-edits",
-            grid: &[],
             axis: None,
         },
         keys: None,

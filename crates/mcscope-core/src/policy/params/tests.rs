@@ -1,11 +1,11 @@
 use super::*;
 use crate::session::HarnessId;
 
-/// SPEC §9, §15.23: the default grid's values are the table's. A kind's
-/// own list is for a kind that reads the key on some harness, and the
-/// values of a count, a size or a trigger are whole.
+/// SPEC §9, §15.23: the default grid's values are the plans'. A kind lists
+/// only a key it reads on some harness and compare lists, and the values of a
+/// count, a size or a trigger are whole.
 #[test]
-fn the_default_grid_is_the_table_s() {
+fn the_default_grid_is_each_plan_s() {
     let keep = by_key("keep_recent").unwrap();
     assert_eq!(
         keep.default_grid(PlanKind::IdleServer),
@@ -18,16 +18,20 @@ fn the_default_grid_is_the_table_s() {
     let size = by_key("size_threshold").unwrap();
     assert_eq!(size.default_grid(PlanKind::Size).map(<[f64]>::len), Some(5));
     for p in PARAMS {
-        let Compare::List { grid, .. } = p.compare else {
-            continue;
-        };
-        for &(kind, values) in grid {
-            if let Some(kind) = kind {
-                let read = <HarnessId as strum::VariantArray>::VARIANTS
-                    .iter()
-                    .any(|&h| kind.reads(p.key, h));
-                assert!(read, "{} {}", p.key, kind.name());
-            }
+        for &kind in <PlanKind as strum::VariantArray>::VARIANTS {
+            let Some(values) = p.default_grid(kind) else {
+                continue;
+            };
+            // A plan lists only what it reads, and compare lists it.
+            let read = <HarnessId as strum::VariantArray>::VARIANTS
+                .iter()
+                .any(|&h| kind.reads(p.key, h));
+            assert!(read, "{} {}", p.key, kind.name());
+            assert!(
+                matches!(p.compare, Compare::List { axis: Some(_), .. }),
+                "{}",
+                p.key
+            );
             if p.key != "gap_threshold_minutes" {
                 assert!(
                     values.iter().all(|v| v.fract() == 0.0 && *v >= 0.0),
