@@ -144,7 +144,7 @@ impl SessionView {
         // delivery.
         self.tune(|p| {
             p.set_kind(kind)
-                .filter(|&s| s == Settled::BudgetRewrite)
+                .filter(|s| matches!(s, Settled::Delivery(d) if !d.always))
                 .map(|s| settled_words(s).into())
         });
         Ok(())
@@ -189,12 +189,12 @@ fn command_named(name: &str) -> Result<&'static str, String> {
     }
 }
 
-/// What the TUI says of a delivery `Policy::set_kind` settled (`p` says each,
-/// `:policy` only budget's, which the user did not type).
+/// What the TUI says of what `Policy::set_kind` settled (`p` says each,
+/// `:policy` only a delivery changed from the one asked for, which the user
+/// did not type): a plan's own words.
 pub(super) fn settled_words(s: Settled) -> &'static str {
     match s {
         Settled::Recorded => "recorded: what the transcript proves the harness cleared",
-        Settled::IdleServerServer => "idle-server: the server applies the edit (delivery server)",
-        Settled::BudgetRewrite => "budget rewrites the request: delivery set to rewrite",
+        Settled::Delivery(d) => d.words,
     }
 }

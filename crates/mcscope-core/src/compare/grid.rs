@@ -127,12 +127,9 @@ pub fn grid(preset: HarnessId, lists: &Lists) -> Vec<Params> {
         }
         let deliveries: Vec<Delivery> = match &lists.delivery {
             // idle-server is delivered by the server only (SPEC §13.S).
-            _ if kind == PlanKind::IdleServer => vec![Delivery::Server],
+            _ if kind.server_only() => vec![Delivery::Server],
             Some(d) => d.clone(),
-            None if kind == PlanKind::Count && edits => {
-                vec![Delivery::Rewrite, Delivery::CacheEdits]
-            }
-            None => vec![Delivery::Rewrite],
+            None => kind.grid_deliveries(edits),
         };
         for &delivery in &deliveries {
             // What setup would refuse on the preset's sessions is left out

@@ -26,6 +26,24 @@ impl PlanKind {
         engine::registry::of(self).map_or(5, |p| p.default_keep())
     }
 
+    /// The delivery it runs with where none is asked (`edits`: the session's
+    /// requests can carry cache edits): its plan's (`auto`: rewrite).
+    pub fn default_delivery(self, edits: bool) -> Delivery {
+        engine::registry::of(self).map_or(Delivery::Rewrite, |p| p.default_delivery(edits))
+    }
+
+    /// The deliveries `compare`'s grid runs it with where no list is given:
+    /// its plan's (`auto`: rewrite).
+    pub fn grid_deliveries(self, edits: bool) -> Vec<Delivery> {
+        engine::registry::of(self).map_or(vec![Delivery::Rewrite], |p| p.grid_deliveries(edits))
+    }
+
+    /// Whether the server alone delivers it (idle-server's edit, the api
+    /// preset's): no other delivery is tried.
+    pub fn server_only(self) -> bool {
+        engine::registry::of(self).is_some_and(|p| p.deliveries() == [Delivery::Server])
+    }
+
     /// Whether its plan takes delivery `d` (`auto`: as the kind it chooses).
     fn takes(self, d: Delivery) -> bool {
         engine::registry::of(self).is_none_or(|p| p.deliveries().contains(&d))
@@ -144,10 +162,8 @@ impl std::fmt::Display for Illegal {
 pub enum Settled {
     /// The baseline: what the transcript proves (SPEC §15.3).
     Recorded,
-    /// idle-server's edit is applied by the server (SPEC §13.S).
-    IdleServerServer,
-    /// budget rewrites the request (SPEC §5).
-    BudgetRewrite,
+    /// The kind's own delivery, in its plan's words (`Plan::settles`).
+    Delivery(engine::Settles),
 }
 
 /// A delivery asked for under `auto` that the kind auto chooses at a request
@@ -302,19 +318,25 @@ impl Policy {
                 }
                 Some(Settled::Recorded)
             }
-            PlanKind::IdleServer => {
-                self.delivery = Delivery::Server;
-                Some(Settled::IdleServerServer)
-            }
-            _ => {
-                if self.delivery == Delivery::Server {
-                    self.delivery = Delivery::Rewrite;
+            _ => match engine::registry::of(kind).and_then(|p| p.settles()) {
+                // A delivery the kind always takes, said whenever it is tuned
+                // to (idle-server's server).
+                Some(s) if s.always => {
+                    self.delivery = s.delivery;
+                    Some(Settled::Delivery(s))
                 }
-                (kind == PlanKind::Budget && self.delivery != Delivery::Rewrite).then(|| {
-                    self.delivery = Delivery::Rewrite;
-                    Settled::BudgetRewrite
-                })
-            }
+                s => {
+                    if self.delivery == Delivery::Server {
+                        self.delivery = Delivery::Rewrite;
+                    }
+                    // One it takes only: said where it changed the one asked
+                    // for (budget's rewrite over cache-edits).
+                    s.filter(|s| self.delivery != s.delivery).map(|s| {
+                        self.delivery = s.delivery;
+                        Settled::Delivery(s)
+                    })
+                }
+            },
         }
     }
 
@@ -474,7 +496,11 @@ mod tests {
         // keeps the server's delivery, another's goes to rewrite.
         let mut p = Policy::preset(HarnessId::Claude);
         p.delivery = Delivery::CacheEdits;
-        assert_eq!(p.set_kind(PlanKind::Budget), Some(Settled::BudgetRewrite));
+        let settled = p.set_kind(PlanKind::Budget);
+        assert!(
+            matches!(settled, Some(Settled::Delivery(s)) if !s.always && s.delivery == Delivery::Rewrite),
+            "{settled:?}"
+        );
         assert_eq!(p.delivery, Delivery::Rewrite);
         p.set_kind(PlanKind::IdleServer);
         assert_eq!(p.delivery, Delivery::Server);

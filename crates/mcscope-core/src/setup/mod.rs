@@ -459,19 +459,14 @@ fn settle_kind_and_delivery(
     match delivery {
         _ if api || p.kind == PlanKind::Recorded => {}
         Some(d) => p.delivery = d,
-        // SPEC §13.S: the server applies idle-server's edit.
-        None if p.kind == PlanKind::IdleServer && !delivery_set => p.delivery = Delivery::Server,
+        // The kind's own (SPEC §13.S: the server applies idle-server's edit;
+        // cache edits, Claude's mechanism, are count's default on Claude).
         None if !delivery_set => {
-            // cache_edits is Claude's mechanism: the default for count on Claude.
             let edits = session
                 .harness
                 .rules()
                 .offers_delivery(Delivery::CacheEdits);
-            p.delivery = if p.kind == PlanKind::Count && edits {
-                Delivery::CacheEdits
-            } else {
-                Delivery::Rewrite
-            };
+            p.delivery = p.kind.default_delivery(edits);
         }
         None => {}
     }

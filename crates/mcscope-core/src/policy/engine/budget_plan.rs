@@ -144,6 +144,15 @@ pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
 pub(super) struct Budget;
 
 impl super::plan::Plan for Budget {
+    /// It rewrites the request (SPEC §5): its delivery is rewrite.
+    fn settles(&self) -> Option<super::plan::Settles> {
+        Some(super::plan::Settles {
+            delivery: Delivery::Rewrite,
+            always: false,
+            words: "budget rewrites the request: delivery set to rewrite",
+        })
+    }
+
     /// `budget_plan::budget`: the keep, the budget, the least saving and the
     /// warning (by version when none is given).
     fn reads(&self) -> &'static [(&'static str, When)] {

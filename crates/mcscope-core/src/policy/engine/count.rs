@@ -54,6 +54,24 @@ pub(super) fn count<L: Look>(v: &L, p: &Policy, req: &Request) -> Verdict {
 pub(super) struct Count;
 
 impl super::plan::Plan for Count {
+    /// Cached microcompact's own cache edits where the session's requests can
+    /// carry them (Claude Code's), else rewrite; the default grid runs both.
+    fn default_delivery(&self, edits: bool) -> Delivery {
+        if edits {
+            Delivery::CacheEdits
+        } else {
+            Delivery::Rewrite
+        }
+    }
+
+    fn grid_deliveries(&self, edits: bool) -> Vec<Delivery> {
+        if edits {
+            vec![Delivery::Rewrite, Delivery::CacheEdits]
+        } else {
+            vec![Delivery::Rewrite]
+        }
+    }
+
     /// `compare`'s default grid (SPEC §9): three keeps, four triggers.
     fn grid(&self, key: &str) -> Option<&'static [f64]> {
         match key {

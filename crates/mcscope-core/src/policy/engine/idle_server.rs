@@ -247,6 +247,15 @@ impl IdleServerWhy {
 pub(super) struct IdleServer;
 
 impl super::plan::Plan for IdleServer {
+    /// The server applies its edit (SPEC §13.S): its delivery is server.
+    fn settles(&self) -> Option<super::plan::Settles> {
+        Some(super::plan::Settles {
+            delivery: Delivery::Server,
+            always: true,
+            words: "idle-server: the server applies the edit (delivery server)",
+        })
+    }
+
     /// `compare`'s default grid (SPEC §9, §15.23): the served keep is 12–64
     /// (SPEC §13.C); the gap is Claude Code's own.
     fn grid(&self, key: &str) -> Option<&'static [f64]> {

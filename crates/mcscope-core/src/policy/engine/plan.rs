@@ -40,11 +40,40 @@ pub(crate) trait Plan: Sync {
         None
     }
 
+    /// The delivery tuning to it settles, where it takes one only (the TUI's
+    /// `p` and `:policy` say so in these words). None by default.
+    fn settles(&self) -> Option<Settles> {
+        None
+    }
+
+    /// The delivery it runs with where none is asked (`edits`: the session's
+    /// requests can carry cache edits): its settled one, else rewrite.
+    fn default_delivery(&self, _edits: bool) -> Delivery {
+        self.settles().map_or(Delivery::Rewrite, |s| s.delivery)
+    }
+
+    /// The deliveries `compare`'s default grid runs it with (`edits`: as
+    /// above): its default one.
+    fn grid_deliveries(&self, edits: bool) -> Vec<Delivery> {
+        vec![self.default_delivery(edits)]
+    }
+
     /// How long a clearing of each trigger it fires stays in force, where it
     /// is not until a turn start (the default, [`Lasts::TurnStart`]).
     fn lasts(&self) -> &'static [(Trigger, Lasts)] {
         &[]
     }
+}
+
+/// The one delivery a plan takes, settled when the TUI tunes to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settles {
+    pub delivery: Delivery,
+    /// Said whenever the kind is tuned to (else only where it changed the
+    /// delivery asked for).
+    pub always: bool,
+    /// What the TUI says.
+    pub words: &'static str,
 }
 
 /// How long a plan's clearing stays in force (SPEC §5, §13.S8, §15.3,
