@@ -97,23 +97,24 @@ impl Setup {
 
     /// The request an engine for request `k` starts at (see `engine_for`).
     pub fn first_for(&self, k: usize) -> usize {
-        // OpenCode's prune keeps its marks over views (they are stored), and
-        // its scan reaches into the view before a compaction: start at 1.
-        if matches!(self.policy.kind, PlanKind::Prune | PlanKind::Auto)
-            && self.policy.preset.rules().offers(PlanKind::Prune)
+        use crate::policy::engine::Replay;
+        let kind = self.policy.kind;
+        // A plan whose marks outlive a view (OpenCode's prune), asked for or
+        // one `auto` may run: from the first request.
+        let offered = self.policy.preset.rules().offers.kinds;
+        if kind.replay() == Replay::Session
+            || (kind == PlanKind::Auto && offered.iter().any(|k| k.replay() == Replay::Session))
         {
             return 1;
         }
         let s = &self.session;
         let segment = s.request(k).map(|r| r.segment);
         let mut first = s.requests.partition_point(|r| Some(r.segment) < segment) + 1;
-        // Claude's clearings (but count's and budget's) all lapse at a request
-        // that begins a turn: the last such request before k is as good a start
-        // (k - 1 is still evaluated, for the cache-break comparison).
-        let all_lapse = match self.policy.kind {
-            // idle-server reads "applied at k - 1" (SPEC §13.S6); the
-            // baseline's boundary ids stay over the view, as budget's do.
-            PlanKind::Count | PlanKind::Budget | PlanKind::IdleServer | PlanKind::Recorded => false,
+        // A plan whose clearings all lapse at a request that begins a turn
+        // (Claude's but count's, budget's, idle-server's and the baseline's):
+        // the last such request before k is as good a start (k - 1 is still
+        // evaluated, for the cache-break comparison).
+        let all_lapse = match kind {
             // auto runs budget by version: one version string is read once.
             PlanKind::Auto => {
                 let mut last: Option<(Option<&str>, bool)> = None;
@@ -122,16 +123,16 @@ impl Setup {
                     .all(|r| match last {
                         Some((v, lapses)) if v == r.version.as_deref() => lapses,
                         _ => {
-                            let lapses = !matches!(
-                                self.policy.kind_at(r, r.gap_minutes),
-                                Some(PlanKind::Budget | PlanKind::IdleServer)
-                            );
+                            let lapses = self
+                                .policy
+                                .kind_at(r, r.gap_minutes)
+                                .is_none_or(|k| k.replay() == Replay::Turn);
                             last = Some((r.version.as_deref(), lapses));
                             lapses
                         }
                     })
             }
-            _ => true,
+            k => k.replay() == Replay::Turn,
         };
         let asks = self.policy.preset.asks();
         if all_lapse

@@ -38,6 +38,12 @@ impl PlanKind {
         engine::registry::of(self).map_or(vec![Delivery::Rewrite], |p| p.grid_deliveries(edits))
     }
 
+    /// Where a replay that plans a request may start: its plan's answer
+    /// (`auto`: as the kinds it chooses, asked of each).
+    pub fn replay(self) -> engine::Replay {
+        engine::registry::of(self).map_or(engine::Replay::Turn, |p| p.replay())
+    }
+
     /// Whether the server alone delivers it (idle-server's edit, the api
     /// preset's): no other delivery is tried.
     pub fn server_only(self) -> bool {

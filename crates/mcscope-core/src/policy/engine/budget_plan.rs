@@ -144,6 +144,11 @@ pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
 pub(super) struct Budget;
 
 impl super::plan::Plan for Budget {
+    /// Its clearings last over the view (or it reads the request before).
+    fn replay(&self) -> super::plan::Replay {
+        super::plan::Replay::View
+    }
+
     /// It rewrites the request (SPEC §5): its delivery is rewrite.
     fn settles(&self) -> Option<super::plan::Settles> {
         Some(super::plan::Settles {

@@ -54,6 +54,11 @@ pub(super) fn count<L: Look>(v: &L, p: &Policy, req: &Request) -> Verdict {
 pub(super) struct Count;
 
 impl super::plan::Plan for Count {
+    /// Its clearings last over the view (or it reads the request before).
+    fn replay(&self) -> super::plan::Replay {
+        super::plan::Replay::View
+    }
+
     /// Cached microcompact's own cache edits where the session's requests can
     /// carry them (Claude Code's), else rewrite; the default grid runs both.
     fn default_delivery(&self, edits: bool) -> Delivery {

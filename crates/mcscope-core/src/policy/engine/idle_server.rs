@@ -247,6 +247,11 @@ impl IdleServerWhy {
 pub(super) struct IdleServer;
 
 impl super::plan::Plan for IdleServer {
+    /// Its clearings last over the view (or it reads the request before).
+    fn replay(&self) -> super::plan::Replay {
+        super::plan::Replay::View
+    }
+
     /// The server applies its edit (SPEC §13.S): its delivery is server.
     fn settles(&self) -> Option<super::plan::Settles> {
         Some(super::plan::Settles {

@@ -42,7 +42,7 @@ pub use api::{ApiStep, EditOutcome, TokenSource};
 pub use idle_server::{IdleServerStep, IdleServerWhy};
 use look::Look;
 pub(crate) use plan::Decided;
-pub use plan::Settles;
+pub use plan::{Replay, Settles};
 pub use reason::{
     ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, MaskWhy, NoRun, Note,
     Prompt, PruneWhy, Rank, Reason, SizeWhy, TimeWhy,

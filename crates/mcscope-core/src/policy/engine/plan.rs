@@ -58,11 +58,33 @@ pub(crate) trait Plan: Sync {
         vec![self.default_delivery(edits)]
     }
 
+    /// Where a replay that plans request k may start (SPEC §2, §5): at the
+    /// last turn start before k where every clearing lapses there (the
+    /// default), at k's view, or at the session's first request.
+    fn replay(&self) -> Replay {
+        Replay::Turn
+    }
+
     /// How long a clearing of each trigger it fires stays in force, where it
     /// is not until a turn start (the default, [`Lasts::TurnStart`]).
     fn lasts(&self) -> &'static [(Trigger, Lasts)] {
         &[]
     }
+}
+
+/// Where a replay that plans a request may start ([`Plan::replay`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replay {
+    /// At the last turn start (where the harness has them): its clearings
+    /// all lapse there and it reads nothing before it.
+    Turn,
+    /// At the view's first request: its clearings last over the view (count,
+    /// budget, the baseline's boundaries), or it reads the request before
+    /// (idle-server's "applied at k - 1").
+    View,
+    /// At the session's first request: its marks outlive a view and it reads
+    /// into the view before a compaction (OpenCode's prune).
+    Session,
 }
 
 /// The one delivery a plan takes, settled when the TUI tunes to it.

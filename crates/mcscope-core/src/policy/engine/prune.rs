@@ -212,6 +212,12 @@ pub(super) fn prune<L: Look>(
 pub(super) struct Prune;
 
 impl super::plan::Plan for Prune {
+    /// Its marks are stored over views, and its scan reaches into the view
+    /// before a compaction.
+    fn replay(&self) -> super::plan::Replay {
+        super::plan::Replay::Session
+    }
+
     /// Its own thresholds (`prune.rs`), none of the shared ones.
     fn reads(&self) -> &'static [(&'static str, When)] {
         &[

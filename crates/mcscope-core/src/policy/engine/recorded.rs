@@ -116,6 +116,11 @@ pub(super) fn recorded<L: Look>(
 pub(super) struct Recorded;
 
 impl super::plan::Plan for Recorded {
+    /// Its clearings last over the view (or it reads the request before).
+    fn replay(&self) -> super::plan::Replay {
+        super::plan::Replay::View
+    }
+
     /// The budget writer's boundary ids stay in force over the view as
     /// budget's do; an applied server edit's, at its request only (SPEC §15.3).
     fn lasts(&self) -> &'static [(Trigger, super::plan::Lasts)] {
