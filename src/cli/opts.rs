@@ -232,22 +232,46 @@ fn table_arg(f: &Flag, takers: Takers) -> Option<clap::Arg> {
 /// `cmd` with `own`'s arguments and the table's flags `takers` takes, in
 /// `order`; a table flag the order does not list follows the others.
 pub(super) fn ordered(cmd: Command, own: Command, order: &[&str], takers: Takers) -> Command {
-    let mut args: Vec<(String, clap::Arg)> = own
+    cmd.args(in_order(own, order, takers))
+}
+
+/// `own`'s arguments and the table's flags `takers` takes, in `order` (see
+/// [`ordered`]), each without a place of its own: a command places them in
+/// the order it is given them.
+fn in_order(own: Command, order: &[&str], takers: Takers) -> Vec<clap::Arg> {
+    let mut args: Vec<Option<clap::Arg>> = own
         .get_arguments()
-        .map(|a| {
-            let name = a
-                .get_long()
-                .map_or_else(|| a.get_id().to_string(), str::to_string);
-            // Their places come from `order`, not the scratch command's.
-            (name, a.clone().display_order(None))
-        })
+        .map(|a| Some(a.clone().display_order(None)))
         .collect();
-    args.extend(
-        params::flags().filter_map(|f| table_arg(&f, takers).map(|a| (f.long.to_string(), a))),
-    );
+    args.extend(params::flags().map(|f| table_arg(&f, takers)));
+    let name = |a: &clap::Arg| {
+        a.get_long()
+            .map_or_else(|| a.get_id().to_string(), str::to_string)
+    };
     let at = |name: &str| order.iter().position(|o| *o == name).unwrap_or(usize::MAX);
-    args.sort_by_key(|(name, _)| at(name));
-    args.into_iter().fold(cmd, |cmd, (_, a)| cmd.arg(a))
+    // Sorted by index: an argument is a large value, moved once.
+    let mut keys: Vec<(usize, usize)> = args
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| Some((at(&name(a.as_ref()?)), i)))
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter()
+        .filter_map(|(_, i)| args[i].take())
+        .collect()
+}
+
+/// The plan-like commands' arguments, made once per run: seven commands
+/// flatten them.
+fn opts_args() -> &'static [clap::Arg] {
+    static ARGS: std::sync::OnceLock<Vec<clap::Arg>> = std::sync::OnceLock::new();
+    ARGS.get_or_init(|| {
+        in_order(
+            OptsOwn::augment_args(Command::new("opts")),
+            OPTS_ORDER,
+            Takers::One,
+        )
+    })
 }
 
 /// The table's flags `takers` takes one value of, as the command line gave
@@ -316,12 +340,7 @@ impl std::ops::Deref for OptsArgs {
 
 impl Args for OptsArgs {
     fn augment_args(cmd: Command) -> Command {
-        ordered(
-            cmd,
-            OptsOwn::augment_args(Command::new("opts")),
-            OPTS_ORDER,
-            Takers::One,
-        )
+        cmd.args(opts_args().iter().cloned())
     }
 
     fn augment_args_for_update(cmd: Command) -> Command {
