@@ -511,56 +511,19 @@ pub struct Shown {
 
 /// The parameters of a plan kind that reads only its own (Gemini CLI's
 /// `mask`, OpenCode's `prune`, SPEC §15.13), in the order a header shows
-/// them; None for the kinds that read the shared ones (keep, gap, size…).
+/// them: its plan's (`Plan::shown`); None for the kinds that read the shared
+/// ones (keep, gap, size…).
 pub fn own(kind: super::PlanKind, p: &Policy) -> Option<Vec<Shown>> {
-    use crate::numbers::fmt_int;
-    let shown = |key, before, value, after| Shown {
+    super::engine::registry::of(kind).and_then(|plan| plan.shown(p))
+}
+
+/// A parameter as a header shows it (see [`Shown`]).
+pub fn shown(key: &'static str, before: &'static str, value: String, after: &'static str) -> Shown {
+    Shown {
         key,
         before,
         value,
         after,
-    };
-    match kind {
-        super::PlanKind::Mask => Some(vec![
-            shown(
-                "mask_protect_tokens",
-                "protect ",
-                fmt_int(p.mask_protect_tokens),
-                " tok",
-            ),
-            shown(
-                "mask_min_prunable_tokens",
-                "prunable ≥ ",
-                fmt_int(p.mask_min_prunable_tokens),
-                "",
-            ),
-            shown(
-                "mask_protect_latest_turn",
-                "",
-                if p.mask_protect_latest_turn {
-                    "latest turn skipped"
-                } else {
-                    "latest turn scanned"
-                }
-                .into(),
-                "",
-            ),
-        ]),
-        super::PlanKind::Prune => Some(vec![
-            shown(
-                "prune_protect_tokens",
-                "protect ",
-                fmt_int(p.prune_protect_tokens),
-                " tok",
-            ),
-            shown(
-                "prune_minimum_tokens",
-                "minimum > ",
-                fmt_int(p.prune_minimum_tokens),
-                "",
-            ),
-        ]),
-        _ => None,
     }
 }
 

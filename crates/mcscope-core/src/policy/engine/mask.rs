@@ -236,6 +236,37 @@ fn indexed<L: Look>(
 pub(super) struct Mask;
 
 impl super::plan::Plan for Mask {
+    /// What a header shows of its own parameters, in order (SPEC §15.13).
+    fn shown(&self, p: &Policy) -> Option<Vec<crate::policy::params::Shown>> {
+        use crate::numbers::fmt_int;
+        use crate::policy::params;
+        Some(vec![
+            params::shown(
+                "mask_protect_tokens",
+                "protect ",
+                fmt_int(p.mask_protect_tokens),
+                " tok",
+            ),
+            params::shown(
+                "mask_min_prunable_tokens",
+                "prunable ≥ ",
+                fmt_int(p.mask_min_prunable_tokens),
+                "",
+            ),
+            params::shown(
+                "mask_protect_latest_turn",
+                "",
+                if p.mask_protect_latest_turn {
+                    "latest turn skipped"
+                } else {
+                    "latest turn scanned"
+                }
+                .into(),
+                "",
+            ),
+        ])
+    }
+
     /// Its own thresholds (`mask.rs`), none of the shared ones.
     fn reads(&self) -> &'static [(&'static str, When)] {
         &[

@@ -58,6 +58,13 @@ pub(crate) trait Plan: Sync {
         vec![self.default_delivery(edits)]
     }
 
+    /// What a header shows of the parameters it reads, where it reads only
+    /// its own (Gemini CLI's `mask`, OpenCode's `prune`); None: the shared
+    /// ones, which the header shows itself.
+    fn shown(&self, _p: &Policy) -> Option<Vec<crate::policy::params::Shown>> {
+        None
+    }
+
     /// Where a replay that plans request k may start (SPEC §2, §5): at the
     /// last turn start before k where every clearing lapses there (the
     /// default), at k's view, or at the session's first request.

@@ -212,6 +212,26 @@ pub(super) fn prune<L: Look>(
 pub(super) struct Prune;
 
 impl super::plan::Plan for Prune {
+    /// What a header shows of its own parameters, in order (SPEC §15.13).
+    fn shown(&self, p: &Policy) -> Option<Vec<crate::policy::params::Shown>> {
+        use crate::numbers::fmt_int;
+        use crate::policy::params;
+        Some(vec![
+            params::shown(
+                "prune_protect_tokens",
+                "protect ",
+                fmt_int(p.prune_protect_tokens),
+                " tok",
+            ),
+            params::shown(
+                "prune_minimum_tokens",
+                "minimum > ",
+                fmt_int(p.prune_minimum_tokens),
+                "",
+            ),
+        ])
+    }
+
     /// Its marks are stored over views, and its scan reaches into the view
     /// before a compaction.
     fn replay(&self) -> super::plan::Replay {
