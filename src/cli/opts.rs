@@ -1,5 +1,5 @@
 //! clap's arguments of the shared options ([`Opts`]) and of `compare`'s
-//! ([`CompareArgs`]): a parameter's flag is made from its row of the table
+//! (`CompareArgs`): a parameter's flag is made from its row of the table
 //! (`policy::params::flags`: how it reads its value, its switch, how compare
 //! takes it) and read back by key, the other flags by clap's derive; both in
 //! the order `--help` lists them. A parameter added to the table is a flag of

@@ -79,7 +79,7 @@ pub(crate) trait Plan: Sync {
     }
 }
 
-/// Where a replay that plans a request may start ([`Plan::replay`]).
+/// Where a replay that plans a request may start (`Plan::replay`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Replay {
     /// At the last turn start (where the harness has them): its clearings
