@@ -72,21 +72,9 @@ pub(super) fn header(
     } else {
         settings_line(setup, kinds, keep_used, out);
     }
-    if kinds.contains(&PlanKind::Budget) {
-        let warning = match p.budget_warning_tokens {
-            Some(w) => fmt_int(w),
-            None => format!(
-                "by version ({})",
-                crate::harness::claude_budget::budget_warning_short()
-            ),
-        };
-        let _ = writeln!(
-            out,
-            "budget: {} tokens, min saving {}, usage gate {}",
-            fmt_int(p.budget_tokens),
-            fmt_int(p.budget_min_saving),
-            warning
-        );
+    // A kind in force may add a line of its own (budget's budget and gates).
+    for line in kinds.iter().filter_map(|k| k.header(p)) {
+        let _ = writeln!(out, "{line}");
     }
     let files: Vec<String> = [
         ("sidecar", &setup.settings.sidecar_path),
@@ -140,8 +128,8 @@ fn settings_line(setup: &Setup, kinds: &[PlanKind], keep_used: Option<u32>, out:
             || kinds.iter().any(|k| k.reads(key, p.preset))
     };
     let gap = match kinds {
-        // idle-server waits 65 minutes unless a gap is given (SPEC §13.S1).
-        [PlanKind::IdleServer] if !p.gap_explicit => "65".to_string(),
+        // A kind with a gap of its own (idle-server's 65 minutes, SPEC §13.S1).
+        [k] => fmt_num(k.gap(p)),
         _ => fmt_num(p.gap_threshold_minutes),
     };
     let gap = match shows("gap_threshold_minutes") {
@@ -174,13 +162,24 @@ fn settings_line(setup: &Setup, kinds: &[PlanKind], keep_used: Option<u32>, out:
             Some(k) => k.to_string(),
             None => "by kind (idle 5, budget 3, idle-server 5/12 by version)".into(),
         },
-        match kinds {
-            [PlanKind::IdleServer] => "server",
-            ks if ks.contains(&PlanKind::IdleServer) => "server for idle-server",
-            _ => p.delivery.name(),
-        },
+        delivery_words(p, kinds),
         if p.protect { "on" } else { "off" },
     );
+}
+
+/// The delivery the kinds in force run with: the server's where it alone
+/// delivers them all, the server's for those it does alongside the policy's.
+fn delivery_words(p: &crate::policy::Policy, kinds: &[PlanKind]) -> String {
+    let server: Vec<&str> = kinds
+        .iter()
+        .filter(|k| k.server_only())
+        .map(|k| k.name())
+        .collect();
+    match (server.len(), kinds.len()) {
+        (1.., n) if server.len() == n => "server".into(),
+        (1.., _) => format!("server for {}", server.join(", ")),
+        _ => p.delivery.name().into(),
+    }
 }
 
 /// The caveats in words, one a line.

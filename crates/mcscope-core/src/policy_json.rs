@@ -227,14 +227,7 @@ fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind, only_read: bool) -
     let idle_server = kind == PlanKind::IdleServer;
     Used {
         keep: gate(read("keep_recent"), keep),
-        gap: gate(
-            read("gap_threshold_minutes"),
-            Some(if idle_server && !p.gap_explicit {
-                crate::harness::claude_idle_server::GAP_MINUTES
-            } else {
-                p.gap_threshold_minutes
-            }),
-        ),
+        gap: gate(read("gap_threshold_minutes"), Some(kind.gap(p))),
         size: gate(read("size_threshold"), Some(p.size_threshold)),
         trigger: gate(read("trigger_threshold"), Some(p.trigger_threshold)),
         budget_tokens: gate(read("budget_tokens"), Some(p.budget_tokens)),
@@ -267,8 +260,8 @@ fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind, only_read: bool) -
             read("mask_min_prunable_tokens"),
             Some(p.mask_min_prunable_tokens),
         ),
-        // auto's kinds other than idle-server are delivered as asked.
-        delivery: if idle_server {
+        // auto's kinds are delivered as asked, but the server's own.
+        delivery: if kind.server_only() {
             Delivery::Server
         } else {
             p.delivery

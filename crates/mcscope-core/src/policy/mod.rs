@@ -44,6 +44,17 @@ impl PlanKind {
         engine::registry::of(self).map_or(engine::Replay::Turn, |p| p.replay())
     }
 
+    /// The idle gap it waits for under `p`: its plan's (`auto`: the
+    /// policy's).
+    pub fn gap(self, p: &Policy) -> f64 {
+        engine::registry::of(self).map_or(p.gap_threshold_minutes, |plan| plan.gap(p))
+    }
+
+    /// A line of its own the text header adds while it is in force.
+    pub fn header(self, p: &Policy) -> Option<String> {
+        engine::registry::of(self).and_then(|plan| plan.header(p))
+    }
+
     /// Whether the server alone delivers it (idle-server's edit, the api
     /// preset's): no other delivery is tried.
     pub fn server_only(self) -> bool {

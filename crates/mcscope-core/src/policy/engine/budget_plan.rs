@@ -144,6 +144,25 @@ pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
 pub(super) struct Budget;
 
 impl super::plan::Plan for Budget {
+    /// The header's budget line: its budget, least saving and usage gate
+    /// (by version where none is given).
+    fn header(&self, p: &Policy) -> Option<String> {
+        use crate::numbers::fmt_int;
+        let warning = match p.budget_warning_tokens {
+            Some(w) => fmt_int(w),
+            None => format!(
+                "by version ({})",
+                crate::harness::claude_budget::budget_warning_short()
+            ),
+        };
+        Some(format!(
+            "budget: {} tokens, min saving {}, usage gate {}",
+            fmt_int(p.budget_tokens),
+            fmt_int(p.budget_min_saving),
+            warning
+        ))
+    }
+
     /// Its clearings last over the view (or it reads the request before).
     fn replay(&self) -> super::plan::Replay {
         super::plan::Replay::View

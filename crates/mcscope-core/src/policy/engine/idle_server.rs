@@ -101,11 +101,7 @@ pub(super) fn params(policy: &Policy, req: &Request) -> Params {
         min_trigger: p
             .min_trigger_tool_uses
             .unwrap_or(keep.saturating_add(rule::MIN_TRIGGER_OVER_KEEP)),
-        gap_minutes: if p.gap_explicit {
-            p.gap_threshold_minutes
-        } else {
-            rule::GAP_MINUTES
-        },
+        gap_minutes: super::plan::Plan::gap(&IdleServer, p),
     }
 }
 
@@ -247,6 +243,15 @@ impl IdleServerWhy {
 pub(super) struct IdleServer;
 
 impl super::plan::Plan for IdleServer {
+    /// Its own gap, Claude Code's constant, unless one is given (SPEC §13.S1).
+    fn gap(&self, p: &Policy) -> f64 {
+        if p.gap_explicit {
+            p.gap_threshold_minutes
+        } else {
+            rule::GAP_MINUTES
+        }
+    }
+
     /// Its clearings last over the view (or it reads the request before).
     fn replay(&self) -> super::plan::Replay {
         super::plan::Replay::View

@@ -65,6 +65,18 @@ pub(crate) trait Plan: Sync {
         None
     }
 
+    /// The idle gap it waits for, in minutes, under `p` (SPEC §5): the
+    /// policy's by default.
+    fn gap(&self, p: &Policy) -> f64 {
+        p.gap_threshold_minutes
+    }
+
+    /// A line of its own the text header adds while it is in force (budget's
+    /// budget and gates), or none.
+    fn header(&self, _p: &Policy) -> Option<String> {
+        None
+    }
+
     /// Where a replay that plans request k may start (SPEC §2, §5): at the
     /// last turn start before k where every clearing lapses there (the
     /// default), at k's view, or at the session's first request.
