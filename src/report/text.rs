@@ -54,7 +54,7 @@ pub(super) fn header(
     ]
     .into_iter()
     .flatten()
-    .find_map(|k| crate::policy::params::own(k, p))
+    .find_map(|k| k.shown(p))
     {
         // A harness's own plan reads only its own parameters (SPEC §15.13).
         let _ = writeln!(

@@ -179,15 +179,18 @@ fn compare_md_gives_the_default_grid_of_the_table() {
         ("keep_recent", PlanKind::Count),
         ("trigger_threshold", PlanKind::Count),
     ] {
-        let values = by_key(key).unwrap().default_grid(kind).unwrap();
+        let values = kind.default_grid(by_key(key).unwrap().key).unwrap();
         let text = words(values);
         assert!(grid.contains(&text), "{key} for {}: {text}", kind.name());
     }
     // One value is not a list in the page's words.
     let keep = by_key("keep_recent").unwrap();
-    assert_eq!(keep.default_grid(PlanKind::Size), Some(&[5.0][..]));
+    assert_eq!(PlanKind::Size.default_grid(keep.key), Some(&[5.0][..]));
     assert!(grid.contains("`size`: keep 5 ×"));
     let gap = by_key("gap_threshold_minutes").unwrap();
-    assert_eq!(gap.default_grid(PlanKind::IdleServer), Some(&[65.0][..]));
+    assert_eq!(
+        PlanKind::IdleServer.default_grid(gap.key),
+        Some(&[65.0][..])
+    );
     assert!(grid.contains("gap 65 minutes"));
 }

@@ -184,7 +184,7 @@ impl SessionView {
         ]
         .into_iter()
         .flatten()
-        .find_map(|k| crate::policy::params::own(k, p));
+        .find_map(|k| k.shown(p));
         if let Some(own) = own {
             let mut out = vec![vec![
                 plain("plan "),

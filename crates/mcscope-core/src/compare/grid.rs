@@ -107,7 +107,7 @@ pub fn grid(preset: HarnessId, lists: &Lists) -> Vec<Params> {
             if !uses(kind, preset, row.key) {
                 continue;
             }
-            let values: Vec<KeyValue> = match row.default_grid(kind).filter(|_| default) {
+            let values: Vec<KeyValue> = match kind.default_grid(row.key).filter(|_| default) {
                 Some(grid) => grid.iter().map(|&v| of_grid(row, v)).collect(),
                 None => match lists.of(row.key) {
                     Some(list) => list.to_vec(),

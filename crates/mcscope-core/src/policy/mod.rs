@@ -55,6 +55,37 @@ impl PlanKind {
         engine::registry::of(self).and_then(|plan| plan.header(p))
     }
 
+    /// Whether this kind reads the numeric parameter `key` when it decides
+    /// under preset `preset`: its plan's answer (`Plan::reads`, SPEC §15.6).
+    /// False for a parameter no plan reads that way (the kind, the delivery,
+    /// the api edits, the switches).
+    pub fn reads(self, key: &str, preset: HarnessId) -> bool {
+        use params::When;
+        engine::registry::of(self).is_some_and(|plan| {
+            plan.reads().iter().any(|&(k, when)| {
+                k == key
+                    && match when {
+                        When::Always => true,
+                        When::SizeNeedsIdle => preset.asks().size_off_with_idle(),
+                    }
+            })
+        })
+    }
+
+    /// The values of the parameter of `key` in `compare`'s default grid for
+    /// this kind: its plan's (`Plan::grid`); None: the session's value.
+    pub fn default_grid(self, key: &str) -> Option<&'static [f64]> {
+        engine::registry::of(self).and_then(|p| p.grid(key))
+    }
+
+    /// The parameters of a kind that reads only its own (Gemini CLI's
+    /// `mask`, OpenCode's `prune`, SPEC §15.13), as a header shows them, in
+    /// order: its plan's (`Plan::shown`); None for the kinds that read the
+    /// shared ones (keep, gap, size…).
+    pub fn shown(self, p: &Policy) -> Option<Vec<params::Shown>> {
+        engine::registry::of(self).and_then(|plan| plan.shown(p))
+    }
+
     /// Whether the server alone delivers it (idle-server's edit, the api
     /// preset's): no other delivery is tried.
     pub fn server_only(self) -> bool {

@@ -382,12 +382,6 @@ pub struct Set {
 }
 
 impl Param {
-    /// Its values in `compare`'s default grid for plan kind `kind`: the
-    /// plan's (`Plan::grid`); None: the session's value.
-    pub fn default_grid(&self, kind: PlanKind) -> Option<&'static [f64]> {
-        super::engine::registry::of(kind).and_then(|p| p.grid(self.key))
-    }
-
     /// What its `:` command expected, said when a value does not read:
     /// "expected minutes, e.g. :gap 7.5 (negative disables)".
     pub fn expected(&self) -> Option<String> {
@@ -481,24 +475,6 @@ pub enum When {
 mod table;
 pub use table::PARAMS;
 
-impl PlanKind {
-    /// Whether this kind reads the numeric parameter `key` when it decides
-    /// under preset `preset`: its plan's answer (`Plan::reads`, SPEC §15.6).
-    /// False for a parameter no plan reads that way (the kind, the delivery,
-    /// the api edits, the switches).
-    pub fn reads(self, key: &str, preset: crate::session::HarnessId) -> bool {
-        super::engine::registry::of(self).is_some_and(|plan| {
-            plan.reads().iter().any(|&(k, when)| {
-                k == key
-                    && match when {
-                        When::Always => true,
-                        When::SizeNeedsIdle => preset.asks().size_off_with_idle(),
-                    }
-            })
-        })
-    }
-}
-
 /// One parameter a harness's own plan reads, as a header shows it: its key
 /// (for the header's marks), and the words before and after its value.
 #[derive(Debug, Clone, PartialEq)]
@@ -507,14 +483,6 @@ pub struct Shown {
     pub before: &'static str,
     pub value: String,
     pub after: &'static str,
-}
-
-/// The parameters of a plan kind that reads only its own (Gemini CLI's
-/// `mask`, OpenCode's `prune`, SPEC §15.13), in the order a header shows
-/// them: its plan's (`Plan::shown`); None for the kinds that read the shared
-/// ones (keep, gap, size…).
-pub fn own(kind: super::PlanKind, p: &Policy) -> Option<Vec<Shown>> {
-    super::engine::registry::of(kind).and_then(|plan| plan.shown(p))
 }
 
 /// A parameter as a header shows it (see [`Shown`]).

@@ -8,18 +8,24 @@ use crate::session::HarnessId;
 fn the_default_grid_is_each_plan_s() {
     let keep = by_key("keep_recent").unwrap();
     assert_eq!(
-        keep.default_grid(PlanKind::IdleServer),
+        PlanKind::IdleServer.default_grid(keep.key),
         Some(&[5.0, 12.0, 24.0, 64.0][..])
     );
-    assert_eq!(keep.default_grid(PlanKind::Budget), None);
+    assert_eq!(PlanKind::Budget.default_grid(keep.key), None);
     let gap = by_key("gap_threshold_minutes").unwrap();
-    assert_eq!(gap.default_grid(PlanKind::IdleServer), Some(&[65.0][..]));
-    assert_eq!(gap.default_grid(PlanKind::Size), None);
+    assert_eq!(
+        PlanKind::IdleServer.default_grid(gap.key),
+        Some(&[65.0][..])
+    );
+    assert_eq!(PlanKind::Size.default_grid(gap.key), None);
     let size = by_key("size_threshold").unwrap();
-    assert_eq!(size.default_grid(PlanKind::Size).map(<[f64]>::len), Some(5));
+    assert_eq!(
+        PlanKind::Size.default_grid(size.key).map(<[f64]>::len),
+        Some(5)
+    );
     for p in PARAMS {
         for &kind in <PlanKind as strum::VariantArray>::VARIANTS {
-            let Some(values) = p.default_grid(kind) else {
+            let Some(values) = kind.default_grid(p.key) else {
                 continue;
             };
             // A plan lists only what it reads, and compare lists it.
@@ -65,13 +71,13 @@ fn every_value_a_user_can_change_is_seen_as_changed() {
 fn a_harness_s_own_plan_shows_only_its_own_parameters() {
     let mut p = Policy::preset(HarnessId::Claude);
     p.prune_protect_tokens = 30_000;
-    let prune = own(crate::policy::PlanKind::Prune, &p).unwrap();
+    let prune = crate::policy::PlanKind::Prune.shown(&p).unwrap();
     let keys: Vec<&str> = prune.iter().map(|o| o.key).collect();
     assert_eq!(keys, ["prune_protect_tokens", "prune_minimum_tokens"]);
     assert_eq!(prune[0].value, "30,000");
-    let mask = own(crate::policy::PlanKind::Mask, &p).unwrap();
+    let mask = crate::policy::PlanKind::Mask.shown(&p).unwrap();
     assert_eq!(mask.len(), 3);
-    assert!(own(crate::policy::PlanKind::Idle, &p).is_none());
+    assert!(crate::policy::PlanKind::Idle.shown(&p).is_none());
     // Every key is the table's, so the header can mark it.
     for o in prune.iter().chain(&mask) {
         assert!(PARAMS.iter().any(|q| q.key == o.key), "{}", o.key);
