@@ -86,64 +86,76 @@ pub fn output_format() -> impl clap::builder::TypedValueParser<Value = OutputFor
 
 /// The order `--help` lists the plan-like commands' flags in (by long name):
 /// the table's where they stood when they were clap's derive.
-const OPTS_ORDER: &[&str] = &[
-    "at",
-    "policy",
-    "preset",
-    "api-edit",
-    "api-excluded-count-toward-keep",
-    "api-trigger-inclusive",
-    "api-placeholder",
-    "keep-recent",
-    "gap-minutes",
-    "min-trigger-tool-uses",
-    "prune-protect",
-    "prune-minimum",
-    "size-threshold",
-    "protect-tokens",
-    "min-prunable-tokens",
-    "no-protect-latest-turn",
-    "no-low-watermark",
-    "trigger",
-    "delivery",
-    "budget-tokens",
-    "budget-min-saving",
-    "budget-warning",
-    "protect",
-    "no-protect",
-    "clear-errors",
-    "no-clear-errors",
-    "memory-root",
-    "path-map",
-    "cache-ttl",
-    "format",
-    "json",
-    "input-format",
-    "session",
+const OPTS_ORDER: &[&[&str]] = &[
+    &[
+        "at",
+        "policy",
+        "preset",
+        "api-edit",
+        "api-excluded-count-toward-keep",
+        "api-trigger-inclusive",
+        "api-placeholder",
+        "keep-recent",
+        "gap-minutes",
+        "min-trigger-tool-uses",
+        "prune-protect",
+        "prune-minimum",
+        "size-threshold",
+        "protect-tokens",
+        "min-prunable-tokens",
+        "no-protect-latest-turn",
+        "no-low-watermark",
+        "trigger",
+        "delivery",
+    ],
+    SHARED_ORDER,
+    &["format", "json", "input-format", "session"],
 ];
 
 /// The order of `compare`'s flags in its `--help` (by long name, the
 /// positional path by its id).
-pub(super) const COMPARE_ORDER: &[&str] = &[
-    "path",
-    "since",
-    "until",
-    "policy",
-    "keep-recent",
-    "gap-minutes",
-    "size-threshold",
-    "trigger",
-    "delivery",
-    "preset",
-    "api-trigger",
-    "api-keep",
-    "api-edit",
-    "no-low-watermark",
-    "protect-tokens",
-    "min-prunable-tokens",
-    "no-protect-latest-turn",
-    "prune-protect",
-    "prune-minimum",
+pub(super) const COMPARE_ORDER: &[&[&str]] = &[
+    &[
+        "path",
+        "since",
+        "until",
+        "policy",
+        "keep-recent",
+        "gap-minutes",
+        "size-threshold",
+        "trigger",
+        "delivery",
+        "preset",
+        "api-trigger",
+        "api-keep",
+        "api-edit",
+        "no-low-watermark",
+        "protect-tokens",
+        "min-prunable-tokens",
+        "no-protect-latest-turn",
+        "prune-protect",
+        "prune-minimum",
+    ],
+    SHARED_ORDER,
+    &[
+        "price-input",
+        "price-write-5m",
+        "price-write-1h",
+        "price-read",
+        "price-output",
+        "format",
+        "json",
+        "full-paths",
+        "output",
+        "quiet",
+        "verbose",
+        "no-baseline",
+    ],
+];
+
+/// The flags both orders list alike, in the middle (the budget's, the
+/// switches', then [`SharedArgs`]').
+const SHARED_ORDER: &[&str] = &[
     "budget-tokens",
     "budget-min-saving",
     "budget-warning",
@@ -154,18 +166,6 @@ pub(super) const COMPARE_ORDER: &[&str] = &[
     "memory-root",
     "path-map",
     "cache-ttl",
-    "price-input",
-    "price-write-5m",
-    "price-write-1h",
-    "price-read",
-    "price-output",
-    "format",
-    "json",
-    "full-paths",
-    "output",
-    "quiet",
-    "verbose",
-    "no-baseline",
 ];
 
 /// How a command takes the table's flags.
@@ -231,14 +231,14 @@ fn table_arg(f: &Flag, takers: Takers) -> Option<clap::Arg> {
 
 /// `cmd` with `own`'s arguments and the table's flags `takers` takes, in
 /// `order`; a table flag the order does not list follows the others.
-pub(super) fn ordered(cmd: Command, own: Command, order: &[&str], takers: Takers) -> Command {
+pub(super) fn ordered(cmd: Command, own: Command, order: &[&[&str]], takers: Takers) -> Command {
     cmd.args(in_order(own, order, takers))
 }
 
 /// `own`'s arguments and the table's flags `takers` takes, in `order` (see
 /// [`ordered`]), each without a place of its own: a command places them in
 /// the order it is given them.
-fn in_order(own: Command, order: &[&str], takers: Takers) -> Vec<clap::Arg> {
+fn in_order(own: Command, order: &[&[&str]], takers: Takers) -> Vec<clap::Arg> {
     let mut args: Vec<Option<clap::Arg>> = own
         .get_arguments()
         .map(|a| Some(a.clone().display_order(None)))
@@ -248,7 +248,14 @@ fn in_order(own: Command, order: &[&str], takers: Takers) -> Vec<clap::Arg> {
         a.get_long()
             .map_or_else(|| a.get_id().to_string(), str::to_string)
     };
-    let at = |name: &str| order.iter().position(|o| *o == name).unwrap_or(usize::MAX);
+    let at = |name: &str| {
+        order
+            .iter()
+            .copied()
+            .flatten()
+            .position(|o| *o == name)
+            .unwrap_or(usize::MAX)
+    };
     // Sorted by index: an argument is a large value, moved once.
     let mut keys: Vec<(usize, usize)> = args
         .iter()

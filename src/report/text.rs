@@ -175,10 +175,12 @@ fn delivery_words(p: &crate::policy::Policy, kinds: &[PlanKind]) -> String {
         .filter(|k| k.server_only())
         .map(|k| k.name())
         .collect();
-    match (server.len(), kinds.len()) {
-        (1.., n) if server.len() == n => "server".into(),
-        (1.., _) => format!("server for {}", server.join(", ")),
-        _ => p.delivery.name().into(),
+    if server.is_empty() {
+        p.delivery.name().into()
+    } else if server.len() == kinds.len() {
+        "server".into()
+    } else {
+        format!("server for {}", server.join(", "))
     }
 }
 

@@ -101,11 +101,6 @@ impl PolicyKeys {
         keys
     }
 
-    /// The keys given, in the table's order.
-    pub fn keys(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.values.iter().map(|(k, _)| *k)
-    }
-
     /// Applies a layer of flags over `p` as [`PolicyKeys::apply`] does, each
     /// value marked a flag's; a refused one is named by `flag_of` its key's
     /// flag (`--gap-minutes 1e99: expected …`).

@@ -77,12 +77,11 @@ impl Given {
             Takes::On => KeyValue::Bool(true),
             Takes::Off => KeyValue::Bool(false),
             Takes::Json => {
-                let mut list = match self.0.iter().find(|(k, _)| *k == f.key) {
-                    Some((_, Read::Json(l))) => l.clone(),
-                    _ => Vec::new(),
-                };
-                list.push(text.to_string());
-                self.set(f.key, Read::Json(list));
+                // Repeatable: each one given is added to the list.
+                match self.0.iter_mut().find(|(k, _)| *k == f.key) {
+                    Some((_, Read::Json(list))) => list.push(text.to_string()),
+                    _ => self.set(f.key, Read::Json(vec![text.to_string()])),
+                }
                 return Ok(());
             }
         };
