@@ -102,20 +102,13 @@ impl PlanKind {
 /// refuses, the TUI will not tune to, and `compare`'s grid leaves out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Illegal {
-    /// Kind `api` without the api preset's server delivery on a Messages API session.
-    ApiWithoutPreset,
-    /// idle-server on a harness that does not offer it.
-    IdleServerPreset,
-    /// idle-server delivered other than by the server.
-    IdleServerDelivery(Delivery),
+    /// A plan's own refusal, in its words (`Plan::refuses`): api without the
+    /// api preset, idle-server off its harness or its delivery, budget off
+    /// its harness or rewrite.
+    Plan(Refusal),
     /// Delivery `server` for a kind the server does not edit, on a session of
     /// this harness.
     ServerDelivery(HarnessId),
-    /// budget on a harness without it, or off rewrite.
-    Budget {
-        preset: HarnessId,
-        delivery: Delivery,
-    },
     /// cache-edits on a session whose requests have no cache edits.
     CacheEdits(HarnessId),
     /// A kind the preset's harness does not have (Gemini CLI's `mask`
@@ -123,26 +116,57 @@ pub enum Illegal {
     NotOffered { kind: PlanKind, preset: HarnessId },
 }
 
+/// What a plan refused ([`Illegal::Plan`]): the policy it was asked with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refusal {
+    pub kind: PlanKind,
+    pub preset: HarnessId,
+    pub delivery: Delivery,
+    pub why: Refused,
+}
+
+/// Why a plan refuses a policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// It is not the preset's (or the session cannot carry what it sends).
+    Preset,
+    /// It does not take the delivery asked for.
+    Delivery,
+}
+
+impl Refusal {
+    /// The refusal of `p`'s kind, for the reason `why`.
+    pub fn of(p: &Policy, why: Refused) -> Refusal {
+        Refusal {
+            kind: p.kind,
+            preset: p.preset,
+            delivery: p.delivery,
+            why,
+        }
+    }
+
+    /// The refusing plan's words: the message and the hint under it.
+    fn words(&self) -> (String, String) {
+        match engine::registry::of(self.kind) {
+            Some(plan) => plan.refusal(self),
+            None => (
+                format!("plan kind {} cannot run here", self.kind.name()),
+                "leave out --policy: auto runs the harness's own plan".into(),
+            ),
+        }
+    }
+}
+
 impl Illegal {
     /// What would work instead (the hint line under the refusal).
     pub fn hint(&self) -> String {
         let s = match self {
-            Illegal::ApiWithoutPreset => "add --preset api, or choose another --policy",
-            Illegal::IdleServerPreset => "idle runs the client's time-based clearing on any preset",
-            Illegal::IdleServerDelivery(_) => {
-                "give --delivery server, or leave the delivery out: idle-server's is server"
-            }
+            Illegal::Plan(r) => return r.words().1,
             // The api preset is offered only where the server's view exists.
             Illegal::ServerDelivery(h) if h.rules().offers_delivery(Delivery::Server) => {
                 "--delivery rewrite keeps this plan; --preset api runs the server's edits"
             }
             Illegal::ServerDelivery(_) => "--delivery rewrite keeps this plan",
-            Illegal::Budget { .. } => {
-                return format!(
-                    "budget runs with --preset {} and --delivery rewrite",
-                    crate::harness::owner_of(PlanKind::Budget).name
-                );
-            }
             Illegal::CacheEdits(_) => "--delivery rewrite is how these requests are sent",
             Illegal::NotOffered { .. } => "leave out --policy: auto runs the harness's own plan",
         };
@@ -153,22 +177,7 @@ impl Illegal {
 impl std::fmt::Display for Illegal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Illegal::ApiWithoutPreset => f.write_str(
-                "plan kind api takes the api preset (--preset api, or \"preset\": \"api\" in the sidecar)",
-            ),
-            Illegal::IdleServerPreset => {
-                let owner = crate::harness::owner_of(PlanKind::IdleServer);
-                write!(
-                    f,
-                    "idle-server is {}'s plan: it takes the {} preset",
-                    owner.title, owner.name
-                )
-            }
-            Illegal::IdleServerDelivery(d) => write!(
-                f,
-                "idle-server's edit is applied by the server: its delivery is server (got {})",
-                d.name()
-            ),
+            Illegal::Plan(r) => f.write_str(&r.words().0),
             Illegal::ServerDelivery(h) if h.rules().offers_delivery(Delivery::Server) => {
                 f.write_str("delivery server is the api preset's (--preset api)")
             }
@@ -177,17 +186,6 @@ impl std::fmt::Display for Illegal {
                 "delivery server is Anthropic's server-side clearing; {} sessions are sent with rewrite",
                 h.name()
             ),
-            Illegal::Budget { preset, delivery } => {
-                let owner = crate::harness::owner_of(PlanKind::Budget);
-                write!(
-                    f,
-                    "the budget plan is {}'s token-budget microcompact: it takes the {} preset and rewrite delivery (got preset {}, delivery {})",
-                    owner.title,
-                    owner.name,
-                    preset.name(),
-                    delivery.name()
-                )
-            }
             Illegal::CacheEdits(h) => write!(
                 f,
                 "cache-edits delivery is {}'s cached microcompact; {} sessions are sent with rewrite",
@@ -403,43 +401,30 @@ impl Policy {
     /// the one legality check `setup` refuses by, the TUI tunes by and
     /// `compare`'s grid leaves settings out by (SPEC §5, §11, §13.S).
     pub fn check(&self, session: HarnessId) -> Result<(), Illegal> {
-        let facts = self.preset.rules();
-        // What the session's requests can carry (the api preset's are Claude's).
-        let carries = |d| session.rules().offers_delivery(d);
-        match self.kind {
-            PlanKind::Api if self.delivery != Delivery::Server || !carries(Delivery::Server) => {
-                return Err(Illegal::ApiWithoutPreset);
-            }
-            PlanKind::IdleServer if !facts.offers(PlanKind::IdleServer) => {
-                return Err(Illegal::IdleServerPreset);
-            }
-            PlanKind::IdleServer if !self.kind.takes(self.delivery) => {
-                return Err(Illegal::IdleServerDelivery(self.delivery));
-            }
-            _ => {}
+        let plan = engine::registry::of(self.kind);
+        // The plan's own refusals first (api, idle-server, budget).
+        if let Some(why) = plan.and_then(|p| p.refuses(self, session)) {
+            return Err(Illegal::Plan(Refusal::of(self, why)));
         }
         // The server edits for the api preset, idle-server, the baseline that
         // replays them, and auto where a version's row may be idle-server.
-        let server_kind = match engine::registry::of(self.kind) {
+        let server_kind = match plan {
             Some(p) => p.deliveries().contains(&Delivery::Server),
-            None => self.preset.auto_may(PlanKind::IdleServer),
+            None => self.preset.asks().auto_kinds().iter().any(|&k| {
+                engine::registry::of(k).is_some_and(|p| p.deliveries().contains(&Delivery::Server))
+            }),
         };
         if self.delivery == Delivery::Server && !server_kind {
             return Err(Illegal::ServerDelivery(session));
         }
-        if self.kind == PlanKind::Budget
-            && (!facts.offers(PlanKind::Budget) || !self.kind.takes(self.delivery))
+        // What the session's requests can carry (the api preset's are Claude's).
+        if self.delivery == Delivery::CacheEdits
+            && !session.rules().offers_delivery(Delivery::CacheEdits)
         {
-            return Err(Illegal::Budget {
-                preset: self.preset,
-                delivery: self.delivery,
-            });
-        }
-        if self.delivery == Delivery::CacheEdits && !carries(Delivery::CacheEdits) {
             return Err(Illegal::CacheEdits(session));
         }
-        // The api kind belongs to the api preset (refused above otherwise).
-        if self.kind != PlanKind::Api && !facts.offers(self.kind) {
+        // The kinds of the preset the plan's rules are (the api preset's for api).
+        if !self.asks().facts().offers(self.kind) {
             return Err(Illegal::NotOffered {
                 kind: self.kind,
                 preset: self.preset,

@@ -443,7 +443,13 @@ fn settle_kind_and_delivery(
         // The api kind is the api preset's, asked for by `--preset api`: a
         // policy of kind api with delivery server is that preset, so only here
         // can a `--policy api` without it be told apart.
-        return Err(illegal(path, Illegal::ApiWithoutPreset));
+        return Err(illegal(
+            path,
+            Illegal::Plan(crate::policy::Refusal::of(
+                p,
+                crate::policy::Refused::Preset,
+            )),
+        ));
     }
     // SPEC §15.6: an explicit delivery under auto applies to the kinds that
     // take it; a request whose chosen kind refuses it is named.

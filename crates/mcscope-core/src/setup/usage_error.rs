@@ -297,6 +297,18 @@ mod tests {
         );
     }
 
+    /// The api kind asked for without the api preset.
+    fn api_without_preset() -> Illegal {
+        let p = crate::policy::Policy {
+            kind: crate::policy::PlanKind::Api,
+            ..crate::policy::Policy::preset(crate::session::HarnessId::Claude)
+        };
+        Illegal::Plan(crate::policy::Refusal::of(
+            &p,
+            crate::policy::Refused::Preset,
+        ))
+    }
+
     /// The hint travels with an error said of a session; bad input and a bad
     /// id stay one line.
     #[test]
@@ -304,14 +316,14 @@ mod tests {
         let p = Path::new("a.jsonl");
         let illegal = UsageError::Illegal {
             path: "a.jsonl".into(),
-            why: Illegal::ApiWithoutPreset,
+            why: api_without_preset(),
         };
         let hint = illegal
             .hint()
             .expect("an illegal plan says what would work");
         let wrapped = UsageError::Illegal {
             path: "a.jsonl".into(),
-            why: Illegal::ApiWithoutPreset,
+            why: api_without_preset(),
         }
         .in_session(p);
         assert_eq!(wrapped.hint(), Some(hint));

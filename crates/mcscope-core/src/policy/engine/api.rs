@@ -506,6 +506,25 @@ impl super::plan::Plan for Api {
     fn deliveries(&self) -> &'static [Delivery] {
         &[Delivery::Server]
     }
+
+    /// It is the api preset's (SPEC §11): delivered by the server, on a
+    /// session whose requests the server's view exists for.
+    fn refuses(
+        &self,
+        p: &Policy,
+        session: crate::session::HarnessId,
+    ) -> Option<crate::policy::Refused> {
+        let carries = session.rules().offers_delivery(Delivery::Server);
+        (p.delivery != Delivery::Server || !carries).then_some(crate::policy::Refused::Preset)
+    }
+
+    fn refusal(&self, _: &crate::policy::Refusal) -> (String, String) {
+        (
+            "plan kind api takes the api preset (--preset api, or \"preset\": \"api\" in the sidecar)"
+                .into(),
+            "add --preset api, or choose another --policy".into(),
+        )
+    }
 }
 
 #[cfg(test)]

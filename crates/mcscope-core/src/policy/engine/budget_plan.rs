@@ -208,6 +208,34 @@ impl super::plan::Plan for Budget {
     fn deliveries(&self) -> &'static [Delivery] {
         &[Delivery::Rewrite]
     }
+
+    /// It is Claude Code's, by rewrite (SPEC §5); a server delivery is the
+    /// legality check's own refusal (the server does not run it).
+    fn refuses(
+        &self,
+        p: &Policy,
+        _session: crate::session::HarnessId,
+    ) -> Option<crate::policy::Refused> {
+        let off = !p.preset.rules().offers(self.kind()) || !self.deliveries().contains(&p.delivery);
+        (off && p.delivery != Delivery::Server).then_some(crate::policy::Refused::Preset)
+    }
+
+    fn refusal(&self, r: &crate::policy::Refusal) -> (String, String) {
+        let owner = crate::harness::owner_of(self.kind());
+        (
+            format!(
+                "the budget plan is {}'s token-budget microcompact: it takes the {} preset and rewrite delivery (got preset {}, delivery {})",
+                owner.title,
+                owner.name,
+                r.preset.name(),
+                r.delivery.name()
+            ),
+            format!(
+                "budget runs with --preset {} and --delivery rewrite",
+                owner.name
+            ),
+        )
+    }
 }
 
 impl std::fmt::Display for Gate {

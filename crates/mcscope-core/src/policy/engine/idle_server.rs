@@ -306,6 +306,44 @@ impl super::plan::Plan for IdleServer {
     fn deliveries(&self) -> &'static [Delivery] {
         &[Delivery::Server]
     }
+
+    /// It is Claude Code's, and the server applies its edit (SPEC §13.S).
+    fn refuses(
+        &self,
+        p: &Policy,
+        _session: crate::session::HarnessId,
+    ) -> Option<crate::policy::Refused> {
+        use crate::policy::Refused;
+        if !p.preset.rules().offers(self.kind()) {
+            Some(Refused::Preset)
+        } else if !self.deliveries().contains(&p.delivery) {
+            Some(Refused::Delivery)
+        } else {
+            None
+        }
+    }
+
+    fn refusal(&self, r: &crate::policy::Refusal) -> (String, String) {
+        match r.why {
+            crate::policy::Refused::Preset => {
+                let owner = crate::harness::owner_of(self.kind());
+                (
+                    format!(
+                        "idle-server is {}'s plan: it takes the {} preset",
+                        owner.title, owner.name
+                    ),
+                    "idle runs the client's time-based clearing on any preset".into(),
+                )
+            }
+            crate::policy::Refused::Delivery => (
+                format!(
+                    "idle-server's edit is applied by the server: its delivery is server (got {})",
+                    r.delivery.name()
+                ),
+                "give --delivery server, or leave the delivery out: idle-server's is server".into(),
+            ),
+        }
+    }
 }
 
 impl std::fmt::Display for IdleServerWhy {

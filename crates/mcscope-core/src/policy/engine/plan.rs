@@ -5,6 +5,8 @@
 //! A new kind is its file and one line of `registry::PLANS`.
 
 use super::*;
+use crate::policy::{Refusal, Refused};
+use crate::session::HarnessId;
 
 /// One plan kind's answers.
 pub(crate) trait Plan: Sync {
@@ -88,6 +90,27 @@ pub(crate) trait Plan: Sync {
     /// is not until a turn start (the default, [`Lasts::TurnStart`]).
     fn lasts(&self) -> &'static [(Trigger, Lasts)] {
         &[]
+    }
+
+    /// Why it cannot run under `p` on a session of `session` (SPEC §5, §11,
+    /// §13.S), asked before the legality check's own questions (a server
+    /// delivery the kind does not take, cache edits the requests cannot
+    /// carry, a kind the preset does not offer). None by default.
+    fn refuses(&self, _p: &Policy, _session: HarnessId) -> Option<Refused> {
+        None
+    }
+
+    /// Its refusal in words: the message, and the hint of what would work.
+    fn refusal(&self, r: &Refusal) -> (String, String) {
+        (
+            format!(
+                "plan kind {} does not run with the {} preset and delivery {}",
+                r.kind.name(),
+                r.preset.name(),
+                r.delivery.name()
+            ),
+            "leave out --policy: auto runs the harness's own plan".into(),
+        )
     }
 }
 
