@@ -150,14 +150,12 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
 /// there is none or they differ.
 pub fn keep_recent_of(p: &Policy, kinds: &[PlanKind]) -> Option<u32> {
     // The api preset keeps by its edits' `keep` (SPEC §11: null).
-    if p.kind == PlanKind::Api {
-        return None;
-    }
+    p.kind.keep_at(p, None)?;
     if p.keep_recent.is_some() {
         return p.keep_recent;
     }
     // idle-server keeps by version (SPEC §13.S4).
-    if kinds.contains(&PlanKind::IdleServer) {
+    if kinds.iter().any(|k| k.keeps_by_version()) {
         return None;
     }
     let first = kinds.first()?.default_keep();
@@ -212,19 +210,10 @@ struct Used {
 /// named kind's object, as it has always been).
 fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind, only_read: bool) -> Used {
     let version = req.and_then(|r| r.version.as_deref());
-    let keep = match kind {
-        // idle-server keeps by version (SPEC §13.S4).
-        PlanKind::IdleServer => Some(
-            p.keep_recent
-                .unwrap_or_else(|| crate::harness::claude_idle_server::default_keep(version))
-                .max(1),
-        ),
-        // The api preset keeps by its edits' `keep` (SPEC §11: null).
-        PlanKind::Api => None,
-        k => Some(p.keep_recent.unwrap_or(k.default_keep())),
-    };
+    let keep = kind.keep_at(p, version);
     let read = |key: &str| !only_read || kind.reads(key, p.preset);
-    let idle_server = kind == PlanKind::IdleServer;
+    // A value of the kind's own (a default by version), else the policy's.
+    let own = |key: &str| kind.own_value(key, p, version);
     Used {
         keep: gate(read("keep_recent"), keep),
         gap: gate(read("gap_threshold_minutes"), Some(kind.gap(p))),
@@ -232,26 +221,15 @@ fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind, only_read: bool) -
         trigger: gate(read("trigger_threshold"), Some(p.trigger_threshold)),
         budget_tokens: gate(read("budget_tokens"), Some(p.budget_tokens)),
         budget_min_saving: gate(read("budget_min_saving"), Some(p.budget_min_saving)),
-        // budget's gate by version when none is given (SPEC §5).
         budget_warning: gate(
             read("budget_warning_tokens"),
-            if kind == PlanKind::Budget {
-                Some(
-                    p.budget_warning_tokens
-                        .unwrap_or_else(|| crate::harness::claude_budget::budget_warning(version)),
-                )
-            } else {
-                p.budget_warning_tokens
-            },
+            own("budget_warning_tokens").or(p.budget_warning_tokens),
         ),
         min_trigger: gate(
             read("min_trigger_tool_uses"),
-            match (idle_server, keep) {
-                (true, Some(keep)) => Some(p.min_trigger_tool_uses.unwrap_or(
-                    keep.saturating_add(crate::harness::claude_idle_server::MIN_TRIGGER_OVER_KEEP),
-                )),
-                _ => p.min_trigger_tool_uses,
-            },
+            own("min_trigger_tool_uses")
+                .and_then(|m| u32::try_from(m).ok())
+                .or(p.min_trigger_tool_uses),
         ),
         prune_protect: gate(read("prune_protect_tokens"), Some(p.prune_protect_tokens)),
         prune_minimum: gate(read("prune_minimum_tokens"), Some(p.prune_minimum_tokens)),
@@ -331,8 +309,9 @@ pub fn policy_over(setup: &Setup, at: &[(&Request, Option<PlanKind>)]) -> Policy
             .collect()
     };
     let mut json = policy_json(p, None);
+    // A kind that keeps by the keep given (not the api preset's edits).
     json.keep_recent = match p.keep_recent {
-        Some(k) if p.kind != PlanKind::Api => Some(k),
+        Some(k) if p.kind.keep_at(p, None).is_some() => Some(k),
         _ => common(&used, |u| u.keep),
     };
     // Requests where auto chose no kind at all: the values are null (§15.6).

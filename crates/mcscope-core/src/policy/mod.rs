@@ -92,6 +92,27 @@ impl PlanKind {
         engine::registry::of(self).is_some_and(|p| p.deliveries() == [Delivery::Server])
     }
 
+    /// The `keep_recent` it uses under `p` at a request of `version`: its
+    /// plan's (`Plan::keep_at`; None: it keeps by other means, the api
+    /// preset's edits).
+    pub fn keep_at(self, p: &Policy, version: Option<&str>) -> Option<u32> {
+        match engine::registry::of(self) {
+            Some(plan) => plan.keep_at(p, version),
+            None => Some(p.keep_recent.unwrap_or(5)),
+        }
+    }
+
+    /// Whether its default keep is the request's version's (`Plan::keeps_by_version`).
+    pub fn keeps_by_version(self) -> bool {
+        engine::registry::of(self).is_some_and(|p| p.keeps_by_version())
+    }
+
+    /// Its own value of the parameter of `key` at a request of `version`
+    /// (`Plan::own_value`: a default by version); None: the policy's.
+    pub fn own_value(self, key: &str, p: &Policy, version: Option<&str>) -> Option<u64> {
+        engine::registry::of(self).and_then(|plan| plan.own_value(key, p, version))
+    }
+
     /// Whether its plan takes delivery `d` (`auto`: as the kind it chooses).
     fn takes(self, d: Delivery) -> bool {
         engine::registry::of(self).is_none_or(|p| p.deliveries().contains(&d))

@@ -507,6 +507,11 @@ impl super::plan::Plan for Api {
         &[Delivery::Server]
     }
 
+    /// It keeps by its edits' `keep` (SPEC §11).
+    fn keep_at(&self, _p: &Policy, _version: Option<&str>) -> Option<u32> {
+        None
+    }
+
     /// It is the api preset's (SPEC §11): delivered by the server, on a
     /// session whose requests the server's view exists for.
     fn refuses(

@@ -209,6 +209,14 @@ impl super::plan::Plan for Budget {
         &[Delivery::Rewrite]
     }
 
+    /// Its usage gate by version where none is given (SPEC §5).
+    fn own_value(&self, key: &str, p: &Policy, version: Option<&str>) -> Option<u64> {
+        (key == "budget_warning_tokens").then(|| {
+            p.budget_warning_tokens
+                .unwrap_or_else(|| crate::harness::claude_budget::budget_warning(version))
+        })
+    }
+
     /// It is Claude Code's, by rewrite (SPEC §5); a server delivery is the
     /// legality check's own refusal (the server does not run it).
     fn refuses(

@@ -92,16 +92,14 @@ pub(super) fn params(policy: &Policy, req: &Request) -> Params {
     } else {
         policy
     };
-    let keep = p
-        .keep_recent
-        .unwrap_or_else(|| rule::default_keep(req.version.as_deref()))
-        .max(1);
+    use super::plan::Plan;
+    let version = req.version.as_deref();
+    let keep = IdleServer.keep_at(p, version).unwrap_or(1);
+    let min_trigger = IdleServer.own_value("min_trigger_tool_uses", p, version);
     Params {
         keep,
-        min_trigger: p
-            .min_trigger_tool_uses
-            .unwrap_or(keep.saturating_add(rule::MIN_TRIGGER_OVER_KEEP)),
-        gap_minutes: super::plan::Plan::gap(&IdleServer, p),
+        min_trigger: min_trigger.map_or(u32::MAX, |m| u32::try_from(m).unwrap_or(u32::MAX)),
+        gap_minutes: IdleServer.gap(p),
     }
 }
 
@@ -305,6 +303,30 @@ impl super::plan::Plan for IdleServer {
 
     fn deliveries(&self) -> &'static [Delivery] {
         &[Delivery::Server]
+    }
+
+    /// The keep by version where none is given (SPEC §13.S4), at least 1.
+    fn keep_at(&self, p: &Policy, version: Option<&str>) -> Option<u32> {
+        Some(
+            p.keep_recent
+                .unwrap_or_else(|| rule::default_keep(version))
+                .max(1),
+        )
+    }
+
+    fn keeps_by_version(&self) -> bool {
+        true
+    }
+
+    /// The least trigger: the keep + 15 where none is given (SPEC §13.S4).
+    fn own_value(&self, key: &str, p: &Policy, version: Option<&str>) -> Option<u64> {
+        let keep = self.keep_at(p, version)?;
+        (key == "min_trigger_tool_uses").then(|| {
+            u64::from(
+                p.min_trigger_tool_uses
+                    .unwrap_or(keep.saturating_add(rule::MIN_TRIGGER_OVER_KEEP)),
+            )
+        })
     }
 
     /// It is Claude Code's, and the server applies its edit (SPEC §13.S).

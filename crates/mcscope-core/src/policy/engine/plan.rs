@@ -92,6 +92,27 @@ pub(crate) trait Plan: Sync {
         &[]
     }
 
+    /// The `keep_recent` it uses under `p` at a request of Claude Code
+    /// `version` (SPEC §5): the one given, else its default; None where it
+    /// keeps by other means (the api preset's edits' `keep`, SPEC §11).
+    fn keep_at(&self, p: &Policy, _version: Option<&str>) -> Option<u32> {
+        Some(p.keep_recent.unwrap_or(self.default_keep()))
+    }
+
+    /// Whether its default keep is the request's version's (idle-server's,
+    /// SPEC §13.S4): then no one default stands for a whole run.
+    fn keeps_by_version(&self) -> bool {
+        false
+    }
+
+    /// The value it uses for the parameter of `key` at a request of
+    /// `version` where the value is its own, a default by version rather
+    /// than the policy's (budget's warning, idle-server's least trigger);
+    /// None: the policy's.
+    fn own_value(&self, _key: &str, _p: &Policy, _version: Option<&str>) -> Option<u64> {
+        None
+    }
+
     /// Why it cannot run under `p` on a session of `session` (SPEC §5, §11,
     /// §13.S), asked before the legality check's own questions (a server
     /// delivery the kind does not take, cache edits the requests cannot
