@@ -8,8 +8,8 @@
 
 use crate::analysis::{self, Setup, Wired};
 use crate::evidence::{self, Ttl};
+use crate::policy::Delivery;
 use crate::policy::engine::{Step, unattributed_tokens};
-use crate::policy::{Delivery, PlanKind};
 use crate::prices::CostTokens;
 use crate::session::Session;
 use crate::wire::{self, Clearings};
@@ -436,7 +436,7 @@ fn tokens_after_in(
         .wire
         .as_ref()
         .map_or(!st.newly_cleared.is_empty(), |w| w.newly > 0);
-    let drop_thoughts = setup.policy.kind == PlanKind::Forced
+    let drop_thoughts = setup.policy.kind.fires_at_view()
         && s.harness.asks().forced_drops_thoughts()
         && cleared_here;
     // Per changed message: results cleared, results stripped, media cleared.

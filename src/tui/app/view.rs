@@ -72,7 +72,8 @@ impl SessionView {
     /// Recomputes the plan, the diff and (when needed) the timeline.
     pub(super) fn replan(&mut self, timeline: bool) {
         let k = self.k;
-        if timeline || self.setup.policy.kind == PlanKind::Forced {
+        // A plan that fires at the viewed request has a timeline of its own there.
+        if timeline || self.setup.policy.kind.fires_at_view() {
             self.start_timeline();
         }
         self.diff_job.forget();

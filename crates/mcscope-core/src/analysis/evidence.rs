@@ -40,15 +40,13 @@ impl<'a> Simulator<'a> {
             }
             // SPEC §10: a budget record before a compaction is compared on its
             // summarizing request; no other writer writes one there.
-            SimAt::BeforeCompaction(k) if kind == PlanKind::Budget => {
-                budget_before_compaction(self.setup, k)
-            }
-            SimAt::BeforeCompaction(_) => None,
+            SimAt::BeforeCompaction(k) => before_compaction(self.setup, kind, k),
         }
     }
 }
 
-/// The plan `kind` (with the other options given; budget runs by rewrite) at
+/// The plan `kind` (with the other options given; a kind that takes one
+/// delivery only, budget's rewrite, runs with it) at
 /// every request: the ids it newly clears (index k − 1).
 fn newly_cleared_by(setup: &Setup, kind: PlanKind) -> Vec<Vec<String>> {
     let s = &setup.session;
@@ -74,8 +72,8 @@ fn newly_cleared_by(setup: &Setup, kind: PlanKind) -> Vec<Vec<String>> {
 fn simulated(setup: &Setup, kind: PlanKind) -> Policy {
     let mut policy = setup.policy.clone();
     policy.kind = kind;
-    if kind == PlanKind::Budget {
-        policy.delivery = Delivery::Rewrite;
+    if let Some(d) = kind.only_delivery() {
+        policy.delivery = d;
     }
     policy
 }
@@ -84,10 +82,11 @@ fn ids_of(s: &Session, results: &[usize]) -> Vec<String> {
     results.iter().map(|&r| s.results[r].id.clone()).collect()
 }
 
-/// The budget plan on the compaction's summarizing request: the view of the
-/// request before the `compact_boundary` that precedes request `k`, grown to the
-/// boundary (its last response and any results after it).
-fn budget_before_compaction(setup: &Setup, k: usize) -> Option<Vec<String>> {
+/// The plan `kind` (budget's, the one writer of a record there) on the
+/// compaction's summarizing request: the view of the request before the
+/// `compact_boundary` that precedes request `k`, grown to the boundary (its
+/// last response and any results after it).
+fn before_compaction(setup: &Setup, kind: PlanKind, k: usize) -> Option<Vec<String>> {
     let s = &setup.session;
     let after = s.request(k)?;
     let before = s.request(k.checked_sub(1)?)?;
@@ -110,7 +109,7 @@ fn budget_before_compaction(setup: &Setup, k: usize) -> Option<Vec<String>> {
     let mut engine = Engine::new(
         s,
         &setup.derived,
-        simulated(setup, PlanKind::Budget),
+        simulated(setup, kind),
         setup.protector(),
         before.index,
     )
@@ -232,7 +231,7 @@ pub fn beside_plan(
             && brk();
         ev.observed_break = Some(b.with_plan_rewrite(brk));
     }
-    if st.fired() && st.kind == Some(PlanKind::Budget) {
+    if st.fired() && st.kind.is_some_and(PlanKind::shows_unrecorded) {
         ev.budget_fired(req.begins_turn, ids_of(&setup.session, &st.newly_cleared));
     }
 }
@@ -251,9 +250,8 @@ pub struct EvidenceReport {
 pub fn evidence_report(setup: &Setup, forced_at: usize) -> EvidenceReport {
     let mut ev = evidence(setup);
     let mut selected_newly = std::collections::BTreeMap::new();
-    let may_budget = matches!(setup.policy.kind, PlanKind::Budget)
-        || (setup.policy.kind == PlanKind::Auto && setup.policy.preset.auto_may(PlanKind::Budget));
-    let needed = may_budget
+    // A kind whose firing without a record is evidence needs its timeline.
+    let needed = setup.policy.may_run(PlanKind::shows_unrecorded)
         || ev
             .requests
             .iter()

@@ -101,10 +101,7 @@ impl Setup {
         let kind = self.policy.kind;
         // A plan whose marks outlive a view (OpenCode's prune), asked for or
         // one `auto` may run: from the first request.
-        let offered = self.policy.preset.rules().offers.kinds;
-        if kind.replay() == Replay::Session
-            || (kind == PlanKind::Auto && offered.iter().any(|k| k.replay() == Replay::Session))
-        {
+        if self.policy.may_run(|k| k.replay() == Replay::Session) {
             return 1;
         }
         let s = &self.session;

@@ -39,7 +39,7 @@ impl WireInputs {
     /// The engine's state at `request`, taken out of it.
     pub(super) fn of(setup: &Setup, engine: &Engine<'_>, request: &Request) -> WireInputs {
         let s = &setup.session;
-        let fired_forced = setup.policy.kind == PlanKind::Forced
+        let fired_forced = setup.policy.kind.fires_at_view()
             && engine
                 .candidates()
                 .iter()

@@ -113,6 +113,26 @@ impl PlanKind {
         engine::registry::of(self).and_then(|plan| plan.own_value(key, p, version))
     }
 
+    /// Whether it fires at the request being viewed (`Plan::fires_at_view`).
+    pub fn fires_at_view(self) -> bool {
+        engine::registry::of(self).is_some_and(|p| p.fires_at_view())
+    }
+
+    /// Whether a firing without its harness's record is evidence
+    /// (`Plan::shows_unrecorded`).
+    pub fn shows_unrecorded(self) -> bool {
+        engine::registry::of(self).is_some_and(|p| p.shows_unrecorded())
+    }
+
+    /// The one delivery its plan takes, where it takes one only (budget's
+    /// rewrite, the server's own).
+    pub fn only_delivery(self) -> Option<Delivery> {
+        match engine::registry::of(self)?.deliveries() {
+            [d] => Some(*d),
+            _ => None,
+        }
+    }
+
     /// Whether its plan takes delivery `d` (`auto`: as the kind it chooses).
     fn takes(self, d: Delivery) -> bool {
         engine::registry::of(self).is_none_or(|p| p.deliveries().contains(&d))
@@ -481,6 +501,15 @@ impl Policy {
         match self.kind {
             PlanKind::Auto => self.preset.asks().auto_kind(self, req, gap),
             k => Some(k),
+        }
+    }
+
+    /// Whether a kind this policy may run holds `f`: the kind asked for, or
+    /// one `auto` may choose under the preset.
+    pub fn may_run(&self, f: impl Fn(PlanKind) -> bool) -> bool {
+        match self.kind {
+            PlanKind::Auto => self.preset.asks().auto_kinds().iter().any(|&k| f(k)),
+            k => f(k),
         }
     }
 

@@ -209,6 +209,11 @@ impl super::plan::Plan for Budget {
         &[Delivery::Rewrite]
     }
 
+    /// Claude Code writes a `microcompact_boundary` whenever it fires.
+    fn shows_unrecorded(&self) -> bool {
+        true
+    }
+
     /// Its usage gate by version where none is given (SPEC §5).
     fn own_value(&self, key: &str, p: &Policy, version: Option<&str>) -> Option<u64> {
         (key == "budget_warning_tokens").then(|| {

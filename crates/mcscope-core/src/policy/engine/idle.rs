@@ -216,6 +216,10 @@ impl super::plan::Plan for Forced {
     fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
         Decided::verdict(forced(&*e, &e.policy, req, e.forced_at))
     }
+
+    fn fires_at_view(&self) -> bool {
+        true
+    }
 }
 
 impl std::fmt::Display for TimeWhy {

@@ -113,6 +113,20 @@ pub(crate) trait Plan: Sync {
         None
     }
 
+    /// Whether it fires at the request being viewed (`forced`, SPEC §5):
+    /// its timeline changes with the view, and what it clears there is the
+    /// harness's command (Qwen Code's `/compress-fast`).
+    fn fires_at_view(&self) -> bool {
+        false
+    }
+
+    /// Whether a firing of it without its harness's record is evidence
+    /// (SPEC §10: budget's `microcompact_boundary` is written whenever it
+    /// fires; none is shown as a record with `writer: null`).
+    fn shows_unrecorded(&self) -> bool {
+        false
+    }
+
     /// Why it cannot run under `p` on a session of `session` (SPEC §5, §11,
     /// §13.S), asked before the legality check's own questions (a server
     /// delivery the kind does not take, cache edits the requests cannot
