@@ -507,6 +507,21 @@ impl super::plan::Plan for Api {
         &[Delivery::Server]
     }
 
+    /// Carried, it decides its whole prefix again at a turn start.
+    fn at_turn_start(&self, e: &Engine<'_>) -> super::plan::AtTurnStart {
+        if e.api_carries() {
+            super::plan::AtTurnStart::Carry
+        } else {
+            super::plan::AtTurnStart::Lapse
+        }
+    }
+
+    /// The server edits each request on the full history (SPEC §11), unless
+    /// the run carries its decisions from request to request.
+    fn afresh(&self, e: &Engine<'_>) -> bool {
+        !e.api_carries()
+    }
+
     /// It keeps by its edits' `keep` (SPEC §11).
     fn keep_at(&self, _p: &Policy, _version: Option<&str>) -> Option<u32> {
         None

@@ -106,6 +106,11 @@ impl super::plan::Plan for Count {
     fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
         Decided::verdict(count(&*e, &e.policy, req))
     }
+
+    /// Its deletions are cumulative within the view (SPEC §5).
+    fn edits_outlive_turns(&self) -> bool {
+        true
+    }
 }
 
 impl std::fmt::Display for CountWhy {

@@ -113,6 +113,27 @@ pub(crate) trait Plan: Sync {
         None
     }
 
+    /// What becomes of the clearings in force at a turn start, where the
+    /// harness rebuilds the request from the originals (SPEC §5): they lapse
+    /// before it decides, by default.
+    fn at_turn_start(&self, _e: &Engine<'_>) -> AtTurnStart {
+        AtTurnStart::Lapse
+    }
+
+    /// Whether the cache edits it sent stay in force at a turn start
+    /// (count's deletions are cumulative within the view, SPEC §5); else
+    /// only the edits of clearings still in force are sent again.
+    fn edits_outlive_turns(&self) -> bool {
+        false
+    }
+
+    /// Whether it decides each request afresh on the full history (the
+    /// server's edit, SPEC §11): the clearings of the request before are not
+    /// carried; they only tell which clearings are new.
+    fn afresh(&self, _e: &Engine<'_>) -> bool {
+        false
+    }
+
     /// Whether it fires at the request being viewed (`forced`, SPEC §5):
     /// its timeline changes with the view, and what it clears there is the
     /// harness's command (Qwen Code's `/compress-fast`).
@@ -147,6 +168,19 @@ pub(crate) trait Plan: Sync {
             "leave out --policy: auto runs the harness's own plan".into(),
         )
     }
+}
+
+/// What becomes of the clearings in force at a turn start (`Plan::at_turn_start`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AtTurnStart {
+    /// They lapse before the plan decides.
+    Lapse,
+    /// They stay in force until the plan has decided over the view as if
+    /// they had lapsed (the tracked size plan: most of them stay).
+    Defer,
+    /// The plan carries them and decides its whole prefix again (a carried
+    /// `api` plan).
+    Carry,
 }
 
 /// Where a replay that plans a request may start (`Plan::replay`).

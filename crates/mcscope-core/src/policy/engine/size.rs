@@ -81,6 +81,17 @@ fn over_threshold<L: Look>(v: &L, p: &Policy, total: u64) -> Verdict {
 pub(super) struct Size;
 
 impl super::plan::Plan for Size {
+    /// Tracked, its clearings stay in force at a turn start until it has
+    /// decided again over the view as if they had lapsed
+    /// (`size_turn_start`): most of them stay.
+    fn at_turn_start(&self, e: &Engine<'_>) -> super::plan::AtTurnStart {
+        if e.size_turn_start_defers() {
+            super::plan::AtTurnStart::Defer
+        } else {
+            super::plan::AtTurnStart::Lapse
+        }
+    }
+
     /// `compare`'s default grid (SPEC §9): one keep, five thresholds.
     fn grid(&self, key: &str) -> Option<&'static [f64]> {
         match key {

@@ -1,6 +1,7 @@
 //! One request of the timeline: the view brought up to it, the plan in force
 //! asked for its decision, its clearings put in force, and the step reported.
 
+use super::plan::AtTurnStart;
 use super::*;
 
 impl<'s> Engine<'s> {
@@ -189,19 +190,24 @@ impl<'s> Engine<'s> {
         }
         // Claude rewrites only the request: at a new turn the originals go out
         // again. Count deletions and budget clearings are cumulative within the
-        // view (SPEC §5).
-        // A tracked size plan leaves its clearings in force until it has
-        // decided again (`size_turn_start`): most of them stay.
+        // view (SPEC §5): how long each clearing lasts is its plan's answer.
         // idle-server's clearings are the server's at one request (SPEC §13.S8).
         let lifted = self.lift_idle_server();
         let lapses = self.policy.preset.asks().lapses(req);
         let turn_start = lapses.turn_start;
-        let deferred = turn_start && self.size_turn_start_defers();
-        // So does a carried api plan (it decides its whole prefix each time).
-        let api_lapses = turn_start && self.api_carries();
-        if turn_start && !deferred && !api_lapses {
+        // The plan asked for (none for auto) says what its clearings do at a
+        // turn start: lapse, stay until it has decided (the tracked size
+        // plan), or stay carried (an api plan that decides its whole prefix).
+        let plan = registry::of(self.policy.kind);
+        let at_turn = match plan {
+            Some(p) if turn_start => p.at_turn_start(self),
+            _ => AtTurnStart::Lapse,
+        };
+        let deferred = turn_start && at_turn == AtTurnStart::Defer;
+        let api_lapses = turn_start && at_turn == AtTurnStart::Carry;
+        if turn_start && at_turn == AtTurnStart::Lapse {
             self.reset_lapsing();
-            if self.policy.kind != PlanKind::Count {
+            if !plan.is_some_and(|p| p.edits_outlive_turns()) {
                 // The request is rebuilt from the originals: only the deletions
                 // still in force (budget's, under auto) are re-sent, so the wire
                 // deletes exactly what the plan clears.
@@ -219,20 +225,19 @@ impl<'s> Engine<'s> {
         // The server edits each request statelessly, on the full history (SPEC
         // §11): what request k-1's server view cleared is not carried; it only
         // tells which clearings are new here.
-        let was_cleared: HashSet<usize> =
-            if self.policy.kind == PlanKind::Api && !self.api_carries() {
-                let before = self
-                    .lists
-                    .lapsing
-                    .iter()
-                    .chain(&self.lists.lasting)
-                    .copied()
-                    .collect();
-                self.reset_clearings();
-                before
-            } else {
-                lifted
-            };
+        let was_cleared: HashSet<usize> = if plan.is_some_and(|p| p.afresh(self)) {
+            let before = self
+                .lists
+                .lapsing
+                .iter()
+                .chain(&self.lists.lasting)
+                .copied()
+                .collect();
+            self.reset_clearings();
+            before
+        } else {
+            lifted
+        };
         let gap = self.gap_at(req);
         self.apply_cuts(req.index);
         self.sync_view(req);
