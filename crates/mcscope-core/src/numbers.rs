@@ -18,6 +18,15 @@ pub fn fmt_num(x: f64) -> String {
     if s == "-0" { "0".into() } else { s.to_string() }
 }
 
+/// `1 tool use`, `2 tool uses`.
+pub fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
 pub fn fmt_int(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();

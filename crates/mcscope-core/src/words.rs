@@ -1,13 +1,16 @@
-//! The engine's reasons in words: the one place a `Note`, a `Reason`, a
-//! `ClearReason`, a `Kept` or an `EditNote` becomes a sentence. The reports and
-//! the TUI call these; the engine never does (it records only the numbers).
+//! The engine's reasons in words. A plan's own notes, clearing reasons and
+//! keeping reasons are said in the plan's file (`TimeNote`, `MaskKept`…);
+//! here are the shared ones (a candidate's `Reason`, the `Kept` reasons several
+//! plans give, protection, records) and the one `Display` of `Note`,
+//! `ClearReason` and `Kept` that hands each variant to its plan's words. The
+//! reports and the TUI call these; the engine never does (it records only the
+//! numbers).
 
 use crate::analysis::ExplainRow;
-use crate::harness::claude_budget::NOT_ELIGIBLE_TOOL;
-use crate::numbers::{fmt_gap, fmt_int, fmt_num};
+use crate::numbers::{fmt_int, plural};
 use crate::policy::api::{CLEAR_THINKING, CLEAR_TOOL_USES, TriggerOn};
 use crate::policy::engine::{
-    ApiTrigger, Candidate, ClearReason, CountWhy, EditNote, Kept, Note, Prompt, Rank, Reason,
+    ApiTrigger, Candidate, ClearReason, EditNote, Kept, Note, Prompt, Rank, Reason,
 };
 use crate::policy::protect::{Outcome, Protection};
 use std::fmt::{self, Display, Formatter};
@@ -212,74 +215,24 @@ impl Display for Rank {
     }
 }
 
+/// A clearing's reason: its plan's words (each in the plan's file).
 impl Display for ClearReason {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            ClearReason::Time {
-                why,
-                rank,
-                keep,
-                clearable,
-            } => {
-                write!(f, "{why}; {rank}, not in last {keep}")?;
-                if *clearable {
-                    f.write_str(" clearable")?;
-                }
-                Ok(())
-            }
-            ClearReason::Size { why, rank, keep } => {
-                write!(f, "{why} ({rank}, not in last {keep} clearable)")
-            }
-            ClearReason::Count { why, rank, keep } => {
-                write!(f, "{why}; {rank}, not in last {keep}, already sent")
-            }
-            ClearReason::Budget { why, rank, keep } => {
-                write!(f, "{why}; {rank}, not in last {keep}")
-            }
-            ClearReason::Recorded { server: false } => {
-                f.write_str("recorded: a microcompact boundary of the harness names it")
-            }
-            ClearReason::Recorded { server: true } => f.write_str(
-                "recorded: the server's applied clear_tool_uses edit (ids as idle-server's simulation names them)",
-            ),
-            ClearReason::Mask {
-                why,
-                tokens,
-                masked_tokens,
-            } => write!(
-                f,
-                "{why} (>= {}); masked: {} tokens -> {}",
-                fmt_int(why.min_prunable),
-                fmt_int(*tokens),
-                fmt_int(*masked_tokens)
-            ),
-            ClearReason::Prune { why, newer } => write!(
-                f,
-                "prune: past the newest {} tokens of tool output ({} newer than it); {} prunable > {}",
-                fmt_int(why.protect),
-                fmt_int(*newer),
-                fmt_int(why.pruned),
-                fmt_int(why.minimum)
-            ),
-            ClearReason::Api {
-                trigger,
-                nth,
-                of,
-                keep,
-                input_too,
-            } => write!(
-                f,
-                "{CLEAR_TOOL_USES}: {trigger}; tool use {nth} of {of}, not in the last {keep}{}",
-                if *input_too {
-                    "; input cleared too"
-                } else {
-                    ""
-                }
-            ),
+            ClearReason::Time(c) => c.fmt(f),
+            ClearReason::Size(c) => c.fmt(f),
+            ClearReason::Count(c) => c.fmt(f),
+            ClearReason::Budget(c) => c.fmt(f),
+            ClearReason::Recorded(c) => c.fmt(f),
+            ClearReason::Mask(c) => c.fmt(f),
+            ClearReason::Prune(c) => c.fmt(f),
+            ClearReason::Api(c) => c.fmt(f),
         }
     }
 }
 
+/// Why a candidate was kept: the shared reasons here, a plan's own in its
+/// file.
 impl Display for Kept {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
@@ -293,90 +246,13 @@ impl Display for Kept {
             Kept::Pending => f.write_str("pending: just returned, not yet sent"),
             Kept::ErrorNeverCleared => f.write_str("error result: never cleared"),
             Kept::Empty => f.write_str("empty result (0 chars)"),
-            Kept::SizeTargetReached { target } => {
-                write!(f, "size target {} reached", fmt_int(*target))
-            }
-            Kept::InLastActive { keep } => write!(f, "in the last {keep} active results"),
-            Kept::NotYetSent => {
-                f.write_str("not yet sent: only results already sent can be deleted")
-            }
-            Kept::BudgetNotEligible => write!(
-                f,
-                "{NOT_ELIGIBLE_TOOL} results are never cleared by the budget plan"
-            ),
-            Kept::InLastEligible { keep, rank } => {
-                write!(f, "in the last {keep} eligible calls ({rank})")
-            }
-            Kept::BudgetRestFits { budget, rank } => write!(
-                f,
-                "budget: the rest fits in {} once older results are cleared ({rank})",
-                fmt_int(*budget)
-            ),
-            Kept::ApiExcluded { tool } => write!(f, "{tool} is in exclude_tools: never cleared"),
-            Kept::ApiInWindow {
-                keep,
-                excluded_counted: true,
-            } => write!(f, "in the last {keep} tool uses"),
-            Kept::ApiInWindow {
-                keep,
-                excluded_counted: false,
-            } => write!(
-                f,
-                "in the last {keep} tool uses (excluded tools not counted)"
-            ),
-            Kept::ApiEdit(e) => e.fmt(f),
-            Kept::MaskProtected { within, protect } => write!(
-                f,
-                "in the newest {} tokens of tool output ({} so far)",
-                fmt_int(*protect),
-                fmt_int(*within)
-            ),
-            Kept::MaskLatest => {
-                f.write_str("in the latest content: not scanned (protectLatestTurn)")
-            }
-            Kept::MaskSending => {
-                f.write_str("sent by this request: not in the history masking reads")
-            }
-            Kept::MaskBatchUnder(why) => write!(
-                f,
-                "prunable, but {} tokens < the {} least",
-                fmt_int(why.prunable),
-                fmt_int(why.min_prunable)
-            ),
-            Kept::MaskNoSaving {
-                tokens,
-                masked_tokens,
-            } => write!(
-                f,
-                "the masked text ({} tokens) is not smaller than the output ({})",
-                fmt_int(*masked_tokens),
-                fmt_int(*tokens)
-            ),
-            Kept::PruneProtected { total, protect } => write!(
-                f,
-                "in the newest {} tokens of tool output ({} counted with it)",
-                fmt_int(*protect),
-                fmt_int(*total)
-            ),
-            Kept::PruneLatestTurns => {
-                f.write_str("in the latest two turns (prune never scans them)")
-            }
-            Kept::PruneBehindMark => {
-                f.write_str("older than a result prune marked before (its scan stops there)")
-            }
-            Kept::PruneBehindSummary => {
-                f.write_str("older than a compaction summary (prune's scan stops there)")
-            }
+            Kept::Size(k) => k.fmt(f),
+            Kept::Count(k) => k.fmt(f),
+            Kept::Budget(k) => k.fmt(f),
+            Kept::Api(k) => k.fmt(f),
+            Kept::Mask(k) => k.fmt(f),
+            Kept::Prune(k) => k.fmt(f),
         }
-    }
-}
-
-/// `1 tool use`, `2 tool uses`.
-fn plural(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
     }
 }
 

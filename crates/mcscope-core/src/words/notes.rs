@@ -43,100 +43,21 @@ impl Display for crate::policy::engine::NoRun {
     }
 }
 
+/// A step's note: its plan's words (each in the plan's file).
 impl Display for Note {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Note::NoRequests => f.write_str("the session has no requests"),
             Note::NotRun(why) => why.fmt(f),
-            Note::IdleNotRun(why) => write!(f, "idle: {why}"),
-            Note::IdleDisabled => f.write_str("idle: disabled (negative gap threshold)"),
-            Note::IdleUnderGap { gap, threshold } => {
-                write!(f, "idle: gap {} < {} min", fmt_gap(*gap), fmt_num(*threshold))
-            }
-            Note::ForcedElsewhere { at } => write!(f, "forced: acts at request {at} only"),
-            Note::Time(why) => why.fmt(f),
-            Note::TimeSavesNothing(why) => write!(f, "{why}, but nothing to clear saves tokens"),
-            Note::SizeNotRun(why) => write!(f, "size: {why}"),
-            Note::SizeOffWithIdle => f.write_str(
-                "size: off with idle (negative gap and no size threshold set: Qwen's settings coupling)",
-            ),
-            Note::SizeDisabled => f.write_str("size: disabled (negative threshold)"),
-            Note::SizeUnder { total, threshold } => {
-                write!(f, "size: {} chars <= {}", fmt_int(*total), fmt_int(*threshold))
-            }
-            Note::Size {
-                why,
-                overage: None,
-            } => why.fmt(f),
-            Note::Size {
-                why,
-                overage: Some(gone),
-            } => write!(f, "{why}; overage: only {} chars could go", fmt_int(*gone)),
-            Note::CountUnder(CountWhy { active, trigger }) => {
-                write!(f, "count: {active} active <= trigger {trigger}")
-            }
-            Note::Count(why) => why.fmt(f),
-            Note::CountNothingSent(why) => write!(f, "{why}, but nothing sent can be deleted"),
-            Note::BudgetGate(gate) => write!(f, "budget: {gate}"),
-            Note::Budget { why, saved } => write!(f, "{why}; clearing saves {}", fmt_int(*saved)),
-            Note::BudgetWithin(why) => write!(f, "{why}: nothing to clear"),
-            Note::BudgetMinSaving { why, saved, min } => write!(
-                f,
-                "{why}, but clearing saves only {} < {} minimum",
-                fmt_int(*saved),
-                fmt_int(*min)
-            ),
-            Note::Api { prompt, edits } => {
-                write!(f, "api: {prompt}; ")?;
-                for (i, e) in edits.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str("; ")?;
-                    }
-                    e.fmt(f)?;
-                }
-                Ok(())
-            }
+            Note::Time(n) => n.fmt(f),
+            Note::Size(n) => n.fmt(f),
+            Note::Count(n) => n.fmt(f),
+            Note::Budget(n) => n.fmt(f),
+            Note::Api(n) => n.fmt(f),
             Note::IdleServer(why) => why.fmt(f),
             Note::Recorded(why) => why.fmt(f),
-            Note::MaskUnder(why) => write!(
-                f,
-                "{why}: under the {} least, nothing masked",
-                fmt_int(why.min_prunable)
-            ),
-            Note::Mask { why, masked, saved } => write!(
-                f,
-                "{why}: masked {} (saves {} of the harness's tokens)",
-                plural(*masked, "output"),
-                fmt_int(*saved)
-            ),
-            Note::PruneMidLoop => {
-                f.write_str("prune: runs when a prompt loop ends; none ended just before this request (it continues one, or the last was interrupted)")
-            }
-            Note::Prune { why, elsewhere } => {
-                write!(
-                    f,
-                    "prune: {} tokens past the newest {} > {}: marked",
-                    fmt_int(why.pruned),
-                    fmt_int(why.protect),
-                    fmt_int(why.minimum)
-                )?;
-                if *elsewhere > 0 {
-                    write!(
-                        f,
-                        " ({} in the view before a compaction, which no request sends)",
-                        plural(*elsewhere, "result")
-                    )?;
-                }
-                Ok(())
-            }
-            Note::PruneUnder(why) => write!(
-                f,
-                "prune: {} tokens past the newest {} (of {} scanned) ≤ {}: nothing marked",
-                fmt_int(why.pruned),
-                fmt_int(why.protect),
-                fmt_int(why.total),
-                fmt_int(why.minimum)
-            ),
+            Note::Mask(n) => n.fmt(f),
+            Note::Prune(n) => n.fmt(f),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! when the engine wrote them itself (the golden outputs hold the same words).
 
 use super::*;
+use crate::policy::engine::*;
 use crate::policy::engine::{BudgetWhy, Gate, NoRun, SizeWhy, TimeWhy};
 use crate::policy::engine::{Status, TokenSource};
 use crate::policy::protect::RootKind;
@@ -49,77 +50,89 @@ fn step_notes_read_as_before() {
             "a hook continuing a goal turn: Qwen runs no microcompaction here",
         ),
         (
-            Note::IdleNotRun(NoRun::TurnOnly),
+            Note::Time(TimeNote::NotRun(NoRun::TurnOnly)),
             "idle: qwen looks at the gap only when a turn begins",
         ),
         (
-            Note::IdleDisabled,
+            Note::Time(TimeNote::Disabled),
             "idle: disabled (negative gap threshold)",
         ),
         (
-            Note::IdleUnderGap {
+            Note::Time(TimeNote::UnderGap {
                 gap: Some(12.25),
                 threshold: 60.0,
-            },
+            }),
             "idle: gap 12.25 < 60 min",
         ),
         (
-            Note::IdleUnderGap {
+            Note::Time(TimeNote::UnderGap {
                 gap: None,
                 threshold: 5.5,
-            },
+            }),
             "idle: gap none < 5.5 min",
         ),
         (
-            Note::ForcedElsewhere { at: 7 },
+            Note::Time(TimeNote::ForcedElsewhere { at: 7 }),
             "forced: acts at request 7 only",
         ),
-        (Note::Time(IDLE), "idle: gap 61.5 min >= 60"),
-        (Note::Time(TimeWhy::Forced { at: 3 }), "forced at request 3"),
         (
-            Note::TimeSavesNothing(IDLE),
+            Note::Time(TimeNote::Fired(IDLE)),
+            "idle: gap 61.5 min >= 60",
+        ),
+        (
+            Note::Time(TimeNote::Fired(TimeWhy::Forced { at: 3 })),
+            "forced at request 3",
+        ),
+        (
+            Note::Time(TimeNote::SavesNothing(IDLE)),
             "idle: gap 61.5 min >= 60, but nothing to clear saves tokens",
         ),
         (
-            Note::SizeNotRun(NoRun::TurnOnly),
+            Note::Size(SizeNote::NotRun(NoRun::TurnOnly)),
             "size: qwen looks at the gap only when a turn begins",
         ),
         (
-            Note::SizeOffWithIdle,
+            Note::Size(SizeNote::OffWithIdle),
             "size: off with idle (negative gap and no size threshold set: Qwen's settings coupling)",
         ),
-        (Note::SizeDisabled, "size: disabled (negative threshold)"),
         (
-            Note::SizeUnder {
+            Note::Size(SizeNote::Disabled),
+            "size: disabled (negative threshold)",
+        ),
+        (
+            Note::Size(SizeNote::Under {
                 total: 9_500,
                 threshold: 10_000,
-            },
+            }),
             "size: 9,500 chars <= 10,000",
         ),
         (
-            Note::Size {
+            Note::Size(SizeNote::Over {
                 why: SIZE,
                 overage: None,
-            },
+            }),
             "size: 12,000 chars > 10,000; clearing oldest first down to 5,000",
         ),
         (
-            Note::Size {
+            Note::Size(SizeNote::Over {
                 why: SIZE,
                 overage: Some(3_000),
-            },
+            }),
             "size: 12,000 chars > 10,000; clearing oldest first down to 5,000; overage: only 3,000 chars could go",
         ),
         (
-            Note::CountUnder(CountWhy {
+            Note::Count(CountNote::Under(CountWhy {
                 active: 2,
                 trigger: 2,
-            }),
+            })),
             "count: 2 active <= trigger 2",
         ),
-        (Note::Count(COUNT), "count: 5 active > trigger 2"),
         (
-            Note::CountNothingSent(COUNT),
+            Note::Count(CountNote::Over(COUNT)),
+            "count: 5 active > trigger 2",
+        ),
+        (
+            Note::Count(CountNote::NothingSent(COUNT)),
             "count: 5 active > trigger 2, but nothing sent can be deleted",
         ),
     ];
@@ -131,43 +144,43 @@ fn step_notes_read_as_before() {
 fn budget_and_api_notes_read_as_before() {
     let cases: Vec<(Note, &str)> = vec![
         (
-            Note::BudgetGate(Gate {
+            Note::Budget(BudgetNote::Gate(Gate {
                 usage: Some(1_000),
                 warning: 147_000,
-            }),
+            })),
             "budget: usage 1,000 < 147,000",
         ),
         (
-            Note::BudgetGate(Gate {
+            Note::Budget(BudgetNote::Gate(Gate {
                 usage: None,
                 warning: 147_000,
-            }),
+            })),
             "budget: no recorded usage in the view (gate 147,000)",
         ),
         (
-            Note::Budget {
+            Note::Budget(BudgetNote::Fired {
                 why: BUDGET,
                 saved: 20_000,
-            },
+            }),
             "budget: usage 150,000 ≥ 147,000; 50,000 tokens of results > 20,000; clearing saves 20,000",
         ),
         (
-            Note::BudgetWithin(BudgetWhy {
+            Note::Budget(BudgetNote::Within(BudgetWhy {
                 pre_tokens: 20_000,
                 ..BUDGET
-            }),
+            })),
             "budget: usage 150,000 ≥ 147,000; 20,000 tokens of results ≤ 20,000: nothing to clear",
         ),
         (
-            Note::BudgetMinSaving {
+            Note::Budget(BudgetNote::MinSaving {
                 why: BUDGET,
                 saved: 5_000,
                 min: 20_000,
-            },
+            }),
             "budget: usage 150,000 ≥ 147,000; 50,000 tokens of results > 20,000, but clearing saves only 5,000 < 20,000 minimum",
         ),
         (
-            Note::Api {
+            Note::Api(ApiNote {
                 prompt: Prompt {
                     tokens: 1200,
                     source: TokenSource::Recorded,
@@ -185,18 +198,18 @@ fn budget_and_api_notes_read_as_before() {
                         },
                     },
                 ],
-            },
+            }),
             "api: 1,200 input tokens (recorded), 1 tool use; clear_thinking_20251015: cleared the thinking of 2 turns, keeping the last 1; clear_tool_uses_20250919: not fired: 1,200 input tokens <= trigger 1,000",
         ),
         (
-            Note::Api {
+            Note::Api(ApiNote {
                 prompt: Prompt {
                     tokens: 0,
                     source: TokenSource::Estimate,
                     uses: 0,
                 },
                 edits: Vec::new(),
-            },
+            }),
             "api: 0 input tokens (estimate), 0 tool uses; ",
         ),
     ];
@@ -225,7 +238,7 @@ fn no_run_reads_by_version_and_send() {
         ),
         (Note::NotRun(NoRun::NoPlan), "auto: no plan"),
         (
-            Note::IdleNotRun(NoRun::Send(SendKind::ToolResult)),
+            Note::Time(TimeNote::NotRun(NoRun::Send(SendKind::ToolResult))),
             "idle: tool results: Qwen runs only the size check here",
         ),
         (
@@ -284,59 +297,59 @@ fn read_as(cases: Vec<(Note, &str)>) {
 fn clearing_reasons_read_as_before() {
     let cases: Vec<(ClearReason, &str)> = vec![
         (
-            ClearReason::Time {
+            ClearReason::Time(TimeCleared {
                 why: IDLE,
                 rank: rank(2, 9),
                 keep: 5,
                 clearable: false,
-            },
+            }),
             "idle: gap 61.5 min >= 60; rank 2 of 9, not in last 5",
         ),
         (
-            ClearReason::Time {
+            ClearReason::Time(TimeCleared {
                 why: TimeWhy::Forced { at: 4 },
                 rank: rank(1, 3),
                 keep: 1,
                 clearable: true,
-            },
+            }),
             "forced at request 4; rank 1 of 3, not in last 1 clearable",
         ),
         (
-            ClearReason::Size {
+            ClearReason::Size(SizeCleared {
                 why: SIZE,
                 rank: Rank { rank: None, of: 4 },
                 keep: 1,
-            },
+            }),
             "size: 12,000 chars > 10,000; clearing oldest first down to 5,000 (unranked, not in last 1 clearable)",
         ),
         (
-            ClearReason::Count {
+            ClearReason::Count(CountCleared {
                 why: COUNT,
                 rank: rank(1, 5),
                 keep: 2,
-            },
+            }),
             "count: 5 active > trigger 2; rank 1 of 5, not in last 2, already sent",
         ),
         (
-            ClearReason::Budget {
+            ClearReason::Budget(BudgetCleared {
                 why: BUDGET,
                 rank: rank(1, 5),
                 keep: 3,
-            },
+            }),
             "budget: usage 150,000 ≥ 147,000; 50,000 tokens of results > 20,000; rank 1 of 5, not in last 3",
         ),
         (
-            ClearReason::Api {
+            ClearReason::Api(ApiCleared {
                 trigger: TOKENS,
                 nth: 2,
                 of: 7,
                 keep: 3,
                 input_too: false,
-            },
+            }),
             "clear_tool_uses_20250919: 1,200 input tokens > trigger 1,000; tool use 2 of 7, not in the last 3",
         ),
         (
-            ClearReason::Api {
+            ClearReason::Api(ApiCleared {
                 trigger: ApiTrigger {
                     on: TriggerOn::ToolUses(5),
                     inclusive: true,
@@ -346,7 +359,7 @@ fn clearing_reasons_read_as_before() {
                 of: 7,
                 keep: 3,
                 input_too: true,
-            },
+            }),
             "clear_tool_uses_20250919: 7 tool uses >= trigger 5; tool use 1 of 7, not in the last 3; input cleared too",
         ),
     ];
@@ -377,61 +390,61 @@ fn kept_reasons_read_as_before() {
         (Kept::ErrorNeverCleared, "error result: never cleared"),
         (Kept::Empty, "empty result (0 chars)"),
         (
-            Kept::SizeTargetReached { target: 5_000 },
+            Kept::Size(SizeKept::TargetReached { target: 5_000 }),
             "size target 5,000 reached",
         ),
         (
-            Kept::InLastActive { keep: 2 },
+            Kept::Count(CountKept::InLastActive { keep: 2 }),
             "in the last 2 active results",
         ),
         (
-            Kept::NotYetSent,
+            Kept::Count(CountKept::NotYetSent),
             "not yet sent: only results already sent can be deleted",
         ),
         (
-            Kept::BudgetNotEligible,
+            Kept::Budget(BudgetKept::NotEligible),
             "PowerShell results are never cleared by the budget plan",
         ),
         (
-            Kept::InLastEligible {
+            Kept::Budget(BudgetKept::InLastEligible {
                 keep: 3,
                 rank: rank(4, 5),
-            },
+            }),
             "in the last 3 eligible calls (rank 4 of 5)",
         ),
         (
-            Kept::BudgetRestFits {
+            Kept::Budget(BudgetKept::RestFits {
                 budget: 20_000,
                 rank: rank(2, 5),
-            },
+            }),
             "budget: the rest fits in 20,000 once older results are cleared (rank 2 of 5)",
         ),
         (
-            Kept::ApiExcluded {
+            Kept::Api(ApiKept::Excluded {
                 tool: "memory".into(),
-            },
+            }),
             "memory is in exclude_tools: never cleared",
         ),
         (
-            Kept::ApiInWindow {
+            Kept::Api(ApiKept::InWindow {
                 keep: 3,
                 excluded_counted: true,
-            },
+            }),
             "in the last 3 tool uses",
         ),
         (
-            Kept::ApiInWindow {
+            Kept::Api(ApiKept::InWindow {
                 keep: 3,
                 excluded_counted: false,
-            },
+            }),
             "in the last 3 tool uses (excluded tools not counted)",
         ),
         (
-            Kept::ApiEdit(EditNote::TooLittle {
+            Kept::Api(ApiKept::Edit(EditNote::TooLittle {
                 trigger: TOKENS,
                 tokens: 700,
                 at_least: 701,
-            }),
+            })),
             "clear_tool_uses_20250919: 1,200 input tokens > trigger 1,000, but would clear 700 input tokens < clear_at_least 701: nothing applied",
         ),
     ];

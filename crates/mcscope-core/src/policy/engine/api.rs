@@ -289,14 +289,14 @@ pub(super) fn api_with<L: Look>(
             }
         }
     }
-    let note = Note::Api {
+    let note = Note::Api(ApiNote {
         prompt: Prompt {
             tokens,
             source,
             uses: pass.uses.len(),
         },
         edits: pass.step.edits.iter().map(|e| e.note).collect(),
-    };
+    });
     let verdict = Verdict {
         trigger: pass.trigger,
         clear,
@@ -406,24 +406,28 @@ fn clear_tool_uses(p: &Policy, pass: &mut Pass<'_>, edit: &Edit) {
     let excluded_counted = spec.excluded_count_toward_keep;
     for (i, &(m, place, u)) in uses.iter().enumerate() {
         if excluded(u) {
-            keep_use(&mut pass.kept, u, || Kept::ApiExcluded {
-                tool: u.name.clone(),
+            keep_use(&mut pass.kept, u, || {
+                Kept::Api(ApiKept::Excluded {
+                    tool: u.name.clone(),
+                })
             });
         } else if window.contains(&i) {
-            keep_use(&mut pass.kept, u, || Kept::ApiInWindow {
-                keep: *keep,
-                excluded_counted,
+            keep_use(&mut pass.kept, u, || {
+                Kept::Api(ApiKept::InWindow {
+                    keep: *keep,
+                    excluded_counted,
+                })
             });
         } else if !applies {
-            keep_use(&mut pass.kept, u, || Kept::ApiEdit(note));
+            keep_use(&mut pass.kept, u, || Kept::Api(ApiKept::Edit(note)));
         } else if !pass.cleared_ids.contains_key(&*u.id) {
-            let why = ClearReason::Api {
+            let why = ClearReason::Api(ApiCleared {
                 trigger,
                 nth: i + 1,
                 of: uses.len(),
                 keep: *keep,
                 input_too: input_cleared(u),
-            };
+            });
             pass.cleared_ids.insert(&*u.id, why);
             if input_cleared(u) {
                 pass.step.inputs_cleared.push((m, u.id.to_string()));
@@ -544,6 +548,89 @@ impl super::plan::Plan for Api {
                 .into(),
             "add --preset api, or choose another --policy".into(),
         )
+    }
+}
+
+/// The api plan's note: the prompt it read and each edit's outcome, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiNote {
+    pub prompt: Prompt,
+    pub edits: Vec<EditNote>,
+}
+
+impl std::fmt::Display for ApiNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "api: {}; ", self.prompt)?;
+        for (i, e) in self.edits.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            e.fmt(f)?;
+        }
+        Ok(())
+    }
+}
+
+/// `clear_tool_uses`: the `nth` use of `of`, outside the last `keep`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ApiCleared {
+    pub trigger: ApiTrigger,
+    pub nth: usize,
+    pub of: usize,
+    pub keep: u64,
+    pub input_too: bool,
+}
+
+impl std::fmt::Display for ApiCleared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ApiCleared {
+            trigger,
+            nth,
+            of,
+            keep,
+            input_too,
+        } = self;
+        write!(
+            f,
+            "{}: {trigger}; tool use {nth} of {of}, not in the last {keep}{}",
+            crate::policy::api::CLEAR_TOOL_USES,
+            if *input_too {
+                "; input cleared too"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+/// Why the api plan kept a tool use.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApiKept {
+    /// The use's tool is excluded (the name as the use has it).
+    Excluded { tool: String },
+    /// In the keep window (excluded tools counted or not).
+    InWindow { keep: u64, excluded_counted: bool },
+    /// The edit that did not apply.
+    Edit(EditNote),
+}
+
+impl std::fmt::Display for ApiKept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApiKept::Excluded { tool } => write!(f, "{tool} is in exclude_tools: never cleared"),
+            ApiKept::InWindow {
+                keep,
+                excluded_counted: true,
+            } => write!(f, "in the last {keep} tool uses"),
+            ApiKept::InWindow {
+                keep,
+                excluded_counted: false,
+            } => write!(
+                f,
+                "in the last {keep} tool uses (excluded tools not counted)"
+            ),
+            ApiKept::Edit(e) => e.fmt(f),
+        }
     }
 }
 

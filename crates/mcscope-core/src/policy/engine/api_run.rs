@@ -185,14 +185,14 @@ impl<'s> Engine<'s> {
         else {
             // api_run_on admits one clear_tool_uses edit only.
             return ApiCarried {
-                verdict: Verdict::none(Note::Api {
+                verdict: Verdict::none(Note::Api(ApiNote {
                     prompt: Prompt {
                         tokens: 0,
                         source: TokenSource::Estimate,
                         uses: 0,
                     },
                     edits: Vec::new(),
-                }),
+                })),
                 step: ApiStep::default(),
                 newly: 0,
                 newly_tokens: 0,
@@ -242,12 +242,14 @@ impl<'s> Engine<'s> {
             }
             self.api.run.in_force = 0;
         } else {
-            let reason = |i: usize| ClearReason::Api {
-                trigger,
-                nth: i + 1,
-                of: uses,
-                keep,
-                input_too: false,
+            let reason = |i: usize| {
+                ClearReason::Api(ApiCleared {
+                    trigger,
+                    nth: i + 1,
+                    of: uses,
+                    keep,
+                    input_too: false,
+                })
             };
             for &i in arrived.iter().filter(|&&i| i < old) {
                 if let Some(r) = self.api.run.result_of[i] {
@@ -282,14 +284,14 @@ impl<'s> Engine<'s> {
             strip: Vec::new(),
             media_kept: 0,
             target: None,
-            note: Note::Api {
+            note: Note::Api(ApiNote {
                 prompt: Prompt {
                     tokens,
                     source,
                     uses,
                 },
                 edits: vec![note],
-            },
+            }),
             kept: Why::new(),
             pre_tokens: None,
         };

@@ -18,7 +18,7 @@ pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
     // the plan's own: the eligible tokens are a running total, so such a step
     // costs no pass over the view.
     if usage.is_none_or(|u| u < warning) {
-        let mut v = Verdict::none(Note::BudgetGate(gate));
+        let mut v = Verdict::none(Note::Budget(BudgetNote::Gate(gate)));
         v.pre_tokens = Some(look.eligible_tokens(p.errors_clearable()));
         return v;
     }
@@ -52,7 +52,7 @@ pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
             continue;
         }
         if !eligible_tool(c) {
-            kept.insert(pos, Kept::BudgetNotEligible);
+            kept.insert(pos, Kept::Budget(BudgetKept::NotEligible));
             continue;
         }
         if r.is_error && !p.errors_clearable() {
@@ -63,10 +63,10 @@ pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
         if in_window {
             kept.insert(
                 pos,
-                Kept::InLastEligible {
+                Kept::Budget(BudgetKept::InLastEligible {
                     keep,
                     rank: look.rank(pos),
-                },
+                }),
             );
         }
         positions.push(pos);
@@ -93,10 +93,10 @@ pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
             let rank = look.rank(pos);
             kept.insert(
                 pos,
-                Kept::BudgetRestFits {
+                Kept::Budget(BudgetKept::RestFits {
                     budget: p.budget_tokens,
                     rank,
-                },
+                }),
             );
         }
     }
@@ -109,28 +109,28 @@ pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
                 .map(|&i| {
                     let pos = positions[i];
                     let rank = look.rank(pos);
-                    (pos, ClearReason::Budget { why, rank, keep })
+                    (pos, ClearReason::Budget(BudgetCleared { why, rank, keep }))
                 })
                 .collect(),
             media: Vec::new(),
             strip: Vec::new(),
             media_kept: 0,
             target: None,
-            note: Note::Budget {
+            note: Note::Budget(BudgetNote::Fired {
                 why,
                 saved: d.saved,
-            },
+            }),
             kept: Why::default(),
             pre_tokens: None,
         },
         Some(failed) => Verdict::none(match failed {
-            budget::Failed::NoUsage | budget::Failed::Usage => Note::BudgetGate(gate),
-            budget::Failed::WithinBudget => Note::BudgetWithin(why),
-            budget::Failed::MinSaving => Note::BudgetMinSaving {
+            budget::Failed::NoUsage | budget::Failed::Usage => Note::Budget(BudgetNote::Gate(gate)),
+            budget::Failed::WithinBudget => Note::Budget(BudgetNote::Within(why)),
+            budget::Failed::MinSaving => Note::Budget(BudgetNote::MinSaving {
                 why,
                 saved: d.saved,
                 min: p.budget_min_saving,
-            },
+            }),
         }),
     };
     if v.fired() {
@@ -276,6 +276,92 @@ impl std::fmt::Display for BudgetWhy {
             crate::numbers::fmt_int(self.pre_tokens),
             crate::numbers::fmt_int(self.budget)
         )
+    }
+}
+
+/// What the budget plan said at a request (the step's note).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BudgetNote {
+    /// Below the usage gate (or no usage recorded).
+    Gate(Gate),
+    Fired {
+        why: BudgetWhy,
+        saved: u64,
+    },
+    Within(BudgetWhy),
+    MinSaving {
+        why: BudgetWhy,
+        saved: u64,
+        min: u64,
+    },
+}
+
+impl std::fmt::Display for BudgetNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::numbers::fmt_int;
+        match self {
+            BudgetNote::Gate(gate) => write!(f, "budget: {gate}"),
+            BudgetNote::Fired { why, saved } => {
+                write!(f, "{why}; clearing saves {}", fmt_int(*saved))
+            }
+            BudgetNote::Within(why) => write!(f, "{why}: nothing to clear"),
+            BudgetNote::MinSaving { why, saved, min } => write!(
+                f,
+                "{why}, but clearing saves only {} < {} minimum",
+                fmt_int(*saved),
+                fmt_int(*min)
+            ),
+        }
+    }
+}
+
+/// Past the budget, outside the keep window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BudgetCleared {
+    pub why: BudgetWhy,
+    pub rank: Rank,
+    pub keep: usize,
+}
+
+impl std::fmt::Display for BudgetCleared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let BudgetCleared { why, rank, keep } = self;
+        write!(f, "{why}; {rank}, not in last {keep}")
+    }
+}
+
+/// Why the budget plan kept a result of its own.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BudgetKept {
+    /// The budget plan never clears this tool's results.
+    NotEligible,
+    InLastEligible {
+        keep: usize,
+        rank: Rank,
+    },
+    RestFits {
+        budget: u64,
+        rank: Rank,
+    },
+}
+
+impl std::fmt::Display for BudgetKept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::harness::claude_budget::NOT_ELIGIBLE_TOOL;
+        match self {
+            BudgetKept::NotEligible => write!(
+                f,
+                "{NOT_ELIGIBLE_TOOL} results are never cleared by the budget plan"
+            ),
+            BudgetKept::InLastEligible { keep, rank } => {
+                write!(f, "in the last {keep} eligible calls ({rank})")
+            }
+            BudgetKept::RestFits { budget, rank } => write!(
+                f,
+                "budget: the rest fits in {} once older results are cleared ({rank})",
+                crate::numbers::fmt_int(*budget)
+            ),
+        }
     }
 }
 

@@ -13,7 +13,7 @@ pub(super) fn count<L: Look>(v: &L, p: &Policy, req: &Request) -> Verdict {
     let n = v.active_count(p.errors_clearable());
     let why = CountWhy { active: n, trigger };
     if n <= trigger {
-        return Verdict::none(Note::CountUnder(why));
+        return Verdict::none(Note::Count(CountNote::Under(why)));
     }
     // Positions of the active results, in registration order.
     let active = v.active(p.errors_clearable());
@@ -21,19 +21,19 @@ pub(super) fn count<L: Look>(v: &L, p: &Policy, req: &Request) -> Verdict {
     let split = n.saturating_sub(keep);
     let mut kept = Why::new();
     for &q in &active[split..] {
-        kept.insert(q, Kept::InLastActive { keep });
+        kept.insert(q, Kept::Count(CountKept::InLastActive { keep }));
     }
     let mut clear = Vec::new();
     for &q in &active[..split] {
         if Some(s.results[v.cands()[q].result].msg) == last_user {
-            kept.insert(q, Kept::NotYetSent);
+            kept.insert(q, Kept::Count(CountKept::NotYetSent));
         } else {
             let rank = v.rank(q);
-            clear.push((q, ClearReason::Count { why, rank, keep }));
+            clear.push((q, ClearReason::Count(CountCleared { why, rank, keep })));
         }
     }
     if clear.is_empty() {
-        let mut verdict = Verdict::none(Note::CountNothingSent(why));
+        let mut verdict = Verdict::none(Note::Count(CountNote::NothingSent(why)));
         verdict.kept = kept;
         return verdict;
     }
@@ -44,7 +44,7 @@ pub(super) fn count<L: Look>(v: &L, p: &Policy, req: &Request) -> Verdict {
         strip: Vec::new(),
         media_kept: 0,
         target: None,
-        note: Note::Count(why),
+        note: Note::Count(CountNote::Over(why)),
         kept,
         pre_tokens: None,
     }
@@ -120,6 +120,59 @@ impl std::fmt::Display for CountWhy {
             "count: {} active > trigger {}",
             self.active, self.trigger
         )
+    }
+}
+
+/// What the count plan said at a request (the step's note).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CountNote {
+    Under(CountWhy),
+    Over(CountWhy),
+    NothingSent(CountWhy),
+}
+
+impl std::fmt::Display for CountNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CountNote::Under(CountWhy { active, trigger }) => {
+                write!(f, "count: {active} active <= trigger {trigger}")
+            }
+            CountNote::Over(why) => why.fmt(f),
+            CountNote::NothingSent(why) => write!(f, "{why}, but nothing sent can be deleted"),
+        }
+    }
+}
+
+/// Past the trigger, outside the keep window, already sent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CountCleared {
+    pub why: CountWhy,
+    pub rank: Rank,
+    pub keep: usize,
+}
+
+impl std::fmt::Display for CountCleared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let CountCleared { why, rank, keep } = self;
+        write!(f, "{why}; {rank}, not in last {keep}, already sent")
+    }
+}
+
+/// Why the count plan kept a result of its own.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CountKept {
+    InLastActive { keep: usize },
+    NotYetSent,
+}
+
+impl std::fmt::Display for CountKept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CountKept::InLastActive { keep } => write!(f, "in the last {keep} active results"),
+            CountKept::NotYetSent => {
+                f.write_str("not yet sent: only results already sent can be deleted")
+            }
+        }
     }
 }
 

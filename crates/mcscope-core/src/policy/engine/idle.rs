@@ -9,14 +9,14 @@ use crate::policy::params::When;
 /// known): where the harness runs it at this request and the gap holds.
 pub(super) fn idle<L: Look>(v: &L, p: &Policy, req: &Request, gap: Option<f64>) -> Verdict {
     if let Some(r) = p.preset.asks().runs_at(req).filter(|r| !r.idle) {
-        return Verdict::none(Note::IdleNotRun(r.why_none));
+        return Verdict::none(Note::Time(TimeNote::NotRun(r.why_none)));
     }
     if p.gap_threshold_minutes < 0.0 {
-        return Verdict::none(Note::IdleDisabled);
+        return Verdict::none(Note::Time(TimeNote::Disabled));
     }
     let threshold = p.gap_threshold_minutes;
     if !p.gap_holds(gap) {
-        return Verdict::none(Note::IdleUnderGap { gap, threshold });
+        return Verdict::none(Note::Time(TimeNote::UnderGap { gap, threshold }));
     }
     time_based(v, p, req, Trigger::Idle, TimeWhy::Idle { gap, threshold })
 }
@@ -24,7 +24,7 @@ pub(super) fn idle<L: Look>(v: &L, p: &Policy, req: &Request, gap: Option<f64>) 
 /// `forced`: at the request it is asked for (`at`), whatever the gap.
 pub(super) fn forced<L: Look>(v: &L, p: &Policy, req: &Request, at: usize) -> Verdict {
     if req.index != at {
-        return Verdict::none(Note::ForcedElsewhere { at });
+        return Verdict::none(Note::Time(TimeNote::ForcedElsewhere { at }));
     }
     time_based(
         v,
@@ -52,11 +52,13 @@ fn time_based<L: Look>(
     let keep = p.keep_for(kind);
     // `clearable`: the window is of clearable results (ranked by response)
     // rather than of calls (SPEC §3).
-    let time = |rank, clearable| ClearReason::Time {
-        why,
-        rank,
-        keep,
-        clearable,
+    let time = |rank, clearable| {
+        ClearReason::Time(TimeCleared {
+            why,
+            rank,
+            keep,
+            clearable,
+        })
     };
     let mut clear = Vec::new();
     let mut kept = Why::new();
@@ -121,7 +123,7 @@ fn time_based<L: Look>(
         clear,
         target: None,
         kept,
-        ..Verdict::none(Note::Time(why))
+        ..Verdict::none(Note::Time(TimeNote::Fired(why)))
     };
     media_to_clear(v, p, req, &mut verdict);
     let tokens: u64 = verdict
@@ -135,7 +137,7 @@ fn time_based<L: Look>(
         verdict.clear.clear();
         verdict.media.clear();
         verdict.strip.clear();
-        verdict.note = Note::TimeSavesNothing(why);
+        verdict.note = Note::Time(TimeNote::SavesNothing(why));
     }
     verdict
 }
@@ -235,6 +237,72 @@ impl std::fmt::Display for TimeWhy {
             }
             TimeWhy::Forced { at } => write!(f, "forced at request {at}"),
         }
+    }
+}
+
+/// What `idle` or `forced` said at a request (the step's note).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TimeNote {
+    /// The harness does not look at the gap at this send.
+    NotRun(NoRun),
+    Disabled,
+    UnderGap {
+        gap: Option<f64>,
+        threshold: f64,
+    },
+    ForcedElsewhere {
+        at: usize,
+    },
+    /// `idle` or `forced` acted.
+    Fired(TimeWhy),
+    /// `idle` or `forced` would act, but clearing saves no tokens.
+    SavesNothing(TimeWhy),
+}
+
+impl std::fmt::Display for TimeNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::numbers::{fmt_gap, fmt_num};
+        match self {
+            TimeNote::NotRun(why) => write!(f, "idle: {why}"),
+            TimeNote::Disabled => f.write_str("idle: disabled (negative gap threshold)"),
+            TimeNote::UnderGap { gap, threshold } => {
+                write!(
+                    f,
+                    "idle: gap {} < {} min",
+                    fmt_gap(*gap),
+                    fmt_num(*threshold)
+                )
+            }
+            TimeNote::ForcedElsewhere { at } => write!(f, "forced: acts at request {at} only"),
+            TimeNote::Fired(why) => why.fmt(f),
+            TimeNote::SavesNothing(why) => write!(f, "{why}, but nothing to clear saves tokens"),
+        }
+    }
+}
+
+/// Outside the keep window of `idle`/`forced`: of compactable calls
+/// (Claude) or of clearable results (Qwen, `clearable`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimeCleared {
+    pub why: TimeWhy,
+    pub rank: Rank,
+    pub keep: usize,
+    pub clearable: bool,
+}
+
+impl std::fmt::Display for TimeCleared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let TimeCleared {
+            why,
+            rank,
+            keep,
+            clearable,
+        } = self;
+        write!(f, "{why}; {rank}, not in last {keep}")?;
+        if *clearable {
+            f.write_str(" clearable")?;
+        }
+        Ok(())
     }
 }
 

@@ -429,10 +429,10 @@ mod tests {
         assert_eq!(hand.ids(&v), ["A", "B"]);
         assert!(matches!(
             v.note,
-            Note::Size {
+            Note::Size(SizeNote::Over {
                 overage: Some(800),
                 ..
-            }
+            })
         ));
         let (s, plan) = t.plan(PlanKind::Size, |q| {
             q.keep_recent = Some(1);
@@ -446,7 +446,7 @@ mod tests {
         let (s, plan) = t.plan(PlanKind::Idle, |q| q.keep_recent = Some(1));
         assert_eq!(cleared(&s, &plan), ["A", "B"]);
         let v = idle::idle(&hand, &p, req, Some(10.0));
-        assert!(v.clear.is_empty() && matches!(v.note, Note::IdleUnderGap { .. }));
+        assert!(v.clear.is_empty() && matches!(v.note, Note::Time(TimeNote::UnderGap { .. })));
 
         // forced acts only at the request it is asked for.
         assert_eq!(
@@ -454,7 +454,10 @@ mod tests {
             ["A", "B"]
         );
         let v = idle::forced(&hand, &p, req, req.index + 1);
-        assert!(matches!(v.note, Note::ForcedElsewhere { .. }));
+        assert!(matches!(
+            v.note,
+            Note::Time(TimeNote::ForcedElsewhere { .. })
+        ));
     }
 
     #[test]
@@ -468,12 +471,15 @@ mod tests {
         // count: B and C are active (A is cleared); past the trigger of 1, B goes.
         let v = count::count(&hand, &p, req);
         assert_eq!(hand.ids(&v), ["B"]);
-        assert!(matches!(v.note, Note::Count(CountWhy { active: 2, .. })));
+        assert!(matches!(
+            v.note,
+            Note::Count(CountNote::Over(CountWhy { active: 2, .. }))
+        ));
         // idle keeps the last call and clears only what is not cleared yet.
         assert_eq!(hand.ids(&idle::idle(&hand, &p, req, Some(61.0))), ["B"]);
         // budget under its usage gate counts the eligible tokens: B and C.
         let v = budget_plan::budget(&hand, &p, req);
-        assert!(matches!(v.note, Note::BudgetGate(_)));
+        assert!(matches!(v.note, Note::Budget(BudgetNote::Gate(_))));
         assert_eq!(v.pre_tokens, Some(200));
     }
 }

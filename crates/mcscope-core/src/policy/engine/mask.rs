@@ -83,11 +83,11 @@ fn by_pass<L: Look>(
             continue;
         };
         if res.msg >= history_end {
-            kept.insert(q, Kept::MaskSending);
+            kept.insert(q, Kept::Mask(MaskKept::Sending));
             continue;
         }
         if res.msg >= scan_end {
-            kept.insert(q, Kept::MaskLatest);
+            kept.insert(q, Kept::Mask(MaskKept::Latest));
             continue;
         }
         if !crossed {
@@ -99,10 +99,10 @@ fn by_pass<L: Look>(
             } else {
                 kept.insert(
                     q,
-                    Kept::MaskProtected {
+                    Kept::Mask(MaskKept::Protected {
                         within,
                         protect: p.mask_protect_tokens,
-                    },
+                    }),
                 );
             }
         } else {
@@ -116,9 +116,9 @@ fn by_pass<L: Look>(
     };
     if total < p.mask_min_prunable_tokens {
         for (q, _) in prunable {
-            kept.insert(q, Kept::MaskBatchUnder(why));
+            kept.insert(q, Kept::Mask(MaskKept::BatchUnder(why)));
         }
-        let mut v = Verdict::none(Note::MaskUnder(why));
+        let mut v = Verdict::none(Note::Mask(MaskNote::Under(why)));
         v.kept = kept;
         return v;
     }
@@ -129,19 +129,19 @@ fn by_pass<L: Look>(
         if tokens > masked_tokens {
             clear.push((
                 q,
-                ClearReason::Mask {
+                ClearReason::Mask(MaskCleared {
                     why,
                     tokens,
                     masked_tokens,
-                },
+                }),
             ));
         } else {
             kept.insert(
                 q,
-                Kept::MaskNoSaving {
+                Kept::Mask(MaskKept::NoSaving {
                     tokens,
                     masked_tokens,
-                },
+                }),
             );
         }
     }
@@ -154,11 +154,11 @@ fn masked(mut clear: Vec<(usize, ClearReason)>, why: MaskWhy, kept: Why) -> Verd
     let saved = clear
         .iter()
         .map(|(_, c)| match c {
-            ClearReason::Mask {
+            ClearReason::Mask(MaskCleared {
                 tokens,
                 masked_tokens,
                 ..
-            } => tokens - masked_tokens,
+            }) => tokens - masked_tokens,
             _ => 0,
         })
         .sum();
@@ -166,11 +166,11 @@ fn masked(mut clear: Vec<(usize, ClearReason)>, why: MaskWhy, kept: Why) -> Verd
     clear.sort_by_key(|&(q, _)| q);
     Verdict {
         trigger: (!clear.is_empty()).then_some(Trigger::Mask),
-        note: Note::Mask {
+        note: Note::Mask(MaskNote::Masked {
             why,
             masked: clear.len(),
             saved,
-        },
+        }),
         clear,
         media: Vec::new(),
         strip: Vec::new(),
@@ -213,7 +213,7 @@ fn indexed<L: Look>(
         ..why0
     };
     if total < p.mask_min_prunable_tokens {
-        return Verdict::none(Note::MaskUnder(why));
+        return Verdict::none(Note::Mask(MaskNote::Under(why)));
     }
     let mut clear = Vec::new();
     if let Some(r) = crossing {
@@ -221,11 +221,11 @@ fn indexed<L: Look>(
             let r = look.cands()[q].result;
             clear.push((
                 q,
-                ClearReason::Mask {
+                ClearReason::Mask(MaskCleared {
                     why,
                     tokens: s.harness_tokens.get(r).copied().flatten().unwrap_or(0),
                     masked_tokens: s.masking.tokens.get(r).copied().unwrap_or(u64::MAX),
-                },
+                }),
             ));
         }
     }
@@ -292,5 +292,111 @@ impl std::fmt::Display for MaskWhy {
             crate::numbers::fmt_int(self.prunable),
             crate::numbers::fmt_int(self.protect)
         )
+    }
+}
+
+/// What `mask` said at a request (SPEC §14): the prunable tokens past the
+/// protected window, and the least that lets it mask; `masked` how many it
+/// masked.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MaskNote {
+    Under(MaskWhy),
+    Masked {
+        why: MaskWhy,
+        masked: usize,
+        saved: u64,
+    },
+}
+
+impl std::fmt::Display for MaskNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::numbers::{fmt_int, plural};
+        match self {
+            MaskNote::Under(why) => write!(
+                f,
+                "{why}: under the {} least, nothing masked",
+                fmt_int(why.min_prunable)
+            ),
+            MaskNote::Masked { why, masked, saved } => write!(
+                f,
+                "{why}: masked {} (saves {} of the harness's tokens)",
+                plural(*masked, "output"),
+                fmt_int(*saved)
+            ),
+        }
+    }
+}
+
+/// Past the newest `protect` tokens of tool output, in a batch of at least
+/// `min_prunable`: its tokens and the masked part's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MaskCleared {
+    pub why: MaskWhy,
+    pub tokens: u64,
+    pub masked_tokens: u64,
+}
+
+impl std::fmt::Display for MaskCleared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::numbers::fmt_int;
+        write!(
+            f,
+            "{} (>= {}); masked: {} tokens -> {}",
+            self.why,
+            fmt_int(self.why.min_prunable),
+            fmt_int(self.tokens),
+            fmt_int(self.masked_tokens)
+        )
+    }
+}
+
+/// Why `mask` kept an output.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MaskKept {
+    /// Among the newest `protect` tokens of tool output (`within` counted so
+    /// far, this one included).
+    Protected { within: u64, protect: u64 },
+    /// The latest content of the history is skipped (`protectLatestTurn`).
+    Latest,
+    /// The output this request sends: not in the history yet.
+    Sending,
+    /// Prunable, but the batch is under the least.
+    BatchUnder(MaskWhy),
+    /// The masked part would not be smaller (`savings <= 0`).
+    NoSaving { tokens: u64, masked_tokens: u64 },
+}
+
+impl std::fmt::Display for MaskKept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::numbers::fmt_int;
+        match self {
+            MaskKept::Protected { within, protect } => write!(
+                f,
+                "in the newest {} tokens of tool output ({} so far)",
+                fmt_int(*protect),
+                fmt_int(*within)
+            ),
+            MaskKept::Latest => {
+                f.write_str("in the latest content: not scanned (protectLatestTurn)")
+            }
+            MaskKept::Sending => {
+                f.write_str("sent by this request: not in the history masking reads")
+            }
+            MaskKept::BatchUnder(why) => write!(
+                f,
+                "prunable, but {} tokens < the {} least",
+                fmt_int(why.prunable),
+                fmt_int(why.min_prunable)
+            ),
+            MaskKept::NoSaving {
+                tokens,
+                masked_tokens,
+            } => write!(
+                f,
+                "the masked text ({} tokens) is not smaller than the output ({})",
+                fmt_int(*masked_tokens),
+                fmt_int(*tokens)
+            ),
+        }
     }
 }

@@ -38,16 +38,23 @@ mod types;
 mod view;
 
 use api::ApiFacts;
-pub use api::{ApiStep, EditOutcome, TokenSource};
+pub use api::{ApiCleared, ApiKept, ApiNote, ApiStep, EditOutcome, TokenSource};
+pub use budget_plan::{BudgetCleared, BudgetKept, BudgetNote};
+pub use count::{CountCleared, CountKept, CountNote};
+pub use idle::{TimeCleared, TimeNote};
 pub use idle_server::{IdleServerStep, IdleServerWhy};
 use look::Look;
+pub use mask::{MaskCleared, MaskKept, MaskNote};
 pub(crate) use plan::Decided;
 pub use plan::{Replay, Settles};
+pub use prune::{PruneCleared, PruneKept, PruneNote};
 pub use reason::{
     ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, MaskWhy, NoRun, Note,
     Prompt, PruneWhy, Rank, Reason, SizeWhy, TimeWhy,
 };
+pub use recorded::RecordedCleared;
 pub use recorded::{RecordedEdit, RecordedWhy, unattributed_tokens};
+pub use size::{SizeCleared, SizeKept, SizeNote};
 use state::{
     ApiState, Cuts, IdleServerState, InForceLists, LastVersion, MediaState, Modes, Process, Running,
 };

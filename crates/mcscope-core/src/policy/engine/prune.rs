@@ -55,7 +55,7 @@ pub(super) fn prune<L: Look>(
     // from the next request; no loop ended before one that continues a
     // loop, or after an interrupted one.
     if !s.loop_ended_before(req.index) {
-        return (Verdict::none(Note::PruneMidLoop), Vec::new());
+        return (Verdict::none(Note::Prune(PruneNote::MidLoop)), Vec::new());
     }
     let (protect, minimum) = (p.prune_protect_tokens, p.prune_minimum_tokens);
     // §2.3 "Protected turns": every user message counts (a prompt, a
@@ -118,7 +118,7 @@ pub(super) fn prune<L: Look>(
         let at = stored(pos);
         if at >= boundary {
             if !lean {
-                kept.insert(pos, Kept::PruneLatestTurns);
+                kept.insert(pos, Kept::Prune(PruneKept::LatestTurns));
             }
             continue;
         }
@@ -129,11 +129,11 @@ pub(super) fn prune<L: Look>(
             break;
         }
         if at < stop {
-            kept.insert(pos, Kept::PruneBehindSummary);
+            kept.insert(pos, Kept::Prune(PruneKept::BehindSummary));
             continue;
         }
         if stopped {
-            kept.insert(pos, Kept::PruneBehindMark);
+            kept.insert(pos, Kept::Prune(PruneKept::BehindMark));
             continue;
         }
         // §2.3 "Stop": at the first part a previous prune marked (a
@@ -148,7 +148,7 @@ pub(super) fn prune<L: Look>(
         total += estimate;
         if total <= protect {
             if !lean {
-                kept.insert(pos, Kept::PruneProtected { total, protect });
+                kept.insert(pos, Kept::Prune(PruneKept::Protected { total, protect }));
             }
             continue;
         }
@@ -182,13 +182,13 @@ pub(super) fn prune<L: Look>(
     };
     // §2.3 "Trigger": strictly more than the minimum.
     if pruned <= minimum {
-        let mut v = Verdict::none(Note::PruneUnder(why));
+        let mut v = Verdict::none(Note::Prune(PruneNote::Under(why)));
         v.kept = kept;
         return (v, Vec::new());
     }
     let mut clear: Vec<(usize, ClearReason)> = marked
         .into_iter()
-        .map(|(pos, newer)| (pos, ClearReason::Prune { why, newer }))
+        .map(|(pos, newer)| (pos, ClearReason::Prune(PruneCleared { why, newer })))
         .collect();
     clear.sort_unstable_by_key(|&(pos, _)| pos);
     let verdict = Verdict {
@@ -198,10 +198,10 @@ pub(super) fn prune<L: Look>(
         strip: Vec::new(),
         media_kept: 0,
         target: None,
-        note: Note::Prune {
+        note: Note::Prune(PruneNote::Marked {
             why,
             elsewhere: elsewhere.len(),
-        },
+        }),
         kept,
         pre_tokens: None,
     };
@@ -257,5 +257,116 @@ impl super::plan::Plan for Prune {
 
     fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
         Decided::verdict(e.prune_step(req))
+    }
+}
+
+/// What OpenCode's prune said at a request (the step's note).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PruneNote {
+    /// It runs after a loop ends, so not at a request that continues one.
+    MidLoop,
+    /// It ran after the last loop and marked results.
+    Marked {
+        why: PruneWhy,
+        /// How many of the marked results are outside the view (no request
+        /// sends them: `Step::marked_elsewhere`).
+        elsewhere: usize,
+    },
+    /// It ran, and what it could free was not over the minimum.
+    Under(PruneWhy),
+}
+
+impl std::fmt::Display for PruneNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::numbers::{fmt_int, plural};
+        match self {
+            PruneNote::MidLoop => {
+                f.write_str("prune: runs when a prompt loop ends; none ended just before this request (it continues one, or the last was interrupted)")
+            }
+            PruneNote::Marked { why, elsewhere } => {
+                write!(
+                    f,
+                    "prune: {} tokens past the newest {} > {}: marked",
+                    fmt_int(why.pruned),
+                    fmt_int(why.protect),
+                    fmt_int(why.minimum)
+                )?;
+                if *elsewhere > 0 {
+                    write!(
+                        f,
+                        " ({} in the view before a compaction, which no request sends)",
+                        plural(*elsewhere, "result")
+                    )?;
+                }
+                Ok(())
+            }
+            PruneNote::Under(why) => write!(
+                f,
+                "prune: {} tokens past the newest {} (of {} scanned) ≤ {}: nothing marked",
+                fmt_int(why.pruned),
+                fmt_int(why.protect),
+                fmt_int(why.total),
+                fmt_int(why.minimum)
+            ),
+        }
+    }
+}
+
+/// Past the newest `protect` tokens of tool output, the whole prunable set
+/// over the minimum (reference §2.3).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PruneCleared {
+    pub why: PruneWhy,
+    pub newer: u64,
+}
+
+impl std::fmt::Display for PruneCleared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::numbers::fmt_int;
+        write!(
+            f,
+            "prune: past the newest {} tokens of tool output ({} newer than it); {} prunable > {}",
+            fmt_int(self.why.protect),
+            fmt_int(self.newer),
+            fmt_int(self.why.pruned),
+            fmt_int(self.why.minimum)
+        )
+    }
+}
+
+/// Why prune kept a result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PruneKept {
+    /// Within the newest `protect` tokens of tool output (`total` counted
+    /// with it, newest first).
+    Protected { total: u64, protect: u64 },
+    /// In the latest two turns, which it never scans.
+    LatestTurns,
+    /// Older than a result it marked before (its scan stops there).
+    BehindMark,
+    /// Older than a compaction summary (its scan stops there).
+    BehindSummary,
+}
+
+impl std::fmt::Display for PruneKept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::numbers::fmt_int;
+        match self {
+            PruneKept::Protected { total, protect } => write!(
+                f,
+                "in the newest {} tokens of tool output ({} counted with it)",
+                fmt_int(*protect),
+                fmt_int(*total)
+            ),
+            PruneKept::LatestTurns => {
+                f.write_str("in the latest two turns (prune never scans them)")
+            }
+            PruneKept::BehindMark => {
+                f.write_str("older than a result prune marked before (its scan stops there)")
+            }
+            PruneKept::BehindSummary => {
+                f.write_str("older than a compaction summary (prune's scan stops there)")
+            }
+        }
     }
 }

@@ -1,7 +1,10 @@
 //! Why the engine did what it did, as values: the step's note, each clearing's
 //! reason, each candidate's reason and each api edit's outcome. The engine only
-//! records the numbers a sentence needs; the words are made at the edge
-//! (`report::words`), so a step nobody reads costs no allocation.
+//! records the numbers a sentence needs; the words are made when a report
+//! asks (`Display`: a plan's own in its file, the shared ones in `words`), so
+//! a step nobody reads costs no allocation. `Note`, `ClearReason` and `Kept`
+//! hold one variant per plan with reasons of its own: a new plan adds its
+//! line to each.
 
 use super::TokenSource;
 use crate::policy::api::TriggerOn;
@@ -94,85 +97,27 @@ pub enum EditNote {
     Thinking { turns: usize, keep: Option<u64> },
 }
 
-/// Why the plan fired or not at a request (the step's note).
+/// Why the plan fired or not at a request (the step's note): one variant
+/// per plan, whose words are its own (each in the plan's file).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Note {
     /// The session has no requests (an empty plan).
     NoRequests,
     /// No plan runs at this request (auto chose none, or the send runs none).
     NotRun(NoRun),
-    /// The harness does not look at the gap at this send.
-    IdleNotRun(NoRun),
-    IdleDisabled,
-    IdleUnderGap {
-        gap: Option<f64>,
-        threshold: f64,
-    },
-    ForcedElsewhere {
-        at: usize,
-    },
-    /// `idle` or `forced` acted.
-    Time(TimeWhy),
-    /// `idle` or `forced` would act, but clearing saves no tokens.
-    TimeSavesNothing(TimeWhy),
-    /// The harness runs no size check at this send.
-    SizeNotRun(NoRun),
-    /// Qwen: a negative gap turns the size check off unless its threshold is set.
-    SizeOffWithIdle,
-    SizeDisabled,
-    SizeUnder {
-        total: u64,
-        threshold: u64,
-    },
-    /// Over the threshold; `overage`: what could go when it was not enough.
-    Size {
-        why: SizeWhy,
-        overage: Option<u64>,
-    },
-    CountUnder(CountWhy),
-    Count(CountWhy),
-    CountNothingSent(CountWhy),
-    /// Below the usage gate (or no usage recorded).
-    BudgetGate(Gate),
-    Budget {
-        why: BudgetWhy,
-        saved: u64,
-    },
-    BudgetWithin(BudgetWhy),
-    BudgetMinSaving {
-        why: BudgetWhy,
-        saved: u64,
-        min: u64,
-    },
+    /// `idle` or `forced`.
+    Time(super::idle::TimeNote),
+    Size(super::size::SizeNote),
+    Count(super::count::CountNote),
+    Budget(super::budget_plan::BudgetNote),
     /// `idle-server` (SPEC §13.S): the return, the edit, the server's answer.
     IdleServer(super::IdleServerWhy),
     /// The api plan: the prompt it read and each edit's outcome, in order.
-    Api {
-        prompt: Prompt,
-        edits: Vec<EditNote>,
-    },
+    Api(super::api::ApiNote),
     /// `recorded` (SPEC §9a): what the records prove was cleared here.
     Recorded(super::RecordedWhy),
-    /// `mask` (SPEC §14): the prunable tokens past the protected window, and
-    /// the least that lets it mask; `masked` how many it masked.
-    MaskUnder(MaskWhy),
-    Mask {
-        why: MaskWhy,
-        masked: usize,
-        saved: u64,
-    },
-    /// `prune` (OpenCode): it runs after a loop ends, so not at a request that
-    /// continues one.
-    PruneMidLoop,
-    /// `prune` ran after the last loop and marked results.
-    Prune {
-        why: PruneWhy,
-        /// How many of the marked results are outside the view (no request
-        /// sends them: `Step::marked_elsewhere`).
-        elsewhere: usize,
-    },
-    /// `prune` ran, and what it could free was not over the minimum.
-    PruneUnder(PruneWhy),
+    Mask(super::mask::MaskNote),
+    Prune(super::prune::PruneNote),
 }
 
 /// What `mask` weighed at a request (Gemini CLI `toolOutputMaskingService.ts`).
@@ -194,57 +139,23 @@ pub struct PruneWhy {
     pub minimum: u64,
 }
 
-/// Why a clearing was made (kept with it while it stays in force).
+/// Why a clearing was made (kept with it while it stays in force): one
+/// variant per plan, whose words are its own.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ClearReason {
-    /// Outside the keep window of `idle`/`forced`: of compactable calls
-    /// (Claude) or of clearable results (Qwen, `clearable`).
-    Time {
-        why: TimeWhy,
-        rank: Rank,
-        keep: usize,
-        clearable: bool,
-    },
-    Size {
-        why: SizeWhy,
-        rank: Rank,
-        keep: usize,
-    },
-    Count {
-        why: CountWhy,
-        rank: Rank,
-        keep: usize,
-    },
-    Budget {
-        why: BudgetWhy,
-        rank: Rank,
-        keep: usize,
-    },
-    /// `recorded` (SPEC §9a): a record proves the harness cleared it — a
-    /// budget writer's boundary, or (`server`) an applied server edit whose
-    /// ids idle-server's simulation names.
-    Recorded { server: bool },
-    /// `mask`: past the newest `protect` tokens of tool output, in a batch of
-    /// at least `min_prunable`: its tokens and the masked part's.
-    Mask {
-        why: MaskWhy,
-        tokens: u64,
-        masked_tokens: u64,
-    },
-    /// `prune`: past the newest `protect` tokens of tool output, and the
-    /// whole prunable set was over the minimum (reference §2.3).
-    Prune { why: PruneWhy, newer: u64 },
-    /// `clear_tool_uses`: the `nth` use of `of`, outside the last `keep`.
-    Api {
-        trigger: ApiTrigger,
-        nth: usize,
-        of: usize,
-        keep: u64,
-        input_too: bool,
-    },
+    /// `idle` or `forced`.
+    Time(super::idle::TimeCleared),
+    Size(super::size::SizeCleared),
+    Count(super::count::CountCleared),
+    Budget(super::budget_plan::BudgetCleared),
+    Recorded(super::recorded::RecordedCleared),
+    Mask(super::mask::MaskCleared),
+    Prune(super::prune::PruneCleared),
+    Api(super::api::ApiCleared),
 }
 
-/// Why a plan that looked at a candidate kept it.
+/// Why a plan that looked at a candidate kept it: the reasons several plans
+/// share, then one variant per plan with reasons of its own.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kept {
     /// Claude `idle`/`forced`: in the window of compactable calls.
@@ -262,64 +173,12 @@ pub enum Kept {
     Pending,
     ErrorNeverCleared,
     Empty,
-    SizeTargetReached {
-        target: u64,
-    },
-    InLastActive {
-        keep: usize,
-    },
-    NotYetSent,
-    /// The budget plan never clears this tool's results.
-    BudgetNotEligible,
-    InLastEligible {
-        keep: usize,
-        rank: Rank,
-    },
-    BudgetRestFits {
-        budget: u64,
-        rank: Rank,
-    },
-    /// The api plan: the use's tool is excluded (the name as the use has it).
-    ApiExcluded {
-        tool: String,
-    },
-    /// The api plan: in the keep window (excluded tools counted or not).
-    ApiInWindow {
-        keep: u64,
-        excluded_counted: bool,
-    },
-    /// The api plan: the edit that did not apply.
-    ApiEdit(EditNote),
-    /// `mask`: among the newest `protect` tokens of tool output (`within`
-    /// counted so far, this one included).
-    MaskProtected {
-        within: u64,
-        protect: u64,
-    },
-    /// `mask`: the latest content of the history is skipped
-    /// (`protectLatestTurn`), or the output is the one this request sends.
-    MaskLatest,
-    /// `mask`: the output this request sends: not in the history yet.
-    MaskSending,
-    /// `mask`: prunable, but the batch is under the least.
-    MaskBatchUnder(MaskWhy),
-    /// `mask`: the masked part would not be smaller (`savings <= 0`).
-    MaskNoSaving {
-        tokens: u64,
-        masked_tokens: u64,
-    },
-    /// `prune`: within the newest `protect` tokens of tool output (`total`
-    /// counted with it, newest first).
-    PruneProtected {
-        total: u64,
-        protect: u64,
-    },
-    /// `prune`: in the latest two turns, which it never scans.
-    PruneLatestTurns,
-    /// `prune`: older than a result it marked before (its scan stops there).
-    PruneBehindMark,
-    /// `prune`: older than a compaction summary (its scan stops there).
-    PruneBehindSummary,
+    Size(super::size::SizeKept),
+    Count(super::count::CountKept),
+    Budget(super::budget_plan::BudgetKept),
+    Api(super::api::ApiKept),
+    Mask(super::mask::MaskKept),
+    Prune(super::prune::PruneKept),
 }
 
 /// Why a candidate has its status at a request.

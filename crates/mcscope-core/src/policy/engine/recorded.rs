@@ -73,7 +73,10 @@ pub(super) fn recorded<L: Look>(
             continue;
         };
         if !look.gone(r) && !look.in_force(&look.cands()[pos]) {
-            clear.push((pos, ClearReason::Recorded { server: false }));
+            clear.push((
+                pos,
+                ClearReason::Recorded(RecordedCleared { server: false }),
+            ));
         }
     }
     let mut applied = false;
@@ -90,7 +93,7 @@ pub(super) fn recorded<L: Look>(
         if e.ids_known() {
             for (pos, _) in v.clear {
                 if !look.in_force(&look.cands()[pos]) && !clear.iter().any(|&(p, _)| p == pos) {
-                    clear.push((pos, ClearReason::Recorded { server: true }));
+                    clear.push((pos, ClearReason::Recorded(RecordedCleared { server: true })));
                 }
             }
         }
@@ -189,6 +192,24 @@ impl std::fmt::Display for RecordedWhy {
                 ", ids unknown (idle-server's simulation applies nothing here): its tokens counted as not sent",
             ),
         }
+    }
+}
+
+/// `recorded` (SPEC §9a): a record proves the harness cleared it — a budget
+/// writer's boundary, or (`server`) an applied server edit whose ids
+/// idle-server's simulation names.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecordedCleared {
+    pub server: bool,
+}
+
+impl std::fmt::Display for RecordedCleared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.server {
+            "recorded: the server's applied clear_tool_uses edit (ids as idle-server's simulation names them)"
+        } else {
+            "recorded: a microcompact boundary of the harness names it"
+        })
     }
 }
 

@@ -9,10 +9,10 @@ use crate::policy::params::When;
 /// runs it at this request and it is on.
 pub(super) fn size<L: Look>(v: &L, p: &Policy, req: &Request, total: u64) -> Verdict {
     if let Some(r) = p.preset.asks().runs_at(req).filter(|r| !r.size) {
-        return Verdict::none(Note::SizeNotRun(r.why_none));
+        return Verdict::none(Note::Size(SizeNote::NotRun(r.why_none)));
     }
     if p.preset.asks().size_off_with_idle() && p.gap_threshold_minutes < 0.0 && !p.size_explicit {
-        return Verdict::none(Note::SizeOffWithIdle);
+        return Verdict::none(Note::Size(SizeNote::OffWithIdle));
     }
     over_threshold(v, p, total)
 }
@@ -20,7 +20,7 @@ pub(super) fn size<L: Look>(v: &L, p: &Policy, req: &Request, total: u64) -> Ver
 /// Over the threshold, clear oldest first down to the target (SPEC §5).
 fn over_threshold<L: Look>(v: &L, p: &Policy, total: u64) -> Verdict {
     if p.size_threshold < 0 {
-        return Verdict::none(Note::SizeDisabled);
+        return Verdict::none(Note::Size(SizeNote::Disabled));
     }
     let threshold = p.size_threshold as u64;
     let target = if p.low_watermark {
@@ -29,7 +29,7 @@ fn over_threshold<L: Look>(v: &L, p: &Policy, total: u64) -> Verdict {
         threshold
     };
     if total <= threshold {
-        let mut verdict = Verdict::none(Note::SizeUnder { total, threshold });
+        let mut verdict = Verdict::none(Note::Size(SizeNote::Under { total, threshold }));
         verdict.target = Some(target);
         return verdict;
     }
@@ -55,12 +55,12 @@ fn over_threshold<L: Look>(v: &L, p: &Policy, total: u64) -> Verdict {
     let mut clear = Vec::new();
     for &q in &clearable[..split] {
         if left <= target {
-            kept.insert(q, Kept::SizeTargetReached { target });
+            kept.insert(q, Kept::Size(SizeKept::TargetReached { target }));
             continue;
         }
         left -= v.session().results[v.cands()[q].result].chars;
         let rank = v.rank(q);
-        clear.push((q, ClearReason::Size { why, rank, keep }));
+        clear.push((q, ClearReason::Size(SizeCleared { why, rank, keep })));
     }
     v.explain_unclearable(&mut kept);
     let overage = (left > target).then_some(total - left);
@@ -71,7 +71,7 @@ fn over_threshold<L: Look>(v: &L, p: &Policy, total: u64) -> Verdict {
         strip: Vec::new(),
         media_kept: 0,
         target: Some(target),
-        note: Note::Size { why, overage },
+        note: Note::Size(SizeNote::Over { why, overage }),
         kept,
         pre_tokens: None,
     }
@@ -130,6 +130,80 @@ impl std::fmt::Display for SizeWhy {
             crate::numbers::fmt_int(self.threshold),
             crate::numbers::fmt_int(self.target)
         )
+    }
+}
+
+/// What the size plan said at a request (the step's note).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SizeNote {
+    /// The harness runs no size check at this send.
+    NotRun(NoRun),
+    /// Qwen: a negative gap turns the size check off unless its threshold is set.
+    OffWithIdle,
+    Disabled,
+    Under {
+        total: u64,
+        threshold: u64,
+    },
+    /// Over the threshold; `overage`: what could go when it was not enough.
+    Over {
+        why: SizeWhy,
+        overage: Option<u64>,
+    },
+}
+
+impl std::fmt::Display for SizeNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::numbers::fmt_int;
+        match self {
+            SizeNote::NotRun(why) => write!(f, "size: {why}"),
+            SizeNote::OffWithIdle => f.write_str(
+                "size: off with idle (negative gap and no size threshold set: Qwen's settings coupling)",
+            ),
+            SizeNote::Disabled => f.write_str("size: disabled (negative threshold)"),
+            SizeNote::Under { total, threshold } => {
+                write!(f, "size: {} chars <= {}", fmt_int(*total), fmt_int(*threshold))
+            }
+            SizeNote::Over { why, overage: None } => why.fmt(f),
+            SizeNote::Over {
+                why,
+                overage: Some(gone),
+            } => write!(f, "{why}; overage: only {} chars could go", fmt_int(*gone)),
+        }
+    }
+}
+
+/// Outside the size plan's keep window, while over its target.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SizeCleared {
+    pub why: SizeWhy,
+    pub rank: Rank,
+    pub keep: usize,
+}
+
+impl std::fmt::Display for SizeCleared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let SizeCleared { why, rank, keep } = self;
+        write!(f, "{why} ({rank}, not in last {keep} clearable)")
+    }
+}
+
+/// Why the size plan kept a result of its own.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SizeKept {
+    /// The total reached the target before this result.
+    TargetReached { target: u64 },
+}
+
+impl std::fmt::Display for SizeKept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SizeKept::TargetReached { target } => write!(
+                f,
+                "size target {} reached",
+                crate::numbers::fmt_int(*target)
+            ),
+        }
     }
 }
 

@@ -220,11 +220,11 @@ impl Engine<'_> {
         }
         for q in clear {
             let r = self.view.cands[q].result;
-            let reason = ClearReason::Size {
+            let reason = ClearReason::Size(SizeCleared {
                 why,
                 rank: self.rank(q),
                 keep,
-            };
+            });
             let clearing = Clearing {
                 at: req.index,
                 trigger: Trigger::Size,
@@ -235,7 +235,7 @@ impl Engine<'_> {
         self.compact_in_force_list();
         let left = total - cleared_chars;
         let overage = (left > target).then_some(cleared_chars);
-        let mut verdict = Verdict::none(Note::Size { why, overage });
+        let mut verdict = Verdict::none(Note::Size(SizeNote::Over { why, overage }));
         verdict.trigger = Some(Trigger::Size);
         verdict.target = Some(target);
         Some(TurnStart {

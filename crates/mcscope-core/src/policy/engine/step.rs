@@ -101,8 +101,10 @@ impl<'s> Engine<'s> {
             let clearing = Clearing {
                 at: req.index,
                 trigger: match reason {
-                    ClearReason::Recorded { server: true } => Trigger::RecordedServer,
-                    ClearReason::Recorded { server: false } => Trigger::Recorded,
+                    ClearReason::Recorded(RecordedCleared { server: true }) => {
+                        Trigger::RecordedServer
+                    }
+                    ClearReason::Recorded(RecordedCleared { server: false }) => Trigger::Recorded,
                     _ => trigger,
                 },
                 reason: *reason,

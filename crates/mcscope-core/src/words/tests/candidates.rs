@@ -27,15 +27,15 @@ fn candidate(tool: Option<&str>, reason: Reason, outcome: Option<Outcome>) -> Ca
 
 #[test]
 fn candidate_reasons_read_as_before() {
-    let note = Note::IdleUnderGap {
+    let note = Note::Time(TimeNote::UnderGap {
         gap: Some(3.0),
         threshold: 60.0,
-    };
-    let count = ClearReason::Count {
+    });
+    let count = ClearReason::Count(CountCleared {
         why: COUNT,
         rank: rank(1, 5),
         keep: 2,
-    };
+    });
     let cases: Vec<(Candidate, &str)> = vec![
         (candidate(Some("Read"), Reason::Unset, None), ""),
         (
@@ -214,11 +214,11 @@ fn t9a_recorded_notes_say_what_the_records_prove() {
     );
     assert!(why(0, 0, Some(edit(None))).contains("simulation applies nothing here"));
     assert_eq!(
-        ClearReason::Recorded { server: false }.to_string(),
+        ClearReason::Recorded(RecordedCleared { server: false }).to_string(),
         "recorded: a microcompact boundary of the harness names it"
     );
     assert!(
-        ClearReason::Recorded { server: true }
+        ClearReason::Recorded(RecordedCleared { server: true })
             .to_string()
             .starts_with("recorded: the server's applied clear_tool_uses edit")
     );

@@ -3,7 +3,7 @@
 
 use crate::analysis::{PlanAt, Setup, plan_and_inputs};
 use crate::policy::api::parse_edits;
-use crate::policy::engine::{EditNote, Kept, Reason};
+use crate::policy::engine::{ApiKept, EditNote, Kept, Reason};
 use crate::policy::{Policy, Status};
 use crate::wire::Side;
 use serde_json::{Value, json};
@@ -212,9 +212,9 @@ fn excluded_tools_stay_and_by_default_do_not_count_toward_keep() {
     assert_eq!(t8.status, Status::Kept);
     assert_eq!(
         t8.reason,
-        Reason::Kept(Kept::ApiExcluded {
+        Reason::Kept(Kept::Api(ApiKept::Excluded {
             tool: "memory".into()
-        })
+        }))
     );
     // Counted toward keep: the window is t7, t8, t9, so t6 goes too.
     let run = body.plan(edits, None, |p| p.api.excluded_count_toward_keep = true);
