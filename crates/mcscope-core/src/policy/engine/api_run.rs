@@ -69,6 +69,7 @@ impl<'s> Engine<'s> {
         );
         // Kind `api`: the engine read them when it was made.
         let facts = self
+            .plans
             .api
             .facts
             .clone()
@@ -98,7 +99,7 @@ impl<'s> Engine<'s> {
             .iter()
             .all(|r| call_msg.get(r.id.as_str()).is_none_or(|&m| m < r.msg));
         if uses_once && results_once && calls_once && answered_after {
-            self.api.run = ApiRun {
+            self.plans.api.run = ApiRun {
                 on: true,
                 facts: Some(facts),
                 ..ApiRun::default()
@@ -108,10 +109,10 @@ impl<'s> Engine<'s> {
 
     /// Starts the carried state over (a new view).
     pub(super) fn api_run_clear(&mut self) {
-        if self.api.run.on {
-            self.api.run = ApiRun {
+        if self.plans.api.run.on {
+            self.plans.api.run = ApiRun {
                 on: true,
-                facts: self.api.run.facts.clone(),
+                facts: self.plans.api.run.facts.clone(),
                 ..ApiRun::default()
             };
         }
@@ -119,16 +120,16 @@ impl<'s> Engine<'s> {
 
     /// Whether the plan at this request is the carried one.
     pub(super) fn api_carries(&self) -> bool {
-        self.api.run.on && self.policy.kind == PlanKind::Api
+        self.plans.api.run.on && self.policy.kind == PlanKind::Api
     }
 
     /// Takes in the messages and results the view gained.
     fn api_run_grow(&mut self, req: &Request) -> Vec<usize> {
         let s = self.s;
-        let Some(facts) = self.api.run.facts.clone() else {
+        let Some(facts) = self.plans.api.run.facts.clone() else {
             return Vec::new();
         };
-        let run = &mut self.api.run;
+        let run = &mut self.plans.api.run;
         let from = run.msgs_end.max(req.view_start);
         let to = req.end.min(facts.msgs.len());
         for m in from..to {
@@ -198,14 +199,20 @@ impl<'s> Engine<'s> {
                 newly_tokens: 0,
             };
         };
-        let facts_len = self.api.run.facts.as_ref().map_or(0, |f| f.msgs.len());
-        let estimate = self.api.run.tokens;
+        let facts_len = self
+            .plans
+            .api
+            .run
+            .facts
+            .as_ref()
+            .map_or(0, |f| f.msgs.len());
+        let estimate = self.plans.api.run.tokens;
         let (tokens, source) = if facts_len >= req.end {
             api::input_tokens_or(self.s, req, || estimate)
         } else {
             (0, TokenSource::Estimate)
         };
-        let uses = self.api.run.uses;
+        let uses = self.plans.api.run.uses;
         let (measured, threshold) = match on {
             TriggerOn::InputTokens(v) => (tokens, v),
             TriggerOn::ToolUses(v) => (uses as u64, v),
@@ -220,7 +227,7 @@ impl<'s> Engine<'s> {
         };
         // Every use but the last `keep` (no tool is excluded).
         let prefix = uses.saturating_sub(keep as usize);
-        let run = &mut self.api.run;
+        let run = &mut self.plans.api.run;
         for i in run.prefix..prefix.max(run.prefix) {
             run.prefix_tokens += run.use_tokens[i];
         }
@@ -232,15 +239,18 @@ impl<'s> Engine<'s> {
         // The clearings: lift all when the edit stops applying, else clear
         // the results the prefix gained (uses past the old prefix, and new
         // results of uses within it).
-        let (before_n, before_tokens) = (self.api.run.cleared_n, self.api.run.cleared_tokens);
-        let old = self.api.run.in_force;
+        let (before_n, before_tokens) = (
+            self.plans.api.run.cleared_n,
+            self.plans.api.run.cleared_tokens,
+        );
+        let old = self.plans.api.run.in_force;
         if !applies {
             for i in 0..old {
-                if let Some(r) = self.api.run.result_of[i] {
+                if let Some(r) = self.plans.api.run.result_of[i] {
                     self.api_lift(r);
                 }
             }
-            self.api.run.in_force = 0;
+            self.plans.api.run.in_force = 0;
         } else {
             let reason = |i: usize| {
                 ClearReason::Api(ApiCleared {
@@ -252,18 +262,21 @@ impl<'s> Engine<'s> {
                 })
             };
             for &i in arrived.iter().filter(|&&i| i < old) {
-                if let Some(r) = self.api.run.result_of[i] {
+                if let Some(r) = self.plans.api.run.result_of[i] {
                     self.api_clear(req, r, reason(i));
                 }
             }
             for i in old..prefix {
-                if let Some(r) = self.api.run.result_of[i] {
+                if let Some(r) = self.plans.api.run.result_of[i] {
                     self.api_clear(req, r, reason(i));
                 }
             }
-            self.api.run.in_force = prefix;
+            self.plans.api.run.in_force = prefix;
         }
-        let (n, t) = (self.api.run.cleared_n, self.api.run.cleared_tokens);
+        let (n, t) = (
+            self.plans.api.run.cleared_n,
+            self.plans.api.run.cleared_tokens,
+        );
         let (newly, newly_tokens) = if lapsed {
             (n, t)
         } else {
@@ -319,22 +332,22 @@ impl<'s> Engine<'s> {
             reason,
         };
         self.clear_result(r, clearing);
-        self.api.run.cleared_n += 1;
-        self.api.run.cleared_tokens += self.s.results[r].est_tokens;
-        self.api.run.cleared_chars += self.running.base[r].0;
+        self.plans.api.run.cleared_n += 1;
+        self.plans.api.run.cleared_tokens += self.s.results[r].est_tokens;
+        self.plans.api.run.cleared_chars += self.running.base[r].0;
     }
 
     /// The size total as the plan's own pass reads it: every clearing lifted.
     pub(super) fn api_size_total(&self) -> u64 {
-        self.running.total + self.api.run.cleared_chars
+        self.running.total + self.plans.api.run.cleared_chars
     }
 
     fn api_lift(&mut self, r: usize) {
         if self.cleared[r].is_some() {
             self.set_clearing(r, None);
-            self.api.run.cleared_n -= 1;
-            self.api.run.cleared_tokens -= self.s.results[r].est_tokens;
-            self.api.run.cleared_chars -= self.running.base[r].0;
+            self.plans.api.run.cleared_n -= 1;
+            self.plans.api.run.cleared_tokens -= self.s.results[r].est_tokens;
+            self.plans.api.run.cleared_chars -= self.running.base[r].0;
         }
     }
 }

@@ -20,15 +20,15 @@ impl Engine<'_> {
         let carried = Carried {
             recs,
             ret,
-            applied_before: self.idle.applied_prev,
-            api: self.api.facts.as_deref(),
+            applied_before: self.plans.idle_server.applied_prev,
+            api: self.plans.api.facts.as_deref(),
         };
         idle_server(self, &self.policy, req, params, carried)
     }
 
     /// The records of `req`'s view up to the first line of its response.
     fn idle_recs(&self, req: &Request) -> &[RecFact] {
-        let Some(facts) = self.idle.facts.as_deref() else {
+        let Some(facts) = self.plans.idle_server.facts.as_deref() else {
             return &[];
         };
         let s = self.s;
@@ -53,7 +53,12 @@ impl Engine<'_> {
             req.version.clone(),
             gap.to_bits(),
         );
-        let mut cache = self.idle.walk.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self
+            .plans
+            .idle_server
+            .walk
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         let walk = match cache.as_mut() {
             Some((k, w)) if *k == key && w.next <= recs.len() => w,
             _ => &mut cache.insert((key, rule::Walk::default())).1,
@@ -70,7 +75,7 @@ impl Engine<'_> {
         // the view at every request).
         let table = self.lists.lasts;
         let server = |c: &InForce| table.of(c.trigger) == super::plan::Lasts::Request;
-        if self.idle.facts.is_none()
+        if self.plans.idle_server.facts.is_none()
             || !self
                 .lists
                 .lapsing
@@ -100,18 +105,18 @@ impl Engine<'_> {
     /// stops there, in this view or from the next one).
     pub(super) fn prune_step(&mut self, req: &Request) -> Verdict {
         let n = self.s.results.len();
-        if self.prune_memory.seen.len() != n {
-            self.prune_memory.seen = self.stored_candidates();
-            self.prune_memory.marked = vec![false; n];
+        if self.plans.prune.seen.len() != n {
+            self.plans.prune.seen = self.stored_candidates();
+            self.plans.prune.marked = vec![false; n];
         }
-        let (verdict, elsewhere) = prune(self, &self.policy, &self.prune_memory, req);
+        let (verdict, elsewhere) = prune(self, &self.policy, &self.plans.prune, req);
         for &(pos, _) in &verdict.clear {
-            self.prune_memory.marked[self.s.stored(self.view.cands[pos].result)] = true;
+            self.plans.prune.marked[self.s.stored(self.view.cands[pos].result)] = true;
         }
         for &r in &elsewhere {
-            self.prune_memory.marked[r] = true;
+            self.plans.prune.marked[r] = true;
         }
-        self.prune_memory.elsewhere = elsewhere;
+        self.plans.prune.elsewhere = elsewhere;
         verdict
     }
 

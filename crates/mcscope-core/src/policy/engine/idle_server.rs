@@ -429,3 +429,37 @@ impl std::fmt::Display for IdleServerWhy {
         }
     }
 }
+
+/// `idle-server`'s state (SPEC §13.S).
+#[derive(Clone, Default)]
+pub(crate) struct IdleServerState {
+    /// Its reading of the records, read once when the plan may run.
+    pub(super) facts: Option<std::sync::Arc<Vec<crate::harness::claude_idle_server::RecFact>>>,
+    /// Whether it applied at the last request.
+    pub(super) applied_prev: bool,
+    /// The plan at the last evaluated request.
+    pub(super) step: Option<IdleServerStep>,
+    /// S1's walk carried along the view (`idle_server::idle_walk`), keyed by
+    /// the view's first record, the version and the gap.
+    pub(super) walk: IdleWalk,
+}
+
+impl IdleServerState {
+    /// Its reading of the records, where it may run.
+    pub(super) fn new(s: &Session, derived: &crate::derived::Derived, may_run: bool) -> Self {
+        IdleServerState {
+            facts: may_run.then(|| facts_of(s, derived)),
+            ..Default::default()
+        }
+    }
+}
+
+/// See `IdleServerState::walk` (a lock: the verdicts are computed through `&self`).
+pub(crate) type IdleWalk = std::sync::Arc<
+    std::sync::Mutex<
+        Option<(
+            (Option<usize>, Option<String>, u64),
+            crate::harness::claude_idle_server::Walk,
+        )>,
+    >,
+>;

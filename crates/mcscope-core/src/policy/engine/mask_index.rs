@@ -50,22 +50,22 @@ impl Engine<'_> {
         let p = &self.policy;
         let mask_may_run = p.kind == PlanKind::Mask
             || (p.kind == PlanKind::Auto && p.preset.auto_may(PlanKind::Mask));
-        self.mask_index.on = mask_may_run
+        self.plans.mask_index.on = mask_may_run
             && !s.harness_tokens.is_empty()
             && s.results.is_sorted_by_key(|r| (r.msg, r.part));
-        if self.mask_index.on {
-            self.mask_index.member = vec![None; s.results.len()];
+        if self.plans.mask_index.on {
+            self.plans.mask_index.member = vec![None; s.results.len()];
         }
     }
 
     pub(super) fn mask_index_clear(&mut self) {
-        self.mask_index.clear();
+        self.plans.mask_index.clear();
     }
 
     /// Brings result `r`'s membership up to date with its candidate and its
     /// clearing: a member is in the view, counted by mask, and not cleared.
     pub(super) fn mask_index_result(&mut self, r: usize) {
-        if !self.mask_index.on {
+        if !self.plans.mask_index.on {
             return;
         }
         let s = self.s;
@@ -79,7 +79,7 @@ impl Engine<'_> {
                     && self.cleared[r].is_none()
             })
             .and_then(|_| s.harness_tokens.get(r).copied().flatten());
-        let ix = &mut self.mask_index;
+        let ix = &mut self.plans.mask_index;
         let Some(slot) = ix.member.get_mut(r) else {
             return;
         };
@@ -103,7 +103,8 @@ impl Engine<'_> {
 
     /// The members, newest first (as positions), while `keep_going` says so.
     pub(super) fn mask_members_newest(&self) -> impl Iterator<Item = usize> + '_ {
-        self.mask_index
+        self.plans
+            .mask_index
             .free
             .iter()
             .rev()
@@ -112,13 +113,14 @@ impl Engine<'_> {
 
     /// Σ tokens of the members with a result index up to `r` (inclusive).
     pub(super) fn mask_tokens_through(&self, r: usize) -> u64 {
-        self.mask_index.tokens.prefix(r + 1)
+        self.plans.mask_index.tokens.prefix(r + 1)
     }
 
     /// The members up to `r` (inclusive) that masking shrinks, newest first,
     /// as positions.
     pub(super) fn mask_savers_through(&self, r: usize) -> Vec<usize> {
-        self.mask_index
+        self.plans
+            .mask_index
             .savers
             .range(..=r)
             .rev()

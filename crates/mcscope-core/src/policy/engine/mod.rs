@@ -52,12 +52,10 @@ pub use reason::{
     ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, MaskWhy, NoRun, Note,
     Prompt, PruneWhy, Rank, Reason, SizeWhy, TimeWhy,
 };
-pub use recorded::RecordedCleared;
+pub use recorded::ByRecord;
 pub use recorded::{RecordedEdit, RecordedWhy, unattributed_tokens};
 pub use size::{SizeCleared, SizeKept, SizeNote};
-use state::{
-    ApiState, Cuts, IdleServerState, InForceLists, LastVersion, MediaState, Modes, Process, Running,
-};
+use state::{Cuts, InForceLists, LastVersion, MediaState, Modes, PlanStates, Process, Running};
 pub use tracked::WireDelta;
 pub use types::{Candidate, Clearing, EditBlock, Status, Step, Trigger};
 
@@ -150,24 +148,13 @@ pub struct Engine<'s> {
     modes: Modes,
     /// What changed in the wire at each step, when asked (`tracked`).
     tracker: tracked::Tracker,
-    /// The size plan's clearable results by position (a tracked engine of the
-    /// Claude size plan: `size_index`).
-    size_index: size_index::SizeIndex,
-    mask_index: mask_index::MaskIndex,
-    /// The `api` plan's state.
-    api: ApiState<'s>,
+    /// Each plan's own state (`PlanStates`).
+    plans: PlanStates<'s>,
     /// The request being evaluated, and the recorded cuts (SPEC §13.E1).
     at: usize,
     cuts: Cuts,
     /// The version of the last request that recorded one (SPEC §15.9).
     version: LastVersion,
-    /// `idle-server`'s state.
-    idle: IdleServerState,
-    /// `recorded`'s reading of the records (SPEC §9a), per request, read once
-    /// when the plan is `recorded`.
-    recorded: Option<std::sync::Arc<Vec<crate::policy::recorded::RecordedCleared>>>,
-    /// What OpenCode's prune keeps across views (`prune`).
-    prune_memory: prune::Memory,
 }
 
 /// The current view's candidates, grown incrementally as requests add messages.
@@ -221,25 +208,15 @@ impl<'s> Engine<'s> {
         protector: Protector,
         forced_at: usize,
     ) -> Self {
-        let api = policy.kind == PlanKind::Api;
-        let policy_kind = policy.kind;
-        let idle_server = idle_server::may_run(&policy, s);
         let mut e = Engine {
             s,
             // The api preset clears every tool's results (SPEC §11).
-            tools: if api {
+            tools: if policy.kind == PlanKind::Api {
                 crate::harness::PresetId::SERVER.rules()
             } else {
                 s.shape().tools
             },
-            api: ApiState {
-                facts: (api || idle_server).then(|| ApiFacts::of_session(s, derived)),
-                ..Default::default()
-            },
-            idle: IdleServerState {
-                facts: idle_server.then(|| idle_server::facts_of(s, derived)),
-                ..Default::default()
-            },
+            plans: PlanStates::new(s, derived, &policy),
             policy,
             protector,
             forced_at,
@@ -270,8 +247,6 @@ impl<'s> Engine<'s> {
                 newly_listed: false,
             },
             tracker: Default::default(),
-            size_index: Default::default(),
-            mask_index: Default::default(),
             at: 0,
             cuts: Cuts {
                 list: {
@@ -284,9 +259,6 @@ impl<'s> Engine<'s> {
                 done: 0,
             },
             version: LastVersion::default(),
-            recorded: (policy_kind == PlanKind::Recorded)
-                .then(|| crate::policy::recorded::recorded_cleared_all(s).into()),
-            prune_memory: Default::default(),
         };
         e.mask_index_on();
         e
@@ -309,8 +281,8 @@ impl<'s> Engine<'s> {
     /// they are off.
     pub fn listing_newly(mut self) -> Self {
         self.modes.newly_listed = true;
-        self.size_index.on = false;
-        self.api.run = Default::default();
+        self.plans.size_index.on = false;
+        self.plans.api.run = Default::default();
         self
     }
 
@@ -364,12 +336,12 @@ impl<'s> Engine<'s> {
 
     /// The `api` plan at the last evaluated request (None for other kinds).
     pub fn api_step(&self) -> Option<&ApiStep> {
-        self.api.step.as_ref()
+        self.plans.api.step.as_ref()
     }
 
     /// `idle-server` at the last evaluated request (None where it is not in force).
     pub fn idle_server_step(&self) -> Option<&IdleServerStep> {
-        self.idle.step.as_ref()
+        self.plans.idle_server.step.as_ref()
     }
 
     /// The candidates of the last evaluated request, in rank order.
@@ -533,7 +505,7 @@ impl<'s> Engine<'s> {
             trigger: c.trigger,
         });
         self.update_totals(r, old);
-        if self.size_index.on
+        if self.plans.size_index.on
             && self
                 .view
                 .cands

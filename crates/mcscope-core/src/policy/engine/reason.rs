@@ -148,7 +148,7 @@ pub enum ClearReason {
     Size(super::size::SizeCleared),
     Count(super::count::CountCleared),
     Budget(super::budget_plan::BudgetCleared),
-    Recorded(super::recorded::RecordedCleared),
+    Recorded(super::recorded::ByRecord),
     Mask(super::mask::MaskCleared),
     Prune(super::prune::PruneCleared),
     Api(super::api::ApiCleared),

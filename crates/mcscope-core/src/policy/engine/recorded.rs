@@ -73,10 +73,7 @@ pub(super) fn recorded<L: Look>(
             continue;
         };
         if !look.gone(r) && !look.in_force(&look.cands()[pos]) {
-            clear.push((
-                pos,
-                ClearReason::Recorded(RecordedCleared { server: false }),
-            ));
+            clear.push((pos, ClearReason::Recorded(ByRecord { server: false })));
         }
     }
     let mut applied = false;
@@ -93,7 +90,7 @@ pub(super) fn recorded<L: Look>(
         if e.ids_known() {
             for (pos, _) in v.clear {
                 if !look.in_force(&look.cands()[pos]) && !clear.iter().any(|&(p, _)| p == pos) {
-                    clear.push((pos, ClearReason::Recorded(RecordedCleared { server: true })));
+                    clear.push((pos, ClearReason::Recorded(ByRecord { server: true })));
                 }
             }
         }
@@ -138,7 +135,7 @@ impl super::plan::Plan for Recorded {
     }
 
     fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
-        let facts = e.recorded.as_deref().map(|f| &f[..]);
+        let facts = e.plans.recorded.0.as_deref().map(|f| &f[..]);
         let (verdict, applied) = recorded(&*e, facts, req, || e.idle_server(req));
         Decided {
             recorded_applied: applied,
@@ -199,17 +196,33 @@ impl std::fmt::Display for RecordedWhy {
 /// writer's boundary, or (`server`) an applied server edit whose ids
 /// idle-server's simulation names.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RecordedCleared {
+pub struct ByRecord {
     pub server: bool,
 }
 
-impl std::fmt::Display for RecordedCleared {
+impl std::fmt::Display for ByRecord {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if self.server {
             "recorded: the server's applied clear_tool_uses edit (ids as idle-server's simulation names them)"
         } else {
             "recorded: a microcompact boundary of the harness names it"
         })
+    }
+}
+
+/// `recorded`'s reading of the records (SPEC §9a), per request, read once
+/// when the plan is `recorded`.
+#[derive(Clone, Default)]
+pub(crate) struct RecordedState(
+    pub(super) Option<std::sync::Arc<Vec<crate::policy::recorded::RecordedCleared>>>,
+);
+
+impl RecordedState {
+    pub(super) fn new(s: &Session, policy: &Policy) -> RecordedState {
+        RecordedState(
+            (policy.kind == PlanKind::Recorded)
+                .then(|| crate::policy::recorded::recorded_cleared_all(s).into()),
+        )
     }
 }
 

@@ -75,7 +75,7 @@ pub(crate) fn lasts(trigger: Trigger) -> Lasts {
 #[cfg(test)]
 mod tests {
     use super::super::testkit::three_reads;
-    use super::super::{ClearReason, Clearing, RecordedCleared};
+    use super::super::{ByRecord, ClearReason, Clearing};
     use super::*;
     use strum::VariantArray;
 
@@ -109,7 +109,7 @@ mod tests {
         let clearing = |trigger, server| Clearing {
             at: 1,
             trigger,
-            reason: ClearReason::Recorded(RecordedCleared { server }),
+            reason: ClearReason::Recorded(ByRecord { server }),
         };
         e.clear_result(r, clearing(Trigger::RecordedServer, true));
         e.clear_result(r, clearing(Trigger::Recorded, false));

@@ -109,18 +109,18 @@ pub(super) struct TurnStart {
 impl Engine<'_> {
     /// Turns the index on: a tracked engine of the Claude size plan.
     pub(super) fn size_index_on(&mut self) {
-        self.size_index.on =
+        self.plans.size_index.on =
             self.policy.preset.asks().size_incremental() && self.policy.kind == PlanKind::Size;
     }
 
     /// Empties the index for a new view.
     pub(super) fn size_index_clear(&mut self) {
-        self.size_index.clear();
+        self.plans.size_index.clear();
     }
 
     /// Brings position `p`'s slot up to date with its candidate and clearing.
     pub(super) fn size_index_pos(&mut self, p: usize) {
-        if !self.size_index.on {
+        if !self.plans.size_index.on {
             return;
         }
         let Some(c) = self.view.cands.get(p) else {
@@ -137,21 +137,21 @@ impl Engine<'_> {
             chars: r.chars,
             tokens: r.est_tokens,
         };
-        if self.size_index.slots.len() <= p {
-            self.size_index.slots.resize(p + 1, Slot::default());
+        if self.plans.size_index.slots.len() <= p {
+            self.plans.size_index.slots.resize(p + 1, Slot::default());
         }
-        let old = self.size_index.slots[p];
-        self.size_index.put(p, old, false);
-        self.size_index.put(p, slot, true);
-        self.size_index.slots[p] = slot;
+        let old = self.plans.size_index.slots[p];
+        self.plans.size_index.put(p, old, false);
+        self.plans.size_index.put(p, slot, true);
+        self.plans.size_index.slots[p] = slot;
     }
 
     /// Rebuilds the index from the view (its positions moved: a re-sort).
     pub(super) fn size_index_rebuild(&mut self) {
-        if !self.size_index.on {
+        if !self.plans.size_index.on {
             return;
         }
-        self.size_index.clear();
+        self.plans.size_index.clear();
         for p in 0..self.view.cands.len() {
             self.size_index_pos(p);
         }
@@ -160,13 +160,15 @@ impl Engine<'_> {
     /// Whether a turn start can leave the size clearings in force until the
     /// plan has decided (`size_turn_start`) instead of lifting them all first.
     pub(super) fn size_turn_start_defers(&self) -> bool {
-        self.size_index.on && self.size_index.other_in_force == 0 && self.policy.size_threshold >= 0
+        self.plans.size_index.on
+            && self.plans.size_index.other_in_force == 0
+            && self.policy.size_threshold >= 0
     }
 
     /// The size total as if every size clearing had lapsed (a deferred turn
     /// start: they are all the index's held positions).
     pub(super) fn size_total_lapsed(&self) -> u64 {
-        self.running.total + self.size_index.held_chars
+        self.running.total + self.plans.size_index.held_chars
     }
 
     /// The size plan at a turn start whose lapse was deferred, over the view
@@ -177,7 +179,10 @@ impl Engine<'_> {
     pub(super) fn size_turn_start(&mut self, req: &Request, total: u64) -> Option<TurnStart> {
         let p = &self.policy;
         let threshold = u64::try_from(p.size_threshold).ok()?;
-        if total <= threshold || !self.pending.is_empty() || self.size_index.other_in_force != 0 {
+        if total <= threshold
+            || !self.pending.is_empty()
+            || self.plans.size_index.other_in_force != 0
+        {
             return None;
         }
         let target = if p.low_watermark {
@@ -186,7 +191,7 @@ impl Engine<'_> {
             threshold
         };
         let keep = p.keep_for(PlanKind::Size);
-        let ix = &self.size_index;
+        let ix = &self.plans.size_index;
         // Every eligible result is clearable once the clearings lapse (none is
         // pending at a turn start): clear the first j of them, the fewest
         // whose chars bring the total to the target, at most all but `keep`.
@@ -250,7 +255,8 @@ impl Engine<'_> {
     /// once they outnumber the live ones (a deferred turn start lifts without
     /// looking the list through), so the list stays as long as the set.
     fn compact_in_force_list(&mut self) {
-        let live = (self.size_index.held.total() as usize) + self.size_index.other_in_force;
+        let live =
+            (self.plans.size_index.held.total() as usize) + self.plans.size_index.other_in_force;
         if self.lists.lapsing.len() <= 2 * live + 64 {
             return;
         }

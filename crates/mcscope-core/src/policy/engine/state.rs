@@ -65,30 +65,36 @@ pub(super) struct Modes {
     pub(super) newly_listed: bool,
 }
 
-/// The `api` plan's state (SPEC §11).
-#[derive(Clone, Default)]
-pub(super) struct ApiState<'s> {
-    /// Its reading of the messages, read once.
-    pub(super) facts: Option<std::sync::Arc<ApiFacts>>,
-    /// The plan at the last evaluated request.
-    pub(super) step: Option<ApiStep>,
-    /// Its state carried from request to request (a tracked engine of one
-    /// `clear_tool_uses` edit: `api_run`).
-    pub(super) run: api_run::ApiRun<'s>,
+/// Each plan's own state, its type in the plan's file: one line per plan
+/// that keeps any, made by [`PlanStates::new`] for the plans the policy may
+/// run (the others' stay empty).
+#[derive(Clone)]
+pub(super) struct PlanStates<'s> {
+    /// The size plan's clearable results by position (a tracked engine of
+    /// the Claude size plan: `size_index`).
+    pub(super) size_index: size_index::SizeIndex,
+    pub(super) mask_index: mask_index::MaskIndex,
+    pub(super) api: api::ApiState<'s>,
+    pub(super) idle_server: idle_server::IdleServerState,
+    pub(super) recorded: recorded::RecordedState,
+    /// What OpenCode's prune keeps across views.
+    pub(super) prune: prune::Memory,
 }
 
-/// `idle-server`'s state (SPEC §13.S).
-#[derive(Clone, Default)]
-pub(super) struct IdleServerState {
-    /// Its reading of the records, read once when the plan may run.
-    pub(super) facts: Option<std::sync::Arc<Vec<crate::harness::claude_idle_server::RecFact>>>,
-    /// Whether it applied at the last request.
-    pub(super) applied_prev: bool,
-    /// The plan at the last evaluated request.
-    pub(super) step: Option<IdleServerStep>,
-    /// S1's walk carried along the view (`idle_server::idle_walk`), keyed by
-    /// the view's first record, the version and the gap.
-    pub(super) walk: IdleWalk,
+impl<'s> PlanStates<'s> {
+    /// Each plan's state under `policy`: the readings of the session a plan
+    /// that may run needs, made (or taken from `derived`) once.
+    pub(super) fn new(s: &'s Session, derived: &Derived, policy: &Policy) -> PlanStates<'s> {
+        let idle_server = idle_server::may_run(policy, s);
+        PlanStates {
+            size_index: Default::default(),
+            mask_index: Default::default(),
+            api: api::ApiState::new(s, derived, policy, idle_server),
+            idle_server: idle_server::IdleServerState::new(s, derived, idle_server),
+            recorded: recorded::RecordedState::new(s, policy),
+            prune: Default::default(),
+        }
+    }
 }
 
 /// The recorded cuts (SPEC §13.E1) by the request they take effect at, `(at,
@@ -109,13 +115,3 @@ pub(super) struct LastVersion {
     pub(super) text: Option<String>,
     pub(super) number: Option<u32>,
 }
-
-/// See `IdleServerState::walk` (a lock: the verdicts are computed through `&self`).
-pub(super) type IdleWalk = std::sync::Arc<
-    std::sync::Mutex<
-        Option<(
-            (Option<usize>, Option<String>, u64),
-            crate::harness::claude_idle_server::Walk,
-        )>,
-    >,
->;

@@ -101,10 +101,8 @@ impl<'s> Engine<'s> {
             let clearing = Clearing {
                 at: req.index,
                 trigger: match reason {
-                    ClearReason::Recorded(RecordedCleared { server: true }) => {
-                        Trigger::RecordedServer
-                    }
-                    ClearReason::Recorded(RecordedCleared { server: false }) => Trigger::Recorded,
+                    ClearReason::Recorded(ByRecord { server: true }) => Trigger::RecordedServer,
+                    ClearReason::Recorded(ByRecord { server: false }) => Trigger::Recorded,
                     _ => trigger,
                 },
                 reason: *reason,
@@ -160,10 +158,10 @@ impl<'s> Engine<'s> {
                 self.policy.preset.asks().no_plan(req),
             ))),
         };
-        self.api.step = decided.api.clone();
-        self.idle.applied_prev =
+        self.plans.api.step = decided.api.clone();
+        self.plans.idle_server.applied_prev =
             decided.idle_server.as_ref().is_some_and(|i| i.applied) || decided.recorded_applied;
-        self.idle.step = decided.idle_server.clone();
+        self.plans.idle_server.step = decided.idle_server.clone();
         decided
     }
 
@@ -340,7 +338,7 @@ impl<'s> Engine<'s> {
             api,
             idle_server,
             wire,
-            marked_elsewhere: std::mem::take(&mut self.prune_memory.elsewhere),
+            marked_elsewhere: std::mem::take(&mut self.plans.prune.elsewhere),
         }
     }
 

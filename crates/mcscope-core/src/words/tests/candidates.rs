@@ -214,11 +214,11 @@ fn t9a_recorded_notes_say_what_the_records_prove() {
     );
     assert!(why(0, 0, Some(edit(None))).contains("simulation applies nothing here"));
     assert_eq!(
-        ClearReason::Recorded(RecordedCleared { server: false }).to_string(),
+        ClearReason::Recorded(ByRecord { server: false }).to_string(),
         "recorded: a microcompact boundary of the harness names it"
     );
     assert!(
-        ClearReason::Recorded(RecordedCleared { server: true })
+        ClearReason::Recorded(ByRecord { server: true })
             .to_string()
             .starts_with("recorded: the server's applied clear_tool_uses edit")
     );
