@@ -393,11 +393,10 @@ fn summary_lines(setup: &Setup, plan: &PlanAt, out: &mut String) {
             "silent: budget fired at a turn start; Claude Code's prompt-suggestion fork usually ran it at the end of the previous turn, so no microcompact_boundary record is expected"
         );
     }
-    if st.kind == Some(PlanKind::Budget) && !st.cleared.is_empty() {
-        let _ = writeln!(
-            out,
-            "note: Claude Code sent a <persisted-output> pointer to a saved file in place of a result cleared by budget ([Old tool result content cleared] when saving failed); the placeholder is shown"
-        );
+    if let Some(note) = st.kind.and_then(PlanKind::placeholder_note)
+        && !st.cleared.is_empty()
+    {
+        let _ = writeln!(out, "{note}");
     }
     let ids = |status| sanitize::joined(plan.ids_with(s, status), ", ");
     let _ = writeln!(out, "cleared in the wire: [{}]", ids(Status::Cleared));

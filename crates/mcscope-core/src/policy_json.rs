@@ -93,18 +93,14 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
             min_trigger_tool_uses: None,
             // A harness's own keys are there, null, as every other (SPEC §15.3).
             prune: p
-                .preset
-                .rules()
-                .offers(PlanKind::Prune)
+                .read_here("prune_protect_tokens")
                 .then_some(PrunePolicyJson {
                     prune_protect_tokens: None,
                     prune_minimum_tokens: None,
                 }),
             api: None,
             mask: p
-                .preset
-                .rules()
-                .offers(PlanKind::Mask)
+                .read_here("mask_protect_tokens")
                 .then_some(MaskPolicyJson {
                     mask_protect_tokens: None,
                     mask_min_prunable_tokens: None,
@@ -112,7 +108,7 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
                 }),
         };
     }
-    let prunes = p.preset.rules().offers(PlanKind::Prune);
+    let prunes = p.read_here("prune_protect_tokens");
     PolicyJson {
         kind: p.kind,
         preset: p.preset_name(),
@@ -134,9 +130,7 @@ pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
         }),
         api: policy_keys(p),
         mask: p
-            .preset
-            .rules()
-            .offers(PlanKind::Mask)
+            .read_here("mask_protect_tokens")
             .then_some(MaskPolicyJson {
                 mask_protect_tokens: Some(p.mask_protect_tokens),
                 mask_min_prunable_tokens: Some(p.mask_min_prunable_tokens),

@@ -373,7 +373,7 @@ pub fn compact_settings(rows: &[crate::compare::Row]) -> Vec<String> {
             w.push(value.map(|v| format!("{}{v}{}", axis.short, axis.unit)));
         }
         w.push(
-            (!api && (p.delivery != Delivery::Rewrite || p.kind == PlanKind::Count))
+            (!api && (p.delivery != Delivery::Rewrite || p.kind.grid_deliveries(true).len() > 1))
                 .then(|| p.delivery.name().to_string()),
         );
         w

@@ -306,7 +306,8 @@ impl Params {
                 let _ = write!(w, " {} {v}{}", axis.name, axis.unit);
             }
         }
-        if self.delivery != Delivery::Rewrite || self.kind == PlanKind::Count {
+        // A kind the grid runs with several deliveries always names its own.
+        if self.delivery != Delivery::Rewrite || self.kind.grid_deliveries(true).len() > 1 {
             let _ = write!(w, " {}", self.delivery.name());
         }
         w

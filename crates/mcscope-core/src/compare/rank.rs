@@ -116,7 +116,8 @@ pub fn group_kinds(rows: &[Row], group: &[usize]) -> Vec<String> {
         let p = &rows[i].params;
         let k = match p.kind {
             PlanKind::Api => "api".to_string(),
-            k if p.delivery != Delivery::Rewrite && k != PlanKind::IdleServer => {
+            // The server's own kind names no delivery: it has one.
+            k if p.delivery != Delivery::Rewrite && !k.server_only() => {
                 format!("{} {}", k.name(), p.delivery.name())
             }
             k => k.name().to_string(),
@@ -244,7 +245,8 @@ fn kind_words(rows: &[Row], sub: &[usize], same_kind: &dyn Fn(&Params) -> bool) 
         w.push(format!("{name} {shown}{unit}"));
     }
     let d = p.delivery;
-    if p.kind != PlanKind::Api && (d != Delivery::Rewrite || p.kind == PlanKind::Count) {
+    if p.kind != PlanKind::Api && (d != Delivery::Rewrite || p.kind.grid_deliveries(true).len() > 1)
+    {
         w.push(d.name().to_string());
     }
     // Two parameters that differ but not every combination of their values:

@@ -342,7 +342,7 @@ impl<'a> ContextRun<'a> {
         self.media(st, &mut kinds, &mut off);
         self.server(st, &mut kinds);
         if s.harness.asks().forced_drops_thoughts()
-            && st.kind == Some(PlanKind::Forced)
+            && st.kind.is_some_and(PlanKind::fires_at_view)
             && newly(st) > 0
         {
             // `/compress-fast` drops every thought part of the view.

@@ -18,12 +18,26 @@ pub use crate::vocab::{Delivery, PlanKind, Policy};
 
 pub use engine::{Candidate, Engine, Status, Step, Trigger};
 
+/// The keeps the plans use when none is given (`--keep-recent`'s default):
+/// the common one, then each plan's own in words (`budget 3`, then
+/// idle-server's by version; `named` says whose versions they are).
+pub fn default_keeps(named: bool) -> (u32, Vec<String>) {
+    let plans = engine::registry::PLANS.iter();
+    let mut own: Vec<String> = plans
+        .clone()
+        .filter(|p| p.keep_words(named).is_none() && p.default_keep() != engine::DEFAULT_KEEP)
+        .map(|p| format!("{} {}", p.kind().name(), p.default_keep()))
+        .collect();
+    own.extend(plans.filter_map(|p| p.keep_words(named)));
+    (engine::DEFAULT_KEEP, own)
+}
+
 impl PlanKind {
     /// The `keep_recent` a kind uses when none is given: its plan's (SPEC §5:
     /// budget 3, else 5; idle-server by version, SPEC §13.S4: see
     /// `Policy::keep_at`).
     pub fn default_keep(self) -> u32 {
-        engine::registry::of(self).map_or(5, |p| p.default_keep())
+        engine::registry::of(self).map_or(engine::DEFAULT_KEEP, |p| p.default_keep())
     }
 
     /// The delivery it runs with where none is asked (`edits`: the session's
@@ -111,6 +125,17 @@ impl PlanKind {
     /// (`Plan::own_value`: a default by version); None: the policy's.
     pub fn own_value(self, key: &str, p: &Policy, version: Option<&str>) -> Option<u64> {
         engine::registry::of(self).and_then(|plan| plan.own_value(key, p, version))
+    }
+
+    /// An idle gap of its own (`Plan::own_gap`: idle-server's).
+    pub fn own_gap(self) -> Option<f64> {
+        engine::registry::of(self).and_then(|p| p.own_gap())
+    }
+
+    /// What the harness sent in place of a result it cleared, where it is not
+    /// the placeholder shown (`Plan::placeholder_note`).
+    pub fn placeholder_note(self) -> Option<&'static str> {
+        engine::registry::of(self).and_then(|p| p.placeholder_note())
     }
 
     /// Whether it fires at the request being viewed (`Plan::fires_at_view`).
@@ -502,6 +527,19 @@ impl Policy {
             PlanKind::Auto => self.preset.asks().auto_kind(self, req, gap),
             k => Some(k),
         }
+    }
+
+    /// Whether a kind of the preset reads the parameter of `key` (the
+    /// harness's own parameters, Gemini CLI's `mask_*`, OpenCode's `prune_*`,
+    /// are printed and carried only where a kind reads them).
+    pub fn read_here(&self, key: &str) -> bool {
+        let preset = self.preset;
+        preset
+            .rules()
+            .offers
+            .kinds
+            .iter()
+            .any(|k| k.reads(key, preset))
     }
 
     /// Whether a kind this policy may run holds `f`: the kind asked for, or

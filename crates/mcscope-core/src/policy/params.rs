@@ -300,12 +300,6 @@ pub fn key(name: &str) -> Option<Key> {
     keys().find(|k| k.key == name)
 }
 
-/// Whether the policy's preset offers a plan kind (a harness's own keys are
-/// shown only where it does).
-fn offers(p: &Policy, kind: PlanKind) -> bool {
-    p.preset.rules().offers(kind)
-}
-
 /// A parameter's default, as `--help` says it.
 #[derive(Debug, Clone, Copy)]
 pub enum ByDefault {

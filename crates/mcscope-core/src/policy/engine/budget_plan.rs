@@ -209,6 +209,12 @@ impl super::plan::Plan for Budget {
         &[Delivery::Rewrite]
     }
 
+    fn placeholder_note(&self) -> Option<&'static str> {
+        Some(
+            "note: Claude Code sent a <persisted-output> pointer to a saved file in place of a result cleared by budget ([Old tool result content cleared] when saving failed); the placeholder is shown",
+        )
+    }
+
     /// Claude Code writes a `microcompact_boundary` whenever it fires.
     fn shows_unrecorded(&self) -> bool {
         true

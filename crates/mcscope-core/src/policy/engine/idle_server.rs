@@ -242,12 +242,12 @@ pub(super) struct IdleServer;
 
 impl super::plan::Plan for IdleServer {
     /// Its own gap, Claude Code's constant, unless one is given (SPEC §13.S1).
-    fn gap(&self, p: &Policy) -> f64 {
-        if p.gap_explicit {
-            p.gap_threshold_minutes
-        } else {
-            rule::GAP_MINUTES
-        }
+    fn own_gap(&self) -> Option<f64> {
+        Some(rule::GAP_MINUTES)
+    }
+
+    fn keep_words(&self, named: bool) -> Option<String> {
+        Some(rule::keep_by_version(named))
     }
 
     /// Its clearings last over the view (or it reads the request before).

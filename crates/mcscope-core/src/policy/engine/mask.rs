@@ -272,6 +272,7 @@ impl super::plan::Plan for Mask {
         &[
             ("mask_protect_tokens", When::Always),
             ("mask_min_prunable_tokens", When::Always),
+            ("mask_protect_latest_turn", When::Always),
         ]
     }
 

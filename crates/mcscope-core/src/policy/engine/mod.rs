@@ -46,7 +46,7 @@ pub use idle_server::{IdleServerStep, IdleServerWhy};
 use look::Look;
 pub use mask::{MaskCleared, MaskKept, MaskNote};
 pub(crate) use plan::Decided;
-pub use plan::{Replay, Settles};
+pub use plan::{DEFAULT_KEEP, Replay, Settles};
 pub use prune::{PruneCleared, PruneKept, PruneNote};
 pub use reason::{
     ApiTrigger, BudgetWhy, ClearReason, CountWhy, EditNote, Gate, Kept, MaskWhy, NoRun, Note,

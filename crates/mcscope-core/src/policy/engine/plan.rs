@@ -8,6 +8,10 @@ use super::*;
 use crate::policy::{Refusal, Refused};
 use crate::session::HarnessId;
 
+/// The `keep_recent` a plan uses when none is given and it says no other
+/// (SPEC §5).
+pub const DEFAULT_KEEP: u32 = 5;
+
 /// One plan kind's answers.
 pub(crate) trait Plan: Sync {
     /// The kind it is (its JSON name is the kind's).
@@ -18,7 +22,7 @@ pub(crate) trait Plan: Sync {
 
     /// The `keep_recent` it uses when none is given (SPEC §5: 5).
     fn default_keep(&self) -> u32 {
-        5
+        DEFAULT_KEEP
     }
 
     /// The deliveries it takes (SPEC §5, §11, §13.S): the client's rewrite
@@ -27,11 +31,14 @@ pub(crate) trait Plan: Sync {
         &[Delivery::Rewrite, Delivery::CacheEdits]
     }
 
-    /// The numeric parameters it reads when it decides, by the table's key
+    /// The parameters it reads when it decides, by the table's key
     /// (`policy::params`), each with when it reads it: under `auto`, the
-    /// `policy` object gives a parameter the kind in force does not read no
-    /// value (SPEC §15.6), and `compare`'s grid does not multiply the kind by
-    /// its list (SPEC §9). None by default.
+    /// `policy` object gives a numeric parameter the kind in force does not
+    /// read no value (SPEC §15.6), `compare`'s grid does not multiply the kind
+    /// by its list (SPEC §9), and a harness's own parameters are printed and
+    /// carried only where one of its kinds reads them (`Policy::read_here`).
+    /// None by default (the shared switches, protect and clear_errors, are
+    /// every kind's).
     fn reads(&self) -> &'static [(&'static str, crate::policy::params::When)] {
         &[]
     }
@@ -67,10 +74,31 @@ pub(crate) trait Plan: Sync {
         None
     }
 
-    /// The idle gap it waits for, in minutes, under `p` (SPEC §5): the
-    /// policy's by default.
+    /// An idle gap of its own, in minutes, that it waits for unless one is
+    /// given (idle-server's, SPEC §13.S1). None by default.
+    fn own_gap(&self) -> Option<f64> {
+        None
+    }
+
+    /// The idle gap it waits for, in minutes, under `p` (SPEC §5): its own
+    /// unless one is given, else the policy's.
     fn gap(&self, p: &Policy) -> f64 {
-        p.gap_threshold_minutes
+        match self.own_gap() {
+            Some(g) if !p.gap_explicit => g,
+            _ => p.gap_threshold_minutes,
+        }
+    }
+
+    /// Its default keep in words where it is no one number (idle-server's,
+    /// by version): `named` says whose versions they are.
+    fn keep_words(&self, _named: bool) -> Option<String> {
+        None
+    }
+
+    /// What the harness sent in place of a result it cleared, where it is
+    /// not the placeholder shown (budget's `<persisted-output>` pointer).
+    fn placeholder_note(&self) -> Option<&'static str> {
+        None
     }
 
     /// A line of its own the text header adds while it is in force (budget's

@@ -6,7 +6,7 @@ use super::{PlanKind, Trigger};
 
 /// Every plan kind's plan, one line each (`auto` is none: the harness chooses
 /// one of these at each request).
-pub(super) static PLANS: [&dyn Plan; 10] = [
+pub(crate) static PLANS: [&dyn Plan; 10] = [
     &super::idle::Idle,
     &super::idle::Forced,
     &super::idle_server::IdleServer,

@@ -60,12 +60,8 @@ pub static PARAMS: &[Param] = &[
         about: "Results kept outside the plan: the most recent N",
         range: None,
         default: ByDefault::Made(|| {
-            format!(
-                "per plan kind: {}, budget {}, {}",
-                PlanKind::Idle.default_keep(),
-                PlanKind::Budget.default_keep(),
-                crate::harness::claude_idle_server::keep_by_version(true),
-            )
+            let (common, own) = crate::policy::default_keeps(true);
+            format!("per plan kind: {common}, {}", own.join(", "))
         }),
         compare: Compare::List {
             value: "N,…",
@@ -83,15 +79,12 @@ pub static PARAMS: &[Param] = &[
         print: |p| {
             Some(p.keep_recent.map_or_else(
                 || {
-                    if p.preset.auto_may(PlanKind::IdleServer) {
-                        format!(
-                            "by plan kind ({}, budget {}, {})",
-                            PlanKind::Idle.default_keep(),
-                            PlanKind::Budget.default_keep(),
-                            crate::harness::claude_idle_server::keep_by_version(false),
-                        )
+                    let (common, own) = crate::policy::default_keeps(false);
+                    // Where auto may run a kind that keeps by version.
+                    if auto_may(p, PlanKind::keeps_by_version) {
+                        format!("by plan kind ({common}, {})", own.join(", "))
                     } else {
-                        PlanKind::Idle.default_keep().to_string()
+                        common.to_string()
                     }
                 },
                 |k| k.to_string(),
@@ -146,18 +139,18 @@ pub static PARAMS: &[Param] = &[
             Ok(())
         }),
         print: |p| {
-            // Idle-server reads its own gap unless one is given.
-            Some(
-                if p.preset.auto_may(PlanKind::IdleServer) && !p.gap_explicit {
-                    format!(
-                        "{} (idle-server: {})",
-                        p.gap_threshold_minutes,
-                        num(crate::harness::claude_idle_server::GAP_MINUTES)
-                    )
-                } else {
-                    p.gap_threshold_minutes.to_string()
-                },
-            )
+            // A kind auto may run that reads its own gap unless one is given
+            // (idle-server's).
+            let own = p
+                .preset
+                .asks()
+                .auto_kinds()
+                .iter()
+                .find_map(|&k| k.own_gap().filter(|_| !p.gap_explicit).map(|g| (k, g)));
+            Some(match own {
+                Some((k, g)) => format!("{} ({}: {})", p.gap_threshold_minutes, k.name(), num(g)),
+                None => p.gap_threshold_minutes.to_string(),
+            })
         },
         off: None,
     },
@@ -420,7 +413,7 @@ pub static PARAMS: &[Param] = &[
         put: Put::U32(|p, m| p.min_trigger_tool_uses = Some(m)),
         print: |p| {
             // idle-server (where auto may run it): SPEC §13.S4.
-            p.preset.auto_may(PlanKind::IdleServer).then(|| {
+            auto_may(p, |k| k.reads("min_trigger_tool_uses", p.preset)).then(|| {
                 p.min_trigger_tool_uses
                     .map_or("keep_recent + 15 (idle-server)".into(), |m| m.to_string())
             })
@@ -450,7 +443,10 @@ pub static PARAMS: &[Param] = &[
         compare: Compare::Same,
         keys: None,
         put: Put::U64(|p, t| p.mask_protect_tokens = t),
-        print: |p| offers(p, PlanKind::Mask).then(|| p.mask_protect_tokens.to_string()),
+        print: |p| {
+            p.read_here("mask_protect_tokens")
+                .then(|| p.mask_protect_tokens.to_string())
+        },
         off: None,
     },
     Param {
@@ -476,7 +472,10 @@ pub static PARAMS: &[Param] = &[
         compare: Compare::Same,
         keys: None,
         put: Put::U64(|p, t| p.mask_min_prunable_tokens = t),
-        print: |p| offers(p, PlanKind::Mask).then(|| p.mask_min_prunable_tokens.to_string()),
+        print: |p| {
+            p.read_here("mask_min_prunable_tokens")
+                .then(|| p.mask_min_prunable_tokens.to_string())
+        },
         off: None,
     },
     Param {
@@ -493,7 +492,10 @@ CLI's remote flag 45758819 set to false does: protect latest turn off",
         compare: Compare::Same,
         keys: None,
         put: Put::Bool(|p, v| p.mask_protect_latest_turn = v),
-        print: |p| offers(p, PlanKind::Mask).then(|| p.mask_protect_latest_turn.to_string()),
+        print: |p| {
+            p.read_here("mask_protect_latest_turn")
+                .then(|| p.mask_protect_latest_turn.to_string())
+        },
         off: None,
     },
     Param {
@@ -510,7 +512,10 @@ OpenCode's PRUNE_PROTECT",
         compare: Compare::Same,
         keys: None,
         put: Put::U64(|p, v| p.prune_protect_tokens = v),
-        print: |p| offers(p, PlanKind::Prune).then(|| p.prune_protect_tokens.to_string()),
+        print: |p| {
+            p.read_here("prune_protect_tokens")
+                .then(|| p.prune_protect_tokens.to_string())
+        },
         off: None,
     },
     Param {
@@ -527,7 +532,10 @@ it marks anything, OpenCode's PRUNE_MINIMUM",
         compare: Compare::Same,
         keys: None,
         put: Put::U64(|p, v| p.prune_minimum_tokens = v),
-        print: |p| offers(p, PlanKind::Prune).then(|| p.prune_minimum_tokens.to_string()),
+        print: |p| {
+            p.read_here("prune_minimum_tokens")
+                .then(|| p.prune_minimum_tokens.to_string())
+        },
         off: None,
     },
     Param {
@@ -559,3 +567,8 @@ it marks anything, OpenCode's PRUNE_MINIMUM",
         off: None,
     },
 ];
+
+/// Whether `auto` under the policy's preset may choose a kind that holds `f`.
+fn auto_may(p: &Policy, f: impl Fn(PlanKind) -> bool) -> bool {
+    p.preset.asks().auto_kinds().iter().any(|&k| f(k))
+}

@@ -123,9 +123,14 @@ fn s15_6_each_kind_reads_its_own_numeric_parameters() {
             "min_trigger_tool_uses"
         ]
     );
+    // mask reads Gemini CLI's own switch too (protectLatestTurn).
     assert_eq!(
         read(Mask, HarnessId::Gemini),
-        ["mask_protect_tokens", "mask_min_prunable_tokens"]
+        [
+            "mask_protect_tokens",
+            "mask_min_prunable_tokens",
+            "mask_protect_latest_turn"
+        ]
     );
     assert_eq!(
         read(Prune, HarnessId::Opencode),
@@ -134,7 +139,8 @@ fn s15_6_each_kind_reads_its_own_numeric_parameters() {
     for k in [Auto, Api, Recorded] {
         assert!(read(k, c).is_empty(), "{}", k.name());
     }
-    // Every numeric field of the policy object is one some plan reads.
+    // Every numeric field of the policy object is one some plan reads (and
+    // of the switches, only a harness's own: mask's protectLatestTurn).
     let read_by_some: Vec<&str> = numeric
         .iter()
         .copied()
@@ -153,7 +159,8 @@ fn s15_6_each_kind_reads_its_own_numeric_parameters() {
         let numeric_field = v.is_number()
             || key == "budget_warning_tokens"
             || key == "keep_recent"
-            || key == "min_trigger_tool_uses";
+            || key == "min_trigger_tool_uses"
+            || key == "mask_protect_latest_turn";
         assert_eq!(numeric_field, read_by_some.contains(&key.as_str()), "{key}");
     }
 }
