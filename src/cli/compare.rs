@@ -168,7 +168,7 @@ impl CompareArgs {
         let policy = list(flag("kind"), self.list_text("kind"), PlanKind::parse)?;
         if policy
             .as_ref()
-            .is_some_and(|l| l.contains(&PlanKind::Recorded))
+            .is_some_and(|l| l.iter().any(|k| k.is_baseline()))
         {
             // SPEC §15.3: the baseline is always there; --no-baseline removes it.
             return Err(UsageError::RecordedListed);

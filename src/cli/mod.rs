@@ -25,12 +25,7 @@ use std::path::PathBuf;
 fn long_about() -> String {
     let kinds: Vec<&str> = <crate::policy::PlanKind as strum::VariantArray>::VARIANTS
         .iter()
-        .filter(|k| {
-            !matches!(
-                k,
-                crate::policy::PlanKind::Auto | crate::policy::PlanKind::Recorded
-            )
-        })
+        .filter(|k| !k.is_auto() && !k.is_baseline())
         .map(|k| k.name())
         .collect();
     format!(

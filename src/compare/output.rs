@@ -1,6 +1,5 @@
 //! A comparison as JSON (schema `mcscope.compare/1`) and as a text table.
 
-use crate::policy::PlanKind;
 use crate::prices::{self, Price};
 use crate::session::HarnessId;
 use crate::totals::Totals;
@@ -440,7 +439,7 @@ pub(crate) fn recommendation_words(c: &Comparison) -> String {
     let r = &c.rows[i];
     let how = match r.availability {
         Some(Availability::User) => match &r.knob {
-            Some(k) if r.params.kind == PlanKind::Api => {
+            Some(k) if r.params.kind.is_api() => {
                 format!(" Set it in each request: {k}.")
             }
             Some(k) => format!(

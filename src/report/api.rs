@@ -4,8 +4,8 @@
 use crate::analysis::Setup;
 use crate::evidence::api::{agrees, beside, recorded};
 use crate::numbers::fmt_int;
+use crate::policy::Policy;
 use crate::policy::engine::Step;
-use crate::policy::{PlanKind, Policy};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -166,7 +166,7 @@ pub fn plan_lines(setup: &Setup, st: &Step, out: &mut String) {
 /// `evidence`'s tally for the api preset: the requests whose response recorded
 /// `applied_edits`, and those where the simulation agrees with the record.
 pub fn agreement_counts(setup: &Setup) -> (usize, usize) {
-    if setup.policy.kind != PlanKind::Api {
+    if !setup.policy.kind.is_api() {
         return (0, 0);
     }
     let mut recorded_n = 0;
@@ -191,7 +191,7 @@ pub struct CountsJson {
 
 /// The counts as `evidence --format json` adds them (api preset only).
 pub fn counts_json(setup: &Setup) -> Option<CountsJson> {
-    if setup.policy.kind != PlanKind::Api {
+    if !setup.policy.kind.is_api() {
         return None;
     }
     let (api_recorded, api_agrees) = agreement_counts(setup);
@@ -203,7 +203,7 @@ pub fn counts_json(setup: &Setup) -> Option<CountsJson> {
 
 /// The same in words, for `evidence`'s text.
 pub fn counts_text(setup: &Setup, out: &mut String) {
-    if setup.policy.kind != PlanKind::Api {
+    if !setup.policy.kind.is_api() {
         return;
     }
     let (n, ok) = agreement_counts(setup);

@@ -38,9 +38,9 @@ pub(super) fn header(
     if s.sidechain_records > 0 {
         let _ = writeln!(out, "note: {}", left_out(s));
     }
-    if p.kind == PlanKind::Api {
+    if p.kind.is_api() {
         api::header(p, out);
-    } else if p.kind == PlanKind::Recorded {
+    } else if p.kind.is_baseline() {
         let _ = writeln!(
             out,
             "policy: recorded (preset {}): what the transcript proves the harness cleared, read from its records (the baseline)",
@@ -105,7 +105,7 @@ pub(super) fn header(
 /// Under auto, the kinds it chose (` -> idle/size`); else nothing.
 fn chosen(p: &crate::policy::Policy, kinds: &[PlanKind]) -> String {
     match kinds {
-        [_, ..] if p.kind == PlanKind::Auto => {
+        [_, ..] if p.kind.is_auto() => {
             let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
             format!(" -> {}", names.join("/"))
         }
@@ -122,7 +122,7 @@ fn settings_line(setup: &Setup, kinds: &[PlanKind], keep_used: Option<u32>, out:
     // others null); an explicit kind, or auto where none was chosen, shows
     // every setting.
     let shows = |key: &str| {
-        p.kind != PlanKind::Auto
+        !p.kind.is_auto()
             || kinds.is_empty()
             || super::kinds::explicit(setup, key)
             || kinds.iter().any(|k| k.reads(key, p.preset))

@@ -341,7 +341,7 @@ pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> 
         "CACHE".into(),
         "WHY".into(),
     ]];
-    let api_col = setup.policy.kind == PlanKind::Api;
+    let api_col = setup.policy.kind.is_api();
     if api_col {
         rows[0].insert(10, "EDITS sim | recorded".into());
     }

@@ -74,7 +74,7 @@ pub struct MaskPolicyJson {
 /// The `policy` object: gap thresholds print as integers when they are whole;
 /// `keep_recent` as [`keep_recent_of`] says.
 pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
-    if p.kind == PlanKind::Recorded {
+    if p.kind.is_baseline() {
         // The baseline is read from the records: no parameter (SPEC §15.3).
         return PolicyJson {
             kind: p.kind,
@@ -170,7 +170,7 @@ pub struct PolicyApiJson {
 
 /// The `api` keys of the `policy` object (api preset only).
 pub fn policy_keys(p: &Policy) -> Option<PolicyApiJson> {
-    (p.kind == PlanKind::Api).then(|| PolicyApiJson {
+    p.kind.is_api().then(|| PolicyApiJson {
         api_edits: p.api.edits_json(),
         api_excluded_count_toward_keep: p.api.excluded_count_toward_keep,
         api_trigger_inclusive: p.api.trigger_inclusive,
@@ -287,10 +287,10 @@ pub fn explicit(setup: &Setup, key: &str) -> bool {
 /// (SPEC §5, §15.6). With no request at all, the kinds `kinds` decide.
 pub fn policy_over(setup: &Setup, at: &[(&Request, Option<PlanKind>)]) -> PolicyJson {
     let p = &setup.policy;
-    if p.kind == PlanKind::Recorded {
+    if p.kind.is_baseline() {
         return policy_json(p, None);
     }
-    let auto = p.kind == PlanKind::Auto;
+    let auto = p.kind.is_auto();
     let used: Vec<Used> = if setup.session.requests.is_empty() || at.is_empty() {
         setup
             .kinds_chosen()

@@ -267,7 +267,7 @@ fn versions(s: &Session) -> Option<String> {
 fn plan_words(setup: &Setup) -> String {
     let p = &setup.policy;
     let chosen = setup.kinds_chosen();
-    let kind = if p.kind == PlanKind::Auto {
+    let kind = if p.kind.is_auto() {
         let names: Vec<&str> = chosen.iter().map(|k| k.name()).collect();
         match names.as_slice() {
             [] => "auto (no plan at any request)".to_string(),
@@ -277,7 +277,7 @@ fn plan_words(setup: &Setup) -> String {
         p.kind.name().to_string()
     };
     // The api kind is its own preset (as the text header says).
-    let preset = if p.kind == PlanKind::Api {
+    let preset = if p.kind.is_api() {
         crate::harness::PresetId::SERVER.name()
     } else {
         p.preset.name()

@@ -155,10 +155,10 @@ impl SessionView {
 
     fn plan_groups(&self) -> Vec<Group> {
         let p = self.policy();
-        if p.kind == PlanKind::Api {
+        if p.kind.is_api() {
             return self.api_groups();
         }
-        if p.kind == PlanKind::Recorded {
+        if p.kind.is_baseline() {
             // The baseline reads no parameter (SPEC §15.3): none is shown.
             return vec![
                 vec![
@@ -170,7 +170,7 @@ impl SessionView {
             ];
         }
         // Under auto, the kind it chose at K.
-        let chosen = if p.kind == PlanKind::Auto && self.plan.request.index > 0 {
+        let chosen = if p.kind.is_auto() && self.plan.request.index > 0 {
             format!(" → {}", self.plan.step.kind.map_or("none", |k| k.name()))
         } else {
             String::new()

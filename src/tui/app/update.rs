@@ -131,7 +131,7 @@ impl SessionView {
                 }
                 None => Some("the server makes these edits (delivery server only)".into()),
             }),
-            Action::KeepMore | Action::KeepLess if self.setup.policy.kind == PlanKind::Api => {
+            Action::KeepMore | Action::KeepLess if self.setup.policy.kind.is_api() => {
                 // SPEC §11: +/- edit the first clear_tool_uses edit's keep.value.
                 let more = action == Action::KeepMore;
                 self.tune(|p| match p.api.first_tool_uses_keep() {

@@ -61,7 +61,7 @@ impl SessionView {
     /// The `keep_recent` the plan in force at K uses (explicit, else its kind's default).
     pub fn keep_in_force(&self) -> usize {
         if let Some(keep) = self.setup.policy.api.first_keep()
-            && self.setup.policy.kind == PlanKind::Api
+            && self.setup.policy.kind.is_api()
         {
             return keep as usize;
         }

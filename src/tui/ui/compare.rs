@@ -348,12 +348,12 @@ fn draw_foot(
 /// leading: on a narrow panel the cut-off tail is what all rows share, so rows
 /// never look alike.
 pub fn compact_settings(rows: &[crate::compare::Row]) -> Vec<String> {
-    use crate::policy::{Delivery, PlanKind};
+    use crate::policy::Delivery;
     // Its columns: the preset, the kind, each numeric parameter the grid
     // lists (the table's axes), the delivery.
     let axes: Vec<_> = crate::policy::params::axes().collect();
     let words = |p: &crate::compare::Params| -> Vec<Option<String>> {
-        let api = p.kind == PlanKind::Api;
+        let api = p.kind.is_api();
         let mut w = vec![
             Some(p.preset_name().to_string()),
             (!api).then(|| p.kind.name().to_string()),

@@ -5,7 +5,7 @@ use super::*;
 pub fn draw_diff(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     let focused = v.focus == Focus::Diff;
     // The api preset (SPEC §11): the client sends the edits, the server edits.
-    let sides = if v.policy().kind == crate::policy::PlanKind::Api {
+    let sides = if v.policy().kind.is_api() {
         "client request (left) vs server view after the edits (right)"
     } else {
         "local request (left) vs wire payload (right)"

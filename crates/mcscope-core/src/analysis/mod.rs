@@ -147,7 +147,7 @@ impl Setup {
     /// The plan kinds in force over the session's requests (what `auto` chose at
     /// each, or the kind asked for), each once, in `PlanKind::ALL` order.
     pub fn kinds_chosen(&self) -> Vec<PlanKind> {
-        if self.policy.kind != PlanKind::Auto {
+        if !self.policy.kind.is_auto() {
             return vec![self.policy.kind];
         }
         let every = <PlanKind as strum::VariantArray>::VARIANTS;

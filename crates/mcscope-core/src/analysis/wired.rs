@@ -225,7 +225,7 @@ fn server_edits(
     if setup.policy.delivery != Delivery::Server {
         return None;
     }
-    if setup.policy.kind != crate::policy::PlanKind::Api {
+    if !setup.policy.kind.is_api() {
         // idle-server's are its step's (`idle_server_edits`).
         return None;
     }

@@ -68,7 +68,7 @@ pub struct Params {
 /// multiplies the kind by that parameter's list (SPEC §9). `auto` reads what
 /// any harness's `auto` may choose reads.
 pub(super) fn uses(kind: PlanKind, preset: HarnessId, key: &str) -> bool {
-    if kind != PlanKind::Auto {
+    if !kind.is_auto() {
         return kind.reads(key, preset);
     }
     <HarnessId as strum::VariantArray>::VARIANTS
@@ -203,12 +203,8 @@ impl Params {
                 .filter(|(row, _)| uses(p.kind, p.preset, row.key))
                 .filter_map(|(row, axis)| Some((row.key, (axis.get)(p)?)))
                 .collect(),
-            api_trigger: (p.kind == PlanKind::Api)
-                .then(|| p.api.first_trigger())
-                .flatten(),
-            api_keep: (p.kind == PlanKind::Api)
-                .then(|| p.api.first_keep())
-                .flatten(),
+            api_trigger: p.kind.is_api().then(|| p.api.first_trigger()).flatten(),
+            api_keep: p.kind.is_api().then(|| p.api.first_keep()).flatten(),
         }
     }
 
@@ -256,7 +252,7 @@ impl Params {
     /// The session's policy with this setting's parameters.
     pub fn apply(&self, base: &Policy) -> Policy {
         let mut p = base.clone();
-        if self.kind == PlanKind::Api {
+        if self.kind.is_api() {
             p.kind = PlanKind::Api;
             p.delivery = Delivery::Server;
             p.protect = false;
@@ -264,7 +260,7 @@ impl Params {
             return p;
         }
         // The api preset's baseline keeps delivery server: its preset's mark.
-        let api_baseline = self.kind == PlanKind::Recorded && base.kind == PlanKind::Api;
+        let api_baseline = self.kind.is_baseline() && base.kind.is_api();
         p.kind = self.kind;
         p.delivery = if api_baseline {
             Delivery::Server
@@ -280,7 +276,7 @@ impl Params {
 
     /// The preset's name as the text form shows it (`api` for its rows).
     pub fn preset_name(&self) -> &'static str {
-        if self.kind == PlanKind::Api {
+        if self.kind.is_api() {
             crate::harness::PresetId::SERVER.name()
         } else {
             self.preset.name()
@@ -289,7 +285,7 @@ impl Params {
 
     /// The setting in words, for the text form.
     pub fn words(&self) -> String {
-        if self.kind == PlanKind::Api {
+        if self.kind.is_api() {
             // The preset's name says api; its edit's values follow.
             let mut w = Vec::new();
             if let Some(t) = self.api_trigger {

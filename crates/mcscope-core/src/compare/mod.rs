@@ -334,7 +334,7 @@ fn run_setup(
                     refused: Some(format!("{shown}: {e}")),
                 });
             }
-            let auto_policy = (one.policy.kind == PlanKind::Auto).then(|| {
+            let auto_policy = one.policy.kind.is_auto().then(|| {
                 (
                     crate::policy_json::policy_all(&one),
                     !one.kinds_chosen().is_empty(),

@@ -196,7 +196,7 @@ fn kind_words(rows: &[Row], sub: &[usize], same_kind: &dyn Fn(&Params) -> bool) 
     let mut w = vec![p.preset_name().to_string()];
     // The number of combinations the listed values make.
     let mut product = 1usize;
-    if p.kind != PlanKind::Api {
+    if !p.kind.is_api() {
         w.push(p.kind.name().to_string());
     }
     let parameters = parameters();
@@ -245,8 +245,7 @@ fn kind_words(rows: &[Row], sub: &[usize], same_kind: &dyn Fn(&Params) -> bool) 
         w.push(format!("{name} {shown}{unit}"));
     }
     let d = p.delivery;
-    if p.kind != PlanKind::Api && (d != Delivery::Rewrite || p.kind.grid_deliveries(true).len() > 1)
-    {
+    if !p.kind.is_api() && (d != Delivery::Rewrite || p.kind.grid_deliveries(true).len() > 1) {
         w.push(d.name().to_string());
     }
     // Two parameters that differ but not every combination of their values:

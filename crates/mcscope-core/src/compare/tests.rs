@@ -94,7 +94,7 @@ fn api_lists_make_their_cross_product_for_claude_shaped_sessions_only() {
     assert_eq!(g.len(), 9);
     assert!(
         g.iter()
-            .all(|p| p.kind == PlanKind::Api && p.delivery == Delivery::Server)
+            .all(|p| p.kind.is_api() && p.delivery == Delivery::Server)
     );
     assert_eq!((g[1].api_trigger, g[1].api_keep), (Some(50_000), Some(5)));
     assert_eq!(

@@ -92,7 +92,7 @@ impl Ask<'_> {
 
     /// Whether the policy is `auto`.
     pub fn auto(&self) -> bool {
-        self.policy.kind == PlanKind::Auto
+        self.policy.kind.is_auto()
     }
 }
 

@@ -232,7 +232,7 @@ impl ForUsers for Claude {
             PlanKind::Forced | PlanKind::Size => Availability::WhatIf,
             _ => Availability::RemoteFlag,
         };
-        let kind = (policy.kind != PlanKind::Auto).then_some(policy.kind);
+        let kind = (!policy.kind.is_auto()).then_some(policy.kind);
         let never = || {
             !s.requests.is_empty()
                 && kind.is_some()

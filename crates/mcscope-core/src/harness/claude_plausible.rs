@@ -22,7 +22,7 @@ pub(super) fn could_run(
     // preset are assessed: a messages-json body records no build.
     if s.harness.rules().formats.first() != Some(&s.format)
         || policy.preset != s.harness
-        || policy.kind == PlanKind::Api
+        || policy.kind.is_api()
     {
         return not_assessed;
     }

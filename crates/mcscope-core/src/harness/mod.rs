@@ -54,7 +54,7 @@ pub fn plausible_at(
     req: &Request,
     kind: Option<PlanKind>,
 ) -> Plausible {
-    if kind == Some(PlanKind::Recorded) {
+    if kind.is_some_and(PlanKind::is_baseline) {
         return Plausible::RECORDED;
     }
     s.harness.asks().could_run(policy, s, req, kind)

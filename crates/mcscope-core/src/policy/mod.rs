@@ -367,7 +367,7 @@ impl Policy {
                 .is_some_and(|p| p.deliveries() != [Delivery::Rewrite, Delivery::CacheEdits])
         };
         let auto_kinds = self.preset.asks().auto_kinds();
-        if self.kind != PlanKind::Auto || !auto_kinds.iter().any(|&k| own_delivery(k)) {
+        if !self.kind.is_auto() || !auto_kinds.iter().any(|&k| own_delivery(k)) {
             return Ok(());
         }
         for r in requests {
@@ -389,7 +389,7 @@ impl Policy {
     /// What the plan's rules answer: the api preset's for kind `api`, else the
     /// harness's.
     pub fn asks(&self) -> &'static dyn crate::harness::Harness {
-        if self.kind == PlanKind::Api {
+        if self.kind.is_api() {
             PresetId::SERVER.asks()
         } else {
             self.preset.asks()
@@ -403,7 +403,7 @@ impl Policy {
     /// baseline last; a kind it does not list (api) goes on to the baseline,
     /// and the api preset's baseline (delivery server) back to api.
     pub fn next_kind(&self) -> PlanKind {
-        if self.kind == PlanKind::Recorded && self.delivery == Delivery::Server {
+        if self.kind.is_baseline() && self.delivery == Delivery::Server {
             return PlanKind::Api;
         }
         let kinds = self.preset.rules().offers.kinds;
@@ -425,7 +425,7 @@ impl Policy {
         match kind {
             PlanKind::Api => None,
             PlanKind::Recorded => {
-                if from != PlanKind::Api {
+                if !from.is_api() {
                     self.delivery = Delivery::Rewrite;
                 }
                 Some(Settled::Recorded)
@@ -503,8 +503,8 @@ impl Policy {
     pub fn preset_name(&self) -> &'static str {
         // The api preset's baseline keeps delivery server (`recorded` reads
         // no delivery; see `setup`).
-        let api_baseline = self.kind == PlanKind::Recorded && self.delivery == Delivery::Server;
-        if self.kind == PlanKind::Api || api_baseline {
+        let api_baseline = self.kind.is_baseline() && self.delivery == Delivery::Server;
+        if self.kind.is_api() || api_baseline {
             crate::harness::PresetId::SERVER.name()
         } else {
             self.preset.name()

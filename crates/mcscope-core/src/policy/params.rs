@@ -227,7 +227,11 @@ pub static OTHER_KEYS: &[Key] = &[
     Key {
         key: "api_excluded_count_toward_keep",
         put: Put::Bool(|p, v| p.api.excluded_count_toward_keep = v),
-        print: |p| (p.kind == PlanKind::Api).then(|| p.api.excluded_count_toward_keep.to_string()),
+        print: |p| {
+            p.kind
+                .is_api()
+                .then(|| p.api.excluded_count_toward_keep.to_string())
+        },
         flag: Some(("--api-excluded-count-toward-keep", Takes::On, || {
             format!("{API_READING} excluded tools' uses count toward `keep` (default: they do not)")
         })),
@@ -235,7 +239,7 @@ pub static OTHER_KEYS: &[Key] = &[
     Key {
         key: "api_trigger_inclusive",
         put: Put::Bool(|p, v| p.api.trigger_inclusive = v),
-        print: |p| (p.kind == PlanKind::Api).then(|| p.api.trigger_inclusive.to_string()),
+        print: |p| p.kind.is_api().then(|| p.api.trigger_inclusive.to_string()),
         flag: Some(("--api-trigger-inclusive", Takes::On, || {
             format!("{API_READING} the trigger fires at >= its value (default: strictly >)")
         })),
@@ -246,7 +250,7 @@ pub static OTHER_KEYS: &[Key] = &[
             p.api.placeholder = v.to_string();
             Ok(())
         }),
-        print: |p| (p.kind == PlanKind::Api).then(|| format!("{:?}", p.api.placeholder)),
+        print: |p| p.kind.is_api().then(|| format!("{:?}", p.api.placeholder)),
         flag: Some(("--api-placeholder", Takes::Text, || {
             format!(
                 "{API_READING} what a cleared result reads in the server view (default: {}). \

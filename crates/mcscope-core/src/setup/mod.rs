@@ -251,7 +251,7 @@ pub fn setup_with_config(
         resolver: Default::default(),
         checkpoints: Default::default(),
     };
-    if setup.policy.kind == PlanKind::Recorded {
+    if setup.policy.kind.is_baseline() {
         let warnings = baseline::warnings(&setup);
         if let Some(s) = std::sync::Arc::get_mut(&mut setup.session) {
             s.warnings.extend(warnings);
@@ -304,13 +304,13 @@ fn choose_preset(
         .or_else(|| config.policy.preset().map(|p| ("config", p)));
     // Flags win: a --policy or --delivery the api preset cannot take leaves a
     // sidecar's or the config file's api preset for the session's own.
-    let flag_leaves_api = policy.is_some_and(|k| k != PlanKind::Api)
-        || delivery.is_some_and(|d| d != Delivery::Server);
+    let flag_leaves_api =
+        policy.is_some_and(|k| !k.is_api()) || delivery.is_some_and(|d| d != Delivery::Server);
     // A recorded preset by name: (where, the name, the preset if it is one).
     let recorded = recorded.map(|(from, name)| (from, name, name.parse::<PresetArg>().ok()));
     let api = match (preset, recorded) {
         (Some(p), _) => p.is_server(),
-        (None, _) if policy == Some(PlanKind::Api) => true,
+        (None, _) if policy.is_some_and(PlanKind::is_api) => true,
         (None, Some((_, _, Some(p)))) if p.is_server() => !flag_leaves_api,
         _ => false,
     };
@@ -404,7 +404,7 @@ fn settle_kind_and_delivery(
 ) -> Result<(), UsageError> {
     let (policy, delivery) = (opts.given.kind(), opts.given.delivery());
     let (api, flag_leaves_api) = (chosen.api, chosen.flag_leaves_api);
-    if p.kind == PlanKind::Recorded {
+    if p.kind.is_baseline() {
         // SPEC §15.3: the baseline is read from the records; the api preset's
         // keeps delivery server (what tells it from the others' in the TUI).
         let refused: Vec<&str> = RECORDED_REFUSES
@@ -424,7 +424,7 @@ fn settle_kind_and_delivery(
         };
     } else if api {
         // The api preset runs its own kind, delivered by the server (SPEC §11).
-        if p.kind != PlanKind::Api && policy.is_some() {
+        if !p.kind.is_api() && policy.is_some() {
             return Err(UsageError::ApiKindOnly {
                 path: path.display().to_string(),
                 kind: p.kind,
@@ -439,7 +439,7 @@ fn settle_kind_and_delivery(
             });
         }
         p.delivery = Delivery::Server;
-    } else if p.kind == PlanKind::Api {
+    } else if p.kind.is_api() {
         // The api kind is the api preset's, asked for by `--preset api`: a
         // policy of kind api with delivery server is that preset, so only here
         // can a `--policy api` without it be told apart.
@@ -463,7 +463,7 @@ fn settle_kind_and_delivery(
     // Each kind's own delivery where none was asked; an asked one is judged,
     // with the rest, by `Policy::check` below.
     match delivery {
-        _ if api || p.kind == PlanKind::Recorded => {}
+        _ if api || p.kind.is_baseline() => {}
         Some(d) => p.delivery = d,
         // The kind's own (SPEC §13.S: the server applies idle-server's edit;
         // cache edits, Claude's mechanism, are count's default on Claude).

@@ -171,6 +171,24 @@ pub enum PlanKind {
 }
 
 impl PlanKind {
+    /// `auto`: no plan of its own, the harness's choice of one at each
+    /// request (SPEC §5).
+    pub fn is_auto(self) -> bool {
+        self == PlanKind::Auto
+    }
+
+    /// `recorded`: the baseline, what the transcript proves was cleared
+    /// (SPEC §15.3); it reads no parameter.
+    pub fn is_baseline(self) -> bool {
+        self == PlanKind::Recorded
+    }
+
+    /// `api`: the api preset's plan, Anthropic's server-side editing (SPEC
+    /// §11); the preset, its edits and its server delivery go with it.
+    pub fn is_api(self) -> bool {
+        self == PlanKind::Api
+    }
+
     /// The claude cycle of SPEC §15.3 (`p`); qwen leaves out idle-server and budget.
     pub const ALL: [PlanKind; 8] = [
         PlanKind::Auto,

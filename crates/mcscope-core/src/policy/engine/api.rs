@@ -656,8 +656,7 @@ impl<'s> ApiState<'s> {
         idle_server: bool,
     ) -> ApiState<'s> {
         ApiState {
-            facts: (policy.kind == PlanKind::Api || idle_server)
-                .then(|| ApiFacts::of_session(s, derived)),
+            facts: (policy.kind.is_api() || idle_server).then(|| ApiFacts::of_session(s, derived)),
             ..Default::default()
         }
     }

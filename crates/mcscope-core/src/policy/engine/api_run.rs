@@ -120,7 +120,7 @@ impl<'s> Engine<'s> {
 
     /// Whether the plan at this request is the carried one.
     pub(super) fn api_carries(&self) -> bool {
-        self.plans.api.run.on && self.policy.kind == PlanKind::Api
+        self.plans.api.run.on && self.policy.kind.is_api()
     }
 
     /// Takes in the messages and results the view gained.

@@ -86,7 +86,7 @@ pub(super) fn params(policy: &Policy, req: &Request) -> Params {
     // The baseline runs it with the version's defaults, never the
     // command's options (SPEC §15.5).
     let defaults;
-    let p = if policy.kind == PlanKind::Recorded {
+    let p = if policy.kind.is_baseline() {
         defaults = Policy::preset(policy.preset);
         &defaults
     } else {

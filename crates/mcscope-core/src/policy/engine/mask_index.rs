@@ -48,8 +48,8 @@ impl Engine<'_> {
     pub(super) fn mask_index_on(&mut self) {
         let s = self.s;
         let p = &self.policy;
-        let mask_may_run = p.kind == PlanKind::Mask
-            || (p.kind == PlanKind::Auto && p.preset.auto_may(PlanKind::Mask));
+        let mask_may_run =
+            p.kind == PlanKind::Mask || (p.kind.is_auto() && p.preset.auto_may(PlanKind::Mask));
         self.plans.mask_index.on = mask_may_run
             && !s.harness_tokens.is_empty()
             && s.results.is_sorted_by_key(|r| (r.msg, r.part));

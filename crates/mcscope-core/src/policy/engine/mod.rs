@@ -211,7 +211,7 @@ impl<'s> Engine<'s> {
         let mut e = Engine {
             s,
             // The api preset clears every tool's results (SPEC §11).
-            tools: if policy.kind == PlanKind::Api {
+            tools: if policy.kind.is_api() {
                 crate::harness::PresetId::SERVER.rules()
             } else {
                 s.shape().tools

@@ -220,7 +220,7 @@ pub(crate) struct RecordedState(
 impl RecordedState {
     pub(super) fn new(s: &Session, policy: &Policy) -> RecordedState {
         RecordedState(
-            (policy.kind == PlanKind::Recorded)
+            (policy.kind.is_baseline())
                 .then(|| crate::policy::recorded::recorded_cleared_all(s).into()),
         )
     }

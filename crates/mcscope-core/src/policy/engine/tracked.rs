@@ -68,14 +68,14 @@ impl<'s> Engine<'s> {
             }
             crate::policy::api::Edit::ClearThinking { .. } => false,
         });
-        if (self.policy.kind != PlanKind::Api || api_results_only)
+        if (!self.policy.kind.is_api() || api_results_only)
             && s.media.is_empty()
             && s.results.iter().all(|r| r.media == 0)
         {
             self.tracker.on = true;
             self.tracker.stamp = vec![0; s.results.len()];
             self.size_index_on();
-            if self.policy.kind == PlanKind::Api {
+            if self.policy.kind.is_api() {
                 self.api_run_on();
             }
         }

@@ -561,7 +561,8 @@ it marks anything, OpenCode's PRUNE_MINIMUM",
             Ok(())
         }),
         print: |p| {
-            (p.kind == PlanKind::Api)
+            p.kind
+                .is_api()
                 .then(|| serde_json::Value::Array(p.api.edits_json()).to_string())
         },
         off: None,
