@@ -247,19 +247,22 @@ impl SessionView {
             };
             out.push(vec![self.marked("clear_errors", words.into())]);
         }
-        if self.plan.step.kind == Some(PlanKind::Budget) {
-            out.push(vec![
-                plain("budget "),
-                self.marked("budget_tokens", fmt_int(p.budget_tokens)),
-                plain(" (min "),
-                self.marked("budget_min_saving", fmt_int(p.budget_min_saving)),
-                plain(", gate "),
-                self.marked(
-                    "budget_warning_tokens",
-                    fmt_int(p.budget_warning_at(&self.plan.request)),
-                ),
-                plain(")"),
-            ]);
+        // A line of the plan in force's own (budget's).
+        let own = self
+            .plan
+            .step
+            .kind
+            .and_then(|k| k.header_parts(p, &self.plan.request));
+        if let Some(parts) = own {
+            out.push(
+                parts
+                    .into_iter()
+                    .map(|(key, text)| match key {
+                        Some(key) => self.marked(key, text),
+                        None => plain(text),
+                    })
+                    .collect(),
+            );
         }
         out
     }

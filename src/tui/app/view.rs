@@ -65,8 +65,7 @@ impl SessionView {
         {
             return keep as usize;
         }
-        let kind = self.plan.step.kind.unwrap_or(PlanKind::Idle);
-        self.setup.policy.keep_for(kind)
+        self.setup.policy.keep_in_force(self.plan.step.kind)
     }
 
     /// Recomputes the plan, the diff and (when needed) the timeline.

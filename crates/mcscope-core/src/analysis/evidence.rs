@@ -26,7 +26,7 @@ impl<'a> Simulator<'a> {
     }
 
     pub fn simulate(&mut self, writer: Writer, at: SimAt) -> Option<Vec<String>> {
-        let kind = writer.plan_kind();
+        let kind = writer.plan_kind()?;
         match at {
             SimAt::Request(k) => {
                 let at = match self.newly.iter().position(|(x, _)| *x == kind) {
@@ -129,30 +129,8 @@ pub fn evidence(setup: &Setup) -> SessionEvidence {
     ev
 }
 
-/// The policy of E4's simulation (SPEC §13.E4, §15.11): `idle-server` with
-/// the version's defaults, except `--min-trigger-tool-uses`, and
-/// `--keep-recent` / `--gap-minutes` only when `--policy` is `idle-server` or
-/// `auto`.
-fn e4_policy(setup: &Setup) -> Policy {
-    let given = &setup.policy;
-    let mut p = Policy::preset(setup.session.harness);
-    p.kind = PlanKind::IdleServer;
-    p.delivery = Delivery::Server;
-    p.protect = given.protect;
-    p.clear_errors = given.clear_errors;
-    p.min_trigger_tool_uses = given.min_trigger_tool_uses;
-    if matches!(given.kind, PlanKind::IdleServer | PlanKind::Auto) {
-        p.keep_recent = given.keep_recent;
-        if given.gap_explicit {
-            p.gap_threshold_minutes = given.gap_threshold_minutes;
-            p.gap_explicit = true;
-        }
-    }
-    p
-}
-
 /// E4's simulated half at every request (SPEC §13.E4, §13.J: an object at
-/// every request): the `idle-server` plan run with [`e4_policy`], whatever
+/// every request): the `idle-server` plan run with `engine::e4_policy`, whatever
 /// `--policy` selects. A file that is not a Claude Code transcript, or has no
 /// reply a return could follow (SPEC §13.S1), has no return to find, so
 /// nothing is sent there and no plan needs running.
@@ -168,7 +146,7 @@ fn idle_server_beside(setup: &Setup, ev: &mut SessionEvidence) {
     let mut engine = Engine::new(
         s,
         &setup.derived,
-        e4_policy(setup),
+        crate::policy::engine::e4_policy(&setup.policy, setup.session.harness),
         setup.protector(),
         s.requests.len(),
     )

@@ -257,7 +257,7 @@ impl Setup {
     /// The requests where `idle-server` sends its edit (one lean pass, made
     /// only when the plan is in force somewhere).
     fn idle_server_sends(&self) -> HashSet<usize> {
-        if !self.kinds_chosen().contains(&PlanKind::IdleServer) {
+        if !self.kinds_chosen().iter().any(|k| k.reports_sends()) {
             return HashSet::new();
         }
         let mut engine = self.engine(self.last_request()).lean();

@@ -30,43 +30,23 @@ pub const BREAK_MIN_DROP: u64 = 2000;
 /// The model Claude Code writes on responses it made up itself (errors).
 pub use crate::session::SYNTHETIC_MODEL;
 
-/// Which harness code wrote a `microcompact_boundary`, told apart by `preTokens`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
-#[strum(serialize_all = "lowercase")]
-pub enum Writer {
-    /// `preTokens > 0`: the token-budget plan, written before the request it changed.
-    Budget,
-    /// `preTokens == 0`: cached microcompact, written after the response.
-    Cached,
-    /// Gemini CLI's tool-output masking, written into the file before the
-    /// request it changed (SPEC §14, §15.13).
-    #[strum(serialize = "gemini_mask")]
-    Mask,
-    /// OpenCode's own prune (`state.time.compacted`, SPEC §14, §15.13): the
-    /// first request built after the mark carries the placeholder.
-    #[strum(serialize = "opencode_prune")]
-    Prune,
-}
+pub use crate::vocab::Writer;
 
 impl Writer {
     pub fn name(self) -> &'static str {
         self.into()
     }
 
-    /// The plan kind whose clearings a record of this writer is compared with.
-    pub fn plan_kind(self) -> crate::policy::PlanKind {
-        use crate::policy::PlanKind;
-        match self {
-            Writer::Budget => PlanKind::Budget,
-            Writer::Cached => PlanKind::Count,
-            Writer::Mask => PlanKind::Mask,
-            Writer::Prune => PlanKind::Prune,
-        }
+    /// The plan kind whose clearings a record of this writer is compared with:
+    /// the plan that says it writes such records (`Plan::writes`; every
+    /// writer is one plan's).
+    pub fn plan_kind(self) -> Option<crate::policy::PlanKind> {
+        crate::policy::PlanKind::writing(self)
     }
 
     /// [`Writer::plan_kind`]'s name.
     pub fn plan(self) -> &'static str {
-        self.plan_kind().name()
+        self.plan_kind().map_or("", crate::policy::PlanKind::name)
     }
 
     /// The record's kind as `explain` names it (SPEC §15.21).

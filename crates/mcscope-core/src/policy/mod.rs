@@ -138,6 +138,30 @@ impl PlanKind {
         engine::registry::of(self).and_then(|p| p.placeholder_note())
     }
 
+    /// The kind whose plan writes records of `writer` (`Plan::writes`):
+    /// every writer is some plan's (the registry's test holds them).
+    pub fn writing(writer: crate::vocab::Writer) -> Option<PlanKind> {
+        engine::registry::PLANS
+            .iter()
+            .find(|p| p.writes() == Some(writer))
+            .map(|p| p.kind())
+    }
+
+    /// Its own line in the TUI's header, in pieces (`Plan::header_parts`).
+    pub fn header_parts(
+        self,
+        p: &Policy,
+        req: &Request,
+    ) -> Option<Vec<(Option<&'static str>, String)>> {
+        engine::registry::of(self).and_then(|plan| plan.header_parts(p, req))
+    }
+
+    /// Whether its step says whether the server sent its edit
+    /// (`Plan::reports_sends`).
+    pub fn reports_sends(self) -> bool {
+        engine::registry::of(self).is_some_and(|p| p.reports_sends())
+    }
+
     /// Whether it fires at the request being viewed (`Plan::fires_at_view`).
     pub fn fires_at_view(self) -> bool {
         engine::registry::of(self).is_some_and(|p| p.fires_at_view())
@@ -515,6 +539,15 @@ impl Policy {
     /// default; floored to 1 by both harnesses.
     pub fn keep_for(&self, kind: PlanKind) -> usize {
         self.keep_recent.unwrap_or(kind.default_keep()).max(1) as usize
+    }
+
+    /// The `keep_recent` in force where kind `kind` ran ([`Policy::keep_for`]),
+    /// else the one every plan uses by default.
+    pub fn keep_in_force(&self, kind: Option<PlanKind>) -> usize {
+        match kind {
+            Some(k) => self.keep_for(k),
+            None => self.keep_recent.unwrap_or(engine::DEFAULT_KEEP).max(1) as usize,
+        }
     }
 
     /// The plan kind in force at `req` with idle gap `gap`: the kind asked for,

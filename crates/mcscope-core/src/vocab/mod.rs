@@ -13,6 +13,24 @@ use strum::VariantArray;
 pub mod policy;
 pub use policy::Policy;
 
+/// Which harness code wrote a `microcompact_boundary`, told apart by `preTokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "lowercase")]
+pub enum Writer {
+    /// `preTokens > 0`: the token-budget plan, written before the request it changed.
+    Budget,
+    /// `preTokens == 0`: cached microcompact, written after the response.
+    Cached,
+    /// Gemini CLI's tool-output masking, written into the file before the
+    /// request it changed (SPEC §14, §15.13).
+    #[strum(serialize = "gemini_mask")]
+    Mask,
+    /// OpenCode's own prune (`state.time.compacted`, SPEC §14, §15.13): the
+    /// first request built after the mark carries the placeholder.
+    #[strum(serialize = "opencode_prune")]
+    Prune,
+}
+
 /// The harness a session was written by (`session.harness` in the JSON).
 #[derive(
     Debug,

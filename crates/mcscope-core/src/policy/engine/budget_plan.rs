@@ -215,6 +215,32 @@ impl super::plan::Plan for Budget {
         )
     }
 
+    /// Claude Code's `microcompact_boundary` with `preTokens` (SPEC §10).
+    fn writes(&self) -> Option<crate::vocab::Writer> {
+        Some(crate::vocab::Writer::Budget)
+    }
+
+    /// The TUI's budget line: its budget, least saving and usage gate.
+    fn header_parts(
+        &self,
+        p: &Policy,
+        req: &Request,
+    ) -> Option<Vec<(Option<&'static str>, String)>> {
+        use crate::numbers::fmt_int;
+        Some(vec![
+            (None, "budget ".into()),
+            (Some("budget_tokens"), fmt_int(p.budget_tokens)),
+            (None, " (min ".into()),
+            (Some("budget_min_saving"), fmt_int(p.budget_min_saving)),
+            (None, ", gate ".into()),
+            (
+                Some("budget_warning_tokens"),
+                fmt_int(p.budget_warning_at(req)),
+            ),
+            (None, ")".into()),
+        ])
+    }
+
     /// Claude Code writes a `microcompact_boundary` whenever it fires.
     fn shows_unrecorded(&self) -> bool {
         true

@@ -107,6 +107,12 @@ impl super::plan::Plan for Count {
         Decided::verdict(count(&*e, &e.policy, req))
     }
 
+    /// Claude Code's cached microcompact writes a `microcompact_boundary`
+    /// without `preTokens` (SPEC §10).
+    fn writes(&self) -> Option<crate::vocab::Writer> {
+        Some(crate::vocab::Writer::Cached)
+    }
+
     /// Its deletions are cumulative within the view (SPEC §5).
     fn edits_outlive_turns(&self) -> bool {
         true

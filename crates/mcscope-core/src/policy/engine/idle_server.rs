@@ -237,6 +237,27 @@ impl IdleServerWhy {
     }
 }
 
+/// The policy of E4's simulation (SPEC §13.E4, §15.11): `idle-server` with
+/// the version's defaults, except `--min-trigger-tool-uses`, and
+/// `--keep-recent` / `--gap-minutes` only when `--policy` is `idle-server` or
+/// `auto`: run beside whatever plan `given` selects on a session of `harness`.
+pub fn e4_policy(given: &Policy, harness: crate::session::HarnessId) -> Policy {
+    let mut p = Policy::preset(harness);
+    p.kind = PlanKind::IdleServer;
+    p.delivery = Delivery::Server;
+    p.protect = given.protect;
+    p.clear_errors = given.clear_errors;
+    p.min_trigger_tool_uses = given.min_trigger_tool_uses;
+    if given.kind == PlanKind::IdleServer || given.kind.is_auto() {
+        p.keep_recent = given.keep_recent;
+        if given.gap_explicit {
+            p.gap_threshold_minutes = given.gap_threshold_minutes;
+            p.gap_explicit = true;
+        }
+    }
+    p
+}
+
 /// `idle-server` (SPEC §13.S): the server's clearing after idle.
 pub(super) struct IdleServer;
 
@@ -315,6 +336,10 @@ impl super::plan::Plan for IdleServer {
     }
 
     fn keeps_by_version(&self) -> bool {
+        true
+    }
+
+    fn reports_sends(&self) -> bool {
         true
     }
 

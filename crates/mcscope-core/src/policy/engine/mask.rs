@@ -268,6 +268,11 @@ impl super::plan::Plan for Mask {
     }
 
     /// Its own thresholds (`mask.rs`), none of the shared ones.
+    /// Gemini CLI's masking writes its placeholder into the file (SPEC §14).
+    fn writes(&self) -> Option<crate::vocab::Writer> {
+        Some(crate::vocab::Writer::Mask)
+    }
+
     fn reads(&self) -> &'static [(&'static str, When)] {
         &[
             ("mask_protect_tokens", When::Always),

@@ -42,7 +42,7 @@ pub use api::{ApiCleared, ApiKept, ApiNote, ApiStep, EditOutcome, TokenSource};
 pub use budget_plan::{BudgetCleared, BudgetKept, BudgetNote};
 pub use count::{CountCleared, CountKept, CountNote};
 pub use idle::{TimeCleared, TimeNote};
-pub use idle_server::{IdleServerStep, IdleServerWhy};
+pub use idle_server::{IdleServerStep, IdleServerWhy, e4_policy};
 use look::Look;
 pub use mask::{MaskCleared, MaskKept, MaskNote};
 pub(crate) use plan::Decided;

@@ -169,6 +169,31 @@ pub(crate) trait Plan: Sync {
         false
     }
 
+    /// The record its harness writes where it clears (SPEC §10, §14): a
+    /// record of this writer is compared with what it newly clears. None by
+    /// default.
+    fn writes(&self) -> Option<crate::vocab::Writer> {
+        None
+    }
+
+    /// Its own line in the TUI's header while it is in force, in pieces, each
+    /// with the key of the parameter it shows (marked where it was changed),
+    /// or none.
+    fn header_parts(
+        &self,
+        _p: &Policy,
+        _req: &Request,
+    ) -> Option<Vec<(Option<&'static str>, String)>> {
+        None
+    }
+
+    /// Whether its step says whether the server sent its edit there
+    /// (idle-server's: `Step::idle_server`), which the caveats read at every
+    /// request (SPEC §13.C).
+    fn reports_sends(&self) -> bool {
+        false
+    }
+
     /// Whether a firing of it without its harness's record is evidence
     /// (SPEC §10: budget's `microcompact_boundary` is written whenever it
     /// fires; none is shown as a record with `writer: null`).
@@ -302,6 +327,21 @@ mod tests {
             assert_eq!(n, want, "{}", kind.name());
             assert_eq!(of(kind).map(|p| p.kind()), (want == 1).then_some(kind));
         }
+    }
+
+    /// SPEC §10, §14: each record writer is one plan's, whose clearings its
+    /// records are compared with.
+    #[test]
+    fn s10_each_record_writer_is_one_plan_s() {
+        use crate::vocab::Writer;
+        for &w in Writer::VARIANTS {
+            let n = PLANS.iter().filter(|p| p.writes() == Some(w)).count();
+            assert_eq!(n, 1, "{w:?}");
+        }
+        assert_eq!(PlanKind::writing(Writer::Budget), Some(PlanKind::Budget));
+        assert_eq!(PlanKind::writing(Writer::Cached), Some(PlanKind::Count));
+        assert_eq!(PlanKind::writing(Writer::Mask), Some(PlanKind::Mask));
+        assert_eq!(PlanKind::writing(Writer::Prune), Some(PlanKind::Prune));
     }
 
     /// The deliveries each kind takes (SPEC §5, §11, §13.S).

@@ -239,6 +239,11 @@ impl super::plan::Plan for Prune {
     }
 
     /// Its own thresholds (`prune.rs`), none of the shared ones.
+    /// OpenCode marks a pruned part (`state.time.compacted`, SPEC §14).
+    fn writes(&self) -> Option<crate::vocab::Writer> {
+        Some(crate::vocab::Writer::Prune)
+    }
+
     fn reads(&self) -> &'static [(&'static str, When)] {
         &[
             ("prune_protect_tokens", When::Always),
