@@ -351,3 +351,31 @@ impl<'s> Engine<'s> {
         }
     }
 }
+
+/// The `api` plan's state (SPEC §11).
+#[derive(Clone, Default)]
+pub(crate) struct ApiState<'s> {
+    /// Its reading of the messages, read once.
+    pub(super) facts: Option<std::sync::Arc<ApiFacts>>,
+    /// The plan at the last evaluated request.
+    pub(super) step: Option<ApiStep>,
+    /// Its state carried from request to request (a tracked engine of one
+    /// `clear_tool_uses` edit: `api_run`).
+    pub(super) run: ApiRun<'s>,
+}
+
+impl<'s> ApiState<'s> {
+    /// Its reading of the messages where it may run, or idle-server, which
+    /// reads the same facts, may.
+    pub(super) fn new(
+        s: &'s Session,
+        derived: &crate::derived::Derived,
+        policy: &Policy,
+        idle_server: bool,
+    ) -> ApiState<'s> {
+        ApiState {
+            facts: (policy.kind.is_api() || idle_server).then(|| ApiFacts::of_session(s, derived)),
+            ..Default::default()
+        }
+    }
+}

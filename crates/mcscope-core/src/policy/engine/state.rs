@@ -74,7 +74,7 @@ pub(super) struct PlanStates<'s> {
     /// the Claude size plan: `size_index`).
     pub(super) size_index: size_index::SizeIndex,
     pub(super) mask_index: mask_index::MaskIndex,
-    pub(super) api: api::ApiState<'s>,
+    pub(super) api: api_run::ApiState<'s>,
     pub(super) idle_server: idle_server::IdleServerState,
     pub(super) recorded: recorded::RecordedState,
     /// What OpenCode's prune keeps across views.
@@ -89,7 +89,7 @@ impl<'s> PlanStates<'s> {
         PlanStates {
             size_index: Default::default(),
             mask_index: Default::default(),
-            api: api::ApiState::new(s, derived, policy, idle_server),
+            api: api_run::ApiState::new(s, derived, policy, idle_server),
             idle_server: idle_server::IdleServerState::new(s, derived, idle_server),
             recorded: recorded::RecordedState::new(s, policy),
             prune: Default::default(),
