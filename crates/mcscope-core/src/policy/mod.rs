@@ -112,7 +112,7 @@ impl PlanKind {
     pub fn keep_at(self, p: &Policy, version: Option<&str>) -> Option<u32> {
         match engine::registry::of(self) {
             Some(plan) => plan.keep_at(p, version),
-            None => Some(p.keep_recent.unwrap_or(5)),
+            None => Some(p.keep_recent.unwrap_or(engine::DEFAULT_KEEP)),
         }
     }
 
