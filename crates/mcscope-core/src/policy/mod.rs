@@ -589,12 +589,6 @@ impl Policy {
         self.gap_threshold_minutes >= 0.0 && gap.is_some_and(|g| g >= self.gap_threshold_minutes)
     }
 
-    /// The budget warning threshold at `req`: the explicit value, else by version.
-    pub fn budget_warning_at(&self, req: &Request) -> u64 {
-        self.budget_warning_tokens
-            .unwrap_or_else(|| budget::budget_warning(req.version.as_deref()))
-    }
-
     /// Whether error results may be cleared under this preset (never by `size`).
     pub fn errors_clearable(&self) -> bool {
         self.preset.rules().tools.errors_clearable && self.clear_errors

@@ -5,13 +5,20 @@
 use super::*;
 use crate::policy::params::When;
 
+/// The usage gate at a request of `version` (SPEC §5): the one given, else
+/// the version's.
+fn warning_at(p: &Policy, version: Option<&str>) -> u64 {
+    p.budget_warning_tokens
+        .unwrap_or_else(|| crate::harness::claude_budget::budget_warning(version))
+}
+
 /// `budget`: past the usage gate, clear the oldest eligible results outside
 /// the last keep_recent eligible calls until the rest fits the budget
 /// (SPEC §5; the walk itself is `budget::decide`).
 pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
     let s = look.session();
     let keep = p.keep_for(PlanKind::Budget);
-    let warning = p.budget_warning_at(req);
+    let warning = warning_at(p, req.version.as_deref());
     let usage = look.last_usage();
     let gate = Gate { usage, warning };
     // Below the usage gate nothing fires and nothing is kept for a reason of
@@ -235,7 +242,7 @@ impl super::plan::Plan for Budget {
             (None, ", gate ".into()),
             (
                 Some("budget_warning_tokens"),
-                fmt_int(p.budget_warning_at(req)),
+                fmt_int(warning_at(p, req.version.as_deref())),
             ),
             (None, ")".into()),
         ])
@@ -248,10 +255,7 @@ impl super::plan::Plan for Budget {
 
     /// Its usage gate by version where none is given (SPEC §5).
     fn own_value(&self, key: &str, p: &Policy, version: Option<&str>) -> Option<u64> {
-        (key == "budget_warning_tokens").then(|| {
-            p.budget_warning_tokens
-                .unwrap_or_else(|| crate::harness::claude_budget::budget_warning(version))
-        })
+        (key == "budget_warning_tokens").then(|| warning_at(p, version))
     }
 
     /// It is Claude Code's, by rewrite (SPEC §5); a server delivery is the
