@@ -10,8 +10,6 @@ use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
 
-pub use mcscope_core::policy_json::{PolicyApiJson, policy_keys};
-
 /// The per-request `api` object (SPEC §11), fields in schema order.
 #[derive(Serialize)]
 pub struct ApiJson<'a> {

@@ -89,7 +89,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
     header(
         setup,
         &setup.kinds_chosen(),
-        kinds::policy_all(setup).keep_recent,
+        kinds::policy_all(setup).keep_recent(),
         &setup.caveats_all(),
         &mut out,
     );

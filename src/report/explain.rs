@@ -110,7 +110,7 @@ pub fn explain_text(setup: &Setup, e: &Explain) -> String {
     header(
         setup,
         &setup.kinds_chosen(),
-        kinds::policy_all(setup).keep_recent,
+        kinds::policy_all(setup).keep_recent(),
         &setup.caveats_all(),
         &mut out,
     );

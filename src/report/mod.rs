@@ -26,9 +26,7 @@ pub mod page;
 mod plan;
 mod text;
 mod timeline;
-pub use mcscope_core::policy_json::{
-    MaskPolicyJson, Num, PolicyJson, PrunePolicyJson, keep_recent_of, number, policy_json,
-};
+pub use mcscope_core::policy_json::{Num, PolicyJson, keep_recent_of, number, policy_json};
 pub use mcscope_core::words;
 
 pub use evidence::{evidence_json, evidence_text};

@@ -270,7 +270,7 @@ pub fn plan_text(setup: &Setup, plan: &PlanAt) -> String {
     header(
         setup,
         &plan_kinds(setup, plan),
-        kinds::policy_at(setup, &plan.request, plan.step.kind).keep_recent,
+        kinds::policy_at(setup, &plan.request, plan.step.kind).keep_recent(),
         &setup.caveats_at(&plan.request, &plan.step),
         &mut out,
     );

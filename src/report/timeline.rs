@@ -322,7 +322,7 @@ pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> 
     header(
         setup,
         &setup.kinds_chosen(),
-        kinds::policy_all(setup).keep_recent,
+        kinds::policy_all(setup).keep_recent(),
         &setup.caveats_all(),
         &mut out,
     );

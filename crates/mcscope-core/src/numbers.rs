@@ -48,3 +48,19 @@ pub fn shown(x: f64) -> String {
         x.to_string()
     }
 }
+
+/// A figure as the reports print it: a whole number as an integer.
+#[derive(serde::Serialize, Debug, Clone, Copy, PartialEq)]
+#[serde(untagged)]
+pub enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+pub fn number(x: f64) -> Num {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        Num::Int(x as i64)
+    } else {
+        Num::Float(x)
+    }
+}

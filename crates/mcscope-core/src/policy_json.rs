@@ -3,140 +3,90 @@
 //! both carry it.
 
 use crate::analysis::Setup;
-use crate::policy::{Delivery, PlanKind, Policy};
+use crate::policy::params::{self, Holds, InPolicy, NoneInForce, Over};
+use crate::policy::{PlanKind, Policy};
 use crate::session::Request;
 use serde::Serialize;
 use serde_json::Value;
 
-/// A figure as the reports print it: a whole number as an integer.
-#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
-#[serde(untagged)]
-pub enum Num {
-    Int(i64),
-    Float(f64),
-}
+pub use crate::numbers::{Num, number};
 
-pub fn number(x: f64) -> Num {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        Num::Int(x as i64)
-    } else {
-        Num::Float(x)
+/// The `policy` object (SPEC §7): the keys of the parameter table the
+/// policy's preset and kind hold, in schema order, each with its value
+/// (`params::InPolicy`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyJson(Vec<(&'static str, Value)>);
+
+impl Serialize for PolicyJson {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
     }
 }
 
-/// The `policy` object (SPEC §7), fields in schema order; the api preset's
-/// keys follow (absent otherwise).
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct PolicyJson {
-    pub kind: PlanKind,
-    pub preset: &'static str,
-    pub keep_recent: Option<u32>,
-    pub gap_threshold_minutes: Option<Num>,
-    /// Null, as every field but `kind` and `preset`, under plan kind
-    /// `recorded` (SPEC §15.3).
-    pub size_threshold: Option<i64>,
-    pub low_watermark: Option<bool>,
-    pub trigger_threshold: Option<u32>,
-    pub delivery: Option<Delivery>,
-    pub protect: Option<bool>,
-    pub clear_errors: Option<bool>,
-    pub budget_tokens: Option<u64>,
-    pub budget_min_saving: Option<u64>,
-    pub budget_warning_tokens: Option<u64>,
-    /// `idle-server`'s least trigger (SPEC §13.J: null unless it runs or was given).
-    pub min_trigger_tool_uses: Option<u32>,
-    /// OpenCode's prune thresholds (SPEC §15.13): only for a preset that
-    /// offers `prune` (absent elsewhere; null under `recorded`).
-    #[serde(flatten)]
-    pub prune: Option<PrunePolicyJson>,
-    #[serde(flatten)]
-    pub api: Option<PolicyApiJson>,
-    /// `mask`'s keys (SPEC §15.13), for a preset that offers it.
-    #[serde(flatten)]
-    pub mask: Option<MaskPolicyJson>,
+impl PolicyJson {
+    /// The value of `key`, where the object holds it.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// `keep_recent`, where it is one number.
+    pub fn keep_recent(&self) -> Option<u32> {
+        self.get("keep_recent")
+            .and_then(Value::as_u64)
+            .and_then(|k| u32::try_from(k).ok())
+    }
+
+    fn set(&mut self, key: &str, value: Value) {
+        if let Some(slot) = self.0.iter_mut().find(|(k, _)| *k == key) {
+            slot.1 = value;
+        }
+    }
 }
 
-/// `prune`'s keys of the `policy` object (SPEC §15.13).
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct PrunePolicyJson {
-    pub prune_protect_tokens: Option<u64>,
-    pub prune_minimum_tokens: Option<u64>,
+/// The keys the `policy` object holds under `p`, in schema order.
+fn held(p: &Policy) -> Vec<(&'static str, InPolicy)> {
+    let mut keys: Vec<(&'static str, InPolicy)> = params::keys()
+        .filter(|k| match k.json.holds {
+            Holds::Always => true,
+            Holds::WhereRead => p.read_here(k.key),
+            Holds::WhereKind(f) => f(p.kind),
+        })
+        .map(|k| (k.key, k.json))
+        .collect();
+    keys.sort_by_key(|(_, j)| j.place);
+    keys
 }
 
-/// `mask`'s keys of the `policy` object (SPEC §15.13).
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct MaskPolicyJson {
-    pub mask_protect_tokens: Option<u64>,
-    pub mask_min_prunable_tokens: Option<u64>,
-    pub mask_protect_latest_turn: Option<bool>,
-}
-
-/// The `policy` object: gap thresholds print as integers when they are whole;
-/// `keep_recent` as [`keep_recent_of`] says.
+/// The `policy` object of the plan kind asked for, each value the policy's
+/// (every one but the kind and the preset null under `recorded`, SPEC
+/// §15.3); `keep_recent` as [`keep_recent_of`] says.
 pub fn policy_json(p: &Policy, keep_recent: Option<u32>) -> PolicyJson {
-    if p.kind.is_baseline() {
-        // The baseline is read from the records: no parameter (SPEC §15.3).
-        return PolicyJson {
-            kind: p.kind,
-            preset: p.preset_name(),
-            keep_recent: None,
-            gap_threshold_minutes: None,
-            size_threshold: None,
-            low_watermark: None,
-            trigger_threshold: None,
-            delivery: None,
-            protect: None,
-            clear_errors: None,
-            budget_tokens: None,
-            budget_min_saving: None,
-            budget_warning_tokens: None,
-            min_trigger_tool_uses: None,
-            // A harness's own keys are there, null, as every other (SPEC §15.3).
-            prune: p
-                .read_here("prune_protect_tokens")
-                .then_some(PrunePolicyJson {
-                    prune_protect_tokens: None,
-                    prune_minimum_tokens: None,
-                }),
-            api: None,
-            mask: p
-                .read_here("mask_protect_tokens")
-                .then_some(MaskPolicyJson {
-                    mask_protect_tokens: None,
-                    mask_min_prunable_tokens: None,
-                    mask_protect_latest_turn: None,
-                }),
-        };
+    let baseline = p.kind.is_baseline();
+    let mut json = PolicyJson(
+        held(p)
+            .into_iter()
+            .map(|(key, j)| {
+                let named = matches!(j.over, Over::Names);
+                (
+                    key,
+                    if baseline && !named {
+                        Value::Null
+                    } else {
+                        (j.value)(p)
+                    },
+                )
+            })
+            .collect(),
+    );
+    if !baseline {
+        json.set("keep_recent", keep_recent.into());
     }
-    let prunes = p.read_here("prune_protect_tokens");
-    PolicyJson {
-        kind: p.kind,
-        preset: p.preset_name(),
-        keep_recent,
-        gap_threshold_minutes: Some(number(p.gap_threshold_minutes)),
-        size_threshold: Some(p.size_threshold),
-        low_watermark: Some(p.low_watermark),
-        trigger_threshold: Some(p.trigger_threshold),
-        delivery: Some(p.delivery),
-        protect: Some(p.protect),
-        clear_errors: Some(p.clear_errors),
-        budget_tokens: Some(p.budget_tokens),
-        budget_min_saving: Some(p.budget_min_saving),
-        budget_warning_tokens: p.budget_warning_tokens,
-        min_trigger_tool_uses: p.min_trigger_tool_uses,
-        prune: prunes.then_some(PrunePolicyJson {
-            prune_protect_tokens: Some(p.prune_protect_tokens),
-            prune_minimum_tokens: Some(p.prune_minimum_tokens),
-        }),
-        api: policy_keys(p),
-        mask: p
-            .read_here("mask_protect_tokens")
-            .then_some(MaskPolicyJson {
-                mask_protect_tokens: Some(p.mask_protect_tokens),
-                mask_min_prunable_tokens: Some(p.mask_min_prunable_tokens),
-                mask_protect_latest_turn: Some(p.mask_protect_latest_turn),
-            }),
-    }
+    json
 }
 
 /// `policy.keep_recent` (SPEC §5): the explicit value, else the default shared by
@@ -159,220 +109,98 @@ pub fn keep_recent_of(p: &Policy, kinds: &[PlanKind]) -> Option<u32> {
         .then_some(first)
 }
 
-/// The `api` keys of the `policy` object (api preset only), in schema order.
-#[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct PolicyApiJson {
-    pub api_edits: Vec<Value>,
-    pub api_excluded_count_toward_keep: bool,
-    pub api_trigger_inclusive: bool,
-    pub api_placeholder: String,
-}
-
-/// The `api` keys of the `policy` object (api preset only).
-pub fn policy_keys(p: &Policy) -> Option<PolicyApiJson> {
-    p.kind.is_api().then(|| PolicyApiJson {
-        api_edits: p.api.edits_json(),
-        api_excluded_count_toward_keep: p.api.excluded_count_toward_keep,
-        api_trigger_inclusive: p.api.trigger_inclusive,
-        api_placeholder: p.api.placeholder.clone(),
-    })
-}
-
-/// The policy values one request's kind used (SPEC §15.6). Under `auto`, a
-/// numeric value is None where the kind does not read that parameter
-/// ([`PlanKind::reads`], the table of `policy::params`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Used {
-    keep: Option<u32>,
-    gap: Option<f64>,
-    size: Option<i64>,
-    trigger: Option<u32>,
-    budget_tokens: Option<u64>,
-    budget_min_saving: Option<u64>,
-    budget_warning: Option<u64>,
-    min_trigger: Option<u32>,
-    prune_protect: Option<u64>,
-    prune_minimum: Option<u64>,
-    mask_protect: Option<u64>,
-    mask_min_prunable: Option<u64>,
-    delivery: Delivery,
-}
-
-/// The values kind `kind` used at `req` (None: a session without requests).
-/// With `only_read`, a parameter the kind does not read has none (`auto`,
-/// SPEC §15.6); without, every value is given as the kind would take it (a
-/// named kind's object, as it has always been).
-fn used_at(p: &Policy, req: Option<&Request>, kind: PlanKind, only_read: bool) -> Used {
-    let version = req.and_then(|r| r.version.as_deref());
-    let keep = kind.keep_at(p, version);
-    let read = |key: &str| !only_read || kind.reads(key, p.preset);
-    // A value of the kind's own (a default by version), else the policy's.
-    let own = |key: &str| kind.own_value(key, p, version);
-    Used {
-        keep: gate(read("keep_recent"), keep),
-        gap: gate(read("gap_threshold_minutes"), Some(kind.gap(p))),
-        size: gate(read("size_threshold"), Some(p.size_threshold)),
-        trigger: gate(read("trigger_threshold"), Some(p.trigger_threshold)),
-        budget_tokens: gate(read("budget_tokens"), Some(p.budget_tokens)),
-        budget_min_saving: gate(read("budget_min_saving"), Some(p.budget_min_saving)),
-        budget_warning: gate(
-            read("budget_warning_tokens"),
-            own("budget_warning_tokens").or(p.budget_warning_tokens),
-        ),
-        min_trigger: gate(
-            read("min_trigger_tool_uses"),
-            own("min_trigger_tool_uses")
-                .and_then(|m| u32::try_from(m).ok())
-                .or(p.min_trigger_tool_uses),
-        ),
-        prune_protect: gate(read("prune_protect_tokens"), Some(p.prune_protect_tokens)),
-        prune_minimum: gate(read("prune_minimum_tokens"), Some(p.prune_minimum_tokens)),
-        mask_protect: gate(read("mask_protect_tokens"), Some(p.mask_protect_tokens)),
-        mask_min_prunable: gate(
-            read("mask_min_prunable_tokens"),
-            Some(p.mask_min_prunable_tokens),
-        ),
-        // auto's kinds are delivered as asked, but the server's own.
-        delivery: if kind.server_only() {
-            Delivery::Server
-        } else {
-            p.delivery
-        },
-    }
-}
-
-/// `v` where `on`, else none.
-fn gate<T>(on: bool, v: Option<T>) -> Option<T> {
-    if on { v } else { None }
-}
-
-/// The value every entry of `used` holds (None: none, or they differ).
-fn common<T: PartialEq + Copy>(used: &[Used], f: impl Fn(&Used) -> Option<T>) -> Option<T> {
-    let first = f(used.first()?)?;
-    used.iter().all(|u| f(u) == Some(first)).then_some(first)
-}
-
-/// Parameter `key`'s value: the one `given` where it was given, else the one
-/// every chosen kind used ([`common`]).
-fn given_or_common<T: PartialEq + Copy>(
-    setup: &Setup,
-    used: &[Used],
+/// The value every kind in force used for `key` (`at`: each one's kind and
+/// request version); None where one used none or they differ. Under `auto`
+/// (`only_read`), a kind that does not read the key used none (SPEC §15.6).
+fn common(
+    p: &Policy,
     key: &str,
-    given: Option<T>,
-    f: impl Fn(&Used) -> Option<T>,
-) -> Option<T> {
-    if explicit(setup, key) {
-        given
+    j: &InPolicy,
+    at: &[(PlanKind, Option<&str>)],
+    only_read: bool,
+) -> Value {
+    let Over::Used { used, settle } = j.over else {
+        return (j.value)(p);
+    };
+    let value = j.value;
+    let one = |&(k, version): &(PlanKind, Option<&str>)| -> Option<Value> {
+        if only_read && !settle.all_read && !k.reads(key, p.preset) {
+            return None;
+        }
+        match used {
+            Some(used) => used(k, p, version),
+            None => Some(value(p)),
+        }
+    };
+    let Some(first) = at.first().and_then(one) else {
+        return Value::Null;
+    };
+    if at[1..].iter().all(|x| one(x).as_ref() == Some(&first)) {
+        first
     } else {
-        common(used, f)
+        Value::Null
     }
 }
 
 /// Whether the parameter `key` was given (flag, sidecar, config): the
-/// policy's own mark where it has one, else where the setup says it came from.
+/// policy's own mark where its row names one, else where the setup says it
+/// came from.
 pub fn explicit(setup: &Setup, key: &str) -> bool {
-    let p = &setup.policy;
-    match key {
-        "keep_recent" => p.keep_recent.is_some(),
-        "gap_threshold_minutes" => p.gap_explicit,
-        "size_threshold" => p.size_explicit,
-        "budget_warning_tokens" => p.budget_warning_tokens.is_some(),
-        "min_trigger_tool_uses" => p.min_trigger_tool_uses.is_some(),
-        _ => setup.settings.source(key) != crate::config::Source::Preset,
+    match params::key(key).and_then(|k| k.json.given) {
+        Some(given) => given(&setup.policy),
+        None => setup.settings.source(key) != crate::config::Source::Preset,
     }
 }
 
 /// The `policy` object over `at` (request, kind in force): each value the
 /// explicit one, else the one every request with a kind used, else null
-/// (SPEC §5, §15.6). With no request at all, the kinds `kinds` decide.
+/// (SPEC §5, §15.6), as its row of the parameter table settles it. With no
+/// request at all, the kinds `kinds_chosen` decide.
 pub fn policy_over(setup: &Setup, at: &[(&Request, Option<PlanKind>)]) -> PolicyJson {
     let p = &setup.policy;
     if p.kind.is_baseline() {
         return policy_json(p, None);
     }
     let auto = p.kind.is_auto();
-    let used: Vec<Used> = if setup.session.requests.is_empty() || at.is_empty() {
-        setup
-            .kinds_chosen()
-            .iter()
-            .map(|&k| used_at(p, None, k, auto))
-            .collect()
-    } else {
-        at.iter()
-            .filter_map(|&(r, k)| k.map(|k| used_at(p, Some(r), k, auto)))
-            .collect()
-    };
-    let mut json = policy_json(p, None);
-    // A kind that keeps by the keep given (not the api preset's edits).
-    json.keep_recent = match p.keep_recent {
-        Some(k) if p.kind.keep_at(p, None).is_some() => Some(k),
-        _ => common(&used, |u| u.keep),
-    };
+    let in_force: Vec<(PlanKind, Option<&str>)> =
+        if setup.session.requests.is_empty() || at.is_empty() {
+            setup
+                .kinds_chosen()
+                .into_iter()
+                .map(|k| (k, None))
+                .collect()
+        } else {
+            at.iter()
+                .filter_map(|&(r, k)| k.map(|k| (k, r.version.as_deref())))
+                .collect()
+        };
     // Requests where auto chose no kind at all: the values are null (§15.6).
-    let none_chosen = used.is_empty() && !at.is_empty() && !setup.session.requests.is_empty();
-    if !p.gap_explicit {
-        json.gap_threshold_minutes = match used.first() {
-            Some(_) => common(&used, |u| u.gap).map(number),
-            None if none_chosen || auto => None,
-            None => Some(number(p.gap_threshold_minutes)),
-        };
-    }
-    json.min_trigger_tool_uses = match p.min_trigger_tool_uses {
-        Some(m) => Some(m),
-        None => common(&used, |u| u.min_trigger),
-    };
-    json.delivery = match used.first() {
-        Some(_) => common(&used, |u| Some(u.delivery)),
-        None if none_chosen => None,
-        None => Some(p.delivery),
-    };
-    if auto {
-        // Each other numeric field as the kinds auto chose read it (§15.6).
-        let pick = |key: &str, given, f: &dyn Fn(&Used) -> Option<u64>| {
-            given_or_common(setup, &used, key, given, f)
-        };
-        json.size_threshold =
-            given_or_common(setup, &used, "size_threshold", json.size_threshold, |u| {
-                u.size
-            });
-        json.trigger_threshold = given_or_common(
-            setup,
-            &used,
-            "trigger_threshold",
-            json.trigger_threshold,
-            |u| u.trigger,
-        );
-        json.budget_tokens = pick("budget_tokens", json.budget_tokens, &|u| u.budget_tokens);
-        json.budget_min_saving = pick("budget_min_saving", json.budget_min_saving, &|u| {
-            u.budget_min_saving
-        });
-        json.budget_warning_tokens =
-            pick("budget_warning_tokens", json.budget_warning_tokens, &|u| {
-                u.budget_warning
-            });
-        if let Some(prune) = json.prune.as_mut() {
-            prune.prune_protect_tokens =
-                pick("prune_protect_tokens", prune.prune_protect_tokens, &|u| {
-                    u.prune_protect
-                });
-            prune.prune_minimum_tokens =
-                pick("prune_minimum_tokens", prune.prune_minimum_tokens, &|u| {
-                    u.prune_minimum
-                });
-        }
-        if let Some(mask) = json.mask.as_mut() {
-            mask.mask_protect_tokens =
-                pick("mask_protect_tokens", mask.mask_protect_tokens, &|u| {
-                    u.mask_protect
-                });
-            mask.mask_min_prunable_tokens = pick(
-                "mask_min_prunable_tokens",
-                mask.mask_min_prunable_tokens,
-                &|u| u.mask_min_prunable,
-            );
-        }
-    }
-    json
+    let none_chosen = in_force.is_empty() && !at.is_empty() && !setup.session.requests.is_empty();
+    let values = held(p)
+        .into_iter()
+        .map(|(key, j)| {
+            let value = match j.over {
+                Over::Names | Over::Held => (j.value)(p),
+                Over::Used { settle, .. } => {
+                    if (settle.given_stands && explicit(setup, key)) || !(settle.every_kind || auto)
+                    {
+                        (j.value)(p)
+                    } else if in_force.is_empty() {
+                        match settle.none {
+                            _ if none_chosen => Value::Null,
+                            NoneInForce::Policy => (j.value)(p),
+                            NoneInForce::PolicyUnlessAuto if !auto => (j.value)(p),
+                            _ => Value::Null,
+                        }
+                    } else {
+                        common(p, key, &j, &in_force, auto)
+                    }
+                }
+            };
+            (key, value)
+        })
+        .collect();
+    PolicyJson(values)
 }
 
 /// The policy of `plan` at request K (a session without requests: its kinds).
@@ -395,30 +223,15 @@ pub fn policy_all(setup: &Setup) -> PolicyJson {
 }
 
 /// Two sessions' `policy` objects under `auto` as one (a `compare` row over
-/// several sessions, SPEC §15.6): each numeric value and the delivery where
-/// both hold the same, else null; the flags are the first's.
+/// several sessions, SPEC §15.6): each value the kinds settle (the numbers
+/// and the delivery) where both hold the same, else null; the others are the
+/// first's.
 pub fn policy_merged(mut a: PolicyJson, b: &PolicyJson) -> PolicyJson {
-    fn both<T: PartialEq>(x: &mut Option<T>, y: &Option<T>) {
-        if x != y {
-            *x = None;
+    for (key, value) in a.0.iter_mut() {
+        let settled = params::key(key).is_some_and(|k| matches!(k.json.over, Over::Used { .. }));
+        if settled && b.get(key).is_some_and(|v| v != value) {
+            *value = Value::Null;
         }
-    }
-    both(&mut a.keep_recent, &b.keep_recent);
-    both(&mut a.gap_threshold_minutes, &b.gap_threshold_minutes);
-    both(&mut a.size_threshold, &b.size_threshold);
-    both(&mut a.trigger_threshold, &b.trigger_threshold);
-    both(&mut a.delivery, &b.delivery);
-    both(&mut a.budget_tokens, &b.budget_tokens);
-    both(&mut a.budget_min_saving, &b.budget_min_saving);
-    both(&mut a.budget_warning_tokens, &b.budget_warning_tokens);
-    both(&mut a.min_trigger_tool_uses, &b.min_trigger_tool_uses);
-    if let (Some(x), Some(y)) = (a.prune.as_mut(), b.prune.as_ref()) {
-        both(&mut x.prune_protect_tokens, &y.prune_protect_tokens);
-        both(&mut x.prune_minimum_tokens, &y.prune_minimum_tokens);
-    }
-    if let (Some(x), Some(y)) = (a.mask.as_mut(), b.mask.as_ref()) {
-        both(&mut x.mask_protect_tokens, &y.mask_protect_tokens);
-        both(&mut x.mask_min_prunable_tokens, &y.mask_min_prunable_tokens);
     }
     a
 }
@@ -626,5 +439,71 @@ mod tests {
         assert_eq!(v["keep_recent"], json!(5));
         assert_eq!(v["gap_threshold_minutes"], json!(60));
         assert_eq!(v["prune_protect_tokens"], json!(40000));
+    }
+
+    /// The keys of the object (SPEC §7), in the schema's order.
+    fn keys_of(p: &Policy) -> Vec<String> {
+        let v = serde_json::to_value(policy_json(p, None)).unwrap();
+        v.as_object().unwrap().keys().cloned().collect()
+    }
+
+    /// SPEC §7, §15.13: the object is made from the parameter table's rows,
+    /// in the schema's order (the shared keys, then prune's, the api
+    /// preset's, mask's), each harness plan's keys only where its preset
+    /// offers the plan; a row's place is its own.
+    #[test]
+    fn s7_the_policy_object_is_the_table_s_rows_in_schema_order() {
+        let shared = [
+            "kind",
+            "preset",
+            "keep_recent",
+            "gap_threshold_minutes",
+            "size_threshold",
+            "low_watermark",
+            "trigger_threshold",
+            "delivery",
+            "protect",
+            "clear_errors",
+            "budget_tokens",
+            "budget_min_saving",
+            "budget_warning_tokens",
+            "min_trigger_tool_uses",
+        ];
+        let with = |own: &[&str]| -> Vec<String> {
+            shared.iter().chain(own).map(|k| k.to_string()).collect()
+        };
+        use crate::session::HarnessId;
+        assert_eq!(keys_of(&Policy::preset(HarnessId::Claude)), with(&[]));
+        assert_eq!(keys_of(&Policy::preset(HarnessId::Qwen)), with(&[]));
+        let mask = [
+            "mask_protect_tokens",
+            "mask_min_prunable_tokens",
+            "mask_protect_latest_turn",
+        ];
+        assert_eq!(keys_of(&Policy::preset(HarnessId::Gemini)), with(&mask));
+        let prune = ["prune_protect_tokens", "prune_minimum_tokens"];
+        assert_eq!(keys_of(&Policy::preset(HarnessId::Opencode)), with(&prune));
+        let api = [
+            "api_edits",
+            "api_excluded_count_toward_keep",
+            "api_trigger_inclusive",
+            "api_placeholder",
+        ];
+        assert_eq!(keys_of(&Policy::api_preset()), with(&api));
+        // Under `recorded`: every value null but the kind and the preset, a
+        // harness plan's own keys there all the same (SPEC §15.3).
+        let mut g = Policy::preset(HarnessId::Gemini);
+        g.kind = PlanKind::Recorded;
+        let v = serde_json::to_value(policy_json(&g, Some(3))).unwrap();
+        assert_eq!(keys_of(&g), with(&mask));
+        for (k, x) in v.as_object().unwrap() {
+            assert_eq!(x.is_null(), k != "kind" && k != "preset", "{k}");
+        }
+        // Every key of the config file has one place in the object.
+        let mut places: Vec<u8> = params::keys().map(|k| k.json.place).collect();
+        places.sort_unstable();
+        let n = places.len();
+        places.dedup();
+        assert_eq!(places.len(), n, "two keys share a place");
     }
 }

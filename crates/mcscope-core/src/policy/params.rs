@@ -93,6 +93,8 @@ pub struct Param {
     /// The switch that turns it off, where it has one (`--no-protect`), and
     /// that switch's `--help`.
     pub off: Option<(&'static str, &'static str)>,
+    /// How the JSON `policy` object shows it.
+    pub json: InPolicy,
 }
 
 /// A key's value as `config --print` shows it; None where the policy's preset
@@ -128,6 +130,8 @@ pub struct Key {
     /// `--help`, where the table gives them (the preset's flag is clap's value
     /// list, described by clap).
     pub flag: Option<(&'static str, Takes, Help)>,
+    /// How the JSON `policy` object shows it.
+    pub json: InPolicy,
 }
 
 /// How a flag reads its value on the command line: the binary makes clap's
@@ -223,6 +227,7 @@ pub static OTHER_KEYS: &[Key] = &[
         // `config --print` names the preset on its own line, before the keys.
         print: |_| None,
         flag: None,
+        json: InPolicy::names(1, |p| p.preset_name().into()),
     },
     Key {
         key: "api_excluded_count_toward_keep",
@@ -235,6 +240,7 @@ pub static OTHER_KEYS: &[Key] = &[
         flag: Some(("--api-excluded-count-toward-keep", Takes::On, || {
             format!("{API_READING} excluded tools' uses count toward `keep` (default: they do not)")
         })),
+        json: InPolicy::api(17, |p| p.api.excluded_count_toward_keep.into()),
     },
     Key {
         key: "api_trigger_inclusive",
@@ -243,6 +249,7 @@ pub static OTHER_KEYS: &[Key] = &[
         flag: Some(("--api-trigger-inclusive", Takes::On, || {
             format!("{API_READING} the trigger fires at >= its value (default: strictly >)")
         })),
+        json: InPolicy::api(18, |p| p.api.trigger_inclusive.into()),
     },
     Key {
         key: "api_placeholder",
@@ -259,6 +266,7 @@ pub static OTHER_KEYS: &[Key] = &[
                 crate::harness::CLEARED
             )
         })),
+        json: InPolicy::api(19, |p| p.api.placeholder.clone().into()),
     },
 ];
 
@@ -295,6 +303,7 @@ pub fn keys() -> impl Iterator<Item = Key> {
             print: p.print,
             // A parameter's flag is described by its row (`Param::help`).
             flag: None,
+            json: p.json,
         })
         .chain(OTHER_KEYS.iter().copied())
 }
@@ -470,7 +479,9 @@ pub enum When {
     SizeNeedsIdle,
 }
 
+mod in_policy;
 mod table;
+pub use in_policy::{Holds, InPolicy, NoneInForce, Over, Settle};
 pub use table::PARAMS;
 
 /// One parameter a harness's own plan reads, as a header shows it: its key

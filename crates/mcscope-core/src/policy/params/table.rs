@@ -1,6 +1,8 @@
 //! The parameter table: every parameter of a plan, one row each.
 
+use super::in_policy::{EVERY_KIND, UNDER_AUTO, whole};
 use super::*;
+use serde_json::json;
 
 /// Every parameter, in the order of the JSON `policy` object's keys (SPEC §7,
 /// the harnesses' own after the shared ones): the config keys, `config
@@ -39,6 +41,7 @@ pub static PARAMS: &[Param] = &[
         }),
         print: |p| Some(p.kind.name().into()),
         off: None,
+        json: InPolicy::names(0, |p| json!(p.kind)),
     },
     Param {
         key: "keep_recent",
@@ -91,6 +94,14 @@ pub static PARAMS: &[Param] = &[
             ))
         },
         off: None,
+        // A kind that keeps by the keep given (not the api preset's edits).
+        json: InPolicy::by_kind(
+            2,
+            |p| json!(p.kind.keep_at(p, None).and(p.keep_recent)),
+            |k, p, version| k.keep_at(p, version).map(|v| json!(v)),
+            EVERY_KIND,
+        )
+        .given(|p| p.keep_recent.is_some()),
     },
     Param {
         key: "gap_threshold_minutes",
@@ -153,6 +164,17 @@ pub static PARAMS: &[Param] = &[
             })
         },
         off: None,
+        // idle-server's own gap where none is given (`Plan::own_gap`).
+        json: InPolicy::by_kind(
+            3,
+            |p| whole(p.gap_threshold_minutes),
+            |k, p, _| Some(whole(k.gap(p))),
+            Settle {
+                none: NoneInForce::PolicyUnlessAuto,
+                ..EVERY_KIND
+            },
+        )
+        .given(|p| p.gap_explicit),
     },
     Param {
         key: "size_threshold",
@@ -193,6 +215,7 @@ pub static PARAMS: &[Param] = &[
         }),
         print: |p| Some(p.size_threshold.to_string()),
         off: None,
+        json: InPolicy::number(4, |p| json!(p.size_threshold)).given(|p| p.size_explicit),
     },
     Param {
         key: "low_watermark",
@@ -209,6 +232,7 @@ pub static PARAMS: &[Param] = &[
         put: Put::Bool(|p, w| p.low_watermark = w),
         print: |p| Some(p.low_watermark.to_string()),
         off: None,
+        json: InPolicy::held(5, |p| json!(p.low_watermark)),
     },
     Param {
         key: "trigger_threshold",
@@ -245,6 +269,7 @@ pub static PARAMS: &[Param] = &[
         put: Put::U32(|p, t| p.trigger_threshold = t),
         print: |p| Some(p.trigger_threshold.to_string()),
         off: None,
+        json: InPolicy::number(6, |p| json!(p.trigger_threshold)),
     },
     Param {
         key: "delivery",
@@ -286,6 +311,24 @@ pub static PARAMS: &[Param] = &[
         }),
         print: |p| Some(p.delivery.name().into()),
         off: None,
+        // The kinds are delivered as asked, but the server's own.
+        json: InPolicy::by_kind(
+            7,
+            |p| json!(p.delivery),
+            |k, p, _| {
+                Some(json!(if k.server_only() {
+                    crate::policy::Delivery::Server
+                } else {
+                    p.delivery
+                }))
+            },
+            Settle {
+                given_stands: false,
+                all_read: true,
+                none: NoneInForce::Policy,
+                ..EVERY_KIND
+            },
+        ),
     },
     Param {
         key: "protect",
@@ -302,6 +345,7 @@ pub static PARAMS: &[Param] = &[
         put: Put::Bool(|p, v| p.protect = v),
         print: |p| Some(p.protect.to_string()),
         off: Some(("--no-protect", "Do not protect managed-memory reads")),
+        json: InPolicy::held(8, |p| json!(p.protect)),
     },
     Param {
         key: "clear_errors",
@@ -334,6 +378,7 @@ pub static PARAMS: &[Param] = &[
             "--no-clear-errors",
             "Keep error results (on the presets whose harness can clear them)",
         )),
+        json: InPolicy::held(9, |p| json!(p.clear_errors)),
     },
     Param {
         key: "budget_tokens",
@@ -350,6 +395,7 @@ pub static PARAMS: &[Param] = &[
         put: Put::U64(|p, v| p.budget_tokens = v),
         print: |p| Some(p.budget_tokens.to_string()),
         off: None,
+        json: InPolicy::number(10, |p| json!(p.budget_tokens)),
     },
     Param {
         key: "budget_min_saving",
@@ -366,6 +412,7 @@ pub static PARAMS: &[Param] = &[
         put: Put::U64(|p, v| p.budget_min_saving = v),
         print: |p| Some(p.budget_min_saving.to_string()),
         off: None,
+        json: InPolicy::number(11, |p| json!(p.budget_min_saving)),
     },
     Param {
         key: "budget_warning_tokens",
@@ -392,6 +439,18 @@ pub static PARAMS: &[Param] = &[
             )
         },
         off: None,
+        // budget's gate by version where none is given.
+        json: InPolicy::by_kind(
+            12,
+            |p| json!(p.budget_warning_tokens),
+            |k, p, version| {
+                k.own_value("budget_warning_tokens", p, version)
+                    .or(p.budget_warning_tokens)
+                    .map(|v| json!(v))
+            },
+            UNDER_AUTO,
+        )
+        .given(|p| p.budget_warning_tokens.is_some()),
     },
     Param {
         key: "min_trigger_tool_uses",
@@ -419,6 +478,19 @@ pub static PARAMS: &[Param] = &[
             })
         },
         off: None,
+        // idle-server's keep + 15 where none is given (SPEC §13.S4).
+        json: InPolicy::by_kind(
+            13,
+            |p| json!(p.min_trigger_tool_uses),
+            |k, p, version| {
+                k.own_value("min_trigger_tool_uses", p, version)
+                    .and_then(|m| u32::try_from(m).ok())
+                    .or(p.min_trigger_tool_uses)
+                    .map(|m| json!(m))
+            },
+            EVERY_KIND,
+        )
+        .given(|p| p.min_trigger_tool_uses.is_some()),
     },
     Param {
         key: "mask_protect_tokens",
@@ -448,6 +520,7 @@ pub static PARAMS: &[Param] = &[
                 .then(|| p.mask_protect_tokens.to_string())
         },
         off: None,
+        json: InPolicy::number(20, |p| json!(p.mask_protect_tokens)).own(),
     },
     Param {
         key: "mask_min_prunable_tokens",
@@ -477,6 +550,7 @@ pub static PARAMS: &[Param] = &[
                 .then(|| p.mask_min_prunable_tokens.to_string())
         },
         off: None,
+        json: InPolicy::number(21, |p| json!(p.mask_min_prunable_tokens)).own(),
     },
     Param {
         key: "mask_protect_latest_turn",
@@ -497,6 +571,7 @@ CLI's remote flag 45758819 set to false does: protect latest turn off",
                 .then(|| p.mask_protect_latest_turn.to_string())
         },
         off: None,
+        json: InPolicy::held(22, |p| json!(p.mask_protect_latest_turn)).own(),
     },
     Param {
         key: "prune_protect_tokens",
@@ -517,6 +592,7 @@ OpenCode's PRUNE_PROTECT",
                 .then(|| p.prune_protect_tokens.to_string())
         },
         off: None,
+        json: InPolicy::number(14, |p| json!(p.prune_protect_tokens)).own(),
     },
     Param {
         key: "prune_minimum_tokens",
@@ -537,6 +613,7 @@ it marks anything, OpenCode's PRUNE_MINIMUM",
                 .then(|| p.prune_minimum_tokens.to_string())
         },
         off: None,
+        json: InPolicy::number(15, |p| json!(p.prune_minimum_tokens)).own(),
     },
     Param {
         key: "api_edits",
@@ -566,6 +643,7 @@ it marks anything, OpenCode's PRUNE_MINIMUM",
                 .then(|| serde_json::Value::Array(p.api.edits_json()).to_string())
         },
         off: None,
+        json: InPolicy::api(16, |p| serde_json::Value::Array(p.api.edits_json())),
     },
 ];
 
