@@ -487,6 +487,21 @@ pub(super) fn clear_tool_uses_outcome(
 pub(super) struct Api;
 
 impl super::plan::Plan for Api {
+    /// Its reading of the messages where it (or idle-server, which reads the same facts) may run, and its carried run.
+    fn state(
+        &self,
+        s: &Session,
+        derived: &Derived,
+        policy: &Policy,
+    ) -> Option<Box<dyn super::state::PlanState>> {
+        Some(Box::new(super::api_run::ApiState::new(
+            s,
+            derived,
+            policy,
+            super::idle_server::may_run(policy, s),
+        )))
+    }
+
     fn kind(&self) -> PlanKind {
         PlanKind::Api
     }
@@ -500,7 +515,8 @@ impl super::plan::Plan for Api {
                 ..Decided::verdict(c.verdict)
             };
         }
-        let (verdict, step) = api(&*e, &e.policy, e.plans.api.facts.as_deref(), req);
+        let facts = e.plans.get::<super::api_run::ApiState>();
+        let (verdict, step) = api(&*e, &e.policy, facts.and_then(|a| a.facts.as_deref()), req);
         Decided {
             api: Some(step),
             ..Decided::verdict(verdict)

@@ -16,7 +16,7 @@ use crate::policy::api::{ClearInputs, Edit, TriggerOn};
 
 /// The carried state of the `api` plan over one view.
 #[derive(Debug, Clone, Default)]
-pub(super) struct ApiRun<'s> {
+pub(super) struct ApiRun {
     pub(super) on: bool,
     facts: Option<std::sync::Arc<ApiFacts>>,
     msgs_end: usize,
@@ -31,7 +31,7 @@ pub(super) struct ApiRun<'s> {
     result_of: Vec<Option<usize>>,
     use_tokens: Vec<u64>,
     /// Results seen before their use (the use will read their tokens).
-    early: HashMap<&'s str, (usize, u64)>,
+    early: HashMap<Box<str>, (usize, u64)>,
     /// The prefix the plan reads (all uses but the last `keep`) and Σ of its
     /// uses' result tokens.
     prefix: usize,
@@ -70,7 +70,7 @@ impl<'s> Engine<'s> {
         // Kind `api`: the engine read them when it was made.
         let facts = self
             .plans
-            .api
+            .of::<ApiState>()
             .facts
             .clone()
             .filter(|f| f.msgs.len() == s.messages.len());
@@ -99,7 +99,7 @@ impl<'s> Engine<'s> {
             .iter()
             .all(|r| call_msg.get(r.id.as_str()).is_none_or(|&m| m < r.msg));
         if uses_once && results_once && calls_once && answered_after {
-            self.plans.api.run = ApiRun {
+            self.plans.of::<ApiState>().run = ApiRun {
                 on: true,
                 facts: Some(facts),
                 ..ApiRun::default()
@@ -109,10 +109,10 @@ impl<'s> Engine<'s> {
 
     /// Starts the carried state over (a new view).
     pub(super) fn api_run_clear(&mut self) {
-        if self.plans.api.run.on {
-            self.plans.api.run = ApiRun {
+        if self.plans.of::<ApiState>().run.on {
+            self.plans.of::<ApiState>().run = ApiRun {
                 on: true,
-                facts: self.plans.api.run.facts.clone(),
+                facts: self.plans.of::<ApiState>().run.facts.clone(),
                 ..ApiRun::default()
             };
         }
@@ -120,16 +120,16 @@ impl<'s> Engine<'s> {
 
     /// Whether the plan at this request is the carried one.
     pub(super) fn api_carries(&self) -> bool {
-        self.plans.api.run.on && self.policy.kind.is_api()
+        self.plans.get::<ApiState>().is_some_and(|a| a.run.on) && self.policy.kind.is_api()
     }
 
     /// Takes in the messages and results the view gained.
     fn api_run_grow(&mut self, req: &Request) -> Vec<usize> {
         let s = self.s;
-        let Some(facts) = self.plans.api.run.facts.clone() else {
+        let Some(facts) = self.plans.of::<ApiState>().run.facts.clone() else {
             return Vec::new();
         };
-        let run = &mut self.plans.api.run;
+        let run = &mut self.plans.of::<ApiState>().run;
         let from = run.msgs_end.max(req.view_start);
         let to = req.end.min(facts.msgs.len());
         for m in from..to {
@@ -161,7 +161,8 @@ impl<'s> Engine<'s> {
                     arrived.push(i);
                 }
                 None => {
-                    run.early.insert(res.id.as_str(), (r, res.est_tokens));
+                    run.early
+                        .insert(res.id.as_str().into(), (r, res.est_tokens));
                 }
             }
         }
@@ -201,18 +202,18 @@ impl<'s> Engine<'s> {
         };
         let facts_len = self
             .plans
-            .api
+            .of::<ApiState>()
             .run
             .facts
             .as_ref()
             .map_or(0, |f| f.msgs.len());
-        let estimate = self.plans.api.run.tokens;
+        let estimate = self.plans.of::<ApiState>().run.tokens;
         let (tokens, source) = if facts_len >= req.end {
             api::input_tokens_or(self.s, req, || estimate)
         } else {
             (0, TokenSource::Estimate)
         };
-        let uses = self.plans.api.run.uses;
+        let uses = self.plans.of::<ApiState>().run.uses;
         let (measured, threshold) = match on {
             TriggerOn::InputTokens(v) => (tokens, v),
             TriggerOn::ToolUses(v) => (uses as u64, v),
@@ -227,7 +228,7 @@ impl<'s> Engine<'s> {
         };
         // Every use but the last `keep` (no tool is excluded).
         let prefix = uses.saturating_sub(keep as usize);
-        let run = &mut self.plans.api.run;
+        let run = &mut self.plans.of::<ApiState>().run;
         for i in run.prefix..prefix.max(run.prefix) {
             run.prefix_tokens += run.use_tokens[i];
         }
@@ -240,17 +241,17 @@ impl<'s> Engine<'s> {
         // the results the prefix gained (uses past the old prefix, and new
         // results of uses within it).
         let (before_n, before_tokens) = (
-            self.plans.api.run.cleared_n,
-            self.plans.api.run.cleared_tokens,
+            self.plans.of::<ApiState>().run.cleared_n,
+            self.plans.of::<ApiState>().run.cleared_tokens,
         );
-        let old = self.plans.api.run.in_force;
+        let old = self.plans.of::<ApiState>().run.in_force;
         if !applies {
             for i in 0..old {
-                if let Some(r) = self.plans.api.run.result_of[i] {
+                if let Some(r) = self.plans.of::<ApiState>().run.result_of[i] {
                     self.api_lift(r);
                 }
             }
-            self.plans.api.run.in_force = 0;
+            self.plans.of::<ApiState>().run.in_force = 0;
         } else {
             let reason = |i: usize| {
                 ClearReason::Api(ApiCleared {
@@ -262,20 +263,20 @@ impl<'s> Engine<'s> {
                 })
             };
             for &i in arrived.iter().filter(|&&i| i < old) {
-                if let Some(r) = self.plans.api.run.result_of[i] {
+                if let Some(r) = self.plans.of::<ApiState>().run.result_of[i] {
                     self.api_clear(req, r, reason(i));
                 }
             }
             for i in old..prefix {
-                if let Some(r) = self.plans.api.run.result_of[i] {
+                if let Some(r) = self.plans.of::<ApiState>().run.result_of[i] {
                     self.api_clear(req, r, reason(i));
                 }
             }
-            self.plans.api.run.in_force = prefix;
+            self.plans.of::<ApiState>().run.in_force = prefix;
         }
         let (n, t) = (
-            self.plans.api.run.cleared_n,
-            self.plans.api.run.cleared_tokens,
+            self.plans.of::<ApiState>().run.cleared_n,
+            self.plans.of::<ApiState>().run.cleared_tokens,
         );
         let (newly, newly_tokens) = if lapsed {
             (n, t)
@@ -332,50 +333,58 @@ impl<'s> Engine<'s> {
             reason,
         };
         self.clear_result(r, clearing);
-        self.plans.api.run.cleared_n += 1;
-        self.plans.api.run.cleared_tokens += self.s.results[r].est_tokens;
-        self.plans.api.run.cleared_chars += self.running.base[r].0;
+        self.plans.of::<ApiState>().run.cleared_n += 1;
+        self.plans.of::<ApiState>().run.cleared_tokens += self.s.results[r].est_tokens;
+        self.plans.of::<ApiState>().run.cleared_chars += self.running.base[r].0;
     }
 
     /// The size total as the plan's own pass reads it: every clearing lifted.
     pub(super) fn api_size_total(&self) -> u64 {
-        self.running.total + self.plans.api.run.cleared_chars
+        self.running.total
+            + self
+                .plans
+                .get::<ApiState>()
+                .map_or(0, |a| a.run.cleared_chars)
     }
 
     fn api_lift(&mut self, r: usize) {
         if self.cleared[r].is_some() {
             self.set_clearing(r, None);
-            self.plans.api.run.cleared_n -= 1;
-            self.plans.api.run.cleared_tokens -= self.s.results[r].est_tokens;
-            self.plans.api.run.cleared_chars -= self.running.base[r].0;
+            self.plans.of::<ApiState>().run.cleared_n -= 1;
+            self.plans.of::<ApiState>().run.cleared_tokens -= self.s.results[r].est_tokens;
+            self.plans.of::<ApiState>().run.cleared_chars -= self.running.base[r].0;
         }
     }
 }
 
 /// The `api` plan's state (SPEC §11).
 #[derive(Clone, Default)]
-pub(crate) struct ApiState<'s> {
+pub(crate) struct ApiState {
     /// Its reading of the messages, read once.
     pub(super) facts: Option<std::sync::Arc<ApiFacts>>,
     /// The plan at the last evaluated request.
     pub(super) step: Option<ApiStep>,
     /// Its state carried from request to request (a tracked engine of one
     /// `clear_tool_uses` edit: `api_run`).
-    pub(super) run: ApiRun<'s>,
+    pub(super) run: ApiRun,
 }
 
-impl<'s> ApiState<'s> {
+impl ApiState {
     /// Its reading of the messages where it may run, or idle-server, which
     /// reads the same facts, may.
     pub(super) fn new(
-        s: &'s Session,
+        s: &Session,
         derived: &crate::derived::Derived,
         policy: &Policy,
         idle_server: bool,
-    ) -> ApiState<'s> {
+    ) -> ApiState {
         ApiState {
             facts: (policy.kind.is_api() || idle_server).then(|| ApiFacts::of_session(s, derived)),
             ..Default::default()
         }
     }
+}
+
+impl super::state::OwnState for ApiState {
+    const KIND: PlanKind = PlanKind::Api;
 }

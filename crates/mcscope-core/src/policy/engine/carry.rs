@@ -5,8 +5,8 @@
 //! whether its edit applied before (SPEC §13.S); prune's stored marks (SPEC
 //! §14, reference `opencode.md` §2.3).
 
-use super::idle_server::{Carried, idle_server, params};
-use super::prune::prune;
+use super::idle_server::{Carried, IdleServerState, idle_server, params};
+use super::prune::{Memory, prune};
 use super::*;
 use crate::harness::claude_idle_server::{self as rule, RecFact};
 
@@ -20,15 +20,25 @@ impl Engine<'_> {
         let carried = Carried {
             recs,
             ret,
-            applied_before: self.plans.idle_server.applied_prev,
-            api: self.plans.api.facts.as_deref(),
+            applied_before: self
+                .plans
+                .get::<IdleServerState>()
+                .is_some_and(|i| i.applied_prev),
+            api: self
+                .plans
+                .get::<super::api_run::ApiState>()
+                .and_then(|a| a.facts.as_deref()),
         };
         idle_server(self, &self.policy, req, params, carried)
     }
 
     /// The records of `req`'s view up to the first line of its response.
     fn idle_recs(&self, req: &Request) -> &[RecFact] {
-        let Some(facts) = self.plans.idle_server.facts.as_deref() else {
+        let Some(facts) = self
+            .plans
+            .get::<IdleServerState>()
+            .and_then(|i| i.facts.as_deref())
+        else {
             return &[];
         };
         let s = self.s;
@@ -53,12 +63,8 @@ impl Engine<'_> {
             req.version.clone(),
             gap.to_bits(),
         );
-        let mut cache = self
-            .plans
-            .idle_server
-            .walk
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let state = self.plans.get::<IdleServerState>()?;
+        let mut cache = state.walk.lock().unwrap_or_else(|e| e.into_inner());
         let walk = match cache.as_mut() {
             Some((k, w)) if *k == key && w.next <= recs.len() => w,
             _ => &mut cache.insert((key, rule::Walk::default())).1,
@@ -75,7 +81,7 @@ impl Engine<'_> {
         // the view at every request).
         let table = self.lists.lasts;
         let server = |c: &InForce| table.of(c.trigger) == super::plan::Lasts::Request;
-        if self.plans.idle_server.facts.is_none()
+        if self.plans.of::<IdleServerState>().facts.is_none()
             || !self
                 .lists
                 .lapsing
@@ -105,18 +111,25 @@ impl Engine<'_> {
     /// stops there, in this view or from the next one).
     pub(super) fn prune_step(&mut self, req: &Request) -> Verdict {
         let n = self.s.results.len();
-        if self.plans.prune.seen.len() != n {
-            self.plans.prune.seen = self.stored_candidates();
-            self.plans.prune.marked = vec![false; n];
+        if self.plans.of::<Memory>().seen.len() != n {
+            let seen = self.stored_candidates();
+            let memory = self.plans.of::<Memory>();
+            memory.seen = seen;
+            memory.marked = vec![false; n];
         }
-        let (verdict, elsewhere) = prune(self, &self.policy, &self.plans.prune, req);
-        for &(pos, _) in &verdict.clear {
-            self.plans.prune.marked[self.s.stored(self.view.cands[pos].result)] = true;
+        let empty = Memory::default();
+        let memory = self.plans.get::<Memory>().unwrap_or(&empty);
+        let (verdict, elsewhere) = prune(self, &self.policy, memory, req);
+        let stored: Vec<usize> = verdict
+            .clear
+            .iter()
+            .map(|&(pos, _)| self.s.stored(self.view.cands[pos].result))
+            .collect();
+        let memory = self.plans.of::<Memory>();
+        for r in stored.into_iter().chain(elsewhere.iter().copied()) {
+            memory.marked[r] = true;
         }
-        for &r in &elsewhere {
-            self.plans.prune.marked[r] = true;
-        }
-        self.plans.prune.elsewhere = elsewhere;
+        memory.elsewhere = elsewhere;
         verdict
     }
 

@@ -262,6 +262,20 @@ pub fn e4_policy(given: &Policy, harness: crate::session::HarnessId) -> Policy {
 pub(super) struct IdleServer;
 
 impl super::plan::Plan for IdleServer {
+    /// Its reading of the records, where it may run.
+    fn state(
+        &self,
+        s: &Session,
+        derived: &Derived,
+        policy: &Policy,
+    ) -> Option<Box<dyn super::state::PlanState>> {
+        Some(Box::new(IdleServerState::new(
+            s,
+            derived,
+            may_run(policy, s),
+        )))
+    }
+
     /// Its own gap, Claude Code's constant, unless one is given (SPEC §13.S1).
     fn own_gap(&self) -> Option<f64> {
         Some(rule::GAP_MINUTES)
@@ -488,3 +502,7 @@ pub(crate) type IdleWalk = std::sync::Arc<
         )>,
     >,
 >;
+
+impl super::state::OwnState for IdleServerState {
+    const KIND: PlanKind = PlanKind::IdleServer;
+}

@@ -208,7 +208,10 @@ impl Look for Engine<'_> {
     }
 
     fn mask_index(&self) -> Option<&dyn MaskIndexed> {
-        self.plans.mask_index.on.then_some(self as &dyn MaskIndexed)
+        self.plans
+            .get::<super::mask_index::MaskIndex>()
+            .is_some_and(|ix| ix.on)
+            .then_some(self as &dyn MaskIndexed)
     }
 
     fn gone(&self, r: usize) -> bool {
@@ -244,10 +247,14 @@ impl Look for Engine<'_> {
     /// pending ones), so that a plan firing within a long turn costs what it
     /// clears rather than a pass over the view each time.
     fn size_clearable(&self) -> Vec<usize> {
-        if !self.plans.size_index.on {
+        let Some(ix) = self
+            .plans
+            .get::<super::size_index::SizeIndex>()
+            .filter(|ix| ix.on)
+        else {
             return self.clearable(false);
-        }
-        let mut list = self.plans.size_index.free_positions();
+        };
+        let mut list = ix.free_positions();
         if !self.pending.is_empty() {
             list.retain(|p| !self.pending.contains(p));
         }

@@ -236,6 +236,16 @@ fn indexed<L: Look>(
 pub(super) struct Mask;
 
 impl super::plan::Plan for Mask {
+    /// Its index of the view's tool outputs (`mask_index`).
+    fn state(
+        &self,
+        _s: &Session,
+        _derived: &Derived,
+        _policy: &Policy,
+    ) -> Option<Box<dyn super::state::PlanState>> {
+        Some(Box::new(super::mask_index::MaskIndex::default()))
+    }
+
     /// What a header shows of its own parameters, in order (SPEC §15.13).
     fn shown(&self, p: &Policy) -> Option<Vec<crate::policy::params::Shown>> {
         use crate::numbers::fmt_int;

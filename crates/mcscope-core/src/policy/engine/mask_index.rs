@@ -50,22 +50,23 @@ impl Engine<'_> {
         let p = &self.policy;
         let mask_may_run =
             p.kind == PlanKind::Mask || (p.kind.is_auto() && p.preset.auto_may(PlanKind::Mask));
-        self.plans.mask_index.on = mask_may_run
+        let ix = self.plans.of::<MaskIndex>();
+        ix.on = mask_may_run
             && !s.harness_tokens.is_empty()
             && s.results.is_sorted_by_key(|r| (r.msg, r.part));
-        if self.plans.mask_index.on {
-            self.plans.mask_index.member = vec![None; s.results.len()];
+        if ix.on {
+            ix.member = vec![None; s.results.len()];
         }
     }
 
     pub(super) fn mask_index_clear(&mut self) {
-        self.plans.mask_index.clear();
+        self.plans.of::<MaskIndex>().clear();
     }
 
     /// Brings result `r`'s membership up to date with its candidate and its
     /// clearing: a member is in the view, counted by mask, and not cleared.
     pub(super) fn mask_index_result(&mut self, r: usize) {
-        if !self.plans.mask_index.on {
+        if !self.plans.get::<MaskIndex>().is_some_and(|ix| ix.on) {
             return;
         }
         let s = self.s;
@@ -79,7 +80,7 @@ impl Engine<'_> {
                     && self.cleared[r].is_none()
             })
             .and_then(|_| s.harness_tokens.get(r).copied().flatten());
-        let ix = &mut self.plans.mask_index;
+        let ix = self.plans.of::<MaskIndex>();
         let Some(slot) = ix.member.get_mut(r) else {
             return;
         };
@@ -104,27 +105,31 @@ impl Engine<'_> {
     /// The members, newest first (as positions), while `keep_going` says so.
     pub(super) fn mask_members_newest(&self) -> impl Iterator<Item = usize> + '_ {
         self.plans
-            .mask_index
-            .free
-            .iter()
-            .rev()
+            .get::<MaskIndex>()
+            .into_iter()
+            .flat_map(|ix| ix.free.iter().rev())
             .filter_map(|&r| self.position(r))
     }
 
     /// Σ tokens of the members with a result index up to `r` (inclusive).
     pub(super) fn mask_tokens_through(&self, r: usize) -> u64 {
-        self.plans.mask_index.tokens.prefix(r + 1)
+        self.plans
+            .get::<MaskIndex>()
+            .map_or(0, |ix| ix.tokens.prefix(r + 1))
     }
 
     /// The members up to `r` (inclusive) that masking shrinks, newest first,
     /// as positions.
     pub(super) fn mask_savers_through(&self, r: usize) -> Vec<usize> {
         self.plans
-            .mask_index
-            .savers
-            .range(..=r)
-            .rev()
+            .get::<MaskIndex>()
+            .into_iter()
+            .flat_map(|ix| ix.savers.range(..=r).rev())
             .filter_map(|&r| self.position(r))
             .collect()
     }
+}
+
+impl super::state::OwnState for MaskIndex {
+    const KIND: PlanKind = PlanKind::Mask;
 }

@@ -149,7 +149,7 @@ pub struct Engine<'s> {
     /// What changed in the wire at each step, when asked (`tracked`).
     tracker: tracked::Tracker,
     /// Each plan's own state (`PlanStates`).
-    plans: PlanStates<'s>,
+    plans: PlanStates,
     /// The request being evaluated, and the recorded cuts (SPEC §13.E1).
     at: usize,
     cuts: Cuts,
@@ -281,8 +281,8 @@ impl<'s> Engine<'s> {
     /// they are off.
     pub fn listing_newly(mut self) -> Self {
         self.modes.newly_listed = true;
-        self.plans.size_index.on = false;
-        self.plans.api.run = Default::default();
+        self.plans.of::<size_index::SizeIndex>().on = false;
+        self.plans.of::<api_run::ApiState>().run = Default::default();
         self
     }
 
@@ -336,12 +336,16 @@ impl<'s> Engine<'s> {
 
     /// The `api` plan at the last evaluated request (None for other kinds).
     pub fn api_step(&self) -> Option<&ApiStep> {
-        self.plans.api.step.as_ref()
+        self.plans
+            .get::<api_run::ApiState>()
+            .and_then(|a| a.step.as_ref())
     }
 
     /// `idle-server` at the last evaluated request (None where it is not in force).
     pub fn idle_server_step(&self) -> Option<&IdleServerStep> {
-        self.plans.idle_server.step.as_ref()
+        self.plans
+            .get::<idle_server::IdleServerState>()
+            .and_then(|i| i.step.as_ref())
     }
 
     /// The candidates of the last evaluated request, in rank order.
@@ -505,7 +509,10 @@ impl<'s> Engine<'s> {
             trigger: c.trigger,
         });
         self.update_totals(r, old);
-        if self.plans.size_index.on
+        if self
+            .plans
+            .get::<size_index::SizeIndex>()
+            .is_some_and(|ix| ix.on)
             && self
                 .view
                 .cands

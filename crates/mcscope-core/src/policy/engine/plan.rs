@@ -20,6 +20,17 @@ pub(crate) trait Plan: Sync {
     /// Its decision at `req`, the view and its carried state in `e`.
     fn decide(&self, e: &mut Engine<'_>, req: &Request, at: &At) -> Decided;
 
+    /// Its own state in an engine under `policy` (a type in its file, read
+    /// back by that type: `PlanStates::get`), where it keeps any.
+    fn state(
+        &self,
+        _s: &Session,
+        _derived: &Derived,
+        _policy: &Policy,
+    ) -> Option<Box<dyn super::state::PlanState>> {
+        None
+    }
+
     /// The `keep_recent` it uses when none is given (SPEC §5: 5).
     fn default_keep(&self) -> u32 {
         DEFAULT_KEEP

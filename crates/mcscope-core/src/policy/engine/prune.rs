@@ -212,6 +212,16 @@ pub(super) fn prune<L: Look>(
 pub(super) struct Prune;
 
 impl super::plan::Plan for Prune {
+    /// What it keeps across views (its marks).
+    fn state(
+        &self,
+        _s: &Session,
+        _derived: &Derived,
+        _policy: &Policy,
+    ) -> Option<Box<dyn super::state::PlanState>> {
+        Some(Box::new(Memory::default()))
+    }
+
     /// What a header shows of its own parameters, in order (SPEC §15.13).
     fn shown(&self, p: &Policy) -> Option<Vec<crate::policy::params::Shown>> {
         use crate::numbers::fmt_int;
@@ -374,4 +384,8 @@ impl std::fmt::Display for PruneKept {
             }
         }
     }
+}
+
+impl super::state::OwnState for Memory {
+    const KIND: PlanKind = PlanKind::Prune;
 }

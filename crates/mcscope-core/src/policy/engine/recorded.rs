@@ -116,6 +116,16 @@ pub(super) fn recorded<L: Look>(
 pub(super) struct Recorded;
 
 impl super::plan::Plan for Recorded {
+    /// Its reading of the records, where it runs.
+    fn state(
+        &self,
+        s: &Session,
+        _derived: &Derived,
+        policy: &Policy,
+    ) -> Option<Box<dyn super::state::PlanState>> {
+        Some(Box::new(RecordedState::new(s, policy)))
+    }
+
     /// Its clearings last over the view (or it reads the request before).
     fn replay(&self) -> super::plan::Replay {
         super::plan::Replay::View
@@ -135,7 +145,11 @@ impl super::plan::Plan for Recorded {
     }
 
     fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
-        let facts = e.plans.recorded.0.as_deref().map(|f| &f[..]);
+        let facts = e
+            .plans
+            .get::<RecordedState>()
+            .and_then(|r| r.0.as_deref())
+            .map(|f| &f[..]);
         let (verdict, applied) = recorded(&*e, facts, req, || e.idle_server(req));
         Decided {
             recorded_applied: applied,
@@ -224,6 +238,10 @@ impl RecordedState {
                 .then(|| crate::policy::recorded::recorded_cleared_all(s).into()),
         )
     }
+}
+
+impl super::state::OwnState for RecordedState {
+    const KIND: PlanKind = PlanKind::Recorded;
 }
 
 #[cfg(test)]

@@ -81,6 +81,16 @@ fn over_threshold<L: Look>(v: &L, p: &Policy, total: u64) -> Verdict {
 pub(super) struct Size;
 
 impl super::plan::Plan for Size {
+    /// Its index of the view's results by position (a tracked engine's: `size_index`).
+    fn state(
+        &self,
+        _s: &Session,
+        _derived: &Derived,
+        _policy: &Policy,
+    ) -> Option<Box<dyn super::state::PlanState>> {
+        Some(Box::new(super::size_index::SizeIndex::default()))
+    }
+
     /// Tracked, its clearings stay in force at a turn start until it has
     /// decided again over the view as if they had lapsed
     /// (`size_turn_start`): most of them stay.

@@ -109,18 +109,18 @@ pub(super) struct TurnStart {
 impl Engine<'_> {
     /// Turns the index on: a tracked engine of the Claude size plan.
     pub(super) fn size_index_on(&mut self) {
-        self.plans.size_index.on =
+        self.plans.of::<SizeIndex>().on =
             self.policy.preset.asks().size_incremental() && self.policy.kind == PlanKind::Size;
     }
 
     /// Empties the index for a new view.
     pub(super) fn size_index_clear(&mut self) {
-        self.plans.size_index.clear();
+        self.plans.of::<SizeIndex>().clear();
     }
 
     /// Brings position `p`'s slot up to date with its candidate and clearing.
     pub(super) fn size_index_pos(&mut self, p: usize) {
-        if !self.plans.size_index.on {
+        if !self.plans.get::<SizeIndex>().is_some_and(|ix| ix.on) {
             return;
         }
         let Some(c) = self.view.cands.get(p) else {
@@ -137,21 +137,22 @@ impl Engine<'_> {
             chars: r.chars,
             tokens: r.est_tokens,
         };
-        if self.plans.size_index.slots.len() <= p {
-            self.plans.size_index.slots.resize(p + 1, Slot::default());
+        let ix = self.plans.of::<SizeIndex>();
+        if ix.slots.len() <= p {
+            ix.slots.resize(p + 1, Slot::default());
         }
-        let old = self.plans.size_index.slots[p];
-        self.plans.size_index.put(p, old, false);
-        self.plans.size_index.put(p, slot, true);
-        self.plans.size_index.slots[p] = slot;
+        let old = ix.slots[p];
+        ix.put(p, old, false);
+        ix.put(p, slot, true);
+        ix.slots[p] = slot;
     }
 
     /// Rebuilds the index from the view (its positions moved: a re-sort).
     pub(super) fn size_index_rebuild(&mut self) {
-        if !self.plans.size_index.on {
+        if !self.plans.get::<SizeIndex>().is_some_and(|ix| ix.on) {
             return;
         }
-        self.plans.size_index.clear();
+        self.plans.of::<SizeIndex>().clear();
         for p in 0..self.view.cands.len() {
             self.size_index_pos(p);
         }
@@ -160,15 +161,16 @@ impl Engine<'_> {
     /// Whether a turn start can leave the size clearings in force until the
     /// plan has decided (`size_turn_start`) instead of lifting them all first.
     pub(super) fn size_turn_start_defers(&self) -> bool {
-        self.plans.size_index.on
-            && self.plans.size_index.other_in_force == 0
+        self.plans
+            .get::<SizeIndex>()
+            .is_some_and(|ix| ix.on && ix.other_in_force == 0)
             && self.policy.size_threshold >= 0
     }
 
     /// The size total as if every size clearing had lapsed (a deferred turn
     /// start: they are all the index's held positions).
     pub(super) fn size_total_lapsed(&self) -> u64 {
-        self.running.total + self.plans.size_index.held_chars
+        self.running.total + self.plans.get::<SizeIndex>().map_or(0, |ix| ix.held_chars)
     }
 
     /// The size plan at a turn start whose lapse was deferred, over the view
@@ -181,7 +183,10 @@ impl Engine<'_> {
         let threshold = u64::try_from(p.size_threshold).ok()?;
         if total <= threshold
             || !self.pending.is_empty()
-            || self.plans.size_index.other_in_force != 0
+            || self
+                .plans
+                .get::<SizeIndex>()
+                .is_some_and(|ix| ix.other_in_force != 0)
         {
             return None;
         }
@@ -191,7 +196,8 @@ impl Engine<'_> {
             threshold
         };
         let keep = p.keep_for(PlanKind::Size);
-        let ix = &self.plans.size_index;
+        let empty = SizeIndex::default();
+        let ix = self.plans.get::<SizeIndex>().unwrap_or(&empty);
         // Every eligible result is clearable once the clearings lapse (none is
         // pending at a turn start): clear the first j of them, the fewest
         // whose chars bring the total to the target, at most all but `keep`.
@@ -255,8 +261,10 @@ impl Engine<'_> {
     /// once they outnumber the live ones (a deferred turn start lifts without
     /// looking the list through), so the list stays as long as the set.
     fn compact_in_force_list(&mut self) {
-        let live =
-            (self.plans.size_index.held.total() as usize) + self.plans.size_index.other_in_force;
+        let live = self
+            .plans
+            .get::<SizeIndex>()
+            .map_or(0, |ix| ix.held.total() as usize + ix.other_in_force);
         if self.lists.lapsing.len() <= 2 * live + 64 {
             return;
         }
@@ -295,4 +303,8 @@ impl Engine<'_> {
         let got: Vec<usize> = clearable.iter().copied().filter(|&q| q < end).collect();
         debug_assert_eq!(got, want, "size plan at a deferred turn start");
     }
+}
+
+impl super::state::OwnState for SizeIndex {
+    const KIND: PlanKind = PlanKind::Size;
 }

@@ -65,34 +65,85 @@ pub(super) struct Modes {
     pub(super) newly_listed: bool,
 }
 
-/// Each plan's own state, its type in the plan's file: one line per plan
-/// that keeps any, made by [`PlanStates::new`] for the plans the policy may
-/// run (the others' stay empty).
-#[derive(Clone)]
-pub(super) struct PlanStates<'s> {
-    /// The size plan's clearable results by position (a tracked engine of
-    /// the Claude size plan: `size_index`).
-    pub(super) size_index: size_index::SizeIndex,
-    pub(super) mask_index: mask_index::MaskIndex,
-    pub(super) api: api_run::ApiState<'s>,
-    pub(super) idle_server: idle_server::IdleServerState,
-    pub(super) recorded: recorded::RecordedState,
-    /// What OpenCode's prune keeps across views.
-    pub(super) prune: prune::Memory,
+/// A plan's own state: a type in the plan's file, made by the plan
+/// (`Plan::state`) and held boxed, so the engine has no field of any plan's.
+pub(crate) trait PlanState: std::any::Any + Send + Sync {
+    /// A copy (an engine is cloned at checkpoints).
+    fn clone_box(&self) -> Box<dyn PlanState>;
+    fn as_any(&self) -> &dyn std::any::Any;
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
-impl<'s> PlanStates<'s> {
-    /// Each plan's state under `policy`: the readings of the session a plan
-    /// that may run needs, made (or taken from `derived`) once.
-    pub(super) fn new(s: &'s Session, derived: &Derived, policy: &Policy) -> PlanStates<'s> {
-        let idle_server = idle_server::may_run(policy, s);
-        PlanStates {
-            size_index: Default::default(),
-            mask_index: Default::default(),
-            api: api_run::ApiState::new(s, derived, policy, idle_server),
-            idle_server: idle_server::IdleServerState::new(s, derived, idle_server),
-            recorded: recorded::RecordedState::new(s, policy),
-            prune: Default::default(),
+impl<T: OwnState> PlanState for T {
+    fn clone_box(&self) -> Box<dyn PlanState> {
+        Box::new(self.clone())
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+/// A plan's state type, and the kind whose plan owns it.
+pub(crate) trait OwnState: Clone + Send + Sync + 'static {
+    const KIND: PlanKind;
+}
+
+/// Each plan's own state, boxed, in one slot per plan kind (the plans that
+/// keep none leave theirs empty): a plan's file reads its own by its type.
+pub(super) struct PlanStates(Vec<Option<Box<dyn PlanState>>>);
+
+impl Clone for PlanStates {
+    fn clone(&self) -> PlanStates {
+        PlanStates(
+            self.0
+                .iter()
+                .map(|b| b.as_deref().map(PlanState::clone_box))
+                .collect(),
+        )
+    }
+}
+
+impl PlanStates {
+    /// Each plan's state under `policy` (`Plan::state`): the readings of the
+    /// session a plan that may run needs, made (or taken from `derived`) once.
+    pub(super) fn new(s: &Session, derived: &Derived, policy: &Policy) -> PlanStates {
+        let kinds = <PlanKind as strum::VariantArray>::VARIANTS;
+        PlanStates(
+            kinds
+                .iter()
+                .map(|&k| super::registry::of(k).and_then(|plan| plan.state(s, derived, policy)))
+                .collect(),
+        )
+    }
+
+    /// The state of `T`'s plan.
+    #[inline]
+    pub(super) fn get<T: OwnState>(&self) -> Option<&T> {
+        let slot = self.0.get(T::KIND as usize)?.as_deref()?;
+        slot.as_any().downcast_ref()
+    }
+
+    /// The state of `T`'s plan, to change: made empty first where the plan
+    /// made none.
+    #[inline]
+    pub(super) fn of<T: OwnState + Default>(&mut self) -> &mut T {
+        let i = T::KIND as usize;
+        if self.0.len() <= i {
+            self.0.resize_with(i + 1, || None);
+        }
+        let slot = &mut self.0[i];
+        if !slot.as_deref().is_some_and(|b| b.as_any().is::<T>()) {
+            *slot = Some(Box::new(T::default()));
+        }
+        match slot
+            .as_deref_mut()
+            .and_then(|b| b.as_any_mut().downcast_mut())
+        {
+            Some(state) => state,
+            None => unreachable!("the slot was just made a {}", std::any::type_name::<T>()),
         }
     }
 }

@@ -158,10 +158,12 @@ impl<'s> Engine<'s> {
                 self.policy.preset.asks().no_plan(req),
             ))),
         };
-        self.plans.api.step = decided.api.clone();
-        self.plans.idle_server.applied_prev =
+        self.plans.of::<super::api_run::ApiState>().step = decided.api.clone();
+        self.plans
+            .of::<super::idle_server::IdleServerState>()
+            .applied_prev =
             decided.idle_server.as_ref().is_some_and(|i| i.applied) || decided.recorded_applied;
-        self.plans.idle_server.step = decided.idle_server.clone();
+        self.plans.of::<super::idle_server::IdleServerState>().step = decided.idle_server.clone();
         decided
     }
 
@@ -338,7 +340,9 @@ impl<'s> Engine<'s> {
             api,
             idle_server,
             wire,
-            marked_elsewhere: std::mem::take(&mut self.plans.prune.elsewhere),
+            marked_elsewhere: std::mem::take(
+                &mut self.plans.of::<super::prune::Memory>().elsewhere,
+            ),
         }
     }
 
