@@ -487,19 +487,16 @@ pub(super) fn clear_tool_uses_outcome(
 pub(super) struct Api;
 
 impl super::plan::Plan for Api {
-    /// Its reading of the messages where it (or idle-server, which reads the same facts) may run, and its carried run.
+    /// Its reading of the messages where it runs, and its carried run.
     fn state(
         &self,
         s: &Session,
         derived: &Derived,
         policy: &Policy,
-    ) -> Option<Box<dyn super::state::PlanState>> {
-        Some(Box::new(super::api_run::ApiState::new(
-            s,
-            derived,
-            policy,
-            super::idle_server::may_run(policy, s),
-        )))
+    ) -> Option<super::state::PlanState> {
+        policy.kind.is_api().then(|| {
+            super::state::PlanState::new(super::api_run::ApiState::new(s, derived, policy))
+        })
     }
 
     fn kind(&self) -> PlanKind {

@@ -70,9 +70,8 @@ impl<'s> Engine<'s> {
         // Kind `api`: the engine read them when it was made.
         let facts = self
             .plans
-            .of::<ApiState>()
-            .facts
-            .clone()
+            .get::<ApiState>()
+            .and_then(|a| a.facts.clone())
             .filter(|f| f.msgs.len() == s.messages.len());
         let Some(facts) = facts.filter(|_| one_edit) else {
             return;
@@ -109,7 +108,7 @@ impl<'s> Engine<'s> {
 
     /// Starts the carried state over (a new view).
     pub(super) fn api_run_clear(&mut self) {
-        if self.plans.of::<ApiState>().run.on {
+        if self.plans.get::<ApiState>().is_some_and(|a| a.run.on) {
             self.plans.of::<ApiState>().run = ApiRun {
                 on: true,
                 facts: self.plans.of::<ApiState>().run.facts.clone(),
@@ -120,7 +119,7 @@ impl<'s> Engine<'s> {
 
     /// Whether the plan at this request is the carried one.
     pub(super) fn api_carries(&self) -> bool {
-        self.plans.get::<ApiState>().is_some_and(|a| a.run.on) && self.policy.kind.is_api()
+        self.policy.kind.is_api() && self.plans.get::<ApiState>().is_some_and(|a| a.run.on)
     }
 
     /// Takes in the messages and results the view gained.
@@ -370,16 +369,14 @@ pub(crate) struct ApiState {
 }
 
 impl ApiState {
-    /// Its reading of the messages where it may run, or idle-server, which
-    /// reads the same facts, may.
-    pub(super) fn new(
-        s: &Session,
-        derived: &crate::derived::Derived,
-        policy: &Policy,
-        idle_server: bool,
-    ) -> ApiState {
+    /// Its reading of the messages where it runs (idle-server, which reads
+    /// the same facts, keeps them in its own state).
+    pub(super) fn new(s: &Session, derived: &crate::derived::Derived, policy: &Policy) -> ApiState {
         ApiState {
-            facts: (policy.kind.is_api() || idle_server).then(|| ApiFacts::of_session(s, derived)),
+            facts: policy
+                .kind
+                .is_api()
+                .then(|| ApiFacts::of_session(s, derived)),
             ..Default::default()
         }
     }

@@ -26,8 +26,8 @@ impl Engine<'_> {
                 .is_some_and(|i| i.applied_prev),
             api: self
                 .plans
-                .get::<super::api_run::ApiState>()
-                .and_then(|a| a.facts.as_deref()),
+                .get::<IdleServerState>()
+                .and_then(|i| i.api.as_deref()),
         };
         idle_server(self, &self.policy, req, params, carried)
     }
@@ -81,7 +81,10 @@ impl Engine<'_> {
         // the view at every request).
         let table = self.lists.lasts;
         let server = |c: &InForce| table.of(c.trigger) == super::plan::Lasts::Request;
-        if self.plans.of::<IdleServerState>().facts.is_none()
+        if self
+            .plans
+            .get::<IdleServerState>()
+            .is_none_or(|i| i.facts.is_none())
             || !self
                 .lists
                 .lapsing

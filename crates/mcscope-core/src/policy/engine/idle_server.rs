@@ -268,8 +268,8 @@ impl super::plan::Plan for IdleServer {
         s: &Session,
         derived: &Derived,
         policy: &Policy,
-    ) -> Option<Box<dyn super::state::PlanState>> {
-        Some(Box::new(IdleServerState::new(
+    ) -> Option<super::state::PlanState> {
+        Some(super::state::PlanState::new(IdleServerState::new(
             s,
             derived,
             may_run(policy, s),
@@ -474,6 +474,8 @@ impl std::fmt::Display for IdleServerWhy {
 pub(crate) struct IdleServerState {
     /// Its reading of the records, read once when the plan may run.
     pub(super) facts: Option<std::sync::Arc<Vec<crate::harness::claude_idle_server::RecFact>>>,
+    /// Its reading of the messages (the api plan's facts: a reply's blocks).
+    pub(super) api: Option<std::sync::Arc<super::api::ApiFacts>>,
     /// Whether it applied at the last request.
     pub(super) applied_prev: bool,
     /// The plan at the last evaluated request.
@@ -488,6 +490,7 @@ impl IdleServerState {
     pub(super) fn new(s: &Session, derived: &crate::derived::Derived, may_run: bool) -> Self {
         IdleServerState {
             facts: may_run.then(|| facts_of(s, derived)),
+            api: may_run.then(|| super::api::ApiFacts::of_session(s, derived)),
             ..Default::default()
         }
     }

@@ -209,8 +209,7 @@ impl Look for Engine<'_> {
 
     fn mask_index(&self) -> Option<&dyn MaskIndexed> {
         self.plans
-            .get::<super::mask_index::MaskIndex>()
-            .is_some_and(|ix| ix.on)
+            .follows::<super::mask_index::MaskIndex>()
             .then_some(self as &dyn MaskIndexed)
     }
 
@@ -250,7 +249,7 @@ impl Look for Engine<'_> {
         let Some(ix) = self
             .plans
             .get::<super::size_index::SizeIndex>()
-            .filter(|ix| ix.on)
+            .filter(|_| self.plans.follows::<super::size_index::SizeIndex>())
         else {
             return self.clearable(false);
         };

@@ -236,14 +236,17 @@ fn indexed<L: Look>(
 pub(super) struct Mask;
 
 impl super::plan::Plan for Mask {
-    /// Its index of the view's tool outputs (`mask_index`).
+    /// Its index of the view's tool outputs (`mask_index`), where the policy
+    /// may run it.
     fn state(
         &self,
         _s: &Session,
         _derived: &Derived,
-        _policy: &Policy,
-    ) -> Option<Box<dyn super::state::PlanState>> {
-        Some(Box::new(super::mask_index::MaskIndex::default()))
+        policy: &Policy,
+    ) -> Option<super::state::PlanState> {
+        policy
+            .may_run(|k| k == PlanKind::Mask)
+            .then(|| super::state::PlanState::new(super::mask_index::MaskIndex::default()))
     }
 
     /// What a header shows of its own parameters, in order (SPEC §15.13).

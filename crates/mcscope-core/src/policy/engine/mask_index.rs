@@ -19,7 +19,6 @@ use super::*;
 /// (message, part) order).
 #[derive(Debug, Clone, Default)]
 pub(super) struct MaskIndex {
-    pub(super) on: bool,
     /// Per result: its tokens while it is a member (counted, not masked).
     member: Vec<Option<u64>>,
     tokens: Fenwick,
@@ -50,23 +49,25 @@ impl Engine<'_> {
         let p = &self.policy;
         let mask_may_run =
             p.kind == PlanKind::Mask || (p.kind.is_auto() && p.preset.auto_may(PlanKind::Mask));
-        let ix = self.plans.of::<MaskIndex>();
-        ix.on = mask_may_run
+        let on = mask_may_run
             && !s.harness_tokens.is_empty()
             && s.results.is_sorted_by_key(|r| (r.msg, r.part));
-        if ix.on {
-            ix.member = vec![None; s.results.len()];
+        self.plans.follow::<MaskIndex>(on);
+        if on {
+            self.plans.of::<MaskIndex>().member = vec![None; s.results.len()];
         }
     }
 
     pub(super) fn mask_index_clear(&mut self) {
-        self.plans.of::<MaskIndex>().clear();
+        if let Some(ix) = self.plans.get_mut::<MaskIndex>() {
+            ix.clear();
+        }
     }
 
     /// Brings result `r`'s membership up to date with its candidate and its
     /// clearing: a member is in the view, counted by mask, and not cleared.
     pub(super) fn mask_index_result(&mut self, r: usize) {
-        if !self.plans.get::<MaskIndex>().is_some_and(|ix| ix.on) {
+        if !self.plans.follows::<MaskIndex>() {
             return;
         }
         let s = self.s;

@@ -281,8 +281,10 @@ impl<'s> Engine<'s> {
     /// they are off.
     pub fn listing_newly(mut self) -> Self {
         self.modes.newly_listed = true;
-        self.plans.of::<size_index::SizeIndex>().on = false;
-        self.plans.of::<api_run::ApiState>().run = Default::default();
+        self.plans.follow::<size_index::SizeIndex>(false);
+        if let Some(api) = self.plans.get_mut::<api_run::ApiState>() {
+            api.run = Default::default();
+        }
         self
     }
 
@@ -509,10 +511,7 @@ impl<'s> Engine<'s> {
             trigger: c.trigger,
         });
         self.update_totals(r, old);
-        if self
-            .plans
-            .get::<size_index::SizeIndex>()
-            .is_some_and(|ix| ix.on)
+        if self.plans.follows::<size_index::SizeIndex>()
             && self
                 .view
                 .cands

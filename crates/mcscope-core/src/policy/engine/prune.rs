@@ -212,14 +212,16 @@ pub(super) fn prune<L: Look>(
 pub(super) struct Prune;
 
 impl super::plan::Plan for Prune {
-    /// What it keeps across views (its marks).
+    /// What it keeps across views (its marks), where the policy may run it.
     fn state(
         &self,
         _s: &Session,
         _derived: &Derived,
-        _policy: &Policy,
-    ) -> Option<Box<dyn super::state::PlanState>> {
-        Some(Box::new(Memory::default()))
+        policy: &Policy,
+    ) -> Option<super::state::PlanState> {
+        policy
+            .may_run(|k| k == PlanKind::Prune)
+            .then(|| super::state::PlanState::new(Memory::default()))
     }
 
     /// What a header shows of its own parameters, in order (SPEC §15.13).

@@ -122,8 +122,8 @@ impl super::plan::Plan for Recorded {
         s: &Session,
         _derived: &Derived,
         policy: &Policy,
-    ) -> Option<Box<dyn super::state::PlanState>> {
-        Some(Box::new(RecordedState::new(s, policy)))
+    ) -> Option<super::state::PlanState> {
+        Some(super::state::PlanState::new(RecordedState::new(s, policy)))
     }
 
     /// Its clearings last over the view (or it reads the request before).

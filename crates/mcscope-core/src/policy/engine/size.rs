@@ -81,14 +81,17 @@ fn over_threshold<L: Look>(v: &L, p: &Policy, total: u64) -> Verdict {
 pub(super) struct Size;
 
 impl super::plan::Plan for Size {
-    /// Its index of the view's results by position (a tracked engine's: `size_index`).
+    /// Its index of the view's results by position (a tracked engine's:
+    /// `size_index`), where the policy may run it.
     fn state(
         &self,
         _s: &Session,
         _derived: &Derived,
-        _policy: &Policy,
-    ) -> Option<Box<dyn super::state::PlanState>> {
-        Some(Box::new(super::size_index::SizeIndex::default()))
+        policy: &Policy,
+    ) -> Option<super::state::PlanState> {
+        policy
+            .may_run(|k| k == PlanKind::Size)
+            .then(|| super::state::PlanState::new(super::size_index::SizeIndex::default()))
     }
 
     /// Tracked, its clearings stay in force at a turn start until it has

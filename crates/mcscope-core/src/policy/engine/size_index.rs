@@ -28,7 +28,6 @@ struct Slot {
 /// The index (on only for a tracked engine of the Claude size plan).
 #[derive(Debug, Clone, Default)]
 pub(super) struct SizeIndex {
-    pub(super) on: bool,
     slots: Vec<Slot>,
     /// Over eligible positions: chars, est_tokens, and a count.
     chars: Fenwick,
@@ -47,9 +46,7 @@ pub(super) struct SizeIndex {
 impl SizeIndex {
     /// Empties the index (a new view).
     fn clear(&mut self) {
-        let on = self.on;
         *self = SizeIndex::default();
-        self.on = on;
     }
 
     fn put(&mut self, p: usize, slot: Slot, sign: bool) {
@@ -109,18 +106,20 @@ pub(super) struct TurnStart {
 impl Engine<'_> {
     /// Turns the index on: a tracked engine of the Claude size plan.
     pub(super) fn size_index_on(&mut self) {
-        self.plans.of::<SizeIndex>().on =
-            self.policy.preset.asks().size_incremental() && self.policy.kind == PlanKind::Size;
+        let on = self.policy.preset.asks().size_incremental() && self.policy.kind == PlanKind::Size;
+        self.plans.follow::<SizeIndex>(on);
     }
 
     /// Empties the index for a new view.
     pub(super) fn size_index_clear(&mut self) {
-        self.plans.of::<SizeIndex>().clear();
+        if let Some(ix) = self.plans.get_mut::<SizeIndex>() {
+            ix.clear();
+        }
     }
 
     /// Brings position `p`'s slot up to date with its candidate and clearing.
     pub(super) fn size_index_pos(&mut self, p: usize) {
-        if !self.plans.get::<SizeIndex>().is_some_and(|ix| ix.on) {
+        if !self.plans.follows::<SizeIndex>() {
             return;
         }
         let Some(c) = self.view.cands.get(p) else {
@@ -149,7 +148,7 @@ impl Engine<'_> {
 
     /// Rebuilds the index from the view (its positions moved: a re-sort).
     pub(super) fn size_index_rebuild(&mut self) {
-        if !self.plans.get::<SizeIndex>().is_some_and(|ix| ix.on) {
+        if !self.plans.follows::<SizeIndex>() {
             return;
         }
         self.plans.of::<SizeIndex>().clear();
@@ -161,9 +160,11 @@ impl Engine<'_> {
     /// Whether a turn start can leave the size clearings in force until the
     /// plan has decided (`size_turn_start`) instead of lifting them all first.
     pub(super) fn size_turn_start_defers(&self) -> bool {
-        self.plans
-            .get::<SizeIndex>()
-            .is_some_and(|ix| ix.on && ix.other_in_force == 0)
+        self.plans.follows::<SizeIndex>()
+            && self
+                .plans
+                .get::<SizeIndex>()
+                .is_some_and(|ix| ix.other_in_force == 0)
             && self.policy.size_threshold >= 0
     }
 

@@ -65,24 +65,21 @@ pub(super) struct Modes {
     pub(super) newly_listed: bool,
 }
 
-/// A plan's own state: a type in the plan's file, made by the plan
-/// (`Plan::state`) and held boxed, so the engine has no field of any plan's.
-pub(crate) trait PlanState: std::any::Any + Send + Sync {
-    /// A copy (an engine is cloned at checkpoints).
-    fn clone_box(&self) -> Box<dyn PlanState>;
-    fn as_any(&self) -> &dyn std::any::Any;
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+/// A plan's own state: a value of a type in the plan's file, made by the
+/// plan (`Plan::state`) and held boxed, so the engine has no field of any
+/// plan's.
+pub(crate) struct PlanState {
+    state: Box<dyn std::any::Any + Send + Sync>,
+    /// Copies it (an engine is cloned at checkpoints).
+    copy: fn(&(dyn std::any::Any + Send + Sync)) -> Option<PlanState>,
 }
 
-impl<T: OwnState> PlanState for T {
-    fn clone_box(&self) -> Box<dyn PlanState> {
-        Box::new(self.clone())
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
+impl PlanState {
+    pub(crate) fn new<T: OwnState>(state: T) -> PlanState {
+        PlanState {
+            state: Box::new(state),
+            copy: |a| a.downcast_ref::<T>().cloned().map(PlanState::new),
+        }
     }
 }
 
@@ -93,16 +90,27 @@ pub(crate) trait OwnState: Clone + Send + Sync + 'static {
 
 /// Each plan's own state, boxed, in one slot per plan kind (the plans that
 /// keep none leave theirs empty): a plan's file reads its own by its type.
-pub(super) struct PlanStates(Vec<Option<Box<dyn PlanState>>>);
+pub(super) struct PlanStates {
+    slots: Vec<Option<PlanState>>,
+    /// The kinds whose state follows the view now, a bit each: an index the
+    /// engine keeps up to date at every change of a result in the view
+    /// (asked there, so a bit rather than a look into the box).
+    following: u64,
+}
+
+// A bit per kind in `following`.
+const _: () = assert!(<PlanKind as strum::VariantArray>::VARIANTS.len() <= 64);
 
 impl Clone for PlanStates {
     fn clone(&self) -> PlanStates {
-        PlanStates(
-            self.0
+        PlanStates {
+            slots: self
+                .slots
                 .iter()
-                .map(|b| b.as_deref().map(PlanState::clone_box))
+                .map(|held| held.as_ref().and_then(|h| (h.copy)(&*h.state)))
                 .collect(),
-        )
+            following: self.following,
+        }
     }
 }
 
@@ -111,19 +119,49 @@ impl PlanStates {
     /// session a plan that may run needs, made (or taken from `derived`) once.
     pub(super) fn new(s: &Session, derived: &Derived, policy: &Policy) -> PlanStates {
         let kinds = <PlanKind as strum::VariantArray>::VARIANTS;
-        PlanStates(
-            kinds
+        PlanStates {
+            slots: kinds
                 .iter()
                 .map(|&k| super::registry::of(k).and_then(|plan| plan.state(s, derived, policy)))
                 .collect(),
-        )
+            following: 0,
+        }
+    }
+
+    /// Whether the state of `T`'s plan follows the view now.
+    #[inline]
+    pub(super) fn follows<T: OwnState>(&self) -> bool {
+        (self.following >> (T::KIND as u32)) & 1 == 1
+    }
+
+    /// Makes the state of `T`'s plan follow the view, or stop.
+    pub(super) fn follow<T: OwnState>(&mut self, on: bool) {
+        let bit = 1u64 << (T::KIND as u32);
+        if on {
+            self.following |= bit;
+        } else {
+            self.following &= !bit;
+        }
     }
 
     /// The state of `T`'s plan.
     #[inline]
     pub(super) fn get<T: OwnState>(&self) -> Option<&T> {
-        let slot = self.0.get(T::KIND as usize)?.as_deref()?;
-        slot.as_any().downcast_ref()
+        self.slots
+            .get(T::KIND as usize)?
+            .as_ref()?
+            .state
+            .downcast_ref()
+    }
+
+    /// The state of `T`'s plan, to change, where the plan made one.
+    #[inline]
+    pub(super) fn get_mut<T: OwnState>(&mut self) -> Option<&mut T> {
+        self.slots
+            .get_mut(T::KIND as usize)?
+            .as_mut()?
+            .state
+            .downcast_mut()
     }
 
     /// The state of `T`'s plan, to change: made empty first where the plan
@@ -131,17 +169,14 @@ impl PlanStates {
     #[inline]
     pub(super) fn of<T: OwnState + Default>(&mut self) -> &mut T {
         let i = T::KIND as usize;
-        if self.0.len() <= i {
-            self.0.resize_with(i + 1, || None);
+        if self.slots.len() <= i {
+            self.slots.resize_with(i + 1, || None);
         }
-        let slot = &mut self.0[i];
-        if !slot.as_deref().is_some_and(|b| b.as_any().is::<T>()) {
-            *slot = Some(Box::new(T::default()));
+        let slot = &mut self.slots[i];
+        if !slot.as_ref().is_some_and(|h| h.state.is::<T>()) {
+            *slot = Some(PlanState::new(T::default()));
         }
-        match slot
-            .as_deref_mut()
-            .and_then(|b| b.as_any_mut().downcast_mut())
-        {
+        match slot.as_mut().and_then(|h| h.state.downcast_mut()) {
             Some(state) => state,
             None => unreachable!("the slot was just made a {}", std::any::type_name::<T>()),
         }

@@ -158,12 +158,17 @@ impl<'s> Engine<'s> {
                 self.policy.preset.asks().no_plan(req),
             ))),
         };
-        self.plans.of::<super::api_run::ApiState>().step = decided.api.clone();
-        self.plans
-            .of::<super::idle_server::IdleServerState>()
-            .applied_prev =
-            decided.idle_server.as_ref().is_some_and(|i| i.applied) || decided.recorded_applied;
-        self.plans.of::<super::idle_server::IdleServerState>().step = decided.idle_server.clone();
+        // Only the api kind decides by the api plan (auto never chooses it).
+        if self.policy.kind.is_api()
+            && let Some(api) = self.plans.get_mut::<super::api_run::ApiState>()
+        {
+            api.step = decided.api.clone();
+        }
+        if let Some(idle) = self.plans.get_mut::<super::idle_server::IdleServerState>() {
+            idle.applied_prev =
+                decided.idle_server.as_ref().is_some_and(|i| i.applied) || decided.recorded_applied;
+            idle.step = decided.idle_server.clone();
+        }
         decided
     }
 
@@ -340,9 +345,11 @@ impl<'s> Engine<'s> {
             api,
             idle_server,
             wire,
-            marked_elsewhere: std::mem::take(
-                &mut self.plans.of::<super::prune::Memory>().elsewhere,
-            ),
+            marked_elsewhere: self
+                .plans
+                .get_mut::<super::prune::Memory>()
+                .map(|m| std::mem::take(&mut m.elsewhere))
+                .unwrap_or_default(),
         }
     }
 
