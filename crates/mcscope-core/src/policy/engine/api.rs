@@ -488,15 +488,10 @@ pub(super) struct Api;
 
 impl super::plan::Plan for Api {
     /// Its reading of the messages where it runs, and its carried run.
-    fn state(
-        &self,
-        s: &Session,
-        derived: &Derived,
-        policy: &Policy,
-    ) -> Option<super::state::PlanState> {
-        policy.kind.is_api().then(|| {
-            super::state::PlanState::new(super::api_run::ApiState::new(s, derived, policy))
-        })
+    fn state(&self, s: &Session, d: &Derived, p: &Policy) -> Option<PlanState> {
+        p.kind
+            .is_api()
+            .then(|| PlanState::new(super::api_run::ApiState::new(s, d, p)))
     }
 
     fn kind(&self) -> PlanKind {

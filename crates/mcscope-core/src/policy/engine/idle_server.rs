@@ -263,17 +263,8 @@ pub(super) struct IdleServer;
 
 impl super::plan::Plan for IdleServer {
     /// Its reading of the records, where it may run.
-    fn state(
-        &self,
-        s: &Session,
-        derived: &Derived,
-        policy: &Policy,
-    ) -> Option<super::state::PlanState> {
-        Some(super::state::PlanState::new(IdleServerState::new(
-            s,
-            derived,
-            may_run(policy, s),
-        )))
+    fn state(&self, s: &Session, d: &Derived, p: &Policy) -> Option<PlanState> {
+        Some(PlanState::new(IdleServerState::new(s, d, may_run(p, s))))
     }
 
     /// Its own gap, Claude Code's constant, unless one is given (SPEC §13.S1).

@@ -238,15 +238,8 @@ pub(super) struct Mask;
 impl super::plan::Plan for Mask {
     /// Its index of the view's tool outputs (`mask_index`), where the policy
     /// may run it.
-    fn state(
-        &self,
-        _s: &Session,
-        _derived: &Derived,
-        policy: &Policy,
-    ) -> Option<super::state::PlanState> {
-        policy
-            .may_run(|k| k == PlanKind::Mask)
-            .then(|| super::state::PlanState::new(super::mask_index::MaskIndex::default()))
+    fn state(&self, _s: &Session, _d: &Derived, p: &Policy) -> Option<PlanState> {
+        PlanState::empty_where_runs::<super::mask_index::MaskIndex>(p)
     }
 
     /// What a header shows of its own parameters, in order (SPEC §15.13).

@@ -55,7 +55,9 @@ pub use reason::{
 pub use recorded::ByRecord;
 pub use recorded::{RecordedEdit, RecordedWhy, unattributed_tokens};
 pub use size::{SizeCleared, SizeKept, SizeNote};
-use state::{Cuts, InForceLists, LastVersion, MediaState, Modes, PlanStates, Process, Running};
+use state::{
+    Cuts, InForceLists, LastVersion, MediaState, Modes, PlanState, PlanStates, Process, Running,
+};
 pub use tracked::WireDelta;
 pub use types::{Candidate, Clearing, EditBlock, Status, Step, Trigger};
 

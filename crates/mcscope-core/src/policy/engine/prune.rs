@@ -213,15 +213,8 @@ pub(super) struct Prune;
 
 impl super::plan::Plan for Prune {
     /// What it keeps across views (its marks), where the policy may run it.
-    fn state(
-        &self,
-        _s: &Session,
-        _derived: &Derived,
-        policy: &Policy,
-    ) -> Option<super::state::PlanState> {
-        policy
-            .may_run(|k| k == PlanKind::Prune)
-            .then(|| super::state::PlanState::new(Memory::default()))
+    fn state(&self, _s: &Session, _d: &Derived, p: &Policy) -> Option<PlanState> {
+        PlanState::empty_where_runs::<Memory>(p)
     }
 
     /// What a header shows of its own parameters, in order (SPEC §15.13).

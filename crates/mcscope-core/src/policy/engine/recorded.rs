@@ -117,13 +117,8 @@ pub(super) struct Recorded;
 
 impl super::plan::Plan for Recorded {
     /// Its reading of the records, where it runs.
-    fn state(
-        &self,
-        s: &Session,
-        _derived: &Derived,
-        policy: &Policy,
-    ) -> Option<super::state::PlanState> {
-        Some(super::state::PlanState::new(RecordedState::new(s, policy)))
+    fn state(&self, s: &Session, _d: &Derived, p: &Policy) -> Option<PlanState> {
+        Some(PlanState::new(RecordedState::new(s, p)))
     }
 
     /// Its clearings last over the view (or it reads the request before).

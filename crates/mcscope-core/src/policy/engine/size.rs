@@ -83,15 +83,8 @@ pub(super) struct Size;
 impl super::plan::Plan for Size {
     /// Its index of the view's results by position (a tracked engine's:
     /// `size_index`), where the policy may run it.
-    fn state(
-        &self,
-        _s: &Session,
-        _derived: &Derived,
-        policy: &Policy,
-    ) -> Option<super::state::PlanState> {
-        policy
-            .may_run(|k| k == PlanKind::Size)
-            .then(|| super::state::PlanState::new(super::size_index::SizeIndex::default()))
+    fn state(&self, _s: &Session, _d: &Derived, p: &Policy) -> Option<PlanState> {
+        PlanState::empty_where_runs::<super::size_index::SizeIndex>(p)
     }
 
     /// Tracked, its clearings stay in force at a turn start until it has

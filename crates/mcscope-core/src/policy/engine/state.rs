@@ -75,6 +75,13 @@ pub(crate) struct PlanState {
 }
 
 impl PlanState {
+    /// An empty `T` (an index, marks), where the policy may run its plan.
+    pub(crate) fn empty_where_runs<T: OwnState + Default>(policy: &Policy) -> Option<PlanState> {
+        policy
+            .may_run(|k| k == T::KIND)
+            .then(|| PlanState::new(T::default()))
+    }
+
     pub(crate) fn new<T: OwnState>(state: T) -> PlanState {
         PlanState {
             state: Box::new(state),
