@@ -16,7 +16,10 @@ use std::collections::HashSet;
 fn number_after(finder: &Finder, hay: &[u8]) -> Option<u64> {
     let at = finder.find(hay)? + finder.needle().len();
     let digits = hay[at..].iter().take_while(|b| b.is_ascii_digit()).count();
-    std::str::from_utf8(&hay[at..at + digits]).ok()?.parse().ok()
+    std::str::from_utf8(&hay[at..at + digits])
+        .ok()?
+        .parse()
+        .ok()
 }
 
 /// The JSON string right after `key` (no escapes in ids and timestamps).

@@ -382,6 +382,83 @@ impl ApiState {
     }
 }
 
-impl super::state::OwnState for ApiState {
+/// `api` (SPEC §11): Anthropic's server-side context editing.
+pub(super) struct Api;
+
+impl super::plan::Plan for Api {
+    /// Its reading of the messages where it runs, and its carried run.
+    fn state(&self, s: &Session, d: &Derived, p: &Policy) -> Option<PlanState> {
+        p.kind
+            .is_api()
+            .then(|| PlanState::new(ApiState::new(s, d, p)))
+    }
+
+    fn kind(&self) -> PlanKind {
+        PlanKind::Api
+    }
+
+    fn decide(&self, e: &mut Engine<'_>, req: &Request, at: &super::plan::At) -> Decided {
+        if e.api_carries() {
+            let c = e.api_carried(req, at.api_lapses);
+            return Decided {
+                api: Some(c.step),
+                carried: Some((c.newly_tokens, c.newly)),
+                ..Decided::verdict(c.verdict)
+            };
+        }
+        let facts = e.plans.get::<ApiState>();
+        let (verdict, step) =
+            super::api::api(&*e, &e.policy, facts.and_then(|a| a.facts.as_deref()), req);
+        Decided {
+            api: Some(step),
+            ..Decided::verdict(verdict)
+        }
+    }
+
+    fn deliveries(&self) -> &'static [Delivery] {
+        &[Delivery::Server]
+    }
+
+    /// Carried, it decides its whole prefix again at a turn start.
+    fn at_turn_start(&self, e: &Engine<'_>) -> super::plan::AtTurnStart {
+        if e.api_carries() {
+            super::plan::AtTurnStart::Carry
+        } else {
+            super::plan::AtTurnStart::Lapse
+        }
+    }
+
+    /// The server edits each request on the full history (SPEC §11), unless
+    /// the run carries its decisions from request to request.
+    fn afresh(&self, e: &Engine<'_>) -> bool {
+        !e.api_carries()
+    }
+
+    /// It keeps by its edits' `keep` (SPEC §11).
+    fn keep_at(&self, _p: &Policy, _version: Option<&str>) -> Option<u32> {
+        None
+    }
+
+    /// It is the api preset's (SPEC §11): delivered by the server, on a
+    /// session whose requests the server's view exists for.
+    fn refuses(
+        &self,
+        p: &Policy,
+        session: crate::session::HarnessId,
+    ) -> Option<crate::policy::Refused> {
+        let carries = session.rules().offers_delivery(Delivery::Server);
+        (p.delivery != Delivery::Server || !carries).then_some(crate::policy::Refused::Preset)
+    }
+
+    fn refusal(&self, _: &crate::policy::Refusal) -> (String, String) {
+        (
+            "plan kind api takes the api preset (--preset api, or \"preset\": \"api\" in the sidecar)"
+                .into(),
+            "add --preset api, or choose another --policy".into(),
+        )
+    }
+}
+
+impl super::own_state::OwnState for ApiState {
     const KIND: PlanKind = PlanKind::Api;
 }

@@ -497,6 +497,6 @@ pub(crate) type IdleWalk = std::sync::Arc<
     >,
 >;
 
-impl super::state::OwnState for IdleServerState {
+impl super::own_state::OwnState for IdleServerState {
     const KIND: PlanKind = PlanKind::IdleServer;
 }

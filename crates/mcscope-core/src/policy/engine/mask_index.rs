@@ -131,6 +131,6 @@ impl Engine<'_> {
     }
 }
 
-impl super::state::OwnState for MaskIndex {
+impl super::own_state::OwnState for MaskIndex {
     const KIND: PlanKind = PlanKind::Mask;
 }

@@ -23,6 +23,7 @@ mod ids;
 mod look;
 mod mask;
 mod mask_index;
+mod own_state;
 pub(crate) mod plan;
 mod prune;
 mod reason;
@@ -45,6 +46,7 @@ pub use idle::{TimeCleared, TimeNote};
 pub use idle_server::{IdleServerStep, IdleServerWhy, e4_policy};
 use look::Look;
 pub use mask::{MaskCleared, MaskKept, MaskNote};
+use own_state::PlanState;
 pub(crate) use plan::Decided;
 pub use plan::{DEFAULT_KEEP, Replay, Settles};
 pub use prune::{PruneCleared, PruneKept, PruneNote};
@@ -55,9 +57,7 @@ pub use reason::{
 pub use recorded::ByRecord;
 pub use recorded::{RecordedEdit, RecordedWhy, unattributed_tokens};
 pub use size::{SizeCleared, SizeKept, SizeNote};
-use state::{
-    Cuts, InForceLists, LastVersion, MediaState, Modes, PlanState, PlanStates, Process, Running,
-};
+use state::{Cuts, InForceLists, LastVersion, MediaState, Modes, PlanStates, Process, Running};
 pub use tracked::WireDelta;
 pub use types::{Candidate, Clearing, EditBlock, Status, Step, Trigger};
 
@@ -218,7 +218,7 @@ impl<'s> Engine<'s> {
             } else {
                 s.shape().tools
             },
-            plans: PlanStates::new(s, derived, &policy),
+            plans: PlanStates::new(registry::states(s, derived, &policy)),
             policy,
             protector,
             forced_at,

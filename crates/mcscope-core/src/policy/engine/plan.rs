@@ -27,7 +27,7 @@ pub(crate) trait Plan: Sync {
         _s: &Session,
         _derived: &Derived,
         _policy: &Policy,
-    ) -> Option<super::state::PlanState> {
+    ) -> Option<super::own_state::PlanState> {
         None
     }
 

@@ -381,6 +381,6 @@ impl std::fmt::Display for PruneKept {
     }
 }
 
-impl super::state::OwnState for Memory {
+impl super::own_state::OwnState for Memory {
     const KIND: PlanKind = PlanKind::Prune;
 }

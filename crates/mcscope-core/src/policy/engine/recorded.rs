@@ -235,7 +235,7 @@ impl RecordedState {
     }
 }
 
-impl super::state::OwnState for RecordedState {
+impl super::own_state::OwnState for RecordedState {
     const KIND: PlanKind = PlanKind::Recorded;
 }
 

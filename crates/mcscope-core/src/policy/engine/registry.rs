@@ -13,7 +13,7 @@ pub(crate) static PLANS: [&dyn Plan; 10] = [
     &super::size::Size,
     &super::count::Count,
     &super::budget_plan::Budget,
-    &super::api::Api,
+    &super::api_run::Api,
     &super::recorded::Recorded,
     &super::mask::Mask,
     &super::prune::Prune,
@@ -22,6 +22,20 @@ pub(crate) static PLANS: [&dyn Plan; 10] = [
 /// The plan of `kind` (None for `auto`, which is the harness's choice).
 pub(crate) fn of(kind: PlanKind) -> Option<&'static dyn Plan> {
     PLANS.iter().copied().find(|p| p.kind() == kind)
+}
+
+/// Each plan's state under `policy` (`Plan::state`), one slot per kind in the
+/// kinds' order: the readings of the session a plan that may run needs, made
+/// (or taken from `derived`) once.
+pub(super) fn states(
+    s: &crate::session::Session,
+    derived: &crate::derived::Derived,
+    policy: &crate::policy::Policy,
+) -> Vec<Option<super::own_state::PlanState>> {
+    <PlanKind as strum::VariantArray>::VARIANTS
+        .iter()
+        .map(|&k| of(k).and_then(|plan| plan.state(s, derived, policy)))
+        .collect()
 }
 
 /// How long a clearing of each trigger stays in force, by trigger: the

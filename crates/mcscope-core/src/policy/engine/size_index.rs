@@ -306,6 +306,6 @@ impl Engine<'_> {
     }
 }
 
-impl super::state::OwnState for SizeIndex {
+impl super::own_state::OwnState for SizeIndex {
     const KIND: PlanKind = PlanKind::Size;
 }

@@ -1,6 +1,7 @@
 //! The engine's state, grouped by what owns it: each plan's, and each concern of
 //! the view's.
 
+use super::own_state::{OwnState, PlanState};
 use super::*;
 
 /// Per result in the view, while no clearing is in force on it: its chars in
@@ -65,36 +66,6 @@ pub(super) struct Modes {
     pub(super) newly_listed: bool,
 }
 
-/// A plan's own state: a value of a type in the plan's file, made by the
-/// plan (`Plan::state`) and held boxed, so the engine has no field of any
-/// plan's.
-pub(crate) struct PlanState {
-    state: Box<dyn std::any::Any + Send + Sync>,
-    /// Copies it (an engine is cloned at checkpoints).
-    copy: fn(&(dyn std::any::Any + Send + Sync)) -> Option<PlanState>,
-}
-
-impl PlanState {
-    /// An empty `T` (an index, marks), where the policy may run its plan.
-    pub(crate) fn empty_where_runs<T: OwnState + Default>(policy: &Policy) -> Option<PlanState> {
-        policy
-            .may_run(|k| k == T::KIND)
-            .then(|| PlanState::new(T::default()))
-    }
-
-    pub(crate) fn new<T: OwnState>(state: T) -> PlanState {
-        PlanState {
-            state: Box::new(state),
-            copy: |a| a.downcast_ref::<T>().cloned().map(PlanState::new),
-        }
-    }
-}
-
-/// A plan's state type, and the kind whose plan owns it.
-pub(crate) trait OwnState: Clone + Send + Sync + 'static {
-    const KIND: PlanKind;
-}
-
 /// Each plan's own state, boxed, in one slot per plan kind (the plans that
 /// keep none leave theirs empty): a plan's file reads its own by its type.
 pub(super) struct PlanStates {
@@ -122,15 +93,11 @@ impl Clone for PlanStates {
 }
 
 impl PlanStates {
-    /// Each plan's state under `policy` (`Plan::state`): the readings of the
-    /// session a plan that may run needs, made (or taken from `derived`) once.
-    pub(super) fn new(s: &Session, derived: &Derived, policy: &Policy) -> PlanStates {
-        let kinds = <PlanKind as strum::VariantArray>::VARIANTS;
+    /// The plans' states, one slot per kind in the kinds' order
+    /// (`registry::states`).
+    pub(super) fn new(slots: Vec<Option<PlanState>>) -> PlanStates {
         PlanStates {
-            slots: kinds
-                .iter()
-                .map(|&k| super::registry::of(k).and_then(|plan| plan.state(s, derived, policy)))
-                .collect(),
+            slots,
             following: 0,
         }
     }
