@@ -110,26 +110,23 @@ pub fn keep_recent_of(p: &Policy, kinds: &[PlanKind]) -> Option<u32> {
 }
 
 /// The value every kind in force used for `key` (`at`: each one's kind and
-/// request version); None where one used none or they differ. Under `auto`
-/// (`only_read`), a kind that does not read the key used none (SPEC §15.6).
+/// request version, `used` as its row says); null where one used none or
+/// they differ. With `only_read` (`auto`, unless every kind reads the key), a
+/// kind that does not read the key used none (SPEC §15.6).
 fn common(
     p: &Policy,
-    key: &str,
-    j: &InPolicy,
+    (key, j): (&str, &InPolicy),
+    used: Option<params::Used>,
     at: &[(PlanKind, Option<&str>)],
     only_read: bool,
 ) -> Value {
-    let Over::Used { used, settle } = j.over else {
-        return (j.value)(p);
-    };
-    let value = j.value;
     let one = |&(k, version): &(PlanKind, Option<&str>)| -> Option<Value> {
-        if only_read && !settle.all_read && !k.reads(key, p.preset) {
+        if only_read && !k.reads(key, p.preset) {
             return None;
         }
         match used {
             Some(used) => used(k, p, version),
-            None => Some(value(p)),
+            None => Some((j.value)(p)),
         }
     };
     let Some(first) = at.first().and_then(one) else {
@@ -162,18 +159,24 @@ pub fn policy_over(setup: &Setup, at: &[(&Request, Option<PlanKind>)]) -> Policy
         return policy_json(p, None);
     }
     let auto = p.kind.is_auto();
-    let in_force: Vec<(PlanKind, Option<&str>)> =
-        if setup.session.requests.is_empty() || at.is_empty() {
-            setup
-                .kinds_chosen()
-                .into_iter()
-                .map(|k| (k, None))
-                .collect()
-        } else {
-            at.iter()
-                .filter_map(|&(r, k)| k.map(|k| (k, r.version.as_deref())))
-                .collect()
-        };
+    // Each (kind, version) once: a value is the kind's at the version, and
+    // only whether they all agree counts.
+    let mut in_force: Vec<(PlanKind, Option<&str>)> = Vec::new();
+    let mut add = |pair| {
+        if !in_force.contains(&pair) {
+            in_force.push(pair);
+        }
+    };
+    if setup.session.requests.is_empty() || at.is_empty() {
+        setup
+            .kinds_chosen()
+            .into_iter()
+            .for_each(|k| add((k, None)));
+    } else {
+        at.iter()
+            .filter_map(|&(r, k)| k.map(|k| (k, r.version.as_deref())))
+            .for_each(add);
+    }
     // Requests where auto chose no kind at all: the values are null (§15.6).
     let none_chosen = in_force.is_empty() && !at.is_empty() && !setup.session.requests.is_empty();
     let values = held(p)
@@ -181,7 +184,7 @@ pub fn policy_over(setup: &Setup, at: &[(&Request, Option<PlanKind>)]) -> Policy
         .map(|(key, j)| {
             let value = match j.over {
                 Over::Names | Over::Held => (j.value)(p),
-                Over::Used { settle, .. } => {
+                Over::Used { used, settle } => {
                     if (settle.given_stands && explicit(setup, key)) || !(settle.every_kind || auto)
                     {
                         (j.value)(p)
@@ -193,7 +196,7 @@ pub fn policy_over(setup: &Setup, at: &[(&Request, Option<PlanKind>)]) -> Policy
                             _ => Value::Null,
                         }
                     } else {
-                        common(p, key, &j, &in_force, auto)
+                        common(p, (key, &j), used, &in_force, auto && !settle.all_read)
                     }
                 }
             };

@@ -538,16 +538,14 @@ impl Policy {
     /// The `keep_recent` plan `kind` uses: the explicit value, else the kind's
     /// default; floored to 1 by both harnesses.
     pub fn keep_for(&self, kind: PlanKind) -> usize {
-        self.keep_recent.unwrap_or(kind.default_keep()).max(1) as usize
+        self.keep_in_force(Some(kind))
     }
 
     /// The `keep_recent` in force where kind `kind` ran ([`Policy::keep_for`]),
     /// else the one every plan uses by default.
     pub fn keep_in_force(&self, kind: Option<PlanKind>) -> usize {
-        match kind {
-            Some(k) => self.keep_for(k),
-            None => self.keep_recent.unwrap_or(engine::DEFAULT_KEEP).max(1) as usize,
-        }
+        let default = kind.map_or(engine::DEFAULT_KEEP, PlanKind::default_keep);
+        self.keep_recent.unwrap_or(default).max(1) as usize
     }
 
     /// The plan kind in force at `req` with idle gap `gap`: the kind asked for,

@@ -481,7 +481,7 @@ pub enum When {
 
 mod in_policy;
 mod table;
-pub use in_policy::{Holds, InPolicy, NoneInForce, Over, Settle};
+pub use in_policy::{Holds, InPolicy, NoneInForce, Over, Settle, Used};
 pub use table::PARAMS;
 
 /// One parameter a harness's own plan reads, as a header shows it: its key

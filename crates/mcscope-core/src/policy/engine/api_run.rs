@@ -108,10 +108,10 @@ impl<'s> Engine<'s> {
 
     /// Starts the carried state over (a new view).
     pub(super) fn api_run_clear(&mut self) {
-        if self.plans.get::<ApiState>().is_some_and(|a| a.run.on) {
-            self.plans.of::<ApiState>().run = ApiRun {
+        if let Some(a) = self.plans.get_mut::<ApiState>().filter(|a| a.run.on) {
+            a.run = ApiRun {
                 on: true,
-                facts: self.plans.of::<ApiState>().run.facts.clone(),
+                facts: a.run.facts.clone(),
                 ..ApiRun::default()
             };
         }
@@ -199,20 +199,14 @@ impl<'s> Engine<'s> {
                 newly_tokens: 0,
             };
         };
-        let facts_len = self
-            .plans
-            .of::<ApiState>()
-            .run
-            .facts
-            .as_ref()
-            .map_or(0, |f| f.msgs.len());
-        let estimate = self.plans.of::<ApiState>().run.tokens;
+        let run = &self.plans.of::<ApiState>().run;
+        let facts_len = run.facts.as_ref().map_or(0, |f| f.msgs.len());
+        let (estimate, uses) = (run.tokens, run.uses);
         let (tokens, source) = if facts_len >= req.end {
             api::input_tokens_or(self.s, req, || estimate)
         } else {
             (0, TokenSource::Estimate)
         };
-        let uses = self.plans.of::<ApiState>().run.uses;
         let (measured, threshold) = match on {
             TriggerOn::InputTokens(v) => (tokens, v),
             TriggerOn::ToolUses(v) => (uses as u64, v),
@@ -239,14 +233,11 @@ impl<'s> Engine<'s> {
         // The clearings: lift all when the edit stops applying, else clear
         // the results the prefix gained (uses past the old prefix, and new
         // results of uses within it).
-        let (before_n, before_tokens) = (
-            self.plans.of::<ApiState>().run.cleared_n,
-            self.plans.of::<ApiState>().run.cleared_tokens,
-        );
-        let old = self.plans.of::<ApiState>().run.in_force;
+        let (before_n, before_tokens, old) = (run.cleared_n, run.cleared_tokens, run.in_force);
+        let result_of = |e: &mut Engine<'_>, i: usize| e.plans.of::<ApiState>().run.result_of[i];
         if !applies {
             for i in 0..old {
-                if let Some(r) = self.plans.of::<ApiState>().run.result_of[i] {
+                if let Some(r) = result_of(self, i) {
                     self.api_lift(r);
                 }
             }
@@ -261,22 +252,16 @@ impl<'s> Engine<'s> {
                     input_too: false,
                 })
             };
-            for &i in arrived.iter().filter(|&&i| i < old) {
-                if let Some(r) = self.plans.of::<ApiState>().run.result_of[i] {
-                    self.api_clear(req, r, reason(i));
-                }
-            }
-            for i in old..prefix {
-                if let Some(r) = self.plans.of::<ApiState>().run.result_of[i] {
+            let gained = arrived.iter().copied().filter(|&i| i < old);
+            for i in gained.chain(old..prefix) {
+                if let Some(r) = result_of(self, i) {
                     self.api_clear(req, r, reason(i));
                 }
             }
             self.plans.of::<ApiState>().run.in_force = prefix;
         }
-        let (n, t) = (
-            self.plans.of::<ApiState>().run.cleared_n,
-            self.plans.of::<ApiState>().run.cleared_tokens,
-        );
+        let run = &self.plans.of::<ApiState>().run;
+        let (n, t) = (run.cleared_n, run.cleared_tokens);
         let (newly, newly_tokens) = if lapsed {
             (n, t)
         } else {
@@ -332,9 +317,11 @@ impl<'s> Engine<'s> {
             reason,
         };
         self.clear_result(r, clearing);
-        self.plans.of::<ApiState>().run.cleared_n += 1;
-        self.plans.of::<ApiState>().run.cleared_tokens += self.s.results[r].est_tokens;
-        self.plans.of::<ApiState>().run.cleared_chars += self.running.base[r].0;
+        let (tokens, chars) = (self.s.results[r].est_tokens, self.running.base[r].0);
+        let run = &mut self.plans.of::<ApiState>().run;
+        run.cleared_n += 1;
+        run.cleared_tokens += tokens;
+        run.cleared_chars += chars;
     }
 
     /// The size total as the plan's own pass reads it: every clearing lifted.
@@ -349,9 +336,11 @@ impl<'s> Engine<'s> {
     fn api_lift(&mut self, r: usize) {
         if self.cleared[r].is_some() {
             self.set_clearing(r, None);
-            self.plans.of::<ApiState>().run.cleared_n -= 1;
-            self.plans.of::<ApiState>().run.cleared_tokens -= self.s.results[r].est_tokens;
-            self.plans.of::<ApiState>().run.cleared_chars -= self.running.base[r].0;
+            let (tokens, chars) = (self.s.results[r].est_tokens, self.running.base[r].0);
+            let run = &mut self.plans.of::<ApiState>().run;
+            run.cleared_n -= 1;
+            run.cleared_tokens -= tokens;
+            run.cleared_chars -= chars;
         }
     }
 }
@@ -369,14 +358,11 @@ pub(crate) struct ApiState {
 }
 
 impl ApiState {
-    /// Its reading of the messages where it runs (idle-server, which reads
-    /// the same facts, keeps them in its own state).
-    pub(super) fn new(s: &Session, derived: &crate::derived::Derived, policy: &Policy) -> ApiState {
+    /// Its reading of the messages (made where the api plan runs;
+    /// idle-server, which reads the same facts, keeps them in its own state).
+    pub(super) fn new(s: &Session, derived: &crate::derived::Derived) -> ApiState {
         ApiState {
-            facts: policy
-                .kind
-                .is_api()
-                .then(|| ApiFacts::of_session(s, derived)),
+            facts: Some(ApiFacts::of_session(s, derived)),
             ..Default::default()
         }
     }
@@ -388,9 +374,7 @@ pub(super) struct Api;
 impl super::plan::Plan for Api {
     /// Its reading of the messages where it runs, and its carried run.
     fn state(&self, s: &Session, d: &Derived, p: &Policy) -> Option<PlanState> {
-        p.kind
-            .is_api()
-            .then(|| PlanState::new(ApiState::new(s, d, p)))
+        p.kind.is_api().then(|| PlanState::new(ApiState::new(s, d)))
     }
 
     fn kind(&self) -> PlanKind {

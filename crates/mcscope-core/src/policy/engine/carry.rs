@@ -114,25 +114,21 @@ impl Engine<'_> {
     /// stops there, in this view or from the next one).
     pub(super) fn prune_step(&mut self, req: &Request) -> Verdict {
         let n = self.s.results.len();
-        if self.plans.of::<Memory>().seen.len() != n {
-            let seen = self.stored_candidates();
-            let memory = self.plans.of::<Memory>();
-            memory.seen = seen;
+        // Taken out while the plan reads the engine, and put back.
+        let mut memory = std::mem::take(self.plans.of::<Memory>());
+        if memory.seen.len() != n {
+            memory.seen = self.stored_candidates();
             memory.marked = vec![false; n];
         }
-        let empty = Memory::default();
-        let memory = self.plans.get::<Memory>().unwrap_or(&empty);
-        let (verdict, elsewhere) = prune(self, &self.policy, memory, req);
-        let stored: Vec<usize> = verdict
-            .clear
-            .iter()
-            .map(|&(pos, _)| self.s.stored(self.view.cands[pos].result))
-            .collect();
-        let memory = self.plans.of::<Memory>();
-        for r in stored.into_iter().chain(elsewhere.iter().copied()) {
+        let (verdict, elsewhere) = prune(self, &self.policy, &memory, req);
+        for &(pos, _) in &verdict.clear {
+            memory.marked[self.s.stored(self.view.cands[pos].result)] = true;
+        }
+        for &r in &elsewhere {
             memory.marked[r] = true;
         }
         memory.elsewhere = elsewhere;
+        *self.plans.of::<Memory>() = memory;
         verdict
     }
 

@@ -197,8 +197,7 @@ impl Engine<'_> {
             threshold
         };
         let keep = p.keep_for(PlanKind::Size);
-        let empty = SizeIndex::default();
-        let ix = self.plans.get::<SizeIndex>().unwrap_or(&empty);
+        let ix = self.plans.get::<SizeIndex>()?;
         // Every eligible result is clearable once the clearings lapse (none is
         // pending at a turn start): clear the first j of them, the fewest
         // whose chars bring the total to the target, at most all but `keep`.
