@@ -604,6 +604,63 @@ fn timeline_json_runs_on_every_corpus_file() {
     );
 }
 
+/// What fills the window (SPEC §12 `context`, §15.17) counts each message by kind
+/// from what the loader measured of its records: the same figures as reading
+/// every message back and counting its blocks, in every Claude Code corpus file,
+/// sample and fixture (and nearly every message is measured, not read back).
+#[test]
+fn s15_17_measured_kinds_agree_with_the_messages_read_back() {
+    let mut files: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = corpus_dir() {
+        files.extend(jsonl_files(&dir.join("claude-code")));
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    files.extend(jsonl_files(&root.join("sample-sessions")));
+    let mut dirs = vec![root.join("tests/fixtures")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|e| e == "jsonl") {
+                files.push(p);
+            }
+        }
+    }
+    let (mut measured, mut total) = (0usize, 0usize);
+    for path in files {
+        let Ok(s) = mcscope::load::load(&path, None) else {
+            continue;
+        };
+        if s.harness != mcscope::session::HarnessId::Claude {
+            continue;
+        }
+        let read = mcscope::wire::map_messages(&s, |m, v| {
+            mcscope::context::message_kinds(s.harness, s.messages[m].role, v)
+        })
+        .unwrap();
+        for (m, want) in read.iter().enumerate() {
+            total += 1;
+            if let Some(got) = mcscope::context::measured(&s.messages[m]) {
+                measured += 1;
+                assert_eq!(
+                    &got,
+                    want,
+                    "{} message {m} (line {})",
+                    path.display(),
+                    s.messages[m].first_line
+                );
+            }
+        }
+    }
+    eprintln!("{measured} of {total} messages measured");
+    assert!(total > 100, "only {total} messages");
+    assert!(
+        measured * 100 >= total * 99,
+        "only {measured} of {total} messages measured"
+    );
+}
+
 /// The message sizes the loader measures on the lines' bytes (for `tokens_rewritten`)
 /// agree with building and writing every message, in every corpus file and sample.
 #[test]

@@ -60,6 +60,22 @@ pub enum PieceLen {
     Other(u64),
 }
 
+/// What one record's content holds by kind (SPEC §15.17), each block by SPEC
+/// §2's estimate; its tool results are left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PartKinds {
+    /// Text blocks, a string content, and blocks of no known kind (written as
+    /// JSON): the message's role says whose text it is.
+    pub text: u64,
+    pub thinking: u64,
+    /// `tool_use` inputs, written as JSON (the assistant's text).
+    pub inputs: u64,
+    /// Images and documents.
+    pub images: u64,
+    /// Each tool use's id and the tokens of its input, in block order.
+    pub uses: Vec<(Box<str>, u64)>,
+}
+
 /// Where a piece of a message's content comes from, so the wire can be rebuilt.
 #[derive(Debug, Clone)]
 pub enum Part {
@@ -73,6 +89,9 @@ pub enum Part {
         /// The written size of each `tool_result` block's `content` (Claude),
         /// in block order, measured with `piece`.
         result_sizes: Box<[Option<u64>]>,
+        /// The content by kind, measured with `piece` (Claude; `None`: what
+        /// fills the window reads the record back).
+        kinds: Option<Box<PartKinds>>,
     },
     /// Content given inline (Qwen `compressedHistory` entries, messages-json bodies):
     /// a `{role, content}` or `{role, parts}` object.

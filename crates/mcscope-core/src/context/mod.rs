@@ -112,13 +112,29 @@ impl ContextFacts {
         }
     }
 
+    /// Each message's kinds as the loader measured its records; a message it
+    /// could not measure (an inline part, a value the scan is unsure of) is
+    /// read back, and one that cannot be read back counts nothing.
     fn read(s: &Session) -> ContextFacts {
-        // A session that cannot be read back counts nothing.
-        let read = crate::load::readback::map_messages(s, |m, v| {
+        let mut kinds = Vec::with_capacity(s.messages.len());
+        let mut extra = Vec::with_capacity(s.messages.len());
+        let mut unread = Vec::new();
+        for (m, msg) in s.messages.iter().enumerate() {
+            let (k, x) = measured(msg).unwrap_or_else(|| {
+                unread.push(m);
+                Default::default()
+            });
+            kinds.push(k);
+            extra.push(x);
+        }
+        let read = crate::load::readback::map_these(s, &unread, |m, v| {
             message_kinds(s.harness, s.messages[m].role, v)
         })
-        .unwrap_or_else(|_| vec![Default::default(); s.messages.len()]);
-        let (kinds, extra): (Vec<Kinds>, Vec<MsgExtra>) = read.into_iter().unzip();
+        .unwrap_or_else(|_| vec![Default::default(); unread.len()]);
+        for (m, (k, x)) in unread.into_iter().zip(read) {
+            kinds[m] = k;
+            extra[m] = x;
+        }
         ContextFacts::new(s, &kinds, extra)
     }
 
@@ -145,6 +161,28 @@ impl ContextFacts {
             _ => Kinds::default(),
         }
     }
+}
+
+/// A message's kinds from what the loader measured of each of its records,
+/// when it measured them all: what [`message_kinds`] counts of the message
+/// read back (its parts' blocks joined in order, a string one text block).
+pub fn measured(msg: &crate::session::Message) -> Option<(Kinds, MsgExtra)> {
+    let mut k = Kinds::default();
+    let mut x = MsgExtra::default();
+    for part in &msg.parts {
+        let crate::session::Part::Record { kinds: Some(p), .. } = part else {
+            return None;
+        };
+        match msg.role {
+            Role::User => k.user_text += p.text,
+            Role::Assistant => k.assistant_text += p.text,
+        }
+        k.assistant_text += p.inputs;
+        k.thinking += p.thinking;
+        k.images += p.images;
+        x.uses.extend(p.uses.iter().cloned());
+    }
+    Some((k, x))
 }
 
 /// Each result's tool: Claude, the name of the latest call with its id before

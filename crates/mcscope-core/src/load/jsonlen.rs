@@ -11,7 +11,9 @@
 //! duplicate key, an escaped key, deep nesting, lone surrogates) gives `None`:
 //! the caller then builds that message the slow, exact way.
 
+use crate::harness::TextTokens;
 use crate::session::PieceLen as Piece;
+use crate::session::{PartKinds, PieceLen};
 use memchr::memchr2;
 
 /// Deeper than this, serde_json's recursion limit may refuse the value: let the
@@ -28,14 +30,50 @@ pub(crate) fn content_piece(line: &str, key: &str) -> Option<Piece> {
 /// block's `content` in block order (`None`: the block has no `content`), so a
 /// rewrite that clears some of them is measured without building the message.
 pub(crate) fn content_sizes(line: &str, key: &str) -> Option<(Piece, Vec<Option<u64>>)> {
+    let m = measure(line, key, None)?;
+    Some((m.piece, m.results))
+}
+
+/// What the scan of one record's content found.
+pub(crate) struct Measured {
+    pub piece: PieceLen,
+    /// As [`content_sizes`]'s second value.
+    pub results: Vec<Option<u64>>,
+    /// The content by kind (Messages API blocks), when asked and sure.
+    pub kinds: Option<PartKinds>,
+}
+
+/// How to count a Messages API content by kind (SPEC §15.17): the harness's
+/// text estimate and what one image or document counts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KindRule {
+    pub text: TextTokens,
+    pub media: u64,
+}
+
+/// As [`content_sizes`]; with `kinds`, the content by kind as
+/// `context::message_kinds` counts a Messages API message's blocks (`None`
+/// where the scan is not sure: an escaped `tool_use` id).
+pub(crate) fn measure(line: &str, key: &str, kinds: Option<KindRule>) -> Option<Measured> {
     let mut s = Scan {
         b: line.as_bytes(),
         i: 0,
         keys: Vec::new(),
         results: Vec::new(),
+        decoded: 0,
+        kinds: kinds.map(|rule| (rule, Some(PartKinds::default()))),
     };
     let piece = scan_line(&mut s, key)?;
-    Some((piece, s.results))
+    let kinds = match s.kinds {
+        // A record without content counts nothing.
+        Some((_, k)) => k,
+        None => None,
+    };
+    Some(Measured {
+        piece,
+        results: s.results,
+        kinds,
+    })
 }
 
 fn scan_line(s: &mut Scan<'_>, key: &str) -> Option<Piece> {
@@ -77,14 +115,71 @@ struct Scan<'a> {
     keys: Vec<Vec<u64>>,
     /// The written size of each `tool_result` block's `content`, in order.
     results: Vec<Option<u64>>,
+    /// The UTF-16 length of the last string read, as parsed (escapes decoded).
+    decoded: u64,
+    /// The rule and what the content holds by kind (`None` once unsure).
+    kinds: Option<(KindRule, Option<PartKinds>)>,
 }
 
 /// What a content block says about itself, noted while it is measured.
 #[derive(Default)]
-struct Block {
+struct Block<'a> {
     tool_result: bool,
     id_is_string: bool,
     content: Option<u64>,
+    /// The raw `type` value.
+    ty: Option<&'a [u8]>,
+    /// The parsed UTF-16 length of `text`, `thinking` and `data` where each is
+    /// a string (serde's `as_str`; anything else reads as empty).
+    text: u64,
+    thinking: u64,
+    data: u64,
+    /// The written length of `input`.
+    input: Option<u64>,
+    /// The raw `id` value.
+    id: Option<&'a [u8]>,
+}
+
+impl Scan<'_> {
+    /// Counts one content element by kind, as `Dialect::block` reads it: a
+    /// tool result is left out, text and thinking count their parsed text, a
+    /// `tool_use` its input as written, an image or document the media
+    /// figure, and anything else (an element that is not an object too) its
+    /// whole written form as text. `written` is the element's written length.
+    fn count(&mut self, block: Option<&Block<'_>>, written: u64) {
+        let Some((rule, Some(k))) = &mut self.kinds else {
+            return;
+        };
+        let of = |units| rule.text.of(units);
+        let Some(b) = block else {
+            k.text += of(written);
+            return;
+        };
+        if b.tool_result && b.id_is_string {
+            return;
+        }
+        match b.ty {
+            Some(b"\"text\"") => k.text += of(b.text),
+            Some(b"\"thinking\"") => k.thinking += of(b.thinking),
+            Some(b"\"redacted_thinking\"") => k.thinking += of(b.data),
+            Some(b"\"tool_use\"") => {
+                let id = match b.id {
+                    Some(raw) if raw.contains(&b'\\') => {
+                        // Unescaping the id is the exact path's.
+                        self.kinds = Some((*rule, None));
+                        return;
+                    }
+                    Some([b'"', id @ .., b'"']) => std::str::from_utf8(id).unwrap_or_default(),
+                    _ => "",
+                };
+                let t = b.input.map_or(0, of);
+                k.inputs += t;
+                k.uses.push((id.into(), t));
+            }
+            Some(b"\"image\"" | b"\"document\"") => k.images += rule.media,
+            _ => k.text += of(written),
+        }
+    }
 }
 
 impl<'a> Scan<'a> {
@@ -148,7 +243,15 @@ impl<'a> Scan<'a> {
                 self.literal(b"null")?;
                 Some(Piece::Missing)
             }
-            b'"' => Some(Piece::Str(self.string()?)),
+            b'"' => {
+                let written = self.string()?;
+                let decoded = self.decoded;
+                if let Some((rule, Some(k))) = &mut self.kinds {
+                    // A string content is one text (the Messages API's text block).
+                    k.text += rule.text.of(decoded);
+                }
+                Some(Piece::Str(written))
+            }
             b'[' => {
                 self.i += 1;
                 self.ws();
@@ -159,10 +262,13 @@ impl<'a> Scan<'a> {
                 }
                 loop {
                     let mut block = Block::default();
-                    elements += self.value_noting(3, Some(&mut block))?;
+                    let object = self.peek()? == b'{';
+                    let written = self.value_noting(3, Some(&mut block))?;
+                    elements += written;
                     if block.tool_result && block.id_is_string {
                         self.results.push(block.content);
                     }
+                    self.count(object.then_some(&block), written);
                     count += 1;
                     self.ws();
                     match self.next()? {
@@ -172,7 +278,14 @@ impl<'a> Scan<'a> {
                     }
                 }
             }
-            _ => Some(Piece::Other(self.value(2)?)),
+            _ => {
+                // Any other content is one block of the message.
+                let mut block = Block::default();
+                let object = self.peek()? == b'{';
+                let written = self.value_noting(2, Some(&mut block))?;
+                self.count(object.then_some(&block), written);
+                Some(Piece::Other(written))
+            }
         }
     }
 
@@ -182,7 +295,7 @@ impl<'a> Scan<'a> {
     }
 
     /// The written length of any value; of an object, what `note` asks is noted.
-    fn value_noting(&mut self, depth: usize, mut note: Option<&mut Block>) -> Option<u64> {
+    fn value_noting(&mut self, depth: usize, mut note: Option<&mut Block<'a>>) -> Option<u64> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -226,14 +339,28 @@ impl<'a> Scan<'a> {
                         break None;
                     };
                     if let Some(block) = note.as_deref_mut() {
-                        let raw = &self.b[at..self.i];
+                        let b: &'a [u8] = self.b;
+                        let raw = &b[at..self.i];
+                        let text = if raw.starts_with(b"\"") {
+                            self.decoded
+                        } else {
+                            0
+                        };
                         match k {
                             b"type" if raw.starts_with(b"\"") && raw.contains(&b'\\') => {
                                 break None;
                             }
-                            b"type" => block.tool_result = raw == b"\"tool_result\"",
+                            b"type" => {
+                                block.tool_result = raw == b"\"tool_result\"";
+                                block.ty = Some(raw);
+                            }
                             b"tool_use_id" => block.id_is_string = raw.starts_with(b"\""),
                             b"content" => block.content = Some(v),
+                            b"text" => block.text = text,
+                            b"thinking" => block.thinking = text,
+                            b"data" => block.data = text,
+                            b"input" => block.input = Some(v),
+                            b"id" => block.id = Some(raw),
                             _ => {}
                         }
                     }
@@ -368,20 +495,24 @@ impl<'a> Scan<'a> {
     }
 
     /// A string's written length in UTF-16 units, quotes included.
+    /// Its parsed length (escapes decoded) is left in `decoded`.
     fn string(&mut self) -> Option<u64> {
         self.expect(b'"')?;
-        let mut len = 2;
+        // Plain runs count alike written and parsed; an escape is one unit
+        // parsed (a surrogate pair two) and `units` written.
+        let (mut plain, mut written, mut parsed) = (0, 2, 0);
         loop {
             let rest = self.b.get(self.i..)?;
             let at = memchr2(b'"', b'\\', rest)?;
-            len += plain_units(&rest[..at])?;
+            plain += plain_units(&rest[..at])?;
             self.i += at + 1;
             if rest[at] == b'"' {
-                return Some(len);
+                self.decoded = plain + parsed;
+                return Some(plain + written);
             }
-            len += match self.next()? {
-                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => 2,
-                b'/' => 1,
+            let (units, one) = match self.next()? {
+                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => (2, 1),
+                b'/' => (1, 1),
                 b'u' => {
                     let c = self.hex4()?;
                     match c {
@@ -391,16 +522,18 @@ impl<'a> Scan<'a> {
                             if !(0xDC00..=0xDFFF).contains(&low) {
                                 return None;
                             }
-                            2
+                            (2, 2)
                         }
                         0xDC00..=0xDFFF => return None,
-                        0x08 | 0x09 | 0x0A | 0x0C | 0x0D | 0x22 | 0x5C => 2,
-                        0..0x20 => 6,
-                        _ => 1,
+                        0x08 | 0x09 | 0x0A | 0x0C | 0x0D | 0x22 | 0x5C => (2, 1),
+                        0..0x20 => (6, 1),
+                        _ => (1, 1),
                     }
                 }
                 _ => return None,
             };
+            written += units;
+            parsed += one;
         }
     }
 
@@ -521,5 +654,78 @@ mod tests {
             "]".repeat(150)
         );
         assert_eq!(content_piece(&deep, "content"), None);
+    }
+
+    /// What `context::message_kinds` counts of the line's message read back
+    /// (as a user's and as an assistant's message).
+    fn kinds_read_back(line: &str) -> Option<PartKinds> {
+        use crate::context::message_kinds;
+        use crate::session::{HarnessId, Role};
+        let v: Value = serde_json::from_str(line).ok()?;
+        let content = v
+            .get("message")
+            .and_then(|m| m.get("content"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let content = match content {
+            s @ Value::String(_) => s,
+            Value::Array(a) => Value::Array(a),
+            Value::Null => Value::Array(vec![]),
+            other => Value::Array(vec![other]),
+        };
+        let msg = serde_json::json!({"role": "user", "content": content});
+        let (user, ux) = message_kinds(HarnessId::Claude, Role::User, &msg);
+        let (asst, _) = message_kinds(HarnessId::Claude, Role::Assistant, &msg);
+        let uses: Vec<(Box<str>, u64)> = ux.uses;
+        let inputs: u64 = uses.iter().map(|(_, t)| t).sum();
+        assert_eq!(user.thinking, asst.thinking);
+        Some(PartKinds {
+            text: user.user_text,
+            thinking: user.thinking,
+            inputs,
+            images: user.images,
+            uses,
+        })
+        .inspect(|k| assert_eq!(asst.assistant_text, k.text + k.inputs, "{line}"))
+    }
+
+    fn rule() -> KindRule {
+        KindRule {
+            text: crate::harness::CLAUDE.text_tokens,
+            media: crate::harness::CLAUDE.media_tokens,
+        }
+    }
+
+    #[test]
+    fn counts_each_block_by_kind_as_the_message_read_back() {
+        for line in [
+            r#"{"message":{"role":"user","content":"hello there, a\nb \u00e9 \ud83d\ude00 é"}}"#,
+            r#"{"message":{"content":[{"type":"text","text":"abcdefgh\"\\\/\u0001"},{"type":"thinking","thinking":"think think","signature":"xyz"},{"type":"redacted_thinking","data":"AAAA BBBB"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/a/b.rs","limit":20}},{"input":{},"type":"tool_use","id":"t2"},{"type":"tool_use","id":5},{"type":"tool_use","id":"t3","input":null}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"big output"},{"type":"tool_result","tool_use_id":7,"content":"not a result: counted whole"},{"type":"image","source":{"type":"base64","data":"AAAA"}},{"type":"document"}]}}"#,
+            r#"{"message":{"content":["a string element",5,null,true,[1,2],{"type":5,"text":"x"},{"no":"type"},{"type":"text","text":7},{"type":"server_tool_use","id":"s","input":{"q":"x"}}]}}"#,
+            r#"{"message":{"content":{"type":"text","text":"an object content"}}}"#,
+            r#"{"message":{"content":{"type":"tool_result","tool_use_id":"t","content":"x"}}}"#,
+            r#"{"message":{"content":42}}"#,
+            r#"{"message":{"content":null}}"#,
+            r#"{"message":{"role":"user"}}"#,
+            r#"{"uuid":"x"}"#,
+            r#"{"message":{"content":[]}}"#,
+        ] {
+            let m = measure(line, "content", Some(rule())).expect("measured");
+            assert_eq!(m.kinds, kinds_read_back(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn an_escaped_tool_use_id_is_left_to_the_exact_path() {
+        let line = r#"{"message":{"content":[{"type":"tool_use","id":"t\u0031","input":{}}]}}"#;
+        let m = measure(line, "content", Some(rule())).expect("measured");
+        assert_eq!(m.kinds, None);
+        // The sizes stay the scan's.
+        assert!(matches!(m.piece, Piece::Arr { count: 1, .. }));
+        let plain = r#"{"message":{"content":[{"type":"tool_use","id":"t1","input":{}}]}}"#;
+        let k = measure(plain, "content", Some(rule())).and_then(|m| m.kinds);
+        assert_eq!(k.map(|k| k.uses), Some(vec![("t1".into(), 1)]));
     }
 }

@@ -22,8 +22,20 @@ pub fn map_messages<T: Send>(
     s: &Session,
     f: impl Fn(usize, &Value) -> T + Sync,
 ) -> std::io::Result<Vec<T>> {
-    use rayon::prelude::*;
     let ids: Vec<usize> = (0..s.messages.len()).collect();
+    map_these(s, &ids, f)
+}
+
+/// As [`map_messages`], of messages `ids` only, in their order.
+pub fn map_these<T: Send>(
+    s: &Session,
+    ids: &[usize],
+    f: impl Fn(usize, &Value) -> T + Sync,
+) -> std::io::Result<Vec<T>> {
+    use rayon::prelude::*;
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
     let chunks: Vec<std::io::Result<Vec<T>>> = ids
         .par_chunks(256)
         .map(|chunk| {
@@ -34,7 +46,7 @@ pub fn map_messages<T: Send>(
                 .collect()
         })
         .collect();
-    let mut out = Vec::with_capacity(s.messages.len());
+    let mut out = Vec::with_capacity(ids.len());
     for c in chunks {
         out.extend(c?);
     }

@@ -30,6 +30,7 @@ pub(super) struct Tagged {
     /// The written size of `message.content` (user and assistant records),
     /// and of each tool result's content in it.
     piece: Option<PieceLen>,
+    kinds: Option<Box<crate::session::PartKinds>>,
     result_sizes: Box<[Option<u64>]>,
     version: Option<String>,
     /// `sessionId` (kept until the session has one).
@@ -322,19 +323,28 @@ impl RecordSink for Sink {
             },
             _ => Rec::Other,
         };
-        let (piece, result_sizes) = match parsed {
+        let rule = super::jsonlen::KindRule {
+            text: CLAUDE.text_tokens,
+            media: CLAUDE.media_tokens,
+        };
+        let (piece, result_sizes, kinds) = match parsed {
             Rec::User { .. } | Rec::Assistant { .. } => {
-                match super::jsonlen::content_sizes(text, CLAUDE.wire.content) {
-                    Some((p, sizes)) => (Some(p), sizes.into_boxed_slice()),
-                    None => (None, Box::default()),
+                match super::jsonlen::measure(text, CLAUDE.wire.content, Some(rule)) {
+                    Some(m) => (
+                        Some(m.piece),
+                        m.results.into_boxed_slice(),
+                        m.kinds.map(Box::new),
+                    ),
+                    None => (None, Box::default(), None),
                 }
             }
-            _ => (None, Box::default()),
+            _ => (None, Box::default(), None),
         };
         Ok(Tagged {
             rec: parsed,
             piece,
             result_sizes,
+            kinds,
             version,
             session_id: raw::owned(rec.session_id),
             entrypoint,
@@ -358,6 +368,7 @@ impl RecordSink for Sink {
         }
         let piece = rec.piece;
         let result_sizes = std::mem::take(&mut rec.result_sizes);
+        let kinds = rec.kinds.take();
         self.apply_part(
             rec,
             line,
@@ -366,6 +377,7 @@ impl RecordSink for Sink {
                 len,
                 piece,
                 result_sizes,
+                kinds,
             },
         );
     }

@@ -277,6 +277,7 @@ impl RecordSink for Sink {
                     len,
                     piece,
                     result_sizes: Box::default(),
+                    kinds: None,
                 };
                 let idx = match kind {
                     Kind::User => {
