@@ -33,7 +33,7 @@ pub fn write_timeline_json(
     out.write_all(b"{")?;
     for (key, value) in &head {
         write!(out, "\n  {}: ", Value::from(*key))?;
-        crate::sanitize::json_pretty_to(Indented::new(&mut out, b"\n  "), value)?;
+        crate::sanitize::json_pretty_nested(&mut out, value, b"\n  ")?;
         out.write_all(b",")?;
     }
     let records = records_by_request(&setup.session);
@@ -113,9 +113,10 @@ impl Rendered<'_> {
                 analysis::beside_plan(setup, &mut ev, req, st, brk);
                 let f = totals::figures(setup, facts, before, st)?;
                 let mut text = Vec::with_capacity(1024);
-                crate::sanitize::json_pretty_to(
-                    Indented::new(&mut text, b"\n    "),
+                crate::sanitize::json_pretty_nested(
+                    &mut text,
                     &timeline_row(setup, st, &ev, &f, records, &contexts[i]),
+                    b"\n    ",
                 )?;
                 Ok(text)
             })
@@ -139,37 +140,6 @@ fn records_by_request(s: &Session) -> std::collections::HashMap<usize, Vec<usize
         out.entry(e.before_request).or_default().push(i);
     }
     out
-}
-
-/// A writer that indents pretty JSON by a fixed depth: every newline it is
-/// given becomes `newline` (a newline and the padding). JSON strings hold no
-/// raw newline, so only the printer's own line breaks are touched.
-struct Indented<'a, W> {
-    out: W,
-    newline: &'a [u8],
-}
-
-impl<'a, W: std::io::Write> Indented<'a, W> {
-    fn new(out: W, newline: &'a [u8]) -> Self {
-        Indented { out, newline }
-    }
-}
-
-impl<W: std::io::Write> std::io::Write for Indented<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut rest = buf;
-        while let Some(i) = memchr::memchr(b'\n', rest) {
-            self.out.write_all(&rest[..i])?;
-            self.out.write_all(self.newline)?;
-            rest = &rest[i + 1..];
-        }
-        self.out.write_all(rest)?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
-    }
 }
 
 /// A list of result ids, written as the ids' strings.

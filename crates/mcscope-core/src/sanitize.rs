@@ -176,11 +176,7 @@ pub fn json_pretty_visible<T: serde::Serialize + ?Sized>(value: &T) -> String {
 
 fn pretty_with<T: serde::Serialize + ?Sized>(value: &T, escape: fn(char) -> bool) -> String {
     let mut out = Vec::with_capacity(1024);
-    let formatter = SafeJson {
-        pretty: serde_json::ser::PrettyFormatter::new(),
-        escape,
-    };
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, SafeJson::new(escape, b"\n"));
     // Writing to a Vec fails only when the value refuses to serialize, which
     // the report types never do; that prints nothing, as `to_string_pretty` did.
     if value.serialize(&mut ser).is_err() {
@@ -195,21 +191,66 @@ pub fn json_pretty_to<W: std::io::Write, T: serde::Serialize + ?Sized>(
     out: W,
     value: &T,
 ) -> serde_json::Result<()> {
-    let formatter = SafeJson {
-        pretty: serde_json::ser::PrettyFormatter::new(),
-        escape: json_escapes,
-    };
-    let mut ser = serde_json::Serializer::with_formatter(out, formatter);
+    json_pretty_nested(out, value, b"\n")
+}
+
+/// [`json_pretty`] into a writer, as a value nested inside a larger pretty
+/// document: every line break is `newline` (a newline and the padding of the
+/// value's depth), so the value reads as if the whole document were printed.
+pub fn json_pretty_nested<W: std::io::Write, T: serde::Serialize + ?Sized>(
+    out: W,
+    value: &T,
+    newline: &[u8],
+) -> serde_json::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(out, SafeJson::new(json_escapes, newline));
     value.serialize(&mut ser)
 }
 
-/// serde_json's pretty formatter, with the `escape` characters written as
-/// `\uXXXX` in strings. serde_json hands a string to the formatter in fragments
-/// that need no JSON escape; those are the only place the extra escapes can be
-/// needed. Every character escaped is in the Basic Multilingual Plane.
+/// serde_json's pretty layout (two spaces a level), with the `escape`
+/// characters written as `\uXXXX` in strings and each line break written as
+/// `newline`. serde_json hands a string to the formatter in fragments that need
+/// no JSON escape; those are the only place the extra escapes can be needed.
+/// Every character escaped is in the Basic Multilingual Plane.
 struct SafeJson<'a> {
-    pretty: serde_json::ser::PrettyFormatter<'a>,
     escape: fn(char) -> bool,
+    newline: &'a [u8],
+    depth: usize,
+    has_value: bool,
+}
+
+impl<'a> SafeJson<'a> {
+    fn new(escape: fn(char) -> bool, newline: &'a [u8]) -> Self {
+        SafeJson {
+            escape,
+            newline,
+            depth: 0,
+            has_value: false,
+        }
+    }
+
+    /// A line break and the padding of the current depth.
+    fn line<W: ?Sized + std::io::Write>(&self, w: &mut W, comma: bool) -> std::io::Result<()> {
+        const PAD: &[u8] = b"                                                                ";
+        if comma {
+            w.write_all(b",")?;
+        }
+        w.write_all(self.newline)?;
+        let mut n = self.depth * 2;
+        while n > 0 {
+            let k = n.min(PAD.len());
+            w.write_all(&PAD[..k])?;
+            n -= k;
+        }
+        Ok(())
+    }
+
+    fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, c: &[u8]) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.line(w, false)?;
+        }
+        w.write_all(c)
+    }
 }
 
 impl serde_json::ser::Formatter for SafeJson<'_> {
@@ -218,6 +259,16 @@ impl serde_json::ser::Formatter for SafeJson<'_> {
         w: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
+        // Every character escaped is DEL or beyond: a fragment of printable
+        // ASCII (nearly every one: ids, names, times) is written whole.
+        let wide = fragment
+            .as_bytes()
+            .iter()
+            .fold(0u8, |a, &b| a | b.wrapping_add(1))
+            & 0x80;
+        if wide == 0 {
+            return w.write_all(fragment.as_bytes());
+        }
         let mut from = 0;
         for (i, c) in fragment.char_indices() {
             if (self.escape)(c) {
@@ -229,39 +280,45 @@ impl serde_json::ser::Formatter for SafeJson<'_> {
         w.write_all(&fragment.as_bytes()[from..])
     }
     fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.begin_array(w)
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"[")
     }
     fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.end_array(w)
+        self.close(w, b"]")
     }
     fn begin_array_value<W: ?Sized + std::io::Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        self.pretty.begin_array_value(w, first)
+        self.line(w, !first)
     }
-    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.end_array_value(w)
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
     }
     fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.begin_object(w)
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"{")
     }
     fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.end_object(w)
+        self.close(w, b"}")
     }
     fn begin_object_key<W: ?Sized + std::io::Write>(
         &mut self,
         w: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        self.pretty.begin_object_key(w, first)
+        self.line(w, !first)
     }
     fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.begin_object_value(w)
+        w.write_all(b": ")
     }
-    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        self.pretty.end_object_value(w)
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
     }
 }
 
