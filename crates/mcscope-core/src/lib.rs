@@ -26,6 +26,7 @@ pub mod derived;
 pub mod diff;
 pub mod evidence;
 pub mod export;
+pub mod fasthash;
 pub mod harness;
 pub mod load;
 pub mod numbers;

@@ -16,9 +16,8 @@
 //! written, a Qwen record re-appended off the tail) are not under a fork's dead
 //! branch, so they stay where the file puts them.
 
+use crate::fasthash::FastMap as HashMap;
 use crate::session::Request;
-use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
 /// A `uuid` / `parentUuid` as a 64-bit hash: a million records' links stay
@@ -32,9 +31,7 @@ pub(super) fn key(v: super::raw::Raw<'_>) -> Option<Key> {
 
 /// The key of a text (a `message.id`).
 pub(super) fn hash(text: &str) -> Key {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut h);
-    h.finish()
+    crate::fasthash::hash_str(text)
 }
 
 /// One main-thread record with a `uuid`.
@@ -67,7 +64,8 @@ impl Tree {
         if n == 0 || (!self.marked && !self.claude) {
             return;
         }
-        let mut index: HashMap<Key, usize> = HashMap::with_capacity(n);
+        let mut index: HashMap<Key, usize> =
+            HashMap::with_capacity_and_hasher(n, Default::default());
         for (i, node) in self.nodes.iter().enumerate() {
             index.entry(node.uuid).or_insert(i);
         }
@@ -89,7 +87,7 @@ impl Tree {
             }
         }
         // Branch children of each node, and the fork points among them.
-        let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut children: HashMap<usize, Vec<usize>> = HashMap::default();
         for i in 0..n {
             let branch = if self.claude {
                 is_msg(i) && below[i]

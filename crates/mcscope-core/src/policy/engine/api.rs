@@ -273,7 +273,7 @@ pub(super) fn api_with<L: Look>(
         }
     }
     let mut clear: Vec<(usize, ClearReason)> = Vec::new();
-    let mut kept = Why::new();
+    let mut kept = Why::default();
     if !pass.cleared_ids.is_empty() || !pass.kept.is_empty() {
         for (q, c) in look.cands().iter().enumerate() {
             let r = &s.results[c.result];

@@ -290,7 +290,7 @@ impl<'s> Engine<'s> {
                 },
                 edits: vec![note],
             }),
-            kept: Why::new(),
+            kept: Why::default(),
             pre_tokens: None,
         };
         ApiCarried {

@@ -3,6 +3,7 @@
 //! holds (`Look`) and the policy's parameters.
 
 use super::*;
+use crate::fasthash::FastSet as HashSet;
 use crate::policy::params::When;
 
 /// The usage gate at a request of `version` (SPEC §5): the one given, else
@@ -52,7 +53,7 @@ pub(super) fn budget<L: Look>(look: &L, p: &Policy, req: &Request) -> Verdict {
         .collect();
     let mut positions = Vec::new();
     let mut items = Vec::new();
-    let mut kept = Why::new();
+    let mut kept = Why::default();
     for (pos, c) in look.cands().iter().enumerate() {
         let r = &s.results[c.result];
         if !c.compactable || c.protected() || look.gone(c.result) || look.in_force(c) {

@@ -19,7 +19,7 @@ pub(super) fn count<L: Look>(v: &L, p: &Policy, req: &Request) -> Verdict {
     let active = v.active(p.errors_clearable());
     let last_user = last_user_message(s, req).filter(|&m| m + 1 == req.end);
     let split = n.saturating_sub(keep);
-    let mut kept = Why::new();
+    let mut kept = Why::default();
     for &q in &active[split..] {
         kept.insert(q, Kept::Count(CountKept::InLastActive { keep }));
     }

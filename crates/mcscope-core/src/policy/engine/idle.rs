@@ -61,7 +61,7 @@ fn time_based<L: Look>(
         })
     };
     let mut clear = Vec::new();
-    let mut kept = Why::new();
+    let mut kept = Why::default();
     match p.preset.rules().rank_by {
         RankBy::Calls => {
             // The window is over call ids (calls without a result included),

@@ -66,7 +66,7 @@ fn by_pass<L: Look>(
         let r = &s.results[look.cands()[q].result];
         std::cmp::Reverse((r.msg, r.part))
     });
-    let mut kept = Why::new();
+    let mut kept = Why::default();
     let mut within = 0u64;
     let mut crossed = false;
     let mut prunable: Vec<(usize, u64)> = Vec::new();
@@ -229,7 +229,7 @@ fn indexed<L: Look>(
             ));
         }
     }
-    masked(clear, why, Why::new())
+    masked(clear, why, Why::default())
 }
 
 /// `mask` (SPEC §14): Gemini CLI's tool-output masking.

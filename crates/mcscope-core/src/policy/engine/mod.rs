@@ -80,7 +80,7 @@ struct Verdict {
 }
 
 /// Reasons candidates stay, by candidate position.
-type Why = HashMap<usize, Kept>;
+type Why = crate::fasthash::FastMap<usize, Kept>;
 
 /// A clearing in force as the engine keeps it per result: the request it was
 /// made at and its trigger (8 bytes; its reason is `Engine::reasons`).

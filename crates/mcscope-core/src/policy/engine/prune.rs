@@ -108,7 +108,7 @@ pub(super) fn prune<L: Look>(
     let view_first = oldest.map_or(s.results_in(req.view_start, req.view_start).start, |p| {
         stored(p)
     });
-    let mut kept = Why::new();
+    let mut kept = Why::default();
     let mut total = 0u64;
     let mut pruned = 0u64;
     let mut marked: Vec<(usize, u64)> = Vec::new();

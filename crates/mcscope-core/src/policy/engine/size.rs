@@ -36,7 +36,7 @@ fn over_threshold<L: Look>(v: &L, p: &Policy, total: u64) -> Verdict {
     let keep = p.keep_for(PlanKind::Size);
     let clearable = v.size_clearable();
     let split = clearable.len().saturating_sub(keep);
-    let mut kept = Why::new();
+    let mut kept = Why::default();
     for &q in &clearable[split..] {
         kept.insert(
             q,
