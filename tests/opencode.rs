@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 mod commands;
 #[path = "opencode/database.rs"]
 mod database;
+#[path = "opencode/export.rs"]
+mod export;
 #[path = "opencode/hostile.rs"]
 mod hostile;
 #[path = "opencode/marks.rs"]

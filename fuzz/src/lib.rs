@@ -193,8 +193,8 @@ pub fn check_session(s: &Session, data: &[u8]) {
         Format::GeminiJson => {
             assert_eq!(s.sidechain_records, 0, "sidechain records in a Gemini file");
         }
-        // Rows of a database or files of a tree: no lines to check.
-        Format::OpencodeDb | Format::OpencodeJson => {}
+        // Rows of a database, files of a tree or one export object: no lines to check.
+        Format::OpencodeDb | Format::OpencodeJson | Format::OpencodeExport => {}
     }
 }
 

@@ -426,6 +426,18 @@ pub struct Session {
     pub rewind_segments: Vec<usize>,
     /// The harness's own turns, where its plan counts by them (OpenCode's).
     pub turns: Turns,
+    /// What an OpenCode export says of itself (SPEC §17.O.5, §17.O.7); None
+    /// for every other file.
+    pub export: Option<ExportFacts>,
+}
+
+/// What an `opencode export` file says of itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ExportFacts {
+    /// `--sanitize` wrote it: the outputs' sizes are unknown (SPEC §17.O.5).
+    pub sanitized: bool,
+    /// Its publisher replaced parts of outputs with `REDACTED` (§17.O.7).
+    pub redacted_outputs: bool,
 }
 
 impl Session {
@@ -493,6 +505,7 @@ impl Session {
             rewind_segments: Vec::new(),
             turns: Turns::default(),
             return_anchor: true,
+            export: None,
         }
     }
 

@@ -26,6 +26,11 @@ impl<'a> Simulator<'a> {
     }
 
     pub fn simulate(&mut self, writer: Writer, at: SimAt) -> Option<Vec<String>> {
+        // A sanitized export's sizes are unknown: its marks are shown, never
+        // compared (SPEC §17.O.5).
+        if self.setup.session.export.is_some_and(|x| x.sanitized) {
+            return None;
+        }
         let kind = writer.plan_kind()?;
         match at {
             SimAt::Request(k) => {

@@ -195,6 +195,20 @@ impl Setup {
                 && !s.evidence.iter().any(|e| e.mask)
                 && !s.results.iter().any(|r| r.already_cleared),
             marked: s.evidence.iter().any(|e| e.pruned || e.mask),
+            sanitized: s.export.is_some_and(|x| x.sanitized),
+            redacted_differs: s.export.is_some_and(|x| x.redacted_outputs && !x.sanitized)
+                && self
+                    .derived
+                    .get_or_init(|| {
+                        let ev = evidence::evidence(self);
+                        RedactedDiffers(ev.requests.iter().any(|r| {
+                            r.microcompact
+                                .as_ref()
+                                .and_then(|m| m.comparison.as_ref())
+                                .is_some_and(|c| !c.missing.is_empty() || !c.extra.is_empty())
+                        }))
+                    })
+                    .0,
         }
     }
 
@@ -213,6 +227,8 @@ impl Setup {
             idle_server_sent,
             unversioned: marks.unversioned,
             marked: marks.marked,
+            sanitized: marks.sanitized,
+            redacted_differs: marks.redacted_differs,
         }
     }
 
@@ -599,7 +615,14 @@ pub fn wire_at(setup: &Setup, k: usize, side: Side) -> std::io::Result<serde_jso
 struct SessionMarks {
     unversioned: bool,
     marked: bool,
+    sanitized: bool,
+    redacted_differs: bool,
 }
+
+/// Whether an export's prune marks differ from the simulation where its
+/// outputs carry the publisher's `REDACTED` (SPEC §17.O.7): worked out once
+/// per run, on such files only.
+struct RedactedDiffers(bool);
 
 #[cfg(test)]
 mod wired_tests;

@@ -118,6 +118,11 @@ pub struct At<'a> {
     /// The session records the harness's own clearing (OpenCode's prune
     /// marks, Gemini CLI's masking): the plan was on, whatever the version.
     pub marked: bool,
+    /// The file is an `opencode export --sanitize` (SPEC §17.O.5).
+    pub sanitized: bool,
+    /// The file's outputs carry its publisher's `REDACTED` and its marks
+    /// differ from the simulation (SPEC §17.O.7, §18.16).
+    pub redacted_differs: bool,
 }
 
 /// Each distinct value of `f` over `at` (None left out), in order of first sight.

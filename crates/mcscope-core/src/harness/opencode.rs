@@ -23,8 +23,13 @@ pub(crate) static OPENCODE: Preset = Preset {
         folders: "OpenCode's database ($OPENCODE_DB, else opencode.db in $XDG_DATA_HOME/opencode or ~/.local/share/opencode)",
     },
     server_preset: false,
-    // Reference §1.1: SQLite from 1.2.0, JSON files under `storage/` up to 1.1.x.
-    formats: &[Format::OpencodeDb, Format::OpencodeJson],
+    // Reference §1.1: SQLite from 1.2.0, JSON files under `storage/` up to 1.1.x;
+    // §6: `opencode export`, one session as one JSON object.
+    formats: &[
+        Format::OpencodeDb,
+        Format::OpencodeJson,
+        Format::OpencodeExport,
+    ],
     // Reference §1.4: `toModelMessages` turns a completed tool part into an AI SDK
     // tool call and result, which the provider adapter sends as `tool_use` /
     // `tool_result` blocks for Anthropic models (the common provider, and the
@@ -282,8 +287,24 @@ pub(crate) const OPENCODE_VERSION_GAP: Template = Template {
     text: "OpenCode {X} lies between 1.3.2 (prune on unless compaction.prune: false) and 1.14.34 (off unless true), where the default flipped (probably PR #19459); auto takes it as off.",
 };
 
-/// OpenCode's caveats (SPEC §14, §15.14).
-pub(super) static CAVEATS: [Rule; 3] = [
+pub(crate) const OPENCODE_SANITIZED: Template = Template {
+    id: "opencode_sanitized",
+    short: "export sanitized: sizes unknown, nothing planned",
+    // Reference §6.6: `--sanitize` replaces each completed output with
+    // `[redacted:tool-output:<partID>]`, keeping `state.time.compacted`.
+    text: "This export was written with opencode export --sanitize: every tool output reads [redacted:tool-output:…], so the sizes prune decides by are unknown; the recorded marks are shown, and no plan clears anything.",
+};
+
+pub(crate) const OPENCODE_REDACTED_OUTPUTS: Template = Template {
+    id: "opencode_redacted_outputs",
+    short: "export redacted: estimates low",
+    // Reference §6.5 exception 2: the publisher's secret filter shortened outputs.
+    text: "Outputs in this export carry REDACTED where the tool that published it removed secrets, so they are shorter than OpenCode measured them and the estimates are low: near prune's 40,000 / 20,000 thresholds the simulation can leave parts OpenCode marked.",
+};
+
+/// OpenCode's caveats (SPEC §14, §15.14; an export's, §17.O.5 and §17.O.7,
+/// after them as §18.9 orders).
+pub(super) static CAVEATS: [Rule; 5] = [
     // Where a plan of OpenCode's is in question: auto chose none at a
     // 1.14.34+ (or unreadable) version, or prune is asked for there.
     Rule::by(OPENCODE_PRUNE_OFF_BY_DEFAULT, |a, t| {
@@ -311,6 +332,12 @@ pub(super) static CAVEATS: [Rule; 3] = [
                 .map(|_| v)
         });
         (!gap.is_empty()).then(|| t.text.replace("{X}", &gap.join(", ")))
+    }),
+    Rule::by(OPENCODE_SANITIZED, |a, t| {
+        when(a.at.iter().any(|x| x.sanitized), t)
+    }),
+    Rule::by(OPENCODE_REDACTED_OUTPUTS, |a, t| {
+        when(a.at.iter().any(|x| x.redacted_differs), t)
     }),
 ];
 

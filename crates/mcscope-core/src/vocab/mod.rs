@@ -104,6 +104,8 @@ pub enum Format {
     OpencodeDb,
     /// OpenCode ≤ 1.1: the JSON files under `storage/`.
     OpencodeJson,
+    /// `opencode export`: one session as one JSON object (SPEC §17.O).
+    OpencodeExport,
 }
 
 impl Format {

@@ -154,13 +154,14 @@ pub trait FormatLoader: Sync {
 
 /// Every loader, in the order detection asks them (the order of precedence
 /// of the sniff: a database's magic, Gemini CLI's header, OpenCode's session
-/// info, a Messages API body, Qwen's `message.parts`, then Claude Code, which
+/// info, an OpenCode export, a Messages API body, Qwen's `message.parts`, then Claude Code, which
 /// takes anything else).
-pub static LOADERS: [&dyn FormatLoader; 7] = [
+pub static LOADERS: [&dyn FormatLoader; 8] = [
     &opencode::OpencodeDb,
     &gemini::GeminiJsonl,
     &gemini::GeminiJson,
     &opencode::OpencodeJson,
+    &opencode::OpencodeExport,
     &messages::MessagesJson,
     &qwen::QwenJsonl,
     &claude::ClaudeJsonl,

@@ -252,6 +252,9 @@ struct Walk<'a> {
     /// A build that records no `finish` at all: a response a user message
     /// follows ends its loop.
     records_finish: bool,
+    /// The session records `step-start` parts (every build that can be read
+    /// does; a file without any is read as one request per assistant message).
+    records_steps: bool,
     got: Gathered,
 }
 
@@ -276,6 +279,10 @@ impl<'a> Walk<'a> {
             records_finish: messages
                 .iter()
                 .any(|(_, m)| m.get("finish").is_some_and(Value::is_string)),
+            records_steps: by_msg
+                .values()
+                .flatten()
+                .any(|(_, p)| is_part(p, "step-start")),
             got: Gathered {
                 msg_results: Vec::with_capacity(messages.len()),
                 ..Gathered::default()
@@ -321,9 +328,16 @@ impl<'a> Walk<'a> {
                 }
                 self.got.user_messages.push(feeder.sink.made());
             }
-            Some("assistant") if shell_run(m, self.parent_parts(m)) => {
-                // A `!command` the user ran: in later requests' history, no
-                // request of its own (1.18.33 `SessionPrompt.shellImpl`).
+            Some("assistant")
+                if shell_run(m, self.parent_parts(m))
+                    || (self.records_steps
+                        && !parts.iter().any(|(_, p)| is_part(p, "step-start"))) =>
+            {
+                // A `!command` the user ran (1.18.33 `SessionPrompt.shellImpl`),
+                // or a subtask's execution (a lone `task` part, SPEC §17.O.2):
+                // no model was called, so no request of its own (request k is
+                // the k-th assistant message with a `step-start`, §18.15); it
+                // is in later requests' history.
                 shell = true;
                 self.got.marks.extend(compacted_marks(parts));
             }

@@ -13,6 +13,7 @@
 
 mod build;
 pub mod db;
+pub(crate) mod export;
 mod json;
 
 use super::LoadError;

@@ -39,6 +39,19 @@ pub(super) fn shell_run(m: &Value, parent: &[(String, Value)]) -> bool {
         })
 }
 
+/// Whether a part is of `kind` (`step-start`, `tool`, …).
+pub(super) fn is_part(p: &Value, kind: &str) -> bool {
+    p.get("type").and_then(Value::as_str) == Some(kind)
+}
+
+/// SPEC §17.O.2: a request that was aborted before it finished: a
+/// `step-start`, no `step-finish`, and a `MessageAbortedError`.
+pub(super) fn aborted_unfinished(m: &Value, parts: &[(String, Value)]) -> bool {
+    m.pointer("/error/name").and_then(Value::as_str) == Some("MessageAbortedError")
+        && parts.iter().any(|(_, p)| is_part(p, "step-start"))
+        && !parts.iter().any(|(_, p)| is_part(p, "step-finish"))
+}
+
 /// Whether a later request leaves assistant message `m` out (1.18.33
 /// `toModelMessages`: `if(V.info.error&&!(aborted&&V.parts.some(not step-start
 /// or reasoning)))continue`).
@@ -109,7 +122,10 @@ pub(super) fn records_of(
             if let Some(model) = m.get("modelID").filter(|v| v.is_string()) {
                 body.insert("model".into(), model.clone());
             }
-            if let Some(usage) = usage(m) {
+            // An aborted request (a `step-start`, no `step-finish`, a
+            // `MessageAbortedError`) was sent, but its usage is unknown (SPEC
+            // §17.O.2): its zeros are no count.
+            if let Some(usage) = usage(m).filter(|_| !aborted_unfinished(m, parts)) {
                 body.insert("usage".into(), usage);
             }
             let mut out = vec![(record("assistant", at, version, Value::Object(body)), wire)];
