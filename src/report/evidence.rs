@@ -24,6 +24,10 @@ pub struct EvidenceJson<'a> {
     requests: Vec<EvidenceRowJson<'a>>,
     counts: CountsJson,
     warnings: Vec<WarningJson<'a>>,
+    /// OpenCode: what prune marks after the file's last loop, by the
+    /// simulation, where the file records no mark there (SPEC §17.O.6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pending_prune: Option<Vec<String>>,
 }
 
 /// One request with evidence: its index, then the §10 `evidence` object's keys.
@@ -78,6 +82,7 @@ pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJso
                 message: &w.message,
             })
             .collect(),
+        pending_prune: analysis::pending_prune(setup),
     }
 }
 
@@ -200,6 +205,14 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
         let _ = writeln!(out, "breaks by explanation: {}", tally.join(", "));
     }
     api::counts_text(setup, &mut out);
+    if let Some(ids) = analysis::pending_prune(setup).filter(|ids| !ids.is_empty()) {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "◇ after the last request: prune would mark [{}] when the last prompt loop ended (predicted, not yet recorded: the file was taken before OpenCode wrote them, or prune was off)",
+            sanitize::joined(&ids, ", ")
+        );
+    }
     for w in &r.evidence.warnings {
         let _ = writeln!(out, "warning: line {}: {}", w.line, w.message);
     }

@@ -320,3 +320,50 @@ fn s18_16_the_shared_exports_agree_or_say_why_not() {
     // The two newest marked parts (the marks run oldest to newest).
     assert_eq!(missing, marked[37..].to_vec());
 }
+
+/// SPEC §17.O.6, §18.16 `evidence.pending_prune`: an export taken after turn 3
+/// ended but before OpenCode's prune wrote (its marks absent) is not said to
+/// disagree: the marks prune would write are "predicted, not yet recorded".
+/// With the marks written after its last request, nothing is pending; nor
+/// after turn 4, where the scan stops at the mark.
+#[test]
+fn s17_o6_marks_a_file_was_taken_too_early_for_are_pending() {
+    let whole = worked_example();
+    let mut early = whole.clone();
+    // Messages up to R6's (turn 3's answer), the marks not yet written.
+    early["messages"].as_array_mut().unwrap().truncate(9);
+    let mut unmarked = early.clone();
+    for m in unmarked["messages"].as_array_mut().unwrap() {
+        for p in m["parts"].as_array_mut().unwrap() {
+            if let Some(t) = p.pointer_mut("/state/time").and_then(Value::as_object_mut) {
+                t.remove("compacted");
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(&dir, "early.json", "", &unmarked);
+    let e = evidence(&p, &[]);
+    let mut pending: Vec<String> = serde_json::from_value(e["pending_prune"].clone()).unwrap();
+    pending.sort();
+    assert_eq!(
+        pending,
+        [
+            "toolu_01Hq3xK9mVb2Lw7Rt5Yz8NcD",
+            "toolu_01Nm4Pq8Wx2Ks6Jd9Tb3LvYe"
+        ]
+    );
+    let text = bin::ok(&["evidence", &p]);
+    assert!(text.contains("predicted, not yet recorded"), "{text}");
+    // Written after the last request: recorded, nothing pending.
+    let p = write(&dir, "marked.json", "", &early);
+    assert_eq!(evidence(&p, &[])["pending_prune"], json!([]));
+    let p = write(&dir, "whole.json", "", &whole);
+    assert_eq!(evidence(&p, &[])["pending_prune"], json!([]));
+    // Another harness has no such key.
+    let claude = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-demo.jsonl");
+    assert!(
+        evidence(claude.to_str().unwrap(), &[])
+            .get("pending_prune")
+            .is_none()
+    );
+}

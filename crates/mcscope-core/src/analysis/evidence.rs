@@ -50,6 +50,57 @@ impl<'a> Simulator<'a> {
     }
 }
 
+/// SPEC §17.O.6, §18.16 `evidence.pending_prune`: OpenCode runs prune when a
+/// prompt loop ends, a few seconds after it; a file taken (an export, a copy
+/// of the database) before the prune after its last loop wrote has none of
+/// its marks. The ids prune marks then, by the simulation, where the file
+/// records no mark after its last request: predicted, not yet recorded. None
+/// for a harness without prune; empty where nothing is pending.
+pub fn pending_prune(setup: &Setup) -> Option<Vec<String>> {
+    let s = &setup.session;
+    if !s.harness.rules().offers(PlanKind::Prune) {
+        return None;
+    }
+    let n = s.requests.len();
+    let recorded = s.evidence.iter().any(|e| e.pruned && e.before_request > n);
+    if n == 0 || recorded || !s.loop_ended_before(n + 1) || s.export.is_some_and(|x| x.sanitized) {
+        return Some(Vec::new());
+    }
+    // The request the next prompt would make: the view as it stands at the
+    // file's end; prune counts only the user messages before its last loop.
+    let mut next: Session = (**s).clone();
+    let last = &s.requests[n - 1];
+    next.requests.push(Request {
+        index: n + 1,
+        response: None,
+        view_start: last.view_start,
+        end: s.messages.len(),
+        segment: last.segment,
+        at: None,
+        now_ms: None,
+        gap_minutes: None,
+        begins_turn: true,
+        send: None,
+        version: last.version.clone(),
+        entrypoint: last.entrypoint.clone(),
+        dead: Vec::new(),
+        plan_recorded: last.plan_recorded,
+    });
+    let derived = crate::derived::Derived::default();
+    let mut engine = Engine::new(
+        &next,
+        &derived,
+        simulated(setup, PlanKind::Prune),
+        setup.protector(),
+        n + 1,
+    )
+    .newly_only();
+    let st = std::iter::from_fn(|| engine.step()).last()?;
+    let mut ids = ids_of(&next, &st.newly_cleared);
+    ids.extend(ids_of(&next, &st.marked_elsewhere));
+    Some(ids)
+}
+
 /// The plan `kind` (with the other options given; a kind that takes one
 /// delivery only, budget's rewrite, runs with it) at
 /// every request: the ids it newly clears (index k − 1).

@@ -11,7 +11,8 @@ pub mod wired;
 pub use checkpoints::Checkpoints;
 
 pub use evidence::{
-    EvidenceReport, Simulator, beside_plan, beside_timeline, evidence, evidence_at, evidence_report,
+    EvidenceReport, Simulator, beside_plan, beside_timeline, evidence, evidence_at,
+    evidence_report, pending_prune,
 };
 pub use wired::{
     WireInputs, Wired, plan_and_inputs, prefix_break, prefix_break_message, result_content,
