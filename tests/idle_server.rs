@@ -42,7 +42,7 @@ fn caveat_ids(v: &Value) -> Vec<String> {
 fn s10_the_return_request_sends_the_edit_and_the_server_clears() {
     let p = json(&["plan", SAMPLE, "--at", "35", "--format", "json"]);
     let req = &p["request"];
-    assert_eq!(req["version_row"], "2.1.310+");
+    assert_eq!(req["version_row"], "2.1.310-2.1.332");
     assert_eq!(req["plan_kind"], "idle-server");
     assert_eq!(req["harness_could_run"], true);
     assert_eq!(req["harness_could_run_reason"], "ok");
@@ -495,4 +495,66 @@ fn s1_a_file_with_joined_replies_only_still_finds_its_return() {
         "json",
     ]);
     assert_eq!(p["idle_server"]["not_sent_because"], "no_return");
+}
+
+/// The sample's records with every `version` read as `v`.
+fn at_version(dir: &tempfile::TempDir, v: &str) -> String {
+    let text = std::fs::read_to_string(SAMPLE)
+        .unwrap()
+        .replace("\"version\":\"2.1.332\"", &format!("\"version\":\"{v}\""));
+    assert!(text.contains(&format!("\"version\":\"{v}\"")));
+    let p = dir.path().join(format!("s-{v}.jsonl"));
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// SPEC §17.C.U0, U1, U5: 2.1.333–2.1.337 are sampled; the old `2.1.310+` row
+/// is four (auto runs `idle-server`, keep 12, in each); from 2.1.336 the
+/// caveat says the idle gap may have been shorter by host pauses.
+#[test]
+fn s17_c_u1_u5_the_rows_from_2_1_333_and_the_host_pauses_caveat() {
+    let dir = tempfile::tempdir().unwrap();
+    for (v, row, pauses) in [
+        ("2.1.332", "2.1.310-2.1.332", false),
+        ("2.1.333", "2.1.333", false),
+        ("2.1.335", "2.1.334-2.1.335", false),
+        ("2.1.336", "2.1.336+", true),
+        ("2.1.337", "2.1.336+", true),
+        ("2.1.400", "2.1.336+", true),
+    ] {
+        let p = at_version(&dir, v);
+        let plan = json(&["plan", &p, "--at", "35", "--format", "json"]);
+        assert_eq!(plan["request"]["version_row"], row, "{v}");
+        assert_eq!(plan["request"]["plan_kind"], "idle-server", "{v}");
+        assert_eq!(plan["idle_server"]["keep"], 12, "{v}");
+        let ids = caveat_ids(&plan);
+        assert_eq!(
+            ids.contains(&"claude_idle_server_host_pauses".to_string()),
+            pauses,
+            "{v}: {ids:?}"
+        );
+        // Sampled up to 2.1.337; past it, the nearest sampled build is named.
+        let unsampled = ids.contains(&"claude_version_unsampled".to_string());
+        assert_eq!(unsampled, v == "2.1.400", "{v}");
+    }
+    let p = at_version(&dir, "2.1.400");
+    let t = json(&["timeline", &p, "-j"]);
+    let text = t["caveats"].to_string();
+    assert!(text.contains("newer than 2.1.337"), "{text}");
+}
+
+/// SPEC §15.26: with no return in the view, `idle_server.clearable` and
+/// `since_return` are null (no N without a return), `not_sent_because`
+/// `no_return`.
+#[test]
+fn s15_26_without_a_return_clearable_is_null() {
+    let p = json(&["plan", SAMPLE, "--at", "2", "--format", "json"]);
+    let is = &p["idle_server"];
+    assert_eq!(is["return_index"], Value::Null);
+    assert_eq!(is["not_sent_because"], "no_return");
+    assert_eq!(is["clearable"], Value::Null);
+    assert_eq!(is["since_return"], Value::Null);
+    // With the return, numbers (the return's request).
+    let p = json(&["plan", SAMPLE, "--at", "35", "--format", "json"]);
+    assert_eq!(p["idle_server"]["clearable"], 32);
 }

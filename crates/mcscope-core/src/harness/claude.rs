@@ -151,7 +151,10 @@ impl Harness for Claude {
             VersionRow::Idle,
             VersionRow::NoneLate,
             VersionRow::IdleServerKeep5,
-            VersionRow::IdleServerKeep12,
+            VersionRow::IdleServer310,
+            VersionRow::IdleServer333,
+            VersionRow::IdleServer334,
+            VersionRow::IdleServer336,
         ];
         let each: Vec<String> = rows
             .iter()

@@ -100,6 +100,19 @@ pub(crate) const CLAUDE_CUT_FLAGS: Template = Template {
 tengu_sparkling_charm unset).",
 };
 
+pub(crate) const CLAUDE_IDLE_SERVER_HOST_PAUSES: Template = Template {
+    id: "claude_idle_server_host_pauses",
+    short: "idle-server: host pauses not recorded (2.1.336+)",
+    // SPEC §17.C.U5; 2.1.337 bundle, grep
+    // `function ufs(e,t){let n=t-e;for(let[o,r]of wgt()?.pauses??[])if(e<o&&o<=t)n-=r;return n}`
+    // (no writer of `told` in the published 2.1.336–2.1.337 builds).
+    text: "From 2.1.336 Claude Code subtracts pauses reported by its host (for example a sleeping \
+machine or a suspended remote session) from the idle gap before it decides that a return happened. \
+Published builds never receive such reports, so mcscope uses the plain gap; a session run inside a \
+host that reports pauses may have had a shorter gap than the transcript shows, and then a simulated \
+return may not have been one. The pauses are not in the transcript.",
+};
+
 pub(crate) const CLAUDE_NOT_PLAUSIBLE: Template = Template {
     id: "claude_not_plausible",
     short: "what-if",
@@ -107,8 +120,9 @@ pub(crate) const CLAUDE_NOT_PLAUSIBLE: Template = Template {
 clearing shown is a what-if, not what happened.",
 };
 
-/// Claude Code's caveats in the order they are listed, with when each shows.
-pub(crate) static CAVEATS: [Rule; 13] = [
+/// Claude Code's caveats in the order they are listed, with when each shows
+/// (§17.C's appended after §13.C's table, as §18.9 orders them).
+pub(crate) static CAVEATS: [Rule; 14] = [
     Rule::on_kind(CLAUDE_IDLE_FLAG, PlanKind::Idle),
     Rule::on_kind(CLAUDE_IDLE_SERVER_FLAG, PlanKind::IdleServer),
     Rule::on_kind(CLAUDE_IDLE_SERVER_ACTIVITY, PlanKind::IdleServer),
@@ -142,6 +156,14 @@ pub(crate) static CAVEATS: [Rule; 13] = [
     Rule::by(CLAUDE_CUT_FLAGS, |a, t| when(a.cut, t)),
     Rule::by(CLAUDE_NOT_PLAUSIBLE, |a: &Ask<'_>, _| {
         not_plausible_text(a.at)
+    }),
+    // SPEC §17.C.U5: `idle-server` runs at a version of 2.1.336 or later.
+    Rule::by(CLAUDE_IDLE_SERVER_HOST_PAUSES, |a, t| {
+        let paused = |x: &At<'_>| {
+            x.kind == Some(PlanKind::IdleServer)
+                && x.version.and_then(version::parse) >= Some((2, 1, 336))
+        };
+        when(a.at.iter().any(paused), t)
     }),
 ];
 

@@ -37,7 +37,11 @@ pub const KEEP_12_FROM: (u32, u32, u32) = (2, 1, 310);
 /// Keep *K* by version (S4): 5 for 2.1.285–2.1.309, else 12 (2.1.310+, unknown).
 pub fn default_keep(v: Option<&str>) -> u32 {
     match VersionRow::of(v) {
-        VersionRow::IdleServerKeep12 | VersionRow::Unknown => 12,
+        VersionRow::IdleServer310
+        | VersionRow::IdleServer333
+        | VersionRow::IdleServer334
+        | VersionRow::IdleServer336
+        | VersionRow::Unknown => 12,
         _ if v
             .and_then(version::parse)
             .is_some_and(|x| x >= KEEP_12_FROM) =>

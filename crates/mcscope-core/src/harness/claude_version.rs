@@ -18,8 +18,17 @@ pub enum VersionRow {
     NoneLate,
     /// 2.1.285–2.1.309: `idle-server`, keep 5.
     IdleServerKeep5,
-    /// 2.1.310 and later: `idle-server`, keep 12.
-    IdleServerKeep12,
+    /// 2.1.310–2.1.332: `idle-server`, keep 12 (SPEC §17.C.U1: a PDF read
+    /// attached to a message excludes `Read`).
+    IdleServer310,
+    /// 2.1.333: as 2.1.310–2.1.332, and a PDF row of one page-text read is a
+    /// clearable result of its own.
+    IdleServer333,
+    /// 2.1.334–2.1.335: each read of an all-page-text PDF row is one.
+    IdleServer334,
+    /// 2.1.336 and later: as 2.1.334–2.1.335, and the idle gap less the pauses
+    /// the host reports (none in published builds).
+    IdleServer336,
     /// Below 2.0.0: no plan (§15.9).
     Before2,
     /// No version, or one that is not `X.Y.Z[-…]`.
@@ -35,7 +44,10 @@ impl VersionRow {
             VersionRow::Idle => "2.1.84-2.1.104",
             VersionRow::NoneLate => "2.1.105-2.1.284",
             VersionRow::IdleServerKeep5 => "2.1.285-2.1.309",
-            VersionRow::IdleServerKeep12 => "2.1.310+",
+            VersionRow::IdleServer310 => "2.1.310-2.1.332",
+            VersionRow::IdleServer333 => "2.1.333",
+            VersionRow::IdleServer334 => "2.1.334-2.1.335",
+            VersionRow::IdleServer336 => "2.1.336+",
             VersionRow::Before2 => "before-2.0.0",
             VersionRow::Unknown => "unknown",
         }
@@ -53,7 +65,10 @@ impl VersionRow {
             v if v <= (2, 1, 104) => VersionRow::Idle,
             v if v <= (2, 1, 284) => VersionRow::NoneLate,
             v if v <= (2, 1, 309) => VersionRow::IdleServerKeep5,
-            _ => VersionRow::IdleServerKeep12,
+            v if v <= (2, 1, 332) => VersionRow::IdleServer310,
+            v if v <= (2, 1, 333) => VersionRow::IdleServer333,
+            v if v <= (2, 1, 335) => VersionRow::IdleServer334,
+            _ => VersionRow::IdleServer336,
         }
     }
 
@@ -62,9 +77,11 @@ impl VersionRow {
         match self {
             VersionRow::Budget => Some(PlanKind::Budget),
             VersionRow::Idle | VersionRow::Unknown => Some(PlanKind::Idle),
-            VersionRow::IdleServerKeep5 | VersionRow::IdleServerKeep12 => {
-                Some(PlanKind::IdleServer)
-            }
+            VersionRow::IdleServerKeep5
+            | VersionRow::IdleServer310
+            | VersionRow::IdleServer333
+            | VersionRow::IdleServer334
+            | VersionRow::IdleServer336 => Some(PlanKind::IdleServer),
             VersionRow::NoneEarly | VersionRow::NoneLate | VersionRow::Before2 => None,
         }
     }
@@ -100,9 +117,9 @@ pub fn parse(v: &str) -> Option<(u32, u32, u32)> {
 
 /// The builds that were sampled (SPEC §13 header): 2.1.x patch numbers.
 #[cfg(test)]
-const SAMPLED: [u32; 30] = [
+const SAMPLED: [u32; 35] = [
     22, 38, 45, 63, 70, 74, 76, 80, 84, 86, 88, 100, 104, 105, 107, 108, 109, 110, 112, 128, 156,
-    200, 250, 270, 285, 295, 300, 310, 321, 332,
+    200, 250, 270, 285, 295, 300, 310, 321, 332, 333, 334, 335, 336, 337,
 ];
 
 /// The unsampled ranges of SPEC §13.T4, each with its nearest sampled builds
@@ -116,12 +133,12 @@ const UNSAMPLED: [((u32, u32), u32, Option<u32>); 5] = [
 ];
 
 /// A version in an unsampled range of SPEC §13.T4: its nearest sampled builds
-/// on each side, as words (`"2.1.63"`, `"2.1.70"`; above 2.1.332 the upper one
-/// is "newer than 2.1.332").
+/// on each side, as words (`"2.1.63"`, `"2.1.70"`; above 2.1.337, the last
+/// sampled (SPEC §17.C.U0), the upper one is "newer than 2.1.337").
 pub fn unsampled(v: Option<&str>) -> Option<(String, String)> {
     let ver = parse(v?)?;
-    if ver > (2, 1, 332) {
-        return Some(("2.1.332".into(), "newer than 2.1.332".into()));
+    if ver > (2, 1, 337) {
+        return Some(("2.1.337".into(), "newer than 2.1.337".into()));
     }
     let (2, 1, z) = ver else {
         return None;
@@ -130,7 +147,7 @@ pub fn unsampled(v: Option<&str>) -> Option<(String, String)> {
         .iter()
         .find(|((lo, hi), _, _)| (*lo..=*hi).contains(&z))
         .map(|(_, a, b)| {
-            let b = b.map_or("newer than 2.1.332".into(), |b| format!("2.1.{b}"));
+            let b = b.map_or("newer than 2.1.337".into(), |b| format!("2.1.{b}"));
             (format!("2.1.{a}"), b)
         })
 }
@@ -159,8 +176,15 @@ mod tests {
         assert_eq!(row("2.1.284"), "2.1.105-2.1.284");
         assert_eq!(row("2.1.285"), "2.1.285-2.1.309");
         assert_eq!(row("2.1.309"), "2.1.285-2.1.309");
-        assert_eq!(row("2.1.310"), "2.1.310+");
-        assert_eq!(row("3.0.0"), "2.1.310+");
+        // SPEC §17.C.U1: the old "2.1.310+" is four rows.
+        assert_eq!(row("2.1.310"), "2.1.310-2.1.332");
+        assert_eq!(row("2.1.332"), "2.1.310-2.1.332");
+        assert_eq!(row("2.1.333"), "2.1.333");
+        assert_eq!(row("2.1.334"), "2.1.334-2.1.335");
+        assert_eq!(row("2.1.335"), "2.1.334-2.1.335");
+        assert_eq!(row("2.1.336"), "2.1.336+");
+        assert_eq!(row("2.1.337"), "2.1.336+");
+        assert_eq!(row("3.0.0"), "2.1.336+");
         assert_eq!(row("1.0.128"), "before-2.0.0");
         assert_eq!(VersionRow::of(None).name(), "unknown");
     }
@@ -175,6 +199,11 @@ mod tests {
         assert_eq!(auto("2.1.114"), None);
         assert_eq!(auto("2.1.300"), Some(PlanKind::IdleServer));
         assert_eq!(auto("2.1.332"), Some(PlanKind::IdleServer));
+        for v in [
+            "2.1.333", "2.1.334", "2.1.335", "2.1.336", "2.1.337", "2.2.0",
+        ] {
+            assert_eq!(auto(v), Some(PlanKind::IdleServer), "{v}");
+        }
         assert_eq!(auto("1.0.30"), None);
         assert_eq!(VersionRow::of(None).auto_kind(), Some(PlanKind::Idle));
     }
@@ -204,8 +233,12 @@ mod tests {
         assert_eq!(n("2.1.280"), pair("2.1.270", "2.1.285"));
         assert_eq!(n("2.1.305"), pair("2.1.300", "2.1.310"));
         assert_eq!(n("2.1.330"), pair("2.1.321", "2.1.332"));
-        assert_eq!(n("2.1.333"), pair("2.1.332", "newer than 2.1.332"));
-        assert_eq!(n("2.2.0"), pair("2.1.332", "newer than 2.1.332"));
+        // SPEC §17.C.U0: 2.1.333–2.1.337 are sampled.
+        for v in ["2.1.333", "2.1.334", "2.1.335", "2.1.336", "2.1.337"] {
+            assert_eq!(n(v), None, "{v}");
+        }
+        assert_eq!(n("2.1.338"), pair("2.1.337", "newer than 2.1.337"));
+        assert_eq!(n("2.2.0"), pair("2.1.337", "newer than 2.1.337"));
         // Sampled or covered builds, and versions outside the ranges, are not.
         for v in [
             "2.1.63", "2.1.70", "2.1.84", "2.1.114", "2.1.270", "2.1.332", "1.0.5",
