@@ -172,3 +172,36 @@ fn safe_io_1_export_to_a_fifo_or_a_transcript_is_refused_and_left() {
     assert!(s.contains("it is a session transcript"), "{s}");
     assert_eq!(std::fs::read(&other).unwrap(), before);
 }
+
+/// Ctrl-U clears an input line, as in a shell (renaming an export took ~90
+/// Backspaces): the export path, the search and the command line.
+#[test]
+fn ctrl_u_clears_the_line_being_typed() {
+    let session = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-demo.jsonl");
+    let mut a = App::session(cli::setup(&session, &Opts::default()).unwrap());
+    let ctrl_u = |a: &mut App| {
+        let key = KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL);
+        let action = keymap::key_action(key, false, a.in_text_input());
+        a.update(action);
+    };
+    for open in ['e', '/', ':'] {
+        press(&mut a, KeyCode::Char(open));
+        for c in "some/typed text".chars() {
+            press(&mut a, KeyCode::Char(c));
+        }
+        ctrl_u(&mut a);
+        let line = match &a.view().unwrap().overlay {
+            Some(Overlay::Export(q) | Overlay::Search(q) | Overlay::Command(q)) => q.clone(),
+            other => panic!("{open}: the line closed: {other:?}"),
+        };
+        assert_eq!(line, "", "{open}: Ctrl-U leaves {line:?}");
+        press(&mut a, KeyCode::Char('x'));
+        match &a.view().unwrap().overlay {
+            Some(Overlay::Export(q) | Overlay::Search(q) | Overlay::Command(q)) => {
+                assert_eq!(q, "x", "{open}")
+            }
+            other => panic!("{open}: {other:?}"),
+        }
+        press(&mut a, KeyCode::Esc);
+    }
+}

@@ -86,6 +86,8 @@ pub enum Action {
     Type(char),
     /// Backspace in an input line.
     Erase,
+    /// Ctrl-U in an input line: clear it, as in a shell.
+    EraseLine,
     /// Enter in an input line.
     Submit,
     /// Tab in an input line: complete the command name.
@@ -541,10 +543,12 @@ pub fn hints() -> String {
 /// the line completes) edit it first.
 fn lookup(table: &[Binding], key: KeyEvent, typing: Option<bool>) -> Option<Action> {
     if let Some(tab_completes) = typing {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
-            Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            Char(c) if !ctrl => {
                 return Some(Action::Type(c));
             }
+            Char('u') => return Some(Action::EraseLine),
             Backspace => return Some(Action::Erase),
             Enter => return Some(Action::Submit),
             Tab if tab_completes => return Some(Action::Complete),

@@ -519,6 +519,7 @@ impl Picker {
                 f.pop();
                 self.set_filter(f);
             }
+            Action::EraseLine if self.typing => self.set_filter(String::new()),
             // Enter opens the selection; the filter stays, its line closes.
             Action::Submit | Action::Open | Action::Explain => {
                 self.typing = false;

@@ -316,6 +316,13 @@ impl SessionView {
                 Action::Erase => {
                     q.pop();
                 }
+                Action::EraseLine => {
+                    q.clear();
+                    if let Some(Overlay::Search(q)) = &self.overlay {
+                        let q = q.clone();
+                        self.find(&q, 0);
+                    }
+                }
                 Action::Complete => {
                     if let Some(Overlay::Command(q)) = &mut self.overlay {
                         let (text, note) = complete(q);

@@ -95,6 +95,15 @@ fn blank_files_sort_last_under_every_key_and_filter_and_sort_keys_work() {
     p.update(Action::Erase);
     p.update(Action::Type('z'));
     assert!(p.rows.is_empty(), "'parsz' matches nothing");
+    // Ctrl-U, through the picker's keymap, clears the filter line and keeps it open.
+    let ctrl_u = ratatui::crossterm::event::KeyEvent::new(
+        ratatui::crossterm::event::KeyCode::Char('u'),
+        ratatui::crossterm::event::KeyModifiers::CONTROL,
+    );
+    p.update(crate::tui::keymap::key_action(ctrl_u, true, p.typing));
+    assert!(p.filter.is_empty() && p.typing);
+    assert_eq!(p.rows.len(), 4);
+    p.update(Action::Type('z'));
     p.update(Action::Back);
     assert!(p.filter.is_empty() && !p.typing);
     assert_eq!(p.rows.len(), 4);
