@@ -535,3 +535,50 @@ fn an_empty_picker_points_at_the_demo_and_the_samples() {
         }
     }
 }
+
+/// At 80×24 the title line keeps the session count and the sort (a long title
+/// of several harness folders is cut in its middle), and the harness column is
+/// as wide as `opencode`, so an OpenCode row lines up with a Claude row.
+#[test]
+fn at_80_the_title_keeps_its_count_and_an_opencode_row_lines_up() {
+    let (_dir, files) = projects();
+    let title = "/home/someone/.claude/projects + /home/someone/.qwen/projects + /home/someone/.gemini/tmp + /home/someone/.local/share/opencode/opencode.db".to_string();
+    let mut p = Picker::scanning(title, files, Gate::default());
+    let db = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/opencode-build.db");
+    let sessions = mcscope::load::database_sessions(&db).unwrap();
+    let format = mcscope::load::sniff(&db).unwrap();
+    p.add_database(&db, format, &sessions);
+    let mut app = App::with_picker(p);
+    poll_until(&mut app, "every file", |p| !p.scanning_now());
+    let lines = screen(&app, 80, 24);
+    let head = lines[0].trim_end();
+    let n = picker(&app).entries.len();
+    assert!(head.chars().count() <= 80, "{head}");
+    assert!(head.contains(&format!("{n} sessions")), "{head}");
+    assert!(head.contains("sort: "), "{head}");
+    assert!(head.contains('…'), "the title is cut: {head}");
+    // The harness column: `opencode` whole, the next column where a Claude row has it.
+    let oc = lines[2..]
+        .iter()
+        .find(|l| l.contains(" opencode "))
+        .expect("an OpenCode row")
+        .as_str();
+    let claude = row(&lines, "Why does the login");
+    let col = |l: &str, word: &str| {
+        l.char_indices()
+            .find(|(i, _)| l[*i..].starts_with(word))
+            .map(|(i, _)| l[..i].chars().count())
+    };
+    let after = |l: &str, word: &str| col(l, word).map(|c| c + word.chars().count() + 1);
+    assert_eq!(col(oc, "opencode"), col(claude, "claude"), "{oc}\n{claude}");
+    let next = |l: &str, from: usize| l.chars().nth(from);
+    let (a, b) = (
+        after(oc, "opencode").unwrap(),
+        after(claude, "claude").unwrap() + 2,
+    );
+    assert_eq!(
+        a, b,
+        "the project column starts at one place:\n{oc}\n{claude}"
+    );
+    assert!(next(oc, a - 1) == Some(' ') && next(claude, b - 1) == Some(' '));
+}

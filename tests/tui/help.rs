@@ -57,7 +57,7 @@ fn after(a: Action) -> Option<Action> {
         SortReverse => WindowPanel,
         WindowPanel => return None,
         // Typed text: made by any key while an input line is open, not by the table.
-        Type(_) | Erase | Submit | Complete => return None,
+        Type(_) | Erase | EraseLine | Submit | Complete => return None,
         // The picker's own (its table, `keymap::PICKER_KEYMAP`).
         Open | CycleSort | ReverseSort => return None,
         // The event loop's, outside the tables: Ctrl-C, Ctrl-Z (named in the

@@ -14,7 +14,16 @@ pub struct Columns {
     pub prompt: usize,
 }
 
-const HARNESS: usize = 7;
+/// The harness column: as wide as the longest harness name (`opencode`), so
+/// that no row shifts.
+fn harness_col() -> usize {
+    <crate::session::HarnessId as strum::VariantArray>::VARIANTS
+        .iter()
+        .map(|h| h.name().len())
+        .max()
+        .unwrap_or(8)
+}
+
 const COUNT: usize = 4;
 const SIZE: usize = 5;
 
@@ -23,7 +32,7 @@ pub fn columns(width: u16) -> Columns {
     let (long_date, project) = if w >= 110 { (true, 30) } else { (false, 14) };
     let date = date_width(long_date);
     // "▶ " date harness project req res size prompt, one space between.
-    let fixed = 2 + date + 1 + HARNESS + 1 + project + 1 + COUNT + 1 + COUNT + 1 + SIZE + 1;
+    let fixed = 2 + date + 1 + harness_col() + 1 + project + 1 + COUNT + 1 + COUNT + 1 + SIZE + 1;
     Columns {
         long_date,
         project,
@@ -35,6 +44,21 @@ pub fn columns(width: u16) -> Columns {
 /// as `+0530`) on a wide screen, `02-14 22:28` on a narrow one.
 fn date_width(long: bool) -> usize {
     if long { 22 } else { 11 }
+}
+
+/// `text` in at most `room` characters: whole when it fits, else its start and
+/// its end around a `…`.
+fn cut_middle(text: &str, room: usize) -> String {
+    let n = text.chars().count();
+    if n <= room {
+        return text.to_string();
+    }
+    let keep = room.saturating_sub(1);
+    let front = keep / 2;
+    let back = keep - front;
+    let start: String = text.chars().take(front).collect();
+    let end: String = text.chars().skip(n - back).collect();
+    format!("{start}…{end}")
 }
 
 /// A count in at most 4 columns: 9999, then 10k … 999k, then 1M ….
@@ -177,7 +201,7 @@ pub fn picker_line(p: &Picker, row: Row, selected: bool, width: u16) -> String {
             format!(
                 "{mark}{} {} {} {req:>COUNT$} {res:>COUNT$} {:>SIZE$} {}",
                 pad(&date, date_w),
-                pad(harness, HARNESS),
+                pad(harness, harness_col()),
                 pad(&project, c.project),
                 size(e.size),
                 cut(&sanitize::line(&prompt_text(e)), c.prompt)
@@ -195,7 +219,7 @@ pub fn picker_line(p: &Picker, row: Row, selected: bool, width: u16) -> String {
             format!(
                 "{mark}{} {} {} {:>COUNT$} {:>COUNT$} {:>SIZE$} {}",
                 pad("", date_w),
-                pad("", HARNESS),
+                pad("", harness_col()),
                 pad(&cut(&label, c.project), c.project),
                 count(th.requests),
                 count(th.results),
@@ -213,7 +237,7 @@ pub fn picker_titles(width: u16) -> String {
     format!(
         "  {} {} {} {:>COUNT$} {:>COUNT$} {:>SIZE$} {}",
         pad("date", date_w),
-        pad("harness", HARNESS),
+        pad("harness", harness_col()),
         pad("project", c.project),
         "req",
         "res",
@@ -239,23 +263,27 @@ pub(super) fn draw_picker(f: &mut Frame, p: &Picker, theme: Theme) {
         .map(|t| short_project(t, home().as_deref()))
         .collect::<Vec<_>>()
         .join(" + ");
-    let mut top_line = format!(
-        "mcscope — {title}  {files} session{}",
-        if files == 1 { "" } else { "s" }
-    );
+    // The count and the sort come whole; a title too long for the line is
+    // cut in its middle to make room for them.
+    let mut tail = format!("  {files} session{}", if files == 1 { "" } else { "s" });
     if p.scanning_now() {
-        top_line += &format!(", reading {}/{files}", p.scanned);
+        tail += &format!(", reading {}/{files}", p.scanned);
     } else if p.stopped {
-        top_line += &format!(", reading stopped at {}/{files}", p.scanned);
+        tail += &format!(", reading stopped at {}/{files}", p.scanned);
     }
-    top_line += &format!(
+    tail += &format!(
         "  sort: {} {}",
         p.sort.name(),
         if p.reverse { "↑" } else { "↓" }
     );
     if p.sort == crate::tui::picker::SortKey::Date && !p.reverse {
-        top_line += " (newest first)";
+        tail += " (newest first)";
     }
+    let head_words = "mcscope — ";
+    let room = (area.width as usize)
+        .saturating_sub(head_words.chars().count() + tail.chars().count())
+        .max(8);
+    let top_line = format!("{head_words}{}{tail}", cut_middle(&title, room));
     f.render_widget(Paragraph::new(top_line), head);
     f.render_widget(
         Paragraph::new(picker_titles(area.width))
@@ -370,8 +398,10 @@ mod tests {
         );
         assert_eq!(project_cell("~/code/a/b", 8), "…/a/b");
         assert_eq!(count(13_392), "13k");
-        // 80 columns: 53 fixed, 27 for the prompt; 200: 80 fixed.
-        assert_eq!(columns(80).prompt, 27);
-        assert_eq!(columns(200).prompt, 200 - 80);
+        // 80 columns: 54 fixed (the harness column as wide as `opencode`),
+        // 26 for the prompt; 200: 81 fixed.
+        assert_eq!(harness_col(), "opencode".len());
+        assert_eq!(columns(80).prompt, 26);
+        assert_eq!(columns(200).prompt, 200 - 81);
     }
 }
