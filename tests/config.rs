@@ -609,3 +609,50 @@ fn a_sidecar_s_bad_value_is_named_with_the_file_and_the_key() {
         );
     }
 }
+
+/// `config --print` without a PATH: each preset's section holds its own keys;
+/// what every session shares (cache TTL, mouse, `[prices]`, `[theme]`) is
+/// listed once, after them, under its own heading, not under `[claude]`.
+#[test]
+fn config_print_lists_prices_and_theme_once_under_their_own_heading() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(
+        dir.path(),
+        "c.toml",
+        "mouse = false\n[prices.\"claude-x\"]\ninput = 5.0\nwrite_5m = 6.25\nwrite_1h = 10.0\nread = 0.5\n[theme]\ncleared = \"red\"\n",
+    );
+    let (code, out, err) = run(&c, &["config", "--print"]);
+    assert_eq!(code, 0, "{err}");
+    let sections: Vec<&str> = out.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(
+        sections,
+        [
+            "[claude]",
+            "[qwen]",
+            "[gemini]",
+            "[opencode]",
+            "[every harness]"
+        ]
+    );
+    let shared = out.split("[every harness]").nth(1).unwrap();
+    for line in [
+        "mouse = false  (config)",
+        "prices.\"claude-x\" = input 5 write_5m 6.25 write_1h 10 read 0.5  (config)",
+        "theme.cleared = red  (config)",
+    ] {
+        assert_eq!(out.matches(line).count(), 1, "{line} once:\n{out}");
+        assert!(
+            shared.contains(line),
+            "{line} under [every harness]:\n{out}"
+        );
+    }
+    let claude = out.split("[qwen]").next().unwrap();
+    assert!(
+        !claude.contains("prices.") && !claude.contains("theme."),
+        "{claude}"
+    );
+    assert!(
+        out.starts_with(&format!("config file: {}\n", c.display())),
+        "{out}"
+    );
+}

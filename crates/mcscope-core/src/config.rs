@@ -105,15 +105,31 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
     };
     let _ = writeln!(out, "config file: {}", file(&settings.config.path));
     let _ = writeln!(out, "sidecar: {}", file(&settings.sidecar_path));
+    out.push_str(&describe_policy(p, settings));
+    out.push_str(&describe_shared(&settings.config));
+    out
+}
+
+/// The preset and each key of the parameter table the policy's preset and
+/// kind read, with where each came from.
+fn describe_policy(p: &Policy, settings: &Settings) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
     let _ = writeln!(out, "preset: {}", p.preset_name());
-    // Each key of the parameter table the policy's preset and kind read.
     for key in crate::policy::params::keys() {
         if let Some(value) = (key.print)(p) {
             let from = settings.source(key.key).name();
             let _ = writeln!(out, "{} = {value}  ({from})", key.key);
         }
     }
-    let c = &settings.config;
+    out
+}
+
+/// What every session shares, whatever its harness: the cache TTL, the mouse,
+/// the prices and the theme.
+fn describe_shared(c: &Config) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
     let from_config = |set: bool| if set { "config" } else { "default" };
     let _ = writeln!(
         out,
@@ -147,9 +163,14 @@ pub fn describe(p: &Policy, settings: &Settings) -> String {
 }
 
 /// `mcscope config --print` without a session: each preset's settings from the
-/// configuration file alone.
+/// configuration file alone, then, once, what every session shares (the
+/// prices and the theme are no preset's).
 pub fn describe_presets(config: &Config) -> String {
-    let mut out = String::new();
+    let path = config
+        .path
+        .as_ref()
+        .map_or("none".into(), |p| p.display().to_string());
+    let mut out = format!("config file: {path}\n\n");
     for &harness in <crate::session::HarnessId as VariantArray>::VARIANTS {
         let mut p = Policy::preset(harness);
         let mut sources = BTreeMap::new();
@@ -165,9 +186,11 @@ pub fn describe_presets(config: &Config) -> String {
             ..Default::default()
         };
         out.push_str(&format!("[{}]\n", harness.name()));
-        out.push_str(&describe(&p, &settings));
+        out.push_str(&describe_policy(&p, &settings));
         out.push('\n');
     }
+    out.push_str("[every harness]\n");
+    out.push_str(&describe_shared(config));
     out
 }
 
