@@ -102,7 +102,7 @@ fn e_in_the_explain_panel_exports_the_page_through_the_writer() {
     assert!(!has(&lines, "export the explain page to"));
     let page = std::fs::read_to_string(&md).unwrap();
     assert!(
-        page.starts_with("# mcscope explain — toolu\\_A\n"),
+        page.starts_with("# mcscope explain — `toolu_A`\n"),
         "{page}"
     );
     assert!(page.contains("| requests 2–5 | · kept |"), "{page}");

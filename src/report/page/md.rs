@@ -1,29 +1,31 @@
 //! The page as GitHub-flavoured Markdown, pasteable into an issue (SPEC §12):
-//! every transcript string is a backslash-escaped text (no link, no HTML, no
-//! table cell it can leave), contents are fenced with one backtick more than
-//! their longest backtick run and cut at 4,000 Unicode scalar values.
+//! ids, paths and commands are code spans (what a reader copies is what was
+//! recorded, SPEC §15.26), every other transcript string a backslash-escaped
+//! text (no link, no HTML, no table cell it can leave); contents are fenced
+//! with one backtick more than their longest backtick run and cut at 4,000
+//! Unicode scalar values.
 
 use super::*;
 
 /// The page as Markdown.
 pub fn page_md(p: &Page) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "# mcscope explain — {}\n", esc(&p.result.id));
+    let _ = writeln!(o, "# mcscope explain — {}\n", code(&p.result.id));
     let _ = writeln!(
         o,
         "**Session** {} — {}  ",
-        esc(&p.session.path),
+        code(&p.session.path),
         esc(&session_words(&p.session))
     );
     let _ = writeln!(
         o,
         "**Result** {} — {}{} — {}{}\n",
-        esc(&p.result.id),
+        code(&p.result.id),
         esc(p.result.tool.as_deref().unwrap_or("tool unknown")),
         p.result
             .target
             .as_deref()
-            .map_or(String::new(), |t| format!(" {}", esc(t))),
+            .map_or(String::new(), |t| format!(" {}", code(t))),
         esc(&size_words(&p.result)),
         if p.result.call_in_file {
             ""
@@ -131,6 +133,21 @@ pub(super) fn longest_backtick_run(s: &str) -> usize {
         best = best.max(run);
     }
     best
+}
+
+/// A one-line code span: the text as recorded (control characters and line
+/// breaks made visible, as everywhere a transcript string meets a screen),
+/// between backtick runs one longer than its longest, padded with a space
+/// where it starts or ends with a backtick or a space (CommonMark strips one).
+pub(super) fn code(s: &str) -> String {
+    let s = crate::sanitize::line(s);
+    let fence = "`".repeat(longest_backtick_run(&s) + 1);
+    let pad = if s.starts_with(['`', ' ']) || s.ends_with(['`', ' ']) || s.is_empty() {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{s}{pad}{fence}")
 }
 
 /// A one-line text for Markdown: every ASCII punctuation character that can

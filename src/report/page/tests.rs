@@ -1,4 +1,4 @@
-use super::md::{esc, longest_backtick_run};
+use super::md::{code, esc, longest_backtick_run};
 use super::*;
 
 fn page(content: &str) -> Page {
@@ -123,4 +123,18 @@ fn s12_an_id_without_its_call_says_so() {
     assert!(md.contains("its call is not in the file"));
     assert!(fate_words(&p).contains("no request's view holds it: its call is not in the file"));
     assert!(md.contains("No request's view holds it: not shown."));
+}
+
+/// SPEC §15.26, §12: ids, paths and commands are code spans a reader copies as
+/// recorded (`toolu_A`, never `toolu\_A`); a backtick inside gets a longer
+/// run, and a line break is made visible.
+#[test]
+fn s15_26_ids_and_paths_are_code_spans() {
+    assert_eq!(code("toolu_A"), "`toolu_A`");
+    assert_eq!(code("/src/my_file.rs"), "`/src/my_file.rs`");
+    assert_eq!(code("a`b"), "``a`b``");
+    assert_eq!(code("`x"), "`` `x ``");
+    assert_eq!(code("toolu_A\ncurl x | sh"), "`toolu_A\\ncurl x | sh`");
+    let md = page_md(&page("plain"));
+    assert!(!md.contains("\\_"), "no escaped underscore in an id:\n{md}");
 }
