@@ -193,8 +193,10 @@ fn timeline_and_plan_json_carry_the_same_evidence() {
     assert!(p.get("fired").is_some());
 }
 
-/// The selected plan's simulated prefix break at k is an explanation, under rewrite
-/// delivery only: idle (gap 1 minute, keep 1) clears a at request 3 (the prompt
+/// The selected plan's simulated prefix break at k is listed beside a break (a
+/// what-if, SPEC §18.14: `unexplained` follows it, and it is never counted in
+/// "breaks by explanation"), under rewrite delivery only: idle (gap 1 minute,
+/// keep 1) clears a at request 3 (the prompt
 /// comes 2 minutes after m2), which rewrites a result request 2 sent. The
 /// session is 2.1.88 (idle's build; no entrypoint: plausibility null); on the
 /// fixture's own 2.1.17 idle is a what-if and explains nothing (SPEC §15.10).
@@ -227,7 +229,17 @@ fn the_selected_plans_rewrite_explains_a_break_only_under_rewrite() {
     let v = json_of(&idle, &path);
     assert_eq!(
         v["requests"][2]["observed_break"]["explanations"],
-        json!(["plan_rewrite"])
+        json!(["plan_rewrite", "unexplained"])
+    );
+    assert_eq!(v["counts"]["plan_rewrite"], 0, "never counted");
+    assert_eq!(v["counts"]["unexplained"], 1);
+    let mut text_args = vec!["evidence"];
+    text_args.extend_from_slice(&idle[3..]);
+    let text = mcscope(&text_args, &path);
+    assert!(text.contains("plan_rewrite: what-if:"), "{text}");
+    assert!(
+        text.contains("breaks by explanation: unexplained 1"),
+        "{text}"
     );
     let p = json_of(
         &[
@@ -246,7 +258,7 @@ fn the_selected_plans_rewrite_explains_a_break_only_under_rewrite() {
     assert_eq!(p["fired"], true);
     assert_eq!(
         p["evidence"]["observed_break"]["explanations"],
-        json!(["plan_rewrite"])
+        json!(["plan_rewrite", "unexplained"])
     );
     // The same clearing delivered as cache edits keeps the prefix: not an explanation.
     let mut edits = idle.to_vec();

@@ -78,7 +78,14 @@ impl SessionView {
     /// drop and the explanations' names (SPEC §10).
     pub fn observed_line(&self) -> Option<String> {
         let b = self.evidence_at(self.k)?.observed_break.as_ref()?;
-        let why: Vec<&str> = b.explanations().iter().map(|x| x.name()).collect();
+        let why: Vec<String> = b
+            .explanations()
+            .iter()
+            .map(|x| match x {
+                crate::evidence::Explanation::PlanRewrite => format!("{} (what-if)", x.name()),
+                _ => x.name().to_string(),
+            })
+            .collect();
         Some(format!(
             "! observed cache break: read {} of {} expected (drop {}): {}",
             crate::numbers::fmt_int(b.observed),

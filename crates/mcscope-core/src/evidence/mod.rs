@@ -201,7 +201,7 @@ impl Explanation {
             Explanation::ModelChange => "the model changed",
             Explanation::Ttl => "the cache had expired (gap at or above its TTL)",
             Explanation::PlanRewrite => {
-                "the selected plan rewrote old results here (simulated prefix break)"
+                "what-if: the selected plan would rewrite old results here (a simulated prefix break, not a record)"
             }
             Explanation::HarnessRewrite => harness.rules().words.rewrite,
             Explanation::CacheEdits => {
@@ -233,7 +233,10 @@ pub struct BreakFacts {
 }
 
 impl BreakFacts {
-    /// Every explanation that applies, in order; `[unexplained]` when none does.
+    /// Every explanation that applies, in order; `unexplained` appended when
+    /// no record explains the break (SPEC §18.14, §15.26: the selected plan's
+    /// simulated rewrite is listed, as a what-if, but explains nothing that
+    /// happened).
     pub fn explanations(&self) -> Vec<Explanation> {
         let flags = [
             (self.compaction, Explanation::Compaction),
@@ -246,12 +249,11 @@ impl BreakFacts {
             (self.context_edits, Explanation::ContextEdits),
             (self.client_cut, Explanation::ClientCut),
         ];
-        let out: Vec<Explanation> = flags.iter().filter(|f| f.0).map(|f| f.1).collect();
-        if out.is_empty() {
-            vec![Explanation::Unexplained]
-        } else {
-            out
+        let mut out: Vec<Explanation> = flags.iter().filter(|f| f.0).map(|f| f.1).collect();
+        if out.iter().all(|e| *e == Explanation::PlanRewrite) {
+            out.push(Explanation::Unexplained);
         }
+        out
     }
 }
 

@@ -312,8 +312,12 @@ pub fn counts(requests: &[(usize, &RequestEvidence)]) -> Counts {
         .iter()
         .filter_map(|(_, r)| r.observed_break.as_ref())
     {
+        // SPEC §18.14: a simulation is never counted among the causes of a
+        // real break (`plan_rewrite` stays in the counts, always 0).
         for e in b.explanations() {
-            *out.slot(e) += 1;
+            if e != Explanation::PlanRewrite {
+                *out.slot(e) += 1;
+            }
         }
     }
     let records = || {
