@@ -595,3 +595,46 @@ fn e1_malformed_cut_fields_are_kept_with_a_warning() {
     let p = json_of(&["plan", "--format", "json"], &path);
     assert_eq!(p["cut"], json!([]));
 }
+
+/// SPEC §15.2 in words (the words issue): where every id a record names lies
+/// before the file's first line, the text never says "agrees" over nothing,
+/// and the selected plan's comparison reads the same (`absent`, not
+/// `missing`): both say the ids cannot be compared.
+#[test]
+fn ids_before_the_first_line_are_said_to_be_not_comparable() {
+    use common::evidence::{Tx, usage};
+    let dir = tempfile::tempdir().unwrap();
+    let mut tx = Tx::default();
+    tx.rec(
+        "user",
+        0.0,
+        json!({"parentUuid": "u-before-the-file",
+               "message": {"role": "user", "content": "go on"}}),
+    )
+    .response("m1", 0.1, usage(40_000, 0, 0), Some("a"), json!({}))
+    .result("a", 0.2)
+    .boundary(0.25, 140_000, 30_000, &["y", "zz"])
+    .response("m2", 0.3, usage(1000, 40_000, 0), None, json!({}));
+    let path = tx.write(dir.path());
+    let j = json_of(&["evidence", "--format", "json"], &path);
+    let mc = &j["requests"][1]["microcompact"];
+    assert_eq!(mc["absent"], json!(["y", "zz"]));
+    assert_eq!(mc["missing"], json!([]));
+    let (text, code) = mcscope(&["evidence", "--policy", "idle"], &path);
+    assert_eq!(code, 0);
+    let said = "2 ids named before this file's first line cannot be compared [y, zz]";
+    assert!(
+        text.contains(&format!(
+            "against the budget plan: {said}: nothing to agree or disagree with"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("against the selected plan (idle): {said}")),
+        "{text}"
+    );
+    assert!(
+        !text.contains("agrees") && !text.contains("missing ["),
+        "{text}"
+    );
+}

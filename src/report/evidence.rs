@@ -175,7 +175,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                 && selected != m.writer.plan()
                 && let Some(ids) = r.selected_newly.get(&sim_at)
             {
-                let c = m.compare_with(ids);
+                let c = crate::evidence::as_held(&setup.session, m.compare_with(ids));
                 let _ = writeln!(
                     out,
                     "    against the selected plan ({selected}): {}",

@@ -18,13 +18,33 @@ pub struct Comparison {
     /// In a partial transcript, ids the record names that no `tool_use` of the
     /// file holds: unknown rather than `missing` (SPEC §15.2).
     pub absent: Vec<String>,
+    /// How many ids the record names (readable ones).
+    pub named: usize,
 }
 
 impl Comparison {
     /// In words, for people: `agrees`, or the ids `missing` and `extra`.
     pub fn words(&self) -> String {
+        let n = self.absent.len();
+        let before = |n: usize| {
+            format!(
+                "{n} id{} named before this file's first line cannot be compared [{}]",
+                if n == 1 { "" } else { "s" },
+                crate::sanitize::joined(&self.absent, ", ")
+            )
+        };
         if self.agrees == Some(true) {
-            return "agrees".into();
+            // Agreement over no id at all is no agreement (SPEC §15.2: the
+            // JSON says `absent`; the words say what it means).
+            return match (n, self.named.saturating_sub(n)) {
+                (0, _) => "agrees".into(),
+                (n, 0) => format!("{}: nothing to agree or disagree with", before(n)),
+                (n, held) => format!(
+                    "agrees on the {held} id{} the file holds; {}",
+                    if held == 1 { "" } else { "s" },
+                    before(n)
+                ),
+            };
         }
         let mut parts = Vec::new();
         if self.incomplete {
@@ -48,11 +68,8 @@ impl Comparison {
                 crate::sanitize::joined(&self.extra, ", ")
             ));
         }
-        if !self.absent.is_empty() {
-            parts.push(format!(
-                "absent [{}] (the file starts mid-session: no tool_use holds them)",
-                crate::sanitize::joined(&self.absent, ", ")
-            ));
+        if n > 0 {
+            parts.push(before(n));
         }
         parts.join("; ")
     }
@@ -92,6 +109,7 @@ pub fn compare_ids(record: &[String], complete: bool, simulated: &[String]) -> C
         missing,
         extra,
         absent: Vec::new(),
+        named: record.len(),
     }
 }
 

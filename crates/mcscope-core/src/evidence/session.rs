@@ -101,6 +101,17 @@ pub fn attach(s: &Session) -> (Vec<(usize, Writer, Target)>, Vec<Warning>) {
     (out, warnings)
 }
 
+/// A record's comparison as the session reads it (SPEC §15.2): in a file that
+/// starts mid-session, the ids no `tool_use` of the file holds are `absent`,
+/// not `missing`, whichever plan the record is compared with.
+pub fn as_held(s: &Session, c: Comparison) -> Comparison {
+    if !s.warnings.iter().any(|w| w.id == PARTIAL_TRANSCRIPT) {
+        return c;
+    }
+    let held: std::collections::HashSet<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
+    c.split_absent(&|id: &str| held.contains(id))
+}
+
 /// The request whose simulation a record of `writer` attached to request `k`
 /// is compared with: `k`, except for OpenCode's prune, whose simulation takes
 /// effect at the first request after the loop that ran it (SPEC §15.14): a

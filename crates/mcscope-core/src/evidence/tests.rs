@@ -514,6 +514,7 @@ fn a_cached_record_attaches_to_the_response_before_it_and_compares_with_count() 
             missing: vec!["tX".into()],
             extra: vec!["t0".into()],
             absent: vec![],
+            named: 2,
         })
     );
     assert_eq!(value(mc.json())["writer"], "cached");
@@ -545,7 +546,8 @@ fn comparison_lists_missing_in_record_order_and_extra_in_plan_order() {
             incomplete: false,
             missing: vec![],
             extra: vec![],
-            absent: vec![]
+            absent: vec![],
+            named: 2,
         }
     );
     let c = compare(&ids(&["c", "a", "b"]), &ids(&["d", "a", "e"]));

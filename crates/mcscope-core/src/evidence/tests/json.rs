@@ -22,6 +22,7 @@ fn counts_tally_explanations_records_and_agreements() {
             missing: vec![],
             extra: vec![],
             absent: vec![],
+            named: 0,
         }),
     };
     let r1 = RequestEvidence {
