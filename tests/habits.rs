@@ -204,6 +204,16 @@ fn an_empty_folder_or_window_is_an_empty_success_for_compare_and_exit_2_elsewher
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("from 2099-01-01"), "{}", stderr(&o));
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    // The text is an empty result: no table of zeros, no price blamed.
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.is_empty(), "{out}");
+    let o = mcscope(h, "UTC", &["compare", e]);
+    assert!(
+        o.status.success() && o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     // Any other subcommand: still exit 2 (SPEC §15.19).
     for cmd in ["plan", "timeline", "evidence"] {
         assert_eq!(mcscope(h, "UTC", &[cmd, e]).status.code(), Some(2), "{cmd}");

@@ -212,6 +212,13 @@ pub(crate) fn row_cells(c: &Comparison, i: usize) -> Vec<String> {
 /// line per kind of skipped or unpriced session, `verbose` lists them), one
 /// line per setting, the recommendation in words.
 pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
+    // An empty result (SPEC §7: an empty folder or a window that leaves no
+    // session; stderr says which, and why): nothing on stdout, no table of
+    // zeros, no recommendation blaming a price. The JSON keeps its empty
+    // `sessions` and rows of zero totals.
+    if c.sessions.is_empty() {
+        return String::new();
+    }
     let mut out = String::new();
     let _ = writeln!(
         out,
