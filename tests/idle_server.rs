@@ -558,3 +558,28 @@ fn s15_26_without_a_return_clearable_is_null() {
     let p = json(&["plan", SAMPLE, "--at", "35", "--format", "json"]);
     assert_eq!(p["idle_server"]["clearable"], 32);
 }
+
+/// SPEC §13.S1 in words (the words issue): on `claude-cut.jsonl` request 7
+/// comes 80 minutes after the last reply, which has no `apiBlockIndex` or
+/// `joinedApiReply`: the note names that, not a missing prompt.
+#[test]
+fn s1_the_note_names_the_missing_anchor() {
+    let p = json(&[
+        "plan",
+        "sample-sessions/claude-cut.jsonl",
+        "--at",
+        "7",
+        "--format",
+        "json",
+    ]);
+    let note = p["note"].as_str().unwrap();
+    assert!(
+        note.contains("the 80 min pause followed a reply with no apiBlockIndex or joinedApiReply"),
+        "{note}"
+    );
+    assert!(
+        !note.contains("no prompt after more than the idle gap"),
+        "{note}"
+    );
+    assert_eq!(p["idle_server"]["not_sent_because"], "no_return");
+}

@@ -360,6 +360,10 @@ pub struct Decision {
     pub keep: Option<u64>,
     pub exclude_tools: Vec<String>,
     pub sent: Result<SentBecause, NotSent>,
+    /// Without a return: the idle minutes of a pause past the gap that did
+    /// not count, the reply before it having no `apiBlockIndex` or
+    /// `joinedApiReply` (S1). Words only.
+    pub unanchored: Option<f64>,
 }
 
 impl Decision {
@@ -375,6 +379,10 @@ pub struct Walk {
     /// The records walked so far.
     pub next: usize,
     pub ret: Option<Return>,
+    /// The last pause past the gap before a prompt that is no return because
+    /// the reply before it had neither `apiBlockIndex` nor `joinedApiReply`
+    /// (S1): its idle minutes, so that the words name the real reason.
+    pub unanchored: Option<f64>,
     latest: Option<i64>,
     anchored: bool,
 }
@@ -390,16 +398,20 @@ impl Walk {
             };
             if gap_minutes >= 0.0
                 && r.prompt_like
-                && self.anchored
                 && let Some(l) = self.latest
                 && ts - l > gap_ms
             {
-                self.ret = Some(Return {
-                    at: i,
-                    line: r.line,
-                    ts_text: r.ts_text.clone(),
-                    idle_minutes: (ts - l) as f64 / 60_000.0,
-                });
+                let idle_minutes = (ts - l) as f64 / 60_000.0;
+                if self.anchored {
+                    self.ret = Some(Return {
+                        at: i,
+                        line: r.line,
+                        ts_text: r.ts_text.clone(),
+                        idle_minutes,
+                    });
+                } else {
+                    self.unanchored = Some(idle_minutes);
+                }
             }
             self.latest = Some(self.latest.map_or(ts, |l| l.max(ts)));
             if r.assistant {
@@ -416,7 +428,11 @@ impl Walk {
 pub fn decide(recs: &[RecFact], v: Option<&str>, p: &Params, applied_before: bool) -> Decision {
     let mut walk = Walk::default();
     walk.advance(recs, v, p.gap_minutes);
-    decide_after(recs, v, p, applied_before, walk.ret)
+    let mut d = decide_after(recs, v, p, applied_before, walk.ret);
+    if d.ret.is_none() {
+        d.unanchored = walk.unanchored;
+    }
+    d
 }
 
 /// S2–S6 once S1's walk found `ret` (the last return of `recs`, if any).
@@ -437,6 +453,7 @@ pub fn decide_after(
             keep: None,
             exclude_tools: Vec::new(),
             sent: Err(NotSent::NoReturn),
+            unanchored: None,
         };
     };
     // S3: the excluded tools.
@@ -526,6 +543,7 @@ pub fn decide_after(
         keep,
         exclude_tools,
         sent,
+        unanchored: None,
     }
 }
 

@@ -257,3 +257,32 @@ fn the_min_trigger_help_says_the_rule_s_version_and_count() {
         "{MIN_TRIGGER_ABOUT}"
     );
 }
+
+/// SPEC §13.S1 in words (the words issue): a pause past the gap after a reply
+/// with neither `apiBlockIndex` nor `joinedApiReply` is no return, and the
+/// decision keeps its minutes so the note names that reason, not "no prompt
+/// after more than the idle gap".
+#[test]
+fn s1_an_unanchored_pause_is_no_return_and_says_why() {
+    let mut t = T::default();
+    t.at(0).prompt("go");
+    for _ in 0..30 {
+        t.call("Read", &"x".repeat(100));
+    }
+    // The reply before the pause carries no apiBlockIndex.
+    t.push(json!({"type": "assistant", "timestamp": ts(0),
+        "message": {"id": "mz", "model": "claude", "role": "assistant",
+        "content": [{"type": "text", "text": "done"}]}}));
+    t.at(80).prompt("back again");
+    let d = decide(&t.facts(), Some("2.1.332"), &params(12), false);
+    assert_eq!((d.ret.clone(), d.sent), (None, Err(NotSent::NoReturn)));
+    assert_eq!(d.unanchored, Some(80.0));
+    // Anchored, the same pause is a return, and nothing is said of an anchor.
+    let d = decide(
+        &session(30, 80).facts(),
+        Some("2.1.332"),
+        &params(12),
+        false,
+    );
+    assert!(d.ret.is_some() && d.unanchored.is_none());
+}

@@ -16,10 +16,11 @@ impl Engine<'_> {
     pub(super) fn idle_server(&self, req: &Request) -> (Verdict, IdleServerStep) {
         let params = params(&self.policy, req);
         let recs = self.idle_recs(req);
-        let ret = self.idle_walk(req, recs, params.gap_minutes);
+        let (ret, unanchored) = self.idle_walk(req, recs, params.gap_minutes);
         let carried = Carried {
             recs,
             ret,
+            unanchored,
             applied_before: self
                 .plans
                 .get::<IdleServerState>()
@@ -57,20 +58,27 @@ impl Engine<'_> {
 
     /// S1's return at `req`, walking on from the request before when its view
     /// is the same (start, version, gap), else from the view's start.
-    fn idle_walk(&self, req: &Request, recs: &[RecFact], gap: f64) -> Option<rule::Return> {
+    fn idle_walk(
+        &self,
+        req: &Request,
+        recs: &[RecFact],
+        gap: f64,
+    ) -> (Option<rule::Return>, Option<f64>) {
         let key = (
             recs.first().map(|r| r.line),
             req.version.clone(),
             gap.to_bits(),
         );
-        let state = self.plans.get::<IdleServerState>()?;
+        let Some(state) = self.plans.get::<IdleServerState>() else {
+            return (None, None);
+        };
         let mut cache = state.walk.lock().unwrap_or_else(|e| e.into_inner());
         let walk = match cache.as_mut() {
             Some((k, w)) if *k == key && w.next <= recs.len() => w,
             _ => &mut cache.insert((key, rule::Walk::default())).1,
         };
         walk.advance(recs, req.version.as_deref(), gap);
-        walk.ret.clone()
+        (walk.ret.clone(), walk.unanchored)
     }
 
     /// Lifts the clearings `idle-server` made at the request before (the server

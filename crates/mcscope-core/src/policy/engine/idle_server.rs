@@ -120,6 +120,8 @@ pub(super) struct Carried<'a> {
     pub(super) recs: &'a [RecFact],
     /// S1's return there (the engine walks it on from request to request).
     pub(super) ret: Option<rule::Return>,
+    /// Without one, a pause past the gap that did not count (S1's anchor).
+    pub(super) unanchored: Option<f64>,
     /// Whether the edit applied at the request before (S6).
     pub(super) applied_before: bool,
     /// The api plan's reading of the messages (S7's pass).
@@ -136,13 +138,24 @@ pub(super) fn idle_server<L: Look>(
     carried: Carried<'_>,
 ) -> (Verdict, IdleServerStep) {
     let s = look.session();
-    let decision = rule::decide_after(
+    let mut decision = rule::decide_after(
         carried.recs,
         req.version.as_deref(),
         &params,
         carried.applied_before,
         carried.ret,
     );
+    if decision.ret.is_none() {
+        // A file with no anchored reply at all is not walked (its records are
+        // not read back): the request's own pause past the gap is the one
+        // that did not count.
+        decision.unanchored = carried.unanchored.or_else(|| {
+            (!s.return_anchor)
+                .then_some(req.gap_minutes)
+                .flatten()
+                .filter(|&g| g > params.gap_minutes)
+        });
+    }
     let edit = decision
         .trigger
         .zip(decision.keep)
@@ -217,6 +230,8 @@ pub struct IdleServerWhy {
     pub not_applied_because: Option<&'static str>,
     pub cleared: usize,
     pub tokens: u64,
+    /// No return: the minutes of a pause past the gap that did not count.
+    pub unanchored: Option<f64>,
 }
 
 impl IdleServerWhy {
@@ -233,6 +248,7 @@ impl IdleServerWhy {
             not_applied_because: st.not_applied_because,
             cleared: st.cleared_tool_uses,
             tokens: st.cleared_input_tokens,
+            unanchored: d.unanchored,
         }
     }
 }
@@ -403,7 +419,18 @@ impl std::fmt::Display for IdleServerWhy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         use crate::harness::claude_idle_server::{NotSent, SentBecause};
         let Some(idle) = self.idle_minutes else {
-            return f.write_str("idle-server: no return (no prompt after more than the idle gap)");
+            return match self.unanchored {
+                // SPEC §13.S1: a pause counts only after a reply Claude Code
+                // anchored (`apiBlockIndex`, or `joinedApiReply` from 2.1.310).
+                Some(m) => write!(
+                    f,
+                    "idle-server: no return: the {} min pause followed a reply with no apiBlockIndex or joinedApiReply, which Claude Code does not count as idle",
+                    crate::numbers::fmt_gap(Some(m))
+                ),
+                None => {
+                    f.write_str("idle-server: no return (no prompt after more than the idle gap)")
+                }
+            };
         };
         write!(
             f,
