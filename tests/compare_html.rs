@@ -616,3 +616,34 @@ fn html_bills_sub_agents_beside_the_main_thread() {
     let main = elements(top, "tr", "data-bill=\"main thread\"");
     assert!(main[0].contains("<td>1</td><td>1,000</td>"), "{}", main[0]);
 }
+
+/// `-z` wherever a time is shown (the words issue): the HTML page's
+/// per-request table gives each request's time in the display zone, as the
+/// text outputs do, not the recorded UTC string.
+#[test]
+fn the_per_request_table_obeys_the_display_zone() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("c.html");
+    let p = page.to_str().unwrap();
+    for (zone, shown) in [
+        ("Asia/Tokyo", "2026-04-02 18:14:03 JST"),
+        ("UTC", "2026-04-02 09:14:03 UTC"),
+    ] {
+        mcscope(&[
+            "compare",
+            "sample-sessions/claude-demo.jsonl",
+            "--format",
+            "html",
+            "-z",
+            zone,
+            "-o",
+            p,
+        ]);
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(
+            html.contains(&format!("<td class=\"setting\">{shown}</td>")),
+            "{zone}"
+        );
+        assert!(!html.contains("2026-04-02T09:14:03.118Z"), "{zone}");
+    }
+}

@@ -276,7 +276,10 @@ pub(crate) fn table(rows: &[RequestRow], curve: &Curve, which: &str) -> String {
                 ""
             },
             r.k,
-            escape(&crate::sanitize::line(r.at.as_deref().unwrap_or("-"))),
+            // In the display zone (`-z`, else the system's), as every text shows it.
+            escape(&crate::sanitize::line(
+                &r.at.as_deref().map_or("-".into(), crate::zone::local)
+            )),
             r.prompt.map_or("-".into(), fmt_int),
             r.hit_rate
                 .map_or("-".into(), |h| format!("{:.1} %", h * 100.0)),
