@@ -535,3 +535,35 @@ fn the_panel_lists_the_caveats_of_the_table() {
     // The keys stay on the last line of the panel.
     assert!(lines.iter().any(|l| l.contains("↑/↓ select")));
 }
+
+/// At 80×24 the compare panel keeps one line for the recommendation and one
+/// for the selected row: each is cut at a space with "…", never mid-word (the
+/// words issue).
+#[test]
+fn at_80x24_the_recommendation_is_never_cut_mid_word() {
+    let mut a = app(DEMO, None);
+    press(&mut a, 'c');
+    a.view_mut().unwrap().compare.wait();
+    let lines = screen(&a, 80, 24);
+    let rec = lines
+        .iter()
+        .find(|l| l.contains("recommended:"))
+        .unwrap_or_else(|| panic!("{}", lines.join("\n")));
+    let text = rec.trim_matches(|c: char| c == '│' || c.is_whitespace());
+    assert!(text.chars().count() <= 78, "{text}");
+    // The demo's recommendation is longer than the panel: cut, and the text
+    // before "…" ends a word of the whole recommendation.
+    let cut = text.strip_suffix('…');
+    assert!(cut.is_some(), "not marked as cut: {text}");
+    if let Some(cut) = cut {
+        let whole = mcscope(&["compare", DEMO]);
+        let words: Vec<&str> = cut.split(' ').collect();
+        let last = words.last().unwrap();
+        assert!(
+            whole.split_whitespace().any(|w| w == *last
+                || w.trim_end_matches([',', ':', '.', ';'])
+                    == last.trim_end_matches([',', ':', '.', ';'])),
+            "{last:?} is not a whole word:\n{text}"
+        );
+    }
+}

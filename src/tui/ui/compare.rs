@@ -299,9 +299,22 @@ fn draw_foot(
     });
     let [notes, keys_line] =
         Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(foot);
+    // A small panel keeps one line each: cut at a space, with "…", never
+    // mid-word.
+    let one = |text: String| -> String {
+        if roomy {
+            return text;
+        }
+        let width = foot.width as usize;
+        let lines = crate::tui::layout::wrap(&text, width.saturating_sub(1).max(3));
+        match lines.len() {
+            0 | 1 => text,
+            _ => format!("{}…", lines[0].trim_end()),
+        }
+    };
     let mut lines = vec![
-        Line::styled(rec, theme.fg(Color::Green)),
-        Line::from(selected),
+        Line::styled(one(rec), theme.fg(Color::Green)),
+        Line::from(one(selected)),
     ];
     // The caveats (SPEC §9a: every kind's in the table, as the CLI prints
     // them): the selected row's whole, then every id of the table.
