@@ -82,25 +82,70 @@ pub(super) fn draw_explain(
             Line::styled(l, theme.fg(Color::Magenta))
         });
     }
+    // Runs of identical rows fold into one, as the page folds them ("2–5"):
+    // a long session's hundreds of rows read as the few changes they are.
+    struct Fold {
+        from: usize,
+        to: usize,
+        status: crate::policy::Status,
+        shown: String,
+        reason: String,
+        notes: Vec<String>,
+    }
+    let mut folds: Vec<Fold> = Vec::new();
     let mut was_cleared = false;
-    for (i, r) in e.rows.iter().enumerate() {
+    for r in &e.rows {
         let newly = r.status == crate::policy::Status::Cleared && !was_cleared;
         was_cleared = r.status == crate::policy::Status::Cleared;
-        if i < scroll {
-            continue;
+        let shown = crate::report::row_status(&v.setup, r);
+        let reason = crate::report::words::explain_reason(r);
+        let notes = explain_row_notes(v, r, newly);
+        match folds.last_mut() {
+            Some(last)
+                if last.to + 1 == r.index
+                    && last.shown == shown
+                    && last.reason == reason
+                    && last.notes == notes =>
+            {
+                last.to = r.index;
+            }
+            _ => folds.push(Fold {
+                from: r.index,
+                to: r.index,
+                status: r.status,
+                shown,
+                reason,
+                notes,
+            }),
         }
-        let here = if r.index == v.k { "▶" } else { " " };
+    }
+    let label = |g: &Fold| {
+        if g.from == g.to {
+            g.from.to_string()
+        } else {
+            format!("{}–{}", g.from, g.to)
+        }
+    };
+    let w = folds
+        .iter()
+        .map(|g| label(g).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    for g in folds.iter().skip(scroll) {
+        let here = if (g.from..=g.to).contains(&v.k) {
+            "▶"
+        } else {
+            " "
+        };
         lines.push(Line::from(vec![
-            Span::raw(format!("{here}{:>4}  ", r.index)),
-            Span::styled(
-                format!("{:<18}", crate::report::row_status(&v.setup, r)),
-                theme.status(r.status),
-            ),
-            Span::raw(crate::report::words::explain_reason(r)),
+            Span::raw(format!("{here}{:>w$}  ", label(g))),
+            Span::styled(format!("{:<18}", g.shown), theme.status(g.status)),
+            Span::raw(g.reason.clone()),
         ]));
-        for note in explain_row_notes(v, r, newly) {
+        for note in &g.notes {
             lines.push(Line::styled(
-                format!("{:>25}{note}", ""),
+                format!("{:>pad$}{note}", "", pad = w + 21),
                 theme.fg(Color::DarkGray),
             ));
         }
@@ -177,7 +222,7 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
                 && selected != m.writer.plan()
                 && let Some(ids) = report.selected_newly.get(&sim_at)
             {
-                let c = m.compare_with(ids);
+                let c = crate::evidence::as_held(&v.setup.session, m.compare_with(ids));
                 out.push(format!(
                     "  against the selected plan ({selected}): {}",
                     c.words()
