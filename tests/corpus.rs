@@ -604,15 +604,16 @@ fn timeline_json_runs_on_every_corpus_file() {
     );
 }
 
-/// What fills the window (SPEC §12 `context`, §15.17) counts each message by kind
-/// from what the loader measured of its records: the same figures as reading
-/// every message back and counting its blocks, in every Claude Code corpus file,
-/// sample and fixture (and nearly every message is measured, not read back).
-#[test]
-fn s15_17_measured_kinds_agree_with_the_messages_read_back() {
+/// The JSONL files of the corpus's `subs`, the samples and every fixture
+/// (hostile ones included: those the loader refuses are skipped by the callers).
+fn corpus_samples_and_fixtures(subs: &[&str]) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = Vec::new();
     if let Some(dir) = corpus_dir() {
-        files.extend(jsonl_files(&dir.join("claude-code")));
+        for sub in subs {
+            if dir.join(sub).is_dir() {
+                files.extend(jsonl_files(&dir.join(sub)));
+            }
+        }
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     files.extend(jsonl_files(&root.join("sample-sessions")));
@@ -627,6 +628,16 @@ fn s15_17_measured_kinds_agree_with_the_messages_read_back() {
             }
         }
     }
+    files
+}
+
+/// What fills the window (SPEC §12 `context`, §15.17) counts each message by kind
+/// from what the loader measured of its records: the same figures as reading
+/// every message back and counting its blocks, in every Claude Code corpus file,
+/// sample and fixture (and nearly every message is measured, not read back).
+#[test]
+fn s15_17_measured_kinds_agree_with_the_messages_read_back() {
+    let files = corpus_samples_and_fixtures(&["claude-code"]);
     let (mut measured, mut total) = (0usize, 0usize);
     for path in files {
         let Ok(s) = mcscope::load::load(&path, None) else {
@@ -665,28 +676,7 @@ fn s15_17_measured_kinds_agree_with_the_messages_read_back() {
 /// agree with building and writing every message, in every corpus file and sample.
 #[test]
 fn measured_message_sizes_agree_with_the_built_messages() {
-    let mut files: Vec<PathBuf> = Vec::new();
-    if let Some(dir) = corpus_dir() {
-        for sub in ["claude-code", "qwen-code"] {
-            if dir.join(sub).is_dir() {
-                files.extend(jsonl_files(&dir.join(sub)));
-            }
-        }
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    files.extend(jsonl_files(&root.join("sample-sessions")));
-    // Every fixture, hostile ones included: those the loader refuses are skipped.
-    let mut dirs = vec![root.join("tests/fixtures")];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|e| e == "jsonl") {
-                files.push(p);
-            }
-        }
-    }
+    let files = corpus_samples_and_fixtures(&["claude-code", "qwen-code"]);
     assert!(files.len() > 20, "found only {} files", files.len());
     for path in files {
         let Ok(s) = mcscope::load::load(&path, None) else {
