@@ -554,3 +554,39 @@ fn s15_20_a_page_names_the_session_under_home_unless_full_paths() {
         assert!(full.contains(&shown), "{format}: {shown}");
     }
 }
+
+/// The words issue: on the budget sample the plan shows the placeholder where
+/// Claude Code sent a `<persisted-output>` pointer, as `plan` notes; the page
+/// says that and never "the model saw instead" there. Elsewhere (idle on the
+/// demo) the model did see the placeholder.
+#[test]
+fn the_page_says_what_budget_really_sent() {
+    let home = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let budget = root.join("sample-sessions/claude-budget.jsonl");
+    let md = ok(
+        &[
+            "explain",
+            budget.to_str().unwrap(),
+            "toolu_01qH7HZN50jZIuWJeHd3PBLK",
+            "--format",
+            "md",
+        ],
+        home.path(),
+    );
+    assert!(md.contains("At request 7, in its place"), "{md}");
+    assert!(md.contains("persisted-output"), "{md}");
+    assert!(!md.contains("the model saw instead"), "{md}");
+    let demo = root.join("sample-sessions/claude-demo.jsonl");
+    let md = ok(
+        &[
+            "explain",
+            demo.to_str().unwrap(),
+            "toolu_A",
+            "--format",
+            "md",
+        ],
+        home.path(),
+    );
+    assert!(md.contains("At request 6, the model saw instead:"), "{md}");
+}

@@ -159,6 +159,10 @@ pub struct FirstCleared {
     /// §9's `later_used`: the first later call that reached for the same path or
     /// command, as (request, tool).
     pub later_used: Option<(usize, String)>,
+    /// What the harness really sent where the plan shows a placeholder (the
+    /// plan kind's own note, as `plan` prints it: budget's `<persisted-output>`
+    /// pointer).
+    pub note: Option<&'static str>,
 }
 
 /// What the wire held in the result's place.
@@ -429,11 +433,16 @@ fn first_cleared(setup: &Setup, id: &str, call: Option<&ToolCall>, k: usize) -> 
             same: same(c),
         })
         .collect();
+    let note = s
+        .request(k)
+        .and_then(|req| setup.policy.kind_at(req, req.gap_minutes))
+        .and_then(crate::policy::PlanKind::placeholder_note);
     FirstCleared {
         request: k,
         instead,
         next_calls,
         later_used,
+        note,
     }
 }
 
@@ -546,7 +555,16 @@ pub fn later_words(f: &FirstCleared) -> String {
 /// What the wire held instead, in words (the text itself is laid out apart).
 pub fn instead_words(f: &FirstCleared) -> String {
     match &f.instead {
-        Instead::Text(_) => format!("At request {}, the model saw instead:", f.request),
+        // The plan shows a placeholder where the harness sent something else:
+        // say so, never "the model saw" (the words issue).
+        Instead::Text(_) => match f.note {
+            Some(note) => format!(
+                "At request {}, in its place ({}):",
+                f.request,
+                note.trim_start_matches("note: ")
+            ),
+            None => format!("At request {}, the model saw instead:", f.request),
+        },
         Instead::Unchanged(delivery) => format!(
             "At request {}, the body sent still holds the original: delivery {delivery} removes it outside the body (a cache edit or the server).",
             f.request

@@ -99,6 +99,7 @@ fn p3_a_plan_the_harness_could_not_run_reads_as_a_what_if() {
         instead: Instead::Absent,
         next_calls: Vec::new(),
         later_used: None,
+        note: None,
     });
     p.runs[0].status = "cleared";
     assert!(!fate_words(&p).contains("what-if"));
@@ -137,4 +138,26 @@ fn s15_26_ids_and_paths_are_code_spans() {
     assert_eq!(code("toolu_A\ncurl x | sh"), "`toolu_A\\ncurl x | sh`");
     let md = page_md(&page("plain"));
     assert!(!md.contains("\\_"), "no escaped underscore in an id:\n{md}");
+}
+
+/// The words issue: where the plan shows a placeholder but the harness sent
+/// something else (budget's `<persisted-output>` pointer), the page says so
+/// and never "the model saw instead".
+#[test]
+fn a_placeholder_the_harness_did_not_send_is_not_what_the_model_saw() {
+    let mut f = FirstCleared {
+        request: 7,
+        instead: Instead::Text("[Old tool result content cleared]".into()),
+        next_calls: Vec::new(),
+        later_used: None,
+        note: None,
+    };
+    assert_eq!(instead_words(&f), "At request 7, the model saw instead:");
+    f.note = crate::policy::PlanKind::Budget.placeholder_note();
+    let w = instead_words(&f);
+    assert!(
+        w.starts_with("At request 7, in its place (Claude Code sent a <persisted-output> pointer"),
+        "{w}"
+    );
+    assert!(!w.contains("the model saw"), "{w}");
 }
