@@ -2,7 +2,8 @@
 # The JSON timeline against ccusage, the line-scan floor and `wc -l` on one
 # Claude Code session (SPEC §18.23; BENCHMARKS.md "The line-scan floor"): each
 # command RUNS times, in turn, CPU by `perf stat -e task-clock`; prints each
-# median and mcscope's ratio to it.
+# median and mcscope's ratio to it, then the peak RSS of mcscope and ccusage
+# (one run each, GNU time).
 #
 #   scripts/bench-floor.sh [FILE]     FILE default: target/bench/big200.jsonl,
 #                                     grown from the largest corpus session
@@ -52,3 +53,11 @@ for name, v in d.items():
     print(f"{name:8} median {med:9.1f} ms  (range {min(v):.1f}-{max(v):.1f})  mcscope / it {m / med:6.2f}")
 PY
 rm -f "$out"
+# Peak RSS, one run each (GNU time's maximum resident set size, in KB).
+if [ -x /usr/bin/time ]; then
+  rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+  echo "peak RSS: mcscope $(($(rss target/release/mcscope timeline "$F" --format json) / 1024)) MB, file $(($(stat -c %s "$F") >> 20)) MB"
+  if [ -n "$CCUSAGE" ]; then
+    echo "peak RSS: ccusage $(($(HOME=$HOME_DIR CLAUDE_CONFIG_DIR=$HOME_DIR/.claude rss "$CCUSAGE" claude session --json --offline) / 1024)) MB"
+  fi
+fi

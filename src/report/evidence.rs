@@ -131,6 +131,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
             .and_then(|q| q.at.as_deref())
             .map_or("?".into(), crate::zone::local)
     };
+    let held = crate::evidence::Held::of(s);
     for (k, e) in &rows {
         if let Some(b) = &e.observed_break {
             let _ = writeln!(out);
@@ -175,7 +176,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                 && selected != m.writer.plan()
                 && let Some(ids) = r.selected_newly.get(&sim_at)
             {
-                let c = crate::evidence::as_held(&setup.session, m.compare_with(ids));
+                let c = held.split(m.compare_with(ids));
                 let _ = writeln!(
                     out,
                     "    against the selected plan ({selected}): {}",

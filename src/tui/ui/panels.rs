@@ -191,6 +191,7 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
             .join(", ")
     };
     let mut out = Vec::new();
+    let held = crate::evidence::Held::of(&v.setup.session);
     for &k in v.named.get(id).into_iter().flatten() {
         let Some(ev) = report.evidence.at(k) else {
             continue;
@@ -222,7 +223,7 @@ pub fn explain_evidence_lines(v: &SessionView, id: &str) -> Vec<String> {
                 && selected != m.writer.plan()
                 && let Some(ids) = report.selected_newly.get(&sim_at)
             {
-                let c = crate::evidence::as_held(&v.setup.session, m.compare_with(ids));
+                let c = held.split(m.compare_with(ids));
                 out.push(format!(
                     "  against the selected plan ({selected}): {}",
                     c.words()

@@ -13,9 +13,7 @@ pub mod api;
 pub mod facts;
 mod session;
 
-pub use session::{
-    Counts, PARTIAL_TRANSCRIPT, Target, as_held, attach, collect, compared_at, counts,
-};
+pub use session::{Counts, Held, PARTIAL_TRANSCRIPT, Target, attach, collect, compared_at, counts};
 
 use crate::session::{HarnessId, Message, Request, Role, Session, Usage};
 use serde::Serialize;

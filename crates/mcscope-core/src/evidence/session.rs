@@ -101,15 +101,26 @@ pub fn attach(s: &Session) -> (Vec<(usize, Writer, Target)>, Vec<Warning>) {
     (out, warnings)
 }
 
-/// A record's comparison as the session reads it (SPEC §15.2): in a file that
-/// starts mid-session, the ids no `tool_use` of the file holds are `absent`,
-/// not `missing`, whichever plan the record is compared with.
-pub fn as_held(s: &Session, c: Comparison) -> Comparison {
-    if !s.warnings.iter().any(|w| w.id == PARTIAL_TRANSCRIPT) {
-        return c;
+/// What a record's comparison reads of the session (SPEC §15.2): in a file
+/// that starts mid-session, the ids its `tool_use`s hold; None in a whole
+/// file. Made once, used for every comparison of the session.
+pub struct Held<'a>(Option<std::collections::HashSet<&'a str>>);
+
+impl<'a> Held<'a> {
+    pub fn of(s: &'a Session) -> Held<'a> {
+        let partial = s.warnings.iter().any(|w| w.id == PARTIAL_TRANSCRIPT);
+        Held(partial.then(|| s.calls.iter().map(|c| c.id.as_str()).collect()))
     }
-    let held: std::collections::HashSet<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
-    c.split_absent(&|id: &str| held.contains(id))
+
+    /// The comparison as the session reads it: the ids no `tool_use` of a
+    /// partial file holds are `absent`, not `missing`, whichever plan the
+    /// record is compared with.
+    pub fn split(&self, c: Comparison) -> Comparison {
+        match &self.0 {
+            Some(held) => c.split_absent(&|id: &str| held.contains(id)),
+            None => c,
+        }
+    }
 }
 
 /// The request whose simulation a record of `writer` attached to request `k`
@@ -140,9 +151,7 @@ pub fn collect(
     let (attached, warnings) = attach(s);
     out.warnings = warnings;
     // SPEC §15.2: in a partial file, ids no tool_use holds are `absent`.
-    let partial = s.warnings.iter().any(|w| w.id == PARTIAL_TRANSCRIPT);
-    let held: std::collections::HashSet<&str> = s.calls.iter().map(|c| c.id.as_str()).collect();
-    let held = |id: &str| held.contains(id);
+    let held = Held::of(s);
     for (i, writer, target) in attached {
         let e = &s.evidence[i];
         let at = match target {
@@ -161,7 +170,7 @@ pub fn collect(
         let mc = Microcompact {
             comparison: simulate(writer, at).map(|ids| {
                 let c = mc.compare_with(&ids);
-                if partial { c.split_absent(&held) } else { c }
+                held.split(c)
             }),
             ..mc
         };
