@@ -210,6 +210,12 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
         },
         // Sanitized by compare itself: its text and HTML go to `-o` files too.
         Command::Compare(args) => Escaped(cli::run_compare(&args)?),
+        // Sanitized by bill itself (its NDJSON lines too).
+        Command::Bill(args) => {
+            use std::io::IsTerminal;
+            let color = mcscope::color::wanted_here(cli.color, std::io::stdout().is_terminal());
+            Escaped(cli::run_bill(&args, color)?)
+        }
         Command::Statusline { format, json } => {
             // Capped: the bar sends a small object; a status line never fails it.
             let mut stdin = Vec::new();

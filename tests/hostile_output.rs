@@ -122,6 +122,8 @@ fn every_text_command_prints_no_raw_control_byte() {
         vec!["compare", f],
         vec!["compare", f, "--format", "html"],
         vec!["config", f],
+        vec!["bill", f, "--by", "session", "-b"],
+        vec!["bill", f, "--by", "project"],
     ];
     for args in &cases {
         let (code, out, err) = run(args);
@@ -136,6 +138,25 @@ fn every_text_command_prints_no_raw_control_byte() {
             "{what}: an id forged a line:\n{out}"
         );
     }
+    // The bill's colour is mcscope's own SGR codes; the transcript's strings
+    // in it are escaped all the same.
+    let (code, out, _) = run(&["bill", f, "--by", "session", "-b", "--color", "always"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\x1b["));
+    let mut ours = String::new();
+    let mut rest = out.as_str();
+    while let Some(i) = rest.find("\x1b[") {
+        ours.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let end = after.find('m').expect("an SGR code ends with m");
+        assert!(
+            after[..end].chars().all(|c| c.is_ascii_digit() || c == ';'),
+            "{out}"
+        );
+        rest = &after[end + 1..];
+    }
+    ours.push_str(rest);
+    assert_clean("bill --color always", &ours, raw);
     // The escapes are shown, not dropped: a reader sees what the file holds.
     let (_, out, _) = run(&["plan", f, "--policy", "idle"]);
     assert!(
@@ -163,6 +184,7 @@ fn json_escapes_c1_and_bidi_and_keeps_the_values() {
         vec!["explain", f, ID_A, "--format", "json"],
         vec!["evidence", f, "--format", "json"],
         vec!["compare", f, "--format", "json"],
+        vec!["bill", f, "-j", "--by", "session"],
         vec!["wire", f, "--at", "6"],
         vec!["wire", f, "--at", "6", "--side", "local"],
     ] {
@@ -171,7 +193,7 @@ fn json_escapes_c1_and_bidi_and_keeps_the_values() {
         assert_clean(&format!("{:?}", &args[..1]), &out, raw_in_json);
         let v: Value = serde_json::from_str(&out).unwrap();
         let text = v.to_string();
-        if !matches!(args[0], "compare" | "explain") {
+        if !matches!(args[0], "compare" | "explain" | "bill") {
             // The parsed values are the recorded ones.
             assert!(
                 text.contains(&Value::from(ID_B).to_string()[1..20]),

@@ -440,7 +440,7 @@ fn render(
 /// `compare` without PATH: the sessions of every harness session folder that
 /// exists (SPEC §7a), the harnesses' databases that exist (OpenCode's), and
 /// the places looked in, for the note when none has one.
-fn harness_sessions() -> Result<(Vec<PathBuf>, bool, String), UsageError> {
+pub(super) fn harness_sessions() -> Result<(Vec<PathBuf>, bool, String), UsageError> {
     let folders = crate::harness::session_folders();
     let mut files = Vec::new();
     for dir in folders.iter().filter(|d| d.is_dir()) {
@@ -456,7 +456,7 @@ fn harness_sessions() -> Result<(Vec<PathBuf>, bool, String), UsageError> {
 }
 
 /// Every database a harness keeps its sessions in, where it exists.
-fn harness_databases() -> Vec<PathBuf> {
+pub(super) fn harness_databases() -> Vec<PathBuf> {
     <crate::session::HarnessId as strum::VariantArray>::VARIANTS
         .iter()
         .flat_map(|h| h.asks().databases())

@@ -3,7 +3,9 @@
 //! ids) is [`crate::setup`], clap-free and shared with the TUI; it is re-exported
 //! here under its old paths.
 
+mod bill;
 mod compare;
+pub use bill::{BillArgs, run_bill};
 mod explain;
 pub mod opts;
 
@@ -167,6 +169,11 @@ pub enum Command {
     },
     /// Totals of a grid of settings over a session or a folder of sessions (docs/compare.md): what each saved, what it cost in cache writes, what it took that the model needed later.
     Compare(CompareArgs),
+    /// Where the cache-write money went (docs/bill.md): every recorded cache
+    /// write in one cause (growth, ttl, compaction, clearing, resume, …), by
+    /// day, month, session, project or 5-hour block, with the levers you can
+    /// pull.
+    Bill(BillArgs),
     /// One line for Claude Code's status bar, from the status-line JSON on
     /// stdin: context size and window, hit rate, compactions, recorded
     /// clearings, the last observed cache break (bad input prints nothing).

@@ -19,6 +19,8 @@ use serde_json::{Value, json};
 use std::fmt::Write as _;
 
 pub mod api;
+mod bill;
+pub use bill::bill_text;
 mod evidence;
 mod explain;
 pub mod kinds;

@@ -341,6 +341,9 @@ impl Fold {
                     cache_edits: open.microcompact || deleted_grew,
                     context_edits: open.edits.is_some_and(|(any, _)| any),
                     client_cut: open.client_cut,
+                    restart: false,
+                    tools_changed: false,
+                    thinking_stripped: false,
                 };
                 self.last_break = Some(Break {
                     at: open.last_ts_text.clone(),

@@ -19,6 +19,12 @@ fn paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {
     match v {
         Value::Object(m) => {
             for (k, x) in m {
+                // The bill's causes are listed once, as `*`.
+                let k = if at.ends_with("cache_write_causes") {
+                    "*".to_string()
+                } else {
+                    k.clone()
+                };
                 let p = if at.is_empty() {
                     k.clone()
                 } else {
@@ -148,6 +154,16 @@ fn schemas() -> Vec<Schema> {
             shared: &[],
         },
         Schema {
+            name: "bill",
+            section: "mcscope.bill/1",
+            shared: &[],
+        },
+        Schema {
+            name: "bill_row",
+            section: "mcscope.bill_row/1",
+            shared: &[],
+        },
+        Schema {
             name: "wire",
             section: "wire: the request body",
             shared: &[],
@@ -252,6 +268,31 @@ fn printed() -> BTreeMap<&'static str, BTreeSet<String>> {
             "statusline",
             serde_json::from_slice(&out.stdout).expect("statusline JSON"),
         );
+    }
+    // The bill: its totals are a row's fields without the key, label and
+    // breaks (checked as the rows' fields).
+    for args in [
+        &["bill", "sample-sessions", "-j", "-q"][..],
+        &["bill", "sample-sessions", "-j", "-q", "--by", "session"],
+        &["bill", "sample-sessions/claude-budget.jsonl", "-j", "-b"],
+    ] {
+        let mut v = mcscope_json(args);
+        let totals = v.as_object_mut().and_then(|m| m.remove("totals"));
+        let set = out.entry("bill").or_default();
+        set.insert("totals".into());
+        paths(&v, "", set);
+        if let Some(t) = totals {
+            paths(&t, "rows[]", set);
+        }
+    }
+    let rows = Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .args(["bill", "sample-sessions", "--rows", "-q"])
+        .current_dir(root())
+        .output()
+        .expect("run mcscope");
+    for line in String::from_utf8_lossy(&rows.stdout).lines() {
+        let v: Value = serde_json::from_str(line).expect("a JSON line");
+        paths(&v, "", out.entry("bill_row").or_default());
     }
     for (s, extra) in [
         ("sample-sessions/claude-demo.jsonl", "--policy=count"),

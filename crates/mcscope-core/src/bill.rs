@@ -4,6 +4,9 @@
 //! simulated. A response is counted once by `message.id` + `requestId`, across
 //! files too.
 
+pub mod causes;
+pub mod report;
+
 use crate::evidence::{self, Ttl};
 use crate::prices::{Price, usd_rounded};
 use crate::session::{Session, Usage, UsageLine};

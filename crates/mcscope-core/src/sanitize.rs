@@ -186,6 +186,34 @@ fn pretty_with<T: serde::Serialize + ?Sized>(value: &T, escape: fn(char) -> bool
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// One line of JSON (NDJSON), with [`json_pretty`]'s escapes.
+pub fn json_line<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    struct Compact;
+    impl serde_json::ser::Formatter for Compact {
+        fn write_string_fragment<W: ?Sized + std::io::Write>(
+            &mut self,
+            w: &mut W,
+            fragment: &str,
+        ) -> std::io::Result<()> {
+            let mut from = 0;
+            for (i, c) in fragment.char_indices() {
+                if json_escapes(c) {
+                    w.write_all(&fragment.as_bytes()[from..i])?;
+                    write!(w, "\\u{:04x}", c as u32)?;
+                    from = i + c.len_utf8();
+                }
+            }
+            w.write_all(&fragment.as_bytes()[from..])
+        }
+    }
+    let mut out = Vec::with_capacity(512);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Compact);
+    if value.serialize(&mut ser).is_err() {
+        out.clear();
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
 /// [`json_pretty`] into a writer.
 pub fn json_pretty_to<W: std::io::Write, T: serde::Serialize + ?Sized>(
     out: W,

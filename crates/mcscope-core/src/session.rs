@@ -173,6 +173,15 @@ pub struct UsageLine {
     pub request_id: Option<String>,
     pub model: Option<String>,
     pub usage: Usage,
+    /// The line's `timestamp` as written (SPEC §16.R BL1).
+    pub at: Option<String>,
+    /// 1-based line in its file (0: unknown).
+    pub line: usize,
+    /// `agentId` of the line, else of the file's name (`agent-<id>`): SPEC
+    /// §16.B4.1's `acompact` summarizer.
+    pub agent: Option<String>,
+    /// The sub-agent file it was read from; None: the session's own file.
+    pub path: Option<std::path::PathBuf>,
 }
 
 /// The client's own fields in `message.context_management` (Claude Code
@@ -429,6 +438,28 @@ pub struct Session {
     /// What an OpenCode export says of itself (SPEC §17.O.5, §17.O.7); None
     /// for every other file.
     pub export: Option<ExportFacts>,
+    /// What the bill reads of a Claude transcript beside its messages (SPEC
+    /// §16.B5, §16.B6, §16.R BL1).
+    pub bill_marks: BillMarks,
+}
+
+/// What the cache-write bill reads of a Claude Code transcript beside its
+/// messages. Filled by the Claude loader; empty for other formats (the bill
+/// then falls back to `Request::now_ms` and the response's last timestamp).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BillMarks {
+    /// Per request (index k − 1): SPEC §16.B5's now(k), the timestamp of the
+    /// last main-thread `user`, `attachment`, `system` or `progress` record
+    /// before the response.
+    pub sent_ms: Vec<Option<i64>>,
+    /// Per request: the timestamp of the response's first line, as written
+    /// (SPEC §16.R BL1: the row a response belongs to).
+    pub first_at: Vec<Option<String>>,
+    /// Main-thread `SessionStart` hook records (SPEC §16.B6): their line and
+    /// `hookName` as written (possibly empty).
+    pub starts: Vec<(usize, String)>,
+    /// The `cwd` of the first main-thread response (SPEC §18.12's project).
+    pub cwd: Option<String>,
 }
 
 /// What an `opencode export` file says of itself.
@@ -506,6 +537,7 @@ impl Session {
             turns: Turns::default(),
             return_anchor: true,
             export: None,
+            bill_marks: BillMarks::default(),
         }
     }
 

@@ -169,13 +169,15 @@ pub enum Explanation {
     CacheEdits,
     ContextEdits,
     ClientCut,
+    Restart,
+    ToolsChanged,
     Unexplained,
 }
 
 impl Explanation {
-    /// Every explanation, in the order they are listed (`restart`, a Qwen process
-    /// segment, is not read by this build).
-    pub const ALL: [Explanation; 10] = [
+    /// Every explanation, in the order they are listed (SPEC §10, §16.B6,
+    /// §18.24: `restart` and `tools_changed` after `client_cut`).
+    pub const ALL: [Explanation; 12] = [
         Explanation::Compaction,
         Explanation::ServerCompaction,
         Explanation::ModelChange,
@@ -185,6 +187,8 @@ impl Explanation {
         Explanation::CacheEdits,
         Explanation::ContextEdits,
         Explanation::ClientCut,
+        Explanation::Restart,
+        Explanation::ToolsChanged,
         Explanation::Unexplained,
     ];
 
@@ -211,6 +215,12 @@ impl Explanation {
             Explanation::ClientCut => {
                 "cut by the client: Claude Code replaced old results itself (tool_results_cut or client_cut_tool_uses)"
             }
+            Explanation::Restart => {
+                "the harness was started again (a SessionStart hook record, a version change, or a new process segment)"
+            }
+            Explanation::ToolsChanged => {
+                "the tool list changed: the response before called ToolSearch, which loads tools into later requests"
+            }
             Explanation::Unexplained => {
                 "not explained by the transcript (system prompt, tools, betas or server-side eviction are not recorded)"
             }
@@ -230,6 +240,12 @@ pub struct BreakFacts {
     pub cache_edits: bool,
     pub context_edits: bool,
     pub client_cut: bool,
+    /// SPEC §16.B6: a process start between the two responses.
+    pub restart: bool,
+    /// SPEC §16.B4.3.6: response k − 1 called `ToolSearch`.
+    pub tools_changed: bool,
+    /// SPEC §16.B4.3.5 beside §10's flags: a `thinking_stripped` record.
+    pub thinking_stripped: bool,
 }
 
 impl BreakFacts {
@@ -248,6 +264,8 @@ impl BreakFacts {
             (self.cache_edits, Explanation::CacheEdits),
             (self.context_edits, Explanation::ContextEdits),
             (self.client_cut, Explanation::ClientCut),
+            (self.restart, Explanation::Restart),
+            (self.tools_changed, Explanation::ToolsChanged),
         ];
         let mut out: Vec<Explanation> = flags.iter().filter(|f| f.0).map(|f| f.1).collect();
         if out.iter().all(|e| *e == Explanation::PlanRewrite) {
@@ -572,5 +590,106 @@ pub fn cache_gap(s: &Session, k: usize) -> Option<f64> {
     Some((now - last) as f64 / 60_000.0)
 }
 
+/// SPEC §16.B5's now(k): the timestamp of the last main-thread `user`,
+/// `attachment`, `system` or `progress` record before response k (where the
+/// loader marked it; else §9's now(k)).
+pub fn sent_ms(s: &Session, k: usize) -> Option<i64> {
+    let marked = k
+        .checked_sub(1)
+        .and_then(|i| s.bill_marks.sent_ms.get(i).copied().flatten());
+    marked.or_else(|| s.request(k)?.now_ms)
+}
+
+/// SPEC §16.B5's gap before response k (k − 1 = `prev`, the comparison's
+/// previous response) against `ttl`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Gap {
+    /// `cache_gap(k)` measured from B5's now(k), minutes.
+    pub cache: Option<f64>,
+    /// `send_gap(k)` = now(k) − now(k − 1), minutes.
+    pub send: Option<f64>,
+    /// The measure that reaches the TTL (`cache_gap` when both do, §18.13).
+    pub by: Option<&'static str>,
+}
+
+impl Gap {
+    /// The gap reported: the larger of the two.
+    pub fn minutes(&self) -> Option<f64> {
+        match (self.cache, self.send) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// B5's gap of response k.
+pub fn gap(s: &Session, k: usize, prev: Option<usize>, ttl: Ttl) -> Gap {
+    let now = sent_ms(s, k);
+    let minutes = |a: i64, b: i64| (a - b) as f64 / 60_000.0;
+    let cache = (|| {
+        let req = s.request(k)?;
+        let last = s.messages[..req.end.min(s.messages.len())]
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant && !m.synthetic)?
+            .last_ts?;
+        Some(minutes(now?, last))
+    })();
+    let send = (|| Some(minutes(now?, sent_ms(s, prev?)?)))();
+    let reaches = |g: Option<f64>| g.is_some_and(|g| g >= ttl.minutes());
+    let by = if reaches(cache) {
+        Some("cache_gap")
+    } else if reaches(send) {
+        Some("send_gap")
+    } else {
+        None
+    };
+    Gap { cache, send, by }
+}
+
+/// The `hookName`s of a SessionStart record that start a process (SPEC
+/// §16.B6; `:compact` is a compaction's, an empty name is none).
+pub const RESTART_HOOKS: [&str; 3] = [
+    "SessionStart:resume",
+    "SessionStart:startup",
+    "SessionStart:clear",
+];
+
+/// Whether a process started between response `prev` (its first line) and
+/// response k (its first line): a SessionStart hook record, a change of
+/// `version` (SPEC §16.B6), or a new Qwen process segment (§10).
+pub fn restarted(s: &Session, prev: usize, k: usize) -> bool {
+    let (Some(p), Some(r)) = (s.request(prev), s.request(k)) else {
+        return false;
+    };
+    if let (Some(a), Some(b)) = (&p.send, &r.send)
+        && a.process != b.process
+    {
+        return true;
+    }
+    if let (Some(a), Some(b)) = (&p.version, &r.version)
+        && a != b
+    {
+        return true;
+    }
+    let line = |q: &Request| q.response.map(|m| s.messages[m].first_line);
+    let (Some(from), Some(to)) = (line(p), line(r)) else {
+        return false;
+    };
+    s.bill_marks
+        .starts
+        .iter()
+        .any(|(l, name)| *l > from && *l < to && RESTART_HOOKS.contains(&name.as_str()))
+}
+
+/// Whether response `k` called `ToolSearch` (SPEC §16.B4.3.6: the next
+/// request's tool list changed, claude-code#91514).
+pub fn called_tool_search(s: &Session, k: usize) -> bool {
+    let Some(m) = s.request(k).and_then(|r| r.response) else {
+        return false;
+    };
+    s.calls.iter().any(|c| c.msg == m && c.name == "ToolSearch")
+}
+
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -235,7 +235,7 @@ pub fn collect(
                             (Some(a), Some(b)) => a != b,
                             _ => false,
                         },
-                        ttl: cache_gap(s, k).is_some_and(|g| g >= ttl.minutes()),
+                        ttl: super::gap(s, k, Some(*p), ttl).by.is_some(),
                         plan_rewrite: false,
                         // The budget writer rewrote results (the prefix breaks);
                         // the cached writer deleted from the cache (it stays).
@@ -249,6 +249,9 @@ pub fn collect(
                             || deleted_grew,
                         context_edits: m.applied_edits.as_ref().is_some_and(|e| !e.is_empty()),
                         client_cut: ev.facts.client_cut(),
+                        restart: super::restarted(s, *p, k),
+                        tools_changed: pm.is_some_and(|_| super::called_tool_search(s, *p)),
+                        thinking_stripped: ev.facts.thinking_stripped.is_some(),
                     };
                     out.requests[i].observed_break = Some(ObservedBreak {
                         expected,
@@ -278,6 +281,8 @@ pub struct Counts {
     pub cache_edits: usize,
     pub context_edits: usize,
     pub client_cut: usize,
+    pub restart: usize,
+    pub tools_changed: usize,
     pub unexplained: usize,
     pub boundaries: usize,
     pub agrees: usize,
@@ -305,6 +310,8 @@ impl Counts {
             Explanation::CacheEdits => self.cache_edits,
             Explanation::ContextEdits => self.context_edits,
             Explanation::ClientCut => self.client_cut,
+            Explanation::Restart => self.restart,
+            Explanation::ToolsChanged => self.tools_changed,
             Explanation::Unexplained => self.unexplained,
         }
     }
@@ -320,6 +327,8 @@ impl Counts {
             Explanation::CacheEdits => &mut self.cache_edits,
             Explanation::ContextEdits => &mut self.context_edits,
             Explanation::ClientCut => &mut self.client_cut,
+            Explanation::Restart => &mut self.restart,
+            Explanation::ToolsChanged => &mut self.tools_changed,
             Explanation::Unexplained => &mut self.unexplained,
         }
     }

@@ -4,7 +4,7 @@ use serde_json::json;
 /// The JSON forms: counts, and a request's evidence object.
 mod json;
 
-const T0: i64 = 1_780_000_000_000;
+pub(crate) const T0: i64 = 1_780_000_000_000;
 
 /// What a JSON struct writes, as a value to index.
 fn value(x: impl Serialize) -> Value {
@@ -21,13 +21,13 @@ fn iso(ms: i64) -> String {
 /// A Claude transcript written line by line, with explicit times (minutes
 /// after T0) so gaps are figures the test states.
 #[derive(Default)]
-struct Tx {
-    lines: Vec<Value>,
+pub(crate) struct Tx {
+    pub(crate) lines: Vec<Value>,
     n: usize,
 }
 
 impl Tx {
-    fn rec(&mut self, kind: &str, min: f64, extra: Value) -> &mut Self {
+    pub(crate) fn rec(&mut self, kind: &str, min: f64, extra: Value) -> &mut Self {
         self.n += 1;
         let mut r = json!({"parentUuid": null, "isSidechain": false, "type": kind,
             "uuid": format!("u-{}", self.n), "timestamp": iso(T0 + (min * 60_000.0) as i64),
@@ -38,14 +38,14 @@ impl Tx {
         self.lines.push(r);
         self
     }
-    fn prompt(&mut self, min: f64) -> &mut Self {
+    pub(crate) fn prompt(&mut self, min: f64) -> &mut Self {
         self.rec(
             "user",
             min,
             json!({"message": {"role": "user", "content": "go"}}),
         )
     }
-    fn result(&mut self, id: &str, min: f64) -> &mut Self {
+    pub(crate) fn result(&mut self, id: &str, min: f64) -> &mut Self {
         self.rec(
             "user",
             min,
@@ -54,10 +54,16 @@ impl Tx {
         )
     }
     /// A response with this usage (and, when given, a tool call).
-    fn response(&mut self, id: &str, min: f64, usage: Value, call: Option<&str>) -> &mut Self {
+    pub(crate) fn response(
+        &mut self,
+        id: &str,
+        min: f64,
+        usage: Value,
+        call: Option<&str>,
+    ) -> &mut Self {
         self.response_with(id, min, usage, call, json!({}))
     }
-    fn response_with(
+    pub(crate) fn response_with(
         &mut self,
         id: &str,
         min: f64,
@@ -78,7 +84,7 @@ impl Tx {
         }
         self.rec("assistant", min, json!({ "message": message }))
     }
-    fn compact(&mut self, min: f64) -> &mut Self {
+    pub(crate) fn compact(&mut self, min: f64) -> &mut Self {
         self.rec(
             "system",
             min,
@@ -91,7 +97,7 @@ impl Tx {
             "message": {"role": "user", "content": "This session is being continued"}}),
         )
     }
-    fn boundary(&mut self, min: f64, pre: u64, saved: u64, ids: &[&str]) -> &mut Self {
+    pub(crate) fn boundary(&mut self, min: f64, pre: u64, saved: u64, ids: &[&str]) -> &mut Self {
         self.rec(
             "system",
             min,
@@ -101,13 +107,13 @@ impl Tx {
         )
     }
     /// Makes the last record's parent the record before it (as Claude Code does).
-    fn chain_last(&mut self) -> &mut Self {
+    pub(crate) fn chain_last(&mut self) -> &mut Self {
         let n = self.lines.len();
         let parent = self.lines[n - 2]["uuid"].clone();
         self.lines[n - 1]["parentUuid"] = parent;
         self
     }
-    fn session(&self) -> Session {
+    pub(crate) fn session(&self) -> Session {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("t.jsonl");
         let text: Vec<String> = self.lines.iter().map(Value::to_string).collect();
@@ -116,7 +122,7 @@ impl Tx {
     }
 }
 
-fn usage(input: u64, write: u64, read: u64) -> Value {
+pub(crate) fn usage(input: u64, write: u64, read: u64) -> Value {
     json!({"input_tokens": input, "cache_creation_input_tokens": write,
            "cache_read_input_tokens": read, "output_tokens": 5})
 }

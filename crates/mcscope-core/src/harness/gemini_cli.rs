@@ -43,6 +43,7 @@ pub(crate) static GEMINI: Preset = Preset {
     // Only `$rewindTo` rewinds (chatRecordingService.ts).
     unmarked_forks: false,
     cache_writes: false,
+    levers: Levers::NONE,
     offers: Offers {
         grid_kinds: &[PlanKind::Mask],
         api_grid: false,

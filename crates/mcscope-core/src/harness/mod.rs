@@ -524,6 +524,9 @@ pub struct Preset {
     pub unmarked_forks: bool,
     /// Responses record cache writes (and 1-hour writes).
     pub cache_writes: bool,
+    /// What a user of the harness can set against each cause of cache-write
+    /// money (SPEC §16.L, §16.C): only these are named as levers.
+    pub levers: Levers,
     /// What the harness offers: its plan kinds, deliveries, default grid and caveats.
     pub offers: Offers,
     /// What the reports say of the harness's own records and rules: a
@@ -542,6 +545,56 @@ pub struct Preset {
     pub placeholder: &'static str,
     /// The beta header a request needs for this preset's delivery, if any.
     pub beta_header: Option<&'static str>,
+}
+
+/// The levers a user of a harness can pull against cache-write money (part
+/// of its [`Preset`]; SPEC §16.L). Behaviour levers (keep the gap under the
+/// TTL, no resume of a warm context, no model switch) hold for every harness
+/// that records cache writes; these are the harness's own settings.
+#[derive(Debug)]
+pub struct Levers {
+    /// Every process start leaves a record (Claude Code's SessionStart
+    /// hooks): a session with unexplained breaks and none is told that a
+    /// resume may hide among them (`resume_undetected`).
+    pub start_records: bool,
+    /// The switch that turns the harness's clearing plan off, in the
+    /// versions it exists in.
+    pub clearing: Option<VersionedLever>,
+    /// The setting for 1-hour cache writes.
+    pub ttl_1h: Option<VersionedLever>,
+    /// What to do so that the tool list stays the same (a harness that loads
+    /// tools mid-session).
+    pub tools: Option<&'static str>,
+}
+
+/// A setting that exists in some versions of a harness.
+#[derive(Debug)]
+pub struct VersionedLever {
+    /// What to set, in words (`DISABLE_MICROCOMPACT`).
+    pub words: &'static str,
+    /// The first and last version that read it (None: every later one).
+    pub from: (u32, u32, u32),
+    pub to: Option<(u32, u32, u32)>,
+}
+
+impl VersionedLever {
+    /// Whether `version` (as recorded) reads the setting.
+    pub fn holds(&self, version: Option<&str>) -> bool {
+        let Some(v) = version.and_then(claude_version::parse) else {
+            return false;
+        };
+        v >= self.from && self.to.is_none_or(|to| v <= to)
+    }
+}
+
+impl Levers {
+    /// A harness with no settings of its own against cache-write money.
+    pub const NONE: Levers = Levers {
+        start_records: false,
+        clearing: None,
+        ttl_1h: None,
+        tools: None,
+    };
 }
 
 /// A harness's tools by name (part of its [`Preset`]).

@@ -45,6 +45,7 @@ pub(crate) static OPENCODE: Preset = Preset {
     unmarked_forks: false,
     // Reference §1.3: `tokens.cache.write` is recorded per assistant message.
     cache_writes: true,
+    levers: Levers::NONE,
     offers: Offers {
         grid_kinds: &[PlanKind::Prune],
         api_grid: false,

@@ -37,6 +37,7 @@ pub(crate) static QWEN: Preset = Preset {
     unmarked_forks: false,
     // The loader keeps input = P − R and R; Qwen records no cache writes (SPEC §10).
     cache_writes: false,
+    levers: Levers::NONE,
     offers: Offers {
         grid_kinds: &[PlanKind::Idle, PlanKind::Size],
         api_grid: false,

@@ -32,6 +32,9 @@ pub(super) struct Builder {
     /// Each user content is a message of its own (Gemini CLI's history keeps
     /// its contents apart), never joined to the one before.
     pub(super) separate_users: bool,
+    /// SPEC §16.B5's now: the timestamp of the last main-thread user,
+    /// attachment, system or progress record (set by the Claude loader).
+    pub(super) last_send_ms: Option<i64>,
 }
 
 pub(super) struct UserRecord<'a> {
@@ -73,6 +76,7 @@ impl Builder {
             },
             touched: None,
             separate_users: false,
+            last_send_ms: None,
         }
     }
 
@@ -183,6 +187,9 @@ impl Builder {
             self.last_response.as_ref().map(|x| x.0).unwrap_or_default()
         } else {
             self.new_request(Some(self.s.messages.len()));
+            if let Some(at) = self.s.bill_marks.first_at.last_mut() {
+                *at = r.ts.map(str::to_string);
+            }
             self.s.messages.push(Message {
                 role: Role::Assistant,
                 parts: Vec::new(),
@@ -303,6 +310,9 @@ impl Builder {
             plan_recorded: false,
         });
         self.tree.leaves.push(self.tree.nodes.len());
+        let marks = &mut self.s.bill_marks;
+        marks.sent_ms.push(self.last_send_ms);
+        marks.first_at.push(None);
     }
 
     /// Ends the load: user content after the last response is one more request.

@@ -25,6 +25,10 @@ struct Line<'a> {
     request_id: Raw<'a>,
     #[serde(borrow, default)]
     message: Option<Msg<'a>>,
+    #[serde(borrow, default)]
+    timestamp: Raw<'a>,
+    #[serde(rename = "agentId", borrow, default)]
+    agent_id: Raw<'a>,
 }
 
 #[derive(Deserialize)]
@@ -101,8 +105,20 @@ fn read(path: &Path, want: &str) -> std::io::Result<Vec<UsageLine>> {
     let mut buf = String::new();
     let mut out = Vec::new();
     let mut owner_checked = false;
+    let mut n = 0;
+    // `agent-<id>.jsonl`: the agent's id where a line names none.
+    let named = path
+        .file_stem()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.rsplit("agent-").next())
+        .filter(|_| {
+            path.file_stem()
+                .is_some_and(|n| n.to_string_lossy().contains("agent-"))
+        })
+        .map(str::to_string);
     loop {
         buf.clear();
+        n += 1;
         match r.read_line(&mut buf) {
             Ok(0) => break,
             Ok(_) => {}
@@ -131,6 +147,10 @@ fn read(path: &Path, want: &str) -> std::io::Result<Vec<UsageLine>> {
             request_id: raw::owned(line.request_id),
             model: raw::owned(msg.model),
             usage: u,
+            at: raw::owned(line.timestamp),
+            line: n,
+            agent: raw::owned(line.agent_id).or_else(|| named.clone()),
+            path: Some(path.to_path_buf()),
         });
     }
     // A file that never names its session is nobody's.

@@ -38,6 +38,8 @@ pub enum Writer {
     Copy,
     PartialEq,
     Eq,
+    PartialOrd,
+    Ord,
     Hash,
     Serialize,
     strum::IntoStaticStr,

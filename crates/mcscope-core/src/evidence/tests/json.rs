@@ -53,7 +53,7 @@ fn counts_tally_explanations_records_and_agreements() {
     let json = serde_json::to_string(&c).unwrap();
     assert_eq!(
         json,
-        r#"{"compaction":0,"server_compaction":0,"model_change":0,"ttl":1,"plan_rewrite":0,"harness_rewrite":0,"cache_edits":1,"context_edits":0,"client_cut":0,"unexplained":1,"boundaries":3,"agrees":1,"absent":0,"tool_results_cut":0,"thinking_stripped":0,"resumed_after_pause":0,"idle_server_agrees":0,"idle_server_differs":0}"#
+        r#"{"compaction":0,"server_compaction":0,"model_change":0,"ttl":1,"plan_rewrite":0,"harness_rewrite":0,"cache_edits":1,"context_edits":0,"client_cut":0,"restart":0,"tools_changed":0,"unexplained":1,"boundaries":3,"agrees":1,"absent":0,"tool_results_cut":0,"thinking_stripped":0,"resumed_after_pause":0,"idle_server_agrees":0,"idle_server_differs":0}"#
     );
     let keys: Vec<String> = value(c).as_object().unwrap().keys().cloned().collect();
     let mut names: Vec<&str> = Explanation::ALL.iter().map(|e| e.name()).collect();

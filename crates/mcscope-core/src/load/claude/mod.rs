@@ -49,6 +49,11 @@ pub(super) struct Tagged {
     /// An assistant record with a numeric `apiBlockIndex` or
     /// `joinedApiReply: true`: what a return after idle needs before it.
     return_anchor: bool,
+    /// A `user`, `attachment`, `system` or `progress` record's timestamp (ms):
+    /// SPEC §16.B5's now for the next response.
+    send_ms: Option<i64>,
+    /// A `SessionStart` hook record's `hookName` (SPEC §16.B6; "" when absent).
+    session_start: Option<String>,
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
@@ -227,7 +232,19 @@ impl RecordSink for Sink {
                     .starts_with(|c: char| c == '-' || c.is_ascii_digit())
             }) || raw::is_true(rec.joined_api_reply));
         let mut w = Warnings::default();
-        let parsed = match rec.kind.as_deref().unwrap_or("") {
+        let kind = rec.kind.as_deref().unwrap_or("");
+        let send_ms = match kind {
+            "user" | "attachment" | "system" | "progress" => {
+                raw::string(rec.timestamp).and_then(|t| raw::timestamp_ms(&t))
+            }
+            _ => None,
+        };
+        let session_start = match kind {
+            "progress" => session_start(rec.data),
+            "attachment" => session_start(rec.attachment),
+            _ => None,
+        };
+        let parsed = match kind {
             "user" => {
                 let msg = rec.message.ok_or("user record without a message object")?;
                 let mut results = Vec::new();
@@ -357,6 +374,8 @@ impl RecordSink for Sink {
                 super::branches::key(rec.parent_uuid.flatten()),
             ),
             return_anchor,
+            send_ms,
+            session_start,
         })
     }
 
@@ -418,6 +437,8 @@ impl Sink {
             uuid,
             parent,
             link,
+            send_ms,
+            session_start,
             ..
         } = tagged;
         // Only the first parentUuid's target is looked for: uuids are kept
@@ -439,6 +460,14 @@ impl Sink {
             }
         }
         self.apply_rec(rec, line, part);
+        if self.is_main(sidechain, false) {
+            if send_ms.is_some() {
+                self.b.last_send_ms = send_ms;
+            }
+            if let Some(name) = session_start {
+                self.b.s.bill_marks.starts.push((line, name));
+            }
+        }
         if self.b.s.session_id.is_none() && session_id.is_some() && self.is_main(sidechain, false) {
             self.b.s.session_id = session_id;
         }
@@ -527,6 +556,10 @@ impl Sink {
                             request_id,
                             model,
                             usage,
+                            at: ts,
+                            line,
+                            agent: None,
+                            path: None,
                         });
                     }
                     return;
@@ -543,6 +576,9 @@ impl Sink {
                     context_client: context_client.map(|c| *c),
                     parent_uuid,
                 });
+                if self.b.s.bill_marks.cwd.is_none() {
+                    self.b.s.bill_marks.cwd.clone_from(&cwd);
+                }
                 self.calls(idx, calls, &cwd);
             }
             Rec::Boundary { sidechain } => {
@@ -588,6 +624,17 @@ impl Sink {
             Rec::Other => {}
         }
     }
+}
+
+/// A `SessionStart` hook's `hookName` ("" when it has none) in a `progress`
+/// record's `data` or an `attachment` (SPEC §16.B6); None for any other
+/// value. Only a value that mentions the event is parsed again.
+fn session_start(v: Raw<'_>) -> Option<String> {
+    let text = v?.get();
+    memchr::memmem::find(text.as_bytes(), b"SessionStart")?;
+    let hook: Hook = raw::object(v)?;
+    (raw::string(hook.event).as_deref() == Some("SessionStart"))
+        .then(|| raw::owned(hook.name).unwrap_or_default())
 }
 
 /// Measures a `tool_result.content`: a string, or text / image / document blocks.

@@ -45,6 +45,9 @@ pub(super) struct Line<'a> {
     pub(super) session_id: Raw<'a>,
     #[serde(borrow, default)]
     pub(super) attachment: Raw<'a>,
+    /// A `progress` record's payload (SPEC §16.B6 reads its SessionStart hooks).
+    #[serde(borrow, default)]
+    pub(super) data: Raw<'a>,
     /// How Claude Code was started (`cli`, `sdk-ts`, …): SPEC §13.P reads it.
     #[serde(borrow, default)]
     pub(super) entrypoint: Raw<'a>,
@@ -252,4 +255,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for Input<'a> {
         }
         d.deserialize_any(V)
     }
+}
+
+/// A hook's names in a `progress` record's `data` or an `attachment` (SPEC
+/// §16.B6).
+#[derive(Deserialize)]
+pub(super) struct Hook<'a> {
+    #[serde(rename = "hookEvent", borrow, default)]
+    pub(super) event: Raw<'a>,
+    #[serde(rename = "hookName", borrow, default)]
+    pub(super) name: Raw<'a>,
 }

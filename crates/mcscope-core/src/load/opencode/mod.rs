@@ -102,6 +102,10 @@ pub(in crate::load) fn load_db(
                     request_id: None,
                     model: m.get("modelID").and_then(Value::as_str).map(str::to_string),
                     usage,
+                    at: None,
+                    line: 0,
+                    agent: Some(child.id.clone()),
+                    path: None,
                 });
             }
         }

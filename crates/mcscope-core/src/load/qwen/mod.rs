@@ -233,6 +233,10 @@ impl RecordSink for Sink {
                         request_id: None,
                         model: model.clone(),
                         usage: u.clone(),
+                        at: None,
+                        line: 0,
+                        agent: None,
+                        path: None,
                     });
                 }
                 self.b.s.sidechain_records += 1;
