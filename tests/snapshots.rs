@@ -67,6 +67,11 @@ fn every_text_output_of_every_sample() {
                 shown(&[cmd, sample, "-z", "UTC"])
             );
         }
+        // The cache-write bill of the session (SPEC §16.R's session text).
+        insta::assert_snapshot!(
+            format!("bill__{}", name(sample)),
+            shown(&["bill", sample, "--by", "session", "-b", "-z", "UTC"])
+        );
         if let Some(id) = first_result(sample) {
             insta::assert_snapshot!(
                 format!("explain__{}", name(sample)),
@@ -74,6 +79,16 @@ fn every_text_output_of_every_sample() {
             );
         }
     }
+}
+
+/// The bill of the whole samples folder by day (its table, where the money
+/// went, the levers and the note on harnesses without cache writes).
+#[test]
+fn the_bill_of_the_samples_by_day() {
+    insta::assert_snapshot!(
+        "bill_by_day__sample-sessions",
+        shown(&["bill", "sample-sessions", "-q", "-z", "UTC"])
+    );
 }
 
 #[test]

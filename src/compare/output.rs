@@ -42,6 +42,11 @@ pub(crate) struct CompareJson<'a> {
     caveats: Vec<CaveatJson<'a>>,
     rows: Vec<RowJson<'a>>,
     recommended: Option<usize>,
+    /// SPEC §16.H, §18.20: `{"<harness>": {"recommended", "sessions"}}`.
+    recommended_by_harness: serde_json::Map<String, serde_json::Value>,
+    /// SPEC §16.L, §18.24: the bill's levers over the compared sessions.
+    levers: crate::bill::report::Levers,
+    avoidable_usd: Option<f64>,
     skipped: Vec<SkippedJson<'a>>,
 }
 
@@ -140,6 +145,18 @@ pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
             })
             .collect(),
         recommended: c.recommended,
+        recommended_by_harness: c
+            .recommended_by_harness
+            .iter()
+            .map(|(h, r, n, _)| {
+                (
+                    h.name().to_string(),
+                    serde_json::json!({"recommended": r, "sessions": n}),
+                )
+            })
+            .collect(),
+        levers: c.levers.json(false).levers,
+        avoidable_usd: c.levers.json(false).avoidable_usd,
         // SPEC §15.2: the skipped files, then the sessions without a price.
         skipped: c
             .skipped
@@ -300,7 +317,25 @@ pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
         );
     }
     let _ = writeln!(out);
-    let _ = writeln!(out, "{}", recommendation_words(c));
+    // SPEC §16.H: over sessions of several harnesses, one line each.
+    if c.recommended_by_harness.len() > 1 {
+        for (h, r, n, m) in &c.recommended_by_harness {
+            let words = recommendation_for(c, *r, *m, &|row: &Row| row.params.preset == *h);
+            let _ = writeln!(
+                out,
+                "{} ({n} session{}): {words}",
+                h.rules().title,
+                if *n == 1 { "" } else { "s" }
+            );
+        }
+    } else {
+        let _ = writeln!(out, "{}", recommendation_words(c));
+    }
+    // SPEC §16.L, §18.24: what a user can really change, from the records.
+    let levers = crate::bill::report::lever_words(&c.levers);
+    if !levers.is_empty() {
+        let _ = writeln!(out, "Levers in the records: {}.", levers.join("; "));
+    }
     let unknown = c.sessions.iter().filter(|s| s.price.is_none()).count();
     if unknown > 0 {
         let _ = writeln!(
@@ -424,9 +459,24 @@ fn group_knob(rows: &[Row], group: &[usize]) -> String {
 
 /// The recommendation in words (SPEC §9a).
 pub(crate) fn recommendation_words(c: &Comparison) -> String {
+    recommendation_for(c, c.recommended, c.median_later_used, &|_| true)
+}
+
+/// The recommendation `i` (with the median it read) in words, the cheapest
+/// row among those `keep` admits where there is none.
+fn recommendation_for(
+    c: &Comparison,
+    recommended: Option<usize>,
+    median: Option<u64>,
+    keep: &dyn Fn(&Row) -> bool,
+) -> String {
     use crate::numbers::fmt_int;
-    let Some(i) = c.recommended else {
-        let cheapest = match rank::cheapest(&c.rows) {
+    let Some(i) = recommended else {
+        let cheapest = c
+            .rows
+            .iter()
+            .position(|r| !r.baseline && r.delta_usd.is_some() && keep(r));
+        let cheapest = match cheapest {
             Some(j) => {
                 let r = &c.rows[j];
                 format!(
@@ -474,7 +524,7 @@ pub(crate) fn recommendation_words(c: &Comparison) -> String {
             Some(Availability::User) => "you can set",
             _ => "the harness can run (remote flags)",
         },
-        c.median_later_used.unwrap_or(0),
+        median.unwrap_or(0),
         usd_text(r.delta_usd),
         r.totals.later_used,
         fmt_int(r.totals.tokens_not_sent),

@@ -39,7 +39,7 @@ fn causes_by_size(row: &Row) -> Vec<(Cause, u64, Option<f64>)> {
     let mut v: Vec<(Cause, u64, Option<f64>)> = row
         .causes
         .iter()
-        .map(|(c, s)| (*c, s.tokens_5m + s.tokens_1h, s.usd))
+        .map(|(c, s)| (*c, s.tokens_5m.saturating_add(s.tokens_1h), s.usd))
         .filter(|(_, t, _)| *t > 0)
         .collect();
     // By dollars where priced (the shares shown), else by tokens.
@@ -58,7 +58,7 @@ fn share(row: &Row, tokens: u64, usd: Option<f64>) -> f64 {
     match (usd, row.cache_write_usd()) {
         (Some(a), Some(b)) if b > 0.0 => a / b,
         _ => {
-            let w = row.cache_write_5m + row.cache_write_1h;
+            let w = row.cache_write_5m.saturating_add(row.cache_write_1h);
             if w == 0 {
                 0.0
             } else {
@@ -94,7 +94,13 @@ fn break_words(row: &Row, c: Cause) -> String {
     if c == Cause::Clearing {
         let marks: Vec<String> = breaks
             .iter()
-            .filter_map(|b| b.marker.map(|(what, line)| format!("{what} line {line}")))
+            .filter_map(|b| {
+                b.marker.map(|(what, line)| match line {
+                    // A database row has no line.
+                    0 => what.to_string(),
+                    l => format!("{what} line {l}"),
+                })
+            })
             .collect();
         if !marks.is_empty() {
             let _ = write!(out, ", {}", marks.join(", "));
@@ -158,11 +164,17 @@ fn session_block(out: &mut String, row: &Row, breakdown: bool, color: bool) {
                 .to_string()
         })
         .unwrap_or_else(|| "no time recorded".into());
-    // The price row's name where the model is priced (`claude-opus-4-5`).
+    // The model without its date (`claude-opus-4-5-20251101` reads
+    // `claude-opus-4-5`).
     let mut models: Vec<&str> = row
         .models
         .values()
-        .map(|m| m.price_prefix.as_deref().unwrap_or(&m.model))
+        .map(|m| match m.model.rsplit_once('-') {
+            Some((head, date)) if date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit()) => {
+                head
+            }
+            _ => m.model.as_str(),
+        })
         .collect();
     models.dedup();
     let models: Vec<String> = models.iter().map(|m| clean(m)).collect();
@@ -205,7 +217,7 @@ fn session_block(out: &mut String, row: &Row, breakdown: bool, color: bool) {
 
 /// The recorded line, the causes and the levers of a row.
 fn total_lines(out: &mut String, row: &Row, color: bool) {
-    let w = row.cache_write_5m + row.cache_write_1h;
+    let w = row.cache_write_5m.saturating_add(row.cache_write_1h);
     let rate = row
         .hit_rate()
         .map_or("?".into(), |r| format!("{:.1} %", r * 100.0));
@@ -305,7 +317,7 @@ fn table(out: &mut String, bill: &Bill, breakdown: bool, color: bool) {
                 .iter()
                 .map(|c| {
                     let s = &r.causes[c];
-                    share(r, s.tokens_5m + s.tokens_1h, s.usd)
+                    share(r, s.tokens_5m.saturating_add(s.tokens_1h), s.usd)
                 })
                 .sum();
             format!("{:.0} %", t * 100.0)

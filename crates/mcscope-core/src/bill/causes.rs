@@ -421,7 +421,7 @@ fn main_thread(s: &Session, seen: &mut HashSet<(String, String)>, out: &mut Vec<
                 let marker = e
                     .microcompact
                     .as_ref()
-                    .map(|mc| ("microcompact_boundary", mc.line))
+                    .map(|mc| (mc.writer.record_kind(), mc.line))
                     .or_else(|| e.facts.cuts.first().map(|c| ("tool_results_cut", c.line)));
                 (Cause::Clearing, marker)
             } else if f.tools_changed {

@@ -291,12 +291,12 @@ impl Row {
 
     fn add(&mut self, b: &Billed, keep_breaks: bool) {
         let r = &b.r;
-        self.responses += 1;
-        self.input += r.input;
-        self.output += r.output;
-        self.cache_write_5m += r.cache_write_5m;
-        self.cache_write_1h += r.cache_write_1h;
-        self.cache_read += r.cache_read;
+        self.responses = self.responses.saturating_add(1);
+        self.input = self.input.saturating_add(r.input);
+        self.output = self.output.saturating_add(r.output);
+        self.cache_write_5m = self.cache_write_5m.saturating_add(r.cache_write_5m);
+        self.cache_write_1h = self.cache_write_1h.saturating_add(r.cache_write_1h);
+        self.cache_read = self.cache_read.saturating_add(r.cache_read);
         let usd = b.usd();
         add_opt(&mut self.usd, usd);
         let model = r
@@ -304,7 +304,8 @@ impl Row {
             .clone()
             .unwrap_or_else(|| "(no model recorded)".into());
         if usd.is_none() {
-            *self.unpriced.entry(model.clone()).or_default() += 1;
+            let n = self.unpriced.entry(model.clone()).or_default();
+            *n = n.saturating_add(1);
         }
         let m = self
             .models
@@ -321,12 +322,12 @@ impl Row {
                 usd: None,
                 hit_rate: None,
             });
-        m.responses += 1;
-        m.input += r.input;
-        m.output += r.output;
-        m.cache_write_5m += r.cache_write_5m;
-        m.cache_write_1h += r.cache_write_1h;
-        m.cache_read += r.cache_read;
+        m.responses = m.responses.saturating_add(1);
+        m.input = m.input.saturating_add(r.input);
+        m.output = m.output.saturating_add(r.output);
+        m.cache_write_5m = m.cache_write_5m.saturating_add(r.cache_write_5m);
+        m.cache_write_1h = m.cache_write_1h.saturating_add(r.cache_write_1h);
+        m.cache_read = m.cache_read.saturating_add(r.cache_read);
         add_opt(&mut m.usd, usd);
         self.sessions.insert(b.session_id.clone());
         if let Some(t) = b.at {
@@ -336,8 +337,8 @@ impl Row {
         for c in [r.cause, Cause::Growth] {
             let (t5, t1) = r.part(c);
             let e = self.causes.entry(c).or_default();
-            e.tokens_5m += t5;
-            e.tokens_1h += t1;
+            e.tokens_5m = e.tokens_5m.saturating_add(t5);
+            e.tokens_1h = e.tokens_1h.saturating_add(t1);
             add_opt(&mut e.usd, b.write_usd(t5, t1));
             if c == Cause::Growth {
                 break;
@@ -450,20 +451,29 @@ impl Row {
         match (u.usd, self.cache_write_usd()) {
             (Some(a), Some(b)) if b > 0.0 => Some(super::rate4(a / b)),
             _ => {
-                let w = self.cache_write_5m + self.cache_write_1h;
-                (w > 0).then(|| super::rate4((u.tokens_5m + u.tokens_1h) as f64 / w as f64))
+                let w = self.cache_write_5m.saturating_add(self.cache_write_1h);
+                (w > 0).then(|| {
+                    super::rate4(u.tokens_5m.saturating_add(u.tokens_1h) as f64 / w as f64)
+                })
             }
         }
     }
 
     pub fn hit_rate(&self) -> Option<f64> {
-        let p = self.input + self.cache_write_5m + self.cache_write_1h + self.cache_read;
+        let p = self
+            .input
+            .saturating_add(self.cache_write_5m)
+            .saturating_add(self.cache_write_1h)
+            .saturating_add(self.cache_read);
         (p > 0).then(|| super::rate4(self.cache_read as f64 / p as f64))
     }
 
     pub fn unpriced(&self) -> Unpriced {
         Unpriced {
-            responses: self.unpriced.values().sum(),
+            responses: self
+                .unpriced
+                .values()
+                .fold(0u64, |a, b| a.saturating_add(*b)),
             models: self.unpriced.keys().cloned().collect(),
         }
     }
@@ -497,6 +507,15 @@ pub struct Ask<'a> {
     pub tz: &'a TimeZone,
     pub since: Option<jiff::civil::Date>,
     pub until: Option<jiff::civil::Date>,
+}
+
+/// One row over every response (the levers `compare` names, §18.24).
+pub fn total(responses: &[Billed]) -> Row {
+    let mut row = Row::new(String::new(), "total".into());
+    for b in responses {
+        row.add(b, false);
+    }
+    row
 }
 
 /// Gathers billed responses into rows (BL1–BL3).
@@ -673,7 +692,11 @@ impl Row {
                 .map(|m| ModelRow {
                     usd: usd_rounded(m.usd),
                     hit_rate: {
-                        let p = m.input + m.cache_write_5m + m.cache_write_1h + m.cache_read;
+                        let p = m
+                            .input
+                            .saturating_add(m.cache_write_5m)
+                            .saturating_add(m.cache_write_1h)
+                            .saturating_add(m.cache_read);
                         (p > 0).then(|| super::rate4(m.cache_read as f64 / p as f64))
                     },
                     ..m.clone()

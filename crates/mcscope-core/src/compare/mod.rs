@@ -102,6 +102,13 @@ pub struct Comparison {
     /// Sorted (SPEC §9).
     pub rows: Vec<Row>,
     pub recommended: Option<usize>,
+    /// SPEC §16.H, §18.20: per harness present, the recommendation over its
+    /// rows alone, its session count and the median `later_used` it read, in
+    /// harness order.
+    pub recommended_by_harness: Vec<(HarnessId, Option<usize>, usize, Option<u64>)>,
+    /// SPEC §16.L, §18.24: the levers over the compared sessions' recorded
+    /// responses (the bill's), never a simulated plan's.
+    pub levers: crate::bill::report::Row,
     /// The median `later_used` the recommendation read.
     pub median_later_used: Option<u64>,
     /// Files under a folder that were not compared, with why.
@@ -199,6 +206,8 @@ struct Outcome {
     runs: Vec<Run>,
     /// The baseline's policy, totals and dollars (SPEC §9a).
     baseline: (Policy, Totals, Option<f64>),
+    /// The session's responses with their causes (SPEC §16.B): the levers.
+    bill: Vec<crate::bill::report::Billed>,
 }
 
 /// One setting over one session: grid index, policy, totals, dollars, and
@@ -284,8 +293,11 @@ fn run_setup(
                 None
             }
         };
-    let recorded =
-        crate::bill::recorded(s, &crate::load::subagents::usage_lines(s), price.as_ref());
+    let lines = crate::load::subagents::usage_lines(s);
+    let recorded = crate::bill::recorded(s, &lines, price.as_ref());
+    let config_prices = &setup.settings.config.prices;
+    let price_of = |m: Option<&str>| prices::price_with(m, &req.prices, config_prices).ok();
+    let bill = crate::bill::report::session_rows(s, &lines, &mut Default::default(), &price_of);
     // SPEC §13.C: recorded cuts are facts in every row of a claude session.
     if s.cuts.iter().any(|c| c.request.is_some()) {
         for c in crate::caveats::of_cuts(preset) {
@@ -372,6 +384,7 @@ fn run_setup(
         caveats,
         runs,
         baseline,
+        bill,
     })
 }
 
@@ -513,6 +526,7 @@ fn compare_units(
     let mut caveat_ids: Vec<String> = Vec::new();
     // One baseline row for every harness, listed under the registry's first.
     let mut base = Row::new(Params::baseline(grids[0].0));
+    let mut billed: Vec<crate::bill::report::Billed> = Vec::new();
     base.baseline = true;
     // One file: a unit per setting; a folder: a unit per session.
     let single = names.len() == 1;
@@ -579,8 +593,10 @@ fn compare_units(
                 }
             }
             cmp.sessions.push(o.info);
+            billed.extend(o.bill);
         }
     }
+    cmp.levers = crate::bill::report::total(&billed);
     cmp.sessions.sort_by(|a, b| a.path.cmp(&b.path));
     // No session at all (an empty folder or date window, SPEC §7a): the claude
     // grid's rows with zero totals, so a script reads the same shape.
@@ -599,6 +615,15 @@ fn compare_units(
     cmp.rows = baseline::with_baseline(rows, base, &cmp.sessions, req.baseline);
     cmp.recommended = recommended.map(|i| i + usize::from(req.baseline));
     cmp.median_later_used = median;
+    // SPEC §16.H: one recommendation per harness, over its own rows.
+    for h in <HarnessId as strum::VariantArray>::VARIANTS {
+        let n = cmp.sessions.iter().filter(|s| s.harness == *h).count();
+        if n == 0 {
+            continue;
+        }
+        let (r, m) = rank::recommend(&cmp.rows, |r| !r.baseline && r.params.preset == *h);
+        cmp.recommended_by_harness.push((*h, r, n, m));
+    }
     Ok(cmp)
 }
 

@@ -76,9 +76,18 @@ pub fn sort_and_recommend(rows: Vec<Row>) -> (Vec<Row>, Option<usize>, Option<u6
             rows[i].same_as = Some(rows[i - 1].same_as.unwrap_or(i - 1));
         }
     }
-    let which = eligible(&rows);
+    let (recommended, median) = recommend(&rows, |_| true);
+    (rows, recommended, median)
+}
+
+/// The recommendation among the sorted rows `keep` admits (SPEC §9a): among
+/// the qualifying ones, the first whose `later_used` is not above their
+/// median (the lower middle of an even count); with that median.
+pub fn recommend(rows: &[Row], keep: impl Fn(&Row) -> bool) -> (Option<usize>, Option<u64>) {
+    let kept: Vec<Row> = rows.iter().filter(|r| keep(r)).cloned().collect();
+    let which = eligible(&kept);
     let candidates: Vec<usize> = (0..rows.len())
-        .filter(|&i| qualifies(&rows[i], which))
+        .filter(|&i| keep(&rows[i]) && qualifies(&rows[i], which))
         .collect();
     let mut used: Vec<u64> = candidates
         .iter()
@@ -92,7 +101,7 @@ pub fn sort_and_recommend(rows: Vec<Row>) -> (Vec<Row>, Option<usize>, Option<u6
             .copied()
             .find(|&i| rows[i].totals.later_used <= m)
     });
-    (rows, recommended, median)
+    (recommended, median)
 }
 
 /// The first row (not the baseline) in sort order with dollars: the cheapest.
