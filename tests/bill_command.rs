@@ -413,3 +413,54 @@ fn a_file_that_does_not_load_is_an_error() {
     let (code, _, err) = mcscope(&["bill", p.to_str().unwrap()]);
     assert_ne!(code, 0, "{err}");
 }
+
+/// SPEC §16.I, §18.8 on real transcripts: Claude Code 2.1.38's budget plan
+/// would have cleared 33 results at request 87 of marot/spotter and the file
+/// holds no microcompact_boundary: it did not run, so auto plans nothing and
+/// says why, while `--policy budget` shows the what-if; entireio's 2.1.17
+/// session records its boundaries: it ran.
+#[test]
+fn i_a_budget_plan_without_its_records_did_not_run() {
+    let Some(spotter) =
+        corpus::file("claude-code/marot__spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+    else {
+        return;
+    };
+    let f = spotter.to_str().unwrap();
+    let e = json(&["evidence", f, "--format", "json"]);
+    assert_eq!(
+        e["session"]["ran"],
+        serde_json::json!({"budget": false, "idle-server": null})
+    );
+    assert_eq!(
+        e["session"]["ran_because"],
+        serde_json::json!({"budget": "no_record_where_it_would_clear", "idle-server": "never_fired"})
+    );
+    let t = json(&["timeline", f, "--format", "json"]);
+    let reqs = t["requests"].as_array().unwrap();
+    assert!(
+        reqs.iter()
+            .all(|r| r["plan_kind"].is_null() && r["fired"] == false)
+    );
+    assert_eq!(reqs[86]["harness_could_run_reason"], "did_not_run");
+    let caveat = t["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "plan_did_not_run")
+        .expect("the caveat");
+    assert!(
+        caveat["text"].as_str().unwrap().contains(
+            "would have cleared 33 results at request 87 and no microcompact_boundary was written"
+        ),
+        "{caveat}"
+    );
+    let what_if = json(&["timeline", f, "--format", "json", "--policy", "budget"]);
+    assert_eq!(what_if["requests"][86]["fired"], true);
+    let Some(entire) = corpus::file(EXAMPLE) else {
+        return;
+    };
+    let e = json(&["evidence", entire.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(e["session"]["ran"]["budget"], true);
+    assert_eq!(e["session"]["ran_because"]["budget"], "record");
+}

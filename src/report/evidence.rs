@@ -59,7 +59,7 @@ pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJso
     let rows = evidence_rows(r);
     EvidenceJson {
         schema: "mcscope.evidence/1",
-        session: session_json_billed(setup),
+        session: session_json_ran(setup, &r.ran),
         policy: kinds::policy_all(setup),
         caveats: caveats_json(setup.caveats_all()),
         requests: rows

@@ -56,6 +56,12 @@ pub struct SessionJson<'a> {
     /// SPEC §15.16: the recorded bill (`plan`, `timeline`, `evidence`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded: Option<crate::bill::RecordedJson>,
+    /// SPEC §16.I, §18.8 (`evidence` only): per record-writing plan kind of
+    /// the harness, whether it ran, and why that answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ran: Option<serde_json::Map<String, serde_json::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ran_because: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 pub fn session_json(s: &Session) -> SessionJson<'_> {
@@ -71,6 +77,25 @@ pub fn session_json(s: &Session) -> SessionJson<'_> {
         diagnostics: &s.diagnostics,
         warnings: &s.warnings,
         recorded: None,
+        ran: None,
+        ran_because: None,
+    }
+}
+
+/// [`session_json_billed`] with what ran (SPEC §16.I): `evidence`'s.
+pub fn session_json_ran<'a>(setup: &'a Setup, ran: &[crate::analysis::Ran]) -> SessionJson<'a> {
+    let ran_map = ran
+        .iter()
+        .map(|r| (r.kind.name().to_string(), serde_json::json!(r.ran)))
+        .collect();
+    let because = ran
+        .iter()
+        .map(|r| (r.kind.name().to_string(), serde_json::json!(r.because)))
+        .collect();
+    SessionJson {
+        ran: Some(ran_map),
+        ran_because: Some(because),
+        ..session_json_billed(setup)
     }
 }
 

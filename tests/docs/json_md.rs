@@ -20,7 +20,11 @@ fn paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {
         Value::Object(m) => {
             for (k, x) in m {
                 // The bill's causes are listed once, as `*`.
-                let k = if at.ends_with("cache_write_causes") || at == "recommended_by_harness" {
+                let k = if at.ends_with("cache_write_causes")
+                    || at == "recommended_by_harness"
+                    || at.ends_with("session.ran")
+                    || at.ends_with("session.ran_because")
+                {
                     "*".to_string()
                 } else {
                     k.clone()

@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn reference_4_request_4_masks_read_file_and_the_shell_output() {
-    let t = json(&["timeline", BUILD, "-j"]);
+    let t = json(&["timeline", BUILD, "--policy", "mask", "-j"]);
     let reqs = t["requests"].as_array().unwrap();
     for (k, r) in reqs.iter().enumerate() {
         assert_eq!(r["plan_kind"], "mask", "request {}", k + 1);
@@ -19,7 +19,7 @@ fn reference_4_request_4_masks_read_file_and_the_shell_output() {
 
 #[test]
 fn reference_2_3_the_harness_s_own_tokens_beside_mcscope_s() {
-    let p = json(&["plan", BUILD, "--at", "4", "-j"]);
+    let p = json(&["plan", BUILD, "--at", "4", "--policy", "mask", "-j"]);
     let cands = p["candidates"].as_array().unwrap();
     let of = |id: &str| cands.iter().find(|c| c["tool_use_id"] == id).unwrap();
     assert_eq!(of(F1)["harness_tokens"], 518);
@@ -43,7 +43,7 @@ fn reference_2_3_the_harness_s_own_tokens_beside_mcscope_s() {
 
 #[test]
 fn reference_2_4_the_wire_holds_the_harness_s_masked_snippet() {
-    let w = json(&["wire", BUILD, "--at", "5"]);
+    let w = json(&["wire", BUILD, "--at", "5", "--policy", "mask"]);
     let contents = w["contents"].as_array().unwrap();
     let outputs: Vec<&str> = contents
         .iter()
@@ -68,7 +68,15 @@ fn reference_2_4_the_wire_holds_the_harness_s_masked_snippet() {
 fn reference_4_variants_protection_1000_and_latest_turn_off() {
     // GEMINI_EXP flag 45758817 = 1000: request 3 keeps F1 (518 <= 1000);
     // request 4 masks F2 and F1 (61,533 prunable).
-    let t = json(&["timeline", BUILD, "--protect-tokens", "1000", "-j"]);
+    let t = json(&[
+        "timeline",
+        BUILD,
+        "--policy",
+        "mask",
+        "--protect-tokens",
+        "1000",
+        "-j",
+    ]);
     let reqs = t["requests"].as_array().unwrap();
     assert_eq!(reqs[2]["fired"], false);
     assert_eq!(ids(&reqs[3]["newly_cleared"]), [F1, F2]);
@@ -78,6 +86,8 @@ fn reference_4_variants_protection_1000_and_latest_turn_off() {
     let low = json(&[
         "timeline",
         BUILD,
+        "--policy",
+        "mask",
         "--protect-tokens",
         "100",
         "--min-prunable-tokens",
@@ -86,14 +96,29 @@ fn reference_4_variants_protection_1000_and_latest_turn_off() {
     ]);
     assert_eq!(ids(&low["requests"][2]["newly_cleared"]), [F1]);
     // protectLatestTurn off adds only model contents to the scan: the same.
-    let off = json(&["timeline", BUILD, "--no-protect-latest-turn", "-j"]);
+    let off = json(&[
+        "timeline",
+        BUILD,
+        "--policy",
+        "mask",
+        "--no-protect-latest-turn",
+        "-j",
+    ]);
     assert_eq!(
         off["requests"][3]["newly_cleared"],
         reqs[3]["newly_cleared"]
     );
     assert_eq!(off["policy"]["mask_protect_latest_turn"], false);
     // A batch under the least masks nothing.
-    let under = json(&["timeline", BUILD, "--min-prunable-tokens", "70000", "-j"]);
+    let under = json(&[
+        "timeline",
+        BUILD,
+        "--policy",
+        "mask",
+        "--min-prunable-tokens",
+        "70000",
+        "-j",
+    ]);
     assert!(
         under["requests"]
             .as_array()
@@ -113,7 +138,13 @@ fn spec_15_13_policy_keys_from_a_sidecar() {
         r#"{"mask_protect_tokens": 100, "mask_min_prunable_tokens": 500}"#,
     )
     .unwrap();
-    let t = json(&["timeline", session.to_str().unwrap(), "-j"]);
+    let t = json(&[
+        "timeline",
+        session.to_str().unwrap(),
+        "--policy",
+        "mask",
+        "-j",
+    ]);
     assert_eq!(t["policy"]["mask_protect_tokens"], 100);
     assert_eq!(t["policy"]["mask_min_prunable_tokens"], 500);
     // The sidecar moves the plan: F1 (518) passes the newest 100 tokens and
@@ -326,9 +357,62 @@ fn reference_5_1_protect_latest_turn_skips_results_that_end_the_history() {
             gemini("g2", "2026-11-30T09:00:05.000Z", "ok"),
         ],
     );
-    let on = json(&["timeline", &p, "-j"]);
+    let on = json(&["timeline", &p, "--policy", "mask", "-j"]);
     assert_eq!(on["requests"].as_array().unwrap().len(), 2);
     assert_eq!(on["requests"][1]["fired"], false, "{}", on["requests"][1]);
-    let off = json(&["timeline", &p, "--no-protect-latest-turn", "-j"]);
+    let off = json(&[
+        "timeline",
+        &p,
+        "--policy",
+        "mask",
+        "--no-protect-latest-turn",
+        "-j",
+    ]);
     assert_eq!(ids(&off["requests"][1]["newly_cleared"]), ["c1"]);
+}
+
+/// SPEC §16.I, §18.1: the unmasked sample records no masking where the mask
+/// plan would have masked (request 4): the plan did not run there, so `auto`
+/// plans nothing, says why, and `--policy mask` still shows the what-if; the
+/// masked copy records it, so auto runs it.
+#[test]
+fn s16_i_a_mask_that_left_no_record_did_not_run() {
+    let t = json(&["timeline", BUILD, "-j"]);
+    let reqs = t["requests"].as_array().unwrap();
+    assert!(
+        reqs.iter()
+            .all(|r| r["plan_kind"].is_null() && r["fired"] == false)
+    );
+    assert!(
+        reqs[3]["note"]
+            .as_str()
+            .unwrap()
+            .contains("the mask plan did not run")
+    );
+    assert_eq!(reqs[3]["harness_could_run_reason"], "did_not_run");
+    let ids_of: Vec<&str> = t["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    // The masking's remote-flags caveat is the plan's: none runs here.
+    assert_eq!(ids_of, ["plan_did_not_run"]);
+    assert!(
+        t["caveats"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("would have cleared 2 results at request 4")
+    );
+    let e = json(&["evidence", BUILD, "-j"]);
+    assert_eq!(e["session"]["ran"], json!({"mask": false}));
+    assert_eq!(
+        e["session"]["ran_because"],
+        json!({"mask": "no_record_where_it_would_clear"})
+    );
+    let m = json(&["evidence", MASKED, "-j"]);
+    assert_eq!(m["session"]["ran"], json!({"mask": true}));
+    assert_eq!(m["session"]["ran_because"], json!({"mask": "record"}));
+    let masked = json(&["timeline", MASKED, "-j"]);
+    assert_eq!(masked["requests"][3]["plan_kind"], "mask");
 }

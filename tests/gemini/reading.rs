@@ -156,8 +156,9 @@ fn spec_15_12_a_legacy_json_file_runs_mask_with_a_caveat() {
     let t = json(&["timeline", p.to_str().unwrap(), "-j"]);
     assert_eq!(t["caveats"][0]["id"], "gemini_remote_flags");
     assert_eq!(t["caveats"].as_array().unwrap().len(), 1);
-    // A JSONL session shows only the remote-flags caveat.
-    let t = json(&["timeline", BUILD, "-j"]);
+    // A JSONL session shows only the remote-flags caveat (the masked copy:
+    // the unmasked one adds that masking did not run, SPEC §16.I).
+    let t = json(&["timeline", MASKED, "-j"]);
     assert_eq!(t["caveats"][0]["id"], "gemini_remote_flags");
     assert_eq!(t["caveats"].as_array().unwrap().len(), 1);
 }

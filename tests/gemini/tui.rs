@@ -171,6 +171,10 @@ fn spec_15_13_the_mask_thresholds_tuned_with_colon_commands() {
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(BUILD),
         Some(3),
     );
+    // The unmasked sample's masking did not run (SPEC §16.I): auto plans
+    // nothing; `p` turns to the mask plan, the what-if.
+    press(&mut a, 'p');
+    assert_eq!(a.view().unwrap().policy().kind.name(), "mask");
     // At request 3 nothing is masked with the defaults.
     assert!(
         !a.view()

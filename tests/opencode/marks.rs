@@ -7,7 +7,7 @@ use super::*;
 /// it on, and a note saying why not.
 #[test]
 fn s15_14_auto_runs_prune_by_version_or_by_a_recorded_mark() {
-    let make = |version: &str| {
+    let make = |version: &str, size: usize| {
         let mut db = Db::new();
         db.session("ses_v", None, None);
         db.conn
@@ -18,7 +18,7 @@ fn s15_14_auto_runs_prune_by_version_or_by_a_recorded_mark() {
             "ses_v",
             &u,
             json!({"finish": "tool-calls"}),
-            vec![tool("a", "read", &out(70_000))],
+            vec![tool("a", "read", &out(size))],
         );
         db.assistant("ses_v", &u, json!({}), vec![text("done")]);
         for turn in ["turn 2", "turn 3", "turn 4"] {
@@ -28,11 +28,35 @@ fn s15_14_auto_runs_prune_by_version_or_by_a_recorded_mark() {
         db
     };
     // Requests: 1–2 turn 1, 3 turn 2, 4 turn 3, 5 turn 4 (after turn 3's loop).
-    let old = make("1.3.2");
+    // A small output prune never clears: auto runs it by the version.
+    let old = make("1.3.2", 100);
     let t = timeline(old.p(), &[]);
     assert_eq!(t["requests"][4]["plan_kind"], "prune");
-    assert_eq!(t["requests"][4]["newly_cleared"], json!(["a"]));
-    let new = make("1.18.33");
+    assert_eq!(t["requests"][4]["fired"], false);
+    // A big one it would clear at request 5, and no part records a mark:
+    // prune did not run (SPEC §16.I wins over §15.14, §18.1), so auto plans
+    // nothing, and --policy prune shows the what-if.
+    let big = make("1.3.2", 70_000);
+    let t = timeline(big.p(), &[]);
+    let r = &t["requests"][4];
+    assert_eq!(r["plan_kind"], Value::Null);
+    assert!(
+        r["note"]
+            .as_str()
+            .unwrap()
+            .contains("the prune plan did not run"),
+        "{r}"
+    );
+    let ids: Vec<&str> = t["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"plan_did_not_run"), "{ids:?}");
+    let what_if = timeline(big.p(), &["--policy", "prune"]);
+    assert_eq!(what_if["requests"][4]["newly_cleared"], json!(["a"]));
+    let new = make("1.18.33", 70_000);
     let t = timeline(new.p(), &[]);
     let r = &t["requests"][4];
     assert_eq!(r["plan_kind"], Value::Null);
@@ -43,7 +67,7 @@ fn s15_14_auto_runs_prune_by_version_or_by_a_recorded_mark() {
     // SPEC §15.14 "on up to 1.3.2": earlier versions too (the reference, §3,
     // finds none in 0.5.29; SPEC wins).
     for v in ["0.5.29", "0.9.1"] {
-        let t = timeline(make(v).p(), &[]);
+        let t = timeline(make(v, 100).p(), &[]);
         assert_eq!(t["requests"][4]["plan_kind"], "prune", "{v}");
     }
     // The sample is 1.18.33, but its marks prove prune was on.

@@ -32,9 +32,8 @@ pub(crate) fn caveats_with(
         cut,
     };
     // Each harness (and the api preset) shows its own caveats, in its row's order.
-    policy
-        .asks()
-        .facts()
+    let facts = policy.asks().facts();
+    let mut out: Vec<Caveat> = facts
         .offers
         .caveats
         .iter()
@@ -45,7 +44,31 @@ pub(crate) fn caveats_with(
                 text,
             })
         })
-        .collect()
+        .collect();
+    // SPEC §16.I, §18.9: last, a plan the session shows did not run.
+    let said: Vec<String> = policy
+        .did_not_run
+        .iter()
+        .filter_map(|(kind, k, n)| {
+            let r = facts.offers.recorded_kinds.iter().find(|r| r.kind == *kind)?;
+            Some(format!(
+                "the {} plan did not run in this session: it would have cleared {n} result{} at request {k} and {} (off: {}); auto plans nothing for it, and --policy {} shows it as a what-if",
+                kind.name(),
+                if *n == 1 { "" } else { "s" },
+                r.record,
+                r.off,
+                kind.name()
+            ))
+        })
+        .collect();
+    if !said.is_empty() {
+        out.push(Caveat {
+            id: "plan_did_not_run",
+            short: "a plan did not run",
+            text: said.join("; "),
+        });
+    }
+    out
 }
 
 /// The caveats `preset`'s sessions carry where a recorded cut is a fact of

@@ -216,6 +216,8 @@ pub fn evidence_marks(
         analysis::EvidenceReport {
             evidence: ev,
             selected_newly,
+            // The marks' evidence: what ran is the evidence command's.
+            ran: Vec::new(),
         },
     ))
 }

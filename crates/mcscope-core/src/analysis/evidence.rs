@@ -277,6 +277,8 @@ pub struct EvidenceReport {
     /// The selected plan's newly cleared ids at each request a record is
     /// compared at (`evidence::compared_at`).
     pub selected_newly: std::collections::BTreeMap<usize, Vec<String>>,
+    /// SPEC §16.I: whether each record-writing plan kind ran.
+    pub ran: Vec<super::Ran>,
 }
 
 /// The session's evidence with `plan_rewrite` from the selected plan (one pass
@@ -297,6 +299,7 @@ pub fn evidence_report(setup: &Setup, forced_at: usize) -> EvidenceReport {
     EvidenceReport {
         evidence: ev,
         selected_newly,
+        ran: super::ran(setup),
     }
 }
 

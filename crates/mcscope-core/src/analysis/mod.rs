@@ -6,7 +6,10 @@
 
 mod checkpoints;
 mod evidence;
+mod ran;
 pub mod wired;
+
+pub use ran::{Ran, ran};
 
 pub use checkpoints::Checkpoints;
 

@@ -16,6 +16,7 @@ pub(crate) static API: Preset = Preset {
     title: "Anthropic's server-side context editing",
     server_preset: true,
     offers: Offers {
+        recorded_kinds: &[],
         caveats: &CAVEATS,
         kinds: &[PlanKind::Api, PlanKind::Recorded],
         ..super::claude::CLAUDE_FACTS.offers

@@ -53,6 +53,18 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
         ),
     },
     offers: Offers {
+        recorded_kinds: &[
+            RecordedKind {
+                kind: PlanKind::Budget,
+                record: "no microcompact_boundary was written",
+                off: "DISABLE_MICROCOMPACT, or the remote kill switch",
+            },
+            RecordedKind {
+                kind: PlanKind::IdleServer,
+                record: "no response recorded applied_edits or client_* fields",
+                off: "its remote flags off, DISABLE_GROWTHBOOK or CLAUDE_CODE_DISABLE_FEATURE_FLAGS, or a model that refused the edit",
+            },
+        ],
         // SPEC §15.23: claude's grid holds idle-server for sessions of every version.
         grid_kinds: &[
             PlanKind::Idle,

@@ -45,6 +45,11 @@ pub(crate) static GEMINI: Preset = Preset {
     cache_writes: false,
     levers: Levers::NONE,
     offers: Offers {
+        recorded_kinds: &[RecordedKind {
+            kind: PlanKind::Mask,
+            record: "no output was masked in the file",
+            off: "the masking's remote flags or settings",
+        }],
         grid_kinds: &[PlanKind::Mask],
         api_grid: false,
         // SPEC §15.3: gemini `auto → mask → recorded`.

@@ -57,6 +57,15 @@ pub fn plausible_at(
     if kind.is_some_and(PlanKind::is_baseline) {
         return Plausible::RECORDED;
     }
+    // SPEC §18.8: auto plans nothing here because the session shows the plan
+    // it would run did not run.
+    if kind.is_none()
+        && policy.kind.is_auto()
+        && let Some(k) = policy.preset.asks().auto_kind(policy, req, req.gap_minutes)
+        && policy.did_not_run.iter().any(|d| d.0 == k)
+    {
+        return Plausible::of(None, "did_not_run");
+    }
     s.harness.asks().could_run(policy, s, req, kind)
 }
 
@@ -645,6 +654,20 @@ pub struct Offers {
     /// The caveats the harness shows, in the order they are listed, each with
     /// the rule that shows it (SPEC §13.C, §5, §11, §14).
     pub caveats: &'static [crate::harness::caveat::Rule],
+    /// The plan kinds that leave a record whenever they clear (SPEC §16.I,
+    /// §18.8): a session that holds none of a kind's records where the plan
+    /// would have cleared shows the plan did not run.
+    pub recorded_kinds: &'static [RecordedKind],
+}
+
+/// A plan kind that writes a record whenever it clears, in the harness's words.
+#[derive(Debug)]
+pub struct RecordedKind {
+    pub kind: PlanKind,
+    /// The record it writes ("no microcompact_boundary was written").
+    pub record: &'static str,
+    /// What turns it off.
+    pub off: &'static str,
 }
 
 impl Preset {

@@ -47,6 +47,11 @@ pub(crate) static OPENCODE: Preset = Preset {
     cache_writes: true,
     levers: Levers::NONE,
     offers: Offers {
+        recorded_kinds: &[RecordedKind {
+            kind: PlanKind::Prune,
+            record: "no tool part carries time.compacted",
+            off: "compaction.prune: false, or a version that prunes only when asked",
+        }],
         grid_kinds: &[PlanKind::Prune],
         api_grid: false,
         kinds: &[PlanKind::Auto, PlanKind::Prune, PlanKind::Recorded],

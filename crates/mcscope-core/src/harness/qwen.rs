@@ -39,6 +39,7 @@ pub(crate) static QWEN: Preset = Preset {
     cache_writes: false,
     levers: Levers::NONE,
     offers: Offers {
+        recorded_kinds: &[],
         grid_kinds: &[PlanKind::Idle, PlanKind::Size],
         api_grid: false,
         // No idle-server or budget: Claude Code's plans (SPEC §15.3).

@@ -358,6 +358,7 @@ impl Policy {
             gap_explicit: false,
             prune_protect_tokens: PRUNE_PROTECT,
             prune_minimum_tokens: PRUNE_MINIMUM,
+            did_not_run: Vec::new(),
         }
     }
 
@@ -555,7 +556,12 @@ impl Policy {
     /// none (a notification, a goal turn…).
     pub fn kind_at(&self, req: &Request, gap: Option<f64>) -> Option<PlanKind> {
         match self.kind {
-            PlanKind::Auto => self.preset.asks().auto_kind(self, req, gap),
+            // SPEC §16.I: a plan the session shows did not run is never auto's.
+            PlanKind::Auto => self
+                .preset
+                .asks()
+                .auto_kind(self, req, gap)
+                .filter(|k| !self.did_not_run.iter().any(|d| d.0 == *k)),
             k => Some(k),
         }
     }

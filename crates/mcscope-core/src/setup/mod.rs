@@ -251,6 +251,13 @@ pub fn setup_with_config(
         resolver: Default::default(),
         checkpoints: Default::default(),
     };
+    // SPEC §16.I: a plan that would have cleared where its harness always
+    // writes a record, and left none, did not run: auto plans nothing for it.
+    setup.policy.did_not_run = crate::analysis::ran(&setup)
+        .iter()
+        .filter(|r| r.ran == Some(false))
+        .filter_map(|r| r.would_clear.map(|(k, n)| (r.kind, k, n)))
+        .collect();
     if setup.policy.kind.is_baseline() {
         let warnings = baseline::warnings(&setup);
         if let Some(s) = std::sync::Arc::get_mut(&mut setup.session) {

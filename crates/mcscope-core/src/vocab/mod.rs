@@ -283,6 +283,9 @@ pub enum NoRun {
     },
     /// `auto` chose none, with nothing more to say.
     NoPlan,
+    /// `auto` would run this kind here, but the session shows it did not run
+    /// (SPEC §16.I: it would have cleared where it always writes a record).
+    DidNotRun(PlanKind),
     /// A request without a send, planned by a harness that runs its plans by
     /// send: it looks at the gap only where a turn begins.
     TurnOnly,

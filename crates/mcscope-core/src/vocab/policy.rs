@@ -236,4 +236,10 @@ pub struct Policy {
     /// clears (`PRUNE_PROTECT`), and the least it clears (`PRUNE_MINIMUM`).
     pub prune_protect_tokens: u64,
     pub prune_minimum_tokens: u64,
+    /// SPEC §16.I: plan kinds the session shows did not run (they would have
+    /// cleared where their harness always writes a record, and left none):
+    /// `auto` plans nothing for them. Each with the request where it would
+    /// first have cleared and how many results.
+    #[serde(skip)]
+    pub did_not_run: Vec<(PlanKind, usize, usize)>,
 }

@@ -24,6 +24,13 @@ impl Display for crate::policy::engine::NoRun {
                 );
             }
             NoRun::NoPlan => "auto: no plan",
+            NoRun::DidNotRun(kind) => {
+                return write!(
+                    f,
+                    "auto: no plan (the {} plan did not run in this session: it would have cleared where it always writes a record, and left none)",
+                    kind.name()
+                );
+            }
             NoRun::TurnOnly => "qwen looks at the gap only when a turn begins",
             NoRun::GoalHook => "a hook continuing a goal turn: Qwen runs no microcompaction here",
             NoRun::Send(kind) => send_words(*kind),

@@ -154,9 +154,17 @@ impl<'s> Engine<'s> {
                     |p| p.decide(self, req, &at),
                 ),
             },
-            (None, None) => Decided::verdict(Verdict::none(Note::NotRun(
-                self.policy.preset.asks().no_plan(req),
-            ))),
+            (None, None) => {
+                // SPEC §16.I: auto's kind here is one the session shows did not run.
+                let asks = self.policy.preset.asks();
+                let why = match asks.auto_kind(&self.policy, req, req.gap_minutes) {
+                    Some(k) if self.policy.did_not_run.iter().any(|d| d.0 == k) => {
+                        NoRun::DidNotRun(k)
+                    }
+                    _ => asks.no_plan(req),
+                };
+                Decided::verdict(Verdict::none(Note::NotRun(why)))
+            }
         };
         // Only the api kind decides by the api plan (auto never chooses it).
         if self.policy.kind.is_api()
