@@ -34,40 +34,6 @@ fn dollars(x: Option<f64>) -> String {
     x.map_or("$?".into(), |x| format!("${x:.2}"))
 }
 
-/// The row's causes with tokens, largest first (zero ones left out).
-fn causes_by_size(row: &Row) -> Vec<(Cause, u64, Option<f64>)> {
-    let mut v: Vec<(Cause, u64, Option<f64>)> = row
-        .causes
-        .iter()
-        .map(|(c, s)| (*c, s.tokens_5m.saturating_add(s.tokens_1h), s.usd))
-        .filter(|(_, t, _)| *t > 0)
-        .collect();
-    // By dollars where priced (the shares shown), else by tokens.
-    v.sort_by(|a, b| {
-        let usd = |x: &(Cause, u64, Option<f64>)| x.2.unwrap_or(0.0);
-        usd(b)
-            .total_cmp(&usd(a))
-            .then(b.1.cmp(&a.1))
-            .then(a.0.cmp(&b.0))
-    });
-    v
-}
-
-/// A cause's share of the row's writes: by USD, by tokens when unpriced.
-fn share(row: &Row, tokens: u64, usd: Option<f64>) -> f64 {
-    match (usd, row.cache_write_usd()) {
-        (Some(a), Some(b)) if b > 0.0 => a / b,
-        _ => {
-            let w = row.cache_write_5m.saturating_add(row.cache_write_1h);
-            if w == 0 {
-                0.0
-            } else {
-                tokens as f64 / w as f64
-            }
-        }
-    }
-}
-
 /// `N break(s) (req a, b (W < D)…)` and what decided them.
 fn break_words(row: &Row, c: Cause) -> String {
     let breaks: Vec<_> = row.breaks.iter().filter(|b| b.cause == c.name()).collect();
@@ -232,7 +198,7 @@ fn total_lines(out: &mut String, row: &Row, color: bool) {
     }
     let _ = writeln!(out, "{line}");
     unpriced_line(out, row);
-    let causes = causes_by_size(row);
+    let causes = row.causes_by_size();
     let usd_w = causes
         .iter()
         .map(|c| dollars(c.2).chars().count())
@@ -245,7 +211,7 @@ fn total_lines(out: &mut String, row: &Row, color: bool) {
         let mut l = format!(
             "  {name}{num}  {:>usd_w$}  {:>4.1} %",
             dollars(usd),
-            share(row, tokens, usd) * 100.0
+            row.share(tokens, usd) * 100.0
         );
         let words = break_words(row, c);
         if !words.is_empty() {
@@ -317,7 +283,7 @@ fn table(out: &mut String, bill: &Bill, breakdown: bool, color: bool) {
                 .iter()
                 .map(|c| {
                     let s = &r.causes[c];
-                    share(r, s.tokens_5m.saturating_add(s.tokens_1h), s.usd)
+                    r.share(s.tokens_5m.saturating_add(s.tokens_1h), s.usd)
                 })
                 .sum();
             format!("{:.0} %", t * 100.0)
@@ -356,13 +322,14 @@ fn table(out: &mut String, bill: &Bill, breakdown: bool, color: bool) {
     line(out, "total", &bill.totals);
     unpriced_line(out, &bill.totals);
     let t = &bill.totals;
-    let went: Vec<String> = causes_by_size(t)
+    let went: Vec<String> = t
+        .causes_by_size()
         .into_iter()
         .map(|(c, tokens, usd)| {
             let word = paint(c, c.name(), color);
             format!(
                 "{word} {:.0} % ({})",
-                share(t, tokens, usd) * 100.0,
+                t.share(tokens, usd) * 100.0,
                 dollars(usd)
             )
         })

@@ -81,6 +81,9 @@ pub struct SettingTotals {
     pub series: Vec<crate::series::Point>,
     /// What the session's responses recorded (SPEC §9a), whatever the setting.
     pub recorded: crate::bill::Recorded,
+    /// Where its cache-write money went (SPEC §16.S: the footer's recorded
+    /// line names the top causes), from the records alone.
+    pub causes: Option<String>,
     /// What fills every request's window (SPEC §12: the footer's context bar, `w`).
     pub contexts: Vec<crate::context::Context>,
 }
@@ -103,16 +106,23 @@ pub fn setting_totals(setup: &Setup) -> Option<SettingTotals> {
     let delta_usd = price
         .as_ref()
         .map(|p| crate::prices::delta_usd(p, &totals.cost));
-    let recorded = crate::bill::recorded(
+    let lines = crate::load::subagents::usage_lines(&setup.session);
+    let recorded = crate::bill::recorded(&setup.session, &lines, price.as_ref());
+    let prices = &setup.settings.config.prices;
+    let price_of = |m: Option<&str>| crate::prices::price_with(m, &Default::default(), prices).ok();
+    let billed = crate::bill::report::session_rows(
         &setup.session,
-        &crate::load::subagents::usage_lines(&setup.session),
-        price.as_ref(),
+        &lines,
+        &mut Default::default(),
+        &price_of,
     );
+    let causes = crate::bill::report::total(&billed).cause_words(3);
     Some(SettingTotals {
         totals,
         delta_usd,
         series,
         recorded,
+        causes,
         contexts,
     })
 }

@@ -121,11 +121,20 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
     }
     // What the session really cost, as its records say (SPEC §9a, §15.22).
     if let Some(t) = &v.totals {
+        // Then where the cache-write money went (SPEC §16.S): on the same
+        // line where it fits, else a line that goes before the sparklines.
+        let style = theme.fg(Color::Cyan);
         let bill = t
             .recorded
             .words()
             .split(" · ")
-            .map(|t| piece(t, theme.fg(Color::Cyan), rank::RECORDED))
+            .map(|w| piece(w, style, rank::RECORDED))
+            .chain(
+                t.causes
+                    .iter()
+                    .flat_map(|c| c.split(" · "))
+                    .map(|w| piece(w, style, rank::MORE_HINTS)),
+            )
             .collect();
         lines.extend(packed(bill, " · ", width, None));
     }
