@@ -115,7 +115,8 @@ fn the_line_and_its_json_give_the_sessions_figures() {
     let home = Home::new();
     let dir = tempfile::tempdir().unwrap();
     let p = session().write(dir.path());
-    let v = home.json(&p);
+    let mut v = home.json(&p);
+    let cost = v.as_object_mut().unwrap().remove("cost").unwrap();
     // P of m4 = 5 + 41,000 + 0; R / (input + W + R) over the four responses:
     // 51,000 / (20 + 112,000 + 51,000) = 0.312844… → four decimals.
     assert_eq!(
@@ -129,10 +130,36 @@ fn the_line_and_its_json_give_the_sessions_figures() {
             "last_break": {"at": iso_min(10.1), "minutes_ago": 49, "explanation": "ttl"}
         })
     );
+    // SPEC §16.S: the causes are the bill's (the whole loader's partition,
+    // another path through the same records), the last break's cost its
+    // re-written tokens at the write rate; the TTL ran out long ago.
+    let out = Command::new(env!("CARGO_BIN_EXE_mcscope"))
+        .args(["bill", p.to_str().unwrap(), "--by", "session", "-j"])
+        .env("HOME", home.home())
+        .output()
+        .unwrap();
+    let bill: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &bill["rows"][0];
+    for (cause, c) in row["cache_write_causes"].as_object().unwrap() {
+        assert_eq!(cost["causes"][cause], c["usd"], "{cause}");
+    }
+    assert_eq!(cost["session_write_usd"], row["cache_write_usd"]);
+    let b = row["breaks"].as_array().unwrap().last().unwrap();
     assert_eq!(
-        home.line(&p, "claude-opus-4-5"),
-        "ctx 41k/200k · hit 31% · 0 compactions · 2 microcompacts · last break 49m ago (ttl)\n"
+        cost["last_break"],
+        json!({"cause": b["cause"], "usd": b["usd"]})
     );
+    assert_eq!(cost["last_break"]["cause"], "ttl");
+    assert_eq!(cost["ttl_left_s"], 0);
+    // Within 80 columns (§18.11): the zero count, the word microcompacts
+    // and the hit rate go, and the break clause, which `⟳` already says
+    // (the last break is the latest response's); the cost words stay.
+    let line = home.line(&p, "claude-opus-4-5");
+    assert_eq!(
+        line,
+        "ctx 41k/200k · 2 · ⟳ $0.26 ttl · cold · next prompt re-writes 41k ≈ $0.26\n"
+    );
+    assert!(line.trim_end().chars().count() <= 80);
 }
 
 #[test]
@@ -148,11 +175,9 @@ fn a_1m_model_has_a_million_token_window_and_no_model_none() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["window_tokens"], Value::Null);
     let out = home.run(&json!({"transcript_path": p}).to_string(), &[]);
-    assert!(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .starts_with("ctx 41k · hit 31% · "),
-    );
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(line.starts_with("ctx 41k · "), "{line}");
+    assert!(!line.contains("41k/"), "{line}");
 }
 
 #[test]
@@ -325,10 +350,11 @@ fn a_cache_folder_under_a_harness_folder_is_not_written() {
         &[("XDG_CACHE_HOME", claude_cache.as_os_str())],
     );
     assert!(out.status.success());
+    // A model id that is no `claude-*` one has no window (§18.11).
     assert!(
         String::from_utf8(out.stdout)
             .unwrap()
-            .starts_with("ctx 41k/200k")
+            .starts_with("ctx 41k · ")
     );
     assert!(!claude_cache.exists(), "wrote under ~/.claude");
     // The default folder (~/.cache) is used when the variable is unset.
@@ -444,4 +470,26 @@ fn a_cut_record_is_a_recorded_clearing() {
     let v = home.json(&p);
     assert_eq!(v["recorded_clearings"], 1, "{v}");
     assert_eq!(v["compactions"], 0);
+}
+
+/// SPEC §16.S: before the TTL of the last write runs out, the line says how
+/// long is left and the JSON the seconds.
+#[test]
+fn s16_s_cold_in_minutes_while_the_cache_is_warm() {
+    let home = Home::new();
+    let dir = tempfile::tempdir().unwrap();
+    let p = session().write(dir.path());
+    let now = iso_min(11.0);
+    let env = [("MCSCOPE_NOW", std::ffi::OsStr::new(&now))];
+    let out = home.run_env(&claude_stdin(&p, "claude-opus-4-5"), &["-j"], &env);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let left = v["cost"]["ttl_left_s"].as_i64().unwrap();
+    assert!(left > 0, "{v}");
+    let out = home.run_env(&claude_stdin(&p, "claude-opus-4-5"), &[], &env);
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        line.contains(&format!("cold in {}m", (left + 59) / 60)),
+        "{line}"
+    );
+    assert!(line.trim_end().chars().count() <= 80, "{line}");
 }

@@ -12,8 +12,9 @@
 //! cached-writer `microcompact_boundary` written after it, still changes it, so
 //! it is counted only when the next response begins, or on a copy for the answer.
 
+use crate::bill::causes::{self, Cause};
 use crate::evidence::{BreakFacts, SYNTHETIC_MODEL, Ttl, UsageEvidence, is_break};
-use crate::load::Live;
+use crate::load::{Live, LiveLine};
 use crate::session::Usage;
 use serde::{Deserialize, Serialize};
 
@@ -25,14 +26,48 @@ pub(crate) struct Answer {
     pub compactions: u64,
     pub recorded_clearings: u64,
     pub last_break: Option<Break>,
+    /// SPEC §16.S: the main thread's cache writes by cause and model (5m,
+    /// 1h tokens), priced where they are worded.
+    pub writes: Vec<Writes>,
+    /// Whether the last observed break is the latest response's.
+    pub break_is_latest: bool,
+    /// The largest recorded prompt (input + cache read + write): a session
+    /// past 200,000 tokens has the 1M window (§16.S, §18.11).
+    pub max_prompt: u64,
+    /// The last response's send time, its TTL, what the next request may read
+    /// and its model: "cold in 3m" (§16.S).
+    pub cold: Option<Cold>,
 }
 
-/// The last observed break: the response's recorded time and its first explanation.
+/// The last observed break: the response's recorded time, its first
+/// explanation, and its cause with what it re-wrote (SPEC §16.S).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Break {
     pub at: Option<String>,
     pub at_ms: Option<i64>,
     pub explanation: String,
+    pub cause: String,
+    pub model: Option<String>,
+    pub tokens_5m: u64,
+    pub tokens_1h: u64,
+}
+
+/// Written tokens of one cause and model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Writes {
+    pub cause: String,
+    pub model: Option<String>,
+    pub tokens_5m: u64,
+    pub tokens_1h: u64,
+}
+
+/// When the cache of the last write goes cold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Cold {
+    pub sent_ms: Option<i64>,
+    pub one_hour: bool,
+    pub next_tokens: u64,
+    pub model: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -68,6 +103,23 @@ pub(crate) struct Fold {
     /// The last recorded cumulative `cache_deleted_input_tokens`.
     deleted: Option<u64>,
     last_break: Option<Break>,
+    /// SPEC §16.B5's now for the next response: the last main-thread user,
+    /// attachment, system or progress record's time.
+    last_send: Option<i64>,
+    /// The `version` of the last main-thread record that carried one.
+    last_version: Option<String>,
+    /// A SessionStart hook (resume, startup, clear) since the last response
+    /// began (§16.B6), and a `thinking_stripped` record (a clearing).
+    pending_start: bool,
+    pending_strip: bool,
+    /// The main thread's writes by cause (§16.B4), the smallest non-zero
+    /// read so far, and the responses committed.
+    writes: Vec<Writes>,
+    floor: Option<u64>,
+    responses: u64,
+    /// The response the last break was at (`responses` then).
+    break_at: u64,
+    max_prompt: u64,
 }
 
 type OneHour = bool;
@@ -102,6 +154,16 @@ struct Open {
     harness_rewrite: bool,
     /// A `tool_results_cut` record came before this response (`client_cut`).
     client_cut: bool,
+    /// §16.B5's now for this response, and the last assistant record before it.
+    send_ms: Option<i64>,
+    last_assistant: Option<i64>,
+    /// The version before the response, and whether a process started since
+    /// the last one (a SessionStart hook) or thinking was stripped.
+    version: Option<String>,
+    restart: bool,
+    strip: bool,
+    /// It called `ToolSearch`.
+    tool_search: bool,
 }
 
 /// The parts of [`Usage`] the line needs, in a form the cache can keep.
@@ -147,11 +209,42 @@ struct Prev {
     segment: u64,
     expected_next: u64,
     model: Option<String>,
+    send_ms: Option<i64>,
+    version: Option<String>,
+    tool_search: bool,
 }
 
 impl Fold {
     /// Folds one parsed line in.
-    pub(crate) fn feed(&mut self, rec: Live) {
+    pub(crate) fn feed(&mut self, line: LiveLine) {
+        let LiveLine {
+            rec,
+            sidechain,
+            version,
+            send_ms,
+            session_start,
+        } = line;
+        let main = |f: &Fold| sidechain == f.what_if.unwrap_or(false);
+        // A process start after the session's first response (SPEC §16.B6).
+        if main(self)
+            && (self.responses > 0 || self.open.is_some())
+            && session_start.is_some_and(|n| crate::evidence::RESTART_HOOKS.contains(&n.as_str()))
+        {
+            self.pending_start = true;
+        }
+        self.feed_rec(rec);
+        if main(self) {
+            if send_ms.is_some() {
+                self.last_send = send_ms;
+            }
+            // After the record: a response's own version is not "before" it.
+            if version.is_some() {
+                self.last_version = version;
+            }
+        }
+    }
+
+    fn feed_rec(&mut self, rec: Live) {
         match rec {
             Live::User { sidechain, ts } => {
                 if self.is_main(sidechain, true) {
@@ -166,9 +259,13 @@ impl Fold {
                 model,
                 usage,
                 applied_edits,
+                tool_search,
             } => {
                 if self.is_main(sidechain, true) {
                     self.assistant(ts, id, model, usage, applied_edits);
+                    if let Some(open) = &mut self.open {
+                        open.tool_search |= tool_search;
+                    }
                 }
             }
             Live::Compaction { sidechain } => {
@@ -202,6 +299,11 @@ impl Fold {
                     self.pending_cut = true;
                 }
             }
+            Live::Strip { sidechain } => {
+                if self.is_main(sidechain, false) {
+                    self.pending_strip = true;
+                }
+            }
             Live::Other => {}
         }
     }
@@ -223,7 +325,16 @@ impl Fold {
                 .budget_boundaries
                 .saturating_add(done.cut_records)
                 .saturating_add(done.edit_responses),
+            break_is_latest: done.last_break.is_some() && done.break_at == done.responses,
             last_break: done.last_break,
+            writes: done.writes.clone(),
+            max_prompt: done.max_prompt,
+            cold: done.prev.as_ref().map(|p| Cold {
+                sent_ms: p.send_ms,
+                one_hour: done.last_write == Some(true),
+                next_tokens: p.expected_next,
+                model: p.model.clone(),
+            }),
         }
     }
 
@@ -260,6 +371,8 @@ impl Fold {
             let segment = self.segment;
             let harness_rewrite = std::mem::take(&mut self.pending_budget);
             let client_cut = std::mem::take(&mut self.pending_cut);
+            let restart = std::mem::take(&mut self.pending_start);
+            let strip = std::mem::take(&mut self.pending_strip);
             self.open = Some(Open {
                 id,
                 segment,
@@ -272,6 +385,12 @@ impl Fold {
                 microcompact: false,
                 harness_rewrite,
                 client_cut,
+                send_ms: self.last_send,
+                last_assistant,
+                version: self.last_version.clone(),
+                restart,
+                strip,
+                tool_search: false,
             });
             self.tail = Tail::Response;
             self.mergeable = true;
@@ -311,6 +430,7 @@ impl Fold {
         self.cache_write = self.cache_write.saturating_add(raw.cache_write);
         self.cache_read = self.cache_read.saturating_add(u.cache_read);
         self.ctx = Some(u.prompt());
+        self.max_prompt = self.max_prompt.max(u.prompt());
         let ttl = match self.last_write {
             Some(true) => Ttl::OneHour,
             _ => Ttl::FiveMinutes,
@@ -324,42 +444,101 @@ impl Fold {
         if raw.cache_write > 0 {
             self.last_write = Some(raw.write_1h.is_some_and(|h| h > 0));
         }
+        if u.cache_read > 0 {
+            self.floor = Some(self.floor.map_or(u.cache_read, |f| f.min(u.cache_read)));
+        }
+        // SPEC §16.B2: W and its 1-hour part (capped at W).
+        let w = raw.cache_write;
+        let w1 = raw.write_1h.unwrap_or(0).min(w);
+        let w5 = w - w1;
+        let first = self.responses == 0;
+        self.responses += 1;
+        let mut cause = if first { Cause::First } else { Cause::Growth };
+        let mut rewritten = if first { w } else { 0 };
         if !u.aggregated {
-            if let Some(p) = &self.prev
-                && is_break(p.expected_next, u.cache_read)
-            {
-                let facts = BreakFacts {
-                    compaction: p.segment != open.segment,
-                    server_compaction: raw.server_compaction,
-                    model_change: match (&p.model, &open.model) {
-                        (Some(a), Some(b)) => a != b,
-                        _ => false,
-                    },
-                    ttl: open.gap_minutes.is_some_and(|g| g >= ttl.minutes()),
-                    plan_rewrite: false,
-                    harness_rewrite: open.harness_rewrite,
-                    cache_edits: open.microcompact || deleted_grew,
-                    context_edits: open.edits.is_some_and(|(any, _)| any),
-                    client_cut: open.client_cut,
-                    restart: false,
-                    tools_changed: false,
-                    thinking_stripped: false,
-                };
-                self.last_break = Some(Break {
-                    at: open.last_ts_text.clone(),
-                    at_ms: open.last_ts,
-                    explanation: facts
-                        .explanations()
-                        .first()
-                        .map_or("unexplained", |e| e.name())
-                        .to_string(),
-                });
+            if let Some(p) = &self.prev {
+                let minutes = |a: Option<i64>, b: Option<i64>| Some((a? - b?) as f64 / 60_000.0);
+                // SPEC §16.B5: the larger of cache_gap and send_gap, both
+                // from the last send record before the response.
+                let reaches = |g: Option<f64>| g.is_some_and(|g| g >= ttl.minutes());
+                let ttl_gap = reaches(minutes(open.send_ms, open.last_assistant))
+                    || reaches(minutes(open.send_ms, p.send_ms));
+                let drop = p.expected_next.saturating_sub(u.cache_read);
+                if is_break(p.expected_next, u.cache_read) {
+                    let facts = BreakFacts {
+                        compaction: p.segment != open.segment,
+                        server_compaction: raw.server_compaction,
+                        model_change: match (&p.model, &open.model) {
+                            (Some(a), Some(b)) => a != b,
+                            _ => false,
+                        },
+                        ttl: ttl_gap,
+                        plan_rewrite: false,
+                        harness_rewrite: open.harness_rewrite,
+                        cache_edits: open.microcompact || deleted_grew,
+                        context_edits: open.edits.is_some_and(|(any, _)| any),
+                        client_cut: open.client_cut,
+                        restart: open.restart
+                            || matches!((&p.version, &open.version), (Some(a), Some(b)) if a != b),
+                        tools_changed: p.tool_search,
+                        thinking_stripped: open.strip,
+                    };
+                    cause = causes::break_cause(&facts);
+                    rewritten = w.min(drop);
+                    let (t5, t1) = causes::split_cause(rewritten, w5, w1);
+                    self.break_at = self.responses;
+                    self.last_break = Some(Break {
+                        at: open.last_ts_text.clone(),
+                        at_ms: open.last_ts,
+                        explanation: facts
+                            .explanations()
+                            .first()
+                            .map_or("unexplained", |e| e.name())
+                            .to_string(),
+                        cause: cause.status_word().to_string(),
+                        model: open.model.clone(),
+                        tokens_5m: t5,
+                        tokens_1h: t1,
+                    });
+                } else if drop > 0 {
+                    cause = Cause::Drift;
+                    rewritten = w.min(drop);
+                }
             }
             self.prev = Some(Prev {
                 segment: open.segment,
                 expected_next: u.expected_next(),
                 model: open.model.clone(),
+                send_ms: open.send_ms,
+                version: open.version.clone(),
+                tool_search: open.tool_search,
             });
+        }
+        let (c5, c1) = causes::split_cause(rewritten, w5, w1);
+        self.add_writes(cause, &open.model, c5, c1);
+        self.add_writes(Cause::Growth, &open.model, w5 - c5, w1 - c1);
+    }
+
+    fn add_writes(&mut self, cause: Cause, model: &Option<String>, t5: u64, t1: u64) {
+        if t5 == 0 && t1 == 0 {
+            return;
+        }
+        let name = cause.name();
+        match self
+            .writes
+            .iter_mut()
+            .find(|w| w.cause == name && w.model == *model)
+        {
+            Some(w) => {
+                w.tokens_5m = w.tokens_5m.saturating_add(t5);
+                w.tokens_1h = w.tokens_1h.saturating_add(t1);
+            }
+            None => self.writes.push(Writes {
+                cause: name.to_string(),
+                model: model.clone(),
+                tokens_5m: t5,
+                tokens_1h: t1,
+            }),
         }
     }
 }

@@ -40,14 +40,32 @@ pub(crate) fn parse(stdin: &[u8]) -> Option<Input> {
     })
 }
 
-/// The context window (SPEC §15.18): 1,000,000 for a model id ending `[1m]`,
-/// 200,000 for any other id, unknown without one.
-pub(crate) fn window(model_id: Option<&str>) -> Option<u64> {
-    model_id.map(|id| {
-        if id.ends_with("[1m]") {
-            1_000_000
-        } else {
-            200_000
-        }
-    })
+/// The context window (SPEC §15.18, §16.S, §18.11): 1,000,000 where the
+/// model id holds `[1m]` or a recorded prompt of the session passed 200,000
+/// tokens; 200,000 for another `claude-*` id; else unknown.
+pub(crate) fn window(model_id: Option<&str>, max_prompt: u64) -> Option<u64> {
+    if model_id.is_some_and(|id| id.contains("[1m]")) || max_prompt > 200_000 {
+        Some(1_000_000)
+    } else if model_id.is_some_and(|id| id.starts_with("claude-")) {
+        Some(200_000)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::window;
+
+    /// SPEC §18.11: 1M with `[1m]` or a recorded prompt past 200,000 (never a
+    /// fill above its window); 200,000 for another `claude-*` id; else none.
+    #[test]
+    fn s18_11_the_window_from_the_id_and_the_recorded_prompts() {
+        assert_eq!(window(Some("claude-sonnet-4-5[1m]"), 0), Some(1_000_000));
+        assert_eq!(window(Some("claude-opus-4-5"), 356_000), Some(1_000_000));
+        assert_eq!(window(Some("claude-opus-4-5"), 200_000), Some(200_000));
+        assert_eq!(window(Some("gpt-5"), 10), None);
+        assert_eq!(window(None, 10), None);
+        assert_eq!(window(None, 250_000), Some(1_000_000));
+    }
 }

@@ -23,12 +23,20 @@ pub fn run(stdin: &[u8], json: bool) -> String {
     let Some(answer) = answer(&input.transcript) else {
         return String::new();
     };
-    let window = input::window(input.model_id.as_deref());
+    // SPEC §16.S, §18.11: 1M where the id says so or a recorded prompt
+    // passed 200,000 tokens.
+    let window = input::window(input.model_id.as_deref(), answer.max_prompt);
     let now_ms = now_ms();
+    // Each response priced at its own model's row (the table and the
+    // configuration's rows).
+    let config = crate::config::load().ok();
+    let rows = config.map(|c| c.prices).unwrap_or_default();
+    let price = |m: Option<&str>| crate::prices::price_with(m, &Default::default(), &rows).ok();
+    let cost = words::Cost::of(&answer, &price, now_ms);
     if json {
-        words::json(&answer, window, now_ms)
+        words::json(&answer, &cost, window, now_ms)
     } else {
-        words::line(&answer, window, now_ms)
+        words::line(&answer, &cost, window, now_ms)
     }
 }
 

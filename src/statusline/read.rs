@@ -85,7 +85,7 @@ fn fold_lines(file: &mut File, from: Place, fold: &mut Fold, cap: usize) -> std:
 
 /// A line the loader would read, parsed as it parses it; None for a blank,
 /// damaged or foreign line (the loader's diagnostic is not the line's business).
-fn parse(line: &[u8]) -> Option<crate::load::Live> {
+fn parse(line: &[u8]) -> Option<crate::load::LiveLine> {
     let text = simdutf8::basic::from_utf8(line)
         .ok()?
         .trim_end_matches(['\n', '\r']);

@@ -3,36 +3,202 @@
 use super::fold::Answer;
 use serde::Serialize;
 
-/// `ctx 143k/200k · hit 97% · 2 compactions · 1 microcompact · last break 12m ago (ttl)`.
-pub(crate) fn line(a: &Answer, window: Option<u64>, now_ms: i64) -> String {
+/// What the session's cache writes cost, and what the next prompt will
+/// (SPEC §16.S): the write cost of each cause, the last break's, the TTL left.
+pub(crate) struct Cost {
+    /// Σ over priced responses; None when none is priced.
+    pub session_write_usd: Option<f64>,
+    /// Every cause of §16.B4 in order, with its write cost.
+    pub causes: Vec<(&'static str, Option<f64>)>,
+    /// The last observed break's cause word and the write cost of what it
+    /// re-wrote.
+    pub last_break: Option<(String, Option<f64>)>,
+    /// Seconds before the TTL of the last write runs out (negative: past).
+    pub ttl_left_s: Option<i64>,
+    /// What the next prompt re-writes once the cache is cold, and its cost.
+    pub next_rewrite: Option<(u64, Option<f64>)>,
+}
+
+impl Cost {
+    pub(crate) fn of(
+        a: &Answer,
+        price: &dyn Fn(Option<&str>) -> Option<crate::prices::Price>,
+        now_ms: i64,
+    ) -> Cost {
+        let usd = |model: &Option<String>, t5: u64, t1: u64| {
+            price(model.as_deref()).map(|p| (t5 as f64 * p.write_5m + t1 as f64 * p.write_1h) / 1e6)
+        };
+        let mut total: Option<f64> = None;
+        let causes = crate::bill::causes::Cause::ALL
+            .iter()
+            .map(|c| {
+                let mut sum = Some(0.0);
+                for w in a.writes.iter().filter(|w| w.cause == c.name()) {
+                    let x = usd(&w.model, w.tokens_5m, w.tokens_1h);
+                    if let Some(x) = x {
+                        total = Some(total.unwrap_or(0.0) + x);
+                    }
+                    sum = match (sum, x) {
+                        (Some(s), Some(x)) => Some(s + x),
+                        _ => None,
+                    };
+                }
+                (c.name(), sum)
+            })
+            .collect();
+        let last_break = a
+            .last_break
+            .as_ref()
+            .map(|b| (b.cause.clone(), usd(&b.model, b.tokens_5m, b.tokens_1h)));
+        let cold = a.cold.as_ref();
+        let ttl_left_s = cold.and_then(|c| {
+            let ttl_ms = if c.one_hour { 3_600_000 } else { 300_000 };
+            c.sent_ms.map(|s| (s + ttl_ms - now_ms) / 1000)
+        });
+        let next_rewrite = cold.map(|c| {
+            let rate =
+                price(c.model.as_deref()).map(|p| if c.one_hour { p.write_1h } else { p.write_5m });
+            (c.next_tokens, rate.map(|r| c.next_tokens as f64 * r / 1e6))
+        });
+        Cost {
+            session_write_usd: total,
+            causes,
+            last_break,
+            ttl_left_s,
+            next_rewrite,
+        }
+    }
+
+    /// The line's cost words, in order, only those that apply (§16.S).
+    fn words(&self, a: &Answer) -> Vec<String> {
+        let mut out = Vec::new();
+        if a.break_is_latest
+            && let Some((cause, usd)) = &self.last_break
+        {
+            let d = usd.map_or("$?".to_string(), |x| format!("${x:.2}"));
+            out.push(format!("⟳ {d} {cause}"));
+        }
+        match (self.ttl_left_s, self.next_rewrite) {
+            (Some(s), _) if s > 0 => out.push(format!("cold in {}m", (s + 59) / 60)),
+            (Some(_), Some((tokens, usd))) => {
+                let d = usd.map_or("$?".to_string(), |x| format!("${x:.2}"));
+                out.push(format!(
+                    "cold · next prompt re-writes {} ≈ {d}",
+                    short(tokens)
+                ));
+            }
+            _ => {}
+        }
+        out
+    }
+}
+
+/// `ctx 143k/200k · hit 97% · 2 compactions · 1 microcompact · ⟳ $0.63 ttl ·
+/// cold in 3m · last break 12m ago (ttl)`, kept within 80 columns (§18.11).
+pub(crate) fn line(a: &Answer, cost: &Cost, window: Option<u64>, now_ms: i64) -> String {
     let ctx = a.ctx_tokens.map_or("?".to_string(), short);
+    // Never a fill above its window.
     let ctx = match window {
-        Some(w) => format!("ctx {ctx}/{}", short(w)),
-        None => format!("ctx {ctx}"),
+        Some(w) if a.ctx_tokens.is_none_or(|c| c <= w) => format!("ctx {ctx}/{}", short(w)),
+        _ => format!("ctx {ctx}"),
     };
     let hit = a
         .hit_rate
         .map_or("hit ?".to_string(), |h| format!("hit {:.0}%", h * 100.0));
-    let compactions = counted(a.compactions, "compaction");
-    let clearings = counted(a.recorded_clearings, "microcompact");
-    let last = match &a.last_break {
+    let costs = cost.words(a);
+    let minutes = a.last_break.as_ref().map(|b| minutes_ago(b.at_ms, now_ms));
+    let last = |short_form: bool| match &a.last_break {
         None => "no break".to_string(),
-        Some(b) => match minutes_ago(b.at_ms, now_ms) {
-            Some(m) => format!("last break {} ago ({})", ago(m), b.explanation),
-            None => format!("last break ({})", b.explanation),
-        },
+        Some(b) => {
+            let why = if short_form {
+                abbreviated(&b.explanation)
+            } else {
+                b.explanation.clone()
+            };
+            match (minutes.flatten(), short_form) {
+                (Some(m), false) => format!("last break {} ago ({why})", ago(m)),
+                (Some(m), true) => format!("break {} ({why})", ago(m)),
+                (None, false) => format!("last break ({why})"),
+                (None, true) => format!("break ({why})"),
+            }
+        }
     };
-    let text = [ctx, hit, compactions, clearings, last].join(" · ");
+    // §18.11: drop, in order, zero counts, the word microcompacts, the hit
+    // rate; then the break clause's short form.
+    let mut compactions = Some(counted(a.compactions, "compaction"));
+    let mut clearings = Some(counted(a.recorded_clearings, "microcompact"));
+    let mut hit = Some(hit);
+    let mut short_break = false;
+    let mut no_break = false;
+    let build = |c: &Option<String>, m: &Option<String>, h: &Option<String>, sb: bool, nb: bool| {
+        let mut parts = vec![ctx.clone()];
+        parts.extend(h.iter().cloned());
+        parts.extend(c.iter().cloned());
+        parts.extend(m.iter().cloned());
+        parts.extend(costs.iter().cloned());
+        if !nb {
+            parts.push(last(sb));
+        }
+        parts.join(" · ")
+    };
+    let fits = |t: &str| t.chars().count() <= 80;
+    let mut text = build(&compactions, &clearings, &hit, short_break, no_break);
+    for step in 0..5 {
+        if fits(&text) {
+            break;
+        }
+        match step {
+            0 => {
+                if a.compactions == 0 {
+                    compactions = None;
+                }
+                if a.recorded_clearings == 0 {
+                    clearings = None;
+                }
+            }
+            1 => {
+                if a.recorded_clearings > 0 {
+                    clearings = Some(a.recorded_clearings.to_string());
+                }
+            }
+            2 => hit = None,
+            3 => short_break = true,
+            // The last break is the latest response's: `⟳` already says it.
+            _ => no_break = a.break_is_latest && cost.last_break.is_some(),
+        }
+        text = build(&compactions, &clearings, &hit, short_break, no_break);
+    }
     format!("{}\n", crate::sanitize::line(&text))
 }
 
-/// The §15.18 object.
-pub(crate) fn json(a: &Answer, window: Option<u64>, now_ms: i64) -> String {
+/// A long explanation cut to its first six letters (`unexplained` → `unexpl.`).
+fn abbreviated(w: &str) -> String {
+    if w.chars().count() > 8 {
+        format!("{}.", w.chars().take(6).collect::<String>())
+    } else {
+        w.to_string()
+    }
+}
+
+/// The §15.18 object, with §16.S's `cost`.
+pub(crate) fn json(a: &Answer, cost: &Cost, window: Option<u64>, now_ms: i64) -> String {
     #[derive(Serialize)]
     struct LastBreak<'a> {
         at: Option<&'a str>,
         minutes_ago: Option<i64>,
         explanation: &'a str,
+    }
+    #[derive(Serialize)]
+    struct CostBreak<'a> {
+        cause: &'a str,
+        usd: Option<f64>,
+    }
+    #[derive(Serialize)]
+    struct CostJson<'a> {
+        session_write_usd: Option<f64>,
+        causes: serde_json::Map<String, serde_json::Value>,
+        last_break: Option<CostBreak<'a>>,
+        ttl_left_s: Option<i64>,
     }
     #[derive(Serialize)]
     struct Json<'a> {
@@ -42,7 +208,9 @@ pub(crate) fn json(a: &Answer, window: Option<u64>, now_ms: i64) -> String {
         compactions: u64,
         recorded_clearings: u64,
         last_break: Option<LastBreak<'a>>,
+        cost: CostJson<'a>,
     }
+    let r = |x: Option<f64>| crate::prices::usd_rounded(x);
     let out = Json {
         ctx_tokens: a.ctx_tokens,
         window_tokens: window,
@@ -54,6 +222,19 @@ pub(crate) fn json(a: &Answer, window: Option<u64>, now_ms: i64) -> String {
             minutes_ago: minutes_ago(b.at_ms, now_ms),
             explanation: &b.explanation,
         }),
+        cost: CostJson {
+            session_write_usd: r(cost.session_write_usd),
+            causes: cost
+                .causes
+                .iter()
+                .map(|(c, u)| (c.to_string(), serde_json::json!(r(*u))))
+                .collect(),
+            last_break: cost.last_break.as_ref().map(|(c, u)| CostBreak {
+                cause: c,
+                usd: r(*u),
+            }),
+            ttl_left_s: cost.ttl_left_s.map(|s| s.max(0)),
+        },
     };
     let mut s = crate::sanitize::json_pretty(&out);
     s.push('\n');

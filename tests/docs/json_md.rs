@@ -24,6 +24,7 @@ fn paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {
                     || at == "recommended_by_harness"
                     || at.ends_with("session.ran")
                     || at.ends_with("session.ran_because")
+                    || at == "cost.causes"
                 {
                     "*".to_string()
                 } else {

@@ -190,6 +190,54 @@ fn split_n(n: u64, w5: u64, w1: u64) -> (u64, u64) {
     (n - n1, n1)
 }
 
+/// The cause a break's rewritten tokens go to (SPEC §16.B4.3): the first of
+/// compaction, ttl, resume, model_switch, clearing, tools_changed that the
+/// records show, else unexplained.
+pub fn break_cause(f: &crate::evidence::BreakFacts) -> Cause {
+    if f.compaction || f.server_compaction {
+        Cause::Compaction
+    } else if f.ttl {
+        Cause::Ttl
+    } else if f.restart {
+        Cause::Resume
+    } else if f.model_change {
+        Cause::ModelSwitch
+    } else if f.harness_rewrite
+        || f.cache_edits
+        || f.context_edits
+        || f.client_cut
+        || f.thinking_stripped
+    {
+        Cause::Clearing
+    } else if f.tools_changed {
+        Cause::ToolsChanged
+    } else {
+        Cause::Unexplained
+    }
+}
+
+/// How far an unexplained break read R fell, against `floor`, the session's
+/// smallest non-zero R so far (B4.3.7).
+pub fn level(r: u64, floor: u64) -> Level {
+    if r == 0 {
+        Level::Zero
+    } else if u128::from(r) * 10 <= u128::from(floor) * 13 + 20_000 {
+        Level::Floor
+    } else {
+        Level::Partial
+    }
+}
+
+/// §18.6: a cause's `n` tokens of a response whose writes are (w5, w1), as
+/// (5m, 1h): the whole of each part when n is all of W.
+pub fn split_cause(n: u64, w5: u64, w1: u64) -> (u64, u64) {
+    if n == w5 + w1 {
+        (w5, w1)
+    } else {
+        split_n(n, w5, w1)
+    }
+}
+
 /// Every billed response of `s` with its cause: the main thread's (request
 /// order), then its sub-agents' (inline sidechain lines, then `files`, the
 /// sub-agent files' lines). `seen` holds the (`message.id`, `requestId`) pairs
@@ -402,40 +450,20 @@ fn main_thread(s: &Session, seen: &mut HashSet<(String, String)>, out: &mut Vec<
             w
         } else if let Some(b) = observed {
             row.explanations = b.explanations();
-            let f = &b.facts;
             let e = &ev.requests[i];
-            let (cause, marker) = if f.compaction || f.server_compaction {
-                (Cause::Compaction, None)
-            } else if f.ttl {
-                (Cause::Ttl, None)
-            } else if f.restart {
-                (Cause::Resume, None)
-            } else if f.model_change {
-                (Cause::ModelSwitch, None)
-            } else if f.harness_rewrite
-                || f.cache_edits
-                || f.context_edits
-                || f.client_cut
-                || f.thinking_stripped
-            {
+            let cause = break_cause(&b.facts);
+            let (cause, marker) = if cause == Cause::Clearing {
                 let marker = e
                     .microcompact
                     .as_ref()
                     .map(|mc| (mc.writer.record_kind(), mc.line))
                     .or_else(|| e.facts.cuts.first().map(|c| ("tool_results_cut", c.line)));
                 (Cause::Clearing, marker)
-            } else if f.tools_changed {
-                (Cause::ToolsChanged, None)
             } else {
-                let floor = floor.unwrap_or(r);
-                row.level = Some(if r == 0 {
-                    Level::Zero
-                } else if u128::from(r) * 10 <= u128::from(floor) * 13 + 20_000 {
-                    Level::Floor
-                } else {
-                    Level::Partial
-                });
-                (Cause::Unexplained, None)
+                if cause == Cause::Unexplained {
+                    row.level = Some(level(r, floor.unwrap_or(r)));
+                }
+                (cause, None)
             };
             row.cause = cause;
             row.marker = marker;
@@ -446,11 +474,7 @@ fn main_thread(s: &Session, seen: &mut HashSet<(String, String)>, out: &mut Vec<
         } else {
             0
         };
-        let (c5, c1) = if cause_tokens == w {
-            (w5, w1)
-        } else {
-            split_n(cause_tokens, w5, w1)
-        };
+        let (c5, c1) = split_cause(cause_tokens, w5, w1);
         row.cause_5m = c5;
         row.cause_1h = c1;
         if row.cause == Cause::Drift && cause_tokens == 0 {

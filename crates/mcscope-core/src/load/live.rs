@@ -21,6 +21,8 @@ pub enum Live {
         model: Option<String>,
         usage: Option<Usage>,
         applied_edits: Option<Vec<serde_json::Value>>,
+        /// The response called `ToolSearch` (SPEC §16.B4.3.6).
+        tool_search: bool,
     },
     /// A `compact_boundary`.
     Compaction {
@@ -35,12 +37,30 @@ pub enum Live {
     Cut {
         sidechain: bool,
     },
+    /// A `thinking_stripped` attachment (SPEC §16.B4.3.5: a clearing).
+    Strip {
+        sidechain: bool,
+    },
     Other,
+}
+
+/// A line as the live line folds it: its record, and what every record may
+/// carry (SPEC §16.B5, §16.B6).
+#[derive(Debug)]
+pub struct LiveLine {
+    pub rec: Live,
+    pub sidechain: bool,
+    /// The Claude Code `version` that wrote it.
+    pub version: Option<String>,
+    /// A `user`, `attachment`, `system` or `progress` record's time (ms).
+    pub send_ms: Option<i64>,
+    /// A `SessionStart` hook record's `hookName`.
+    pub session_start: Option<String>,
 }
 
 /// The line parsed as the loader parses it (lone surrogates repaired as it
 /// does); None for a line the loader would skip.
-pub fn live_record(text: &str) -> Option<Live> {
+pub fn live_record(text: &str) -> Option<LiveLine> {
     let tagged = match <Sink as RecordSink>::parse(text) {
         Ok(t) => t,
         Err(_) => {
@@ -48,7 +68,7 @@ pub fn live_record(text: &str) -> Option<Live> {
             <Sink as RecordSink>::parse(&fixed).ok()?
         }
     };
-    Some(match tagged.rec {
+    let rec = match tagged.rec {
         Rec::User { sidechain, ts, .. } => Live::User { sidechain, ts },
         Rec::Assistant {
             sidechain,
@@ -57,6 +77,7 @@ pub fn live_record(text: &str) -> Option<Live> {
             model,
             usage,
             applied_edits,
+            calls,
             ..
         } => Live::Assistant {
             sidechain,
@@ -65,6 +86,7 @@ pub fn live_record(text: &str) -> Option<Live> {
             model,
             usage,
             applied_edits,
+            tool_search: calls.iter().any(|c| c.name == "ToolSearch"),
         },
         Rec::Boundary { sidechain } => Live::Compaction { sidechain },
         Rec::Evidence {
@@ -81,6 +103,17 @@ pub fn live_record(text: &str) -> Option<Live> {
             sidechain,
             what: super::claude::attach::Attachment::Cut { .. },
         } => Live::Cut { sidechain },
+        Rec::Attachment {
+            sidechain,
+            what: super::claude::attach::Attachment::Strip { .. },
+        } => Live::Strip { sidechain },
         Rec::Replacements { .. } | Rec::Attachment { .. } | Rec::Other => Live::Other,
+    };
+    Some(LiveLine {
+        rec,
+        sidechain: tagged.sidechain,
+        version: tagged.version,
+        send_ms: tagged.send_ms,
+        session_start: tagged.session_start,
     })
 }

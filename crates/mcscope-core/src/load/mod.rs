@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use builder::PLACEHOLDER;
-pub use live::{Live, live_record};
+pub use live::{Live, LiveLine, live_record};
 mod follow;
 pub use follow::{Change, Follower, Tail};
 pub use follow::{content_marks, fnv1a};

@@ -32,11 +32,11 @@ pub(super) struct Tagged {
     piece: Option<PieceLen>,
     kinds: Option<Box<crate::session::PartKinds>>,
     result_sizes: Box<[Option<u64>]>,
-    version: Option<String>,
+    pub(super) version: Option<String>,
     /// `sessionId` (kept until the session has one).
     session_id: Option<String>,
     entrypoint: Option<String>,
-    sidechain: bool,
+    pub(super) sidechain: bool,
     /// Fields of the record that could not be read as written (the record is
     /// kept; SPEC §15.2 `session.warnings`).
     warnings: Vec<String>,
@@ -51,9 +51,9 @@ pub(super) struct Tagged {
     return_anchor: bool,
     /// A `user`, `attachment`, `system` or `progress` record's timestamp (ms):
     /// SPEC §16.B5's now for the next response.
-    send_ms: Option<i64>,
+    pub(super) send_ms: Option<i64>,
     /// A `SessionStart` hook record's `hookName` (SPEC §16.B6; "" when absent).
-    session_start: Option<String>,
+    pub(super) session_start: Option<String>,
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
@@ -110,7 +110,7 @@ pub(super) struct ResultRec {
 
 pub(super) struct CallRec {
     id: String,
-    name: String,
+    pub(super) name: String,
     file_path: Option<String>,
     summary: Option<String>,
 }
