@@ -97,7 +97,17 @@ fn expected_glyph(a: &App, ks: &[usize]) -> char {
                 .is_some_and(|u| u.server_compaction)
     });
     if m.iter().any(|m| m.observed) {
-        '!'
+        // SPEC §16.S: the first break's cause's glyph, from the bill's own
+        // partition of the session.
+        let causes = mcscope::bill::causes::partition(s, &[], &mut Default::default());
+        ks.iter()
+            .find_map(|&k| {
+                causes
+                    .iter()
+                    .find(|r| r.request == Some(k) && r.is_break)
+                    .map(|r| r.cause.glyph())
+            })
+            .unwrap_or('!')
     } else if m.iter().any(|m| m.broke) {
         '✕'
     } else if m.iter().any(|m| m.evidence) {
@@ -169,8 +179,9 @@ fn the_mark_of_request_k_is_in_k_s_column_at_80_120_and_200_columns() {
                 );
             }
             assert!(marks[cols..].iter().all(|&c| c == ' '), "{}", lines[y]);
-            // Glyphs are there to be misplaced: the break, the records, the compaction.
-            for g in ['!', '◇', '^'] {
+            // Glyphs are there to be misplaced: the break (its cause: ttl),
+            // the records, the compaction.
+            for g in ['T', '◇', '^'] {
                 assert!(marks.contains(&g), "{g} at {w}: {}", lines[y]);
             }
             // The request shown is highlighted in the same column on every

@@ -281,10 +281,8 @@ fn table(out: &mut String, bill: &Bill, breakdown: bool, color: bool) {
         let pct = |c: &[Cause]| {
             let t: f64 = c
                 .iter()
-                .map(|c| {
-                    let s = &r.causes[c];
-                    r.share(s.tokens_5m.saturating_add(s.tokens_1h), s.usd)
-                })
+                .filter_map(|c| r.causes.get(c))
+                .map(|s| r.share(s.tokens_5m.saturating_add(s.tokens_1h), s.usd))
                 .sum();
             format!("{:.0} %", t * 100.0)
         };

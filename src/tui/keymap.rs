@@ -81,6 +81,8 @@ pub enum Action {
     SortReverse,
     /// What fills the window at the request shown (SPEC §12), as figures.
     WindowPanel,
+    /// Where the cache-write money went (SPEC §16.S): causes and breaks.
+    BillPanel,
     /// Typed text in an input line (search, `:` command, export path): not in the
     /// table, every printable key makes one while an input line is open.
     Type(char),
@@ -398,6 +400,12 @@ pub const KEYMAP: &[Binding] = &[
         "w",
         Action::WindowPanel,
         "what fills the window here: per tool, per kind",
+    ),
+    b(
+        &[Char('$')],
+        "$",
+        Action::BillPanel,
+        "bill: where the cache-write money went",
     ),
     b(
         &[Char('S')],

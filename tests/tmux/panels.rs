@@ -149,14 +149,15 @@ fn r_jumps_to_the_budget_record_and_the_explain_panel_shows_it() {
     t.type_line("mcscope sample-sessions/claude-budget.jsonl --at 1");
     t.wait_header("1/10");
     // The evidence arrives from the background: request 7 holds a record and
-    // an observed break, so `!` (first of `! ✕ ◇ ^ ▲`) under request 7, in
+    // an observed break, so the break's mark (first of `! ✕ ◇ ^ ▲`), here
+    // its cause's glyph `✂` (a clearing, SPEC §16.S), under request 7, in
     // the 7th cell after the 9-column label (one column each).
-    let s = t.wait("the ! mark", |s| {
-        marks_line(s).is_some_and(|l| l.contains('!'))
+    let s = t.wait("the ✂ mark", |s| {
+        marks_line(s).is_some_and(|l| l.contains('✂'))
     });
     let marks = marks_line(&s).unwrap();
     assert_eq!(
-        marks.chars().skip(9).position(|c| c == '!'),
+        marks.chars().skip(9).position(|c| c == '✂'),
         Some(6),
         "{marks:?}"
     );
@@ -201,7 +202,7 @@ fn on_the_corpus_r_reaches_the_real_budget_record() {
     t.type_line(&format!("mcscope {} --at 1", corpus.display()));
     t.wait_header("1/142");
     t.wait("the evidence marks", |s| {
-        marks_line(s).is_some_and(|l| l.contains('◇') || l.contains('!'))
+        marks_line(s).is_some_and(|l| l.contains('◇') || l.contains('✂') || l.contains('!'))
     });
     t.key("r");
     t.wait_header("48/142");

@@ -105,13 +105,14 @@ fn at_80x24_a_long_session_s_marks_header_and_footer_hold() {
     t.type_line(&format!("mcscope {} --policy idle --at 41", path.display()));
     t.wait_header("41/251");
     // 251 requests on 80 - 10 = 70 columns: request 41 in column 40·70/251 = 11,
-    // where its observed break (after the 70-minute gap) is `!`.
+    // where its observed break (after the 70-minute gap) is `T`: the cache
+    // expired (SPEC §16.S, a break's mark is its cause's glyph).
     let s = t.wait("the marks line", |s| {
-        marks_line(s).is_some_and(|l| l.contains('!'))
+        marks_line(s).is_some_and(|l| l.contains('T'))
     });
     let marks = marks_line(&s).unwrap();
     assert_eq!(
-        marks.chars().skip(9).position(|c| c == '!'),
+        marks.chars().skip(9).position(|c| c == 'T'),
         Some(11),
         "{marks:?}"
     );

@@ -55,7 +55,8 @@ fn after(a: Action) -> Option<Action> {
         ChartView => SortNext,
         SortNext => SortReverse,
         SortReverse => WindowPanel,
-        WindowPanel => return None,
+        WindowPanel => BillPanel,
+        BillPanel => return None,
         // Typed text: made by any key while an input line is open, not by the table.
         Type(_) | Erase | EraseLine | Submit | Complete => return None,
         // The picker's own (its table, `keymap::PICKER_KEYMAP`).

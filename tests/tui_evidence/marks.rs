@@ -32,10 +32,11 @@ fn evidence_and_observed_breaks_are_marked_on_the_footer() {
     let foot = footer(&lines);
     // One column per request, every line's cells after the same 9-column
     // label: the marks line has ◇ at 2, and at 3 and 4 the observed break
-    // (`!` comes before `◇`, SPEC §15.22) — in the columns of the cache reads
-    // 0, 40,000 (the highest: █), a little, 0.
+    // (before `◇`, SPEC §15.22), as its cause's glyph (§16.S): `✂` the
+    // cache deletions at 3, `T` the expired cache at 4 — in the columns of
+    // the cache reads 0, 40,000 (the highest: █), a little, 0.
     assert!(
-        row(&foot, "marks ").starts_with("marks     ◇!!"),
+        row(&foot, "marks ").starts_with("marks     ◇✂T"),
         "{foot:?}"
     );
     assert!(
@@ -294,7 +295,7 @@ fn each_theme_key_colours_its_own_status_or_mark() {
         ),
         ("deleted", &idle, "~ ", Some("~")),
         ("evidence", &evidence, "marks ", Some("◇")),
-        ("observed_break", &evidence, "marks ", Some("!")),
+        ("observed_break", &evidence, "marks ", Some("✂")),
         ("fired", &fires, "marks ", Some("▲")),
         ("cache_break", &size, "marks ", Some("✕")),
         ("current", &evidence, "context ", None),

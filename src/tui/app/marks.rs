@@ -82,8 +82,8 @@ pub struct SettingTotals {
     /// What the session's responses recorded (SPEC §9a), whatever the setting.
     pub recorded: crate::bill::Recorded,
     /// Where its cache-write money went (SPEC §16.S: the footer's recorded
-    /// line names the top causes), from the records alone.
-    pub causes: Option<String>,
+    /// line names the top causes, `$` opens its panel), from the records alone.
+    pub bill: crate::bill::report::Row,
     /// What fills every request's window (SPEC §12: the footer's context bar, `w`).
     pub contexts: Vec<crate::context::Context>,
 }
@@ -116,13 +116,26 @@ pub fn setting_totals(setup: &Setup) -> Option<SettingTotals> {
         &mut Default::default(),
         &price_of,
     );
-    let causes = crate::bill::report::total(&billed).cause_words(3);
+    let bill = crate::bill::report::bill(
+        &billed,
+        &crate::bill::report::Ask {
+            by: crate::bill::report::By::Session,
+            tz: &crate::zone::display(),
+            since: None,
+            until: None,
+        },
+        Vec::new(),
+    )
+    .rows
+    .into_iter()
+    .next()
+    .unwrap_or_default();
     Some(SettingTotals {
         totals,
         delta_usd,
         series,
         recorded,
-        causes,
+        bill,
         contexts,
     })
 }

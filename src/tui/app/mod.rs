@@ -103,6 +103,10 @@ pub enum Overlay {
     Window {
         scroll: usize,
     },
+    /// Where the cache-write money went (`$`, SPEC §16.S): the break selected.
+    Bill {
+        selected: usize,
+    },
 }
 
 /// Where the diff scrolls to when its text (re)arrives.

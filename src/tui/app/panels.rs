@@ -4,6 +4,20 @@
 use super::*;
 
 impl SessionView {
+    /// The observed breaks of the session's own file the bill lists (SPEC
+    /// §16.S, the `$` panel), in request order; empty while it is counted.
+    pub fn bill_breaks(&self) -> Vec<&crate::bill::report::BreakRow> {
+        let Some(t) = &self.totals else {
+            return Vec::new();
+        };
+        let path = self.setup.session.path.display().to_string();
+        t.bill
+            .breaks
+            .iter()
+            .filter(|b| b.path == path && b.request.is_some())
+            .collect()
+    }
+
     pub(super) fn explain_selected(&mut self) {
         let Some(id) = self.selected_id() else {
             self.status = Some("no result selected".into());

@@ -55,6 +55,15 @@ impl SessionView {
             Action::ComparePanel => compare::open(self),
             Action::ChartView => compare::open_chart(self),
             Action::WindowPanel => self.overlay = Some(Overlay::Window { scroll: 0 }),
+            Action::BillPanel => {
+                // The break at or after the request shown is selected first.
+                let at = self
+                    .bill_breaks()
+                    .iter()
+                    .position(|b| b.request.is_some_and(|k| k >= self.k))
+                    .unwrap_or(0);
+                self.overlay = Some(Overlay::Bill { selected: at });
+            }
             Action::FocusNext => {
                 self.focus = match self.focus {
                     Focus::List => Focus::Diff,
@@ -246,6 +255,10 @@ impl SessionView {
             (_, Action::Back | Action::Quit) => self.overlay = None,
             (Overlay::Compare, a) => compare::on_key(self, a),
             (Overlay::Chart, a) => compare::on_chart_key(self, a),
+            (Overlay::Bill { selected }, a) => {
+                let selected = *selected;
+                self.bill_key(selected, a);
+            }
             (Overlay::Window { scroll }, a) => match a {
                 Action::Up => *scroll = scroll.saturating_sub(1),
                 Action::Down => *scroll += 1,
@@ -334,6 +347,34 @@ impl SessionView {
                 _ => {}
             },
         }
+    }
+
+    /// A key on the bill panel (`$`): ↑/↓ (and ←/→) choose a break, Enter
+    /// goes to its request and closes the panel, `$` closes it.
+    fn bill_key(&mut self, selected: usize, a: Action) {
+        let breaks: Vec<usize> = self
+            .bill_breaks()
+            .iter()
+            .filter_map(|b| b.request)
+            .collect();
+        let last = breaks.len().saturating_sub(1);
+        let next = match a {
+            Action::Up | Action::PrevRequest => selected.saturating_sub(1),
+            Action::Down | Action::NextRequest => (selected + 1).min(last),
+            Action::Explain | Action::Submit => {
+                if let Some(&k) = breaks.get(selected) {
+                    self.overlay = None;
+                    self.step_to(k);
+                }
+                return;
+            }
+            Action::BillPanel => {
+                self.overlay = None;
+                return;
+            }
+            _ => selected,
+        };
+        self.overlay = Some(Overlay::Bill { selected: next });
     }
 
     /// A key on the window panel (`w`) besides its scrolling: `w` closes it;

@@ -40,7 +40,10 @@ pub fn help_lines() -> Vec<String> {
     lines.push("Legend: the footer's marks line, under the".into());
     lines.push("  request's own column (one column may hold".into());
     lines.push("  several requests: the first mark listed wins)".into());
-    lines.push("  ! an observed cache break".into());
+    lines.push("  ! an observed cache break; its cause's glyph".into());
+    lines.push("    where the bill names one: T ttl, R resume,".into());
+    lines.push("    ^ compaction, ✂ clearing, ⚙ tools, M model,".into());
+    lines.push("    ? unexplained ($: the bill panel)".into());
     lines.push("  ✕ the simulated cache prefix broke here".into());
     lines.push("  ◇ harness evidence in the transcript".into());
     lines.push("  ^ a compaction before this request".into());

@@ -130,9 +130,10 @@ pub fn draw_footer(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
             .split(" · ")
             .map(|w| piece(w, style, rank::RECORDED))
             .chain(
-                t.causes
-                    .iter()
-                    .flat_map(|c| c.split(" · "))
+                t.bill
+                    .cause_words(3)
+                    .into_iter()
+                    .flat_map(|c| c.split(" · ").map(str::to_string).collect::<Vec<_>>())
                     .map(|w| piece(w, style, rank::MORE_HINTS)),
             )
             .collect();
@@ -362,18 +363,37 @@ fn marks_line(v: &SessionView, cells: usize, theme: Theme) -> Line<'static> {
         "marks",
         w = layout::SPARK_LABEL
     ))];
+    // SPEC §16.S: an observed break's mark is its cause's glyph.
+    let causes: Vec<(usize, char)> = v.totals.as_ref().map_or_else(Vec::new, |t| {
+        t.bill
+            .breaks
+            .iter()
+            .filter(|b| b.path == s.path.display().to_string())
+            .filter_map(|b| {
+                let c = crate::bill::causes::Cause::of_name(b.cause)?;
+                Some((b.request?, c.glyph()))
+            })
+            .collect()
+    });
     for b in layout::spark_columns(n, cells) {
-        let ch = if ready {
+        let mut ch = if ready {
             column_glyph(&v.marks[b.clone()], &compaction[b.clone()])
         } else {
             column_glyph(&[], &compaction[b.clone()])
         };
+        if ch == '!'
+            && let Some((_, g)) = causes.iter().find(|(k, _)| b.contains(&(k - 1)))
+        {
+            ch = *g;
+        }
         let p = &theme.palette;
         let style = if b.contains(&v.k.saturating_sub(1)) {
             theme.emph(p.current)
         } else {
             match ch {
-                '!' => theme.fg(p.observed_break).add_modifier(Modifier::BOLD),
+                '!' | 'T' | 'R' | '✂' | '⚙' | 'M' | '?' => {
+                    theme.fg(p.observed_break).add_modifier(Modifier::BOLD)
+                }
                 '✕' => theme.fg(p.cache_break),
                 '◇' => theme.fg(p.evidence),
                 '^' => theme.fg(Color::Magenta),

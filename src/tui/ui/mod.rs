@@ -17,6 +17,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Row as TRow, Table, Wrap};
 
+mod bill;
 mod caption;
 mod chart;
 mod compare;
@@ -28,6 +29,7 @@ mod panels;
 mod picker;
 mod window;
 
+pub use bill::*;
 pub use chart::*;
 pub use compare::*;
 pub use diffview::*;
@@ -255,6 +257,7 @@ fn draw_session(f: &mut Frame, v: &SessionView, theme: Theme) {
         Some(Overlay::Compare) => draw_compare(f, v, area, theme),
         Some(Overlay::Chart) => draw_chart(f, v, area, theme),
         Some(Overlay::Window { scroll }) => draw_window(f, v, area, *scroll, theme),
+        Some(Overlay::Bill { selected }) => draw_bill(f, v, area, *selected, theme),
         None => {}
     }
     if let Some(stage) = v.demo {

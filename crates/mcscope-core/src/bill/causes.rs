@@ -62,6 +62,27 @@ impl Cause {
         )
     }
 
+    /// A break's mark on the TUI's marks line (SPEC §16.S, §18.24): `T` ttl,
+    /// `R` resume, `^` compaction, `✂` clearing, `⚙` tools, `M` model, `?`
+    /// unexplained; `!` for any other.
+    pub fn glyph(self) -> char {
+        match self {
+            Cause::Ttl => 'T',
+            Cause::Resume => 'R',
+            Cause::Compaction => '^',
+            Cause::Clearing => '✂',
+            Cause::ToolsChanged => '⚙',
+            Cause::ModelSwitch => 'M',
+            Cause::Unexplained => '?',
+            _ => '!',
+        }
+    }
+
+    /// The cause of a name (`Cause::name`).
+    pub fn of_name(name: &str) -> Option<Cause> {
+        Cause::ALL.iter().copied().find(|c| c.name() == name)
+    }
+
     /// The status line's word for a break's cause (SPEC §16.S, §18.24).
     pub fn status_word(self) -> &'static str {
         match self {

@@ -216,7 +216,7 @@ impl Levers {
 }
 
 /// A row of the bill (or its totals), summed over its responses.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Row {
     pub key: String,
     pub label: String,
@@ -245,7 +245,7 @@ pub struct Row {
     versions: BTreeSet<Option<String>>,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct LeverSums {
     ttl: f64,
     ttl_1h_save: f64,
@@ -447,7 +447,11 @@ impl Row {
     /// The share of the writes no record explains: by USD, by tokens when
     /// unpriced; None for 0/0 (§18.12).
     pub fn unexplained_share(&self) -> Option<f64> {
-        let u = &self.causes[&Cause::Unexplained];
+        let u = self
+            .causes
+            .get(&Cause::Unexplained)
+            .copied()
+            .unwrap_or_default();
         match (u.usd, self.cache_write_usd()) {
             (Some(a), Some(b)) if b > 0.0 => Some(super::rate4(a / b)),
             _ => {
