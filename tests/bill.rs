@@ -130,7 +130,11 @@ fn t15_16_every_schema_carries_the_same_recorded_bill() {
     assert_eq!(&tl["session"]["recorded"], r);
     let cmp = json_of(&["compare", DEMO, "--policy", "idle", "-j", "-q"]);
     assert_eq!(&cmp["sessions"][0]["recorded"], r);
-    assert_eq!(&cmp["recorded"], r);
+    // The folder's sums carry what they leave out (SPEC §18.5): nothing here.
+    let mut sums = cmp["recorded"].clone();
+    let unpriced = sums.as_object_mut().unwrap().remove("unpriced").unwrap();
+    assert_eq!(unpriced, json!({"responses": 0, "models": []}));
+    assert_eq!(&sums, r);
     assert_eq!(cmp["sessions"][0]["price"]["output"], json!(25.0));
     // Text: the bill first, in the SPEC's words.
     let (_, text, _) = run(&["compare", DEMO, "--policy", "idle"], &[]);
@@ -281,10 +285,19 @@ fn t9a_folder_bills_subagents_and_summarises_what_it_skips() {
     assert_eq!(s1["recorded"]["input"], json!(3000));
     assert_eq!(s1["recorded"]["subagents"]["responses"], json!(1));
     assert_eq!(s1["recorded"]["subagents"]["input"], json!(300));
-    // The sums: 3,050 main-thread input tokens; one session unpriced → no dollars.
+    // The sums: 3,050 main-thread input tokens; one session unpriced: its
+    // dollars are left out, never the others' (SPEC §18.5).
     assert_eq!(v["recorded"]["input"], json!(3050));
     assert_eq!(v["recorded"]["responses"], json!(3));
-    assert_eq!(v["recorded"]["usd"], Value::Null);
+    assert!(v["recorded"]["usd"].is_number(), "{}", v["recorded"]);
+    assert!(v["recorded"]["unpriced"]["responses"].as_u64().unwrap() > 0);
+    assert_eq!(
+        v["recorded"]["unpriced"]["models"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     assert_eq!(v["recorded"]["subagents"]["input"], json!(300));
     let reasons: HashSet<(String, String)> = v["skipped"]
         .as_array()

@@ -115,7 +115,10 @@ pub(crate) fn json(c: &Comparison) -> CompareJson<'_> {
                 recorded: s.recorded.json(),
             })
             .collect(),
-        recorded: c.recorded().json(),
+        recorded: crate::bill::RecordedJson {
+            unpriced: Some(c.unpriced()),
+            ..c.recorded().json()
+        },
         cache_ttl: c.cache_ttl.name(),
         caveats: c
             .caveats
@@ -337,7 +340,8 @@ pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
         let _ = writeln!(out, "Levers in the records: {}.", levers.join("; "));
     }
     let unknown = c.sessions.iter().filter(|s| s.price.is_none()).count();
-    if unknown > 0 {
+    // SPEC §18.5: an unpriced session never blanks the others' dollars.
+    if unknown > 0 && unknown == c.sessions.len() {
         let _ = writeln!(
             out,
             "Dollars are unknown (?) for rows over {}.",
@@ -345,6 +349,15 @@ pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
                 1 => "a session without a price".to_string(),
                 n => format!("{n} sessions without a price"),
             }
+        );
+    } else if unknown > 0 {
+        let u = c.unpriced();
+        let _ = writeln!(
+            out,
+            "Dollars leave out {} response{} of {} unpriced (give --price-* or a [prices] row).",
+            u.responses,
+            if u.responses == 1 { "" } else { "s" },
+            crate::sanitize::joined(&u.models, ", ")
         );
     }
     // A folder names its unpriced sessions on their kind's line (`-v`), not

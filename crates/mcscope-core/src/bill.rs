@@ -95,10 +95,14 @@ pub struct Recorded {
 }
 
 impl Recorded {
-    /// The sums of two bills (a folder's top-level `recorded`): dollars unknown
-    /// when either is.
+    /// The sums of two bills (a folder's top-level `recorded`): dollars over
+    /// the priced ones (SPEC §18.5: an unpriced session never blanks the
+    /// others'; unknown only when neither is priced).
     pub fn add(&mut self, o: &Recorded) {
-        let sum = |a: Option<f64>, b: Option<f64>| Some(a? + b?);
+        let sum = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
         self.main.add(&o.main);
         self.usd = sum(self.usd, o.usd);
         self.observed_breaks += o.observed_breaks;
@@ -133,6 +137,7 @@ impl Recorded {
             break_usd: usd_rounded(self.break_usd),
             subagents: self.subagents.map(|(t, u)| tally_json(&t, u)),
             harness_usd: usd_rounded(self.harness_usd),
+            unpriced: None,
         }
     }
 
@@ -197,6 +202,11 @@ pub struct RecordedJson {
     /// records one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub harness_usd: Option<f64>,
+    /// A folder's sums (compare's top-level `recorded`, SPEC §18.5): the
+    /// responses of sessions without a price, left out of `usd`, and their
+    /// models.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unpriced: Option<crate::bill::report::Unpriced>,
 }
 
 fn tally_json(t: &Tally, usd: Option<f64>) -> TallyJson {

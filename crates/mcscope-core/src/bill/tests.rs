@@ -263,11 +263,12 @@ fn t9a_folder_sums_recompute_the_hit_rate() {
     // 900 / 1000, not the mean of 0.5 and 1.
     assert_eq!(sum.main.hit_rate(), Some(0.9));
     assert_eq!((sum.usd, sum.observed_breaks), (Some(2.0), 2));
+    // SPEC §18.5: an unpriced bill is left out of the dollars, never blanks them.
     sum.add(&Recorded {
         usd: None,
         ..a.clone()
     });
-    assert_eq!(sum.usd, None);
+    assert_eq!(sum.usd, Some(2.0));
     assert_eq!(sum.break_usd, Some(1.5));
     // The harness's own figure (OpenCode's `cost`) sums over those that have one.
     assert_eq!(sum.harness_usd, None);

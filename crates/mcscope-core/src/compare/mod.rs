@@ -143,10 +143,11 @@ pub fn run_setting(
 /// Adds `t` to a row.
 fn add_to(row: &mut Row, path: &str, t: Totals, usd: Option<f64>, first: bool) {
     row.totals.add(&t);
+    // SPEC §18.5: an unpriced session's Δ is null and left out of the sum.
     row.delta_usd = match (first, row.delta_usd, usd) {
         (true, _, u) => u,
         (false, Some(a), Some(b)) => Some(a + b),
-        _ => None,
+        (false, a, b) => a.or(b),
     };
     row.per_session.push(PerSession {
         path: path.to_string(),
@@ -705,11 +706,39 @@ fn grid_rows(rows: Vec<Vec<Row>>, grids: &[(HarnessId, Vec<Params>)], none: bool
 impl Comparison {
     /// The recorded bill over every compared session (SPEC §9a).
     pub fn recorded(&self) -> crate::bill::Recorded {
-        let mut sum = crate::bill::Recorded::zero();
+        let mut sum = crate::bill::Recorded {
+            usd: None,
+            break_usd: None,
+            ..crate::bill::Recorded::zero()
+        };
         for s in &self.sessions {
             sum.add(&s.recorded);
         }
+        // Nothing to sum: a known zero (an empty folder).
+        if self.sessions.is_empty() {
+            sum.usd = Some(0.0);
+            sum.break_usd = Some(0.0);
+        }
         sum
+    }
+
+    /// SPEC §18.5: the responses of sessions without a price, left out of
+    /// every dollar sum, and their models.
+    pub fn unpriced(&self) -> crate::bill::report::Unpriced {
+        let mut out = crate::bill::report::Unpriced::default();
+        for s in self.sessions.iter().filter(|s| s.price.is_none()) {
+            let sub = s.recorded.subagents.map_or(0, |(t, _)| t.responses);
+            out.responses += s.recorded.main.responses + sub;
+            let m = s
+                .model
+                .clone()
+                .unwrap_or_else(|| "(no model recorded)".into());
+            if !out.models.contains(&m) {
+                out.models.push(m);
+            }
+        }
+        out.models.sort();
+        out
     }
 }
 

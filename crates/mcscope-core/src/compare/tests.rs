@@ -155,14 +155,20 @@ fn the_default_grid_multiplies_only_what_a_kind_reads() {
 }
 
 #[test]
-fn a_row_with_an_unknown_session_has_no_dollars() {
+fn s18_5_an_unpriced_session_is_left_out_of_a_row_s_dollars() {
     let mut r = row(0, None, 0, 0);
     add_to(&mut r, "a", Totals::default(), Some(-1.0), true);
     add_to(&mut r, "b", Totals::default(), Some(-0.5), false);
     assert_eq!(r.delta_usd, Some(-1.5));
     add_to(&mut r, "c", Totals::default(), None, false);
-    assert_eq!(r.delta_usd, None);
+    assert_eq!(r.delta_usd, Some(-1.5));
     add_to(&mut r, "d", Totals::default(), Some(-0.5), false);
-    assert_eq!(r.delta_usd, None);
+    assert_eq!(r.delta_usd, Some(-2.0));
     assert_eq!(r.per_session.len(), 4);
+    assert_eq!(r.per_session[2].delta_usd, None);
+    // Only unpriced sessions: no dollars.
+    let mut r = row(0, None, 0, 0);
+    add_to(&mut r, "a", Totals::default(), None, true);
+    add_to(&mut r, "b", Totals::default(), None, false);
+    assert_eq!(r.delta_usd, None);
 }
