@@ -464,3 +464,69 @@ fn i_a_budget_plan_without_its_records_did_not_run() {
     assert_eq!(e["session"]["ran"]["budget"], true);
     assert_eq!(e["session"]["ran_because"]["budget"], "record");
 }
+
+/// SPEC §16 item 3: the explain page names the levers where they apply — the
+/// switch of the plan that cleared the result, in the versions that read it,
+/// and the session's levers against its cache writes; a what-if names none.
+#[test]
+fn l_the_explain_page_names_the_levers_where_they_apply() {
+    let plan = json(&[
+        "plan",
+        "sample-sessions/claude-budget.jsonl",
+        "--at",
+        "7",
+        "--format",
+        "json",
+    ]);
+    let id = plan["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["status"] == "cleared")
+        .unwrap()["tool_use_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (code, md, _) = mcscope(&[
+        "explain",
+        "sample-sessions/claude-budget.jsonl",
+        &id,
+        "--format",
+        "md",
+    ]);
+    assert_eq!(code, 0);
+    let section = md.split("## What you can change").nth(1).unwrap();
+    let section = section.split("## ").next().unwrap();
+    assert!(
+        section.contains("`DISABLE_MICROCOMPACT=1` in the shell turns the budget plan off"),
+        "{section}"
+    );
+    assert!(
+        section.contains("\\(Claude Code 2.0.0–2.1.63\\)"),
+        "{section}"
+    );
+    assert!(section.contains("≈ \\$0.59 of re-writes"), "{section}");
+    let (_, html, _) = mcscope(&[
+        "explain",
+        "sample-sessions/claude-budget.jsonl",
+        &id,
+        "--format",
+        "html",
+    ]);
+    assert!(html.contains("<ul id=\"levers\">"), "{html}");
+    // The demo's idle plan is a remote flag's what-if: no switch, only the
+    // session's own lever (its ttl break).
+    let (_, md, _) = mcscope(&[
+        "explain",
+        "sample-sessions/claude-demo.jsonl",
+        "toolu_A",
+        "--format",
+        "md",
+    ]);
+    let section = md.split("## What you can change").nth(1).unwrap();
+    assert!(!section.contains("turns the"), "{section}");
+    assert!(
+        section.contains("keeping the idle gap under the cache's TTL"),
+        "{section}"
+    );
+}

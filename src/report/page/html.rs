@@ -115,6 +115,13 @@ pub fn page_html(p: &Page) -> String {
         }
         let _ = writeln!(o, "<p id=\"later-used\">{}</p>", escape(&later_words(f)));
     }
+    if !p.levers.is_empty() {
+        let _ = writeln!(o, "<h2>What you can change</h2><ul id=\"levers\">");
+        for l in &p.levers {
+            let _ = writeln!(o, "<li>{}</li>", escape(l));
+        }
+        let _ = writeln!(o, "</ul>");
+    }
     let _ = writeln!(o, "<h2>Original content</h2>");
     match &p.content {
         Some(t) => {

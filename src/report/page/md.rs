@@ -87,6 +87,13 @@ pub fn page_md(p: &Page) -> String {
         }
         let _ = writeln!(o, "{}\n", esc(&later_words(f)));
     }
+    if !p.levers.is_empty() {
+        let _ = writeln!(o, "## What you can change\n");
+        for l in &p.levers {
+            let _ = writeln!(o, "- {}", settings_as_code(l));
+        }
+        o.push('\n');
+    }
     let _ = writeln!(o, "## Original content\n");
     match &p.content {
         Some(t) => fenced(&mut o, t),
@@ -181,4 +188,32 @@ pub(super) fn esc(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// A lever in Markdown: each setting a user types (`DISABLE_MICROCOMPACT=1`,
+/// `/clear`) in a code span, the rest escaped (SPEC §15.26: never a
+/// backslash-escaped name a reader copies wrong).
+fn settings_as_code(text: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        let core = word
+            .trim_start_matches('(')
+            .trim_end_matches(['.', ',', ';', ')']);
+        let is_setting = core.len() > 2
+            && (core.starts_with('/')
+                || core.split('=').next().is_some_and(|n| {
+                    n.len() > 2
+                        && n.contains('_')
+                        && n.chars()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                }));
+        if is_setting && let Some(at) = word.find(core) {
+            let (head, rest) = word.split_at(at);
+            let tail = &rest[core.len()..];
+            out.push(format!("{}{}{}", esc(head), code(core), esc(tail)));
+        } else {
+            out.push(esc(word));
+        }
+    }
+    out.join(" ")
 }

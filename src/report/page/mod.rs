@@ -83,6 +83,10 @@ pub struct Page {
     pub first_cleared: Option<FirstCleared>,
     /// The original content as the transcript holds it, when a request's view does.
     pub content: Option<String>,
+    /// What a user can change (SPEC §16.L, §16.C): the setting that turns off
+    /// the plan that cleared the result, where one exists in the version, and
+    /// the session's levers against its cache-write money.
+    pub levers: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -253,7 +257,49 @@ pub(crate) fn build(
         runs: runs(e),
         first_cleared,
         content,
+        levers: levers(setup, e.first_cleared_at),
     }
+}
+
+/// What a user can change: the switch of the plan that first cleared the
+/// result at request `k` (a real plan of that version, not a what-if), then
+/// the session's levers (the bill's, from the records).
+fn levers(setup: &Setup, k: Option<usize>) -> Vec<String> {
+    let s = &setup.session;
+    let mut out = Vec::new();
+    if let Some(req) = k.and_then(|k| s.request(k)) {
+        let rules = s.harness.rules();
+        let kind = setup.policy.kind_at(req, req.gap_minutes);
+        let real = !crate::policy::plausible::at(&setup.policy, s, req, kind).what_if();
+        let switch = rules
+            .levers
+            .switches
+            .iter()
+            .find(|(k, l)| Some(*k) == kind && l.holds(req.version.as_deref()));
+        if let Some((_, l)) = switch.filter(|_| real) {
+            let range = match l.to {
+                Some((a, b, c)) => format!(
+                    "{} {}.{}.{}–{a}.{b}.{c}",
+                    rules.title, l.from.0, l.from.1, l.from.2
+                ),
+                None => format!(
+                    "{} {}.{}.{} and later",
+                    rules.title, l.from.0, l.from.1, l.from.2
+                ),
+            };
+            out.push(format!("{} ({range}).", l.words));
+        }
+    }
+    let lines = crate::load::subagents::usage_lines(s);
+    let prices = &setup.settings.config.prices;
+    let price = |m: Option<&str>| crate::prices::price_with(m, &Default::default(), prices).ok();
+    let billed = crate::bill::report::session_rows(s, &lines, &mut Default::default(), &price);
+    out.extend(
+        crate::bill::report::lever_words(&crate::bill::report::total(&billed))
+            .into_iter()
+            .map(|l| format!("Against the session's cache writes: {l}.")),
+    );
+    out
 }
 
 /// The recorded versions, each once, in file order.

@@ -30,6 +30,7 @@ fn page(content: &str) -> Page {
         }],
         first_cleared: None,
         content: Some(content.into()),
+        levers: vec!["DISABLE_MICROCOMPACT=1 turns the budget plan off <b>".into()],
     }
 }
 

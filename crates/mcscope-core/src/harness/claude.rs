@@ -51,6 +51,24 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
         tools: Some(
             "tools loaded up front (MCP servers connected before the first prompt, no ToolSearch mid-session)",
         ),
+        switches: &[
+            (
+                PlanKind::Budget,
+                VersionedLever {
+                    words: "DISABLE_MICROCOMPACT=1 in the shell turns the budget plan off",
+                    from: (2, 0, 0),
+                    to: Some((2, 1, 63)),
+                },
+            ),
+            (
+                PlanKind::IdleServer,
+                VersionedLever {
+                    words: "DISABLE_GROWTHBOOK=1 in the shell (CLAUDE_CODE_DISABLE_FEATURE_FLAGS=1 from 2.1.337) gives every remote flag its code default, so the idle-server edit is never sent; other flagged features revert too",
+                    from: (2, 1, 285),
+                    to: None,
+                },
+            ),
+        ],
     },
     offers: Offers {
         recorded_kinds: &[

@@ -574,6 +574,9 @@ pub struct Levers {
     /// What to do so that the tool list stays the same (a harness that loads
     /// tools mid-session).
     pub tools: Option<&'static str>,
+    /// The settings that turn one of its plans off, by plan kind (the explain
+    /// page names the one that cleared a result, SPEC §16 item 3).
+    pub switches: &'static [(PlanKind, VersionedLever)],
 }
 
 /// A setting that exists in some versions of a harness.
@@ -603,6 +606,7 @@ impl Levers {
         clearing: None,
         ttl_1h: None,
         tools: None,
+        switches: &[],
     };
 }
 
