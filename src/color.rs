@@ -43,11 +43,73 @@ pub fn wanted_here(flag: ColorChoice, terminal: bool) -> bool {
     )
 }
 
+/// A sanitized text report (`plan`, `timeline`, `evidence`, `explain`,
+/// `compare`, `config`) with colour where colour is on (SPEC §7a): mcscope's
+/// own marks only — cleared and other statuses, caveats, observed breaks,
+/// fires, the recommendation. The text was sanitized before, so no escape of a
+/// transcript is in it; the glyphs keep the meaning without colour.
+pub fn paint_report(text: &str) -> String {
+    const RESET: &str = "\x1b[0m";
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for line in text.split_inclusive('\n') {
+        let (body, nl) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        let whole = if body.starts_with("caveat") || body.starts_with("note:") {
+            Some("33")
+        } else if body.starts_with("! request") || body.starts_with("observed break") {
+            Some("1;31")
+        } else if body.starts_with("Recommended: row") {
+            Some("1;32")
+        } else if body.starts_with("fired: ") && !body.starts_with("fired: no") {
+            Some("1")
+        } else {
+            None
+        };
+        if let Some(code) = whole {
+            out.push_str(&format!("\x1b[{code}m{body}{RESET}{nl}"));
+            continue;
+        }
+        let mut b = body.to_string();
+        for (mark, code) in [
+            ("✗ cleared", "31"),
+            ("◆ protected", "36"),
+            ("◌ cut", "35"),
+            ("○ already_cleared", "2"),
+        ] {
+            if b.contains(mark) {
+                b = b.replace(mark, &format!("\x1b[{code}m{mark}{RESET}"));
+            }
+        }
+        out.push_str(&b);
+        out.push_str(nl);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::ColorChoice::{Always, Auto, Never};
     use super::*;
     use std::ffi::OsStr;
+
+    /// The report's own marks are painted; everything else is left as it is.
+    #[test]
+    fn paint_report_colours_only_mcscope_s_marks() {
+        let text =
+            "caveat (x): y\n   1  toolu_A  Read  ✗ cleared  a\n   2  toolu_B  · kept\nplain\n";
+        let p = paint_report(text);
+        assert!(p.starts_with("\x1b[33mcaveat (x): y\x1b[0m\n"), "{p:?}");
+        assert!(p.contains("\x1b[31m✗ cleared\x1b[0m"), "{p:?}");
+        assert!(p.contains("   2  toolu_B  · kept\nplain\n"), "{p:?}");
+        // Without the escapes it is the text.
+        let stripped = p
+            .replace("\x1b[33m", "")
+            .replace("\x1b[31m", "")
+            .replace("\x1b[0m", "");
+        assert_eq!(stripped, text);
+    }
 
     #[test]
     fn the_flag_wins_then_no_color_then_force_color_then_the_terminal() {

@@ -124,9 +124,15 @@ fn clap_output(e: &clap::Error) -> ExitCode {
 /// control byte of a transcript reaches the terminal), JSON is already escaped by
 /// its printer and must keep its exact bytes.
 fn run(cli: Cli) -> Result<String, UsageError> {
+    use std::io::IsTerminal;
+    // SPEC §7a: the text reports obey --color, NO_COLOR and FORCE_COLOR as
+    // the TUI does (the bill paints its own causes).
+    let color = mcscope::color::wanted_here(cli.color, std::io::stdout().is_terminal());
     Ok(match run_command(cli)? {
+        Printed::Text(text) if color => mcscope::color::paint_report(&sanitize::text_owned(text)),
         Printed::Text(text) => sanitize::text_owned(text),
-        Printed::Escaped(out) => out,
+        Printed::Painted(out) if color => mcscope::color::paint_report(&out),
+        Printed::Painted(out) | Printed::Escaped(out) => out,
     })
 }
 
@@ -136,6 +142,9 @@ enum Printed {
     /// Already escaped by its printer: JSON (exact bytes), or `compare`'s text and
     /// HTML (sanitized where they are made, since they also go to `-o` files).
     Escaped(String),
+    /// A text report already escaped, printed on stdout: coloured where
+    /// colour is on (`compare`'s and `explain`'s text).
+    Painted(String),
 }
 
 fn run_command(cli: Cli) -> Result<Printed, UsageError> {
@@ -209,7 +218,19 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             }
         },
         // Sanitized by compare itself: its text and HTML go to `-o` files too.
-        Command::Compare(args) => Escaped(cli::run_compare(&args)?),
+        Command::Compare(args) => {
+            let out = cli::run_compare(&args)?;
+            let to_stdout = args
+                .own
+                .output
+                .as_deref()
+                .is_none_or(|o| o == std::path::Path::new("-"));
+            if to_stdout && args.output_format() == cli::CompareFormat::Text {
+                Printed::Painted(out)
+            } else {
+                Escaped(out)
+            }
+        }
         // Sanitized by bill itself (its NDJSON lines too).
         Command::Bill(args) => {
             use std::io::IsTerminal;
@@ -472,5 +493,12 @@ fn explain(
         OutputFormat::Text => sanitize::text_owned(report::explain_text(&setup, &e)),
         page => cli::explain_page(&setup, &e, page, full_paths),
     };
-    Ok(Printed::Escaped(cli::emit(output, path, out)?))
+    let text = opts.output_format() == OutputFormat::Text;
+    let out = cli::emit(output, path, out)?;
+    // On stdout, a text page is coloured where colour is on; a file never is.
+    Ok(if text && !out.is_empty() {
+        Printed::Painted(out)
+    } else {
+        Printed::Escaped(out)
+    })
 }

@@ -362,3 +362,84 @@ fn a_comma_separated_claude_config_dir_gives_the_memory_roots_of_its_first_entry
     );
     assert!(!dirs.iter().any(|d| d.contains(',')), "{dirs:?}");
 }
+
+/// SPEC §7a (the words issue): `--color always` and `FORCE_COLOR` colour the
+/// text reports too, not only the TUI — mcscope's own marks, never a file
+/// (`-o`) and never JSON; `--color never`, `NO_COLOR` and a pipe leave them
+/// plain.
+#[test]
+fn the_text_reports_obey_color_and_force_color() {
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcscope"));
+        c.args(args)
+            .current_dir(root())
+            .env_remove("NO_COLOR")
+            .env_remove("FORCE_COLOR");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        String::from_utf8(c.output().unwrap().stdout).unwrap()
+    };
+    let demo = "sample-sessions/claude-demo.jsonl";
+    for cmd in [
+        vec!["plan", demo],
+        vec!["timeline", demo],
+        vec!["evidence", demo],
+        vec!["explain", demo, "toolu_A"],
+        vec!["compare", demo, "-q"],
+    ] {
+        let plain = run(&cmd, &[]);
+        assert!(!plain.contains('\x1b'), "{cmd:?} in a pipe: {plain}");
+        let mut always = cmd.clone();
+        always.extend(["--color", "always"]);
+        let painted = run(&always, &[]);
+        assert!(
+            painted.contains("\x1b["),
+            "{cmd:?} --color always: {painted}"
+        );
+        // The same text under the colour.
+        let stripped: String = {
+            let mut out = String::new();
+            let mut rest = painted.as_str();
+            while let Some(i) = rest.find('\x1b') {
+                out.push_str(&rest[..i]);
+                let end = rest[i..].find('m').unwrap();
+                rest = &rest[i + end + 1..];
+            }
+            out.push_str(rest);
+            out
+        };
+        assert_eq!(stripped, plain, "{cmd:?}");
+        let forced = run(&cmd, &[("FORCE_COLOR", "1")]);
+        assert!(forced.contains("\x1b["), "{cmd:?} FORCE_COLOR=1");
+        let both = run(&cmd, &[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]);
+        assert!(!both.contains('\x1b'), "{cmd:?} NO_COLOR wins");
+        let mut never = cmd.clone();
+        never.extend(["--color", "never"]);
+        assert!(
+            !run(&never, &[("FORCE_COLOR", "1")]).contains('\x1b'),
+            "{cmd:?}"
+        );
+    }
+    // JSON and files are never painted.
+    let j = run(
+        &["plan", demo, "--format", "json", "--color", "always"],
+        &[],
+    );
+    assert!(!j.contains('\x1b'));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.txt");
+    run(
+        &[
+            "explain",
+            demo,
+            "toolu_A",
+            "-o",
+            out.to_str().unwrap(),
+            "--color",
+            "always",
+        ],
+        &[],
+    );
+    assert!(!std::fs::read_to_string(&out).unwrap().contains('\x1b'));
+}
