@@ -64,6 +64,9 @@ pub fn paint_report(text: &str) -> String {
             Some("1;32")
         } else if body.starts_with("fired: ") && !body.starts_with("fired: no") {
             Some("1")
+        } else if body.starts_with('[') && body.ends_with(']') && !body.contains(' ') {
+            // `config`'s section headers.
+            Some("1")
         } else {
             None
         };

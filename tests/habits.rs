@@ -387,6 +387,7 @@ fn the_text_reports_obey_color_and_force_color() {
         vec!["evidence", demo],
         vec!["explain", demo, "toolu_A"],
         vec!["compare", demo, "-q"],
+        vec!["config", "--print"],
     ] {
         let plain = run(&cmd, &[]);
         assert!(!plain.contains('\x1b'), "{cmd:?} in a pipe: {plain}");
