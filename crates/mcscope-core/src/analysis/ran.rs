@@ -113,3 +113,109 @@ pub fn ran(setup: &Setup) -> Vec<Ran> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::tests::{Tx, usage};
+    use crate::policy::Policy;
+    use serde_json::json;
+
+    /// A Claude Code 2.1.17 session of five big results whose usage passes
+    /// the budget's warning threshold at its fourth response: the budget plan
+    /// fires at the request after it, which begins a turn or continues the
+    /// tool loop.
+    fn session(prompt_before_fire: bool) -> Tx {
+        let big = |tx: &mut Tx, id: &str, min: f64| {
+            tx.rec(
+                "user",
+                min,
+                json!({"message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": id, "content": "x".repeat(160_000)}]}}),
+            );
+        };
+        let mut tx = Tx::default();
+        tx.prompt(0.0);
+        // Two more before them: the budget keeps the last three.
+        tx.response("a1", 0.01, usage(10, 2_000, 0), Some("b1"));
+        big(&mut tx, "b1", 0.02);
+        tx.response("a2", 0.03, usage(10, 2_000, 2_000), Some("b2"));
+        big(&mut tx, "b2", 0.04);
+        tx.response("m1", 0.1, usage(10, 5_000, 4_000), Some("c1"));
+        big(&mut tx, "c1", 0.2);
+        tx.response("m2", 0.3, usage(10, 40_000, 5_000), Some("c2"));
+        big(&mut tx, "c2", 0.4);
+        tx.response("m3", 0.5, usage(10, 40_000, 45_000), Some("c3"));
+        big(&mut tx, "c3", 0.6);
+        if prompt_before_fire {
+            // The reply ends the turn; the usage crossing comes with it and
+            // the next request begins a turn: a silent fire (§18.7).
+            tx.response("m4", 0.7, usage(10, 60_000, 85_000), None);
+            tx.prompt(1.0);
+            tx.response("m5", 1.1, usage(10, 1_000, 145_000), None);
+        } else {
+            // The crossing comes mid-loop: the next request continues it.
+            tx.response("m4", 0.7, usage(10, 60_000, 85_000), Some("c4"));
+            tx.result("c4", 0.8);
+            tx.response("m5", 0.9, usage(10, 1_000, 145_000), None);
+        }
+        for l in &mut tx.lines {
+            l["version"] = json!("2.1.17");
+        }
+        tx
+    }
+
+    fn ran_of(tx: &Tx) -> Ran {
+        let setup = Setup::new(
+            tx.session(),
+            Policy::preset(crate::session::HarnessId::Claude),
+        );
+        ran(&setup)[0]
+    }
+
+    /// §16.I, §18.8: no microcompact_boundary where the budget plan clears
+    /// mid-loop: it did not run, at that request.
+    #[test]
+    fn s16_i_a_fire_without_its_record_is_did_not_run() {
+        let r = ran_of(&session(false));
+        assert_eq!(r.kind, PlanKind::Budget);
+        assert_eq!(
+            (r.ran, r.because),
+            (Some(false), "no_record_where_it_would_clear")
+        );
+        assert!(r.would_clear.is_some_and(|(_, n)| n > 0), "{r:?}");
+    }
+
+    /// §18.7: a fire at a turn start is silent (Claude Code's prompt-suggestion
+    /// fork clears first, without a record): it proves nothing.
+    #[test]
+    fn s18_7_a_silent_fire_is_no_evidence() {
+        let tx = session(true);
+        let r = ran_of(&tx);
+        assert_eq!((r.ran, r.because), (None, "never_fired"), "{r:?}");
+        // The plan does fire there, at the turn start.
+        let policy = Policy {
+            kind: PlanKind::Budget,
+            ..Policy::preset(crate::session::HarnessId::Claude)
+        };
+        let setup = Setup::new(tx.session(), policy);
+        let n = setup.session.requests.len();
+        let mut engine = setup.engine(n);
+        let mut fires = Vec::new();
+        while let Some(st) = engine.step() {
+            if !st.newly_cleared.is_empty() {
+                fires.push((st.index, setup.session.requests[st.index - 1].begins_turn));
+            }
+        }
+        assert!(!fires.is_empty() && fires.iter().all(|f| f.1), "{fires:?}");
+    }
+
+    /// §18.8: a record of the writer anywhere in the file: it ran.
+    #[test]
+    fn s18_8_a_record_means_it_ran() {
+        let mut tx = session(false);
+        tx.boundary(0.75, 150_000, 30_000, &["c1"]);
+        let r = ran_of(&tx);
+        assert_eq!((r.ran, r.because), (Some(true), "record"));
+    }
+}
