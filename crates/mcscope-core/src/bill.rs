@@ -247,30 +247,10 @@ pub fn recorded(s: &Session, files: &[UsageLine], price: Option<&Price>) -> Reco
         }
         main.add_usage(u);
     }
-    // Sub-agent lines: grouped by key (the last line's usage wins), in the
-    // order groups first appear; a line without both ids is its own response.
-    let mut groups: Vec<&UsageLine> = Vec::new();
-    let mut slot: HashMap<(&str, &str), usize> = HashMap::new();
-    for l in s.sidechain_usage.iter().chain(files) {
-        if l.model.as_deref() == Some(SYNTHETIC) {
-            continue;
-        }
-        match (l.message_id.as_deref(), l.request_id.as_deref()) {
-            (Some(id), Some(rq)) => {
-                if seen.contains(&(id, rq)) {
-                    continue;
-                }
-                match slot.get(&(id, rq)) {
-                    Some(&i) => groups[i] = l,
-                    None => {
-                        slot.insert((id, rq), groups.len());
-                        groups.push(l);
-                    }
-                }
-            }
-            _ => groups.push(l),
-        }
-    }
+    let groups: Vec<&UsageLine> = subagent_groups(s, files, |id, rq| seen.contains(&(id, rq)))
+        .into_iter()
+        .map(|(last, _)| last)
+        .collect();
     let subagents = (!groups.is_empty()).then(|| {
         let mut t = Tally::default();
         for l in &groups {
@@ -287,6 +267,41 @@ pub fn recorded(s: &Session, files: &[UsageLine], price: Option<&Price>) -> Reco
         subagents,
         harness_usd: s.harness_usd,
     }
+}
+
+/// A session's sub-agent responses (SPEC §9a): its inline sidechain lines,
+/// then `files`' (the sub-agent files'), `<synthetic>` ones left out, grouped
+/// by `message.id` + `requestId` in the order groups first appear — each as
+/// (its last line, whose usage counts; its first line, where it is) — a line
+/// without both ids its own response, a pair `billed` already left out.
+pub fn subagent_groups<'a>(
+    s: &'a Session,
+    files: &'a [UsageLine],
+    billed: impl Fn(&str, &str) -> bool,
+) -> Vec<(&'a UsageLine, &'a UsageLine)> {
+    let mut groups: Vec<(&UsageLine, &UsageLine)> = Vec::new();
+    let mut slot: HashMap<(&str, &str), usize> = HashMap::new();
+    for l in s.sidechain_usage.iter().chain(files) {
+        if l.model.as_deref() == Some(SYNTHETIC) {
+            continue;
+        }
+        match (l.message_id.as_deref(), l.request_id.as_deref()) {
+            (Some(id), Some(rq)) => {
+                if billed(id, rq) {
+                    continue;
+                }
+                match slot.get(&(id, rq)) {
+                    Some(&i) => groups[i].0 = l,
+                    None => {
+                        slot.insert((id, rq), groups.len());
+                        groups.push((l, l));
+                    }
+                }
+            }
+            _ => groups.push((l, l)),
+        }
+    }
+    groups
 }
 
 /// The observed breaks of `s` (§10) and what they cost against a warm read:

@@ -294,36 +294,10 @@ pub fn partition(
         return out;
     }
     main_thread(s, seen, &mut out);
-    // Sub-agent lines: grouped by key (the last line's usage wins), in the
-    // order groups first appear; a line without both ids is its own response.
-    let mut groups: Vec<&UsageLine> = Vec::new();
-    let mut slot: std::collections::HashMap<(&str, &str), usize> = Default::default();
-    let mut first: Vec<&UsageLine> = Vec::new();
-    for l in s.sidechain_usage.iter().chain(files) {
-        if l.model.as_deref() == Some(crate::session::SYNTHETIC_MODEL) {
-            continue;
-        }
-        match (l.message_id.as_deref(), l.request_id.as_deref()) {
-            (Some(id), Some(rq)) => {
-                if seen.contains(&(id.to_string(), rq.to_string())) {
-                    continue;
-                }
-                match slot.get(&(id, rq)) {
-                    Some(&i) => groups[i] = l,
-                    None => {
-                        slot.insert((id, rq), groups.len());
-                        groups.push(l);
-                        first.push(l);
-                    }
-                }
-            }
-            _ => {
-                groups.push(l);
-                first.push(l);
-            }
-        }
-    }
-    for (l, f) in groups.iter().zip(&first) {
+    let groups: Vec<(&UsageLine, &UsageLine)> = super::subagent_groups(s, files, |id, rq| {
+        seen.contains(&(id.to_string(), rq.to_string()))
+    });
+    for (l, f) in groups {
         if let (Some(id), Some(rq)) = (&l.message_id, &l.request_id) {
             seen.insert((id.clone(), rq.clone()));
         }

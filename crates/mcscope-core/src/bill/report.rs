@@ -51,15 +51,16 @@ impl Billed {
     /// The response's whole recorded cost; None when unpriced (or without an
     /// output rate).
     pub fn usd(&self) -> Option<f64> {
-        let p = self.price.as_ref()?;
-        Some(
-            (self.r.input as f64 * p.input
-                + self.r.output as f64 * p.output?
-                + self.r.cache_write_5m as f64 * p.write_5m
-                + self.r.cache_write_1h as f64 * p.write_1h
-                + self.r.cache_read as f64 * p.read)
-                / 1e6,
-        )
+        let r = &self.r;
+        let t = super::Tally {
+            responses: 1,
+            input: r.input,
+            output: r.output,
+            cache_write_5m: r.cache_write_5m,
+            cache_write_1h: r.cache_write_1h,
+            cache_read: r.cache_read,
+        };
+        t.usd(self.price.as_ref()?)
     }
 
     /// What (5m, 1h) tokens cost to write (B7); None when unpriced.
