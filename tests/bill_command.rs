@@ -457,6 +457,9 @@ fn i_a_budget_plan_without_its_records_did_not_run() {
     );
     let what_if = json(&["timeline", f, "--format", "json", "--policy", "budget"]);
     assert_eq!(what_if["requests"][86]["fired"], true);
+    // §16.L: DISABLE_MICROCOMPACT is a lever only where the plan ran.
+    let bill = json(&["bill", f, "--by", "session", "-j"]);
+    assert_eq!(bill["rows"][0]["levers"]["avoid_clearing"], Value::Null);
     let Some(entire) = corpus::file(EXAMPLE) else {
         return;
     };

@@ -23,7 +23,7 @@ pub struct Ran {
 }
 
 /// Whether the file holds a record of the writer of `kind`.
-fn has_record(s: &Session, kind: PlanKind) -> bool {
+pub fn has_record(s: &Session, kind: PlanKind) -> bool {
     match kind {
         // Only the budget writer's boundaries (a cached writer's are another plan's).
         PlanKind::Budget => s

@@ -45,6 +45,9 @@ pub struct Billed {
     pub at: Option<Timestamp>,
     /// The Claude Code version of the session's main thread at this response.
     pub version: Option<String>,
+    /// The session shows the plan its harness's clearing lever turns off ran
+    /// (a record of it, SPEC §16.I): only then is that lever one (§16.L).
+    pub clearing_ran: bool,
 }
 
 impl Billed {
@@ -91,6 +94,13 @@ pub fn session_rows(
         .unwrap_or_default();
     let project = project_of(s);
     let main_version = s.requests.iter().rev().find_map(|r| r.version.clone());
+    let clearing_ran = s
+        .harness
+        .rules()
+        .levers
+        .clearing
+        .as_ref()
+        .is_some_and(|(kind, _)| crate::analysis::has_record(s, *kind));
     rows.into_iter()
         .map(|r| Billed {
             session_id: session_id.clone(),
@@ -103,6 +113,7 @@ pub fn session_rows(
                 .as_deref()
                 .and_then(|t| t.trim().parse::<Timestamp>().ok()),
             version: r.version.clone().or_else(|| main_version.clone()),
+            clearing_ran,
             r,
         })
         .collect()
@@ -360,7 +371,12 @@ impl Row {
             if rules.clearing.is_some() || rules.ttl_1h.is_some() {
                 self.versions.insert(b.version.clone());
             }
-            if rules.clearing.as_ref().is_some_and(|l| l.holds(version)) {
+            if b.clearing_ran
+                && rules
+                    .clearing
+                    .as_ref()
+                    .is_some_and(|(_, l)| l.holds(version))
+            {
                 self.lever.clearing_applies = true;
             }
             if r.cache_write_5m > 0 && rules.ttl_1h.as_ref().is_some_and(|l| l.holds(version)) {
@@ -387,7 +403,13 @@ impl Row {
                 }
             }
             Cause::Resume => self.lever.resume += vs_read,
-            Cause::Clearing if rules.clearing.as_ref().is_some_and(|l| l.holds(version)) => {
+            Cause::Clearing
+                if b.clearing_ran
+                    && rules
+                        .clearing
+                        .as_ref()
+                        .is_some_and(|(_, l)| l.holds(version)) =>
+            {
                 self.lever.clearing += vs_read;
             }
             Cause::ToolsChanged => self.lever.tools += vs_read,
@@ -956,7 +978,7 @@ pub fn lever_words(row: &Row) -> Vec<String> {
     };
     for h in row.harnesses() {
         let rules = h.rules();
-        if let Some(c) = &rules.levers.clearing {
+        if let Some((_, c)) = &rules.levers.clearing {
             let to =
                 c.to.map_or(String::new(), |(a, b, c)| format!(" ≤ {a}.{b}.{c}"));
             say(l.avoid_clearing, &|d| {

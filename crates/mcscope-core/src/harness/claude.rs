@@ -38,11 +38,14 @@ pub(super) const CLAUDE_FACTS: Preset = Preset {
     // SPEC §16.C: read in the published bundles 2.1.22 … 2.1.337.
     levers: Levers {
         start_records: true,
-        clearing: Some(VersionedLever {
-            words: "DISABLE_MICROCOMPACT",
-            from: (2, 0, 0),
-            to: Some((2, 1, 63)),
-        }),
+        clearing: Some((
+            PlanKind::Budget,
+            VersionedLever {
+                words: "DISABLE_MICROCOMPACT",
+                from: (2, 0, 0),
+                to: Some((2, 1, 63)),
+            },
+        )),
         ttl_1h: Some(VersionedLever {
             words: "1-hour cache writes (CLAUDE_CODE_PROMPT_CACHE_TTL=1h from 2.1.285, ENABLE_PROMPT_CACHING_1H=1 from 2.1.200, in the shell)",
             from: (2, 1, 200),

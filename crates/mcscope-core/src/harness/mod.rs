@@ -567,8 +567,9 @@ pub struct Levers {
     /// resume may hide among them (`resume_undetected`).
     pub start_records: bool,
     /// The switch that turns the harness's clearing plan off, in the
-    /// versions it exists in.
-    pub clearing: Option<VersionedLever>,
+    /// versions it exists in, with that plan's kind (a lever only where the
+    /// session shows the plan ran, SPEC §16.L).
+    pub clearing: Option<(PlanKind, VersionedLever)>,
     /// The setting for 1-hour cache writes.
     pub ttl_1h: Option<VersionedLever>,
     /// What to do so that the tool list stays the same (a harness that loads
