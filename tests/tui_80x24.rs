@@ -295,7 +295,7 @@ fn the_demo_s_captions_are_whole_and_beside_their_region_at_80x24_and_120x40() {
                 mcscope::tui::layout::regions(Rect::new(0, 0, w, h), v.shape(w));
             let target = match st.region {
                 Region::List => list,
-                Region::Diff => diff,
+                Region::Diff | Region::LocalSide => diff,
                 Region::Footer => footer,
             };
             let top = lines

@@ -11,7 +11,10 @@ use crate::policy::{Delivery, PlanKind};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Region {
     List,
+    /// The diff, about its right side (the wire payload).
     Diff,
+    /// The diff, about its left side (the local request).
+    LocalSide,
     Footer,
 }
 
@@ -63,7 +66,8 @@ pub const STAGES: &[Stage] = &[
         pain: "only results already sent can be deleted",
         text: "toolu_D's result is still pending at request 5 (the server has not cached it yet), so it could not \
                be deleted even outside the keep window. The left side, the local request, keeps every result.",
-        region: Region::List,
+        // The caption sits above the diff, whose left side it talks about.
+        region: Region::LocalSide,
         kind: PlanKind::Count,
         delivery: Delivery::CacheEdits,
         request: 5,
@@ -75,7 +79,8 @@ pub const STAGES: &[Stage] = &[
         pain: "the UI shows no change but tokens went away",
         text: "On the right, the request as sent: a cache_edits block deletes toolu_A and toolu_B from the server's \
                cache, pinned in the message where it was first sent; every earlier tool_result carries a \
-               cache_reference. The content itself is unchanged, so the cached prefix stays intact.",
+               cache_reference. The content is unchanged: this plan keeps the prefix; the footer's break is the \
+               pause's (ttl).",
         region: Region::Diff,
         kind: PlanKind::Count,
         delivery: Delivery::CacheEdits,

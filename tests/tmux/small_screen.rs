@@ -29,7 +29,14 @@ fn at_80x24_each_demo_caption_is_whole_and_its_region_stays_in_view() {
             "At request 5 four results are active",
             "toolu_B  Grep",
         ),
-        (3, "5/6", "still pending at request 5", "toolu_D  Read"),
+        // Stage 3 talks about the diff's left side: the local request still
+        // holds toolu_D's result (the words issue: it was covered).
+        (
+            3,
+            "5/6",
+            "still pending at request 5",
+            "\"tool_use_id\": \"toolu_D",
+        ),
         (
             4,
             "6/6",

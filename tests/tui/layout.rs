@@ -46,6 +46,7 @@ fn demo_walks_through_the_stages_and_points_at_each_region() {
         let pointer = match st.region {
             Region::List => "▲ the age list above",
             Region::Diff => "▼ the wire payload below, right side",
+            Region::LocalSide => "▼ the local request below, left side",
             Region::Footer => "▼ the footer below",
         };
         assert!(
@@ -56,6 +57,16 @@ fn demo_walks_through_the_stages_and_points_at_each_region() {
         seen.push(text);
         a.update(Action::NextRequest);
     }
+    // The words issue: stage 4 never says the prefix stays intact above an
+    // observed break; it says the break is the recorded expiry.
+    let four = STAGES[3].text();
+    assert!(!four.contains("stays intact"), "{four}");
+    assert!(
+        four.contains("this plan keeps the prefix; the footer's break is the pause's (ttl)"),
+        "{four}"
+    );
+    // Stage 3 talks about the diff's left side from above it.
+    assert_eq!(STAGES[2].region, Region::LocalSide);
     // Stage 2 is request 5, where count deleted A and B.
     assert!(seen[1].contains("request 5/6"));
     // Stage 4 shows the cache_edits block; stage 5 the placeholder and the broken prefix.

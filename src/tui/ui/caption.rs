@@ -16,6 +16,7 @@ pub(super) fn caption_lines(stage: usize, inner: usize, above: bool, full: bool)
     let pointer = match st.region {
         Region::List => format!("{arrow} the age list {place}"),
         Region::Diff => format!("{arrow} the wire payload {place}, right side"),
+        Region::LocalSide => format!("{arrow} the local request {place}, left side"),
         Region::Footer => format!("{arrow} the footer {place}: cache verdict and session totals"),
     };
     let hint = format!(
@@ -77,7 +78,7 @@ pub(super) fn draw_caption(
     let area = f.area();
     let target = match st.region {
         Region::List => list,
-        Region::Diff => diff,
+        Region::Diff | Region::LocalSide => diff,
         Region::Footer => footer,
     };
     // Mark the region talked about: its first row stands out.
