@@ -151,8 +151,8 @@ fn session_block(out: &mut String, row: &Row, breakdown: bool, color: bool) {
             .split_once(' ')
             .map_or(row.label.as_str(), |x| x.0),
         when,
-        row.responses,
-        if row.responses == 1 { "" } else { "s" },
+        row.tally.responses,
+        if row.tally.responses == 1 { "" } else { "s" },
         models.join(", ")
     );
     let project = clean(row.label.split_once(' ').map_or("", |x| x.1));
@@ -183,7 +183,7 @@ fn session_block(out: &mut String, row: &Row, breakdown: bool, color: bool) {
 
 /// The recorded line, the causes and the levers of a row.
 fn total_lines(out: &mut String, row: &Row, color: bool) {
-    let w = row.cache_write_5m.saturating_add(row.cache_write_1h);
+    let w = row.cache_write();
     let rate = row
         .hit_rate()
         .map_or("?".into(), |r| format!("{:.1} %", r * 100.0));
@@ -193,8 +193,8 @@ fn total_lines(out: &mut String, row: &Row, color: bool) {
         fmt_int(w),
         dollars(row.cache_write_usd())
     );
-    if row.cache_write_1h > 0 {
-        let _ = write!(line, " (1h: {})", fmt_int(row.cache_write_1h));
+    if row.tally.cache_write_1h > 0 {
+        let _ = write!(line, " (1h: {})", fmt_int(row.tally.cache_write_1h));
     }
     let _ = writeln!(out, "{line}");
     unpriced_line(out, row);
@@ -246,12 +246,12 @@ fn models_lines(out: &mut String, row: &Row) {
             out,
             "    {}: {} responses, input {}, output {}, write 5m {}, write 1h {}, read {}, {}",
             clean(&m.model),
-            m.responses,
-            fmt_int(m.input),
-            fmt_int(m.output),
-            fmt_int(m.cache_write_5m),
-            fmt_int(m.cache_write_1h),
-            fmt_int(m.cache_read),
+            m.tally.responses,
+            fmt_int(m.tally.input),
+            fmt_int(m.tally.output),
+            fmt_int(m.tally.cache_write_5m),
+            fmt_int(m.tally.cache_write_1h),
+            fmt_int(m.tally.cache_read),
             dollars(m.usd)
         );
     }
@@ -292,12 +292,12 @@ fn table(out: &mut String, bill: &Bill, breakdown: bool, color: bool) {
             .filter(|c| !matches!(c, Cause::Growth | Cause::Ttl | Cause::Unexplained))
             .collect();
         let cells = [
-            r.responses.to_string(),
-            fmt_int(r.input),
-            fmt_int(r.output),
-            fmt_int(r.cache_write_5m),
-            fmt_int(r.cache_write_1h),
-            fmt_int(r.cache_read),
+            r.tally.responses.to_string(),
+            fmt_int(r.tally.input),
+            fmt_int(r.tally.output),
+            fmt_int(r.tally.cache_write_5m),
+            fmt_int(r.tally.cache_write_1h),
+            fmt_int(r.tally.cache_read),
             dollars(r.usd),
             dollars(r.cache_write_usd()),
             pct(&[Cause::Growth]),

@@ -275,6 +275,42 @@ fn short(n: u64) -> String {
 mod tests {
     use super::*;
 
+    /// The README's example line, as §18.11 shortens it: 103 columns whole;
+    /// the zero count goes (87), then the word microcompacts (74).
+    #[test]
+    fn the_readme_s_line_within_80_columns() {
+        let now = 1_780_000_000_000;
+        let a = Answer {
+            ctx_tokens: Some(93_000),
+            hit_rate: Some(0.8),
+            compactions: 0,
+            recorded_clearings: 1,
+            last_break: Some(super::super::fold::Break {
+                at: None,
+                at_ms: Some(now - 46 * 60_000),
+                explanation: "cache_edits".into(),
+                cause: "clearing".into(),
+                model: None,
+                tokens_5m: 0,
+                tokens_1h: 0,
+            }),
+            writes: Vec::new(),
+            break_is_latest: false,
+            max_prompt: 93_000,
+            cold: Some(super::super::fold::Cold {
+                sent_ms: Some(now - 60_000 - 30_000),
+                one_hour: false,
+                next_tokens: 93_000,
+                model: None,
+            }),
+        };
+        let cost = Cost::of(&a, &|_| None, now);
+        assert_eq!(
+            line(&a, &cost, Some(200_000), now),
+            "ctx 93k/200k · hit 80% · 1 · cold in 4m · last break 46m ago (cache_edits)\n"
+        );
+    }
+
     #[test]
     fn tokens_and_minutes_read_short() {
         assert_eq!(short(950), "950");

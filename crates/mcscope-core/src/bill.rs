@@ -209,7 +209,7 @@ pub struct RecordedJson {
     pub unpriced: Option<crate::bill::report::Unpriced>,
 }
 
-fn tally_json(t: &Tally, usd: Option<f64>) -> TallyJson {
+pub(crate) fn tally_json(t: &Tally, usd: Option<f64>) -> TallyJson {
     TallyJson {
         responses: t.responses,
         input: t.input,

@@ -116,20 +116,7 @@ pub fn setting_totals(setup: &Setup) -> Option<SettingTotals> {
         &mut Default::default(),
         &price_of,
     );
-    let bill = crate::bill::report::bill(
-        &billed,
-        &crate::bill::report::Ask {
-            by: crate::bill::report::By::Session,
-            tz: &crate::zone::display(),
-            since: None,
-            until: None,
-        },
-        Vec::new(),
-    )
-    .rows
-    .into_iter()
-    .next()
-    .unwrap_or_default();
+    let bill = crate::bill::report::total(&billed);
     Some(SettingTotals {
         totals,
         delta_usd,

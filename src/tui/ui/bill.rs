@@ -13,7 +13,7 @@ pub fn bill_lines(v: &SessionView, bar: usize) -> Vec<String> {
         return vec!["counting the bill…".into()];
     };
     let row = &t.bill;
-    let w = row.cache_write_5m.saturating_add(row.cache_write_1h);
+    let w = row.cache_write();
     let usd = |x: Option<f64>| x.map_or("$?".to_string(), |x| format!("${x:.2}"));
     let mut out = vec![format!(
         "cache writes {} tokens = {} · recorded {}",

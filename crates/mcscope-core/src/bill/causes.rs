@@ -158,6 +158,18 @@ pub struct Response {
 }
 
 impl Response {
+    /// Its tokens as §9a's sums count them.
+    pub fn tally(&self) -> super::Tally {
+        super::Tally {
+            responses: 1,
+            input: self.input,
+            output: self.output,
+            cache_write_5m: self.cache_write_5m,
+            cache_write_1h: self.cache_write_1h,
+            cache_read: self.cache_read,
+        }
+    }
+
     pub fn write(&self) -> u64 {
         self.cache_write_5m.saturating_add(self.cache_write_1h)
     }

@@ -54,16 +54,7 @@ impl Billed {
     /// The response's whole recorded cost; None when unpriced (or without an
     /// output rate).
     pub fn usd(&self) -> Option<f64> {
-        let r = &self.r;
-        let t = super::Tally {
-            responses: 1,
-            input: r.input,
-            output: r.output,
-            cache_write_5m: r.cache_write_5m,
-            cache_write_1h: r.cache_write_1h,
-            cache_read: r.cache_read,
-        };
-        t.usd(self.price.as_ref()?)
+        self.r.tally().usd(self.price.as_ref()?)
     }
 
     /// What (5m, 1h) tokens cost to write (B7); None when unpriced.
@@ -178,19 +169,23 @@ pub struct BreakRow {
     pub marker: Option<(&'static str, usize)>,
 }
 
-/// One model's share of a row.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One model's share of a row: §9a's sums and their dollars.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModelRow {
     pub model: String,
     pub price_prefix: Option<String>,
-    pub responses: u64,
-    pub input: u64,
-    pub output: u64,
-    pub cache_write_5m: u64,
-    pub cache_write_1h: u64,
-    pub cache_read: u64,
+    pub tally: super::Tally,
     pub usd: Option<f64>,
-    pub hit_rate: Option<f64>,
+}
+
+/// A [`ModelRow`] as the JSON writes it: the model, its price row, then
+/// §9a's `TallyJson` fields.
+#[derive(Debug, Serialize)]
+pub struct ModelJson<'a> {
+    pub model: &'a str,
+    pub price_prefix: Option<&'a str>,
+    #[serde(flatten)]
+    pub tally: super::TallyJson,
 }
 
 /// `unpriced: {"responses", "models"}` (§18.5).
@@ -232,12 +227,8 @@ impl Levers {
 pub struct Row {
     pub key: String,
     pub label: String,
-    pub responses: u64,
-    pub input: u64,
-    pub output: u64,
-    pub cache_write_5m: u64,
-    pub cache_write_1h: u64,
-    pub cache_read: u64,
+    /// §9a's sums of its responses.
+    pub tally: super::Tally,
     /// Σ over priced responses; None when none is priced.
     pub usd: Option<f64>,
     pub models: BTreeMap<String, ModelRow>,
@@ -303,12 +294,8 @@ impl Row {
 
     fn add(&mut self, b: &Billed, keep_breaks: bool) {
         let r = &b.r;
-        self.responses = self.responses.saturating_add(1);
-        self.input = self.input.saturating_add(r.input);
-        self.output = self.output.saturating_add(r.output);
-        self.cache_write_5m = self.cache_write_5m.saturating_add(r.cache_write_5m);
-        self.cache_write_1h = self.cache_write_1h.saturating_add(r.cache_write_1h);
-        self.cache_read = self.cache_read.saturating_add(r.cache_read);
+        let t = r.tally();
+        self.tally.add(&t);
         let usd = b.usd();
         add_opt(&mut self.usd, usd);
         let model = r
@@ -325,21 +312,10 @@ impl Row {
             .or_insert_with(|| ModelRow {
                 model,
                 price_prefix: b.price.as_ref().map(|p| p.prefix.clone()),
-                responses: 0,
-                input: 0,
-                output: 0,
-                cache_write_5m: 0,
-                cache_write_1h: 0,
-                cache_read: 0,
+                tally: super::Tally::default(),
                 usd: None,
-                hit_rate: None,
             });
-        m.responses = m.responses.saturating_add(1);
-        m.input = m.input.saturating_add(r.input);
-        m.output = m.output.saturating_add(r.output);
-        m.cache_write_5m = m.cache_write_5m.saturating_add(r.cache_write_5m);
-        m.cache_write_1h = m.cache_write_1h.saturating_add(r.cache_write_1h);
-        m.cache_read = m.cache_read.saturating_add(r.cache_read);
+        m.tally.add(&t);
         add_opt(&mut m.usd, usd);
         self.sessions.insert(b.session_id.clone());
         if let Some(t) = b.at {
@@ -478,7 +454,7 @@ impl Row {
         match (u.usd, self.cache_write_usd()) {
             (Some(a), Some(b)) if b > 0.0 => Some(super::rate4(a / b)),
             _ => {
-                let w = self.cache_write_5m.saturating_add(self.cache_write_1h);
+                let w = self.cache_write();
                 (w > 0).then(|| {
                     super::rate4(u.tokens_5m.saturating_add(u.tokens_1h) as f64 / w as f64)
                 })
@@ -487,12 +463,14 @@ impl Row {
     }
 
     pub fn hit_rate(&self) -> Option<f64> {
-        let p = self
-            .input
-            .saturating_add(self.cache_write_5m)
-            .saturating_add(self.cache_write_1h)
-            .saturating_add(self.cache_read);
-        (p > 0).then(|| super::rate4(self.cache_read as f64 / p as f64))
+        self.tally.hit_rate().map(super::rate4)
+    }
+
+    /// Its cache writes, 5m and 1h.
+    pub fn cache_write(&self) -> u64 {
+        self.tally
+            .cache_write_5m
+            .saturating_add(self.tally.cache_write_1h)
     }
 
     pub fn unpriced(&self) -> Unpriced {
@@ -510,7 +488,7 @@ impl Row {
         match (usd, self.cache_write_usd()) {
             (Some(a), Some(b)) if b > 0.0 => a / b,
             _ => {
-                let w = self.cache_write_5m.saturating_add(self.cache_write_1h);
+                let w = self.cache_write();
                 if w == 0 {
                     0.0
                 } else {
@@ -592,11 +570,12 @@ pub struct Ask<'a> {
     pub until: Option<jiff::civil::Date>,
 }
 
-/// One row over every response (the levers `compare` names, §18.24).
+/// One row over every response, its breaks listed (the levers `compare`
+/// and the explain page name, §18.24; the TUI's `$` panel).
 pub fn total(responses: &[Billed]) -> Row {
     let mut row = Row::new(String::new(), "total".into());
     for b in responses {
-        row.add(b, false);
+        row.add(b, true);
     }
     row
 }
@@ -712,7 +691,7 @@ pub struct RowJson<'a> {
     pub usd: Option<f64>,
     pub hit_rate: Option<f64>,
     pub unpriced: Unpriced,
-    pub models: Vec<ModelRow>,
+    pub models: Vec<ModelJson<'a>>,
     pub cache_write_usd: Option<f64>,
     /// Every cause, in [`Cause::ALL`]'s order.
     pub cache_write_causes: serde_json::Map<String, serde_json::Value>,
@@ -758,31 +737,24 @@ impl Row {
             key: with_key.then_some(self.key.as_str()),
             label: with_key.then_some(self.label.as_str()),
             sessions: self.sessions.len(),
-            responses: self.responses,
+            responses: self.tally.responses,
             first_at: rfc(self.first_at),
             last_at: rfc(self.last_at),
-            input: self.input,
-            output: self.output,
-            cache_write_5m: self.cache_write_5m,
-            cache_write_1h: self.cache_write_1h,
-            cache_read: self.cache_read,
+            input: self.tally.input,
+            output: self.tally.output,
+            cache_write_5m: self.tally.cache_write_5m,
+            cache_write_1h: self.tally.cache_write_1h,
+            cache_read: self.tally.cache_read,
             usd: usd_rounded(self.usd),
             hit_rate: self.hit_rate(),
             unpriced: self.unpriced(),
             models: self
                 .models
                 .values()
-                .map(|m| ModelRow {
-                    usd: usd_rounded(m.usd),
-                    hit_rate: {
-                        let p = m
-                            .input
-                            .saturating_add(m.cache_write_5m)
-                            .saturating_add(m.cache_write_1h)
-                            .saturating_add(m.cache_read);
-                        (p > 0).then(|| super::rate4(m.cache_read as f64 / p as f64))
-                    },
-                    ..m.clone()
+                .map(|m| ModelJson {
+                    model: &m.model,
+                    price_prefix: m.price_prefix.as_deref(),
+                    tally: super::tally_json(&m.tally, m.usd),
                 })
                 .collect(),
             cache_write_usd: usd_rounded(self.cache_write_usd()),
