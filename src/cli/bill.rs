@@ -59,18 +59,8 @@ pub struct BillArgs {
     /// Print JSON (`mcscope.bill/1`).
     #[arg(short = 'j', long)]
     pub json: bool,
-    /// USD per million input tokens (overrides the price table's row).
-    #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
-    pub price_input: Option<f64>,
-    #[arg(long = "price-write-5m", value_name = "USD", value_parser = crate::setup::price_arg)]
-    pub price_write_5m: Option<f64>,
-    #[arg(long = "price-write-1h", value_name = "USD", value_parser = crate::setup::price_arg)]
-    pub price_write_1h: Option<f64>,
-    #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
-    pub price_read: Option<f64>,
-    /// USD per million output tokens.
-    #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
-    pub price_output: Option<f64>,
+    #[command(flatten)]
+    pub prices: super::compare::PriceArgs,
     /// No notes on stderr.
     #[arg(long, short)]
     pub quiet: bool,
@@ -114,13 +104,7 @@ pub fn run_bill(args: &BillArgs, color: bool) -> Result<String, UsageError> {
         );
     }
     let config = crate::config::load()?;
-    let flags = crate::prices::PriceFlags {
-        input: args.price_input,
-        write_5m: args.price_write_5m,
-        write_1h: args.price_write_1h,
-        read: args.price_read,
-        output: args.price_output,
-    };
+    let flags = args.prices.flags();
     let price = |m: Option<&str>| crate::prices::price_with(m, &flags, &config.prices).ok();
     let single = units.len() == 1 && given.is_some_and(|p| !p.is_dir());
     // Each session partitioned on its own (in parallel); a response met again

@@ -31,6 +31,36 @@ pub struct CompareArgs {
     pub given: Given,
 }
 
+/// The `--price-*` flags of `compare` and `bill`: rates that override the
+/// price table's row (USD per million tokens).
+#[derive(Args, Debug, Clone, Default)]
+pub struct PriceArgs {
+    /// USD per million input tokens (overrides the price table's row).
+    #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
+    pub price_input: Option<f64>,
+    #[arg(long = "price-write-5m", value_name = "USD", value_parser = crate::setup::price_arg)]
+    pub price_write_5m: Option<f64>,
+    #[arg(long = "price-write-1h", value_name = "USD", value_parser = crate::setup::price_arg)]
+    pub price_write_1h: Option<f64>,
+    #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
+    pub price_read: Option<f64>,
+    /// USD per million output tokens (the recorded bill's `output` rate).
+    #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
+    pub price_output: Option<f64>,
+}
+
+impl PriceArgs {
+    pub fn flags(&self) -> crate::prices::PriceFlags {
+        crate::prices::PriceFlags {
+            input: self.price_input,
+            write_5m: self.price_write_5m,
+            write_1h: self.price_write_1h,
+            read: self.price_read,
+            output: self.price_output,
+        }
+    }
+}
+
 /// `compare`'s flags that are no parameter's of the table.
 #[derive(Args, Debug, Clone, Default)]
 pub struct CompareOwn {
@@ -54,18 +84,8 @@ pub struct CompareOwn {
     pub api_edit: Vec<String>,
     #[command(flatten)]
     pub shared: opts::SharedArgs,
-    /// USD per million input tokens (overrides the price table's row).
-    #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
-    pub price_input: Option<f64>,
-    #[arg(long = "price-write-5m", value_name = "USD", value_parser = crate::setup::price_arg)]
-    pub price_write_5m: Option<f64>,
-    #[arg(long = "price-write-1h", value_name = "USD", value_parser = crate::setup::price_arg)]
-    pub price_write_1h: Option<f64>,
-    #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
-    pub price_read: Option<f64>,
-    /// USD per million output tokens (the recorded bill's `output` rate).
-    #[arg(long, value_name = "USD", value_parser = crate::setup::price_arg)]
-    pub price_output: Option<f64>,
+    #[command(flatten)]
+    pub prices: PriceArgs,
     /// html: one self-contained page (the table, and for one session the chart
     /// of recorded vs simulated context per request).
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
@@ -314,13 +334,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     let req = compare::Request {
         lists: &lists,
         cache_ttl,
-        prices: crate::prices::PriceFlags {
-            input: args.own.price_input,
-            write_5m: args.own.price_write_5m,
-            write_1h: args.own.price_write_1h,
-            read: args.own.price_read,
-            output: args.own.price_output,
-        },
+        prices: args.own.prices.flags(),
         setup: &setup,
         progress: &progress,
         baseline: !args.own.no_baseline,
