@@ -590,7 +590,7 @@ fn a_sidecar_s_bad_value_is_named_with_the_file_and_the_key() {
         ),
         (
             r#"{"preset": "cursor"}"#,
-            r#"preset = "cursor": not a preset (claude, qwen, api, gemini, opencode)"#,
+            r#"preset = "cursor": not a preset (claude, qwen, api, gemini, opencode, cline)"#,
         ),
         (
             r#"{"opencode": {"prune_protect_tokens": "x"}}"#,
@@ -631,6 +631,7 @@ fn config_print_lists_prices_and_theme_once_under_their_own_heading() {
             "[qwen]",
             "[gemini]",
             "[opencode]",
+            "[cline]",
             "[every harness]"
         ]
     );

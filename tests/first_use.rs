@@ -344,7 +344,7 @@ fn a_bad_value_lists_the_names_the_json_uses() {
     let e = run(&["plan", demo, "--policy", "bogus"]);
     assert!(
         e.contains(
-            "[possible values: auto, idle, idle-server, forced, size, count, budget, api, recorded, mask, prune]"
+            "[possible values: auto, idle, idle-server, forced, size, count, budget, api, recorded, mask, prune, cline]"
         ),
         "{e}"
     );
@@ -358,7 +358,7 @@ fn a_bad_value_lists_the_names_the_json_uses() {
     let e = run(&["plan", demo, "--input-format", "csv"]);
     assert!(
         e.contains(
-            "[possible values: claude-jsonl, qwen-jsonl, messages-json, gemini-jsonl, gemini-json, opencode-db, opencode-json, opencode-export]"
+            "[possible values: claude-jsonl, qwen-jsonl, messages-json, gemini-jsonl, gemini-json, opencode-db, opencode-json, opencode-export, cline-task]"
         ),
         "{e}"
     );

@@ -356,7 +356,8 @@ fn bad_usage_exits_2_with_one_line() {
     // The five newest (by modification time, which a checkout sets at will).
     assert!(
         err.contains("is a directory; give one session file, e.g. sample-sessions/")
-            && err.matches(".jsonl").count() == 5,
+            && err.matches(".jsonl").count() + err.matches("api_conversation_history.json").count()
+                == 5,
         "lists the newest sessions: {err}"
     );
 }

@@ -195,6 +195,8 @@ pub fn check_session(s: &Session, data: &[u8]) {
         }
         // Rows of a database, files of a tree or one export object: no lines to check.
         Format::OpencodeDb | Format::OpencodeJson | Format::OpencodeExport => {}
+        // A task folder's files: no lines to check.
+        Format::ClineTask => {}
     }
 }
 
@@ -284,7 +286,7 @@ pub fn pipeline(path: &Path, data: &[u8]) {
     }
     let deliveries: &[Delivery] = match harness {
         HarnessId::Claude | HarnessId::Opencode => &[Delivery::Rewrite, Delivery::CacheEdits],
-        HarnessId::Qwen | HarnessId::Gemini => &[Delivery::Rewrite],
+        HarnessId::Qwen | HarnessId::Gemini | HarnessId::Cline => &[Delivery::Rewrite],
     };
     for kind in [
         PlanKind::Mask,
@@ -692,6 +694,12 @@ fn check_wire(setup: &Setup, plan: &PlanAt, wire: &Value, local: &Value) {
                         w["content"],
                         Value::String(PLACEHOLDER.into()),
                         "{c} request {k}: a cleared result is not the placeholder"
+                    ),
+                    // Cline's notice replaces the content (reference §3.2).
+                    HarnessId::Cline => assert_eq!(
+                        w["content"],
+                        Value::String(mcscope::harness::CLINE_NOTICE.into()),
+                        "{c} request {k}: a cleared result is not Cline's notice"
                     ),
                     HarnessId::Qwen => assert_eq!(
                         w["functionResponse"]["response"]["output"],

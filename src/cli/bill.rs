@@ -80,7 +80,10 @@ pub fn run_bill(args: &BillArgs, color: bool) -> Result<String, UsageError> {
     let given = args.path.as_deref();
     let (files, databases, looked_in) = match given {
         Some(p) if p.is_dir() => (
-            crate::compare::session_files(p).map_err(|e| UsageError::io(p, e))?,
+            {
+                super::compare::say_unread(&[p.to_path_buf()]);
+                crate::compare::session_files(p).map_err(|e| UsageError::io(p, e))?
+            },
             Vec::new(),
             p.display().to_string(),
         ),

@@ -285,7 +285,10 @@ pub fn run_compare(args: &CompareArgs) -> Result<String, UsageError> {
     let given = args.own.path.as_deref();
     let (files, folder, looked_in) = match given {
         Some(p) if p.is_dir() => (
-            compare::session_files(p).map_err(|e| UsageError::io(p, e))?,
+            {
+                say_unread(&[p.to_path_buf()]);
+                compare::session_files(p).map_err(|e| UsageError::io(p, e))?
+            },
             true,
             p.display().to_string(),
         ),
@@ -456,6 +459,7 @@ fn render(
 /// the places looked in, for the note when none has one.
 pub(super) fn harness_sessions() -> Result<(Vec<PathBuf>, bool, String), UsageError> {
     let folders = crate::harness::session_folders();
+    say_unread(&folders);
     let mut files = Vec::new();
     for dir in folders.iter().filter(|d| d.is_dir()) {
         files.extend(crate::compare::session_files(dir).map_err(|e| UsageError::io(dir, e))?);
@@ -467,6 +471,14 @@ pub(super) fn harness_sessions() -> Result<(Vec<PathBuf>, bool, String), UsageEr
         .map(|d| d.display().to_string())
         .collect();
     Ok((files, true, named.join(" or ")))
+}
+
+/// One line on stderr for each store of sessions in or beside `folders`
+/// that mcscope does not read (Cline 4.1+'s, SPEC §18.4): said, exit 0.
+pub fn say_unread(folders: &[PathBuf]) {
+    for line in crate::load::format::unread_stores(folders) {
+        eprintln!("mcscope: {}", crate::sanitize::line(&line));
+    }
 }
 
 /// Every database a harness keeps its sessions in, where it exists.

@@ -14,7 +14,7 @@ pub use crate::setup::{
     UsageError, cache_ttl, directory_error, input_format, read_sidecar, request_index, resolve_id,
     setup, setup_from, setup_with_config, setup_with_progress, sidecar_path,
 };
-pub use compare::{CompareArgs, CompareFormat, CompareOwn, run_compare};
+pub use compare::{CompareArgs, CompareFormat, CompareOwn, run_compare, say_unread};
 pub use explain::{check_output, emit, explain_page};
 
 pub use crate::color::ColorChoice;
@@ -360,7 +360,8 @@ mod tests {
                 "api",
                 "recorded",
                 "mask",
-                "prune"
+                "prune",
+                "cline"
             ]
         );
         let sides: Vec<String> = named::<Side>()

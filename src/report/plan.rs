@@ -44,6 +44,9 @@ struct PlanRequestJson<'a> {
     #[serde(flatten)]
     kinds: kinds::RequestKindsJson,
     silent: bool,
+    /// SPEC §18.3: present where the plan in force is Cline's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cline: Option<Value>,
 }
 
 /// One candidate of the plan: the result, its status and why.
@@ -200,6 +203,7 @@ pub fn plan_json<'a>(
             version: &req.version,
             kinds: kinds::request_kinds(setup, req, step.kind),
             silent: silent(step, req.begins_turn),
+            cline: mcscope_core::policy::engine::cline_request_json(s, req.index, &step.note),
         }),
         policy: kinds::policy_at(setup, req, step.kind),
         caveats: caveats_json(setup.caveats_at(req, step)),

@@ -179,6 +179,9 @@ struct TimelineRow<'a> {
     api: Option<api::ApiJson<'a>>,
     /// SPEC §13.S10, per request (null unless idle-server is in force).
     idle_server: Option<kinds::IdleServerJson>,
+    /// SPEC §18.3: present where the plan in force is Cline's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cline: Option<Value>,
     in_wire_tokens: u64,
     cache_break: bool,
     tokens_rewritten: u64,
@@ -240,6 +243,7 @@ fn timeline_row<'a>(
         evidence: ev.json(),
         api: api::json(setup, st),
         idle_server: st.idle_server.as_ref().map(kinds::idle_server_json),
+        cline: mcscope_core::policy::engine::cline_request_json(s, st.index, &st.note),
         in_wire_tokens: f.in_wire_tokens,
         cache_break: f.cache_break(),
         tokens_rewritten: f.tokens_rewritten,

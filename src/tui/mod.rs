@@ -90,6 +90,7 @@ pub fn load_session_with(
         Ok(c) => (c, None),
         Err(e) => (Default::default(), Some(format!("{e}: defaults used"))),
     };
+    let path = &*crate::load::session_file(path);
     if path.is_dir() {
         return Err(setup::directory_error(path));
     }
@@ -322,16 +323,21 @@ pub fn run(path: Option<&Path>, opts: &Opts, launch: &Launch) -> Result<(), Usag
         if let Some(note) = note {
             eprintln!("mcscope: {}", crate::sanitize::line(&note));
         }
+        crate::cli::say_unread(&folders);
         let title: Vec<String> = folders.iter().map(|d| d.display().to_string()).collect();
         let title = picker::with_skipped(title.join(" + "), not_regular);
         Ok::<_, UsageError>(App::picker(title, sessions))
     };
     let (mut app, mut loading) = match path {
-        Some(p) if p.is_dir() => (picker(vec![p.to_path_buf()], false)?, None),
+        Some(p) if p.is_dir() && crate::load::session_file(p) == p => {
+            (picker(vec![p.to_path_buf()], false)?, None)
+        }
         Some(p) => {
             if launch.window.is_set() {
                 return Err(UsageError::WindowNeedsFolder);
             }
+            // A folder that is one session (a Cline task): its file.
+            let p = &*crate::load::session_file(p);
             let meta = std::fs::metadata(p).map_err(|e| UsageError::io(p, e))?;
             if !meta.is_file() {
                 // Said before the terminal is taken (the load would refuse it too).

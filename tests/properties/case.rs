@@ -65,6 +65,7 @@ fn policy_of(pol: &GenPolicy, qwen: bool) -> Policy {
         KindArg::Recorded => PlanKind::Recorded,
         KindArg::Mask => PlanKind::Mask,
         KindArg::Prune => PlanKind::Prune,
+        KindArg::Cline => PlanKind::Cline,
     };
     p.keep_recent = Some(pol.keep);
     p.gap_threshold_minutes = pol.gap as f64;

@@ -195,6 +195,8 @@ impl Case {
             KindArg::Mask => unreachable!("the generator makes no mask policies"),
             // OpenCode's prune has its own tests (tests/opencode.rs).
             KindArg::Prune => unreachable!("the generator makes no prune policies"),
+            // Cline's context manager has its own tests (tests/cline.rs).
+            KindArg::Cline => unreachable!("the generator makes no cline policies"),
         }
     }
 }

@@ -117,7 +117,7 @@ fn the_counter_sees_a_variant_and_skips_comments_and_longer_names() {
 
 #[test]
 fn the_registry_names_each_preset_and_refuses_an_unknown_one() {
-    for name in ["claude", "qwen", "api", "gemini", "opencode"] {
+    for name in ["claude", "qwen", "api", "gemini", "opencode", "cline"] {
         let p = harness::by_name(name).unwrap();
         assert_eq!(p.name(), name);
         assert_eq!(p.rules().name, name);
@@ -126,7 +126,7 @@ fn the_registry_names_each_preset_and_refuses_an_unknown_one() {
     let e = harness::by_name("cursor").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "unknown harness \"cursor\" (known: claude, qwen, api, gemini, opencode)"
+        "unknown harness \"cursor\" (known: claude, qwen, api, gemini, opencode, cline)"
     );
 }
 

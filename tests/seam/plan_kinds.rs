@@ -18,6 +18,7 @@ fn kind_function(kind: mcscope::policy::PlanKind) -> Option<(&'static str, &'sta
         "recorded" => ("recorded.rs", "recorded"),
         "mask" => ("mask.rs", "mask"),
         "prune" => ("prune.rs", "prune"),
+        "cline" => ("cline.rs", "cline"),
         other => panic!("plan kind {other} has no row in kind_function"),
     })
 }
@@ -64,7 +65,7 @@ fn every_plan_kind_is_a_function_of_a_look_and_the_policy() {
         }
         seen += 1;
     }
-    assert_eq!(seen, 10, "every kind but auto has its function");
+    assert_eq!(seen, 11, "every kind but auto has its function");
 }
 
 /// The kinds a harness declares `auto` may choose (`Harness::auto_kinds`, which

@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn ids_are_unique_and_texts_say_something() {
         let all = all();
-        assert_eq!(all.len(), 24);
+        assert_eq!(all.len(), 28);
         for (i, c) in all.iter().enumerate() {
             assert!(all[i + 1..].iter().all(|d| d.id != c.id));
             assert!(c.text.len() > 40 && !c.short.is_empty());
@@ -174,6 +174,7 @@ mod tests {
             marked: false,
             sanitized: false,
             redacted_differs: false,
+            condensed: false,
         }
     }
 

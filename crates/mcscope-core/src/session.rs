@@ -441,6 +441,39 @@ pub struct Session {
     /// What the bill reads of a Claude transcript beside its messages (SPEC
     /// §16.B5, §16.B6, §16.R BL1).
     pub bill_marks: BillMarks,
+    /// What a harness's loader records beyond this model, read back by type
+    /// by that harness's own plan and evidence (a Cline task's facts).
+    pub own: OwnFacts,
+    /// The session records the harness summarizing its history where its
+    /// plan would truncate (Cline's auto-condense, SPEC §18.4).
+    pub condensed: bool,
+}
+
+/// A harness's own facts of a session (see [`Session::own`]): one value of
+/// the loader's type, shared by every copy of the session.
+#[derive(Clone, Default)]
+pub struct OwnFacts(Option<std::sync::Arc<dyn std::any::Any + std::marker::Send + Sync>>);
+
+impl OwnFacts {
+    /// Facts of type `T`.
+    pub fn of<T: std::any::Any + std::marker::Send + Sync>(facts: T) -> OwnFacts {
+        OwnFacts(Some(std::sync::Arc::new(facts)))
+    }
+
+    /// The facts, where they are of type `T`.
+    pub fn get<T: std::any::Any>(&self) -> Option<&T> {
+        self.0.as_deref().and_then(|a| a.downcast_ref::<T>())
+    }
+}
+
+impl std::fmt::Debug for OwnFacts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "OwnFacts(..)"
+        } else {
+            "OwnFacts(None)"
+        })
+    }
 }
 
 /// What the cache-write bill reads of a Claude Code transcript beside its
@@ -538,6 +571,8 @@ impl Session {
             return_anchor: true,
             export: None,
             bill_marks: BillMarks::default(),
+            own: OwnFacts::default(),
+            condensed: false,
         }
     }
 

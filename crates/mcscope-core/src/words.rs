@@ -103,6 +103,7 @@ pub fn recorded_by(harness: crate::session::HarnessId, writer: crate::evidence::
     let how = match writer {
         Writer::Mask => "masking",
         Writer::Prune => "pruning",
+        Writer::ClineContext => "replacing",
         Writer::Budget | Writer::Cached => "clearing",
     };
     format!("{} recorded {how} it", harness.rules().title)
@@ -128,6 +129,10 @@ pub fn record_line(
             "{title}'s prune marks (state.time.compacted) belong to {place}: cleared [{ids}]; {title}'s estimate {}",
             tokens(m.tokens_saved),
             title = harness.rules().title,
+        ),
+        Writer::ClineContext => format!(
+            "{}'s notices (context_history.json) belong to {place}: replaced [{ids}]",
+            harness.rules().title,
         ),
         Writer::Budget | Writer::Cached => format!(
             "microcompact_boundary at line {} ({} writer{}) belongs to {place}: cleared [{ids}]; pre_tokens {}, tokens_saved {}",
@@ -164,6 +169,10 @@ pub fn record_lines(
                 m.line
             ),
             format!("  masked [{ids}]"),
+        ],
+        Writer::ClineContext => vec![
+            format!("◇ {title}'s notices (context_history.json) belong to {place}"),
+            format!("  replaced [{ids}]"),
         ],
         Writer::Prune => vec![
             format!("◇ {title}'s prune marks (state.time.compacted) belong to {place}"),
@@ -225,6 +234,7 @@ impl Display for ClearReason {
             ClearReason::Budget(c) => c.fmt(f),
             ClearReason::Recorded(c) => c.fmt(f),
             ClearReason::Mask(c) => c.fmt(f),
+            ClearReason::Cline(c) => c.fmt(f),
             ClearReason::Prune(c) => c.fmt(f),
             ClearReason::Api(c) => c.fmt(f),
         }

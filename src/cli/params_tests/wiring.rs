@@ -53,6 +53,12 @@ fn each_command_reads_its_value_and_names_what_it_expected() {
             "expected tokens, e.g. :mask-min 10000",
             |p| p.mask_min_prunable_tokens.to_string(),
         ),
+        (
+            "window",
+            "200000",
+            "expected tokens, e.g. :window 200000",
+            |p| format!("{:?}", p.cline_context_window),
+        ),
     ];
     let with_set: Vec<&str> = PARAMS
         .iter()

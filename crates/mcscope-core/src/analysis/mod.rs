@@ -200,6 +200,7 @@ impl Setup {
                 && !s.results.iter().any(|r| r.already_cleared),
             marked: s.evidence.iter().any(|e| e.pruned || e.mask),
             sanitized: s.export.is_some_and(|x| x.sanitized),
+            condensed: s.condensed,
             redacted_differs: s.export.is_some_and(|x| x.redacted_outputs && !x.sanitized)
                 && self
                     .derived
@@ -233,6 +234,7 @@ impl Setup {
             marked: marks.marked,
             sanitized: marks.sanitized,
             redacted_differs: marks.redacted_differs,
+            condensed: marks.condensed,
         }
     }
 
@@ -621,6 +623,7 @@ struct SessionMarks {
     marked: bool,
     sanitized: bool,
     redacted_differs: bool,
+    condensed: bool,
 }
 
 /// Whether an export's prune marks differ from the simulation where its

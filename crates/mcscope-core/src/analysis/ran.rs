@@ -37,6 +37,10 @@ pub fn has_record(s: &Session, kind: PlanKind) -> bool {
         }),
         PlanKind::Mask => s.evidence.iter().any(|e| e.mask),
         PlanKind::Prune => s.evidence.iter().any(|e| e.pruned),
+        // Cline's edits, or a recorded deleted range (SPEC §17.K.4).
+        PlanKind::Cline => {
+            s.evidence.iter().any(|e| e.context_edit) || s.requests.iter().any(|r| r.plan_recorded)
+        }
         _ => false,
     }
 }

@@ -165,7 +165,8 @@ fn is_subagent_file(p: &Path) -> bool {
             .is_some_and(|n| n.starts_with("agent-"))
 }
 
-/// Every `*.jsonl` under `dir`, recursively, sorted by path.
+/// Every `*.jsonl` under `dir`, recursively, and every folder that is one
+/// session (a Cline task: its history), sorted by path.
 pub fn session_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -176,7 +177,9 @@ pub fn session_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             let Ok(ft) = entry.file_type() else { continue };
             if ft.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "jsonl") && !is_subagent_file(&p) {
+            } else if (p.extension().is_some_and(|e| e == "jsonl") && !is_subagent_file(&p))
+                || crate::load::format::stands_for_folder(&p)
+            {
                 out.push(p);
             }
         }

@@ -309,7 +309,7 @@ impl<'a> ContextRun<'a> {
             Delivery::Server if dialect.has_server_view() => {
                 text_tokens(s.harness, &setup.policy.api.placeholder)
             }
-            _ => text_tokens(s.harness, crate::harness::CLEARED),
+            _ => text_tokens(s.harness, s.harness.rules().placeholder),
         };
         let tools = facts.tools.len();
         ContextRun {

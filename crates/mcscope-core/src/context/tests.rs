@@ -226,7 +226,7 @@ fn from_body(setup: &Setup, k: usize) -> Context {
                 continue;
             }
             let (id, tokens) = match h {
-                HarnessId::Claude | HarnessId::Opencode => {
+                HarnessId::Claude | HarnessId::Opencode | HarnessId::Cline => {
                     let t = match &b["content"] {
                         Value::String(t) => text_tokens(h, t),
                         Value::Array(parts) => parts

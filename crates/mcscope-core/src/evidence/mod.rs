@@ -55,6 +55,7 @@ impl Writer {
             Writer::Budget | Writer::Cached => "microcompact_boundary",
             Writer::Mask => "gemini_mask",
             Writer::Prune => "opencode_prune",
+            Writer::ClineContext => "cline_context",
         }
     }
 
@@ -71,6 +72,8 @@ impl Writer {
     pub fn of_record(e: &crate::session::Evidence) -> Writer {
         if e.mask {
             Writer::Mask
+        } else if e.context_edit {
+            Writer::ClineContext
         } else if e.pruned {
             Writer::Prune
         } else if e.budget_writer {

@@ -73,6 +73,18 @@ pub fn attach(s: &Session) -> (Vec<(usize, Writer, Target)>, Vec<Warning>) {
                     ))),
                 }
             }
+            Writer::ClineContext => {
+                // SPEC §17.K.4: the edits a request's usage triggered are in
+                // force from the next request (the loader's `before_request`).
+                let Some(req) = s.request(e.before_request) else {
+                    warnings.push(warn(format!(
+                        "Cline's notices on {} result(s): no request was sent after them; not attached",
+                        e.compacted_tool_ids.len()
+                    )));
+                    continue;
+                };
+                out.push((i, writer, Target::Request(req.index)));
+            }
             Writer::Prune => {
                 // SPEC §15.14: the first request whose assistant began at or
                 // after the mark (the loader's `before_request`).
@@ -240,7 +252,13 @@ pub fn collect(
                         // The budget writer rewrote results (the prefix breaks);
                         // the cached writer deleted from the cache (it stays).
                         harness_rewrite: ev.microcompact.as_ref().is_some_and(|m| {
-                            matches!(m.writer, Writer::Budget | Writer::Prune | Writer::Mask)
+                            matches!(
+                                m.writer,
+                                Writer::Budget
+                                    | Writer::Prune
+                                    | Writer::Mask
+                                    | Writer::ClineContext
+                            )
                         }),
                         cache_edits: ev
                             .microcompact

@@ -12,9 +12,10 @@ pub fn is_tool_result(block: &Value) -> bool {
         && block.get("tool_use_id").is_some_and(Value::is_string)
 }
 
-/// A cleared result's content is the placeholder (`microCompact.ts`).
-pub fn clear_block(block: &mut Value) {
-    block["content"] = Value::String(super::CLEARED.into());
+/// A cleared result's content is the harness's placeholder (`microCompact.ts`:
+/// `[Old tool result content cleared]`; Cline's notice).
+pub fn clear_block(block: &mut Value, placeholder: &str) {
+    block["content"] = Value::String(placeholder.into());
 }
 
 /// A message body holding one text block.

@@ -123,6 +123,9 @@ pub struct At<'a> {
     /// The file's outputs carry its publisher's `REDACTED` and its marks
     /// differ from the simulation (SPEC §17.O.7, §18.16).
     pub redacted_differs: bool,
+    /// The session records the harness summarizing where its plan would
+    /// truncate (Cline's auto-condense, SPEC §18.4).
+    pub condensed: bool,
 }
 
 /// Each distinct value of `f` over `at` (None left out), in order of first sight.

@@ -44,7 +44,9 @@ pub(super) fn could_run(
         _ if policy.delivery == Delivery::CacheEdits => {
             Plausible::of(Some(false), "internal_builds_only")
         }
-        PlanKind::Api | PlanKind::Auto | PlanKind::Mask | PlanKind::Prune => not_assessed,
+        PlanKind::Api | PlanKind::Auto | PlanKind::Mask | PlanKind::Prune | PlanKind::Cline => {
+            not_assessed
+        }
         PlanKind::Recorded => Plausible::RECORDED,
         _ if row == VersionRow::Unknown => Plausible::of(None, "version_unknown"),
         PlanKind::Budget => ok(row == VersionRow::Budget, "version_lacks_code"),

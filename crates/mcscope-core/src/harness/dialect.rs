@@ -29,11 +29,12 @@ impl Dialect {
         }
     }
 
-    /// Clears a tool-result block in place (the placeholder in its place).
-    pub fn clear_block(self, block: &mut serde_json::Value) {
+    /// Clears a tool-result block in place: `placeholder` (the harness's,
+    /// `Preset::placeholder`) in its place.
+    pub fn clear_block(self, block: &mut serde_json::Value, placeholder: &str) {
         match self {
-            Dialect::Anthropic => anthropic::clear_block(block),
-            Dialect::Gemini => gemini::clear_block(block),
+            Dialect::Anthropic => anthropic::clear_block(block, placeholder),
+            Dialect::Gemini => gemini::clear_block(block, placeholder),
         }
     }
 

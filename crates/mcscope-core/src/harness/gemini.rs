@@ -14,8 +14,8 @@ pub fn is_tool_result(block: &Value) -> bool {
 }
 
 /// The whole response goes, nested media included.
-pub fn clear_block(block: &mut Value) {
-    block["functionResponse"]["response"] = json!({"output": super::CLEARED});
+pub fn clear_block(block: &mut Value, placeholder: &str) {
+    block["functionResponse"]["response"] = json!({"output": placeholder});
     if let Some(resp) = block["functionResponse"].as_object_mut() {
         resp.remove("parts");
     }

@@ -111,7 +111,12 @@ pub fn session_folders() -> Vec<PathBuf> {
         .filter(|h| h.asks().databases().is_empty())
         .flat_map(|h| {
             let home = &h.rules().home;
-            home.bases().into_iter().map(|b| b.join(home.sessions))
+            // The bases, and the data folders the environment names beside
+            // them (Cline's `$CLINE_DIR/data`).
+            home.bases()
+                .into_iter()
+                .chain(h.asks().data_folders())
+                .map(|b| b.join(home.sessions))
         })
         .collect()
 }

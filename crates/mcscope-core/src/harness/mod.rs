@@ -26,6 +26,7 @@ mod claude_caveats;
 pub mod claude_idle_server;
 mod claude_plausible;
 pub mod claude_version;
+mod cline;
 mod dialect;
 pub mod gemini;
 pub mod gemini_cli;
@@ -38,6 +39,11 @@ use home::home;
 pub use home::{Home, folders_help, session_databases, session_folders};
 
 pub use claude::CLAUDE;
+pub use cline::{
+    DUPLICATE_READ_NOTICE as CLINE_NOTICE, MENTION_TOOL as CLINE_MENTION_TOOL,
+    TRUNCATION_NOTICE as CLINE_TRUNCATION_NOTICE, max_allowed_size as cline_limit,
+    window_of_model as cline_window,
+};
 pub(crate) use gemini_cli::GEMINI;
 pub use gemini_cli::{MASK_MIN_PRUNABLE_TOKENS, MASK_PROTECT_TOKENS};
 pub use opencode::{PRUNE_MINIMUM, PRUNE_PROTECT};
@@ -125,6 +131,7 @@ impl HarnessId {
             HarnessId::Qwen => &qwen::Qwen,
             HarnessId::Gemini => &gemini_cli::GeminiCli,
             HarnessId::Opencode => &opencode::Opencode,
+            HarnessId::Cline => &cline::Cline,
         }
     }
 
@@ -169,6 +176,7 @@ impl PresetId {
             PresetId::Api => &api::Api,
             PresetId::Gemini => &gemini_cli::GeminiCli,
             PresetId::Opencode => &opencode::Opencode,
+            PresetId::Cline => &cline::Cline,
         }
     }
 
@@ -735,7 +743,7 @@ impl Preset {
 
 /// Every harness's row, in the registry's order (tests).
 #[cfg(test)]
-pub(crate) static ALL: [&Preset; 4] = [&CLAUDE, &QWEN, &GEMINI, &opencode::OPENCODE];
+pub(crate) static ALL: [&Preset; 5] = [&CLAUDE, &QWEN, &GEMINI, &opencode::OPENCODE, &cline::CLINE];
 
 #[cfg(test)]
 mod tests;

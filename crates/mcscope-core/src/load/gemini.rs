@@ -240,6 +240,7 @@ impl Replay {
                     segment: self.b.segment(),
                     mask: true,
                     pruned: false,
+                    context_edit: false,
                 });
             }
             for c in &h[n..] {

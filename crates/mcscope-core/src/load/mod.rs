@@ -7,6 +7,7 @@
 mod branches;
 mod builder;
 mod claude;
+pub mod cline;
 mod deep;
 pub mod format;
 mod gemini;
@@ -163,6 +164,19 @@ pub fn load_session(
     };
     rewind(&mut file).map_err(io)?;
     format::of(format).load(path, file, session, progress)
+}
+
+/// The file a session path names: itself, or, for a folder a loader reads
+/// as one session (a Cline task folder, SPEC §18.4), that folder's file.
+pub fn session_file(path: &Path) -> std::borrow::Cow<'_, Path> {
+    match path
+        .is_dir()
+        .then(|| format::folder_session(path))
+        .flatten()
+    {
+        Some(file) => std::borrow::Cow::Owned(file),
+        None => std::borrow::Cow::Borrowed(path),
+    }
 }
 
 /// The format of the file at `path` as detection sees it (None: unreadable or

@@ -358,6 +358,8 @@ impl Policy {
             gap_explicit: false,
             prune_protect_tokens: PRUNE_PROTECT,
             prune_minimum_tokens: PRUNE_MINIMUM,
+            cline_context_window: None,
+            cline_dedupe: true,
             did_not_run: Vec::new(),
         }
     }

@@ -34,6 +34,10 @@ pub struct Evidence {
     /// §14): like a budget writer's boundary (`budget_writer` is set too), but
     /// compared with the simulated `prune`.
     pub pruned: bool,
+    /// The harness's own context manager edited these results (Cline's
+    /// `context_history.json` notices, SPEC §17.K.4): compared with the
+    /// simulated `cline`.
+    pub context_edit: bool,
 }
 
 /// A Claude `tool_results_cut` attachment (SPEC §13.E1): results Claude Code

@@ -184,6 +184,7 @@ pub fn setup_with_progress(
     opts: &Opts,
     progress: &std::sync::atomic::AtomicU64,
 ) -> Result<Setup, UsageError> {
+    let path = &*load::session_file(path);
     if path.is_dir() {
         return Err(directory_error(path));
     }

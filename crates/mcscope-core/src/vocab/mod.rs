@@ -29,6 +29,11 @@ pub enum Writer {
     /// first request built after the mark carries the placeholder.
     #[strum(serialize = "opencode_prune")]
     Prune,
+    /// Cline's context manager (SPEC §17.K.4, §18.3): its duplicate-read
+    /// notices in `context_history.json` and each request's
+    /// `conversationHistoryDeletedRange`.
+    #[strum(serialize = "cline_context")]
+    ClineContext,
 }
 
 /// The harness a session was written by (`session.harness` in the JSON).
@@ -53,6 +58,7 @@ pub enum HarnessId {
     Qwen,
     Gemini,
     Opencode,
+    Cline,
 }
 
 impl HarnessId {
@@ -74,6 +80,7 @@ pub enum PresetId {
     Api,
     Gemini,
     Opencode,
+    Cline,
 }
 
 impl PresetId {
@@ -108,6 +115,8 @@ pub enum Format {
     OpencodeJson,
     /// `opencode export`: one session as one JSON object (SPEC §17.O).
     OpencodeExport,
+    /// A Cline task folder (`tasks/<id>/`, SPEC §17.K.1, §18.2).
+    ClineTask,
 }
 
 impl Format {
@@ -190,6 +199,9 @@ pub enum PlanKind {
     Mask,
     /// OpenCode's `SessionCompaction.prune` (SPEC §14; reference §2).
     Prune,
+    /// Cline's classic context manager (SPEC §17.K.3): duplicate file reads
+    /// replaced by a notice, then half the history truncated.
+    Cline,
 }
 
 impl PlanKind {
@@ -303,6 +315,13 @@ pub enum NoRun {
     VersionGap {
         on_until: (u64, u64, u64),
         off_from: (u64, u64, u64),
+    },
+    /// `auto` at a version whose clearing mcscope does not simulate (Cline's
+    /// SDK versions compact with an LLM summary, SPEC §17.K.3): the harness,
+    /// and those versions by name.
+    Unsimulated {
+        harness: HarnessId,
+        versions: &'static str,
     },
 }
 

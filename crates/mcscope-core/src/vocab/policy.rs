@@ -236,6 +236,11 @@ pub struct Policy {
     /// clears (`PRUNE_PROTECT`), and the least it clears (`PRUNE_MINIMUM`).
     pub prune_protect_tokens: u64,
     pub prune_minimum_tokens: u64,
+    /// `cline` (SPEC §17.K.3, §18.2): the context window its limit is taken
+    /// from (None: the model's, §18.4), and whether it replaces duplicate
+    /// file reads before it truncates (`--no-dedupe`: a what-if).
+    pub cline_context_window: Option<u64>,
+    pub cline_dedupe: bool,
     /// SPEC §16.I: plan kinds the session shows did not run (they would have
     /// cleared where their harness always writes a record, and left none):
     /// `auto` plans nothing for them. Each with the request where it would

@@ -51,7 +51,7 @@ pub(super) fn apply(
                                 Some(text) => {
                                     *block = crate::harness::gemini_cli::masked_part(block, text)
                                 }
-                                None => dialect.clear_block(block),
+                                None => dialect.clear_block(block, s.harness.rules().placeholder),
                             }
                         } else if (c.result_stripped)(r) {
                             gemini::strip_parts(block);

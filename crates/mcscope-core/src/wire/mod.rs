@@ -19,7 +19,6 @@ pub use tokens::{
 };
 
 use crate::harness::Dialect;
-use crate::load::PLACEHOLDER;
 use crate::policy::Delivery;
 use crate::policy::engine::EditBlock;
 use crate::session::{HarnessId, Part, PieceLen, Request, Role, Session};
@@ -285,7 +284,11 @@ mod tests {
             .filter(|&i| matches!(wire[i], Cow::Owned(_)))
             .collect();
         assert_eq!(owned, vec![s.results[target].msg - req.view_start]);
-        assert!(wire[owned[0]].to_string().contains(PLACEHOLDER));
+        assert!(
+            wire[owned[0]]
+                .to_string()
+                .contains(crate::load::PLACEHOLDER)
+        );
         // And the printed body is the one `build` gives.
         let mut cache = MessageCache::default();
         let (_, printed, _) = print_both(&s, &req, &c, &mut cache, None).unwrap();

@@ -74,7 +74,7 @@ pub fn measured_rewrite_table(s: &Session) -> (Vec<Option<u64>>, Vec<i64>) {
     if s.harness.dialect() != Dialect::Anthropic {
         return (vec![None; s.messages.len()], delta);
     }
-    let placeholder = PLACEHOLDER.len() as i64 + 2;
+    let placeholder = s.harness.rules().placeholder.len() as i64 + 2;
     let base: Vec<Option<u64>> = (0..s.messages.len())
         .map(|m| measured_written(s, m, &|_| false))
         .collect();
@@ -141,7 +141,7 @@ fn measured_written(s: &Session, m: usize, cleared: &dyn Fn(usize) -> bool) -> O
     // `{"role":"` + role + `","` + key + `":` + content + `}`
     let mut written = 9 + role.len() as u64 + 3 + shape.content.len() as u64 + 2 + content + 1;
     // The placeholder is plain ASCII: its written form is itself and two quotes.
-    let placeholder = PLACEHOLDER.len() as u64 + 2;
+    let placeholder = s.harness.rules().placeholder.len() as u64 + 2;
     let mut results = s.results_in(m, m + 1);
     'blocks: for part in &msg.parts {
         let Part::Record { result_sizes, .. } = part else {

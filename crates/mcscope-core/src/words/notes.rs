@@ -38,6 +38,13 @@ impl Display for crate::policy::engine::NoRun {
             NoRun::DefaultOff => {
                 "auto: no plan (prune is off unless the user's config sets compaction.prune: true, and no record shows it on)"
             }
+            NoRun::Unsimulated { harness, versions } => {
+                return write!(
+                    f,
+                    "auto: no plan ({} {versions} manages its context by a rule mcscope does not simulate yet)",
+                    harness.rules().title
+                );
+            }
             NoRun::VersionGap { on_until, off_from } => {
                 return write!(
                     f,
@@ -65,6 +72,7 @@ impl Display for Note {
             Note::Recorded(why) => why.fmt(f),
             Note::Mask(n) => n.fmt(f),
             Note::Prune(n) => n.fmt(f),
+            Note::Cline(n) => n.fmt(f),
         }
     }
 }

@@ -612,6 +612,7 @@ impl Sink {
                         segment: self.b.segment(),
                         mask: false,
                         pruned: false,
+                        context_edit: false,
                     });
                 }
             }

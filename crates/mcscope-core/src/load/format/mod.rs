@@ -10,6 +10,7 @@
 //! a `Format` variant: `tests/seam.rs` counts them.
 
 mod claude;
+mod cline;
 mod gemini;
 mod messages;
 mod opencode;
@@ -36,6 +37,25 @@ pub trait FormatLoader: Sync {
     /// binary file: SQLite).
     fn sniff_magic(&self, _head: &[u8]) -> bool {
         false
+    }
+
+    /// Sniff, first stage too: the file's name and first bytes are this
+    /// format's (a task folder's fixed file names, Cline's).
+    fn sniff_name(&self, _path: &Path, _head: &[u8]) -> bool {
+        false
+    }
+
+    /// The file that stands for a folder that is one session of this format
+    /// (Cline's task folder: its `api_conversation_history.json`), if `dir`
+    /// is one.
+    fn folder_session(&self, _dir: &Path) -> Option<std::path::PathBuf> {
+        None
+    }
+
+    /// A store of this harness's sessions in or beside folder `dir` that
+    /// mcscope does not read, in one line (Cline 4.1+'s SDK store).
+    fn unread_store(&self, _dir: &Path) -> Option<String> {
+        None
     }
 
     /// Sniff, second stage: one JSON object line of the first 200 lines is a
@@ -156,8 +176,9 @@ pub trait FormatLoader: Sync {
 /// of the sniff: a database's magic, Gemini CLI's header, OpenCode's session
 /// info, an OpenCode export, a Messages API body, Qwen's `message.parts`, then Claude Code, which
 /// takes anything else).
-pub static LOADERS: [&dyn FormatLoader; 8] = [
+pub static LOADERS: [&dyn FormatLoader; 9] = [
     &opencode::OpencodeDb,
+    &cline::ClineTask,
     &gemini::GeminiJsonl,
     &gemini::GeminiJson,
     &opencode::OpencodeJson,
@@ -209,7 +230,10 @@ pub fn sniff(path: &Path, head: &[u8]) -> Result<Format, LoadError> {
 /// an empty Claude session. The writer refuses to replace a claimed file
 /// (SPEC §18.21).
 fn claim(path: &Path, head: &[u8]) -> Result<Option<Format>, LoadError> {
-    if let Some(l) = LOADERS.iter().find(|l| l.sniff_magic(head)) {
+    if let Some(l) = LOADERS
+        .iter()
+        .find(|l| l.sniff_magic(head) || l.sniff_name(path, head))
+    {
         return Ok(Some(l.format()));
     }
     let head = super::encoding::strip_bom(head);
@@ -264,6 +288,36 @@ pub fn transcript(path: &Path, head: &[u8]) -> Option<Format> {
         .ok()
         .flatten()
         .filter(|f| !of(*f).mcscope_writes())
+}
+
+/// The file that stands for `dir` where a loader reads the folder as one
+/// session (a Cline task folder).
+pub fn folder_session(dir: &Path) -> Option<std::path::PathBuf> {
+    LOADERS.iter().find_map(|l| l.folder_session(dir))
+}
+
+/// What the stores in or beside the folders `dirs` that mcscope does not read
+/// are, one line each (said where a folder is listed, exit 0).
+pub fn unread_stores(dirs: &[std::path::PathBuf]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for d in dirs {
+        for l in LOADERS.iter() {
+            if let Some(line) = l.unread_store(d)
+                && !out.contains(&line)
+            {
+                out.push(line);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `path` is the file that stands for its folder (a Cline task's
+/// history): `compare` and `bill` list it beside `*.jsonl` files.
+pub fn stands_for_folder(path: &Path) -> bool {
+    path.parent()
+        .and_then(folder_session)
+        .is_some_and(|f| f == path)
 }
 
 /// Whether the picker and `compare` list the file at `path` found in a folder.

@@ -535,6 +535,7 @@ fn attach_marks(s: &mut Session, marks: &[(String, i64)], created: &[Option<i64>
             after_request: at.saturating_sub(1),
             segment,
             pruned: true,
+            context_edit: false,
             mask: false,
         });
     }

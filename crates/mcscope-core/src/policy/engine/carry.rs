@@ -140,6 +140,14 @@ impl Engine<'_> {
         verdict
     }
 
+    /// `cline` at `req` (`cline.rs`), its memory carried.
+    pub(super) fn cline_step(&mut self, req: &Request) -> Verdict {
+        let mut memory = std::mem::take(self.plans.of::<super::cline::Memory>());
+        let verdict = super::cline::cline(self, &self.policy, &mut memory, req);
+        *self.plans.of::<super::cline::Memory>() = memory;
+        verdict
+    }
+
     /// Every stored result's estimate where prune counts it (§2.3: a
     /// completed part, not `skill`), from the session: a copy a retained tail
     /// repeats is its stored part's, so it has none of its own.

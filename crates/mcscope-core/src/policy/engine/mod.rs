@@ -14,6 +14,7 @@ mod api;
 mod api_run;
 mod budget_plan;
 mod carry;
+mod cline;
 mod count;
 mod cuts;
 mod fenwick;
@@ -41,6 +42,9 @@ mod view;
 use api::ApiFacts;
 pub use api::{ApiCleared, ApiKept, ApiNote, ApiStep, EditOutcome, TokenSource};
 pub use budget_plan::{BudgetCleared, BudgetKept, BudgetNote};
+pub use cline::{
+    ClineCleared, ClineNote, ClineState, Fired as ClineFired, request_json as cline_request_json,
+};
 pub use count::{CountCleared, CountKept, CountNote};
 pub use idle::{TimeCleared, TimeNote};
 pub use idle_server::{IdleServerStep, IdleServerWhy, e4_policy};

@@ -118,6 +118,7 @@ pub enum Note {
     Recorded(super::RecordedWhy),
     Mask(super::mask::MaskNote),
     Prune(super::prune::PruneNote),
+    Cline(super::cline::ClineNote),
 }
 
 /// What `mask` weighed at a request (Gemini CLI `toolOutputMaskingService.ts`).
@@ -152,6 +153,7 @@ pub enum ClearReason {
     Mask(super::mask::MaskCleared),
     Prune(super::prune::PruneCleared),
     Api(super::api::ApiCleared),
+    Cline(super::cline::ClineCleared),
 }
 
 /// Why a plan that looked at a candidate kept it: the reasons several plans

@@ -6,7 +6,7 @@ use super::{PlanKind, Trigger};
 
 /// Every plan kind's plan, one line each (`auto` is none: the harness chooses
 /// one of these at each request).
-pub(crate) static PLANS: [&dyn Plan; 10] = [
+pub(crate) static PLANS: [&dyn Plan; 11] = [
     &super::idle::Idle,
     &super::idle::Forced,
     &super::idle_server::IdleServer,
@@ -17,6 +17,7 @@ pub(crate) static PLANS: [&dyn Plan; 10] = [
     &super::recorded::Recorded,
     &super::mask::Mask,
     &super::prune::Prune,
+    &super::cline::Cline,
 ];
 
 /// The plan of `kind` (None for `auto`, which is the harness's choice).
@@ -102,9 +103,11 @@ mod tests {
     fn each_trigger_lasts_as_its_plan_says() {
         for &t in Trigger::VARIANTS {
             let want = match t {
-                Trigger::Count | Trigger::Budget | Trigger::Recorded | Trigger::Prune => {
-                    Lasts::View
-                }
+                Trigger::Count
+                | Trigger::Budget
+                | Trigger::Recorded
+                | Trigger::Prune
+                | Trigger::Cline => Lasts::View,
                 Trigger::IdleServer | Trigger::RecordedServer => Lasts::Request,
                 _ => Lasts::TurnStart,
             };

@@ -56,6 +56,9 @@ pub enum Trigger {
     Mask,
     /// OpenCode's prune (SPEC §15.13): cumulative and permanent in the view.
     Prune,
+    /// Cline's context manager (SPEC §18.2): its notices and its truncated
+    /// range last for the rest of the task.
+    Cline,
 }
 
 impl Trigger {

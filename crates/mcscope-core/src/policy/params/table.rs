@@ -616,6 +616,62 @@ it marks anything, OpenCode's PRUNE_MINIMUM",
         json: InPolicy::number(15, |p| json!(p.prune_minimum_tokens)).own(),
     },
     Param {
+        key: "cline_context_window",
+        flag: "--context-window",
+        takes: Takes::Tokens,
+        command: Some("window"),
+        set: Some(Set {
+            parse: |p, v| match v.parse::<u64>() {
+                Ok(t) if t > 0 => {
+                    p.cline_context_window = Some(t);
+                    true
+                }
+                _ => false,
+            },
+            what: "tokens",
+            e_g: Some("200000"),
+        }),
+        same: |a, b| a.cline_context_window == b.cline_context_window,
+        about: "cline (Cline): the model's context window its limit is taken from \
+(64,000: 37,000; 128,000: 98,000; 200,000: 160,000; else max(W - 40,000, 0.8 W))",
+        range: None,
+        default: ByDefault::Made(|| {
+            "by the model id: claude-* 200,000 (1,000,000 with [1m]), else 128,000".into()
+        }),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::U64(|p, t| p.cline_context_window = Some(t)),
+        print: |p| {
+            p.read_here("cline_context_window").then(|| {
+                p.cline_context_window
+                    .map_or_else(|| "by model".to_string(), |t| t.to_string())
+            })
+        },
+        off: None,
+        json: InPolicy::held(23, |p| json!(p.cline_context_window)).own(),
+    },
+    Param {
+        key: "cline_dedupe",
+        flag: "--no-dedupe",
+        takes: Takes::Off,
+        command: None,
+        set: None,
+        same: |a, b| a.cline_dedupe == b.cline_dedupe,
+        about: "cline (Cline): truncate without first replacing duplicate file reads \
+with the notice (a what-if: every classic build replaces them)",
+        range: None,
+        default: ByDefault::Preset(|p| on(p.cline_dedupe)),
+        compare: Compare::Same,
+        keys: None,
+        put: Put::Bool(|p, v| p.cline_dedupe = v),
+        print: |p| {
+            p.read_here("cline_dedupe")
+                .then(|| p.cline_dedupe.to_string())
+        },
+        off: None,
+        json: InPolicy::held(24, |p| json!(p.cline_dedupe)).own(),
+    },
+    Param {
         key: "api_edits",
         flag: "--api-edit",
         takes: Takes::Json,

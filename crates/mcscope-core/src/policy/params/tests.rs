@@ -136,11 +136,17 @@ fn s15_6_each_kind_reads_its_own_numeric_parameters() {
         read(Prune, HarnessId::Opencode),
         ["prune_protect_tokens", "prune_minimum_tokens"]
     );
+    // SPEC §18.2: cline reads its window (a number, null by the model) and its switch.
+    assert_eq!(
+        read(Cline, HarnessId::Cline),
+        ["cline_context_window", "cline_dedupe"]
+    );
     for k in [Auto, Api, Recorded] {
         assert!(read(k, c).is_empty(), "{}", k.name());
     }
     // Every numeric field of the policy object is one some plan reads (and
-    // of the switches, only a harness's own: mask's protectLatestTurn).
+    // of the switches, only a harness's own: mask's protectLatestTurn, Cline's
+    // dedupe).
     let read_by_some: Vec<&str> = numeric
         .iter()
         .copied()
@@ -160,7 +166,9 @@ fn s15_6_each_kind_reads_its_own_numeric_parameters() {
             || key == "budget_warning_tokens"
             || key == "keep_recent"
             || key == "min_trigger_tool_uses"
-            || key == "mask_protect_latest_turn";
+            || key == "mask_protect_latest_turn"
+            || key == "cline_context_window"
+            || key == "cline_dedupe";
         assert_eq!(numeric_field, read_by_some.contains(&key.as_str()), "{key}");
     }
 }
