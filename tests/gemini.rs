@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 mod hostile;
 #[path = "gemini/masking.rs"]
 mod masking;
+#[path = "gemini/paths.rs"]
+mod paths;
 #[path = "gemini/reading.rs"]
 mod reading;
 #[path = "gemini/tui.rs"]

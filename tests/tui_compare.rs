@@ -4,7 +4,7 @@
 
 #[path = "common/screen.rs"]
 mod screen;
-use screen::screen;
+use screen::{has, screen};
 
 use mcscope::cli::{self, KindArg, Opts};
 use mcscope::tui::app::{App, Overlay};
@@ -52,11 +52,11 @@ fn words(s: &str) -> Vec<String> {
         .collect()
 }
 
-/// The CLI's table rows (`compare -v`) as words, up to the columns the panel
-/// does not show (AVAILABLE, KNOB).
+/// The CLI's table rows (`compare -v`) as words, up to the column the panel
+/// does not show (KNOB): the panel shows who can set a row (AVAILABLE) too.
 fn cli_rows(text: &str) -> Vec<Vec<String>> {
     let header = text.lines().find(|l| l.contains("SETTING")).unwrap();
-    let cut = header[..header.find("AVAILABLE").unwrap()].chars().count();
+    let cut = header[..header.find("KNOB").unwrap()].chars().count();
     text.lines()
         .skip_while(|l| !l.contains("SETTING"))
         .skip(1)
@@ -198,9 +198,10 @@ fn s_sorts_by_any_column_and_a_reverses() {
         lines.join("\n")
     );
     let col = |rows: &[Vec<String>]| -> Vec<u64> {
-        // NOT SENT is the 4th figure from the end of a line's words.
+        // NOT SENT is the 5th figure from the end of a line's words, who
+        // can set the row (AVAILABLE) the last.
         rows.iter()
-            .map(|r| r[r.len() - 5].replace(',', "").parse().unwrap())
+            .map(|r| r[r.len() - 6].replace(',', "").parse().unwrap())
             .collect()
     };
     // The baseline leads in every order (SPEC §9a); the settings follow sorted.
@@ -448,19 +449,29 @@ fn at_80x24_the_panel_keeps_the_settings_readable_on_a_qwen_session() {
     }
 }
 
-/// A table row as (#, the setting's words sorted, the 7 figures).
+/// A table row as (#, the setting's words sorted, the 7 figures and who can
+/// set it).
 fn split_row(row: &[String]) -> (String, Vec<String>, Vec<String>) {
     let n = row.len();
-    let mut setting = row[1..n - 7].to_vec();
+    let mut setting = row[1..n - 8].to_vec();
     setting.sort();
-    (row[0].clone(), setting, row[n - 7..].to_vec())
+    (row[0].clone(), setting, row[n - 8..].to_vec())
 }
 
-/// The CLI's row with its setting in the panel's short form.
+/// Who can set a row as a narrow panel's WHO column says it.
+fn short_who(available: &str) -> String {
+    match available {
+        "remote_flag" => "remote".into(),
+        other => other.into(),
+    }
+}
+
+/// The CLI's row with its setting and who can set it in the panel's short
+/// form.
 fn short_setting(row: &[String]) -> Vec<String> {
     let mut out = vec![row[0].clone()];
     let n = row.len();
-    let mut words = row[1..n - 7].iter();
+    let mut words = row[1..n - 8].iter();
     while let Some(w) = words.next() {
         let short = match w.as_str() {
             "keep" => "k",
@@ -474,7 +485,8 @@ fn short_setting(row: &[String]) -> Vec<String> {
         };
         out.push(format!("{short}{}", words.next().unwrap()));
     }
-    out.extend(row[n - 7..].iter().cloned());
+    out.extend(row[n - 8..n - 1].iter().cloned());
+    out.push(short_who(&row[n - 1]));
     out
 }
 
@@ -565,5 +577,103 @@ fn at_80x24_the_recommendation_is_never_cut_mid_word() {
                     == last.trim_end_matches([',', ':', '.', ';'])),
             "{last:?} is not a whole word:\n{text}"
         );
+    }
+}
+
+/// The text inside the panel's borders at `w` columns (the panel is drawn one
+/// cell in from each edge), one string per line.
+fn inside_panel(lines: &[String], w: usize) -> Vec<String> {
+    let at = |l: &String, x: usize| l.chars().nth(x);
+    let top = lines
+        .iter()
+        .position(|l| at(l, 1) == Some('┌'))
+        .unwrap_or_else(|| panic!("no panel:\n{}", lines.join("\n")));
+    let bottom = top
+        + lines[top..]
+            .iter()
+            .position(|l| at(l, 1) == Some('└'))
+            .unwrap();
+    lines[top + 1..bottom]
+        .iter()
+        .map(|l| l.chars().skip(2).take(w - 4).collect())
+        .collect()
+}
+
+/// At 80×24 every row of the compare panel still says who can set it (the
+/// words issue: the column was dropped, so an 80-column user could not see
+/// that claude-size's top rows are internal): the WHO column is the CLI's
+/// AVAILABLE in short, row by row; the selected row's line says it in words;
+/// and no word on the panel is cut: every word shown, less a closing "…", is
+/// a whole word of the same panel drawn wide.
+#[test]
+fn at_80x24_the_panel_says_who_can_set_each_row_and_cuts_no_word() {
+    const SIZE: &str = "sample-sessions/claude-size.jsonl";
+    let mut a = app(SIZE, None);
+    press(&mut a, 'c');
+    a.view_mut().unwrap().compare.wait();
+    let lines = screen(&a, 80, 24);
+    let all = lines.join("\n");
+    let inside = inside_panel(&lines, 80);
+    let head = inside
+        .iter()
+        .position(|l| l.contains("SETTING"))
+        .unwrap_or_else(|| panic!("{all}"));
+    assert!(words(&inside[head]).last().unwrap() == "WHO", "{all}");
+    assert!(all.contains("WHO: who sets it"), "the legend:\n{all}");
+    let shown: Vec<Vec<String>> = inside[head + 1..]
+        .iter()
+        .take_while(|l| !l.contains("recommended"))
+        .map(|l| words(l))
+        .collect();
+    assert!(shown.len() >= 10, "{all}");
+    let cli = cli_rows(&mcscope(&["compare", SIZE, "-v"]));
+    for (i, row) in shown.iter().enumerate() {
+        assert_eq!(row[0], cli[i][0], "row {i}:\n{all}");
+        assert_eq!(
+            row.last().unwrap(),
+            &short_who(cli[i].last().unwrap()),
+            "row {i}:\n{all}"
+        );
+    }
+    // The top rows (the only ones that save) are internal builds' plans.
+    let who: Vec<&str> = shown.iter().map(|r| r.last().unwrap().as_str()).collect();
+    assert_eq!(who[..4], ["-", "internal", "internal", "remote"], "{all}");
+    // Selected, row 1 says who can set it in words.
+    key(&mut a, KeyCode::Down);
+    let moved = screen(&a, 80, 24);
+    assert!(
+        has(
+            &moved,
+            "row 1: internal: only in the harness's internal builds"
+        ),
+        "{}",
+        moved.join("\n")
+    );
+    // No word cut, with row 0 selected and with row 1.
+    cuts_no_word(&a);
+    key(&mut a, KeyCode::Up);
+    cuts_no_word(&a);
+}
+
+/// No word on the panel at 80×24 is cut: the panel drawn wide (every text
+/// whole, the settings in words) and at 120 columns (the settings in short,
+/// whole) give the words; every word at 80×24 is one of them, or one followed
+/// by "…".
+fn cuts_no_word(a: &App) {
+    let whole: std::collections::HashSet<String> = [(250, 70), (120, 40)]
+        .iter()
+        .flat_map(|&(w, h)| inside_panel(&screen(a, w, h), w as usize))
+        .flat_map(|l| words(&l))
+        .collect();
+    let lines = screen(a, 80, 24);
+    for line in inside_panel(&lines, 80) {
+        for word in words(&line) {
+            let stem = word.strip_suffix('…').unwrap_or(&word);
+            assert!(
+                stem.is_empty() || whole.contains(stem),
+                "{word:?} is cut in {line:?}:\n{}",
+                lines.join("\n")
+            );
+        }
     }
 }

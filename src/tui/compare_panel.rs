@@ -87,7 +87,8 @@ impl Typing {
     }
 }
 
-/// A column of the panel, in `compare::COLUMNS` order.
+/// A column of the panel, in `compare::COLUMNS` order, then who can set the
+/// row (the CLI's AVAILABLE, SPEC §9a).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Column {
     /// The row's place in `compare`'s own order (Δ USD, later used, tokens).
@@ -101,10 +102,12 @@ pub enum Column {
     Rewritten,
     LaterUsed,
     Usd,
+    /// Who can set the row: `user`, `remote_flag`, `internal`, `what_if`.
+    Available,
 }
 
 impl Column {
-    pub const ALL: [Column; 9] = [
+    pub const ALL: [Column; 10] = [
         Column::Rank,
         Column::Setting,
         Column::Fires,
@@ -114,15 +117,20 @@ impl Column {
         Column::Rewritten,
         Column::LaterUsed,
         Column::Usd,
+        Column::Available,
     ];
 
-    /// Its position in `compare::COLUMNS`.
+    /// Its position in `compare::COLUMNS` (AVAILABLE follows them).
     pub fn index(self) -> usize {
         Column::ALL.iter().position(|&c| c == self).unwrap_or(0)
     }
 
     pub fn title(self) -> &'static str {
-        compare::COLUMNS[self.index()]
+        match self {
+            // The CLI text's title for the column after Δ USD.
+            Column::Available => "AVAILABLE",
+            _ => compare::COLUMNS[self.index()],
+        }
     }
 
     pub fn next(self) -> Column {
@@ -149,6 +157,7 @@ impl Column {
                 (None, Some(_)) => Ordering::Greater,
                 (None, None) => Ordering::Equal,
             },
+            Column::Available => x.availability.cmp(&y.availability),
         };
         by.then(a.cmp(&b))
     }
@@ -500,6 +509,21 @@ mod tests {
             p.descending = false;
         });
         assert_eq!(p.order(), vec![2, 0, 1]);
+        // Who can set it: the user's rows first, internal builds' last.
+        if let State::Ready(c) = &mut p.state {
+            use compare::Availability;
+            let who = [
+                Availability::Internal,
+                Availability::User,
+                Availability::RemoteFlag,
+            ];
+            for (r, a) in c.comparison.rows.iter_mut().zip(who) {
+                r.availability = Some(a);
+            }
+        }
+        p.resort(|p| p.sort = Column::Available);
+        assert_eq!(p.order(), vec![1, 2, 0]);
+        assert_eq!(Column::Available.title(), "AVAILABLE");
         // S walks the columns and comes back to the rank.
         let mut c = Column::Rank;
         for _ in 0..Column::ALL.len() {

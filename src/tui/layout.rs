@@ -146,6 +146,32 @@ pub fn panel_max_scroll(size: (u16, u16), width: u16, lines: usize) -> usize {
     lines.saturating_sub(panel_page(size, width, lines))
 }
 
+/// `text` in at most `width` chars: whole when it fits, else the words that
+/// fit and "…" (a word is never cut, unless the first alone is too long).
+pub fn cut_words(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let room = width.saturating_sub(1);
+    let mut out = String::new();
+    for word in text.split(' ') {
+        let sep = usize::from(!out.is_empty());
+        if out.chars().count() + sep + word.chars().count() > room {
+            break;
+        }
+        if sep == 1 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    let out = out.trim_end();
+    if out.is_empty() {
+        // One word wider than the room: nothing whole fits.
+        return text.chars().take(room).chain(['…']).collect();
+    }
+    format!("{out}…")
+}
+
 /// `text` cut into lines of at most `width` chars, at spaces where it can (a
 /// continuation is indented by two).
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
@@ -183,6 +209,21 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cut_words_cuts_at_a_space_never_mid_word() {
+        assert_eq!(cut_words("C chart  Esc close", 18), "C chart  Esc close");
+        assert_eq!(cut_words("C chart  Esc close", 14), "C chart  Esc…");
+        assert_eq!(cut_words("C chart  Esc close", 12), "C chart…");
+        assert_eq!(
+            cut_words("t5 k2 cache-edits count claude", 22),
+            "t5 k2 cache-edits…"
+        );
+        assert_eq!(cut_words("internal", 5), "inte…");
+        for w in 1..40 {
+            assert!(cut_words("a bb ccc dddd eeeee", w).chars().count() <= w.max(1));
+        }
+    }
 
     #[test]
     fn the_regions_stack_header_list_diff_footer() {

@@ -239,17 +239,66 @@ fn at_80x24_the_compare_panel_s_rows_differ() {
     assert!(rows.len() >= 10, "{}", s.join("\n"));
     let distinct: std::collections::HashSet<&String> = rows.iter().collect();
     assert_eq!(distinct.len(), rows.len(), "{}", s.join("\n"));
-    // The baseline first, named in words (SPEC §9a), then the settings.
-    assert!(
-        rows[0].starts_with("recorded: what happened"),
-        "{}",
-        s.join("\n")
-    );
+    // The baseline first, named in words (SPEC §9a; cut at a space for the
+    // WHO column), then the settings.
+    assert!(rows[0].starts_with("recorded: what"), "{}", s.join("\n"));
     assert!(rows[1].starts_with("g5m k1 idle"), "{}", s.join("\n"));
     t.key("Escape");
     // Apart from the next key: an Esc read together with a key that follows is
     // that key with Alt, and `q` would be lost.
     t.wait("the panel to close", |s| !has(s, "recommended: row"));
+    t.key("q");
+    t.assert_shell_back();
+}
+
+/// The compare panel at 80×24 on claude-size, whose only rows that save are
+/// internal builds' plans (the words issue: the column that says who can set
+/// a row was dropped at 80 columns): each row ends with who can set it, the
+/// top two `internal`; the lines under the table end with a whole word.
+#[test]
+fn at_80x24_the_compare_panel_says_who_can_set_each_row() {
+    let Some(t) = Tmux::start("compare80who", 80, 24) else {
+        return;
+    };
+    t.type_line("mcscope sample-sessions/claude-size.jsonl");
+    t.wait_header("10/10");
+    t.key("c");
+    let s = t.wait("the panel's rows", |s| {
+        has(s, "WHO: who sets it") && has(s, "recommended: none")
+    });
+    let all = s.join("\n");
+    // Inside the panel's borders (one cell in from each edge).
+    let inside = |l: &String| -> String { l.chars().skip(2).take(76).collect() };
+    let start = s.iter().position(|l| l.contains("SETTING")).unwrap();
+    assert!(inside(&s[start]).trim_end().ends_with("WHO"), "{all}");
+    let who: Vec<String> = s[start + 1..]
+        .iter()
+        .take_while(|l| !l.contains("recommended: "))
+        .map(|l| inside(l).split_whitespace().last().unwrap().to_string())
+        .collect();
+    assert!(who.len() >= 10, "{all}");
+    assert_eq!(who[..4], ["-", "internal", "internal", "remote"], "{all}");
+    // The lines under the table: whole, or cut after a whole word with "…";
+    // the keys in short, whole.
+    let under: Vec<String> = s[start + 1 + who.len()..]
+        .iter()
+        .take(3)
+        .map(|l| inside(l).trim_end().to_string())
+        .collect();
+    assert!(under[0].ends_with("no setting you can use saves…"), "{all}");
+    assert!(
+        under[1].ends_with("the transcript's records prove, not a…"),
+        "{all}"
+    );
+    assert_eq!(
+        under[2], "↑/↓ select  Enter apply  S sort  A reverse  C chart  Esc close",
+        "{all}"
+    );
+    // Row 1 selected: who can set it, in words.
+    t.key("Down");
+    t.wait_text("row 1: internal: only in the harness's internal builds");
+    t.key("Escape");
+    t.wait("the panel to close", |s| !has(s, "recommended: none"));
     t.key("q");
     t.assert_shell_back();
 }

@@ -48,13 +48,22 @@ pub(super) fn draw_compare(f: &mut Frame, v: &SessionView, area: Rect, theme: Th
         Constraint::Length(foot_height),
     ])
     .areas(inner);
-    let keys =
+    // The keys in words where they fit, else in short; never cut mid-word.
+    let full =
         "↑/↓ select  Enter apply the row  S sort by the next column  A reverse  C chart  Esc close";
+    let keys = if full.chars().count() <= inner.width as usize {
+        full.to_string()
+    } else {
+        crate::tui::layout::cut_words(
+            "↑/↓ select  Enter apply  S sort  A reverse  C chart  Esc close",
+            inner.width as usize,
+        )
+    };
     let Some(c) = comparison_or_progress(f, p, inner.width, status, foot, theme) else {
         return;
     };
     draw_rows(f, v, c, status, table, theme);
-    draw_foot(f, v, c, foot, roomy, keys, theme);
+    draw_foot(f, v, c, foot, roomy, &keys, theme);
 }
 
 /// The comparison when it is ready; else the progress (or the failure) drawn
@@ -140,6 +149,14 @@ fn draw_rows(
                 if let Some(s) = &settings {
                     row[1] = s[i].clone();
                 }
+                // SPEC §9a: who can set the row (the CLI's AVAILABLE).
+                row.push(c.rows[i].availability.map_or("-".into(), |a| {
+                    if compact {
+                        short_availability(a).to_string()
+                    } else {
+                        a.name().to_string()
+                    }
+                }));
                 row
             })
             .collect()
@@ -147,8 +164,8 @@ fn draw_rows(
     let mut cells = cells_with(false);
     // Full titles when they fit; on a narrow screen short ones, and the
     // setting takes what the figures leave.
-    const SHORT: [&str; 9] = [
-        "#", "SETTING", "FIRE", "CLR", "NOTSENT", "BRK", "REWR", "USED", "ΔUSD",
+    const SHORT: [&str; 10] = [
+        "#", "SETTING", "FIRE", "CLR", "NOTSENT", "BRK", "REWR", "USED", "ΔUSD", "WHO",
     ];
     let title = |short: bool, col: Column| -> String {
         let t = if short {
@@ -180,13 +197,39 @@ fn draw_rows(
     let fits =
         |w: &[usize], spacing: usize| w.iter().sum::<usize>() + spacing * (w.len() - 1) <= room;
     let full = width_of(false, &cells);
-    let (short, spacing, mut w) = if fits(&full, 2) {
+    let (short, spacing, w) = if fits(&full, 2) {
         (false, 2, full)
     } else {
         // Narrow: the settings in short, what varies between rows first.
         cells = cells_with(true);
         (true, 1, width_of(true, &cells))
     };
+    // The columns shown: on a very narrow panel the figures that matter least
+    // give way before the setting gets too narrow to read; who can set a row,
+    // the dollars and the sorted column always stay.
+    let mut shown: Vec<Column> = Column::ALL.to_vec();
+    let setting_room = |shown: &[Column]| -> usize {
+        let others: usize = shown
+            .iter()
+            .filter(|&&col| col != Column::Setting)
+            .map(|col| w[col.index()])
+            .sum();
+        room.saturating_sub(others + spacing * (shown.len() - 1))
+    };
+    for give in [
+        Column::Rewritten,
+        Column::Cleared,
+        Column::WarmBreaks,
+        Column::LaterUsed,
+    ] {
+        if setting_room(&shown) >= MIN_SETTING.min(w[1]) {
+            break;
+        }
+        if give != p.sort {
+            shown.retain(|&col| col != give);
+        }
+    }
+    let setting_width = w[1].min(setting_room(&shown)).max(8);
     f.render_widget(
         Paragraph::new(vec![
             // SPEC §9a: the recorded bill first, then the rows.
@@ -199,32 +242,33 @@ fn draw_rows(
             )),
             Line::styled(
                 if short {
-                    "k=keep g=gap s=size t=trigger  * recommended  ● current"
+                    legend(status.width as usize)
                 } else {
-                    "* recommended   ● the main view's setting   Δ USD < 0: a saving"
+                    "* recommended   ● the main view's setting   Δ USD < 0: a saving".into()
                 },
                 theme.fg(Color::DarkGray),
             ),
         ]),
         status,
     );
-    if !fits(&w, spacing) {
-        let others: usize = w
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != 1)
-            .map(|(_, x)| x)
-            .sum();
-        w[1] = room.saturating_sub(others + spacing * (w.len() - 1)).max(8);
-    }
-    let header: Vec<String> = Column::ALL.iter().map(|&col| title(short, col)).collect();
-    let widths: Vec<Constraint> = w.iter().map(|&x| Constraint::Length(x as u16)).collect();
+    let header: Vec<String> = shown.iter().map(|&col| title(short, col)).collect();
+    let widths: Vec<Constraint> = shown
+        .iter()
+        .map(|&col| {
+            let x = if col == Column::Setting {
+                setting_width
+            } else {
+                w[col.index()]
+            };
+            Constraint::Length(x as u16)
+        })
+        .collect();
     let rows: Vec<TRow> = cells
         .drain(..)
         .enumerate()
         .skip(top)
         .take(height)
-        .map(|(line, row)| {
+        .map(|(line, mut row)| {
             let i = order[line];
             let style = if line == p.selected {
                 theme.emph(Color::Cyan)
@@ -233,6 +277,13 @@ fn draw_rows(
             } else {
                 Style::default()
             };
+            // A setting wider than its column loses whole words, never
+            // part of one.
+            row[1] = crate::tui::layout::cut_words(&row[1], setting_width);
+            let row: Vec<String> = shown
+                .iter()
+                .map(|col| std::mem::take(&mut row[col.index()]))
+                .collect();
             TRow::new(row).style(style)
         })
         .collect();
@@ -242,6 +293,42 @@ fn draw_rows(
             .column_spacing(spacing as u16),
         table,
     );
+}
+
+/// The narrowest the setting gets before figures give way to it: a short
+/// setting's varying part (`g10m k1 idle`, `t5 k2 cache-edits`).
+const MIN_SETTING: usize = 16;
+
+/// Who can set a row, in a narrow panel's WHO column.
+fn short_availability(a: crate::compare::Availability) -> &'static str {
+    use crate::compare::Availability;
+    match a {
+        Availability::User => "user",
+        Availability::RemoteFlag => "remote",
+        Availability::Internal => "internal",
+        Availability::WhatIf => "what_if",
+    }
+}
+
+/// A narrow panel's legend: as many of its parts as fit `width`, whole.
+fn legend(width: usize) -> String {
+    let mut out = String::new();
+    for part in [
+        "k=keep g=gap s=size t=trigger",
+        "* recommended",
+        "● current",
+        "WHO: who sets it",
+    ] {
+        let sep = if out.is_empty() { 0 } else { 2 };
+        if out.chars().count() + sep + part.chars().count() > width {
+            break;
+        }
+        if sep > 0 {
+            out.push_str("  ");
+        }
+        out.push_str(part);
+    }
+    out
 }
 
 /// Under the table: the recommendation, who can set the selected row, its
@@ -305,12 +392,7 @@ fn draw_foot(
         if roomy {
             return text;
         }
-        let width = foot.width as usize;
-        let lines = crate::tui::layout::wrap(&text, width.saturating_sub(1).max(3));
-        match lines.len() {
-            0 | 1 => text,
-            _ => format!("{}…", lines[0].trim_end()),
-        }
+        crate::tui::layout::cut_words(&text, foot.width as usize)
     };
     let mut lines = vec![
         Line::styled(one(rec), theme.fg(Color::Green)),

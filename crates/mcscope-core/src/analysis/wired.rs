@@ -197,7 +197,9 @@ fn plan_from<'s>(
         for p in &c.paths {
             let key = path_key(p);
             if !vouched.contains(&key) && listed.insert(key) {
-                evicted_read_paths.push(abs_path(p));
+                // Absolute where the record's `cwd` makes it so; a relative
+                // path as recorded where no `cwd` is known (Gemini CLI).
+                evicted_read_paths.push(p.display());
             }
         }
     }
@@ -372,11 +374,8 @@ pub fn prefix_break_message(
     first.filter(|&m| m >= request.view_start)
 }
 
-fn abs_path(p: &crate::policy::protect::RecordedPath) -> String {
-    crate::policy::protect::lexical(&p.path, p.cwd.as_deref()).display()
-}
-
-/// The same for comparing: two spellings of one Windows path are one path.
+/// A recorded path as compared: made absolute against its record's `cwd`
+/// (from `/` without one); two spellings of one Windows path are one path.
 fn path_key(p: &crate::policy::protect::RecordedPath) -> String {
     crate::policy::protect::lexical(&p.path, p.cwd.as_deref()).key()
 }

@@ -365,6 +365,50 @@ pub struct RecordedPath {
     pub cwd: Option<String>,
 }
 
+impl RecordedPath {
+    /// How a plan names the path (`evicted_read_paths`): made absolute against
+    /// its record's `cwd` ([`lexical`]) when the path or the `cwd` is absolute;
+    /// a relative path whose record names no absolute `cwd` (Gemini CLI's
+    /// records name none) as recorded, `.` and `..` folded where they can be.
+    /// Resolved from `/` as [`lexical`] compares it, `build.config.ts` would
+    /// read as `/build.config.ts`, a file at the root the session never read.
+    pub fn display(&self) -> String {
+        let cwd = self.cwd.as_deref().filter(|c| !c.is_empty());
+        let rooted = |p: &str| p.starts_with('/') || WinPath::parse(p).is_some();
+        if rooted(&self.path) || cwd.is_some_and(rooted) {
+            return lexical(&self.path, cwd).display();
+        }
+        let joined = match cwd {
+            Some(c) => Path::new(c).join(&self.path),
+            None => PathBuf::from(&self.path),
+        };
+        normalize_relative(&joined).display().to_string()
+    }
+}
+
+/// A relative path with `.` and `name/..` folded lexically; a `..` with
+/// nothing before it to fold stays.
+fn normalize_relative(p: &Path) -> PathBuf {
+    let mut out: Vec<&std::ffi::OsStr> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(n) => out.push(n),
+            Component::ParentDir => {
+                if out.last().is_some_and(|l| *l != "..") {
+                    out.pop();
+                } else {
+                    out.push("..".as_ref());
+                }
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
+}
+
 impl Protector {
     /// Roots in order project, user, team (the order they are tried).
     pub fn new(roots: &[(RootKind, PathBuf)], map: PathMap) -> Protector {

@@ -8,6 +8,36 @@ fn rp(p: &str) -> RecordedPath {
     }
 }
 
+/// A plan lists a path absolute where its record's cwd makes it so, and a
+/// relative one as recorded where no cwd is (Gemini CLI): never from `/`.
+#[test]
+fn a_relative_path_without_a_cwd_is_shown_as_recorded() {
+    let shown = |p: &str, cwd: Option<&str>| {
+        RecordedPath {
+            path: p.into(),
+            cwd: cwd.map(Into::into),
+        }
+        .display()
+    };
+    assert_eq!(shown("build.config.ts", None), "build.config.ts");
+    assert_eq!(shown("build.config.ts", Some("")), "build.config.ts");
+    assert_eq!(shown("./src/../src/main.ts", None), "src/main.ts");
+    assert_eq!(shown("../shared/util.ts", None), "../shared/util.ts");
+    assert_eq!(shown("a/../../b/./c", None), "../b/c");
+    assert_eq!(shown("a/..", None), ".");
+    assert_eq!(shown("src/x.ts", Some("repo")), "repo/src/x.ts");
+    // A cwd of `/` is a real root; an absolute path is itself.
+    assert_eq!(shown("build.config.ts", Some("/")), "/build.config.ts");
+    assert_eq!(shown("b.ts", Some("/work/")), "/work/b.ts");
+    assert_eq!(shown("/etc/../srv/a.ts", None), "/srv/a.ts");
+    // Windows: the recorded cwd or the path decides, as lexical does.
+    assert_eq!(
+        shown("src\\a.rs", Some(WCWD)),
+        "C:\\Users\\dev\\app\\src\\a.rs"
+    );
+    assert_eq!(shown("D:\\x\\y.rs", None), "D:\\x\\y.rs");
+}
+
 #[test]
 fn absolutize_folds_like_node_path_resolve() {
     assert_eq!(
