@@ -19,6 +19,10 @@
 //! The binary runs with no configuration file (`MCSCOPE_CONFIG` names a file that
 //! does not exist), a fresh `HOME` and no harness folders from the environment, so
 //! what the README shows is what a new user sees.
+//!
+//! The README is a front page of at most 250 lines: the two commands, what mcscope
+//! shows, the three questions, each harness with its sample, a few examples, the
+//! crates and the tests; everything else lives in docs/.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 #[path = "common/corpus.rs"]
@@ -366,6 +370,18 @@ fn every_command_block_of_the_readme_and_the_docs_prints_what_it_shows() {
         failures.len(),
         all.len(),
         failures.join("\n\n")
+    );
+}
+
+/// The most lines the README may hold: past it, material belongs in a page of docs/.
+const README_MAX_LINES: usize = 250;
+
+#[test]
+fn the_readme_is_a_front_page_of_at_most_250_lines() {
+    let lines = page("README.md").lines().count();
+    assert!(
+        lines <= README_MAX_LINES,
+        "README.md has {lines} lines; a front page holds at most {README_MAX_LINES}: move reference material into docs/ and link it"
     );
 }
 
