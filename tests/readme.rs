@@ -1,7 +1,8 @@
-//! The README cannot drift: every command block of README.md that shows output (a
-//! fenced block whose lines start with `$ mcscope …`, each followed by what it
-//! prints) is run again with the real binary, in the crate's folder, and compared
-//! with what the README shows.
+//! The README and the docs cannot drift: every command block of README.md and of
+//! every page of docs/ that shows output (a fenced block whose lines start with
+//! `$ mcscope …`, each followed by what it prints) is run again with the real
+//! binary, in the crate's folder, and compared with what the page shows. An example
+//! moved from the README into docs/ stays checked.
 //!
 //! - A block is compared whole: every line, in order, nothing left out (trailing
 //!   spaces aside, which editors strip).
@@ -18,6 +19,10 @@
 //! The binary runs with no configuration file (`MCSCOPE_CONFIG` names a file that
 //! does not exist), a fresh `HOME` and no harness folders from the environment, so
 //! what the README shows is what a new user sees.
+//!
+//! The README is a front page of at most 250 lines: the two commands, what mcscope
+//! shows, the three questions, each harness with its sample, a few examples, the
+//! crates and the tests; everything else lives in docs/.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 #[path = "common/corpus.rs"]
@@ -26,10 +31,10 @@ mod corpus;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// One `$ mcscope …` line of the README with the output it shows.
+/// One `$ mcscope …` line of a page with the output it shows.
 #[derive(Debug)]
 struct Example {
-    /// The README line of the command (1-based), for messages.
+    /// The page's line of the command (1-based), for messages.
     line: usize,
     /// The command as written, continuation lines joined, comment removed.
     command: String,
@@ -37,9 +42,26 @@ struct Example {
     shown: Vec<String>,
 }
 
-fn readme() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    std::fs::read_to_string(&path).expect("README.md")
+/// A page of the repository by its path in it.
+fn page(rel: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// README.md, then every page of docs/ by name.
+fn pages() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let mut docs: Vec<String> = std::fs::read_dir(&dir)
+        .expect("docs/")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    docs.sort();
+    let mut pages = vec!["README.md".to_string()];
+    pages.extend(docs);
+    pages
 }
 
 /// The examples of every fenced block that holds a `$ mcscope` line.
@@ -67,13 +89,13 @@ fn examples(text: &str) -> Vec<Example> {
     out
 }
 
-/// A command block's examples; `first_line` is the README line of `block[0]`.
+/// A command block's examples; `first_line` is the page's line of `block[0]`.
 fn block_examples(block: &[&str], first_line: usize) -> Vec<Example> {
     let mut out: Vec<Example> = Vec::new();
     let mut j = 0;
     assert!(
         block[0].starts_with("$ "),
-        "README.md:{first_line}: a command block starts with its `$ mcscope` line"
+        "line {first_line}: a command block starts with its `$ mcscope` line"
     );
     while j < block.len() {
         let line = block[j];
@@ -260,7 +282,7 @@ fn check(ex: &Example, actual: &[String]) -> Option<String> {
             let (s, a) = (shown.get(k).copied(), actual.get(k).map(String::as_str));
             if s != a {
                 return Some(format!(
-                    "output line {}: the README shows {:?}, the binary prints {:?}",
+                    "output line {}: the page shows {:?}, the binary prints {:?}",
                     k + 1,
                     s.unwrap_or("<nothing>"),
                     a.unwrap_or("<nothing>")
@@ -284,26 +306,33 @@ fn check(ex: &Example, actual: &[String]) -> Option<String> {
 }
 
 #[test]
-fn every_command_block_of_the_readme_prints_what_it_shows() {
-    let text = readme();
-    let examples = examples(&text);
-    // The README shows a dozen commands with their output: finding far fewer means
-    // this reader lost them, not that the README is right.
-    assert!(
-        examples.len() >= 10,
-        "found only {} command blocks",
-        examples.len()
-    );
+fn every_command_block_of_the_readme_and_the_docs_prints_what_it_shows() {
+    let mut all: Vec<(String, Example)> = Vec::new();
+    for rel in pages() {
+        let found = examples(&page(&rel));
+        // The README keeps a few short examples on the front page; finding none
+        // means this reader lost them, not that the README is right.
+        if rel == "README.md" {
+            assert!(
+                found.len() >= 3,
+                "README.md: found only {} command blocks",
+                found.len()
+            );
+        }
+        all.extend(found.into_iter().map(|ex| (rel.clone(), ex)));
+    }
+    // The README and the docs show a dozen and more commands with their output.
+    assert!(all.len() >= 10, "found only {} command blocks", all.len());
     let home = tempfile::tempdir().expect("a temp HOME");
     let corpus_dir = corpus::location();
     let corpus_str = corpus_dir.to_string_lossy().into_owned();
     let mut failures = Vec::new();
-    for ex in &examples {
+    for (rel, ex) in &all {
         let args = words(&ex.command, &corpus_str);
         assert_eq!(
             args.first().map(String::as_str),
             Some("mcscope"),
-            "README.md:{}: a `$` line runs mcscope",
+            "{rel}:{}: a `$` line runs mcscope",
             ex.line
         );
         if ex.command.contains("$MCSCOPE_CORPUS") {
@@ -316,14 +345,14 @@ fn every_command_block_of_the_readme_prints_what_it_shows() {
                 .iter()
                 .any(|rel| corpus::file(&rel.to_string_lossy()).is_none())
             {
-                eprintln!("note: README.md:{} needs the corpus; skipped", ex.line);
+                eprintln!("note: {rel}:{} needs the corpus; skipped", ex.line);
                 continue;
             }
         }
         let actual = run(&args[1..], home.path());
         if let Some(why) = check(ex, &actual) {
             failures.push(format!(
-                "README.md:{}: `{}`{}\n  {why}\n  the binary prints:\n{}",
+                "{rel}:{}: `{}`{}\n  {why}\n  the binary prints:\n{}",
                 ex.line,
                 ex.command,
                 if ex.abridged { " (abridged)" } else { "" },
@@ -337,10 +366,22 @@ fn every_command_block_of_the_readme_prints_what_it_shows() {
     }
     assert!(
         failures.is_empty(),
-        "{} of {} README examples drifted:\n\n{}",
+        "{} of {} examples drifted:\n\n{}",
         failures.len(),
-        examples.len(),
+        all.len(),
         failures.join("\n\n")
+    );
+}
+
+/// The most lines the README may hold: past it, material belongs in a page of docs/.
+const README_MAX_LINES: usize = 250;
+
+#[test]
+fn the_readme_is_a_front_page_of_at_most_250_lines() {
+    let lines = page("README.md").lines().count();
+    assert!(
+        lines <= README_MAX_LINES,
+        "README.md has {lines} lines; a front page holds at most {README_MAX_LINES}: move reference material into docs/ and link it"
     );
 }
 
