@@ -109,6 +109,8 @@ const API: &str = "The `api` object";
 
 const IDLE_SERVER: &str = "The `idle_server` object";
 
+const CLINE: &str = "The `cline` object";
+
 fn schemas() -> Vec<Schema> {
     vec![
         Schema {
@@ -120,6 +122,7 @@ fn schemas() -> Vec<Schema> {
                 ("evidence", EVIDENCE),
                 ("api", API),
                 ("idle_server", IDLE_SERVER),
+                ("request.cline", CLINE),
             ],
         },
         Schema {
@@ -131,6 +134,7 @@ fn schemas() -> Vec<Schema> {
                 ("requests[].evidence", EVIDENCE),
                 ("requests[].api", API),
                 ("requests[].idle_server", IDLE_SERVER),
+                ("requests[].cline", CLINE),
             ],
         },
         Schema {
@@ -189,12 +193,13 @@ fn printed() -> BTreeMap<&'static str, BTreeSet<String>> {
             }
         }
     }
-    // Gemini CLI and OpenCode have their own plans (the other kinds are
+    // Gemini CLI, OpenCode and Cline have their own plans (the other kinds are
     // refused there).
     for s in [
         "sample-sessions/gemini-build.jsonl",
         "sample-sessions/gemini-build-masked.jsonl",
         "sample-sessions/opencode-build.db",
+        "sample-sessions/cline-task",
     ] {
         for cmd in ["plan", "timeline", "evidence"] {
             add(cmd, mcscope_json(&[cmd, s, "--format", "json"]));
