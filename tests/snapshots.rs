@@ -17,7 +17,7 @@ use mcscope::cli::{self, Opts};
 use mcscope::tui::app::App;
 
 /// Every bundled sample, as a user names it from the repository.
-const SAMPLES: [&str; 10] = [
+const SAMPLES: [&str; 11] = [
     "sample-sessions/api-agent.json",
     "sample-sessions/claude-budget.jsonl",
     "sample-sessions/claude-cut.jsonl",
@@ -28,6 +28,7 @@ const SAMPLES: [&str; 10] = [
     "sample-sessions/gemini-build.jsonl",
     "sample-sessions/opencode-build.db",
     "sample-sessions/qwen-memory/today.jsonl",
+    "sample-sessions/cline-task",
 ];
 
 /// A snapshot's name for `sample` (its file name without the folders).

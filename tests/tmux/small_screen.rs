@@ -327,3 +327,31 @@ fn a_gemini_session_at_80x24_and_wide() {
         t.assert_shell_back();
     }
 }
+
+/// A Cline task folder in the real binary, at 80x24 and wide (SPEC §17.K,
+/// §18.2): the folder is the session, the header names its format and the
+/// plan's own parameters, the request where the rule fired shows both reads
+/// replaced by the notice, and `p` steps auto → cline → recorded.
+#[test]
+fn a_cline_task_at_80x24_and_wide() {
+    for (w, h) in [(80, 24), (160, 45)] {
+        let Some(t) = Tmux::start(&format!("cline{w}"), w, h) else {
+            return;
+        };
+        t.type_line("mcscope sample-sessions/cline-task --at 5");
+        let s = t.wait_header("5/6");
+        let head = header(&s).unwrap_or(&[]).join("\n");
+        assert!(head.contains("cline-task (cline)"), "{head}");
+        assert!(head.contains("window by model"), "{head}");
+        assert!(head.contains("dedupe on"), "{head}");
+        let screen = s.join("\n");
+        assert_eq!(screen.matches("✗ cleared").count(), 2, "{screen}");
+        assert!(has(&s, "cline-2-0") && has(&s, "cline-6-0"), "{screen}");
+        t.key("p");
+        t.wait_text("plan cline*");
+        t.key("p");
+        t.wait_text("plan recorded*");
+        t.key("q");
+        t.assert_shell_back();
+    }
+}
