@@ -242,9 +242,10 @@ fn k3_the_worked_example_replaces_the_duplicate_reads_then_truncates() {
     let four = json(&["plan", SAMPLE, "--at", "4", "--format", "json"]);
     assert_eq!(four["fired"], false);
     assert_eq!(four["request"]["cline"]["deleted_range"], Value::Null);
-    // The wire reads the notice where the reads were.
+    // The wire reads the notice where the second read was; the first is in
+    // the truncated range, which the wire leaves out.
     let wire = ok(&["wire", SAMPLE, "--at", "5"]);
-    assert_eq!(wire.matches(NOTICE).count(), 2, "{wire}");
+    assert_eq!(wire.matches(NOTICE).count(), 1, "{wire}");
 }
 
 /// Reference §5, the first variant: the notices save 45 % ≥ 30 %, so no
@@ -695,4 +696,38 @@ fn k1_the_writer_refuses_a_task_file() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("session transcript"), "{err}");
     assert_eq!(std::fs::read(&target).unwrap(), before);
+}
+
+/// Reference §3.3–§3.4: the wire of a truncated request leaves out the range
+/// and reads the truncation notice in block 0 of the first assistant
+/// message; the local side holds every message.
+#[test]
+fn k3_the_wire_leaves_out_the_range_and_carries_the_truncation_notice() {
+    let wire = json(&["wire", SAMPLE, "--at", "5"]);
+    let messages = wire["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 7, "[0, 1, 4, 5, 6, 7, 8]");
+    assert!(
+        messages[1]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with(
+                "[NOTE] Some previous conversation history with the user has been removed"
+            )
+    );
+    assert!(
+        messages[2]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("[execute_command for 'npm test'] Result:")
+    );
+    let local = json(&["wire", SAMPLE, "--at", "5", "--side", "local"]);
+    assert_eq!(local["messages"].as_array().unwrap().len(), 9);
+    // Before the rule fired nothing is left out.
+    let four = json(&["wire", SAMPLE, "--at", "4"]);
+    assert_eq!(
+        four["messages"].as_array().unwrap().len(),
+        7,
+        "messages 0-6"
+    );
+    assert!(!four.to_string().contains("[NOTE] Some previous"));
 }

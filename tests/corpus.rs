@@ -716,6 +716,8 @@ fn measured_message_sizes_agree_with_the_built_messages() {
                         edits: &[],
                         drop_thoughts: false,
                         server: None,
+                        dropped: &[],
+                        texts: &[],
                     },
                 )
                 .unwrap();

@@ -269,6 +269,8 @@ pub fn pipeline(path: &Path, data: &[u8]) {
                 edits: &[],
                 drop_thoughts: false,
                 server: None,
+                dropped: &[],
+                texts: &[],
             };
             if let Ok(built) = wire::wire_message_tokens(&base.session, req, m, &c) {
                 assert_eq!(measured, built, "measured rewrite of message {m} differs");

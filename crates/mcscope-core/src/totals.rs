@@ -213,6 +213,8 @@ impl TokenCache {
                 edits: &[],
                 drop_thoughts: *drop_thoughts,
                 server: None,
+                dropped: &[],
+                texts: &[],
             },
         )?;
         if let Ok(mut memo) = self.changed.lock() {

@@ -19,6 +19,10 @@ pub struct WireInputs {
     pub drop_thoughts: bool,
     /// Delivery `server` (the `api` preset): the edits sent and what they change.
     pub server: Option<wire::ServerEdits>,
+    /// Messages the plan leaves out of the wire (Cline's truncated range).
+    pub dropped: Vec<std::ops::Range<usize>>,
+    /// Text blocks the plan rewrites in the wire (Cline's truncation notice).
+    pub texts: Vec<(usize, usize, &'static str)>,
 }
 
 impl WireInputs {
@@ -32,6 +36,8 @@ impl WireInputs {
             stripped: HashSet::new(),
             edits: Vec::new(),
             drop_thoughts: false,
+            dropped: Vec::new(),
+            texts: Vec::new(),
             server: None,
         }
     }
@@ -68,6 +74,8 @@ impl WireInputs {
             drop_thoughts: fired_forced,
             server: server_edits(setup, engine.api_step())
                 .or_else(|| idle_server_edits(engine.idle_server_step())),
+            dropped: engine.dropped_messages(),
+            texts: engine.wire_texts(),
         }
     }
 
@@ -83,6 +91,8 @@ impl WireInputs {
             edits: &self.edits,
             drop_thoughts: self.drop_thoughts,
             server: self.server.as_ref(),
+            dropped: &self.dropped,
+            texts: &self.texts,
         })
     }
 

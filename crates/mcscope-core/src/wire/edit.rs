@@ -67,6 +67,15 @@ pub(super) fn apply(
             }
         }
     }
+    for &(m, b, text) in c.texts {
+        if let Some(msg) = m
+            .checked_sub(req.view_start)
+            .and_then(|i| messages.get_mut(i))
+            && let Some(block) = blocks_mut(s.harness, msg.to_mut()).and_then(|bl| bl.get_mut(b))
+        {
+            *block = json!({"type": "text", "text": text});
+        }
+    }
     if c.drop_thoughts && s.harness.asks().forced_drops_thoughts() {
         gemini::drop_thoughts(messages);
     }

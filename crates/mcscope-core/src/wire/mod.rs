@@ -50,6 +50,12 @@ pub struct Clearings<'a> {
     pub drop_thoughts: bool,
     /// Delivery `server` (the `api` preset): what the server's edits change.
     pub server: Option<&'a ServerEdits>,
+    /// Messages the plan leaves out of the wire (Cline's truncated range):
+    /// the wire side only, after every edit.
+    pub dropped: &'a [std::ops::Range<usize>],
+    /// Text blocks the plan rewrites in the wire: (message, block, text)
+    /// (Cline's truncation notice on its first assistant message).
+    pub texts: &'a [(usize, usize, &'static str)],
 }
 
 /// What the `api` preset sends and what the server does with it (SPEC §11).
@@ -77,10 +83,12 @@ pub fn build(s: &Session, req: &Request, side: Side, c: &Clearings<'_>) -> std::
     let mut owned: Vec<Cow<'_, Value>> = messages.into_iter().map(Cow::Owned).collect();
     // Recorded facts (cuts, stripped thinking) are in both sides (SPEC §15.4).
     apply_recorded(s, req, &mut owned);
+    let mut dropped: &[std::ops::Range<usize>] = &[];
     if side == Side::Wire {
         apply(s, req, &mut owned, c);
+        dropped = c.dropped;
     }
-    drop_dead(req, &mut owned);
+    drop_messages(req, dropped, &mut owned);
     let messages: Vec<Value> = owned.into_iter().map(Cow::into_owned).collect();
     let mut out = body(s, messages);
     // The client's request carries the edits; the server view is what the
@@ -89,6 +97,22 @@ pub fn build(s: &Session, req: &Request, side: Side, c: &Clearings<'_>) -> std::
         out["context_management"] = server.context_management();
     }
     Ok(out)
+}
+
+/// Leaves out of a view's messages (index 0 = `req.view_start`) those on a
+/// dead branch and those a plan drops from the wire (`dropped`, message
+/// ranges of the session: Cline's truncated range), in one pass over the
+/// view's own indices.
+fn drop_messages<T>(req: &Request, dropped: &[std::ops::Range<usize>], messages: &mut Vec<T>) {
+    if dropped.is_empty() {
+        return drop_dead(req, messages);
+    }
+    let mut i = 0;
+    messages.retain(|_| {
+        let m = req.view_start + i;
+        i += 1;
+        !req.is_dead(m) && !dropped.iter().any(|r| r.contains(&m))
+    });
 }
 
 /// Leaves out of a view's messages (index 0 = `req.view_start`) those on a
@@ -152,7 +176,8 @@ pub fn print_both(
     let mut wire = local.clone();
     apply(s, req, &mut wire, c);
     drop_dead(req, &mut local);
-    drop_dead(req, &mut wire);
+    // Cline's truncated range: the wire side only.
+    drop_messages(req, c.dropped, &mut wire);
     let tokens = tokens_from_message.map(|at| tokens_of(wire.get(at..).unwrap_or(&[])));
     let model = s.model.clone().map(Value::String).unwrap_or(Value::Null);
     let context_management = c.server.map(ServerEdits::context_management);
@@ -276,6 +301,8 @@ mod tests {
             edits: &[],
             drop_thoughts: false,
             server: None,
+            dropped: &[],
+            texts: &[],
         };
         let local = read_messages(&s, &req).unwrap();
         let mut wire: Vec<Cow<'_, Value>> = local.iter().map(Cow::Borrowed).collect();

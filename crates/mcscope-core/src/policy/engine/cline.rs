@@ -516,6 +516,35 @@ impl super::plan::Plan for Cline {
     fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
         Decided::verdict(e.cline_step(req))
     }
+
+    /// Reference §3.3: once truncated, block 0 of the first assistant
+    /// message reads the truncation notice.
+    fn wire_texts(&self, e: &Engine<'_>) -> Vec<(usize, usize, &'static str)> {
+        let (Some(m), Some(f)) = (e.plans.get::<Memory>(), facts(e.s)) else {
+            return Vec::new();
+        };
+        match (m.msg_edit.get(&1), f.history.get(1)) {
+            (Some(0), Some(h)) if !h.user => {
+                vec![(h.msg, 0, crate::harness::CLINE_TRUNCATION_NOTICE)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Reference §3.4: the range is not sent (messages 0 and 1, then what
+    /// follows it): the session's messages of history messages a..=b.
+    fn dropped(&self, e: &Engine<'_>) -> Vec<std::ops::Range<usize>> {
+        let (Some(m), Some(f)) = (e.plans.get::<Memory>(), facts(e.s)) else {
+            return Vec::new();
+        };
+        let Some((a, b)) = m.range else {
+            return Vec::new();
+        };
+        match (f.history.get(a), f.history.get(b)) {
+            (Some(x), Some(y)) if x.msg <= y.msg => std::iter::once(x.msg..y.msg + 1).collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -356,6 +356,24 @@ impl<'s> Engine<'s> {
             .and_then(|i| i.step.as_ref())
     }
 
+    /// The messages the plans leave out of the last evaluated request's wire
+    /// (Cline's truncated range), as ranges of the session's messages.
+    pub fn dropped_messages(&self) -> Vec<std::ops::Range<usize>> {
+        registry::PLANS
+            .iter()
+            .flat_map(|p| p.dropped(self))
+            .collect()
+    }
+
+    /// The text blocks the plans rewrite in the last evaluated request's wire
+    /// (Cline's truncation notice): (message, block, text).
+    pub fn wire_texts(&self) -> Vec<(usize, usize, &'static str)> {
+        registry::PLANS
+            .iter()
+            .flat_map(|p| p.wire_texts(self))
+            .collect()
+    }
+
     /// The candidates of the last evaluated request, in rank order.
     pub fn candidates(&self) -> &[Candidate] {
         &self.view.cands

@@ -220,6 +220,19 @@ pub(crate) trait Plan: Sync {
         None
     }
 
+    /// The messages it leaves out of the wire at the request `e` last
+    /// evaluated (Cline's truncated range), as ranges of the session's
+    /// messages; none by default.
+    fn dropped(&self, _e: &Engine<'_>) -> Vec<std::ops::Range<usize>> {
+        Vec::new()
+    }
+
+    /// The text blocks it rewrites in the wire at the request `e` last
+    /// evaluated: (message, block, text); none by default.
+    fn wire_texts(&self, _e: &Engine<'_>) -> Vec<(usize, usize, &'static str)> {
+        Vec::new()
+    }
+
     /// Its refusal in words: the message, and the hint of what would work.
     fn refusal(&self, r: &Refusal) -> (String, String) {
         (
