@@ -731,3 +731,19 @@ fn k3_the_wire_leaves_out_the_range_and_carries_the_truncation_notice() {
     );
     assert!(!four.to_string().contains("[NOTE] Some previous"));
 }
+
+/// SPEC §17.K.1: the picker lists a task by its history, as Cline's: its
+/// requests, its results (text-protocol and native), the `<task>` as the
+/// prompt.
+#[test]
+fn k1_the_picker_lists_a_task_as_cline_s() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let s = mcscope::scan::scan(&root.join(SAMPLE).join("api_conversation_history.json"));
+    assert_eq!(s.harness.name(), "cline");
+    assert_eq!((s.requests, s.results), (6, 5));
+    assert_eq!(
+        s.prompt.as_deref(),
+        Some("fix the failing test in src/app.ts")
+    );
+    assert!(s.error.is_none());
+}

@@ -29,6 +29,21 @@ pub(crate) fn text_len(s: &str) -> i64 {
     scan::utf16(s) as i64
 }
 
+/// Whether a text block is a text-protocol result (`[tool …] Result:`).
+pub(crate) fn is_result_text(text: &str) -> bool {
+    scan::any_header(text).is_some()
+}
+
+/// What a person typed in a task's first message: the `<task>` element's
+/// text where it has one, else the text.
+pub(crate) fn task_text(text: &str) -> String {
+    let inner = text
+        .split_once("<task>")
+        .and_then(|(_, rest)| rest.split_once("</task>"))
+        .map_or(text, |(t, _)| t);
+    inner.trim().to_string()
+}
+
 /// The task's files (reference §1: `GlobalFileNames`, v4.0.12 `core/storage/disk.ts`).
 pub const HISTORY: &str = "api_conversation_history.json";
 const UI: &str = "ui_messages.json";
