@@ -144,6 +144,25 @@ fn p(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
+/// `plan PATH --at K [EXTRA…] --format json`.
+fn plan_at(path: &str, at: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["plan", path, "--at", at];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--format", "json"]);
+    json(&args)
+}
+
+/// The `field` of each element of the list `list` of `v` (ids of candidates,
+/// of caveats).
+fn names_of(v: &Value, list: &str, field: &str) -> Vec<String> {
+    v[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c[field].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// The worked example of the sample's docstring: two reads of a file, a big
 /// command output, a write with the final content, the total over 98,000 at
 /// request 4.
@@ -198,13 +217,8 @@ fn k2_requests_usage_and_candidate_ids() {
     let t = json(&["timeline", SAMPLE, "--format", "json"]);
     let reqs = t["requests"].as_array().unwrap();
     assert_eq!(reqs.len(), 6);
-    let plan = json(&["plan", SAMPLE, "--at", "5", "--format", "json"]);
-    let ids: Vec<&str> = plan["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["tool_use_id"].as_str().unwrap())
-        .collect();
+    let plan = plan_at(SAMPLE, "5", &[]);
+    let ids = names_of(&plan, "candidates", "tool_use_id");
     assert_eq!(ids, ["cline-2-0", "cline-4-0", "cline-6-0", "cline-8-0"]);
     let c0 = &plan["candidates"][0];
     assert_eq!(c0["tool"], "read_file");
@@ -225,7 +239,7 @@ fn k2_requests_usage_and_candidate_ids() {
 /// truncated to [2, 3] (half kept); `request.cline` says so.
 #[test]
 fn k3_the_worked_example_replaces_the_duplicate_reads_then_truncates() {
-    let plan = json(&["plan", SAMPLE, "--at", "5", "--format", "json"]);
+    let plan = plan_at(SAMPLE, "5", &[]);
     assert_eq!(plan["request"]["plan_kind"], "cline");
     assert_eq!(plan["fired"], true);
     assert_eq!(
@@ -239,7 +253,7 @@ fn k3_the_worked_example_replaces_the_duplicate_reads_then_truncates() {
         "{text}"
     );
     // Request 4: 87,480 < 98,000, nothing.
-    let four = json(&["plan", SAMPLE, "--at", "4", "--format", "json"]);
+    let four = plan_at(SAMPLE, "4", &[]);
     assert_eq!(four["fired"], false);
     assert_eq!(four["request"]["cline"]["deleted_range"], Value::Null);
     // The wire reads the notice where the second read was; the first is in
@@ -328,13 +342,8 @@ fn k3_no_dedupe_is_a_what_if_without_notices() {
 /// caveat while it is assumed.
 #[test]
 fn s18_4_the_window_and_its_caveat() {
-    let plan = json(&["plan", SAMPLE, "--at", "5", "--format", "json"]);
-    let ids: Vec<&str> = plan["caveats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
+    let plan = plan_at(SAMPLE, "5", &[]);
+    let ids = names_of(&plan, "caveats", "id");
     assert_eq!(ids, ["cline_window_assumed"]);
     // A 200,000 window: limit 160,000, nothing fires.
     let wide = json(&[
@@ -389,12 +398,7 @@ fn s18_4_unknown_and_sdk_versions() {
         "json",
     ]);
     assert_eq!(plan["request"]["plan_kind"], "cline");
-    let ids: Vec<&str> = plan["caveats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap())
-        .collect();
+    let ids = names_of(&plan, "caveats", "id");
     // No record in this task: the plan did not run (SPEC §16.I), the what-if shows.
     assert_eq!(
         ids,
@@ -408,15 +412,13 @@ fn s18_4_unknown_and_sdk_versions() {
         let mut t = worked(400_000);
         t.version = Some(v);
         let dir = t.write();
-        let plan = json(&["plan", p(&dir), "--at", "5", "--format", "json"]);
+        let plan = plan_at(p(&dir), "5", &[]);
         assert_eq!(plan["request"]["plan_kind"], Value::Null, "{v}");
         assert_eq!(plan["fired"], false, "{v}");
         assert!(
-            plan["caveats"]
-                .as_array()
-                .unwrap()
+            names_of(&plan, "caveats", "id")
                 .iter()
-                .any(|c| c["id"] == "cline_sdk"),
+                .any(|c| c == "cline_sdk"),
             "{v}: {plan}"
         );
     }
@@ -444,11 +446,9 @@ fn s18_4_auto_condense_keeps_the_notices_and_no_truncation() {
     assert_eq!(c["notices"], json!(["cline-2-0", "cline-6-0"]));
     assert_eq!(c["deleted_range"], Value::Null);
     assert!(
-        plan["caveats"]
-            .as_array()
-            .unwrap()
+        names_of(&plan, "caveats", "id")
             .iter()
-            .any(|c| c["id"] == "cline_auto_condense")
+            .any(|c| c == "cline_auto_condense")
     );
     let text = ok(&["plan", p(&dir), "--at", "5", "--policy", "cline"]);
     assert!(
@@ -511,7 +511,7 @@ fn k4_a_record_that_differs_is_said() {
     t.context = Some(json!([[2, [2, [[0, [[ts, "text", ["x"], []]]]]]]]));
     t.ranges[4] = Some((2, 5));
     let dir = t.write();
-    let plan = json(&["plan", p(&dir), "--at", "5", "--format", "json"]);
+    let plan = plan_at(p(&dir), "5", &[]);
     assert_eq!(
         plan["request"]["cline"]["recorded_deleted_range"],
         json!([2, 5])
@@ -552,12 +552,7 @@ fn k2_mentions_are_candidates_and_duplicates() {
         "--format",
         "json",
     ]);
-    let ids: Vec<&str> = plan["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["tool_use_id"].as_str().unwrap())
-        .collect();
+    let ids = names_of(&plan, "candidates", "tool_use_id");
     assert_eq!(
         ids,
         ["cline-2-1#1", "cline-2-1#2", "cline-4-0", "cline-6-0"]
