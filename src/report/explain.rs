@@ -118,9 +118,9 @@ pub fn explain_text(setup: &Setup, e: &Explain) -> String {
     for r in &e.records {
         let _ = writeln!(
             out,
-            "◇ {} at line {}{}",
+            "◇ {}{}{}",
             r.kind,
-            r.line,
+            super::at_line(r.line),
             r.request
                 .map_or(" (attached to no request)".into(), |k| format!(
                     " belongs to request {k}"

@@ -192,3 +192,14 @@ fn roots_json(setup: &Setup) -> RootsJson {
 fn send_kind(req: &crate::session::Request) -> Option<SendKind> {
     req.send.as_ref().map(|s| s.kind)
 }
+
+/// Where a record sits, for a sentence: ` at line N`, or nothing for a record
+/// that has no line (a database's row, a task's side file: OpenCode's marks,
+/// Cline's context_history.json).
+pub(crate) fn at_line(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(" at line {line}")
+    }
+}

@@ -414,8 +414,8 @@ pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> 
         };
         let _ = writeln!(
             out,
-            "harness evidence: {record} at line {} before request {} {did} [{}]",
-            e.line,
+            "harness evidence: {record}{} before request {} {did} [{}]",
+            super::at_line(e.line),
             e.before_request,
             sanitize::joined(&e.compacted_tool_ids, ", ")
         );
