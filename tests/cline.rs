@@ -742,3 +742,65 @@ fn k1_the_picker_lists_a_task_as_cline_s() {
     );
     assert!(s.error.is_none());
 }
+
+/// Hostile task files (every byte of a transcript is untrusted): values of
+/// the wrong shape, indexes past any message, ranges upside down or at the
+/// top of the integers, a FIFO beside the history. Each is read without a
+/// panic or a hang; a file that cannot be read is one clear line, exit 2.
+#[test]
+fn hostile_task_files_are_read_or_refused_plainly() {
+    let mut t = worked(1_000);
+    let huge = u64::MAX;
+    t.extra_ui.push(
+        json!({"ts": "x", "type": "say", "say": "api_req_started", "text": "not json",
+        "conversationHistoryIndex": huge, "conversationHistoryDeletedRange": [huge, huge]}),
+    );
+    t.extra_ui.push(
+        json!({"say": "api_req_started", "text": "{\"tokensIn\": \"many\"}",
+        "conversationHistoryIndex": 9999, "conversationHistoryDeletedRange": [7, 2]}),
+    );
+    t.context = Some(json!([
+        [huge, [2, [[0, [[1, "text", ["x"], []]]]]]],
+        "junk",
+        [1, [4, "x"]]
+    ]));
+    let dir = t.write();
+    for cmd in ["plan", "timeline", "evidence"] {
+        let (code, out, err) = run(&[cmd, p(&dir), "--policy", "cline"]);
+        assert_eq!(code, 0, "{cmd}: {err}");
+        assert!(!out.is_empty() && !err.contains("panicked"), "{cmd}: {err}");
+    }
+    let e = json(&["evidence", p(&dir), "--format", "json"]);
+    assert!(
+        e["session"]["diagnostics"]
+            .to_string()
+            .contains("context_history.json entry")
+    );
+    // A history that is no array, and one that is no JSON.
+    for bad in [
+        "{\"role\": \"user\"}",
+        "[{\"role\": \"user\", \"content\": ",
+    ] {
+        std::fs::write(dir.join("api_conversation_history.json"), bad).unwrap();
+        let (code, _, err) = run(&["plan", p(&dir)]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+    // A FIFO named like a task file is refused, never opened for a read that
+    // would block.
+    let mut t = worked(1_000);
+    let dir = t.write();
+    std::fs::remove_file(dir.join("ui_messages.json")).unwrap();
+    let fifo = dir.join("ui_messages.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let (code, _, err) = run(&["plan", p(&dir)]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("FIFO") || err.contains("not a regular"),
+            "{err}"
+        );
+    } else {
+        eprintln!("note: mkfifo is not available here; the FIFO case is skipped");
+    }
+}

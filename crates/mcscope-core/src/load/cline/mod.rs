@@ -745,14 +745,14 @@ fn answers(history: &[Value], reqs: &[ApiReq]) -> HashMap<usize, usize> {
     let mut out = HashMap::new();
     if !reqs.is_empty() && reqs.iter().all(|r| r.index.is_some()) {
         for (j, r) in reqs.iter().enumerate() {
-            if let Some(c) = r.index
+            if let Some(a) = r.index.and_then(|c| c.checked_add(1))
                 && history
-                    .get(c + 1)
+                    .get(a)
                     .and_then(|m| m.get("role"))
                     .and_then(Value::as_str)
                     == Some("assistant")
             {
-                out.insert(c + 1, j);
+                out.insert(a, j);
             }
         }
     } else {
@@ -975,7 +975,7 @@ fn recorded(s: &Session, f: &TaskFacts) -> Vec<crate::session::Evidence> {
             continue;
         };
         let was = |h: usize| prev.is_some_and(|(pa, pb)| (pa..=pb).contains(&h));
-        let after = b + 1;
+        let after = b.saturating_add(1);
         let after_user = f.history.get(after).is_some_and(|h| h.user);
         let newly: Vec<usize> = f
             .result_hist
