@@ -252,6 +252,24 @@ fn k3_the_worked_example_replaces_the_duplicate_reads_then_truncates() {
         text.contains("2 duplicate reads replaced by the notice (18.9% of the characters); under 30 %: truncated messages [2, 3] (kept half)"),
         "{text}"
     );
+    // Where it fired, why the others stay: the latest copy of the file, and
+    // a command's output (no file: only a truncation takes it).
+    let reason = |i: usize| {
+        plan["candidates"][i]["reason"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        reason(3).starts_with("the latest copy of its file"),
+        "{}",
+        reason(3)
+    );
+    assert!(
+        reason(1).starts_with("not a file's content"),
+        "{}",
+        reason(1)
+    );
     // Request 4: 87,480 < 98,000, nothing.
     let four = plan_at(SAMPLE, "4", &[]);
     assert_eq!(four["fired"], false);

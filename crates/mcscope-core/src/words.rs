@@ -262,6 +262,7 @@ impl Display for Kept {
             Kept::Api(k) => k.fmt(f),
             Kept::Mask(k) => k.fmt(f),
             Kept::Prune(k) => k.fmt(f),
+            Kept::Cline(k) => k.fmt(f),
         }
     }
 }

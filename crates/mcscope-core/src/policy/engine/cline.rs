@@ -152,7 +152,31 @@ pub(super) fn cline<L: Look>(look: &L, p: &Policy, m: &mut Memory, req: &Request
         range: m.range,
         notices,
     };
+    let mut kept = Why::default();
+    // Where the rule did not fire here, the note says why nothing changed.
+    if look.explains() && fired.is_some() {
+        // Why each result that stays stays (reference §3.2: the notice
+        // replaces only earlier copies of a file's content).
+        let occ_of: HashMap<usize, usize> = f
+            .occurrences
+            .iter()
+            .enumerate()
+            .map(|(o, occ)| (occ.result, o))
+            .collect();
+        for (pos, c) in look.cands().iter().enumerate() {
+            if look.in_force(c) || clear.iter().any(|x| x.0 == pos) {
+                continue;
+            }
+            let why = match occ_of.get(&c.result) {
+                Some(&o) if m.replaced[o] => continue,
+                Some(_) => ClineKept::LatestCopy,
+                None => ClineKept::NotAFile,
+            };
+            kept.insert(pos, Kept::Cline(why));
+        }
+    }
     let mut v = Verdict::none(Note::Cline(ClineNote::At { state, fired }));
+    v.kept = kept;
     if fired_here || !clear.is_empty() {
         v.trigger = Some(Trigger::Cline);
     }
@@ -418,6 +442,29 @@ impl std::fmt::Display for ClineNote {
             }
             (None, false) => f.write_str("; 30 % or more: no truncation"),
         }
+    }
+}
+
+/// Why Cline's context manager left a result in the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClineKept {
+    /// A file's content with no later copy after the range (or the only one).
+    LatestCopy,
+    /// Not a file's content: the notice replaces only reads, writes' final
+    /// content and @-mentions; only a truncation takes it.
+    NotAFile,
+}
+
+impl std::fmt::Display for ClineKept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ClineKept::LatestCopy => {
+                "the latest copy of its file in the history Cline sends (its notice replaces only earlier ones)"
+            }
+            ClineKept::NotAFile => {
+                "not a file's content: Cline's notice replaces only reads, writes' final content and @-mentions; outside the truncated range"
+            }
+        })
     }
 }
 

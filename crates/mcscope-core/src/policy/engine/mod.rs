@@ -43,7 +43,8 @@ use api::ApiFacts;
 pub use api::{ApiCleared, ApiKept, ApiNote, ApiStep, EditOutcome, TokenSource};
 pub use budget_plan::{BudgetCleared, BudgetKept, BudgetNote};
 pub use cline::{
-    ClineCleared, ClineNote, ClineState, Fired as ClineFired, request_json as cline_request_json,
+    ClineCleared, ClineKept, ClineNote, ClineState, Fired as ClineFired,
+    request_json as cline_request_json,
 };
 pub use count::{CountCleared, CountKept, CountNote};
 pub use idle::{TimeCleared, TimeNote};

@@ -181,6 +181,7 @@ pub enum Kept {
     Api(super::api::ApiKept),
     Mask(super::mask::MaskKept),
     Prune(super::prune::PruneKept),
+    Cline(super::cline::ClineKept),
 }
 
 /// Why a candidate has its status at a request.
