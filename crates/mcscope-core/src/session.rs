@@ -237,6 +237,14 @@ pub struct ToolResult {
     /// Claude: the content is a string, or only `text` and `image` blocks (a
     /// recorded cut may replace only such a result, SPEC §13.E1 condition 3).
     pub plain: bool,
+    /// Its size is not in the transcript (a PDF page-text read, SPEC
+    /// §17.C.U3, §18.17): `chars` and `est_tokens` are 0, and it adds 0 to
+    /// every sum.
+    pub size_unknown: bool,
+    /// Where the pair comes from when it is not a block of the transcript's
+    /// messages: `earlier_messages` (a compact summary's kept call, SPEC
+    /// §17.C.U4); None otherwise.
+    pub source: Option<&'static str>,
 }
 
 /// Top-level inline media in a Qwen message (not inside a functionResponse).
