@@ -398,6 +398,8 @@ fn json_md_lists_every_field_the_binary_prints() {
         "idle_server.recorded.client_sent_trigger_tool_uses",
         "idle_server.recorded.client_sent_keep_tool_uses",
         "idle_server.recorded.client_estimated_cleared_input_tokens",
+        "idle_server.recorded.client_cleared_pdf_page_texts",
+        "idle_server.recorded.client_sent_exclude_tools",
         // compare's `recorded` is opaque too: its `unpriced` is checked by
         // tests/bill.rs (SPEC §18.5).
         "recorded.unpriced",

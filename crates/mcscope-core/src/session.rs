@@ -192,6 +192,11 @@ pub struct ContextClient {
     pub sent_trigger_tool_uses: Option<u64>,
     pub sent_keep_tool_uses: Option<u64>,
     pub estimated_cleared_input_tokens: Option<u64>,
+    /// `client_cleared_pdf_page_texts: true` (2.1.333+, SPEC §17.C.U6):
+    /// Some(true) when recorded true, None otherwise (written only when true).
+    pub cleared_pdf_page_texts: Option<bool>,
+    /// `client_sent_exclude_tools`, as recorded (2.1.321+, SPEC §17.C.U6).
+    pub sent_exclude_tools: Option<Vec<String>>,
 }
 
 /// A `tool_use` block / `functionCall` part.
