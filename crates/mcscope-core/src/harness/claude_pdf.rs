@@ -294,6 +294,29 @@ mod tests {
         assert_eq!(one.reads[0].notice.as_deref(), Some("PDF file read"));
     }
 
+    /// Odd shapes are read without failing: a `reads` that is no list is no
+    /// read (no row); an entry of another shape is a read that is no page
+    /// text (it never qualifies, so it excludes `Read` from 2.1.333).
+    #[test]
+    fn u2_odd_shapes_are_reads_that_never_qualify() {
+        let row = |reads: Value| {
+            PdfRow::of_attachment(&json!({"type": "message_pdf_reads", "reads": reads}), None)
+                .unwrap()
+        };
+        assert!(!row(json!("x")).has_reads());
+        let odd = row(json!([1, {"result": 5}, {"path": 3, "result": [{"type": "text"}]}]));
+        assert_eq!(odd.reads.len(), 3);
+        assert!(
+            odd.reads
+                .iter()
+                .all(|r| r.kind == ReadKind::Other && r.path.is_none())
+        );
+        assert!(!odd.qualifies(PdfRule::AllPageTexts));
+        assert_eq!(odd.call_id(2), "toolu_pdfread_-2");
+        assert!(PdfRow::of_attachment(&json!({"type": "tool_results_cut"}), None).is_none());
+        assert!(earlier_calls(true, Some(&json!("x"))).is_empty());
+    }
+
     /// SPEC §17.C.U4: only valid `call` entries of a compact summary.
     #[test]
     fn u4_earlier_calls_keep_valid_calls_only() {
