@@ -82,6 +82,9 @@ const SESSIONS: &[&str] = &[
     "tests/fixtures/qwen/media.jsonl",
     "tests/fixtures/hostile/truncated-last-line.jsonl",
     "tests/fixtures/hostile2/wrong-types.jsonl",
+    // SPEC §17.C.U3 / U4: `candidates[].size_unknown` and `source`.
+    "tests/fixtures/claude-pdf/ex1-n30.jsonl",
+    "tests/fixtures/claude-pdf/u4-earlier-337.jsonl",
 ];
 
 const POLICIES: &[&[&str]] = &[
