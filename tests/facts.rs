@@ -349,15 +349,19 @@ fn e1_evidence_lists_applied_and_not_applied_with_reasons() {
         json!({"scope": "all", "cause": "return_after_idle"})
     );
     assert_eq!(r8["resumed_after_pause"], true);
-    // E4: applied_edits [] with client_cut_tool_uses: the client cut, no edit.
+    // E4: applied_edits [] with client_cut_tool_uses: the client cut, no edit
+    // (SPEC §17.C.U6's keys null: neither recorded).
     assert_eq!(
         r8["idle_server"],
         json!({"recorded": {"cleared_tool_uses": null, "cleared_input_tokens": null,
                             "client_cut_tool_uses": 3, "client_sent_trigger_tool_uses": null,
                             "client_sent_keep_tool_uses": null,
-                            "client_estimated_cleared_input_tokens": 800},
+                            "client_estimated_cleared_input_tokens": 800,
+                            "client_cleared_pdf_page_texts": null,
+                            "client_sent_exclude_tools": null},
                "simulated": {"sent": false, "trigger": null, "keep": null,
-                             "cleared_tool_uses": 0, "cleared_input_tokens": 0},
+                             "cleared_tool_uses": 0, "cleared_input_tokens": 0,
+                             "clears_pdf_page_texts": false},
                "agrees": true, "differs": []})
     );
     // §13.E4: client_cut explains the break, after context_edits (none here).

@@ -223,7 +223,7 @@ fn e4_the_sample_s_applied_edits_agree_with_the_simulation() {
     assert_eq!(
         r35["simulated"],
         json!({"sent": true, "trigger": 29, "keep": 12, "cleared_tool_uses": 20,
-               "cleared_input_tokens": 30000})
+               "cleared_input_tokens": 30000, "clears_pdf_page_texts": false})
     );
     assert_eq!(r35["agrees"], true);
     assert_eq!(r35["differs"], json!([]));
@@ -234,7 +234,7 @@ fn e4_the_sample_s_applied_edits_agree_with_the_simulation() {
     assert_eq!(
         r10["simulated"],
         json!({"sent": false, "trigger": null, "keep": null, "cleared_tool_uses": 0,
-               "cleared_input_tokens": 0})
+               "cleared_input_tokens": 0, "clears_pdf_page_texts": false})
     );
     assert_eq!(r10["agrees"], Value::Null);
     assert_eq!(v["counts"]["idle_server_agrees"], 2);

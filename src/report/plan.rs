@@ -71,6 +71,14 @@ struct CandidateJson<'a> {
     cut: Option<CutJson<'a>>,
     protection: &'a Option<Protection>,
     dead_branch: bool,
+    /// SPEC §17.C.U3, §18.17: a PDF page-text read, whose size the
+    /// transcript does not hold (`chars` and `est_tokens` 0); absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    size_unknown: bool,
+    /// SPEC §17.C.U4: `earlier_messages` for a compact summary's kept call;
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'static str>,
 }
 
 /// `candidates[].cut` (SPEC §13.J): the stand-in, the record's cause, and the
@@ -184,6 +192,8 @@ pub fn plan_json<'a>(
                 cut: CutJson::of(s, c.result, plan.request.index),
                 protection: &c.protection,
                 dead_branch: c.dead_branch,
+                size_unknown: r.size_unknown,
+                source: r.source,
             }
         })
         .collect();
@@ -358,8 +368,17 @@ fn candidates_table(
             c.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
             r.id.clone(),
             c.tool.clone().unwrap_or_else(|| "?".into()),
-            fmt_int(r.chars),
-            fmt_int(r.est_tokens),
+            // A PDF page text's size is not in the transcript (SPEC §17.C.U3).
+            if r.size_unknown {
+                "?".into()
+            } else {
+                fmt_int(r.chars)
+            },
+            if r.size_unknown {
+                "?".into()
+            } else {
+                fmt_int(r.est_tokens)
+            },
             status,
             shorten(c.path.as_deref().or(c.summary.as_deref()).unwrap_or(""), 48),
             words::reason(c, note),

@@ -82,6 +82,9 @@ const SESSIONS: &[&str] = &[
     "tests/fixtures/qwen/media.jsonl",
     "tests/fixtures/hostile/truncated-last-line.jsonl",
     "tests/fixtures/hostile2/wrong-types.jsonl",
+    // SPEC §17.C.U3 / U4: `candidates[].size_unknown` and `source`.
+    "tests/fixtures/claude-pdf/ex1-n30.jsonl",
+    "tests/fixtures/claude-pdf/u4-earlier-337.jsonl",
 ];
 
 const POLICIES: &[&[&str]] = &[
@@ -398,6 +401,8 @@ fn json_md_lists_every_field_the_binary_prints() {
         "idle_server.recorded.client_sent_trigger_tool_uses",
         "idle_server.recorded.client_sent_keep_tool_uses",
         "idle_server.recorded.client_estimated_cleared_input_tokens",
+        "idle_server.recorded.client_cleared_pdf_page_texts",
+        "idle_server.recorded.client_sent_exclude_tools",
         // compare's `recorded` is opaque too: its `unpriced` is checked by
         // tests/bill.rs (SPEC §18.5).
         "recorded.unpriced",

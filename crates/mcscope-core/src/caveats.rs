@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn ids_are_unique_and_texts_say_something() {
         let all = all();
-        assert_eq!(all.len(), 28);
+        assert_eq!(all.len(), 29);
         for (i, c) in all.iter().enumerate() {
             assert!(all[i + 1..].iter().all(|d| d.id != c.id));
             assert!(c.text.len() > 40 && !c.short.is_empty());
@@ -170,6 +170,7 @@ mod tests {
                 reason: "no_plan",
             },
             idle_server_sent: false,
+            pdf_page_texts: false,
             unversioned: false,
             marked: false,
             sanitized: false,
@@ -310,6 +311,43 @@ mod tests {
             ids_of(&Policy::api_preset(), &[PlanKind::Api], &all),
             ["api_beta_header"]
         );
+    }
+
+    /// SPEC §17.C.U7, §18.9: `claude_pdf_page_texts` where idle-server at
+    /// 2.1.333+ met a page-text PDF row before the return, after §13.C's
+    /// table and before `claude_idle_server_host_pauses`; the flag caveat
+    /// says the page-text flag too.
+    #[test]
+    fn u7_pdf_page_texts_after_the_13c_table_and_before_host_pauses() {
+        let p = Policy {
+            kind: PlanKind::IdleServer,
+            ..Policy::preset(HarnessId::Claude)
+        };
+        let mut pdf = at(Some(PlanKind::IdleServer), Some("2.1.337"));
+        pdf.pdf_page_texts = true;
+        let got = listed(&p, &[PlanKind::IdleServer], &[pdf]);
+        let ids: Vec<_> = got.iter().map(|(id, _)| *id).collect();
+        assert_eq!(
+            ids[ids.len() - 3..],
+            [
+                "claude_context_hint",
+                "claude_pdf_page_texts",
+                "claude_idle_server_host_pauses"
+            ]
+        );
+        assert!(got[ids.len() - 2].1.starts_with(
+            "PDF page text attached to a message is clearable from 2.1.333 (remote flag tengu_lucid_heron, default on), but its text is not in the transcript"
+        ));
+        assert!(got[0].1.ends_with(
+            "the transcript does not record the flag, and, from 2.1.333, page-text PDF clearing (tengu_lucid_heron, default on) until a reply records client_cleared_pdf_page_texts."
+        ));
+        // Without such a row it is not listed.
+        let plain = listed(
+            &p,
+            &[PlanKind::IdleServer],
+            &[at(Some(PlanKind::IdleServer), Some("2.1.337"))],
+        );
+        assert!(plain.iter().all(|(id, _)| *id != "claude_pdf_page_texts"));
     }
 
     fn ids_of(p: &Policy, kinds: &[PlanKind], at: &[At<'_>]) -> Vec<&'static str> {

@@ -192,6 +192,11 @@ pub struct ContextClient {
     pub sent_trigger_tool_uses: Option<u64>,
     pub sent_keep_tool_uses: Option<u64>,
     pub estimated_cleared_input_tokens: Option<u64>,
+    /// `client_cleared_pdf_page_texts: true` (2.1.333+, SPEC §17.C.U6):
+    /// Some(true) when recorded true, None otherwise (written only when true).
+    pub cleared_pdf_page_texts: Option<bool>,
+    /// `client_sent_exclude_tools`, as recorded (2.1.321+, SPEC §17.C.U6).
+    pub sent_exclude_tools: Option<Vec<String>>,
 }
 
 /// A `tool_use` block / `functionCall` part.
@@ -237,6 +242,14 @@ pub struct ToolResult {
     /// Claude: the content is a string, or only `text` and `image` blocks (a
     /// recorded cut may replace only such a result, SPEC §13.E1 condition 3).
     pub plain: bool,
+    /// Its size is not in the transcript (a PDF page-text read, SPEC
+    /// §17.C.U3, §18.17): `chars` and `est_tokens` are 0, and it adds 0 to
+    /// every sum.
+    pub size_unknown: bool,
+    /// Where the pair comes from when it is not a block of the transcript's
+    /// messages: `earlier_messages` (a compact summary's kept call, SPEC
+    /// §17.C.U4); None otherwise.
+    pub source: Option<&'static str>,
 }
 
 /// Top-level inline media in a Qwen message (not inside a functionResponse).

@@ -136,7 +136,12 @@ pub fn draw_list(f: &mut Frame, v: &SessionView, area: Rect, theme: Theme) {
                     Some(p) => shorten_left(&sanitize::line(p), path_w),
                     None => sanitize::line(c.summary.as_deref().unwrap_or_default()).into_owned(),
                 },
-                format!("{}/{}", fmt_int(r.chars), fmt_int(r.est_tokens)),
+                // A PDF page text's size is not in the transcript (SPEC §17.C.U3).
+                if r.size_unknown {
+                    "?/?".to_string()
+                } else {
+                    format!("{}/{}", fmt_int(r.chars), fmt_int(r.est_tokens))
+                },
                 status_label(c, status_w),
             ])
             .style(style)

@@ -227,6 +227,8 @@ fn idle_server_beside(setup: &Setup, ev: &mut SessionEvidence) {
                 } else {
                     0
                 },
+                clears_pdf_page_texts: sent && st.decision.pdf.clears_page_texts,
+                exclude_tools: st.decision.exclude_tools.clone(),
             }
         }));
     }

@@ -222,14 +222,15 @@ impl Setup {
         &self,
         req: &'a Request,
         kind: Option<PlanKind>,
-        idle_server_sent: bool,
+        idle: IdleMarks,
         marks: SessionMarks,
     ) -> caveats::At<'a> {
         caveats::At {
             kind,
             version: req.version.as_deref(),
             plausible: self.plausible(req, kind),
-            idle_server_sent,
+            idle_server_sent: idle.sent,
+            pdf_page_texts: idle.pdf_page_texts,
             unversioned: marks.unversioned,
             marked: marks.marked,
             sanitized: marks.sanitized,
@@ -245,11 +246,15 @@ impl Setup {
             return caveats::caveats(&self.policy, &self.kinds_chosen(), &[]);
         }
         let kinds: Vec<PlanKind> = step.kind.into_iter().collect();
-        let sent = step.idle_server.as_ref().is_some_and(|i| i.sent());
+        let idle = step
+            .idle_server
+            .as_ref()
+            .map(IdleMarks::of)
+            .unwrap_or_default();
         caveats::caveats_with(
             &self.policy,
             &kinds,
-            &[self.caveat_at(req, step.kind, sent, self.session_marks())],
+            &[self.caveat_at(req, step.kind, idle, self.session_marks())],
             self.session.cut_in_view(Some(req.index)),
         )
     }
@@ -257,7 +262,7 @@ impl Setup {
     /// The caveats of every request (SPEC §13.C: `timeline`, `evidence`,
     /// `explain`, `compare` list the union).
     pub fn caveats_all(&self) -> Vec<caveats::Caveat> {
-        let sent = self.idle_server_sends();
+        let idle = self.idle_server_marks();
         let marks = self.session_marks();
         let at: Vec<caveats::At<'_>> = self
             .session
@@ -265,7 +270,8 @@ impl Setup {
             .iter()
             .map(|r| {
                 let kind = self.policy.kind_at(r, r.gap_minutes);
-                self.caveat_at(r, kind, sent.contains(&r.index), marks)
+                let i = idle.get(&r.index).copied().unwrap_or_default();
+                self.caveat_at(r, kind, i, marks)
             })
             .collect();
         caveats::caveats_with(
@@ -276,17 +282,35 @@ impl Setup {
         )
     }
 
-    /// The requests where `idle-server` sends its edit (one lean pass, made
-    /// only when the plan is in force somewhere).
-    fn idle_server_sends(&self) -> HashSet<usize> {
+    /// What the caveats read of `idle-server` at the requests where it
+    /// sends its edit or meets a page-text PDF row (one lean pass, made only
+    /// when the plan is in force somewhere).
+    fn idle_server_marks(&self) -> std::collections::HashMap<usize, IdleMarks> {
         if !self.kinds_chosen().iter().any(|k| k.reports_sends()) {
-            return HashSet::new();
+            return Default::default();
         }
         let mut engine = self.engine(self.last_request()).lean();
         std::iter::from_fn(|| engine.step())
-            .filter(|st| st.idle_server.as_ref().is_some_and(|i| i.sent()))
-            .map(|st| st.index)
+            .filter_map(|st| Some((st.index, IdleMarks::of(st.idle_server.as_ref()?))))
+            .filter(|(_, m)| m.sent || m.pdf_page_texts)
             .collect()
+    }
+}
+
+/// What the caveats read of `idle-server` at one request (SPEC §13.C,
+/// §17.C.U7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct IdleMarks {
+    sent: bool,
+    pdf_page_texts: bool,
+}
+
+impl IdleMarks {
+    fn of(st: &crate::policy::engine::IdleServerStep) -> IdleMarks {
+        IdleMarks {
+            sent: st.sent(),
+            pdf_page_texts: st.decision.pdf.page_text_row,
+        }
     }
 }
 

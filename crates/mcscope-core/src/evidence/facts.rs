@@ -54,6 +54,10 @@ pub struct IdleRecorded {
     pub client_sent_trigger_tool_uses: Option<u64>,
     pub client_sent_keep_tool_uses: Option<u64>,
     pub client_estimated_cleared_input_tokens: Option<u64>,
+    /// SPEC §17.C.U6: true when recorded, else null (written only when true).
+    pub client_cleared_pdf_page_texts: Option<bool>,
+    /// SPEC §17.C.U6: the excluded tools the client sent, as recorded.
+    pub client_sent_exclude_tools: Option<Vec<String>>,
 }
 
 impl IdleRecorded {
@@ -76,6 +80,8 @@ impl IdleRecorded {
             client_sent_trigger_tool_uses: c.sent_trigger_tool_uses,
             client_sent_keep_tool_uses: c.sent_keep_tool_uses,
             client_estimated_cleared_input_tokens: c.estimated_cleared_input_tokens,
+            client_cleared_pdf_page_texts: c.cleared_pdf_page_texts,
+            client_sent_exclude_tools: c.sent_exclude_tools,
         })
     }
 }
@@ -90,12 +96,28 @@ pub struct IdleSimulated {
     pub keep: Option<u64>,
     pub cleared_tool_uses: u64,
     pub cleared_input_tokens: u64,
+    /// SPEC §17.C.U6: the bundle's `clearsPdfPageTexts` where the edit is
+    /// sent (`To.length>0&&!rn.has(Ae)`): PDF rows with a read before the
+    /// return, and `Read` not excluded.
+    pub clears_pdf_page_texts: bool,
+    /// S3's list at the request (compared with a recorded
+    /// `client_sent_exclude_tools`; not printed).
+    #[serde(skip)]
+    pub exclude_tools: Vec<String>,
 }
 
+/// The two names Claude Code always adds to `exclude_tools` (SPEC §13.A3,
+/// read `zE="GetTask"`, `bo="Poll"`): left out on both sides before a
+/// recorded list is compared (SPEC §17.C.U6).
+pub const ALWAYS_EXCLUDED: [&str; 2] = ["GetTask", "Poll"];
+
 /// E4's comparison: `agrees` (None without a record) and the fields that
-/// differ, in the order `cleared_tool_uses`, `trigger`, `keep`. A recorded
-/// `cleared_tool_uses` of null counts as 0; each `client_sent_*` is compared
-/// only when recorded; the token figures are never compared (both estimates).
+/// differ, in the order `cleared_tool_uses`, `trigger`, `keep`,
+/// `clears_pdf_page_texts`, `exclude_tools`. A recorded `cleared_tool_uses`
+/// of null counts as 0; each `client_sent_*` and
+/// `client_cleared_pdf_page_texts` is compared only when recorded (the
+/// excluded tools sorted, §13.A3's two names left out on both sides); the
+/// token figures are never compared (both estimates).
 pub fn idle_agreement(
     recorded: Option<&IdleRecorded>,
     simulated: Option<&IdleSimulated>,
@@ -116,6 +138,26 @@ pub fn idle_agreement(
         .is_some_and(|k| Some(k) != sim.keep)
     {
         differs.push("keep");
+    }
+    if r.client_cleared_pdf_page_texts
+        .is_some_and(|c| c != sim.clears_pdf_page_texts)
+    {
+        differs.push("clears_pdf_page_texts");
+    }
+    fn listed(tools: &[String]) -> Vec<&str> {
+        let mut v: Vec<&str> = tools
+            .iter()
+            .map(String::as_str)
+            .filter(|t| !ALWAYS_EXCLUDED.contains(t))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+    if r.client_sent_exclude_tools
+        .as_deref()
+        .is_some_and(|t| listed(t) != listed(&sim.exclude_tools))
+    {
+        differs.push("exclude_tools");
     }
     (Some(differs.is_empty()), differs)
 }

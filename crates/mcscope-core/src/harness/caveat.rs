@@ -112,6 +112,9 @@ pub struct At<'a> {
     pub plausible: Plausible,
     /// `idle-server` sent its edit here (SPEC §13.S6).
     pub idle_server_sent: bool,
+    /// `idle-server` at 2.1.333+ found a page-text PDF row before the
+    /// return here (SPEC §17.C.U7).
+    pub pdf_page_texts: bool,
     /// The session is in a harness's older format, which tells no version,
     /// and records no clearing that would prove the plan on (SPEC §15.12).
     pub unversioned: bool,

@@ -18,7 +18,9 @@ pub(crate) const CLAUDE_IDLE_SERVER_FLAG: Template = Template {
     short: "idle-server: remote flag, off by default",
     text: "Claude Code 2.1.285+ clears tool results after idle only when the remote flag \
 tengu_zany_pike (2.1.285–2.1.309) / tengu_jiggly_blossom (2.1.310+) is on (default off; \
-shadow plans but sends nothing); the transcript does not record the flag.",
+shadow plans but sends nothing); the transcript does not record the flag, and, from 2.1.333, \
+page-text PDF clearing (tengu_lucid_heron, default on) until a reply records \
+client_cleared_pdf_page_texts.",
 };
 
 pub(crate) const CLAUDE_IDLE_SERVER_ACTIVITY: Template = Template {
@@ -113,6 +115,19 @@ host that reports pauses may have had a shorter gap than the transcript shows, a
 return may not have been one. The pauses are not in the transcript.",
 };
 
+pub(crate) const CLAUDE_PDF_PAGE_TEXTS: Template = Template {
+    id: "claude_pdf_page_texts",
+    short: "idle-server: PDF page-text sizes unknown (2.1.333+)",
+    // SPEC §17.C.U3, U7; 2.1.337 bundle, grep
+    // `_n.push({sentName:Ae,tokens:0,clearedInput:void 0,citableContent:void 0,callId:fnn(Ts.uuid,Sr),pageTexts:{row:Ts,reference:us}})`
+    // and `var vtt=Symbol("pageTexts")` (the text is never written).
+    text: "PDF page text attached to a message is clearable from 2.1.333 (remote flag \
+tengu_lucid_heron, default on), but its text is not in the transcript: mcscope counts each read as \
+a clearable Read result of unknown size (0 toward clear_at_least), assumes it was still in memory \
+(a resumed process no longer holds it and then neither sends nor clears it), and assumes it held no \
+marker lines.",
+};
+
 pub(crate) const CLAUDE_NOT_PLAUSIBLE: Template = Template {
     id: "claude_not_plausible",
     short: "what-if",
@@ -122,7 +137,7 @@ clearing shown is a what-if, not what happened.",
 
 /// Claude Code's caveats in the order they are listed, with when each shows
 /// (§17.C's appended after §13.C's table, as §18.9 orders them).
-pub(crate) static CAVEATS: [Rule; 14] = [
+pub(crate) static CAVEATS: [Rule; 15] = [
     Rule::on_kind(CLAUDE_IDLE_FLAG, PlanKind::Idle),
     Rule::on_kind(CLAUDE_IDLE_SERVER_FLAG, PlanKind::IdleServer),
     Rule::on_kind(CLAUDE_IDLE_SERVER_ACTIVITY, PlanKind::IdleServer),
@@ -156,6 +171,10 @@ pub(crate) static CAVEATS: [Rule; 14] = [
     Rule::by(CLAUDE_CUT_FLAGS, |a, t| when(a.cut, t)),
     Rule::by(CLAUDE_NOT_PLAUSIBLE, |a: &Ask<'_>, _| {
         not_plausible_text(a.at)
+    }),
+    // SPEC §17.C.U7: at 2.1.333+ a page-text PDF row lies before the return.
+    Rule::by(CLAUDE_PDF_PAGE_TEXTS, |a, t| {
+        when(a.at.iter().any(|x| x.pdf_page_texts), t)
     }),
     // SPEC §17.C.U5: `idle-server` runs at a version of 2.1.336 or later.
     Rule::by(CLAUDE_IDLE_SERVER_HOST_PAUSES, |a, t| {

@@ -7,6 +7,7 @@
 //! What the server then clears (S7) is the `api` machinery (`engine::api`).
 
 use super::CLAUDE;
+use super::claude_pdf::{self as pdf, PdfRow, PdfRule};
 use super::claude_version::{self as version, VersionRow};
 use serde_json::Value;
 
@@ -108,6 +109,18 @@ pub struct RecFact {
     pub shows_cleared: Option<bool>,
     /// A `tool_results_cut` record without `cause` (S6: the client cut).
     pub client_cut: bool,
+    /// Assistant: a real reply (SPEC §17.C.U2: not virtual, not
+    /// `<synthetic>`, a block that is neither thinking nor empty text).
+    pub real: bool,
+    /// Assistant: `context_management.client_cleared_pdf_page_texts: true`
+    /// (SPEC §17.C.U6).
+    pub pdf_cleared: bool,
+    /// A `message_pdf_reads` attachment row (SPEC §17.C.U2).
+    pub pdf: Option<PdfRow>,
+    /// User, a compact summary: the valid `call` entries of its
+    /// `earlierMessages` (SPEC §17.C.U4), as uses and their results.
+    pub earlier_uses: Vec<(String, String)>,
+    pub earlier_results: Vec<ResultFact>,
 }
 
 /// Reads the facts of every main-thread record of a Claude JSONL file (`sidechain`:
@@ -204,9 +217,13 @@ fn fact_of(v: &Value, line: usize) -> Option<RecFact> {
                     }
                 }
             }
-            f.shows_cleared = msg
-                .and_then(|m| m.get("context_management"))
-                .and_then(shows_cleared);
+            let cm = msg.and_then(|m| m.get("context_management"));
+            f.shows_cleared = cm.and_then(shows_cleared);
+            f.pdf_cleared = cm
+                .and_then(|c| c.get("client_cleared_pdf_page_texts"))
+                .and_then(Value::as_bool)
+                == Some(true);
+            f.real = pdf::real_reply(v);
         }
         "user" => {
             let skip = [
@@ -252,6 +269,18 @@ fn fact_of(v: &Value, line: usize) -> Option<RecFact> {
                 }
                 _ => {}
             }
+            for c in pdf::earlier_calls(is_true(v, "isCompactSummary"), v.get("earlierMessages")) {
+                let (units, bytes, media, other) = measure(Some(&Value::String(c.text)));
+                f.earlier_results.push(ResultFact {
+                    id: c.id.clone(),
+                    units,
+                    bytes,
+                    media,
+                    other,
+                    denied: false,
+                });
+                f.earlier_uses.push((c.id, c.name));
+            }
         }
         // `{"type": "attachment", "attachment": {"type": "tool_results_cut", …}}`
         // (SPEC §13.E1); without `cause` the client cut the results itself.
@@ -260,6 +289,7 @@ fn fact_of(v: &Value, line: usize) -> Option<RecFact> {
             f.client_cut = a.and_then(|a| a.get("type")).and_then(Value::as_str)
                 == Some("tool_results_cut")
                 && a.and_then(|a| a.get("cause")).is_none_or(Value::is_null);
+            f.pdf = PdfRow::of_record(v);
         }
         _ => {}
     }
@@ -305,10 +335,7 @@ pub fn compactable(name: &str, v: Option<&str>) -> bool {
 
 /// `^[a-zA-Z0-9_-]{1,128}$`.
 fn listable(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    pdf::charset(name)
 }
 
 /// The parameters at one request (S4): keep, minimum trigger, gap.
@@ -364,6 +391,25 @@ pub struct Decision {
     /// not count, the reply before it having no `apiBlockIndex` or
     /// `joinedApiReply` (S1). Words only.
     pub unanchored: Option<f64>,
+    /// The PDF reads before the return (SPEC §17.C.U2–U3).
+    pub pdf: PdfDecision,
+}
+
+/// What §17.C's PDF rules decided at a request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PdfDecision {
+    /// Page-text reads counted in *N* (U3).
+    pub clearable: usize,
+    /// The bundle's `clearsPdfPageTexts` (`To.length>0&&!rn.has(Ae)`): rows
+    /// with a read before the return, and `Read` not excluded (U6).
+    pub clears_page_texts: bool,
+    /// 2.1.333+: a row holding a page-text read lies before the return
+    /// (caveat `claude_pdf_page_texts`, U7).
+    pub page_text_row: bool,
+    /// `Read` is excluded on account of PDF rows (U2a / U2b).
+    pub excludes_read: bool,
+    /// The page-text path at the request (U3, U6): None before 2.1.333.
+    pub path_on: Option<bool>,
 }
 
 impl Decision {
@@ -454,23 +500,29 @@ pub fn decide_after(
             exclude_tools: Vec::new(),
             sent: Err(NotSent::NoReturn),
             unanchored: None,
+            pdf: PdfDecision::default(),
         };
     };
+    let rule = PdfRule::of(v);
+    // U4: from 2.1.333 a compact summary's kept calls are uses and results.
+    let earlier = rule.from_333();
+    let uses_of = |r| uses_of(r, earlier);
+    let results_of = |r| results_of(r, earlier);
     // S3: the excluded tools.
     let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
     for r in recs {
-        for (id, name) in &r.uses {
+        for (id, name) in uses_of(r) {
             names.entry(id.as_str()).or_insert(name.as_str());
         }
     }
     let mut exclude: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     for r in recs {
-        for (_, name) in &r.uses {
+        for (_, name) in uses_of(r) {
             if !compactable(name, v) && listable(name) {
                 exclude.insert(name.clone());
             }
         }
-        for res in &r.results {
+        for res in results_of(r) {
             if let Some(&name) = names.get(res.id.as_str())
                 && compactable(name, v)
                 && (res.denied || r.persons_words)
@@ -479,19 +531,31 @@ pub fn decide_after(
             }
         }
     }
+    // U2, U3: PDF rows exclude `Read`, or their page-text reads are clearable.
+    let mut pdf = pdf_rows(recs, ret.at, rule);
+    if pdf.excludes_read {
+        exclude.insert(pdf::READ.to_string());
+    }
     let clearable_tool = |name: &str| compactable(name, v) && !exclude.contains(name);
     let exclude_tools: Vec<String> = exclude.iter().cloned().collect();
+    // `clearsPdfPageTexts`: rows before the return and `Read` not excluded.
+    pdf.clears_page_texts &= clearable_tool(pdf::READ);
+    if !pdf.clears_page_texts {
+        pdf.clearable = 0;
+    }
     // S2 and S5's S: each call once, by its first use and its first result.
     let mut use_at: std::collections::HashMap<&str, (usize, &str)> = Default::default();
     for (i, r) in recs.iter().enumerate() {
-        for (id, name) in &r.uses {
+        for (id, name) in uses_of(r) {
             use_at.entry(id.as_str()).or_insert((i, name.as_str()));
         }
     }
     let mut seen: std::collections::HashSet<&str> = Default::default();
-    let (mut n, mut s) = (0, 0);
+    // U3: each page-text read of a qualifying row is one result, whatever
+    // its size (pushed with `tokens:0`).
+    let (mut n, mut s) = (pdf.clearable, 0);
     for (i, r) in recs.iter().enumerate() {
-        for res in &r.results {
+        for res in results_of(r) {
             let Some(&(u, name)) = use_at.get(res.id.as_str()) else {
                 continue;
             };
@@ -544,7 +608,88 @@ pub fn decide_after(
         exclude_tools,
         sent,
         unanchored: None,
+        pdf,
     }
+}
+
+/// A record's tool uses, a compact summary's kept calls first when they
+/// count (SPEC §17.C.U4: `[...Gos(Ts), ...content]`).
+fn uses_of(r: &RecFact, earlier: bool) -> impl Iterator<Item = &(String, String)> {
+    let extra: &[(String, String)] = if earlier { &r.earlier_uses } else { &[] };
+    extra.iter().chain(r.uses.iter())
+}
+
+/// A record's tool results, likewise.
+fn results_of(r: &RecFact, earlier: bool) -> impl Iterator<Item = &ResultFact> {
+    let extra: &[ResultFact] = if earlier { &r.earlier_results } else { &[] };
+    extra.iter().chain(r.results.iter())
+}
+
+/// SPEC §17.C.U2–U3 at a request whose view holds `recs`, the return at
+/// `ret`: whether `Read` is excluded on account of PDF rows, the page-text
+/// reads that are clearable, and the page-text path.
+fn pdf_rows(recs: &[RecFact], ret: usize, rule: PdfRule) -> PdfDecision {
+    let mut out = PdfDecision::default();
+    if rule == PdfRule::None || !recs.iter().any(|r| r.pdf.is_some()) {
+        return out;
+    }
+    // Superseded: a later row follows with no real reply in between.
+    let mut live: Vec<(usize, &PdfRow)> = Vec::new();
+    let mut last: Option<(usize, &PdfRow)> = None;
+    for (i, r) in recs.iter().enumerate() {
+        if r.real {
+            live.extend(last.take());
+        }
+        if let Some(row) = &r.pdf {
+            last = Some((i, row));
+        }
+    }
+    live.extend(last);
+    live.retain(|(_, row)| row.has_reads());
+    if rule == PdfRule::AnyRowExcludes {
+        // U2a: any row with a read, before or after the return.
+        out.excludes_read = !live.is_empty();
+        return out;
+    }
+    // U2b: the rows before the return (after it, a row excludes `Read` only
+    // for marker lines in its page text, assumed absent: 13.A U-3).
+    let before: Vec<&PdfRow> = live
+        .iter()
+        .filter(|(i, _)| *i < ret)
+        .map(|(_, row)| *row)
+        .collect();
+    let on = path_on(&recs[(ret + 1).min(recs.len())..]);
+    out.path_on = Some(on);
+    out.page_text_row = before.iter().any(|row| row.page_texts().next().is_some());
+    if before.is_empty() {
+        return out;
+    }
+    if on && before.iter().all(|row| row.qualifies(rule)) {
+        out.clears_page_texts = true;
+        out.clearable = before.iter().map(|row| row.reads.len()).sum();
+    } else {
+        out.excludes_read = true;
+    }
+    out
+}
+
+/// SPEC §17.C.U3 / U6, §18.17(c): the page-text path at a request, from
+/// the replies after the return (`after`): the first that records
+/// `client_cleared_pdf_page_texts: true` fixes it on, the first that proves
+/// an edit was sent without it fixes it off; before either, the remote flag
+/// `tengu_lucid_heron`'s default (on).
+fn path_on(after: &[RecFact]) -> bool {
+    after
+        .iter()
+        .filter(|r| r.assistant)
+        .find_map(|r| {
+            if r.pdf_cleared {
+                Some(true)
+            } else {
+                r.shows_cleared.map(|_| false)
+            }
+        })
+        .unwrap_or(true)
 }
 
 /// The last response of `recs`, if any: what the last of its lines that has a

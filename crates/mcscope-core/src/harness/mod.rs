@@ -24,6 +24,7 @@ mod claude;
 pub mod claude_budget;
 mod claude_caveats;
 pub mod claude_idle_server;
+pub mod claude_pdf;
 mod claude_plausible;
 pub mod claude_version;
 mod cline;

@@ -176,6 +176,28 @@ impl Builder {
         idx
     }
 
+    /// Whether an assistant record of `response_id` joins the last response
+    /// (the same `message.id`) rather than starting one.
+    pub(super) fn joins_response(&self, response_id: Option<&str>) -> bool {
+        matches!((&self.last_response, response_id), (Some((_, Some(last))), Some(id)) if last == id)
+    }
+
+    /// `ts`, or the last message's time in the view when it is later: the
+    /// time of messages put in after records that came later than them.
+    pub(super) fn ts_not_before(&self, ts: Option<&str>) -> Option<String> {
+        let own = ts.and_then(|t| Some((super::raw::timestamp_ms(t)?, t.to_string())));
+        let last = self
+            .s
+            .messages
+            .last()
+            .filter(|_| self.s.messages.len() > self.view_start)
+            .and_then(|m| Some((m.last_ts?, m.last_ts_text.clone()?)));
+        match (own, last) {
+            (Some(a), Some(b)) if b.0 > a.0 => Some(b.1),
+            (a, b) => a.or(b).map(|x| x.1),
+        }
+    }
+
     /// An assistant record: a new response unless it shares the last response's id.
     pub(super) fn assistant(&mut self, r: AssistantRecord<'_>) -> usize {
         let ts_ms = r.ts.and_then(super::raw::timestamp_ms);

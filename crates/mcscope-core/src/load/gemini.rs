@@ -369,6 +369,8 @@ impl Replay {
                     media_mime: None,
                     memory_bodies: Vec::new(),
                     plain: false,
+                    size_unknown: false,
+                    source: None,
                 });
             }
         }

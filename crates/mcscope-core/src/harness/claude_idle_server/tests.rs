@@ -286,3 +286,227 @@ fn s1_an_unanchored_pause_is_no_return_and_says_why() {
     );
     assert!(d.ret.is_some() && d.unanchored.is_none());
 }
+
+impl T {
+    /// A `message_pdf_reads` row whose reads have these result kinds
+    /// (`page_texts`, `document`), SPEC §17.C.U2's shape.
+    fn row(&mut self, uuid: &str, kinds: &[&str]) -> &mut Self {
+        let m = self.minute;
+        let reads: Vec<Value> = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                json!({"path": format!("/w/{i}.pdf"), "pages": 1, "result": [
+                    {"type": "text", "text": "PDF file read: /w/x.pdf (9 KB).\n"}, {"type": k}]})
+            })
+            .collect();
+        self.push(
+            json!({"type": "attachment", "uuid": uuid, "timestamp": ts(m),
+            "attachment": {"type": "message_pdf_reads", "reads": reads}}),
+        )
+    }
+    fn d(&self, v: &str) -> Decision {
+        decide(&self.facts(), Some(v), &params(12), false)
+    }
+}
+
+/// `n` Reads, a prompt bringing a row of `kinds` at minute 1, a reply, and
+/// the return at minute 71.
+fn with_row(n: usize, kinds: &[&str]) -> T {
+    let mut t = T::default();
+    t.at(0).prompt("go");
+    for _ in 0..n {
+        t.call("Read", &"x".repeat(100));
+    }
+    t.at(1)
+        .prompt("the pdfs")
+        .row("aaaaaaaa-0000-4000-8000-000000000001", kinds);
+    t.reply(None).at(71).prompt("back again");
+    t
+}
+
+/// SPEC §17.C.U2a: from 2.1.310 to 2.1.332 a row with a read anywhere in
+/// the view, before the return or after it, puts `Read` in
+/// `exclude_tools`; a row of no read counts as none.
+#[test]
+fn u2a_a_pdf_read_row_excludes_read() {
+    let t = with_row(30, &["page_texts"]);
+    let d = t.d("2.1.332");
+    assert_eq!(d.exclude_tools, ["Read"]);
+    assert_eq!((d.clearable, d.sent), (0, Err(NotSent::TooFewResults)));
+    assert!(d.pdf.excludes_read && !d.pdf.clears_page_texts);
+    // After the return too.
+    let mut t = session(31, 70);
+    t.row("aaaaaaaa-0000-4000-8000-000000000002", &["page_texts"]);
+    assert_eq!(t.d("2.1.310").exclude_tools, ["Read"]);
+    // `"reads": []` is no row; before 2.1.310 there is no rule.
+    let t = with_row(30, &[]);
+    assert_eq!(t.d("2.1.332").clearable, 30);
+    let t = with_row(30, &["page_texts"]);
+    assert_eq!(t.d("2.1.309").clearable, 30);
+}
+
+/// SPEC §17.C.U2 "Superseded rows", §18.17(a): a row followed by another
+/// with no real reply in between is ignored (a `reads: []` row that takes
+/// it back, here); a thinking-only or `<synthetic>` reply is no real reply.
+#[test]
+fn u2a_a_superseded_row_is_ignored() {
+    let mut t = T::default();
+    t.at(0).prompt("go");
+    for _ in 0..30 {
+        t.call("Read", &"x".repeat(100));
+    }
+    t.at(1).prompt("the pdf").row("r-1", &["page_texts"]);
+    t.push(json!({"type": "assistant", "timestamp": ts(1), "message": {"id": "think", "model": "claude",
+        "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": " "}]}}));
+    t.push(json!({"type": "assistant", "timestamp": ts(1), "message": {"id": "err", "model": "<synthetic>",
+        "content": [{"type": "text", "text": "API Error"}]}}));
+    t.row("r-2", &[]);
+    t.reply(None).at(71).prompt("back again");
+    let d = t.d("2.1.332");
+    assert!(d.exclude_tools.is_empty(), "{:?}", d.exclude_tools);
+    assert_eq!(d.clearable, 30);
+    // A real reply between the two rows keeps the first.
+    let mut t = with_row(30, &["page_texts"]);
+    t.reply(None).row("r-3", &[]);
+    t.at(150).prompt("back once more");
+    assert_eq!(t.d("2.1.332").exclude_tools, ["Read"]);
+}
+
+/// SPEC §17.C.U2b, §18.17(b): from 2.1.333 the rows before the return keep
+/// `Read` clearable only when the page-text path is on and every one
+/// qualifies: 2.1.333 one page-text read, 2.1.334+ page texts only; a
+/// `document` read (or a second read in 2.1.333) excludes `Read` as U2a.
+#[test]
+fn u2b_read_stays_clearable_only_when_every_row_qualifies() {
+    let two = with_row(30, &["page_texts", "page_texts"]);
+    let d = two.d("2.1.334");
+    assert!(d.exclude_tools.is_empty());
+    assert_eq!((d.clearable, d.pdf.clearable), (32, 2));
+    assert!(d.pdf.clears_page_texts && d.pdf.page_text_row);
+    assert_eq!(two.d("2.1.333").exclude_tools, ["Read"]);
+    let one = with_row(30, &["page_texts"]);
+    assert_eq!(
+        (one.d("2.1.333").clearable, one.d("2.1.333").pdf.clearable),
+        (31, 1)
+    );
+    let mixed = with_row(30, &["page_texts", "document"]);
+    let d = mixed.d("2.1.337");
+    assert_eq!(
+        (d.exclude_tools.clone(), d.clearable),
+        (vec!["Read".to_string()], 0)
+    );
+    assert!(d.pdf.page_text_row && !d.pdf.clears_page_texts);
+    // No row before the return: Read is not excluded on account of PDFs.
+    assert!(session(30, 70).d("2.1.337").exclude_tools.is_empty());
+}
+
+/// SPEC §17.C.U2b: after the return a row excludes `Read` only for marker
+/// lines in its page text, assumed absent (13.A U-3): a `document` row
+/// there leaves `Read` clearable from 2.1.333 (not in 2.1.332, U2a).
+#[test]
+fn u2b_a_row_after_the_return_does_not_exclude_read() {
+    let mut t = session(30, 70);
+    t.row("aaaaaaaa-0000-4000-8000-000000000002", &["document"]);
+    let d = t.d("2.1.337");
+    assert!(d.exclude_tools.is_empty());
+    assert_eq!((d.clearable, d.since_return), (30, 0));
+    assert!(!d.pdf.clears_page_texts && !d.pdf.page_text_row);
+    assert_eq!(t.d("2.1.332").exclude_tools, ["Read"]);
+}
+
+/// SPEC §17.C.U3: each page-text read of a qualifying row before the
+/// return is one clearable result whatever its size (no 64-unit floor), and
+/// `Read` excluded for another reason takes them out too.
+#[test]
+fn u3_each_page_text_read_is_one_clearable_result() {
+    let t = with_row(28, &["page_texts", "page_texts"]);
+    let d = t.d("2.1.337");
+    assert_eq!(d.clearable, 30);
+    assert_eq!((d.trigger, d.keep), (Some(27), Some(12)));
+    assert_eq!(d.sent, Ok(SentBecause::FirstAfterReturn));
+    // A refused Read excludes the tool as a whole: no PDF result counts.
+    let mut t = with_row(28, &["page_texts", "page_texts"]);
+    t.lines.insert(
+        1,
+        json!({"type": "assistant", "timestamp": ts(0), "apiBlockIndex": 0, "message": {"id": "mr", "model": "claude",
+            "content": [{"type": "tool_use", "id": "r0", "name": "Read", "input": {}}]}})
+        .to_string(),
+    );
+    t.lines.insert(
+        2,
+        json!({"type": "user", "timestamp": ts(0), "message": {"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": "r0", "is_error": true, "content": "The user doesn't want to proceed with this tool use."}]}})
+        .to_string(),
+    );
+    let d = t.d("2.1.337");
+    assert_eq!((d.clearable, d.pdf.clearable), (0, 0));
+    assert!(!d.pdf.clears_page_texts);
+    // Under 2.1.333 a page-text path is read too: on by default.
+    assert_eq!(
+        with_row(30, &["page_texts"]).d("2.1.333").pdf.path_on,
+        Some(true)
+    );
+    assert_eq!(with_row(30, &["page_texts"]).d("2.1.332").pdf.path_on, None);
+}
+
+/// SPEC §17.C.U6, §18.17(c): a reply after the return that records
+/// `client_cleared_pdf_page_texts: true` fixes the path on for the later
+/// requests of the return; one that proves an edit was sent without it
+/// fixes it off (then `Read` is excluded as U2a).
+#[test]
+fn u6_the_recorded_reply_fixes_the_page_text_path() {
+    let sent = |pdf: bool| {
+        let mut cm = json!({"applied_edits": [{"type": "clear_tool_uses_20250919", "cleared_tool_uses": 18,
+            "cleared_input_tokens": 100}], "client_sent_trigger_tool_uses": 29, "client_sent_keep_tool_uses": 12});
+        if pdf {
+            cm["client_cleared_pdf_page_texts"] = json!(true);
+        }
+        cm
+    };
+    let mut on = with_row(30, &["page_texts", "page_texts"]);
+    on.reply(Some(sent(true)));
+    let d = on.d("2.1.337");
+    assert_eq!((d.pdf.path_on, d.clearable), (Some(true), 32));
+    assert_eq!(d.sent, Ok(SentBecause::ServerClearedRecorded));
+    let mut off = with_row(30, &["page_texts", "page_texts"]);
+    off.reply(Some(sent(false)));
+    let d = off.d("2.1.337");
+    assert_eq!((d.pdf.path_on, d.clearable), (Some(false), 0));
+    assert_eq!(d.exclude_tools, ["Read"]);
+    // A reply that proves no edit (no client_sent_ key, no clearing entry)
+    // leaves the default.
+    let mut none = with_row(30, &["page_texts", "page_texts"]);
+    none.reply(Some(json!({"applied_edits": []})));
+    assert_eq!(none.d("2.1.337").pdf.path_on, Some(true));
+}
+
+/// SPEC §17.C.U4: from 2.1.333 a compact summary's kept `call` entries are
+/// tool uses and results at the summary's place: a compactable one of 64
+/// units or more is clearable, a small one is not, another tool's name is
+/// excluded; in 2.1.332 they do not exist for the plan.
+#[test]
+fn u4_earlier_messages_calls_count_from_2_1_333() {
+    let mut t = T::default();
+    t.push(json!({"type": "user", "isCompactSummary": true, "isVisibleInTranscriptOnly": true,
+        "timestamp": ts(0), "message": {"role": "user", "content": "This session is being continued"},
+        "earlierMessages": [
+            {"kind": "user", "text": "fix the parser"},
+            {"kind": "call", "id": "toolu_01A", "name": "Read", "input": {"file_path": "/w/p.rs"}, "text": "x".repeat(3000)},
+            {"kind": "call", "id": "toolu_01B", "name": "Bash", "input": {"command": "cargo test"}, "text": "ok"},
+            {"kind": "call", "id": "toolu_01C", "name": "TodoWrite", "input": {"todos": []}, "text": "Todos have been modified"},
+            {"kind": "reply", "text": "Tests pass."}]}));
+    t.at(0).prompt("go");
+    for _ in 0..29 {
+        t.call("Read", &"x".repeat(100));
+    }
+    t.reply(None).at(70).prompt("back");
+    let d = t.d("2.1.337");
+    assert_eq!(d.clearable, 30);
+    assert_eq!(d.exclude_tools, ["TodoWrite"]);
+    assert_eq!((d.trigger, d.keep), (Some(27), Some(12)));
+    let d = t.d("2.1.332");
+    assert_eq!(d.clearable, 29);
+    assert!(d.exclude_tools.is_empty());
+    assert_eq!(d.sent, Err(NotSent::TooFewResults));
+}

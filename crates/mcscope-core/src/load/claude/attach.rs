@@ -11,8 +11,12 @@ use super::super::raw::{self, Raw};
 use super::fields::{self, Warnings};
 use super::{Rec, Sink};
 use crate::harness::CLAUDE;
-use crate::session::{CutMark, CutRecord, ResumeNote, Session, ThinkingStrip};
+use crate::harness::claude_pdf::{self as pdf, EarlierCall, PdfRow};
+use crate::session::{
+    CutMark, CutRecord, Part, ResumeNote, Role, Session, ThinkingStrip, ToolCall, ToolResult,
+};
 use serde::Deserialize;
+use serde_json::{Value, json};
 use std::collections::HashMap;
 
 /// The longest stand-in Claude Code accepts, in UTF-16 units (grep `Dfr=200`).
@@ -39,6 +43,27 @@ pub(crate) enum Attachment {
         cause: Option<String>,
     },
     Resume,
+    /// A `message_pdf_reads` row (SPEC §17.C.U2), with the record's time and
+    /// `cwd`.
+    PdfReads(Box<PendingPdf>),
+}
+
+/// What an attachment record carries besides its `attachment` object.
+pub(super) struct Context {
+    pub uuid: Option<String>,
+    pub ts: Option<String>,
+    pub cwd: Option<String>,
+}
+
+/// A `message_pdf_reads` row waiting for the next response (see
+/// `Sink::flush_pdf`).
+#[derive(Clone)]
+pub(crate) struct PendingPdf {
+    row: PdfRow,
+    ts: Option<String>,
+    cwd: Option<String>,
+    line: usize,
+    segment: usize,
 }
 
 #[derive(Deserialize, Default)]
@@ -60,11 +85,27 @@ struct Raw3<'a> {
 }
 
 /// Reads an `attachment` record's `attachment` object.
-pub(super) fn attachment(v: Raw<'_>, sidechain: bool, w: &mut Warnings) -> Rec {
+pub(super) fn attachment(v: Raw<'_>, cx: Context, sidechain: bool, w: &mut Warnings) -> Rec {
     let Some(a) = raw::object::<Raw3>(v) else {
         return Rec::Other;
     };
     let what = match raw::string(a.kind).as_deref() {
+        // Read whole: rare, and small but for a document's base64.
+        Some(pdf::PDF_READS) => {
+            let Some(row) = v
+                .and_then(|v| serde_json::from_str::<Value>(v.get()).ok())
+                .and_then(|a| PdfRow::of_attachment(&a, cx.uuid.as_deref()))
+            else {
+                return Rec::Other;
+            };
+            Attachment::PdfReads(Box::new(PendingPdf {
+                row,
+                ts: cx.ts,
+                cwd: cx.cwd,
+                line: 0,
+                segment: 0,
+            }))
+        }
         Some("tool_results_cut") => {
             let ids = fields::ids(a.call_ids);
             match (ids.unread, a.call_ids) {
@@ -160,7 +201,153 @@ impl Sink {
                 cause,
             }),
             Attachment::Resume => s.resume_notes.push(ResumeNote { line, request }),
+            Attachment::PdfReads(mut row) => {
+                // A later row before any response supersedes the one waiting
+                // (SPEC §17.C.U2: no real reply in between).
+                row.line = line;
+                row.segment = segment;
+                self.pending_pdf = Some(*row);
+            }
         }
+    }
+
+    /// Puts the waiting PDF row in the messages (SPEC §17.C.U3, §18.17(d)):
+    /// each page-text read is a `Read` `tool_use` (an assistant message) and
+    /// its `tool_result` (a user message), as Claude Code's wire renders
+    /// the row, ids `toolu_pdfread_…`. The page text is not in the
+    /// transcript: the result holds the read's notice, and its size is
+    /// unknown (0). A `document` read is never such a pair (it only
+    /// excludes `Read`, U2b).
+    pub(super) fn flush_pdf(&mut self) {
+        let Some(p) = self.pending_pdf.take() else {
+            return;
+        };
+        if p.segment != self.b.segment() {
+            return;
+        }
+        let reads: Vec<(String, Option<String>, String)> = p
+            .row
+            .page_texts()
+            .map(|(i, r)| {
+                let notice = r.notice.clone().unwrap_or_default();
+                (p.row.call_id(i), r.path.clone(), notice)
+            })
+            .collect();
+        if reads.is_empty() {
+            return;
+        }
+        let ts = self.b.ts_not_before(p.ts.as_deref());
+        let uses = reads
+            .iter()
+            .map(|(id, path, _)| {
+                json!({"type": "tool_use", "id": id, "name": pdf::READ, "input": {"file_path": path}})
+            })
+            .collect();
+        let results = reads
+            .iter()
+            .map(|(id, _, notice)| json!({"type": "tool_result", "tool_use_id": id, "content": notice}))
+            .collect();
+        let (a, u) = self.pair_messages(uses, results, ts.as_deref(), p.line);
+        for (id, path, _) in reads {
+            self.b.call(ToolCall {
+                id: id.clone(),
+                name: pdf::READ.to_string(),
+                msg: a,
+                file_path: path,
+                legacy_path: None,
+                summary: None,
+                cwd: p.cwd.clone(),
+                unparseable: false,
+            });
+            self.b.result(ToolResult {
+                id,
+                name: None,
+                msg: u,
+                chars: 0,
+                media: 0,
+                est_tokens: 0,
+                is_error: false,
+                already_cleared: false,
+                line: p.line,
+                part: 0,
+                media_mime: None,
+                memory_bodies: Vec::new(),
+                plain: true,
+                size_unknown: true,
+                source: None,
+            });
+        }
+    }
+
+    /// A compact summary's kept calls (SPEC §17.C.U4): each a `tool_use`
+    /// and its `tool_result`, at the summary's place and before its own
+    /// content, as the wire renders them (whatever the version: 2.1.332
+    /// renders them too; only the plan's reading is by version).
+    pub(super) fn earlier_pairs(&mut self, calls: Vec<EarlierCall>, ts: Option<&str>, line: usize) {
+        let uses = calls
+            .iter()
+            .map(|c| json!({"type": "tool_use", "id": c.id, "name": c.name, "input": c.input}))
+            .collect();
+        let results = calls
+            .iter()
+            .map(|c| json!({"type": "tool_result", "tool_use_id": c.id, "content": c.text}))
+            .collect();
+        let (a, u) = self.pair_messages(uses, results, ts, line);
+        let cwd = self.b.s.bill_marks.cwd.clone();
+        for c in calls {
+            let s = |k: &str| c.input.get(k).and_then(Value::as_str).map(str::to_string);
+            let summary = ["command", "pattern", "url", "query", "path"]
+                .iter()
+                .find_map(|k| s(k));
+            let m = super::Measure::of_text(&c.text);
+            self.b.call(ToolCall {
+                id: c.id.clone(),
+                name: c.name,
+                msg: a,
+                file_path: s("file_path"),
+                legacy_path: None,
+                summary,
+                cwd: cwd.clone(),
+                unparseable: false,
+            });
+            self.b.result(ToolResult {
+                id: c.id,
+                name: None,
+                msg: u,
+                chars: m.chars,
+                media: 0,
+                est_tokens: m.est_tokens,
+                is_error: false,
+                already_cleared: m.placeholder,
+                line,
+                part: 0,
+                media_mime: None,
+                memory_bodies: Vec::new(),
+                plain: true,
+                size_unknown: false,
+                source: Some(pdf::EARLIER_MESSAGES),
+            });
+        }
+    }
+
+    /// An assistant message of `uses` and a user message of `results`, in
+    /// the view and not responses: (assistant, user).
+    fn pair_messages(
+        &mut self,
+        uses: Vec<Value>,
+        results: Vec<Value>,
+        ts: Option<&str>,
+        line: usize,
+    ) -> (usize, usize) {
+        let part = |role: &str, content: Vec<Value>| {
+            Part::Inline(Box::new(json!({"role": role, "content": content})))
+        };
+        let a = self
+            .b
+            .inline(Role::Assistant, part("assistant", uses), ts, line);
+        // No rewind links: a pair is never on a dead branch (rare enough).
+        let u = self.b.inline(Role::User, part("user", results), ts, line);
+        (a, u)
     }
 }
 

@@ -64,6 +64,8 @@ pub(super) enum Rec {
         ts: Option<String>,
         results: Vec<ResultRec>,
         has_tool_result: bool,
+        /// A compact summary's kept calls (SPEC §17.C.U4).
+        earlier: Vec<crate::harness::claude_pdf::EarlierCall>,
     },
     Assistant {
         sidechain: bool,
@@ -132,6 +134,10 @@ pub(super) struct Sink {
     /// Only these lines (1-based) are read: one inline sub-agent thread, opened
     /// from the picker as a what-if.
     only: Option<std::sync::Arc<std::collections::HashSet<usize>>>,
+    /// A `message_pdf_reads` row not yet in the messages: it goes in before
+    /// the next response (a later row before then supersedes it, SPEC
+    /// §17.C.U2).
+    pending_pdf: Option<attach::PendingPdf>,
 }
 
 impl Sink {
@@ -148,6 +154,7 @@ impl Sink {
             parent_seen: false,
             only: None,
             return_anchor: false,
+            pending_pdf: None,
         }
     }
 
@@ -269,12 +276,25 @@ impl RecordSink for Sink {
                         });
                     }
                 }
+                // Parsed only on a compact summary that has the key.
+                let earlier = match rec.earlier_messages {
+                    Some(e) if raw::is_true(rec.compact_summary) => {
+                        crate::harness::claude_pdf::earlier_calls(
+                            true,
+                            serde_json::from_str::<serde_json::Value>(e.get())
+                                .ok()
+                                .as_ref(),
+                        )
+                    }
+                    _ => Vec::new(),
+                };
                 Rec::User {
                     sidechain,
                     meta: raw::is_true(rec.meta),
                     ts,
                     results,
                     has_tool_result,
+                    earlier,
                 }
             }
             "assistant" => {
@@ -329,7 +349,16 @@ impl RecordSink for Sink {
                 }
                 _ => Rec::Other,
             },
-            "attachment" => attach::attachment(rec.attachment, sidechain, &mut w),
+            "attachment" => attach::attachment(
+                rec.attachment,
+                attach::Context {
+                    uuid: raw::owned(rec.uuid),
+                    ts: raw::owned(rec.timestamp),
+                    cwd: raw::owned(rec.cwd),
+                },
+                sidechain,
+                &mut w,
+            ),
             "content-replacement" => Rec::Replacements {
                 agent: !raw::is_null_or_absent(rec.agent_id),
                 items: raw::elements(rec.replacements)
@@ -402,6 +431,7 @@ impl RecordSink for Sink {
     }
 
     fn finish(mut self, diagnostics: Vec<Diagnostic>) -> Session {
+        self.flush_pdf();
         // A replacement stands for the whole content of every result with that id.
         if !self.replacements.is_empty() {
             for r in &mut self.b.s.results {
@@ -503,10 +533,14 @@ impl Sink {
                 ts,
                 results,
                 has_tool_result,
+                earlier,
             } => {
                 if !self.is_main(sidechain, true) {
                     self.b.s.sidechain_records += 1;
                     return;
+                }
+                if !earlier.is_empty() {
+                    self.earlier_pairs(earlier, ts.as_deref(), line);
                 }
                 let idx = self.b.user(UserRecord {
                     part,
@@ -530,6 +564,8 @@ impl Sink {
                         media_mime: None,
                         memory_bodies: Vec::new(),
                         plain: r.measure.plain,
+                        size_unknown: false,
+                        source: None,
                     });
                 }
             }
@@ -564,6 +600,10 @@ impl Sink {
                     }
                     return;
                 }
+                // A PDF row waiting goes in before a new response.
+                if !self.b.joins_response(id.as_deref()) {
+                    self.flush_pdf();
+                }
                 let idx = self.b.assistant(AssistantRecord {
                     part,
                     ts: ts.as_deref(),
@@ -583,6 +623,7 @@ impl Sink {
             }
             Rec::Boundary { sidechain } => {
                 if self.is_main(sidechain, false) {
+                    self.flush_pdf();
                     self.b.begin_segment();
                 }
             }

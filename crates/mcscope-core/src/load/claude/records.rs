@@ -56,6 +56,11 @@ pub(super) struct Line<'a> {
     pub(super) api_block_index: Raw<'a>,
     #[serde(rename = "joinedApiReply", borrow, default)]
     pub(super) joined_api_reply: Raw<'a>,
+    /// A compact summary's kept calls (SPEC §17.C.U4).
+    #[serde(rename = "isCompactSummary", borrow, default)]
+    pub(super) compact_summary: Raw<'a>,
+    #[serde(rename = "earlierMessages", borrow, default)]
+    pub(super) earlier_messages: Raw<'a>,
 }
 
 #[derive(Deserialize)]

@@ -336,10 +336,43 @@ pub(super) fn context_client(
             "it is unknown",
         )
     };
+    let cut_tool_uses = count("client_cut_tool_uses");
+    let sent_trigger_tool_uses = count("client_sent_trigger_tool_uses");
+    let sent_keep_tool_uses = count("client_sent_keep_tool_uses");
+    let estimated_cleared_input_tokens = count("client_estimated_cleared_input_tokens");
+    // SPEC §17.C.U6: written only when true; any other value is no record.
+    let cleared_pdf_page_texts = map
+        .get("client_cleared_pdf_page_texts")
+        .is_some_and(|v| v.get().trim() == "true")
+        .then_some(true);
+    let sent_exclude_tools = map.get("client_sent_exclude_tools").and_then(|&v| {
+        let ids = fields::ids(Some(v));
+        match ids.unread {
+            Some(0) => Some(ids.ids),
+            Some(n) => {
+                w.push(format!(
+                    "message.context_management.client_sent_exclude_tools holds {n} entr{} that {} not a string; the list is unknown",
+                    if n == 1 { "y" } else { "ies" },
+                    if n == 1 { "is" } else { "are" },
+                ));
+                None
+            }
+            None if v.get().trim() == "null" => None,
+            None => {
+                w.push(format!(
+                    "message.context_management.client_sent_exclude_tools is {}, not a list; it is unknown",
+                    fields::describe(v)
+                ));
+                None
+            }
+        }
+    });
     Some(crate::session::ContextClient {
-        cut_tool_uses: count("client_cut_tool_uses"),
-        sent_trigger_tool_uses: count("client_sent_trigger_tool_uses"),
-        sent_keep_tool_uses: count("client_sent_keep_tool_uses"),
-        estimated_cleared_input_tokens: count("client_estimated_cleared_input_tokens"),
+        cut_tool_uses,
+        sent_trigger_tool_uses,
+        sent_keep_tool_uses,
+        estimated_cleared_input_tokens,
+        cleared_pdf_page_texts,
+        sent_exclude_tools,
     })
 }

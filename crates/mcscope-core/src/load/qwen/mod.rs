@@ -554,6 +554,8 @@ fn part(text: &str, cwd: Option<&str>, w: &mut Warnings) -> Option<PartRec> {
             media_mime: nested.into_iter().next(),
             memory_bodies: memory_bodies(output),
             plain: false,
+            size_unknown: false,
+            source: None,
         }));
     } else if let Some(mime) = media_mime(&f) {
         return Some(PartRec::Media(0, mime));

@@ -232,6 +232,10 @@ pub struct IdleServerWhy {
     pub tokens: u64,
     /// No return: the minutes of a pause past the gap that did not count.
     pub unanchored: Option<f64>,
+    /// SPEC §17.C.U2–U3: page-text PDF reads among the clearable results,
+    /// and whether a PDF row excludes `Read`.
+    pub pdf_reads: usize,
+    pub pdf_excludes_read: bool,
 }
 
 impl IdleServerWhy {
@@ -249,6 +253,8 @@ impl IdleServerWhy {
             cleared: st.cleared_tool_uses,
             tokens: st.cleared_input_tokens,
             unanchored: d.unanchored,
+            pdf_reads: d.pdf.clearable,
+            pdf_excludes_read: d.pdf.excludes_read,
         }
     }
 }
@@ -438,6 +444,15 @@ impl std::fmt::Display for IdleServerWhy {
             crate::numbers::fmt_gap(Some(idle)),
             self.clearable
         )?;
+        // SPEC §17.C.U2–U3: what the PDF rows did to S2 / S3.
+        match self.pdf_reads {
+            0 => {}
+            1 => f.write_str(" (1 of them a PDF page text of unknown size)")?,
+            n => write!(f, " ({n} of them PDF page texts of unknown size)")?,
+        }
+        if self.pdf_excludes_read {
+            f.write_str(" (Read excluded for a PDF read row)")?;
+        }
         let (t, k) = match (self.trigger, self.keep) {
             (Some(t), Some(k)) => (t, k),
             _ => return f.write_str("; too few for an edit (clearable - 3 must exceed keep and reach the minimum trigger)"),
