@@ -315,9 +315,12 @@ pub fn unread_stores(dirs: &[std::path::PathBuf]) -> Vec<String> {
 /// Whether `path` is the file that stands for its folder (a Cline task's
 /// history): `compare` and `bill` list it beside `*.jsonl` files.
 pub fn stands_for_folder(path: &Path) -> bool {
-    path.parent()
-        .and_then(folder_session)
-        .is_some_and(|f| f == path)
+    // By name first (no file system call for a folder's other files).
+    LOADERS.iter().any(|l| l.listed(path))
+        && path
+            .parent()
+            .and_then(folder_session)
+            .is_some_and(|f| f == path)
 }
 
 /// Whether the picker and `compare` list the file at `path` found in a folder.
