@@ -25,25 +25,10 @@ fn json(cmd: &str, name: &str, extra: &[&str]) -> Value {
     common::bin::json(&args)
 }
 
+use common::bin::{caveat_ids, strings};
+
 fn idle_server_plan(name: &str) -> Value {
     json("plan", name, &["--policy", "idle-server"])
-}
-
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_str().unwrap().to_string())
-        .collect()
-}
-
-fn caveat_ids(p: &Value) -> Vec<String> {
-    p["caveats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap().to_string())
-        .collect()
 }
 
 fn candidate<'a>(p: &'a Value, id: &str) -> Option<&'a Value> {

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::bin::{json, ok, run};
+use common::bin::{caveat_ids, json, ok, run};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -152,14 +152,13 @@ fn plan_at(path: &str, at: &str, extra: &[&str]) -> Value {
     json(&args)
 }
 
-/// The `field` of each element of the list `list` of `v` (ids of candidates,
-/// of caveats).
-fn names_of(v: &Value, list: &str, field: &str) -> Vec<String> {
-    v[list]
+/// The ids of a plan's candidates, in order.
+fn candidate_ids(plan: &Value) -> Vec<String> {
+    plan["candidates"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| c[field].as_str().unwrap().to_string())
+        .map(|c| c["tool_use_id"].as_str().unwrap().to_string())
         .collect()
 }
 
@@ -218,7 +217,7 @@ fn k2_requests_usage_and_candidate_ids() {
     let reqs = t["requests"].as_array().unwrap();
     assert_eq!(reqs.len(), 6);
     let plan = plan_at(SAMPLE, "5", &[]);
-    let ids = names_of(&plan, "candidates", "tool_use_id");
+    let ids = candidate_ids(&plan);
     assert_eq!(ids, ["cline-2-0", "cline-4-0", "cline-6-0", "cline-8-0"]);
     let c0 = &plan["candidates"][0];
     assert_eq!(c0["tool"], "read_file");
@@ -361,7 +360,7 @@ fn k3_no_dedupe_is_a_what_if_without_notices() {
 #[test]
 fn s18_4_the_window_and_its_caveat() {
     let plan = plan_at(SAMPLE, "5", &[]);
-    let ids = names_of(&plan, "caveats", "id");
+    let ids = caveat_ids(&plan);
     assert_eq!(ids, ["cline_window_assumed"]);
     // A 200,000 window: limit 160,000, nothing fires.
     let wide = json(&[
@@ -416,7 +415,7 @@ fn s18_4_unknown_and_sdk_versions() {
         "json",
     ]);
     assert_eq!(plan["request"]["plan_kind"], "cline");
-    let ids = names_of(&plan, "caveats", "id");
+    let ids = caveat_ids(&plan);
     // No record in this task: the plan did not run (SPEC §16.I), the what-if shows.
     assert_eq!(
         ids,
@@ -434,9 +433,7 @@ fn s18_4_unknown_and_sdk_versions() {
         assert_eq!(plan["request"]["plan_kind"], Value::Null, "{v}");
         assert_eq!(plan["fired"], false, "{v}");
         assert!(
-            names_of(&plan, "caveats", "id")
-                .iter()
-                .any(|c| c == "cline_sdk"),
+            caveat_ids(&plan).iter().any(|c| c == "cline_sdk"),
             "{v}: {plan}"
         );
     }
@@ -463,11 +460,7 @@ fn s18_4_auto_condense_keeps_the_notices_and_no_truncation() {
     let c = &plan["request"]["cline"];
     assert_eq!(c["notices"], json!(["cline-2-0", "cline-6-0"]));
     assert_eq!(c["deleted_range"], Value::Null);
-    assert!(
-        names_of(&plan, "caveats", "id")
-            .iter()
-            .any(|c| c == "cline_auto_condense")
-    );
+    assert!(caveat_ids(&plan).iter().any(|c| c == "cline_auto_condense"));
     let text = ok(&["plan", p(&dir), "--at", "5", "--policy", "cline"]);
     assert!(
         text.contains("auto-condense summarizes here instead (not simulated)"),
@@ -570,7 +563,7 @@ fn k2_mentions_are_candidates_and_duplicates() {
         "--format",
         "json",
     ]);
-    let ids = names_of(&plan, "candidates", "tool_use_id");
+    let ids = candidate_ids(&plan);
     assert_eq!(
         ids,
         ["cline-2-1#1", "cline-2-1#2", "cline-4-0", "cline-6-0"]

@@ -15,25 +15,10 @@ fn mcscope(args: &[&str]) -> (i32, String, String) {
     common::bin::run(args)
 }
 
+use common::bin::{caveat_ids, strings};
+
 fn json(args: &[&str]) -> Value {
     common::bin::json(args)
-}
-
-fn ids(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_str().unwrap().to_string())
-        .collect()
-}
-
-fn caveat_ids(v: &Value) -> Vec<String> {
-    v["caveats"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap().to_string())
-        .collect()
 }
 
 /// SPEC §13.S1–S7, S10 at the return's request (35): the edit, the server's
@@ -75,7 +60,7 @@ fn s10_the_return_request_sends_the_edit_and_the_server_clears() {
                "exclude_tools": ["TodoWrite"]})
     );
     // The 20 oldest compactable results, in rank order; TodoWrite is never cleared.
-    let cleared = ids(&p["cleared"]);
+    let cleared = strings(&p["cleared"]);
     let want: Vec<String> = (1..=20).map(|n| format!("toolu_{n:02}")).collect();
     assert_eq!(cleared, want);
     assert_eq!(p["policy"]["kind"], "auto");
@@ -110,8 +95,8 @@ fn s6_the_next_request_is_sent_on_the_recorded_clearing() {
     assert_eq!(r36["idle_server"]["since_return"], 1);
     assert_eq!(r36["idle_server"]["trigger"], 30);
     assert_eq!(r36["idle_server"]["keep"], 13);
-    assert_eq!(ids(&r36["cleared"]).len(), 20);
-    assert_eq!(ids(&r36["newly_cleared"]).len(), 0);
+    assert_eq!(strings(&r36["cleared"]).len(), 20);
+    assert_eq!(strings(&r36["newly_cleared"]).len(), 0);
     // Before the return: idle-server is in force but has no return.
     assert_eq!(reqs[10]["plan_kind"], "idle-server");
     assert_eq!(reqs[10]["idle_server"]["not_sent_because"], "no_return");
@@ -368,7 +353,7 @@ fn s7_clear_at_least_leaves_out_recorded_cuts() {
     assert_eq!(is["applied"], false);
     assert_eq!(is["not_applied_because"], "below_clear_at_least");
     assert_eq!(p["cleared"], json!([]));
-    assert_eq!(ids(&p["cut"]).len(), 8);
+    assert_eq!(strings(&p["cut"]).len(), 8);
 }
 
 /// SPEC §13.P3: `explain` never presents a clearing the build could not make

@@ -59,3 +59,22 @@ pub fn full_device() -> Option<(tempfile::TempDir, std::fs::File)> {
         }
     }
 }
+
+/// A JSON list of strings as strings (ids, keys).
+pub fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The ids of an output's `caveats`, in order.
+pub fn caveat_ids(v: &Value) -> Vec<String> {
+    v["caveats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect()
+}

@@ -331,7 +331,8 @@ fn a_gemini_session_at_80x24_and_wide() {
 /// A Cline task folder in the real binary, at 80x24 and wide (SPEC §17.K,
 /// §18.2): the folder is the session, the header names its format and the
 /// plan's own parameters, the request where the rule fired shows both reads
-/// replaced by the notice, and `p` steps auto → cline → recorded.
+/// replaced by the notice, `:window` sets the window (nothing fires at
+/// 200,000), and `p` steps auto → cline → recorded.
 #[test]
 fn a_cline_task_at_80x24_and_wide() {
     for (w, h) in [(80, 24), (160, 45)] {
@@ -347,6 +348,14 @@ fn a_cline_task_at_80x24_and_wide() {
         let screen = s.join("\n");
         assert_eq!(screen.matches("✗ cleared").count(), 2, "{screen}");
         assert!(has(&s, "cline-2-0") && has(&s, "cline-6-0"), "{screen}");
+        // `:window` is --context-window through the keymap: at 200,000 the
+        // limit is 160,000 and nothing fires here.
+        t.key(":");
+        t.wait_text(":▏");
+        t.type_line("window 200000");
+        let s = t.wait_text("window 200,000*");
+        assert!(has(&s, "no plan fired"), "{}", s.join("\n"));
+        assert!(!has(&s, "✗ cleared"), "{}", s.join("\n"));
         t.key("p");
         t.wait_text("plan cline*");
         t.key("p");

@@ -116,13 +116,21 @@ pub(crate) fn load(path: &Path, format: Format) -> Result<Session, LoadError> {
         }
         None => Vec::new(),
     };
-    let reqs = api_requests(&ui);
+    let (reqs, usage_warnings) = api_requests(&ui);
+    let answered = answers(&history, &reqs);
     let meta = Metadata::of(metadata.as_ref());
     let mut task = Task::build(&history);
-    let mut s = task.feed(&dir.join(HISTORY), format, &history, &reqs, &meta);
+    let mut s = task.feed(
+        &dir.join(HISTORY),
+        format,
+        &history,
+        &reqs,
+        &answered,
+        &meta,
+    );
     task.place(&s);
     s.warnings
-        .extend(usage_warnings(&ui).into_iter().map(|text| SessionWarning {
+        .extend(usage_warnings.into_iter().map(|text| SessionWarning {
             id: super::claude::fields::MALFORMED,
             line: None,
             text,
@@ -139,7 +147,7 @@ pub(crate) fn load(path: &Path, format: Format) -> Result<Session, LoadError> {
     f.edits = edits;
     f.condensed = condensed;
     f.has_ui = has_ui;
-    f.requests = task_requests(&s, &f, &history, &reqs, &meta);
+    f.requests = task_requests(&s, &f, &history, &reqs, &answered, &meta);
     s.evidence = recorded(&s, &f);
     if !s.evidence.is_empty() || f.requests.iter().any(|r| r.deleted_range.is_some()) {
         for r in &mut s.requests {
@@ -209,43 +217,28 @@ fn count(v: &Value, key: &str) -> Option<u64> {
         .flatten()
 }
 
-/// The usage fields of an `api_req_started` of the wrong shape, in words
-/// (SPEC §15.2, as the Claude loader warns).
-fn usage_warnings(ui: &[Value]) -> Vec<String> {
-    let mut out = Vec::new();
-    for (n, m) in ui.iter().enumerate() {
-        if m.get("say").and_then(Value::as_str) != Some("api_req_started") {
-            continue;
-        }
-        let Some(info) = m
-            .get("text")
-            .and_then(Value::as_str)
-            .and_then(|t| serde_json::from_str::<Value>(t).ok())
-        else {
-            continue;
-        };
-        for key in ["tokensIn", "tokensOut", "cacheWrites", "cacheReads"] {
-            if let Err(what) = super::claude::fields::count_value(info.get(key)) {
-                out.push(format!(
-                    "{key} of ui message {} (api_req_started) is {what}, not a token count; its usage is unknown",
-                    n + 1
-                ));
-            }
-        }
-    }
-    out
-}
-
-/// Every `say: "api_req_started"` in order (reference §2.2).
-fn api_requests(ui: &[Value]) -> Vec<ApiReq> {
-    ui.iter()
-        .filter(|m| m.get("say").and_then(Value::as_str) == Some("api_req_started"))
-        .map(|m| {
+/// Every `say: "api_req_started"` in order (reference §2.2), and its usage
+/// fields of the wrong shape in words (SPEC §15.2, as the Claude loader warns).
+fn api_requests(ui: &[Value]) -> (Vec<ApiReq>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let reqs = ui
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.get("say").and_then(Value::as_str) == Some("api_req_started"))
+        .map(|(n, m)| {
             let info: Value = m
                 .get("text")
                 .and_then(Value::as_str)
                 .and_then(|t| serde_json::from_str(t).ok())
                 .unwrap_or(Value::Null);
+            for key in ["tokensIn", "tokensOut", "cacheWrites", "cacheReads"] {
+                if let Err(what) = super::claude::fields::count_value(info.get(key)) {
+                    warnings.push(format!(
+                        "{key} of ui message {} (api_req_started) is {what}, not a token count; its usage is unknown",
+                        n + 1
+                    ));
+                }
+            }
             ApiReq {
                 ts: m.get("ts").and_then(Value::as_i64),
                 tokens_in: count(&info, "tokensIn"),
@@ -267,7 +260,8 @@ fn api_requests(ui: &[Value]) -> Vec<ApiReq> {
                     .map(str::to_string),
             }
         })
-        .collect()
+        .collect();
+    (reqs, warnings)
 }
 
 fn range_of(v: Option<&Value>) -> Option<(usize, usize)> {
@@ -608,11 +602,11 @@ impl Task {
         format: Format,
         history: &[Value],
         reqs: &[ApiReq],
+        by_index: &HashMap<usize, usize>,
         meta: &Metadata,
     ) -> Session {
         let mut sink = claude::Sink::for_format(path, format);
         let mut skipped = Vec::new();
-        let by_index = answers(history, reqs);
         for (i, m) in history.iter().enumerate() {
             let user = self.facts.history[i].user;
             let ts = m.get("ts").and_then(Value::as_i64);
@@ -869,9 +863,9 @@ fn task_requests(
     f: &TaskFacts,
     history: &[Value],
     reqs: &[ApiReq],
+    by_index: &HashMap<usize, usize>,
     meta: &Metadata,
 ) -> Vec<TaskRequest> {
-    let by_index = answers(history, reqs);
     // The session's message of each assistant history message.
     let hist_of_msg: HashMap<usize, usize> = f
         .history
