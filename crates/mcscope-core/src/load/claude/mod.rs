@@ -673,7 +673,11 @@ impl Sink {
 /// value. Only a value that mentions the event is parsed again.
 fn session_start(v: Raw<'_>) -> Option<String> {
     let text = v?.get();
-    memchr::memmem::find(text.as_bytes(), b"SessionStart")?;
+    // One searcher for every line: `memmem::find` builds its own each call,
+    // which cost more than the search on a progress record's short `data`.
+    static EVENT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"SessionStart"));
+    EVENT.find(text.as_bytes())?;
     let hook: Hook = raw::object(v)?;
     (raw::string(hook.event).as_deref() == Some("SessionStart"))
         .then(|| raw::owned(hook.name).unwrap_or_default())
