@@ -5,6 +5,7 @@
 //! plus where each message's records live in the file, so that the wire builder
 //! can re-read just the records it shows. Nothing here holds a whole transcript.
 
+use crate::fasthash::FastMap;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -632,10 +633,11 @@ impl Session {
     pub fn ids(&self) -> std::sync::Arc<IdTable> {
         self.id_table
             .get_or_init(|| {
-                let mut number: std::collections::HashMap<&str, u32> =
-                    std::collections::HashMap::new();
+                // foldhash: one entry per call and result id (SipHash was
+                // most of this table's cost on a large session).
+                let mut number: FastMap<&str, u32> = FastMap::default();
                 fn of<'a>(
-                    number: &mut std::collections::HashMap<&'a str, u32>,
+                    number: &mut FastMap<&'a str, u32>,
                     id: &'a str,
                 ) -> u32 {
                     let n = number.len() as u32;
@@ -651,7 +653,7 @@ impl Session {
                     .iter()
                     .map(|r| of(&mut number, r.id.as_str()))
                     .collect();
-                let mut name_number = std::collections::HashMap::new();
+                let mut name_number = FastMap::default();
                 let call_name = self
                     .calls
                     .iter()
@@ -676,7 +678,7 @@ impl Session {
                             .map(Usage::context)
                     })
                     .collect();
-                let mut version_number = std::collections::HashMap::new();
+                let mut version_number = FastMap::default();
                 let version = self
                     .requests
                     .iter()

@@ -16,7 +16,7 @@ use crate::policy::{Delivery, PlanKind};
 use crate::session::{HarnessId, Role, Session};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Request k's window, by kind (SPEC §12 `context`), fields in schema order.
@@ -189,11 +189,11 @@ pub fn measured(msg: &crate::session::Message) -> Option<(Kinds, MsgExtra)> {
 /// it (else the first); Qwen, the response's own name (a bridged one, the
 /// tool its calls name), else its call's.
 fn tools_of_results(s: &Session) -> (Vec<usize>, Vec<String>) {
-    let mut calls: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut calls: crate::fasthash::FastMap<&str, Vec<usize>> = Default::default();
     for (i, c) in s.calls.iter().enumerate() {
         calls.entry(c.id.as_str()).or_default().push(i);
     }
-    let mut names: HashMap<String, usize> = HashMap::new();
+    let mut names: crate::fasthash::FastMap<String, usize> = Default::default();
     let mut tools = Vec::new();
     let mut tool_of = Vec::with_capacity(s.results.len());
     for r in &s.results {
