@@ -636,10 +636,7 @@ impl Session {
                 // foldhash: one entry per call and result id (SipHash was
                 // most of this table's cost on a large session).
                 let mut number: FastMap<&str, u32> = FastMap::default();
-                fn of<'a>(
-                    number: &mut FastMap<&'a str, u32>,
-                    id: &'a str,
-                ) -> u32 {
+                fn of<'a>(number: &mut FastMap<&'a str, u32>, id: &'a str) -> u32 {
                     let n = number.len() as u32;
                     *number.entry(id).or_insert(n)
                 }

@@ -16,6 +16,9 @@ use crate::session::PieceLen as Piece;
 use crate::session::{PartKinds, PieceLen};
 use memchr::memchr2;
 
+mod blocks;
+mod string;
+
 /// Deeper than this, serde_json's recursion limit may refuse the value: let the
 /// exact path decide.
 const MAX_DEPTH: usize = 100;
@@ -437,6 +440,11 @@ impl<'a> Scan<'a> {
     fn key(&mut self) -> Option<(&'a [u8], bool)> {
         self.expect(b'"')?;
         let start = self.i;
+        if let Some(end) = string::short_end(self.b, start) {
+            self.i = end + 1;
+            let b: &'a [u8] = self.b;
+            return Some((&b[start..end], false));
+        }
         let mut escaped = false;
         loop {
             let at = self.i + memchr2(b'"', b'\\', self.b.get(self.i..)?)?;
@@ -498,51 +506,10 @@ impl<'a> Scan<'a> {
     /// Its parsed length (escapes decoded) is left in `decoded`.
     fn string(&mut self) -> Option<u64> {
         self.expect(b'"')?;
-        // Plain runs count alike written and parsed; an escape is one unit
-        // parsed (a surrogate pair two) and `units` written.
-        let (mut plain, mut written, mut parsed) = (0, 2, 0);
-        loop {
-            let rest = self.b.get(self.i..)?;
-            let at = memchr2(b'"', b'\\', rest)?;
-            plain += plain_units(&rest[..at])?;
-            self.i += at + 1;
-            if rest[at] == b'"' {
-                self.decoded = plain + parsed;
-                return Some(plain + written);
-            }
-            let (units, one) = match self.next()? {
-                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => (2, 1),
-                b'/' => (1, 1),
-                b'u' => {
-                    let c = self.hex4()?;
-                    match c {
-                        0xD800..=0xDBFF => {
-                            self.literal(b"\\u")?;
-                            let low = self.hex4()?;
-                            if !(0xDC00..=0xDFFF).contains(&low) {
-                                return None;
-                            }
-                            (2, 2)
-                        }
-                        0xDC00..=0xDFFF => return None,
-                        0x08 | 0x09 | 0x0A | 0x0C | 0x0D | 0x22 | 0x5C => (2, 1),
-                        0..0x20 => (6, 1),
-                        _ => (1, 1),
-                    }
-                }
-                _ => return None,
-            };
-            written += units;
-            parsed += one;
-        }
-    }
-
-    fn hex4(&mut self) -> Option<u32> {
-        let h = self.b.get(self.i..self.i + 4)?;
-        let s = std::str::from_utf8(h).ok()?;
-        let v = u32::from_str_radix(s, 16).ok()?;
-        self.i += 4;
-        Some(v)
+        let (end, written, parsed) = string::measure(self.b, self.i)?;
+        self.i = end;
+        self.decoded = parsed;
+        Some(written)
     }
 }
 
