@@ -5,7 +5,6 @@
 //! plus where each message's records live in the file, so that the wire builder
 //! can re-read just the records it shows. Nothing here holds a whole transcript.
 
-use crate::fasthash::FastMap;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -630,11 +629,14 @@ impl Session {
     }
 
     /// The tool ids by number (made once, then shared).
+    ///
+    /// Its maps hash with foldhash (as `fasthash::FastMap` does; the session
+    /// names no module but the shared words): one entry per call and result
+    /// id, where SipHash was most of the table's cost on a large session.
     pub fn ids(&self) -> std::sync::Arc<IdTable> {
         self.id_table
             .get_or_init(|| {
-                // foldhash: one entry per call and result id (SipHash was
-                // most of this table's cost on a large session).
+                type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
                 let mut number: FastMap<&str, u32> = FastMap::default();
                 fn of<'a>(number: &mut FastMap<&'a str, u32>, id: &'a str) -> u32 {
                     let n = number.len() as u32;
