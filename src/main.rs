@@ -172,7 +172,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             match only_explain_pages(opts.output_format(), "plan")? {
                 OutputFormat::Json => {
                     let evidence = analysis::evidence_at(&setup, &plan);
-                    json(report::plan_json(&setup, &plan, evidence.as_ref()))
+                    json_streamed(report::plan_json(&setup, &plan, evidence.as_ref()))?
                 }
                 _ => Text(report::plan_text(&setup, &plan)),
             }
@@ -199,7 +199,7 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
             let r = analysis::evidence_report(&setup, forced_at);
             match only_explain_pages(opts.output_format(), "evidence")? {
-                OutputFormat::Json => json(report::evidence_json(&setup, &r)),
+                OutputFormat::Json => json_streamed(report::evidence_json(&setup, &r))?,
                 _ => Text(report::evidence_text(&setup, &r)),
             }
         }
@@ -429,6 +429,22 @@ fn json(v: impl serde::Serialize) -> Printed {
     let mut s = sanitize::json_pretty(&v);
     s.push('\n');
     Printed::Escaped(s)
+}
+
+/// [`json`]'s bytes written to stdout as they are made: a long session's
+/// report never sits in memory whole beside the session (issue 41 item 5's
+/// peak RSS). A closed stdout or a write error is the same error as when
+/// `main` prints a [`Printed`].
+fn json_streamed(v: impl serde::Serialize) -> Result<Printed, UsageError> {
+    quiet_pipe(stdout_open())?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    quiet_pipe(
+        sanitize::json_pretty_to(&mut out, &v)
+            .map_err(std::io::Error::from)
+            .and_then(|_| out.write_all(b"\n"))
+            .and_then(|_| out.flush()),
+    )?;
+    Ok(Printed::Escaped(String::new()))
 }
 
 /// `timeline`: JSON streamed to stdout, or the text table.
