@@ -14,6 +14,7 @@ pub mod facts;
 mod session;
 
 pub use session::{Counts, Held, PARTIAL_TRANSCRIPT, Target, attach, collect, compared_at, counts};
+pub(crate) use session::usage_walk;
 
 use crate::session::{HarnessId, Message, Request, Role, Session, Usage};
 use serde::Serialize;
