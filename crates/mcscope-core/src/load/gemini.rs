@@ -29,7 +29,7 @@ use std::path::Path;
 mod masking;
 mod records;
 use masking::masking_facts;
-use records::{Records, model_content};
+use records::{Rec, Records, model_content};
 
 /// One content of the history as the API is sent it.
 #[derive(Debug, Clone)]
@@ -464,6 +464,72 @@ fn role_name(r: Role) -> &'static str {
     }
 }
 
+/// The replay's state between records: the records as the harness holds
+/// them, the responses seen, and whether the file is a sub-agent's.
+#[derive(Default)]
+struct Walk<'t> {
+    records: Records<'t>,
+    responded: HashSet<String>,
+    subagent: bool,
+}
+
+impl<'t> Walk<'t> {
+    /// One record of the file, read at `line` (from `src` as is, when Some).
+    fn apply(&mut self, rp: &mut Replay, line: usize, v: Value, src: Option<&'t str>) {
+        rp.b.s.records += 1;
+        // loadConversationRecord's order of tests.
+        if let Some(to) = v.get("$rewindTo").and_then(Value::as_str) {
+            let at = self.records.index.get(to).copied().unwrap_or(0);
+            self.records.truncate(at);
+            rp.changed_at = Some(line);
+            rp.rewound = true;
+        } else if let Some(id) = v.get("id").and_then(Value::as_str).map(str::to_string) {
+            let id = id.as_str();
+            let is_response = v.get("type").and_then(Value::as_str) == Some("gemini")
+                && v.get("model").is_some_and(Value::is_string)
+                && !self.responded.contains(id);
+            if is_response {
+                self.responded.insert(id.to_string());
+                // A copy of the record written before it had its model is no
+                // part of what its request sent.
+                let end = self.records.index.get(id).copied().unwrap_or(self.records.list.len());
+                self.records.bring(rp, end);
+                rp.respond(id, &v, line);
+            } else if self.responded.contains(id) && self.records.index.contains_key(id) {
+                rp.rewritten(id, &v, line);
+            }
+            if self.records.set(id, Rec::new(v, src), line) && !is_response {
+                rp.changed_at = Some(line);
+            }
+        } else if let Some(set) = v.get("$set").filter(|s| s.is_object()) {
+            if let Some(sid) = set.get("sessionId").and_then(Value::as_str) {
+                rp.session_id = Some(sid.to_string());
+            }
+            if let Some(msgs) = set.get("messages").and_then(Value::as_array) {
+                self.records.rebuild(
+                    msgs.iter()
+                        .filter_map(|m| {
+                            let id = m.get("id").and_then(Value::as_str)?;
+                            Some((id.to_string(), Rec::new(m.clone(), None), line))
+                        })
+                        .collect(),
+                );
+                rp.changed_at = Some(line);
+                rp.checkpointed = true;
+            }
+        } else if let (Some(sid), Some(_)) = (
+            v.get("sessionId").and_then(Value::as_str),
+            v.get("projectHash").and_then(Value::as_str),
+        ) {
+            rp.session_id.get_or_insert_with(|| sid.to_string());
+            if rp.b.s.session_id.is_none() {
+                rp.b.s.session_id = Some(sid.to_string());
+            }
+            self.subagent |= v.get("kind").and_then(Value::as_str) == Some("subagent");
+        }
+    }
+}
+
 /// Loads a Gemini CLI file of `format`: one whole legacy record
 /// (`whole_record`), or JSON Lines.
 pub(super) fn load(
@@ -473,11 +539,12 @@ pub(super) fn load(
     whole_record: bool,
 ) -> Result<Session, LoadError> {
     let mut rp = Replay::new(path, format);
-    let mut records = Records::default();
-    let mut responded: HashSet<String> = HashSet::new();
-    let mut subagent = false;
-    let items: Vec<(usize, Value)> = if whole_record {
-        {
+    let mut walk = Walk::default();
+    // What parsing says comes first, as when every line was parsed before
+    // the first was replayed.
+    let mut notes: Vec<Diagnostic> = Vec::new();
+    if whole_record {
+        let items: Vec<(usize, Value)> = {
             let whole = text.trim_start_matches('\u{feff}');
             let v: Value = serde_json::from_str(whole)
                 .or_else(|e| {
@@ -486,7 +553,7 @@ pub(super) fn load(
                     }
                     // Deeper than serde's limit: read as `JSON.parse` reads it.
                     super::deep::parse(whole).map(|(v, n)| {
-                        rp.diagnostics.push(super::deep::note(1, n));
+                        notes.push(super::deep::note(1, n));
                         v
                     })
                 })
@@ -505,10 +572,12 @@ pub(super) fn load(
                 out.push((1, m.clone()));
             }
             out
+        };
+        for (line, v) in items {
+            walk.apply(&mut rp, line, v, None);
         }
     } else {
         {
-            let mut out = Vec::new();
             for (i, l) in text.split('\n').enumerate() {
                 let l = l.trim_end_matches('\r');
                 let l = if i == 0 {
@@ -522,19 +591,22 @@ pub(super) fn load(
                 // Gemini CLI itself writes a lone surrogate (its preview cuts a
                 // string at 250 UTF-16 units); `JSON.parse` reads it, so the
                 // line is read with it made U+FFFD, as the other loaders do.
+                // The line is kept to be parsed again only when it parsed as is.
+                let mut src = Some(l);
                 let parsed = serde_json::from_str::<Value>(l).or_else(|e| {
+                    src = None;
                     // Deeper than serde's limit: read as `JSON.parse` reads it,
                     // with the deepest values cut (`deep`).
                     if super::deep::too_deep(&e) {
                         return super::deep::parse(l).map(|(v, n)| {
-                            rp.diagnostics.push(super::deep::note(i + 1, n));
+                            notes.push(super::deep::note(i + 1, n));
                             v
                         });
                     }
                     match super::surrogate::repair(l) {
                         Some((fixed, f)) => serde_json::from_str::<Value>(&fixed)
                             .inspect(|_| {
-                                rp.diagnostics.push(Diagnostic {
+                                notes.push(Diagnostic {
                                     line: i + 1,
                                     byte_offset: 0,
                                     message: super::surrogate_note(f),
@@ -545,13 +617,13 @@ pub(super) fn load(
                     }
                 });
                 match parsed {
-                    Ok(v) if v.is_object() => out.push((i + 1, v)),
-                    Ok(_) => rp.diagnostics.push(Diagnostic {
+                    Ok(v) if v.is_object() => walk.apply(&mut rp, i + 1, v, src),
+                    Ok(_) => notes.push(Diagnostic {
                         line: i + 1,
                         byte_offset: 0,
                         message: "not a JSON object: skipped".into(),
                     }),
-                    Err(e) => rp.diagnostics.push(Diagnostic {
+                    Err(e) => notes.push(Diagnostic {
                         line: i + 1,
                         byte_offset: 0,
                         message: format!(
@@ -561,66 +633,17 @@ pub(super) fn load(
                     }),
                 }
             }
-            out
-        }
-    };
-    for (line, v) in items {
-        rp.b.s.records += 1;
-        // loadConversationRecord's order of tests.
-        if let Some(to) = v.get("$rewindTo").and_then(Value::as_str) {
-            let at = records.index.get(to).copied().unwrap_or(0);
-            records.truncate(at);
-            rp.changed_at = Some(line);
-            rp.rewound = true;
-        } else if let Some(id) = v.get("id").and_then(Value::as_str).map(str::to_string) {
-            let id = id.as_str();
-            let is_response = v.get("type").and_then(Value::as_str) == Some("gemini")
-                && v.get("model").is_some_and(Value::is_string)
-                && !responded.contains(id);
-            if is_response {
-                responded.insert(id.to_string());
-                // A copy of the record written before it had its model is no
-                // part of what its request sent.
-                let end = records.index.get(id).copied().unwrap_or(records.list.len());
-                records.bring(&mut rp, end);
-                rp.respond(id, &v, line);
-            } else if responded.contains(id) && records.index.contains_key(id) {
-                rp.rewritten(id, &v, line);
-            }
-            if records.set(id, v, line) && !is_response {
-                rp.changed_at = Some(line);
-            }
-        } else if let Some(set) = v.get("$set").filter(|s| s.is_object()) {
-            if let Some(sid) = set.get("sessionId").and_then(Value::as_str) {
-                rp.session_id = Some(sid.to_string());
-            }
-            if let Some(msgs) = set.get("messages").and_then(Value::as_array) {
-                records.rebuild(
-                    msgs.iter()
-                        .filter_map(|m| {
-                            let id = m.get("id").and_then(Value::as_str)?;
-                            Some((id.to_string(), m.clone(), line))
-                        })
-                        .collect(),
-                );
-                rp.changed_at = Some(line);
-                rp.checkpointed = true;
-            }
-        } else if let (Some(sid), Some(_)) = (
-            v.get("sessionId").and_then(Value::as_str),
-            v.get("projectHash").and_then(Value::as_str),
-        ) {
-            rp.session_id.get_or_insert_with(|| sid.to_string());
-            if rp.b.s.session_id.is_none() {
-                rp.b.s.session_id = Some(sid.to_string());
-            }
-            subagent |= v.get("kind").and_then(Value::as_str) == Some("subagent");
         }
     }
     // What follows the last response is one more request's.
-    let end = records.list.len();
-    records.bring(&mut rp, end);
-    let diagnostics = std::mem::take(&mut rp.diagnostics);
+    let end = walk.records.list.len();
+    walk.records.bring(&mut rp, end);
+    let Walk {
+        records, subagent, ..
+    } = walk;
+    drop(records);
+    let mut diagnostics = notes;
+    diagnostics.append(&mut rp.diagnostics);
     let snippets = std::mem::take(&mut rp.recorded_snippets);
     let sid = rp.session_id.clone();
     let mut s = rp.b.finish(diagnostics);

@@ -8,15 +8,17 @@ use super::*;
 /// a `gemini` record whose content has no call or thought part takes its
 /// calls from `toolCalls`, and their results follow in a user content unless
 /// a user record holds them (each result once, by its id, §5.3).
-fn history(records: &[(String, Value, usize)]) -> Vec<Vec<Content>> {
-    let in_users: HashSet<String> = records
+fn history(records: &[(String, Rec<'_>, usize)]) -> Vec<Vec<Content>> {
+    let values: Vec<std::borrow::Cow<'_, Value>> =
+        records.iter().map(|(_, r, _)| r.value()).collect();
+    let in_users: HashSet<String> = values
         .iter()
-        .filter(|(_, r, _)| r.get("type").and_then(Value::as_str) == Some("user"))
-        .flat_map(|(_, r, _)| content_parts(r.get("content")))
+        .filter(|r| r.get("type").and_then(Value::as_str) == Some("user"))
+        .flat_map(|r| content_parts(r.get("content")))
         .filter_map(|p| p.get("functionResponse").map(id_of))
         .collect();
     let mut all = Vec::with_capacity(records.len());
-    for (_, r, line) in records {
+    for ((_, _, line), r) in records.iter().zip(&values) {
         let mut out = Vec::new();
         let ts = r
             .get("timestamp")
@@ -76,12 +78,46 @@ fn history(records: &[(String, Value, usize)]) -> Vec<Vec<Content>> {
     all
 }
 
+/// A message record as [`Records`] holds it: parsed until its history is
+/// converted, then (when it was read from a line of the file as is) only
+/// that line, parsed again should it be converted again (a rewrite, a
+/// rewind, a new view). A long session's records are not all held parsed
+/// at once (issue 41 item 5's peak RSS).
+pub(super) enum Rec<'t> {
+    Parsed(Value, Option<&'t str>),
+    Line(&'t str),
+}
+
+impl<'t> Rec<'t> {
+    /// A record parsed from `line` by `serde_json::from_str` (Some), or
+    /// made otherwise (None: it stays parsed).
+    pub(super) fn new(v: Value, line: Option<&'t str>) -> Rec<'t> {
+        Rec::Parsed(v, line)
+    }
+
+    pub(super) fn value(&self) -> std::borrow::Cow<'_, Value> {
+        match self {
+            Rec::Parsed(v, _) => std::borrow::Cow::Borrowed(v),
+            // The line parsed when it was read; the same text parses the same.
+            Rec::Line(l) => {
+                std::borrow::Cow::Owned(serde_json::from_str(l).unwrap_or(Value::Null))
+            }
+        }
+    }
+
+    fn compact(&mut self) {
+        if let Rec::Parsed(_, Some(l)) = self {
+            *self = Rec::Line(l);
+        }
+    }
+}
+
 /// The message records as the harness's reader holds them (a repeated id
 /// replaces in place), and their history converted so far: converting only
 /// what changed since the last request keeps a long session linear.
 #[derive(Default)]
-pub(super) struct Records {
-    pub(super) list: Vec<(String, Value, usize)>,
+pub(super) struct Records<'t> {
+    pub(super) list: Vec<(String, Rec<'t>, usize)>,
     pub(super) index: HashMap<String, usize>,
     /// The history of `list[..starts.len()]`, and where each record's
     /// contents begin in it.
@@ -89,9 +125,9 @@ pub(super) struct Records {
     pub(super) starts: Vec<usize>,
 }
 
-impl Records {
+impl<'t> Records<'t> {
     /// Writes a message record; true when it replaced one of the same id.
-    pub(super) fn set(&mut self, id: &str, v: Value, line: usize) -> bool {
+    pub(super) fn set(&mut self, id: &str, v: Rec<'t>, line: usize) -> bool {
         match self.index.get(id) {
             Some(&i) => {
                 self.list[i] = (id.to_string(), v, line);
@@ -114,7 +150,7 @@ impl Records {
     }
 
     /// A checkpoint: the list is rebuilt.
-    pub(super) fn rebuild(&mut self, list: Vec<(String, Value, usize)>) {
+    pub(super) fn rebuild(&mut self, list: Vec<(String, Rec<'t>, usize)>) {
         self.list = list;
         self.reindex();
         self.dirty(0);
@@ -162,6 +198,9 @@ impl Records {
         for contents in history(&self.list[first..end]) {
             self.starts.push(self.conv.len());
             self.conv.extend(contents);
+        }
+        for (_, r, _) in self.list.iter_mut().take(end).skip(first) {
+            r.compact();
         }
         from
     }
