@@ -13,8 +13,8 @@ pub mod api;
 pub mod facts;
 mod session;
 
-pub use session::{Counts, Held, PARTIAL_TRANSCRIPT, Target, attach, collect, compared_at, counts};
 pub(crate) use session::usage_walk;
+pub use session::{Counts, Held, PARTIAL_TRANSCRIPT, Target, attach, collect, compared_at, counts};
 
 use crate::session::{HarnessId, Message, Request, Role, Session, Usage};
 use serde::Serialize;

@@ -244,10 +244,7 @@ pub fn collect(
                 harness_rewrite: ev.microcompact.as_ref().is_some_and(|m| {
                     matches!(
                         m.writer,
-                        Writer::Budget
-                            | Writer::Prune
-                            | Writer::Mask
-                            | Writer::ClineContext
+                        Writer::Budget | Writer::Prune | Writer::Mask | Writer::ClineContext
                     )
                 }),
                 cache_edits: ev

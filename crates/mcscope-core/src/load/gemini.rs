@@ -492,7 +492,12 @@ impl<'t> Walk<'t> {
                 self.responded.insert(id.to_string());
                 // A copy of the record written before it had its model is no
                 // part of what its request sent.
-                let end = self.records.index.get(id).copied().unwrap_or(self.records.list.len());
+                let end = self
+                    .records
+                    .index
+                    .get(id)
+                    .copied()
+                    .unwrap_or(self.records.list.len());
                 self.records.bring(rp, end);
                 rp.respond(id, &v, line);
             } else if self.responded.contains(id) && self.records.index.contains_key(id) {

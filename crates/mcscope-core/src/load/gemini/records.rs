@@ -99,9 +99,7 @@ impl<'t> Rec<'t> {
         match self {
             Rec::Parsed(v, _) => std::borrow::Cow::Borrowed(v),
             // The line parsed when it was read; the same text parses the same.
-            Rec::Line(l) => {
-                std::borrow::Cow::Owned(serde_json::from_str(l).unwrap_or(Value::Null))
-            }
+            Rec::Line(l) => std::borrow::Cow::Owned(serde_json::from_str(l).unwrap_or(Value::Null)),
         }
     }
 
