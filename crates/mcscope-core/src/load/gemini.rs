@@ -467,15 +467,16 @@ fn role_name(r: Role) -> &'static str {
 /// The replay's state between records: the records as the harness holds
 /// them, the responses seen, and whether the file is a sub-agent's.
 #[derive(Default)]
-struct Walk<'t> {
-    records: Records<'t>,
+struct Walk {
+    records: Records,
     responded: HashSet<String>,
     subagent: bool,
 }
 
-impl<'t> Walk<'t> {
-    /// One record of the file, read at `line` (from `src` as is, when Some).
-    fn apply(&mut self, rp: &mut Replay, line: usize, v: Value, src: Option<&'t str>) {
+impl Walk {
+    /// One record of the file, read at `line` (as is from `src`, offset and
+    /// length in the file, when Some).
+    fn apply(&mut self, rp: &mut Replay, line: usize, v: Value, src: Option<(u64, usize)>) {
         rp.b.s.records += 1;
         // loadConversationRecord's order of tests.
         if let Some(to) = v.get("$rewindTo").and_then(Value::as_str) {
@@ -535,56 +536,87 @@ impl<'t> Walk<'t> {
     }
 }
 
-/// Loads a Gemini CLI file of `format`: one whole legacy record
-/// (`whole_record`), or JSON Lines.
-pub(super) fn load(
-    path: &Path,
-    text: &str,
-    format: Format,
-    whole_record: bool,
-) -> Result<Session, LoadError> {
+/// What a Gemini CLI file is read from.
+pub(super) enum Input<'a> {
+    /// One whole legacy record, its text.
+    Whole(&'a str),
+    /// JSON Lines, read line by line from the file's position (the bytes
+    /// read so far are told to `progress`).
+    Lines(std::fs::File, &'a std::sync::atomic::AtomicU64),
+}
+
+/// Loads a Gemini CLI file of `format`: one whole legacy record, or JSON
+/// Lines.
+pub(super) fn load(path: &Path, input: Input<'_>, format: Format) -> Result<Session, LoadError> {
     let mut rp = Replay::new(path, format);
     let mut walk = Walk::default();
     // What parsing says comes first, as when every line was parsed before
     // the first was replayed.
     let mut notes: Vec<Diagnostic> = Vec::new();
-    if whole_record {
-        let items: Vec<(usize, Value)> = {
-            let whole = text.trim_start_matches('\u{feff}');
-            let v: Value = serde_json::from_str(whole)
-                .or_else(|e| {
-                    if !super::deep::too_deep(&e) {
-                        return Err(e);
-                    }
-                    // Deeper than serde's limit: read as `JSON.parse` reads it.
-                    super::deep::parse(whole).map(|(v, n)| {
-                        notes.push(super::deep::note(1, n));
-                        v
+    match input {
+        Input::Whole(text) => {
+            let items: Vec<(usize, Value)> = {
+                let whole = text.trim_start_matches('\u{feff}');
+                let v: Value = serde_json::from_str(whole)
+                    .or_else(|e| {
+                        if !super::deep::too_deep(&e) {
+                            return Err(e);
+                        }
+                        // Deeper than serde's limit: read as `JSON.parse` reads it.
+                        super::deep::parse(whole).map(|(v, n)| {
+                            notes.push(super::deep::note(1, n));
+                            v
+                        })
                     })
-                })
-                .map_err(|e| LoadError::UnknownFormat {
-                    path: path.to_path_buf(),
-                    why: format!("not a Gemini CLI session: {e}"),
-                })?;
-            // The whole record: its header, then each message in order.
-            let mut out = vec![(1, v.clone())];
-            for m in v
-                .get("messages")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                out.push((1, m.clone()));
+                    .map_err(|e| LoadError::UnknownFormat {
+                        path: path.to_path_buf(),
+                        why: format!("not a Gemini CLI session: {e}"),
+                    })?;
+                // The whole record: its header, then each message in order.
+                let mut out = vec![(1, v.clone())];
+                for m in v
+                    .get("messages")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    out.push((1, m.clone()));
+                }
+                out
+            };
+            for (line, v) in items {
+                walk.apply(&mut rp, line, v, None);
             }
-            out
-        };
-        for (line, v) in items {
-            walk.apply(&mut rp, line, v, None);
         }
-    } else {
-        {
-            for (i, l) in text.split('\n').enumerate() {
-                let l = l.trim_end_matches('\r');
+        Input::Lines(file, progress) => {
+            use std::io::{BufRead, Seek};
+            let io = |source| LoadError::Io {
+                path: path.to_path_buf(),
+                source,
+            };
+            // Lines are read again through a handle of their own (without
+            // one, every record stays parsed).
+            walk.records.file = file.try_clone().ok();
+            let reread = walk.records.file.is_some();
+            let mut reader = std::io::BufReader::new(&file);
+            let start = reader.stream_position().map_err(io)?;
+            let mut at = start;
+            let mut bytes = Vec::new();
+            // Line by line: the file is never held whole (issue 41 item 5).
+            for i in 0.. {
+                bytes.clear();
+                let n = reader.read_until(b'\n', &mut bytes).map_err(io)?;
+                if n == 0 {
+                    break;
+                }
+                let line_at = at;
+                at += n as u64;
+                progress.store(at - start, std::sync::atomic::Ordering::Relaxed);
+                let raw = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+                // As the whole file's text split at each newline (a newline
+                // never belongs to a malformed UTF-8 sequence).
+                let text = String::from_utf8_lossy(raw);
+                let l = text.trim_end_matches('\r');
                 let l = if i == 0 {
                     l.trim_start_matches('\u{feff}')
                 } else {
@@ -593,11 +625,16 @@ pub(super) fn load(
                 if l.trim().is_empty() {
                     continue;
                 }
+                // Where `l` is in the file, when it is the file's bytes.
+                let span = (reread && matches!(text, std::borrow::Cow::Borrowed(_))).then(|| {
+                    let skip = l.as_ptr() as usize - text.as_ptr() as usize;
+                    (line_at + skip as u64, l.len())
+                });
                 // Gemini CLI itself writes a lone surrogate (its preview cuts a
                 // string at 250 UTF-16 units); `JSON.parse` reads it, so the
                 // line is read with it made U+FFFD, as the other loaders do.
                 // The line is kept to be parsed again only when it parsed as is.
-                let mut src = Some(l);
+                let mut src = span;
                 let parsed = serde_json::from_str::<Value>(l).or_else(|e| {
                     src = None;
                     // Deeper than serde's limit: read as `JSON.parse` reads it,
