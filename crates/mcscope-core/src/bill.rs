@@ -306,22 +306,27 @@ pub fn subagent_groups<'a>(
 
 /// The observed breaks of `s` (§10) and what they cost against a warm read:
 /// Σ drop·(write(k) − read) / 1e6, write(k) by `ttl_auto(k)` (what happened).
+/// The breaks are `evidence::collect`'s, found by the same pass over the
+/// responses without building every request's evidence beside it (a
+/// 16,000-request session's peak RSS, issue 41 item 5).
 fn breaks(s: &Session, price: Option<&Price>) -> (u64, Option<f64>) {
-    let ev = evidence::collect(s, &mut |_, _| None);
     let ttl = evidence::ttl_auto_all(s);
     let mut n = 0;
     let mut usd = 0.0;
-    for (i, r) in ev.requests.iter().enumerate() {
-        let Some(b) = &r.observed_break else { continue };
+    evidence::usage_walk(s, |i, _, step| {
+        let Some((step, (_, expected))) = step.and_then(|t| t.brk.map(|b| (t, b))) else {
+            return;
+        };
         n += 1;
         if let Some(p) = price {
             let write = match ttl.get(i) {
                 Some(Ttl::OneHour) => p.write_1h,
                 _ => p.write_5m,
             };
-            usd += b.drop() as f64 * (write - p.read) / 1_000_000.0;
+            let drop = expected.saturating_sub(step.u.cache_read);
+            usd += drop as f64 * (write - p.read) / 1_000_000.0;
         }
-    }
+    });
     (n, price.map(|_| usd))
 }
 

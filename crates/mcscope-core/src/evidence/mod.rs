@@ -13,6 +13,7 @@ pub mod api;
 pub mod facts;
 mod session;
 
+pub(crate) use session::usage_walk;
 pub use session::{Counts, Held, PARTIAL_TRANSCRIPT, Target, attach, collect, compared_at, counts};
 
 use crate::session::{HarnessId, Message, Request, Role, Session, Usage};

@@ -205,19 +205,102 @@ pub fn collect(
         }
     }
 
-    // One pass over the responses: k − 1, the last cache write (for ttl_auto)
-    // and the cumulative deletions carry forward.
     for (r, f) in out.requests.iter_mut().zip(super::facts::collect_facts(s)) {
         r.facts = f;
     }
+    // One pass over the responses (`usage_walk`).
+    usage_walk(s, |i, m, step| {
+        let k = i + 1;
+        let req = &s.requests[i];
+        out.requests[i].applied_edits = m.applied_edits.clone();
+        let Some(UsageStep {
+            raw,
+            u,
+            ttl,
+            deleted_grew,
+            brk,
+        }) = step
+        else {
+            return;
+        };
+        if let Some((p, expected)) = brk {
+            let ev = &out.requests[i];
+            let pm = response(s, &s.requests[p - 1]);
+            let facts = BreakFacts {
+                // A compaction's own summary request (OpenCode: the
+                // summarizer's prompt, no tools) is the compaction's too.
+                compaction: (s.requests[p - 1].segment != req.segment
+                    && !s.rewind_segments.contains(&req.segment))
+                    || s.turns.summary_requests.contains(&k),
+                server_compaction: raw.server_compaction,
+                model_change: match (pm.and_then(|m| m.model.as_deref()), &m.model) {
+                    (Some(a), Some(b)) => a != b,
+                    _ => false,
+                },
+                ttl: super::gap(s, k, Some(p), ttl).by.is_some(),
+                plan_rewrite: false,
+                // The budget writer rewrote results (the prefix breaks);
+                // the cached writer deleted from the cache (it stays).
+                harness_rewrite: ev.microcompact.as_ref().is_some_and(|m| {
+                    matches!(
+                        m.writer,
+                        Writer::Budget | Writer::Prune | Writer::Mask | Writer::ClineContext
+                    )
+                }),
+                cache_edits: ev
+                    .microcompact
+                    .as_ref()
+                    .is_some_and(|m| m.writer == Writer::Cached)
+                    || deleted_grew,
+                context_edits: m.applied_edits.as_ref().is_some_and(|e| !e.is_empty()),
+                client_cut: ev.facts.client_cut(),
+                restart: super::restarted(s, p, k),
+                tools_changed: pm.is_some_and(|_| super::called_tool_search(s, p)),
+                thinking_stripped: ev.facts.thinking_stripped.is_some(),
+            };
+            out.requests[i].observed_break = Some(ObservedBreak {
+                expected,
+                observed: u.cache_read,
+                facts,
+            });
+        }
+        out.requests[i].usage = Some(u);
+    });
+    out
+}
+
+/// What [`usage_walk`] gives a request whose response has a countable usage.
+pub(crate) struct UsageStep<'a> {
+    pub raw: &'a Usage,
+    pub u: UsageEvidence,
+    /// `ttl_auto` before this response's own write.
+    pub ttl: Ttl,
+    /// The cumulative cache deletions grew here.
+    pub deleted_grew: bool,
+    /// An observed break (SPEC §10): the request of the usage it is measured
+    /// against (1-based) and the cache read expected.
+    pub brk: Option<(usize, u64)>,
+}
+
+/// The one pass over the responses that [`collect`] and the bill's break count
+/// share: `f(i, response, step)` for each request with a response, in order;
+/// `step` is None when the response's usage is not countable. The last
+/// request measured against, the last cache write and the cumulative
+/// deletions carry forward.
+pub(crate) fn usage_walk<'a>(
+    s: &'a Session,
+    mut f: impl FnMut(usize, &'a Message, Option<UsageStep<'a>>),
+) {
     let mut prev: Option<(usize, UsageEvidence)> = None;
     let mut last_write: Option<Ttl> = None;
     let mut deleted: Option<u64> = None;
     for (i, req) in s.requests.iter().enumerate() {
         let k = i + 1;
         let Some(m) = response(s, req) else { continue };
-        out.requests[i].applied_edits = m.applied_edits.clone();
-        let Some(raw) = countable(m) else { continue };
+        let Some(raw) = countable(m) else {
+            f(i, m, None);
+            continue;
+        };
         let u = UsageEvidence::of(s.harness, raw);
         let ttl = last_write.unwrap_or(Ttl::FiveMinutes);
         let deleted_grew = match (u.cache_deleted, deleted) {
@@ -230,59 +313,28 @@ pub fn collect(
         if raw.cache_creation_input_tokens > 0 && s.harness.rules().cache_writes {
             last_write = Some(ttl_of_write(raw));
         }
+        let mut brk = None;
         if !u.aggregated {
             if let Some((p, pu)) = &prev {
                 let expected = pu.expected_next();
                 if is_break(expected, u.cache_read) {
-                    let ev = &out.requests[i];
-                    let pm = response(s, &s.requests[p - 1]);
-                    let facts = BreakFacts {
-                        // A compaction's own summary request (OpenCode: the
-                        // summarizer's prompt, no tools) is the compaction's too.
-                        compaction: (s.requests[p - 1].segment != req.segment
-                            && !s.rewind_segments.contains(&req.segment))
-                            || s.turns.summary_requests.contains(&k),
-                        server_compaction: raw.server_compaction,
-                        model_change: match (pm.and_then(|m| m.model.as_deref()), &m.model) {
-                            (Some(a), Some(b)) => a != b,
-                            _ => false,
-                        },
-                        ttl: super::gap(s, k, Some(*p), ttl).by.is_some(),
-                        plan_rewrite: false,
-                        // The budget writer rewrote results (the prefix breaks);
-                        // the cached writer deleted from the cache (it stays).
-                        harness_rewrite: ev.microcompact.as_ref().is_some_and(|m| {
-                            matches!(
-                                m.writer,
-                                Writer::Budget
-                                    | Writer::Prune
-                                    | Writer::Mask
-                                    | Writer::ClineContext
-                            )
-                        }),
-                        cache_edits: ev
-                            .microcompact
-                            .as_ref()
-                            .is_some_and(|m| m.writer == Writer::Cached)
-                            || deleted_grew,
-                        context_edits: m.applied_edits.as_ref().is_some_and(|e| !e.is_empty()),
-                        client_cut: ev.facts.client_cut(),
-                        restart: super::restarted(s, *p, k),
-                        tools_changed: pm.is_some_and(|_| super::called_tool_search(s, *p)),
-                        thinking_stripped: ev.facts.thinking_stripped.is_some(),
-                    };
-                    out.requests[i].observed_break = Some(ObservedBreak {
-                        expected,
-                        observed: u.cache_read,
-                        facts,
-                    });
+                    brk = Some((*p, expected));
                 }
             }
             prev = Some((k, u.clone()));
         }
-        out.requests[i].usage = Some(u);
+        f(
+            i,
+            m,
+            Some(UsageStep {
+                raw,
+                u,
+                ttl,
+                deleted_grew,
+                brk,
+            }),
+        );
     }
-    out
 }
 
 /// `counts` of `mcscope evidence` (SPEC §10), fields in schema order: breaks per

@@ -142,7 +142,9 @@ impl Builder {
             _ => {
                 self.s.messages.push(Message {
                     role: Role::User,
-                    parts: Vec::new(),
+                    // Most messages are one record: room for one part, not
+                    // the four a first push makes (issue 41 item 5's RSS).
+                    parts: Vec::with_capacity(1),
                     segment: self.segment,
                     first_line: r.line,
                     last_ts: None,
@@ -214,7 +216,7 @@ impl Builder {
             }
             self.s.messages.push(Message {
                 role: Role::Assistant,
-                parts: Vec::new(),
+                parts: Vec::with_capacity(1),
                 segment: self.segment,
                 first_line: r.line,
                 last_ts: None,

@@ -29,7 +29,7 @@ use std::path::Path;
 mod masking;
 mod records;
 use masking::masking_facts;
-use records::{Records, model_content};
+use records::{Rec, Records, model_content};
 
 /// One content of the history as the API is sent it.
 #[derive(Debug, Clone)]
@@ -464,130 +464,47 @@ fn role_name(r: Role) -> &'static str {
     }
 }
 
-/// Loads a Gemini CLI file of `format`: one whole legacy record
-/// (`whole_record`), or JSON Lines.
-pub(super) fn load(
-    path: &Path,
-    text: &str,
-    format: Format,
-    whole_record: bool,
-) -> Result<Session, LoadError> {
-    let mut rp = Replay::new(path, format);
-    let mut records = Records::default();
-    let mut responded: HashSet<String> = HashSet::new();
-    let mut subagent = false;
-    let items: Vec<(usize, Value)> = if whole_record {
-        {
-            let whole = text.trim_start_matches('\u{feff}');
-            let v: Value = serde_json::from_str(whole)
-                .or_else(|e| {
-                    if !super::deep::too_deep(&e) {
-                        return Err(e);
-                    }
-                    // Deeper than serde's limit: read as `JSON.parse` reads it.
-                    super::deep::parse(whole).map(|(v, n)| {
-                        rp.diagnostics.push(super::deep::note(1, n));
-                        v
-                    })
-                })
-                .map_err(|e| LoadError::UnknownFormat {
-                    path: path.to_path_buf(),
-                    why: format!("not a Gemini CLI session: {e}"),
-                })?;
-            // The whole record: its header, then each message in order.
-            let mut out = vec![(1, v.clone())];
-            for m in v
-                .get("messages")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                out.push((1, m.clone()));
-            }
-            out
-        }
-    } else {
-        {
-            let mut out = Vec::new();
-            for (i, l) in text.split('\n').enumerate() {
-                let l = l.trim_end_matches('\r');
-                let l = if i == 0 {
-                    l.trim_start_matches('\u{feff}')
-                } else {
-                    l
-                };
-                if l.trim().is_empty() {
-                    continue;
-                }
-                // Gemini CLI itself writes a lone surrogate (its preview cuts a
-                // string at 250 UTF-16 units); `JSON.parse` reads it, so the
-                // line is read with it made U+FFFD, as the other loaders do.
-                let parsed = serde_json::from_str::<Value>(l).or_else(|e| {
-                    // Deeper than serde's limit: read as `JSON.parse` reads it,
-                    // with the deepest values cut (`deep`).
-                    if super::deep::too_deep(&e) {
-                        return super::deep::parse(l).map(|(v, n)| {
-                            rp.diagnostics.push(super::deep::note(i + 1, n));
-                            v
-                        });
-                    }
-                    match super::surrogate::repair(l) {
-                        Some((fixed, f)) => serde_json::from_str::<Value>(&fixed)
-                            .inspect(|_| {
-                                rp.diagnostics.push(Diagnostic {
-                                    line: i + 1,
-                                    byte_offset: 0,
-                                    message: super::surrogate_note(f),
-                                });
-                            })
-                            .map_err(|_| e),
-                        None => Err(e),
-                    }
-                });
-                match parsed {
-                    Ok(v) if v.is_object() => out.push((i + 1, v)),
-                    Ok(_) => rp.diagnostics.push(Diagnostic {
-                        line: i + 1,
-                        byte_offset: 0,
-                        message: "not a JSON object: skipped".into(),
-                    }),
-                    Err(e) => rp.diagnostics.push(Diagnostic {
-                        line: i + 1,
-                        byte_offset: 0,
-                        message: format!(
-                            "line skipped: {} (Gemini CLI skips a line JSON.parse refuses; it reads a few that mcscope's parser refuses: numbers beyond the double range)",
-                            super::json_error_text(&e)
-                        ),
-                    }),
-                }
-            }
-            out
-        }
-    };
-    for (line, v) in items {
+/// The replay's state between records: the records as the harness holds
+/// them, the responses seen, and whether the file is a sub-agent's.
+#[derive(Default)]
+struct Walk {
+    records: Records,
+    responded: HashSet<String>,
+    subagent: bool,
+}
+
+impl Walk {
+    /// One record of the file, read at `line` (as is from `src`, offset and
+    /// length in the file, when Some).
+    fn apply(&mut self, rp: &mut Replay, line: usize, v: Value, src: Option<(u64, usize)>) {
         rp.b.s.records += 1;
         // loadConversationRecord's order of tests.
         if let Some(to) = v.get("$rewindTo").and_then(Value::as_str) {
-            let at = records.index.get(to).copied().unwrap_or(0);
-            records.truncate(at);
+            let at = self.records.index.get(to).copied().unwrap_or(0);
+            self.records.truncate(at);
             rp.changed_at = Some(line);
             rp.rewound = true;
         } else if let Some(id) = v.get("id").and_then(Value::as_str).map(str::to_string) {
             let id = id.as_str();
             let is_response = v.get("type").and_then(Value::as_str) == Some("gemini")
                 && v.get("model").is_some_and(Value::is_string)
-                && !responded.contains(id);
+                && !self.responded.contains(id);
             if is_response {
-                responded.insert(id.to_string());
+                self.responded.insert(id.to_string());
                 // A copy of the record written before it had its model is no
                 // part of what its request sent.
-                let end = records.index.get(id).copied().unwrap_or(records.list.len());
-                records.bring(&mut rp, end);
+                let end = self
+                    .records
+                    .index
+                    .get(id)
+                    .copied()
+                    .unwrap_or(self.records.list.len());
+                self.records.bring(rp, end);
                 rp.respond(id, &v, line);
-            } else if responded.contains(id) && records.index.contains_key(id) {
+            } else if self.responded.contains(id) && self.records.index.contains_key(id) {
                 rp.rewritten(id, &v, line);
             }
-            if records.set(id, v, line) && !is_response {
+            if self.records.set(id, Rec::new(v, src), line) && !is_response {
                 rp.changed_at = Some(line);
             }
         } else if let Some(set) = v.get("$set").filter(|s| s.is_object()) {
@@ -595,11 +512,11 @@ pub(super) fn load(
                 rp.session_id = Some(sid.to_string());
             }
             if let Some(msgs) = set.get("messages").and_then(Value::as_array) {
-                records.rebuild(
+                self.records.rebuild(
                     msgs.iter()
                         .filter_map(|m| {
                             let id = m.get("id").and_then(Value::as_str)?;
-                            Some((id.to_string(), m.clone(), line))
+                            Some((id.to_string(), Rec::new(m.clone(), None), line))
                         })
                         .collect(),
                 );
@@ -614,13 +531,161 @@ pub(super) fn load(
             if rp.b.s.session_id.is_none() {
                 rp.b.s.session_id = Some(sid.to_string());
             }
-            subagent |= v.get("kind").and_then(Value::as_str) == Some("subagent");
+            self.subagent |= v.get("kind").and_then(Value::as_str) == Some("subagent");
+        }
+    }
+}
+
+/// What a Gemini CLI file is read from.
+pub(super) enum Input<'a> {
+    /// One whole legacy record, its text.
+    Whole(&'a str),
+    /// JSON Lines, read line by line from the file's position (the bytes
+    /// read so far are told to `progress`).
+    Lines(std::fs::File, &'a std::sync::atomic::AtomicU64),
+}
+
+/// Loads a Gemini CLI file of `format`: one whole legacy record, or JSON
+/// Lines.
+pub(super) fn load(path: &Path, input: Input<'_>, format: Format) -> Result<Session, LoadError> {
+    let mut rp = Replay::new(path, format);
+    let mut walk = Walk::default();
+    // What parsing says comes first, as when every line was parsed before
+    // the first was replayed.
+    let mut notes: Vec<Diagnostic> = Vec::new();
+    match input {
+        Input::Whole(text) => {
+            let items: Vec<(usize, Value)> = {
+                let whole = text.trim_start_matches('\u{feff}');
+                let v: Value = serde_json::from_str(whole)
+                    .or_else(|e| {
+                        if !super::deep::too_deep(&e) {
+                            return Err(e);
+                        }
+                        // Deeper than serde's limit: read as `JSON.parse` reads it.
+                        super::deep::parse(whole).map(|(v, n)| {
+                            notes.push(super::deep::note(1, n));
+                            v
+                        })
+                    })
+                    .map_err(|e| LoadError::UnknownFormat {
+                        path: path.to_path_buf(),
+                        why: format!("not a Gemini CLI session: {e}"),
+                    })?;
+                // The whole record: its header, then each message in order.
+                let mut out = vec![(1, v.clone())];
+                for m in v
+                    .get("messages")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    out.push((1, m.clone()));
+                }
+                out
+            };
+            for (line, v) in items {
+                walk.apply(&mut rp, line, v, None);
+            }
+        }
+        Input::Lines(file, progress) => {
+            use std::io::{BufRead, Seek};
+            let io = |source| LoadError::Io {
+                path: path.to_path_buf(),
+                source,
+            };
+            // Lines are read again through a handle of their own (without
+            // one, every record stays parsed).
+            walk.records.file = file.try_clone().ok();
+            let reread = walk.records.file.is_some();
+            let mut reader = std::io::BufReader::new(&file);
+            let start = reader.stream_position().map_err(io)?;
+            let mut at = start;
+            let mut bytes = Vec::new();
+            // Line by line: the file is never held whole (issue 41 item 5).
+            for i in 0.. {
+                bytes.clear();
+                let n = reader.read_until(b'\n', &mut bytes).map_err(io)?;
+                if n == 0 {
+                    break;
+                }
+                let line_at = at;
+                at += n as u64;
+                progress.store(at - start, std::sync::atomic::Ordering::Relaxed);
+                let raw = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+                // As the whole file's text split at each newline (a newline
+                // never belongs to a malformed UTF-8 sequence).
+                let text = String::from_utf8_lossy(raw);
+                let l = text.trim_end_matches('\r');
+                let l = if i == 0 {
+                    l.trim_start_matches('\u{feff}')
+                } else {
+                    l
+                };
+                if l.trim().is_empty() {
+                    continue;
+                }
+                // Where `l` is in the file, when it is the file's bytes.
+                let span = (reread && matches!(text, std::borrow::Cow::Borrowed(_))).then(|| {
+                    let skip = l.as_ptr() as usize - text.as_ptr() as usize;
+                    (line_at + skip as u64, l.len())
+                });
+                // Gemini CLI itself writes a lone surrogate (its preview cuts a
+                // string at 250 UTF-16 units); `JSON.parse` reads it, so the
+                // line is read with it made U+FFFD, as the other loaders do.
+                // The line is kept to be parsed again only when it parsed as is.
+                let mut src = span;
+                let parsed = serde_json::from_str::<Value>(l).or_else(|e| {
+                    src = None;
+                    // Deeper than serde's limit: read as `JSON.parse` reads it,
+                    // with the deepest values cut (`deep`).
+                    if super::deep::too_deep(&e) {
+                        return super::deep::parse(l).map(|(v, n)| {
+                            notes.push(super::deep::note(i + 1, n));
+                            v
+                        });
+                    }
+                    match super::surrogate::repair(l) {
+                        Some((fixed, f)) => serde_json::from_str::<Value>(&fixed)
+                            .inspect(|_| {
+                                notes.push(Diagnostic {
+                                    line: i + 1,
+                                    byte_offset: 0,
+                                    message: super::surrogate_note(f),
+                                });
+                            })
+                            .map_err(|_| e),
+                        None => Err(e),
+                    }
+                });
+                match parsed {
+                    Ok(v) if v.is_object() => walk.apply(&mut rp, i + 1, v, src),
+                    Ok(_) => notes.push(Diagnostic {
+                        line: i + 1,
+                        byte_offset: 0,
+                        message: "not a JSON object: skipped".into(),
+                    }),
+                    Err(e) => notes.push(Diagnostic {
+                        line: i + 1,
+                        byte_offset: 0,
+                        message: format!(
+                            "line skipped: {} (Gemini CLI skips a line JSON.parse refuses; it reads a few that mcscope's parser refuses: numbers beyond the double range)",
+                            super::json_error_text(&e)
+                        ),
+                    }),
+                }
+            }
         }
     }
     // What follows the last response is one more request's.
-    let end = records.list.len();
-    records.bring(&mut rp, end);
-    let diagnostics = std::mem::take(&mut rp.diagnostics);
+    let end = walk.records.list.len();
+    walk.records.bring(&mut rp, end);
+    let Walk {
+        records, subagent, ..
+    } = walk;
+    drop(records);
+    let mut diagnostics = notes;
+    diagnostics.append(&mut rp.diagnostics);
     let snippets = std::mem::take(&mut rp.recorded_snippets);
     let sid = rp.session_id.clone();
     let mut s = rp.b.finish(diagnostics);

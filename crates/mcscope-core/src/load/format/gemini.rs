@@ -39,7 +39,8 @@ fn whole_kind(head: &Head<'_>) -> Option<bool> {
         .and_then(record_kind)
 }
 
-/// Reads the whole file (replayed, not streamed) and loads it.
+/// Loads the file: JSON Lines read line by line, a whole legacy record read
+/// whole (both replayed, not streamed).
 fn load_whole(
     path: &Path,
     mut file: File,
@@ -47,6 +48,9 @@ fn load_whole(
     whole_record: bool,
     progress: &AtomicU64,
 ) -> Result<Session, LoadError> {
+    if !whole_record {
+        return gemini::load(path, gemini::Input::Lines(file, progress), format);
+    }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)
         .map_err(|source| LoadError::Io {
@@ -55,7 +59,7 @@ fn load_whole(
         })?;
     progress.store(bytes.len() as u64, Ordering::Relaxed);
     let text = String::from_utf8_lossy(&bytes);
-    gemini::load(path, &text, format, whole_record)
+    gemini::load(path, gemini::Input::Whole(&text), format)
 }
 
 const NO_FOLLOW: &str =

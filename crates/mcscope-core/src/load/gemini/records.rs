@@ -8,15 +8,17 @@ use super::*;
 /// a `gemini` record whose content has no call or thought part takes its
 /// calls from `toolCalls`, and their results follow in a user content unless
 /// a user record holds them (each result once, by its id, §5.3).
-fn history(records: &[(String, Value, usize)]) -> Vec<Vec<Content>> {
-    let in_users: HashSet<String> = records
+fn history(file: Option<&std::fs::File>, records: &[(String, Rec, usize)]) -> Vec<Vec<Content>> {
+    let values: Vec<std::borrow::Cow<'_, Value>> =
+        records.iter().map(|(_, r, _)| r.value(file)).collect();
+    let in_users: HashSet<String> = values
         .iter()
-        .filter(|(_, r, _)| r.get("type").and_then(Value::as_str) == Some("user"))
-        .flat_map(|(_, r, _)| content_parts(r.get("content")))
+        .filter(|r| r.get("type").and_then(Value::as_str) == Some("user"))
+        .flat_map(|r| content_parts(r.get("content")))
         .filter_map(|p| p.get("functionResponse").map(id_of))
         .collect();
     let mut all = Vec::with_capacity(records.len());
-    for (_, r, line) in records {
+    for ((_, _, line), r) in records.iter().zip(&values) {
         let mut out = Vec::new();
         let ts = r
             .get("timestamp")
@@ -76,12 +78,54 @@ fn history(records: &[(String, Value, usize)]) -> Vec<Vec<Content>> {
     all
 }
 
+/// A message record as [`Records`] holds it: parsed until its history is
+/// converted, then (when it was read from a line of the file as is) only
+/// where that line is, read and parsed again should it be converted again (a
+/// rewrite, a rewind, a new view). A long session's records are not all held
+/// parsed at once (issue 41 item 5's peak RSS).
+pub(super) enum Rec {
+    /// The record, and where in the file its line's JSON is (offset, length)
+    /// when it parsed from there as is.
+    Parsed(Value, Option<(u64, usize)>),
+    Line(u64, usize),
+}
+
+impl Rec {
+    pub(super) fn new(v: Value, at: Option<(u64, usize)>) -> Rec {
+        Rec::Parsed(v, at)
+    }
+
+    pub(super) fn value(&self, file: Option<&std::fs::File>) -> std::borrow::Cow<'_, Value> {
+        use std::os::unix::fs::FileExt;
+        match self {
+            Rec::Parsed(v, _) => std::borrow::Cow::Borrowed(v),
+            // The line parsed when it was read; the same bytes parse the same.
+            Rec::Line(offset, len) => std::borrow::Cow::Owned(
+                file.and_then(|f| {
+                    let mut buf = vec![0; *len];
+                    f.read_exact_at(&mut buf, *offset).ok()?;
+                    serde_json::from_slice(&buf).ok()
+                })
+                .unwrap_or(Value::Null),
+            ),
+        }
+    }
+
+    fn compact(&mut self) {
+        if let Rec::Parsed(_, Some((offset, len))) = *self {
+            *self = Rec::Line(offset, len);
+        }
+    }
+}
+
 /// The message records as the harness's reader holds them (a repeated id
 /// replaces in place), and their history converted so far: converting only
 /// what changed since the last request keeps a long session linear.
 #[derive(Default)]
 pub(super) struct Records {
-    pub(super) list: Vec<(String, Value, usize)>,
+    /// The file the lines are read again from (None: a whole record).
+    pub(super) file: Option<std::fs::File>,
+    pub(super) list: Vec<(String, Rec, usize)>,
     pub(super) index: HashMap<String, usize>,
     /// The history of `list[..starts.len()]`, and where each record's
     /// contents begin in it.
@@ -91,7 +135,7 @@ pub(super) struct Records {
 
 impl Records {
     /// Writes a message record; true when it replaced one of the same id.
-    pub(super) fn set(&mut self, id: &str, v: Value, line: usize) -> bool {
+    pub(super) fn set(&mut self, id: &str, v: Rec, line: usize) -> bool {
         match self.index.get(id) {
             Some(&i) => {
                 self.list[i] = (id.to_string(), v, line);
@@ -114,7 +158,7 @@ impl Records {
     }
 
     /// A checkpoint: the list is rebuilt.
-    pub(super) fn rebuild(&mut self, list: Vec<(String, Value, usize)>) {
+    pub(super) fn rebuild(&mut self, list: Vec<(String, Rec, usize)>) {
         self.list = list;
         self.reindex();
         self.dirty(0);
@@ -159,9 +203,12 @@ impl Records {
         self.dirty(end);
         let from = self.conv.len();
         let first = self.starts.len();
-        for contents in history(&self.list[first..end]) {
+        for contents in history(self.file.as_ref(), &self.list[first..end]) {
             self.starts.push(self.conv.len());
             self.conv.extend(contents);
+        }
+        for (_, r, _) in self.list.iter_mut().take(end).skip(first) {
+            r.compact();
         }
         from
     }
