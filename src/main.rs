@@ -42,24 +42,28 @@ fn stdout_open() -> std::io::Result<()> {
 /// Two settings of glibc's allocator that keep peak RSS near the heap
 /// (BENCHMARKS.md, issue 41 item 5; measured on 16,000-request sessions):
 ///
-/// - one arena for every thread: by default each thread that allocates (the
-///   JSONL reader's, rayon's) gets an arena of its own, and what it frees
-///   stays resident there after the load (7–10 MB of peak RSS beside a heap
-///   of about 60 MB);
+/// - one arena per processor, not glibc's eight: each thread that allocates
+///   (the JSONL reader's, rayon's) would get an arena of its own, and what it
+///   frees stays resident there after the load (7–10 MB of peak RSS beside a
+///   heap of about 60 MB). One arena for every thread saved a little more,
+///   but rayon's threads then waited on its lock: 35 % more CPU on a 200 MB
+///   timeline;
 /// - a fixed mmap threshold of 1 MiB: by default glibc raises the threshold
 ///   each time a large block is freed, after which the session's large,
 ///   growing vectors are carved out of the heap and each doubling leaves a
-///   hole behind (about 9 MB more on `evidence --format json`).
+///   hole behind (about 9 MB more on `evidence --format json`). The reader
+///   reuses its batch buffers, so the threshold costs no mapping per batch.
 ///
 /// Set first thing in `main`, before any thread starts; no output changes.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 fn tune_malloc() {
+    let arenas = std::thread::available_parallelism().map_or(1, |n| n.get().min(64)) as i32;
     // SAFETY: mallopt only sets tunables of glibc's allocator, here before
     // any other thread exists. A refusal (0) leaves glibc's default, which
     // costs only memory.
     unsafe {
-        let _ = libc::mallopt(libc::M_ARENA_MAX, 1);
+        let _ = libc::mallopt(libc::M_ARENA_MAX, arenas);
         let _ = libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
     }
 }
