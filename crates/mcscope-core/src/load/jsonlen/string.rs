@@ -88,29 +88,21 @@ fn long(s: &[u8], start: usize) -> Option<(usize, u64, u64)> {
                 continue;
             }
             let (w, one) = match *s.get(p)? {
-                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => (2, 1),
-                b'/' => (1, 1),
                 b'u' => {
                     hex += 4;
-                    match hex4(s, p + 1)? {
-                        0xD800..=0xDBFF => {
-                            if s.get(p + 5..p + 7)? != b"\\u" {
-                                return None;
-                            }
-                            if !(0xDC00..=0xDFFF).contains(&hex4(s, p + 7)?) {
-                                return None;
-                            }
-                            hex += 4;
-                            low_u = p + 6;
-                            (2, 2)
+                    let code = hex4(s, p + 1)?;
+                    if HIGH.contains(&code) {
+                        if s.get(p + 5..p + 7)? != b"\\u" || !LOW.contains(&hex4(s, p + 7)?) {
+                            return None;
                         }
-                        0xDC00..=0xDFFF => return None,
-                        0x08 | 0x09 | 0x0A | 0x0C | 0x0D | 0x22 | 0x5C => (2, 1),
-                        0..0x20 => (6, 1),
-                        _ => (1, 1),
+                        hex += 4;
+                        low_u = p + 6;
+                        (2, 2)
+                    } else {
+                        code_units(code)?
                     }
                 }
-                _ => return None,
+                c => escape_units(c)?,
             };
             written += w;
             parsed += one;
@@ -124,6 +116,31 @@ fn long(s: &[u8], start: usize) -> Option<(usize, u64, u64)> {
             return None;
         }
         at += 64;
+    }
+}
+
+/// A surrogate pair's halves.
+const HIGH: std::ops::RangeInclusive<u32> = 0xD800..=0xDBFF;
+const LOW: std::ops::RangeInclusive<u32> = 0xDC00..=0xDFFF;
+
+/// The (written, parsed) UTF-16 units of a one-character escape `\c`.
+fn escape_units(c: u8) -> Option<(u64, u64)> {
+    match c {
+        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Some((2, 1)),
+        b'/' => Some((1, 1)),
+        _ => None,
+    }
+}
+
+/// The (written, parsed) units of `\uXXXX` standing alone (not a surrogate
+/// pair's): serde_json writes `\b`, `\t`, `\n`, `\f`, `\r`, `\"` and `\\`
+/// as two, another control character as `\u00XX`, anything else as itself.
+fn code_units(code: u32) -> Option<(u64, u64)> {
+    match code {
+        0xD800..=0xDFFF => None,
+        0x08 | 0x09 | 0x0A | 0x0C | 0x0D | 0x22 | 0x5C => Some((2, 1)),
+        0..0x20 => Some((6, 1)),
+        _ => Some((1, 1)),
     }
 }
 
@@ -155,31 +172,24 @@ mod tests {
             }
             let c = *s.get(i)?;
             i += 1;
-            let (units, one) = match c {
-                b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => (2, 1),
-                b'/' => (1, 1),
-                b'u' => {
-                    let c = hex4(s, i)?;
-                    i += 4;
-                    match c {
-                        0xD800..=0xDBFF => {
-                            if s.get(i..i + 2)? != b"\\u" {
-                                return None;
-                            }
-                            let low = hex4(s, i + 2)?;
-                            i += 6;
-                            if !(0xDC00..=0xDFFF).contains(&low) {
-                                return None;
-                            }
-                            (2, 2)
-                        }
-                        0xDC00..=0xDFFF => return None,
-                        0x08 | 0x09 | 0x0A | 0x0C | 0x0D | 0x22 | 0x5C => (2, 1),
-                        0..0x20 => (6, 1),
-                        _ => (1, 1),
+            let (units, one) = if c == b'u' {
+                let code = hex4(s, i)?;
+                i += 4;
+                if HIGH.contains(&code) {
+                    if s.get(i..i + 2)? != b"\\u" {
+                        return None;
                     }
+                    let low = hex4(s, i + 2)?;
+                    i += 6;
+                    if !LOW.contains(&low) {
+                        return None;
+                    }
+                    (2, 2)
+                } else {
+                    code_units(code)?
                 }
-                _ => return None,
+            } else {
+                escape_units(c)?
             };
             written += units;
             parsed += one;
