@@ -361,6 +361,11 @@ impl<S: RecordSink> Reader<S> {
             }
             pending = Some(parsed);
             spare = std::mem::replace(&mut buf, next);
+            if spare.capacity() > 4 * BATCH {
+                // A buffer grown for one long line is not kept for the rest
+                // of the load.
+                spare = Vec::new();
+            }
             nul_checked = 0;
         }
         if let Some(p) = pending {
