@@ -39,20 +39,15 @@ fn stdout_open() -> std::io::Result<()> {
     Ok(())
 }
 
-/// Two settings of glibc's allocator that keep peak RSS near the heap
-/// (BENCHMARKS.md, issue 41 item 5; measured on 16,000-request sessions):
-///
-/// - one arena per processor, not glibc's eight: each thread that allocates
-///   (the JSONL reader's, rayon's) would get an arena of its own, and what it
-///   frees stays resident there after the load (7–10 MB of peak RSS beside a
-///   heap of about 60 MB). One arena for every thread saved a little more,
-///   but rayon's threads then waited on its lock: 35 % more CPU on a 200 MB
-///   timeline;
-/// - a fixed mmap threshold of 1 MiB: by default glibc raises the threshold
-///   each time a large block is freed, after which the session's large,
-///   growing vectors are carved out of the heap and each doubling leaves a
-///   hole behind (about 9 MB more on `evidence --format json`). The reader
-///   reuses its batch buffers, so the threshold costs no mapping per batch.
+/// One glibc malloc arena per processor, not glibc's eight (BENCHMARKS.md,
+/// issue 41 item 5; measured on 16,000-request sessions): each thread that
+/// allocates (the JSONL reader's, rayon's) would get an arena of its own, and
+/// what it frees stays resident there after the load (7–10 MB of peak RSS
+/// beside a heap of about 60 MB). One arena for every thread saved a little
+/// more, but rayon's threads then waited on its lock (1.33x the CPU of a
+/// 200 MB timeline); a fixed 1 MiB mmap threshold saved 9 MB more on
+/// `evidence`, but mapped a fresh buffer for every session of a folder (the
+/// bill by day over 400 sessions: 0.15 s of system time became 0.7 s).
 ///
 /// Set first thing in `main`, before any thread starts; no output changes.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -64,7 +59,6 @@ fn tune_malloc() {
     // costs only memory.
     unsafe {
         let _ = libc::mallopt(libc::M_ARENA_MAX, arenas);
-        let _ = libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
     }
 }
 
