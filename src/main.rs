@@ -39,7 +39,7 @@ fn stdout_open() -> std::io::Result<()> {
     Ok(())
 }
 
-/// One glibc malloc arena per processor, not glibc's eight (BENCHMARKS.md,
+/// One glibc malloc arena per processor, not glibc's eight per processor (BENCHMARKS.md,
 /// issue 41 item 5; measured on 16,000-request sessions): each thread that
 /// allocates (the JSONL reader's, rayon's) would get an arena of its own, and
 /// what it frees stays resident there after the load (7–10 MB of peak RSS
