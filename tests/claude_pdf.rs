@@ -25,7 +25,7 @@ fn json(cmd: &str, name: &str, extra: &[&str]) -> Value {
     common::bin::json(&args)
 }
 
-use common::bin::{caveat_ids, strings};
+use common::bin::{caveat_ids, request_at as at, strings};
 
 fn idle_server_plan(name: &str) -> Value {
     json("plan", name, &["--policy", "idle-server"])
@@ -47,16 +47,6 @@ fn pdf_ids(p: &Value) -> Vec<String> {
         .map(|c| c["tool_use_id"].as_str().unwrap().to_string())
         .filter(|id| id.starts_with("toolu_pdfread_"))
         .collect()
-}
-
-/// `requests[]` (timeline) or evidence rows, at request `k`.
-fn at(v: &Value, k: usize) -> &Value {
-    v["requests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["index"] == k)
-        .unwrap()
 }
 
 /// SPEC §17.C.U2a: in 2.1.310–2.1.332 a row with a read, before the return

@@ -303,14 +303,7 @@ fn e1_cut_alone_is_no_plan_break() {
 fn e1_cut_flags_caveat_where_a_record_is_in_view() {
     let dir = tempfile::tempdir().unwrap();
     let path = cut_session(dir.path());
-    let ids_of = |v: &Value| -> Vec<String> {
-        v["caveats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["id"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let ids_of = common::bin::caveat_ids;
     let at = |k: &str| json_of(&["plan", "--at", k, "--format", "json"], &path);
     assert!(ids_of(&at("8")).contains(&"claude_cut_flags".to_string()));
     assert!(!ids_of(&at("7")).contains(&"claude_cut_flags".to_string()));

@@ -15,7 +15,7 @@ fn mcscope(args: &[&str]) -> (i32, String, String) {
     common::bin::run(args)
 }
 
-use common::bin::{caveat_ids, strings};
+use common::bin::{caveat_ids, request_at as evidence_at, strings};
 
 fn json(args: &[&str]) -> Value {
     common::bin::json(args)
@@ -186,16 +186,6 @@ fn s10_the_wire_sends_the_edit_and_the_server_view_clears() {
         text.contains("idle-server: return after 71 min idle"),
         "{text}"
     );
-}
-
-/// The evidence object of request `k` (1-based) of `mcscope evidence … --format json`.
-fn evidence_at(v: &Value, k: usize) -> &Value {
-    v["requests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["index"] == k)
-        .unwrap()
 }
 
 /// SPEC §13.E4: the recorded `applied_edits` beside the simulated `idle-server`

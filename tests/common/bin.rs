@@ -78,3 +78,14 @@ pub fn caveat_ids(v: &Value) -> Vec<String> {
         .map(|c| c["id"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// The row of `requests[]` (a timeline's or the evidence's) whose `index` is
+/// `k` (1-based).
+pub fn request_at(v: &Value, k: usize) -> &Value {
+    v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["index"] == k)
+        .unwrap()
+}
