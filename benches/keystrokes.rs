@@ -17,6 +17,10 @@
 //!   arrive, so back-to-back keys hold it still: a fourth pass sets that wait
 //!   to 0, so it computes all along, at its lower priority alone.
 //!
+//! - right after opening: `p` three times before the background work of the
+//!   opening is done (the facts idle-server and api read are computed on a
+//!   worker when the view opens; a key that needs them sooner waits).
+//!
 //! `cargo bench --bench keystrokes -- PATH` (default: the bundled size sample).
 //! `MCSCOPE_BENCH_SLOW=1` prints every frame of 16 ms or more.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test and bench code: a failed unwrap is a failed run
@@ -166,6 +170,21 @@ fn main() {
     drop(setup);
     println!("session: {path}");
     println!("load {:.0} ms", ms(loaded));
+    {
+        let setup = cli::setup(path.as_ref(), &Opts::default()).expect("load");
+        let mut app = App::session(setup);
+        let opened = Instant::now();
+        for _ in 0..3 {
+            let t = Instant::now();
+            app.update(Action::CyclePlan);
+            let kind = app.view().map(|v| v.policy().kind);
+            println!(
+                "right after opening: p to {kind:?} at {:.0} ms took {:.2} ms",
+                ms(t.duration_since(opened)),
+                ms(t.elapsed())
+            );
+        }
+    }
     for (name, paced, compare) in [
         ("back to back", false, None),
         ("paced", true, None),

@@ -385,3 +385,35 @@ fn resumed_plans_agree_under_the_api_preset() {
     assert!(on.checkpoints.resumed() > 0);
     assert!(n > 2 * 64, "{n} requests: two saved states");
 }
+
+/// The first `p` to idle-server (or api) does not read every message back
+/// while its key waits (issue 43: 0.4–0.7 s on a 200 MB session): when a view
+/// opens, a worker computes what every plan kind `p` reaches reads of the
+/// session (`Setup::warm`), and the key finds it done.
+#[test]
+fn a_view_that_opens_computes_what_every_plan_kind_reads_on_a_worker() {
+    use mcscope::session::ApiFacts;
+    use mcscope::tui::app::App;
+    use mcscope::tui::keymap::Action;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/claude-demo.jsonl");
+    let mut setup = common::setup(&path, Opts::default());
+    // Opened under idle, whose plan reads none of it.
+    setup.policy.set_kind(PlanKind::Idle);
+    let derived = setup.derived.clone();
+    let mut app = App::session(setup);
+    app.view_mut().unwrap().wait_background();
+    let facts = derived.get_or_init::<ApiFacts>(|| {
+        panic!("the api facts were left for the key that switches to idle-server")
+    });
+    assert!(!facts.msgs.is_empty());
+    app.update(Action::CyclePlan);
+    let v = app.view().unwrap();
+    assert_eq!(v.policy().kind, PlanKind::IdleServer);
+    assert!(
+        std::sync::Arc::ptr_eq(
+            &facts,
+            &ApiFacts::of_session(&v.setup.session, &v.setup.derived)
+        ),
+        "the switch read the facts the worker computed"
+    );
+}

@@ -167,5 +167,6 @@ impl SessionView {
     pub fn wait_background(&mut self) {
         self.take_diff(true);
         self.wait_timeline();
+        let _ = self.warm_job.wait();
     }
 }

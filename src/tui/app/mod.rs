@@ -142,6 +142,9 @@ pub struct SessionView {
     pub totals: Option<SettingTotals>,
     /// The footer's marks, the evidence and the totals, on another thread.
     timeline_job: Job<TimelineInput, Marked>,
+    /// What every plan kind `p` reaches reads of the session, computed on
+    /// another thread when the view opens (`Setup::warm`).
+    warm_job: Job<Setup, ()>,
     /// Big requests' bodies, printed and diffed on another thread.
     diff_job: Job<DiffJob, Drawn>,
     pub diff: Diff,

@@ -26,6 +26,12 @@ impl SessionView {
             named: Default::default(),
             evidence_base: None,
             timeline_job: timeline_job(),
+            warm_job: Job::new("warm", || {
+                |setup: Setup, _: &Current| {
+                    setup.warm();
+                    Some(())
+                }
+            }),
             diff_job: diff_job(),
             diff: Diff::default(),
             items: Vec::new(),
@@ -50,6 +56,9 @@ impl SessionView {
         };
         v.status = v.setup.settings.config_notice.clone();
         v.replan(true);
+        // The first switch to another plan kind would otherwise read the
+        // whole file back while its key waits (idle-server's and api's facts).
+        v.warm_job.request(v.setup.clone());
         v.land();
         v
     }
@@ -173,6 +182,8 @@ impl SessionView {
             self.k.min(n).max(n.min(1))
         };
         self.replan(true);
+        // The new session's facts are new too (`replace_session`).
+        self.warm_job.request(self.setup.clone());
         self.status = Some(format!("{notice}; {n} requests"));
         true
     }

@@ -81,6 +81,21 @@ impl Setup {
         Protector::with_resolver(&self.roots, self.path_map.clone(), self.resolver.clone())
     }
 
+    /// Computes, once per session, what every plan kind the `p` key reaches
+    /// reads of the session (idle-server's reading of the records, the api
+    /// facts: each a pass over every record), so that the first switch to
+    /// one does not wait for it. Run on a worker when a view opens: facts
+    /// another thread is computing are waited for, never computed twice.
+    pub fn warm(&self) {
+        for &kind in self.policy.preset.rules().offers.kinds {
+            let mut policy = self.policy.clone();
+            policy.set_kind(kind);
+            if policy.check(self.session.harness).is_ok() {
+                crate::policy::engine::warm(&self.session, &self.derived, &policy);
+            }
+        }
+    }
+
     /// An engine whose `forced` plan acts at request `k`.
     pub fn engine(&self, k: usize) -> Engine<'_> {
         Engine::new(

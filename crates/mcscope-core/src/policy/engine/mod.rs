@@ -205,6 +205,13 @@ impl View {
     }
 }
 
+/// Computes into `derived` what the plans of `policy` read of the session
+/// (idle-server's reading of the records, the api facts), as building an
+/// engine would, without the engine: a plan kind planned later finds them.
+pub fn warm(s: &Session, derived: &Derived, policy: &Policy) {
+    drop(registry::states(s, derived, policy));
+}
+
 impl<'s> Engine<'s> {
     /// An engine over `s` under `policy`, reading what `derived` holds of the
     /// session (and adding what it lacks).
