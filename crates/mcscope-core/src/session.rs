@@ -74,6 +74,23 @@ pub struct PartKinds {
     pub images: u64,
     /// Each tool use's id and the tokens of its input, in block order.
     pub uses: Vec<(Box<str>, u64)>,
+    /// What the api preset reads of the same content (SPEC §11, `MsgFacts`).
+    pub api: ApiPiece,
+}
+
+/// What the api preset (SPEC §11) reads of one record's content, measured
+/// while loading so that its facts need no record read back: every block's
+/// tokens by SPEC §2's rule (a tool result's content too, and its parts
+/// block by block), the thinking blocks, and each tool use's name (the ids
+/// and input tokens are [`PartKinds::uses`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ApiPiece {
+    pub tokens: u64,
+    pub thinking_blocks: u32,
+    /// Each tool use's `name` (empty where it is not a string), in block order.
+    pub names: Vec<Box<str>>,
+    /// The content is a string (one text block where pieces join).
+    pub string: bool,
 }
 
 /// Where a piece of a message's content comes from, so the wire can be rebuilt.
@@ -360,13 +377,14 @@ impl Request {
 
 /// What the API preset (SPEC §11) reads of each message beyond the model:
 /// SPEC §2's token estimate of its blocks, its thinking, and its tool uses'
-/// inputs. Read back from the records on first use (`policy::engine`).
-#[derive(Debug, Default, Clone)]
+/// inputs. Made on first use (`policy::engine`), from what the loader
+/// measured of each record, and read back where it measured not all.
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct ApiFacts {
     pub msgs: Vec<MsgFacts>,
 }
 
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct MsgFacts {
     /// Every block: text, thinking, `tool_use` input as JSON, `tool_result`,
     /// images and documents at 2000.
@@ -376,7 +394,7 @@ pub struct MsgFacts {
     pub uses: Vec<UseFact>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UseFact {
     /// Shared, so a plan carrying the uses of a view keeps its ids without
     /// copying them.

@@ -16,6 +16,19 @@ pub fn each_message(s: &Session, mut f: impl FnMut(usize, Value)) -> std::io::Re
     Ok(())
 }
 
+/// `f` of messages `ids` (in their order) as the API sees them, read back
+/// one after the other; stops at the first that cannot be read.
+pub fn each_of(s: &Session, ids: &[usize], mut f: impl FnMut(usize, Value)) -> std::io::Result<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let file = std::fs::File::open(&s.path)?;
+    for &m in ids {
+        f(m, message_from(&file, s, m)?);
+    }
+    Ok(())
+}
+
 /// `f` of every message of the session as the API sees it, read on every core
 /// (chunks of messages, each with its own file handle), in message order.
 pub fn map_messages<T: Send>(

@@ -141,6 +141,32 @@ struct Block<'a> {
     input: Option<u64>,
     /// The raw `id` value.
     id: Option<&'a [u8]>,
+    /// The raw `name` value.
+    name: Option<&'a [u8]>,
+    /// SPEC §2's tokens of a `tool_result`'s `content` as the api preset
+    /// reads it: a string's text, an array's elements each as a block, else 0.
+    api_content: u64,
+}
+
+/// SPEC §2's tokens of one content element as the api preset reads it
+/// (`policy::engine::api`'s `block_tokens`): text, thinking and redacted
+/// thinking their parsed text, a `tool_use` its input as written, a
+/// `tool_result` its content, an image or document the media figure, and
+/// anything else (an element that is not an object too) its written form.
+fn api_tokens(rule: &KindRule, block: Option<&Block<'_>>, written: u64) -> u64 {
+    let of = |units| rule.text.of(units);
+    let Some(b) = block else {
+        return of(written);
+    };
+    match b.ty {
+        Some(b"\"text\"") => of(b.text),
+        Some(b"\"thinking\"") => of(b.thinking),
+        Some(b"\"redacted_thinking\"") => of(b.data),
+        Some(b"\"tool_use\"") => of(b.input.unwrap_or(0)),
+        Some(b"\"tool_result\"") => b.api_content,
+        Some(b"\"image\"" | b"\"document\"") => rule.media,
+        _ => of(written),
+    }
 }
 
 impl Scan<'_> {
@@ -181,6 +207,30 @@ impl Scan<'_> {
             }
             Some(b"\"image\"" | b"\"document\"") => k.images += rule.media,
             _ => k.text += of(written),
+        }
+    }
+
+    /// Counts one content element as the api preset reads it (see [`ApiPiece`](crate::session::ApiPiece)).
+    fn count_api(&mut self, block: Option<&Block<'_>>, written: u64) {
+        let Some((rule, Some(k))) = &mut self.kinds else {
+            return;
+        };
+        k.api.tokens += api_tokens(rule, block, written);
+        match block.and_then(|b| b.ty) {
+            Some(b"\"thinking\"" | b"\"redacted_thinking\"") => k.api.thinking_blocks += 1,
+            Some(b"\"tool_use\"") => {
+                let name = match block.and_then(|b| b.name) {
+                    Some(raw) if raw.contains(&b'\\') => {
+                        // Unescaping the name is the exact path's.
+                        self.kinds = Some((*rule, None));
+                        return;
+                    }
+                    Some([b'"', name @ .., b'"']) => std::str::from_utf8(name).unwrap_or_default(),
+                    _ => "",
+                };
+                k.api.names.push(name.into());
+            }
+            _ => {}
         }
     }
 }
@@ -252,6 +302,8 @@ impl<'a> Scan<'a> {
                 if let Some((rule, Some(k))) = &mut self.kinds {
                     // A string content is one text (the Messages API's text block).
                     k.text += rule.text.of(decoded);
+                    k.api.tokens += rule.text.of(decoded);
+                    k.api.string = true;
                 }
                 Some(Piece::Str(written))
             }
@@ -272,6 +324,7 @@ impl<'a> Scan<'a> {
                         self.results.push(block.content);
                     }
                     self.count(object.then_some(&block), written);
+                    self.count_api(object.then_some(&block), written);
                     count += 1;
                     self.ws();
                     match self.next()? {
@@ -287,6 +340,7 @@ impl<'a> Scan<'a> {
                 let object = self.peek()? == b'{';
                 let written = self.value_noting(2, Some(&mut block))?;
                 self.count(object.then_some(&block), written);
+                self.count_api(object.then_some(&block), written);
                 Some(Piece::Other(written))
             }
         }
@@ -338,8 +392,26 @@ impl<'a> Scan<'a> {
                     }
                     self.ws();
                     let at = self.i;
-                    let Some(v) = self.value(depth + 1) else {
-                        break None;
+                    // A block's `content` array: each element is a block the
+                    // api preset counts (a tool result's parts).
+                    let rule = self.kinds.as_ref().map(|(rule, _)| *rule);
+                    let parts = match rule {
+                        Some(rule)
+                            if note.is_some() && k == b"content" && self.peek() == Some(b'[') =>
+                        {
+                            match self.api_array(depth + 1, &rule) {
+                                Some((v, tokens)) => Some((v, tokens)),
+                                None => break None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    let v = match parts {
+                        Some((v, _)) => v,
+                        None => match self.value(depth + 1) {
+                            Some(v) => v,
+                            None => break None,
+                        },
                     };
                     if let Some(block) = note.as_deref_mut() {
                         let b: &'a [u8] = self.b;
@@ -358,12 +430,22 @@ impl<'a> Scan<'a> {
                                 block.ty = Some(raw);
                             }
                             b"tool_use_id" => block.id_is_string = raw.starts_with(b"\""),
-                            b"content" => block.content = Some(v),
+                            b"content" => {
+                                block.content = Some(v);
+                                block.api_content = match (parts, rule) {
+                                    (Some((_, tokens)), _) => tokens,
+                                    (None, Some(rule)) if raw.starts_with(b"\"") => {
+                                        rule.text.of(text)
+                                    }
+                                    _ => 0,
+                                };
+                            }
                             b"text" => block.text = text,
                             b"thinking" => block.thinking = text,
                             b"data" => block.data = text,
                             b"input" => block.input = Some(v),
                             b"id" => block.id = Some(raw),
+                            b"name" => block.name = Some(raw),
                             _ => {}
                         }
                     }
@@ -406,6 +488,37 @@ impl<'a> Scan<'a> {
             b'f' => self.literal(b"false").map(|()| 5),
             b'n' => self.literal(b"null").map(|()| 4),
             _ => self.integer(),
+        }
+    }
+
+    /// An array whose elements the api preset counts each as a block (a
+    /// `tool_result`'s `content`): its written length and their tokens.
+    fn api_array(&mut self, depth: usize, rule: &KindRule) -> Option<(u64, u64)> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.expect(b'[')?;
+        self.ws();
+        if self.peek()? == b']' {
+            self.i += 1;
+            return Some((2, 0));
+        }
+        let (mut len, mut tokens) = (1, 0);
+        loop {
+            let mut block = Block::default();
+            let object = self.peek()? == b'{';
+            let written = self.value_noting(depth + 1, Some(&mut block))?;
+            tokens += api_tokens(rule, object.then_some(&block), written);
+            len += written;
+            self.ws();
+            match self.next()? {
+                b',' => {
+                    len += 1;
+                    self.ws();
+                }
+                b']' => return Some((len + 1, tokens)),
+                _ => return None,
+            }
         }
     }
 
@@ -625,7 +738,7 @@ mod tests {
 
     /// What `context::message_kinds` counts of the line's message read back
     /// (as a user's and as an assistant's message).
-    fn kinds_read_back(line: &str) -> Option<PartKinds> {
+    pub(super) fn kinds_read_back(line: &str) -> Option<PartKinds> {
         use crate::context::message_kinds;
         use crate::session::{HarnessId, Role};
         let v: Value = serde_json::from_str(line).ok()?;
@@ -640,7 +753,19 @@ mod tests {
             Value::Null => Value::Array(vec![]),
             other => Value::Array(vec![other]),
         };
+        let string = content.is_string();
         let msg = serde_json::json!({"role": "user", "content": content});
+        let f = crate::session::MsgFacts::of(&msg);
+        let api = crate::session::ApiPiece {
+            tokens: f.tokens,
+            thinking_blocks: f.thinking_blocks as u32,
+            names: f.uses.iter().map(|u| u.name.as_str().into()).collect(),
+            string,
+        };
+        assert_eq!(f.thinking_tokens, {
+            let (user, _) = message_kinds(HarnessId::Claude, Role::User, &msg);
+            user.thinking
+        });
         let (user, ux) = message_kinds(HarnessId::Claude, Role::User, &msg);
         let (asst, _) = message_kinds(HarnessId::Claude, Role::Assistant, &msg);
         let uses: Vec<(Box<str>, u64)> = ux.uses;
@@ -652,11 +777,12 @@ mod tests {
             inputs,
             images: user.images,
             uses,
+            api,
         })
         .inspect(|k| assert_eq!(asst.assistant_text, k.text + k.inputs, "{line}"))
     }
 
-    fn rule() -> KindRule {
+    pub(super) fn rule() -> KindRule {
         KindRule {
             text: crate::harness::CLAUDE.text_tokens,
             media: crate::harness::CLAUDE.media_tokens,
@@ -678,10 +804,30 @@ mod tests {
             r#"{"message":{"role":"user"}}"#,
             r#"{"uuid":"x"}"#,
             r#"{"message":{"content":[]}}"#,
+            // What the api preset reads of a tool result: its content, parts
+            // block by block (nested ones too), else nothing.
+            r#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"part one \u00e9"},{"type":"image","source":{}},"a string part",{"type":"tool_result","content":[{"type":"thinking","thinking":"deep"},{"type":"redacted_thinking","data":"xx"},{"type":"tool_use","input":{"a":[1,2]}}]},{"what":"else"},7]},{"type":"tool_result","tool_use_id":"t2","content":{"type":"text","text":"an object: 0"}},{"type":"tool_result","tool_use_id":"t3","content":12},{"type":"tool_result","tool_use_id":"t4"},{"type":"tool_result","tool_use_id":"t5","content":[]}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","id":"a","name":"Read","input":{}},{"type":"tool_use","id":"b","name":5,"input":{"x":"y"}},{"type":"tool_use","id":"c"},{"type":"thinking","thinking":"t"},{"type":"redacted_thinking","data":"d"},{"type":"redacted_thinking"}]}}"#,
         ] {
             let m = measure(line, "content", Some(rule())).expect("measured");
             assert_eq!(m.kinds, kinds_read_back(line), "{line}");
         }
+    }
+
+    /// The api preset counts with the rule the Claude loader measures with
+    /// (`MsgFacts` from the measured pieces rests on it).
+    #[test]
+    fn the_api_preset_counts_as_the_claude_loader_measures() {
+        let api = crate::harness::PresetId::SERVER.rules();
+        assert_eq!(api.text_tokens, crate::harness::CLAUDE.text_tokens);
+        assert_eq!(api.media_tokens, crate::harness::CLAUDE.media_tokens);
+    }
+
+    #[test]
+    fn an_escaped_tool_use_name_is_left_to_the_exact_path() {
+        let line = r#"{"message":{"content":[{"type":"tool_use","id":"t1","name":"R\u0065ad","input":{}}]}}"#;
+        let m = measure(line, "content", Some(rule())).expect("measured");
+        assert_eq!(m.kinds, None);
     }
 
     #[test]
@@ -694,5 +840,98 @@ mod tests {
         let plain = r#"{"message":{"content":[{"type":"tool_use","id":"t1","input":{}}]}}"#;
         let k = measure(plain, "content", Some(rule())).and_then(|m| m.kinds);
         assert_eq!(k.map(|k| k.uses), Some(vec![("t1".into(), 1)]));
+    }
+}
+
+/// Generated contents: what the scan measures by kind, the api preset's
+/// reading included, is what reading the message back counts, wherever the
+/// scan is sure.
+#[cfg(test)]
+mod generated {
+    use super::tests::{kinds_read_back, rule};
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            prop::sample::select(vec![
+                "",
+                "plain",
+                "a \"quoted\" é",
+                "tab\there\n",
+                "😀 x",
+                "\u{1}"
+            ])
+            .prop_map(|s| json!(s)),
+            (-5i64..100_000).prop_map(|n| json!(n)),
+            any::<bool>().prop_map(|b| json!(b)),
+            Just(Value::Null),
+        ]
+    }
+
+    fn block(inner: BoxedStrategy<Value>) -> impl Strategy<Value = Value> {
+        let ty = prop::sample::select(vec![
+            Some("text"),
+            Some("thinking"),
+            Some("redacted_thinking"),
+            Some("tool_use"),
+            Some("tool_result"),
+            Some("image"),
+            Some("document"),
+            Some("server_tool_use"),
+            None,
+        ]);
+        let keys = [
+            "text",
+            "thinking",
+            "data",
+            "input",
+            "id",
+            "name",
+            "tool_use_id",
+            "content",
+        ];
+        let fields = prop::collection::vec(
+            (
+                prop::sample::select(keys.to_vec()),
+                prop_oneof![
+                    leaf(),
+                    inner.clone(),
+                    prop::collection::vec(inner, 0..3).prop_map(Value::Array)
+                ],
+            ),
+            0..5,
+        );
+        (ty, fields).prop_map(|(ty, fields)| {
+            let mut m = Map::new();
+            if let Some(t) = ty {
+                m.insert("type".into(), json!(t));
+            }
+            for (k, v) in fields {
+                m.insert(k.into(), v);
+            }
+            Value::Object(m)
+        })
+    }
+
+    fn content() -> impl Strategy<Value = Value> {
+        let blocks = leaf().prop_recursive(3, 24, 4, |inner| block(inner.boxed()).boxed());
+        prop_oneof![
+            leaf(),
+            prop::collection::vec(blocks.clone(), 0..5).prop_map(Value::Array),
+            blocks,
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn measured_kinds_are_the_read_back_ones(c in content()) {
+            let line = serde_json::to_string(&json!({"message": {"role": "user", "content": c}})).unwrap();
+            if let Some(k) = measure(&line, "content", Some(rule())).and_then(|m| m.kinds) {
+                prop_assert_eq!(Some(k), kinds_read_back(&line), "{}", line);
+            }
+        }
     }
 }

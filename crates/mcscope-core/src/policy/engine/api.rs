@@ -24,7 +24,26 @@ impl ApiFacts {
         }
     }
 
+    /// Each message's facts from what the loader measured of its records
+    /// ([`ApiPiece`](crate::session::ApiPiece)); the messages it did not
+    /// measure whole (an inline part, a record its scan was unsure of) are
+    /// read back.
     fn read(s: &Session) -> ApiFacts {
+        let mut msgs = Vec::with_capacity(s.messages.len());
+        let mut back = Vec::new();
+        for m in 0..s.messages.len() {
+            msgs.push(MsgFacts::measured(s, m).unwrap_or_else(|| {
+                back.push(m);
+                MsgFacts::default()
+            }));
+        }
+        let _ = crate::load::readback::each_of(s, &back, |m, v| msgs[m] = MsgFacts::of(&v));
+        ApiFacts { msgs }
+    }
+
+    /// Every message's facts read back from its records (the exact path the
+    /// measured facts are tested against).
+    pub fn read_back(s: &Session) -> ApiFacts {
         let mut msgs = vec![MsgFacts::default(); s.messages.len()];
         let _ = crate::load::readback::each_message(s, |m, v| msgs[m] = MsgFacts::of(&v));
         ApiFacts { msgs }
@@ -32,6 +51,38 @@ impl ApiFacts {
 }
 
 impl MsgFacts {
+    /// The facts of message `m` from what the loader measured of each of its
+    /// records, as `of` reads the message the records join into; None where
+    /// a part was not measured (or a string piece joins others in a dialect
+    /// that does not make it a text block).
+    fn measured(s: &Session, m: usize) -> Option<MsgFacts> {
+        let msg = &s.messages[m];
+        let text_blocks = s.harness.dialect().string_is_text_block();
+        let mut f = MsgFacts::default();
+        for part in &msg.parts {
+            let crate::session::Part::Record { kinds: Some(k), .. } = part else {
+                return None;
+            };
+            if k.api.string && msg.parts.len() > 1 && !text_blocks {
+                return None;
+            }
+            f.tokens += k.api.tokens;
+            f.thinking_tokens += k.thinking;
+            f.thinking_blocks += k.api.thinking_blocks as usize;
+            f.uses.extend(
+                k.uses
+                    .iter()
+                    .zip(&k.api.names)
+                    .map(|((id, input_tokens), name)| UseFact {
+                        id: Arc::from(&**id),
+                        name: name.to_string(),
+                        input_tokens: *input_tokens,
+                    }),
+            );
+        }
+        Some(f)
+    }
+
     /// The facts of one `{role, content}` message.
     pub fn of(msg: &Value) -> MsgFacts {
         let mut f = MsgFacts::default();

@@ -1,0 +1,90 @@
+//! Issue 43: the facts idle-server and the api plan read of every message
+//! (SPEC §11's estimate of each block, the thinking, each tool use) come from
+//! what the Claude loader measured while it read the file; only the messages
+//! it could not measure whole are read back. Whatever the path, they are the
+//! facts reading every message back gives: on every corpus transcript, the
+//! bundled samples, and a session of hostile shapes.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+#[path = "common/corpus.rs"]
+mod corpus;
+
+use mcscope::session::ApiFacts;
+use mcscope::setup::Opts;
+use std::path::{Path, PathBuf};
+
+fn agree(path: &Path) -> usize {
+    let setup = common::setup(path, Opts::default());
+    let s = &setup.session;
+    let measured = ApiFacts::of_session(s, &setup.derived);
+    let read_back = ApiFacts::read_back(s);
+    assert_eq!(
+        measured.msgs.len(),
+        read_back.msgs.len(),
+        "{}",
+        path.display()
+    );
+    for (m, (a, b)) in measured.msgs.iter().zip(&read_back.msgs).enumerate() {
+        assert_eq!(a, b, "{} message {m}", path.display());
+    }
+    s.messages.len()
+}
+
+#[test]
+fn the_measured_api_facts_are_the_read_back_ones_on_every_claude_transcript() {
+    let mut files: Vec<PathBuf> = corpus::jsonl_files()
+        .into_iter()
+        .filter(|p| p.components().any(|c| c.as_os_str() == "claude-code"))
+        .collect();
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
+    for name in [
+        "claude-budget.jsonl",
+        "claude-cut.jsonl",
+        "claude-demo.jsonl",
+        "claude-idle-server.jsonl",
+        "claude-size.jsonl",
+    ] {
+        files.push(samples.join(name));
+    }
+    let mut messages = 0;
+    for f in &files {
+        messages += agree(f);
+    }
+    assert!(messages > 100, "{messages} messages compared");
+}
+
+/// Lines the scan is unsure of (an escaped name or id, a fraction, deep
+/// nesting, a duplicate key), joined pieces, strings and odd blocks: each
+/// message's facts are still the read-back ones.
+#[test]
+fn messages_the_scan_is_unsure_of_are_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = common::Claude::default();
+    c.prompt("go", 0.0);
+    c.call(
+        "t1",
+        "Read",
+        serde_json::json!({"file_path": "/a", "x": 1.5}),
+    );
+    c.result_full(
+        "t1",
+        serde_json::json!([{"type": "text", "text": "part"}, {"type": "image"}]),
+        false,
+        0.0,
+    );
+    c.call("t2", "Bash", serde_json::json!({"command": "ls"}));
+    c.result_full("t2", serde_json::json!("plain output"), false, 0.0);
+    c.answer("done");
+    let path = c.write(dir.path(), "odd.jsonl");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    // An escaped tool name, an escaped key and a duplicate key.
+    text = text.replacen("\"name\":\"Bash\"", "\"name\":\"B\\u0061sh\"", 1);
+    assert!(text.contains("B\\u0061sh"), "the name was escaped");
+    text.push_str(
+        r#"{"type":"assistant","uuid":"z1","parentUuid":null,"timestamp":"2026-01-01T00:10:00Z","message":{"id":"m9","role":"assistant","content":[{"type":"thinking","thinking":"x","thinking":"y"},{"type":"text","text":"t\u00e9"}]}}"#,
+    );
+    text.push('\n');
+    std::fs::write(&path, text).unwrap();
+    assert!(agree(&path) >= 4);
+}
