@@ -416,3 +416,28 @@ fn s16_i_a_mask_that_left_no_record_did_not_run() {
     let masked = json(&["timeline", MASKED, "-j"]);
     assert_eq!(masked["requests"][3]["plan_kind"], "mask");
 }
+
+/// Issue 41 item 5: the snippet Gemini CLI would write over each maskable
+/// output is made when a wire is written, not held for every result of the
+/// session (21 MB at 16,000 requests); only the texts the file itself
+/// recorded are kept. The wire still carries the snippet, saved path and all.
+#[test]
+fn snippets_are_made_when_the_wire_is_written_and_only_recorded_ones_are_held() {
+    let setup = common::setup(std::path::Path::new(BUILD), mcscope::setup::Opts::default());
+    let s = &setup.session;
+    let maskable = s.masking.tokens.iter().filter(|&&t| t != u64::MAX).count();
+    assert!(maskable >= 3, "{maskable} maskable outputs");
+    assert!(s.masking.recorded.is_empty(), "the file records no masking");
+    let r = s.results.iter().position(|r| r.id == F2).unwrap();
+    let text = mcscope::harness::gemini_cli::masked_text(s, r).unwrap();
+    assert!(text.starts_with("<tool_output_masked>"), "{text}");
+    assert!(text.contains("Full output available at: "), "{text}");
+    let wire = serde_json::to_string(&json(&[
+        "wire", BUILD, "--at", "4", "--policy", "mask", "-j",
+    ]))
+    .unwrap();
+    assert!(
+        wire.contains(&serde_json::to_string(&*text).unwrap()[1..40]),
+        "the wire writes it"
+    );
+}

@@ -473,6 +473,69 @@ pub fn saved_path(
     )
 }
 
+/// What stands in for the random part of a saved original's name when the
+/// file does not show it (`Math.random().toString(36).substring(7)`, about
+/// five characters).
+const STAND_IN: &str = "xxxxx";
+
+/// The snippet Gemini CLI writes over a response it masks (the result `id`'s
+/// `functionResponse` `fr`, whose output is `content`): its preview and where
+/// it saved the original.
+pub fn snippet_of(
+    project_tmp: &str,
+    session_id: Option<&str>,
+    id: &str,
+    fr: &Value,
+    content: &str,
+) -> String {
+    let tool = fr
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .unwrap_or("unknown_tool");
+    let path = saved_path(project_tmp, session_id, tool, id, STAND_IN);
+    masked_snippet(&preview(tool, fr, content), &path)
+}
+
+/// The `parts` element of result `r` in the loaded session (Gemini CLI's
+/// messages are inline), or Null.
+pub fn result_part(s: &crate::session::Session, r: usize) -> Value {
+    let res = &s.results[r];
+    match s.messages[res.msg].parts.first() {
+        Some(crate::session::Part::Inline(v)) => v
+            .get("parts")
+            .and_then(|p| p.get(res.part))
+            .cloned()
+            .unwrap_or(Value::Null),
+        _ => Value::Null,
+    }
+}
+
+/// The text Gemini CLI writes over result `r` when it masks it: the file's
+/// own where it recorded one, else the snippet it would write; None for a
+/// result it never masks (`Masking::tokens` says so).
+pub fn masked_text(s: &crate::session::Session, r: usize) -> Option<std::borrow::Cow<'_, str>> {
+    if s.masking.tokens.get(r).is_none_or(|&t| t == u64::MAX) {
+        return None;
+    }
+    if let Some(text) = s.masking.recorded.get(&r) {
+        return Some(text.as_str().into());
+    }
+    let part = result_part(s, r);
+    let fr = part.get("functionResponse")?;
+    let content = output_content(fr)?;
+    Some(
+        snippet_of(
+            &s.masking.project_tmp,
+            s.masking.session_id.as_deref(),
+            &s.results[r].id,
+            fr,
+            &content,
+        )
+        .into(),
+    )
+}
+
 /// `formatMaskedSnippet`: what the model reads in place of a masked output.
 pub fn masked_snippet(preview: &str, path: &str) -> String {
     format!(

@@ -7,8 +7,14 @@
 pub struct Masking {
     /// The estimate of the masked part (u64::MAX: never masked).
     pub tokens: Vec<u64>,
-    /// The snippet written over a cleared result when it depends on the result.
-    pub text: std::collections::HashMap<usize, String>,
+    /// The snippet the file itself recorded over a result (a masking
+    /// record's text); the others are made when a wire is written
+    /// (`harness::gemini_cli::masked_text`), from the two facts below.
+    pub recorded: std::collections::HashMap<usize, String>,
+    /// The project's temporary folder the snippets name.
+    pub project_tmp: String,
+    /// The session id the snippets' folder names.
+    pub session_id: Option<String>,
     /// Originals the harness saved apart from the transcript (Gemini CLI's
     /// `tool-outputs/`), for an output the file holds only masked: what `v`
     /// shows (read only inside the session's own folder tree).

@@ -46,10 +46,10 @@ pub(super) fn apply(
                 if dialect.is_tool_result(block) {
                     if let Some(r) = results.next() {
                         if (c.result_cleared)(r) {
-                            match s.masking.text.get(&r) {
+                            match crate::harness::gemini_cli::masked_text(s, r) {
                                 // The harness's own text for this result.
                                 Some(text) => {
-                                    *block = crate::harness::gemini_cli::masked_part(block, text)
+                                    *block = crate::harness::gemini_cli::masked_part(block, &text)
                                 }
                                 None => dialect.clear_block(block, s.harness.rules().placeholder),
                             }

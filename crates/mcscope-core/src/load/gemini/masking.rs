@@ -17,14 +17,7 @@ pub(super) fn masking_facts(
     let mut texts = HashMap::new();
     for r in 0..n {
         let res = &s.results[r];
-        let part = match s.messages[res.msg].parts.first() {
-            Some(Part::Inline(v)) => v
-                .get("parts")
-                .and_then(|p| p.get(res.part))
-                .cloned()
-                .unwrap_or(Value::Null),
-            _ => Value::Null,
-        };
+        let part = gc::result_part(s, r);
         let fr = part.get("functionResponse").cloned().unwrap_or(Value::Null);
         // `getToolOutputContent` null, or `isAlreadyMasked` (the tag anywhere
         // in it, a mere mention included): Gemini CLI neither counts nor
@@ -37,24 +30,22 @@ pub(super) fn masking_facts(
             continue;
         };
         tokens.push(Some(gc::part_tokens(&part)));
-        let tool = fr
-            .get("name")
-            .and_then(Value::as_str)
-            .filter(|t| !t.is_empty());
+        // The file's own text is kept; the snippet made here is made again
+        // when a wire is written (`gc::masked_text`), not held for every result.
         let snippet = match recorded.get(&res.id) {
-            Some(text) => text.clone(),
-            None => {
-                let tool = tool.unwrap_or("unknown_tool");
-                let path = gc::saved_path(&dir, sid, tool, &res.id, STAND_IN);
-                gc::masked_snippet(&gc::preview(tool, &fr, &content), &path)
+            Some(text) => {
+                texts.insert(r, text.clone());
+                std::borrow::Cow::Borrowed(text.as_str())
             }
+            None => gc::snippet_of(&dir, sid, &res.id, &fr, &content).into(),
         };
         masked_tokens.push(gc::part_tokens(&gc::masked_part(&part, &snippet)));
-        texts.insert(r, snippet);
     }
     s.harness_tokens = tokens;
     s.masking.tokens = masked_tokens;
-    s.masking.text = texts;
+    s.masking.recorded = texts;
+    s.masking.project_tmp = dir;
+    s.masking.session_id = sid.map(str::to_string);
     s.masking.saved_originals = saved_originals(s);
 }
 
@@ -151,11 +142,6 @@ fn saved_original(dir: &Path, snippet: &str) -> Option<String> {
         },
     )
 }
-
-/// What stands in for the random part of a saved original's name when the
-/// file does not show it (`Math.random().toString(36).substring(7)`, about
-/// five characters).
-const STAND_IN: &str = "xxxxx";
 
 /// The project's temporary folder: where a recorded masking says its
 /// originals are, else what the session's context message says
