@@ -54,9 +54,9 @@ fn the_measured_api_facts_are_the_read_back_ones_on_every_claude_transcript() {
     assert!(messages > 100, "{messages} messages compared");
 }
 
-/// Lines the scan is unsure of (an escaped name or id, a fraction, deep
-/// nesting, a duplicate key), joined pieces, strings and odd blocks: each
-/// message's facts are still the read-back ones.
+/// Lines the scan is unsure of (a duplicate key), uses the loader names
+/// otherwise (an escaped name) or leaves out (a name that is not a string),
+/// strings and odd blocks: each message's facts are still the read-back ones.
 #[test]
 fn messages_the_scan_is_unsure_of_are_read_back() {
     let dir = tempfile::tempdir().unwrap();
@@ -83,6 +83,11 @@ fn messages_the_scan_is_unsure_of_are_read_back() {
     assert!(text.contains("B\\u0061sh"), "the name was escaped");
     text.push_str(
         r#"{"type":"assistant","uuid":"z1","parentUuid":null,"timestamp":"2026-01-01T00:10:00Z","message":{"id":"m9","role":"assistant","content":[{"type":"thinking","thinking":"x","thinking":"y"},{"type":"text","text":"t\u00e9"}]}}"#,
+    );
+    text.push('\n');
+    // A use whose name is not a string: the loader leaves its call out.
+    text.push_str(
+        r#"{"type":"assistant","uuid":"z2","parentUuid":"z1","timestamp":"2026-01-01T00:11:00Z","message":{"id":"m10","role":"assistant","content":[{"type":"tool_use","id":"t9","name":5,"input":{}},{"type":"tool_use","id":"t10","name":"Read","input":{"file_path":"/b"}}]}}"#,
     );
     text.push('\n');
     std::fs::write(&path, text).unwrap();

@@ -81,14 +81,12 @@ pub struct PartKinds {
 /// What the api preset (SPEC §11) reads of one record's content, measured
 /// while loading so that its facts need no record read back: every block's
 /// tokens by SPEC §2's rule (a tool result's content too, and its parts
-/// block by block), the thinking blocks, and each tool use's name (the ids
-/// and input tokens are [`PartKinds::uses`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// block by block) and the thinking blocks. Each tool use's id and input
+/// tokens are [`PartKinds::uses`]; its name is the session's call's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ApiPiece {
     pub tokens: u64,
     pub thinking_blocks: u32,
-    /// Each tool use's `name` (empty where it is not a string), in block order.
-    pub names: Vec<Box<str>>,
     /// The content is a string (one text block where pieces join).
     pub string: bool,
 }

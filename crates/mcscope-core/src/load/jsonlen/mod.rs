@@ -72,6 +72,11 @@ pub(crate) fn measure(line: &str, key: &str, kinds: Option<KindRule>) -> Option<
         Some((_, k)) => k,
         None => None,
     };
+    // Held for the session's life: no room for more uses than it has.
+    let kinds = kinds.map(|mut k| {
+        k.uses.shrink_to_fit();
+        k
+    });
     Some(Measured {
         piece,
         results: s.results,
@@ -141,8 +146,6 @@ struct Block<'a> {
     input: Option<u64>,
     /// The raw `id` value.
     id: Option<&'a [u8]>,
-    /// The raw `name` value.
-    name: Option<&'a [u8]>,
     /// SPEC §2's tokens of a `tool_result`'s `content` as the api preset
     /// reads it: a string's text, an array's elements each as a block, else 0.
     api_content: u64,
@@ -216,21 +219,8 @@ impl Scan<'_> {
             return;
         };
         k.api.tokens += api_tokens(rule, block, written);
-        match block.and_then(|b| b.ty) {
-            Some(b"\"thinking\"" | b"\"redacted_thinking\"") => k.api.thinking_blocks += 1,
-            Some(b"\"tool_use\"") => {
-                let name = match block.and_then(|b| b.name) {
-                    Some(raw) if raw.contains(&b'\\') => {
-                        // Unescaping the name is the exact path's.
-                        self.kinds = Some((*rule, None));
-                        return;
-                    }
-                    Some([b'"', name @ .., b'"']) => std::str::from_utf8(name).unwrap_or_default(),
-                    _ => "",
-                };
-                k.api.names.push(name.into());
-            }
-            _ => {}
+        if let Some(b"\"thinking\"" | b"\"redacted_thinking\"") = block.and_then(|b| b.ty) {
+            k.api.thinking_blocks += 1;
         }
     }
 }
@@ -445,7 +435,6 @@ impl<'a> Scan<'a> {
                             b"data" => block.data = text,
                             b"input" => block.input = Some(v),
                             b"id" => block.id = Some(raw),
-                            b"name" => block.name = Some(raw),
                             _ => {}
                         }
                     }
@@ -759,7 +748,6 @@ mod tests {
         let api = crate::session::ApiPiece {
             tokens: f.tokens,
             thinking_blocks: f.thinking_blocks as u32,
-            names: f.uses.iter().map(|u| u.name.as_str().into()).collect(),
             string,
         };
         assert_eq!(f.thinking_tokens, {
@@ -821,13 +809,6 @@ mod tests {
         let api = crate::harness::PresetId::SERVER.rules();
         assert_eq!(api.text_tokens, crate::harness::CLAUDE.text_tokens);
         assert_eq!(api.media_tokens, crate::harness::CLAUDE.media_tokens);
-    }
-
-    #[test]
-    fn an_escaped_tool_use_name_is_left_to_the_exact_path() {
-        let line = r#"{"message":{"content":[{"type":"tool_use","id":"t1","name":"R\u0065ad","input":{}}]}}"#;
-        let m = measure(line, "content", Some(rule())).expect("measured");
-        assert_eq!(m.kinds, None);
     }
 
     #[test]

@@ -52,13 +52,16 @@ impl ApiFacts {
 
 impl MsgFacts {
     /// The facts of message `m` from what the loader measured of each of its
-    /// records, as `of` reads the message the records join into; None where
-    /// a part was not measured (or a string piece joins others in a dialect
-    /// that does not make it a text block).
+    /// records, as `of` reads the message the records join into, each tool
+    /// use named by the session's call of the same id; None where a part was
+    /// not measured, a string piece joins others in a dialect that does not
+    /// make it a text block, or the message's calls are not its uses one for
+    /// one (a use the loader left out, an id or name that is not a string).
     fn measured(s: &Session, m: usize) -> Option<MsgFacts> {
         let msg = &s.messages[m];
         let text_blocks = s.harness.dialect().string_is_text_block();
         let mut f = MsgFacts::default();
+        let mut calls = s.calls[s.calls_in(m, m + 1)].iter();
         for part in &msg.parts {
             let crate::session::Part::Record { kinds: Some(k), .. } = part else {
                 return None;
@@ -69,18 +72,16 @@ impl MsgFacts {
             f.tokens += k.api.tokens;
             f.thinking_tokens += k.thinking;
             f.thinking_blocks += k.api.thinking_blocks as usize;
-            f.uses.extend(
-                k.uses
-                    .iter()
-                    .zip(&k.api.names)
-                    .map(|((id, input_tokens), name)| UseFact {
-                        id: Arc::from(&**id),
-                        name: name.to_string(),
-                        input_tokens: *input_tokens,
-                    }),
-            );
+            for (id, input_tokens) in &k.uses {
+                let call = calls.next().filter(|c| *c.id == **id)?;
+                f.uses.push(UseFact {
+                    id: Arc::from(&**id),
+                    name: call.name.clone(),
+                    input_tokens: *input_tokens,
+                });
+            }
         }
-        Some(f)
+        calls.next().is_none().then_some(f)
     }
 
     /// The facts of one `{role, content}` message.
