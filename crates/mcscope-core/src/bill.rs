@@ -314,7 +314,7 @@ fn breaks(s: &Session, price: Option<&Price>) -> (u64, Option<f64>) {
     let mut n = 0;
     let mut usd = 0.0;
     evidence::usage_walk(s, |i, _, step| {
-        let Some((step, (_, expected))) = step.and_then(|t| t.brk.map(|b| (t, b))) else {
+        let Some(drop) = step.and_then(|t| t.break_drop()) else {
             return;
         };
         n += 1;
@@ -323,7 +323,6 @@ fn breaks(s: &Session, price: Option<&Price>) -> (u64, Option<f64>) {
                 Some(Ttl::OneHour) => p.write_1h,
                 _ => p.write_5m,
             };
-            let drop = expected.saturating_sub(step.u.cache_read);
             usd += drop as f64 * (write - p.read) / 1_000_000.0;
         }
     });

@@ -287,9 +287,14 @@ pub struct ObservedBreak {
     pub facts: BreakFacts,
 }
 
+/// The cache read a break lost: what was expected less what was read.
+pub(crate) fn lost(expected: u64, observed: u64) -> u64 {
+    expected.saturating_sub(observed)
+}
+
 impl ObservedBreak {
     pub fn drop(&self) -> u64 {
-        self.expected.saturating_sub(self.observed)
+        lost(self.expected, self.observed)
     }
 
     /// The same break with the selected plan's simulated prefix break at this

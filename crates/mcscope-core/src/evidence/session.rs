@@ -282,6 +282,14 @@ pub(crate) struct UsageStep<'a> {
     pub brk: Option<(usize, u64)>,
 }
 
+impl UsageStep<'_> {
+    /// The cache read an observed break lost (`ObservedBreak::drop`).
+    pub fn break_drop(&self) -> Option<u64> {
+        self.brk
+            .map(|(_, expected)| super::lost(expected, self.u.cache_read))
+    }
+}
+
 /// The one pass over the responses that [`collect`] and the bill's break count
 /// share: `f(i, response, step)` for each request with a response, in order;
 /// `step` is None when the response's usage is not countable. The last

@@ -299,9 +299,8 @@ impl<S: RecordSink> Reader<S> {
     ) -> std::io::Result<()> {
         let mut buf: Vec<u8> = Vec::with_capacity(BATCH);
         // The batch before's buffer, reused for the next read: a new one for
-        // every batch was a fresh mapping of 2 MiB to fault in each time
-        // (with main's fixed mmap threshold, 1.5 times the file in page
-        // faults).
+        // every batch can be a fresh mapping of 2 MiB to fault in each time
+        // (glibc maps blocks over its mmap threshold).
         let mut spare: Vec<u8> = Vec::new();
         let mut eof = false;
         let mut pending: Option<Parsed<S::Rec>> = None;

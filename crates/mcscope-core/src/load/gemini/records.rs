@@ -96,14 +96,12 @@ impl Rec {
     }
 
     pub(super) fn value(&self, file: Option<&std::fs::File>) -> std::borrow::Cow<'_, Value> {
-        use std::os::unix::fs::FileExt;
         match self {
             Rec::Parsed(v, _) => std::borrow::Cow::Borrowed(v),
             // The line parsed when it was read; the same bytes parse the same.
             Rec::Line(offset, len) => std::borrow::Cow::Owned(
                 file.and_then(|f| {
-                    let mut buf = vec![0; *len];
-                    f.read_exact_at(&mut buf, *offset).ok()?;
+                    let buf = crate::load::read_span(f, *offset, *len).ok()?;
                     serde_json::from_slice(&buf).ok()
                 })
                 .unwrap_or(Value::Null),

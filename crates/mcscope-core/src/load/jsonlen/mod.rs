@@ -87,32 +87,10 @@ pub(crate) fn measure(line: &str, key: &str, kinds: Option<KindRule>) -> Option<
 fn scan_line(s: &mut Scan<'_>, key: &str) -> Option<Piece> {
     s.ws();
     s.expect(b'{')?;
-    s.ws();
-    if s.peek()? == b'}' {
-        return Some(Piece::Missing);
-    }
-    loop {
-        let (k, escaped) = s.key()?;
-        s.ws();
-        s.expect(b':')?;
-        s.ws();
-        if k == b"message" {
-            if escaped {
-                return None;
-            }
-            return s.message(key);
-        }
-        if escaped {
-            // An escaped key might spell `message` (`\u006dessage` too).
-            return None;
-        }
-        s.skip_value(1)?;
-        s.ws();
-        match s.next()? {
-            b',' => s.ws(),
-            b'}' => return Some(Piece::Missing),
-            _ => return None,
-        }
+    if s.seek(b"message", 1)? {
+        s.message(key)
+    } else {
+        Some(Piece::Missing)
     }
 }
 
@@ -254,9 +232,22 @@ impl<'a> Scan<'a> {
             return Some(Piece::Missing);
         }
         self.i += 1;
+        if self.seek(key.as_bytes(), 2)? {
+            self.piece()
+        } else {
+            Some(Piece::Missing)
+        }
+    }
+
+    /// Walks the keys of the object whose `{` was just read up to `key`:
+    /// true with its value next, false at the object's end without it; None
+    /// at a key with escapes (it might spell `key`: `\u006dessage`) or
+    /// anything else this scan does not read. Other values are skipped at
+    /// `depth`.
+    fn seek(&mut self, key: &[u8], depth: usize) -> Option<bool> {
         self.ws();
         if self.peek()? == b'}' {
-            return Some(Piece::Missing);
+            return Some(false);
         }
         loop {
             let (k, escaped) = self.key()?;
@@ -266,14 +257,14 @@ impl<'a> Scan<'a> {
             self.ws();
             self.expect(b':')?;
             self.ws();
-            if k == key.as_bytes() {
-                return self.piece();
+            if k == key {
+                return Some(true);
             }
-            self.skip_value(2)?;
+            self.skip_value(depth)?;
             self.ws();
             match self.next()? {
                 b',' => self.ws(),
-                b'}' => return Some(Piece::Missing),
+                b'}' => return Some(false),
                 _ => return None,
             }
         }
