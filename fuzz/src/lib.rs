@@ -410,7 +410,7 @@ fn known_duplicate_keys(s: &Session, m: usize) -> bool {
             Part::Record { offset, len, .. } => std::fs::File::open(&s.path)
                 .and_then(|f| load::read_span(&f, *offset, *len))
                 .is_ok_and(|b| has_duplicate_keys(&b)),
-            Part::Inline(v) => has_duplicate_keys(v.to_string().as_bytes()),
+            Part::Inline(v) => has_duplicate_keys(v.value().to_string().as_bytes()),
         })
 }
 

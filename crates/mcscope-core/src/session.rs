@@ -108,9 +108,66 @@ pub enum Part {
         /// fills the window reads the record back).
         kinds: Option<Box<PartKinds>>,
     },
-    /// Content given inline (Qwen `compressedHistory` entries, messages-json bodies):
-    /// a `{role, content}` or `{role, parts}` object.
-    Inline(Box<serde_json::Value>),
+    /// Content given inline (Qwen `compressedHistory` entries, messages-json bodies,
+    /// Gemini CLI and OpenCode messages): a `{role, content}` or `{role, parts}`
+    /// object.
+    Inline(Inline),
+}
+
+/// An inline body, kept as its compact JSON text and parsed when read: a tree
+/// of `serde_json::Value`s is several times the size of its text, and a long
+/// session holds one body per message (issue 41 item 5).
+#[derive(Debug, Clone)]
+pub struct Inline(InlineForm);
+
+#[derive(Debug, Clone)]
+enum InlineForm {
+    Text(Box<serde_json::value::RawValue>),
+    /// A body nested deeper than serde_json parses back (its recursion limit
+    /// is 128 levels): kept as the tree it is.
+    Tree(Box<serde_json::Value>),
+}
+
+/// Nesting above which a body stays a tree (well under serde_json's limit).
+const INLINE_TEXT_DEPTH: usize = 100;
+
+impl Inline {
+    pub fn new(v: serde_json::Value) -> Inline {
+        let form = match depth_over(&v, INLINE_TEXT_DEPTH) {
+            false => match serde_json::value::to_raw_value(&v) {
+                Ok(text) => InlineForm::Text(text),
+                Err(_) => InlineForm::Tree(Box::new(v)),
+            },
+            true => InlineForm::Tree(Box::new(v)),
+        };
+        Inline(form)
+    }
+
+    /// The body as a value (parsed from its text).
+    pub fn value(&self) -> serde_json::Value {
+        match &self.0 {
+            // Text this type wrote from a value, nested less than the limit:
+            // it parses back to that value.
+            InlineForm::Text(t) => serde_json::from_str(t.get()).unwrap_or_default(),
+            InlineForm::Tree(v) => (**v).clone(),
+        }
+    }
+}
+
+/// Whether `v` nests more than `limit` levels of arrays and objects.
+fn depth_over(v: &serde_json::Value, limit: usize) -> bool {
+    use serde_json::Value;
+    // A walk with its own stack: a deep value is what it looks for.
+    let mut todo: Vec<(&Value, usize)> = vec![(v, 0)];
+    while let Some((v, d)) = todo.pop() {
+        match v {
+            Value::Array(a) if d < limit => todo.extend(a.iter().map(|c| (c, d + 1))),
+            Value::Object(m) if d < limit => todo.extend(m.values().map(|c| (c, d + 1))),
+            Value::Array(_) | Value::Object(_) => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -503,6 +503,7 @@ pub fn result_part(s: &crate::session::Session, r: usize) -> Value {
     let res = &s.results[r];
     match s.messages[res.msg].parts.first() {
         Some(crate::session::Part::Inline(v)) => v
+            .value()
             .get("parts")
             .and_then(|p| p.get(res.part))
             .cloned()

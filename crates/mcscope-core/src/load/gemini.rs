@@ -271,7 +271,7 @@ impl Replay {
 
     /// A content of the history that is not a response.
     fn push(&mut self, c: Content) {
-        let body = Part::Inline(Box::new(
+        let body = Part::Inline(crate::session::Inline::new(
             json!({"role": role_name(c.role), "parts": c.parts}),
         ));
         let has_tool_result = c.parts.iter().any(|p| p.get("functionResponse").is_some());
@@ -395,7 +395,9 @@ impl Replay {
         let ts = r.get("timestamp").and_then(Value::as_str);
         let usage = self.usage_of(id, r, line);
         let idx = self.b.assistant(AssistantRecord {
-            part: Part::Inline(Box::new(json!({"role": "model", "parts": parts}))),
+            part: Part::Inline(crate::session::Inline::new(
+                json!({"role": "model", "parts": parts}),
+            )),
             ts,
             line,
             response_id: None,
@@ -446,7 +448,7 @@ impl Replay {
             return;
         }
         let old_len = last.parts;
-        self.b.s.messages[idx].parts = vec![Part::Inline(Box::new(
+        self.b.s.messages[idx].parts = vec![Part::Inline(crate::session::Inline::new(
             json!({"role": "model", "parts": parts}),
         ))];
         // The added parts keep their place after the first ones.

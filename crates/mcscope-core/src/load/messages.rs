@@ -48,7 +48,7 @@ pub(super) fn load(path: &Path, mut file: File, format: Format) -> Result<Sessio
         };
         let record = format!(r#"{{"type":"{kind}","message":{m}}}"#);
         match claude::Sink::parse(&record) {
-            Ok(rec) => sink.apply_part(rec, i + 1, Part::Inline(Box::new(m))),
+            Ok(rec) => sink.apply_part(rec, i + 1, Part::Inline(crate::session::Inline::new(m))),
             Err(message) => diagnostics.push(crate::session::Diagnostic {
                 line: i + 1,
                 byte_offset: 0,

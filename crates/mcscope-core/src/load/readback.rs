@@ -89,7 +89,7 @@ pub(crate) fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::
                     Err(e) => unreadable_message(s.harness, msg.first_line, &e),
                 }
             }
-            Part::Inline(v) => (**v).clone(),
+            Part::Inline(v) => v.value(),
         };
         pieces.push(value.get(key).cloned().unwrap_or(Value::Null));
     }

@@ -340,7 +340,9 @@ impl Sink {
         line: usize,
     ) -> (usize, usize) {
         let part = |role: &str, content: Vec<Value>| {
-            Part::Inline(Box::new(json!({"role": role, "content": content})))
+            Part::Inline(crate::session::Inline::new(
+                json!({"role": role, "content": content}),
+            ))
         };
         let a = self
             .b

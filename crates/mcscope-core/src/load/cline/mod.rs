@@ -656,7 +656,11 @@ impl Task {
             record.insert("message".into(), Value::Object(message));
             let text = Value::Object(record).to_string();
             match <claude::Sink as super::RecordSink>::parse(&text) {
-                Ok(tagged) => sink.apply_part(tagged, i + 1, Part::Inline(Box::new(wire))),
+                Ok(tagged) => sink.apply_part(
+                    tagged,
+                    i + 1,
+                    Part::Inline(crate::session::Inline::new(wire)),
+                ),
                 Err(e) => skipped.push(Diagnostic {
                     line: i + 1,
                     byte_offset: 0,

@@ -72,6 +72,7 @@ fn saved_originals(s: &Session) -> HashMap<usize, String> {
         let Some(Part::Inline(v)) = s.messages[res.msg].parts.first() else {
             continue;
         };
+        let v = v.value();
         let Some(output) = v
             .get("parts")
             .and_then(|p| p.get(res.part))
@@ -164,6 +165,7 @@ fn project_tmp(s: &Session, recorded: &HashMap<String, String>) -> String {
         .take(4)
         .find_map(|m| match m.parts.first() {
             Some(Part::Inline(v)) => v
+                .value()
                 .get("parts")?
                 .as_array()?
                 .iter()

@@ -165,7 +165,7 @@ impl Feeder {
         let text = record.to_string();
         match claude::Sink::parse(&text) {
             Ok(tagged) => {
-                let part = Part::Inline(Box::new(body.unwrap_or(Value::Null)));
+                let part = Part::Inline(crate::session::Inline::new(body.unwrap_or(Value::Null)));
                 if again {
                     self.sink.apply_inline(tagged, line, part);
                 } else {
@@ -424,12 +424,12 @@ impl<'a> Walk<'a> {
         );
         feeder.sink.inline(
             Role::User,
-            Part::Inline(Box::new(ask.clone())),
+            Part::Inline(crate::session::Inline::new(ask.clone())),
             timestamp(*ask_at).as_deref(),
         );
         feeder.sink.inline(
             Role::Assistant,
-            Part::Inline(Box::new(wire.unwrap_or_default())),
+            Part::Inline(crate::session::Inline::new(wire.unwrap_or_default())),
             timestamp(completed_of(m)).as_deref(),
         );
         self.retained_tail(c, feeder);

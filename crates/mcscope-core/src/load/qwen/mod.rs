@@ -336,7 +336,7 @@ impl RecordSink for Sink {
                 for (role, value, parts) in entries {
                     let idx = self.b.inline(
                         role,
-                        Part::Inline(Box::new(value)),
+                        Part::Inline(crate::session::Inline::new(value)),
                         head.ts.as_deref(),
                         line,
                     );
