@@ -500,3 +500,69 @@ fn s1_3_a_failed_request_records_no_usage() {
     );
     assert!(t["requests"][1]["evidence"]["observed_break"].is_null());
 }
+
+/// Issue 41 item 5: parts are read from their text when the build walks their
+/// message, not all at once. What a reader sees is unchanged: rows that do not
+/// read are said in row order (messages, then parts: the database's rows come
+/// by message, then id), then the parts of no
+/// message of the session, then what the walk found; a `step-start` whose type
+/// is written with an escape still tells that the session records steps (so
+/// an assistant message without one is no request).
+#[test]
+fn parts_read_as_they_are_walked_are_said_as_before() {
+    let mut db = Db::new();
+    db.session("ses_r", None, None);
+    let u = db.user("ses_r", "hi");
+    let raw_part = |db: &Db, mid: &str, n: i64, data: &str| {
+        db.conn
+            .execute(
+                "INSERT INTO part VALUES (?1, ?2, 'ses_r', ?3, ?3, ?4)",
+                rusqlite::params![id("prt", n), mid, T0 + n, data],
+            )
+            .unwrap();
+    };
+    let a1 = db.assistant("ses_r", &u, json!({}), vec![text("one")]);
+    raw_part(&db, &a1, 15, r#"{"type":"st\u0065p-start"}"#);
+    raw_part(&db, &a1, 16, "{not json");
+    raw_part(&db, &u, 17, "[1]");
+    // A second response without a step-start: no request of its own.
+    db.assistant("ses_r", &u, json!({}), vec![text("two")]);
+    db.part("ses_r", "msg_gone", 900, text("orphan"));
+    raw_part(&db, "msg_gone2", 901, "x");
+    db.conn
+        .execute(
+            "INSERT INTO message VALUES ('msg_bad', 'ses_r', ?1, ?1, 'oops')",
+            rusqlite::params![T0],
+        )
+        .unwrap();
+    let t = timeline(db.p(), &[]);
+    let s = &t["session"];
+    assert_eq!(t["requests"].as_array().unwrap().len(), 1, "{t}");
+    let said: Vec<String> = s["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap().to_string())
+        .collect();
+    let prt = |n| id("prt", n);
+    assert_eq!(
+        said,
+        vec![
+            "message msg_bad skipped: invalid JSON at column 1: expected value".to_string(),
+            format!("part {} skipped: `data` is not a JSON object", prt(17)),
+            format!(
+                "part {} skipped: invalid JSON at column 2: key must be a string",
+                prt(16)
+            ),
+            format!(
+                "part {} skipped: invalid JSON at column 1: expected value",
+                prt(901)
+            ),
+            format!(
+                "part {} skipped: its message msg_gone is not in the session",
+                prt(900)
+            ),
+        ],
+        "{said:#?}"
+    );
+}

@@ -6,8 +6,11 @@ use super::{Row, SessionInfo};
 use crate::load::claude::fields;
 use crate::session::{Diagnostic, Format, Part, Role, Session, SessionWarning};
 use serde_json::{Map, Value, json};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::path::Path;
+use std::rc::Rc;
 
 mod messages;
 pub(super) use messages::usage_of;
@@ -36,17 +39,24 @@ pub(super) fn session(
     parts: Vec<Row>,
 ) -> Session {
     let mut diagnostics = Vec::new();
-    let (messages, by_msg) = sorted_rows(messages, parts, &mut diagnostics);
+    let (messages, store) = sorted_rows(messages, parts, &mut diagnostics);
     let warnings: Vec<SessionWarning> = revert_warning(&info, &messages).into_iter().collect();
-    let mut walk = Walk::new(&messages, &by_msg, info.version.clone());
+    let mut walk = Walk::new(&messages, &store, info.version.clone());
     let mut feeder = Feeder {
         sink: claude::Sink::for_format(path, format),
         line: 0,
         skipped: Vec::new(),
     };
+    let mut walked = Vec::new();
     for i in 0..messages.len() {
-        walk.message(i, &mut feeder, &mut diagnostics);
+        walk.message(i, &mut feeder, &mut walked);
     }
+    // In the order they had when every row was read first: the part rows
+    // that do not read (in row order), the parts of no message of the
+    // session, then what the walk found.
+    diagnostics.extend(store.errors.take().into_values());
+    diagnostics.extend(std::mem::take(&mut *store.orphans.borrow_mut()));
+    diagnostics.extend(walked);
     diagnostics.extend(std::mem::take(&mut feeder.skipped));
     let mut s = feeder.sink.finish(diagnostics);
     s.session_id = Some(info.id.clone());
@@ -58,17 +68,18 @@ pub(super) fn session(
     s
 }
 
-/// The rows that read, messages in id order and each message's parts in id
-/// order; a row whose data does not read is a diagnostic.
+/// The rows that read, messages in id order, and the parts by message in id
+/// order, read when the walk reads them; a message row whose data does not
+/// read is a diagnostic (a part row's is one too, in [`Parts::errors`]).
 fn sorted_rows(
     messages: Vec<Row>,
     parts: Vec<Row>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Vec<Item>, HashMap<String, Vec<Item>>) {
+) -> (Vec<Item>, Parts) {
     let mut messages: Vec<Item> = messages
         .into_iter()
         .enumerate()
-        .filter_map(|(i, r)| match r.data {
+        .filter_map(|(i, r)| match r.data.into_read() {
             Ok(v) => Some((r.id, v)),
             Err(e) => {
                 diagnostics.push(row_diagnostic(i + 1, &format!("message {}", r.id), &e));
@@ -78,31 +89,33 @@ fn sorted_rows(
         .collect();
     // Reference §1.2: ids are time-ordered; the loop reads them in id order.
     messages.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut by_msg: HashMap<String, Vec<Item>> = HashMap::new();
-    for (i, r) in parts.into_iter().enumerate() {
-        match r.data {
-            Ok(v) => by_msg
-                .entry(r.message_id.unwrap_or_default())
-                .or_default()
-                .push((r.id, v)),
-            Err(e) => diagnostics.push(row_diagnostic(i + 1, &format!("part {}", r.id), &e)),
-        }
+    let mut by_msg: HashMap<String, Vec<(usize, Row)>> = HashMap::new();
+    for (i, mut r) in parts.into_iter().enumerate() {
+        let message = r.message_id.take().unwrap_or_default();
+        by_msg.entry(message).or_default().push((i, r));
     }
     for list in by_msg.values_mut() {
-        list.sort_by(|a, b| a.0.cmp(&b.0));
+        list.sort_by(|a, b| a.1.id.cmp(&b.1.id));
     }
+    let store = Parts {
+        by_msg,
+        cache: RefCell::new(Vec::new()),
+        errors: RefCell::new(BTreeMap::new()),
+        orphans: RefCell::new(Vec::new()),
+    };
     // A part whose message is not in the session is read by nothing: said,
     // not dropped in silence.
     let known: std::collections::HashSet<&str> =
         messages.iter().map(|(id, _)| id.as_str()).collect();
-    let mut orphans: Vec<(&String, &Vec<Item>)> = by_msg
-        .iter()
-        .filter(|(mid, _)| !known.contains(mid.as_str()))
+    let mut orphans: Vec<&String> = store
+        .by_msg
+        .keys()
+        .filter(|mid| !known.contains(mid.as_str()))
         .collect();
-    orphans.sort_by(|a, b| a.0.cmp(b.0));
-    for (mid, list) in orphans {
-        for (pid, _) in list {
-            diagnostics.push(Diagnostic {
+    orphans.sort();
+    for mid in orphans {
+        for (pid, _) in store.read(mid).iter() {
+            store.orphans.borrow_mut().push(Diagnostic {
                 line: 0,
                 byte_offset: 0,
                 message: format!(
@@ -116,7 +129,64 @@ fn sorted_rows(
             });
         }
     }
-    (messages, by_msg)
+    (messages, store)
+}
+
+/// The part rows by message, each message's read into values when the walk
+/// reads it. The last few read are kept: an assistant's parent, which every
+/// assistant of a loop reads, and the next user message, read just before it
+/// is walked.
+struct Parts {
+    by_msg: HashMap<String, Vec<(usize, Row)>>,
+    /// Most recently read first.
+    cache: RefCell<Vec<(String, Rc<[Item]>)>>,
+    /// The rows that did not read, by row: each once, however often read.
+    errors: RefCell<BTreeMap<usize, Diagnostic>>,
+    orphans: RefCell<Vec<Diagnostic>>,
+}
+
+/// How many messages' parts [`Parts`] keeps read.
+const PARTS_KEPT: usize = 8;
+
+impl Parts {
+    /// The parts of message `mid` that read, in id order.
+    fn read(&self, mid: &str) -> Rc<[Item]> {
+        let mut cache = self.cache.borrow_mut();
+        if let Some(k) = cache.iter().position(|(m, _)| m == mid) {
+            let hit = cache.remove(k);
+            let parts = Rc::clone(&hit.1);
+            cache.insert(0, hit);
+            return parts;
+        }
+        let mut errors = self.errors.borrow_mut();
+        let parts: Rc<[Item]> = self
+            .by_msg
+            .get(mid)
+            .into_iter()
+            .flatten()
+            .filter_map(|(n, r)| match r.data.read() {
+                Ok(v) => Some((r.id.clone(), v)),
+                Err(e) => {
+                    errors
+                        .entry(*n)
+                        .or_insert_with(|| row_diagnostic(n + 1, &format!("part {}", r.id), &e));
+                    None
+                }
+            })
+            .collect();
+        cache.insert(0, (mid.to_string(), Rc::clone(&parts)));
+        cache.truncate(PARTS_KEPT);
+        parts
+    }
+
+    /// Whether any part that reads is of `kind`; a row is read only when its
+    /// text could name the kind (written plainly, or with a `\u` escape).
+    fn any_of_kind(&self, kind: &str) -> bool {
+        self.by_msg.values().flatten().any(|(_, r)| match &r.data {
+            super::RowData::Text(t) if !t.contains(kind) && !t.contains("\\u") => false,
+            data => data.read().is_ok_and(|p| is_part(&p, kind)),
+        })
+    }
 }
 
 /// Reference §1.4: `session.revert` hides the messages from `revert.messageID`
@@ -241,7 +311,7 @@ impl Gathered {
 /// what it has gathered so far.
 struct Walk<'a> {
     messages: &'a [Item],
-    by_msg: &'a HashMap<String, Vec<Item>>,
+    parts: &'a Parts,
     version: Option<String>,
     /// Reference §1.4: summary assistant → the compaction it completed.
     completed: HashMap<String, String>,
@@ -259,14 +329,10 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn new(
-        messages: &'a [Item],
-        by_msg: &'a HashMap<String, Vec<Item>>,
-        version: Option<String>,
-    ) -> Walk<'a> {
+    fn new(messages: &'a [Item], parts: &'a Parts, version: Option<String>) -> Walk<'a> {
         Walk {
             messages,
-            by_msg,
+            parts,
             version,
             completed: completed_compactions(messages),
             compaction_asks: HashMap::new(),
@@ -279,10 +345,7 @@ impl<'a> Walk<'a> {
             records_finish: messages
                 .iter()
                 .any(|(_, m)| m.get("finish").is_some_and(Value::is_string)),
-            records_steps: by_msg
-                .values()
-                .flatten()
-                .any(|(_, p)| is_part(p, "step-start")),
+            records_steps: parts.any_of_kind("step-start"),
             got: Gathered {
                 msg_results: Vec::with_capacity(messages.len()),
                 ..Gathered::default()
@@ -290,18 +353,16 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn parts_of(&self, i: usize) -> &'a [Item] {
-        self.by_msg
-            .get(&self.messages[i].0)
-            .map_or(&[][..], Vec::as_slice)
+    fn parts_of(&self, i: usize) -> Rc<[Item]> {
+        self.parts.read(&self.messages[i].0)
     }
 
     /// The parts of the message `m`'s `parentID` names (none: no such message).
-    fn parent_parts(&self, m: &Value) -> &'a [Item] {
+    fn parent_parts(&self, m: &Value) -> Rc<[Item]> {
         m.get("parentID")
             .and_then(Value::as_str)
             .and_then(|p| self.index.get(p))
-            .map_or(&[][..], |&p| self.parts_of(p))
+            .map_or_else(|| Rc::from(Vec::new()), |&p| self.parts_of(p))
     }
 
     /// Feeds message `i`'s records, notes what it tells the plans, and after
@@ -318,7 +379,7 @@ impl<'a> Walk<'a> {
                 &format!("message {id}"),
             ));
         }
-        let records = records_of(m, parts, id, &self.version, &mut self.got.file_paths);
+        let records = records_of(m, &parts, id, &self.version, &mut self.got.file_paths);
         let mut shell = false;
         match m.get("role").and_then(Value::as_str) {
             Some("user") => {
@@ -329,7 +390,7 @@ impl<'a> Walk<'a> {
                 self.got.user_messages.push(feeder.sink.made());
             }
             Some("assistant")
-                if shell_run(m, self.parent_parts(m))
+                if shell_run(m, &self.parent_parts(m))
                     || (self.records_steps
                         && !parts.iter().any(|(_, p)| is_part(p, "step-start"))) =>
             {
@@ -339,7 +400,7 @@ impl<'a> Walk<'a> {
                 // the k-th assistant message with a `step-start`, §18.15); it
                 // is in later requests' history.
                 shell = true;
-                self.got.marks.extend(compacted_marks(parts));
+                self.got.marks.extend(compacted_marks(&parts));
             }
             Some("assistant") => self.response(i, feeder),
             other => diagnostics.push(Diagnostic {
@@ -372,15 +433,16 @@ impl<'a> Walk<'a> {
         }
         self.got.assistant_created.push(created_of(m));
         let next_user = self.next_users[i];
+        let summary = m.get("summary").and_then(Value::as_bool) == Some(true);
+        let parent = summary.then(|| self.parent_parts(m));
+        let next_parts = next_user.map(|u| self.parts_of(u));
         let own = Ends {
             m,
-            parts,
-            compaction: m
-                .get("summary")
-                .and_then(Value::as_bool)
-                .filter(|s| *s)
-                .and_then(|_| compaction_part(self.parent_parts(m))),
-            next: next_user.map(|u| (&self.messages[u].1, self.parts_of(u))),
+            parts: &parts,
+            compaction: parent.as_deref().and_then(compaction_part),
+            next: next_user
+                .zip(next_parts.as_deref())
+                .map(|(u, p)| (&self.messages[u].1, p)),
             // Where no `finish` is recorded: the message after it is a
             // user message, or there is none.
             bare_end: (!self.records_finish).then(|| next_user.is_none_or(|u| u == i + 1)),
@@ -397,7 +459,7 @@ impl<'a> Walk<'a> {
                 .summary_requests
                 .push(self.got.assistant_created.len());
         }
-        self.got.marks.extend(compacted_marks(parts));
+        self.got.marks.extend(compacted_marks(&parts));
     }
 
     /// Reference §1.4: the view starts at the last completed compaction
@@ -442,12 +504,9 @@ impl<'a> Walk<'a> {
     /// ...slice(tail, compaction), ...after]`): they are fed again, and each
     /// result they repeat is noted with the one it repeats.
     fn retained_tail(&mut self, c: usize, feeder: &mut Feeder) {
-        let tail = self.messages[c].0.as_str();
         let tail_start = self
-            .by_msg
-            .get(tail)
-            .into_iter()
-            .flatten()
+            .parts_of(c)
+            .iter()
             .find_map(|(_, p)| {
                 (p.get("type").and_then(Value::as_str) == Some("compaction"))
                     .then(|| p.get("tail_start_id").and_then(Value::as_str))
@@ -459,7 +518,7 @@ impl<'a> Walk<'a> {
             let tparts = self.parts_of(j);
             let start = feeder.sink.made().1;
             for (record, body) in
-                records_of(tm, tparts, tid, &self.version, &mut self.got.file_paths)
+                records_of(tm, &tparts, tid, &self.version, &mut self.got.file_paths)
             {
                 if let Some(again) = sent_as(&record, &body) {
                     feeder.feed(record, Some(body), again);

@@ -232,16 +232,16 @@ fn rows(v: &Value) -> (SessionInfo, Vec<Row>, Vec<Row>) {
                 id: part_keys[j].clone(),
                 message_id: Some(key_of[i].clone()),
                 data: if p.is_object() {
-                    Ok(p)
+                    super::RowData::Read(p)
                 } else {
-                    Err("not a JSON object".into())
+                    super::RowData::Bad("not a JSON object".into())
                 },
             });
         }
         messages.push(Row {
             id: key_of[i].clone(),
             message_id: None,
-            data: Ok(data),
+            data: super::RowData::Read(data),
         });
     }
     let revert = info.get("revert").filter(|r| r.is_object()).and_then(|r| {
@@ -387,14 +387,15 @@ mod tests {
         let mut sorted = ids.clone();
         sorted.sort();
         assert_eq!(sorted, ids, "keys sort in array order");
-        let assistant = messages[1].data.as_ref().unwrap();
+        let assistant = messages[1].data.read().unwrap();
         assert_eq!(
             assistant["parentID"], "000000-REDACTED",
             "the last user message before it"
         );
-        let calls: Vec<&str> = parts
+        let read: Vec<Value> = parts.iter().filter_map(|p| p.data.read().ok()).collect();
+        let calls: Vec<&str> = read
             .iter()
-            .filter_map(|p| p.data.as_ref().ok()?.get("callID")?.as_str())
+            .filter_map(|p| p.get("callID")?.as_str())
             .collect();
         assert_eq!(calls, ["REDACTED", "REDACTED#2", "prt_c", "part-1-3"]);
         let part_keys: Vec<&str> = parts[1..].iter().map(|p| p.id.as_str()).collect();

@@ -124,7 +124,7 @@ fn rows(dir: &Path, message_id: Option<&str>) -> Vec<(std::ffi::OsString, Row)> 
                 Row {
                     id,
                     message_id: message_id.map(str::to_string),
-                    data,
+                    data: data.into(),
                 },
             ))
         })

@@ -45,7 +45,59 @@ pub struct SessionInfo {
 pub(super) struct Row {
     pub id: String,
     pub message_id: Option<String>,
-    pub data: Result<Value, String>,
+    pub data: RowData,
+}
+
+/// A row's `data`: read already, kept as the database's text until it is read
+/// (a long session's parts as trees of values are several times their text:
+/// issue 41 item 5), or not readable (why, in words).
+#[derive(Debug, Clone)]
+pub(super) enum RowData {
+    Read(Value),
+    Text(Box<str>),
+    Bad(String),
+}
+
+impl From<Result<Value, String>> for RowData {
+    fn from(r: Result<Value, String>) -> Self {
+        match r {
+            Ok(v) => RowData::Read(v),
+            Err(e) => RowData::Bad(e),
+        }
+    }
+}
+
+impl RowData {
+    /// The data as a JSON object, or why the row is skipped.
+    pub(super) fn read(&self) -> Result<Value, String> {
+        match self {
+            RowData::Read(v) => Ok(v.clone()),
+            RowData::Text(t) => object(t),
+            RowData::Bad(e) => Err(e.clone()),
+        }
+    }
+
+    /// As [`RowData::read`], taking the row's value.
+    pub(super) fn into_read(self) -> Result<Value, String> {
+        match self {
+            RowData::Read(v) => Ok(v),
+            RowData::Text(t) => object(&t),
+            RowData::Bad(e) => Err(e),
+        }
+    }
+}
+
+/// A row's `data` text as a JSON object.
+fn object(text: &str) -> Result<Value, String> {
+    serde_json::from_str::<Value>(text)
+        .map_err(super::json_error)
+        .and_then(|v| {
+            if v.is_object() {
+                Ok(v)
+            } else {
+                Err("`data` is not a JSON object".into())
+            }
+        })
 }
 
 /// Loads one session of the database at `path`: `want` names it (`--session
@@ -89,7 +141,9 @@ pub(in crate::load) fn load_db(
             }
             todo.push(child.id.clone());
             for row in store.rows(&child.id, false)? {
-                let Ok(m) = row.data else { continue };
+                let Ok(m) = row.data.into_read() else {
+                    continue;
+                };
                 if m.get("role").and_then(Value::as_str) != Some("assistant") {
                     continue;
                 }
@@ -380,17 +434,10 @@ impl<'a> Store<'a> {
                         _ => None,
                     })
                 };
+                // Read when the build reads the row (`RowData::read`).
                 let data = match text(2)? {
-                    Some(t) => serde_json::from_str::<Value>(&t)
-                        .map_err(super::json_error)
-                        .and_then(|v| {
-                            if v.is_object() {
-                                Ok(v)
-                            } else {
-                                Err("`data` is not a JSON object".into())
-                            }
-                        }),
-                    None => Err("`data` is not text".into()),
+                    Some(t) => RowData::Text(t.into_boxed_str()),
+                    None => RowData::Bad("`data` is not text".into()),
                 };
                 Ok(Row {
                     id: text(0)?.unwrap_or_default(),
