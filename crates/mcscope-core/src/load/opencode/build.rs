@@ -27,8 +27,50 @@ const COMPACTION_ASK: &str = "What did we do so far?";
 /// What it sends for a `subtask` part (1.18.33 `toModelMessages`).
 const SUBTASK_NOTE: &str = "The following tool was executed by the user";
 
-/// A message or part row: its id and its data.
+/// A part row: its id and its data.
 type Item = (String, Value);
+
+/// A message row that reads, with what the walk reads of every message before
+/// it walks any. Its data is read again when the walk reaches it: a long
+/// session's messages as trees of values are several times their text (issue
+/// 41 item 5).
+struct Msg {
+    id: String,
+    data: super::RowData,
+    role: Option<String>,
+    parent: Option<String>,
+    created: Option<i64>,
+    /// `finish` is recorded (a string).
+    finish: bool,
+    /// The summary of a completed compaction ([`completes_compaction`]).
+    completes: bool,
+}
+
+impl Msg {
+    fn of(id: String, data: super::RowData, m: &Value) -> Msg {
+        Msg {
+            id,
+            data,
+            role: m.get("role").and_then(Value::as_str).map(str::to_string),
+            parent: m
+                .get("parentID")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            created: created_of(m),
+            finish: m.get("finish").is_some_and(Value::is_string),
+            completes: completes_compaction(m),
+        }
+    }
+
+    /// The message's data (it read when the rows were sorted, so it reads
+    /// again: the same text).
+    fn value(&self) -> std::borrow::Cow<'_, Value> {
+        match &self.data {
+            super::RowData::Read(v) => std::borrow::Cow::Borrowed(v),
+            data => std::borrow::Cow::Owned(data.read().unwrap_or(Value::Null)),
+        }
+    }
+}
 
 /// Builds the session from its rows (messages and parts, any order).
 pub(super) fn session(
@@ -75,12 +117,12 @@ fn sorted_rows(
     messages: Vec<Row>,
     parts: Vec<Row>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Vec<Item>, Parts) {
-    let mut messages: Vec<Item> = messages
+) -> (Vec<Msg>, Parts) {
+    let mut messages: Vec<Msg> = messages
         .into_iter()
         .enumerate()
-        .filter_map(|(i, r)| match r.data.into_read() {
-            Ok(v) => Some((r.id, v)),
+        .filter_map(|(i, r)| match r.data.read() {
+            Ok(v) => Some(Msg::of(r.id, r.data, &v)),
             Err(e) => {
                 diagnostics.push(row_diagnostic(i + 1, &format!("message {}", r.id), &e));
                 None
@@ -88,7 +130,7 @@ fn sorted_rows(
         })
         .collect();
     // Reference §1.2: ids are time-ordered; the loop reads them in id order.
-    messages.sort_by(|a, b| a.0.cmp(&b.0));
+    messages.sort_by(|a, b| a.id.cmp(&b.id));
     let mut by_msg: HashMap<String, Vec<(usize, Row)>> = HashMap::new();
     for (i, mut r) in parts.into_iter().enumerate() {
         let message = r.message_id.take().unwrap_or_default();
@@ -105,8 +147,7 @@ fn sorted_rows(
     };
     // A part whose message is not in the session is read by nothing: said,
     // not dropped in silence.
-    let known: std::collections::HashSet<&str> =
-        messages.iter().map(|(id, _)| id.as_str()).collect();
+    let known: std::collections::HashSet<&str> = messages.iter().map(|m| m.id.as_str()).collect();
     let mut orphans: Vec<&String> = store
         .by_msg
         .keys()
@@ -196,13 +237,13 @@ impl Parts {
 /// before the revert (as a rewound Claude branch, SPEC §15.1): they stay,
 /// and no request of the file comes after them to leave them out of; the
 /// warning says so.
-fn revert_warning(info: &SessionInfo, messages: &[Item]) -> Option<SessionWarning> {
+fn revert_warning(info: &SessionInfo, messages: &[Msg]) -> Option<SessionWarning> {
     let revert = info.revert.as_ref()?;
     let msg = revert.get("messageID").and_then(Value::as_str)?;
     let part = revert.get("partID").and_then(Value::as_str);
     let hidden = messages
         .iter()
-        .filter(|(id, _)| id.as_str() > msg || (part.is_none() && id == msg))
+        .filter(|m| m.id.as_str() > msg || (part.is_none() && m.id == msg))
         .count();
     Some(SessionWarning {
         id: "opencode_revert",
@@ -310,7 +351,7 @@ impl Gathered {
 /// The walk over the messages in id order: what it reads of them all, and
 /// what it has gathered so far.
 struct Walk<'a> {
-    messages: &'a [Item],
+    messages: &'a [Msg],
     parts: &'a Parts,
     version: Option<String>,
     /// Reference §1.4: summary assistant → the compaction it completed.
@@ -329,22 +370,26 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn new(messages: &'a [Item], parts: &'a Parts, version: Option<String>) -> Walk<'a> {
+    fn new(messages: &'a [Msg], parts: &'a Parts, version: Option<String>) -> Walk<'a> {
         Walk {
             messages,
             parts,
             version,
-            completed: completed_compactions(messages),
+            // Reference §1.4: each completed compaction's summary, by the
+            // user message its `parentID` names (1.3.2 `filterCompacted`).
+            completed: messages
+                .iter()
+                .filter(|m| m.completes)
+                .filter_map(|m| Some((m.id.clone(), m.parent.clone()?)))
+                .collect(),
             compaction_asks: HashMap::new(),
             next_users: next_user_messages(messages),
             index: messages
                 .iter()
                 .enumerate()
-                .map(|(i, (id, _))| (id.as_str(), i))
+                .map(|(i, m)| (m.id.as_str(), i))
                 .collect(),
-            records_finish: messages
-                .iter()
-                .any(|(_, m)| m.get("finish").is_some_and(Value::is_string)),
+            records_finish: messages.iter().any(|m| m.finish),
             records_steps: parts.any_of_kind("step-start"),
             got: Gathered {
                 msg_results: Vec::with_capacity(messages.len()),
@@ -354,7 +399,7 @@ impl<'a> Walk<'a> {
     }
 
     fn parts_of(&self, i: usize) -> Rc<[Item]> {
-        self.parts.read(&self.messages[i].0)
+        self.parts.read(&self.messages[i].id)
     }
 
     /// The parts of the message `m`'s `parentID` names (none: no such message).
@@ -369,7 +414,9 @@ impl<'a> Walk<'a> {
     /// the summary of a completed compaction, starts the view it leaves.
     fn message(&mut self, i: usize, feeder: &mut Feeder, diagnostics: &mut Vec<Diagnostic>) {
         let messages = self.messages;
-        let (id, m) = &messages[i];
+        let id = &messages[i].id;
+        let m = messages[i].value();
+        let m: &Value = &m;
         let parts = self.parts_of(i);
         let first = feeder.sink.made().1;
         if m.get("role").and_then(Value::as_str) == Some("assistant") {
@@ -402,7 +449,7 @@ impl<'a> Walk<'a> {
                 shell = true;
                 self.got.marks.extend(compacted_marks(&parts));
             }
-            Some("assistant") => self.response(i, feeder),
+            Some("assistant") => self.response(i, m, feeder),
             other => diagnostics.push(Diagnostic {
                 line: 0,
                 byte_offset: 0,
@@ -419,14 +466,13 @@ impl<'a> Walk<'a> {
             }
         }
         self.got.msg_results.push((first, feeder.sink.made().1));
-        self.after_compaction(i, wire, feeder);
+        self.after_compaction(i, m, wire, feeder);
     }
 
     /// An assistant message that was a response: its cost, time, whether its
     /// loop ended with it, whether it is a compaction's summary, and its
     /// parts' prune marks.
-    fn response(&mut self, i: usize, feeder: &Feeder) {
-        let m = &self.messages[i].1;
+    fn response(&mut self, i: usize, m: &Value, feeder: &Feeder) {
         let parts = self.parts_of(i);
         if let Some(c) = m.get("cost").and_then(Value::as_f64) {
             *self.got.harness_usd.get_or_insert(0.0) += c;
@@ -442,7 +488,7 @@ impl<'a> Walk<'a> {
             compaction: parent.as_deref().and_then(compaction_part),
             next: next_user
                 .zip(next_parts.as_deref())
-                .map(|(u, p)| (&self.messages[u].1, p)),
+                .map(|(u, p)| (self.messages[u].created, p)),
             // Where no `finish` is recorded: the message after it is a
             // user message, or there is none.
             bare_end: (!self.records_finish).then(|| next_user.is_none_or(|u| u == i + 1)),
@@ -469,8 +515,8 @@ impl<'a> Walk<'a> {
     /// `SessionCompaction.process`: `toModelMessages(input.messages)` plus
     /// the prompt). Nothing, unless message `i` (whose first record's body
     /// is `wire`) is the summary of a completed compaction.
-    fn after_compaction(&mut self, i: usize, wire: Option<Value>, feeder: &mut Feeder) {
-        let (id, m) = &self.messages[i];
+    fn after_compaction(&mut self, i: usize, m: &Value, wire: Option<Value>, feeder: &mut Feeder) {
+        let id = &self.messages[i].id;
         let Some((c, ask, ask_at)) = self
             .completed
             .get(id.as_str())
@@ -512,13 +558,13 @@ impl<'a> Walk<'a> {
                     .then(|| p.get("tail_start_id").and_then(Value::as_str))
                     .flatten()
             })
-            .and_then(|t| self.messages[..c].iter().position(|(id, _)| id == t));
+            .and_then(|t| self.messages[..c].iter().position(|m| m.id == t));
         for j in tail_start.into_iter().flat_map(|t| t..c) {
-            let (tid, tm) = &self.messages[j];
+            let (tid, tm) = (&self.messages[j].id, self.messages[j].value());
             let tparts = self.parts_of(j);
             let start = feeder.sink.made().1;
             for (record, body) in
-                records_of(tm, &tparts, tid, &self.version, &mut self.got.file_paths)
+                records_of(&tm, &tparts, tid, &self.version, &mut self.got.file_paths)
             {
                 if let Some(again) = sent_as(&record, &body) {
                     feeder.feed(record, Some(body), again);
@@ -627,12 +673,12 @@ fn record(kind: &str, ms: Option<i64>, version: &Option<String>, message: Value)
 }
 
 /// For each message, the first user message after it (its index).
-fn next_user_messages(messages: &[(String, Value)]) -> Vec<Option<usize>> {
+fn next_user_messages(messages: &[Msg]) -> Vec<Option<usize>> {
     let mut out = vec![None; messages.len()];
     let mut next = None;
-    for (i, (_, m)) in messages.iter().enumerate().rev() {
+    for (i, m) in messages.iter().enumerate().rev() {
         out[i] = next;
-        if m.get("role").and_then(Value::as_str) == Some("user") {
+        if m.role.as_deref() == Some("user") {
             next = Some(i);
         }
     }
@@ -646,8 +692,8 @@ struct Ends<'a> {
     parts: &'a [(String, Value)],
     /// For a summary, its compaction's `compaction` part.
     compaction: Option<&'a Value>,
-    /// The first user message after it, with its parts.
-    next: Option<(&'a Value, &'a [(String, Value)])>,
+    /// The first user message after it: its `time.created`, and its parts.
+    next: Option<(Option<i64>, &'a [Item])>,
     /// For a build that records no `finish`: whether only a user message (or
     /// nothing) follows it.
     bare_end: Option<bool>,
@@ -694,7 +740,7 @@ impl Ends<'_> {
         let overflow = self
             .compaction
             .is_some_and(|c| c.get("overflow") == Some(&Value::Bool(true)));
-        let Some((next, next_parts)) = self.next else {
+        let Some((asked, next_parts)) = self.next else {
             return true;
         };
         if auto && overflow {
@@ -704,7 +750,7 @@ impl Ends<'_> {
         // answers: a prompt written while it streamed joins the loop; so do
         // the continue an auto-compaction writes and the compaction message a
         // step that overflowed makes.
-        if let (Some(asked), Some(done)) = (created_of(next), completed_of(m))
+        if let (Some(asked), Some(done)) = (asked, completed_of(m))
             && asked < done
         {
             return false;

@@ -145,23 +145,14 @@ pub(super) fn timestamp(ms: Option<i64>) -> Option<String> {
     Some(ts.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
 }
 
-/// The compactions that completed, as summary assistant → user message: a
-/// summary assistant (`summary: true`, `finish` set, no `error`) whose
-/// `parentID` names the user message (1.3.2 `filterCompacted`, reference §1.4).
-pub(super) fn completed_compactions(messages: &[(String, Value)]) -> HashMap<String, String> {
-    messages
-        .iter()
-        .filter(|(_, m)| {
-            m.get("role").and_then(Value::as_str) == Some("assistant")
-                && m.get("summary").and_then(Value::as_bool) == Some(true)
-                && m.get("finish").is_some_and(|f| !f.is_null())
-                && m.get("error").is_none_or(Value::is_null)
-        })
-        .filter_map(|(id, m)| {
-            let parent = m.get("parentID").and_then(Value::as_str)?;
-            Some((id.clone(), parent.to_string()))
-        })
-        .collect()
+/// Whether `m` is the summary of a compaction that completed: a summary
+/// assistant (`summary: true`, `finish` set, no `error`); its `parentID` names
+/// the compaction's user message (1.3.2 `filterCompacted`, reference §1.4).
+pub(super) fn completes_compaction(m: &Value) -> bool {
+    m.get("role").and_then(Value::as_str) == Some("assistant")
+        && m.get("summary").and_then(Value::as_bool) == Some(true)
+        && m.get("finish").is_some_and(|f| !f.is_null())
+        && m.get("error").is_none_or(Value::is_null)
 }
 
 /// A user message's blocks as 1.18.33 `toModelMessages` sends them: its

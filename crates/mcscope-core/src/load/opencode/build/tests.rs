@@ -26,7 +26,7 @@ fn s2_2_which_response_ends_a_loop() {
             m,
             parts: own,
             compaction: None,
-            next,
+            next: next.map(|(u, p)| (created_of(u), p)),
             bare_end: None,
         }
         .ends_loop()
@@ -81,7 +81,7 @@ fn s2_2_which_response_ends_a_loop() {
             m: &summary,
             parts: &[],
             compaction: Some(c),
-            next: Some((&later, &prompt)),
+            next: Some((created_of(&later), &prompt)),
             bare_end: None,
         }
         .ends_loop()
