@@ -223,13 +223,15 @@ pub struct Message {
     /// one (SPEC §9a: a response is counted once by `message.id` + `requestId`).
     pub request_id: Option<String>,
     pub model: Option<String>,
-    pub usage: Option<Usage>,
+    /// Boxed, as `context_client`: a long session holds tens of thousands of
+    /// messages, most without either (issue 41 item 5).
+    pub usage: Option<Box<Usage>>,
     /// Claude `message.context_management.applied_edits` of the last line of the
     /// response that had it, verbatim (SPEC §10); None when no line had it.
     pub applied_edits: Option<Vec<serde_json::Value>>,
     /// Claude `message.context_management`'s `client_*` fields of the last line
     /// of the response that had any (SPEC §13.E4); None when no line had one.
-    pub context_client: Option<ContextClient>,
+    pub context_client: Option<Box<ContextClient>>,
     /// `parentUuid` of the message's first record (checks a budget boundary, §10).
     pub first_parent_uuid: Option<String>,
     /// True for messages rebuilt from a Qwen `compressedHistory` (not responses).
@@ -741,7 +743,7 @@ impl Session {
                     .iter()
                     .map(|m| {
                         m.usage
-                            .as_ref()
+                            .as_deref()
                             .filter(|_| {
                                 m.role == Role::Assistant
                                     && !m.synthetic

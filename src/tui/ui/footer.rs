@@ -265,7 +265,8 @@ fn verdict_lines(v: &SessionView, width: usize, theme: Theme) -> (Lines, Lines) 
 fn spark_lines(v: &SessionView, width: usize, theme: Theme) -> Vec<(u8, Line<'static>)> {
     let cells = width.saturating_sub(layout::SPARK_LABEL + 1);
     let s = &v.setup.session;
-    let usage = |r: &crate::session::Request| r.response.and_then(|m| s.messages[m].usage.as_ref());
+    let usage =
+        |r: &crate::session::Request| r.response.and_then(|m| s.messages[m].usage.as_deref());
     let context: Vec<u64> = s
         .requests
         .iter()

@@ -342,7 +342,7 @@ fn countable(m: &crate::session::Message) -> Option<&Usage> {
     if m.model.as_deref() == Some(crate::session::SYNTHETIC_MODEL) {
         return None;
     }
-    m.usage.as_ref()
+    m.usage.as_deref()
 }
 
 /// A sub-agent's response: all of W is `subagent`, or `compaction` for the

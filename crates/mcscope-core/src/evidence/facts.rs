@@ -189,7 +189,7 @@ pub fn collect_facts(s: &Session) -> Vec<RequestFacts> {
 
 fn response_record(s: &Session, req: &Request) -> Option<IdleRecorded> {
     let m = &s.messages[req.response?];
-    IdleRecorded::of(m.applied_edits.as_deref(), m.context_client.as_ref())
+    IdleRecorded::of(m.applied_edits.as_deref(), m.context_client.as_deref())
 }
 
 /// One `tool_results_cut` entry of the evidence object (SPEC §13.E1).

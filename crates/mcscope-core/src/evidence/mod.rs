@@ -543,7 +543,7 @@ fn countable(m: &Message) -> Option<&Usage> {
     if m.model.as_deref() == Some(SYNTHETIC_MODEL) {
         return None;
     }
-    m.usage.as_ref()
+    m.usage.as_deref()
 }
 
 /// `ttl_auto(k)`: the TTL of the last cache write at or before response k − 1

@@ -244,7 +244,7 @@ impl Builder {
         self.last_assistant_any = ts_ms;
         // Usage is taken once, from the last line of the group (SPEC §2).
         if r.usage.is_some() {
-            m.usage = r.usage;
+            m.usage = r.usage.map(Box::new);
         }
         if r.model.is_some() {
             m.model = r.model;
@@ -256,7 +256,7 @@ impl Builder {
             m.applied_edits = r.applied_edits;
         }
         if r.context_client.is_some() {
-            m.context_client = r.context_client;
+            m.context_client = r.context_client.map(Box::new);
         }
         self.touched = Some((idx, r.response_id.as_deref().map(super::branches::hash)));
         idx

@@ -427,7 +427,7 @@ impl Replay {
         // The response is written again once its usage arrives: the last
         // copy's usage wins (chatRecordingService.ts `recordMessageTokens`).
         if let Some(u) = self.usage_of(id, r, line) {
-            self.b.s.messages[idx].usage = Some(u);
+            self.b.s.messages[idx].usage = Some(Box::new(u));
         }
         let (parts, _) = model_content(r);
         let Some(last) = self.linear.last() else {
