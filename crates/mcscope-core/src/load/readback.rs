@@ -73,7 +73,7 @@ pub(crate) fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::
     let shape = s.harness.rules().wire;
     let key = shape.content;
     for part in &msg.parts {
-        let value = match part {
+        let mut value = match part {
             Part::Record { offset, len, .. } => {
                 // Only `message` is read: the rest (toolUseResult…) is skipped unparsed.
                 #[derive(serde::Deserialize)]
@@ -91,7 +91,8 @@ pub(crate) fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::
             }
             Part::Inline(v) => v.value(),
         };
-        pieces.push(value.get(key).cloned().unwrap_or(Value::Null));
+        // The value is this call's own: its content is moved out, not copied.
+        pieces.push(value.get_mut(key).map_or(Value::Null, Value::take));
     }
     let role = match msg.role {
         Role::User => shape.user_role,
