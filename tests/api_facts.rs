@@ -93,3 +93,76 @@ fn messages_the_scan_is_unsure_of_are_read_back() {
     std::fs::write(&path, text).unwrap();
     assert!(agree(&path) >= 4);
 }
+
+/// Issue 43 item 1 / issue 41 item 5: a Messages API body's messages are kept
+/// as text and measured as the Claude loader measures a record's content, so
+/// nothing reads them back for their facts, what fills the window or their
+/// sizes. Whatever the path, every figure is the one reading the message back
+/// gives: on the bundled body and on one of odd shapes (a duplicate key, an
+/// escaped name, a name that is not a string, a string content, images).
+#[test]
+fn a_messages_api_body_is_measured_as_its_messages_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("odd-body.json");
+    std::fs::write(
+        &odd,
+        r#"{"model":"claude-sonnet-4-5","messages":[
+ {"role":"user","content":"go"},
+ {"role":"assistant","content":[{"type":"thinking","thinking":"x","thinking":"y"},{"type":"tool_use","id":"t1","name":"Re\u0061d","input":{"file_path":"/a","n":1.5}}]},
+ {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"part é"},{"type":"image","source":{"type":"base64","data":"AA=="}}]}]},
+ {"role":"assistant","content":[{"type":"tool_use","id":"t2","name":5,"input":{}},{"type":"tool_use","id":"t3","name":"Bash","input":{"command":"ls"}}]},
+ {"role":"user","content":[{"type":"tool_result","tool_use_id":"t3","content":"plain"},{"type":"tool_result","tool_use_id":"t2"}]},
+ {"role":"assistant","content":[{"type":"text","text":"done"}]}
+]}"#
+        .replace('\n', ""),
+    )
+    .unwrap();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/api-agent.json");
+    let mut measured = 0;
+    for path in [sample, odd] {
+        assert!(agree(&path) >= 6, "{}", path.display());
+        let s = mcscope::load::load(&path, None).unwrap();
+        let read = mcscope::wire::map_messages(&s, |m, v| {
+            mcscope::context::message_kinds(s.harness, s.messages[m].role, v)
+        })
+        .unwrap();
+        for (m, want) in read.iter().enumerate() {
+            if let Some(got) = mcscope::context::measured(&s.messages[m]) {
+                measured += 1;
+                assert_eq!(&got, want, "{} message {m}", path.display());
+            }
+        }
+        let fast = mcscope::wire::message_tokens(&s, true).unwrap();
+        let exact = mcscope::wire::message_tokens(&s, false).unwrap();
+        assert_eq!(fast, exact, "{}", path.display());
+        let req = s.requests.last().unwrap();
+        for keep_odd in [true, false] {
+            let cleared = |r: usize| !keep_odd || r.is_multiple_of(2);
+            let never = |_: usize| false;
+            for m in 0..s.messages.len() {
+                let Some(got) = mcscope::wire::measured_rewrite_tokens(&s, m, &cleared) else {
+                    continue;
+                };
+                let built = mcscope::wire::wire_message_tokens(
+                    &s,
+                    req,
+                    m,
+                    &mcscope::wire::Clearings {
+                        delivery: mcscope::policy::Delivery::Rewrite,
+                        result_cleared: &cleared,
+                        result_stripped: &never,
+                        media_cleared: &never,
+                        edits: &[],
+                        drop_thoughts: false,
+                        server: None,
+                        dropped: &[],
+                        texts: &[],
+                    },
+                )
+                .unwrap();
+                assert_eq!(got, built, "{} message {m}", path.display());
+            }
+        }
+    }
+    assert!(measured >= 10, "only {measured} messages measured");
+}

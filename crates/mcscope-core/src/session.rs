@@ -114,15 +114,52 @@ pub enum Part {
     Inline(Inline),
 }
 
+impl Part {
+    /// The written size of the content, measured while loading.
+    pub fn piece(&self) -> Option<PieceLen> {
+        match self {
+            Part::Record { piece, .. } => *piece,
+            Part::Inline(i) => i.measure()?.piece,
+        }
+    }
+
+    /// The written size of each `tool_result` block's `content`, in block
+    /// order (empty where nothing was measured).
+    pub fn result_sizes(&self) -> &[Option<u64>] {
+        match self {
+            Part::Record { result_sizes, .. } => result_sizes,
+            Part::Inline(i) => i.measure().map_or(&[], |m| &m.result_sizes),
+        }
+    }
+
+    /// The content by kind, measured while loading.
+    pub fn kinds(&self) -> Option<&PartKinds> {
+        match self {
+            Part::Record { kinds, .. } => kinds.as_deref(),
+            Part::Inline(i) => i.measure()?.kinds.as_deref(),
+        }
+    }
+}
+
 /// An inline body, kept as its compact JSON text and parsed when read: a tree
 /// of `serde_json::Value`s is several times the size of its text, and a long
 /// session holds one body per message (issue 41 item 5).
 #[derive(Debug, Clone)]
-pub struct Inline(InlineForm);
+pub struct Inline(InlineForm, Option<Box<InlineMeasure>>);
+
+/// What the Claude loader measured of an inline body's content on its text, as
+/// it measures a record's (see [`Part::Record`]).
+#[derive(Debug, Clone)]
+pub struct InlineMeasure {
+    pub piece: Option<PieceLen>,
+    pub result_sizes: Box<[Option<u64>]>,
+    pub kinds: Option<Box<PartKinds>>,
+}
 
 #[derive(Debug, Clone)]
 enum InlineForm {
-    Text(Box<serde_json::value::RawValue>),
+    /// Compact JSON text this type wrote from a value.
+    Text(Box<str>),
     /// A body nested deeper than serde_json parses back (its recursion limit
     /// is 128 levels): kept as the tree it is.
     Tree(Box<serde_json::Value>),
@@ -133,14 +170,30 @@ const INLINE_TEXT_DEPTH: usize = 100;
 
 impl Inline {
     pub fn new(v: serde_json::Value) -> Inline {
+        let text = v.to_string();
+        Inline::written(v, text, None)
+    }
+
+    /// A body whose compact text the caller has written already (`text` is
+    /// `v.to_string()`), with its content by kind as the Claude loader
+    /// measured it on that text (its written size, each tool result's, its
+    /// content by kind), so sizes, what fills the window and the api plan's
+    /// facts need not read it back.
+    pub(crate) fn written(
+        v: serde_json::Value,
+        text: String,
+        measure: Option<InlineMeasure>,
+    ) -> Inline {
         let form = match depth_over(&v, INLINE_TEXT_DEPTH) {
-            false => match serde_json::value::to_raw_value(&v) {
-                Ok(text) => InlineForm::Text(text),
-                Err(_) => InlineForm::Tree(Box::new(v)),
-            },
+            false => InlineForm::Text(text.into_boxed_str()),
             true => InlineForm::Tree(Box::new(v)),
         };
-        Inline(form)
+        Inline(form, measure.map(Box::new))
+    }
+
+    /// What the loader measured of the content, when it did.
+    pub fn measure(&self) -> Option<&InlineMeasure> {
+        self.1.as_deref()
     }
 
     /// The body as a value (parsed from its text).
@@ -148,7 +201,7 @@ impl Inline {
         match &self.0 {
             // Text this type wrote from a value, nested less than the limit:
             // it parses back to that value.
-            InlineForm::Text(t) => serde_json::from_str(t.get()).unwrap_or_default(),
+            InlineForm::Text(t) => serde_json::from_str(t).unwrap_or_default(),
             InlineForm::Tree(v) => (**v).clone(),
         }
     }

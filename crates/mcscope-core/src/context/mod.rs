@@ -113,7 +113,8 @@ impl ContextFacts {
     }
 
     /// Each message's kinds as the loader measured its records; a message it
-    /// could not measure (an inline part, a value the scan is unsure of) is
+    /// could not measure (an inline part it did not measure, a value the
+    /// scan is unsure of) is
     /// read back, and one that cannot be read back counts nothing.
     fn read(s: &Session) -> ContextFacts {
         let mut kinds = Vec::with_capacity(s.messages.len());
@@ -170,9 +171,7 @@ pub fn measured(msg: &crate::session::Message) -> Option<(Kinds, MsgExtra)> {
     let mut k = Kinds::default();
     let mut x = MsgExtra::default();
     for part in &msg.parts {
-        let crate::session::Part::Record { kinds: Some(p), .. } = part else {
-            return None;
-        };
+        let p = part.kinds()?;
         match msg.role {
             Role::User => k.user_text += p.text,
             Role::Assistant => k.assistant_text += p.text,

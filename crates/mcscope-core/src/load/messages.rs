@@ -46,9 +46,16 @@ pub(super) fn load(path: &Path, mut file: File, format: Format) -> Result<Sessio
         } else {
             "user"
         };
-        let record = format!(r#"{{"type":"{kind}","message":{m}}}"#);
+        // The body's text is written once: for the record the Claude reader
+        // parses (which measures its content by kind) and for its part.
+        let text = m.to_string();
+        let record = format!(r#"{{"type":"{kind}","message":{text}}}"#);
         match claude::Sink::parse(&record) {
-            Ok(rec) => sink.apply_part(rec, i + 1, Part::Inline(crate::session::Inline::new(m))),
+            Ok(mut rec) => {
+                let measure = rec.take_measure();
+                let body = crate::session::Inline::written(m, text, Some(measure));
+                sink.apply_part(rec, i + 1, Part::Inline(body))
+            }
             Err(message) => diagnostics.push(crate::session::Diagnostic {
                 line: i + 1,
                 byte_offset: 0,

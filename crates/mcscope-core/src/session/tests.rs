@@ -38,6 +38,7 @@ fn an_inline_body_reads_back_as_the_value_it_was_made_from() {
     assert_eq!(b.value(), v);
     assert_eq!(b.value().to_string(), v.to_string(), "key order kept");
     assert!(matches!(b.0, InlineForm::Text(_)));
+    assert!(b.measure().is_none());
 
     let mut deep = serde_json::json!("leaf");
     for _ in 0..200 {

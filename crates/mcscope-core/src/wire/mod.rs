@@ -21,7 +21,7 @@ pub use tokens::{
 use crate::harness::Dialect;
 use crate::policy::Delivery;
 use crate::policy::engine::EditBlock;
-use crate::session::{HarnessId, Part, PieceLen, Request, Role, Session};
+use crate::session::{HarnessId, PieceLen, Request, Role, Session};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::collections::HashSet;

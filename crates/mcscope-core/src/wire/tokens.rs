@@ -85,10 +85,7 @@ pub fn measured_rewrite_table(s: &Session) -> (Vec<Option<u64>>, Vec<i64>) {
         // As `measured_written` pairs the message's results with the sizes.
         let mut results = s.results_in(m, m + 1);
         'blocks: for part in &msg.parts {
-            let Part::Record { result_sizes, .. } = part else {
-                continue;
-            };
-            for size in result_sizes {
+            for size in part.result_sizes() {
                 let Some(r) = results.next() else {
                     break 'blocks;
                 };
@@ -109,10 +106,7 @@ fn measured_written(s: &Session, m: usize, cleared: &dyn Fn(usize) -> bool) -> O
     let shape = s.harness.rules().wire;
     let mut pieces = Vec::with_capacity(msg.parts.len());
     for part in &msg.parts {
-        match part {
-            Part::Record { piece, .. } => pieces.push((*piece)?),
-            Part::Inline(_) => return None,
-        }
+        pieces.push(part.piece()?);
     }
     let content = match pieces.as_slice() {
         [PieceLen::Str(len)] => *len,
@@ -144,10 +138,7 @@ fn measured_written(s: &Session, m: usize, cleared: &dyn Fn(usize) -> bool) -> O
     let placeholder = s.harness.rules().placeholder.len() as u64 + 2;
     let mut results = s.results_in(m, m + 1);
     'blocks: for part in &msg.parts {
-        let Part::Record { result_sizes, .. } = part else {
-            continue;
-        };
-        for size in result_sizes {
+        for size in part.result_sizes() {
             let Some(r) = results.next() else {
                 break 'blocks;
             };

@@ -224,6 +224,18 @@ impl Sink {
     }
 }
 
+impl Tagged {
+    /// What the scan measured of the record's content (the caller keeps it
+    /// with the content it measured).
+    pub(in crate::load) fn take_measure(&mut self) -> crate::session::InlineMeasure {
+        crate::session::InlineMeasure {
+            piece: self.piece,
+            result_sizes: std::mem::take(&mut self.result_sizes),
+            kinds: self.kinds.take(),
+        }
+    }
+}
+
 impl RecordSink for Sink {
     type Rec = Tagged;
 

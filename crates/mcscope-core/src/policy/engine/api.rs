@@ -26,8 +26,8 @@ impl ApiFacts {
 
     /// Each message's facts from what the loader measured of its records
     /// ([`ApiPiece`](crate::session::ApiPiece)); the messages it did not
-    /// measure whole (an inline part, a record its scan was unsure of) are
-    /// read back.
+    /// measure whole (an inline part it did not measure, a record its scan
+    /// was unsure of) are read back.
     fn read(s: &Session) -> ApiFacts {
         let mut msgs = Vec::with_capacity(s.messages.len());
         let mut back = Vec::new();
@@ -63,9 +63,7 @@ impl MsgFacts {
         let mut f = MsgFacts::default();
         let mut calls = s.calls[s.calls_in(m, m + 1)].iter();
         for part in &msg.parts {
-            let crate::session::Part::Record { kinds: Some(k), .. } = part else {
-                return None;
-            };
+            let k = part.kinds()?;
             if k.api.string && msg.parts.len() > 1 && !text_blocks {
                 return None;
             }
