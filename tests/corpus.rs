@@ -699,28 +699,12 @@ fn measured_message_sizes_agree_with_the_built_messages() {
         };
         for keep_odd in [true, false] {
             let cleared = |r: usize| !keep_odd || r.is_multiple_of(2);
-            let never = |_: usize| false;
+            let c = mcscope::wire::Clearings::rewrite_results(&cleared);
             for m in 0..s.messages.len() {
                 let Some(measured) = mcscope::wire::measured_rewrite_tokens(&s, m, &cleared) else {
                     continue;
                 };
-                let built = mcscope::wire::wire_message_tokens(
-                    &s,
-                    req,
-                    m,
-                    &mcscope::wire::Clearings {
-                        delivery: mcscope::policy::Delivery::Rewrite,
-                        result_cleared: &cleared,
-                        result_stripped: &never,
-                        media_cleared: &never,
-                        edits: &[],
-                        drop_thoughts: false,
-                        server: None,
-                        dropped: &[],
-                        texts: &[],
-                    },
-                )
-                .unwrap();
+                let built = mcscope::wire::wire_message_tokens(&s, req, m, &c).unwrap();
                 assert_eq!(
                     measured,
                     built,

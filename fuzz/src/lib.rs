@@ -256,22 +256,11 @@ pub fn pipeline(path: &Path, data: &[u8]) {
     // And with every result cleared, as a Claude rewrite clears them.
     if let Some(req) = base.session.requests.last() {
         let all = |_: usize| true;
-        let never = |_: usize| false;
         for m in 0..base.session.messages.len() {
             let Some(measured) = wire::measured_rewrite_tokens(&base.session, m, &all) else {
                 continue;
             };
-            let c = wire::Clearings {
-                delivery: Delivery::Rewrite,
-                result_cleared: &all,
-                result_stripped: &never,
-                media_cleared: &never,
-                edits: &[],
-                drop_thoughts: false,
-                server: None,
-                dropped: &[],
-                texts: &[],
-            };
+            let c = wire::Clearings::rewrite_results(&all);
             if let Ok(built) = wire::wire_message_tokens(&base.session, req, m, &c) {
                 assert_eq!(measured, built, "measured rewrite of message {m} differs");
             }

@@ -58,6 +58,27 @@ pub struct Clearings<'a> {
     pub texts: &'a [(usize, usize, &'static str)],
 }
 
+impl<'a> Clearings<'a> {
+    /// A `rewrite` wire whose only change is the results `cleared` says
+    /// cleared (no media, edits, dropped messages or texts).
+    pub fn rewrite_results(cleared: &'a dyn Fn(usize) -> bool) -> Clearings<'a> {
+        fn never(_: usize) -> bool {
+            false
+        }
+        Clearings {
+            delivery: Delivery::Rewrite,
+            result_cleared: cleared,
+            result_stripped: &never,
+            media_cleared: &never,
+            edits: &[],
+            drop_thoughts: false,
+            server: None,
+            dropped: &[],
+            texts: &[],
+        }
+    }
+}
+
 /// What the `api` preset sends and what the server does with it (SPEC §11).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ServerEdits {
@@ -292,18 +313,7 @@ mod tests {
         let req = s.requests.last().unwrap().clone();
         let target = s.results_in(req.view_start, req.end).next().unwrap();
         let cleared = |r: usize| r == target;
-        let never = |_: usize| false;
-        let c = Clearings {
-            delivery: Delivery::Rewrite,
-            result_cleared: &cleared,
-            result_stripped: &never,
-            media_cleared: &never,
-            edits: &[],
-            drop_thoughts: false,
-            server: None,
-            dropped: &[],
-            texts: &[],
-        };
+        let c = Clearings::rewrite_results(&cleared);
         let local = read_messages(&s, &req).unwrap();
         let mut wire: Vec<Cow<'_, Value>> = local.iter().map(Cow::Borrowed).collect();
         apply(&s, &req, &mut wire, &c);
