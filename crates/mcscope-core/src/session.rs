@@ -169,6 +169,8 @@ enum InlineForm {
 const INLINE_TEXT_DEPTH: usize = 100;
 
 impl Inline {
+    /// A body kept as the compact text of `v` (a tree where `v` nests too deep
+    /// to be parsed back).
     pub fn new(v: serde_json::Value) -> Inline {
         let text = v.to_string();
         Inline::written(v, text, None)
@@ -277,7 +279,8 @@ pub struct Message {
     pub request_id: Option<String>,
     pub model: Option<String>,
     /// Boxed, as `context_client`: a long session holds tens of thousands of
-    /// messages, most without either (issue 41 item 5).
+    /// messages; a user message has neither, and few have the second (issue
+    /// 41 item 5).
     pub usage: Option<Box<Usage>>,
     /// Claude `message.context_management.applied_edits` of the last line of the
     /// response that had it, verbatim (SPEC §10); None when no line had it.
