@@ -497,19 +497,27 @@ pub fn snippet_of(
     masked_snippet(&preview(tool, fr, content), &path)
 }
 
-/// The `parts` element of result `r` in the loaded session (Gemini CLI's
-/// messages are inline), or Null.
-pub fn result_part(s: &crate::session::Session, r: usize) -> Value {
-    let res = &s.results[r];
-    match s.messages[res.msg].parts.first() {
-        Some(crate::session::Part::Inline(v)) => v
-            .value()
-            .get("parts")
-            .and_then(|p| p.get(res.part))
-            .cloned()
-            .unwrap_or(Value::Null),
+/// The body of message `m` in the loaded session (Gemini CLI's messages are
+/// inline, kept as text: each call reads it), or Null.
+pub fn message_body(s: &crate::session::Session, m: usize) -> Value {
+    match s.messages[m].parts.first() {
+        Some(crate::session::Part::Inline(v)) => v.value(),
         _ => Value::Null,
     }
+}
+
+/// The `parts` element `i` of a message body, or Null.
+pub fn part_of(body: &Value, i: usize) -> Value {
+    body.get("parts")
+        .and_then(|p| p.get(i))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+/// The `parts` element of result `r` in the loaded session, or Null.
+pub fn result_part(s: &crate::session::Session, r: usize) -> Value {
+    let res = &s.results[r];
+    part_of(&message_body(s, res.msg), res.part)
 }
 
 /// The text Gemini CLI writes over result `r` when it masks it: the file's

@@ -15,9 +15,14 @@ pub(super) fn masking_facts(
     let mut tokens = Vec::with_capacity(n);
     let mut masked_tokens = Vec::with_capacity(n);
     let mut texts = HashMap::new();
+    // Results come in message order: each body is read once for all of its.
+    let mut body = (usize::MAX, Value::Null);
     for r in 0..n {
         let res = &s.results[r];
-        let part = gc::result_part(s, r);
+        if body.0 != res.msg {
+            body = (res.msg, gc::message_body(s, res.msg));
+        }
+        let part = gc::part_of(&body.1, res.part);
         let fr = part.get("functionResponse").cloned().unwrap_or(Value::Null);
         // `getToolOutputContent` null, or `isAlreadyMasked` (the tag anywhere
         // in it, a mere mention included): Gemini CLI neither counts nor
@@ -69,16 +74,8 @@ fn saved_originals(s: &Session) -> HashMap<usize, String> {
         if !res.already_cleared {
             continue;
         }
-        let Some(Part::Inline(v)) = s.messages[res.msg].parts.first() else {
-            continue;
-        };
-        let v = v.value();
-        let Some(output) = v
-            .get("parts")
-            .and_then(|p| p.get(res.part))
-            .and_then(|p| p.get("functionResponse"))
-            .and_then(output_of)
-        else {
+        let part = gc::result_part(s, r);
+        let Some(output) = part.get("functionResponse").and_then(output_of) else {
             continue;
         };
         // One budget for the session: a hostile file naming one large saved
@@ -159,23 +156,17 @@ fn project_tmp(s: &Session, recorded: &HashMap<String, String>) -> String {
         }
     }
     const SAYS: &str = "The project's temporary directory is: ";
-    let context = s
-        .messages
-        .iter()
-        .take(4)
-        .find_map(|m| match m.parts.first() {
-            Some(Part::Inline(v)) => v
-                .value()
-                .get("parts")?
-                .as_array()?
-                .iter()
-                .filter_map(|p| p.get("text")?.as_str())
-                .find_map(|t| {
-                    let i = t.find(SAYS)?;
-                    t[i + SAYS.len()..].lines().next().map(str::to_string)
-                }),
-            _ => None,
-        });
+    let context = (0..s.messages.len().min(4)).find_map(|m| {
+        gc::message_body(s, m)
+            .get("parts")?
+            .as_array()?
+            .iter()
+            .filter_map(|p| p.get("text")?.as_str())
+            .find_map(|t| {
+                let i = t.find(SAYS)?;
+                t[i + SAYS.len()..].lines().next().map(str::to_string)
+            })
+    });
     if let Some(dir) = context.filter(|d| !d.is_empty()) {
         return dir;
     }
