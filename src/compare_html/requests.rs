@@ -82,7 +82,7 @@ pub(crate) fn rows(setup: &Setup) -> Vec<RequestRow> {
             let e = ev.requests.get(i);
             let boundaries = e
                 .into_iter()
-                .flat_map(|e| e.microcompact.iter().chain(&e.compactions))
+                .flat_map(|e| e.microcompact.as_deref().into_iter().chain(&e.compactions))
                 .map(|m| Boundary {
                     ids: m.compacted_tool_ids.clone(),
                     agrees: m.comparison.as_ref().and_then(|c| c.agrees),

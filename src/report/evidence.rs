@@ -112,7 +112,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
     // CLI's maskings, OpenCode's prune marks.
     let kind = rows
         .iter()
-        .flat_map(|(_, e)| e.microcompact.iter().chain(&e.compactions))
+        .flat_map(|(_, e)| e.microcompact.as_deref().into_iter().chain(&e.compactions))
         .map(|m| m.writer.record_kind())
         .next()
         .unwrap_or(s.harness.rules().words.records);
@@ -147,7 +147,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
                 let _ = writeln!(out, "    {}: {}", x.name(), x.words(s.harness));
             }
         }
-        let records = e.microcompact.iter().map(|m| (m, false));
+        let records = e.microcompact.as_deref().into_iter().map(|m| (m, false));
         for (m, before_compaction) in records.chain(e.compactions.iter().map(|m| (m, true))) {
             let _ = writeln!(out);
             let place = if before_compaction {
@@ -236,7 +236,7 @@ fn facts_text(k: usize, f: &crate::evidence::facts::RequestFacts, out: &mut Stri
         }
         let _ = writeln!(out, "{line}");
     }
-    if let Some((scope, cause)) = &f.thinking_stripped {
+    if let Some((scope, cause)) = f.thinking_stripped.as_deref() {
         let _ = writeln!(
             out,
             "request {k}: thinking stripped by Claude Code (scope {}, cause {}): older thinking is left out of the wire from here on",
@@ -267,7 +267,7 @@ fn facts_text(k: usize, f: &crate::evidence::facts::RequestFacts, out: &mut Stri
             None => "no simulated idle-server plan".into(),
         };
         let (agrees, differs) =
-            crate::evidence::facts::idle_agreement(Some(r), f.idle_simulated.as_ref());
+            crate::evidence::facts::idle_agreement(Some(r), f.idle_simulated.as_deref());
         let verdict = match agrees {
             Some(true) => "agrees".to_string(),
             Some(false) => format!("differs in {}", differs.join(", ")),

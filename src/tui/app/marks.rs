@@ -181,7 +181,8 @@ pub fn named_ids(
     for (i, r) in ev.requests.iter().enumerate() {
         let ids = r
             .microcompact
-            .iter()
+            .as_deref()
+            .into_iter()
             .chain(&r.compactions)
             .flat_map(|m| &m.compacted_tool_ids)
             .chain(r.unrecorded_budget.iter().flatten());

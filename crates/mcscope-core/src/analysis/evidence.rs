@@ -195,7 +195,7 @@ fn idle_server_beside(setup: &Setup, ev: &mut SessionEvidence) {
     let not_sent = crate::evidence::facts::IdleSimulated::default();
     if !crate::load::format::of(s.format).return_facts() || !s.return_anchor {
         for r in &mut ev.requests {
-            r.facts.idle_simulated = Some(not_sent.clone());
+            r.facts.idle_simulated = Some(Box::new(not_sent.clone()));
         }
         return;
     }
@@ -211,26 +211,29 @@ fn idle_server_beside(setup: &Setup, ev: &mut SessionEvidence) {
         if engine.step().is_none() {
             break;
         }
-        r.facts.idle_simulated = Some(engine.idle_server_step().map_or(not_sent.clone(), |st| {
-            let sent = st.sent();
-            crate::evidence::facts::IdleSimulated {
-                sent,
-                trigger: st.decision.trigger.filter(|_| sent),
-                keep: st.decision.keep.filter(|_| sent),
-                cleared_tool_uses: if st.applied {
-                    st.cleared_tool_uses as u64
-                } else {
-                    0
-                },
-                cleared_input_tokens: if st.applied {
-                    st.cleared_input_tokens
-                } else {
-                    0
-                },
-                clears_pdf_page_texts: sent && st.decision.pdf.clears_page_texts,
-                exclude_tools: st.decision.exclude_tools.clone(),
-            }
-        }));
+        r.facts.idle_simulated = Some(Box::new(engine.idle_server_step().map_or(
+            not_sent.clone(),
+            |st| {
+                let sent = st.sent();
+                crate::evidence::facts::IdleSimulated {
+                    sent,
+                    trigger: st.decision.trigger.filter(|_| sent),
+                    keep: st.decision.keep.filter(|_| sent),
+                    cleared_tool_uses: if st.applied {
+                        st.cleared_tool_uses as u64
+                    } else {
+                        0
+                    },
+                    cleared_input_tokens: if st.applied {
+                        st.cleared_input_tokens
+                    } else {
+                        0
+                    },
+                    clears_pdf_page_texts: sent && st.decision.pdf.clears_page_texts,
+                    exclude_tools: st.decision.exclude_tools.clone(),
+                }
+            },
+        )));
     }
 }
 

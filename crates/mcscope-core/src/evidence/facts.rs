@@ -16,13 +16,15 @@ pub struct RequestFacts {
     /// The `tool_results_cut` records attached here, in file order.
     pub cuts: Vec<CutRecord>,
     /// The last `thinking_stripped` record attached here: (scope, cause).
-    pub thinking_stripped: Option<(Option<String>, Option<String>)>,
+    pub thinking_stripped: Option<Box<(Option<String>, Option<String>)>>,
     pub resumed_after_pause: bool,
     /// The recorded half of `idle_server` (E4), when the response records one.
-    pub idle_recorded: Option<IdleRecorded>,
+    /// This and the other rare facts are boxed: a long session holds one row
+    /// per request, and most rows have none.
+    pub idle_recorded: Option<Box<IdleRecorded>>,
     /// The simulated half (E4): the `idle-server` plan at this request, filled
     /// in beside the plans (`analysis::evidence`) where a record asks.
-    pub idle_simulated: Option<IdleSimulated>,
+    pub idle_simulated: Option<Box<IdleSimulated>>,
 }
 
 impl RequestFacts {
@@ -173,7 +175,7 @@ pub fn collect_facts(s: &Session) -> Vec<RequestFacts> {
     }
     for t in &s.thinking_strips {
         if let Some(f) = slot(t.request).and_then(|i| out.get_mut(i)) {
-            f.thinking_stripped = Some((t.scope.clone(), t.cause.clone()));
+            f.thinking_stripped = Some(Box::new((t.scope.clone(), t.cause.clone())));
         }
     }
     for r in &s.resume_notes {
@@ -182,7 +184,7 @@ pub fn collect_facts(s: &Session) -> Vec<RequestFacts> {
         }
     }
     for (i, req) in s.requests.iter().enumerate() {
-        out[i].idle_recorded = response_record(s, req);
+        out[i].idle_recorded = response_record(s, req).map(Box::new);
     }
     out
 }
@@ -272,18 +274,20 @@ impl RequestFacts {
                 .collect(),
             thinking_stripped: self
                 .thinking_stripped
-                .as_ref()
+                .as_deref()
                 .map(|(scope, cause)| StripJson {
                     scope: scope.as_deref(),
                     cause: cause.as_deref(),
                 }),
             resumed_after_pause: self.resumed_after_pause,
             idle_server: {
-                let (agrees, differs) =
-                    idle_agreement(self.idle_recorded.as_ref(), self.idle_simulated.as_ref());
+                let (agrees, differs) = idle_agreement(
+                    self.idle_recorded.as_deref(),
+                    self.idle_simulated.as_deref(),
+                );
                 IdleServerJson {
-                    recorded: self.idle_recorded.as_ref(),
-                    simulated: self.idle_simulated.as_ref(),
+                    recorded: self.idle_recorded.as_deref(),
+                    simulated: self.idle_simulated.as_deref(),
                     agrees,
                     differs,
                 }

@@ -423,7 +423,9 @@ pub struct RequestEvidenceJson<'a> {
 pub struct RequestEvidence {
     pub usage: Option<UsageEvidence>,
     pub observed_break: Option<ObservedBreak>,
-    pub microcompact: Option<Microcompact>,
+    /// Boxed, as most requests have none: a long session holds one evidence
+    /// row per request.
+    pub microcompact: Option<Box<Microcompact>>,
     pub compactions: Vec<Microcompact>,
     pub applied_edits: Option<Vec<Value>>,
     /// The budget plan fired here without a record: the ids it newly cleared.
@@ -440,7 +442,7 @@ impl RequestEvidence {
         &'a self,
         id: &'a str,
     ) -> impl Iterator<Item = (&'a Microcompact, bool)> + 'a {
-        let own = self.microcompact.iter().map(|m| (m, false));
+        let own = self.microcompact.iter().map(|m| (&**m, false));
         own.chain(self.compactions.iter().map(|m| (m, true)))
             .filter(move |(m, _)| m.compacted_tool_ids.iter().any(|x| x == id))
     }

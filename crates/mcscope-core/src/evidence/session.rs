@@ -199,7 +199,7 @@ pub fn collect(
                         ),
                     });
                 } else {
-                    *slot = Some(mc);
+                    *slot = Some(Box::new(mc));
                 }
             }
         }
@@ -428,9 +428,12 @@ pub fn counts(requests: &[(usize, &RequestEvidence)]) -> Counts {
         }
     }
     let records = || {
-        requests
-            .iter()
-            .flat_map(|(_, r)| r.microcompact.iter().chain(r.compactions.iter()))
+        requests.iter().flat_map(|(_, r)| {
+            r.microcompact
+                .as_deref()
+                .into_iter()
+                .chain(r.compactions.iter())
+        })
     };
     out.boundaries = records().count();
     out.agrees = records()
@@ -449,7 +452,9 @@ pub fn counts(requests: &[(usize, &RequestEvidence)]) -> Counts {
         out.tool_results_cut += f.cuts.len();
         out.thinking_stripped += usize::from(f.thinking_stripped.is_some());
         out.resumed_after_pause += usize::from(f.resumed_after_pause);
-        match super::facts::idle_agreement(f.idle_recorded.as_ref(), f.idle_simulated.as_ref()).0 {
+        match super::facts::idle_agreement(f.idle_recorded.as_deref(), f.idle_simulated.as_deref())
+            .0
+        {
             Some(true) => out.idle_server_agrees += 1,
             Some(false) => out.idle_server_differs += 1,
             None => {}

@@ -623,7 +623,7 @@ fn a_budget_firing_without_a_record_is_silent_at_a_turn_and_extra_elsewhere() {
     );
     // A record is there: it is what the JSON shows, and nothing is silent.
     let mut recorded = RequestEvidence {
-        microcompact: Some(Microcompact {
+        microcompact: Some(Box::new(Microcompact {
             writer: Writer::Budget,
             line: 9,
             compacted_tool_ids: ids.clone(),
@@ -631,7 +631,7 @@ fn a_budget_firing_without_a_record_is_silent_at_a_turn_and_extra_elsewhere() {
             pre_tokens: Some(140_000),
             tokens_saved: Some(30_000),
             comparison: None,
-        }),
+        })),
         ..Default::default()
     };
     assert!(!recorded.budget_fired(true, ids));

@@ -14,6 +14,13 @@ pub(crate) fn normalize(mut s: Session) -> Session {
     } else {
         Vec::new()
     };
+    // The load grew these by doubling; a long session keeps them to the end,
+    // so the unused half is given back before the plans allocate theirs.
+    s.messages.shrink_to_fit();
+    s.calls.shrink_to_fit();
+    s.results.shrink_to_fit();
+    s.requests.shrink_to_fit();
+    s.evidence.shrink_to_fit();
     s
 }
 

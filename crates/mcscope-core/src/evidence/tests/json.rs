@@ -31,7 +31,7 @@ fn counts_tally_explanations_records_and_agreements() {
             cache_edits: true,
             ..Default::default()
         })),
-        microcompact: Some(mc(Some(true))),
+        microcompact: Some(Box::new(mc(Some(true)))),
         ..Default::default()
     };
     let r2 = RequestEvidence {
@@ -84,7 +84,7 @@ fn a_request_without_evidence_writes_the_specs_empty_object() {
     // A record that was not compared keeps `agrees`, `missing` and `extra` as
     // nulls rather than dropping them.
     let ev = RequestEvidence {
-        microcompact: Some(Microcompact {
+        microcompact: Some(Box::new(Microcompact {
             writer: Writer::Cached,
             line: 4,
             compacted_tool_ids: vec!["t1".into()],
@@ -92,7 +92,7 @@ fn a_request_without_evidence_writes_the_specs_empty_object() {
             pre_tokens: None,
             tokens_saved: Some(1200),
             comparison: None,
-        }),
+        })),
         applied_edits: Some(vec![]),
         ..Default::default()
     };
