@@ -99,16 +99,21 @@ impl Builder {
     }
 
     /// A main-thread record carried `version`: later requests report it.
-    pub(super) fn version(&mut self, version: Option<String>) {
-        if version.is_some() {
-            self.last_version = version;
+    /// Written only when it changed: most records repeat it.
+    pub(super) fn version(&mut self, version: Option<&str>) {
+        if let Some(v) = version
+            && self.last_version.as_deref() != Some(v)
+        {
+            self.last_version = Some(v.to_string());
         }
     }
 
     /// A main-thread record carried `entrypoint`: later requests report it.
-    pub(super) fn entrypoint(&mut self, entrypoint: Option<String>) {
-        if entrypoint.is_some() {
-            self.last_entrypoint = entrypoint;
+    pub(super) fn entrypoint(&mut self, entrypoint: Option<&str>) {
+        if let Some(e) = entrypoint
+            && self.last_entrypoint.as_deref() != Some(e)
+        {
+            self.last_entrypoint = Some(e.to_string());
         }
     }
 

@@ -69,7 +69,10 @@ pub fn live_record(text: &str) -> Option<LiveLine> {
         }
     };
     let rec = match tagged.rec {
-        Rec::User { sidechain, ts, .. } => Live::User { sidechain, ts },
+        Rec::User { sidechain, ts, .. } => Live::User {
+            sidechain,
+            ts: ts.map(|t| t.to_string()),
+        },
         Rec::Assistant {
             sidechain,
             ts,
@@ -81,7 +84,7 @@ pub fn live_record(text: &str) -> Option<LiveLine> {
             ..
         } => Live::Assistant {
             sidechain,
-            ts,
+            ts: ts.map(|t| t.to_string()),
             id,
             model,
             usage,
@@ -112,7 +115,7 @@ pub fn live_record(text: &str) -> Option<LiveLine> {
     Some(LiveLine {
         rec,
         sidechain: tagged.sidechain,
-        version: tagged.version,
+        version: tagged.version.map(|v| v.to_string()),
         send_ms: tagged.send_ms,
         session_start: tagged.session_start,
     })

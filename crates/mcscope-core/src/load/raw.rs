@@ -49,6 +49,120 @@ pub(crate) fn present<'de, D: serde::Deserializer<'de>>(
     Ok(Some(<Raw<'de> as serde::Deserialize>::deserialize(d)?))
 }
 
+/// A string field borrowed from the line where it has no escape. serde's own
+/// `Cow<str>` borrows only when it is the field's whole type; inside an
+/// `Option` it allocated a `String` for every record's `type` and every
+/// block's. It accepts exactly what a `String` accepts, with the same error.
+pub(crate) struct Str<'a>(pub Cow<'a, str>);
+
+impl std::ops::Deref for Str<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Str<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Str<'de>;
+            // As `String`'s visitor says it, so a wrong value's error reads
+            // the same.
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_string(V)
+    }
+}
+
+/// A record's short text (a uuid, a session id, a version), kept in place
+/// when it fits and on the heap only when it does not. Most lines of a Claude
+/// Code transcript carry the same four or five of these and nothing else the
+/// loader keeps; a `String` each was most of the load's allocations, made on
+/// the threads that parse and freed on the one that applies (BENCHMARKS.md,
+/// "Fewer allocations per line").
+#[derive(Clone)]
+pub(crate) enum Small {
+    /// Up to [`Small::INLINE`] bytes of UTF-8 (the first `len`).
+    Inline {
+        len: u8,
+        bytes: [u8; Small::INLINE],
+    },
+    Heap(Box<str>),
+}
+
+impl Small {
+    /// A canonical uuid (36 bytes) fits with room to spare (a copied
+    /// session's ids carry a suffix), and the whole value is 48 bytes.
+    pub(crate) const INLINE: usize = 46;
+
+    pub(crate) fn new(text: Cow<'_, str>) -> Small {
+        match text {
+            Cow::Borrowed(t) if t.len() <= Small::INLINE => {
+                let mut bytes = [0; Small::INLINE];
+                bytes[..t.len()].copy_from_slice(t.as_bytes());
+                Small::Inline {
+                    len: t.len() as u8,
+                    bytes,
+                }
+            }
+            Cow::Borrowed(t) => Small::Heap(t.into()),
+            // Decoded already (it had an escape): keep that allocation.
+            Cow::Owned(t) => Small::Heap(t.into_boxed_str()),
+        }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            // Whole UTF-8 text copied in, cut at its own end: a char
+            // boundary, so this never fails.
+            Small::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            Small::Heap(t) => t,
+        }
+    }
+}
+
+impl std::ops::Deref for Small {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+/// Equal texts are equal, wherever each is kept.
+impl PartialEq for Small {
+    fn eq(&self, other: &Small) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Small {}
+
+impl std::fmt::Debug for Small {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+/// The string a raw JSON value holds as a [`Small`], or None when it is not a
+/// string.
+pub(crate) fn small(v: Raw<'_>) -> Option<Small> {
+    string(v).map(Small::new)
+}
+
 pub(crate) fn owned(v: Raw<'_>) -> Option<String> {
     string(v).map(Cow::into_owned)
 }
@@ -193,6 +307,73 @@ mod tests {
         let r = raw(r#""a\"b""#);
         assert_eq!(string(Some(&r)).as_deref(), Some("a\"b"));
         assert_eq!(string(Some(&raw("3"))), None);
+    }
+
+    /// `Str` reads what a `String` reads, borrows where it can, and a value of
+    /// another kind fails with the very message a `String` gives (a damaged
+    /// line's diagnostic quotes it).
+    #[test]
+    fn a_borrowed_str_reads_as_a_string_does() {
+        #[derive(serde::Deserialize)]
+        struct Borrowed<'a> {
+            #[serde(rename = "type", borrow, default)]
+            kind: Option<Str<'a>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Owned {
+            #[serde(rename = "type", default)]
+            kind: Option<String>,
+        }
+        for line in [
+            r#"{"type":"progress"}"#,
+            r#"{"type":"pro\u0067ress"}"#,
+            r#"{"type":"a\"b"}"#,
+            r#"{"type":null}"#,
+            r#"{}"#,
+            r#"{"type":5}"#,
+            r#"{"type":-1.5}"#,
+            r#"{"type":true}"#,
+            r#"{"type":[1]}"#,
+            r#"{"type":{"a":1}}"#,
+            r#"{"type":"x"#,
+        ] {
+            let b = serde_json::from_str::<Borrowed>(line)
+                .map(|b| b.kind.map(|k| k.to_string()))
+                .map_err(|e| e.to_string());
+            let o = serde_json::from_str::<Owned>(line)
+                .map(|o| o.kind)
+                .map_err(|e| e.to_string());
+            assert_eq!(b, o, "{line}");
+        }
+        let b: Borrowed = serde_json::from_str(r#"{"type":"progress"}"#).unwrap();
+        assert!(matches!(b.kind, Some(Str(Cow::Borrowed("progress")))));
+    }
+
+    /// A `Small` is its text, in place or on the heap, escapes decoded.
+    #[test]
+    fn a_small_text_is_its_text() {
+        let long = format!("\"{}\"", "u".repeat(Small::INLINE + 1));
+        let fits = format!("\"{}\"", "é".repeat(Small::INLINE / 2));
+        for json in [
+            r#""""#,
+            r#""2.1.39""#,
+            r#""258c7280-ae70-4798-800f-63464d01a85d-c12""#,
+            r#""a\nb\u00e9""#,
+            long.as_str(),
+            fits.as_str(),
+        ] {
+            let r = raw(json);
+            let want: String = serde_json::from_str(json).unwrap();
+            let got = small(Some(&r)).unwrap();
+            assert_eq!(got.as_str(), want, "{json}");
+            assert_eq!(got, Small::new(Cow::Borrowed(want.as_str())), "{json}");
+            assert_eq!(
+                matches!(got, Small::Inline { .. }),
+                want.len() <= Small::INLINE && !json.contains('\\'),
+                "{json}"
+            );
+        }
+        assert!(small(Some(&raw("7"))).is_none());
     }
 
     #[test]

@@ -32,18 +32,18 @@ pub(super) struct Tagged {
     piece: Option<PieceLen>,
     kinds: Option<Box<crate::session::PartKinds>>,
     result_sizes: Box<[Option<u64>]>,
-    pub(super) version: Option<String>,
+    pub(super) version: Option<raw::Small>,
     /// `sessionId` (kept until the session has one).
-    session_id: Option<String>,
-    entrypoint: Option<String>,
+    session_id: Option<raw::Small>,
+    entrypoint: Option<raw::Small>,
     pub(super) sidechain: bool,
     /// Fields of the record that could not be read as written (the record is
     /// kept; SPEC §15.2 `session.warnings`).
     warnings: Vec<String>,
     /// The record's `uuid`, and its `parentUuid` when it has the key (the
     /// inner None: null, or not a string).
-    uuid: Option<String>,
-    parent: Option<Option<String>>,
+    uuid: Option<raw::Small>,
+    parent: Option<Option<raw::Small>>,
     /// `uuid` and `parentUuid` (SPEC §2 rewinds).
     link: (Option<super::branches::Key>, Option<super::branches::Key>),
     /// An assistant record with a numeric `apiBlockIndex` or
@@ -57,11 +57,18 @@ pub(super) struct Tagged {
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
+///
+/// The response's variant is the large one (its short texts are kept in
+/// place, not allocated); boxing it would put back an allocation per
+/// assistant line, made on a parsing thread and freed on the applying one,
+/// which is what keeping them in place saves. A record is moved twice, once
+/// into its batch and once out.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Rec {
     User {
         sidechain: bool,
         meta: bool,
-        ts: Option<String>,
+        ts: Option<raw::Small>,
         results: Vec<ResultRec>,
         has_tool_result: bool,
         /// A compact summary's kept calls (SPEC §17.C.U4).
@@ -69,7 +76,7 @@ pub(super) enum Rec {
     },
     Assistant {
         sidechain: bool,
-        ts: Option<String>,
+        ts: Option<raw::Small>,
         id: Option<String>,
         request_id: Option<String>,
         model: Option<String>,
@@ -242,9 +249,9 @@ impl RecordSink for Sink {
     fn parse(text: &str) -> Result<Tagged, String> {
         let rec: Line = serde_json::from_str(text).map_err(super::json_error)?;
         let sidechain = raw::is_true(rec.sidechain);
-        let ts = raw::owned(rec.timestamp);
-        let version = raw::owned(rec.version);
-        let entrypoint = raw::owned(rec.entrypoint);
+        let ts = raw::small(rec.timestamp);
+        let version = raw::small(rec.version);
+        let entrypoint = raw::small(rec.entrypoint);
         let return_anchor = rec.kind.as_deref() == Some("assistant")
             && (rec.api_block_index.is_some_and(|v| {
                 v.get()
@@ -404,12 +411,12 @@ impl RecordSink for Sink {
             result_sizes,
             kinds,
             version,
-            session_id: raw::owned(rec.session_id),
+            session_id: raw::small(rec.session_id),
             entrypoint,
             sidechain,
             warnings: w.0,
-            uuid: raw::owned(rec.uuid),
-            parent: rec.parent_uuid.map(raw::owned),
+            uuid: raw::small(rec.uuid),
+            parent: rec.parent_uuid.map(raw::small),
             link: (
                 super::branches::key(rec.uuid),
                 super::branches::key(rec.parent_uuid.flatten()),
@@ -488,16 +495,16 @@ impl Sink {
         if self.first_parent.is_none()
             && let Some(p) = parent
         {
-            self.parent_seen = p.as_ref().is_some_and(|p| self.uuids.contains(p));
+            self.parent_seen = p.as_ref().is_some_and(|p| self.uuids.contains(p.as_str()));
             self.uuids = Default::default();
-            self.first_parent = Some((line, p));
+            self.first_parent = Some((line, p.map(|p| p.as_str().to_string())));
         }
         if let Some(u) = uuid {
             match &self.first_parent {
                 None => {
-                    self.uuids.insert(u);
+                    self.uuids.insert(u.as_str().to_string());
                 }
-                Some((_, Some(p))) if !self.parent_seen => self.parent_seen = *p == u,
+                Some((_, Some(p))) if !self.parent_seen => self.parent_seen = p == u.as_str(),
                 Some(_) => {}
             }
         }
@@ -511,7 +518,7 @@ impl Sink {
             }
         }
         if self.b.s.session_id.is_none() && session_id.is_some() && self.is_main(sidechain, false) {
-            self.b.s.session_id = session_id;
+            self.b.s.session_id = session_id.map(|s| s.as_str().to_string());
         }
         if self.is_main(sidechain, false) {
             self.b.link(link.0, link.1);
@@ -529,10 +536,9 @@ impl Sink {
         }
         // After the record: a response's own version is not "before" its request.
         if self.is_main(sidechain, false) {
-            if version.is_some() {
-                self.b.version(version);
-            }
-            self.b.entrypoint(entrypoint);
+            self.b.version(version.as_ref().map(raw::Small::as_str));
+            self.b
+                .entrypoint(entrypoint.as_ref().map(raw::Small::as_str));
         }
     }
 
@@ -604,7 +610,7 @@ impl Sink {
                             request_id,
                             model,
                             usage,
-                            at: ts,
+                            at: ts.map(|t| t.to_string()),
                             line,
                             agent: None,
                             path: None,

@@ -7,7 +7,7 @@ use super::*;
 #[derive(Deserialize)]
 pub(super) struct Line<'a> {
     #[serde(rename = "type", borrow, default)]
-    pub(super) kind: Option<Cow<'a, str>>,
+    pub(super) kind: Option<crate::load::raw::Str<'a>>,
     #[serde(borrow, default)]
     pub(super) subtype: Raw<'a>,
     #[serde(rename = "isSidechain", borrow, default)]
@@ -87,7 +87,7 @@ pub(in crate::load) enum Content<'a> {
 #[derive(Deserialize)]
 pub(in crate::load) struct Block<'a> {
     #[serde(rename = "type", borrow, default)]
-    pub(super) kind: Option<Cow<'a, str>>,
+    pub(super) kind: Option<crate::load::raw::Str<'a>>,
     #[serde(borrow, default)]
     pub(super) id: Raw<'a>,
     #[serde(borrow, default)]

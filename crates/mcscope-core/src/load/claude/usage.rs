@@ -150,7 +150,7 @@ impl<'de> Deserialize<'de> for HasCompaction {
         #[derive(Deserialize)]
         struct Iteration<'a> {
             #[serde(rename = "type", borrow, default)]
-            kind: Option<Cow<'a, str>>,
+            kind: Option<crate::load::raw::Str<'a>>,
         }
         struct V;
         impl<'de> Visitor<'de> for V {

@@ -353,7 +353,7 @@ impl RecordSink for Sink {
         self.b.link(link.0, link.1);
         self.send.last_record = Some((ts_ms, ts_text, completion_before));
         // After the record: a response's own version is not "before" its request.
-        self.b.version(version);
+        self.b.version(version.as_deref());
     }
 
     fn finish(mut self, diagnostics: Vec<Diagnostic>) -> Session {
