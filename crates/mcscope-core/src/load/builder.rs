@@ -49,13 +49,15 @@ pub(super) struct AssistantRecord<'a> {
     pub part: Part,
     pub ts: Option<&'a str>,
     pub line: usize,
-    pub response_id: Option<String>,
-    pub request_id: Option<String>,
-    pub model: Option<String>,
+    /// The texts are borrowed: a response streamed over several records
+    /// repeats them, and the message keeps one copy.
+    pub response_id: Option<&'a str>,
+    pub request_id: Option<&'a str>,
+    pub model: Option<&'a str>,
     pub usage: Option<Usage>,
     pub applied_edits: Option<Vec<serde_json::Value>>,
     pub context_client: Option<crate::session::ContextClient>,
-    pub parent_uuid: Option<String>,
+    pub parent_uuid: Option<&'a str>,
 }
 
 impl Builder {
@@ -208,7 +210,7 @@ impl Builder {
     /// An assistant record: a new response unless it shares the last response's id.
     pub(super) fn assistant(&mut self, r: AssistantRecord<'_>) -> usize {
         let ts_ms = r.ts.and_then(super::raw::timestamp_ms);
-        let merge = match (&self.last_response, &r.response_id) {
+        let merge = match (&self.last_response, r.response_id) {
             (Some((_, Some(last))), Some(id)) => last == id,
             _ => false,
         };
@@ -226,17 +228,17 @@ impl Builder {
                 first_line: r.line,
                 last_ts: None,
                 last_ts_text: None,
-                response_id: r.response_id.clone(),
+                response_id: r.response_id.map(str::to_string),
                 request_id: None,
                 model: None,
                 usage: None,
                 applied_edits: None,
-                first_parent_uuid: r.parent_uuid,
+                first_parent_uuid: r.parent_uuid.map(str::to_string),
                 synthetic: false,
                 context_client: None,
             });
             let idx = self.s.messages.len() - 1;
-            self.last_response = Some((idx, r.response_id.clone()));
+            self.last_response = Some((idx, r.response_id.map(str::to_string)));
             idx
         };
         let m = &mut self.s.messages[idx];
@@ -251,11 +253,16 @@ impl Builder {
         if r.usage.is_some() {
             m.usage = r.usage.map(Box::new);
         }
-        if r.model.is_some() {
-            m.model = r.model;
+        // The last record's, written only where it differs.
+        if let Some(model) = r.model
+            && m.model.as_deref() != Some(model)
+        {
+            m.model = Some(model.to_string());
         }
-        if r.request_id.is_some() {
-            m.request_id = r.request_id;
+        if let Some(id) = r.request_id
+            && m.request_id.as_deref() != Some(id)
+        {
+            m.request_id = Some(id.to_string());
         }
         if r.applied_edits.is_some() {
             m.applied_edits = r.applied_edits;
@@ -263,7 +270,7 @@ impl Builder {
         if r.context_client.is_some() {
             m.context_client = r.context_client.map(Box::new);
         }
-        self.touched = Some((idx, r.response_id.as_deref().map(super::branches::hash)));
+        self.touched = Some((idx, r.response_id.map(super::branches::hash)));
         idx
     }
 

@@ -402,7 +402,7 @@ impl Replay {
             line,
             response_id: None,
             request_id: None,
-            model: r.get("model").and_then(Value::as_str).map(str::to_string),
+            model: r.get("model").and_then(Value::as_str),
             usage,
             applied_edits: None,
             context_client: None,

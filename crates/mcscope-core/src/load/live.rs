@@ -85,8 +85,8 @@ pub fn live_record(text: &str) -> Option<LiveLine> {
         } => Live::Assistant {
             sidechain,
             ts: ts.map(|t| t.to_string()),
-            id,
-            model,
+            id: id.map(|t| t.to_string()),
+            model: model.map(|t| t.to_string()),
             usage,
             applied_edits,
             tool_search: calls.iter().any(|c| c.name == "ToolSearch"),

@@ -464,21 +464,18 @@ fn parse_batch<S: RecordSink>(bytes: &[u8], first_line: usize, offset: u64) -> P
         spans.push((at, stop));
         at = stop;
     }
-    let parsed: Vec<_> = spans
-        .par_iter()
-        .map(|&(a, b)| parse_line::<S>(&bytes[a..b], offset + a as u64))
-        .collect();
+    // Each line's place goes with its record in one pass: a record is large
+    // (its short texts are kept in place), and a second pass moved every one.
     let lines = spans
-        .iter()
-        .zip(parsed)
+        .par_iter()
         .enumerate()
-        .map(|(i, (&(a, b), p))| {
+        .map(|(i, &(a, b))| {
             let at = LineAt {
                 line: first_line + i,
                 offset: offset + a as u64,
                 len: trimmed_len(&bytes[a..b]),
             };
-            (at, p)
+            (at, parse_line::<S>(&bytes[a..b], offset + a as u64))
         })
         .collect();
     Parsed {

@@ -13,7 +13,6 @@ use crate::session::{
 };
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
@@ -77,14 +76,14 @@ pub(super) enum Rec {
     Assistant {
         sidechain: bool,
         ts: Option<raw::Small>,
-        id: Option<String>,
-        request_id: Option<String>,
-        model: Option<String>,
+        id: Option<raw::Small>,
+        request_id: Option<raw::Small>,
+        model: Option<raw::Small>,
         usage: Option<Usage>,
         applied_edits: Option<Vec<serde_json::Value>>,
         context_client: Option<Box<crate::session::ContextClient>>,
-        parent_uuid: Option<String>,
-        cwd: Option<String>,
+        parent_uuid: Option<raw::Small>,
+        cwd: Option<raw::Small>,
         calls: Vec<CallRec>,
     },
     Boundary {
@@ -185,11 +184,11 @@ impl Sink {
         let idx = self
             .b
             .inline(crate::session::Role::Assistant, part, ts.as_deref(), line);
-        self.calls(idx, calls, &cwd);
+        self.calls(idx, calls, cwd.as_deref());
     }
 
     /// A message's tool calls, registered on message `idx`.
-    fn calls(&mut self, idx: usize, calls: Vec<CallRec>, cwd: &Option<String>) {
+    fn calls(&mut self, idx: usize, calls: Vec<CallRec>, cwd: Option<&str>) {
         for c in calls {
             self.b.call(ToolCall {
                 id: c.id,
@@ -198,7 +197,7 @@ impl Sink {
                 file_path: c.file_path,
                 legacy_path: None,
                 summary: c.summary,
-                cwd: cwd.clone(),
+                cwd: cwd.map(str::to_string),
                 unparseable: false,
             });
         }
@@ -349,15 +348,15 @@ impl RecordSink for Sink {
                 Rec::Assistant {
                     sidechain,
                     ts,
-                    id: raw::owned(msg.id),
-                    request_id: raw::owned(rec.request_id),
-                    model: raw::owned(msg.model),
+                    id: raw::small(msg.id),
+                    request_id: raw::small(rec.request_id),
+                    model: raw::small(msg.model),
                     usage: usage(msg.usage, &mut w),
                     applied_edits: applied_edits(msg.context_management, &mut w),
                     context_client: usage::context_client(msg.context_management, &mut w)
                         .map(Box::new),
-                    parent_uuid: raw::owned(rec.parent_uuid.flatten()),
-                    cwd: raw::owned(rec.cwd),
+                    parent_uuid: raw::small(rec.parent_uuid.flatten()),
+                    cwd: raw::small(rec.cwd),
                     calls,
                 }
             }
@@ -606,9 +605,9 @@ impl Sink {
                     // Billed, never simulated (SPEC §9a).
                     if let Some(usage) = usage {
                         self.b.s.sidechain_usage.push(crate::session::UsageLine {
-                            message_id: id,
-                            request_id,
-                            model,
+                            message_id: id.map(|t| t.to_string()),
+                            request_id: request_id.map(|t| t.to_string()),
+                            model: model.map(|t| t.to_string()),
                             usage,
                             at: ts.map(|t| t.to_string()),
                             line,
@@ -626,18 +625,18 @@ impl Sink {
                     part,
                     ts: ts.as_deref(),
                     line,
-                    response_id: id,
-                    request_id,
-                    model,
+                    response_id: id.as_deref(),
+                    request_id: request_id.as_deref(),
+                    model: model.as_deref(),
                     usage,
                     applied_edits,
                     context_client: context_client.map(|c| *c),
-                    parent_uuid,
+                    parent_uuid: parent_uuid.as_deref(),
                 });
                 if self.b.s.bill_marks.cwd.is_none() {
-                    self.b.s.bill_marks.cwd.clone_from(&cwd);
+                    self.b.s.bill_marks.cwd = cwd.as_deref().map(str::to_string);
                 }
-                self.calls(idx, calls, &cwd);
+                self.calls(idx, calls, cwd.as_deref());
             }
             Rec::Boundary { sidechain } => {
                 if self.is_main(sidechain, false) {

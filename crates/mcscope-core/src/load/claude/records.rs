@@ -217,12 +217,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Input<'a> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Input<'de>, A::Error> {
                 let mut input = Input::default();
                 let mut summary_rank = usize::MAX;
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                // Keys borrowed from the line (serde's `Cow` key allocated each).
+                while let Some(key) = map.next_key::<crate::load::raw::Str<'de>>()? {
                     // For people: the command, else the pattern, url, query or path.
                     let rank = ["command", "pattern", "url", "query", "path"]
                         .iter()
-                        .position(|k| *k == key);
-                    match (key.as_ref(), rank) {
+                        .position(|k| *k == &*key);
+                    match (&*key, rank) {
                         ("file_path", _) => input.file_path = map.next_value()?,
                         (_, Some(r)) if r < summary_rank => {
                             input.summary = map.next_value()?;

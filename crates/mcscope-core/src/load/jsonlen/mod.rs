@@ -58,15 +58,26 @@ pub(crate) struct KindRule {
 /// `context::message_kinds` counts a Messages API message's blocks (`None`
 /// where the scan is not sure: an escaped `tool_use` id).
 pub(crate) fn measure(line: &str, key: &str, kinds: Option<KindRule>) -> Option<Measured> {
+    // The objects' key lists are kept for the thread's next line: made
+    // afresh, they were several allocations a record.
+    thread_local! {
+        static KEYS: std::cell::Cell<Vec<Vec<u64>>> = const { std::cell::Cell::new(Vec::new()) };
+    }
     let mut s = Scan {
         b: line.as_bytes(),
         i: 0,
-        keys: Vec::new(),
+        keys: KEYS.take(),
         results: Vec::new(),
         decoded: 0,
         kinds: kinds.map(|rule| (rule, Some(PartKinds::default()))),
     };
-    let piece = scan_line(&mut s, key)?;
+    let piece = scan_line(&mut s, key);
+    // A list grown for one huge object is not held for the rest.
+    let mut keys = std::mem::take(&mut s.keys);
+    keys.retain(|k| k.capacity() <= 256);
+    keys.truncate(32);
+    KEYS.set(keys);
+    let piece = piece?;
     let kinds = match s.kinds {
         // A record without content counts nothing.
         Some((_, k)) => k,

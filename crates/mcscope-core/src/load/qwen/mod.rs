@@ -309,7 +309,7 @@ impl RecordSink for Sink {
                             line,
                             response_id: None,
                             request_id: None,
-                            model,
+                            model: model.as_deref(),
                             usage,
                             applied_edits: None,
                             context_client: None,
