@@ -9,7 +9,7 @@ mod evidence;
 mod ran;
 pub mod wired;
 
-pub use ran::{Ran, has_record, ran};
+pub use ran::{Ran, has_record, ran, ran_every_request};
 
 pub use checkpoints::Checkpoints;
 

@@ -48,6 +48,26 @@ pub fn has_record(s: &Session, kind: PlanKind) -> bool {
 /// The answer for every record-writing kind of the session's harness, in the
 /// harness's order.
 pub fn ran(setup: &Setup) -> Vec<Ran> {
+    ran_with(setup, true)
+}
+
+/// The same answers from a pass over every request (what [`ran`] did before
+/// it stopped early); the tests hold the two together.
+pub fn ran_every_request(setup: &Setup) -> Vec<Ran> {
+    ran_with(setup, false)
+}
+
+/// As [`ran`]; `stop_early`: the pass stops after the last request where
+/// `auto` chooses a kind still open. Which kind `auto` runs at a request is
+/// the preset's choice from the request and its gap alone, and the engine's
+/// gap is the request's own under every preset whose `auto` may choose a
+/// record-writing kind (only Qwen Code's moves a checkpoint, and its `auto`
+/// chooses idle or size): after that request no step can answer for the
+/// kind. A long session whose newer kind (idle-server) no request of its
+/// version chooses was stepped to its end for nothing, a whole engine pass
+/// (7 % of a timeline's instructions). The tests hold the two to the same
+/// answers.
+fn ran_with(setup: &Setup, stop_early: bool) -> Vec<Ran> {
     let s = &setup.session;
     let kinds = s.harness.rules().offers.recorded_kinds;
     let mut out: Vec<Ran> = kinds
@@ -79,17 +99,28 @@ pub fn ran(setup: &Setup) -> Vec<Ran> {
     let mut auto = setup.clone();
     auto.policy.kind = PlanKind::Auto;
     auto.policy.did_not_run = Vec::new();
-    // Only where auto chooses one of them at some request (no pass otherwise).
-    let chosen = s.requests.iter().any(|r| {
-        auto.policy
-            .kind_at(r, r.gap_minutes)
-            .is_some_and(|k| open.iter().any(|&i| out[i].kind == k))
-    });
-    if !chosen {
+    // Only where auto chooses one of them at some request (no pass otherwise),
+    // and up to the last such request of each.
+    let mut last = vec![0usize; out.len()];
+    for r in &s.requests {
+        if let Some(k) = auto.policy.kind_at(r, r.gap_minutes)
+            && let Some(&i) = open.iter().find(|&&i| out[i].kind == k)
+        {
+            last[i] = r.index;
+        }
+    }
+    if open.iter().all(|&i| last[i] == 0) {
         return out;
     }
     let mut engine = auto.engine(s.requests.len());
-    while let Some(st) = engine.step() {
+    let mut stepped = 0;
+    loop {
+        let done = |j: usize| out[j].ran.is_some() || (stop_early && stepped >= last[j]);
+        if open.iter().all(|&j| done(j)) {
+            break;
+        }
+        let Some(st) = engine.step() else { break };
+        stepped = st.index;
         let Some(kind) = st.kind else { continue };
         let Some(&i) = open.iter().find(|&&i| out[i].kind == kind) else {
             continue;
@@ -111,9 +142,6 @@ pub fn ran(setup: &Setup) -> Vec<Ran> {
         out[i].ran = Some(false);
         out[i].because = "no_record_where_it_would_clear";
         out[i].would_clear = Some((st.index, st.newly_cleared.len()));
-        if open.iter().all(|&j| out[j].ran.is_some()) {
-            break;
-        }
     }
     out
 }
