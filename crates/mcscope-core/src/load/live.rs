@@ -73,23 +73,14 @@ pub fn live_record(text: &str) -> Option<LiveLine> {
             sidechain,
             ts: ts.map(|t| t.to_string()),
         },
-        Rec::Assistant {
-            sidechain,
-            ts,
-            id,
-            model,
-            usage,
-            applied_edits,
-            calls,
-            ..
-        } => Live::Assistant {
-            sidechain,
-            ts: ts.map(|t| t.to_string()),
-            id: id.map(|t| t.to_string()),
-            model: model.map(|t| t.to_string()),
-            usage,
-            applied_edits,
-            tool_search: calls.iter().any(|c| c.name == "ToolSearch"),
+        Rec::Assistant(r) => Live::Assistant {
+            sidechain: r.sidechain,
+            ts: r.ts.map(|t| t.to_string()),
+            id: r.id.map(|t| t.to_string()),
+            model: r.model.map(|t| t.to_string()),
+            tool_search: r.calls.iter().any(|c| c.name == "ToolSearch"),
+            usage: r.usage,
+            applied_edits: r.applied_edits,
         },
         Rec::Boundary { sidechain } => Live::Compaction { sidechain },
         Rec::Evidence {

@@ -56,13 +56,6 @@ pub(super) struct Tagged {
 }
 
 /// What one line contributes, owned, so lines can be parsed in parallel.
-///
-/// The response's variant is the large one (its short texts are kept in
-/// place, not allocated); boxing it would put back an allocation per
-/// assistant line, made on a parsing thread and freed on the applying one,
-/// which is what keeping them in place saves. A record is moved twice, once
-/// into its batch and once out.
-#[allow(clippy::large_enum_variant)]
 pub(super) enum Rec {
     User {
         sidechain: bool,
@@ -73,19 +66,10 @@ pub(super) enum Rec {
         /// A compact summary's kept calls (SPEC §17.C.U4).
         earlier: Vec<crate::harness::claude_pdf::EarlierCall>,
     },
-    Assistant {
-        sidechain: bool,
-        ts: Option<raw::Small>,
-        id: Option<raw::Small>,
-        request_id: Option<raw::Small>,
-        model: Option<raw::Small>,
-        usage: Option<Usage>,
-        applied_edits: Option<Vec<serde_json::Value>>,
-        context_client: Option<Box<crate::session::ContextClient>>,
-        parent_uuid: Option<raw::Small>,
-        cwd: Option<raw::Small>,
-        calls: Vec<CallRec>,
-    },
+    /// Boxed: the largest by far (its short texts are kept in place), and
+    /// every line's record is as large as the largest. A batch holds a few
+    /// thousand records; most lines are progress records.
+    Assistant(Box<Response>),
     Boundary {
         sidechain: bool,
     },
@@ -108,6 +92,21 @@ pub(super) enum Rec {
         what: attach::Attachment,
     },
     Other,
+}
+
+/// An assistant line: one record of a response.
+pub(super) struct Response {
+    pub(super) sidechain: bool,
+    pub(super) ts: Option<raw::Small>,
+    pub(super) id: Option<raw::Small>,
+    request_id: Option<raw::Small>,
+    pub(super) model: Option<raw::Small>,
+    pub(super) usage: Option<Usage>,
+    pub(super) applied_edits: Option<Vec<serde_json::Value>>,
+    context_client: Option<Box<crate::session::ContextClient>>,
+    parent_uuid: Option<raw::Small>,
+    cwd: Option<raw::Small>,
+    pub(super) calls: Vec<CallRec>,
 }
 
 pub(super) struct ResultRec {
@@ -176,10 +175,11 @@ impl Sink {
     /// again (OpenCode's retained tail after a compaction): an assistant
     /// record is a message of the view with its calls, not a response.
     pub(super) fn apply_inline(&mut self, tagged: Tagged, line: usize, part: Part) {
-        let Rec::Assistant { ts, cwd, calls, .. } = tagged.rec else {
+        let Rec::Assistant(r) = tagged.rec else {
             self.apply_part(tagged, line, part);
             return;
         };
+        let Response { ts, cwd, calls, .. } = *r;
         self.b.s.records += 1;
         let idx = self
             .b
@@ -345,7 +345,7 @@ impl RecordSink for Sink {
                         });
                     }
                 }
-                Rec::Assistant {
+                Rec::Assistant(Box::new(Response {
                     sidechain,
                     ts,
                     id: raw::small(msg.id),
@@ -358,7 +358,7 @@ impl RecordSink for Sink {
                     parent_uuid: raw::small(rec.parent_uuid.flatten()),
                     cwd: raw::small(rec.cwd),
                     calls,
-                }
+                }))
             }
             "system" => match raw::string(rec.subtype).as_deref() {
                 Some("compact_boundary") => Rec::Boundary { sidechain },
@@ -392,7 +392,7 @@ impl RecordSink for Sink {
             media: CLAUDE.media_tokens,
         };
         let (piece, result_sizes, kinds) = match parsed {
-            Rec::User { .. } | Rec::Assistant { .. } => {
+            Rec::User { .. } | Rec::Assistant(_) => {
                 match super::jsonlen::measure(text, CLAUDE.wire.content, Some(rule)) {
                     Some(m) => (
                         Some(m.piece),
@@ -586,19 +586,20 @@ impl Sink {
                     });
                 }
             }
-            Rec::Assistant {
-                sidechain,
-                ts,
-                id,
-                request_id,
-                model,
-                usage,
-                applied_edits,
-                context_client,
-                parent_uuid,
-                cwd,
-                calls,
-            } => {
+            Rec::Assistant(r) => {
+                let Response {
+                    sidechain,
+                    ts,
+                    id,
+                    request_id,
+                    model,
+                    usage,
+                    applied_edits,
+                    context_client,
+                    parent_uuid,
+                    cwd,
+                    calls,
+                } = *r;
                 if !self.is_main(sidechain, true) {
                     self.b.s.sidechain_records += 1;
                     self.b.s.sidechain_calls += calls.len();
