@@ -37,16 +37,7 @@ fn the_measured_api_facts_are_the_read_back_ones_on_every_claude_transcript() {
         .into_iter()
         .filter(|p| p.components().any(|c| c.as_os_str() == "claude-code"))
         .collect();
-    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
-    for name in [
-        "claude-budget.jsonl",
-        "claude-cut.jsonl",
-        "claude-demo.jsonl",
-        "claude-idle-server.jsonl",
-        "claude-size.jsonl",
-    ] {
-        files.push(samples.join(name));
-    }
+    files.extend(corpus::claude_samples());
     let mut messages = 0;
     for f in &files {
         messages += agree(f);

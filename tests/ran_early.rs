@@ -37,13 +37,9 @@ fn what_ran_stops_early_with_the_answers_of_a_whole_pass() {
             }
         }
     }
+    files.extend(corpus::claude_samples());
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
     for name in [
-        "claude-budget.jsonl",
-        "claude-cut.jsonl",
-        "claude-demo.jsonl",
-        "claude-idle-server.jsonl",
-        "claude-size.jsonl",
         "gemini-build.jsonl",
         "gemini-build-masked.jsonl",
         "opencode-build.db",

@@ -77,3 +77,19 @@ pub fn jsonl_files() -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// The bundled Claude Code samples (`sample-sessions/`, in the repository:
+/// there with or without a corpus).
+pub fn claude_samples() -> Vec<PathBuf> {
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
+    [
+        "claude-budget.jsonl",
+        "claude-cut.jsonl",
+        "claude-demo.jsonl",
+        "claude-idle-server.jsonl",
+        "claude-size.jsonl",
+    ]
+    .iter()
+    .map(|name| samples.join(name))
+    .collect()
+}
