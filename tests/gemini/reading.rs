@@ -263,3 +263,123 @@ fn reference_1_2_a_rewind_is_no_compaction() {
         .expect("a break at the request after the rewind");
     assert!(!ex.contains(&json!("compaction")), "{b}");
 }
+
+/// A session of every way a Gemini CLI message is made: a prompt, a legacy
+/// response whose `toolCalls` carry their results (the result turn depends
+/// on the other records), a modern call and its result in a user record, and
+/// a compression checkpoint's messages.
+fn every_kind_of_message() -> [Value; 10] {
+    let legacy = json!([{"id": "c1", "name": "read_file", "args": {"file_path": "a.ts"},
+        "result": [{"functionResponse": {"id": "c1", "name": "read_file",
+                    "response": {"output": "legacy out"}}}]}]);
+    let mut modern = gemini("g2", "2026-11-30T09:00:04.000Z", "");
+    modern["content"] = json!([{"functionCall": {"id": "c2", "name": "run_shell_command",
+                                                   "args": {"command": "ls"}}}]);
+    let result = json!({"id": "u2", "timestamp": "2026-11-30T09:00:05.000Z", "type": "user",
+        "content": [{"functionResponse": {"id": "c2", "name": "run_shell_command",
+                     "response": {"output": "modern out"}}}]});
+    let snapshot = json!({"$set": {"messages": [
+        {"id": "e", "timestamp": "2026-11-30T09:10:00.000Z", "type": "user", "content": [{"text": "summary"}]},
+        {"id": "f", "timestamp": "2026-11-30T09:10:00.000Z", "type": "gemini", "content": [{"text": "Got it."}], "thoughts": [], "tokens": null}]}});
+    [
+        header(),
+        user("u1", "2026-11-30T09:00:01.000Z", "first"),
+        with_calls("g1", "2026-11-30T09:00:02.000Z", legacy),
+        modern,
+        result,
+        gemini("g3", "2026-11-30T09:00:06.000Z", "done"),
+        snapshot,
+        user("u3", "2026-11-30T09:10:01.000Z", "next"),
+        gemini("g4", "2026-11-30T09:10:02.000Z", "two"),
+        json!({"$set": {"lastUpdated": "2026-11-30T09:10:03.000Z"}}),
+    ]
+}
+
+/// The first text of a body's parts, else its first output, else its first
+/// call's name.
+fn what(body: &Value) -> String {
+    let parts = body["parts"].as_array().cloned().unwrap_or_default();
+    parts
+        .iter()
+        .find_map(|p| {
+            p["text"]
+                .as_str()
+                .or(p["functionResponse"]["response"]["output"].as_str())
+                .or(p["functionCall"]["name"].as_str())
+        })
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Issue 41 item 5: a message made of one line of the file alone is not held
+/// in memory: its body is read back from that line whenever a wire, the
+/// masking facts or a page reads it, and reads as the line says. A body that
+/// is no one line's (a legacy result turn, a checkpoint's message) is held.
+#[test]
+fn issue_41_5_message_bodies_are_read_back_from_their_lines() {
+    use mcscope::session::Part;
+    let (_d, p) = file("session-r.jsonl", &every_kind_of_message());
+    let setup = common::setup(std::path::Path::new(&p), mcscope::setup::Opts::default());
+    let s = &setup.session;
+    let mut seen = Vec::new();
+    mcscope::load::readback::each_message(s, |m, body| {
+        let Some(Part::Inline(i)) = s.messages[m].parts.first() else {
+            panic!("message {m} is no inline body");
+        };
+        seen.push((what(&body), i.line().is_some()));
+    })
+    .unwrap();
+    let read_back = |t: &str| (t.to_string(), true);
+    let held = |t: &str| (t.to_string(), false);
+    assert_eq!(
+        seen,
+        [
+            read_back("first"),
+            read_back("read_file"),
+            held("legacy out"),
+            read_back("run_shell_command"),
+            read_back("modern out"),
+            read_back("done"),
+            held("summary"),
+            held("Got it."),
+            read_back("next"),
+            read_back("two"),
+        ]
+    );
+    // What the wire sends of them, read back: the first view's last request.
+    let w = json(&["wire", &p, "--at", "3"]);
+    assert_eq!(
+        w["contents"],
+        json!([
+            {"role": "user", "parts": [{"text": "first"}]},
+            {"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "read_file", "args": {"file_path": "a.ts"}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"output": "legacy out"}}}]},
+            {"role": "model", "parts": [{"functionCall": {"id": "c2", "name": "run_shell_command", "args": {"command": "ls"}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"id": "c2", "name": "run_shell_command", "response": {"output": "modern out"}}}]},
+        ])
+    );
+}
+
+/// Issue 41 item 5: a line read back that no longer parses (the file changed
+/// since it was loaded) shows as a message that could not be read back, as a
+/// Claude Code record does: never a wrong body, never a panic.
+#[test]
+fn issue_41_5_a_line_changed_since_loading_reads_as_unreadable() {
+    let (_d, p) = file("session-x.jsonl", &every_kind_of_message());
+    let setup = common::setup(std::path::Path::new(&p), mcscope::setup::Opts::default());
+    // The prompt's line, the same length, no longer JSON.
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, text.replacen("\"first\"", "\"first{", 1)).unwrap();
+    let mut bodies = Vec::new();
+    mcscope::load::readback::each_message(&setup.session, |_, body| bodies.push(body)).unwrap();
+    let said = what(&bodies[0]);
+    assert!(
+        said.starts_with("[mcscope: the record near line 2 could not be read back: "),
+        "{said}"
+    );
+    assert_eq!(
+        what(&bodies[1]),
+        "read_file",
+        "the other lines read as before"
+    );
+}

@@ -163,7 +163,19 @@ enum InlineForm {
     /// A body nested deeper than serde_json parses back (its recursion limit
     /// is 128 levels): kept as the tree it is.
     Tree(Box<serde_json::Value>),
+    /// A body made from one line of the session's file (offset, length),
+    /// which parsed as is when it was loaded: read back and made again by the
+    /// loader's `make` whenever it is read, as a Claude Code record is.
+    Line {
+        offset: u64,
+        len: u32,
+        make: MakeBody,
+    },
 }
+
+/// What makes a message body of the JSON of the line it is read back from
+/// (a loader's conversion, see [`Inline::from_line`]).
+pub type MakeBody = fn(serde_json::Value) -> serde_json::Value;
 
 /// Nesting above which a body stays a tree (well under serde_json's limit).
 const INLINE_TEXT_DEPTH: usize = 100;
@@ -193,18 +205,40 @@ impl Inline {
         Inline(form, measure.map(Box::new))
     }
 
+    /// A body that is `make` of the JSON on bytes `offset..offset + len` of
+    /// the session's file, a line that parsed as is when it was loaded: the
+    /// body is not held, it is read back when asked for (issue 41 item 5).
+    /// A line longer than 4 GiB is not one (`None`: the caller keeps the body).
+    pub(crate) fn from_line(offset: u64, len: usize, make: MakeBody) -> Option<Inline> {
+        let len = u32::try_from(len).ok()?;
+        Some(Inline(InlineForm::Line { offset, len, make }, None))
+    }
+
     /// What the loader measured of the content, when it did.
     pub fn measure(&self) -> Option<&InlineMeasure> {
         self.1.as_deref()
     }
 
-    /// The body as a value (parsed from its text).
+    /// Where the body is read back from, when it is not held: the span of
+    /// the session's file (offset, length) and what makes the body of the
+    /// JSON there (`load::readback::inline_body` reads it).
+    pub fn line(&self) -> Option<(u64, usize, MakeBody)> {
+        match self.0 {
+            InlineForm::Line { offset, len, make } => Some((offset, len as usize, make)),
+            _ => None,
+        }
+    }
+
+    /// The body as a value, for a body held in memory (a body read back from
+    /// the file, [`Inline::line`], is read by `load::readback::inline_body`:
+    /// here it is Null).
     pub fn value(&self) -> serde_json::Value {
         match &self.0 {
             // Text this type wrote from a value, nested less than the limit:
             // it parses back to that value.
             InlineForm::Text(t) => serde_json::from_str(t).unwrap_or_default(),
             InlineForm::Tree(v) => (**v).clone(),
+            InlineForm::Line { .. } => serde_json::Value::Null,
         }
     }
 }

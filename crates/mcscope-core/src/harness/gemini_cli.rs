@@ -497,15 +497,6 @@ pub fn snippet_of(
     masked_snippet(&preview(tool, fr, content), &path)
 }
 
-/// The body of message `m` in the loaded session (Gemini CLI's messages are
-/// inline, kept as text: each call reads it), or Null.
-pub fn message_body(s: &crate::session::Session, m: usize) -> Value {
-    match s.messages[m].parts.first() {
-        Some(crate::session::Part::Inline(v)) => v.value(),
-        _ => Value::Null,
-    }
-}
-
 /// The `parts` element `i` of a message body, or Null.
 pub fn part_of(body: &Value, i: usize) -> Value {
     body.get("parts")
@@ -514,23 +505,21 @@ pub fn part_of(body: &Value, i: usize) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// The `parts` element of result `r` in the loaded session, or Null.
-pub fn result_part(s: &crate::session::Session, r: usize) -> Value {
-    let res = &s.results[r];
-    part_of(&message_body(s, res.msg), res.part)
-}
-
 /// The text Gemini CLI writes over result `r` when it masks it: the file's
-/// own where it recorded one, else the snippet it would write; None for a
-/// result it never masks (`Masking::tokens` says so).
-pub fn masked_text(s: &crate::session::Session, r: usize) -> Option<std::borrow::Cow<'_, str>> {
+/// own where it recorded one, else the snippet it would write of `part` (the
+/// result's part as the file holds it); None for a result it never masks
+/// (`Masking::tokens` says so).
+pub fn masked_text<'a>(
+    s: &'a crate::session::Session,
+    r: usize,
+    part: &Value,
+) -> Option<std::borrow::Cow<'a, str>> {
     if s.masking.tokens.get(r).is_none_or(|&t| t == u64::MAX) {
         return None;
     }
     if let Some(text) = s.masking.recorded.get(&r) {
         return Some(text.as_str().into());
     }
-    let part = result_part(s, r);
     let fr = part.get("functionResponse")?;
     let content = output_content(fr)?;
     Some(

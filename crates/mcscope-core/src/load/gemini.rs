@@ -20,7 +20,8 @@ use super::claude::fields::{count_warnings, counts_malformed};
 use crate::harness::GEMINI;
 use crate::harness::gemini_cli as gc;
 use crate::session::{
-    Diagnostic, Evidence, Format, Part, Role, Session, SessionWarning, ToolCall, ToolResult, Usage,
+    Diagnostic, Evidence, Format, MakeBody, Part, Role, Session, SessionWarning, ToolCall,
+    ToolResult, Usage,
 };
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -38,6 +39,34 @@ struct Content {
     parts: Vec<Value>,
     ts: Option<String>,
     line: usize,
+    /// Where its body is read back from, when it is made of one line of the
+    /// file alone (see [`Source`]).
+    src: Option<Source>,
+}
+
+/// How a message body is read back (issue 41 item 5: a long session's bodies
+/// are not held): the line of the record it is made of (offset and length in
+/// the file, a line that parsed as is) and the conversion that makes the body
+/// of that record, the same one the loader applied.
+type Source = (u64, usize, MakeBody);
+
+/// The body of a `user` (or media `info`) record: its content as parts.
+fn user_body(r: Value) -> Value {
+    json!({"role": role_name(Role::User), "parts": content_parts(r.get("content"))})
+}
+
+/// The body of a `gemini` record: its model content.
+fn model_body(r: Value) -> Value {
+    json!({"role": role_name(Role::Assistant), "parts": model_content(&r).0})
+}
+
+/// A message body: read back from its line where it has one, else held.
+fn body(role: Role, parts: &[Value], src: Option<Source>) -> Part {
+    let read_back =
+        src.and_then(|(offset, len, make)| crate::session::Inline::from_line(offset, len, make));
+    Part::Inline(read_back.unwrap_or_else(|| {
+        crate::session::Inline::new(json!({"role": role_name(role), "parts": parts}))
+    }))
 }
 
 /// A part as two histories are compared: masked outputs and thought parts
@@ -271,9 +300,7 @@ impl Replay {
 
     /// A content of the history that is not a response.
     fn push(&mut self, c: Content) {
-        let body = Part::Inline(crate::session::Inline::new(
-            json!({"role": role_name(c.role), "parts": c.parts}),
-        ));
+        let body = body(c.role, &c.parts, c.src);
         let has_tool_result = c.parts.iter().any(|p| p.get("functionResponse").is_some());
         let idx = match c.role {
             Role::User => self.b.user(UserRecord {
@@ -389,15 +416,15 @@ impl Replay {
         usage(r.get("tokens"))
     }
 
-    /// A response: its request sends history `h`.
-    fn respond(&mut self, id: &str, r: &Value, line: usize) {
+    /// A response: its request sends history `h`. `at` is where the
+    /// record's line is, when it parsed from there as is.
+    fn respond(&mut self, id: &str, r: &Value, line: usize, at: Option<(u64, usize)>) {
         let (parts, _) = model_content(r);
         let ts = r.get("timestamp").and_then(Value::as_str);
         let usage = self.usage_of(id, r, line);
+        let src = at.map(|(offset, len)| (offset, len, model_body as MakeBody));
         let idx = self.b.assistant(AssistantRecord {
-            part: Part::Inline(crate::session::Inline::new(
-                json!({"role": "model", "parts": parts}),
-            )),
+            part: body(Role::Assistant, &parts, src),
             ts,
             line,
             response_id: None,
@@ -415,12 +442,13 @@ impl Replay {
             parts,
             ts: ts.map(str::to_string),
             line,
+            src,
         }));
     }
 
     /// A response record written again (its `toolCalls` added): the message
     /// takes the calls while it is the last one.
-    fn rewritten(&mut self, id: &str, r: &Value, line: usize) {
+    fn rewritten(&mut self, id: &str, r: &Value, line: usize, at: Option<(u64, usize)>) {
         let Some(&idx) = self.response_msg.get(id) else {
             return;
         };
@@ -437,20 +465,20 @@ impl Replay {
             return;
         }
         let before = &last.shape.1;
+        let src = at.map(|(offset, len)| (offset, len, model_body as MakeBody));
         let now = Content {
             role: Role::Assistant,
             parts: parts.clone(),
             ts: None,
             line,
+            src,
         };
         let after = shape(&now).1;
         if after.len() <= before.len() || after[..before.len()] != before[..] {
             return;
         }
         let old_len = last.parts;
-        self.b.s.messages[idx].parts = vec![Part::Inline(crate::session::Inline::new(
-            json!({"role": "model", "parts": parts}),
-        ))];
+        self.b.s.messages[idx].parts = vec![body(Role::Assistant, &parts, src)];
         // The added parts keep their place after the first ones.
         self.parts(idx, &parts[old_len..], line, old_len);
         if let Some(last) = self.linear.last_mut() {
@@ -502,9 +530,9 @@ impl Walk {
                     .copied()
                     .unwrap_or(self.records.list.len());
                 self.records.bring(rp, end);
-                rp.respond(id, &v, line);
+                rp.respond(id, &v, line, src);
             } else if self.responded.contains(id) && self.records.index.contains_key(id) {
-                rp.rewritten(id, &v, line);
+                rp.rewritten(id, &v, line, src);
             }
             if self.records.set(id, Rec::new(v, src), line) && !is_response {
                 rp.changed_at = Some(line);
@@ -683,8 +711,13 @@ pub(super) fn load(path: &Path, input: Input<'_>, format: Format) -> Result<Sess
     let end = walk.records.list.len();
     walk.records.bring(&mut rp, end);
     let Walk {
-        records, subagent, ..
+        mut records,
+        subagent,
+        ..
     } = walk;
+    // The bodies read back from the file are read through this handle while
+    // loading (the file the session was read from, whatever its path is now).
+    let file = records.file.take();
     drop(records);
     let mut diagnostics = notes;
     diagnostics.append(&mut rp.diagnostics);
@@ -692,6 +725,6 @@ pub(super) fn load(path: &Path, input: Input<'_>, format: Format) -> Result<Sess
     let sid = rp.session_id.clone();
     let mut s = rp.b.finish(diagnostics);
     s.subagent_what_if = subagent;
-    masking_facts(&mut s, &snippets, sid.as_deref());
+    masking_facts(&mut s, file.as_ref(), &snippets, sid.as_deref());
     Ok(s)
 }

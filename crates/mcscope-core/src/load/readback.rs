@@ -4,7 +4,7 @@
 //! it here too, so neither depends on the other.
 
 use crate::load;
-use crate::session::{HarnessId, Part, Role, Session};
+use crate::session::{HarnessId, Inline, Part, Role, Session};
 use serde_json::{Map, Value, json};
 
 /// Every message of the session as the API sees it, in order, one at a time.
@@ -89,7 +89,11 @@ pub(crate) fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::
                     Err(e) => unreadable_message(s.harness, msg.first_line, &e),
                 }
             }
-            Part::Inline(v) => v.value(),
+            Part::Inline(v) => match inline_body(v, Some(file))? {
+                Ok(v) => v,
+                // Changed since loading: unreadable, as a record is.
+                Err(e) => unreadable_message(s.harness, msg.first_line, &e),
+            },
         };
         // The value is this call's own: its content is moved out, not copied.
         pieces.push(value.get_mut(key).map_or(Value::Null, Value::take));
@@ -118,6 +122,48 @@ pub(crate) fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::
     out.insert("role".into(), Value::String(role.into()));
     out.insert(key.into(), content);
     Ok(Value::Object(out))
+}
+
+/// An inline body as a value: parsed from its text, or read back from
+/// `file` (the session's file, opened by the caller; `None` where there is
+/// none to read) when the loader did not hold it ([`Inline::line`]). The
+/// outer error is the read's; the inner one says the bytes no longer parse
+/// (the file changed since it was loaded), which a caller shows as an
+/// unreadable message, as it does a Claude Code record's.
+pub fn inline_body(
+    body: &Inline,
+    file: Option<&std::fs::File>,
+) -> std::io::Result<serde_json::Result<Value>> {
+    let Some((offset, len, make)) = body.line() else {
+        return Ok(Ok(body.value()));
+    };
+    let Some(file) = file else {
+        return Err(std::io::Error::other(
+            "no file to read the message back from",
+        ));
+    };
+    let bytes = load::read_span(file, offset, len)?;
+    Ok(serde_json::from_slice(&bytes).map(make))
+}
+
+/// The first body of message `m` (an inline one: Gemini CLI's messages,
+/// kept as text or read back from `file`, the session's file), or Null where
+/// it cannot be read.
+pub fn message_body(s: &Session, file: Option<&std::fs::File>, m: usize) -> Value {
+    match s.messages[m].parts.first() {
+        Some(Part::Inline(v)) => match inline_body(v, file) {
+            Ok(Ok(v)) => v,
+            _ => Value::Null,
+        },
+        _ => Value::Null,
+    }
+}
+
+/// The `parts` element of result `r` in the loaded session (Gemini CLI), or
+/// Null.
+pub fn result_part(s: &Session, file: Option<&std::fs::File>, r: usize) -> Value {
+    let res = &s.results[r];
+    crate::harness::gemini_cli::part_of(&message_body(s, file, res.msg), res.part)
 }
 
 /// A stand-in for a record the wire builder could not read back.

@@ -46,7 +46,7 @@ pub(super) fn apply(
                 if dialect.is_tool_result(block) {
                     if let Some(r) = results.next() {
                         if (c.result_cleared)(r) {
-                            match crate::harness::gemini_cli::masked_text(s, r) {
+                            match crate::harness::gemini_cli::masked_text(s, r, block) {
                                 // The harness's own text for this result.
                                 Some(text) => {
                                     *block = crate::harness::gemini_cli::masked_part(block, &text)

@@ -5,12 +5,14 @@ use super::*;
 
 /// Per result, the harness's tokens, the masked text Gemini CLI would write
 /// (the file's own where it recorded one) and that text's tokens.
+/// `file` is the session's, which bodies are read back from.
 pub(super) fn masking_facts(
     s: &mut Session,
+    file: Option<&std::fs::File>,
     recorded: &HashMap<String, String>,
     sid: Option<&str>,
 ) {
-    let dir = project_tmp(s, recorded);
+    let dir = project_tmp(s, file, recorded);
     let n = s.results.len();
     let mut tokens = Vec::with_capacity(n);
     let mut masked_tokens = Vec::with_capacity(n);
@@ -20,7 +22,10 @@ pub(super) fn masking_facts(
     for r in 0..n {
         let res = &s.results[r];
         if body.0 != res.msg {
-            body = (res.msg, gc::message_body(s, res.msg));
+            body = (
+                res.msg,
+                crate::load::readback::message_body(s, file, res.msg),
+            );
         }
         let part = gc::part_of(&body.1, res.part);
         let fr = part.get("functionResponse").cloned().unwrap_or(Value::Null);
@@ -51,7 +56,7 @@ pub(super) fn masking_facts(
     s.masking.recorded = texts;
     s.masking.project_tmp = dir;
     s.masking.session_id = sid.map(str::to_string);
-    s.masking.saved_originals = saved_originals(s);
+    s.masking.saved_originals = saved_originals(s, file);
 }
 
 /// The largest saved original read (a picker of hostile files must not read
@@ -64,7 +69,7 @@ const SAVED_CAP: u64 = 64 << 20;
 /// transcript's, so untrusted: only its part after `/tool-outputs/` is taken,
 /// joined to the `tool-outputs` folder beside this session's `chats/`, and
 /// read only when it resolves inside that folder and is a regular file.
-fn saved_originals(s: &Session) -> HashMap<usize, String> {
+fn saved_originals(s: &Session, file: Option<&std::fs::File>) -> HashMap<usize, String> {
     let mut out = HashMap::new();
     let Some(dir) = tool_outputs_dir(&s.path) else {
         return out;
@@ -74,7 +79,7 @@ fn saved_originals(s: &Session) -> HashMap<usize, String> {
         if !res.already_cleared {
             continue;
         }
-        let part = gc::result_part(s, r);
+        let part = crate::load::readback::result_part(s, file, r);
         let Some(output) = part.get("functionResponse").and_then(output_of) else {
             continue;
         };
@@ -145,7 +150,11 @@ fn saved_original(dir: &Path, snippet: &str) -> Option<String> {
 /// originals are, else what the session's context message says
 /// (`The project's temporary directory is: …`, written by every 0.44+
 /// session), else the folder that holds `chats/`, else a stand-in.
-fn project_tmp(s: &Session, recorded: &HashMap<String, String>) -> String {
+fn project_tmp(
+    s: &Session,
+    file: Option<&std::fs::File>,
+    recorded: &HashMap<String, String>,
+) -> String {
     const AT: &str = "Full output available at: ";
     for text in recorded.values() {
         if let Some(i) = text.rfind(AT) {
@@ -157,7 +166,7 @@ fn project_tmp(s: &Session, recorded: &HashMap<String, String>) -> String {
     }
     const SAYS: &str = "The project's temporary directory is: ";
     let context = (0..s.messages.len().min(4)).find_map(|m| {
-        gc::message_body(s, m)
+        crate::load::readback::message_body(s, file, m)
             .get("parts")?
             .as_array()?
             .iter()

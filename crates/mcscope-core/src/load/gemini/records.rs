@@ -18,8 +18,10 @@ fn history(file: Option<&std::fs::File>, records: &[(String, Rec, usize)]) -> Ve
         .filter_map(|p| p.get("functionResponse").map(id_of))
         .collect();
     let mut all = Vec::with_capacity(records.len());
-    for ((_, _, line), r) in records.iter().zip(&values) {
+    for ((_, rec, line), r) in records.iter().zip(&values) {
         let mut out = Vec::new();
+        // Where a content made of this line alone is read back from.
+        let src = |make| rec.span().map(|(offset, len)| (offset, len, make));
         let ts = r
             .get("timestamp")
             .and_then(Value::as_str)
@@ -31,6 +33,7 @@ fn history(file: Option<&std::fs::File>, records: &[(String, Rec, usize)]) -> Ve
                 parts: content_parts(r.get("content")),
                 ts,
                 line,
+                src: src(user_body as MakeBody),
             }),
             Some("gemini") => {
                 let (model, results) = model_content(r);
@@ -39,6 +42,7 @@ fn history(file: Option<&std::fs::File>, records: &[(String, Rec, usize)]) -> Ve
                     parts: model,
                     ts: ts.clone(),
                     line,
+                    src: src(model_body as MakeBody),
                 });
                 let results: Vec<Value> = results
                     .into_iter()
@@ -48,11 +52,14 @@ fn history(file: Option<&std::fs::File>, records: &[(String, Rec, usize)]) -> Ve
                     })
                     .collect();
                 if !results.is_empty() {
+                    // Which results it holds depends on the other records:
+                    // this body is kept, not read back.
                     out.push(Content {
                         role: Role::User,
                         parts: results,
                         ts,
                         line,
+                        src: None,
                     });
                 }
             }
@@ -68,6 +75,7 @@ fn history(file: Option<&std::fs::File>, records: &[(String, Rec, usize)]) -> Ve
                         parts,
                         ts,
                         line,
+                        src: src(user_body as MakeBody),
                     });
                 }
             }
@@ -106,6 +114,15 @@ impl Rec {
                 })
                 .unwrap_or(Value::Null),
             ),
+        }
+    }
+
+    /// Where the record's line is in the file (offset, length), when it
+    /// parsed from there as is.
+    fn span(&self) -> Option<(u64, usize)> {
+        match *self {
+            Rec::Parsed(_, at) => at,
+            Rec::Line(offset, len) => Some((offset, len)),
         }
     }
 
