@@ -160,8 +160,27 @@ fn units(s: &str) -> usize {
 
 /// `JSON.stringify(v)`'s length in UTF-16 units: serde's compact form escapes
 /// as JavaScript does (`\"`, `\\`, `\n`…, `\u00XX` for other controls).
+/// Counted as it is written, never held: an output may be hundreds of MB.
 fn compact_len(v: &Value) -> usize {
-    units(&v.to_string())
+    /// UTF-16 units of the UTF-8 written to it: one per character (each byte
+    /// that is no continuation byte), two for one past the BMP (4 bytes).
+    struct Units(usize);
+    impl std::io::Write for Units {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf
+                .iter()
+                .map(|&b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+                .sum::<usize>();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Units(0);
+    // Writing to it cannot fail, nor can serializing a Value.
+    let _ = serde_json::to_writer(&mut n, v);
+    n.0
 }
 
 /// `estimateTokenCountSync(parts, depth)` (tokenCalculation.ts), unfloored.
@@ -544,14 +563,31 @@ pub fn masked_snippet(preview: &str, path: &str) -> String {
 /// A masked copy of a `functionResponse` part: `response` is `{output:
 /// snippet}`, every other key (id, name, nested media) kept.
 pub fn masked_part(part: &Value, snippet: &str) -> Value {
-    let mut out = part.clone();
-    if let Some(fr) = out
-        .get_mut("functionResponse")
-        .and_then(Value::as_object_mut)
-    {
-        fr.insert("response".into(), serde_json::json!({ "output": snippet }));
+    let masked = || serde_json::json!({ "output": snippet });
+    let Some(fr) = part.get("functionResponse").and_then(Value::as_object) else {
+        return part.clone();
+    };
+    // The copy leaves the response out (an output may be hundreds of MB) and
+    // puts the snippet in its place, or last where there was none.
+    let mut new_fr: serde_json::Map<String, Value> = fr
+        .iter()
+        .map(|(k, v)| match k.as_str() {
+            "response" => (k.clone(), masked()),
+            _ => (k.clone(), v.clone()),
+        })
+        .collect();
+    if !fr.contains_key("response") {
+        new_fr.insert("response".into(), masked());
     }
-    out
+    let mut out = serde_json::Map::new();
+    for (k, v) in part.as_object().into_iter().flatten() {
+        let v = match k.as_str() {
+            "functionResponse" => Value::Object(std::mem::take(&mut new_fr)),
+            _ => v.clone(),
+        };
+        out.insert(k.clone(), v);
+    }
+    Value::Object(out)
 }
 
 pub(crate) const GEMINI_VERSION_UNKNOWN: Template = Template {
@@ -586,6 +622,54 @@ pub(super) static CAVEATS: [Rule; 2] = [
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Issue 41 item 5: `JSON.stringify`'s length is counted as serde_json
+    /// writes it, never held, and is the length of the text it writes.
+    #[test]
+    fn compact_len_is_the_written_text_s_length_in_utf16_units() {
+        let values = [
+            json!(null),
+            json!("plain ascii"),
+            json!("é ü 漢字 😀🎉 \u{1b} \n \t \" \\ \u{7f} \u{2028}"),
+            json!({"output": "line\nline 😀", "n": [1, -2.5, 1e300, 18446744073709551615u64], "k": {"é": true}}),
+            json!(["\u{10FFFF}", "\u{FFFF}", "\u{800}", "\u{80}"]),
+        ];
+        for v in &values {
+            assert_eq!(compact_len(v), units(&v.to_string()), "{v}");
+        }
+    }
+
+    /// Issue 41 item 5: the masked copy of a part never copies the response
+    /// it replaces (one output may be hundreds of MB), and is the part with
+    /// `response` set in place, or appended where there was none, every
+    /// other key kept in its order.
+    #[test]
+    fn a_masked_part_is_the_part_with_its_response_set() {
+        let set = |part: &Value, snippet: &str| {
+            let mut out = part.clone();
+            if let Some(fr) = out
+                .get_mut("functionResponse")
+                .and_then(Value::as_object_mut)
+            {
+                fr.insert("response".into(), json!({ "output": snippet }));
+            }
+            out
+        };
+        let parts = [
+            json!({"functionResponse": {"id": "a", "name": "read_file", "response": {"output": "big"}}}),
+            json!({"z": 1, "functionResponse": {"response": {"output": "x"}, "id": "a", "parts": [{"inlineData": {"mimeType": "image/png", "data": "AA"}}]}, "a": [2]}),
+            json!({"functionResponse": {"id": "b", "name": "x"}}),
+            json!({"functionResponse": "not an object"}),
+            json!({"text": "no response"}),
+            json!("a string"),
+        ];
+        for part in &parts {
+            let got = masked_part(part, "<tool_output_masked>s</tool_output_masked>");
+            let want = set(part, "<tool_output_masked>s</tool_output_masked>");
+            assert_eq!(got, want, "{part}");
+            assert_eq!(got.to_string(), want.to_string(), "key order: {part}");
+        }
+    }
 
     /// Reference §4's generator, in Rust.
     pub(crate) fn f1() -> String {

@@ -50,14 +50,48 @@ struct Content {
 /// of that record, the same one the loader applied.
 type Source = (u64, usize, MakeBody);
 
-/// The body of a `user` (or media `info`) record: its content as parts.
-fn user_body(r: Value) -> Value {
-    json!({"role": role_name(Role::User), "parts": content_parts(r.get("content"))})
+/// The body of a `user` (or media `info`) record: its content as parts
+/// (`content_parts`, the content moved, not copied).
+fn user_body(mut r: Value) -> Value {
+    let parts = owned_parts(r.get_mut("content").map(Value::take));
+    json!({"role": role_name(Role::User), "parts": parts})
 }
 
-/// The body of a `gemini` record: its model content.
-fn model_body(r: Value) -> Value {
-    json!({"role": role_name(Role::Assistant), "parts": model_content(&r).0})
+/// The body of a `gemini` record: its model content (`model_content`'s
+/// first half, the record's values moved, not copied).
+fn model_body(mut r: Value) -> Value {
+    let mut parts = owned_parts(r.get_mut("content").map(Value::take));
+    let modern = parts.iter().any(|p| {
+        p.get("functionCall").is_some() || p.get("thought").and_then(Value::as_bool) == Some(true)
+    });
+    if !modern && let Some(Value::Array(calls)) = r.get_mut("toolCalls") {
+        for tc in calls.iter_mut() {
+            let mut take = |k: &str| tc.get_mut(k).map(Value::take);
+            parts.push(json!({"functionCall": {
+                "id": take("id").unwrap_or(Value::Null),
+                "name": take("name").unwrap_or(Value::Null),
+                "args": take("args").unwrap_or(json!({})),
+            }}));
+        }
+    }
+    json!({"role": role_name(Role::Assistant), "parts": parts})
+}
+
+/// [`content_parts`] of a content it owns.
+fn owned_parts(v: Option<Value>) -> Vec<Value> {
+    match v {
+        Some(Value::String(s)) if s.is_empty() => Vec::new(),
+        Some(Value::String(s)) => vec![json!({"text": s})],
+        Some(Value::Array(a)) => a
+            .into_iter()
+            .map(|p| match p {
+                Value::String(s) => json!({"text": s}),
+                other => other,
+            })
+            .collect(),
+        Some(o @ Value::Object(_)) => vec![o],
+        _ => Vec::new(),
+    }
 }
 
 /// A message body: read back from its line where it has one, else held.
@@ -727,4 +761,56 @@ pub(super) fn load(path: &Path, input: Input<'_>, format: Format) -> Result<Sess
     s.subagent_what_if = subagent;
     masking_facts(&mut s, file.as_ref(), &snippets, sid.as_deref());
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 41 item 5: a body read back is made by moving the record's
+    /// values, and is the very body the loader made of the same record by
+    /// copying them (`content_parts`, `model_content`), on every shape a
+    /// record's content and calls take.
+    #[test]
+    fn a_body_read_back_is_the_body_the_loader_made() {
+        let contents = [
+            json!(""),
+            json!("plain"),
+            json!(["a", {"text": "b"}, {"functionCall": {"id": "c", "name": "n", "args": {}}}]),
+            json!([{"thought": true, "text": "t"}, {"text": "u"}]),
+            json!({"text": "one object"}),
+            json!(null),
+            json!(7),
+        ];
+        let calls = [
+            None,
+            Some(
+                json!([{"id": "x", "name": "read_file", "args": {"file_path": "a"}, "result": []},
+                        {"name": "no_id"}, {"id": "y", "name": "z", "args": null}, "not an object"]),
+            ),
+            Some(json!("not an array")),
+        ];
+        for content in &contents {
+            let user = json!({"type": "user", "id": "u", "content": content});
+            let want = json!({"role": "user", "parts": content_parts(user.get("content"))});
+            assert_eq!(
+                user_body(user.clone()).to_string(),
+                want.to_string(),
+                "{user}"
+            );
+            for tc in &calls {
+                let mut g = json!({"type": "gemini", "id": "g", "model": "m", "content": content});
+                if let Some(tc) = tc {
+                    g["toolCalls"] = tc.clone();
+                }
+                let want = json!({"role": "model", "parts": model_content(&g).0});
+                assert_eq!(model_body(g.clone()).to_string(), want.to_string(), "{g}");
+            }
+        }
+        // A record without content.
+        assert_eq!(
+            user_body(json!({"type": "user"})),
+            json!({"role": "user", "parts": []})
+        );
+    }
 }

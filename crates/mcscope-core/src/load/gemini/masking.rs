@@ -3,6 +3,8 @@
 
 use super::*;
 
+static NULL: Value = Value::Null;
+
 /// Per result, the harness's tokens, the masked text Gemini CLI would write
 /// (the file's own where it recorded one) and that text's tokens.
 /// `file` is the session's, which bodies are read back from.
@@ -27,19 +29,23 @@ pub(super) fn masking_facts(
                 crate::load::readback::message_body(s, file, res.msg),
             );
         }
-        let part = gc::part_of(&body.1, res.part);
-        let fr = part.get("functionResponse").cloned().unwrap_or(Value::Null);
+        // Borrowed from the body: an output is never copied to be measured.
+        let part = body
+            .1
+            .get("parts")
+            .and_then(|p| p.get(res.part))
+            .unwrap_or(&NULL);
+        let fr = part.get("functionResponse").unwrap_or(&NULL);
         // `getToolOutputContent` null, or `isAlreadyMasked` (the tag anywhere
         // in it, a mere mention included): Gemini CLI neither counts nor
         // masks it.
-        let content =
-            gc::output_content(&fr).filter(|_| res.already_cleared || !gc::is_masked(&fr));
+        let content = gc::output_content(fr).filter(|_| res.already_cleared || !gc::is_masked(fr));
         let Some(content) = content else {
             tokens.push(None);
             masked_tokens.push(u64::MAX);
             continue;
         };
-        tokens.push(Some(gc::part_tokens(&part)));
+        tokens.push(Some(gc::part_tokens(part)));
         // The file's own text is kept; the snippet made here is made again
         // when a wire is written (`gc::masked_text`), not held for every result.
         let snippet = match recorded.get(&res.id) {
@@ -47,9 +53,9 @@ pub(super) fn masking_facts(
                 texts.insert(r, text.clone());
                 std::borrow::Cow::Borrowed(text.as_str())
             }
-            None => gc::snippet_of(&dir, sid, &res.id, &fr, &content).into(),
+            None => gc::snippet_of(&dir, sid, &res.id, fr, &content).into(),
         };
-        masked_tokens.push(gc::part_tokens(&gc::masked_part(&part, &snippet)));
+        masked_tokens.push(gc::part_tokens(&gc::masked_part(part, &snippet)));
     }
     s.harness_tokens = tokens;
     s.masking.tokens = masked_tokens;
