@@ -162,6 +162,11 @@ fn units(s: &str) -> usize {
 /// as JavaScript does (`\"`, `\\`, `\n`…, `\u00XX` for other controls).
 /// Counted as it is written, never held: an output may be hundreds of MB.
 fn compact_len(v: &Value) -> usize {
+    written_units(v)
+}
+
+/// The length in UTF-16 units of `v`'s compact JSON, counted as it is written.
+fn written_units<T: serde::Serialize + ?Sized>(v: &T) -> usize {
     /// UTF-16 units of the UTF-8 written to it: one per character (each byte
     /// that is no continuation byte), two for one past the BMP (4 bytes).
     struct Units(usize);
@@ -183,8 +188,14 @@ fn compact_len(v: &Value) -> usize {
     n.0
 }
 
-/// `estimateTokenCountSync(parts, depth)` (tokenCalculation.ts), unfloored.
+/// `estimateTokenCountSync(parts, depth)` (tokenCalculation.ts).
 fn parts_tokens(parts: &[Value], depth: u32) -> f64 {
+    parts_total(parts, depth).floor()
+}
+
+/// [`parts_tokens`] before its last floor: a sum of quarters and whole
+/// numbers, exact in an f64 (every count is far below 2^50).
+fn parts_total(parts: &[Value], depth: u32) -> f64 {
     if depth > 3 {
         return 0.0;
     }
@@ -212,7 +223,7 @@ fn parts_tokens(parts: &[Value], depth: u32) -> f64 {
             };
         }
     }
-    total.floor()
+    total
 }
 
 fn response_tokens_raw(fr: &Value, depth: u32) -> f64 {
@@ -236,6 +247,125 @@ fn response_tokens_raw(fr: &Value, depth: u32) -> f64 {
 /// nested parts) / 4⌋ (reference §2.3).
 pub fn part_tokens(part: &Value) -> u64 {
     parts_tokens(std::slice::from_ref(part), 0) as u64
+}
+
+/// The tokens Gemini CLI counts for a part masked with any snippet, from one
+/// look at the part: `masked_part(part, S)` counts `base` (its count with an
+/// empty snippet, unfloored) and a quarter of `S`'s escaped length where the
+/// snippet lands in what is counted, floored (`parts_tokens`: a masked
+/// `functionResponse` object's response is `{output: S}`, counted as its
+/// compact JSON; JSON escapes each character alone). The masking facts are
+/// made while loading, where the part is at hand, and the snippet's path
+/// only once the session's folder is known.
+#[derive(Debug, Clone, Copy)]
+pub struct MaskedTokens {
+    base: f64,
+    grows: bool,
+}
+
+impl MaskedTokens {
+    pub fn of(part: &Value) -> MaskedTokens {
+        // As `parts_total` reads the part: a text part counts its text alone.
+        let text = part.get("text").and_then(Value::as_str).is_some();
+        let grows = !text && part.get("functionResponse").is_some_and(Value::is_object);
+        let base = parts_total(std::slice::from_ref(&masked_part(part, "")), 0);
+        MaskedTokens { base, grows }
+    }
+
+    /// `part_tokens(&masked_part(part, S))`, given `escaped_units(S)`.
+    pub fn with(self, escaped: u64) -> u64 {
+        let add = if self.grows {
+            escaped as f64 / 4.0
+        } else {
+            0.0
+        };
+        (self.base + add).floor() as u64
+    }
+}
+
+/// The length in UTF-16 units of `s` as a JSON string's content (its
+/// escapes counted, its quotes not).
+pub fn escaped_units(s: &str) -> u64 {
+    written_units(s).saturating_sub(2) as u64
+}
+
+/// `preview(tool, fr, content)` of `content = output_content(fr)`, None where
+/// that is None: a shell output's preview reads the response; any other
+/// tool's reads the pretty JSON, written through [`PrettyPreview`] and never
+/// held whole (an output may be hundreds of MB).
+pub fn output_preview(tool: &str, fr: &Value) -> Option<String> {
+    let response = fr.get("response").filter(|v| truthy(v))?;
+    if tool == "run_shell_command" {
+        return Some(preview(tool, fr, ""));
+    }
+    let mut w = PrettyPreview::default();
+    // Writing to it cannot fail, nor can serializing a Value.
+    let _ = serde_json::to_writer_pretty(&mut w, response);
+    Some(w.preview())
+}
+
+/// What [`preview`] keeps of a text written to it: its length in UTF-16
+/// units, its first bytes and its last (each enough for more than 500 units,
+/// at most four bytes a unit), so the preview is made without the text.
+#[derive(Default)]
+struct PrettyPreview {
+    units: usize,
+    head: Vec<u8>,
+    /// The last `KEPT` bytes, as a ring from `tail_at`.
+    tail: Vec<u8>,
+    tail_at: usize,
+}
+
+impl PrettyPreview {
+    const KEPT: usize = 2048 + 8;
+
+    fn preview(&self) -> String {
+        let whole_prefix = |b: &[u8]| match std::str::from_utf8(b) {
+            Ok(s) => s.to_string(),
+            Err(e) => String::from_utf8_lossy(&b[..e.valid_up_to()]).into_owned(),
+        };
+        let head = whole_prefix(&self.head);
+        if self.units <= 500 {
+            // Then the text is at most 2,000 bytes: the head holds it whole.
+            return head;
+        }
+        let mut tail = self.tail[self.tail_at..].to_vec();
+        tail.extend_from_slice(&self.tail[..self.tail_at]);
+        // From the first whole character.
+        let start = tail
+            .iter()
+            .position(|&b| b & 0xC0 != 0x80)
+            .unwrap_or(tail.len());
+        let tail = String::from_utf8_lossy(&tail[start..]).into_owned();
+        format!(
+            "{}\n... [TRUNCATED] ...\n{}",
+            head_units(&head, 250),
+            tail_units(&tail, 250)
+        )
+    }
+}
+
+impl std::io::Write for PrettyPreview {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.units += buf
+            .iter()
+            .map(|&b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
+            .sum::<usize>();
+        let room = Self::KEPT.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&buf[..room.min(buf.len())]);
+        for &b in buf.iter().skip(buf.len().saturating_sub(Self::KEPT)) {
+            if self.tail.len() < Self::KEPT {
+                self.tail.push(b);
+            } else {
+                self.tail[self.tail_at] = b;
+                self.tail_at = (self.tail_at + 1) % Self::KEPT;
+            }
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// `getToolOutputContent`: the pretty JSON of `response` (2 spaces), None
@@ -495,7 +625,7 @@ pub fn saved_path(
 /// What stands in for the random part of a saved original's name when the
 /// file does not show it (`Math.random().toString(36).substring(7)`, about
 /// five characters).
-const STAND_IN: &str = "xxxxx";
+pub(crate) const STAND_IN: &str = "xxxxx";
 
 /// The snippet Gemini CLI writes over a response it masks (the result `id`'s
 /// `functionResponse` `fr`, whose output is `content`): its preview and where
@@ -505,15 +635,19 @@ pub fn snippet_of(
     session_id: Option<&str>,
     id: &str,
     fr: &Value,
-    content: &str,
-) -> String {
-    let tool = fr
-        .get("name")
+) -> Option<String> {
+    let tool = tool_of(fr);
+    let path = saved_path(project_tmp, session_id, tool, id, STAND_IN);
+    Some(masked_snippet(&output_preview(tool, fr)?, &path))
+}
+
+/// The tool a saved original is named by: the response's `name`, else
+/// `unknown_tool`.
+pub fn tool_of(fr: &Value) -> &str {
+    fr.get("name")
         .and_then(Value::as_str)
         .filter(|t| !t.is_empty())
-        .unwrap_or("unknown_tool");
-    let path = saved_path(project_tmp, session_id, tool, id, STAND_IN);
-    masked_snippet(&preview(tool, fr, content), &path)
+        .unwrap_or("unknown_tool")
 }
 
 /// The `parts` element `i` of a message body, or Null.
@@ -540,17 +674,13 @@ pub fn masked_text<'a>(
         return Some(text.as_str().into());
     }
     let fr = part.get("functionResponse")?;
-    let content = output_content(fr)?;
-    Some(
-        snippet_of(
-            &s.masking.project_tmp,
-            s.masking.session_id.as_deref(),
-            &s.results[r].id,
-            fr,
-            &content,
-        )
-        .into(),
+    snippet_of(
+        &s.masking.project_tmp,
+        s.masking.session_id.as_deref(),
+        &s.results[r].id,
+        fr,
     )
+    .map(Into::into)
 }
 
 /// `formatMaskedSnippet`: what the model reads in place of a masked output.
@@ -636,6 +766,96 @@ mod tests {
         ];
         for v in &values {
             assert_eq!(compact_len(v), units(&v.to_string()), "{v}");
+        }
+    }
+
+    /// Issue 41 item 5: the masking facts are taken while loading, before
+    /// the snippet's path is known: the tokens of a part masked with any
+    /// snippet are its count with an empty one and a quarter of the
+    /// snippet's escaped length, floored, exactly as counted on the masked
+    /// part; and a snippet's escaped length is its preview's and its path's.
+    #[test]
+    fn masked_tokens_are_the_masked_part_s_for_any_snippet() {
+        let huge = "y".repeat(120_000);
+        let parts = [
+            json!({"functionResponse": {"id": "a", "name": "read_file", "response": {"output": "big"}}}),
+            json!({"functionResponse": {"id": "a", "name": "run_shell_command", "response": {"output": "x", "exitCode": 1}}}),
+            json!({"functionResponse": {"id": "b", "name": "é😀", "response": "a string"}}),
+            json!({"functionResponse": {"id": "b", "name": "n"}}),
+            json!({"functionResponse": {"id": "c", "name": "read_many_files", "response": {"output": "o"},
+                   "parts": [{"inlineData": {"mimeType": "image/png", "data": "AA"}}, {"text": "nested é"},
+                             {"functionResponse": {"name": "deep", "response": {"k": [1, 2]},
+                              "parts": [{"text": "deeper"}]}}]}}),
+            json!({"text": "a text part", "functionResponse": {"id": "d", "name": "t", "response": {"output": "o"}}}),
+            json!({"text": huge, "functionResponse": {"name": "t"}}),
+            json!({"functionResponse": "not an object"}),
+            json!({"functionResponse": null, "fileData": {"mimeType": "application/pdf"}}),
+            json!({"other": [1, "two"]}),
+        ];
+        let snippets = [
+            String::new(),
+            "plain".to_string(),
+            masked_snippet(
+                "line 1\n\"quoted\" \\ é 😀 \u{1}",
+                "/tmp/p/tool-outputs/session-s/t_a_xxxxx.txt",
+            ),
+            "z".repeat(100_001),
+        ];
+        for part in &parts {
+            let m = MaskedTokens::of(part);
+            for snippet in &snippets {
+                assert_eq!(
+                    m.with(escaped_units(snippet)),
+                    part_tokens(&masked_part(part, snippet)),
+                    "{part} with a snippet of {} bytes",
+                    snippet.len()
+                );
+            }
+        }
+        let preview = "head é\n\t\"q\" 😀";
+        let path = "/h/é p/tool-outputs/x\\y.txt";
+        assert_eq!(
+            escaped_units(&masked_snippet(preview, path)),
+            escaped_units(&masked_snippet(preview, "")) + escaped_units(path)
+        );
+        assert_eq!(
+            escaped_units("a\n😀"),
+            5,
+            "a, \\n (two), a surrogate pair (two)"
+        );
+    }
+
+    /// Issue 41 item 5: the preview of an output is made as its pretty JSON
+    /// is written, never held whole, and is the preview of that JSON: at
+    /// every length around the 500-unit line and the 250-unit cuts, with
+    /// characters of one to four bytes and escapes at the cuts.
+    #[test]
+    fn an_output_s_preview_is_made_without_holding_its_text() {
+        let mut outputs: Vec<Value> = Vec::new();
+        for fill in ["a", "é", "漢", "😀", "\n", "\u{1}"] {
+            for n in [
+                0, 1, 200, 240, 245, 246, 247, 248, 249, 250, 251, 252, 480, 490, 491, 492, 495,
+                496, 497, 498, 499, 500, 501, 502, 510, 600, 1000, 3000,
+            ] {
+                let text: String = (0..n)
+                    .map(|i| if i % 7 == 3 { "x" } else { fill })
+                    .collect();
+                outputs.push(json!({"output": text}));
+                outputs.push(json!({"output": format!("😀{text}😀")}));
+            }
+        }
+        outputs.push(json!({"output": "o", "error": {"message": "é".repeat(400)}, "n": [1, 2.5]}));
+        outputs.push(json!(["a list", "😀".repeat(300)]));
+        outputs.push(json!("a string response"));
+        outputs.push(json!(null));
+        outputs.push(json!(0));
+        outputs.push(json!(""));
+        for response in outputs {
+            for tool in ["read_file", "run_shell_command", "unknown_tool"] {
+                let fr = json!({"id": "a", "name": tool, "response": response});
+                let want = output_content(&fr).map(|c| preview(tool, &fr, &c));
+                assert_eq!(output_preview(tool, &fr), want, "{tool} {response}");
+            }
         }
     }
 

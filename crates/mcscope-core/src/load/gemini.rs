@@ -30,7 +30,7 @@ use std::path::Path;
 mod masking;
 mod records;
 use masking::masking_facts;
-use records::{Rec, Records, model_content};
+use records::{Rec, Records, model_content, owned_model_content};
 
 /// One content of the history as the API is sent it.
 #[derive(Debug, Clone)]
@@ -44,6 +44,19 @@ struct Content {
     src: Option<Source>,
 }
 
+/// A content of the history as the builder takes it: its parts moved out
+/// (the caller keeps no parts of what it gave, `Records::bring`), the rest
+/// copied.
+fn taken(c: &mut Content) -> Content {
+    Content {
+        role: c.role,
+        parts: std::mem::take(&mut c.parts),
+        ts: c.ts.clone(),
+        line: c.line,
+        src: c.src,
+    }
+}
+
 /// How a message body is read back (issue 41 item 5: a long session's bodies
 /// are not held): the line of the record it is made of (offset and length in
 /// the file, a line that parsed as is) and the conversion that makes the body
@@ -54,38 +67,38 @@ type Source = (u64, usize, MakeBody);
 /// (`content_parts`, the content moved, not copied).
 fn user_body(mut r: Value) -> Value {
     let parts = owned_parts(r.get_mut("content").map(Value::take));
-    json!({"role": role_name(Role::User), "parts": parts})
+    body_value(Role::User, parts)
+}
+
+/// `{"role": …, "parts": parts}`, the parts moved in.
+fn body_value(role: Role, parts: Vec<Value>) -> Value {
+    object([
+        ("role", Value::String(role_name(role).into())),
+        ("parts", Value::Array(parts)),
+    ])
+}
+
+/// An object of these keys and values, in order, the values moved in
+/// (`json!` copies what it is given: it serializes it).
+fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
 /// The body of a `gemini` record: its model content (`model_content`'s
 /// first half, the record's values moved, not copied).
-fn model_body(mut r: Value) -> Value {
-    let mut parts = owned_parts(r.get_mut("content").map(Value::take));
-    let modern = parts.iter().any(|p| {
-        p.get("functionCall").is_some() || p.get("thought").and_then(Value::as_bool) == Some(true)
-    });
-    if !modern && let Some(Value::Array(calls)) = r.get_mut("toolCalls") {
-        for tc in calls.iter_mut() {
-            let mut take = |k: &str| tc.get_mut(k).map(Value::take);
-            parts.push(json!({"functionCall": {
-                "id": take("id").unwrap_or(Value::Null),
-                "name": take("name").unwrap_or(Value::Null),
-                "args": take("args").unwrap_or(json!({})),
-            }}));
-        }
-    }
-    json!({"role": role_name(Role::Assistant), "parts": parts})
+fn model_body(r: Value) -> Value {
+    body_value(Role::Assistant, owned_model_content(r).0)
 }
 
 /// [`content_parts`] of a content it owns.
 fn owned_parts(v: Option<Value>) -> Vec<Value> {
     match v {
         Some(Value::String(s)) if s.is_empty() => Vec::new(),
-        Some(Value::String(s)) => vec![json!({"text": s})],
+        Some(Value::String(s)) => vec![object([("text", Value::String(s))])],
         Some(Value::Array(a)) => a
             .into_iter()
             .map(|p| match p {
-                Value::String(s) => json!({"text": s}),
+                Value::String(s) => object([("text", Value::String(s))]),
                 other => other,
             })
             .collect(),
@@ -229,6 +242,9 @@ struct Replay {
     /// Masked snippets as the file records them, by tool id (a masking is
     /// recorded once: later histories still hold it).
     recorded_snippets: HashMap<String, String>,
+    /// What the masking facts need of each result, in result order, taken
+    /// while its part is at hand.
+    pending: Vec<Option<masking::Pending>>,
     session_id: Option<String>,
     diagnostics: Vec<Diagnostic>,
 }
@@ -246,6 +262,7 @@ impl Replay {
             rewound: false,
             checkpointed: false,
             recorded_snippets: HashMap::new(),
+            pending: Vec::new(),
             session_id: None,
             diagnostics: Vec::new(),
         }
@@ -256,7 +273,7 @@ impl Replay {
     /// anything else starts a new view.
     /// False (and nothing done) when `h` is no continuation of the view:
     /// the caller then starts a new one with [`Replay::new_view`].
-    fn sync(&mut self, h: &[Content], from: usize) -> bool {
+    fn sync(&mut self, h: &mut [Content], from: usize) -> bool {
         let n = self.linear.len();
         // What comes before `from` is what the last request was compared with.
         let from = from.min(n);
@@ -306,8 +323,8 @@ impl Replay {
                     context_edit: false,
                 });
             }
-            for c in &h[n..] {
-                self.push(c.clone());
+            for c in &mut h[n..] {
+                self.push(taken(c));
             }
         }
         self.changed_at = None;
@@ -318,14 +335,14 @@ impl Replay {
 
     /// A history that changed otherwise (a compression, a rewind): a new
     /// view, built from it whole.
-    fn new_view(&mut self, h: &[Content]) {
+    fn new_view(&mut self, h: &mut [Content]) {
         self.b.begin_segment();
         if self.rewound && !self.checkpointed {
             self.b.s.rewind_segments.push(self.b.segment());
         }
         self.linear.clear();
         for c in h {
-            self.push(c.clone());
+            self.push(taken(c));
         }
         self.changed_at = None;
         self.rewound = false;
@@ -415,6 +432,7 @@ impl Replay {
                 if !is_masked {
                     self.originals.insert(id.clone());
                 }
+                self.pending.push(masking::pending(p, fr, is_masked));
                 self.b.result(ToolResult {
                     id,
                     name: fr.get("name").and_then(Value::as_str).map(str::to_string),
@@ -600,6 +618,9 @@ impl Walk {
     }
 }
 
+/// The largest line buffer kept from one line to the next.
+const LINE_BUFFER_KEPT: usize = 4 << 20;
+
 /// What a Gemini CLI file is read from.
 pub(super) enum Input<'a> {
     /// One whole legacy record, its text.
@@ -722,6 +743,11 @@ pub(super) fn load(path: &Path, input: Input<'_>, format: Format) -> Result<Sess
                         None => Err(e),
                     }
                 });
+                // A long line's buffer is not kept for the lines after it
+                // (one output may be hundreds of MB).
+                if bytes.capacity() > LINE_BUFFER_KEPT {
+                    bytes = Vec::new();
+                }
                 match parsed {
                     Ok(v) if v.is_object() => walk.apply(&mut rp, i + 1, v, src),
                     Ok(_) => notes.push(Diagnostic {
@@ -756,10 +782,11 @@ pub(super) fn load(path: &Path, input: Input<'_>, format: Format) -> Result<Sess
     let mut diagnostics = notes;
     diagnostics.append(&mut rp.diagnostics);
     let snippets = std::mem::take(&mut rp.recorded_snippets);
+    let pending = std::mem::take(&mut rp.pending);
     let sid = rp.session_id.clone();
     let mut s = rp.b.finish(diagnostics);
     s.subagent_what_if = subagent;
-    masking_facts(&mut s, file.as_ref(), &snippets, sid.as_deref());
+    masking_facts(&mut s, pending, file.as_ref(), &snippets, sid.as_deref());
     Ok(s)
 }
 
@@ -785,6 +812,10 @@ mod tests {
         let calls = [
             None,
             Some(
+                json!([{"id": "w", "name": "run", "args": {}, "result": [{"functionResponse": {"id": "w", "response": {"output": "o"}}}, "text"]},
+                        {"id": "v", "result": {"functionResponse": {"id": "v"}}}, {"id": "u", "result": "plain"}]),
+            ),
+            Some(
                 json!([{"id": "x", "name": "read_file", "args": {"file_path": "a"}, "result": []},
                         {"name": "no_id"}, {"id": "y", "name": "z", "args": null}, "not an object"]),
             ),
@@ -805,6 +836,18 @@ mod tests {
                 }
                 let want = json!({"role": "model", "parts": model_content(&g).0});
                 assert_eq!(model_body(g.clone()).to_string(), want.to_string(), "{g}");
+                let (model, results) = model_content(&g);
+                let (owned_model, owned_results) = owned_model_content(g.clone());
+                assert_eq!(
+                    json!(owned_model).to_string(),
+                    json!(model).to_string(),
+                    "{g}"
+                );
+                assert_eq!(
+                    json!(owned_results).to_string(),
+                    json!(results).to_string(),
+                    "{g}"
+                );
             }
         }
         // A record without content.

@@ -143,7 +143,10 @@ pub fn inline_body(
         ));
     };
     let bytes = load::read_span(file, offset, len)?;
-    Ok(serde_json::from_slice(&bytes).map(make))
+    let value = serde_json::from_slice(&bytes);
+    // The line's bytes go before the body is made of its value.
+    drop(bytes);
+    Ok(value.map(make))
 }
 
 /// The first body of message `m` (an inline one: Gemini CLI's messages,

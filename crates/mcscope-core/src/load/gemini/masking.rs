@@ -3,13 +3,49 @@
 
 use super::*;
 
-static NULL: Value = Value::Null;
+/// What the masking facts need of one result, taken while loading, where
+/// its part is at hand (the part is never read back for them): `None` for an
+/// output Gemini CLI neither counts nor masks.
+pub(super) struct Pending {
+    /// The harness's tokens of the part.
+    tokens: u64,
+    /// The tokens of the part masked with any snippet.
+    masked: gc::MaskedTokens,
+    /// The escaped length of the snippet Gemini CLI would write, but for its
+    /// path (known once the session's folder is).
+    snippet: u64,
+}
+
+/// The masking facts of one `functionResponse` part `part` (`fr`), whether
+/// it is a masking record (`already_cleared`).
+pub(super) fn pending(part: &Value, fr: &Value, already_cleared: bool) -> Option<Pending> {
+    // `getToolOutputContent` null, or `isAlreadyMasked` (the tag anywhere
+    // in it, a mere mention included): Gemini CLI neither counts nor
+    // masks it.
+    if !already_cleared && gc::is_masked(fr) {
+        return None;
+    }
+    let preview = gc::output_preview(gc::tool_of(fr), fr)?;
+    let snippet = gc::masked_snippet(&preview, "");
+    Some(Pending {
+        tokens: gc::part_tokens(part),
+        masked: gc::MaskedTokens::of(part),
+        snippet: gc::escaped_units(&snippet),
+    })
+}
+
+/// The tool a saved original is named by (`gc::tool_of` of the response).
+fn tool_named(name: Option<&str>) -> &str {
+    name.filter(|t| !t.is_empty()).unwrap_or("unknown_tool")
+}
 
 /// Per result, the harness's tokens, the masked text Gemini CLI would write
-/// (the file's own where it recorded one) and that text's tokens.
+/// (the file's own where it recorded one) and that text's tokens, from what
+/// the load took of each result (`pending`, in result order).
 /// `file` is the session's, which bodies are read back from.
 pub(super) fn masking_facts(
     s: &mut Session,
+    pending: Vec<Option<Pending>>,
     file: Option<&std::fs::File>,
     recorded: &HashMap<String, String>,
     sid: Option<&str>,
@@ -19,43 +55,29 @@ pub(super) fn masking_facts(
     let mut tokens = Vec::with_capacity(n);
     let mut masked_tokens = Vec::with_capacity(n);
     let mut texts = HashMap::new();
-    // Results come in message order: each body is read once for all of its.
-    let mut body = (usize::MAX, Value::Null);
-    for r in 0..n {
-        let res = &s.results[r];
-        if body.0 != res.msg {
-            body = (
-                res.msg,
-                crate::load::readback::message_body(s, file, res.msg),
-            );
-        }
-        // Borrowed from the body: an output is never copied to be measured.
-        let part = body
-            .1
-            .get("parts")
-            .and_then(|p| p.get(res.part))
-            .unwrap_or(&NULL);
-        let fr = part.get("functionResponse").unwrap_or(&NULL);
-        // `getToolOutputContent` null, or `isAlreadyMasked` (the tag anywhere
-        // in it, a mere mention included): Gemini CLI neither counts nor
-        // masks it.
-        let content = gc::output_content(fr).filter(|_| res.already_cleared || !gc::is_masked(fr));
-        let Some(content) = content else {
+    debug_assert_eq!(pending.len(), n, "one pending fact per result");
+    for (r, (res, p)) in s.results.iter().zip(pending).enumerate() {
+        let Some(p) = p else {
             tokens.push(None);
             masked_tokens.push(u64::MAX);
             continue;
         };
-        tokens.push(Some(gc::part_tokens(part)));
-        // The file's own text is kept; the snippet made here is made again
-        // when a wire is written (`gc::masked_text`), not held for every result.
-        let snippet = match recorded.get(&res.id) {
+        tokens.push(Some(p.tokens));
+        // The file's own text is kept; the snippet Gemini CLI would write is
+        // made again when a wire is written (`gc::masked_text`), not held for
+        // every result: here only its length counts.
+        let escaped = match recorded.get(&res.id) {
             Some(text) => {
                 texts.insert(r, text.clone());
-                std::borrow::Cow::Borrowed(text.as_str())
+                gc::escaped_units(text)
             }
-            None => gc::snippet_of(&dir, sid, &res.id, fr, &content).into(),
+            None => {
+                let tool = tool_named(res.name.as_deref());
+                let path = gc::saved_path(&dir, sid, tool, &res.id, gc::STAND_IN);
+                p.snippet + gc::escaped_units(&path)
+            }
         };
-        masked_tokens.push(gc::part_tokens(&gc::masked_part(part, &snippet)));
+        masked_tokens.push(p.masked.with(escaped));
     }
     s.harness_tokens = tokens;
     s.masking.tokens = masked_tokens;

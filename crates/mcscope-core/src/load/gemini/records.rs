@@ -8,9 +8,15 @@ use super::*;
 /// a `gemini` record whose content has no call or thought part takes its
 /// calls from `toolCalls`, and their results follow in a user content unless
 /// a user record holds them (each result once, by its id, §5.3).
-fn history(file: Option<&std::fs::File>, records: &[(String, Rec, usize)]) -> Vec<Vec<Content>> {
-    let values: Vec<std::borrow::Cow<'_, Value>> =
-        records.iter().map(|(_, r, _)| r.value(file)).collect();
+///
+/// Each record is taken as its value, and a record read from a line of the
+/// file as is keeps only where that line is: its values move into the
+/// contents, never copied (one output may be hundreds of MB).
+fn history(
+    file: Option<&std::fs::File>,
+    records: &mut [(String, Rec, usize)],
+) -> Vec<Vec<Content>> {
+    let values: Vec<Value> = records.iter_mut().map(|(_, r, _)| r.take(file)).collect();
     let in_users: HashSet<String> = values
         .iter()
         .filter(|r| r.get("type").and_then(Value::as_str) == Some("user"))
@@ -18,7 +24,7 @@ fn history(file: Option<&std::fs::File>, records: &[(String, Rec, usize)]) -> Ve
         .filter_map(|p| p.get("functionResponse").map(id_of))
         .collect();
     let mut all = Vec::with_capacity(records.len());
-    for ((_, rec, line), r) in records.iter().zip(&values) {
+    for ((_, rec, line), mut r) in records.iter().zip(values) {
         let mut out = Vec::new();
         // Where a content made of this line alone is read back from.
         let src = |make| rec.span().map(|(offset, len)| (offset, len, make));
@@ -30,13 +36,13 @@ fn history(file: Option<&std::fs::File>, records: &[(String, Rec, usize)]) -> Ve
         match r.get("type").and_then(Value::as_str) {
             Some("user") => out.push(Content {
                 role: Role::User,
-                parts: content_parts(r.get("content")),
+                parts: owned_parts(r.get_mut("content").map(Value::take)),
                 ts,
                 line,
                 src: src(user_body as MakeBody),
             }),
             Some("gemini") => {
-                let (model, results) = model_content(r);
+                let (model, results) = owned_model_content(r);
                 out.push(Content {
                     role: Role::Assistant,
                     parts: model,
@@ -65,7 +71,7 @@ fn history(file: Option<&std::fs::File>, records: &[(String, Rec, usize)]) -> Ve
             }
             // The binary-injection turn rides on an `info` record.
             Some("info") => {
-                let parts = content_parts(r.get("content"));
+                let parts = owned_parts(r.get_mut("content").map(Value::take));
                 if parts
                     .iter()
                     .any(|p| p.get("inlineData").is_some() || p.get("fileData").is_some())
@@ -123,6 +129,22 @@ impl Rec {
         match *self {
             Rec::Parsed(_, at) => at,
             Rec::Line(offset, len) => Some((offset, len)),
+        }
+    }
+
+    /// The record as a value of its own: a record parsed from its line
+    /// gives its value up and keeps only where the line is; one read from
+    /// its line is parsed again; one with no line (a checkpoint's) is copied.
+    fn take(&mut self, file: Option<&std::fs::File>) -> Value {
+        match self {
+            Rec::Parsed(v, Some((offset, len))) => {
+                let (offset, len) = (*offset, *len);
+                let v = std::mem::take(v);
+                *self = Rec::Line(offset, len);
+                v
+            }
+            Rec::Parsed(v, None) => v.clone(),
+            Rec::Line(..) => self.value(file).into_owned(),
         }
     }
 
@@ -200,11 +222,11 @@ impl Records {
     /// only what the next request compares (the builder holds the content).
     pub(super) fn bring(&mut self, rp: &mut Replay, end: usize) {
         let mut from = self.history(end);
-        if !rp.sync(&self.conv, from) {
+        if !rp.sync(&mut self.conv, from) {
             // A new view is built from the whole history: convert it again.
             self.dirty(0);
             self.history(end);
-            rp.new_view(&self.conv);
+            rp.new_view(&mut self.conv);
             from = 0;
         }
         for c in &mut self.conv[from..] {
@@ -218,7 +240,7 @@ impl Records {
         self.dirty(end);
         let from = self.conv.len();
         let first = self.starts.len();
-        for contents in history(self.file.as_ref(), &self.list[first..end]) {
+        for contents in history(self.file.as_ref(), &mut self.list[first..end]) {
             self.starts.push(self.conv.len());
             self.conv.extend(contents);
         }
@@ -227,6 +249,31 @@ impl Records {
         }
         from
     }
+}
+
+/// [`model_content`] of a record it owns: its values move, not copied.
+pub(super) fn owned_model_content(mut r: Value) -> (Vec<Value>, Vec<Value>) {
+    let mut model = owned_parts(r.get_mut("content").map(Value::take));
+    let modern = model.iter().any(|p| {
+        p.get("functionCall").is_some() || p.get("thought").and_then(Value::as_bool) == Some(true)
+    });
+    let mut results = Vec::new();
+    if modern {
+        return (model, results);
+    }
+    if let Some(Value::Array(calls)) = r.get_mut("toolCalls") {
+        for tc in calls.iter_mut() {
+            let mut take = |k: &str| tc.get_mut(k).map(Value::take);
+            let call = object([
+                ("id", take("id").unwrap_or(Value::Null)),
+                ("name", take("name").unwrap_or(Value::Null)),
+                ("args", take("args").unwrap_or(json!({}))),
+            ]);
+            model.push(object([("functionCall", call)]));
+            results.extend(owned_parts(take("result")));
+        }
+    }
+    (model, results)
 }
 
 /// A `gemini` record's model content and, for a legacy record, the results
