@@ -196,13 +196,18 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             let setup = cli::setup(&path, &opts)?;
             let k = cli::request_index(&setup.session, opts.at.as_deref())?;
             let plan = analysis::plan_at(&setup, k).map_err(|e| io_error(&path, e))?;
-            match only_explain_pages(opts.output_format(), "plan")? {
+            let printed = match only_explain_pages(opts.output_format(), "plan")? {
                 OutputFormat::Json => {
                     let evidence = analysis::evidence_at(&setup, &plan);
-                    json_streamed(report::plan_json(&setup, &plan, evidence.as_ref()))?
+                    let printed =
+                        json_streamed(report::plan_json(&setup, &plan, evidence.as_ref()))?;
+                    left_to_the_exit(evidence);
+                    printed
                 }
                 _ => Text(report::plan_text(&setup, &plan)),
-            }
+            };
+            left_to_the_exit((setup, plan));
+            printed
         }
         Command::Timeline {
             path,
@@ -225,10 +230,12 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             let setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
             let r = analysis::evidence_report(&setup, forced_at);
-            match only_explain_pages(opts.output_format(), "evidence")? {
+            let printed = match only_explain_pages(opts.output_format(), "evidence")? {
                 OutputFormat::Json => json_streamed(report::evidence_json(&setup, &r))?,
                 _ => Text(report::evidence_text(&setup, &r)),
-            }
+            };
+            left_to_the_exit((setup, r));
+            printed
         }
         Command::Config {
             print: _,
@@ -295,7 +302,9 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
         Command::Wire { path, side, opts } => {
             let setup = cli::setup(&path, &opts)?;
             let k = cli::request_index(&setup.session, opts.at.as_deref())?;
-            json(analysis::wire_at(&setup, k, side).map_err(|e| io_error(&path, e))?)
+            let printed = json(analysis::wire_at(&setup, k, side).map_err(|e| io_error(&path, e))?);
+            left_to_the_exit(setup);
+            printed
         }
     })
 }
@@ -475,6 +484,16 @@ fn json_streamed(v: impl serde::Serialize) -> Result<Printed, UsageError> {
 }
 
 /// `timeline`: JSON streamed to stdout, or the text table.
+/// A one-shot command's session and what was made of it, once its output is
+/// made: the process ends soon after, and freeing a long session's many
+/// allocations one by one would only delay the exit (glibc's malloc sorts
+/// every freed block into its bins). Nothing they hold is a file, a folder
+/// or a lock to give back (the OpenCode loader's private copy is removed
+/// when the load ends).
+fn left_to_the_exit<T>(made: T) {
+    std::mem::forget(made);
+}
+
 fn timeline(path: &std::path::Path, opts: &cli::Opts) -> Result<Printed, UsageError> {
     use Printed::{Escaped, Text};
     let setup = cli::setup(path, opts)?;
@@ -493,14 +512,14 @@ fn timeline(path: &std::path::Path, opts: &cli::Opts) -> Result<Printed, UsageEr
                         .and_then(|_| out.write_all(b"\n"))
                         .and_then(|_| out.flush()),
                 )?;
-                // The process ends here: freeing a large session's many
-                // allocations one by one would only delay the exit.
-                std::mem::forget((setup, evidence, facts));
+                left_to_the_exit((setup, evidence, facts));
                 Escaped(String::new())
             }
             _ => {
                 let facts = SessionFacts::new(&setup.session, setup.settings.cache_ttl);
-                Text(report::timeline_text(&setup, forced_at, &facts))
+                let text = report::timeline_text(&setup, forced_at, &facts);
+                left_to_the_exit((setup, facts));
+                Text(text)
             }
         },
     )
