@@ -41,6 +41,7 @@ pub mod session;
 pub mod setup;
 pub mod theme;
 pub mod totals;
+pub mod utf16;
 pub mod vocab;
 pub mod wire;
 pub mod words;

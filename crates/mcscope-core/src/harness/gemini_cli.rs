@@ -162,30 +162,7 @@ fn units(s: &str) -> usize {
 /// as JavaScript does (`\"`, `\\`, `\n`…, `\u00XX` for other controls).
 /// Counted as it is written, never held: an output may be hundreds of MB.
 fn compact_len(v: &Value) -> usize {
-    written_units(v)
-}
-
-/// The length in UTF-16 units of `v`'s compact JSON, counted as it is written.
-fn written_units<T: serde::Serialize + ?Sized>(v: &T) -> usize {
-    /// UTF-16 units of the UTF-8 written to it: one per character (each byte
-    /// that is no continuation byte), two for one past the BMP (4 bytes).
-    struct Units(usize);
-    impl std::io::Write for Units {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf
-                .iter()
-                .map(|&b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
-                .sum::<usize>();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut n = Units(0);
-    // Writing to it cannot fail, nor can serializing a Value.
-    let _ = serde_json::to_writer(&mut n, v);
-    n.0
+    crate::utf16::of_json(v) as usize
 }
 
 /// `estimateTokenCountSync(parts, depth)` (tokenCalculation.ts).
@@ -286,7 +263,7 @@ impl MaskedTokens {
 /// The length in UTF-16 units of `s` as a JSON string's content (its
 /// escapes counted, its quotes not).
 pub fn escaped_units(s: &str) -> u64 {
-    written_units(s).saturating_sub(2) as u64
+    crate::utf16::of_json(s).saturating_sub(2)
 }
 
 /// `preview(tool, fr, content)` of `content = output_content(fr)`, None where
@@ -309,7 +286,7 @@ pub fn output_preview(tool: &str, fr: &Value) -> Option<String> {
 /// at most four bytes a unit), so the preview is made without the text.
 #[derive(Default)]
 struct PrettyPreview {
-    units: usize,
+    units: u64,
     head: Vec<u8>,
     /// The last `KEPT` bytes, as a ring from `tail_at`.
     tail: Vec<u8>,
@@ -347,10 +324,7 @@ impl PrettyPreview {
 
 impl std::io::Write for PrettyPreview {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.units += buf
-            .iter()
-            .map(|&b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0))
-            .sum::<usize>();
+        self.units += crate::utf16::of_bytes(buf);
         let room = Self::KEPT.saturating_sub(self.head.len());
         self.head.extend_from_slice(&buf[..room.min(buf.len())]);
         for &b in buf.iter().skip(buf.len().saturating_sub(Self::KEPT)) {
@@ -752,22 +726,6 @@ pub(super) static CAVEATS: [Rule; 2] = [
 mod tests {
     use super::*;
     use serde_json::json;
-
-    /// Issue 41 item 5: `JSON.stringify`'s length is counted as serde_json
-    /// writes it, never held, and is the length of the text it writes.
-    #[test]
-    fn compact_len_is_the_written_text_s_length_in_utf16_units() {
-        let values = [
-            json!(null),
-            json!("plain ascii"),
-            json!("é ü 漢字 😀🎉 \u{1b} \n \t \" \\ \u{7f} \u{2028}"),
-            json!({"output": "line\nline 😀", "n": [1, -2.5, 1e300, 18446744073709551615u64], "k": {"é": true}}),
-            json!(["\u{10FFFF}", "\u{FFFF}", "\u{800}", "\u{80}"]),
-        ];
-        for v in &values {
-            assert_eq!(compact_len(v), units(&v.to_string()), "{v}");
-        }
-    }
 
     /// Issue 41 item 5: the masking facts are taken while loading, before
     /// the snippet's path is known: the tokens of a part masked with any

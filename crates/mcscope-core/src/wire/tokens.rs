@@ -196,24 +196,5 @@ pub(super) fn tokens_of<M: std::borrow::Borrow<Value>>(messages: &[M]) -> u64 {
 /// UTF-16 units of a value's compact JSON (what `to_string` gives), counted as
 /// it is written: no string is built.
 pub(super) fn json_utf16_len(v: &Value) -> u64 {
-    struct Count(u64);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            // serde_json writes whole UTF-8 sequences: a lead byte is one unit,
-            // a 4-byte sequence two.
-            self.0 += buf
-                .iter()
-                .map(|&b| u64::from(b & 0xC0 != 0x80) + u64::from(b >= 0xF0))
-                .sum::<u64>();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut c = Count(0);
-    match serde_json::to_writer(&mut c, v) {
-        Ok(()) => c.0,
-        Err(_) => crate::load::raw::utf16_len_str(&v.to_string()),
-    }
+    crate::utf16::of_json(v)
 }
