@@ -399,7 +399,13 @@ fn known_duplicate_keys(s: &Session, m: usize) -> bool {
             Part::Record { offset, len, .. } => std::fs::File::open(&s.path)
                 .and_then(|f| load::read_span(&f, *offset, *len))
                 .is_ok_and(|b| has_duplicate_keys(&b)),
-            Part::Inline(v) => has_duplicate_keys(v.value().to_string().as_bytes()),
+            // A body read back from its line: the line's own bytes.
+            Part::Inline(v) => match v.line() {
+                Some((offset, len, _)) => std::fs::File::open(&s.path)
+                    .and_then(|f| load::read_span(&f, offset, len))
+                    .is_ok_and(|b| has_duplicate_keys(&b)),
+                None => has_duplicate_keys(v.value().to_string().as_bytes()),
+            },
         })
 }
 

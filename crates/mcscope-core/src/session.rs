@@ -230,8 +230,8 @@ impl Inline {
     }
 
     /// The body as a value, for a body held in memory (a body read back from
-    /// the file, [`Inline::line`], is read by `load::readback::inline_body`:
-    /// here it is Null).
+    /// the file, [`Inline::line`], is read by `load::readback::inline_body`,
+    /// the one way every reader takes: here it is Null).
     pub fn value(&self) -> serde_json::Value {
         match &self.0 {
             // Text this type wrote from a value, nested less than the limit:
