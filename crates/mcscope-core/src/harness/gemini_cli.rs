@@ -618,10 +618,12 @@ pub fn snippet_of(
 /// The tool a saved original is named by: the response's `name`, else
 /// `unknown_tool`.
 pub fn tool_of(fr: &Value) -> &str {
-    fr.get("name")
-        .and_then(Value::as_str)
-        .filter(|t| !t.is_empty())
-        .unwrap_or("unknown_tool")
+    tool_named(fr.get("name").and_then(Value::as_str))
+}
+
+/// The tool a saved original is named by, of a response named `name`.
+pub fn tool_named(name: Option<&str>) -> &str {
+    name.filter(|t| !t.is_empty()).unwrap_or("unknown_tool")
 }
 
 /// The `parts` element `i` of a message body, or Null.

@@ -90,7 +90,7 @@ fn model_body(r: Value) -> Value {
     body_value(Role::Assistant, owned_model_content(r).0)
 }
 
-/// [`content_parts`] of a content it owns.
+/// [`content_parts`] of a content it owns, moved into the parts.
 fn owned_parts(v: Option<Value>) -> Vec<Value> {
     match v {
         Some(Value::String(s)) if s.is_empty() => Vec::new(),
@@ -186,19 +186,7 @@ fn output_of(fr: &Value) -> Option<&str> {
 
 /// The parts of a record's `content` (a string is one text part).
 fn content_parts(v: Option<&Value>) -> Vec<Value> {
-    match v {
-        Some(Value::String(s)) if s.is_empty() => Vec::new(),
-        Some(Value::String(s)) => vec![json!({"text": s})],
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|p| match p {
-                Value::String(s) => json!({"text": s}),
-                other => other.clone(),
-            })
-            .collect(),
-        Some(o @ Value::Object(_)) => vec![o.clone()],
-        _ => Vec::new(),
-    }
+    owned_parts(v.cloned())
 }
 
 /// What one response's usage is (SPEC §15.12): input = input − cached +
@@ -796,8 +784,9 @@ mod tests {
 
     /// Issue 41 item 5: a body read back is made by moving the record's
     /// values, and is the very body the loader made of the same record by
-    /// copying them (`content_parts`, `model_content`), on every shape a
-    /// record's content and calls take.
+    /// copying them (`model_content`), on every shape a record's content and
+    /// calls take; a content's parts are what reference §1.3 says (a string
+    /// is one text part, an object one part).
     #[test]
     fn a_body_read_back_is_the_body_the_loader_made() {
         let contents = [
@@ -809,6 +798,19 @@ mod tests {
             json!(null),
             json!(7),
         ];
+        let parts = [
+            json!([]),
+            json!([{"text": "plain"}]),
+            json!([{"text": "a"}, {"text": "b"}, {"functionCall": {"id": "c", "name": "n", "args": {}}}]),
+            json!([{"thought": true, "text": "t"}, {"text": "u"}]),
+            json!([{"text": "one object"}]),
+            json!([]),
+            json!([]),
+        ];
+        for (content, parts) in contents.iter().zip(&parts) {
+            let r = json!({"content": content});
+            assert_eq!(json!(content_parts(r.get("content"))), *parts, "{content}");
+        }
         let calls = [
             None,
             Some(

@@ -34,11 +34,6 @@ pub(super) fn pending(part: &Value, fr: &Value, already_cleared: bool) -> Option
     })
 }
 
-/// The tool a saved original is named by (`gc::tool_of` of the response).
-fn tool_named(name: Option<&str>) -> &str {
-    name.filter(|t| !t.is_empty()).unwrap_or("unknown_tool")
-}
-
 /// Per result, the harness's tokens, the masked text Gemini CLI would write
 /// (the file's own where it recorded one) and that text's tokens, from what
 /// the load took of each result (`pending`, in result order).
@@ -72,7 +67,7 @@ pub(super) fn masking_facts(
                 gc::escaped_units(text)
             }
             None => {
-                let tool = tool_named(res.name.as_deref());
+                let tool = gc::tool_named(res.name.as_deref());
                 let path = gc::saved_path(&dir, sid, tool, &res.id, gc::STAND_IN);
                 p.snippet + gc::escaped_units(&path)
             }
