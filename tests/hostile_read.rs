@@ -574,3 +574,84 @@ fn a_multi_gigabyte_nul_run_is_one_diagnostic_with_its_byte_range() {
     assert_eq!(ids(&plan, "kept"), ["toolu_1"]);
     assert!(stdout(&o).contains("file text"), "read back after the run");
 }
+
+// ---- Read back, followed, beside: a session swapped for a FIFO -------------
+
+/// `f` on a thread of its own, under a deadline: None when it did not end
+/// (a read that blocks for ever fails the test instead of hanging it).
+fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(20)).ok()
+}
+
+/// Issue 41 item 2: a session whose file is swapped for a FIFO after it was
+/// loaded is never read back through the FIFO (a Claude Code record, a Gemini
+/// CLI line read back): every reader opens the path only while it is a regular
+/// file, without waiting, and says what it found instead.
+#[test]
+fn issue_41_2_a_session_swapped_for_a_fifo_is_never_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = write_session(dir.path(), "claude.jsonl");
+    let gemini = dir.path().join("session-g.jsonl");
+    let lines = [
+        serde_json::json!({"sessionId": "g", "projectHash": "h", "startTime": "2026-01-01T00:00:00.000Z",
+                           "lastUpdated": "2026-01-01T00:00:00.000Z", "kind": "main"}),
+        serde_json::json!({"id": "u1", "timestamp": "2026-01-01T00:00:01.000Z", "type": "user",
+                           "content": [{"text": "hello"}]}),
+        serde_json::json!({"id": "g1", "timestamp": "2026-01-01T00:00:02.000Z", "type": "gemini",
+                           "content": "hi", "model": "gemini-2.5-pro",
+                           "tokens": {"input": 10, "output": 1, "cached": 0, "thoughts": 0, "tool": 0, "total": 11}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&gemini, text).unwrap();
+    for path in [claude, gemini] {
+        let s = mcscope::load::load(&path, None).unwrap();
+        let mut bodies = Vec::new();
+        mcscope::load::readback::each_message(&s, |_, v| bodies.push(v)).unwrap();
+        assert!(
+            !bodies.is_empty(),
+            "{} reads back before the swap",
+            path.display()
+        );
+        std::fs::remove_file(&path).unwrap();
+        mkfifo(&path);
+        let read = within(move || {
+            mcscope::load::readback::each_message(&s, |_, _| {}).map_err(|e| e.to_string())
+        });
+        let Some(read) = read else {
+            panic!("{}: reading back blocked on the FIFO", path.display());
+        };
+        let err = read.unwrap_err();
+        assert!(err.contains("not a regular file (a FIFO)"), "{err}");
+    }
+}
+
+/// Issue 41 item 2: following a session (`timeline --follow`, the TUI's live
+/// view) opens it at every poll: a FIFO given, or put in the session's place
+/// while it is followed, is an error at once, never a poll that blocks.
+#[test]
+fn issue_41_2_a_followed_session_swapped_for_a_fifo_never_blocks_a_poll() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("given.jsonl");
+    mkfifo(&fifo);
+    let opened = within(move || {
+        mcscope::load::Follower::open(&fifo, None)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    });
+    let err = opened
+        .expect("opening a FIFO to follow blocked")
+        .unwrap_err();
+    assert!(err.contains("not a regular file (a FIFO)"), "{err}");
+
+    let path = write_session(dir.path(), "followed.jsonl");
+    let mut f = mcscope::load::Follower::open(&path, None).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    mkfifo(&path);
+    let polled = within(move || f.poll().map(|_| ()).map_err(|e| e.to_string()));
+    let err = polled.expect("a poll blocked on the FIFO").unwrap_err();
+    assert!(err.contains("not a regular file (a FIFO)"), "{err}");
+}

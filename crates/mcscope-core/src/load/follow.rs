@@ -94,7 +94,8 @@ impl Follower {
             path: path.to_path_buf(),
             source,
         };
-        let mut file = File::open(path).map_err(io)?;
+        // Only a regular file, never waiting to open (a FIFO would block).
+        let mut file = super::regular::open_regular_io(path).map_err(io)?;
         let format = match format {
             Some(f) => f,
             None => detect(path, &mut file).map_err(io)??,
@@ -123,7 +124,9 @@ impl Follower {
     pub fn poll(&mut self) -> std::io::Result<Change> {
         use std::io::{Seek, SeekFrom};
         use std::os::unix::fs::MetadataExt;
-        let mut file = match File::open(&self.path) {
+        // Only while it is still a regular file (a FIFO put in its place would
+        // block the poll for ever).
+        let mut file = match super::regular::open_regular_io(&self.path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(if std::mem::replace(&mut self.gone, true) {
                     Change::Unchanged

@@ -7,9 +7,16 @@ use crate::load;
 use crate::session::{HarnessId, Inline, Part, Role, Session};
 use serde_json::{Map, Value, json};
 
+/// The session's file, opened to read messages back: only while it is still
+/// a regular file (a FIFO put in its place since the load would block the
+/// read for ever), and never waiting to open (`regular::open_regular`).
+pub fn open_session(s: &Session) -> std::io::Result<std::fs::File> {
+    load::regular::open_regular_io(&s.path)
+}
+
 /// Every message of the session as the API sees it, in order, one at a time.
 pub fn each_message(s: &Session, mut f: impl FnMut(usize, Value)) -> std::io::Result<()> {
-    let file = std::fs::File::open(&s.path)?;
+    let file = open_session(s)?;
     for m in 0..s.messages.len() {
         f(m, message_from(&file, s, m)?);
     }
@@ -22,7 +29,7 @@ pub fn each_of(s: &Session, ids: &[usize], mut f: impl FnMut(usize, Value)) -> s
     if ids.is_empty() {
         return Ok(());
     }
-    let file = std::fs::File::open(&s.path)?;
+    let file = open_session(s)?;
     for &m in ids {
         f(m, message_from(&file, s, m)?);
     }
@@ -52,7 +59,7 @@ pub fn map_these<T: Send>(
     let chunks: Vec<std::io::Result<Vec<T>>> = ids
         .par_chunks(256)
         .map(|chunk| {
-            let file = std::fs::File::open(&s.path)?;
+            let file = open_session(s)?;
             chunk
                 .iter()
                 .map(|&m| message_from(&file, s, m).map(|v| f(m, &v)))

@@ -50,6 +50,15 @@ pub fn open_regular(path: &Path) -> Result<File, OpenError> {
     Err(OpenError::NotRegular(describe(kind)))
 }
 
+/// [`open_regular`] as an I/O result: a file that is no regular file is an
+/// error of its own kind, in words (a missing file stays `NotFound`).
+pub fn open_regular_io(path: &Path) -> std::io::Result<File> {
+    open_regular(path).map_err(|e| match e {
+        OpenError::Io(e) => e,
+        other => std::io::Error::other(other.to_string()),
+    })
+}
+
 /// What a non-regular file is, for the message.
 pub fn describe(kind: std::fs::FileType) -> &'static str {
     if kind.is_dir() {

@@ -100,7 +100,8 @@ pub fn usage_lines(s: &Session) -> Vec<UsageLine> {
 /// The usage lines of one file, when its first `sessionId` is `want`.
 fn read(path: &Path, want: &str) -> std::io::Result<Vec<UsageLine>> {
     use std::io::Read as _;
-    let file = std::fs::File::open(path)?;
+    // Listed as a regular file; opened only if it still is one.
+    let file = super::regular::open_regular_io(path)?;
     let mut r = std::io::BufReader::new(file.take(FILE_CAP));
     let mut buf = String::new();
     let mut out = Vec::new();

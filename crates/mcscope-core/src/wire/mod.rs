@@ -171,7 +171,7 @@ impl MessageCache {
         }
         let have = self.view_start + self.messages.len();
         if have < req.end {
-            let file = std::fs::File::open(&s.path)?;
+            let file = crate::load::readback::open_session(s)?;
             for m in have..req.end {
                 self.messages.push(message_from(&file, s, m)?);
             }
@@ -253,7 +253,7 @@ fn body(s: &Session, messages: Vec<Value>) -> Value {
 
 /// The messages of a request's view, read from the file (kept open) in order.
 fn read_messages(s: &Session, req: &Request) -> std::io::Result<Vec<Value>> {
-    let file = std::fs::File::open(&s.path)?;
+    let file = crate::load::readback::open_session(s)?;
     (req.view_start..req.end)
         .map(|m| message_from(&file, s, m))
         .collect()

@@ -21,7 +21,7 @@ pub fn message_tokens(s: &Session, measured: bool) -> std::io::Result<Vec<u64>> 
     let chunks: Vec<std::io::Result<Vec<u64>>> =
         ids.par_chunks(256)
             .map(|chunk| {
-                let file = std::fs::File::open(&s.path)?;
+                let file = crate::load::readback::open_session(s)?;
                 chunk
                     .iter()
                     .map(
@@ -164,7 +164,7 @@ pub fn wire_message_tokens(
     m: usize,
     c: &Clearings<'_>,
 ) -> std::io::Result<u64> {
-    let file = std::fs::File::open(&s.path)?;
+    let file = crate::load::readback::open_session(s)?;
     let mut one = vec![std::borrow::Cow::Owned(message_from(&file, s, m)?)];
     let alone = Request {
         view_start: m,
