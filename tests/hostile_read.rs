@@ -655,3 +655,27 @@ fn issue_41_2_a_followed_session_swapped_for_a_fifo_never_blocks_a_poll() {
     let err = polled.expect("a poll blocked on the FIFO").unwrap_err();
     assert!(err.contains("not a regular file (a FIFO)"), "{err}");
 }
+
+/// Issue 41 item 2: the idle-server plan reads the session's file once more
+/// for the records a return may follow (SPEC §13.S); a file swapped for a
+/// FIFO since the load is then no such record, never a read that blocks.
+#[test]
+fn issue_41_2_the_idle_server_facts_never_read_a_fifo_put_in_the_session_s_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("idle-server.jsonl");
+    std::fs::copy("sample-sessions/claude-idle-server.jsonl", &path).unwrap();
+    let setup = mcscope::setup::setup(&path, &mcscope::setup::Opts::default()).unwrap();
+    let last = setup.session.requests.len();
+    assert!(
+        setup.session.return_anchor,
+        "the sample has records a return follows"
+    );
+    std::fs::remove_file(&path).unwrap();
+    mkfifo(&path);
+    let planned = within(move || {
+        mcscope::analysis::plan_at(&setup, last)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    });
+    assert!(planned.is_some(), "the plan blocked on the FIFO");
+}

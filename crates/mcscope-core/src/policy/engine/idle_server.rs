@@ -75,7 +75,14 @@ pub(super) fn facts_of(s: &Session, derived: &crate::derived::Derived) -> Arc<Ve
         if !crate::load::format::of(s.format).return_facts() || !s.return_anchor {
             return Vec::new();
         }
-        let text = std::fs::read_to_string(&s.path).unwrap_or_default();
+        // Only while the path is still a regular file (a FIFO put in its
+        // place since the load would block the read for ever).
+        let text = crate::load::regular::open_regular_io(&s.path)
+            .and_then(|mut f| {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut f, &mut text).map(|_| text)
+            })
+            .unwrap_or_default();
         rule::read_facts(&text, s.subagent_what_if)
     })
 }
