@@ -103,20 +103,12 @@ impl Builder {
     /// A main-thread record carried `version`: later requests report it.
     /// Written only when it changed: most records repeat it.
     pub(super) fn version(&mut self, version: Option<&str>) {
-        if let Some(v) = version
-            && self.last_version.as_deref() != Some(v)
-        {
-            self.last_version = Some(v.to_string());
-        }
+        set_changed(&mut self.last_version, version);
     }
 
     /// A main-thread record carried `entrypoint`: later requests report it.
     pub(super) fn entrypoint(&mut self, entrypoint: Option<&str>) {
-        if let Some(e) = entrypoint
-            && self.last_entrypoint.as_deref() != Some(e)
-        {
-            self.last_entrypoint = Some(e.to_string());
-        }
+        set_changed(&mut self.last_entrypoint, entrypoint);
     }
 
     /// The view segment records are going to now.
@@ -253,17 +245,9 @@ impl Builder {
         if r.usage.is_some() {
             m.usage = r.usage.map(Box::new);
         }
-        // The last record's, written only where it differs.
-        if let Some(model) = r.model
-            && m.model.as_deref() != Some(model)
-        {
-            m.model = Some(model.to_string());
-        }
-        if let Some(id) = r.request_id
-            && m.request_id.as_deref() != Some(id)
-        {
-            m.request_id = Some(id.to_string());
-        }
+        // The last record's.
+        set_changed(&mut m.model, r.model);
+        set_changed(&mut m.request_id, r.request_id);
         if r.applied_edits.is_some() {
             m.applied_edits = r.applied_edits;
         }
@@ -366,5 +350,15 @@ impl Builder {
         self.s.model = self.s.responses().filter_map(|m| m.model.clone()).last();
         self.s.diagnostics = diagnostics;
         self.s
+    }
+}
+
+/// `slot` takes `text` when there is one, written (allocated) only where it
+/// differs: most records repeat what the last one said.
+fn set_changed(slot: &mut Option<String>, text: Option<&str>) {
+    if let Some(t) = text
+        && slot.as_deref() != Some(t)
+    {
+        *slot = Some(t.to_string());
     }
 }

@@ -782,80 +782,79 @@ pub(super) fn load(path: &Path, input: Input<'_>, format: Format) -> Result<Sess
 mod tests {
     use super::*;
 
-    /// Issue 41 item 5: a body read back is made by moving the record's
-    /// values, and is the very body the loader made of the same record by
-    /// copying them (`model_content`), on every shape a record's content and
-    /// calls take; a content's parts are what reference §1.3 says (a string
-    /// is one text part, an object one part).
+    /// Issue 41 item 5: a body read back is made of its record by moving the
+    /// record's values, and is what reference §1.3 says: a content's parts (a
+    /// string is one text part, an object one part), the model content of a
+    /// `gemini` record, which takes its calls from `toolCalls` only when the
+    /// content has no call or thought part, their results following apart.
     #[test]
     fn a_body_read_back_is_the_body_the_loader_made() {
         let contents = [
-            json!(""),
-            json!("plain"),
-            json!(["a", {"text": "b"}, {"functionCall": {"id": "c", "name": "n", "args": {}}}]),
-            json!([{"thought": true, "text": "t"}, {"text": "u"}]),
-            json!({"text": "one object"}),
-            json!(null),
-            json!(7),
-        ];
-        let parts = [
-            json!([]),
-            json!([{"text": "plain"}]),
-            json!([{"text": "a"}, {"text": "b"}, {"functionCall": {"id": "c", "name": "n", "args": {}}}]),
-            json!([{"thought": true, "text": "t"}, {"text": "u"}]),
-            json!([{"text": "one object"}]),
-            json!([]),
-            json!([]),
-        ];
-        for (content, parts) in contents.iter().zip(&parts) {
-            let r = json!({"content": content});
-            assert_eq!(json!(content_parts(r.get("content"))), *parts, "{content}");
-        }
-        let calls = [
-            None,
-            Some(
-                json!([{"id": "w", "name": "run", "args": {}, "result": [{"functionResponse": {"id": "w", "response": {"output": "o"}}}, "text"]},
-                        {"id": "v", "result": {"functionResponse": {"id": "v"}}}, {"id": "u", "result": "plain"}]),
+            (json!(""), json!([])),
+            (json!("plain"), json!([{"text": "plain"}])),
+            (
+                json!(["a", {"text": "b"}, {"functionCall": {"id": "c", "name": "n", "args": {}}}]),
+                json!([{"text": "a"}, {"text": "b"}, {"functionCall": {"id": "c", "name": "n", "args": {}}}]),
             ),
-            Some(
-                json!([{"id": "x", "name": "read_file", "args": {"file_path": "a"}, "result": []},
-                        {"name": "no_id"}, {"id": "y", "name": "z", "args": null}, "not an object"]),
+            (
+                json!({"text": "one object"}),
+                json!([{"text": "one object"}]),
             ),
-            Some(json!("not an array")),
+            (json!(null), json!([])),
+            (json!(7), json!([])),
         ];
-        for content in &contents {
+        for (content, parts) in &contents {
             let user = json!({"type": "user", "id": "u", "content": content});
-            let want = json!({"role": "user", "parts": content_parts(user.get("content"))});
             assert_eq!(
-                user_body(user.clone()).to_string(),
-                want.to_string(),
-                "{user}"
+                json!(content_parts(user.get("content"))),
+                *parts,
+                "{content}"
             );
-            for tc in &calls {
-                let mut g = json!({"type": "gemini", "id": "g", "model": "m", "content": content});
-                if let Some(tc) = tc {
-                    g["toolCalls"] = tc.clone();
-                }
-                let want = json!({"role": "model", "parts": model_content(&g).0});
-                assert_eq!(model_body(g.clone()).to_string(), want.to_string(), "{g}");
-                let (model, results) = model_content(&g);
-                let (owned_model, owned_results) = owned_model_content(g.clone());
-                assert_eq!(
-                    json!(owned_model).to_string(),
-                    json!(model).to_string(),
-                    "{g}"
-                );
-                assert_eq!(
-                    json!(owned_results).to_string(),
-                    json!(results).to_string(),
-                    "{g}"
-                );
-            }
+            assert_eq!(
+                user_body(user),
+                json!({"role": "user", "parts": parts}),
+                "{content}"
+            );
         }
-        // A record without content.
         assert_eq!(
             user_body(json!({"type": "user"})),
             json!({"role": "user", "parts": []})
+        );
+
+        let fr = |id: &str| json!({"functionResponse": {"id": id, "response": {"output": "o"}}});
+        let calls = json!([
+            {"id": "w", "name": "run", "args": {"command": "ls"}, "result": [fr("w"), "text"]},
+            {"id": "v", "result": fr("v")},
+            "not an object",
+        ]);
+        let call = |id: Value, name: Value, args: Value| json!({"functionCall": {"id": id, "name": name, "args": args}});
+        let legacy = json!({"type": "gemini", "id": "g", "model": "m", "content": "said", "toolCalls": calls});
+        let model = json!([
+            {"text": "said"},
+            call(json!("w"), json!("run"), json!({"command": "ls"})),
+            call(json!("v"), Value::Null, json!({})),
+            call(Value::Null, Value::Null, json!({})),
+        ]);
+        let results = json!([fr("w"), {"text": "text"}, fr("v")]);
+        for (model_of, results_of) in [model_content(&legacy), owned_model_content(legacy.clone())]
+        {
+            assert_eq!(json!(model_of), model);
+            assert_eq!(json!(results_of), results);
+        }
+        assert_eq!(model_body(legacy), json!({"role": "model", "parts": model}));
+        // A call or a thought in the content: `toolCalls` adds nothing.
+        for content in [
+            json!([{"functionCall": {"id": "c", "name": "n", "args": {}}}]),
+            json!([{"thought": true, "text": "t"}, {"text": "u"}]),
+        ] {
+            let g = json!({"type": "gemini", "content": content, "toolCalls": calls});
+            assert_eq!(model_body(g), json!({"role": "model", "parts": content}));
+        }
+        // `toolCalls` not a list: none.
+        let g = json!({"type": "gemini", "content": "x", "toolCalls": "not a list"});
+        assert_eq!(
+            model_body(g),
+            json!({"role": "model", "parts": [{"text": "x"}]})
         );
     }
 }

@@ -277,29 +277,12 @@ pub(super) fn owned_model_content(mut r: Value) -> (Vec<Value>, Vec<Value>) {
 }
 
 /// A `gemini` record's model content and, for a legacy record, the results
-/// its `toolCalls` carry.
+/// its `toolCalls` carry ([`owned_model_content`] of a copy of the two keys
+/// it reads).
 pub(super) fn model_content(r: &Value) -> (Vec<Value>, Vec<Value>) {
-    let parts = content_parts(r.get("content"));
-    let modern = parts.iter().any(|p| {
-        p.get("functionCall").is_some() || p.get("thought").and_then(Value::as_bool) == Some(true)
-    });
-    if modern {
-        return (parts, Vec::new());
-    }
-    let mut model = parts;
-    let mut results = Vec::new();
-    for tc in r
-        .get("toolCalls")
-        .and_then(Value::as_array)
+    let read: serde_json::Map<String, Value> = ["content", "toolCalls"]
         .into_iter()
-        .flatten()
-    {
-        model.push(json!({"functionCall": {
-            "id": tc.get("id").cloned().unwrap_or(Value::Null),
-            "name": tc.get("name").cloned().unwrap_or(Value::Null),
-            "args": tc.get("args").cloned().unwrap_or(json!({})),
-        }}));
-        results.extend(content_parts(tc.get("result")));
-    }
-    (model, results)
+        .filter_map(|k| Some((k.to_string(), r.get(k)?.clone())))
+        .collect();
+    owned_model_content(Value::Object(read))
 }
