@@ -13,6 +13,8 @@ use rusqlite::Connection;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
+#[path = "opencode/bodies.rs"]
+mod bodies;
 #[path = "opencode/commands.rs"]
 mod commands;
 #[path = "opencode/database.rs"]

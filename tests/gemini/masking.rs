@@ -429,7 +429,7 @@ fn snippets_are_made_when_the_wire_is_written_and_only_recorded_ones_are_held() 
     assert!(maskable >= 3, "{maskable} maskable outputs");
     assert!(s.masking.recorded.is_empty(), "the file records no masking");
     let r = s.results.iter().position(|r| r.id == F2).unwrap();
-    let file = std::fs::File::open(&s.path).unwrap();
+    let file = mcscope::load::readback::open_session(s).unwrap();
     let part = mcscope::load::readback::result_part(s, Some(&file), r);
     let text = mcscope::harness::gemini_cli::masked_text(s, r, &part).unwrap();
     assert!(text.starts_with("<tool_output_masked>"), "{text}");

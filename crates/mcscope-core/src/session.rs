@@ -171,6 +171,30 @@ enum InlineForm {
         len: u32,
         make: MakeBody,
     },
+    /// A body made from rows of the session's database (OpenCode's message
+    /// row and its part rows, by `rowid`): the `record`-th record the loader
+    /// makes of them, made again whenever it is read. `len` and `hash` are
+    /// its compact text's when it was loaded: a body the rows no longer make
+    /// is never shown as this one.
+    Rows {
+        rows: Box<[i64]>,
+        record: u8,
+        len: u32,
+        hash: u64,
+    },
+}
+
+/// Where an inline body that is not held is made again from rows of the
+/// session's database (see [`Inline::from_rows`]).
+#[derive(Debug, Clone, Copy)]
+pub struct RowsBody<'a> {
+    /// The message row first, then its part rows, by `rowid`.
+    pub rows: &'a [i64],
+    /// Which of the records the rows make.
+    pub record: usize,
+    /// Its compact text's length and hash (the loader's) when it was loaded.
+    pub len: usize,
+    pub hash: u64,
 }
 
 /// What makes a message body of the JSON of the line it is read back from
@@ -214,6 +238,45 @@ impl Inline {
         Some(Inline(InlineForm::Line { offset, len, make }, None))
     }
 
+    /// A body that is record `record` of what the loader makes of database
+    /// rows `rows` (see [`InlineForm::Rows`]), whose compact text is `len`
+    /// bytes long and hashes (by the loader's hash) to `hash`: the text is
+    /// not kept. `None` where it cannot be one (a text over 4 GiB, a record
+    /// past 255): the caller keeps the body.
+    pub(crate) fn from_rows(
+        rows: Box<[i64]>,
+        record: usize,
+        (len, hash): (usize, u64),
+        measure: Option<InlineMeasure>,
+    ) -> Option<Inline> {
+        let form = InlineForm::Rows {
+            rows,
+            record: u8::try_from(record).ok()?,
+            len: u32::try_from(len).ok()?,
+            hash,
+        };
+        Some(Inline(form, measure.map(Box::new)))
+    }
+
+    /// Where the body is made again, when it is made from database rows
+    /// (`load::readback::inline_body` makes it).
+    pub fn rows(&self) -> Option<RowsBody<'_>> {
+        match &self.0 {
+            InlineForm::Rows {
+                rows,
+                record,
+                len,
+                hash,
+            } => Some(RowsBody {
+                rows,
+                record: usize::from(*record),
+                len: *len as usize,
+                hash: *hash,
+            }),
+            _ => None,
+        }
+    }
+
     /// What the loader measured of the content, when it did.
     pub fn measure(&self) -> Option<&InlineMeasure> {
         self.1.as_deref()
@@ -230,15 +293,16 @@ impl Inline {
     }
 
     /// The body as a value, for a body held in memory (a body read back from
-    /// the file, [`Inline::line`], is read by `load::readback::inline_body`,
-    /// the one way every reader takes: here it is Null).
+    /// the file, [`Inline::line`], or made again from database rows,
+    /// [`Inline::rows`], is read by `load::readback::inline_body`, the one
+    /// way every reader takes: here it is Null).
     pub fn value(&self) -> serde_json::Value {
         match &self.0 {
             // Text this type wrote from a value, nested less than the limit:
             // it parses back to that value.
             InlineForm::Text(t) => serde_json::from_str(t).unwrap_or_default(),
             InlineForm::Tree(v) => (**v).clone(),
-            InlineForm::Line { .. } => serde_json::Value::Null,
+            InlineForm::Line { .. } | InlineForm::Rows { .. } => serde_json::Value::Null,
         }
     }
 }

@@ -774,7 +774,10 @@ pub(super) fn load(path: &Path, input: Input<'_>, format: Format) -> Result<Sess
     let sid = rp.session_id.clone();
     let mut s = rp.b.finish(diagnostics);
     s.subagent_what_if = subagent;
-    masking_facts(&mut s, pending, file.as_ref(), &snippets, sid.as_deref());
+    let source = file
+        .as_ref()
+        .map(|f| crate::load::readback::Source::lent(f, &s.path));
+    masking_facts(&mut s, pending, source.as_ref(), &snippets, sid.as_deref());
     Ok(s)
 }
 

@@ -7,11 +7,64 @@ use crate::load;
 use crate::session::{HarnessId, Inline, Part, Role, Session};
 use serde_json::{Map, Value, json};
 
+/// Where messages are read back from: the session's file, and for a session
+/// of a database (OpenCode's), a connection to it, opened when a body is
+/// first made again from its rows.
+pub struct Source<'a> {
+    file: Handle<'a>,
+    path: std::path::PathBuf,
+    db: std::cell::OnceCell<Result<load::opencode::db::Db, String>>,
+    remade: std::cell::RefCell<load::opencode::Remade>,
+}
+
+enum Handle<'a> {
+    Own(std::fs::File),
+    Lent(&'a std::fs::File),
+}
+
+impl<'a> Source<'a> {
+    /// A source reading through `file`, already open at `path` (a loader's
+    /// own handle, while it loads).
+    pub fn lent(file: &'a std::fs::File, path: &std::path::Path) -> Source<'a> {
+        Source {
+            file: Handle::Lent(file),
+            path: path.to_path_buf(),
+            db: std::cell::OnceCell::new(),
+            remade: Default::default(),
+        }
+    }
+
+    /// The session's file.
+    pub fn file(&self) -> &std::fs::File {
+        match &self.file {
+            Handle::Own(f) => f,
+            Handle::Lent(f) => f,
+        }
+    }
+
+    /// The session's database, opened read-only in place (never a private
+    /// copy: the rows must be the ones the load read), once per source.
+    fn db(&self) -> std::io::Result<&rusqlite::Connection> {
+        self.db
+            .get_or_init(|| {
+                load::opencode::db::open_in_place(&self.path).map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map(|db| &db.conn)
+            .map_err(|e| std::io::Error::other(e.clone()))
+    }
+}
+
 /// The session's file, opened to read messages back: only while it is still
 /// a regular file (a FIFO put in its place since the load would block the
 /// read for ever), and never waiting to open (`regular::open_regular`).
-pub fn open_session(s: &Session) -> std::io::Result<std::fs::File> {
-    load::regular::open_regular_io(&s.path)
+pub fn open_session(s: &Session) -> std::io::Result<Source<'static>> {
+    Ok(Source {
+        file: Handle::Own(load::regular::open_regular_io(&s.path)?),
+        path: s.path.clone(),
+        db: std::cell::OnceCell::new(),
+        remade: Default::default(),
+    })
 }
 
 /// Every message of the session as the API sees it, in order, one at a time.
@@ -74,7 +127,7 @@ pub fn map_these<T: Send>(
 }
 
 /// One message as the API sees it: Claude `{role, content}`, Qwen `{role, parts}`.
-pub(crate) fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::io::Result<Value> {
+pub(crate) fn message_from(file: &Source<'_>, s: &Session, m: usize) -> std::io::Result<Value> {
     let msg = &s.messages[m];
     let mut pieces: Vec<Value> = Vec::new();
     let shape = s.harness.rules().wire;
@@ -88,12 +141,14 @@ pub(crate) fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::
                     #[serde(default)]
                     message: Value,
                 }
-                let bytes = load::read_span(file, *offset, *len)?;
+                let bytes = load::read_span(file.file(), *offset, *len)?;
                 match serde_json::from_slice::<Record>(&bytes) {
                     Ok(r) => r.message,
                     // Deeper than serde's recursion limit, or changed since loading:
                     // show the message as unreadable rather than fail the request.
-                    Err(e) => unreadable_message(s.harness, msg.first_line, &e),
+                    Err(e) => {
+                        unreadable_message(s.harness, msg.first_line, &load::json_error_text(&e))
+                    }
                 }
             }
             Part::Inline(v) => match inline_body(v, Some(file))? {
@@ -131,35 +186,43 @@ pub(crate) fn message_from(file: &std::fs::File, s: &Session, m: usize) -> std::
     Ok(Value::Object(out))
 }
 
-/// An inline body as a value: parsed from its text, or read back from
-/// `file` (the session's file, opened by the caller; `None` where there is
-/// none to read) when the loader did not hold it ([`Inline::line`]). The
-/// outer error is the read's; the inner one says the bytes no longer parse
-/// (the file changed since it was loaded), which a caller shows as an
-/// unreadable message, as it does a Claude Code record's.
+/// An inline body as a value: parsed from its text, read back from `from`'s
+/// file when the loader did not hold it ([`Inline::line`]), or made again
+/// from rows of its database ([`Inline::rows`]); `from` is the caller's
+/// source (`None` where there is none to read). The outer error is the
+/// read's; the inner one, in words, says the bytes no longer parse or the
+/// rows no longer make that body (the session changed since it was loaded),
+/// which a caller shows as an unreadable message, as it does a Claude Code
+/// record's.
 pub fn inline_body(
     body: &Inline,
-    file: Option<&std::fs::File>,
-) -> std::io::Result<serde_json::Result<Value>> {
+    from: Option<&Source<'_>>,
+) -> std::io::Result<Result<Value, String>> {
+    let no_source = || std::io::Error::other("no file to read the message back from");
+    if let Some(rows) = body.rows() {
+        let from = from.ok_or_else(no_source)?;
+        let db = from.db()?;
+        return Ok(load::opencode::remake(
+            db,
+            rows,
+            &mut from.remade.borrow_mut(),
+        ));
+    }
     let Some((offset, len, make)) = body.line() else {
         return Ok(Ok(body.value()));
     };
-    let Some(file) = file else {
-        return Err(std::io::Error::other(
-            "no file to read the message back from",
-        ));
-    };
-    let bytes = load::read_span(file, offset, len)?;
+    let file = from.ok_or_else(no_source)?;
+    let bytes = load::read_span(file.file(), offset, len)?;
     let value = serde_json::from_slice(&bytes);
     // The line's bytes go before the body is made of its value.
     drop(bytes);
-    Ok(value.map(make))
+    Ok(value.map(make).map_err(|e| load::json_error_text(&e)))
 }
 
 /// The first body of message `m` (an inline one: Gemini CLI's messages,
 /// kept as text or read back from `file`, the session's file), or Null where
 /// it cannot be read.
-pub fn message_body(s: &Session, file: Option<&std::fs::File>, m: usize) -> Value {
+pub fn message_body(s: &Session, file: Option<&Source<'_>>, m: usize) -> Value {
     match s.messages[m].parts.first() {
         Some(Part::Inline(v)) => match inline_body(v, file) {
             Ok(Ok(v)) => v,
@@ -171,16 +234,13 @@ pub fn message_body(s: &Session, file: Option<&std::fs::File>, m: usize) -> Valu
 
 /// The `parts` element of result `r` in the loaded session (Gemini CLI), or
 /// Null.
-pub fn result_part(s: &Session, file: Option<&std::fs::File>, r: usize) -> Value {
+pub fn result_part(s: &Session, file: Option<&Source<'_>>, r: usize) -> Value {
     let res = &s.results[r];
     crate::harness::gemini_cli::part_of(&message_body(s, file, res.msg), res.part)
 }
 
 /// A stand-in for a record the wire builder could not read back.
-fn unreadable_message(harness: HarnessId, line: usize, e: &serde_json::Error) -> Value {
-    let text = format!(
-        "[mcscope: the record near line {line} could not be read back: {}]",
-        crate::load::json_error_text(e)
-    );
+fn unreadable_message(harness: HarnessId, line: usize, why: &str) -> Value {
+    let text = format!("[mcscope: the record near line {line} could not be read back: {why}]");
     harness.dialect().text_body(text)
 }

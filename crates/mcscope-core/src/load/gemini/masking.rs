@@ -41,7 +41,7 @@ pub(super) fn pending(part: &Value, fr: &Value, already_cleared: bool) -> Option
 pub(super) fn masking_facts(
     s: &mut Session,
     pending: Vec<Option<Pending>>,
-    file: Option<&std::fs::File>,
+    file: Option<&crate::load::readback::Source<'_>>,
     recorded: &HashMap<String, String>,
     sid: Option<&str>,
 ) {
@@ -92,7 +92,10 @@ const SAVED_CAP: u64 = 64 << 20;
 /// transcript's, so untrusted: only its part after `/tool-outputs/` is taken,
 /// joined to the `tool-outputs` folder beside this session's `chats/`, and
 /// read only when it resolves inside that folder and is a regular file.
-fn saved_originals(s: &Session, file: Option<&std::fs::File>) -> HashMap<usize, String> {
+fn saved_originals(
+    s: &Session,
+    file: Option<&crate::load::readback::Source<'_>>,
+) -> HashMap<usize, String> {
     let mut out = HashMap::new();
     let Some(dir) = tool_outputs_dir(&s.path) else {
         return out;
@@ -175,7 +178,7 @@ fn saved_original(dir: &Path, snippet: &str) -> Option<String> {
 /// session), else the folder that holds `chats/`, else a stand-in.
 fn project_tmp(
     s: &Session,
-    file: Option<&std::fs::File>,
+    file: Option<&crate::load::readback::Source<'_>>,
     recorded: &HashMap<String, String>,
 ) -> String {
     const AT: &str = "Full output available at: ";

@@ -36,6 +36,8 @@ type Item = (String, Value);
 /// 41 item 5).
 struct Msg {
     id: String,
+    /// Its `rowid` in the database, where it has one.
+    rowid: Option<i64>,
     data: super::RowData,
     role: Option<String>,
     parent: Option<String>,
@@ -47,10 +49,11 @@ struct Msg {
 }
 
 impl Msg {
-    fn of(id: String, data: super::RowData, m: &Value) -> Msg {
+    fn of(row: Row, m: &Value) -> Msg {
         Msg {
-            id,
-            data,
+            id: row.id,
+            rowid: row.rowid,
+            data: row.data,
             role: m.get("role").and_then(Value::as_str).map(str::to_string),
             parent: m
                 .get("parentID")
@@ -79,9 +82,10 @@ pub(super) fn session(
     info: SessionInfo,
     messages: Vec<Row>,
     parts: Vec<Row>,
+    stored: Option<&super::Stored<'_>>,
 ) -> Session {
     let mut diagnostics = Vec::new();
-    let (messages, store) = sorted_rows(messages, parts, &mut diagnostics);
+    let (messages, store) = sorted_rows(messages, parts, stored, &mut diagnostics);
     let warnings: Vec<SessionWarning> = revert_warning(&info, &messages).into_iter().collect();
     let mut walk = Walk::new(&messages, &store, info.version.clone());
     let mut feeder = Feeder {
@@ -113,16 +117,17 @@ pub(super) fn session(
 /// The rows that read, messages in id order, and the parts by message in id
 /// order, read when the walk reads them; a message row whose data does not
 /// read is a diagnostic (a part row's is one too, in [`Parts::errors`]).
-fn sorted_rows(
+fn sorted_rows<'a>(
     messages: Vec<Row>,
     parts: Vec<Row>,
+    stored: Option<&'a super::Stored<'a>>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Vec<Msg>, Parts) {
+) -> (Vec<Msg>, Parts<'a>) {
     let mut messages: Vec<Msg> = messages
         .into_iter()
         .enumerate()
         .filter_map(|(i, r)| match r.data.read() {
-            Ok(v) => Some(Msg::of(r.id, r.data, &v)),
+            Ok(v) => Some(Msg::of(r, &v)),
             Err(e) => {
                 diagnostics.push(row_diagnostic(i + 1, &format!("message {}", r.id), &e));
                 None
@@ -141,6 +146,7 @@ fn sorted_rows(
     }
     let store = Parts {
         by_msg,
+        stored,
         cache: RefCell::new(Vec::new()),
         errors: RefCell::new(BTreeMap::new()),
         orphans: RefCell::new(Vec::new()),
@@ -177,8 +183,10 @@ fn sorted_rows(
 /// reads it. The last few read are kept: an assistant's parent, which every
 /// assistant of a loop reads, and the next user message, read just before it
 /// is walked.
-struct Parts {
+struct Parts<'a> {
     by_msg: HashMap<String, Vec<(usize, Row)>>,
+    /// Where the rows left in the database are read again.
+    stored: Option<&'a super::Stored<'a>>,
     /// Most recently read first.
     cache: RefCell<Vec<(String, Rc<[Item]>)>>,
     /// The rows that did not read, by row: each once, however often read.
@@ -189,7 +197,7 @@ struct Parts {
 /// How many messages' parts [`Parts`] keeps read.
 const PARTS_KEPT: usize = 8;
 
-impl Parts {
+impl Parts<'_> {
     /// The parts of message `mid` that read, in id order.
     fn read(&self, mid: &str) -> Rc<[Item]> {
         let mut cache = self.cache.borrow_mut();
@@ -205,7 +213,7 @@ impl Parts {
             .get(mid)
             .into_iter()
             .flatten()
-            .filter_map(|(n, r)| match r.data.read() {
+            .filter_map(|(n, r)| match r.read(self.stored) {
                 Ok(v) => Some((r.id.clone(), v)),
                 Err(e) => {
                     errors
@@ -220,12 +228,27 @@ impl Parts {
         parts
     }
 
-    /// Whether any part that reads is of `kind`; a row is read only when its
-    /// text could name the kind (written plainly, or with a `\u` escape).
-    fn any_of_kind(&self, kind: &str) -> bool {
+    /// The `rowid`s of message `mid`'s part rows, in id order, where the
+    /// bodies are made again from the database (every row has one).
+    fn rowids(&self, mid: &str) -> Option<Vec<i64>> {
+        if !self.stored.is_some_and(|s| s.in_place) {
+            return None;
+        }
+        self.by_msg
+            .get(mid)
+            .into_iter()
+            .flatten()
+            .map(|(_, r)| r.rowid)
+            .collect()
+    }
+
+    /// Whether any part that reads is a `step-start` (a row left in the
+    /// database was looked at as it was first read).
+    fn any_step_start(&self) -> bool {
         self.by_msg.values().flatten().any(|(_, r)| match &r.data {
-            super::RowData::Text(t) if !t.contains(kind) && !t.contains("\\u") => false,
-            data => data.read().is_ok_and(|p| is_part(&p, kind)),
+            super::RowData::Text(t) => super::names_kind(t, "step-start"),
+            super::RowData::Stored { step_start, .. } => *step_start,
+            data => data.read().is_ok_and(|p| is_part(&p, "step-start")),
         })
     }
 }
@@ -270,13 +293,21 @@ struct Feeder {
 impl Feeder {
     /// `again`: the record is of a message already fed, in the view again
     /// (a compaction's retained tail): an assistant record is no response.
-    fn feed(&mut self, record: Value, body: Option<Value>, again: bool) {
+    /// `body` is the wire's, with where it is made again from (see
+    /// [`inline`]).
+    fn feed(&mut self, record: Value, body: Option<(Value, MadeFrom)>, again: bool) {
         self.line += 1;
         let line = self.line;
         let text = record.to_string();
         match claude::Sink::parse(&text) {
-            Ok(tagged) => {
-                let part = Part::Inline(crate::session::Inline::new(body.unwrap_or(Value::Null)));
+            Ok(mut tagged) => {
+                // What the reader measured of the record's `message.content`
+                // is the body's: the body is the record's message but for
+                // the assistant's `id`, `model` and `usage`.
+                let part = Part::Inline(match body {
+                    Some((body, remade)) => inline(body, remade, Some(tagged.take_measure())),
+                    None => crate::session::Inline::new(Value::Null),
+                });
                 if again {
                     self.sink.apply_inline(tagged, line, part);
                 } else {
@@ -290,6 +321,90 @@ impl Feeder {
             }),
         }
     }
+}
+
+/// Where a body is made again from: its message's row and part rows, and
+/// which of the records [`records_of`] makes of them it is (none: held).
+type MadeFrom = Option<(Box<[i64]>, usize)>;
+
+/// A body, made again from its rows whenever it is read where it can be
+/// (issue 41 item 5: a long session's bodies are as large as its database),
+/// else held as its text.
+fn inline(
+    body: Value,
+    remade: MadeFrom,
+    measure: Option<crate::session::InlineMeasure>,
+) -> crate::session::Inline {
+    let text = body.to_string();
+    match remade {
+        Some((rows, record)) => {
+            let sum = (text.len(), crate::fasthash::hash_str(&text));
+            match crate::session::Inline::from_rows(rows, record, sum, measure.clone()) {
+                Some(inline) => inline,
+                None => crate::session::Inline::written(body, text, measure),
+            }
+        }
+        None => crate::session::Inline::written(body, text, measure),
+    }
+}
+
+/// The bodies last made of one message's rows, each lent out once: a
+/// message's records are read one after the other (an assistant's, then its
+/// results'), and the rows are read once for both.
+#[derive(Debug, Default)]
+pub struct Remade {
+    rows: Box<[i64]>,
+    bodies: Vec<Option<Value>>,
+}
+
+/// Record `body.record` of what the build makes of the message row and part
+/// rows `body.rows` names, read again from `conn` in one read transaction
+/// (or taken from `last`, the bodies last made): the body as it was loaded,
+/// or why it is not (a row gone or changed since).
+pub(crate) fn remake(
+    conn: &rusqlite::Connection,
+    body: crate::session::RowsBody<'_>,
+    last: &mut Remade,
+) -> Result<Value, String> {
+    let changed =
+        || "the database changed since loading: its rows no longer make this message".to_string();
+    let kept = (*last.rows == *body.rows)
+        .then(|| last.bodies.get_mut(body.record).and_then(Option::take))
+        .flatten();
+    let made = match kept {
+        Some(made) => made,
+        None => {
+            let tx = conn
+                .unchecked_transaction()
+                .map_err(|e| format!("cannot read the database again: {e}"))?;
+            let (&msg, parts) = body.rows.split_first().ok_or_else(changed)?;
+            let (id, m) = super::read_row(&tx, "message", msg)?;
+            // As the load read them: the part rows that read, in id order.
+            let parts: Vec<Item> = parts
+                .iter()
+                .filter_map(|&p| super::read_row(&tx, "part", p).ok())
+                .collect();
+            let mut bodies: Vec<Option<Value>> =
+                records_of(&m, &parts, &id, &None, &mut HashMap::new())
+                    .into_iter()
+                    .map(|(_, b)| Some(b))
+                    .collect();
+            let made = bodies
+                .get_mut(body.record)
+                .and_then(Option::take)
+                .ok_or_else(changed)?;
+            *last = Remade {
+                rows: body.rows.into(),
+                bodies,
+            };
+            made
+        }
+    };
+    let text = made.to_string();
+    if text.len() != body.len || crate::fasthash::hash_str(&text) != body.hash {
+        return Err(changed());
+    }
+    Ok(made)
 }
 
 /// What OpenCode records beside the messages that its plans and the bill
@@ -352,7 +467,7 @@ impl Gathered {
 /// what it has gathered so far.
 struct Walk<'a> {
     messages: &'a [Msg],
-    parts: &'a Parts,
+    parts: &'a Parts<'a>,
     version: Option<String>,
     /// Reference §1.4: summary assistant → the compaction it completed.
     completed: HashMap<String, String>,
@@ -370,7 +485,7 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn new(messages: &'a [Msg], parts: &'a Parts, version: Option<String>) -> Walk<'a> {
+    fn new(messages: &'a [Msg], parts: &'a Parts<'a>, version: Option<String>) -> Walk<'a> {
         Walk {
             messages,
             parts,
@@ -390,12 +505,21 @@ impl<'a> Walk<'a> {
                 .map(|(i, m)| (m.id.as_str(), i))
                 .collect(),
             records_finish: messages.iter().any(|m| m.finish),
-            records_steps: parts.any_of_kind("step-start"),
+            records_steps: parts.any_step_start(),
             got: Gathered {
                 msg_results: Vec::with_capacity(messages.len()),
                 ..Gathered::default()
             },
         }
+    }
+
+    /// Where record `k` of message `i` is made again from (none: its body
+    /// is held).
+    fn remade(&self, i: usize, k: usize) -> MadeFrom {
+        let m = &self.messages[i];
+        let mut rows = vec![m.rowid?];
+        rows.extend(self.parts.rowids(&m.id)?);
+        Some((rows.into_boxed_slice(), k))
     }
 
     fn parts_of(&self, i: usize) -> Rc<[Item]> {
@@ -460,9 +584,9 @@ impl<'a> Walk<'a> {
             }),
         }
         let wire = records.first().map(|(_, b)| b.clone());
-        for (record, body) in records {
+        for (k, (record, body)) in records.into_iter().enumerate() {
             if let Some(assistant) = sent_as(&record, &body) {
-                feeder.feed(record, Some(body), shell && assistant);
+                feeder.feed(record, Some((body, self.remade(i, k))), shell && assistant);
             }
         }
         self.got.msg_results.push((first, feeder.sink.made().1));
@@ -530,14 +654,18 @@ impl<'a> Walk<'a> {
             None,
             false,
         );
-        feeder.sink.inline(
-            Role::User,
-            Part::Inline(crate::session::Inline::new(ask.clone())),
-            timestamp(*ask_at).as_deref(),
-        );
+        // Each is its message's first record's body.
+        let ask = inline(ask.clone(), self.remade(c, 0), None);
+        feeder
+            .sink
+            .inline(Role::User, Part::Inline(ask), timestamp(*ask_at).as_deref());
+        let summary = match wire {
+            Some(w) => inline(w, self.remade(i, 0), None),
+            None => crate::session::Inline::new(Value::Null),
+        };
         feeder.sink.inline(
             Role::Assistant,
-            Part::Inline(crate::session::Inline::new(wire.unwrap_or_default())),
+            Part::Inline(summary),
             timestamp(completed_of(m)).as_deref(),
         );
         self.retained_tail(c, feeder);
@@ -563,11 +691,10 @@ impl<'a> Walk<'a> {
             let (tid, tm) = (&self.messages[j].id, self.messages[j].value());
             let tparts = self.parts_of(j);
             let start = feeder.sink.made().1;
-            for (record, body) in
-                records_of(&tm, &tparts, tid, &self.version, &mut self.got.file_paths)
-            {
+            let records = records_of(&tm, &tparts, tid, &self.version, &mut self.got.file_paths);
+            for (k, (record, body)) in records.into_iter().enumerate() {
                 if let Some(again) = sent_as(&record, &body) {
-                    feeder.feed(record, Some(body), again);
+                    feeder.feed(record, Some((body, self.remade(j, k))), again);
                 }
             }
             let (from, to) = self.got.msg_results[j];

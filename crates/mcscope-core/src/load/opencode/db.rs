@@ -130,6 +130,25 @@ fn mode(wal_mode: bool, wal: Side, shm: Side, journal: Side) -> Mode {
 
 /// Opens `path` read-only (see the module's note).
 pub fn open(path: &Path) -> Result<Db, LoadError> {
+    open_as(path, true)
+}
+
+/// As [`open`], only in place: where a private copy would be needed, an
+/// error (a message made again from its rows must be made of the rows the
+/// load read, never of a copy taken again).
+pub fn open_in_place(path: &Path) -> Result<Db, LoadError> {
+    open_as(path, false)
+}
+
+impl Db {
+    /// Whether the database is read in place (not through a private copy,
+    /// which is removed when this is dropped).
+    pub fn in_place(&self) -> bool {
+        self._copy.is_none()
+    }
+}
+
+fn open_as(path: &Path, copy: bool) -> Result<Db, LoadError> {
     let io = |source| LoadError::Io {
         path: path.to_path_buf(),
         source,
@@ -151,6 +170,12 @@ pub fn open(path: &Path) -> Result<Db, LoadError> {
     let (conn, copy, notes) = match mode(wal_mode, wal, shm, journal) {
         Mode::Immutable => (open_uri(path, "immutable=1")?, None, Vec::new()),
         Mode::ReadOnly => (open_uri(path, "mode=ro")?, None, Vec::new()),
+        Mode::Copy if !copy => {
+            return Err(error(
+                path,
+                "the database can no longer be read in place (a -wal beside it without a -shm, or one that is not a regular file)",
+            ));
+        }
         Mode::Copy => {
             let (conn, folder, notes) = private_copy(path, wal)?;
             (conn, Some(folder), notes)

@@ -156,7 +156,7 @@ pub(crate) fn load(path: &Path, file: std::fs::File, format: Format) -> Result<S
         ));
     }
     let (info, messages, parts) = rows(&v);
-    let mut s = super::build::session(path, format, info, messages, parts);
+    let mut s = super::build::session(path, format, info, messages, parts, None);
     let facts = crate::session::ExportFacts {
         sanitized: sanitized(&v),
         redacted_outputs: redacted_outputs(&v),
@@ -231,6 +231,7 @@ fn rows(v: &Value) -> (SessionInfo, Vec<Row>, Vec<Row>) {
             parts.push(Row {
                 id: part_keys[j].clone(),
                 message_id: Some(key_of[i].clone()),
+                rowid: None,
                 data: if p.is_object() {
                     super::RowData::Read(p)
                 } else {
@@ -241,6 +242,7 @@ fn rows(v: &Value) -> (SessionInfo, Vec<Row>, Vec<Row>) {
         messages.push(Row {
             id: key_of[i].clone(),
             message_id: None,
+            rowid: None,
             data: super::RowData::Read(data),
         });
     }

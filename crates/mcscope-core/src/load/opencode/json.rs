@@ -68,7 +68,7 @@ pub(super) fn load(path: &Path, format: Format) -> Result<Session, LoadError> {
     }
     let messages = listed.into_iter().map(|(_, m)| m).collect();
     Ok(super::build::session(
-        path, format, session, messages, parts,
+        path, format, session, messages, parts, None,
     ))
 }
 
@@ -124,6 +124,7 @@ fn rows(dir: &Path, message_id: Option<&str>) -> Vec<(std::ffi::OsString, Row)> 
                 Row {
                     id,
                     message_id: message_id.map(str::to_string),
+                    rowid: None,
                     data: data.into(),
                 },
             ))

@@ -12,6 +12,7 @@
 //! per assistant message (§1.4: "request k is assistant message k").
 
 mod build;
+pub(crate) use build::{Remade, remake};
 pub mod db;
 pub(crate) mod export;
 mod json;
@@ -45,7 +46,22 @@ pub struct SessionInfo {
 pub(super) struct Row {
     pub id: String,
     pub message_id: Option<String>,
+    /// Its `rowid` in the database (none: a row of the JSON tree or an
+    /// export, or a table without rowids).
+    pub rowid: Option<i64>,
     pub data: RowData,
+}
+
+impl Row {
+    /// The row's data as a JSON object, or why it is skipped; a row left in
+    /// the database is read from `stored`.
+    pub(super) fn read(&self, stored: Option<&Stored<'_>>) -> Result<Value, String> {
+        match (&self.data, self.rowid, stored) {
+            (RowData::Stored { .. }, Some(rowid), Some(db)) => db.part(rowid),
+            (RowData::Stored { .. }, _, _) => Err("the row is no longer at hand".into()),
+            (data, _, _) => data.read(),
+        }
+    }
 }
 
 /// A row's `data`: read already, kept as the database's text until it is read
@@ -55,6 +71,14 @@ pub(super) struct Row {
 pub(super) enum RowData {
     Read(Value),
     Text(Box<str>),
+    /// A part row left in the database (at its `rowid`), read from there again
+    /// when the build reads it, within the load's one read transaction: a
+    /// long session's part rows held as text are as large as the database
+    /// (issue 41 item 5). `step_start`: it is a `step-start` part
+    /// ([`names_kind`] of its text, taken as it was first read).
+    Stored {
+        step_start: bool,
+    },
     Bad(String),
 }
 
@@ -69,22 +93,90 @@ impl From<Result<Value, String>> for RowData {
 
 impl RowData {
     /// The data as a JSON object, or why the row is skipped.
+    /// (A row left in the database is read by [`Row::read`].)
     pub(super) fn read(&self) -> Result<Value, String> {
         match self {
             RowData::Read(v) => Ok(v.clone()),
             RowData::Text(t) => object(t),
+            RowData::Stored { .. } => Err("the row is no longer at hand".into()),
             RowData::Bad(e) => Err(e.clone()),
         }
     }
 
-    /// As [`RowData::read`], taking the row's value.
+    /// As [`RowData::read`], taking the row's value (a row held in memory).
     pub(super) fn into_read(self) -> Result<Value, String> {
         match self {
             RowData::Read(v) => Ok(v),
             RowData::Text(t) => object(&t),
+            data @ RowData::Stored { .. } => data.read(),
             RowData::Bad(e) => Err(e),
         }
     }
+}
+
+/// Whether a row's `data` text is a part of `kind`: read only when the text
+/// could name the kind (written plainly, or with a `\u` escape).
+pub(super) fn names_kind(text: &str, kind: &str) -> bool {
+    (text.contains(kind) || text.contains("\\u"))
+        && object(text).is_ok_and(|p| p.get("type").and_then(Value::as_str) == Some(kind))
+}
+
+/// A column's bytes as text, as [`String::from_utf8_lossy`] reads them (a
+/// byte that is not UTF-8 read as U+FFFD), checked first by the faster
+/// whole-string test.
+fn lossy(t: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(t) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(t),
+    }
+}
+
+/// The database the load reads, for the part rows it left there
+/// ([`RowData::Stored`]): read by `rowid`, within the load's read
+/// transaction, so every read sees the rows the first did.
+pub(super) struct Stored<'a> {
+    conn: &'a rusqlite::Connection,
+    /// The database is read in place, so its rows can be read again after
+    /// the load: the bodies are made again from them when read
+    /// ([`remake`]), not held.
+    in_place: bool,
+}
+
+impl Stored<'_> {
+    /// Part row `rowid`'s `data` as a JSON object, or why it is skipped.
+    fn part(&self, rowid: i64) -> Result<Value, String> {
+        read_row(self.conn, "part", rowid).map(|(_, data)| data)
+    }
+}
+
+/// Row `rowid` of `table` (`message` or `part`): its id and its `data` as a
+/// JSON object, or why it cannot be read.
+fn read_row(
+    conn: &rusqlite::Connection,
+    table: &str,
+    rowid: i64,
+) -> Result<(String, Value), String> {
+    let again = |e: rusqlite::Error| format!("cannot read the row again: {e}");
+    let sql = match table {
+        "message" => "SELECT id, data FROM message WHERE rowid = ?1",
+        _ => "SELECT id, data FROM part WHERE rowid = ?1",
+    };
+    let mut stmt = conn.prepare_cached(sql).map_err(again)?;
+    stmt.query_row([rowid], |r| {
+        let id = match r.get_ref(0)? {
+            rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => {
+                String::from_utf8_lossy(t).into_owned()
+            }
+            _ => String::new(),
+        };
+        Ok(match r.get_ref(1)? {
+            rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => {
+                object(&lossy(t)).map(|v| (id, v))
+            }
+            _ => Err("`data` is not text".into()),
+        })
+    })
+    .map_err(again)?
 }
 
 /// A row's `data` text as a JSON object.
@@ -109,12 +201,22 @@ pub(in crate::load) fn load_db(
     want: Option<&str>,
 ) -> Result<Session, LoadError> {
     let db = db::open(path)?;
-    let store = Store::check(path, &db.conn)?;
+    // One read transaction: every row the load reads, and each part row it
+    // reads again, is of the same state of a live database.
+    let tx = db
+        .conn
+        .unchecked_transaction()
+        .map_err(|e| db::sqlite_error(path, &e))?;
+    let store = Store::check(path, &tx)?;
     let sessions = store.sessions()?;
     let info = choose(path, &sessions, want)?;
     let messages = store.rows(&info.id, false)?;
     let parts = store.rows(&info.id, true)?;
-    let mut s = build::session(path, format, info.clone(), messages, parts);
+    let stored = Stored {
+        conn: &tx,
+        in_place: db.in_place(),
+    };
+    let mut s = build::session(path, format, info.clone(), messages, parts, Some(&stored));
     s.diagnostics
         .extend(
             db.notes
@@ -416,14 +518,39 @@ impl<'a> Store<'a> {
 
     /// The messages (or parts) of session `id`, ordered by id (reference §1.2:
     /// "order messages and parts by id; this matches the loop's own order").
+    /// A part row is left in the database where its table has rowids
+    /// (OpenCode's does; [`RowData::Stored`]); a message row is kept as text.
     fn rows(&self, id: &str, parts: bool) -> Result<Vec<Row>, LoadError> {
         let sq = |e: rusqlite::Error| db::sqlite_error(self.path, &e);
-        let sql = if parts {
-            "SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id"
+        let (sql, stored) = if parts {
+            match self.conn.prepare(
+                "SELECT id, message_id, data, rowid FROM part WHERE session_id = ?1 ORDER BY message_id, id",
+            ) {
+                Ok(stmt) => (stmt, true),
+                // A table without rowids (not OpenCode's): its rows are kept.
+                Err(_) => (
+                    self.conn
+                        .prepare("SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id")
+                        .map_err(sq)?,
+                    false,
+                ),
+            }
         } else {
-            "SELECT id, NULL, data FROM message WHERE session_id = ?1 ORDER BY id"
+            match self.conn.prepare(
+                "SELECT id, NULL, data, rowid FROM message WHERE session_id = ?1 ORDER BY id",
+            ) {
+                Ok(stmt) => (stmt, false),
+                Err(_) => (
+                    self.conn
+                        .prepare(
+                            "SELECT id, NULL, data FROM message WHERE session_id = ?1 ORDER BY id",
+                        )
+                        .map_err(sq)?,
+                    false,
+                ),
+            }
         };
-        let mut stmt = self.conn.prepare(sql).map_err(sq)?;
+        let mut stmt = sql;
         let rows = stmt
             .query_map([id], |r| {
                 let text = |i| -> rusqlite::Result<Option<String>> {
@@ -434,14 +561,27 @@ impl<'a> Store<'a> {
                         _ => None,
                     })
                 };
-                // Read when the build reads the row (`RowData::read`).
-                let data = match text(2)? {
-                    Some(t) => RowData::Text(t.into_boxed_str()),
-                    None => RowData::Bad("`data` is not text".into()),
+                let rowid = match r.get_ref(3) {
+                    Ok(rusqlite::types::ValueRef::Integer(rowid)) => Some(rowid),
+                    _ => None,
+                };
+                // Read when the build reads the row (`Row::read`).
+                let data = match r.get_ref(2)? {
+                    rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => {
+                        let t = lossy(t);
+                        match rowid {
+                            Some(_) if stored => RowData::Stored {
+                                step_start: names_kind(&t, "step-start"),
+                            },
+                            _ => RowData::Text(t.into_owned().into_boxed_str()),
+                        }
+                    }
+                    _ => RowData::Bad("`data` is not text".into()),
                 };
                 Ok(Row {
                     id: text(0)?.unwrap_or_default(),
                     message_id: text(1)?,
+                    rowid,
                     data,
                 })
             })

@@ -1,0 +1,210 @@
+//! Issue 41 item 5: a database's message bodies are not held after the load;
+//! each is made again from its message row and part rows when it is read, and
+//! only its compact text's length and hash are kept, so a body the rows no
+//! longer make is shown as unreadable, never as the one loaded.
+
+use super::*;
+use mcscope::session::Part;
+
+/// A session of every shape a body is made of: prompts, tool calls that
+/// completed, failed and were cut off, a compaction with a retained tail
+/// (its messages fed again after the summary), and a turn after it.
+fn every_shape() -> Db {
+    let mut db = Db::new();
+    db.session("ses_b", None, None);
+    let u1 = db.user("ses_b", "turn 1");
+    let failed = json!({"type": "tool", "callID": "bad", "tool": "bash", "state": {"status": "error",
+        "input": {"command": "false"}, "error": "exit 1", "time": {"start": T0, "end": T0 + 1}}});
+    let running = json!({"type": "tool", "callID": "cut", "tool": "bash", "state": {"status": "running",
+        "input": {"command": "sleep 9"}, "time": {"start": T0}}});
+    db.assistant(
+        "ses_b",
+        &u1,
+        json!({"finish": "tool-calls"}),
+        vec![
+            json!({"type": "step-start"}),
+            tool("a", "read", "A \u{1b}[31m ünï"),
+            failed,
+            running,
+        ],
+    );
+    db.assistant(
+        "ses_b",
+        &u1,
+        json!({}),
+        vec![json!({"type": "step-start"}), text("one")],
+    );
+    let u2 = db.user("ses_b", "turn 2");
+    db.assistant(
+        "ses_b",
+        &u2,
+        json!({"finish": "tool-calls"}),
+        vec![json!({"type": "step-start"}), tool("b", "read", "B")],
+    );
+    db.assistant(
+        "ses_b",
+        &u2,
+        json!({}),
+        vec![json!({"type": "step-start"}), text("two")],
+    );
+    let n = db.next();
+    let c = id("msg", n);
+    db.message(
+        "ses_b",
+        &c,
+        json!({"role": "user", "time": {"created": T0 + n}}),
+    );
+    db.part(
+        "ses_b",
+        &c,
+        n + 1,
+        json!({"type": "compaction", "auto": false, "tail_start_id": u2}),
+    );
+    db.assistant(
+        "ses_b",
+        &c,
+        json!({"summary": true}),
+        vec![json!({"type": "step-start"}), text("the summary")],
+    );
+    let u3 = db.user("ses_b", "turn 3");
+    db.assistant(
+        "ses_b",
+        &u3,
+        json!({}),
+        vec![json!({"type": "step-start"}), text("three")],
+    );
+    db
+}
+
+/// Every message as the API sees it, read back.
+fn bodies(path: &Path) -> (usize, Vec<Value>) {
+    let s = mcscope::load::load(path, None).unwrap();
+    let remade = s
+        .messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter(|p| matches!(p, Part::Inline(b) if b.rows().is_some()))
+        .count();
+    let mut out = Vec::new();
+    mcscope::load::readback::each_message(&s, |_, v| out.push(v)).unwrap();
+    (remade, out)
+}
+
+/// The same database read through a private copy (a `-wal` beside it and no
+/// `-shm`, SPEC §18.22), whose rows are gone after the load: its bodies are
+/// held as they were made.
+fn held_copy(db: &Db) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opencode.db");
+    std::fs::copy(&db.path, &path).unwrap();
+    std::fs::write(dir.path().join("opencode.db-wal"), b"").unwrap();
+    (dir, path)
+}
+
+/// Every body made again from its rows is the one the load made, on a
+/// session of every shape and on the bundled sample; only a database read in
+/// place is read again (a private copy's bodies are held).
+#[test]
+fn issue_41_5_every_body_made_again_from_its_rows_is_the_one_the_load_made() {
+    let db = every_shape();
+    let (_keep, copy) = held_copy(&db);
+    let (remade, again) = bodies(&db.path);
+    let (held, kept) = bodies(&copy);
+    assert!(remade >= 12, "{remade} bodies made again from their rows");
+    assert_eq!(held, 0, "a private copy's bodies are held");
+    assert_eq!(again, kept);
+    // The retained tail and the compaction's head are in the view again.
+    let said = serde_json::to_string(&again).unwrap();
+    for text in [
+        "What did we do so far?",
+        "the summary",
+        "exit 1",
+        "A \u{1b}[31m ünï",
+    ] {
+        assert!(
+            said.contains(&serde_json::to_string(text).unwrap()[1..]),
+            "{text}"
+        );
+    }
+    // The wire of every request, through the binary, in place and held.
+    for k in 1..=6 {
+        assert_eq!(
+            wire(db.p(), &[], k),
+            wire(copy.to_str().unwrap(), &[], k),
+            "request {k}"
+        );
+    }
+    let sample = Path::new(SAMPLE);
+    let (_keep, copy) = {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("opencode.db");
+        std::fs::copy(sample, &path).unwrap();
+        std::fs::write(dir.path().join("opencode.db-wal"), b"").unwrap();
+        (dir, path)
+    };
+    let (remade, again) = bodies(sample);
+    assert!(remade > 0);
+    assert_eq!(again, bodies(&copy).1);
+}
+
+/// A part row whose body changed since the load reads as a message that
+/// could not be read back; a prune mark OpenCode writes into an old part
+/// (`state.time.compacted`) changes no body, which reads as before.
+#[test]
+fn issue_41_5_a_row_changed_since_loading_reads_as_unreadable() {
+    let db = every_shape();
+    let s = mcscope::load::load(&db.path, None).unwrap();
+    let mut before = Vec::new();
+    mcscope::load::readback::each_message(&s, |_, v| before.push(v)).unwrap();
+    db.mark("a", T0 + 99);
+    let mut after = Vec::new();
+    mcscope::load::readback::each_message(&s, |_, v| after.push(v)).unwrap();
+    assert_eq!(after, before, "a prune mark changes no body");
+    db.conn
+        .execute(
+            "UPDATE part SET data = json_set(data, '$.state.output', 'changed') WHERE json_extract(data, '$.callID') = 'b'",
+            [],
+        )
+        .unwrap();
+    let mut changed = Vec::new();
+    mcscope::load::readback::each_message(&s, |_, v| changed.push(v)).unwrap();
+    let unreadable: Vec<usize> = (0..changed.len())
+        .filter(|&m| changed[m] != before[m])
+        .collect();
+    assert!(!unreadable.is_empty());
+    for m in unreadable {
+        let said = serde_json::to_string(&changed[m]).unwrap();
+        assert!(
+            said.contains("could not be read back: the database changed since loading"),
+            "message {m}: {said}"
+        );
+        assert!(
+            !said.contains("changed\"}"),
+            "never the changed body: {said}"
+        );
+    }
+}
+
+/// The database swapped for a FIFO after the load: reading a body back is
+/// an error at once, never a read that blocks.
+#[test]
+fn issue_41_5_a_database_swapped_for_a_fifo_is_never_read_back() {
+    let db = every_shape();
+    let s = mcscope::load::load(&db.path, None).unwrap();
+    std::fs::remove_file(&db.path).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&db.path)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let read = mcscope::load::readback::each_message(&s, |_, _| {}).map_err(|e| e.to_string());
+        let _ = tx.send(read);
+    });
+    let read = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("reading back blocked on the FIFO");
+    let err = read.unwrap_err();
+    assert!(err.contains("not a regular file (a FIFO)"), "{err}");
+}
