@@ -241,21 +241,24 @@ impl Inline {
     /// A body that is record `record` of what the loader makes of database
     /// rows `rows` (see [`InlineForm::Rows`]), whose compact text is `len`
     /// bytes long and hashes (by the loader's hash) to `hash`: the text is
-    /// not kept. `None` where it cannot be one (a text over 4 GiB, a record
-    /// past 255): the caller keeps the body.
+    /// not kept. Where it cannot be one (a text over 4 GiB, a record past
+    /// 255), the measure is given back: the caller keeps the body.
     pub(crate) fn from_rows(
         rows: Box<[i64]>,
         record: usize,
         (len, hash): (usize, u64),
         measure: Option<InlineMeasure>,
-    ) -> Option<Inline> {
+    ) -> Result<Inline, Option<InlineMeasure>> {
+        let (Ok(record), Ok(len)) = (u8::try_from(record), u32::try_from(len)) else {
+            return Err(measure);
+        };
         let form = InlineForm::Rows {
             rows,
-            record: u8::try_from(record).ok()?,
-            len: u32::try_from(len).ok()?,
+            record,
+            len,
             hash,
         };
-        Some(Inline(form, measure.map(Box::new)))
+        Ok(Inline(form, measure.map(Box::new)))
     }
 
     /// Where the body is made again, when it is made from database rows

@@ -36,11 +36,11 @@ type Item = (String, Value);
 /// 41 item 5).
 struct Msg {
     id: String,
-    /// Its `rowid` in the database, where it has one.
-    rowid: Option<i64>,
     data: super::RowData,
-    role: Option<String>,
-    parent: Option<String>,
+    /// Its role is `user`.
+    user: bool,
+    /// For the summary of a completed compaction, its `parentID`.
+    parent: Option<Box<str>>,
     created: Option<i64>,
     /// `finish` is recorded (a string).
     finish: bool,
@@ -51,14 +51,12 @@ struct Msg {
 impl Msg {
     fn of(row: Row, m: &Value) -> Msg {
         Msg {
-            id: row.id,
-            rowid: row.rowid,
+            id: row.id.into(),
             data: row.data,
-            role: m.get("role").and_then(Value::as_str).map(str::to_string),
-            parent: m
-                .get("parentID")
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            user: m.get("role").and_then(Value::as_str) == Some("user"),
+            parent: completes_compaction(m)
+                .then(|| m.get("parentID").and_then(Value::as_str).map(Box::from))
+                .flatten(),
             created: created_of(m),
             finish: m.get("finish").is_some_and(Value::is_string),
             completes: completes_compaction(m),
@@ -66,11 +64,14 @@ impl Msg {
     }
 
     /// The message's data (it read when the rows were sorted, so it reads
-    /// again: the same text).
-    fn value(&self) -> std::borrow::Cow<'_, Value> {
+    /// again: the same row, in the load's one read transaction).
+    fn value(&self, stored: Option<&super::Stored<'_>>) -> std::borrow::Cow<'_, Value> {
         match &self.data {
             super::RowData::Read(v) => std::borrow::Cow::Borrowed(v),
-            data => std::borrow::Cow::Owned(data.read().unwrap_or(Value::Null)),
+            data => std::borrow::Cow::Owned(
+                data.read_at(stored, super::Table::Message)
+                    .unwrap_or(Value::Null),
+            ),
         }
     }
 }
@@ -123,28 +124,41 @@ fn sorted_rows<'a>(
     stored: Option<&'a super::Stored<'a>>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (Vec<Msg>, Parts<'a>) {
-    let mut messages: Vec<Msg> = messages
-        .into_iter()
-        .enumerate()
-        .filter_map(|(i, r)| match r.data.read() {
+    // As many as the rows: a long session's messages are not grown twice over.
+    let mut read = Vec::with_capacity(messages.len());
+    read.extend(messages.into_iter().enumerate().filter_map(|(i, r)| {
+        match r.read(stored, super::Table::Message) {
             Ok(v) => Some(Msg::of(r, &v)),
             Err(e) => {
                 diagnostics.push(row_diagnostic(i + 1, &format!("message {}", r.id), &e));
                 None
             }
-        })
-        .collect();
+        }
+    }));
+    let mut messages: Vec<Msg> = read;
     // Reference §1.2: ids are time-ordered; the loop reads them in id order.
     messages.sort_by(|a, b| a.id.cmp(&b.id));
-    let mut by_msg: HashMap<String, Vec<(usize, Row)>> = HashMap::new();
-    for (i, mut r) in parts.into_iter().enumerate() {
-        let message = r.message_id.take().unwrap_or_default();
-        by_msg.entry(message).or_default().push((i, r));
+    // The part rows by message (none named: ""), each message's in id order
+    // (a stable sort: rows of one id keep the rows' order), in one list.
+    let mut rows: Vec<(usize, Row)> = parts.into_iter().enumerate().collect();
+    fn message(r: &Row) -> &str {
+        r.message_id.as_deref().unwrap_or("")
     }
-    for list in by_msg.values_mut() {
-        list.sort_by(|a, b| a.1.id.cmp(&b.1.id));
+    rows.sort_by(|(_, a), (_, b)| message(a).cmp(message(b)).then_with(|| a.id.cmp(&b.id)));
+    let mut by_msg: HashMap<String, std::ops::Range<usize>> = HashMap::new();
+    let mut start = 0;
+    while start < rows.len() {
+        let message = String::from(rows[start].1.message_id.take().unwrap_or_default());
+        let mut end = start + 1;
+        while end < rows.len() && rows[end].1.message_id.as_deref().unwrap_or("") == message {
+            rows[end].1.message_id = None;
+            end += 1;
+        }
+        by_msg.insert(message, start..end);
+        start = end;
     }
     let store = Parts {
+        rows,
         by_msg,
         stored,
         cache: RefCell::new(Vec::new()),
@@ -184,7 +198,9 @@ fn sorted_rows<'a>(
 /// assistant of a loop reads, and the next user message, read just before it
 /// is walked.
 struct Parts<'a> {
-    by_msg: HashMap<String, Vec<(usize, Row)>>,
+    /// The part rows (with their place among the rows read), by message.
+    rows: Vec<(usize, Row)>,
+    by_msg: HashMap<String, std::ops::Range<usize>>,
     /// Where the rows left in the database are read again.
     stored: Option<&'a super::Stored<'a>>,
     /// Most recently read first.
@@ -209,12 +225,10 @@ impl Parts<'_> {
         }
         let mut errors = self.errors.borrow_mut();
         let parts: Rc<[Item]> = self
-            .by_msg
-            .get(mid)
-            .into_iter()
-            .flatten()
-            .filter_map(|(n, r)| match r.read(self.stored) {
-                Ok(v) => Some((r.id.clone(), v)),
+            .of(mid)
+            .iter()
+            .filter_map(|(n, r)| match r.read(self.stored, super::Table::Part) {
+                Ok(v) => Some((r.id.to_string(), v)),
                 Err(e) => {
                     errors
                         .entry(*n)
@@ -228,24 +242,35 @@ impl Parts<'_> {
         parts
     }
 
+    /// Message `mid`'s part rows, in id order.
+    fn of(&self, mid: &str) -> &[(usize, Row)] {
+        self.by_msg
+            .get(mid)
+            .and_then(|r| self.rows.get(r.clone()))
+            .unwrap_or(&[])
+    }
+
     /// The `rowid`s of message `mid`'s part rows, in id order, where the
     /// bodies are made again from the database (every row has one).
     fn rowids(&self, mid: &str) -> Option<Vec<i64>> {
         if !self.stored.is_some_and(|s| s.in_place) {
             return None;
         }
-        self.by_msg
-            .get(mid)
-            .into_iter()
-            .flatten()
-            .map(|(_, r)| r.rowid)
+        self.of(mid)
+            .iter()
+            .filter_map(|(_, r)| match r.data {
+                super::RowData::Stored { rowid, .. } => Some(Some(rowid)),
+                // Read for no part when it was loaded, nor when made again.
+                super::RowData::Bad(_) => None,
+                _ => Some(None),
+            })
             .collect()
     }
 
     /// Whether any part that reads is a `step-start` (a row left in the
     /// database was looked at as it was first read).
     fn any_step_start(&self) -> bool {
-        self.by_msg.values().flatten().any(|(_, r)| match &r.data {
+        self.rows.iter().any(|(_, r)| match &r.data {
             super::RowData::Text(t) => super::names_kind(t, "step-start"),
             super::RowData::Stored { step_start, .. } => *step_start,
             data => data.read().is_ok_and(|p| is_part(&p, "step-start")),
@@ -339,9 +364,9 @@ fn inline(
     match remade {
         Some((rows, record)) => {
             let sum = (text.len(), crate::fasthash::hash_str(&text));
-            match crate::session::Inline::from_rows(rows, record, sum, measure.clone()) {
-                Some(inline) => inline,
-                None => crate::session::Inline::written(body, text, measure),
+            match crate::session::Inline::from_rows(rows, record, sum, measure) {
+                Ok(inline) => inline,
+                Err(measure) => crate::session::Inline::written(body, text, measure),
             }
         }
         None => crate::session::Inline::written(body, text, measure),
@@ -378,11 +403,11 @@ pub(crate) fn remake(
                 .unchecked_transaction()
                 .map_err(|e| format!("cannot read the database again: {e}"))?;
             let (&msg, parts) = body.rows.split_first().ok_or_else(changed)?;
-            let (id, m) = super::read_row(&tx, "message", msg)?;
+            let (id, m) = super::read_row(&tx, super::Table::Message, msg)?;
             // As the load read them: the part rows that read, in id order.
             let parts: Vec<Item> = parts
                 .iter()
-                .filter_map(|&p| super::read_row(&tx, "part", p).ok())
+                .filter_map(|&p| super::read_row(&tx, super::Table::Part, p).ok())
                 .collect();
             let mut bodies: Vec<Option<Value>> =
                 records_of(&m, &parts, &id, &None, &mut HashMap::new())
@@ -495,7 +520,7 @@ impl<'a> Walk<'a> {
             completed: messages
                 .iter()
                 .filter(|m| m.completes)
-                .filter_map(|m| Some((m.id.clone(), m.parent.clone()?)))
+                .filter_map(|m| Some((m.id.clone(), m.parent.as_deref()?.to_string())))
                 .collect(),
             compaction_asks: HashMap::new(),
             next_users: next_user_messages(messages),
@@ -517,7 +542,10 @@ impl<'a> Walk<'a> {
     /// is held).
     fn remade(&self, i: usize, k: usize) -> MadeFrom {
         let m = &self.messages[i];
-        let mut rows = vec![m.rowid?];
+        let super::RowData::Stored { rowid, .. } = m.data else {
+            return None;
+        };
+        let mut rows = vec![rowid];
         rows.extend(self.parts.rowids(&m.id)?);
         Some((rows.into_boxed_slice(), k))
     }
@@ -539,7 +567,7 @@ impl<'a> Walk<'a> {
     fn message(&mut self, i: usize, feeder: &mut Feeder, diagnostics: &mut Vec<Diagnostic>) {
         let messages = self.messages;
         let id = &messages[i].id;
-        let m = messages[i].value();
+        let m = messages[i].value(self.parts.stored);
         let m: &Value = &m;
         let parts = self.parts_of(i);
         let first = feeder.sink.made().1;
@@ -688,7 +716,10 @@ impl<'a> Walk<'a> {
             })
             .and_then(|t| self.messages[..c].iter().position(|m| m.id == t));
         for j in tail_start.into_iter().flat_map(|t| t..c) {
-            let (tid, tm) = (&self.messages[j].id, self.messages[j].value());
+            let (tid, tm) = (
+                &self.messages[j].id,
+                self.messages[j].value(self.parts.stored),
+            );
             let tparts = self.parts_of(j);
             let start = feeder.sink.made().1;
             let records = records_of(&tm, &tparts, tid, &self.version, &mut self.got.file_paths);
@@ -805,7 +836,7 @@ fn next_user_messages(messages: &[Msg]) -> Vec<Option<usize>> {
     let mut next = None;
     for (i, m) in messages.iter().enumerate().rev() {
         out[i] = next;
-        if m.role.as_deref() == Some("user") {
+        if m.user {
             next = Some(i);
         }
     }

@@ -229,21 +229,19 @@ fn rows(v: &Value) -> (SessionInfo, Vec<Row>, Vec<Row>) {
                 p["id"] = Value::String(part_keys[j].clone());
             }
             parts.push(Row {
-                id: part_keys[j].clone(),
-                message_id: Some(key_of[i].clone()),
-                rowid: None,
+                id: part_keys[j].clone().into(),
+                message_id: Some(key_of[i].clone().into()),
                 data: if p.is_object() {
-                    super::RowData::Read(p)
+                    super::RowData::Read(Box::new(p))
                 } else {
                     super::RowData::Bad("not a JSON object".into())
                 },
             });
         }
         messages.push(Row {
-            id: key_of[i].clone(),
+            id: key_of[i].clone().into(),
             message_id: None,
-            rowid: None,
-            data: super::RowData::Read(data),
+            data: super::RowData::Read(Box::new(data)),
         });
     }
     let revert = info.get("revert").filter(|r| r.is_object()).and_then(|r| {
@@ -384,7 +382,7 @@ mod tests {
                     {"type": "tool"}]},
                 {"info": {"role": "user", "id": "msg_0"}, "parts": []}]});
         let (_, messages, parts) = rows(&v);
-        let ids: Vec<&str> = messages.iter().map(|r| r.id.as_str()).collect();
+        let ids: Vec<&str> = messages.iter().map(|r| &*r.id).collect();
         assert_eq!(ids, ["000000-REDACTED", "000001-REDACTED", "000002-msg_0"]);
         let mut sorted = ids.clone();
         sorted.sort();
@@ -400,7 +398,7 @@ mod tests {
             .filter_map(|p| p.get("callID")?.as_str())
             .collect();
         assert_eq!(calls, ["REDACTED", "REDACTED#2", "prt_c", "part-1-3"]);
-        let part_keys: Vec<&str> = parts[1..].iter().map(|p| p.id.as_str()).collect();
+        let part_keys: Vec<&str> = parts[1..].iter().map(|p| &*p.id).collect();
         assert_eq!(
             part_keys,
             ["000000-prt_z", "000001-prt_a", "000002-prt_c", "000003-"]

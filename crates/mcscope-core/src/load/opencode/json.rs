@@ -122,9 +122,8 @@ fn rows(dir: &Path, message_id: Option<&str>) -> Vec<(std::ffi::OsString, Row)> 
             Some((
                 os_stem,
                 Row {
-                    id,
-                    message_id: message_id.map(str::to_string),
-                    rowid: None,
+                    id: id.into(),
+                    message_id: message_id.map(Box::from),
                     data: data.into(),
                 },
             ))

@@ -44,23 +44,23 @@ pub struct SessionInfo {
 /// One message or part row: its id, its message (parts) and its `data`.
 #[derive(Debug, Clone)]
 pub(super) struct Row {
-    pub id: String,
-    pub message_id: Option<String>,
-    /// Its `rowid` in the database (none: a row of the JSON tree or an
-    /// export, or a table without rowids).
-    pub rowid: Option<i64>,
+    pub id: Box<str>,
+    pub message_id: Option<Box<str>>,
     pub data: RowData,
+}
+
+/// The two tables of rows a session is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Table {
+    Message,
+    Part,
 }
 
 impl Row {
     /// The row's data as a JSON object, or why it is skipped; a row left in
-    /// the database is read from `stored`.
-    pub(super) fn read(&self, stored: Option<&Stored<'_>>) -> Result<Value, String> {
-        match (&self.data, self.rowid, stored) {
-            (RowData::Stored { .. }, Some(rowid), Some(db)) => db.part(rowid),
-            (RowData::Stored { .. }, _, _) => Err("the row is no longer at hand".into()),
-            (data, _, _) => data.read(),
-        }
+    /// the database (a row of `table`) is read from `stored`.
+    pub(super) fn read(&self, stored: Option<&Stored<'_>>, table: Table) -> Result<Value, String> {
+        self.data.read_at(stored, table)
     }
 }
 
@@ -69,24 +69,25 @@ impl Row {
 /// issue 41 item 5), or not readable (why, in words).
 #[derive(Debug, Clone)]
 pub(super) enum RowData {
-    Read(Value),
+    Read(Box<Value>),
     Text(Box<str>),
-    /// A part row left in the database (at its `rowid`), read from there again
+    /// A row left in the database (at its `rowid`), read from there again
     /// when the build reads it, within the load's one read transaction: a
-    /// long session's part rows held as text are as large as the database
-    /// (issue 41 item 5). `step_start`: it is a `step-start` part
-    /// ([`names_kind`] of its text, taken as it was first read).
+    /// long session's rows held as text are as large as the database (issue
+    /// 41 item 5). `step_start`: it is a `step-start` part ([`names_kind`] of
+    /// its text, taken as it was first read).
     Stored {
+        rowid: i64,
         step_start: bool,
     },
-    Bad(String),
+    Bad(Box<str>),
 }
 
 impl From<Result<Value, String>> for RowData {
     fn from(r: Result<Value, String>) -> Self {
         match r {
-            Ok(v) => RowData::Read(v),
-            Err(e) => RowData::Bad(e),
+            Ok(v) => RowData::Read(Box::new(v)),
+            Err(e) => RowData::Bad(e.into()),
         }
     }
 }
@@ -96,20 +97,25 @@ impl RowData {
     /// (A row left in the database is read by [`Row::read`].)
     pub(super) fn read(&self) -> Result<Value, String> {
         match self {
-            RowData::Read(v) => Ok(v.clone()),
+            RowData::Read(v) => Ok((**v).clone()),
             RowData::Text(t) => object(t),
             RowData::Stored { .. } => Err("the row is no longer at hand".into()),
-            RowData::Bad(e) => Err(e.clone()),
+            RowData::Bad(e) => Err(e.to_string()),
         }
     }
 
-    /// As [`RowData::read`], taking the row's value (a row held in memory).
-    pub(super) fn into_read(self) -> Result<Value, String> {
-        match self {
-            RowData::Read(v) => Ok(v),
-            RowData::Text(t) => object(&t),
-            data @ RowData::Stored { .. } => data.read(),
-            RowData::Bad(e) => Err(e),
+    /// As [`RowData::read`]; a row left in the database (a row of `table`)
+    /// is read from `stored`.
+    pub(super) fn read_at(
+        &self,
+        stored: Option<&Stored<'_>>,
+        table: Table,
+    ) -> Result<Value, String> {
+        match (self, stored) {
+            (RowData::Stored { rowid, .. }, Some(db)) => {
+                read_row(db.conn, table, *rowid).map(|(_, data)| data)
+            }
+            (data, _) => data.read(),
         }
     }
 }
@@ -142,24 +148,17 @@ pub(super) struct Stored<'a> {
     in_place: bool,
 }
 
-impl Stored<'_> {
-    /// Part row `rowid`'s `data` as a JSON object, or why it is skipped.
-    fn part(&self, rowid: i64) -> Result<Value, String> {
-        read_row(self.conn, "part", rowid).map(|(_, data)| data)
-    }
-}
-
-/// Row `rowid` of `table` (`message` or `part`): its id and its `data` as a
+/// Row `rowid` of `table`: its id and its `data` as a
 /// JSON object, or why it cannot be read.
 fn read_row(
     conn: &rusqlite::Connection,
-    table: &str,
+    table: Table,
     rowid: i64,
 ) -> Result<(String, Value), String> {
     let again = |e: rusqlite::Error| format!("cannot read the row again: {e}");
     let sql = match table {
-        "message" => "SELECT id, data FROM message WHERE rowid = ?1",
-        _ => "SELECT id, data FROM part WHERE rowid = ?1",
+        Table::Message => "SELECT id, data FROM message WHERE rowid = ?1",
+        Table::Part => "SELECT id, data FROM part WHERE rowid = ?1",
     };
     let mut stmt = conn.prepare_cached(sql).map_err(again)?;
     stmt.query_row([rowid], |r| {
@@ -201,6 +200,9 @@ pub(in crate::load) fn load_db(
     want: Option<&str>,
 ) -> Result<Session, LoadError> {
     let db = db::open(path)?;
+    // A small page cache: every row is read once in order, then each again
+    // by rowid, so only the tables' inner pages are worth keeping.
+    let _ = db.conn.pragma_update(None, "cache_size", -512);
     // One read transaction: every row the load reads, and each part row it
     // reads again, is of the same state of a live database.
     let tx = db
@@ -243,7 +245,7 @@ pub(in crate::load) fn load_db(
             }
             todo.push(child.id.clone());
             for row in store.rows(&child.id, false)? {
-                let Ok(m) = row.data.into_read() else {
+                let Ok(m) = row.read(Some(&stored), Table::Message) else {
                     continue;
                 };
                 if m.get("role").and_then(Value::as_str) != Some("assistant") {
@@ -254,7 +256,7 @@ pub(in crate::load) fn load_db(
                 };
                 s.sidechain_records += 1;
                 s.sidechain_usage.push(crate::session::UsageLine {
-                    message_id: Some(row.id),
+                    message_id: Some(row.id.into()),
                     request_id: None,
                     model: m.get("modelID").and_then(Value::as_str).map(str::to_string),
                     usage,
@@ -518,45 +520,32 @@ impl<'a> Store<'a> {
 
     /// The messages (or parts) of session `id`, ordered by id (reference §1.2:
     /// "order messages and parts by id; this matches the loop's own order").
-    /// A part row is left in the database where its table has rowids
-    /// (OpenCode's does; [`RowData::Stored`]); a message row is kept as text.
+    /// A row is left in the database where its table has rowids (OpenCode's
+    /// do; [`RowData::Stored`]).
     fn rows(&self, id: &str, parts: bool) -> Result<Vec<Row>, LoadError> {
         let sq = |e: rusqlite::Error| db::sqlite_error(self.path, &e);
-        let (sql, stored) = if parts {
-            match self.conn.prepare(
+        let (with_rowid, without) = if parts {
+            (
                 "SELECT id, message_id, data, rowid FROM part WHERE session_id = ?1 ORDER BY message_id, id",
-            ) {
-                Ok(stmt) => (stmt, true),
-                // A table without rowids (not OpenCode's): its rows are kept.
-                Err(_) => (
-                    self.conn
-                        .prepare("SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id")
-                        .map_err(sq)?,
-                    false,
-                ),
-            }
+                "SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id",
+            )
         } else {
-            match self.conn.prepare(
+            (
                 "SELECT id, NULL, data, rowid FROM message WHERE session_id = ?1 ORDER BY id",
-            ) {
-                Ok(stmt) => (stmt, false),
-                Err(_) => (
-                    self.conn
-                        .prepare(
-                            "SELECT id, NULL, data FROM message WHERE session_id = ?1 ORDER BY id",
-                        )
-                        .map_err(sq)?,
-                    false,
-                ),
-            }
+                "SELECT id, NULL, data FROM message WHERE session_id = ?1 ORDER BY id",
+            )
         };
-        let mut stmt = sql;
+        // A table without rowids (not OpenCode's): its rows are kept.
+        let mut stmt = match self.conn.prepare(with_rowid) {
+            Ok(stmt) => stmt,
+            Err(_) => self.conn.prepare(without).map_err(sq)?,
+        };
         let rows = stmt
             .query_map([id], |r| {
-                let text = |i| -> rusqlite::Result<Option<String>> {
+                let text = |i| -> rusqlite::Result<Option<Box<str>>> {
                     Ok(match r.get_ref(i)? {
                         rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => {
-                            Some(String::from_utf8_lossy(t).into_owned())
+                            Some(lossy(t).into())
                         }
                         _ => None,
                     })
@@ -570,10 +559,11 @@ impl<'a> Store<'a> {
                     rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => {
                         let t = lossy(t);
                         match rowid {
-                            Some(_) if stored => RowData::Stored {
-                                step_start: names_kind(&t, "step-start"),
+                            Some(rowid) => RowData::Stored {
+                                rowid,
+                                step_start: parts && names_kind(&t, "step-start"),
                             },
-                            _ => RowData::Text(t.into_owned().into_boxed_str()),
+                            None => RowData::Text(t.into()),
                         }
                     }
                     _ => RowData::Bad("`data` is not text".into()),
@@ -581,7 +571,6 @@ impl<'a> Store<'a> {
                 Ok(Row {
                     id: text(0)?.unwrap_or_default(),
                     message_id: text(1)?,
-                    rowid,
                     data,
                 })
             })
