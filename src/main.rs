@@ -227,12 +227,15 @@ fn run_command(cli: Cli) -> Result<Printed, UsageError> {
             output,
         } => explain(&path, &tool_id, &opts, full_paths, output.as_deref())?,
         Command::Evidence { path, opts } => {
-            let setup = cli::setup(&path, &opts)?;
+            let mut setup = cli::setup(&path, &opts)?;
             let forced_at = cli::request_index(&setup.session, opts.at.as_deref())?;
+            let format = only_explain_pages(opts.output_format(), "evidence")?;
+            // Before the report: its run and the report's never hold memory at once.
+            let pending = analysis::pending_prune_owned(&mut setup);
             let r = analysis::evidence_report(&setup, forced_at);
-            let printed = match only_explain_pages(opts.output_format(), "evidence")? {
-                OutputFormat::Json => json_streamed(report::evidence_json(&setup, &r))?,
-                _ => Text(report::evidence_text(&setup, &r)),
+            let printed = match format {
+                OutputFormat::Json => json_streamed(report::evidence_json(&setup, &r, pending))?,
+                _ => Text(report::evidence_text(&setup, &r, pending)),
             };
             left_to_the_exit((setup, r));
             printed
@@ -388,8 +391,8 @@ fn follow_timeline(
                             "CACHE" => "broken".len(),
                             _ => 0,
                         };
-                        if let Some(titles) = t.rows.first() {
-                            for (w, title) in widths.iter_mut().zip(titles) {
+                        if !t.rows.is_empty() {
+                            for (w, title) in widths.iter_mut().zip(t.rows.row(0).cells()) {
                                 *w = (*w).max(room(title));
                             }
                         }
@@ -407,17 +410,14 @@ fn follow_timeline(
                     // Then the new rows in the first columns, the totals of the
                     // whole file so far, and the evidence lines not printed yet.
                     Some((p, widths)) => {
-                        let new: Vec<Vec<String>> = t
-                            .rows
-                            .iter()
-                            .skip(1)
-                            .filter(|r| {
-                                r.first()
-                                    .and_then(|c| c.parse::<usize>().ok())
-                                    .is_some_and(|i| i > *p)
-                            })
-                            .cloned()
-                            .collect();
+                        let mut new = report::Rows::default();
+                        for r in t.rows.iter().skip(1).filter(|r| {
+                            r.get(0)
+                                .and_then(|c| c.parse::<usize>().ok())
+                                .is_some_and(|i| i > *p)
+                        }) {
+                            new.push(r.cells());
+                        }
                         let mut text = report::table_in(&new, report::TIMELINE_RIGHT, widths);
                         text.push_str(&t.totals);
                         for l in t.tail.lines() {

@@ -278,20 +278,12 @@ pub(crate) fn text(c: &Comparison, verbose: bool) -> String {
         }
     }
     let _ = writeln!(out);
-    let mut table: Vec<Vec<String>> = vec![
-        COLUMNS
-            .iter()
-            .chain(&["AVAILABLE", "KNOB"])
-            .map(|h| h.to_string())
-            .collect(),
-    ];
+    let mut table = crate::report::Rows::with_titles(COLUMNS.iter().chain(&["AVAILABLE", "KNOB"]));
     // A group of identical rows is printed once (SPEC §9a); `-v` prints
     // every row.
-    table.extend(
-        (0..c.rows.len())
-            .filter(|&i| verbose || c.rows[i].same_as.is_none())
-            .map(|i| text_cells(c, i, verbose)),
-    );
+    for i in (0..c.rows.len()).filter(|&i| verbose || c.rows[i].same_as.is_none()) {
+        table.push(text_cells(c, i, verbose));
+    }
     out.push_str(&crate::report::table(
         &table,
         &[true, false, true, true, true, true, true, true, true],

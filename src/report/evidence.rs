@@ -4,13 +4,31 @@ use super::*;
 
 /// The requests of a session that hold evidence, with their index.
 pub(super) fn evidence_rows(r: &EvidenceReport) -> Vec<(usize, &RequestEvidence)> {
+    each_evidence_row(r).collect()
+}
+
+/// [`evidence_rows`], one at a time.
+fn each_evidence_row(r: &EvidenceReport) -> impl Iterator<Item = (usize, &RequestEvidence)> {
     r.evidence
         .requests
         .iter()
         .enumerate()
         .filter(|(_, e)| !e.is_empty())
         .map(|(i, e)| (i + 1, e))
-        .collect()
+}
+
+/// The `requests` of the JSON, each made as it is written: a long session
+/// has a row a request, and all of them at once were a tenth of the
+/// command's memory (issue 41 item 5).
+struct RowsJson<'a>(&'a EvidenceReport);
+
+impl Serialize for RowsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(each_evidence_row(self.0).map(|(k, e)| EvidenceRowJson {
+            index: k,
+            evidence: e.json(),
+        }))
+    }
 }
 
 /// `evidence --format json` (schema `mcscope.evidence/1`, SPEC §10), fields in
@@ -21,7 +39,7 @@ pub struct EvidenceJson<'a> {
     session: SessionJson<'a>,
     policy: PolicyJson,
     caveats: Vec<CaveatJson>,
-    requests: Vec<EvidenceRowJson<'a>>,
+    requests: RowsJson<'a>,
     counts: CountsJson,
     warnings: Vec<WarningJson<'a>>,
     /// OpenCode: what prune marks after the file's last loop, by the
@@ -55,20 +73,20 @@ struct WarningJson<'a> {
 }
 
 /// `evidence --format json` (schema `mcscope.evidence/1`, SPEC §10).
-pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJson<'a> {
+/// `pending_prune` is [`analysis::pending_prune`]'s answer, taken before the
+/// report was made (see [`analysis::pending_prune_owned`]).
+pub fn evidence_json<'a>(
+    setup: &'a Setup,
+    r: &'a EvidenceReport,
+    pending_prune: Option<Vec<String>>,
+) -> EvidenceJson<'a> {
     let rows = evidence_rows(r);
     EvidenceJson {
         schema: "mcscope.evidence/1",
         session: session_json_ran(setup, &r.ran),
         policy: kinds::policy_all(setup),
         caveats: caveats_json(setup.caveats_all()),
-        requests: rows
-            .iter()
-            .map(|(k, e)| EvidenceRowJson {
-                index: *k,
-                evidence: e.json(),
-            })
-            .collect(),
+        requests: RowsJson(r),
         counts: CountsJson {
             counts: crate::evidence::counts(&rows),
             api: api::counts_json(setup),
@@ -82,13 +100,18 @@ pub fn evidence_json<'a>(setup: &'a Setup, r: &'a EvidenceReport) -> EvidenceJso
                 message: &w.message,
             })
             .collect(),
-        pending_prune: analysis::pending_prune(setup),
+        pending_prune,
     }
 }
 
 /// `evidence` as text: the observed breaks with their explanations in words, the
 /// harness's boundary records with their comparisons, the server's edits.
-pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
+/// (`pending_prune` as [`evidence_json`]'s.)
+pub fn evidence_text(
+    setup: &Setup,
+    r: &EvidenceReport,
+    pending_prune: Option<Vec<String>>,
+) -> String {
     let s = &setup.session;
     let mut out = String::new();
     header(
@@ -206,7 +229,7 @@ pub fn evidence_text(setup: &Setup, r: &EvidenceReport) -> String {
         let _ = writeln!(out, "breaks by explanation: {}", tally.join(", "));
     }
     api::counts_text(setup, &mut out);
-    if let Some(ids) = analysis::pending_prune(setup).filter(|ids| !ids.is_empty()) {
+    if let Some(ids) = pending_prune.filter(|ids| !ids.is_empty()) {
         let _ = writeln!(out);
         let _ = writeln!(
             out,

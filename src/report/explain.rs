@@ -151,9 +151,9 @@ pub fn explain_text(setup: &Setup, e: &Explain) -> String {
         );
         return out;
     }
-    let mut rows = vec![vec!["REQ".to_string(), "STATUS".into(), "REASON".into()]];
+    let mut rows = super::Rows::with_titles(["REQ", "STATUS", "REASON"]);
     for r in &e.rows {
-        rows.push(vec![
+        rows.push([
             r.index.to_string(),
             row_status(setup, r),
             words::explain_reason(r),

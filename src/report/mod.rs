@@ -34,7 +34,7 @@ pub use mcscope_core::words;
 pub use evidence::{evidence_json, evidence_text};
 pub use explain::{explain_json, explain_text, fate_line, row_status};
 pub use plan::{plan_json, plan_text};
-pub use text::{column_widths, glyph, left_out, table, table_in, turn_words};
+pub use text::{Rows, column_widths, glyph, left_out, table, table_in, table_to, turn_words};
 use text::{header, shorten};
 pub use timeline::{
     TIMELINE_RIGHT, TimelineParts, timeline_parts, timeline_text, write_timeline_json,

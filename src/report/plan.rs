@@ -343,16 +343,16 @@ fn candidates_table(
     note: &crate::policy::engine::Note,
     s: &crate::session::Session,
 ) -> String {
-    let mut rows = vec![vec![
-        "RANK".to_string(),
-        "ID".into(),
-        "TOOL".into(),
-        "CHARS".into(),
-        "~TOKENS".into(),
-        "STATUS".into(),
-        "PATH / INPUT".into(),
-        "REASON".into(),
-    ]];
+    let mut rows = super::Rows::with_titles([
+        "RANK",
+        "ID",
+        "TOOL",
+        "CHARS",
+        "~TOKENS",
+        "STATUS",
+        "PATH / INPUT",
+        "REASON",
+    ]);
     for c in &plan.candidates {
         let r = &s.results[c.result];
         let mut status = format!("{} {}", glyph(c.status), c.status.name());
@@ -364,7 +364,7 @@ fn candidates_table(
         if c.dead_branch {
             status.push_str(" (dead branch)");
         }
-        rows.push(vec![
+        rows.push([
             c.rank.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
             r.id.clone(),
             c.tool.clone().unwrap_or_else(|| "?".into()),

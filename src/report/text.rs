@@ -191,17 +191,110 @@ fn caveats_text(list: &[Caveat], out: &mut String) {
     }
 }
 
+/// The rows of a text table, their cells kept end to end in one text: a long
+/// session's timeline is tens of thousands of rows of a dozen cells, and a
+/// `String` for each cell was most of the text timeline's memory (issue 41
+/// item 5).
+#[derive(Debug, Clone, Default)]
+pub struct Rows {
+    text: String,
+    /// Where each cell ends in `text`.
+    cells: Vec<usize>,
+    /// Where each row ends in `cells`.
+    rows: Vec<usize>,
+}
+
+impl Rows {
+    /// A table whose first row is `titles`.
+    pub fn with_titles<S: AsRef<str>>(titles: impl IntoIterator<Item = S>) -> Rows {
+        let mut rows = Rows::default();
+        rows.push(titles);
+        rows
+    }
+
+    /// Adds a row of `cells`.
+    pub fn push<S: AsRef<str>>(&mut self, cells: impl IntoIterator<Item = S>) {
+        for c in cells {
+            self.text.push_str(c.as_ref());
+            self.cells.push(self.text.len());
+        }
+        self.rows.push(self.cells.len());
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Row `i`'s cells.
+    pub fn row(&self, i: usize) -> Row<'_> {
+        let from = if i == 0 { 0 } else { self.rows[i - 1] };
+        Row {
+            rows: self,
+            from,
+            to: self.rows[i],
+        }
+    }
+
+    /// Every row, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Row<'_>> {
+        (0..self.len()).map(|i| self.row(i))
+    }
+}
+
+/// One row of [`Rows`].
+#[derive(Debug, Clone, Copy)]
+pub struct Row<'a> {
+    rows: &'a Rows,
+    from: usize,
+    to: usize,
+}
+
+impl<'a> Row<'a> {
+    pub fn len(&self) -> usize {
+        self.to - self.from
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.to == self.from
+    }
+
+    /// Cell `i`, if the row has it.
+    pub fn get(&self, i: usize) -> Option<&'a str> {
+        let c = self.from + i;
+        if c >= self.to {
+            return None;
+        }
+        let start = if c == 0 { 0 } else { self.rows.cells[c - 1] };
+        self.rows.text.get(start..self.rows.cells[c])
+    }
+
+    /// The row's cells, in order.
+    pub fn cells(&self) -> impl Iterator<Item = &'a str> + use<'a> {
+        let row = *self;
+        (0..row.len()).filter_map(move |i| row.get(i))
+    }
+}
+
 /// A table with aligned columns; the last column is left unpadded.
-pub fn table(rows: &[Vec<String>], right: &[bool]) -> String {
+pub fn table(rows: &Rows, right: &[bool]) -> String {
     table_in(rows, right, &column_widths(rows))
 }
 
+/// [`table`], written at the end of `out` (a long table is not held twice).
+pub fn table_to(out: &mut String, rows: &Rows, right: &[bool]) {
+    write_table(out, rows, right, &column_widths(rows));
+}
+
 /// The width of each column of `rows` (as [`table`] pads them).
-pub fn column_widths(rows: &[Vec<String>]) -> Vec<usize> {
-    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+pub fn column_widths(rows: &Rows) -> Vec<usize> {
+    let cols = rows.iter().map(|r| r.len()).max().unwrap_or(0);
     let mut widths = vec![0; cols];
-    for r in rows {
-        for (i, c) in r.iter().enumerate() {
+    for r in rows.iter() {
+        for (i, c) in r.cells().enumerate() {
             widths[i] = widths[i].max(sanitize::line(c).chars().count());
         }
     }
@@ -211,11 +304,17 @@ pub fn column_widths(rows: &[Vec<String>]) -> Vec<usize> {
 /// [`table`] with the columns `widths` wide (a wider cell pushes the rest of
 /// its row right), so rows printed later line up under earlier ones
 /// (`timeline --follow`).
-pub fn table_in(rows: &[Vec<String>], right: &[bool], widths: &[usize]) -> String {
+pub fn table_in(rows: &Rows, right: &[bool], widths: &[usize]) -> String {
     let mut out = String::new();
-    for r in rows {
+    write_table(&mut out, rows, right, widths);
+    out
+}
+
+fn write_table(out: &mut String, rows: &Rows, right: &[bool], widths: &[usize]) {
+    for r in rows.iter() {
         let mut line = String::new();
-        for (i, c) in r.iter().enumerate() {
+        let last = r.len();
+        for (i, c) in r.cells().enumerate() {
             // Every cell is a one-line field: an id or a path from the transcript
             // can never forge a row.
             let c = &*sanitize::line(c);
@@ -227,7 +326,7 @@ pub fn table_in(rows: &[Vec<String>], right: &[bool], widths: &[usize]) -> Strin
                 .copied()
                 .unwrap_or(0)
                 .saturating_sub(c.chars().count());
-            if i + 1 == r.len() {
+            if i + 1 == last {
                 line.push_str(c);
             } else if right.get(i).copied().unwrap_or(false) {
                 line.push_str(&" ".repeat(pad));
@@ -240,7 +339,6 @@ pub fn table_in(rows: &[Vec<String>], right: &[bool], widths: &[usize]) -> Strin
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    out
 }
 
 /// The glyph that marks a status, readable without colour.

@@ -265,7 +265,7 @@ fn timeline_row<'a>(
 pub fn timeline_text(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> String {
     let t = timeline_parts(setup, forced_at, facts);
     let mut out = t.head;
-    out.push_str(&table(&t.rows, TIMELINE_RIGHT));
+    super::table_to(&mut out, &t.rows, TIMELINE_RIGHT);
     out.push_str(&t.totals);
     out.push_str(&t.tail);
     out
@@ -282,7 +282,7 @@ pub struct TimelineParts {
     /// The header lines and the blank line under them.
     pub head: String,
     /// The table's rows, its column titles first (laid out by `table`).
-    pub rows: Vec<Vec<String>>,
+    pub rows: super::Rows,
     /// The totals line.
     pub totals: String,
     /// What follows it: incomplete figures, the harness evidence, one a line.
@@ -302,23 +302,24 @@ pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> 
     );
     let _ = writeln!(out);
     let head = std::mem::take(&mut out);
-    let mut rows = vec![vec![
-        "REQ".to_string(),
-        "AT".into(),
-        "GAP MIN".into(),
-        "TURN".into(),
-        "FIRED".into(),
-        "NEW".into(),
-        "IN WIRE".into(),
-        "~SAVED".into(),
-        "CHARS AFTER".into(),
-        "CACHE".into(),
-        "WHY".into(),
-    ]];
+    let mut titles = vec![
+        "REQ",
+        "AT",
+        "GAP MIN",
+        "TURN",
+        "FIRED",
+        "NEW",
+        "IN WIRE",
+        "~SAVED",
+        "CHARS AFTER",
+        "CACHE",
+        "WHY",
+    ];
     let api_col = setup.policy.kind.is_api();
     if api_col {
-        rows[0].insert(10, "EDITS sim | recorded".into());
+        titles.insert(10, "EDITS sim | recorded");
     }
+    let mut rows = super::Rows::with_titles(titles);
     let mut acc = totals::Accumulator::new(s);
     let mut failed: Option<std::io::Error> = None;
     let mut prev: Option<Step> = None;
@@ -338,7 +339,7 @@ pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> 
                 "?".into()
             }
         };
-        rows.push(vec![
+        let mut row = vec![
             st.index.to_string(),
             req.at.as_deref().map_or("?".into(), crate::zone::local),
             fmt_gap(st.gap_minutes),
@@ -368,10 +369,11 @@ pub fn timeline_parts(setup: &Setup, forced_at: usize, facts: &SessionFacts) -> 
             fmt_int(st.chars_after),
             cache,
             st.note.to_string(),
-        ]);
-        if api_col && let Some(row) = rows.last_mut() {
+        ];
+        if api_col {
             row.insert(10, crate::evidence::api::cell(s, st));
         }
+        rows.push(row);
         prev = Some(step);
     }
     let t = &acc.totals;

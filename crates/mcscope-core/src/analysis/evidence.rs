@@ -57,20 +57,55 @@ impl<'a> Simulator<'a> {
 /// records no mark after its last request: predicted, not yet recorded. None
 /// for a harness without prune; empty where nothing is pending.
 pub fn pending_prune(setup: &Setup) -> Option<Vec<String>> {
-    let s = &setup.session;
+    let next = next_request(&setup.session)?;
+    let Ok(next) = next else {
+        return Some(Vec::new());
+    };
+    let mut copy: Session = (*setup.session).clone();
+    copy.requests.push(next);
+    prune_at_the_end(setup, &copy)
+}
+
+/// As [`pending_prune`], on a setup the caller owns: where no one else holds
+/// the session, the request the next prompt would make is added to the
+/// session itself for the run and taken away after it (a copy of a long
+/// session is most of its memory: issue 41 item 5); else on a copy. Nothing
+/// the session keeps depends on its requests (its id table is of its calls
+/// and results), and the setup's derived facts are not read: the run reads
+/// its own.
+pub fn pending_prune_owned(setup: &mut Setup) -> Option<Vec<String>> {
+    let next = next_request(&setup.session)?;
+    let Ok(next) = next else {
+        return Some(Vec::new());
+    };
+    let Some(s) = std::sync::Arc::get_mut(&mut setup.session) else {
+        return pending_prune(setup);
+    };
+    // One place more, not twice as many (the list is as long as it needs).
+    s.requests.reserve_exact(1);
+    s.requests.push(next);
+    let ids = prune_at_the_end(setup, &setup.session);
+    if let Some(s) = std::sync::Arc::get_mut(&mut setup.session) {
+        s.requests.pop();
+    }
+    ids
+}
+
+/// The request the next prompt would make (Err: none is pending; None: the
+/// harness has no prune), as [`pending_prune`] says.
+fn next_request(s: &Session) -> Option<Result<Request, ()>> {
     if !s.harness.rules().offers(PlanKind::Prune) {
         return None;
     }
     let n = s.requests.len();
     let recorded = s.evidence.iter().any(|e| e.pruned && e.before_request > n);
     if n == 0 || recorded || !s.loop_ended_before(n + 1) || s.export.is_some_and(|x| x.sanitized) {
-        return Some(Vec::new());
+        return Some(Err(()));
     }
     // The request the next prompt would make: the view as it stands at the
     // file's end; prune counts only the user messages before its last loop.
-    let mut next: Session = (**s).clone();
     let last = &s.requests[n - 1];
-    next.requests.push(Request {
+    Some(Ok(Request {
         index: n + 1,
         response: None,
         view_start: last.view_start,
@@ -85,19 +120,24 @@ pub fn pending_prune(setup: &Setup) -> Option<Vec<String>> {
         entrypoint: last.entrypoint.clone(),
         dead: Vec::new(),
         plan_recorded: last.plan_recorded,
-    });
+    }))
+}
+
+/// The ids prune marks at the last request of `next` (the session with the
+/// next prompt's request added).
+fn prune_at_the_end(setup: &Setup, next: &Session) -> Option<Vec<String>> {
     let derived = crate::derived::Derived::default();
     let mut engine = Engine::new(
-        &next,
+        next,
         &derived,
         simulated(setup, PlanKind::Prune),
         setup.protector(),
-        n + 1,
+        next.requests.len(),
     )
     .newly_only();
     let st = std::iter::from_fn(|| engine.step()).last()?;
-    let mut ids = ids_of(&next, &st.newly_cleared);
-    ids.extend(ids_of(&next, &st.marked_elsewhere));
+    let mut ids = ids_of(next, &st.newly_cleared);
+    ids.extend(ids_of(next, &st.marked_elsewhere));
     Some(ids)
 }
 

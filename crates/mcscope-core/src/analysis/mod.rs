@@ -15,7 +15,7 @@ pub use checkpoints::Checkpoints;
 
 pub use evidence::{
     EvidenceReport, Simulator, beside_plan, beside_timeline, evidence, evidence_at,
-    evidence_report, pending_prune,
+    evidence_report, pending_prune, pending_prune_owned,
 };
 pub use wired::{
     WireInputs, Wired, plan_and_inputs, prefix_break, prefix_break_message, result_content,
