@@ -208,3 +208,56 @@ fn issue_41_5_a_database_swapped_for_a_fifo_is_never_read_back() {
     let err = read.unwrap_err();
     assert!(err.contains("not a regular file (a FIFO)"), "{err}");
 }
+
+/// Through the TUI's real keymap: the wire panel shows the bodies made again
+/// from the rows as the held ones, and after a row changed, stepping to a
+/// request whose view holds it shows that message as unreadable.
+#[test]
+fn issue_41_5_the_tui_shows_bodies_made_again_from_their_rows() {
+    use mcscope::tui::app::App;
+    use mcscope::tui::keymap::{self, Action};
+    use ratatui::crossterm::event::{KeyCode, KeyEvent};
+    let db = every_shape();
+    let (_keep, copy) = held_copy(&db);
+    let open = |p: &Path| {
+        let setup = mcscope::cli::setup(p, &mcscope::cli::Opts::default()).unwrap();
+        let mut a = App::session(setup);
+        a.view_mut().unwrap().wait_background();
+        a
+    };
+    let mut a = open(&db.path);
+    let held = open(&copy);
+    let v = a.view().unwrap();
+    assert_eq!(v.k, 6, "the last request");
+    assert_eq!(v.local_json(), held.view().unwrap().local_json());
+    assert_eq!(v.wire_json(), held.view().unwrap().wire_json());
+    for text in ["What did we do so far?", "the summary", "turn 3"] {
+        assert!(v.local_json().contains(text), "{text}");
+    }
+    let lines = screen::screen(&a, 160, 45);
+    assert!(
+        lines.iter().any(|l| l.contains("turn 3")),
+        "{}",
+        lines.join("\n")
+    );
+    // Call `a`'s output changes; request 5's view holds it.
+    db.conn
+        .execute(
+            "UPDATE part SET data = json_set(data, '$.state.output', 'changed') WHERE json_extract(data, '$.callID') = 'a'",
+            [],
+        )
+        .unwrap();
+    let action = keymap::action_for(KeyEvent::from(KeyCode::Char('h')), false).unwrap();
+    assert_eq!(action, Action::PrevRequest);
+    a.update(action);
+    a.view_mut().unwrap().wait_background();
+    let v = a.view().unwrap();
+    assert_eq!(v.k, 5);
+    assert!(
+        v.local_json()
+            .contains("could not be read back: the database changed since loading"),
+        "{}",
+        v.local_json()
+    );
+    assert!(!v.local_json().contains("\"changed\""));
+}
