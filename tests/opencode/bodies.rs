@@ -261,3 +261,31 @@ fn issue_41_5_the_tui_shows_bodies_made_again_from_their_rows() {
     );
     assert!(!v.local_json().contains("\"changed\""));
 }
+
+/// A database whose tables have no rowids (not OpenCode's schema, but a
+/// valid SQLite one): its rows are read and kept as before, its bodies held,
+/// and it reads as the same session.
+#[test]
+fn issue_41_5_tables_without_rowids_keep_their_rows_and_bodies() {
+    let db = every_shape();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opencode.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(&SCHEMA.replace(" );", " ) WITHOUT ROWID;"))
+            .unwrap();
+        conn.execute_batch(&format!(
+            "ATTACH '{}' AS src; INSERT INTO session SELECT * FROM src.session;
+             INSERT INTO message SELECT * FROM src.message; INSERT INTO part SELECT * FROM src.part;",
+            db.path.display()
+        ))
+        .unwrap();
+        assert!(
+            conn.prepare("SELECT rowid FROM part").is_err(),
+            "a table without rowids"
+        );
+    }
+    let (remade, without) = bodies(&path);
+    assert_eq!(remade, 0, "held");
+    assert_eq!(without, bodies(&db.path).1);
+}
