@@ -93,10 +93,10 @@ fn bodies(path: &Path) -> (usize, Vec<Value>) {
 /// The same database read through a private copy (a `-wal` beside it and no
 /// `-shm`, SPEC §18.22), whose rows are gone after the load: its bodies are
 /// held as they were made.
-fn held_copy(db: &Db) -> (tempfile::TempDir, PathBuf) {
+fn held_copy(db: &Path) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("opencode.db");
-    std::fs::copy(&db.path, &path).unwrap();
+    std::fs::copy(db, &path).unwrap();
     std::fs::write(dir.path().join("opencode.db-wal"), b"").unwrap();
     (dir, path)
 }
@@ -107,7 +107,7 @@ fn held_copy(db: &Db) -> (tempfile::TempDir, PathBuf) {
 #[test]
 fn issue_41_5_every_body_made_again_from_its_rows_is_the_one_the_load_made() {
     let db = every_shape();
-    let (_keep, copy) = held_copy(&db);
+    let (_keep, copy) = held_copy(&db.path);
     let (remade, again) = bodies(&db.path);
     let (held, kept) = bodies(&copy);
     assert!(remade >= 12, "{remade} bodies made again from their rows");
@@ -135,13 +135,7 @@ fn issue_41_5_every_body_made_again_from_its_rows_is_the_one_the_load_made() {
         );
     }
     let sample = Path::new(SAMPLE);
-    let (_keep, copy) = {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("opencode.db");
-        std::fs::copy(sample, &path).unwrap();
-        std::fs::write(dir.path().join("opencode.db-wal"), b"").unwrap();
-        (dir, path)
-    };
+    let (_keep, copy) = held_copy(sample);
     let (remade, again) = bodies(sample);
     assert!(remade > 0);
     assert_eq!(again, bodies(&copy).1);
@@ -218,7 +212,7 @@ fn issue_41_5_the_tui_shows_bodies_made_again_from_their_rows() {
     use mcscope::tui::keymap::{self, Action};
     use ratatui::crossterm::event::{KeyCode, KeyEvent};
     let db = every_shape();
-    let (_keep, copy) = held_copy(&db);
+    let (_keep, copy) = held_copy(&db.path);
     let open = |p: &Path| {
         let setup = mcscope::cli::setup(p, &mcscope::cli::Opts::default()).unwrap();
         let mut a = App::session(setup);
