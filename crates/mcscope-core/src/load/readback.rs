@@ -1,5 +1,6 @@
 //! Reading a message back from the transcript as the API sees it: the loader
-//! keeps where each message's records are, and these read just those bytes.
+//! keeps where each message's records are, and these read just those bytes
+//! (for a database, OpenCode's, which rows make it, and these make it again).
 //! The wire builds bodies from them; plans that need a message's content read
 //! it here too, so neither depends on the other.
 
@@ -153,6 +154,10 @@ pub(crate) fn message_from(file: &Source<'_>, s: &Session, m: usize) -> std::io:
             }
             Part::Inline(v) => match inline_body(v, Some(file))? {
                 Ok(v) => v,
+                // Made of a database's rows: there is no line to name.
+                Err(e) if v.rows().is_some() => s.harness.dialect().text_body(format!(
+                    "[mcscope: the message could not be read back: {e}]"
+                )),
                 // Changed since loading: unreadable, as a record is.
                 Err(e) => unreadable_message(s.harness, msg.first_line, &e),
             },
