@@ -283,3 +283,59 @@ fn issue_41_5_tables_without_rowids_keep_their_rows_and_bodies() {
     assert_eq!(remade, 0, "held");
     assert_eq!(without, bodies(&db.path).1);
 }
+
+/// A live OpenCode (a WAL database its writer holds open) still writes the
+/// last turn: a running tool's part becomes a completed one. That turn's
+/// bodies are held, so they read as they were loaded; the earlier turns'
+/// are made again from their rows.
+#[test]
+fn issue_41_5_the_last_turn_of_a_live_session_is_held() {
+    let mut db = Db::new();
+    db.conn
+        .execute_batch("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;")
+        .unwrap();
+    db.session("ses_l", None, None);
+    let u1 = db.user("ses_l", "turn 1");
+    db.assistant(
+        "ses_l",
+        &u1,
+        json!({}),
+        vec![json!({"type": "step-start"}), tool("done", "read", "D")],
+    );
+    let u2 = db.user("ses_l", "turn 2");
+    let running = json!({"type": "tool", "callID": "live", "tool": "bash", "state": {"status": "running",
+        "input": {"command": "sleep 9"}, "time": {"start": T0}}});
+    db.assistant(
+        "ses_l",
+        &u2,
+        json!({"finish": "tool-calls"}),
+        vec![json!({"type": "step-start"}), running],
+    );
+    let s = mcscope::load::load(&db.path, None).unwrap();
+    let held: Vec<bool> = s
+        .messages
+        .iter()
+        .map(|m| {
+            m.parts
+                .iter()
+                .all(|p| matches!(p, Part::Inline(b) if b.rows().is_none()))
+        })
+        .collect();
+    // Turn 1 (its prompt, the response, the results) made again; turn 2 held.
+    assert_eq!(held, [false, false, false, true, true]);
+    let mut before = Vec::new();
+    mcscope::load::readback::each_message(&s, |_, v| before.push(v)).unwrap();
+    // OpenCode finishes the tool: its part row is written again.
+    db.conn
+        .execute(
+            "UPDATE part SET data = json_set(data, '$.state.status', 'completed', '$.state.output', 'slept') WHERE json_extract(data, '$.callID') = 'live'",
+            [],
+        )
+        .unwrap();
+    let mut after = Vec::new();
+    mcscope::load::readback::each_message(&s, |_, v| after.push(v)).unwrap();
+    assert_eq!(after, before, "every body reads as loaded");
+    let said = serde_json::to_string(&after).unwrap();
+    assert!(said.contains("Tool execution was interrupted"), "{said}");
+    assert!(!said.contains("could not be read back"), "{said}");
+}

@@ -499,6 +499,8 @@ struct Walk<'a> {
     /// A completed compaction's user message: its place, its body and time.
     compaction_asks: HashMap<&'a str, (usize, Value, Option<i64>)>,
     next_users: Vec<Option<usize>>,
+    /// Where the last turn begins: its user message (0 without one).
+    last_turn: usize,
     index: HashMap<&'a str, usize>,
     /// A build that records no `finish` at all: a response a user message
     /// follows ends its loop.
@@ -524,6 +526,7 @@ impl<'a> Walk<'a> {
                 .collect(),
             compaction_asks: HashMap::new(),
             next_users: next_user_messages(messages),
+            last_turn: messages.iter().rposition(|m| m.user).unwrap_or(0),
             index: messages
                 .iter()
                 .enumerate()
@@ -539,8 +542,15 @@ impl<'a> Walk<'a> {
     }
 
     /// Where record `k` of message `i` is made again from (none: its body
-    /// is held).
+    /// is held). The last turn's bodies (from the last user message on) are
+    /// held: a live OpenCode is still writing them (a running tool's part
+    /// becomes a completed one), and a body made again must be the one
+    /// loaded; an earlier message's rows change only by prune's marks, which
+    /// change no body.
     fn remade(&self, i: usize, k: usize) -> MadeFrom {
+        if i >= self.last_turn {
+            return None;
+        }
         let m = &self.messages[i];
         let super::RowData::Stored { rowid, .. } = m.data else {
             return None;
