@@ -17,7 +17,7 @@ pub fn write_timeline_json(
 ) -> std::io::Result<()> {
     /// Steps rendered per batch: enough to keep every core busy, few enough
     /// that memory stays flat on a long session.
-    const BATCH: usize = 512;
+    const BATCH: usize = 256;
     // Written as serde_json's pretty printer writes the whole document: each
     // value is printed alone and indented for its depth.
     let mut out = out;
