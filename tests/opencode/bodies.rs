@@ -339,3 +339,38 @@ fn issue_41_5_the_last_turn_of_a_live_session_is_held() {
     assert!(said.contains("Tool execution was interrupted"), "{said}");
     assert!(!said.contains("could not be read back"), "{said}");
 }
+
+/// A table with a column of its own named `rowid` (valid SQLite, not
+/// OpenCode's schema), which then need not name one row: its rows are kept,
+/// and it reads as the same session.
+#[test]
+fn issue_41_5_a_column_named_rowid_is_never_taken_for_the_row() {
+    let db = every_shape();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opencode.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(&SCHEMA.replace(
+            "`data` text NOT NULL );",
+            "`data` text NOT NULL, `rowid` integer );",
+        ))
+        .unwrap();
+        conn.execute_batch(&format!(
+            "ATTACH '{}' AS src; INSERT INTO session SELECT * FROM src.session;
+             INSERT INTO message SELECT *, 1 FROM src.message; INSERT INTO part SELECT *, 1 FROM src.part;",
+            db.path.display()
+        ))
+        .unwrap();
+        let ones: i64 = conn
+            .query_row("SELECT count(*) FROM part WHERE rowid = 1", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert!(ones > 1, "every part's own `rowid` is 1");
+    }
+    let (remade, shadowed) = bodies(&path);
+    assert_eq!(remade, 0, "held");
+    assert_eq!(shadowed, bodies(&db.path).1);
+    let s = mcscope::load::load(&path, None).unwrap();
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+}

@@ -69,7 +69,7 @@ impl Msg {
         match &self.data {
             super::RowData::Read(v) => std::borrow::Cow::Borrowed(v),
             data => std::borrow::Cow::Owned(
-                data.read_at(stored, super::Table::Message)
+                data.read_at(&self.id, stored, super::Table::Message)
                     .unwrap_or(Value::Null),
             ),
         }

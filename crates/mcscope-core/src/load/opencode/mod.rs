@@ -60,7 +60,7 @@ impl Row {
     /// The row's data as a JSON object, or why it is skipped; a row left in
     /// the database (a row of `table`) is read from `stored`.
     pub(super) fn read(&self, stored: Option<&Stored<'_>>, table: Table) -> Result<Value, String> {
-        self.data.read_at(stored, table)
+        self.data.read_at(&self.id, stored, table)
     }
 }
 
@@ -104,17 +104,20 @@ impl RowData {
         }
     }
 
-    /// As [`RowData::read`]; a row left in the database (a row of `table`)
-    /// is read from `stored`.
+    /// As [`RowData::read`]; a row left in the database (the row `id` of
+    /// `table`) is read from `stored`, and must still be that row (a table
+    /// may name a column of its own `rowid`, which then need not be unique).
     pub(super) fn read_at(
         &self,
+        id: &str,
         stored: Option<&Stored<'_>>,
         table: Table,
     ) -> Result<Value, String> {
         match (self, stored) {
-            (RowData::Stored { rowid, .. }, Some(db)) => {
-                read_row(db.conn, table, *rowid).map(|(_, data)| data)
-            }
+            (RowData::Stored { rowid, .. }, Some(db)) => match read_row(db.conn, table, *rowid)? {
+                (read, data) if *read == *id => Ok(data),
+                _ => Err("its rowid no longer names it".into()),
+            },
             (data, _) => data.read(),
         }
     }
@@ -535,10 +538,16 @@ impl<'a> Store<'a> {
                 "SELECT id, NULL, data FROM message WHERE session_id = ?1 ORDER BY id",
             )
         };
-        // A table without rowids (not OpenCode's): its rows are kept.
+        // A table without rowids, or with a column of its own named `rowid`
+        // (neither is OpenCode's): its rows are kept.
+        let table = if parts { "part" } else { "message" };
+        let shadowed = db::columns(self.conn, table)
+            .map_err(sq)?
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case("rowid"));
         let mut stmt = match self.conn.prepare(with_rowid) {
-            Ok(stmt) => stmt,
-            Err(_) => self.conn.prepare(without).map_err(sq)?,
+            Ok(stmt) if !shadowed => stmt,
+            _ => self.conn.prepare(without).map_err(sq)?,
         };
         let rows = stmt
             .query_map([id], |r| {
