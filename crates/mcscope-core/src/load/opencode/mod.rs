@@ -140,7 +140,7 @@ fn lossy(t: &[u8]) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The database the load reads, for the part rows it left there
+/// The database the load reads, for the rows it left there
 /// ([`RowData::Stored`]): read by `rowid`, within the load's read
 /// transaction, so every read sees the rows the first did.
 pub(super) struct Stored<'a> {
