@@ -274,7 +274,7 @@ pub fn plan_json<'a>(
             },
         },
         api: api::json(setup, step),
-        idle_server: step.idle_server.as_ref().map(kinds::idle_server_json),
+        idle_server: step.idle_server.as_deref().map(kinds::idle_server_json),
     }
 }
 

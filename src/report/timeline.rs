@@ -242,7 +242,7 @@ fn timeline_row<'a>(
             .collect(),
         evidence: ev.json(),
         api: api::json(setup, st),
-        idle_server: st.idle_server.as_ref().map(kinds::idle_server_json),
+        idle_server: st.idle_server.as_deref().map(kinds::idle_server_json),
         cline: mcscope_core::policy::engine::cline_request_json(s, st.index, &st.note),
         in_wire_tokens: f.in_wire_tokens,
         cache_break: f.cache_break(),

@@ -263,7 +263,7 @@ impl Setup {
         let kinds: Vec<PlanKind> = step.kind.into_iter().collect();
         let idle = step
             .idle_server
-            .as_ref()
+            .as_deref()
             .map(IdleMarks::of)
             .unwrap_or_default();
         caveats::caveats_with(

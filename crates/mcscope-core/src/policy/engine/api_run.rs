@@ -385,7 +385,7 @@ impl super::plan::Plan for Api {
         if e.api_carries() {
             let c = e.api_carried(req, at.api_lapses);
             return Decided {
-                api: Some(c.step),
+                api: Some(Box::new(c.step)),
                 carried: Some((c.newly_tokens, c.newly)),
                 ..Decided::verdict(c.verdict)
             };
@@ -394,7 +394,7 @@ impl super::plan::Plan for Api {
         let (verdict, step) =
             super::api::api(&*e, &e.policy, facts.and_then(|a| a.facts.as_deref()), req);
         Decided {
-            api: Some(step),
+            api: Some(Box::new(step)),
             ..Decided::verdict(verdict)
         }
     }

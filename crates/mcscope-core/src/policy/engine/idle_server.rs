@@ -351,7 +351,7 @@ impl super::plan::Plan for IdleServer {
     fn decide(&self, e: &mut Engine<'_>, req: &Request, _: &super::plan::At) -> Decided {
         let (verdict, step) = e.idle_server(req);
         Decided {
-            idle_server: Some(step),
+            idle_server: Some(Box::new(step)),
             ..Decided::verdict(verdict)
         }
     }

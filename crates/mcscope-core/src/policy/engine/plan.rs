@@ -314,8 +314,8 @@ pub(crate) struct At {
 /// What the plan in force decided at a request ([`Engine::decide`]).
 pub(crate) struct Decided {
     pub(super) verdict: Verdict,
-    pub(super) api: Option<ApiStep>,
-    pub(super) idle_server: Option<IdleServerStep>,
+    pub(super) api: Option<Box<ApiStep>>,
+    pub(super) idle_server: Option<Box<IdleServerStep>>,
     /// A plan that made its clearings itself says what its own pass would
     /// list as new: (tokens, how many).
     pub(super) carried: Option<(u64, usize)>,

@@ -170,12 +170,12 @@ impl<'s> Engine<'s> {
         if self.policy.kind.is_api()
             && let Some(api) = self.plans.get_mut::<super::api_run::ApiState>()
         {
-            api.step = decided.api.clone();
+            api.step = decided.api.as_deref().cloned();
         }
         if let Some(idle) = self.plans.get_mut::<super::idle_server::IdleServerState>() {
             idle.applied_prev =
                 decided.idle_server.as_ref().is_some_and(|i| i.applied) || decided.recorded_applied;
-            idle.step = decided.idle_server.clone();
+            idle.step = decided.idle_server.as_deref().cloned();
         }
         decided
     }
@@ -352,7 +352,7 @@ impl<'s> Engine<'s> {
             note: verdict.note,
             api,
             idle_server,
-            wire,
+            wire: wire.map(Box::new),
             marked_elsewhere: self
                 .plans
                 .get_mut::<super::prune::Memory>()

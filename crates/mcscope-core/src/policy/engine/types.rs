@@ -145,12 +145,12 @@ pub struct Step {
     /// Why the plan fired or not (`report::words` says it in words).
     pub note: Note,
     /// The `api` plan (SPEC §11): the prompt it read and each edit's outcome.
-    pub api: Option<super::ApiStep>,
+    pub api: Option<Box<super::ApiStep>>,
     /// `idle-server` (SPEC §13.S10): the return, the edit, what the server did.
-    pub idle_server: Option<super::IdleServerStep>,
+    pub idle_server: Option<Box<super::IdleServerStep>>,
     /// A tracked engine's account of what changed in the wire here (then
     /// `cleared` is empty); None from any other engine (see `Engine::tracked`).
-    pub wire: Option<super::WireDelta>,
+    pub wire: Option<Box<super::WireDelta>>,
     /// Results the plan marked outside the view, which no later request
     /// sends (OpenCode's prune scanning past a compaction in the latest two
     /// turns): part of what it did, never of the wire.
