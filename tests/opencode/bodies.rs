@@ -76,6 +76,13 @@ fn every_shape() -> Db {
     db
 }
 
+/// Every message of the loaded session `s` as the API sees it, read back now.
+fn read_all(s: &mcscope::session::Session) -> Vec<Value> {
+    let mut out = Vec::new();
+    mcscope::load::readback::each_message(s, |_, v| out.push(v)).unwrap();
+    out
+}
+
 /// Every message as the API sees it, read back.
 fn bodies(path: &Path) -> (usize, Vec<Value>) {
     let s = mcscope::load::load(path, None).unwrap();
@@ -85,9 +92,7 @@ fn bodies(path: &Path) -> (usize, Vec<Value>) {
         .flat_map(|m| &m.parts)
         .filter(|p| matches!(p, Part::Inline(b) if b.rows().is_some()))
         .count();
-    let mut out = Vec::new();
-    mcscope::load::readback::each_message(&s, |_, v| out.push(v)).unwrap();
-    (remade, out)
+    (remade, read_all(&s))
 }
 
 /// The same database read through a private copy (a `-wal` beside it and no
@@ -148,11 +153,9 @@ fn issue_41_5_every_body_made_again_from_its_rows_is_the_one_the_load_made() {
 fn issue_41_5_a_row_changed_since_loading_reads_as_unreadable() {
     let db = every_shape();
     let s = mcscope::load::load(&db.path, None).unwrap();
-    let mut before = Vec::new();
-    mcscope::load::readback::each_message(&s, |_, v| before.push(v)).unwrap();
+    let before = read_all(&s);
     db.mark("a", T0 + 99);
-    let mut after = Vec::new();
-    mcscope::load::readback::each_message(&s, |_, v| after.push(v)).unwrap();
+    let after = read_all(&s);
     assert_eq!(after, before, "a prune mark changes no body");
     db.conn
         .execute(
@@ -160,8 +163,7 @@ fn issue_41_5_a_row_changed_since_loading_reads_as_unreadable() {
             [],
         )
         .unwrap();
-    let mut changed = Vec::new();
-    mcscope::load::readback::each_message(&s, |_, v| changed.push(v)).unwrap();
+    let changed = read_all(&s);
     let unreadable: Vec<usize> = (0..changed.len())
         .filter(|&m| changed[m] != before[m])
         .collect();
@@ -262,23 +264,12 @@ fn issue_41_5_the_tui_shows_bodies_made_again_from_their_rows() {
 #[test]
 fn issue_41_5_tables_without_rowids_keep_their_rows_and_bodies() {
     let db = every_shape();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("opencode.db");
-    {
-        let conn = Connection::open(&path).unwrap();
-        conn.execute_batch(&SCHEMA.replace(" );", " ) WITHOUT ROWID;"))
-            .unwrap();
-        conn.execute_batch(&format!(
-            "ATTACH '{}' AS src; INSERT INTO session SELECT * FROM src.session;
-             INSERT INTO message SELECT * FROM src.message; INSERT INTO part SELECT * FROM src.part;",
-            db.path.display()
-        ))
-        .unwrap();
-        assert!(
-            conn.prepare("SELECT rowid FROM part").is_err(),
-            "a table without rowids"
-        );
-    }
+    let (_keep, path) = copied_into(&db, &SCHEMA.replace(" );", " ) WITHOUT ROWID;"), "");
+    let conn = Connection::open(&path).unwrap();
+    assert!(
+        conn.prepare("SELECT rowid FROM part").is_err(),
+        "a table without rowids"
+    );
     let (remade, without) = bodies(&path);
     assert_eq!(remade, 0, "held");
     assert_eq!(without, bodies(&db.path).1);
@@ -323,8 +314,7 @@ fn issue_41_5_the_last_turn_of_a_live_session_is_held() {
         .collect();
     // Turn 1 (its prompt, the response, the results) made again; turn 2 held.
     assert_eq!(held, [false, false, false, true, true]);
-    let mut before = Vec::new();
-    mcscope::load::readback::each_message(&s, |_, v| before.push(v)).unwrap();
+    let before = read_all(&s);
     // OpenCode finishes the tool: its part row is written again.
     db.conn
         .execute(
@@ -332,8 +322,7 @@ fn issue_41_5_the_last_turn_of_a_live_session_is_held() {
             [],
         )
         .unwrap();
-    let mut after = Vec::new();
-    mcscope::load::readback::each_message(&s, |_, v| after.push(v)).unwrap();
+    let after = read_all(&s);
     assert_eq!(after, before, "every body reads as loaded");
     let said = serde_json::to_string(&after).unwrap();
     assert!(said.contains("Tool execution was interrupted"), "{said}");
@@ -346,31 +335,37 @@ fn issue_41_5_the_last_turn_of_a_live_session_is_held() {
 #[test]
 fn issue_41_5_a_column_named_rowid_is_never_taken_for_the_row() {
     let db = every_shape();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("opencode.db");
-    {
-        let conn = Connection::open(&path).unwrap();
-        conn.execute_batch(&SCHEMA.replace(
-            "`data` text NOT NULL );",
-            "`data` text NOT NULL, `rowid` integer );",
-        ))
+    let schema = SCHEMA.replace(
+        "`data` text NOT NULL );",
+        "`data` text NOT NULL, `rowid` integer );",
+    );
+    let (_keep, path) = copied_into(&db, &schema, ", 1");
+    let conn = Connection::open(&path).unwrap();
+    let ones: i64 = conn
+        .query_row("SELECT count(*) FROM part WHERE rowid = 1", [], |r| {
+            r.get(0)
+        })
         .unwrap();
-        conn.execute_batch(&format!(
-            "ATTACH '{}' AS src; INSERT INTO session SELECT * FROM src.session;
-             INSERT INTO message SELECT *, 1 FROM src.message; INSERT INTO part SELECT *, 1 FROM src.part;",
-            db.path.display()
-        ))
-        .unwrap();
-        let ones: i64 = conn
-            .query_row("SELECT count(*) FROM part WHERE rowid = 1", [], |r| {
-                r.get(0)
-            })
-            .unwrap();
-        assert!(ones > 1, "every part's own `rowid` is 1");
-    }
+    assert!(ones > 1, "every part's own `rowid` is 1");
     let (remade, shadowed) = bodies(&path);
     assert_eq!(remade, 0, "held");
     assert_eq!(shadowed, bodies(&db.path).1);
     let s = mcscope::load::load(&path, None).unwrap();
     assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+}
+
+/// `db`'s rows copied into a new database of `schema`, each message and part
+/// row with `extra` (SQL) after its columns.
+fn copied_into(db: &Db, schema: &str, extra: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opencode.db");
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(schema).unwrap();
+    conn.execute_batch(&format!(
+        "ATTACH '{}' AS src; INSERT INTO session SELECT * FROM src.session;
+         INSERT INTO message SELECT *{extra} FROM src.message; INSERT INTO part SELECT *{extra} FROM src.part;",
+        db.path.display()
+    ))
+    .unwrap();
+    (dir, path)
 }
