@@ -50,16 +50,17 @@ struct Msg {
 
 impl Msg {
     fn of(row: Row, m: &Value) -> Msg {
+        let completes = completes_compaction(m);
         Msg {
             id: row.id.into(),
             data: row.data,
             user: m.get("role").and_then(Value::as_str) == Some("user"),
-            parent: completes_compaction(m)
+            parent: completes
                 .then(|| m.get("parentID").and_then(Value::as_str).map(Box::from))
                 .flatten(),
             created: created_of(m),
             finish: m.get("finish").is_some_and(Value::is_string),
-            completes: completes_compaction(m),
+            completes,
         }
     }
 
@@ -259,7 +260,7 @@ impl Parts<'_> {
         self.of(mid)
             .iter()
             .filter_map(|(_, r)| match r.data {
-                super::RowData::Stored { rowid, .. } => Some(Some(rowid)),
+                super::RowData::Stored(rowid) => Some(Some(rowid)),
                 // Read for no part when it was loaded, nor when made again.
                 super::RowData::Bad(_) => None,
                 _ => Some(None),
@@ -267,14 +268,15 @@ impl Parts<'_> {
             .collect()
     }
 
-    /// Whether any part that reads is a `step-start` (a row left in the
-    /// database was looked at as it was first read).
+    /// Whether any part that reads is a `step-start` (the rows left in the
+    /// database were looked at as they were first read).
     fn any_step_start(&self) -> bool {
-        self.rows.iter().any(|(_, r)| match &r.data {
-            super::RowData::Text(t) => super::names_kind(t, "step-start"),
-            super::RowData::Stored { step_start, .. } => *step_start,
-            data => data.read().is_ok_and(|p| is_part(&p, "step-start")),
-        })
+        self.stored.is_some_and(|s| s.step_start)
+            || self.rows.iter().any(|(_, r)| match &r.data {
+                super::RowData::Text(t) => super::names_kind(t, "step-start"),
+                super::RowData::Stored(_) => false,
+                data => data.read().is_ok_and(|p| is_part(&p, "step-start")),
+            })
     }
 }
 
@@ -552,7 +554,7 @@ impl<'a> Walk<'a> {
             return None;
         }
         let m = &self.messages[i];
-        let super::RowData::Stored { rowid, .. } = m.data else {
+        let super::RowData::Stored(rowid) = m.data else {
             return None;
         };
         let mut rows = vec![rowid];

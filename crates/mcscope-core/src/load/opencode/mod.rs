@@ -74,12 +74,8 @@ pub(super) enum RowData {
     /// A row left in the database (at its `rowid`), read from there again
     /// when the build reads it, within the load's one read transaction: a
     /// long session's rows held as text are as large as the database (issue
-    /// 41 item 5). `step_start`: it is a `step-start` part ([`names_kind`] of
-    /// its text, taken as it was first read).
-    Stored {
-        rowid: i64,
-        step_start: bool,
-    },
+    /// 41 item 5).
+    Stored(i64),
     Bad(Box<str>),
 }
 
@@ -99,7 +95,7 @@ impl RowData {
         match self {
             RowData::Read(v) => Ok((**v).clone()),
             RowData::Text(t) => object(t),
-            RowData::Stored { .. } => Err("the row is no longer at hand".into()),
+            RowData::Stored(_) => Err("the row is no longer at hand".into()),
             RowData::Bad(e) => Err(e.to_string()),
         }
     }
@@ -114,7 +110,7 @@ impl RowData {
         table: Table,
     ) -> Result<Value, String> {
         match (self, stored) {
-            (RowData::Stored { rowid, .. }, Some(db)) => match read_row(db.conn, table, *rowid)? {
+            (RowData::Stored(rowid), Some(db)) => match read_row(db.conn, table, *rowid)? {
                 (read, data) if *read == *id => Ok(data),
                 _ => Err("its rowid no longer names it".into()),
             },
@@ -149,6 +145,8 @@ pub(super) struct Stored<'a> {
     /// the load: the bodies are made again from them when read
     /// ([`remake`]), not held.
     in_place: bool,
+    /// A part row left here is a `step-start` (see `Store::rows`).
+    step_start: bool,
 }
 
 /// Row `rowid` of `table`: its id and its `data` as a
@@ -215,11 +213,12 @@ pub(in crate::load) fn load_db(
     let store = Store::check(path, &tx)?;
     let sessions = store.sessions()?;
     let info = choose(path, &sessions, want)?;
-    let messages = store.rows(&info.id, false)?;
-    let parts = store.rows(&info.id, true)?;
+    let (messages, _) = store.rows(&info.id, false)?;
+    let (parts, step_start) = store.rows(&info.id, true)?;
     let stored = Stored {
         conn: &tx,
         in_place: db.in_place(),
+        step_start,
     };
     let mut s = build::session(path, format, info.clone(), messages, parts, Some(&stored));
     s.diagnostics
@@ -247,7 +246,7 @@ pub(in crate::load) fn load_db(
                 continue;
             }
             todo.push(child.id.clone());
-            for row in store.rows(&child.id, false)? {
+            for row in store.rows(&child.id, false)?.0 {
                 let Ok(m) = row.read(Some(&stored), Table::Message) else {
                     continue;
                 };
@@ -524,8 +523,10 @@ impl<'a> Store<'a> {
     /// The messages (or parts) of session `id`, ordered by id (reference §1.2:
     /// "order messages and parts by id; this matches the loop's own order").
     /// A row is left in the database where its table has rowids (OpenCode's
-    /// do; [`RowData::Stored`]).
-    fn rows(&self, id: &str, parts: bool) -> Result<Vec<Row>, LoadError> {
+    /// do; [`RowData::Stored`]). Also whether one of the part rows left there
+    /// is a `step-start` ([`names_kind`], looked at until one is found: the
+    /// build asks only whether the session records any).
+    fn rows(&self, id: &str, parts: bool) -> Result<(Vec<Row>, bool), LoadError> {
         let sq = |e: rusqlite::Error| db::sqlite_error(self.path, &e);
         let (with_rowid, without) = if parts {
             (
@@ -549,6 +550,7 @@ impl<'a> Store<'a> {
             Ok(stmt) if !shadowed => stmt,
             _ => self.conn.prepare(without).map_err(sq)?,
         };
+        let mut step_start = false;
         let rows = stmt
             .query_map([id], |r| {
                 let text = |i| -> rusqlite::Result<Option<Box<str>>> {
@@ -568,10 +570,10 @@ impl<'a> Store<'a> {
                     rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => {
                         let t = lossy(t);
                         match rowid {
-                            Some(rowid) => RowData::Stored {
-                                rowid,
-                                step_start: parts && names_kind(&t, "step-start"),
-                            },
+                            Some(rowid) => {
+                                step_start = step_start || (parts && names_kind(&t, "step-start"));
+                                RowData::Stored(rowid)
+                            }
                             None => RowData::Text(t.into()),
                         }
                     }
@@ -584,6 +586,7 @@ impl<'a> Store<'a> {
                 })
             })
             .map_err(sq)?;
-        rows.collect::<Result<_, _>>().map_err(sq)
+        let rows = rows.collect::<Result<_, _>>().map_err(sq)?;
+        Ok((rows, step_start))
     }
 }
