@@ -683,4 +683,4 @@ pub fn sidecar_path(session: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

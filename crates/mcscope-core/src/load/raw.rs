@@ -4,7 +4,39 @@
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
-pub(crate) type Raw<'a> = Option<&'a RawValue>;
+pub(crate) type Raw<'a> = Option<Json<'a>>;
+
+/// A JSON value's text where it lies in the line, checked to be one JSON
+/// value: read by serde_json (as its `&RawValue`), or by the strict scan of
+/// the fast path (`load::jsonlen::skip`), which accepts nothing serde_json
+/// refuses. In an `Option` (a [`Raw`]) a `null` reads as `None`, as before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Json<'a>(&'a str);
+
+impl<'a> Json<'a> {
+    /// The value's text, as written.
+    pub fn get(self) -> &'a str {
+        self.0
+    }
+
+    /// A value the strict scan checked (`load::jsonlen::skip`).
+    pub(crate) fn checked(text: &'a str) -> Json<'a> {
+        Json(text)
+    }
+}
+
+/// A test's value: checked by serde_json, kept for the test's life.
+#[cfg(test)]
+pub(crate) fn test_json(text: &str) -> Json<'static> {
+    let v = serde_json::value::RawValue::from_string(text.to_string()).expect("test JSON");
+    Json(Box::leak(v).get())
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Json<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'de RawValue as serde::Deserialize>::deserialize(d).map(|v| Json(v.get()))
+    }
+}
 
 /// The string a raw JSON value holds, or None when it is not a string.
 pub(crate) fn string<'a>(v: Raw<'a>) -> Option<Cow<'a, str>> {
@@ -53,6 +85,7 @@ pub(crate) fn present<'de, D: serde::Deserializer<'de>>(
 /// `Cow<str>` borrows only when it is the field's whole type; inside an
 /// `Option` it allocated a `String` for every record's `type` and every
 /// block's. It accepts exactly what a `String` accepts, with the same error.
+#[cfg_attr(test, derive(Debug))]
 pub(crate) struct Str<'a>(pub Cow<'a, str>);
 
 impl std::ops::Deref for Str<'_> {
@@ -235,10 +268,10 @@ pub(crate) fn utf16_len_str(s: &str) -> u64 {
 }
 
 /// The elements of a raw JSON array (empty when not an array or not parseable).
-pub(crate) fn elements<'a>(v: Raw<'a>) -> Vec<&'a RawValue> {
+pub(crate) fn elements<'a>(v: Raw<'a>) -> Vec<Json<'a>> {
     match v {
         Some(v) if v.get().starts_with('[') => {
-            serde_json::from_str::<Vec<&'a RawValue>>(v.get()).unwrap_or_default()
+            serde_json::from_str::<Vec<Json<'a>>>(v.get()).unwrap_or_default()
         }
         _ => Vec::new(),
     }
@@ -276,8 +309,8 @@ mod utf16_tests {
 mod tests {
     use super::*;
 
-    fn raw(s: &str) -> Box<RawValue> {
-        RawValue::from_string(s.to_string()).unwrap()
+    fn raw(s: &str) -> Json<'static> {
+        test_json(s)
     }
 
     #[test]
@@ -293,20 +326,20 @@ mod tests {
             (r#""""#, 0),
         ] {
             let r = raw(json);
-            assert_eq!(utf16_len(Some(&r)), Some(expect), "{json}");
+            assert_eq!(utf16_len(Some(r)), Some(expect), "{json}");
             let s: String = serde_json::from_str(json).unwrap();
             assert_eq!(utf16_len_str(&s), expect, "{json}");
         }
-        assert_eq!(utf16_len(Some(&raw("12"))), None);
+        assert_eq!(utf16_len(Some(raw("12"))), None);
     }
 
     #[test]
     fn strings_borrow_when_unescaped() {
         let r = raw(r#""plain""#);
-        assert!(matches!(string(Some(&r)), Some(Cow::Borrowed("plain"))));
+        assert!(matches!(string(Some(r)), Some(Cow::Borrowed("plain"))));
         let r = raw(r#""a\"b""#);
-        assert_eq!(string(Some(&r)).as_deref(), Some("a\"b"));
-        assert_eq!(string(Some(&raw("3"))), None);
+        assert_eq!(string(Some(r)).as_deref(), Some("a\"b"));
+        assert_eq!(string(Some(raw("3"))), None);
     }
 
     /// `Str` reads what a `String` reads, borrows where it can, and a value of
@@ -364,7 +397,7 @@ mod tests {
         ] {
             let r = raw(json);
             let want: String = serde_json::from_str(json).unwrap();
-            let got = small(Some(&r)).unwrap();
+            let got = small(Some(r)).unwrap();
             assert_eq!(got.as_str(), want, "{json}");
             assert_eq!(got, Small::new(Cow::Borrowed(want.as_str())), "{json}");
             assert_eq!(
@@ -373,7 +406,7 @@ mod tests {
                 "{json}"
             );
         }
-        assert!(small(Some(&raw("7"))).is_none());
+        assert!(small(Some(raw("7"))).is_none());
     }
 
     #[test]

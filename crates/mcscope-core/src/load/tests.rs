@@ -48,3 +48,24 @@ fn a_read_error_leaves_the_reader_at_what_it_applied() {
     assert_eq!(last.line, r.line);
     assert_eq!(last.byte_offset, r.offset - line.len() as u64);
 }
+
+/// The corpus folder for this crate's own tests (as the binary's tests find
+/// it, `tests/common/corpus.rs`): `$MCSCOPE_CORPUS`, else `shared/corpus`
+/// beside the checkout; None after a note where it is absent, a failure
+/// under `MCSCOPE_REQUIRE_CORPUS=1`.
+pub(crate) fn corpus_dir() -> Option<std::path::PathBuf> {
+    let dir = match std::env::var_os("MCSCOPE_CORPUS") {
+        Some(d) => std::path::PathBuf::from(d),
+        None => std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    };
+    if dir.join("claude-code").is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("MCSCOPE_REQUIRE_CORPUS").as_deref() != Ok("1"),
+        "corpus not found at {} (MCSCOPE_REQUIRE_CORPUS=1)",
+        dir.display()
+    );
+    eprintln!("note: corpus not found at {}; skipped", dir.display());
+    None
+}

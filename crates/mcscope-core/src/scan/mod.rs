@@ -20,7 +20,6 @@ use crate::load::format::{LightCounter, LightRecord, LightTally};
 use crate::session::{Format, HarnessId};
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
-use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -28,7 +27,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-type Raw<'a> = Option<&'a RawValue>;
+type Raw<'a> = crate::load::raw::Raw<'a>;
 
 /// What a file holds, as the picker marks it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -632,7 +631,7 @@ enum Content<'a> {
     Text(String),
     Blocks {
         results: usize,
-        texts: Vec<&'a RawValue>,
+        texts: Vec<crate::load::raw::Json<'a>>,
     },
     Other,
 }

@@ -7,7 +7,6 @@
 //! module list stays as it is).
 
 use super::super::raw::{self, Raw};
-use serde_json::value::RawValue;
 
 /// The `id` of every warning these readers give (SPEC §15.2).
 pub(in crate::load) const MALFORMED: &str = "malformed_record_field";
@@ -113,7 +112,7 @@ pub(in crate::load) fn counts_malformed(tokens: &serde_json::Value, fields: &[&s
 /// What a value of the wrong shape is, in words. Numbers are ASCII and shown
 /// (shortened); strings and containers are named by kind only, so no text of
 /// the transcript is repeated.
-pub(in crate::load) fn describe(v: &RawValue) -> String {
+pub(in crate::load) fn describe(v: raw::Json<'_>) -> String {
     let text = v.get().trim();
     match text.bytes().next() {
         Some(b'"') => "a string".into(),
@@ -175,7 +174,7 @@ pub(in crate::load) fn ids(v: Raw<'_>) -> Ids {
     let elements = raw::elements(Some(list));
     let ids: Vec<String> = elements
         .iter()
-        .filter_map(|e| raw::owned(Some(e)))
+        .filter_map(|e| raw::owned(Some(*e)))
         .collect();
     Ids {
         unread: Some(elements.len() - ids.len()),
@@ -210,13 +209,13 @@ impl Warnings {
 mod tests {
     use super::*;
 
-    fn raw(s: &str) -> Box<RawValue> {
-        RawValue::from_string(s.to_string()).unwrap()
+    fn raw(s: &str) -> raw::Json<'static> {
+        raw::test_json(s)
     }
 
     #[test]
     fn only_whole_numbers_that_fit_are_counts() {
-        let c = |s: &str| count(Some(&raw(s)));
+        let c = |s: &str| count(Some(raw(s)));
         assert_eq!(c("0"), Count::Value(0));
         assert_eq!(c("18446744073709551615"), Count::Value(u64::MAX));
         assert_eq!(count(None), Count::Absent);
@@ -247,7 +246,7 @@ mod tests {
 
     #[test]
     fn positive_numbers_as_written() {
-        let p = |s: &str| positive_number(Some(&raw(s)));
+        let p = |s: &str| positive_number(Some(raw(s)));
         for yes in ["1", "0.5", "2e19", "18446744073709551616", "100.0"] {
             assert!(p(yes), "{yes}");
         }
@@ -259,7 +258,7 @@ mod tests {
 
     #[test]
     fn id_lists_keep_the_strings_and_count_the_rest() {
-        let l = |s: &str| ids(Some(&raw(s)));
+        let l = |s: &str| ids(Some(raw(s)));
         assert_eq!(
             l(r#"["a", 5, "b", null, {"x":1}]"#),
             Ids {

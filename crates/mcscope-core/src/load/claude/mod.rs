@@ -19,6 +19,7 @@ use std::path::Path;
 
 use crate::harness::CLAUDE;
 
+mod fast;
 mod records;
 use records::*;
 
@@ -246,7 +247,18 @@ impl RecordSink for Sink {
     type Rec = Tagged;
 
     fn parse(text: &str) -> Result<Tagged, String> {
-        let rec: Line = serde_json::from_str(text).map_err(super::json_error)?;
+        let rule = super::jsonlen::KindRule {
+            text: CLAUDE.text_tokens,
+            media: CLAUDE.media_tokens,
+        };
+        // The fast path, else serde_json over the whole line (`fast`'s note).
+        let (rec, fast_measured) = match fast::read(text, CLAUDE.wire.content, rule) {
+            Some(r) => (r.line, Some(r.measured)),
+            None => (
+                serde_json::from_str::<Line>(text).map_err(super::json_error)?,
+                None,
+            ),
+        };
         let sidechain = raw::is_true(rec.sidechain);
         let ts = raw::small(rec.timestamp);
         let version = raw::small(rec.version);
@@ -387,13 +399,13 @@ impl RecordSink for Sink {
             },
             _ => Rec::Other,
         };
-        let rule = super::jsonlen::KindRule {
-            text: CLAUDE.text_tokens,
-            media: CLAUDE.media_tokens,
-        };
         let (piece, result_sizes, kinds) = match parsed {
             Rec::User { .. } | Rec::Assistant(_) => {
-                match super::jsonlen::measure(text, CLAUDE.wire.content, Some(rule)) {
+                let measured = match fast_measured {
+                    Some(m) => m,
+                    None => super::jsonlen::measure(text, CLAUDE.wire.content, Some(rule)),
+                };
+                match measured {
                     Some(m) => (
                         Some(m.piece),
                         m.results.into_boxed_slice(),

@@ -4,7 +4,8 @@
 
 use super::*;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
+#[cfg_attr(test, derive(Debug))]
 pub(super) struct Line<'a> {
     #[serde(rename = "type", borrow, default)]
     pub(super) kind: Option<crate::load::raw::Str<'a>>,
@@ -64,6 +65,7 @@ pub(super) struct Line<'a> {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Debug))]
 pub(in crate::load) struct Msg<'a> {
     #[serde(borrow, default)]
     pub id: Raw<'a>,
@@ -78,6 +80,7 @@ pub(in crate::load) struct Msg<'a> {
 }
 
 /// `message.content` or `tool_result.content`: a string (measured) or blocks.
+#[cfg_attr(test, derive(Debug))]
 pub(in crate::load) enum Content<'a> {
     Text(Measure),
     Blocks(Vec<Block<'a>>),
@@ -85,6 +88,7 @@ pub(in crate::load) enum Content<'a> {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Debug))]
 pub(in crate::load) struct Block<'a> {
     #[serde(rename = "type", borrow, default)]
     pub(super) kind: Option<crate::load::raw::Str<'a>>,
@@ -107,6 +111,7 @@ pub(in crate::load) struct Block<'a> {
 /// `tool_use.input`: only what plans and people need; an input of another shape
 /// (not an object) is simply no input.
 #[derive(Default)]
+#[cfg_attr(test, derive(Debug))]
 pub(in crate::load) struct Input<'a> {
     pub(super) file_path: Raw<'a>,
     pub(super) summary: Raw<'a>,

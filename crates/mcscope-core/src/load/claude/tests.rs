@@ -22,9 +22,9 @@ fn measures_strings_blocks_and_media() {
 }
 
 fn u(json: &str) -> Usage {
-    let raw = serde_json::value::RawValue::from_string(json.to_string()).unwrap();
+    let raw = raw::test_json(json);
     let mut w = Warnings::default();
-    let u = usage(Some(&raw), &mut w).expect("usage");
+    let u = usage(Some(raw), &mut w).expect("usage");
     assert!(w.0.is_empty(), "{:?}", w.0);
     u
 }
@@ -76,20 +76,20 @@ fn usage_keeps_cache_detail_aggregation_and_server_compaction() {
 
 #[test]
 fn applied_edits_are_kept_verbatim_and_absent_is_none() {
-    let raw = |s: &str| serde_json::value::RawValue::from_string(s.to_string()).unwrap();
+    let raw = raw::test_json;
     let v = raw(
         r#"{"applied_edits":[{"type":"clear_thinking_20251015","cleared_thinking_turns":2,"cleared_input_tokens":900},{"type":"future","x":[1]}]}"#,
     );
     let mut w = Warnings::default();
-    let e = applied_edits(Some(&v), &mut w).unwrap();
+    let e = applied_edits(Some(v), &mut w).unwrap();
     assert_eq!(e.len(), 2);
     assert_eq!(e[1], serde_json::json!({"type": "future", "x": [1]}));
     assert_eq!(
-        applied_edits(Some(&raw(r#"{"applied_edits":[]}"#)), &mut w),
+        applied_edits(Some(raw(r#"{"applied_edits":[]}"#)), &mut w),
         Some(vec![])
     );
-    assert_eq!(applied_edits(Some(&raw("{}")), &mut w), None);
-    assert_eq!(applied_edits(Some(&raw("null")), &mut w), None);
+    assert_eq!(applied_edits(Some(raw("{}")), &mut w), None);
+    assert_eq!(applied_edits(Some(raw("null")), &mut w), None);
     assert_eq!(applied_edits(None, &mut w), None);
     assert!(w.0.is_empty(), "{:?}", w.0);
 }
@@ -110,10 +110,10 @@ fn inputs_keep_the_path_and_a_summary() {
 
 #[test]
 fn an_unreadable_counter_is_unknown_with_a_warning_never_zero() {
-    let raw = |s: &str| serde_json::value::RawValue::from_string(s.to_string()).unwrap();
+    let raw = raw::test_json;
     let read = |s: &str| {
         let mut w = Warnings::default();
-        let u = usage(Some(&raw(s)), &mut w);
+        let u = usage(Some(raw(s)), &mut w);
         (u, w.0)
     };
     // A float, a negative and an over-u64 top counter: the usage is unknown.
@@ -149,7 +149,7 @@ fn an_unreadable_counter_is_unknown_with_a_warning_never_zero() {
     // A count in applied_edits the plans cannot read: kept as written, warned about.
     let mut w = Warnings::default();
     let e = applied_edits(
-        Some(&raw(
+        Some(raw(
             r#"{"applied_edits":[{"type":"clear_tool_uses_20250919","cleared_tool_uses":1.5}]}"#,
         )),
         &mut w,

@@ -160,7 +160,7 @@ impl<'de> Deserialize<'de> for HasCompaction {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<HasCompaction, A::Error> {
                 let mut any = false;
-                while let Some(it) = seq.next_element::<&'de serde_json::value::RawValue>()? {
+                while let Some(it) = seq.next_element::<raw::Json<'de>>()? {
                     any |= raw::object::<Iteration>(Some(it))
                         .is_some_and(|i| i.kind.as_deref() == Some("compaction"));
                 }
@@ -293,7 +293,7 @@ pub(super) fn applied_edits(v: Raw<'_>, w: &mut Warnings) -> Option<Vec<serde_js
     }
     let cm: Cm = raw::object(v)?;
     let edits = cm.applied_edits?;
-    let Ok(list) = serde_json::from_str::<Vec<&serde_json::value::RawValue>>(edits.get()) else {
+    let Ok(list) = serde_json::from_str::<Vec<raw::Json<'_>>>(edits.get()) else {
         w.push(format!(
             "message.context_management.applied_edits is {}, not a list; no edits are read",
             fields::describe(edits)
@@ -301,7 +301,7 @@ pub(super) fn applied_edits(v: Raw<'_>, w: &mut Warnings) -> Option<Vec<serde_js
         return None;
     };
     for (i, e) in list.iter().enumerate() {
-        if let Some(e) = raw::object::<Edit>(Some(e)) {
+        if let Some(e) = raw::object::<Edit>(Some(*e)) {
             for (field, value) in [
                 ("cleared_tool_uses", e.cleared_tool_uses),
                 ("cleared_input_tokens", e.cleared_input_tokens),
@@ -324,8 +324,7 @@ pub(super) fn context_client(
     v: Raw<'_>,
     w: &mut Warnings,
 ) -> Option<crate::session::ContextClient> {
-    let map: std::collections::HashMap<Cow<'_, str>, &serde_json::value::RawValue> =
-        raw::object(v)?;
+    let map: std::collections::HashMap<Cow<'_, str>, raw::Json<'_>> = raw::object(v)?;
     if !map.keys().any(|k| k.starts_with("client_")) {
         return None;
     }

@@ -7,7 +7,6 @@ use super::{FormatLoader, Head, LightCounter, LightRecord, LightSeen, LightTally
 use crate::load::raw::string as str_of;
 use crate::session::{Format, Session};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::fs::File;
@@ -289,7 +288,7 @@ struct ToolCallEntry<'a> {
 #[derive(Deserialize)]
 struct LightPart<'a> {
     #[serde(borrow, default)]
-    text: Option<&'a RawValue>,
+    text: Option<crate::load::raw::Json<'a>>,
     #[serde(rename = "functionResponse", borrow, default)]
     response: Option<LightResponse<'a>>,
 }
@@ -297,5 +296,5 @@ struct LightPart<'a> {
 #[derive(Deserialize)]
 struct LightResponse<'a> {
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<crate::load::raw::Json<'a>>,
 }

@@ -354,7 +354,7 @@ pub fn light_counter(record: &LightRecord<'_>) -> Option<(Format, Box<dyn LightC
         .find_map(|l| Some((l.format(), l.light_counter(record)?)))
 }
 
-type Raw<'a> = Option<&'a serde_json::value::RawValue>;
+type Raw<'a> = crate::load::raw::Raw<'a>;
 
 /// One line of a file as the picker's light pass parsed it: the fields a
 /// format's own counter reads, unparsed (a field the line lacks is None).

@@ -82,8 +82,7 @@ fn the_light_pass_counts_a_gemini_file_with_its_loader_s_own_counter() {
             self.3.extend(text.map(str::to_string));
         }
     }
-    let raw =
-        |s: &'static str| Some(serde_json::from_str::<&serde_json::value::RawValue>(s).unwrap());
+    let raw = |s: &'static str| Some(crate::load::raw::test_json(s));
     let claude = LightRecord {
         kind: "user",
         ..LightRecord::default()

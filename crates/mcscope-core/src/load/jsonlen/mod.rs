@@ -17,6 +17,7 @@ use crate::session::{PartKinds, PieceLen};
 use memchr::memchr2;
 
 mod blocks;
+pub(crate) mod skip;
 mod string;
 
 /// Deeper than this, serde_json's recursion limit may refuse the value: let the
@@ -38,6 +39,7 @@ pub(crate) fn content_sizes(line: &str, key: &str) -> Option<(Piece, Vec<Option<
 }
 
 /// What the scan of one record's content found.
+#[cfg_attr(test, derive(Debug, PartialEq))]
 pub(crate) struct Measured {
     pub piece: PieceLen,
     /// As [`content_sizes`]'s second value.
@@ -58,6 +60,28 @@ pub(crate) struct KindRule {
 /// `context::message_kinds` counts a Messages API message's blocks (`None`
 /// where the scan is not sure: an escaped `tool_use` id).
 pub(crate) fn measure(line: &str, key: &str, kinds: Option<KindRule>) -> Option<Measured> {
+    run(line, 0, kinds, |s| scan_line(s, key))
+}
+
+/// As [`measure`], with the line's `message` value known to start at
+/// `line[at]`: what `measure` gives when that is the line's first `message`
+/// key and no key before it has an escape or a value nested deeper than
+/// [`MAX_DEPTH`] (the fast path checks both).
+pub(crate) fn measure_message_at(
+    line: &str,
+    at: usize,
+    key: &str,
+    kinds: Option<KindRule>,
+) -> Option<Measured> {
+    run(line, at, kinds, |s| s.message(key))
+}
+
+fn run(
+    line: &str,
+    at: usize,
+    kinds: Option<KindRule>,
+    scan: impl FnOnce(&mut Scan<'_>) -> Option<Piece>,
+) -> Option<Measured> {
     // The objects' key lists are kept for the thread's next line: made
     // afresh, they were several allocations a record.
     thread_local! {
@@ -65,13 +89,13 @@ pub(crate) fn measure(line: &str, key: &str, kinds: Option<KindRule>) -> Option<
     }
     let mut s = Scan {
         b: line.as_bytes(),
-        i: 0,
+        i: at,
         keys: KEYS.take(),
         results: Vec::new(),
         decoded: 0,
         kinds: kinds.map(|rule| (rule, Some(PartKinds::default()))),
     };
-    let piece = scan_line(&mut s, key);
+    let piece = scan(&mut s);
     // A list grown for one huge object is not held for the rest.
     let mut keys = std::mem::take(&mut s.keys);
     keys.retain(|k| k.capacity() <= 256);

@@ -10,7 +10,6 @@ use crate::session::{
     Usage,
 };
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use std::path::Path;
 
 use crate::harness::QWEN;
@@ -423,7 +422,7 @@ fn compressed_history(
 
 /// The calls, results and top-level media of one message's parts (message index
 /// and line are filled in when applied).
-fn parts(parts: &[&RawValue], cwd: Option<&str>, w: &mut Warnings) -> Vec<PartRec> {
+fn parts(parts: &[raw::Json<'_>], cwd: Option<&str>, w: &mut Warnings) -> Vec<PartRec> {
     let mut out = Vec::new();
     for (at, p) in parts.iter().enumerate() {
         let text = p.get();
