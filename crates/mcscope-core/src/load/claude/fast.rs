@@ -23,9 +23,11 @@
 //!   levels, far from that limit;
 //! - an unknown key's value is skipped; serde_json skips it as any JSON.
 
-use super::records::{Line, Msg};
+use super::records::{Block, Content, Input, Line, Measure, Msg};
+use crate::harness::CLAUDE;
+use crate::load::builder::PLACEHOLDER;
 use crate::load::jsonlen::skip::{string_end, value_end, ws};
-use crate::load::jsonlen::{self, KindRule, Measured};
+use crate::load::jsonlen::{self, KindRule, MAX_DEPTH, Measured};
 use crate::load::raw::{Json, Raw, Str};
 use std::borrow::Cow;
 
@@ -63,84 +65,305 @@ pub(super) struct Read<'a> {
     pub measured: Option<Measured>,
 }
 
-/// The line read without serde_json's walk of it, or `None`: read it with
-/// serde_json (see the module's note).
+/// The line read without serde_json, or `None`: read it with serde_json
+/// (see the module's note).
 pub(super) fn read<'a>(text: &'a str, key: &str, rule: KindRule) -> Option<Read<'a>> {
     let b = text.as_bytes();
-    let mut i = ws(b, 0);
-    if b.get(i) != Some(&b'{') {
-        return None;
-    }
-    i = ws(b, i + 1);
+    let at = ws(b, 0);
     let mut line = Line::default();
     let mut measured = None;
-    let mut seen = 0u32;
-    if b.get(i) == Some(&b'}') {
-        i += 1;
-    } else {
-        loop {
-            if b.get(i) != Some(&b'"') {
-                return None;
-            }
-            let end = string_end(b, i + 1)?;
-            let name = &text[i + 1..end - 1];
-            if memchr::memchr(b'\\', name.as_bytes()).is_some() {
-                return None;
-            }
-            i = ws(b, end);
-            if b.get(i) != Some(&b':') {
-                return None;
-            }
-            let at = ws(b, i + 1);
-            let field = FIELDS.iter().position(|f| *f == name);
-            if let Some(f) = field {
-                // serde's derive refuses a field given twice.
-                if seen & (1 << f) != 0 {
-                    return None;
-                }
-                seen |= 1 << f;
-            }
-            i = match field.map(|f| FIELDS[f]) {
-                Some("message") if !b[at..].starts_with(b"null") => {
-                    let mut it = serde_json::Deserializer::from_str(&text[at..]).into_iter::<Msg>();
-                    line.message = Some(it.next()?.ok()?);
-                    // The content scan vouches for the depth (above) and
-                    // gives what the loader measures anyway.
-                    measured = Some(jsonlen::measure_message_at(text, at, key, Some(rule))?);
-                    at + it.byte_offset()
-                }
-                Some(name) => {
-                    let end = value_end(b, at, 1)?;
-                    let value = &text[at..end];
-                    let raw = (value != "null").then(|| Json::checked(value));
-                    match name {
-                        "type" => line.kind = kind(value)?,
-                        "parentUuid" => line.parent_uuid = Some(raw),
-                        // `message: null`
-                        "message" => {}
-                        _ => *slot(&mut line, name)? = raw,
-                    }
-                    end
-                }
-                None => value_end(b, at, 1)?,
-            };
-            i = ws(b, i);
-            match b.get(i) {
-                Some(b',') => i = ws(b, i + 1),
-                Some(b'}') => {
-                    i += 1;
-                    break;
-                }
-                _ => return None,
-            }
+    let mut seen = Seen::default();
+    let end = object(text, at, |name, at| {
+        let Some(f) = FIELDS.iter().position(|f| *f == name) else {
+            return value_end(b, at, 1);
+        };
+        seen.once(f)?;
+        if name == "message" && b.get(at) == Some(&b'{') {
+            let (msg, end) = message(text, at)?;
+            line.message = Some(msg);
+            // What the loader measures anyway; the exact path's depth limit
+            // is far (see the module's note).
+            measured = Some(jsonlen::measure_message_at(text, at, key, Some(rule))?);
+            return Some(end);
         }
-    }
-    (ws(b, i) == b.len()).then_some(Read { line, measured })
+        let end = value_end(b, at, 1)?;
+        let value = &text[at..end];
+        let raw = (value != "null").then(|| Json::checked(value));
+        match name {
+            "type" => line.kind = string_or_null(value)?,
+            "parentUuid" => line.parent_uuid = Some(raw),
+            // `null`, or serde_json's type error: a `Msg` is an object here.
+            "message" if raw.is_some() => return None,
+            "message" => {}
+            _ => *slot(&mut line, name)? = raw,
+        }
+        Some(end)
+    })?;
+    (ws(b, end) == b.len()).then_some(Read { line, measured })
 }
 
-/// `type` as serde_json reads an `Option<Str>`: `Some(None)` for `null`,
-/// `None` for a value that is not a string (serde_json's error).
-fn kind(value: &str) -> Option<Option<Str<'_>>> {
+/// The fields an object gave so far: serde's derive refuses one given twice.
+#[derive(Default)]
+struct Seen(u32);
+
+impl Seen {
+    fn once(&mut self, field: usize) -> Option<()> {
+        let bit = 1 << field;
+        (self.0 & bit == 0).then(|| self.0 |= bit)
+    }
+}
+
+/// Walks the object whose `{` is `text[at]`: `member` is given each key (one
+/// without an escape: any other leaves the line to serde_json) and where its
+/// value starts, and answers where the value ends. One past the `}`.
+fn object<'a>(
+    text: &'a str,
+    at: usize,
+    mut member: impl FnMut(&'a str, usize) -> Option<usize>,
+) -> Option<usize> {
+    let b = text.as_bytes();
+    if b.get(at) != Some(&b'{') {
+        return None;
+    }
+    let mut i = ws(b, at + 1);
+    if b.get(i) == Some(&b'}') {
+        return Some(i + 1);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let end = string_end(b, i + 1)?;
+        let name = &text[i + 1..end - 1];
+        if memchr::memchr(b'\\', name.as_bytes()).is_some() {
+            return None;
+        }
+        i = ws(b, end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = ws(b, member(name, ws(b, i + 1))?);
+        match b.get(i) {
+            Some(b',') => i = ws(b, i + 1),
+            Some(b'}') => return Some(i + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// `message`, an object, as serde's derive reads a [`Msg`] (values at
+/// nesting 2).
+fn message(text: &str, at: usize) -> Option<(Msg<'_>, usize)> {
+    let b = text.as_bytes();
+    let mut msg = Msg {
+        id: None,
+        model: None,
+        content: None,
+        usage: None,
+        context_management: None,
+    };
+    let mut seen = Seen::default();
+    let end = object(text, at, |name, at| {
+        let slot = match name {
+            "id" => &mut msg.id,
+            "model" => &mut msg.model,
+            "usage" => &mut msg.usage,
+            "context_management" => &mut msg.context_management,
+            "content" => {
+                seen.once(4)?;
+                let (content, end) = content(text, at, 2)?;
+                msg.content = content;
+                return Some(end);
+            }
+            _ => return value_end(b, at, 2),
+        };
+        seen.once(
+            ["id", "model", "usage", "context_management"]
+                .iter()
+                .position(|k| *k == name)?,
+        )?;
+        let end = value_end(b, at, 2)?;
+        *slot = raw(&text[at..end]);
+        Some(end)
+    })?;
+    Some((msg, end))
+}
+
+/// A kept value as `Option<&RawValue>` reads it.
+fn raw(value: &str) -> Raw<'_> {
+    (value != "null").then(|| Json::checked(value))
+}
+
+/// A `content` value at nesting `depth`, as [`Content`]'s visitor reads it
+/// inside an `Option`. A number is left to serde_json (it parses one, and
+/// may refuse it as out of range); so is anything this walk does not read.
+fn content(text: &str, at: usize, depth: usize) -> Option<(Option<Content<'_>>, usize)> {
+    let b = text.as_bytes();
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match *b.get(at)? {
+        b'n' | b't' | b'f' | b'{' => {
+            let end = value_end(b, at, depth)?;
+            let content = (b[at] != b'n').then_some(Content::Other);
+            Some((content, end))
+        }
+        b'"' => {
+            let (m, end) = text_measure(text, at)?;
+            Some((Some(Content::Text(m)), end))
+        }
+        b'[' => {
+            let mut blocks = Vec::new();
+            let mut i = ws(b, at + 1);
+            if b.get(i) == Some(&b']') {
+                return Some((Some(Content::Blocks(blocks)), i + 1));
+            }
+            loop {
+                let (block, end) = block(text, i, depth + 1)?;
+                blocks.push(block);
+                i = ws(b, end);
+                match b.get(i) {
+                    Some(b',') => i = ws(b, i + 1),
+                    Some(b']') => return Some((Some(Content::Blocks(blocks)), i + 1)),
+                    _ => return None,
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+/// One element of a content list, an object, as serde's derive reads a
+/// [`Block`].
+fn block(text: &str, at: usize, depth: usize) -> Option<(Block<'_>, usize)> {
+    let b = text.as_bytes();
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let mut block = Block {
+        kind: None,
+        id: None,
+        name: None,
+        input: None,
+        tool_use_id: None,
+        content: None,
+        is_error: None,
+        text: None,
+    };
+    let mut seen = Seen::default();
+    let inner = depth + 1;
+    let end = object(text, at, |name, at| {
+        const NAMES: [&str; 8] = [
+            "type",
+            "id",
+            "name",
+            "input",
+            "tool_use_id",
+            "content",
+            "is_error",
+            "text",
+        ];
+        let Some(f) = NAMES.iter().position(|k| *k == name) else {
+            return value_end(b, at, inner);
+        };
+        seen.once(f)?;
+        match name {
+            "content" => {
+                let (content, end) = content(text, at, inner)?;
+                block.content = content;
+                Some(end)
+            }
+            "input" => {
+                let (input, end) = input(text, at, inner)?;
+                block.input = input;
+                Some(end)
+            }
+            "text" if b.get(at) == Some(&b'"') => {
+                let (m, end) = text_measure(text, at)?;
+                block.text = Some(m);
+                Some(end)
+            }
+            _ => {
+                let end = value_end(b, at, inner)?;
+                let value = &text[at..end];
+                match name {
+                    "type" => block.kind = string_or_null(value)?,
+                    // Measured only as a string: serde_json's type error.
+                    "text" if value != "null" => return None,
+                    "text" => {}
+                    "id" => block.id = raw(value),
+                    "name" => block.name = raw(value),
+                    "tool_use_id" => block.tool_use_id = raw(value),
+                    _ => block.is_error = raw(value),
+                }
+                Some(end)
+            }
+        }
+    })?;
+    Some((block, end))
+}
+
+/// A `tool_use.input` as [`Input`]'s visitor reads it inside an `Option`.
+fn input(text: &str, at: usize, depth: usize) -> Option<(Option<Input<'_>>, usize)> {
+    let b = text.as_bytes();
+    match *b.get(at)? {
+        b'n' => Some((None, value_end(b, at, depth)?)),
+        // Its visitor takes a string as serde_json parses one (a lone
+        // surrogate is an error): measured, that is checked.
+        b'"' => Some((Some(Input::default()), text_measure(text, at)?.1)),
+        b'[' | b't' | b'f' => Some((Some(Input::default()), value_end(b, at, depth)?)),
+        b'{' => {
+            let mut input = Input::default();
+            let mut summary_rank = usize::MAX;
+            let end = object(text, at, |key, at| {
+                let end = value_end(b, at, depth + 1)?;
+                // As the visitor: the path, and for people the command, else
+                // the pattern, url, query or path (the first of a kind wins;
+                // a later `file_path` wins).
+                let rank = ["command", "pattern", "url", "query", "path"]
+                    .iter()
+                    .position(|k| *k == key);
+                match (key, rank) {
+                    ("file_path", _) => input.file_path = raw(&text[at..end]),
+                    (_, Some(r)) if r < summary_rank => {
+                        input.summary = raw(&text[at..end]);
+                        summary_rank = r;
+                    }
+                    _ => {}
+                }
+                Some(end)
+            })?;
+            Some((Some(input), end))
+        }
+        // A number: serde_json parses it (see `content`).
+        _ => None,
+    }
+}
+
+/// A string value measured as [`Measure::of_text`] measures its parsed
+/// text, and one past it; `None` where serde_json would not parse it.
+fn text_measure(text: &str, at: usize) -> Option<(Measure, usize)> {
+    let (end, units) = jsonlen::string_units(text.as_bytes(), at + 1)?;
+    let literal = &text[at..end];
+    let mut m = Measure {
+        chars: units,
+        media: 0,
+        est_tokens: CLAUDE.text_tokens.of(units),
+        placeholder: false,
+        plain: true,
+    };
+    if units == PLACEHOLDER.len() as u64 {
+        m.placeholder = match memchr::memchr(b'\\', literal.as_bytes()) {
+            None => &literal[1..literal.len() - 1] == PLACEHOLDER,
+            Some(_) => serde_json::from_str::<String>(literal).ok()? == PLACEHOLDER,
+        };
+    }
+    Some((m, end))
+}
+
+/// A string field read as serde_json reads an `Option<Str>`: `Some(None)`
+/// for `null`, `None` for a value that is not a string (serde_json's error).
+fn string_or_null(value: &str) -> Option<Option<Str<'_>>> {
     if value == "null" {
         return Some(None);
     }
@@ -184,7 +407,6 @@ fn slot<'r, 'a>(line: &'r mut Line<'a>, name: &str) -> Option<&'r mut Raw<'a>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::CLAUDE;
     use proptest::prelude::*;
     use serde::de::{Error as _, Visitor};
 
@@ -269,8 +491,11 @@ mod tests {
             r#"{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"/a"}}],"usage":{"input_tokens":3}},"toolUseResult":{"stdout":"x\ty\u0000\ud800","n":[1,-0.5e3,true,null]}}"#.to_string(),
             r#"{"parentUuid":null,"type":null,"message":null,"isSidechain":false,"data":{"hookEvent":"SessionStart"}}"#.to_string(),
             r#"{"type":"u\u0073er","message":CONTENT}"#.replace("CONTENT", content),
-            r#"{"message":["id","model",[{"type":"text","text":"x"}]],"type":"assistant"}"#.to_string(),
             r#"{"message":"text","x":1}"#.replace("\"text\"", "{}"),
+            r#"{"type":"user","message":{"content":"[Old tool result content cleared]"}}"#.to_string(),
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"[Old tool result content cleare\u0064]"},{"type":"image","source":{}}]},{"type":"text","text":null}]}}"#.to_string(),
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"Bash","input":{"pattern":"p","command":"ls","file_path":"/a"}},{"type":"tool_use","input":"odd"},{"type":"tool_use","input":[1]},{"input":null}]}}"#.to_string(),
+            r#"{"type":"user","message":{"content":true,"id":"m"}}"#.to_string(),
         ];
         for line in &read_fast {
             assert!(agrees(line), "left to serde_json: {line}");
@@ -281,6 +506,13 @@ mod tests {
             r#"{"type":"tool_result","tool_use_id":"t","content":["#.repeat(70) + &"]}".repeat(70)
         );
         let left = [
+            r#"{"message":["id","model",[{"type":"text","text":"x"}]],"type":"assistant"}"#
+                .to_string(),
+            r#"{"message":{"content":1}}"#.to_string(),
+            r#"{"message":{"content":[{"type":"tool_use","input":2}]}}"#.to_string(),
+            r#"{"message":{"content":"\ud800"}}"#.to_string(),
+            r#"{"message":{"content":[{"text":3}]}}"#.to_string(),
+            r#"{"message":{"content":[["text"]]}}"#.to_string(),
             r#"{"ty\u0070e":"user"}"#.to_string(),
             r#"{"type":"user","type":"user"}"#.to_string(),
             r#"{"type":3}"#.to_string(),
@@ -373,8 +605,74 @@ mod tests {
         ]
     }
 
+    /// A content value: texts (the placeholder too, and escaped), blocks of
+    /// every kind the loader reads with inputs and nested results, and the
+    /// values serde_json reads otherwise (numbers, lone surrogates).
+    fn content_value() -> impl Strategy<Value = String> {
+        let leaf = proptest::sample::select(vec![
+            "null",
+            "true",
+            "1",
+            "1e400",
+            "{}",
+            "{\"a\":1}",
+            "[]",
+            "\"[Old tool result content cleared]\"",
+            "\"[Old tool result content cleared\\u005d\"",
+            "\"a\\nb \\u00e9 😀\"",
+            "\"\\ud800\"",
+            "\"\\ud83d\\ude00\"",
+        ])
+        .prop_map(str::to_string);
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            let member = (
+                proptest::sample::select(vec![
+                    "type", "id", "name", "input", "tool_use_id", "content", "is_error", "text",
+                    "other", "ty\\u0070e",
+                ]),
+                prop_oneof![
+                    inner.clone(),
+                    proptest::sample::select(vec![
+                        "\"tool_result\"", "\"tool_use\"", "\"text\"", "\"image\"", "\"t1\"",
+                        "{\"file_path\":\"/a\",\"command\":\"ls\",\"pattern\":\"p\",\"file_path\":null}",
+                        "{\"path\":\"/p\",\"query\":\"q\",\"path\":\"/q\",\"x\":[1,{}]}",
+                        "\"odd\"", "[1]", "1.5", "false",
+                    ])
+                    .prop_map(str::to_string),
+                ],
+            );
+            prop_oneof![
+                proptest::collection::vec(
+                    proptest::collection::vec(member, 0..6).prop_map(|ms| {
+                        let body: Vec<String> =
+                            ms.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+                        format!("{{{}}}", body.join(","))
+                    }),
+                    0..4,
+                )
+                .prop_map(|blocks| format!("[{}]", blocks.join(","))),
+                inner,
+            ]
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn random_messages_are_read_as_serde_json_reads_them(
+            content in content_value(),
+            kind in proptest::sample::select(vec!["user", "assistant", "system"]),
+            extra in proptest::sample::select(vec![
+                "", ",\"usage\":{\"input_tokens\":1}", ",\"id\":\"m\",\"model\":null",
+                ",\"content\":1", ",\"context_management\":{\"applied_edits\":[]}", ",\"id\":1,\"id\":2",
+            ]),
+        ) {
+            let line = format!(
+                r#"{{"type":"{kind}","message":{{"role":"x","content":{content}{extra}}},"uuid":"u"}}"#
+            );
+            agrees(&line);
+        }
 
         #[test]
         fn random_records_are_read_as_serde_json_reads_them(

@@ -22,7 +22,7 @@ mod string;
 
 /// Deeper than this, serde_json's recursion limit may refuse the value: let the
 /// exact path decide.
-const MAX_DEPTH: usize = 100;
+pub(crate) const MAX_DEPTH: usize = 100;
 
 /// Measures `message.<key>` of one JSONL line (a JSON object). `None` when the
 /// line holds something this scan does not reproduce exactly.
@@ -117,6 +117,14 @@ fn run(
         results: s.results,
         kinds,
     })
+}
+
+/// One past the closing quote of the string whose first character is
+/// `b[start]`, and its parsed UTF-16 length (escapes decoded); `None` where
+/// serde_json would not parse it into a `str` (a raw control character, a
+/// bad escape, a lone surrogate) or it does not end.
+pub(crate) fn string_units(b: &[u8], start: usize) -> Option<(usize, u64)> {
+    string::measure(b, start).map(|(end, _, parsed)| (end, parsed))
 }
 
 fn scan_line(s: &mut Scan<'_>, key: &str) -> Option<Piece> {
