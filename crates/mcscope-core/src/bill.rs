@@ -11,7 +11,6 @@ use crate::evidence::{self, Ttl};
 use crate::prices::{Price, usd_rounded};
 use crate::session::{Session, Usage, UsageLine};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
 
 /// The model Claude Code writes on responses it made up itself (never billed).
 use crate::session::SYNTHETIC_MODEL as SYNTHETIC;
@@ -233,7 +232,7 @@ pub fn rate4(x: f64) -> f64 {
 /// lines) — each response once by `message.id` + `requestId`, the usage of the
 /// last line of a response's group.
 pub fn recorded(s: &Session, files: &[UsageLine], price: Option<&Price>) -> Recorded {
-    let mut seen: HashSet<(&str, &str)> = HashSet::new();
+    let mut seen: crate::fasthash::FastSet<(&str, &str)> = Default::default();
     let mut main = Tally::default();
     for m in s.responses() {
         let Some(u) = m.usage.as_ref() else { continue };
@@ -280,7 +279,7 @@ pub fn subagent_groups<'a>(
     billed: impl Fn(&str, &str) -> bool,
 ) -> Vec<(&'a UsageLine, &'a UsageLine)> {
     let mut groups: Vec<(&UsageLine, &UsageLine)> = Vec::new();
-    let mut slot: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut slot: crate::fasthash::FastMap<(&str, &str), usize> = Default::default();
     for l in s.sidechain_usage.iter().chain(files) {
         if l.model.as_deref() == Some(SYNTHETIC) {
             continue;

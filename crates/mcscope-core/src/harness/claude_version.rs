@@ -55,7 +55,32 @@ impl VersionRow {
 
     /// The row of a recorded version (SPEC §13.T1, §15.9).
     pub fn of(v: Option<&str>) -> VersionRow {
-        let Some(ver) = v.and_then(parse) else {
+        // Several passes ask this of every request, and a session has one
+        // version or a few: the last answer is kept per thread.
+        type Last = ([u8; 24], usize, VersionRow);
+        thread_local! {
+            static LAST: std::cell::Cell<Option<Last>> = const { std::cell::Cell::new(None) };
+        }
+        let Some(text) = v else {
+            return VersionRow::Unknown;
+        };
+        let b = text.as_bytes();
+        if let Some((bytes, len, row)) = LAST.get()
+            && bytes.get(..len) == Some(b)
+        {
+            return row;
+        }
+        let row = VersionRow::of_parsed(text);
+        if b.len() <= 24 {
+            let mut bytes = [0; 24];
+            bytes[..b.len()].copy_from_slice(b);
+            LAST.set(Some((bytes, b.len(), row)));
+        }
+        row
+    }
+
+    fn of_parsed(v: &str) -> VersionRow {
+        let Some(ver) = parse(v) else {
             return VersionRow::Unknown;
         };
         match ver {

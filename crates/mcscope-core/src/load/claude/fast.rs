@@ -26,7 +26,7 @@
 use super::records::{Block, Content, Input, Line, Measure, Msg};
 use crate::harness::CLAUDE;
 use crate::load::builder::PLACEHOLDER;
-use crate::load::jsonlen::skip::{string_end, value_end, ws};
+use crate::load::jsonlen::skip::{key_end, value_end, ws};
 use crate::load::jsonlen::{self, KindRule, MAX_DEPTH, Measured};
 use crate::load::raw::{Json, Raw, Str};
 use std::borrow::Cow;
@@ -58,6 +58,10 @@ pub(super) const FIELDS: [&str; 22] = [
     "earlierMessages",
 ];
 
+const TYPE: usize = 0;
+const MESSAGE: usize = 6;
+const PARENT_UUID: usize = 11;
+
 /// A line read on the fast path: the record and its `message.content`
 /// measured (`None` without a `message` object).
 pub(super) struct Read<'a> {
@@ -74,11 +78,11 @@ pub(super) fn read<'a>(text: &'a str, key: &str, rule: KindRule) -> Option<Read<
     let mut measured = None;
     let mut seen = Seen::default();
     let end = object(text, at, |name, at| {
-        let Some(f) = FIELDS.iter().position(|f| *f == name) else {
+        let Some(f) = find(&FIELDS, name) else {
             return value_end(b, at, 1);
         };
         seen.once(f)?;
-        if name == "message" && b.get(at) == Some(&b'{') {
+        if f == MESSAGE && b.get(at) == Some(&b'{') {
             let (msg, end) = message(text, at)?;
             line.message = Some(msg);
             // What the loader measures anyway; the exact path's depth limit
@@ -88,18 +92,28 @@ pub(super) fn read<'a>(text: &'a str, key: &str, rule: KindRule) -> Option<Read<
         }
         let end = value_end(b, at, 1)?;
         let value = &text[at..end];
-        let raw = (value != "null").then(|| Json::checked(value));
-        match name {
-            "type" => line.kind = string_or_null(value)?,
-            "parentUuid" => line.parent_uuid = Some(raw),
+        let raw = raw(value);
+        match f {
+            TYPE => line.kind = string_or_null(value)?,
+            PARENT_UUID => line.parent_uuid = Some(raw),
             // `null`, or serde_json's type error: a `Msg` is an object here.
-            "message" if raw.is_some() => return None,
-            "message" => {}
-            _ => *slot(&mut line, name)? = raw,
+            MESSAGE if raw.is_some() => return None,
+            MESSAGE => {}
+            _ => *slot(&mut line, f)? = raw,
         }
         Some(end)
     })?;
     (ws(b, end) == b.len()).then_some(Read { line, measured })
+}
+
+/// Where `name` is in `names`: the length and first byte are compared
+/// before the rest (a record's keys are looked up by the million; most
+/// lengths repeat, and a call to compare each was a tenth of the walk).
+fn find(names: &[&str], name: &str) -> Option<usize> {
+    let (len, first) = (name.len(), *name.as_bytes().first()?);
+    names
+        .iter()
+        .position(|k| k.len() == len && k.as_bytes()[0] == first && *k == name)
 }
 
 /// The fields an object gave so far: serde's derive refuses one given twice.
@@ -133,11 +147,11 @@ fn object<'a>(
         if b.get(i) != Some(&b'"') {
             return None;
         }
-        let end = string_end(b, i + 1)?;
-        let name = &text[i + 1..end - 1];
-        if memchr::memchr(b'\\', name.as_bytes()).is_some() {
+        let (end, plain) = key_end(b, i + 1)?;
+        if !plain {
             return None;
         }
+        let name = &text[i + 1..end - 1];
         i = ws(b, end);
         if b.get(i) != Some(&b':') {
             return None;
@@ -164,24 +178,22 @@ fn message(text: &str, at: usize) -> Option<(Msg<'_>, usize)> {
     };
     let mut seen = Seen::default();
     let end = object(text, at, |name, at| {
-        let slot = match name {
-            "id" => &mut msg.id,
-            "model" => &mut msg.model,
-            "usage" => &mut msg.usage,
-            "context_management" => &mut msg.context_management,
-            "content" => {
-                seen.once(4)?;
+        const NAMES: [&str; 5] = ["id", "model", "content", "usage", "context_management"];
+        let Some(f) = find(&NAMES, name) else {
+            return value_end(b, at, 2);
+        };
+        seen.once(f)?;
+        let slot = match f {
+            0 => &mut msg.id,
+            1 => &mut msg.model,
+            2 => {
                 let (content, end) = content(text, at, 2)?;
                 msg.content = content;
                 return Some(end);
             }
-            _ => return value_end(b, at, 2),
+            3 => &mut msg.usage,
+            _ => &mut msg.context_management,
         };
-        seen.once(
-            ["id", "model", "usage", "context_management"]
-                .iter()
-                .position(|k| *k == name)?,
-        )?;
         let end = value_end(b, at, 2)?;
         *slot = raw(&text[at..end]);
         Some(end)
@@ -263,22 +275,25 @@ fn block(text: &str, at: usize, depth: usize) -> Option<(Block<'_>, usize)> {
             "is_error",
             "text",
         ];
-        let Some(f) = NAMES.iter().position(|k| *k == name) else {
+        let Some(f) = find(&NAMES, name) else {
             return value_end(b, at, inner);
         };
         seen.once(f)?;
-        match name {
-            "content" => {
+        match f {
+            // content
+            5 => {
                 let (content, end) = content(text, at, inner)?;
                 block.content = content;
                 Some(end)
             }
-            "input" => {
+            // input
+            3 => {
                 let (input, end) = input(text, at, inner)?;
                 block.input = input;
                 Some(end)
             }
-            "text" if b.get(at) == Some(&b'"') => {
+            // text, a string
+            7 if b.get(at) == Some(&b'"') => {
                 let (m, end) = text_measure(text, at)?;
                 block.text = Some(m);
                 Some(end)
@@ -286,14 +301,14 @@ fn block(text: &str, at: usize, depth: usize) -> Option<(Block<'_>, usize)> {
             _ => {
                 let end = value_end(b, at, inner)?;
                 let value = &text[at..end];
-                match name {
-                    "type" => block.kind = string_or_null(value)?,
+                match f {
+                    0 => block.kind = string_or_null(value)?,
                     // Measured only as a string: serde_json's type error.
-                    "text" if value != "null" => return None,
-                    "text" => {}
-                    "id" => block.id = raw(value),
-                    "name" => block.name = raw(value),
-                    "tool_use_id" => block.tool_use_id = raw(value),
+                    7 if value != "null" => return None,
+                    7 => {}
+                    1 => block.id = raw(value),
+                    2 => block.name = raw(value),
+                    4 => block.tool_use_id = raw(value),
                     _ => block.is_error = raw(value),
                 }
                 Some(end)
@@ -320,9 +335,7 @@ fn input(text: &str, at: usize, depth: usize) -> Option<(Option<Input<'_>>, usiz
                 // As the visitor: the path, and for people the command, else
                 // the pattern, url, query or path (the first of a kind wins;
                 // a later `file_path` wins).
-                let rank = ["command", "pattern", "url", "query", "path"]
-                    .iter()
-                    .position(|k| *k == key);
+                let rank = find(&["command", "pattern", "url", "query", "path"], key);
                 match (key, rank) {
                     ("file_path", _) => input.file_path = raw(&text[at..end]),
                     (_, Some(r)) if r < summary_rank => {
@@ -377,29 +390,29 @@ fn string_or_null(value: &str) -> Option<Option<Str<'_>>> {
         .map(|s| Some(Str(Cow::Owned(s))))
 }
 
-/// The [`Raw`] field a key names (every field but `type`, `message` and
-/// `parentUuid`).
-fn slot<'r, 'a>(line: &'r mut Line<'a>, name: &str) -> Option<&'r mut Raw<'a>> {
-    Some(match name {
-        "subtype" => &mut line.subtype,
-        "isSidechain" => &mut line.sidechain,
-        "isMeta" => &mut line.meta,
-        "timestamp" => &mut line.timestamp,
-        "cwd" => &mut line.cwd,
-        "agentId" => &mut line.agent_id,
-        "replacements" => &mut line.replacements,
-        "microcompactMetadata" => &mut line.microcompact,
-        "uuid" => &mut line.uuid,
-        "version" => &mut line.version,
-        "requestId" => &mut line.request_id,
-        "sessionId" => &mut line.session_id,
-        "attachment" => &mut line.attachment,
-        "data" => &mut line.data,
-        "entrypoint" => &mut line.entrypoint,
-        "apiBlockIndex" => &mut line.api_block_index,
-        "joinedApiReply" => &mut line.joined_api_reply,
-        "isCompactSummary" => &mut line.compact_summary,
-        "earlierMessages" => &mut line.earlier_messages,
+/// The [`Raw`] field of [`FIELDS`]`[f]` (every field but `type`, `message`
+/// and `parentUuid`).
+fn slot<'r, 'a>(line: &'r mut Line<'a>, f: usize) -> Option<&'r mut Raw<'a>> {
+    Some(match f {
+        1 => &mut line.subtype,
+        2 => &mut line.sidechain,
+        3 => &mut line.meta,
+        4 => &mut line.timestamp,
+        5 => &mut line.cwd,
+        7 => &mut line.agent_id,
+        8 => &mut line.replacements,
+        9 => &mut line.microcompact,
+        10 => &mut line.uuid,
+        12 => &mut line.version,
+        13 => &mut line.request_id,
+        14 => &mut line.session_id,
+        15 => &mut line.attachment,
+        16 => &mut line.data,
+        17 => &mut line.entrypoint,
+        18 => &mut line.api_block_index,
+        19 => &mut line.joined_api_reply,
+        20 => &mut line.compact_summary,
+        21 => &mut line.earlier_messages,
         _ => return None,
     })
 }
@@ -474,10 +487,21 @@ mod tests {
     #[test]
     fn the_fast_path_knows_every_field_of_the_record() {
         assert_eq!(derived_fields(), FIELDS.as_slice());
-        let mut line = Line::default();
+        assert_eq!(
+            (FIELDS[TYPE], FIELDS[MESSAGE], FIELDS[PARENT_UUID]),
+            ("type", "message", "parentUuid")
+        );
+        // Each field is filled where serde_json fills it.
         for name in FIELDS {
-            if !matches!(name, "type" | "message" | "parentUuid") {
-                assert!(slot(&mut line, name).is_some(), "{name}");
+            for value in ["\"v\"", "null", "{\"a\":[1]}"] {
+                let line = format!(r#"{{"{name}":{value}}}"#);
+                // A type that is no string, a message that is no object:
+                // serde_json's type errors.
+                let fast = !matches!(
+                    (name, value),
+                    ("type", "{\"a\":[1]}") | ("message", "\"v\"")
+                );
+                assert_eq!(agrees(&line), fast, "{line}");
             }
         }
     }

@@ -123,17 +123,27 @@ fn number_end(b: &[u8], at: usize) -> Option<usize> {
 /// `b[start]` (after its opening quote); `None` for a raw control character,
 /// a bad escape or no closing quote.
 pub(crate) fn string_end(b: &[u8], start: usize) -> Option<usize> {
-    // Keys, ids and short texts end within 16 bytes without an escape.
-    if let Some(chunk) = b.get(start..).and_then(<[u8]>::first_chunk::<16>) {
-        let m = blocks::masks16(chunk);
-        if m.quote != 0 {
-            let first = m.quote.trailing_zeros();
-            if (m.backslash | m.control) & ((1u64 << first) - 1) == 0 {
-                return Some(start + first as usize + 1);
-            }
-        }
+    short_end(b, start).or_else(|| long_end(b, start))
+}
+
+/// As [`string_end`], and whether the string is free of escapes (a key
+/// with one is left to serde_json, which decodes it).
+pub(crate) fn key_end(b: &[u8], start: usize) -> Option<(usize, bool)> {
+    if let Some(end) = short_end(b, start) {
+        return Some((end, true));
     }
-    long_end(b, start)
+    let end = long_end(b, start)?;
+    Some((end, memchr::memchr(b'\\', &b[start..end]).is_none()))
+}
+
+/// Keys, ids and short texts end within 16 bytes without an escape: one
+/// step. None for any other string (the caller looks further).
+#[inline]
+fn short_end(b: &[u8], start: usize) -> Option<usize> {
+    let m = blocks::masks16(b.get(start..)?.first_chunk::<16>()?);
+    let first = m.quote.trailing_zeros();
+    (m.quote != 0 && (m.backslash | m.control) & ((1u64 << first) - 1) == 0)
+        .then(|| start + first as usize + 1)
 }
 
 fn long_end(b: &[u8], start: usize) -> Option<usize> {
@@ -166,15 +176,14 @@ fn long_end(b: &[u8], start: usize) -> Option<usize> {
             let p = at + esc.trailing_zeros() as usize;
             esc &= esc - 1;
             // Past the end (a backslash last): no closing quote either.
-            match *b.get(p)? {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
-                b'u' => {
-                    b.get(p + 1..p + 5)?
-                        .iter()
-                        .all(u8::is_ascii_hexdigit)
-                        .then_some(())?;
-                }
-                _ => return None,
+            let c = *b.get(p)?;
+            if c == b'u' {
+                b.get(p + 1..p + 5)?
+                    .iter()
+                    .all(u8::is_ascii_hexdigit)
+                    .then_some(())?;
+            } else if !ESCAPES[usize::from(c)] {
+                return None;
             }
         }
         if quotes != 0 {
@@ -186,6 +195,19 @@ fn long_end(b: &[u8], start: usize) -> Option<usize> {
         at += 64;
     }
 }
+
+/// The characters a backslash may escape besides `u`, as a table: one load
+/// instead of a branch per kind.
+const ESCAPES: [bool; 256] = {
+    let mut t = [false; 256];
+    let ok = *b"\"\\/bfnrt";
+    let mut i = 0;
+    while i < ok.len() {
+        t[ok[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 #[cfg(test)]
 mod tests {
