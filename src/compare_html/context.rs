@@ -26,7 +26,7 @@ const KIND_COLOURS: [(&str, &str); 5] = [
 fn context_layers(contexts: &[Context]) -> Vec<(String, &'static str, Vec<u64>)> {
     let mut tools: Vec<&str> = contexts
         .iter()
-        .flat_map(|c| c.tool_results.keys().map(String::as_str))
+        .flat_map(|c| c.tool_results.keys().map(|k| &**k))
         .collect();
     tools.sort_unstable();
     tools.dedup();

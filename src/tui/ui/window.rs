@@ -145,7 +145,7 @@ pub fn window_lines(v: &SessionView) -> Vec<String> {
         };
         out.push(format!("{} {:<36}{figure}", part.glyph, part.name));
         if part.glyph == '█' {
-            let mut tools: Vec<(&String, &u64)> = c.tool_results.iter().collect();
+            let mut tools: Vec<(&std::sync::Arc<str>, &u64)> = c.tool_results.iter().collect();
             // The largest first; names in order among equals.
             tools.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
             for (tool, t) in tools {

@@ -24,7 +24,7 @@ use std::sync::Arc;
 pub struct Context {
     /// Σ est_tokens of the tool results in the wire, by tool (a cleared result
     /// counts its placeholder; a result whose call is not found is `unknown`).
-    pub tool_results: BTreeMap<String, u64>,
+    pub tool_results: BTreeMap<Arc<str>, u64>,
     /// Thinking blocks (`redacted_thinking` included; Qwen `thought` parts).
     pub thinking: u64,
     /// The assistant's text and its tool-use inputs (written as JSON).
@@ -96,7 +96,7 @@ pub struct ContextFacts {
     extra: Vec<MsgExtra>,
     /// The tool of each result, as an index into `tools`.
     pub tool_of: Vec<usize>,
-    pub tools: Vec<String>,
+    pub tools: Vec<Arc<str>>,
 }
 
 impl ContextFacts {
@@ -187,12 +187,12 @@ pub fn measured(msg: &crate::session::Message) -> Option<(Kinds, MsgExtra)> {
 /// Each result's tool: Claude, the name of the latest call with its id before
 /// it (else the first); Qwen, the response's own name (a bridged one, the
 /// tool its calls name), else its call's.
-fn tools_of_results(s: &Session) -> (Vec<usize>, Vec<String>) {
+fn tools_of_results(s: &Session) -> (Vec<usize>, Vec<Arc<str>>) {
     let mut calls: crate::fasthash::FastMap<&str, Vec<usize>> = Default::default();
     for (i, c) in s.calls.iter().enumerate() {
         calls.entry(c.id.as_str()).or_default().push(i);
     }
-    let mut names: crate::fasthash::FastMap<String, usize> = Default::default();
+    let mut names: crate::fasthash::FastMap<&str, usize> = Default::default();
     let mut tools = Vec::new();
     let mut tool_of = Vec::with_capacity(s.results.len());
     for r in &s.results {
@@ -216,9 +216,9 @@ fn tools_of_results(s: &Session) -> (Vec<usize>, Vec<String>) {
         }
         .unwrap_or("unknown");
         let next = tools.len();
-        let t = *names.entry(name.to_string()).or_insert(next);
+        let t = *names.entry(name).or_insert(next);
         if t == next {
-            tools.push(name.to_string());
+            tools.push(Arc::from(name));
         }
         tool_of.push(t);
     }

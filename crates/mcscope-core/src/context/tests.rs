@@ -129,7 +129,7 @@ fn spec_12_context_worked_figures_by_block_kind() {
         }
     );
     let want = Context {
-        tool_results: BTreeMap::from([("Read".to_string(), 100)]),
+        tool_results: BTreeMap::from([("Read".into(), 100)]),
         thinking: 5,
         assistant_text: 6,
         user_text: 4,
@@ -142,7 +142,7 @@ fn spec_12_context_worked_figures_by_block_kind() {
     // P(3) = 9500 − (100 + 10 + 5 + 11 + 4 + 2000).
     assert_eq!(
         c[2].tool_results,
-        BTreeMap::from([("Bash".to_string(), 10), ("Read".to_string(), 100)])
+        BTreeMap::from([("Bash".into(), 10), ("Read".into(), 100)])
     );
     assert_eq!((c[2].assistant_text, c[2].user_text), (11, 4));
     assert_eq!(c[2].unattributed, Some(9500 - 2130));
@@ -200,7 +200,7 @@ fn from_body(setup: &Setup, k: usize) -> Context {
     let tool_of = |id: &str| -> String {
         let r = s.results.iter().position(|r| r.id == id).unwrap();
         let facts = ContextFacts::of_session(s, &setup.derived);
-        facts.tools[facts.tool_of[r]].clone()
+        facts.tools[facts.tool_of[r]].to_string()
     };
     let mut c = Context::default();
     for m in body[shape.messages].as_array().unwrap() {
@@ -257,7 +257,7 @@ fn from_body(setup: &Setup, k: usize) -> Context {
                     )
                 }
             };
-            *c.tool_results.entry(tool_of(id)).or_default() += tokens;
+            *c.tool_results.entry(tool_of(id).into()).or_default() += tokens;
         }
     }
     c.unattributed = s

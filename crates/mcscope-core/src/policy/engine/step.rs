@@ -52,14 +52,30 @@ impl<'s> Engine<'s> {
         self.size_index_clear();
         self.api_run_clear();
         self.id_slots.clear();
+        // The lists of the view before keep their room, and the first view
+        // takes room for every result it can meet: grown a push at a time, they
+        // were copied over and over, once per setting of a grid.
+        let results_start = self.s.results_in(req.view_start, req.view_start).start;
+        let room = self.s.results.len() - results_start;
+        let mut cands = std::mem::take(&mut self.view.cands);
+        let mut keys = std::mem::take(&mut self.view.keys);
+        let mut compactable_call_ix = std::mem::take(&mut self.view.compactable_call_ix);
+        cands.clear();
+        keys.clear();
+        compactable_call_ix.clear();
+        cands.reserve(room);
+        keys.reserve(room);
         self.view = View {
             segment: req.segment,
             started: true,
             calls_start: self.s.calls_in(req.view_start, req.view_start).start,
             calls_end: self.s.calls_in(req.view_start, req.view_start).start,
-            results_end: self.s.results_in(req.view_start, req.view_start).start,
+            results_end: results_start,
             msgs_end: req.view_start,
             dead: req.dead.clone(),
+            cands,
+            keys,
+            compactable_call_ix,
             ..View::default()
         };
     }
