@@ -253,9 +253,26 @@ pub struct Resolved {
 #[derive(Debug, Default, Clone)]
 pub struct Resolver {
     cache: Arc<RwLock<HashMap<PathBuf, Resolved>>>,
+    /// Whether a memory root is a folder here: asked by every protector of
+    /// every plan (a `compare` grid builds one per setting per session, and
+    /// asked the disk each time).
+    dirs: Arc<RwLock<HashMap<PathBuf, bool>>>,
 }
 
 impl Resolver {
+    /// Whether `p` is a folder on this machine, asked of the disk once.
+    pub fn is_dir(&self, p: &Path) -> bool {
+        if let Some(&d) = self.dirs.read().unwrap_or_else(|e| e.into_inner()).get(p) {
+            return d;
+        }
+        let d = std::fs::metadata(p).is_ok_and(|m| m.is_dir());
+        self.dirs
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(p.to_path_buf(), d);
+        d
+    }
+
     pub fn resolve(&self, p: &Path) -> Resolved {
         // A poisoned lock only means another thread panicked mid-insert: the
         // map itself is still whole, so its entries are read as they are.
@@ -434,7 +451,7 @@ impl Protector {
                 Lexical::Posix(lexical) => Root {
                     kind: *kind,
                     resolved: resolver.resolve(&lexical).path,
-                    exists: std::fs::metadata(&lexical).is_ok_and(|m| m.is_dir()),
+                    exists: resolver.is_dir(&lexical),
                     lexical,
                     windows: None,
                 },
