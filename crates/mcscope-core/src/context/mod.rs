@@ -81,7 +81,9 @@ impl Kinds {
 /// Qwen's media clearing change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MsgExtra {
-    /// Each tool use's id and the tokens of its input.
+    /// Each tool use's id and the tokens of its input (in the session's
+    /// figures, only for a message read back: a message the loader measured
+    /// keeps them in its parts).
     pub uses: Vec<(Box<str>, u64)>,
     /// Each top-level media part's placeholder tokens, in part order (Qwen).
     pub media_placeholders: Vec<u64>,
@@ -121,10 +123,13 @@ impl ContextFacts {
         let mut extra = Vec::with_capacity(s.messages.len());
         let mut unread = Vec::new();
         for (m, msg) in s.messages.iter().enumerate() {
-            let (k, x) = measured(msg).unwrap_or_else(|| {
-                unread.push(m);
-                Default::default()
-            });
+            let (k, x) = match measured_kinds(msg) {
+                Some(k) => (k, MsgExtra::default()),
+                None => {
+                    unread.push(m);
+                    Default::default()
+                }
+            };
             kinds.push(k);
             extra.push(x);
         }
@@ -168,8 +173,19 @@ impl ContextFacts {
 /// when it measured them all: what [`message_kinds`] counts of the message
 /// read back (its parts' blocks joined in order, a string one text block).
 pub fn measured(msg: &crate::session::Message) -> Option<(Kinds, MsgExtra)> {
-    let mut k = Kinds::default();
+    let k = measured_kinds(msg)?;
     let mut x = MsgExtra::default();
+    for part in &msg.parts {
+        x.uses.extend(part.kinds()?.uses.iter().cloned());
+    }
+    Some((k, x))
+}
+
+/// As [`measured`], without the tool uses: the session's figures leave them
+/// in the parts (see `ContextRun::use_tokens`); a copy of every id of every
+/// message was most of reading them.
+fn measured_kinds(msg: &crate::session::Message) -> Option<Kinds> {
+    let mut k = Kinds::default();
     for part in &msg.parts {
         let p = part.kinds()?;
         match msg.role {
@@ -179,9 +195,8 @@ pub fn measured(msg: &crate::session::Message) -> Option<(Kinds, MsgExtra)> {
         k.assistant_text += p.inputs;
         k.thinking += p.thinking;
         k.images += p.images;
-        x.uses.extend(p.uses.iter().cloned());
     }
-    Some((k, x))
+    Some(k)
 }
 
 /// Each result's tool: Claude, the name of the latest call with its id before
@@ -450,13 +465,25 @@ impl<'a> ContextRun<'a> {
         }
         let empty = text_tokens(self.s.harness, "{}");
         for (m, id) in &api.inputs_cleared {
-            let input = facts
-                .extra
-                .get(*m)
-                .and_then(|x| x.uses.iter().find(|(u, _)| **u == **id).map(|(_, t)| *t));
+            let input = self.use_tokens(*m, id);
             if let Some(t) = input {
                 kinds.assistant_text = (kinds.assistant_text + empty).saturating_sub(t);
             }
+        }
+    }
+}
+
+impl ContextRun<'_> {
+    /// The input tokens of message `m`'s tool use `id`: from its parts where
+    /// the loader measured every one (as [`measured`] reads it), else from
+    /// what reading it back found.
+    fn use_tokens(&self, m: usize, id: &str) -> Option<u64> {
+        let parts = &self.s.messages.get(m)?.parts;
+        let find =
+            |uses: &[(Box<str>, u64)]| uses.iter().find(|(u, _)| &**u == id).map(|(_, t)| *t);
+        match parts.iter().map(|p| p.kinds()).collect::<Option<Vec<_>>>() {
+            Some(kinds) => kinds.into_iter().find_map(|k| find(&k.uses)),
+            None => find(&self.facts.extra.get(m)?.uses),
         }
     }
 }

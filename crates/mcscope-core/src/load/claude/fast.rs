@@ -109,7 +109,7 @@ pub(super) fn read<'a>(text: &'a str, key: &str, rule: KindRule) -> Option<Read<
 /// Where `name` is in `names`: the length and first byte are compared
 /// before the rest (a record's keys are looked up by the million; most
 /// lengths repeat, and a call to compare each was a tenth of the walk).
-fn find(names: &[&str], name: &str) -> Option<usize> {
+pub(super) fn find(names: &[&str], name: &str) -> Option<usize> {
     let (len, first) = (name.len(), *name.as_bytes().first()?);
     names
         .iter()
@@ -118,10 +118,10 @@ fn find(names: &[&str], name: &str) -> Option<usize> {
 
 /// The fields an object gave so far: serde's derive refuses one given twice.
 #[derive(Default)]
-struct Seen(u32);
+pub(super) struct Seen(u32);
 
 impl Seen {
-    fn once(&mut self, field: usize) -> Option<()> {
+    pub(super) fn once(&mut self, field: usize) -> Option<()> {
         let bit = 1 << field;
         (self.0 & bit == 0).then(|| self.0 |= bit)
     }
@@ -130,7 +130,7 @@ impl Seen {
 /// Walks the object whose `{` is `text[at]`: `member` is given each key (one
 /// without an escape: any other leaves the line to serde_json) and where its
 /// value starts, and answers where the value ends. One past the `}`.
-fn object<'a>(
+pub(super) fn object<'a>(
     text: &'a str,
     at: usize,
     mut member: impl FnMut(&'a str, usize) -> Option<usize>,
@@ -202,7 +202,7 @@ fn message(text: &str, at: usize) -> Option<(Msg<'_>, usize)> {
 }
 
 /// A kept value as `Option<&RawValue>` reads it.
-fn raw(value: &str) -> Raw<'_> {
+pub(super) fn raw(value: &str) -> Raw<'_> {
     (value != "null").then(|| Json::checked(value))
 }
 

@@ -10,10 +10,55 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
 
+/// `message.usage` read as serde's derive reads a [`RawUsage`], without its
+/// walk of the object (the loader's fast path, `fast`'s note): the counters
+/// taken as their text, `server_tool_use` and `iterations` read by their own
+/// visitors from where they start, once the strict scan has bounded their
+/// depth. `None` for anything else (a key with an escape, a field twice,
+/// JSON serde_json would refuse): serde_json reads it.
+fn fast_usage(text: &str) -> Option<RawUsage<'_>> {
+    use super::fast::{Seen, find, object, raw};
+    use crate::load::jsonlen::skip::value_end;
+    const NAMES: [&str; 8] = [
+        "input_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "output_tokens",
+        "cache_creation",
+        "cache_deleted_input_tokens",
+        "server_tool_use",
+        "iterations",
+    ];
+    let b = text.as_bytes();
+    let mut u = RawUsage::default();
+    let mut seen = Seen::default();
+    let end = object(text, 0, |name, at| {
+        let end = value_end(b, at, 1)?;
+        let Some(f) = find(&NAMES, name) else {
+            return Some(end);
+        };
+        seen.once(f)?;
+        let value = &text[at..end];
+        match f {
+            0 => u.input_tokens = raw(value),
+            1 => u.cache_creation_input_tokens = raw(value),
+            2 => u.cache_read_input_tokens = raw(value),
+            3 => u.output_tokens = raw(value),
+            4 => u.cache_creation = raw(value),
+            5 => u.cache_deleted_input_tokens = raw(value),
+            6 => u.server_tool_use = serde_json::from_str(value).ok()?,
+            _ => u.iterations = serde_json::from_str(value).ok()?,
+        }
+        Some(end)
+    })?;
+    (end == text.len()).then_some(u)
+}
+
 /// `message.usage` with every counter borrowed as written: each is read by
 /// [`fields::count`], so one odd counter is named in a warning instead of
 /// costing the line its usage without a word.
 #[derive(Deserialize, Default)]
+#[cfg_attr(test, derive(Debug))]
 struct RawUsage<'a> {
     #[serde(borrow, default)]
     input_tokens: Raw<'a>,
@@ -44,6 +89,7 @@ struct RawCacheCreation<'a> {
 /// `usage.server_tool_use`: whether any count in it is above 0 (read without
 /// building a map; a value of another shape is no count).
 #[derive(Default)]
+#[cfg_attr(test, derive(Debug))]
 struct AnyPositive(bool);
 
 impl<'de> Deserialize<'de> for AnyPositive {
@@ -143,6 +189,7 @@ impl<'de> Deserialize<'de> for IgnoredOrNumber {
 /// `usage.iterations`: whether an entry has `type: "compaction"` (server-side
 /// compaction ran for this response, SPEC §10).
 #[derive(Default)]
+#[cfg_attr(test, derive(Debug))]
 struct HasCompaction(bool);
 
 impl<'de> Deserialize<'de> for HasCompaction {
@@ -201,7 +248,7 @@ impl<'de> Deserialize<'de> for HasCompaction {
 /// unreadable `cache_deleted_input_tokens` is unknown; each with a warning.
 pub(in crate::load) fn usage(v: Raw<'_>, w: &mut Warnings) -> Option<Usage> {
     let v = v?;
-    let u: RawUsage = match serde_json::from_str(v.get()) {
+    let u: RawUsage = match fast_usage(v.get()).map_or_else(|| serde_json::from_str(v.get()), Ok) {
         Ok(u) => u,
         Err(_) => {
             w.push(format!(
@@ -374,4 +421,132 @@ pub(super) fn context_client(
         cleared_pdf_page_texts,
         sent_exclude_tools,
     })
+}
+
+#[cfg(test)]
+mod fast_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Whether the fast path read the usage; panics where it reads it
+    /// otherwise than serde_json does.
+    fn agrees(text: &str) -> bool {
+        let Some(fast) = fast_usage(text) else {
+            return false;
+        };
+        let exact: RawUsage = serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("fast path read a usage serde_json refuses ({e}): {text}"));
+        assert_eq!(format!("{fast:?}"), format!("{exact:?}"), "{text}");
+        true
+    }
+
+    #[test]
+    fn usages_are_read_as_serde_json_reads_them_or_left_to_it() {
+        for fast in [
+            r#"{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":0,"output_tokens":5,"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":0},"service_tier":"standard","server_tool_use":{"web_search_requests":1},"iterations":[{"type":"compaction"}]}"#,
+            r#"{"input_tokens":1.5,"output_tokens":-3,"server_tool_use":null,"iterations":null,"cache_deleted_input_tokens":"x"}"#,
+            r#"{ "server_tool_use" : [1] , "iterations" : {"a":1} }"#,
+            "{}",
+        ] {
+            assert!(agrees(fast), "{fast}");
+        }
+        for left in [
+            r#"{"input_tokens":1,"input_tokens":2}"#,
+            r#"{"input_\u0074okens":1}"#,
+            r#"{"server_tool_use":{"a":"\ud800"}}"#,
+            r#"{"output_tokens":01}"#,
+            "[]",
+            r#"{"a":1,}"#,
+        ] {
+            assert!(!agrees(left), "{left}");
+        }
+    }
+
+    /// Every usage of the Claude Code corpus reads as serde_json reads it,
+    /// nearly all on the fast path.
+    #[test]
+    fn corpus_usages_are_read_as_serde_json_reads_them() {
+        let Some(dir) = crate::load::tests::corpus_dir() else {
+            return;
+        };
+        let (mut all, mut fast) = (0usize, 0usize);
+        for entry in std::fs::read_dir(dir.join("claude-code")).expect("corpus listing") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_none_or(|e| e != "jsonl") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("corpus file");
+            for line in text.lines() {
+                // The usage's own text, as the line holds it.
+                #[derive(Deserialize)]
+                struct L<'a> {
+                    #[serde(borrow)]
+                    message: Option<M<'a>>,
+                }
+                #[derive(Deserialize)]
+                struct M<'a> {
+                    #[serde(borrow)]
+                    usage: Option<&'a serde_json::value::RawValue>,
+                }
+                let Ok(L {
+                    message: Some(M { usage: Some(u) }),
+                }) = serde_json::from_str(line)
+                else {
+                    continue;
+                };
+                all += 1;
+                fast += usize::from(agrees(u.get()));
+            }
+        }
+        eprintln!("usage fast path: {fast} of {all}");
+        assert!(all > 0 && fast * 100 >= all * 99, "{fast} of {all}");
+    }
+
+    fn value() -> impl Strategy<Value = String> {
+        proptest::sample::select(vec![
+            "null",
+            "0",
+            "7",
+            "1.5",
+            "-3",
+            "1e400",
+            "18446744073709551616",
+            "\"5\"",
+            "true",
+            "[]",
+            "{}",
+            "[{\"type\":\"compaction\"}]",
+            "[{\"type\":1}]",
+            "[1,\"a\"]",
+            "{\"web_search_requests\":1,\"x\":\"y\"}",
+            "{\"a\":0}",
+            "{\"a\":1e400}",
+            "\"\\ud800\"",
+            "01",
+            "{\"a\" 1}",
+        ])
+        .prop_map(str::to_string)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn random_usages_are_read_as_serde_json_reads_them(
+            members in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![
+                        "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                        "output_tokens", "cache_creation", "cache_deleted_input_tokens",
+                        "server_tool_use", "iterations", "service_tier",
+                    ]),
+                    value(),
+                ),
+                0..7,
+            ),
+        ) {
+            let body: Vec<String> = members.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            agrees(&format!("{{{}}}", body.join(",")));
+        }
+    }
 }
