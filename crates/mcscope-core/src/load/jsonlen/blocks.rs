@@ -46,6 +46,32 @@ pub(super) fn masks16(block: &[u8; 16]) -> Masks {
     portable(block)
 }
 
+/// The masks of the 64 bytes `rest` starts with, padded with spaces past its
+/// end (none is a quote, an escape or a control character).
+#[inline(always)]
+pub(super) fn masks_at(rest: &[u8]) -> Masks {
+    match rest.first_chunk::<64>() {
+        Some(block) => masks(block),
+        None => {
+            let mut padded = [b' '; 64];
+            let n = rest.len().min(64);
+            padded[..n].copy_from_slice(&rest[..n]);
+            masks(&padded)
+        }
+    }
+}
+
+/// The bytes of a block before its first quote of `quotes` (all of them
+/// where it has none): a string's own bytes.
+#[inline(always)]
+pub(super) fn before_first(quotes: u64) -> u64 {
+    if quotes == 0 {
+        u64::MAX
+    } else {
+        (quotes & quotes.wrapping_neg()) - 1
+    }
+}
+
 /// The masks of 64 bytes: four 16-byte blocks' put together.
 #[inline(always)]
 pub(super) fn masks(block: &[u8; 64]) -> Masks {

@@ -151,23 +151,10 @@ fn long_end(b: &[u8], start: usize) -> Option<usize> {
     let mut at = start;
     loop {
         let rest = b.get(at..)?;
-        let m = match rest.first_chunk::<64>() {
-            Some(block) => blocks::masks(block),
-            None => {
-                // The last bytes, padded with spaces (no quote, escape or
-                // control character).
-                let mut padded = [b' '; 64];
-                padded[..rest.len()].copy_from_slice(rest);
-                blocks::masks(&padded)
-            }
-        };
+        let m = blocks::masks_at(rest);
         let escaped = blocks::escaped(m.backslash, &mut carry);
         let quotes = m.quote & !escaped;
-        let inside = if quotes == 0 {
-            u64::MAX
-        } else {
-            (quotes & quotes.wrapping_neg()) - 1
-        };
+        let inside = blocks::before_first(quotes);
         if m.control & inside != 0 {
             return None;
         }

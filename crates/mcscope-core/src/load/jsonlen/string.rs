@@ -54,26 +54,13 @@ fn long(s: &[u8], start: usize) -> Option<(usize, u64, u64)> {
     let mut at = start;
     loop {
         let rest = s.get(at..)?;
-        let m = match rest.first_chunk::<64>() {
-            Some(b) => blocks::masks(b),
-            None => {
-                // The last bytes, padded with spaces (none is a quote, an
-                // escape or a control character).
-                let mut padded = [b' '; 64];
-                padded[..rest.len()].copy_from_slice(rest);
-                blocks::masks(&padded)
-            }
-        };
+        let m = blocks::masks_at(rest);
         let escaped = blocks::escaped(m.backslash, &mut carry);
         // A run of odd length that ends the block escapes the next one's
         // first byte: its last backslash starts an escape here.
         let starts = (escaped >> 1) | (carry << 63);
         let quotes = m.quote & !escaped;
-        let inside = if quotes == 0 {
-            u64::MAX
-        } else {
-            (quotes & quotes.wrapping_neg()) - 1
-        };
+        let inside = blocks::before_first(quotes);
         if m.control & inside != 0 {
             return None;
         }
