@@ -215,10 +215,16 @@ fn content(text: &str, at: usize, depth: usize) -> Option<(Option<Content<'_>>, 
         return None;
     }
     match *b.get(at)? {
-        b'n' | b't' | b'f' | b'{' => {
+        b'n' | b't' | b'f' => {
             let end = value_end(b, at, depth)?;
             let content = (b[at] != b'n').then_some(Content::Other);
             Some((content, end))
+        }
+        // Its visitor reads each key as serde_json parses a string (a lone
+        // surrogate is an error): a key with an escape is left to it.
+        b'{' => {
+            let end = object(text, at, |_, at| value_end(b, at, depth + 1))?;
+            Some((Some(Content::Other), end))
         }
         b'"' => {
             let (m, end) = text_measure(text, at)?;
@@ -537,6 +543,11 @@ mod tests {
             r#"{"message":{"content":"\ud800"}}"#.to_string(),
             r#"{"message":{"content":[{"text":3}]}}"#.to_string(),
             r#"{"message":{"content":[["text"]]}}"#.to_string(),
+            // An object content's keys are parsed as strings: a lone
+            // surrogate there is serde_json's error.
+            r#"{"message":{"content":{"\ud800":1}}}"#.to_string(),
+            r#"{"message":{"content":[{"type":"tool_result","content":{"a\u0062":1}}]}}"#
+                .to_string(),
             r#"{"ty\u0070e":"user"}"#.to_string(),
             r#"{"type":"user","type":"user"}"#.to_string(),
             r#"{"type":3}"#.to_string(),
@@ -558,6 +569,22 @@ mod tests {
         for line in &left {
             assert!(!agrees(line), "read on the fast path: {line}");
         }
+    }
+
+    /// An object content's keys are parsed by serde_json as strings (its
+    /// visitor's `IgnoredAny` keys go through `MapKey`): the walk leaves a key
+    /// with an escape to it, whatever the content scan after it would say.
+    #[test]
+    fn an_object_contents_escaped_key_is_left_to_serde_json() {
+        let text = r#"{"\ud800":1}"#;
+        assert!(serde_json::from_str::<Content>(text).is_err());
+        assert!(content(text, 0, 2).is_none());
+        let plain = r#"{"a":"\ud800"}"#;
+        assert!(serde_json::from_str::<Content>(plain).is_ok());
+        assert!(matches!(
+            content(plain, 0, 2),
+            Some((Some(Content::Other), 14))
+        ));
     }
 
     /// Every line of the Claude Code corpus that serde_json reads is read
@@ -640,6 +667,8 @@ mod tests {
             "1e400",
             "{}",
             "{\"a\":1}",
+            "{\"\\ud800\":1}",
+            "{\"a\":\"\\ud800\"}",
             "[]",
             "\"[Old tool result content cleared]\"",
             "\"[Old tool result content cleared\\u005d\"",
