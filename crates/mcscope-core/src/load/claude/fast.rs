@@ -1,14 +1,15 @@
-//! The fast path of a Claude Code line (the speed issue): the line's object
-//! is walked here, the values the loader does not read (`toolUseResult`,
-//! most of a `progress` record's `data`, …: half of a session's bytes) are
-//! stepped over by the strict scan of `jsonlen::skip`, the kept ones are
-//! taken as their text where they lie, and only `message` is handed to
-//! serde_json. A line is read here only when the result is the one
+//! The fast path of a Claude Code line (the speed issue): the line's object,
+//! its `message`, the message's content blocks and inputs are walked here;
+//! the values the loader does not read (`toolUseResult`, a `progress`
+//! record's `data`, …: half of a session's bytes) are stepped over by the
+//! strict scan of `jsonlen::skip`; the kept ones are taken as their text
+//! where they lie. A line is read here only when the result is the one
 //! `serde_json::from_str::<Line>` gives; anything else (a key with an
-//! escape, a field twice, a value of the wrong type, a value nested past
-//! the content scan's depth, any JSON serde_json would refuse) gives `None`,
-//! and the caller reads the whole line with serde_json as before: the same
-//! record, or the same error in the same words.
+//! escape, a field twice, a value of the wrong type, a number a visitor would
+//! parse, a value nested past [`MAX_DEPTH`], any JSON serde_json would
+//! refuse) gives `None`, and the caller reads the whole line with serde_json
+//! as before: the same record, or the same error in the same words.
+//! (`usage::fast_usage` does the same for `message.usage`.)
 //!
 //! Why each reading is serde_json's:
 //! - a [`Raw`] field is serde_json's `Option<&RawValue>`: `None` for `null`,
@@ -16,11 +17,11 @@
 //! - `parentUuid` is `Some(..)` whenever the key is there (`raw::present`);
 //! - `type` is a string (borrowed where it has no escape, decoded where it
 //!   has) or `null`; anything else is serde_json's type error: the exact path;
-//! - `message` is read by serde_json itself, from where its value starts
-//!   (the same `Msg`, the same visitors); serde_json's depth limit counts one
-//!   level less there, so the line is only kept when the content scan reads
-//!   the whole message content within [`MAX_DEPTH`](crate::load::jsonlen)
-//!   levels, far from that limit;
+//! - `message`, its blocks and inputs are read as serde's derive and our
+//!   visitors (`records.rs`) read them: a text is measured as the string
+//!   serde_json would parse (a lone surrogate refused), an object content's
+//!   keys as strings; nesting is bounded far below serde_json's depth limit,
+//!   which counts the levels of a message walked here one less;
 //! - an unknown key's value is skipped; serde_json skips it as any JSON.
 
 use super::records::{Block, Content, Input, Line, Measure, Msg};

@@ -4,7 +4,7 @@
 //! with this scan instead of serde_json's, and hands every line this scan
 //! cannot vouch for to serde_json whole. So a value is accepted here only if
 //! serde_json accepts it too; where this scan is stricter (nesting deeper than
-//! [`MAX_DEPTH`](super::MAX_DEPTH)), the line simply takes the exact path.
+//! [`MAX_DEPTH`]), the line simply takes the exact path.
 //!
 //! What serde_json accepts, from its reader (1.0.154, `de.rs` `ignore_value`,
 //! `ignore_integer`, `ignore_decimal`, `ignore_exponent`; `read.rs`
@@ -32,7 +32,7 @@ pub(crate) fn ws(b: &[u8], mut i: usize) -> usize {
 /// One past the end of the JSON value that starts at `b[at]` (no whitespace
 /// before it), at nesting `depth` (1 for a value of the line's object, as
 /// the content scan counts). `None` for anything serde_json would refuse,
-/// and for nesting deeper than [`MAX_DEPTH`](super::MAX_DEPTH).
+/// and for nesting deeper than [`MAX_DEPTH`].
 pub(crate) fn value_end(b: &[u8], at: usize, depth: usize) -> Option<usize> {
     if depth > MAX_DEPTH {
         return None;
