@@ -481,9 +481,13 @@ impl ContextRun<'_> {
         let parts = &self.s.messages.get(m)?.parts;
         let find =
             |uses: &[(Box<str>, u64)]| uses.iter().find(|(u, _)| &**u == id).map(|(_, t)| *t);
-        match parts.iter().map(|p| p.kinds()).collect::<Option<Vec<_>>>() {
-            Some(kinds) => kinds.into_iter().find_map(|k| find(&k.uses)),
-            None => find(&self.facts.extra.get(m)?.uses),
+        if parts.iter().all(|p| p.kinds().is_some()) {
+            parts
+                .iter()
+                .filter_map(|p| p.kinds())
+                .find_map(|k| find(&k.uses))
+        } else {
+            find(&self.facts.extra.get(m)?.uses)
         }
     }
 }

@@ -30,7 +30,6 @@ use crate::load::builder::PLACEHOLDER;
 use crate::load::jsonlen::skip::{key_end, value_end, ws};
 use crate::load::jsonlen::{self, KindRule, MAX_DEPTH, Measured};
 use crate::load::raw::{Json, Raw, Str};
-use std::borrow::Cow;
 
 /// The fields of [`Line`] as they are spelled in the file, in its order
 /// (a test holds this list to the struct's own).
@@ -372,11 +371,10 @@ fn text_measure(text: &str, at: usize) -> Option<(Measure, usize)> {
         placeholder: false,
         plain: true,
     };
+    // Compared decoded only where the lengths agree (the scan has checked
+    // every escape, so decoding cannot fail).
     if units == PLACEHOLDER.len() as u64 {
-        m.placeholder = match memchr::memchr(b'\\', literal.as_bytes()) {
-            None => &literal[1..literal.len() - 1] == PLACEHOLDER,
-            Some(_) => serde_json::from_str::<String>(literal).ok()? == PLACEHOLDER,
-        };
+        m.placeholder = crate::load::raw::string(raw(literal)).as_deref() == Some(PLACEHOLDER);
     }
     Some((m, end))
 }
@@ -387,14 +385,9 @@ fn string_or_null(value: &str) -> Option<Option<Str<'_>>> {
     if value == "null" {
         return Some(None);
     }
-    let inner = value.strip_prefix('"')?.strip_suffix('"')?;
-    if memchr::memchr(b'\\', inner.as_bytes()).is_none() {
-        return Some(Some(Str(Cow::Borrowed(inner))));
-    }
-    // Decoded as serde_json decodes it (a lone surrogate is its error).
-    serde_json::from_str::<String>(value)
-        .ok()
-        .map(|s| Some(Str(Cow::Owned(s))))
+    // Borrowed without an escape, else decoded as serde_json decodes it (a
+    // lone surrogate is its error, and `None` here).
+    crate::load::raw::string(raw(value)).map(|s| Some(Str(s)))
 }
 
 /// The [`Raw`] field of [`FIELDS`]`[f]` (every field but `type`, `message`
